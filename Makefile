@@ -1,0 +1,112 @@
+# shardsh: build, test and install. Flags come from pkg-config; `make deps` installs what is missing.
+PKGS      := libmongoc-1.0 libbson-1.0 ncursesw libedit libcrypto
+SIM_PKGS  := libbson-1.0 libssl libcrypto
+CC        ?= cc
+BUILD     ?= build
+SAN       ?=
+PREFIX    ?= /usr/local
+
+WARN      := -Wall -Wextra -Werror -Wno-missing-field-initializers
+BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I. -Ishell -Icommands -Iviews
+ifneq ($(SAN),)
+BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SANLD     := -fsanitize=address,undefined
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+SIM_CFLAGS = $(shell pkg-config --cflags $(SIM_PKGS) 2>/dev/null)
+SIM_LIBS   = $(shell pkg-config --libs $(SIM_PKGS) 2>/dev/null) -lpthread -lm
+
+CFLAGS_ALL  = $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL  = $(SANLD) $(PKG_LIBS) -lm $(LDFLAGS)
+
+# The shell: everything under shell/, commands/ and views/ goes into one archive that main and the unit tests link.
+CORE_SRCS := $(filter-out shell/main.c,$(wildcard shell/*.c commands/*.c views/*.c))
+CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
+MAIN_OBJ  := $(BUILD)/shell/main.o
+CORE_LIB  := $(BUILD)/libshardsh.a
+
+# The simulated cluster (tests/cluster/) links only libbson, OpenSSL and pthreads.
+# shell/hashkey.c (MongoDB's hashed-key function) is shared: the simulator places hashed keys with it.
+SIM_SRCS  := $(wildcard tests/cluster/*.c) shell/hashkey.c
+SIM_OBJS  := $(SIM_SRCS:%.c=$(BUILD)/%.o)
+SIM_LIBOBJS := $(filter-out $(BUILD)/tests/cluster/sim_main.o,$(SIM_OBJS))
+
+# Unit tests: tests/unit/test_*.c link the shell archive; tests/unit/simtest_*.c link the simulator objects.
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+SIMU_SRCS := $(wildcard tests/unit/simtest_*.c)
+SIMU_BINS := $(SIMU_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+BINDIR ?= $(if $(SAN),$(BUILD)/bin,bin)
+
+.PHONY: all deps test asan check-deps clean install demo format format-check docs fuzz bench
+
+all: check-deps $(BINDIR)/shardsh $(BINDIR)/shardsim
+
+check-deps:
+	@pkg-config --exists $(PKGS) $(SIM_PKGS) || { echo "missing build dependencies; run 'make deps'" >&2; exit 1; }
+
+deps:
+	@sh tests/deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/cluster/%.o: tests/cluster/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -Itests/cluster $(SIM_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(CORE_LIB): $(CORE_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BINDIR)/shardsh: $(MAIN_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDLIBS_ALL)
+
+$(BINDIR)/shardsim: $(SIM_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(SANLD) $(SIM_LIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) tests/unit/unit.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(CORE_LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tests/simtest_%: tests/unit/simtest_%.c $(SIM_LIBOBJS) tests/unit/unit.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(SIM_CFLAGS) $(CFLAGS) -Itests/unit -Itests/cluster -o $@ $< $(SIM_LIBOBJS) $(SANLD) $(SIM_LIBS)
+
+units: all $(UNIT_BINS) $(SIMU_BINS)
+
+# The README's test command. Installs missing packages first, so a fresh machine needs nothing by hand.
+test:
+	@sh tests/deps.sh
+	@$(MAKE) --no-print-directory units
+	@BUILD=$(BUILD) BINDIR=$(BINDIR) sh tests/run.sh
+
+asan:
+	@sh tests/deps.sh
+	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 units
+	@BUILD=build/asan BINDIR=build/asan/bin SHARDSH_SAN=1 sh tests/run.sh
+
+demo: all
+	@sh tests/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 bin/shardsh $(DESTDIR)$(PREFIX)/bin/shardsh
+	if [ -f docs/shardsh.1 ]; then install -m 0644 docs/shardsh.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+
+format:
+	clang-format -i $(wildcard shell/*.[ch] commands/*.[ch] views/*.[ch] tests/cluster/*.[ch] tests/unit/*.[ch])
+
+format-check:
+	clang-format --dry-run -Werror $(wildcard shell/*.[ch] commands/*.[ch] views/*.[ch] tests/cluster/*.[ch])
+
+clean:
+	rm -rf build bin
+
+-include $(CORE_OBJS:.o=.d) $(SIM_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)

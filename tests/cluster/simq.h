@@ -1,0 +1,103 @@
+/* The simulated cluster's query engine: MongoDB's value ordering, matching, projection, sorting, update operators
+ * and aggregation stages over in-memory BSON documents. Pure: no I/O, no globals, no threads. Errors carry the
+ * server's error code in bson_error_t.code (domain SIMQ_ERROR_DOMAIN) and the server's message wording, so the
+ * command layer can answer { ok: 0, errmsg, code, codeName } exactly as a mongos would. */
+#ifndef SHARDSIM_SIMQ_H
+#define SHARDSIM_SIMQ_H
+
+#include <bson/bson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SIMQ_ERROR_DOMAIN 9100
+
+/* A growable array of owned documents. */
+typedef struct {
+   bson_t **v;
+   size_t n;
+   size_t cap;
+} simq_docs_t;
+
+void
+simq_docs_init (simq_docs_t *docs);
+/* Appends a copy of doc. */
+void
+simq_docs_push_copy (simq_docs_t *docs, const bson_t *doc);
+/* Appends doc itself; docs takes ownership (doc must come from bson_new / bson_copy). */
+void
+simq_docs_push_owned (simq_docs_t *docs, bson_t *doc);
+/* Destroys every document and the array; leaves docs empty and reusable. */
+void
+simq_docs_clear (simq_docs_t *docs);
+
+/* The server's codeName for a code ("BadValue" for 2, "Location40324" for codes without a name). Static string. */
+const char *
+simq_code_name (int code);
+
+/* MongoDB's cross-type comparison order (MinKey < undefined/null < numbers < string < object < array < binData <
+ * ObjectId < bool < date < timestamp < regex < MaxKey), numbers compared by value across int32/int64/double/decimal.
+ * Returns <0, 0, >0. */
+int
+simq_compare_values (const bson_value_t *a, const bson_value_t *b);
+
+/* Compares two documents field by field as the server compares embedded documents. */
+int
+simq_compare_docs (const bson_t *a, const bson_t *b);
+
+/* Looks up a dotted path ("details.note", "min.uid"). On success *out borrows from doc (valid while doc lives).
+ * Returns false when the path is absent. Arrays on the path are not expanded here. */
+bool
+simq_get_path (const bson_t *doc, const char *path, bson_value_t *out);
+
+/* Evaluates a query filter against doc: equality (with array element matching), $eq $ne $gt $gte $lt $lte $in $nin
+ * $exists $regex (+$options) $and $or $nor $not $elemMatch $size $type $all, dotted paths. Unknown operators
+ * fail with code 2 (BadValue) "unknown operator: $x". */
+bool
+simq_match (const bson_t *doc, const bson_t *filter, bool *matched, bson_error_t *error);
+
+/* Applies a find projection (inclusion or exclusion, _id rules, dotted paths) to doc; out is initialised by the
+ * callee in every case and destroyed by the caller. Mixing inclusion and exclusion fails with the server's error. */
+bool
+simq_project (const bson_t *doc, const bson_t *projection, bson_t *out, bson_error_t *error);
+
+/* Stable in-place sort of docs by a sort specification such as { min: 1 } or { time: -1, _id: 1 }. */
+bool
+simq_sort (simq_docs_t *docs, const bson_t *sort, bson_error_t *error);
+
+/* Applies an update (operators $set $unset $inc $push $addToSet $pull $setOnInsert $min $max $currentDate $rename,
+ * or a replacement document) to doc. out is initialised by the callee and destroyed by the caller. *modified tells
+ * whether anything changed. is_insert is true when building an upsert's new document ($setOnInsert applies). */
+bool
+simq_apply_update (const bson_t *doc, const bson_t *update, bool is_insert, bson_t *out, bool *modified,
+                   bson_error_t *error);
+
+/* The seed document of an upsert: the equality fields of query (as the server extracts them). out is initialised by
+ * the callee. */
+void
+simq_upsert_seed (const bson_t *query, bson_t *out);
+
+/* What the aggregation engine asks of its caller. Every callback may be NULL. */
+typedef struct {
+   void *ud;
+   /* For $lookup: the documents of collection coll in the pipeline's database; borrowed. Return false if absent
+    * (then the lookup sees an empty collection). */
+   bool (*collection) (void *ud, const char *coll, const simq_docs_t **docs);
+   /* For stages the engine does not implement itself ($collStats, $shardedDataDistribution, $currentOp,
+    * $listClusterCatalog, ...). Return 1 when handled (out filled from in), 0 when the stage is unknown (the engine
+    * then fails with 40324 "Unrecognized pipeline stage name: '$x'"), -1 on error (error set). */
+   int (*stage) (void *ud, const bson_t *stage, const simq_docs_t *in, simq_docs_t *out, bson_error_t *error);
+   int64_t now_ms; /* $$NOW, milliseconds since the epoch */
+} simq_env_t;
+
+/* Runs pipeline (an array document) over input; out must be initialised by the caller (simq_docs_init) and receives
+ * owned results. Stages: $match $group ($sum $avg $first $last $push $addToSet $min $max $count) $project
+ * $addFields/$set $unset $sort $limit $skip $unwind $lookup $count $facet $sample $replaceRoot $documents, plus the
+ * caller's stage hook. Expressions: field paths, $literal, $ifNull, $cond, $eq/$ne/$gt/..., $and/$or/$not, $add,
+ * $subtract, $multiply, $divide, $toHashedIndexKey, $concat, $size, $type, $arrayElemAt, $first/$last. An
+ * unsupported stage or operator fails with the server's code (40324 for a stage, 168 InvalidPipelineOperator for an
+ * expression operator), never a silently wrong answer. */
+bool
+simq_aggregate (const simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_docs_t *out,
+                bson_error_t *error);
+
+#endif
