@@ -1,0 +1,109 @@
+/* Raw commands: db.adminCommand(doc) on admin and db.runCommand(doc) on the current database, sent as typed
+ * (mongosh's only adjustment kept: a field named sampleRate always goes out as a double). */
+#include <string.h>
+
+#include "commands.h"
+
+/* Copies the command document (or { <name>: 1 } for a string) into cmd, with mongosh's sampleRate adjustment. */
+static bool
+build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char *method, sh_error_t *err)
+{
+   bson_iter_t it, f;
+   bson_t *cmd;
+   if (!args_check (call, 0, ARG_STRING | ARG_OBJECT, true, "Database", method, err))
+      return false;
+   args_get (call, 0, &it);
+   if (BSON_ITER_HOLDS_UTF8 (&it)) {
+      cmd = sh_requests_add (out, db, CONN_ADMIN);
+      BSON_APPEND_INT32 (cmd, bson_iter_utf8 (&it, NULL), 1);
+      return true;
+   }
+   if (!BSON_ITER_HOLDS_DOCUMENT (&it) || !bson_iter_recurse (&it, &f) || !bson_iter_next (&f)) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[0] : call->pos,
+                       "%s needs a command document such as { ping: 1 }", method);
+      return false;
+   }
+   cmd = sh_requests_add (out, db, CONN_ADMIN);
+   bson_iter_recurse (&it, &f);
+   while (bson_iter_next (&f)) {
+      if (!strcmp (bson_iter_key (&f), "sampleRate") && BSON_ITER_HOLDS_NUMBER (&f))
+         BSON_APPEND_DOUBLE (cmd, "sampleRate", bson_iter_as_double (&f));
+      else
+         bson_append_value (cmd, bson_iter_key (&f), -1, bson_iter_value (&f));
+   }
+   return true;
+}
+
+/* Commands that only read: allowed through db.adminCommand / db.runCommand under --readonly. */
+static const char *const read_only_commands[] = {
+   "aggregate", "analyzeShardKey", "balancerCollectionStatus", "balancerStatus", "buildInfo", "buildinfo",
+   "checkMetadataConsistency", "collStats", "connectionStatus", "count", "currentOp", "dataSize", "dbStats",
+   "distinct", "find", "getCmdLineOpts", "getDefaultRWConcern", "getLog", "getMore", "getParameter",
+   "getShardMap", "getShardVersion", "hello", "hostInfo", "isMaster", "ismaster", "isdbgrid", "listCollections",
+   "listCommands", "listDatabases", "listIndexes", "listShards", "ping", "serverStatus", "shardDrainingStatus",
+   "getTransitionToDedicatedConfigServerStatus", "validate", "whatsmyuri", NULL};
+
+static bool
+raw_is_readonly (const sh_call_t *call)
+{
+   bson_iter_t it, f;
+   const char *name = NULL;
+   if (!args_get (call, 0, &it))
+      return true;
+   if (BSON_ITER_HOLDS_UTF8 (&it))
+      name = bson_iter_utf8 (&it, NULL);
+   else if (BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &f) && bson_iter_next (&f))
+      name = bson_iter_key (&f);
+   if (!name)
+      return true;
+   for (size_t i = 0; read_only_commands[i]; i++) {
+      if (!strcmp (name, read_only_commands[i])) {
+         /* an aggregate that writes ($out, $merge) is not a read */
+         if (!strcmp (name, "aggregate") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
+            bson_iter_t p;
+            if (bson_iter_recurse (&it, &f) && bson_iter_find (&f, "pipeline") && bson_iter_recurse (&f, &p)) {
+               while (bson_iter_next (&p)) {
+                  bson_iter_t st;
+                  if (BSON_ITER_HOLDS_DOCUMENT (&p) && bson_iter_recurse (&p, &st) && bson_iter_next (&st) &&
+                      (!strcmp (bson_iter_key (&st), "$out") || !strcmp (bson_iter_key (&st), "$merge")))
+                     return false;
+               }
+            }
+         }
+         return true;
+      }
+   }
+   return false;
+}
+
+static bool
+build_admin_command (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return build_raw (call, out, "admin", "adminCommand", err);
+}
+
+static bool
+build_run_command (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return build_raw (call, out, call->db, "runCommand", err);
+}
+
+const sh_cmd_t cmd_db_admin_command = {
+   .name = "db.adminCommand",
+   .usage = "db.adminCommand(command)",
+   .summary = "Run any command document on the admin database, exactly as typed",
+   .sends = "admin <command>",
+   .example = "db.adminCommand({ refineCollectionShardKey: \"app.users\", key: { uid: 1, region: 1 } })",
+   .build = build_admin_command,
+   .readonly_if = raw_is_readonly,
+};
+
+const sh_cmd_t cmd_db_run_command = {
+   .name = "db.runCommand",
+   .usage = "db.runCommand(command)",
+   .summary = "Run any command document on the current database, exactly as typed",
+   .sends = "<current db> <command>",
+   .example = "db.runCommand({ listCollections: 1 })",
+   .build = build_run_command,
+   .readonly_if = raw_is_readonly,
+};

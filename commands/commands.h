@@ -1,0 +1,164 @@
+/* The command table: one entry per helper, the single source of truth for dispatch, help, completion, safety
+ * flags and the command reference in docs/. A family file (zones.c, balancer.c, ...) defines its entries; the table
+ * in registry.c lists them all. Most entries only supply a pure build() (arguments -> request documents); the
+ * shared executor sends them and renders the reply. */
+#ifndef SHARDSH_COMMANDS_H
+#define SHARDSH_COMMANDS_H
+
+#include <bson/bson.h>
+#include <stdbool.h>
+
+#include "conn.h"
+#include "ctx.h"
+#include "errors.h"
+
+typedef enum {
+   CMD_READONLY = 1 << 0,     /* changes nothing in the cluster: allowed under --readonly */
+   CMD_DESTRUCTIVE = 1 << 1,  /* moves or drops data or stops balancing: confirm in a terminal unless --yes */
+   CMD_MONGOS_CHECK = 1 << 2, /* mongosh's one-time { hello: 1 } check on the current database runs first */
+   CMD_CLIENT_ONLY = 1 << 3,  /* sends nothing (help, use, print) */
+   CMD_ALIAS = 1 << 4,        /* a deprecated alias: help names alias_of */
+   CMD_EXTRA = 1 << 5,        /* not in mongosh: a helper shardsh adds (or brings back from the legacy shell) */
+} cmd_flags_t;
+
+typedef enum {
+   CMD_RET_RAW = 0,  /* the whole reply document of the last request */
+   CMD_RET_UPDATE,   /* an UpdateResult: { acknowledged, insertedId, matchedCount, modifiedCount, upsertedCount } */
+   CMD_RET_NONE,     /* nothing is printed */
+} cmd_ret_t;
+
+/* One request a helper sends: the database, the exact command document (field order and BSON types as mongosh
+ * sends them), and the path (admin or read). */
+typedef struct {
+   char db[128];
+   bson_t cmd;
+   conn_path_t path;
+} sh_request_t;
+
+#define SH_MAX_REQUESTS 4
+
+/* The requests of one call, in order; the shared executor stops at the first that fails. */
+typedef struct {
+   sh_request_t v[SH_MAX_REQUESTS];
+   size_t n;
+} sh_requests_t;
+
+struct sh_cmd;
+
+/* A resolved call: which entry, where it runs, its arguments and their positions. Everything is borrowed from the
+ * parsed statement and the context, valid for the duration of one dispatch. */
+typedef struct {
+   const struct sh_cmd *cmd;
+   const char *db;          /* database it runs on: the current one, or getSiblingDB's */
+   const char *coll;        /* db.<coll>.<method>: the collection, else NULL */
+   const bson_t *args;      /* arguments as an array document ({"0": …}); never NULL */
+   int argc;
+   const sh_pos_t *arg_pos; /* argc positions, or NULL */
+   sh_pos_t pos;            /* the helper's name in the source */
+   sh_pos_t close_pos;      /* its closing parenthesis */
+   const bson_t *sort;      /* .sort(doc) after a read, or NULL */
+   const bson_t *projection_mod; /* reserved */
+   int64_t limit;           /* .limit(n), 0 when absent */
+   int64_t skip;            /* .skip(n), 0 when absent */
+} sh_call_t;
+
+/* Pure: turns a call into requests appended to out (out->n starts at 0; each request's cmd is initialised by the
+ * builder). No I/O. On bad arguments returns false with err set (SH_ERR_ARGS, a caret on the argument); the caller
+ * destroys whatever requests were initialised either way (sh_requests_destroy). */
+typedef bool (*cmd_build_fn) (const sh_call_t *call, sh_requests_t *out, sh_error_t *err);
+
+/* Effectful: runs the call (sending, rendering). Returns false with err set on failure; never exits. */
+typedef bool (*cmd_exec_fn) (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
+
+typedef struct sh_cmd {
+   const char *name;     /* "sh.moveChunk", "db.adminCommand", "db.collection.find", "use" */
+   const char *alias_of; /* CMD_ALIAS entries: the name of the target */
+   const char *usage;    /* "sh.moveChunk(namespace, query, destination)" */
+   const char *summary;  /* one line, for help and completion */
+   const char *sends;    /* what goes on the wire, e.g. "admin { moveChunk: <ns>, find: <query>, to: <destination> }" */
+   const char *example;  /* one example call */
+   const char *since;    /* minimum server version ("6.0"), or NULL */
+   unsigned flags;       /* cmd_flags_t */
+   cmd_ret_t ret;        /* how the shared executor renders the result */
+   cmd_build_fn build;   /* NULL when exec does everything */
+   cmd_exec_fn exec;     /* NULL: the shared executor (run build's requests, render per ret) */
+   bool (*destructive_if) (const sh_call_t *call); /* when set, decides CMD_DESTRUCTIVE per call */
+   bool (*readonly_if) (const sh_call_t *call);    /* when set, decides CMD_READONLY per call */
+} sh_cmd_t;
+
+/* The table, NULL-terminated, in help order (registry.c). */
+extern const sh_cmd_t *const sh_cmd_table[];
+
+/* Exact lookup by name ("sh.moveChunk"); NULL when unknown. */
+const sh_cmd_t *
+sh_cmd_find (const char *name);
+
+/* Up to max names from the table nearest to name by edit distance (for "did you mean"); returns how many. */
+size_t
+sh_cmd_suggest (const char *name, const char **out, size_t max);
+
+/* Initialises the next request in out for db and path and returns its command document to fill. */
+bson_t *
+sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path);
+
+/* Destroys every request's document; out->n becomes 0. */
+void
+sh_requests_destroy (sh_requests_t *out);
+
+/* ---- argument helpers (commands/args.c), mongosh's assertArgsDefinedType ---- */
+
+typedef enum {
+   ARG_STRING = 1 << 0,
+   ARG_NUMBER = 1 << 1, /* JS number: int32 or double */
+   ARG_BOOL = 1 << 2,
+   ARG_OBJECT = 1 << 3, /* JS typeof "object": documents, arrays, null, ObjectId, Long, dates, ... */
+   ARG_ANY = 0xff,
+} arg_type_t;
+
+/* mongosh's check for argument i (0-based): missing (absent or undefined) fails with
+ * "[COMMON-10001] Missing required argument at position i (Shard.method)" when required; a present argument of
+ * another typeof fails with "[COMMON-10001] Argument at position i must be of type t1 or t2, got t instead
+ * (Shard.method)". owner is "Shard", "Database" or "Collection"; method is the bare name. */
+bool
+args_check (const sh_call_t *call, int i, unsigned types, bool required, const char *owner, const char *method,
+            sh_error_t *err);
+
+/* True when argument i is present and not undefined; then *it points at it. */
+bool
+args_get (const sh_call_t *call, int i, bson_iter_t *it);
+
+/* The UTF-8 string of argument i, or NULL when it is not a string. Borrowed from call->args. */
+const char *
+args_str (const sh_call_t *call, int i);
+
+/* Appends argument i under key, unchanged (type and value as parsed). Does nothing when it is absent. */
+void
+args_append (const sh_call_t *call, int i, bson_t *doc, const char *key);
+
+/* JS typeof of a BSON value: "string", "number", "boolean", "object", "undefined". */
+const char *
+args_typeof (const bson_iter_t *it);
+
+/* ---- shared executors and rendering (commands/exec.c) ---- */
+
+/* Runs build()'s requests one after another (stopping at the first failure) and prints the last reply per ret. */
+bool
+cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
+
+/* Prints a document result (pretty or JSON per ctx->out). */
+void
+cmd_print_doc (sh_ctx_t *ctx, const bson_t *doc);
+
+/* Prints a single value result (true/false, a string, a number, a document). */
+void
+cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value);
+
+/* Prints a list of documents (an array document) as mongosh prints an array. */
+void
+cmd_print_array (sh_ctx_t *ctx, const bson_t *array);
+
+/* Prints a warning line on the error stream (not part of the result). */
+void
+cmd_warn (sh_ctx_t *ctx, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+
+#endif

@@ -1,0 +1,241 @@
+/* Reads on collections, for config.* and user data: db.<coll>.find(filter, projection) with .sort/.skip/.limit,
+ * findOne, countDocuments, count, distinct, aggregate and getIndexes. Documents are built the way the Node driver
+ * under mongosh builds them (find, filter, sort, projection, skip, limit). */
+#include <string.h>
+
+#include "commands.h"
+
+#define CRUD_DEFAULT_BATCH 20 /* like mongosh's shell batch size */
+
+static bool
+check_doc_arg (const sh_call_t *call, int i, bool required, const char *method, sh_error_t *err)
+{
+   return args_check (call, i, ARG_OBJECT, required, "Collection", method, err);
+}
+
+static bool
+build_find_common (const sh_call_t *call, sh_requests_t *out, const char *method, bool one, sh_error_t *err)
+{
+   bson_iter_t it;
+   bson_t *cmd, empty = BSON_INITIALIZER;
+   if (!check_doc_arg (call, 0, false, method, err) || !check_doc_arg (call, 1, false, method, err))
+      return false;
+   cmd = sh_requests_add (out, call->db, CONN_READ);
+   BSON_APPEND_UTF8 (cmd, "find", call->coll);
+   if (args_get (call, 0, &it))
+      args_append (call, 0, cmd, "filter");
+   else
+      BSON_APPEND_DOCUMENT (cmd, "filter", &empty);
+   if (call->sort)
+      BSON_APPEND_DOCUMENT (cmd, "sort", call->sort);
+   if (args_get (call, 1, &it))
+      args_append (call, 1, cmd, "projection");
+   if (call->skip)
+      BSON_APPEND_INT32 (cmd, "skip", (int32_t) call->skip);
+   if (one)
+      BSON_APPEND_INT32 (cmd, "limit", 1);
+   else if (call->limit)
+      BSON_APPEND_INT32 (cmd, "limit", (int32_t) call->limit);
+   bson_destroy (&empty);
+   return true;
+}
+
+static bool
+build_find (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return build_find_common (call, out, "find", false, err);
+}
+
+static bool
+build_find_one (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return build_find_common (call, out, "findOne", true, err);
+}
+
+static bool
+build_aggregate (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_iter_t it;
+   bson_t *cmd, cursor = BSON_INITIALIZER;
+   if (!check_doc_arg (call, 0, true, "aggregate", err))
+      return false;
+   args_get (call, 0, &it);
+   if (!BSON_ITER_HOLDS_ARRAY (&it)) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos[0], "aggregate needs a pipeline array such as [ { $match: {} } ]");
+      return false;
+   }
+   cmd = sh_requests_add (out, call->db, CONN_READ);
+   BSON_APPEND_UTF8 (cmd, "aggregate", call->coll);
+   args_append (call, 0, cmd, "pipeline");
+   BSON_APPEND_DOCUMENT (cmd, "cursor", &cursor);
+   bson_destroy (&cursor);
+   return true;
+}
+
+static bool
+build_count_documents (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_iter_t it;
+   bson_t *cmd, pipeline, stage, group, sum, cursor = BSON_INITIALIZER, empty = BSON_INITIALIZER;
+   if (!check_doc_arg (call, 0, false, "countDocuments", err))
+      return false;
+   cmd = sh_requests_add (out, call->db, CONN_READ);
+   BSON_APPEND_UTF8 (cmd, "aggregate", call->coll);
+   BSON_APPEND_ARRAY_BEGIN (cmd, "pipeline", &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   if (args_get (call, 0, &it))
+      args_append (call, 0, &stage, "$match");
+   else
+      BSON_APPEND_DOCUMENT (&stage, "$match", &empty);
+   bson_append_document_end (&pipeline, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
+   BSON_APPEND_INT32 (&group, "_id", 1);
+   BSON_APPEND_DOCUMENT_BEGIN (&group, "n", &sum);
+   BSON_APPEND_INT32 (&sum, "$sum", 1);
+   bson_append_document_end (&group, &sum);
+   bson_append_document_end (&stage, &group);
+   bson_append_document_end (&pipeline, &stage);
+   bson_append_array_end (cmd, &pipeline);
+   BSON_APPEND_DOCUMENT (cmd, "cursor", &cursor);
+   bson_destroy (&cursor);
+   bson_destroy (&empty);
+   return true;
+}
+
+static bool
+build_distinct (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_iter_t it;
+   bson_t *cmd, empty = BSON_INITIALIZER;
+   if (!args_check (call, 0, ARG_STRING, true, "Collection", "distinct", err) ||
+       !check_doc_arg (call, 1, false, "distinct", err))
+      return false;
+   cmd = sh_requests_add (out, call->db, CONN_READ);
+   BSON_APPEND_UTF8 (cmd, "distinct", call->coll);
+   args_append (call, 0, cmd, "key");
+   if (args_get (call, 1, &it))
+      args_append (call, 1, cmd, "query");
+   else
+      BSON_APPEND_DOCUMENT (cmd, "query", &empty);
+   bson_destroy (&empty);
+   return true;
+}
+
+static bool
+build_get_indexes (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_t cursor = BSON_INITIALIZER;
+   bson_t *cmd = sh_requests_add (out, call->db, CONN_READ);
+   (void) err;
+   BSON_APPEND_UTF8 (cmd, "listIndexes", call->coll);
+   BSON_APPEND_DOCUMENT (cmd, "cursor", &cursor);
+   bson_destroy (&cursor);
+   return true;
+}
+
+/* Runs the one cursor request and prints the documents: a list, or the single document (null when none) for
+ * findOne, or the count for countDocuments. */
+static bool
+exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   sh_requests_t reqs = {.n = 0};
+   bson_t docs;
+   bson_iter_t it;
+   bool more = false, ok = false;
+   const char *name = call->cmd->name;
+   size_t max = call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON ? 0 : CRUD_DEFAULT_BATCH);
+
+   bson_init (&docs);
+   if (!call->cmd->build (call, &reqs, err))
+      goto done;
+   bson_destroy (&docs);
+   if (!conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, max, &docs, &more, err))
+      goto done;
+   if (ctx->opts && ctx->opts->dry_run) {
+      ok = true;
+      goto done;
+   }
+   if (!strcmp (name, "db.collection.findOne")) {
+      bson_value_t null_value = {.value_type = BSON_TYPE_NULL};
+      if (bson_iter_init (&it, &docs) && bson_iter_next (&it))
+         cmd_print_value (ctx, bson_iter_value (&it));
+      else
+         cmd_print_value (ctx, &null_value);
+   } else if (!strcmp (name, "db.collection.countDocuments")) {
+      bson_value_t n = {.value_type = BSON_TYPE_INT32};
+      bson_iter_t f;
+      n.value.v_int32 = 0;
+      if (bson_iter_init (&it, &docs) && bson_iter_next (&it) && bson_iter_recurse (&it, &f) &&
+          bson_iter_find (&f, "n") && BSON_ITER_HOLDS_NUMBER (&f))
+         n.value.v_int32 = (int32_t) bson_iter_as_int64 (&f);
+      cmd_print_value (ctx, &n);
+   } else {
+      cmd_print_array (ctx, &docs);
+      if (more)
+         fprintf (ctx->err_fp, "(more documents: use .limit(n) and .skip(n), or --json for all)\n");
+   }
+   ok = true;
+done:
+   bson_destroy (&docs);
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
+/* distinct answers { values: [...] }: print the values as mongosh does. */
+static bool
+exec_distinct (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   sh_requests_t reqs = {.n = 0};
+   bson_t reply = BSON_INITIALIZER;
+   bson_iter_t it;
+   bool ok = false;
+   if (!build_distinct (call, &reqs, err))
+      goto done;
+   bson_destroy (&reply);
+   if (!conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, &reply, err))
+      goto done;
+   if (!(ctx->opts && ctx->opts->dry_run) && bson_iter_init_find (&it, &reply, "values") &&
+       BSON_ITER_HOLDS_ARRAY (&it)) {
+      bson_t values;
+      const uint8_t *data;
+      uint32_t len;
+      bson_iter_array (&it, &len, &data);
+      if (bson_init_static (&values, data, len))
+         cmd_print_array (ctx, &values);
+   }
+   ok = true;
+done:
+   bson_destroy (&reply);
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
+#define CRUD_ENTRY(var, nm, use, sum, snd, ex, b, e)                                                        \
+   const sh_cmd_t var = {.name = nm, .usage = use, .summary = sum, .sends = snd, .example = ex,           \
+                         .flags = CMD_READONLY, .build = b, .exec = e}
+
+CRUD_ENTRY (cmd_db_coll_find, "db.collection.find", "db.<collection>.find([filter][, projection])",
+            "Read documents; chain .sort(doc), .skip(n), .limit(n)",
+            "<db> { find: <coll>, filter: <filter>[, sort][, projection][, skip][, limit] }",
+            "db.getSiblingDB(\"config\").chunks.find({shard: \"shard01\"}).limit(5)", build_find, exec_cursor);
+CRUD_ENTRY (cmd_db_coll_find_one, "db.collection.findOne", "db.<collection>.findOne([filter][, projection])",
+            "Read one document (null when none matches)", "<db> { find: <coll>, filter: <filter>, limit: 1 }",
+            "db.getSiblingDB(\"config\").settings.findOne({_id: \"balancer\"})", build_find_one, exec_cursor);
+CRUD_ENTRY (cmd_db_coll_count_documents, "db.collection.countDocuments", "db.<collection>.countDocuments([filter])",
+            "Count matching documents (an aggregate, as the driver does)",
+            "<db> { aggregate: <coll>, pipeline: [ { $match: <filter> }, { $group: { _id: 1, n: { $sum: 1 } } } ], "
+            "cursor: {} }",
+            "db.getSiblingDB(\"config\").chunks.countDocuments({shard: \"shard01\"})", build_count_documents,
+            exec_cursor);
+CRUD_ENTRY (cmd_db_coll_aggregate, "db.collection.aggregate", "db.<collection>.aggregate(pipeline)",
+            "Run an aggregation pipeline and print its documents",
+            "<db> { aggregate: <coll>, pipeline: <pipeline>, cursor: {} }",
+            "db.getSiblingDB(\"config\").chunks.aggregate([{ $group: { _id: \"$shard\", n: { $sum: 1 } } }])",
+            build_aggregate, exec_cursor);
+CRUD_ENTRY (cmd_db_coll_distinct, "db.collection.distinct", "db.<collection>.distinct(field[, filter])",
+            "The distinct values of a field", "<db> { distinct: <coll>, key: <field>, query: <filter> }",
+            "db.getSiblingDB(\"config\").chunks.distinct(\"shard\")", build_distinct, exec_distinct);
+CRUD_ENTRY (cmd_db_coll_get_indexes, "db.collection.getIndexes", "db.<collection>.getIndexes()",
+            "The collection's indexes", "<db> { listIndexes: <coll>, cursor: {} }", "db.users.getIndexes()",
+            build_get_indexes, exec_cursor);

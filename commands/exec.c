@@ -1,0 +1,146 @@
+/* The shared executor most helpers use (send build()'s requests in order, render the last reply), and the result
+ * printers every command renders through, so pretty and --json output stay one code path. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "commands.h"
+
+void
+cmd_print_doc (sh_ctx_t *ctx, const bson_t *doc)
+{
+   char *s = output_format_doc (doc, &ctx->out);
+   fprintf (ctx->out_fp, "%s\n", s);
+   bson_free (s);
+}
+
+void
+cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value)
+{
+   char *s = output_format_value (value, &ctx->out);
+   fprintf (ctx->out_fp, "%s\n", s);
+   bson_free (s);
+}
+
+void
+cmd_print_array (sh_ctx_t *ctx, const bson_t *array)
+{
+   if (ctx->out.mode == OUTPUT_JSON) {
+      /* --json: one document per line, so scripts can read results a line at a time */
+      bson_iter_t it;
+      bson_iter_init (&it, array);
+      while (bson_iter_next (&it))
+         cmd_print_value (ctx, bson_iter_value (&it));
+      return;
+   }
+   {
+      char *s = output_format_array (array, &ctx->out);
+      fprintf (ctx->out_fp, "%s\n", s);
+      bson_free (s);
+   }
+}
+
+void
+cmd_warn (sh_ctx_t *ctx, const char *fmt, ...)
+{
+   va_list ap;
+   va_start (ap, fmt);
+   vfprintf (ctx->err_fp, fmt, ap);
+   va_end (ap);
+   fputc ('\n', ctx->err_fp);
+}
+
+/* An update reply { n, nModified, upserted, writeErrors, ok } as mongosh's UpdateResult. A write error becomes the
+ * call's error, as the driver would throw it. */
+static bool
+render_update_result (sh_ctx_t *ctx, const bson_t *reply, sh_error_t *err)
+{
+   bson_iter_t it, sub;
+   int64_t n = 0, modified = 0, upserted = 0;
+   bson_value_t inserted_id;
+   bool have_id = false;
+   bson_t result = BSON_INITIALIZER;
+
+   if (bson_iter_init_find (&it, reply, "writeErrors") && BSON_ITER_HOLDS_ARRAY (&it) &&
+       bson_iter_recurse (&it, &sub) && bson_iter_next (&sub) && BSON_ITER_HOLDS_DOCUMENT (&sub)) {
+      bson_t we;
+      const uint8_t *data;
+      uint32_t len;
+      bson_iter_t f;
+      bson_iter_document (&sub, &len, &data);
+      if (bson_init_static (&we, data, len)) {
+         sh_error_set (err, SH_ERR_SERVER, "%s",
+                       bson_iter_init_find (&f, &we, "errmsg") && BSON_ITER_HOLDS_UTF8 (&f) ? bson_iter_utf8 (&f, NULL)
+                                                                                        : "write error");
+         if (bson_iter_init_find (&f, &we, "code") && BSON_ITER_HOLDS_NUMBER (&f))
+            err->code = (int) bson_iter_as_int64 (&f);
+         if (bson_iter_init_find (&f, &we, "codeName") && BSON_ITER_HOLDS_UTF8 (&f))
+            bson_strncpy (err->code_name, bson_iter_utf8 (&f, NULL), sizeof err->code_name);
+      }
+      bson_destroy (&result);
+      return false;
+   }
+   if (bson_iter_init_find (&it, reply, "n") && BSON_ITER_HOLDS_NUMBER (&it))
+      n = bson_iter_as_int64 (&it);
+   if (bson_iter_init_find (&it, reply, "nModified") && BSON_ITER_HOLDS_NUMBER (&it))
+      modified = bson_iter_as_int64 (&it);
+   if (bson_iter_init_find (&it, reply, "upserted") && BSON_ITER_HOLDS_ARRAY (&it) && bson_iter_recurse (&it, &sub)) {
+      while (bson_iter_next (&sub)) {
+         bson_iter_t idit;
+         upserted++;
+         if (!have_id && BSON_ITER_HOLDS_DOCUMENT (&sub) && bson_iter_recurse (&sub, &idit) &&
+             bson_iter_find (&idit, "_id")) {
+            bson_value_copy (bson_iter_value (&idit), &inserted_id);
+            have_id = true;
+         }
+      }
+   }
+   BSON_APPEND_BOOL (&result, "acknowledged", true);
+   if (have_id) {
+      BSON_APPEND_VALUE (&result, "insertedId", &inserted_id);
+      bson_value_destroy (&inserted_id);
+   } else {
+      BSON_APPEND_NULL (&result, "insertedId");
+   }
+   BSON_APPEND_INT32 (&result, "matchedCount", (int32_t) (n - upserted));
+   BSON_APPEND_INT32 (&result, "modifiedCount", (int32_t) modified);
+   BSON_APPEND_INT32 (&result, "upsertedCount", (int32_t) upserted);
+   cmd_print_doc (ctx, &result);
+   bson_destroy (&result);
+   return true;
+}
+
+bool
+cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   sh_requests_t reqs = {.n = 0};
+   bson_t reply = BSON_INITIALIZER;
+   bool ok = false;
+
+   if (!call->cmd->build (call, &reqs, err))
+      goto done;
+   for (size_t i = 0; i < reqs.n; i++) {
+      bson_destroy (&reply);
+      if (!conn_run (ctx, reqs.v[i].db, &reqs.v[i].cmd, reqs.v[i].path, &reply, err))
+         goto done;
+   }
+   if (ctx->opts && ctx->opts->dry_run) {
+      ok = true;
+      goto done;
+   }
+   switch (call->cmd->ret) {
+   case CMD_RET_UPDATE:
+      ok = render_update_result (ctx, &reply, err);
+      goto done;
+   case CMD_RET_NONE:
+      break;
+   case CMD_RET_RAW:
+   default:
+      cmd_print_doc (ctx, &reply);
+      break;
+   }
+   ok = true;
+done:
+   bson_destroy (&reply);
+   sh_requests_destroy (&reqs);
+   return ok;
+}

@@ -1,0 +1,344 @@
+/* The shell's own commands: help (all of it generated from the command table), sh.help(), use, show, exit, print,
+ * printjson, db.getName() and sleep. */
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+
+static void
+help_entry (FILE *out, const sh_cmd_t *c)
+{
+   fprintf (out, "%s\n  %s\n", c->usage, c->summary);
+   if (c->alias_of)
+      fprintf (out, "  alias of: %s\n", c->alias_of);
+   if (c->since)
+      fprintf (out, "  needs MongoDB %s or later\n", c->since);
+   if (c->sends)
+      fprintf (out, "  sends: %s\n", c->sends);
+   if (c->flags & CMD_DESTRUCTIVE)
+      fprintf (out, "  asks for confirmation in a terminal (skip with --yes)\n");
+   if (!(c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)))
+      fprintf (out, "  refused under --readonly%s\n", c->readonly_if ? " unless the command only reads" : "");
+   if (c->example)
+      fprintf (out, "  example: %s\n", c->example);
+}
+
+static void
+help_list (FILE *out, const char *prefix)
+{
+   for (size_t i = 0; sh_cmd_table[i]; i++) {
+      const sh_cmd_t *c = sh_cmd_table[i];
+      if (prefix && strncmp (c->name, prefix, strlen (prefix)) != 0)
+         continue;
+      fprintf (out, "  %-34s %s\n", c->usage, c->summary);
+   }
+}
+
+static bool
+exec_help (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   const char *topic = args_str (call, 0);
+   const sh_cmd_t *c;
+   if (!topic) {
+      fprintf (ctx->out_fp, "shardsh: mongosh's sharding helpers, scripts and a live dashboard.\n\n"
+                            "Sharding helpers (sh.help() lists them alone):\n");
+      help_list (ctx->out_fp, "sh.");
+      fprintf (ctx->out_fp, "\nDatabase and collection helpers:\n");
+      help_list (ctx->out_fp, "db.");
+      fprintf (ctx->out_fp, "\nShell:\n");
+      for (size_t i = 0; sh_cmd_table[i]; i++) {
+         c = sh_cmd_table[i];
+         if (strncmp (c->name, "sh.", 3) && strncmp (c->name, "db.", 3))
+            fprintf (ctx->out_fp, "  %-34s %s\n", c->usage, c->summary);
+      }
+      fprintf (ctx->out_fp, "\n'help <name>' (for example 'help sh.moveChunk') shows usage, what is sent and an example.\n");
+      return true;
+   }
+   c = sh_cmd_find (topic);
+   if (!c) {
+      /* help find → db.collection.find */
+      char buf[160];
+      bson_snprintf (buf, sizeof buf, "db.collection.%s", topic);
+      c = sh_cmd_find (buf);
+      if (!c) {
+         bson_snprintf (buf, sizeof buf, "sh.%s", topic);
+         c = sh_cmd_find (buf);
+      }
+   }
+   if (!c) {
+      const char *near[3];
+      size_t n = sh_cmd_suggest (topic, near, 3);
+      sh_error_set_at (err, SH_ERR_USAGE, call->arg_pos ? call->arg_pos[0] : call->pos, "no help for '%s'", topic);
+      if (n)
+         sh_error_hint (err, "did you mean %s%s%s%s%s?", near[0], n > 1 ? ", " : "", n > 1 ? near[1] : "",
+                        n > 2 ? ", " : "", n > 2 ? near[2] : "");
+      return false;
+   }
+   help_entry (ctx->out_fp, c);
+   return true;
+}
+
+static bool
+exec_sh_help (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   (void) call;
+   (void) err;
+   fprintf (ctx->out_fp, "Sharding helpers ('help sh.<name>' for details):\n");
+   help_list (ctx->out_fp, "sh.");
+   return true;
+}
+
+static bool
+exec_use (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   const char *name = args_str (call, 0);
+   if (!name || !*name || strpbrk (name, "/\\. \"$") || strlen (name) > 63) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[0] : call->pos, "invalid database name '%s'",
+                       name ? name : "");
+      return false;
+   }
+   bson_free (ctx->db);
+   ctx->db = bson_strdup (name);
+   fprintf (ctx->out_fp, "switched to db %s\n", name);
+   return true;
+}
+
+static bool
+exec_exit (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   (void) call;
+   (void) err;
+   ctx->exit_requested = true;
+   return true;
+}
+
+static bool
+exec_print (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   bson_iter_t it;
+   bool first = true;
+   (void) err;
+   bson_iter_init (&it, call->args);
+   while (bson_iter_next (&it)) {
+      output_opts_t o = ctx->out;
+      char *s;
+      o.mode = OUTPUT_PRETTY;
+      s = output_format_value (bson_iter_value (&it), &o);
+      fprintf (ctx->out_fp, "%s%s", first ? "" : " ", s);
+      bson_free (s);
+      first = false;
+   }
+   fputc ('\n', ctx->out_fp);
+   return true;
+}
+
+static bool
+exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   bson_iter_t it;
+   (void) err;
+   bson_iter_init (&it, call->args);
+   while (bson_iter_next (&it))
+      cmd_print_value (ctx, bson_iter_value (&it));
+   return true;
+}
+
+static bool
+exec_get_name (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   (void) err;
+   fprintf (ctx->out_fp, "%s\n", call->db);
+   return true;
+}
+
+static bool
+exec_sleep (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   bson_iter_t it;
+   struct timespec ts;
+   int64_t ms;
+   (void) ctx;
+   if (!args_check (call, 0, ARG_NUMBER, true, "Shell", "sleep", err))
+      return false;
+   args_get (call, 0, &it);
+   ms = (int64_t) bson_iter_as_double (&it);
+   if (ms < 0)
+      ms = 0;
+   ts.tv_sec = ms / 1000;
+   ts.tv_nsec = (ms % 1000) * 1000000L;
+   nanosleep (&ts, NULL);
+   return true;
+}
+
+/* show dbs | collections | shards | zones | balancer: each runs one read and prints it */
+static bool
+exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   const char *what = args_str (call, 0);
+   bson_t cmd = BSON_INITIALIZER, reply = BSON_INITIALIZER, docs = BSON_INITIALIZER;
+   bson_iter_t it;
+   bool ok = false;
+
+   if (!what) {
+      sh_error_set_at (err, SH_ERR_USAGE, call->pos, "show needs one of: dbs, collections, shards, zones, balancer");
+      goto done;
+   }
+   if (!strcmp (what, "dbs") || !strcmp (what, "databases")) {
+      BSON_APPEND_INT32 (&cmd, "listDatabases", 1);
+      bson_destroy (&reply);
+      if (!conn_run (ctx, "admin", &cmd, CONN_ADMIN, &reply, err))
+         goto done;
+      if (bson_iter_init_find (&it, &reply, "databases") && BSON_ITER_HOLDS_ARRAY (&it)) {
+         bson_iter_t d;
+         bson_iter_recurse (&it, &d);
+         while (bson_iter_next (&d)) {
+            bson_iter_t f;
+            const char *name = "";
+            double size = 0;
+            if (bson_iter_recurse (&d, &f) && bson_iter_find (&f, "name") && BSON_ITER_HOLDS_UTF8 (&f))
+               name = bson_iter_utf8 (&f, NULL);
+            if (bson_iter_recurse (&d, &f) && bson_iter_find (&f, "sizeOnDisk") && BSON_ITER_HOLDS_NUMBER (&f))
+               size = bson_iter_as_double (&f);
+            fprintf (ctx->out_fp, "%-20s %.2f KiB\n", name, size / 1024.0);
+         }
+      }
+   } else if (!strcmp (what, "collections") || !strcmp (what, "tables")) {
+      bson_t filter = BSON_INITIALIZER;
+      BSON_APPEND_INT32 (&cmd, "listCollections", 1);
+      BSON_APPEND_DOCUMENT (&cmd, "filter", &filter);
+      BSON_APPEND_BOOL (&cmd, "nameOnly", true);
+      bson_destroy (&filter);
+      bson_destroy (&docs);
+      if (!conn_run_docs (ctx, ctx->db, &cmd, CONN_ADMIN, 0, &docs, NULL, err))
+         goto done;
+      bson_iter_init (&it, &docs);
+      while (bson_iter_next (&it)) {
+         bson_iter_t f;
+         if (bson_iter_recurse (&it, &f) && bson_iter_find (&f, "name") && BSON_ITER_HOLDS_UTF8 (&f))
+            fprintf (ctx->out_fp, "%s\n", bson_iter_utf8 (&f, NULL));
+      }
+   } else if (!strcmp (what, "shards")) {
+      BSON_APPEND_INT32 (&cmd, "listShards", 1);
+      bson_destroy (&reply);
+      if (!conn_run (ctx, "admin", &cmd, CONN_ADMIN, &reply, err))
+         goto done;
+      if (bson_iter_init_find (&it, &reply, "shards") && BSON_ITER_HOLDS_ARRAY (&it)) {
+         bson_t arr;
+         const uint8_t *data;
+         uint32_t len;
+         bson_iter_array (&it, &len, &data);
+         if (bson_init_static (&arr, data, len))
+            cmd_print_array (ctx, &arr);
+      }
+   } else if (!strcmp (what, "zones")) {
+      bson_t sort = BSON_INITIALIZER, filter = BSON_INITIALIZER;
+      BSON_APPEND_UTF8 (&cmd, "find", "tags");
+      BSON_APPEND_DOCUMENT (&cmd, "filter", &filter);
+      BSON_APPEND_INT32 (&sort, "ns", 1);
+      BSON_APPEND_INT32 (&sort, "min", 1);
+      BSON_APPEND_DOCUMENT (&cmd, "sort", &sort);
+      bson_destroy (&sort);
+      bson_destroy (&filter);
+      bson_destroy (&docs);
+      if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &docs, NULL, err))
+         goto done;
+      cmd_print_array (ctx, &docs);
+   } else if (!strcmp (what, "balancer")) {
+      BSON_APPEND_INT32 (&cmd, "balancerStatus", 1);
+      bson_destroy (&reply);
+      if (!conn_run (ctx, "admin", &cmd, CONN_READ, &reply, err))
+         goto done;
+      if (!(ctx->opts && ctx->opts->dry_run))
+         cmd_print_doc (ctx, &reply);
+   } else {
+      sh_error_set_at (err, SH_ERR_USAGE, call->arg_pos ? call->arg_pos[0] : call->pos,
+                       "unknown 'show %s': use dbs, collections, shards, zones or balancer", what);
+      goto done;
+   }
+   ok = true;
+done:
+   bson_destroy (&cmd);
+   bson_destroy (&reply);
+   bson_destroy (&docs);
+   return ok;
+}
+
+const sh_cmd_t cmd_help = {
+   .name = "help",
+   .usage = "help [name]",
+   .summary = "This list, or the usage, wire request and an example of one helper",
+   .example = "help sh.moveChunk",
+   .flags = CMD_CLIENT_ONLY | CMD_READONLY,
+   .exec = exec_help,
+};
+
+const sh_cmd_t cmd_sh_help = {
+   .name = "sh.help",
+   .usage = "sh.help()",
+   .summary = "List the sharding helpers",
+   .example = "sh.help()",
+   .flags = CMD_CLIENT_ONLY | CMD_READONLY,
+   .exec = exec_sh_help,
+};
+
+const sh_cmd_t cmd_use = {
+   .name = "use",
+   .usage = "use <database>",
+   .summary = "Switch the current database",
+   .example = "use config",
+   .flags = CMD_CLIENT_ONLY | CMD_READONLY,
+   .exec = exec_use,
+};
+
+const sh_cmd_t cmd_show = {
+   .name = "show",
+   .usage = "show dbs|collections|shards|zones|balancer",
+   .summary = "List databases, collections, shards, zone ranges or the balancer's status",
+   .sends = "listDatabases / listCollections / listShards / config.tags find / balancerStatus",
+   .example = "show shards",
+   .flags = CMD_READONLY,
+   .exec = exec_show,
+};
+
+const sh_cmd_t cmd_exit = {
+   .name = "exit",
+   .usage = "exit | quit",
+   .summary = "Leave the shell",
+   .flags = CMD_CLIENT_ONLY | CMD_READONLY,
+   .exec = exec_exit,
+};
+
+const sh_cmd_t cmd_print = {
+   .name = "print",
+   .usage = "print(value, ...)",
+   .summary = "Print values (strings without quotes)",
+   .example = "print(\"done\")",
+   .flags = CMD_CLIENT_ONLY | CMD_READONLY,
+   .exec = exec_print,
+};
+
+const sh_cmd_t cmd_printjson = {
+   .name = "printjson",
+   .usage = "printjson(value, ...)",
+   .summary = "Print values as documents",
+   .example = "printjson({a: 1})",
+   .flags = CMD_CLIENT_ONLY | CMD_READONLY,
+   .exec = exec_printjson,
+};
+
+const sh_cmd_t cmd_db_get_name = {
+   .name = "db.getName",
+   .usage = "db.getName()",
+   .summary = "The current database's name",
+   .flags = CMD_CLIENT_ONLY | CMD_READONLY,
+   .exec = exec_get_name,
+};
+
+const sh_cmd_t cmd_sleep = {
+   .name = "sleep",
+   .usage = "sleep(ms)",
+   .summary = "Wait for ms milliseconds",
+   .example = "sleep(1000)",
+   .flags = CMD_CLIENT_ONLY | CMD_READONLY,
+   .exec = exec_sleep,
+};

@@ -1,0 +1,321 @@
+/* Command-line option parsing, mongosh's spellings: a positional connection string or *.js files, --eval, -f,
+ * --host/--port, credentials, TLS, and shardsh's own modes (--dry-run, --readonly, --json, --dashboard). */
+#include <bson/bson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void
+push (char ***v, size_t *n, const char *s)
+{
+   *v = bson_realloc (*v, (*n + 1) * sizeof (char *));
+   (*v)[(*n)++] = bson_strdup (s);
+}
+
+static bool
+ends_with (const char *s, const char *suffix)
+{
+   size_t a = strlen (s), b = strlen (suffix);
+   return a >= b && strcmp (s + a - b, suffix) == 0;
+}
+
+/* Takes the value of an option: "--opt=value" or the next argument. */
+static bool
+take_value (int argc, char **argv, int *i, const char *eq, const char *name, const char **value, sh_error_t *err)
+{
+   if (eq) {
+      *value = eq + 1;
+      return true;
+   }
+   if (*i + 1 >= argc) {
+      sh_error_set (err, SH_ERR_USAGE, "option '%s' needs a value", name);
+      return false;
+   }
+   *value = argv[++*i];
+   return true;
+}
+
+static void
+set_str (char **dst, const char *v)
+{
+   bson_free (*dst);
+   *dst = bson_strdup (v);
+}
+
+bool
+sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
+{
+   memset (opts, 0, sizeof *opts);
+   for (int i = 1; i < argc; i++) {
+      const char *a = argv[i];
+      const char *v = NULL;
+      char name[64];
+      const char *eq = NULL;
+
+      if (a[0] != '-' || a[1] == '\0') {
+         if (ends_with (a, ".js") || ends_with (a, ".msh")) {
+            push (&opts->files, &opts->n_files, a);
+         } else if (!opts->conn_arg) {
+            opts->conn_arg = bson_strdup (a);
+         } else {
+            sh_error_set (err, SH_ERR_USAGE, "unexpected argument '%s'", a);
+            return false;
+         }
+         continue;
+      }
+      if (a[1] == '-') {
+         eq = strchr (a, '=');
+         bson_strncpy (name, a, eq ? (size_t) (eq - a) + 1 < sizeof name ? (size_t) (eq - a) + 1 : sizeof name
+                                   : sizeof name);
+      } else {
+         bson_strncpy (name, a, sizeof name);
+      }
+
+#define IS(s) (strcmp (name, (s)) == 0)
+      if (IS ("--eval") || IS ("-e")) {
+         if (!take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         push (&opts->evals, &opts->n_evals, v);
+      } else if (IS ("-f") || IS ("--file")) {
+         if (!take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         push (&opts->files, &opts->n_files, v);
+      } else if (IS ("--host")) {
+         if (!take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         set_str (&opts->host, v);
+      } else if (IS ("--port")) {
+         if (!take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         set_str (&opts->port, v);
+      } else if (IS ("-u") || IS ("--username")) {
+         if (!take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         set_str (&opts->username, v);
+      } else if (IS ("-p") || IS ("--password")) {
+         /* mongosh: -p alone (or followed by another option) asks for the password without echo */
+         if (eq) {
+            set_str (&opts->password, eq + 1);
+         } else if (i + 1 < argc && argv[i + 1][0] != '-') {
+            set_str (&opts->password, argv[++i]);
+         } else {
+            opts->password_flag = true;
+         }
+      } else if (IS ("--authenticationDatabase")) {
+         if (!take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         set_str (&opts->auth_db, v);
+      } else if (IS ("--tls") || IS ("--ssl")) {
+         opts->tls = true;
+      } else if (IS ("--tlsCAFile")) {
+         if (!take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         set_str (&opts->tls_ca_file, v);
+         opts->tls = true;
+      } else if (IS ("--tlsCertificateKeyFile")) {
+         if (!take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         set_str (&opts->tls_cert_key_file, v);
+         opts->tls = true;
+      } else if (IS ("--quiet")) {
+         opts->quiet = true;
+      } else if (IS ("--json")) {
+         opts->json = true;
+      } else if (IS ("--dry-run")) {
+         opts->dry_run = true;
+      } else if (IS ("--readonly")) {
+         opts->readonly = true;
+      } else if (IS ("--yes") || IS ("-y")) {
+         opts->yes = true;
+      } else if (IS ("--continue-on-error")) {
+         opts->continue_on_error = true;
+      } else if (IS ("--norc")) {
+         opts->norc = true;
+      } else if (IS ("--no-color") || IS ("--nocolor")) {
+         opts->no_color = true;
+      } else if (IS ("--dashboard")) {
+         opts->dashboard = true;
+      } else if (IS ("--once")) {
+         opts->once = true;
+      } else if (IS ("--interval") || IS ("-d")) {
+         char *end;
+         if (!take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         opts->interval = strtod (v, &end);
+         if (*end || opts->interval <= 0) {
+            sh_error_set (err, SH_ERR_USAGE, "option '%s' needs a positive number of seconds, got '%s'", name, v);
+            return false;
+         }
+      } else if (IS ("-n")) {
+         char *end;
+         if (!take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         opts->frames = strtol (v, &end, 10);
+         if (*end || opts->frames <= 0) {
+            sh_error_set (err, SH_ERR_USAGE, "option '-n' needs a positive number of frames, got '%s'", v);
+            return false;
+         }
+      } else if (IS ("-h") || IS ("--help")) {
+         opts->show_help = true;
+      } else if (IS ("--version")) {
+         opts->show_version = true;
+      } else {
+         sh_error_set (err, SH_ERR_USAGE, "unknown option '%s'", a);
+         sh_error_hint (err, "run 'shardsh --help' for the list of options");
+         return false;
+      }
+#undef IS
+   }
+   return true;
+}
+
+void
+sh_options_release (sh_options_t *opts)
+{
+   for (size_t i = 0; i < opts->n_evals; i++)
+      bson_free (opts->evals[i]);
+   for (size_t i = 0; i < opts->n_files; i++)
+      bson_free (opts->files[i]);
+   bson_free (opts->evals);
+   bson_free (opts->files);
+   bson_free (opts->conn_arg);
+   bson_free (opts->host);
+   bson_free (opts->port);
+   bson_free (opts->username);
+   if (opts->password) {
+      memset (opts->password, 0, strlen (opts->password));
+      bson_free (opts->password);
+   }
+   bson_free (opts->auth_db);
+   bson_free (opts->tls_ca_file);
+   bson_free (opts->tls_cert_key_file);
+   memset (opts, 0, sizeof *opts);
+}
+
+void
+sh_options_usage (FILE *out)
+{
+   fputs ("Usage: shardsh [options] [connection string] [file.js ...]\n"
+          "\n"
+          "An administration shell for MongoDB sharded clusters: mongosh's sh.* helpers, scripts and a live dashboard.\n"
+          "\n"
+          "Connection (as mongosh spells it):\n"
+          "  mongodb://host:port/db      connection string (default mongodb://127.0.0.1:27017/test);\n"
+          "                              host:port/db or a bare database name also work\n"
+          "  --host HOST, --port PORT    server to connect to\n"
+          "  -u, --username USER         user name; -p, --password [PW] password (asked for without echo)\n"
+          "  --authenticationDatabase DB database that holds the user\n"
+          "  --tls, --tlsCAFile FILE, --tlsCertificateKeyFile FILE\n"
+          "\n"
+          "What to run:\n"
+          "  --eval CODE                 run CODE (repeatable); no prompt\n"
+          "  -f, --file FILE             run a script (repeatable); *.js arguments too. Standard input when it is not\n"
+          "                              a terminal. Every script is parsed whole before anything is sent.\n"
+          "  --continue-on-error         keep running a script after a failed statement\n"
+          "  --dashboard                 the live ncurses dashboard (--interval SECONDS, -n FRAMES, --once)\n"
+          "\n"
+          "Safety and output:\n"
+          "  --dry-run                   print every request that would be sent; send nothing (no server needed)\n"
+          "  --readonly                  refuse every command that changes the cluster\n"
+          "  --yes                       do not ask before commands that move data or stop balancing\n"
+          "  --json                      one relaxed Extended JSON document per result line\n"
+          "  --no-color                  no colours (also when NO_COLOR is set)\n"
+          "  --quiet                     no banner\n"
+          "  --norc                      do not run ~/.shardshrc\n"
+          "  --version, --help\n"
+          "\n"
+          "Exit status: 0 success; 1 a statement failed (the server's code and codeName are shown);\n"
+          "2 bad options or a parse error (nothing was sent).\n",
+          out);
+}
+
+static bool
+has_scheme (const char *s)
+{
+   return strncmp (s, "mongodb://", 10) == 0 || strncmp (s, "mongodb+srv://", 14) == 0;
+}
+
+/* Appends "key=value" to the URI's query string. */
+static void
+add_param (bson_string_t *uri, const char *key, const char *value)
+{
+   bool has_query = strchr (uri->str, '?') != NULL;
+   if (!has_query) {
+      /* a URI with no path needs "/" before "?" */
+      const char *after_scheme = strstr (uri->str, "://");
+      if (after_scheme && !strchr (after_scheme + 3, '/'))
+         bson_string_append (uri, "/");
+   }
+   bson_string_append_printf (uri, "%s%s=%s", has_query ? "&" : "?", key, value);
+}
+
+bool
+sh_options_connection_string (const sh_options_t *opts, char **uri_out, char **db_out, sh_error_t *err)
+{
+   bson_string_t *uri = bson_string_new (NULL);
+   char *db = NULL;
+   const char *arg = opts->conn_arg;
+   bool ok = false;
+
+   *uri_out = NULL;
+   *db_out = NULL;
+   if (arg && has_scheme (arg)) {
+      const char *hosts = strstr (arg, "://") + 3;
+      const char *slash = strchr (hosts, '/');
+      bson_string_append (uri, arg);
+      if (slash && slash[1] && slash[1] != '?') {
+         size_t len = strcspn (slash + 1, "?");
+         db = bson_strndup (slash + 1, len);
+      }
+      if (opts->host || opts->port) {
+         sh_error_set (err, SH_ERR_USAGE, "--host and --port cannot be combined with a connection string");
+         goto done;
+      }
+   } else {
+      const char *host = opts->host ? opts->host : "127.0.0.1";
+      const char *port = opts->port ? opts->port : "27017";
+      if (arg && (strchr (arg, '/') || strchr (arg, ':'))) {
+         /* host[:port][/db] */
+         const char *slash = strchr (arg, '/');
+         size_t hostlen = slash ? (size_t) (slash - arg) : strlen (arg);
+         char *hp = bson_strndup (arg, hostlen);
+         if (strchr (hp, ':'))
+            bson_string_append_printf (uri, "mongodb://%s", hp);
+         else
+            bson_string_append_printf (uri, "mongodb://%s:%s", hp, port);
+         bson_free (hp);
+         if (slash && slash[1])
+            db = bson_strdup (slash + 1);
+      } else {
+         if (arg)
+            db = bson_strdup (arg);
+         if (strchr (host, ':') || strchr (host, ','))
+            bson_string_append_printf (uri, "mongodb://%s", host);
+         else
+            bson_string_append_printf (uri, "mongodb://%s:%s", host, port);
+      }
+      if (db) {
+         bson_string_append_printf (uri, "/%s", db);
+      }
+   }
+   /* credentials are set on the parsed mongoc_uri_t by the connection layer, so they never need escaping here */
+   if (opts->auth_db)
+      add_param (uri, "authSource", opts->auth_db);
+   if (opts->tls)
+      add_param (uri, "tls", "true");
+   if (opts->tls_ca_file)
+      add_param (uri, "tlsCAFile", opts->tls_ca_file);
+   if (opts->tls_cert_key_file)
+      add_param (uri, "tlsCertificateKeyFile", opts->tls_cert_key_file);
+   ok = true;
+done:
+   if (ok) {
+      *uri_out = bson_string_free (uri, false);
+      *db_out = db ? db : bson_strdup ("test");
+   } else {
+      bson_string_free (uri, true);
+      bson_free (db);
+   }
+   return ok;
+}

@@ -1,0 +1,321 @@
+/* The connection layer: a lazily created mongoc client, commands sent exactly as built, cursors iterated in one
+ * session, --dry-run printing instead of sending, and driver errors turned into sh_error_t values. */
+#include <mongoc/mongoc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+
+static void
+conn_log_handler (mongoc_log_level_t level, const char *domain, const char *message, void *data)
+{
+   (void) data;
+   /* Driver logs never reach the user's terminal uninvited. SHARDSH_DEBUG=1 shows them on stderr. */
+   if (getenv ("SHARDSH_DEBUG"))
+      fprintf (stderr, "[%s] %s: %s\n", mongoc_log_level_str (level), domain, message);
+}
+
+void
+conn_init (sh_ctx_t *ctx, const char *uri, const char *db)
+{
+   mongoc_log_set_handler (conn_log_handler, NULL);
+   ctx->uri = bson_strdup (uri);
+   ctx->db = bson_strdup (db);
+   ctx->client = NULL;
+}
+
+void
+conn_cleanup (sh_ctx_t *ctx)
+{
+   if (ctx->client)
+      mongoc_client_destroy (ctx->client);
+   ctx->client = NULL;
+   if (ctx->uri) {
+      memset (ctx->uri, 0, strlen (ctx->uri));
+      bson_free (ctx->uri);
+   }
+   ctx->uri = NULL;
+   bson_free (ctx->db);
+   ctx->db = NULL;
+   bson_free (ctx->hello_db);
+   ctx->hello_db = NULL;
+}
+
+char *
+conn_redact_uri (const char *uri)
+{
+   const char *scheme = strstr (uri, "://");
+   const char *at, *colon, *hosts;
+   if (!scheme)
+      return bson_strdup (uri);
+   hosts = scheme + 3;
+   at = strchr (hosts, '@');
+   if (!at || (strchr (hosts, '/') && strchr (hosts, '/') < at))
+      return bson_strdup (uri);
+   colon = memchr (hosts, ':', (size_t) (at - hosts));
+   if (!colon)
+      return bson_strdup (uri);
+   return bson_strdup_printf ("%.*s****%s", (int) (colon + 1 - uri), uri, at);
+}
+
+bool
+conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
+{
+   mongoc_uri_t *uri = NULL;
+   bson_error_t error;
+   bool ok = false;
+
+   if (ctx->client)
+      return true;
+   uri = mongoc_uri_new_with_error (ctx->uri, &error);
+   if (!uri) {
+      char *shown = conn_redact_uri (ctx->uri);
+      sh_error_set (err, SH_ERR_USAGE, "invalid connection string '%s': %s", shown, error.message);
+      bson_free (shown);
+      goto done;
+   }
+   if (ctx->opts && ctx->opts->username)
+      mongoc_uri_set_username (uri, ctx->opts->username);
+   if (ctx->opts && ctx->opts->password)
+      mongoc_uri_set_password (uri, ctx->opts->password);
+   if (!mongoc_uri_has_option (uri, MONGOC_URI_APPNAME))
+      mongoc_uri_set_appname (uri, "shardsh");
+   if (!mongoc_uri_has_option (uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS))
+      mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 5000);
+   if (!mongoc_uri_has_option (uri, MONGOC_URI_CONNECTTIMEOUTMS))
+      mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_CONNECTTIMEOUTMS, 5000);
+   ctx->client = mongoc_client_new_from_uri_with_error (uri, &error);
+   if (!ctx->client) {
+      sh_error_set (err, SH_ERR_USAGE, "cannot create a client: %s", error.message);
+      goto done;
+   }
+   mongoc_client_set_error_api (ctx->client, MONGOC_ERROR_API_VERSION_2);
+   ok = true;
+done:
+   mongoc_uri_destroy (uri);
+   return ok;
+}
+
+void
+conn_error_from_mongoc (sh_error_t *err, const bson_error_t *error, const bson_t *reply)
+{
+   bson_iter_t it;
+   bool server = error->domain == MONGOC_ERROR_SERVER || error->domain == MONGOC_ERROR_WRITE_CONCERN;
+
+   if (reply && bson_iter_init_find (&it, reply, "ok") && !bson_iter_as_bool (&it))
+      server = true;
+   if (!server) {
+      sh_error_set (err, SH_ERR_NETWORK, "%s", error->message);
+      return;
+   }
+   sh_error_set (err, SH_ERR_SERVER, "%s", error->message);
+   err->code = 0;
+   if (reply && bson_iter_init_find (&it, reply, "code") && BSON_ITER_HOLDS_NUMBER (&it))
+      err->code = (int) bson_iter_as_int64 (&it);
+   if (reply && bson_iter_init_find (&it, reply, "codeName") && BSON_ITER_HOLDS_UTF8 (&it))
+      bson_strncpy (err->code_name, bson_iter_utf8 (&it, NULL), sizeof err->code_name);
+   if (reply && bson_iter_init_find (&it, reply, "errmsg") && BSON_ITER_HOLDS_UTF8 (&it))
+      bson_strncpy (err->message, bson_iter_utf8 (&it, NULL), sizeof err->message);
+}
+
+/* The name of the first field: the command's name. */
+static const char *
+command_name (const bson_t *cmd)
+{
+   bson_iter_t it;
+   if (bson_iter_init (&it, cmd) && bson_iter_next (&it))
+      return bson_iter_key (&it);
+   return "";
+}
+
+static bool
+is_cursor_command (const bson_t *cmd)
+{
+   const char *name = command_name (cmd);
+   return !strcmp (name, "find") || !strcmp (name, "aggregate") || !strcmp (name, "listCollections") ||
+          !strcmp (name, "listIndexes") || !strcmp (name, "checkMetadataConsistency");
+}
+
+static void
+dry_run_print (sh_ctx_t *ctx, const char *db, const bson_t *cmd)
+{
+   char *json = bson_as_canonical_extended_json (cmd, NULL);
+   if (ctx->out.mode == OUTPUT_JSON)
+      fprintf (ctx->out_fp, "{\"dryRun\": true, \"db\": \"%s\", \"command\": %s}\n", db, json);
+   else
+      fprintf (ctx->out_fp, "[dry-run] %s %s\n", db, json);
+   bson_free (json);
+}
+
+static void
+dry_run_reply (const char *db, const bson_t *cmd, bson_t *reply)
+{
+   bson_init (reply);
+   if (is_cursor_command (cmd)) {
+      bson_t cursor, batch;
+      char *ns = bson_strdup_printf ("%s.%s", db, command_name (cmd));
+      BSON_APPEND_DOCUMENT_BEGIN (reply, "cursor", &cursor);
+      BSON_APPEND_ARRAY_BEGIN (&cursor, "firstBatch", &batch);
+      bson_append_array_end (&cursor, &batch);
+      BSON_APPEND_INT64 (&cursor, "id", 0);
+      BSON_APPEND_UTF8 (&cursor, "ns", ns);
+      bson_append_document_end (reply, &cursor);
+      bson_free (ns);
+   }
+   BSON_APPEND_DOUBLE (reply, "ok", 1.0);
+}
+
+bool
+conn_run (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, bson_t *reply, sh_error_t *err)
+{
+   bson_error_t error;
+   bool ok = false;
+
+   if (ctx->opts && ctx->opts->dry_run) {
+      dry_run_print (ctx, db, cmd);
+      dry_run_reply (db, cmd, reply);
+      return true;
+   }
+   if (!conn_ensure (ctx, err)) {
+      bson_init (reply);
+      return false;
+   }
+   if (path == CONN_READ)
+      ok = mongoc_client_read_command_with_opts (ctx->client, db, cmd, NULL, NULL, reply, &error);
+   else
+      ok = mongoc_client_command_with_opts (ctx->client, db, cmd, NULL, NULL, reply, &error);
+   if (!ok)
+      conn_error_from_mongoc (err, &error, reply);
+   return ok;
+}
+
+bool
+conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, size_t max, bson_t *docs,
+               bool *more, sh_error_t *err)
+{
+   mongoc_client_session_t *session = NULL;
+   mongoc_server_description_t *sd = NULL;
+   mongoc_read_prefs_t *prefs = NULL;
+   mongoc_cursor_t *cursor = NULL;
+   bson_t opts = BSON_INITIALIZER;
+   bson_t reply;
+   bson_error_t error;
+   const bson_t *doc;
+   size_t n = 0;
+   bool ok = false;
+
+   bson_init (docs);
+   bson_init (&reply);
+   if (more)
+      *more = false;
+   if (ctx->opts && ctx->opts->dry_run) {
+      dry_run_print (ctx, db, cmd);
+      ok = true;
+      goto done;
+   }
+   if (!conn_ensure (ctx, err))
+      goto done;
+   /* One explicit session for the command and its getMores: a cursor belongs to the session that opened it. */
+   session = mongoc_client_start_session (ctx->client, NULL, &error);
+   if (!session) {
+      conn_error_from_mongoc (err, &error, NULL);
+      goto done;
+   }
+   if (path == CONN_READ)
+      prefs = mongoc_read_prefs_copy (mongoc_client_get_read_prefs (ctx->client));
+   sd = mongoc_client_select_server (ctx->client, path != CONN_READ, prefs, &error);
+   if (!sd) {
+      conn_error_from_mongoc (err, &error, NULL);
+      goto done;
+   }
+   BSON_APPEND_INT32 (&opts, "serverId", (int32_t) mongoc_server_description_id (sd));
+   if (!mongoc_client_session_append (session, &opts, &error)) {
+      conn_error_from_mongoc (err, &error, NULL);
+      goto done;
+   }
+   bson_destroy (&reply);
+   if (path == CONN_READ)
+      ok = mongoc_client_read_command_with_opts (ctx->client, db, cmd, prefs, &opts, &reply, &error);
+   else
+      ok = mongoc_client_command_with_opts (ctx->client, db, cmd, NULL, &opts, &reply, &error);
+   if (!ok) {
+      conn_error_from_mongoc (err, &error, &reply);
+      goto done;
+   }
+   ok = false;
+   /* the cursor takes ownership of reply */
+   cursor = mongoc_cursor_new_from_command_reply_with_opts (ctx->client, &reply, &opts);
+   bson_init (&reply);
+   while (mongoc_cursor_next (cursor, &doc)) {
+      char key[16];
+      const char *k;
+      if (max && n >= max) {
+         if (more)
+            *more = true;
+         break;
+      }
+      bson_uint32_to_string ((uint32_t) n, &k, key, sizeof key);
+      bson_append_document (docs, k, -1, doc);
+      n++;
+   }
+   if (mongoc_cursor_error_document (cursor, &error, &doc)) {
+      conn_error_from_mongoc (err, &error, doc);
+      goto done;
+   }
+   ok = true;
+done:
+   if (cursor)
+      mongoc_cursor_destroy (cursor);
+   if (sd)
+      mongoc_server_description_destroy (sd);
+   if (prefs)
+      mongoc_read_prefs_destroy (prefs);
+   if (session)
+      mongoc_client_session_destroy (session);
+   bson_destroy (&opts);
+   bson_destroy (&reply);
+   return ok;
+}
+
+bool
+conn_server_version (sh_ctx_t *ctx, int version[3], sh_error_t *err)
+{
+   bson_t cmd = BSON_INITIALIZER;
+   bson_t reply;
+   bson_iter_t it;
+   bool ok = false;
+
+   if (ctx->server_version[0]) {
+      memcpy (version, ctx->server_version, sizeof ctx->server_version);
+      return true;
+   }
+   if (ctx->opts && ctx->opts->dry_run) {
+      sh_error_set (err, SH_ERR_VERSION, "the server version is not known under --dry-run");
+      return false;
+   }
+   BSON_APPEND_INT32 (&cmd, "buildInfo", 1);
+   if (!conn_ensure (ctx, err)) {
+      bson_init (&reply);
+      goto done;
+   }
+   {
+      bson_error_t error;
+      if (!mongoc_client_read_command_with_opts (ctx->client, "admin", &cmd, NULL, NULL, &reply, &error)) {
+         conn_error_from_mongoc (err, &error, &reply);
+         goto done;
+      }
+   }
+   if (bson_iter_init_find (&it, &reply, "version") && BSON_ITER_HOLDS_UTF8 (&it)) {
+      int v[3] = {0, 0, 0};
+      sscanf (bson_iter_utf8 (&it, NULL), "%d.%d.%d", &v[0], &v[1], &v[2]);
+      memcpy (ctx->server_version, v, sizeof v);
+      memcpy (version, v, sizeof v);
+      ok = v[0] > 0;
+   }
+   if (!ok)
+      sh_error_set (err, SH_ERR_VERSION, "buildInfo did not report a version");
+done:
+   bson_destroy (&cmd);
+   bson_destroy (&reply);
+   return ok;
+}

@@ -1,0 +1,59 @@
+/* The connection: a lazily created mongoc client, sending a command document exactly as built (the driver adds
+ * only $db, lsid, $clusterTime and a non-primary $readPreference), iterating cursors, and --dry-run, where nothing
+ * is sent and each request is printed instead. Driver errors become sh_error_t values with the server's code. */
+#ifndef SHARDSH_CONN_H
+#define SHARDSH_CONN_H
+
+#include <bson/bson.h>
+#include <stdbool.h>
+
+#include "ctx.h"
+#include "errors.h"
+
+typedef enum {
+   CONN_ADMIN, /* mongosh's admin-command path: primary read preference (nothing added for a mongos) */
+   CONN_READ,  /* mongosh's read path: the read preference the user asked for in the connection string */
+} conn_path_t;
+
+/* Sets up ctx for uri and db (copies both); creates no connection yet. Installs the driver log handler that keeps
+ * driver messages off the terminal (SHARDSH_DEBUG=1 lets them through to stderr). */
+void
+conn_init (sh_ctx_t *ctx, const char *uri, const char *db);
+
+/* Closes the client (if any) and frees what conn_init and later calls allocated in ctx. */
+void
+conn_cleanup (sh_ctx_t *ctx);
+
+/* Creates the client if needed (applying username/password/TLS options). No I/O happens until a command runs.
+ * Returns false with err set (SH_ERR_USAGE) when the connection string is invalid. */
+bool
+conn_ensure (sh_ctx_t *ctx, sh_error_t *err);
+
+/* Runs cmd on database db. reply is initialised by the callee in every case and destroyed by the caller. On ok: 0
+ * returns false with err kind SH_ERR_SERVER (code, codeName, errmsg from the reply); on a network failure
+ * SH_ERR_NETWORK. Under --dry-run prints "[dry-run] <db> <canonical JSON>" and answers { ok: 1.0 } (a cursor
+ * command answers an empty first batch). */
+bool
+conn_run (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, bson_t *reply, sh_error_t *err);
+
+/* Runs a cursor-returning command (find, aggregate, listX, checkMetadataConsistency) and collects up to max
+ * documents (0 = all) into docs, an array document initialised by the callee and destroyed by the caller. *more
+ * (may be NULL) tells whether documents were left unread; the cursor is closed either way. */
+bool
+conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, size_t max, bson_t *docs,
+               bool *more, sh_error_t *err);
+
+/* The connected server's version from buildInfo (fetched once, then cached in ctx->server_version). Returns false
+ * when it cannot be known (dry-run, network error: err set). */
+bool
+conn_server_version (sh_ctx_t *ctx, int version[3], sh_error_t *err);
+
+/* Returns the connection string with any password replaced by "****"; caller frees with bson_free. */
+char *
+conn_redact_uri (const char *uri);
+
+/* Fills err from a libmongoc error and, when there is one, the server's reply (for codeName). */
+void
+conn_error_from_mongoc (sh_error_t *err, const bson_error_t *error, const bson_t *reply);
+
+#endif

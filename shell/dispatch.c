@@ -1,0 +1,436 @@
+/* Dispatch: statement -> command-table entry -> common checks -> run. The checks live here once, so a command
+ * family only writes build() (and exec() when it renders something special). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "conn.h"
+#include "dispatch.h"
+
+/* Everything a resolved call borrows or owns for the length of one dispatch. */
+typedef struct {
+   sh_call_t call;
+   char name[192];     /* table name looked up */
+   char *db;           /* owned: the database the call runs on */
+   char *coll;         /* owned: collection for db.<coll>.<method> */
+   bson_t word_args;   /* arguments made from `use x`, `show x`, `help x` */
+   sh_pos_t word_pos[2];
+   const bson_t *sort; /* borrowed from the statement */
+   bson_t empty;
+} resolved_t;
+
+static void
+resolved_init (resolved_t *r)
+{
+   memset (r, 0, sizeof *r);
+   bson_init (&r->word_args);
+   bson_init (&r->empty);
+}
+
+static void
+resolved_release (resolved_t *r)
+{
+   bson_free (r->db);
+   bson_free (r->coll);
+   bson_destroy (&r->word_args);
+   bson_destroy (&r->empty);
+}
+
+static void
+set_call_args (resolved_t *r, const sh_seg_t *seg)
+{
+   r->call.args = &seg->args;
+   r->call.argc = seg->argc;
+   r->call.arg_pos = seg->arg_pos;
+   r->call.pos = seg->pos;
+   r->call.close_pos = seg->close_pos;
+}
+
+static void
+set_word_args (resolved_t *r, const sh_stmt_t *stmt)
+{
+   int n = 0;
+   if (stmt->word) {
+      BSON_APPEND_UTF8 (&r->word_args, "0", stmt->word);
+      r->word_pos[n++] = stmt->word_pos;
+      if (stmt->word2) {
+         BSON_APPEND_UTF8 (&r->word_args, "1", stmt->word2);
+         r->word_pos[n++] = stmt->word2_pos;
+      }
+   }
+   r->call.args = &r->word_args;
+   r->call.argc = n;
+   r->call.arg_pos = n ? r->word_pos : NULL;
+   r->call.pos = stmt->pos;
+   r->call.close_pos = stmt->end_pos;
+}
+
+static bool
+unknown_name (const char *name, sh_pos_t pos, sh_error_t *err)
+{
+   const char *near[3];
+   size_t n = sh_cmd_suggest (name, near, 3);
+   sh_error_set_at (err, SH_ERR_USAGE, pos, "unknown helper '%s'", name);
+   if (n == 1)
+      sh_error_hint (err, "did you mean %s?", near[0]);
+   else if (n == 2)
+      sh_error_hint (err, "did you mean %s or %s?", near[0], near[1]);
+   else if (n >= 3)
+      sh_error_hint (err, "did you mean %s, %s or %s?", near[0], near[1], near[2]);
+   else
+      sh_error_hint (err, "'help' lists the helpers");
+   return false;
+}
+
+/* The string argument of a call like getSiblingDB("x"), or NULL. */
+static const char *
+seg_str_arg (const sh_seg_t *seg)
+{
+   bson_iter_t it;
+   if (seg->is_call && seg->argc >= 1 && bson_iter_init_find (&it, &seg->args, "0") && BSON_ITER_HOLDS_UTF8 (&it))
+      return bson_iter_utf8 (&it, NULL);
+   return NULL;
+}
+
+/* Cursor modifiers after a read: .sort(doc) .limit(n) .skip(n), and the no-ops .pretty() .toArray(). */
+static bool
+apply_modifiers (resolved_t *r, const sh_stmt_t *stmt, size_t i, sh_error_t *err)
+{
+   for (; i < stmt->nsegs; i++) {
+      const sh_seg_t *m = &stmt->segs[i];
+      bson_iter_t it;
+      bool has = m->is_call && m->argc >= 1 && bson_iter_init_find (&it, &m->args, "0");
+      if (!m->is_call) {
+         sh_error_set_at (err, SH_ERR_USAGE, m->pos, "'.%s' is not a method of a cursor", m->name);
+         return false;
+      }
+      if (!strcmp (m->name, "sort") && has && BSON_ITER_HOLDS_DOCUMENT (&it)) {
+         const uint8_t *data;
+         uint32_t len;
+         bson_iter_document (&it, &len, &data);
+         bson_destroy (&r->empty);
+         if (!bson_init_static (&r->empty, data, len))
+            bson_init (&r->empty);
+         r->call.sort = &r->empty;
+      } else if ((!strcmp (m->name, "limit") || !strcmp (m->name, "skip")) && has && BSON_ITER_HOLDS_NUMBER (&it)) {
+         int64_t v = bson_iter_as_int64 (&it);
+         if (v < 0 || v > INT32_MAX) {
+            sh_error_set_at (err, SH_ERR_ARGS, m->arg_pos[0], "%s needs a number from 0 to %d", m->name, INT32_MAX);
+            return false;
+         }
+         if (m->name[0] == 'l')
+            r->call.limit = v;
+         else
+            r->call.skip = v;
+      } else if (!strcmp (m->name, "pretty") || !strcmp (m->name, "toArray")) {
+         continue;
+      } else {
+         sh_error_set_at (err, SH_ERR_USAGE, m->pos, "unsupported cursor method '.%s()': use sort, skip or limit",
+                          m->name);
+         return false;
+      }
+   }
+   return true;
+}
+
+/* db[.getSiblingDB(x)]*.<method>(...) or db[.getSiblingDB(x)]*.<coll>[.<more>]*.<method>(...)[.modifier()]* */
+static bool
+resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
+{
+   size_t i = 1;
+   const char *db = ctx->db;
+   bson_string_t *coll = NULL;
+   bool ok = false;
+
+   while (i < stmt->nsegs && stmt->segs[i].is_call &&
+          (!strcmp (stmt->segs[i].name, "getSiblingDB") || !strcmp (stmt->segs[i].name, "getSisterDB"))) {
+      db = seg_str_arg (&stmt->segs[i]);
+      if (!db || !*db) {
+         sh_error_set_at (err, SH_ERR_ARGS, stmt->segs[i].argc ? stmt->segs[i].arg_pos[0] : stmt->segs[i].close_pos,
+                          "%s needs a database name string", stmt->segs[i].name);
+         goto done;
+      }
+      i++;
+   }
+   r->db = bson_strdup (db);
+   if (i == stmt->nsegs) {
+      /* `db` alone prints the current database's name */
+      bson_strncpy (r->name, "db.getName", sizeof r->name);
+      set_word_args (r, stmt);
+      ok = true;
+      goto done;
+   }
+   if (stmt->segs[i].is_call && strcmp (stmt->segs[i].name, "getCollection") != 0) {
+      bson_snprintf (r->name, sizeof r->name, "db.%s", stmt->segs[i].name);
+      set_call_args (r, &stmt->segs[i]);
+      if (i + 1 < stmt->nsegs) {
+         sh_error_set_at (err, SH_ERR_USAGE, stmt->segs[i + 1].pos, "nothing can follow db.%s()", stmt->segs[i].name);
+         goto done;
+      }
+      ok = true;
+      goto done;
+   }
+   coll = bson_string_new (NULL);
+   if (stmt->segs[i].is_call) { /* getCollection("name") */
+      const char *name = seg_str_arg (&stmt->segs[i]);
+      if (!name || !*name) {
+         sh_error_set_at (err, SH_ERR_ARGS, stmt->segs[i].close_pos, "getCollection needs a collection name string");
+         goto done;
+      }
+      bson_string_append (coll, name);
+      i++;
+   }
+   while (i < stmt->nsegs && !stmt->segs[i].is_call) {
+      if (coll->len)
+         bson_string_append (coll, ".");
+      bson_string_append (coll, stmt->segs[i].name);
+      i++;
+   }
+   if (i == stmt->nsegs) {
+      sh_error_set_at (err, SH_ERR_USAGE, stmt->segs[i - 1].pos,
+                       "'%s' is a collection: call a method on it, for example .find()", coll->str);
+      goto done;
+   }
+   bson_snprintf (r->name, sizeof r->name, "db.collection.%s", stmt->segs[i].name);
+   set_call_args (r, &stmt->segs[i]);
+   r->coll = bson_strdup (coll->str);
+   ok = apply_modifiers (r, stmt, i + 1, err);
+done:
+   if (coll)
+      bson_string_free (coll, true);
+   return ok;
+}
+
+/* Fills r from stmt: which entry and with which arguments. */
+static bool
+resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
+{
+   const sh_seg_t *root;
+   switch (stmt->kind) {
+   case SH_STMT_USE:
+      bson_strncpy (r->name, "use", sizeof r->name);
+      set_word_args (r, stmt);
+      break;
+   case SH_STMT_SHOW:
+      bson_strncpy (r->name, "show", sizeof r->name);
+      set_word_args (r, stmt);
+      break;
+   case SH_STMT_HELP:
+      bson_strncpy (r->name, "help", sizeof r->name);
+      set_word_args (r, stmt);
+      break;
+   case SH_STMT_EXIT:
+      bson_strncpy (r->name, "exit", sizeof r->name);
+      set_word_args (r, stmt);
+      break;
+   case SH_STMT_CHAIN:
+   default:
+      if (stmt->nsegs == 0) {
+         sh_error_set_at (err, SH_ERR_PARSE, stmt->pos, "empty statement");
+         return false;
+      }
+      root = &stmt->segs[0];
+      if (!strcmp (root->name, "sh") && !root->is_call) {
+         if (stmt->nsegs < 2) {
+            sh_error_set_at (err, SH_ERR_USAGE, root->pos, "'sh' needs a helper: sh.help() lists them");
+            return false;
+         }
+         bson_snprintf (r->name, sizeof r->name, "sh.%s", stmt->segs[1].name);
+         if (!stmt->segs[1].is_call) {
+            if (sh_cmd_find (r->name))
+               sh_error_set_at (err, SH_ERR_USAGE, stmt->segs[1].pos, "%s is a helper: call it as %s()", r->name,
+                                r->name);
+            else
+               return unknown_name (r->name, stmt->segs[1].pos, err);
+            return false;
+         }
+         if (stmt->nsegs > 2) {
+            sh_error_set_at (err, SH_ERR_USAGE, stmt->segs[2].pos, "nothing can follow %s()", r->name);
+            return false;
+         }
+         set_call_args (r, &stmt->segs[1]);
+      } else if (!strcmp (root->name, "db") && !root->is_call) {
+         if (!resolve_db (ctx, stmt, r, err))
+            return false;
+      } else {
+         if (!root->is_call) {
+            return unknown_name (root->name, root->pos, err);
+         }
+         bson_strncpy (r->name, root->name, sizeof r->name);
+         set_call_args (r, root);
+         if (stmt->nsegs > 1) {
+            sh_error_set_at (err, SH_ERR_USAGE, stmt->segs[1].pos, "nothing can follow %s()", root->name);
+            return false;
+         }
+      }
+      break;
+   }
+   if (!strcmp (r->name, "quit"))
+      bson_strncpy (r->name, "exit", sizeof r->name);
+   r->call.cmd = sh_cmd_find (r->name);
+   if (!r->call.cmd) {
+      sh_pos_t pos = r->call.pos;
+      return unknown_name (r->name, pos, err);
+   }
+   r->call.db = r->db ? r->db : ctx->db;
+   r->call.coll = r->coll;
+   return true;
+}
+
+/* Runs the entry's pure build() and throws the requests away: argument errors surface before anything is sent. */
+static bool
+check_args (const sh_call_t *call, sh_error_t *err)
+{
+   sh_requests_t reqs = {.n = 0};
+   bool ok;
+   if (!call->cmd->build)
+      return true;
+   ok = call->cmd->build (call, &reqs, err);
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
+static bool
+is_readonly_call (const sh_call_t *call)
+{
+   const sh_cmd_t *c = call->cmd;
+   if (c->readonly_if)
+      return c->readonly_if (call);
+   return (c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)) != 0;
+}
+
+static bool
+is_destructive_call (const sh_call_t *call)
+{
+   const sh_cmd_t *c = call->cmd;
+   if (c->destructive_if)
+      return c->destructive_if (call);
+   return (c->flags & CMD_DESTRUCTIVE) != 0;
+}
+
+/* Compares "6.0" with the server's version triple: true when the server is at least that. */
+static bool
+version_at_least (const int have[3], const char *need)
+{
+   int v[3] = {0, 0, 0};
+   sscanf (need, "%d.%d.%d", &v[0], &v[1], &v[2]);
+   for (int i = 0; i < 3; i++) {
+      if (have[i] != v[i])
+         return have[i] > v[i];
+   }
+   return true;
+}
+
+static bool
+confirm (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   char line[64];
+   fprintf (ctx->err_fp, "%s moves data or stops balancing. Type 'yes' to run it: ", call->cmd->name);
+   fflush (ctx->err_fp);
+   if (!fgets (line, sizeof line, stdin) || strncmp (line, "yes", 3) != 0 ||
+       (line[3] != '\n' && line[3] != '\0' && line[3] != '\r')) {
+      sh_error_set_at (err, SH_ERR_CONFIRM, call->pos, "%s not run: not confirmed", call->cmd->name);
+      return false;
+   }
+   return true;
+}
+
+/* mongosh's getConfigDB check: { hello: 1 } on the current database once, a warning when not a mongos. */
+static bool
+mongos_check (sh_ctx_t *ctx, sh_error_t *err)
+{
+   bson_t cmd = BSON_INITIALIZER, reply;
+   bson_iter_t it;
+   bool ok = false;
+
+   if (ctx->hello_db && !strcmp (ctx->hello_db, ctx->db))
+      return true;
+   BSON_APPEND_INT32 (&cmd, "hello", 1);
+   if (!conn_run (ctx, ctx->db, &cmd, CONN_READ, &reply, err)) {
+      if (err->kind != SH_ERR_SERVER || err->code != 59)
+         goto done;
+      /* a server without hello: the legacy isMaster */
+      bson_destroy (&reply);
+      bson_reinit (&cmd);
+      BSON_APPEND_INT32 (&cmd, "isMaster", 1);
+      if (!conn_run (ctx, ctx->db, &cmd, CONN_READ, &reply, err))
+         goto done;
+   }
+   if (!(bson_iter_init_find (&it, &reply, "msg") && BSON_ITER_HOLDS_UTF8 (&it) &&
+         !strcmp (bson_iter_utf8 (&it, NULL), "isdbgrid")) &&
+       !ctx->warned_not_mongos) {
+      ctx->warned_not_mongos = true;
+      cmd_warn (ctx, "Warning: MongoshWarning: [SHAPI-10003] You are not connected to a mongos. This command may not "
+                     "work as expected.");
+   }
+   bson_free (ctx->hello_db);
+   ctx->hello_db = bson_strdup (ctx->db);
+   ok = true;
+done:
+   bson_destroy (&cmd);
+   bson_destroy (&reply);
+   return ok;
+}
+
+bool
+dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
+{
+   resolved_t r;
+   bool ok;
+   resolved_init (&r);
+   ok = resolve (ctx, stmt, &r, err) && check_args (&r.call, err);
+   if (ok && ctx->opts && ctx->opts->readonly && !is_readonly_call (&r.call)) {
+      sh_error_set_at (err, SH_ERR_READONLY, r.call.pos, "%s changes the cluster: refused by --readonly",
+                       r.call.cmd->name);
+      ok = false;
+   }
+   resolved_release (&r);
+   return ok;
+}
+
+bool
+dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
+{
+   resolved_t r;
+   const sh_cmd_t *c;
+   bool dry = ctx->opts && ctx->opts->dry_run;
+   bool ok = false;
+
+   resolved_init (&r);
+   if (!resolve (ctx, stmt, &r, err) || !check_args (&r.call, err))
+      goto done;
+   c = r.call.cmd;
+   if (ctx->opts && ctx->opts->readonly && !is_readonly_call (&r.call)) {
+      sh_error_set_at (err, SH_ERR_READONLY, r.call.pos, "%s changes the cluster: refused by --readonly", c->name);
+      goto done;
+   }
+   if (c->since && !dry) {
+      int have[3];
+      if (!conn_server_version (ctx, have, err))
+         goto done;
+      if (!version_at_least (have, c->since)) {
+         sh_error_set_at (err, SH_ERR_VERSION, r.call.pos, "%s needs MongoDB %s and the cluster runs %d.%d.%d",
+                          c->name, c->since, have[0], have[1], have[2]);
+         goto done;
+      }
+   }
+   if (is_destructive_call (&r.call) && ctx->interactive && !dry && !(ctx->opts && ctx->opts->yes)) {
+      if (!confirm (ctx, &r.call, err))
+         goto done;
+   }
+   if ((c->flags & CMD_MONGOS_CHECK) && !dry) {
+      if (!mongos_check (ctx, err))
+         goto done;
+   }
+   ok = c->exec ? c->exec (ctx, &r.call, err) : cmd_exec_requests (ctx, &r.call, err);
+   if (!ok && err->kind == SH_ERR_NONE)
+      sh_error_set_at (err, SH_ERR_USAGE, r.call.pos, "%s failed", c->name);
+   if (!ok && !err->has_pos) {
+      err->has_pos = true;
+      err->pos = r.call.pos;
+   }
+done:
+   resolved_release (&r);
+   return ok;
+}

@@ -1,0 +1,227 @@
+/* The REPL: libedit's readline interface, multi-line input until the statement is complete, history with a
+ * credential filter, completion of helper names from the command table, and signal handling that keeps the shell
+ * alive on Ctrl-C. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <editline/readline.h>
+
+#include "commands.h"
+#include "dispatch.h"
+#include "parser.h"
+#include "repl.h"
+#include "script.h"
+
+static volatile sig_atomic_t repl_interrupted;
+
+static void
+repl_on_sigint (int sig)
+{
+   (void) sig;
+   repl_interrupted = 1;
+}
+
+static bool
+contains_ci (const char *hay, const char *needle)
+{
+   size_t n = strlen (needle);
+   for (; *hay; hay++) {
+      if (strncasecmp (hay, needle, n) == 0)
+         return true;
+   }
+   return false;
+}
+
+bool
+repl_line_is_sensitive (const char *line)
+{
+   static const char *const words[] = {"password", "passwd", "pwd", "db.auth(", "createUser", "updateUser",
+                                       "changeUserPassword", "passwordPrompt", "secret", NULL};
+   const char *p = line;
+   for (size_t i = 0; words[i]; i++) {
+      if (contains_ci (line, words[i]))
+         return true;
+   }
+   /* scheme://user:password@host */
+   while ((p = strstr (p, "://")) != NULL) {
+      const char *at, *end;
+      p += 3;
+      end = p + strcspn (p, "/ \t'\"?");
+      at = memchr (p, '@', (size_t) (end - p));
+      if (at && memchr (p, ':', (size_t) (at - p)))
+         return true;
+   }
+   return false;
+}
+
+char *
+repl_history_path (void)
+{
+   const char *env = getenv ("SHARDSH_HISTFILE");
+   const char *home = getenv ("HOME");
+   if (env && *env)
+      return bson_strdup (env);
+   if (!home || !*home)
+      return NULL;
+   return bson_strdup_printf ("%s/.shardsh_history", home);
+}
+
+bool
+repl_history_append (const char *path, const char *line)
+{
+   char *entry;
+   int fd;
+   bool ok;
+   if (!path || repl_line_is_sensitive (line))
+      return true;
+   fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+   if (fd < 0)
+      return false;
+   fchmod (fd, 0600);
+   entry = bson_strdup_printf ("%s\n", line);
+   for (char *c = entry; c[1]; c++) {
+      if (*c == '\n' || *c == '\r')
+         *c = ' ';
+   }
+   ok = write (fd, entry, strlen (entry)) == (ssize_t) strlen (entry);
+   bson_free (entry);
+   close (fd);
+   return ok;
+}
+
+/* Completion: helper names from the command table (db.collection.* offered as db.<name> only when typed). */
+static char *
+complete_name (const char *text, int state)
+{
+   static size_t i;
+   static size_t len;
+   if (!state) {
+      i = 0;
+      len = strlen (text);
+   }
+   while (sh_cmd_table[i]) {
+      const char *name = sh_cmd_table[i++]->name;
+      if (!strncmp (name, "db.collection.", 14))
+         continue;
+      if (!strncmp (name, text, len)) {
+         bool call = strchr (name, '.') != NULL || !strcmp (name, "print") || !strcmp (name, "printjson") ||
+                     !strcmp (name, "sleep");
+         /* readline frees matches with free(): allocate with malloc */
+         char *m = malloc (strlen (name) + 2);
+         if (m)
+            sprintf (m, "%s%s", name, call ? "(" : "");
+         return m;
+      }
+   }
+   return NULL;
+}
+
+static char **
+repl_complete (const char *text, int start, int end)
+{
+   (void) start;
+   (void) end;
+   rl_completion_append_character = '\0';
+   return rl_completion_matches (text, complete_name);
+}
+
+static bool
+repl_is_mongos (sh_ctx_t *ctx)
+{
+   mongoc_server_description_t **sds;
+   size_t n = 0;
+   bool mongos = false;
+   if (!ctx->client)
+      return false;
+   sds = mongoc_client_get_server_descriptions (ctx->client, &n);
+   for (size_t i = 0; i < n; i++) {
+      if (!strcmp (mongoc_server_description_type (sds[i]), "Mongos"))
+         mongos = true;
+   }
+   mongoc_server_descriptions_destroy_all (sds, n);
+   return mongos;
+}
+
+int
+repl_run (sh_ctx_t *ctx)
+{
+   struct sigaction sa;
+   char *hist = repl_history_path ();
+   bson_string_t *pending = bson_string_new (NULL);
+
+   memset (&sa, 0, sizeof sa);
+   sa.sa_handler = repl_on_sigint;
+   sigemptyset (&sa.sa_mask);
+   sigaction (SIGINT, &sa, NULL); /* no SA_RESTART: a read interrupted by Ctrl-C returns */
+   rl_catch_signals = 0;
+   rl_readline_name = "shardsh";
+   rl_attempted_completion_function = repl_complete;
+   rl_basic_word_break_characters = " \t\n\"'`@$><=;|&{(,";
+   if (hist)
+      read_history (hist);
+
+   while (!ctx->exit_requested) {
+      char prompt[192];
+      char *line;
+      if (pending->len)
+         bson_strncpy (prompt, "... ", sizeof prompt);
+      else
+         bson_snprintf (prompt, sizeof prompt, "%s%s> ", repl_is_mongos (ctx) ? "[direct: mongos] " : "", ctx->db);
+      repl_interrupted = 0;
+      errno = 0;
+      line = readline (prompt);
+      if (!line) {
+         if (repl_interrupted || errno == EINTR) {
+            /* Ctrl-C: drop what was typed and start again */
+            fputc ('\n', stdout);
+            bson_string_truncate (pending, 0);
+            continue;
+         }
+         fputc ('\n', stdout); /* Ctrl-D */
+         break;
+      }
+      if (repl_interrupted) {
+         free (line);
+         bson_string_truncate (pending, 0);
+         continue;
+      }
+      if (pending->len)
+         bson_string_append (pending, "\n");
+      bson_string_append (pending, line);
+      free (line);
+      if (sh_parse_needs_more (pending->str, pending->len))
+         continue;
+      {
+         sh_script_t script = {0};
+         sh_error_t err;
+         sh_error_clear (&err);
+         if (pending->len && !repl_line_is_sensitive (pending->str)) {
+            add_history (pending->str);
+            if (hist && !repl_history_append (hist, pending->str) && !ctx->opts->quiet)
+               fprintf (ctx->err_fp, "warning: cannot write history file '%s'\n", hist);
+         }
+         if (!sh_parse_script ("<repl>", pending->str, pending->len, &script, &err)) {
+            script_report (ctx, &err, NULL, pending->str);
+         } else {
+            for (size_t i = 0; i < script.n && !ctx->exit_requested; i++) {
+               sh_error_clear (&err);
+               if (!dispatch_stmt (ctx, &script.stmts[i], &err))
+                  script_report (ctx, &err, NULL, script.source);
+               fflush (ctx->out_fp);
+            }
+         }
+         sh_script_destroy (&script);
+         bson_string_truncate (pending, 0);
+      }
+   }
+   bson_string_free (pending, true);
+   bson_free (hist);
+   return 0;
+}

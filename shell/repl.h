@@ -1,0 +1,30 @@
+/* The interactive shell on libedit: line editing, multi-line statements, persistent history that never stores a
+ * credential, tab completion from the command table, a mongosh-style prompt, Ctrl-C that drops the current line
+ * and Ctrl-D that leaves. */
+#ifndef SHARDSH_REPL_H
+#define SHARDSH_REPL_H
+
+#include <stdbool.h>
+
+#include "ctx.h"
+
+/* Runs the read-eval-print loop until exit, quit or Ctrl-D. Returns the process exit status (0). */
+int
+repl_run (sh_ctx_t *ctx);
+
+/* True when line must never reach the history file: it holds a password (a connection string with user:password@,
+ * a password/pwd field, db.auth, createUser, updateUser, changeUserPassword, passwordPrompt). */
+bool
+repl_line_is_sensitive (const char *line);
+
+/* The history file: $SHARDSH_HISTFILE, else ~/.shardsh_history. Caller frees with bson_free; NULL when there is no
+ * home directory. */
+char *
+repl_history_path (void);
+
+/* Appends one history entry (newlines folded into spaces) to path, creating it with mode 0600 and keeping it 0600.
+ * Sensitive lines are skipped. Returns false when the file cannot be written. */
+bool
+repl_history_append (const char *path, const char *line);
+
+#endif

@@ -1,0 +1,33 @@
+/* Running statements from --eval strings, script files and standard input: every input is parsed and checked
+ * whole before anything is sent, then statements run in order; a failure stops the run (unless
+ * --continue-on-error) and is reported as file:line:col with the source line and a caret. */
+#ifndef SHARDSH_SCRIPT_H
+#define SHARDSH_SCRIPT_H
+
+#include <stddef.h>
+
+#include "ctx.h"
+
+typedef struct {
+   const char *name; /* "<eval>", a file path or "<stdin>" */
+   const char *text; /* NULL: read the file called name ("-" or "<stdin>": standard input) */
+} script_input_t;
+
+/* Exit codes of a run. */
+enum { SCRIPT_OK = 0, SCRIPT_FAILED = 1, SCRIPT_NOT_RUN = 2 };
+
+/* Parses and checks every input, then runs them all in order. Returns SCRIPT_OK, SCRIPT_FAILED (a statement failed:
+ * reported with its position) or SCRIPT_NOT_RUN (a file could not be read or did not parse: nothing was sent). */
+int
+script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n);
+
+/* Reads a whole file (or standard input for "-"); returns a NUL-terminated buffer the caller frees with bson_free, or
+ * NULL with err set (SH_ERR_IO). *len receives its length. */
+char *
+script_read_file (const char *path, size_t *len, sh_error_t *err);
+
+/* Prints err the way every mode reports errors (with the source line and caret when there is one). */
+void
+script_report (sh_ctx_t *ctx, const sh_error_t *err, const char *name, const char *source);
+
+#endif

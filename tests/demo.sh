@@ -1,0 +1,44 @@
+#!/bin/sh
+# `make demo`: start the simulated cluster's demo scenario on a free loopback port, show shardsh working on it,
+# then (on a terminal) open the dashboard or, where that is not built, the interactive shell. shardsim is stopped
+# by its PID when the demo ends.
+cd "$(dirname "$0")/.." || exit 2
+BINDIR=${BINDIR:-bin}
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/shardsh-demo.XXXXXX")
+PORTFILE="$TMPD/port"
+"$BINDIR/shardsim" --scenario demo --port 0 --port-file "$PORTFILE" > "$TMPD/sim.out" 2>&1 &
+SIM_PID=$!
+trap 'kill "$SIM_PID" 2>/dev/null; wait "$SIM_PID" 2>/dev/null; rm -rf "$TMPD"' EXIT INT TERM
+i=0
+while [ ! -s "$PORTFILE" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+if [ ! -s "$PORTFILE" ]; then
+   echo "demo: shardsim did not start: $(cat "$TMPD/sim.out")" >&2
+   exit 1
+fi
+URI="mongodb://127.0.0.1:$(cat "$PORTFILE")"
+echo "== shardsim (simulated cluster for demos and tests) is listening at $URI"
+echo "== a short script through shardsh:"
+cat > "$TMPD/tour.js" <<'JS'
+print("-- shards")
+show shards
+print("-- is the balancer enabled?")
+sh.getBalancerState()
+print("-- chunks per shard, counted on the server")
+db.getSiblingDB("config").chunks.aggregate([{ $group: { _id: "$shard", chunks: { $sum: 1 } } }, { $sort: { _id: 1 } }])
+print("-- put shard01 in zone NYC and give the zone a key range")
+sh.addShardToZone("shard01", "NYC")
+sh.updateZoneKeyRange("app.stores", { zipcode: "10001" }, { zipcode: "10282" }, "NYC")
+show zones
+print("-- the same requests, printed instead of sent (--dry-run):")
+JS
+"$BINDIR/shardsh" --quiet --norc "$URI" -f "$TMPD/tour.js"
+"$BINDIR/shardsh" --quiet --norc --dry-run --eval 'sh.moveChunk("app.events", {ts: 1000}, "shard02")'
+if [ -t 0 ] && [ -t 1 ]; then
+   if "$BINDIR/shardsh" --help | grep -q -- '--dashboard'; then
+      echo "== opening the live dashboard (q quits)"
+      "$BINDIR/shardsh" --dashboard "$URI"
+   else
+      echo "== opening the interactive shell on the simulated cluster (exit or Ctrl-D leaves)"
+      "$BINDIR/shardsh" --norc "$URI"
+   fi
+fi

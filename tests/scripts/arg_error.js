@@ -1,0 +1,1 @@
+sh.addShardToZone("shard01")

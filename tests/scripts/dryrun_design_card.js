@@ -1,0 +1,10 @@
+// The design card's helpers build exactly the documents mongosh 2.12 sends (reference/mongosh-sh-helpers.md §2.1).
+sh.shardCollection("app.users", {uid: 1})
+sh.addShardToZone("shard01", "NYC")
+sh.updateZoneKeyRange("app.users", {uid: MinKey()}, {uid: 1000}, null)
+sh.moveChunk("app.users", {uid: 5}, "shard02")
+sh.stopBalancer()
+sh.stopBalancer(3000000000)
+sh.startBalancer(1500.5)
+db.adminCommand({refineCollectionShardKey: "app.users", key: {uid: 1, region: 1}})
+db.adminCommand({configureQueryAnalyzer: "app.users", mode: "full", sampleRate: 1})

@@ -1,0 +1,2 @@
+sh.getBalancerState()
+sh.stopBalancer()

@@ -1,0 +1,63 @@
+#!/bin/sh
+# Script tests: every tests/scripts/NAME.js runs through bin/shardsh and its stdout, stderr and exit code are
+# compared with NAME.out, NAME.err (when present) and NAME.code (default 0). Optional files:
+#   NAME.args  extra shardsh arguments (one line; {{URI}} is replaced by the simulated cluster's address)
+#   NAME.sim   start shardsim with these arguments first (one line) and log every command it receives;
+#              NAME.log then holds lines that must appear in that log (a command name and fields, in order) or
+#              the single word NONE, meaning the log must hold no command at all
+# In expected files, {{PORT}} stands for the simulated cluster's port.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/lib.sh
+ROOT=$(pwd)
+SHARDSH_ABS="$ROOT/$SHARDSH"
+
+for js in tests/scripts/*.js; do
+   base=${js%.js}
+   name=$(basename "$base")
+   args=""
+   [ -f "$base.args" ] && args=$(cat "$base.args")
+   if [ -f "$base.sim" ]; then
+      if ! sim_start $(cat "$base.sim") --log-commands "$TMPD/$name.cmdlog"; then
+         fail "script/$name" "shardsim did not start"
+         continue
+      fi
+      args=$(echo "$args" | sed "s|{{URI}}|$SIM_URI|g")
+   fi
+   expected_code=0
+   [ -f "$base.code" ] && expected_code=$(cat "$base.code")
+   # run from tests/scripts so file names in messages are short and stable
+   (cd tests/scripts && NO_COLOR=1 "$SHARDSH_ABS" --norc --quiet $args "$name.js" > "$TMPD/$name.stdout" 2> "$TMPD/$name.stderr" < /dev/null)
+   code=$?
+   sim_stop
+   ok=1
+   if [ "$code" != "$expected_code" ]; then
+      fail "script/$name" "exit code $code, expected $expected_code; stderr: $(head -c 600 "$TMPD/$name.stderr")"
+      ok=0
+   fi
+   for stream in out err; do
+      [ -f "$base.$stream" ] || continue
+      sed "s|{{PORT}}|$SIM_PORT|g" "$base.$stream" > "$TMPD/$name.expected.$stream"
+      actual="$TMPD/$name.std$stream"
+      if ! cmp -s "$TMPD/$name.expected.$stream" "$actual"; then
+         fail "script/$name" "std$stream differs: $(diff "$TMPD/$name.expected.$stream" "$actual" | head -20 | tr '\n' '|')"
+         ok=0
+      fi
+   done
+   if [ -f "$base.log" ]; then
+      if [ "$(cat "$base.log")" = "NONE" ]; then
+         if [ -s "$TMPD/$name.cmdlog" ]; then
+            fail "script/$name" "the cluster received commands: $(head -c 400 "$TMPD/$name.cmdlog")"
+            ok=0
+         fi
+      else
+         while IFS= read -r want; do
+            [ -n "$want" ] || continue
+            if ! grep -F -q -- "$want" "$TMPD/$name.cmdlog"; then
+               fail "script/$name" "the cluster did not receive: $want"
+               ok=0
+            fi
+         done < "$base.log"
+      fi
+   fi
+   [ "$ok" = 1 ] && pass "script/$name"
+done

@@ -1,0 +1,2 @@
+sh.getBalancerState()
+sh.moveChunck("app.events", {ts: 1}, "shard02")
