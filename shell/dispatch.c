@@ -425,12 +425,13 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    }
    ok = c->exec ? c->exec (ctx, &r.call, err) : cmd_exec_requests (ctx, &r.call, err);
    if (!ok && err->kind == SH_ERR_NONE)
-      sh_error_set_at (err, SH_ERR_USAGE, r.call.pos, "%s failed", c->name);
-   if (!ok && !err->has_pos) {
+      sh_error_set (err, SH_ERR_USAGE, "%s failed", c->name);
+done:
+   /* every failure says where: server and network errors point at the helper that was running */
+   if (!ok && !err->has_pos && r.call.cmd) {
       err->has_pos = true;
       err->pos = r.call.pos;
    }
-done:
    resolved_release (&r);
    return ok;
 }

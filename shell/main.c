@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "conn.h"
+#include "dashboard.h"
 #include "repl.h"
 #include "script.h"
 
@@ -69,7 +70,9 @@ run (sh_options_t *opts)
       opts->password = ask_password ();
    conn_init (&ctx, uri, db);
 
-   if (opts->n_evals || opts->n_files || piped) {
+   if (opts->dashboard) {
+      rc = dashboard_run (&ctx);
+   } else if (opts->n_evals || opts->n_files || piped) {
       inputs = bson_malloc0 ((opts->n_evals + opts->n_files + 1) * sizeof *inputs);
       for (size_t i = 0; i < opts->n_evals; i++) {
          inputs[n].name = "<eval>";

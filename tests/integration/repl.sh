@@ -1,0 +1,60 @@
+#!/bin/sh
+# The interactive shell, driven through tmux as a person would: multi-line input, Ctrl-C dropping a line, Tab
+# completion, Ctrl-D, and a history file (mode 0600) that never receives a password typed or passed.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/lib.sh
+if ! command -v tmux >/dev/null 2>&1; then
+   skip "repl" "tmux is not installed"
+   exit 0
+fi
+SOCK="$TMPD/tmux.sock"
+T="tmux -S $SOCK"
+HIST="$TMPD/history"
+SH_ABS="$(pwd)/$SHARDSH"
+
+start() {
+   $T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST NO_COLOR=1 $SH_ABS --norc --dry-run $*; echo EXITED=\$?; sleep 30"
+   wait_for 'test>'
+}
+screen() { $T capture-pane -t repl -p; }
+wait_for() {
+   i=0
+   while [ $i -lt 50 ]; do
+      screen | grep -q -- "$1" && return 0
+      sleep 0.1
+      i=$((i + 1))
+   done
+   return 1
+}
+stop() { $T kill-server 2>/dev/null; }
+
+start
+$T send-keys -t repl 'sh.addShardToZone("shard01",' Enter
+$T send-keys -t repl '"NYC")' Enter
+wait_for 'addShardToZone" : "shard01", "zone" : "NYC"' && pass "repl/multi-line statement runs once complete" ||
+   fail "repl/multi-line statement runs once complete" "$(screen | tail -5)"
+$T send-keys -t repl 'sh.moveChunk("a.b", {x: 1}, "s2")' C-c
+$T send-keys -t repl 'sh.getBal' Tab
+$T send-keys -t repl ')' Enter
+wait_for '"find" : "settings"' && pass "repl/tab completes helper names" || fail "repl/tab completes helper names" "$(screen | tail -5)"
+check_not_contains "repl/ctrl-c drops the line" '"moveChunk"' "$(screen)"
+$T send-keys -t repl 'db.adminCommand({createUser: "ops", pwd: "hunter2", roles: []})' Enter
+$T send-keys -t repl 'print("mongodb://ops:hunter2@db1.example.net/admin")' Enter
+$T send-keys -t repl 'sh.getBalancerState()' Enter
+$T send-keys -t repl C-d
+wait_for 'EXITED=0' && pass "repl/ctrl-d leaves with status 0" || fail "repl/ctrl-d leaves with status 0" "$(screen | tail -3)"
+stop
+check_contains "repl/history keeps ordinary lines" 'sh.addShardToZone("shard01", "NYC")' "$(cat "$HIST" 2>/dev/null)"
+check_not_contains "repl/history never stores a typed password" 'hunter2' "$(cat "$HIST" 2>/dev/null)"
+mode=$(stat -c %a "$HIST" 2>/dev/null)
+check_eq "repl/history file mode is 0600" "600" "$mode"
+
+# a password passed on the command line never reaches the history either
+start -u ops -p hunter3
+$T send-keys -t repl 'sh.isBalancerRunning()' Enter
+wait_for 'balancerStatus'
+$T send-keys -t repl 'exit' Enter
+wait_for 'EXITED=0' && pass "repl/exit leaves" || fail "repl/exit leaves" "$(screen | tail -3)"
+stop
+check_not_contains "repl/history never stores a passed password" 'hunter3' "$(cat "$HIST" 2>/dev/null)"
+check_contains "repl/history has the session's statement" 'sh.isBalancerRunning()' "$(cat "$HIST" 2>/dev/null)"
