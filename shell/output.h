@@ -18,21 +18,31 @@ typedef struct {
    output_mode_t mode;
    bool color;        /* ANSI colours (only ever on a terminal, never under NO_COLOR) */
    int break_length;  /* 80 like util.inspect; <= 0 means never break */
-   int depth;         /* nesting shown before [Object]; 6 like mongosh; < 0 means unlimited */
+   int depth;         /* nesting shown before [Object]; 6 like mongosh; < 0 means unlimited, and then arrays
+                       * and strings are not cut either (mongosh --eval's deep inspection); otherwise arrays
+                       * stop after 100 entries and strings after 10000 characters as in util.inspect */
+   const char *one_line_key; /* documents inside an array stored under this key print on one line, like the
+                              * chunk rows of sh.status (mongosh inspects them with breakLength Infinity);
+                              * "chunks" for sh.status, NULL for none */
 } output_opts_t;
 
-/* Default options for mode and colour: break_length 80, depth 6. */
+/* What the formatters return for a document that is not valid BSON. */
+#define OUTPUT_INVALID_BSON "<invalid BSON>"
+
+/* Default options for mode and colour: break_length 80, depth 6, one_line_key NULL. */
 output_opts_t
 output_opts_default (output_mode_t mode, bool color);
 
 /* Formats a document as mongosh would print it. Returns a NUL-terminated string without a trailing newline; the
- * caller frees it with bson_free. In OUTPUT_JSON mode the result is relaxed Extended JSON on one line. */
+ * caller frees it with bson_free. In OUTPUT_JSON mode the result is relaxed Extended JSON on one line. Never
+ * returns NULL: a NULL doc gives "null" and a corrupt one OUTPUT_INVALID_BSON. */
 char *
 output_format_doc (const bson_t *doc, const output_opts_t *opts);
 
 /* Formats a single value (string, number, document, array, ...) the same way; caller frees with bson_free.
- * A string at top level prints as mongosh prints a returned string: unquoted in pretty mode, JSON-quoted in
- * JSON mode. */
+ * A string at top level prints as mongosh prints a returned string: unquoted in pretty mode (quoted and escaped
+ * when it holds control characters other than tab and newline, as mongosh does), JSON-quoted in JSON mode.
+ * undefined (and a NULL value) gives "" in pretty mode, as mongosh prints nothing for it. */
 char *
 output_format_value (const bson_value_t *value, const output_opts_t *opts);
 
