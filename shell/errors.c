@@ -1,0 +1,194 @@
+/* Errors as values: filling an sh_error_t, and rendering one for people as "file:line:col: error: message" with the
+ * source line and a caret under the offending token. */
+#include "errors.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#define ERR_BOLD "\033[1m"
+#define ERR_RED "\033[1;31m"
+#define ERR_GREEN "\033[1;32m"
+#define ERR_CYAN "\033[1;36m"
+#define ERR_RESET "\033[0m"
+
+void
+sh_error_clear (sh_error_t *err)
+{
+   if (err) {
+      memset (err, 0, sizeof *err);
+   }
+}
+
+static void
+error_vset (sh_error_t *err, sh_err_kind_t kind, const char *fmt, va_list ap)
+{
+   memset (err, 0, sizeof *err);
+   err->kind = kind;
+   vsnprintf (err->message, sizeof err->message, fmt, ap);
+}
+
+void
+sh_error_set (sh_error_t *err, sh_err_kind_t kind, const char *fmt, ...)
+{
+   va_list ap;
+
+   if (!err) {
+      return;
+   }
+   va_start (ap, fmt);
+   error_vset (err, kind, fmt, ap);
+   va_end (ap);
+}
+
+void
+sh_error_set_at (sh_error_t *err, sh_err_kind_t kind, sh_pos_t pos, const char *fmt, ...)
+{
+   va_list ap;
+
+   if (!err) {
+      return;
+   }
+   va_start (ap, fmt);
+   error_vset (err, kind, fmt, ap);
+   va_end (ap);
+   err->has_pos = true;
+   err->pos = pos;
+}
+
+void
+sh_error_hint (sh_error_t *err, const char *fmt, ...)
+{
+   va_list ap;
+
+   if (!err) {
+      return;
+   }
+   va_start (ap, fmt);
+   vsnprintf (err->hint, sizeof err->hint, fmt, ap);
+   va_end (ap);
+}
+
+/* Finds line number `line` (1-based) of source; returns its start and sets *len to its length without the line
+ * break. NULL when the source has fewer lines. */
+static const char *
+error_find_line (const char *source, int line, size_t *len)
+{
+   const char *p = source;
+   int n;
+
+   for (n = 1; n < line; n++) {
+      p = strchr (p, '\n');
+      if (!p) {
+         return NULL;
+      }
+      p++;
+   }
+   *len = strcspn (p, "\n");
+   if (*len > 0 && p[*len - 1] == '\r') {
+      (*len)--;
+   }
+   return p;
+}
+
+/* Writes the source line, replacing control characters and bytes that are not UTF-8 by '?' so the terminal shows
+ * exactly one column for each character the lexer counted. */
+static void
+error_put_line (FILE *out, const char *line, size_t len)
+{
+   size_t i = 0;
+
+   while (i < len) {
+      unsigned char c = (unsigned char) line[i];
+      size_t n = 1, k;
+
+      if (c == '\t' || (c >= 0x20 && c < 0x7f)) {
+         fputc (c, out);
+      } else if (c >= 0xc2 && c <= 0xf4) {
+         n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+         for (k = 1; k < n; k++) {
+            if (i + k >= len || ((unsigned char) line[i + k] & 0xc0) != 0x80) {
+               break;
+            }
+         }
+         if (k == n) {
+            fwrite (line + i, 1, n, out);
+         } else {
+            n = 1;
+            fputc ('?', out);
+         }
+      } else {
+         fputc ('?', out);
+      }
+      i += n;
+   }
+}
+
+/* Writes the indentation that puts a caret under character number col (1-based) of the line: a tab for each tab
+ * before it, a space for every other character. */
+static void
+error_put_indent (FILE *out, const char *line, size_t len, int col)
+{
+   size_t i = 0;
+   int chars = 0;
+
+   while (chars < col - 1) {
+      if (i < len && line[i] == '\t') {
+         fputc ('\t', out);
+      } else {
+         fputc (' ', out);
+      }
+      if (i < len) {
+         /* Skip the continuation bytes of a multi-byte character. */
+         i++;
+         while (i < len && ((unsigned char) line[i] & 0xc0) == 0x80) {
+            i++;
+         }
+      }
+      chars++;
+   }
+}
+
+void
+sh_error_render (FILE *out, const sh_error_t *err, const char *file, const char *source, bool color)
+{
+   const char *line = NULL;
+   size_t line_len = 0;
+
+   if (!out || !err) {
+      return;
+   }
+   if (err->has_pos) {
+      fputs (color ? ERR_BOLD : "", out);
+      if (file) {
+         fprintf (out, "%s:", file);
+      }
+      fprintf (out, "%d:%d:", err->pos.line, err->pos.col);
+      fputs (color ? ERR_RESET " " : " ", out);
+   }
+   if (err->kind == SH_ERR_SERVER) {
+      fprintf (out, "%sMongoServerError", color ? ERR_RED : "");
+      if (err->code_name[0]) {
+         fprintf (out, "[%s]", err->code_name);
+      }
+      fprintf (out, ":%s %s", color ? ERR_RESET : "", err->message);
+      if (err->code) {
+         fprintf (out, " (code %d)", err->code);
+      }
+      fputc ('\n', out);
+   } else {
+      fprintf (out, "%serror:%s %s\n", color ? ERR_RED : "", color ? ERR_RESET : "", err->message);
+   }
+   if (err->has_pos && source && err->pos.line > 0) {
+      line = error_find_line (source, err->pos.line, &line_len);
+   }
+   if (line) {
+      fputs ("  ", out);
+      error_put_line (out, line, line_len);
+      fputs ("\n  ", out);
+      error_put_indent (out, line, line_len, err->pos.col);
+      fprintf (out, "%s^%s\n", color ? ERR_GREEN : "", color ? ERR_RESET : "");
+   }
+   if (err->hint[0]) {
+      fprintf (out, "%shint:%s %s\n", color ? ERR_CYAN : "", color ? ERR_RESET : "", err->hint);
+   }
+}
