@@ -1020,13 +1020,15 @@ simq_sort (simq_docs_t *docs, const bson_t *sort, bson_error_t *error)
       }
    }
    simq_sort_current = &spec;
-   qsort (items, docs->n, sizeof *items, simq_sort_cmp);
+   if (docs->n > 1) /* the specification is still validated above for an empty list */
+      qsort (items, docs->n, sizeof *items, simq_sort_cmp);
    simq_sort_current = NULL;
    sorted = bson_malloc0 ((docs->n + 1) * sizeof (bson_t *));
    for (size_t i = 0; i < docs->n; i++) {
       sorted[i] = docs->v[items[i].index];
    }
-   memcpy (docs->v, sorted, docs->n * sizeof (bson_t *));
+   if (docs->n) /* an empty list has no array: memcpy must not see NULL */
+      memcpy (docs->v, sorted, docs->n * sizeof (bson_t *));
    ok = true;
 cleanup:
    if (items) {

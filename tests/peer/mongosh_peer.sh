@@ -1,0 +1,110 @@
+#!/bin/sh
+# Peer check: the real mongosh 2.12.0 (a client nobody here wrote) against shardsim's demo cluster, for 4.4 and 8.0.
+# Asserts what mongosh prints for sh.status(), sh.status(true) and getShardDistribution(), and that the sh.* helpers
+# succeed (no MongoServerError). Installs mongosh into the repo-local .cache/ when missing (MONGOSH overrides the path).
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+. tests/lib.sh
+
+MONGOSH=${MONGOSH:-$ROOT/.cache/mongosh/node_modules/.bin/mongosh}
+if [ ! -x "$MONGOSH" ]; then
+   if ! command -v npm > /dev/null 2>&1; then
+      echo "SKIP mongosh-peer: npm could not install mongosh: npm not found"
+      exit 0
+   fi
+   mkdir -p "$ROOT/.cache/mongosh"
+   # Run npm from an empty directory: a child folder named "mongosh" would be taken for the package.
+   if ! log=$(cd "$TMPD" && npm install --no-audit --no-fund --prefix "$ROOT/.cache/mongosh" mongosh@2.12.0 2>&1) ||
+      [ ! -x "$MONGOSH" ]; then
+      echo "SKIP mongosh-peer: npm could not install mongosh: $(echo "$log" | tail -n 1)"
+      exit 0
+   fi
+fi
+
+HELPERS='
+function t(name, f) {
+  try {
+    const r = f();
+    print("OK " + name + " " + EJSON.stringify(r === undefined ? null : r, { relaxed: true }));
+  } catch (e) {
+    print("ERR " + name + ": " + e.name + ": " + e.message);
+  }
+}
+t("getBalancerState", () => sh.getBalancerState());
+t("isBalancerRunning", () => sh.isBalancerRunning().mode);
+t("addShardToZone", () => sh.addShardToZone("shard03", "CHI").ok);
+t("updateZoneKeyRange", () => sh.updateZoneKeyRange("app.stores", { zipcode: "60601" }, { zipcode: "60700" }, "CHI").ok);
+t("removeRangeFromZone", () => sh.removeRangeFromZone("app.stores", { zipcode: "60601" }, { zipcode: "60700" }).ok);
+t("splitAt", () => sh.splitAt("app.orders", { customer: "c030", ts: MinKey() }).ok);
+t("moveChunk", () => sh.moveChunk("app.orders", { customer: "c031", ts: new Date(0) }, "shard03").ok);
+t("shardCollection", () => sh.shardCollection("app.peer", { k: 1 }).collectionsharded);
+t("enableBalancing", () => sh.enableBalancing("app.events").acknowledged);
+t("disableBalancing", () => sh.disableBalancing("app.events").modifiedCount);
+t("stopBalancer", () => sh.stopBalancer().ok);
+t("getBalancerStateAfterStop", () => sh.getBalancerState());
+t("startBalancer", () => sh.startBalancer().ok);
+t("orderChunksOnShard03", () => db.getSiblingDB("config").chunks.countDocuments({ shard: "shard03", min: { customer: "c030", ts: MinKey() } }));
+'
+
+for v in 4.4 8.0; do
+   case $v in 4.4) full=4.4.29 ;; 8.0) full=8.0.4 ;; esac
+   if ! sim_start --scenario demo --version "$v"; then
+      fail "mongosh-peer.$v.start" "shardsim did not start"
+      continue
+   fi
+   st=$("$MONGOSH" "$SIM_URI/test" --quiet --eval 'sh.status()' 2>&1)
+   for needle in "shardingVersion" "_id: 'shard01'" "_id: 'shard02'" "_id: 'shard03'" "tags: [ 'NYC' ]" \
+      "tags: [ 'SFO' ]" "active mongoses" "'$full': 1" "_id: 'app'" "_id: 'logs'" "'app.events'" "'app.users'" \
+      "'app.orders'" "'app.stores'" "'logs.requests'" "'config.system.sessions'" "shardKey: { uid: 'hashed' }" \
+      "shardKey: { customer: 1, ts: 1 }" "{ shard: 'shard01', nChunks: 2 }" "{ shard: 'shard03', nChunks: 2 }" \
+      "tag: 'NYC'" "tag: 'SFO'" "'Migration Results for the last 24 hours'" "'Success'"; do
+      check_contains "mongosh-peer.$v.status [$needle]" "$needle" "$st"
+   done
+   check_not_contains "mongosh-peer.$v.status no error" "MongoServerError" "$st"
+   check_not_contains "mongosh-peer.$v.status is a mongos" "SHAPI-10003" "$st"
+   case $v in
+   4.4)
+      check_contains "mongosh-peer.4.4.status failed rounds (errorOccured)" \
+         "'Failed balancer rounds in last 5 attempts': 1" "$st"
+      check_contains "mongosh-peer.4.4.status no \$shardedDataDistribution" "shardedDataDistribution
+undefined" "$st"
+      ;;
+   8.0)
+      check_contains "mongosh-peer.8.0.status shardedDataDistribution" "numOwnedDocuments" "$st"
+      ;;
+   esac
+
+   stv=$("$MONGOSH" "$SIM_URI/test" --quiet --eval 'sh.status(true)' 2>&1)
+   check_contains "mongosh-peer.$v.status(true) mongos documents" "mongoVersion: '$full'" "$stv"
+   check_contains "mongosh-peer.$v.status(true) chunks" "'on shard': 'shard02'" "$stv"
+   check_not_contains "mongosh-peer.$v.status(true) no error" "MongoServerError" "$stv"
+
+   dist=$("$MONGOSH" "$SIM_URI/test" --quiet --eval 'db.getSiblingDB("app").users.getShardDistribution()' 2>&1)
+   check_contains "mongosh-peer.$v.getShardDistribution shard01" "Shard shard01 at shard01/127.0.0.1:27018" "$dist"
+   check_contains "mongosh-peer.$v.getShardDistribution shard03" "Shard shard03 at shard03/" "$dist"
+   check_contains "mongosh-peer.$v.getShardDistribution chunks" "chunks: 2" "$dist"
+   check_contains "mongosh-peer.$v.getShardDistribution totals" "docs: 200" "$dist"
+   check_not_contains "mongosh-peer.$v.getShardDistribution no error" "Error" "$dist"
+
+   out=$("$MONGOSH" "$SIM_URI/test" --quiet --eval "$HELPERS" 2>&1)
+   for h in getBalancerState isBalancerRunning addShardToZone updateZoneKeyRange removeRangeFromZone splitAt moveChunk \
+      shardCollection enableBalancing disableBalancing stopBalancer startBalancer; do
+      line=$(echo "$out" | grep "^[A-Z]* $h[ :]")
+      case "$line" in
+      "OK $h"*) pass "mongosh-peer.$v.sh.$h" ;;
+      *) fail "mongosh-peer.$v.sh.$h" "${line:-no output: $out}" ;;
+      esac
+   done
+   check_contains "mongosh-peer.$v.getBalancerState true" "OK getBalancerState true" "$out"
+   check_contains "mongosh-peer.$v.isBalancerRunning mode" "OK isBalancerRunning \"full\"" "$out"
+   check_contains "mongosh-peer.$v.stopBalancer takes effect" "OK getBalancerStateAfterStop false" "$out"
+   check_contains "mongosh-peer.$v.shardCollection reply" "OK shardCollection \"app.peer\"" "$out"
+   check_contains "mongosh-peer.$v.disableBalancing modified" "OK disableBalancing 1" "$out"
+   check_contains "mongosh-peer.$v.moveChunk moved the split chunk" "OK orderChunksOnShard03 1" "$out"
+
+   after=$("$MONGOSH" "$SIM_URI/test" --quiet --eval 'sh.status()' 2>&1)
+   check_contains "mongosh-peer.$v.status after shows app.peer" "'app.peer'" "$after"
+   check_contains "mongosh-peer.$v.status after shows disabled balancing" "balancing: false" "$after"
+   check_contains "mongosh-peer.$v.status after shows CHI zone" "'CHI'" "$after"
+   sim_stop
+done
