@@ -18,8 +18,11 @@ run_one() {
    label=$1; shift
    case "$label" in *"$ONLY"*) ;; *) return ;; esac
    out="$OUT/$(echo "$label" | tr '/ ' '__').log"
+   t0=$(date +%s)
    "$@" > "$out" 2>&1
    rc=$?
+   t1=$(date +%s)
+   [ $((t1 - t0)) -ge 20 ] && echo "  [$label] took $((t1 - t0))s"
    grep -E '^(PASS|FAIL|SKIP) ' "$out" >> "$LOG"
    if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
       echo "FAIL $label: exited with status $rc (see $out)" >> "$LOG"
