@@ -58,3 +58,21 @@ wait_for 'EXITED=0' && pass "repl/exit leaves" || fail "repl/exit leaves" "$(scr
 stop
 check_not_contains "repl/history never stores a passed password" 'hunter3' "$(cat "$HIST" 2>/dev/null)"
 check_contains "repl/history has the session's statement" 'sh.isBalancerRunning()' "$(cat "$HIST" 2>/dev/null)"
+
+# -u without a password asks for it on the terminal, without echo, and it is never shown or stored
+$T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST NO_COLOR=1 $SH_ABS --norc -u ops mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200; echo EXITED=\$?; sleep 30"
+if wait_for 'Enter password:'; then
+   pass "repl/asks for the password when -u is given alone"
+   $T send-keys -t repl 'hunter4' Enter
+   wait_for 'test>'
+   check_not_contains "repl/the password prompt does not echo" 'hunter4' "$(screen)"
+   $T send-keys -t repl 'sh.getBalancerState()' Enter
+   wait_for 'error' || true
+   check_not_contains "repl/errors never show the password" 'hunter4' "$(screen)"
+   $T send-keys -t repl 'exit' Enter
+   wait_for 'EXITED=0' || true
+else
+   fail "repl/asks for the password when -u is given alone" "$(screen | tail -3)"
+fi
+stop
+check_not_contains "repl/history never stores a prompted password" 'hunter4' "$(cat "$HIST" 2>/dev/null)"
