@@ -1,10 +1,10 @@
 /* Raw commands: db.adminCommand(doc) on admin and db.runCommand(doc) on the current database, sent as typed
- * (mongosh's only adjustment kept: a field named sampleRate always goes out as a double). */
+ * except for mongosh's adjustRunCommand (sampleRate of configureQueryAnalyzer / profile goes out as a double). */
 #include <string.h>
 
 #include "commands.h"
 
-/* Copies the command document (or { <name>: 1 } for a string) into cmd, with mongosh's sampleRate adjustment. */
+/* Copies the command document (or { <name>: 1 } for a string) into cmd, with mongosh's adjustRunCommand. */
 static bool
 build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char *method, sh_error_t *err)
 {
@@ -23,13 +23,16 @@ build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char
                        "%s needs a command document such as { ping: 1 }", method);
       return false;
    }
-   cmd = sh_requests_add (out, db, CONN_ADMIN);
-   bson_iter_recurse (&it, &f);
-   while (bson_iter_next (&f)) {
-      if (!strcmp (bson_iter_key (&f), "sampleRate") && BSON_ITER_HOLDS_NUMBER (&f))
-         BSON_APPEND_DOUBLE (cmd, "sampleRate", bson_iter_as_double (&f));
-      else
-         bson_append_value (cmd, bson_iter_key (&f), -1, bson_iter_value (&f));
+   {
+      bson_t typed;
+      const uint8_t *data;
+      uint32_t len;
+      bson_iter_document (&it, &len, &data);
+      if (!bson_init_static (&typed, data, len)) {
+         sh_error_set_at (err, SH_ERR_ARGS, call->pos, "invalid command document");
+         return false;
+      }
+      args_adjust_run_command (sh_requests_add (out, db, CONN_ADMIN), &typed);
    }
    return true;
 }

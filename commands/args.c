@@ -125,3 +125,99 @@ sh_requests_destroy (sh_requests_t *out)
       bson_destroy (&out->v[i].cmd);
    out->n = 0;
 }
+
+bool
+args_build_string_command (const sh_call_t *call, sh_requests_t *out, const char *method, const char *name,
+                           const char *db, conn_path_t path, sh_error_t *err)
+{
+   if (!args_check (call, 0, ARG_STRING, true, "Shard", method, err))
+      return false;
+   args_append (call, 0, sh_requests_add (out, db, path), name);
+   return true;
+}
+
+bool
+args_build_string_pair_command (const sh_call_t *call, sh_requests_t *out, const char *method, const char *name,
+                                const char *field, sh_error_t *err)
+{
+   bson_t *cmd;
+   if (!args_check (call, 0, ARG_STRING, true, "Shard", method, err) ||
+       !args_check (call, 1, ARG_STRING, true, "Shard", method, err))
+      return false;
+   cmd = sh_requests_add (out, "admin", CONN_ADMIN);
+   args_append (call, 0, cmd, name);
+   args_append (call, 1, cmd, field);
+   return true;
+}
+
+void
+args_spread (bson_t *dst, const bson_t *base, const bson_t *opts)
+{
+   bson_iter_t it, o;
+   bson_iter_init (&it, base);
+   while (bson_iter_next (&it)) {
+      const char *k = bson_iter_key (&it);
+      if (opts && bson_iter_init_find (&o, opts, k))
+         bson_append_value (dst, k, -1, bson_iter_value (&o));
+      else
+         bson_append_value (dst, k, -1, bson_iter_value (&it));
+   }
+   if (opts && bson_iter_init (&o, opts)) {
+      while (bson_iter_next (&o)) {
+         if (!bson_has_field (base, bson_iter_key (&o)))
+            bson_append_value (dst, bson_iter_key (&o), -1, bson_iter_value (&o));
+      }
+   }
+}
+
+bool
+args_doc (const sh_call_t *call, int i, bson_t *doc)
+{
+   bson_iter_t it;
+   const uint8_t *data;
+   uint32_t len;
+   if (!args_get (call, i, &it) || !BSON_ITER_HOLDS_DOCUMENT (&it))
+      return false;
+   bson_iter_document (&it, &len, &data);
+   return bson_init_static (doc, data, len);
+}
+
+/* mongosh's isBSONDoubleConvertible: an integral JS number or an Int32 (an int32 here; doubles already are). */
+static bool
+double_convertible (const bson_iter_t *it)
+{
+   return BSON_ITER_HOLDS_INT32 (it);
+}
+
+void
+args_adjust_run_command (bson_t *dst, const bson_t *cmd)
+{
+   bson_iter_t it;
+   bool resize = bson_has_field (cmd, "replSetResizeOplog");
+   bool sample = bson_has_field (cmd, "profile") || bson_has_field (cmd, "configureQueryAnalyzer");
+   bool mirror = bson_has_field (cmd, "setParameter") && bson_has_field (cmd, "mirrorReads");
+
+   bson_iter_init (&it, cmd);
+   while (bson_iter_next (&it)) {
+      const char *k = bson_iter_key (&it);
+      if (((resize && (!strcmp (k, "size") || !strcmp (k, "minRetentionHours"))) ||
+           (sample && !strcmp (k, "sampleRate"))) &&
+          double_convertible (&it)) {
+         BSON_APPEND_DOUBLE (dst, k, (double) bson_iter_int32 (&it));
+      } else if (mirror && !strcmp (k, "mirrorReads") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
+         bson_iter_t m;
+         bson_t sub;
+         bson_iter_recurse (&it, &m);
+         BSON_APPEND_DOCUMENT_BEGIN (dst, k, &sub);
+         while (bson_iter_next (&m)) {
+            if (!strcmp (bson_iter_key (&m), "samplingRate") && double_convertible (&m))
+               BSON_APPEND_DOUBLE (&sub, "samplingRate", (double) bson_iter_int32 (&m));
+            else
+               bson_append_value (&sub, bson_iter_key (&m), -1, bson_iter_value (&m));
+         }
+         bson_append_document_end (dst, &sub);
+      } else {
+         bson_append_value (dst, k, -1, bson_iter_value (&it));
+      }
+   }
+}

@@ -1,5 +1,11 @@
-/* Balancer helpers: sh.startBalancer, sh.stopBalancer, sh.setBalancerState, sh.getBalancerState and
- * sh.isBalancerRunning. start/stop send balancerStart/balancerStop with maxTimeMS and nothing else, as mongosh does. */
+/* Balancer helpers: sh.startBalancer, sh.stopBalancer, sh.setBalancerState, sh.getBalancerState,
+ * sh.isBalancerRunning, sh.balancerCollectionStatus, sh.enableMigrations / disableMigrations, and the ones shardsh
+ * brings back: sh.waitForBalancer, sh.waitForBalancerOff (poll balancerStatus), sh.getBalancerWindow,
+ * sh.setBalancerWindow (config.settings activeWindow) and sh.configureCollectionBalancing. start/stop send
+ * balancerStart/balancerStop with maxTimeMS and nothing else, as mongosh does. */
+#include <string.h>
+#include <time.h>
+
 #include "commands.h"
 
 static bool
@@ -168,4 +174,356 @@ const sh_cmd_t cmd_sh_is_balancer_running = {
    .since = "3.4",
    .flags = CMD_READONLY | CMD_MONGOS_CHECK,
    .build = build_is_balancer_running,
+};
+
+
+static bool
+build_balancer_collection_status (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return args_build_string_command (call, out, "balancerCollectionStatus", "balancerCollectionStatus", "admin",
+                                     CONN_READ, err);
+}
+
+static bool
+build_set_allow_migrations (const sh_call_t *call, sh_requests_t *out, const char *method, bool allow,
+                            sh_error_t *err)
+{
+   bson_t *cmd;
+   if (!args_check (call, 0, ARG_STRING, true, "Shard", method, err))
+      return false;
+   cmd = sh_requests_add (out, "admin", CONN_ADMIN);
+   args_append (call, 0, cmd, "setAllowMigrations");
+   BSON_APPEND_BOOL (cmd, "allowMigrations", allow);
+   return true;
+}
+
+static bool
+build_enable_migrations (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return build_set_allow_migrations (call, out, "enableMigrations", true, err);
+}
+
+static bool
+build_disable_migrations (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return build_set_allow_migrations (call, out, "disableMigrations", false, err);
+}
+
+/* ---- waiting on the balancer (shardsh's own; the legacy shell polled the same way) ---- */
+
+#define WAIT_DEFAULT_TIMEOUT_MS 60000
+#define WAIT_POLL_MS 500
+
+static bool
+build_balancer_status (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   (void) call;
+   (void) err;
+   BSON_APPEND_INT32 (sh_requests_add (out, "admin", CONN_READ), "balancerStatus", 1);
+   return true;
+}
+
+static bool
+build_wait_for_balancer (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   if (!args_check (call, 0, ARG_BOOL, false, "Shard", "waitForBalancer", err) ||
+       !args_check (call, 1, ARG_NUMBER, false, "Shard", "waitForBalancer", err))
+      return false;
+   return build_balancer_status (call, out, err);
+}
+
+static bool
+build_wait_for_balancer_off (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   if (!args_check (call, 0, ARG_NUMBER, false, "Shard", "waitForBalancerOff", err))
+      return false;
+   return build_balancer_status (call, out, err);
+}
+
+static int64_t
+now_ms (void)
+{
+   struct timespec ts;
+   clock_gettime (CLOCK_MONOTONIC, &ts);
+   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One balancerStatus: in round, round counter and mode. */
+static bool
+poll_status (sh_ctx_t *ctx, bson_t *reply, bool *in_round, int64_t *rounds, bool *off, sh_error_t *err)
+{
+   bson_t cmd = BSON_INITIALIZER;
+   bson_iter_t it;
+   bool ok;
+   BSON_APPEND_INT32 (&cmd, "balancerStatus", 1);
+   ok = conn_run (ctx, "admin", &cmd, CONN_READ, reply, err);
+   *in_round = bson_iter_init_find (&it, reply, "inBalancerRound") && bson_iter_as_bool (&it);
+   *rounds = bson_iter_init_find (&it, reply, "numBalancerRounds") && BSON_ITER_HOLDS_NUMBER (&it)
+                ? bson_iter_as_int64 (&it)
+                : 0;
+   *off = bson_iter_init_find (&it, reply, "mode") && BSON_ITER_HOLDS_UTF8 (&it) &&
+          !strcmp (bson_iter_utf8 (&it, NULL), "off");
+   bson_destroy (&cmd);
+   return ok;
+}
+
+/* Polls { balancerStatus: 1 } every WAIT_POLL_MS until the condition holds or timeout_ms passes:
+ * until_off: mode "off" and no round in progress; wait_round: a round that started after the call has finished;
+ * otherwise: no round in progress. Prints the last status. */
+static bool
+wait_balancer (sh_ctx_t *ctx, const sh_call_t *call, bool until_off, bool wait_round, int timeout_arg,
+               sh_error_t *err)
+{
+   bson_t reply = BSON_INITIALIZER;
+   bson_iter_t it;
+   int64_t timeout = WAIT_DEFAULT_TIMEOUT_MS, start = now_ms (), first_rounds = -1, rounds;
+   bool in_round, off, ok = false;
+
+   if (args_get (call, timeout_arg, &it))
+      timeout = (int64_t) bson_iter_as_double (&it);
+   for (;;) {
+      bool done;
+      bson_destroy (&reply);
+      if (!poll_status (ctx, &reply, &in_round, &rounds, &off, err))
+         goto done;
+      if (cmd_dry_run (ctx)) {
+         ok = true;
+         goto done;
+      }
+      if (first_rounds < 0)
+         first_rounds = rounds;
+      if (until_off)
+         done = off && !in_round;
+      else if (wait_round)
+         done = !in_round && rounds > first_rounds;
+      else
+         done = !in_round;
+      if (done)
+         break;
+      if (now_ms () - start >= timeout) {
+         sh_error_set_at (err, SH_ERR_USAGE, call->pos, "%s timed out after %lld ms: %s", call->cmd->name,
+                          (long long) timeout,
+                          until_off ? (off ? "a balancer round is still in progress" : "the balancer is still enabled")
+                                    : wait_round ? "no balancer round finished" : "a balancer round is still in progress");
+         goto done;
+      }
+      {
+         struct timespec ts = {0, WAIT_POLL_MS * 1000000L};
+         nanosleep (&ts, NULL);
+      }
+   }
+   cmd_print_doc (ctx, &reply);
+   ok = true;
+done:
+   bson_destroy (&reply);
+   return ok;
+}
+
+static bool
+exec_wait_for_balancer (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   bson_iter_t it;
+   bool wait_round = args_get (call, 0, &it) && bson_iter_as_bool (&it);
+   return wait_balancer (ctx, call, false, wait_round, 1, err);
+}
+
+static bool
+exec_wait_for_balancer_off (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   return wait_balancer (ctx, call, true, false, 0, err);
+}
+
+/* ---- the balancing window (config.settings { _id: "balancer" }.activeWindow) ---- */
+
+static bool
+build_get_balancer_window (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return build_get_balancer_state (call, out, err);
+}
+
+/* activeWindow of the balancer document, or null */
+static bool
+exec_get_balancer_window (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   bson_t doc;
+   bson_iter_t it;
+   bool found, ok = false;
+   (void) call;
+   if (!cmd_config_find_id (ctx, "settings", "balancer", &doc, &found, err))
+      goto done;
+   if (!cmd_dry_run (ctx)) {
+      if (found && bson_iter_init_find (&it, &doc, "activeWindow")) {
+         cmd_print_value (ctx, bson_iter_value (&it));
+      } else {
+         bson_value_t null_value = {.value_type = BSON_TYPE_NULL};
+         cmd_print_value (ctx, &null_value);
+      }
+   }
+   ok = true;
+done:
+   bson_destroy (&doc);
+   return ok;
+}
+
+/* "HH:MM" with HH 00-23 and MM 00-59 */
+static bool
+is_hhmm (const char *s)
+{
+   return s && strlen (s) == 5 && s[2] == ':' && s[0] >= '0' && s[0] <= '2' && s[1] >= '0' && s[1] <= '9' &&
+          (s[0] < '2' || s[1] <= '3') && s[3] >= '0' && s[3] <= '5' && s[4] >= '0' && s[4] <= '9';
+}
+
+static bool
+build_set_balancer_window (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_value_t id = {.value_type = BSON_TYPE_UTF8};
+   bson_value_t window = {.value_type = BSON_TYPE_DOCUMENT};
+   bson_t doc = BSON_INITIALIZER;
+   const char *start, *stop;
+
+   if (!args_check (call, 0, ARG_STRING, true, "Shard", "setBalancerWindow", err) ||
+       !args_check (call, 1, ARG_STRING, true, "Shard", "setBalancerWindow", err))
+      goto fail;
+   start = args_str (call, 0);
+   stop = args_str (call, 1);
+   for (int i = 0; i < 2; i++) {
+      if (!is_hhmm (i ? stop : start)) {
+         sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[i] : call->pos,
+                          "the window's %s must be a server-local time \"HH:MM\", got \"%s\"", i ? "stop" : "start",
+                          i ? stop : start);
+         goto fail;
+      }
+   }
+   if (!strcmp (start, stop)) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[1] : call->pos,
+                       "the window's start and stop must differ");
+      goto fail;
+   }
+   BSON_APPEND_UTF8 (&doc, "start", start);
+   BSON_APPEND_UTF8 (&doc, "stop", stop);
+   id.value.v_utf8.str = (char *) "balancer";
+   id.value.v_utf8.len = 8;
+   window.value.v_doc.data = (uint8_t *) bson_get_data (&doc);
+   window.value.v_doc.data_len = doc.len;
+   cmd_append_config_update (sh_requests_add (out, "config", CONN_ADMIN), "settings", &id, "$set", "activeWindow",
+                             &window, true, 60000);
+   bson_destroy (&doc);
+   return true;
+fail:
+   bson_destroy (&doc);
+   return false;
+}
+
+/* ---- per-collection balancer settings (6.0+) ---- */
+
+static bool
+build_configure_collection_balancing (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_t base = BSON_INITIALIZER, opts;
+   bool have;
+   if (!args_check (call, 0, ARG_STRING, true, "Shard", "configureCollectionBalancing", err) ||
+       !args_check (call, 1, ARG_OBJECT, false, "Shard", "configureCollectionBalancing", err)) {
+      bson_destroy (&base);
+      return false;
+   }
+   have = args_doc (call, 1, &opts);
+   args_append (call, 0, &base, "configureCollectionBalancing");
+   args_spread (sh_requests_add (out, "admin", CONN_ADMIN), &base, have ? &opts : NULL);
+   bson_destroy (&base);
+   return true;
+}
+
+const sh_cmd_t cmd_sh_balancer_collection_status = {
+   .name = "sh.balancerCollectionStatus",
+   .usage = "sh.balancerCollectionStatus(namespace)",
+   .summary = "Whether a collection's chunks are balanced, and the first reason they are not",
+   .sends = "admin { balancerCollectionStatus: <ns> }",
+   .example = "sh.balancerCollectionStatus(\"app.users\")",
+   .since = "4.4",
+   .flags = CMD_READONLY,
+   .build = build_balancer_collection_status,
+   .arg_kinds = "ns",
+};
+
+const sh_cmd_t cmd_sh_enable_migrations = {
+   .name = "sh.enableMigrations",
+   .usage = "sh.enableMigrations(namespace)",
+   .summary = "Allow chunk migrations of a collection again",
+   .sends = "admin { setAllowMigrations: <ns>, allowMigrations: true }",
+   .example = "sh.enableMigrations(\"app.users\")",
+   .since = "4.4",
+   .flags = CMD_MONGOS_CHECK,
+   .build = build_enable_migrations,
+   .arg_kinds = "ns",
+};
+
+const sh_cmd_t cmd_sh_disable_migrations = {
+   .name = "sh.disableMigrations",
+   .usage = "sh.disableMigrations(namespace)",
+   .summary = "Forbid chunk migrations of a collection (balancer and moveChunk alike)",
+   .sends = "admin { setAllowMigrations: <ns>, allowMigrations: false }",
+   .example = "sh.disableMigrations(\"app.users\")",
+   .since = "4.4",
+   .flags = CMD_MONGOS_CHECK,
+   .build = build_disable_migrations,
+   .arg_kinds = "ns",
+};
+
+const sh_cmd_t cmd_sh_wait_for_balancer = {
+   .name = "sh.waitForBalancer",
+   .usage = "sh.waitForBalancer([wait][, timeoutMS])",
+   .summary = "Wait until no balancer round is running (wait true: until a new round has finished)",
+   .sends = "admin { balancerStatus: 1 } every 500 ms until done or timeoutMS (default 60000) passes",
+   .example = "sh.waitForBalancer(true, 120000)",
+   .since = "3.4",
+   .flags = CMD_READONLY | CMD_EXTRA,
+   .build = build_wait_for_balancer,
+   .exec = exec_wait_for_balancer,
+};
+
+const sh_cmd_t cmd_sh_wait_for_balancer_off = {
+   .name = "sh.waitForBalancerOff",
+   .usage = "sh.waitForBalancerOff([timeoutMS])",
+   .summary = "Wait until the balancer is disabled and its last round has finished",
+   .sends = "admin { balancerStatus: 1 } every 500 ms until mode is \"off\" and no round runs, or timeoutMS passes",
+   .example = "sh.stopBalancer(); sh.waitForBalancerOff(60000)",
+   .since = "3.4",
+   .flags = CMD_READONLY | CMD_EXTRA,
+   .build = build_wait_for_balancer_off,
+   .exec = exec_wait_for_balancer_off,
+};
+
+const sh_cmd_t cmd_sh_get_balancer_window = {
+   .name = "sh.getBalancerWindow",
+   .usage = "sh.getBalancerWindow()",
+   .summary = "The balancer's active window { start, stop } (server local time), or null",
+   .sends = "config { find: \"settings\", filter: { _id: \"balancer\" }, limit: 1 }",
+   .example = "sh.getBalancerWindow()",
+   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
+   .build = build_get_balancer_window,
+   .exec = exec_get_balancer_window,
+};
+
+const sh_cmd_t cmd_sh_set_balancer_window = {
+   .name = "sh.setBalancerWindow",
+   .usage = "sh.setBalancerWindow(start, stop)",
+   .summary = "Let the balancer run only between start and stop (\"HH:MM\", server local time)",
+   .sends = "config { update: \"settings\", updates: [ { q: { _id: \"balancer\" }, u: { $set: { activeWindow: { start, "
+            "stop } } }, upsert: true } ], ordered: true, writeConcern: { w: \"majority\", wtimeout: 60000 } }",
+   .example = "sh.setBalancerWindow(\"23:00\", \"06:00\")",
+   .flags = CMD_MONGOS_CHECK | CMD_EXTRA,
+   .ret = CMD_RET_UPDATE,
+   .build = build_set_balancer_window,
+};
+
+const sh_cmd_t cmd_sh_configure_collection_balancing = {
+   .name = "sh.configureCollectionBalancing",
+   .usage = "sh.configureCollectionBalancing(namespace[, options])",
+   .summary = "Set a collection's chunk size (MB), defragment it, or toggle its automerger",
+   .sends = "admin { configureCollectionBalancing: <ns>[, chunkSize][, defragmentCollection][, enableAutoMerger] }",
+   .example = "sh.configureCollectionBalancing(\"app.events\", {chunkSize: 256})",
+   .since = "6.0",
+   .flags = CMD_EXTRA,
+   .build = build_configure_collection_balancing,
+   .arg_kinds = "ns",
 };

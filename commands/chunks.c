@@ -74,6 +74,7 @@ const sh_cmd_t cmd_sh_split_at = {
    .sends = "admin { split: <ns>, middle: <query> }",
    .example = "sh.splitAt(\"app.events\", {ts: 1000})",
    .build = build_split_at,
+   .arg_kinds = "ns",
 };
 
 const sh_cmd_t cmd_sh_split_find = {
@@ -83,6 +84,7 @@ const sh_cmd_t cmd_sh_split_find = {
    .sends = "admin { split: <ns>, find: <query> }",
    .example = "sh.splitFind(\"app.events\", {ts: 1000})",
    .build = build_split_find,
+   .arg_kinds = "ns",
 };
 
 const sh_cmd_t cmd_sh_move_chunk = {
@@ -93,6 +95,7 @@ const sh_cmd_t cmd_sh_move_chunk = {
    .example = "sh.moveChunk(\"app.events\", {ts: 1000}, \"shard02\")",
    .flags = CMD_DESTRUCTIVE,
    .build = build_move_chunk,
+   .arg_kinds = "ns,,shard",
 };
 
 const sh_cmd_t cmd_sh_move_range = {
@@ -104,4 +107,5 @@ const sh_cmd_t cmd_sh_move_range = {
    .since = "6.0",
    .flags = CMD_DESTRUCTIVE | CMD_MONGOS_CHECK,
    .build = build_move_range,
+   .arg_kinds = "ns,shard",
 };

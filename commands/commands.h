@@ -7,6 +7,7 @@
 
 #include <bson/bson.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "conn.h"
 #include "ctx.h"
@@ -84,6 +85,8 @@ typedef struct sh_cmd {
    cmd_exec_fn exec;     /* NULL: the shared executor (run build's requests, render per ret) */
    bool (*destructive_if) (const sh_call_t *call); /* when set, decides CMD_DESTRUCTIVE per call */
    bool (*readonly_if) (const sh_call_t *call);    /* when set, decides CMD_READONLY per call */
+   const char *arg_kinds; /* live completion per argument position, comma-separated: "ns", "shard", "zone", "db",
+                           * "coll" or "" (nothing); NULL when no argument completes */
 } sh_cmd_t;
 
 /* The table, NULL-terminated, in help order (registry.c). */
@@ -96,6 +99,10 @@ sh_cmd_find (const char *name);
 /* Up to max names from the table nearest to name by edit distance (for "did you mean"); returns how many. */
 size_t
 sh_cmd_suggest (const char *name, const char **out, size_t max);
+
+/* Writes docs/commands.md (the reference generated from the table) to out. */
+void
+sh_cmd_write_markdown (FILE *out);
 
 /* Initialises the next request in out for db and path and returns its command document to fill. */
 bson_t *
@@ -135,6 +142,31 @@ args_str (const sh_call_t *call, int i);
 void
 args_append (const sh_call_t *call, int i, bson_t *doc, const char *key);
 
+/* Builds { <name>: <argument 0> } for db and path after mongosh's check that argument 0 is a string. */
+bool
+args_build_string_command (const sh_call_t *call, sh_requests_t *out, const char *method, const char *name,
+                           const char *db, conn_path_t path, sh_error_t *err);
+
+/* Builds { <name>: <argument 0>, <field>: <argument 1> } on admin; both arguments must be strings. */
+bool
+args_build_string_pair_command (const sh_call_t *call, sh_requests_t *out, const char *method, const char *name,
+                                const char *field, sh_error_t *err);
+
+/* dst = { ...base, ...opts } with JS spread semantics: a repeated key keeps its first position and takes the later
+ * value; new keys follow in their own order. dst is initialised by the caller; opts may be NULL. */
+void
+args_spread (bson_t *dst, const bson_t *base, const bson_t *opts);
+
+/* Points doc at the document argument i (static, borrowed from call->args). False when it is not a document. */
+bool
+args_doc (const sh_call_t *call, int i, bson_t *doc);
+
+/* mongosh's adjustRunCommand: copies cmd into dst, turning the integer fields mongosh sends as doubles into doubles
+ * (sampleRate of configureQueryAnalyzer and profile, size / minRetentionHours of replSetResizeOplog,
+ * mirrorReads.samplingRate of setParameter). dst is initialised by the caller. */
+void
+args_adjust_run_command (bson_t *dst, const bson_t *cmd);
+
 /* JS typeof of a BSON value: "string", "number", "boolean", "object", "undefined". */
 const char *
 args_typeof (const bson_iter_t *it);
@@ -156,6 +188,88 @@ cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value);
 /* Prints a list of documents (an array document) as mongosh prints an array. */
 void
 cmd_print_array (sh_ctx_t *ctx, const bson_t *array);
+
+/* Prints a StatsResult as mongosh does: each top-level key on its own line followed by its value, sections joined
+ * by a line "---" (one JSON document under --json). one_line_key is output_opts_t's (NULL for none). */
+void
+cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key);
+
+/* Runs the single cursor request of build() and prints its documents as an array (nothing under --dry-run). */
+bool
+cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
+
+/* True under --dry-run: requests are printed, not sent, and results are not rendered. */
+bool
+cmd_dry_run (const sh_ctx_t *ctx);
+
+/* Appends a JS number as mongosh's BSON serialiser would: an int32 when integral and in range, else a double. */
+void
+cmd_append_number (bson_t *doc, const char *key, double v);
+
+/* Appends the config.chunks filter of a config.collections document: { uuid } when it has a timestamp (5.0+),
+ * else { ns: <_id> } (mongosh's buildConfigChunksCollectionMatch). */
+void
+cmd_append_chunks_match (bson_t *filter, const bson_t *coll);
+
+/* mongosh's dataFormat(): 117KiB, 1.5MiB, ... into buf. */
+void
+cmd_format_bytes (double bytes, char *buf, size_t len);
+
+/* Appends { update: <coll>, updates: [ { q: { _id: <id> }, u: { <op>: { <field>: <value> } }[, upsert: true] } ],
+ * ordered: true, writeConcern: { w: "majority", wtimeout: <wtimeout> } } to cmd: the updateOne mongosh sends to
+ * config.settings and config.collections (id and value are appended unchanged). */
+void
+cmd_append_config_update (bson_t *cmd, const char *coll, const bson_value_t *id, const char *op, const char *field,
+                          const bson_value_t *value, bool upsert, int32_t wtimeout);
+
+/* Runs { find: <coll>, filter: { _id: <id> }, limit: 1 } on config (read path) and copies the document into doc
+ * (initialised by the callee; empty when none). *found says whether there was one. */
+bool
+cmd_config_find_id (sh_ctx_t *ctx, const char *coll, const char *id, bson_t *doc, bool *found, sh_error_t *err);
+
+/* ---- shared config.* reads (commands/migrations.c), also used by sh.status ---- */
+
+/* Milliseconds since the epoch, now. */
+int64_t
+cmd_now_ms (void);
+
+/* mongosh's "yesterday": now with the local calendar date moved back one day (23 or 25 hours across DST). */
+int64_t
+cmd_yesterday_ms (int64_t now);
+
+/* Appends { aggregate: "changelog", pipeline: [ $match, $group, $project ], cursor: {} } counting the moveChunk.from
+ * events since since_ms: the successes, or (failures) the others grouped by errmsg, from and to. */
+void
+cmd_append_changelog_aggregate (bson_t *cmd, bool failures, int64_t since_ms);
+
+/* Appends { find: "actionlog", filter: { what: "balancer.round" }, sort: { time: -1 }, limit: 5 }. */
+void
+cmd_append_actionlog_find (bson_t *cmd);
+
+/* Appends { find: "locks", filter: { state: { $eq: 2 } } }. */
+void
+cmd_append_locks_find (bson_t *cmd);
+
+/* Whether an actionlog round failed: details.errorOccured (mongosh reads only this spelling), or with both_spellings
+ * also details.errorOccurred (6.0+). */
+bool
+cmd_round_failed (const bson_t *round, bool both_spellings);
+
+/* ---- live completion values (commands/complete.c) ---- */
+
+/* The values of an argument kind ("ns", "shard", "zone", "db", "coll" in db) as an array of strings, read from the
+ * connected cluster and cached for 30 s; NULL when not connected yet, under --dry-run, or on any error. Borrowed:
+ * valid until the next call or cmd_complete_reset. */
+const bson_t *
+cmd_complete_values (sh_ctx_t *ctx, const char *kind, const char *db);
+
+/* Frees the cached completion values. */
+void
+cmd_complete_reset (void);
+
+/* The completion kind of argument index of cmd (from arg_kinds) into buf, or NULL when it has none. */
+const char *
+cmd_arg_kind (const sh_cmd_t *cmd, int index, char *buf, size_t len);
 
 /* Prints a warning line on the error stream (not part of the result). */
 void

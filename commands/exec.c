@@ -1,5 +1,6 @@
 /* The shared executor most helpers use (send build()'s requests in order, render the last reply), and the result
  * printers every command renders through, so pretty and --json output stay one code path. */
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -143,4 +144,139 @@ done:
    bson_destroy (&reply);
    sh_requests_destroy (&reqs);
    return ok;
+}
+
+bool
+cmd_dry_run (const sh_ctx_t *ctx)
+{
+   return ctx->opts && ctx->opts->dry_run;
+}
+
+void
+cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key)
+{
+   output_opts_t o = ctx->out;
+   bson_iter_t it;
+   bool first = true;
+
+   o.one_line_key = one_line_key;
+   if (o.mode == OUTPUT_JSON) {
+      char *s = output_format_doc (stats, &o);
+      fprintf (ctx->out_fp, "%s\n", s);
+      bson_free (s);
+      return;
+   }
+   bson_iter_init (&it, stats);
+   while (bson_iter_next (&it)) {
+      char *s = output_format_value (bson_iter_value (&it), &o);
+      /* undefined (a section mongosh leaves undefined) prints as the word, as util.inspect does */
+      fprintf (ctx->out_fp, "%s%s\n%s\n", first ? "" : "---\n", bson_iter_key (&it),
+               BSON_ITER_HOLDS_UNDEFINED (&it) ? "undefined" : s);
+      bson_free (s);
+      first = false;
+   }
+}
+
+bool
+cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   sh_requests_t reqs = {.n = 0};
+   bson_t docs = BSON_INITIALIZER;
+   bool ok = false;
+
+   if (!call->cmd->build (call, &reqs, err))
+      goto done;
+   bson_destroy (&docs);
+   if (!conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, 0, &docs, NULL, err))
+      goto done;
+   if (!cmd_dry_run (ctx))
+      cmd_print_array (ctx, &docs);
+   ok = true;
+done:
+   bson_destroy (&docs);
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
+void
+cmd_format_bytes (double bytes, char *buf, size_t len)
+{
+   if (bytes < 1024)
+      bson_snprintf (buf, len, "%.0fB", floor (bytes));
+   else if (bytes < 1024.0 * 1024)
+      bson_snprintf (buf, len, "%.0fKiB", floor (bytes / 1024));
+   else if (bytes < 1024.0 * 1024 * 1024)
+      bson_snprintf (buf, len, "%.15gMiB", floor (floor (bytes / 1024) / 1024 * 100) / 100);
+   else
+      bson_snprintf (buf, len, "%.15gGiB", floor (floor (bytes / (1024.0 * 1024)) / 1024 * 100) / 100);
+}
+
+void
+cmd_append_config_update (bson_t *cmd, const char *coll, const bson_value_t *id, const char *op, const char *field,
+                          const bson_value_t *value, bool upsert, int32_t wtimeout)
+{
+   bson_t updates, update, q, u, set, wc;
+   BSON_APPEND_UTF8 (cmd, "update", coll);
+   BSON_APPEND_ARRAY_BEGIN (cmd, "updates", &updates);
+   BSON_APPEND_DOCUMENT_BEGIN (&updates, "0", &update);
+   BSON_APPEND_DOCUMENT_BEGIN (&update, "q", &q);
+   BSON_APPEND_VALUE (&q, "_id", id);
+   bson_append_document_end (&update, &q);
+   BSON_APPEND_DOCUMENT_BEGIN (&update, "u", &u);
+   BSON_APPEND_DOCUMENT_BEGIN (&u, op, &set);
+   BSON_APPEND_VALUE (&set, field, value);
+   bson_append_document_end (&u, &set);
+   bson_append_document_end (&update, &u);
+   if (upsert)
+      BSON_APPEND_BOOL (&update, "upsert", true);
+   bson_append_document_end (&updates, &update);
+   bson_append_array_end (cmd, &updates);
+   BSON_APPEND_BOOL (cmd, "ordered", true);
+   BSON_APPEND_DOCUMENT_BEGIN (cmd, "writeConcern", &wc);
+   BSON_APPEND_UTF8 (&wc, "w", "majority");
+   BSON_APPEND_INT32 (&wc, "wtimeout", wtimeout);
+   bson_append_document_end (cmd, &wc);
+}
+
+bool
+cmd_config_find_id (sh_ctx_t *ctx, const char *coll, const char *id, bson_t *doc, bool *found, sh_error_t *err)
+{
+   bson_t cmd = BSON_INITIALIZER, filter, docs;
+   bson_iter_t it;
+   bool ok = false;
+
+   bson_init (doc);
+   *found = false;
+   BSON_APPEND_UTF8 (&cmd, "find", coll);
+   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "filter", &filter);
+   BSON_APPEND_UTF8 (&filter, "_id", id);
+   bson_append_document_end (&cmd, &filter);
+   BSON_APPEND_INT32 (&cmd, "limit", 1);
+   if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 1, &docs, NULL, err))
+      goto done;
+   if (bson_iter_init (&it, &docs) && bson_iter_next (&it) && BSON_ITER_HOLDS_DOCUMENT (&it)) {
+      const uint8_t *data;
+      uint32_t len;
+      bson_t found_doc;
+      bson_iter_document (&it, &len, &data);
+      if (bson_init_static (&found_doc, data, len)) {
+         bson_destroy (doc);
+         bson_copy_to (&found_doc, doc);
+         *found = true;
+      }
+   }
+   ok = true;
+done:
+   bson_destroy (&docs);
+   bson_destroy (&cmd);
+   return ok;
+}
+
+void
+cmd_append_number (bson_t *doc, const char *key, double v)
+{
+   if (v == floor (v) && v >= INT32_MIN && v <= INT32_MAX && !(v == 0 && signbit (v)))
+      BSON_APPEND_INT32 (doc, key, (int32_t) v);
+   else
+      BSON_APPEND_DOUBLE (doc, key, v);
 }

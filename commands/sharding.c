@@ -1,30 +1,10 @@
-/* Sharding a database or collection: sh.enableSharding, sh.shardCollection and sh.reshardCollection, with
- * mongosh's argument folding (a document in the unique position is the options; options spread over the base). */
+/* Sharding a database or collection and changing where a collection lives: sh.enableSharding, sh.shardCollection,
+ * sh.reshardCollection (+ commit/abort), sh.shardAndDistributeCollection, sh.moveCollection, sh.unshardCollection
+ * (+ their aborts) and shardsh's sh.refineCollectionShardKey, with mongosh's argument folding (a document in the
+ * unique position is the options; options spread over the base). */
 #include <string.h>
 
 #include "commands.h"
-
-/* dst = { ...base, ...opts } with JS spread semantics: a repeated key keeps its first position and takes the later
- * value; new keys follow in their own order. dst is initialised by the caller. */
-static void
-spread (bson_t *dst, const bson_t *base, const bson_t *opts)
-{
-   bson_iter_t it, o;
-   bson_iter_init (&it, base);
-   while (bson_iter_next (&it)) {
-      const char *k = bson_iter_key (&it);
-      if (opts && bson_iter_init_find (&o, opts, k))
-         bson_append_value (dst, k, -1, bson_iter_value (&o));
-      else
-         bson_append_value (dst, k, -1, bson_iter_value (&it));
-   }
-   if (opts && bson_iter_init (&o, opts)) {
-      while (bson_iter_next (&o)) {
-         if (!bson_has_field (base, bson_iter_key (&o)))
-            bson_append_value (dst, bson_iter_key (&o), -1, bson_iter_value (&o));
-      }
-   }
-}
 
 /* Builds { <name>: ns, key[, unique][, ...options] } into cmd, as mongosh's _runShardCollection does. */
 static bool
@@ -62,7 +42,7 @@ build_shard_collection_doc (const sh_call_t *call, const char *name, const char 
          goto done;
       }
    }
-   spread (cmd, &base, have_opts ? &opts : NULL);
+   args_spread (cmd, &base, have_opts ? &opts : NULL);
    ok = true;
 done:
    bson_destroy (&base);
@@ -81,6 +61,88 @@ build_reshard_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t 
 {
    return build_shard_collection_doc (call, "reshardCollection", "reshardCollection",
                                       sh_requests_add (out, "admin", CONN_ADMIN), err);
+}
+
+/* (a) exactly shardCollection's document; (b) { reshardCollection: ns, key, forceRedistribution: true
+ * [, numInitialChunks][, collation] } with only those two options copied (mongosh 2.4.1+). */
+static bool
+build_shard_and_distribute (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_iter_t it, f;
+   bson_t *cmd;
+   bson_t opts;
+   bool have_opts = false;
+
+   if (!build_shard_collection_doc (call, "shardCollection", "shardCollection", sh_requests_add (out, "admin", CONN_ADMIN),
+                                    err))
+      return false;
+   /* typeof unique === 'object' (null included) makes it the options */
+   if (args_get (call, 2, &it) && (BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_NULL (&it)))
+      have_opts = args_doc (call, 2, &opts);
+   else
+      have_opts = args_doc (call, 3, &opts);
+   cmd = sh_requests_add (out, "admin", CONN_ADMIN);
+   args_append (call, 0, cmd, "reshardCollection");
+   args_append (call, 1, cmd, "key");
+   BSON_APPEND_BOOL (cmd, "forceRedistribution", true);
+   if (have_opts && bson_iter_init_find (&f, &opts, "numInitialChunks") && !BSON_ITER_HOLDS_UNDEFINED (&f))
+      bson_append_value (cmd, "numInitialChunks", -1, bson_iter_value (&f));
+   if (have_opts && bson_iter_init_find (&f, &opts, "collation") && !BSON_ITER_HOLDS_UNDEFINED (&f))
+      bson_append_value (cmd, "collation", -1, bson_iter_value (&f));
+   return true;
+}
+
+static bool
+build_commit_reshard (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return args_build_string_command (call, out, "commitReshardCollection", "commitReshardCollection", "admin",
+                                     CONN_ADMIN, err);
+}
+
+static bool
+build_abort_reshard (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return args_build_string_command (call, out, "abortReshardCollection", "abortReshardCollection", "admin", CONN_ADMIN,
+                                     err);
+}
+
+static bool
+build_move_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return args_build_string_pair_command (call, out, "moveCollection", "moveCollection", "toShard", err);
+}
+
+static bool
+build_abort_move_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return args_build_string_command (call, out, "abortMoveCollection", "abortMoveCollection", "admin", CONN_ADMIN, err);
+}
+
+static bool
+build_unshard_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return args_build_string_pair_command (call, out, "unshardCollection", "unshardCollection", "toShard", err);
+}
+
+static bool
+build_abort_unshard_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return args_build_string_command (call, out, "abortUnshardCollection", "abortUnshardCollection", "admin", CONN_ADMIN,
+                                     err);
+}
+
+/* shardsh's own: { refineCollectionShardKey: <ns>, key: <key> }, what users type into db.adminCommand in mongosh */
+static bool
+build_refine_shard_key (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_t *cmd;
+   if (!args_check (call, 0, ARG_STRING, true, "Shard", "refineCollectionShardKey", err) ||
+       !args_check (call, 1, ARG_OBJECT, true, "Shard", "refineCollectionShardKey", err))
+      return false;
+   cmd = sh_requests_add (out, "admin", CONN_ADMIN);
+   args_append (call, 0, cmd, "refineCollectionShardKey");
+   args_append (call, 1, cmd, "key");
+   return true;
 }
 
 static bool
@@ -104,6 +166,7 @@ const sh_cmd_t cmd_sh_enable_sharding = {
    .sends = "admin { enableSharding: <database>[, primaryShard: <shard>] }",
    .example = "sh.enableSharding(\"app\")",
    .build = build_enable_sharding,
+   .arg_kinds = "db,shard",
 };
 
 const sh_cmd_t cmd_sh_shard_collection = {
@@ -113,6 +176,7 @@ const sh_cmd_t cmd_sh_shard_collection = {
    .sends = "admin { shardCollection: <ns>, key: <key>[, unique: <unique>][, ...options] }",
    .example = "sh.shardCollection(\"app.users\", {uid: \"hashed\"})",
    .build = build_shard_collection,
+   .arg_kinds = "ns",
 };
 
 const sh_cmd_t cmd_sh_reshard_collection = {
@@ -124,4 +188,97 @@ const sh_cmd_t cmd_sh_reshard_collection = {
    .since = "5.0",
    .flags = CMD_DESTRUCTIVE,
    .build = build_reshard_collection,
+   .arg_kinds = "ns",
+};
+
+const sh_cmd_t cmd_sh_commit_reshard_collection = {
+   .name = "sh.commitReshardCollection",
+   .usage = "sh.commitReshardCollection(namespace)",
+   .summary = "Make a running resharding operation finish now (blocks writes briefly)",
+   .sends = "admin { commitReshardCollection: <ns> }",
+   .example = "sh.commitReshardCollection(\"app.users\")",
+   .since = "5.0",
+   .build = build_commit_reshard,
+   .arg_kinds = "ns",
+};
+
+const sh_cmd_t cmd_sh_abort_reshard_collection = {
+   .name = "sh.abortReshardCollection",
+   .usage = "sh.abortReshardCollection(namespace)",
+   .summary = "Abort a running resharding operation",
+   .sends = "admin { abortReshardCollection: <ns> }",
+   .example = "sh.abortReshardCollection(\"app.users\")",
+   .since = "5.0",
+   .build = build_abort_reshard,
+   .arg_kinds = "ns",
+};
+
+const sh_cmd_t cmd_sh_shard_and_distribute_collection = {
+   .name = "sh.shardAndDistributeCollection",
+   .usage = "sh.shardAndDistributeCollection(namespace, key[, unique][, options])",
+   .summary = "Shard a collection, then reshard it on the same key to spread its data over all shards",
+   .sends = "admin { shardCollection: <ns>, key: <key>[, unique][, ...options] }, then admin { reshardCollection: <ns>, "
+            "key: <key>, forceRedistribution: true[, numInitialChunks][, collation] }",
+   .example = "sh.shardAndDistributeCollection(\"app.users\", {uid: 1})",
+   .since = "8.0",
+   .build = build_shard_and_distribute,
+   .arg_kinds = "ns",
+};
+
+const sh_cmd_t cmd_sh_move_collection = {
+   .name = "sh.moveCollection",
+   .usage = "sh.moveCollection(namespace, toShard)",
+   .summary = "Move an unsharded collection to another shard",
+   .sends = "admin { moveCollection: <ns>, toShard: <shard> }",
+   .example = "sh.moveCollection(\"app.logs\", \"shard02\")",
+   .since = "8.0",
+   .flags = CMD_DESTRUCTIVE,
+   .build = build_move_collection,
+   .arg_kinds = "ns,shard",
+};
+
+const sh_cmd_t cmd_sh_abort_move_collection = {
+   .name = "sh.abortMoveCollection",
+   .usage = "sh.abortMoveCollection(namespace)",
+   .summary = "Abort a running moveCollection",
+   .sends = "admin { abortMoveCollection: <ns> }",
+   .example = "sh.abortMoveCollection(\"app.logs\")",
+   .since = "8.0",
+   .build = build_abort_move_collection,
+   .arg_kinds = "ns",
+};
+
+const sh_cmd_t cmd_sh_unshard_collection = {
+   .name = "sh.unshardCollection",
+   .usage = "sh.unshardCollection(namespace, toShard)",
+   .summary = "Unshard a collection, gathering all its data on one shard",
+   .sends = "admin { unshardCollection: <ns>, toShard: <shard> }",
+   .example = "sh.unshardCollection(\"app.events\", \"shard01\")",
+   .since = "8.0",
+   .flags = CMD_DESTRUCTIVE,
+   .build = build_unshard_collection,
+   .arg_kinds = "ns,shard",
+};
+
+const sh_cmd_t cmd_sh_abort_unshard_collection = {
+   .name = "sh.abortUnshardCollection",
+   .usage = "sh.abortUnshardCollection(namespace)",
+   .summary = "Abort a running unshardCollection",
+   .sends = "admin { abortUnshardCollection: <ns> }",
+   .example = "sh.abortUnshardCollection(\"app.events\")",
+   .since = "8.0",
+   .build = build_abort_unshard_collection,
+   .arg_kinds = "ns",
+};
+
+const sh_cmd_t cmd_sh_refine_collection_shard_key = {
+   .name = "sh.refineCollectionShardKey",
+   .usage = "sh.refineCollectionShardKey(namespace, key)",
+   .summary = "Add suffix fields to a collection's shard key (the new key starts with the current one)",
+   .sends = "admin { refineCollectionShardKey: <ns>, key: <key> }",
+   .example = "sh.refineCollectionShardKey(\"app.users\", {uid: 1, region: 1})",
+   .since = "4.4",
+   .flags = CMD_EXTRA,
+   .build = build_refine_shard_key,
+   .arg_kinds = "ns",
 };

@@ -70,6 +70,7 @@ const sh_cmd_t cmd_sh_add_shard_to_zone = {
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK,
    .build = build_add_shard_to_zone,
+   .arg_kinds = "shard,zone",
 };
 
 const sh_cmd_t cmd_sh_add_shard_tag = {
@@ -82,6 +83,7 @@ const sh_cmd_t cmd_sh_add_shard_tag = {
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK | CMD_ALIAS,
    .build = build_add_shard_to_zone,
+   .arg_kinds = "shard,zone",
 };
 
 const sh_cmd_t cmd_sh_remove_shard_from_zone = {
@@ -93,6 +95,7 @@ const sh_cmd_t cmd_sh_remove_shard_from_zone = {
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK,
    .build = build_remove_shard_from_zone,
+   .arg_kinds = "shard,zone",
 };
 
 const sh_cmd_t cmd_sh_remove_shard_tag = {
@@ -105,6 +108,7 @@ const sh_cmd_t cmd_sh_remove_shard_tag = {
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK | CMD_ALIAS,
    .build = build_remove_shard_from_zone,
+   .arg_kinds = "shard,zone",
 };
 
 const sh_cmd_t cmd_sh_update_zone_key_range = {
@@ -116,6 +120,7 @@ const sh_cmd_t cmd_sh_update_zone_key_range = {
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK,
    .build = build_update_zone_key_range,
+   .arg_kinds = "ns,,,zone",
 };
 
 const sh_cmd_t cmd_sh_add_tag_range = {
@@ -128,6 +133,7 @@ const sh_cmd_t cmd_sh_add_tag_range = {
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK | CMD_ALIAS,
    .build = build_update_zone_key_range,
+   .arg_kinds = "ns,,,zone",
 };
 
 const sh_cmd_t cmd_sh_remove_range_from_zone = {
@@ -139,6 +145,7 @@ const sh_cmd_t cmd_sh_remove_range_from_zone = {
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK,
    .build = build_remove_range_from_zone,
+   .arg_kinds = "ns",
 };
 
 const sh_cmd_t cmd_sh_remove_tag_range = {
@@ -151,4 +158,5 @@ const sh_cmd_t cmd_sh_remove_tag_range = {
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK | CMD_ALIAS,
    .build = build_remove_range_from_zone,
+   .arg_kinds = "ns",
 };

@@ -1,6 +1,7 @@
 /* The REPL: libedit's readline interface, multi-line input until the statement is complete, history with a
- * credential filter, completion of helper names from the command table, and signal handling that keeps the shell
- * alive on Ctrl-C. */
+ * credential filter, completion of helper names from the command table and of live arguments (namespaces, shards,
+ * zones, databases, collections: the entry's arg_kinds, values from commands/complete.c), and signal handling that
+ * keeps the shell alive on Ctrl-C. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -123,12 +124,80 @@ complete_name (const char *text, int state)
    return NULL;
 }
 
+/* The session, for the completion callbacks (readline passes no user data). */
+static sh_ctx_t *repl_ctx;
+static const bson_t *complete_values; /* the live values being offered */
+
+static char *
+complete_value (const char *text, int state)
+{
+   static bson_iter_t it;
+   static size_t len;
+   if (!state) {
+      len = strlen (text);
+      if (!complete_values || !bson_iter_init (&it, complete_values))
+         return NULL;
+   }
+   while (complete_values && bson_iter_next (&it)) {
+      const char *v = bson_iter_utf8 (&it, NULL);
+      if (!strncmp (v, text, len)) {
+         char *m = malloc (strlen (v) + 1);
+         if (m)
+            strcpy (m, v);
+         return m;
+      }
+   }
+   return NULL;
+}
+
+/* Inside a string argument of a helper call: the kind of that argument ("ns", "shard", ...), else NULL. The helper
+ * is the name before the innermost open parenthesis; the argument index counts the commas at that depth. */
+static const char *
+string_arg_kind (const char *line, int start, char *buf, size_t len)
+{
+   int depth = 0, commas = 0, i;
+   char name[192];
+   size_t n = 0;
+   if (start < 1 || (line[start - 1] != '"' && line[start - 1] != '\''))
+      return NULL;
+   for (i = start - 2; i >= 0; i--) {
+      char c = line[i];
+      if (c == ')' || c == ']' || c == '}')
+         depth++;
+      else if ((c == '(' || c == '[' || c == '{') && depth > 0)
+         depth--;
+      else if (c == '(' && depth == 0)
+         break;
+      else if (c == ',' && depth == 0)
+         commas++;
+      else if ((c == '[' || c == '{') && depth == 0)
+         return NULL; /* inside a document or array argument */
+   }
+   if (i <= 0)
+      return NULL;
+   while (i > 0 && (isalnum ((unsigned char) line[i - 1]) || line[i - 1] == '.' || line[i - 1] == '_'))
+      i--, n++;
+   if (!n || n >= sizeof name)
+      return NULL;
+   memcpy (name, line + i, n);
+   name[n] = '\0';
+   return cmd_arg_kind (sh_cmd_find (name), commas, buf, len);
+}
+
 static char **
 repl_complete (const char *text, int start, int end)
 {
-   (void) start;
+   char kind[16];
+   const char *k;
    (void) end;
    rl_completion_append_character = '\0';
+   k = string_arg_kind (rl_line_buffer, start, kind, sizeof kind);
+   if (!k && start == 4 && !strncmp (rl_line_buffer, "use ", 4))
+      k = "db";
+   if (k) {
+      complete_values = repl_ctx ? cmd_complete_values (repl_ctx, k, repl_ctx->db) : NULL;
+      return rl_completion_matches (text, complete_value);
+   }
    return rl_completion_matches (text, complete_name);
 }
 
@@ -156,6 +225,7 @@ repl_run (sh_ctx_t *ctx)
    char *hist = repl_history_path ();
    bson_string_t *pending = bson_string_new (NULL);
 
+   repl_ctx = ctx;
    memset (&sa, 0, sizeof sa);
    sa.sa_handler = repl_on_sigint;
    sigemptyset (&sa.sa_mask);
@@ -223,5 +293,7 @@ repl_run (sh_ctx_t *ctx)
    }
    bson_string_free (pending, true);
    bson_free (hist);
+   cmd_complete_reset ();
+   repl_ctx = NULL;
    return 0;
 }

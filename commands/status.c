@@ -1,0 +1,883 @@
+/* sh.status() / db.printShardingStatus(): mongosh's getPrintableShardStatus, query for query (the same config.*
+ * reads, sent one after another where mongosh runs them concurrently), printed as a StatsResult section by
+ * section; chunk counts come from a server-side $group and at most 21 chunks and 20 zone ranges are read per
+ * collection unless verbose. Also shardsh's sh.printShardingSizes(): per sharded collection, its size and
+ * documents on each shard from one $collStats aggregate. */
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "commands.h"
+
+#define STATUS_MAX_ROWS 20
+#define STATUS_TOO_MANY_CHUNKS "too many chunks to print, use verbose if you want to force print"
+#define STATUS_TOO_MANY_TAGS "too many tags to print, use verbose if you want to force print"
+
+/* Everything one status run holds, released in one place. */
+typedef struct {
+   bson_t version, shards, mongos, settings_autosplit, settings_automerge, settings_balancer, settings_window;
+   bson_t locks, actionlog, ok_migrations, failed_migrations, databases, collections, distribution;
+   bson_t balancer_status;
+   bson_t result;
+} status_t;
+
+static void
+status_init (status_t *s)
+{
+   bson_t *all[] = {&s->version, &s->shards, &s->mongos, &s->settings_autosplit, &s->settings_automerge,
+                    &s->settings_balancer, &s->settings_window, &s->locks, &s->actionlog, &s->ok_migrations,
+                    &s->failed_migrations, &s->databases, &s->collections, &s->distribution, &s->balancer_status,
+                    &s->result};
+   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+      bson_init (all[i]);
+}
+
+static void
+status_release (status_t *s)
+{
+   bson_t *all[] = {&s->version, &s->shards, &s->mongos, &s->settings_autosplit, &s->settings_automerge,
+                    &s->settings_balancer, &s->settings_window, &s->locks, &s->actionlog, &s->ok_migrations,
+                    &s->failed_migrations, &s->databases, &s->collections, &s->distribution, &s->balancer_status,
+                    &s->result};
+   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+      bson_destroy (all[i]);
+}
+
+/* Runs cmd (destroyed here) as a cursor command on db and replaces *docs with up to max documents. */
+static bool
+run_docs (sh_ctx_t *ctx, const char *db, bson_t *cmd, size_t max, bson_t *docs, sh_error_t *err)
+{
+   bool ok;
+   bson_destroy (docs);
+   ok = conn_run_docs (ctx, db, cmd, CONN_READ, max, docs, NULL, err);
+   bson_destroy (cmd);
+   return ok;
+}
+
+/* The first document of an array document as a static view; false when empty. */
+static bool
+first_doc (const bson_t *docs, bson_t *doc)
+{
+   bson_iter_t it;
+   const uint8_t *data;
+   uint32_t len;
+   if (!bson_iter_init (&it, docs) || !bson_iter_next (&it) || !BSON_ITER_HOLDS_DOCUMENT (&it))
+      return false;
+   bson_iter_document (&it, &len, &data);
+   return bson_init_static (doc, data, len);
+}
+
+static bool
+iter_doc (const bson_iter_t *it, bson_t *doc)
+{
+   const uint8_t *data;
+   uint32_t len;
+   if (!BSON_ITER_HOLDS_DOCUMENT (it))
+      return false;
+   bson_iter_document (it, &len, &data);
+   return bson_init_static (doc, data, len);
+}
+
+/* JS truthiness of a field (absent, null, undefined, false, 0, NaN and "" are false). */
+static bool
+truthy (const bson_t *doc, const char *path)
+{
+   bson_iter_t it, f;
+   if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &f))
+      return false;
+   switch (bson_iter_type (&f)) {
+   case BSON_TYPE_NULL:
+   case BSON_TYPE_UNDEFINED:
+      return false;
+   case BSON_TYPE_UTF8: {
+      uint32_t len;
+      bson_iter_utf8 (&f, &len);
+      return len > 0;
+   }
+   case BSON_TYPE_DOUBLE: {
+      double d = bson_iter_double (&f);
+      return d == d && d != 0;
+   }
+   case BSON_TYPE_BOOL:
+   case BSON_TYPE_INT32:
+   case BSON_TYPE_INT64:
+      return bson_iter_as_bool (&f);
+   default:
+      return true; /* documents, arrays, ObjectIds, dates, ...: objects are truthy */
+   }
+}
+
+/* JS Date.prototype.toString() in local time: "Tue Jan 02 2024 03:04:05 GMT+0000 (Coordinated Universal Time)" */
+static void
+js_date_string (int64_t ms, char *buf, size_t len)
+{
+   time_t secs = (time_t) (ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+   struct tm tm;
+   char head[64], zone[16], name[64];
+   localtime_r (&secs, &tm);
+   strftime (head, sizeof head, "%a %b %d %Y %H:%M:%S", &tm);
+   strftime (zone, sizeof zone, "%z", &tm);
+   strftime (name, sizeof name, "%Z", &tm);
+   if (!strcmp (name, "UTC") || !strcmp (name, "GMT"))
+      bson_strncpy (name, "Coordinated Universal Time", sizeof name);
+   bson_snprintf (buf, len, "%s GMT%s (%s)", head, zone, name);
+}
+
+/* Phase 1: config.version (with mongosh's projection), shards, and the most recently pinged mongos. */
+static bool
+phase_version (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
+{
+   bson_t *cmd;
+   cmd = BCON_NEW ("find", BCON_UTF8 ("version"), "filter", "{", "}", "projection", "{", "minCompatibleVersion",
+                   BCON_INT32 (0), "excluding", BCON_INT32 (0), "upgradeId", BCON_INT32 (0), "upgradeState",
+                   BCON_INT32 (0), "}", "limit", BCON_INT32 (1));
+   if (!run_docs (ctx, "config", cmd, 1, &s->version, err))
+      return false;
+   cmd = BCON_NEW ("find", BCON_UTF8 ("shards"), "filter", "{", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
+   if (!run_docs (ctx, "config", cmd, 0, &s->shards, err))
+      return false;
+   cmd = BCON_NEW ("find", BCON_UTF8 ("mongos"), "filter", "{", "}", "sort", "{", "ping", BCON_INT32 (-1), "}", "limit",
+                   BCON_INT32 (1));
+   return run_docs (ctx, "config", cmd, 1, &s->mongos, err);
+}
+
+/* Phase 2: "<adjective> mongoses": the versions of the mongoses pinged within a minute of the newest ping (verbose:
+ * their documents), or 'none'. */
+static bool
+phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
+{
+   bson_t newest, docs = BSON_INITIALIZER, *cmd;
+   bson_iter_t it;
+   int64_t ping;
+   bool ok = false;
+
+   if (!first_doc (&s->mongos, &newest) || !bson_iter_init_find (&it, &newest, "ping") ||
+       !BSON_ITER_HOLDS_DATE_TIME (&it)) {
+      BSON_APPEND_UTF8 (&s->result, "most recently active mongoses", "none");
+      ok = true;
+      goto done;
+   }
+   ping = bson_iter_date_time (&it);
+   {
+      const char *key = ping >= cmd_now_ms () - 60000 ? "active mongoses" : "most recently active mongoses";
+      if (verbose) {
+         cmd = BCON_NEW ("find", BCON_UTF8 ("mongos"), "filter", "{", "ping", "{", "$gt", BCON_DATE_TIME (ping - 60000),
+                         "}", "}", "sort", "{", "ping", BCON_INT32 (-1), "}");
+         if (!run_docs (ctx, "config", cmd, 0, &docs, err))
+            goto done;
+         BSON_APPEND_ARRAY (&s->result, key, &docs);
+      } else {
+         bson_t arr;
+         uint32_t n = 0;
+         cmd = BCON_NEW ("aggregate", BCON_UTF8 ("mongos"), "pipeline", "[", "{", "$match", "{", "ping", "{", "$gt",
+                         BCON_DATE_TIME (ping - 60000), "}", "}", "}", "{", "$group", "{", "_id",
+                         BCON_UTF8 ("$mongoVersion"), "num", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{", "$sort",
+                         "{", "num", BCON_INT32 (-1), "}", "}", "]", "cursor", "{", "}");
+         if (!run_docs (ctx, "config", cmd, 0, &docs, err))
+            goto done;
+         BSON_APPEND_ARRAY_BEGIN (&s->result, key, &arr);
+         bson_iter_init (&it, &docs);
+         while (bson_iter_next (&it)) {
+            bson_t d, entry;
+            bson_iter_t id, num;
+            char k[16], vbuf[64];
+            const char *kk;
+            if (!iter_doc (&it, &d))
+               continue;
+            bson_uint32_to_string (n++, &kk, k, sizeof k);
+            BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
+            /* { [z._id]: z.num }: the version is the key (String(null) when unknown) */
+            if (bson_iter_init_find (&id, &d, "_id") && BSON_ITER_HOLDS_UTF8 (&id))
+               bson_strncpy (vbuf, bson_iter_utf8 (&id, NULL), sizeof vbuf);
+            else
+               bson_strncpy (vbuf, "null", sizeof vbuf);
+            if (bson_iter_init_find (&num, &d, "num"))
+               bson_append_value (&entry, vbuf, -1, bson_iter_value (&num));
+            bson_append_document_end (&arr, &entry);
+         }
+         bson_append_array_end (&s->result, &arr);
+      }
+   }
+   ok = true;
+done:
+   bson_destroy (&docs);
+   return ok;
+}
+
+static bool
+find_setting (sh_ctx_t *ctx, const char *id, bson_t *docs, sh_error_t *err)
+{
+   bson_t *cmd = BCON_NEW ("find", BCON_UTF8 ("settings"), "filter", "{", "_id", BCON_UTF8 (id), "}", "limit",
+                           BCON_INT32 (1));
+   return run_docs (ctx, "config", cmd, 1, docs, err);
+}
+
+/* One "Migration Results" entry: the count is the key, so equal counts overwrite and keys sort numerically. */
+typedef struct {
+   int64_t count;
+   char text[512];
+} migration_row_t;
+
+static int
+migration_row_cmp (const void *a, const void *b)
+{
+   const migration_row_t *x = a, *y = b;
+   return x->count < y->count ? -1 : x->count > y->count;
+}
+
+static void
+add_migration_rows (const bson_t *docs, bool failures, migration_row_t *rows, size_t *n, size_t max)
+{
+   bson_iter_t it;
+   bson_iter_init (&it, docs);
+   while (bson_iter_next (&it)) {
+      bson_t d;
+      bson_iter_t f;
+      int64_t count = 0;
+      const char *id = "", *from = "undefined", *to = "undefined";
+      size_t i;
+      if (!iter_doc (&it, &d))
+         continue;
+      if (bson_iter_init_find (&f, &d, "count") && BSON_ITER_HOLDS_NUMBER (&f))
+         count = bson_iter_as_int64 (&f);
+      if (bson_iter_init_find (&f, &d, "_id") && BSON_ITER_HOLDS_UTF8 (&f))
+         id = bson_iter_utf8 (&f, NULL);
+      if (bson_iter_init_find (&f, &d, "from") && BSON_ITER_HOLDS_UTF8 (&f))
+         from = bson_iter_utf8 (&f, NULL);
+      if (bson_iter_init_find (&f, &d, "to") && BSON_ITER_HOLDS_UTF8 (&f))
+         to = bson_iter_utf8 (&f, NULL);
+      for (i = 0; i < *n && rows[i].count != count; i++)
+         ;
+      if (i == *n) {
+         if (*n == max)
+            continue;
+         (*n)++;
+      }
+      rows[i].count = count;
+      if (!failures && !strcmp (id, "Success"))
+         bson_strncpy (rows[i].text, "Success", sizeof rows[i].text);
+      else
+         bson_snprintf (rows[i].text, sizeof rows[i].text, "Failed with error '%s', from %s to %s", id, from, to);
+   }
+}
+
+/* Phase 3: autosplit, automerge and the balancer object. */
+static bool
+phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
+{
+   bson_t version, doc, balancer = BSON_INITIALIZER, *cmd;
+   bson_iter_t it;
+   sh_error_t ignored;
+   const char *running = "unknown";
+   bool has_actionlog, ok = false;
+   int32_t failed = 0;
+   bson_value_t last_err = {.value_type = BSON_TYPE_UNDEFINED}, last_time = {.value_type = BSON_TYPE_UTF8};
+   migration_row_t rows[32];
+   size_t n_rows = 0;
+
+   last_time.value.v_utf8.str = (char *) " ";
+   last_time.value.v_utf8.len = 1;
+   if (!find_setting (ctx, "autosplit", &s->settings_autosplit, err) ||
+       !find_setting (ctx, "automerge", &s->settings_automerge, err) ||
+       !find_setting (ctx, "balancer", &s->settings_balancer, err))
+      goto done;
+   /* balancerStatus through the plain admin path; any failure reads as 'unknown' */
+   cmd = BCON_NEW ("balancerStatus", BCON_INT32 (1));
+   sh_error_clear (&ignored);
+   bson_destroy (&s->balancer_status);
+   if (conn_run (ctx, "admin", cmd, CONN_ADMIN, &s->balancer_status, &ignored))
+      running = truthy (&s->balancer_status, "inBalancerRound") ? "yes" : "no";
+   bson_destroy (cmd);
+   if (!find_setting (ctx, "balancer", &s->settings_window, err))
+      goto done;
+   cmd = bson_new ();
+   cmd_append_locks_find (cmd);
+   if (!run_docs (ctx, "config", cmd, 0, &s->locks, err))
+      goto done;
+
+   /* actionlog and changelog only where the metadata has them: no currentVersion (5.0+), or currentVersion > 5 */
+   has_actionlog = true;
+   if (first_doc (&s->version, &version) && bson_iter_init_find (&it, &version, "currentVersion") &&
+       truthy (&version, "currentVersion")) {
+      double cv = BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_double (&it) : 0;
+      has_actionlog = cv > 5;
+      if (cv == 5) {
+         bson_t reply;
+         bson_iter_t va, x;
+         cmd = BCON_NEW ("buildInfo", BCON_INT32 (1));
+         if (!conn_run (ctx, "admin", cmd, CONN_READ, &reply, err)) {
+            bson_destroy (cmd);
+            bson_destroy (&reply);
+            goto done;
+         }
+         if (bson_iter_init_find (&va, &reply, "versionArray") && BSON_ITER_HOLDS_ARRAY (&va) &&
+             bson_iter_recurse (&va, &x) && bson_iter_next (&x) && bson_iter_as_int64 (&x) == 2 &&
+             bson_iter_next (&x) && bson_iter_as_int64 (&x) > 6)
+            has_actionlog = true;
+         bson_destroy (cmd);
+         bson_destroy (&reply);
+      }
+   }
+   if (has_actionlog) {
+      int64_t yesterday = cmd_yesterday_ms (cmd_now_ms ());
+      cmd = bson_new ();
+      cmd_append_actionlog_find (cmd);
+      if (!run_docs (ctx, "config", cmd, 0, &s->actionlog, err))
+         goto done;
+      bson_iter_init (&it, &s->actionlog);
+      while (bson_iter_next (&it)) {
+         bson_t round;
+         bson_iter_t f;
+         if (!iter_doc (&it, &round) || !cmd_round_failed (&round, false))
+            continue;
+         if (++failed == 1) {
+            if (bson_iter_init (&f, &round) && bson_iter_find_descendant (&f, "details.errmsg", &f))
+               last_err = *bson_iter_value (&f);
+            if (bson_iter_init_find (&f, &round, "time"))
+               last_time = *bson_iter_value (&f);
+         }
+      }
+      cmd = bson_new ();
+      cmd_append_changelog_aggregate (cmd, false, yesterday);
+      if (!run_docs (ctx, "config", cmd, 0, &s->ok_migrations, err))
+         goto done;
+      cmd = bson_new ();
+      cmd_append_changelog_aggregate (cmd, true, yesterday);
+      if (!run_docs (ctx, "config", cmd, 0, &s->failed_migrations, err))
+         goto done;
+      add_migration_rows (&s->ok_migrations, false, rows, &n_rows, sizeof rows / sizeof rows[0]);
+      add_migration_rows (&s->failed_migrations, true, rows, &n_rows, sizeof rows / sizeof rows[0]);
+      qsort (rows, n_rows, sizeof rows[0], migration_row_cmp);
+   }
+
+   /* the result, in the order of mongosh's usual completion */
+   BSON_APPEND_DOCUMENT_BEGIN (&s->result, "autosplit", &doc);
+   BSON_APPEND_UTF8 (&doc, "Currently enabled",
+                     !first_doc (&s->settings_autosplit, &version) || truthy (&version, "enabled") ? "yes" : "no");
+   bson_append_document_end (&s->result, &doc);
+   if (first_doc (&s->settings_automerge, &version)) {
+      BSON_APPEND_DOCUMENT_BEGIN (&s->result, "automerge", &doc);
+      BSON_APPEND_UTF8 (&doc, "Currently enabled", truthy (&version, "enabled") ? "yes" : "no");
+      bson_append_document_end (&s->result, &doc);
+   }
+   /* the balancer keys in the order mongosh's concurrent tasks usually complete against one mongos (mongosh's own
+    * order varies from run to run) */
+   BSON_APPEND_UTF8 (&balancer, "Currently running", running);
+   BSON_APPEND_UTF8 (&balancer, "Currently enabled",
+                     !first_doc (&s->settings_balancer, &version) || !truthy (&version, "stopped") ? "yes" : "no");
+   if (first_doc (&s->settings_window, &version) && bson_iter_init_find (&it, &version, "activeWindow")) {
+      bson_t w;
+      bson_iter_t st;
+      char line[256];
+      const char *start = "undefined", *stop = "undefined";
+      if (iter_doc (&it, &w)) {
+         if (bson_iter_init_find (&st, &w, "start") && BSON_ITER_HOLDS_UTF8 (&st))
+            start = bson_iter_utf8 (&st, NULL);
+         if (bson_iter_init_find (&st, &w, "stop") && BSON_ITER_HOLDS_UTF8 (&st))
+            stop = bson_iter_utf8 (&st, NULL);
+      }
+      bson_snprintf (line, sizeof line, "%s and %s server local time", start, stop);
+      BSON_APPEND_UTF8 (&balancer, "Balancer active window is set between", line);
+   }
+   if (!bson_empty (&s->locks)) {
+      bson_t arr;
+      uint32_t n = 0;
+      BSON_APPEND_ARRAY_BEGIN (&balancer, "Collections with active migrations", &arr);
+      bson_iter_init (&it, &s->locks);
+      while (bson_iter_next (&it)) {
+         bson_t lock;
+         bson_iter_t f;
+         char k[16], when[128], line[512];
+         const char *kk, *id = "undefined";
+         if (!iter_doc (&it, &lock))
+            continue;
+         if (bson_iter_init_find (&f, &lock, "_id") && BSON_ITER_HOLDS_UTF8 (&f))
+            id = bson_iter_utf8 (&f, NULL);
+         if (bson_iter_init_find (&f, &lock, "when") && BSON_ITER_HOLDS_DATE_TIME (&f))
+            js_date_string (bson_iter_date_time (&f), when, sizeof when);
+         else
+            bson_strncpy (when, "undefined", sizeof when);
+         bson_snprintf (line, sizeof line, "%s started at %s", id, when);
+         bson_uint32_to_string (n++, &kk, k, sizeof k);
+         BSON_APPEND_UTF8 (&arr, kk, line);
+      }
+      bson_append_array_end (&balancer, &arr);
+   }
+   if (has_actionlog) {
+      BSON_APPEND_INT32 (&balancer, "Failed balancer rounds in last 5 attempts", failed);
+      if (failed > 0) {
+         BSON_APPEND_VALUE (&balancer, "Last reported error", &last_err);
+         BSON_APPEND_VALUE (&balancer, "Time of Reported error", &last_time);
+      }
+   }
+   if (has_actionlog) {
+      if (bson_empty (&s->ok_migrations) && bson_empty (&s->failed_migrations)) {
+         BSON_APPEND_UTF8 (&balancer, "Migration Results for the last 24 hours", "No recent migrations");
+      } else {
+         bson_t m;
+         BSON_APPEND_DOCUMENT_BEGIN (&balancer, "Migration Results for the last 24 hours", &m);
+         for (size_t i = 0; i < n_rows; i++) {
+            char k[32];
+            bson_snprintf (k, sizeof k, "%lld", (long long) rows[i].count);
+            BSON_APPEND_UTF8 (&m, k, rows[i].text);
+         }
+         bson_append_document_end (&balancer, &m);
+      }
+   }
+   BSON_APPEND_DOCUMENT (&s->result, "balancer", &balancer);
+   ok = true;
+done:
+   bson_destroy (&balancer);
+   return ok;
+}
+
+/* mongosh sorts databases with localeCompare: case-insensitive first, lower case before upper on a tie. */
+static int
+locale_cmp (const char *a, const char *b)
+{
+   int c = strcasecmp (a, b);
+   if (c)
+      return c;
+   return -strcmp (a, b);
+}
+
+typedef struct {
+   const char *id;
+   bson_t doc; /* static view, or the synthesized document */
+   bool owned;
+} status_db_t;
+
+/* sorts pointers: a bson_t must not move once initialised (a static one points into itself) */
+static int
+status_db_cmp (const void *a, const void *b)
+{
+   return locale_cmp ((*(status_db_t *const *) a)->id, (*(status_db_t *const *) b)->id);
+}
+
+static bool
+starts_with_db (const char *ns, const char *db)
+{
+   size_t n = strlen (db);
+   return !strncmp (ns, db, n) && ns[n] == '.';
+}
+
+/* mongosh's unique / balancing value: !!v, or [ !!v, { <name>: v } ] when v is neither a boolean nor undefined */
+static void
+append_flag (bson_t *dst, const char *key, const bson_t *coll, const char *field, bool negate)
+{
+   bson_iter_t it;
+   bool v = truthy (coll, field);
+   if (bson_iter_init_find (&it, coll, field) && !BSON_ITER_HOLDS_BOOL (&it) && !BSON_ITER_HOLDS_UNDEFINED (&it)) {
+      bson_t arr, d;
+      BSON_APPEND_ARRAY_BEGIN (dst, key, &arr);
+      BSON_APPEND_BOOL (&arr, "0", negate ? !v : v);
+      BSON_APPEND_DOCUMENT_BEGIN (&arr, "1", &d);
+      bson_append_value (&d, field, -1, bson_iter_value (&it));
+      bson_append_document_end (&arr, &d);
+      bson_append_array_end (dst, &arr);
+   } else {
+      BSON_APPEND_BOOL (dst, key, negate ? !v : v);
+   }
+}
+
+static bool
+is_false (const bson_t *doc, const char *field)
+{
+   bson_iter_t it;
+   return bson_iter_init_find (&it, doc, field) && BSON_ITER_HOLDS_BOOL (&it) && !bson_iter_bool (&it);
+}
+
+/* Phase 5 for one collection: appends "<ns>": { shardKey, unique, balancing, allowMigrations, chunkMetadata,
+ * chunks, tags } to colls. */
+static bool
+status_collection (sh_ctx_t *ctx, const bson_t *coll, bool verbose, bson_t *colls, sh_error_t *err)
+{
+   bson_t res, match = BSON_INITIALIZER, counts = BSON_INITIALIZER, chunks = BSON_INITIALIZER, tags = BSON_INITIALIZER;
+   bson_t arr, *cmd;
+   bson_iter_t it, f;
+   const char *ns = "";
+   uint32_t n = 0;
+   bool ok = false;
+
+   if (bson_iter_init_find (&it, coll, "_id") && BSON_ITER_HOLDS_UTF8 (&it))
+      ns = bson_iter_utf8 (&it, NULL);
+   cmd_append_chunks_match (&match, coll);
+
+   cmd = BCON_NEW ("aggregate", BCON_UTF8 ("chunks"), "pipeline", "[", "{", "$match", BCON_DOCUMENT (&match), "}", "{",
+                   "$group", "{", "_id", BCON_UTF8 ("$shard"), "cnt", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{",
+                   "$project", "{", "_id", BCON_INT32 (0), "shard", BCON_UTF8 ("$_id"), "nChunks", BCON_UTF8 ("$cnt"),
+                   "}", "}", "{", "$sort", "{", "shard", BCON_INT32 (1), "}", "}", "]", "cursor", "{", "}");
+   if (!run_docs (ctx, "config", cmd, 0, &counts, err))
+      goto done;
+   cmd = BCON_NEW ("find", BCON_UTF8 ("chunks"), "filter", BCON_DOCUMENT (&match), "sort", "{", "min", BCON_INT32 (1),
+                   "}");
+   if (!run_docs (ctx, "config", cmd, verbose ? 0 : STATUS_MAX_ROWS + 1, &chunks, err))
+      goto done;
+   cmd = BCON_NEW ("find", BCON_UTF8 ("tags"), "filter", "{", "ns", BCON_UTF8 (ns), "}", "sort", "{", "min",
+                   BCON_INT32 (1), "}");
+   if (!run_docs (ctx, "config", cmd, verbose ? 0 : STATUS_MAX_ROWS, &tags, err))
+      goto done;
+
+   BSON_APPEND_DOCUMENT_BEGIN (colls, ns, &res);
+   if (bson_iter_init_find (&it, coll, "key"))
+      bson_append_value (&res, "shardKey", -1, bson_iter_value (&it));
+   append_flag (&res, "unique", coll, "unique", false);
+   append_flag (&res, "balancing", coll, "noBalance", true);
+   BSON_APPEND_BOOL (&res, "allowMigrations", !is_false (coll, "permitMigrations") && !is_false (coll, "allowMigrations"));
+   BSON_APPEND_ARRAY_BEGIN (&res, "chunkMetadata", &arr);
+   bson_iter_init (&it, &counts);
+   while (bson_iter_next (&it)) {
+      bson_t d, entry;
+      char k[16];
+      const char *kk;
+      if (!iter_doc (&it, &d))
+         continue;
+      bson_uint32_to_string (n++, &kk, k, sizeof k);
+      BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
+      if (bson_iter_init_find (&f, &d, "shard"))
+         bson_append_value (&entry, "shard", -1, bson_iter_value (&f));
+      if (bson_iter_init_find (&f, &d, "nChunks"))
+         bson_append_value (&entry, "nChunks", -1, bson_iter_value (&f));
+      bson_append_document_end (&arr, &entry);
+   }
+   bson_append_array_end (&res, &arr);
+
+   n = 0;
+   BSON_APPEND_ARRAY_BEGIN (&res, "chunks", &arr);
+   bson_iter_init (&it, &chunks);
+   while (bson_iter_next (&it)) {
+      bson_t d, entry;
+      char k[16];
+      const char *kk;
+      bson_uint32_to_string (n, &kk, k, sizeof k);
+      if (!verbose && n == STATUS_MAX_ROWS) {
+         BSON_APPEND_UTF8 (&arr, kk, STATUS_TOO_MANY_CHUNKS);
+         break;
+      }
+      if (!iter_doc (&it, &d))
+         continue;
+      n++;
+      BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
+      static const char *const fields[][2] = {{"min", "min"}, {"max", "max"}, {"shard", "on shard"},
+                                              {"lastmod", "last modified"}};
+      for (size_t i = 0; i < 4; i++) {
+         if (bson_iter_init_find (&f, &d, fields[i][0]))
+            bson_append_value (&entry, fields[i][1], -1, bson_iter_value (&f));
+         else
+            BSON_APPEND_UNDEFINED (&entry, fields[i][1]);
+      }
+      if (truthy (&d, "jumbo"))
+         BSON_APPEND_UTF8 (&entry, "jumbo", "yes");
+      bson_append_document_end (&arr, &entry);
+   }
+   bson_append_array_end (&res, &arr);
+
+   n = 0;
+   BSON_APPEND_ARRAY_BEGIN (&res, "tags", &arr);
+   bson_iter_init (&it, &tags);
+   while (bson_iter_next (&it)) {
+      bson_t d, entry;
+      char k[16];
+      const char *kk;
+      if (!iter_doc (&it, &d))
+         continue;
+      bson_uint32_to_string (n++, &kk, k, sizeof k);
+      BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
+      static const char *const tag_fields[] = {"tag", "min", "max"};
+      for (size_t i = 0; i < 3; i++) {
+         if (bson_iter_init_find (&f, &d, tag_fields[i]))
+            bson_append_value (&entry, tag_fields[i], -1, bson_iter_value (&f));
+         else
+            BSON_APPEND_UNDEFINED (&entry, tag_fields[i]);
+      }
+      bson_append_document_end (&arr, &entry);
+      if (!verbose && n == STATUS_MAX_ROWS) {
+         /* mongosh's quirk: exactly 20 ranges already get the message */
+         bson_uint32_to_string (n, &kk, k, sizeof k);
+         BSON_APPEND_UTF8 (&arr, kk, STATUS_TOO_MANY_TAGS);
+         break;
+      }
+   }
+   bson_append_array_end (&res, &arr);
+   bson_append_document_end (colls, &res);
+   ok = true;
+done:
+   bson_destroy (&match);
+   bson_destroy (&counts);
+   bson_destroy (&chunks);
+   bson_destroy (&tags);
+   return ok;
+}
+
+/* Phase 4 and 5: databases, sharded collections, $shardedDataDistribution, then every collection. */
+static bool
+phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
+{
+   bson_t *cmd, arr;
+   bson_iter_t it;
+   sh_error_t ignored;
+   status_db_t *dbs = NULL, **order = NULL;
+   size_t n_dbs = 0, cap;
+   uint32_t n = 0;
+   bool ok = false;
+
+   cmd = BCON_NEW ("find", BCON_UTF8 ("databases"), "filter", "{", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
+   if (!run_docs (ctx, "config", cmd, 0, &s->databases, err))
+      goto done;
+   cmd = BCON_NEW ("find", BCON_UTF8 ("collections"), "filter", "{", "dropped", "{", "$ne", BCON_BOOL (true), "}",
+                   "unsplittable", "{", "$ne", BCON_BOOL (true), "}", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
+   if (!run_docs (ctx, "config", cmd, 0, &s->collections, err))
+      goto done;
+   /* errors are swallowed: before 6.0.3 the section is undefined */
+   cmd = BCON_NEW ("aggregate", BCON_INT32 (1), "pipeline", "[", "{", "$shardedDataDistribution", "{", "}", "}", "]",
+                   "cursor", "{", "}");
+   sh_error_clear (&ignored);
+   if (run_docs (ctx, "admin", cmd, 0, &s->distribution, &ignored))
+      BSON_APPEND_ARRAY (&s->result, "shardedDataDistribution", &s->distribution);
+   else
+      BSON_APPEND_UNDEFINED (&s->result, "shardedDataDistribution");
+
+   /* the database list: config.databases, then config, then the databases of sharded collections not listed */
+   cap = bson_count_keys (&s->databases) + bson_count_keys (&s->collections) + 1;
+   dbs = bson_malloc0 (cap * sizeof *dbs);
+   bson_iter_init (&it, &s->databases);
+   while (bson_iter_next (&it)) {
+      bson_iter_t id;
+      if (!iter_doc (&it, &dbs[n_dbs].doc) || !bson_iter_init_find (&id, &dbs[n_dbs].doc, "_id") ||
+          !BSON_ITER_HOLDS_UTF8 (&id))
+         continue;
+      dbs[n_dbs++].id = bson_iter_utf8 (&id, NULL);
+   }
+   dbs[n_dbs].id = "config";
+   dbs[n_dbs].owned = true;
+   bson_init (&dbs[n_dbs].doc);
+   BSON_APPEND_UTF8 (&dbs[n_dbs].doc, "_id", "config");
+   BSON_APPEND_UTF8 (&dbs[n_dbs].doc, "primary", "config");
+   BSON_APPEND_BOOL (&dbs[n_dbs].doc, "partitioned", true);
+   n_dbs++;
+   bson_iter_init (&it, &s->collections);
+   while (bson_iter_next (&it)) {
+      bson_t c;
+      bson_iter_t id;
+      const char *ns, *dot;
+      bool known = false;
+      if (!iter_doc (&it, &c) || !bson_iter_init_find (&id, &c, "_id") || !BSON_ITER_HOLDS_UTF8 (&id))
+         continue;
+      ns = bson_iter_utf8 (&id, NULL);
+      for (size_t i = 0; i < n_dbs && !known; i++)
+         known = starts_with_db (ns, dbs[i].id);
+      if (known || n_dbs >= cap)
+         continue;
+      dot = strchr (ns, '.');
+      dbs[n_dbs].owned = true;
+      bson_init (&dbs[n_dbs].doc);
+      bson_append_utf8 (&dbs[n_dbs].doc, "_id", 3, ns, dot ? (int) (dot - ns) : -1);
+      bson_iter_init_find (&id, &dbs[n_dbs].doc, "_id");
+      dbs[n_dbs++].id = bson_iter_utf8 (&id, NULL);
+   }
+   order = bson_malloc0 (n_dbs * sizeof *order);
+   for (size_t i = 0; i < n_dbs; i++)
+      order[i] = &dbs[i];
+   qsort (order, n_dbs, sizeof *order, status_db_cmp);
+
+   BSON_APPEND_ARRAY_BEGIN (&s->result, "databases", &arr);
+   for (size_t i = 0; i < n_dbs; i++) {
+      bson_t entry, colls;
+      char k[16];
+      const char *kk;
+      bool failed = false;
+      bson_uint32_to_string (n++, &kk, k, sizeof k);
+      BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
+      BSON_APPEND_DOCUMENT (&entry, "database", &order[i]->doc);
+      BSON_APPEND_DOCUMENT_BEGIN (&entry, "collections", &colls);
+      bson_iter_init (&it, &s->collections);
+      while (!failed && bson_iter_next (&it)) {
+         bson_t c;
+         bson_iter_t id;
+         if (!iter_doc (&it, &c) || !bson_iter_init_find (&id, &c, "_id") || !BSON_ITER_HOLDS_UTF8 (&id) ||
+             !starts_with_db (bson_iter_utf8 (&id, NULL), order[i]->id))
+            continue;
+         failed = !status_collection (ctx, &c, verbose, &colls, err);
+      }
+      bson_append_document_end (&entry, &colls);
+      bson_append_document_end (&arr, &entry);
+      if (failed) {
+         bson_append_array_end (&s->result, &arr);
+         goto done;
+      }
+   }
+   bson_append_array_end (&s->result, &arr);
+   ok = true;
+done:
+   for (size_t i = 0; i < n_dbs; i++) {
+      if (dbs[i].owned)
+         bson_destroy (&dbs[i].doc);
+   }
+   bson_free (dbs);
+   bson_free (order);
+   return ok;
+}
+
+static bool
+exec_status (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   status_t s;
+   bson_t version;
+   bson_iter_t it;
+   bool verbose = args_get (call, 0, &it) && bson_iter_as_bool (&it);
+   bool ok = false;
+
+   status_init (&s);
+   if (!phase_version (ctx, &s, err))
+      goto done;
+   if (first_doc (&s.version, &version)) {
+      /* shardingVersion without currentVersion (mongosh deletes it before returning) */
+      bson_t sv;
+      bson_iter_init (&it, &version);
+      BSON_APPEND_DOCUMENT_BEGIN (&s.result, "shardingVersion", &sv);
+      while (bson_iter_next (&it)) {
+         if (strcmp (bson_iter_key (&it), "currentVersion") != 0)
+            bson_append_value (&sv, bson_iter_key (&it), -1, bson_iter_value (&it));
+      }
+      bson_append_document_end (&s.result, &sv);
+   } else if (!cmd_dry_run (ctx)) {
+      sh_error_set_at (err, SH_ERR_USAGE, call->pos,
+                       "[SHAPI-10003] This db does not have sharding enabled. Be sure you are connecting to a mongos "
+                       "from the shell and not to a mongod.");
+      goto done;
+   }
+   BSON_APPEND_ARRAY (&s.result, "shards", &s.shards);
+   if (!phase_mongoses (ctx, &s, verbose, err) || !phase_balancer (ctx, &s, err) ||
+       !phase_databases (ctx, &s, verbose, err))
+      goto done;
+   if (!cmd_dry_run (ctx))
+      cmd_print_stats (ctx, &s.result, "chunks");
+   ok = true;
+done:
+   status_release (&s);
+   return ok;
+}
+
+/* Checks nothing (verbose is any value), sends nothing: sh.status runs everything in exec. */
+static bool
+build_status (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   (void) call;
+   (void) out;
+   (void) err;
+   return true;
+}
+
+/* ---- sh.printShardingSizes() ---- */
+
+static bool
+exec_print_sharding_sizes (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   bson_t colls = BSON_INITIALIZER, stats = BSON_INITIALIZER, result = BSON_INITIALIZER, *cmd;
+   bson_iter_t it;
+   bool ok = false;
+   (void) call;
+
+   cmd = BCON_NEW ("find", BCON_UTF8 ("collections"), "filter", "{", "dropped", "{", "$ne", BCON_BOOL (true), "}",
+                   "unsplittable", "{", "$ne", BCON_BOOL (true), "}", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
+   if (!run_docs (ctx, "config", cmd, 0, &colls, err))
+      goto done;
+   bson_iter_init (&it, &colls);
+   while (bson_iter_next (&it)) {
+      bson_t c, entry;
+      bson_iter_t id, st;
+      const char *ns, *dot;
+      char db[128], name[256];
+      if (!iter_doc (&it, &c) || !bson_iter_init_find (&id, &c, "_id") || !BSON_ITER_HOLDS_UTF8 (&id))
+         continue;
+      ns = bson_iter_utf8 (&id, NULL);
+      dot = strchr (ns, '.');
+      if (!dot || (size_t) (dot - ns) >= sizeof db)
+         continue;
+      bson_strncpy (db, ns, (size_t) (dot - ns) + 1);
+      bson_strncpy (name, dot + 1, sizeof name);
+      cmd = BCON_NEW ("aggregate", BCON_UTF8 (name), "pipeline", "[", "{", "$collStats", "{", "storageStats", "{", "}",
+                      "}", "}", "]", "cursor", "{", "}");
+      if (!run_docs (ctx, db, cmd, 0, &stats, err))
+         goto done;
+      BSON_APPEND_DOCUMENT_BEGIN (&result, ns, &entry);
+      bson_iter_init (&st, &stats);
+      while (bson_iter_next (&st)) {
+         bson_t sd, row;
+         bson_iter_t f, v;
+         char buf[64];
+         const char *shard = "?";
+         if (!iter_doc (&st, &sd))
+            continue;
+         if (bson_iter_init_find (&f, &sd, "shard") && BSON_ITER_HOLDS_UTF8 (&f))
+            shard = bson_iter_utf8 (&f, NULL);
+         BSON_APPEND_DOCUMENT_BEGIN (&entry, shard, &row);
+         bson_iter_init (&f, &sd);
+         cmd_format_bytes (bson_iter_find_descendant (&f, "storageStats.size", &v) && BSON_ITER_HOLDS_NUMBER (&v)
+                              ? bson_iter_as_double (&v)
+                              : 0,
+                           buf, sizeof buf);
+         BSON_APPEND_UTF8 (&row, "data", buf);
+         bson_iter_init (&f, &sd);
+         cmd_append_number (&row, "docs",
+                            bson_iter_find_descendant (&f, "storageStats.count", &v) && BSON_ITER_HOLDS_NUMBER (&v)
+                               ? bson_iter_as_double (&v)
+                               : 0);
+         bson_iter_init (&f, &sd);
+         cmd_format_bytes (bson_iter_find_descendant (&f, "storageStats.storageSize", &v) &&
+                                 BSON_ITER_HOLDS_NUMBER (&v)
+                              ? bson_iter_as_double (&v)
+                              : 0,
+                           buf, sizeof buf);
+         BSON_APPEND_UTF8 (&row, "storage", buf);
+         bson_append_document_end (&entry, &row);
+      }
+      bson_append_document_end (&result, &entry);
+   }
+   if (!cmd_dry_run (ctx))
+      cmd_print_stats (ctx, &result, NULL);
+   ok = true;
+done:
+   bson_destroy (&colls);
+   bson_destroy (&stats);
+   bson_destroy (&result);
+   return ok;
+}
+
+const sh_cmd_t cmd_sh_status = {
+   .name = "sh.status",
+   .usage = "sh.status([verbose])",
+   .summary = "The cluster's sharding status: shards, mongoses, balancer, databases, collections, chunks and zones",
+   .sends = "config finds on version, shards, mongos, settings, locks, actionlog, databases, collections, chunks, "
+            "tags; config aggregates on mongos, changelog and chunks ($group per shard); admin { balancerStatus: 1 } "
+            "and $shardedDataDistribution",
+   .example = "sh.status(true)",
+   .flags = CMD_READONLY | CMD_MONGOS_CHECK,
+   .build = build_status,
+   .exec = exec_status,
+};
+
+const sh_cmd_t cmd_db_print_sharding_status = {
+   .name = "db.printShardingStatus",
+   .alias_of = "sh.status",
+   .usage = "db.printShardingStatus([verbose])",
+   .summary = "The same report as sh.status()",
+   .sends = "the same as sh.status()",
+   .example = "db.printShardingStatus()",
+   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_ALIAS,
+   .build = build_status,
+   .exec = exec_status,
+};
+
+const sh_cmd_t cmd_sh_print_sharding_sizes = {
+   .name = "sh.printShardingSizes",
+   .usage = "sh.printShardingSizes()",
+   .summary = "Data size, documents and storage of every sharded collection on each shard",
+   .sends = "config { find: \"collections\", filter: { dropped: { $ne: true }, unsplittable: { $ne: true } }, sort: "
+            "{ _id: 1 } }; per collection <db> { aggregate: <coll>, pipeline: [ { $collStats: { storageStats: {} } } "
+            "], cursor: {} }",
+   .example = "sh.printShardingSizes()",
+   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
+   .build = build_status,
+   .exec = exec_print_sharding_sizes,
+};

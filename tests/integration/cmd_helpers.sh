@@ -1,0 +1,62 @@
+#!/bin/sh
+# Every helper through bin/shardsh against shardsim (8.0 and 4.4): the command documents shardsim logged must be
+# exactly the documents --dry-run prints for the same script, which tests/scripts/dryrun_*.out pin to mongosh's
+# (reference §2.1, §5). Ignored: the handshake and monitoring hellos, buildInfo (the version gate), getMore,
+# killCursors, endSessions and the envelope (lsid, $clusterTime, $db, $readPreference); the mongos check's
+# { hello: 1 } is kept and must come once per database (the scripts run on test, then `use app`, which in mongosh
+# makes a new sh and so a new check). sh.printShardingSizes is left out: its reads follow config.collections, which
+# a dry run does not have.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+. tests/lib.sh
+
+if ! command -v jq > /dev/null 2>&1; then
+   skip "cmd_helpers" "jq is not installed"
+   exit 0
+fi
+
+# the helpers, minus those above 8.0 (shardDrainingStatus, getTransitionToDedicatedConfigServerStatus,
+# getShardLocation: refused by the version gate) and the pollers (their request count depends on timing)
+grep -v -h -E '^//|shardDrainingStatus|getTransitionToDedicated|getShardLocation|waitForBalancer|printShardingSizes' \
+   tests/scripts/dryrun_sh_commands.js tests/scripts/dryrun_db_helpers.js tests/scripts/dryrun_design_card.js \
+   tests/scripts/dryrun_zone_range.js > "$TMPD/all.js"
+grep -v -E 'moveRange|reshard|Reshard|AutoMerger|checkMetadataConsistency|shardAndDistribute|moveCollection|MoveCollection|unshard|Unshard|isConfigShard|getShardedDataDistribution|configureCollectionBalancing|analyzeShardKey|configureQueryAnalyzer' \
+   "$TMPD/all.js" > "$TMPD/all44.js"
+
+normalise_log() {
+   jq -c 'select(.op == "OP_MSG") | .cmd as $c | ($c | keys_unsorted[0]) as $name
+      | select(($name | IN("isMaster", "ismaster", "buildInfo", "getMore", "killCursors", "endSessions")) | not)
+      | select(($name == "hello" and ($c | has("helloOk") or has("topologyVersion") or has("client"))) | not)
+      | { db: .db, cmd: ($c | del(.lsid, ."$clusterTime", ."$db", ."$readPreference")) }
+      | if .cmd.aggregate == "changelog" then .cmd.pipeline[0]["$match"].time["$gt"] = "<date>" else . end' "$1"
+}
+normalise_dry() {
+   sed -n 's/^\[dry-run\] \([^ ]*\) \(.*\)$/{"db": "\1", "cmd": \2}/p' "$1" |
+      jq -c 'if .cmd.aggregate == "changelog" then .cmd.pipeline[0]["$match"].time["$gt"] = "<date>" else . end'
+}
+
+for v in 8.0 4.4; do
+   js="$TMPD/all.js"
+   [ "$v" = 4.4 ] && js="$TMPD/all44.js"
+   NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run "$js" > "$TMPD/dry.out" 2>&1
+   normalise_dry "$TMPD/dry.out" > "$TMPD/expected"
+   if ! sim_start --scenario demo --version "$v" --log-commands "$TMPD/sim-$v.log"; then
+      fail "cmd_helpers.$v" "shardsim did not start"
+      continue
+   fi
+   NO_COLOR=1 "$SHARDSH" --norc --quiet --yes --continue-on-error "$SIM_URI/test" "$js" > "$TMPD/run.out" 2>&1
+   sim_stop
+   # the mongos check: one { hello: 1 } on test and one on app
+   normalise_log "$TMPD/sim-$v.log" > "$TMPD/actual.all"
+   hellos=$(grep -c '"hello":1\|"hello":{"$numberInt":"1"}' "$TMPD/actual.all")
+   check_eq "cmd_helpers.$v one mongos check per database" 2 "$hellos"
+   grep -v '"cmd":{"hello"' "$TMPD/actual.all" > "$TMPD/actual"
+   n=$(wc -l < "$TMPD/expected")
+   if cmp -s "$TMPD/expected" "$TMPD/actual"; then
+      pass "cmd_helpers.$v all $n documents as --dry-run prints them"
+   else
+      fail "cmd_helpers.$v documents" "$(diff "$TMPD/expected" "$TMPD/actual" | head -10 | cut -c1-300 | tr '\n' '|')"
+   fi
+   # every helper got an answer: no driver or parse errors (server errors from the simulated cluster are fine)
+   check_not_contains "cmd_helpers.$v no network errors" "could not reach" "$(cat "$TMPD/run.out")"
+done

@@ -1,0 +1,165 @@
+#!/bin/sh
+# The mongosh comparison: every helper runs through bin/shardsh and through mongosh 2.12 against the same shardsim
+# (--log-commands), and the command documents each client sent must be equal: the same commands, databases, field
+# order and BSON types, in the same order (as a multiset for sh.status and getShardDistribution, whose queries mongosh
+# runs concurrently). Ignored, as driver traffic rather than helper traffic: the handshake and monitoring hellos,
+# mongosh's start-up queries (buildInfo, the atlascli aggregate, getParameter, atlasVersion), endSessions, getMore and
+# killCursors, and the envelope fields lsid, $clusterTime and txnNumber (shardsh sends config.* updates as commands,
+# so they are not retryable writes and carry no txnNumber). Two dates depend on the moment a client runs and are
+# replaced by placeholders: the changelog window ("yesterday") and sh.status's mongos window (newest ping - 60 s,
+# which moves because the simulated mongos keeps pinging). shardsh's version gate also sends a buildInfo, ignored like mongosh's.
+# COMPARE_ONLY=<text> runs only the cases whose name contains it. Needs jq; mongosh comes from MONGOSH or is installed into .cache/mongosh as tests/peer/mongosh_peer.sh does.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+. tests/lib.sh
+
+if ! command -v jq > /dev/null 2>&1; then
+   echo "SKIP compare-sh: jq is not installed (apt-get install jq)"
+   exit 0
+fi
+MONGOSH=${MONGOSH:-$ROOT/.cache/mongosh/node_modules/.bin/mongosh}
+if [ ! -x "$MONGOSH" ]; then
+   if ! command -v npm > /dev/null 2>&1; then
+      echo "SKIP compare-sh: npm could not install mongosh: npm not found"
+      exit 0
+   fi
+   mkdir -p "$ROOT/.cache/mongosh"
+   if ! log=$(cd "$TMPD" && npm install --no-audit --no-fund --prefix "$ROOT/.cache/mongosh" mongosh@2.12.0 2>&1) ||
+      [ ! -x "$MONGOSH" ]; then
+      echo "SKIP compare-sh: npm could not install mongosh: $(echo "$log" | tail -n 1)"
+      exit 0
+   fi
+fi
+
+# The helper traffic of a log slice, one normalised command per line: { db, cmd }.
+normalise() {
+   jq -c 'select(.op == "OP_MSG")
+      | .cmd as $c | ($c | keys_unsorted[0]) as $name
+      | select(($name | IN("isMaster", "ismaster", "buildInfo", "buildinfo", "endSessions", "getMore", "killCursors",
+                           "atlasVersion", "getParameter", "getLog")) | not)
+      | select(($name == "hello" and ($c | has("helloOk") or has("topologyVersion") or has("client")
+                                         or has("maxAwaitTimeMS"))) | not)
+      | select(($name == "aggregate" and $c.aggregate == "atlascli") | not)
+      | { db: .db, cmd: ($c | del(.lsid, ."$clusterTime", .txnNumber, ."$db")) }
+      | if .cmd.aggregate == "changelog" then .cmd.pipeline[0]["$match"].time["$gt"] = "<yesterday>" else . end
+      | if .cmd.aggregate == "mongos" then .cmd.pipeline[0]["$match"].ping["$gt"] = "<newest ping - 60 s>" else . end
+      | if .cmd.find == "mongos" and (.cmd.filter.ping | type) == "object" then .cmd.filter.ping["$gt"] = "<newest ping - 60 s>"
+        else . end' "$1"
+}
+
+# run_case VERSION NAME MODE SHARDSH_CODE [MONGOSH_CODE]: MODE is seq (same order) or set (same multiset).
+run_case() {
+   v=$1 name=$2 mode=$3 ours=$4 theirs=${5:-$4}
+   n0=$(wc -l < "$LOGF")
+   NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI/test" --eval "$ours" > "$TMPD/ours.out" 2>&1
+   n1=$(wc -l < "$LOGF")
+   "$MONGOSH" "$SIM_URI/test" --quiet --eval "$theirs" > "$TMPD/theirs.out" 2>&1
+   sleep 0.1 # mongosh's endSessions may still be on its way; it is ignored, but keep slices apart
+   n2=$(wc -l < "$LOGF")
+   sed -n "$((n0 + 1)),${n1}p" "$LOGF" > "$TMPD/ours.log"
+   sed -n "$((n1 + 1)),${n2}p" "$LOGF" > "$TMPD/theirs.log"
+   normalise "$TMPD/ours.log" > "$TMPD/ours.cmds"
+   normalise "$TMPD/theirs.log" > "$TMPD/theirs.cmds"
+   if [ "$mode" = set ]; then
+      sort -o "$TMPD/ours.cmds" "$TMPD/ours.cmds"
+      sort -o "$TMPD/theirs.cmds" "$TMPD/theirs.cmds"
+   fi
+   if [ ! -s "$TMPD/theirs.cmds" ]; then
+      fail "compare-sh.$v.$name" "mongosh sent nothing: $(head -c 300 "$TMPD/theirs.out")"
+   elif cmp -s "$TMPD/ours.cmds" "$TMPD/theirs.cmds"; then
+      pass "compare-sh.$v.$name"
+   else
+      fail "compare-sh.$v.$name" "$(diff "$TMPD/theirs.cmds" "$TMPD/ours.cmds" | head -8 | cut -c1-400 | tr '\n' '|')"
+   fi
+}
+
+# Cases: VERSIONS|NAME|MODE|shardsh code|mongosh code (empty: the same). Helpers whose server minimum is above the
+# simulated version are left out of that version (shardsh refuses them before sending; tests/scripts cover that).
+CASES='4.4 8.0|enableSharding|seq|sh.enableSharding("newdb")|
+4.4 8.0|enableSharding.primary|seq|sh.enableSharding("newdb2", "shard02")|
+4.4 8.0|shardCollection|seq|sh.shardCollection("app.peer", {k: 1})|
+4.4 8.0|shardCollection.options|seq|sh.shardCollection("app.peer2", {k: 1}, false, {numInitialChunks: 5, collation: {locale: "simple"}})|
+4.4 8.0|shardCollection.unique-as-options|seq|sh.shardCollection("app.peer3", {k: "hashed"}, {presplitHashedZones: true})|
+8.0|reshardCollection|seq|sh.reshardCollection("app.events", {ts: 1}, {numInitialChunks: 4, forceRedistribution: true})|
+8.0|commitReshardCollection|seq|sh.commitReshardCollection("app.events")|
+8.0|abortReshardCollection|seq|sh.abortReshardCollection("app.events")|
+4.4 8.0|status|set|sh.status()|
+4.4 8.0|status.verbose|set|sh.status(true)|
+4.4 8.0|printShardingStatus|set|db.printShardingStatus()|
+4.4 8.0|addShard|seq|sh.addShard("shard09/127.0.0.1:27090")|
+4.4 8.0|addShardToZone|seq|sh.addShardToZone("shard03", "CHI")|
+4.4 8.0|addShardTag|seq|sh.addShardTag("shard03", "LAX")|
+4.4 8.0|updateZoneKeyRange|seq|sh.updateZoneKeyRange("app.stores", {zipcode: "60601"}, {zipcode: "60700"}, "CHI")|
+4.4 8.0|addTagRange|seq|sh.addTagRange("app.stores", {zipcode: "70000"}, {zipcode: "70100"}, "LAX")|
+4.4 8.0|removeRangeFromZone|seq|sh.removeRangeFromZone("app.stores", {zipcode: "60601"}, {zipcode: "60700"})|
+4.4 8.0|removeTagRange|seq|sh.removeTagRange("app.stores", {zipcode: "70000"}, {zipcode: "70100"})|
+4.4 8.0|removeShardFromZone|seq|sh.removeShardFromZone("shard03", "CHI")|
+4.4 8.0|removeShardTag|seq|sh.removeShardTag("shard03", "LAX")|
+4.4 8.0|enableAutoSplit|seq|sh.enableAutoSplit()|
+4.4 8.0|disableAutoSplit|seq|sh.disableAutoSplit()|
+4.4 8.0|splitAt|seq|sh.splitAt("app.orders", {customer: "c030", ts: MinKey()})|
+4.4 8.0|splitFind|seq|sh.splitFind("app.orders", {customer: "c040", ts: MinKey()})|
+4.4 8.0|moveChunk|seq|sh.moveChunk("app.orders", {customer: "c031", ts: new Date(0)}, "shard03")|
+8.0|moveRange|seq|sh.moveRange("app.orders", "shard02", {customer: "c030", ts: MinKey()})|
+8.0|moveRange.nulls|seq|sh.moveRange("app.orders", "shard02")|
+4.4 8.0|balancerCollectionStatus|seq|sh.balancerCollectionStatus("app.users")|
+4.4 8.0|enableBalancing|seq|sh.enableBalancing("app.events")|
+4.4 8.0|disableBalancing|seq|sh.disableBalancing("app.events")|
+4.4 8.0|enableMigrations|seq|sh.enableMigrations("app.events")|
+4.4 8.0|disableMigrations|seq|sh.disableMigrations("app.events")|
+4.4 8.0|getBalancerState|seq|sh.getBalancerState()|
+4.4 8.0|isBalancerRunning|seq|sh.isBalancerRunning()|
+4.4 8.0|stopBalancer|seq|sh.stopBalancer()|
+4.4 8.0|stopBalancer.timeout|seq|sh.stopBalancer(3000000000)|
+4.4 8.0|startBalancer|seq|sh.startBalancer(1500.5)|
+4.4 8.0|setBalancerState.false|seq|sh.setBalancerState(false)|
+4.4 8.0|setBalancerState.true|seq|sh.setBalancerState(true)|
+8.0|getShardedDataDistribution|seq|sh.getShardedDataDistribution()|
+8.0|startAutoMerger|seq|sh.startAutoMerger()|
+8.0|stopAutoMerger|seq|sh.stopAutoMerger()|
+8.0|isAutoMergerEnabled|seq|sh.isAutoMergerEnabled()|
+8.0|disableAutoMerger|seq|sh.disableAutoMerger("app.events")|
+8.0|enableAutoMerger|seq|sh.enableAutoMerger("app.events")|
+8.0|checkMetadataConsistency|seq|sh.checkMetadataConsistency({checkIndexes: true})|
+8.0|shardAndDistributeCollection|seq|sh.shardAndDistributeCollection("app.peer4", {k: 1}, true, {numInitialChunks: 8, collation: {locale: "simple"}})|
+8.0|moveCollection|seq|sh.moveCollection("logs.requests", "shard02")|
+8.0|abortMoveCollection|seq|sh.abortMoveCollection("logs.requests")|
+8.0|unshardCollection|seq|sh.unshardCollection("app.events", "shard01")|
+8.0|abortUnshardCollection|seq|sh.abortUnshardCollection("app.events")|
+4.4 8.0|listShards|seq|sh.listShards()|
+4.4 8.0|listShards.filter|seq|sh.listShards({})|
+8.0|isConfigShardEnabled|seq|sh.isConfigShardEnabled()|
+4.4 8.0|getShardDistribution|set|db.getSiblingDB("app").users.getShardDistribution()|
+8.0|analyzeShardKey|seq|db.getSiblingDB("app").users.analyzeShardKey({uid: 1}, {keyCharacteristics: true, readWriteDistribution: false, sampleRate: 0.5})|
+8.0|configureQueryAnalyzer|seq|db.getSiblingDB("app").users.configureQueryAnalyzer({mode: "full", sampleRate: 1})|
+4.4 8.0|getShardVersion|seq|db.getSiblingDB("app").users.getShardVersion()|
+8.0|db.checkMetadataConsistency|seq|db.getSiblingDB("app").checkMetadataConsistency({checkIndexes: true})|
+8.0|coll.checkMetadataConsistency|seq|db.getSiblingDB("app").users.checkMetadataConsistency()|
+4.4 8.0|adminCommand|seq|db.adminCommand({refineCollectionShardKey: "app.orders", key: {customer: 1, ts: 1, region: 1}})|
+4.4 8.0|runCommand|seq|db.getSiblingDB("app").runCommand({listCollections: 1, nameOnly: true})|
+4.4 8.0|refineCollectionShardKey|seq|sh.refineCollectionShardKey("app.orders", {customer: 1, ts: 1, region: 1})|db.adminCommand({refineCollectionShardKey: "app.orders", key: {customer: 1, ts: 1, region: 1}})
+4.4 8.0|removeShard|seq|sh.removeShard("shard03")|db.adminCommand({removeShard: "shard03"})
+8.0|configureCollectionBalancing|seq|sh.configureCollectionBalancing("app.events", {chunkSize: 256})|db.adminCommand({configureCollectionBalancing: "app.events", chunkSize: 256})
+4.4 8.0|getRecentFailedRounds|seq|sh.getRecentFailedRounds()|db.hello(); db.getSiblingDB("config").actionlog.find({what: "balancer.round"}).sort({time: -1}).limit(5).toArray()
+4.4 8.0|getActiveMigrations|seq|sh.getActiveMigrations()|db.hello(); db.getSiblingDB("config").locks.find({state: {$eq: 2}}).toArray()'
+
+for v in 4.4 8.0; do
+   LOGF="$TMPD/compare-$v.log"
+   : > "$LOGF"
+   if ! sim_start --scenario demo --version "$v" --log-commands "$LOGF"; then
+      fail "compare-sh.$v.start" "shardsim did not start"
+      continue
+   fi
+   echo "$CASES" | while IFS='|' read -r versions name mode ours theirs; do
+      case " $versions " in *" $v "*) ;; *) continue ;; esac
+      case "$name" in *"${COMPARE_ONLY:-}"*) ;; *) continue ;; esac
+      run_case "$v" "$name" "$mode" "$ours" "$theirs"
+   done
+   # convertShardKeyToHashed: shardsh computes locally (sends nothing), mongosh asks the server; the values agree
+   for value in 42 '"hello"' '{a: 1}' 'NumberLong("-5")' '1.5' 'ObjectId("65f000000000000000000001")'; do
+      ours=$(NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval "convertShardKeyToHashed($value)" 2>&1)
+      theirs=$("$MONGOSH" "$SIM_URI/test" --quiet --eval "convertShardKeyToHashed($value)" 2>&1)
+      check_eq "compare-sh.$v.convertShardKeyToHashed($value)" "$theirs" "$ours"
+   done
+   sim_stop
+done

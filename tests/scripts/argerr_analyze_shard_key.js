@@ -1,0 +1,2 @@
+use app
+db.users.analyzeShardKey()

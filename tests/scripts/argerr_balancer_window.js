@@ -1,0 +1,1 @@
+sh.setBalancerWindow("25:00", "06:00")

@@ -1,0 +1,2 @@
+sh.enableAutoSplit()
+sh.disableMigrations(null)

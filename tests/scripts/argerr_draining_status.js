@@ -1,0 +1,1 @@
+sh.shardDrainingStatus(2)

@@ -1,0 +1,1 @@
+sh.enableBalancing(5)
