@@ -2,6 +2,7 @@
  * shards, the figures the seed documents ask about (cardinality, frequency, monotonicity), where the next inserts
  * would land, how sampled queries would be targeted, and a verdict in plain words. Pure: no I/O, no globals. */
 #include "advisor_model.h"
+#include "hashkey.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -34,54 +35,6 @@ advisor_limits_default (void)
 
 /* ---- BSON order ---- */
 
-/* The server's canonicalizeBSONType: values of one canonical type compare with each other. */
-static int
-advisor_canonical (bson_type_t type)
-{
-   switch ((int) type) {
-   case BSON_TYPE_MINKEY:
-      return -1;
-   case BSON_TYPE_MAXKEY:
-      return 127;
-   case BSON_TYPE_EOD:
-   case BSON_TYPE_UNDEFINED:
-      return 0;
-   case BSON_TYPE_NULL:
-      return 5;
-   case BSON_TYPE_DOUBLE:
-   case BSON_TYPE_INT32:
-   case BSON_TYPE_INT64:
-   case BSON_TYPE_DECIMAL128:
-      return 10;
-   case BSON_TYPE_UTF8:
-   case BSON_TYPE_SYMBOL:
-      return 15;
-   case BSON_TYPE_DOCUMENT:
-      return 20;
-   case BSON_TYPE_ARRAY:
-      return 25;
-   case BSON_TYPE_BINARY:
-      return 30;
-   case BSON_TYPE_OID:
-      return 35;
-   case BSON_TYPE_BOOL:
-      return 40;
-   case BSON_TYPE_DATE_TIME:
-      return 45;
-   case BSON_TYPE_TIMESTAMP:
-      return 47;
-   case BSON_TYPE_REGEX:
-      return 50;
-   case BSON_TYPE_DBPOINTER:
-      return 55;
-   case BSON_TYPE_CODE:
-      return 60;
-   case BSON_TYPE_CODEWSCOPE:
-      return 65;
-   default:
-      return 0;
-   }
-}
 
 static int
 advisor_cmp_i64 (int64_t a, int64_t b)
@@ -153,7 +106,7 @@ advisor_cmp_embedded (const uint8_t *ad, uint32_t alen, const uint8_t *bd, uint3
       int c;
       if (!na || !nb)
          return na == nb ? 0 : (na ? 1 : -1);
-      c = advisor_canonical (bson_iter_type (&ia)) - advisor_canonical (bson_iter_type (&ib));
+      c = hashkey_canonical_type (bson_iter_type (&ia)) - hashkey_canonical_type (bson_iter_type (&ib));
       if (c)
          return c < 0 ? -1 : 1;
       c = strcmp (bson_iter_key (&ia), bson_iter_key (&ib));
@@ -168,7 +121,7 @@ advisor_cmp_embedded (const uint8_t *ad, uint32_t alen, const uint8_t *bd, uint3
 int
 advisor_compare_values (const bson_value_t *a, const bson_value_t *b)
 {
-   int ca = advisor_canonical (a->value_type), cb = advisor_canonical (b->value_type);
+   int ca = hashkey_canonical_type (a->value_type), cb = hashkey_canonical_type (b->value_type);
    int c;
    if (ca != cb)
       return ca < cb ? -1 : 1;

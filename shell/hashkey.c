@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* The server's canonicalizeBSONType (bsontypes.h): values of one canonical type compare (and hash) alike. */
-static int32_t
+int32_t
 hashkey_canonical_type (bson_type_t type)
 {
    switch ((int) type) {

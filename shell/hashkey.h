@@ -6,6 +6,12 @@
 #include <bson/bson.h>
 #include <stdint.h>
 
+/* The server's canonicalizeBSONType: types of one canonical class (all numbers; string and symbol; ...) compare and
+ * hash alike, and the classes order values of different types (MinKey -1 < null 5 < numbers 10 < ... < MaxKey 127).
+ * Shared by every comparison of values in the shell and the simulated cluster. */
+int32_t
+hashkey_canonical_type (bson_type_t type);
+
 /* Returns the 64-bit hash the server computes for value (numbers squashed to 64-bit integers first, documents and
  * arrays hashed recursively with field names), exactly equal to the server's $toHashedIndexKey. */
 int64_t

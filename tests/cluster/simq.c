@@ -2,6 +2,7 @@
  * lookup and traversal, document rebuilding for updates, and sorting. Matching is in simq_match.c, expressions in
  * simq_expr.c, projection and updates in simq_update.c, aggregation in simq_agg.c. */
 #include "simq_int.h"
+#include "hashkey.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -140,49 +141,7 @@ simq_code_name (int code)
 int
 simq_canonical_type (bson_type_t type)
 {
-   switch ((int) type) {
-   case BSON_TYPE_MINKEY:
-      return -1;
-   case BSON_TYPE_MAXKEY:
-      return 127;
-   case BSON_TYPE_EOD:
-   case BSON_TYPE_UNDEFINED:
-      return 0;
-   case BSON_TYPE_NULL:
-      return 5;
-   case BSON_TYPE_DOUBLE:
-   case BSON_TYPE_INT32:
-   case BSON_TYPE_INT64:
-   case BSON_TYPE_DECIMAL128:
-      return 10;
-   case BSON_TYPE_UTF8:
-   case BSON_TYPE_SYMBOL:
-      return 15;
-   case BSON_TYPE_DOCUMENT:
-      return 20;
-   case BSON_TYPE_ARRAY:
-      return 25;
-   case BSON_TYPE_BINARY:
-      return 30;
-   case BSON_TYPE_OID:
-      return 35;
-   case BSON_TYPE_BOOL:
-      return 40;
-   case BSON_TYPE_DATE_TIME:
-      return 45;
-   case BSON_TYPE_TIMESTAMP:
-      return 47;
-   case BSON_TYPE_REGEX:
-      return 50;
-   case BSON_TYPE_DBPOINTER:
-      return 55;
-   case BSON_TYPE_CODE:
-      return 60;
-   case BSON_TYPE_CODEWSCOPE:
-      return 65;
-   default:
-      return 0;
-   }
+   return hashkey_canonical_type (type);
 }
 
 const char *
