@@ -16,18 +16,10 @@
 
 #include "commands.h"
 #include "dispatch.h"
+#include "interrupt.h"
 #include "parser.h"
 #include "repl.h"
 #include "script.h"
-
-static volatile sig_atomic_t repl_interrupted;
-
-static void
-repl_on_sigint (int sig)
-{
-   (void) sig;
-   repl_interrupted = 1;
-}
 
 static bool
 contains_ci (const char *hay, const char *needle)
@@ -221,15 +213,11 @@ repl_is_mongos (sh_ctx_t *ctx)
 int
 repl_run (sh_ctx_t *ctx)
 {
-   struct sigaction sa;
    char *hist = repl_history_path ();
    bson_string_t *pending = bson_string_new (NULL);
 
    repl_ctx = ctx;
-   memset (&sa, 0, sizeof sa);
-   sa.sa_handler = repl_on_sigint;
-   sigemptyset (&sa.sa_mask);
-   sigaction (SIGINT, &sa, NULL); /* no SA_RESTART: a read interrupted by Ctrl-C returns */
+   sh_interrupt_install (); /* a read interrupted by Ctrl-C returns */
    rl_catch_signals = 0;
    rl_readline_name = "shardsh";
    rl_attempted_completion_function = repl_complete;
@@ -244,11 +232,11 @@ repl_run (sh_ctx_t *ctx)
          bson_strncpy (prompt, "... ", sizeof prompt);
       else
          bson_snprintf (prompt, sizeof prompt, "%s%s> ", repl_is_mongos (ctx) ? "[direct: mongos] " : "", ctx->db);
-      repl_interrupted = 0;
+      sh_interrupt_clear ();
       errno = 0;
       line = readline (prompt);
       if (!line) {
-         if (repl_interrupted || errno == EINTR) {
+         if (sh_interrupted () || errno == EINTR) {
             /* Ctrl-C: drop what was typed and start again */
             fputc ('\n', stdout);
             bson_string_truncate (pending, 0);
@@ -257,7 +245,7 @@ repl_run (sh_ctx_t *ctx)
          fputc ('\n', stdout); /* Ctrl-D */
          break;
       }
-      if (repl_interrupted) {
+      if (sh_interrupted ()) {
          free (line);
          bson_string_truncate (pending, 0);
          continue;

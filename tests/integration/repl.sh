@@ -7,16 +7,19 @@ if ! command -v tmux >/dev/null 2>&1; then
    skip "repl" "tmux is not installed"
    exit 0
 fi
-SOCK="$TMPD/tmux.sock"
-T="tmux -S $SOCK"
+# each session gets its own tmux server socket: starting a new server where one is still shutting down races
+NSOCK=0
+T="tmux -S $TMPD/tmux.0.sock"
+new_server() { NSOCK=$((NSOCK + 1)); T="tmux -S $TMPD/tmux.$NSOCK.sock"; }
 HIST="$TMPD/history"
 SH_ABS="$(pwd)/$SHARDSH"
 
 start() {
+   new_server
    $T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST NO_COLOR=1 $SH_ABS --norc --dry-run $*; echo EXITED=\$?; sleep 30"
    wait_for 'test>'
 }
-screen() { $T capture-pane -t repl -p; }
+screen() { $T capture-pane -t repl -p 2>/dev/null; }
 wait_for() {
    i=0
    while [ $i -lt 50 ]; do
@@ -60,6 +63,7 @@ check_not_contains "repl/history never stores a passed password" 'hunter3' "$(ca
 check_contains "repl/history has the session's statement" 'sh.isBalancerRunning()' "$(cat "$HIST" 2>/dev/null)"
 
 # -u without a password asks for it on the terminal, without echo, and it is never shown or stored
+new_server
 $T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST NO_COLOR=1 $SH_ABS --norc -u ops mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200; echo EXITED=\$?; sleep 30"
 if wait_for 'Enter password:'; then
    pass "repl/asks for the password when -u is given alone"
@@ -76,3 +80,24 @@ else
 fi
 stop
 check_not_contains "repl/history never stores a prompted password" 'hunter4' "$(cat "$HIST" 2>/dev/null)"
+
+# colour only on a terminal, never under NO_COLOR; the rc file runs at start unless --norc
+echo 'print("rc file ran")' > "$HOME/.shardshrc"
+new_server
+$T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST $SH_ABS --dry-run; echo EXITED=\$?; sleep 30"
+wait_for 'test>'
+check_contains "repl/rc file runs at start" "rc file ran" "$(screen)"
+$T send-keys -t repl 'printjson({n: 12345})' Enter
+wait_for '12345'
+esc=$(printf '\033')
+check_contains "repl/results are coloured on a terminal" "${esc}[33m12345" "$($T capture-pane -t repl -p -e 2>/dev/null)"
+stop
+new_server
+$T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST NO_COLOR=1 $SH_ABS --norc --dry-run; echo EXITED=\$?; sleep 30"
+wait_for 'test>'
+check_not_contains "repl/--norc skips the rc file" "rc file ran" "$(screen)"
+$T send-keys -t repl 'printjson({n: 12345})' Enter
+wait_for '12345'
+check_not_contains "repl/NO_COLOR turns colour off" "${esc}[33m" "$($T capture-pane -t repl -p -e 2>/dev/null)"
+stop
+rm -f "$HOME/.shardshrc"
