@@ -39,6 +39,7 @@ typedef struct {
 typedef struct {
    char *key;
    sim_raw_t docs;
+   uint64_t gen; /* sim_g.store_gen at this partition's last change (chunk tables compare it) */
 } sim_part_t;
 
 typedef struct {
@@ -60,6 +61,7 @@ typedef struct {
    simq_docs_t indexes; /* index specifications, { v, key, name, [unique] } */
    sim_opstat_t *ops;
    size_t nops;
+   struct sim_ctab *ctab; /* chunk table of a sharded collection (sim_ctab.c); NULL until first needed */
 } sim_coll_t;
 
 /* A document's position inside a collection. */
@@ -92,6 +94,7 @@ typedef struct sim_conn {
    pthread_t thread;
    bool done;
    bool sent_client;
+   bool close_after_reply; /* simFault dropConnections: the caller's connection closes once answered */
    char peer[64];
    char app_name[128];
    int64_t started_ms;
@@ -131,6 +134,7 @@ typedef struct {
    int64_t balancer_rounds;
    uint64_t rng;
    int64_t next_opid;
+   uint64_t store_gen; /* bumped by every change to any partition */
 
    pthread_mutex_t conn_lock; /* guards conns */
    sim_conn_t *conns;
@@ -187,9 +191,10 @@ sim_wire_reply (int32_t opcode, int32_t request_id, int32_t response_id, uint32_
 int
 sim_server_listen (int port, int *bound_port);
 
-/* Accepts and serves connections until sim_g.shutting_down; then closes every connection and joins its thread. */
+/* Accepts and serves connections until sim_g.shutting_down; then closes every connection and joins its thread.
+ * While simFault refuses connections the listener is closed (*listen_fd = -1) and reopened afterwards. */
 void
-sim_server_run (int listen_fd);
+sim_server_run (int *listen_fd);
 
 /* ---- command layer (sim_cmds.c) ---- */
 
@@ -485,5 +490,252 @@ sim_log_close (void);
 /* Helpers for building replies in admin and CRUD code. */
 bool
 sim_ver_ge (int num);
+
+/* ---- chunk tables (sim_ctab.c) ---- */
+
+/* One chunk of a sharded collection with the data it holds. */
+typedef struct {
+   uint8_t *min;      /* raw BSON (no bson_t in heap arrays: libbson may over-align bson_t) */
+   uint8_t *max;
+   bson_oid_t id;     /* the config.chunks _id */
+   char shard[64];
+   int64_t docs;      /* documents inside [min, max) */
+   int64_t bytes;     /* their BSON bytes */
+   int64_t written;   /* bytes inserted since the last split check */
+   bool jumbo;
+} sim_chunk_t;
+
+/* The chunks of one sharded collection sorted by min, with per-chunk document counts kept current by the store's
+ * insert/replace/delete hooks. Rebuilt from config.chunks (and a scan of the documents) whenever config.chunks or
+ * config.collections changed behind its back. */
+typedef struct sim_ctab {
+   sim_shcoll_t sc;
+   uint64_t chunks_gen; /* generation of the config.chunks partition it was built from */
+   uint64_t colls_gen;  /* generation of config.collections */
+   sim_chunk_t *v;
+   size_t n;
+} sim_ctab_t;
+
+/* The current chunk table of coll (rebuilt when stale); NULL when coll is not sharded. Callers hold sim_g.lock.
+ * The table is allocated with the alignment of bson_t. */
+sim_ctab_t *
+sim_ctab_get (sim_coll_t *coll);
+
+/* Frees a chunk table (NULL is fine). */
+void
+sim_ctab_free (sim_ctab_t *t);
+
+/* Views chunk bounds (static bson_t over the raw bytes). */
+void
+sim_chunk_min (const sim_chunk_t *c, bson_t *out);
+void
+sim_chunk_max (const sim_chunk_t *c, bson_t *out);
+
+/* Index of the chunk owning shard-key document key; SIZE_MAX when none does. */
+size_t
+sim_ctab_locate (const sim_ctab_t *t, const bson_t *key);
+
+/* Index of the chunk owning doc (a full document); SIZE_MAX when none does. */
+size_t
+sim_ctab_locate_doc (const sim_ctab_t *t, const bson_t *doc);
+
+/* Store hooks: a document of coll was added (sign 1) or removed (sign -1). */
+void
+sim_ctab_note (sim_coll_t *coll, const bson_t *doc, int sign);
+
+/* Marks t as matching config.* as they are now (after the caller changed chunks and updated t itself). */
+void
+sim_ctab_resync (sim_ctab_t *t);
+
+/* The chunk size in bytes that applies to sc: maxChunkSizeBytes (6.0+), config.settings chunksize, --chunk-size-kb,
+ * or the version's default (64 MB before 6.0, 128 MB from 6.0). */
+int64_t
+sim_chunk_size_bytes (const sim_shcoll_t *sc);
+
+/* Splits chunk i of coll's table at the given shard-key points (sorted, strictly inside the chunk), writing
+ * config.chunks, the changelog (split or multi-split) and the table. docs/bytes per piece come from the caller when
+ * known (counts != NULL, npoints + 1 entries each) or are recounted. */
+void
+sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, const int64_t *docs,
+                const int64_t *bytes);
+
+/* The auto-splitter (before 6.0): splits every chunk of coll that grew past the chunk size (top-chunk optimisation
+ * for the MaxKey chunk) and flags single-value chunks jumbo. piece_frac is the share of the chunk size per piece
+ * (0.5: splitVector's half-chunks). Returns the number of splits made. */
+int
+sim_autosplit (sim_coll_t *coll, double piece_frac, bool force);
+
+/* Merges chunks first..last (adjacent, one shard) of coll's table into one, with the merge changelog entry. */
+void
+sim_ctab_merge (sim_coll_t *coll, size_t first, size_t last);
+
+/* Sets the jumbo flag of chunk i in config.chunks and the table. */
+void
+sim_ctab_mark_jumbo (sim_ctab_t *t, size_t i);
+
+/* ---- exported admin helpers (sim_admin.c) ---- */
+
+/* Moves chunk (a config.chunks document) to shard to with versions and history; writes moveChunk.start when
+ * log_start, then moveChunk.to/.commit/.from. ndocs/nbytes < 0: counted from the documents. */
+void
+sim_migrate_commit (const sim_shcoll_t *sc, const bson_t *chunk, const char *to, bool log_start, int64_t ndocs,
+                    int64_t nbytes, int64_t clone_ms);
+void
+sim_migrate_log_start (const sim_shcoll_t *sc, const bson_t *min, const bson_t *max, const char *from, const char *to);
+/* The chunk document with this _id into out (initialised on success). */
+bool
+sim_chunk_by_id (const bson_oid_t *id, bson_t *out);
+/* Replaces (doc != NULL) or deletes the chunk whose _id equals that of old. */
+void
+sim_chunk_replace (const bson_t *old, const bson_t *doc);
+/* A chunk document with new bounds/shard/version (see sim_admin.c). */
+void
+sim_chunk_rewrite_doc (const sim_shcoll_t *sc, const bson_t *chunk, const bson_t *min, const bson_t *max,
+                       const char *shard, uint32_t major, uint32_t minor, bool new_history, bson_t *out);
+/* { min, max, lastmod, lastmodEpoch } of a chunk for split/multi-split changelog details. */
+void
+sim_chunk_version_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out);
+/* Zone containing [min, max) of ns (copied into out), false when none. */
+bool
+sim_zone_of (const char *ns, const bson_t *min, const bson_t *max, char *out, size_t outlen);
+bool
+sim_shard_in_zone (const char *shard, const char *zone);
+bool
+sim_shard_is_draining (const char *shard);
+/* Marks db partitioned in config.databases (4.4–6.0; what enableSharding records). */
+void
+sim_db_enable_sharding (const char *db);
+/* Whether the balancer is stopped (config.settings balancer stopped/mode). */
+bool
+sim_balancer_is_stopped (void);
+
+/* ---- dynamics: workloads, balancer, faults (sim_dyn.c, sim_workload.c, sim_balancer.c, sim_fault.c) ---- */
+
+struct sim_workload;
+struct sim_migration;
+
+typedef struct {
+   /* configuration from flags */
+   int64_t chunk_size_bytes;     /* --chunk-size-kb (0: the version's default) */
+   int64_t balancer_interval_ms; /* --balancer-interval-ms */
+   int64_t migration_ms;         /* --migration-ms */
+   bool live;                    /* background balancer rounds run */
+   int32_t doc_bytes;            /* --doc-bytes: default generated document size */
+   /* balancer */
+   int64_t next_round_ms;
+   bool in_round;
+   int64_t round_start_ms;
+   int32_t round_candidates;
+   int32_t round_moved;
+   int64_t rounds;
+   struct sim_migration **migs;
+   size_t nmigs;
+   int64_t splits;
+   int64_t migrations_done;
+   int64_t migrations_aborted;
+   /* workloads */
+   struct sim_workload **wls;
+   size_t nwls;
+   int32_t next_wl_id;
+   /* the background thread */
+   pthread_t thread;
+   bool thread_started;
+   pthread_cond_t round_done; /* used with sim_g.lock */
+} sim_dyn_t;
+
+extern sim_dyn_t sim_dyn;
+
+/* Starts the background thread (workloads, balancer rounds, migrations, periodic connection drops). */
+bool
+sim_dyn_start (void);
+/* Joins it (after sim_g.shutting_down is set) and frees workloads and migrations. */
+void
+sim_dyn_stop (void);
+/* One step of the background work; callers hold sim_g.lock. */
+void
+sim_balancer_tick (int64_t now);
+void
+sim_workload_tick (int64_t now);
+void
+sim_workload_free_all (void);
+void
+sim_balancer_free (void);
+/* Waits (releasing sim_g.lock) until no balancer round is in progress or deadline_ms passes; false on timeout. */
+bool
+sim_balancer_wait_round (int64_t deadline_ms);
+/* Whether the balancer's policy would move chunks of ns (per zone group: chunk-count thresholds before 6.0, three
+ * chunk sizes of data from 6.0): 1 yes, 0 no, -1 when ns has no chunk table (no stored collection). */
+int
+sim_balancer_imbalanced (const char *ns);
+/* Whether a migration of the chunk with this _id is in flight. */
+bool
+sim_balancer_chunk_busy (const char *ns, const bson_oid_t *id);
+/* Appends the in-flight migrations to out as the shards' currentOp rows. */
+void
+sim_balancer_current_op (simq_docs_t *out);
+/* Runs one balancer round now (synchronously selects migrations). */
+void
+sim_balancer_round (int64_t now);
+
+/* Workload kinds and generation. */
+typedef enum {
+   SIM_WL_ASCENDING,
+   SIM_WL_DESCENDING,
+   SIM_WL_RANDOM,
+   SIM_WL_HASHED,
+   SIM_WL_ZIPF,
+   SIM_WL_LOWCARD,
+   SIM_WL_COMPOUND,
+   SIM_WL_LOCATION,
+} sim_wl_kind_t;
+
+/* Parses a kind name; false when unknown. */
+bool
+sim_wl_kind_parse (const char *name, sim_wl_kind_t *out);
+
+/* Starts a workload on ns (sharding it with the kind's key unless it is sharded or shard is false). rate is
+ * operations per second; read_share/update_share the fractions of reads and updates. Returns the workload id or -1
+ * with err set. */
+int32_t
+sim_workload_start (const char *ns, sim_wl_kind_t kind, double rate, double read_share, double update_share,
+                    int32_t doc_bytes, bool shard, bson_error_t *err);
+/* Builds count documents of kind into ns directly (the bulk loader); splits as the version's auto-splitter would. */
+bool
+sim_workload_load (const char *ns, sim_wl_kind_t kind, int64_t count, int32_t doc_bytes, bool shard,
+                   bson_error_t *err);
+/* Parses NS:KIND:RATE[:READS:UPDATES] (--workload) or NS:KIND:COUNT[:unsharded] (--load) and runs it. */
+bool
+sim_workload_flag (const char *spec, bool load, char *errbuf, size_t errlen);
+
+/* The simulator's own admin commands. */
+void
+sim_cmd_sim_workload (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_sim_balancer (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_sim_fault (sim_ctx_t *ctx, bson_t *reply);
+
+/* Faults. The fault state has its own lock (connection threads consult it outside sim_g.lock). */
+bool
+sim_fault_flag (const char *flag, const char *val, char *errbuf, size_t errlen);
+/* Before a command runs: holds it while the server "hangs" (returns false when shutting down). */
+bool
+sim_fault_before (const char *cmd_name);
+/* After the reply is built: the delay to apply before sending it. */
+int64_t
+sim_fault_delay_ms (const char *cmd_name);
+/* Whether the next call of cmd_name must fail; fills reply with the error (then the command is not run). */
+bool
+sim_fault_fail (const char *cmd_name, bson_t *reply);
+/* Whether the listener must be closed now (refusing connections). */
+bool
+sim_fault_refusing (void);
+/* Periodic work (drop-every); called by the background thread. */
+void
+sim_fault_tick (int64_t now);
+void
+sim_fault_init (void);
+void
+sim_fault_cleanup (void);
 
 #endif

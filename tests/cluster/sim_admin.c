@@ -412,25 +412,39 @@ sim_range_counts (const sim_shcoll_t *sc, const bson_t *min, const bson_t *max, 
    }
 }
 
-/* Moves chunk (a config.chunks document of sc) to shard to, with the migration's changelog. */
-static void
-sim_move_chunk_doc (const sim_shcoll_t *sc, const bson_t *chunk, const char *to)
+void
+sim_migrate_log_start (const sim_shcoll_t *sc, const bson_t *min, const bson_t *max, const char *from, const char *to)
+{
+   bson_t details = BSON_INITIALIZER;
+   BSON_APPEND_DOCUMENT (&details, "min", min);
+   BSON_APPEND_DOCUMENT (&details, "max", max);
+   BSON_APPEND_UTF8 (&details, "from", from);
+   BSON_APPEND_UTF8 (&details, "to", to);
+   sim_changelog (false, "moveChunk.start", sc->ns, from, &details, sim_now_ms ());
+   bson_destroy (&details);
+}
+
+void
+sim_migrate_commit (const sim_shcoll_t *sc, const bson_t *chunk, const char *to, bool log_start, int64_t ndocs,
+                    int64_t nbytes, int64_t clone_ms)
 {
    char from[64];
    uint32_t major, minor;
    bson_t min, max, moved, details = BSON_INITIALIZER, counts;
-   int64_t ndocs, nbytes;
    int64_t now = sim_now_ms ();
    bson_strncpy (from, sim_chunk_shard (chunk), sizeof from);
    sim_sub (chunk, "min", &min);
    sim_sub (chunk, "max", &max);
-   sim_range_counts (sc, &min, &max, &ndocs, &nbytes);
-
+   if (ndocs < 0 || nbytes < 0) {
+      sim_range_counts (sc, &min, &max, &ndocs, &nbytes);
+   }
+   if (log_start) {
+      sim_migrate_log_start (sc, &min, &max, from, to);
+   }
    BSON_APPEND_DOCUMENT (&details, "min", &min);
    BSON_APPEND_DOCUMENT (&details, "max", &max);
    BSON_APPEND_UTF8 (&details, "from", from);
    BSON_APPEND_UTF8 (&details, "to", to);
-   sim_changelog (false, "moveChunk.start", sc->ns, from, &details, now);
 
    sim_chunk_max_version (sc, &major, &minor);
    /* The donor keeps one chunk, bumped to the new major version with minor 1 (the real server does this). */
@@ -457,7 +471,7 @@ sim_move_chunk_doc (const sim_shcoll_t *sc, const bson_t *chunk, const char *to)
    for (int step = 1; step <= 8; step++) {
       char k[32];
       bson_snprintf (k, sizeof k, "step %d of 8", step);
-      BSON_APPEND_INT32 (&to_details, k, step == 5 ? 2 : 0);
+      BSON_APPEND_INT32 (&to_details, k, step == 5 ? (int32_t) (clone_ms > 0 ? clone_ms : 2) : 0);
    }
    BSON_APPEND_DOCUMENT (&to_details, "min", &min);
    BSON_APPEND_DOCUMENT (&to_details, "max", &max);
@@ -480,7 +494,7 @@ sim_move_chunk_doc (const sim_shcoll_t *sc, const bson_t *chunk, const char *to)
    for (int step = 1; step <= 6; step++) {
       char k[32];
       bson_snprintf (k, sizeof k, "step %d of 6", step);
-      BSON_APPEND_INT32 (&from_details, k, step == 4 ? 3 : 0);
+      BSON_APPEND_INT32 (&from_details, k, step == 4 ? (int32_t) (clone_ms > 0 ? clone_ms : 3) : 0);
    }
    BSON_APPEND_DOCUMENT (&from_details, "min", &min);
    BSON_APPEND_DOCUMENT (&from_details, "max", &max);
@@ -489,6 +503,13 @@ sim_move_chunk_doc (const sim_shcoll_t *sc, const bson_t *chunk, const char *to)
    BSON_APPEND_UTF8 (&from_details, "note", "success");
    sim_changelog (false, "moveChunk.from", sc->ns, from, &from_details, now);
    bson_destroy (&from_details);
+}
+
+/* Moves chunk (a config.chunks document of sc) to shard to, with the migration's changelog. */
+static void
+sim_move_chunk_doc (const sim_shcoll_t *sc, const bson_t *chunk, const char *to)
+{
+   sim_migrate_commit (sc, chunk, to, true, -1, -1, 0);
 }
 
 /* Checks whether chunk may move to shard to (exists, not draining, zone); err set when not. */
@@ -2208,6 +2229,17 @@ sim_cmd_balancer_start_stop (sim_ctx_t *ctx, bson_t *reply)
    bson_destroy (&set);
    uint32_t s, i;
    sim_tick (&s, &i);
+   if (!start && sim_dyn.live) {
+      /* balancerStop waits for the current round to finish, up to maxTimeMS. */
+      bson_iter_t it;
+      int64_t max_ms = bson_iter_init_find (&it, ctx->cmd, "maxTimeMS") && BSON_ITER_HOLDS_NUMBER (&it)
+                          ? bson_iter_as_int64 (&it)
+                          : 0;
+      if (!sim_balancer_wait_round (max_ms > 0 ? sim_now_ms () + max_ms : INT64_MAX)) {
+         sim_reply_error (reply, 50, "operation exceeded time limit");
+         return;
+      }
+   }
    sim_reply_ok (reply);
 }
 
@@ -2217,9 +2249,15 @@ sim_cmd_balancer_status (sim_ctx_t *ctx, bson_t *reply)
    (void) ctx;
    bool stopped = sim_balancer_stopped ();
    BSON_APPEND_UTF8 (reply, "mode", stopped ? "off" : "full");
-   BSON_APPEND_BOOL (reply, "inBalancerRound", false);
-   /* A round every 10 s while the balancer is on (the real default interval). */
-   BSON_APPEND_INT64 (reply, "numBalancerRounds", sim_g.balancer_rounds + (sim_now_ms () - sim_g.start_ms) / 10000);
+   BSON_APPEND_BOOL (reply, "inBalancerRound", sim_dyn.live && sim_dyn.in_round);
+   if (sim_dyn.live) {
+      /* The live balancer's own rounds (sim_balancer.c). */
+      BSON_APPEND_INT64 (reply, "numBalancerRounds", sim_g.balancer_rounds + sim_dyn.rounds);
+   } else {
+      /* A round every 10 s while the balancer is on (the real default interval). */
+      BSON_APPEND_INT64 (reply, "numBalancerRounds",
+                         sim_g.balancer_rounds + (sim_now_ms () - sim_g.start_ms) / 10000);
+   }
    if (sim_ver_ge (80)) {
       BSON_APPEND_INT64 (reply, "term", 1);
    }
@@ -2310,8 +2348,8 @@ sim_cmd_balancer_collection_status (sim_ctx_t *ctx, bson_t *reply)
       violation = "defragmentingChunks";
    }
    if (!violation) {
-      /* Chunk-count imbalance (4.4/5.0 thresholds: 2 below 20 chunks, 4 below 80, 8 above); 6.0+ balances by data
-       * size, which at simulator sizes is always within three chunk sizes, so only counts are judged there. */
+      /* Judged as the live balancer would (sim_balancer_imbalanced); for a collection without stored documents,
+       * chunk counts before 6.0 (thresholds 2 below 20 chunks, 4 below 80, 8 above) and never from 6.0. */
       int64_t lo = INT64_MAX, hi = 0;
       for (size_t s = 0; s < shards.n; s++) {
          const char *id = sim_str (shards.v[s], "_id");
@@ -2326,11 +2364,25 @@ sim_cmd_balancer_collection_status (sim_ctx_t *ctx, bson_t *reply)
          hi = c > hi ? c : hi;
       }
       int64_t threshold = all.n < 20 ? 2 : all.n < 80 ? 4 : 8;
-      if (!sim_ver_ge (60) && lo != INT64_MAX && hi - lo >= threshold) {
+      int group = sim_balancer_imbalanced (ns);
+      if (group >= 0) {
+         /* The live balancer's own judgement, per zone: chunk counts before 6.0, data size from 6.0. */
+         if (group > 0) {
+            violation = "chunksImbalance";
+         }
+      } else if (!sim_ver_ge (60) && lo != INT64_MAX && hi - lo >= threshold) {
          violation = "chunksImbalance";
       }
    }
-   if (sim_ver_ge (70)) {
+   if (sim_dyn.chunk_size_bytes > 0 && sim_ver_ge (60)) {
+      /* --chunk-size-kb: the effective size, in MB (7.0+: rounded up to two decimals). */
+      double mb = (double) sim_chunk_size_bytes (&sc) / (1024.0 * 1024.0);
+      if (sim_ver_ge (70)) {
+         BSON_APPEND_DOUBLE (reply, "chunkSize", ceil (mb * 100.0) / 100.0);
+      } else {
+         BSON_APPEND_INT64 (reply, "chunkSize", (int64_t) mb);
+      }
+   } else if (sim_ver_ge (70)) {
       BSON_APPEND_DOUBLE (reply, "chunkSize", (double) sim_chunk_size_mb (&sc));
    } else if (sim_ver_ge (60)) {
       BSON_APPEND_INT64 (reply, "chunkSize", sim_chunk_size_mb (&sc));
@@ -3070,4 +3122,80 @@ sim_admin_run (sim_ctx_t *ctx, bson_t *reply)
       }
    }
    return false;
+}
+
+/* ---- helpers exported to the dynamics (sim_ctab.c, sim_balancer.c) ---- */
+
+bool
+sim_chunk_by_id (const bson_oid_t *id, bson_t *out)
+{
+   sim_coll_t *chunks = sim_coll_get ("config", "chunks");
+   for (size_t p = 0; chunks && p < chunks->nparts; p++) {
+      for (size_t i = 0; i < chunks->parts[p].docs.n; i++) {
+         bson_t view;
+         bson_iter_t it;
+         sim_pos_t pos = {p, i};
+         sim_coll_view (chunks, pos, &view);
+         if (bson_iter_init_find (&it, &view, "_id") && BSON_ITER_HOLDS_OID (&it) &&
+             bson_oid_equal (bson_iter_oid (&it), id)) {
+            bson_copy_to (&view, out);
+            return true;
+         }
+      }
+   }
+   return false;
+}
+
+void
+sim_chunk_replace (const bson_t *old, const bson_t *doc)
+{
+   sim_chunk_put (old, doc);
+}
+
+void
+sim_chunk_rewrite_doc (const sim_shcoll_t *sc, const bson_t *chunk, const bson_t *min, const bson_t *max,
+                       const char *shard, uint32_t major, uint32_t minor, bool new_history, bson_t *out)
+{
+   sim_chunk_rewrite (sc, chunk, min, max, shard, major, minor, new_history, out);
+}
+
+void
+sim_chunk_version_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out)
+{
+   sim_version_doc (chunk, sc, out);
+}
+
+bool
+sim_zone_of (const char *ns, const bson_t *min, const bson_t *max, char *out, size_t outlen)
+{
+   return sim_zone_of_range (ns, min, max, out, outlen);
+}
+
+bool
+sim_shard_in_zone (const char *shard, const char *zone)
+{
+   return sim_shard_has_zone (shard, zone);
+}
+
+bool
+sim_shard_is_draining (const char *shard)
+{
+   return sim_shard_draining (shard);
+}
+
+bool
+sim_balancer_is_stopped (void)
+{
+   return sim_balancer_stopped ();
+}
+
+void
+sim_db_enable_sharding (const char *db)
+{
+   if (!sim_ver_ge (70)) {
+      bson_t set = BSON_INITIALIZER;
+      BSON_APPEND_BOOL (&set, "partitioned", true);
+      sim_config_update ("databases", db, &set, NULL, false);
+      bson_destroy (&set);
+   }
 }

@@ -473,7 +473,9 @@ sim_cmd_server_status (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_INT64 (&e, "t", -1);
       bson_append_document_end (&d, &e);
    }
-   BSON_APPEND_INT64 (&d, "maxChunkSizeInBytes", sim_ver_ge (60) ? 134217728 : 67108864);
+   BSON_APPEND_INT64 (&d, "maxChunkSizeInBytes",
+                      sim_dyn.chunk_size_bytes > 0 ? sim_dyn.chunk_size_bytes
+                                                   : (sim_ver_ge (60) ? 134217728 : 67108864));
    bson_append_document_end (reply, &d);
    sim_reply_ok (reply);
 }
@@ -701,6 +703,10 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    {"configureQueryAnalyzer", 70, true, NULL, SIM_K_COMMAND},
    {"flushRouterConfig", 44, true, NULL, SIM_K_COMMAND},
    {"flushrouterconfig", 44, true, NULL, SIM_K_COMMAND},
+   /* the simulator's own control commands (no real server has them) */
+   {"simWorkload", 44, true, sim_cmd_sim_workload, SIM_K_COMMAND},
+   {"simBalancer", 44, true, sim_cmd_sim_balancer, SIM_K_COMMAND},
+   {"simFault", 44, true, sim_cmd_sim_fault, SIM_K_COMMAND},
 };
 
 static const sim_cmd_def_t *
@@ -753,6 +759,9 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
    pthread_mutex_lock (&sim_g.lock);
    sim_ctx_t ctx = {.conn = conn, .db = msg->db, .name = name, .cmd = &msg->cmd, .op_query = msg->opcode == SIM_OP_QUERY};
    const sim_cmd_def_t *def = sim_cmd_lookup (name);
+   if (sim_fault_fail (name, reply)) {
+      goto done; /* simFault failCommand */
+   }
    if (msg->opcode == SIM_OP_QUERY && sim_ver_ge (60) && !sim_op_query_allowed (name)) {
       sim_reply_error (reply, 352,
                        "Unsupported OP_QUERY command: %s. The client driver may require an upgrade. For more details "

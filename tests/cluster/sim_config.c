@@ -211,6 +211,16 @@ bool
 sim_route_doc (const char *ns, const sim_shcoll_t *sc, const bson_t *doc, char *shard)
 {
    shard[0] = '\0';
+   sim_coll_t *coll = sc ? sim_coll_get_ns (ns) : NULL;
+   sim_ctab_t *t = coll ? sim_ctab_get (coll) : NULL;
+   if (t) {
+      /* Binary search in the collection's chunk table. */
+      size_t i = sim_ctab_locate_doc (t, doc);
+      if (i != SIZE_MAX) {
+         bson_strncpy (shard, t->v[i].shard, 64);
+      }
+      return shard[0] != '\0';
+   }
    if (sc) {
       bson_t key, chunk;
       bson_iter_t it;
@@ -614,7 +624,17 @@ sim_coll_shard_stats (const char *ns, sim_shard_stat_t **out)
    bool sharded = sim_shcoll_load (ns, &sc);
    sim_coll_t *coll = sim_coll_get_ns (ns);
    char shard[64];
-   if (sharded) {
+   sim_ctab_t *t = sharded && coll && sim_coll_count (coll) ? sim_ctab_get (coll) : NULL;
+   if (t) {
+      /* Per-chunk counts kept by the chunk table: no scan of the documents. */
+      for (size_t i = 0; i < t->n; i++) {
+         sim_shard_stat_t *st = sim_stat_for (&arr, &n, t->v[i].shard);
+         st->chunks++;
+         st->count += t->v[i].docs;
+         st->size += t->v[i].bytes;
+      }
+      coll = NULL;
+   } else if (sharded) {
       sim_coll_t *chunks;
       size_t p = sim_chunks_part (&sc, &chunks);
       for (size_t i = 0; p != SIZE_MAX && i < chunks->parts[p].docs.n; i++) {

@@ -89,6 +89,78 @@ sim_touch (const char *ns, int kind, const char *shard)
    bson_free (st);
 }
 
+/* Records kind once on every shard holding one of the documents at hits (writes: the shards an update or delete
+ * reached). */
+static void
+sim_touch_hits (sim_coll_t *coll, const sim_hits_t *hits, int kind)
+{
+   char seen[16][64];
+   int nseen = 0;
+   sim_shcoll_t sc;
+   if (!strncmp (coll->ns, "config.", 7) || !strncmp (coll->ns, "admin.", 6)) {
+      return;
+   }
+   bool sharded = sim_shcoll_load (coll->ns, &sc);
+   for (size_t i = 0; i < hits->n; i++) {
+      bson_t view;
+      char shard[64];
+      sim_coll_view (coll, hits->v[i], &view);
+      if (!sim_route_doc (coll->ns, sharded ? &sc : NULL, &view, shard)) {
+         continue;
+      }
+      bool dup = false;
+      for (int k = 0; k < nseen && !dup; k++) {
+         dup = !strcmp (seen[k], shard);
+      }
+      if (!dup && nseen < 16) {
+         bson_strncpy (seen[nseen++], shard, sizeof seen[0]);
+         sim_coll_count_op (coll, shard, kind, 50);
+      }
+   }
+   sim_shcoll_destroy (&sc);
+}
+
+/* Records a read of ns by filter: on the one shard an equality on the whole shard key targets, otherwise on every
+ * shard owning data (a scatter-gather read). */
+static void
+sim_touch_query (const char *ns, const bson_t *filter)
+{
+   sim_shcoll_t sc;
+   bson_iter_t it;
+   char shard[64] = "";
+   if (filter && sim_shcoll_load (ns, &sc)) {
+      bson_t probe = BSON_INITIALIZER;
+      bool full = bson_iter_init (&it, &sc.key);
+      while (full && bson_iter_next (&it)) {
+         bson_iter_t f;
+         const char *k = bson_iter_key (&it);
+         if (!bson_iter_init_find (&f, filter, k)) {
+            full = false;
+         } else if (BSON_ITER_HOLDS_DOCUMENT (&f)) {
+            bson_iter_t op;
+            full = bson_iter_recurse (&f, &op) && bson_iter_next (&op) && !strcmp (bson_iter_key (&op), "$eq");
+            if (full) {
+               BSON_APPEND_VALUE (&probe, k, bson_iter_value (&op));
+            }
+         } else if (BSON_ITER_HOLDS_ARRAY (&f) || BSON_ITER_HOLDS_REGEX (&f)) {
+            full = false;
+         } else {
+            BSON_APPEND_VALUE (&probe, k, bson_iter_value (&f));
+         }
+      }
+      if (full) {
+         sim_route_doc (ns, &sc, &probe, shard);
+      }
+      bson_destroy (&probe);
+   } else {
+      memset (&sc, 0, sizeof sc);
+      bson_init (&sc.key);
+      bson_init (&sc.doc);
+   }
+   sim_shcoll_destroy (&sc);
+   sim_touch (ns, 0, shard[0] ? shard : NULL);
+}
+
 /* ---- cursors ---- */
 
 /* Where a batch starting at pos ends: at most max documents (max < 0: no count limit) and about 16 MB. */
@@ -243,7 +315,7 @@ sim_crud_find (sim_ctx_t *ctx, bson_t *reply)
          simq_docs_push_copy (&docs, &view);
       }
       sim_hits_free (&hits);
-      sim_touch (ns, 0, NULL);
+      sim_touch_query (ns, have_filter ? &filter : NULL);
    }
    if (have_sort && docs.n > 1 && !simq_sort (&docs, &sort, &err)) {
       sim_reply_simq_error (reply, &err);
@@ -604,6 +676,8 @@ sim_current_op_rows (sim_ctx_t *ctx, bool idle, simq_docs_t *out)
       simq_docs_push_owned (out, d);
    }
    pthread_mutex_unlock (&sim_g.conn_lock);
+   /* The shards' in-flight migrations (live balancer). */
+   sim_balancer_current_op (out);
 }
 
 static int
@@ -1031,6 +1105,9 @@ sim_crud_insert (sim_ctx_t *ctx, bson_t *reply)
       bson_destroy (&with);
       index++;
    }
+   if (n && coll->ctab) {
+      sim_autosplit (coll, 0.5, false); /* before 6.0: chunks that grew past the chunk size split */
+   }
    sim_finish_write (reply, n, false, 0, NULL, 0, &errors, nerr);
 cleanup:
    bson_destroy (&errors);
@@ -1093,6 +1170,9 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
          continue;
       }
       bool failed = false;
+      if (hits.n) {
+         sim_touch_hits (coll, &hits, 1);
+      }
       for (size_t i = 0; i < hits.n; i++) {
          bson_t view, nd, fixed;
          bool modified = false;
@@ -1194,8 +1274,6 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
          bson_append_document_end (&upserted, &e);
          bson_destroy (&with);
          n++;
-      } else if (coll && hits.n) {
-         sim_touch (coll->ns, 1, NULL);
       }
    }
    sim_finish_write (reply, n, true, nmod, &upserted, nups, &errors, nerr);
@@ -1256,7 +1334,7 @@ sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
       }
       n += (int64_t) hits.n;
       if (hits.n) {
-         sim_touch (coll->ns, 1, NULL);
+         sim_touch_hits (coll, &hits, 1);
       }
       sim_coll_delete (coll, &hits);
       sim_hits_free (&hits);

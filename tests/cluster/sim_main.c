@@ -26,6 +26,11 @@ sim_usage (FILE *out)
             "usage: shardsim [--port N] [--port-file F] [--version 4.4|5.0|6.0|7.0|8.0]\n"
             "                [--scenario empty|demo|large] [--shards N] [--log-commands FILE] [--seed N]\n"
             "                [--large-shards N] [--large-collections N] [--large-chunks N]\n"
+            "                [--workload NS:KIND:RATE[:READS[:UPDATES]]]... [--load NS:KIND:COUNT[:unsharded]]...\n"
+            "                [--chunk-size-kb N] [--balancer-interval-ms N] [--migration-ms N] [--live]\n"
+            "                [--doc-bytes N]\n"
+            "                [--fault-delay-ms N] [--fault-fail CMD:CODE[:TIMES]] [--fault-hang-ms N]\n"
+            "                [--fault-refuse-ms N] [--fault-drop-every-ms N]\n"
             "A wire-protocol mongos simulator for tests and demos (not a database). Listens on 127.0.0.1 only.\n");
 }
 
@@ -71,7 +76,9 @@ main (int argc, char **argv)
    const char *version = "8.0";
    const char *log_path = NULL;
    long long v;
-   char err[256];
+   char err[512];
+   const char **workloads = NULL, **loads = NULL;
+   size_t nworkloads = 0, nloads = 0;
 
    sim_g.scenario = "empty";
    sim_g.nshards = 3;
@@ -84,6 +91,8 @@ main (int argc, char **argv)
    sim_g.wake_pipe[0] = sim_g.wake_pipe[1] = -1;
    pthread_mutex_init (&sim_g.lock, NULL);
    pthread_mutex_init (&sim_g.conn_lock, NULL);
+   pthread_cond_init (&sim_dyn.round_done, NULL);
+   sim_dyn.doc_bytes = 200;
 
    for (int i = 1; i < argc; i++) {
       const char *a = argv[i];
@@ -92,6 +101,10 @@ main (int argc, char **argv)
          sim_usage (stdout);
          rc = 0;
          goto cleanup;
+      }
+      if (!strcmp (a, "--live")) {
+         sim_dyn.live = true;
+         continue;
       }
       if (!val) {
          fprintf (stderr, "shardsim: %s needs a value\n", a);
@@ -119,6 +132,40 @@ main (int argc, char **argv)
          sim_g.scenario = val;
       } else if (!strcmp (a, "--log-commands")) {
          log_path = val;
+      } else if (!strcmp (a, "--workload") || !strcmp (a, "--load")) {
+         const char ***list = !strcmp (a, "--load") ? &loads : &workloads;
+         size_t *n = !strcmp (a, "--load") ? &nloads : &nworkloads;
+         *list = bson_realloc (*list, (*n + 1) * sizeof **list);
+         (*list)[(*n)++] = val;
+      } else if (!strncmp (a, "--fault-", 8)) {
+         if (strcmp (a, "--fault-delay-ms") && strcmp (a, "--fault-fail") && strcmp (a, "--fault-hang-ms") &&
+             strcmp (a, "--fault-refuse-ms") && strcmp (a, "--fault-drop-every-ms")) {
+            fprintf (stderr, "shardsim: unknown option %s\n", a);
+            rc = 2;
+            goto cleanup;
+         }
+         if (!sim_fault_flag (a, val, err, sizeof err)) {
+            fprintf (stderr, "shardsim: %s\n", err);
+            rc = 2;
+            goto cleanup;
+         }
+      } else if (!strcmp (a, "--chunk-size-kb") || !strcmp (a, "--balancer-interval-ms") ||
+                 !strcmp (a, "--migration-ms") || !strcmp (a, "--doc-bytes")) {
+         if (!sim_parse_int (val, !strcmp (a, "--migration-ms") ? 0 : 1, 16 * 1024 * 1024, &v)) {
+            fprintf (stderr, "shardsim: bad %s %s\n", a, val);
+            rc = 2;
+            goto cleanup;
+         }
+         if (!strcmp (a, "--chunk-size-kb")) {
+            sim_dyn.chunk_size_bytes = v * 1024;
+         } else if (!strcmp (a, "--balancer-interval-ms")) {
+            sim_dyn.balancer_interval_ms = v;
+            sim_dyn.live = true;
+         } else if (!strcmp (a, "--migration-ms")) {
+            sim_dyn.migration_ms = v;
+         } else {
+            sim_dyn.doc_bytes = (int32_t) v;
+         }
       } else if (!strcmp (a, "--shards") || !strcmp (a, "--large-shards") || !strcmp (a, "--large-collections") ||
                  !strcmp (a, "--large-chunks") || !strcmp (a, "--seed")) {
          long long max = !strcmp (a, "--large-chunks") || !strcmp (a, "--seed") ? INT64_MAX : 100000;
@@ -179,6 +226,21 @@ main (int argc, char **argv)
       rc = 2;
       goto cleanup;
    }
+   /* Bulk loads, then workloads, before the port is announced: clients see the loaded cluster. */
+   for (size_t i = 0; i < nloads + nworkloads; i++) {
+      bool load = i < nloads;
+      if (!sim_workload_flag (load ? loads[i] : workloads[i - nloads], load, err, sizeof err)) {
+         fprintf (stderr, "shardsim: %s\n", err);
+         rc = 2;
+         goto cleanup;
+      }
+   }
+   if (!sim_dyn_start ()) {
+      perror ("shardsim: background thread");
+      goto cleanup;
+   }
+   sim_dyn.next_round_ms = sim_now_ms () + (sim_dyn.balancer_interval_ms > 0 ? sim_dyn.balancer_interval_ms : 10000);
+   sim_fault_init ();
    printf ("shardsim: listening on 127.0.0.1:%d (version %s, scenario %s)\n", bound, sim_g.ver->full,
            sim_g.scenario);
    fflush (stdout);
@@ -186,9 +248,14 @@ main (int argc, char **argv)
       fprintf (stderr, "shardsim: cannot write %s: %s\n", port_file, strerror (errno));
       goto cleanup;
    }
-   sim_server_run (listen_fd);
+   sim_server_run (&listen_fd);
    rc = 0;
 cleanup:
+   sim_g.shutting_down = 1;
+   sim_dyn_stop ();
+   sim_fault_cleanup ();
+   bson_free (workloads);
+   bson_free (loads);
    if (listen_fd >= 0) {
       close (listen_fd);
    }
@@ -200,6 +267,7 @@ cleanup:
    sim_cursors_free ();
    sim_store_free ();
    sim_log_close ();
+   pthread_cond_destroy (&sim_dyn.round_done);
    pthread_mutex_destroy (&sim_g.lock);
    pthread_mutex_destroy (&sim_g.conn_lock);
    return rc;

@@ -135,6 +135,13 @@ sim_serve_one (sim_conn_t *conn, const uint8_t *data, size_t len, bool *keep)
       return;
    }
    int64_t wait_ms = 0;
+   bson_iter_t first;
+   const char *cmd_name = bson_iter_init (&first, &msg.cmd) && bson_iter_next (&first) ? bson_iter_key (&first) : "";
+   if (!sim_fault_before (cmd_name)) {
+      /* simFault hang: the request waited; shutting down now. */
+      *keep = false;
+      goto done;
+   }
    bool awaitable = msg.opcode == SIM_OP_MSG && sim_cmd_is_awaitable_hello (&msg.cmd, &wait_ms);
    bool exhaust = awaitable && (msg.flags & SIM_MSG_EXHAUST);
    if (awaitable) {
@@ -149,8 +156,17 @@ sim_serve_one (sim_conn_t *conn, const uint8_t *data, size_t len, bool *keep)
       bson_destroy (&reply); /* the client wants no answer */
       goto done;
    }
+   int64_t delay = sim_fault_delay_ms (cmd_name);
+   for (int64_t until = sim_now_ms () + delay; delay > 0 && !sim_g.shutting_down && sim_now_ms () < until;) {
+      usleep (2000);
+   }
    *keep = sim_send_reply (conn, &msg, exhaust ? SIM_MSG_MORE_TO_COME : 0, &reply);
    bson_destroy (&reply);
+   pthread_mutex_lock (&sim_g.conn_lock);
+   if (conn->close_after_reply) {
+      *keep = false; /* simFault dropConnections, asked on this connection */
+   }
+   pthread_mutex_unlock (&sim_g.conn_lock);
    while (*keep && exhaust) {
       /* Keep streaming hello replies until the client closes the connection. */
       if (!sim_await (conn->fd, wait_ms)) {
@@ -236,18 +252,33 @@ sim_reap (bool all)
 }
 
 void
-sim_server_run (int listen_fd)
+sim_server_run (int *listen_fd)
 {
    while (!sim_g.shutting_down) {
-      struct pollfd pfd[2] = {{.fd = listen_fd, .events = POLLIN}, {.fd = sim_g.wake_pipe[0], .events = POLLIN}};
-      int r = poll (pfd, 2, 500);
+      /* simFault refuseConnections: close the listener for the period, then listen on the same port again. */
+      if (sim_fault_refusing ()) {
+         if (*listen_fd >= 0) {
+            close (*listen_fd);
+            *listen_fd = -1;
+         }
+      } else if (*listen_fd < 0) {
+         int bound = 0;
+         *listen_fd = sim_server_listen (sim_g.port, &bound);
+      }
+      struct pollfd pfd[2] = {{.fd = sim_g.wake_pipe[0], .events = POLLIN}, {.fd = *listen_fd, .events = POLLIN}};
+      int r = poll (pfd, *listen_fd >= 0 ? 2 : 1, 50);
       sim_reap (false);
-      if (r <= 0 || !(pfd[0].revents & POLLIN)) {
+      if (r > 0 && (pfd[0].revents & POLLIN)) {
+         char c;
+         ssize_t n = read (sim_g.wake_pipe[0], &c, 1);
+         (void) n;
+      }
+      if (r <= 0 || *listen_fd < 0 || !(pfd[1].revents & POLLIN)) {
          continue;
       }
       struct sockaddr_in sa;
       socklen_t sl = sizeof sa;
-      int fd = accept (listen_fd, (struct sockaddr *) &sa, &sl);
+      int fd = accept (*listen_fd, (struct sockaddr *) &sa, &sl);
       if (fd < 0) {
          continue;
       }

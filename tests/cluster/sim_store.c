@@ -96,6 +96,7 @@ sim_part_index (sim_coll_t *c, const char *key, bool create)
    }
    c->parts[c->nparts].key = bson_strdup (key);
    memset (&c->parts[c->nparts].docs, 0, sizeof (sim_raw_t));
+   c->parts[c->nparts].gen = ++sim_g.store_gen;
    c->last_part = c->nparts;
    return c->nparts++;
 }
@@ -167,6 +168,7 @@ sim_coll_free (sim_coll_t *c)
       bson_free (c->parts[i].key);
    }
    bson_free (c->parts);
+   sim_ctab_free (c->ctab);
    simq_docs_clear (&c->indexes);
    bson_free (c->ops);
    bson_free (c->db);
@@ -208,6 +210,8 @@ sim_coll_insert (sim_coll_t *coll, const bson_t *doc)
    uint8_t *raw = bson_malloc (doc->len);
    memcpy (raw, bson_get_data (doc), doc->len);
    sim_raw_push (&coll->parts[p].docs, raw);
+   coll->parts[p].gen = ++sim_g.store_gen;
+   sim_ctab_note (coll, doc, 1);
 }
 
 void
@@ -221,6 +225,12 @@ static void
 sim_coll_remove_at (sim_coll_t *coll, sim_pos_t pos)
 {
    sim_raw_t *r = &coll->parts[pos.part].docs;
+   bson_t old;
+   if (coll->ctab) {
+      bson_init_static (&old, r->v[pos.idx], sim_raw_len (r->v[pos.idx]));
+      sim_ctab_note (coll, &old, -1);
+   }
+   coll->parts[pos.part].gen = ++sim_g.store_gen;
    bson_free (r->v[pos.idx]);
    memmove (&r->v[pos.idx], &r->v[pos.idx + 1], (r->n - pos.idx - 1) * sizeof *r->v);
    r->n--;
@@ -238,6 +248,14 @@ sim_coll_replace (sim_coll_t *coll, sim_pos_t pos, const bson_t *doc)
    }
    uint8_t *raw = bson_malloc (doc->len);
    memcpy (raw, bson_get_data (doc), doc->len);
+   if (coll->ctab) {
+      bson_t old;
+      const uint8_t *o = coll->parts[pos.part].docs.v[pos.idx];
+      bson_init_static (&old, o, sim_raw_len (o));
+      sim_ctab_note (coll, &old, -1);
+      sim_ctab_note (coll, doc, 1);
+   }
+   coll->parts[pos.part].gen = ++sim_g.store_gen;
    bson_free (coll->parts[pos.part].docs.v[pos.idx]);
    coll->parts[pos.part].docs.v[pos.idx] = raw;
 }
@@ -255,6 +273,9 @@ sim_pos_cmp_desc (const void *a, const void *b)
 void
 sim_coll_delete (sim_coll_t *coll, sim_hits_t *hits)
 {
+   if (!hits->n) {
+      return;
+   }
    qsort (hits->v, hits->n, sizeof *hits->v, sim_pos_cmp_desc);
    for (size_t i = 0; i < hits->n; i++) {
       sim_coll_remove_at (coll, hits->v[i]);
