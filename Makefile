@@ -41,7 +41,7 @@ SIMU_BINS := $(SIMU_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 BINDIR ?= $(if $(SAN),$(BUILD)/bin,bin)
 
-.PHONY: all deps test asan check-deps clean install demo format format-check docs fuzz bench
+.PHONY: all deps test asan check-deps clean install demo format format-check docs fuzz bench valgrind
 
 all: check-deps $(BINDIR)/shardsh $(BINDIR)/shardsim
 
@@ -92,6 +92,41 @@ asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 units
 	@BUILD=build/asan BINDIR=build/asan/bin SHARDSH_SAN=1 sh tests/run.sh
 
+# Fuzzing (tests/fuzz/): libFuzzer targets built with clang, ASan and UBSan over the shell's own sources in
+# build/fuzz. `make fuzz FUZZ_SECONDS=N` runs each target for N seconds and fails on a crash, a leak or a hang.
+# -fno-sanitize=alignment: Debian's libbson declares bson_t 128-byte aligned (BSON_EXTRA_ALIGN) and malloc'd arrays
+# of structs holding a bson_t are only 16-byte aligned; see docs/reliability.md.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_BUILD   := build/fuzz
+FUZZ_CFLAGS   = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I. -Ishell -Icommands -Iviews -Itests/fuzz \
+                $(PKG_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+                -fno-sanitize=alignment
+FUZZ_OBJS    := $(CORE_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_BINS    := $(FUZZ_BUILD)/fuzz_parser $(FUZZ_BUILD)/fuzz_render
+
+.SECONDARY: $(FUZZ_OBJS)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lm
+
+# the unit test that replays the corpus and the saved crashes compiles the targets' sources in
+$(BUILD)/tests/test_fuzz_regressions: tests/fuzz/fuzz_parser.c tests/fuzz/fuzz_render.c tests/fuzz/fuzz.h
+
+fuzz:
+	@sh tests/deps.sh
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) is needed (apt-get install clang)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# The REPL-less script runs and the dashboard under valgrind (also part of `make test`).
+valgrind: all
+	@BINDIR=$(BINDIR) sh tests/integration/valgrind.sh
+
 demo: all
 	@sh tests/demo.sh
 
@@ -109,4 +144,4 @@ format-check:
 clean:
 	rm -rf build bin
 
--include $(CORE_OBJS:.o=.d) $(SIM_OBJS:.o=.d) $(MAIN_OBJ:.o=.d)
+-include $(CORE_OBJS:.o=.d) $(SIM_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(FUZZ_OBJS:.o=.d)

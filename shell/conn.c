@@ -3,6 +3,7 @@
 #include <mongoc/mongoc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "conn.h"
 
@@ -10,9 +11,97 @@ static void
 conn_log_handler (mongoc_log_level_t level, const char *domain, const char *message, void *data)
 {
    (void) data;
-   /* Driver logs never reach the user's terminal uninvited. SHARDSH_DEBUG=1 shows them on stderr. */
-   if (getenv ("SHARDSH_DEBUG"))
-      fprintf (stderr, "[%s] %s: %s\n", mongoc_log_level_str (level), domain, message);
+   /* Driver logs never reach the user's terminal uninvited. SHARDSH_DEBUG=1 shows them on stderr, with the password
+    * of any connection string they quote hidden. */
+   if (getenv ("SHARDSH_DEBUG")) {
+      char *shown = conn_redact_text (message);
+      fprintf (stderr, "[%s] %s: %s\n", mongoc_log_level_str (level), domain, shown);
+      bson_free (shown);
+   }
+}
+
+/* The canned-reply transport of tests and fuzzing (conn_set_transport); NULL in the shell. */
+static conn_transport_fn conn_transport;
+static void *conn_transport_data;
+
+void
+conn_set_transport (conn_transport_fn fn, void *data)
+{
+   conn_transport = fn;
+   conn_transport_data = data;
+}
+
+/* Sends cmd through the canned-reply transport and checks "ok" as the driver does. reply is initialised in every
+ * case. */
+static bool
+transport_run (const char *db, const bson_t *cmd, bson_t *reply, bson_error_t *error)
+{
+   bson_iter_t it;
+   uint32_t code = 0;
+   const char *msg = "Unknown command error";
+
+   memset (error, 0, sizeof *error);
+   if (!conn_transport (conn_transport_data, db, cmd, reply, error)) {
+      if (!error->domain)
+         bson_set_error (error, MONGOC_ERROR_STREAM, MONGOC_ERROR_STREAM_SOCKET, "connection closed");
+      return false;
+   }
+   if (bson_iter_init_find (&it, reply, "ok") && bson_iter_as_bool (&it))
+      return true;
+   if (bson_iter_init_find (&it, reply, "code") && BSON_ITER_HOLDS_INT32 (&it))
+      code = (uint32_t) bson_iter_int32 (&it);
+   if (bson_iter_init_find (&it, reply, "errmsg") && BSON_ITER_HOLDS_UTF8 (&it))
+      msg = bson_iter_utf8 (&it, NULL);
+   bson_set_error (error, MONGOC_ERROR_SERVER, code, "%s", msg);
+   return false;
+}
+
+/* conn_run_docs through the transport: the documents of the reply's cursor.firstBatch, up to max. */
+static bool
+transport_run_docs (const char *db, const bson_t *cmd, size_t max, bson_t *docs, bool *more, sh_error_t *err)
+{
+   bson_t reply;
+   bson_error_t error;
+   bson_iter_t it, cursor, batch;
+   size_t n = 0;
+   bool ok = false;
+
+   if (!transport_run (db, cmd, &reply, &error)) {
+      conn_error_from_mongoc (err, &error, &reply);
+      goto done;
+   }
+   if (!(bson_iter_init_find (&it, &reply, "cursor") && BSON_ITER_HOLDS_DOCUMENT (&it) &&
+         bson_iter_recurse (&it, &cursor) && bson_iter_find (&cursor, "firstBatch") &&
+         BSON_ITER_HOLDS_ARRAY (&cursor) && bson_iter_recurse (&cursor, &batch))) {
+      bson_set_error (&error, MONGOC_ERROR_CURSOR, MONGOC_ERROR_CURSOR_INVALID_CURSOR,
+                      "Couldn't parse cursor document");
+      conn_error_from_mongoc (err, &error, NULL);
+      goto done;
+   }
+   while (bson_iter_next (&batch)) {
+      char key[16];
+      const char *k;
+      const uint8_t *data;
+      uint32_t len;
+      bson_t doc;
+      if (!BSON_ITER_HOLDS_DOCUMENT (&batch))
+         continue;
+      if (max && n >= max) {
+         if (more)
+            *more = true;
+         break;
+      }
+      bson_iter_document (&batch, &len, &data);
+      if (!bson_init_static (&doc, data, len))
+         continue;
+      bson_uint32_to_string ((uint32_t) n, &k, key, sizeof key);
+      bson_append_document (docs, k, -1, &doc);
+      n++;
+   }
+   ok = true;
+done:
+   bson_destroy (&reply);
+   return ok;
 }
 
 void
@@ -58,6 +147,75 @@ conn_redact_uri (const char *uri)
    return bson_strdup_printf ("%.*s****%s", (int) (colon + 1 - uri), uri, at);
 }
 
+char *
+conn_redact_text (const char *text)
+{
+   bson_string_t *out = bson_string_new (NULL);
+   const char *p = text, *scheme;
+
+   while ((scheme = strstr (p, "://")) != NULL) {
+      const char *user = scheme + 3;
+      const char *end = user + strcspn (user, "/?#@ \t\r\n");
+      const char *colon = memchr (user, ':', (size_t) (end - user));
+      if (*end == '@' && colon) {
+         bson_string_append_printf (out, "%.*s****", (int) (colon + 1 - p), p);
+         p = end;
+      } else {
+         bson_string_append_printf (out, "%.*s", (int) (user - p), p);
+         p = user;
+      }
+   }
+   bson_string_append (out, p);
+   return bson_string_free (out, false);
+}
+
+static bool
+is_secret_key (const char *key)
+{
+   return !strcasecmp (key, "pwd") || !strcasecmp (key, "password");
+}
+
+void
+conn_redact_doc (const bson_t *src, bson_t *dst)
+{
+   bson_iter_t it;
+
+   if (!bson_iter_init (&it, src))
+      return;
+   while (bson_iter_next (&it)) {
+      const char *key = bson_iter_key (&it);
+      if (is_secret_key (key)) {
+         BSON_APPEND_UTF8 (dst, key, "****");
+      } else if (BSON_ITER_HOLDS_UTF8 (&it)) {
+         char *shown = conn_redact_text (bson_iter_utf8 (&it, NULL));
+         BSON_APPEND_UTF8 (dst, key, shown);
+         bson_free (shown);
+      } else if (BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_ARRAY (&it)) {
+         const uint8_t *data;
+         uint32_t len;
+         bson_t sub, child;
+         bool array = BSON_ITER_HOLDS_ARRAY (&it);
+         if (array)
+            bson_iter_array (&it, &len, &data);
+         else
+            bson_iter_document (&it, &len, &data);
+         if (!bson_init_static (&sub, data, len))
+            continue;
+         if (array)
+            BSON_APPEND_ARRAY_BEGIN (dst, key, &child);
+         else
+            BSON_APPEND_DOCUMENT_BEGIN (dst, key, &child);
+         conn_redact_doc (&sub, &child);
+         if (array)
+            bson_append_array_end (dst, &child);
+         else
+            bson_append_document_end (dst, &child);
+      } else {
+         bson_append_iter (dst, key, -1, &it);
+      }
+   }
+}
+
 bool
 conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
 {
@@ -65,12 +223,14 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
    bson_error_t error;
    bool ok = false;
 
-   if (ctx->client)
+   if (ctx->client || conn_transport)
       return true;
    uri = mongoc_uri_new_with_error (ctx->uri, &error);
    if (!uri) {
       char *shown = conn_redact_uri (ctx->uri);
-      sh_error_set (err, SH_ERR_USAGE, "invalid connection string '%s': %s", shown, error.message);
+      char *why = conn_redact_text (error.message);
+      sh_error_set (err, SH_ERR_USAGE, "invalid connection string '%s': %s", shown, why);
+      bson_free (why);
       bson_free (shown);
       goto done;
    }
@@ -86,7 +246,9 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
       mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_CONNECTTIMEOUTMS, 5000);
    ctx->client = mongoc_client_new_from_uri_with_error (uri, &error);
    if (!ctx->client) {
-      sh_error_set (err, SH_ERR_USAGE, "cannot create a client: %s", error.message);
+      char *why = conn_redact_text (error.message);
+      sh_error_set (err, SH_ERR_USAGE, "cannot create a client: %s", why);
+      bson_free (why);
       goto done;
    }
    mongoc_client_set_error_api (ctx->client, MONGOC_ERROR_API_VERSION_2);
@@ -94,6 +256,18 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
 done:
    mongoc_uri_destroy (uri);
    return ok;
+}
+
+/* A server or driver message may echo a connection string (addShard, a bad seed list): hide its password. */
+static void
+redact_message (sh_error_t *err)
+{
+   char *shown;
+   if (!strstr (err->message, "://"))
+      return;
+   shown = conn_redact_text (err->message);
+   bson_strncpy (err->message, shown, sizeof err->message);
+   bson_free (shown);
 }
 
 void
@@ -106,6 +280,7 @@ conn_error_from_mongoc (sh_error_t *err, const bson_error_t *error, const bson_t
       server = true;
    if (!server) {
       sh_error_set (err, SH_ERR_NETWORK, "%s", error->message);
+      redact_message (err);
       return;
    }
    sh_error_set (err, SH_ERR_SERVER, "%s", error->message);
@@ -116,6 +291,7 @@ conn_error_from_mongoc (sh_error_t *err, const bson_error_t *error, const bson_t
       bson_strncpy (err->code_name, bson_iter_utf8 (&it, NULL), sizeof err->code_name);
    if (reply && bson_iter_init_find (&it, reply, "errmsg") && BSON_ITER_HOLDS_UTF8 (&it))
       bson_strncpy (err->message, bson_iter_utf8 (&it, NULL), sizeof err->message);
+   redact_message (err);
 }
 
 /* The name of the first field: the command's name. */
@@ -136,14 +312,20 @@ is_cursor_command (const bson_t *cmd)
           !strcmp (name, "listIndexes") || !strcmp (name, "checkMetadataConsistency");
 }
 
+/* Prints a request instead of sending it, passwords hidden (conn_redact_doc). */
 static void
 dry_run_print (sh_ctx_t *ctx, const char *db, const bson_t *cmd)
 {
-   char *json = bson_as_canonical_extended_json (cmd, NULL);
+   bson_t shown = BSON_INITIALIZER;
+   char *json;
+
+   conn_redact_doc (cmd, &shown);
+   json = bson_as_canonical_extended_json (&shown, NULL);
+   bson_destroy (&shown);
    if (ctx->out.mode == OUTPUT_JSON)
-      fprintf (ctx->out_fp, "{\"dryRun\": true, \"db\": \"%s\", \"command\": %s}\n", db, json);
+      fprintf (ctx->out_fp, "{\"dryRun\": true, \"db\": \"%s\", \"command\": %s}\n", db, json ? json : "null");
    else
-      fprintf (ctx->out_fp, "[dry-run] %s %s\n", db, json);
+      fprintf (ctx->out_fp, "[dry-run] %s %s\n", db, json ? json : OUTPUT_INVALID_BSON);
    bson_free (json);
 }
 
@@ -180,7 +362,9 @@ conn_run (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, bs
       bson_init (reply);
       return false;
    }
-   if (path == CONN_READ)
+   if (conn_transport)
+      ok = transport_run (db, cmd, reply, &error);
+   else if (path == CONN_READ)
       ok = mongoc_client_read_command_with_opts (ctx->client, db, cmd, NULL, NULL, reply, &error);
    else
       ok = mongoc_client_command_with_opts (ctx->client, db, cmd, NULL, NULL, reply, &error);
@@ -215,6 +399,10 @@ conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t pat
    }
    if (!conn_ensure (ctx, err))
       goto done;
+   if (conn_transport) {
+      ok = transport_run_docs (db, cmd, max, docs, more, err);
+      goto done;
+   }
    /* One explicit session for the command and its getMores: a cursor belongs to the session that opened it. */
    session = mongoc_client_start_session (ctx->client, NULL, &error);
    if (!session) {
@@ -300,7 +488,10 @@ conn_server_version (sh_ctx_t *ctx, int version[3], sh_error_t *err)
    }
    {
       bson_error_t error;
-      if (!mongoc_client_read_command_with_opts (ctx->client, "admin", &cmd, NULL, NULL, &reply, &error)) {
+      bool sent = conn_transport
+                     ? transport_run ("admin", &cmd, &reply, &error)
+                     : mongoc_client_read_command_with_opts (ctx->client, "admin", &cmd, NULL, NULL, &reply, &error);
+      if (!sent) {
          conn_error_from_mongoc (err, &error, &reply);
          goto done;
       }

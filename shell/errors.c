@@ -2,8 +2,11 @@
  * source line and a caret under the offending token. */
 #include "errors.h"
 
+#include <ctype.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define ERR_BOLD "\033[1m"
 #define ERR_RED "\033[1;31m"
@@ -123,6 +126,98 @@ error_put_line (FILE *out, const char *line, size_t len)
    }
 }
 
+/* Appends the characters of src[0, n) to out as one '*' each (UTF-8 continuation bytes add nothing), so the masked
+ * line keeps its column count and the caret stays under the right character. */
+static size_t
+error_put_stars (char *out, const char *src, size_t n)
+{
+   size_t w = 0;
+   for (size_t i = 0; i < n; i++) {
+      if (((unsigned char) src[i] & 0xc0) != 0x80)
+         out[w++] = '*';
+   }
+   return w;
+}
+
+/* True when line[i, ...) starts a pwd or password key: the word (any case, not inside a longer identifier),
+ * optionally quoted, then a colon and an opening quote. Sets *value to the byte after that quote. */
+static bool
+error_secret_key_at (const char *line, size_t len, size_t i, size_t *value)
+{
+   static const char *const keys[] = { "password", "pwd" };
+   if (i > 0 && (isalnum ((unsigned char) line[i - 1]) || line[i - 1] == '_' || line[i - 1] == '$'))
+      return false;
+   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+      size_t n = strlen (keys[k]), j = i + n;
+      if (j > len || strncasecmp (line + i, keys[k], n) != 0)
+         continue;
+      if (j < len && (line[j] == '"' || line[j] == '\''))
+         j++;
+      while (j < len && (line[j] == ' ' || line[j] == '\t'))
+         j++;
+      if (j >= len || line[j] != ':')
+         continue;
+      j++;
+      while (j < len && (line[j] == ' ' || line[j] == '\t'))
+         j++;
+      if (j < len && (line[j] == '"' || line[j] == '\'' || line[j] == '`')) {
+         *value = j + 1;
+         return true;
+      }
+   }
+   return false;
+}
+
+/* A copy of the source line with its secrets masked: the password of scheme://user:password@host and the string value
+ * of a pwd or password field, one '*' per character. Caller frees with free(); *out_len receives its length. */
+static char *
+error_mask_line (const char *line, size_t len, size_t *out_len)
+{
+   char *out = malloc (len + 1);
+   size_t i = 0, w = 0, value;
+
+   if (!out) {
+      *out_len = 0;
+      return NULL;
+   }
+   while (i < len) {
+      if (i + 3 <= len && !memcmp (line + i, "://", 3)) {
+         size_t u = i + 3, e = u, c = 0;
+         while (e < len && !strchr ("/?#@ \t'\"`", line[e]))
+            e++;
+         for (size_t x = u; x < e; x++) {
+            if (line[x] == ':') {
+               c = x;
+               break;
+            }
+         }
+         memcpy (out + w, line + i, 3);
+         w += 3;
+         i = u;
+         if (e < len && line[e] == '@' && c) {
+            memcpy (out + w, line + u, c + 1 - u);
+            w += c + 1 - u;
+            w += error_put_stars (out + w, line + c + 1, e - c - 1);
+            i = e;
+         }
+      } else if (error_secret_key_at (line, len, i, &value)) {
+         char q = line[value - 1];
+         size_t e = value;
+         while (e < len && line[e] != q)
+            e += line[e] == '\\' && e + 1 < len ? 2 : 1;
+         memcpy (out + w, line + i, value - i);
+         w += value - i;
+         w += error_put_stars (out + w, line + value, (e < len ? e : len) - value);
+         i = e < len ? e : len;
+      } else {
+         out[w++] = line[i++];
+      }
+   }
+   out[w] = '\0';
+   *out_len = w;
+   return out;
+}
+
 /* Writes the indentation that puts a caret under character number col (1-based) of the line: a tab for each tab
  * before it, a space for every other character. */
 static void
@@ -182,8 +277,12 @@ sh_error_render (FILE *out, const sh_error_t *err, const char *file, const char 
       line = error_find_line (source, err->pos.line, &line_len);
    }
    if (line) {
+      size_t masked_len;
+      char *masked = error_mask_line (line, line_len, &masked_len);
       fputs ("  ", out);
-      error_put_line (out, line, line_len);
+      if (masked)
+         error_put_line (out, masked, masked_len);
+      free (masked);
       fputs ("\n  ", out);
       error_put_indent (out, line, line_len, err->pos.col);
       fprintf (out, "%s^%s\n", color ? ERR_GREEN : "", color ? ERR_RESET : "");

@@ -4,7 +4,10 @@
 # tally line "N passed, N failed, N skipped". Exits non-zero when anything failed.
 BUILD=${BUILD:-build}
 BINDIR=${BINDIR:-bin}
-export BUILD BINDIR
+# libmongoc's constructor creates /dev/shm/mongoc-<pid> before main(); a stale file left by a killed process with
+# the same pid makes it print a warning on stderr, which would leak into tests that compare stderr
+MONGOC_DISABLE_SHM=1
+export BUILD BINDIR MONGOC_DISABLE_SHM
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 OUT="$BUILD/test-out"

@@ -1,0 +1,21 @@
+/* The fuzz targets' entry points, callable without libFuzzer: tests/unit/test_fuzz_regressions.c replays the seed
+ * corpus and every saved crash through them, so `make test` (and `make asan`) keep them fixed. */
+#ifndef SHARDSH_FUZZ_H
+#define SHARDSH_FUZZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* tests/fuzz/fuzz_parser.c: parse, render errors, check and dry-run whatever the bytes say. */
+void
+fuzz_parser_one (const uint8_t *data, size_t size);
+
+/* tests/fuzz/fuzz_render.c: when the bytes are a valid BSON document, format it and give it as the reply to every
+ * command of the helpers: with everything, under every output option and every helper in every reply mode; without,
+ * the share of those a hash of the bytes picks (what one fuzz input runs). Returns false when the bytes are not a
+ * valid BSON document (nothing was run). */
+bool
+fuzz_render_one (const uint8_t *data, size_t size, bool everything);
+
+#endif

@@ -1,0 +1,80 @@
+#!/bin/sh
+# The shell under valgrind (memcheck): a --dry-run script, a script against shardsim --scenario demo, and the
+# dashboard for two frames when this build has one. Any invalid read/write, use of uninitialised memory or a
+# definitely/indirectly lost block fails the case. Skipped when valgrind is absent or the binaries are ASan builds
+# (make asan), which valgrind cannot run.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/lib.sh
+export NO_COLOR=1
+
+if ! command -v valgrind >/dev/null 2>&1; then
+   skip "valgrind" "valgrind is not installed (make deps installs it)"
+   exit 0
+fi
+if [ -n "${SHARDSH_SAN:-}" ]; then
+   skip "valgrind" "sanitizer build: valgrind runs on the plain build (make test, make valgrind)"
+   exit 0
+fi
+
+VG="valgrind --quiet --leak-check=full --error-exitcode=3 --errors-for-leak-kinds=definite,indirect"
+VG="$VG --show-leak-kinds=definite,indirect --track-origins=yes --num-callers=30"
+
+# vg_run NAME LOG -- command...: passes when valgrind found nothing (exit status other than 3, empty report)
+vg_run() {
+   name=$1
+   log=$2
+   shift 3
+   $VG --log-file="$log" "$@" > "$log.out" 2>&1
+   rc=$?
+   if [ "$rc" -eq 3 ] || grep -q -E 'Invalid (read|write|free)|uninitialised|definitely lost|indirectly lost' "$log"; then
+      fail "$name" "valgrind reported errors (exit $rc): $(grep -m 5 -E 'Invalid|uninitialised|definitely|indirectly|Mismatched' "$log" | tr '\n' ' ')"
+      sed 's/^/    /' "$log" | head -60
+   else
+      pass "$name"
+   fi
+}
+
+cat > "$TMPD/dry.js" <<'JS'
+sh.status()
+sh.moveChunk("app.events", {ts: NumberLong(1000)}, "shard02")
+sh.updateZoneKeyRange("test.users", {zipcode: "10001"}, {zipcode: MaxKey}, "NYC")
+db.adminCommand({createUser: "ann", pwd: "secret", roles: [{role: "read", db: "app"}]})
+db.getSiblingDB("config").shards.find({}).sort({_id: 1}).limit(3)
+use config
+show shards
+printjson({a: [1, 2.5, "x", ObjectId("64b7f0c2a1b2c3d4e5f60718"), ISODate("2024-01-02T03:04:05Z")], b: {c: null}})
+JS
+vg_run "valgrind/--dry-run script: no errors, no leaks" "$TMPD/vg-dry.log" -- "$SHARDSH" --norc --dry-run "$TMPD/dry.js"
+vg_run "valgrind/parse error path: no errors, no leaks" "$TMPD/vg-parse.log" -- \
+   "$SHARDSH" --norc --dry-run --eval 'sh.status(' --eval 'db.x.find({a: 1'
+
+if ! sim_start --scenario demo; then
+   fail "valgrind/shardsim" "shardsim did not start"
+   exit 0
+fi
+cat > "$TMPD/live.js" <<'JS'
+sh.status()
+sh.listShards()
+sh.getBalancerState()
+sh.isBalancerRunning()
+db.adminCommand({listShards: 1})
+show dbs
+db.getSiblingDB("config").chunks.find({}).limit(5)
+sh.getRecentMigrations()
+db.adminCommand({noSuchCommand: 1})
+JS
+vg_run "valgrind/script against shardsim: no errors, no leaks" "$TMPD/vg-live.log" -- \
+   "$SHARDSH" --norc --continue-on-error "$SIM_URI" "$TMPD/live.js"
+vg_run "valgrind/--json script against shardsim: no errors, no leaks" "$TMPD/vg-json.log" -- \
+   "$SHARDSH" --norc --json "$SIM_URI" --eval 'sh.status()' --eval 'db.adminCommand({balancerStatus: 1})'
+
+if "$SHARDSH" --help 2>&1 | grep -q -- '--dashboard'; then
+   vg_run "valgrind/--dashboard -n 2: no errors, no leaks" "$TMPD/vg-dash.log" -- \
+      env TERM=xterm "$SHARDSH" --norc "$SIM_URI" --dashboard -n 2 --interval 0.2
+   # under valgrind a 0.2 s refresh gives up before the first sample lands: a slower one renders real data too
+   vg_run "valgrind/--dashboard -n 2 --interval 2 (sampled): no errors, no leaks" "$TMPD/vg-dash2.log" -- \
+      env TERM=xterm "$SHARDSH" --norc "$SIM_URI" --dashboard -n 2 --interval 2
+else
+   skip "valgrind/--dashboard -n 2" "no --dashboard in this build"
+fi
+sim_stop

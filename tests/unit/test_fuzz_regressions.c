@@ -1,0 +1,87 @@
+/* Replays the fuzz targets' seed corpus and every input that once crashed them (tests/fuzz/regressions/) through
+ * the same entry points, without libFuzzer, so `make test` and `make asan` keep those inputs fixed. A crash here is
+ * a failure of this binary (tests/run.sh reports the exit status). */
+#include <dirent.h>
+#include <stdlib.h>
+
+#define FUZZ_NO_MAIN
+#include "../fuzz/fuzz_parser.c"
+#include "../fuzz/fuzz_render.c"
+#include "unit.h"
+
+/* Reads a whole file; returns a bson_malloc'd buffer (caller frees) or NULL. */
+static uint8_t *
+read_all (const char *path, size_t *len)
+{
+   FILE *f = fopen (path, "rb");
+   uint8_t *buf = NULL;
+   size_t cap = 0, n;
+   *len = 0;
+   if (!f)
+      return NULL;
+   do {
+      cap = cap ? cap * 2 : 4096;
+      buf = bson_realloc (buf, cap);
+      n = fread (buf + *len, 1, cap - *len, f);
+      *len += n;
+   } while (*len == cap);
+   fclose (f);
+   return buf;
+}
+
+static int
+by_name (const struct dirent **a, const struct dirent **b)
+{
+   return strcmp ((*a)->d_name, (*b)->d_name);
+}
+
+/* Runs every file of dir through one target. each: a PASS line per file (regressions) rather than one per
+ * directory (the corpus). Returns the number of files run. */
+static int
+replay_dir (const char *dir, bool render, bool each)
+{
+   struct dirent **names = NULL;
+   int n = scandir (dir, &names, NULL, by_name), ran = 0;
+
+   for (int i = 0; i < n; i++) {
+      char *path;
+      uint8_t *data;
+      size_t len;
+      if (names[i]->d_name[0] == '.') {
+         free (names[i]);
+         continue;
+      }
+      path = bson_strdup_printf ("%s/%s", dir, names[i]->d_name);
+      data = read_all (path, &len);
+      if (!data) {
+         UNIT_FAIL (path, "cannot read");
+      } else {
+         if (render)
+            fuzz_render_one (data, len, true);
+         else
+            fuzz_parser_one (data, len);
+         ran++;
+         if (each)
+            UNIT_PASS (path);
+      }
+      bson_free (data);
+      bson_free (path);
+      free (names[i]);
+   }
+   free (names);
+   return ran;
+}
+
+int
+main (void)
+{
+   int n;
+
+   n = replay_dir ("tests/fuzz/corpus/parser", false, false);
+   CHECK ("fuzz corpus: parser seeds replayed", n > 100);
+   n = replay_dir ("tests/fuzz/corpus/render", true, false);
+   CHECK ("fuzz corpus: render seeds replayed (every helper, every option)", n > 20);
+   replay_dir ("tests/fuzz/regressions/parser", false, true);
+   replay_dir ("tests/fuzz/regressions/render", true, true);
+   UNIT_EXIT ();
+}
