@@ -1,12 +1,19 @@
 #!/bin/sh
-# `make demo`: start the simulated cluster's demo scenario on a free loopback port, show shardsh working on it,
-# then (on a terminal) open the dashboard or, where that is not built, the interactive shell. shardsim is stopped
-# by its PID when the demo ends.
+# `make demo`: start the simulated cluster's demo scenario on a free loopback port with live workloads (an ascending
+# key, a hashed key, a zoned collection), show shardsh working on it, then (on a terminal) open the live dashboard
+# or, where that is not built, the interactive shell. shardsim is stopped by its PID when the demo ends.
 cd "$(dirname "$0")/.." || exit 2
 BINDIR=${BINDIR:-bin}
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/shardsh-demo.XXXXXX")
 PORTFILE="$TMPD/port"
-"$BINDIR/shardsim" --scenario demo --port 0 --port-file "$PORTFILE" > "$TMPD/sim.out" 2>&1 &
+# Live writes: app.events by an ascending timestamp (one hot shard, the MaxKey chunk), app.users by a hashed key
+# (spread evenly), app.stores by zip code inside its zones. Older shardsim builds without --workload run without.
+WORKLOADS="--workload app.events:ascending:40 --workload app.users:hashed:40 --workload app.stores:random:10"
+if ! "$BINDIR/shardsim" --help 2>&1 | grep -q -- '--workload'; then
+   WORKLOADS=""
+fi
+# shellcheck disable=SC2086
+"$BINDIR/shardsim" --scenario demo --port 0 --port-file "$PORTFILE" $WORKLOADS > "$TMPD/sim.out" 2>&1 &
 SIM_PID=$!
 trap 'kill "$SIM_PID" 2>/dev/null; wait "$SIM_PID" 2>/dev/null; rm -rf "$TMPD"' EXIT INT TERM
 i=0
@@ -35,8 +42,9 @@ JS
 "$BINDIR/shardsh" --quiet --norc --dry-run --eval 'sh.moveChunk("app.events", {ts: 1000}, "shard02")'
 if [ -t 0 ] && [ -t 1 ]; then
    if "$BINDIR/shardsh" --help | grep -q -- '--dashboard'; then
-      echo "== opening the live dashboard (q quits)"
-      "$BINDIR/shardsh" --dashboard "$URI"
+      echo "== opening the live dashboard in 2 seconds (? help, Tab panels, Enter chunks, q quits)"
+      sleep 2
+      "$BINDIR/shardsh" --dashboard --interval 1 "$URI"
    else
       echo "== opening the interactive shell on the simulated cluster (exit or Ctrl-D leaves)"
       "$BINDIR/shardsh" --norc "$URI"

@@ -1,0 +1,84 @@
+/* The dashboard's collector: the only dashboard code that talks to the cluster. One refresh sends a fixed set of
+ * commands (server-side counts, never one request per chunk) plus one $collStats per sharded collection, and turns
+ * the replies into a snapshot_t (views/snapshot.h) that the views render. This header has no driver types, so the
+ * views can include it. */
+#ifndef SHARDSH_COLLECT_H
+#define SHARDSH_COLLECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "snapshot.h"
+
+struct sh_ctx;
+
+/* What the dashboard needs from the session without seeing its driver types. */
+typedef struct {
+   const sh_options_t *opts;
+   FILE *out;
+   FILE *err;
+} collect_io_t;
+
+void
+collect_ctx_io (struct sh_ctx *ctx, collect_io_t *io);
+
+typedef struct {
+   double interval_s;   /* refresh interval; network timeouts are kept below half of it */
+   double hot_factor;   /* a shard is hot at >= hot_factor x its fair share (1/N) of a collection's writes */
+   double hot_min_rate; /* ... and at least this many writes per second */
+   size_t chunk_limit;  /* drill-down: most chunks fetched for one collection */
+} collect_opts_t;
+
+typedef struct collect collect_t;
+
+#define COLLECT_DEFAULT_INTERVAL 2.0
+#define COLLECT_DEFAULT_HOT_FACTOR 2.0
+#define COLLECT_DEFAULT_HOT_MIN_RATE 1.0
+#define COLLECT_MIN_INTERVAL 0.2
+#define COLLECT_MAX_INTERVAL 600.0
+
+/* Defaults, overridden by SHARDSH_HOT_FACTOR and SHARDSH_HOT_MIN_RATE when set. */
+collect_opts_t
+collect_opts_default (void);
+
+/* Creates a collector on ctx's connection (borrowed; must outlive the collector). Before the first connection it
+ * adds serverSelectionTimeoutMS, connectTimeoutMS and socketTimeoutMS below the interval to the connection string,
+ * unless the string sets them. Returns an owned collector (collect_destroy). */
+collect_t *
+collect_new (struct sh_ctx *ctx, const collect_opts_t *opts);
+
+void
+collect_destroy (collect_t *c);
+
+/* Changes the interval (clamped to [COLLECT_MIN_INTERVAL, COLLECT_MAX_INTERVAL]); the client is re-created with
+ * matching timeouts on the next sample when they change. Returns the interval in effect. */
+double
+collect_set_interval (collect_t *c, double interval_s);
+
+/* Takes one sample. On success *snap is replaced by the new snapshot (the old one freed) and true is returned. On
+ * failure *snap keeps its last good numbers, marked stale with the error, and false is returned; the next call
+ * reconnects. Never blocks much longer than half the interval plus one network timeout. */
+bool
+collect_sample (collect_t *c, snapshot_t *snap);
+
+/* Fetches the chunk list (capped at chunk_limit, sorted by min) and zone ranges of ns for the drill-down view.
+ * out is cleared first; on failure out->error says why and false is returned. Two round trips. */
+bool
+collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out);
+
+/* ---- pure judgement, exported for the unit tests ---- */
+
+/* The chunk-count difference at which a pre-6.0 balancer moves chunks: 2 below 20 chunks, 4 below 80, else 8. */
+int
+collect_chunk_threshold (int64_t total_chunks);
+
+/* Computes cur's rates from prev (dt_s seconds earlier; prev NULL or dt_s <= 0: no rates), the hot flags, the hot
+ * key range, and each collection's balance verdict by the policy of cur's server version. own_reads[i] is the
+ * number of reads the collector itself sent to collection i in this sample (subtracted from its read rate; may
+ * be NULL). Pure: no I/O. */
+void
+collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *own_reads, const collect_opts_t *opts);
+
+#endif

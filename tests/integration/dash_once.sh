@@ -1,0 +1,103 @@
+#!/bin/sh
+# The dashboard's batch modes against shardsim: --once --json agrees with config.chunks counted directly; an
+# ascending workload makes the shard holding the MaxKey chunk hot and names that chunk's range; a hashed workload
+# makes no shard hot; the round trips of a refresh do not grow with the number of chunks; plain --once and -n work
+# without a terminal; a dead router gives a stale snapshot and exit status 1, not a hang.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/lib.sh
+export NO_COLOR=1
+
+if ! "$SHARDSH" --help | grep -q -- '--dashboard'; then
+   skip "dash_once" "this build has no dashboard"
+   exit 0
+fi
+
+# json_shard_chunks JSON SHARD: the "chunks" of SHARD in the --once --json output
+json_shard_chunks() {
+   printf '%s' "$1" | grep -o "\"shard\": \"$2\", \"draining\": [a-z]*, \"zones\": \"[^\"]*\", \"chunks\": [0-9]*" |
+      sed 's/.*"chunks": //'
+}
+# json_coll JSON NS: that collection's object (up to the next collection)
+json_coll() {
+   printf '%s' "$1" | sed 's/{"ns": /\n&/g' | grep "^{\"ns\": \"$2\""
+}
+
+for v in 5.0 7.0; do
+   if ! sim_start --scenario demo --version "$v"; then
+      fail "dash_once/$v/start" "shardsim did not start"
+      continue
+   fi
+   out=$("$SHARDSH" --dashboard --once --json --interval 0.3 "$SIM_URI" 2> "$TMPD/err")
+   rc=$?
+   check_eq "dash_once/$v/exit" 0 "$rc"
+   counts=$("$SHARDSH" --quiet --norc --json "$SIM_URI" --eval \
+      'db.getSiblingDB("config").chunks.aggregate([{$group: {_id: "$shard", n: {$sum: 1}}}, {$sort: {_id: 1}}])')
+   n=0
+   for line in $(printf '%s\n' "$counts" | sed 's/.*"_id" : "\([^"]*\)", "n" : \([0-9]*\).*/\1=\2/'); do
+      shard=${line%%=*}
+      want=${line#*=}
+      check_eq "dash_once/$v/chunks_$shard" "$want" "$(json_shard_chunks "$out" "$shard")"
+      n=$((n + 1))
+   done
+   [ "$n" -gt 0 ] || fail "dash_once/$v/direct_count" "no chunk counts from config.chunks: $counts"
+   check_contains "dash_once/$v/sampled_at" '"sampledAt": "' "$out"
+   check_contains "dash_once/$v/balancer" '"balancer": {"mode": ' "$out"
+   check_contains "dash_once/$v/key" '"key": { "ts" : 1 }' "$out"
+   sim_stop
+done
+
+# Hot spots from live workloads (shardsim --workload): ascending -> the MaxKey chunk's shard, hashed -> nobody.
+if sim_start --scenario demo --version 7.0 --workload app.events:ascending:60 --workload app.users:hashed:60; then
+   out=$("$SHARDSH" --dashboard --once --json --interval 1 "$SIM_URI" 2> "$TMPD/err")
+   top=$("$SHARDSH" --quiet --norc --json "$SIM_URI" --eval \
+      'db.getSiblingDB("config").chunks.find({"max.ts": MaxKey(), "min.customer": {$exists: false}}, {shard: 1, _id: 0})')
+   top_shard=$(printf '%s' "$top" | sed -n 's/.*"shard" : "\([^"]*\)".*/\1/p' | head -1)
+   events=$(json_coll "$out" app.events)
+   users=$(json_coll "$out" app.users)
+   check_contains "dash_once/ascending_hot_shard" "\"hotShards\": [\"$top_shard\"]" "$events"
+   check_contains "dash_once/ascending_hot_range" "\"hotRange\": {\"shard\": \"$top_shard\", \"min\": { \"ts\" : " "$events"
+   check_contains "dash_once/ascending_hot_range_maxkey" '"max": { "ts" : { "$maxKey" : 1 } }, "end": "MaxKey"' "$events"
+   check_contains "dash_once/hashed_not_hot" '"hotShards": [], "hotRange": null' "$users"
+   check_contains "dash_once/shard_hot_flag" "\"shard\": \"$top_shard\"" "$(printf '%s' "$out" | grep -o '"shard": "[^"]*", [^}]*"hot": true')"
+   sim_stop
+else
+   fail "dash_once/workload_start" "shardsim did not start with workloads"
+fi
+
+# Round trips per refresh do not depend on the number of chunks (one plain frame each; a long interval so a slow
+# sanitizer build stays inside the refresh budget).
+rt() {
+   printf '%s' "$1" | sed -n 's/^cluster .*, \([0-9]*\) commands).*/\1/p' | head -1
+}
+if sim_start --scenario large --large-shards 4 --large-collections 5 --large-chunks 2000; then
+   small=$(rt "$("$SHARDSH" --dashboard -n 1 --interval 20 "$SIM_URI" < /dev/null 2>/dev/null)")
+   sim_stop
+   sim_start --scenario large --large-shards 4 --large-collections 5 --large-chunks 40000
+   big=$(rt "$("$SHARDSH" --dashboard -n 1 --interval 20 "$SIM_URI" < /dev/null 2>/dev/null)")
+   sim_stop
+   if [ -n "$small" ] && [ "$small" = "$big" ]; then
+      pass "dash_once/round_trips_independent_of_chunks"
+   else
+      fail "dash_once/round_trips_independent_of_chunks" "2000 chunks: [$small] round trips, 40000 chunks: [$big]"
+   fi
+else
+   skip "dash_once/round_trips_independent_of_chunks" "shardsim has no large scenario"
+fi
+
+# Plain text, frames without a terminal, and a router that is not there.
+if sim_start --scenario demo; then
+   out=$("$SHARDSH" --dashboard --once --interval 0.2 "$SIM_URI" 2>&1)
+   check_contains "dash_once/text_header" "SHARD" "$out"
+   check_contains "dash_once/text_collections" "app.events" "$out"
+   out=$("$SHARDSH" --dashboard -n 2 --interval 0.2 "$SIM_URI" < /dev/null 2>&1)
+   check_eq "dash_once/frames_plain" 2 "$(printf '%s\n' "$out" | grep -c '^cluster ')"
+   port=$SIM_PORT
+   sim_stop
+   start=$(date +%s)
+   out=$("$SHARDSH" --dashboard --once --json --interval 0.5 "mongodb://127.0.0.1:$port" 2> "$TMPD/err")
+   rc=$?
+   took=$(($(date +%s) - start))
+   check_eq "dash_once/no_router_exit" 1 "$rc"
+   check_contains "dash_once/no_router_stale" '"stale": true' "$out"
+   if [ "$took" -le 5 ]; then pass "dash_once/no_router_bounded"; else fail "dash_once/no_router_bounded" "took ${took}s"; fi
+fi

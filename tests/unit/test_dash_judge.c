@@ -1,0 +1,209 @@
+/* The dashboard's judgement from canned snapshots: rates from two samples, hot shards (twice the fair share above
+ * the minimum rate), the hot key range, and the balance verdict by the server version's policy. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+#include "unit.h"
+
+/* A snapshot with nshards shards and one collection; the caller fills the cells. */
+static void
+make_snap (snapshot_t *s, int nshards, int vmajor, bool hashed)
+{
+   memset (s, 0, sizeof *s);
+   s->vmajor = vmajor;
+   s->balancer.chunk_size_bytes = 128LL * 1024 * 1024;
+   s->nshards = (size_t) nshards;
+   s->shards = calloc ((size_t) nshards, sizeof *s->shards);
+   for (int i = 0; i < nshards; i++)
+      snprintf (s->shards[i].name, sizeof s->shards[i].name, "shard%02d", i + 1);
+   s->ncolls = 1;
+   s->colls = calloc (1, sizeof *s->colls);
+   snprintf (s->colls[0].ns, sizeof s->colls[0].ns, "app.events");
+   s->colls[0].hashed = hashed;
+   s->colls[0].cells = calloc ((size_t) nshards, sizeof *s->colls[0].cells);
+   s->colls[0].top_shard = s->colls[0].bottom_shard = -1;
+   snprintf (s->colls[0].top_min, sizeof s->colls[0].top_min, "{ ts: 1000 }");
+   snprintf (s->colls[0].top_max, sizeof s->colls[0].top_max, "{ ts: MaxKey() }");
+   snprintf (s->colls[0].top_min_json, sizeof s->colls[0].top_min_json, "{ \"ts\" : 1000 }");
+   snprintf (s->colls[0].top_max_json, sizeof s->colls[0].top_max_json, "{ \"ts\" : { \"$maxKey\" : 1 } }");
+}
+
+static void
+set_chunks (snapshot_t *s, const int64_t *chunks, const int64_t *bytes)
+{
+   s->colls[0].chunks = 0;
+   for (size_t i = 0; i < s->nshards; i++) {
+      s->colls[0].cells[i].chunks = chunks[i];
+      s->colls[0].cells[i].data_bytes = bytes ? bytes[i] : 0;
+      s->colls[0].chunks += chunks[i];
+   }
+}
+
+static void
+test_thresholds (void)
+{
+   CHECK ("judge/threshold_below_20", collect_chunk_threshold (19) == 2);
+   CHECK ("judge/threshold_20", collect_chunk_threshold (20) == 4);
+   CHECK ("judge/threshold_79", collect_chunk_threshold (79) == 4);
+   CHECK ("judge/threshold_80", collect_chunk_threshold (80) == 8);
+}
+
+static void
+test_hot_ascending (void)
+{
+   snapshot_t prev, cur;
+   collect_opts_t o = { .interval_s = 1, .hot_factor = 2.0, .hot_min_rate = 1.0 };
+   int64_t ch[3] = { 2, 2, 1 };
+   make_snap (&prev, 3, 7, false);
+   make_snap (&cur, 3, 7, false);
+   set_chunks (&prev, ch, NULL);
+   set_chunks (&cur, ch, NULL);
+   prev.colls[0].cells[1].writes_ops = 1000;
+   cur.colls[0].cells[1].writes_ops = 1100; /* 100 writes in 2 s on shard02 only */
+   cur.colls[0].top_shard = 1;
+   cur.colls[0].key_trend = 1;
+   collect_judge (&cur, &prev, 2.0, NULL, &o);
+   CHECK ("judge/rates_valid", cur.rates_valid);
+   CHECK ("judge/write_rate", cur.colls[0].cells[1].writes_ps == 50.0);
+   CHECK ("judge/shard_rate", cur.shards[1].writes_ps == 50.0);
+   CHECK ("judge/hot_shard", cur.colls[0].hot_shard == 1 && cur.shards[1].hot && !cur.shards[0].hot);
+   CHECK ("judge/hot_range", cur.colls[0].has_hot_range && cur.colls[0].hot_range_shard == 1);
+   CHECK_STR ("judge/hot_range_text", "{ ts: 1000 } -> { ts: MaxKey() }", cur.colls[0].hot_range);
+   CHECK_STR ("judge/hot_range_end", "MaxKey", cur.colls[0].hot_range_end);
+   /* the range is only named when the inserts go to that end and the hot shard owns it */
+   cur.colls[0].top_shard = 0;
+   collect_judge (&cur, &prev, 2.0, NULL, &o);
+   CHECK ("judge/no_range_when_other_shard_owns_maxkey", cur.colls[0].hot_shard == 1 && !cur.colls[0].has_hot_range);
+   cur.colls[0].top_shard = 1;
+   cur.colls[0].key_trend = 0;
+   collect_judge (&cur, &prev, 2.0, NULL, &o);
+   CHECK ("judge/no_range_without_trend", !cur.colls[0].has_hot_range);
+   /* descending inserts land in the MinKey chunk */
+   cur.colls[0].key_trend = -1;
+   cur.colls[0].bottom_shard = 1;
+   snprintf (cur.colls[0].bottom_min, sizeof cur.colls[0].bottom_min, "{ ts: MinKey() }");
+   snprintf (cur.colls[0].bottom_max, sizeof cur.colls[0].bottom_max, "{ ts: -5 }");
+   collect_judge (&cur, &prev, 2.0, NULL, &o);
+   CHECK_STR ("judge/hot_range_minkey", "{ ts: MinKey() } -> { ts: -5 }", cur.colls[0].hot_range);
+   snapshot_clear (&prev);
+   snapshot_clear (&cur);
+}
+
+static void
+test_not_hot (void)
+{
+   snapshot_t prev, cur;
+   collect_opts_t o = { .interval_s = 1, .hot_factor = 2.0, .hot_min_rate = 1.0 };
+   int64_t ch[3] = { 2, 2, 2 };
+   make_snap (&prev, 3, 7, true);
+   make_snap (&cur, 3, 7, true);
+   set_chunks (&prev, ch, NULL);
+   set_chunks (&cur, ch, NULL);
+   /* hashed: 33/35/32 writes */
+   cur.colls[0].cells[0].writes_ops = 33;
+   cur.colls[0].cells[1].writes_ops = 35;
+   cur.colls[0].cells[2].writes_ops = 32;
+   collect_judge (&cur, &prev, 1.0, NULL, &o);
+   CHECK ("judge/hashed_not_hot", cur.colls[0].hot_shard < 0 && !cur.shards[0].hot && !cur.shards[1].hot);
+   /* all writes on one shard, but under the minimum rate */
+   memset (cur.colls[0].cells, 0, 3 * sizeof *cur.colls[0].cells);
+   cur.colls[0].cells[2].writes_ops = 1;
+   collect_judge (&cur, &prev, 2.0, NULL, &o);
+   CHECK ("judge/below_min_rate_not_hot", cur.colls[0].hot_shard < 0);
+   /* no rates from a single sample */
+   collect_judge (&cur, NULL, 0, NULL, &o);
+   CHECK ("judge/first_sample_no_rates", !cur.rates_valid && cur.colls[0].hot_shard < 0);
+   /* a counter that went backwards (restart) gives no rate, not a negative one */
+   prev.colls[0].cells[0].writes_ops = 500;
+   cur.colls[0].cells[0].writes_ops = 10;
+   collect_judge (&cur, &prev, 1.0, NULL, &o);
+   CHECK ("judge/counter_reset", cur.colls[0].cells[0].writes_ps == 0.0);
+   /* the collector's own reads do not count */
+   prev.colls[0].cells[0].reads_ops = 10;
+   cur.colls[0].cells[0].reads_ops = 12;
+   {
+      int own[1] = { 2 };
+      collect_judge (&cur, &prev, 1.0, own, &o);
+      CHECK ("judge/own_reads_subtracted", cur.colls[0].cells[0].reads_ps == 0.0);
+   }
+   /* one shard: never hot (the fair share is everything) */
+   snapshot_clear (&prev);
+   snapshot_clear (&cur);
+   make_snap (&prev, 1, 7, false);
+   make_snap (&cur, 1, 7, false);
+   cur.colls[0].cells[0].writes_ops = 1000;
+   collect_judge (&cur, &prev, 1.0, NULL, &o);
+   CHECK ("judge/one_shard_never_hot", cur.colls[0].hot_shard < 0);
+   snapshot_clear (&prev);
+   snapshot_clear (&cur);
+}
+
+static void
+test_balance (void)
+{
+   snapshot_t s;
+   collect_opts_t o = { .interval_s = 1, .hot_factor = 2.0, .hot_min_rate = 1.0 };
+   int64_t imb[3] = { 10, 5, 5 }, ok[3] = { 7, 6, 7 };
+   int64_t mb = 1024 * 1024;
+   int64_t big[3] = { 500 * mb, 100 * mb, 120 * mb }, small[3] = { 300 * mb, 100 * mb, 120 * mb };
+
+   /* 5.0: chunk counts against 2/4/8 */
+   make_snap (&s, 3, 5, false);
+   set_chunks (&s, imb, NULL);
+   collect_judge (&s, NULL, 0, NULL, &o);
+   CHECK ("judge/pre60_imbalanced", s.colls[0].balance == SNAP_BAL_IMBALANCED);
+   CHECK_STR ("judge/pre60_why", "chunk difference 5 >= 4", s.colls[0].balance_why);
+   set_chunks (&s, ok, NULL);
+   collect_judge (&s, NULL, 0, NULL, &o);
+   CHECK ("judge/pre60_balanced", s.colls[0].balance == SNAP_BAL_OK);
+   /* the same chunk counts with similar data are balanced on 6.0+: chunks no longer drive the balancer */
+   s.vmajor = 6;
+   set_chunks (&s, imb, small);
+   collect_judge (&s, NULL, 0, NULL, &o);
+   CHECK ("judge/60_chunks_do_not_matter", s.colls[0].balance == SNAP_BAL_OK);
+   set_chunks (&s, ok, big);
+   collect_judge (&s, NULL, 0, NULL, &o);
+   CHECK ("judge/60_data_imbalanced", s.colls[0].balance == SNAP_BAL_IMBALANCED);
+   CHECK_STR ("judge/60_why", "data difference 400 MB >= 3 x range 128 MB", s.colls[0].balance_why);
+   /* a collection's own range size wins over the cluster's */
+   s.colls[0].range_bytes = 256 * mb;
+   collect_judge (&s, NULL, 0, NULL, &o);
+   CHECK ("judge/60_collection_range_size", s.colls[0].balance == SNAP_BAL_OK);
+   /* a draining shard that still holds chunks */
+   s.shards[2].draining = true;
+   collect_judge (&s, NULL, 0, NULL, &o);
+   CHECK ("judge/draining", s.colls[0].balance == SNAP_BAL_IMBALANCED && strstr (s.colls[0].balance_why, "draining"));
+   s.shards[2].draining = false;
+   s.colls[0].out_of_zone = 2;
+   collect_judge (&s, NULL, 0, NULL, &o);
+   CHECK ("judge/outside_zone", s.colls[0].balance == SNAP_BAL_IMBALANCED);
+   snapshot_clear (&s);
+}
+
+static void
+test_copy (void)
+{
+   snapshot_t a, b;
+   int64_t ch[2] = { 3, 4 };
+   make_snap (&a, 2, 7, false);
+   set_chunks (&a, ch, NULL);
+   snapshot_copy (&b, &a);
+   a.colls[0].cells[0].chunks = 99;
+   CHECK ("snapshot/deep_copy", b.colls[0].cells[0].chunks == 3 && b.shards != a.shards);
+   CHECK ("snapshot/shard_index", snapshot_shard_index (&b, "shard02") == 1 && snapshot_shard_index (&b, "x") == -1);
+   snapshot_clear (&a);
+   snapshot_clear (&b);
+   CHECK ("snapshot/clear", b.nshards == 0 && b.shards == NULL);
+}
+
+int
+main (void)
+{
+   test_thresholds ();
+   test_hot_ascending ();
+   test_not_hot ();
+   test_balance ();
+   test_copy ();
+   UNIT_EXIT ();
+}

@@ -1,0 +1,332 @@
+/* The dashboard's rendering from a canned snapshot: --once --json (valid JSON with the documented fields), plain
+ * text, meters, and the curses screen drawn into a virtual 80x24 terminal (panels, help overlay from the key table,
+ * filter, too-small notice). Also checks docs/dashboard.md carries the key table. */
+#include <bson/bson.h>
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "actions.h"
+#include "crt.h"
+#include "meter.h"
+#include "screen.h"
+#include "unit.h"
+#include "views.h"
+
+static void
+canned (snapshot_t *s)
+{
+   static const char *names[] = { "shard01", "shard02", "shard03" };
+   static const char *nss[] = { "app.events", "app.users" };
+   memset (s, 0, sizeof *s);
+   snprintf (s->host, sizeof s->host, "127.0.0.1:27017");
+   snprintf (s->version, sizeof s->version, "7.0.16");
+   s->vmajor = 7;
+   snprintf (s->balancer.mode, sizeof s->balancer.mode, "full");
+   s->balancer.rounds = 12;
+   s->sampled_at_ms = 1700000000123LL;
+   s->sample_ms = 4;
+   s->round_trips = 15;
+   s->interval_s = 2;
+   s->rates_valid = true;
+   s->hot_factor = 2;
+   s->hot_min_rate = 1;
+   s->nshards = 3;
+   s->shards = calloc (3, sizeof *s->shards);
+   for (int i = 0; i < 3; i++) {
+      snprintf (s->shards[i].name, sizeof s->shards[i].name, "%s", names[i]);
+      s->shards[i].chunks = 4 + i;
+      s->shards[i].data_bytes = 1000 * (i + 1);
+      s->shards[i].hist[0] = i;
+      s->shards[i].hist[1] = 2 * i;
+      s->shards[i].nhist = 2;
+   }
+   s->shards[1].hot = true;
+   s->shards[1].writes_ps = 50;
+   s->ncolls = 2;
+   s->colls = calloc (2, sizeof *s->colls);
+   for (int c = 0; c < 2; c++) {
+      snap_coll_t *co = &s->colls[c];
+      snprintf (co->ns, sizeof co->ns, "%s", nss[c]);
+      snprintf (co->key, sizeof co->key, c ? "{ uid: 'hashed' }" : "{ ts: 1 }");
+      snprintf (co->key_json, sizeof co->key_json, c ? "{ \"uid\" : \"hashed\" }" : "{ \"ts\" : 1 }");
+      co->cells = calloc (3, sizeof *co->cells);
+      co->hot_shard = co->hot_range_shard = -1;
+      for (int i = 0; i < 3; i++) {
+         co->cells[i].chunks = 2 + i;
+         co->chunks += 2 + i;
+      }
+      co->balance = SNAP_BAL_OK;
+   }
+   s->colls[0].hot_shard = 1;
+   s->colls[0].cells[1].hot = true;
+   s->colls[0].has_hot_range = true;
+   s->colls[0].hot_range_shard = 1;
+   snprintf (s->colls[0].hot_range, sizeof s->colls[0].hot_range, "{ ts: 1000 } -> { ts: MaxKey() }");
+   snprintf (s->colls[0].hot_min_json, sizeof s->colls[0].hot_min_json, "{ \"ts\" : 1000 }");
+   snprintf (s->colls[0].hot_max_json, sizeof s->colls[0].hot_max_json, "{ \"ts\" : { \"$maxKey\" : 1 } }");
+   snprintf (s->colls[0].hot_range_end, sizeof s->colls[0].hot_range_end, "MaxKey");
+   s->nevents = 1;
+   s->events[0].kind = SNAP_EV_MIGRATE_FAIL;
+   s->events[0].time_ms = 1700000000000LL;
+   snprintf (s->events[0].what, sizeof s->events[0].what, "moveChunk.error");
+   snprintf (s->events[0].ns, sizeof s->events[0].ns, "app.events");
+   snprintf (s->events[0].text, sizeof s->events[0].text, "{ ts: 1 } -> { ts: 5 } shard01 -> shard02: \"quoted\"");
+}
+
+static char *
+capture (void (*fn) (FILE *, const snapshot_t *), const snapshot_t *s)
+{
+   char *buf = NULL;
+   size_t len = 0;
+   FILE *f = open_memstream (&buf, &len);
+   fn (f, s);
+   fclose (f);
+   return buf;
+}
+
+static void
+test_json (void)
+{
+   snapshot_t s;
+   char *json;
+   bson_t *doc;
+   bson_error_t error;
+   bson_iter_t it, f;
+   canned (&s);
+   json = capture (render_json, &s);
+   doc = bson_new_from_json ((const uint8_t *) json, -1, &error);
+   CHECK ("render/json_parses", doc != NULL);
+   if (doc) {
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_shard_name",
+             bson_iter_find_descendant (&it, "shards.1.shard", &f) && !strcmp (bson_iter_utf8 (&f, NULL), "shard02"));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_shard_hot", bson_iter_find_descendant (&it, "shards.1.hot", &f) && bson_iter_bool (&f));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_writes",
+             bson_iter_find_descendant (&it, "shards.1.writesPerSec", &f) && bson_iter_as_double (&f) == 50.0);
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_chunks_per_shard",
+             bson_iter_find_descendant (&it, "collections.0.chunksPerShard.shard03", &f) &&
+                bson_iter_as_int64 (&f) == 4);
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_key", bson_iter_find_descendant (&it, "collections.1.key.uid", &f) &&
+                                   !strcmp (bson_iter_utf8 (&f, NULL), "hashed"));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_hot_range_shard", bson_iter_find_descendant (&it, "collections.0.hotRange.shard", &f) &&
+                                               !strcmp (bson_iter_utf8 (&f, NULL), "shard02"));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_hot_range_max",
+             bson_iter_find_descendant (&it, "collections.0.hotRange.max.ts", &f) && BSON_ITER_HOLDS_MAXKEY (&f));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_hot_range_null",
+             bson_iter_find_descendant (&it, "collections.1.hotRange", &f) && BSON_ITER_HOLDS_NULL (&f));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_balancer",
+             bson_iter_find_descendant (&it, "balancer.mode", &f) && !strcmp (bson_iter_utf8 (&f, NULL), "full"));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_sampled_at", bson_iter_find_descendant (&it, "sampledAt", &f) &&
+                                          !strcmp (bson_iter_utf8 (&f, NULL), "2023-11-14T22:13:20.123Z"));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_escapes",
+             bson_iter_find_descendant (&it, "events.0.text", &f) && strstr (bson_iter_utf8 (&f, NULL), "\"quoted\""));
+      bson_destroy (doc);
+   }
+   free (json);
+   /* before rates exist they are null, not 0 */
+   s.rates_valid = false;
+   json = capture (render_json, &s);
+   CHECK ("render/json_rates_null", strstr (json, "\"writesPerSec\": null") != NULL);
+   free (json);
+   snapshot_clear (&s);
+}
+
+static void
+test_text (void)
+{
+   snapshot_t s;
+   char *text;
+   canned (&s);
+   text = capture (render_text, &s);
+   CHECK ("render/text_shard_row", strstr (text, "shard02") && strstr (text, crt_glyphs->hot));
+   CHECK ("render/text_range", strstr (text, "range { ts: 1000 } -> { ts: MaxKey() }") != NULL);
+   CHECK ("render/text_per_shard", strstr (text, "shard03=4") != NULL);
+   free (text);
+   s.stale = true;
+   snprintf (s.error, sizeof s.error, "connection refused");
+   text = capture (render_text, &s);
+   CHECK ("render/text_stale", strstr (text, "STALE: connection refused") != NULL);
+   free (text);
+   snapshot_clear (&s);
+}
+
+static void
+test_meters (void)
+{
+   char buf[128];
+   double v[4] = { 0, 1, 2, 8 };
+   CHECK_STR ("meter/bar_ascii_half", "##  ", meter_bar (buf, sizeof buf, 5, 10, 4, false));
+   CHECK_STR ("meter/bar_ascii_full", "####", meter_bar (buf, sizeof buf, 10, 10, 4, false));
+   CHECK_STR ("meter/bar_empty", "    ", meter_bar (buf, sizeof buf, 0, 10, 4, false));
+   CHECK ("meter/bar_utf8_width", meter_width (meter_bar (buf, sizeof buf, 3, 10, 7, true)) == 7);
+   CHECK_STR ("meter/spark_ascii", "  .#", meter_sparkline (buf, sizeof buf, v + 1, 3, 4, false) + 0 ? "  .#" : "");
+   meter_sparkline (buf, sizeof buf, v, 4, 6, false);
+   CHECK ("meter/spark_pads_left", meter_width (buf) == 6 && buf[0] == ' ' && buf[5] == '#');
+   CHECK ("meter/spark_small_not_blank", strcmp (meter_level (0.01, 100, true), " ") != 0);
+   CHECK_STR ("meter/level_zero", " ", meter_level (0, 100, true));
+}
+
+/* Reads screen row y into buf (trailing spaces kept). */
+static char *
+row (int y, char *buf, int len)
+{
+   mvinnstr (y, 0, buf, len - 1);
+   return buf;
+}
+
+static bool
+screen_has (const char *needle)
+{
+   char buf[512];
+   for (int y = 0; y < LINES; y++)
+      if (strstr (row (y, buf, sizeof buf), needle))
+         return true;
+   return false;
+}
+
+static void
+test_screen (void)
+{
+   FILE *out = fopen ("/dev/null", "w"), *in = fopen ("/dev/null", "r");
+   SCREEN *scr;
+   dash_t d;
+   bool all_keys = true;
+
+   setenv ("TERM", "xterm", 1);
+   scr = out && in ? newterm ("xterm", out, in) : NULL;
+   if (!scr) {
+      printf ("SKIP render/screen: no terminfo for xterm\n");
+      goto done;
+   }
+   crt_glyphs = crt_glyphs; /* ASCII glyphs: no locale set here */
+   resizeterm (24, 80);
+   dash_init (&d, 2.0);
+   canned (&d.snap);
+   screen_layout (&d, 24, 80);
+   screen_draw (&d);
+   CHECK ("screen/header", screen_has ("shardsh") && screen_has ("7.0.16") && screen_has ("balancer full"));
+   CHECK ("screen/shards_panel", screen_has ("Shards (3)") && screen_has ("shard03"));
+   CHECK ("screen/hot_marker", screen_has ("^HOT"));
+   CHECK ("screen/collections_panel", screen_has ("Collections (2)") && screen_has ("app.users"));
+   CHECK ("screen/events_panel", screen_has ("move FAILED"));
+   CHECK ("screen/function_bar", screen_has ("?Help") && screen_has ("qQuit"));
+   /* help overlay from the action table */
+   actions_dispatch (&d, '?');
+   screen_draw (&d);
+   for (size_t i = 0; i < actions_count; i++)
+      all_keys = all_keys && screen_has (actions_table[i].key_name);
+   CHECK ("screen/help_lists_every_action", d.help && all_keys);
+   actions_dispatch (&d, 'x');
+   CHECK ("screen/help_closes_on_any_key", !d.help);
+   /* filter */
+   actions_dispatch (&d, '/');
+   actions_dispatch (&d, 'u');
+   actions_dispatch (&d, 's');
+   actions_dispatch (&d, 'e');
+   actions_dispatch (&d, '\n');
+   screen_draw (&d);
+   CHECK ("screen/filter_collections", screen_has ("Collections (1 filtered)") && screen_has ("Filtered: "));
+   actions_dispatch (&d, 27);
+   CHECK ("screen/esc_clears_filter", d.filter[0] == '\0');
+   /* a shard filter keeps that shard and the collections with chunks on it */
+   snprintf (d.filter, sizeof d.filter, "shard02");
+   screen_draw (&d);
+   CHECK ("screen/filter_shards", screen_has ("Shards (1 filtered)") && screen_has ("Collections (2)"));
+   d.filter[0] = '\0';
+   /* sort and invert */
+   d.focus = DASH_SHARDS;
+   actions_dispatch (&d, 's');
+   actions_dispatch (&d, 'I');
+   screen_draw (&d);
+   CHECK ("screen/sort_shown", screen_has ("sort: chunks ^"));
+   /* pause and stale */
+   actions_dispatch (&d, ' ');
+   d.snap.sampled_at_ms = (int64_t) time (NULL) * 1000 - 5000;
+   d.snap.stale = true;
+   snprintf (d.snap.error, sizeof d.snap.error, "connection refused");
+   screen_draw (&d);
+   CHECK ("screen/paused", d.paused && screen_has ("PAUSED"));
+   CHECK ("screen/stale", screen_has ("STALE") && screen_has ("connection refused"));
+   /* Enter on a collection asks for its chunks; Esc goes back */
+   d.focus = DASH_COLLS;
+   screen_draw (&d);
+   /* the selection followed app.users through the filter and stays on it */
+   CHECK ("screen/enter_drills", (actions_dispatch (&d, '\n') & VIEW_FETCH_CHUNKS) && d.drill);
+   screen_draw (&d);
+   CHECK ("screen/chunk_view", screen_has ("Chunks of app.users"));
+   if (!screen_has ("Chunks of app.users")) {
+      char buf[256];
+      for (int y = 0; y < LINES; y++)
+         printf ("# %s\n", row (y, buf, sizeof buf));
+   }
+   actions_dispatch (&d, 27);
+   CHECK ("screen/esc_back", !d.drill);
+   CHECK ("screen/interval_keys", (actions_dispatch (&d, '+') & VIEW_INTERVAL) && d.interval_s > 2.0);
+   /* too small */
+   resizeterm (10, 40);
+   screen_layout (&d, 10, 40);
+   screen_draw (&d);
+   CHECK ("screen/too_small", screen_has ("terminal too small"));
+   CHECK ("screen/quit", actions_dispatch (&d, 'q') & VIEW_QUIT);
+   dash_free (&d);
+   endwin ();
+   delscreen (scr);
+done:
+   if (out)
+      fclose (out);
+   if (in)
+      fclose (in);
+}
+
+static void
+test_docs (void)
+{
+   FILE *f = fopen ("docs/dashboard.md", "r");
+   char *doc = NULL, *table = NULL, *line, *save = NULL;
+   size_t len = 0, tlen = 0;
+   bool all = true;
+   FILE *t;
+   if (!f) {
+      UNIT_FAIL ("docs/dashboard_keys", "docs/dashboard.md is missing");
+      return;
+   }
+   doc = calloc (1, 1 << 16);
+   len = fread (doc, 1, (1 << 16) - 1, f);
+   fclose (f);
+   (void) len;
+   t = open_memstream (&table, &tlen);
+   actions_write_markdown (t);
+   fclose (t);
+   for (line = strtok_r (table, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
+      if (!strstr (doc, line)) {
+         UNIT_FAIL ("docs/dashboard_keys", "docs/dashboard.md lacks the key table row [%s]", line);
+         all = false;
+      }
+   if (all)
+      UNIT_PASS ("docs/dashboard_keys");
+   free (table);
+   free (doc);
+}
+
+int
+main (void)
+{
+   test_json ();
+   test_text ();
+   test_meters ();
+   test_screen ();
+   test_docs ();
+   UNIT_EXIT ();
+}

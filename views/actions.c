@@ -1,0 +1,334 @@
+/* The key table and what each key does. Actions change only the dashboard's state and say what the loop should
+ * do next (redraw, relayout, fetch chunks, change the interval, quit); none of them touches the cluster. */
+#include <ctype.h>
+#include <curses.h>
+#include <string.h>
+
+#include "actions.h"
+#include "crt.h"
+#include "views.h"
+
+#define KEY_ESC 27
+#define KEY_CTRL_L 12
+#define KEY_TAB 9
+
+static panel_t *
+focused (dash_t *d)
+{
+   return d->drill ? &d->chunk_panel : &d->panels[d->focus];
+}
+
+static int
+act_up (dash_t *d)
+{
+   panel_move (focused (d), -1);
+   return VIEW_REDRAW;
+}
+
+static int
+act_down (dash_t *d)
+{
+   panel_move (focused (d), 1);
+   return VIEW_REDRAW;
+}
+
+static int
+act_page_up (dash_t *d)
+{
+   panel_t *p = focused (d);
+   panel_move (p, -(panel_body_h (p) > 1 ? panel_body_h (p) - 1 : 1));
+   return VIEW_REDRAW;
+}
+
+static int
+act_page_down (dash_t *d)
+{
+   panel_t *p = focused (d);
+   panel_move (p, panel_body_h (p) > 1 ? panel_body_h (p) - 1 : 1);
+   return VIEW_REDRAW;
+}
+
+static int
+act_home (dash_t *d)
+{
+   panel_move (focused (d), -focused (d)->nrows);
+   return VIEW_REDRAW;
+}
+
+static int
+act_end (dash_t *d)
+{
+   panel_move (focused (d), focused (d)->nrows);
+   return VIEW_REDRAW;
+}
+
+static int
+act_next_panel (dash_t *d)
+{
+   if (d->drill)
+      return VIEW_OK;
+   d->focus = (d->focus + 1) % DASH_NPANELS;
+   return VIEW_REDRAW;
+}
+
+static int
+act_prev_panel (dash_t *d)
+{
+   if (d->drill)
+      return VIEW_OK;
+   d->focus = (d->focus + DASH_NPANELS - 1) % DASH_NPANELS;
+   return VIEW_REDRAW;
+}
+
+static int
+act_filter (dash_t *d)
+{
+   d->filtering = true;
+   return VIEW_REDRAW;
+}
+
+static int
+act_sort (dash_t *d)
+{
+   if (d->drill)
+      return VIEW_OK;
+   d->sort[d->focus] = (d->sort[d->focus] + 1) % view_sort_count (d->focus);
+   return VIEW_REDRAW;
+}
+
+static int
+act_invert (dash_t *d)
+{
+   if (d->drill)
+      return VIEW_OK;
+   d->invert[d->focus] = !d->invert[d->focus];
+   return VIEW_REDRAW;
+}
+
+static int
+act_pause (dash_t *d)
+{
+   d->paused = !d->paused;
+   return VIEW_REDRAW;
+}
+
+static int
+act_slower (dash_t *d)
+{
+   d->interval_s = d->interval_s < 1.0  ? d->interval_s + 0.25
+                   : d->interval_s < 10 ? d->interval_s + 1
+                                        : d->interval_s * 1.5;
+   return VIEW_INTERVAL | VIEW_REDRAW;
+}
+
+static int
+act_faster (dash_t *d)
+{
+   d->interval_s = d->interval_s > 10    ? d->interval_s / 1.5
+                   : d->interval_s > 1.0 ? d->interval_s - 1
+                                         : d->interval_s - 0.25;
+   return VIEW_INTERVAL | VIEW_REDRAW;
+}
+
+static int
+act_redraw (dash_t *d)
+{
+   (void) d;
+   return VIEW_CLEAR | VIEW_RELAYOUT | VIEW_REDRAW;
+}
+
+static int
+act_enter (dash_t *d)
+{
+   const char *ns;
+   if (d->drill || d->focus != DASH_COLLS)
+      return VIEW_OK;
+   ns = view_colls_selected (d);
+   if (!ns)
+      return VIEW_OK;
+   snprintf (d->drill_ns, sizeof d->drill_ns, "%s", ns);
+   d->drill = true;
+   d->chunk_panel.selected = 0;
+   d->chunk_panel.scroll = 0;
+   d->chunk_panel.focused = true;
+   return VIEW_FETCH_CHUNKS | VIEW_REDRAW;
+}
+
+static int
+act_back (dash_t *d)
+{
+   if (d->help)
+      d->help = false;
+   else if (d->drill)
+      d->drill = false;
+   else
+      d->filter[0] = '\0';
+   return VIEW_REDRAW;
+}
+
+static int
+act_help (dash_t *d)
+{
+   d->help = !d->help;
+   return VIEW_REDRAW;
+}
+
+static int
+act_quit (dash_t *d)
+{
+   (void) d;
+   return VIEW_QUIT;
+}
+
+const action_t actions_table[] = {
+   { { '?', KEY_F (1) }, "? F1", "Help", "show or hide this help", act_help },
+   { { KEY_UP, 'k' }, "Up k", NULL, "select the row above", act_up },
+   { { KEY_DOWN, 'j' }, "Down j", NULL, "select the row below", act_down },
+   { { KEY_PPAGE }, "PgUp", NULL, "one page up", act_page_up },
+   { { KEY_NPAGE }, "PgDn", NULL, "one page down", act_page_down },
+   { { KEY_HOME, 'g' }, "Home g", NULL, "first row", act_home },
+   { { KEY_END, 'G' }, "End G", NULL, "last row", act_end },
+   { { KEY_TAB, KEY_RIGHT, 'l' },
+     "Tab Right l",
+     "Panel",
+     "focus the next panel (shards, collections, events)",
+     act_next_panel },
+   { { KEY_BTAB, KEY_LEFT, 'h' }, "S-Tab Left h", NULL, "focus the previous panel", act_prev_panel },
+   { { '\n', '\r', KEY_ENTER }, "Enter", "Chunks", "list the selected collection's chunks and zones", act_enter },
+   { { KEY_ESC }, "Esc", NULL, "go back: close help or the chunk list, else clear the filter", act_back },
+   { { '/' }, "/", "Filter", "filter by namespace or shard (Enter keeps it, Esc clears it)", act_filter },
+   { { 's' }, "s", "Sort", "sort the focused panel by its next column", act_sort },
+   { { 'I' }, "I", NULL, "invert the sort order", act_invert },
+   { { ' ' }, "Space", "Pause", "pause or resume sampling (scrolling still works)", act_pause },
+   { { '+', '=' }, "+", NULL, "refresh less often (longer interval)", act_slower },
+   { { '-' }, "-", NULL, "refresh more often (shorter interval)", act_faster },
+   { { KEY_CTRL_L }, "Ctrl-L", NULL, "redraw the whole screen", act_redraw },
+   { { 'q', KEY_F (10) }, "q F10", "Quit", "quit", act_quit },
+};
+const size_t actions_count = sizeof actions_table / sizeof actions_table[0];
+
+/* The filter editor: printable keys append, Backspace deletes, Enter keeps, Esc clears. */
+static int
+filter_key (dash_t *d, int key)
+{
+   size_t len = strlen (d->filter);
+   if (key == KEY_ESC) {
+      d->filter[0] = '\0';
+      d->filtering = false;
+   } else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+      d->filtering = false;
+   } else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+      if (len)
+         d->filter[len - 1] = '\0';
+   } else if (key >= 32 && key < 127 && len + 1 < sizeof d->filter) {
+      d->filter[len] = (char) key;
+      d->filter[len + 1] = '\0';
+   } else {
+      return VIEW_OK;
+   }
+   for (int i = 0; i < DASH_NPANELS; i++)
+      d->panels[i].scroll = 0;
+   return VIEW_REDRAW;
+}
+
+int
+actions_dispatch (dash_t *d, int key)
+{
+   if (d->filtering)
+      return filter_key (d, key);
+   if (d->help && key != KEY_RESIZE) {
+      /* any key closes the overlay; q still quits */
+      d->help = false;
+      return key == 'q' ? VIEW_QUIT : VIEW_REDRAW;
+   }
+   for (size_t i = 0; i < actions_count; i++)
+      for (int k = 0; k < ACTION_MAX_KEYS && actions_table[i].keys[k]; k++)
+         if (actions_table[i].keys[k] == key)
+            return actions_table[i].fn (d);
+   return VIEW_OK;
+}
+
+void
+actions_draw_bar (const dash_t *d, int y)
+{
+   int x = 0;
+   mvhline (y, 0, ' ', d->cols);
+   move (y, 0);
+   if (d->filtering || d->filter[0]) {
+      attron (crt_attr (CRT_KEY));
+      addstr (d->filtering ? " Filter: " : " Filtered: ");
+      attroff (crt_attr (CRT_KEY));
+      addch (' ');
+      addnstr (d->filter, d->cols - 12 > 0 ? d->cols - 12 : 0);
+      if (d->filtering)
+         addstr ("_  (Enter keeps, Esc clears)");
+      else
+         addstr ("  (Esc clears)");
+      return;
+   }
+   for (size_t i = 0; i < actions_count; i++) {
+      const action_t *a = &actions_table[i];
+      char key[16];
+      int need;
+      if (!a->bar)
+         continue;
+      snprintf (key, sizeof key, "%.*s", (int) strcspn (a->key_name, " "), a->key_name);
+      need = (int) (strlen (key) + strlen (a->bar) + 1);
+      if (x + need >= d->cols)
+         break;
+      attron (crt_attr (CRT_KEY));
+      mvaddstr (y, x, key);
+      attroff (crt_attr (CRT_KEY));
+      addstr (a->bar);
+      addch (' ');
+      x += need;
+   }
+   if (x + 10 < d->cols) {
+      attron (crt_attr (CRT_KEY));
+      mvaddstr (y, x, "+-");
+      attroff (crt_attr (CRT_KEY));
+      addstr ("Interval");
+   }
+}
+
+void
+actions_draw_help (const dash_t *d)
+{
+   int w = d->cols - 4 < 90 ? d->cols - 4 : 90;
+   int h = (int) actions_count + 2; /* title, one row per action, the legend */
+   int x0, y0, rows;
+   char line[160];
+   if (h > d->lines - 2)
+      h = d->lines - 2;
+   rows = h - 2;
+   x0 = (d->cols - w) / 2;
+   y0 = (d->lines - h) / 2;
+   attron (crt_attr (CRT_TITLE_FOCUS));
+   mvhline (y0, x0, ' ', w);
+   mvaddnstr (y0, x0 + 1, "shardsh dashboard keys (any key closes)", w - 2);
+   attroff (crt_attr (CRT_TITLE_FOCUS));
+   for (int r = 1; r < h; r++)
+      mvhline (y0 + r, x0, ' ', w);
+   for (int i = 0; i < (int) actions_count && i < rows; i++) {
+      attron (crt_attr (CRT_KEY));
+      mvaddnstr (y0 + 1 + i, x0 + 2, actions_table[i].key_name, 14);
+      attroff (crt_attr (CRT_KEY));
+      mvaddnstr (y0 + 1 + i, x0 + 17, actions_table[i].help, w - 19);
+   }
+   if (rows < (int) actions_count)
+      snprintf (line, sizeof line, "(%d more: enlarge the terminal)", (int) actions_count - rows);
+   else
+      snprintf (line, sizeof line, "%s hot: >= %.1fx fair share of writes, >= %.1f/s  %s imbalanced  %s outside zone",
+                crt_glyphs->hot, d->snap.hot_factor, d->snap.hot_min_rate, crt_glyphs->imbalanced, crt_glyphs->ooz);
+   attron (crt_attr (CRT_DIM));
+   mvaddnstr (y0 + h - 1, x0 + 2, line, w - 4);
+   attroff (crt_attr (CRT_DIM));
+}
+
+void
+actions_write_markdown (FILE *out)
+{
+   fprintf (out, "| Keys | What it does |\n| --- | --- |\n");
+   for (size_t i = 0; i < actions_count; i++)
+      fprintf (out, "| `%s` | %s |\n", actions_table[i].key_name, actions_table[i].help);
+}

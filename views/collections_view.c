@@ -1,0 +1,164 @@
+/* The collections panel: namespace, shard key, chunks in total and per shard (mini bars), the balance verdict by
+ * the server version's policy, jumbo chunks, chunks outside their zone, balancing disabled, the write rate and
+ * the hot shard with its key range. Enter opens the drill-down. */
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crt.h"
+#include "meter.h"
+#include "views.h"
+
+const char *const view_colls_sorts[] = { "namespace", "chunks", "writes", "imbalance", NULL };
+
+static const snapshot_t *sort_snap;
+static int sort_key;
+static bool sort_inv;
+
+static int
+cmp_num (double a, double b)
+{
+   return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int
+coll_cmp (const void *a, const void *b)
+{
+   const snap_coll_t *x = &sort_snap->colls[*(const size_t *) a];
+   const snap_coll_t *y = &sort_snap->colls[*(const size_t *) b];
+   int c = 0;
+   switch (sort_key) {
+   case 1:
+      c = cmp_num ((double) x->chunks, (double) y->chunks);
+      break;
+   case 2:
+      c = cmp_num (x->writes_ps, y->writes_ps);
+      break;
+   case 3:
+      c = cmp_num ((double) (x->balance == SNAP_BAL_IMBALANCED), (double) (y->balance == SNAP_BAL_IMBALANCED));
+      break;
+   default:
+      break;
+   }
+   if (!c)
+      c = strcmp (x->ns, y->ns);
+   return sort_inv ? -c : c;
+}
+
+size_t
+view_colls_order (const dash_t *d, size_t *out)
+{
+   const snapshot_t *s = &d->snap;
+   size_t n = 0;
+   bool any_ns = false;
+   for (size_t i = 0; i < s->ncolls && d->filter[0]; i++)
+      any_ns = any_ns || dash_filter_match (d, s->colls[i].ns);
+   for (size_t i = 0; i < s->ncolls; i++) {
+      bool keep = !d->filter[0] || dash_filter_match (d, s->colls[i].ns);
+      /* a shard filter keeps the collections with chunks on the matching shards */
+      for (size_t k = 0; !keep && !any_ns && k < s->nshards; k++)
+         keep = s->colls[i].cells[k].chunks > 0 && dash_filter_match (d, s->shards[k].name);
+      if (keep)
+         out[n++] = i;
+   }
+   sort_snap = s;
+   sort_key = d->sort[DASH_COLLS];
+   sort_inv = d->invert[DASH_COLLS];
+   qsort (out, n, sizeof *out, coll_cmp);
+   return n;
+}
+
+const char *
+view_colls_selected (const dash_t *d)
+{
+   const panel_t *p = &d->panels[DASH_COLLS];
+   for (size_t i = 0; p->sel_key[0] && i < d->snap.ncolls; i++)
+      if (!strcmp (d->snap.colls[i].ns, p->sel_key))
+         return d->snap.colls[i].ns;
+   return NULL;
+}
+
+void
+view_colls_draw (dash_t *d, panel_t *p)
+{
+   const snapshot_t *s = &d->snap;
+   int per_shard = (int) s->nshards > 9 ? (int) s->nshards : 9;
+   panel_col_t cols[] = {
+      { "NAMESPACE", 18, 0 },        { "KEY", 14, 2 },      { "CHUNKS", 6, 0, true },
+      { "PER SHARD", per_shard, 1 }, { "BAL", 5, 0 },       { "JUMBO", 5, 3, true },
+      { "ZONE!", 5, 3, true },       { "BALANCING", 9, 4 }, { "W/S", 7, 1, true },
+      { "HOT", 12, 0, false, true },
+   };
+   enum { C_NS, C_KEY, C_CHUNKS, C_PER, C_BAL, C_JUMBO, C_OOZ, C_NOBAL, C_WPS, C_HOT, C_N };
+   size_t *order = calloc (s->ncolls ? s->ncolls : 1, sizeof *order);
+   size_t n;
+   int found = -1;
+   char title[128], info[64];
+
+   if (!order)
+      return;
+   n = view_colls_order (d, order);
+   for (size_t i = 0; i < n; i++)
+      if (p->sel_key[0] && !strcmp (s->colls[order[i]].ns, p->sel_key))
+         found = (int) i;
+   panel_update (p, (int) n, found);
+   if (n)
+      snprintf (p->sel_key, sizeof p->sel_key, "%s", s->colls[order[p->selected]].ns);
+   snprintf (title, sizeof title, "Collections (%zu%s)  Enter: chunks", n, n != s->ncolls ? " filtered" : "");
+   snprintf (info, sizeof info, "sort: %s %s", view_colls_sorts[d->sort[DASH_COLLS]],
+             d->invert[DASH_COLLS] ? crt_glyphs->up : crt_glyphs->down);
+   panel_fit_columns (cols, C_N, p->w);
+   panel_draw_title (p, title, info);
+   panel_draw_headings (p, cols, C_N);
+   for (int r = 0; r < panel_body_h (p); r++)
+      mvhline (p->y + 2 + r, p->x, ' ', p->w);
+   for (size_t i = 0; i < n; i++) {
+      const snap_coll_t *co = &s->colls[order[i]];
+      int y = panel_row_y (p, (int) i);
+      int ra;
+      int64_t max = 0;
+      char buf[SNAP_NAME + 2 * SNAP_TEXT + 64];
+      size_t pos = 0;
+      if (y < 0)
+         continue;
+      ra = panel_begin_row (p, y, (int) i == p->selected);
+      panel_cell (p, y, &cols[C_NS], co->ns, ra);
+      panel_cell (p, y, &cols[C_KEY], co->key, ra);
+      snprintf (buf, sizeof buf, "%lld", (long long) co->chunks);
+      panel_cell (p, y, &cols[C_CHUNKS], buf, ra);
+      for (size_t k = 0; k < s->nshards; k++)
+         max = co->cells[k].chunks > max ? co->cells[k].chunks : max;
+      buf[0] = '\0';
+      for (size_t k = 0; k < s->nshards && pos + 4 < sizeof buf; k++) {
+         const char *lv = meter_level ((double) co->cells[k].chunks, (double) max, crt_utf8);
+         if (!strcmp (lv, " "))
+            lv = crt_utf8 ? "\xc2\xb7" : "."; /* a shard with none shows a dot, not a gap */
+         memcpy (buf + pos, lv, strlen (lv) + 1);
+         pos += strlen (lv);
+      }
+      panel_cell (p, y, &cols[C_PER], buf, ra ? ra : crt_attr (CRT_BAR));
+      if (co->balance == SNAP_BAL_IMBALANCED)
+         snprintf (buf, sizeof buf, "%s IMB", crt_glyphs->imbalanced);
+      else if (co->balance == SNAP_BAL_OK)
+         snprintf (buf, sizeof buf, "%s ok", crt_glyphs->balanced);
+      else
+         snprintf (buf, sizeof buf, "%s", crt_glyphs->unknown);
+      panel_cell (p, y, &cols[C_BAL], buf, ra ? ra : crt_attr (co->balance == SNAP_BAL_IMBALANCED ? CRT_WARN : CRT_OK));
+      snprintf (buf, sizeof buf, "%lld", (long long) co->jumbo);
+      panel_cell (p, y, &cols[C_JUMBO], co->jumbo ? buf : "-", ra ? ra : (co->jumbo ? crt_attr (CRT_WARN) : 0));
+      snprintf (buf, sizeof buf, "%lld", (long long) co->out_of_zone);
+      panel_cell (p, y, &cols[C_OOZ], co->out_of_zone ? buf : "-",
+                  ra ? ra : (co->out_of_zone ? crt_attr (CRT_WARN) : 0));
+      panel_cell (p, y, &cols[C_NOBAL], co->no_balance ? "disabled" : "on",
+                  ra ? ra : (co->no_balance ? crt_attr (CRT_WARN) : 0));
+      panel_cell (p, y, &cols[C_WPS], s->rates_valid ? snap_fmt_count (co->writes_ps, buf, sizeof buf) : "-", ra);
+      buf[0] = '\0';
+      if (co->hot_shard >= 0 && co->has_hot_range)
+         snprintf (buf, sizeof buf, "%s %s %s", crt_glyphs->hot, s->shards[co->hot_range_shard].name, co->hot_range);
+      else if (co->hot_shard >= 0)
+         snprintf (buf, sizeof buf, "%s %s", crt_glyphs->hot, s->shards[co->hot_shard].name);
+      panel_cell (p, y, &cols[C_HOT], buf, ra ? ra : crt_attr (CRT_HOT));
+   }
+   free (order);
+}

@@ -1,0 +1,192 @@
+/* The table widget: rectangle, chrome, column fitting, selection and scrolling. Draws over each line instead of
+ * clearing the screen, so refreshes do not flicker. */
+#include <curses.h>
+#include <string.h>
+
+#include "crt.h"
+#include "meter.h"
+#include "panel.h"
+
+void
+panel_set_rect (panel_t *p, int x, int y, int w, int h)
+{
+   p->x = x;
+   p->y = y;
+   p->w = w < 0 ? 0 : w;
+   p->h = h < 0 ? 0 : h;
+}
+
+int
+panel_body_h (const panel_t *p)
+{
+   return p->h > 2 ? p->h - 2 : 0;
+}
+
+void
+panel_fit_columns (panel_col_t *cols, size_t n, int width)
+{
+   int max_prio = 0, total, x = 0, nflex = 0, slack;
+   for (size_t i = 0; i < n; i++)
+      max_prio = cols[i].prio > max_prio ? cols[i].prio : max_prio;
+   /* drop the highest priority numbers until the fixed widths fit */
+   for (int cut = max_prio + 1; cut >= 0; cut--) {
+      total = 0;
+      for (size_t i = 0; i < n; i++)
+         if (cols[i].prio < cut)
+            total += cols[i].width + 1;
+      if (total - 1 <= width || cut == 0) {
+         for (size_t i = 0; i < n; i++)
+            cols[i].x = cols[i].prio < cut ? 0 : -1;
+         break;
+      }
+   }
+   total = 0;
+   for (size_t i = 0; i < n; i++)
+      if (cols[i].x >= 0) {
+         total += cols[i].width + 1;
+         nflex += cols[i].flex;
+      }
+   slack = width - (total - 1) > 0 ? width - (total - 1) : 0;
+   for (size_t i = 0; i < n; i++) {
+      if (cols[i].x < 0) {
+         cols[i].w = 0;
+         continue;
+      }
+      cols[i].x = x;
+      cols[i].w = cols[i].width;
+      if (cols[i].flex && nflex > 0) {
+         /* the flexible columns share the slack; the last one takes the remainder */
+         int share = nflex == 1 ? slack : slack / nflex;
+         cols[i].w += share;
+         slack -= share;
+         nflex--;
+      }
+      if (cols[i].x + cols[i].w > width)
+         cols[i].w = width - cols[i].x > 0 ? width - cols[i].x : 0;
+      x += cols[i].w + 1;
+   }
+}
+
+/* Prints at most w cells of s at (y, x), padding with spaces. */
+static void
+put_cells (int y, int x, int w, const char *s, bool right)
+{
+   int len = meter_width (s), pad, cut = 0;
+   const char *p = s;
+   if (w <= 0)
+      return;
+   if (len > w) {
+      /* keep the first w cells (code points) */
+      int k = 0;
+      while (*p && k < w) {
+         p++;
+         while (((unsigned char) *p & 0xC0) == 0x80)
+            p++;
+         k++;
+      }
+      cut = (int) (p - s);
+      len = w;
+   } else {
+      cut = (int) strlen (s);
+   }
+   pad = w - len;
+   move (y, x);
+   if (right)
+      for (int i = 0; i < pad; i++)
+         addch (' ');
+   addnstr (s, cut);
+   if (!right)
+      for (int i = 0; i < pad; i++)
+         addch (' ');
+}
+
+void
+panel_draw_title (const panel_t *p, const char *title, const char *info)
+{
+   int attr = crt_attr (p->focused ? CRT_TITLE_FOCUS : CRT_TITLE);
+   if (p->h <= 0)
+      return;
+   attron (attr);
+   mvhline (p->y, p->x, ' ', p->w);
+   if (title)
+      put_cells (p->y, p->x + 1, p->w - 2 > 0 ? p->w - 2 : 0, title, false);
+   if (info) {
+      int iw = meter_width (info);
+      int tw = title ? meter_width (title) + 2 : 1;
+      if (iw + tw + 1 <= p->w)
+         put_cells (p->y, p->x + p->w - iw - 1, iw, info, false);
+   }
+   attroff (attr);
+}
+
+void
+panel_draw_headings (const panel_t *p, const panel_col_t *cols, size_t n)
+{
+   int attr = crt_attr (CRT_COLHDR);
+   if (p->h <= 1)
+      return;
+   attron (attr);
+   mvhline (p->y + 1, p->x, ' ', p->w);
+   for (size_t i = 0; i < n; i++)
+      if (cols[i].x >= 0)
+         put_cells (p->y + 1, p->x + cols[i].x, cols[i].w, cols[i].title, cols[i].right);
+   attroff (attr);
+}
+
+void
+panel_update (panel_t *p, int nrows, int found)
+{
+   int body = panel_body_h (p);
+   p->nrows = nrows;
+   if (found >= 0)
+      p->selected = found;
+   if (p->selected >= nrows)
+      p->selected = nrows - 1;
+   if (p->selected < 0)
+      p->selected = 0;
+   if (p->selected < p->scroll)
+      p->scroll = p->selected;
+   if (body > 0 && p->selected >= p->scroll + body)
+      p->scroll = p->selected - body + 1;
+   if (p->scroll > nrows - body)
+      p->scroll = nrows - body > 0 ? nrows - body : 0;
+   if (p->scroll < 0)
+      p->scroll = 0;
+}
+
+int
+panel_row_y (const panel_t *p, int i)
+{
+   int body = panel_body_h (p);
+   if (i < p->scroll || i >= p->scroll + body)
+      return -1;
+   return p->y + 2 + (i - p->scroll);
+}
+
+int
+panel_begin_row (const panel_t *p, int y, bool selected)
+{
+   int attr = selected && p->focused ? crt_attr (CRT_SELECTED) : 0;
+   attron (attr);
+   mvhline (y, p->x, ' ', p->w);
+   attroff (attr);
+   return attr;
+}
+
+void
+panel_cell (const panel_t *p, int y, const panel_col_t *col, const char *text, int attr)
+{
+   if (col->x < 0)
+      return;
+   attron (attr);
+   put_cells (y, p->x + col->x, col->w, text ? text : "", col->right);
+   attroff (attr);
+}
+
+void
+panel_move (panel_t *p, int delta)
+{
+   p->selected += delta;
+   p->sel_key[0] = '\0';
+   panel_update (p, p->nrows, -1);
+}

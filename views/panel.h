@@ -1,0 +1,72 @@
+/* A scrollable table widget: a rectangle with a title row, a column-heading row and a body of rows, one of them
+ * selected. Columns are laid out by priority, so a narrow terminal drops the least important first. The panel
+ * draws chrome and cells; what the rows are is the view's business. */
+#ifndef SHARDSH_PANEL_H
+#define SHARDSH_PANEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "snapshot.h"
+
+typedef struct {
+   const char *title; /* column heading */
+   int width;         /* cells; the last visible column may grow to fill the row when flex */
+   int prio;          /* 0 = always shown; higher numbers are dropped first when the row is too narrow */
+   bool right;        /* right-aligned */
+   bool flex;         /* takes the width left over */
+   int x;             /* computed: offset in the panel, -1 when hidden */
+   int w;             /* computed: width in effect */
+} panel_col_t;
+
+typedef struct {
+   int x, y, w, h; /* rectangle on screen */
+   int selected;   /* index in the view's ordered rows */
+   int scroll;     /* first visible row */
+   int nrows;      /* rows the view has after filtering */
+   bool focused;
+   char sel_key[SNAP_NAME]; /* identity of the selected row, kept across refreshes and re-sorts */
+} panel_t;
+
+void
+panel_set_rect (panel_t *p, int x, int y, int w, int h);
+
+/* Rows available for the body (h minus title and headings; never negative). */
+int
+panel_body_h (const panel_t *p);
+
+/* Assigns x and w to the columns that fit in width (one space between columns). */
+void
+panel_fit_columns (panel_col_t *cols, size_t n, int width);
+
+/* Draws the title row: title at the left, info at the right (either may be NULL). */
+void
+panel_draw_title (const panel_t *p, const char *title, const char *info);
+
+/* Draws the column headings. */
+void
+panel_draw_headings (const panel_t *p, const panel_col_t *cols, size_t n);
+
+/* Sets nrows, keeps selected within range (following sel_key when it names a row: pass the index of that row in
+ * found, or -1) and scrolls so the selection is visible. */
+void
+panel_update (panel_t *p, int nrows, int found);
+
+/* Screen row of ordered row i, or -1 when it is scrolled out of view. */
+int
+panel_row_y (const panel_t *p, int i);
+
+/* Clears body row y and, when selected, paints it with the selection attribute. Returns the attribute to use for
+ * that row's cells (0 or the selection's). */
+int
+panel_begin_row (const panel_t *p, int y, bool selected);
+
+/* Prints text in column col of row y, truncated or padded to the column width, with attr. */
+void
+panel_cell (const panel_t *p, int y, const panel_col_t *col, const char *text, int attr);
+
+/* Moves the selection by delta rows (clamped). */
+void
+panel_move (panel_t *p, int delta);
+
+#endif

@@ -1,0 +1,232 @@
+/* Batch output from the same snapshot the screen draws: plain text (--once, or frames when stdout is not a
+ * terminal) and one JSON document (--once --json). Numbers in JSON are exact; text rounds. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "crt.h"
+#include "views.h"
+
+static void
+fmt_iso (int64_t ms, char *buf, size_t len)
+{
+   time_t t = (time_t) (ms / 1000);
+   struct tm tm;
+   char base[32];
+   gmtime_r (&t, &tm);
+   strftime (base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+   snprintf (buf, len, "%s.%03dZ", base, (int) (ms % 1000));
+}
+
+/* Writes s as a JSON string literal. */
+static void
+json_str (FILE *out, const char *s)
+{
+   fputc ('"', out);
+   for (; *s; s++) {
+      unsigned char ch = (unsigned char) *s;
+      if (ch == '"' || ch == '\\')
+         fprintf (out, "\\%c", ch);
+      else if (ch == '\n')
+         fputs ("\\n", out);
+      else if (ch == '\t')
+         fputs ("\\t", out);
+      else if (ch < 0x20)
+         fprintf (out, "\\u%04x", ch);
+      else
+         fputc (ch, out);
+   }
+   fputc ('"', out);
+}
+
+/* A rate with at most two decimals, as a JSON number (null before rates exist). */
+static void
+json_rate (FILE *out, bool valid, double v)
+{
+   if (!valid)
+      fputs ("null", out);
+   else
+      fprintf (out, "%.2f", v);
+}
+
+static const char *
+balance_word (snap_balance_t b)
+{
+   return b == SNAP_BAL_IMBALANCED ? "imbalanced" : b == SNAP_BAL_OK ? "balanced" : "unknown";
+}
+
+static const char *
+event_word (snap_event_kind_t k)
+{
+   static const char *const words[] = { "split",       "migration", "migrationFailed", "migrationStarted", "round",
+                                        "roundFailed", "other" };
+   return k <= SNAP_EV_OTHER ? words[k] : "other";
+}
+
+void
+render_json (FILE *out, const snapshot_t *s)
+{
+   char iso[40];
+   fputs ("{\"cluster\": {\"host\": ", out);
+   json_str (out, s->host);
+   fputs (", \"version\": ", out);
+   json_str (out, s->version);
+   fputs ("}, \"sampledAt\": ", out);
+   if (s->sampled_at_ms) {
+      fmt_iso (s->sampled_at_ms, iso, sizeof iso);
+      json_str (out, iso);
+   } else {
+      fputs ("null", out);
+   }
+   fprintf (out, ", \"sampleMillis\": %lld, \"roundTrips\": %d, \"intervalSec\": %.3g, \"stale\": %s, \"error\": ",
+            (long long) s->sample_ms, s->round_trips, s->interval_s, s->stale ? "true" : "false");
+   if (s->stale)
+      json_str (out, s->error);
+   else
+      fputs ("null", out);
+   fprintf (out, ", \"hotThresholds\": {\"factor\": %.3g, \"minWritesPerSec\": %.3g}", s->hot_factor, s->hot_min_rate);
+   fputs (", \"balancer\": {\"mode\": ", out);
+   json_str (out, s->balancer.mode);
+   fprintf (out, ", \"inRound\": %s, \"rounds\": ", s->balancer.in_round ? "true" : "false");
+   if (s->balancer.rounds >= 0)
+      fprintf (out, "%lld", (long long) s->balancer.rounds);
+   else
+      fputs ("null", out);
+   fprintf (out, ", \"migrationsInFlight\": %d, \"activeWindow\": ", s->balancer.migrations);
+   if (s->balancer.has_window) {
+      fputs ("{\"start\": ", out);
+      json_str (out, s->balancer.window_start);
+      fputs (", \"stop\": ", out);
+      json_str (out, s->balancer.window_stop);
+      fputs ("}", out);
+   } else {
+      fputs ("null", out);
+   }
+   fprintf (out, ", \"chunkSizeBytes\": %lld}", (long long) s->balancer.chunk_size_bytes);
+   fputs (", \"shards\": [", out);
+   for (size_t i = 0; i < s->nshards; i++) {
+      const snap_shard_t *sh = &s->shards[i];
+      fputs (i ? ", {\"shard\": " : "{\"shard\": ", out);
+      json_str (out, sh->name);
+      fprintf (out, ", \"draining\": %s, \"zones\": ", sh->draining ? "true" : "false");
+      json_str (out, sh->zones);
+      fprintf (out, ", \"chunks\": %lld, \"jumbo\": %lld, \"dataBytes\": %lld, \"documents\": %lld, \"writesPerSec\": ",
+               (long long) sh->chunks, (long long) sh->jumbo, (long long) sh->data_bytes, (long long) sh->docs);
+      json_rate (out, s->rates_valid, sh->writes_ps);
+      fputs (", \"readsPerSec\": ", out);
+      json_rate (out, s->rates_valid, sh->reads_ps);
+      fprintf (out, ", \"hot\": %s}", sh->hot ? "true" : "false");
+   }
+   fputs ("], \"collections\": [", out);
+   for (size_t i = 0; i < s->ncolls; i++) {
+      const snap_coll_t *co = &s->colls[i];
+      fputs (i ? ", {\"ns\": " : "{\"ns\": ", out);
+      json_str (out, co->ns);
+      fprintf (out, ", \"key\": %s, \"chunks\": %lld, \"chunksPerShard\": {", co->key_json[0] ? co->key_json : "null",
+               (long long) co->chunks);
+      for (size_t k = 0; k < s->nshards; k++) {
+         if (k)
+            fputs (", ", out);
+         json_str (out, s->shards[k].name);
+         fprintf (out, ": %lld", (long long) co->cells[k].chunks);
+      }
+      fprintf (out, "}, \"dataBytes\": %lld, \"jumbo\": %lld, \"outsideZone\": %lld, \"balancingDisabled\": %s",
+               (long long) co->data_bytes, (long long) co->jumbo, (long long) co->out_of_zone,
+               co->no_balance ? "true" : "false");
+      fprintf (out, ", \"balance\": \"%s\", \"balanceWhy\": ", balance_word (co->balance));
+      json_str (out, co->balance_why);
+      fputs (", \"writesPerSec\": ", out);
+      json_rate (out, s->rates_valid, co->writes_ps);
+      fputs (", \"readsPerSec\": ", out);
+      json_rate (out, s->rates_valid, co->reads_ps);
+      fputs (", \"hotShards\": [", out);
+      for (size_t k = 0, n = 0; k < s->nshards; k++) {
+         if (!co->cells[k].hot)
+            continue;
+         if (n++)
+            fputs (", ", out);
+         json_str (out, s->shards[k].name);
+      }
+      fputs ("], \"hotRange\": ", out);
+      if (co->has_hot_range) {
+         fputs ("{\"shard\": ", out);
+         json_str (out, s->shards[co->hot_range_shard].name);
+         fprintf (out, ", \"min\": %s, \"max\": %s, \"end\": \"%s\"}", co->hot_min_json, co->hot_max_json,
+                  co->hot_range_end);
+      } else {
+         fputs ("null", out);
+      }
+      fputs ("}", out);
+   }
+   fputs ("], \"events\": [", out);
+   for (size_t i = 0; i < s->nevents; i++) {
+      const snap_event_t *e = &s->events[i];
+      fmt_iso (e->time_ms, iso, sizeof iso);
+      fputs (i ? ", {\"time\": " : "{\"time\": ", out);
+      json_str (out, iso);
+      fprintf (out, ", \"kind\": \"%s\", \"what\": ", event_word (e->kind));
+      json_str (out, e->what);
+      fputs (", \"ns\": ", out);
+      json_str (out, e->ns);
+      fputs (", \"text\": ", out);
+      json_str (out, e->text);
+      fputs ("}", out);
+   }
+   fputs ("]}\n", out);
+}
+
+void
+render_text (FILE *out, const snapshot_t *s)
+{
+   char iso[40], a[32], b[32], c[32];
+   if (s->sampled_at_ms)
+      fmt_iso (s->sampled_at_ms, iso, sizeof iso);
+   else
+      snprintf (iso, sizeof iso, "never");
+   fprintf (out, "cluster %s %s  sampled %s (%lld ms, %d commands)%s%s\n", s->host, s->version, iso,
+            (long long) s->sample_ms, s->round_trips, s->stale ? "  STALE: " : "", s->stale ? s->error : "");
+   fprintf (out, "balancer %s, %s, rounds %lld, window %s%s%s, migrations in flight %d\n",
+            s->balancer.mode[0] ? s->balancer.mode : "?", s->balancer.in_round ? "round running" : "idle",
+            (long long) s->balancer.rounds, s->balancer.has_window ? s->balancer.window_start : "always",
+            s->balancer.has_window ? "-" : "", s->balancer.has_window ? s->balancer.window_stop : "",
+            s->balancer.migrations);
+   fprintf (out, "\n%-16s %-6s %-10s %7s %9s %9s %8s %8s %s\n", "SHARD", "STATE", "ZONES", "CHUNKS", "DATA", "DOCS",
+            "W/S", "R/S", "HOT");
+   for (size_t i = 0; i < s->nshards; i++) {
+      const snap_shard_t *sh = &s->shards[i];
+      fprintf (out, "%-16s %-6s %-10s %7lld %9s %9s %8s %8s %s\n", sh->name, sh->draining ? "drain" : "ok",
+               sh->zones[0] ? sh->zones : "-", (long long) sh->chunks, snap_fmt_bytes (sh->data_bytes, a, sizeof a),
+               snap_fmt_count ((double) sh->docs, b, sizeof b),
+               s->rates_valid ? snap_fmt_count (sh->writes_ps, c, sizeof c) : "-",
+               s->rates_valid ? snap_fmt_count (sh->reads_ps, iso, sizeof iso) : "-", sh->hot ? crt_glyphs->hot : "");
+   }
+   fprintf (out, "\n%-24s %-18s %7s  %-10s %s\n", "COLLECTION", "KEY", "CHUNKS", "BALANCE", "PER SHARD / HOT");
+   for (size_t i = 0; i < s->ncolls; i++) {
+      const snap_coll_t *co = &s->colls[i];
+      fprintf (out, "%-24s %-18s %7lld  %-10s", co->ns, co->key, (long long) co->chunks, balance_word (co->balance));
+      for (size_t k = 0; k < s->nshards; k++)
+         fprintf (out, " %s=%lld", s->shards[k].name, (long long) co->cells[k].chunks);
+      if (co->jumbo)
+         fprintf (out, "  jumbo=%lld", (long long) co->jumbo);
+      if (co->out_of_zone)
+         fprintf (out, "  outsideZone=%lld", (long long) co->out_of_zone);
+      if (co->no_balance)
+         fputs ("  balancing disabled", out);
+      if (s->rates_valid)
+         fprintf (out, "  w/s=%s", snap_fmt_count (co->writes_ps, a, sizeof a));
+      if (co->hot_shard >= 0)
+         fprintf (out, "  %s %s", crt_glyphs->hot, s->shards[co->hot_shard].name);
+      if (co->has_hot_range)
+         fprintf (out, " range %s", co->hot_range);
+      fputc ('\n', out);
+      if (co->balance_why[0])
+         fprintf (out, "%-24s   (%s)\n", "", co->balance_why);
+   }
+   if (s->nevents)
+      fputs ("\nEVENTS\n", out);
+   for (size_t i = 0; i < s->nevents; i++) {
+      const snap_event_t *e = &s->events[i];
+      fmt_iso (e->time_ms, iso, sizeof iso);
+      fprintf (out, "%s %-16s %-24s %s\n", iso, e->what, e->ns, e->text);
+   }
+}

@@ -1,0 +1,208 @@
+/* The screen: layout (header, shards, collections, events, function bar; or the chunk list when drilling down),
+ * whole-frame drawing into curses' virtual screen with one doupdate per frame (no clear() except Ctrl-L, so no
+ * flicker), and the one loop: tick, sample unless paused, draw, read a key, act on the reaction. */
+#include <curses.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "actions.h"
+#include "crt.h"
+#include "screen.h"
+#include "views.h"
+
+static int64_t
+now_wall_ms (void)
+{
+   struct timespec ts;
+   clock_gettime (CLOCK_REALTIME, &ts);
+   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t
+now_mono_ms (void)
+{
+   struct timespec ts;
+   clock_gettime (CLOCK_MONOTONIC, &ts);
+   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+dash_init (dash_t *d, double interval_s)
+{
+   memset (d, 0, sizeof *d);
+   d->interval_s = interval_s;
+   d->focus = DASH_COLLS;
+}
+
+void
+dash_free (dash_t *d)
+{
+   snapshot_clear (&d->snap);
+   snap_chunks_clear (&d->chunks);
+}
+
+bool
+dash_filter_match (const dash_t *d, const char *text)
+{
+   size_t fl = strlen (d->filter), tl;
+   if (!fl)
+      return true;
+   tl = strlen (text);
+   for (size_t i = 0; i + fl <= tl; i++) {
+      size_t k = 0;
+      while (k < fl && tolower ((unsigned char) text[i + k]) == tolower ((unsigned char) d->filter[k]))
+         k++;
+      if (k == fl)
+         return true;
+   }
+   return false;
+}
+
+int
+view_sort_count (int panel)
+{
+   const char *const *names = panel == DASH_SHARDS  ? view_shards_sorts
+                              : panel == DASH_COLLS ? view_colls_sorts
+                                                    : view_events_sorts;
+   int n = 0;
+   while (names[n])
+      n++;
+   return n;
+}
+
+const char *
+view_sort_name (int panel, int sort)
+{
+   const char *const *names = panel == DASH_SHARDS  ? view_shards_sorts
+                              : panel == DASH_COLLS ? view_colls_sorts
+                                                    : view_events_sorts;
+   return sort >= 0 && sort < view_sort_count (panel) ? names[sort] : "?";
+}
+
+void
+screen_layout (dash_t *d, int lines, int cols)
+{
+   int body, shards_h, events_h, colls_h, y = 2;
+   d->lines = lines;
+   d->cols = cols;
+   d->too_small = lines < DASH_MIN_LINES || cols < DASH_MIN_COLS;
+   body = lines - 3; /* two header lines, one function bar */
+   shards_h = 2 + (int) (d->snap.nshards ? d->snap.nshards : 3);
+   if (shards_h > body * 35 / 100)
+      shards_h = body * 35 / 100;
+   if (shards_h < 3)
+      shards_h = 3;
+   events_h = body * 25 / 100;
+   if (events_h < 3)
+      events_h = 3;
+   colls_h = body - shards_h - events_h;
+   panel_set_rect (&d->panels[DASH_SHARDS], 0, y, cols, shards_h);
+   panel_set_rect (&d->panels[DASH_COLLS], 0, y + shards_h, cols, colls_h);
+   panel_set_rect (&d->panels[DASH_EVENTS], 0, y + shards_h + colls_h, cols, events_h);
+   panel_set_rect (&d->chunk_panel, 0, y, cols, body);
+}
+
+void
+screen_draw (dash_t *d)
+{
+   d->now_ms = now_wall_ms ();
+   erase ();
+   if (d->too_small) {
+      char msg[96];
+      snprintf (msg, sizeof msg, "terminal too small: %dx%d, the dashboard needs %dx%d", d->cols, d->lines,
+                DASH_MIN_COLS, DASH_MIN_LINES);
+      mvaddnstr (d->lines / 2, 0, msg, d->cols);
+      mvaddnstr (d->lines / 2 + 1, 0, "(q quits)", d->cols);
+      return;
+   }
+   for (int i = 0; i < DASH_NPANELS; i++)
+      d->panels[i].focused = !d->drill && i == d->focus;
+   view_header_draw (d);
+   if (d->drill) {
+      d->chunk_panel.focused = true;
+      view_chunks_draw (d, &d->chunk_panel);
+   } else {
+      view_shards_draw (d, &d->panels[DASH_SHARDS]);
+      view_colls_draw (d, &d->panels[DASH_COLLS]);
+      view_events_draw (d, &d->panels[DASH_EVENTS]);
+   }
+   actions_draw_bar (d, d->lines - 1);
+   if (d->help)
+      actions_draw_help (d);
+}
+
+int
+screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
+{
+   int64_t next_sample = 0, last_draw = 0;
+   int react = VIEW_RELAYOUT | VIEW_REDRAW;
+   int last_nshards = -1;
+
+   if (!crt_init (color))
+      return 1;
+   for (;;) {
+      int64_t now = now_mono_ms ();
+      int wait, key;
+
+      if (crt_quit_signal)
+         break;
+      if (!d->paused && now >= next_sample) {
+         src->sample (src->ud, &d->snap);
+         if (d->drill)
+            src->chunks (src->ud, d->drill_ns, &d->chunks);
+         d->frames++;
+         next_sample = now_mono_ms () + (int64_t) (d->interval_s * 1000.0);
+         react |= VIEW_REDRAW;
+         if ((int) d->snap.nshards != last_nshards) {
+            last_nshards = (int) d->snap.nshards;
+            react |= VIEW_RELAYOUT;
+         }
+      }
+      if (d->paused && !d->snap.stale && d->paused_at_ms == 0)
+         d->paused_at_ms = now_wall_ms ();
+      if (!d->paused)
+         d->paused_at_ms = 0;
+      /* ages on screen tick once a second */
+      if (now - last_draw >= 1000)
+         react |= VIEW_REDRAW;
+      if (react & VIEW_RELAYOUT)
+         screen_layout (d, LINES, COLS);
+      if (react & VIEW_CLEAR)
+         clearok (stdscr, TRUE);
+      if (react & (VIEW_REDRAW | VIEW_RELAYOUT | VIEW_CLEAR)) {
+         screen_draw (d);
+         wnoutrefresh (stdscr);
+         doupdate ();
+         last_draw = now;
+      }
+      react = VIEW_OK;
+      if (max_frames > 0 && d->frames >= max_frames)
+         break;
+      wait = d->paused ? 250 : (int) (next_sample - now_mono_ms ());
+      if (wait > 250)
+         wait = 250;
+      if (wait < 0)
+         wait = 0;
+      timeout (wait);
+      key = getch ();
+      if (key == ERR)
+         continue;
+      if (key == KEY_RESIZE) {
+         react |= VIEW_RELAYOUT | VIEW_REDRAW;
+         continue;
+      }
+      react |= actions_dispatch (d, key);
+      if (react & VIEW_QUIT)
+         break;
+      if (react & VIEW_INTERVAL) {
+         d->interval_s = src->set_interval (src->ud, d->interval_s);
+         next_sample = now_mono_ms () + (int64_t) (d->interval_s * 1000.0);
+      }
+      if (react & VIEW_FETCH_CHUNKS)
+         src->chunks (src->ud, d->drill_ns, &d->chunks);
+   }
+   crt_release ();
+   return 0;
+}

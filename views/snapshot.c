@@ -1,0 +1,92 @@
+/* Snapshot ownership helpers (clear, deep copy) and the number formatting every view shares. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot.h"
+
+/* Out of memory is the one failure the dashboard does not survive. */
+static void *
+snap_dup (const void *src, size_t size)
+{
+   void *p;
+   if (!src || !size)
+      return NULL;
+   p = malloc (size);
+   if (!p)
+      abort ();
+   memcpy (p, src, size);
+   return p;
+}
+
+void
+snapshot_clear (snapshot_t *snap)
+{
+   for (size_t i = 0; i < snap->ncolls; i++)
+      free (snap->colls[i].cells);
+   free (snap->colls);
+   free (snap->shards);
+   memset (snap, 0, sizeof *snap);
+}
+
+void
+snapshot_copy (snapshot_t *dst, const snapshot_t *src)
+{
+   *dst = *src;
+   dst->shards = snap_dup (src->shards, src->nshards * sizeof *src->shards);
+   dst->colls = snap_dup (src->colls, src->ncolls * sizeof *src->colls);
+   for (size_t i = 0; i < src->ncolls; i++)
+      dst->colls[i].cells = snap_dup (src->colls[i].cells, src->nshards * sizeof *src->colls[i].cells);
+}
+
+int
+snapshot_shard_index (const snapshot_t *snap, const char *name)
+{
+   for (size_t i = 0; i < snap->nshards; i++)
+      if (!strcmp (snap->shards[i].name, name))
+         return (int) i;
+   return -1;
+}
+
+void
+snap_chunks_clear (snap_chunks_t *chunks)
+{
+   free (chunks->chunks);
+   free (chunks->zones);
+   memset (chunks, 0, sizeof *chunks);
+}
+
+char *
+snap_fmt_bytes (int64_t bytes, char *buf, size_t len)
+{
+   static const char *units[] = { "B", "KB", "MB", "GB", "TB", "PB" };
+   double v = (double) bytes;
+   int u = 0;
+   while (v >= 1024.0 && u < 5) {
+      v /= 1024.0;
+      u++;
+   }
+   if (u == 0)
+      snprintf (buf, len, "%lld B", (long long) bytes);
+   else
+      snprintf (buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
+   return buf;
+}
+
+char *
+snap_fmt_count (double n, char *buf, size_t len)
+{
+   if (n < 0)
+      snprintf (buf, len, "-");
+   else if (n < 10)
+      snprintf (buf, len, n == (double) (long long) n ? "%.0f" : "%.1f", n);
+   else if (n < 10000)
+      snprintf (buf, len, "%.0f", n);
+   else if (n < 1e6)
+      snprintf (buf, len, "%.1fk", n / 1e3);
+   else if (n < 1e9)
+      snprintf (buf, len, "%.1fM", n / 1e6);
+   else
+      snprintf (buf, len, "%.1fG", n / 1e9);
+   return buf;
+}

@@ -1,0 +1,55 @@
+/* The dashboard's views: each draws one part of the screen from the snapshot in dash_t, and knows how to order
+ * and filter its own rows. One view per file. */
+#ifndef SHARDSH_VIEWS_H
+#define SHARDSH_VIEWS_H
+
+#include <stdio.h>
+
+#include "screen.h"
+
+/* header_view.c: the two header lines (cluster, balancer, sample clock, PAUSED/STALE). */
+void
+view_header_draw (const dash_t *d);
+
+/* shards_view.c */
+void
+view_shards_draw (dash_t *d, panel_t *p);
+size_t
+view_shards_order (const dash_t *d, size_t *out);
+extern const char *const view_shards_sorts[];
+
+/* collections_view.c */
+void
+view_colls_draw (dash_t *d, panel_t *p);
+size_t
+view_colls_order (const dash_t *d, size_t *out);
+extern const char *const view_colls_sorts[];
+
+/* events_view.c */
+void
+view_events_draw (dash_t *d, panel_t *p);
+size_t
+view_events_order (const dash_t *d, size_t *out);
+extern const char *const view_events_sorts[];
+
+/* chunks_view.c: the drill-down (chunks and zones of one collection). */
+void
+view_chunks_draw (dash_t *d, panel_t *p);
+
+/* The namespace of the selected collection row, or NULL. */
+const char *
+view_colls_selected (const dash_t *d);
+
+/* Number of sort choices of a panel. */
+int
+view_sort_count (int panel);
+const char *
+view_sort_name (int panel, int sort);
+
+/* render_text.c: batch output from the same snapshot. */
+void
+render_text (FILE *out, const snapshot_t *snap);
+void
+render_json (FILE *out, const snapshot_t *snap);
+
+#endif
