@@ -9,13 +9,11 @@ static bool
 build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char *method, sh_error_t *err)
 {
    bson_iter_t it, f;
-   bson_t *cmd;
-   if (!args_check (call, 0, ARG_STRING | ARG_OBJECT, true, "Database", method, err))
+   bson_t typed;
+   if (!args_check (call, 0, ARG_STRING | ARG_OBJECT, true, "Database", method, err) || !args_get (call, 0, &it))
       return false;
-   args_get (call, 0, &it);
    if (BSON_ITER_HOLDS_UTF8 (&it)) {
-      cmd = sh_requests_add (out, db, CONN_ADMIN);
-      BSON_APPEND_INT32 (cmd, bson_iter_utf8 (&it, NULL), 1);
+      BSON_APPEND_INT32 (sh_requests_add (out, db, CONN_ADMIN), bson_iter_utf8 (&it, NULL), 1);
       return true;
    }
    if (!BSON_ITER_HOLDS_DOCUMENT (&it) || !bson_iter_recurse (&it, &f) || !bson_iter_next (&f)) {
@@ -23,17 +21,11 @@ build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char
                        "%s needs a command document such as { ping: 1 }", method);
       return false;
    }
-   {
-      bson_t typed;
-      const uint8_t *data;
-      uint32_t len;
-      bson_iter_document (&it, &len, &data);
-      if (!bson_init_static (&typed, data, len)) {
-         sh_error_set_at (err, SH_ERR_ARGS, call->pos, "invalid command document");
-         return false;
-      }
-      args_adjust_run_command (sh_requests_add (out, db, CONN_ADMIN), &typed);
+   if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &typed)) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->pos, "invalid command document");
+      return false;
    }
+   args_adjust_run_command (sh_requests_add (out, db, CONN_ADMIN), &typed);
    return true;
 }
 

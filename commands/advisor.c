@@ -17,9 +17,9 @@
 
 /* A parsed call. Keys are copies; everything else is plain values. */
 typedef struct {
-   char db[128];
-   char coll[256];
-   char ns[400];
+   char *db; /* owned, like coll and ns */
+   char *coll;
+   char *ns;
    bson_t keys[ADVISOR_MAX_CANDIDATES];
    size_t nkeys;
    int64_t sample_size;
@@ -34,6 +34,10 @@ advisor_args_release (advisor_args_t *a)
    for (size_t i = 0; i < a->nkeys; i++)
       bson_destroy (&a->keys[i]);
    a->nkeys = 0;
+   bson_free (a->db);
+   bson_free (a->coll);
+   bson_free (a->ns);
+   a->db = a->coll = a->ns = NULL;
 }
 
 static const char *const advisor_option_names[] = {"sampleSize", "lowCardinality", "hotShare", "analyzeShardKey",
@@ -151,20 +155,19 @@ advisor_parse (const sh_call_t *call, advisor_args_t *a, sh_error_t *err)
       return false;
    ns = args_str (call, 0);
    dot = strchr (ns, '.');
-   if (!dot || dot == ns || !dot[1] || (size_t) (dot - ns) >= sizeof a->db || strlen (dot + 1) >= sizeof a->coll) {
-      sh_error_set_at (err, SH_ERR_ARGS, advisor_arg_pos (call, 0), "the namespace must be \"<database>.<collection>\"");
+   if (!dot || dot == ns || !dot[1]) {
+      sh_error_set_at (err, SH_ERR_ARGS, advisor_arg_pos (call, 0),
+                       "the namespace must be \"<database>.<collection>\"");
       return false;
    }
-   memcpy (a->db, ns, (size_t) (dot - ns));
-   a->db[dot - ns] = '\0';
-   bson_strncpy (a->coll, dot + 1, sizeof a->coll);
-   bson_strncpy (a->ns, ns, sizeof a->ns);
+   a->db = bson_strndup (ns, (size_t) (dot - ns));
+   a->coll = bson_strdup (dot + 1);
+   a->ns = bson_strdup (ns);
 
    if (args_get (call, 1, &it) && !BSON_ITER_HOLDS_NULL (&it)) {
       if (call->argc == 2 && advisor_looks_like_options (&it)) {
          opt_index = 1;
-      } else if (BSON_ITER_HOLDS_ARRAY (&it)) {
-         bson_iter_recurse (&it, &arr);
+      } else if (BSON_ITER_HOLDS_ARRAY (&it) && bson_iter_recurse (&it, &arr)) {
          while (bson_iter_next (&arr)) {
             if (!advisor_add_key (call, 1, &arr, a, err))
                return false;
@@ -187,7 +190,7 @@ static bool
 build_advise_shard_key (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    advisor_args_t a;
-   bson_t *cmd, pipeline, stage, sample, cursor = BSON_INITIALIZER;
+   bson_t *cmd, pipeline, stage, sample;
    bool ok = false;
 
    if (!advisor_parse (call, &a, err))
@@ -195,7 +198,7 @@ build_advise_shard_key (const sh_call_t *call, sh_requests_t *out, sh_error_t *e
    if (!a.nkeys) {
       cmd = sh_requests_add (out, a.db, CONN_READ);
       BSON_APPEND_UTF8 (cmd, "listIndexes", a.coll);
-      BSON_APPEND_DOCUMENT (cmd, "cursor", &cursor);
+      cmd_append_empty (cmd, "cursor");
    }
    cmd = sh_requests_add (out, a.db, CONN_READ);
    BSON_APPEND_UTF8 (cmd, "count", a.coll);
@@ -208,10 +211,9 @@ build_advise_shard_key (const sh_call_t *call, sh_requests_t *out, sh_error_t *e
    bson_append_document_end (&stage, &sample);
    bson_append_document_end (&pipeline, &stage);
    bson_append_array_end (cmd, &pipeline);
-   BSON_APPEND_DOCUMENT (cmd, "cursor", &cursor);
+   cmd_append_empty (cmd, "cursor");
    ok = true;
 done:
-   bson_destroy (&cursor);
    advisor_args_release (&a);
    return ok;
 }
@@ -283,27 +285,16 @@ advisor_try_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, size_t max, 
    return false;
 }
 
-static bool
-advisor_get_doc (const bson_t *doc, const char *key, bson_t *out)
-{
-   bson_iter_t it;
-   const uint8_t *data;
-   uint32_t len;
-   if (!bson_iter_init_find (&it, doc, key) || !BSON_ITER_HOLDS_DOCUMENT (&it))
-      return false;
-   bson_iter_document (&it, &len, &data);
-   return bson_init_static (out, data, len);
-}
-
 static void
 advisor_read_shards (sh_ctx_t *ctx, advisor_data_t *d)
 {
-   bson_t cmd = BSON_INITIALIZER, filter = BSON_INITIALIZER, docs = BSON_INITIALIZER, sort = BSON_INITIALIZER;
+   bson_t cmd = BSON_INITIALIZER, docs = BSON_INITIALIZER, sort;
    bson_iter_t it, f;
    BSON_APPEND_UTF8 (&cmd, "find", "shards");
-   BSON_APPEND_DOCUMENT (&cmd, "filter", &filter);
+   cmd_append_empty (&cmd, "filter");
+   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "sort", &sort);
    BSON_APPEND_INT32 (&sort, "_id", 1);
-   BSON_APPEND_DOCUMENT (&cmd, "sort", &sort);
+   bson_append_document_end (&cmd, &sort);
    if (advisor_try_docs (ctx, "config", &cmd, ADVISOR_MAX_SHARDS, &docs, NULL) && bson_iter_init (&it, &docs)) {
       d->shards = bson_malloc0 (sizeof *d->shards * (bson_count_keys (&docs) + 1));
       while (bson_iter_next (&it)) {
@@ -313,9 +304,7 @@ advisor_read_shards (sh_ctx_t *ctx, advisor_data_t *d)
       }
    }
    bson_destroy (&cmd);
-   bson_destroy (&filter);
    bson_destroy (&docs);
-   bson_destroy (&sort);
 }
 
 /* config.collections, config.chunks (sorted by min) and the chunk size. */
@@ -323,40 +312,24 @@ static void
 advisor_read_chunk_map (sh_ctx_t *ctx, const advisor_args_t *a, advisor_data_t *d)
 {
    bson_t cmd = BSON_INITIALIZER, filter = BSON_INITIALIZER, sort = BSON_INITIALIZER, docs = BSON_INITIALIZER;
-   bson_t coll, key;
+   bson_t setting, coll, key;
    bson_iter_t it, f;
    bool more = false;
 
    d->chunk_bytes = d->version[0] && d->version[0] < 6 ? (int64_t) 64 * 1024 * 1024 : (int64_t) 128 * 1024 * 1024;
    /* the cluster-wide chunk size (MB) */
-   BSON_APPEND_UTF8 (&cmd, "find", "settings");
-   BSON_APPEND_UTF8 (&filter, "_id", "chunksize");
-   BSON_APPEND_DOCUMENT (&cmd, "filter", &filter);
-   BSON_APPEND_INT32 (&cmd, "limit", 1);
-   if (advisor_try_docs (ctx, "config", &cmd, 1, &docs, NULL) && bson_iter_init (&it, &docs) && bson_iter_next (&it) &&
-       bson_iter_recurse (&it, &f) && bson_iter_find (&f, "value") && BSON_ITER_HOLDS_NUMBER (&f) &&
-       bson_iter_as_int64 (&f) > 0)
+   cmd_append_find_id (&cmd, "settings", "chunksize");
+   if (advisor_try_docs (ctx, "config", &cmd, 1, &docs, NULL) && cmd_first_doc (&docs, &setting) &&
+       bson_iter_init_find (&f, &setting, "value") && BSON_ITER_HOLDS_NUMBER (&f) && bson_iter_as_int64 (&f) > 0)
       d->chunk_bytes = bson_iter_as_int64 (&f) * 1024 * 1024;
 
    bson_reinit (&cmd);
-   bson_reinit (&filter);
-   BSON_APPEND_UTF8 (&cmd, "find", "collections");
-   BSON_APPEND_UTF8 (&filter, "_id", a->ns);
-   BSON_APPEND_DOCUMENT (&cmd, "filter", &filter);
-   BSON_APPEND_INT32 (&cmd, "limit", 1);
-   if (!advisor_try_docs (ctx, "config", &cmd, 1, &docs, NULL) || !bson_iter_init (&it, &docs) ||
-       !bson_iter_next (&it) || !BSON_ITER_HOLDS_DOCUMENT (&it))
+   cmd_append_find_id (&cmd, "collections", a->ns);
+   if (!advisor_try_docs (ctx, "config", &cmd, 1, &docs, NULL) || !cmd_first_doc (&docs, &coll))
       goto done;
-   {
-      const uint8_t *data;
-      uint32_t len;
-      bson_iter_document (&it, &len, &data);
-      if (!bson_init_static (&coll, data, len))
-         goto done;
-   }
    if ((bson_iter_init_find (&f, &coll, "dropped") && bson_iter_as_bool (&f)) ||
        (bson_iter_init_find (&f, &coll, "unsplittable") && bson_iter_as_bool (&f)) ||
-       !advisor_get_doc (&coll, "key", &key))
+       !cmd_get_sub (&coll, "key", BSON_TYPE_DOCUMENT, &key))
       goto done;
    bson_copy_to_excluding_noinit (&coll, &d->coll_doc, "", NULL);
    bson_concat (&d->key, &key);
@@ -382,13 +355,8 @@ advisor_read_chunk_map (sh_ctx_t *ctx, const advisor_args_t *a, advisor_data_t *
    d->chunks = bson_malloc0 (sizeof *d->chunks * (bson_count_keys (&docs) + 1));
    while (bson_iter_next (&it)) {
       bson_t chunk, min, max;
-      const uint8_t *data;
-      uint32_t len;
-      if (!BSON_ITER_HOLDS_DOCUMENT (&it))
-         continue;
-      bson_iter_document (&it, &len, &data);
-      if (!bson_init_static (&chunk, data, len) || !advisor_get_doc (&chunk, "min", &min) ||
-          !advisor_get_doc (&chunk, "max", &max) || !bson_iter_init_find (&f, &chunk, "shard") ||
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &chunk) || !cmd_get_sub (&chunk, "min", BSON_TYPE_DOCUMENT, &min) ||
+          !cmd_get_sub (&chunk, "max", BSON_TYPE_DOCUMENT, &max) || !bson_iter_init_find (&f, &chunk, "shard") ||
           !BSON_ITER_HOLDS_UTF8 (&f))
          continue;
       bson_copy_to (&min, &d->chunks[d->nchunks].min);
@@ -517,24 +485,6 @@ advisor_all_oid_ids (const bson_t *docs)
 
 /* ---- rendering ---- */
 
-static const char *
-advisor_count_text (int64_t v, char *buf, size_t len)
-{
-   char tmp[32];
-   size_t n, o = 0;
-   bson_snprintf (tmp, sizeof tmp, "%" PRId64, v < 0 ? -v : v);
-   n = strlen (tmp);
-   if (v < 0 && o + 1 < len)
-      buf[o++] = '-';
-   for (size_t i = 0; i < n && o + 2 < len; i++) {
-      if (i && (n - i) % 3 == 0)
-         buf[o++] = ',';
-      buf[o++] = tmp[i];
-   }
-   buf[o] = '\0';
-   return buf;
-}
-
 static void
 advisor_print_one (sh_ctx_t *ctx, size_t rank, const advisor_result_t *r, const advisor_limits_t *limits)
 {
@@ -549,8 +499,8 @@ advisor_print_one (sh_ctx_t *ctx, size_t rank, const advisor_result_t *r, const 
    if (!r->sampled)
       goto done;
    fprintf (o, "   cardinality   %s distinct in %s sampled; %s%s in all: at most that many chunks\n",
-            advisor_count_text (r->distinct_sampled, a, sizeof a), advisor_count_text (r->sampled, b, sizeof b),
-            r->all_unique ? "up to " : "about ", advisor_count_text (r->distinct_estimated, c, sizeof c));
+            advisor_count_string (r->distinct_sampled, a, sizeof a), advisor_count_string (r->sampled, b, sizeof b),
+            r->all_unique ? "up to " : "about ", advisor_count_string (r->distinct_estimated, c, sizeof c));
    if (r->nmcv) {
       char *v = output_format_doc (&r->mcv[0].value, &one_line);
       fprintf (o, "   frequency     most common %s holds %.1f%%", v, 100.0 * r->mcv[0].share);
@@ -559,7 +509,7 @@ advisor_print_one (sh_ctx_t *ctx, size_t rank, const advisor_result_t *r, const 
          fprintf (o, "; %zu value%s at or above %.0f%% hold %.0f%%", r->nhot, r->nhot == 1 ? "" : "s",
                   100.0 * limits->hot_share, 100.0 * r->hot_share);
       if (r->jumbo_at_docs)
-         fprintf (o, "; its chunk fills at about %s documents", advisor_count_text (r->jumbo_at_docs, a, sizeof a));
+         fprintf (o, "; its chunk fills at about %s documents", advisor_count_string (r->jumbo_at_docs, a, sizeof a));
       fputc ('\n', o);
    }
    fprintf (o, "   monotonicity  %s (rank correlation %.2f with %s)\n",
@@ -587,8 +537,8 @@ advisor_print_one (sh_ctx_t *ctx, size_t rank, const advisor_result_t *r, const 
       fprintf (o,
                "   queries       %s reads: %.0f%% one shard, %.0f%% several, %.0f%% all; %s writes: %.0f%% one shard, "
                "%.0f%% several, %.0f%% all\n",
-               advisor_count_text (r->reads, a, sizeof a), r->read_single, r->read_multi, r->read_scatter,
-               advisor_count_text (r->writes, b, sizeof b), r->write_single, r->write_multi, r->write_scatter);
+               advisor_count_string (r->reads, a, sizeof a), r->read_single, r->read_multi, r->read_scatter,
+               advisor_count_string (r->writes, b, sizeof b), r->write_single, r->write_multi, r->write_scatter);
    else
       fprintf (o, "   queries       no sampled queries (configureQueryAnalyzer, 7.0+)\n");
    if (r->has_server)
@@ -638,8 +588,8 @@ advisor_print (sh_ctx_t *ctx, const advisor_args_t *a, const advisor_data_t *d, 
    FILE *o = ctx->out_fp;
    char x[32], y[32];
    fprintf (o, "%s: %s of %s documents sampled; %zu shard%s; ", a->ns,
-            advisor_count_text ((int64_t) bson_count_keys (&d->docs), x, sizeof x),
-            advisor_count_text (d->total, y, sizeof y), d->nshards, d->nshards == 1 ? "" : "s");
+            advisor_count_string ((int64_t) bson_count_keys (&d->docs), x, sizeof x),
+            advisor_count_string (d->total, y, sizeof y), d->nshards, d->nshards == 1 ? "" : "s");
    if (d->sharded) {
       char *key = advisor_key_string (&d->key);
       fprintf (o, "sharded on %s with %zu chunk%s%s\n", key, d->nchunks, d->nchunks == 1 ? "" : "s",
@@ -677,10 +627,9 @@ advisor_run_server (sh_ctx_t *ctx, const advisor_args_t *a, advisor_result_t *r)
    if (conn_run (ctx, "admin", &cmd, CONN_READ, &reply, &e)) {
       advisor_attach_server (r, &reply, NULL);
    } else {
-      char msg[1200];
-      bson_snprintf (msg, sizeof msg, "%s%s%s", e.code_name[0] ? e.code_name : "", e.code_name[0] ? ": " : "",
-                     e.message);
+      char *msg = bson_strdup_printf ("%s%s%s", e.code_name, e.code_name[0] ? ": " : "", e.message);
       advisor_attach_server (r, NULL, msg);
+      bson_free (msg);
    }
    bson_destroy (&cmd);
    bson_destroy (&reply);
@@ -712,10 +661,8 @@ exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    }
    if (!a.nkeys) {
       bson_destroy (&d.indexes);
-      if (!conn_run_docs (ctx, reqs.v[ri].db, &reqs.v[ri].cmd, reqs.v[ri].path, 0, &d.indexes, NULL, err)) {
-         bson_init (&d.indexes);
+      if (!conn_run_docs (ctx, reqs.v[ri].db, &reqs.v[ri].cmd, reqs.v[ri].path, 0, &d.indexes, NULL, err))
          goto done;
-      }
       ri++;
    }
    bson_destroy (&reply);
@@ -726,10 +673,8 @@ exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    ri++;
    bson_destroy (&d.docs);
    if (!conn_run_docs (ctx, reqs.v[ri].db, &reqs.v[ri].cmd, reqs.v[ri].path, (size_t) a.sample_size, &d.docs, NULL,
-                       err)) {
-      bson_init (&d.docs);
+                       err))
       goto done;
-   }
    if (bson_count_keys (&d.docs) && !advisor_all_oid_ids (&d.docs))
       advisor_read_recent (ctx, &a, &d);
    advisor_read_shards (ctx, &d);
@@ -759,14 +704,10 @@ exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       /* every index that could back a shard key as it is */
       while (bson_iter_next (&it) && nres < ADVISOR_MAX_CANDIDATES) {
          bson_t index, key, pattern;
-         char origin[128];
+         char *origin;
          bool seen = false;
-         const uint8_t *data;
-         uint32_t len;
-         if (!BSON_ITER_HOLDS_DOCUMENT (&it))
-            continue;
-         bson_iter_document (&it, &len, &data);
-         if (!bson_init_static (&index, data, len) || !advisor_get_doc (&index, "key", &key) ||
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &index) ||
+             !cmd_get_sub (&index, "key", BSON_TYPE_DOCUMENT, &key) ||
              (bson_iter_init_find (&f, &index, "sparse") && bson_iter_as_bool (&f)) ||
              bson_iter_init_find (&f, &index, "partialFilterExpression"))
             continue;
@@ -776,15 +717,16 @@ exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
          }
          for (size_t j = 0; j < nres && !seen; j++)
             seen = bson_equal (&results[j].key, &pattern);
-         bson_snprintf (origin, sizeof origin, "index %s",
-                        bson_iter_init_find (&f, &index, "name") && BSON_ITER_HOLDS_UTF8 (&f) ? bson_iter_utf8 (&f, NULL)
-                                                                                         : "?");
+         origin = bson_strdup_printf ("index %s", bson_iter_init_find (&f, &index, "name") && BSON_ITER_HOLDS_UTF8 (&f)
+                                                     ? bson_iter_utf8 (&f, NULL)
+                                                     : "?");
          if (!seen) {
             if (advisor_analyze (&sample, &pattern, origin, &cluster, &a.limits, &results[nres], why, sizeof why))
                nres++;
             else
                advisor_result_destroy (&results[nres]);
          }
+         bson_free (origin);
          bson_destroy (&pattern);
       }
       if (nres) {

@@ -239,28 +239,29 @@ advisor_key_from_index (const bson_t *index_key, bson_t *out)
 {
    bson_iter_t it;
    int hashed = 0, fields = 0;
+   bool ok = false;
    bson_init (out);
    if (!bson_iter_init (&it, index_key))
-      return false;
+      goto done;
    while (bson_iter_next (&it)) {
       const char *k = bson_iter_key (&it);
       if (!*k || k[0] == '$' || strstr (k, "$**"))
-         goto no;
+         goto done;
       if (advisor_is_hashed (&it)) {
          hashed++;
          BSON_APPEND_UTF8 (out, k, "hashed");
       } else if (advisor_is_one (&it)) {
          BSON_APPEND_INT32 (out, k, 1);
       } else {
-         goto no; /* descending, text, 2d, 2dsphere, … */
+         goto done; /* descending, text, 2d, 2dsphere, … */
       }
       fields++;
    }
-   if (fields && fields <= ADVISOR_MAX_FIELDS && hashed <= 1)
-      return true;
-no:
-   bson_reinit (out);
-   return false;
+   ok = fields && fields <= ADVISOR_MAX_FIELDS && hashed <= 1;
+done:
+   if (!ok)
+      bson_reinit (out);
+   return ok;
 }
 
 /* Same fields in the same order, hashed in the same place. */
@@ -1284,9 +1285,8 @@ advisor_variants (const advisor_result_t *results, size_t n, bson_t *keys, char 
    return nkeys;
 }
 
-/* 1234567 -> "1,234,567" */
-static const char *
-advisor_count_str (int64_t v, char *buf, size_t len)
+const char *
+advisor_count_string (int64_t v, char *buf, size_t len)
 {
    char tmp[32];
    size_t n, o = 0;
@@ -1347,12 +1347,12 @@ advisor_verdict (advisor_result_t *r, const advisor_result_t *all, size_t n, siz
    if (r->findings & ADVISOR_F_NO_SAMPLE) {
       advisor_part (s, "no documents sampled: the collection is empty or missing, nothing to measure");
       score = 0;
-      goto out;
+      goto done;
    }
    if (r->findings & ADVISOR_F_ARRAY) {
       advisor_part (s, "arrays in %s: a shard key cannot hold arrays (sh.shardCollection fails)", f);
       score = 0;
-      goto out;
+      goto done;
    }
    if (r->findings & ADVISOR_F_MONOTONIC) {
       bool asc = r->mono == ADVISOR_MONO_ASCENDING;
@@ -1372,12 +1372,13 @@ advisor_verdict (advisor_result_t *r, const advisor_result_t *all, size_t n, siz
    if (r->findings & (ADVISOR_F_LOW_CARDINALITY | ADVISOR_F_FEWER_THAN_SHARDS)) {
       const char *fine = single ? advisor_pick_fine (all, n, f) : NULL;
       if (r->distinct_estimated == r->distinct_sampled)
-         advisor_part (s, "%s distinct value%s: at most %s chunk%s", advisor_count_str (r->distinct_sampled, a, sizeof a),
-                       r->distinct_sampled == 1 ? "" : "s", a, r->distinct_sampled == 1 ? "" : "s");
+         advisor_part (s, "%s distinct value%s: at most %s chunk%s",
+                       advisor_count_string (r->distinct_sampled, a, sizeof a), r->distinct_sampled == 1 ? "" : "s", a,
+                       r->distinct_sampled == 1 ? "" : "s");
       else
          advisor_part (s, "about %s distinct values (%s seen): at most about %s chunks",
-                       advisor_count_str (r->distinct_estimated, a, sizeof a),
-                       advisor_count_str (r->distinct_sampled, b, sizeof b), a);
+                       advisor_count_string (r->distinct_estimated, a, sizeof a),
+                       advisor_count_string (r->distinct_sampled, b, sizeof b), a);
       if (r->findings & ADVISOR_F_FEWER_THAN_SHARDS)
          bson_string_append_printf (s, ", fewer than the %zu shards: adding shards will not help", nshards);
       else
@@ -1399,7 +1400,8 @@ advisor_verdict (advisor_result_t *r, const advisor_result_t *all, size_t n, siz
          advisor_part (s, "the top %zu values hold %.0f%% of documents: their chunks will %s jumbo", r->nhot,
                        100.0 * r->hot_share, (r->findings & ADVISOR_F_JUMBO_NOW) ? "already be" : "become");
       if (r->jumbo_at_docs && !(r->findings & ADVISOR_F_JUMBO_NOW))
-         bson_string_append_printf (s, " (from about %s documents)", advisor_count_str (r->jumbo_at_docs, a, sizeof a));
+         bson_string_append_printf (s, " (from about %s documents)",
+                                    advisor_count_string (r->jumbo_at_docs, a, sizeof a));
       if (fine) {
          char *c = advisor_compound_text (f, fine);
          bson_string_append_printf (s, "; consider %s", c);
@@ -1434,10 +1436,10 @@ advisor_verdict (advisor_result_t *r, const advisor_result_t *all, size_t n, siz
       bson_string_t *g = bson_string_new ("good: ");
       if (r->all_unique)
          bson_string_append_printf (g, "every sampled value distinct (up to %s chunks)",
-                                    advisor_count_str (r->distinct_estimated, a, sizeof a));
+                                    advisor_count_string (r->distinct_estimated, a, sizeof a));
       else
          bson_string_append_printf (g, "about %s distinct values (up to that many chunks)",
-                                    advisor_count_str (r->distinct_estimated, a, sizeof a));
+                                    advisor_count_string (r->distinct_estimated, a, sizeof a));
       bson_string_append_printf (g, ", no value above %.0f%%", 100.0 * limits->hot_share);
       if (r->mono == ADVISOR_MONO_NOT)
          bson_string_append (g, ", not monotonic");
@@ -1453,7 +1455,7 @@ advisor_verdict (advisor_result_t *r, const advisor_result_t *all, size_t n, siz
       advisor_part (s, "hashed: range queries on %s go to every shard", f);
       score -= 1;
    }
-out:
+done:
    r->score = score < 0 ? 0 : score;
    bson_strncpy (r->verdict, s->str, sizeof r->verdict);
    bson_string_free (s, true);
@@ -1468,8 +1470,9 @@ advisor_rank (advisor_result_t *results, size_t n, size_t nshards, const advisor
    for (size_t i = 1; i < n; i++) {
       advisor_result_t tmp = results[i];
       size_t j = i;
-      while (j > 0 && (results[j - 1].score < tmp.score ||
-                       (results[j - 1].score == tmp.score && results[j - 1].distinct_estimated < tmp.distinct_estimated))) {
+      while (j > 0 &&
+             (results[j - 1].score < tmp.score ||
+              (results[j - 1].score == tmp.score && results[j - 1].distinct_estimated < tmp.distinct_estimated))) {
          results[j] = results[j - 1];
          j--;
       }
@@ -1552,15 +1555,18 @@ advisor_attach_server (advisor_result_t *r, const bson_t *reply, const char *err
    BSON_APPEND_INT64 (&r->server, "sampledReads", (int64_t) srv_reads);
    BSON_APPEND_INT64 (&r->server, "sampledWrites", (int64_t) srv_writes);
    if (srv_reads > 0) {
-      BSON_APPEND_DOUBLE (&r->server, "readSingleShard", advisor_num (reply, "readDistribution.percentageOfSingleShardReads", 0));
-      BSON_APPEND_DOUBLE (&r->server, "readMultiShard", advisor_num (reply, "readDistribution.percentageOfMultiShardReads", 0));
+      BSON_APPEND_DOUBLE (&r->server, "readSingleShard",
+                          advisor_num (reply, "readDistribution.percentageOfSingleShardReads", 0));
+      BSON_APPEND_DOUBLE (&r->server, "readMultiShard",
+                          advisor_num (reply, "readDistribution.percentageOfMultiShardReads", 0));
       BSON_APPEND_DOUBLE (&r->server, "readScatterGather",
                           advisor_num (reply, "readDistribution.percentageOfScatterGatherReads", 0));
    }
    if (srv_writes > 0) {
       BSON_APPEND_DOUBLE (&r->server, "writeSingleShard",
                           advisor_num (reply, "writeDistribution.percentageOfSingleShardWrites", 0));
-      BSON_APPEND_DOUBLE (&r->server, "writeMultiShard", advisor_num (reply, "writeDistribution.percentageOfMultiShardWrites", 0));
+      BSON_APPEND_DOUBLE (&r->server, "writeMultiShard",
+                          advisor_num (reply, "writeDistribution.percentageOfMultiShardWrites", 0));
       BSON_APPEND_DOUBLE (&r->server, "writeScatterGather",
                           advisor_num (reply, "writeDistribution.percentageOfScatterGatherWrites", 0));
    }
@@ -1576,11 +1582,11 @@ advisor_attach_server (advisor_result_t *r, const bson_t *reply, const char *err
          advisor_part (diff,
                        "distinct values: the server counted %s in %s documents%s, shardsh saw %s in %s and estimates %s"
                        " (sample size: %s)",
-                       advisor_count_str ((int64_t) srv_distinct, a, sizeof a),
-                       advisor_count_str ((int64_t) srv_sampled, b, sizeof b), exact ? " (all of them)" : "",
-                       advisor_count_str (r->distinct_sampled, c, sizeof c),
-                       advisor_count_str (r->sampled, d, sizeof d),
-                       advisor_count_str (r->distinct_estimated, e, sizeof e),
+                       advisor_count_string ((int64_t) srv_distinct, a, sizeof a),
+                       advisor_count_string ((int64_t) srv_sampled, b, sizeof b), exact ? " (all of them)" : "",
+                       advisor_count_string (r->distinct_sampled, c, sizeof c),
+                       advisor_count_string (r->sampled, d, sizeof d),
+                       advisor_count_string (r->distinct_estimated, e, sizeof e),
                        srv_sampled > (double) r->sampled ? "a larger sample meets more of the rare values"
                                                          : "a sample counts only the values it meets");
    }
@@ -1591,7 +1597,7 @@ advisor_attach_server (advisor_result_t *r, const bson_t *reply, const char *err
       if (fabs (srv_top - p) > tol)
          advisor_part (diff, "top value: the server %.1f%%, shardsh %.1f%% (sample size: shardsh's %s documents give"
                        " +/-%.1f points)",
-                       100.0 * srv_top, 100.0 * p, advisor_count_str (r->sampled, a, sizeof a), 100.0 * tol);
+                       100.0 * srv_top, 100.0 * p, advisor_count_string (r->sampled, a, sizeof a), 100.0 * tol);
    }
    /* monotonicity: the server correlates the key with record ids; shardsh with the ObjectId time or natural order */
    if (strcmp (srv_mono, advisor_mono_name (r->mono)) != 0)
@@ -1606,9 +1612,9 @@ advisor_attach_server (advisor_result_t *r, const bson_t *reply, const char *err
       /* nothing sampled on either side: not a disagreement */
    } else if ((srv_reads + srv_writes > 0) != (r->reads + r->writes > 0)) {
       advisor_part (diff, "sampled queries: the server holds %s reads and %s writes, shardsh read %s and %s",
-                    advisor_count_str ((int64_t) srv_reads, a, sizeof a),
-                    advisor_count_str ((int64_t) srv_writes, b, sizeof b), advisor_count_str (r->reads, c, sizeof c),
-                    advisor_count_str (r->writes, d, sizeof d));
+                    advisor_count_string ((int64_t) srv_reads, a, sizeof a),
+                    advisor_count_string ((int64_t) srv_writes, b, sizeof b),
+                    advisor_count_string (r->reads, c, sizeof c), advisor_count_string (r->writes, d, sizeof d));
    } else if (srv_reads > 0 && r->reads > 0 &&
               fabs (advisor_num (reply, "readDistribution.percentageOfSingleShardReads", 0) - r->read_single) > 10) {
       advisor_part (diff, "single-shard reads: the server %.0f%%, shardsh %.0f%% (different sampled queries)",

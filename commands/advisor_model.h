@@ -179,6 +179,7 @@ advisor_analyze (const advisor_sample_t *sample, const bson_t *key, const char *
                  const advisor_cluster_t *cluster, const advisor_limits_t *limits, advisor_result_t *out, char *why,
                  size_t why_len);
 
+/* Releases what advisor_analyze allocated in r (its key, values, spread and server reply). */
 void
 advisor_result_destroy (advisor_result_t *r);
 
@@ -201,6 +202,10 @@ advisor_attach_server (advisor_result_t *r, const bson_t *reply, const char *err
 /* The figures of r as a document for --json; out is initialised by the callee. */
 void
 advisor_result_to_bson (const advisor_result_t *r, bson_t *out);
+
+/* v with thousands separators into buf ("1,234,567"), truncated to len; returns buf. */
+const char *
+advisor_count_string (int64_t v, char *buf, size_t len);
 
 /* A key pattern as the verdicts write it: {ts: "hashed"}, {customer: 1, ts: 1}. Caller frees with bson_free. */
 char *

@@ -110,9 +110,13 @@ bson_t *
 sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
 {
    sh_request_t *r;
-   BSON_ASSERT (out->n < SH_MAX_REQUESTS);
+   if (out->n == out->cap) {
+      /* four is more than any helper sends, so the documents handed out never move */
+      out->cap = out->cap ? 2 * out->cap : 4;
+      out->v = bson_realloc (out->v, out->cap * sizeof *out->v);
+   }
    r = &out->v[out->n++];
-   bson_strncpy (r->db, db, sizeof r->db);
+   r->db = bson_strdup (db);
    r->path = path;
    bson_init (&r->cmd);
    return &r->cmd;
@@ -121,9 +125,14 @@ sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
 void
 sh_requests_destroy (sh_requests_t *out)
 {
-   for (size_t i = 0; i < out->n; i++)
+   for (size_t i = 0; i < out->n; i++) {
       bson_destroy (&out->v[i].cmd);
+      bson_free (out->v[i].db);
+   }
+   bson_free (out->v);
+   out->v = NULL;
    out->n = 0;
+   out->cap = 0;
 }
 
 bool
@@ -136,17 +145,31 @@ args_build_string_command (const sh_call_t *call, sh_requests_t *out, const char
    return true;
 }
 
-bool
-args_build_string_pair_command (const sh_call_t *call, sh_requests_t *out, const char *method, const char *name,
-                                const char *field, sh_error_t *err)
+const char *
+args_method (const sh_call_t *call)
 {
+   const char *dot = strrchr (call->cmd->name, '.');
+   return dot ? dot + 1 : call->cmd->name;
+}
+
+bool
+args_build_method_string (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   const char *method = args_method (call);
+   return args_build_string_command (call, out, method, method, "admin", CONN_ADMIN, err);
+}
+
+bool
+args_build_method_to_shard (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   const char *method = args_method (call);
    bson_t *cmd;
    if (!args_check (call, 0, ARG_STRING, true, "Shard", method, err) ||
        !args_check (call, 1, ARG_STRING, true, "Shard", method, err))
       return false;
    cmd = sh_requests_add (out, "admin", CONN_ADMIN);
-   args_append (call, 0, cmd, name);
-   args_append (call, 1, cmd, field);
+   args_append (call, 0, cmd, method);
+   args_append (call, 1, cmd, "toShard");
    return true;
 }
 
@@ -174,12 +197,17 @@ bool
 args_doc (const sh_call_t *call, int i, bson_t *doc)
 {
    bson_iter_t it;
-   const uint8_t *data;
-   uint32_t len;
-   if (!args_get (call, i, &it) || !BSON_ITER_HOLDS_DOCUMENT (&it))
-      return false;
-   bson_iter_document (&it, &len, &data);
-   return bson_init_static (doc, data, len);
+   return args_get (call, i, &it) && cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, doc);
+}
+
+void
+args_spread_run_command (const sh_call_t *call, int i, const bson_t *base, bson_t *cmd)
+{
+   bson_t opts, spread = BSON_INITIALIZER;
+   bool have = args_doc (call, i, &opts);
+   args_spread (&spread, base, have ? &opts : NULL);
+   args_adjust_run_command (cmd, &spread);
+   bson_destroy (&spread);
 }
 
 /* mongosh's isBSONDoubleConvertible: an integral JS number or an Int32 (an int32 here; doubles already are). */

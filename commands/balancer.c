@@ -43,9 +43,8 @@ build_set_balancer_state (const sh_call_t *call, sh_requests_t *out, sh_error_t 
 {
    bson_iter_t it;
    bson_t *cmd;
-   if (!args_check (call, 0, ARG_BOOL, true, "Shard", "setBalancerState", err))
+   if (!args_check (call, 0, ARG_BOOL, true, "Shard", "setBalancerState", err) || !args_get (call, 0, &it))
       return false;
-   args_get (call, 0, &it);
    if (bson_iter_bool (&it)) {
       cmd = sh_requests_add (out, "admin", CONN_READ);
       BSON_APPEND_INT32 (cmd, "balancerStart", 1);
@@ -67,16 +66,10 @@ set_balancer_state_stops (const sh_call_t *call)
 static bool
 build_get_balancer_state (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   /* CRUD on config.* follows the client's read preference, as the driver's find does */
-   bson_t *cmd = sh_requests_add (out, "config", CONN_READ);
-   bson_t filter;
    (void) call;
    (void) err;
-   BSON_APPEND_UTF8 (cmd, "find", "settings");
-   BSON_APPEND_DOCUMENT_BEGIN (cmd, "filter", &filter);
-   BSON_APPEND_UTF8 (&filter, "_id", "balancer");
-   bson_append_document_end (cmd, &filter);
-   BSON_APPEND_INT32 (cmd, "limit", 1);
+   /* CRUD on config.* follows the client's read preference, as the driver's find does */
+   cmd_append_find_id (sh_requests_add (out, "config", CONN_READ), "settings", "balancer");
    return true;
 }
 
@@ -84,35 +77,26 @@ build_get_balancer_state (const sh_call_t *call, sh_requests_t *out, sh_error_t 
 static bool
 exec_get_balancer_state (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
-   bson_t docs;
-   bson_iter_t it, f;
-   bson_value_t v;
-   bool ok = false, state = true;
+   bson_t doc;
+   bson_iter_t it;
+   bson_value_t v = {.value_type = BSON_TYPE_BOOL};
+   bool found, ok = false;
+   (void) call;
 
-   bson_init (&docs);
-   if (!build_get_balancer_state (call, &reqs, err))
+   if (!cmd_config_find_id (ctx, "settings", "balancer", &doc, &found, err))
       goto done;
-   bson_destroy (&docs);
-   if (!conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, 1, &docs, NULL, err))
-      goto done;
-   if (bson_iter_init (&it, &docs) && bson_iter_next (&it) && BSON_ITER_HOLDS_DOCUMENT (&it) &&
-       bson_iter_recurse (&it, &f) && bson_iter_find (&f, "stopped"))
-      state = !bson_iter_as_bool (&f);
-   if (!(ctx->opts && ctx->opts->dry_run)) {
-      v.value_type = BSON_TYPE_BOOL;
-      v.value.v_bool = state;
+   v.value.v_bool = !(found && bson_iter_init_find (&it, &doc, "stopped") && bson_iter_as_bool (&it));
+   if (!cmd_dry_run (ctx))
       cmd_print_value (ctx, &v);
-   }
    ok = true;
 done:
-   bson_destroy (&docs);
-   sh_requests_destroy (&reqs);
+   bson_destroy (&doc);
    return ok;
 }
 
+/* { balancerStatus: 1 } on the read path: sh.isBalancerRunning, and the argument check of the waits */
 static bool
-build_is_balancer_running (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+build_balancer_status (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    (void) call;
    (void) err;
@@ -173,7 +157,7 @@ const sh_cmd_t cmd_sh_is_balancer_running = {
    .example = "sh.isBalancerRunning()",
    .since = "3.4",
    .flags = CMD_READONLY | CMD_MONGOS_CHECK,
-   .build = build_is_balancer_running,
+   .build = build_balancer_status,
 };
 
 
@@ -213,15 +197,6 @@ build_disable_migrations (const sh_call_t *call, sh_requests_t *out, sh_error_t 
 
 #define WAIT_DEFAULT_TIMEOUT_MS 60000
 #define WAIT_POLL_MS 500
-
-static bool
-build_balancer_status (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   (void) call;
-   (void) err;
-   BSON_APPEND_INT32 (sh_requests_add (out, "admin", CONN_READ), "balancerStatus", 1);
-   return true;
-}
 
 static bool
 build_wait_for_balancer (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
@@ -304,7 +279,8 @@ wait_balancer (sh_ctx_t *ctx, const sh_call_t *call, bool until_off, bool wait_r
          sh_error_set_at (err, SH_ERR_USAGE, call->pos, "%s timed out after %lld ms: %s", call->cmd->name,
                           (long long) timeout,
                           until_off ? (off ? "a balancer round is still in progress" : "the balancer is still enabled")
-                                    : wait_round ? "no balancer round finished" : "a balancer round is still in progress");
+                          : wait_round ? "no balancer round finished"
+                                       : "a balancer round is still in progress");
          goto done;
       }
       {
@@ -334,12 +310,6 @@ exec_wait_for_balancer_off (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *er
 }
 
 /* ---- the balancing window (config.settings { _id: "balancer" }.activeWindow) ---- */
-
-static bool
-build_get_balancer_window (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   return build_get_balancer_state (call, out, err);
-}
 
 /* activeWindow of the balancer document, or null */
 static bool
@@ -376,14 +346,14 @@ is_hhmm (const char *s)
 static bool
 build_set_balancer_window (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   bson_value_t id = {.value_type = BSON_TYPE_UTF8};
    bson_value_t window = {.value_type = BSON_TYPE_DOCUMENT};
    bson_t doc = BSON_INITIALIZER;
    const char *start, *stop;
+   bool ok = false;
 
    if (!args_check (call, 0, ARG_STRING, true, "Shard", "setBalancerWindow", err) ||
        !args_check (call, 1, ARG_STRING, true, "Shard", "setBalancerWindow", err))
-      goto fail;
+      goto done;
    start = args_str (call, 0);
    stop = args_str (call, 1);
    for (int i = 0; i < 2; i++) {
@@ -391,27 +361,24 @@ build_set_balancer_window (const sh_call_t *call, sh_requests_t *out, sh_error_t
          sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[i] : call->pos,
                           "the window's %s must be a server-local time \"HH:MM\", got \"%s\"", i ? "stop" : "start",
                           i ? stop : start);
-         goto fail;
+         goto done;
       }
    }
    if (!strcmp (start, stop)) {
       sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[1] : call->pos,
                        "the window's start and stop must differ");
-      goto fail;
+      goto done;
    }
    BSON_APPEND_UTF8 (&doc, "start", start);
    BSON_APPEND_UTF8 (&doc, "stop", stop);
-   id.value.v_utf8.str = (char *) "balancer";
-   id.value.v_utf8.len = 8;
    window.value.v_doc.data = (uint8_t *) bson_get_data (&doc);
    window.value.v_doc.data_len = doc.len;
-   cmd_append_config_update (sh_requests_add (out, "config", CONN_ADMIN), "settings", &id, "$set", "activeWindow",
-                             &window, true, 60000);
+   cmd_append_settings_update (sh_requests_add (out, "config", CONN_ADMIN), "balancer", "activeWindow", &window,
+                               60000);
+   ok = true;
+done:
    bson_destroy (&doc);
-   return true;
-fail:
-   bson_destroy (&doc);
-   return false;
+   return ok;
 }
 
 /* ---- per-collection balancer settings (6.0+) ---- */
@@ -420,17 +387,17 @@ static bool
 build_configure_collection_balancing (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_t base = BSON_INITIALIZER, opts;
-   bool have;
+   bool have, ok = false;
    if (!args_check (call, 0, ARG_STRING, true, "Shard", "configureCollectionBalancing", err) ||
-       !args_check (call, 1, ARG_OBJECT, false, "Shard", "configureCollectionBalancing", err)) {
-      bson_destroy (&base);
-      return false;
-   }
+       !args_check (call, 1, ARG_OBJECT, false, "Shard", "configureCollectionBalancing", err))
+      goto done;
    have = args_doc (call, 1, &opts);
    args_append (call, 0, &base, "configureCollectionBalancing");
    args_spread (sh_requests_add (out, "admin", CONN_ADMIN), &base, have ? &opts : NULL);
+   ok = true;
+done:
    bson_destroy (&base);
-   return true;
+   return ok;
 }
 
 const sh_cmd_t cmd_sh_balancer_collection_status = {
@@ -500,7 +467,7 @@ const sh_cmd_t cmd_sh_get_balancer_window = {
    .sends = "config { find: \"settings\", filter: { _id: \"balancer\" }, limit: 1 }",
    .example = "sh.getBalancerWindow()",
    .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
-   .build = build_get_balancer_window,
+   .build = build_get_balancer_state,
    .exec = exec_get_balancer_window,
 };
 

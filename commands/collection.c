@@ -7,68 +7,61 @@
 
 #include "commands.h"
 
-/* "<db>.<coll>" into buf */
-static void
-full_name (const sh_call_t *call, char *buf, size_t len)
+/* "<db>.<coll>"; caller frees with bson_free. */
+static char *
+full_name (const sh_call_t *call)
 {
-   bson_snprintf (buf, len, "%s.%s", call->db, call->coll ? call->coll : "");
+   return bson_strdup_printf ("%s.%s", call->db, call->coll ? call->coll : "");
 }
 
 static bool
 build_analyze_shard_key (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   char ns[512];
-   bson_t base = BSON_INITIALIZER, opts, tmp = BSON_INITIALIZER;
-   bool have;
-   if (!args_check (call, 0, ARG_ANY, true, "Collection", "analyzeShardKey", err)) {
-      bson_destroy (&base);
-      bson_destroy (&tmp);
-      return false;
-   }
-   full_name (call, ns, sizeof ns);
+   bson_t base = BSON_INITIALIZER;
+   char *ns = NULL;
+   bool ok = false;
+   if (!args_check (call, 0, ARG_ANY, true, "Collection", "analyzeShardKey", err))
+      goto done;
+   ns = full_name (call);
    BSON_APPEND_UTF8 (&base, "analyzeShardKey", ns);
    args_append (call, 0, &base, "key");
-   have = args_doc (call, 1, &opts);
-   args_spread (&tmp, &base, have ? &opts : NULL);
-   args_adjust_run_command (sh_requests_add (out, "admin", CONN_READ), &tmp);
+   args_spread_run_command (call, 1, &base, sh_requests_add (out, "admin", CONN_READ));
+   ok = true;
+done:
+   bson_free (ns);
    bson_destroy (&base);
-   bson_destroy (&tmp);
-   return true;
+   return ok;
 }
 
 static bool
 build_configure_query_analyzer (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   char ns[512];
-   bson_t base = BSON_INITIALIZER, opts, tmp = BSON_INITIALIZER;
-   bool have = args_doc (call, 0, &opts);
+   bson_t base = BSON_INITIALIZER;
+   char *ns = full_name (call);
    (void) err;
-   full_name (call, ns, sizeof ns);
    BSON_APPEND_UTF8 (&base, "configureQueryAnalyzer", ns);
-   args_spread (&tmp, &base, have ? &opts : NULL);
-   args_adjust_run_command (sh_requests_add (out, "admin", CONN_ADMIN), &tmp);
+   args_spread_run_command (call, 0, &base, sh_requests_add (out, "admin", CONN_ADMIN));
+   bson_free (ns);
    bson_destroy (&base);
-   bson_destroy (&tmp);
    return true;
 }
 
 static bool
 build_get_shard_version (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   char ns[512];
+   char *ns = full_name (call);
    (void) err;
-   full_name (call, ns, sizeof ns);
    BSON_APPEND_UTF8 (sh_requests_add (out, "admin", CONN_READ), "getShardVersion", ns);
+   bson_free (ns);
    return true;
 }
 
 static bool
 build_get_shard_location (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   char ns[512];
-   bson_t *cmd, pipeline, stage, sub, empty = BSON_INITIALIZER;
+   char *ns = full_name (call);
+   bson_t *cmd, pipeline, stage, sub;
    (void) err;
-   full_name (call, ns, sizeof ns);
    cmd = sh_requests_add (out, call->db, CONN_READ);
    BSON_APPEND_INT32 (cmd, "aggregate", 1);
    BSON_APPEND_ARRAY_BEGIN (cmd, "pipeline", &pipeline);
@@ -90,8 +83,8 @@ build_get_shard_location (const sh_call_t *call, sh_requests_t *out, sh_error_t 
    bson_append_document_end (&stage, &sub);
    bson_append_document_end (&pipeline, &stage);
    bson_append_array_end (cmd, &pipeline);
-   BSON_APPEND_DOCUMENT (cmd, "cursor", &empty);
-   bson_destroy (&empty);
+   cmd_append_empty (cmd, "cursor");
+   bson_free (ns);
    return true;
 }
 
@@ -99,36 +92,32 @@ build_get_shard_location (const sh_call_t *call, sh_requests_t *out, sh_error_t 
 static bool
 exec_get_shard_location (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
-   bson_t docs = BSON_INITIALIZER, result = BSON_INITIALIZER;
-   bson_iter_t it, f;
-   char ns[512];
+   bson_t docs, first, result = BSON_INITIALIZER;
+   bson_iter_t f;
+   char *ns = NULL;
    bool ok = false;
 
-   if (!build_get_shard_location (call, &reqs, err))
-      goto done;
-   bson_destroy (&docs);
-   if (!conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, 1, &docs, NULL, err))
+   if (!cmd_run_build_docs (ctx, call, 1, &docs, NULL, err))
       goto done;
    if (cmd_dry_run (ctx)) {
       ok = true;
       goto done;
    }
-   if (!bson_iter_init (&it, &docs) || !bson_iter_next (&it) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
-      full_name (call, ns, sizeof ns);
+   if (!cmd_first_doc (&docs, &first)) {
+      ns = full_name (call);
       sh_error_set_at (err, SH_ERR_USAGE, call->pos, "Error finding location information for %s", ns);
       goto done;
    }
-   if (bson_iter_recurse (&it, &f) && bson_iter_find (&f, "shards"))
+   if (bson_iter_init_find (&f, &first, "shards"))
       bson_append_value (&result, "shards", -1, bson_iter_value (&f));
-   if (bson_iter_recurse (&it, &f) && bson_iter_find (&f, "sharded"))
+   if (bson_iter_init_find (&f, &first, "sharded"))
       bson_append_value (&result, "sharded", -1, bson_iter_value (&f));
    cmd_print_doc (ctx, &result);
    ok = true;
 done:
+   bson_free (ns);
    bson_destroy (&docs);
    bson_destroy (&result);
-   sh_requests_destroy (&reqs);
    return ok;
 }
 
@@ -145,28 +134,22 @@ build_sh_check_metadata (const sh_call_t *call, sh_requests_t *out, sh_error_t *
 static bool
 build_db_check_metadata (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   bson_t base = BSON_INITIALIZER, opts, tmp = BSON_INITIALIZER;
-   bool have = args_doc (call, 0, &opts);
+   bson_t base = BSON_INITIALIZER;
    (void) err;
    BSON_APPEND_INT32 (&base, "checkMetadataConsistency", 1);
-   args_spread (&tmp, &base, have ? &opts : NULL);
-   args_adjust_run_command (sh_requests_add (out, call->db, CONN_READ), &tmp);
+   args_spread_run_command (call, 0, &base, sh_requests_add (out, call->db, CONN_READ));
    bson_destroy (&base);
-   bson_destroy (&tmp);
    return true;
 }
 
 static bool
 build_coll_check_metadata (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   bson_t base = BSON_INITIALIZER, opts, tmp = BSON_INITIALIZER;
-   bool have = args_doc (call, 0, &opts);
+   bson_t base = BSON_INITIALIZER;
    (void) err;
    BSON_APPEND_UTF8 (&base, "checkMetadataConsistency", call->coll);
-   args_spread (&tmp, &base, have ? &opts : NULL);
-   args_adjust_run_command (sh_requests_add (out, call->db, CONN_READ), &tmp);
+   args_spread_run_command (call, 0, &base, sh_requests_add (out, call->db, CONN_READ));
    bson_destroy (&base);
-   bson_destroy (&tmp);
    return true;
 }
 
@@ -174,7 +157,7 @@ static bool
 build_sharded_data_distribution (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_iter_t it;
-   bson_t *cmd, pipeline, stage, empty = BSON_INITIALIZER;
+   bson_t *cmd, pipeline, stage;
    (void) err;
    cmd = sh_requests_add (out, "admin", CONN_READ);
    BSON_APPEND_INT32 (cmd, "aggregate", 1);
@@ -183,11 +166,10 @@ build_sharded_data_distribution (const sh_call_t *call, sh_requests_t *out, sh_e
    if (args_get (call, 0, &it))
       args_append (call, 0, &stage, "$shardedDataDistribution");
    else
-      BSON_APPEND_DOCUMENT (&stage, "$shardedDataDistribution", &empty);
+      cmd_append_empty (&stage, "$shardedDataDistribution");
    bson_append_document_end (&pipeline, &stage);
    bson_append_array_end (cmd, &pipeline);
-   BSON_APPEND_DOCUMENT (cmd, "cursor", &empty);
-   bson_destroy (&empty);
+   cmd_append_empty (cmd, "cursor");
    return true;
 }
 
@@ -209,57 +191,15 @@ exec_sharded_data_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t
 
 /* ---- getShardDistribution (mongosh's algorithm, §5.1 of the reference) ---- */
 
-static double
-num_field (const bson_t *doc, const char *path, bool *present)
-{
-   bson_iter_t it, f;
-   if (present)
-      *present = false;
-   if (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f) && BSON_ITER_HOLDS_NUMBER (&f)) {
-      if (present)
-         *present = true;
-      return bson_iter_as_double (&f);
-   }
-   return 0;
-}
-
 /* config.collections findOne { _id: <id>, dropped: { $ne: true }, unsplittable: { $ne: true } } */
 static bool
 find_sharded_collection (sh_ctx_t *ctx, const char *id, bson_t *doc, bool *found, sh_error_t *err)
 {
-   bson_t cmd = BSON_INITIALIZER, filter, ne, docs;
-   bson_iter_t it;
-   bool ok = false;
-   *found = false;
-   bson_init (doc);
-   BSON_APPEND_UTF8 (&cmd, "find", "collections");
-   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "filter", &filter);
-   BSON_APPEND_UTF8 (&filter, "_id", id);
-   BSON_APPEND_DOCUMENT_BEGIN (&filter, "dropped", &ne);
-   BSON_APPEND_BOOL (&ne, "$ne", true);
-   bson_append_document_end (&filter, &ne);
-   BSON_APPEND_DOCUMENT_BEGIN (&filter, "unsplittable", &ne);
-   BSON_APPEND_BOOL (&ne, "$ne", true);
-   bson_append_document_end (&filter, &ne);
-   bson_append_document_end (&cmd, &filter);
-   BSON_APPEND_INT32 (&cmd, "limit", 1);
-   if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 1, &docs, NULL, err))
-      goto done;
-   if (bson_iter_init (&it, &docs) && bson_iter_next (&it) && BSON_ITER_HOLDS_DOCUMENT (&it)) {
-      const uint8_t *data;
-      uint32_t len;
-      bson_t d;
-      bson_iter_document (&it, &len, &data);
-      if (bson_init_static (&d, data, len)) {
-         bson_destroy (doc);
-         bson_copy_to (&d, doc);
-         *found = true;
-      }
-   }
-   ok = true;
-done:
-   bson_destroy (&docs);
-   bson_destroy (&cmd);
+   bson_t *cmd =
+      BCON_NEW ("find", BCON_UTF8 ("collections"), "filter", "{", "_id", BCON_UTF8 (id), "dropped", "{", "$ne",
+                BCON_BOOL (true), "}", "unsplittable", "{", "$ne", BCON_BOOL (true), "}", "}", "limit", BCON_INT32 (1));
+   bool ok = cmd_run_first_doc (ctx, "config", cmd, CONN_READ, doc, found, err);
+   bson_destroy (cmd);
    return ok;
 }
 
@@ -273,34 +213,62 @@ cmd_append_chunks_match (bson_t *filter, const bson_t *coll)
       bson_append_value (filter, "ns", -1, bson_iter_value (&it));
 }
 
+/* One shard's figures, kept for the Totals section. */
+typedef struct {
+   char *id;
+   double size, count, avg;
+} shard_figures_t;
+
+/* config.chunks { aggregate: "chunks", pipeline: [ { $match: <chunks match>, shard }, { $group: { _id: 1, n: { $sum:
+ * 1 } } } ], cursor: {} }: a countDocuments of one shard's chunks, as the driver sends it */
+static bool
+count_shard_chunks (sh_ctx_t *ctx, const bson_t *coll, const char *shard, double *chunks, sh_error_t *err)
+{
+   bson_t cmd = BSON_INITIALIZER, pipeline, stage, match, docs;
+   bool ok;
+
+   BSON_APPEND_UTF8 (&cmd, "aggregate", "chunks");
+   BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
+   cmd_append_chunks_match (&match, coll);
+   BSON_APPEND_UTF8 (&match, "shard", shard);
+   bson_append_document_end (&stage, &match);
+   bson_append_document_end (&pipeline, &stage);
+   cmd_append_count_stage (&pipeline, "1");
+   bson_append_array_end (&cmd, &pipeline);
+   cmd_append_empty (&cmd, "cursor");
+   ok = conn_run_docs (ctx, "config", &cmd, CONN_READ, 1, &docs, NULL, err);
+   *chunks = cmd_number_at (&docs, "0.n", NULL);
+   bson_destroy (&docs);
+   bson_destroy (&cmd);
+   return ok;
+}
+
 static bool
 exec_get_shard_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   bson_t cmd = BSON_INITIALIZER, stats, coll = BSON_INITIALIZER, result = BSON_INITIALIZER, totals = BSON_INITIALIZER;
-   bson_t pipeline, stage, sub, empty = BSON_INITIALIZER;
+   bson_t cmd = BSON_INITIALIZER, stats, coll, result = BSON_INITIALIZER, totals = BSON_INITIALIZER, host;
+   bson_t pipeline, stage, sub;
    bson_iter_t it;
-   char ns[512], buf[64];
+   char *ns = full_name (call), buf[64];
    double total_size = 0, total_count = 0, total_chunks = 0;
-   struct {
-      char id[128];
-      double size, count, avg;
-   } shards[64];
+   shard_figures_t *shards = NULL;
    size_t n_shards = 0;
    bool found = false, ok = false;
 
-   bson_init (&stats);
-   full_name (call, ns, sizeof ns);
+   bson_init (&coll);
+   bson_init (&host);
    /* 1. $collStats storageStats: one document per shard */
    BSON_APPEND_UTF8 (&cmd, "aggregate", call->coll);
    BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
    BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
    BSON_APPEND_DOCUMENT_BEGIN (&stage, "$collStats", &sub);
-   BSON_APPEND_DOCUMENT (&sub, "storageStats", &empty);
+   cmd_append_empty (&sub, "storageStats");
    bson_append_document_end (&stage, &sub);
    bson_append_document_end (&pipeline, &stage);
    bson_append_array_end (&cmd, &pipeline);
-   BSON_APPEND_DOCUMENT (&cmd, "cursor", &empty);
-   bson_destroy (&stats);
+   cmd_append_empty (&cmd, "cursor");
    if (!conn_run_docs (ctx, call->db, &cmd, CONN_READ, 0, &stats, NULL, err))
       goto done;
    /* 2. the config.collections entry (or its time-series buckets collection) */
@@ -332,90 +300,54 @@ exec_get_shard_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *e
          goto done;
       }
    }
-   /* 3. per shard: its host, and its chunk count (a countDocuments, as the driver sends it) */
+   /* 3. per shard: its host, and its chunk count */
+   shards = bson_malloc0 ((bson_count_keys (&stats) + 1) * sizeof *shards);
    bson_iter_init (&it, &stats);
-   while (bson_iter_next (&it) && n_shards < sizeof shards / sizeof shards[0]) {
-      bson_t sdoc, host, count_cmd = BSON_INITIALIZER, cdocs, entry, group, sum, match;
-      const uint8_t *data;
-      uint32_t len;
+   while (bson_iter_next (&it)) {
+      bson_t sdoc, entry;
       bson_iter_t f;
       bool found_host = false, have_count;
-      const char *shard = "";
+      const char *shard = "", *host_s = "null";
+      char *key;
       double size, count, avg, orphans, chunks = 0, est_docs;
 
-      if (!BSON_ITER_HOLDS_DOCUMENT (&it))
-         continue;
-      bson_iter_document (&it, &len, &data);
-      if (!bson_init_static (&sdoc, data, len))
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &sdoc))
          continue;
       if (bson_iter_init_find (&f, &sdoc, "shard") && BSON_ITER_HOLDS_UTF8 (&f))
          shard = bson_iter_utf8 (&f, NULL);
-      if (!cmd_config_find_id (ctx, "shards", shard, &host, &found_host, err)) {
-         bson_destroy (&host);
-         bson_destroy (&count_cmd);
+      bson_destroy (&host);
+      if (!cmd_config_find_id (ctx, "shards", shard, &host, &found_host, err) ||
+          !count_shard_chunks (ctx, &coll, shard, &chunks, err))
          goto done;
-      }
-      BSON_APPEND_UTF8 (&count_cmd, "aggregate", "chunks");
-      BSON_APPEND_ARRAY_BEGIN (&count_cmd, "pipeline", &pipeline);
-      BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
-      BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
-      cmd_append_chunks_match (&match, &coll);
-      BSON_APPEND_UTF8 (&match, "shard", shard);
-      bson_append_document_end (&stage, &match);
-      bson_append_document_end (&pipeline, &stage);
-      BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
-      BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
-      BSON_APPEND_INT32 (&group, "_id", 1);
-      BSON_APPEND_DOCUMENT_BEGIN (&group, "n", &sum);
-      BSON_APPEND_INT32 (&sum, "$sum", 1);
-      bson_append_document_end (&group, &sum);
-      bson_append_document_end (&stage, &group);
-      bson_append_document_end (&pipeline, &stage);
-      bson_append_array_end (&count_cmd, &pipeline);
-      BSON_APPEND_DOCUMENT (&count_cmd, "cursor", &empty);
-      if (!conn_run_docs (ctx, "config", &count_cmd, CONN_READ, 1, &cdocs, NULL, err)) {
-         bson_destroy (&cdocs);
-         bson_destroy (&host);
-         bson_destroy (&count_cmd);
-         goto done;
-      }
-      chunks = num_field (&cdocs, "0.n", NULL);
-      size = num_field (&sdoc, "storageStats.size", NULL);
-      avg = num_field (&sdoc, "storageStats.avgObjSize", NULL);
-      orphans = num_field (&sdoc, "storageStats.numOrphanDocs", NULL);
-      count = num_field (&sdoc, "storageStats.count", &have_count);
+      size = cmd_number_at (&sdoc, "storageStats.size", NULL);
+      avg = cmd_number_at (&sdoc, "storageStats.avgObjSize", NULL);
+      orphans = cmd_number_at (&sdoc, "storageStats.numOrphanDocs", NULL);
+      count = cmd_number_at (&sdoc, "storageStats.count", &have_count);
       size -= orphans * avg;
       if (!have_count)
          count = NAN;
-      {
-         char key[300];
-         const char *host_s = "null";
-         bson_iter_t h;
-         if (found_host && bson_iter_init_find (&h, &host, "host") && BSON_ITER_HOLDS_UTF8 (&h))
-            host_s = bson_iter_utf8 (&h, NULL);
-         bson_snprintf (key, sizeof key, "Shard %s at %s", shard, host_s);
-         BSON_APPEND_DOCUMENT_BEGIN (&result, key, &entry);
-         cmd_format_bytes (size, buf, sizeof buf);
-         BSON_APPEND_UTF8 (&entry, "data", buf);
-         cmd_append_number (&entry, "docs", count);
-         cmd_append_number (&entry, "chunks", chunks);
-         cmd_format_bytes (chunks == 0 ? 0 : size / chunks, buf, sizeof buf);
-         BSON_APPEND_UTF8 (&entry, "estimated data per chunk", buf);
-         est_docs = chunks == 0 ? 0 : floor (count / chunks);
-         cmd_append_number (&entry, "estimated docs per chunk", est_docs);
-         bson_append_document_end (&result, &entry);
-      }
+      if (found_host && bson_iter_init_find (&f, &host, "host") && BSON_ITER_HOLDS_UTF8 (&f))
+         host_s = bson_iter_utf8 (&f, NULL);
+      key = bson_strdup_printf ("Shard %s at %s", shard, host_s);
+      BSON_APPEND_DOCUMENT_BEGIN (&result, key, &entry);
+      bson_free (key);
+      cmd_format_bytes (size, buf, sizeof buf);
+      BSON_APPEND_UTF8 (&entry, "data", buf);
+      cmd_append_number (&entry, "docs", count);
+      cmd_append_number (&entry, "chunks", chunks);
+      cmd_format_bytes (chunks == 0 ? 0 : size / chunks, buf, sizeof buf);
+      BSON_APPEND_UTF8 (&entry, "estimated data per chunk", buf);
+      est_docs = chunks == 0 ? 0 : floor (count / chunks);
+      cmd_append_number (&entry, "estimated docs per chunk", est_docs);
+      bson_append_document_end (&result, &entry);
       total_size += size;
       total_count += count;
       total_chunks += chunks;
-      bson_strncpy (shards[n_shards].id, shard, sizeof shards[n_shards].id);
+      shards[n_shards].id = bson_strdup (shard);
       shards[n_shards].size = size;
       shards[n_shards].count = count;
       shards[n_shards].avg = avg;
       n_shards++;
-      bson_destroy (&cdocs);
-      bson_destroy (&host);
-      bson_destroy (&count_cmd);
    }
    cmd_format_bytes (total_size, buf, sizeof buf);
    BSON_APPEND_UTF8 (&totals, "data", buf);
@@ -423,11 +355,12 @@ exec_get_shard_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *e
    cmd_append_number (&totals, "chunks", total_chunks);
    for (size_t i = 0; i < n_shards; i++) {
       bson_t arr;
-      char key[160], line[96], avg[64];
+      char line[96], avg[64];
+      char *key = bson_strdup_printf ("Shard %s", shards[i].id);
       double dp = total_size == 0 ? 0 : floor (shards[i].size / total_size * 10000) / 100;
       double cp = total_count == 0 ? 0 : floor (shards[i].count / total_count * 10000) / 100;
-      bson_snprintf (key, sizeof key, "Shard %s", shards[i].id);
       BSON_APPEND_ARRAY_BEGIN (&totals, key, &arr);
+      bson_free (key);
       bson_snprintf (line, sizeof line, "%.15g %% data", dp);
       BSON_APPEND_UTF8 (&arr, "0", line);
       if (isnan (cp))
@@ -445,12 +378,16 @@ exec_get_shard_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *e
       cmd_print_stats (ctx, &result, NULL);
    ok = true;
 done:
+   for (size_t i = 0; i < n_shards; i++)
+      bson_free (shards[i].id);
+   bson_free (shards);
+   bson_free (ns);
    bson_destroy (&cmd);
    bson_destroy (&stats);
    bson_destroy (&coll);
+   bson_destroy (&host);
    bson_destroy (&result);
    bson_destroy (&totals);
-   bson_destroy (&empty);
    return ok;
 }
 

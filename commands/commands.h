@@ -31,17 +31,17 @@ typedef enum {
 /* One request a helper sends: the database, the exact command document (field order and BSON types as mongosh
  * sends them), and the path (admin or read). */
 typedef struct {
-   char db[128];
+   char *db; /* owned */
    bson_t cmd;
    conn_path_t path;
 } sh_request_t;
 
-#define SH_MAX_REQUESTS 4
-
-/* The requests of one call, in order; the shared executor stops at the first that fails. */
+/* The requests of one call, in order; the shared executor stops at the first that fails. Starts as { .n = 0 }; grows
+ * as requests are added; released with sh_requests_destroy. */
 typedef struct {
-   sh_request_t v[SH_MAX_REQUESTS];
+   sh_request_t *v;
    size_t n;
+   size_t cap;
 } sh_requests_t;
 
 struct sh_cmd;
@@ -104,11 +104,12 @@ sh_cmd_suggest (const char *name, const char **out, size_t max);
 void
 sh_cmd_write_markdown (FILE *out);
 
-/* Initialises the next request in out for db and path and returns its command document to fill. */
+/* Initialises the next request in out for db (copied) and path and returns its command document to fill, valid until
+ * the next sh_requests_add on out. */
 bson_t *
 sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path);
 
-/* Destroys every request's document; out->n becomes 0. */
+/* Destroys every request and frees the list; out->n becomes 0 and out can be used again. */
 void
 sh_requests_destroy (sh_requests_t *out);
 
@@ -142,15 +143,30 @@ args_str (const sh_call_t *call, int i);
 void
 args_append (const sh_call_t *call, int i, bson_t *doc, const char *key);
 
+/* The bare method name of the call's entry, as mongosh's messages name it: "addShardTag" for sh.addShardTag,
+ * "find" for db.collection.find. */
+const char *
+args_method (const sh_call_t *call);
+
 /* Builds { <name>: <argument 0> } for db and path after mongosh's check that argument 0 is a string. */
 bool
 args_build_string_command (const sh_call_t *call, sh_requests_t *out, const char *method, const char *name,
                            const char *db, conn_path_t path, sh_error_t *err);
 
-/* Builds { <name>: <argument 0>, <field>: <argument 1> } on admin; both arguments must be strings. */
+/* A build(): { <method>: <argument 0> } on admin (admin path), argument 0 a string, the method named by the entry
+ * (sh.addShard sends { addShard: <argument 0> }). */
 bool
-args_build_string_pair_command (const sh_call_t *call, sh_requests_t *out, const char *method, const char *name,
-                                const char *field, sh_error_t *err);
+args_build_method_string (const sh_call_t *call, sh_requests_t *out, sh_error_t *err);
+
+/* A build(): { <method>: <argument 0>, toShard: <argument 1> } on admin, both strings, the method named by the
+ * entry (sh.moveCollection, sh.unshardCollection). */
+bool
+args_build_method_to_shard (const sh_call_t *call, sh_requests_t *out, sh_error_t *err);
+
+/* Appends to cmd mongosh's adjustRunCommand ({ ...base, ...argument i }): argument i spreads over base when it is a
+ * document and is ignored otherwise. */
+void
+args_spread_run_command (const sh_call_t *call, int i, const bson_t *base, bson_t *cmd);
 
 /* dst = { ...base, ...opts } with JS spread semantics: a repeated key keeps its first position and takes the later
  * value; new keys follow in their own order. dst is initialised by the caller; opts may be NULL. */
@@ -202,6 +218,11 @@ cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
 bool
 cmd_dry_run (const sh_ctx_t *ctx);
 
+/* The number at the dotted path of doc as a double, or 0 when it is absent or not a number; *present (may be NULL)
+ * says which. */
+double
+cmd_number_at (const bson_t *doc, const char *path, bool *present);
+
 /* Appends a JS number as mongosh's BSON serialiser would: an int32 when integral and in range, else a double. */
 void
 cmd_append_number (bson_t *doc, const char *key, double v);
@@ -222,10 +243,59 @@ void
 cmd_append_config_update (bson_t *cmd, const char *coll, const bson_value_t *id, const char *op, const char *field,
                           const bson_value_t *value, bool upsert, int32_t wtimeout);
 
+/* Appends the config.settings updateOne { _id: <id> } $set { <field>: <value> } with upsert: true, as
+ * cmd_append_config_update builds it. */
+void
+cmd_append_settings_update (bson_t *cmd, const char *id, const char *field, const bson_value_t *value,
+                            int32_t wtimeout);
+
+/* Appends { find: <coll>, filter: { _id: <id> }, limit: 1 }: mongosh's findOne by _id. */
+void
+cmd_append_find_id (bson_t *cmd, const char *coll, const char *id);
+
+/* Appends an empty document under key ({ cursor: {} }, { filter: {} }). */
+void
+cmd_append_empty (bson_t *doc, const char *key);
+
+/* Appends under key the stage { $group: { _id: 1, n: { $sum: 1 } } } that ends a countDocuments pipeline, as the
+ * driver sends it. */
+void
+cmd_append_count_stage (bson_t *pipeline, const char *key);
+
+/* Runs cmd, a cursor command on db that needs one document, and copies its first document into doc (initialised by
+ * the callee in every case; empty when none). *found says whether there was one. */
+bool
+cmd_run_first_doc (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, bson_t *doc, bool *found,
+                   sh_error_t *err);
+
 /* Runs { find: <coll>, filter: { _id: <id> }, limit: 1 } on config (read path) and copies the document into doc
- * (initialised by the callee; empty when none). *found says whether there was one. */
+ * (initialised by the callee in every case; empty when none). *found says whether there was one. */
 bool
 cmd_config_find_id (sh_ctx_t *ctx, const char *coll, const char *id, bson_t *doc, bool *found, sh_error_t *err);
+
+/* Runs the first request of the entry's build() for call and leaves the reply in reply (initialised by the callee in
+ * every case). False with err set when build() or the command fails. */
+bool
+cmd_run_build (sh_ctx_t *ctx, const sh_call_t *call, bson_t *reply, sh_error_t *err);
+
+/* Runs the first request of the entry's build() for call as a cursor command and collects up to max documents (0 =
+ * all) into docs, an array document initialised by the callee in every case; *more (may be NULL) as conn_run_docs. */
+bool
+cmd_run_build_docs (sh_ctx_t *ctx, const sh_call_t *call, size_t max, bson_t *docs, bool *more, sh_error_t *err);
+
+/* Points sub (static, borrowed from the iterated document) at the value of it when it holds type
+ * (BSON_TYPE_DOCUMENT or BSON_TYPE_ARRAY); false when it holds anything else. */
+bool
+cmd_iter_sub (const bson_iter_t *it, bson_type_t type, bson_t *sub);
+
+/* The same for the top-level field key of doc; false when it is absent or of another type. */
+bool
+cmd_get_sub (const bson_t *doc, const char *key, bson_type_t type, bson_t *sub);
+
+/* Points doc (static, borrowed) at the first element of docs, an array document such as conn_run_docs fills, when
+ * it is a document; false when docs is empty or its first element is not a document. */
+bool
+cmd_first_doc (const bson_t *docs, bson_t *doc);
 
 /* ---- shared config.* reads (commands/migrations.c), also used by sh.status ---- */
 

@@ -11,7 +11,7 @@
 
 typedef struct {
    char kind[16];
-   char db[128];
+   char *db; /* owned */
    time_t at;
    bson_t values; /* array of strings */
    bool valid;
@@ -57,19 +57,24 @@ const bson_t *
 cmd_complete_values (sh_ctx_t *ctx, const char *kind, const char *db)
 {
    complete_cache_t *slot = NULL;
-   bson_t *cmd = NULL, docs;
+   bson_t *cmd = NULL, docs = BSON_INITIALIZER;
+   const bson_t *values = NULL;
    sh_error_t err;
    const char *run_db = "config", *path = "_id";
    bool array = false;
    uint32_t n = 0;
    time_t now = time (NULL);
 
-   if (!ctx->client || (ctx->opts && ctx->opts->dry_run) || !kind || !*kind)
-      return NULL;
+   if (!ctx->client || (ctx->opts && ctx->opts->dry_run) || !kind || !*kind || strlen (kind) >= sizeof slot->kind)
+      goto done;
+   if (!db)
+      db = "";
    for (size_t i = 0; i < sizeof complete_cache / sizeof complete_cache[0]; i++) {
       complete_cache_t *c = &complete_cache[i];
-      if (c->valid && !strcmp (c->kind, kind) && !strcmp (c->db, db) && now - c->at < COMPLETE_TTL_SECONDS)
-         return &c->values;
+      if (c->valid && !strcmp (c->kind, kind) && !strcmp (c->db, db) && now - c->at < COMPLETE_TTL_SECONDS) {
+         values = &c->values;
+         goto done;
+      }
    }
    /* a free slot, else the oldest */
    for (size_t i = 0; i < sizeof complete_cache / sizeof complete_cache[0]; i++) {
@@ -100,25 +105,27 @@ cmd_complete_values (sh_ctx_t *ctx, const char *kind, const char *db)
       cmd = BCON_NEW ("find", BCON_UTF8 ("databases"), "filter", "{", "}", "projection", "{", "_id", BCON_INT32 (1),
                       "}");
    } else {
-      return NULL;
+      goto done;
    }
    sh_error_clear (&err);
-   if (!conn_run_docs (ctx, run_db, cmd, CONN_READ, 1000, &docs, NULL, &err)) {
-      bson_destroy (&docs);
-      bson_destroy (cmd);
-      return NULL;
-   }
+   bson_destroy (&docs);
+   if (!conn_run_docs (ctx, run_db, cmd, CONN_READ, 1000, &docs, NULL, &err))
+      goto done;
    if (slot->valid)
       bson_destroy (&slot->values);
    bson_init (&slot->values);
    collect (&docs, path, array, &slot->values, &n);
    bson_strncpy (slot->kind, kind, sizeof slot->kind);
-   bson_strncpy (slot->db, db, sizeof slot->db);
+   bson_free (slot->db);
+   slot->db = bson_strdup (db);
    slot->at = now;
    slot->valid = true;
+   values = &slot->values;
+done:
    bson_destroy (&docs);
-   bson_destroy (cmd);
-   return &slot->values;
+   if (cmd)
+      bson_destroy (cmd);
+   return values;
 }
 
 void
@@ -127,6 +134,8 @@ cmd_complete_reset (void)
    for (size_t i = 0; i < sizeof complete_cache / sizeof complete_cache[0]; i++) {
       if (complete_cache[i].valid)
          bson_destroy (&complete_cache[i].values);
+      bson_free (complete_cache[i].db);
+      complete_cache[i].db = NULL;
       complete_cache[i].valid = false;
    }
 }

@@ -17,7 +17,7 @@ static bool
 build_find_common (const sh_call_t *call, sh_requests_t *out, const char *method, bool one, sh_error_t *err)
 {
    bson_iter_t it;
-   bson_t *cmd, empty = BSON_INITIALIZER;
+   bson_t *cmd;
    if (!check_doc_arg (call, 0, false, method, err) || !check_doc_arg (call, 1, false, method, err))
       return false;
    cmd = sh_requests_add (out, call->db, CONN_READ);
@@ -25,7 +25,7 @@ build_find_common (const sh_call_t *call, sh_requests_t *out, const char *method
    if (args_get (call, 0, &it))
       args_append (call, 0, cmd, "filter");
    else
-      BSON_APPEND_DOCUMENT (cmd, "filter", &empty);
+      cmd_append_empty (cmd, "filter");
    if (call->sort)
       BSON_APPEND_DOCUMENT (cmd, "sort", call->sort);
    if (args_get (call, 1, &it))
@@ -36,7 +36,6 @@ build_find_common (const sh_call_t *call, sh_requests_t *out, const char *method
       BSON_APPEND_INT32 (cmd, "limit", 1);
    else if (call->limit)
       BSON_APPEND_INT32 (cmd, "limit", (int32_t) call->limit);
-   bson_destroy (&empty);
    return true;
 }
 
@@ -56,19 +55,18 @@ static bool
 build_aggregate (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_iter_t it;
-   bson_t *cmd, cursor = BSON_INITIALIZER;
+   bson_t *cmd;
    if (!check_doc_arg (call, 0, true, "aggregate", err))
       return false;
-   args_get (call, 0, &it);
-   if (!BSON_ITER_HOLDS_ARRAY (&it)) {
-      sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos[0], "aggregate needs a pipeline array such as [ { $match: {} } ]");
+   if (!args_get (call, 0, &it) || !BSON_ITER_HOLDS_ARRAY (&it)) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[0] : call->pos,
+                       "aggregate needs a pipeline array such as [ { $match: {} } ]");
       return false;
    }
    cmd = sh_requests_add (out, call->db, CONN_READ);
    BSON_APPEND_UTF8 (cmd, "aggregate", call->coll);
    args_append (call, 0, cmd, "pipeline");
-   BSON_APPEND_DOCUMENT (cmd, "cursor", &cursor);
-   bson_destroy (&cursor);
+   cmd_append_empty (cmd, "cursor");
    return true;
 }
 
@@ -76,7 +74,7 @@ static bool
 build_count_documents (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_iter_t it;
-   bson_t *cmd, pipeline, stage, group, sum, cursor = BSON_INITIALIZER, empty = BSON_INITIALIZER;
+   bson_t *cmd, pipeline, stage;
    if (!check_doc_arg (call, 0, false, "countDocuments", err))
       return false;
    cmd = sh_requests_add (out, call->db, CONN_READ);
@@ -86,20 +84,11 @@ build_count_documents (const sh_call_t *call, sh_requests_t *out, sh_error_t *er
    if (args_get (call, 0, &it))
       args_append (call, 0, &stage, "$match");
    else
-      BSON_APPEND_DOCUMENT (&stage, "$match", &empty);
+      cmd_append_empty (&stage, "$match");
    bson_append_document_end (&pipeline, &stage);
-   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
-   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
-   BSON_APPEND_INT32 (&group, "_id", 1);
-   BSON_APPEND_DOCUMENT_BEGIN (&group, "n", &sum);
-   BSON_APPEND_INT32 (&sum, "$sum", 1);
-   bson_append_document_end (&group, &sum);
-   bson_append_document_end (&stage, &group);
-   bson_append_document_end (&pipeline, &stage);
+   cmd_append_count_stage (&pipeline, "1");
    bson_append_array_end (cmd, &pipeline);
-   BSON_APPEND_DOCUMENT (cmd, "cursor", &cursor);
-   bson_destroy (&cursor);
-   bson_destroy (&empty);
+   cmd_append_empty (cmd, "cursor");
    return true;
 }
 
@@ -107,7 +96,7 @@ static bool
 build_distinct (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_iter_t it;
-   bson_t *cmd, empty = BSON_INITIALIZER;
+   bson_t *cmd;
    if (!args_check (call, 0, ARG_STRING, true, "Collection", "distinct", err) ||
        !check_doc_arg (call, 1, false, "distinct", err))
       return false;
@@ -117,20 +106,17 @@ build_distinct (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    if (args_get (call, 1, &it))
       args_append (call, 1, cmd, "query");
    else
-      BSON_APPEND_DOCUMENT (cmd, "query", &empty);
-   bson_destroy (&empty);
+      cmd_append_empty (cmd, "query");
    return true;
 }
 
 static bool
 build_get_indexes (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   bson_t cursor = BSON_INITIALIZER;
    bson_t *cmd = sh_requests_add (out, call->db, CONN_READ);
    (void) err;
    BSON_APPEND_UTF8 (cmd, "listIndexes", call->coll);
-   BSON_APPEND_DOCUMENT (cmd, "cursor", &cursor);
-   bson_destroy (&cursor);
+   cmd_append_empty (cmd, "cursor");
    return true;
 }
 
@@ -139,20 +125,15 @@ build_get_indexes (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 static bool
 exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
    bson_t docs;
    bson_iter_t it;
    bool more = false, ok = false;
    const char *name = call->cmd->name;
    size_t max = call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON ? 0 : CRUD_DEFAULT_BATCH);
 
-   bson_init (&docs);
-   if (!call->cmd->build (call, &reqs, err))
+   if (!cmd_run_build_docs (ctx, call, max, &docs, &more, err))
       goto done;
-   bson_destroy (&docs);
-   if (!conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, max, &docs, &more, err))
-      goto done;
-   if (ctx->opts && ctx->opts->dry_run) {
+   if (cmd_dry_run (ctx)) {
       ok = true;
       goto done;
    }
@@ -178,7 +159,6 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    ok = true;
 done:
    bson_destroy (&docs);
-   sh_requests_destroy (&reqs);
    return ok;
 }
 
@@ -186,28 +166,12 @@ done:
 static bool
 exec_distinct (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
-   bson_t reply = BSON_INITIALIZER;
-   bson_iter_t it;
-   bool ok = false;
-   if (!build_distinct (call, &reqs, err))
-      goto done;
+   bson_t reply, values;
+   bool ok = cmd_run_build (ctx, call, &reply, err);
+
+   if (ok && !cmd_dry_run (ctx) && cmd_get_sub (&reply, "values", BSON_TYPE_ARRAY, &values))
+      cmd_print_array (ctx, &values);
    bson_destroy (&reply);
-   if (!conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, &reply, err))
-      goto done;
-   if (!(ctx->opts && ctx->opts->dry_run) && bson_iter_init_find (&it, &reply, "values") &&
-       BSON_ITER_HOLDS_ARRAY (&it)) {
-      bson_t values;
-      const uint8_t *data;
-      uint32_t len;
-      bson_iter_array (&it, &len, &data);
-      if (bson_init_static (&values, data, len))
-         cmd_print_array (ctx, &values);
-   }
-   ok = true;
-done:
-   bson_destroy (&reply);
-   sh_requests_destroy (&reqs);
    return ok;
 }
 

@@ -59,25 +59,17 @@ render_update_result (sh_ctx_t *ctx, const bson_t *reply, sh_error_t *err)
    int64_t n = 0, modified = 0, upserted = 0;
    bson_value_t inserted_id;
    bool have_id = false;
-   bson_t result = BSON_INITIALIZER;
+   bson_t result, errors, we;
 
-   if (bson_iter_init_find (&it, reply, "writeErrors") && BSON_ITER_HOLDS_ARRAY (&it) &&
-       bson_iter_recurse (&it, &sub) && bson_iter_next (&sub) && BSON_ITER_HOLDS_DOCUMENT (&sub)) {
-      bson_t we;
-      const uint8_t *data;
-      uint32_t len;
+   if (cmd_get_sub (reply, "writeErrors", BSON_TYPE_ARRAY, &errors) && cmd_first_doc (&errors, &we)) {
       bson_iter_t f;
-      bson_iter_document (&sub, &len, &data);
-      if (bson_init_static (&we, data, len)) {
-         sh_error_set (err, SH_ERR_SERVER, "%s",
-                       bson_iter_init_find (&f, &we, "errmsg") && BSON_ITER_HOLDS_UTF8 (&f) ? bson_iter_utf8 (&f, NULL)
-                                                                                        : "write error");
-         if (bson_iter_init_find (&f, &we, "code") && BSON_ITER_HOLDS_NUMBER (&f))
-            err->code = (int) bson_iter_as_int64 (&f);
-         if (bson_iter_init_find (&f, &we, "codeName") && BSON_ITER_HOLDS_UTF8 (&f))
-            bson_strncpy (err->code_name, bson_iter_utf8 (&f, NULL), sizeof err->code_name);
-      }
-      bson_destroy (&result);
+      sh_error_set (err, SH_ERR_SERVER, "%s",
+                    bson_iter_init_find (&f, &we, "errmsg") && BSON_ITER_HOLDS_UTF8 (&f) ? bson_iter_utf8 (&f, NULL)
+                                                                                     : "write error");
+      if (bson_iter_init_find (&f, &we, "code") && BSON_ITER_HOLDS_NUMBER (&f))
+         err->code = (int) bson_iter_as_int64 (&f);
+      if (bson_iter_init_find (&f, &we, "codeName") && BSON_ITER_HOLDS_UTF8 (&f))
+         bson_strncpy (err->code_name, bson_iter_utf8 (&f, NULL), sizeof err->code_name);
       return false;
    }
    if (bson_iter_init_find (&it, reply, "n") && BSON_ITER_HOLDS_NUMBER (&it))
@@ -95,6 +87,7 @@ render_update_result (sh_ctx_t *ctx, const bson_t *reply, sh_error_t *err)
          }
       }
    }
+   bson_init (&result);
    BSON_APPEND_BOOL (&result, "acknowledged", true);
    if (have_id) {
       BSON_APPEND_VALUE (&result, "insertedId", &inserted_id);
@@ -124,7 +117,7 @@ cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       if (!conn_run (ctx, reqs.v[i].db, &reqs.v[i].cmd, reqs.v[i].path, &reply, err))
          goto done;
    }
-   if (ctx->opts && ctx->opts->dry_run) {
+   if (cmd_dry_run (ctx)) {
       ok = true;
       goto done;
    }
@@ -178,24 +171,102 @@ cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key)
 }
 
 bool
-cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+cmd_run_build (sh_ctx_t *ctx, const sh_call_t *call, bson_t *reply, sh_error_t *err)
 {
    sh_requests_t reqs = {.n = 0};
-   bson_t docs = BSON_INITIALIZER;
    bool ok = false;
 
+   bson_init (reply);
    if (!call->cmd->build (call, &reqs, err))
       goto done;
-   bson_destroy (&docs);
-   if (!conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, 0, &docs, NULL, err))
-      goto done;
-   if (!cmd_dry_run (ctx))
-      cmd_print_array (ctx, &docs);
-   ok = true;
+   bson_destroy (reply);
+   ok = conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, reply, err);
 done:
-   bson_destroy (&docs);
    sh_requests_destroy (&reqs);
    return ok;
+}
+
+bool
+cmd_run_build_docs (sh_ctx_t *ctx, const sh_call_t *call, size_t max, bson_t *docs, bool *more, sh_error_t *err)
+{
+   sh_requests_t reqs = {.n = 0};
+   bool ok = false;
+
+   bson_init (docs);
+   if (more)
+      *more = false;
+   if (!call->cmd->build (call, &reqs, err))
+      goto done;
+   bson_destroy (docs);
+   ok = conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, max, docs, more, err);
+done:
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
+bool
+cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   bson_t docs;
+   bool ok = cmd_run_build_docs (ctx, call, 0, &docs, NULL, err);
+
+   if (ok && !cmd_dry_run (ctx))
+      cmd_print_array (ctx, &docs);
+   bson_destroy (&docs);
+   return ok;
+}
+
+bool
+cmd_iter_sub (const bson_iter_t *it, bson_type_t type, bson_t *sub)
+{
+   const uint8_t *data;
+   uint32_t len;
+
+   if (bson_iter_type (it) != type)
+      return false;
+   if (type == BSON_TYPE_DOCUMENT)
+      bson_iter_document (it, &len, &data);
+   else if (type == BSON_TYPE_ARRAY)
+      bson_iter_array (it, &len, &data);
+   else
+      return false;
+   return bson_init_static (sub, data, len);
+}
+
+bool
+cmd_get_sub (const bson_t *doc, const char *key, bson_type_t type, bson_t *sub)
+{
+   bson_iter_t it;
+   return bson_iter_init_find (&it, doc, key) && cmd_iter_sub (&it, type, sub);
+}
+
+bool
+cmd_first_doc (const bson_t *docs, bson_t *doc)
+{
+   bson_iter_t it;
+   return bson_iter_init (&it, docs) && bson_iter_next (&it) && cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, doc);
+}
+
+void
+cmd_append_empty (bson_t *doc, const char *key)
+{
+   bson_t empty;
+   BSON_APPEND_DOCUMENT_BEGIN (doc, key, &empty);
+   bson_append_document_end (doc, &empty);
+}
+
+void
+cmd_append_count_stage (bson_t *pipeline, const char *key)
+{
+   bson_t stage, group, sum;
+   BSON_APPEND_DOCUMENT_BEGIN (pipeline, key, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
+   BSON_APPEND_INT32 (&group, "_id", 1);
+   BSON_APPEND_DOCUMENT_BEGIN (&group, "n", &sum);
+   BSON_APPEND_INT32 (&sum, "$sum", 1);
+   bson_append_document_end (&group, &sum);
+   bson_append_document_end (&stage, &group);
+   bson_append_document_end (pipeline, &stage);
 }
 
 void
@@ -238,38 +309,73 @@ cmd_append_config_update (bson_t *cmd, const char *coll, const bson_value_t *id,
    bson_append_document_end (cmd, &wc);
 }
 
-bool
-cmd_config_find_id (sh_ctx_t *ctx, const char *coll, const char *id, bson_t *doc, bool *found, sh_error_t *err)
+void
+cmd_append_settings_update (bson_t *cmd, const char *id, const char *field, const bson_value_t *value,
+                            int32_t wtimeout)
 {
-   bson_t cmd = BSON_INITIALIZER, filter, docs;
-   bson_iter_t it;
+   bson_value_t idv = {.value_type = BSON_TYPE_UTF8};
+   idv.value.v_utf8.str = (char *) id;
+   idv.value.v_utf8.len = (uint32_t) strlen (id);
+   cmd_append_config_update (cmd, "settings", &idv, "$set", field, value, true, wtimeout);
+}
+
+void
+cmd_append_find_id (bson_t *cmd, const char *coll, const char *id)
+{
+   bson_t filter;
+   BSON_APPEND_UTF8 (cmd, "find", coll);
+   BSON_APPEND_DOCUMENT_BEGIN (cmd, "filter", &filter);
+   BSON_APPEND_UTF8 (&filter, "_id", id);
+   bson_append_document_end (cmd, &filter);
+   BSON_APPEND_INT32 (cmd, "limit", 1);
+}
+
+bool
+cmd_run_first_doc (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, bson_t *doc, bool *found,
+                   sh_error_t *err)
+{
+   bson_t docs, first;
    bool ok = false;
 
    bson_init (doc);
    *found = false;
-   BSON_APPEND_UTF8 (&cmd, "find", coll);
-   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "filter", &filter);
-   BSON_APPEND_UTF8 (&filter, "_id", id);
-   bson_append_document_end (&cmd, &filter);
-   BSON_APPEND_INT32 (&cmd, "limit", 1);
-   if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 1, &docs, NULL, err))
+   if (!conn_run_docs (ctx, db, cmd, path, 1, &docs, NULL, err))
       goto done;
-   if (bson_iter_init (&it, &docs) && bson_iter_next (&it) && BSON_ITER_HOLDS_DOCUMENT (&it)) {
-      const uint8_t *data;
-      uint32_t len;
-      bson_t found_doc;
-      bson_iter_document (&it, &len, &data);
-      if (bson_init_static (&found_doc, data, len)) {
-         bson_destroy (doc);
-         bson_copy_to (&found_doc, doc);
-         *found = true;
-      }
+   if (cmd_first_doc (&docs, &first)) {
+      bson_destroy (doc);
+      bson_copy_to (&first, doc);
+      *found = true;
    }
    ok = true;
 done:
    bson_destroy (&docs);
+   return ok;
+}
+
+bool
+cmd_config_find_id (sh_ctx_t *ctx, const char *coll, const char *id, bson_t *doc, bool *found, sh_error_t *err)
+{
+   bson_t cmd = BSON_INITIALIZER;
+   bool ok;
+
+   cmd_append_find_id (&cmd, coll, id);
+   ok = cmd_run_first_doc (ctx, "config", &cmd, CONN_READ, doc, found, err);
    bson_destroy (&cmd);
    return ok;
+}
+
+double
+cmd_number_at (const bson_t *doc, const char *path, bool *present)
+{
+   bson_iter_t it, f;
+   if (present)
+      *present = false;
+   if (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f) && BSON_ITER_HOLDS_NUMBER (&f)) {
+      if (present)
+         *present = true;
+      return bson_iter_as_double (&f);
+   }
+   return 0;
 }
 
 void

@@ -17,9 +17,8 @@ exec_convert_shard_key_to_hashed (sh_ctx_t *ctx, const sh_call_t *call, sh_error
 {
    bson_iter_t it;
    bson_value_t v = {.value_type = BSON_TYPE_INT64};
-   if (!args_check (call, 0, ARG_ANY, true, "Mongo", "convertShardKeyToHashed", err))
+   if (!args_check (call, 0, ARG_ANY, true, "Mongo", "convertShardKeyToHashed", err) || !args_get (call, 0, &it))
       return false;
-   args_get (call, 0, &it);
    v.value.v_int64 = hashkey_value (bson_iter_value (&it));
    cmd_print_value (ctx, &v);
    return true;

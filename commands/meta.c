@@ -51,19 +51,16 @@ exec_help (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
          if (strncmp (c->name, "sh.", 3) && strncmp (c->name, "db.", 3))
             fprintf (ctx->out_fp, "  %-34s %s\n", c->usage, c->summary);
       }
-      fprintf (ctx->out_fp, "\n'help <name>' (for example 'help sh.moveChunk') shows usage, what is sent and an example.\n");
+      fprintf (ctx->out_fp,
+               "\n'help <name>' (for example 'help sh.moveChunk') shows usage, what is sent and an example.\n");
       return true;
    }
    c = sh_cmd_find (topic);
-   if (!c) {
-      /* help find → db.collection.find */
-      char buf[160];
-      bson_snprintf (buf, sizeof buf, "db.collection.%s", topic);
-      c = sh_cmd_find (buf);
-      if (!c) {
-         bson_snprintf (buf, sizeof buf, "sh.%s", topic);
-         c = sh_cmd_find (buf);
-      }
+   for (size_t i = 0; !c && i < 2; i++) {
+      /* help find → db.collection.find, help moveChunk → sh.moveChunk */
+      char *name = bson_strdup_printf ("%s%s", i ? "sh." : "db.collection.", topic);
+      c = sh_cmd_find (name);
+      bson_free (name);
    }
    if (!c) {
       const char *near[3];
@@ -158,9 +155,8 @@ exec_sleep (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    struct timespec ts;
    int64_t ms;
    (void) ctx;
-   if (!args_check (call, 0, ARG_NUMBER, true, "Shell", "sleep", err))
+   if (!args_check (call, 0, ARG_NUMBER, true, "Shell", "sleep", err) || !args_get (call, 0, &it))
       return false;
-   args_get (call, 0, &it);
    ms = (int64_t) bson_iter_as_double (&it);
    if (ms < 0)
       ms = 0;
@@ -184,13 +180,13 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       goto done;
    }
    if (!strcmp (what, "dbs") || !strcmp (what, "databases")) {
+      bson_iter_t d;
       BSON_APPEND_INT32 (&cmd, "listDatabases", 1);
       bson_destroy (&reply);
       if (!conn_run (ctx, "admin", &cmd, CONN_ADMIN, &reply, err))
          goto done;
-      if (bson_iter_init_find (&it, &reply, "databases") && BSON_ITER_HOLDS_ARRAY (&it)) {
-         bson_iter_t d;
-         bson_iter_recurse (&it, &d);
+      if (bson_iter_init_find (&it, &reply, "databases") && BSON_ITER_HOLDS_ARRAY (&it) &&
+          bson_iter_recurse (&it, &d)) {
          while (bson_iter_next (&d)) {
             bson_iter_t f;
             const char *name = "";
@@ -203,11 +199,9 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
          }
       }
    } else if (!strcmp (what, "collections") || !strcmp (what, "tables")) {
-      bson_t filter = BSON_INITIALIZER;
       BSON_APPEND_INT32 (&cmd, "listCollections", 1);
-      BSON_APPEND_DOCUMENT (&cmd, "filter", &filter);
+      cmd_append_empty (&cmd, "filter");
       BSON_APPEND_BOOL (&cmd, "nameOnly", true);
-      bson_destroy (&filter);
       bson_destroy (&docs);
       if (!conn_run_docs (ctx, ctx->db, &cmd, CONN_ADMIN, 0, &docs, NULL, err))
          goto done;
@@ -218,27 +212,21 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
             fprintf (ctx->out_fp, "%s\n", bson_iter_utf8 (&f, NULL));
       }
    } else if (!strcmp (what, "shards")) {
+      bson_t arr;
       BSON_APPEND_INT32 (&cmd, "listShards", 1);
       bson_destroy (&reply);
       if (!conn_run (ctx, "admin", &cmd, CONN_ADMIN, &reply, err))
          goto done;
-      if (bson_iter_init_find (&it, &reply, "shards") && BSON_ITER_HOLDS_ARRAY (&it)) {
-         bson_t arr;
-         const uint8_t *data;
-         uint32_t len;
-         bson_iter_array (&it, &len, &data);
-         if (bson_init_static (&arr, data, len))
-            cmd_print_array (ctx, &arr);
-      }
+      if (cmd_get_sub (&reply, "shards", BSON_TYPE_ARRAY, &arr))
+         cmd_print_array (ctx, &arr);
    } else if (!strcmp (what, "zones")) {
-      bson_t sort = BSON_INITIALIZER, filter = BSON_INITIALIZER;
+      bson_t sort;
       BSON_APPEND_UTF8 (&cmd, "find", "tags");
-      BSON_APPEND_DOCUMENT (&cmd, "filter", &filter);
+      cmd_append_empty (&cmd, "filter");
+      BSON_APPEND_DOCUMENT_BEGIN (&cmd, "sort", &sort);
       BSON_APPEND_INT32 (&sort, "ns", 1);
       BSON_APPEND_INT32 (&sort, "min", 1);
-      BSON_APPEND_DOCUMENT (&cmd, "sort", &sort);
-      bson_destroy (&sort);
-      bson_destroy (&filter);
+      bson_append_document_end (&cmd, &sort);
       bson_destroy (&docs);
       if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &docs, NULL, err))
          goto done;
@@ -248,7 +236,7 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       bson_destroy (&reply);
       if (!conn_run (ctx, "admin", &cmd, CONN_READ, &reply, err))
          goto done;
-      if (!(ctx->opts && ctx->opts->dry_run))
+      if (!cmd_dry_run (ctx))
          cmd_print_doc (ctx, &reply);
    } else {
       sh_error_set_at (err, SH_ERR_USAGE, call->arg_pos ? call->arg_pos[0] : call->pos,

@@ -43,7 +43,7 @@ append_if_null (bson_t *doc, const char *key, const char *path, const char *fall
 void
 cmd_append_changelog_aggregate (bson_t *cmd, bool failures, int64_t since_ms)
 {
-   bson_t pipeline, stage, match, time, cond, ors, or0, or1, group, id, count, project, empty = BSON_INITIALIZER;
+   bson_t pipeline, stage, match, time, cond, ors, or0, or1, group, id, count, project;
 
    BSON_APPEND_UTF8 (cmd, "aggregate", "changelog");
    BSON_APPEND_ARRAY_BEGIN (cmd, "pipeline", &pipeline);
@@ -101,8 +101,7 @@ cmd_append_changelog_aggregate (bson_t *cmd, bool failures, int64_t since_ms)
    bson_append_document_end (&stage, &project);
    bson_append_document_end (&pipeline, &stage);
    bson_append_array_end (cmd, &pipeline);
-   BSON_APPEND_DOCUMENT (cmd, "cursor", &empty);
-   bson_destroy (&empty);
+   cmd_append_empty (cmd, "cursor");
 }
 
 void
@@ -144,16 +143,12 @@ build_active_migrations (const sh_call_t *call, sh_requests_t *out, sh_error_t *
 static bool
 exec_active_migrations (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
-   bson_t docs = BSON_INITIALIZER, result = BSON_INITIALIZER;
+   bson_t docs, result = BSON_INITIALIZER;
    bson_iter_t it, f;
    uint32_t n = 0;
    bool ok = false;
 
-   if (!build_active_migrations (call, &reqs, err))
-      goto done;
-   bson_destroy (&docs);
-   if (!conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, 0, &docs, NULL, err))
+   if (!cmd_run_build_docs (ctx, call, 0, &docs, NULL, err))
       goto done;
    bson_iter_init (&it, &docs);
    while (bson_iter_next (&it)) {
@@ -174,7 +169,6 @@ exec_active_migrations (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 done:
    bson_destroy (&docs);
    bson_destroy (&result);
-   sh_requests_destroy (&reqs);
    return ok;
 }
 
@@ -250,8 +244,7 @@ cmd_round_failed (const bson_t *round, bool both_spellings)
 static bool
 exec_recent_failed_rounds (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
-   bson_t docs = BSON_INITIALIZER, result = BSON_INITIALIZER;
+   bson_t docs, result = BSON_INITIALIZER;
    bson_iter_t it, f;
    int32_t count = 0;
    bson_value_t last_err = {.value_type = BSON_TYPE_UTF8}, last_time = {.value_type = BSON_TYPE_UTF8};
@@ -261,20 +254,12 @@ exec_recent_failed_rounds (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
    last_err.value.v_utf8.len = 0;
    last_time.value.v_utf8.str = (char *) " ";
    last_time.value.v_utf8.len = 1;
-   if (!build_recent_failed_rounds (call, &reqs, err))
-      goto done;
-   bson_destroy (&docs);
-   if (!conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, 0, &docs, NULL, err))
+   if (!cmd_run_build_docs (ctx, call, 0, &docs, NULL, err))
       goto done;
    bson_iter_init (&it, &docs);
    while (bson_iter_next (&it)) {
       bson_t round;
-      const uint8_t *data;
-      uint32_t len;
-      if (!BSON_ITER_HOLDS_DOCUMENT (&it))
-         continue;
-      bson_iter_document (&it, &len, &data);
-      if (!bson_init_static (&round, data, len) || !cmd_round_failed (&round, true))
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &round) || !cmd_round_failed (&round, true))
          continue;
       if (++count == 1) {
          bson_iter_t d;
@@ -293,7 +278,6 @@ exec_recent_failed_rounds (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
 done:
    bson_destroy (&docs);
    bson_destroy (&result);
-   sh_requests_destroy (&reqs);
    return ok;
 }
 

@@ -18,8 +18,8 @@ extern const sh_cmd_t cmd_db_coll_find, cmd_db_coll_find_one, cmd_db_coll_count_
 extern const sh_cmd_t cmd_sh_commit_reshard_collection, cmd_sh_abort_reshard_collection,
    cmd_sh_shard_and_distribute_collection, cmd_sh_move_collection, cmd_sh_abort_move_collection,
    cmd_sh_unshard_collection, cmd_sh_abort_unshard_collection, cmd_sh_refine_collection_shard_key;
-extern const sh_cmd_t cmd_sh_add_shard, cmd_sh_list_shards, cmd_sh_is_config_shard_enabled, cmd_sh_shard_draining_status,
-   cmd_sh_transition_status, cmd_sh_remove_shard;
+extern const sh_cmd_t cmd_sh_add_shard, cmd_sh_list_shards, cmd_sh_is_config_shard_enabled,
+   cmd_sh_shard_draining_status, cmd_sh_transition_status, cmd_sh_remove_shard;
 extern const sh_cmd_t cmd_sh_balancer_collection_status, cmd_sh_enable_migrations, cmd_sh_disable_migrations,
    cmd_sh_wait_for_balancer, cmd_sh_wait_for_balancer_off, cmd_sh_get_balancer_window, cmd_sh_set_balancer_window,
    cmd_sh_configure_collection_balancing;

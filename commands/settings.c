@@ -7,48 +7,51 @@
 
 #include "commands.h"
 
-/* The updateOne on config.settings { _id: <id> } $set { enabled: <on> } with upsert and wtimeout 30000. */
-static void
-settings_enabled_update (sh_requests_t *out, const char *id, bool on)
-{
-   bson_value_t idv = {.value_type = BSON_TYPE_UTF8};
-   bson_value_t v = {.value_type = BSON_TYPE_BOOL};
-   idv.value.v_utf8.str = (char *) id;
-   idv.value.v_utf8.len = (uint32_t) strlen (id);
-   v.value.v_bool = on;
-   cmd_append_config_update (sh_requests_add (out, "config", CONN_ADMIN), "settings", &idv, "$set", "enabled", &v, true,
-                             30000);
-}
+/* The entries that differ only in the document they update: config.settings { _id: <id> } $set { enabled: <on> }
+ * (upsert, wtimeout 30000), or config.collections { _id: <ns> } <op> { <field>: <value> } (no upsert, wtimeout
+ * 60000) for the namespace in argument 0. */
+typedef struct {
+   const char *name;  /* the entry */
+   const char *id;    /* config.settings: the document's _id; NULL for config.collections */
+   const char *op;    /* config.collections: "$set" or "$unset" */
+   const char *field; /* config.collections: the field */
+   bson_value_t value;
+} settings_write_t;
 
-/* The updateOne on config.collections { _id: <ns> } <op> { <field>: <value> }, no upsert, wtimeout 60000. */
+static const settings_write_t settings_writes[] = {
+   {"sh.enableAutoSplit", "autosplit", NULL, NULL, {.value_type = BSON_TYPE_BOOL, .value.v_bool = true}},
+   {"sh.disableAutoSplit", "autosplit", NULL, NULL, {.value_type = BSON_TYPE_BOOL, .value.v_bool = false}},
+   {"sh.startAutoMerger", "automerge", NULL, NULL, {.value_type = BSON_TYPE_BOOL, .value.v_bool = true}},
+   {"sh.stopAutoMerger", "automerge", NULL, NULL, {.value_type = BSON_TYPE_BOOL, .value.v_bool = false}},
+   {"sh.enableBalancing", NULL, "$set", "noBalance", {.value_type = BSON_TYPE_BOOL, .value.v_bool = false}},
+   {"sh.disableBalancing", NULL, "$set", "noBalance", {.value_type = BSON_TYPE_BOOL, .value.v_bool = true}},
+   {"sh.disableAutoMerger", NULL, "$set", "enableAutoMerge", {.value_type = BSON_TYPE_BOOL, .value.v_bool = false}},
+   {"sh.enableAutoMerger", NULL, "$unset", "enableAutoMerge", {.value_type = BSON_TYPE_INT32, .value.v_int32 = 1}},
+};
+
+/* The build() of every entry of settings_writes. */
 static bool
-collections_update (const sh_call_t *call, sh_requests_t *out, const char *method, const char *op, const char *field,
-                    const bson_value_t *value, sh_error_t *err)
+build_settings_write (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
+   const settings_write_t *w = NULL;
    bson_iter_t it;
-   if (!args_check (call, 0, ARG_STRING, true, "Shard", method, err))
+
+   for (size_t i = 0; !w && i < sizeof settings_writes / sizeof settings_writes[0]; i++) {
+      if (!strcmp (settings_writes[i].name, call->cmd->name))
+         w = &settings_writes[i];
+   }
+   if (!w) {
+      sh_error_set_at (err, SH_ERR_USAGE, call->pos, "%s has no row in settings_writes", call->cmd->name);
       return false;
-   args_get (call, 0, &it);
-   cmd_append_config_update (sh_requests_add (out, "config", CONN_ADMIN), "collections", bson_iter_value (&it), op,
-                             field, value, false, 60000);
-   return true;
-}
-
-static bool
-build_enable_auto_split (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   (void) call;
-   (void) err;
-   settings_enabled_update (out, "autosplit", true);
-   return true;
-}
-
-static bool
-build_disable_auto_split (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   (void) call;
-   (void) err;
-   settings_enabled_update (out, "autosplit", false);
+   }
+   if (w->id) {
+      cmd_append_settings_update (sh_requests_add (out, "config", CONN_ADMIN), w->id, "enabled", &w->value, 30000);
+      return true;
+   }
+   if (!args_check (call, 0, ARG_STRING, true, "Shard", args_method (call), err) || !args_get (call, 0, &it))
+      return false;
+   cmd_append_config_update (sh_requests_add (out, "config", CONN_ADMIN), "collections", bson_iter_value (&it), w->op,
+                             w->field, &w->value, false, 60000);
    return true;
 }
 
@@ -62,44 +65,21 @@ exec_auto_split (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    if (!cmd_dry_run (ctx) && !ctx->warned_autosplit && conn_server_version (ctx, v, &ignored) &&
        (v[0] > 6 || (v[0] == 6 && (v[1] > 0 || v[2] >= 3)))) {
       ctx->warned_autosplit = true;
-      cmd_warn (ctx, "DeprecationWarning: Starting in MongoDB 6.0.3, automatic chunk splitting is not performed. This is "
-                     "because of balancing policy improvements. Auto-splitting commands still exist, but do not "
-                     "perform an operation. For details, see Balancing Policy Changes: "
-                     "https://www.mongodb.com/docs/manual/release-notes/6.0/#balancing-policy-changes\n");
+      cmd_warn (ctx,
+                "DeprecationWarning: Starting in MongoDB 6.0.3, automatic chunk splitting is not performed. This is "
+                "because of balancing policy improvements. Auto-splitting commands still exist, but do not "
+                "perform an operation. For details, see Balancing Policy Changes: "
+                "https://www.mongodb.com/docs/manual/release-notes/6.0/#balancing-policy-changes\n");
    }
    return cmd_exec_requests (ctx, call, err);
 }
 
 static bool
-build_start_auto_merger (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   (void) call;
-   (void) err;
-   settings_enabled_update (out, "automerge", true);
-   return true;
-}
-
-static bool
-build_stop_auto_merger (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   (void) call;
-   (void) err;
-   settings_enabled_update (out, "automerge", false);
-   return true;
-}
-
-static bool
 build_is_auto_merger_enabled (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   bson_t *cmd = sh_requests_add (out, "config", CONN_READ);
-   bson_t filter;
    (void) call;
    (void) err;
-   BSON_APPEND_UTF8 (cmd, "find", "settings");
-   BSON_APPEND_DOCUMENT_BEGIN (cmd, "filter", &filter);
-   BSON_APPEND_UTF8 (&filter, "_id", "automerge");
-   bson_append_document_end (cmd, &filter);
-   BSON_APPEND_INT32 (cmd, "limit", 1);
+   cmd_append_find_id (sh_requests_add (out, "config", CONN_READ), "settings", "automerge");
    return true;
 }
 
@@ -133,38 +113,6 @@ done:
    return ok;
 }
 
-static bool
-build_enable_balancing (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   bson_value_t v = {.value_type = BSON_TYPE_BOOL};
-   v.value.v_bool = false;
-   return collections_update (call, out, "enableBalancing", "$set", "noBalance", &v, err);
-}
-
-static bool
-build_disable_balancing (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   bson_value_t v = {.value_type = BSON_TYPE_BOOL};
-   v.value.v_bool = true;
-   return collections_update (call, out, "disableBalancing", "$set", "noBalance", &v, err);
-}
-
-static bool
-build_disable_auto_merger (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   bson_value_t v = {.value_type = BSON_TYPE_BOOL};
-   v.value.v_bool = false;
-   return collections_update (call, out, "disableAutoMerger", "$set", "enableAutoMerge", &v, err);
-}
-
-static bool
-build_enable_auto_merger (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   bson_value_t v = {.value_type = BSON_TYPE_INT32};
-   v.value.v_int32 = 1;
-   return collections_update (call, out, "enableAutoMerger", "$unset", "enableAutoMerge", &v, err);
-}
-
 const sh_cmd_t cmd_sh_enable_auto_split = {
    .name = "sh.enableAutoSplit",
    .usage = "sh.enableAutoSplit()",
@@ -174,7 +122,7 @@ const sh_cmd_t cmd_sh_enable_auto_split = {
    .example = "sh.enableAutoSplit()",
    .flags = CMD_MONGOS_CHECK,
    .ret = CMD_RET_UPDATE,
-   .build = build_enable_auto_split,
+   .build = build_settings_write,
    .exec = exec_auto_split,
 };
 
@@ -187,7 +135,7 @@ const sh_cmd_t cmd_sh_disable_auto_split = {
    .example = "sh.disableAutoSplit()",
    .flags = CMD_MONGOS_CHECK,
    .ret = CMD_RET_UPDATE,
-   .build = build_disable_auto_split,
+   .build = build_settings_write,
    .exec = exec_auto_split,
 };
 
@@ -201,7 +149,7 @@ const sh_cmd_t cmd_sh_start_auto_merger = {
    .since = "7.0",
    .flags = CMD_MONGOS_CHECK,
    .ret = CMD_RET_UPDATE,
-   .build = build_start_auto_merger,
+   .build = build_settings_write,
 };
 
 const sh_cmd_t cmd_sh_stop_auto_merger = {
@@ -214,7 +162,7 @@ const sh_cmd_t cmd_sh_stop_auto_merger = {
    .since = "7.0",
    .flags = CMD_MONGOS_CHECK,
    .ret = CMD_RET_UPDATE,
-   .build = build_stop_auto_merger,
+   .build = build_settings_write,
 };
 
 const sh_cmd_t cmd_sh_is_auto_merger_enabled = {
@@ -239,7 +187,7 @@ const sh_cmd_t cmd_sh_enable_auto_merger = {
    .since = "7.0",
    .flags = CMD_MONGOS_CHECK,
    .ret = CMD_RET_UPDATE,
-   .build = build_enable_auto_merger,
+   .build = build_settings_write,
    .arg_kinds = "ns",
 };
 
@@ -253,7 +201,7 @@ const sh_cmd_t cmd_sh_disable_auto_merger = {
    .since = "7.0",
    .flags = CMD_MONGOS_CHECK,
    .ret = CMD_RET_UPDATE,
-   .build = build_disable_auto_merger,
+   .build = build_settings_write,
    .arg_kinds = "ns",
 };
 
@@ -266,7 +214,7 @@ const sh_cmd_t cmd_sh_enable_balancing = {
    .example = "sh.enableBalancing(\"app.users\")",
    .flags = CMD_MONGOS_CHECK,
    .ret = CMD_RET_UPDATE,
-   .build = build_enable_balancing,
+   .build = build_settings_write,
    .arg_kinds = "ns",
 };
 
@@ -279,6 +227,6 @@ const sh_cmd_t cmd_sh_disable_balancing = {
    .example = "sh.disableBalancing(\"app.users\")",
    .flags = CMD_MONGOS_CHECK,
    .ret = CMD_RET_UPDATE,
-   .build = build_disable_balancing,
+   .build = build_settings_write,
    .arg_kinds = "ns",
 };

@@ -33,14 +33,9 @@ build_shard_collection_doc (const sh_call_t *call, const char *name, const char 
    args_append (call, 1, &base, "key");
    if (have_unique)
       bson_append_value (&base, "unique", -1, bson_iter_value (&uit));
-   if (have_opts) {
-      const uint8_t *data;
-      uint32_t len;
-      bson_iter_document (&oit, &len, &data);
-      if (!bson_init_static (&opts, data, len)) {
-         sh_error_set_at (err, SH_ERR_ARGS, call->pos, "invalid options document");
-         goto done;
-      }
+   if (have_opts && !cmd_iter_sub (&oit, BSON_TYPE_DOCUMENT, &opts)) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->pos, "invalid options document");
+      goto done;
    }
    args_spread (cmd, &base, have_opts ? &opts : NULL);
    ok = true;
@@ -52,8 +47,8 @@ done:
 static bool
 build_shard_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   return build_shard_collection_doc (call, "shardCollection", "shardCollection", sh_requests_add (out, "admin", CONN_ADMIN),
-                                      err);
+   return build_shard_collection_doc (call, "shardCollection", "shardCollection",
+                                      sh_requests_add (out, "admin", CONN_ADMIN), err);
 }
 
 static bool
@@ -73,8 +68,8 @@ build_shard_and_distribute (const sh_call_t *call, sh_requests_t *out, sh_error_
    bson_t opts;
    bool have_opts = false;
 
-   if (!build_shard_collection_doc (call, "shardCollection", "shardCollection", sh_requests_add (out, "admin", CONN_ADMIN),
-                                    err))
+   if (!build_shard_collection_doc (call, "shardCollection", "shardCollection",
+                                    sh_requests_add (out, "admin", CONN_ADMIN), err))
       return false;
    /* typeof unique === 'object' (null included) makes it the options */
    if (args_get (call, 2, &it) && (BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_NULL (&it)))
@@ -90,45 +85,6 @@ build_shard_and_distribute (const sh_call_t *call, sh_requests_t *out, sh_error_
    if (have_opts && bson_iter_init_find (&f, &opts, "collation") && !BSON_ITER_HOLDS_UNDEFINED (&f))
       bson_append_value (cmd, "collation", -1, bson_iter_value (&f));
    return true;
-}
-
-static bool
-build_commit_reshard (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   return args_build_string_command (call, out, "commitReshardCollection", "commitReshardCollection", "admin",
-                                     CONN_ADMIN, err);
-}
-
-static bool
-build_abort_reshard (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   return args_build_string_command (call, out, "abortReshardCollection", "abortReshardCollection", "admin", CONN_ADMIN,
-                                     err);
-}
-
-static bool
-build_move_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   return args_build_string_pair_command (call, out, "moveCollection", "moveCollection", "toShard", err);
-}
-
-static bool
-build_abort_move_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   return args_build_string_command (call, out, "abortMoveCollection", "abortMoveCollection", "admin", CONN_ADMIN, err);
-}
-
-static bool
-build_unshard_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   return args_build_string_pair_command (call, out, "unshardCollection", "unshardCollection", "toShard", err);
-}
-
-static bool
-build_abort_unshard_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   return args_build_string_command (call, out, "abortUnshardCollection", "abortUnshardCollection", "admin", CONN_ADMIN,
-                                     err);
 }
 
 /* shardsh's own: { refineCollectionShardKey: <ns>, key: <key> }, what users type into db.adminCommand in mongosh */
@@ -198,7 +154,7 @@ const sh_cmd_t cmd_sh_commit_reshard_collection = {
    .sends = "admin { commitReshardCollection: <ns> }",
    .example = "sh.commitReshardCollection(\"app.users\")",
    .since = "5.0",
-   .build = build_commit_reshard,
+   .build = args_build_method_string,
    .arg_kinds = "ns",
 };
 
@@ -209,7 +165,7 @@ const sh_cmd_t cmd_sh_abort_reshard_collection = {
    .sends = "admin { abortReshardCollection: <ns> }",
    .example = "sh.abortReshardCollection(\"app.users\")",
    .since = "5.0",
-   .build = build_abort_reshard,
+   .build = args_build_method_string,
    .arg_kinds = "ns",
 };
 
@@ -217,8 +173,9 @@ const sh_cmd_t cmd_sh_shard_and_distribute_collection = {
    .name = "sh.shardAndDistributeCollection",
    .usage = "sh.shardAndDistributeCollection(namespace, key[, unique][, options])",
    .summary = "Shard a collection, then reshard it on the same key to spread its data over all shards",
-   .sends = "admin { shardCollection: <ns>, key: <key>[, unique][, ...options] }, then admin { reshardCollection: <ns>, "
-            "key: <key>, forceRedistribution: true[, numInitialChunks][, collation] }",
+   .sends =
+      "admin { shardCollection: <ns>, key: <key>[, unique][, ...options] }, then admin { reshardCollection: <ns>, "
+      "key: <key>, forceRedistribution: true[, numInitialChunks][, collation] }",
    .example = "sh.shardAndDistributeCollection(\"app.users\", {uid: 1})",
    .since = "8.0",
    .build = build_shard_and_distribute,
@@ -233,7 +190,7 @@ const sh_cmd_t cmd_sh_move_collection = {
    .example = "sh.moveCollection(\"app.logs\", \"shard02\")",
    .since = "8.0",
    .flags = CMD_DESTRUCTIVE,
-   .build = build_move_collection,
+   .build = args_build_method_to_shard,
    .arg_kinds = "ns,shard",
 };
 
@@ -244,7 +201,7 @@ const sh_cmd_t cmd_sh_abort_move_collection = {
    .sends = "admin { abortMoveCollection: <ns> }",
    .example = "sh.abortMoveCollection(\"app.logs\")",
    .since = "8.0",
-   .build = build_abort_move_collection,
+   .build = args_build_method_string,
    .arg_kinds = "ns",
 };
 
@@ -256,7 +213,7 @@ const sh_cmd_t cmd_sh_unshard_collection = {
    .example = "sh.unshardCollection(\"app.events\", \"shard01\")",
    .since = "8.0",
    .flags = CMD_DESTRUCTIVE,
-   .build = build_unshard_collection,
+   .build = args_build_method_to_shard,
    .arg_kinds = "ns,shard",
 };
 
@@ -267,7 +224,7 @@ const sh_cmd_t cmd_sh_abort_unshard_collection = {
    .sends = "admin { abortUnshardCollection: <ns> }",
    .example = "sh.abortUnshardCollection(\"app.events\")",
    .since = "8.0",
-   .build = build_abort_unshard_collection,
+   .build = args_build_method_string,
    .arg_kinds = "ns",
 };
 

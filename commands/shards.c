@@ -6,12 +6,6 @@
 #include "commands.h"
 
 static bool
-build_add_shard (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   return args_build_string_command (call, out, "addShard", "addShard", "admin", CONN_ADMIN, err);
-}
-
-static bool
 build_list_shards (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_iter_t it;
@@ -26,35 +20,19 @@ build_list_shards (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return true;
 }
 
-/* Runs listShards and leaves the reply's shards array in shards (empty when absent). */
+/* Runs the entry's listShards and copies the reply's shards array into shards (initialised by the callee in every
+ * case; empty when absent). */
 static bool
 run_list_shards (sh_ctx_t *ctx, const sh_call_t *call, bson_t *shards, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
-   bson_t reply = BSON_INITIALIZER;
-   bson_iter_t it;
-   bool ok = false;
+   bson_t reply, arr;
+   bool ok = cmd_run_build (ctx, call, &reply, err);
 
-   bson_init (shards);
-   if (!build_list_shards (call, &reqs, err))
-      goto done;
+   if (ok && cmd_get_sub (&reply, "shards", BSON_TYPE_ARRAY, &arr))
+      bson_copy_to (&arr, shards);
+   else
+      bson_init (shards);
    bson_destroy (&reply);
-   if (!conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, &reply, err))
-      goto done;
-   if (bson_iter_init_find (&it, &reply, "shards") && BSON_ITER_HOLDS_ARRAY (&it)) {
-      const uint8_t *data;
-      uint32_t len;
-      bson_t arr;
-      bson_iter_array (&it, &len, &data);
-      if (bson_init_static (&arr, data, len)) {
-         bson_destroy (shards);
-         bson_copy_to (&arr, shards);
-      }
-   }
-   ok = true;
-done:
-   bson_destroy (&reply);
-   sh_requests_destroy (&reqs);
    return ok;
 }
 
@@ -83,14 +61,11 @@ build_is_config_shard_enabled (const sh_call_t *call, sh_requests_t *out, sh_err
 static bool
 exec_is_config_shard_enabled (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   sh_call_t plain = *call;
-   bson_t shards, result = BSON_INITIALIZER, noargs = BSON_INITIALIZER;
+   bson_t shards, result = BSON_INITIALIZER;
    bson_iter_t it, f;
    bool ok = false, found = false;
 
-   plain.args = &noargs; /* listShards without a filter */
-   plain.argc = 0;
-   if (!run_list_shards (ctx, &plain, &shards, err))
+   if (!run_list_shards (ctx, call, &shards, err))
       goto done;
    bson_iter_init (&it, &shards);
    while (!found && bson_iter_next (&it)) {
@@ -112,7 +87,6 @@ exec_is_config_shard_enabled (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *
 done:
    bson_destroy (&shards);
    bson_destroy (&result);
-   bson_destroy (&noargs);
    return ok;
 }
 
@@ -140,12 +114,6 @@ build_transition_status (const sh_call_t *call, sh_requests_t *out, sh_error_t *
    return true;
 }
 
-static bool
-build_remove_shard (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   return args_build_string_command (call, out, "removeShard", "removeShard", "admin", CONN_ADMIN, err);
-}
-
 static int64_t
 field_count (const bson_t *doc, const char *path)
 {
@@ -160,19 +128,12 @@ field_count (const bson_t *doc, const char *path)
 static bool
 exec_remove_shard (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
-   bson_t reply = BSON_INITIALIZER;
-   bson_iter_t it;
+   bson_t reply;
+   bson_iter_t it, d;
    const char *state = "", *shard = args_str (call, 0);
-   bool ok = false;
+   bool ok = cmd_run_build (ctx, call, &reply, err);
 
-   if (!build_remove_shard (call, &reqs, err))
-      goto done;
-   bson_destroy (&reply);
-   if (!conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, &reply, err))
-      goto done;
-   ok = true;
-   if (cmd_dry_run (ctx))
+   if (!ok || cmd_dry_run (ctx))
       goto done;
    if (bson_iter_init_find (&it, &reply, "state") && BSON_ITER_HOLDS_UTF8 (&it))
       state = bson_iter_utf8 (&it, NULL);
@@ -190,10 +151,9 @@ exec_remove_shard (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       } else if (!strcmp (state, "completed")) {
          fprintf (ctx->out_fp, "%s is drained and removed from the cluster\n", shard);
       }
-      if (bson_iter_init_find (&it, &reply, "dbsToMove") && BSON_ITER_HOLDS_ARRAY (&it)) {
-         bson_iter_t d;
+      if (bson_iter_init_find (&it, &reply, "dbsToMove") && BSON_ITER_HOLDS_ARRAY (&it) &&
+          bson_iter_recurse (&it, &d)) {
          bool any = false;
-         bson_iter_recurse (&it, &d);
          while (bson_iter_next (&d)) {
             if (BSON_ITER_HOLDS_UTF8 (&d)) {
                fprintf (ctx->out_fp, "%s%s", any ? ", " : "databases to move with movePrimary: ",
@@ -208,7 +168,6 @@ exec_remove_shard (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    cmd_print_doc (ctx, &reply);
 done:
    bson_destroy (&reply);
-   sh_requests_destroy (&reqs);
    return ok;
 }
 
@@ -219,7 +178,7 @@ const sh_cmd_t cmd_sh_add_shard = {
    .sends = "admin { addShard: <url> }",
    .example = "sh.addShard(\"shard03/h7:27018,h8:27018\")",
    .flags = CMD_MONGOS_CHECK,
-   .build = build_add_shard,
+   .build = args_build_method_string,
 };
 
 const sh_cmd_t cmd_sh_list_shards = {
@@ -275,7 +234,7 @@ const sh_cmd_t cmd_sh_remove_shard = {
    .sends = "admin { removeShard: <shard> }",
    .example = "sh.removeShard(\"shard03\")",
    .flags = CMD_DESTRUCTIVE | CMD_EXTRA,
-   .build = build_remove_shard,
+   .build = args_build_method_string,
    .exec = exec_remove_shard,
    .arg_kinds = "shard",
 };

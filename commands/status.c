@@ -21,25 +21,31 @@ typedef struct {
    bson_t result;
 } status_t;
 
+/* Every document of s, for status_init and status_release; returns how many (at most 16). */
+static size_t
+status_docs (status_t *s, bson_t *all[16])
+{
+   bson_t *v[] = {&s->version, &s->shards, &s->mongos, &s->settings_autosplit, &s->settings_automerge,
+                  &s->settings_balancer, &s->settings_window, &s->locks, &s->actionlog, &s->ok_migrations,
+                  &s->failed_migrations, &s->databases, &s->collections, &s->distribution, &s->balancer_status,
+                  &s->result};
+   memcpy (all, v, sizeof v);
+   return sizeof v / sizeof v[0];
+}
+
 static void
 status_init (status_t *s)
 {
-   bson_t *all[] = {&s->version, &s->shards, &s->mongos, &s->settings_autosplit, &s->settings_automerge,
-                    &s->settings_balancer, &s->settings_window, &s->locks, &s->actionlog, &s->ok_migrations,
-                    &s->failed_migrations, &s->databases, &s->collections, &s->distribution, &s->balancer_status,
-                    &s->result};
-   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+   bson_t *all[16];
+   for (size_t i = 0, n = status_docs (s, all); i < n; i++)
       bson_init (all[i]);
 }
 
 static void
 status_release (status_t *s)
 {
-   bson_t *all[] = {&s->version, &s->shards, &s->mongos, &s->settings_autosplit, &s->settings_automerge,
-                    &s->settings_balancer, &s->settings_window, &s->locks, &s->actionlog, &s->ok_migrations,
-                    &s->failed_migrations, &s->databases, &s->collections, &s->distribution, &s->balancer_status,
-                    &s->result};
-   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+   bson_t *all[16];
+   for (size_t i = 0, n = status_docs (s, all); i < n; i++)
       bson_destroy (all[i]);
 }
 
@@ -52,30 +58,6 @@ run_docs (sh_ctx_t *ctx, const char *db, bson_t *cmd, size_t max, bson_t *docs, 
    ok = conn_run_docs (ctx, db, cmd, CONN_READ, max, docs, NULL, err);
    bson_destroy (cmd);
    return ok;
-}
-
-/* The first document of an array document as a static view; false when empty. */
-static bool
-first_doc (const bson_t *docs, bson_t *doc)
-{
-   bson_iter_t it;
-   const uint8_t *data;
-   uint32_t len;
-   if (!bson_iter_init (&it, docs) || !bson_iter_next (&it) || !BSON_ITER_HOLDS_DOCUMENT (&it))
-      return false;
-   bson_iter_document (&it, &len, &data);
-   return bson_init_static (doc, data, len);
-}
-
-static bool
-iter_doc (const bson_iter_t *it, bson_t *doc)
-{
-   const uint8_t *data;
-   uint32_t len;
-   if (!BSON_ITER_HOLDS_DOCUMENT (it))
-      return false;
-   bson_iter_document (it, &len, &data);
-   return bson_init_static (doc, data, len);
 }
 
 /* JS truthiness of a field (absent, null, undefined, false, 0, NaN and "" are false). */
@@ -151,7 +133,7 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    int64_t ping;
    bool ok = false;
 
-   if (!first_doc (&s->mongos, &newest) || !bson_iter_init_find (&it, &newest, "ping") ||
+   if (!cmd_first_doc (&s->mongos, &newest) || !bson_iter_init_find (&it, &newest, "ping") ||
        !BSON_ITER_HOLDS_DATE_TIME (&it)) {
       BSON_APPEND_UTF8 (&s->result, "most recently active mongoses", "none");
       ok = true;
@@ -180,19 +162,17 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
          while (bson_iter_next (&it)) {
             bson_t d, entry;
             bson_iter_t id, num;
-            char k[16], vbuf[64];
-            const char *kk;
-            if (!iter_doc (&it, &d))
+            char k[16];
+            const char *kk, *version = "null";
+            if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
                continue;
             bson_uint32_to_string (n++, &kk, k, sizeof k);
             BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
             /* { [z._id]: z.num }: the version is the key (String(null) when unknown) */
             if (bson_iter_init_find (&id, &d, "_id") && BSON_ITER_HOLDS_UTF8 (&id))
-               bson_strncpy (vbuf, bson_iter_utf8 (&id, NULL), sizeof vbuf);
-            else
-               bson_strncpy (vbuf, "null", sizeof vbuf);
+               version = bson_iter_utf8 (&id, NULL);
             if (bson_iter_init_find (&num, &d, "num"))
-               bson_append_value (&entry, vbuf, -1, bson_iter_value (&num));
+               bson_append_value (&entry, version, -1, bson_iter_value (&num));
             bson_append_document_end (&arr, &entry);
          }
          bson_append_array_end (&s->result, &arr);
@@ -207,16 +187,21 @@ done:
 static bool
 find_setting (sh_ctx_t *ctx, const char *id, bson_t *docs, sh_error_t *err)
 {
-   bson_t *cmd = BCON_NEW ("find", BCON_UTF8 ("settings"), "filter", "{", "_id", BCON_UTF8 (id), "}", "limit",
-                           BCON_INT32 (1));
+   bson_t *cmd = bson_new ();
+   cmd_append_find_id (cmd, "settings", id);
    return run_docs (ctx, "config", cmd, 1, docs, err);
 }
 
 /* One "Migration Results" entry: the count is the key, so equal counts overwrite and keys sort numerically. */
 typedef struct {
    int64_t count;
-   char text[512];
+   char *text; /* owned */
 } migration_row_t;
+
+typedef struct {
+   migration_row_t *v;
+   size_t n, cap;
+} migration_rows_t;
 
 static int
 migration_row_cmp (const void *a, const void *b)
@@ -226,7 +211,7 @@ migration_row_cmp (const void *a, const void *b)
 }
 
 static void
-add_migration_rows (const bson_t *docs, bool failures, migration_row_t *rows, size_t *n, size_t max)
+add_migration_rows (const bson_t *docs, bool failures, migration_rows_t *rows)
 {
    bson_iter_t it;
    bson_iter_init (&it, docs);
@@ -236,7 +221,7 @@ add_migration_rows (const bson_t *docs, bool failures, migration_row_t *rows, si
       int64_t count = 0;
       const char *id = "", *from = "undefined", *to = "undefined";
       size_t i;
-      if (!iter_doc (&it, &d))
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
       if (bson_iter_init_find (&f, &d, "count") && BSON_ITER_HOLDS_NUMBER (&f))
          count = bson_iter_as_int64 (&f);
@@ -246,18 +231,21 @@ add_migration_rows (const bson_t *docs, bool failures, migration_row_t *rows, si
          from = bson_iter_utf8 (&f, NULL);
       if (bson_iter_init_find (&f, &d, "to") && BSON_ITER_HOLDS_UTF8 (&f))
          to = bson_iter_utf8 (&f, NULL);
-      for (i = 0; i < *n && rows[i].count != count; i++)
+      for (i = 0; i < rows->n && rows->v[i].count != count; i++)
          ;
-      if (i == *n) {
-         if (*n == max)
-            continue;
-         (*n)++;
+      if (i == rows->n) {
+         if (rows->n == rows->cap) {
+            rows->cap = rows->cap ? 2 * rows->cap : 8;
+            rows->v = bson_realloc (rows->v, rows->cap * sizeof *rows->v);
+         }
+         rows->v[rows->n++].text = NULL;
       }
-      rows[i].count = count;
+      rows->v[i].count = count;
+      bson_free (rows->v[i].text);
       if (!failures && !strcmp (id, "Success"))
-         bson_strncpy (rows[i].text, "Success", sizeof rows[i].text);
+         rows->v[i].text = bson_strdup ("Success");
       else
-         bson_snprintf (rows[i].text, sizeof rows[i].text, "Failed with error '%s', from %s to %s", id, from, to);
+         rows->v[i].text = bson_strdup_printf ("Failed with error '%s', from %s to %s", id, from, to);
    }
 }
 
@@ -272,8 +260,8 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
    bool has_actionlog, ok = false;
    int32_t failed = 0;
    bson_value_t last_err = {.value_type = BSON_TYPE_UNDEFINED}, last_time = {.value_type = BSON_TYPE_UTF8};
-   migration_row_t rows[32];
-   size_t n_rows = 0;
+   migration_rows_t rows = {.n = 0};
+   char *line = NULL;
 
    last_time.value.v_utf8.str = (char *) " ";
    last_time.value.v_utf8.len = 1;
@@ -297,25 +285,24 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
 
    /* actionlog and changelog only where the metadata has them: no currentVersion (5.0+), or currentVersion > 5 */
    has_actionlog = true;
-   if (first_doc (&s->version, &version) && bson_iter_init_find (&it, &version, "currentVersion") &&
+   if (cmd_first_doc (&s->version, &version) && bson_iter_init_find (&it, &version, "currentVersion") &&
        truthy (&version, "currentVersion")) {
       double cv = BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_double (&it) : 0;
       has_actionlog = cv > 5;
       if (cv == 5) {
          bson_t reply;
          bson_iter_t va, x;
+         bool ran;
          cmd = BCON_NEW ("buildInfo", BCON_INT32 (1));
-         if (!conn_run (ctx, "admin", cmd, CONN_READ, &reply, err)) {
-            bson_destroy (cmd);
-            bson_destroy (&reply);
-            goto done;
-         }
-         if (bson_iter_init_find (&va, &reply, "versionArray") && BSON_ITER_HOLDS_ARRAY (&va) &&
+         ran = conn_run (ctx, "admin", cmd, CONN_READ, &reply, err);
+         if (ran && bson_iter_init_find (&va, &reply, "versionArray") && BSON_ITER_HOLDS_ARRAY (&va) &&
              bson_iter_recurse (&va, &x) && bson_iter_next (&x) && bson_iter_as_int64 (&x) == 2 &&
              bson_iter_next (&x) && bson_iter_as_int64 (&x) > 6)
             has_actionlog = true;
          bson_destroy (cmd);
          bson_destroy (&reply);
+         if (!ran)
+            goto done;
       }
    }
    if (has_actionlog) {
@@ -328,7 +315,7 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       while (bson_iter_next (&it)) {
          bson_t round;
          bson_iter_t f;
-         if (!iter_doc (&it, &round) || !cmd_round_failed (&round, false))
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &round) || !cmd_round_failed (&round, false))
             continue;
          if (++failed == 1) {
             if (bson_iter_init (&f, &round) && bson_iter_find_descendant (&f, "details.errmsg", &f))
@@ -345,17 +332,18 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       cmd_append_changelog_aggregate (cmd, true, yesterday);
       if (!run_docs (ctx, "config", cmd, 0, &s->failed_migrations, err))
          goto done;
-      add_migration_rows (&s->ok_migrations, false, rows, &n_rows, sizeof rows / sizeof rows[0]);
-      add_migration_rows (&s->failed_migrations, true, rows, &n_rows, sizeof rows / sizeof rows[0]);
-      qsort (rows, n_rows, sizeof rows[0], migration_row_cmp);
+      add_migration_rows (&s->ok_migrations, false, &rows);
+      add_migration_rows (&s->failed_migrations, true, &rows);
+      if (rows.n)
+         qsort (rows.v, rows.n, sizeof rows.v[0], migration_row_cmp);
    }
 
    /* the result, in the order of mongosh's usual completion */
    BSON_APPEND_DOCUMENT_BEGIN (&s->result, "autosplit", &doc);
    BSON_APPEND_UTF8 (&doc, "Currently enabled",
-                     !first_doc (&s->settings_autosplit, &version) || truthy (&version, "enabled") ? "yes" : "no");
+                     !cmd_first_doc (&s->settings_autosplit, &version) || truthy (&version, "enabled") ? "yes" : "no");
    bson_append_document_end (&s->result, &doc);
-   if (first_doc (&s->settings_automerge, &version)) {
+   if (cmd_first_doc (&s->settings_automerge, &version)) {
       BSON_APPEND_DOCUMENT_BEGIN (&s->result, "automerge", &doc);
       BSON_APPEND_UTF8 (&doc, "Currently enabled", truthy (&version, "enabled") ? "yes" : "no");
       bson_append_document_end (&s->result, &doc);
@@ -364,20 +352,21 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
     * order varies from run to run) */
    BSON_APPEND_UTF8 (&balancer, "Currently running", running);
    BSON_APPEND_UTF8 (&balancer, "Currently enabled",
-                     !first_doc (&s->settings_balancer, &version) || !truthy (&version, "stopped") ? "yes" : "no");
-   if (first_doc (&s->settings_window, &version) && bson_iter_init_find (&it, &version, "activeWindow")) {
+                     !cmd_first_doc (&s->settings_balancer, &version) || !truthy (&version, "stopped") ? "yes" : "no");
+   if (cmd_first_doc (&s->settings_window, &version) && bson_iter_init_find (&it, &version, "activeWindow")) {
       bson_t w;
       bson_iter_t st;
-      char line[256];
       const char *start = "undefined", *stop = "undefined";
-      if (iter_doc (&it, &w)) {
+      if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &w)) {
          if (bson_iter_init_find (&st, &w, "start") && BSON_ITER_HOLDS_UTF8 (&st))
             start = bson_iter_utf8 (&st, NULL);
          if (bson_iter_init_find (&st, &w, "stop") && BSON_ITER_HOLDS_UTF8 (&st))
             stop = bson_iter_utf8 (&st, NULL);
       }
-      bson_snprintf (line, sizeof line, "%s and %s server local time", start, stop);
+      line = bson_strdup_printf ("%s and %s server local time", start, stop);
       BSON_APPEND_UTF8 (&balancer, "Balancer active window is set between", line);
+      bson_free (line);
+      line = NULL;
    }
    if (!bson_empty (&s->locks)) {
       bson_t arr;
@@ -387,9 +376,9 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       while (bson_iter_next (&it)) {
          bson_t lock;
          bson_iter_t f;
-         char k[16], when[128], line[512];
+         char k[16], when[128];
          const char *kk, *id = "undefined";
-         if (!iter_doc (&it, &lock))
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &lock))
             continue;
          if (bson_iter_init_find (&f, &lock, "_id") && BSON_ITER_HOLDS_UTF8 (&f))
             id = bson_iter_utf8 (&f, NULL);
@@ -397,9 +386,11 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
             js_date_string (bson_iter_date_time (&f), when, sizeof when);
          else
             bson_strncpy (when, "undefined", sizeof when);
-         bson_snprintf (line, sizeof line, "%s started at %s", id, when);
+         line = bson_strdup_printf ("%s started at %s", id, when);
          bson_uint32_to_string (n++, &kk, k, sizeof k);
          BSON_APPEND_UTF8 (&arr, kk, line);
+         bson_free (line);
+         line = NULL;
       }
       bson_append_array_end (&balancer, &arr);
    }
@@ -416,10 +407,10 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       } else {
          bson_t m;
          BSON_APPEND_DOCUMENT_BEGIN (&balancer, "Migration Results for the last 24 hours", &m);
-         for (size_t i = 0; i < n_rows; i++) {
+         for (size_t i = 0; i < rows.n; i++) {
             char k[32];
-            bson_snprintf (k, sizeof k, "%lld", (long long) rows[i].count);
-            BSON_APPEND_UTF8 (&m, k, rows[i].text);
+            bson_snprintf (k, sizeof k, "%lld", (long long) rows.v[i].count);
+            BSON_APPEND_UTF8 (&m, k, rows.v[i].text);
          }
          bson_append_document_end (&balancer, &m);
       }
@@ -427,6 +418,10 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
    BSON_APPEND_DOCUMENT (&s->result, "balancer", &balancer);
    ok = true;
 done:
+   for (size_t i = 0; i < rows.n; i++)
+      bson_free (rows.v[i].text);
+   bson_free (rows.v);
+   bson_free (line);
    bson_destroy (&balancer);
    return ok;
 }
@@ -523,14 +518,15 @@ status_collection (sh_ctx_t *ctx, const bson_t *coll, bool verbose, bson_t *coll
       bson_append_value (&res, "shardKey", -1, bson_iter_value (&it));
    append_flag (&res, "unique", coll, "unique", false);
    append_flag (&res, "balancing", coll, "noBalance", true);
-   BSON_APPEND_BOOL (&res, "allowMigrations", !is_false (coll, "permitMigrations") && !is_false (coll, "allowMigrations"));
+   BSON_APPEND_BOOL (&res, "allowMigrations",
+                     !is_false (coll, "permitMigrations") && !is_false (coll, "allowMigrations"));
    BSON_APPEND_ARRAY_BEGIN (&res, "chunkMetadata", &arr);
    bson_iter_init (&it, &counts);
    while (bson_iter_next (&it)) {
       bson_t d, entry;
       char k[16];
       const char *kk;
-      if (!iter_doc (&it, &d))
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
       bson_uint32_to_string (n++, &kk, k, sizeof k);
       BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
@@ -554,7 +550,7 @@ status_collection (sh_ctx_t *ctx, const bson_t *coll, bool verbose, bson_t *coll
          BSON_APPEND_UTF8 (&arr, kk, STATUS_TOO_MANY_CHUNKS);
          break;
       }
-      if (!iter_doc (&it, &d))
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
       n++;
       BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
@@ -579,7 +575,7 @@ status_collection (sh_ctx_t *ctx, const bson_t *coll, bool verbose, bson_t *coll
       bson_t d, entry;
       char k[16];
       const char *kk;
-      if (!iter_doc (&it, &d))
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
       bson_uint32_to_string (n++, &kk, k, sizeof k);
       BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
@@ -643,8 +639,8 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    bson_iter_init (&it, &s->databases);
    while (bson_iter_next (&it)) {
       bson_iter_t id;
-      if (!iter_doc (&it, &dbs[n_dbs].doc) || !bson_iter_init_find (&id, &dbs[n_dbs].doc, "_id") ||
-          !BSON_ITER_HOLDS_UTF8 (&id))
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &dbs[n_dbs].doc) ||
+          !bson_iter_init_find (&id, &dbs[n_dbs].doc, "_id") || !BSON_ITER_HOLDS_UTF8 (&id))
          continue;
       dbs[n_dbs++].id = bson_iter_utf8 (&id, NULL);
    }
@@ -661,7 +657,8 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
       bson_iter_t id;
       const char *ns, *dot;
       bool known = false;
-      if (!iter_doc (&it, &c) || !bson_iter_init_find (&id, &c, "_id") || !BSON_ITER_HOLDS_UTF8 (&id))
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
+          !BSON_ITER_HOLDS_UTF8 (&id))
          continue;
       ns = bson_iter_utf8 (&id, NULL);
       for (size_t i = 0; i < n_dbs && !known; i++)
@@ -694,8 +691,8 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
       while (!failed && bson_iter_next (&it)) {
          bson_t c;
          bson_iter_t id;
-         if (!iter_doc (&it, &c) || !bson_iter_init_find (&id, &c, "_id") || !BSON_ITER_HOLDS_UTF8 (&id) ||
-             !starts_with_db (bson_iter_utf8 (&id, NULL), order[i]->id))
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
+             !BSON_ITER_HOLDS_UTF8 (&id) || !starts_with_db (bson_iter_utf8 (&id, NULL), order[i]->id))
             continue;
          failed = !status_collection (ctx, &c, verbose, &colls, err);
       }
@@ -730,7 +727,7 @@ exec_status (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    status_init (&s);
    if (!phase_version (ctx, &s, err))
       goto done;
-   if (first_doc (&s.version, &version)) {
+   if (cmd_first_doc (&s.version, &version)) {
       /* shardingVersion without currentVersion (mongosh deletes it before returning) */
       bson_t sv;
       bson_iter_init (&it, &version);
@@ -775,6 +772,7 @@ exec_print_sharding_sizes (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
 {
    bson_t colls = BSON_INITIALIZER, stats = BSON_INITIALIZER, result = BSON_INITIALIZER, *cmd;
    bson_iter_t it;
+   char *db = NULL;
    bool ok = false;
    (void) call;
 
@@ -787,48 +785,35 @@ exec_print_sharding_sizes (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
       bson_t c, entry;
       bson_iter_t id, st;
       const char *ns, *dot;
-      char db[128], name[256];
-      if (!iter_doc (&it, &c) || !bson_iter_init_find (&id, &c, "_id") || !BSON_ITER_HOLDS_UTF8 (&id))
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
+          !BSON_ITER_HOLDS_UTF8 (&id))
          continue;
       ns = bson_iter_utf8 (&id, NULL);
       dot = strchr (ns, '.');
-      if (!dot || (size_t) (dot - ns) >= sizeof db)
+      if (!dot)
          continue;
-      bson_strncpy (db, ns, (size_t) (dot - ns) + 1);
-      bson_strncpy (name, dot + 1, sizeof name);
-      cmd = BCON_NEW ("aggregate", BCON_UTF8 (name), "pipeline", "[", "{", "$collStats", "{", "storageStats", "{", "}",
-                      "}", "}", "]", "cursor", "{", "}");
+      bson_free (db);
+      db = bson_strndup (ns, (size_t) (dot - ns));
+      cmd = BCON_NEW ("aggregate", BCON_UTF8 (dot + 1), "pipeline", "[", "{", "$collStats", "{", "storageStats", "{",
+                      "}", "}", "}", "]", "cursor", "{", "}");
       if (!run_docs (ctx, db, cmd, 0, &stats, err))
          goto done;
       BSON_APPEND_DOCUMENT_BEGIN (&result, ns, &entry);
       bson_iter_init (&st, &stats);
       while (bson_iter_next (&st)) {
          bson_t sd, row;
-         bson_iter_t f, v;
+         bson_iter_t f;
          char buf[64];
          const char *shard = "?";
-         if (!iter_doc (&st, &sd))
+         if (!cmd_iter_sub (&st, BSON_TYPE_DOCUMENT, &sd))
             continue;
          if (bson_iter_init_find (&f, &sd, "shard") && BSON_ITER_HOLDS_UTF8 (&f))
             shard = bson_iter_utf8 (&f, NULL);
          BSON_APPEND_DOCUMENT_BEGIN (&entry, shard, &row);
-         bson_iter_init (&f, &sd);
-         cmd_format_bytes (bson_iter_find_descendant (&f, "storageStats.size", &v) && BSON_ITER_HOLDS_NUMBER (&v)
-                              ? bson_iter_as_double (&v)
-                              : 0,
-                           buf, sizeof buf);
+         cmd_format_bytes (cmd_number_at (&sd, "storageStats.size", NULL), buf, sizeof buf);
          BSON_APPEND_UTF8 (&row, "data", buf);
-         bson_iter_init (&f, &sd);
-         cmd_append_number (&row, "docs",
-                            bson_iter_find_descendant (&f, "storageStats.count", &v) && BSON_ITER_HOLDS_NUMBER (&v)
-                               ? bson_iter_as_double (&v)
-                               : 0);
-         bson_iter_init (&f, &sd);
-         cmd_format_bytes (bson_iter_find_descendant (&f, "storageStats.storageSize", &v) &&
-                                 BSON_ITER_HOLDS_NUMBER (&v)
-                              ? bson_iter_as_double (&v)
-                              : 0,
-                           buf, sizeof buf);
+         cmd_append_number (&row, "docs", cmd_number_at (&sd, "storageStats.count", NULL));
+         cmd_format_bytes (cmd_number_at (&sd, "storageStats.storageSize", NULL), buf, sizeof buf);
          BSON_APPEND_UTF8 (&row, "storage", buf);
          bson_append_document_end (&entry, &row);
       }
@@ -838,6 +823,7 @@ exec_print_sharding_sizes (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
       cmd_print_stats (ctx, &result, NULL);
    ok = true;
 done:
+   bson_free (db);
    bson_destroy (&colls);
    bson_destroy (&stats);
    bson_destroy (&result);

@@ -1,29 +1,22 @@
 /* Zone helpers: sh.addShardToZone, sh.removeShardFromZone, sh.updateZoneKeyRange, sh.removeRangeFromZone and
  * their deprecated tag aliases. Each builds exactly the admin command mongosh 2.12 sends. */
+#include <string.h>
+
 #include "commands.h"
 
+/* sh.addShardToZone / sh.removeShardFromZone and their tag aliases: { <command>: <shard>, zone: <zone> }, the command
+ * named by the entry or, for an alias, by the entry it stands for. */
 static bool
-build_add_shard_to_zone (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+build_shard_zone (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   const char *m = call->cmd->flags & CMD_ALIAS ? "addShardTag" : "addShardToZone";
+   const char *m = args_method (call); /* the alias names itself in messages */
+   const char *target = call->cmd->alias_of ? call->cmd->alias_of : call->cmd->name;
    bson_t *cmd;
-   if (!args_check (call, 0, ARG_STRING, true, "Shard", m, err) || !args_check (call, 1, ARG_STRING, true, "Shard", m, err))
+   if (!args_check (call, 0, ARG_STRING, true, "Shard", m, err) ||
+       !args_check (call, 1, ARG_STRING, true, "Shard", m, err))
       return false;
    cmd = sh_requests_add (out, "admin", CONN_ADMIN);
-   args_append (call, 0, cmd, "addShardToZone");
-   args_append (call, 1, cmd, "zone");
-   return true;
-}
-
-static bool
-build_remove_shard_from_zone (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
-{
-   const char *m = call->cmd->flags & CMD_ALIAS ? "removeShardTag" : "removeShardFromZone";
-   bson_t *cmd;
-   if (!args_check (call, 0, ARG_STRING, true, "Shard", m, err) || !args_check (call, 1, ARG_STRING, true, "Shard", m, err))
-      return false;
-   cmd = sh_requests_add (out, "admin", CONN_ADMIN);
-   args_append (call, 0, cmd, "removeShardFromZone");
+   args_append (call, 0, cmd, strchr (target, '.') ? strchr (target, '.') + 1 : target);
    args_append (call, 1, cmd, "zone");
    return true;
 }
@@ -31,11 +24,13 @@ build_remove_shard_from_zone (const sh_call_t *call, sh_requests_t *out, sh_erro
 static bool
 build_update_zone_key_range (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   const char *m = call->cmd->flags & CMD_ALIAS ? "addTagRange" : "updateZoneKeyRange";
+   const char *m = args_method (call); /* the alias names itself in messages */
    bson_t *cmd;
    /* the zone is required but its type is not checked: null is sent as BSON null */
-   if (!args_check (call, 0, ARG_STRING, true, "Shard", m, err) || !args_check (call, 1, ARG_OBJECT, true, "Shard", m, err) ||
-       !args_check (call, 2, ARG_OBJECT, true, "Shard", m, err) || !args_check (call, 3, ARG_ANY, true, "Shard", m, err))
+   if (!args_check (call, 0, ARG_STRING, true, "Shard", m, err) ||
+       !args_check (call, 1, ARG_OBJECT, true, "Shard", m, err) ||
+       !args_check (call, 2, ARG_OBJECT, true, "Shard", m, err) ||
+       !args_check (call, 3, ARG_ANY, true, "Shard", m, err))
       return false;
    cmd = sh_requests_add (out, "admin", CONN_ADMIN);
    args_append (call, 0, cmd, "updateZoneKeyRange");
@@ -48,9 +43,10 @@ build_update_zone_key_range (const sh_call_t *call, sh_requests_t *out, sh_error
 static bool
 build_remove_range_from_zone (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   const char *m = call->cmd->flags & CMD_ALIAS ? "removeTagRange" : "removeRangeFromZone";
+   const char *m = args_method (call); /* the alias names itself in messages */
    bson_t *cmd;
-   if (!args_check (call, 0, ARG_STRING, true, "Shard", m, err) || !args_check (call, 1, ARG_OBJECT, true, "Shard", m, err) ||
+   if (!args_check (call, 0, ARG_STRING, true, "Shard", m, err) ||
+       !args_check (call, 1, ARG_OBJECT, true, "Shard", m, err) ||
        !args_check (call, 2, ARG_OBJECT, true, "Shard", m, err))
       return false;
    cmd = sh_requests_add (out, "admin", CONN_ADMIN);
@@ -69,7 +65,7 @@ const sh_cmd_t cmd_sh_add_shard_to_zone = {
    .example = "sh.addShardToZone(\"shard01\", \"NYC\")",
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK,
-   .build = build_add_shard_to_zone,
+   .build = build_shard_zone,
    .arg_kinds = "shard,zone",
 };
 
@@ -82,7 +78,7 @@ const sh_cmd_t cmd_sh_add_shard_tag = {
    .example = "sh.addShardTag(\"shard01\", \"NYC\")",
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK | CMD_ALIAS,
-   .build = build_add_shard_to_zone,
+   .build = build_shard_zone,
    .arg_kinds = "shard,zone",
 };
 
@@ -94,7 +90,7 @@ const sh_cmd_t cmd_sh_remove_shard_from_zone = {
    .example = "sh.removeShardFromZone(\"shard01\", \"NYC\")",
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK,
-   .build = build_remove_shard_from_zone,
+   .build = build_shard_zone,
    .arg_kinds = "shard,zone",
 };
 
@@ -107,7 +103,7 @@ const sh_cmd_t cmd_sh_remove_shard_tag = {
    .example = "sh.removeShardTag(\"shard01\", \"NYC\")",
    .since = "3.4",
    .flags = CMD_MONGOS_CHECK | CMD_ALIAS,
-   .build = build_remove_shard_from_zone,
+   .build = build_shard_zone,
    .arg_kinds = "shard,zone",
 };
 
