@@ -6,6 +6,7 @@
 
 #include "advisor_model.h"
 #include "commands.h"
+#include "aligned.h"
 
 #define ADVISOR_DEFAULT_SAMPLE 1000
 #define ADVISOR_MAX_SAMPLE 100000
@@ -352,7 +353,7 @@ advisor_read_chunk_map (sh_ctx_t *ctx, const advisor_args_t *a, advisor_data_t *
    if (!advisor_try_docs (ctx, "config", &cmd, ADVISOR_MAX_CHUNKS, &docs, &more) || !bson_iter_init (&it, &docs))
       goto done;
    d->chunks_truncated = more;
-   d->chunks = bson_malloc0 (sizeof *d->chunks * (bson_count_keys (&docs) + 1));
+   d->chunks = SH_ALLOC_ARRAY (advisor_chunk_t, bson_count_keys (&docs) + 1);
    while (bson_iter_next (&it)) {
       bson_t chunk, min, max;
       if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &chunk) || !cmd_get_sub (&chunk, "min", BSON_TYPE_DOCUMENT, &min) ||
@@ -692,7 +693,7 @@ exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
                                .recent = d.has_recent ? &d.recent : NULL,
                                .queries = d.has_queries ? &d.queries : NULL,
                                .total_docs = d.total};
-   results = bson_malloc0 (sizeof *results * (ADVISOR_MAX_CANDIDATES + ADVISOR_MAX_VARIANTS));
+   results = SH_ALLOC_ARRAY (advisor_result_t, ADVISOR_MAX_CANDIDATES + ADVISOR_MAX_VARIANTS);
    if (a.nkeys) {
       for (size_t i = 0; i < a.nkeys; i++) {
          if (advisor_analyze (&sample, &a.keys[i], "given", &cluster, &a.limits, &results[nres], why, sizeof why))

@@ -3,6 +3,7 @@
  * would land, how sampled queries would be targeted, and a verdict in plain words. Pure: no I/O, no globals. */
 #include "advisor_model.h"
 #include "hashkey.h"
+#include "aligned.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -539,7 +540,7 @@ advisor_map_even (const bson_t *pattern, const advisor_entry_t *sorted, size_t n
    bool hashed_first = false;
    size_t ns = cluster->nshards;
    advisor_pattern_hashed (pattern, &hashed_first);
-   m->v = bson_malloc0 (sizeof *m->v * (ns ? ns : 1));
+   m->v = SH_ALLOC_ARRAY (advisor_chunk_t, ns);
    m->n = 0;
    m->owned = true;
    if (!ns)
@@ -839,7 +840,7 @@ advisor_entries (const bson_t *array, const bson_t *pattern, size_t *n, int64_t 
                  int64_t *bytes, bool *all_oid)
 {
    size_t cap = advisor_array_len (array), i = 0;
-   advisor_entry_t *e = bson_malloc0 (sizeof *e * (cap ? cap : 1));
+   advisor_entry_t *e = SH_ALLOC_ARRAY (advisor_entry_t, cap);
    bson_iter_t it, idit;
    *all_oid = cap > 0;
    if (cap && bson_iter_init (&it, array)) {

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "aligned.h"
 
 #define STATUS_MAX_ROWS 20
 #define STATUS_TOO_MANY_CHUNKS "too many chunks to print, use verbose if you want to force print"
@@ -635,7 +636,7 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
 
    /* the database list: config.databases, then config, then the databases of sharded collections not listed */
    cap = bson_count_keys (&s->databases) + bson_count_keys (&s->collections) + 1;
-   dbs = bson_malloc0 (cap * sizeof *dbs);
+   dbs = SH_ALLOC_ARRAY (status_db_t, cap);
    bson_iter_init (&it, &s->databases);
    while (bson_iter_next (&it)) {
       bson_iter_t id;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "collect.h"
+#include "aligned.h"
 #include "conn.h"
 #include "ctx.h"
 #include "output.h"
@@ -586,7 +587,9 @@ sample_collections (collect_t *c, snapshot_t *s, coll_meta_t **metas, size_t *nm
       goto done;
    n = bson_count_keys (&docs);
    s->colls = xcalloc (n, sizeof *s->colls);
-   *metas = xcalloc (n, sizeof **metas);
+   *metas = SH_ALLOC_ARRAY (coll_meta_t, n);
+   if (!*metas)
+      abort ();
    if (bson_iter_init (&it, &docs)) {
       while (bson_iter_next (&it)) {
          snap_coll_t *co = &s->colls[s->ncolls];
