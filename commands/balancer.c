@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "interrupt.h"
 
 static bool
 build_start_stop (const sh_call_t *call, sh_requests_t *out, const char *method, const char *name, conn_path_t path,
@@ -283,9 +284,10 @@ wait_balancer (sh_ctx_t *ctx, const sh_call_t *call, bool until_off, bool wait_r
                                        : "a balancer round is still in progress");
          goto done;
       }
-      {
-         struct timespec ts = {0, WAIT_POLL_MS * 1000000L};
-         nanosleep (&ts, NULL);
+      if (!sh_sleep_ms (WAIT_POLL_MS)) {
+         /* Ctrl-C abandons the wait; the shell goes on */
+         sh_error_set_at (err, SH_ERR_INTERRUPTED, call->pos, "%s interrupted", call->cmd->name);
+         goto done;
       }
    }
    cmd_print_doc (ctx, &reply);

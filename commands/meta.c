@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "interrupt.h"
 
 static void
 help_entry (FILE *out, const sh_cmd_t *c)
@@ -152,17 +153,13 @@ static bool
 exec_sleep (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
    bson_iter_t it;
-   struct timespec ts;
-   int64_t ms;
    (void) ctx;
    if (!args_check (call, 0, ARG_NUMBER, true, "Shell", "sleep", err) || !args_get (call, 0, &it))
       return false;
-   ms = (int64_t) bson_iter_as_double (&it);
-   if (ms < 0)
-      ms = 0;
-   ts.tv_sec = ms / 1000;
-   ts.tv_nsec = (ms % 1000) * 1000000L;
-   nanosleep (&ts, NULL);
+   if (!sh_sleep_ms ((int64_t) bson_iter_as_double (&it))) {
+      sh_error_set_at (err, SH_ERR_INTERRUPTED, call->pos, "sleep interrupted");
+      return false;
+   }
    return true;
 }
 

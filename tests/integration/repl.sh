@@ -101,3 +101,28 @@ wait_for '12345'
 check_not_contains "repl/NO_COLOR turns colour off" "${esc}[33m" "$($T capture-pane -t repl -p -e 2>/dev/null)"
 stop
 rm -f "$HOME/.shardshrc"
+
+# Ctrl-C abandons a waiting command and the shell lives on
+if sim_start --scenario demo; then
+   new_server
+   $T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST NO_COLOR=1 $SH_ABS --norc $SIM_URI; echo EXITED=\$?; sleep 30"
+   wait_for 'test>'
+   $T send-keys -t repl 'sh.waitForBalancer(true, 60000)' Enter
+   sleep 1
+   $T send-keys -t repl C-c
+   wait_for 'interrupted' && pass "repl/ctrl-c abandons sh.waitForBalancer" ||
+      fail "repl/ctrl-c abandons sh.waitForBalancer" "$(screen | tail -4)"
+   $T send-keys -t repl 'sleep(60000)' Enter
+   sleep 0.5
+   $T send-keys -t repl C-c
+   wait_for 'sleep interrupted' && pass "repl/ctrl-c abandons sleep" || fail "repl/ctrl-c abandons sleep" "$(screen | tail -4)"
+   $T send-keys -t repl 'sh.getBalancerState()' Enter
+   wait_for '^true' && pass "repl/the shell lives on after an interrupted wait" ||
+      fail "repl/the shell lives on after an interrupted wait" "$(screen | tail -4)"
+   $T send-keys -t repl 'exit' Enter
+   wait_for 'EXITED=0' || true
+   stop
+   sim_stop
+else
+   fail "repl/simulated cluster" "shardsim did not start"
+fi
