@@ -41,7 +41,7 @@ SIMU_BINS := $(SIMU_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 BINDIR ?= $(if $(SAN),$(BUILD)/bin,bin)
 
-.PHONY: all deps test asan check-deps clean install demo format format-check docs fuzz bench valgrind
+.PHONY: all deps test check units asan check-deps clean install demo format format-check docs fuzz bench valgrind
 
 all: check-deps $(BINDIR)/shardsh $(BINDIR)/shardsim
 
@@ -81,16 +81,27 @@ $(BUILD)/tests/simtest_%: tests/unit/simtest_%.c $(SIM_LIBOBJS) tests/unit/unit.
 
 units: all $(UNIT_BINS) $(SIMU_BINS)
 
-# The README's test command. Installs missing packages first, so a fresh machine needs nothing by hand.
+# The README's test command and CI's: builds everything, then runs the suite, the same suite under ASan+UBSan, and
+# a short fuzz run (TEST_FUZZ_SECONDS a target), ending with one tally line. Installs missing packages first, so a
+# fresh machine needs nothing by hand. `make check` is the plain suite alone (quicker while developing).
+TEST_FUZZ_SECONDS ?= 20
+
 test:
 	@sh tests/deps.sh
-	@$(MAKE) --no-print-directory units
+	@$(MAKE) --no-print-directory -j2 units
+	@$(MAKE) --no-print-directory -j2 BUILD=build/asan SAN=1 units
+	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory -j2 $(FUZZ_BINS); fi
+	@BUILD=$(BUILD) BINDIR=$(BINDIR) SHARDSH_PASSES="plain asan fuzz" FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) sh tests/run.sh
+
+check:
+	@sh tests/deps.sh
+	@$(MAKE) --no-print-directory -j2 units
 	@BUILD=$(BUILD) BINDIR=$(BINDIR) sh tests/run.sh
 
 asan:
 	@sh tests/deps.sh
-	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 units
-	@BUILD=build/asan BINDIR=build/asan/bin SHARDSH_SAN=1 sh tests/run.sh
+	@$(MAKE) --no-print-directory -j2 BUILD=build/asan SAN=1 units
+	@BUILD=build/asan BINDIR=build/asan/bin SHARDSH_PASSES=asan sh tests/run.sh
 
 # Fuzzing (tests/fuzz/): libFuzzer targets built with clang, ASan and UBSan over the shell's own sources in
 # build/fuzz. `make fuzz FUZZ_SECONDS=N` runs each target for N seconds and fails on a crash, a leak or a hang.

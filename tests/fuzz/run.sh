@@ -27,9 +27,9 @@ for t in parser render; do
    secs=$(sed -n 's/^stat::.*//; s/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
    if [ "$rc" -eq 0 ]; then
-      echo "fuzz_$t: ${runs:-?} executions in ${secs:-$SECONDS_PER} s, ${cov:-cov: ?}, 0 crashes"
+      echo "PASS fuzz/$t: ${runs:-?} executions in ${secs:-$SECONDS_PER} s, ${cov:-cov: ?}, 0 crashes"
    else
-      echo "fuzz_$t: FAILED (status $rc) after ${runs:-?} executions; see $log and $FUZZ_BUILD/artifacts/" >&2
+      echo "FAIL fuzz/$t: status $rc after ${runs:-?} executions; see $log and $FUZZ_BUILD/artifacts/"
       grep -E 'ERROR: |SUMMARY: |runtime error|Test unit written' "$log" | head -10 >&2
       status=1
    fi
