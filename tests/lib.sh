@@ -54,3 +54,24 @@ cleanup() {
    rm -rf "$TMPD"
 }
 trap cleanup EXIT
+
+# ensure_mongosh LABEL: sets MONGOSH to mongosh 2.12.0 (the peer client nobody here wrote), installing it with npm
+# into the repo-local .cache/mongosh when missing (MONGOSH overrides the path). When it cannot be had, prints
+# "SKIP LABEL: why" and returns 1.
+ensure_mongosh() {
+   _root=$(cd "$(dirname "$0")/../.." && pwd)
+   MONGOSH=${MONGOSH:-$_root/.cache/mongosh/node_modules/.bin/mongosh}
+   [ -x "$MONGOSH" ] && return 0
+   if ! command -v npm > /dev/null 2>&1; then
+      skip "$1" "npm could not install mongosh: npm not found"
+      return 1
+   fi
+   mkdir -p "$_root/.cache/mongosh"
+   # run npm from an empty directory: a child folder named "mongosh" would be taken for the package
+   if ! _log=$(cd "$TMPD" && npm install --no-audit --no-fund --prefix "$_root/.cache/mongosh" mongosh@2.12.0 2>&1) ||
+      [ ! -x "$MONGOSH" ]; then
+      skip "$1" "npm could not install mongosh: $(echo "$_log" | tail -n 1)"
+      return 1
+   fi
+   return 0
+}

@@ -17,19 +17,7 @@ if ! command -v jq > /dev/null 2>&1; then
    echo "SKIP compare-sh: jq is not installed (apt-get install jq)"
    exit 0
 fi
-MONGOSH=${MONGOSH:-$ROOT/.cache/mongosh/node_modules/.bin/mongosh}
-if [ ! -x "$MONGOSH" ]; then
-   if ! command -v npm > /dev/null 2>&1; then
-      echo "SKIP compare-sh: npm could not install mongosh: npm not found"
-      exit 0
-   fi
-   mkdir -p "$ROOT/.cache/mongosh"
-   if ! log=$(cd "$TMPD" && npm install --no-audit --no-fund --prefix "$ROOT/.cache/mongosh" mongosh@2.12.0 2>&1) ||
-      [ ! -x "$MONGOSH" ]; then
-      echo "SKIP compare-sh: npm could not install mongosh: $(echo "$log" | tail -n 1)"
-      exit 0
-   fi
-fi
+ensure_mongosh compare-sh || exit 0
 
 # The helper traffic of a log slice, one normalised command per line: { db, cmd }.
 normalise() {

@@ -6,20 +6,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
 
-MONGOSH=${MONGOSH:-$ROOT/.cache/mongosh/node_modules/.bin/mongosh}
-if [ ! -x "$MONGOSH" ]; then
-   if ! command -v npm > /dev/null 2>&1; then
-      echo "SKIP mongosh-peer: npm could not install mongosh: npm not found"
-      exit 0
-   fi
-   mkdir -p "$ROOT/.cache/mongosh"
-   # Run npm from an empty directory: a child folder named "mongosh" would be taken for the package.
-   if ! log=$(cd "$TMPD" && npm install --no-audit --no-fund --prefix "$ROOT/.cache/mongosh" mongosh@2.12.0 2>&1) ||
-      [ ! -x "$MONGOSH" ]; then
-      echo "SKIP mongosh-peer: npm could not install mongosh: $(echo "$log" | tail -n 1)"
-      exit 0
-   fi
-fi
+ensure_mongosh mongosh-peer || exit 0
 
 HELPERS='
 function t(name, f) {
