@@ -216,6 +216,23 @@ conn_redact_doc (const bson_t *src, bson_t *dst)
    }
 }
 
+/* Who the client authenticates as and which CA file it trusts, noted by conn_ensure for error messages only
+ * (process-wide, like the transport: a shell has one connection). */
+static char conn_auth_user[128];
+static char conn_auth_db[128];
+static char conn_tls_ca[1024];
+
+static void
+conn_note_identity (const mongoc_uri_t *uri)
+{
+   const char *user = mongoc_uri_get_username (uri);
+   const char *db = mongoc_uri_get_auth_source (uri);
+   const char *ca = mongoc_uri_get_option_as_utf8 (uri, MONGOC_URI_TLSCAFILE, NULL);
+   bson_strncpy (conn_auth_user, user ? user : "", sizeof conn_auth_user);
+   bson_strncpy (conn_auth_db, db && *db ? db : "admin", sizeof conn_auth_db);
+   bson_strncpy (conn_tls_ca, ca ? ca : "", sizeof conn_tls_ca);
+}
+
 bool
 conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
 {
@@ -238,6 +255,7 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
       mongoc_uri_set_username (uri, ctx->opts->username);
    if (ctx->opts && ctx->opts->password)
       mongoc_uri_set_password (uri, ctx->opts->password);
+   conn_note_identity (uri);
    if (!mongoc_uri_has_option (uri, MONGOC_URI_APPNAME))
       mongoc_uri_set_appname (uri, "shardsh");
    if (!mongoc_uri_has_option (uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS))
@@ -270,11 +288,69 @@ redact_message (sh_error_t *err)
    bson_free (shown);
 }
 
+/* One line for the connection failures people meet most, instead of the driver's wording: a refused login (mongoc's
+ * CLIENT/AUTHENTICATE error; the server's code 18 is kept when the driver passes on the server's own "Authentication
+ * failed.") and a server certificate that fails verification (mongoc reports the TLS handshake inside a
+ * server-selection error with OpenSSL's verify result: 18-21 no path to a trusted CA, 9/10 validity dates, 62/64
+ * host name or IP address mismatch). False for other errors. */
+static bool
+conn_explain_auth_tls (sh_error_t *err, const bson_error_t *error)
+{
+   const char *tls = strstr (error->message, "TLS handshake failed");
+   const char *verify = tls ? strstr (tls, "certificate verify failed (") : NULL;
+   long result = verify ? strtol (verify + strlen ("certificate verify failed ("), NULL, 10) : -1;
+
+   if (error->domain == MONGOC_ERROR_CLIENT && error->code == MONGOC_ERROR_CLIENT_AUTHENTICATE) {
+      const char *user = conn_auth_user[0] ? conn_auth_user : "(none)";
+      if (!strcmp (error->message, "Authentication failed.")) {
+         sh_error_set (err, SH_ERR_SERVER, "authentication failed for user '%s' on database '%s'", user, conn_auth_db);
+         err->code = 18;
+         bson_strncpy (err->code_name, "AuthenticationFailed", sizeof err->code_name);
+      } else {
+         sh_error_set (err, SH_ERR_NETWORK, "authentication failed for user '%s' on database '%s': %s", user,
+                       conn_auth_db, error->message);
+         redact_message (err);
+      }
+      return true;
+   }
+   if (!tls)
+      return false;
+   if (result >= 18 && result <= 21) {
+      if (conn_tls_ca[0])
+         sh_error_set (err, SH_ERR_NETWORK, "TLS: the server's certificate was not signed by the CA in %s",
+                       conn_tls_ca);
+      else
+         sh_error_set (err, SH_ERR_NETWORK,
+                       "TLS: the server's certificate was not signed by a CA this system trusts "
+                       "(--tlsCAFile names one)");
+      return true;
+   }
+   if (result == 9 || result == 10) {
+      sh_error_set (err, SH_ERR_NETWORK, "TLS: the server's certificate %s",
+                    result == 10 ? "has expired" : "is not valid yet");
+      return true;
+   }
+   if (result == 62 || result == 64) {
+      const char *host = strstr (tls, "calling hello on '");
+      host = host ? host + strlen ("calling hello on '") : "";
+      sh_error_set (err, SH_ERR_NETWORK, "TLS: the server's certificate is not valid for %.*s",
+                    (int) strcspn (host, "'"), host);
+      return true;
+   }
+   /* any other handshake failure: its own reason, without the server-selection wrapping */
+   sh_error_set (err, SH_ERR_NETWORK, "%.*s", (int) strcspn (tls, "]"), tls);
+   redact_message (err);
+   return true;
+}
+
 void
 conn_error_from_mongoc (sh_error_t *err, const bson_error_t *error, const bson_t *reply)
 {
    bson_iter_t it;
    bool server = error->domain == MONGOC_ERROR_SERVER || error->domain == MONGOC_ERROR_WRITE_CONCERN;
+
+   if (conn_explain_auth_tls (err, error))
+      return;
 
    if (reply && bson_iter_init_find (&it, reply, "ok") && !bson_iter_as_bool (&it))
       server = true;

@@ -72,7 +72,9 @@ conn_redact_text (const char *text);
 void
 conn_redact_doc (const bson_t *src, bson_t *dst);
 
-/* Fills err from a libmongoc error and, when there is one, the server's reply (for codeName). */
+/* Fills err from a libmongoc error and, when there is one, the server's reply (for codeName). A refused login becomes
+ * "authentication failed for user 'U' on database 'D'" (code 18 AuthenticationFailed when the server said so) and a
+ * server certificate the CA did not sign "TLS: the server's certificate was not signed by the CA in FILE". */
 void
 conn_error_from_mongoc (sh_error_t *err, const bson_error_t *error, const bson_t *reply);
 

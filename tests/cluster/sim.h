@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "simq.h"
 
@@ -40,6 +41,7 @@ typedef struct {
    char *key;
    sim_raw_t docs;
    uint64_t gen; /* sim_g.store_gen at this partition's last change (chunk tables compare it) */
+   struct sim_rindex *rindex; /* the documents ordered by min (sim_index.c); NULL until first needed */
 } sim_part_t;
 
 typedef struct {
@@ -62,6 +64,7 @@ typedef struct {
    sim_opstat_t *ops;
    size_t nops;
    struct sim_ctab *ctab; /* chunk table of a sharded collection (sim_ctab.c); NULL until first needed */
+   simq_htab_t *ids;      /* the _id index: simq_hash_value (_id) -> stored document (sim_index.c); NULL until needed */
 } sim_coll_t;
 
 /* A document's position inside a collection. */
@@ -99,6 +102,12 @@ typedef struct sim_conn {
    char app_name[128];
    int64_t started_ms;
    struct sim_conn *next;
+   /* --tls and --auth (sim_tls.c, sim_auth.c); all zero on a plain connection of an auth-less simulator */
+   struct ssl_st *tls;      /* the TLS session once the handshake succeeded, else NULL */
+   struct sim_scram *scram; /* the SASL conversation in progress, else NULL */
+   bool authenticated;      /* a SCRAM conversation completed on this connection */
+   char auth_user[128];     /* who authenticated, and on which database */
+   char auth_db[128];
 } sim_conn_t;
 
 /* ---- the global state ---- */
@@ -294,6 +303,50 @@ sim_hits_free (sim_hits_t *hits);
 /* Records a read/write/command against a shard for $collStats latencyStats. */
 void
 sim_coll_count_op (sim_coll_t *coll, const char *shard, int kind, int64_t micros);
+
+/* ---- indexes (sim_index.c) ---- */
+
+/* Whether coll holds a document whose _id compares equal to id (simq_compare_values: 1, 1.0 and NumberLong(1) are one
+ * _id), through the collection's _id index: a hash multimap over simq_hash_value built on the first call and from
+ * then on kept current by every insert, replace and delete of the store. Callers hold sim_g.lock. */
+bool
+sim_coll_has_id (sim_coll_t *coll, const bson_value_t *id);
+
+/* The documents of partition part ordered as a stable sort { min: 1 } orders them (by their embedded-document min,
+ * ties in storage order); NULL when some document's min is missing or not a document. *disjoint (may be NULL) tells
+ * whether every document also has an embedded-document max above its min and no two [min, max) ranges overlap;
+ * *tight (may be NULL) whether every document's partition value is held whole in the partition key (so the
+ * partition holds one value only). Built on first use, then kept current by the store; the array is valid until
+ * the collection changes. Callers hold sim_g.lock. */
+const uint8_t *const *
+sim_part_by_min (sim_coll_t *coll, size_t part, size_t *n, bool *disjoint, bool *tight);
+
+/* The store's hooks (sim_store.c) that keep the indexes current: raw was appended to partition part; raw is about to
+ * be removed from it; old was replaced in place by raw; every index of coll is freed. */
+void
+sim_index_added (sim_coll_t *coll, size_t part, const uint8_t *raw);
+void
+sim_index_removing (sim_coll_t *coll, size_t part, const uint8_t *raw);
+void
+sim_index_replaced (sim_coll_t *coll, size_t part, const uint8_t *old, const uint8_t *raw);
+void
+sim_index_free (sim_coll_t *coll);
+
+/* ---- interruption (sim_stop.c) ---- */
+
+/* Makes the read-only command this thread is about to run interruptible (sim_should_stop), watching conn's socket
+ * (NULL: only the shutdown stops it); sim_stop_unwatch ends that. Writes, admin commands and the background thread
+ * are never interrupted half-way through a scan (their callers do not expect partial results). */
+void
+sim_stop_watch (const sim_conn_t *conn);
+void
+sim_stop_unwatch (void);
+
+/* Whether the running read-only command must stop: the simulator is shutting down (error 11600 InterruptedAtShutdown)
+ * or the watched client closed its connection (279 ClientDisconnect, its reply is abandoned). Always false outside
+ * sim_stop_watch. Cheap enough for every document of a scan: the socket is looked at every 10 ms at most. */
+bool
+sim_should_stop (bson_error_t *error);
 
 /* ---- config metadata and routing (sim_config.c) ---- */
 
@@ -737,5 +790,145 @@ void
 sim_fault_init (void);
 void
 sim_fault_cleanup (void);
+
+/* ---- authentication (sim_auth.c) ---- */
+
+/* The SCRAM mechanisms: SCRAM-SHA-1 (RFC 5802, on MongoDB's MD5 password digest) and SCRAM-SHA-256 (RFC 7677). */
+typedef enum {
+   SIM_SCRAM_SHA1 = 1,
+   SIM_SCRAM_SHA256 = 256,
+} sim_scram_algo_t;
+
+/* What a server stores for one user and mechanism: never the password, only the salt, the iteration count and the
+ * two keys derived from the salted password. */
+typedef struct {
+   sim_scram_algo_t algo;
+   uint8_t salt[32];
+   size_t salt_len;
+   int iterations;
+   uint8_t stored_key[32]; /* H(HMAC(SaltedPassword, "Client Key")) */
+   uint8_t server_key[32]; /* HMAC(SaltedPassword, "Server Key") */
+   size_t key_len;         /* 20 (SHA-1) or 32 (SHA-256) */
+} sim_scram_creds_t;
+
+/* The server side of one SCRAM conversation (opaque). */
+typedef struct sim_scram sim_scram_t;
+
+/* Adds a user from --auth USER:PASSWORD[@DB] (DB defaults to admin): derives both mechanisms' keys (PBKDF2, a random
+ * salt per user and mechanism; 15000 iterations for SHA-256, 10000 for SHA-1) and overwrites the password in spec
+ * with 'x' so neither memory nor /proc/<pid>/cmdline keeps it. Only printable ASCII passwords are accepted (SASLprep
+ * leaves them unchanged). False with a message in errbuf on a malformed spec. */
+bool
+sim_auth_add_user (char *spec, char *errbuf, size_t errlen);
+
+/* Whether --auth was given (then every command but the handshake/auth set needs an authenticated connection). */
+bool
+sim_auth_enabled (void);
+
+/* Frees the users (their keys zeroed). */
+void
+sim_auth_cleanup (void);
+
+/* Under --auth, for the handshake: appends saslSupportedMechs when the request names an existing "db.user", and
+ * speculativeAuthenticate { conversationId, done, payload } when the request carries a saslStart whose first step
+ * succeeds (both omitted otherwise, as a mongos does). Nothing without --auth. Callers hold sim_g.lock. */
+void
+sim_auth_hello (sim_ctx_t *ctx, bson_t *reply);
+
+/* Under --auth: runs saslStart/saslContinue, or refuses a known command (known: in the version's command table) on a
+ * connection that has not authenticated with 13 Unauthorized "command X requires authentication"; returns true when
+ * it filled reply (the command must not run). hello/isMaster, buildInfo, ping and connectionStatus need no
+ * authentication, as on a real server. Returns false without --auth. Callers hold sim_g.lock. */
+bool
+sim_auth_command (sim_ctx_t *ctx, bool known, bson_t *reply);
+
+/* Appends the connection's authenticated user ({ user, db }) or, with roles, its role ({ role: "root", db: "admin" })
+ * to the array arr; nothing when the connection has not authenticated. */
+void
+sim_auth_append_users (const sim_conn_t *conn, bson_t *arr, bool roles);
+
+/* The $clusterTime signature: an HMAC-SHA1 of the time with the process's signing key and its keyId under --auth;
+ * 20 zero bytes and keyId 0 without it (what an auth-less cluster sends). */
+void
+sim_auth_sign_cluster_time (uint32_t secs, uint32_t inc, uint8_t hash[20], int64_t *key_id);
+
+/* For --log-commands: when cmd carries SASL payloads (saslStart, saslContinue, a handshake's speculativeAuthenticate),
+ * initialises out with a copy showing each payload as "###" and returns true (PLAIN payloads hold the password, SCRAM
+ * proofs allow guessing it offline); false, out untouched, for every other command. */
+bool
+sim_auth_redact_for_log (const bson_t *cmd, bson_t *out);
+
+/* Frees a connection's SASL conversation. */
+void
+sim_auth_conn_free (sim_conn_t *conn);
+
+/* The SCRAM primitives, exported for tests/unit/simtest_auth.c. */
+
+/* Derives creds from the password that enters Hi() (SASLprep'd for SHA-256, MongoDB's digest for SHA-1). */
+bool
+sim_scram_derive (sim_scram_algo_t algo, const char *password, size_t pwlen, const uint8_t *salt, size_t salt_len,
+                  int iterations, sim_scram_creds_t *out);
+
+/* MongoDB's SCRAM-SHA-1 password: the hex MD5 of "user:mongo:password" into out (33 bytes). */
+void
+sim_scram_mongo_sha1_password (const char *user, const char *password, char out[33]);
+
+/* Parses a client-first message ("n,,n=user,r=nonce"); returns a new conversation (NULL with errbuf set when
+ * malformed) and the decoded user name in user. */
+sim_scram_t *
+sim_scram_start (sim_scram_algo_t algo, const uint8_t *payload, size_t len, char *user, size_t userlen, char *errbuf,
+                 size_t errlen);
+
+/* Builds the server-first message for creds ("r=<nonce>,s=<salt>,i=<n>"; server_nonce NULL: 24 random bytes, base64).
+ * *out is bson_malloc'd, NUL-terminated. */
+bool
+sim_scram_server_first (sim_scram_t *s, const sim_scram_creds_t *creds, const char *server_nonce, char **out);
+
+/* Checks the client-final message's channel binding, nonce and proof; on success builds the server-final message
+ * ("v=<ServerSignature>") into *out (bson_malloc'd). False when anything does not match (authentication failed). */
+bool
+sim_scram_server_final (sim_scram_t *s, const uint8_t *payload, size_t len, char **out);
+
+/* Frees a conversation (its secrets zeroed); NULL is fine. */
+void
+sim_scram_free (sim_scram_t *s);
+
+/* ---- TLS (sim_tls.c) ---- */
+
+/* Loads the server certificate and key (cert_file: PEM holding both) and, when ca_file is not NULL, the CA that
+ * client certificates are verified against (a client certificate is asked for and checked when sent, not required).
+ * False with an OpenSSL reason in errbuf. */
+bool
+sim_tls_init (const char *cert_file, const char *ca_file, char *errbuf, size_t errlen);
+
+/* Whether --tls-cert was given (then every accepted connection speaks TLS). */
+bool
+sim_tls_enabled (void);
+
+/* Frees the TLS context. */
+void
+sim_tls_cleanup (void);
+
+/* The server side of the handshake on conn->fd; on success conn->tls is set. False (with one line on stderr naming
+ * the reason) when the handshake failed: the connection must be closed. */
+bool
+sim_tls_accept (sim_conn_t *conn);
+
+/* Reads up to n bytes from the TLS session: > 0 bytes read, 0 at the end of the stream or on an error, -1 with errno
+ * EINTR when the call must be repeated. */
+ssize_t
+sim_tls_read (sim_conn_t *conn, void *buf, size_t n);
+
+/* Writes up to n bytes: > 0 bytes written, 0 on an error, -1 with errno EINTR when the call must be repeated. */
+ssize_t
+sim_tls_write (sim_conn_t *conn, const void *buf, size_t n);
+
+/* Decrypted bytes already buffered in the session (readable without touching the socket). */
+size_t
+sim_tls_pending (const sim_conn_t *conn);
+
+/* Sends close_notify (best effort) and frees the session; nothing on a plain connection. */
+void
+sim_tls_close (sim_conn_t *conn);
 
 #endif

@@ -1015,6 +1015,107 @@ sim_extend_bound (const sim_shcoll_t *sc, const bson_t *bound, bson_t *out)
    }
 }
 
+/* Views a stored document (raw BSON, its length in the first four bytes). */
+static void
+sim_raw_view (const uint8_t *raw, bson_t *out)
+{
+   bson_init_static (out, raw,
+                     (uint32_t) raw[0] | (uint32_t) raw[1] << 8 | (uint32_t) raw[2] << 16 | (uint32_t) raw[3] << 24);
+}
+
+/* The overlap check of updateZoneKeyRange through the range index of ns's config.tags partition (sim_index.c): when
+ * that partition holds ns's ranges only and they are pairwise disjoint (always, unless config.tags was written by
+ * hand), the existing ranges overlapping [min, max) are one run of the index, found by two binary searches, instead
+ * of a scan of every range. Sets *identical (the same bounds and zone exist) and, when some other range overlaps,
+ * *have_clash with *clash viewing the first of them in storage order (the one a scan reports). Returns false when the
+ * index cannot answer (the caller scans). */
+static bool
+sim_zone_overlap_indexed (sim_coll_t *tags, const char *ns, const bson_t *min, const bson_t *max, const char *zone,
+                          bool *identical, bool *have_clash, bson_t *clash)
+{
+   bson_value_t v;
+   size_t n = 0;
+   bool disjoint = false, tight = false;
+   if (strlen (ns) >= 100) {
+      return false; /* the partition key might not hold it whole */
+   }
+   memset (&v, 0, sizeof v);
+   v.value_type = BSON_TYPE_UTF8;
+   v.value.v_utf8.str = (char *) ns;
+   v.value.v_utf8.len = (uint32_t) strlen (ns);
+   size_t p = sim_coll_find_part (tags, &v);
+   if (p == SIZE_MAX) {
+      return true; /* no range of ns yet */
+   }
+   const uint8_t *const *ord = sim_part_by_min (tags, p, &n, &disjoint, &tight);
+   if (!ord || !disjoint || !tight) {
+      return false;
+   }
+   /* Disjoint ranges sorted by min have their maxes sorted too: the overlapping ones are [lo, hi), lo the first
+    * whose max is above min, hi the first whose min is not below max. */
+   size_t lo = 0, hi = n;
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      bson_t doc, tmax;
+      sim_raw_view (ord[mid], &doc);
+      sim_sub (&doc, "max", &tmax);
+      if (simq_compare_docs (&tmax, min) <= 0) {
+         lo = mid + 1;
+      } else {
+         hi = mid;
+      }
+   }
+   size_t first = lo;
+   hi = n;
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      bson_t doc, tmin;
+      sim_raw_view (ord[mid], &doc);
+      sim_sub (&doc, "min", &tmin);
+      if (simq_compare_docs (&tmin, max) < 0) {
+         lo = mid + 1;
+      } else {
+         hi = mid;
+      }
+   }
+   const uint8_t *best = NULL;
+   size_t best_pos = SIZE_MAX;
+   for (size_t k = first; k < lo; k++) {
+      bson_t doc, tmin, tmax;
+      sim_raw_view (ord[k], &doc);
+      sim_sub (&doc, "min", &tmin);
+      sim_sub (&doc, "max", &tmax);
+      const char *tz = sim_str (&doc, "tag");
+      if (simq_compare_docs (&tmin, min) == 0 && simq_compare_docs (&tmax, max) == 0 && tz && !strcmp (tz, zone)) {
+         *identical = true;
+         continue;
+      }
+      if (!best) {
+         best = ord[k];
+         continue;
+      }
+      /* Several overlap (a wide new range): the scan would report the first stored. */
+      const sim_raw_t *docs = &tags->parts[p].docs;
+      if (best_pos == SIZE_MAX) {
+         for (best_pos = 0; docs->v[best_pos] != best; best_pos++) {
+         }
+      }
+      size_t pos = 0;
+      while (docs->v[pos] != ord[k]) {
+         pos++;
+      }
+      if (pos < best_pos) {
+         best = ord[k];
+         best_pos = pos;
+      }
+   }
+   if (best) {
+      sim_raw_view (best, clash);
+      *have_clash = true;
+   }
+   return true;
+}
+
 bool
 sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *max_in, const char *zone,
                           bson_error_t *err)
@@ -1080,48 +1181,59 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
       bson_concat (&max, max_in);
    }
    sim_coll_t *tags = sim_coll_ensure ("config", "tags");
-   bson_t filter = BSON_INITIALIZER;
-   bson_error_t e;
    sim_hits_t hits = {0}, del = {0};
-   BSON_APPEND_UTF8 (&filter, "ns", ns);
-   sim_coll_match (tags, &filter, 0, &hits, &e);
-   bson_destroy (&filter);
-   bool identical = false;
-   for (size_t i = 0; i < hits.n; i++) {
-      bson_t view, tmin, tmax;
-      sim_coll_view (tags, hits.v[i], &view);
-      if (!sim_sub (&view, "min", &tmin) || !sim_sub (&view, "max", &tmax)) {
-         continue;
-      }
-      const char *tz = sim_str (&view, "tag");
-      bool same_bounds = simq_compare_docs (&tmin, &min) == 0 && simq_compare_docs (&tmax, &max) == 0;
-      if (!zone) {
-         if (simq_compare_docs (&tmin, &min) == 0) {
-            sim_pos_t p = hits.v[i];
-            if (del.n == del.cap) {
-               del.cap = del.cap ? del.cap * 2 : 4;
-               del.v = bson_realloc (del.v, del.cap * sizeof *del.v);
-            }
-            del.v[del.n++] = p;
+   bool identical = false, have_clash = false;
+   bson_t clash; /* the existing range the new one overlaps (the first in storage order) */
+   if (!zone || !sim_zone_overlap_indexed (tags, ns, &min, &max, zone, &identical, &have_clash, &clash)) {
+      bson_t filter = BSON_INITIALIZER;
+      bson_error_t e;
+      BSON_APPEND_UTF8 (&filter, "ns", ns);
+      sim_coll_match (tags, &filter, 0, &hits, &e);
+      bson_destroy (&filter);
+      for (size_t i = 0; i < hits.n && !have_clash; i++) {
+         bson_t view, tmin, tmax;
+         sim_coll_view (tags, hits.v[i], &view);
+         if (!sim_sub (&view, "min", &tmin) || !sim_sub (&view, "max", &tmax)) {
+            continue;
          }
-         continue;
+         const char *tz = sim_str (&view, "tag");
+         bool same_bounds = simq_compare_docs (&tmin, &min) == 0 && simq_compare_docs (&tmax, &max) == 0;
+         if (!zone) {
+            if (simq_compare_docs (&tmin, &min) == 0) {
+               sim_pos_t p = hits.v[i];
+               if (del.n == del.cap) {
+                  del.cap = del.cap ? del.cap * 2 : 4;
+                  del.v = bson_realloc (del.v, del.cap * sizeof *del.v);
+               }
+               del.v[del.n++] = p;
+            }
+            continue;
+         }
+         if (same_bounds && tz && !strcmp (tz, zone)) {
+            identical = true;
+            continue;
+         }
+         if (simq_compare_docs (&min, &tmax) < 0 && simq_compare_docs (&tmin, &max) < 0) {
+            clash = view;
+            have_clash = true;
+         }
       }
-      if (same_bounds && tz && !strcmp (tz, zone)) {
-         identical = true;
-         continue;
-      }
-      if (simq_compare_docs (&min, &tmax) < 0 && simq_compare_docs (&tmin, &max) < 0) {
-         char *a = sim_bson_str (&min), *b = sim_bson_str (&max), *c = sim_bson_str (&tmin), *d = sim_bson_str (&tmax);
-         SIM_ERR (err, 178, "Zone range: %s -->> %s  on  %s is overlapping with existing: %s -->> %s  on  %s", a, b, zone,
-                  c, d, tz ? tz : "");
-         bson_free (a);
-         bson_free (b);
-         bson_free (c);
-         bson_free (d);
-         sim_hits_free (&hits);
-         sim_hits_free (&del);
-         goto done;
-      }
+   }
+   if (have_clash) {
+      bson_t tmin, tmax;
+      const char *tz = sim_str (&clash, "tag");
+      sim_sub (&clash, "min", &tmin);
+      sim_sub (&clash, "max", &tmax);
+      char *a = sim_bson_str (&min), *b = sim_bson_str (&max), *c = sim_bson_str (&tmin), *d = sim_bson_str (&tmax);
+      SIM_ERR (err, 178, "Zone range: %s -->> %s  on  %s is overlapping with existing: %s -->> %s  on  %s", a, b, zone,
+               c, d, tz ? tz : "");
+      bson_free (a);
+      bson_free (b);
+      bson_free (c);
+      bson_free (d);
+      sim_hits_free (&hits);
+      sim_hits_free (&del);
+      goto done;
    }
    sim_hits_free (&hits);
    if (!zone) {

@@ -100,6 +100,8 @@ static const struct {
    {11000, "DuplicateKey"},
    {13, "Unauthorized"},
    {14, "TypeMismatch"},
+   {17, "ProtocolError"},
+   {18, "AuthenticationFailed"},
    {20, "IllegalOperation"},
    {23, "AlreadyInitialized"},
    {26, "NamespaceNotFound"},
@@ -124,6 +126,7 @@ static const struct {
    {178, "RangeOverlapConflict"},
    {186, "ClientMetadataCannotBeMutated"},
    {223, "IllegalOpMsgFlag"},
+   {334, "MechanismUnavailable"},
    {338, "ReshardCollectionInProgress"},
    {339, "NoSuchReshardCollection"},
    {352, "UnsupportedOpQueryCommand"},
@@ -173,7 +176,9 @@ sim_append_cluster_time (bson_t *reply)
 {
    uint32_t s, i;
    sim_cluster_time (&s, &i);
-   static const uint8_t zero[20] = {0};
+   uint8_t hash[20];
+   int64_t key_id;
+   sim_auth_sign_cluster_time (s, i, hash, &key_id); /* zeros without --auth */
    bson_t ct, sig;
    if (!sim_ver_ge (50)) {
       BSON_APPEND_TIMESTAMP (reply, "operationTime", s, i);
@@ -181,8 +186,8 @@ sim_append_cluster_time (bson_t *reply)
    BSON_APPEND_DOCUMENT_BEGIN (reply, "$clusterTime", &ct);
    BSON_APPEND_TIMESTAMP (&ct, "clusterTime", s, i);
    BSON_APPEND_DOCUMENT_BEGIN (&ct, "signature", &sig);
-   BSON_APPEND_BINARY (&sig, "hash", BSON_SUBTYPE_BINARY, zero, 20);
-   BSON_APPEND_INT64 (&sig, "keyId", 0);
+   BSON_APPEND_BINARY (&sig, "hash", BSON_SUBTYPE_BINARY, hash, 20);
+   BSON_APPEND_INT64 (&sig, "keyId", key_id);
    bson_append_document_end (&ct, &sig);
    bson_append_document_end (reply, &ct);
    if (sim_ver_ge (50)) {
@@ -285,6 +290,7 @@ sim_cmd_hello (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_INT32 (reply, "connectionId", ctx->conn->id);
    BSON_APPEND_INT32 (reply, "maxWireVersion", sim_g.ver->max_wire);
    BSON_APPEND_INT32 (reply, "minWireVersion", 0);
+   sim_auth_hello (ctx, reply); /* --auth: saslSupportedMechs, speculativeAuthenticate */
    sim_reply_ok (reply);
 }
 
@@ -483,12 +489,13 @@ sim_cmd_server_status (sim_ctx_t *ctx, bson_t *reply)
 static void
 sim_cmd_connection_status (sim_ctx_t *ctx, bson_t *reply)
 {
-   (void) ctx;
    bson_t d, a;
    BSON_APPEND_DOCUMENT_BEGIN (reply, "authInfo", &d);
    BSON_APPEND_ARRAY_BEGIN (&d, "authenticatedUsers", &a);
+   sim_auth_append_users (ctx->conn, &a, false);
    bson_append_array_end (&d, &a);
    BSON_APPEND_ARRAY_BEGIN (&d, "authenticatedUserRoles", &a);
+   sim_auth_append_users (ctx->conn, &a, true);
    bson_append_array_end (&d, &a);
    bson_append_document_end (reply, &d);
    sim_reply_ok (reply);
@@ -771,6 +778,10 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
    }
    if (msg->opcode == SIM_OP_QUERY && !sim_op_query_allowed (name)) {
       sim_g.op_deprecated += sim_ver_ge (50) ? 1 : 0;
+   }
+   if (sim_auth_command (&ctx, def && def->since <= sim_g.ver->num, reply)) {
+      sim_g.op_command++; /* --auth: saslStart/saslContinue, or refused before authentication */
+      goto done;
    }
    if (!def || def->since > sim_g.ver->num) {
       sim_g.op_command++;

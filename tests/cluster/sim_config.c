@@ -594,18 +594,46 @@ sim_shard_get (const char *name, bson_t *doc)
    return false;
 }
 
-static sim_shard_stat_t *
-sim_stat_for (sim_shard_stat_t **arr, size_t *n, const char *shard)
+/* Per-shard figures being collected, found by shard name through a hash map (a collection of the large scenario has
+ * its chunks on a thousand shards). */
+typedef struct {
+   sim_shard_stat_t *arr;
+   size_t n;
+   size_t cap;
+   simq_htab_t index; /* hash of the shard name -> index + 1 in arr */
+} sim_stats_t;
+
+static uint64_t
+sim_name_hash (const char *s)
 {
-   for (size_t i = 0; i < *n; i++) {
-      if (!strcmp ((*arr)[i].shard, shard)) {
-         return &(*arr)[i];
+   uint64_t h = 0xCBF29CE484222325ull; /* FNV-1a */
+   for (; *s; s++) {
+      h = (h ^ (uint8_t) *s) * 0x100000001B3ull;
+   }
+   return h;
+}
+
+/* The entry of shard, appended when new. An entry holds the name cut to 63 bytes; a longer name never matches it and
+ * gets an entry per call, as the list this map replaced did. */
+static sim_shard_stat_t *
+sim_stat_for (sim_stats_t *st, const char *shard)
+{
+   uint64_t h = sim_name_hash (shard);
+   size_t probe = 0;
+   uintptr_t v;
+   while ((v = simq_htab_next (&st->index, h, &probe)) != 0) {
+      if (!strcmp (st->arr[v - 1].shard, shard)) {
+         return &st->arr[v - 1];
       }
    }
-   *arr = bson_realloc (*arr, (*n + 1) * sizeof **arr);
-   sim_shard_stat_t *s = &(*arr)[(*n)++];
+   if (st->n == st->cap) {
+      st->cap = st->cap ? st->cap * 2 : 16;
+      st->arr = bson_realloc (st->arr, st->cap * sizeof *st->arr);
+   }
+   sim_shard_stat_t *s = &st->arr[st->n++];
    memset (s, 0, sizeof *s);
    bson_strncpy (s->shard, shard, sizeof s->shard);
+   simq_htab_add (&st->index, h, (uintptr_t) st->n);
    return s;
 }
 
@@ -618,20 +646,21 @@ sim_stat_cmp (const void *a, const void *b)
 size_t
 sim_coll_shard_stats (const char *ns, sim_shard_stat_t **out)
 {
-   sim_shard_stat_t *arr = NULL;
-   size_t n = 0;
+   sim_stats_t st;
    sim_shcoll_t sc;
    bool sharded = sim_shcoll_load (ns, &sc);
    sim_coll_t *coll = sim_coll_get_ns (ns);
    char shard[64];
+   memset (&st, 0, sizeof st);
+   simq_htab_init (&st.index);
    sim_ctab_t *t = sharded && coll && sim_coll_count (coll) ? sim_ctab_get (coll) : NULL;
    if (t) {
       /* Per-chunk counts kept by the chunk table: no scan of the documents. */
       for (size_t i = 0; i < t->n; i++) {
-         sim_shard_stat_t *st = sim_stat_for (&arr, &n, t->v[i].shard);
-         st->chunks++;
-         st->count += t->v[i].docs;
-         st->size += t->v[i].bytes;
+         sim_shard_stat_t *s = sim_stat_for (&st, t->v[i].shard);
+         s->chunks++;
+         s->count += t->v[i].docs;
+         s->size += t->v[i].bytes;
       }
       coll = NULL;
    } else if (sharded) {
@@ -643,11 +672,11 @@ sim_coll_shard_stats (const char *ns, sim_shard_stat_t **out)
          sim_pos_t at = {p, i};
          sim_coll_view (chunks, at, &view);
          if (bson_iter_init_find (&it, &view, "shard") && BSON_ITER_HOLDS_UTF8 (&it)) {
-            sim_stat_for (&arr, &n, bson_iter_utf8 (&it, NULL))->chunks++;
+            sim_stat_for (&st, bson_iter_utf8 (&it, NULL))->chunks++;
          }
       }
    } else if (sim_route_doc (ns, NULL, NULL, shard)) {
-      sim_stat_for (&arr, &n, shard);
+      sim_stat_for (&st, shard);
    }
    for (size_t p = 0; coll && p < coll->nparts; p++) {
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
@@ -655,18 +684,19 @@ sim_coll_shard_stats (const char *ns, sim_shard_stat_t **out)
          sim_pos_t at = {p, i};
          sim_coll_view (coll, at, &view);
          if (sim_route_doc (ns, sharded ? &sc : NULL, &view, shard)) {
-            sim_shard_stat_t *s = sim_stat_for (&arr, &n, shard);
+            sim_shard_stat_t *s = sim_stat_for (&st, shard);
             s->count++;
             s->size += view.len;
          }
       }
    }
-   if (n > 1) {
-      qsort (arr, n, sizeof *arr, sim_stat_cmp);
+   if (st.n > 1) {
+      qsort (st.arr, st.n, sizeof *st.arr, sim_stat_cmp);
    }
    sim_shcoll_destroy (&sc);
-   *out = arr;
-   return n;
+   simq_htab_destroy (&st.index);
+   *out = st.arr;
+   return st.n;
 }
 
 bool

@@ -258,8 +258,128 @@ sim_cursor_take (int64_t id, bool unlink)
 
 /* ---- find ---- */
 
-void
-sim_crud_find (sim_ctx_t *ctx, bson_t *reply)
+/* Whether a filter is plain equalities ({ field: value } or { field: { $eq: value } }, no operators, no regexes, no
+ * documents as values): matching it never fails, so the documents can be visited in any order. */
+static bool
+sim_filter_plain (const bson_t *filter)
+{
+   bson_iter_t it;
+   if (!bson_iter_init (&it, filter)) {
+      return false;
+   }
+   while (bson_iter_next (&it)) {
+      const char *k = bson_iter_key (&it);
+      if (!k[0] || k[0] == '$' || BSON_ITER_HOLDS_REGEX (&it)) {
+         return false;
+      }
+      if (BSON_ITER_HOLDS_DOCUMENT (&it)) {
+         bson_iter_t op;
+         if (!bson_iter_recurse (&it, &op) || !bson_iter_next (&op) || strcmp (bson_iter_key (&op), "$eq") != 0 ||
+             BSON_ITER_HOLDS_DOCUMENT (&op) || BSON_ITER_HOLDS_REGEX (&op) || bson_iter_next (&op)) {
+            return false;
+         }
+      }
+   }
+   return true;
+}
+
+/* The direction of a sort { min: 1 } or { min: -1 }; 0 for any other sort. */
+static int
+sim_sort_by_min (const bson_t *sort)
+{
+   bson_iter_t it;
+   if (!bson_iter_init (&it, sort) || !bson_iter_next (&it) || strcmp (bson_iter_key (&it), "min") != 0) {
+      return 0;
+   }
+   double d = BSON_ITER_HOLDS_INT32 (&it)    ? bson_iter_int32 (&it)
+              : BSON_ITER_HOLDS_INT64 (&it)  ? (double) bson_iter_int64 (&it)
+              : BSON_ITER_HOLDS_DOUBLE (&it) ? bson_iter_double (&it)
+                                             : 0;
+   if (bson_iter_next (&it)) {
+      return 0;
+   }
+   return d == 1 ? 1 : (d == -1 ? -1 : 0);
+}
+
+static void
+sim_raw_static (const uint8_t *raw, bson_t *out)
+{
+   bson_init_static (out, raw,
+                     (uint32_t) raw[0] | (uint32_t) raw[1] << 8 | (uint32_t) raw[2] << 16 | (uint32_t) raw[3] << 24);
+}
+
+/* Whether two stored documents have equal min fields (both hold one: they come from a range index). */
+static bool
+sim_same_min (const uint8_t *a, const uint8_t *b)
+{
+   bson_t x, y;
+   bson_iter_t ix, iy;
+   sim_raw_static (a, &x);
+   sim_raw_static (b, &y);
+   return bson_iter_init_find (&ix, &x, "min") && bson_iter_init_find (&iy, &y, "min") &&
+          simq_compare_values (bson_iter_value (&ix), bson_iter_value (&iy)) == 0;
+}
+
+/* find { <partition field>: v, ... } sort { min: 1 | -1 } on a partitioned collection (config.chunks by uuid or ns,
+ * config.tags by ns), what sh.status and the dashboard send: walks the partition's range index in the order asked
+ * and stops after skip + limit matches (limit 0: all), instead of collecting and sorting the partition. The order is
+ * the stable sort's: by min, equal mins in storage order in both directions. Returns 1 with out filled, 0 when the
+ * query has another shape (the caller scans and sorts), -1 with err set. */
+static int
+sim_find_by_min (sim_coll_t *coll, const bson_t *filter, const bson_t *sort, int64_t skip, int64_t limit,
+                 simq_docs_t *out, bson_error_t *err)
+{
+   bson_iter_t it;
+   int dir = sim_sort_by_min (sort);
+   if (!dir || !coll->part_field || !filter || !sim_filter_plain (filter) ||
+       !bson_iter_init_find (&it, filter, coll->part_field)) {
+      return 0;
+   }
+   const bson_value_t *v = bson_iter_value (&it);
+   bson_iter_t op;
+   if (BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &op) && bson_iter_next (&op)) {
+      v = bson_iter_value (&op);
+   }
+   if (v->value_type != BSON_TYPE_BINARY && v->value_type != BSON_TYPE_UTF8) {
+      return 0; /* not confined to one partition */
+   }
+   size_t p = sim_coll_find_part (coll, v), n = 0;
+   if (p == SIZE_MAX) {
+      return 1; /* no document holds that value */
+   }
+   const uint8_t *const *ord = sim_part_by_min (coll, p, &n, NULL, NULL);
+   if (!ord) {
+      return 0;
+   }
+   size_t want = limit > 0 ? (size_t) ((uint64_t) skip + (uint64_t) limit) : SIZE_MAX;
+   /* Runs of equal mins, visited last run first when descending, each run in storage order. */
+   size_t i = dir > 0 ? 0 : n;
+   while (out->n < want && (dir > 0 ? i < n : i > 0)) {
+      size_t first = dir > 0 ? i : i - 1, end = dir > 0 ? i + 1 : i;
+      while (dir < 0 && first > 0 && sim_same_min (ord[first - 1], ord[end - 1])) {
+         first--;
+      }
+      for (size_t k = first; k < end && out->n < want; k++) {
+         bson_t view;
+         bool matched;
+         if (sim_should_stop (err)) {
+            return -1;
+         }
+         sim_raw_static (ord[k], &view);
+         if (!simq_match (&view, filter, &matched, err)) {
+            return -1;
+         }
+         if (matched) {
+            simq_docs_push_copy (out, &view);
+         }
+      }
+      i = dir > 0 ? end : first;
+   }
+   return 1;
+}
+
+static void
+sim_crud_find_run (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_t filter, sort, proj;
@@ -301,7 +421,19 @@ sim_crud_find (sim_ctx_t *ctx, bson_t *reply)
       sim_mongos_ping ();
    }
    sim_coll_t *coll = sim_coll_get (ctx->db, name);
-   if (coll) {
+   bool sorted = false;
+   if (coll && have_sort) {
+      int served = sim_find_by_min (coll, have_filter ? &filter : NULL, &sort, skip, limit, &docs, &err);
+      if (served < 0) {
+         sim_reply_simq_error (reply, &err);
+         goto cleanup;
+      }
+      if (served) {
+         sorted = true;
+         sim_touch_query (ns, have_filter ? &filter : NULL);
+      }
+   }
+   if (coll && !sorted) {
       sim_hits_t hits = {0};
       size_t cap = (!have_sort && limit > 0) ? (size_t) (skip + limit) : 0;
       if (!sim_coll_match (coll, have_filter ? &filter : NULL, cap, &hits, &err)) {
@@ -317,7 +449,7 @@ sim_crud_find (sim_ctx_t *ctx, bson_t *reply)
       sim_hits_free (&hits);
       sim_touch_query (ns, have_filter ? &filter : NULL);
    }
-   if (have_sort && docs.n > 1 && !simq_sort (&docs, &sort, &err)) {
+   if (have_sort && !sorted && docs.n > 1 && !simq_sort (&docs, &sort, &err)) {
       sim_reply_simq_error (reply, &err);
       goto cleanup;
    }
@@ -346,6 +478,15 @@ cleanup:
    simq_docs_clear (&docs);
    simq_docs_clear (&out);
    bson_free (ns);
+}
+
+/* A read-only command: abandoned when its client goes away (sim_stop.c). */
+void
+sim_crud_find (sim_ctx_t *ctx, bson_t *reply)
+{
+   sim_stop_watch (ctx->conn);
+   sim_crud_find_run (ctx, reply);
+   sim_stop_unwatch ();
 }
 
 /* ---- getMore / killCursors ---- */
@@ -717,6 +858,13 @@ sim_agg_stage (void *ud, const bson_t *stage, const simq_docs_t *in, simq_docs_t
 }
 
 static bool
+sim_agg_interrupted (void *ud, bson_error_t *error)
+{
+   (void) ud;
+   return sim_should_stop (error);
+}
+
+static bool
 sim_stage_is_source (const bson_t *stage)
 {
    static const char *src[] = {"$collStats", "$shardedDataDistribution", "$currentOp", "$documents",
@@ -733,8 +881,8 @@ sim_stage_is_source (const bson_t *stage)
    return false;
 }
 
-void
-sim_crud_aggregate (sim_ctx_t *ctx, bson_t *reply)
+static void
+sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it;
    bson_t pipeline, cursor, rest = BSON_INITIALIZER, first_stage;
@@ -802,8 +950,12 @@ sim_crud_aggregate (sim_ctx_t *ctx, bson_t *reply)
          run = &rest;
       }
    }
-   simq_env_t env = {.ud = &agg, .collection = sim_agg_collection, .stage = sim_agg_stage, .now_ms = sim_now_ms ()};
-   if (!simq_aggregate (&input, run, &env, &out, &err)) {
+   simq_env_t env = {.ud = &agg,
+                     .collection = sim_agg_collection,
+                     .stage = sim_agg_stage,
+                     .now_ms = sim_now_ms (),
+                     .interrupted = sim_agg_interrupted};
+   if (!simq_aggregate_taking (&input, run, &env, &out, &err)) { /* input is ours: no second copy */
       sim_reply_simq_error (reply, &err);
       goto cleanup;
    }
@@ -823,10 +975,19 @@ cleanup:
    bson_free (ns);
 }
 
+/* A read-only command: abandoned when its client goes away (sim_stop.c). */
+void
+sim_crud_aggregate (sim_ctx_t *ctx, bson_t *reply)
+{
+   sim_stop_watch (ctx->conn);
+   sim_crud_aggregate_run (ctx, reply);
+   sim_stop_unwatch ();
+}
+
 /* ---- count / distinct ---- */
 
-void
-sim_crud_count (sim_ctx_t *ctx, bson_t *reply)
+static void
+sim_crud_count_run (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_t query;
@@ -858,6 +1019,15 @@ cleanup:
    sim_hits_free (&hits);
 }
 
+/* A read-only command: abandoned when its client goes away (sim_stop.c). */
+void
+sim_crud_count (sim_ctx_t *ctx, bson_t *reply)
+{
+   sim_stop_watch (ctx->conn);
+   sim_crud_count_run (ctx, reply);
+   sim_stop_unwatch ();
+}
+
 static void
 sim_distinct_add (simq_docs_t *vals, const bson_value_t *v)
 {
@@ -874,8 +1044,8 @@ sim_distinct_add (simq_docs_t *vals, const bson_value_t *v)
    simq_docs_push_owned (vals, d);
 }
 
-void
-sim_crud_distinct (sim_ctx_t *ctx, bson_t *reply)
+static void
+sim_crud_distinct_run (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_t query, sortspec;
@@ -938,25 +1108,16 @@ cleanup:
    simq_docs_clear (&vals);
 }
 
-/* ---- writes ---- */
-
-/* Whether coll already holds a document with this _id. */
-static bool
-sim_has_id (sim_coll_t *coll, const bson_value_t *id)
+/* A read-only command: abandoned when its client goes away (sim_stop.c). */
+void
+sim_crud_distinct (sim_ctx_t *ctx, bson_t *reply)
 {
-   for (size_t p = 0; p < coll->nparts; p++) {
-      for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
-         bson_t view;
-         bson_iter_t it;
-         sim_pos_t pos = {p, i};
-         sim_coll_view (coll, pos, &view);
-         if (bson_iter_init_find (&it, &view, "_id") && simq_compare_values (bson_iter_value (&it), id) == 0) {
-            return true;
-         }
-      }
-   }
-   return false;
+   sim_stop_watch (ctx->conn);
+   sim_crud_distinct_run (ctx, reply);
+   sim_stop_unwatch ();
 }
+
+/* ---- writes ---- */
 
 /* Copies doc into out with an _id first (a new ObjectId when doc has none). */
 static void
@@ -998,7 +1159,7 @@ static bool
 sim_insert_checked (sim_coll_t *coll, const bson_t *doc, char *errmsg, size_t errlen)
 {
    bson_iter_t it;
-   if (bson_iter_init_find (&it, doc, "_id") && sim_has_id (coll, bson_iter_value (&it))) {
+   if (bson_iter_init_find (&it, doc, "_id") && sim_coll_has_id (coll, bson_iter_value (&it))) {
       char *json = bson_as_relaxed_extended_json (doc, NULL);
       bson_value_t id = *bson_iter_value (&it);
       bson_t idd = BSON_INITIALIZER;

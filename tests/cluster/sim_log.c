@@ -35,7 +35,12 @@ sim_log_command (int32_t conn_id, int32_t opcode, const char *db, const bson_t *
    if (!sim_log_file) {
       return;
    }
-   char *json = bson_as_canonical_extended_json (cmd, NULL);
+   bson_t redacted;
+   bool secret = sim_auth_redact_for_log (cmd, &redacted); /* SASL payloads are shown as "###" */
+   char *json = bson_as_canonical_extended_json (secret ? &redacted : cmd, NULL);
+   if (secret) {
+      bson_destroy (&redacted);
+   }
    pthread_mutex_lock (&sim_log_lock);
    fprintf (sim_log_file, "{\"t\": %lld, \"conn\": %d, \"op\": \"%s\", \"db\": ", (long long) sim_now_ms (),
             (int) conn_id, opcode == SIM_OP_QUERY ? "OP_QUERY" : "OP_MSG");

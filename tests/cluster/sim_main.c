@@ -31,6 +31,7 @@ sim_usage (FILE *out)
             "                [--doc-bytes N]\n"
             "                [--fault-delay-ms N] [--fault-fail CMD:CODE[:TIMES]] [--fault-hang-ms N]\n"
             "                [--fault-refuse-ms N] [--fault-drop-every-ms N]\n"
+            "                [--auth USER:PASSWORD[@DB]]... [--tls-cert PEM [--tls-ca PEM]]\n"
             "A wire-protocol mongos simulator for tests and demos (not a database). Listens on 127.0.0.1 only.\n");
 }
 
@@ -79,6 +80,7 @@ main (int argc, char **argv)
    char err[512];
    const char **workloads = NULL, **loads = NULL;
    size_t nworkloads = 0, nloads = 0;
+   const char *tls_cert = NULL, *tls_ca = NULL;
 
    sim_g.scenario = "empty";
    sim_g.nshards = 3;
@@ -132,6 +134,17 @@ main (int argc, char **argv)
          sim_g.scenario = val;
       } else if (!strcmp (a, "--log-commands")) {
          log_path = val;
+      } else if (!strcmp (a, "--auth")) {
+         /* SCRAM users; the password is overwritten in argv[i] at once */
+         if (!sim_auth_add_user (argv[i], err, sizeof err)) {
+            fprintf (stderr, "shardsim: %s\n", err);
+            rc = 2;
+            goto cleanup;
+         }
+      } else if (!strcmp (a, "--tls-cert")) {
+         tls_cert = val;
+      } else if (!strcmp (a, "--tls-ca")) {
+         tls_ca = val;
       } else if (!strcmp (a, "--workload") || !strcmp (a, "--load")) {
          const char ***list = !strcmp (a, "--load") ? &loads : &workloads;
          size_t *n = !strcmp (a, "--load") ? &nloads : &nworkloads;
@@ -195,6 +208,16 @@ main (int argc, char **argv)
    sim_g.ver = sim_version_find (version);
    if (!sim_g.ver) {
       fprintf (stderr, "shardsim: unknown --version %s (4.4, 5.0, 6.0, 7.0, 8.0)\n", version);
+      rc = 2;
+      goto cleanup;
+   }
+   if (tls_ca && !tls_cert) {
+      fprintf (stderr, "shardsim: --tls-ca needs --tls-cert\n");
+      rc = 2;
+      goto cleanup;
+   }
+   if (tls_cert && !sim_tls_init (tls_cert, tls_ca, err, sizeof err)) {
+      fprintf (stderr, "shardsim: %s\n", err);
       rc = 2;
       goto cleanup;
    }
@@ -267,6 +290,8 @@ cleanup:
    sim_cursors_free ();
    sim_store_free ();
    sim_log_close ();
+   sim_tls_cleanup ();
+   sim_auth_cleanup ();
    pthread_cond_destroy (&sim_dyn.round_done);
    pthread_mutex_destroy (&sim_g.lock);
    pthread_mutex_destroy (&sim_g.conn_lock);

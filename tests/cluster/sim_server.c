@@ -1,5 +1,6 @@
 /* shardsim's network layer: a loopback listener, one thread per connection reading whole messages, the awaitable
- * (exhaust) hello loop, and a clean shutdown that closes every connection and joins its thread. */
+ * (exhaust) hello loop, and a clean shutdown that closes every connection and joins its thread. Every byte of a
+ * connection goes through sim_conn_read / sim_conn_write: the socket, or the connection's TLS session (sim_tls.c). */
 #include "sim.h"
 
 #include <arpa/inet.h>
@@ -37,13 +38,41 @@ sim_server_listen (int port, int *bound_port)
    return fd;
 }
 
+/* The connection's byte stream: read(2)/send(2) on the socket, or the TLS session when the connection has one. */
+static ssize_t
+sim_conn_read (sim_conn_t *conn, uint8_t *buf, size_t n)
+{
+   return conn->tls ? sim_tls_read (conn, buf, n) : read (conn->fd, buf, n);
+}
+
+static ssize_t
+sim_conn_write (sim_conn_t *conn, const uint8_t *buf, size_t n)
+{
+   return conn->tls ? sim_tls_write (conn, buf, n) : send (conn->fd, buf, n, MSG_NOSIGNAL);
+}
+
+/* Whether the peer has sent something (or closed) without blocking: 1 data waiting, 0 nothing yet, -1 closed. */
+static int
+sim_conn_peek (sim_conn_t *conn, int timeout_ms)
+{
+   if (sim_tls_pending (conn) > 0) {
+      return 1; /* already decrypted, the socket may be quiet */
+   }
+   struct pollfd pfd = {.fd = conn->fd, .events = POLLIN};
+   if (poll (&pfd, 1, timeout_ms) <= 0) {
+      return 0;
+   }
+   char c;
+   return recv (conn->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0 ? -1 : 1;
+}
+
 /* Reads exactly n bytes; false on EOF or error. */
 static bool
-sim_read_full (int fd, uint8_t *buf, size_t n)
+sim_read_full (sim_conn_t *conn, uint8_t *buf, size_t n)
 {
    size_t got = 0;
    while (got < n) {
-      ssize_t r = read (fd, buf + got, n - got);
+      ssize_t r = sim_conn_read (conn, buf + got, n - got);
       if (r < 0 && errno == EINTR) {
          continue;
       }
@@ -56,11 +85,11 @@ sim_read_full (int fd, uint8_t *buf, size_t n)
 }
 
 static bool
-sim_write_full (int fd, const uint8_t *buf, size_t n)
+sim_write_full (sim_conn_t *conn, const uint8_t *buf, size_t n)
 {
    size_t put = 0;
    while (put < n) {
-      ssize_t w = send (fd, buf + put, n - put, MSG_NOSIGNAL);
+      ssize_t w = sim_conn_write (conn, buf + put, n - put);
       if (w < 0 && errno == EINTR) {
          continue;
       }
@@ -74,7 +103,7 @@ sim_write_full (int fd, const uint8_t *buf, size_t n)
 
 /* Waits up to ms for the peer to close (or send) or for shutdown; returns false when the connection must end. */
 static bool
-sim_await (int fd, int64_t ms)
+sim_await (sim_conn_t *conn, int64_t ms)
 {
    int64_t deadline = sim_now_ms () + ms;
    while (!sim_g.shutting_down) {
@@ -82,15 +111,9 @@ sim_await (int fd, int64_t ms)
       if (left <= 0) {
          return true;
       }
-      struct pollfd pfd = {.fd = fd, .events = POLLIN};
-      int r = poll (&pfd, 1, (int) (left > 200 ? 200 : left));
-      if (r > 0) {
-         char c;
-         ssize_t n = recv (fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-         if (n <= 0) {
-            return false; /* closed */
-         }
-         return true; /* the client sent something: answer now */
+      int r = sim_conn_peek (conn, (int) (left > 200 ? 200 : left));
+      if (r != 0) {
+         return r > 0; /* the client sent something: answer now; or it closed */
       }
    }
    return false;
@@ -106,7 +129,7 @@ sim_send_reply (sim_conn_t *conn, const sim_msg_t *msg, uint32_t flags, const bs
    int32_t rid = sim_next_response_id++;
    pthread_mutex_unlock (&sim_g.conn_lock);
    uint8_t *buf = sim_wire_reply (msg->opcode, msg->request_id, rid, flags, reply, &len);
-   bool ok = sim_write_full (conn->fd, buf, len);
+   bool ok = sim_write_full (conn, buf, len);
    bson_free (buf);
    return ok;
 }
@@ -146,7 +169,7 @@ sim_serve_one (sim_conn_t *conn, const uint8_t *data, size_t len, bool *keep)
    bool exhaust = awaitable && (msg.flags & SIM_MSG_EXHAUST);
    if (awaitable) {
       /* The topology version never changes: hold the request for maxAwaitTimeMS, outside the state lock. */
-      if (!sim_await (conn->fd, wait_ms)) {
+      if (!sim_await (conn, wait_ms)) {
          *keep = false;
          goto done;
       }
@@ -169,18 +192,17 @@ sim_serve_one (sim_conn_t *conn, const uint8_t *data, size_t len, bool *keep)
    pthread_mutex_unlock (&sim_g.conn_lock);
    while (*keep && exhaust) {
       /* Keep streaming hello replies until the client closes the connection. */
-      if (!sim_await (conn->fd, wait_ms)) {
+      if (!sim_await (conn, wait_ms)) {
          *keep = false;
          break;
       }
       sim_cmd_run (conn, &msg, &reply);
       *keep = sim_send_reply (conn, &msg, SIM_MSG_MORE_TO_COME, &reply);
       bson_destroy (&reply);
-      struct pollfd pfd = {.fd = conn->fd, .events = POLLIN};
-      if (poll (&pfd, 1, 0) > 0) {
-         char c;
-         if (recv (conn->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0) {
-            *keep = false;
+      int peek = sim_conn_peek (conn, 0);
+      if (peek != 0) {
+         if (peek < 0) {
+            *keep = false; /* closed */
          }
          break; /* a new request arrived: back to the normal loop */
       }
@@ -194,10 +216,10 @@ sim_conn_main (void *arg)
 {
    sim_conn_t *conn = arg;
    uint8_t *buf = NULL;
-   bool keep = true;
+   bool keep = !sim_tls_enabled () || sim_tls_accept (conn);
    while (keep && !sim_g.shutting_down) {
       uint8_t hdr[16];
-      if (!sim_read_full (conn->fd, hdr, sizeof hdr)) {
+      if (!sim_read_full (conn, hdr, sizeof hdr)) {
          break;
       }
       int32_t len = (int32_t) ((uint32_t) hdr[0] | (uint32_t) hdr[1] << 8 | (uint32_t) hdr[2] << 16 |
@@ -207,7 +229,7 @@ sim_conn_main (void *arg)
       }
       buf = bson_malloc ((size_t) len);
       memcpy (buf, hdr, 16);
-      if (!sim_read_full (conn->fd, buf + 16, (size_t) len - 16)) {
+      if (!sim_read_full (conn, buf + 16, (size_t) len - 16)) {
          break;
       }
       sim_serve_one (conn, buf, (size_t) len, &keep);
@@ -215,6 +237,8 @@ sim_conn_main (void *arg)
       buf = NULL;
    }
    bson_free (buf);
+   sim_tls_close (conn);
+   sim_auth_conn_free (conn);
    pthread_mutex_lock (&sim_g.lock);
    sim_g.conns_current--;
    pthread_mutex_unlock (&sim_g.lock);

@@ -1,6 +1,7 @@
 /* shardsim's document store: named collections of raw BSON documents, partitioned by one field where equality
  * lookups on it are frequent (config.chunks by uuid/ns, config.tags by ns), with matching through the simq engine.
- * Callers hold sim_g.lock. */
+ * Every change goes through the hooks of sim_index.c, which keep the _id and range indexes current. Callers hold
+ * sim_g.lock. */
 #include "sim.h"
 
 #include <stdlib.h>
@@ -96,6 +97,7 @@ sim_part_index (sim_coll_t *c, const char *key, bool create)
    }
    c->parts[c->nparts].key = bson_strdup (key);
    memset (&c->parts[c->nparts].docs, 0, sizeof (sim_raw_t));
+   c->parts[c->nparts].rindex = NULL;
    c->parts[c->nparts].gen = ++sim_g.store_gen;
    c->last_part = c->nparts;
    return c->nparts++;
@@ -160,6 +162,7 @@ sim_coll_ensure (const char *db, const char *name)
 static void
 sim_coll_free (sim_coll_t *c)
 {
+   sim_index_free (c);
    for (size_t i = 0; i < c->nparts; i++) {
       for (size_t j = 0; j < c->parts[i].docs.n; j++) {
          bson_free (c->parts[i].docs.v[j]);
@@ -211,6 +214,7 @@ sim_coll_insert (sim_coll_t *coll, const bson_t *doc)
    memcpy (raw, bson_get_data (doc), doc->len);
    sim_raw_push (&coll->parts[p].docs, raw);
    coll->parts[p].gen = ++sim_g.store_gen;
+   sim_index_added (coll, p, raw);
    sim_ctab_note (coll, doc, 1);
 }
 
@@ -231,6 +235,7 @@ sim_coll_remove_at (sim_coll_t *coll, sim_pos_t pos)
       sim_ctab_note (coll, &old, -1);
    }
    coll->parts[pos.part].gen = ++sim_g.store_gen;
+   sim_index_removing (coll, pos.part, r->v[pos.idx]);
    bson_free (r->v[pos.idx]);
    memmove (&r->v[pos.idx], &r->v[pos.idx + 1], (r->n - pos.idx - 1) * sizeof *r->v);
    r->n--;
@@ -256,6 +261,7 @@ sim_coll_replace (sim_coll_t *coll, sim_pos_t pos, const bson_t *doc)
       sim_ctab_note (coll, doc, 1);
    }
    coll->parts[pos.part].gen = ++sim_g.store_gen;
+   sim_index_replaced (coll, pos.part, coll->parts[pos.part].docs.v[pos.idx], raw);
    bson_free (coll->parts[pos.part].docs.v[pos.idx]);
    coll->parts[pos.part].docs.v[pos.idx] = raw;
 }
@@ -317,6 +323,9 @@ sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
          sim_pos_t pos = {p, i};
          bool matched = true;
+         if (sim_should_stop (error)) {
+            return false;
+         }
          if (!empty_filter) {
             bson_t view;
             sim_coll_view (coll, pos, &view);

@@ -487,13 +487,15 @@ sim_workload_load (const char *ns, sim_wl_kind_t kind, int64_t count, int32_t do
    /* Documents go straight into the store; the chunk table is rebuilt once afterwards instead of per document. */
    sim_ctab_free (coll->ctab);
    coll->ctab = NULL;
-   for (int64_t i = 0; i < count; i++) {
+   for (int64_t i = 0; i < count && !sim_g.shutting_down; i++) {
       bson_t doc;
       sim_wl_next (&g, &key, &doc);
       sim_coll_insert (coll, &doc);
       bson_destroy (&doc);
    }
-   sim_autosplit (coll, 0.5, true);
+   if (!sim_g.shutting_down) {
+      sim_autosplit (coll, 0.5, true);
+   }
    bson_destroy (&key);
    return true;
 }

@@ -586,6 +586,127 @@ simq_compare_docs (const bson_t *a, const bson_t *b)
    }
 }
 
+/* ---- hashing consistent with the comparison ---- */
+
+/* 64-bit mixing (the finaliser of MurmurHash3 / splitmix64). */
+static uint64_t
+simq_mix (uint64_t h, uint64_t v)
+{
+   h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+   h ^= h >> 33;
+   h *= 0xFF51AFD7ED558CCDull;
+   h ^= h >> 33;
+   h *= 0xC4CEB9FE1A85EC53ull;
+   h ^= h >> 33;
+   return h;
+}
+
+static uint64_t
+simq_mix_bytes (uint64_t h, const void *data, size_t len)
+{
+   const uint8_t *p = data;
+   h = simq_mix (h, (uint64_t) len);
+   while (len >= 8) {
+      uint64_t w;
+      memcpy (&w, p, 8);
+      h = simq_mix (h, w);
+      p += 8;
+      len -= 8;
+   }
+   if (len) {
+      uint64_t w = 0;
+      memcpy (&w, p, len);
+      h = simq_mix (h, w);
+   }
+   return h;
+}
+
+/* A number's hash, from its value as a long double: integral values that fit an int64 hash as that int64 (so 1, 1.0,
+ * NumberLong(1) and NumberDecimal("1") collide), NaNs alike, every other value as the bits of its double.
+ * simq_compare_numbers compares int/int and int/double exactly and anything with a decimal through long double; two
+ * numbers it calls equal have the same long double, so the same hash (also where long double is only a double: int64s
+ * that round alike then collide, which costs a comparison, never a wrong answer). */
+static uint64_t
+simq_hash_number (uint64_t h, const bson_value_t *v)
+{
+   long double x;
+   double d;
+   uint64_t bits;
+
+   x = simq_to_ld (v);
+   if (isnan (x)) {
+      return simq_mix (h, 0x7FF8000000000001ull);
+   }
+   if (x >= -9223372036854775808.0L && x < 9223372036854775808.0L && x == floorl (x)) {
+      return simq_mix (h, (uint64_t) (int64_t) x);
+   }
+   d = (double) x;
+   memcpy (&bits, &d, sizeof bits);
+   return simq_mix (h, bits);
+}
+
+static uint64_t
+simq_hash_embedded (uint64_t h, const uint8_t *data, uint32_t len)
+{
+   bson_t doc;
+   bson_iter_t it;
+   if (!bson_init_static (&doc, data, len) || !bson_iter_init (&it, &doc)) {
+      return h;
+   }
+   while (bson_iter_next (&it)) {
+      /* As simq_compare_docs: canonical type, field name, value. */
+      h = simq_mix (h, (uint64_t) simq_canonical_type (bson_iter_type (&it)));
+      h = simq_mix_bytes (h, bson_iter_key (&it), bson_iter_key_len (&it));
+      h = simq_mix (h, simq_hash_value (bson_iter_value (&it)));
+   }
+   return simq_mix (h, 0xE0D);
+}
+
+uint64_t
+simq_hash_value (const bson_value_t *v)
+{
+   uint64_t h = simq_mix (0x5348415244534855ull, (uint64_t) (int64_t) simq_canonical_type (v->value_type));
+
+   switch ((int) v->value_type) {
+   case BSON_TYPE_DOUBLE:
+   case BSON_TYPE_INT32:
+   case BSON_TYPE_INT64:
+   case BSON_TYPE_DECIMAL128:
+      return simq_hash_number (h, v);
+   case BSON_TYPE_UTF8:
+      return simq_mix_bytes (h, v->value.v_utf8.str, v->value.v_utf8.len);
+   case BSON_TYPE_SYMBOL:
+      return simq_mix_bytes (h, v->value.v_symbol.symbol, v->value.v_symbol.len);
+   case BSON_TYPE_DOCUMENT:
+   case BSON_TYPE_ARRAY:
+      return simq_hash_embedded (h, v->value.v_doc.data, v->value.v_doc.data_len);
+   case BSON_TYPE_BINARY:
+      h = simq_mix (h, (uint64_t) (uint8_t) v->value.v_binary.subtype);
+      return simq_mix_bytes (h, v->value.v_binary.data, v->value.v_binary.data_len);
+   case BSON_TYPE_OID:
+      return simq_mix_bytes (h, v->value.v_oid.bytes, 12);
+   case BSON_TYPE_BOOL:
+      return simq_mix (h, v->value.v_bool ? 1 : 0);
+   case BSON_TYPE_DATE_TIME:
+      return simq_mix (h, (uint64_t) v->value.v_datetime);
+   case BSON_TYPE_TIMESTAMP:
+      return simq_mix (h, ((uint64_t) v->value.v_timestamp.timestamp << 32) | v->value.v_timestamp.increment);
+   case BSON_TYPE_REGEX:
+      h = simq_mix_bytes (h, v->value.v_regex.regex, strlen (v->value.v_regex.regex));
+      return simq_mix_bytes (h, v->value.v_regex.options, strlen (v->value.v_regex.options));
+   case BSON_TYPE_DBPOINTER:
+      h = simq_mix_bytes (h, v->value.v_dbpointer.collection, v->value.v_dbpointer.collection_len);
+      return simq_mix_bytes (h, v->value.v_dbpointer.oid.bytes, 12);
+   case BSON_TYPE_CODE:
+      return simq_mix_bytes (h, v->value.v_code.code, v->value.v_code.code_len);
+   case BSON_TYPE_CODEWSCOPE:
+      h = simq_mix_bytes (h, v->value.v_codewscope.code, v->value.v_codewscope.code_len);
+      return simq_hash_embedded (h, v->value.v_codewscope.scope_data, v->value.v_codewscope.scope_len);
+   default:
+      return h; /* null, undefined, MinKey, MaxKey: one value per canonical type */
+   }
+}
+
 /* ---- paths ---- */
 
 bool

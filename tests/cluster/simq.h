@@ -44,6 +44,40 @@ simq_compare_values (const bson_value_t *a, const bson_value_t *b);
 int
 simq_compare_docs (const bson_t *a, const bson_t *b);
 
+/* A 64-bit hash of a value consistent with simq_compare_values: values it calls equal (1, 1.0, NumberLong(1) and
+ * NumberDecimal("1"); "a" and Symbol("a"); documents field by field) hash alike. For hash sets and maps whose
+ * equality is the comparison's (the store's _id index, $group). */
+uint64_t
+simq_hash_value (const bson_value_t *v);
+
+/* An open-addressing multimap from 64-bit hashes to non-zero values (pointers, indexes + 1), with linear probing and
+ * backward-shift deletion. It stores no keys: callers walk the candidates of a hash with simq_htab_next and decide
+ * equality themselves. Not thread-safe (callers hold whatever lock guards the data the values designate). */
+typedef struct {
+   uint64_t hash;
+   uintptr_t val; /* 0: empty slot */
+} simq_hslot_t;
+
+typedef struct {
+   simq_hslot_t *slots;
+   size_t cap; /* a power of two, or 0 before the first insertion */
+   size_t n;
+} simq_htab_t;
+
+void
+simq_htab_init (simq_htab_t *t);
+void
+simq_htab_destroy (simq_htab_t *t);
+/* Adds (hash, val); val must not be 0. Duplicates are kept (a multimap). */
+void
+simq_htab_add (simq_htab_t *t, uint64_t hash, uintptr_t val);
+/* The next value stored under hash, or 0 when there is none left. *probe starts at 0 and is advanced by each call. */
+uintptr_t
+simq_htab_next (const simq_htab_t *t, uint64_t hash, size_t *probe);
+/* Removes one (hash, val) pair; false when absent. */
+bool
+simq_htab_remove (simq_htab_t *t, uint64_t hash, uintptr_t val);
+
 /* Looks up a dotted path ("details.note", "min.uid"). On success *out borrows from doc (valid while doc lives).
  * Returns false when the path is absent. Arrays on the path are not expanded here. */
 bool
@@ -87,6 +121,9 @@ typedef struct {
     * then fails with 40324 "Unrecognized pipeline stage name: '$x'"), -1 on error (error set). */
    int (*stage) (void *ud, const bson_t *stage, const simq_docs_t *in, simq_docs_t *out, bson_error_t *error);
    int64_t now_ms; /* $$NOW, milliseconds since the epoch */
+   /* Asked every 1024 documents by the long stages: true (error set) stops the pipeline with that error (the
+    * simulator's shutdown, or a client that went away). */
+   bool (*interrupted) (void *ud, bson_error_t *error);
 } simq_env_t;
 
 /* Runs pipeline (an array document) over input; out must be initialised by the caller (simq_docs_init) and receives
@@ -99,5 +136,11 @@ typedef struct {
 bool
 simq_aggregate (const simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_docs_t *out,
                 bson_error_t *error);
+
+/* simq_aggregate over documents it takes from *input (left empty, freed on every path) instead of copying them: for
+ * callers that built the input for this pipeline only. */
+bool
+simq_aggregate_taking (simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_docs_t *out,
+                       bson_error_t *error);
 
 #endif

@@ -20,6 +20,13 @@ simq_ectx_for (const bson_t *doc, const simq_env_t *env, simq_var_t *vars, simq_
    ctx->vars = vars;
 }
 
+/* Whether the caller wants the pipeline stopped (env->interrupted), asked at every 1024th document; error set. */
+static bool
+simq_interrupted (const simq_env_t *env, size_t i, bson_error_t *error)
+{
+   return (i & 1023) == 0 && env && env->interrupted && env->interrupted (env->ud, error);
+}
+
 /* ---- $match ---- */
 
 static bool
@@ -45,6 +52,9 @@ simq_stage_match (const bson_value_t *arg, const simq_docs_t *in, const simq_env
    bson_destroy (&empty);
    for (size_t i = 0; i < in->n; i++) {
       simq_ectx_t ctx;
+      if (simq_interrupted (env, i, error)) {
+         return false;
+      }
       simq_ectx_for (in->v[i], env, vars, &ctx);
       if (!simq_match_ctx (in->v[i], &filter, &ctx, &m, error)) {
          return false;
@@ -84,6 +94,9 @@ simq_stage_project (const bson_value_t *arg, const simq_docs_t *in, const simq_e
    for (size_t i = 0; i < in->n; i++) {
       simq_ectx_t ctx;
       bson_t res;
+      if (simq_interrupted (env, i, error)) {
+         return false;
+      }
       simq_ectx_for (in->v[i], env, vars, &ctx);
       if (!simq_project_ex (in->v[i], &spec, false, &ctx, &res, error)) {
          bson_destroy (&res);
@@ -175,6 +188,9 @@ simq_stage_add_fields (const char *name, const bson_value_t *arg, const simq_doc
    for (size_t i = 0; i < in->n; i++) {
       bson_t cur;
       simq_ectx_t ctx;
+      if (simq_interrupted (env, i, error)) {
+         goto cleanup;
+      }
       bson_copy_to (in->v[i], &cur);
       simq_ectx_for (in->v[i], env, vars, &ctx);
       for (size_t f = 0; f < fields.n; f++) {
@@ -479,6 +495,8 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
    size_t naccs = 0;
    simq_group_t *groups = NULL;
    size_t ngroups = 0, gcap = 0;
+   simq_htab_t index; /* group key hash -> index + 1 in groups */
+   simq_htab_init (&index);
 
    if (arg->value_type != BSON_TYPE_DOCUMENT || !simq_value_as_doc (arg, &spec)) {
       return simq_fail (error, 15947, "a group's fields must be specified in an object");
@@ -544,6 +562,9 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
       simq_ectx_t ctx;
       bson_value_t key;
       simq_group_t *g = NULL;
+      if (simq_interrupted (env, d, error)) {
+         goto cleanup;
+      }
       simq_ectx_for (in->v[d], env, vars, &ctx);
       if (!simq_eval (&id_expr, &ctx, &key, error)) {
          goto cleanup;
@@ -551,10 +572,12 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
       if (simq_value_missing (&key)) {
          key.value_type = BSON_TYPE_NULL;
       }
-      for (size_t i = 0; i < ngroups; i++) {
-         if (simq_compare_values (&groups[i].key, &key) == 0) {
-            g = &groups[i];
-            break;
+      /* The group whose key compares equal (the first key seen stays the group's _id), through the hash map. */
+      uint64_t h = simq_hash_value (&key);
+      size_t probe = 0;
+      for (uintptr_t gi; !g && (gi = simq_htab_next (&index, h, &probe)) != 0;) {
+         if (simq_compare_values (&groups[gi - 1].key, &key) == 0) {
+            g = &groups[gi - 1];
          }
       }
       if (!g) {
@@ -563,8 +586,10 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
             groups = bson_realloc (groups, gcap * sizeof *groups);
          }
          g = &groups[ngroups++];
+         simq_htab_add (&index, h, (uintptr_t) ngroups);
          g->key = key;
-         g->accs = bson_malloc0 ((naccs + 1) * sizeof (simq_acc_t));
+         /* simq_acc_t holds a bson_t, which libbson declares 128-byte aligned: malloc gives only 16 */
+         g->accs = bson_aligned_alloc0 (BSON_ALIGNOF (simq_acc_t), (naccs + 1) * sizeof (simq_acc_t));
          for (size_t a = 0; a < naccs; a++) {
             simq_value_set_missing (&g->accs[a].value);
             bson_init (&g->accs[a].list);
@@ -607,6 +632,7 @@ cleanup:
    }
    bson_free (groups);
    bson_free (accs);
+   simq_htab_destroy (&index);
    return ok;
 }
 
@@ -1270,19 +1296,17 @@ simq_run_stage (const char *name, const bson_t *stage, const bson_value_t *arg, 
    return simq_fail (error, 40324, "Unrecognized pipeline stage name: '%s'", name);
 }
 
+/* Runs pipeline over the documents of *input, which it takes (input is left empty). */
 static bool
-simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
-                   simq_docs_t *out, bson_error_t *error)
+simq_run_pipeline_taking (simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
+                          simq_docs_t *out, bson_error_t *error)
 {
-   simq_docs_t cur, next;
+   simq_docs_t cur = *input, next;
    bson_iter_t it;
    bool ok = false, first = true;
 
-   simq_docs_init (&cur);
+   simq_docs_init (input);
    simq_docs_init (&next);
-   for (size_t i = 0; i < input->n; i++) {
-      simq_docs_push_copy (&cur, input->v[i]);
-   }
    if (!bson_iter_init (&it, pipeline)) {
       simq_fail (error, 14, "'pipeline' option must be specified as an array");
       goto cleanup;
@@ -1300,6 +1324,9 @@ simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_
       }
       bson_iter_init (&si, &stage);
       bson_iter_next (&si);
+      if (simq_interrupted (env, 0, error)) {
+         goto cleanup;
+      }
       if (!simq_run_stage (bson_iter_key (&si), &stage, bson_iter_value (&si), first, &cur, env, vars, &next, error)) {
          goto cleanup;
       }
@@ -1317,6 +1344,41 @@ simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_
 cleanup:
    simq_docs_clear (&cur);
    simq_docs_clear (&next);
+   return ok;
+}
+
+static bool
+simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
+                   simq_docs_t *out, bson_error_t *error)
+{
+   simq_docs_t cur;
+   simq_docs_init (&cur);
+   for (size_t i = 0; i < input->n; i++) {
+      if (simq_interrupted (env, i, error)) {
+         simq_docs_clear (&cur);
+         return false;
+      }
+      simq_docs_push_copy (&cur, input->v[i]);
+   }
+   return simq_run_pipeline_taking (&cur, pipeline, env, vars, out, error);
+}
+
+bool
+simq_aggregate_taking (simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_docs_t *out,
+                       bson_error_t *error)
+{
+   simq_docs_t tmp;
+   bool ok;
+   simq_docs_init (&tmp);
+   ok = simq_run_pipeline_taking (input, pipeline, env, NULL, &tmp, error);
+   if (ok) {
+      for (size_t i = 0; i < tmp.n; i++) {
+         simq_docs_push_owned (out, tmp.v[i]);
+      }
+      bson_free (tmp.v);
+   } else {
+      simq_docs_clear (&tmp);
+   }
    return ok;
 }
 
