@@ -71,7 +71,7 @@ $(BINDIR)/shardsim: $(SIM_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(SANLD) $(SIM_LIBS)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) tests/unit/unit.h
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) tests/unit/unit.h tests/unit/simproc.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(CORE_LIB) $(LDLIBS_ALL)
 

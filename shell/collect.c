@@ -7,10 +7,10 @@
 #include <mongoc/mongoc.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "collect.h"
 #include "aligned.h"
+#include "clock_ms.h"
 #include "conn.h"
 #include "ctx.h"
 #include "output.h"
@@ -66,22 +66,6 @@ struct collect {
 };
 
 /* ---- small helpers ---- */
-
-static int64_t
-mono_ms (void)
-{
-   struct timespec ts;
-   clock_gettime (CLOCK_MONOTONIC, &ts);
-   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t
-wall_ms (void)
-{
-   struct timespec ts;
-   clock_gettime (CLOCK_REALTIME, &ts);
-   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void *
 xcalloc (size_t n, size_t size)
@@ -402,7 +386,7 @@ collect_set_interval (collect_t *c, double interval_s)
 static bool
 over_deadline (collect_t *c, sh_error_t *err)
 {
-   if (mono_ms () <= c->deadline_mono_ms)
+   if (clock_mono_ms () <= c->deadline_mono_ms)
       return false;
    sh_error_set (err, SH_ERR_NETWORK, "refresh took longer than half the interval (%.1fs); raise it with +",
                  c->opts.interval_s);
@@ -648,6 +632,21 @@ append_chunk_coll (bson_t *b, const char *key, const coll_meta_t *m)
       bson_append_utf8 (b, key, -1, m->ns, -1);
 }
 
+/* Appends {op: ["$min", {"$literal": bound}]} as element key of the array arr (a chunk's min against a zone bound). */
+static void
+append_min_cmp (bson_t *arr, const char *key, const char *op, const bson_t *bound)
+{
+   bson_t e, a, lit;
+   BSON_APPEND_DOCUMENT_BEGIN (arr, key, &e);
+   BSON_APPEND_ARRAY_BEGIN (&e, op, &a);
+   BSON_APPEND_UTF8 (&a, "0", "$min");
+   BSON_APPEND_DOCUMENT_BEGIN (&a, "1", &lit);
+   BSON_APPEND_DOCUMENT (&lit, "$literal", bound);
+   bson_append_document_end (&a, &lit);
+   bson_append_array_end (&e, &a);
+   bson_append_document_end (arr, &e);
+}
+
 /* Builds the $switch that names the zone holding each chunk's min, from config.tags. Returns false (nothing
  * appended) when there are no zone ranges for known collections. */
 static bool
@@ -674,7 +673,7 @@ append_zone_switch (bson_t *id, const bson_t *tags, const coll_meta_t *metas, si
       {
          char kb[16];
          const char *ks;
-         bson_t br, cs, and, e1, e2, e3, lit;
+         bson_t br, cs, and, e1;
          bson_uint32_to_string (k++, &ks, kb, sizeof kb);
          BSON_APPEND_DOCUMENT_BEGIN (&branches, ks, &br);
          BSON_APPEND_DOCUMENT_BEGIN (&br, "case", &cs);
@@ -688,28 +687,8 @@ append_zone_switch (bson_t *id, const bson_t *tags, const coll_meta_t *metas, si
             bson_append_array_end (&e1, &a);
          }
          bson_append_document_end (&and, &e1);
-         BSON_APPEND_DOCUMENT_BEGIN (&and, "1", &e2);
-         {
-            bson_t a;
-            BSON_APPEND_ARRAY_BEGIN (&e2, "$gte", &a);
-            BSON_APPEND_UTF8 (&a, "0", "$min");
-            BSON_APPEND_DOCUMENT_BEGIN (&a, "1", &lit);
-            BSON_APPEND_DOCUMENT (&lit, "$literal", &mn);
-            bson_append_document_end (&a, &lit);
-            bson_append_array_end (&e2, &a);
-         }
-         bson_append_document_end (&and, &e2);
-         BSON_APPEND_DOCUMENT_BEGIN (&and, "2", &e3);
-         {
-            bson_t a;
-            BSON_APPEND_ARRAY_BEGIN (&e3, "$lt", &a);
-            BSON_APPEND_UTF8 (&a, "0", "$min");
-            BSON_APPEND_DOCUMENT_BEGIN (&a, "1", &lit);
-            BSON_APPEND_DOCUMENT (&lit, "$literal", &mx);
-            bson_append_document_end (&a, &lit);
-            bson_append_array_end (&e3, &a);
-         }
-         bson_append_document_end (&and, &e3);
+         append_min_cmp (&and, "1", "$gte", &mn);
+         append_min_cmp (&and, "2", "$lt", &mx);
          bson_append_array_end (&cs, &and);
          bson_append_document_end (&br, &cs);
          BSON_APPEND_UTF8 (&br, "then", doc_utf8 (&t, "tag", ""));
@@ -1388,7 +1367,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
    coll_meta_t *metas = NULL;
    size_t nmetas = 0;
    int64_t ops[4] = { 0, 0, 0, 0 };
-   int64_t t0 = mono_ms ();
+   int64_t t0 = clock_mono_ms ();
    int *own_reads = NULL;
    bool ok = false;
 
@@ -1411,8 +1390,8 @@ collect_sample (collect_t *c, snapshot_t *snap)
       if (!sample_key_trend (c, &s, i, &metas[i], &err))
          goto done;
    s.interval_s = c->opts.interval_s;
-   s.sampled_at_ms = wall_ms ();
-   s.sample_ms = mono_ms () - t0;
+   s.sampled_at_ms = clock_wall_ms ();
+   s.sample_ms = clock_mono_ms () - t0;
    s.round_trips = c->round_trips;
    {
       double dt = c->have_prev ? (double) (t0 - c->prev_mono_ms) / 1000.0 : 0;
@@ -1477,7 +1456,7 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
       bson_strncpy (out->error, "unknown collection (not in the last sample)", sizeof out->error);
       goto done;
    }
-   c->deadline_mono_ms = mono_ms () + (int64_t) (c->opts.interval_s * 500.0) + 1000;
+   c->deadline_mono_ms = clock_mono_ms () + (int64_t) (c->opts.interval_s * 500.0) + 1000;
    append_chunk_coll (&filter, c->meta[mi].by_uuid && c->meta[mi].has_uuid ? "uuid" : "ns", &c->meta[mi]);
    chunks_cmd = BCON_NEW ("find", "chunks", "filter", BCON_DOCUMENT (&filter), "sort", "{", "min", BCON_INT32 (1), "}",
                           "projection", "{", "min", BCON_INT32 (1), "max", BCON_INT32 (1), "shard", BCON_INT32 (1),

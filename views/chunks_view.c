@@ -28,11 +28,7 @@ view_chunks_draw (dash_t *d, panel_t *p)
              c->truncated ? "+, capped" : "", c->nzones);
    snprintf (info, sizeof info, "%d/%d", nrows ? p->selected + 1 : 0, nrows);
    /* two flexible columns share the slack */
-   panel_fit_columns (cols, C_N, p->w);
-   panel_draw_title (p, title, info);
-   panel_draw_headings (p, cols, C_N);
-   for (int r = 0; r < panel_body_h (p); r++)
-      mvhline (p->y + 2 + r, p->x, ' ', p->w);
+   panel_draw_frame (p, cols, C_N, title, info);
    if (c->error[0] && panel_body_h (p) > 0) {
       attron (crt_attr (CRT_HOT));
       mvaddnstr (p->y + 2, p->x + 1, c->error, p->w - 2);

@@ -17,12 +17,6 @@ static int sort_key;
 static bool sort_inv;
 
 static int
-cmp_num (double a, double b)
-{
-   return a < b ? 1 : a > b ? -1 : 0;
-}
-
-static int
 coll_cmp (const void *a, const void *b)
 {
    const snap_coll_t *x = &sort_snap->colls[*(const size_t *) a];
@@ -30,20 +24,18 @@ coll_cmp (const void *a, const void *b)
    int c = 0;
    switch (sort_key) {
    case 1:
-      c = cmp_num ((double) x->chunks, (double) y->chunks);
+      c = panel_cmp_desc ((double) x->chunks, (double) y->chunks);
       break;
    case 2:
-      c = cmp_num (x->writes_ps, y->writes_ps);
+      c = panel_cmp_desc (x->writes_ps, y->writes_ps);
       break;
    case 3:
-      c = cmp_num ((double) (x->balance == SNAP_BAL_IMBALANCED), (double) (y->balance == SNAP_BAL_IMBALANCED));
+      c = panel_cmp_desc ((double) (x->balance == SNAP_BAL_IMBALANCED), (double) (y->balance == SNAP_BAL_IMBALANCED));
       break;
    default:
       break;
    }
-   if (!c)
-      c = strcmp (x->ns, y->ns);
-   return sort_inv ? -c : c;
+   return panel_sort_result (c, x->ns, y->ns, sort_inv);
 }
 
 size_t
@@ -108,11 +100,7 @@ view_colls_draw (dash_t *d, panel_t *p)
    snprintf (title, sizeof title, "Collections (%zu%s)  Enter: chunks", n, n != s->ncolls ? " filtered" : "");
    snprintf (info, sizeof info, "sort: %s %s", view_colls_sorts[d->sort[DASH_COLLS]],
              d->invert[DASH_COLLS] ? crt_glyphs->up : crt_glyphs->down);
-   panel_fit_columns (cols, C_N, p->w);
-   panel_draw_title (p, title, info);
-   panel_draw_headings (p, cols, C_N);
-   for (int r = 0; r < panel_body_h (p); r++)
-      mvhline (p->y + 2 + r, p->x, ' ', p->w);
+   panel_draw_frame (p, cols, C_N, title, info);
    for (size_t i = 0; i < n; i++) {
       const snap_coll_t *co = &s->colls[order[i]];
       int y = panel_row_y (p, (int) i);

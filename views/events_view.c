@@ -67,11 +67,7 @@ view_events_draw (dash_t *d, panel_t *p)
    panel_update (p, (int) n, -1);
    snprintf (title, sizeof title, "Events (%zu)", n);
    snprintf (info, sizeof info, "newest %s", d->invert[DASH_EVENTS] ? "last" : "first");
-   panel_fit_columns (cols, C_N, p->w);
-   panel_draw_title (p, title, info);
-   panel_draw_headings (p, cols, C_N);
-   for (int r = 0; r < panel_body_h (p); r++)
-      mvhline (p->y + 2 + r, p->x, ' ', p->w);
+   panel_draw_frame (p, cols, C_N, title, info);
    for (size_t i = 0; i < n; i++) {
       const snap_event_t *e = &s->events[order[i]];
       int y = panel_row_y (p, (int) i);

@@ -134,6 +134,30 @@ panel_draw_headings (const panel_t *p, const panel_col_t *cols, size_t n)
 }
 
 void
+panel_draw_frame (const panel_t *p, panel_col_t *cols, size_t n, const char *title, const char *info)
+{
+   panel_fit_columns (cols, n, p->w);
+   panel_draw_title (p, title, info);
+   panel_draw_headings (p, cols, n);
+   for (int r = 0; r < panel_body_h (p); r++)
+      mvhline (p->y + 2 + r, p->x, ' ', p->w);
+}
+
+int
+panel_cmp_desc (double a, double b)
+{
+   return a < b ? 1 : a > b ? -1 : 0;
+}
+
+int
+panel_sort_result (int c, const char *xname, const char *yname, bool inv)
+{
+   if (!c)
+      c = strcmp (xname, yname);
+   return inv ? -c : c;
+}
+
+void
 panel_update (panel_t *p, int nrows, int found)
 {
    int body = panel_body_h (p);

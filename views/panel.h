@@ -47,6 +47,20 @@ panel_draw_title (const panel_t *p, const char *title, const char *info);
 void
 panel_draw_headings (const panel_t *p, const panel_col_t *cols, size_t n);
 
+/* Fits cols to the panel's width, draws the title row and the headings, and blanks every body row: the frame a
+ * view draws before its rows. */
+void
+panel_draw_frame (const panel_t *p, panel_col_t *cols, size_t n, const char *title, const char *info);
+
+/* For the views' sort comparators: orders two numbers biggest first (-1, 0 or 1). */
+int
+panel_cmp_desc (double a, double b);
+
+/* Finishes a views' sort comparison: c from the sort column (0 when equal), ties broken by name, the whole reversed
+ * when inv. */
+int
+panel_sort_result (int c, const char *xname, const char *yname, bool inv);
+
 /* Sets nrows, keeps selected within range (following sel_key when it names a row: pass the index of that row in
  * found, or -1) and scrolls so the selection is visible. */
 void

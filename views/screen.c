@@ -5,28 +5,12 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "actions.h"
+#include "clock_ms.h"
 #include "crt.h"
 #include "screen.h"
 #include "views.h"
-
-static int64_t
-now_wall_ms (void)
-{
-   struct timespec ts;
-   clock_gettime (CLOCK_REALTIME, &ts);
-   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t
-now_mono_ms (void)
-{
-   struct timespec ts;
-   clock_gettime (CLOCK_MONOTONIC, &ts);
-   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void
 dash_init (dash_t *d, double interval_s)
@@ -107,7 +91,7 @@ screen_layout (dash_t *d, int lines, int cols)
 void
 screen_draw (dash_t *d)
 {
-   d->now_ms = now_wall_ms ();
+   d->now_ms = clock_wall_ms ();
    erase ();
    if (d->too_small) {
       char msg[96];
@@ -143,7 +127,7 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
    if (!crt_init (color))
       return 1;
    for (;;) {
-      int64_t now = now_mono_ms ();
+      int64_t now = clock_mono_ms ();
       int wait, key;
 
       if (crt_quit_signal)
@@ -153,7 +137,7 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
          if (d->drill)
             src->chunks (src->ud, d->drill_ns, &d->chunks);
          d->frames++;
-         next_sample = now_mono_ms () + (int64_t) (d->interval_s * 1000.0);
+         next_sample = clock_mono_ms () + (int64_t) (d->interval_s * 1000.0);
          react |= VIEW_REDRAW;
          if ((int) d->snap.nshards != last_nshards) {
             last_nshards = (int) d->snap.nshards;
@@ -161,7 +145,7 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
          }
       }
       if (d->paused && !d->snap.stale && d->paused_at_ms == 0)
-         d->paused_at_ms = now_wall_ms ();
+         d->paused_at_ms = clock_wall_ms ();
       if (!d->paused)
          d->paused_at_ms = 0;
       /* ages on screen tick once a second */
@@ -180,7 +164,7 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
       react = VIEW_OK;
       if (max_frames > 0 && d->frames >= max_frames)
          break;
-      wait = d->paused ? 250 : (int) (next_sample - now_mono_ms ());
+      wait = d->paused ? 250 : (int) (next_sample - clock_mono_ms ());
       if (wait > 250)
          wait = 250;
       if (wait < 0)
@@ -198,7 +182,7 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
          break;
       if (react & VIEW_INTERVAL) {
          d->interval_s = src->set_interval (src->ud, d->interval_s);
-         next_sample = now_mono_ms () + (int64_t) (d->interval_s * 1000.0);
+         next_sample = clock_mono_ms () + (int64_t) (d->interval_s * 1000.0);
       }
       if (react & VIEW_FETCH_CHUNKS)
          src->chunks (src->ud, d->drill_ns, &d->chunks);

@@ -16,12 +16,6 @@ static int sort_key;
 static bool sort_inv;
 
 static int
-cmp_num (double a, double b)
-{
-   return a < b ? 1 : a > b ? -1 : 0; /* numbers: biggest first */
-}
-
-static int
 shard_cmp (const void *a, const void *b)
 {
    const snap_shard_t *x = &sort_snap->shards[*(const size_t *) a];
@@ -29,20 +23,18 @@ shard_cmp (const void *a, const void *b)
    int c = 0;
    switch (sort_key) {
    case 1:
-      c = cmp_num ((double) x->chunks, (double) y->chunks);
+      c = panel_cmp_desc ((double) x->chunks, (double) y->chunks);
       break;
    case 2:
-      c = cmp_num ((double) x->data_bytes, (double) y->data_bytes);
+      c = panel_cmp_desc ((double) x->data_bytes, (double) y->data_bytes);
       break;
    case 3:
-      c = cmp_num (x->writes_ps, y->writes_ps);
+      c = panel_cmp_desc (x->writes_ps, y->writes_ps);
       break;
    default:
       break;
    }
-   if (!c)
-      c = strcmp (x->name, y->name);
-   return sort_inv ? -c : c;
+   return panel_sort_result (c, x->name, y->name, sort_inv);
 }
 
 size_t
@@ -98,11 +90,7 @@ view_shards_draw (dash_t *d, panel_t *p)
    snprintf (title, sizeof title, "Shards (%zu%s)", n, n != s->nshards ? " filtered" : "");
    snprintf (info, sizeof info, "sort: %s %s", view_shards_sorts[d->sort[DASH_SHARDS]],
              d->invert[DASH_SHARDS] ? crt_glyphs->up : crt_glyphs->down);
-   panel_fit_columns (cols, C_N, p->w);
-   panel_draw_title (p, title, info);
-   panel_draw_headings (p, cols, C_N);
-   for (int r = 0; r < panel_body_h (p); r++)
-      mvhline (p->y + 2 + r, p->x, ' ', p->w);
+   panel_draw_frame (p, cols, C_N, title, info);
    for (size_t i = 0; i < n; i++) {
       const snap_shard_t *sh = &s->shards[order[i]];
       int y = panel_row_y (p, (int) i);

@@ -2,76 +2,16 @@
  * handshake and envelope per version, errors, cursor batching, and for each sharding admin command one success case
  * (with the config.* state that follows) and at least one documented error. */
 #include "unit.h"
+#include "simproc.h"
 
-#include <mongoc/mongoc.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-typedef struct {
-   pid_t pid;
-   int port;
-   mongoc_client_t *client;
-} sim_t;
-
+/* Starts $BINDIR/shardsim as server version with scenario. */
 static bool
 sim_start (sim_t *s, const char *version, const char *scenario)
 {
-   char pf[256], port[16];
-   const char *bindir = getenv ("BINDIR") ? getenv ("BINDIR") : "bin";
-   char path[512];
-   snprintf (path, sizeof path, "%s/shardsim", bindir);
+   char pf[256];
+   const char *args[] = {"--version", version, "--scenario", scenario, NULL};
    snprintf (pf, sizeof pf, "/tmp/test_sim_cluster.%d.%s.port", (int) getpid (), version);
-   unlink (pf);
-   memset (s, 0, sizeof *s);
-   fflush (stdout);
-   s->pid = fork ();
-   if (s->pid == 0) {
-      freopen ("/dev/null", "w", stdout);
-      execl (path, "shardsim", "--port", "0", "--port-file", pf, "--version", version, "--scenario", scenario,
-             (char *) NULL);
-      _exit (127);
-   }
-   for (int i = 0; i < 200; i++) {
-      FILE *f = fopen (pf, "r");
-      if (f) {
-         int ok = fscanf (f, "%d", &s->port);
-         fclose (f);
-         if (ok == 1) {
-            break;
-         }
-      }
-      usleep (25000);
-   }
-   unlink (pf);
-   if (!s->port) {
-      return false;
-   }
-   char uri[128];
-   snprintf (port, sizeof port, "%d", s->port);
-   snprintf (uri, sizeof uri, "mongodb://127.0.0.1:%s/?serverSelectionTimeoutMS=3000", port);
-   s->client = mongoc_client_new (uri);
-   return s->client != NULL;
-}
-
-static int
-sim_stop (sim_t *s)
-{
-   int status = -1;
-   if (s->client) {
-      mongoc_client_destroy (s->client);
-   }
-   if (s->pid > 0) {
-      kill (s->pid, SIGTERM);
-      waitpid (s->pid, &status, 0);
-   }
-   return status;
+   return simproc_start (s, pf, args, 200, 25, "serverSelectionTimeoutMS=3000");
 }
 
 /* Runs command (consumed) on db; reply is always initialised. */
@@ -197,24 +137,6 @@ key_index (const bson_t *doc, const char *key)
 
 /* ---- raw wire checks (what libmongoc never sends: exhaust streams, legacy OP_QUERY, checksums) ---- */
 
-static int
-raw_connect (int port)
-{
-   int fd = socket (AF_INET, SOCK_STREAM, 0);
-   struct sockaddr_in sa;
-   struct timeval tv = {5, 0};
-   memset (&sa, 0, sizeof sa);
-   sa.sin_family = AF_INET;
-   sa.sin_port = htons ((uint16_t) port);
-   sa.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-   setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-   if (connect (fd, (struct sockaddr *) &sa, sizeof sa) != 0) {
-      close (fd);
-      return -1;
-   }
-   return fd;
-}
-
 static uint32_t
 raw_crc32c (const uint8_t *p, size_t n)
 {
@@ -298,7 +220,7 @@ test_raw_wire (sim_t *s, bool modern)
    bson_t reply;
    bson_oid_t oid;
    bson_oid_init (&oid, NULL);
-   int fd = raw_connect (s->port);
+   int fd = simproc_raw_connect (s->port, 5);
    bson_t *hello = BCON_NEW ("hello", BCON_INT32 (1), "topologyVersion", "{", "processId", BCON_OID (&oid), "counter",
                              BCON_INT64 (0), "}", "maxAwaitTimeMS", BCON_INT32 (200), "$db", BCON_UTF8 ("admin"));
    raw_send_msg (fd, 1u << 16, hello, false);
@@ -314,7 +236,7 @@ test_raw_wire (sim_t *s, bool modern)
    bson_destroy (hello);
    close (fd);
 
-   fd = raw_connect (s->port);
+   fd = simproc_raw_connect (s->port, 5);
    bson_t *ping = BCON_NEW ("ping", BCON_INT32 (1), "$db", BCON_UTF8 ("admin"));
    raw_send_msg (fd, 1, ping, false);
    bool ok = raw_read_reply (fd, &op, &flags, &reply);
@@ -334,7 +256,7 @@ test_raw_wire (sim_t *s, bool modern)
    close (fd);
 
    /* A legacy OP_QUERY find: 4.4 answers it, 6.0+ refuses with 352. */
-   fd = raw_connect (s->port);
+   fd = simproc_raw_connect (s->port, 5);
    bson_t *find = BCON_NEW ("find", BCON_UTF8 ("x"));
    size_t len = 16 + 4 + 10 + 8 + find->len;
    uint8_t *buf = bson_malloc0 (len);

@@ -5,29 +5,11 @@
  * bulk loader, analyzeShardKey on loaded data and --seed determinism. Every assertion reads config.* or the
  * server's statistics; runs take seconds (small chunk sizes, fast balancer intervals). */
 #include "unit.h"
+#include "simproc.h"
 
-#include <mongoc/mongoc.h>
-
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
-typedef struct {
-   pid_t pid;
-   int port;
-   mongoc_client_t *client;
-} sim_t;
-
-static int64_t
-now_ms (void)
-{
-   struct timespec ts;
-   clock_gettime (CLOCK_REALTIME, &ts);
-   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "clock_ms.h"
 
 static void
 sleep_ms (int64_t ms)
@@ -40,67 +22,8 @@ static bool
 sim_start (sim_t *s, const char *const *args)
 {
    char pf[256];
-   const char *bindir = getenv ("BINDIR") ? getenv ("BINDIR") : "bin";
-   char path[512];
-   const char *argv[64];
-   int n = 0;
-   snprintf (path, sizeof path, "%s/shardsim", bindir);
    snprintf (pf, sizeof pf, "/tmp/test_sim_dynamics.%d.port", (int) getpid ());
-   unlink (pf);
-   memset (s, 0, sizeof *s);
-   argv[n++] = "shardsim";
-   argv[n++] = "--port";
-   argv[n++] = "0";
-   argv[n++] = "--port-file";
-   argv[n++] = pf;
-   for (int i = 0; args[i] && n < 62; i++) {
-      argv[n++] = args[i];
-   }
-   argv[n] = NULL;
-   fflush (stdout);
-   s->pid = fork ();
-   if (s->pid == 0) {
-      if (!freopen ("/dev/null", "w", stdout)) {
-         _exit (126);
-      }
-      execv (path, (char *const *) argv);
-      _exit (127);
-   }
-   for (int i = 0; i < 400; i++) {
-      FILE *f = fopen (pf, "r");
-      if (f) {
-         int ok = fscanf (f, "%d", &s->port);
-         fclose (f);
-         if (ok == 1) {
-            break;
-         }
-      }
-      usleep (25000);
-   }
-   unlink (pf);
-   if (!s->port) {
-      return false;
-   }
-   char uri[160];
-   snprintf (uri, sizeof uri, "mongodb://127.0.0.1:%d/?serverSelectionTimeoutMS=5000&socketTimeoutMS=60000", s->port);
-   s->client = mongoc_client_new (uri);
-   return s->client != NULL;
-}
-
-static int
-sim_stop (sim_t *s)
-{
-   int status = -1;
-   if (s->client) {
-      mongoc_client_destroy (s->client);
-      s->client = NULL;
-   }
-   if (s->pid > 0) {
-      kill (s->pid, SIGTERM);
-      waitpid (s->pid, &status, 0);
-      s->pid = 0;
-   }
-   return status;
+   return simproc_start (s, pf, args, 400, 25, "serverSelectionTimeoutMS=5000&socketTimeoutMS=60000");
 }
 
 /* Runs a JSON command on db; reply is always initialised. */
@@ -281,7 +204,7 @@ wait_balanced (sim_t *s, const char *ns, int64_t ms)
 {
    char cmd[256];
    snprintf (cmd, sizeof cmd, "{\"balancerCollectionStatus\": \"%s\"}", ns);
-   for (int64_t end = now_ms () + ms; now_ms () < end; sleep_ms (100)) {
+   for (int64_t end = clock_wall_ms () + ms; clock_wall_ms () < end; sleep_ms (100)) {
       bson_t r1, r2;
       run_json (s, "admin", cmd, &r1);
       run_json (s, "admin", "{\"simBalancer\": \"status\"}", &r2);
@@ -327,7 +250,7 @@ test_ascending (void)
    chunks_per_shard (&s, "app.events", chunks0, NULL);
    chunks_per_shard (&s, "app.events", top, "{\"max.ts\": {\"$maxKey\": 1}}");
    int owner = top[0] ? 0 : top[1] ? 1 : 2;
-   int64_t t0 = now_ms ();
+   int64_t t0 = clock_wall_ms ();
    CHECK ("asc.start workload",
           run_ok (&s, "admin", "{\"simWorkload\": \"start\", \"ns\": \"app.events\", \"kind\": \"ascending\", "
                                "\"rate\": 1500}"));
@@ -407,7 +330,7 @@ test_ascending_80 (void)
    int64_t c0[3], c1[3];
    int64_t n0 = chunks_per_shard (&s, "app.events", c0, NULL);
    run_ok (&s, "admin", "{\"balancerStop\": 1}");
-   int64_t t0 = now_ms ();
+   int64_t t0 = clock_wall_ms ();
    run_ok (&s, "admin", "{\"simWorkload\": \"start\", \"ns\": \"app.events\", \"kind\": \"ascending\", \"rate\": "
                         "2000}");
    sleep_ms (1000);
@@ -661,7 +584,7 @@ test_controls (void)
    run_ok (&s, "admin", "{\"setAllowMigrations\": \"t.b\", \"allowMigrations\": true}");
    /* A migration in flight shows in currentOp and config.migrations (5.0). */
    bool seen_op = false, seen_doc = false, seen_status = false;
-   for (int64_t end = now_ms () + 3000; now_ms () < end && !(seen_op && seen_doc); sleep_ms (20)) {
+   for (int64_t end = clock_wall_ms () + 3000; clock_wall_ms () < end && !(seen_op && seen_doc); sleep_ms (20)) {
       bson_t r;
       run_json (&s, "admin", "{\"currentOp\": 1}", &r);
       bson_iter_t it, a;
@@ -700,7 +623,7 @@ test_controls (void)
    /* Draining: one removeShard call, then the balancer empties the shard. */
    run_ok (&s, "admin", "{\"removeShard\": \"shard03\"}");
    bool drained = false;
-   for (int64_t end = now_ms () + 5000; now_ms () < end && !drained; sleep_ms (50)) {
+   for (int64_t end = clock_wall_ms () + 5000; clock_wall_ms () < end && !drained; sleep_ms (50)) {
       chunks_per_shard (&s, "t.b", c, NULL);
       drained = c[2] == 0;
    }
@@ -809,13 +732,13 @@ test_loader (void)
 {
    sim_t s;
    const char *args[] = {"--version", "5.0", "--chunk-size-kb", "1024", "--load", "test.big:random:100000", NULL};
-   int64_t t0 = now_ms ();
+   int64_t t0 = clock_wall_ms ();
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("load.start", "shardsim did not start");
       sim_stop (&s);
       return;
    }
-   int64_t took = now_ms () - t0;
+   int64_t took = clock_wall_ms () - t0;
    bson_t r;
    run_json (&s, "test", "{\"count\": \"big\"}", &r);
    int64_t n = int_at (&r, "n");

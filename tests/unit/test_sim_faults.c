@@ -3,106 +3,28 @@
  * new connections then accepting again, dropping every connection (once and periodically), and that replies not
  * affected by a fault stay byte-identical. */
 #include "unit.h"
+#include "simproc.h"
 
-#include <mongoc/mongoc.h>
+#include "clock_ms.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-typedef struct {
-   pid_t pid;
-   int port;
-   mongoc_client_t *client;
-} sim_t;
-
-static int64_t
-now_ms (void)
-{
-   struct timespec ts;
-   clock_gettime (CLOCK_REALTIME, &ts);
-   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
+/* A client with this socket timeout (short server selection and connect timeouts, for the hang and refuse cases). */
 static mongoc_client_t *
 client_new (int port, int socket_timeout_ms)
 {
-   char uri[200];
-   snprintf (uri, sizeof uri,
-             "mongodb://127.0.0.1:%d/?serverSelectionTimeoutMS=3000&socketTimeoutMS=%d&connectTimeoutMS=1000", port,
+   char options[128];
+   snprintf (options, sizeof options, "serverSelectionTimeoutMS=3000&socketTimeoutMS=%d&connectTimeoutMS=1000",
              socket_timeout_ms);
-   return mongoc_client_new (uri);
+   return simproc_client (port, options);
 }
 
 /* Starts $BINDIR/shardsim with extra arguments (NULL-terminated); the port file appears only once it listens. */
 static bool
 sim_start (sim_t *s, const char *const *args)
 {
-   char pf[256], path[512];
-   const char *bindir = getenv ("BINDIR") ? getenv ("BINDIR") : "bin";
-   const char *argv[32];
-   int n = 0;
-   snprintf (path, sizeof path, "%s/shardsim", bindir);
+   char pf[256];
    snprintf (pf, sizeof pf, "/tmp/test_sim_faults.%d.port", (int) getpid ());
-   unlink (pf);
-   memset (s, 0, sizeof *s);
-   argv[n++] = "shardsim";
-   argv[n++] = "--port";
-   argv[n++] = "0";
-   argv[n++] = "--port-file";
-   argv[n++] = pf;
-   for (int i = 0; args[i] && n < 30; i++) {
-      argv[n++] = args[i];
-   }
-   argv[n] = NULL;
-   fflush (stdout);
-   s->pid = fork ();
-   if (s->pid == 0) {
-      if (!freopen ("/dev/null", "w", stdout)) {
-         _exit (126);
-      }
-      execv (path, (char *const *) argv);
-      _exit (127);
-   }
-   for (int i = 0; i < 200 && !s->port; i++) {
-      FILE *f = fopen (pf, "r");
-      if (f) {
-         if (fscanf (f, "%d", &s->port) != 1) {
-            s->port = 0;
-         }
-         fclose (f);
-      }
-      usleep (10000);
-   }
-   unlink (pf);
-   if (!s->port) {
-      return false;
-   }
-   s->client = client_new (s->port, 10000);
-   return s->client != NULL;
-}
-
-static int
-sim_stop (sim_t *s)
-{
-   int status = -1;
-   if (s->client) {
-      mongoc_client_destroy (s->client);
-      s->client = NULL;
-   }
-   if (s->pid > 0) {
-      kill (s->pid, SIGTERM);
-      waitpid (s->pid, &status, 0);
-      s->pid = 0;
-   }
-   return status;
+   return simproc_start (s, pf, args, 200, 10,
+                         "serverSelectionTimeoutMS=3000&socketTimeoutMS=10000&connectTimeoutMS=1000");
 }
 
 static bool
@@ -132,26 +54,6 @@ code_of (const bson_t *reply)
 {
    bson_iter_t it;
    return bson_iter_init_find (&it, reply, "code") && BSON_ITER_HOLDS_INT32 (&it) ? bson_iter_int32 (&it) : -1;
-}
-
-static int
-raw_connect (int port)
-{
-   int fd = socket (AF_INET, SOCK_STREAM, 0);
-   struct sockaddr_in sa;
-   struct timeval tv = {3, 0};
-   memset (&sa, 0, sizeof sa);
-   sa.sin_family = AF_INET;
-   sa.sin_port = htons ((uint16_t) port);
-   sa.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-   setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-   if (connect (fd, (struct sockaddr *) &sa, sizeof sa) != 0) {
-      int e = errno;
-      close (fd);
-      errno = e;
-      return -1;
-   }
-   return fd;
 }
 
 /* The reply without $clusterTime/operationTime, as canonical JSON (bson_free). */
@@ -205,12 +107,12 @@ test_fail_and_delay (void)
    /* Delay: every reply but the control commands'. */
    cmd (s.client, "admin", "{\"simFault\": \"delay\", \"ms\": 300}", &r);
    bson_destroy (&r);
-   int64_t t0 = now_ms ();
+   int64_t t0 = clock_wall_ms ();
    bool pinged = ping (s.client);
-   int64_t slow = now_ms () - t0;
-   t0 = now_ms ();
+   int64_t slow = clock_wall_ms () - t0;
+   t0 = clock_wall_ms ();
    cmd (s.client, "admin", "{\"simFault\": \"status\"}", &r);
-   int64_t ctl = now_ms () - t0;
+   int64_t ctl = clock_wall_ms () - t0;
    bson_destroy (&r);
    CHECK ("fault.delay applies", pinged && slow >= 280);
    CHECK ("fault.control commands are not delayed", ctl < 250);
@@ -225,9 +127,9 @@ test_fail_and_delay (void)
    bson_free (during);
    cmd (s.client, "admin", "{\"simFault\": \"clear\"}", &r);
    bson_destroy (&r);
-   t0 = now_ms ();
+   t0 = clock_wall_ms ();
    pinged = ping (s.client);
-   CHECK ("fault.clear removes the delay", pinged && now_ms () - t0 < 200);
+   CHECK ("fault.clear removes the delay", pinged && clock_wall_ms () - t0 < 200);
    cmd (s.client, "admin", "{\"listShards\": 1}", &r);
    char *after = stable_json (&r);
    bson_destroy (&r);
@@ -259,11 +161,11 @@ test_hang_refuse_drop (void)
    /* Hang: requests wait for the period, then are answered. */
    CHECK ("fault.hang set", cmd (s.client, "admin", "{\"simFault\": \"hang\", \"ms\": 800}", &r));
    bson_destroy (&r);
-   int64_t t0 = now_ms ();
+   int64_t t0 = clock_wall_ms ();
    bool late = ping (impatient);
    CHECK ("fault.hang: a client with a short socket timeout fails", !late);
    bool answered = ping (other);
-   int64_t took = now_ms () - t0;
+   int64_t took = clock_wall_ms () - t0;
    CHECK ("fault.hang: answered once the period is over", answered && took >= 600);
    bool back = false;
    for (int i = 0; i < 10 && !back; i++) {
@@ -275,7 +177,7 @@ test_hang_refuse_drop (void)
    CHECK ("fault.refuse set", cmd (s.client, "admin", "{\"simFault\": \"refuseConnections\", \"seconds\": 0.6}", &r));
    bson_destroy (&r);
    usleep (150000);
-   int fd = raw_connect (s.port);
+   int fd = simproc_raw_connect (s.port, 3);
    int e = errno;
    CHECK ("fault.refuse: connect refused", fd < 0 && e == ECONNREFUSED);
    if (fd >= 0) {
@@ -283,7 +185,7 @@ test_hang_refuse_drop (void)
    }
    CHECK ("fault.refuse: open connections still answer", ping (other));
    usleep (700000);
-   fd = raw_connect (s.port);
+   fd = simproc_raw_connect (s.port, 3);
    CHECK ("fault.refuse: accepts again afterwards", fd >= 0);
    if (fd >= 0) {
       close (fd);
@@ -320,10 +222,10 @@ test_flags (void)
       bool ok1 = cmd (s.client, "admin", "{\"ping\": 1}", &r);
       int32_t c = code_of (&r);
       bson_destroy (&r);
-      int64_t t0 = now_ms ();
+      int64_t t0 = clock_wall_ms ();
       bool ok2 = ping (s.client);
       CHECK ("flags.--fault-fail", !ok1 && c == 91 && ok2);
-      CHECK ("flags.--fault-delay-ms", now_ms () - t0 >= 180);
+      CHECK ("flags.--fault-delay-ms", clock_wall_ms () - t0 >= 180);
    } else {
       UNIT_FAIL ("flags.start 1", "shardsim did not start");
    }
@@ -331,7 +233,7 @@ test_flags (void)
 
    const char *a2[] = {"--fault-refuse-ms", "500", NULL};
    if (sim_start (&s, a2)) {
-      int fd = raw_connect (s.port);
+      int fd = simproc_raw_connect (s.port, 3);
       CHECK ("flags.--fault-refuse-ms refuses at start", fd < 0);
       if (fd >= 0) {
          close (fd);
@@ -344,10 +246,10 @@ test_flags (void)
    sim_stop (&s);
 
    const char *a3[] = {"--fault-hang-ms", "500", NULL};
-   int64_t t0 = now_ms ();
+   int64_t t0 = clock_wall_ms ();
    if (sim_start (&s, a3)) {
       bool ok = ping (s.client);
-      CHECK ("flags.--fault-hang-ms holds the first requests", ok && now_ms () - t0 >= 450);
+      CHECK ("flags.--fault-hang-ms holds the first requests", ok && clock_wall_ms () - t0 >= 450);
    } else {
       UNIT_FAIL ("flags.start 3", "shardsim did not start");
    }
@@ -355,11 +257,11 @@ test_flags (void)
 
    const char *a4[] = {"--fault-drop-every-ms", "200", NULL};
    if (sim_start (&s, a4)) {
-      int fd = raw_connect (s.port);
+      int fd = simproc_raw_connect (s.port, 3);
       char c;
-      t0 = now_ms ();
+      t0 = clock_wall_ms ();
       ssize_t n = fd >= 0 ? recv (fd, &c, 1, 0) : -1;
-      CHECK ("flags.--fault-drop-every-ms closes idle connections", fd >= 0 && n == 0 && now_ms () - t0 < 1000);
+      CHECK ("flags.--fault-drop-every-ms closes idle connections", fd >= 0 && n == 0 && clock_wall_ms () - t0 < 1000);
       if (fd >= 0) {
          close (fd);
       }
