@@ -569,10 +569,11 @@ test_controls (void)
    sleep_ms (400);
    CHECK ("ctl.activeWindow: no rounds outside the window",
           commits (&s, "t.b") == 0 && count_config (&s, "actionlog", "{\"what\": \"balancer.round\"}") == rounds0);
-   run_ok (&s, "config", "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": "
-                         "{\"$unset\": {\"activeWindow\": 1}}}]}");
+   /* noBalance first, then open the window: the other order lets a 50 ms round start a migration in between */
    run_ok (&s, "config", "{\"update\": \"collections\", \"updates\": [{\"q\": {\"_id\": \"t.b\"}, \"u\": {\"$set\": "
                          "{\"noBalance\": true}}}]}");
+   run_ok (&s, "config", "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": "
+                         "{\"$unset\": {\"activeWindow\": 1}}}]}");
    sleep_ms (400);
    CHECK ("ctl.noBalance: rounds run, nothing moves",
           commits (&s, "t.b") == 0 && count_config (&s, "actionlog", "{\"what\": \"balancer.round\"}") > rounds0);
