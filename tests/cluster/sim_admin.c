@@ -391,6 +391,25 @@ sim_shard_draining (const char *shard)
    return yes;
 }
 
+/* The details of a moveChunk.to (8 steps) or moveChunk.from (6 steps) changelog entry, as the shards write them:
+ * "step i of n" timings in ms (the cloning step, clone_step, takes clone_ms; the others 0), the range, both shards
+ * and the success note. d is initialised by the caller. */
+static void
+sim_migration_steps (bson_t *d, int nsteps, int clone_step, int64_t clone_ms, const bson_t *min, const bson_t *max,
+                     const char *to, const char *from)
+{
+   for (int step = 1; step <= nsteps; step++) {
+      char k[32];
+      bson_snprintf (k, sizeof k, "step %d of %d", step, nsteps);
+      BSON_APPEND_INT32 (d, k, step == clone_step ? (int32_t) clone_ms : 0);
+   }
+   BSON_APPEND_DOCUMENT (d, "min", min);
+   BSON_APPEND_DOCUMENT (d, "max", max);
+   BSON_APPEND_UTF8 (d, "to", to);
+   BSON_APPEND_UTF8 (d, "from", from);
+   BSON_APPEND_UTF8 (d, "note", "success");
+}
+
 /* Counts documents (and bytes) of ns inside [min, max). */
 static void
 sim_range_counts (const sim_shcoll_t *sc, const bson_t *min, const bson_t *max, int64_t *docs, int64_t *bytes)
@@ -468,16 +487,7 @@ sim_migrate_commit (const sim_shcoll_t *sc, const bson_t *chunk, const char *to,
    bson_destroy (&moved);
 
    bson_t to_details = BSON_INITIALIZER;
-   for (int step = 1; step <= 8; step++) {
-      char k[32];
-      bson_snprintf (k, sizeof k, "step %d of 8", step);
-      BSON_APPEND_INT32 (&to_details, k, step == 5 ? (int32_t) (clone_ms > 0 ? clone_ms : 2) : 0);
-   }
-   BSON_APPEND_DOCUMENT (&to_details, "min", &min);
-   BSON_APPEND_DOCUMENT (&to_details, "max", &max);
-   BSON_APPEND_UTF8 (&to_details, "to", to);
-   BSON_APPEND_UTF8 (&to_details, "from", from);
-   BSON_APPEND_UTF8 (&to_details, "note", "success");
+   sim_migration_steps (&to_details, 8, 5, clone_ms > 0 ? clone_ms : 2, &min, &max, to, from);
    sim_changelog (false, "moveChunk.to", sc->ns, to, &to_details, now);
    bson_destroy (&to_details);
 
@@ -491,16 +501,7 @@ sim_migrate_commit (const sim_shcoll_t *sc, const bson_t *chunk, const char *to,
    bson_destroy (&details);
 
    bson_t from_details = BSON_INITIALIZER;
-   for (int step = 1; step <= 6; step++) {
-      char k[32];
-      bson_snprintf (k, sizeof k, "step %d of 6", step);
-      BSON_APPEND_INT32 (&from_details, k, step == 4 ? (int32_t) (clone_ms > 0 ? clone_ms : 3) : 0);
-   }
-   BSON_APPEND_DOCUMENT (&from_details, "min", &min);
-   BSON_APPEND_DOCUMENT (&from_details, "max", &max);
-   BSON_APPEND_UTF8 (&from_details, "to", to);
-   BSON_APPEND_UTF8 (&from_details, "from", from);
-   BSON_APPEND_UTF8 (&from_details, "note", "success");
+   sim_migration_steps (&from_details, 6, 4, clone_ms > 0 ? clone_ms : 3, &min, &max, to, from);
    sim_changelog (false, "moveChunk.from", sc->ns, from, &from_details, now);
    bson_destroy (&from_details);
 }
