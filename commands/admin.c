@@ -54,17 +54,9 @@ raw_is_readonly (const sh_call_t *call)
    for (size_t i = 0; read_only_commands[i]; i++) {
       if (!strcmp (name, read_only_commands[i])) {
          /* an aggregate that writes ($out, $merge) is not a read */
-         if (!strcmp (name, "aggregate") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
-            bson_iter_t p;
-            if (bson_iter_recurse (&it, &f) && bson_iter_find (&f, "pipeline") && bson_iter_recurse (&f, &p)) {
-               while (bson_iter_next (&p)) {
-                  bson_iter_t st;
-                  if (BSON_ITER_HOLDS_DOCUMENT (&p) && bson_iter_recurse (&p, &st) && bson_iter_next (&st) &&
-                      (!strcmp (bson_iter_key (&st), "$out") || !strcmp (bson_iter_key (&st), "$merge")))
-                     return false;
-               }
-            }
-         }
+         if (!strcmp (name, "aggregate") && BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &f) &&
+             bson_iter_find (&f, "pipeline") && args_pipeline_writes (&f))
+            return false;
          return true;
       }
    }

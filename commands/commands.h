@@ -183,6 +183,11 @@ args_doc (const sh_call_t *call, int i, bson_t *doc);
 void
 args_adjust_run_command (bson_t *dst, const bson_t *cmd);
 
+/* True when pipeline (an iterator on an array of stages) writes: a $out or $merge stage. Such an aggregate is not a
+ * read under --readonly. */
+bool
+args_pipeline_writes (const bson_iter_t *pipeline);
+
 /* JS typeof of a BSON value: "string", "number", "boolean", "object", "undefined". */
 const char *
 args_typeof (const bson_iter_t *it);

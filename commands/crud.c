@@ -192,11 +192,25 @@ CRUD_ENTRY (cmd_db_coll_count_documents, "db.collection.countDocuments", "db.<co
             "cursor: {} }",
             "db.getSiblingDB(\"config\").chunks.countDocuments({shard: \"shard01\"})", build_count_documents,
             exec_cursor);
-CRUD_ENTRY (cmd_db_coll_aggregate, "db.collection.aggregate", "db.<collection>.aggregate(pipeline)",
-            "Run an aggregation pipeline and print its documents",
-            "<db> { aggregate: <coll>, pipeline: <pipeline>, cursor: {} }",
-            "db.getSiblingDB(\"config\").chunks.aggregate([{ $group: { _id: \"$shard\", n: { $sum: 1 } } }])",
-            build_aggregate, exec_cursor);
+/* a pipeline with $out or $merge writes: refused under --readonly like any write */
+static bool
+aggregate_is_readonly (const sh_call_t *call)
+{
+   bson_iter_t it;
+   return !(args_get (call, 0, &it) && args_pipeline_writes (&it));
+}
+
+const sh_cmd_t cmd_db_coll_aggregate = {
+   .name = "db.collection.aggregate",
+   .usage = "db.<collection>.aggregate(pipeline)",
+   .summary = "Run an aggregation pipeline and print its documents",
+   .sends = "<db> { aggregate: <coll>, pipeline: <pipeline>, cursor: {} }",
+   .example = "db.getSiblingDB(\"config\").chunks.aggregate([{ $group: { _id: \"$shard\", n: { $sum: 1 } } }])",
+   .flags = CMD_READONLY,
+   .build = build_aggregate,
+   .exec = exec_cursor,
+   .readonly_if = aggregate_is_readonly,
+};
 CRUD_ENTRY (cmd_db_coll_distinct, "db.collection.distinct", "db.<collection>.distinct(field[, filter])",
             "The distinct values of a field", "<db> { distinct: <coll>, key: <field>, query: <filter> }",
             "db.getSiblingDB(\"config\").chunks.distinct(\"shard\")", build_distinct, exec_distinct);
