@@ -85,6 +85,7 @@ typedef struct sh_cmd {
    cmd_exec_fn exec;     /* NULL: the shared executor (run build's requests, render per ret) */
    bool (*destructive_if) (const sh_call_t *call); /* when set, decides CMD_DESTRUCTIVE per call */
    bool (*readonly_if) (const sh_call_t *call);    /* when set, decides CMD_READONLY per call */
+   const char *not_found_hint; /* appended to a CommandNotFound (59) error, as mongosh appends it */
    const char *arg_kinds; /* live completion per argument position, comma-separated: "ns", "shard", "zone", "db",
                            * "coll" or "" (nothing); NULL when no argument completes */
 } sh_cmd_t;

@@ -123,6 +123,7 @@ const sh_cmd_t cmd_sh_enable_sharding = {
    .example = "sh.enableSharding(\"app\")",
    .build = build_enable_sharding,
    .arg_kinds = "db,shard",
+   .not_found_hint = ". Are you connected to mongos?",
 };
 
 const sh_cmd_t cmd_sh_shard_collection = {
@@ -133,6 +134,7 @@ const sh_cmd_t cmd_sh_shard_collection = {
    .example = "sh.shardCollection(\"app.users\", {uid: \"hashed\"})",
    .build = build_shard_collection,
    .arg_kinds = "ns",
+   .not_found_hint = ". Are you connected to mongos?",
 };
 
 const sh_cmd_t cmd_sh_reshard_collection = {
@@ -145,6 +147,7 @@ const sh_cmd_t cmd_sh_reshard_collection = {
    .flags = CMD_DESTRUCTIVE,
    .build = build_reshard_collection,
    .arg_kinds = "ns",
+   .not_found_hint = ". Are you connected to mongos?",
 };
 
 const sh_cmd_t cmd_sh_commit_reshard_collection = {

@@ -80,6 +80,7 @@ const sh_cmd_t cmd_sh_add_shard_tag = {
    .flags = CMD_MONGOS_CHECK | CMD_ALIAS,
    .build = build_shard_zone,
    .arg_kinds = "shard,zone",
+   .not_found_hint = ". This method aliases to addShardToZone which exists only for server versions > 3.4.",
 };
 
 const sh_cmd_t cmd_sh_remove_shard_from_zone = {
@@ -105,6 +106,7 @@ const sh_cmd_t cmd_sh_remove_shard_tag = {
    .flags = CMD_MONGOS_CHECK | CMD_ALIAS,
    .build = build_shard_zone,
    .arg_kinds = "shard,zone",
+   .not_found_hint = ". This method aliases to removeShardFromZone which exists only for server versions > 3.4.",
 };
 
 const sh_cmd_t cmd_sh_update_zone_key_range = {
@@ -130,6 +132,7 @@ const sh_cmd_t cmd_sh_add_tag_range = {
    .flags = CMD_MONGOS_CHECK | CMD_ALIAS,
    .build = build_update_zone_key_range,
    .arg_kinds = "ns,,,zone",
+   .not_found_hint = ". This method aliases to updateZoneKeyRange which exists only for server versions > 3.4.",
 };
 
 const sh_cmd_t cmd_sh_remove_range_from_zone = {
@@ -155,4 +158,5 @@ const sh_cmd_t cmd_sh_remove_tag_range = {
    .flags = CMD_MONGOS_CHECK | CMD_ALIAS,
    .build = build_remove_range_from_zone,
    .arg_kinds = "ns",
+   .not_found_hint = ". This method aliases to updateZoneKeyRange which exists only for server versions > 3.4.",
 };

@@ -424,6 +424,10 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
          goto done;
    }
    ok = c->exec ? c->exec (ctx, &r.call, err) : cmd_exec_requests (ctx, &r.call, err);
+   if (!ok && err->kind == SH_ERR_SERVER && err->code == 59 && c->not_found_hint) {
+      size_t len = strlen (err->message);
+      bson_strncpy (err->message + len, c->not_found_hint, sizeof err->message - len);
+   }
    if (!ok && err->kind == SH_ERR_NONE)
       sh_error_set (err, SH_ERR_USAGE, "%s failed", c->name);
 done:
