@@ -176,6 +176,34 @@ string_arg_kind (const char *line, int start, char *buf, size_t len)
    return cmd_arg_kind (sh_cmd_find (name), commas, buf, len);
 }
 
+/* After "db.": the helpers (db.adminCommand, ...) and then the current database's collections, as mongosh offers. */
+static char *
+complete_db_member (const char *text, int state)
+{
+   static bool names_done;
+   static bson_iter_t it;
+   static bool have_values;
+   size_t len = strlen (text);
+   char *m;
+   if (!state) {
+      names_done = false;
+      have_values = complete_values && bson_iter_init (&it, complete_values);
+   }
+   if (!names_done) {
+      if ((m = complete_name (text, state)) != NULL)
+         return m;
+      names_done = true;
+   }
+   while (have_values && bson_iter_next (&it)) {
+      const char *v = bson_iter_utf8 (&it, NULL);
+      if (strlen (v) + 3 >= len && !strncmp (text + 3, v, len - 3) && (m = malloc (strlen (v) + 4)) != NULL) {
+         sprintf (m, "db.%s", v);
+         return m;
+      }
+   }
+   return NULL;
+}
+
 static char **
 repl_complete (const char *text, int start, int end)
 {
@@ -189,6 +217,10 @@ repl_complete (const char *text, int start, int end)
    if (k) {
       complete_values = repl_ctx ? cmd_complete_values (repl_ctx, k, repl_ctx->db) : NULL;
       return rl_completion_matches (text, complete_value);
+   }
+   if (!strncmp (text, "db.", 3) && !strchr (text + 3, '.')) {
+      complete_values = repl_ctx ? cmd_complete_values (repl_ctx, "coll", repl_ctx->db) : NULL;
+      return rl_completion_matches (text, complete_db_member);
    }
    return rl_completion_matches (text, complete_name);
 }

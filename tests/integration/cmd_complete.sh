@@ -52,5 +52,15 @@ $T send-keys -t c C-u
 $T send-keys -t c 'use lo' Tab
 sleep 0.5
 check_contains "cmd_complete.database" 'use logs' "$(screen)"
+$T send-keys -t c C-u
+$T send-keys -t c 'use app' Enter
+wait_for 'switched to db app' || fail "cmd_complete.use app" "$(screen | tail -3)"
+$T send-keys -t c 'db.ord' Tab
+sleep 0.5
+check_contains "cmd_complete.collection after db." 'app> db.orders' "$(screen)"
+$T send-keys -t c C-u
+$T send-keys -t c 'db.adminCo' Tab
+sleep 0.5
+check_contains "cmd_complete.db helpers still complete" 'app> db.adminCommand(' "$(screen)"
 $T kill-server 2> /dev/null
 sim_stop
