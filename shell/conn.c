@@ -221,6 +221,11 @@ conn_redact_doc (const bson_t *src, bson_t *dst)
 static char conn_auth_user[128];
 static char conn_auth_db[128];
 static char conn_tls_ca[1024];
+static int32_t conn_socket_timeout_ms;
+/* Set by a network error. A single-threaded mongoc client does not check a server again for 5 s after a failed check
+ * (its cooldown) and answers every command meanwhile with the old error, though the router may be back: the next
+ * next statement starts with a new client instead (conn_forget_if_broken). */
+static bool conn_client_stale;
 
 static void
 conn_note_identity (const mongoc_uri_t *uri)
@@ -231,6 +236,20 @@ conn_note_identity (const mongoc_uri_t *uri)
    bson_strncpy (conn_auth_user, user ? user : "", sizeof conn_auth_user);
    bson_strncpy (conn_auth_db, db && *db ? db : "admin", sizeof conn_auth_db);
    bson_strncpy (conn_tls_ca, ca ? ca : "", sizeof conn_tls_ca);
+   conn_socket_timeout_ms = mongoc_uri_get_option_as_int32 (uri, MONGOC_URI_SOCKETTIMEOUTMS, 300000);
+}
+
+void
+conn_forget_if_broken (sh_ctx_t *ctx)
+{
+   if (ctx->client && conn_client_stale && !conn_transport) {
+      /* reset first: its server sessions are forgotten, so destroy sends no endSessions to a router that may still
+       * be stalled (that would wait another connectTimeoutMS) */
+      mongoc_client_reset (ctx->client);
+      mongoc_client_destroy (ctx->client);
+      ctx->client = NULL;
+   }
+   conn_client_stale = false;
 }
 
 bool
@@ -260,8 +279,18 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
       mongoc_uri_set_appname (uri, "shardsh");
    if (!mongoc_uri_has_option (uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS))
       mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 5000);
-   if (!mongoc_uri_has_option (uri, MONGOC_URI_CONNECTTIMEOUTMS))
-      mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_CONNECTTIMEOUTMS, 5000);
+   if (!mongoc_uri_has_option (uri, MONGOC_URI_CONNECTTIMEOUTMS)) {
+      /* A new connection's hello waits connectTimeoutMS, even inside server selection and a retried read: never
+       * longer than the selection or socket timeout the URI asks for, or a stalled server outlives them. */
+      int32_t ct = 5000;
+      int32_t sst = mongoc_uri_get_option_as_int32 (uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 5000);
+      int32_t st = mongoc_uri_get_option_as_int32 (uri, MONGOC_URI_SOCKETTIMEOUTMS, 0);
+      if (sst > 0 && sst < ct)
+         ct = sst;
+      if (st > 0 && st < ct)
+         ct = st;
+      mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_CONNECTTIMEOUTMS, ct);
+   }
    ctx->client = mongoc_client_new_from_uri_with_error (uri, &error);
    if (!ctx->client) {
       char *why = conn_redact_text (error.message);
@@ -343,6 +372,33 @@ conn_explain_auth_tls (sh_error_t *err, const bson_error_t *error)
    return true;
 }
 
+/* One line in plain words for a server that refuses connections, stops answering or drops the connection, instead
+ * of the driver's wording: "cannot reach HOST: connection refused|socket timeout" for a failed server selection, "no
+ * reply to CMD: ..." for a command whose connection broke or timed out. False for other errors. */
+static bool
+conn_explain_network (sh_error_t *err, const bson_error_t *error)
+{
+   const char *m = error->message;
+   const char *hello = strstr (m, " calling hello on '");
+   const char *open = strchr (m, '[');
+   const char *send = strstr (m, "Failed to send \"");
+
+   if (strstr (m, "No suitable servers found") && hello && open && open < hello) {
+      const char *host = hello + strlen (" calling hello on '");
+      sh_error_set (err, SH_ERR_NETWORK, "cannot reach %.*s: %.*s", (int) strcspn (host, "'"), host,
+                    (int) (hello - open - 1), open + 1);
+      return true;
+   }
+   if (send && strstr (m, "socket error or timeout")) {
+      const char *name = send + strlen ("Failed to send \"");
+      sh_error_set (err, SH_ERR_NETWORK,
+                    "no reply to %.*s: the connection was closed or the reply took longer than socketTimeoutMS (%d ms)",
+                    (int) strcspn (name, "\""), name, (int) conn_socket_timeout_ms);
+      return true;
+   }
+   return false;
+}
+
 void
 conn_error_from_mongoc (sh_error_t *err, const bson_error_t *error, const bson_t *reply)
 {
@@ -355,6 +411,9 @@ conn_error_from_mongoc (sh_error_t *err, const bson_error_t *error, const bson_t
    if (reply && bson_iter_init_find (&it, reply, "ok") && !bson_iter_as_bool (&it))
       server = true;
    if (!server) {
+      conn_client_stale = true;
+      if (conn_explain_network (err, error))
+         return;
       sh_error_set (err, SH_ERR_NETWORK, "%s", error->message);
       redact_message (err);
       return;

@@ -24,6 +24,11 @@ conn_init (sh_ctx_t *ctx, const char *uri, const char *db);
 void
 conn_cleanup (sh_ctx_t *ctx);
 
+/* After a network error, drops the client so the next command connects afresh instead of repeating the error for
+ * the driver's 5 s cooldown (a statement's start calls it: dispatch_stmt). */
+void
+conn_forget_if_broken (sh_ctx_t *ctx);
+
 /* Creates the client if needed (applying username/password/TLS options). No I/O happens until a command runs.
  * Returns false with err set (SH_ERR_USAGE) when the connection string is invalid. */
 bool

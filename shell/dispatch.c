@@ -398,6 +398,7 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    bool ok = false;
 
    resolved_init (&r);
+   conn_forget_if_broken (ctx);
    if (!resolve (ctx, stmt, &r, err) || !check_args (&r.call, err))
       goto done;
    c = r.call.cmd;
