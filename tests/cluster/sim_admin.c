@@ -33,6 +33,32 @@ sim_sub (const bson_t *doc, const char *field, bson_t *out)
    return bson_init_static (out, d, l);
 }
 
+/* True when some index of coll (which may be NULL) has a key that starts with the fields of key, in order: the
+ * supporting index the server requires for a shard key. With same_kind, each field must also be of the same kind
+ * (hashed, written as a string, or ranged). */
+static bool
+sim_has_prefix_index (const sim_coll_t *coll, const bson_t *key, bool same_kind)
+{
+   for (size_t i = 0; coll && i < coll->indexes.n; i++) {
+      bson_t ik;
+      bson_iter_t a, b;
+      bool prefix = true;
+      if (!sim_sub (coll->indexes.v[i], "key", &ik)) {
+         continue;
+      }
+      bson_iter_init (&a, key);
+      bson_iter_init (&b, &ik);
+      while (prefix && bson_iter_next (&a)) {
+         prefix = bson_iter_next (&b) && !strcmp (bson_iter_key (&a), bson_iter_key (&b)) &&
+                  (!same_kind || BSON_ITER_HOLDS_UTF8 (&a) == BSON_ITER_HOLDS_UTF8 (&b));
+      }
+      if (prefix) {
+         return true;
+      }
+   }
+   return false;
+}
+
 static const char *
 sim_str (const bson_t *doc, const char *field)
 {
@@ -757,22 +783,7 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
    }
    /* A supporting index: an index whose key starts with the shard key. Created automatically on an empty
     * collection. */
-   bool supported = false;
-   for (size_t i = 0; i < coll->indexes.n && !supported; i++) {
-      bson_t ik;
-      bson_iter_t a, b;
-      if (!sim_sub (coll->indexes.v[i], "key", &ik)) {
-         continue;
-      }
-      bool prefix = true;
-      bson_iter_init (&a, key);
-      bson_iter_init (&b, &ik);
-      while (prefix && bson_iter_next (&a)) {
-         prefix = bson_iter_next (&b) && !strcmp (bson_iter_key (&a), bson_iter_key (&b)) &&
-                  (BSON_ITER_HOLDS_UTF8 (&a) == BSON_ITER_HOLDS_UTF8 (&b));
-      }
-      supported = prefix;
-   }
+   bool supported = sim_has_prefix_index (coll, key, true);
    if (!supported && !empty) {
       SIM_ERR (err, 72, "Please create an index that starts with the proposed shard key before sharding the collection");
       return false;
@@ -2672,20 +2683,7 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
       goto done;
    }
    sim_coll_t *coll = sim_coll_get_ns (ns);
-   bool supported = false;
-   for (size_t i = 0; coll && i < coll->indexes.n && !supported; i++) {
-      bson_t ik;
-      if (!sim_sub (coll->indexes.v[i], "key", &ik)) {
-         continue;
-      }
-      bool prefix = true;
-      bson_iter_init (&a, &key);
-      bson_iter_init (&b, &ik);
-      while (prefix && bson_iter_next (&a)) {
-         prefix = bson_iter_next (&b) && !strcmp (bson_iter_key (&a), bson_iter_key (&b));
-      }
-      supported = prefix;
-   }
+   bool supported = sim_has_prefix_index (coll, &key, false);
    if (!supported) {
       sim_reply_error (reply, 72, "refineCollectionShardKey: Please create an index that starts with the proposed shard "
                        "key before refining the shard key");
@@ -2947,21 +2945,7 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
       goto done;
    }
    if (kc) {
-      bool supported = false;
-      for (size_t i = 0; i < coll->indexes.n && !supported; i++) {
-         bson_t ik;
-         bson_iter_t a, b;
-         if (!sim_sub (coll->indexes.v[i], "key", &ik)) {
-            continue;
-         }
-         bool prefix = true;
-         bson_iter_init (&a, &key);
-         bson_iter_init (&b, &ik);
-         while (prefix && bson_iter_next (&a)) {
-            prefix = bson_iter_next (&b) && !strcmp (bson_iter_key (&a), bson_iter_key (&b));
-         }
-         supported = prefix;
-      }
+      bool supported = sim_has_prefix_index (coll, &key, false);
       if (!supported) {
          sim_reply_error (reply, 20, "Cannot analyze the characteristics of a shard key that does not have a supporting "
                           "index");
