@@ -86,6 +86,8 @@ typedef struct sh_cmd {
    bool (*destructive_if) (const sh_call_t *call); /* when set, decides CMD_DESTRUCTIVE per call */
    bool (*readonly_if) (const sh_call_t *call);    /* when set, decides CMD_READONLY per call */
    const char *not_found_hint; /* appended to a CommandNotFound (59) error, as mongosh appends it */
+   int dbref_arg;         /* 1-based position of an argument that may be a Database object (db or
+                           * db.getSiblingDB("x"), sh.status's configDB); 0: none. Given, it skips the mongos check */
    const char *arg_kinds; /* live completion per argument position, comma-separated: "ns", "shard", "zone", "db",
                            * "coll" or "" (nothing); NULL when no argument completes */
 } sh_cmd_t;

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "aligned.h"
+#include "parser.h"
 
 #define STATUS_MAX_ROWS 20
 #define STATUS_TOO_MANY_CHUNKS "too many chunks to print, use verbose if you want to force print"
@@ -20,6 +21,7 @@ typedef struct {
    bson_t locks, actionlog, ok_migrations, failed_migrations, databases, collections, distribution;
    bson_t balancer_status;
    bson_t result;
+   const char *cfg; /* the database the config.* reads go to: "config", or sh.status's configDB */
 } status_t;
 
 /* Every document of s, for status_init and status_release; returns how many (at most 16). */
@@ -114,14 +116,14 @@ phase_version (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
    cmd = BCON_NEW ("find", BCON_UTF8 ("version"), "filter", "{", "}", "projection", "{", "minCompatibleVersion",
                    BCON_INT32 (0), "excluding", BCON_INT32 (0), "upgradeId", BCON_INT32 (0), "upgradeState",
                    BCON_INT32 (0), "}", "limit", BCON_INT32 (1));
-   if (!run_docs (ctx, "config", cmd, 1, &s->version, err))
+   if (!run_docs (ctx, s->cfg, cmd, 1, &s->version, err))
       return false;
    cmd = BCON_NEW ("find", BCON_UTF8 ("shards"), "filter", "{", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
-   if (!run_docs (ctx, "config", cmd, 0, &s->shards, err))
+   if (!run_docs (ctx, s->cfg, cmd, 0, &s->shards, err))
       return false;
    cmd = BCON_NEW ("find", BCON_UTF8 ("mongos"), "filter", "{", "}", "sort", "{", "ping", BCON_INT32 (-1), "}", "limit",
                    BCON_INT32 (1));
-   return run_docs (ctx, "config", cmd, 1, &s->mongos, err);
+   return run_docs (ctx, s->cfg, cmd, 1, &s->mongos, err);
 }
 
 /* Phase 2: "<adjective> mongoses": the versions of the mongoses pinged within a minute of the newest ping (verbose:
@@ -146,7 +148,7 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
       if (verbose) {
          cmd = BCON_NEW ("find", BCON_UTF8 ("mongos"), "filter", "{", "ping", "{", "$gt", BCON_DATE_TIME (ping - 60000),
                          "}", "}", "sort", "{", "ping", BCON_INT32 (-1), "}");
-         if (!run_docs (ctx, "config", cmd, 0, &docs, err))
+         if (!run_docs (ctx, s->cfg, cmd, 0, &docs, err))
             goto done;
          BSON_APPEND_ARRAY (&s->result, key, &docs);
       } else {
@@ -156,7 +158,7 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
                          BCON_DATE_TIME (ping - 60000), "}", "}", "}", "{", "$group", "{", "_id",
                          BCON_UTF8 ("$mongoVersion"), "num", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{", "$sort",
                          "{", "num", BCON_INT32 (-1), "}", "}", "]", "cursor", "{", "}");
-         if (!run_docs (ctx, "config", cmd, 0, &docs, err))
+         if (!run_docs (ctx, s->cfg, cmd, 0, &docs, err))
             goto done;
          BSON_APPEND_ARRAY_BEGIN (&s->result, key, &arr);
          bson_iter_init (&it, &docs);
@@ -186,11 +188,11 @@ done:
 }
 
 static bool
-find_setting (sh_ctx_t *ctx, const char *id, bson_t *docs, sh_error_t *err)
+find_setting (sh_ctx_t *ctx, const char *cfg, const char *id, bson_t *docs, sh_error_t *err)
 {
    bson_t *cmd = bson_new ();
    cmd_append_find_id (cmd, "settings", id);
-   return run_docs (ctx, "config", cmd, 1, docs, err);
+   return run_docs (ctx, cfg, cmd, 1, docs, err);
 }
 
 /* One "Migration Results" entry: the count is the key, so equal counts overwrite and keys sort numerically. */
@@ -266,9 +268,9 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
 
    last_time.value.v_utf8.str = (char *) " ";
    last_time.value.v_utf8.len = 1;
-   if (!find_setting (ctx, "autosplit", &s->settings_autosplit, err) ||
-       !find_setting (ctx, "automerge", &s->settings_automerge, err) ||
-       !find_setting (ctx, "balancer", &s->settings_balancer, err))
+   if (!find_setting (ctx, s->cfg, "autosplit", &s->settings_autosplit, err) ||
+       !find_setting (ctx, s->cfg, "automerge", &s->settings_automerge, err) ||
+       !find_setting (ctx, s->cfg, "balancer", &s->settings_balancer, err))
       goto done;
    /* balancerStatus through the plain admin path; any failure reads as 'unknown' */
    cmd = BCON_NEW ("balancerStatus", BCON_INT32 (1));
@@ -277,11 +279,11 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
    if (conn_run (ctx, "admin", cmd, CONN_ADMIN, &s->balancer_status, &ignored))
       running = truthy (&s->balancer_status, "inBalancerRound") ? "yes" : "no";
    bson_destroy (cmd);
-   if (!find_setting (ctx, "balancer", &s->settings_window, err))
+   if (!find_setting (ctx, s->cfg, "balancer", &s->settings_window, err))
       goto done;
    cmd = bson_new ();
    cmd_append_locks_find (cmd);
-   if (!run_docs (ctx, "config", cmd, 0, &s->locks, err))
+   if (!run_docs (ctx, s->cfg, cmd, 0, &s->locks, err))
       goto done;
 
    /* actionlog and changelog only where the metadata has them: no currentVersion (5.0+), or currentVersion > 5 */
@@ -310,7 +312,7 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       int64_t yesterday = cmd_yesterday_ms (cmd_now_ms ());
       cmd = bson_new ();
       cmd_append_actionlog_find (cmd);
-      if (!run_docs (ctx, "config", cmd, 0, &s->actionlog, err))
+      if (!run_docs (ctx, s->cfg, cmd, 0, &s->actionlog, err))
          goto done;
       bson_iter_init (&it, &s->actionlog);
       while (bson_iter_next (&it)) {
@@ -327,11 +329,11 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       }
       cmd = bson_new ();
       cmd_append_changelog_aggregate (cmd, false, yesterday);
-      if (!run_docs (ctx, "config", cmd, 0, &s->ok_migrations, err))
+      if (!run_docs (ctx, s->cfg, cmd, 0, &s->ok_migrations, err))
          goto done;
       cmd = bson_new ();
       cmd_append_changelog_aggregate (cmd, true, yesterday);
-      if (!run_docs (ctx, "config", cmd, 0, &s->failed_migrations, err))
+      if (!run_docs (ctx, s->cfg, cmd, 0, &s->failed_migrations, err))
          goto done;
       add_migration_rows (&s->ok_migrations, false, &rows);
       add_migration_rows (&s->failed_migrations, true, &rows);
@@ -486,7 +488,7 @@ is_false (const bson_t *doc, const char *field)
 /* Phase 5 for one collection: appends "<ns>": { shardKey, unique, balancing, allowMigrations, chunkMetadata,
  * chunks, tags } to colls. */
 static bool
-status_collection (sh_ctx_t *ctx, const bson_t *coll, bool verbose, bson_t *colls, sh_error_t *err)
+status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verbose, bson_t *colls, sh_error_t *err)
 {
    bson_t res, match = BSON_INITIALIZER, counts = BSON_INITIALIZER, chunks = BSON_INITIALIZER, tags = BSON_INITIALIZER;
    bson_t arr, *cmd;
@@ -503,15 +505,15 @@ status_collection (sh_ctx_t *ctx, const bson_t *coll, bool verbose, bson_t *coll
                    "$group", "{", "_id", BCON_UTF8 ("$shard"), "cnt", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{",
                    "$project", "{", "_id", BCON_INT32 (0), "shard", BCON_UTF8 ("$_id"), "nChunks", BCON_UTF8 ("$cnt"),
                    "}", "}", "{", "$sort", "{", "shard", BCON_INT32 (1), "}", "}", "]", "cursor", "{", "}");
-   if (!run_docs (ctx, "config", cmd, 0, &counts, err))
+   if (!run_docs (ctx, cfg, cmd, 0, &counts, err))
       goto done;
    cmd = BCON_NEW ("find", BCON_UTF8 ("chunks"), "filter", BCON_DOCUMENT (&match), "sort", "{", "min", BCON_INT32 (1),
                    "}");
-   if (!run_docs (ctx, "config", cmd, verbose ? 0 : STATUS_MAX_ROWS + 1, &chunks, err))
+   if (!run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS + 1, &chunks, err))
       goto done;
    cmd = BCON_NEW ("find", BCON_UTF8 ("tags"), "filter", "{", "ns", BCON_UTF8 (ns), "}", "sort", "{", "min",
                    BCON_INT32 (1), "}");
-   if (!run_docs (ctx, "config", cmd, verbose ? 0 : STATUS_MAX_ROWS, &tags, err))
+   if (!run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS, &tags, err))
       goto done;
 
    BSON_APPEND_DOCUMENT_BEGIN (colls, ns, &res);
@@ -619,11 +621,11 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    bool ok = false;
 
    cmd = BCON_NEW ("find", BCON_UTF8 ("databases"), "filter", "{", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
-   if (!run_docs (ctx, "config", cmd, 0, &s->databases, err))
+   if (!run_docs (ctx, s->cfg, cmd, 0, &s->databases, err))
       goto done;
    cmd = BCON_NEW ("find", BCON_UTF8 ("collections"), "filter", "{", "dropped", "{", "$ne", BCON_BOOL (true), "}",
                    "unsplittable", "{", "$ne", BCON_BOOL (true), "}", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
-   if (!run_docs (ctx, "config", cmd, 0, &s->collections, err))
+   if (!run_docs (ctx, s->cfg, cmd, 0, &s->collections, err))
       goto done;
    /* errors are swallowed: before 6.0.3 the section is undefined */
    cmd = BCON_NEW ("aggregate", BCON_INT32 (1), "pipeline", "[", "{", "$shardedDataDistribution", "{", "}", "}", "]",
@@ -695,7 +697,7 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
          if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
              !BSON_ITER_HOLDS_UTF8 (&id) || !starts_with_db (bson_iter_utf8 (&id, NULL), order[i]->id))
             continue;
-         failed = !status_collection (ctx, &c, verbose, &colls, err);
+         failed = !status_collection (ctx, s->cfg, &c, verbose, &colls, err);
       }
       bson_append_document_end (&entry, &colls);
       bson_append_document_end (&arr, &entry);
@@ -716,6 +718,24 @@ done:
    return ok;
 }
 
+/* The database sh.status reads config.* from: configDB when given (db or db.getSiblingDB("name")), else "config".
+ * Returns NULL when argument 1 is something else; buf holds a name copied out of the arguments. */
+static const char *
+status_config_db (const sh_ctx_t *ctx, const sh_call_t *call, char *buf, size_t len)
+{
+   bson_iter_t it;
+   const char *name;
+   uint32_t n;
+   if (!args_get (call, 1, &it) || BSON_ITER_HOLDS_NULL (&it) || BSON_ITER_HOLDS_UNDEFINED (&it))
+      return "config";
+   if (!sh_value_dbref (&it, &name, &n))
+      return NULL;
+   if (n == 0)
+      return ctx ? ctx->db : "config";
+   bson_snprintf (buf, len, "%.*s", (int) n, name);
+   return buf;
+}
+
 static bool
 exec_status (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
@@ -724,8 +744,14 @@ exec_status (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bson_iter_t it;
    bool verbose = args_get (call, 0, &it) && bson_iter_as_bool (&it);
    bool ok = false;
+   char cfg[1100];
 
    status_init (&s);
+   s.cfg = status_config_db (ctx, call, cfg, sizeof cfg);
+   if (!s.cfg) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->pos, "%s: configDB must be a database", call->cmd->name);
+      goto done;
+   }
    if (!phase_version (ctx, &s, err))
       goto done;
    if (cmd_first_doc (&s.version, &version)) {
@@ -756,13 +782,17 @@ done:
    return ok;
 }
 
-/* Checks nothing (verbose is any value), sends nothing: sh.status runs everything in exec. */
+/* Checks configDB (verbose is any value), sends nothing: sh.status runs everything in exec. */
 static bool
 build_status (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   (void) call;
+   char buf[1100];
    (void) out;
-   (void) err;
+   if (!status_config_db (NULL, call, buf, sizeof buf)) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->argc > 1 && call->arg_pos ? call->arg_pos[1] : call->pos,
+                       "%s: configDB must be a database, such as db.getSiblingDB(\"config\")", call->cmd->name);
+      return false;
+   }
    return true;
 }
 
@@ -833,15 +863,17 @@ done:
 
 const sh_cmd_t cmd_sh_status = {
    .name = "sh.status",
-   .usage = "sh.status([verbose])",
+   .usage = "sh.status([verbose], [configDB])",
    .summary = "The cluster's sharding status: shards, mongoses, balancer, databases, collections, chunks and zones",
    .sends = "config finds on version, shards, mongos, settings, locks, actionlog, databases, collections, chunks, "
             "tags; config aggregates on mongos, changelog and chunks ($group per shard); admin { balancerStatus: 1 } "
-            "and $shardedDataDistribution",
+            "and $shardedDataDistribution; given configDB (db.getSiblingDB(\"x\")), the config reads go to x and "
+            "the mongos check is skipped, as mongosh does",
    .example = "sh.status(true)",
    .flags = CMD_READONLY | CMD_MONGOS_CHECK,
    .build = build_status,
    .exec = exec_status,
+   .dbref_arg = 2,
 };
 
 const sh_cmd_t cmd_db_print_sharding_status = {

@@ -283,7 +283,22 @@ static bool
 check_args (const sh_call_t *call, sh_error_t *err)
 {
    sh_requests_t reqs = {.n = 0};
+   bson_iter_t it;
    bool ok;
+   if (bson_iter_init (&it, call->args)) {
+      for (int i = 0; bson_iter_next (&it); i++) {
+         const char *name;
+         uint32_t len;
+         if (sh_value_dbref (&it, &name, &len) && call->cmd->dbref_arg != i + 1) {
+            if (call->arg_pos && i < call->argc)
+               sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos[i], "%s does not take a database object here",
+                                call->cmd->name);
+            else
+               sh_error_set_at (err, SH_ERR_ARGS, call->pos, "%s does not take a database object", call->cmd->name);
+            return false;
+         }
+      }
+   }
    if (!call->cmd->build)
       return true;
    ok = call->cmd->build (call, &reqs, err);
@@ -307,6 +322,20 @@ is_destructive_call (const sh_call_t *call)
    if (c->destructive_if)
       return c->destructive_if (call);
    return (c->flags & CMD_DESTRUCTIVE) != 0;
+}
+
+/* True when the call passes a Database object where its entry takes one (mongosh skips the mongos check then). */
+static bool
+has_dbref (const sh_call_t *call)
+{
+   bson_iter_t it;
+   const char *name;
+   uint32_t len;
+   char key[16];
+   if (!call->cmd->dbref_arg)
+      return false;
+   bson_snprintf (key, sizeof key, "%d", call->cmd->dbref_arg - 1);
+   return bson_iter_init_find (&it, call->args, key) && sh_value_dbref (&it, &name, &len);
 }
 
 /* Compares "6.0" with the server's version triple: true when the server is at least that. */
@@ -420,7 +449,7 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
       if (!confirm (ctx, &r.call, err))
          goto done;
    }
-   if ((c->flags & CMD_MONGOS_CHECK) && !dry) {
+   if ((c->flags & CMD_MONGOS_CHECK) && !dry && !has_dbref (&r.call)) {
       if (!mongos_check (ctx, err))
          goto done;
    }

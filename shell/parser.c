@@ -864,6 +864,93 @@ done:
    return ok;
 }
 
+/* A Database object as a call argument: `db` (the current database) or db.getSiblingDB("name") / getSisterDB. */
+static bool
+p_dbref (parser_t *p, bson_t *dst, const char *key, int key_len)
+{
+   sh_pos_t pos = p->tok.pos;
+   char *buf = NULL;
+   size_t tag = strlen (SH_DBREF_TAG), len = 0;
+   bool ok = false;
+
+   if (!p_advance (p)) {
+      return false;
+   }
+   if (p->tok.kind == SH_TOK_DOT) {
+      if (!p_advance (p)) {
+         return false;
+      }
+      if (!p_is_ident (&p->tok, "getSiblingDB") && !p_is_ident (&p->tok, "getSisterDB")) {
+         return p_fail (p, p->tok.pos,
+                        "only db or db.getSiblingDB(\"name\") can be passed as a database (expressions are not "
+                        "supported)");
+      }
+      if (!p_advance (p)) {
+         return false;
+      }
+      if (p->tok.kind != SH_TOK_LPAREN) {
+         return p_unexpected (p, "expected '(' after getSiblingDB");
+      }
+      if (!p_open (p)) {
+         return false;
+      }
+      if (p->tok.kind != SH_TOK_STRING) {
+         return p_unexpected (p, "expected a database name string");
+      }
+      len = p->tok.str_len;
+      if (len == 0 || len > 1024 || memchr (p->tok.str, '\0', len) || memchr (p->tok.str, '.', len)) {
+         return p_fail (p, p->tok.pos, "invalid database name");
+      }
+   }
+   buf = bson_malloc (tag + len + 1);
+   memcpy (buf, SH_DBREF_TAG, tag);
+   if (len) {
+      memcpy (buf + tag, p->tok.str, len);
+   }
+   buf[tag + len] = '\0';
+   if (!p_appended (p, bson_append_binary (dst, key, key_len, BSON_SUBTYPE_USER, (const uint8_t *) buf,
+                                           (uint32_t) (tag + len)),
+                    pos)) {
+      goto done;
+   }
+   if (len) {
+      if (!p_advance (p)) {
+         goto done;
+      }
+      if (p->tok.kind != SH_TOK_RPAREN) {
+         p_unexpected (p, "expected ')' after the database name");
+         goto done;
+      }
+      if (!p_close (p)) {
+         goto done;
+      }
+   }
+   ok = true;
+done:
+   bson_free (buf);
+   return ok;
+}
+
+bool
+sh_value_dbref (const bson_iter_t *it, const char **name, uint32_t *len)
+{
+   bson_subtype_t sub;
+   const uint8_t *data;
+   uint32_t n;
+   size_t tag = strlen (SH_DBREF_TAG);
+
+   if (!BSON_ITER_HOLDS_BINARY (it)) {
+      return false;
+   }
+   bson_iter_binary (it, &sub, &n, &data);
+   if (sub != BSON_SUBTYPE_USER || n < tag || memcmp (data, SH_DBREF_TAG, tag) != 0) {
+      return false;
+   }
+   *name = (const char *) data + tag;
+   *len = n - (uint32_t) tag;
+   return true;
+}
+
 /* Parses "(a, b, ...)" into args (initialised here; the caller destroys args->arr and frees args->pos). The current
  * token is the '('. */
 static bool
@@ -884,7 +971,8 @@ p_args (parser_t *p, parse_args_t *args)
       size_t ikey_len = bson_uint32_to_string ((uint32_t) args->argc, &ikey, buf, sizeof buf);
       sh_pos_t start = p->tok.pos;
 
-      if (!p_value (p, &args->arr, ikey, (int) ikey_len)) {
+      if (p_is_ident (&p->tok, "db") ? !p_dbref (p, &args->arr, ikey, (int) ikey_len)
+                                     : !p_value (p, &args->arr, ikey, (int) ikey_len)) {
          goto done;
       }
       if ((size_t) args->argc == cap) {

@@ -71,4 +71,13 @@ sh_parse_needs_more (const char *text, size_t len);
 bool
 sh_parse_value (const char *text, size_t len, bson_t *doc, const char *key, sh_error_t *err);
 
+/* A call argument written as `db` or `db.getSiblingDB("name")` (a mongosh Database object, which sh.status takes as
+ * its configDB) is kept in the arguments as a user-defined binary (subtype 0x80) holding SH_DBREF_TAG and the name;
+ * bare `db` has an empty name, meaning the current database. Dispatch refuses it wherever the command table does
+ * not accept one, so it is never sent. Returns true when it is such a value and points *name / *len at the name
+ * (inside the iterator's document, not NUL-terminated). */
+#define SH_DBREF_TAG "shardsh:db:"
+bool
+sh_value_dbref (const bson_iter_t *it, const char **name, uint32_t *len);
+
 #endif

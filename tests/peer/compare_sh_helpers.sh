@@ -74,6 +74,8 @@ CASES='4.4 8.0|enableSharding|seq|sh.enableSharding("newdb")|
 4.4 8.0|status|set|sh.status()|
 4.4 8.0|status.verbose|set|sh.status(true)|
 4.4 8.0|printShardingStatus|set|db.printShardingStatus()|
+4.4 8.0|status.configDB|set|sh.status(false, db.getSiblingDB("config"))|
+4.4 8.0|status.configDB.current|set|use config; sh.status(true, db)|sh.status(true, db.getSiblingDB("config"))
 4.4 8.0|addShard|seq|sh.addShard("shard09/127.0.0.1:27090")|
 4.4 8.0|addShardToZone|seq|sh.addShardToZone("shard03", "CHI")|
 4.4 8.0|addShardTag|seq|sh.addShardTag("shard03", "LAX")|

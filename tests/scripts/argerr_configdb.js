@@ -1,0 +1,2 @@
+sh.status(false, db.getSiblingDB("config"))
+sh.status(false, "config")
