@@ -105,7 +105,7 @@ exec_get_shard_location (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    }
    if (!cmd_first_doc (&docs, &first)) {
       ns = full_name (call);
-      sh_error_set_at (err, SH_ERR_USAGE, call->pos, "Error finding location information for %s", ns);
+      sh_error_set_at (err, SH_ERR_USAGE, call->pos, "[COMMON-10004] Error finding location information for %s", ns);
       goto done;
    }
    if (bson_iter_init_find (&f, &first, "shards"))

@@ -931,4 +931,19 @@ sim_tls_pending (const sim_conn_t *conn);
 void
 sim_tls_close (sim_conn_t *conn);
 
+/* ---- draining status and the cluster catalog (sim_drain.c) ---- */
+
+/* { shardDrainingStatus: <shard> } (8.2+) and { getTransitionToDedicatedConfigServerStatus: 1 } (8.3+). */
+void
+sim_cmd_shard_draining_status (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_transition_status (sim_ctx_t *ctx, bson_t *reply);
+
+/* The $listClusterCatalog stage (arg: its specification) for an aggregate on ctx's database (coll: the aggregate's
+ * collection, NULL for aggregate: 1). Returns 1 with the documents in out, -1 with error set, or 0 when the
+ * personality has no such stage. */
+int
+sim_stage_list_cluster_catalog (sim_ctx_t *ctx, const char *coll, const bson_iter_t *arg, simq_docs_t *out,
+                                bson_error_t *error);
+
 #endif

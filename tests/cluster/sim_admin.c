@@ -3,6 +3,7 @@
  * request with the reference's errors and changes config.* the way the real server's would (chunk versions,
  * history, changelog). The sim_op_* functions are also what the scenarios are built with. Callers hold sim_g.lock. */
 #include "sim.h"
+#include "simq_int.h"
 
 #include "hashkey.h"
 
@@ -1707,23 +1708,42 @@ sim_append_shard_canonical (bson_t *out, const bson_t *doc)
    }
 }
 
+static bool
+sim_shard_draining_doc (const bson_t *doc)
+{
+   bson_iter_t it;
+   return bson_iter_init_find (&it, doc, "draining") && bson_iter_as_bool (&it);
+}
+
 static void
 sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
 {
    simq_docs_t shards;
    bson_t arr, filter;
-   bool have_filter = sim_sub (ctx->cmd, "filter", &filter) && !bson_empty (&filter);
+   bson_iter_t it;
+   /* 8.3's filter: { draining: <bool> } and nothing else (SERVER-107014); older servers ignore the field */
+   int draining = -1;
+   if (sim_ver_ge (83) && sim_sub (ctx->cmd, "filter", &filter) && bson_iter_init (&it, &filter)) {
+      while (bson_iter_next (&it)) {
+         if (strcmp (bson_iter_key (&it), "draining") != 0) {
+            sim_reply_error (reply, 40415, "BSON field 'ListShardsFilter.%s' is an unknown field.", bson_iter_key (&it));
+            return;
+         }
+         if (!BSON_ITER_HOLDS_BOOL (&it)) {
+            sim_reply_error (reply, 14,
+                             "BSON field 'ListShardsFilter.draining' is the wrong type '%s', expected type 'bool'",
+                             simq_type_name (bson_iter_type (&it)));
+            return;
+         }
+         draining = bson_iter_bool (&it);
+      }
+   }
    simq_docs_init (&shards);
    sim_shards_list (&shards);
    BSON_APPEND_ARRAY_BEGIN (reply, "shards", &arr);
    uint32_t k = 0;
    for (size_t i = 0; i < shards.n; i++) {
-      bool keep = true;
-      bson_error_t err;
-      if (have_filter && !simq_match (shards.v[i], &filter, &keep, &err)) {
-         keep = false;
-      }
-      if (!keep) {
+      if (draining >= 0 && sim_shard_draining_doc (shards.v[i]) != (bool) draining) {
          continue;
       }
       bson_t d;

@@ -17,6 +17,8 @@ static const sim_version_t sim_versions[] = {
    {"6.0", "6.0.20", 60, 17},
    {"7.0", "7.0.16", 70, 21},
    {"8.0", "8.0.4", 80, 25},
+   {"8.2", "8.2.1", 82, 27},
+   {"8.3", "8.3.0", 83, 28},
 };
 
 const sim_version_t *
@@ -130,6 +132,7 @@ static const struct {
    {338, "ReshardCollectionInProgress"},
    {339, "NoSuchReshardCollection"},
    {352, "UnsupportedOpQueryCommand"},
+   {40415, "IDLUnknownField"},
 };
 
 const char *
@@ -643,7 +646,7 @@ enum { SIM_K_COMMAND, SIM_K_QUERY, SIM_K_GETMORE, SIM_K_WRITE };
 
 typedef struct {
    const char *name;
-   int since;       /* first version (44 … 80) */
+   int since;       /* first version (44 … 83) */
    bool admin_only;
    sim_handler_t fn; /* NULL: a sharding admin command (sim_admin.c) */
    int kind;
@@ -708,6 +711,8 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    {"reshardCollection", 50, true, NULL, SIM_K_COMMAND},
    {"analyzeShardKey", 70, true, NULL, SIM_K_COMMAND},
    {"configureQueryAnalyzer", 70, true, NULL, SIM_K_COMMAND},
+   {"shardDrainingStatus", 82, true, sim_cmd_shard_draining_status, SIM_K_COMMAND},
+   {"getTransitionToDedicatedConfigServerStatus", 83, true, sim_cmd_transition_status, SIM_K_COMMAND},
    {"flushRouterConfig", 44, true, NULL, SIM_K_COMMAND},
    {"flushrouterconfig", 44, true, NULL, SIM_K_COMMAND},
    /* the simulator's own control commands (no real server has them) */

@@ -843,6 +843,9 @@ sim_agg_stage (void *ud, const bson_t *stage, const simq_docs_t *in, simq_docs_t
    if (!strcmp (name, "$shardedDataDistribution")) {
       return sim_stage_sharded_data_distribution (agg, &it, out, error);
    }
+   if (!strcmp (name, "$listClusterCatalog")) {
+      return sim_stage_list_cluster_catalog (agg->ctx, agg->coll, &it, out, error);
+   }
    if (!strcmp (name, "$currentOp")) {
       if (agg->coll || strcmp (agg->ctx->db, "admin") != 0) {
          bson_set_error (error, SIMQ_ERROR_DOMAIN, 73,
