@@ -4,8 +4,8 @@
 # (reference §2.1, §5). Ignored: the handshake and monitoring hellos, buildInfo (the version gate), getMore,
 # killCursors, endSessions and the envelope (lsid, $clusterTime, $db, $readPreference); the mongos check's
 # { hello: 1 } is kept and must come once per database (the scripts run on test, then `use app`, which in mongosh
-# makes a new sh and so a new check). sh.printShardingSizes is left out: its reads follow config.collections, which
-# a dry run does not have.
+# makes a new sh and so a new check). sh.printShardingSizes reads what config.collections lists, which a dry run
+# does not have: its expected documents are built from the cluster's config.collections at the end.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
@@ -65,3 +65,31 @@ for v in 8.3 8.0 4.4; do
    # every helper got an answer: no driver or parse errors (server errors from the simulated cluster are fine)
    check_not_contains "cmd_helpers.$v no network errors" "could not reach" "$(cat "$TMPD/run.out")"
 done
+
+# sh.printShardingSizes: its reads follow config.collections, so the expected documents come from the cluster: the
+# find on config.collections, then one $collStats aggregate per sharded collection on its database, in _id order
+if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/sizes.log"; then
+   NO_COLOR=1 "$SHARDSH" --norc --quiet --json "$SIM_URI/test" \
+      --eval 'db.getSiblingDB("config").collections.find({dropped: {$ne: true}, unsplittable: {$ne: true}}).sort({_id: 1})' \
+      > "$TMPD/colls.json" 2>&1
+   : > "$TMPD/sizes.log"
+   NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval 'sh.printShardingSizes()' > "$TMPD/sizes.out" 2>&1
+   sim_stop
+   {
+      echo '{"db":"config","cmd":{"find":"collections","filter":{"dropped":{"$ne":true},"unsplittable":{"$ne":true}},"sort":{"_id":{"$numberInt":"1"}}}}'
+      jq -c '._id | capture("^(?<db>[^.]*)[.](?<coll>.*)$")
+             | {db: .db, cmd: {aggregate: .coll, pipeline: [{"$collStats": {storageStats: {}}}], cursor: {}}}' "$TMPD/colls.json"
+   } > "$TMPD/sizes.expected"
+   normalise_log "$TMPD/sizes.log" | grep -v '"cmd":{"hello"' > "$TMPD/sizes.actual"
+   n=$(wc -l < "$TMPD/sizes.expected")
+   if [ "$n" -gt 2 ] && cmp -s "$TMPD/sizes.expected" "$TMPD/sizes.actual"; then
+      pass "cmd_helpers.printShardingSizes sends the find and $((n - 1)) \$collStats aggregates"
+   else
+      fail "cmd_helpers.printShardingSizes documents" "$(diff "$TMPD/sizes.expected" "$TMPD/sizes.actual" | head -6 | cut -c1-300 | tr '\n' '|')"
+   fi
+   first=$(jq -r '._id' "$TMPD/colls.json" | head -1)
+   check_contains "cmd_helpers.printShardingSizes names each collection" "$first" "$(cat "$TMPD/sizes.out")"
+   check_contains "cmd_helpers.printShardingSizes shows per-shard documents" "docs:" "$(cat "$TMPD/sizes.out")"
+else
+   fail "cmd_helpers.printShardingSizes" "shardsim did not start"
+fi
