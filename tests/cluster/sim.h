@@ -931,6 +931,16 @@ sim_tls_pending (const sim_conn_t *conn);
 void
 sim_tls_close (sim_conn_t *conn);
 
+/* ---- small document readers shared by the command files ---- */
+
+/* The string value of doc's top-level field, or NULL when absent or not a string (sim_admin.c). */
+const char *
+sim_str (const bson_t *doc, const char *field);
+
+/* JavaScript-like truthiness of doc's top-level field; false when absent (sim_crud.c). */
+bool
+sim_bool_field (const bson_t *doc, const char *field);
+
 /* ---- draining status and the cluster catalog (sim_drain.c) ---- */
 
 /* { shardDrainingStatus: <shard> } (8.2+) and { getTransitionToDedicatedConfigServerStatus: 1 } (8.3+). */

@@ -60,7 +60,7 @@ sim_has_prefix_index (const sim_coll_t *coll, const bson_t *key, bool same_kind)
    return false;
 }
 
-static const char *
+const char *
 sim_str (const bson_t *doc, const char *field)
 {
    bson_iter_t it;
@@ -1708,13 +1708,6 @@ sim_append_shard_canonical (bson_t *out, const bson_t *doc)
    }
 }
 
-static bool
-sim_shard_draining_doc (const bson_t *doc)
-{
-   bson_iter_t it;
-   return bson_iter_init_find (&it, doc, "draining") && bson_iter_as_bool (&it);
-}
-
 static void
 sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -1743,7 +1736,7 @@ sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_ARRAY_BEGIN (reply, "shards", &arr);
    uint32_t k = 0;
    for (size_t i = 0; i < shards.n; i++) {
-      if (draining >= 0 && sim_shard_draining_doc (shards.v[i]) != (bool) draining) {
+      if (draining >= 0 && sim_bool_field (shards.v[i], "draining") != (bool) draining) {
          continue;
       }
       bson_t d;

@@ -36,7 +36,7 @@ sim_int_field (const bson_t *doc, const char *field, int64_t dflt)
    return dflt;
 }
 
-static bool
+bool
 sim_bool_field (const bson_t *doc, const char *field)
 {
    bson_iter_t it;

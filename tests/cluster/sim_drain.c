@@ -11,23 +11,6 @@
 
 #define SIM_DRAIN_NOTE "you need to call moveCollection for collectionsToMove and afterwards movePrimary for the dbsToMove"
 
-static const char *
-sim_drain_str (const bson_t *doc, const char *field)
-{
-   bson_iter_t it;
-   if (bson_iter_init_find (&it, doc, field) && BSON_ITER_HOLDS_UTF8 (&it)) {
-      return bson_iter_utf8 (&it, NULL);
-   }
-   return NULL;
-}
-
-static bool
-sim_drain_true (const bson_t *doc, const char *field)
-{
-   bson_iter_t it;
-   return bson_iter_init_find (&it, doc, field) && bson_iter_as_bool (&it);
-}
-
 static int
 sim_drain_cmp_str (const void *a, const void *b)
 {
@@ -46,8 +29,8 @@ sim_drain_sharded (simq_docs_t *out)
       sim_coll_collect (cc, NULL, &all, &e);
    }
    for (size_t i = 0; i < all.n; i++) {
-      if (!sim_drain_true (all.v[i], "dropped") && !sim_drain_true (all.v[i], "unsplittable") &&
-          sim_drain_str (all.v[i], "_id")) {
+      if (!sim_bool_field (all.v[i], "dropped") && !sim_bool_field (all.v[i], "unsplittable") &&
+          sim_str (all.v[i], "_id")) {
          simq_docs_push_copy (out, all.v[i]);
       }
    }
@@ -58,7 +41,7 @@ static bool
 sim_drain_is_sharded (const simq_docs_t *sharded, const char *ns)
 {
    for (size_t i = 0; i < sharded->n; i++) {
-      if (!strcmp (sim_drain_str (sharded->v[i], "_id"), ns)) {
+      if (!strcmp (sim_str (sharded->v[i], "_id"), ns)) {
          return true;
       }
    }
@@ -97,11 +80,11 @@ sim_drain_progress (const char *shard, sim_drain_progress_t *p)
    }
    for (size_t i = 0; i < chunks.n; i++) {
       p->chunks++;
-      p->jumbo += sim_drain_true (chunks.v[i], "jumbo") ? 1 : 0;
+      p->jumbo += sim_bool_field (chunks.v[i], "jumbo") ? 1 : 0;
    }
    for (size_t i = 0; i < sharded.n; i++) {
       sim_shard_stat_t *st = NULL;
-      size_t n = sim_coll_shard_stats (sim_drain_str (sharded.v[i], "_id"), &st);
+      size_t n = sim_coll_shard_stats (sim_str (sharded.v[i], "_id"), &st);
       for (size_t k = 0; k < n; k++) {
          if (!strcmp (st[k].shard, shard)) {
             p->bytes += st[k].size;
@@ -115,7 +98,7 @@ sim_drain_progress (const char *shard, sim_drain_progress_t *p)
       sim_coll_collect (dc, NULL, &dbs, &e);
    }
    for (size_t i = 0; i < dbs.n; i++) {
-      const char *id = sim_drain_str (dbs.v[i], "_id"), *primary = sim_drain_str (dbs.v[i], "primary");
+      const char *id = sim_str (dbs.v[i], "_id"), *primary = sim_str (dbs.v[i], "primary");
       char key[16];
       const char *kp;
       if (!id || !primary || strcmp (primary, shard) != 0 || !strcmp (id, "config") || !strcmp (id, "admin")) {
@@ -206,7 +189,7 @@ sim_cmd_shard_draining_status (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 70, "Shard %s not found", shard);
       goto done;
    }
-   if (!sim_drain_true (&doc, "draining")) {
+   if (!sim_bool_field (&doc, "draining")) {
       sim_reply_error (reply, 20, "The shard %s isn't draining", shard);
       goto done;
    }
@@ -227,7 +210,7 @@ sim_cmd_transition_status (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_t doc = BSON_INITIALIZER;
    (void) ctx;
-   if (!sim_shard_get ("config", &doc) || !sim_drain_true (&doc, "draining")) {
+   if (!sim_shard_get ("config", &doc) || !sim_bool_field (&doc, "draining")) {
       sim_reply_error (reply, 20, "The shard config isn't draining");
    } else {
       sim_drain_reply ("config", reply);
@@ -351,14 +334,14 @@ sim_stage_list_cluster_catalog (sim_ctx_t *ctx, const char *coll, const bson_ite
       v = realloc (v, (n + 1) * sizeof *v);
       v[n] = (sim_cat_entry_t){c->ns, c->db, c->name, c, NULL};
       for (size_t k = 0; k < sharded.n; k++) {
-         if (!strcmp (sim_drain_str (sharded.v[k], "_id"), c->ns)) {
+         if (!strcmp (sim_str (sharded.v[k], "_id"), c->ns)) {
             v[n].cdoc = sharded.v[k];
          }
       }
       n++;
    }
    for (size_t k = 0; k < sharded.n; k++) {
-      const char *ns = sim_drain_str (sharded.v[k], "_id");
+      const char *ns = sim_str (sharded.v[k], "_id");
       const char *dot = strchr (ns, '.');
       char db[128];
       bool seen = false;
