@@ -1,5 +1,7 @@
-/* Ctrl-C in the interactive shell: a SIGINT handler that only sets a flag, which the line reader and every long
- * wait (sh.waitForBalancer, sleep) poll, so Ctrl-C drops a line or abandons a wait and the shell lives on. */
+/* Ctrl-C in the interactive shell: a SIGINT handler that sets a flag, which the line reader and every long wait
+ * (sh.waitForBalancer, sleep) poll, so Ctrl-C drops a line or abandons a wait and the shell lives on. A wait for a
+ * server's reply cannot poll (the driver's poll(2) retries on EINTR), so the connection layer names the socket it is
+ * blocked on, and the handler shuts that socket down: the read fails at once and the statement is abandoned. */
 #ifndef SHARDSH_INTERRUPT_H
 #define SHARDSH_INTERRUPT_H
 
@@ -15,8 +17,22 @@ sh_interrupt_install (void);
 bool
 sh_interrupted (void);
 
+/* Clears the flag and the watched socket (the REPL, before each prompt: nothing is awaited there). */
 void
 sh_interrupt_clear (void);
+
+/* Names the socket the process may block on (fd >= 0) until the next call, sh_interrupt_unwatch_fd or
+ * sh_interrupt_clear: Ctrl-C shuts it down (shutdown(2), SHUT_RDWR), so a blocked read or write fails at once. */
+void
+sh_interrupt_watch_fd (int fd);
+
+/* Stops watching fd if it is the watched socket (before it is closed, so a reused descriptor is never shut). */
+void
+sh_interrupt_unwatch_fd (int fd);
+
+/* True, once, when Ctrl-C shut a watched socket down since the last call: that connection is unusable. */
+bool
+sh_interrupt_took_socket (void);
 
 /* Sleeps for ms milliseconds in short steps; returns false as soon as Ctrl-C arrives (true when the whole time
  * passed). */

@@ -35,8 +35,10 @@ contains_ci (const char *hay, const char *needle)
 bool
 repl_line_is_sensitive (const char *line)
 {
-   static const char *const words[] = {"password", "passwd", "pwd", "db.auth(", "createUser", "updateUser",
-                                       "changeUserPassword", "passwordPrompt", "secret", NULL};
+   static const char *const words[] = {
+      "password",           "passwd",         "pwd",    "db.auth(", "createUser", "updateUser",
+      "changeUserPassword", "passwordPrompt", "secret", NULL
+   };
    const char *p = line;
    for (size_t i = 0; words[i]; i++) {
       if (contains_ci (line, words[i]))
@@ -289,7 +291,7 @@ repl_run (sh_ctx_t *ctx)
       if (sh_parse_needs_more (pending->str, pending->len))
          continue;
       {
-         sh_script_t script = {0};
+         sh_script_t script = { 0 };
          sh_error_t err;
          sh_error_clear (&err);
          if (pending->len && !repl_line_is_sensitive (pending->str)) {
@@ -300,7 +302,8 @@ repl_run (sh_ctx_t *ctx)
          if (!sh_parse_script ("<repl>", pending->str, pending->len, &script, &err)) {
             script_report (ctx, &err, NULL, pending->str);
          } else {
-            for (size_t i = 0; i < script.n && !ctx->exit_requested; i++) {
+            /* Ctrl-C abandons the rest of what was typed too */
+            for (size_t i = 0; i < script.n && !ctx->exit_requested && !sh_interrupted (); i++) {
                sh_error_clear (&err);
                if (!dispatch_stmt (ctx, &script.stmts[i], &err))
                   script_report (ctx, &err, NULL, script.source);

@@ -1,10 +1,12 @@
 /* Terminal plumbing: curses on and off, the colour schemes (colour and monochrome, chosen once), glyphs, and the
  * signal handlers that give the terminal back whatever happens. */
 #include <curses.h>
+#include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "crt.h"
@@ -43,6 +45,14 @@ static volatile sig_atomic_t crt_active;
 static bool crt_color;
 static int crt_attrs[CRT_N];
 
+/* What the fatal-signal handler restores without curses (it may only make async-signal-safe calls): the terminal
+ * modes from before newterm, and the terminal's own sequences that reset attributes and colours, leave keypad mode,
+ * show the cursor and leave the alternate screen, read from terminfo at crt_init. */
+static struct termios crt_tio_in, crt_tio_out;
+static bool crt_have_tio_in, crt_have_tio_out;
+static char crt_exit_seq[512];
+static size_t crt_exit_len;
+
 void
 crt_pick_glyphs (void)
 {
@@ -80,12 +90,58 @@ crt_on_quit_signal (int sig)
    crt_quit_signal = 1;
 }
 
+/* Appends terminfo capability cap to crt_exit_seq, without its padding ("$<5>", which only a curses output routine
+ * turns into a delay). Absent, cancelled or non-string capabilities are skipped. */
+static void
+crt_exit_seq_add (const char *cap)
+{
+   const char *s = tigetstr (cap);
+   if (!s || s == (char *) -1)
+      return;
+   while (*s && crt_exit_len < sizeof crt_exit_seq - 1) {
+      const char *end;
+      if (s[0] == '$' && s[1] == '<' && (end = strchr (s, '>')) != NULL) {
+         s = end + 1;
+         continue;
+      }
+      crt_exit_seq[crt_exit_len++] = *s++;
+   }
+}
+
+/* SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL: the process may be anywhere, inside malloc or stdio included, so only
+ * write(2), tcsetattr(3), sigaction(2), raise(3) and sigprocmask(2) are used (all async-signal-safe; endwin is not).
+ * Then the signal's default action runs, so the exit status and the core dump are those of the crash. */
 static void
 crt_on_fatal_signal (int sig)
 {
-   crt_done ();
-   signal (sig, SIG_DFL);
+   struct sigaction dfl;
+   sigset_t set;
+
+   if (crt_active) {
+      size_t off = 0;
+      crt_active = 0;
+      while (off < crt_exit_len) {
+         ssize_t w = write (STDOUT_FILENO, crt_exit_seq + off, crt_exit_len - off);
+         if (w < 0 && errno == EINTR)
+            continue;
+         if (w <= 0)
+            break;
+         off += (size_t) w;
+      }
+      if (crt_have_tio_out)
+         tcsetattr (STDOUT_FILENO, TCSANOW, &crt_tio_out);
+      if (crt_have_tio_in)
+         tcsetattr (STDIN_FILENO, TCSANOW, &crt_tio_in);
+   }
+   memset (&dfl, 0, sizeof dfl);
+   dfl.sa_handler = SIG_DFL;
+   sigemptyset (&dfl.sa_mask);
+   sigaction (sig, &dfl, NULL);
    raise (sig);
+   /* the signal is blocked while its handler runs: unblocking delivers it now */
+   sigemptyset (&set);
+   sigaddset (&set, sig);
+   sigprocmask (SIG_UNBLOCK, &set, NULL);
 }
 
 static void
@@ -163,10 +219,19 @@ crt_init (bool color)
    if (!isatty (STDIN_FILENO) || !isatty (STDOUT_FILENO))
       return false;
    crt_pick_glyphs ();
+   crt_have_tio_in = tcgetattr (STDIN_FILENO, &crt_tio_in) == 0;
+   crt_have_tio_out = tcgetattr (STDOUT_FILENO, &crt_tio_out) == 0;
    crt_screen = newterm (NULL, stdout, stdin);
    if (!crt_screen)
       return false;
    set_term (crt_screen);
+   crt_exit_len = 0;
+   crt_exit_seq_add ("sgr0");  /* attributes off */
+   crt_exit_seq_add ("op");    /* default colours */
+   crt_exit_seq_add ("rmkx");  /* keypad transmit mode off */
+   crt_exit_seq_add ("cnorm"); /* cursor shown */
+   crt_exit_seq_add ("rmcup"); /* alternate screen left */
+   crt_exit_seq[crt_exit_len] = '\0';
    crt_active = 1;
    if (!registered) {
       atexit (crt_done);

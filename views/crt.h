@@ -49,12 +49,15 @@ void
 crt_pick_glyphs (void);
 
 /* Starts curses on the terminal: cbreak, no echo, keypad, invisible cursor; colours unless color is false or
- * the terminal has none (then the monochrome scheme); installs the signal handlers. Returns false when there is
- * no usable terminal (nothing to undo then). */
+ * the terminal has none (then the monochrome scheme); installs the signal handlers. Saves the terminal modes from
+ * before curses and the terminal's exit sequences (sgr0, op, rmkx, cnorm, rmcup) for the fatal-signal handler.
+ * Returns false when there is no usable terminal (nothing to undo then). */
 bool
 crt_init (bool color);
 
-/* Restores the terminal. Idempotent; also run from the fatal-signal handler and atexit. */
+/* Restores the terminal through curses (endwin). Idempotent; also run atexit. Not async-signal-safe: SIGSEGV,
+ * SIGABRT, SIGBUS, SIGFPE and SIGILL restore the saved modes and write the saved sequences instead, then die of the
+ * signal; SIGINT, SIGTERM and SIGHUP only set crt_quit_signal, and the loop leaves through here. */
 void
 crt_done (void);
 

@@ -783,6 +783,24 @@ sim_fault_fail (const char *cmd_name, bson_t *reply);
 /* Whether the listener must be closed now (refusing connections). */
 bool
 sim_fault_refusing (void);
+/* What a badReply or closeOn rule does to a reply on the wire. */
+typedef enum {
+   SIM_WIRE_OK = 0,
+   SIM_WIRE_BAD_BSON,   /* the frame is right, the body is not BSON */
+   SIM_WIRE_BAD_LENGTH, /* the header claims 2^31-1 bytes */
+   SIM_WIRE_TRUNCATED,  /* the header claims 64 bytes more than are sent; the connection stays open */
+   SIM_WIRE_CLOSE,      /* no reply: the connection is closed */
+} sim_wire_fault_t;
+/* Before a command runs: whether to close the connection instead of answering (closeOn; consumes one time). */
+bool
+sim_fault_close_on (const char *cmd_name);
+/* Before a reply is sent: how to garble it (badReply; consumes one time), SIM_WIRE_OK for not at all. */
+sim_wire_fault_t
+sim_fault_bad_reply (const char *cmd_name);
+/* Garbles the wire message msg (len bytes, ending with its doc_len-byte document) in place for kind; returns the
+ * number of bytes to send. */
+size_t
+sim_fault_garble (sim_wire_fault_t kind, uint8_t *msg, size_t len, size_t doc_len);
 /* Periodic work (drop-every); called by the background thread. */
 void
 sim_fault_tick (int64_t now);

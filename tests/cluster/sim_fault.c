@@ -1,8 +1,10 @@
 /* shardsim's faults on demand, for reliability tests: drop every connection (once or periodically), delay replies,
  * fail the next K calls of a named command with a given code, stop answering for a while, refuse new connections for
- * a while. Set by the simFault admin command or the --fault-* flags. The simulator's own commands (sim*) are never
- * delayed or held, so a test can always reach the control channel. Replies not affected by a fault are unchanged.
- * The fault state has its own lock, taken after sim_g.lock or alone (connection threads read it without
+ * a while, answer the next K calls of a command with a garbled message (a body that is not BSON, a header length
+ * that is wrong), close the connection instead of answering the next K calls of a command (getMore: a cursor cut
+ * after its first batch). Set by the simFault admin command or the --fault-* flags. The simulator's own commands (sim*)
+ * are never delayed or held, so a test can always reach the control channel. Replies not affected by a fault are
+ * unchanged. The fault state has its own lock, taken after sim_g.lock or alone (connection threads read it without
  * sim_g.lock). */
 #include "sim.h"
 
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #define SIM_MAX_FAILS 16
+#define SIM_MAX_WIRE_RULES 16
 
 typedef struct {
    char cmd[64];
@@ -20,6 +23,21 @@ typedef struct {
    char errmsg[256];
 } sim_fail_rule_t;
 
+/* What happens to the next calls of a command on the wire (badReply and closeOn). */
+typedef struct {
+   char cmd[64];
+   sim_wire_fault_t kind;
+   int64_t times; /* < 0: every call */
+} sim_wire_rule_t;
+
+static const char *const sim_wire_fault_names[] = {
+   [SIM_WIRE_OK] = "",
+   [SIM_WIRE_BAD_BSON] = "bson",
+   [SIM_WIRE_BAD_LENGTH] = "length",
+   [SIM_WIRE_TRUNCATED] = "truncated",
+   [SIM_WIRE_CLOSE] = "close",
+};
+
 static pthread_mutex_t sim_fault_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct {
@@ -27,6 +45,8 @@ static struct {
    int64_t delay_until; /* 0: until cleared */
    sim_fail_rule_t fails[SIM_MAX_FAILS];
    int nfails;
+   sim_wire_rule_t wire[SIM_MAX_WIRE_RULES];
+   int nwire;
    int64_t hang_until;
    int64_t refuse_until;
    int64_t drop_every_ms;
@@ -56,10 +76,65 @@ sim_fault_add_fail (const char *cmd, int32_t code, int64_t times, const char *er
    return true;
 }
 
+/* Adds a wire rule; callers hold sim_fault_lock. */
+static bool
+sim_fault_add_wire (const char *cmd, sim_wire_fault_t kind, int64_t times)
+{
+   if (sim_f.nwire == SIM_MAX_WIRE_RULES || !cmd[0] || times == 0) {
+      return false;
+   }
+   sim_wire_rule_t *r = &sim_f.wire[sim_f.nwire++];
+   bson_strncpy (r->cmd, cmd, sizeof r->cmd);
+   r->kind = kind;
+   r->times = times;
+   return true;
+}
+
+static sim_wire_fault_t
+sim_wire_fault_parse (const char *name)
+{
+   for (int k = SIM_WIRE_BAD_BSON; k < SIM_WIRE_CLOSE; k++) {
+      if (!strcmp (name, sim_wire_fault_names[k])) {
+         return (sim_wire_fault_t) k;
+      }
+   }
+   return SIM_WIRE_OK;
+}
+
+/* --fault-bad-reply CMD:KIND[:TIMES] and --fault-close-on CMD[:TIMES] */
+static bool
+sim_fault_wire_flag (const char *flag, const char *val, char *errbuf, size_t errlen)
+{
+   char buf[128], *save = NULL;
+   bool close = !strcmp (flag, "--fault-close-on");
+   bson_strncpy (buf, val, sizeof buf);
+   char *cmd = strtok_r (buf, ":", &save);
+   char *kind = close ? NULL : strtok_r (NULL, ":", &save);
+   char *times = strtok_r (NULL, ":", &save);
+   char *end = NULL;
+   long long t = times ? strtoll (times, &end, 10) : 1;
+   sim_wire_fault_t k = close ? SIM_WIRE_CLOSE : kind ? sim_wire_fault_parse (kind) : SIM_WIRE_OK;
+   if (!cmd || k == SIM_WIRE_OK || (times && *end) || t == 0) {
+      bson_snprintf (errbuf, errlen, "bad %s %s (%s)", flag, val,
+                     close ? "CMD[:TIMES]" : "CMD:bson|length|truncated[:TIMES]");
+      return false;
+   }
+   pthread_mutex_lock (&sim_fault_lock);
+   bool ok = sim_fault_add_wire (cmd, k, t);
+   pthread_mutex_unlock (&sim_fault_lock);
+   if (!ok) {
+      bson_snprintf (errbuf, errlen, "too many %s rules", flag);
+   }
+   return ok;
+}
+
 bool
 sim_fault_flag (const char *flag, const char *val, char *errbuf, size_t errlen)
 {
    char *end;
+   if (!strcmp (flag, "--fault-bad-reply") || !strcmp (flag, "--fault-close-on")) {
+      return sim_fault_wire_flag (flag, val, errbuf, errlen);
+   }
    if (!strcmp (flag, "--fault-fail")) {
       /* CMD:CODE[:TIMES] */
       char buf[128], *save = NULL;
@@ -184,6 +259,72 @@ sim_fault_fail (const char *cmd_name, bson_t *reply)
    return fail;
 }
 
+/* The kind of the first rule for cmd_name (close or not, as asked), consuming one of its times; SIM_WIRE_OK when
+ * none. The simulator's own commands are never affected. */
+static sim_wire_fault_t
+sim_fault_take_wire (const char *cmd_name, bool close)
+{
+   sim_wire_fault_t kind = SIM_WIRE_OK;
+   if (sim_is_control (cmd_name)) {
+      return SIM_WIRE_OK;
+   }
+   pthread_mutex_lock (&sim_fault_lock);
+   for (int i = 0; i < sim_f.nwire && kind == SIM_WIRE_OK; i++) {
+      sim_wire_rule_t *r = &sim_f.wire[i];
+      if ((r->kind == SIM_WIRE_CLOSE) != close || strcmp (r->cmd, cmd_name) != 0) {
+         continue;
+      }
+      kind = r->kind;
+      if (r->times > 0 && --r->times == 0) {
+         memmove (r, r + 1, (size_t) (sim_f.nwire - i - 1) * sizeof *r);
+         sim_f.nwire--;
+      }
+   }
+   pthread_mutex_unlock (&sim_fault_lock);
+   return kind;
+}
+
+bool
+sim_fault_close_on (const char *cmd_name)
+{
+   return sim_fault_take_wire (cmd_name, true) == SIM_WIRE_CLOSE;
+}
+
+sim_wire_fault_t
+sim_fault_bad_reply (const char *cmd_name)
+{
+   return sim_fault_take_wire (cmd_name, false);
+}
+
+size_t
+sim_fault_garble (sim_wire_fault_t kind, uint8_t *msg, size_t len, size_t doc_len)
+{
+   uint32_t claim;
+   if (len < 16 || doc_len < 5 || doc_len > len - 16) {
+      return len;
+   }
+   switch (kind) {
+   case SIM_WIRE_BAD_BSON:
+      /* the document keeps its length prefix; every byte after it, the terminator included, is 0xFF: no valid
+       * element type and no terminating NUL */
+      memset (msg + len - doc_len + 4, 0xFF, doc_len - 4);
+      return len;
+   case SIM_WIRE_BAD_LENGTH:
+      claim = 0x7FFFFFFF; /* more than any maxMessageSizeBytes */
+      break;
+   case SIM_WIRE_TRUNCATED:
+      claim = (uint32_t) len + 64; /* the rest never comes */
+      break;
+   default:
+      return len;
+   }
+   msg[0] = (uint8_t) claim;
+   msg[1] = (uint8_t) (claim >> 8);
+   msg[2] = (uint8_t) (claim >> 16);
+   msg[3] = (uint8_t) (claim >> 24);
+   return len;
+}
+
 bool
 sim_fault_refusing (void)
 {
@@ -250,8 +391,8 @@ sim_duration (const bson_t *cmd)
    return -1;
 }
 
-/* { simFault: "dropConnections" | "dropEvery" | "delay" | "failCommand" | "hang" | "refuseConnections" | "clear" |
- *   "status", ms | seconds, forMs, command, code, times, errmsg } */
+/* { simFault: "dropConnections" | "dropEvery" | "delay" | "failCommand" | "hang" | "refuseConnections" | "badReply" |
+ *   "closeOn" | "clear" | "status", ms | seconds, forMs, command, code, times, errmsg, kind } */
 void
 sim_cmd_sim_fault (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -264,15 +405,13 @@ sim_cmd_sim_fault (sim_ctx_t *ctx, bson_t *reply)
    if (!strcmp (what, "dropConnections")) {
       BSON_APPEND_INT32 (reply, "dropped", sim_drop_connections (ctx->conn));
    } else if (!strcmp (what, "failCommand")) {
-      const char *cmd = bson_iter_init_find (&it, ctx->cmd, "command") && BSON_ITER_HOLDS_UTF8 (&it)
-                           ? bson_iter_utf8 (&it, NULL)
-                           : "";
+      const char *cmd =
+         bson_iter_init_find (&it, ctx->cmd, "command") && BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : "";
       int32_t code = bson_iter_init_find (&it, ctx->cmd, "code") && BSON_ITER_HOLDS_NUMBER (&it)
                         ? (int32_t) bson_iter_as_int64 (&it)
                         : 0;
-      int64_t times = bson_iter_init_find (&it, ctx->cmd, "times") && BSON_ITER_HOLDS_NUMBER (&it)
-                         ? bson_iter_as_int64 (&it)
-                         : 1;
+      int64_t times =
+         bson_iter_init_find (&it, ctx->cmd, "times") && BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_int64 (&it) : 1;
       const char *msg = bson_iter_init_find (&it, ctx->cmd, "errmsg") && BSON_ITER_HOLDS_UTF8 (&it)
                            ? bson_iter_utf8 (&it, NULL)
                            : NULL;
@@ -280,8 +419,27 @@ sim_cmd_sim_fault (sim_ctx_t *ctx, bson_t *reply)
       bool ok = times != 0 && sim_fault_add_fail (cmd, code, times, msg);
       pthread_mutex_unlock (&sim_fault_lock);
       if (!ok) {
-         sim_reply_error (reply, 2, "simFault failCommand needs command, a non-zero code and times != 0 (at most %d "
-                          "rules)", SIM_MAX_FAILS);
+         sim_reply_error (reply, 2,
+                          "simFault failCommand needs command, a non-zero code and times != 0 (at most %d "
+                          "rules)",
+                          SIM_MAX_FAILS);
+         return;
+      }
+   } else if (!strcmp (what, "badReply") || !strcmp (what, "closeOn")) {
+      bool close = !strcmp (what, "closeOn");
+      const char *cmd =
+         bson_iter_init_find (&it, ctx->cmd, "command") && BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : "";
+      const char *kind =
+         bson_iter_init_find (&it, ctx->cmd, "kind") && BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : "";
+      int64_t times =
+         bson_iter_init_find (&it, ctx->cmd, "times") && BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_int64 (&it) : 1;
+      sim_wire_fault_t k = close ? SIM_WIRE_CLOSE : sim_wire_fault_parse (kind);
+      pthread_mutex_lock (&sim_fault_lock);
+      bool ok = k != SIM_WIRE_OK && sim_fault_add_wire (cmd, k, times);
+      pthread_mutex_unlock (&sim_fault_lock);
+      if (!ok) {
+         sim_reply_error (reply, 2, "simFault %s needs command%s and times != 0 (at most %d rules)", what,
+                          close ? "" : ", kind (bson, length or truncated)", SIM_MAX_WIRE_RULES);
          return;
       }
    } else if (!strcmp (what, "delay") || !strcmp (what, "hang") || !strcmp (what, "refuseConnections") ||
@@ -292,9 +450,8 @@ sim_cmd_sim_fault (sim_ctx_t *ctx, bson_t *reply)
       }
       pthread_mutex_lock (&sim_fault_lock);
       if (!strcmp (what, "delay")) {
-         int64_t for_ms = bson_iter_init_find (&it, ctx->cmd, "forMs") && BSON_ITER_HOLDS_NUMBER (&it)
-                             ? bson_iter_as_int64 (&it)
-                             : 0;
+         int64_t for_ms =
+            bson_iter_init_find (&it, ctx->cmd, "forMs") && BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_int64 (&it) : 0;
          sim_f.delay_ms = ms;
          sim_f.delay_until = for_ms > 0 ? now + for_ms : 0;
       } else if (!strcmp (what, "hang")) {
@@ -313,6 +470,7 @@ sim_cmd_sim_fault (sim_ctx_t *ctx, bson_t *reply)
       pthread_mutex_lock (&sim_fault_lock);
       sim_f.delay_ms = sim_f.delay_until = 0;
       sim_f.nfails = 0;
+      sim_f.nwire = 0;
       sim_f.hang_until = sim_f.refuse_until = 0;
       sim_f.drop_every_ms = 0;
       pthread_mutex_unlock (&sim_fault_lock);
@@ -320,7 +478,7 @@ sim_cmd_sim_fault (sim_ctx_t *ctx, bson_t *reply)
    } else if (strcmp (what, "status") != 0) {
       sim_reply_error (reply, 2,
                        "simFault: unknown action '%s' (dropConnections, dropEvery, delay, failCommand, hang, "
-                       "refuseConnections, clear, status)",
+                       "refuseConnections, badReply, closeOn, clear, status)",
                        what);
       return;
    }
@@ -343,6 +501,27 @@ sim_cmd_sim_fault (sim_ctx_t *ctx, bson_t *reply)
       bson_append_document_end (&arr, &e);
    }
    bson_append_array_end (reply, &arr);
+   for (int close = 0; close < 2; close++) {
+      int n = 0;
+      BSON_APPEND_ARRAY_BEGIN (reply, close ? "closeOn" : "badReplies", &arr);
+      for (int i = 0; i < sim_f.nwire; i++) {
+         bson_t e;
+         char k[16];
+         const char *kp;
+         if ((sim_f.wire[i].kind == SIM_WIRE_CLOSE) != (close == 1)) {
+            continue;
+         }
+         bson_uint32_to_string ((uint32_t) n++, &kp, k, sizeof k);
+         BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &e);
+         BSON_APPEND_UTF8 (&e, "command", sim_f.wire[i].cmd);
+         if (!close) {
+            BSON_APPEND_UTF8 (&e, "kind", sim_wire_fault_names[sim_f.wire[i].kind]);
+         }
+         BSON_APPEND_INT64 (&e, "times", sim_f.wire[i].times);
+         bson_append_document_end (&arr, &e);
+      }
+      bson_append_array_end (reply, &arr);
+   }
    pthread_mutex_unlock (&sim_fault_lock);
    sim_reply_ok (reply);
 }

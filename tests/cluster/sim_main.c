@@ -31,6 +31,7 @@ sim_usage (FILE *out)
             "                [--doc-bytes N]\n"
             "                [--fault-delay-ms N] [--fault-fail CMD:CODE[:TIMES]] [--fault-hang-ms N]\n"
             "                [--fault-refuse-ms N] [--fault-drop-every-ms N]\n"
+            "                [--fault-bad-reply CMD:bson|length|truncated[:TIMES]] [--fault-close-on CMD[:TIMES]]\n"
             "                [--auth USER:PASSWORD[@DB]]... [--tls-cert PEM [--tls-ca PEM]]\n"
             "A wire-protocol mongos simulator for tests and demos (not a database). Listens on 127.0.0.1 only.\n");
 }
@@ -152,7 +153,8 @@ main (int argc, char **argv)
          (*list)[(*n)++] = val;
       } else if (!strncmp (a, "--fault-", 8)) {
          if (strcmp (a, "--fault-delay-ms") && strcmp (a, "--fault-fail") && strcmp (a, "--fault-hang-ms") &&
-             strcmp (a, "--fault-refuse-ms") && strcmp (a, "--fault-drop-every-ms")) {
+             strcmp (a, "--fault-refuse-ms") && strcmp (a, "--fault-drop-every-ms") &&
+             strcmp (a, "--fault-bad-reply") && strcmp (a, "--fault-close-on")) {
             fprintf (stderr, "shardsim: unknown option %s\n", a);
             rc = 2;
             goto cleanup;

@@ -121,17 +121,27 @@ sim_await (sim_conn_t *conn, int64_t ms)
 
 static int32_t sim_next_response_id = 1;
 
+/* Sends reply, garbled as bad says (simFault badReply; SIM_WIRE_OK for a true reply). */
 static bool
-sim_send_reply (sim_conn_t *conn, const sim_msg_t *msg, uint32_t flags, const bson_t *reply)
+sim_send_reply_as (sim_conn_t *conn, const sim_msg_t *msg, uint32_t flags, const bson_t *reply, sim_wire_fault_t bad)
 {
    size_t len;
    pthread_mutex_lock (&sim_g.conn_lock);
    int32_t rid = sim_next_response_id++;
    pthread_mutex_unlock (&sim_g.conn_lock);
    uint8_t *buf = sim_wire_reply (msg->opcode, msg->request_id, rid, flags, reply, &len);
+   if (bad != SIM_WIRE_OK) {
+      len = sim_fault_garble (bad, buf, len, reply->len);
+   }
    bool ok = sim_write_full (conn, buf, len);
    bson_free (buf);
    return ok;
+}
+
+static bool
+sim_send_reply (sim_conn_t *conn, const sim_msg_t *msg, uint32_t flags, const bson_t *reply)
+{
+   return sim_send_reply_as (conn, msg, flags, reply, SIM_WIRE_OK);
 }
 
 static void
@@ -165,6 +175,12 @@ sim_serve_one (sim_conn_t *conn, const uint8_t *data, size_t len, bool *keep)
       *keep = false;
       goto done;
    }
+   if (sim_fault_close_on (cmd_name)) {
+      /* simFault closeOn: the connection closes instead of answering */
+      shutdown (conn->fd, SHUT_RDWR);
+      *keep = false;
+      goto done;
+   }
    bool awaitable = msg.opcode == SIM_OP_MSG && sim_cmd_is_awaitable_hello (&msg.cmd, &wait_ms);
    bool exhaust = awaitable && (msg.flags & SIM_MSG_EXHAUST);
    if (awaitable) {
@@ -183,7 +199,7 @@ sim_serve_one (sim_conn_t *conn, const uint8_t *data, size_t len, bool *keep)
    for (int64_t until = sim_now_ms () + delay; delay > 0 && !sim_g.shutting_down && sim_now_ms () < until;) {
       usleep (2000);
    }
-   *keep = sim_send_reply (conn, &msg, exhaust ? SIM_MSG_MORE_TO_COME : 0, &reply);
+   *keep = sim_send_reply_as (conn, &msg, exhaust ? SIM_MSG_MORE_TO_COME : 0, &reply, sim_fault_bad_reply (cmd_name));
    bson_destroy (&reply);
    pthread_mutex_lock (&sim_g.conn_lock);
    if (conn->close_after_reply) {

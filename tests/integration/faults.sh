@@ -1,10 +1,13 @@
 #!/bin/sh
 # Faults injected by shardsim (docs/shardsim.md, "Faults"): an error reply with a given code, replies slower than the
-# socket timeout, a router that stops answering, a connection dropped mid-command, refused connections, and a router
-# that stops and comes back. A script stops at the failing statement with exit status 1, file:line: and one clear
-# line, within the URI's timeouts plus a margin; the REPL (through tmux) reports the same, gives the prompt back and
-# runs the next command once the fault is over; the dashboard's --once --json during a hang answers within its bound,
-# stale. See docs/reliability.md, "Faults".
+# socket timeout, a router that stops answering, a connection dropped mid-command, refused connections, a router that
+# stops and comes back, garbled replies (a body that is not BSON, a header length out of range, a header that claims
+# more than is sent) and a connection closed in the middle of a cursor (the getMore never answered). A script stops at
+# the failing statement with exit status 1, file:line: and one clear line, within the URI's timeouts plus a margin, and
+# no sanitizer report; the REPL (through tmux) reports the same, gives the prompt back and runs the next command once
+# the fault is over; Ctrl-C abandons a reply that never comes (default timeouts) and the shell lives; a connection
+# string's socketTimeoutMS bounds a hung reply, and without one a slow reply (6 s) is waited for; the dashboard's
+# --once --json during a hang answers within its bound, stale. See docs/reliability.md, "Faults".
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 export NO_COLOR=1
@@ -33,6 +36,8 @@ check_script() {
    n=$(printf '%s\n' "$OUT" | grep -c "$1.js:")
    check_eq "faults/$1/one_error_line" 1 "$n"
    check_not_contains "faults/$1/no_driver_wording" "Failed to send" "$OUT"
+   check_not_contains "faults/$1/no_sanitizer_report" "Sanitizer" "$OUT"
+   check_not_contains "faults/$1/no_ub_report" "runtime error" "$OUT"
    if [ "$MS" -lt "$BOUND_MS" ]; then pass "faults/$1/bounded"; else fail "faults/$1/bounded" "took ${MS} ms"; fi
 }
 
@@ -93,6 +98,74 @@ if sim_start --scenario demo --fault-refuse-ms 4000; then
    sim_stop
 else
    fail "faults/refuse" "shardsim did not start"
+fi
+
+# garbled replies and a cursor cut after its first batch (300 documents: the first batch has 101, then getMore)
+if sim_start --scenario demo --load app.big:ascending:300 --fault-bad-reply find:length:2; then
+   # the header claims 2^31-1 bytes; times 2, so the driver's retry of the read gets the same
+   run_script badlength "$SIM_URI/?$OPTS" 'sh.getBalancerState()\nprint("not reached")\n'
+   check_script badlength 1 "error: invalid reply to find: its header claims 2147483647 bytes, outside 16-48000000"
+
+   # a well-framed reply whose body is not BSON (libmongoc 1.23 alone would take it for a success); times 2: the read
+   # is retried
+   run_script badbson "$SIM_URI/?$OPTS" \
+      'sh.getBalancerState()\ndb.adminCommand({simFault: "badReply", command: "balancerStatus", kind: "bson", times: 2})\nsh.isBalancerRunning()\nprint("not reached")\n'
+   check_script badbson 3 "error: invalid reply to balancerStatus: not a BSON document"
+
+   # ... and on a write path (not retried)
+   run_script badbsonw "$SIM_URI/?$OPTS" \
+      'db.adminCommand({simFault: "badReply", command: "balancerStop", kind: "bson"})\nsh.stopBalancer()\nprint("not reached")\n'
+   check_script badbsonw 2 "error: invalid reply to balancerStop: not a BSON document"
+
+   # the header claims 64 bytes more than come: the read waits socketTimeoutMS (twice: the retried read too)
+   run_script truncated "$SIM_URI/?$OPTS" \
+      'db.adminCommand({simFault: "badReply", command: "find", kind: "truncated", times: 2})\nsh.getBalancerState()\nprint("not reached")\n'
+   check_script truncated 2 "error: no reply to find: the connection was closed or the reply took longer than socketTimeoutMS (1000 ms)"
+
+   # the connection closes instead of answering the getMore
+   run_script midcursor "$SIM_URI/?$OPTS" \
+      'db.adminCommand({simFault: "closeOn", command: "getMore"})\ndb.getSiblingDB("app").big.find().limit(150)\nprint("not reached")\n'
+   check_script midcursor 2 "error: no reply to getMore: the connection was closed"
+
+   # a getMore answered with garbage
+   run_script badgetmore "$SIM_URI/?$OPTS" \
+      'db.adminCommand({simFault: "badReply", command: "getMore", kind: "bson"})\ndb.getSiblingDB("app").big.find().limit(150)\nprint("not reached")\n'
+   check_script badgetmore 2 "error: invalid reply to getMore: not a BSON document"
+
+   # without faults the same read returns its 150 documents (the faults above are what failed)
+   "$SHARDSH" --norc --quiet --json "$SIM_URI/?$OPTS" --eval 'db.getSiblingDB("app").big.find().limit(150)' > "$TMPD/big.json" 2>&1
+   check_eq "faults/midcursor/control_reads_150" 150 "$(grep -c '"_id"' "$TMPD/big.json")"
+   sim_stop
+else
+   fail "faults/garbage" "shardsim did not start"
+fi
+
+# a connection string's socketTimeoutMS bounds a reply that never comes; without one, a slow reply is waited for
+if sim_start --scenario demo; then
+   run_script sockettimeout "$SIM_URI/?socketTimeoutMS=2000" \
+      'sh.getBalancerState()\ndb.adminCommand({simFault: "hang", ms: 30000})\nsh.getBalancerState()\nprint("not reached")\n'
+   BOUND_MS=8000
+   check_script sockettimeout 3 "error: no reply to find: the connection was closed or the reply took longer than socketTimeoutMS (2000 ms)"
+   BOUND_MS=5000
+   if [ "$MS" -ge 1900 ]; then pass "faults/sockettimeout/waits_the_timeout"; else
+      fail "faults/sockettimeout/waits_the_timeout" "gave up after ${MS} ms"
+   fi
+   sim_stop
+else
+   fail "faults/sockettimeout" "shardsim did not start"
+fi
+if sim_start --scenario demo; then
+   # 6 s: more than the 5 s serverSelectionTimeoutMS and connectTimeoutMS defaults, far less than libmongoc's 300 s
+   # socketTimeoutMS, which the shell keeps (a long moveChunk or analyzeShardKey is legitimate)
+   run_script slowok "$SIM_URI" \
+      'sh.getBalancerState()\ndb.adminCommand({simFault: "delay", ms: 6000, forMs: 5000})\nsh.getBalancerState()\nprint("reached")\n'
+   check_eq "faults/slowok/exit_0" 0 "$RC"
+   check_contains "faults/slowok/prints_the_reply" "reached" "$OUT"
+   check_eq "faults/slowok/two_answers" 2 "$(printf '%s\n' "$OUT" | grep -c '^true$')"
+   if [ "$MS" -ge 5900 ]; then pass "faults/slowok/waited"; else fail "faults/slowok/waited" "took ${MS} ms"; fi
+   sim_stop
+else
+   fail "faults/slowok" "shardsim did not start"
 fi
 
 # no wait outlives its timeout: sh.waitForBalancer against a balancer that never starts a round
@@ -210,7 +283,7 @@ clear_faults() {
    return 1
 }
 
-if sim_start --scenario demo; then
+if sim_start --scenario demo --load app.big:ascending:300; then
    port=$SIM_PORT
    new_server
    $T new-session -d -s repl -x 160 -y 50 \
@@ -258,11 +331,29 @@ if sim_start --scenario demo; then
    sleep 2.5
    works refuse
 
+   # a reply whose body is not BSON
+   fault '"badReply", command: "balancerStatus", kind: "bson", times: 2'
+   send 'sh.isBalancerRunning()'
+   reported badbson "error: invalid reply to balancerStatus: not a BSON document" 'sh.isBalancerRunning()'
+   works badbson
+
+   # a header length out of range, for the read and its retry
+   fault '"badReply", command: "find", kind: "length", times: 2'
+   send 'sh.getBalancerState()'
+   reported badlength "error: invalid reply to find: its header claims 2147483647 bytes" 'sh.getBalancerState()'
+   works badlength
+
+   # the connection closed in the middle of a cursor
+   fault '"closeOn", command: "getMore"'
+   send 'db.getSiblingDB("app").big.find().limit(150)'
+   reported midcursor "error: no reply to getMore: the connection was closed" 'db.getSiblingDB("app").big.find().limit(150)'
+   works midcursor
+
    # the router stops and comes back on the same port
    sim_stop
    send 'sh.getBalancerState()'
    reported stopped "error: (cannot reach 127.0.0.1:$port: connection refused|no reply to find)" 'sh.getBalancerState()'
-   "$SHARDSIM" --port "$port" --scenario demo > "$TMPD/sim2.out" 2> "$TMPD/sim2.err" &
+   "$SHARDSIM" --port "$port" --scenario demo --load app.big:ascending:300 > "$TMPD/sim2.out" 2> "$TMPD/sim2.err" &
    SIM_PID=$!
    sleep 0.5
    works restarted
@@ -281,4 +372,67 @@ if sim_start --scenario demo; then
    sim_stop
 else
    fail "faults/repl" "shardsim did not start"
+fi
+
+# Ctrl-C abandons a reply that never comes: default timeouts (libmongoc's socketTimeoutMS is 300 s), a router that
+# holds every request for 7 s; Ctrl-C 1 s into the wait must end it at once, drop the rest of the typed line, and the
+# shell must go on. A second Ctrl-C cuts the new connection's handshake (held too). Once the hang is over, the next
+# command works on a new connection.
+if sim_start --scenario demo; then
+   new_server
+   $T new-session -d -s repl -x 160 -y 50 "NO_COLOR=1 $SH_ABS --norc --quiet '$SIM_URI'; echo EXITED=\$?; sleep 30"
+   $T set-option -t repl history-limit 5000 > /dev/null 2>&1
+   NTRUE=0
+   NERR=0
+   NFAULT=0
+   wait_count 'test>' 1 || fail "faults/repl_ctrl_c/start" "$(screen | grep -v '^$' | tail -n 3)"
+   works ctrl_c_reply/start
+   fault '"hang", ms: 7000'
+   HANG0=$(now_ms)
+   $T send-keys -t repl 'sh.getBalancerState(); print("after-ctrl-c")' Enter
+   sleep 1
+   T0=$(now_ms)
+   $T send-keys -t repl C-c
+   if wait_count 'error: interrupted: stopped waiting for the reply to find' 1 30; then
+      ms=$(($(now_ms) - T0))
+      echo "# repl ctrl-c reply: ${ms} ms" >&2
+      if [ "$ms" -lt 1000 ]; then pass "faults/repl/ctrl_c_reply/abandons_at_once"; else
+         fail "faults/repl/ctrl_c_reply/abandons_at_once" "took ${ms} ms"
+      fi
+   else
+      fail "faults/repl/ctrl_c_reply/abandons_at_once" "$(screen | grep -v '^$' | tail -n 4)"
+   fi
+   if prompt_back; then pass "faults/repl/ctrl_c_reply/prompt_back"; else
+      fail "faults/repl/ctrl_c_reply/prompt_back" "$(screen | grep -v '^$' | tail -n 3)"
+   fi
+   check_not_contains "faults/repl/ctrl_c_reply/rest_of_line_dropped" "after-ctrl-c
+" "$(screen | grep -v 'print(')
+"
+   # the next statement connects again; the router still holds the handshake's hello
+   $T send-keys -t repl 'sh.getBalancerState()' Enter
+   sleep 1
+   T0=$(now_ms)
+   $T send-keys -t repl C-c
+   if wait_count 'error: interrupted' 2 30; then
+      ms=$(($(now_ms) - T0))
+      echo "# repl ctrl-c handshake: ${ms} ms" >&2
+      if [ "$ms" -lt 1000 ]; then pass "faults/repl/ctrl_c_handshake/abandons_at_once"; else
+         fail "faults/repl/ctrl_c_handshake/abandons_at_once" "took ${ms} ms"
+      fi
+   else
+      fail "faults/repl/ctrl_c_handshake/abandons_at_once" "$(screen | grep -v '^$' | tail -n 4)"
+   fi
+   left=$((7000 - ($(now_ms) - HANG0)))
+   if [ "$left" -gt 2000 ]; then pass "faults/repl/ctrl_c_reply/before_the_hang_ends"; else
+      fail "faults/repl/ctrl_c_reply/before_the_hang_ends" "only ${left} ms of the hang were left"
+   fi
+   [ "$left" -gt 0 ] && sleep "$(((left + 999) / 1000))"
+   works ctrl_c_reply
+   $T send-keys -t repl 'exit' Enter
+   wait_count 'EXITED=0' 1 && pass "faults/repl/ctrl_c_reply/exits_0" ||
+      fail "faults/repl/ctrl_c_reply/exits_0" "$(screen | grep -v '^$' | tail -n 3)"
+   $T kill-server 2> /dev/null
+   sim_stop
+else
+   fail "faults/repl_ctrl_c" "shardsim did not start"
 fi

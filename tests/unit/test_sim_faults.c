@@ -1,7 +1,8 @@
 /* Integration tests of shardsim's faults on demand (simFault and the --fault-* flags) through libmongoc and raw
  * sockets: failing the next K calls of a command with a code, delaying replies, hanging then coming back, refusing
- * new connections then accepting again, dropping every connection (once and periodically), and that replies not
- * affected by a fault stay byte-identical. */
+ * new connections then accepting again, dropping every connection (once and periodically), garbled replies (a body
+ * that is not BSON, a header length out of range, a header that claims more than is sent), closing the connection
+ * instead of answering, and that replies not affected by a fault stay byte-identical. */
 #include "unit.h"
 #include "simproc.h"
 
@@ -71,7 +72,7 @@ static void
 test_fail_and_delay (void)
 {
    sim_t s;
-   const char *args[] = {"--scenario", "demo", NULL};
+   const char *args[] = { "--scenario", "demo", NULL };
    bson_t r;
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("fault.start", "shardsim did not start");
@@ -84,8 +85,10 @@ test_fail_and_delay (void)
    bson_destroy (&r);
 
    CHECK ("fault.failCommand set",
-          cmd (s.client, "admin", "{\"simFault\": \"failCommand\", \"command\": \"find\", \"code\": 91, \"times\": "
-                                  "2}", &r));
+          cmd (s.client, "admin",
+               "{\"simFault\": \"failCommand\", \"command\": \"find\", \"code\": 91, \"times\": "
+               "2}",
+               &r));
    bson_destroy (&r);
    int32_t c1, c2;
    bool ok1 = cmd (s.client, "config", "{\"find\": \"shards\"}", &r);
@@ -98,8 +101,10 @@ test_fail_and_delay (void)
    bson_destroy (&r);
    CHECK ("fault.failCommand fails the next 2 calls with the code", !ok1 && !ok2 && c1 == 91 && c2 == 91);
    CHECK ("fault.failCommand then passes", ok3);
-   cmd (s.client, "admin", "{\"simFault\": \"failCommand\", \"command\": \"count\", \"code\": 6, \"times\": 1, "
-                           "\"errmsg\": \"host unreachable\"}", &r);
+   cmd (s.client, "admin",
+        "{\"simFault\": \"failCommand\", \"command\": \"count\", \"code\": 6, \"times\": 1, "
+        "\"errmsg\": \"host unreachable\"}",
+        &r);
    bson_destroy (&r);
    CHECK ("fault.failCommand code 6", !cmd (s.client, "config", "{\"count\": \"shards\"}", &r) && code_of (&r) == 6);
    bson_destroy (&r);
@@ -117,8 +122,10 @@ test_fail_and_delay (void)
    CHECK ("fault.delay applies", pinged && slow >= 280);
    CHECK ("fault.control commands are not delayed", ctl < 250);
    /* Unaffected replies stay byte-identical while a fault is set. */
-   cmd (s.client, "admin", "{\"simFault\": \"failCommand\", \"command\": \"distinct\", \"code\": 91, \"times\": "
-                           "5}", &r);
+   cmd (s.client, "admin",
+        "{\"simFault\": \"failCommand\", \"command\": \"distinct\", \"code\": 91, \"times\": "
+        "5}",
+        &r);
    bson_destroy (&r);
    cmd (s.client, "admin", "{\"listShards\": 1}", &r);
    char *during = stable_json (&r);
@@ -136,8 +143,7 @@ test_fail_and_delay (void)
    CHECK ("fault.replies identical after clear", !strcmp (before, after));
    bson_free (after);
    bson_free (before);
-   CHECK ("fault.distinct rule cleared",
-          cmd (s.client, "config", "{\"distinct\": \"shards\", \"key\": \"_id\"}", &r));
+   CHECK ("fault.distinct rule cleared", cmd (s.client, "config", "{\"distinct\": \"shards\", \"key\": \"_id\"}", &r));
    bson_destroy (&r);
    sim_stop (&s);
 }
@@ -146,7 +152,7 @@ static void
 test_hang_refuse_drop (void)
 {
    sim_t s;
-   const char *args[] = {NULL};
+   const char *args[] = { NULL };
    bson_t r;
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("fault2.start", "shardsim did not start");
@@ -217,7 +223,7 @@ test_flags (void)
 {
    sim_t s;
    bson_t r;
-   const char *a1[] = {"--fault-fail", "ping:91:1", "--fault-delay-ms", "200", NULL};
+   const char *a1[] = { "--fault-fail", "ping:91:1", "--fault-delay-ms", "200", NULL };
    if (sim_start (&s, a1)) {
       bool ok1 = cmd (s.client, "admin", "{\"ping\": 1}", &r);
       int32_t c = code_of (&r);
@@ -231,7 +237,7 @@ test_flags (void)
    }
    sim_stop (&s);
 
-   const char *a2[] = {"--fault-refuse-ms", "500", NULL};
+   const char *a2[] = { "--fault-refuse-ms", "500", NULL };
    if (sim_start (&s, a2)) {
       int fd = simproc_raw_connect (s.port, 3);
       CHECK ("flags.--fault-refuse-ms refuses at start", fd < 0);
@@ -245,7 +251,7 @@ test_flags (void)
    }
    sim_stop (&s);
 
-   const char *a3[] = {"--fault-hang-ms", "500", NULL};
+   const char *a3[] = { "--fault-hang-ms", "500", NULL };
    int64_t t0 = clock_wall_ms ();
    if (sim_start (&s, a3)) {
       bool ok = ping (s.client);
@@ -255,7 +261,7 @@ test_flags (void)
    }
    sim_stop (&s);
 
-   const char *a4[] = {"--fault-drop-every-ms", "200", NULL};
+   const char *a4[] = { "--fault-drop-every-ms", "200", NULL };
    if (sim_start (&s, a4)) {
       int fd = simproc_raw_connect (s.port, 3);
       char c;
@@ -278,6 +284,213 @@ test_flags (void)
    sim_stop (&s);
 }
 
+/* ---- wire faults, read with a raw socket (libmongoc would not show the bytes) ---- */
+
+static void
+put32 (uint8_t *p, uint32_t v)
+{
+   p[0] = (uint8_t) v;
+   p[1] = (uint8_t) (v >> 8);
+   p[2] = (uint8_t) (v >> 16);
+   p[3] = (uint8_t) (v >> 24);
+}
+
+static uint32_t
+get32 (const uint8_t *p)
+{
+   return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+/* Sends OP_MSG {ping: 1, $db: "admin"}; false when the send fails. */
+static bool
+raw_ping (int fd)
+{
+   bson_t *body = BCON_NEW ("ping", BCON_INT32 (1), "$db", BCON_UTF8 ("admin"));
+   size_t len = 21 + body->len;
+   uint8_t *buf = bson_malloc0 (len);
+   put32 (buf, (uint32_t) len);
+   put32 (buf + 4, 7);
+   put32 (buf + 12, 2013);
+   memcpy (buf + 21, bson_get_data (body), body->len);
+   bool ok = send (fd, buf, len, MSG_NOSIGNAL) == (ssize_t) len;
+   bson_free (buf);
+   bson_destroy (body);
+   return ok;
+}
+
+/* Reads until want bytes came, the peer closed or the receive timeout passed; the number of bytes read. *closed
+ * tells whether the peer closed. */
+static size_t
+raw_read (int fd, uint8_t *buf, size_t want, bool *closed)
+{
+   size_t got = 0;
+   *closed = false;
+   while (got < want) {
+      ssize_t r = recv (fd, buf + got, want - got, 0);
+      if (r == 0) {
+         *closed = true;
+      }
+      if (r <= 0) {
+         break;
+      }
+      got += (size_t) r;
+   }
+   return got;
+}
+
+/* One ping's reply on fd: its header's claimed length, the bytes that came, whether its document is valid BSON and
+ * whether the peer closed. */
+typedef struct {
+   uint32_t claimed;
+   size_t got;
+   bool valid_doc;
+   bool closed;
+} raw_reply_t;
+
+static raw_reply_t
+raw_ping_reply (int fd)
+{
+   raw_reply_t r = { 0, 0, false, false };
+   uint8_t buf[4096];
+   if (!raw_ping (fd)) {
+      r.closed = true;
+      return r;
+   }
+   r.got = raw_read (fd, buf, 16, &r.closed);
+   if (r.got < 16) {
+      return r;
+   }
+   r.claimed = get32 (buf);
+   /* the rest of the message, up to what the header claims (or what there is, for a lying header) */
+   size_t want = r.claimed > sizeof buf ? sizeof buf - 16 : r.claimed - 16;
+   r.got += raw_read (fd, buf + 16, want, &r.closed);
+   if (r.got == r.claimed && r.got > 21 && get32 (buf + 12) == 2013) {
+      bson_t doc;
+      r.valid_doc = bson_init_static (&doc, buf + 21, r.got - 21) && bson_validate (&doc, BSON_VALIDATE_NONE, NULL);
+   }
+   return r;
+}
+
+static bool
+sim_fault_cmd (sim_t *s, const char *json)
+{
+   bson_t r;
+   bool ok = cmd (s->client, "admin", json, &r);
+   bson_destroy (&r);
+   return ok;
+}
+
+static void
+test_wire_faults (void)
+{
+   sim_t s;
+   const char *args[] = { NULL };
+   bson_t r;
+   raw_reply_t a, b;
+   if (!sim_start (&s, args)) {
+      UNIT_FAIL ("wire.start", "shardsim did not start");
+      sim_stop (&s);
+      return;
+   }
+   int fd = simproc_raw_connect (s.port, 1);
+   a = raw_ping_reply (fd);
+   CHECK ("wire.a ping before any fault is a valid reply", a.valid_doc && a.got == a.claimed && !a.closed);
+
+   /* bson: the frame is right, the document is not */
+   CHECK ("wire.badReply bson set",
+          sim_fault_cmd (&s, "{\"simFault\": \"badReply\", \"command\": \"ping\", \"kind\": \"bson\"}"));
+   a = raw_ping_reply (fd);
+   b = raw_ping_reply (fd);
+   CHECK ("wire.badReply bson: the header length is the message's", a.got == a.claimed && a.claimed > 21);
+   CHECK ("wire.badReply bson: the body is not BSON", !a.valid_doc && !a.closed);
+   CHECK ("wire.badReply bson: once (times 1), then a valid reply", b.valid_doc && b.got == b.claimed);
+
+   /* length: the header claims 2^31-1 bytes */
+   sim_fault_cmd (&s, "{\"simFault\": \"badReply\", \"command\": \"ping\", \"kind\": \"length\"}");
+   a = raw_ping_reply (fd);
+   CHECK ("wire.badReply length: the header claims 2^31-1 bytes", a.claimed == 0x7FFFFFFFu && !a.valid_doc);
+   close (fd);
+
+   /* truncated: the header claims 64 bytes more than come; the connection stays open */
+   fd = simproc_raw_connect (s.port, 1);
+   sim_fault_cmd (&s, "{\"simFault\": \"badReply\", \"command\": \"ping\", \"kind\": \"truncated\"}");
+   int64_t t0 = clock_wall_ms ();
+   a = raw_ping_reply (fd);
+   CHECK ("wire.badReply truncated: 64 bytes short, connection open",
+          a.claimed > 64 && a.got == a.claimed - 64 && !a.closed && clock_wall_ms () - t0 >= 900);
+   close (fd);
+
+   /* closeOn: no reply, the connection closes */
+   fd = simproc_raw_connect (s.port, 3);
+   sim_fault_cmd (&s, "{\"simFault\": \"closeOn\", \"command\": \"ping\", \"times\": 2}");
+   cmd (s.client, "admin", "{\"simFault\": \"status\"}", &r);
+   char *st = bson_as_relaxed_extended_json (&r, NULL);
+   bson_destroy (&r);
+   CHECK ("wire.status lists closeOn",
+          st && strstr (st, "\"closeOn\" : [ { \"command\" : \"ping\", \"times\" : 2 } ]"));
+   bson_free (st);
+   t0 = clock_wall_ms ();
+   a = raw_ping_reply (fd);
+   CHECK ("wire.closeOn: closed without a byte", a.got == 0 && a.closed && clock_wall_ms () - t0 < 1000);
+   close (fd);
+   fd = simproc_raw_connect (s.port, 3);
+   a = raw_ping_reply (fd);
+   b = raw_ping_reply (fd);
+   CHECK ("wire.closeOn: times 2, then answered", a.closed && a.got == 0);
+   close (fd);
+   fd = simproc_raw_connect (s.port, 3);
+   a = raw_ping_reply (fd);
+   CHECK ("wire.closeOn: answered after its times", a.valid_doc && !a.closed);
+
+   /* every call (times -1) until clear; the simulator's own commands are never garbled */
+   sim_fault_cmd (&s, "{\"simFault\": \"badReply\", \"command\": \"ping\", \"kind\": \"bson\", \"times\": -1}");
+   sim_fault_cmd (&s, "{\"simFault\": \"badReply\", \"command\": \"simFault\", \"kind\": \"bson\"}");
+   a = raw_ping_reply (fd);
+   b = raw_ping_reply (fd);
+   CHECK ("wire.badReply times -1", !a.valid_doc && !b.valid_doc && !b.closed);
+   CHECK ("wire.control commands never garbled", sim_fault_cmd (&s, "{\"simFault\": \"status\"}"));
+   CHECK ("wire.clear", sim_fault_cmd (&s, "{\"simFault\": \"clear\"}"));
+   a = raw_ping_reply (fd);
+   CHECK ("wire.clear removes badReply", a.valid_doc);
+   close (fd);
+
+   /* argument errors */
+   bool e1 = cmd (s.client, "admin", "{\"simFault\": \"badReply\", \"command\": \"ping\"}", &r);
+   int32_t c1 = code_of (&r);
+   bson_destroy (&r);
+   bool e2 = cmd (s.client, "admin", "{\"simFault\": \"badReply\", \"command\": \"ping\", \"kind\": \"x\"}", &r);
+   bson_destroy (&r);
+   bool e3 = cmd (s.client, "admin", "{\"simFault\": \"closeOn\"}", &r);
+   bson_destroy (&r);
+   CHECK ("wire.badReply without kind, a bad kind, closeOn without command: code 2", !e1 && c1 == 2 && !e2 && !e3);
+   int status = sim_stop (&s);
+   CHECK ("wire.clean exit", WIFEXITED (status) && WEXITSTATUS (status) == 0);
+
+   /* the flags */
+   const char *f1[] = { "--fault-bad-reply", "ping:bson:1", "--fault-close-on", "buildInfo", NULL };
+   if (sim_start (&s, f1)) {
+      fd = simproc_raw_connect (s.port, 3);
+      a = raw_ping_reply (fd);
+      b = raw_ping_reply (fd);
+      CHECK ("flags.--fault-bad-reply ping:bson:1", !a.valid_doc && a.got == a.claimed && b.valid_doc);
+      close (fd);
+      bool built1 = cmd (s.client, "admin", "{\"buildInfo\": 1}", &r);
+      bson_destroy (&r);
+      bool built2 = cmd (s.client, "admin", "{\"buildInfo\": 1}", &r);
+      bson_destroy (&r);
+      CHECK ("flags.--fault-close-on buildInfo: the first call fails, the next is answered", !built1 && built2);
+   } else {
+      UNIT_FAIL ("flags.start wire", "shardsim did not start");
+   }
+   sim_stop (&s);
+   char pf[256];
+   snprintf (pf, sizeof pf, "/tmp/test_sim_faults.%d.port", (int) getpid ());
+   const char *f2[] = { "--fault-bad-reply", "ping:nonsense", NULL };
+   CHECK ("flags.--fault-bad-reply with a bad kind does not start", !simproc_start (&s, pf, f2, 30, 10, "x=1"));
+   status = sim_stop (&s);
+   CHECK ("flags.--fault-bad-reply with a bad kind: exit 2", WIFEXITED (status) && WEXITSTATUS (status) == 2);
+}
+
 int
 main (void)
 {
@@ -286,6 +499,7 @@ main (void)
    test_fail_and_delay ();
    test_hang_refuse_drop ();
    test_flags ();
+   test_wire_faults ();
    mongoc_cleanup ();
    UNIT_EXIT ();
 }
