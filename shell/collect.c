@@ -1,8 +1,12 @@
-/* The dashboard's collector: one refresh = a fixed list of read-only commands through the router, turned into a
- * snapshot_t. Chunk counts are grouped on the server (one $group over config.chunks), per-shard counters come
- * from $collStats (one aggregate per sharded collection), recent events from config.changelog/actionlog. The
- * judgement (rates, hot shards, the hot key range, balance by the server version's policy) is pure and exported
- * for the unit tests. Nothing here writes to the cluster. */
+/* The dashboard's collector: one refresh = a bounded list of read-only commands through the router, turned into a
+ * snapshot_t. Every kind of data is asked for once: chunk counts from one server-side $group over config.chunks,
+ * the chunks at both ends of each key space from a second one, per-shard sizes and documents of every collection
+ * from one $shardedDataDistribution (6.0.3+), recent events from config.changelog/actionlog. Write and read
+ * counters exist only per collection ($collStats latencyStats), so a refresh reads them for at most
+ * COLLECT_STATS_PER_REFRESH collections, the ones whose data changed first, and carries the others' last rates;
+ * before 6.0.3 (no $shardedDataDistribution) it falls back to one $collStats per collection. The judgement (rates,
+ * hot shards, the hot key range, balance by the server version's policy) is pure and exported for the unit tests.
+ * Nothing here writes to the cluster. */
 #include <math.h>
 #include <mongoc/mongoc.h>
 #include <stdlib.h>
@@ -20,6 +24,8 @@
 #define COLLECT_TAGS_MAX 10000
 #define COLLECT_DEFAULT_RANGE_MB 128
 #define COLLECT_OLD_DEFAULT_RANGE_MB 64
+#define COLLECT_STATS_PER_REFRESH 8  /* $collStats (rate counters) per refresh, with $shardedDataDistribution */
+#define COLLECT_TRENDS_PER_REFRESH 2 /* collections whose key ends are read per refresh (two finds each) */
 
 /* What the collector remembers about a sharded collection from the last sample. */
 typedef struct {
@@ -33,10 +39,11 @@ typedef struct {
 /* The key extremes seen for a ranged collection, to tell where inserts land. */
 typedef struct {
    char ns[SNAP_NAME];
-   bson_t *top;    /* highest shard key seen, NULL when unknown */
-   bson_t *bottom; /* lowest */
-   bool queried;   /* the ends were fetched at least once */
-   int own_reads;  /* reads the collector sent to it since its last $collStats */
+   bson_t *top;      /* highest shard key seen, NULL when unknown */
+   bson_t *bottom;   /* lowest */
+   bool queried;     /* the ends were fetched at least once */
+   int own_reads;    /* reads the collector sent to it since its last $collStats */
+   int64_t read_seq; /* the refresh whose $collStats last read its counters; 0 when never */
 } coll_track_t;
 
 typedef struct {
@@ -63,7 +70,29 @@ struct collect {
    size_t nhist;
    int round_trips;          /* in the sample under way */
    int64_t deadline_mono_ms; /* the sample under way gives up after this */
+   int64_t seq;              /* refreshes started */
+   bool no_sdd;              /* the router refused $shardedDataDistribution: one $collStats per collection */
 };
+
+/* A name (or UUID) -> index map: a sorted array searched by bisection, so that replies with one document per
+ * (collection, shard) cost O(log n) per document instead of a scan over the shards and collections. */
+typedef struct {
+   const void *key;
+   size_t len;
+   int i;
+} ix_ent_t;
+
+typedef struct {
+   ix_ent_t *v;
+   size_t n;
+} ix_t;
+
+/* The lookups of one sample: shards by name, collections by namespace and by UUID. */
+typedef struct {
+   ix_t shards;
+   ix_t by_ns;
+   ix_t by_uuid;
+} lookup_t;
 
 /* ---- small helpers ---- */
 
@@ -74,6 +103,43 @@ xcalloc (size_t n, size_t size)
    if (!p)
       abort ();
    return p;
+}
+
+static int
+ix_cmp (const void *a, const void *b)
+{
+   const ix_ent_t *x = a, *y = b;
+   int c = memcmp (x->key, y->key, x->len < y->len ? x->len : y->len);
+   if (c)
+      return c;
+   return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static void
+ix_add (ix_t *ix, const void *key, size_t len, int i)
+{
+   ix->v[ix->n].key = key;
+   ix->v[ix->n].len = len;
+   ix->v[ix->n].i = i;
+   ix->n++;
+}
+
+/* The index stored with key, or -1. */
+static int
+ix_find (const ix_t *ix, const void *key, size_t len)
+{
+   ix_ent_t want = { key, len, 0 };
+   const ix_ent_t *e = ix->n ? bsearch (&want, ix->v, ix->n, sizeof *ix->v, ix_cmp) : NULL;
+   return e ? e->i : -1;
+}
+
+static void
+lookup_free (lookup_t *lk)
+{
+   free (lk->shards.v);
+   free (lk->by_ns.v);
+   free (lk->by_uuid.v);
+   memset (lk, 0, sizeof *lk);
 }
 
 static const char *
@@ -115,6 +181,22 @@ doc_sub (const bson_t *doc, const char *path, bson_t *out)
       bson_iter_document (&f, &len, &data);
    else
       bson_iter_array (&f, &len, &data);
+   return bson_init_static (out, data, len);
+}
+
+/* Views the document (or array) the iterator is at into out (static, borrows the iterated document): a reply's
+ * documents are read in one pass, never looked up by key (a lookup by key scans from the start). */
+static bool
+iter_sub (const bson_iter_t *it, bson_t *out)
+{
+   const uint8_t *data;
+   uint32_t len;
+   if (BSON_ITER_HOLDS_DOCUMENT (it))
+      bson_iter_document (it, &len, &data);
+   else if (BSON_ITER_HOLDS_ARRAY (it))
+      bson_iter_array (it, &len, &data);
+   else
+      return false;
    return bson_init_static (out, data, len);
 }
 
@@ -415,6 +497,87 @@ run_docs (collect_t *c, const char *db, const bson_t *cmd, size_t max, bson_t *d
    return conn_run_docs (c->ctx, db, cmd, CONN_ADMIN, max, docs, NULL, err);
 }
 
+/* Runs a cursor command and hands each document to fn as it arrives, so that no more than one batch of a long reply
+ * is in memory (conn_run_docs would gather the whole reply first). Under --dry-run or a canned transport (no
+ * client) the documents come through conn_run_docs instead. */
+static bool
+run_each (collect_t *c, const char *db, const bson_t *cmd, void (*fn) (void *data, const bson_t *doc), void *data,
+          sh_error_t *err)
+{
+   mongoc_client_session_t *session = NULL;
+   mongoc_server_description_t *sd = NULL;
+   mongoc_cursor_t *cursor = NULL;
+   bson_t opts = BSON_INITIALIZER;
+   bson_t reply, docs;
+   bson_error_t error;
+   bson_iter_t it;
+   const bson_t *doc;
+   bool ok = false;
+
+   bson_init (&reply);
+   bson_init (&docs);
+   if (over_deadline (c, err))
+      goto done;
+   c->round_trips++;
+   if (!conn_ensure (c->ctx, err))
+      goto done;
+   if (!c->ctx->client || (c->ctx->opts && c->ctx->opts->dry_run)) {
+      bson_destroy (&docs);
+      if (!conn_run_docs (c->ctx, db, cmd, CONN_ADMIN, 0, &docs, NULL, err))
+         goto done;
+      if (bson_iter_init (&it, &docs)) {
+         while (bson_iter_next (&it)) {
+            bson_t d;
+            if (iter_sub (&it, &d))
+               fn (data, &d);
+         }
+      }
+      ok = true;
+      goto done;
+   }
+   /* as conn_run_docs does it: one explicit session for the command and its getMores, on the primary path */
+   session = mongoc_client_start_session (c->ctx->client, NULL, &error);
+   if (!session) {
+      conn_error_from_mongoc (err, &error, NULL);
+      goto done;
+   }
+   sd = mongoc_client_select_server (c->ctx->client, true, NULL, &error);
+   if (!sd) {
+      conn_error_from_mongoc (err, &error, NULL);
+      goto done;
+   }
+   BSON_APPEND_INT32 (&opts, "serverId", (int32_t) mongoc_server_description_id (sd));
+   if (!mongoc_client_session_append (session, &opts, &error)) {
+      conn_error_from_mongoc (err, &error, NULL);
+      goto done;
+   }
+   bson_destroy (&reply);
+   if (!mongoc_client_command_with_opts (c->ctx->client, db, cmd, NULL, &opts, &reply, &error)) {
+      conn_error_from_mongoc (err, &error, &reply);
+      goto done;
+   }
+   cursor = mongoc_cursor_new_from_command_reply_with_opts (c->ctx->client, &reply, &opts); /* takes reply */
+   bson_init (&reply);
+   while (mongoc_cursor_next (cursor, &doc))
+      fn (data, doc);
+   if (mongoc_cursor_error_document (cursor, &error, &doc)) {
+      conn_error_from_mongoc (err, &error, doc);
+      goto done;
+   }
+   ok = true;
+done:
+   if (cursor)
+      mongoc_cursor_destroy (cursor);
+   if (sd)
+      mongoc_server_description_destroy (sd);
+   if (session)
+      mongoc_client_session_destroy (session);
+   bson_destroy (&opts);
+   bson_destroy (&reply);
+   bson_destroy (&docs);
+   return ok;
+}
+
 /* ---- the steps of one sample; each returns false only for an error that spoils the whole sample ---- */
 
 static bool
@@ -474,7 +637,7 @@ sample_balancer (collect_t *c, snapshot_t *s, sh_error_t *err)
    } else if (bson_iter_init (&it, &docs)) {
       while (bson_iter_next (&it)) {
          bson_t d;
-         if (!doc_sub (&docs, bson_iter_key (&it), &d))
+         if (!iter_sub (&it, &d))
             continue;
          if (!strcmp (doc_utf8 (&d, "_id", ""), "chunksize")) {
             int64_t mb = doc_int (&d, "value", 0);
@@ -521,7 +684,7 @@ sample_shards (collect_t *c, snapshot_t *s, sh_error_t *err)
          snap_shard_t *sh = &s->shards[s->nshards];
          bson_t d, tags;
          bson_iter_t t;
-         if (!doc_sub (&docs, bson_iter_key (&it), &d))
+         if (!iter_sub (&it, &d))
             continue;
          bson_strncpy (sh->name, doc_utf8 (&d, "_id", "?"), sizeof sh->name);
          bson_strncpy (sh->host, doc_utf8 (&d, "host", ""), sizeof sh->host);
@@ -580,7 +743,7 @@ sample_collections (collect_t *c, snapshot_t *s, coll_meta_t **metas, size_t *nm
          coll_meta_t *m = &(*metas)[s->ncolls];
          bson_t d, key;
          bson_iter_t u;
-         if (!doc_sub (&docs, bson_iter_key (&it), &d) || !doc_sub (&d, "key", &key))
+         if (!iter_sub (&it, &d) || !doc_sub (&d, "key", &key))
             continue;
          bson_strncpy (co->ns, doc_utf8 (&d, "_id", "?"), sizeof co->ns);
          bson_strncpy (m->ns, co->ns, sizeof m->ns);
@@ -620,6 +783,37 @@ find_meta (const coll_meta_t *metas, size_t n, const char *ns)
       if (!strcmp (metas[i].ns, ns))
          return (int) i;
    return -1;
+}
+
+static void
+lookup_build (const snapshot_t *s, const coll_meta_t *metas, size_t nmetas, lookup_t *lk)
+{
+   memset (lk, 0, sizeof *lk);
+   lk->shards.v = xcalloc (s->nshards, sizeof *lk->shards.v);
+   lk->by_ns.v = xcalloc (nmetas, sizeof *lk->by_ns.v);
+   lk->by_uuid.v = xcalloc (nmetas, sizeof *lk->by_uuid.v);
+   for (size_t i = 0; i < s->nshards; i++)
+      ix_add (&lk->shards, s->shards[i].name, strlen (s->shards[i].name), (int) i);
+   for (size_t i = 0; i < nmetas; i++) {
+      ix_add (&lk->by_ns, metas[i].ns, strlen (metas[i].ns), (int) i);
+      if (metas[i].has_uuid)
+         ix_add (&lk->by_uuid, metas[i].uuid, 16, (int) i);
+   }
+   qsort (lk->shards.v, lk->shards.n, sizeof *lk->shards.v, ix_cmp);
+   qsort (lk->by_ns.v, lk->by_ns.n, sizeof *lk->by_ns.v, ix_cmp);
+   qsort (lk->by_uuid.v, lk->by_uuid.n, sizeof *lk->by_uuid.v, ix_cmp);
+}
+
+static int
+lookup_shard (const lookup_t *lk, const char *name)
+{
+   return ix_find (&lk->shards, name, strlen (name));
+}
+
+static int
+lookup_ns (const lookup_t *lk, const char *ns)
+{
+   return ix_find (&lk->by_ns, ns, strlen (ns));
 }
 
 /* Appends the value config.chunks uses to name a collection: its UUID (5.0+) or its namespace. */
@@ -722,37 +916,161 @@ shard_in_zone (const snap_shard_t *sh, const char *z)
    return false;
 }
 
+/* What a streamed reply's documents are folded into. */
+typedef struct {
+   snapshot_t *s;
+   const lookup_t *lk;
+} reply_ctx_t;
+
 static int
-meta_for_chunk_id (const coll_meta_t *metas, size_t n, const bson_t *id)
+meta_for_chunk_id (const lookup_t *lk, const bson_t *id)
 {
    bson_iter_t it;
    if (!bson_iter_init_find (&it, id, "c"))
       return -1;
-   if (BSON_ITER_HOLDS_UTF8 (&it))
-      return find_meta (metas, n, bson_iter_utf8 (&it, NULL));
+   if (BSON_ITER_HOLDS_UTF8 (&it)) {
+      uint32_t len;
+      const char *ns = bson_iter_utf8 (&it, &len);
+      return ix_find (&lk->by_ns, ns, len);
+   }
    if (BSON_ITER_HOLDS_BINARY (&it)) {
       const uint8_t *bin;
       uint32_t len;
       bson_iter_binary (&it, NULL, &len, &bin);
-      for (size_t i = 0; len == 16 && i < n; i++)
-         if (metas[i].has_uuid && !memcmp (metas[i].uuid, bin, 16))
-            return (int) i;
+      if (len == 16)
+         return ix_find (&lk->by_uuid, bin, 16);
    }
    return -1;
 }
 
-/* The chunk counts: one $group over config.chunks by (collection, shard, zone), so the reply grows with collections
- * x shards x zones, never with chunks. It also yields, per group, the chunk ranges at both ends of the key space. */
-static bool
-sample_chunks (collect_t *c, snapshot_t *s, const coll_meta_t *metas, size_t nmetas, sh_error_t *err)
+/* Appends {"c": {$ifNull: ["$uuid", "$ns"]}} to a $group _id: the collection a chunk belongs to, on every version. */
+static void
+append_group_coll (bson_t *id)
 {
-   bson_t *tags_cmd = BCON_NEW ("find", "tags", "sort", "{", "ns", BCON_INT32 (1), "min", BCON_INT32 (1), "}");
+   bson_t ifn, arr;
+   BSON_APPEND_DOCUMENT_BEGIN (id, "c", &ifn);
+   BSON_APPEND_ARRAY_BEGIN (&ifn, "$ifNull", &arr);
+   BSON_APPEND_UTF8 (&arr, "0", "$uuid");
+   BSON_APPEND_UTF8 (&arr, "1", "$ns");
+   bson_append_array_end (&ifn, &arr);
+   bson_append_document_end (id, &ifn);
+}
+
+/* One document of the key-space ends reply: a collection's MaxKey and MinKey chunks with their owners. */
+static void
+chunk_end_doc (void *data, const bson_t *d)
+{
+   reply_ctx_t *rc = data;
+   bson_t gid, end, mn, mx;
+   snap_coll_t *co;
+   int mi, si;
+   if (!doc_sub (d, "_id", &gid) || (mi = meta_for_chunk_id (rc->lk, &gid)) < 0)
+      return;
+   co = &rc->s->colls[mi];
+   if (doc_sub (d, "hi", &end) && doc_sub (&end, "max", &mx) && first_type (&mx) == BSON_TYPE_MAXKEY &&
+       doc_sub (&end, "min", &mn) && (si = lookup_shard (rc->lk, doc_utf8 (&end, "shard", ""))) >= 0) {
+      co->top_shard = si;
+      fmt_shell (&mn, co->top_min, sizeof co->top_min);
+      fmt_json (&mn, co->top_min_json, sizeof co->top_min_json);
+      fmt_shell (&mx, co->top_max, sizeof co->top_max);
+      fmt_json (&mx, co->top_max_json, sizeof co->top_max_json);
+   }
+   if (doc_sub (d, "lo", &end) && doc_sub (&end, "min", &mn) && first_type (&mn) == BSON_TYPE_MINKEY &&
+       doc_sub (&end, "max", &mx) && (si = lookup_shard (rc->lk, doc_utf8 (&end, "shard", ""))) >= 0) {
+      co->bottom_shard = si;
+      fmt_shell (&mn, co->bottom_min, sizeof co->bottom_min);
+      fmt_json (&mn, co->bottom_min_json, sizeof co->bottom_min_json);
+      fmt_shell (&mx, co->bottom_max, sizeof co->bottom_max);
+      fmt_json (&mx, co->bottom_max_json, sizeof co->bottom_max_json);
+   }
+}
+
+/* The chunks at both ends of every collection's key space, one document per collection: the chunk with the
+ * greatest max (its max is MaxKey) and the one with the least min (MinKey), with their owners. */
+static bool
+sample_chunk_ends (collect_t *c, snapshot_t *s, const lookup_t *lk, sh_error_t *err)
+{
+   bson_t *hi = BCON_NEW ("$max", "{", "max", "$max", "min", "$min", "shard", "$shard", "}");
+   bson_t *lo = BCON_NEW ("$min", "{", "min", "$min", "max", "$max", "shard", "$shard", "}");
    bson_t cmd = BSON_INITIALIZER;
-   bson_t tags, docs, pipeline, stage, group, id, cursor;
-   bson_iter_t it;
+   bson_t pipeline, stage, group, id, cursor;
+   reply_ctx_t rc = { s, lk };
    bool ok = false;
 
-   bson_init (&docs);
+   BSON_APPEND_UTF8 (&cmd, "aggregate", "chunks");
+   BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
+   BSON_APPEND_DOCUMENT_BEGIN (&group, "_id", &id);
+   append_group_coll (&id);
+   bson_append_document_end (&group, &id);
+   BSON_APPEND_DOCUMENT (&group, "hi", hi);
+   BSON_APPEND_DOCUMENT (&group, "lo", lo);
+   bson_append_document_end (&stage, &group);
+   bson_append_document_end (&pipeline, &stage);
+   bson_append_array_end (&cmd, &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "cursor", &cursor);
+   bson_append_document_end (&cmd, &cursor);
+   if (!run_each (c, "config", &cmd, chunk_end_doc, &rc, err))
+      goto done;
+   ok = true;
+done:
+   bson_destroy (hi);
+   bson_destroy (lo);
+   bson_destroy (&cmd);
+   return ok;
+}
+
+/* One document of the chunk-count reply: a (collection, shard, zone) group's chunk and jumbo counts. */
+static void
+chunk_group_doc (void *data, const bson_t *d)
+{
+   reply_ctx_t *rc = data;
+   snapshot_t *s = rc->s;
+   bson_t gid;
+   snap_coll_t *co;
+   snap_cell_t *cell;
+   int mi, si;
+   const char *zone;
+   int64_t n, j;
+   if (!doc_sub (d, "_id", &gid))
+      return;
+   mi = meta_for_chunk_id (rc->lk, &gid);
+   si = lookup_shard (rc->lk, doc_utf8 (&gid, "s", ""));
+   if (mi < 0 || si < 0)
+      return;
+   co = &s->colls[mi];
+   cell = &co->cells[si];
+   n = doc_int (d, "n", 0);
+   j = doc_int (d, "j", 0);
+   cell->chunks += n;
+   cell->jumbo += j;
+   co->chunks += n;
+   co->jumbo += j;
+   s->shards[si].chunks += n;
+   s->shards[si].jumbo += j;
+   zone = doc_utf8 (&gid, "z", NULL);
+   if (zone && *zone && !shard_in_zone (&s->shards[si], zone)) {
+      cell->out_of_zone += n;
+      co->out_of_zone += n;
+   }
+}
+
+/* The chunk counts: one $group over config.chunks by (collection, shard, zone), so the reply grows with the
+ * (collection, shard, zone) triples that hold chunks, never with chunks; then the chunks at the key space's ends. */
+static bool
+sample_chunks (collect_t *c, snapshot_t *s, const coll_meta_t *metas, size_t nmetas, const lookup_t *lk,
+               sh_error_t *err)
+{
+   bson_t *tags_cmd = BCON_NEW ("find", "tags", "sort", "{", "ns", BCON_INT32 (1), "min", BCON_INT32 (1), "}");
+   bson_t *n_acc = BCON_NEW ("$sum", BCON_INT32 (1));
+   bson_t *j_acc = BCON_NEW ("$sum", "{", "$cond", "[", "{", "$eq", "[", "$jumbo", BCON_BOOL (true), "]", "}",
+                             BCON_INT32 (1), BCON_INT32 (0), "]", "}");
+   bson_t cmd = BSON_INITIALIZER;
+   bson_t tags, pipeline, stage, group, id, cursor;
+   reply_ctx_t rc = { s, lk };
+   bool ok = false;
+
    if (!run_docs (c, "config", tags_cmd, COLLECT_TAGS_MAX, &tags, err))
       goto done;
    BSON_APPEND_UTF8 (&cmd, "aggregate", "chunks");
@@ -760,98 +1078,26 @@ sample_chunks (collect_t *c, snapshot_t *s, const coll_meta_t *metas, size_t nme
    BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
    BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
    BSON_APPEND_DOCUMENT_BEGIN (&group, "_id", &id);
-   {
-      bson_t ifn, arr;
-      BSON_APPEND_DOCUMENT_BEGIN (&id, "c", &ifn);
-      BSON_APPEND_ARRAY_BEGIN (&ifn, "$ifNull", &arr);
-      BSON_APPEND_UTF8 (&arr, "0", "$uuid");
-      BSON_APPEND_UTF8 (&arr, "1", "$ns");
-      bson_append_array_end (&ifn, &arr);
-      bson_append_document_end (&id, &ifn);
-   }
+   append_group_coll (&id);
    BSON_APPEND_UTF8 (&id, "s", "$shard");
    append_zone_switch (&id, &tags, metas, nmetas);
    bson_append_document_end (&group, &id);
-   {
-      bson_t *n = BCON_NEW ("$sum", BCON_INT32 (1));
-      bson_t *j = BCON_NEW ("$sum", "{", "$cond", "[", "{", "$eq", "[", "$jumbo", BCON_BOOL (true), "]", "}",
-                            BCON_INT32 (1), BCON_INT32 (0), "]", "}");
-      bson_t *hmin = BCON_NEW ("$max", "$min"), *hmax = BCON_NEW ("$max", "$max");
-      bson_t *lmin = BCON_NEW ("$min", "$min"), *lmax = BCON_NEW ("$min", "$max");
-      BSON_APPEND_DOCUMENT (&group, "n", n);
-      BSON_APPEND_DOCUMENT (&group, "j", j);
-      BSON_APPEND_DOCUMENT (&group, "hiMin", hmin);
-      BSON_APPEND_DOCUMENT (&group, "hiMax", hmax);
-      BSON_APPEND_DOCUMENT (&group, "loMin", lmin);
-      BSON_APPEND_DOCUMENT (&group, "loMax", lmax);
-      bson_destroy (n);
-      bson_destroy (j);
-      bson_destroy (hmin);
-      bson_destroy (hmax);
-      bson_destroy (lmin);
-      bson_destroy (lmax);
-   }
+   BSON_APPEND_DOCUMENT (&group, "n", n_acc);
+   BSON_APPEND_DOCUMENT (&group, "j", j_acc);
    bson_append_document_end (&stage, &group);
    bson_append_document_end (&pipeline, &stage);
    bson_append_array_end (&cmd, &pipeline);
    BSON_APPEND_DOCUMENT_BEGIN (&cmd, "cursor", &cursor);
    bson_append_document_end (&cmd, &cursor);
-   bson_destroy (&docs);
-   if (!run_docs (c, "config", &cmd, 0, &docs, err))
+   if (!run_each (c, "config", &cmd, chunk_group_doc, &rc, err))
       goto done;
-   if (bson_iter_init (&it, &docs)) {
-      while (bson_iter_next (&it)) {
-         bson_t d, gid, hi_min, hi_max, lo_min, lo_max;
-         snap_coll_t *co;
-         snap_cell_t *cell;
-         int mi, si;
-         const char *zone;
-         int64_t n, j;
-         if (!doc_sub (&docs, bson_iter_key (&it), &d) || !doc_sub (&d, "_id", &gid))
-            continue;
-         mi = meta_for_chunk_id (metas, nmetas, &gid);
-         si = snapshot_shard_index (s, doc_utf8 (&gid, "s", ""));
-         if (mi < 0 || si < 0)
-            continue;
-         co = &s->colls[mi];
-         cell = &co->cells[si];
-         n = doc_int (&d, "n", 0);
-         j = doc_int (&d, "j", 0);
-         cell->chunks += n;
-         cell->jumbo += j;
-         co->chunks += n;
-         co->jumbo += j;
-         s->shards[si].chunks += n;
-         s->shards[si].jumbo += j;
-         zone = doc_utf8 (&gid, "z", NULL);
-         if (zone && *zone && !shard_in_zone (&s->shards[si], zone)) {
-            cell->out_of_zone += n;
-            co->out_of_zone += n;
-         }
-         if (doc_sub (&d, "hiMax", &hi_max) && first_type (&hi_max) == BSON_TYPE_MAXKEY &&
-             doc_sub (&d, "hiMin", &hi_min)) {
-            co->top_shard = si;
-            fmt_shell (&hi_min, co->top_min, sizeof co->top_min);
-            fmt_json (&hi_min, co->top_min_json, sizeof co->top_min_json);
-            fmt_shell (&hi_max, co->top_max, sizeof co->top_max);
-            fmt_json (&hi_max, co->top_max_json, sizeof co->top_max_json);
-         }
-         if (doc_sub (&d, "loMin", &lo_min) && first_type (&lo_min) == BSON_TYPE_MINKEY &&
-             doc_sub (&d, "loMax", &lo_max)) {
-            co->bottom_shard = si;
-            fmt_shell (&lo_min, co->bottom_min, sizeof co->bottom_min);
-            fmt_json (&lo_min, co->bottom_min_json, sizeof co->bottom_min_json);
-            fmt_shell (&lo_max, co->bottom_max, sizeof co->bottom_max);
-            fmt_json (&lo_max, co->bottom_max_json, sizeof co->bottom_max_json);
-         }
-      }
-   }
-   ok = true;
+   ok = sample_chunk_ends (c, s, lk, err);
 done:
    bson_destroy (tags_cmd);
+   bson_destroy (n_acc);
+   bson_destroy (j_acc);
    bson_destroy (&cmd);
    bson_destroy (&tags);
-   bson_destroy (&docs);
    return ok;
 }
 
@@ -980,7 +1226,7 @@ sample_events (collect_t *c, snapshot_t *s, sh_error_t *err)
       if (bson_iter_init (&it, &docs)) {
          while (bson_iter_next (&it)) {
             bson_t d;
-            if (doc_sub (&docs, bson_iter_key (&it), &d))
+            if (iter_sub (&it, &d))
                add_event (s, &d, pass == 1);
          }
       }
@@ -1008,10 +1254,80 @@ split_ns (const char *ns, char *db, size_t dblen, const char **coll)
    *coll = dot ? dot + 1 : "";
 }
 
-/* One $collStats per collection: per-shard latencyStats op counters and storage size/count, projected on the
- * shards so the wiredTiger section never crosses the network. */
+/* One document of the $shardedDataDistribution reply: a collection's owned documents and bytes per shard. */
+static void
+distribution_doc (void *data, const bson_t *d)
+{
+   reply_ctx_t *rc = data;
+   bson_t shards;
+   bson_iter_t sh;
+   snap_coll_t *co;
+   int ci;
+   if ((ci = lookup_ns (rc->lk, doc_utf8 (d, "ns", ""))) < 0 || !doc_sub (d, "shards", &shards) ||
+       !bson_iter_init (&sh, &shards))
+      return;
+   co = &rc->s->colls[ci];
+   while (bson_iter_next (&sh)) {
+      bson_t e;
+      snap_cell_t *cell;
+      int si;
+      if (!iter_sub (&sh, &e) || (si = lookup_shard (rc->lk, doc_utf8 (&e, "shardName", ""))) < 0)
+         continue;
+      cell = &co->cells[si];
+      cell->data_bytes = doc_int (&e, "ownedSizeBytes", 0);
+      cell->docs = doc_int (&e, "numOwnedDocuments", 0);
+      co->data_bytes += cell->data_bytes;
+      rc->s->shards[si].data_bytes += cell->data_bytes;
+      rc->s->shards[si].docs += cell->docs;
+   }
+}
+
+/* Per-shard sizes and documents of every sharded collection in one reply: $shardedDataDistribution (6.0.3+). *used
+ * is false (nothing filled, no error) when the router does not have it: the caller falls back to $collStats. */
 static bool
-sample_coll_stats (collect_t *c, snapshot_t *s, size_t ci, sh_error_t *err)
+sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *lk, bool *used, sh_error_t *err)
+{
+   bson_t *cmd = BCON_NEW ("aggregate", BCON_INT32 (1), "pipeline", "[", "{", "$shardedDataDistribution", "{", "}", "}",
+                           "]", "cursor", "{", "}");
+   int major = 0, minor = 0, patch = 0;
+   reply_ctx_t rc = { s, lk };
+   bool ok = false;
+
+   *used = false;
+   sscanf (s->version, "%d.%d.%d", &major, &minor, &patch);
+   if (c->no_sdd || major < 6 || (major == 6 && minor == 0 && patch < 3)) {
+      ok = true;
+      goto done;
+   }
+   if (!run_each (c, "admin", cmd, distribution_doc, &rc, err)) {
+      /* 40324 unknown stage, 6789101 not a mongos, ...: this router never will; ask per collection from now on */
+      if (!fatal (err)) {
+         c->no_sdd = true;
+         sh_error_clear (err);
+         ok = true;
+         /* a reply that failed part way: forget what it gave, $collStats gives it all */
+         for (size_t i = 0; i < s->ncolls; i++) {
+            s->colls[i].data_bytes = 0;
+            for (size_t k = 0; k < s->nshards; k++)
+               s->colls[i].cells[k].data_bytes = s->colls[i].cells[k].docs = 0;
+         }
+         for (size_t k = 0; k < s->nshards; k++)
+            s->shards[k].data_bytes = s->shards[k].docs = 0;
+      }
+      goto done;
+   }
+   *used = true;
+   ok = true;
+done:
+   bson_destroy (cmd);
+   return ok;
+}
+
+/* One collection's $collStats: per-shard latencyStats op counters (and, with storage, the storage size and count,
+ * when $shardedDataDistribution did not give them), projected on the shards so the wiredTiger section never
+ * crosses the network. */
+static bool
+sample_coll_stats (collect_t *c, snapshot_t *s, size_t ci, bool storage, const lookup_t *lk, sh_error_t *err)
 {
    snap_coll_t *co = &s->colls[ci];
    char db[SNAP_NAME];
@@ -1022,28 +1338,39 @@ sample_coll_stats (collect_t *c, snapshot_t *s, size_t ci, sh_error_t *err)
    bool ok = false;
 
    split_ns (co->ns, db, sizeof db, &coll);
-   cmd = BCON_NEW ("aggregate", BCON_UTF8 (coll), "pipeline", "[", "{", "$collStats", "{", "latencyStats", "{", "}",
-                   "storageStats", "{", "}", "}", "}", "{", "$project", "{", "shard", BCON_INT32 (1),
-                   "latencyStats.writes.ops", BCON_INT32 (1), "latencyStats.reads.ops", BCON_INT32 (1),
-                   "storageStats.size", BCON_INT32 (1), "storageStats.count", BCON_INT32 (1), "}", "}", "]", "cursor",
-                   "{", "}");
+   if (storage)
+      cmd = BCON_NEW ("aggregate", BCON_UTF8 (coll), "pipeline", "[", "{", "$collStats", "{", "latencyStats", "{", "}",
+                      "storageStats", "{", "}", "}", "}", "{", "$project", "{", "shard", BCON_INT32 (1),
+                      "latencyStats.writes.ops", BCON_INT32 (1), "latencyStats.reads.ops", BCON_INT32 (1),
+                      "storageStats.size", BCON_INT32 (1), "storageStats.count", BCON_INT32 (1), "}", "}", "]",
+                      "cursor", "{", "}");
+   else
+      cmd = BCON_NEW ("aggregate", BCON_UTF8 (coll), "pipeline", "[", "{", "$collStats", "{", "latencyStats", "{", "}",
+                      "}", "}", "{", "$project", "{", "shard", BCON_INT32 (1), "latencyStats.writes.ops",
+                      BCON_INT32 (1), "latencyStats.reads.ops", BCON_INT32 (1), "}", "}", "]", "cursor", "{", "}");
    if (!run_docs (c, db, cmd, 0, &docs, err)) {
       ok = !fatal (err);
       goto done;
    }
+   /* a new reading replaces the carried one (a failed one above keeps it, and its rates) */
+   co->stats_ms = clock_mono_ms ();
+   for (size_t k = 0; k < s->nshards; k++)
+      co->cells[k].writes_ops = co->cells[k].reads_ops = 0;
    if (bson_iter_init (&it, &docs)) {
       while (bson_iter_next (&it)) {
          bson_t d;
          int si;
          snap_cell_t *cell;
-         if (!doc_sub (&docs, bson_iter_key (&it), &d))
+         if (!iter_sub (&it, &d))
             continue;
-         si = snapshot_shard_index (s, doc_utf8 (&d, "shard", ""));
+         si = lookup_shard (lk, doc_utf8 (&d, "shard", ""));
          if (si < 0)
             continue;
          cell = &co->cells[si];
          cell->writes_ops = doc_int (&d, "latencyStats.writes.ops", 0);
          cell->reads_ops = doc_int (&d, "latencyStats.reads.ops", 0);
+         if (!storage)
+            continue;
          cell->data_bytes = doc_int (&d, "storageStats.size", 0);
          cell->docs = doc_int (&d, "storageStats.count", 0);
          co->data_bytes += cell->data_bytes;
@@ -1130,35 +1457,20 @@ done:
    return ok;
 }
 
-/* Where do inserts land? For a ranged collection with new writes (or no history yet), compares its highest and
- * lowest keys with the previous sample's: the trend says whether the MaxKey or the MinKey chunk takes them. */
+/* Where do inserts land? Compares a ranged collection's highest and lowest keys with the ones read last time: the
+ * trend says whether the MaxKey or the MinKey chunk takes them. The caller chooses which collections to ask. */
 static bool
 sample_key_trend (collect_t *c, snapshot_t *s, size_t ci, const coll_meta_t *m, sh_error_t *err)
 {
    snap_coll_t *co = &s->colls[ci];
    coll_track_t *t = track_get (c, co->ns);
    bson_t *top = NULL, *bottom = NULL;
-   int64_t writes = 0, prev_writes = 0;
    bool ok = false;
-   int pi = -1;
 
-   t->own_reads = 0;
-   if (co->hashed || !co->chunks)
-      return true;
-   for (size_t i = 0; i < s->nshards; i++)
-      writes += co->cells[i].writes_ops;
-   if (c->have_prev)
-      for (size_t i = 0; i < c->prev.ncolls; i++)
-         if (!strcmp (c->prev.colls[i].ns, co->ns))
-            pi = (int) i;
-   if (pi >= 0)
-      for (size_t i = 0; i < c->prev.nshards; i++)
-         prev_writes += c->prev.colls[pi].cells[i].writes_ops;
-   if (t->queried && pi >= 0 && writes == prev_writes)
-      return true; /* nothing written since: nothing to learn, nothing sent */
+   co->key_trend = 0;
    if (!find_key_end (c, co, m, -1, &top, err) || !find_key_end (c, co, m, 1, &bottom, err))
       goto done;
-   t->own_reads = 2;
+   t->own_reads += 2;
    t->queried = true;
    if (top && t->top && cmp_keys (top, t->top) > 0)
       co->key_trend = 1;
@@ -1188,19 +1500,28 @@ collect_chunk_threshold (int64_t total_chunks)
    return total_chunks < 20 ? 2 : total_chunks < 80 ? 4 : 8;
 }
 
-static const snap_cell_t *
-prev_cell (const snapshot_t *prev, const char *ns, const char *shard)
+/* The previous sample's entry for collection ns (usually at the same index i). */
+static const snap_coll_t *
+prev_coll (const snapshot_t *prev, const char *ns, size_t i)
 {
-   int si;
-   if (!prev)
-      return NULL;
-   si = snapshot_shard_index (prev, shard);
-   if (si < 0)
-      return NULL;
-   for (size_t i = 0; i < prev->ncolls; i++)
-      if (!strcmp (prev->colls[i].ns, ns))
-         return &prev->colls[i].cells[si];
+   if (i < prev->ncolls && !strcmp (prev->colls[i].ns, ns))
+      return &prev->colls[i];
+   for (size_t k = 0; k < prev->ncolls; k++)
+      if (!strcmp (prev->colls[k].ns, ns))
+         return &prev->colls[k];
    return NULL;
+}
+
+/* For each shard of cur, its index in prev or -1. Owned by the caller. */
+static int *
+shard_map (const snapshot_t *cur, const snapshot_t *prev)
+{
+   int *map = xcalloc (cur->nshards, sizeof *map);
+   for (size_t s = 0; s < cur->nshards; s++)
+      map[s] = s < prev->nshards && !strcmp (prev->shards[s].name, cur->shards[s].name)
+                  ? (int) s
+                  : snapshot_shard_index (prev, cur->shards[s].name);
+   return map;
 }
 
 static void
@@ -1269,9 +1590,24 @@ collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *
       cur->shards[s].writes_ps = cur->shards[s].reads_ps = 0;
       cur->shards[s].hot = false;
    }
+   int *smap = rates ? shard_map (cur, prev) : NULL;
    for (size_t i = 0; i < cur->ncolls; i++) {
       snap_coll_t *co = &cur->colls[i];
+      const snap_coll_t *pc = rates ? prev_coll (prev, co->ns, i) : NULL;
+      double cdt = dt_s;
+      bool carry = false;
       double best = -1;
+      /* counters read at their own times (stats_ms): over that span; not read again: the last rates carry on */
+      if (pc && (co->stats_ms || pc->stats_ms)) {
+         if (!co->stats_ms || !pc->stats_ms)
+            pc = NULL;
+         else if (co->stats_ms == pc->stats_ms)
+            carry = true;
+         else
+            cdt = (double) (co->stats_ms - pc->stats_ms) / 1000.0;
+         if (cdt <= 0)
+            pc = NULL;
+      }
       co->writes_ps = co->reads_ps = 0;
       co->hot_shard = -1;
       co->has_hot_range = false;
@@ -1279,15 +1615,18 @@ collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *
       co->hot_range_shard = -1;
       for (size_t s = 0; s < cur->nshards; s++) {
          snap_cell_t *cell = &co->cells[s];
-         const snap_cell_t *p = rates ? prev_cell (prev, co->ns, cur->shards[s].name) : NULL;
+         const snap_cell_t *p = pc && smap[s] >= 0 ? &pc->cells[smap[s]] : NULL;
          cell->writes_ps = cell->reads_ps = 0;
          cell->hot = false;
-         if (p) {
+         if (p && carry) {
+            cell->writes_ps = p->writes_ps;
+            cell->reads_ps = p->reads_ps;
+         } else if (p) {
             int64_t dw = cell->writes_ops - p->writes_ops;
             int64_t dr = cell->reads_ops - p->reads_ops - (own_reads ? own_reads[i] : 0);
             /* a counter that went backwards was reset (shard restart): no rate this time */
-            cell->writes_ps = dw > 0 ? (double) dw / dt_s : 0;
-            cell->reads_ps = dr > 0 && cell->reads_ops >= p->reads_ops ? (double) dr / dt_s : 0;
+            cell->writes_ps = dw > 0 ? (double) dw / cdt : 0;
+            cell->reads_ps = dr > 0 && cell->reads_ops >= p->reads_ops ? (double) dr / cdt : 0;
          }
          co->writes_ps += cell->writes_ps;
          co->reads_ps += cell->reads_ps;
@@ -1327,6 +1666,7 @@ collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *
       }
       judge_balance (cur, co);
    }
+   free (smap);
 }
 
 /* ---- one sample ---- */
@@ -1359,6 +1699,89 @@ push_history (collect_t *c, snapshot_t *s)
    }
 }
 
+/* One collection's claim on the refresh's few $collStats and key-end reads. */
+typedef struct {
+   int i;                 /* index in the snapshot */
+   int64_t act;           /* documents and bytes that changed since the last sample ($shardedDataDistribution) */
+   int64_t read_seq;      /* the refresh whose $collStats last read it; 0 when never */
+   int64_t writes_before; /* its write counter before this refresh */
+   bool had_stats;        /* its counters had been read before */
+   bool read;             /* read in this refresh */
+   int64_t wdelta;        /* writes since its previous reading */
+   int64_t cum;           /* its write counter */
+   bool queried;          /* its key ends were read before */
+   bool eligible;         /* worth a key-end read */
+} pick_t;
+
+static int
+cmp_desc (int64_t a, int64_t b)
+{
+   return a > b ? -1 : a < b;
+}
+
+/* Changed data first (most first), then the longest unread, then snapshot order. */
+static int
+pick_for_stats (const void *a, const void *b)
+{
+   const pick_t *x = a, *y = b;
+   int c = cmp_desc (x->act > 0, y->act > 0);
+   if (!c)
+      c = cmp_desc (x->act, y->act);
+   if (!c)
+      c = -cmp_desc (x->read_seq, y->read_seq);
+   return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Eligible first; then written to (most first), never looked at, most written overall, snapshot order. */
+static int
+pick_for_trend (const void *a, const void *b)
+{
+   const pick_t *x = a, *y = b;
+   int c = cmp_desc (x->eligible, y->eligible);
+   if (!c)
+      c = cmp_desc (x->wdelta + x->act > 0, y->wdelta + y->act > 0);
+   if (!c)
+      c = cmp_desc (x->wdelta + x->act, y->wdelta + y->act);
+   if (!c)
+      c = cmp_desc (!x->queried, !y->queried);
+   if (!c)
+      c = cmp_desc (x->cum, y->cum);
+   return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Gives every collection of s the op counters, their reading time and the key trend of the last good sample (the
+ * ones read in this refresh overwrite them), and fills picks with what chooses the collections to read. */
+static void
+carry_counters (collect_t *c, snapshot_t *s, pick_t *picks)
+{
+   int *smap = c->have_prev ? shard_map (s, &c->prev) : NULL;
+   for (size_t i = 0; i < s->ncolls; i++) {
+      snap_coll_t *co = &s->colls[i];
+      const snap_coll_t *pc = c->have_prev ? prev_coll (&c->prev, co->ns, i) : NULL;
+      pick_t *p = &picks[i];
+      p->i = (int) i;
+      p->read_seq = track_get (c, co->ns)->read_seq;
+      if (!pc)
+         continue;
+      co->stats_ms = pc->stats_ms;
+      co->key_trend = pc->key_trend;
+      p->had_stats = pc->stats_ms != 0;
+      for (size_t sh = 0; sh < s->nshards; sh++) {
+         snap_cell_t *cell = &co->cells[sh];
+         const snap_cell_t *pcell = smap[sh] >= 0 ? &pc->cells[smap[sh]] : NULL;
+         int64_t dd = pcell ? cell->docs - pcell->docs : cell->docs;
+         int64_t db = pcell ? cell->data_bytes - pcell->data_bytes : cell->data_bytes;
+         p->act += (dd < 0 ? -dd : dd) + (db < 0 ? -db : db);
+         if (pcell) {
+            cell->writes_ops = pcell->writes_ops;
+            cell->reads_ops = pcell->reads_ops;
+            p->writes_before += pcell->writes_ops;
+         }
+      }
+   }
+   free (smap);
+}
+
 bool
 collect_sample (collect_t *c, snapshot_t *snap)
 {
@@ -1369,25 +1792,62 @@ collect_sample (collect_t *c, snapshot_t *snap)
    int64_t ops[4] = { 0, 0, 0, 0 };
    int64_t t0 = clock_mono_ms ();
    int *own_reads = NULL;
+   pick_t *picks = NULL;
+   lookup_t lk;
+   size_t n;
+   bool sdd = false;
    bool ok = false;
 
    memset (&s, 0, sizeof s);
+   memset (&lk, 0, sizeof lk);
    sh_error_clear (&err);
    apply_timeouts (c);
    c->round_trips = 0;
+   c->seq++;
    c->deadline_mono_ms = t0 + (int64_t) (c->opts.interval_s * 500.0);
    if (!sample_server_status (c, &s, ops, &err) || !sample_balancer (c, &s, &err) || !sample_shards (c, &s, &err) ||
-       !sample_collections (c, &s, &metas, &nmetas, &err) || !sample_chunks (c, &s, metas, nmetas, &err) ||
-       !sample_events (c, &s, &err))
+       !sample_collections (c, &s, &metas, &nmetas, &err))
+      goto done;
+   lookup_build (&s, metas, nmetas, &lk);
+   if (!sample_chunks (c, &s, metas, nmetas, &lk, &err) || !sample_events (c, &s, &err) ||
+       !sample_data_distribution (c, &s, &lk, &sdd, &err))
       goto done;
    own_reads = xcalloc (s.ncolls, sizeof *own_reads);
-   for (size_t i = 0; i < s.ncolls; i++) {
-      own_reads[i] = track_get (c, s.colls[i].ns)->own_reads;
-      if (!sample_coll_stats (c, &s, i, &err))
+   picks = xcalloc (s.ncolls, sizeof *picks);
+   carry_counters (c, &s, picks);
+   for (size_t k = 0; !sdd && k < s.ncolls; k++)
+      picks[k].act = 0; /* sizes come with the counters below: nothing to compare yet */
+   /* the counters: every collection without $shardedDataDistribution (it also gives the sizes), else a few */
+   n = sdd && s.ncolls > COLLECT_STATS_PER_REFRESH ? COLLECT_STATS_PER_REFRESH : s.ncolls;
+   qsort (picks, s.ncolls, sizeof *picks, pick_for_stats);
+   for (size_t k = 0; k < n; k++) {
+      size_t i = (size_t) picks[k].i;
+      coll_track_t *t = track_get (c, s.colls[i].ns);
+      int64_t before = s.colls[i].stats_ms;
+      if (!sample_coll_stats (c, &s, i, !sdd, &lk, &err))
          goto done;
+      if (s.colls[i].stats_ms == before)
+         continue; /* the server refused it: the last reading and its rates stay */
+      own_reads[i] = t->own_reads;
+      t->own_reads = 0;
+      t->read_seq = c->seq;
+      picks[k].read = true;
    }
-   for (size_t i = 0; i < s.ncolls; i++)
-      if (!sample_key_trend (c, &s, i, &metas[i], &err))
+   /* the key ends: a few ranged collections, those written to since the last look first */
+   for (size_t k = 0; k < s.ncolls; k++) {
+      pick_t *p = &picks[k];
+      const snap_coll_t *co = &s.colls[p->i];
+      int64_t w = 0;
+      for (size_t sh = 0; sh < s.nshards; sh++)
+         w += co->cells[sh].writes_ops;
+      p->wdelta = p->read && p->had_stats && w > p->writes_before ? w - p->writes_before : 0;
+      p->cum = w;
+      p->queried = track_get (c, co->ns)->queried;
+      p->eligible = !co->hashed && co->chunks > 0 && (!p->queried || p->wdelta > 0 || p->act > 0);
+   }
+   qsort (picks, s.ncolls, sizeof *picks, pick_for_trend);
+   for (size_t k = 0; k < s.ncolls && k < COLLECT_TRENDS_PER_REFRESH && picks[k].eligible; k++)
+      if (!sample_key_trend (c, &s, (size_t) picks[k].i, &metas[picks[k].i], &err))
          goto done;
    s.interval_s = c->opts.interval_s;
    s.sampled_at_ms = clock_wall_ms ();
@@ -1429,6 +1889,8 @@ done:
       bson_destroy (&metas[i].key);
    free (metas);
    free (own_reads);
+   free (picks);
+   lookup_free (&lk);
    snapshot_clear (&s);
    return ok;
 }
@@ -1472,7 +1934,7 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
       while (bson_iter_next (&it)) {
          snap_zone_t *z = &out->zones[out->nzones];
          bson_t d, mn, mx;
-         if (!doc_sub (&tags, bson_iter_key (&it), &d) || !doc_sub (&d, "min", &mn) || !doc_sub (&d, "max", &mx))
+         if (!iter_sub (&it, &d) || !doc_sub (&d, "min", &mn) || !doc_sub (&d, "max", &mx))
             continue;
          fmt_shell (&mn, z->min, sizeof z->min);
          fmt_shell (&mx, z->max, sizeof z->max);
@@ -1502,7 +1964,7 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
             break;
          }
          ch = &out->chunks[out->nchunks];
-         if (!doc_sub (&chunks, bson_iter_key (&it), &d) || !doc_sub (&d, "min", &mn))
+         if (!iter_sub (&it, &d) || !doc_sub (&d, "min", &mn))
             continue;
          fmt_shell (&mn, ch->min, sizeof ch->min);
          {
@@ -1516,8 +1978,7 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
          if (bson_iter_init (&tz, &tags)) {
             while (bson_iter_next (&tz)) {
                bson_t t, zmin, zmax;
-               if (!doc_sub (&tags, bson_iter_key (&tz), &t) || !doc_sub (&t, "min", &zmin) ||
-                   !doc_sub (&t, "max", &zmax))
+               if (!iter_sub (&tz, &t) || !doc_sub (&t, "min", &zmin) || !doc_sub (&t, "max", &zmax))
                   continue;
                if (cmp_keys (&mn, &zmin) >= 0 && cmp_keys (&mn, &zmax) < 0) {
                   int si = snapshot_shard_index (&c->prev, ch->shard);

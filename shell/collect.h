@@ -1,7 +1,8 @@
-/* The dashboard's collector: the only dashboard code that talks to the cluster. One refresh sends a fixed set of
- * commands (server-side counts, never one request per chunk) plus one $collStats per sharded collection, and turns
- * the replies into a snapshot_t (views/snapshot.h) that the views render. This header has no driver types, so the
- * views can include it. */
+/* The dashboard's collector: the only dashboard code that talks to the cluster. One refresh sends at most 23
+ * commands whatever the numbers of chunks, shards and collections (server-side counts and one reply per kind of data,
+ * never one request per chunk; servers before 6.0.3 add one $collStats per sharded collection), and turns the
+ * replies into a snapshot_t (views/snapshot.h) that the views render. This header has no driver types, so the views
+ * can include it. */
 #ifndef SHARDSH_COLLECT_H
 #define SHARDSH_COLLECT_H
 
@@ -59,7 +60,8 @@ collect_set_interval (collect_t *c, double interval_s);
 
 /* Takes one sample. On success *snap is replaced by the new snapshot (the old one freed) and true is returned. On
  * failure *snap keeps its last good numbers, marked stale with the error, and false is returned; the next call
- * reconnects. Never blocks much longer than half the interval plus one network timeout. */
+ * reconnects. Never blocks much longer than half the interval plus one network timeout. Collections whose counters
+ * were not read in this sample keep the rates of their last reading (snap_coll_t.stats_ms says when that was). */
 bool
 collect_sample (collect_t *c, snapshot_t *snap);
 
@@ -75,9 +77,10 @@ int
 collect_chunk_threshold (int64_t total_chunks);
 
 /* Computes cur's rates from prev (dt_s seconds earlier; prev NULL or dt_s <= 0: no rates), the hot flags, the hot
- * key range, and each collection's balance verdict by the policy of cur's server version. own_reads[i] is the
- * number of reads the collector itself sent to collection i in this sample (subtracted from its read rate; may
- * be NULL). Pure: no I/O. */
+ * key range, and each collection's balance verdict by the policy of cur's server version. A collection whose
+ * stats_ms is set in both gets its rates over the time between those readings, or prev's rates when it is the same
+ * reading; stats_ms 0 in both means over dt_s. own_reads[i] is the number of reads the collector itself sent to
+ * collection i since its previous reading (subtracted from its read rate; may be NULL). Pure: no I/O. */
 void
 collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *own_reads, const collect_opts_t *opts);
 

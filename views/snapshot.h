@@ -19,8 +19,8 @@ typedef struct {
    int64_t chunks;      /* chunks of the collection on this shard (server-side $group) */
    int64_t jumbo;       /* of which flagged jumbo */
    int64_t out_of_zone; /* chunks in a zone range whose zone this shard is not in */
-   int64_t data_bytes;  /* $collStats storageStats.size */
-   int64_t docs;        /* $collStats storageStats.count */
+   int64_t data_bytes;  /* $shardedDataDistribution ownedSizeBytes (6.0.3+), else $collStats storageStats.size */
+   int64_t docs;        /* numOwnedDocuments, else storageStats.count */
    int64_t writes_ops;  /* cumulative latencyStats.writes.ops (the counter the rate comes from) */
    int64_t reads_ops;   /* cumulative latencyStats.reads.ops */
    double writes_ps;    /* writes per second since the previous sample */
@@ -64,7 +64,9 @@ typedef struct {
    int bottom_shard; /* owner of the chunk whose min is MinKey, -1 when unknown */
    char bottom_min[SNAP_TEXT], bottom_min_json[SNAP_TEXT];
    char bottom_max[SNAP_TEXT], bottom_max_json[SNAP_TEXT];
-   int key_trend; /* +1: the highest key grew since the previous sample; -1: the lowest shrank; 0 */
+   int key_trend;    /* +1: the highest key grew since the previous sample; -1: the lowest shrank; 0 */
+   int64_t stats_ms; /* monotonic ms at which the cells' op counters were read (rates span two readings; equal
+                      * readings carry the last rates); 0 when never, or in tests: rates over the samples' dt */
 } snap_coll_t;
 
 typedef struct {
@@ -74,7 +76,7 @@ typedef struct {
    char zones[SNAP_TEXT]; /* comma-separated, "" when none */
    int64_t chunks;        /* over all sharded collections */
    int64_t jumbo;
-   int64_t data_bytes; /* over the sharded collections ($collStats) */
+   int64_t data_bytes; /* over the sharded collections */
    int64_t docs;
    double writes_ps;
    double reads_ps;

@@ -42,6 +42,8 @@ typedef struct {
    sim_raw_t docs;
    uint64_t gen; /* sim_g.store_gen at this partition's last change (chunk tables compare it) */
    struct sim_rindex *rindex; /* the documents ordered by min (sim_index.c); NULL until first needed */
+   bool vmax_known;           /* vmax_t/vmax_i hold the greatest lastmod timestamp (sim_index.c keeps it) */
+   uint32_t vmax_t, vmax_i;
 } sim_part_t;
 
 typedef struct {
@@ -320,6 +322,27 @@ sim_coll_has_id (sim_coll_t *coll, const bson_value_t *id);
  * the collection changes. Callers hold sim_g.lock. */
 const uint8_t *const *
 sim_part_by_min (sim_coll_t *coll, size_t part, size_t *n, bool *disjoint, bool *tight);
+
+/* The document of partition part whose [min, max) holds key, found by bisection of the range index: 1 with *view
+ * set to it (static, valid until the collection changes), 0 when none holds key, -1 when the index cannot say
+ * (ranges not known disjoint, or a document without an embedded-document min: the caller scans). With disjoint
+ * ranges at most one document holds key, so the answer is the scan's. Callers hold sim_g.lock. */
+int
+sim_part_find_containing (sim_coll_t *coll, size_t part, const bson_t *key, bson_t *view);
+
+/* The greatest lastmod timestamp among partition part's documents (0, 0 when none has one), as a scan finds it;
+ * kept by the store's hooks and recomputed only after the document holding it goes. Callers hold sim_g.lock. */
+void
+sim_part_max_lastmod (sim_coll_t *coll, size_t part, uint32_t *t, uint32_t *i);
+
+/* The partition a stored document (raw, as held by the store) belongs to; SIZE_MAX when none. */
+size_t
+sim_coll_part_of (sim_coll_t *coll, const uint8_t *raw);
+
+/* The position of the document with _id id (compared as the _id index compares), the first in storage order when
+ * several have it; false when none. Callers hold sim_g.lock. */
+bool
+sim_coll_find_id (sim_coll_t *coll, const bson_value_t *id, sim_pos_t *pos);
 
 /* The store's hooks (sim_store.c) that keep the indexes current: raw was appended to partition part; raw is about to
  * be removed from it; old was replaced in place by raw; every index of coll is freed. */

@@ -218,26 +218,18 @@ sim_chunk_put (const bson_t *old, const bson_t *doc)
    if (!bson_iter_init_find (&a, old, "_id")) {
       return;
    }
-   const bson_oid_t *want = bson_iter_oid (&a);
-   for (size_t p = 0; p < chunks->nparts; p++) {
-      for (size_t i = 0; i < chunks->parts[p].docs.n; i++) {
-         bson_t view;
-         bson_iter_t it;
-         sim_pos_t pos = {p, i};
-         sim_coll_view (chunks, pos, &view);
-         if (bson_iter_init_find (&it, &view, "_id") && BSON_ITER_HOLDS_OID (&it) &&
-             bson_oid_equal (bson_iter_oid (&it), want)) {
-            if (doc) {
-               sim_coll_replace (chunks, pos, doc);
-            } else {
-               sim_hits_t h = {0};
-               h.v = &pos;
-               h.n = 1;
-               sim_coll_delete (chunks, &h);
-            }
-            return;
-         }
-      }
+   /* the first chunk in storage order with that ObjectId, through the _id index */
+   sim_pos_t pos;
+   if (!BSON_ITER_HOLDS_OID (&a) || !sim_coll_find_id (chunks, bson_iter_value (&a), &pos)) {
+      return;
+   }
+   if (doc) {
+      sim_coll_replace (chunks, pos, doc);
+   } else {
+      sim_hits_t h = {0};
+      h.v = &pos;
+      h.n = 1;
+      sim_coll_delete (chunks, &h);
    }
 }
 

@@ -163,6 +163,17 @@ sim_chunk_find (const sim_shcoll_t *sc, const bson_t *key, bson_t *chunk, sim_po
    if (p == SIZE_MAX) {
       return false;
    }
+   if (!pos) {
+      /* disjoint ranges (the normal case): the range index answers by bisection what the scan below finds */
+      bson_t view;
+      int r = sim_part_find_containing (chunks, p, key, &view);
+      if (r >= 0) {
+         if (r && chunk) {
+            bson_copy_to (&view, chunk);
+         }
+         return r == 1;
+      }
+   }
    for (size_t i = 0; i < chunks->parts[p].docs.n; i++) {
       bson_t view, min, max;
       sim_pos_t at = {p, i};
@@ -258,20 +269,7 @@ sim_chunk_max_version (const sim_shcoll_t *sc, uint32_t *major, uint32_t *minor)
    if (p == SIZE_MAX) {
       return;
    }
-   for (size_t i = 0; i < chunks->parts[p].docs.n; i++) {
-      bson_t view;
-      bson_iter_t it;
-      sim_pos_t at = {p, i};
-      sim_coll_view (chunks, at, &view);
-      if (bson_iter_init_find (&it, &view, "lastmod") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
-         uint32_t t, inc;
-         bson_iter_timestamp (&it, &t, &inc);
-         if (t > *major || (t == *major && inc > *minor)) {
-            *major = t;
-            *minor = inc;
-         }
-      }
-   }
+   sim_part_max_lastmod (chunks, p, major, minor);
 }
 
 void

@@ -7,7 +7,8 @@
  *   - the range index of a partition (config.chunks per collection, config.tags per namespace): its documents ordered
  *     by their embedded-document min, ties in storage order (exactly the order of a stable sort { min: 1 }), with a
  *     count of what keeps the [min, max) ranges from being pairwise disjoint. find { uuid } sort { min: 1 } limit n
- *     walks it, and updateZoneKeyRange checks overlaps by binary search.
+ *     walks it, updateZoneKeyRange checks overlaps and split finds the chunk holding a key by binary search;
+ *   - the greatest lastmod of a partition (the collection version a split or a migration starts from).
  * Callers hold sim_g.lock. */
 #include "sim.h"
 
@@ -93,6 +94,102 @@ sim_coll_has_id (sim_coll_t *coll, const bson_value_t *id)
    return false;
 }
 
+bool
+sim_coll_find_id (sim_coll_t *coll, const bson_value_t *id, sim_pos_t *pos)
+{
+   bool found = false;
+   sim_coll_has_id (coll, id); /* builds the index on first use */
+   size_t probe = 0;
+   uintptr_t v;
+   while ((v = simq_htab_next (coll->ids, simq_hash_value (id), &probe)) != 0) {
+      const uint8_t *raw = (const uint8_t *) v;
+      bson_value_t other;
+      if (!sim_raw_id (raw, &other) || simq_compare_values (&other, id) != 0) {
+         continue;
+      }
+      size_t p = sim_coll_part_of (coll, raw);
+      for (size_t i = 0; p != SIZE_MAX && i < coll->parts[p].docs.n; i++) {
+         if (coll->parts[p].docs.v[i] == raw) {
+            sim_pos_t at = { p, i };
+            if (!found || at.part < pos->part || (at.part == pos->part && at.idx < pos->idx)) {
+               *pos = at;
+            }
+            found = true;
+            break;
+         }
+      }
+   }
+   return found;
+}
+
+/* ---- the greatest lastmod of a partition ---- */
+
+static bool
+sim_raw_lastmod (const uint8_t *raw, uint32_t *t, uint32_t *i)
+{
+   bson_t doc;
+   bson_iter_t it;
+   sim_raw_view (raw, &doc);
+   if (!bson_iter_init_find (&it, &doc, "lastmod") || !BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      return false;
+   }
+   bson_iter_timestamp (&it, t, i);
+   return true;
+}
+
+void
+sim_part_max_lastmod (sim_coll_t *coll, size_t part, uint32_t *t, uint32_t *i)
+{
+   sim_part_t *p = &coll->parts[part];
+   if (!p->vmax_known) {
+      p->vmax_t = p->vmax_i = 0;
+      for (size_t k = 0; k < p->docs.n; k++) {
+         uint32_t a, b;
+         if (sim_raw_lastmod (p->docs.v[k], &a, &b) && (a > p->vmax_t || (a == p->vmax_t && b > p->vmax_i))) {
+            p->vmax_t = a;
+            p->vmax_i = b;
+         }
+      }
+      p->vmax_known = true;
+   }
+   *t = p->vmax_t;
+   *i = p->vmax_i;
+}
+
+static void
+sim_vmax_added (sim_part_t *p, const uint8_t *raw)
+{
+   uint32_t a, b;
+   if (p->vmax_known && sim_raw_lastmod (raw, &a, &b) && (a > p->vmax_t || (a == p->vmax_t && b > p->vmax_i))) {
+      p->vmax_t = a;
+      p->vmax_i = b;
+   }
+}
+
+static void
+sim_vmax_removing (sim_part_t *p, const uint8_t *raw)
+{
+   uint32_t a, b;
+   if (p->vmax_known && sim_raw_lastmod (raw, &a, &b) && a == p->vmax_t && b == p->vmax_i) {
+      p->vmax_known = false; /* another document may hold the same version: recount on next use */
+   }
+}
+
+/* A replacement whose version is not below the greatest one takes its place (a split rewrites the newest chunk):
+ * nothing to recount. */
+static void
+sim_vmax_replaced (sim_part_t *p, const uint8_t *old, const uint8_t *raw)
+{
+   uint32_t a, b;
+   if (p->vmax_known && sim_raw_lastmod (raw, &a, &b) && (a > p->vmax_t || (a == p->vmax_t && b >= p->vmax_i))) {
+      p->vmax_t = a;
+      p->vmax_i = b;
+      return;
+   }
+   sim_vmax_removing (p, old);
+   sim_vmax_added (p, raw);
+}
+
 /* ---- the range index ---- */
 
 /* The embedded document under field of a stored document; false when absent or not a document. */
@@ -164,9 +261,31 @@ sim_min_cmp_raw (const uint8_t *a, const uint8_t *b)
    return simq_compare_docs (&x, &y);
 }
 
+/* A document with its min and max located once, for building an index: comparisons then cost no field lookup.
+ * (Raw pointers, not bson_t views: a static bson_t points into itself and cannot be moved by copying.) */
+typedef struct {
+   const uint8_t *raw;
+   const uint8_t *min, *max; /* the embedded documents; max NULL when absent */
+} sim_rent_t;
+
+static int
+sim_rent_docs_cmp (const uint8_t *a, const uint8_t *b)
+{
+   bson_t x, y;
+   sim_raw_view (a, &x);
+   sim_raw_view (b, &y);
+   return simq_compare_docs (&x, &y);
+}
+
+static int
+sim_rent_cmp (const sim_rent_t *a, const sim_rent_t *b)
+{
+   return sim_rent_docs_cmp (a->min, b->min);
+}
+
 /* Merge sort of v[0, n) by min, stable (v is in storage order when it is built). tmp has room for n entries. */
 static void
-sim_rindex_sort (const uint8_t **v, const uint8_t **tmp, size_t n)
+sim_rindex_sort (sim_rent_t *v, sim_rent_t *tmp, size_t n)
 {
    if (n < 2) {
       return;
@@ -174,12 +293,12 @@ sim_rindex_sort (const uint8_t **v, const uint8_t **tmp, size_t n)
    size_t half = n / 2;
    sim_rindex_sort (v, tmp, half);
    sim_rindex_sort (v + half, tmp, n - half);
-   if (sim_min_cmp_raw (v[half - 1], v[half]) <= 0) {
+   if (sim_rent_cmp (&v[half - 1], &v[half]) <= 0) {
       return; /* already in order: ascending inserts build in linear time */
    }
    size_t i = 0, j = half, k = 0;
    while (i < half && j < n) {
-      tmp[k++] = sim_min_cmp_raw (v[j], v[i]) < 0 ? v[j++] : v[i++];
+      tmp[k++] = sim_rent_cmp (&v[j], &v[i]) < 0 ? v[j++] : v[i++];
    }
    while (i < half) {
       tmp[k++] = v[i++];
@@ -188,6 +307,19 @@ sim_rindex_sort (const uint8_t **v, const uint8_t **tmp, size_t n)
       tmp[k++] = v[j++];
    }
    memcpy (v, tmp, k * sizeof *v);
+}
+
+/* sim_rindex_bad and sim_rindex_clash on located entries. */
+static bool
+sim_rent_bad (const sim_rent_t *e)
+{
+   return !e->max || sim_rent_docs_cmp (e->min, e->max) >= 0;
+}
+
+static bool
+sim_rent_clash (const sim_rent_t *a, const sim_rent_t *b)
+{
+   return !sim_rent_bad (a) && !sim_rent_bad (b) && sim_rent_docs_cmp (a->max, b->min) > 0;
 }
 
 static void
@@ -219,26 +351,34 @@ sim_rindex_build (sim_coll_t *coll, size_t p)
 {
    sim_raw_t *docs = &coll->parts[p].docs;
    sim_rindex_t *r = bson_malloc0 (sizeof *r);
-   r->cap = docs->n ? docs->n : 1;
+   size_t cap = docs->n ? docs->n : 1;
+   sim_rent_t *ents = bson_malloc (cap * sizeof *ents);
+   r->cap = cap;
    r->v = bson_malloc (r->cap * sizeof *r->v);
    for (size_t i = 0; i < docs->n; i++) {
-      bson_t min;
+      sim_rent_t *e = &ents[i];
+      bson_t min, max;
+      e->raw = docs->v[i];
       if (!sim_raw_sub (docs->v[i], "min", &min)) {
+         bson_free (ents);
          sim_rindex_destroy (r);
          return NULL;
       }
-      r->v[r->n++] = docs->v[i];
+      e->min = bson_get_data (&min);
+      e->max = sim_raw_sub (docs->v[i], "max", &max) ? bson_get_data (&max) : NULL;
       r->nloose += sim_raw_tight (coll, docs->v[i]) ? 0 : 1;
    }
-   const uint8_t **tmp = bson_malloc (r->cap * sizeof *tmp);
-   sim_rindex_sort (r->v, tmp, r->n);
+   sim_rent_t *tmp = bson_malloc (cap * sizeof *tmp);
+   sim_rindex_sort (ents, tmp, docs->n);
    bson_free (tmp);
-   for (size_t i = 0; i < r->n; i++) {
-      r->nconflicts += sim_rindex_bad (r->v[i]) ? 1 : 0;
-      if (i > 0 && sim_rindex_clash (r->v[i - 1], r->v[i])) {
+   for (size_t i = 0; i < docs->n; i++) {
+      r->v[r->n++] = ents[i].raw;
+      r->nconflicts += sim_rent_bad (&ents[i]) ? 1 : 0;
+      if (i > 0 && sim_rent_clash (&ents[i - 1], &ents[i])) {
          r->nconflicts++;
       }
    }
+   bson_free (ents);
    return r;
 }
 
@@ -345,6 +485,35 @@ sim_part_by_min (sim_coll_t *coll, size_t part, size_t *n, bool *disjoint, bool 
    return p->rindex->v;
 }
 
+int
+sim_part_find_containing (sim_coll_t *coll, size_t part, const bson_t *key, bson_t *view)
+{
+   size_t n = 0;
+   bool disjoint = false;
+   const uint8_t *const *ord = sim_part_by_min (coll, part, &n, &disjoint, NULL);
+   if (!ord || !disjoint) {
+      return -1;
+   }
+   /* the last entry whose min is not above key */
+   size_t lo = 0, hi = n;
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      bson_t min;
+      sim_raw_sub (ord[mid], "min", &min);
+      if (simq_compare_docs (&min, key) <= 0) {
+         lo = mid + 1;
+      } else {
+         hi = mid;
+      }
+   }
+   bson_t max;
+   if (lo == 0 || !sim_raw_sub (ord[lo - 1], "max", &max) || simq_compare_docs (key, &max) >= 0) {
+      return 0;
+   }
+   sim_raw_view (ord[lo - 1], view);
+   return 1;
+}
+
 /* ---- the store's hooks ---- */
 
 void
@@ -355,6 +524,7 @@ sim_index_added (sim_coll_t *coll, size_t part, const uint8_t *raw)
    if (coll->ids) {
       sim_ids_add (coll->ids, raw);
    }
+   sim_vmax_added (&coll->parts[part], raw);
    if (!r) {
       return;
    }
@@ -375,6 +545,7 @@ sim_index_removing (sim_coll_t *coll, size_t part, const uint8_t *raw)
    if (coll->ids) {
       sim_ids_remove (coll->ids, raw);
    }
+   sim_vmax_removing (&coll->parts[part], raw);
    if (!r) {
       return;
    }
@@ -393,6 +564,7 @@ sim_index_replaced (sim_coll_t *coll, size_t part, const uint8_t *old, const uin
       sim_ids_remove (coll->ids, old);
       sim_ids_add (coll->ids, raw);
    }
+   sim_vmax_replaced (&coll->parts[part], old, raw);
    if (!r) {
       return;
    }

@@ -29,10 +29,13 @@ sim_part_key_of_value (const bson_value_t *v, char *out, size_t outlen)
 {
    out[0] = '\0';
    if (v->value_type == BSON_TYPE_BINARY) {
+      static const char hex[] = "0123456789abcdef";
       size_t o = 0;
       for (uint32_t i = 0; i < v->value.v_binary.data_len && o + 3 < outlen; i++) {
-         o += (size_t) bson_snprintf (out + o, outlen - o, "%02x", v->value.v_binary.data[i]);
+         out[o++] = hex[v->value.v_binary.data[i] >> 4];
+         out[o++] = hex[v->value.v_binary.data[i] & 15];
       }
+      out[o] = '\0';
    } else if (v->value_type == BSON_TYPE_UTF8) {
       bson_snprintf (out, outlen, "s:%s", v->value.v_utf8.str);
    }
@@ -98,6 +101,7 @@ sim_part_index (sim_coll_t *c, const char *key, bool create)
    c->parts[c->nparts].key = bson_strdup (key);
    memset (&c->parts[c->nparts].docs, 0, sizeof (sim_raw_t));
    c->parts[c->nparts].rindex = NULL;
+   c->parts[c->nparts].vmax_known = false;
    c->parts[c->nparts].gen = ++sim_g.store_gen;
    c->last_part = c->nparts;
    return c->nparts++;
@@ -108,6 +112,16 @@ sim_coll_find_part (sim_coll_t *coll, const bson_value_t *v)
 {
    char key[128];
    sim_part_key_of_value (v, key, sizeof key);
+   return sim_part_index (coll, key, false);
+}
+
+size_t
+sim_coll_part_of (sim_coll_t *coll, const uint8_t *raw)
+{
+   char key[128];
+   bson_t doc;
+   bson_init_static (&doc, raw, sim_raw_len (raw));
+   sim_part_key_of_doc (coll, &doc, key, sizeof key);
    return sim_part_index (coll, key, false);
 }
 

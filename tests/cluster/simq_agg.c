@@ -91,20 +91,27 @@ simq_stage_project (const bson_value_t *arg, const simq_docs_t *in, const simq_e
       }
    }
    bson_destroy (&empty);
+   simq_proj_t *proj = NULL; /* parsed once, at the first document (a specification error is that document's) */
    for (size_t i = 0; i < in->n; i++) {
       simq_ectx_t ctx;
       bson_t res;
       if (simq_interrupted (env, i, error)) {
+         simq_proj_destroy (proj);
          return false;
       }
       simq_ectx_for (in->v[i], env, vars, &ctx);
-      if (!simq_project_ex (in->v[i], &spec, false, &ctx, &res, error)) {
+      if (!proj && !(proj = simq_proj_new (&spec, false, error))) {
+         return false;
+      }
+      if (!simq_proj_apply (proj, in->v[i], &ctx, &res, error)) {
          bson_destroy (&res);
+         simq_proj_destroy (proj);
          return false;
       }
       simq_docs_push_owned (out, bson_copy (&res));
       bson_destroy (&res);
    }
+   simq_proj_destroy (proj);
    return true;
 }
 

@@ -112,6 +112,19 @@ simq_eval_field_path (const bson_t *doc, const char *path, bson_value_t *out);
 bool
 simq_match_ctx (const bson_t *doc, const bson_t *filter, const simq_ectx_t *ctx, bool *matched, bson_error_t *error);
 
+/* A projection parsed once (simq_proj_new: NULL with error set when the specification is invalid) and applied to
+ * many documents; simq_project_ex is new + apply + destroy. out is initialised by apply in every case. */
+typedef struct simq_proj simq_proj_t;
+
+simq_proj_t *
+simq_proj_new (const bson_t *projection, bool find_syntax, bson_error_t *error);
+
+bool
+simq_proj_apply (const simq_proj_t *p, const bson_t *doc, const simq_ectx_t *ctx, bson_t *out, bson_error_t *error);
+
+void
+simq_proj_destroy (simq_proj_t *p);
+
 /* Compiled projection shared by find and $project. */
 bool
 simq_project_ex (const bson_t *doc, const bson_t *projection, bool find_syntax, const simq_ectx_t *ctx, bson_t *out,

@@ -353,7 +353,10 @@ simq_project_computed (const simq_pnode_t *node, const char *base, const bson_t 
             }
             simq_pvals_free (&pv);
          }
-         if (ok && !simq_value_missing (&v)) {
+         if (ok && !simq_value_missing (&v) && !base && !strchr (path, '.') && !bson_has_field (out, path)) {
+            /* a new top-level field: simq_set_path would copy out and append it at the end; append in place */
+            bson_append_value (out, path, -1, &v);
+         } else if (ok && !simq_value_missing (&v)) {
             bson_t next;
             ok = simq_set_path (out, path, &v, &next, error);
             if (ok) {
@@ -375,55 +378,94 @@ simq_project_computed (const simq_pnode_t *node, const char *base, const bson_t 
    return true;
 }
 
-bool
-simq_project_ex (const bson_t *doc, const bson_t *projection, bool find_syntax, const simq_ectx_t *ctx, bson_t *out,
-                 bson_error_t *error)
-{
-   simq_pnode_t root = {0};
-   simq_pparse_t pp = {0};
-   simq_ectx_t local = {doc, doc, NULL, NULL};
-   bool inclusion, ok = false;
+/* A parsed projection: the tree and the inclusion mode depend on the specification only, so $project parses it once
+ * for all its input documents. */
+struct simq_proj {
+   simq_pnode_t root;
+   bool inclusion;
+   bool copy_all; /* find's empty projection: the document as it is */
+};
 
-   bson_init (out);
+simq_proj_t *
+simq_proj_new (const bson_t *projection, bool find_syntax, bson_error_t *error)
+{
+   simq_proj_t *p = bson_malloc0 (sizeof *p);
+   simq_pparse_t pp = {0};
+
    pp.find_syntax = find_syntax;
    pp.prefix = find_syntax ? "" : "Invalid $project :: caused by :: ";
-   if (ctx) {
-      local.env = ctx->env;
-      local.vars = ctx->vars;
-   }
    if (bson_count_keys (projection) == 0) {
       if (!find_syntax) {
          simq_fail (error, 51272, "%sprojection specification must have at least one field", pp.prefix);
-         goto cleanup;
+         simq_proj_destroy (p);
+         return NULL;
       }
-      bson_destroy (out);
-      bson_copy_to (doc, out);
-      ok = true;
-      goto cleanup;
+      p->copy_all = true;
+      return p;
    }
-   if (!simq_pparse (&pp, &root, projection, NULL, error)) {
-      goto cleanup;
+   if (!simq_pparse (&pp, &p->root, projection, NULL, error)) {
+      simq_proj_destroy (p);
+      return NULL;
    }
-   inclusion = pp.mode > 0 || (pp.mode == 0 && pp.has_elemmatch) || (pp.mode == 0 && pp.id_set && pp.id_included);
+   p->inclusion = pp.mode > 0 || (pp.mode == 0 && pp.has_elemmatch) || (pp.mode == 0 && pp.id_set && pp.id_included);
    /* _id follows its own rule: included unless excluded by name. */
    {
       simq_pnode_t *id = NULL;
-      for (simq_pnode_t *c = root.children; c; c = c->next) {
+      for (simq_pnode_t *c = p->root.children; c; c = c->next) {
          if (strcmp (c->name, "_id") == 0) {
             id = c;
          }
       }
-      if (!id && !pp.id_set && inclusion) {
-         id = simq_pnode_child (&root, "_id", 3);
+      if (!id && !pp.id_set && p->inclusion) {
+         id = simq_pnode_child (&p->root, "_id", 3);
          id->kind = SIMQ_P_INCLUDE;
       } else if (id && pp.id_set) {
-         id->kind = pp.id_included ? (inclusion ? SIMQ_P_INCLUDE : SIMQ_P_SUB) : SIMQ_P_EXCLUDE;
+         id->kind = pp.id_included ? (p->inclusion ? SIMQ_P_INCLUDE : SIMQ_P_SUB) : SIMQ_P_EXCLUDE;
       }
    }
-   simq_project_doc (&root, inclusion, doc, &local, out);
-   ok = simq_project_computed (&root, NULL, doc, &local, out, error);
-cleanup:
-   simq_pnode_free (root.children);
+   return p;
+}
+
+bool
+simq_proj_apply (const simq_proj_t *p, const bson_t *doc, const simq_ectx_t *ctx, bson_t *out, bson_error_t *error)
+{
+   simq_ectx_t local = {doc, doc, NULL, NULL};
+
+   bson_init (out);
+   if (ctx) {
+      local.env = ctx->env;
+      local.vars = ctx->vars;
+   }
+   if (p->copy_all) {
+      bson_destroy (out);
+      bson_copy_to (doc, out);
+      return true;
+   }
+   simq_project_doc (&p->root, p->inclusion, doc, &local, out);
+   return simq_project_computed (&p->root, NULL, doc, &local, out, error);
+}
+
+void
+simq_proj_destroy (simq_proj_t *p)
+{
+   if (p) {
+      simq_pnode_free (p->root.children);
+      bson_free (p);
+   }
+}
+
+bool
+simq_project_ex (const bson_t *doc, const bson_t *projection, bool find_syntax, const simq_ectx_t *ctx, bson_t *out,
+                 bson_error_t *error)
+{
+   simq_proj_t *p = simq_proj_new (projection, find_syntax, error);
+   bool ok;
+   if (!p) {
+      bson_init (out);
+      return false;
+   }
+   ok = simq_proj_apply (p, doc, ctx, out, error);
+   simq_proj_destroy (p);
    return ok;
 }
 

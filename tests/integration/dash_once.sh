@@ -1,8 +1,8 @@
 #!/bin/sh
 # The dashboard's batch modes against shardsim: --once --json agrees with config.chunks counted directly; an
 # ascending workload makes the shard holding the MaxKey chunk hot and names that chunk's range; a hashed workload
-# makes no shard hot; the round trips of a refresh do not grow with the number of chunks; plain --once and -n work
-# without a terminal; a dead router gives a stale snapshot and exit status 1, not a hang.
+# makes no shard hot; the round trips of a refresh grow with neither chunks nor shards nor collections; plain --once
+# and -n work without a terminal; a dead router gives a stale snapshot and exit status 1, not a hang.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 export NO_COLOR=1
@@ -64,24 +64,39 @@ else
    fail "dash_once/workload_start" "shardsim did not start with workloads"
 fi
 
-# Round trips per refresh do not depend on the number of chunks (one plain frame each; a long interval so a slow
-# sanitizer build stays inside the refresh budget).
+# Round trips per refresh depend on neither the number of chunks nor the numbers of shards and collections: each
+# kind of data is asked for once (plus at most 8 $collStats and 2 x 2 key-end finds), so a refresh on 4 shards with
+# 10 collections and 2,000 chunks sends as many commands as one on 200 shards with 100 collections and 40,000 chunks
+# (one plain frame each; a long interval so a slow sanitizer build stays inside the refresh budget).
 rt() {
    printf '%s' "$1" | sed -n 's/^cluster .*, \([0-9]*\) commands).*/\1/p' | head -1
 }
+# rt_at SHARDS COLLECTIONS CHUNKS: the round trips of one refresh on that large scenario ("" when it failed)
+rt_at() {
+   sim_start --scenario large --large-shards "$1" --large-collections "$2" --large-chunks "$3" || return 0
+   rt "$("$SHARDSH" --dashboard -n 1 --interval 20 "$SIM_URI" < /dev/null 2>/dev/null)"
+   sim_stop
+}
 if sim_start --scenario large --large-shards 4 --large-collections 5 --large-chunks 2000; then
-   small=$(rt "$("$SHARDSH" --dashboard -n 1 --interval 20 "$SIM_URI" < /dev/null 2>/dev/null)")
    sim_stop
-   sim_start --scenario large --large-shards 4 --large-collections 5 --large-chunks 40000
-   big=$(rt "$("$SHARDSH" --dashboard -n 1 --interval 20 "$SIM_URI" < /dev/null 2>/dev/null)")
-   sim_stop
+   small=$(rt_at 4 5 2000)
+   big=$(rt_at 4 5 40000)
    if [ -n "$small" ] && [ "$small" = "$big" ]; then
       pass "dash_once/round_trips_independent_of_chunks"
    else
       fail "dash_once/round_trips_independent_of_chunks" "2000 chunks: [$small] round trips, 40000 chunks: [$big]"
    fi
+   small=$(rt_at 4 10 2000)
+   big=$(rt_at 200 100 40000)
+   if [ -n "$small" ] && [ "$small" = "$big" ] && [ "$big" -le 23 ]; then
+      pass "dash_once/round_trips_independent_of_scale"
+   else
+      fail "dash_once/round_trips_independent_of_scale" \
+         "4 shards, 10 collections, 2000 chunks: [$small]; 200 shards, 100 collections, 40000 chunks: [$big] (at most 23)"
+   fi
 else
    skip "dash_once/round_trips_independent_of_chunks" "shardsim has no large scenario"
+   skip "dash_once/round_trips_independent_of_scale" "shardsim has no large scenario"
 fi
 
 # Plain text, frames without a terminal, and a router that is not there.

@@ -181,6 +181,37 @@ test_balance (void)
    snapshot_clear (&s);
 }
 
+/* Counters read at their own times: a rate spans two readings of the collection; an unchanged reading (the
+ * collector did not read that collection this refresh) carries the last rates on. */
+static void
+test_readings (void)
+{
+   snapshot_t prev, cur;
+   collect_opts_t o = { .interval_s = 1, .hot_factor = 2.0, .hot_min_rate = 1.0 };
+   int64_t ch[2] = { 2, 2 };
+   make_snap (&prev, 2, 7, false);
+   make_snap (&cur, 2, 7, false);
+   set_chunks (&prev, ch, NULL);
+   set_chunks (&cur, ch, NULL);
+   prev.colls[0].stats_ms = 10000;
+   prev.colls[0].cells[0].writes_ops = 100;
+   cur.colls[0].stats_ms = 14000; /* read 4 s later, although the samples are 1 s apart */
+   cur.colls[0].cells[0].writes_ops = 500;
+   collect_judge (&cur, &prev, 1.0, NULL, &o);
+   CHECK ("judge/rate_over_readings", cur.colls[0].cells[0].writes_ps == 100.0);
+   /* the next sample did not read it: same reading, same rates */
+   snapshot_clear (&prev);
+   snapshot_copy (&prev, &cur);
+   collect_judge (&cur, &prev, 1.0, NULL, &o);
+   CHECK ("judge/rate_carried", cur.colls[0].cells[0].writes_ps == 100.0 && cur.colls[0].hot_shard == 0);
+   /* read now but never before: no rate yet */
+   prev.colls[0].stats_ms = 0;
+   collect_judge (&cur, &prev, 1.0, NULL, &o);
+   CHECK ("judge/first_reading_no_rate", cur.colls[0].cells[0].writes_ps == 0.0);
+   snapshot_clear (&prev);
+   snapshot_clear (&cur);
+}
+
 static void
 test_copy (void)
 {
@@ -204,6 +235,7 @@ main (void)
    test_hot_ascending ();
    test_not_hot ();
    test_balance ();
+   test_readings ();
    test_copy ();
    UNIT_EXIT ();
 }
