@@ -497,85 +497,30 @@ run_docs (collect_t *c, const char *db, const bson_t *cmd, size_t max, bson_t *d
    return conn_run_docs (c->ctx, db, cmd, CONN_ADMIN, max, docs, NULL, err);
 }
 
-/* Runs a cursor command and hands each document to fn as it arrives, so that no more than one batch of a long reply
- * is in memory (conn_run_docs would gather the whole reply first). Under --dry-run or a canned transport (no
- * client) the documents come through conn_run_docs instead. */
+/* Runs a cursor command and hands each document to fn as it arrives (conn_run_each), so that no more than one batch
+ * of a long reply is in memory. */
+typedef struct {
+   void (*fn) (void *data, const bson_t *doc);
+   void *data;
+} each_t;
+
+static bool
+each_call (void *data, const bson_t *doc)
+{
+   each_t *e = data;
+   e->fn (e->data, doc);
+   return true;
+}
+
 static bool
 run_each (collect_t *c, const char *db, const bson_t *cmd, void (*fn) (void *data, const bson_t *doc), void *data,
           sh_error_t *err)
 {
-   mongoc_client_session_t *session = NULL;
-   mongoc_server_description_t *sd = NULL;
-   mongoc_cursor_t *cursor = NULL;
-   bson_t opts = BSON_INITIALIZER;
-   bson_t reply, docs;
-   bson_error_t error;
-   bson_iter_t it;
-   const bson_t *doc;
-   bool ok = false;
-
-   bson_init (&reply);
-   bson_init (&docs);
+   each_t e = {fn, data};
    if (over_deadline (c, err))
-      goto done;
+      return false;
    c->round_trips++;
-   if (!conn_ensure (c->ctx, err))
-      goto done;
-   if (!c->ctx->client || (c->ctx->opts && c->ctx->opts->dry_run)) {
-      bson_destroy (&docs);
-      if (!conn_run_docs (c->ctx, db, cmd, CONN_ADMIN, 0, &docs, NULL, err))
-         goto done;
-      if (bson_iter_init (&it, &docs)) {
-         while (bson_iter_next (&it)) {
-            bson_t d;
-            if (iter_sub (&it, &d))
-               fn (data, &d);
-         }
-      }
-      ok = true;
-      goto done;
-   }
-   /* as conn_run_docs does it: one explicit session for the command and its getMores, on the primary path */
-   session = mongoc_client_start_session (c->ctx->client, NULL, &error);
-   if (!session) {
-      conn_error_from_mongoc (err, &error, NULL);
-      goto done;
-   }
-   sd = mongoc_client_select_server (c->ctx->client, true, NULL, &error);
-   if (!sd) {
-      conn_error_from_mongoc (err, &error, NULL);
-      goto done;
-   }
-   BSON_APPEND_INT32 (&opts, "serverId", (int32_t) mongoc_server_description_id (sd));
-   if (!mongoc_client_session_append (session, &opts, &error)) {
-      conn_error_from_mongoc (err, &error, NULL);
-      goto done;
-   }
-   bson_destroy (&reply);
-   if (!mongoc_client_command_with_opts (c->ctx->client, db, cmd, NULL, &opts, &reply, &error)) {
-      conn_error_from_mongoc (err, &error, &reply);
-      goto done;
-   }
-   cursor = mongoc_cursor_new_from_command_reply_with_opts (c->ctx->client, &reply, &opts); /* takes reply */
-   bson_init (&reply);
-   while (mongoc_cursor_next (cursor, &doc))
-      fn (data, doc);
-   if (mongoc_cursor_error_document (cursor, &error, &doc)) {
-      conn_error_from_mongoc (err, &error, doc);
-      goto done;
-   }
-   ok = true;
-done:
-   if (cursor)
-      mongoc_cursor_destroy (cursor);
-   if (sd)
-      mongoc_server_description_destroy (sd);
-   if (session)
-      mongoc_client_session_destroy (session);
-   bson_destroy (&opts);
-   bson_destroy (&reply);
-   bson_destroy (&docs);
-   return ok;
+   return conn_run_each (c->ctx, db, cmd, CONN_ADMIN, each_call, &e, NULL, err);
 }
 
 /* ---- the steps of one sample; each returns false only for an error that spoils the whole sample ---- */

@@ -996,21 +996,20 @@ conn_run (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, bs
 }
 
 bool
-conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, size_t max, bson_t *docs, bool *more,
-               sh_error_t *err)
+conn_run_each (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, conn_doc_fn fn, void *data,
+               bool *more, sh_error_t *err)
 {
    mongoc_client_session_t *session = NULL;
    mongoc_server_description_t *sd = NULL;
    mongoc_read_prefs_t *prefs = NULL;
    mongoc_cursor_t *cursor = NULL;
    bson_t opts = BSON_INITIALIZER;
-   bson_t reply;
+   bson_t reply, docs = BSON_INITIALIZER;
    bson_error_t error;
+   bson_iter_t it;
    const bson_t *doc;
-   size_t n = 0;
    bool ok = false;
 
-   bson_init (docs);
    bson_init (&reply);
    if (more)
       *more = false;
@@ -1022,7 +1021,26 @@ conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t pat
    if (!conn_ensure (ctx, err))
       goto done;
    if (conn_transport) {
-      ok = transport_run_docs (db, cmd, max, docs, more, err);
+      if (!transport_run_docs (db, cmd, 0, &docs, NULL, err))
+         goto done;
+      if (bson_iter_init (&it, &docs)) {
+         while (bson_iter_next (&it)) {
+            bson_t d;
+            uint32_t len;
+            const uint8_t *raw;
+            if (!BSON_ITER_HOLDS_DOCUMENT (&it))
+               continue;
+            bson_iter_document (&it, &len, &raw);
+            if (!bson_init_static (&d, raw, len))
+               continue;
+            if (!fn (data, &d)) {
+               if (more)
+                  *more = true;
+               break;
+            }
+         }
+      }
+      ok = true;
       goto done;
    }
    /* One explicit session for the command and its getMores: a cursor belongs to the session that opened it. */
@@ -1059,16 +1077,11 @@ conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t pat
    cursor = mongoc_cursor_new_from_command_reply_with_opts (ctx->client, &reply, &opts);
    bson_init (&reply);
    while (mongoc_cursor_next (cursor, &doc)) {
-      char key[16];
-      const char *k;
-      if (max && n >= max) {
+      if (!fn (data, doc)) {
          if (more)
             *more = true;
          break;
       }
-      bson_uint32_to_string ((uint32_t) n, &k, key, sizeof key);
-      bson_append_document (docs, k, -1, doc);
-      n++;
    }
    if (mongoc_cursor_error_document (cursor, &error, &doc)) {
       conn_error_from_mongoc (err, &error, doc);
@@ -1086,7 +1099,37 @@ done:
       mongoc_client_session_destroy (session);
    bson_destroy (&opts);
    bson_destroy (&reply);
+   bson_destroy (&docs);
    return ok;
+}
+
+/* conn_run_docs' collector: appends up to max documents (0: all) as "0", "1", ... */
+typedef struct {
+   bson_t *docs;
+   size_t max, n;
+} conn_collect_t;
+
+static bool
+conn_collect_doc (void *data, const bson_t *doc)
+{
+   conn_collect_t *c = data;
+   char key[16];
+   const char *k;
+   if (c->max && c->n >= c->max)
+      return false;
+   bson_uint32_to_string ((uint32_t) c->n, &k, key, sizeof key);
+   bson_append_document (c->docs, k, -1, doc);
+   c->n++;
+   return true;
+}
+
+bool
+conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, size_t max, bson_t *docs, bool *more,
+               sh_error_t *err)
+{
+   conn_collect_t c = {docs, max, 0};
+   bson_init (docs);
+   return conn_run_each (ctx, db, cmd, path, conn_collect_doc, &c, more, err);
 }
 
 bool
