@@ -25,8 +25,10 @@ cleanup_sig() {
    cleanup
 }
 trap cleanup_sig EXIT
+# one session lives through the whole test, so ending a signal's session never stops the tmux server under the next
+$TM new-session -d -s keep -x 20 -y 5 "sleep 3600"
 
-screen() { $TM capture-pane -p -t sig 2> /dev/null; }
+screen() { $TM capture-pane -p -t "$S" 2> /dev/null; }
 # wait_for NEEDLE [TENTHS]
 wait_for() {
    i=0
@@ -54,6 +56,7 @@ case "$SHARDSH" in /*) SH_ABS=$SHARDSH ;; esac
 
 for SIG in INT TERM HUP SEGV ABRT BUS FPE; do
    T="dash_signals/$SIG"
+   S="sig$SIG" # a session of its own per signal: the previous one's tmux server may still be going away
    fatal=""
    case $SIG in SEGV) fatal=11 ;; ABRT) fatal=6 ;; BUS) fatal=7 ;; FPE) fatal=8 ;; esac # Linux numbers
    if [ -n "$SHARDSH_SAN" ] && [ -n "$fatal" ]; then
@@ -63,22 +66,22 @@ for SIG in INT TERM HUP SEGV ABRT BUS FPE; do
    pidf="$TMPD/pid.$SIG"
    sttyf="$TMPD/stty.$SIG"
    rcf="$TMPD/rc.$SIG"
-   $TM new-session -d -s sig -x 120 -y 32 "env PS1='$ ' TERM=xterm-256color sh -i"
-   if ! wait_for '$' 30; then
+   $TM new-session -d -s "$S" -x 120 -y 32 "env PS1='$ ' TERM=xterm-256color sh -i"
+   if ! wait_for '$' 100; then
       fail "$T/pane" "the pane's sh gave no prompt: $(screen)"
-      $TM kill-session -t sig 2> /dev/null
+      $TM kill-session -t "$S" 2> /dev/null
       continue
    fi
    # the wrapper writes its pid and execs shardsh, so the pid is the dashboard's
-   $TM send-keys -t sig -l "sh -c 'echo \$\$ > $pidf; exec $SH_ABS --dashboard --interval 0.5 $SIM_URI' 2> $TMPD/dash.$SIG.err"
-   $TM send-keys -t sig Enter
+   $TM send-keys -t "$S" -l "sh -c 'echo \$\$ > $pidf; exec $SH_ABS --dashboard --interval 0.5 $SIM_URI' 2> $TMPD/dash.$SIG.err"
+   $TM send-keys -t "$S" Enter
    if ! wait_for "Shards (3)" 80 || ! wait_file "$pidf"; then
       fail "$T/draws" "$(screen | head -5)"
-      $TM kill-session -t sig 2> /dev/null
+      $TM kill-session -t "$S" 2> /dev/null
       continue
    fi
    pass "$T/draws"
-   check_eq "$T/alternate_screen_during" 1 "$($TM display -p -t sig '#{alternate_on}')"
+   check_eq "$T/alternate_screen_during" 1 "$($TM display -p -t "$S" '#{alternate_on}')"
    pid=$(cat "$pidf")
    kill -"$SIG" "$pid"
    i=0
@@ -90,10 +93,10 @@ for SIG in INT TERM HUP SEGV ABRT BUS FPE; do
       pass "$T/exits"
    fi
    sleep 0.3
-   check_eq "$T/alternate_screen_left" 0 "$($TM display -p -t sig '#{alternate_on}')"
-   check_eq "$T/cursor_visible" 1 "$($TM display -p -t sig '#{cursor_flag}')"
-   $TM send-keys -t sig -l "echo \$? > $rcf; stty -a > $sttyf"
-   $TM send-keys -t sig Enter
+   check_eq "$T/alternate_screen_left" 0 "$($TM display -p -t "$S" '#{alternate_on}')"
+   check_eq "$T/cursor_visible" 1 "$($TM display -p -t "$S" '#{cursor_flag}')"
+   $TM send-keys -t "$S" -l "echo \$? > $rcf; stty -a > $sttyf"
+   $TM send-keys -t "$S" Enter
    if wait_file "$sttyf" 30; then
       for flag in echo icanon; do
          if has_flag "$flag" "$sttyf"; then pass "$T/stty_$flag"; else fail "$T/stty_$flag" "$(tr '\n' ' ' < "$sttyf")"; fi
@@ -104,15 +107,15 @@ for SIG in INT TERM HUP SEGV ABRT BUS FPE; do
    else
       fail "$T/stty" "the pane ran nothing: $(screen | tail -5)"
    fi
-   $TM send-keys -t sig -l "clear"
-   $TM send-keys -t sig Enter
+   $TM send-keys -t "$S" -l "clear"
+   $TM send-keys -t "$S" Enter
    sleep 0.3
-   $TM send-keys -t sig -l "echo ok-$SIG"
-   $TM send-keys -t sig Enter
+   $TM send-keys -t "$S" -l "echo ok-$SIG"
+   $TM send-keys -t "$S" Enter
    wait_for "
 ok-$SIG" 30
    if screen | grep -qx "\\$ echo ok-$SIG"; then pass "$T/typed_text_echoed"; else fail "$T/typed_text_echoed" "$(screen | head -5)"; fi
    if screen | grep -qx "ok-$SIG"; then pass "$T/command_runs"; else fail "$T/command_runs" "$(screen | head -5)"; fi
-   $TM kill-session -t sig 2> /dev/null
+   $TM kill-session -t "$S" 2> /dev/null
 done
 sim_stop
