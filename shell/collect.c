@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "collect.h"
+#include "commands.h"
 #include "aligned.h"
 #include "clock_ms.h"
 #include "conn.h"
@@ -181,22 +182,6 @@ doc_sub (const bson_t *doc, const char *path, bson_t *out)
       bson_iter_document (&f, &len, &data);
    else
       bson_iter_array (&f, &len, &data);
-   return bson_init_static (out, data, len);
-}
-
-/* Views the document (or array) the iterator is at into out (static, borrows the iterated document): a reply's
- * documents are read in one pass, never looked up by key (a lookup by key scans from the start). */
-static bool
-iter_sub (const bson_iter_t *it, bson_t *out)
-{
-   const uint8_t *data;
-   uint32_t len;
-   if (BSON_ITER_HOLDS_DOCUMENT (it))
-      bson_iter_document (it, &len, &data);
-   else if (BSON_ITER_HOLDS_ARRAY (it))
-      bson_iter_array (it, &len, &data);
-   else
-      return false;
    return bson_init_static (out, data, len);
 }
 
@@ -499,28 +484,13 @@ run_docs (collect_t *c, const char *db, const bson_t *cmd, size_t max, bson_t *d
 
 /* Runs a cursor command and hands each document to fn as it arrives (conn_run_each), so that no more than one batch
  * of a long reply is in memory. */
-typedef struct {
-   void (*fn) (void *data, const bson_t *doc);
-   void *data;
-} each_t;
-
 static bool
-each_call (void *data, const bson_t *doc)
+run_each (collect_t *c, const char *db, const bson_t *cmd, conn_doc_fn fn, void *data, sh_error_t *err)
 {
-   each_t *e = data;
-   e->fn (e->data, doc);
-   return true;
-}
-
-static bool
-run_each (collect_t *c, const char *db, const bson_t *cmd, void (*fn) (void *data, const bson_t *doc), void *data,
-          sh_error_t *err)
-{
-   each_t e = {fn, data};
    if (over_deadline (c, err))
       return false;
    c->round_trips++;
-   return conn_run_each (c->ctx, db, cmd, CONN_ADMIN, each_call, &e, NULL, err);
+   return conn_run_each (c->ctx, db, cmd, CONN_ADMIN, fn, data, NULL, err);
 }
 
 /* ---- the steps of one sample; each returns false only for an error that spoils the whole sample ---- */
@@ -582,7 +552,7 @@ sample_balancer (collect_t *c, snapshot_t *s, sh_error_t *err)
    } else if (bson_iter_init (&it, &docs)) {
       while (bson_iter_next (&it)) {
          bson_t d;
-         if (!iter_sub (&it, &d))
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
             continue;
          if (!strcmp (doc_utf8 (&d, "_id", ""), "chunksize")) {
             int64_t mb = doc_int (&d, "value", 0);
@@ -629,7 +599,7 @@ sample_shards (collect_t *c, snapshot_t *s, sh_error_t *err)
          snap_shard_t *sh = &s->shards[s->nshards];
          bson_t d, tags;
          bson_iter_t t;
-         if (!iter_sub (&it, &d))
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
             continue;
          bson_strncpy (sh->name, doc_utf8 (&d, "_id", "?"), sizeof sh->name);
          bson_strncpy (sh->host, doc_utf8 (&d, "host", ""), sizeof sh->host);
@@ -688,7 +658,7 @@ sample_collections (collect_t *c, snapshot_t *s, coll_meta_t **metas, size_t *nm
          coll_meta_t *m = &(*metas)[s->ncolls];
          bson_t d, key;
          bson_iter_t u;
-         if (!iter_sub (&it, &d) || !doc_sub (&d, "key", &key))
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !doc_sub (&d, "key", &key))
             continue;
          bson_strncpy (co->ns, doc_utf8 (&d, "_id", "?"), sizeof co->ns);
          bson_strncpy (m->ns, co->ns, sizeof m->ns);
@@ -902,7 +872,7 @@ append_group_coll (bson_t *id)
 }
 
 /* One document of the key-space ends reply: a collection's MaxKey and MinKey chunks with their owners. */
-static void
+static bool
 chunk_end_doc (void *data, const bson_t *d)
 {
    reply_ctx_t *rc = data;
@@ -910,7 +880,7 @@ chunk_end_doc (void *data, const bson_t *d)
    snap_coll_t *co;
    int mi, si;
    if (!doc_sub (d, "_id", &gid) || (mi = meta_for_chunk_id (rc->lk, &gid)) < 0)
-      return;
+      return true;
    co = &rc->s->colls[mi];
    if (doc_sub (d, "hi", &end) && doc_sub (&end, "max", &mx) && first_type (&mx) == BSON_TYPE_MAXKEY &&
        doc_sub (&end, "min", &mn) && (si = lookup_shard (rc->lk, doc_utf8 (&end, "shard", ""))) >= 0) {
@@ -928,6 +898,7 @@ chunk_end_doc (void *data, const bson_t *d)
       fmt_shell (&mx, co->bottom_max, sizeof co->bottom_max);
       fmt_json (&mx, co->bottom_max_json, sizeof co->bottom_max_json);
    }
+   return true;
 }
 
 /* The chunks at both ends of every collection's key space, one document per collection: the chunk with the
@@ -967,7 +938,7 @@ done:
 }
 
 /* One document of the chunk-count reply: a (collection, shard, zone) group's chunk and jumbo counts. */
-static void
+static bool
 chunk_group_doc (void *data, const bson_t *d)
 {
    reply_ctx_t *rc = data;
@@ -979,11 +950,11 @@ chunk_group_doc (void *data, const bson_t *d)
    const char *zone;
    int64_t n, j;
    if (!doc_sub (d, "_id", &gid))
-      return;
+      return true;
    mi = meta_for_chunk_id (rc->lk, &gid);
    si = lookup_shard (rc->lk, doc_utf8 (&gid, "s", ""));
    if (mi < 0 || si < 0)
-      return;
+      return true;
    co = &s->colls[mi];
    cell = &co->cells[si];
    n = doc_int (d, "n", 0);
@@ -999,6 +970,7 @@ chunk_group_doc (void *data, const bson_t *d)
       cell->out_of_zone += n;
       co->out_of_zone += n;
    }
+   return true;
 }
 
 /* The chunk counts: one $group over config.chunks by (collection, shard, zone), so the reply grows with the
@@ -1171,7 +1143,7 @@ sample_events (collect_t *c, snapshot_t *s, sh_error_t *err)
       if (bson_iter_init (&it, &docs)) {
          while (bson_iter_next (&it)) {
             bson_t d;
-            if (iter_sub (&it, &d))
+            if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
                add_event (s, &d, pass == 1);
          }
       }
@@ -1200,7 +1172,7 @@ split_ns (const char *ns, char *db, size_t dblen, const char **coll)
 }
 
 /* One document of the $shardedDataDistribution reply: a collection's owned documents and bytes per shard. */
-static void
+static bool
 distribution_doc (void *data, const bson_t *d)
 {
    reply_ctx_t *rc = data;
@@ -1210,13 +1182,13 @@ distribution_doc (void *data, const bson_t *d)
    int ci;
    if ((ci = lookup_ns (rc->lk, doc_utf8 (d, "ns", ""))) < 0 || !doc_sub (d, "shards", &shards) ||
        !bson_iter_init (&sh, &shards))
-      return;
+      return true;
    co = &rc->s->colls[ci];
    while (bson_iter_next (&sh)) {
       bson_t e;
       snap_cell_t *cell;
       int si;
-      if (!iter_sub (&sh, &e) || (si = lookup_shard (rc->lk, doc_utf8 (&e, "shardName", ""))) < 0)
+      if (!cmd_iter_sub (&sh, BSON_TYPE_DOCUMENT, &e) || (si = lookup_shard (rc->lk, doc_utf8 (&e, "shardName", ""))) < 0)
          continue;
       cell = &co->cells[si];
       cell->data_bytes = doc_int (&e, "ownedSizeBytes", 0);
@@ -1225,6 +1197,7 @@ distribution_doc (void *data, const bson_t *d)
       rc->s->shards[si].data_bytes += cell->data_bytes;
       rc->s->shards[si].docs += cell->docs;
    }
+   return true;
 }
 
 /* Per-shard sizes and documents of every sharded collection in one reply: $shardedDataDistribution (6.0.3+). *used
@@ -1306,7 +1279,7 @@ sample_coll_stats (collect_t *c, snapshot_t *s, size_t ci, bool storage, const l
          bson_t d;
          int si;
          snap_cell_t *cell;
-         if (!iter_sub (&it, &d))
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
             continue;
          si = lookup_shard (lk, doc_utf8 (&d, "shard", ""));
          if (si < 0)
@@ -1879,7 +1852,7 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
       while (bson_iter_next (&it)) {
          snap_zone_t *z = &out->zones[out->nzones];
          bson_t d, mn, mx;
-         if (!iter_sub (&it, &d) || !doc_sub (&d, "min", &mn) || !doc_sub (&d, "max", &mx))
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !doc_sub (&d, "min", &mn) || !doc_sub (&d, "max", &mx))
             continue;
          fmt_shell (&mn, z->min, sizeof z->min);
          fmt_shell (&mx, z->max, sizeof z->max);
@@ -1909,7 +1882,7 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
             break;
          }
          ch = &out->chunks[out->nchunks];
-         if (!iter_sub (&it, &d) || !doc_sub (&d, "min", &mn))
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !doc_sub (&d, "min", &mn))
             continue;
          fmt_shell (&mn, ch->min, sizeof ch->min);
          {
@@ -1923,7 +1896,7 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
          if (bson_iter_init (&tz, &tags)) {
             while (bson_iter_next (&tz)) {
                bson_t t, zmin, zmax;
-               if (!iter_sub (&tz, &t) || !doc_sub (&t, "min", &zmin) || !doc_sub (&t, "max", &zmax))
+               if (!cmd_iter_sub (&tz, BSON_TYPE_DOCUMENT, &t) || !doc_sub (&t, "min", &zmin) || !doc_sub (&t, "max", &zmax))
                   continue;
                if (cmp_keys (&mn, &zmin) >= 0 && cmp_keys (&mn, &zmax) < 0) {
                   int si = snapshot_shard_index (&c->prev, ch->shard);

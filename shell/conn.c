@@ -1149,22 +1149,8 @@ conn_server_version (sh_ctx_t *ctx, int version[3], sh_error_t *err)
       return false;
    }
    BSON_APPEND_INT32 (&cmd, "buildInfo", 1);
-   if (!conn_ensure (ctx, err)) {
-      bson_init (&reply);
+   if (!conn_run (ctx, "admin", &cmd, CONN_READ, &reply, err))
       goto done;
-   }
-   {
-      bson_error_t error;
-      bool sent = conn_transport
-                     ? transport_run ("admin", &cmd, &reply, &error)
-                     : mongoc_client_read_command_with_opts (ctx->client, "admin", &cmd, NULL, NULL, &reply, &error);
-      if (!sent) {
-         conn_error_from_mongoc (err, &error, &reply);
-         goto done;
-      }
-      if (!conn_transport && !conn_reply_valid (&cmd, &reply, false, err))
-         goto done;
-   }
    if (bson_iter_init_find (&it, &reply, "version") && BSON_ITER_HOLDS_UTF8 (&it)) {
       int v[3] = { 0, 0, 0 };
       sscanf (bson_iter_utf8 (&it, NULL), "%d.%d.%d", &v[0], &v[1], &v[2]);

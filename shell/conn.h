@@ -41,9 +41,6 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err);
 bool
 conn_run (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, bson_t *reply, sh_error_t *err);
 
-/* Runs a cursor-returning command (find, aggregate, listX, checkMetadataConsistency) and collects up to max
- * documents (0 = all) into docs, an array document initialised by the callee and destroyed by the caller. *more
- * (may be NULL) tells whether documents were left unread; the cursor is closed either way. */
 /* Runs a cursor-returning command like conn_run_docs but hands each document to fn as it arrives (borrowed for the
  * call), so no more than one batch of a long reply is held. fn returns false to stop reading: the cursor is closed
  * and *more (may be NULL) is set. Under --dry-run the command is printed and fn never called. */
@@ -52,6 +49,9 @@ bool
 conn_run_each (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, conn_doc_fn fn, void *data,
                bool *more, sh_error_t *err);
 
+/* Runs a cursor-returning command (find, aggregate, listX, checkMetadataConsistency) and collects up to max
+ * documents (0 = all) into docs, an array document initialised by the callee and destroyed by the caller. *more
+ * (may be NULL) tells whether documents were left unread; the cursor is closed either way. */
 bool
 conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, size_t max, bson_t *docs,
                bool *more, sh_error_t *err);

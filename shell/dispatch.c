@@ -331,11 +331,7 @@ has_dbref (const sh_call_t *call)
    bson_iter_t it;
    const char *name;
    uint32_t len;
-   char key[16];
-   if (!call->cmd->dbref_arg)
-      return false;
-   bson_snprintf (key, sizeof key, "%d", call->cmd->dbref_arg - 1);
-   return bson_iter_init_find (&it, call->args, key) && sh_value_dbref (&it, &name, &len);
+   return call->cmd->dbref_arg && args_get (call, call->cmd->dbref_arg - 1, &it) && sh_value_dbref (&it, &name, &len);
 }
 
 /* Compares "6.0" with the server's version triple: true when the server is at least that. */

@@ -82,8 +82,8 @@ sim_drain_progress (const char *shard, sim_drain_progress_t *p)
       p->chunks++;
       p->jumbo += sim_bool_field (chunks.v[i], "jumbo") ? 1 : 0;
    }
-   for (size_t i = 0; i < sharded.n; i++) {
-      sim_shard_stat_t *st = NULL;
+   for (size_t i = 0; sim_ver_ge (83) && p->chunks && i < sharded.n; i++) {
+      sim_shard_stat_t *st = NULL; /* estimatedRemainingBytes, 8.3 only */
       size_t n = sim_coll_shard_stats (sim_str (sharded.v[i], "_id"), &st);
       for (size_t k = 0; k < n; k++) {
          if (!strcmp (st[k].shard, shard)) {
@@ -173,7 +173,6 @@ void
 sim_cmd_shard_draining_status (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it;
-   bson_t doc;
    bson_iter_init (&it, ctx->cmd);
    bson_iter_next (&it);
    if (!BSON_ITER_HOLDS_UTF8 (&it)) {
@@ -184,38 +183,29 @@ sim_cmd_shard_draining_status (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    const char *shard = bson_iter_utf8 (&it, NULL);
-   bson_init (&doc);
-   if (!sim_shard_get (shard, &doc)) {
+   if (!sim_shard_get (shard, NULL)) {
       sim_reply_error (reply, 70, "Shard %s not found", shard);
-      goto done;
-   }
-   if (!sim_bool_field (&doc, "draining")) {
+   } else if (!sim_shard_is_draining (shard)) {
       sim_reply_error (reply, 20, "The shard %s isn't draining", shard);
-      goto done;
-   }
-   if (!strcmp (shard, "config") && sim_ver_ge (83)) {
+   } else if (!strcmp (shard, "config") && sim_ver_ge (83)) {
       sim_reply_error (reply, 20,
                        "Cannot get the draining status for the config server using shardDrainingStatus when "
                        "transitioning to a dedicated config server. Please, use "
                        "getTransitionToDedicatedConfigServerStatus.");
-      goto done;
+   } else {
+      sim_drain_reply (shard, reply);
    }
-   sim_drain_reply (shard, reply);
-done:
-   bson_destroy (&doc);
 }
 
 void
 sim_cmd_transition_status (sim_ctx_t *ctx, bson_t *reply)
 {
-   bson_t doc = BSON_INITIALIZER;
    (void) ctx;
-   if (!sim_shard_get ("config", &doc) || !sim_bool_field (&doc, "draining")) {
+   if (!sim_shard_get ("config", NULL) || !sim_shard_is_draining ("config")) {
       sim_reply_error (reply, 20, "The shard config isn't draining");
    } else {
       sim_drain_reply ("config", reply);
    }
-   bson_destroy (&doc);
 }
 
 /* ---- $listClusterCatalog ---- */
