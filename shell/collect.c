@@ -1213,7 +1213,8 @@ sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *lk, bool 
 
    *used = false;
    sscanf (s->version, "%d.%d.%d", &major, &minor, &patch);
-   if (c->no_sdd || major < 6 || (major == 6 && minor == 0 && patch < 3)) {
+   /* an unknown version (serverStatus failed) tries it: a refusal sets no_sdd below */
+   if (c->no_sdd || (major > 0 && (major < 6 || (major == 6 && minor == 0 && patch < 3)))) {
       ok = true;
       goto done;
    }

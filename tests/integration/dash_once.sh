@@ -94,6 +94,18 @@ if sim_start --scenario large --large-shards 4 --large-collections 5 --large-chu
       fail "dash_once/round_trips_independent_of_scale" \
          "4 shards, 10 collections, 2000 chunks: [$small]; 200 shards, 100 collections, 40000 chunks: [$big] (at most 23)"
    fi
+   # a router whose serverStatus fails reports no version: the refresh still asks $shardedDataDistribution (a
+   # refusal would make it fall back) rather than one $collStats per collection
+   if sim_start --scenario large --large-shards 200 --large-collections 100 --large-chunks 40000 \
+      --fault-fail serverStatus:13:-1; then
+      unknown=$(rt "$("$SHARDSH" --dashboard -n 1 --interval 20 "$SIM_URI" < /dev/null 2>/dev/null)")
+      sim_stop
+      if [ -n "$unknown" ] && [ "$unknown" -le 23 ]; then
+         pass "dash_once/round_trips_unknown_version"
+      else
+         fail "dash_once/round_trips_unknown_version" "serverStatus failing: [$unknown] round trips (at most 23)"
+      fi
+   fi
 else
    skip "dash_once/round_trips_independent_of_chunks" "shardsim has no large scenario"
    skip "dash_once/round_trips_independent_of_scale" "shardsim has no large scenario"
