@@ -978,6 +978,11 @@ sim_tls_close (sim_conn_t *conn);
 const char *
 sim_str (const bson_t *doc, const char *field);
 
+/* Views config.settings' document with _id id (static, valid until the collection changes); false when there is
+ * none (sim_admin.c). */
+bool
+sim_setting_view (const char *id, bson_t *view);
+
 /* JavaScript-like truthiness of doc's top-level field; false when absent (sim_crud.c). */
 bool
 sim_bool_field (const bson_t *doc, const char *field);

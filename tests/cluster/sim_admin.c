@@ -129,6 +129,18 @@ sim_find_by_sid (sim_coll_t *coll, const char *id, sim_pos_t *pos)
    return false;
 }
 
+bool
+sim_setting_view (const char *id, bson_t *view)
+{
+   sim_coll_t *settings = sim_coll_get ("config", "settings");
+   sim_pos_t pos;
+   if (!settings || !sim_find_by_sid (settings, id, &pos)) {
+      return false;
+   }
+   sim_coll_view (settings, pos, view);
+   return true;
+}
+
 /* Applies set/unset to the document with string _id id in config.<name>; upserts { _id: id, …set } when absent
  * and upsert is true. */
 static void
@@ -2327,14 +2339,11 @@ done:
 static bool
 sim_balancer_stopped (void)
 {
-   sim_coll_t *settings = sim_coll_get ("config", "settings");
-   sim_pos_t pos;
    bson_iter_t it;
-   if (!sim_find_by_sid (settings, "balancer", &pos)) {
+   bson_t view;
+   if (!sim_setting_view ("balancer", &view)) {
       return false;
    }
-   bson_t view;
-   sim_coll_view (settings, pos, &view);
    if (bson_iter_init_find (&it, &view, "stopped") && bson_iter_as_bool (&it)) {
       return true;
    }
@@ -2400,11 +2409,8 @@ sim_chunk_size_mb (const sim_shcoll_t *sc)
    if (bson_iter_init_find (&it, &sc->doc, "maxChunkSizeBytes") && BSON_ITER_HOLDS_NUMBER (&it)) {
       return bson_iter_as_int64 (&it) / (1024 * 1024);
    }
-   sim_coll_t *settings = sim_coll_get ("config", "settings");
-   sim_pos_t pos;
-   if (sim_find_by_sid (settings, "chunksize", &pos)) {
-      bson_t view;
-      sim_coll_view (settings, pos, &view);
+   bson_t view;
+   if (sim_setting_view ("chunksize", &view)) {
       if (bson_iter_init_find (&it, &view, "value") && BSON_ITER_HOLDS_NUMBER (&it)) {
          return bson_iter_as_int64 (&it);
       }

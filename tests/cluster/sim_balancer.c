@@ -77,63 +77,41 @@ sim_shard_busy (const char *shard)
 static bool
 sim_in_active_window (void)
 {
-   sim_coll_t *settings = sim_coll_get ("config", "settings");
-   bool inside = true;
-   for (size_t p = 0; settings && p < settings->nparts; p++) {
-      for (size_t i = 0; i < settings->parts[p].docs.n; i++) {
-         bson_t view;
-         bson_iter_t it, w;
-         sim_pos_t pos = {p, i};
-         sim_coll_view (settings, pos, &view);
-         if (!bson_iter_init_find (&it, &view, "_id") || !BSON_ITER_HOLDS_UTF8 (&it) ||
-             strcmp (bson_iter_utf8 (&it, NULL), "balancer") != 0 ||
-             !bson_iter_init_find (&it, &view, "activeWindow") || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
-            continue;
-         }
-         int sh = -1, sm = -1, eh = -1, em = -1;
-         bson_iter_recurse (&it, &w);
-         while (bson_iter_next (&w)) {
-            if (!BSON_ITER_HOLDS_UTF8 (&w)) {
-               continue;
-            }
-            if (!strcmp (bson_iter_key (&w), "start")) {
-               sscanf (bson_iter_utf8 (&w, NULL), "%d:%d", &sh, &sm);
-            } else if (!strcmp (bson_iter_key (&w), "stop")) {
-               sscanf (bson_iter_utf8 (&w, NULL), "%d:%d", &eh, &em);
-            }
-         }
-         if (sh < 0 || sh > 23 || sm < 0 || sm > 59 || eh < 0 || eh > 23 || em < 0 || em > 59 ||
-             (sh == eh && sm == em)) {
-            continue; /* an invalid window is a BadValue for the real balancer; ignored here */
-         }
-         time_t now = time (NULL);
-         struct tm tm;
-         localtime_r (&now, &tm);
-         int cur = tm.tm_hour * 60 + tm.tm_min, start = sh * 60 + sm, stop = eh * 60 + em;
-         inside = start < stop ? (cur >= start && cur < stop) : (cur >= start || cur < stop);
+   bson_t view;
+   bson_iter_t it, w;
+   if (!sim_setting_view ("balancer", &view) || !bson_iter_init_find (&it, &view, "activeWindow") ||
+       !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+      return true;
+   }
+   int sh = -1, sm = -1, eh = -1, em = -1;
+   bson_iter_recurse (&it, &w);
+   while (bson_iter_next (&w)) {
+      if (!BSON_ITER_HOLDS_UTF8 (&w)) {
+         continue;
+      }
+      if (!strcmp (bson_iter_key (&w), "start")) {
+         sscanf (bson_iter_utf8 (&w, NULL), "%d:%d", &sh, &sm);
+      } else if (!strcmp (bson_iter_key (&w), "stop")) {
+         sscanf (bson_iter_utf8 (&w, NULL), "%d:%d", &eh, &em);
       }
    }
-   return inside;
+   if (sh < 0 || sh > 23 || sm < 0 || sm > 59 || eh < 0 || eh > 23 || em < 0 || em > 59 || (sh == eh && sm == em)) {
+      return true; /* an invalid window is a BadValue for the real balancer; ignored here */
+   }
+   time_t now = time (NULL);
+   struct tm tm;
+   localtime_r (&now, &tm);
+   int cur = tm.tm_hour * 60 + tm.tm_min, start = sh * 60 + sm, stop = eh * 60 + em;
+   return start < stop ? (cur >= start && cur < stop) : (cur >= start || cur < stop);
 }
 
 static bool
 sim_attempt_jumbo (void)
 {
-   sim_coll_t *settings = sim_coll_get ("config", "settings");
-   for (size_t p = 0; settings && p < settings->nparts; p++) {
-      for (size_t i = 0; i < settings->parts[p].docs.n; i++) {
-         bson_t view;
-         bson_iter_t it;
-         sim_pos_t pos = {p, i};
-         sim_coll_view (settings, pos, &view);
-         if (bson_iter_init_find (&it, &view, "_id") && BSON_ITER_HOLDS_UTF8 (&it) &&
-             !strcmp (bson_iter_utf8 (&it, NULL), "balancer") &&
-             bson_iter_init_find (&it, &view, "attemptToBalanceJumboChunks")) {
-            return bson_iter_as_bool (&it);
-         }
-      }
-   }
-   return false;
+   bson_t view;
+   bson_iter_t it;
+   return sim_setting_view ("balancer", &view) && bson_iter_init_find (&it, &view, "attemptToBalanceJumboChunks") &&
+          bson_iter_as_bool (&it);
 }
 
 /* config.migrations _id: "<ns>-<field>_<value>…" of the chunk's min. */
@@ -631,20 +609,10 @@ sim_balance_collection (sim_coll_t *coll, sim_ctab_t *t, sim_bshard_t *shards, s
 static bool
 sim_automerge_enabled (void)
 {
-   sim_coll_t *settings = sim_coll_get ("config", "settings");
-   for (size_t p = 0; settings && p < settings->nparts; p++) {
-      for (size_t i = 0; i < settings->parts[p].docs.n; i++) {
-         bson_t view;
-         bson_iter_t it;
-         sim_pos_t pos = {p, i};
-         sim_coll_view (settings, pos, &view);
-         if (bson_iter_init_find (&it, &view, "_id") && BSON_ITER_HOLDS_UTF8 (&it) &&
-             !strcmp (bson_iter_utf8 (&it, NULL), "automerge") && bson_iter_init_find (&it, &view, "enabled")) {
-            return bson_iter_as_bool (&it);
-         }
-      }
-   }
-   return true;
+   bson_t view;
+   bson_iter_t it;
+   return !sim_setting_view ("automerge", &view) || !bson_iter_init_find (&it, &view, "enabled") ||
+          bson_iter_as_bool (&it);
 }
 
 /* The automerger (7.0+): merges every run of adjacent chunks on one shard (same zone, not jumbo, not migrating). */

@@ -290,18 +290,10 @@ sim_chunk_size_bytes (const sim_shcoll_t *sc)
        bson_iter_as_int64 (&it) > 0) {
       return bson_iter_as_int64 (&it);
    }
-   sim_coll_t *settings = sim_coll_get ("config", "settings");
-   for (size_t p = 0; settings && p < settings->nparts; p++) {
-      for (size_t i = 0; i < settings->parts[p].docs.n; i++) {
-         bson_t view;
-         sim_pos_t pos = {p, i};
-         sim_coll_view (settings, pos, &view);
-         if (bson_iter_init_find (&it, &view, "_id") && BSON_ITER_HOLDS_UTF8 (&it) &&
-             !strcmp (bson_iter_utf8 (&it, NULL), "chunksize") && bson_iter_init_find (&it, &view, "value") &&
-             BSON_ITER_HOLDS_NUMBER (&it) && bson_iter_as_int64 (&it) > 0) {
-            return bson_iter_as_int64 (&it) * 1024 * 1024;
-         }
-      }
+   bson_t view;
+   if (sim_setting_view ("chunksize", &view) && bson_iter_init_find (&it, &view, "value") &&
+       BSON_ITER_HOLDS_NUMBER (&it) && bson_iter_as_int64 (&it) > 0) {
+      return bson_iter_as_int64 (&it) * 1024 * 1024;
    }
    if (sim_dyn.chunk_size_bytes > 0) {
       return sim_dyn.chunk_size_bytes;
@@ -549,21 +541,10 @@ sim_split_points (const sim_keys_t *keys, int64_t piece, bool top, size_t *at, i
 static bool
 sim_autosplit_enabled (void)
 {
-   sim_coll_t *settings = sim_coll_get ("config", "settings");
    bson_iter_t it;
-   for (size_t p = 0; settings && p < settings->nparts; p++) {
-      for (size_t i = 0; i < settings->parts[p].docs.n; i++) {
-         bson_t view;
-         sim_pos_t pos = {p, i};
-         sim_coll_view (settings, pos, &view);
-         if (bson_iter_init_find (&it, &view, "_id") && BSON_ITER_HOLDS_UTF8 (&it) &&
-             !strcmp (bson_iter_utf8 (&it, NULL), "autosplit") && bson_iter_init_find (&it, &view, "enabled") &&
-             !bson_iter_as_bool (&it)) {
-            return false;
-         }
-      }
-   }
-   return true;
+   bson_t view;
+   return !sim_setting_view ("autosplit", &view) || !bson_iter_init_find (&it, &view, "enabled") ||
+          bson_iter_as_bool (&it);
 }
 
 int
