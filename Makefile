@@ -41,15 +41,17 @@ SIMU_BINS := $(SIMU_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 BINDIR ?= $(if $(SAN),$(BUILD)/bin,bin)
 
-.PHONY: all deps test check units asan check-deps clean install demo format format-check docs fuzz bench valgrind
+.PHONY: all binaries deps test check units asan clean install demo format format-check docs fuzz bench valgrind
 
-all: check-deps $(BINDIR)/shardsh $(BINDIR)/shardsim
+# Every entry point (`make`, `make demo`, `make check`, `make test`) first runs the dependency step, which installs
+# Debian's packages only when one is missing; the build itself runs in a sub-make so pkg-config sees them.
+all: deps
+	@$(MAKE) --no-print-directory binaries
 
-check-deps:
-	@pkg-config --exists $(PKGS) $(SIM_PKGS) || { echo "missing build dependencies; run 'make deps'" >&2; exit 1; }
+binaries: $(BINDIR)/shardsh $(BINDIR)/shardsim
 
 deps:
-	@sh tests/deps.sh
+	sh tests/deps.sh
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -79,27 +81,24 @@ $(BUILD)/tests/simtest_%: tests/unit/simtest_%.c $(SIM_LIBOBJS) tests/unit/unit.
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) $(SIM_CFLAGS) $(CFLAGS) -Itests/unit -Itests/cluster -o $@ $< $(SIM_LIBOBJS) $(SANLD) $(SIM_LIBS)
 
-units: all $(UNIT_BINS) $(SIMU_BINS)
+units: binaries $(UNIT_BINS) $(SIMU_BINS)
 
 # The README's test command and CI's: builds everything, then runs the suite, the same suite under ASan+UBSan, and
 # a short fuzz run (TEST_FUZZ_SECONDS a target), ending with one tally line. Installs missing packages first, so a
 # fresh machine needs nothing by hand. `make check` is the plain suite alone (quicker while developing).
 TEST_FUZZ_SECONDS ?= 20
 
-test:
-	@sh tests/deps.sh
+test: deps
 	@$(MAKE) --no-print-directory -j2 units
 	@$(MAKE) --no-print-directory -j2 BUILD=build/asan SAN=1 units
 	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory -j2 $(FUZZ_BINS); fi
 	@BUILD=$(BUILD) BINDIR=$(BINDIR) SHARDSH_PASSES="plain asan fuzz" FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) sh tests/run.sh
 
-check:
-	@sh tests/deps.sh
+check: deps
 	@$(MAKE) --no-print-directory -j2 units
 	@BUILD=$(BUILD) BINDIR=$(BINDIR) sh tests/run.sh
 
-asan:
-	@sh tests/deps.sh
+asan: deps
 	@$(MAKE) --no-print-directory -j2 BUILD=build/asan SAN=1 units
 	@BUILD=build/asan BINDIR=build/asan/bin SHARDSH_PASSES=asan sh tests/run.sh
 
@@ -125,8 +124,7 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 # the unit test that replays the corpus and the saved crashes compiles the targets' sources in
 $(BUILD)/tests/test_fuzz_regressions: tests/fuzz/fuzz_parser.c tests/fuzz/fuzz_render.c tests/fuzz/fuzz.h
 
-fuzz:
-	@sh tests/deps.sh
+fuzz: deps
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) is needed (apt-get install clang)" >&2; exit 1; }
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 	@FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(FUZZ_SECONDS)
