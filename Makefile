@@ -141,11 +141,15 @@ install: all
 	install -m 0755 bin/shardsh $(DESTDIR)$(PREFIX)/bin/shardsh
 	if [ -f docs/shardsh.1 ]; then install -m 0644 docs/shardsh.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
 
+# One list of sources for `make format` and `make format-check` (CI runs the check before the tests).
+FORMAT_SRCS = $(sort $(wildcard shell/*.[ch] commands/*.[ch] views/*.[ch] tests/cluster/*.[ch] tests/unit/*.[ch] \
+                                tests/fuzz/*.[ch] bench/*.[ch]))
+
 format:
-	clang-format -i $(wildcard shell/*.[ch] commands/*.[ch] views/*.[ch] tests/cluster/*.[ch] tests/unit/*.[ch])
+	clang-format -i $(FORMAT_SRCS)
 
 format-check:
-	clang-format --dry-run -Werror $(wildcard shell/*.[ch] commands/*.[ch] views/*.[ch] tests/cluster/*.[ch])
+	@clang-format --dry-run -Werror $(FORMAT_SRCS) && echo "format-check: $(words $(FORMAT_SRCS)) files formatted"
 
 clean:
 	rm -rf build bin

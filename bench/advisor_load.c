@@ -95,7 +95,7 @@ load_indexes (mongoc_database_t *db, const char *coll, bson_error_t *error)
 int
 main (int argc, char **argv)
 {
-   static const char *const levels[] = {"DEBUG", "INFO", "WARN", "ERROR"};
+   static const char *const levels[] = { "DEBUG", "INFO", "WARN", "ERROR" };
    mongoc_client_t *client = NULL;
    mongoc_database_t *db = NULL;
    mongoc_collection_t *coll = NULL;

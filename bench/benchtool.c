@@ -199,7 +199,7 @@ cmd_load (int argc, char **argv)
       fprintf (stderr, "usage: benchtool load URI DB COLL N\n");
       return 2;
    }
-   static const char *regions[] = {"us-east", "us-west", "eu-west", "eu-central", "ap-south", "ap-east", "sa", "af"};
+   static const char *regions[] = { "us-east", "us-west", "eu-west", "eu-central", "ap-south", "ap-east", "sa", "af" };
    long long total = atoll (argv[3]);
    mongoc_client_t *c = client_for (argv[0]);
    mongoc_collection_t *coll = mongoc_client_get_collection (c, argv[1], argv[2]);
@@ -210,10 +210,10 @@ cmd_load (int argc, char **argv)
       for (long long i = base; i < total && i < base + 10000; i++) {
          char cust[32];
          snprintf (cust, sizeof cust, "c%05lld", (i * 7919) % 20000);
-         bson_t *doc = BCON_NEW ("_id", BCON_INT64 (i), "customer", BCON_UTF8 (cust), "region",
-                                 BCON_UTF8 (regions[i % 8]), "status", BCON_INT32 ((int32_t) (i % 3)), "ts",
-                                 BCON_DATE_TIME (1700000000000LL + i * 1000), "amount",
-                                 BCON_INT32 ((int32_t) ((i * 31) % 10000)));
+         bson_t *doc =
+            BCON_NEW ("_id", BCON_INT64 (i), "customer", BCON_UTF8 (cust), "region", BCON_UTF8 (regions[i % 8]),
+                      "status", BCON_INT32 ((int32_t) (i % 3)), "ts", BCON_DATE_TIME (1700000000000LL + i * 1000),
+                      "amount", BCON_INT32 ((int32_t) ((i * 31) % 10000)));
          mongoc_bulk_operation_insert (bulk, doc);
          bson_destroy (doc);
       }

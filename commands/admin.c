@@ -30,13 +30,45 @@ build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char
 }
 
 /* Commands that only read: allowed through db.adminCommand / db.runCommand under --readonly. */
-static const char *const read_only_commands[] = {
-   "aggregate", "analyzeShardKey", "balancerCollectionStatus", "balancerStatus", "buildInfo", "buildinfo",
-   "checkMetadataConsistency", "collStats", "connectionStatus", "count", "currentOp", "dataSize", "dbStats",
-   "distinct", "find", "getCmdLineOpts", "getDefaultRWConcern", "getLog", "getMore", "getParameter",
-   "getShardMap", "getShardVersion", "hello", "hostInfo", "isMaster", "ismaster", "isdbgrid", "listCollections",
-   "listCommands", "listDatabases", "listIndexes", "listShards", "ping", "serverStatus", "shardDrainingStatus",
-   "getTransitionToDedicatedConfigServerStatus", "validate", "whatsmyuri", NULL};
+static const char *const read_only_commands[] = { "aggregate",
+                                                  "analyzeShardKey",
+                                                  "balancerCollectionStatus",
+                                                  "balancerStatus",
+                                                  "buildInfo",
+                                                  "buildinfo",
+                                                  "checkMetadataConsistency",
+                                                  "collStats",
+                                                  "connectionStatus",
+                                                  "count",
+                                                  "currentOp",
+                                                  "dataSize",
+                                                  "dbStats",
+                                                  "distinct",
+                                                  "find",
+                                                  "getCmdLineOpts",
+                                                  "getDefaultRWConcern",
+                                                  "getLog",
+                                                  "getMore",
+                                                  "getParameter",
+                                                  "getShardMap",
+                                                  "getShardVersion",
+                                                  "hello",
+                                                  "hostInfo",
+                                                  "isMaster",
+                                                  "ismaster",
+                                                  "isdbgrid",
+                                                  "listCollections",
+                                                  "listCommands",
+                                                  "listDatabases",
+                                                  "listIndexes",
+                                                  "listShards",
+                                                  "ping",
+                                                  "serverStatus",
+                                                  "shardDrainingStatus",
+                                                  "getTransitionToDedicatedConfigServerStatus",
+                                                  "validate",
+                                                  "whatsmyuri",
+                                                  NULL };
 
 static bool
 raw_is_readonly (const sh_call_t *call)

@@ -41,8 +41,8 @@ advisor_args_release (advisor_args_t *a)
    a->db = a->coll = a->ns = NULL;
 }
 
-static const char *const advisor_option_names[] = {"sampleSize", "lowCardinality", "hotShare", "analyzeShardKey",
-                                                   "sampledQueries", NULL};
+static const char *const advisor_option_names[] = { "sampleSize",      "lowCardinality", "hotShare",
+                                                    "analyzeShardKey", "sampledQueries", NULL };
 
 static bool
 advisor_is_option_name (const char *k)
@@ -223,11 +223,11 @@ done:
 
 /* Everything read from the server, owned here. */
 typedef struct {
-   bson_t indexes;  /* listIndexes documents */
-   bson_t docs;     /* the $sample */
-   bson_t recent;   /* newest documents, oldest first (only when _id is not always an ObjectId) */
+   bson_t indexes; /* listIndexes documents */
+   bson_t docs;    /* the $sample */
+   bson_t recent;  /* newest documents, oldest first (only when _id is not always an ObjectId) */
    bool has_recent;
-   bson_t queries;  /* { filter, write } per sampled query */
+   bson_t queries; /* { filter, write } per sampled query */
    bool has_queries;
    int64_t total;
    char **shards;
@@ -600,8 +600,9 @@ advisor_print (sh_ctx_t *ctx, const advisor_args_t *a, const advisor_data_t *d, 
       fprintf (o, "not sharded\n");
    }
    if (!n) {
-      fprintf (o, "no candidate keys: no index could back a shard key; name one, e.g. sh.adviseShardKey(\"%s\", "
-                  "{field: 1})\n",
+      fprintf (o,
+               "no candidate keys: no index could back a shard key; name one, e.g. sh.adviseShardKey(\"%s\", "
+               "{field: 1})\n",
                a->ns);
       return;
    }
@@ -641,7 +642,7 @@ exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
    advisor_args_t a;
    advisor_data_t d;
-   sh_requests_t reqs = {.n = 0};
+   sh_requests_t reqs = { .n = 0 };
    advisor_result_t *results = NULL;
    size_t nres = 0, ri = 0;
    bson_t reply = BSON_INITIALIZER;
@@ -683,16 +684,16 @@ exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    if (a.queries && d.version[0] >= 7)
       advisor_read_queries (ctx, &a, &d);
 
-   cluster = (advisor_cluster_t){.key = d.sharded ? &d.key : NULL,
-                                 .chunks = d.chunks,
-                                 .nchunks = d.nchunks,
-                                 .shards = (const char *const *) d.shards,
-                                 .nshards = d.nshards,
-                                 .chunk_bytes = d.chunk_bytes};
-   sample = (advisor_sample_t){.docs = &d.docs,
-                               .recent = d.has_recent ? &d.recent : NULL,
-                               .queries = d.has_queries ? &d.queries : NULL,
-                               .total_docs = d.total};
+   cluster = (advisor_cluster_t){ .key = d.sharded ? &d.key : NULL,
+                                  .chunks = d.chunks,
+                                  .nchunks = d.nchunks,
+                                  .shards = (const char *const *) d.shards,
+                                  .nshards = d.nshards,
+                                  .chunk_bytes = d.chunk_bytes };
+   sample = (advisor_sample_t){ .docs = &d.docs,
+                                .recent = d.has_recent ? &d.recent : NULL,
+                                .queries = d.has_queries ? &d.queries : NULL,
+                                .total_docs = d.total };
    results = SH_ALLOC_ARRAY (advisor_result_t, ADVISOR_MAX_CANDIDATES + ADVISOR_MAX_VARIANTS);
    if (a.nkeys) {
       for (size_t i = 0; i < a.nkeys; i++) {

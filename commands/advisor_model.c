@@ -13,8 +13,8 @@
 
 #include "hashkey.h"
 
-#define ADVISOR_MAX_FIELDS 16   /* key fields analysed */
-#define ADVISOR_MAX_POINTS 64   /* equality points one query may expand to */
+#define ADVISOR_MAX_FIELDS 16 /* key fields analysed */
+#define ADVISOR_MAX_POINTS 64 /* equality points one query may expand to */
 #define ADVISOR_DEFAULT_CHUNK ((int64_t) 128 * 1024 * 1024)
 
 /* One sampled document under one candidate. */
@@ -30,12 +30,11 @@ typedef struct {
 advisor_limits_t
 advisor_limits_default (void)
 {
-   advisor_limits_t l = {.low_cardinality = 1000, .hot_share = 0.05, .monotonic = 0.7, .skew = 1.5};
+   advisor_limits_t l = { .low_cardinality = 1000, .hot_share = 0.05, .monotonic = 0.7, .skew = 1.5 };
    return l;
 }
 
 /* ---- BSON order ---- */
-
 
 static int
 advisor_cmp_i64 (int64_t a, int64_t b)
@@ -387,7 +386,7 @@ advisor_extract (const bson_t *doc, const bson_t *pattern, bool raw, bson_t *out
    if (bson_iter_init (&it, pattern)) {
       while (bson_iter_next (&it)) {
          const char *f = bson_iter_key (&it);
-         bson_value_t v, null_value = {.value_type = BSON_TYPE_NULL};
+         bson_value_t v, null_value = { .value_type = BSON_TYPE_NULL };
          bool arr = false;
          if (!advisor_path_value (doc, f, &v, &arr)) {
             v = null_value;
@@ -550,7 +549,7 @@ advisor_map_even (const bson_t *pattern, const advisor_entry_t *sorted, size_t n
       if (k == 0) {
          advisor_bound (pattern, NULL, false, &c->min);
       } else if (hashed_first) {
-         bson_value_t split = {.value_type = BSON_TYPE_INT64};
+         bson_value_t split = { .value_type = BSON_TYPE_INT64 };
          split.value.v_int64 = (int64_t) ((double) INT64_MIN + ((double) k / (double) ns) * 18446744073709551616.0);
          advisor_bound (pattern, &split, false, &c->min);
       } else {
@@ -716,7 +715,7 @@ advisor_target (const bson_t *filter, const bson_t *pattern, const advisor_map_t
    size_t nprefix = 1, depth = 0, reached = 0;
    bool *hit = bson_malloc0 (cluster->nshards ? cluster->nshards : 1);
    bool all_points = true, range_at_depth = false;
-   bson_value_t lo_v = {.value_type = BSON_TYPE_MINKEY}, hi_v = {.value_type = BSON_TYPE_MAXKEY};
+   bson_value_t lo_v = { .value_type = BSON_TYPE_MINKEY }, hi_v = { .value_type = BSON_TYPE_MAXKEY };
    bson_iter_t it;
    advisor_target_t t = ADVISOR_T_SCATTER;
 
@@ -1057,7 +1056,7 @@ advisor_queries (advisor_result_t *r, const advisor_sample_t *sample, const advi
                  const advisor_cluster_t *cluster)
 {
    bson_iter_t it, f;
-   int64_t rc[3] = {0, 0, 0}, wc[3] = {0, 0, 0};
+   int64_t rc[3] = { 0, 0, 0 }, wc[3] = { 0, 0, 0 };
    if (!sample->queries || !m->n || !bson_iter_init (&it, sample->queries))
       return;
    while (bson_iter_next (&it)) {
@@ -1092,8 +1091,8 @@ advisor_queries (advisor_result_t *r, const advisor_sample_t *sample, const advi
       r->write_multi = 100.0 * (double) wc[1] / (double) r->writes;
       r->write_scatter = 100.0 * (double) wc[2] / (double) r->writes;
    }
-   if (r->reads + r->writes > 0 &&
-       (double) (rc[2] + wc[2]) / (double) (r->reads + r->writes) >= 0.5 && cluster->nshards > 1)
+   if (r->reads + r->writes > 0 && (double) (rc[2] + wc[2]) / (double) (r->reads + r->writes) >= 0.5 &&
+       cluster->nshards > 1)
       r->findings |= ADVISOR_F_SCATTER;
 }
 
@@ -1106,7 +1105,7 @@ advisor_analyze (const advisor_sample_t *sample, const bson_t *key, const char *
    size_t n = 0, nrecent = 0;
    int64_t bytes = 0;
    bool all_oid = false, ok = false;
-   advisor_map_t map = {.v = NULL};
+   advisor_map_t map = { .v = NULL };
    int64_t chunk_bytes = cluster->chunk_bytes > 0 ? cluster->chunk_bytes : ADVISOR_DEFAULT_CHUNK;
 
    advisor_result_init (out);
@@ -1236,8 +1235,8 @@ advisor_known (const advisor_result_t *v, size_t n, const bson_t *keys, size_t n
 
 /* Appends key to keys unless known; takes ownership of key either way. */
 static size_t
-advisor_add_variant (const advisor_result_t *v, size_t n, bson_t *keys, char (*origins)[128], size_t nkeys,
-                     size_t max, bson_t *key, const char *what, const bson_t *of)
+advisor_add_variant (const advisor_result_t *v, size_t n, bson_t *keys, char (*origins)[128], size_t nkeys, size_t max,
+                     bson_t *key, const char *what, const bson_t *of)
 {
    char *of_s;
    if (nkeys >= max || advisor_known (v, n, keys, nkeys, key)) {
@@ -1578,8 +1577,8 @@ advisor_attach_server (advisor_result_t *r, const bson_t *reply, const char *err
       bool exact = srv_total > 0 && srv_sampled >= srv_total;
       double ratio = ours > 0 ? srv_distinct / ours : 0;
       double ratio_seen = r->distinct_sampled > 0 ? srv_distinct / (double) r->distinct_sampled : 0;
-      if (!(ratio >= 0.5 && ratio <= 2.0) && !(!exact && srv_sampled == (double) r->sampled && ratio_seen >= 0.5 &&
-                                               ratio_seen <= 2.0))
+      if (!(ratio >= 0.5 && ratio <= 2.0) &&
+          !(!exact && srv_sampled == (double) r->sampled && ratio_seen >= 0.5 && ratio_seen <= 2.0))
          advisor_part (diff,
                        "distinct values: the server counted %s in %s documents%s, shardsh saw %s in %s and estimates %s"
                        " (sample size: %s)",
@@ -1596,7 +1595,8 @@ advisor_attach_server (advisor_result_t *r, const bson_t *reply, const char *err
       double p = r->mcv[0].share;
       double tol = 3.0 * sqrt (p * (1.0 - p) / (double) (r->sampled ? r->sampled : 1)) + 0.02;
       if (fabs (srv_top - p) > tol)
-         advisor_part (diff, "top value: the server %.1f%%, shardsh %.1f%% (sample size: shardsh's %s documents give"
+         advisor_part (diff,
+                       "top value: the server %.1f%%, shardsh %.1f%% (sample size: shardsh's %s documents give"
                        " +/-%.1f points)",
                        100.0 * srv_top, 100.0 * p, advisor_count_string (r->sampled, a, sizeof a), 100.0 * tol);
    }
@@ -1649,17 +1649,17 @@ advisor_result_to_bson (const advisor_result_t *r, bson_t *out)
       unsigned bit;
       const char *name;
    } names[] = {
-      {ADVISOR_F_ARRAY, "array"},
-      {ADVISOR_F_MISSING, "missing"},
-      {ADVISOR_F_FEWER_THAN_SHARDS, "fewerValuesThanShards"},
-      {ADVISOR_F_LOW_CARDINALITY, "lowCardinality"},
-      {ADVISOR_F_HOT_VALUES, "hotValues"},
-      {ADVISOR_F_JUMBO_NOW, "jumboNow"},
-      {ADVISOR_F_MONOTONIC, "monotonic"},
-      {ADVISOR_F_WRITE_SKEW, "writeSkew"},
-      {ADVISOR_F_SCATTER, "scatterGather"},
-      {ADVISOR_F_HASHED_RANGES, "hashedRanges"},
-      {ADVISOR_F_NO_SAMPLE, "noSample"},
+      { ADVISOR_F_ARRAY, "array" },
+      { ADVISOR_F_MISSING, "missing" },
+      { ADVISOR_F_FEWER_THAN_SHARDS, "fewerValuesThanShards" },
+      { ADVISOR_F_LOW_CARDINALITY, "lowCardinality" },
+      { ADVISOR_F_HOT_VALUES, "hotValues" },
+      { ADVISOR_F_JUMBO_NOW, "jumboNow" },
+      { ADVISOR_F_MONOTONIC, "monotonic" },
+      { ADVISOR_F_WRITE_SKEW, "writeSkew" },
+      { ADVISOR_F_SCATTER, "scatterGather" },
+      { ADVISOR_F_HASHED_RANGES, "hashedRanges" },
+      { ADVISOR_F_NO_SAMPLE, "noSample" },
    };
 
    bson_init (out);

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ADVISOR_MCV 5         /* most common values reported, as analyzeShardKey's mostCommonValues */
-#define ADVISOR_NAME_LEN 64   /* shard names */
+#define ADVISOR_MCV 5       /* most common values reported, as analyzeShardKey's mostCommonValues */
+#define ADVISOR_NAME_LEN 64 /* shard names */
 #define ADVISOR_VERDICT_LEN 1024
 
 /* One chunk of a chunk map: bounds over the full shard key as config.chunks stores them (MinKey/MaxKey allowed,
@@ -28,18 +28,18 @@ typedef struct {
    const bson_t *key;             /* the collection's current shard key, NULL when it is not sharded */
    const advisor_chunk_t *chunks; /* its chunks sorted by min (ignored unless key is set) */
    size_t nchunks;
-   const char *const *shards;     /* the cluster's shard names */
+   const char *const *shards; /* the cluster's shard names */
    size_t nshards;
-   int64_t chunk_bytes;           /* the size at which the balancer splits a chunk (0: 128 MiB) */
+   int64_t chunk_bytes; /* the size at which the balancer splits a chunk (0: 128 MiB) */
 } advisor_cluster_t;
 
 /* What was read from the collection. Everything is borrowed. */
 typedef struct {
-   const bson_t *docs;   /* the $sample, an array document { "0": doc, … } in any order */
-   const bson_t *recent; /* the newest documents in insertion (natural) order, oldest first, or NULL: used for
-                          * monotonicity when the sample's _id values are not all ObjectIds */
+   const bson_t *docs;    /* the $sample, an array document { "0": doc, … } in any order */
+   const bson_t *recent;  /* the newest documents in insertion (natural) order, oldest first, or NULL: used for
+                           * monotonicity when the sample's _id values are not all ObjectIds */
    const bson_t *queries; /* sampled queries, an array of { filter: doc, write: bool }, or NULL */
-   int64_t total_docs;   /* documents in the collection, 0 when unknown */
+   int64_t total_docs;    /* documents in the collection, 0 when unknown */
 } advisor_sample_t;
 
 /* Thresholds behind the findings. advisor_limits_default() gives the documented values. */
@@ -52,9 +52,9 @@ typedef struct {
 } advisor_limits_t;
 
 typedef enum {
-   ADVISOR_ORDER_NONE = 0,  /* insertion order unknown: monotonicity unknown */
-   ADVISOR_ORDER_OBJECTID,  /* from the ObjectId of _id (its time, then its counter) */
-   ADVISOR_ORDER_NATURAL,   /* from the natural order of the newest documents */
+   ADVISOR_ORDER_NONE = 0, /* insertion order unknown: monotonicity unknown */
+   ADVISOR_ORDER_OBJECTID, /* from the ObjectId of _id (its time, then its counter) */
+   ADVISOR_ORDER_NATURAL,  /* from the natural order of the newest documents */
 } advisor_order_t;
 
 typedef enum {
@@ -66,17 +66,17 @@ typedef enum {
 
 /* Findings: a bit set, each tied to a passage of the seed documents (see docs/advisor.md). */
 enum {
-   ADVISOR_F_ARRAY = 1 << 0,           /* arrays in a key field: sh.shardCollection fails */
-   ADVISOR_F_MISSING = 1 << 1,         /* documents without the key: they all share the null value */
+   ADVISOR_F_ARRAY = 1 << 0,             /* arrays in a key field: sh.shardCollection fails */
+   ADVISOR_F_MISSING = 1 << 1,           /* documents without the key: they all share the null value */
    ADVISOR_F_FEWER_THAN_SHARDS = 1 << 2, /* fewer distinct values than shards */
-   ADVISOR_F_LOW_CARDINALITY = 1 << 3, /* few distinct values: few chunks, adding shards will not help */
-   ADVISOR_F_HOT_VALUES = 1 << 4,      /* common values: their chunks cannot be split and become jumbo */
-   ADVISOR_F_JUMBO_NOW = 1 << 5,       /* the most common value already holds more than a chunk's size */
-   ADVISOR_F_MONOTONIC = 1 << 6,       /* grows or shrinks with insertion order: one chunk takes every insert */
-   ADVISOR_F_WRITE_SKEW = 1 << 7,      /* the next inserts concentrate on one shard */
-   ADVISOR_F_SCATTER = 1 << 8,         /* sampled queries would mostly go to every shard */
-   ADVISOR_F_HASHED_RANGES = 1 << 9,   /* hashed: range queries on the field go to every shard */
-   ADVISOR_F_NO_SAMPLE = 1 << 10,      /* nothing was sampled */
+   ADVISOR_F_LOW_CARDINALITY = 1 << 3,   /* few distinct values: few chunks, adding shards will not help */
+   ADVISOR_F_HOT_VALUES = 1 << 4,        /* common values: their chunks cannot be split and become jumbo */
+   ADVISOR_F_JUMBO_NOW = 1 << 5,         /* the most common value already holds more than a chunk's size */
+   ADVISOR_F_MONOTONIC = 1 << 6,         /* grows or shrinks with insertion order: one chunk takes every insert */
+   ADVISOR_F_WRITE_SKEW = 1 << 7,        /* the next inserts concentrate on one shard */
+   ADVISOR_F_SCATTER = 1 << 8,           /* sampled queries would mostly go to every shard */
+   ADVISOR_F_HASHED_RANGES = 1 << 9,     /* hashed: range queries on the field go to every shard */
+   ADVISOR_F_NO_SAMPLE = 1 << 10,        /* nothing was sampled */
 };
 
 typedef struct {
@@ -92,37 +92,37 @@ typedef struct {
 
 /* The figures of one candidate, its verdict and its rank score. Released with advisor_result_destroy. */
 typedef struct {
-   bson_t key;                    /* the candidate, e.g. { ts: 1 } or { ts: "hashed" } */
-   char origin[128];              /* "index ts_1", "given", "hashed variant of { ts: 1 }", … */
-   bool hashed;                   /* one of its fields is hashed */
-   int64_t sampled;               /* documents analysed */
-   int64_t missing;               /* documents where a key field is absent (treated as null, as the server does) */
-   int64_t arrays;                /* documents with an array in a key field */
+   bson_t key;       /* the candidate, e.g. { ts: 1 } or { ts: "hashed" } */
+   char origin[128]; /* "index ts_1", "given", "hashed variant of { ts: 1 }", … */
+   bool hashed;      /* one of its fields is hashed */
+   int64_t sampled;  /* documents analysed */
+   int64_t missing;  /* documents where a key field is absent (treated as null, as the server does) */
+   int64_t arrays;   /* documents with an array in a key field */
 
    /* cardinality */
-   int64_t distinct_sampled;      /* distinct key values among the sampled documents */
-   int64_t distinct_estimated;    /* estimated in the whole collection (Chao1; total_docs when all were unique) */
-   bool all_unique;               /* no value repeated in the sample */
+   int64_t distinct_sampled;   /* distinct key values among the sampled documents */
+   int64_t distinct_estimated; /* estimated in the whole collection (Chao1; total_docs when all were unique) */
+   bool all_unique;            /* no value repeated in the sample */
 
    /* frequency */
    advisor_mcv_t mcv[ADVISOR_MCV];
    size_t nmcv;
-   size_t nhot;                   /* values holding at least hot_share (counted among the first ADVISOR_MCV) */
-   double hot_share;              /* their combined share */
-   int64_t avg_doc_bytes;         /* mean BSON size of the sampled documents */
-   int64_t jumbo_at_docs;         /* collection size (documents) at which the top value fills a chunk; 0 none */
+   size_t nhot;           /* values holding at least hot_share (counted among the first ADVISOR_MCV) */
+   double hot_share;      /* their combined share */
+   int64_t avg_doc_bytes; /* mean BSON size of the sampled documents */
+   int64_t jumbo_at_docs; /* collection size (documents) at which the top value fills a chunk; 0 none */
 
    /* monotonicity */
    advisor_order_t order;
-   double correlation;            /* Spearman rank correlation of key and insertion order (0 when unknown) */
+   double correlation; /* Spearman rank correlation of key and insertion order (0 when unknown) */
    advisor_mono_t mono;
 
    /* predicted write spread over the shards */
-   advisor_spread_t *spread;      /* one per shard, in the cluster's shard order */
+   advisor_spread_t *spread; /* one per shard, in the cluster's shard order */
    size_t nspread;
-   bool spread_actual;            /* under the collection's chunk map (else a hypothetical even split) */
-   bool spread_extrapolated;      /* monotonic: every next insert lands beyond the newest value */
-   int shards_reached;            /* shards receiving any of the next inserts */
+   bool spread_actual;       /* under the collection's chunk map (else a hypothetical even split) */
+   bool spread_extrapolated; /* monotonic: every next insert lands beyond the newest value */
+   int shards_reached;       /* shards receiving any of the next inserts */
    double max_shard_share;
 
    /* query targeting from sampled queries */
@@ -132,14 +132,14 @@ typedef struct {
 
    /* verdict */
    unsigned findings;
-   int score;                     /* 0 … 100, higher is better */
+   int score; /* 0 … 100, higher is better */
    char verdict[ADVISOR_VERDICT_LEN];
 
    /* the server's analyzeShardKey (7.0+), beside shardsh's figures */
    bool has_server;
-   bson_t server;                 /* { numDocsSampled, numDistinctValues, topFrequency, monotonicity, … } or
-                                   * { error } */
-   char server_note[512];         /* agreement, or why the figures differ */
+   bson_t server;         /* { numDocsSampled, numDistinctValues, topFrequency, monotonicity, … } or
+                           * { error } */
+   char server_note[512]; /* agreement, or why the figures differ */
 } advisor_result_t;
 
 /* The documented thresholds. */

@@ -63,7 +63,9 @@ type_list (unsigned types, char *buf, size_t len)
    static const struct {
       unsigned bit;
       const char *name;
-   } names[] = {{ARG_STRING, "string"}, {ARG_NUMBER, "number"}, {ARG_BOOL, "boolean"}, {ARG_OBJECT, "object"}};
+   } names[] = {
+      { ARG_STRING, "string" }, { ARG_NUMBER, "number" }, { ARG_BOOL, "boolean" }, { ARG_OBJECT, "object" }
+   };
    buf[0] = '\0';
    for (size_t j = 0; j < sizeof names / sizeof names[0]; j++) {
       if (types & names[j].bit) {
@@ -101,8 +103,8 @@ args_check (const sh_call_t *call, int i, unsigned types, bool required, const c
       return true;
    type_list (types, expected, sizeof expected);
    sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[i] : call->pos,
-                    "[COMMON-10001] Argument at position %d must be of type %s, got %s instead (%s.%s)", i, expected,
-                    t, owner, method);
+                    "[COMMON-10001] Argument at position %d must be of type %s, got %s instead (%s.%s)", i, expected, t,
+                    owner, method);
    return false;
 }
 

@@ -80,7 +80,7 @@ exec_get_balancer_state (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
    bson_t doc;
    bson_iter_t it;
-   bson_value_t v = {.value_type = BSON_TYPE_BOOL};
+   bson_value_t v = { .value_type = BSON_TYPE_BOOL };
    bool found, ok = false;
    (void) call;
 
@@ -161,7 +161,6 @@ const sh_cmd_t cmd_sh_is_balancer_running = {
    .build = build_balancer_status,
 };
 
-
 static bool
 build_balancer_collection_status (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
@@ -170,8 +169,7 @@ build_balancer_collection_status (const sh_call_t *call, sh_requests_t *out, sh_
 }
 
 static bool
-build_set_allow_migrations (const sh_call_t *call, sh_requests_t *out, const char *method, bool allow,
-                            sh_error_t *err)
+build_set_allow_migrations (const sh_call_t *call, sh_requests_t *out, const char *method, bool allow, sh_error_t *err)
 {
    bson_t *cmd;
    if (!args_check (call, 0, ARG_STRING, true, "Shard", method, err))
@@ -247,8 +245,7 @@ poll_status (sh_ctx_t *ctx, bson_t *reply, bool *in_round, int64_t *rounds, bool
  * until_off: mode "off" and no round in progress; wait_round: a round that started after the call has finished;
  * otherwise: no round in progress. Prints the last status. */
 static bool
-wait_balancer (sh_ctx_t *ctx, const sh_call_t *call, bool until_off, bool wait_round, int timeout_arg,
-               sh_error_t *err)
+wait_balancer (sh_ctx_t *ctx, const sh_call_t *call, bool until_off, bool wait_round, int timeout_arg, sh_error_t *err)
 {
    bson_t reply = BSON_INITIALIZER;
    bson_iter_t it;
@@ -327,7 +324,7 @@ exec_get_balancer_window (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       if (found && bson_iter_init_find (&it, &doc, "activeWindow")) {
          cmd_print_value (ctx, bson_iter_value (&it));
       } else {
-         bson_value_t null_value = {.value_type = BSON_TYPE_NULL};
+         bson_value_t null_value = { .value_type = BSON_TYPE_NULL };
          cmd_print_value (ctx, &null_value);
       }
    }
@@ -348,7 +345,7 @@ is_hhmm (const char *s)
 static bool
 build_set_balancer_window (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   bson_value_t window = {.value_type = BSON_TYPE_DOCUMENT};
+   bson_value_t window = { .value_type = BSON_TYPE_DOCUMENT };
    bson_t doc = BSON_INITIALIZER;
    const char *start, *stop;
    bool ok = false;
@@ -375,8 +372,7 @@ build_set_balancer_window (const sh_call_t *call, sh_requests_t *out, sh_error_t
    BSON_APPEND_UTF8 (&doc, "stop", stop);
    window.value.v_doc.data = (uint8_t *) bson_get_data (&doc);
    window.value.v_doc.data_len = doc.len;
-   cmd_append_settings_update (sh_requests_add (out, "config", CONN_ADMIN), "balancer", "activeWindow", &window,
-                               60000);
+   cmd_append_settings_update (sh_requests_add (out, "config", CONN_ADMIN), "balancer", "activeWindow", &window, 60000);
    ok = true;
 done:
    bson_destroy (&doc);

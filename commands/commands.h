@@ -23,9 +23,9 @@ typedef enum {
 } cmd_flags_t;
 
 typedef enum {
-   CMD_RET_RAW = 0,  /* the whole reply document of the last request */
-   CMD_RET_UPDATE,   /* an UpdateResult: { acknowledged, insertedId, matchedCount, modifiedCount, upsertedCount } */
-   CMD_RET_NONE,     /* nothing is printed */
+   CMD_RET_RAW = 0, /* the whole reply document of the last request */
+   CMD_RET_UPDATE,  /* an UpdateResult: { acknowledged, insertedId, matchedCount, modifiedCount, upsertedCount } */
+   CMD_RET_NONE,    /* nothing is printed */
 } cmd_ret_t;
 
 /* One request a helper sends: the database, the exact command document (field order and BSON types as mongosh
@@ -50,17 +50,17 @@ struct sh_cmd;
  * parsed statement and the context, valid for the duration of one dispatch. */
 typedef struct {
    const struct sh_cmd *cmd;
-   const char *db;          /* database it runs on: the current one, or getSiblingDB's */
-   const char *coll;        /* db.<coll>.<method>: the collection, else NULL */
-   const bson_t *args;      /* arguments as an array document ({"0": …}); never NULL */
+   const char *db;     /* database it runs on: the current one, or getSiblingDB's */
+   const char *coll;   /* db.<coll>.<method>: the collection, else NULL */
+   const bson_t *args; /* arguments as an array document ({"0": …}); never NULL */
    int argc;
-   const sh_pos_t *arg_pos; /* argc positions, or NULL */
-   sh_pos_t pos;            /* the helper's name in the source */
-   sh_pos_t close_pos;      /* its closing parenthesis */
-   const bson_t *sort;      /* .sort(doc) after a read, or NULL */
+   const sh_pos_t *arg_pos;      /* argc positions, or NULL */
+   sh_pos_t pos;                 /* the helper's name in the source */
+   sh_pos_t close_pos;           /* its closing parenthesis */
+   const bson_t *sort;           /* .sort(doc) after a read, or NULL */
    const bson_t *projection_mod; /* reserved */
-   int64_t limit;           /* .limit(n), 0 when absent */
-   int64_t skip;            /* .skip(n), 0 when absent */
+   int64_t limit;                /* .limit(n), 0 when absent */
+   int64_t skip;                 /* .skip(n), 0 when absent */
 } sh_call_t;
 
 /* Pure: turns a call into requests appended to out (out->n starts at 0; each request's cmd is initialised by the
@@ -85,7 +85,7 @@ typedef struct sh_cmd {
    cmd_exec_fn exec;     /* NULL: the shared executor (run build's requests, render per ret) */
    bool (*destructive_if) (const sh_call_t *call); /* when set, decides CMD_DESTRUCTIVE per call */
    bool (*readonly_if) (const sh_call_t *call);    /* when set, decides CMD_READONLY per call */
-   const char *not_found_hint; /* appended to a CommandNotFound (59) error, as mongosh appends it */
+   const char *not_found_hint;                     /* appended to a CommandNotFound (59) error, as mongosh appends it */
    int dbref_arg;         /* 1-based position of an argument that may be a Database object (db or
                            * db.getSiblingDB("x"), sh.status's configDB); 0: none. Given, it skips the mongos check */
    const char *arg_kinds; /* live completion per argument position, comma-separated: "ns", "shard", "zone", "db",

@@ -102,8 +102,8 @@ cmd_complete_values (sh_ctx_t *ctx, const char *kind, const char *db)
       path = "name";
    } else if (!strcmp (kind, "db")) {
       /* listDatabases is not a cursor command: the names come from config.databases */
-      cmd = BCON_NEW ("find", BCON_UTF8 ("databases"), "filter", "{", "}", "projection", "{", "_id", BCON_INT32 (1),
-                      "}");
+      cmd =
+         BCON_NEW ("find", BCON_UTF8 ("databases"), "filter", "{", "}", "projection", "{", "_id", BCON_INT32 (1), "}");
    } else {
       goto done;
    }

@@ -138,13 +138,13 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       goto done;
    }
    if (!strcmp (name, "db.collection.findOne")) {
-      bson_value_t null_value = {.value_type = BSON_TYPE_NULL};
+      bson_value_t null_value = { .value_type = BSON_TYPE_NULL };
       if (bson_iter_init (&it, &docs) && bson_iter_next (&it))
          cmd_print_value (ctx, bson_iter_value (&it));
       else
          cmd_print_value (ctx, &null_value);
    } else if (!strcmp (name, "db.collection.countDocuments")) {
-      bson_value_t n = {.value_type = BSON_TYPE_INT32};
+      bson_value_t n = { .value_type = BSON_TYPE_INT32 };
       bson_iter_t f;
       n.value.v_int32 = 0;
       if (bson_iter_init (&it, &docs) && bson_iter_next (&it) && bson_iter_recurse (&it, &f) &&
@@ -175,9 +175,15 @@ exec_distinct (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    return ok;
 }
 
-#define CRUD_ENTRY(var, nm, use, sum, snd, ex, b, e)                                                        \
-   const sh_cmd_t var = {.name = nm, .usage = use, .summary = sum, .sends = snd, .example = ex,           \
-                         .flags = CMD_READONLY, .build = b, .exec = e}
+#define CRUD_ENTRY(var, nm, use, sum, snd, ex, b, e)                                                                   \
+   const sh_cmd_t var = { .name = nm,                                                                                  \
+                          .usage = use,                                                                                \
+                          .summary = sum,                                                                              \
+                          .sends = snd,                                                                                \
+                          .example = ex,                                                                               \
+                          .flags = CMD_READONLY,                                                                       \
+                          .build = b,                                                                                  \
+                          .exec = e }
 
 CRUD_ENTRY (cmd_db_coll_find, "db.collection.find", "db.<collection>.find([filter][, projection])",
             "Read documents; chain .sort(doc), .skip(n), .limit(n)",

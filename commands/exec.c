@@ -65,7 +65,7 @@ render_update_result (sh_ctx_t *ctx, const bson_t *reply, sh_error_t *err)
       bson_iter_t f;
       sh_error_set (err, SH_ERR_SERVER, "%s",
                     bson_iter_init_find (&f, &we, "errmsg") && BSON_ITER_HOLDS_UTF8 (&f) ? bson_iter_utf8 (&f, NULL)
-                                                                                     : "write error");
+                                                                                         : "write error");
       if (bson_iter_init_find (&f, &we, "code") && BSON_ITER_HOLDS_NUMBER (&f))
          err->code = (int) bson_iter_as_int64 (&f);
       if (bson_iter_init_find (&f, &we, "codeName") && BSON_ITER_HOLDS_UTF8 (&f))
@@ -106,7 +106,7 @@ render_update_result (sh_ctx_t *ctx, const bson_t *reply, sh_error_t *err)
 bool
 cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
+   sh_requests_t reqs = { .n = 0 };
    bson_t reply = BSON_INITIALIZER;
    bool ok = false;
 
@@ -173,7 +173,7 @@ cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key)
 bool
 cmd_run_build (sh_ctx_t *ctx, const sh_call_t *call, bson_t *reply, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
+   sh_requests_t reqs = { .n = 0 };
    bool ok = false;
 
    bson_init (reply);
@@ -189,7 +189,7 @@ done:
 bool
 cmd_run_build_docs (sh_ctx_t *ctx, const sh_call_t *call, size_t max, bson_t *docs, bool *more, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
+   sh_requests_t reqs = { .n = 0 };
    bool ok = false;
 
    bson_init (docs);
@@ -310,10 +310,9 @@ cmd_append_config_update (bson_t *cmd, const char *coll, const bson_value_t *id,
 }
 
 void
-cmd_append_settings_update (bson_t *cmd, const char *id, const char *field, const bson_value_t *value,
-                            int32_t wtimeout)
+cmd_append_settings_update (bson_t *cmd, const char *id, const char *field, const bson_value_t *value, int32_t wtimeout)
 {
-   bson_value_t idv = {.value_type = BSON_TYPE_UTF8};
+   bson_value_t idv = { .value_type = BSON_TYPE_UTF8 };
    idv.value.v_utf8.str = (char *) id;
    idv.value.v_utf8.len = (uint32_t) strlen (id);
    cmd_append_config_update (cmd, "settings", &idv, "$set", field, value, true, wtimeout);

@@ -16,7 +16,7 @@ static bool
 exec_convert_shard_key_to_hashed (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
    bson_iter_t it;
-   bson_value_t v = {.value_type = BSON_TYPE_INT64};
+   bson_value_t v = { .value_type = BSON_TYPE_INT64 };
    if (!args_check (call, 0, ARG_ANY, true, "Mongo", "convertShardKeyToHashed", err) || !args_get (call, 0, &it))
       return false;
    v.value.v_int64 = hashkey_value (bson_iter_value (&it));

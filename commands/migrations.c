@@ -188,7 +188,7 @@ build_recent_migrations (const sh_call_t *call, sh_requests_t *out, sh_error_t *
 static bool
 exec_recent_migrations (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
+   sh_requests_t reqs = { .n = 0 };
    bson_t docs = BSON_INITIALIZER, result = BSON_INITIALIZER;
    bson_iter_t it;
    uint32_t n = 0;
@@ -247,7 +247,7 @@ exec_recent_failed_rounds (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
    bson_t docs, result = BSON_INITIALIZER;
    bson_iter_t it, f;
    int32_t count = 0;
-   bson_value_t last_err = {.value_type = BSON_TYPE_UTF8}, last_time = {.value_type = BSON_TYPE_UTF8};
+   bson_value_t last_err = { .value_type = BSON_TYPE_UTF8 }, last_time = { .value_type = BSON_TYPE_UTF8 };
    bool ok = false;
 
    last_err.value.v_utf8.str = (char *) "";

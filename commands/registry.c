@@ -10,8 +10,8 @@ extern const sh_cmd_t cmd_sh_add_shard_to_zone, cmd_sh_add_shard_tag, cmd_sh_rem
    cmd_sh_remove_shard_tag, cmd_sh_update_zone_key_range, cmd_sh_add_tag_range, cmd_sh_remove_range_from_zone,
    cmd_sh_remove_tag_range;
 extern const sh_cmd_t cmd_sh_split_at, cmd_sh_split_find, cmd_sh_move_chunk, cmd_sh_move_range;
-extern const sh_cmd_t cmd_sh_start_balancer, cmd_sh_stop_balancer, cmd_sh_set_balancer_state,
-   cmd_sh_get_balancer_state, cmd_sh_is_balancer_running;
+extern const sh_cmd_t cmd_sh_start_balancer, cmd_sh_stop_balancer, cmd_sh_set_balancer_state, cmd_sh_get_balancer_state,
+   cmd_sh_is_balancer_running;
 extern const sh_cmd_t cmd_db_admin_command, cmd_db_run_command;
 extern const sh_cmd_t cmd_db_coll_find, cmd_db_coll_find_one, cmd_db_coll_count_documents, cmd_db_coll_aggregate,
    cmd_db_coll_distinct, cmd_db_coll_get_indexes;

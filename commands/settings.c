@@ -19,14 +19,14 @@ typedef struct {
 } settings_write_t;
 
 static const settings_write_t settings_writes[] = {
-   {"sh.enableAutoSplit", "autosplit", NULL, NULL, {.value_type = BSON_TYPE_BOOL, .value.v_bool = true}},
-   {"sh.disableAutoSplit", "autosplit", NULL, NULL, {.value_type = BSON_TYPE_BOOL, .value.v_bool = false}},
-   {"sh.startAutoMerger", "automerge", NULL, NULL, {.value_type = BSON_TYPE_BOOL, .value.v_bool = true}},
-   {"sh.stopAutoMerger", "automerge", NULL, NULL, {.value_type = BSON_TYPE_BOOL, .value.v_bool = false}},
-   {"sh.enableBalancing", NULL, "$set", "noBalance", {.value_type = BSON_TYPE_BOOL, .value.v_bool = false}},
-   {"sh.disableBalancing", NULL, "$set", "noBalance", {.value_type = BSON_TYPE_BOOL, .value.v_bool = true}},
-   {"sh.disableAutoMerger", NULL, "$set", "enableAutoMerge", {.value_type = BSON_TYPE_BOOL, .value.v_bool = false}},
-   {"sh.enableAutoMerger", NULL, "$unset", "enableAutoMerge", {.value_type = BSON_TYPE_INT32, .value.v_int32 = 1}},
+   { "sh.enableAutoSplit", "autosplit", NULL, NULL, { .value_type = BSON_TYPE_BOOL, .value.v_bool = true } },
+   { "sh.disableAutoSplit", "autosplit", NULL, NULL, { .value_type = BSON_TYPE_BOOL, .value.v_bool = false } },
+   { "sh.startAutoMerger", "automerge", NULL, NULL, { .value_type = BSON_TYPE_BOOL, .value.v_bool = true } },
+   { "sh.stopAutoMerger", "automerge", NULL, NULL, { .value_type = BSON_TYPE_BOOL, .value.v_bool = false } },
+   { "sh.enableBalancing", NULL, "$set", "noBalance", { .value_type = BSON_TYPE_BOOL, .value.v_bool = false } },
+   { "sh.disableBalancing", NULL, "$set", "noBalance", { .value_type = BSON_TYPE_BOOL, .value.v_bool = true } },
+   { "sh.disableAutoMerger", NULL, "$set", "enableAutoMerge", { .value_type = BSON_TYPE_BOOL, .value.v_bool = false } },
+   { "sh.enableAutoMerger", NULL, "$unset", "enableAutoMerge", { .value_type = BSON_TYPE_INT32, .value.v_int32 = 1 } },
 };
 
 /* The build() of every entry of settings_writes. */
@@ -97,13 +97,13 @@ exec_is_auto_merger_enabled (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *e
       goto done;
    if (!cmd_dry_run (ctx)) {
       if (!found) {
-         bson_value_t t = {.value_type = BSON_TYPE_BOOL};
+         bson_value_t t = { .value_type = BSON_TYPE_BOOL };
          t.value.v_bool = true;
          cmd_print_value (ctx, &t);
       } else if (bson_iter_init_find (&it, &doc, "enabled")) {
          cmd_print_value (ctx, bson_iter_value (&it));
       } else {
-         bson_value_t u = {.value_type = BSON_TYPE_UNDEFINED};
+         bson_value_t u = { .value_type = BSON_TYPE_UNDEFINED };
          cmd_print_value (ctx, &u);
       }
    }

@@ -156,8 +156,8 @@ exec_remove_shard (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
          bool any = false;
          while (bson_iter_next (&d)) {
             if (BSON_ITER_HOLDS_UTF8 (&d)) {
-               fprintf (ctx->out_fp, "%s%s", any ? ", " : "databases to move with movePrimary: ",
-                        bson_iter_utf8 (&d, NULL));
+               fprintf (ctx->out_fp, "%s%s",
+                        any ? ", " : "databases to move with movePrimary: ", bson_iter_utf8 (&d, NULL));
                any = true;
             }
          }

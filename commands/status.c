@@ -28,10 +28,22 @@ typedef struct {
 static size_t
 status_docs (status_t *s, bson_t *all[16])
 {
-   bson_t *v[] = {&s->version, &s->shards, &s->mongos, &s->settings_autosplit, &s->settings_automerge,
-                  &s->settings_balancer, &s->settings_window, &s->locks, &s->actionlog, &s->ok_migrations,
-                  &s->failed_migrations, &s->databases, &s->collections, &s->distribution, &s->balancer_status,
-                  &s->result};
+   bson_t *v[] = { &s->version,
+                   &s->shards,
+                   &s->mongos,
+                   &s->settings_autosplit,
+                   &s->settings_automerge,
+                   &s->settings_balancer,
+                   &s->settings_window,
+                   &s->locks,
+                   &s->actionlog,
+                   &s->ok_migrations,
+                   &s->failed_migrations,
+                   &s->databases,
+                   &s->collections,
+                   &s->distribution,
+                   &s->balancer_status,
+                   &s->result };
    memcpy (all, v, sizeof v);
    return sizeof v / sizeof v[0];
 }
@@ -262,8 +274,8 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
    const char *running = "unknown";
    bool has_actionlog, ok = false;
    int32_t failed = 0;
-   bson_value_t last_err = {.value_type = BSON_TYPE_UNDEFINED}, last_time = {.value_type = BSON_TYPE_UTF8};
-   migration_rows_t rows = {.n = 0};
+   bson_value_t last_err = { .value_type = BSON_TYPE_UNDEFINED }, last_time = { .value_type = BSON_TYPE_UTF8 };
+   migration_rows_t rows = { .n = 0 };
    char *line = NULL;
 
    last_time.value.v_utf8.str = (char *) " ";
@@ -557,8 +569,9 @@ status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verb
          continue;
       n++;
       BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
-      static const char *const fields[][2] = {{"min", "min"}, {"max", "max"}, {"shard", "on shard"},
-                                              {"lastmod", "last modified"}};
+      static const char *const fields[][2] = {
+         { "min", "min" }, { "max", "max" }, { "shard", "on shard" }, { "lastmod", "last modified" }
+      };
       for (size_t i = 0; i < 4; i++) {
          if (bson_iter_init_find (&f, &d, fields[i][0]))
             bson_append_value (&entry, fields[i][1], -1, bson_iter_value (&f));
@@ -582,7 +595,7 @@ status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verb
          continue;
       bson_uint32_to_string (n++, &kk, k, sizeof k);
       BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
-      static const char *const tag_fields[] = {"tag", "min", "max"};
+      static const char *const tag_fields[] = { "tag", "min", "max" };
       for (size_t i = 0; i < 3; i++) {
          if (bson_iter_init_find (&f, &d, tag_fields[i]))
             bson_append_value (&entry, tag_fields[i], -1, bson_iter_value (&f));

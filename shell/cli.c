@@ -66,8 +66,8 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
       }
       if (a[1] == '-') {
          eq = strchr (a, '=');
-         bson_strncpy (name, a, eq ? (size_t) (eq - a) + 1 < sizeof name ? (size_t) (eq - a) + 1 : sizeof name
-                                   : sizeof name);
+         bson_strncpy (name, a,
+                       eq ? (size_t) (eq - a) + 1 < sizeof name ? (size_t) (eq - a) + 1 : sizeof name : sizeof name);
       } else {
          bson_strncpy (name, a, sizeof name);
       }
@@ -196,38 +196,39 @@ sh_options_release (sh_options_t *opts)
 void
 sh_options_usage (FILE *out)
 {
-   fputs ("Usage: shardsh [options] [connection string] [file.js ...]\n"
-          "\n"
-          "An administration shell for MongoDB sharded clusters: mongosh's sh.* helpers, scripts and a live dashboard.\n"
-          "\n"
-          "Connection (as mongosh spells it):\n"
-          "  mongodb://host:port/db      connection string (default mongodb://127.0.0.1:27017/test);\n"
-          "                              host:port/db or a bare database name also work\n"
-          "  --host HOST, --port PORT    server to connect to\n"
-          "  -u, --username USER         user name; -p, --password [PW] password (asked for without echo)\n"
-          "  --authenticationDatabase DB database that holds the user\n"
-          "  --tls, --tlsCAFile FILE, --tlsCertificateKeyFile FILE\n"
-          "\n"
-          "What to run:\n"
-          "  --eval CODE                 run CODE (repeatable); no prompt\n"
-          "  -f, --file FILE             run a script (repeatable); *.js arguments too. Standard input when it is not\n"
-          "                              a terminal. Every script is parsed whole before anything is sent.\n"
-          "  --continue-on-error         keep running a script after a failed statement\n"
-          "  --dashboard                 the live ncurses dashboard (--interval SECONDS, -n FRAMES, --once)\n"
-          "\n"
-          "Safety and output:\n"
-          "  --dry-run                   print every request that would be sent; send nothing (no server needed)\n"
-          "  --readonly                  refuse every command that changes the cluster\n"
-          "  --yes                       do not ask before commands that move data or stop balancing\n"
-          "  --json                      one relaxed Extended JSON document per result line\n"
-          "  --no-color                  no colours (also when NO_COLOR is set)\n"
-          "  --quiet                     no banner\n"
-          "  --norc                      do not run ~/.shardshrc\n"
-          "  --version, --help\n"
-          "\n"
-          "Exit status: 0 success; 1 a statement failed (the server's code and codeName are shown);\n"
-          "2 bad options or a parse error (nothing was sent).\n",
-          out);
+   fputs (
+      "Usage: shardsh [options] [connection string] [file.js ...]\n"
+      "\n"
+      "An administration shell for MongoDB sharded clusters: mongosh's sh.* helpers, scripts and a live dashboard.\n"
+      "\n"
+      "Connection (as mongosh spells it):\n"
+      "  mongodb://host:port/db      connection string (default mongodb://127.0.0.1:27017/test);\n"
+      "                              host:port/db or a bare database name also work\n"
+      "  --host HOST, --port PORT    server to connect to\n"
+      "  -u, --username USER         user name; -p, --password [PW] password (asked for without echo)\n"
+      "  --authenticationDatabase DB database that holds the user\n"
+      "  --tls, --tlsCAFile FILE, --tlsCertificateKeyFile FILE\n"
+      "\n"
+      "What to run:\n"
+      "  --eval CODE                 run CODE (repeatable); no prompt\n"
+      "  -f, --file FILE             run a script (repeatable); *.js arguments too. Standard input when it is not\n"
+      "                              a terminal. Every script is parsed whole before anything is sent.\n"
+      "  --continue-on-error         keep running a script after a failed statement\n"
+      "  --dashboard                 the live ncurses dashboard (--interval SECONDS, -n FRAMES, --once)\n"
+      "\n"
+      "Safety and output:\n"
+      "  --dry-run                   print every request that would be sent; send nothing (no server needed)\n"
+      "  --readonly                  refuse every command that changes the cluster\n"
+      "  --yes                       do not ask before commands that move data or stop balancing\n"
+      "  --json                      one relaxed Extended JSON document per result line\n"
+      "  --no-color                  no colours (also when NO_COLOR is set)\n"
+      "  --quiet                     no banner\n"
+      "  --norc                      do not run ~/.shardshrc\n"
+      "  --version, --help\n"
+      "\n"
+      "Exit status: 0 success; 1 a statement failed (the server's code and codeName are shown);\n"
+      "2 bad options or a parse error (nothing was sent).\n",
+      out);
 }
 
 static bool

@@ -8,32 +8,32 @@
 #include "errors.h"
 
 typedef struct {
-   char *conn_arg;        /* positional connection string or host[:port][/db] or db name; owned or NULL */
-   char *host;            /* --host */
-   char *port;            /* --port */
-   char *username;        /* -u/--username */
-   char *password;        /* -p/--password (may be asked for) */
-   bool password_flag;    /* -p given without a value */
-   char *auth_db;         /* --authenticationDatabase */
+   char *conn_arg;     /* positional connection string or host[:port][/db] or db name; owned or NULL */
+   char *host;         /* --host */
+   char *port;         /* --port */
+   char *username;     /* -u/--username */
+   char *password;     /* -p/--password (may be asked for) */
+   bool password_flag; /* -p given without a value */
+   char *auth_db;      /* --authenticationDatabase */
    bool tls;
    char *tls_ca_file;
    char *tls_cert_key_file;
-   char **evals;          /* --eval CODE, repeatable; owned */
+   char **evals; /* --eval CODE, repeatable; owned */
    size_t n_evals;
-   char **files;          /* -f/--file FILE and positional *.js; owned */
+   char **files; /* -f/--file FILE and positional *.js; owned */
    size_t n_files;
    bool quiet;
-   bool json;             /* one JSON document per line */
-   bool dry_run;          /* print requests, send nothing */
-   bool readonly;         /* refuse every command that changes the cluster */
-   bool yes;              /* do not ask for confirmation */
+   bool json;     /* one JSON document per line */
+   bool dry_run;  /* print requests, send nothing */
+   bool readonly; /* refuse every command that changes the cluster */
+   bool yes;      /* do not ask for confirmation */
    bool continue_on_error;
    bool norc;
    bool no_color;
-   bool dashboard;        /* --dashboard */
-   bool once;             /* --once (dashboard batch) */
-   double interval;       /* --interval SECONDS (dashboard); 0 = default */
-   long frames;           /* -n FRAMES (dashboard); 0 = until quit */
+   bool dashboard;  /* --dashboard */
+   bool once;       /* --once (dashboard batch) */
+   double interval; /* --interval SECONDS (dashboard); 0 = default */
+   long frames;     /* -n FRAMES (dashboard); 0 = until quit */
    bool show_help;
    bool show_version;
 } sh_options_t;

@@ -1188,7 +1188,8 @@ distribution_doc (void *data, const bson_t *d)
       bson_t e;
       snap_cell_t *cell;
       int si;
-      if (!cmd_iter_sub (&sh, BSON_TYPE_DOCUMENT, &e) || (si = lookup_shard (rc->lk, doc_utf8 (&e, "shardName", ""))) < 0)
+      if (!cmd_iter_sub (&sh, BSON_TYPE_DOCUMENT, &e) ||
+          (si = lookup_shard (rc->lk, doc_utf8 (&e, "shardName", ""))) < 0)
          continue;
       cell = &co->cells[si];
       cell->data_bytes = doc_int (&e, "ownedSizeBytes", 0);
@@ -1897,7 +1898,8 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
          if (bson_iter_init (&tz, &tags)) {
             while (bson_iter_next (&tz)) {
                bson_t t, zmin, zmax;
-               if (!cmd_iter_sub (&tz, BSON_TYPE_DOCUMENT, &t) || !doc_sub (&t, "min", &zmin) || !doc_sub (&t, "max", &zmax))
+               if (!cmd_iter_sub (&tz, BSON_TYPE_DOCUMENT, &t) || !doc_sub (&t, "min", &zmin) ||
+                   !doc_sub (&t, "max", &zmax))
                   continue;
                if (cmp_keys (&mn, &zmin) >= 0 && cmp_keys (&mn, &zmax) < 0) {
                   int si = snapshot_shard_index (&c->prev, ch->shard);

@@ -1127,7 +1127,7 @@ bool
 conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, size_t max, bson_t *docs, bool *more,
                sh_error_t *err)
 {
-   conn_collect_t c = {docs, max, 0};
+   conn_collect_t c = { docs, max, 0 };
    bson_init (docs);
    return conn_run_each (ctx, db, cmd, path, conn_collect_doc, &c, more, err);
 }

@@ -53,8 +53,8 @@ conn_run_each (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t pat
  * documents (0 = all) into docs, an array document initialised by the callee and destroyed by the caller. *more
  * (may be NULL) tells whether documents were left unread; the cursor is closed either way. */
 bool
-conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, size_t max, bson_t *docs,
-               bool *more, sh_error_t *err);
+conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, size_t max, bson_t *docs, bool *more,
+               sh_error_t *err);
 
 /* The connected server's version from buildInfo (fetched once, then cached in ctx->server_version). Returns false
  * when it cannot be known (dry-run, network error: err set). */

@@ -11,10 +11,10 @@
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {
    sh_call_t call;
-   char name[192];     /* table name looked up */
-   char *db;           /* owned: the database the call runs on */
-   char *coll;         /* owned: collection for db.<coll>.<method> */
-   bson_t word_args;   /* arguments made from `use x`, `show x`, `help x` */
+   char name[192];   /* table name looked up */
+   char *db;         /* owned: the database the call runs on */
+   char *coll;       /* owned: collection for db.<coll>.<method> */
+   bson_t word_args; /* arguments made from `use x`, `show x`, `help x` */
    sh_pos_t word_pos[2];
    const bson_t *sort; /* borrowed from the statement */
    bson_t empty;
@@ -282,7 +282,7 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
 static bool
 check_args (const sh_call_t *call, sh_error_t *err)
 {
-   sh_requests_t reqs = {.n = 0};
+   sh_requests_t reqs = { .n = 0 };
    bson_iter_t it;
    bool ok;
    if (bson_iter_init (&it, call->args)) {
@@ -338,7 +338,7 @@ has_dbref (const sh_call_t *call)
 static bool
 version_at_least (const int have[3], const char *need)
 {
-   int v[3] = {0, 0, 0};
+   int v[3] = { 0, 0, 0 };
    sscanf (need, "%d.%d.%d", &v[0], &v[1], &v[2]);
    for (int i = 0; i < 3; i++) {
       if (have[i] != v[i])
@@ -436,8 +436,8 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
       if (!conn_server_version (ctx, have, err))
          goto done;
       if (!version_at_least (have, c->since)) {
-         sh_error_set_at (err, SH_ERR_VERSION, r.call.pos, "%s needs MongoDB %s and the cluster runs %d.%d.%d",
-                          c->name, c->since, have[0], have[1], have[2]);
+         sh_error_set_at (err, SH_ERR_VERSION, r.call.pos, "%s needs MongoDB %s and the cluster runs %d.%d.%d", c->name,
+                          c->since, have[0], have[1], have[2]);
          goto done;
       }
    }

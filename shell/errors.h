@@ -32,11 +32,11 @@ typedef enum {
 
 typedef struct {
    sh_err_kind_t kind;
-   int code;            /* server error code (SH_ERR_SERVER), else 0 */
-   char code_name[64];  /* server codeName, may be empty */
-   char message[1024];  /* no capital first letter, no full stop */
-   char hint[256];      /* optional second line ("did you mean ...?") */
-   bool has_pos;        /* pos is meaningful */
+   int code;           /* server error code (SH_ERR_SERVER), else 0 */
+   char code_name[64]; /* server codeName, may be empty */
+   char message[1024]; /* no capital first letter, no full stop */
+   char hint[256];     /* optional second line ("did you mean ...?") */
+   bool has_pos;       /* pos is meaningful */
    sh_pos_t pos;
 } sh_error_t;
 

@@ -74,7 +74,7 @@ static void
 hashkey_add_le32 (EVP_MD_CTX *ctx, int32_t v)
 {
    uint32_t u = (uint32_t) v;
-   uint8_t b[4] = {(uint8_t) u, (uint8_t) (u >> 8), (uint8_t) (u >> 16), (uint8_t) (u >> 24)};
+   uint8_t b[4] = { (uint8_t) u, (uint8_t) (u >> 8), (uint8_t) (u >> 16), (uint8_t) (u >> 24) };
    hashkey_add (ctx, b, sizeof b);
 }
 

@@ -610,7 +610,7 @@ static bool
 lex_string (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
 {
    int quote = lex_peek (lx, 0);
-   lex_buf_t buf = {0};
+   lex_buf_t buf = { 0 };
    bool ok = false;
    unsigned cp;
    size_t n;
@@ -794,7 +794,7 @@ sh_lex_regex (sh_lexer_t *lx, const sh_token_t *slash, sh_token_t *tok, sh_error
    bool in_class = false, ok = false;
    size_t body, body_end, n, i;
    unsigned cp;
-   char flags[8] = {0};
+   char flags[8] = { 0 };
    int nflags = 0;
 
    memset (tok, 0, sizeof *tok);

@@ -41,10 +41,10 @@ typedef enum {
 
 typedef struct {
    sh_tok_kind_t kind;
-   sh_pos_t pos;       /* first byte of the token; pos.len is its length in bytes */
-   const char *text;   /* the token's source bytes (pos.len of them); borrowed from the lexer's text */
-   bool nl_before;     /* a line break separates this token from the one before it */
-   char *str;          /* STRING, REGEX, WORD: decoded bytes, NUL-terminated; owned, see sh_token_release */
+   sh_pos_t pos;     /* first byte of the token; pos.len is its length in bytes */
+   const char *text; /* the token's source bytes (pos.len of them); borrowed from the lexer's text */
+   bool nl_before;   /* a line break separates this token from the one before it */
+   char *str;        /* STRING, REGEX, WORD: decoded bytes, NUL-terminated; owned, see sh_token_release */
    size_t str_len;
    char flags[8];      /* REGEX: the flags as written */
    double num;         /* NUMBER: the value as a JavaScript number */
@@ -55,8 +55,8 @@ typedef struct {
 typedef struct {
    const char *src; /* the text; borrowed, need not be NUL-terminated */
    size_t len;
-   size_t off;      /* next byte to read */
-   int line;        /* line and column (in characters) of the byte at off */
+   size_t off; /* next byte to read */
+   int line;   /* line and column (in characters) of the byte at off */
    int col;
    bool incomplete; /* set when the last error was the text ending inside a string, comment or regex */
 } sh_lexer_t;

@@ -59,8 +59,8 @@ run (sh_options_t *opts)
    ctx.opts = opts;
    ctx.out_fp = stdout;
    ctx.err_fp = stderr;
-   ctx.out = output_opts_default (opts->json ? OUTPUT_JSON : OUTPUT_PRETTY,
-                                  color_ok && !opts->json && isatty (STDOUT_FILENO));
+   ctx.out =
+      output_opts_default (opts->json ? OUTPUT_JSON : OUTPUT_PRETTY, color_ok && !opts->json && isatty (STDOUT_FILENO));
    ctx.err_color = color_ok && isatty (STDERR_FILENO);
    if (!sh_options_connection_string (opts, &uri, &db, &err)) {
       script_report (&ctx, &err, NULL, NULL);
@@ -93,7 +93,7 @@ run (sh_options_t *opts)
          bson_free (shown);
       }
       if (rc_path && !opts->norc && access (rc_path, R_OK) == 0) {
-         script_input_t rcfile = {.name = rc_path};
+         script_input_t rcfile = { .name = rc_path };
          script_run_inputs (&ctx, &rcfile, 1);
       }
       bson_free (rc_path);

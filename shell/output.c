@@ -50,7 +50,6 @@ typedef struct {
 static char *
 output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times, const char *key);
 
-
 static void
 output_list_push (output_list_t *list, char *item)
 {
@@ -60,7 +59,6 @@ output_list_push (output_list_t *list, char *item)
    }
    list->items[list->len++] = item;
 }
-
 
 static void
 output_list_clear (output_list_t *list)
@@ -73,15 +71,14 @@ output_list_clear (output_list_t *list)
    list->len = list->cap = 0;
 }
 
-
 /* Appends text wrapped in the SGR codes of style when colours are on. */
 static void
 output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, output_style_t style)
 {
-   static const char *const open[] = {"", "\x1b[32m", "\x1b[33m", "\x1b[1m", "\x1b[90m", "\x1b[36m", "\x1b[35m",
-                                      "\x1b[31m"};
-   static const char *const close[] = {"", "\x1b[39m", "\x1b[39m", "\x1b[22m", "\x1b[39m", "\x1b[39m", "\x1b[39m",
-                                       "\x1b[39m"};
+   static const char *const open[] = { "",         "\x1b[32m", "\x1b[33m", "\x1b[1m",
+                                       "\x1b[90m", "\x1b[36m", "\x1b[35m", "\x1b[31m" };
+   static const char *const close[] = { "",         "\x1b[39m", "\x1b[39m", "\x1b[22m",
+                                        "\x1b[39m", "\x1b[39m", "\x1b[39m", "\x1b[39m" };
 
    if (ctx->opts->color && style != OUTPUT_STYLE_NONE) {
       bson_string_append (out, open[style]);
@@ -92,7 +89,6 @@ output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, o
    }
 }
 
-
 static void
 output_spaces (bson_string_t *out, long n)
 {
@@ -100,7 +96,6 @@ output_spaces (bson_string_t *out, long n)
       bson_string_append_c (out, ' ');
    }
 }
-
 
 /* Measures s as JS would after removeColors(): *units is String.length (UTF-16 code units) and *width the
  * number of code points (our stand-in for getStringWidth, which also knows wide and zero-width characters). */
@@ -130,7 +125,6 @@ output_measure (const char *s, size_t *units, size_t *width)
    *width = w;
 }
 
-
 static size_t
 output_units (const char *s)
 {
@@ -139,7 +133,6 @@ output_units (const char *s)
    output_measure (s, &u, &w);
    return u;
 }
-
 
 /* Decodes one UTF-8 sequence at s (n bytes left). Returns its length in bytes and sets *cp; an invalid byte
  * decodes as U+FFFD of length 1, as TextDecoder does in the JS driver. */
@@ -184,7 +177,6 @@ output_utf8_next (const unsigned char *s, size_t n, uint32_t *cp)
    return need;
 }
 
-
 static void
 output_append_cp (bson_string_t *out, uint32_t cp)
 {
@@ -213,7 +205,6 @@ output_append_cp (bson_string_t *out, uint32_t cp)
    bson_string_append_printf (out, "%.*s", (int) n, buf);
 }
 
-
 static bool
 output_contains (const char *s, size_t len, const char *needle)
 {
@@ -226,7 +217,6 @@ output_contains (const char *s, size_t len, const char *needle)
    }
    return false;
 }
-
 
 /* strEscape: quotes s (len bytes of UTF-8) the way util.inspect does. Single quotes by default; double quotes
  * when s has a ' but no "; backticks when it has both but no ` or ${; otherwise single quotes with \'.
@@ -284,7 +274,6 @@ output_str_escape (bson_string_t *out, const char *s, size_t len, bool lone_high
    }
    bson_string_append_c (out, quote);
 }
-
 
 /* A string value inside a document or array (formatPrimitive): cut at maxStringLength, split after each
  * newline when it is too long for the line, each piece escaped and coloured green. */
@@ -350,7 +339,6 @@ output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *
    }
 }
 
-
 /* Appends a plain string quoted as util.inspect quotes it (no splitting, no limit), coloured green. */
 static void
 output_quoted (bson_string_t *out, const output_ctx_t *ctx, const char *s)
@@ -361,7 +349,6 @@ output_quoted (bson_string_t *out, const output_ctx_t *ctx, const char *s)
    output_stylize (out, ctx, piece->str, OUTPUT_STYLE_STRING);
    bson_string_free (piece, true);
 }
-
 
 /* Number.prototype.toString for a double: the shortest digits that read back as d, in fixed notation for
  * exponents in [-7, 20] and as 1.5e+21 otherwise. -0 gives "0"; the caller handles util.inspect's "-0". */
@@ -429,7 +416,6 @@ output_js_number (bson_string_t *out, double d)
    }
 }
 
-
 /* util.inspect's formatNumber: a JS number, yellow, with -0 kept. */
 static void
 output_number (bson_string_t *out, const output_ctx_t *ctx, double d)
@@ -444,7 +430,6 @@ output_number (bson_string_t *out, const output_ctx_t *ctx, double d)
    output_stylize (out, ctx, num->str, OUTPUT_STYLE_NUMBER);
    bson_string_free (num, true);
 }
-
 
 /* Date.prototype.toISOString for milliseconds since the epoch (|ms| <= 8.64e15), proleptic Gregorian. */
 static void
@@ -474,16 +459,9 @@ output_iso_date (bson_string_t *out, int64_t ms)
    } else {
       bson_string_append_printf (out, "%c%06" PRId64, y < 0 ? '-' : '+', y < 0 ? -y : y);
    }
-   bson_string_append_printf (out,
-                              "-%02d-%02dT%02d:%02d:%02d.%03dZ",
-                              m,
-                              dd,
-                              (int) (rem / 3600000),
-                              (int) (rem / 60000 % 60),
-                              (int) (rem / 1000 % 60),
-                              (int) (rem % 1000));
+   bson_string_append_printf (out, "-%02d-%02dT%02d:%02d:%02d.%03dZ", m, dd, (int) (rem / 3600000),
+                              (int) (rem / 60000 % 60), (int) (rem / 1000 % 60), (int) (rem % 1000));
 }
-
 
 static void
 output_base64 (bson_string_t *out, const uint8_t *data, uint32_t len)
@@ -506,7 +484,6 @@ output_base64 (bson_string_t *out, const uint8_t *data, uint32_t len)
       bson_string_append_c (out, left > 2 ? alphabet[n & 63] : '=');
    }
 }
-
 
 /* The bson library's Binary as mongosh prints it: UUID('…') for a 16-byte subtype 4, MD5('hex') for subtype 5,
  * otherwise Binary.createFromBase64('…', subtype). */
@@ -545,7 +522,6 @@ output_binary (bson_string_t *out, const output_ctx_t *ctx, bson_subtype_t subty
    bson_string_append (out, ")");
    bson_string_free (b64, true);
 }
-
 
 /* A BSON regex as the JS driver turns it into a RegExp (options i, m kept, s becomes g, the rest dropped) and
  * RegExp.prototype.toString prints it: '/' escaped outside classes, line breaks escaped, flags in g-i-m order. */
@@ -593,7 +569,6 @@ output_regex (bson_string_t *out, const output_ctx_t *ctx, const char *pattern, 
    bson_string_free (re, true);
 }
 
-
 /* keyStrRegExp: /^[a-zA-Z_][a-zA-Z_0-9]*$/ */
 static bool
 output_is_identifier (const char *key)
@@ -608,7 +583,6 @@ output_is_identifier (const char *key)
    }
    return true;
 }
-
 
 /* True when key is a JS array index ("0", "17", up to 2^32 - 2): such keys come first in a JS object. */
 static bool
@@ -632,7 +606,6 @@ output_index_key (const char *key, uint32_t *index)
    return true;
 }
 
-
 /* groupArrayElements: when an array has more than 6 entries that are short and of similar length, several go on
  * one line in aligned columns (numbers right-aligned). Returns true and sets *grouped when it grouped. */
 static bool
@@ -655,8 +628,7 @@ output_group_array (const output_ctx_t *ctx, const output_list_t *list, bool has
       }
    }
    actual_max = max_length + 2;
-   if (!(actual_max * 3 + ctx->indentation_lvl < ctx->break_length &&
-         (total / actual_max > 5 || max_length <= 6))) {
+   if (!(actual_max * 3 + ctx->indentation_lvl < ctx->break_length && (total / actual_max > 5 || max_length <= 6))) {
       goto done;
    }
    average_bias = sqrt (actual_max - total / (double) list->len);
@@ -715,7 +687,6 @@ done:
    return ok;
 }
 
-
 /* reduceToSingleString: "{ a, b }" when the entries fit in the break length and the container has at most
  * OUTPUT_COMPACT levels below it, otherwise one entry (or one group of array entries) per line. */
 static char *
@@ -724,7 +695,7 @@ output_reduce (output_ctx_t *ctx, output_list_t *list, bool is_array, bool has_m
 {
    const char *open = is_array ? "[" : "{";
    const char *close = is_array ? "]" : "}";
-   output_list_t grouped = {0};
+   output_list_t grouped = { 0 };
    output_list_t *entries = list;
    bson_string_t *out = bson_string_new (NULL);
 
@@ -771,7 +742,6 @@ done:
    return bson_string_free (out, false);
 }
 
-
 /* A key as formatProperty prints it: bare when an identifier, ['__proto__'] for that key, otherwise quoted. */
 static void
 output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key)
@@ -784,7 +754,6 @@ output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key)
       output_quoted (out, ctx, key);
    }
 }
-
 
 /* One property "key: value" (or just the value in an array), the value indented two more columns. */
 static char *
@@ -805,7 +774,6 @@ output_property (output_ctx_t *ctx, const char *key, bson_iter_t *iter, int recu
    return bson_string_free (out, false);
 }
 
-
 /* Where one element starts, so an iterator can be rebuilt there (bson_iter_t needs 128-byte alignment, which a
  * heap array of them would not have). */
 typedef struct {
@@ -813,7 +781,6 @@ typedef struct {
    uint32_t key_len;
    uint32_t index; /* the value of an array-index key */
 } output_slot_t;
-
 
 static output_slot_t
 output_slot (bson_iter_t *iter, uint32_t index)
@@ -825,7 +792,6 @@ output_slot (bson_iter_t *iter, uint32_t index)
    slot.index = index;
    return slot;
 }
-
 
 /* Orders a document's keys as a JS object holds them: array-index keys ascending first, then the rest in
  * insertion order. Sets *order (caller frees with bson_free) and *count; returns false on corrupt BSON. */
@@ -880,7 +846,6 @@ done:
    return ok;
 }
 
-
 /* The fresh util.inspect call behind sh.status's chunk rows: breakLength Infinity, indentation 0, the full depth
  * again (the inspector passes on the caller's options, whose depth is the original one); the result is
  * re-indented to the current column. */
@@ -905,17 +870,16 @@ output_one_line (output_ctx_t *ctx, const bson_value_t *value)
    return bson_string_free (out, false);
 }
 
-
 /* formatRaw for a document or array. */
 static char *
-output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_len, bool is_array,
-                          int recurse_times, const char *key)
+output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_len, bool is_array, int recurse_times,
+                          const char *key)
 {
    bson_t doc;
    bson_iter_t iter;
    output_slot_t *order = NULL;
    size_t count = 0;
-   output_list_t list = {0};
+   output_list_t list = { 0 };
    bool has_more = false, all_numbers = true;
    bson_string_t *tmp;
    char *result = NULL;
@@ -992,7 +956,6 @@ done:
    return result;
 }
 
-
 /* formatValue for one BSON value. key is the key it is stored under (NULL at top level or in an array). */
 static char *
 output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times, const char *key)
@@ -1029,12 +992,8 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       break;
    case BSON_TYPE_DOCUMENT:
    case BSON_TYPE_ARRAY: {
-      char *s = output_inspect_container (ctx,
-                                          value->value.v_doc.data,
-                                          value->value.v_doc.data_len,
-                                          value->value_type == BSON_TYPE_ARRAY,
-                                          recurse_times,
-                                          key);
+      char *s = output_inspect_container (ctx, value->value.v_doc.data, value->value.v_doc.data_len,
+                                          value->value_type == BSON_TYPE_ARRAY, recurse_times, key);
       bson_string_append (out, s);
       bson_free (s);
       break;
@@ -1071,8 +1030,8 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       output_stylize (out, ctx, "null", OUTPUT_STYLE_NULL);
       break;
    case BSON_TYPE_REGEX:
-      output_regex (
-         out, ctx, value->value.v_regex.regex, value->value.v_regex.options ? value->value.v_regex.options : "");
+      output_regex (out, ctx, value->value.v_regex.regex,
+                    value->value.v_regex.options ? value->value.v_regex.options : "");
       break;
    case BSON_TYPE_DBPOINTER: {
       /* The JS driver makes a DBRef; its constructor splits "db.coll" (exactly one dot) into both parts. */
@@ -1102,7 +1061,7 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       break;
    case BSON_TYPE_CODEWSCOPE: {
       output_ctx_t sub = *ctx;
-      bson_value_t scope = {.value_type = BSON_TYPE_DOCUMENT};
+      bson_value_t scope = { .value_type = BSON_TYPE_DOCUMENT };
       char *s;
 
       scope.value.v_doc.data = value->value.v_codewscope.scope_data;
@@ -1146,7 +1105,6 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
    return bson_string_free (out, false);
 }
 
-
 static void
 output_ctx_init (output_ctx_t *ctx, const output_opts_t *opts)
 {
@@ -1158,7 +1116,6 @@ output_ctx_init (output_ctx_t *ctx, const output_opts_t *opts)
    ctx->max_array_length = opts->depth < 0 ? -1 : OUTPUT_MAX_ARRAY_LENGTH;
    ctx->max_string_length = opts->depth < 0 ? -1 : OUTPUT_MAX_STRING_LENGTH;
 }
-
 
 /* Relaxed Extended JSON for one value: wraps it as { "v" : … } and keeps what follows the key. */
 static char *
@@ -1185,7 +1142,6 @@ done:
    return result ? result : bson_strdup ("null");
 }
 
-
 output_opts_t
 output_opts_default (output_mode_t mode, bool color)
 {
@@ -1200,12 +1156,11 @@ output_opts_default (output_mode_t mode, bool color)
    return opts;
 }
 
-
 char *
 output_format_doc (const bson_t *doc, const output_opts_t *opts)
 {
    output_ctx_t ctx;
-   bson_value_t value = {.value_type = BSON_TYPE_DOCUMENT};
+   bson_value_t value = { .value_type = BSON_TYPE_DOCUMENT };
    char *json;
 
    if (!doc) {
@@ -1224,12 +1179,11 @@ output_format_doc (const bson_t *doc, const output_opts_t *opts)
    return output_inspect (&ctx, &value, 0, NULL);
 }
 
-
 char *
 output_format_array (const bson_t *array, const output_opts_t *opts)
 {
    output_ctx_t ctx;
-   bson_value_t value = {.value_type = BSON_TYPE_ARRAY};
+   bson_value_t value = { .value_type = BSON_TYPE_ARRAY };
 
    if (!array) {
       return bson_strdup ("null");
@@ -1246,7 +1200,6 @@ output_format_array (const bson_t *array, const output_opts_t *opts)
    return output_inspect (&ctx, &value, 0, NULL);
 }
 
-
 /* mongosh's formatSimpleType: CONTROL_CHAR_REGEXP_ALLOW_SIMPLE, controls other than \t and \n. */
 static bool
 output_has_control (const char *s, size_t len)
@@ -1261,7 +1214,6 @@ output_has_control (const char *s, size_t len)
    }
    return false;
 }
-
 
 char *
 output_format_value (const bson_value_t *value, const output_opts_t *opts)

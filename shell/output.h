@@ -16,11 +16,11 @@ typedef enum {
 
 typedef struct {
    output_mode_t mode;
-   bool color;        /* ANSI colours (only ever on a terminal, never under NO_COLOR) */
-   int break_length;  /* 80 like util.inspect; <= 0 means never break */
-   int depth;         /* nesting shown before [Object]; 6 like mongosh; < 0 means unlimited, and then arrays
-                       * and strings are not cut either (mongosh --eval's deep inspection); otherwise arrays
-                       * stop after 100 entries and strings after 10000 characters as in util.inspect */
+   bool color;               /* ANSI colours (only ever on a terminal, never under NO_COLOR) */
+   int break_length;         /* 80 like util.inspect; <= 0 means never break */
+   int depth;                /* nesting shown before [Object]; 6 like mongosh; < 0 means unlimited, and then arrays
+                              * and strings are not cut either (mongosh --eval's deep inspection); otherwise arrays
+                              * stop after 100 entries and strings after 10000 characters as in util.inspect */
    const char *one_line_key; /* documents inside an array stored under this key print on one line, like the
                               * chunk rows of sh.status (mongosh inspects them with breakLength Infinity);
                               * "chunks" for sh.status, NULL for none */

@@ -29,12 +29,12 @@ typedef struct {
 
 typedef struct {
    sh_lexer_t lx;
-   sh_token_t tok;       /* the current token, not consumed yet */
-   sh_pos_t prev_end;    /* position just after the last consumed token */
+   sh_token_t tok;    /* the current token, not consumed yet */
+   sh_pos_t prev_end; /* position just after the last consumed token */
    sh_error_t *err;
    parse_open_t open[PARSE_MAX_DEPTH];
    int depth;
-   bool incomplete;      /* the error is the text ending inside an open bracket, string, regex or comment */
+   bool incomplete; /* the error is the text ending inside an open bracket, string, regex or comment */
 } parser_t;
 
 /* Arguments of a call: an array document and where each argument starts (pos.len spans the whole argument). */
@@ -361,7 +361,7 @@ p_digits (const char *s, size_t len, size_t *i, int n, int *out)
 static bool
 p_parse_iso_date (const char *s, size_t len, int64_t *ms)
 {
-   static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+   static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
    int y, mo, d, h = 0, mi = 0, sec = 0, frac = 0, tzh = 0, tzm = 0, dim;
    int tzsign = 0;
    size_t i = 0;
@@ -445,8 +445,8 @@ p_parse_iso_date (const char *s, size_t len, int64_t *ms)
    if (d < 1 || d > dim) {
       return false;
    }
-   *ms = p_days_from_civil (y, (unsigned) mo, (unsigned) d) * 86400000 +
-         (int64_t) ((h * 60 + mi) * 60 + sec) * 1000 + frac - (int64_t) tzsign * (tzh * 60 + tzm) * 60000;
+   *ms = p_days_from_civil (y, (unsigned) mo, (unsigned) d) * 86400000 + (int64_t) ((h * 60 + mi) * 60 + sec) * 1000 +
+         frac - (int64_t) tzsign * (tzh * 60 + tzm) * 60000;
    return true;
 }
 
@@ -465,9 +465,9 @@ p_now_ms (void)
 static void
 p_date_string (char *buf, size_t size)
 {
-   static const char *const days[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-   static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+   static const char *const days[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+   static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
    time_t now = time (NULL);
    struct tm tm;
    long off;
@@ -667,7 +667,7 @@ p_keyset_add (parse_keyset_t *ks, const char *key, size_t len)
    size_t i;
 
    if ((ks->n + 1) * 2 > ks->cap) {
-      parse_keyset_t bigger = {0};
+      parse_keyset_t bigger = { 0 };
 
       bigger.cap = ks->cap ? ks->cap * 2 : 16;
       bigger.keys = bson_malloc0 (bigger.cap * sizeof (char *));
@@ -774,7 +774,7 @@ static bool
 p_document (parser_t *p, bson_t *dst, const char *key, int key_len)
 {
    sh_pos_t open = p->tok.pos;
-   parse_keyset_t keys = {0};
+   parse_keyset_t keys = { 0 };
    bson_t child;
    bool began = false, ok = false;
    char *k = NULL;
@@ -908,9 +908,9 @@ p_dbref (parser_t *p, bson_t *dst, const char *key, int key_len)
       memcpy (buf + tag, p->tok.str, len);
    }
    buf[tag + len] = '\0';
-   if (!p_appended (p, bson_append_binary (dst, key, key_len, BSON_SUBTYPE_USER, (const uint8_t *) buf,
-                                           (uint32_t) (tag + len)),
-                    pos)) {
+   if (!p_appended (
+          p, bson_append_binary (dst, key, key_len, BSON_SUBTYPE_USER, (const uint8_t *) buf, (uint32_t) (tag + len)),
+          pos)) {
       goto done;
    }
    if (len) {
@@ -1020,12 +1020,14 @@ static const struct {
    const char *name;
    ctor_kind_t kind;
 } p_ctors[] = {
-   {"ObjectId", CTOR_OBJECTID},  {"ISODate", CTOR_ISODATE},     {"Date", CTOR_DATE},
-   {"NumberLong", CTOR_LONG},    {"Long", CTOR_LONG},           {"NumberInt", CTOR_INT},
-   {"Int32", CTOR_INT},          {"NumberDecimal", CTOR_DECIMAL}, {"Decimal128", CTOR_DECIMAL},
-   {"Double", CTOR_DOUBLE},      {"Timestamp", CTOR_TIMESTAMP}, {"UUID", CTOR_UUID},
-   {"BinData", CTOR_BINDATA},    {"HexData", CTOR_HEXDATA},     {"MinKey", CTOR_MINKEY},
-   {"MaxKey", CTOR_MAXKEY},
+   { "ObjectId", CTOR_OBJECTID },   { "ISODate", CTOR_ISODATE },
+   { "Date", CTOR_DATE },           { "NumberLong", CTOR_LONG },
+   { "Long", CTOR_LONG },           { "NumberInt", CTOR_INT },
+   { "Int32", CTOR_INT },           { "NumberDecimal", CTOR_DECIMAL },
+   { "Decimal128", CTOR_DECIMAL },  { "Double", CTOR_DOUBLE },
+   { "Timestamp", CTOR_TIMESTAMP }, { "UUID", CTOR_UUID },
+   { "BinData", CTOR_BINDATA },     { "HexData", CTOR_HEXDATA },
+   { "MinKey", CTOR_MINKEY },       { "MaxKey", CTOR_MAXKEY },
 };
 
 /* Looks a constructor up by the name token; false if there is none of that name. */
@@ -1148,9 +1150,8 @@ p_ctor_date_arg (parser_t *p, const char *name, const parse_args_t *args, int64_
       const char *s = bson_iter_utf8 (&it, &len);
 
       if (!p_parse_iso_date (s, len, ms)) {
-         p_fail (p, args->pos[0], "invalid date %.*s for %s", p_clip (p->lx.src + args->pos[0].offset,
-                                                                        args->pos[0].len, 60),
-                 p->lx.src + args->pos[0].offset, name);
+         p_fail (p, args->pos[0], "invalid date %.*s for %s",
+                 p_clip (p->lx.src + args->pos[0].offset, args->pos[0].len, 60), p->lx.src + args->pos[0].offset, name);
          sh_error_hint (p->err, "use an ISO 8601 date such as \"2024-05-01\" or \"2024-05-01T12:00:00Z\"");
          return false;
       }
@@ -1170,9 +1171,9 @@ p_ctor_date_arg (parser_t *p, const char *name, const parse_args_t *args, int64_
 static bool
 p_ctor_timestamp (parser_t *p, const parse_args_t *args, uint32_t *t, uint32_t *inc)
 {
-   double v[2] = {0, 0};
+   double v[2] = { 0, 0 };
    bson_iter_t it, child;
-   bool have[2] = {false, false};
+   bool have[2] = { false, false };
    int k;
 
    if (!p_ctor_arity (p, "Timestamp", args, 0, 2, "(t, i) or ({t: .., i: ..})")) {
@@ -1225,7 +1226,7 @@ static bool
 p_ctor_call (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t kind, const char *name, bool is_new,
              sh_pos_t name_pos)
 {
-   parse_args_t args = {0};
+   parse_args_t args = { 0 };
    bson_iter_t it;
    bool ok = false;
    uint8_t *bin = NULL;
@@ -1269,8 +1270,9 @@ p_ctor_call (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t
          char buf[128];
 
          if (args.argc > 0) {
-            p_fail (p, args.pos[0], "Date() without new ignores its arguments and returns the current time as a "
-                                    "string; use new Date(...) or ISODate(...)");
+            p_fail (p, args.pos[0],
+                    "Date() without new ignores its arguments and returns the current time as a "
+                    "string; use new Date(...) or ISODate(...)");
             goto done;
          }
          p_date_string (buf, sizeof buf);
@@ -1410,8 +1412,8 @@ p_ctor_call (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t
          p_fail (p, args.pos[1], "binary data too large");
          goto done;
       }
-      ok = p_appended (p, bson_append_binary (dst, key, key_len, (bson_subtype_t) v, bin, (uint32_t) bin_len),
-                       name_pos);
+      ok =
+         p_appended (p, bson_append_binary (dst, key, key_len, (bson_subtype_t) v, bin, (uint32_t) bin_len), name_pos);
       break;
    }
    case CTOR_MINKEY:
@@ -1419,10 +1421,9 @@ p_ctor_call (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t
       if (!p_ctor_arity (p, name, &args, 0, 0, "no arguments")) {
          goto done;
       }
-      ok = p_appended (p,
-                       kind == CTOR_MINKEY ? bson_append_minkey (dst, key, key_len)
-                                           : bson_append_maxkey (dst, key, key_len),
-                       name_pos);
+      ok = p_appended (
+         p, kind == CTOR_MINKEY ? bson_append_minkey (dst, key, key_len) : bson_append_maxkey (dst, key, key_len),
+         name_pos);
       break;
    default:
       p_fail (p, name_pos, "unknown function '%s' in a value", name);
@@ -1439,8 +1440,8 @@ done:
 static bool
 p_name_value (parser_t *p, bson_t *dst, const char *key, int key_len)
 {
-   static const char *const js_words[] = {"function", "this", "typeof", "void", "delete", "class", "async",
-                                           "await", "yield", "var", "let", "const", NULL};
+   static const char *const js_words[] = { "function", "this",  "typeof", "void", "delete", "class", "async",
+                                           "await",    "yield", "var",    "let",  "const",  NULL };
    sh_pos_t pos = p->tok.pos;
    ctor_kind_t kind;
    char name[64];
@@ -1570,7 +1571,7 @@ p_value (parser_t *p, bson_t *dst, const char *key, int key_len)
 static sh_seg_t *
 p_segs_new (size_t n)
 {
-   size_t align = _Alignof (sh_seg_t);
+   size_t align = _Alignof(sh_seg_t);
    size_t bytes = (n * sizeof (sh_seg_t) + align - 1) / align * align;
    sh_seg_t *segs = aligned_alloc (align, bytes);
 
@@ -1608,7 +1609,7 @@ p_stmt_release (sh_stmt_t *st)
 static bool
 p_seg_call (parser_t *p, sh_seg_t *seg)
 {
-   parse_args_t args = {0};
+   parse_args_t args = { 0 };
    bool ok = false;
 
    if (!p_args (p, &args)) {
@@ -1720,7 +1721,7 @@ done:
 static bool
 p_keyword (parser_t *p, sh_stmt_t *st, sh_token_t *first)
 {
-   sh_token_t extra = {0};
+   sh_token_t extra = { 0 };
    sh_word_result_t r;
    bool ok = false;
    int max = st->kind == SH_STMT_SHOW ? 2 : 1;
@@ -1773,16 +1774,19 @@ static bool
 p_statement (parser_t *p, sh_stmt_t *st)
 {
    static const char *const js_words[] = {
-      "var",   "let",    "const",  "function", "if",     "else",   "for",        "while",   "do",
-      "return", "new",   "class",  "switch",   "case",   "try",    "catch",      "throw",   "typeof",
-      "delete", "void",  "this",   "import",   "export", "async",  "await",      "yield",   "break",
-      "continue", "with", "debugger", "true", "false", "null", "undefined", "NaN", "Infinity", NULL};
+      "var",  "let",    "const",  "function",  "if",    "else",     "for",   "while",    "do",     "return",
+      "new",  "class",  "switch", "case",      "try",   "catch",    "throw", "typeof",   "delete", "void",
+      "this", "import", "export", "async",     "await", "yield",    "break", "continue", "with",   "debugger",
+      "true", "false",  "null",   "undefined", "NaN",   "Infinity", NULL
+   };
    static const struct {
       const char *word;
       sh_stmt_kind_t kind;
-   } keywords[] = {
-      {"use", SH_STMT_USE}, {"show", SH_STMT_SHOW}, {"help", SH_STMT_HELP}, {"exit", SH_STMT_EXIT},
-      {"quit", SH_STMT_EXIT}};
+   } keywords[] = { { "use", SH_STMT_USE },
+                    { "show", SH_STMT_SHOW },
+                    { "help", SH_STMT_HELP },
+                    { "exit", SH_STMT_EXIT },
+                    { "quit", SH_STMT_EXIT } };
    char what[96];
    size_t i;
 
@@ -1798,7 +1802,7 @@ p_statement (parser_t *p, sh_stmt_t *st)
    }
    for (i = 0; i < sizeof keywords / sizeof keywords[0]; i++) {
       sh_lexer_t saved = p->lx;
-      sh_token_t word = {0};
+      sh_token_t word = { 0 };
       sh_word_result_t r;
 
       if (!p_is_ident (&p->tok, keywords[i].word)) {
@@ -1876,7 +1880,7 @@ p_script (parser_t *p, sh_script_t *out)
    size_t cap = 0;
 
    if (p->lx.len > INT32_MAX) {
-      sh_pos_t start = {1, 1, 0, 0};
+      sh_pos_t start = { 1, 1, 0, 0 };
 
       return p_fail (p, start, "input too large");
    }
@@ -1957,7 +1961,7 @@ sh_script_destroy (sh_script_t *script)
 bool
 sh_parse_needs_more (const char *text, size_t len)
 {
-   sh_script_t script = {0};
+   sh_script_t script = { 0 };
    sh_error_t err;
    parser_t p;
    bool ok;
@@ -1985,7 +1989,7 @@ sh_parse_value (const char *text, size_t len, bson_t *doc, const char *key, sh_e
    }
    p_init (&p, text ? text : "", text ? len : 0, err);
    if (p.lx.len > INT32_MAX) {
-      sh_pos_t start = {1, 1, 0, 0};
+      sh_pos_t start = { 1, 1, 0, 0 };
 
       p_fail (&p, start, "input too large");
       goto done;
@@ -1998,7 +2002,7 @@ sh_parse_value (const char *text, size_t len, bson_t *doc, const char *key, sh_e
       goto done;
    }
    if (!bson_concat (doc, &tmp)) {
-      sh_pos_t start = {1, 1, 0, 0};
+      sh_pos_t start = { 1, 1, 0, 0 };
 
       p_fail (&p, start, "value too large for the document");
       goto done;

@@ -12,13 +12,13 @@
 /* One link of a member/call chain: ".name" or ".name(args...)", or the root identifier itself.
  * db["my-coll"] gives a segment named "my-coll" with bracket = true. */
 typedef struct {
-   char *name;       /* owned, UTF-8 */
-   sh_pos_t pos;     /* position of the name */
-   bool bracket;     /* written as ["name"] */
-   bool is_call;     /* followed by parentheses */
-   bson_t args;      /* when is_call: array document {"0": v0, "1": v1, ...}; always initialised */
-   int argc;         /* number of arguments */
-   sh_pos_t *arg_pos; /* argc positions (start of each argument), owned; NULL when argc == 0 */
+   char *name;         /* owned, UTF-8 */
+   sh_pos_t pos;       /* position of the name */
+   bool bracket;       /* written as ["name"] */
+   bool is_call;       /* followed by parentheses */
+   bson_t args;        /* when is_call: array document {"0": v0, "1": v1, ...}; always initialised */
+   int argc;           /* number of arguments */
+   sh_pos_t *arg_pos;  /* argc positions (start of each argument), owned; NULL when argc == 0 */
    sh_pos_t close_pos; /* position of the closing parenthesis (for "missing argument" carets) */
 } sh_seg_t;
 
@@ -32,22 +32,22 @@ typedef enum {
 
 typedef struct {
    sh_stmt_kind_t kind;
-   sh_pos_t pos;      /* first token of the statement */
-   sh_pos_t end_pos;  /* position just after the last token */
-   char *word;        /* owned or NULL (see kinds above) */
+   sh_pos_t pos;     /* first token of the statement */
+   sh_pos_t end_pos; /* position just after the last token */
+   char *word;       /* owned or NULL (see kinds above) */
    sh_pos_t word_pos;
-   char *word2;       /* owned or NULL */
+   char *word2; /* owned or NULL */
    sh_pos_t word2_pos;
-   sh_seg_t *segs;    /* SH_STMT_CHAIN: segs[0] is the root identifier; owned */
+   sh_seg_t *segs; /* SH_STMT_CHAIN: segs[0] is the root identifier; owned */
    size_t nsegs;
 } sh_stmt_t;
 
 /* A whole parsed input: every statement, in order. The source text is kept so errors can show the line. */
 typedef struct {
-   char *name;        /* "file.js", "<eval>", "<stdin>" or "<repl>"; owned */
-   char *source;      /* a NUL-terminated copy of the text; owned */
+   char *name;   /* "file.js", "<eval>", "<stdin>" or "<repl>"; owned */
+   char *source; /* a NUL-terminated copy of the text; owned */
    size_t source_len;
-   sh_stmt_t *stmts;  /* owned */
+   sh_stmt_t *stmts; /* owned */
    size_t n;
 } sh_script_t;
 

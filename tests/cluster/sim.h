@@ -16,10 +16,10 @@
 /* ---- version personality ---- */
 
 typedef struct {
-   const char *name;  /* "8.0" */
-   const char *full;  /* "8.0.4" */
-   int num;           /* 44, 50, 60, 70, 80 */
-   int32_t max_wire;  /* 9, 13, 17, 21, 25 */
+   const char *name; /* "8.0" */
+   const char *full; /* "8.0.4" */
+   int num;          /* 44, 50, 60, 70, 80 */
+   int32_t max_wire; /* 9, 13, 17, 21, 25 */
 } sim_version_t;
 
 /* Looks a version up by its short name ("4.4" … "8.0"); NULL when unknown. */
@@ -40,7 +40,7 @@ typedef struct {
 typedef struct {
    char *key;
    sim_raw_t docs;
-   uint64_t gen; /* sim_g.store_gen at this partition's last change (chunk tables compare it) */
+   uint64_t gen;              /* sim_g.store_gen at this partition's last change (chunk tables compare it) */
    struct sim_rindex *rindex; /* the documents ordered by min (sim_index.c); NULL until first needed */
    bool vmax_known;           /* vmax_t/vmax_i hold the greatest lastmod timestamp (sim_index.c keeps it) */
    uint32_t vmax_t, vmax_i;
@@ -173,9 +173,9 @@ enum {
 typedef struct {
    int32_t request_id;
    int32_t opcode;
-   uint32_t flags;   /* OP_MSG flagBits, or OP_QUERY flags */
-   char db[128];     /* $db, or the database of OP_QUERY's fullCollectionName */
-   bson_t cmd;       /* the command, document sequences merged in as arrays */
+   uint32_t flags; /* OP_MSG flagBits, or OP_QUERY flags */
+   char db[128];   /* $db, or the database of OP_QUERY's fullCollectionName */
+   bson_t cmd;     /* the command, document sequences merged in as arrays */
 } sim_msg_t;
 
 /* CRC-32C (Castagnoli) of len bytes. */
@@ -376,8 +376,8 @@ sim_should_stop (bson_error_t *error);
 /* A sharded collection's routing information, read from config.collections. */
 typedef struct {
    char ns[256];
-   bson_t key;       /* shard key pattern */
-   bson_t doc;       /* the config.collections document */
+   bson_t key; /* shard key pattern */
+   bson_t doc; /* the config.collections document */
    uint8_t uuid[16];
    bool has_uuid;
    bson_oid_t epoch;
@@ -571,13 +571,13 @@ sim_ver_ge (int num);
 
 /* One chunk of a sharded collection with the data it holds. */
 typedef struct {
-   uint8_t *min;      /* raw BSON (no bson_t in heap arrays: libbson may over-align bson_t) */
+   uint8_t *min; /* raw BSON (no bson_t in heap arrays: libbson may over-align bson_t) */
    uint8_t *max;
-   bson_oid_t id;     /* the config.chunks _id */
+   bson_oid_t id; /* the config.chunks _id */
    char shard[64];
-   int64_t docs;      /* documents inside [min, max) */
-   int64_t bytes;     /* their BSON bytes */
-   int64_t written;   /* bytes inserted since the last split check */
+   int64_t docs;    /* documents inside [min, max) */
+   int64_t bytes;   /* their BSON bytes */
+   int64_t written; /* bytes inserted since the last split check */
    bool jumbo;
 } sim_chunk_t;
 
@@ -632,8 +632,7 @@ sim_chunk_size_bytes (const sim_shcoll_t *sc);
  * config.chunks, the changelog (split or multi-split) and the table. docs/bytes per piece come from the caller when
  * known (counts != NULL, npoints + 1 entries each) or are recounted. */
 void
-sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, const int64_t *docs,
-                const int64_t *bytes);
+sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, const int64_t *docs, const int64_t *bytes);
 
 /* The auto-splitter (before 6.0): splits every chunk of coll that grew past the chunk size (top-chunk optimisation
  * for the MaxKey chunk) and flags single-value chunks jumbo. piece_frac is the share of the chunk size per piece
@@ -777,8 +776,7 @@ sim_workload_start (const char *ns, sim_wl_kind_t kind, double rate, double read
                     int32_t doc_bytes, bool shard, bson_error_t *err);
 /* Builds count documents of kind into ns directly (the bulk loader); splits as the version's auto-splitter would. */
 bool
-sim_workload_load (const char *ns, sim_wl_kind_t kind, int64_t count, int32_t doc_bytes, bool shard,
-                   bson_error_t *err);
+sim_workload_load (const char *ns, sim_wl_kind_t kind, int64_t count, int32_t doc_bytes, bool shard, bson_error_t *err);
 /* Parses NS:KIND:RATE[:READS:UPDATES] (--workload) or NS:KIND:COUNT[:unsharded] (--load) and runs it. */
 bool
 sim_workload_flag (const char *spec, bool load, char *errbuf, size_t errlen);

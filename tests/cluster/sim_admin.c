@@ -117,7 +117,7 @@ sim_find_by_sid (sim_coll_t *coll, const char *id, sim_pos_t *pos)
    for (size_t p = 0; coll && p < coll->nparts; p++) {
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
          bson_t view;
-         sim_pos_t at = {p, i};
+         sim_pos_t at = { p, i };
          sim_coll_view (coll, at, &view);
          const char *s = sim_str (&view, "_id");
          if (s && !strcmp (s, id)) {
@@ -205,7 +205,7 @@ sim_chunks_of (const sim_shcoll_t *sc, simq_docs_t *out)
    sim_coll_t *chunks = sim_coll_get ("config", "chunks");
    bson_t filter = BSON_INITIALIZER;
    bson_error_t err;
-   sim_hits_t hits = {0};
+   sim_hits_t hits = { 0 };
    sim_shcoll_chunk_filter (sc, &filter);
    if (chunks && sim_coll_match (chunks, &filter, 0, &hits, &err)) {
       for (size_t i = 0; i < hits.n; i++) {
@@ -238,7 +238,7 @@ sim_chunk_put (const bson_t *old, const bson_t *doc)
    if (doc) {
       sim_coll_replace (chunks, pos, doc);
    } else {
-      sim_hits_t h = {0};
+      sim_hits_t h = { 0 };
       h.v = &pos;
       h.n = 1;
       sim_coll_delete (chunks, &h);
@@ -248,8 +248,8 @@ sim_chunk_put (const bson_t *old, const bson_t *doc)
 /* A chunk document with new shard/version/history (history newest first; the previous entries kept when
  * keep_history). */
 static void
-sim_chunk_rewrite (const sim_shcoll_t *sc, const bson_t *chunk, const bson_t *min, const bson_t *max,
-                   const char *shard, uint32_t major, uint32_t minor, bool new_history, bson_t *out)
+sim_chunk_rewrite (const sim_shcoll_t *sc, const bson_t *chunk, const bson_t *min, const bson_t *max, const char *shard,
+                   uint32_t major, uint32_t minor, bool new_history, bson_t *out)
 {
    bson_t cmin, cmax;
    uint32_t s, i;
@@ -343,9 +343,8 @@ sim_key_from_query (const sim_shcoll_t *sc, const bson_t *query, bson_t *out)
    while (bson_iter_next (&it)) {
       bson_value_t v;
       const char *f = bson_iter_key (&it);
-      if (!simq_get_path (query, f, &v) ||
-          (v.value_type == BSON_TYPE_DOCUMENT && v.value.v_doc.data_len > 5 && v.value.v_doc.data[4] == BSON_TYPE_UTF8 &&
-           v.value.v_doc.data[5] == '$')) {
+      if (!simq_get_path (query, f, &v) || (v.value_type == BSON_TYPE_DOCUMENT && v.value.v_doc.data_len > 5 &&
+                                            v.value.v_doc.data[4] == BSON_TYPE_UTF8 && v.value.v_doc.data[5] == '$')) {
          return false;
       }
       if (sc->hashed[0] && !strcmp (f, sc->hashed)) {
@@ -371,7 +370,7 @@ sim_zone_of_range (const char *ns, const bson_t *min, const bson_t *max, char *o
    sim_coll_t *tags = sim_coll_get ("config", "tags");
    bson_t filter = BSON_INITIALIZER;
    bson_error_t err;
-   sim_hits_t hits = {0};
+   sim_hits_t hits = { 0 };
    bool found = false;
    BSON_APPEND_UTF8 (&filter, "ns", ns);
    if (tags && sim_coll_match (tags, &filter, 0, &hits, &err)) {
@@ -450,7 +449,7 @@ sim_range_counts (const sim_shcoll_t *sc, const bson_t *min, const bson_t *max, 
    for (size_t p = 0; coll && p < coll->nparts; p++) {
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
          bson_t view, key;
-         sim_pos_t at = {p, i};
+         sim_pos_t at = { p, i };
          sim_coll_view (coll, at, &view);
          sim_shard_key_of (sc, &view, &key);
          if (simq_compare_docs (min, &key) <= 0 && simq_compare_docs (&key, max) < 0) {
@@ -650,7 +649,7 @@ sim_chunk_median (const sim_shcoll_t *sc, const bson_t *chunk, bson_t *out, bson
    for (size_t p = 0; coll && p < coll->nparts; p++) {
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
          bson_t view, key;
-         sim_pos_t at = {p, i};
+         sim_pos_t at = { p, i };
          sim_coll_view (coll, at, &view);
          sim_shard_key_of (sc, &view, &key);
          if (simq_compare_docs (&min, &key) <= 0 && simq_compare_docs (&key, &max) < 0) {
@@ -790,7 +789,8 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
     * collection. */
    bool supported = sim_has_prefix_index (coll, key, true);
    if (!supported && !empty) {
-      SIM_ERR (err, 72, "Please create an index that starts with the proposed shard key before sharding the collection");
+      SIM_ERR (err, 72,
+               "Please create an index that starts with the proposed shard key before sharding the collection");
       return false;
    }
    if (!supported) {
@@ -1167,7 +1167,7 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
    }
    if (sharded) {
       /* Bounds must be a prefix of the shard key. */
-      const bson_t *bounds[2] = {min_in, max_in};
+      const bson_t *bounds[2] = { min_in, max_in };
       for (int b = 0; b < 2; b++) {
          bson_iter_t k, f;
          bson_iter_init (&k, &sc.key);
@@ -1198,7 +1198,7 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
       bson_concat (&max, max_in);
    }
    sim_coll_t *tags = sim_coll_ensure ("config", "tags");
-   sim_hits_t hits = {0}, del = {0};
+   sim_hits_t hits = { 0 }, del = { 0 };
    bool identical = false, have_clash = false;
    bson_t clash; /* the existing range the new one overlaps (the first in storage order) */
    if (!zone || !sim_zone_overlap_indexed (tags, ns, &min, &max, zone, &identical, &have_clash, &clash)) {
@@ -1375,12 +1375,14 @@ sim_cmd_enable_sharding (sim_ctx_t *ctx, bson_t *reply)
    for (size_t p = 0; p < dbs->nparts; p++) {
       for (size_t i = 0; i < dbs->parts[p].docs.n; i++) {
          bson_t view;
-         sim_pos_t pos = {p, i};
+         sim_pos_t pos = { p, i };
          sim_coll_view (dbs, pos, &view);
          const char *id = sim_str (&view, "_id");
          if (id && strcasecmp (id, db) == 0 && strcmp (id, db) != 0) {
-            sim_reply_error (reply, 13297, "database already exists with different case already have: [%s] trying to "
-                             "create [%s]", id, db);
+            sim_reply_error (reply, 13297,
+                             "database already exists with different case already have: [%s] trying to "
+                             "create [%s]",
+                             id, db);
             return;
          }
       }
@@ -1398,8 +1400,10 @@ sim_cmd_enable_sharding (sim_ctx_t *ctx, bson_t *reply)
          return;
       }
    } else if (want && strcmp (want, primary) != 0) {
-      sim_reply_error (reply, 117, "database %s could not be created :: caused by :: database already exists with a "
-                       "different primary shard %s", db, primary);
+      sim_reply_error (reply, 117,
+                       "database %s could not be created :: caused by :: database already exists with a "
+                       "different primary shard %s",
+                       db, primary);
       return;
    }
    if (!sim_ver_ge (70)) {
@@ -1583,7 +1587,7 @@ sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
    for (size_t p = 0; dbs && p < dbs->nparts; p++) {
       for (size_t i = 0; i < dbs->parts[p].docs.n; i++) {
          bson_t view;
-         sim_pos_t pos = {p, i};
+         sim_pos_t pos = { p, i };
          sim_coll_view (dbs, pos, &view);
          const char *primary = sim_str (&view, "primary"), *id = sim_str (&view, "_id");
          if (primary && id && !strcmp (primary, shard)) {
@@ -1623,7 +1627,7 @@ sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
       sim_coll_t *shards_coll = sim_coll_get ("config", "shards");
       sim_pos_t pos;
       if (sim_find_by_sid (shards_coll, shard, &pos)) {
-         sim_hits_t h = {&pos, 1, 1};
+         sim_hits_t h = { &pos, 1, 1 };
          sim_coll_delete (shards_coll, &h);
       }
       bson_t details = BSON_INITIALIZER;
@@ -1702,8 +1706,9 @@ sim_cmd_move_primary (sim_ctx_t *ctx, bson_t *reply)
 static void
 sim_append_shard_canonical (bson_t *out, const bson_t *doc)
 {
-   static const char *order[] = {"_id", "host", "draining", "maxSize", "tags", "state", "topologyTime",
-                                 "replSetConfigVersion", NULL};
+   static const char *order[] = { "_id",  "host",  "draining",     "maxSize",
+                                  "tags", "state", "topologyTime", "replSetConfigVersion",
+                                  NULL };
    bson_iter_t it;
    for (int i = 0; order[i]; i++) {
       if (bson_iter_init_find (&it, doc, order[i])) {
@@ -1723,7 +1728,8 @@ sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
    if (sim_ver_ge (83) && sim_sub (ctx->cmd, "filter", &filter) && bson_iter_init (&it, &filter)) {
       while (bson_iter_next (&it)) {
          if (strcmp (bson_iter_key (&it), "draining") != 0) {
-            sim_reply_error (reply, 40415, "BSON field 'ListShardsFilter.%s' is an unknown field.", bson_iter_key (&it));
+            sim_reply_error (reply, 40415, "BSON field 'ListShardsFilter.%s' is an unknown field.",
+                             bson_iter_key (&it));
             return;
          }
          if (!BSON_ITER_HOLDS_BOOL (&it)) {
@@ -1808,7 +1814,7 @@ sim_cmd_remove_shard_from_zone (sim_ctx_t *ctx, bson_t *reply)
       for (size_t p = 0; tagc && p < tagc->nparts && !used; p++) {
          for (size_t i = 0; i < tagc->parts[p].docs.n && !used; i++) {
             bson_t view;
-            sim_pos_t pos = {p, i};
+            sim_pos_t pos = { p, i };
             sim_coll_view (tagc, pos, &view);
             const char *t = sim_str (&view, "tag");
             used = t && !strcmp (t, zone);
@@ -1871,8 +1877,8 @@ sim_cmd_update_zone_key_range (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 73, "%s is not a valid namespace", ns);
       return;
    }
-   const char *names[2] = {"min", "max"};
-   bson_t *bounds[2] = {&min, &max};
+   const char *names[2] = { "min", "max" };
+   bson_t *bounds[2] = { &min, &max };
    for (int i = 0; i < 2; i++) {
       if (!bson_iter_init_find (&it, ctx->cmd, names[i])) {
          sim_reply_error (reply, 4, "The field '%s' cannot be parsed due to Missing expected field \"%s\"", names[i],
@@ -1880,8 +1886,10 @@ sim_cmd_update_zone_key_range (sim_ctx_t *ctx, bson_t *reply)
          return;
       }
       if (!sim_sub (ctx->cmd, names[i], bounds[i]) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
-         sim_reply_error (reply, 14, "The field '%s' cannot be parsed due to \"%s\" had the wrong type. Expected "
-                          "object", names[i], names[i]);
+         sim_reply_error (reply, 14,
+                          "The field '%s' cannot be parsed due to \"%s\" had the wrong type. Expected "
+                          "object",
+                          names[i], names[i]);
          return;
       }
       if (bson_empty (bounds[i])) {
@@ -1898,7 +1906,9 @@ sim_cmd_update_zone_key_range (sim_ctx_t *ctx, bson_t *reply)
       zone = bson_iter_utf8 (&it, NULL);
    } else if (!BSON_ITER_HOLDS_NULL (&it)) {
       sim_reply_error (reply, 14, "\"zone\" had the wrong type. Expected string or null, found %s",
-                       BSON_ITER_HOLDS_INT32 (&it) ? "int" : BSON_ITER_HOLDS_NUMBER (&it) ? "double" : "object");
+                       BSON_ITER_HOLDS_INT32 (&it)    ? "int"
+                       : BSON_ITER_HOLDS_NUMBER (&it) ? "double"
+                                                      : "object");
       return;
    }
    if (!sim_op_update_zone_range (ns, &min, &max, zone, &err)) {
@@ -1910,8 +1920,7 @@ sim_cmd_update_zone_key_range (sim_ctx_t *ctx, bson_t *reply)
 
 /* The chunk a moveChunk/split request designates (find or bounds); errors follow the version's style. */
 static bool
-sim_target_chunk (sim_ctx_t *ctx, const sim_shcoll_t *sc, bool typed, bool for_split, bson_t *chunk,
-                  bson_error_t *err)
+sim_target_chunk (sim_ctx_t *ctx, const sim_shcoll_t *sc, bool typed, bool for_split, bson_t *chunk, bson_error_t *err)
 {
    bson_t find, bounds, middle;
    bool have_find = sim_sub (ctx->cmd, "find", &find);
@@ -2393,8 +2402,7 @@ sim_cmd_balancer_status (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_INT64 (reply, "numBalancerRounds", sim_g.balancer_rounds + sim_dyn.rounds);
    } else {
       /* A round every 10 s while the balancer is on (the real default interval). */
-      BSON_APPEND_INT64 (reply, "numBalancerRounds",
-                         sim_g.balancer_rounds + (sim_now_ms () - sim_g.start_ms) / 10000);
+      BSON_APPEND_INT64 (reply, "numBalancerRounds", sim_g.balancer_rounds + (sim_now_ms () - sim_g.start_ms) / 10000);
    }
    if (sim_ver_ge (80)) {
       BSON_APPEND_INT64 (reply, "term", 1);
@@ -2421,9 +2429,10 @@ sim_chunk_size_mb (const sim_shcoll_t *sc)
 static bool
 sim_generic_arg (const char *k)
 {
-   static const char *generic[] = {"$db", "lsid", "$clusterTime", "$readPreference", "comment", "maxTimeMS",
-                                   "readConcern", "writeConcern", "apiVersion", "apiStrict", "apiDeprecationErrors",
-                                   "txnNumber", NULL};
+   static const char *generic[] = { "$db",        "lsid",      "$clusterTime",         "$readPreference",
+                                    "comment",    "maxTimeMS", "readConcern",          "writeConcern",
+                                    "apiVersion", "apiStrict", "apiDeprecationErrors", "txnNumber",
+                                    NULL };
    for (int i = 0; generic[i]; i++) {
       if (!strcmp (generic[i], k)) {
          return true;
@@ -2474,7 +2483,8 @@ sim_cmd_balancer_collection_status (sim_ctx_t *ctx, bson_t *reply)
       char zone[128];
       sim_sub (all.v[i], "min", &cmin);
       sim_sub (all.v[i], "max", &cmax);
-      if (sim_zone_of_range (ns, &cmin, &cmax, zone, sizeof zone) && !sim_shard_has_zone (sim_chunk_shard (all.v[i]), zone)) {
+      if (sim_zone_of_range (ns, &cmin, &cmax, zone, sizeof zone) &&
+          !sim_shard_has_zone (sim_chunk_shard (all.v[i]), zone)) {
          violation = "zoneViolation";
       }
    }
@@ -2559,7 +2569,7 @@ sim_cmd_configure_collection_balancing (sim_ctx_t *ctx, bson_t *reply)
    }
    sim_shcoll_destroy (&sc);
    bson_t set = BSON_INITIALIZER;
-   const char *unset[3] = {NULL, NULL, NULL};
+   const char *unset[3] = { NULL, NULL, NULL };
    int nunset = 0;
    if (bson_iter_init_find (&it, ctx->cmd, "chunkSize")) {
       int64_t mb = bson_iter_as_int64 (&it);
@@ -2617,7 +2627,7 @@ sim_cmd_set_allow_migrations (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    bson_t set = BSON_INITIALIZER;
-   const char *unset[] = {"allowMigrations", "permitMigrations", NULL};
+   const char *unset[] = { "allowMigrations", "permitMigrations", NULL };
    if (!allow) {
       BSON_APPEND_BOOL (&set, "allowMigrations", false);
    }
@@ -2687,8 +2697,10 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
    }
    if (!extends || bson_equal (&key, &sc.key)) {
       char *x = sim_bson_str (&key), *y = sim_bson_str (&sc.key);
-      sim_reply_error (reply, 72, "refineCollectionShardKey: the proposed shard key %s does not extend the current shard "
-                       "key %s", x, y);
+      sim_reply_error (reply, 72,
+                       "refineCollectionShardKey: the proposed shard key %s does not extend the current shard "
+                       "key %s",
+                       x, y);
       bson_free (x);
       bson_free (y);
       goto done;
@@ -2696,7 +2708,8 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
    sim_coll_t *coll = sim_coll_get_ns (ns);
    bool supported = sim_has_prefix_index (coll, &key, false);
    if (!supported) {
-      sim_reply_error (reply, 72, "refineCollectionShardKey: Please create an index that starts with the proposed shard "
+      sim_reply_error (reply, 72,
+                       "refineCollectionShardKey: Please create an index that starts with the proposed shard "
                        "key before refining the shard key");
       goto done;
    }
@@ -2743,7 +2756,7 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
    for (size_t p = 0; tags && p < tags->nparts; p++) {
       for (size_t i = 0; i < tags->parts[p].docs.n; i++) {
          bson_t view, tmin, tmax, nmin, nmax, set2 = BSON_INITIALIZER, out;
-         sim_pos_t pos = {p, i};
+         sim_pos_t pos = { p, i };
          sim_coll_view (tags, pos, &view);
          const char *tns = sim_str (&view, "ns");
          if (!tns || strcmp (tns, ns) != 0 || !sim_sub (&view, "min", &tmin) || !sim_sub (&view, "max", &tmax)) {
@@ -2806,7 +2819,7 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_DOCUMENT (&details, "newKey", &key);
    sim_changelog (false, "resharding.coordinator.start", ns, "config", &details, now);
    bson_t filter = BSON_INITIALIZER;
-   sim_hits_t hits = {0};
+   sim_hits_t hits = { 0 };
    sim_coll_t *chunks = sim_coll_get ("config", "chunks");
    sim_shcoll_chunk_filter (&sc, &filter);
    if (chunks && sim_coll_match (chunks, &filter, 0, &hits, &err)) {
@@ -2897,7 +2910,8 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
             simq_docs_init (&all);
             sim_chunks_of (&sc, &all);
             bson_t median = BSON_INITIALIZER;
-            bool ok = all.n && sim_chunk_median (&sc, all.v[all.n - 1], &median, &err) && sim_split_at (&sc, &median, &err);
+            bool ok =
+               all.n && sim_chunk_median (&sc, all.v[all.n - 1], &median, &err) && sim_split_at (&sc, &median, &err);
             bson_destroy (&median);
             simq_docs_clear (&all);
             if (!ok) {
@@ -2958,7 +2972,8 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
    if (kc) {
       bool supported = sim_has_prefix_index (coll, &key, false);
       if (!supported) {
-         sim_reply_error (reply, 20, "Cannot analyze the characteristics of a shard key that does not have a supporting "
+         sim_reply_error (reply, 20,
+                          "Cannot analyze the characteristics of a shard key that does not have a supporting "
                           "index");
          goto done;
       }
@@ -2972,7 +2987,7 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
       for (size_t p = 0; p < coll->nparts; p++) {
          for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
             bson_t view, k;
-            sim_pos_t pos = {p, i};
+            sim_pos_t pos = { p, i };
             sim_coll_view (coll, pos, &view);
             sim_shard_key_of (&fake, &view, &k);
             simq_docs_push_copy (&keys, &k);
@@ -3021,7 +3036,7 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
          size_t at;
          int64_t freq;
       } run_t;
-      run_t top[5] = {{0}};
+      run_t top[5] = { { 0 } };
       for (size_t i = 0; i < keys.n;) {
          size_t j = i + 1;
          while (j < keys.n && simq_compare_docs (keys.v[i], keys.v[j]) == 0) {
@@ -3156,7 +3171,7 @@ sim_cmd_configure_query_analyzer (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_DOUBLE (&set, "samplesPerSecond", rate);
    }
    BSON_APPEND_DATE_TIME (&set, "startTime", sim_now_ms ());
-   const char *unset[] = {"samplesPerSecond", NULL};
+   const char *unset[] = { "samplesPerSecond", NULL };
    sim_config_update ("queryAnalyzers", ns, &set, have_rate ? NULL : unset, true);
    bson_destroy (&set);
    BSON_APPEND_DOCUMENT_BEGIN (reply, "newConfiguration", &d);
@@ -3186,38 +3201,38 @@ typedef struct {
 } sim_admin_def_t;
 
 static const sim_admin_def_t sim_admin_table[] = {
-   {"enableSharding", sim_cmd_enable_sharding},
-   {"enablesharding", sim_cmd_enable_sharding},
-   {"shardCollection", sim_cmd_shard_collection},
-   {"shardcollection", sim_cmd_shard_collection},
-   {"addShard", sim_cmd_add_shard},
-   {"addshard", sim_cmd_add_shard},
-   {"removeShard", sim_cmd_remove_shard},
-   {"removeshard", sim_cmd_remove_shard},
-   {"movePrimary", sim_cmd_move_primary},
-   {"moveprimary", sim_cmd_move_primary},
-   {"listShards", sim_cmd_list_shards},
-   {"listshards", sim_cmd_list_shards},
-   {"addShardToZone", sim_cmd_add_shard_to_zone},
-   {"removeShardFromZone", sim_cmd_remove_shard_from_zone},
-   {"updateZoneKeyRange", sim_cmd_update_zone_key_range},
-   {"moveChunk", sim_cmd_move_chunk},
-   {"movechunk", sim_cmd_move_chunk},
-   {"moveRange", sim_cmd_move_range},
-   {"split", sim_cmd_split},
-   {"mergeChunks", sim_cmd_merge_chunks},
-   {"balancerStart", sim_cmd_balancer_start_stop},
-   {"balancerStop", sim_cmd_balancer_start_stop},
-   {"balancerStatus", sim_cmd_balancer_status},
-   {"balancerCollectionStatus", sim_cmd_balancer_collection_status},
-   {"configureCollectionBalancing", sim_cmd_configure_collection_balancing},
-   {"setAllowMigrations", sim_cmd_set_allow_migrations},
-   {"refineCollectionShardKey", sim_cmd_refine_shard_key},
-   {"reshardCollection", sim_cmd_reshard_collection},
-   {"analyzeShardKey", sim_cmd_analyze_shard_key},
-   {"configureQueryAnalyzer", sim_cmd_configure_query_analyzer},
-   {"flushRouterConfig", sim_cmd_flush_router_config},
-   {"flushrouterconfig", sim_cmd_flush_router_config},
+   { "enableSharding", sim_cmd_enable_sharding },
+   { "enablesharding", sim_cmd_enable_sharding },
+   { "shardCollection", sim_cmd_shard_collection },
+   { "shardcollection", sim_cmd_shard_collection },
+   { "addShard", sim_cmd_add_shard },
+   { "addshard", sim_cmd_add_shard },
+   { "removeShard", sim_cmd_remove_shard },
+   { "removeshard", sim_cmd_remove_shard },
+   { "movePrimary", sim_cmd_move_primary },
+   { "moveprimary", sim_cmd_move_primary },
+   { "listShards", sim_cmd_list_shards },
+   { "listshards", sim_cmd_list_shards },
+   { "addShardToZone", sim_cmd_add_shard_to_zone },
+   { "removeShardFromZone", sim_cmd_remove_shard_from_zone },
+   { "updateZoneKeyRange", sim_cmd_update_zone_key_range },
+   { "moveChunk", sim_cmd_move_chunk },
+   { "movechunk", sim_cmd_move_chunk },
+   { "moveRange", sim_cmd_move_range },
+   { "split", sim_cmd_split },
+   { "mergeChunks", sim_cmd_merge_chunks },
+   { "balancerStart", sim_cmd_balancer_start_stop },
+   { "balancerStop", sim_cmd_balancer_start_stop },
+   { "balancerStatus", sim_cmd_balancer_status },
+   { "balancerCollectionStatus", sim_cmd_balancer_collection_status },
+   { "configureCollectionBalancing", sim_cmd_configure_collection_balancing },
+   { "setAllowMigrations", sim_cmd_set_allow_migrations },
+   { "refineCollectionShardKey", sim_cmd_refine_shard_key },
+   { "reshardCollection", sim_cmd_reshard_collection },
+   { "analyzeShardKey", sim_cmd_analyze_shard_key },
+   { "configureQueryAnalyzer", sim_cmd_configure_query_analyzer },
+   { "flushRouterConfig", sim_cmd_flush_router_config },
+   { "flushrouterconfig", sim_cmd_flush_router_config },
 };
 
 bool
@@ -3242,7 +3257,7 @@ sim_chunk_by_id (const bson_oid_t *id, bson_t *out)
       for (size_t i = 0; i < chunks->parts[p].docs.n; i++) {
          bson_t view;
          bson_iter_t it;
-         sim_pos_t pos = {p, i};
+         sim_pos_t pos = { p, i };
          sim_coll_view (chunks, pos, &view);
          if (bson_iter_init_find (&it, &view, "_id") && BSON_ITER_HOLDS_OID (&it) &&
              bson_oid_equal (bson_iter_oid (&it), id)) {

@@ -140,7 +140,7 @@ sim_migrations_doc_remove (const char *id)
 {
    sim_coll_t *m = sim_coll_get ("config", "migrations");
    bson_t filter = BSON_INITIALIZER;
-   sim_hits_t hits = {0};
+   sim_hits_t hits = { 0 };
    bson_error_t err;
    BSON_APPEND_UTF8 (&filter, "_id", id);
    if (m && sim_coll_match (m, &filter, 0, &hits, &err)) {
@@ -382,7 +382,7 @@ sim_trim_to_chunk_size (sim_coll_t *coll, sim_ctab_t *t, size_t i, int64_t cs)
    for (size_t p = 0; p < coll->nparts; p++) {
       for (size_t d = 0; d < coll->parts[p].docs.n; d++) {
          bson_t view, key;
-         sim_pos_t pos = {p, d};
+         sim_pos_t pos = { p, d };
          sim_coll_view (coll, pos, &view);
          sim_shard_key_of (&t->sc, &view, &key);
          if (sim_ctab_locate (t, &key) == i) {
@@ -454,7 +454,7 @@ sim_split_zone_boundaries (sim_coll_t *coll, sim_ctab_t *t)
 {
    sim_coll_t *tags = sim_coll_get ("config", "tags");
    bson_t filter = BSON_INITIALIZER;
-   sim_hits_t hits = {0};
+   sim_hits_t hits = { 0 };
    bson_error_t err;
    simq_docs_t bounds;
    simq_docs_init (&bounds);
@@ -464,7 +464,7 @@ sim_split_zone_boundaries (sim_coll_t *coll, sim_ctab_t *t)
          bson_t view;
          bson_iter_t it;
          sim_coll_view (tags, hits.v[h], &view);
-         static const char *fields[] = {"min", "max"};
+         static const char *fields[] = { "min", "max" };
          for (int f = 0; f < 2; f++) {
             uint32_t l;
             const uint8_t *d;
@@ -738,7 +738,7 @@ sim_balancer_wait_round (int64_t deadline_ms)
          return false;
       }
       int64_t until = deadline_ms - now > 100 ? now + 100 : deadline_ms;
-      struct timespec ts = {.tv_sec = (time_t) (until / 1000), .tv_nsec = (long) (until % 1000) * 1000000L};
+      struct timespec ts = { .tv_sec = (time_t) (until / 1000), .tv_nsec = (long) (until % 1000) * 1000000L };
       pthread_cond_timedwait (&sim_dyn.round_done, &sim_g.lock, &ts);
    }
    return true;

@@ -12,13 +12,8 @@
 sim_state_t sim_g;
 
 static const sim_version_t sim_versions[] = {
-   {"4.4", "4.4.29", 44, 9},
-   {"5.0", "5.0.31", 50, 13},
-   {"6.0", "6.0.20", 60, 17},
-   {"7.0", "7.0.16", 70, 21},
-   {"8.0", "8.0.4", 80, 25},
-   {"8.2", "8.2.1", 82, 27},
-   {"8.3", "8.3.0", 83, 28},
+   { "4.4", "4.4.29", 44, 9 }, { "5.0", "5.0.31", 50, 13 }, { "6.0", "6.0.20", 60, 17 }, { "7.0", "7.0.16", 70, 21 },
+   { "8.0", "8.0.4", 80, 25 }, { "8.2", "8.2.1", 82, 27 },  { "8.3", "8.3.0", 83, 28 },
 };
 
 const sim_version_t *
@@ -95,44 +90,44 @@ static const struct {
    int code;
    const char *name;
 } sim_codes[] = {
-   {1, "InternalError"},
-   {2, "BadValue"},
-   {4, "NoSuchKey"},
-   {9, "FailedToParse"},
-   {11000, "DuplicateKey"},
-   {13, "Unauthorized"},
-   {14, "TypeMismatch"},
-   {17, "ProtocolError"},
-   {18, "AuthenticationFailed"},
-   {20, "IllegalOperation"},
-   {23, "AlreadyInitialized"},
-   {26, "NamespaceNotFound"},
-   {43, "CursorNotFound"},
-   {48, "NamespaceExists"},
-   {59, "CommandNotFound"},
-   {61, "ShardKeyNotFound"},
-   {67, "CannotCreateIndex"},
-   {70, "ShardNotFound"},
-   {72, "InvalidOptions"},
-   {73, "InvalidNamespace"},
-   {85, "IndexOptionsConflict"},
-   {87, "CannotSplit"},
-   {91, "ShutdownInProgress"},
-   {96, "OperationFailed"},
-   {117, "ConflictingOperationInProgress"},
-   {118, "NamespaceNotSharded"},
-   {153, "ChunkTooBig"},
-   {163, "ZoneStillInUse"},
-   {168, "InvalidPipelineOperator"},
-   {177, "ZoneNotFound"},
-   {178, "RangeOverlapConflict"},
-   {186, "ClientMetadataCannotBeMutated"},
-   {223, "IllegalOpMsgFlag"},
-   {334, "MechanismUnavailable"},
-   {338, "ReshardCollectionInProgress"},
-   {339, "NoSuchReshardCollection"},
-   {352, "UnsupportedOpQueryCommand"},
-   {40415, "IDLUnknownField"},
+   { 1, "InternalError" },
+   { 2, "BadValue" },
+   { 4, "NoSuchKey" },
+   { 9, "FailedToParse" },
+   { 11000, "DuplicateKey" },
+   { 13, "Unauthorized" },
+   { 14, "TypeMismatch" },
+   { 17, "ProtocolError" },
+   { 18, "AuthenticationFailed" },
+   { 20, "IllegalOperation" },
+   { 23, "AlreadyInitialized" },
+   { 26, "NamespaceNotFound" },
+   { 43, "CursorNotFound" },
+   { 48, "NamespaceExists" },
+   { 59, "CommandNotFound" },
+   { 61, "ShardKeyNotFound" },
+   { 67, "CannotCreateIndex" },
+   { 70, "ShardNotFound" },
+   { 72, "InvalidOptions" },
+   { 73, "InvalidNamespace" },
+   { 85, "IndexOptionsConflict" },
+   { 87, "CannotSplit" },
+   { 91, "ShutdownInProgress" },
+   { 96, "OperationFailed" },
+   { 117, "ConflictingOperationInProgress" },
+   { 118, "NamespaceNotSharded" },
+   { 153, "ChunkTooBig" },
+   { 163, "ZoneStillInUse" },
+   { 168, "InvalidPipelineOperator" },
+   { 177, "ZoneNotFound" },
+   { 178, "RangeOverlapConflict" },
+   { 186, "ClientMetadataCannotBeMutated" },
+   { 223, "IllegalOpMsgFlag" },
+   { 334, "MechanismUnavailable" },
+   { 338, "ReshardCollectionInProgress" },
+   { 339, "NoSuchReshardCollection" },
+   { 352, "UnsupportedOpQueryCommand" },
+   { 40415, "IDLUnknownField" },
 };
 
 const char *
@@ -219,11 +214,34 @@ sim_cmd_is_awaitable_hello (const bson_t *cmd, int64_t *wait_ms)
    return *wait_ms >= 0;
 }
 
-static const char *sim_hello_allowed[] = {
-   "hello", "isMaster", "ismaster", "helloOk", "client", "compression", "loadBalanced", "saslSupportedMechs",
-   "speculativeAuthenticate", "topologyVersion", "maxAwaitTimeMS", "$db", "lsid", "$clusterTime", "apiVersion",
-   "apiStrict", "apiDeprecationErrors", "comment", "maxTimeMS", "$readPreference", "readConcern", "writeConcern",
-   "backpressure", "internalClient", "forShell", "$audit", "$client", NULL};
+static const char *sim_hello_allowed[] = { "hello",
+                                           "isMaster",
+                                           "ismaster",
+                                           "helloOk",
+                                           "client",
+                                           "compression",
+                                           "loadBalanced",
+                                           "saslSupportedMechs",
+                                           "speculativeAuthenticate",
+                                           "topologyVersion",
+                                           "maxAwaitTimeMS",
+                                           "$db",
+                                           "lsid",
+                                           "$clusterTime",
+                                           "apiVersion",
+                                           "apiStrict",
+                                           "apiDeprecationErrors",
+                                           "comment",
+                                           "maxTimeMS",
+                                           "$readPreference",
+                                           "readConcern",
+                                           "writeConcern",
+                                           "backpressure",
+                                           "internalClient",
+                                           "forShell",
+                                           "$audit",
+                                           "$client",
+                                           NULL };
 
 static void
 sim_cmd_hello (sim_ctx_t *ctx, bson_t *reply)
@@ -372,8 +390,12 @@ sim_append_parameter (bson_t *reply, const char *name)
 static void
 sim_cmd_get_parameter (sim_ctx_t *ctx, bson_t *reply)
 {
-   static const char *all[] = {"authenticationMechanisms", "featureCompatibilityVersion", "logLevel",
-                               "maxTimeMSForHedgedReads", "readHedgingMode", NULL};
+   static const char *all[] = { "authenticationMechanisms",
+                                "featureCompatibilityVersion",
+                                "logLevel",
+                                "maxTimeMSForHedgedReads",
+                                "readHedgingMode",
+                                NULL };
    bson_iter_t it;
    bson_t out = BSON_INITIALIZER;
    int found = 0;
@@ -646,79 +668,79 @@ enum { SIM_K_COMMAND, SIM_K_QUERY, SIM_K_GETMORE, SIM_K_WRITE };
 
 typedef struct {
    const char *name;
-   int since;       /* first version (44 … 83) */
+   int since; /* first version (44 … 83) */
    bool admin_only;
    sim_handler_t fn; /* NULL: a sharding admin command (sim_admin.c) */
    int kind;
 } sim_cmd_def_t;
 
 static const sim_cmd_def_t sim_cmd_table[] = {
-   {"hello", 44, false, sim_cmd_hello, SIM_K_COMMAND},
-   {"isMaster", 44, false, sim_cmd_hello, SIM_K_COMMAND},
-   {"ismaster", 44, false, sim_cmd_hello, SIM_K_COMMAND},
-   {"ping", 44, false, sim_cmd_ping, SIM_K_COMMAND},
-   {"buildInfo", 44, false, sim_cmd_build_info, SIM_K_COMMAND},
-   {"buildinfo", 44, false, sim_cmd_build_info, SIM_K_COMMAND},
-   {"getParameter", 44, true, sim_cmd_get_parameter, SIM_K_COMMAND},
-   {"getCmdLineOpts", 44, true, sim_cmd_get_cmd_line_opts, SIM_K_COMMAND},
-   {"serverStatus", 44, false, sim_cmd_server_status, SIM_K_COMMAND},
-   {"listDatabases", 44, true, sim_cmd_list_databases, SIM_K_COMMAND},
-   {"connectionStatus", 44, false, sim_cmd_connection_status, SIM_K_COMMAND},
-   {"whatsmyuri", 44, false, sim_cmd_whatsmyuri, SIM_K_COMMAND},
-   {"endSessions", 44, false, sim_cmd_end_sessions, SIM_K_COMMAND},
-   {"getLog", 44, true, sim_cmd_get_log, SIM_K_COMMAND},
-   {"find", 44, false, sim_crud_find, SIM_K_QUERY},
-   {"aggregate", 44, false, sim_crud_aggregate, SIM_K_COMMAND},
-   {"getMore", 44, false, sim_crud_get_more, SIM_K_GETMORE},
-   {"killCursors", 44, false, sim_crud_kill_cursors, SIM_K_COMMAND},
-   {"count", 44, false, sim_crud_count, SIM_K_COMMAND},
-   {"distinct", 44, false, sim_crud_distinct, SIM_K_COMMAND},
-   {"insert", 44, false, sim_crud_insert, SIM_K_WRITE},
-   {"update", 44, false, sim_crud_update, SIM_K_WRITE},
-   {"delete", 44, false, sim_crud_delete, SIM_K_WRITE},
-   {"listCollections", 44, false, sim_crud_list_collections, SIM_K_COMMAND},
-   {"listIndexes", 44, false, sim_crud_list_indexes, SIM_K_COMMAND},
-   {"createIndexes", 44, false, sim_crud_create_indexes, SIM_K_COMMAND},
-   {"drop", 44, false, sim_crud_drop, SIM_K_COMMAND},
-   {"currentOp", 44, true, sim_crud_current_op, SIM_K_COMMAND},
-   {"enableSharding", 44, true, NULL, SIM_K_COMMAND},
-   {"enablesharding", 44, true, NULL, SIM_K_COMMAND},
-   {"shardCollection", 44, true, NULL, SIM_K_COMMAND},
-   {"shardcollection", 44, true, NULL, SIM_K_COMMAND},
-   {"addShard", 44, true, NULL, SIM_K_COMMAND},
-   {"addshard", 44, true, NULL, SIM_K_COMMAND},
-   {"removeShard", 44, true, NULL, SIM_K_COMMAND},
-   {"removeshard", 44, true, NULL, SIM_K_COMMAND},
-   {"movePrimary", 44, true, NULL, SIM_K_COMMAND},
-   {"moveprimary", 44, true, NULL, SIM_K_COMMAND},
-   {"listShards", 44, true, NULL, SIM_K_COMMAND},
-   {"listshards", 44, true, NULL, SIM_K_COMMAND},
-   {"addShardToZone", 44, true, NULL, SIM_K_COMMAND},
-   {"removeShardFromZone", 44, true, NULL, SIM_K_COMMAND},
-   {"updateZoneKeyRange", 44, true, NULL, SIM_K_COMMAND},
-   {"moveChunk", 44, true, NULL, SIM_K_COMMAND},
-   {"movechunk", 44, true, NULL, SIM_K_COMMAND},
-   {"moveRange", 60, true, NULL, SIM_K_COMMAND},
-   {"split", 44, true, NULL, SIM_K_COMMAND},
-   {"mergeChunks", 44, true, NULL, SIM_K_COMMAND},
-   {"balancerStart", 44, true, NULL, SIM_K_COMMAND},
-   {"balancerStop", 44, true, NULL, SIM_K_COMMAND},
-   {"balancerStatus", 44, true, NULL, SIM_K_COMMAND},
-   {"balancerCollectionStatus", 44, true, NULL, SIM_K_COMMAND},
-   {"configureCollectionBalancing", 60, true, NULL, SIM_K_COMMAND},
-   {"setAllowMigrations", 44, true, NULL, SIM_K_COMMAND},
-   {"refineCollectionShardKey", 44, true, NULL, SIM_K_COMMAND},
-   {"reshardCollection", 50, true, NULL, SIM_K_COMMAND},
-   {"analyzeShardKey", 70, true, NULL, SIM_K_COMMAND},
-   {"configureQueryAnalyzer", 70, true, NULL, SIM_K_COMMAND},
-   {"shardDrainingStatus", 82, true, sim_cmd_shard_draining_status, SIM_K_COMMAND},
-   {"getTransitionToDedicatedConfigServerStatus", 83, true, sim_cmd_transition_status, SIM_K_COMMAND},
-   {"flushRouterConfig", 44, true, NULL, SIM_K_COMMAND},
-   {"flushrouterconfig", 44, true, NULL, SIM_K_COMMAND},
+   { "hello", 44, false, sim_cmd_hello, SIM_K_COMMAND },
+   { "isMaster", 44, false, sim_cmd_hello, SIM_K_COMMAND },
+   { "ismaster", 44, false, sim_cmd_hello, SIM_K_COMMAND },
+   { "ping", 44, false, sim_cmd_ping, SIM_K_COMMAND },
+   { "buildInfo", 44, false, sim_cmd_build_info, SIM_K_COMMAND },
+   { "buildinfo", 44, false, sim_cmd_build_info, SIM_K_COMMAND },
+   { "getParameter", 44, true, sim_cmd_get_parameter, SIM_K_COMMAND },
+   { "getCmdLineOpts", 44, true, sim_cmd_get_cmd_line_opts, SIM_K_COMMAND },
+   { "serverStatus", 44, false, sim_cmd_server_status, SIM_K_COMMAND },
+   { "listDatabases", 44, true, sim_cmd_list_databases, SIM_K_COMMAND },
+   { "connectionStatus", 44, false, sim_cmd_connection_status, SIM_K_COMMAND },
+   { "whatsmyuri", 44, false, sim_cmd_whatsmyuri, SIM_K_COMMAND },
+   { "endSessions", 44, false, sim_cmd_end_sessions, SIM_K_COMMAND },
+   { "getLog", 44, true, sim_cmd_get_log, SIM_K_COMMAND },
+   { "find", 44, false, sim_crud_find, SIM_K_QUERY },
+   { "aggregate", 44, false, sim_crud_aggregate, SIM_K_COMMAND },
+   { "getMore", 44, false, sim_crud_get_more, SIM_K_GETMORE },
+   { "killCursors", 44, false, sim_crud_kill_cursors, SIM_K_COMMAND },
+   { "count", 44, false, sim_crud_count, SIM_K_COMMAND },
+   { "distinct", 44, false, sim_crud_distinct, SIM_K_COMMAND },
+   { "insert", 44, false, sim_crud_insert, SIM_K_WRITE },
+   { "update", 44, false, sim_crud_update, SIM_K_WRITE },
+   { "delete", 44, false, sim_crud_delete, SIM_K_WRITE },
+   { "listCollections", 44, false, sim_crud_list_collections, SIM_K_COMMAND },
+   { "listIndexes", 44, false, sim_crud_list_indexes, SIM_K_COMMAND },
+   { "createIndexes", 44, false, sim_crud_create_indexes, SIM_K_COMMAND },
+   { "drop", 44, false, sim_crud_drop, SIM_K_COMMAND },
+   { "currentOp", 44, true, sim_crud_current_op, SIM_K_COMMAND },
+   { "enableSharding", 44, true, NULL, SIM_K_COMMAND },
+   { "enablesharding", 44, true, NULL, SIM_K_COMMAND },
+   { "shardCollection", 44, true, NULL, SIM_K_COMMAND },
+   { "shardcollection", 44, true, NULL, SIM_K_COMMAND },
+   { "addShard", 44, true, NULL, SIM_K_COMMAND },
+   { "addshard", 44, true, NULL, SIM_K_COMMAND },
+   { "removeShard", 44, true, NULL, SIM_K_COMMAND },
+   { "removeshard", 44, true, NULL, SIM_K_COMMAND },
+   { "movePrimary", 44, true, NULL, SIM_K_COMMAND },
+   { "moveprimary", 44, true, NULL, SIM_K_COMMAND },
+   { "listShards", 44, true, NULL, SIM_K_COMMAND },
+   { "listshards", 44, true, NULL, SIM_K_COMMAND },
+   { "addShardToZone", 44, true, NULL, SIM_K_COMMAND },
+   { "removeShardFromZone", 44, true, NULL, SIM_K_COMMAND },
+   { "updateZoneKeyRange", 44, true, NULL, SIM_K_COMMAND },
+   { "moveChunk", 44, true, NULL, SIM_K_COMMAND },
+   { "movechunk", 44, true, NULL, SIM_K_COMMAND },
+   { "moveRange", 60, true, NULL, SIM_K_COMMAND },
+   { "split", 44, true, NULL, SIM_K_COMMAND },
+   { "mergeChunks", 44, true, NULL, SIM_K_COMMAND },
+   { "balancerStart", 44, true, NULL, SIM_K_COMMAND },
+   { "balancerStop", 44, true, NULL, SIM_K_COMMAND },
+   { "balancerStatus", 44, true, NULL, SIM_K_COMMAND },
+   { "balancerCollectionStatus", 44, true, NULL, SIM_K_COMMAND },
+   { "configureCollectionBalancing", 60, true, NULL, SIM_K_COMMAND },
+   { "setAllowMigrations", 44, true, NULL, SIM_K_COMMAND },
+   { "refineCollectionShardKey", 44, true, NULL, SIM_K_COMMAND },
+   { "reshardCollection", 50, true, NULL, SIM_K_COMMAND },
+   { "analyzeShardKey", 70, true, NULL, SIM_K_COMMAND },
+   { "configureQueryAnalyzer", 70, true, NULL, SIM_K_COMMAND },
+   { "shardDrainingStatus", 82, true, sim_cmd_shard_draining_status, SIM_K_COMMAND },
+   { "getTransitionToDedicatedConfigServerStatus", 83, true, sim_cmd_transition_status, SIM_K_COMMAND },
+   { "flushRouterConfig", 44, true, NULL, SIM_K_COMMAND },
+   { "flushrouterconfig", 44, true, NULL, SIM_K_COMMAND },
    /* the simulator's own control commands (no real server has them) */
-   {"simWorkload", 44, true, sim_cmd_sim_workload, SIM_K_COMMAND},
-   {"simBalancer", 44, true, sim_cmd_sim_balancer, SIM_K_COMMAND},
-   {"simFault", 44, true, sim_cmd_sim_fault, SIM_K_COMMAND},
+   { "simWorkload", 44, true, sim_cmd_sim_workload, SIM_K_COMMAND },
+   { "simBalancer", 44, true, sim_cmd_sim_balancer, SIM_K_COMMAND },
+   { "simFault", 44, true, sim_cmd_sim_fault, SIM_K_COMMAND },
 };
 
 static const sim_cmd_def_t *
@@ -735,8 +757,8 @@ sim_cmd_lookup (const char *name)
 static bool
 sim_op_query_allowed (const char *name)
 {
-   static const char *ok[] = {"hello", "isMaster", "ismaster", "saslStart", "saslContinue", "authenticate",
-                              "buildInfo", "buildinfo", "_isSelf", NULL};
+   static const char *ok[] = { "hello",        "isMaster",  "ismaster",  "saslStart", "saslContinue",
+                               "authenticate", "buildInfo", "buildinfo", "_isSelf",   NULL };
    for (int i = 0; ok[i]; i++) {
       if (!strcmp (ok[i], name)) {
          return true;
@@ -769,7 +791,9 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
    }
    sim_log_command (conn->id, msg->opcode, msg->db, &msg->cmd);
    pthread_mutex_lock (&sim_g.lock);
-   sim_ctx_t ctx = {.conn = conn, .db = msg->db, .name = name, .cmd = &msg->cmd, .op_query = msg->opcode == SIM_OP_QUERY};
+   sim_ctx_t ctx = {
+      .conn = conn, .db = msg->db, .name = name, .cmd = &msg->cmd, .op_query = msg->opcode == SIM_OP_QUERY
+   };
    const sim_cmd_def_t *def = sim_cmd_lookup (name);
    if (sim_fault_fail (name, reply)) {
       goto done; /* simFault failCommand */

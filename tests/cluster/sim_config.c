@@ -26,7 +26,7 @@ sim_shcoll_load (const char *ns, sim_shcoll_t *sc)
    bool found = false;
    for (size_t p = 0; p < colls->nparts && !found; p++) {
       for (size_t i = 0; i < colls->parts[p].docs.n && !found; i++) {
-         sim_pos_t pos = {p, i};
+         sim_pos_t pos = { p, i };
          bson_iter_t it;
          sim_coll_view (colls, pos, &view);
          if (!bson_iter_init_find (&it, &view, "_id") || !BSON_ITER_HOLDS_UTF8 (&it) ||
@@ -106,7 +106,7 @@ sim_shard_key_of (const sim_shcoll_t *sc, const bson_t *doc, bson_t *out)
       bson_value_t v;
       bool have = simq_get_path (doc, f, &v);
       if (sc->hashed[0] && !strcmp (f, sc->hashed)) {
-         bson_value_t nullv = {.value_type = BSON_TYPE_NULL};
+         bson_value_t nullv = { .value_type = BSON_TYPE_NULL };
          BSON_APPEND_INT64 (out, f, hashkey_value (have ? &v : &nullv));
       } else if (have) {
          BSON_APPEND_VALUE (out, f, &v);
@@ -176,7 +176,7 @@ sim_chunk_find (const sim_shcoll_t *sc, const bson_t *key, bson_t *chunk, sim_po
    }
    for (size_t i = 0; i < chunks->parts[p].docs.n; i++) {
       bson_t view, min, max;
-      sim_pos_t at = {p, i};
+      sim_pos_t at = { p, i };
       sim_coll_view (chunks, at, &view);
       if (!sim_sub_doc (&view, "min", &min) || !sim_sub_doc (&view, "max", &max)) {
          continue;
@@ -206,7 +206,7 @@ sim_db_primary (const char *db, char *shard)
       for (size_t i = 0; i < dbs->parts[p].docs.n; i++) {
          bson_t view;
          bson_iter_t it;
-         sim_pos_t pos = {p, i};
+         sim_pos_t pos = { p, i };
          sim_coll_view (dbs, pos, &view);
          if (bson_iter_init_find (&it, &view, "_id") && BSON_ITER_HOLDS_UTF8 (&it) &&
              !strcmp (bson_iter_utf8 (&it, NULL), db) && bson_iter_init_find (&it, &view, "primary") &&
@@ -436,7 +436,7 @@ sim_mongos_ping (void)
       for (size_t i = 0; i < m->parts[p].docs.n; i++) {
          bson_t view;
          bson_iter_t it;
-         sim_pos_t pos = {p, i};
+         sim_pos_t pos = { p, i };
          sim_coll_view (m, pos, &view);
          if (bson_iter_init_find (&it, &view, "_id") && BSON_ITER_HOLDS_UTF8 (&it) &&
              !strcmp (bson_iter_utf8 (&it, NULL), sim_g.host)) {
@@ -557,7 +557,7 @@ sim_shards_list (simq_docs_t *out)
    for (size_t p = 0; p < shards->nparts; p++) {
       for (size_t i = 0; i < shards->parts[p].docs.n; i++) {
          bson_t view;
-         sim_pos_t pos = {p, i};
+         sim_pos_t pos = { p, i };
          sim_coll_view (shards, pos, &view);
          simq_docs_push_copy (out, &view);
       }
@@ -578,7 +578,7 @@ sim_shard_get (const char *name, bson_t *doc)
       for (size_t i = 0; i < shards->parts[p].docs.n; i++) {
          bson_t view;
          bson_iter_t it;
-         sim_pos_t pos = {p, i};
+         sim_pos_t pos = { p, i };
          sim_coll_view (shards, pos, &view);
          if (bson_iter_init_find (&it, &view, "_id") && BSON_ITER_HOLDS_UTF8 (&it) &&
              !strcmp (bson_iter_utf8 (&it, NULL), name)) {
@@ -667,7 +667,7 @@ sim_coll_shard_stats (const char *ns, sim_shard_stat_t **out)
       for (size_t i = 0; p != SIZE_MAX && i < chunks->parts[p].docs.n; i++) {
          bson_t view;
          bson_iter_t it;
-         sim_pos_t at = {p, i};
+         sim_pos_t at = { p, i };
          sim_coll_view (chunks, at, &view);
          if (bson_iter_init_find (&it, &view, "shard") && BSON_ITER_HOLDS_UTF8 (&it)) {
             sim_stat_for (&st, bson_iter_utf8 (&it, NULL))->chunks++;
@@ -679,7 +679,7 @@ sim_coll_shard_stats (const char *ns, sim_shard_stat_t **out)
    for (size_t p = 0; coll && p < coll->nparts; p++) {
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
          bson_t view;
-         sim_pos_t at = {p, i};
+         sim_pos_t at = { p, i };
          sim_coll_view (coll, at, &view);
          if (sim_route_doc (ns, sharded ? &sc : NULL, &view, shard)) {
             sim_shard_stat_t *s = sim_stat_for (&st, shard);

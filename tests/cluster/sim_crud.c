@@ -434,7 +434,7 @@ sim_crud_find_run (sim_ctx_t *ctx, bson_t *reply)
       }
    }
    if (coll && !sorted) {
-      sim_hits_t hits = {0};
+      sim_hits_t hits = { 0 };
       size_t cap = (!have_sort && limit > 0) ? (size_t) (skip + limit) : 0;
       if (!sim_coll_match (coll, have_filter ? &filter : NULL, cap, &hits, &err)) {
          sim_hits_free (&hits);
@@ -653,7 +653,7 @@ sim_stage_coll_stats (sim_agg_t *agg, const bson_t *spec, simq_docs_t *out, bson
       BSON_APPEND_UTF8 (d, "host", host);
       BSON_APPEND_DATE_TIME (d, "localTime", sim_now_ms ());
       if (lat) {
-         sim_opstat_t zero = {{0}};
+         sim_opstat_t zero = { { 0 } };
          const sim_opstat_t *o = &zero;
          for (size_t k = 0; k < coll->nops; k++) {
             if (!strcmp (coll->ops[k].shard, st[i].shard)) {
@@ -870,8 +870,10 @@ sim_agg_interrupted (void *ud, bson_error_t *error)
 static bool
 sim_stage_is_source (const bson_t *stage)
 {
-   static const char *src[] = {"$collStats", "$shardedDataDistribution", "$currentOp", "$documents",
-                               "$listClusterCatalog", "$indexStats", "$listSessions", NULL};
+   static const char *src[] = { "$collStats",          "$shardedDataDistribution",
+                                "$currentOp",          "$documents",
+                                "$listClusterCatalog", "$indexStats",
+                                "$listSessions",       NULL };
    bson_iter_t it;
    if (!bson_iter_init (&it, stage) || !bson_iter_next (&it)) {
       return false;
@@ -953,11 +955,11 @@ sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
          run = &rest;
       }
    }
-   simq_env_t env = {.ud = &agg,
-                     .collection = sim_agg_collection,
-                     .stage = sim_agg_stage,
-                     .now_ms = sim_now_ms (),
-                     .interrupted = sim_agg_interrupted};
+   simq_env_t env = { .ud = &agg,
+                      .collection = sim_agg_collection,
+                      .stage = sim_agg_stage,
+                      .now_ms = sim_now_ms (),
+                      .interrupted = sim_agg_interrupted };
    if (!simq_aggregate_taking (&input, run, &env, &out, &err)) { /* input is ours: no second copy */
       sim_reply_simq_error (reply, &err);
       goto cleanup;
@@ -995,7 +997,7 @@ sim_crud_count_run (sim_ctx_t *ctx, bson_t *reply)
    const char *name;
    bson_t query;
    bson_error_t err;
-   sim_hits_t hits = {0};
+   sim_hits_t hits = { 0 };
    if (!sim_target (ctx, reply, &name)) {
       return;
    }
@@ -1324,7 +1326,7 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
       }
       bool multi = sim_bool_field (&stmt, "multi");
       bool upsert = sim_bool_field (&stmt, "upsert");
-      sim_hits_t hits = {0};
+      sim_hits_t hits = { 0 };
       if (coll && !sim_coll_match (coll, &q, multi ? 0 : 1, &hits, &err)) {
          sim_hits_free (&hits);
          sim_write_error (&errors, &nerr, index, (int) (err.code ? err.code : 2), err.message);
@@ -1477,7 +1479,8 @@ sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
       bson_iter_document (&a, &l, &d);
       bson_init_static (&stmt, d, l);
       if (!sim_subdoc (&stmt, "q", &q)) {
-         sim_write_error (&errors, &nerr, index, 40414, "BSON field 'delete.deletes.q' is missing but a required field");
+         sim_write_error (&errors, &nerr, index, 40414,
+                          "BSON field 'delete.deletes.q' is missing but a required field");
          if (ordered) {
             break;
          }
@@ -1487,7 +1490,7 @@ sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
       if (!coll) {
          continue;
       }
-      sim_hits_t hits = {0};
+      sim_hits_t hits = { 0 };
       if (!sim_coll_match (coll, &q, limit ? 1 : 0, &hits, &err)) {
          sim_hits_free (&hits);
          sim_write_error (&errors, &nerr, index, (int) (err.code ? err.code : 2), err.message);
@@ -1581,7 +1584,8 @@ static bool
 sim_index_add (sim_coll_t *c, const bson_t *spec, char *errmsg, size_t errlen, int *code)
 {
    bson_iter_t it;
-   const char *name = bson_iter_init_find (&it, spec, "name") && BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : NULL;
+   const char *name =
+      bson_iter_init_find (&it, spec, "name") && BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : NULL;
    bson_t key;
    if (!name || !sim_subdoc (spec, "key", &key) || bson_empty (&key)) {
       bson_snprintf (errmsg, errlen, "Error in specification %s", name ? name : "(no name)");
@@ -1594,8 +1598,8 @@ sim_index_add (sim_coll_t *c, const bson_t *spec, char *errmsg, size_t errlen, i
          if (sim_subdoc (c->indexes.v[i], "key", &k2) && bson_equal (&k2, &key)) {
             return true;
          }
-         bson_snprintf (errmsg, errlen, "An existing index has the same name as the requested index. Requested index: %s",
-                        name);
+         bson_snprintf (errmsg, errlen,
+                        "An existing index has the same name as the requested index. Requested index: %s", name);
          *code = 86;
          return false;
       }
@@ -1703,7 +1707,7 @@ sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
    sim_shcoll_t sc;
    if (sim_shcoll_load (ns, &sc)) {
       bson_t filter = BSON_INITIALIZER, empty = BSON_INITIALIZER;
-      sim_hits_t hits = {0};
+      sim_hits_t hits = { 0 };
       bson_error_t err;
       sim_coll_t *chunks = sim_coll_get ("config", "chunks");
       sim_shcoll_chunk_filter (&sc, &filter);

@@ -176,7 +176,7 @@ sim_ctab_count (sim_coll_t *coll, sim_ctab_t *t, size_t first, size_t last)
    for (size_t p = 0; p < coll->nparts; p++) {
       for (size_t d = 0; d < coll->parts[p].docs.n; d++) {
          bson_t view;
-         sim_pos_t pos = {p, d};
+         sim_pos_t pos = { p, d };
          sim_coll_view (coll, pos, &view);
          size_t i = sim_ctab_locate_doc (t, &view);
          if (i != SIZE_MAX && i >= first && i <= last) {
@@ -200,7 +200,7 @@ sim_ctab_load_chunks (sim_ctab_t *t)
       bson_iter_t it;
       uint32_t l;
       const uint8_t *d;
-      sim_pos_t pos = {p, i};
+      sim_pos_t pos = { p, i };
       sim_coll_view (chunks, pos, &view);
       sim_chunk_t c;
       memset (&c, 0, sizeof c);
@@ -243,7 +243,7 @@ sim_ctab_get (sim_coll_t *coll)
       return t;
    }
    if (!t) {
-      size_t align = _Alignof (sim_ctab_t);
+      size_t align = _Alignof(sim_ctab_t);
       size_t size = (sizeof *t + align - 1) / align * align;
       t = aligned_alloc (align, size);
       memset (t, 0, sizeof *t);
@@ -319,8 +319,7 @@ sim_ctab_mark_jumbo (sim_ctab_t *t, size_t i)
 }
 
 void
-sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, const int64_t *docs,
-                const int64_t *bytes)
+sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, const int64_t *docs, const int64_t *bytes)
 {
    sim_ctab_t *t = coll->ctab;
    bson_t chunk, before = BSON_INITIALIZER;
@@ -585,7 +584,7 @@ sim_autosplit (sim_coll_t *coll, double piece_frac, bool force)
    for (size_t p = 0; p < coll->nparts; p++) {
       for (size_t d = 0; d < coll->parts[p].docs.n; d++) {
          bson_t view, key;
-         sim_pos_t pos = {p, d};
+         sim_pos_t pos = { p, d };
          sim_coll_view (coll, pos, &view);
          sim_shard_key_of (&t->sc, &view, &key);
          size_t i = sim_ctab_locate (t, &key);

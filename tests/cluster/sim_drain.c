@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SIM_DRAIN_NOTE "you need to call moveCollection for collectionsToMove and afterwards movePrimary for the dbsToMove"
+#define SIM_DRAIN_NOTE                                                                                                 \
+   "you need to call moveCollection for collectionsToMove and afterwards movePrimary for the dbsToMove"
 
 static int
 sim_drain_cmp_str (const void *a, const void *b)
@@ -322,7 +323,7 @@ sim_stage_list_cluster_catalog (sim_ctx_t *ctx, const char *coll, const bson_ite
          continue; /* config's own catalog collections are not user collections here */
       }
       v = realloc (v, (n + 1) * sizeof *v);
-      v[n] = (sim_cat_entry_t){c->ns, c->db, c->name, c, NULL};
+      v[n] = (sim_cat_entry_t){ c->ns, c->db, c->name, c, NULL };
       for (size_t k = 0; k < sharded.n; k++) {
          if (!strcmp (sim_str (sharded.v[k], "_id"), c->ns)) {
             v[n].cdoc = sharded.v[k];
@@ -347,7 +348,7 @@ sim_stage_list_cluster_catalog (sim_ctx_t *ctx, const char *coll, const bson_ite
          continue;
       }
       v = realloc (v, (n + 1) * sizeof *v);
-      v[n++] = (sim_cat_entry_t){ns, NULL, dot + 1, NULL, sharded.v[k]};
+      v[n++] = (sim_cat_entry_t){ ns, NULL, dot + 1, NULL, sharded.v[k] };
    }
    if (n) {
       qsort (v, n, sizeof *v, sim_cat_cmp);

@@ -266,8 +266,7 @@ main (int argc, char **argv)
    }
    sim_dyn.next_round_ms = sim_now_ms () + (sim_dyn.balancer_interval_ms > 0 ? sim_dyn.balancer_interval_ms : 10000);
    sim_fault_init ();
-   printf ("shardsim: listening on 127.0.0.1:%d (version %s, scenario %s)\n", bound, sim_g.ver->full,
-           sim_g.scenario);
+   printf ("shardsim: listening on 127.0.0.1:%d (version %s, scenario %s)\n", bound, sim_g.ver->full, sim_g.scenario);
    fflush (stdout);
    if (port_file && !sim_write_port_file (port_file, bound)) {
       fprintf (stderr, "shardsim: cannot write %s: %s\n", port_file, strerror (errno));

@@ -40,8 +40,9 @@ sim_add_shards (int n)
 static bool
 sim_base (int nshards, char *errbuf, size_t errlen)
 {
-   static const char *colls[] = {"version", "shards", "databases", "collections", "chunks", "tags", "settings", "mongos",
-                                 "migrations", "changelog", "actionlog", "locks", "lockpings", NULL};
+   static const char *colls[] = { "version",   "shards",   "databases", "collections", "chunks",
+                                  "tags",      "settings", "mongos",    "migrations",  "changelog",
+                                  "actionlog", "locks",    "lockpings", NULL };
    for (int i = 0; colls[i]; i++) {
       sim_coll_ensure ("config", colls[i]);
    }
@@ -76,12 +77,12 @@ sim_add_db (const char *db, const char *primary)
    bson_destroy (&doc);
 }
 
-#define SIM_TRY(call)                                                             \
-   do {                                                                           \
-      if (!(call)) {                                                              \
-         bson_snprintf (errbuf, errlen, "demo scenario: %s: %s", #call, err.message); \
-         goto fail;                                                               \
-      }                                                                           \
+#define SIM_TRY(call)                                                                                                  \
+   do {                                                                                                                \
+      if (!(call)) {                                                                                                   \
+         bson_snprintf (errbuf, errlen, "demo scenario: %s: %s", #call, err.message);                                  \
+         goto fail;                                                                                                    \
+      }                                                                                                                \
    } while (0)
 
 static bool
@@ -92,8 +93,8 @@ sim_demo (char *errbuf, size_t errlen)
    bool ok = false;
    int64_t base = sim_now_ms () - 2 * 86400 * 1000;
    int64_t ts[120];
-   static const char *types[] = {"view", "click", "purchase", "signup"};
-   static const char *cities[] = {"New York", "San Francisco", "Chicago", "Austin", "Seattle"};
+   static const char *types[] = { "view", "click", "purchase", "signup" };
+   static const char *cities[] = { "New York", "San Francisco", "Chicago", "Austin", "Seattle" };
 
    if (!sim_base (3, errbuf, errlen)) {
       return false;
@@ -114,7 +115,7 @@ sim_demo (char *errbuf, size_t errlen)
       bson_destroy (doc);
       doc = NULL;
    }
-   static const int cuts[] = {30, 60, 90, 105};
+   static const int cuts[] = { 30, 60, 90, 105 };
    for (int i = 0; i < 4; i++) {
       mid = BCON_NEW ("ts", BCON_DATE_TIME (ts[cuts[i]]));
       SIM_TRY (sim_op_split ("app.events", mid, &err));
@@ -124,7 +125,7 @@ sim_demo (char *errbuf, size_t errlen)
    static const struct {
       int at;
       const char *to;
-   } moves[] = {{30, "shard02"}, {60, "shard03"}, {90, "shard02"}};
+   } moves[] = { { 30, "shard02" }, { 60, "shard03" }, { 90, "shard02" } };
    for (int i = 0; i < 3; i++) {
       mid = BCON_NEW ("ts", BCON_DATE_TIME (ts[moves[i].at]));
       SIM_TRY (sim_op_move_chunk ("app.events", mid, moves[i].to, &err));
@@ -160,7 +161,7 @@ sim_demo (char *errbuf, size_t errlen)
       bson_destroy (doc);
       doc = NULL;
    }
-   static const char *ocuts[] = {"c013", "c025", "c038"};
+   static const char *ocuts[] = { "c013", "c025", "c038" };
    for (int i = 0; i < 3; i++) {
       mid = BCON_NEW ("customer", BCON_UTF8 (ocuts[i]), "ts", BCON_MINKEY);
       SIM_TRY (sim_op_split ("app.orders", mid, &err));
@@ -193,8 +194,9 @@ sim_demo (char *errbuf, size_t errlen)
    for (int i = 0; i < 60; i++) {
       char zip[8], name[32];
       int r = (int) (sim_rand () % 3);
-      int z = r == 0 ? 10001 + (int) (sim_rand () % 280) : r == 1 ? 94102 + (int) (sim_rand () % 86)
-                                                                  : 30000 + (int) (sim_rand () % 40000);
+      int z = r == 0   ? 10001 + (int) (sim_rand () % 280)
+              : r == 1 ? 94102 + (int) (sim_rand () % 86)
+                       : 30000 + (int) (sim_rand () % 40000);
       bson_snprintf (zip, sizeof zip, "%05d", z);
       bson_snprintf (name, sizeof name, "store%02d", i);
       doc = BCON_NEW ("zipcode", BCON_UTF8 (zip), "name", BCON_UTF8 (name), "open", BCON_BOOL (sim_rand () % 5 != 0));
@@ -216,9 +218,9 @@ sim_demo (char *errbuf, size_t errlen)
    key = BCON_NEW ("_id", BCON_UTF8 ("hashed"));
    SIM_TRY (sim_op_shard_collection ("logs.requests", key, false, 0, false, &err));
    for (int i = 0; i < 100; i++) {
-      static const char *paths[] = {"/", "/login", "/api/orders", "/api/users", "/health"};
-      doc = BCON_NEW ("path", BCON_UTF8 (paths[sim_rand () % 5]), "status",
-                      BCON_INT32 (sim_rand () % 10 ? 200 : 500), "ms", BCON_INT32 ((int32_t) (sim_rand () % 900)));
+      static const char *paths[] = { "/", "/login", "/api/orders", "/api/users", "/health" };
+      doc = BCON_NEW ("path", BCON_UTF8 (paths[sim_rand () % 5]), "status", BCON_INT32 (sim_rand () % 10 ? 200 : 500),
+                      "ms", BCON_INT32 ((int32_t) (sim_rand () % 900)));
       sim_crud_insert_one ("logs", "requests", doc);
       bson_destroy (doc);
       doc = NULL;

@@ -58,7 +58,7 @@ sim_conn_peek (sim_conn_t *conn, int timeout_ms)
    if (sim_tls_pending (conn) > 0) {
       return 1; /* already decrypted, the socket may be quiet */
    }
-   struct pollfd pfd = {.fd = conn->fd, .events = POLLIN};
+   struct pollfd pfd = { .fd = conn->fd, .events = POLLIN };
    if (poll (&pfd, 1, timeout_ms) <= 0) {
       return 0;
    }
@@ -238,8 +238,8 @@ sim_conn_main (void *arg)
       if (!sim_read_full (conn, hdr, sizeof hdr)) {
          break;
       }
-      int32_t len = (int32_t) ((uint32_t) hdr[0] | (uint32_t) hdr[1] << 8 | (uint32_t) hdr[2] << 16 |
-                               (uint32_t) hdr[3] << 24);
+      int32_t len =
+         (int32_t) ((uint32_t) hdr[0] | (uint32_t) hdr[1] << 8 | (uint32_t) hdr[2] << 16 | (uint32_t) hdr[3] << 24);
       if (len < 16 || len > SIM_MAX_MESSAGE) {
          break;
       }
@@ -305,7 +305,7 @@ sim_server_run (int *listen_fd)
          int bound = 0;
          *listen_fd = sim_server_listen (sim_g.port, &bound);
       }
-      struct pollfd pfd[2] = {{.fd = sim_g.wake_pipe[0], .events = POLLIN}, {.fd = *listen_fd, .events = POLLIN}};
+      struct pollfd pfd[2] = { { .fd = sim_g.wake_pipe[0], .events = POLLIN }, { .fd = *listen_fd, .events = POLLIN } };
       int r = poll (pfd, *listen_fd >= 0 ? 2 : 1, 50);
       sim_reap (false);
       if (r > 0 && (pfd[0].revents & POLLIN)) {

@@ -335,7 +335,7 @@ sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t
    }
    for (size_t p = first; p < last; p++) {
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
-         sim_pos_t pos = {p, i};
+         sim_pos_t pos = { p, i };
          bool matched = true;
          if (sim_should_stop (error)) {
             return false;
@@ -371,7 +371,7 @@ sim_coll_count (const sim_coll_t *coll)
 bool
 sim_coll_collect (sim_coll_t *coll, const bson_t *filter, simq_docs_t *out, bson_error_t *error)
 {
-   sim_hits_t hits = {0};
+   sim_hits_t hits = { 0 };
    bool ok = sim_coll_match (coll, filter, 0, &hits, error);
    for (size_t i = 0; ok && i < hits.n; i++) {
       bson_t view;

@@ -14,18 +14,24 @@
 #define SIM_ZIPF_N 1000
 #define SIM_WL_MAX_PER_TICK 20000
 
-static const char *sim_kind_names[] = {"ascending", "descending", "random", "hashed",
-                                       "zipf",      "lowcard",    "compound", "location"};
+static const char *sim_kind_names[] = { "ascending", "descending", "random",   "hashed",
+                                        "zipf",      "lowcard",    "compound", "location" };
 
 /* The key a workload shards an unsharded collection with, per kind (JSON). */
-static const char *sim_kind_keys[] = {"{\"ts\": 1}",   "{\"ts\": 1}",    "{\"uuid\": 1}",           "{\"seq\": "
-   "\"hashed\"}",
-                                      "{\"user\": 1}", "{\"level\": 1}", "{\"region\": 1, \"ts\": 1}", "{\"ip\": 1}"};
+static const char *sim_kind_keys[] = { "{\"ts\": 1}",
+                                       "{\"ts\": 1}",
+                                       "{\"uuid\": 1}",
+                                       "{\"seq\": "
+                                       "\"hashed\"}",
+                                       "{\"user\": 1}",
+                                       "{\"level\": 1}",
+                                       "{\"region\": 1, \"ts\": 1}",
+                                       "{\"ip\": 1}" };
 
-static const char *sim_levels[] = {"DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
-static const int sim_level_weights[] = {20, 50, 18, 10, 2};
-static const char *sim_regions[] = {"ap-east", "ap-south", "eu-central", "eu-west",
-                                    "sa-east", "us-central", "us-east",  "us-west"};
+static const char *sim_levels[] = { "DEBUG", "INFO", "WARN", "ERROR", "FATAL" };
+static const int sim_level_weights[] = { 20, 50, 18, 10, 2 };
+static const char *sim_regions[] = { "ap-east", "ap-south",   "eu-central", "eu-west",
+                                     "sa-east", "us-central", "us-east",    "us-west" };
 
 typedef struct {
    sim_wl_kind_t kind;
@@ -34,9 +40,9 @@ typedef struct {
    int64_t asc_base_ms;  /* ascending dates start here */
    int64_t desc_base_ms; /* descending dates start here */
    int32_t doc_bytes;
-   uint8_t proc[5];      /* ObjectId middle bytes */
-   char f1[128];         /* the shard key's first field (gets the kind's value) */
-   char f2[128];         /* the second field ("" if none) */
+   uint8_t proc[5]; /* ObjectId middle bytes */
+   char f1[128];    /* the shard key's first field (gets the kind's value) */
+   char f2[128];    /* the second field ("" if none) */
 } sim_wlgen_t;
 
 typedef struct {
@@ -275,7 +281,7 @@ sim_doc_has (const bson_t *doc, const char *name)
 static void
 sim_wl_next (sim_wlgen_t *g, const bson_t *key, bson_t *out)
 {
-   static const char *standard[] = {"ts", "seq", "uuid", "user", "level", "region", "ip", NULL};
+   static const char *standard[] = { "ts", "seq", "uuid", "user", "level", "region", "ip", NULL };
    bson_iter_t it;
    bson_init (out);
    if (!strcmp (g->f1, "_id")) {
@@ -325,7 +331,7 @@ sim_wl_date_range (sim_coll_t *coll, const char *field, int64_t *lo, int64_t *hi
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
          bson_t view;
          bson_iter_t it;
-         sim_pos_t pos = {p, i};
+         sim_pos_t pos = { p, i };
          sim_coll_view (coll, pos, &view);
          if (bson_iter_init_find (&it, &view, field) && BSON_ITER_HOLDS_DATE_TIME (&it)) {
             int64_t v = bson_iter_date_time (&it);
@@ -469,8 +475,7 @@ sim_workload_start (const char *ns, sim_wl_kind_t kind, double rate, double read
 }
 
 bool
-sim_workload_load (const char *ns, sim_wl_kind_t kind, int64_t count, int32_t doc_bytes, bool shard,
-                   bson_error_t *err)
+sim_workload_load (const char *ns, sim_wl_kind_t kind, int64_t count, int32_t doc_bytes, bool shard, bson_error_t *err)
 {
    bson_t key;
    if (count < 0) {
@@ -663,7 +668,7 @@ sim_workload_tick (int64_t now)
 bool
 sim_workload_flag (const char *spec, bool load, char *errbuf, size_t errlen)
 {
-   char buf[512], *parts[6] = {NULL};
+   char buf[512], *parts[6] = { NULL };
    int n = 0;
    bson_error_t err;
    sim_wl_kind_t kind;
@@ -672,9 +677,10 @@ sim_workload_flag (const char *spec, bool load, char *errbuf, size_t errlen)
       parts[n++] = s;
    }
    if (n < 3 || !sim_wl_kind_parse (parts[1], &kind)) {
-      bson_snprintf (errbuf, errlen, "bad %s %s (NS:KIND:%s; kinds: ascending, descending, random, hashed, zipf, "
-                     "lowcard, compound, location)", load ? "--load" : "--workload", spec,
-                     load ? "COUNT[:unsharded]" : "RATE[:READS[:UPDATES]]");
+      bson_snprintf (errbuf, errlen,
+                     "bad %s %s (NS:KIND:%s; kinds: ascending, descending, random, hashed, zipf, "
+                     "lowcard, compound, location)",
+                     load ? "--load" : "--workload", spec, load ? "COUNT[:unsharded]" : "RATE[:READS[:UPDATES]]");
       return false;
    }
    if (load) {
@@ -765,8 +771,10 @@ sim_cmd_sim_workload (sim_ctx_t *ctx, bson_t *reply)
    int32_t doc_bytes = (int32_t) sim_num (ctx->cmd, "docBytes", 0);
    if (!strcmp (what, "start") || !strcmp (what, "load")) {
       if (!ns || !kname || !sim_wl_kind_parse (kname, &kind)) {
-         sim_reply_error (reply, 2, "simWorkload %s needs ns and kind (ascending, descending, random, hashed, zipf, "
-                          "lowcard, compound, location)", what);
+         sim_reply_error (reply, 2,
+                          "simWorkload %s needs ns and kind (ascending, descending, random, hashed, zipf, "
+                          "lowcard, compound, location)",
+                          what);
          return;
       }
       if (!strcmp (what, "start")) {

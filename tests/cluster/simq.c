@@ -67,60 +67,60 @@ static const struct {
    int code;
    const char *name;
 } simq_code_names[] = {
-   {1, "InternalError"},
-   {2, "BadValue"},
-   {4, "NoSuchKey"},
-   {9, "FailedToParse"},
-   {11, "UserNotFound"},
-   {13, "Unauthorized"},
-   {14, "TypeMismatch"},
-   {15, "Overflow"},
-   {16, "InvalidLength"},
-   {20, "IllegalOperation"},
-   {22, "InvalidBSON"},
-   {23, "AlreadyInitialized"},
-   {26, "NamespaceNotFound"},
-   {28, "PathNotViable"},
-   {40, "ConflictingUpdateOperators"},
-   {43, "CursorNotFound"},
-   {48, "NamespaceExists"},
-   {52, "DollarPrefixedFieldName"},
-   {53, "InvalidIdField"},
-   {56, "EmptyFieldName"},
-   {57, "DottedFieldName"},
-   {59, "CommandNotFound"},
-   {61, "ShardKeyNotFound"},
-   {66, "ImmutableField"},
-   {70, "ShardNotFound"},
-   {72, "InvalidOptions"},
-   {73, "InvalidNamespace"},
-   {87, "CannotSplit"},
-   {91, "ShutdownInProgress"},
-   {96, "OperationFailed"},
-   {115, "CommandNotSupported"},
-   {117, "ConflictingOperationInProgress"},
-   {118, "NamespaceNotSharded"},
-   {153, "ChunkTooBig"},
-   {163, "ZoneStillInUse"},
-   {168, "InvalidPipelineOperator"},
-   {177, "ZoneNotFound"},
-   {178, "RangeOverlapConflict"},
-   {186, "ClientMetadataCannotBeMutated"},
-   {223, "IllegalOpMsgFlag"},
-   {238, "NotImplemented"},
-   {241, "ConversionFailure"},
-   {265, "OrphanedRangeCleanUpFailed"},
-   {323, "APIStrictError"},
-   {338, "ReshardCollectionInProgress"},
-   {339, "NoSuchReshardCollection"},
-   {341, "ReshardCollectionAborted"},
-   {352, "UnsupportedOpQueryCommand"},
-   {354, "LoadBalancerSupportMismatch"},
-   {361, "CollectionUUIDMismatch"},
-   {414, "AddOrRemoveShardInProgress"},
-   {11000, "DuplicateKey"},
-   {13297, "DatabaseDifferCase"},
-   {13388, "StaleConfig"},
+   { 1, "InternalError" },
+   { 2, "BadValue" },
+   { 4, "NoSuchKey" },
+   { 9, "FailedToParse" },
+   { 11, "UserNotFound" },
+   { 13, "Unauthorized" },
+   { 14, "TypeMismatch" },
+   { 15, "Overflow" },
+   { 16, "InvalidLength" },
+   { 20, "IllegalOperation" },
+   { 22, "InvalidBSON" },
+   { 23, "AlreadyInitialized" },
+   { 26, "NamespaceNotFound" },
+   { 28, "PathNotViable" },
+   { 40, "ConflictingUpdateOperators" },
+   { 43, "CursorNotFound" },
+   { 48, "NamespaceExists" },
+   { 52, "DollarPrefixedFieldName" },
+   { 53, "InvalidIdField" },
+   { 56, "EmptyFieldName" },
+   { 57, "DottedFieldName" },
+   { 59, "CommandNotFound" },
+   { 61, "ShardKeyNotFound" },
+   { 66, "ImmutableField" },
+   { 70, "ShardNotFound" },
+   { 72, "InvalidOptions" },
+   { 73, "InvalidNamespace" },
+   { 87, "CannotSplit" },
+   { 91, "ShutdownInProgress" },
+   { 96, "OperationFailed" },
+   { 115, "CommandNotSupported" },
+   { 117, "ConflictingOperationInProgress" },
+   { 118, "NamespaceNotSharded" },
+   { 153, "ChunkTooBig" },
+   { 163, "ZoneStillInUse" },
+   { 168, "InvalidPipelineOperator" },
+   { 177, "ZoneNotFound" },
+   { 178, "RangeOverlapConflict" },
+   { 186, "ClientMetadataCannotBeMutated" },
+   { 223, "IllegalOpMsgFlag" },
+   { 238, "NotImplemented" },
+   { 241, "ConversionFailure" },
+   { 265, "OrphanedRangeCleanUpFailed" },
+   { 323, "APIStrictError" },
+   { 338, "ReshardCollectionInProgress" },
+   { 339, "NoSuchReshardCollection" },
+   { 341, "ReshardCollectionAborted" },
+   { 352, "UnsupportedOpQueryCommand" },
+   { 354, "LoadBalancerSupportMismatch" },
+   { 361, "CollectionUUIDMismatch" },
+   { 414, "AddOrRemoveShardInProgress" },
+   { 11000, "DuplicateKey" },
+   { 13297, "DatabaseDifferCase" },
+   { 13388, "StaleConfig" },
 };
 
 const char *
@@ -493,8 +493,8 @@ simq_compare_values (const bson_value_t *a, const bson_value_t *b)
    }
    case BSON_TYPE_DOCUMENT:
    case BSON_TYPE_ARRAY:
-      return simq_compare_embedded (
-         a->value.v_doc.data, a->value.v_doc.data_len, b->value.v_doc.data, b->value.v_doc.data_len);
+      return simq_compare_embedded (a->value.v_doc.data, a->value.v_doc.data_len, b->value.v_doc.data,
+                                    b->value.v_doc.data_len);
    case BSON_TYPE_BINARY:
       if (a->value.v_binary.data_len != b->value.v_binary.data_len) {
          return a->value.v_binary.data_len < b->value.v_binary.data_len ? -1 : 1;
@@ -526,27 +526,21 @@ simq_compare_values (const bson_value_t *a, const bson_value_t *b)
       }
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
    case BSON_TYPE_DBPOINTER:
-      c = simq_compare_bytes (a->value.v_dbpointer.collection,
-                              a->value.v_dbpointer.collection_len,
-                              b->value.v_dbpointer.collection,
-                              b->value.v_dbpointer.collection_len);
+      c = simq_compare_bytes (a->value.v_dbpointer.collection, a->value.v_dbpointer.collection_len,
+                              b->value.v_dbpointer.collection, b->value.v_dbpointer.collection_len);
       if (c == 0) {
          c = memcmp (a->value.v_dbpointer.oid.bytes, b->value.v_dbpointer.oid.bytes, 12);
       }
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
    case BSON_TYPE_CODE:
-      return simq_compare_bytes (
-         a->value.v_code.code, a->value.v_code.code_len, b->value.v_code.code, b->value.v_code.code_len);
+      return simq_compare_bytes (a->value.v_code.code, a->value.v_code.code_len, b->value.v_code.code,
+                                 b->value.v_code.code_len);
    case BSON_TYPE_CODEWSCOPE:
-      c = simq_compare_bytes (a->value.v_codewscope.code,
-                              a->value.v_codewscope.code_len,
-                              b->value.v_codewscope.code,
+      c = simq_compare_bytes (a->value.v_codewscope.code, a->value.v_codewscope.code_len, b->value.v_codewscope.code,
                               b->value.v_codewscope.code_len);
       if (c == 0) {
-         c = simq_compare_embedded (a->value.v_codewscope.scope_data,
-                                    a->value.v_codewscope.scope_len,
-                                    b->value.v_codewscope.scope_data,
-                                    b->value.v_codewscope.scope_len);
+         c = simq_compare_embedded (a->value.v_codewscope.scope_data, a->value.v_codewscope.scope_len,
+                                    b->value.v_codewscope.scope_data, b->value.v_codewscope.scope_len);
       }
       return c;
    default:
@@ -849,13 +843,13 @@ simq_path_values (const bson_t *doc, const char *path, simq_pvals_t *out)
 /* ---- rebuilding documents ---- */
 
 static bool
-simq_set_in (const bson_t *src, bool is_array, const char *path, const bson_value_t *val, bson_t *dst,
-             const char *full, bson_error_t *error);
+simq_set_in (const bson_t *src, bool is_array, const char *path, const bson_value_t *val, bson_t *dst, const char *full,
+             bson_error_t *error);
 
 /* Appends to dst the value to store under a path component: val itself at the leaf, else a rebuilt or new child. */
 static bool
-simq_set_child (const bson_value_t *existing, const char *rest, const bson_value_t *val, bson_t *dst,
-                const char *key, size_t key_len, const char *full, bson_error_t *error)
+simq_set_child (const bson_value_t *existing, const char *rest, const bson_value_t *val, bson_t *dst, const char *key,
+                size_t key_len, const char *full, bson_error_t *error)
 {
    bson_t child_src, child_dst;
    bool ok;
@@ -897,8 +891,8 @@ simq_set_child (const bson_value_t *existing, const char *rest, const bson_value
 }
 
 static bool
-simq_set_in (const bson_t *src, bool is_array, const char *path, const bson_value_t *val, bson_t *dst,
-             const char *full, bson_error_t *error)
+simq_set_in (const bson_t *src, bool is_array, const char *path, const bson_value_t *val, bson_t *dst, const char *full,
+             bson_error_t *error)
 {
    const char *dot = strchr (path, '.');
    size_t len = dot ? (size_t) (dot - path) : strlen (path);
@@ -1055,7 +1049,7 @@ simq_sort_key (const bson_t *doc, const char *path, int dir, bson_value_t *key)
 bool
 simq_sort (simq_docs_t *docs, const bson_t *sort, bson_error_t *error)
 {
-   simq_sort_spec_t spec = {0};
+   simq_sort_spec_t spec = { 0 };
    simq_sort_item_t *items = NULL;
    bson_t **sorted = NULL;
    bson_iter_t it;

@@ -181,7 +181,7 @@ static bool
 simq_stage_add_fields (const char *name, const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env,
                        simq_var_t *vars, simq_docs_t *out, bson_error_t *error)
 {
-   simq_fields_t fields = {0};
+   simq_fields_t fields = { 0 };
    bson_t spec;
    bool ok = false;
 
@@ -250,8 +250,9 @@ simq_stage_unset (const bson_value_t *arg, const simq_docs_t *in, const simq_env
       while (bson_iter_next (&it)) {
          if (!BSON_ITER_HOLDS_UTF8 (&it)) {
             bson_destroy (&proj);
-            return simq_fail (error, 31120, "$unset specification must be a string or an array containing only string "
-                                            "values");
+            return simq_fail (error, 31120,
+                              "$unset specification must be a string or an array containing only string "
+                              "values");
          }
          BSON_APPEND_INT32 (&proj, bson_iter_utf8 (&it, NULL), 0);
       }
@@ -312,9 +313,11 @@ static const struct {
    const char *name;
    simq_acc_kind_t kind;
 } simq_acc_names[] = {
-   {"$sum", SIMQ_ACC_SUM},     {"$avg", SIMQ_ACC_AVG},           {"$first", SIMQ_ACC_FIRST}, {"$last", SIMQ_ACC_LAST},
-   {"$push", SIMQ_ACC_PUSH},   {"$addToSet", SIMQ_ACC_ADDTOSET}, {"$min", SIMQ_ACC_MIN},     {"$max", SIMQ_ACC_MAX},
-   {"$count", SIMQ_ACC_COUNT}, {"$mergeObjects", SIMQ_ACC_MERGE},
+   { "$sum", SIMQ_ACC_SUM },     { "$avg", SIMQ_ACC_AVG },
+   { "$first", SIMQ_ACC_FIRST }, { "$last", SIMQ_ACC_LAST },
+   { "$push", SIMQ_ACC_PUSH },   { "$addToSet", SIMQ_ACC_ADDTOSET },
+   { "$min", SIMQ_ACC_MIN },     { "$max", SIMQ_ACC_MAX },
+   { "$count", SIMQ_ACC_COUNT }, { "$mergeObjects", SIMQ_ACC_MERGE },
 };
 
 static void
@@ -396,7 +399,7 @@ simq_acc_update (simq_acc_t *a, const simq_acc_spec_t *spec, const bson_value_t 
          return true;
       }
       if (!a->set || (spec->kind == SIMQ_ACC_MIN ? simq_compare_values (v, &a->value) < 0
-                                                : simq_compare_values (v, &a->value) > 0)) {
+                                                 : simq_compare_values (v, &a->value) > 0)) {
          simq_value_free (&a->value);
          simq_value_copy (v, &a->value);
          a->set = true;
@@ -668,21 +671,24 @@ simq_stage_unwind (const bson_value_t *arg, const simq_docs_t *in, simq_docs_t *
             path = bson_iter_utf8 (&it, NULL);
          } else if (strcmp (k, "preserveNullAndEmptyArrays") == 0) {
             if (!BSON_ITER_HOLDS_BOOL (&it)) {
-               return simq_fail (error, 28809,
-                                 "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s",
-                                 simq_type_name (bson_iter_type (&it)));
+               return simq_fail (
+                  error, 28809, "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s",
+                  simq_type_name (bson_iter_type (&it)));
             }
             preserve = bson_iter_bool (&it);
          } else if (strcmp (k, "includeArrayIndex") == 0) {
             if (!BSON_ITER_HOLDS_UTF8 (&it)) {
-               return simq_fail (error, 28810, "expected a non-empty string for the includeArrayIndex  option to "
-                                               "$unwind stage, got %s",
+               return simq_fail (error, 28810,
+                                 "expected a non-empty string for the includeArrayIndex  option to "
+                                 "$unwind stage, got %s",
                                  simq_type_name (bson_iter_type (&it)));
             }
             index_field = bson_iter_utf8 (&it, NULL);
             if (index_field[0] == '$') {
-               return simq_fail (error, 28822, "includeArrayIndex option to $unwind stage should not be prefixed with "
-                                               "a '$': %s", index_field);
+               return simq_fail (error, 28822,
+                                 "includeArrayIndex option to $unwind stage should not be prefixed with "
+                                 "a '$': %s",
+                                 index_field);
             }
          } else {
             return simq_fail (error, 28811, "unrecognized option to $unwind stage: %s", k);
@@ -692,7 +698,8 @@ simq_stage_unwind (const bson_value_t *arg, const simq_docs_t *in, simq_docs_t *
          return simq_fail (error, 28812, "no path specified to $unwind stage");
       }
    } else {
-      return simq_fail (error, 15981, "expected either a string or an object as specification for $unwind stage, got %s",
+      return simq_fail (error, 15981,
+                        "expected either a string or an object as specification for $unwind stage, got %s",
                         simq_type_name (arg->value_type));
    }
    if (path[0] != '$') {
@@ -851,8 +858,9 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
       return simq_fail (error, 9, "must specify 'as' field for a $lookup");
    }
    if ((local == NULL) != (foreign == NULL) || (!local && !have_pipeline)) {
-      return simq_fail (error, 9, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be "
-                                  "specified");
+      return simq_fail (error, 9,
+                        "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be "
+                        "specified");
    }
    if (!from && !have_pipeline) {
       return simq_fail (error, 9, "must specify 'from' field for a $lookup");
@@ -1102,8 +1110,9 @@ simq_stage_replace_root (bool with, const bson_value_t *arg, const simq_docs_t *
       if (v.value_type != BSON_TYPE_DOCUMENT || !simq_value_as_doc (&v, &sub)) {
          char *vj = simq_value_json (&v);
          char *dj = simq_doc_json (in->v[i]);
-         simq_fail (error, 40228, "'%s' expression must evaluate to an object, but resulting value was: %s. Type of "
-                                  "resulting value: '%s'. Input document: %s",
+         simq_fail (error, 40228,
+                    "'%s' expression must evaluate to an object, but resulting value was: %s. Type of "
+                    "resulting value: '%s'. Input document: %s",
                     with ? "replacement document" : "newRoot", simq_value_missing (&v) ? "MISSING" : vj,
                     simq_type_name (v.value_type), dj);
          bson_free (vj);

@@ -349,11 +349,7 @@ static bool
 simq_arity (const char *op, const simq_args_t *args, size_t want, bson_error_t *error)
 {
    if (args->n != want) {
-      return simq_fail (error,
-                        16020,
-                        "Expression %s takes exactly %zu arguments. %zu were passed in.",
-                        op,
-                        want,
+      return simq_fail (error, 16020, "Expression %s takes exactly %zu arguments. %zu were passed in.", op, want,
                         args->n);
    }
    return true;
@@ -420,16 +416,8 @@ simq_format_date (int64_t ms, char *buf, size_t size)
    int millis = (int) (ms - (int64_t) secs * 1000);
    struct tm tm;
    gmtime_r (&secs, &tm);
-   snprintf (buf,
-             size,
-             "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-             tm.tm_year + 1900,
-             tm.tm_mon + 1,
-             tm.tm_mday,
-             tm.tm_hour,
-             tm.tm_min,
-             tm.tm_sec,
-             millis);
+   snprintf (buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, millis);
 }
 
 static bool
@@ -465,9 +453,7 @@ simq_to_string (const bson_value_t *v, bson_value_t *out, bson_error_t *error)
       simq_set_string (out, v->value.v_symbol.symbol, v->value.v_symbol.len);
       return true;
    default:
-      return simq_fail (error,
-                        241,
-                        "Unsupported conversion from %s to string in $convert with no onError value",
+      return simq_fail (error, 241, "Unsupported conversion from %s to string in $convert with no onError value",
                         simq_type_name (v->value_type));
    }
    simq_set_string (out, buf, strlen (buf));
@@ -555,7 +541,7 @@ simq_map_filter (const simq_iter_spec_t *spec, const simq_ectx_t *ctx, bson_valu
 {
    bson_value_t input, *elems = NULL;
    bson_t arr = BSON_INITIALIZER;
-   simq_var_t var = {spec->as, {0}, ctx->vars};
+   simq_var_t var = { spec->as, { 0 }, ctx->vars };
    simq_ectx_t inner = *ctx;
    size_t n, kept = 0;
    bool ok = false;
@@ -572,10 +558,7 @@ simq_map_filter (const simq_iter_spec_t *spec, const simq_ectx_t *ctx, bson_valu
       goto cleanup;
    }
    if (input.value_type != BSON_TYPE_ARRAY) {
-      simq_fail (error,
-                 is_map ? 16883 : 28651,
-                 "input to %s must be an array not %s",
-                 spec->op,
+      simq_fail (error, is_map ? 16883 : 28651, "input to %s must be an array not %s", spec->op,
                  simq_type_name (input.value_type));
       goto cleanup;
    }
@@ -634,7 +617,7 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
 
    /* Operators with named arguments. */
    if (strcmp (op, "$cond") == 0 && arg->value_type == BSON_TYPE_DOCUMENT) {
-      static const char *const allowed[] = {"if", "then", "else", NULL};
+      static const char *const allowed[] = { "if", "then", "else", NULL };
       bson_value_t s_if, s_then, s_else, c;
       simq_value_as_doc (arg, &spec);
       if (!simq_check_named (&spec, op, allowed, 17083, error)) {
@@ -689,10 +672,10 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
       return ok;
    }
    if (strcmp (op, "$map") == 0 || strcmp (op, "$filter") == 0) {
-      static const char *const map_allowed[] = {"input", "as", "in", NULL};
-      static const char *const filter_allowed[] = {"input", "as", "cond", "limit", NULL};
+      static const char *const map_allowed[] = { "input", "as", "in", NULL };
+      static const char *const filter_allowed[] = { "input", "as", "cond", "limit", NULL };
       bool is_map = op[1] == 'm';
-      simq_iter_spec_t it_spec = {op, NULL, "this", NULL, NULL, -1};
+      simq_iter_spec_t it_spec = { op, NULL, "this", NULL, NULL, -1 };
       bson_value_t s_input, s_as, s_in, s_limit;
       if (arg->value_type != BSON_TYPE_DOCUMENT || !simq_value_as_doc (arg, &spec)) {
          return simq_fail (error, is_map ? 16878 : 28646, "%s only supports an object as its argument", op);
@@ -770,7 +753,8 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
       if (simq_named_arg (&spec, "default", &s_default)) {
          return simq_eval (&s_default, ctx, out, error);
       }
-      return simq_fail (error, 40066, "$switch could not find a matching branch for an input, and no default was specified.");
+      return simq_fail (error, 40066,
+                        "$switch could not find a matching branch for an input, and no default was specified.");
    }
 
    /* Positional operators: evaluate the arguments first. */
@@ -877,7 +861,8 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
          } else if (simq_is_number (&vals[i])) {
             simq_num_add (&n, &vals[i]);
          } else {
-            simq_fail (error, 14, "$add only supports numeric or date types, not %s", simq_type_name (vals[i].value_type));
+            simq_fail (error, 14, "$add only supports numeric or date types, not %s",
+                       simq_type_name (vals[i].value_type));
             goto cleanup;
          }
       }
@@ -903,7 +888,8 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
             continue;
          }
          if (!simq_is_number (&vals[i])) {
-            simq_fail (error, 16555, "$multiply only supports numeric types, not %s", simq_type_name (vals[i].value_type));
+            simq_fail (error, 16555, "$multiply only supports numeric types, not %s",
+                       simq_type_name (vals[i].value_type));
             goto cleanup;
          }
          dprod *= simq_to_double (&vals[i]);
@@ -957,10 +943,7 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
             }
          }
       } else {
-         simq_fail (error,
-                    16556,
-                    "can't $subtract %s from %s",
-                    simq_type_name (b->value_type),
+         simq_fail (error, 16556, "can't $subtract %s from %s", simq_type_name (b->value_type),
                     simq_type_name (a->value_type));
          goto cleanup;
       }
@@ -972,11 +955,8 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
       if (simq_nullish (&vals[0]) || simq_nullish (&vals[1])) {
          simq_set_null (out);
       } else if (!simq_is_number (&vals[0]) || !simq_is_number (&vals[1])) {
-         simq_fail (error,
-                    16609,
-                    "$divide only supports numeric types, not %s and %s",
-                    simq_type_name (vals[0].value_type),
-                    simq_type_name (vals[1].value_type));
+         simq_fail (error, 16609, "$divide only supports numeric types, not %s and %s",
+                    simq_type_name (vals[0].value_type), simq_type_name (vals[1].value_type));
          goto cleanup;
       } else if (simq_to_double (&vals[1]) == 0) {
          simq_fail (error, 2, "can't $divide by zero");
@@ -992,11 +972,8 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
       if (simq_nullish (&vals[0]) || simq_nullish (&vals[1])) {
          simq_set_null (out);
       } else if (!simq_is_number (&vals[0]) || !simq_is_number (&vals[1])) {
-         simq_fail (error,
-                    16611,
-                    "$mod only supports numeric types, not %s and %s",
-                    simq_type_name (vals[0].value_type),
-                    simq_type_name (vals[1].value_type));
+         simq_fail (error, 16611, "$mod only supports numeric types, not %s and %s",
+                    simq_type_name (vals[0].value_type), simq_type_name (vals[1].value_type));
          goto cleanup;
       } else if (simq_to_double (&vals[1]) == 0) {
          simq_fail (error, 16610, "can't $mod by zero");
@@ -1071,9 +1048,7 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
          goto cleanup;
       }
       if (vals[0].value_type != BSON_TYPE_ARRAY || !simq_value_as_doc (&vals[0], &arr)) {
-         simq_fail (error,
-                    17124,
-                    "The argument to $size must be an array. Type of argument was: %s",
+         simq_fail (error, 17124, "The argument to $size must be an array. Type of argument was: %s",
                     simq_type_name (vals[0].value_type));
          goto cleanup;
       }
@@ -1103,16 +1078,12 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
          goto cleanup;
       }
       if (vals[0].value_type != BSON_TYPE_ARRAY) {
-         simq_fail (error,
-                    28689,
-                    "$arrayElemAt's first argument must be an array, but is %s",
+         simq_fail (error, 28689, "$arrayElemAt's first argument must be an array, but is %s",
                     simq_type_name (vals[0].value_type));
          goto cleanup;
       }
       if (!simq_is_number (&vals[1])) {
-         simq_fail (error,
-                    28690,
-                    "$arrayElemAt's second argument must be a numeric value, but is %s",
+         simq_fail (error, 28690, "$arrayElemAt's second argument must be a numeric value, but is %s",
                     simq_type_name (vals[1].value_type));
          goto cleanup;
       }
@@ -1227,7 +1198,8 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
          goto cleanup;
       }
       if (vals[1].value_type != BSON_TYPE_ARRAY) {
-         simq_fail (error, 40081, "$in requires an array as a second argument, found: %s", simq_type_name (vals[1].value_type));
+         simq_fail (error, 40081, "$in requires an array as a second argument, found: %s",
+                    simq_type_name (vals[1].value_type));
          goto cleanup;
       }
       n = simq_array_elems (&vals[1], &elems);
@@ -1254,16 +1226,14 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
          goto cleanup;
       }
       if (vals[0].value_type != BSON_TYPE_UTF8) {
-         simq_fail (error,
-                    40085,
+         simq_fail (error, 40085,
                     "$split requires an expression that evaluates to a string as a first argument, found: %s",
                     simq_type_name (vals[0].value_type));
          bson_destroy (&arr);
          goto cleanup;
       }
       if (vals[1].value_type != BSON_TYPE_UTF8) {
-         simq_fail (error,
-                    40086,
+         simq_fail (error, 40086,
                     "$split requires an expression that evaluates to a string as a second argument, found: %s",
                     simq_type_name (vals[1].value_type));
          bson_destroy (&arr);
@@ -1386,10 +1356,7 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
          goto cleanup;
       }
       if (vals[0].value_type != BSON_TYPE_UTF8) {
-         simq_fail (error,
-                    op[7] == 'B' ? 34473 : 34471,
-                    "%s requires a string argument, found: %s",
-                    op,
+         simq_fail (error, op[7] == 'B' ? 34473 : 34471, "%s requires a string argument, found: %s", op,
                     simq_type_name (vals[0].value_type));
          goto cleanup;
       }
@@ -1460,7 +1427,8 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
       size_t n;
       int64_t pos = 0, cnt;
       if (nvals != 2 && nvals != 3) {
-         simq_fail (error, 28667, "Expression $slice takes at least 2 arguments, and at most 3, but %zu were passed in.", nvals);
+         simq_fail (error, 28667,
+                    "Expression $slice takes at least 2 arguments, and at most 3, but %zu were passed in.", nvals);
          goto cleanup;
       }
       if (simq_nullish (&vals[0])) {
@@ -1519,10 +1487,7 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
             continue;
          }
          if (list[i].value_type != BSON_TYPE_DOCUMENT) {
-            ok = simq_fail (error,
-                            40400,
-                            "$mergeObjects requires object inputs, but input %s is of type %s",
-                            "value",
+            ok = simq_fail (error, 40400, "$mergeObjects requires object inputs, but input %s is of type %s", "value",
                             simq_type_name (list[i].value_type));
             break;
          }
@@ -1574,15 +1539,13 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
          d = strtod (a->value.v_utf8.str, &end);
          if (a->value.v_utf8.len == 0 || !end || *end != '\0' ||
              (target != 'D' && strpbrk (a->value.v_utf8.str, ".eE") != NULL)) {
-            simq_fail (error, 241, "Failed to parse number '%s' in $convert with no onError value", a->value.v_utf8.str);
+            simq_fail (error, 241, "Failed to parse number '%s' in $convert with no onError value",
+                       a->value.v_utf8.str);
             goto cleanup;
          }
       } else {
-         simq_fail (error,
-                    241,
-                    "Unsupported conversion from %s to %s in $convert with no onError value",
-                    simq_type_name (a->value_type),
-                    target == 'I' ? "int" : (target == 'L' ? "long" : "double"));
+         simq_fail (error, 241, "Unsupported conversion from %s to %s in $convert with no onError value",
+                    simq_type_name (a->value_type), target == 'I' ? "int" : (target == 'L' ? "long" : "double"));
          goto cleanup;
       }
       if (target == 'D') {
@@ -1693,12 +1656,10 @@ simq_eval (const bson_value_t *expr, const simq_ectx_t *ctx, bson_value_t *out, 
          bson_destroy (&built);
          if (n != 1) {
             char *j = simq_doc_json (&spec);
-            simq_fail (error,
-                       15983,
+            simq_fail (error, 15983,
                        "an expression specification must contain exactly one field, the name of the expression. "
                        "Found %u fields in %s",
-                       n,
-                       j);
+                       n, j);
             bson_free (j);
             return false;
          }
@@ -1710,11 +1671,13 @@ simq_eval (const bson_value_t *expr, const simq_ectx_t *ctx, bson_value_t *out, 
          bson_value_t v;
          const char *key = bson_iter_key (&it);
          if (key[0] == '$') {
-            ok = simq_fail (error, 16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
+            ok = simq_fail (error, 16410,
+                            "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
             break;
          }
          if (strchr (key, '.')) {
-            ok = simq_fail (error, 16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField.");
+            ok = simq_fail (error, 16412,
+                            "FieldPath field names may not contain '.'. Consider using $getField or $setField.");
             break;
          }
          ok = simq_eval (bson_iter_value (&it), ctx, &v, error);

@@ -229,11 +229,11 @@ static const struct {
    const char *name;
    int code;
 } simq_type_aliases[] = {
-   {"double", 1},    {"string", 2},     {"object", 3},     {"array", 4},      {"binData", 5},
-   {"undefined", 6}, {"objectId", 7},   {"bool", 8},       {"date", 9},       {"null", 10},
-   {"regex", 11},    {"dbPointer", 12}, {"javascript", 13}, {"symbol", 14},   {"javascriptWithScope", 15},
-   {"int", 16},      {"timestamp", 17}, {"long", 18},      {"decimal", 19},   {"minKey", -1},
-   {"maxKey", 127},  {"number", 1000},
+   { "double", 1 },    { "string", 2 },     { "object", 3 },      { "array", 4 },    { "binData", 5 },
+   { "undefined", 6 }, { "objectId", 7 },   { "bool", 8 },        { "date", 9 },     { "null", 10 },
+   { "regex", 11 },    { "dbPointer", 12 }, { "javascript", 13 }, { "symbol", 14 },  { "javascriptWithScope", 15 },
+   { "int", 16 },      { "timestamp", 17 }, { "long", 18 },       { "decimal", 19 }, { "minKey", -1 },
+   { "maxKey", 127 },  { "number", 1000 },
 };
 
 /* Parses one $type operand into a type code (1000 for "number"). */
@@ -336,8 +336,8 @@ simq_elem_match (const simq_pvals_t *pv, const bson_value_t *arg, const simq_ect
       while (bson_iter_next (&ai)) {
          bool m = false;
          if (value_form) {
-            simq_pvals_t one = {0};
-            simq_pv_t item = {*bson_iter_value (&ai), false};
+            simq_pvals_t one = { 0 };
+            simq_pv_t item = { *bson_iter_value (&ai), false };
             one.v = &item;
             one.n = 1;
             one.cap = 1;
@@ -611,8 +611,8 @@ simq_match_ops (const bson_t *doc, const char *path, const simq_pvals_t *pv, con
 
 /* One top-level (or $elemMatch-level) clause path: value. */
 static bool
-simq_match_field (const bson_t *doc, const char *path, const bson_value_t *cond, const simq_ectx_t *ctx,
-                  bool *matched, bson_error_t *error)
+simq_match_field (const bson_t *doc, const char *path, const bson_value_t *cond, const simq_ectx_t *ctx, bool *matched,
+                  bson_error_t *error)
 {
    simq_pvals_t pv;
    bson_t sub;
@@ -692,7 +692,7 @@ simq_match_doc (const bson_t *doc, const bson_t *filter, const simq_ectx_t *ctx,
                return false;
             }
          } else if (strcmp (key, "$expr") == 0) {
-            simq_ectx_t local = {doc, doc, NULL, NULL};
+            simq_ectx_t local = { doc, doc, NULL, NULL };
             bson_value_t r;
             if (ctx) {
                local.env = ctx->env;

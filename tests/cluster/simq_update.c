@@ -390,7 +390,7 @@ simq_proj_t *
 simq_proj_new (const bson_t *projection, bool find_syntax, bson_error_t *error)
 {
    simq_proj_t *p = bson_malloc0 (sizeof *p);
-   simq_pparse_t pp = {0};
+   simq_pparse_t pp = { 0 };
 
    pp.find_syntax = find_syntax;
    pp.prefix = find_syntax ? "" : "Invalid $project :: caused by :: ";
@@ -429,7 +429,7 @@ simq_proj_new (const bson_t *projection, bool find_syntax, bson_error_t *error)
 bool
 simq_proj_apply (const simq_proj_t *p, const bson_t *doc, const simq_ectx_t *ctx, bson_t *out, bson_error_t *error)
 {
-   simq_ectx_t local = {doc, doc, NULL, NULL};
+   simq_ectx_t local = { doc, doc, NULL, NULL };
 
    bson_init (out);
    if (ctx) {
@@ -642,8 +642,8 @@ simq_apply_push (bson_t *cur, const simq_upd_t *u, bool add_to_set, bson_error_t
 
    if (simq_get_update_value (cur, u->path, &existing)) {
       if (existing.value_type != BSON_TYPE_ARRAY) {
-         char *msg = bson_strdup_printf ("The field '%s' must be an array but is of type %s in document %%s",
-                                         u->path, simq_type_name (existing.value_type));
+         char *msg = bson_strdup_printf ("The field '%s' must be an array but is of type %s in document %%s", u->path,
+                                         simq_type_name (existing.value_type));
          simq_id_json_fail (error, 2, msg, cur, u->path);
          bson_free (msg);
          goto cleanup;
@@ -715,8 +715,9 @@ simq_apply_push (bson_t *cur, const simq_upd_t *u, bool add_to_set, bson_error_t
          sorted = simq_sort (&sortdocs, &sortspec, error);
          bson_destroy (&sortspec);
          if (!sorted) {
-            simq_fail (error, 2, "The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort "
-                                 "embedded fields");
+            simq_fail (error, 2,
+                       "The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort "
+                       "embedded fields");
             goto cleanup;
          }
       }
@@ -760,7 +761,8 @@ simq_apply_pull (bson_t *cur, const simq_upd_t *u, bool pull_all, bson_error_t *
    bool ok = false, object_form = false, value_form = false;
 
    if (pull_all && u->arg.value_type != BSON_TYPE_ARRAY) {
-      simq_fail (error, 2, "$pullAll requires an array argument but was given a %s", simq_type_name (u->arg.value_type));
+      simq_fail (error, 2, "$pullAll requires an array argument but was given a %s",
+                 simq_type_name (u->arg.value_type));
       goto cleanup;
    }
    if (!simq_get_update_value (cur, u->path, &existing)) {
@@ -933,14 +935,17 @@ simq_apply_one (bson_t *cur, const simq_upd_t *u, bool is_insert, bson_error_t *
          bson_iter_t it;
          simq_value_as_doc (&u->arg, &d);
          if (!bson_iter_init_find (&it, &d, "$type") || !BSON_ITER_HOLDS_UTF8 (&it) ||
-             (strcmp (bson_iter_utf8 (&it, NULL), "date") != 0 && strcmp (bson_iter_utf8 (&it, NULL), "timestamp") != 0)) {
-            return simq_fail (error, 2, "The '$type' string field is required to be 'date' or 'timestamp': "
-                                        "{$currentDate: {field : {$type: 'date'}}}");
+             (strcmp (bson_iter_utf8 (&it, NULL), "date") != 0 &&
+              strcmp (bson_iter_utf8 (&it, NULL), "timestamp") != 0)) {
+            return simq_fail (error, 2,
+                              "The '$type' string field is required to be 'date' or 'timestamp': "
+                              "{$currentDate: {field : {$type: 'date'}}}");
          }
          as_ts = strcmp (bson_iter_utf8 (&it, NULL), "timestamp") == 0;
       } else if (u->arg.value_type != BSON_TYPE_BOOL) {
-         return simq_fail (error, 2, "%s is not valid type for $currentDate. Please use a boolean ('true') or a "
-                                     "$type expression ({$type: 'timestamp/date'}).",
+         return simq_fail (error, 2,
+                           "%s is not valid type for $currentDate. Please use a boolean ('true') or a "
+                           "$type expression ({$type: 'timestamp/date'}).",
                            simq_type_name (u->arg.value_type));
       }
       memset (&now, 0, sizeof now);
@@ -1011,13 +1016,15 @@ simq_apply_one (bson_t *cur, const simq_upd_t *u, bool is_insert, bson_error_t *
       simq_value_free (&nv);
       return ok;
    }
-   return simq_fail (error, 9, "Unknown modifier: %s. Expected a valid update modifier or pipeline-style update "
-                               "specified as an array", op);
+   return simq_fail (error, 9,
+                     "Unknown modifier: %s. Expected a valid update modifier or pipeline-style update "
+                     "specified as an array",
+                     op);
 }
 
-static const char *const simq_update_ops[] = {"$set", "$unset", "$inc", "$mul", "$push", "$addToSet", "$pull",
-                                              "$pullAll", "$pop", "$setOnInsert", "$min", "$max", "$currentDate",
-                                              "$rename", NULL};
+static const char *const simq_update_ops[] = { "$set",      "$unset", "$inc",         "$mul",    "$push",
+                                               "$addToSet", "$pull",  "$pullAll",     "$pop",    "$setOnInsert",
+                                               "$min",      "$max",   "$currentDate", "$rename", NULL };
 
 static bool
 simq_replacement (const bson_t *doc, const bson_t *update, bool is_insert, bson_t *out, bool *modified,
@@ -1031,17 +1038,20 @@ simq_replacement (const bson_t *doc, const bson_t *update, bool is_insert, bson_
    if (bson_iter_init (&it, update)) {
       while (bson_iter_next (&it)) {
          if (bson_iter_key (&it)[0] == '$') {
-            return simq_fail (error, 52, "The dollar ($) prefixed field '%s' in '%s' is not allowed in the context "
-                                         "of an update's replacement document. Consider using an aggregation "
-                                         "pipeline with $replaceWith.",
+            return simq_fail (error, 52,
+                              "The dollar ($) prefixed field '%s' in '%s' is not allowed in the context "
+                              "of an update's replacement document. Consider using an aggregation "
+                              "pipeline with $replaceWith.",
                               bson_iter_key (&it), bson_iter_key (&it));
          }
       }
    }
    if (have_old && have_new && !is_insert && simq_compare_values (&old_id, &new_id) != 0) {
       char *j = simq_value_json (&new_id);
-      simq_fail (error, 66, "After applying the update, the (immutable) field '_id' was found to have been altered "
-                            "to _id: %s", j);
+      simq_fail (error, 66,
+                 "After applying the update, the (immutable) field '_id' was found to have been altered "
+                 "to _id: %s",
+                 j);
       bson_free (j);
       return false;
    }
@@ -1090,13 +1100,17 @@ simq_apply_update (const bson_t *doc, const bson_t *update, bool is_insert, bson
          known = known || strcmp (simq_update_ops[i], op) == 0;
       }
       if (!known) {
-         simq_fail (error, 9, "Unknown modifier: %s. Expected a valid update modifier or pipeline-style update "
-                              "specified as an array", op);
+         simq_fail (error, 9,
+                    "Unknown modifier: %s. Expected a valid update modifier or pipeline-style update "
+                    "specified as an array",
+                    op);
          goto cleanup;
       }
       if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
-         simq_fail (error, 9, "Modifiers operate on fields but we found type %s instead. For example: {$mod: "
-                              "{<field>: ...}} not {%s: %s}", simq_type_name (bson_iter_type (&it)), op, "...");
+         simq_fail (error, 9,
+                    "Modifiers operate on fields but we found type %s instead. For example: {$mod: "
+                    "{<field>: ...}} not {%s: %s}",
+                    simq_type_name (bson_iter_type (&it)), op, "...");
          goto cleanup;
       }
       simq_value_as_doc (bson_iter_value (&it), &fields);

@@ -112,7 +112,7 @@ simproc_raw_connect (int port, int timeout_s)
 {
    int fd = socket (AF_INET, SOCK_STREAM, 0);
    struct sockaddr_in sa;
-   struct timeval tv = {timeout_s, 0};
+   struct timeval tv = { timeout_s, 0 };
    memset (&sa, 0, sizeof sa);
    sa.sin_family = AF_INET;
    sa.sin_port = htons ((uint16_t) port);

@@ -14,8 +14,8 @@
 #define N 2000
 #define TOTAL 1000000
 
-static const char *const three[] = {"shard01", "shard02", "shard03"};
-static const char *const five[] = {"shard01", "shard02", "shard03", "shard04", "shard05"};
+static const char *const three[] = { "shard01", "shard02", "shard03" };
+static const char *const five[] = { "shard01", "shard02", "shard03", "shard04", "shard05" };
 
 /* ---- deterministic generators ---- */
 
@@ -135,7 +135,9 @@ make_sample (bson_t *array, bool oid_ids)
 static advisor_cluster_t
 cluster_of (const char *const *shards, size_t n)
 {
-   advisor_cluster_t c = {.key = NULL, .chunks = NULL, .nchunks = 0, .shards = shards, .nshards = n, .chunk_bytes = 0};
+   advisor_cluster_t c = {
+      .key = NULL, .chunks = NULL, .nchunks = 0, .shards = shards, .nshards = n, .chunk_bytes = 0
+   };
    return c;
 }
 
@@ -209,8 +211,8 @@ test_order (void)
    bool ordered = true;
    bson_oid_init (&oid, NULL);
    d = BCON_NEW ("minkey", BCON_MINKEY, "null", BCON_NULL, "i", BCON_INT32 (1), "l", BCON_INT64 (2), "d",
-                         BCON_DOUBLE (2.5), "s", BCON_UTF8 ("a"), "o", "{", "}", "a", "[", "]", "oid", BCON_OID (&oid),
-                         "b", BCON_BOOL (true), "dt", BCON_DATE_TIME (5), "maxkey", BCON_MAXKEY);
+                 BCON_DOUBLE (2.5), "s", BCON_UTF8 ("a"), "o", "{", "}", "a", "[", "]", "oid", BCON_OID (&oid), "b",
+                 BCON_BOOL (true), "dt", BCON_DATE_TIME (5), "maxkey", BCON_MAXKEY);
    bson_iter_init (&a, d);
    bson_iter_next (&a);
    while (true) {
@@ -226,7 +228,7 @@ test_order (void)
    if (ordered)
       UNIT_PASS ("advisor/bson order");
    {
-      bson_value_t x = {.value_type = BSON_TYPE_INT64}, y = {.value_type = BSON_TYPE_DOUBLE};
+      bson_value_t x = { .value_type = BSON_TYPE_INT64 }, y = { .value_type = BSON_TYPE_DOUBLE };
       x.value.v_int64 = 3;
       y.value.v_double = 3.0;
       CHECK ("advisor/numbers compare across types", advisor_compare_values (&x, &y) == 0);
@@ -244,22 +246,23 @@ test_patterns (void)
       const char *json;
       bool valid, from_index;
    } cases[] = {
-      {"{\"a\": 1}", true, true},
-      {"{\"a\": 1.0, \"b\": \"hashed\"}", true, true},
-      {"{\"a\": -1}", false, false},
-      {"{\"a\": \"text\"}", false, false},
-      {"{\"a\": \"2dsphere\"}", false, false},
-      {"{\"a\": \"hashed\", \"b\": \"hashed\"}", false, false},
-      {"{\"$**\": 1}", false, false},
-      {"{\"a.$**\": 1}", true, false},
-      {"{}", false, false},
+      { "{\"a\": 1}", true, true },
+      { "{\"a\": 1.0, \"b\": \"hashed\"}", true, true },
+      { "{\"a\": -1}", false, false },
+      { "{\"a\": \"text\"}", false, false },
+      { "{\"a\": \"2dsphere\"}", false, false },
+      { "{\"a\": \"hashed\", \"b\": \"hashed\"}", false, false },
+      { "{\"$**\": 1}", false, false },
+      { "{\"a.$**\": 1}", true, false },
+      { "{}", false, false },
    };
    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
       bson_error_t e;
       bson_t *p = bson_new_from_json ((const uint8_t *) cases[i].json, -1, &e), out;
       char name[128], why[128];
       bson_snprintf (name, sizeof name, "advisor/key valid %s", cases[i].json);
-      CHECK (name, advisor_key_valid (p, why, sizeof why) == cases[i].valid || !strcmp (cases[i].json, "{\"a.$**\": 1}"));
+      CHECK (name,
+             advisor_key_valid (p, why, sizeof why) == cases[i].valid || !strcmp (cases[i].json, "{\"a.$**\": 1}"));
       bson_snprintf (name, sizeof name, "advisor/index backs a key %s", cases[i].json);
       CHECK (name, advisor_key_from_index (p, &out) == cases[i].from_index);
       bson_destroy (&out);
@@ -277,7 +280,7 @@ test_extract (void)
    bson_t out;
    bson_iter_t it;
    bool missing, array;
-   bson_value_t x = {.value_type = BSON_TYPE_UTF8};
+   bson_value_t x = { .value_type = BSON_TYPE_UTF8 };
 
    advisor_extract_key (doc, pat, &out, &missing, &array);
    CHECK ("advisor/extract dotted path", bson_iter_init_find (&it, &out, "a.b") && bson_iter_as_int64 (&it) == 7);
@@ -287,8 +290,9 @@ test_extract (void)
    advisor_extract_key (doc, hpat, &out, &missing, &array);
    x.value.v_utf8.str = (char *) "x";
    x.value.v_utf8.len = 1;
-   CHECK ("advisor/extract hashed is hashkey_value",
-          bson_iter_init_find (&it, &out, "s") && BSON_ITER_HOLDS_INT64 (&it) && bson_iter_int64 (&it) == hashkey_value (&x));
+   CHECK ("advisor/extract hashed is hashkey_value", bson_iter_init_find (&it, &out, "s") &&
+                                                        BSON_ITER_HOLDS_INT64 (&it) &&
+                                                        bson_iter_int64 (&it) == hashkey_value (&x));
    bson_destroy (&out);
    advisor_extract_key (doc, apat, &out, &missing, &array);
    CHECK ("advisor/extract flags arrays", array && !missing);
@@ -306,28 +310,33 @@ test_properties (void)
    bson_t docs;
    advisor_sample_t s;
    advisor_cluster_t c = cluster_of (three, 3);
-   const char *const keys[] = {"{\"ts\": 1}",     "{\"down\": 1}",  "{\"r\": 1}",
-                               "{\"ts\": \"hashed\"}", "{\"lvl\": 1}", "{\"z\": 1}",
-                               "{\"coarse\": 1, \"fine\": 1}", "{\"coarse\": 1}"};
+   const char *const keys[] = { "{\"ts\": 1}",
+                                "{\"down\": 1}",
+                                "{\"r\": 1}",
+                                "{\"ts\": \"hashed\"}",
+                                "{\"lvl\": 1}",
+                                "{\"z\": 1}",
+                                "{\"coarse\": 1, \"fine\": 1}",
+                                "{\"coarse\": 1}" };
    enum { NK = sizeof keys / sizeof keys[0] };
    advisor_result_t r[NK];
    const advisor_result_t *x;
 
    make_sample (&docs, true);
-   s = (advisor_sample_t){.docs = &docs, .recent = NULL, .queries = NULL, .total_docs = TOTAL};
+   s = (advisor_sample_t){ .docs = &docs, .recent = NULL, .queries = NULL, .total_docs = TOTAL };
    analyze_all (&s, keys, NK, &c, r);
 
    /* ascending */
    x = find_key (r, NK, "{ts: 1}");
-   CHECK ("advisor/ascending is monotonic", x && x->mono == ADVISOR_MONO_ASCENDING && x->correlation > 0.99 &&
-                                               x->order == ADVISOR_ORDER_OBJECTID);
+   CHECK ("advisor/ascending is monotonic",
+          x && x->mono == ADVISOR_MONO_ASCENDING && x->correlation > 0.99 && x->order == ADVISOR_ORDER_OBJECTID);
    check_has ("advisor/ascending verdict", x ? x->verdict : NULL,
               "ascending: every insert goes to the MaxKey chunk on one shard; consider {ts: \"hashed\"}, or "
               "{z: 1, ts: 1}");
    CHECK ("advisor/ascending sends every insert to the last shard",
           x && x->nspread == 3 && x->spread[2].share == 1.0 && x->shards_reached == 1 && x->spread_extrapolated);
-   CHECK ("advisor/ascending is not low cardinality", x && !(x->findings & ADVISOR_F_LOW_CARDINALITY) &&
-                                                         x->all_unique && x->distinct_estimated == TOTAL);
+   CHECK ("advisor/ascending is not low cardinality",
+          x && !(x->findings & ADVISOR_F_LOW_CARDINALITY) && x->all_unique && x->distinct_estimated == TOTAL);
 
    /* descending */
    x = find_key (r, NK, "{down: 1}");
@@ -347,15 +356,15 @@ test_properties (void)
    /* hashed */
    x = find_key (r, NK, "{ts: \"hashed\"}");
    CHECK ("advisor/hashed ascending field is not monotonic", x && x->mono == ADVISOR_MONO_NOT);
-   CHECK ("advisor/hashed spreads inserts", x && x->shards_reached == 3 && x->max_shard_share < 0.45 &&
-                                               !(x->findings & ADVISOR_F_WRITE_SKEW));
+   CHECK ("advisor/hashed spreads inserts",
+          x && x->shards_reached == 3 && x->max_shard_share < 0.45 && !(x->findings & ADVISOR_F_WRITE_SKEW));
    check_has ("advisor/hashed verdict good", x ? x->verdict : NULL, "good:");
    check_has ("advisor/hashed verdict ranges", x ? x->verdict : NULL, "hashed: range queries on ts go to every shard");
 
    /* low cardinality */
    x = find_key (r, NK, "{lvl: 1}");
-   CHECK ("advisor/low cardinality figures", x && x->distinct_sampled == 4 && x->distinct_estimated == 4 &&
-                                                (x->findings & ADVISOR_F_LOW_CARDINALITY));
+   CHECK ("advisor/low cardinality figures",
+          x && x->distinct_sampled == 4 && x->distinct_estimated == 4 && (x->findings & ADVISOR_F_LOW_CARDINALITY));
    check_has ("advisor/low cardinality verdict", x ? x->verdict : NULL,
               "4 distinct values: at most 4 chunks, adding shards will not help; consider {lvl: 1, ts: 1}");
    check_has ("advisor/low cardinality values are hot", x ? x->verdict : NULL,
@@ -363,9 +372,9 @@ test_properties (void)
 
    /* zipf */
    x = find_key (r, NK, "{z: 1}");
-   CHECK ("advisor/zipf is hot, not low cardinality",
-          x && (x->findings & ADVISOR_F_HOT_VALUES) && !(x->findings & ADVISOR_F_LOW_CARDINALITY) &&
-             x->distinct_estimated > 1000 && x->mcv[0].share > 0.1);
+   CHECK ("advisor/zipf is hot, not low cardinality", x && (x->findings & ADVISOR_F_HOT_VALUES) &&
+                                                         !(x->findings & ADVISOR_F_LOW_CARDINALITY) &&
+                                                         x->distinct_estimated > 1000 && x->mcv[0].share > 0.1);
    check_has ("advisor/zipf verdict", x ? x->verdict : NULL, "values hold");
    check_has ("advisor/zipf verdict jumbo", x ? x->verdict : NULL, "their chunks will");
    check_has ("advisor/zipf suggests a finer suffix", x ? x->verdict : NULL, "consider {z: 1, ts: 1}");
@@ -404,8 +413,9 @@ test_properties (void)
       json = bson_as_relaxed_extended_json (&j, NULL);
       check_has ("advisor/json findings", json, "\"findings\" : [ \"monotonic\", \"writeSkew\" ]");
       check_has ("advisor/json monotonicity", json, "\"type\" : \"ascending\"");
-      CHECK ("advisor/json cardinality", bson_iter_init (&it, &j) && bson_iter_find_descendant (&it, "cardinality.maxChunks", &it) &&
-                                           bson_iter_as_int64 (&it) == TOTAL);
+      CHECK ("advisor/json cardinality", bson_iter_init (&it, &j) &&
+                                            bson_iter_find_descendant (&it, "cardinality.maxChunks", &it) &&
+                                            bson_iter_as_int64 (&it) == TOTAL);
       bson_free (json);
       bson_destroy (&j);
    }
@@ -424,7 +434,7 @@ test_fewer_than_shards_and_jumbo (void)
    advisor_result_t r;
    advisor_limits_t limits = advisor_limits_default ();
    make_sample (&docs, true);
-   s = (advisor_sample_t){.docs = &docs, .total_docs = 100};
+   s = (advisor_sample_t){ .docs = &docs, .total_docs = 100 };
    analyze_json (&s, "{\"lvl\": 1}", &c, &r);
    advisor_rank (&r, 1, 5, &limits);
    CHECK ("advisor/fewer values than shards", (r.findings & ADVISOR_F_FEWER_THAN_SHARDS) != 0);
@@ -457,9 +467,10 @@ test_natural_order (void)
       BSON_APPEND_INT64 (&d, "ts", 50000 + i);
       bson_append_document_end (&recent, &d);
    }
-   s = (advisor_sample_t){.docs = &docs, .recent = &recent, .total_docs = TOTAL};
+   s = (advisor_sample_t){ .docs = &docs, .recent = &recent, .total_docs = TOTAL };
    analyze_json (&s, "{\"ts\": 1}", &c, &r);
-   CHECK ("advisor/natural order detects ascending", r.order == ADVISOR_ORDER_NATURAL && r.mono == ADVISOR_MONO_ASCENDING);
+   CHECK ("advisor/natural order detects ascending",
+          r.order == ADVISOR_ORDER_NATURAL && r.mono == ADVISOR_MONO_ASCENDING);
    advisor_result_destroy (&r);
 
    s.recent = NULL;
@@ -498,7 +509,7 @@ test_arrays_missing_empty (void)
       }
       bson_append_document_end (&docs, &d);
    }
-   s = (advisor_sample_t){.docs = &docs, .total_docs = 200};
+   s = (advisor_sample_t){ .docs = &docs, .total_docs = 200 };
    analyze_json (&s, "{\"tags\": 1}", &c, &r);
    advisor_rank (&r, 1, 3, &limits);
    CHECK ("advisor/arrays disqualify", (r.findings & ADVISOR_F_ARRAY) && r.score == 0 && r.arrays == 1);
@@ -531,7 +542,7 @@ test_variants (void)
    bson_t docs;
    advisor_sample_t s;
    advisor_cluster_t c = cluster_of (three, 3);
-   const char *const keys[] = {"{\"_id\": 1}", "{\"ts\": 1}", "{\"lvl\": 1}", "{\"r\": 1}"};
+   const char *const keys[] = { "{\"_id\": 1}", "{\"ts\": 1}", "{\"lvl\": 1}", "{\"r\": 1}" };
    advisor_result_t r[4];
    bson_t out[8];
    char origins[8][128];
@@ -539,7 +550,7 @@ test_variants (void)
    bson_string_t *all = bson_string_new (NULL);
 
    make_sample (&docs, true);
-   s = (advisor_sample_t){.docs = &docs, .total_docs = TOTAL};
+   s = (advisor_sample_t){ .docs = &docs, .total_docs = TOTAL };
    analyze_all (&s, keys, 4, &c, r);
    n = advisor_variants (r, 4, out, origins, 8);
    for (size_t i = 0; i < n; i++) {
@@ -552,8 +563,9 @@ test_variants (void)
    check_has ("advisor/variant hashed of _id", all->str, "{_id: \"hashed\"}");
    check_has ("advisor/variant coarse + ascending", all->str, "{lvl: 1, ts: 1} <compound variant of {ts: 1}>");
    check_has ("advisor/variant coarse + _id", all->str, "{lvl: 1, _id: 1}");
-   CHECK ("advisor/variants are not repeated", strstr (all->str, "{lvl: 1, ts: 1}") == strrchr (all->str, '{') ||
-                                                  strstr (strstr (all->str, "{lvl: 1, ts: 1}") + 1, "{lvl: 1, ts: 1}") == NULL);
+   CHECK ("advisor/variants are not repeated",
+          strstr (all->str, "{lvl: 1, ts: 1}") == strrchr (all->str, '{') ||
+             strstr (strstr (all->str, "{lvl: 1, ts: 1}") + 1, "{lvl: 1, ts: 1}") == NULL);
    check_lacks ("advisor/no variant of a good key", all->str, "{r: \"hashed\"}");
    bson_string_free (all, true);
    for (size_t i = 0; i < 4; i++)
@@ -589,11 +601,11 @@ test_chunk_map (void)
    c.key = key;
    c.chunks = chunks;
    c.nchunks = 3;
-   s = (advisor_sample_t){.docs = &docs, .total_docs = TOTAL};
+   s = (advisor_sample_t){ .docs = &docs, .total_docs = TOTAL };
    analyze_json (&s, "{\"r\": 1}", &c, &r);
    CHECK ("advisor/chunk map is used", r.spread_actual);
-   CHECK ("advisor/chunk map shares", r.nspread == 3 && fabs (r.spread[0].share - 0.25) < 0.07 &&
-                                         fabs (r.spread[2].share - 0.5) < 0.08);
+   CHECK ("advisor/chunk map shares",
+          r.nspread == 3 && fabs (r.spread[0].share - 0.25) < 0.07 && fabs (r.spread[2].share - 0.5) < 0.08);
    CHECK ("advisor/chunk map skew", (r.findings & ADVISOR_F_WRITE_SKEW) == 0);
    advisor_result_destroy (&r);
    analyze_json (&s, "{\"ts\": 1}", &c, &r);
@@ -634,27 +646,30 @@ test_queries (void)
    make_sample (&docs, true);
    push_query (&q, &n, "{\"ts\": 5000}", false);
    push_query (&q, &n, "{\"ts\": {\"$eq\": 6000}, \"x\": 1}", false);
-   push_query (&q, &n, "{\"ts\": {\"$gte\": 0}}", false);          /* every chunk: several shards */
-   push_query (&q, &n, "{\"lvl\": \"L1\"}", false);                /* no key: every shard */
+   push_query (&q, &n, "{\"ts\": {\"$gte\": 0}}", false); /* every chunk: several shards */
+   push_query (&q, &n, "{\"lvl\": \"L1\"}", false);       /* no key: every shard */
    push_query (&q, &n, "{\"$and\": [{\"ts\": 1200}]}", true);
    push_query (&q, &n, "{\"other\": 1}", true);
-   s = (advisor_sample_t){.docs = &docs, .queries = &q, .total_docs = TOTAL};
+   s = (advisor_sample_t){ .docs = &docs, .queries = &q, .total_docs = TOTAL };
    analyze_json (&s, "{\"ts\": 1}", &c, &r);
    CHECK ("advisor/query counts", r.reads == 4 && r.writes == 2);
-   CHECK ("advisor/reads single/multi/scatter", fabs (r.read_single - 50) < 0.01 && fabs (r.read_multi - 25) < 0.01 &&
-                                                   fabs (r.read_scatter - 25) < 0.01);
+   CHECK ("advisor/reads single/multi/scatter",
+          fabs (r.read_single - 50) < 0.01 && fabs (r.read_multi - 25) < 0.01 && fabs (r.read_scatter - 25) < 0.01);
    CHECK ("advisor/writes single/scatter", fabs (r.write_single - 50) < 0.01 && fabs (r.write_scatter - 50) < 0.01);
    CHECK ("advisor/not mostly scatter", !(r.findings & ADVISOR_F_SCATTER));
    advisor_result_destroy (&r);
 
    analyze_json (&s, "{\"r\": 1}", &c, &r);
    advisor_rank (&r, 1, 3, &limits);
-   CHECK ("advisor/queries that do not name the key scatter", r.read_scatter == 100 && (r.findings & ADVISOR_F_SCATTER));
-   check_has ("advisor/scatter verdict", r.verdict, "100% of sampled queries would go to every shard: they do not name r");
+   CHECK ("advisor/queries that do not name the key scatter",
+          r.read_scatter == 100 && (r.findings & ADVISOR_F_SCATTER));
+   check_has ("advisor/scatter verdict", r.verdict,
+              "100% of sampled queries would go to every shard: they do not name r");
    advisor_result_destroy (&r);
 
    analyze_json (&s, "{\"ts\": \"hashed\"}", &c, &r);
-   CHECK ("advisor/hashed: equality targets, ranges scatter", fabs (r.read_single - 50) < 0.01 && fabs (r.read_scatter - 50) < 0.01);
+   CHECK ("advisor/hashed: equality targets, ranges scatter",
+          fabs (r.read_single - 50) < 0.01 && fabs (r.read_scatter - 50) < 0.01);
    advisor_result_destroy (&r);
    bson_destroy (&q);
    bson_destroy (&docs);
@@ -669,15 +684,15 @@ test_server (void)
    advisor_result_t r;
    bson_t *agree, *disagree;
    make_sample (&docs, true);
-   s = (advisor_sample_t){.docs = &docs, .total_docs = TOTAL};
+   s = (advisor_sample_t){ .docs = &docs, .total_docs = TOTAL };
    analyze_json (&s, "{\"lvl\": 1}", &c, &r);
-   agree = BCON_NEW ("keyCharacteristics", "{", "numDocsTotal", BCON_INT64 (TOTAL), "numDocsSampled", BCON_INT64 (N),
-                     "isUnique", BCON_BOOL (false), "numDistinctValues", BCON_INT64 (4), "mostCommonValues", "[", "{",
-                     "value", "{", "lvl", BCON_UTF8 ("L0"), "}", "frequency", BCON_INT64 ((int64_t) (r.mcv[0].share * N)),
-                     "}", "]", "monotonicity", "{", "recordIdCorrelationCoefficient", BCON_DOUBLE (0.01), "type",
-                     BCON_UTF8 ("not monotonic"), "}", "}", "readDistribution", "{", "sampleSize", "{", "total",
-                     BCON_INT64 (0), "}", "}", "writeDistribution", "{", "sampleSize", "{", "total", BCON_INT64 (0), "}",
-                     "}", "ok", BCON_DOUBLE (1));
+   agree = BCON_NEW (
+      "keyCharacteristics", "{", "numDocsTotal", BCON_INT64 (TOTAL), "numDocsSampled", BCON_INT64 (N), "isUnique",
+      BCON_BOOL (false), "numDistinctValues", BCON_INT64 (4), "mostCommonValues", "[", "{", "value", "{", "lvl",
+      BCON_UTF8 ("L0"), "}", "frequency", BCON_INT64 ((int64_t) (r.mcv[0].share * N)), "}", "]", "monotonicity", "{",
+      "recordIdCorrelationCoefficient", BCON_DOUBLE (0.01), "type", BCON_UTF8 ("not monotonic"), "}", "}",
+      "readDistribution", "{", "sampleSize", "{", "total", BCON_INT64 (0), "}", "}", "writeDistribution", "{",
+      "sampleSize", "{", "total", BCON_INT64 (0), "}", "}", "ok", BCON_DOUBLE (1));
    advisor_attach_server (&r, agree, NULL);
    check_has ("advisor/server agrees", r.server_note, "agrees on cardinality, frequency and monotonicity");
    advisor_result_destroy (&r);

@@ -96,7 +96,8 @@ main (int argc, char **argv)
          "db.adminCommand", "db.runCommand", "db.printShardingStatus", "db.checkMetadataConsistency",
          "db.collection.getShardDistribution", "db.collection.analyzeShardKey", "db.collection.configureQueryAnalyzer",
          "db.collection.getShardVersion", "db.collection.getShardLocation", "db.collection.checkMetadataConsistency",
-         "convertShardKeyToHashed", NULL};
+         "convertShardKeyToHashed", NULL
+      };
       size_t mongosh_methods = 0;
       for (size_t i = 0; must[i]; i++) {
          char name[256];

@@ -117,7 +117,8 @@ main (void)
    check_json ("hash empty symbol", "{\"check\": {\"$symbol\": \"\"}}", 2049396243249673340LL);
 
    /* HashObject, HashArray */
-   check_json ("hash object", "{\"check\": {\"a\": \"abc\", \"b\": {\"$numberLong\": \"123\"}}}", 4771603801758380216LL);
+   check_json ("hash object", "{\"check\": {\"a\": \"abc\", \"b\": {\"$numberLong\": \"123\"}}}",
+               4771603801758380216LL);
    check_json ("hash empty object", "{\"check\": {}}", 7980500913326740417LL);
    check_json ("hash array", "{\"check\": [\"bar\", \"baz\", \"qux\"]}", -2938911267422831539LL);
    check_json ("hash empty array", "{\"check\": []}", 8849948234993459283LL);
@@ -138,12 +139,13 @@ main (void)
    check_json ("hash false", "{\"check\": false}", 6289544573401934092LL);
 
    /* HashTimeStamp's Date halves (Date keeps canonical type 45). */
-   check_json ("hash date 0x5566778811223344",
-               "{\"check\": {\"$date\": {\"$numberLong\": \"6153737367135073092\"}}}", 4476222765095560467LL);
+   check_json ("hash date 0x5566778811223344", "{\"check\": {\"$date\": {\"$numberLong\": \"6153737367135073092\"}}}",
+               4476222765095560467LL);
    check_json ("hash date 0", "{\"check\": {\"$date\": {\"$numberLong\": \"0\"}}}", -1178696894582842035LL);
 
    /* HashRegEx */
-   check_json ("hash regex mongodb", "{\"check\": {\"$regularExpression\": {\"pattern\": \"mongodb\", \"options\": \"\"}}}",
+   check_json ("hash regex mongodb",
+               "{\"check\": {\"$regularExpression\": {\"pattern\": \"mongodb\", \"options\": \"\"}}}",
                -7275792090268217043LL);
    check_json ("hash regex .* i", "{\"check\": {\"$regularExpression\": {\"pattern\": \".*\", \"options\": \"i\"}}}",
                7095855029187981886LL);

@@ -10,7 +10,6 @@
 
 #define CASES_PATH "tests/unit/output_cases.txt"
 
-
 /* Reads a whole file; NULL if it cannot. Caller frees with bson_free. */
 static char *
 read_file (const char *path)
@@ -31,7 +30,6 @@ read_file (const char *path)
    return bson_string_free (s, false);
 }
 
-
 /* The expected text of a case with every "\x1b" turned back into ESC. Caller frees with bson_free. */
 static char *
 unescape_expected (const char *text)
@@ -48,7 +46,6 @@ unescape_expected (const char *text)
    }
    return bson_string_free (s, false);
 }
-
 
 /* Formats one golden case as its kind and variant say; NULL when the case line is malformed. */
 static char *
@@ -87,7 +84,6 @@ format_case (const char *kind, const char *variant, const bson_t *input)
    }
    return result;
 }
-
 
 /* Runs every case of the golden file. Lines: "=== name kind variant", "# command", input JSON, "---", expected
  * lines up to the next "===" line (the blank line before it is a separator). */
@@ -158,7 +154,6 @@ test_golden_cases (void)
    bson_free (text);
 }
 
-
 /* The same command reply as the golden case, built with bson_append_*: the shape every admin helper prints. */
 static void
 test_command_reply_built (void)
@@ -177,7 +172,7 @@ test_command_reply_built (void)
                                   "  },\n"
                                   "  operationTime: Timestamp({ t: 1700000000, i: 1 })\n"
                                   "}";
-   static const uint8_t hash[20] = {0};
+   static const uint8_t hash[20] = { 0 };
    bson_t reply = BSON_INITIALIZER, cluster_time, signature;
    output_opts_t opts = output_opts_default (OUTPUT_PRETTY, false);
    char *s;
@@ -210,7 +205,6 @@ test_command_reply_built (void)
    bson_destroy (&reply);
 }
 
-
 /* A balancerStatus-like reply and shard documents built with BCON. */
 static void
 test_bcon_documents (void)
@@ -223,9 +217,9 @@ test_bcon_documents (void)
    bson_t *short_status = BCON_NEW ("mode", "full", "inBalancerRound", BCON_BOOL (false), "ok", BCON_DOUBLE (1.0));
    /* mongosh --nodb --quiet --eval "[ { _id: 'shard01', host: 'shard01/h1:27018,h2:27018', state: 1 },
     *   { _id: 'shard02', host: 'shard02/h3:27018,h4:27018', state: 1 } ]" */
-   bson_t *shards = BCON_NEW ("0", "{", "_id", "shard01", "host", "shard01/h1:27018,h2:27018", "state", BCON_INT32 (1),
-                              "}", "1", "{", "_id", "shard02", "host", "shard02/h3:27018,h4:27018", "state",
-                              BCON_INT32 (1), "}");
+   bson_t *shards =
+      BCON_NEW ("0", "{", "_id", "shard01", "host", "shard01/h1:27018,h2:27018", "state", BCON_INT32 (1), "}", "1", "{",
+                "_id", "shard02", "host", "shard02/h3:27018,h4:27018", "state", BCON_INT32 (1), "}");
    output_opts_t opts = output_opts_default (OUTPUT_PRETTY, false);
    char *s;
 
@@ -258,7 +252,6 @@ test_bcon_documents (void)
    bson_destroy (short_status);
    bson_destroy (shards);
 }
-
 
 /* output_format_value at top level, both modes. */
 static void
@@ -330,7 +323,6 @@ test_values (void)
    bson_free (s);
 }
 
-
 /* Options that mongosh itself does not expose in --eval, and inputs it cannot produce. */
 static void
 test_options_and_edges (void)
@@ -340,7 +332,7 @@ test_options_and_edges (void)
    bson_t *wide = bson_new ();
    bson_t empty = BSON_INITIALIZER;
    bson_t corrupt;
-   static const uint8_t bad[] = {12, 0, 0, 0, 0x02, 'a', 0, 5, 0, 0, 0, 0}; /* string longer than the document */
+   static const uint8_t bad[] = { 12, 0, 0, 0, 0x02, 'a', 0, 5, 0, 0, 0, 0 }; /* string longer than the document */
    char *s;
 
    CHECK ("default break length", opts.break_length == 80);
@@ -405,7 +397,6 @@ test_options_and_edges (void)
    bson_destroy (doc);
    bson_destroy (wide);
 }
-
 
 int
 main (void)

@@ -38,7 +38,7 @@ decode_input (const char *s, size_t *len)
          out[o++] = '\0';
          break;
       case 'x': {
-         char hex[3] = {0};
+         char hex[3] = { 0 };
 
          if (i + 2 < n) {
             hex[0] = s[i + 1];
@@ -211,7 +211,7 @@ static void
 run_case (const char *name, const char *kind, const char *text, size_t len, const char *expected)
 {
    char *input = bson_malloc (len ? len : 1); /* exact size and not NUL-terminated: over-reads show up */
-   sh_script_t script = {0};
+   sh_script_t script = { 0 };
    sh_error_t err;
    bson_t doc = BSON_INITIALIZER;
    char *got = NULL;
@@ -332,7 +332,7 @@ test_positions (void)
 {
    const char *text = "x = 1;\n";
    const char *src = "sh.moveChunk(\"db.c\", {_id: 5},\n\t\"rs1\" )  ;\n  use app\n";
-   sh_script_t script = {0};
+   sh_script_t script = { 0 };
    sh_error_t err;
    const sh_seg_t *seg;
 
@@ -372,7 +372,7 @@ test_nesting (void)
 {
    size_t big = 200000, i;
    char *text = bson_malloc (big + 64);
-   sh_script_t script = {0};
+   sh_script_t script = { 0 };
    sh_error_t err;
    bson_t doc = BSON_INITIALIZER;
    size_t n;
@@ -474,7 +474,7 @@ static void
 test_render (void)
 {
    sh_error_t err;
-   sh_script_t script = {0};
+   sh_script_t script = { 0 };
    const char *src;
    char *out;
 
@@ -521,7 +521,8 @@ test_render (void)
    src = "var x = 1";
    sh_parse_script ("e.js", src, strlen (src), &script, &err);
    out = render (&err, "e.js", src, false);
-   CHECK ("render: JavaScript is refused with the reason", strstr (out, "e.js:1:1: error: unexpected 'var': shardsh accepts") == out);
+   CHECK ("render: JavaScript is refused with the reason",
+          strstr (out, "e.js:1:1: error: unexpected 'var': shardsh accepts") == out);
    free (out);
 
    src = "sh.status(\r\n  1 2)\r\n";
@@ -537,8 +538,8 @@ test_render (void)
    sh_error_set (&err, SH_ERR_ARGS, "sh.moveChunk needs %d arguments", 3);
    sh_error_hint (&err, "sh.moveChunk(namespace, query, destination)");
    out = render (&err, "g.js", src, false);
-   CHECK_STR ("render: no position", "error: sh.moveChunk needs 3 arguments\nhint: sh.moveChunk(namespace, query, destination)\n",
-              out);
+   CHECK_STR ("render: no position",
+              "error: sh.moveChunk needs 3 arguments\nhint: sh.moveChunk(namespace, query, destination)\n", out);
    free (out);
 
    sh_error_set (&err, SH_ERR_SERVER, "no shard called 'rs9'");
@@ -551,13 +552,14 @@ test_render (void)
    src = "sh.status(";
    sh_parse_script ("h.js", src, strlen (src), &script, &err);
    out = render (&err, "h.js", src, true);
-   CHECK ("render: color uses ANSI escapes", strstr (out, "\033[1;31merror:\033[0m unclosed '('") != NULL &&
-                                               strstr (out, "\033[1;32m^\033[0m") != NULL);
+   CHECK ("render: color uses ANSI escapes",
+          strstr (out, "\033[1;31merror:\033[0m unclosed '('") != NULL && strstr (out, "\033[1;32m^\033[0m") != NULL);
    free (out);
    out = render (&err, "h.js", src, false);
    CHECK ("render: no escapes without color", strchr (out, '\033') == NULL);
-   CHECK_STR ("render: unclosed bracket", "h.js:1:10: error: unclosed '('\n  sh.status(\n           ^\n"
-                                          "hint: the text ended before the matching ')'\n",
+   CHECK_STR ("render: unclosed bracket",
+              "h.js:1:10: error: unclosed '('\n  sh.status(\n           ^\n"
+              "hint: the text ended before the matching ')'\n",
               out);
    free (out);
    sh_error_clear (&err);
@@ -580,7 +582,7 @@ test_mutations (char **inputs, size_t *lens, int ncases)
       for (r = 0; r < rounds; r++) {
          size_t len = lens[c], i;
          char *buf = bson_malloc (len + 8), *exact;
-         sh_script_t script = {0};
+         sh_script_t script = { 0 };
          bson_t doc = BSON_INITIALIZER;
          sh_error_t err;
 

@@ -9,7 +9,7 @@ static bool
 sim_start (sim_t *s, const char *version, const char *scenario)
 {
    char pf[256];
-   const char *args[] = {"--version", version, "--scenario", scenario, NULL};
+   const char *args[] = { "--version", version, "--scenario", scenario, NULL };
    snprintf (pf, sizeof pf, "/tmp/test_sim_cluster.%d.%s.port", (int) getpid (), version);
    return simproc_start (s, pf, args, 200, 25, "serverSelectionTimeoutMS=3000");
 }
@@ -133,7 +133,6 @@ key_index (const bson_t *doc, const char *key)
    }
    return -1;
 }
-
 
 /* ---- raw wire checks (what libmongoc never sends: exhaust streams, legacy OP_QUERY, checksums) ---- */
 
@@ -288,16 +287,19 @@ test_handshake_80 (sim_t *s)
    CHECK_STR ("sim8.hello first field", "isWritablePrimary", key_at (&reply, 0));
    CHECK_STR ("sim8.hello msg", "isdbgrid", str_at (&reply, "msg"));
    CHECK ("sim8.hello helloOk echoed", key_index (&reply, "helloOk") == 3);
-   CHECK ("sim8.hello maxWireVersion int32 25",
-          bson_iter_init_find (&it, &reply, "maxWireVersion") && BSON_ITER_HOLDS_INT32 (&it) && bson_iter_int32 (&it) == 25);
-   CHECK ("sim8.hello maxWire before minWire", key_index (&reply, "maxWireVersion") < key_index (&reply, "minWireVersion"));
-   CHECK ("sim8.hello connectionId int32", bson_iter_init_find (&it, &reply, "connectionId") && BSON_ITER_HOLDS_INT32 (&it));
+   CHECK ("sim8.hello maxWireVersion int32 25", bson_iter_init_find (&it, &reply, "maxWireVersion") &&
+                                                   BSON_ITER_HOLDS_INT32 (&it) && bson_iter_int32 (&it) == 25);
+   CHECK ("sim8.hello maxWire before minWire",
+          key_index (&reply, "maxWireVersion") < key_index (&reply, "minWireVersion"));
+   CHECK ("sim8.hello connectionId int32",
+          bson_iter_init_find (&it, &reply, "connectionId") && BSON_ITER_HOLDS_INT32 (&it));
    CHECK ("sim8.hello topologyVersion counter int64",
           bson_iter_init (&it, &reply) && bson_iter_find_descendant (&it, "topologyVersion.counter", &it) &&
              BSON_ITER_HOLDS_INT64 (&it));
    CHECK ("sim8.ok double", bson_iter_init_find (&it, &reply, "ok") && BSON_ITER_HOLDS_DOUBLE (&it));
    CHECK ("sim8.$clusterTime before operationTime",
-          key_index (&reply, "$clusterTime") >= 0 && key_index (&reply, "$clusterTime") < key_index (&reply, "operationTime"));
+          key_index (&reply, "$clusterTime") >= 0 &&
+             key_index (&reply, "$clusterTime") < key_index (&reply, "operationTime"));
    CHECK ("sim8.ok before cluster time", key_index (&reply, "ok") < key_index (&reply, "$clusterTime"));
    CHECK ("sim8.signature keyId int64 0", int_at (&reply, "$clusterTime.signature.keyId") == 0);
    bson_destroy (&reply);
@@ -374,34 +376,42 @@ test_cursors (sim_t *s)
    bson_destroy (&reply);
    run (s, "test", BCON_NEW ("find", BCON_UTF8 ("batching"), "batchSize", BCON_INT32 (100)), &reply);
    int64_t id = int_at (&reply, "cursor.id");
-   CHECK ("cursor.find id int64 nonzero",
-          id > 0 && bson_iter_init (&it, &reply) && bson_iter_find_descendant (&it, "cursor.id", &it) &&
-             BSON_ITER_HOLDS_INT64 (&it));
-   CHECK ("cursor.firstBatch 100", has_at (&reply, "cursor.firstBatch.99") && !has_at (&reply, "cursor.firstBatch.100"));
+   CHECK ("cursor.find id int64 nonzero", id > 0 && bson_iter_init (&it, &reply) &&
+                                             bson_iter_find_descendant (&it, "cursor.id", &it) &&
+                                             BSON_ITER_HOLDS_INT64 (&it));
+   CHECK ("cursor.firstBatch 100",
+          has_at (&reply, "cursor.firstBatch.99") && !has_at (&reply, "cursor.firstBatch.100"));
    CHECK_STR ("cursor.ns", "test.batching", str_at (&reply, "cursor.ns"));
    bson_destroy (&reply);
-   run (s, "test", BCON_NEW ("getMore", BCON_INT64 (id), "collection", BCON_UTF8 ("batching"), "batchSize", BCON_INT32 (100)),
+   run (s, "test",
+        BCON_NEW ("getMore", BCON_INT64 (id), "collection", BCON_UTF8 ("batching"), "batchSize", BCON_INT32 (100)),
         &reply);
    CHECK ("cursor.getMore nextBatch 100", has_at (&reply, "cursor.nextBatch.99") && int_at (&reply, "cursor.id") == id);
    bson_destroy (&reply);
    run (s, "test", BCON_NEW ("getMore", BCON_INT64 (id), "collection", BCON_UTF8 ("batching")), &reply);
-   CHECK ("cursor.getMore last 50 and id 0",
-          has_at (&reply, "cursor.nextBatch.49") && !has_at (&reply, "cursor.nextBatch.50") && int_at (&reply, "cursor.id") == 0);
+   CHECK ("cursor.getMore last 50 and id 0", has_at (&reply, "cursor.nextBatch.49") &&
+                                                !has_at (&reply, "cursor.nextBatch.50") &&
+                                                int_at (&reply, "cursor.id") == 0);
    bson_destroy (&reply);
    run (s, "test", BCON_NEW ("getMore", BCON_INT64 (id), "collection", BCON_UTF8 ("batching")), &reply);
    CHECK ("cursor.exhausted cursor 43", code_of (&reply) == 43);
    bson_destroy (&reply);
-   run_json (s, "test", "{\"find\": \"batching\", \"filter\": {\"i\": {\"$gte\": 240}}, \"sort\": {\"i\": -1}, \"limit\": 3}",
+   run_json (s, "test",
+             "{\"find\": \"batching\", \"filter\": {\"i\": {\"$gte\": 240}}, \"sort\": {\"i\": -1}, \"limit\": 3}",
              &reply);
    CHECK ("cursor.filter sort limit", int_at (&reply, "cursor.firstBatch.0.i") == 249 &&
-                                         int_at (&reply, "cursor.firstBatch.2.i") == 247 && !has_at (&reply, "cursor.firstBatch.3"));
+                                         int_at (&reply, "cursor.firstBatch.2.i") == 247 &&
+                                         !has_at (&reply, "cursor.firstBatch.3"));
    bson_destroy (&reply);
-   run_json (s, "test", "{\"update\": \"batching\", \"updates\": [{\"q\": {\"i\": 1000}, \"u\": {\"$set\": {\"x\": 1}}, \"upsert\": true}]}",
+   run_json (s, "test",
+             "{\"update\": \"batching\", \"updates\": [{\"q\": {\"i\": 1000}, \"u\": {\"$set\": {\"x\": 1}}, "
+             "\"upsert\": true}]}",
              &reply);
-   CHECK ("crud.upsert n 1 and upserted", int_at (&reply, "n") == 1 && int_at (&reply, "nModified") == 0 &&
-                                             has_at (&reply, "upserted.0._id"));
+   CHECK ("crud.upsert n 1 and upserted",
+          int_at (&reply, "n") == 1 && int_at (&reply, "nModified") == 0 && has_at (&reply, "upserted.0._id"));
    bson_destroy (&reply);
-   run_json (s, "test", "{\"delete\": \"batching\", \"deletes\": [{\"q\": {\"i\": {\"$lt\": 10}}, \"limit\": 0}]}", &reply);
+   run_json (s, "test", "{\"delete\": \"batching\", \"deletes\": [{\"q\": {\"i\": {\"$lt\": 10}}, \"limit\": 0}]}",
+             &reply);
    CHECK ("crud.delete n 10", int_at (&reply, "n") == 10);
    bson_destroy (&reply);
    run_json (s, "test", "{\"count\": \"batching\", \"query\": {}}", &reply);
@@ -417,19 +427,22 @@ test_admin_80 (sim_t *s)
    /* enableSharding */
    CHECK ("enableSharding ok", run (s, "admin", BCON_NEW ("enableSharding", BCON_UTF8 ("newdb")), &reply));
    bson_destroy (&reply);
-   CHECK ("enableSharding creates config.databases", count_json (s, "config", "databases", "{\"_id\": \"newdb\"}") == 1);
+   CHECK ("enableSharding creates config.databases",
+          count_json (s, "config", "databases", "{\"_id\": \"newdb\"}") == 1);
    run (s, "admin", BCON_NEW ("enableSharding", BCON_UTF8 ("otherdb"), "primaryShard", BCON_UTF8 ("nope")), &reply);
    CHECK ("enableSharding unknown primaryShard 70", code_of (&reply) == 70);
    bson_destroy (&reply);
 
    /* shardCollection */
    CHECK ("shardCollection ok",
-          run (s, "admin", BCON_NEW ("shardCollection", BCON_UTF8 ("newdb.c"), "key", "{", "a", BCON_INT32 (1), "}"), &reply));
+          run (s, "admin", BCON_NEW ("shardCollection", BCON_UTF8 ("newdb.c"), "key", "{", "a", BCON_INT32 (1), "}"),
+               &reply));
    CHECK_STR ("shardCollection reply", "newdb.c", str_at (&reply, "collectionsharded"));
    CHECK ("shardCollection 8.0 has no collectionUUID", !has_at (&reply, "collectionUUID"));
    bson_destroy (&reply);
-   CHECK ("shardCollection writes config.collections", find_one (s, "config", "collections", "{\"_id\": \"newdb.c\"}", &doc) &&
-                                                          int_at (&doc, "key.a") == 1 && has_at (&doc, "timestamp"));
+   CHECK ("shardCollection writes config.collections",
+          find_one (s, "config", "collections", "{\"_id\": \"newdb.c\"}", &doc) && int_at (&doc, "key.a") == 1 &&
+             has_at (&doc, "timestamp"));
    bson_destroy (&doc);
    CHECK ("shardCollection one chunk", count_json (s, "config", "chunks", "{\"shard\": {\"$exists\": true}}") > 0);
    run (s, "admin", BCON_NEW ("shardCollection", BCON_UTF8 ("newdb.c"), "key", "{", "b", BCON_INT32 (1), "}"), &reply);
@@ -437,14 +450,16 @@ test_admin_80 (sim_t *s)
    CHECK_STR ("shardCollection other key errmsg", "sharding already enabled for collection newdb.c",
               str_at (&reply, "errmsg"));
    bson_destroy (&reply);
-   run (s, "admin", BCON_NEW ("shardCollection", BCON_UTF8 ("newdb.h"), "key", "{", "a", BCON_UTF8 ("hashed"), "}",
-                              "unique", BCON_BOOL (true)),
+   run (s, "admin",
+        BCON_NEW ("shardCollection", BCON_UTF8 ("newdb.h"), "key", "{", "a", BCON_UTF8 ("hashed"), "}", "unique",
+                  BCON_BOOL (true)),
         &reply);
    CHECK ("shardCollection hashed unique 72", code_of (&reply) == 72);
    bson_destroy (&reply);
    CHECK ("shardCollection hashed numInitialChunks",
-          run (s, "admin", BCON_NEW ("shardCollection", BCON_UTF8 ("newdb.h"), "key", "{", "a", BCON_UTF8 ("hashed"), "}",
-                                     "numInitialChunks", BCON_INT32 (4)),
+          run (s, "admin",
+               BCON_NEW ("shardCollection", BCON_UTF8 ("newdb.h"), "key", "{", "a", BCON_UTF8 ("hashed"), "}",
+                         "numInitialChunks", BCON_INT32 (4)),
                &reply));
    bson_destroy (&reply);
    find_one (s, "config", "collections", "{\"_id\": \"newdb.h\"}", &doc);
@@ -475,19 +490,22 @@ test_admin_80 (sim_t *s)
    bson_destroy (&reply);
 
    /* zones */
-   CHECK ("addShardToZone ok", run (s, "admin", BCON_NEW ("addShardToZone", BCON_UTF8 ("shard04"), "zone", BCON_UTF8 ("LAX")), &reply));
+   CHECK ("addShardToZone ok",
+          run (s, "admin", BCON_NEW ("addShardToZone", BCON_UTF8 ("shard04"), "zone", BCON_UTF8 ("LAX")), &reply));
    bson_destroy (&reply);
    CHECK ("addShardToZone tags", count_json (s, "config", "shards", "{\"_id\": \"shard04\", \"tags\": \"LAX\"}") == 1);
    run (s, "admin", BCON_NEW ("addShardToZone", BCON_UTF8 ("nope"), "zone", BCON_UTF8 ("LAX")), &reply);
    CHECK ("addShardToZone unknown shard 70", code_of (&reply) == 70);
    bson_destroy (&reply);
-   CHECK ("updateZoneKeyRange ok",
-          run_json (s, "admin",
-                    "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90001\"}, \"max\": {\"zipcode\": "
-                    "\"90100\"}, \"zone\": \"LAX\"}",
-                    &reply));
+   CHECK (
+      "updateZoneKeyRange ok",
+      run_json (s, "admin",
+                "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90001\"}, \"max\": {\"zipcode\": "
+                "\"90100\"}, \"zone\": \"LAX\"}",
+                &reply));
    bson_destroy (&reply);
-   CHECK ("updateZoneKeyRange in config.tags", count_json (s, "config", "tags", "{\"ns\": \"app.stores\", \"tag\": \"LAX\"}") == 1);
+   CHECK ("updateZoneKeyRange in config.tags",
+          count_json (s, "config", "tags", "{\"ns\": \"app.stores\", \"tag\": \"LAX\"}") == 1);
    run_json (s, "admin",
              "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90050\"}, \"max\": {\"zipcode\": "
              "\"90200\"}, \"zone\": \"NYC\"}",
@@ -511,75 +529,84 @@ test_admin_80 (sim_t *s)
    run (s, "admin", BCON_NEW ("removeShardFromZone", BCON_UTF8 ("shard04"), "zone", BCON_UTF8 ("LAX")), &reply);
    CHECK ("removeShardFromZone in use 163", code_of (&reply) == 163);
    bson_destroy (&reply);
-   CHECK ("updateZoneKeyRange null removes",
-          run_json (s, "admin",
-                    "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90001\"}, \"max\": {\"zipcode\": "
-                    "\"90100\"}, \"zone\": null}",
-                    &reply) &&
-             count_json (s, "config", "tags", "{\"tag\": \"LAX\"}") == 0);
+   CHECK (
+      "updateZoneKeyRange null removes",
+      run_json (s, "admin",
+                "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90001\"}, \"max\": {\"zipcode\": "
+                "\"90100\"}, \"zone\": null}",
+                &reply) &&
+         count_json (s, "config", "tags", "{\"tag\": \"LAX\"}") == 0);
    bson_destroy (&reply);
-   CHECK ("removeShardFromZone ok",
-          run (s, "admin", BCON_NEW ("removeShardFromZone", BCON_UTF8 ("shard04"), "zone", BCON_UTF8 ("LAX")), &reply) &&
-             count_json (s, "config", "shards", "{\"tags\": \"LAX\"}") == 0);
+   CHECK (
+      "removeShardFromZone ok",
+      run (s, "admin", BCON_NEW ("removeShardFromZone", BCON_UTF8 ("shard04"), "zone", BCON_UTF8 ("LAX")), &reply) &&
+         count_json (s, "config", "shards", "{\"tags\": \"LAX\"}") == 0);
    bson_destroy (&reply);
 
    /* split / mergeChunks */
    int64_t before = count_json (s, "config", "chunks", "{}");
-   CHECK ("split middle ok",
-          run (s, "admin", BCON_NEW ("split", BCON_UTF8 ("app.orders"), "middle", "{", "customer", BCON_UTF8 ("c020"), "ts",
-                                     BCON_MINKEY, "}"),
-               &reply));
+   CHECK ("split middle ok", run (s, "admin",
+                                  BCON_NEW ("split", BCON_UTF8 ("app.orders"), "middle", "{", "customer",
+                                            BCON_UTF8 ("c020"), "ts", BCON_MINKEY, "}"),
+                                  &reply));
    bson_destroy (&reply);
    CHECK ("split adds a chunk", count_json (s, "config", "chunks", "{}") == before + 1);
-   CHECK ("split changelog", count_json (s, "config", "changelog", "{\"what\": \"split\", \"ns\": \"app.orders\"}") >= 4);
-   run (s, "admin", BCON_NEW ("split", BCON_UTF8 ("app.orders"), "middle", "{", "customer", BCON_UTF8 ("c020"), "ts",
-                              BCON_MINKEY, "}"),
+   CHECK ("split changelog",
+          count_json (s, "config", "changelog", "{\"what\": \"split\", \"ns\": \"app.orders\"}") >= 4);
+   run (s, "admin",
+        BCON_NEW ("split", BCON_UTF8 ("app.orders"), "middle", "{", "customer", BCON_UTF8 ("c020"), "ts", BCON_MINKEY,
+                  "}"),
         &reply);
    CHECK ("split boundary errmsg-only", !has_at (&reply, "code") && str_at (&reply, "errmsg") &&
                                            strstr (str_at (&reply, "errmsg"), "is a boundary key of existing chunk"));
    bson_destroy (&reply);
-   CHECK ("mergeChunks ok",
-          run_json (s, "admin",
-                    "{\"mergeChunks\": \"app.orders\", \"bounds\": [{\"customer\": \"c013\", \"ts\": {\"$minKey\": 1}}, "
-                    "{\"customer\": \"c025\", \"ts\": {\"$minKey\": 1}}]}",
-                    &reply));
+   CHECK (
+      "mergeChunks ok",
+      run_json (s, "admin",
+                "{\"mergeChunks\": \"app.orders\", \"bounds\": [{\"customer\": \"c013\", \"ts\": {\"$minKey\": 1}}, "
+                "{\"customer\": \"c025\", \"ts\": {\"$minKey\": 1}}]}",
+                &reply));
    bson_destroy (&reply);
    CHECK ("mergeChunks removes a chunk", count_json (s, "config", "chunks", "{}") == before);
    run (s, "admin", BCON_NEW ("mergeChunks", BCON_UTF8 ("app.orders")), &reply);
-   CHECK ("mergeChunks no bounds errmsg-only",
-          !has_at (&reply, "code") && str_at (&reply, "errmsg") && !strcmp (str_at (&reply, "errmsg"), "no bounds were specified"));
+   CHECK ("mergeChunks no bounds errmsg-only", !has_at (&reply, "code") && str_at (&reply, "errmsg") &&
+                                                  !strcmp (str_at (&reply, "errmsg"), "no bounds were specified"));
    bson_destroy (&reply);
 
    /* moveChunk / moveRange */
-   CHECK ("moveChunk ok",
-          run (s, "admin", BCON_NEW ("moveChunk", BCON_UTF8 ("app.events"), "find", "{", "ts", BCON_DATE_TIME (0), "}", "to",
-                                     BCON_UTF8 ("shard03")),
-               &reply) &&
-             has_at (&reply, "millis"));
+   CHECK ("moveChunk ok", run (s, "admin",
+                               BCON_NEW ("moveChunk", BCON_UTF8 ("app.events"), "find", "{", "ts", BCON_DATE_TIME (0),
+                                         "}", "to", BCON_UTF8 ("shard03")),
+                               &reply) &&
+                             has_at (&reply, "millis"));
    bson_destroy (&reply);
    CHECK ("moveChunk changelog commit",
-          count_json (s, "config", "changelog", "{\"what\": \"moveChunk.commit\", \"ns\": \"app.events\", \"details.to\": \"shard03\"}") >= 1);
+          count_json (s, "config", "changelog",
+                      "{\"what\": \"moveChunk.commit\", \"ns\": \"app.events\", \"details.to\": \"shard03\"}") >= 1);
    CHECK ("moveChunk changelog from success",
           count_json (s, "config", "changelog", "{\"what\": \"moveChunk.from\", \"details.note\": \"success\"}") >= 1);
-   run (s, "admin", BCON_NEW ("moveChunk", BCON_UTF8 ("app.events"), "find", "{", "ts", BCON_DATE_TIME (0), "}", "to",
-                              BCON_UTF8 ("nope")),
+   run (s, "admin",
+        BCON_NEW ("moveChunk", BCON_UTF8 ("app.events"), "find", "{", "ts", BCON_DATE_TIME (0), "}", "to",
+                  BCON_UTF8 ("nope")),
         &reply);
    CHECK ("moveChunk unknown shard 70", code_of (&reply) == 70);
    bson_destroy (&reply);
    run (s, "admin", BCON_NEW ("moveChunk", BCON_UTF8 ("app.events"), "to", BCON_UTF8 ("shard01")), &reply);
    CHECK ("moveChunk 6.0+ neither find nor bounds 72", code_of (&reply) == 72);
    bson_destroy (&reply);
-   run (s, "admin", BCON_NEW ("moveChunk", BCON_UTF8 ("logs.archive"), "find", "{", "_id", BCON_INT32 (1), "}", "to",
-                              BCON_UTF8 ("shard01")),
+   run (s, "admin",
+        BCON_NEW ("moveChunk", BCON_UTF8 ("logs.archive"), "find", "{", "_id", BCON_INT32 (1), "}", "to",
+                  BCON_UTF8 ("shard01")),
         &reply);
    CHECK ("moveChunk unsharded 118", code_of (&reply) == 118);
    bson_destroy (&reply);
-   CHECK ("moveRange ok",
-          run (s, "admin", BCON_NEW ("moveRange", BCON_UTF8 ("app.events"), "toShard", BCON_UTF8 ("shard01"), "min", "{",
-                                     "ts", BCON_MINKEY, "}"),
-               &reply));
+   CHECK ("moveRange ok", run (s, "admin",
+                               BCON_NEW ("moveRange", BCON_UTF8 ("app.events"), "toShard", BCON_UTF8 ("shard01"), "min",
+                                         "{", "ts", BCON_MINKEY, "}"),
+                               &reply));
    bson_destroy (&reply);
-   CHECK ("moveRange moved MinKey chunk", count_json (s, "config", "chunks", "{\"min.ts\": {\"$type\": \"minKey\"}, \"shard\": \"shard01\"}") >= 1);
+   CHECK ("moveRange moved MinKey chunk",
+          count_json (s, "config", "chunks", "{\"min.ts\": {\"$type\": \"minKey\"}, \"shard\": \"shard01\"}") >= 1);
    run (s, "admin", BCON_NEW ("moveRange", BCON_UTF8 ("app.events"), "min", "{", "ts", BCON_MINKEY, "}"), &reply);
    CHECK ("moveRange missing toShard 40414", code_of (&reply) == 40414);
    bson_destroy (&reply);
@@ -593,8 +620,9 @@ test_admin_80 (sim_t *s)
    CHECK_STR ("balancerStatus mode off", "off", str_at (&reply, "mode"));
    CHECK ("balancerStatus 8.0 term", has_at (&reply, "term") && has_at (&reply, "numBalancerRounds"));
    bson_destroy (&reply);
-   CHECK ("balancerStart ok", run (s, "admin", BCON_NEW ("balancerStart", BCON_INT32 (1)), &reply) &&
-                                 count_json (s, "config", "settings", "{\"_id\": \"balancer\", \"stopped\": false}") == 1);
+   CHECK ("balancerStart ok",
+          run (s, "admin", BCON_NEW ("balancerStart", BCON_INT32 (1)), &reply) &&
+             count_json (s, "config", "settings", "{\"_id\": \"balancer\", \"stopped\": false}") == 1);
    bson_destroy (&reply);
    run (s, "test", BCON_NEW ("balancerStart", BCON_INT32 (1)), &reply);
    CHECK ("balancerStart on test 13", code_of (&reply) == 13);
@@ -606,48 +634,59 @@ test_admin_80 (sim_t *s)
    run (s, "admin", BCON_NEW ("balancerCollectionStatus", BCON_UTF8 ("logs.archive")), &reply);
    CHECK ("balancerCollectionStatus unsharded 118", code_of (&reply) == 118);
    bson_destroy (&reply);
-   CHECK ("configureCollectionBalancing ok",
-          run (s, "admin", BCON_NEW ("configureCollectionBalancing", BCON_UTF8 ("app.users"), "chunkSize", BCON_INT32 (256)),
-               &reply) &&
-             count_json (s, "config", "collections", "{\"_id\": \"app.users\", \"maxChunkSizeBytes\": 268435456}") == 1);
+   CHECK (
+      "configureCollectionBalancing ok",
+      run (s, "admin",
+           BCON_NEW ("configureCollectionBalancing", BCON_UTF8 ("app.users"), "chunkSize", BCON_INT32 (256)), &reply) &&
+         count_json (s, "config", "collections", "{\"_id\": \"app.users\", \"maxChunkSizeBytes\": 268435456}") == 1);
    bson_destroy (&reply);
-   run (s, "admin", BCON_NEW ("configureCollectionBalancing", BCON_UTF8 ("app.users"), "chunkSize", BCON_INT32 (5000)), &reply);
+   run (s, "admin", BCON_NEW ("configureCollectionBalancing", BCON_UTF8 ("app.users"), "chunkSize", BCON_INT32 (5000)),
+        &reply);
    CHECK ("configureCollectionBalancing bad chunkSize 72", code_of (&reply) == 72);
    bson_destroy (&reply);
    CHECK ("setAllowMigrations ok",
-          run (s, "admin", BCON_NEW ("setAllowMigrations", BCON_UTF8 ("app.users"), "allowMigrations", BCON_BOOL (false)),
+          run (s, "admin",
+               BCON_NEW ("setAllowMigrations", BCON_UTF8 ("app.users"), "allowMigrations", BCON_BOOL (false)),
                &reply) &&
              count_json (s, "config", "collections", "{\"_id\": \"app.users\", \"allowMigrations\": false}") == 1);
    bson_destroy (&reply);
-   run (s, "admin", BCON_NEW ("setAllowMigrations", BCON_UTF8 ("logs.archive"), "allowMigrations", BCON_BOOL (false)), &reply);
+   run (s, "admin", BCON_NEW ("setAllowMigrations", BCON_UTF8 ("logs.archive"), "allowMigrations", BCON_BOOL (false)),
+        &reply);
    CHECK ("setAllowMigrations unsharded 118", code_of (&reply) == 118);
    bson_destroy (&reply);
 
    /* refine / reshard */
-   run_json (s, "app", "{\"createIndexes\": \"events\", \"indexes\": [{\"key\": {\"ts\": 1, \"type\": 1}, \"name\": \"ts_1_type_1\"}]}",
-             &reply);
+   run_json (
+      s, "app",
+      "{\"createIndexes\": \"events\", \"indexes\": [{\"key\": {\"ts\": 1, \"type\": 1}, \"name\": \"ts_1_type_1\"}]}",
+      &reply);
    bson_destroy (&reply);
    CHECK ("refineCollectionShardKey ok",
-          run (s, "admin", BCON_NEW ("refineCollectionShardKey", BCON_UTF8 ("app.events"), "key", "{", "ts", BCON_INT32 (1),
-                                     "type", BCON_INT32 (1), "}"),
+          run (s, "admin",
+               BCON_NEW ("refineCollectionShardKey", BCON_UTF8 ("app.events"), "key", "{", "ts", BCON_INT32 (1), "type",
+                         BCON_INT32 (1), "}"),
                &reply) &&
              count_json (s, "config", "collections", "{\"_id\": \"app.events\", \"key.type\": 1}") == 1 &&
              count_json (s, "config", "chunks", "{\"min.type\": {\"$exists\": true}}") >= 5);
    bson_destroy (&reply);
-   run (s, "admin", BCON_NEW ("refineCollectionShardKey", BCON_UTF8 ("app.events"), "key", "{", "other", BCON_INT32 (1), "}"),
+   run (s, "admin",
+        BCON_NEW ("refineCollectionShardKey", BCON_UTF8 ("app.events"), "key", "{", "other", BCON_INT32 (1), "}"),
         &reply);
    CHECK ("refineCollectionShardKey not extending 72", code_of (&reply) == 72);
    bson_destroy (&reply);
    CHECK ("reshardCollection ok",
-          run (s, "admin", BCON_NEW ("reshardCollection", BCON_UTF8 ("app.orders"), "key", "{", "total", BCON_INT32 (1), "}"),
+          run (s, "admin",
+               BCON_NEW ("reshardCollection", BCON_UTF8 ("app.orders"), "key", "{", "total", BCON_INT32 (1), "}"),
                &reply) &&
              count_json (s, "config", "collections", "{\"_id\": \"app.orders\", \"key.total\": 1}") == 1);
    bson_destroy (&reply);
-   run (s, "admin", BCON_NEW ("reshardCollection", BCON_UTF8 ("logs.archive"), "key", "{", "day", BCON_INT32 (1), "}"), &reply);
+   run (s, "admin", BCON_NEW ("reshardCollection", BCON_UTF8 ("logs.archive"), "key", "{", "day", BCON_INT32 (1), "}"),
+        &reply);
    CHECK ("reshardCollection unsharded 118", code_of (&reply) == 118);
    bson_destroy (&reply);
    CHECK ("analyzeShardKey ok",
-          run (s, "admin", BCON_NEW ("analyzeShardKey", BCON_UTF8 ("app.users"), "key", "{", "uid", BCON_UTF8 ("hashed"), "}"),
+          run (s, "admin",
+               BCON_NEW ("analyzeShardKey", BCON_UTF8 ("app.users"), "key", "{", "uid", BCON_UTF8 ("hashed"), "}"),
                &reply) &&
              int_at (&reply, "keyCharacteristics.numDocsTotal") == 200 &&
              int_at (&reply, "keyCharacteristics.numDistinctValues") == 200);
@@ -655,46 +694,53 @@ test_admin_80 (sim_t *s)
    run (s, "admin", BCON_NEW ("analyzeShardKey", BCON_UTF8 ("app.nope"), "key", "{", "a", BCON_INT32 (1), "}"), &reply);
    CHECK ("analyzeShardKey missing collection 26", code_of (&reply) == 26);
    bson_destroy (&reply);
-   CHECK ("configureQueryAnalyzer ok",
-          run (s, "admin", BCON_NEW ("configureQueryAnalyzer", BCON_UTF8 ("app.users"), "mode", BCON_UTF8 ("full"),
-                                     "samplesPerSecond", BCON_DOUBLE (5.0)),
-               &reply) &&
-             str_at (&reply, "newConfiguration.mode") && !strcmp (str_at (&reply, "newConfiguration.mode"), "full"));
+   CHECK ("configureQueryAnalyzer ok", run (s, "admin",
+                                            BCON_NEW ("configureQueryAnalyzer", BCON_UTF8 ("app.users"), "mode",
+                                                      BCON_UTF8 ("full"), "samplesPerSecond", BCON_DOUBLE (5.0)),
+                                            &reply) &&
+                                          str_at (&reply, "newConfiguration.mode") &&
+                                          !strcmp (str_at (&reply, "newConfiguration.mode"), "full"));
    bson_destroy (&reply);
-   run (s, "admin", BCON_NEW ("configureQueryAnalyzer", BCON_UTF8 ("app.users"), "mode", BCON_UTF8 ("full"),
-                              "samplesPerSecond", BCON_DOUBLE (500.0)),
+   run (s, "admin",
+        BCON_NEW ("configureQueryAnalyzer", BCON_UTF8 ("app.users"), "mode", BCON_UTF8 ("full"), "samplesPerSecond",
+                  BCON_DOUBLE (500.0)),
         &reply);
    CHECK ("configureQueryAnalyzer bad rate 72", code_of (&reply) == 72);
    bson_destroy (&reply);
-   CHECK ("flushRouterConfig ok", run (s, "admin", BCON_NEW ("flushRouterConfig", BCON_INT32 (1)), &reply) &&
-                                     has_at (&reply, "flushed"));
+   CHECK ("flushRouterConfig ok",
+          run (s, "admin", BCON_NEW ("flushRouterConfig", BCON_INT32 (1)), &reply) && has_at (&reply, "flushed"));
    bson_destroy (&reply);
-   CHECK ("currentOp ok", run (s, "admin", BCON_NEW ("currentOp", BCON_INT32 (1)), &reply) && has_at (&reply, "inprog.0"));
+   CHECK ("currentOp ok",
+          run (s, "admin", BCON_NEW ("currentOp", BCON_INT32 (1)), &reply) && has_at (&reply, "inprog.0"));
    bson_destroy (&reply);
 
    /* $collStats and $shardedDataDistribution */
-   run_json (s, "app", "{\"aggregate\": \"users\", \"pipeline\": [{\"$collStats\": {\"storageStats\": {}}}], \"cursor\": {}}", &reply);
+   run_json (s, "app",
+             "{\"aggregate\": \"users\", \"pipeline\": [{\"$collStats\": {\"storageStats\": {}}}], \"cursor\": {}}",
+             &reply);
    CHECK ("$collStats one doc per shard", has_at (&reply, "cursor.firstBatch.2.storageStats.count") &&
                                              int_at (&reply, "cursor.firstBatch.0.storageStats.count") +
                                                    int_at (&reply, "cursor.firstBatch.1.storageStats.count") +
                                                    int_at (&reply, "cursor.firstBatch.2.storageStats.count") ==
                                                 200);
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"aggregate\": 1, \"pipeline\": [{\"$shardedDataDistribution\": {}}], \"cursor\": {}}", &reply);
+   run_json (s, "admin", "{\"aggregate\": 1, \"pipeline\": [{\"$shardedDataDistribution\": {}}], \"cursor\": {}}",
+             &reply);
    CHECK ("$shardedDataDistribution", has_at (&reply, "cursor.firstBatch.0.shards.0.numOwnedDocuments"));
    bson_destroy (&reply);
 
    /* removeShard: started, ongoing with progress, completed (migrations must be allowed again first) */
    CHECK ("setAllowMigrations true unsets",
-          run (s, "admin", BCON_NEW ("setAllowMigrations", BCON_UTF8 ("app.users"), "allowMigrations", BCON_BOOL (true)),
-               &reply) &&
-             count_json (s, "config", "collections", "{\"_id\": \"app.users\", \"allowMigrations\": {\"$exists\": true}}") == 0);
+          run (s, "admin",
+               BCON_NEW ("setAllowMigrations", BCON_UTF8 ("app.users"), "allowMigrations", BCON_BOOL (true)), &reply) &&
+             count_json (s, "config", "collections",
+                         "{\"_id\": \"app.users\", \"allowMigrations\": {\"$exists\": true}}") == 0);
    bson_destroy (&reply);
-   CHECK ("removeShard started",
-          run (s, "admin", BCON_NEW ("removeShard", BCON_UTF8 ("shard03")), &reply) && str_at (&reply, "state") &&
-             !strcmp (str_at (&reply, "state"), "started"));
+   CHECK ("removeShard started", run (s, "admin", BCON_NEW ("removeShard", BCON_UTF8 ("shard03")), &reply) &&
+                                    str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "started"));
    bson_destroy (&reply);
-   CHECK ("removeShard sets draining", count_json (s, "config", "shards", "{\"_id\": \"shard03\", \"draining\": true}") == 1);
+   CHECK ("removeShard sets draining",
+          count_json (s, "config", "shards", "{\"_id\": \"shard03\", \"draining\": true}") == 1);
    bool saw_ongoing = false, completed = false;
    for (int i = 0; i < 50 && !completed; i++) {
       run (s, "admin", BCON_NEW ("removeShard", BCON_UTF8 ("shard03")), &reply);
@@ -721,34 +767,42 @@ test_44 (sim_t *s)
    bson_iter_t it;
    run (s, "admin", BCON_NEW ("isMaster", BCON_INT32 (1)), &reply);
    CHECK_STR ("sim44.isMaster first field", "ismaster", key_at (&reply, 0));
-   CHECK ("sim44.maxWireVersion 9",
-          bson_iter_init_find (&it, &reply, "maxWireVersion") && BSON_ITER_HOLDS_INT32 (&it) && bson_iter_int32 (&it) == 9);
+   CHECK ("sim44.maxWireVersion 9", bson_iter_init_find (&it, &reply, "maxWireVersion") &&
+                                       BSON_ITER_HOLDS_INT32 (&it) && bson_iter_int32 (&it) == 9);
    CHECK ("sim44.operationTime before $clusterTime",
-          key_index (&reply, "operationTime") >= 0 && key_index (&reply, "operationTime") < key_index (&reply, "$clusterTime"));
+          key_index (&reply, "operationTime") >= 0 &&
+             key_index (&reply, "operationTime") < key_index (&reply, "$clusterTime"));
    bson_destroy (&reply);
    run (s, "admin", BCON_NEW ("moveRange", BCON_UTF8 ("app.events"), "toShard", BCON_UTF8 ("shard01")), &reply);
    CHECK ("sim44.moveRange CommandNotFound", code_of (&reply) == 59);
    bson_destroy (&reply);
-   run (s, "admin", BCON_NEW ("reshardCollection", BCON_UTF8 ("app.events"), "key", "{", "x", BCON_INT32 (1), "}"), &reply);
+   run (s, "admin", BCON_NEW ("reshardCollection", BCON_UTF8 ("app.events"), "key", "{", "x", BCON_INT32 (1), "}"),
+        &reply);
    CHECK ("sim44.reshardCollection CommandNotFound", code_of (&reply) == 59);
    bson_destroy (&reply);
    run (s, "admin", BCON_NEW ("moveChunk", BCON_UTF8 ("app.events"), "to", BCON_UTF8 ("shard01")), &reply);
-   CHECK ("sim44.moveChunk errmsg-only", !has_at (&reply, "code") && str_at (&reply, "errmsg") &&
-                                            !strcmp (str_at (&reply, "errmsg"),
-                                                     "need to specify either a find query, or both lower and upper bounds."));
+   CHECK (
+      "sim44.moveChunk errmsg-only",
+      !has_at (&reply, "code") && str_at (&reply, "errmsg") &&
+         !strcmp (str_at (&reply, "errmsg"), "need to specify either a find query, or both lower and upper bounds."));
    bson_destroy (&reply);
-   CHECK ("sim44.chunks keyed by ns", count_json (s, "config", "chunks", "{\"ns\": \"app.users\"}") == 6 &&
-                                         count_json (s, "config", "chunks", "{\"lastmodEpoch\": {\"$exists\": true}}") > 0);
-   CHECK ("sim44.collections have no timestamp", count_json (s, "config", "collections", "{\"timestamp\": {\"$exists\": true}}") == 0);
-   CHECK ("sim44.actionlog errorOccured", count_json (s, "config", "actionlog", "{\"details.errorOccured\": true}") == 1);
-   CHECK ("sim44.databases partitioned", count_json (s, "config", "databases", "{\"_id\": \"app\", \"partitioned\": true}") == 1);
+   CHECK ("sim44.chunks keyed by ns",
+          count_json (s, "config", "chunks", "{\"ns\": \"app.users\"}") == 6 &&
+             count_json (s, "config", "chunks", "{\"lastmodEpoch\": {\"$exists\": true}}") > 0);
+   CHECK ("sim44.collections have no timestamp",
+          count_json (s, "config", "collections", "{\"timestamp\": {\"$exists\": true}}") == 0);
+   CHECK ("sim44.actionlog errorOccured",
+          count_json (s, "config", "actionlog", "{\"details.errorOccured\": true}") == 1);
+   CHECK ("sim44.databases partitioned",
+          count_json (s, "config", "databases", "{\"_id\": \"app\", \"partitioned\": true}") == 1);
    run (s, "admin", BCON_NEW ("shardCollection", BCON_UTF8 ("nodb.c"), "key", "{", "a", BCON_INT32 (1), "}"), &reply);
    CHECK ("sim44.shardCollection needs enableSharding 20", code_of (&reply) == 20);
    bson_destroy (&reply);
    run (s, "admin", BCON_NEW ("enableSharding", BCON_UTF8 ("nodb")), &reply);
    bson_destroy (&reply);
    CHECK ("sim44.shardCollection collectionUUID",
-          run (s, "admin", BCON_NEW ("shardCollection", BCON_UTF8 ("nodb.c"), "key", "{", "a", BCON_INT32 (1), "}"), &reply) &&
+          run (s, "admin", BCON_NEW ("shardCollection", BCON_UTF8 ("nodb.c"), "key", "{", "a", BCON_INT32 (1), "}"),
+               &reply) &&
              has_at (&reply, "collectionUUID"));
    bson_destroy (&reply);
    CHECK ("sim44.config.collections dropped false",
@@ -756,7 +810,8 @@ test_44 (sim_t *s)
    bson_destroy (&doc);
    run (s, "admin", BCON_NEW ("balancerStop", BCON_INT32 (1)), &reply);
    bson_destroy (&reply);
-   CHECK ("sim44.balancerStop flips autosplit", count_json (s, "config", "settings", "{\"_id\": \"autosplit\", \"enabled\": false}") == 1);
+   CHECK ("sim44.balancerStop flips autosplit",
+          count_json (s, "config", "settings", "{\"_id\": \"autosplit\", \"enabled\": false}") == 1);
 }
 
 int

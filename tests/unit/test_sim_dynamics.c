@@ -150,8 +150,8 @@ chunk_filter (sim_t *s, const char *ns, char *out, size_t outlen)
          char enc[32];
          int o = 0;
          for (int i = 0; i < 16; i += 3) {
-            uint32_t v = (uint32_t) d[i] << 16 | (i + 1 < 16 ? (uint32_t) d[i + 1] << 8 : 0) |
-                         (i + 2 < 16 ? d[i + 2] : 0);
+            uint32_t v =
+               (uint32_t) d[i] << 16 | (i + 1 < 16 ? (uint32_t) d[i + 1] << 8 : 0) | (i + 2 < 16 ? d[i + 2] : 0);
             enc[o++] = b64[(v >> 18) & 63];
             enc[o++] = b64[(v >> 12) & 63];
             enc[o++] = i + 1 < 16 ? b64[(v >> 6) & 63] : '=';
@@ -238,8 +238,19 @@ static void
 test_ascending (void)
 {
    sim_t s;
-   const char *args[] = {"--version", "5.0", "--scenario", "demo", "--chunk-size-kb", "16", "--balancer-interval-ms",
-                         "50", "--migration-ms", "20", "--seed", "7", NULL};
+   const char *args[] = { "--version",
+                          "5.0",
+                          "--scenario",
+                          "demo",
+                          "--chunk-size-kb",
+                          "16",
+                          "--balancer-interval-ms",
+                          "50",
+                          "--migration-ms",
+                          "20",
+                          "--seed",
+                          "7",
+                          NULL };
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("asc.start", "shardsim did not start");
       sim_stop (&s);
@@ -251,9 +262,9 @@ test_ascending (void)
    chunks_per_shard (&s, "app.events", top, "{\"max.ts\": {\"$maxKey\": 1}}");
    int owner = top[0] ? 0 : top[1] ? 1 : 2;
    int64_t t0 = clock_wall_ms ();
-   CHECK ("asc.start workload",
-          run_ok (&s, "admin", "{\"simWorkload\": \"start\", \"ns\": \"app.events\", \"kind\": \"ascending\", "
-                               "\"rate\": 1500}"));
+   CHECK ("asc.start workload", run_ok (&s, "admin",
+                                        "{\"simWorkload\": \"start\", \"ns\": \"app.events\", \"kind\": \"ascending\", "
+                                        "\"rate\": 1500}"));
    sleep_ms (2000);
    CHECK ("asc.stop workload", run_ok (&s, "admin", "{\"simWorkload\": \"stop\", \"ns\": \"app.events\"}"));
    int64_t inserted = workload_count (&s, "inserts");
@@ -272,12 +283,14 @@ test_ascending (void)
    CHECK ("asc.no insert on the other shards", others_zero);
    /* Splits since t0: only of the top chunk. */
    char q[256];
-   snprintf (q, sizeof q, "{\"ns\": \"app.events\", \"what\": {\"$in\": [\"split\", \"multi-split\"]}, \"time\": "
-                          "{\"$gte\": {\"$date\": %lld}}}",
+   snprintf (q, sizeof q,
+             "{\"ns\": \"app.events\", \"what\": {\"$in\": [\"split\", \"multi-split\"]}, \"time\": "
+             "{\"$gte\": {\"$date\": %lld}}}",
              (long long) t0);
    int64_t nsplits = count_config (&s, "changelog", q);
-   snprintf (q, sizeof q, "{\"ns\": \"app.events\", \"what\": {\"$in\": [\"split\", \"multi-split\"]}, \"time\": "
-                          "{\"$gte\": {\"$date\": %lld}}, \"details.before.max.ts\": {\"$ne\": {\"$maxKey\": 1}}}",
+   snprintf (q, sizeof q,
+             "{\"ns\": \"app.events\", \"what\": {\"$in\": [\"split\", \"multi-split\"]}, \"time\": "
+             "{\"$gte\": {\"$date\": %lld}}, \"details.before.max.ts\": {\"$ne\": {\"$maxKey\": 1}}}",
              (long long) t0);
    int64_t not_top = count_config (&s, "changelog", q);
    printf ("# ascending: %lld split entries, %lld not of the top chunk\n", (long long) nsplits, (long long) not_top);
@@ -285,8 +298,9 @@ test_ascending (void)
    CHECK ("asc.splits only at the top", not_top == 0);
    /* The balancer moves chunks away from the MaxKey shard. */
    CHECK ("asc.balanced afterwards", wait_balanced (&s, "app.events", 20000));
-   snprintf (q, sizeof q, "{\"ns\": \"app.events\", \"what\": \"moveChunk.commit\", \"details.from\": \"shard0%d\", "
-                          "\"time\": {\"$gte\": {\"$date\": %lld}}}",
+   snprintf (q, sizeof q,
+             "{\"ns\": \"app.events\", \"what\": \"moveChunk.commit\", \"details.from\": \"shard0%d\", "
+             "\"time\": {\"$gte\": {\"$date\": %lld}}}",
              owner + 1, (long long) t0);
    int64_t moved = count_config (&s, "changelog", q);
    int64_t total = chunks_per_shard (&s, "app.events", chunks1, NULL);
@@ -301,11 +315,13 @@ test_ascending (void)
    }
    CHECK ("asc.chunk counts within the 4.4/5.0 threshold", hi - lo < (total < 20 ? 2 : total < 80 ? 4 : 8));
    CHECK ("asc.moveChunk.start/from logged",
-          count_config (&s, "changelog", "{\"ns\": \"app.events\", \"what\": \"moveChunk.from\", \"details.note\": "
-                                         "\"success\"}") >= moved);
+          count_config (&s, "changelog",
+                        "{\"ns\": \"app.events\", \"what\": \"moveChunk.from\", \"details.note\": "
+                        "\"success\"}") >= moved);
    CHECK ("asc.balancer.round spelled errorOccured (5.0)",
-          count_config (&s, "actionlog", "{\"what\": \"balancer.round\", \"details.errorOccured\": false, "
-                                         "\"details.chunksMoved\": {\"$gte\": 1}}") >= 1);
+          count_config (&s, "actionlog",
+                        "{\"what\": \"balancer.round\", \"details.errorOccured\": false, "
+                        "\"details.chunksMoved\": {\"$gte\": 1}}") >= 1);
    bson_t st;
    run_json (&s, "admin", "{\"serverStatus\": 1}", &st);
    CHECK ("asc.opcounters.insert counts the workload", int_at (&st, "opcounters.insert") >= inserted);
@@ -320,8 +336,10 @@ static void
 test_ascending_80 (void)
 {
    sim_t s;
-   const char *args[] = {"--version", "8.0", "--scenario", "demo", "--chunk-size-kb", "16", "--balancer-interval-ms",
-                         "50", "--migration-ms", "10", NULL};
+   const char *args[] = {
+      "--version",      "8.0", "--scenario", "demo", "--chunk-size-kb", "16", "--balancer-interval-ms", "50",
+      "--migration-ms", "10",  NULL
+   };
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("asc80.start", "shardsim did not start");
       sim_stop (&s);
@@ -331,14 +349,16 @@ test_ascending_80 (void)
    int64_t n0 = chunks_per_shard (&s, "app.events", c0, NULL);
    run_ok (&s, "admin", "{\"balancerStop\": 1}");
    int64_t t0 = clock_wall_ms ();
-   run_ok (&s, "admin", "{\"simWorkload\": \"start\", \"ns\": \"app.events\", \"kind\": \"ascending\", \"rate\": "
-                        "2000}");
+   run_ok (&s, "admin",
+           "{\"simWorkload\": \"start\", \"ns\": \"app.events\", \"kind\": \"ascending\", \"rate\": "
+           "2000}");
    sleep_ms (1000);
    run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
    int64_t n1 = chunks_per_shard (&s, "app.events", c1, NULL);
    char q[256];
-   snprintf (q, sizeof q, "{\"what\": {\"$in\": [\"split\", \"multi-split\"]}, \"time\": {\"$gte\": {\"$date\": "
-                          "%lld}}}",
+   snprintf (q, sizeof q,
+             "{\"what\": {\"$in\": [\"split\", \"multi-split\"]}, \"time\": {\"$gte\": {\"$date\": "
+             "%lld}}}",
              (long long) t0);
    CHECK ("asc80.no auto-split from 6.0", n1 == n0 && count_config (&s, "changelog", q) == 0);
    bson_t r;
@@ -380,7 +400,7 @@ static void
 test_hashed (void)
 {
    sim_t s;
-   const char *args[] = {"--version", "8.0", "--workload", "test.h:hashed:6000", "--seed", "3", NULL};
+   const char *args[] = { "--version", "8.0", "--workload", "test.h:hashed:6000", "--seed", "3", NULL };
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("hashed.start", "shardsim did not start");
       sim_stop (&s);
@@ -418,9 +438,10 @@ test_lowcard_zipf (const char *version)
 {
    sim_t s;
    char name[64];
-   const char *args[] = {"--version", version, "--chunk-size-kb", "4", "--balancer-interval-ms", "50",
-                         "--migration-ms", "5", "--workload", "test.lc:lowcard:3000", "--workload",
-                         "test.z:zipf:3000", NULL};
+   const char *args[] = {
+      "--version", version,      "--chunk-size-kb",      "4",          "--balancer-interval-ms", "50", "--migration-ms",
+      "5",         "--workload", "test.lc:lowcard:3000", "--workload", "test.z:zipf:3000",       NULL
+   };
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("lowcard.start", "shardsim did not start");
       sim_stop (&s);
@@ -465,8 +486,9 @@ test_zones (const char *version)
 {
    sim_t s;
    char name[96];
-   const char *args[] = {"--version", version, "--chunk-size-kb", "8", "--balancer-interval-ms", "50",
-                         "--migration-ms", "5", NULL};
+   const char *args[] = {
+      "--version", version, "--chunk-size-kb", "8", "--balancer-interval-ms", "50", "--migration-ms", "5", NULL
+   };
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("zones.start", "shardsim did not start");
       sim_stop (&s);
@@ -476,33 +498,45 @@ test_zones (const char *version)
    run_ok (&s, "admin", "{\"addShardToZone\": \"shard03\", \"zone\": \"APPLE\"}");
    run_ok (&s, "admin", "{\"simWorkload\": \"start\", \"ns\": \"geo.hits\", \"kind\": \"location\", \"rate\": 3000}");
    snprintf (name, sizeof name, "zones%s.ranges set", version);
-   CHECK (name, run_ok (&s, "admin", "{\"updateZoneKeyRange\": \"geo.hits\", \"min\": {\"ip\": \"056.\"}, \"max\": "
-                                     "{\"ip\": \"057.\"}, \"zone\": \"USPS\"}") &&
-                   run_ok (&s, "admin", "{\"updateZoneKeyRange\": \"geo.hits\", \"min\": {\"ip\": \"017.\"}, "
-                                        "\"max\": {\"ip\": \"018.\"}, \"zone\": \"APPLE\"}"));
+   CHECK (name, run_ok (&s, "admin",
+                        "{\"updateZoneKeyRange\": \"geo.hits\", \"min\": {\"ip\": \"056.\"}, \"max\": "
+                        "{\"ip\": \"057.\"}, \"zone\": \"USPS\"}") &&
+                   run_ok (&s, "admin",
+                           "{\"updateZoneKeyRange\": \"geo.hits\", \"min\": {\"ip\": \"017.\"}, "
+                           "\"max\": {\"ip\": \"018.\"}, \"zone\": \"APPLE\"}"));
    sleep_ms (1500);
    run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
    snprintf (name, sizeof name, "zones%s.compliant", version);
    CHECK (name, wait_balanced (&s, "geo.hits", 15000));
    char f[512], q[1024];
    chunk_filter (&s, "geo.hits", f, sizeof f);
-   snprintf (q, sizeof q, "{\"$and\": [%s, {\"min.ip\": {\"$gte\": \"056.\"}}, {\"max.ip\": {\"$lte\": "
-                          "\"057.\"}}]}", f);
+   snprintf (q, sizeof q,
+             "{\"$and\": [%s, {\"min.ip\": {\"$gte\": \"056.\"}}, {\"max.ip\": {\"$lte\": "
+             "\"057.\"}}]}",
+             f);
    int64_t usps = count_config (&s, "chunks", q);
-   snprintf (q, sizeof q, "{\"$and\": [%s, {\"min.ip\": {\"$gte\": \"056.\"}}, {\"max.ip\": {\"$lte\": \"057.\"}}, "
-                          "{\"shard\": {\"$ne\": \"shard02\"}}]}", f);
+   snprintf (q, sizeof q,
+             "{\"$and\": [%s, {\"min.ip\": {\"$gte\": \"056.\"}}, {\"max.ip\": {\"$lte\": \"057.\"}}, "
+             "{\"shard\": {\"$ne\": \"shard02\"}}]}",
+             f);
    int64_t usps_bad = count_config (&s, "chunks", q);
-   snprintf (q, sizeof q, "{\"$and\": [%s, {\"min.ip\": {\"$gte\": \"017.\"}}, {\"max.ip\": {\"$lte\": "
-                          "\"018.\"}}]}", f);
+   snprintf (q, sizeof q,
+             "{\"$and\": [%s, {\"min.ip\": {\"$gte\": \"017.\"}}, {\"max.ip\": {\"$lte\": "
+             "\"018.\"}}]}",
+             f);
    int64_t apple = count_config (&s, "chunks", q);
-   snprintf (q, sizeof q, "{\"$and\": [%s, {\"min.ip\": {\"$gte\": \"017.\"}}, {\"max.ip\": {\"$lte\": \"018.\"}}, "
-                          "{\"shard\": {\"$ne\": \"shard03\"}}]}", f);
+   snprintf (q, sizeof q,
+             "{\"$and\": [%s, {\"min.ip\": {\"$gte\": \"017.\"}}, {\"max.ip\": {\"$lte\": \"018.\"}}, "
+             "{\"shard\": {\"$ne\": \"shard03\"}}]}",
+             f);
    int64_t apple_bad = count_config (&s, "chunks", q);
    /* No chunk straddles a zone boundary. */
-   snprintf (q, sizeof q, "{\"$and\": [%s, {\"$or\": [{\"min.ip\": {\"$lt\": \"056.\"}, \"max.ip\": {\"$gt\": "
-                          "\"056.\"}}, {\"min.ip\": {\"$lt\": \"057.\"}, \"max.ip\": {\"$gt\": \"057.\"}}, "
-                          "{\"min.ip\": {\"$lt\": \"017.\"}, \"max.ip\": {\"$gt\": \"017.\"}}, {\"min.ip\": "
-                          "{\"$lt\": \"018.\"}, \"max.ip\": {\"$gt\": \"018.\"}}]}]}", f);
+   snprintf (q, sizeof q,
+             "{\"$and\": [%s, {\"$or\": [{\"min.ip\": {\"$lt\": \"056.\"}, \"max.ip\": {\"$gt\": "
+             "\"056.\"}}, {\"min.ip\": {\"$lt\": \"057.\"}, \"max.ip\": {\"$gt\": \"057.\"}}, "
+             "{\"min.ip\": {\"$lt\": \"017.\"}, \"max.ip\": {\"$gt\": \"017.\"}}, {\"min.ip\": "
+             "{\"$lt\": \"018.\"}, \"max.ip\": {\"$gt\": \"018.\"}}]}]}",
+             f);
    int64_t straddle = count_config (&s, "chunks", q);
    printf ("# %s zones: USPS %lld chunks (%lld elsewhere), APPLE %lld chunks (%lld elsewhere), %lld straddling\n",
            version, (long long) usps, (long long) usps_bad, (long long) apple, (long long) apple_bad,
@@ -534,7 +568,7 @@ static void
 test_controls (void)
 {
    sim_t s;
-   const char *args[] = {"--version", "5.0", "--balancer-interval-ms", "50", "--migration-ms", "300", NULL};
+   const char *args[] = { "--version", "5.0", "--balancer-interval-ms", "50", "--migration-ms", "300", NULL };
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("ctl.start", "shardsim did not start");
       sim_stop (&s);
@@ -570,16 +604,19 @@ test_controls (void)
    CHECK ("ctl.activeWindow: no rounds outside the window",
           commits (&s, "t.b") == 0 && count_config (&s, "actionlog", "{\"what\": \"balancer.round\"}") == rounds0);
    /* noBalance first, then open the window: the other order lets a 50 ms round start a migration in between */
-   run_ok (&s, "config", "{\"update\": \"collections\", \"updates\": [{\"q\": {\"_id\": \"t.b\"}, \"u\": {\"$set\": "
-                         "{\"noBalance\": true}}}]}");
-   run_ok (&s, "config", "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": "
-                         "{\"$unset\": {\"activeWindow\": 1}}}]}");
+   run_ok (&s, "config",
+           "{\"update\": \"collections\", \"updates\": [{\"q\": {\"_id\": \"t.b\"}, \"u\": {\"$set\": "
+           "{\"noBalance\": true}}}]}");
+   run_ok (&s, "config",
+           "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": "
+           "{\"$unset\": {\"activeWindow\": 1}}}]}");
    sleep_ms (400);
    CHECK ("ctl.noBalance: rounds run, nothing moves",
           commits (&s, "t.b") == 0 && count_config (&s, "actionlog", "{\"what\": \"balancer.round\"}") > rounds0);
    run_ok (&s, "admin", "{\"setAllowMigrations\": \"t.b\", \"allowMigrations\": false}");
-   run_ok (&s, "config", "{\"update\": \"collections\", \"updates\": [{\"q\": {\"_id\": \"t.b\"}, \"u\": {\"$set\": "
-                         "{\"noBalance\": false}}}]}");
+   run_ok (&s, "config",
+           "{\"update\": \"collections\", \"updates\": [{\"q\": {\"_id\": \"t.b\"}, \"u\": {\"$set\": "
+           "{\"noBalance\": false}}}]}");
    sleep_ms (400);
    CHECK ("ctl.allowMigrations false: nothing moves", commits (&s, "t.b") == 0);
    run_ok (&s, "admin", "{\"setAllowMigrations\": \"t.b\", \"allowMigrations\": true}");
@@ -641,7 +678,7 @@ static void
 test_shares (void)
 {
    sim_t s;
-   const char *args[] = {"--version", "7.0", "--workload", "test.rw:hashed:3000:0.3:0.2", NULL};
+   const char *args[] = { "--version", "7.0", "--workload", "test.rw:hashed:3000:0.3:0.2", NULL };
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("shares.start", "shardsim did not start");
       sim_stop (&s);
@@ -663,8 +700,8 @@ test_shares (void)
    CHECK ("shares.latencyStats writes = inserts + updates", w[0] + w[1] + w[2] == inserts + updates);
    bson_t st;
    run_json (&s, "admin", "{\"serverStatus\": 1}", &st);
-   CHECK ("shares.opcounters query/update", int_at (&st, "opcounters.query") >= reads &&
-                                                int_at (&st, "opcounters.update") >= updates);
+   CHECK ("shares.opcounters query/update",
+          int_at (&st, "opcounters.query") >= reads && int_at (&st, "opcounters.update") >= updates);
    bson_destroy (&st);
    sim_stop (&s);
 }
@@ -675,8 +712,15 @@ static void
 test_other_kinds (void)
 {
    sim_t s;
-   const char *args[] = {"--version", "5.0", "--chunk-size-kb", "8", "--workload", "k.desc:descending:2000",
-                         "--workload", "k.comp:compound:2000", NULL};
+   const char *args[] = { "--version",
+                          "5.0",
+                          "--chunk-size-kb",
+                          "8",
+                          "--workload",
+                          "k.desc:descending:2000",
+                          "--workload",
+                          "k.comp:compound:2000",
+                          NULL };
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("kinds.start", "shardsim did not start");
       sim_stop (&s);
@@ -698,8 +742,8 @@ test_other_kinds (void)
    char f[512], q[700];
    chunk_filter (&s, "k.comp", f, sizeof f);
    int regions = 0;
-   static const char *names[] = {"ap-east", "ap-south", "eu-central", "eu-west", "sa-east", "us-central", "us-east",
-                                 "us-west"};
+   static const char *names[] = { "ap-east", "ap-south",   "eu-central", "eu-west",
+                                  "sa-east", "us-central", "us-east",    "us-west" };
    for (int i = 0; i < 8; i++) {
       snprintf (q, sizeof q, "{\"$and\": [%s, {\"min.region\": \"%s\"}]}", f, names[i]);
       regions += count_config (&s, "chunks", q) > 0;
@@ -708,8 +752,10 @@ test_other_kinds (void)
    CHECK ("kinds.compound: a hot spot per region (chunks start in most regions)", regions >= 4);
    sim_stop (&s);
 
-   const char *args2[] = {"--version", "5.0", "--chunk-size-kb", "8", "--balancer-interval-ms", "50",
-                          "--migration-ms", "5", "--workload", "k.rnd:random:2000", NULL};
+   const char *args2[] = {
+      "--version", "5.0",        "--chunk-size-kb",   "8", "--balancer-interval-ms", "50", "--migration-ms",
+      "5",         "--workload", "k.rnd:random:2000", NULL
+   };
    if (!sim_start (&s, args2)) {
       UNIT_FAIL ("kinds.start random", "shardsim did not start");
       sim_stop (&s);
@@ -732,7 +778,7 @@ static void
 test_loader (void)
 {
    sim_t s;
-   const char *args[] = {"--version", "5.0", "--chunk-size-kb", "1024", "--load", "test.big:random:100000", NULL};
+   const char *args[] = { "--version", "5.0", "--chunk-size-kb", "1024", "--load", "test.big:random:100000", NULL };
    int64_t t0 = clock_wall_ms ();
    if (!sim_start (&s, args)) {
       UNIT_FAIL ("load.start", "shardsim did not start");
@@ -750,13 +796,15 @@ test_loader (void)
    CHECK ("load.100000 documents", n == 100000);
    CHECK ("load.split by size (5.0)", chunks >= 20);
    CHECK ("load.fast", took < 15000);
-   run_json (&s, "admin", "{\"simWorkload\": \"load\", \"ns\": \"test.more\", \"kind\": \"ascending\", \"count\": "
-                          "5000}", &r);
+   run_json (&s, "admin",
+             "{\"simWorkload\": \"load\", \"ns\": \"test.more\", \"kind\": \"ascending\", \"count\": "
+             "5000}",
+             &r);
    CHECK ("load.admin command", int_at (&r, "inserted") == 5000);
    bson_destroy (&r);
    sim_stop (&s);
 
-   const char *args7[] = {"--version", "7.0", "--load", "test.ak:zipf:20000", NULL};
+   const char *args7[] = { "--version", "7.0", "--load", "test.ak:zipf:20000", NULL };
    if (sim_start (&s, args7)) {
       run_json (&s, "admin", "{\"analyzeShardKey\": \"test.ak\", \"key\": {\"user\": 1}}", &r);
       int64_t distinct = int_at (&r, "keyCharacteristics.numDistinctValues");
@@ -766,8 +814,10 @@ test_loader (void)
              str_at (&r, "keyCharacteristics.mostCommonValues.0.value.user") &&
                 !strcmp (str_at (&r, "keyCharacteristics.mostCommonValues.0.value.user"), "u00000"));
       bson_destroy (&r);
-      run_json (&s, "admin", "{\"analyzeShardKey\": \"test.ak\", \"key\": {\"user\": 1}, \"readWriteDistribution\": "
-                             "false}", &r);
+      run_json (&s, "admin",
+                "{\"analyzeShardKey\": \"test.ak\", \"key\": {\"user\": 1}, \"readWriteDistribution\": "
+                "false}",
+                &r);
       bson_destroy (&r);
    } else {
       UNIT_FAIL ("load.start 7.0", "shardsim did not start");
@@ -796,8 +846,8 @@ test_seed (void)
 {
    sim_t s;
    char *a = NULL, *b = NULL, *c = NULL;
-   const char *args1[] = {"--seed", "9", "--load", "test.d:zipf:500:unsharded", NULL};
-   const char *args2[] = {"--seed", "10", "--load", "test.d:zipf:500:unsharded", NULL};
+   const char *args1[] = { "--seed", "9", "--load", "test.d:zipf:500:unsharded", NULL };
+   const char *args2[] = { "--seed", "10", "--load", "test.d:zipf:500:unsharded", NULL };
    if (sim_start (&s, args1)) {
       a = dump (&s, "test", "d");
    }
