@@ -101,7 +101,7 @@ CASES='4.4 8.0|enableSharding|seq|sh.enableSharding("newdb")|
 4.4 8.0|getBalancerState|seq|sh.getBalancerState()|
 4.4 8.0|isBalancerRunning|seq|sh.isBalancerRunning()|
 4.4 8.0|stopBalancer|seq|sh.stopBalancer()|
-4.4 8.0|stopBalancer.timeout|seq|sh.stopBalancer(3000000000)|
+4.4 8.0|stopBalancer.timeout|seq|sh.stopBalancer(2147483647)|
 4.4 8.0|startBalancer|seq|sh.startBalancer(1500.5)|
 4.4 8.0|setBalancerState.false|seq|sh.setBalancerState(false)|
 4.4 8.0|setBalancerState.true|seq|sh.setBalancerState(true)|
