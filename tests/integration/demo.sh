@@ -14,6 +14,12 @@ demo_cmd() {
 }
 left_over() { pgrep -f "port-file $TMPD/shardsh-demo" > /dev/null 2>&1; }
 
+# a fresh machine: every README entry point runs the dependency step (apt-get only for what is missing) first
+for target in all demo check test; do
+   check_eq "demo/make $target installs what is missing first" "sh tests/deps.sh" \
+      "$(make --no-print-directory -n "$target" 2> /dev/null | head -1)"
+done
+
 out=$(eval "$(demo_cmd)" < /dev/null 2>&1)
 rc=$?
 check_eq "demo/runs without a terminal and exits 0" "0" "$rc"
