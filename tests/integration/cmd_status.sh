@@ -11,12 +11,13 @@ cd "$ROOT" || exit 2
 HAVE_MONGOSH=0
 ensure_mongosh "cmd_status.mongosh" && HAVE_MONGOSH=1
 
-# Sorts the lines of the balancer section so completion order does not matter; drops ping/up lines.
+# Sorts the lines of the balancer section so completion order does not matter (without their trailing commas: the
+# last field has none, and which field is last depends on that order); drops ping/up lines.
 canon() {
    awk 'BEGIN { sec = "" }
         /^---$/ { flush(); print; next }
         sec == "" { sec = $0; print; next }
-        { if (sec == "balancer") print | "sort"; else print }
+        { if (sec == "balancer") { l = $0; sub(/,$/, "", l); print l | "sort" } else print }
         function flush() { if (sec == "balancer") close("sort"); sec = "" }
         END { flush() }' | grep -v -E '^ *(ping|up): '
 }
