@@ -703,6 +703,10 @@ typedef struct {
    int32_t round_candidates;
    int32_t round_moved;
    int64_t rounds;
+   int64_t rounds_skipped;   /* rounds skipped for the balancer settings (off, outside the window, unparsable) */
+   int64_t automerge_rounds; /* rounds between automerger passes (0: 360, autoMergerIntervalSecs / 10 s) */
+   bool automerge_on;        /* the automerger is enabled (its first pass ran) */
+   int64_t automerge_last;   /* the round of its last pass */
    struct sim_migration **migs;
    size_t nmigs;
    int64_t splits;
@@ -719,6 +723,13 @@ typedef struct {
 } sim_dyn_t;
 
 extern sim_dyn_t sim_dyn;
+
+/* Parses config.settings' balancer document as BalancerSettingsType::fromBSON does: false when it does not parse
+ * (a non-boolean stopped, an unknown mode, an activeWindow that is not an object, is empty, lacks start or stop, is
+ * not HH:MM or has start equal to stop). On success mode receives "full", "autoSplitOnly" (up to 6.0) or "off" and
+ * *win_start and *win_stop the window in minutes since midnight (-1 without one). Callers hold sim_g.lock. */
+bool
+sim_balancer_settings (char mode[16], int *win_start, int *win_stop);
 
 /* Starts the background thread (workloads, balancer rounds, migrations, periodic connection drops). */
 bool

@@ -790,6 +790,9 @@ sim_str_value (bson_string_t *s, const bson_value_t *v)
    case BSON_TYPE_MAXKEY:
       bson_string_append (s, "MaxKey");
       break;
+   case BSON_TYPE_REGEX:
+      bson_string_append_printf (s, "/%s/%s", v->value.v_regex.regex, v->value.v_regex.options);
+      break;
    case BSON_TYPE_OID:
       bson_oid_to_string (&v->value.v_oid, oid);
       bson_string_append_printf (s, "ObjectId('%s')", oid);
