@@ -312,6 +312,23 @@ sim_version_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out)
    sim_sub (chunk, "max", &max);
    BSON_APPEND_DOCUMENT (out, "min", &min);
    BSON_APPEND_DOCUMENT (out, "max", &max);
+   if (sim_ver_ge (60)) {
+      /* appendShortVersion through ChunkVersion::serializeToBSON: lastmod { e: epoch, t: collection timestamp,
+       * v: Timestamp (major, minor) } (ChunkVersion60Format) */
+      bson_t lm;
+      bson_iter_t ts;
+      BSON_APPEND_DOCUMENT_BEGIN (out, "lastmod", &lm);
+      BSON_APPEND_OID (&lm, "e", &sc->epoch);
+      if (bson_iter_init_find (&ts, &sc->doc, "timestamp")) {
+         BSON_APPEND_VALUE (&lm, "t", bson_iter_value (&ts));
+      }
+      if (bson_iter_init_find (&it, chunk, "lastmod")) {
+         BSON_APPEND_VALUE (&lm, "v", bson_iter_value (&it));
+      }
+      bson_append_document_end (out, &lm);
+      return;
+   }
+   /* 4.4/5.0: ChunkVersion::addToBSON, the legacy pair lastmod and lastmodEpoch */
    if (bson_iter_init_find (&it, chunk, "lastmod")) {
       BSON_APPEND_VALUE (out, "lastmod", bson_iter_value (&it));
    }

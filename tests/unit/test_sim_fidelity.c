@@ -275,6 +275,26 @@ setup_move_coll (sim_t *s)
    run_ok (s, "admin", "{\"split\": \"fm.c\", \"middle\": {\"k\": 50}}");
 }
 
+/* The split changelog's chunk versions: 4.4/5.0 lastmod + lastmodEpoch (ChunkVersion::addToBSON); 6.0+ lastmod
+ * { e, t, v } (ChunkVersion::serializeToBSON), both through appendShortVersion. */
+static void
+test_split_changelog (sim_t *s, const char *v, bool legacy)
+{
+   char name[160];
+   snprintf (name, sizeof name, "%s.split changelog version format", v);
+   if (legacy) {
+      CHECK (name, count_config (s, "changelog",
+                                 "{\"what\": \"split\", \"ns\": \"fm.c\", \"details.left.lastmodEpoch\": {\"$type\": "
+                                 "\"objectId\"}, \"details.left.lastmod\": {\"$type\": \"timestamp\"}}") == 3);
+   } else {
+      CHECK (name, count_config (s, "changelog",
+                                 "{\"what\": \"split\", \"ns\": \"fm.c\", \"details.left.lastmod.e\": {\"$type\": "
+                                 "\"objectId\"}, \"details.left.lastmod.t\": {\"$type\": \"timestamp\"}, "
+                                 "\"details.right.lastmod.v\": {\"$type\": \"timestamp\"}, "
+                                 "\"details.before.lastmodEpoch\": {\"$exists\": false}}") == 3);
+   }
+}
+
 static void
 test_chunk_too_big (sim_t *s, const char *v)
 {
@@ -616,6 +636,7 @@ run_version (const char *version)
    test_zones (&s, version);
    test_initial_chunks (&s, version, 3);
    setup_move_coll (&s);
+   test_split_changelog (&s, version, !strcmp (version, "4.4") || !strcmp (version, "5.0"));
    test_chunk_too_big (&s, version);
    if (strcmp (version, "4.4") != 0 && strcmp (version, "5.0") != 0) {
       test_move_range (&s, version);
