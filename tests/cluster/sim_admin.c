@@ -989,7 +989,10 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
    BSON_APPEND_UTF8 (&details, "primary", primary);
    int n = nhashed && empty ? (nchunks > 0 ? nchunks : 2 * (int) sim_g.nshards) : 1;
    if (zones.n && (!nhashed || presplit_zones)) {
-      /* Chunks aligned to the zone ranges (each on the first shard of its zone), gaps on the primary. */
+      /* Chunks aligned to the zone ranges (AbstractTagsBasedSplitPolicy::createFirstChunks, and 4.4's
+       * generateShardCollectionInitialZonedChunks): each range on the next shard of its zone (round-robin per zone),
+       * each gap between ranges on the next shard of all non-draining shards (round-robin; the server takes the
+       * registry's order, shuffled from 6.0: shardsim takes config.shards' order). */
       uint32_t s, i;
       sim_tick (&s, &i);
       bson_t cur = BSON_INITIALIZER, gmax = BSON_INITIALIZER;
@@ -1003,12 +1006,26 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
       simq_docs_t shards;
       simq_docs_init (&shards);
       sim_shards_list (&shards);
+      size_t holes = 0;
       for (size_t z = 0; z <= zones.n; z++) {
          bson_t zmin, zmax, chunk;
          const bson_t *lo = z < zones.n && sim_sub (zones.v[z], "min", &zmin) ? &zmin : &gmax;
          if (simq_compare_docs (&cur, lo) < 0) {
+            /* the next non-draining shard, round-robin */
+            const char *hole_owner = primary;
+            size_t live = 0;
+            for (size_t k = 0; k < shards.n; k++) {
+               live += !sim_shard_draining (sim_str (shards.v[k], "_id"));
+            }
+            for (size_t k = 0, nth = live ? holes % live : 0; live && k < shards.n; k++) {
+               if (!sim_shard_draining (sim_str (shards.v[k], "_id")) && nth-- == 0) {
+                  hole_owner = sim_str (shards.v[k], "_id");
+                  break;
+               }
+            }
+            holes++;
             bson_init (&chunk);
-            sim_chunk_build (&sc, &cur, lo, primary, 1, minor++, s, i, &chunk);
+            sim_chunk_build (&sc, &cur, lo, hole_owner, 1, minor++, s, i, &chunk);
             sim_coll_insert (chunks, &chunk);
             bson_destroy (&chunk);
          }
@@ -1017,8 +1034,17 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
          }
          const char *zone = sim_str (zones.v[z], "tag");
          const char *owner = primary;
+         /* the zone's shards round-robin: count the earlier ranges of the same zone */
+         size_t nth = 0, nzs = 0;
+         for (size_t y = 0; zone && y < z; y++) {
+            const char *zy = sim_str (zones.v[y], "tag");
+            nth += zy && !strcmp (zy, zone);
+         }
          for (size_t k = 0; zone && k < shards.n; k++) {
-            if (sim_shard_has_zone (sim_str (shards.v[k], "_id"), zone)) {
+            nzs += sim_shard_has_zone (sim_str (shards.v[k], "_id"), zone);
+         }
+         for (size_t k = 0, left = nzs ? nth % nzs : 0; zone && k < shards.n; k++) {
+            if (sim_shard_has_zone (sim_str (shards.v[k], "_id"), zone) && left-- == 0) {
                owner = sim_str (shards.v[k], "_id");
                break;
             }

@@ -230,6 +230,29 @@ test_zones (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* A zoned shardCollection of an empty collection: ranges on their zone's shards, the gaps between them round-robin
+ * over all shards (AbstractTagsBasedSplitPolicy::createFirstChunks), not all on the primary. */
+static void
+test_zoned_gaps (sim_t *s, const char *v)
+{
+   char name[160], shard[64] = "";
+   run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"G\"}");
+   run_ok (s, "admin", "{\"enableSharding\": \"fg\", \"primaryShard\": \"shard01\"}");
+   run_ok (s, "admin",
+           "{\"updateZoneKeyRange\": \"fg.g\", \"min\": {\"g\": 10}, \"max\": {\"g\": 20}, \"zone\": \"G\"}");
+   run_ok (s, "admin",
+           "{\"updateZoneKeyRange\": \"fg.g\", \"min\": {\"g\": 30}, \"max\": {\"g\": 40}, \"zone\": \"G\"}");
+   run_ok (s, "admin", "{\"shardCollection\": \"fg.g\", \"key\": {\"g\": 1}}");
+   snprintf (name, sizeof name, "%s.zoned shardCollection five chunks", v);
+   CHECK (name, count_config (s, "chunks", "{\"min.g\": {\"$exists\": true}}") == 5);
+   snprintf (name, sizeof name, "%s.zoned shardCollection ranges on the zone", v);
+   CHECK (name, count_config (s, "chunks", "{\"min.g\": {\"$in\": [10, 30]}, \"shard\": \"shard01\"}") == 2);
+   snprintf (name, sizeof name, "%s.zoned shardCollection gaps round-robin", v);
+   CHECK (name, count_config (s, "chunks", "{\"min.g\": {\"$type\": \"minKey\"}, \"shard\": \"shard01\"}") == 1 &&
+                   chunk_shard (s, "g", 20, shard) && !strcmp (shard, "shard02") && chunk_shard (s, "g", 40, shard) &&
+                   !strcmp (shard, "shard03"));
+}
+
 /* ---- numInitialChunks (item 8) ---- */
 
 static void
@@ -634,6 +657,7 @@ run_version (const char *version)
       return;
    }
    test_zones (&s, version);
+   test_zoned_gaps (&s, version);
    test_initial_chunks (&s, version, 3);
    setup_move_coll (&s);
    test_split_changelog (&s, version, !strcmp (version, "4.4") || !strcmp (version, "5.0"));
