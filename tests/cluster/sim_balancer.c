@@ -469,7 +469,7 @@ sim_kent_cmp (const void *a, const void *b)
 /* 6.0+: makes chunk i of t at most about one chunk size by splitting off its first ~chunk size of data. Returns false
  * when the chunk cannot be moved (its first key alone is over the chunk size: flagged jumbo). */
 static bool
-sim_trim_to_chunk_size (sim_coll_t *coll, sim_ctab_t *t, size_t i, int64_t cs)
+sim_trim_to_chunk_size (sim_coll_t *coll, sim_ctab_t *t, size_t i, int64_t cs, bool force_jumbo)
 {
    sim_kent_t *v = NULL;
    size_t n = 0, cap = 0;
@@ -517,8 +517,11 @@ sim_trim_to_chunk_size (sim_coll_t *coll, sim_ctab_t *t, size_t i, int64_t cs)
          sim_ctab_split (coll, i, &pt, 1, NULL, NULL);
          bson_destroy (pt);
       }
-      sim_ctab_mark_jumbo (t, i);
-      ok = false;
+      if (!force_jumbo) {
+         /* attemptToBalanceJumboChunks: the donor clones it anyway (ForceJumbo::kForceBalancer) */
+         sim_ctab_mark_jumbo (t, i);
+         ok = false;
+      }
    } else {
       int64_t acc = 0;
       for (size_t k = 0; k < n && !at; k++) {
@@ -590,13 +593,15 @@ sim_split_zone_boundaries (sim_coll_t *coll, sim_ctab_t *t)
    bson_destroy (&filter);
 }
 
-/* First movable chunk of zone group zone on shard (not jumbo unless allowed, not busy, with data in 6.0+). */
+/* First movable chunk of zone group zone on shard: not busy, with data in 6.0+, and never one flagged jumbo
+ * (BalancerPolicy::balance skips them in every step; attemptToBalanceJumboChunks only forces the donor to clone a
+ * chunk that turns out too big). */
 static size_t
-sim_pick_chunk (const sim_ctab_t *t, char (*zones)[128], const char *shard, const char *zone, bool jumbo_ok)
+sim_pick_chunk (const sim_ctab_t *t, char (*zones)[128], const char *shard, const char *zone)
 {
    for (size_t i = 0; i < t->n; i++) {
       const sim_chunk_t *c = &t->v[i];
-      if (strcmp (c->shard, shard) != 0 || strcmp (zones[i], zone) != 0 || (c->jumbo && !jumbo_ok) ||
+      if (strcmp (c->shard, shard) != 0 || strcmp (zones[i], zone) != 0 || c->jumbo ||
           sim_balancer_chunk_busy (t->sc.ns, &c->id) || (sim_ver_ge (60) && c->bytes == 0)) {
          continue;
       }
@@ -628,7 +633,7 @@ sim_balance_collection (sim_coll_t *coll, sim_ctab_t *t, sim_bshard_t *shards, s
       sim_bshard_t *owner = sim_find_shard (shards, nshards, c->shard);
       bool draining = owner && owner->draining;
       bool violation = zones[i][0] && !sim_shard_in_zone (c->shard, zones[i]);
-      if ((!draining && !violation) || (owner && owner->used) || (c->jumbo && !jumbo_ok) ||
+      if ((!draining && !violation) || (owner && owner->used) || c->jumbo ||
           sim_balancer_chunk_busy (t->sc.ns, &c->id)) {
          continue;
       }
@@ -659,7 +664,7 @@ sim_balance_collection (sim_coll_t *coll, sim_ctab_t *t, sim_bshard_t *shards, s
             if (!sim_count_policy_pick (t, zones, shards, nshards, zone, &donor, &recipient)) {
                break;
             }
-            size_t i = sim_pick_chunk (t, zones, donor->name, zone, jumbo_ok);
+            size_t i = sim_pick_chunk (t, zones, donor->name, zone);
             if (i == SIZE_MAX) {
                break;
             }
@@ -688,10 +693,10 @@ sim_balance_collection (sim_coll_t *coll, sim_ctab_t *t, sim_bshard_t *shards, s
          if (hi - lo < 3 * cs) {
             break;
          }
-         size_t i = sim_pick_chunk (t, zones, donor->name, zone, jumbo_ok);
+         size_t i = sim_pick_chunk (t, zones, donor->name, zone);
          if (i != SIZE_MAX && sim_ver_ge (60) && coll && t->v[i].bytes > cs) {
             size_t before = t->n;
-            bool movable = sim_trim_to_chunk_size (coll, t, i, cs);
+            bool movable = sim_trim_to_chunk_size (coll, t, i, cs, jumbo_ok);
             if (t->n != before) {
                /* Chunks were split: zones shift by index; recompute them. */
                zones = bson_realloc (zones, t->n * sizeof *zones);
@@ -991,8 +996,13 @@ sim_balancer_imbalanced (const char *ns)
    for (size_t g = 0; g < t->n && !imbalanced; g++) {
       int64_t hi = -1, lo = INT64_MAX;
       if (!sim_ver_ge (60)) {
+         /* a migration needs a chunk of the zone on the donor that is not flagged jumbo */
          sim_bshard_t *from, *to;
-         imbalanced = sim_count_policy_pick (t, zones, shards, shard_docs.n, zones[g], &from, &to);
+         if (sim_count_policy_pick (t, zones, shards, shard_docs.n, zones[g], &from, &to)) {
+            for (size_t i = 0; i < t->n && !imbalanced; i++) {
+               imbalanced = !t->v[i].jumbo && !strcmp (t->v[i].shard, from->name) && !strcmp (zones[i], zones[g]);
+            }
+         }
          continue;
       }
       for (size_t s = 0; s < shard_docs.n; s++) {

@@ -253,6 +253,48 @@ test_zoned_gaps (sim_t *s, const char *v)
                    !strcmp (shard, "shard03"));
 }
 
+/* The shards of the chunks of the collection whose shard key field is field, in min order, into out (one letter
+ * per chunk: the last digit of the shard name). */
+static void
+chunk_shards_in_order (sim_t *s, const char *field, char *out, size_t outlen)
+{
+   bson_error_t err;
+   char f[128];
+   const bson_t *doc;
+   size_t n = 0;
+   snprintf (f, sizeof f, "{\"min.%s\": {\"$exists\": true}}", field);
+   bson_t *filter = bson_new_from_json ((const uint8_t *) f, -1, &err);
+   bson_t *opts = BCON_NEW ("sort", "{", "min", BCON_INT32 (1), "}");
+   mongoc_collection_t *c = mongoc_client_get_collection (s->client, "config", "chunks");
+   mongoc_cursor_t *cur = mongoc_collection_find_with_opts (c, filter, opts, NULL);
+   while (mongoc_cursor_next (cur, &doc) && n + 1 < outlen) {
+      const char *sh = str_at (doc, "shard");
+      out[n++] = sh && sh[0] ? sh[strlen (sh) - 1] : '?';
+   }
+   out[n] = '\0';
+   mongoc_cursor_destroy (cur);
+   mongoc_collection_destroy (c);
+   bson_destroy (opts);
+   bson_destroy (filter);
+}
+
+/* Hashed initial chunks: numInitialChunks / numShards contiguous chunks per shard
+ * (generateShardCollectionInitialChunks), the first on the primary when there are fewer chunks than shards. */
+static void
+test_hashed_placement (sim_t *s, const char *v)
+{
+   char name[160], order[64];
+   run_ok (s, "admin", "{\"enableSharding\": \"fp\", \"primaryShard\": \"shard03\"}");
+   run_ok (s, "admin", "{\"shardCollection\": \"fp.six\", \"key\": {\"p6\": \"hashed\"}}");
+   chunk_shards_in_order (s, "p6", order, sizeof order);
+   snprintf (name, sizeof name, "%s.hashed initial chunks contiguous per shard", v);
+   CHECK_STR (name, "112233", order);
+   run_ok (s, "admin", "{\"shardCollection\": \"fp.two\", \"key\": {\"p2\": \"hashed\"}, \"numInitialChunks\": 2}");
+   chunk_shards_in_order (s, "p2", order, sizeof order);
+   snprintf (name, sizeof name, "%s.hashed fewer chunks than shards: first on the primary", v);
+   CHECK_STR (name, "32", order);
+}
+
 /* ---- numInitialChunks (item 8) ---- */
 
 static void
@@ -488,6 +530,31 @@ test_count_policy (sim_t *s, const char *v)
                    chunks_on (s, "c", "shard02") == 15);
 }
 
+/* Chunks flagged jumbo are never picked by the policy, attemptToBalanceJumboChunks or not (BalancerPolicy::balance,
+ * _singleZoneBalance: "has only jumbo chunks"); the collection is then compliant. */
+static void
+test_jumbo_not_picked (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   run_ok (s, "admin", "{\"enableSharding\": \"fj\", \"primaryShard\": \"shard01\"}");
+   run_ok (s, "admin", "{\"shardCollection\": \"fj.j\", \"key\": {\"j\": 1}}");
+   run_ok (s, "admin", "{\"split\": \"fj.j\", \"middle\": {\"j\": 0}}");
+   run_ok (s, "config",
+           "{\"update\": \"chunks\", \"updates\": [{\"q\": {\"min.j\": {\"$exists\": true}}, \"u\": {\"$set\": "
+           "{\"jumbo\": true}}, \"multi\": true}]}");
+   run_ok (s, "config",
+           "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": {\"$set\": "
+           "{\"attemptToBalanceJumboChunks\": true}}, \"upsert\": true}]}");
+   snprintf (name, sizeof name, "%s.jumbo chunks never picked", v);
+   CHECK (name, run_ok (s, "admin", "{\"simBalancer\": \"round\"}") && chunks_on (s, "j", "shard01") == 2 &&
+                   chunks_on (s, "j", "shard02") == 0);
+   run_json (s, "admin", "{\"balancerCollectionStatus\": \"fj.j\"}", &reply);
+   snprintf (name, sizeof name, "%s.only jumbo chunks to move: compliant", v);
+   CHECK (name, bool_at (&reply, "balancerCompliant"));
+   bson_destroy (&reply);
+}
+
 /* A chunk that a zone range boundary cuts is a zoneViolation (selectChunksToSplit), even on a shard of the zone. */
 static void
 test_status_zone_cut (sim_t *s, const char *v)
@@ -634,6 +701,7 @@ run_balancer (const char *version)
    bool old = !strcmp (version, "4.4") || !strcmp (version, "5.0");
    if (old) {
       test_count_policy (&s, version);
+      test_jumbo_not_picked (&s, version);
       test_status_mode (&s, version);
    }
    test_status_zone_cut (&s, version);
@@ -658,6 +726,7 @@ run_version (const char *version)
    }
    test_zones (&s, version);
    test_zoned_gaps (&s, version);
+   test_hashed_placement (&s, version);
    test_initial_chunks (&s, version, 3);
    setup_move_coll (&s);
    test_split_changelog (&s, version, !strcmp (version, "4.4") || !strcmp (version, "5.0"));
