@@ -987,8 +987,11 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
    BSON_APPEND_BOOL (&details, "empty", empty);
    BSON_APPEND_BOOL (&details, "fromMapReduce", false);
    BSON_APPEND_UTF8 (&details, "primary", primary);
-   int n = nhashed && empty ? (nchunks > 0 ? nchunks : 2 * (int) sim_g.nshards) : 1;
-   if (zones.n && (!nhashed || presplit_zones)) {
+   /* InitialSplitPolicy::calculateOptimizationStrategy: hashed split points only for an empty collection without
+    * zones; zone-aligned chunks for an empty collection with zones (hashed or not); otherwise one chunk on the
+    * primary. */
+   int n = nhashed && empty && !zones.n ? (nchunks > 0 ? nchunks : 2 * (int) sim_g.nshards) : 1;
+   if (zones.n && empty) {
       /* Chunks aligned to the zone ranges (AbstractTagsBasedSplitPolicy::createFirstChunks, and 4.4's
        * generateShardCollectionInitialZonedChunks): each range on the next shard of its zone (round-robin per zone),
        * each gap between ranges on the next shard of all non-draining shards (round-robin; the server takes the

@@ -295,6 +295,32 @@ test_hashed_placement (sim_t *s, const char *v)
    CHECK_STR (name, "32", order);
 }
 
+/* calculateOptimizationStrategy: zones shape the initial chunks of an empty collection only (hashed key or not); a
+ * collection with documents starts as one chunk on the primary. */
+static void
+test_zoned_strategy (sim_t *s, const char *v)
+{
+   char name[160];
+   run_ok (s, "admin", "{\"addShardToZone\": \"shard02\", \"zone\": \"H\"}");
+   run_ok (s, "admin", "{\"enableSharding\": \"fs\", \"primaryShard\": \"shard01\"}");
+   run_ok (s, "admin",
+           "{\"updateZoneKeyRange\": \"fs.full\", \"min\": {\"f\": 10}, \"max\": {\"f\": 20}, \"zone\": "
+           "\"H\"}");
+   run_ok (s, "fs", "{\"insert\": \"full\", \"documents\": [{\"f\": 1}, {\"f\": 15}]}");
+   run_ok (s, "fs", "{\"createIndexes\": \"full\", \"indexes\": [{\"key\": {\"f\": 1}, \"name\": \"f_1\"}]}");
+   run_ok (s, "admin", "{\"shardCollection\": \"fs.full\", \"key\": {\"f\": 1}}");
+   snprintf (name, sizeof name, "%s.zoned non-empty collection: one chunk on the primary", v);
+   CHECK (name, count_config (s, "chunks", "{\"min.f\": {\"$exists\": true}}") == 1 &&
+                   count_config (s, "chunks", "{\"min.f\": {\"$exists\": true}, \"shard\": \"shard01\"}") == 1);
+   run_ok (s, "admin",
+           "{\"updateZoneKeyRange\": \"fs.hz\", \"min\": {\"hz\": {\"$numberLong\": \"0\"}}, \"max\": "
+           "{\"hz\": {\"$maxKey\": 1}}, \"zone\": \"H\"}");
+   run_ok (s, "admin", "{\"shardCollection\": \"fs.hz\", \"key\": {\"hz\": \"hashed\"}}");
+   snprintf (name, sizeof name, "%s.zoned empty hashed collection: chunks follow the zones", v);
+   CHECK (name, count_config (s, "chunks", "{\"min.hz\": {\"$exists\": true}}") == 2 &&
+                   count_config (s, "chunks", "{\"min.hz\": {\"$numberLong\": \"0\"}, \"shard\": \"shard02\"}") == 1);
+}
+
 /* ---- numInitialChunks (item 8) ---- */
 
 static void
@@ -727,6 +753,7 @@ run_version (const char *version)
    test_zones (&s, version);
    test_zoned_gaps (&s, version);
    test_hashed_placement (&s, version);
+   test_zoned_strategy (&s, version);
    test_initial_chunks (&s, version, 3);
    setup_move_coll (&s);
    test_split_changelog (&s, version, !strcmp (version, "4.4") || !strcmp (version, "5.0"));
