@@ -567,6 +567,21 @@ sim_log_close (void);
 bool
 sim_ver_ge (int num);
 
+/* The "before" document of a split changelog entry for chunk (sim_admin.c): 4.4/5.0 the chunk's own version
+ * (min, max, lastmod, lastmodEpoch); 6.0+ commitChunkSplit's { min, max, lastmod: the collection version as
+ * { e, t, v } }. Appends to out. */
+void
+sim_split_before_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out);
+
+/* Writes the config.changelog "merge" entry for the n adjacent chunk documents chunks (in min order, all on shard)
+ * merged at collection version (major, minor) into one of (major, minor + 1), in the version's shape: 4.4/5.0
+ * { merged: [versions], mergedVersion: { lastmod }, owningShard }; 6.0 commitChunksMerge's { merged: [chunk
+ * documents], prevShardVersion, mergedVersion, owningShard }; 7.0+ logMergeToChangelog's { prevPlacementVersion,
+ * mergedVersion, owningShard, min, max, numChunks }. The caller keeps ownership of chunks (sim_admin.c). */
+void
+sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t n, uint32_t major, uint32_t minor,
+                     const char *shard);
+
 /* ---- chunk tables (sim_ctab.c) ---- */
 
 /* One chunk of a sharded collection with the data it holds. */

@@ -335,6 +335,89 @@ sim_version_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out)
    BSON_APPEND_OID (out, "lastmodEpoch", &sc->epoch);
 }
 
+/* Appends ChunkVersion60Format { e, t, v } of sc's collection with placement (major, minor) as field to out. */
+static void
+sim_version60 (const sim_shcoll_t *sc, const char *field, uint32_t major, uint32_t minor, bson_t *out)
+{
+   bson_t v;
+   bson_iter_t ts;
+   BSON_APPEND_DOCUMENT_BEGIN (out, field, &v);
+   BSON_APPEND_OID (&v, "e", &sc->epoch);
+   if (bson_iter_init_find (&ts, &sc->doc, "timestamp")) {
+      BSON_APPEND_VALUE (&v, "t", bson_iter_value (&ts));
+   }
+   BSON_APPEND_TIMESTAMP (&v, "v", major, minor);
+   bson_append_document_end (out, &v);
+}
+
+void
+sim_split_before_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out)
+{
+   if (!sim_ver_ge (60)) {
+      sim_version_doc (chunk, sc, out);
+      return;
+   }
+   /* commitChunkSplit from 6.0: before { min, max, lastmod: the collection version } */
+   bson_t min, max;
+   uint32_t major, minor;
+   sim_sub (chunk, "min", &min);
+   sim_sub (chunk, "max", &max);
+   BSON_APPEND_DOCUMENT (out, "min", &min);
+   BSON_APPEND_DOCUMENT (out, "max", &max);
+   sim_chunk_max_version (sc, &major, &minor);
+   sim_version60 (sc, "lastmod", major, minor, out);
+}
+
+void
+sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t n, uint32_t major, uint32_t minor,
+                     const char *shard)
+{
+   bson_t details = BSON_INITIALIZER, arr, ver, min, max;
+   if (!n) {
+      bson_destroy (&details);
+      return;
+   }
+   if (sim_ver_ge (70)) {
+      /* logMergeToChangelog */
+      sim_version60 (sc, "prevPlacementVersion", major, minor, &details);
+      sim_version60 (sc, "mergedVersion", major, minor + 1, &details);
+      BSON_APPEND_UTF8 (&details, "owningShard", shard);
+      if (sim_sub (chunks[0], "min", &min) && sim_sub (chunks[n - 1], "max", &max)) {
+         BSON_APPEND_DOCUMENT (&details, "min", &min);
+         BSON_APPEND_DOCUMENT (&details, "max", &max);
+      }
+      BSON_APPEND_INT32 (&details, "numChunks", (int32_t) n);
+   } else {
+      BSON_APPEND_ARRAY_BEGIN (&details, "merged", &arr);
+      for (size_t i = 0; i < n; i++) {
+         bson_t v;
+         char key[16];
+         const char *kp;
+         bson_uint32_to_string ((uint32_t) i, &kp, key, sizeof key);
+         if (sim_ver_ge (60)) {
+            /* commitChunksMerge 6.0: the merged chunks' config.chunks documents */
+            BSON_APPEND_DOCUMENT (&arr, kp, chunks[i]);
+            continue;
+         }
+         BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &v);
+         sim_version_doc (chunks[i], sc, &v);
+         bson_append_document_end (&arr, &v);
+      }
+      bson_append_array_end (&details, &arr);
+      if (sim_ver_ge (60)) {
+         sim_version60 (sc, "prevShardVersion", major, minor, &details);
+         sim_version60 (sc, "mergedVersion", major, minor + 1, &details);
+      } else {
+         BSON_APPEND_DOCUMENT_BEGIN (&details, "mergedVersion", &ver);
+         BSON_APPEND_TIMESTAMP (&ver, "lastmod", major, minor + 1);
+         bson_append_document_end (&details, &ver);
+      }
+      BSON_APPEND_UTF8 (&details, "owningShard", shard);
+   }
+   sim_changelog (false, "merge", sc->ns, "config", &details, sim_now_ms ());
+   bson_destroy (&details);
+}
+
 /* Whether bound has exactly the shard key's fields in order. */
 static bool
 sim_bound_fits (const sim_shcoll_t *sc, const bson_t *bound)
@@ -742,7 +825,7 @@ sim_split_at (const sim_shcoll_t *sc, const bson_t *middle, bson_error_t *err)
    BSON_APPEND_OID (&right2, "_id", &oid);
    bson_copy_to_excluding_noinit (&right, &right2, "_id", NULL);
    BSON_APPEND_DOCUMENT_BEGIN (&details, "before", &sub);
-   sim_version_doc (&chunk, sc, &sub);
+   sim_split_before_doc (&chunk, sc, &sub);
    bson_append_document_end (&details, &sub);
    BSON_APPEND_DOCUMENT_BEGIN (&details, "left", &sub);
    sim_version_doc (&left, sc, &sub);
@@ -2719,32 +2802,16 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
    if (last > first) {
       uint32_t major, minor;
       sim_chunk_max_version (&sc, &major, &minor);
-      bson_t merged, details = BSON_INITIALIZER, arr, ver;
+      bson_t merged;
       char shard[64];
       bson_strncpy (shard, owner, sizeof shard);
       sim_chunk_rewrite (&sc, all.v[first], &lo, &hi, shard, major, minor + 1, false, &merged);
-      BSON_APPEND_ARRAY_BEGIN (&details, "merged", &arr);
-      for (size_t i = first; i <= last; i++) {
-         bson_t v;
-         char key[16];
-         const char *kp;
-         bson_uint32_to_string ((uint32_t) (i - first), &kp, key, sizeof key);
-         BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &v);
-         sim_version_doc (all.v[i], &sc, &v);
-         bson_append_document_end (&arr, &v);
-         if (i > first) {
-            sim_chunk_put (all.v[i], NULL);
-         }
+      sim_merge_changelog (&sc, (const bson_t *const *) &all.v[first], last - first + 1, major, minor, shard);
+      for (size_t i = first + 1; i <= last; i++) {
+         sim_chunk_put (all.v[i], NULL);
       }
-      bson_append_array_end (&details, &arr);
-      BSON_APPEND_DOCUMENT_BEGIN (&details, "mergedVersion", &ver);
-      BSON_APPEND_TIMESTAMP (&ver, "lastmod", major, minor + 1);
-      bson_append_document_end (&details, &ver);
-      BSON_APPEND_UTF8 (&details, "owningShard", shard);
       sim_chunk_put (all.v[first], &merged);
-      sim_changelog (false, "merge", sc.ns, "config", &details, sim_now_ms ());
       bson_destroy (&merged);
-      bson_destroy (&details);
    }
    sim_reply_ok (reply);
 done:

@@ -386,6 +386,51 @@ test_split_changelog (sim_t *s, const char *v, bool legacy)
    }
 }
 
+/* The merge changelog: 4.4/5.0 { merged: [versions], mergedVersion: { lastmod }, owningShard }; 7.0+
+ * logMergeToChangelog { prevPlacementVersion, mergedVersion, owningShard, min, max, numChunks }. */
+static void
+test_merge_changelog (sim_t *s, const char *v, bool legacy)
+{
+   char name[160];
+   run_ok (s, "admin", "{\"enableSharding\": \"fq\", \"primaryShard\": \"shard01\"}");
+   run_ok (s, "admin", "{\"shardCollection\": \"fq.m\", \"key\": {\"q\": 1}}");
+   run_ok (s, "admin", "{\"split\": \"fq.m\", \"middle\": {\"q\": 1}}");
+   run_ok (s, "admin", "{\"split\": \"fq.m\", \"middle\": {\"q\": 2}}");
+   run_ok (s, "admin", "{\"split\": \"fq.m\", \"middle\": {\"q\": 3}}");
+   snprintf (name, sizeof name, "%s.mergeChunks ok, one chunk left of three", v);
+   CHECK (name,
+          run_ok (s, "admin", "{\"mergeChunks\": \"fq.m\", \"bounds\": [{\"q\": 1}, {\"q\": {\"$maxKey\": 1}}]}") &&
+             count_config (s, "chunks", "{\"min.q\": {\"$exists\": true}}") == 2);
+   snprintf (name, sizeof name, "%s.merge changelog shape", v);
+   if (legacy) {
+      CHECK (name,
+             count_config (s, "changelog",
+                           "{\"what\": \"merge\", \"ns\": \"fq.m\", \"details.merged.2.lastmodEpoch\": {\"$type\": "
+                           "\"objectId\"}, \"details.mergedVersion.lastmod\": {\"$type\": \"timestamp\"}, "
+                           "\"details.owningShard\": \"shard01\"}") == 1);
+   } else {
+      CHECK (name,
+             count_config (s, "changelog",
+                           "{\"what\": \"merge\", \"ns\": \"fq.m\", \"details.prevPlacementVersion.v\": {\"$type\": "
+                           "\"timestamp\"}, \"details.mergedVersion.e\": {\"$type\": \"objectId\"}, "
+                           "\"details.min.q\": 1, \"details.numChunks\": 3, \"details.merged\": {\"$exists\": "
+                           "false}}") == 1);
+   }
+   snprintf (name, sizeof name, "%s.split changelog before", v);
+   if (legacy) {
+      CHECK (name,
+             count_config (s, "changelog",
+                           "{\"what\": \"split\", \"ns\": \"fq.m\", \"details.before.lastmodEpoch\": {\"$exists\": "
+                           "true}}") == 3);
+   } else {
+      /* commitChunkSplit from 6.0: before.lastmod is the collection version: (1, 0), (1, 2), (1, 4) */
+      CHECK (name, count_config (s, "changelog",
+                                 "{\"what\": \"split\", \"ns\": \"fq.m\", \"details.before.lastmod.v\": {\"$in\": "
+                                 "[{\"$timestamp\": {\"t\": 1, \"i\": 2}}, {\"$timestamp\": {\"t\": 1, \"i\": "
+                                 "4}}]}}") == 2);
+   }
+}
+
 static void
 test_chunk_too_big (sim_t *s, const char *v)
 {
@@ -757,6 +802,7 @@ run_version (const char *version)
    test_initial_chunks (&s, version, 3);
    setup_move_coll (&s);
    test_split_changelog (&s, version, !strcmp (version, "4.4") || !strcmp (version, "5.0"));
+   test_merge_changelog (&s, version, !strcmp (version, "4.4") || !strcmp (version, "5.0"));
    test_chunk_too_big (&s, version);
    if (strcmp (version, "4.4") != 0 && strcmp (version, "5.0") != 0) {
       test_move_range (&s, version);
