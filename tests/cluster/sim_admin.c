@@ -573,51 +573,72 @@ sim_migrate_log_start (const sim_shcoll_t *sc, const bson_t *min, const bson_t *
    bson_destroy (&details);
 }
 
-void
-sim_migrate_commit (const sim_shcoll_t *sc, const bson_t *chunk, const char *to, bool log_start, int64_t ndocs,
-                    int64_t nbytes, int64_t clone_ms)
+/* commitChunkMigration: moves [lo, hi) (NULL: the chunk's own bounds) of chunk to shard to. The moved range keeps
+ * the chunk's _id and gets (major + 1, 0); from 6.0 (moveRange) the parts of the chunk left and right of it stay on
+ * the donor as new chunks with (major + 1, 1), (major + 1, 2) and the chunk's history; then one other chunk of the
+ * donor, the control chunk, gets the next minor. Writes moveChunk.start (log_start), .to, .commit and .from. */
+static void
+sim_migrate_commit_range (const sim_shcoll_t *sc, const bson_t *chunk, const bson_t *lo, const bson_t *hi,
+                          const char *to, bool log_start, int64_t ndocs, int64_t nbytes, int64_t clone_ms)
 {
    char from[64];
-   uint32_t major, minor;
-   bson_t min, max, moved, details = BSON_INITIALIZER, counts;
+   uint32_t major, minor, next = 1;
+   bson_t cmin, cmax, moved, details = BSON_INITIALIZER, counts;
    int64_t now = sim_now_ms ();
    bson_strncpy (from, sim_chunk_shard (chunk), sizeof from);
-   sim_sub (chunk, "min", &min);
-   sim_sub (chunk, "max", &max);
+   sim_sub (chunk, "min", &cmin);
+   sim_sub (chunk, "max", &cmax);
+   const bson_t *min = lo ? lo : &cmin, *max = hi ? hi : &cmax;
    if (ndocs < 0 || nbytes < 0) {
-      sim_range_counts (sc, &min, &max, &ndocs, &nbytes);
+      sim_range_counts (sc, min, max, &ndocs, &nbytes);
    }
    if (log_start) {
-      sim_migrate_log_start (sc, &min, &max, from, to);
+      sim_migrate_log_start (sc, min, max, from, to);
    }
-   BSON_APPEND_DOCUMENT (&details, "min", &min);
-   BSON_APPEND_DOCUMENT (&details, "max", &max);
+   BSON_APPEND_DOCUMENT (&details, "min", min);
+   BSON_APPEND_DOCUMENT (&details, "max", max);
    BSON_APPEND_UTF8 (&details, "from", from);
    BSON_APPEND_UTF8 (&details, "to", to);
 
    sim_chunk_max_version (sc, &major, &minor);
-   /* The donor keeps one chunk, bumped to the new major version with minor 1 (the real server does this). */
    simq_docs_t all;
    simq_docs_init (&all);
    sim_chunks_of (sc, &all);
+   /* the pieces of a moved range: left, then right */
+   const bson_t *piece_lo[2] = { &cmin, max }, *piece_hi[2] = { min, &cmax };
+   for (int k = 0; k < 2; k++) {
+      if (simq_compare_docs (piece_lo[k], piece_hi[k]) >= 0) {
+         continue;
+      }
+      bson_t piece, piece2 = BSON_INITIALIZER;
+      bson_oid_t oid;
+      sim_chunk_rewrite (sc, chunk, piece_lo[k], piece_hi[k], from, major + 1, next++, false, &piece);
+      bson_oid_init (&oid, NULL);
+      BSON_APPEND_OID (&piece2, "_id", &oid);
+      bson_copy_to_excluding_noinit (&piece, &piece2, "_id", NULL);
+      sim_coll_insert (sim_coll_ensure ("config", "chunks"), &piece2);
+      bson_destroy (&piece2);
+      bson_destroy (&piece);
+   }
+   /* The donor's control chunk (one other chunk of the donor, taken before the commit) gets the next minor. */
    for (size_t i = 0; i < all.n; i++) {
       bson_t omin;
       sim_sub (all.v[i], "min", &omin);
-      if (!strcmp (sim_chunk_shard (all.v[i]), from) && simq_compare_docs (&omin, &min) != 0) {
+      if (!strcmp (sim_chunk_shard (all.v[i]), from) && simq_compare_docs (&omin, &cmin) != 0) {
          bson_t bumped;
-         sim_chunk_rewrite (sc, all.v[i], NULL, NULL, from, major + 1, 1, false, &bumped);
+         sim_chunk_rewrite (sc, all.v[i], NULL, NULL, from, major + 1, next, false, &bumped);
          sim_chunk_put (all.v[i], &bumped);
          bson_destroy (&bumped);
          break;
       }
    }
    simq_docs_clear (&all);
-   sim_chunk_rewrite (sc, chunk, NULL, NULL, to, major + 1, 0, true, &moved);
+   sim_chunk_rewrite (sc, chunk, min, max, to, major + 1, 0, true, &moved);
    sim_chunk_put (chunk, &moved);
    bson_destroy (&moved);
 
    bson_t to_details = BSON_INITIALIZER;
-   sim_migration_steps (&to_details, 8, 5, clone_ms > 0 ? clone_ms : 2, &min, &max, to, from);
+   sim_migration_steps (&to_details, 8, 5, clone_ms > 0 ? clone_ms : 2, min, max, to, from);
    sim_changelog (false, "moveChunk.to", sc->ns, to, &to_details, now);
    bson_destroy (&to_details);
 
@@ -631,9 +652,16 @@ sim_migrate_commit (const sim_shcoll_t *sc, const bson_t *chunk, const char *to,
    bson_destroy (&details);
 
    bson_t from_details = BSON_INITIALIZER;
-   sim_migration_steps (&from_details, 6, 4, clone_ms > 0 ? clone_ms : 3, &min, &max, to, from);
+   sim_migration_steps (&from_details, 6, 4, clone_ms > 0 ? clone_ms : 3, min, max, to, from);
    sim_changelog (false, "moveChunk.from", sc->ns, from, &from_details, now);
    bson_destroy (&from_details);
+}
+
+void
+sim_migrate_commit (const sim_shcoll_t *sc, const bson_t *chunk, const char *to, bool log_start, int64_t ndocs,
+                    int64_t nbytes, int64_t clone_ms)
+{
+   sim_migrate_commit_range (sc, chunk, NULL, NULL, to, log_start, ndocs, nbytes, clone_ms);
 }
 
 /* Moves chunk (a config.chunks document of sc) to shard to, with the migration's changelog. */
@@ -2636,20 +2664,8 @@ sim_cmd_move_range (sim_ctx_t *ctx, bson_t *reply)
       sim_admin_error (reply, &err);
       goto done;
    }
-   /* The commit splits [lo, hi) out of the chunk, then moves it. */
-   if (simq_compare_docs (&cmin, &lo) != 0 && !sim_split_at (&sc, &lo, &err)) {
-      sim_admin_error (reply, &err);
-      goto done;
-   }
-   if (simq_compare_docs (&hi, &cmax) < 0 && !sim_split_at (&sc, &hi, &err)) {
-      sim_admin_error (reply, &err);
-      goto done;
-   }
-   bson_destroy (&chunk);
-   have_chunk = sim_chunk_find (&sc, &lo, &chunk, NULL);
-   if (have_chunk) {
-      sim_move_chunk_doc (&sc, &chunk, to);
-   }
+   /* The commit splits [lo, hi) out of the chunk as it moves it (no split changelog entry). */
+   sim_migrate_commit_range (&sc, &chunk, &lo, &hi, to, true, -1, -1, 0);
    sim_reply_ok (reply);
 done:
    if (have_chunk) {

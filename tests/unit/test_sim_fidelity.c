@@ -142,6 +142,27 @@ chunk_shard (sim_t *s, const char *field, int k, char *out)
    return found;
 }
 
+/* The first config.chunks document matching a JSON filter into out (always initialised); false when none. */
+static bool
+find_chunk (sim_t *s, const char *filter_json, bson_t *out)
+{
+   bson_error_t err;
+   const bson_t *doc;
+   bool found = false;
+   bson_init (out);
+   bson_t *filter = bson_new_from_json ((const uint8_t *) filter_json, -1, &err);
+   mongoc_collection_t *c = mongoc_client_get_collection (s->client, "config", "chunks");
+   mongoc_cursor_t *cur = mongoc_collection_find_with_opts (c, filter, NULL, NULL);
+   if (mongoc_cursor_next (cur, &doc)) {
+      bson_copy_to_excluding_noinit (doc, out, "", NULL);
+      found = true;
+   }
+   mongoc_cursor_destroy (cur);
+   mongoc_collection_destroy (c);
+   bson_destroy (filter);
+   return found;
+}
+
 /* ---- zones (items 1, 6, 10) ---- */
 
 static void
@@ -472,11 +493,34 @@ test_move_range (sim_t *s, const char *v)
    CHECK (name, code_of (&reply) == 117 && count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}}") == before);
    bson_destroy (&reply);
    run_ok (s, "admin", "{\"setAllowMigrations\": \"fm.c\", \"allowMigrations\": true}");
+   int64_t splits = count_config (s, "changelog", "{\"what\": \"split\", \"ns\": \"fm.c\"}");
    /* Only min: about one chunk size moves (1024 / 231 = 4 documents: [30, 34)). */
    snprintf (name, sizeof name, "%s.moveRange min only moves one chunk size", v);
    CHECK (name, run_ok (s, "admin", "{\"moveRange\": \"fm.c\", \"toShard\": \"shard03\", \"min\": {\"k\": 30}}") &&
                    count_config (s, "chunks", "{\"min.k\": 30, \"max.k\": 34, \"shard\": \"shard03\"}") == 1 &&
                    chunk_shard (s, "k", 34, shard) && !strcmp (shard, "shard01"));
+   /* commitChunkMigration splits as it commits: no split entry; moved (M+1, 0), left (M+1, 1), right (M+1, 2). */
+   snprintf (name, sizeof name, "%s.moveRange commit splits without a split entry", v);
+   CHECK (name, count_config (s, "changelog", "{\"what\": \"split\", \"ns\": \"fm.c\"}") == splits);
+   bson_t moved, left, right;
+   bool got = find_chunk (s, "{\"min.k\": 30}", &moved) & find_chunk (s, "{\"min.k\": 25}", &left) &
+              find_chunk (s, "{\"min.k\": 34}", &right);
+   uint32_t mt = 0, mi = 9, lt = 0, li = 9, rt = 0, ri = 9;
+   bson_iter_t it;
+   if (got && bson_iter_init_find (&it, &moved, "lastmod") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      bson_iter_timestamp (&it, &mt, &mi);
+   }
+   if (got && bson_iter_init_find (&it, &left, "lastmod") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      bson_iter_timestamp (&it, &lt, &li);
+   }
+   if (got && bson_iter_init_find (&it, &right, "lastmod") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      bson_iter_timestamp (&it, &rt, &ri);
+   }
+   snprintf (name, sizeof name, "%s.moveRange commit versions (M+1, 0/1/2)", v);
+   CHECK (name, got && mt > 1 && mt == lt && lt == rt && mi == 0 && li == 1 && ri == 2);
+   bson_destroy (&moved);
+   bson_destroy (&left);
+   bson_destroy (&right);
 }
 
 /* 4.4/5.0 moveChunk: cluster_move_chunk_cmd.cpp's errmsgRun order and texts. */
