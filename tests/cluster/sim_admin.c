@@ -926,6 +926,60 @@ sim_chunk_median (const sim_shcoll_t *sc, const bson_t *chunk, bson_t *out, bson
 
 /* ---- sim_op_*: the operations, shared by the commands and the scenarios ---- */
 
+/* calculateHashedSplitPoints' values for n chunks, sorted: symmetric around 0 (0 itself when n is even), n - 1 of
+ * them into out (room for n). Returns how many. */
+static size_t
+sim_hashed_split_values (int n, int64_t *out)
+{
+   size_t k = 0;
+   if (n <= 1) {
+      return 0;
+   }
+   int64_t interval = (INT64_MAX / n) * 2, cur = 0;
+   if (n % 2 == 0) {
+      out[k++] = 0;
+      cur += interval;
+   } else {
+      cur += interval / 2;
+   }
+   for (int j = 0; j < (n - 1) / 2; j++) {
+      out[k++] = cur;
+      out[k++] = -cur;
+      cur += interval;
+   }
+   for (size_t a = 1; a < k; a++) {
+      for (size_t b = a; b > 0 && out[b - 1] > out[b]; b--) {
+         int64_t t = out[b];
+         out[b] = out[b - 1];
+         out[b - 1] = t;
+      }
+   }
+   return k;
+}
+
+/* A split point of sc's key: the fields of prefix_from before the hashed field, the hashed field = value, MinKey for
+ * the fields after it. out is initialised by the caller. */
+static void
+sim_hashed_point (const sim_shcoll_t *sc, const bson_t *prefix_from, int64_t value, bson_t *out)
+{
+   bson_iter_t k, v;
+   bool after = false;
+   bson_iter_init (&k, &sc->key);
+   while (bson_iter_next (&k)) {
+      const char *f = bson_iter_key (&k);
+      if (after) {
+         BSON_APPEND_MINKEY (out, f);
+      } else if (!strcmp (f, sc->hashed)) {
+         BSON_APPEND_INT64 (out, f, value);
+         after = true;
+      } else if (bson_iter_init_find (&v, prefix_from, f)) {
+         bson_append_value (out, f, -1, bson_iter_value (&v));
+      } else {
+         BSON_APPEND_MINKEY (out, f);
+      }
+   }
+}
+
 bool
 sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nchunks, bool presplit_zones,
                          bson_error_t *err)
@@ -1163,10 +1217,44 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
                break;
             }
          }
-         bson_init (&chunk);
-         sim_chunk_build (&sc, lo, &zmax, owner, 1, minor++, s, i, &chunk);
-         sim_coll_insert (chunks, &chunk);
-         bson_destroy (&chunk);
+         if (presplit_zones && zone && nzs > 1) {
+            /* PresplitHashedZonesSplitPolicy::buildSplitInfoForTag: one chunk per shard of the zone, at the hashed
+             * split points of calculateHashedSplitPoints (the range's fields before the hashed one as prefix,
+             * MinKey after it), the k-th piece on the zone's k-th shard. */
+            int64_t vals[64];
+            size_t nv = sim_hashed_split_values (nzs < 64 ? (int) nzs : 64, vals);
+            bson_t from = BSON_INITIALIZER;
+            bson_concat (&from, lo);
+            size_t k = 0;
+            for (size_t piece = 0; piece <= nv; piece++) {
+               bson_t to = BSON_INITIALIZER;
+               if (piece < nv) {
+                  sim_hashed_point (&sc, lo, vals[piece], &to);
+               } else {
+                  bson_concat (&to, &zmax);
+               }
+               const char *piece_owner = owner;
+               for (; k < shards.n; k++) {
+                  if (sim_shard_has_zone (sim_str (shards.v[k], "_id"), zone)) {
+                     piece_owner = sim_str (shards.v[k++], "_id");
+                     break;
+                  }
+               }
+               bson_init (&chunk);
+               sim_chunk_build (&sc, &from, &to, piece_owner, 1, minor++, s, i, &chunk);
+               sim_coll_insert (chunks, &chunk);
+               bson_destroy (&chunk);
+               bson_reinit (&from);
+               bson_concat (&from, &to);
+               bson_destroy (&to);
+            }
+            bson_destroy (&from);
+         } else {
+            bson_init (&chunk);
+            sim_chunk_build (&sc, lo, &zmax, owner, 1, minor++, s, i, &chunk);
+            sim_coll_insert (chunks, &chunk);
+            bson_destroy (&chunk);
+         }
          bson_reinit (&cur);
          bson_concat (&cur, &zmax);
       }

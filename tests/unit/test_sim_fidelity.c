@@ -342,6 +342,33 @@ test_zoned_strategy (sim_t *s, const char *v)
                    count_config (s, "chunks", "{\"min.hz\": {\"$numberLong\": \"0\"}, \"shard\": \"shard02\"}") == 1);
 }
 
+/* presplitHashedZones: each zone range becomes one chunk per shard of the zone at hashed split points
+ * (PresplitHashedZonesSplitPolicy), the gaps round-robin. */
+static void
+test_presplit_zones (sim_t *s, const char *v)
+{
+   char name[160];
+   run_ok (s, "admin", "{\"addShardToZone\": \"shard02\", \"zone\": \"P\"}");
+   run_ok (s, "admin", "{\"addShardToZone\": \"shard03\", \"zone\": \"P\"}");
+   run_ok (s, "admin", "{\"enableSharding\": \"fr\", \"primaryShard\": \"shard01\"}");
+   run_ok (s, "admin",
+           "{\"updateZoneKeyRange\": \"fr.p\", \"min\": {\"r\": \"A\", \"rh\": {\"$minKey\": 1}}, \"max\": "
+           "{\"r\": \"A\", \"rh\": {\"$maxKey\": 1}}, \"zone\": \"P\"}");
+   snprintf (name, sizeof name, "%s.presplitHashedZones ok, four chunks", v);
+   CHECK (name, run_ok (s, "admin",
+                        "{\"shardCollection\": \"fr.p\", \"key\": {\"r\": 1, \"rh\": \"hashed\"}, "
+                        "\"presplitHashedZones\": true}") &&
+                   count_config (s, "chunks", "{\"min.rh\": {\"$exists\": true}}") == 4);
+   bson_t c;
+   snprintf (name, sizeof name, "%s.presplitHashedZones one chunk per shard of the zone", v);
+   bool got = find_chunk (s, "{\"min.r\": \"A\", \"min.rh\": {\"$numberLong\": \"0\"}}", &c);
+   CHECK (name, got && str_at (&c, "shard") && !strcmp (str_at (&c, "shard"), "shard03") &&
+                   count_config (s, "chunks",
+                                 "{\"min.r\": \"A\", \"min.rh\": {\"$type\": \"minKey\"}, \"shard\": "
+                                 "\"shard02\"}") == 1);
+   bson_destroy (&c);
+}
+
 /* ---- numInitialChunks (item 8) ---- */
 
 static void
@@ -843,6 +870,7 @@ run_version (const char *version)
    test_zoned_gaps (&s, version);
    test_hashed_placement (&s, version);
    test_zoned_strategy (&s, version);
+   test_presplit_zones (&s, version);
    test_initial_chunks (&s, version, 3);
    setup_move_coll (&s);
    test_split_changelog (&s, version, !strcmp (version, "4.4") || !strcmp (version, "5.0"));
