@@ -74,6 +74,33 @@ snap_fmt_bytes (int64_t bytes, char *buf, size_t len)
 }
 
 char *
+snap_fmt_rate_bytes (double bytes_ps, char *buf, size_t len)
+{
+   char b[32];
+   if (bytes_ps < 0)
+      snprintf (buf, len, "-");
+   else
+      snprintf (buf, len, "%s/s", snap_fmt_bytes ((int64_t) (bytes_ps + 0.5), b, sizeof b));
+   return buf;
+}
+
+char *
+snap_fmt_duration (int64_t secs, char *buf, size_t len)
+{
+   if (secs < 0)
+      snprintf (buf, len, "?");
+   else if (secs < 60)
+      snprintf (buf, len, "%llds", (long long) secs);
+   else if (secs < 3600)
+      snprintf (buf, len, "%lldm%02llds", (long long) (secs / 60), (long long) (secs % 60));
+   else if (secs < 86400)
+      snprintf (buf, len, "%lldh%02lldm", (long long) (secs / 3600), (long long) (secs % 3600 / 60));
+   else
+      snprintf (buf, len, "%lldd%02lldh", (long long) (secs / 86400), (long long) (secs % 86400 / 3600));
+   return buf;
+}
+
+char *
 snap_fmt_count (double n, char *buf, size_t len)
 {
    if (n < 0)
