@@ -1034,19 +1034,20 @@ done:
    return ok;
 }
 
+/* The range of a changelog entry (details.min/max, or details.before.min/max for a split) into e. */
 static void
-event_text_range (const bson_t *details, const char *prefix, char *out, size_t len)
+event_range (const bson_t *details, const char *prefix, snap_event_t *e)
 {
    bson_t mn, mx;
-   char a[SNAP_TEXT / 2] = "?", b[SNAP_TEXT / 2] = "?";
    char pmin[64], pmax[64];
    bson_snprintf (pmin, sizeof pmin, "%smin", prefix);
    bson_snprintf (pmax, sizeof pmax, "%smax", prefix);
+   bson_strncpy (e->min, "?", sizeof e->min);
+   bson_strncpy (e->max, "?", sizeof e->max);
    if (doc_sub (details, pmin, &mn))
-      fmt_shell (&mn, a, sizeof a);
+      fmt_shell (&mn, e->min, sizeof e->min);
    if (doc_sub (details, pmax, &mx))
-      fmt_shell (&mx, b, sizeof b);
-   bson_snprintf (out, len, "%s -> %s", a, b);
+      fmt_shell (&mx, e->max, sizeof e->max);
 }
 
 static void
@@ -1056,7 +1057,6 @@ add_event (snapshot_t *s, const bson_t *d, bool actionlog)
    const char *what = doc_utf8 (d, "what", "");
    bson_t details;
    bson_iter_t it;
-   char range[SNAP_TEXT];
 
    if (s->nevents >= SNAP_EVENTS)
       return;
@@ -1072,29 +1072,38 @@ add_event (snapshot_t *s, const bson_t *d, bool actionlog)
    if (actionlog) {
       bool failed = doc_bool (&details, "errorOccured") || doc_bool (&details, "errorOccurred");
       e->kind = failed ? SNAP_EV_ROUND_FAIL : SNAP_EV_ROUND;
-      if (failed)
-         bson_snprintf (e->text, sizeof e->text, "failed: %s", doc_utf8 (&details, "errmsg", "?"));
-      else
+      if (failed) {
+         bson_strncpy (e->error, doc_utf8 (&details, "errmsg", "?"), sizeof e->error);
+         bson_snprintf (e->text, sizeof e->text, "failed: %s", e->error);
+      } else {
          bson_snprintf (e->text, sizeof e->text, "moved %lld of %lld candidates in %lld ms",
                         (long long) doc_int (&details, "chunksMoved", 0),
                         (long long) doc_int (&details, "candidateChunks", 0),
                         (long long) doc_int (&details, "executionTimeMillis", 0));
+      }
    } else if (!strcmp (what, "split") || !strcmp (what, "multi-split")) {
       e->kind = SNAP_EV_SPLIT;
-      event_text_range (&details, "before.", range, sizeof range);
-      bson_snprintf (e->text, sizeof e->text, "%s on %s", range, doc_utf8 (&details, "owningShard", "?"));
+      event_range (&details, "before.", e);
+      bson_strncpy (e->from, doc_utf8 (&details, "owningShard", "?"), sizeof e->from);
+      bson_snprintf (e->text, sizeof e->text, "on %s %s -> %s", e->from, e->min, e->max);
    } else if (!strncmp (what, "moveChunk.", 10)) {
       const char *note = doc_utf8 (&details, "note", "success");
       const char *errmsg = doc_utf8 (&details, "errmsg", NULL);
-      event_text_range (&details, "", range, sizeof range);
+      event_range (&details, "", e);
       if (!strcmp (what, "moveChunk.start"))
          e->kind = SNAP_EV_MIGRATE_START;
       else if (!strcmp (what, "moveChunk.error") || strcmp (note, "success") != 0 || errmsg)
          e->kind = SNAP_EV_MIGRATE_FAIL;
       else
          e->kind = SNAP_EV_MIGRATE_OK;
-      bson_snprintf (e->text, sizeof e->text, "%s %s -> %s%s%s", range, doc_utf8 (&details, "from", "?"),
-                     doc_utf8 (&details, "to", "?"), errmsg ? ": " : "", errmsg ? errmsg : "");
+      bson_strncpy (e->from, doc_utf8 (&details, "from", "?"), sizeof e->from);
+      bson_strncpy (e->to, doc_utf8 (&details, "to", "?"), sizeof e->to);
+      if (errmsg)
+         bson_strncpy (e->error, errmsg, sizeof e->error);
+      else if (e->kind == SNAP_EV_MIGRATE_FAIL)
+         bson_strncpy (e->error, note, sizeof e->error);
+      bson_snprintf (e->text, sizeof e->text, "%s -> %s %s -> %s%s%s", e->from, e->to, e->min, e->max,
+                     e->error[0] ? ": " : "", e->error);
    } else {
       fmt_shell (&details, e->text, sizeof e->text);
    }

@@ -53,7 +53,8 @@ typedef struct {
    bool invert[DASH_NPANELS];
    panel_t panels[DASH_NPANELS];
    panel_t chunk_panel;
-   int focus; /* DASH_SHARDS, DASH_COLLS or DASH_EVENTS */
+   panel_t drain_panel; /* the drain strip (h 0 when hidden) */
+   int focus;           /* DASH_SHARDS, DASH_COLLS or DASH_EVENTS */
    double interval_s;
    int64_t now_ms; /* wall clock of this frame (ages are shown against it) */
    int lines, cols;
@@ -69,7 +70,9 @@ dash_init (dash_t *d, double interval_s);
 void
 dash_free (dash_t *d);
 
-/* Recomputes every rectangle from lines x cols. */
+/* Recomputes every rectangle from lines x cols and the snapshot's row counts: each panel is sized to its content
+ * (title, headings, rows, totals row) as far as the rows allow, the events panel takes what is left, and the drain
+ * strip shows while a shard drains when the shards still fit beside it. */
 void
 screen_layout (dash_t *d, int lines, int cols);
 

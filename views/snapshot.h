@@ -118,7 +118,12 @@ typedef struct {
    snap_event_kind_t kind;
    char what[64]; /* the changelog's "what" */
    char ns[SNAP_NAME];
-   char text[SNAP_TEXT]; /* one line: "{ x: 10 } -> { x: 20 } shard01 -> shard02" */
+   char text[SNAP_TEXT]; /* one line: "shard01 -> shard02 { x: 10 } -> { x: 20 }" */
+   char from[SNAP_NAME]; /* migrations: the donor; splits: the owning shard; "" otherwise */
+   char to[SNAP_NAME];   /* migrations: the recipient */
+   char min[SNAP_TEXT];  /* the range, shell style; "" for rounds */
+   char max[SNAP_TEXT];
+   char error[SNAP_TEXT]; /* a failure's message, "" otherwise */
 } snap_event_t;
 
 typedef struct {
@@ -231,6 +236,16 @@ snap_fmt_rate_bytes (double bytes_ps, char *buf, size_t len);
 /* Formats seconds as "45s", "12m05s", "3h05m" or "2d04h" into buf ("?" when negative: not known). Returns buf. */
 char *
 snap_fmt_duration (int64_t secs, char *buf, size_t len);
+
+/* Copies the shell-style value text s into buf with every ISODate('2026-11-24T09:36:33.261Z') shortened for a
+ * narrow column: to "2026-11-24 09:36:33.261" (".000" dropped), and to the time alone when ref (may be NULL) holds an
+ * ISODate of the same day. Returns buf. */
+char *
+snap_short_dates (const char *s, const char *ref, char *buf, size_t len);
+
+/* "min -> max" (arrow between) with the dates shortened: the max shows only what differs from the min. */
+char *
+snap_fmt_range (const char *min, const char *max, const char *arrow, char *buf, size_t len);
 
 /* Formats a count as "12.3k" into buf. Returns buf. */
 char *

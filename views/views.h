@@ -32,6 +32,10 @@ size_t
 view_events_order (const dash_t *d, size_t *out);
 extern const char *const view_events_sorts[];
 
+/* drain_view.c: the draining shards' progress, in the rectangle p (title row, one row per draining shard). */
+void
+view_drain_draw (const dash_t *d, const panel_t *p);
+
 /* chunks_view.c: the drill-down (chunks and zones of one collection). */
 void
 view_chunks_draw (dash_t *d, panel_t *p);
