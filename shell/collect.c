@@ -26,11 +26,19 @@
 #define COLLECT_FAILURES_FETCHED 4  /* failed migrations, and failed rounds, read on their own */
 #define COLLECT_MIGRATIONS_MAX 1000 /* in-flight migrations counted (a cluster runs at most one per shard pair) */
 #define COLLECT_DRAIN_WINDOW_MS (5 * 60 * 1000) /* the span a drain rate is measured over */
+#define COLLECT_CHUNK_SIZES_PER_REFRESH 16      /* dataSize reads per drill-down refresh (rows on screen only) */
 #define COLLECT_TAGS_MAX 10000
 #define COLLECT_DEFAULT_RANGE_MB 128
 #define COLLECT_OLD_DEFAULT_RANGE_MB 64
 #define COLLECT_STATS_PER_REFRESH 8  /* $collStats (rate counters) per refresh, with $shardedDataDistribution */
 #define COLLECT_TRENDS_PER_REFRESH 2 /* collections whose key ends are read per refresh (two finds each) */
+
+/* A chunk's size as dataSize last gave it. */
+typedef struct {
+   char min[SNAP_TEXT]; /* the chunk's min, shell style */
+   int64_t docs, bytes;
+   int64_t read_at; /* collect_t.size_reads when read */
+} drill_size_t;
 
 /* What the collector remembers about a sharded collection from the last sample. */
 typedef struct {
@@ -89,6 +97,14 @@ struct collect {
    int64_t deadline_mono_ms; /* the sample under way gives up after this */
    int64_t seq;              /* refreshes started */
    bool no_sdd;              /* the router refused $shardedDataDistribution: one $collStats per collection */
+   /* The drill-down's collection: its chunks' bounds as last fetched (raw BSON, same order as the chunk list) and
+    * the sizes read so far (dataSize), kept across refreshes by the chunk's min. */
+   char drill_ns[SNAP_NAME];
+   uint8_t **drill_min, **drill_max;
+   size_t ndrill;
+   drill_size_t *sizes;
+   size_t nsizes;
+   int64_t size_reads; /* dataSize reads so far (orders the cache: oldest reading first) */
 };
 
 /* A name (or UUID) -> index map: a sorted array searched by bisection, so that replies with one document per
@@ -430,12 +446,31 @@ free_meta (collect_t *c)
    c->nmeta = 0;
 }
 
+static void
+free_drill (collect_t *c, bool sizes_too)
+{
+   for (size_t i = 0; i < c->ndrill; i++) {
+      free (c->drill_min[i]);
+      free (c->drill_max[i]);
+   }
+   free (c->drill_min);
+   free (c->drill_max);
+   c->drill_min = c->drill_max = NULL;
+   c->ndrill = 0;
+   if (sizes_too) {
+      free (c->sizes);
+      c->sizes = NULL;
+      c->nsizes = 0;
+   }
+}
+
 void
 collect_destroy (collect_t *c)
 {
    if (!c)
       return;
    free_meta (c);
+   free_drill (c, true);
    for (size_t i = 0; i < c->ntrack; i++) {
       if (c->track[i].top)
          bson_destroy (c->track[i].top);
@@ -2108,6 +2143,119 @@ done:
 
 /* ---- drill-down ---- */
 
+/* The marks of one chunk of the drill-down: the collection's hot key range (from the last sample's judgement), a
+ * migration in flight (the last sample's list), and its size when dataSize gave one. */
+static void
+chunk_marks (collect_t *c, const char *ns, snap_chunk_t *ch)
+{
+   const snapshot_t *p = &c->prev;
+   ch->docs = ch->bytes = -1;
+   for (size_t i = 0; i < p->ncolls; i++) {
+      const snap_coll_t *co = &p->colls[i];
+      if (strcmp (co->ns, ns) != 0 || !co->has_hot_range)
+         continue;
+      ch->hot = !strcmp (ch->min, !strcmp (co->hot_range_end, "MaxKey") ? co->top_min : co->bottom_min);
+   }
+   for (size_t i = 0; i < p->nmigs; i++)
+      if (!strcmp (p->migs[i].ns, ns) && !strcmp (p->migs[i].min, ch->min))
+         bson_strncpy (ch->moving_to, p->migs[i].to, sizeof ch->moving_to);
+   for (size_t i = 0; i < c->nsizes; i++)
+      if (!strcmp (c->sizes[i].min, ch->min)) {
+         ch->docs = c->sizes[i].docs;
+         ch->bytes = c->sizes[i].bytes;
+         break;
+      }
+}
+
+/* The length of a raw BSON document (its little-endian int32 prefix). */
+static uint32_t
+raw_len (const uint8_t *p)
+{
+   return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+/* The cache entry for a chunk's min (created when absent). */
+static drill_size_t *
+size_entry (collect_t *c, const char *min)
+{
+   for (size_t i = 0; i < c->nsizes; i++)
+      if (!strcmp (c->sizes[i].min, min))
+         return &c->sizes[i];
+   c->sizes = realloc (c->sizes, (c->nsizes + 1) * sizeof *c->sizes);
+   if (!c->sizes)
+      abort ();
+   memset (&c->sizes[c->nsizes], 0, sizeof *c->sizes);
+   bson_strncpy (c->sizes[c->nsizes].min, min, sizeof c->sizes[0].min);
+   c->sizes[c->nsizes].docs = c->sizes[c->nsizes].bytes = -1;
+   return &c->sizes[c->nsizes++];
+}
+
+typedef struct {
+   size_t row;
+   int64_t read_at; /* 0: never read */
+} size_pick_t;
+
+static int
+size_pick_cmp (const void *a, const void *b)
+{
+   const size_pick_t *x = a, *y = b;
+   if (x->read_at != y->read_at)
+      return x->read_at < y->read_at ? -1 : 1;
+   return (x->row > y->row) - (x->row < y->row);
+}
+
+bool
+collect_chunk_sizes (collect_t *c, snap_chunks_t *chunks, const size_t *rows, size_t n)
+{
+   int mi = find_meta (c->meta, c->nmeta, chunks->ns);
+   size_pick_t *picks;
+   char db[SNAP_NAME];
+   const char *coll;
+   sh_error_t err;
+   bool ok = true;
+
+   (void) coll;
+   if (mi < 0 || strcmp (c->drill_ns, chunks->ns) != 0 || !n)
+      return mi >= 0;
+   sh_error_clear (&err);
+   c->deadline_mono_ms = clock_mono_ms () + (int64_t) (c->opts.interval_s * 500.0) + 1000;
+   split_ns (chunks->ns, db, sizeof db, &coll);
+   picks = xcalloc (n, sizeof *picks);
+   for (size_t i = 0; i < n; i++) {
+      picks[i].row = rows[i];
+      picks[i].read_at = rows[i] < chunks->nchunks ? size_entry (c, chunks->chunks[rows[i]].min)->read_at : 0;
+   }
+   /* never read first, then the oldest readings */
+   qsort (picks, n, sizeof *picks, size_pick_cmp);
+   for (size_t k = 0; k < n && k < COLLECT_CHUNK_SIZES_PER_REFRESH && ok; k++) {
+      size_t r = picks[k].row;
+      bson_t mn, mx, reply;
+      bson_t *cmd;
+      drill_size_t *e;
+      if (r >= chunks->nchunks || r >= c->ndrill || !c->drill_min[r])
+         continue;
+      bson_init_static (&mn, c->drill_min[r], raw_len (c->drill_min[r]));
+      bson_init_static (&mx, c->drill_max[r], raw_len (c->drill_max[r]));
+      cmd = BCON_NEW ("dataSize", BCON_UTF8 (chunks->ns), "keyPattern", BCON_DOCUMENT (&c->meta[mi].key), "min",
+                      BCON_DOCUMENT (&mn), "max", BCON_DOCUMENT (&mx), "estimate", BCON_BOOL (true));
+      if (run_cmd (c, db, cmd, &reply, &err)) {
+         e = size_entry (c, chunks->chunks[r].min);
+         e->docs = chunks->chunks[r].docs = doc_int (&reply, "numObjects", -1);
+         e->bytes = chunks->chunks[r].bytes = doc_int (&reply, "size", -1);
+         e->read_at = ++c->size_reads;
+      } else {
+         /* a refusal (an old server, no privilege) leaves the sizes unknown and asks no more this time */
+         ok = !fatal (&err);
+         sh_error_clear (&err);
+         k = n;
+      }
+      bson_destroy (cmd);
+      bson_destroy (&reply);
+   }
+   free (picks);
+   return ok;
+}
+
 bool
 collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
 {
@@ -2122,6 +2270,8 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
 
    snap_chunks_clear (out);
    bson_strncpy (out->ns, ns, sizeof out->ns);
+   free_drill (c, strcmp (c->drill_ns, ns) != 0);
+   bson_strncpy (c->drill_ns, ns, sizeof c->drill_ns);
    bson_init (&chunks);
    bson_init (&tags);
    sh_error_clear (&err);
@@ -2165,6 +2315,8 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
       goto done;
    n = bson_count_keys (&chunks);
    out->chunks = xcalloc (n, sizeof *out->chunks);
+   c->drill_min = xcalloc (n, sizeof *c->drill_min);
+   c->drill_max = xcalloc (n, sizeof *c->drill_max);
    if (bson_iter_init (&it, &chunks)) {
       while (bson_iter_next (&it)) {
          snap_chunk_t *ch;
@@ -2180,9 +2332,16 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
          fmt_shell (&mn, ch->min, sizeof ch->min);
          {
             bson_t mx;
-            if (doc_sub (&d, "max", &mx))
-               fmt_shell (&mx, ch->max, sizeof ch->max);
+            if (!doc_sub (&d, "max", &mx))
+               continue;
+            fmt_shell (&mx, ch->max, sizeof ch->max);
+            c->drill_min[out->nchunks] = bson_malloc (mn.len);
+            memcpy (c->drill_min[out->nchunks], bson_get_data (&mn), mn.len);
+            c->drill_max[out->nchunks] = bson_malloc (mx.len);
+            memcpy (c->drill_max[out->nchunks], bson_get_data (&mx), mx.len);
+            c->ndrill = out->nchunks + 1;
          }
+         chunk_marks (c, ns, ch);
          bson_strncpy (ch->shard, doc_utf8 (&d, "shard", "?"), sizeof ch->shard);
          ch->jumbo = doc_bool (&d, "jumbo");
          /* the zone whose range holds the chunk's min */

@@ -70,6 +70,13 @@ collect_sample (collect_t *c, snapshot_t *snap);
 bool
 collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out);
 
+/* Reads the documents and bytes of the chunks at indices rows[0..n) of chunks (the rows on screen; at most 16 per
+ * call, those never read or read longest ago first) with one dataSize (estimate: true) each, and keeps them for the
+ * next fetches of the same collection. chunks must come from the last collect_chunks. Sizes the server will not give
+ * stay -1. Returns false when the cluster could not be reached. */
+bool
+collect_chunk_sizes (collect_t *c, snap_chunks_t *chunks, const size_t *rows, size_t n);
+
 /* ---- pure judgement, exported for the unit tests ---- */
 
 /* The chunk-count difference at which a pre-6.0 balancer moves chunks: 2 below 20 chunks, 4 below 80, else 8. */

@@ -91,8 +91,9 @@ static int
 act_sort (dash_t *d)
 {
    if (d->drill)
-      return VIEW_OK;
-   d->sort[d->focus] = (d->sort[d->focus] + 1) % view_sort_count (d->focus);
+      d->chunk_sort = (d->chunk_sort + 1) % view_sort_count (DASH_NPANELS);
+   else
+      d->sort[d->focus] = (d->sort[d->focus] + 1) % view_sort_count (d->focus);
    return VIEW_REDRAW;
 }
 
@@ -100,8 +101,9 @@ static int
 act_invert (dash_t *d)
 {
    if (d->drill)
-      return VIEW_OK;
-   d->invert[d->focus] = !d->invert[d->focus];
+      d->chunk_invert = !d->chunk_invert;
+   else
+      d->invert[d->focus] = !d->invert[d->focus];
    return VIEW_REDRAW;
 }
 
@@ -147,6 +149,9 @@ act_enter (dash_t *d)
    if (!ns)
       return VIEW_OK;
    snprintf (d->drill_ns, sizeof d->drill_ns, "%s", ns);
+   /* the chunk list has its own filter (shard, zone, bounds); the panels' one comes back on Esc */
+   snprintf (d->main_filter, sizeof d->main_filter, "%s", d->filter);
+   d->filter[0] = '\0';
    d->drill = true;
    d->chunk_panel.selected = 0;
    d->chunk_panel.scroll = 0;
@@ -159,9 +164,10 @@ act_back (dash_t *d)
 {
    if (d->help)
       d->help = false;
-   else if (d->drill)
+   else if (d->drill) {
       d->drill = false;
-   else
+      snprintf (d->filter, sizeof d->filter, "%s", d->main_filter);
+   } else
       d->filter[0] = '\0';
    return VIEW_REDRAW;
 }
@@ -196,8 +202,12 @@ const action_t actions_table[] = {
    { { KEY_BTAB, KEY_LEFT, 'h' }, "S-Tab Left h", NULL, "focus the previous panel", act_prev_panel },
    { { '\n', '\r', KEY_ENTER }, "Enter", "Chunks", "list the selected collection's chunks and zones", act_enter },
    { { KEY_ESC }, "Esc", NULL, "go back: close help or the chunk list, else clear the filter", act_back },
-   { { '/' }, "/", "Filter", "filter by namespace or shard (Enter keeps it, Esc clears it)", act_filter },
-   { { 's' }, "s", "Sort", "sort the focused panel by its next column", act_sort },
+   { { '/' },
+     "/",
+     "Filter",
+     "filter by namespace or shard, in the chunk list by shard, zone or bound (Enter keeps it, Esc clears it)",
+     act_filter },
+   { { 's' }, "s", "Sort", "sort the focused panel or the chunk list by its next column", act_sort },
    { { 'I' }, "I", NULL, "invert the sort order", act_invert },
    { { ' ' }, "Space", "Pause", "pause or resume sampling (scrolling still works)", act_pause },
    { { '+', '=' }, "+", NULL, "refresh less often (longer interval)", act_slower },

@@ -44,12 +44,20 @@ dash_filter_match (const dash_t *d, const char *text)
    return false;
 }
 
+/* The sort names of a panel (DASH_NPANELS: the drill-down). */
+static const char *const *
+sort_names (int panel)
+{
+   return panel == DASH_SHARDS   ? view_shards_sorts
+          : panel == DASH_COLLS  ? view_colls_sorts
+          : panel == DASH_EVENTS ? view_events_sorts
+                                 : view_chunks_sorts;
+}
+
 int
 view_sort_count (int panel)
 {
-   const char *const *names = panel == DASH_SHARDS  ? view_shards_sorts
-                              : panel == DASH_COLLS ? view_colls_sorts
-                                                    : view_events_sorts;
+   const char *const *names = sort_names (panel);
    int n = 0;
    while (names[n])
       n++;
@@ -59,9 +67,7 @@ view_sort_count (int panel)
 const char *
 view_sort_name (int panel, int sort)
 {
-   const char *const *names = panel == DASH_SHARDS  ? view_shards_sorts
-                              : panel == DASH_COLLS ? view_colls_sorts
-                                                    : view_events_sorts;
+   const char *const *names = sort_names (panel);
    return sort >= 0 && sort < view_sort_count (panel) ? names[sort] : "?";
 }
 
@@ -155,6 +161,19 @@ screen_draw (dash_t *d)
       actions_draw_help (d);
 }
 
+/* The drill-down's chunk list, then the sizes of the chunk rows on screen (a bounded read, see collect.h). */
+static void
+fetch_chunks (dash_t *d, const dash_source_t *src)
+{
+   size_t rows[256], n;
+   src->chunks (src->ud, d->drill_ns, &d->chunks);
+   if (!src->chunk_sizes)
+      return;
+   panel_update (&d->chunk_panel, (int) (d->chunks.nzones + d->chunks.nchunks), -1);
+   n = view_chunks_visible (d, rows, sizeof rows / sizeof rows[0]);
+   src->chunk_sizes (src->ud, &d->chunks, rows, n);
+}
+
 /* What the layout depends on: the numbers of shards, collections, events and draining shards. */
 static long
 layout_shape (const snapshot_t *s)
@@ -183,7 +202,7 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
       if (!d->paused && now >= next_sample) {
          src->sample (src->ud, &d->snap);
          if (d->drill)
-            src->chunks (src->ud, d->drill_ns, &d->chunks);
+            fetch_chunks (d, src);
          d->frames++;
          next_sample = clock_mono_ms () + (int64_t) (d->interval_s * 1000.0);
          react |= VIEW_REDRAW;
@@ -232,8 +251,10 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
          d->interval_s = src->set_interval (src->ud, d->interval_s);
          next_sample = clock_mono_ms () + (int64_t) (d->interval_s * 1000.0);
       }
-      if (react & VIEW_FETCH_CHUNKS)
-         src->chunks (src->ud, d->drill_ns, &d->chunks);
+      if (react & VIEW_FETCH_CHUNKS) {
+         fetch_chunks (d, src);
+         react |= VIEW_REDRAW;
+      }
    }
    crt_release ();
    return 0;

@@ -308,6 +308,37 @@ test_screen (void)
       for (int y = 0; y < LINES; y++)
          printf ("# %s\n", row (y, buf, sizeof buf));
    }
+   /* the chunk list filters and sorts, and marks the hot chunk and a chunk being moved */
+   {
+      size_t order[8], n;
+      snap_chunks_clear (&d.chunks);
+      snprintf (d.chunks.ns, sizeof d.chunks.ns, "app.users");
+      d.chunks.nchunks = 3;
+      d.chunks.chunks = calloc (3, sizeof *d.chunks.chunks);
+      for (int i = 0; i < 3; i++) {
+         snap_chunk_t *ch = &d.chunks.chunks[i];
+         snprintf (ch->min, sizeof ch->min, "{ uid: %d }", i * 10);
+         snprintf (ch->max, sizeof ch->max, "{ uid: %d }", i * 10 + 10);
+         snprintf (ch->shard, sizeof ch->shard, "shard0%d", i == 1 ? 2 : 1);
+         ch->docs = 100 * (i + 1);
+         ch->bytes = -1;
+      }
+      d.chunks.chunks[2].hot = true;
+      snprintf (d.chunks.chunks[0].moving_to, sizeof d.chunks.chunks[0].moving_to, "shard03");
+      snprintf (d.filter, sizeof d.filter, "shard01");
+      n = view_chunks_order (&d, order);
+      CHECK ("chunks/filter_by_shard", n == 2 && order[0] == 0 && order[1] == 2);
+      d.filter[0] = '\0';
+      actions_dispatch (&d, 's');
+      actions_dispatch (&d, 's');
+      n = view_chunks_order (&d, order);
+      CHECK ("chunks/sort_by_docs", d.chunk_sort == 2 && n == 3 && order[0] == 2 && order[2] == 0);
+      actions_dispatch (&d, 'I');
+      n = view_chunks_order (&d, order);
+      CHECK ("chunks/sort_inverted", order[0] == 0);
+      screen_draw (&d);
+      CHECK ("chunks/marks", screen_has ("^HOT") && screen_has ("-> shard03") && screen_has ("sort: docs"));
+   }
    actions_dispatch (&d, 27);
    CHECK ("screen/esc_back", !d.drill);
    CHECK ("screen/interval_keys", (actions_dispatch (&d, '+') & VIEW_INTERVAL) && d.interval_s > 2.0);
