@@ -217,6 +217,16 @@ const action_t actions_table[] = {
 };
 const size_t actions_count = sizeof actions_table / sizeof actions_table[0];
 
+const action_panel_t actions_panels[] = {
+   { "Header", "router, version, balancer mode and rounds, migrations in flight, sample clock, PAUSED/STALE" },
+   { "Shards", "state, zones, chunks, data, documents, write/read rates, write sparkline (one scale), trend, HOT" },
+   { "Draining", "per draining shard: chunks, data and databases left, rate over the last minutes, time left" },
+   { "Collections", "key, chunks per shard, data, balance verdict and why, jumbo, outside zone, writes, hot range" },
+   { "Events", "migrations (from -> to), splits, balancer rounds; failures kept on screen" },
+   { "Chunks (Enter)", "zone ranges, then chunks: range, shard, documents, size, jumbo, zone, HOT and -> moving" },
+};
+const size_t actions_panel_count = sizeof actions_panels / sizeof actions_panels[0];
+
 /* The filter editor: printable keys append, Backspace deletes, Enter keeps, Esc clears. */
 static int
 filter_key (dash_t *d, int key)
@@ -304,8 +314,9 @@ actions_draw_bar (const dash_t *d, int y)
 void
 actions_draw_help (const dash_t *d)
 {
-   int w = d->cols - 4 < 90 ? d->cols - 4 : 90;
-   int h = (int) actions_count + 2; /* title, one row per action, the legend */
+   int w = d->cols - 4 < 110 ? d->cols - 4 : 110;
+   /* title, one row per action, then (with room) one per panel, the legend */
+   int h = (int) actions_count + 2 + (int) actions_panel_count;
    int x0, y0, rows;
    char line[160];
    if (h > d->lines - 2)
@@ -325,8 +336,16 @@ actions_draw_help (const dash_t *d)
       attroff (crt_attr (CRT_KEY));
       mvaddnstr (y0 + 1 + i, x0 + 17, actions_table[i].help, w - 19);
    }
-   if (rows < (int) actions_count)
-      snprintf (line, sizeof line, "(%d more: enlarge the terminal)", (int) actions_count - rows);
+   for (int i = 0; i < (int) actions_panel_count && (int) actions_count + i < rows; i++) {
+      int y = y0 + 1 + (int) actions_count + i;
+      attron (crt_attr (CRT_TITLE));
+      mvaddnstr (y, x0 + 2, actions_panels[i].name, 14);
+      attroff (crt_attr (CRT_TITLE));
+      mvaddnstr (y, x0 + 17, actions_panels[i].help, w - 19);
+   }
+   if (rows < (int) (actions_count + actions_panel_count))
+      snprintf (line, sizeof line, "(%d more: enlarge the terminal)",
+                (int) (actions_count + actions_panel_count) - rows);
    else
       snprintf (line, sizeof line, "%s hot: >= %.1fx fair share of writes, >= %.1f/s  %s imbalanced  %s outside zone",
                 crt_glyphs->hot, d->snap.hot_factor, d->snap.hot_min_rate, crt_glyphs->imbalanced, crt_glyphs->ooz);
@@ -341,4 +360,12 @@ actions_write_markdown (FILE *out)
    fprintf (out, "| Keys | What it does |\n| --- | --- |\n");
    for (size_t i = 0; i < actions_count; i++)
       fprintf (out, "| `%s` | %s |\n", actions_table[i].key_name, actions_table[i].help);
+}
+
+void
+actions_write_panels_markdown (FILE *out)
+{
+   fprintf (out, "| Panel | What it shows |\n| --- | --- |\n");
+   for (size_t i = 0; i < actions_panel_count; i++)
+      fprintf (out, "| %s | %s |\n", actions_panels[i].name, actions_panels[i].help);
 }

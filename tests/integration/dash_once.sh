@@ -168,7 +168,8 @@ else
 fi
 
 # Round trips per refresh depend on neither the number of chunks nor the numbers of shards and collections: each
-# kind of data is asked for once (plus at most 8 $collStats and 2 x 2 key-end finds), so a refresh on 4 shards with
+# kind of data is asked for once (plus at most 8 $collStats and 2 x 2 key-end finds, and one read of the databases
+# while a shard drains), so a refresh on 4 shards with
 # 10 collections and 2,000 chunks sends as many commands as one on 200 shards with 100 collections and 40,000 chunks
 # (one plain frame each; a long interval so a slow sanitizer build stays inside the refresh budget).
 rt() {
@@ -196,6 +197,19 @@ if sim_start --scenario large --large-shards 4 --large-collections 5 --large-chu
    else
       fail "dash_once/round_trips_independent_of_scale" \
          "4 shards, 10 collections, 2000 chunks: [$small]; 200 shards, 100 collections, 40000 chunks: [$big] (at most 23)"
+   fi
+   # a draining shard adds one command (the databases it is still primary for), whatever the scale
+   if sim_start --scenario large --large-shards 200 --large-collections 100 --large-chunks 40000; then
+      first=$("$SHARDSH" --quiet --norc --json "$SIM_URI" --eval 'db.getSiblingDB("config").shards.find({}, {_id: 1}).limit(1)' |
+         sed -n 's/.*"_id" : "\([^"]*\)".*/\1/p')
+      "$SHARDSH" --quiet --norc "$SIM_URI" --eval "db.adminCommand({removeShard: \"$first\"})" > /dev/null 2>&1
+      draining=$(rt "$("$SHARDSH" --dashboard -n 1 --interval 20 "$SIM_URI" < /dev/null 2> /dev/null)")
+      sim_stop
+      if [ -n "$first" ] && [ -n "$draining" ] && [ "$draining" = "$((big + 1))" ] && [ "$draining" -le 24 ]; then
+         pass "dash_once/round_trips_draining"
+      else
+         fail "dash_once/round_trips_draining" "$first draining: [$draining] round trips (no drain: [$big]; at most 24)"
+      fi
    fi
    # a router whose serverStatus fails reports no version: the refresh still asks $shardedDataDistribution (a
    # refusal would make it fall back) rather than one $collStats per collection

@@ -265,6 +265,15 @@ test_screen (void)
    for (size_t i = 0; i < actions_count; i++)
       all_keys = all_keys && screen_has (actions_table[i].key_name);
    CHECK ("screen/help_lists_every_action", d.help && all_keys);
+   /* with room, the panels too */
+   resizeterm (45, 160);
+   screen_layout (&d, 45, 160);
+   screen_draw (&d);
+   for (size_t i = 0; i < actions_panel_count; i++)
+      all_keys = all_keys && screen_has (actions_panels[i].name);
+   CHECK ("screen/help_lists_every_panel", d.help && all_keys);
+   resizeterm (24, 80);
+   screen_layout (&d, 24, 80);
    actions_dispatch (&d, 'x');
    CHECK ("screen/help_closes_on_any_key", !d.help);
    /* filter */
@@ -400,10 +409,11 @@ test_docs (void)
    (void) len;
    t = open_memstream (&table, &tlen);
    actions_write_markdown (t);
+   actions_write_panels_markdown (t);
    fclose (t);
    for (line = strtok_r (table, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
       if (!strstr (doc, line)) {
-         UNIT_FAIL ("docs/dashboard_keys", "docs/dashboard.md lacks the key table row [%s]", line);
+         UNIT_FAIL ("docs/dashboard_keys", "docs/dashboard.md lacks the key or panel table row [%s]", line);
          all = false;
       }
    if (all)
