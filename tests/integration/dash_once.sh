@@ -93,8 +93,15 @@ if command -v jq > /dev/null 2>&1; then
       # draining
       if sim_start --scenario demo --version "$v" --workload app.events:ascending:40 --workload app.users:hashed:40 \
          --workload app.stores:random:10 --balancer-interval-ms 300 --migration-ms 60000; then
-         # a draining shard gives the balancer work on every version (6.0+ balances by data size, not chunk count)
+         # a draining shard gives the balancer work on every version (6.0+ balances by data size, not chunk count);
+         # 40 splits make the changelog longer than the events list, as on a busy cluster
          "$SHARDSH" --quiet --norc "$SIM_URI" --eval 'db.adminCommand({removeShard: "shard03"})' > /dev/null 2>&1
+         i=1
+         while [ $i -le 40 ]; do
+            echo "sh.splitAt(\"logs.requests\", {_id: NumberLong(\"$((i * 1000003))\")})"
+            i=$((i + 1))
+         done > "$TMPD/splits.js"
+         "$SHARDSH" --quiet --norc --continue-on-error "$SIM_URI" -f "$TMPD/splits.js" > /dev/null 2>&1
          i=0
          while [ "$(in_flight_server "$v")" = 0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
          out=$("$SHARDSH" --dashboard --once --json --interval 0.5 "$SIM_URI" 2> "$TMPD/err")
