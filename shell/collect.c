@@ -1868,6 +1868,14 @@ collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *
 
 /* ---- one sample ---- */
 
+/* Seconds as an integer, capped at a year (a crawl that slow is "not in sight", and the cast stays in range). */
+static int64_t
+eta_seconds (double secs)
+{
+   const double year = 365.0 * 24 * 3600;
+   return secs >= year ? (int64_t) year : secs > 0 ? (int64_t) (secs + 0.5) : 0;
+}
+
 /* A draining shard's rates and time left from its readings (oldest first) over the last minutes. */
 static void
 drain_progress (snap_shard_t *sh, const drain_point_t *v, int n)
@@ -1887,9 +1895,9 @@ drain_progress (snap_shard_t *sh, const drain_point_t *v, int n)
    if (!d->chunks && !d->bytes && d->databases == 0)
       d->eta_s = 0;
    else if (d->bytes > 0 && d->bytes_ps > 0)
-      d->eta_s = (int64_t) ((double) d->bytes / d->bytes_ps + 0.5);
+      d->eta_s = eta_seconds ((double) d->bytes / d->bytes_ps);
    else if (d->chunks > 0 && d->chunks_ps > 0)
-      d->eta_s = (int64_t) ((double) d->chunks / d->chunks_ps + 0.5);
+      d->eta_s = eta_seconds ((double) d->chunks / d->chunks_ps);
 }
 
 /* Per shard: the write-rate history (sparkline), the trend since the session's first sample, and the drain

@@ -1,4 +1,5 @@
 /* Snapshot ownership helpers (clear, deep copy) and the number formatting every view shares. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +80,9 @@ snap_fmt_rate_bytes (double bytes_ps, char *buf, size_t len)
    char b[32];
    if (bytes_ps < 0)
       snprintf (buf, len, "-");
-   else
-      snprintf (buf, len, "%s/s", snap_fmt_bytes ((int64_t) (bytes_ps + 0.5), b, sizeof b));
+   else /* a rate beyond an exabyte per second is not one to show exactly (and the cast stays in range) */
+      snprintf (buf, len, "%s/s",
+                snap_fmt_bytes (bytes_ps < 1e18 ? (int64_t) (bytes_ps + 0.5) : INT64_MAX, b, sizeof b));
    return buf;
 }
 
