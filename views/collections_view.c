@@ -116,7 +116,7 @@ view_colls_draw (dash_t *d, panel_t *p)
    size_t n;
    int found = -1, fy;
    bool any_nobal = false, any_jumbo = false, any_ooz = false;
-   char title[128], info[64];
+   char title[128], info[SNAP_TEXT + 16];
 
    if (!order || !texts)
       abort ();
@@ -158,6 +158,10 @@ view_colls_draw (dash_t *d, panel_t *p)
    snprintf (title, sizeof title, "Collections (%zu%s)  Enter: chunks", n, n != s->ncolls ? " filtered" : "");
    snprintf (info, sizeof info, "sort: %s %s", view_colls_sorts[d->sort[DASH_COLLS]],
              d->invert[DASH_COLLS] ? crt_glyphs->up : crt_glyphs->down);
+   /* too narrow for the WHY column: the selected collection's reason goes in the title row */
+   panel_fit_columns (cols, C_N, p->w);
+   if (cols[C_WHY].x < 0 && n && s->colls[order[p->selected]].balance == SNAP_BAL_IMBALANCED)
+      snprintf (info, sizeof info, "%s %s", crt_glyphs->imbalanced, s->colls[order[p->selected]].balance_why);
    panel_draw_frame (p, cols, C_N, title, info);
    for (size_t i = 0; i < n; i++) {
       const snap_coll_t *co = &s->colls[order[i]];

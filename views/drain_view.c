@@ -20,7 +20,7 @@ view_drain_draw (const dash_t *d, const panel_t *p)
    for (size_t i = 0; i < s->nshards; i++)
       nd += s->shards[i].draining;
    snprintf (title, sizeof title, "Draining (%zu)", nd);
-   panel_draw_title (p, title, "left / rate over the last minutes / time left");
+   panel_draw_title (p, title, "left / time left / rate over the last minutes");
    for (size_t i = 0; i < s->nshards && y < p->y + p->h; i++) {
       const snap_shard_t *sh = &s->shards[i];
       const snap_drain_t *dr = &sh->drain;
@@ -30,10 +30,10 @@ view_drain_draw (const dash_t *d, const panel_t *p)
       snprintf (dbs, sizeof dbs, "%lld", (long long) dr->databases);
       snap_fmt_rate_bytes (dr->bytes_ps, rate, sizeof rate);
       snap_fmt_duration (dr->eta_s, eta, sizeof eta);
-      snprintf (line, sizeof line, "%s: %lld chunks, %s, %s dbs left %s %s, %.2f chunks/s over %.0fs %s %s left",
+      snprintf (line, sizeof line, "%s: %lld chunks, %s, %s dbs left %s %s left %s %s, %.2f chunks/s over %.0fs",
                 sh->name, (long long) dr->chunks, snap_fmt_bytes (dr->bytes, bytes, sizeof bytes),
-                dr->databases >= 0 ? dbs : "?", crt_glyphs->arrow, rate, dr->chunks_ps > 0 ? dr->chunks_ps : 0,
-                dr->window_s, crt_glyphs->arrow, eta);
+                dr->databases >= 0 ? dbs : "?", crt_glyphs->arrow, eta, crt_glyphs->arrow, rate,
+                dr->chunks_ps > 0 ? dr->chunks_ps : 0, dr->window_s);
       mvhline (y, p->x, ' ', p->w);
       attron (crt_attr (CRT_WARN));
       mvaddnstr (y, p->x + 1, crt_glyphs->draining, p->w - 2);

@@ -83,7 +83,7 @@ view_shards_draw (dash_t *d, panel_t *p)
       { "ZONES", 9, 4 },      { "CHUNKS", 6, 0, true },
       { "", 12, 2 },          { "DATA", 8, 1, true },
       { "DOCS", 7, 4, true }, { "W/S", 7, 0, true },
-      { "R/S", 7, 2, true },  { "WRITES", 12, 3, false, true },
+      { "R/S", 7, 2, true },  { "WRITES", 12, 3, false, false, SNAP_HIST },
       { "TREND", 14, 4 },     { "HOT", 4, 0 },
    };
    enum { C_NAME, C_STATE, C_ZONES, C_CHUNKS, C_BAR, C_DATA, C_DOCS, C_WPS, C_RPS, C_SPARK, C_TREND, C_HOT, C_N };

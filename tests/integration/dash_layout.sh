@@ -127,6 +127,21 @@ if printf '%s\n' "$s" | grep -q 'shard0[1-3] -> shard0[1-3] '; then
 else
    fail "dash_layout/80/route_first" "$s"
 fi
+# too narrow for the WHY column: the selected imbalanced collection's reason is in the panel's title row
+imb=$(screen | awk '/^NAMESPACE/ { on = 1; next } on && /^TOTAL/ { exit } on && /IMB/ { print n; exit } on { n++ }')
+if [ -n "$imb" ]; then
+   $TM send-keys -t dash g
+   k=0
+   while [ "$k" -lt "$imb" ]; do
+      $TM send-keys -t dash j
+      k=$((k + 1))
+   done
+   wait_clock_moves
+   check_contains "dash_layout/80/imbalance_reason" "holds" "$(screen | grep ' Collections (')"
+else
+   skip "dash_layout/80/imbalance_reason" "no collection is imbalanced any more"
+fi
+s=$(screen)
 if printf '%s\n' "$s" | grep -q '^shard03 .*DRAIN'; then
    pass "dash_layout/80/draining_shown"
 else
