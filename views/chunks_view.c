@@ -58,9 +58,9 @@ view_chunks_order (const dash_t *d, size_t *out)
    }
    for (size_t i = 0; i < c->nchunks; i++) {
       const snap_chunk_t *ch = &c->chunks[i];
+      /* the shard that owns it, not the one it may be moving to: "/shard02" lists what shard02 holds */
       if (!d->filter[0] || dash_filter_match (d, ch->shard) || dash_filter_match (d, ch->zone) ||
-          dash_filter_match (d, ch->min) || dash_filter_match (d, ch->max) ||
-          (ch->moving_to[0] && dash_filter_match (d, ch->moving_to)))
+          dash_filter_match (d, ch->min) || dash_filter_match (d, ch->max))
          out[n++] = c->nzones + i;
    }
    sort_chunks = c;

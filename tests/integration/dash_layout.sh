@@ -51,7 +51,7 @@ col() {
 }
 
 if ! sim_start --scenario demo --version 7.0 --workload app.events:ascending:40 --workload app.users:hashed:40 \
-   --workload app.stores:random:10 --balancer-interval-ms 500 --migration-ms 2000; then
+   --workload app.stores:random:10 --balancer-interval-ms 500 --migration-ms 5000; then
    fail "dash_layout/start" "shardsim did not start"
    exit 0
 fi
@@ -128,7 +128,7 @@ else
    fail "dash_layout/80/route_first" "$s"
 fi
 # too narrow for the WHY column: the selected imbalanced collection's reason is in the panel's title row
-imb=$(screen | awk '/^NAMESPACE/ { on = 1; next } on && /^TOTAL/ { exit } on && /IMB/ { print n; exit } on { n++ }')
+imb=$(screen | awk '/^NAMESPACE/ { on = 1; next } on && /^TOTAL/ { exit } on && /IMB/ { print n + 0; exit } on { n++ }')
 if [ -n "$imb" ]; then
    $TM send-keys -t dash g
    k=0
@@ -139,7 +139,7 @@ if [ -n "$imb" ]; then
    wait_clock_moves
    check_contains "dash_layout/80/imbalance_reason" "holds" "$(screen | grep ' Collections (')"
 else
-   skip "dash_layout/80/imbalance_reason" "no collection is imbalanced any more"
+   skip "dash_layout/80/imbalance_reason" "no collection is imbalanced any more: $(screen)"
 fi
 s=$(screen)
 if printf '%s\n' "$s" | grep -q '^shard03 .*DRAIN'; then
