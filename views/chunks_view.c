@@ -105,6 +105,7 @@ view_chunks_draw (dash_t *d, panel_t *p)
    size_t total = c->nzones + c->nchunks;
    size_t *order = calloc (total ? total : 1, sizeof *order);
    size_t n, nch = 0;
+   bool any_jumbo = false, any_zone = false;
    char title[SNAP_NAME + 128], info[96];
 
    if (!order)
@@ -112,6 +113,15 @@ view_chunks_draw (dash_t *d, panel_t *p)
    n = view_chunks_order (d, order);
    for (size_t i = 0; i < n; i++)
       nch += order[i] >= c->nzones;
+   /* columns with nothing to say on any row give their width to the bounds */
+   for (size_t i = 0; i < c->nchunks; i++) {
+      any_jumbo = any_jumbo || c->chunks[i].jumbo;
+      any_zone = any_zone || c->chunks[i].zone[0];
+   }
+   if (!any_jumbo)
+      cols[C_JUMBO].prio = -1;
+   if (!any_zone && !c->nzones)
+      cols[C_ZONE].prio = -1;
    panel_update (p, (int) n, -1);
    snprintf (title, sizeof title, "Chunks of %s (%zu%s%s, %zu zone ranges)  Esc: back", d->drill_ns, nch,
              nch != c->nchunks ? " filtered" : "", c->truncated ? ", capped" : "", c->nzones);
