@@ -497,6 +497,9 @@ void
 sim_crud_kill_cursors (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_crud_count (sim_ctx_t *ctx, bson_t *reply);
+/* sim_datasize.c: dataSize over a sharded collection's key range, from the chunk table. */
+void
+sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_crud_distinct (sim_ctx_t *ctx, bson_t *reply);
 void

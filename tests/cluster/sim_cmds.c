@@ -694,6 +694,7 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "getMore", 44, false, sim_crud_get_more, SIM_K_GETMORE },
    { "killCursors", 44, false, sim_crud_kill_cursors, SIM_K_COMMAND },
    { "count", 44, false, sim_crud_count, SIM_K_COMMAND },
+   { "dataSize", 44, false, sim_cmd_data_size, SIM_K_COMMAND },
    { "distinct", 44, false, sim_crud_distinct, SIM_K_COMMAND },
    { "insert", 44, false, sim_crud_insert, SIM_K_WRITE },
    { "update", 44, false, sim_crud_update, SIM_K_WRITE },
