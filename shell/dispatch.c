@@ -351,7 +351,12 @@ static bool
 confirm (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
    char line[64];
-   fprintf (ctx->err_fp, "%s moves data or stops balancing. Type 'yes' to run it: ", call->cmd->name);
+   /* a write to a config.* collection (destructive per call) says so; other entries move or drop data */
+   if (call->coll && !strcmp (call->db, "config"))
+      fprintf (ctx->err_fp, "%s writes config.%s, the cluster's metadata. Type 'yes' to run it: ", call->cmd->name,
+               call->coll);
+   else
+      fprintf (ctx->err_fp, "%s moves data or stops balancing. Type 'yes' to run it: ", call->cmd->name);
    fflush (ctx->err_fp);
    if (!fgets (line, sizeof line, stdin) || strncmp (line, "yes", 3) != 0 ||
        (line[3] != '\n' && line[3] != '\0' && line[3] != '\r')) {
