@@ -41,7 +41,8 @@ extern const sh_cmd_t cmd_db_coll_create_index, cmd_db_coll_create_indexes, cmd_
 extern const sh_cmd_t cmd_db_current_op, cmd_db_kill_op, cmd_db_aggregate, cmd_db_server_status, cmd_db_stats,
    cmd_db_version, cmd_db_hello, cmd_db_get_collection_names, cmd_db_get_collection_infos, cmd_db_list_commands,
    cmd_db_drop_database, cmd_db_create_collection, cmd_db_coll_drop, cmd_db_coll_rename_collection,
-   cmd_db_coll_get_name, cmd_db_coll_get_full_name, cmd_db_coll_estimated_document_count, cmd_db_coll_count;
+   cmd_db_coll_get_name, cmd_db_coll_get_full_name, cmd_db_coll_estimated_document_count, cmd_db_coll_count,
+   cmd_db_coll_stats;
 extern const sh_cmd_t cmd_help, cmd_sh_help, cmd_use, cmd_show, cmd_exit, cmd_print, cmd_printjson, cmd_db_get_name,
    cmd_sleep;
 
@@ -162,6 +163,7 @@ const sh_cmd_t *const sh_cmd_table[] = {
    &cmd_db_coll_unhide_index,
    &cmd_db_coll_get_name,
    &cmd_db_coll_get_full_name,
+   &cmd_db_coll_stats,
    &cmd_db_coll_rename_collection,
    &cmd_db_coll_drop,
    /* the shell */

@@ -49,7 +49,7 @@ for v in 4.4 8.0; do
          'deleteOne({_id: 2})' 'findOneAndUpdate({_id: 1}, {$inc: {n: 1}}, {returnDocument: "after"})' \
          'findOneAndUpdate({_id: 404}, {$set: {n: 1}})' 'createIndex({a: 1, n: -1})' \
          'createIndexes([{b: 1}, {c: "hashed"}], {sparse: true})' 'estimatedDocumentCount()' 'count({n: 2})' \
-         'deleteMany({})' 'drop()' 'drop()'; do
+         'stats()' 'stats(1024)' 'deleteMany({})' 'drop()' 'drop()'; do
          ours=$(hs --eval "db.getSiblingDB(\"app\").pa.$stmt" | sed 's/\bpa\b/COLL/g')
          theirs=$(ms "db.getSiblingDB(\"app\").pb.$stmt" | sed 's/\bpb\b/COLL/g')
          case "$theirs" in

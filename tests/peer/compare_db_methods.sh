@@ -101,6 +101,9 @@ stats|db.getSiblingDB("app").stats()|
 stats.scale|db.getSiblingDB("app").stats(1024)|
 stats.options|db.getSiblingDB("app").stats({scale: 1024, freeStorage: 1})|
 hello|db.hello()|
+coll.stats|db.getSiblingDB("app").users.stats()|
+coll.stats.scale|db.getSiblingDB("app").users.stats(1024)|
+coll.stats.options|db.getSiblingDB("app").events.stats({scale: 1000, indexDetails: true})|
 getCollectionNames|db.getSiblingDB("app").getCollectionNames()|
 getCollectionInfos|db.getSiblingDB("app").getCollectionInfos({name: "users"})|
 listCommands|db.listCommands()|
