@@ -299,17 +299,38 @@ static bool
 build_list_commands (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    (void) err;
-   BSON_APPEND_INT32 (sh_requests_add (out, call->db, CONN_ADMIN), "listCommands", 1);
+   BSON_APPEND_INT32 (sh_requests_add (out, call->db, CONN_READ), "listCommands", 1);
    return true;
 }
 
-/* listCommands prints, as mongosh's CommandResult for it does, one line per command: its name, then its flags
- * (adminOnly, slaveOk / secondaryOk), then its help text on the next line. Under --json the reply. */
+/* Appends "\n<title> a, b" for a non-empty array of strings. */
+static void
+db_list_versions (bson_string_t *out, const bson_t *c, const char *key, const char *title)
+{
+   bson_t arr;
+   bson_iter_t it;
+   bool first = true;
+   if (!cmd_get_sub (c, key, BSON_TYPE_ARRAY, &arr) || bson_empty (&arr))
+      return;
+   bson_string_append_printf (out, "\n%s ", title);
+   bson_iter_init (&it, &arr);
+   while (bson_iter_next (&it)) {
+      if (BSON_ITER_HOLDS_UTF8 (&it)) {
+         bson_string_append_printf (out, "%s%s", first ? "" : ", ", bson_iter_utf8 (&it, NULL));
+         first = false;
+      }
+   }
+}
+
+/* listCommands prints as mongosh's ListCommandsResult: per command "<name>: " followed by " <flag>" for every field
+ * that is true, its help on the next line, then its API versions; commands separated by a blank line. Under --json
+ * the reply. */
 static bool
 exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
    bson_t reply, cmds;
    bson_iter_t it, f;
+   bson_string_t *out = NULL;
    bool ok = cmd_run_build (ctx, call, &reply, err);
    if (!ok || cmd_dry_run (ctx))
       goto done;
@@ -317,23 +338,33 @@ exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       cmd_print_doc (ctx, &reply);
       goto done;
    }
+   out = bson_string_new (NULL);
    bson_iter_init (&it, &cmds);
    while (bson_iter_next (&it)) {
       bson_t c;
-      bool admin = false, secondary = false;
-      const char *help = "";
       if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c))
          continue;
-      if (bson_iter_init_find (&f, &c, "adminOnly"))
-         admin = bson_iter_as_bool (&f);
-      if (bson_iter_init_find (&f, &c, "secondaryOk") || bson_iter_init_find (&f, &c, "slaveOk"))
-         secondary = bson_iter_as_bool (&f);
-      if (bson_iter_init_find (&f, &c, "help") && BSON_ITER_HOLDS_UTF8 (&f))
-         help = bson_iter_utf8 (&f, NULL);
-      fprintf (ctx->out_fp, "%s: %s%s\n%s\n\n", bson_iter_key (&it), admin ? "adminOnly, " : "",
-               secondary ? "secondaryOk, " : "", help);
+      bson_string_append_printf (out, "%s%s: ", out->len ? "\n\n" : "", bson_iter_key (&it));
+      /* mongosh renames a 4.4 server's slaveOk / slaveOverrideOk, which moves them last */
+      bson_iter_init (&f, &c);
+      while (bson_iter_next (&f)) {
+         if (BSON_ITER_HOLDS_BOOL (&f) && bson_iter_bool (&f) && strcmp (bson_iter_key (&f), "slaveOk") != 0 &&
+             strcmp (bson_iter_key (&f), "slaveOverrideOk") != 0)
+            bson_string_append_printf (out, " %s", bson_iter_key (&f));
+      }
+      if (bson_iter_init_find (&f, &c, "slaveOk") && BSON_ITER_HOLDS_BOOL (&f) && bson_iter_bool (&f))
+         bson_string_append (out, " secondaryOk");
+      if (bson_iter_init_find (&f, &c, "slaveOverrideOk") && BSON_ITER_HOLDS_BOOL (&f) && bson_iter_bool (&f))
+         bson_string_append (out, " secondaryOverrideOk");
+      if (bson_iter_init_find (&f, &c, "help") && BSON_ITER_HOLDS_UTF8 (&f) && bson_iter_utf8 (&f, NULL)[0])
+         bson_string_append_printf (out, "\n%s", bson_iter_utf8 (&f, NULL));
+      db_list_versions (out, &c, "apiVersions", "API Versions");
+      db_list_versions (out, &c, "deprecatedApiVersions", "Deprecated API Versions");
    }
+   fprintf (ctx->out_fp, "%s\n", out->str);
 done:
+   if (out)
+      bson_string_free (out, true);
    bson_destroy (&reply);
    return ok;
 }

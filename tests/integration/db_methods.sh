@@ -63,6 +63,13 @@ for v in 4.4 8.0; do
          *) check_eq "db_methods.$v prints $stmt" "$theirs" "$ours" ;;
          esac
       done
+      for stmt in 'db.getSiblingDB("app").getCollectionNames()' 'db.getSiblingDB("app").getCollectionInfos({name: "users"})' \
+         'db.listCommands()' 'db.version()' 'db.getSiblingDB("app").stats()' 'db.getSiblingDB("app").stats(1024)' \
+         'db.getSiblingDB("app").users.getName()' 'db.getSiblingDB("app").users.getFullName()' \
+         'db.getSiblingDB("app").users.getIndexes()' 'db.getSiblingDB("nodb").dropDatabase()' \
+         'db.getSiblingDB("app").users.find({}, {_id: 0, uid: 1}).sort({uid: 1}).limit(3).comment("x")'; do
+         check_eq "db_methods.$v prints $stmt" "$(ms "$stmt")" "$(hs --eval "$stmt")"
+      done
    fi
    sim_stop
    # a running migration: currentOp shows it, killOp ends it. Before 6.0 the donor runs moveChunk; from 6.0 the
