@@ -295,6 +295,30 @@ build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t
    return true;
 }
 
+/* The name of a write error's code: servers send writeErrors entries as { index, code, errmsg } without codeName. */
+static const char *
+wr_code_name (int code)
+{
+   static const struct {
+      int code;
+      const char *name;
+   } names[] = { { 2, "BadValue" },
+                 { 9, "FailedToParse" },
+                 { 14, "TypeMismatch" },
+                 { 28, "PathNotViable" },
+                 { 40, "ConflictingUpdateOperators" },
+                 { 52, "DollarPrefixedFieldName" },
+                 { 61, "ShardKeyNotFound" },
+                 { 66, "ImmutableField" },
+                 { 121, "DocumentValidationFailure" },
+                 { 11000, "DuplicateKey" } };
+   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+      if (names[i].code == code)
+         return names[i].name;
+   }
+   return "";
+}
+
 /* The first write error of a reply as the call's error (the driver throws it); false when there is one. */
 static bool
 wr_check_write_errors (const bson_t *reply, sh_error_t *err)
@@ -314,6 +338,8 @@ wr_check_write_errors (const bson_t *reply, sh_error_t *err)
       err->code = (int) bson_iter_as_int64 (&f);
    if (bson_iter_init_find (&f, &we, "codeName") && BSON_ITER_HOLDS_UTF8 (&f))
       bson_strncpy (err->code_name, bson_iter_utf8 (&f, NULL), sizeof err->code_name);
+   else
+      bson_strncpy (err->code_name, wr_code_name (err->code), sizeof err->code_name);
    return false;
 }
 
