@@ -113,11 +113,11 @@ advisor_parse_options (const sh_call_t *call, int i, const bson_iter_t *arg, adv
    while (bson_iter_next (&f)) {
       const char *k = bson_iter_key (&f);
       bool number = BSON_ITER_HOLDS_NUMBER (&f);
-      if (!strcmp (k, "sampleSize") && number && bson_iter_as_int64 (&f) >= 1 &&
-          bson_iter_as_int64 (&f) <= ADVISOR_MAX_SAMPLE) {
-         a->sample_size = bson_iter_as_int64 (&f);
-      } else if (!strcmp (k, "lowCardinality") && number && bson_iter_as_int64 (&f) >= 1) {
-         a->limits.low_cardinality = bson_iter_as_int64 (&f);
+      int64_t n;
+      if (!strcmp (k, "sampleSize") && args_number_to_int (&f, 1, ADVISOR_MAX_SAMPLE, &n)) {
+         a->sample_size = n;
+      } else if (!strcmp (k, "lowCardinality") && args_number_to_int (&f, 1, INT64_MAX, &n)) {
+         a->limits.low_cardinality = n;
       } else if (!strcmp (k, "hotShare") && number && bson_iter_as_double (&f) > 0 && bson_iter_as_double (&f) < 1) {
          a->limits.hot_share = bson_iter_as_double (&f);
       } else if (!strcmp (k, "analyzeShardKey") && BSON_ITER_HOLDS_BOOL (&f)) {

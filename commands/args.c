@@ -1,5 +1,7 @@
 /* Argument checks with mongosh's semantics and messages (assertArgsDefinedType), so an argument error is caught
  * before anything is sent and reads as mongosh's does, with a caret under the argument. */
+#include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "commands.h"
@@ -264,4 +266,90 @@ args_pipeline_writes (const bson_iter_t *pipeline)
          return true;
    }
    return false;
+}
+
+/* ---- integers from JavaScript numbers: every user number that becomes an integer passes here ---- */
+
+bool
+args_number_to_int (const bson_iter_t *it, int64_t min, int64_t max, int64_t *out)
+{
+   double d, t;
+   int64_t v;
+   switch (bson_iter_type (it)) {
+   case BSON_TYPE_INT32:
+      v = bson_iter_int32 (it);
+      break;
+   case BSON_TYPE_INT64:
+      v = bson_iter_int64 (it);
+      break;
+   case BSON_TYPE_DOUBLE:
+      d = bson_iter_double (it);
+      if (!isfinite (d))
+         return false;
+      t = trunc (d);
+      /* compared as doubles first, so the cast below is always defined; (double) max + 1 is exact for the limits
+       * used (2^31, 2^63) */
+      if (t < (double) min || t >= (double) max + 1.0)
+         return false;
+      v = (int64_t) t;
+      break;
+   default:
+      return false;
+   }
+   if (v < min || v > max)
+      return false;
+   *out = v;
+   return true;
+}
+
+/* The number as JavaScript writes it ("1e+308", "NaN", "2147483648"), through the one JS number formatter */
+static void
+number_text (const bson_iter_t *it, char *buf, size_t len)
+{
+   if (BSON_ITER_HOLDS_NUMBER (it)) {
+      output_opts_t o = output_opts_default (OUTPUT_PRETTY, false);
+      char *s = output_format_value (bson_iter_value ((bson_iter_t *) it), &o);
+      bson_strncpy (buf, s, len);
+      bson_free (s);
+   } else {
+      bson_snprintf (buf, len, "a value of type %s", args_typeof (it));
+   }
+}
+
+static bool
+int_error (const sh_call_t *call, int i, const bson_iter_t *it, const char *what, int64_t min, int64_t max,
+           sh_error_t *err)
+{
+   char got[64];
+   number_text (it, got, sizeof got);
+   sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos && i < call->argc ? call->arg_pos[i] : call->pos,
+                    "%s: %s must be a number from %" PRId64 " to %" PRId64 ", got %s", call->cmd->name, what, min, max,
+                    got);
+   return false;
+}
+
+bool
+args_int (const sh_call_t *call, int i, int64_t min, int64_t max, const char *what, int64_t *out, sh_error_t *err)
+{
+   bson_iter_t it;
+   int64_t ignored;
+   if (!args_get (call, i, &it))
+      return true;
+   if (!args_number_to_int (&it, min, max, out ? out : &ignored))
+      return int_error (call, i, &it, what, min, max, err);
+   return true;
+}
+
+bool
+args_opt_int (const sh_call_t *call, int i, const char *key, int64_t min, int64_t max, int64_t *out, sh_error_t *err)
+{
+   bson_t opts;
+   bson_iter_t f;
+   int64_t ignored;
+   if (!args_doc (call, i, &opts) || !bson_iter_init_find (&f, &opts, key) || BSON_ITER_HOLDS_UNDEFINED (&f) ||
+       BSON_ITER_HOLDS_NULL (&f))
+      return true;
+   if (!args_number_to_int (&f, min, max, out ? out : &ignored))
+      return int_error (call, i, &f, key, min, max, err);
+   return true;
 }

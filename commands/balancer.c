@@ -15,7 +15,8 @@ build_start_stop (const sh_call_t *call, sh_requests_t *out, const char *method,
 {
    bson_iter_t it;
    bson_t *cmd;
-   if (!args_check (call, 0, ARG_NUMBER, false, "Shard", method, err))
+   if (!args_check (call, 0, ARG_NUMBER, false, "Shard", method, err) ||
+       !args_int (call, 0, 0, INT32_MAX, "timeout (maxTimeMS)", NULL, err))
       return false;
    cmd = sh_requests_add (out, "admin", path);
    BSON_APPEND_INT32 (cmd, name, 1);
@@ -201,7 +202,8 @@ static bool
 build_wait_for_balancer (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    if (!args_check (call, 0, ARG_BOOL, false, "Shard", "waitForBalancer", err) ||
-       !args_check (call, 1, ARG_NUMBER, false, "Shard", "waitForBalancer", err))
+       !args_check (call, 1, ARG_NUMBER, false, "Shard", "waitForBalancer", err) ||
+       !args_int (call, 1, 0, INT32_MAX, "timeout (ms)", NULL, err))
       return false;
    return build_balancer_status (call, out, err);
 }
@@ -209,7 +211,8 @@ build_wait_for_balancer (const sh_call_t *call, sh_requests_t *out, sh_error_t *
 static bool
 build_wait_for_balancer_off (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   if (!args_check (call, 0, ARG_NUMBER, false, "Shard", "waitForBalancerOff", err))
+   if (!args_check (call, 0, ARG_NUMBER, false, "Shard", "waitForBalancerOff", err) ||
+       !args_int (call, 0, 0, INT32_MAX, "timeout (ms)", NULL, err))
       return false;
    return build_balancer_status (call, out, err);
 }
@@ -248,12 +251,11 @@ static bool
 wait_balancer (sh_ctx_t *ctx, const sh_call_t *call, bool until_off, bool wait_round, int timeout_arg, sh_error_t *err)
 {
    bson_t reply = BSON_INITIALIZER;
-   bson_iter_t it;
    int64_t timeout = WAIT_DEFAULT_TIMEOUT_MS, start = now_ms (), first_rounds = -1, rounds;
    bool in_round, off, ok = false;
 
-   if (args_get (call, timeout_arg, &it))
-      timeout = (int64_t) bson_iter_as_double (&it);
+   if (!args_int (call, timeout_arg, 0, INT32_MAX, "timeout (ms)", &timeout, err))
+      goto done;
    for (;;) {
       bool done;
       bson_destroy (&reply);
@@ -387,7 +389,8 @@ build_configure_collection_balancing (const sh_call_t *call, sh_requests_t *out,
    bson_t base = BSON_INITIALIZER, opts;
    bool have, ok = false;
    if (!args_check (call, 0, ARG_STRING, true, "Shard", "configureCollectionBalancing", err) ||
-       !args_check (call, 1, ARG_OBJECT, false, "Shard", "configureCollectionBalancing", err))
+       !args_check (call, 1, ARG_OBJECT, false, "Shard", "configureCollectionBalancing", err) ||
+       !args_opt_int (call, 1, "chunkSize", 0, INT32_MAX, NULL, err))
       goto done;
    have = args_doc (call, 1, &opts);
    args_append (call, 0, &base, "configureCollectionBalancing");

@@ -20,7 +20,8 @@ build_analyze_shard_key (const sh_call_t *call, sh_requests_t *out, sh_error_t *
    bson_t base = BSON_INITIALIZER;
    char *ns = NULL;
    bool ok = false;
-   if (!args_check (call, 0, ARG_ANY, true, "Collection", "analyzeShardKey", err))
+   if (!args_check (call, 0, ARG_ANY, true, "Collection", "analyzeShardKey", err) ||
+       !args_opt_int (call, 1, "sampleSize", 0, INT64_MAX, NULL, err))
       goto done;
    ns = full_name (call);
    BSON_APPEND_UTF8 (&base, "analyzeShardKey", ns);

@@ -193,6 +193,23 @@ args_adjust_run_command (bson_t *dst, const bson_t *cmd);
 bool
 args_pipeline_writes (const bson_iter_t *pipeline);
 
+/* A number (int32, int64 or double) as an integer in [min, max], a double truncated toward zero: false for NaN, the
+ * infinities, anything outside the range and any other type. Every user number that becomes an integer goes through
+ * this (or args_int / args_opt_int), so no conversion from double is ever undefined. */
+bool
+args_number_to_int (const bson_iter_t *it, int64_t min, int64_t max, int64_t *out);
+
+/* Argument i as an integer in [min, max] into *out; absent or undefined leaves *out unchanged and returns true.
+ * out may be NULL for a check alone. Otherwise false with an SH_ERR_ARGS error at the argument: "<helper>: <what> must
+ * be a number from <min> to <max>, got <value>". */
+bool
+args_int (const sh_call_t *call, int i, int64_t min, int64_t max, const char *what, int64_t *out, sh_error_t *err);
+
+/* The same for field key of the options document at argument i (absent, null or undefined: true, *out unchanged;
+ * out may be NULL for a check alone). The caret is on argument i. */
+bool
+args_opt_int (const sh_call_t *call, int i, const char *key, int64_t min, int64_t max, int64_t *out, sh_error_t *err);
+
 /* JS typeof of a BSON value: "string", "number", "boolean", "object", "undefined". */
 const char *
 args_typeof (const bson_iter_t *it);

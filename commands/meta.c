@@ -149,14 +149,24 @@ exec_get_name (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    return true;
 }
 
+/* sleep(ms): a whole number of milliseconds from 0 to 2^31 - 1 (24.8 days), checked before anything runs */
+static bool
+build_sleep (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   int64_t ms = 0;
+   (void) out;
+   return args_check (call, 0, ARG_NUMBER, true, "Shell", "sleep", err) &&
+          args_int (call, 0, 0, INT32_MAX, "ms", &ms, err);
+}
+
 static bool
 exec_sleep (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   bson_iter_t it;
+   int64_t ms = 0;
    (void) ctx;
-   if (!args_check (call, 0, ARG_NUMBER, true, "Shell", "sleep", err) || !args_get (call, 0, &it))
+   if (!build_sleep (call, NULL, err) || !args_int (call, 0, 0, INT32_MAX, "ms", &ms, err))
       return false;
-   if (!sh_sleep_ms ((int64_t) bson_iter_as_double (&it))) {
+   if (!sh_sleep_ms (ms)) {
       sh_error_set_at (err, SH_ERR_INTERRUPTED, call->pos, "sleep interrupted");
       return false;
    }
@@ -325,5 +335,6 @@ const sh_cmd_t cmd_sleep = {
    .summary = "Wait for ms milliseconds",
    .example = "sleep(1000)",
    .flags = CMD_CLIENT_ONLY | CMD_READONLY,
+   .build = build_sleep,
    .exec = exec_sleep,
 };

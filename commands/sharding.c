@@ -14,6 +14,7 @@ build_shard_collection_doc (const sh_call_t *call, const char *name, const char 
    bson_t opts;
    bson_iter_t uit, oit;
    bool have_opts = false, have_unique = false, ok = false;
+   int opts_arg = 3;
 
    if (!args_check (call, 0, ARG_STRING, true, "Shard", method, err) ||
        !args_check (call, 1, ARG_OBJECT, true, "Shard", method, err) ||
@@ -24,6 +25,7 @@ build_shard_collection_doc (const sh_call_t *call, const char *name, const char 
    if (have_unique && BSON_ITER_HOLDS_DOCUMENT (&uit)) {
       /* a non-null object in the unique position is the options */
       oit = uit;
+      opts_arg = 2;
       have_opts = true;
       have_unique = false;
    } else if (args_get (call, 3, &oit) && BSON_ITER_HOLDS_DOCUMENT (&oit)) {
@@ -37,6 +39,9 @@ build_shard_collection_doc (const sh_call_t *call, const char *name, const char 
       sh_error_set_at (err, SH_ERR_ARGS, call->pos, "invalid options document");
       goto done;
    }
+   /* the options go out unchanged; an integer option must still be one (the server limits numInitialChunks further) */
+   if (have_opts && !args_opt_int (call, opts_arg, "numInitialChunks", 0, INT32_MAX, NULL, err))
+      goto done;
    args_spread (cmd, &base, have_opts ? &opts : NULL);
    ok = true;
 done:

@@ -1,5 +1,6 @@
 /* Command-line option parsing, mongosh's spellings: a positional connection string or *.js files, --eval, -f,
  * --host/--port, credentials, TLS, and shardsh's own modes (--dry-run, --readonly, --json, --dashboard). */
+#include <errno.h>
 #include <bson/bson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,16 +144,19 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          if (!take_value (argc, argv, &i, eq, name, &v, err))
             return false;
          opts->interval = strtod (v, &end);
-         if (*end || opts->interval <= 0) {
-            sh_error_set (err, SH_ERR_USAGE, "option '%s' needs a positive number of seconds, got '%s'", name, v);
+         /* NaN fails both comparisons; the upper bound keeps every millisecond conversion of it in range */
+         if (*end || end == v || !(opts->interval > 0 && opts->interval <= 86400)) {
+            sh_error_set (err, SH_ERR_USAGE,
+                          "option '%s' needs a number of seconds above 0 and at most 86400, got '%s'", name, v);
             return false;
          }
       } else if (IS ("-n")) {
          char *end;
          if (!take_value (argc, argv, &i, eq, name, &v, err))
             return false;
+         errno = 0;
          opts->frames = strtol (v, &end, 10);
-         if (*end || opts->frames <= 0) {
+         if (*end || end == v || errno == ERANGE || opts->frames <= 0 || opts->frames > INT32_MAX) {
             sh_error_set (err, SH_ERR_USAGE, "option '-n' needs a positive number of frames, got '%s'", v);
             return false;
          }

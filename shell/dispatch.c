@@ -191,8 +191,8 @@ apply_modifiers (resolved_t *r, const sh_stmt_t *stmt, size_t i, sh_error_t *err
             bson_init (&r->empty);
          r->call.sort = &r->empty;
       } else if ((!strcmp (m->name, "limit") || !strcmp (m->name, "skip")) && has && BSON_ITER_HOLDS_NUMBER (&it)) {
-         int64_t v = bson_iter_as_int64 (&it);
-         if (v < 0 || v > INT32_MAX) {
+         int64_t v = 0;
+         if (!args_number_to_int (&it, 0, INT32_MAX, &v)) {
             sh_error_set_at (err, SH_ERR_ARGS, m->arg_pos[0], "%s needs a number from 0 to %d", m->name, INT32_MAX);
             return false;
          }

@@ -32,14 +32,17 @@ print("-- is the balancer enabled?")
 sh.getBalancerState()
 print("-- chunks per shard, counted on the server")
 db.getSiblingDB("config").chunks.aggregate([{ $group: { _id: "$shard", chunks: { $sum: 1 } } }, { $sort: { _id: 1 } }])
-print("-- put shard01 in zone NYC and give the zone a key range")
-sh.addShardToZone("shard01", "NYC")
-sh.updateZoneKeyRange("app.stores", { zipcode: "10001" }, { zipcode: "10282" }, "NYC")
+print("-- a new zone: shard03 takes Chicago's zip codes (NYC and SFO are there already)")
+sh.addShardToZone("shard03", "CHI")
+sh.updateZoneKeyRange("app.stores", { zipcode: "60601" }, { zipcode: "60827" }, "CHI")
 show zones
 print("-- the same requests, printed instead of sent (--dry-run):")
 JS
-"$BINDIR/shardsh" --quiet --norc "$URI" -f "$TMPD/tour.js"
-"$BINDIR/shardsh" --quiet --norc --dry-run --eval 'sh.moveChunk("app.events", {ts: 1000}, "shard02")'
+if ! "$BINDIR/shardsh" --quiet --norc "$URI" -f "$TMPD/tour.js"; then
+   echo "demo: the tour failed (above)" >&2
+   exit 1
+fi
+"$BINDIR/shardsh" --quiet --norc --dry-run --eval 'sh.moveChunk("app.events", {ts: 1000}, "shard02")' || exit 1
 if [ -t 0 ] && [ -t 1 ]; then
    if "$BINDIR/shardsh" --help | grep -q -- '--dashboard'; then
       echo "== opening the live dashboard in 2 seconds (? help, Tab panels, Enter chunks, q quits)"

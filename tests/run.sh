@@ -4,7 +4,8 @@
 # "N passed, N failed, N skipped". Exits non-zero when anything failed. Passes:
 #   plain  every unit binary, script case, integration and peer test, against $BUILD / $BINDIR
 #   asan   the same suite built with ASan+UBSan (build/asan), peer tests left to the plain pass
-#   fuzz   each libFuzzer target for $FUZZ_SECONDS seconds (build/fuzz), when clang built them
+#   fuzz   each libFuzzer target replays its saved corpus and regressions once (build/fuzz), when clang built
+#          them: deterministic; the random campaign is `make fuzz`
 BUILD=${BUILD:-build}
 BINDIR=${BINDIR:-bin}
 PASSES=${SHARDSH_PASSES:-plain}
@@ -74,7 +75,7 @@ for pass in $PASSES; do
    fuzz)
       PREFIX=""
       if [ -x build/fuzz/fuzz_parser ] && [ -x build/fuzz/fuzz_render ]; then
-         run_one "fuzz" sh tests/fuzz/run.sh "${FUZZ_SECONDS:-20}"
+         run_one "fuzz" sh tests/fuzz/run.sh replay
       else
          echo "SKIP fuzz: the libFuzzer targets were not built (clang missing)" >> "$LOG"
       fi

@@ -14,12 +14,20 @@ demo_cmd() {
 }
 left_over() { pgrep -f "port-file $TMPD/shardsh-demo" > /dev/null 2>&1; }
 
+# a fresh machine: every README entry point runs the dependency step (apt-get only for what is missing) first
+for target in all demo check test; do
+   check_eq "demo/make $target installs what is missing first" "sh tests/deps.sh" \
+      "$(make --no-print-directory -n "$target" 2> /dev/null | head -1)"
+done
+
 out=$(eval "$(demo_cmd)" < /dev/null 2>&1)
 rc=$?
 check_eq "demo/runs without a terminal and exits 0" "0" "$rc"
 check_contains "demo/the tour lists the shards" "_id: 'shard01'" "$out"
 check_contains "demo/the tour counts chunks on the server" "chunks:" "$out"
 check_contains "demo/the tour shows a dry run" "[dry-run] admin" "$out"
+check_contains "demo/the tour adds a zone range" "tag: 'CHI'" "$out"
+check_not_contains "demo/the tour runs without an error" "error" "$out"
 left_over && fail "demo/shardsim is stopped after the tour" "a demo shardsim is still running" ||
    pass "demo/shardsim is stopped after the tour"
 
