@@ -90,7 +90,6 @@ build_find_one (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 static bool
 build_aggregate (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   static const char *const ints[] = { "batchSize", "maxTimeMS", NULL };
    bson_iter_t it;
    bson_t *cmd, opts;
    bool have_opts;
@@ -104,17 +103,9 @@ build_aggregate (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    if (!check_doc_arg (call, 1, false, "aggregate", err))
       return false;
    have_opts = args_doc (call, 1, &opts);
-   for (int i = 0; have_opts && ints[i]; i++) {
-      double v;
-      if (!bson_iter_init_find (&it, &opts, ints[i]))
-         continue;
-      v = BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_double (&it) : -1;
-      if (!BSON_ITER_HOLDS_NUMBER (&it) || v < 0 || v > INT32_MAX || v != (double) (int64_t) v) {
-         sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[1] : call->pos,
-                          "%s must be a whole number from 0 to %d", ints[i], INT32_MAX);
-         return false;
-      }
-   }
+   if (!args_opt_int (call, 1, "batchSize", 0, INT32_MAX, NULL, err) ||
+       !args_opt_int (call, 1, "maxTimeMS", 0, INT32_MAX, NULL, err))
+      return false;
    /* the driver's order: allowDiskUse, hint, comment, cursor { batchSize }, maxTimeMS */
    cmd = sh_requests_add (out, call->db, CONN_READ);
    BSON_APPEND_UTF8 (cmd, "aggregate", call->coll);

@@ -13,24 +13,6 @@ db_arg_pos (const sh_call_t *call, int i)
    return call->arg_pos && i < call->argc ? call->arg_pos[i] : call->close_pos;
 }
 
-/* A JS number (or NumberLong) that must be a whole number in [lo, hi]; the error names what and points at it. */
-static bool
-db_check_int (const sh_call_t *call, int i, const bson_iter_t *it, double lo, double hi, const char *what,
-              sh_error_t *err)
-{
-   double v;
-   if (BSON_ITER_HOLDS_INT64 (it))
-      v = (double) bson_iter_int64 (it);
-   else
-      v = bson_iter_as_double (it);
-   if (!BSON_ITER_HOLDS_NUMBER (it) || v != floor (v) || v < lo || v > hi) {
-      sh_error_set_at (err, SH_ERR_ARGS, db_arg_pos (call, i), "%s must be a whole number from %.0f to %.0f", what, lo,
-                       hi);
-      return false;
-   }
-   return true;
-}
-
 /* ---- currentOp / killOp ---- */
 
 /* currentOp([filter | true]): { aggregate: 1, pipeline: [ { $currentOp: { allUsers, idleConnections, truncateOps:
@@ -120,7 +102,12 @@ build_kill_op (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
                           "killOp takes an opid number or \"<shard>:<opid>\" as currentOp shows it");
          return false;
       }
-   } else if (!db_check_int (call, 0, &it, INT32_MIN, INT32_MAX, "the opid", err)) {
+   } else if (!args_int (call, 0, INT32_MIN, INT32_MAX, "opid", NULL, err)) {
+      return false;
+   } else if (BSON_ITER_HOLDS_DOUBLE (&it) && bson_iter_double (&it) != floor (bson_iter_double (&it))) {
+      /* the server takes an integral value only (bsonExtractIntegerField) */
+      sh_error_set_at (err, SH_ERR_ARGS, db_arg_pos (call, 0), "%s: opid must be a whole number, got %g",
+                       call->cmd->name, bson_iter_double (&it));
       return false;
    }
    cmd = sh_requests_add (out, "admin", CONN_ADMIN);
@@ -177,18 +164,18 @@ build_server_status (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 static bool
 build_db_stats (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   bson_iter_t it, s;
+   bson_iter_t it;
    bson_t base = BSON_INITIALIZER, opts, *cmd;
    bool have_opts = false;
    if (!args_check (call, 0, ARG_NUMBER | ARG_OBJECT, false, "Database", "stats", err))
       return false;
    if (args_get (call, 0, &it)) {
       if (BSON_ITER_HOLDS_NUMBER (&it)) {
-         if (!db_check_int (call, 0, &it, 1, INT32_MAX, "scale", err))
+         if (!args_int (call, 0, 1, INT32_MAX, "scale", NULL, err))
             goto fail;
       } else if (args_doc (call, 0, &opts)) {
          have_opts = true;
-         if (bson_iter_init_find (&s, &opts, "scale") && !db_check_int (call, 0, &s, 1, INT32_MAX, "scale", err))
+         if (!args_opt_int (call, 0, "scale", 1, INT32_MAX, NULL, err))
             goto fail;
       }
    }
@@ -388,20 +375,16 @@ build_drop_database (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 static bool
 build_create_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   bson_iter_t it;
    bson_t base = BSON_INITIALIZER, opts;
    if (!args_check (call, 0, ARG_STRING, true, "Database", "createCollection", err) ||
        !args_check (call, 1, ARG_OBJECT, false, "Database", "createCollection", err))
       goto fail;
-   if (args_doc (call, 1, &opts)) {
-      if (bson_iter_init_find (&it, &opts, "size") && !db_check_int (call, 1, &it, 1, 1125899906842624.0, "size", err))
-         goto fail;
-      if (bson_iter_init_find (&it, &opts, "max") && !db_check_int (call, 1, &it, 0, 9007199254740991.0, "max", err))
-         goto fail;
-      if (bson_iter_init_find (&it, &opts, "expireAfterSeconds") &&
-          !db_check_int (call, 1, &it, 0, INT32_MAX, "expireAfterSeconds", err))
-         goto fail;
-   }
+   /* a capped collection's size (at most 1 PiB) and document count (below 2^31), a TTL (32 bits), as the server
+    * bounds them */
+   if (!args_opt_int (call, 1, "size", 1, INT64_C (1) << 50, NULL, err) ||
+       !args_opt_int (call, 1, "max", 0, INT32_MAX - 1, NULL, err) ||
+       !args_opt_int (call, 1, "expireAfterSeconds", 0, INT32_MAX, NULL, err))
+      goto fail;
    args_append (call, 0, &base, "create");
    args_spread (sh_requests_add (out, call->db, CONN_ADMIN), &base, args_doc (call, 1, &opts) ? &opts : NULL);
    bson_destroy (&base);
@@ -537,8 +520,7 @@ build_estimated_count (const sh_call_t *call, sh_requests_t *out, sh_error_t *er
    bson_iter_t it;
    if (!args_check (call, 0, ARG_OBJECT, false, "Collection", "estimatedDocumentCount", err))
       return false;
-   if (args_doc (call, 0, &opts) && bson_iter_init_find (&it, &opts, "maxTimeMS") &&
-       !db_check_int (call, 0, &it, 0, INT32_MAX, "maxTimeMS", err))
+   if (!args_opt_int (call, 0, "maxTimeMS", 0, INT32_MAX, NULL, err))
       return false;
    cmd = sh_requests_add (out, call->db, CONN_READ);
    BSON_APPEND_UTF8 (cmd, "count", call->coll);
@@ -563,15 +545,11 @@ build_count (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
        !args_check (call, 1, ARG_OBJECT, false, "Collection", "count", err))
       return false;
    have_opts = args_doc (call, 1, &opts);
-   if (have_opts) {
-      if (bson_iter_init_find (&it, &opts, "limit") &&
-          !db_check_int (call, 1, &it, -9007199254740991.0, 9007199254740991.0, "limit", err))
-         return false;
-      if (bson_iter_init_find (&it, &opts, "skip") && !db_check_int (call, 1, &it, 0, 9007199254740991.0, "skip", err))
-         return false;
-      if (bson_iter_init_find (&it, &opts, "maxTimeMS") && !db_check_int (call, 1, &it, 0, INT32_MAX, "maxTimeMS", err))
-         return false;
-   }
+   /* the server's count takes 64-bit limit (a negative one as its absolute value) and skip (not negative) */
+   if (!args_opt_int (call, 1, "limit", -INT64_MAX, INT64_MAX, NULL, err) ||
+       !args_opt_int (call, 1, "skip", 0, INT64_MAX, NULL, err) ||
+       !args_opt_int (call, 1, "maxTimeMS", 0, INT32_MAX, NULL, err))
+      return false;
    cmd = sh_requests_add (out, call->db, CONN_READ);
    BSON_APPEND_UTF8 (cmd, "count", call->coll);
    if (args_get (call, 0, &it))

@@ -63,19 +63,13 @@ ix_check_key (const sh_call_t *call, int i, const bson_t *key, sh_error_t *err)
    return true;
 }
 
-/* Options that become integers on the server: expireAfterSeconds (0 .. 2^31-1, as the server's TTL bound). */
+/* Options that become integers on the server: expireAfterSeconds (0 .. 2^31-1, the server's TTL bound). */
 static bool
 ix_check_options (const sh_call_t *call, int i, const bson_t *opts, sh_error_t *err)
 {
    bson_iter_t it;
-   if (bson_iter_init_find (&it, opts, "expireAfterSeconds")) {
-      double v = BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_double (&it) : -1;
-      if (!BSON_ITER_HOLDS_NUMBER (&it) || !(v >= 0 && v <= INT32_MAX) || v != floor (v)) {
-         sh_error_set_at (err, SH_ERR_ARGS, ix_arg_pos (call, i),
-                          "expireAfterSeconds must be a whole number of seconds from 0 to %d", INT32_MAX);
-         return false;
-      }
-   }
+   if (!args_opt_int (call, i, "expireAfterSeconds", 0, INT32_MAX, NULL, err))
+      return false;
    if (bson_iter_init_find (&it, opts, "name") && !BSON_ITER_HOLDS_UTF8 (&it)) {
       sh_error_set_at (err, SH_ERR_ARGS, ix_arg_pos (call, i), "the index name must be a string");
       return false;

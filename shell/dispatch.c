@@ -143,9 +143,9 @@ apply_find_modifier (resolved_t *r, const sh_seg_t *m, bool last, sh_error_t *er
       sh_error_set_at (err, SH_ERR_ARGS, at, ".%s() needs an argument", n);
       return false;
    } else if (!strcmp (n, "maxTimeMS") || !strcmp (n, "batchSize")) {
-      double v = BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_double (&it) : -1;
-      if (!BSON_ITER_HOLDS_NUMBER (&it) || v < 0 || v > INT32_MAX || v != (double) (int64_t) v) {
-         sh_error_set_at (err, SH_ERR_ARGS, at, "%s needs a whole number from 0 to %d", n, INT32_MAX);
+      int64_t v;
+      if (!args_number_to_int (&it, 0, INT32_MAX, &v)) {
+         sh_error_set_at (err, SH_ERR_ARGS, at, "%s needs a number from 0 to %d", n, INT32_MAX);
          return false;
       }
       bson_append_value (&r->mods, n, -1, bson_iter_value (&it));

@@ -1,1 +1,1 @@
-db.users.count({}, {skip: 1.5})
+db.users.count({}, {skip: -1})
