@@ -846,6 +846,20 @@ sim_agg_stage (void *ud, const bson_t *stage, const simq_docs_t *in, simq_docs_t
    if (!strcmp (name, "$listClusterCatalog")) {
       return sim_stage_list_cluster_catalog (agg->ctx, agg->coll, &it, out, error);
    }
+   if (!strcmp (name, "$listSessions")) {
+      /* the sessions the routers persisted, read where they live (DocumentSourceListSessions::createFromBson) */
+      if (!agg->coll || strcmp (agg->ctx->db, "config") != 0 || strcmp (agg->coll, "system.sessions") != 0) {
+         bson_set_error (error, SIMQ_ERROR_DOMAIN, 73,
+                         "$listSessions must be run against the 'system.sessions' collection in the 'config' "
+                         "database.");
+         return -1;
+      }
+      sim_coll_t *sessions = sim_coll_get ("config", "system.sessions");
+      if (sessions && !sim_coll_collect (sessions, NULL, out, error)) {
+         return -1;
+      }
+      return 1;
+   }
    if (!strcmp (name, "$currentOp")) {
       if (agg->coll || strcmp (agg->ctx->db, "admin") != 0) {
          bson_set_error (error, SIMQ_ERROR_DOMAIN, 73,

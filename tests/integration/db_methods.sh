@@ -34,6 +34,11 @@ for v in 4.4 8.0; do
       check_eq "db_methods.$v chunksize visible to mongosh" "64" \
          "$(ms 'db.getSiblingDB("config").settings.findOne({_id: "chunksize"}).value')"
    fi
+   # db.aggregate: $currentOp on admin; $listSessions only on config.system.sessions, as the server checks
+   out=$(hs --eval 'db.getSiblingDB("admin").aggregate([{$currentOp: {allUsers: true}}, {$match: {active: true}}])')
+   check_contains "db_methods.$v db.aggregate(\$currentOp) lists this operation" "aggregate: 1" "$out"
+   out=$(hs --eval 'db.aggregate([{$listSessions: {}}])')
+   check_contains "db_methods.$v db.aggregate(\$listSessions) is refused off config.system.sessions" "InvalidNamespace" "$out"
    # sharding a non-empty collection: refused without an index on the key, done after createIndex
    hs --eval 'db.getSiblingDB("app").fresh.insertMany([{_id: 1, k: 5}, {_id: 2, k: 7}, {_id: 3, k: 9}])' > /dev/null
    out=$(hs --eval 'sh.shardCollection("app.fresh", {k: 1})')

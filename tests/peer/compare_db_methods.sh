@@ -103,6 +103,8 @@ currentOp.all|db.currentOp({$all: true, $ownOps: true, active: true})|
 killOp|db.killOp(12345)|
 killOp.shard|db.killOp("shard01:12345")|
 db.aggregate|db.getSiblingDB("admin").aggregate([{$currentOp: {allUsers: true}}, {$match: {active: true}}])|
+db.aggregate.listSessions|db.aggregate([{$listSessions: {}}])|
+coll.aggregate.listSessions|db.getSiblingDB("config").system.sessions.aggregate([{$listSessions: {allUsers: true}}])|
 serverStatus|db.serverStatus()|
 serverStatus.options|db.serverStatus({repl: 0, metrics: 0})|
 stats|db.getSiblingDB("app").stats()|
