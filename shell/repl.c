@@ -206,6 +206,31 @@ complete_db_member (const char *text, int state)
    return NULL;
 }
 
+/* After "db.<coll>.": the collection methods of the table (its db.collection.* entries) as db.<coll>.<method>(. */
+static char *
+complete_coll_method (const char *text, int state)
+{
+   static size_t i, plen, len;
+   if (!state) {
+      i = 0;
+      len = strlen (text);
+      plen = (size_t) (strrchr (text, '.') - text) + 1; /* "db.<coll>." */
+   }
+   while (sh_cmd_table[i]) {
+      const char *name = sh_cmd_table[i++]->name;
+      if (strncmp (name, "db.collection.", 14) != 0 || strncmp (name + 14, text + plen, len - plen) != 0)
+         continue;
+      {
+         /* readline frees matches with free(): allocate with malloc */
+         char *m = malloc (plen + strlen (name + 14) + 2);
+         if (m)
+            sprintf (m, "%.*s%s(", (int) plen, text, name + 14);
+         return m;
+      }
+   }
+   return NULL;
+}
+
 static char **
 repl_complete (const char *text, int start, int end)
 {
@@ -224,6 +249,8 @@ repl_complete (const char *text, int start, int end)
       complete_values = repl_ctx ? cmd_complete_values (repl_ctx, "coll", repl_ctx->db) : NULL;
       return rl_completion_matches (text, complete_db_member);
    }
+   if (!strncmp (text, "db.", 3) && strchr (text + 3, '.') > text + 3)
+      return rl_completion_matches (text, complete_coll_method);
    return rl_completion_matches (text, complete_name);
 }
 

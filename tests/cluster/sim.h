@@ -518,6 +518,24 @@ void
 sim_crud_drop (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_crud_current_op (sim_ctx_t *ctx, bson_t *reply);
+/* findAndModify, dropIndexes, collMod (index hiding), create, renameCollection, dropDatabase, dbStats and killOp,
+ * answered as a mongos answers them (sim_crud.c). */
+void
+sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_drop_indexes (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_coll_mod (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_create (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_rename_collection (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_drop_database (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_db_stats (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_kill_op (sim_ctx_t *ctx, bson_t *reply);
 
 /* Frees every cursor. */
 void
@@ -777,6 +795,10 @@ sim_balancer_chunk_busy (const char *ns, const bson_oid_t *id);
 /* Appends the in-flight migrations to out as the shards' currentOp rows. */
 void
 sim_balancer_current_op (simq_docs_t *out);
+/* killOp of a shard's operation: interrupts the in-flight migration whose donor is shard and whose opid is opid (the
+ * chunk stays, the donor logs an aborted moveChunk.from); false when no such operation runs. */
+bool
+sim_balancer_kill_op (const char *shard, int64_t opid);
 /* Runs one balancer round now (synchronously selects migrations). */
 void
 sim_balancer_round (int64_t now);

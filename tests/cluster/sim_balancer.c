@@ -1083,3 +1083,40 @@ sim_cmd_sim_balancer (sim_ctx_t *ctx, bson_t *reply)
    bson_append_array_end (reply, &arr);
    sim_reply_ok (reply);
 }
+
+bool
+sim_balancer_kill_op (const char *shard, int64_t opid)
+{
+   for (size_t i = 0; i < sim_dyn.nmigs; i++) {
+      sim_migration_t *m = sim_dyn.migs[i];
+      if (m->opid != opid || strcmp (m->from, shard) != 0) {
+         continue;
+      }
+      /* the donor's migration is interrupted: the chunk stays where it was and the donor logs the abort */
+      int64_t now = sim_now_ms ();
+      bson_t d = BSON_INITIALIZER, min, max;
+      char mid[512];
+      bson_init_static (&min, m->min, sim_rawlen (m->min));
+      bson_init_static (&max, m->max, sim_rawlen (m->max));
+      sim_migration_id (m->ns, &min, mid, sizeof mid);
+      sim_migrations_doc_remove (mid);
+      BSON_APPEND_INT32 (&d, "step 1 of 6", 0);
+      BSON_APPEND_DOCUMENT (&d, "min", &min);
+      BSON_APPEND_DOCUMENT (&d, "max", &max);
+      BSON_APPEND_UTF8 (&d, "to", m->to);
+      BSON_APPEND_UTF8 (&d, "from", m->from);
+      BSON_APPEND_UTF8 (&d, "note", "aborted");
+      BSON_APPEND_UTF8 (&d, "errmsg", "operation was interrupted");
+      sim_changelog (false, "moveChunk.from", m->ns, m->from, &d, now);
+      bson_destroy (&d);
+      memmove (&sim_dyn.migs[i], &sim_dyn.migs[i + 1], (sim_dyn.nmigs - i - 1) * sizeof *sim_dyn.migs);
+      sim_dyn.nmigs--;
+      sim_mig_free (m);
+      sim_dyn.migrations_aborted++;
+      if (sim_dyn.nmigs == 0 && sim_dyn.in_round) {
+         sim_round_finish (now);
+      }
+      return true;
+   }
+   return false;
+}
