@@ -1000,4 +1000,23 @@ int
 sim_stage_list_cluster_catalog (sim_ctx_t *ctx, const char *coll, const bson_iter_t *arg, simq_docs_t *out,
                                 bson_error_t *error);
 
+/* ---- timed resharding, moveCollection and unshardCollection (sim_reshard.c) ---- */
+
+/* --reshard-ms: how long a reshardCollection / moveCollection / unshardCollection runs (0: reshardCollection commits
+ * at once, moveCollection and unshardCollection too). */
+extern int64_t sim_reshard_ms;
+
+/* Runs reshardCollection (when timed), moveCollection or unshardCollection: true when it handled ctx's command (reply
+ * filled), false to let the ordinary dispatch run it. Waits with sim_g.lock released while the operation runs. */
+bool
+sim_reshard_run (sim_ctx_t *ctx, bson_t *reply);
+
+/* Appends the running operations' donor and recipient rows to out, as each shard's $currentOp reports them. */
+void
+sim_reshard_current_op (simq_docs_t *out);
+
+/* Frees the operation records (shutdown). */
+void
+sim_reshard_free (void);
+
 #endif
