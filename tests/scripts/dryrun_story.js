@@ -1,0 +1,2 @@
+sh.progress()
+sh.progress({watch: true, intervalSecs: 5})
