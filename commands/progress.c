@@ -345,24 +345,13 @@ cmd_progress_gather (sh_ctx_t *ctx, const sh_call_t *call, progress_reading_t *r
    r->at_ms = cmd_now_ms ();
    if (!build_progress (call, &reqs, err))
       goto done;
-   bson_destroy (&r->ops);
-   bson_destroy (&r->coordinators);
-   bson_destroy (&shards);
-   bson_destroy (&colls);
-   bool got = conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, 0, &r->ops, NULL, err);
-   got = got && conn_run_docs (ctx, reqs.v[1].db, &reqs.v[1].cmd, reqs.v[1].path, 0, &r->coordinators, NULL, err);
-   if (!got) {
-      bson_init (&r->coordinators);
-      bson_init (&shards);
-      bson_init (&colls);
-      goto done;
+   /* conn_run_docs initialises its result in every case, so each is destroyed right before its run */
+   bson_t *results[] = { &r->ops, &r->coordinators, &shards, &colls };
+   for (size_t i = 0; i < 4; i++) {
+      bson_destroy (results[i]);
+      if (!conn_run_docs (ctx, reqs.v[i].db, &reqs.v[i].cmd, reqs.v[i].path, 0, results[i], NULL, err))
+         goto done;
    }
-   if (!conn_run_docs (ctx, reqs.v[2].db, &reqs.v[2].cmd, reqs.v[2].path, 0, &shards, NULL, err)) {
-      bson_init (&colls);
-      goto done;
-   }
-   if (!conn_run_docs (ctx, reqs.v[3].db, &reqs.v[3].cmd, reqs.v[3].path, 0, &colls, NULL, err))
-      goto done;
    n = pg_ids (&shards, ids, PG_MAX_DRAINS);
    if (n && !pg_gather_drains (ctx, ids, n, r, err))
       goto done;
