@@ -66,3 +66,77 @@ if sim_start --version 8.0 --reshard-ms 3000 --chunk-size-kb 64 --load app.big:a
 else
    fail "story.sim" "shardsim did not start"
 fi
+
+# ---- sh.progress during a reshardCollection and a drain; sh.explainBalance; sh.migrationHistory (8.0) ----
+# app.nb and app.jb hold far more than three chunk sizes on shard01 (imbalanced for the 8.0 policy); app.nb is
+# excluded from balancing, app.jb's only chunk is flagged jumbo; app.h (hashed, 30 chunks, 10 on shard03) is drained.
+if sim_start --version 8.0 --reshard-ms 15000 --chunk-size-kb 1024 --load app.big:ascending:3000 \
+   --load app.nb:ascending:20000 --load app.jb:lowcard:20000; then
+   run 'sh.shardCollection("app.h", {k: "hashed"}, false, {numInitialChunks: 30})' > /dev/null
+   run 'sh.disableBalancing("app.nb")' > /dev/null
+   run 'db.getSiblingDB("config").runCommand({update: "chunks", updates: [{q: {"min.level": MinKey}, u: {$set: {jumbo: true}}}]})' > /dev/null
+
+   out=$(run 'sh.explainBalance("app.nb")' | jq -c '[.balanced, .verdict, .findings[0].cause, .findings[0].fix]')
+   check_eq "story.explain noBalance is the cause, with its fix" \
+      '[false,"chunksImbalance","noBalance","sh.enableBalancing(\"app.nb\")"]' "$out"
+   out=$(run 'sh.explainBalance("app.jb")' | jq -c '[.balanced, .findings[0].cause]')
+   check_eq "story.explain a jumbo chunk is the cause" '[false,"jumboChunks"]' "$out"
+   out=$(run 'sh.explainBalance("app.jb")' | jq -r '.findings[0].fix')
+   check_contains "story.explain the jumbo fix names clearJumboFlag" 'clearJumboFlag: "app.jb"' "$out"
+   out=$(run 'sh.explainBalance("app.nope")')
+   check_contains "story.explain an unsharded collection is the server's NamespaceNotSharded" "[NamespaceNotSharded]" "$out"
+   out=$(run 'sh.progress()' | jq -c '.operations')
+   check_eq "story.progress nothing running" '[]' "$out"
+
+   run 'sh.removeShard("shard03")' > /dev/null
+   run 'sh.reshardCollection("app.big", {uuid: 1})' > "$TMPD/reshard2.out" &
+   bg=$!
+   run 'db.adminCommand({simBalancer: "live", intervalMs: 100, migrationMs: 800})' > /dev/null
+   sleep 3
+   out=$(run 'sh.explainBalance("app.h")' | jq -c '[.balanced, .verdict, .findings[0].cause]')
+   check_eq "story.explain a draining shard is the cause" '[false,"draining","drainingShard"]' "$out"
+   p1=$(run 'sh.progress()')
+   sleep 1.5
+   p2=$(run 'sh.progress()')
+   for t in reshardCollection drain; do
+      a=$(echo "$p1" | jq -c --arg t "$t" '[.operations[] | select(.type == $t)][0] | [.phase, .percent, .etaSec]')
+      b=$(echo "$p2" | jq -c --arg t "$t" '[.operations[] | select(.type == $t)][0] | [.phase, .percent, .etaSec]')
+      case "$b" in
+      '["'*'",'[0-9]*','[0-9]*']') pass "story.progress $t listed with phase, percent and etaSec: $b" ;;
+      *) fail "story.progress $t listed with phase, percent and etaSec" "first [$a] second [$b] in [$p2]" ;;
+      esac
+      pa=$(echo "$a" | jq '.[1] // -1')
+      pb=$(echo "$b" | jq '.[1] // -1')
+      if [ "$(jq -n "$pa < $pb")" = true ]; then
+         pass "story.progress $t percent rises across two calls ($pa -> $pb)"
+      else
+         fail "story.progress $t percent rises across two calls" "$pa then $pb"
+      fi
+   done
+   out=$(echo "$p2" | jq -r '[.operations[] | select(.type == "reshardCollection")][0].shard')
+   check_eq "story.progress resharding summed over donors and recipients" "shard01 -> shard01, shard02" "$out"
+   out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval 'sh.progress({watch: true, intervalSecs: 1, count: 2})' 2>&1)
+   check_eq "story.progress watch refreshes (two tables)" 2 "$(echo "$out" | grep -c '^TYPE ')"
+   wait "$bg"
+   check_eq "story.progress the resharding committed" 1 "$(jq -r .ok < "$TMPD/reshard2.out")"
+   out=$(run 'sh.migrationHistory({since: 1})' | jq -c '[(.succeeded > 0), (.byDonor | map(.shard) | index("shard03") != null), .failed]')
+   check_eq "story.history the drain's migrations by donor" '[true,true,0]' "$out"
+   sim_stop
+else
+   fail "story.live" "shardsim did not start"
+fi
+
+# ---- sh.migrationHistory and explainBalance on the demo's history: a failed migration and a failed round ----
+if sim_start --scenario demo --version 8.0; then
+   out=$(run 'sh.migrationHistory()' | jq -c '[.failed, .byError[0].error, .failedBalancerRounds]')
+   check_eq "story.history failures by error" '[1,"Data transfer error: recipient shard timed out",1]' "$out"
+   out=$(run 'sh.explainBalance("app.users")' | jq -c '[.balanced, [.findings[].cause]]')
+   check_eq "story.explain a balanced collection still shows its failed migration and rounds" \
+      '[true,["failedMigration","failedBalancerRounds"]]' "$out"
+   run 'sh.updateZoneKeyRange("app.orders", {customer: "c", ts: MinKey}, {customer: "d", ts: MinKey}, "SFO")' > /dev/null
+   out=$(run 'sh.explainBalance("app.orders")' | jq -c '[.verdict, ([.findings[].cause] | index("zoneViolation") != null), ([.findings[].cause] | index("chunkStraddlesZone") != null)]')
+   check_eq "story.explain zone violation and a chunk straddling the zone" '["zoneViolation",true,true]' "$out"
+   sim_stop
+else
+   fail "story.demo" "shardsim did not start"
+fi
