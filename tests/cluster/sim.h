@@ -1019,4 +1019,21 @@ sim_reshard_current_op (simq_docs_t *out);
 void
 sim_reshard_free (void);
 
+/* ---- failed migrations and balancer rounds on demand (sim_mfail.c) ---- */
+
+/* { simFailure: "migrations" | "rounds", [times: n, -1 = always], [errmsg] }, "status", "clear". */
+void
+sim_cmd_sim_failure (sim_ctx_t *ctx, bson_t *reply);
+
+/* When a migration failure is armed: writes moveChunk.error for this migration, copies the errmsg into errmsg and
+ * returns true (the caller then aborts it, writing moveChunk.from with note "aborted" and that errmsg). */
+bool
+sim_mfail_migration (const char *ns, const bson_t *min, const bson_t *max, const char *from, const char *to,
+                     int64_t now, char *errmsg, size_t len);
+
+/* When a round failure is armed: writes the failed balancer.round entry and returns true (the caller selects
+ * nothing this round). */
+bool
+sim_mfail_round (int64_t now);
+
 #endif

@@ -743,6 +743,7 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "simWorkload", 44, true, sim_cmd_sim_workload, SIM_K_COMMAND },
    { "simBalancer", 44, true, sim_cmd_sim_balancer, SIM_K_COMMAND },
    { "simFault", 44, true, sim_cmd_sim_fault, SIM_K_COMMAND },
+   { "simFailure", 44, true, sim_cmd_sim_failure, SIM_K_COMMAND },
 };
 
 static const sim_cmd_def_t *

@@ -140,3 +140,30 @@ if sim_start --scenario demo --version 8.0; then
 else
    fail "story.demo" "shardsim did not start"
 fi
+
+# ---- failed migrations and failed rounds on demand (simFailure), as the helpers see them ----
+if sim_start --version 8.0; then
+   run 'sh.shardCollection("app.h", {k: "hashed"}, false, {numInitialChunks: 30})' > /dev/null
+   run 'sh.removeShard("shard03")' > /dev/null
+   run 'db.adminCommand({simFailure: "migrations", times: 2, errmsg: "Data transfer error: recipient shard timed out"})' > /dev/null
+   run 'db.adminCommand({simFailure: "rounds", times: 1})' > /dev/null
+   run 'db.adminCommand({simBalancer: "live", intervalMs: 100, migrationMs: 100})' > /dev/null
+   sleep 2.5
+   out=$(run 'db.getSiblingDB("config").changelog.countDocuments({what: "moveChunk.error", ns: "app.h"})')
+   check_eq "story.fail two migrations failed with moveChunk.error" 2 "$out"
+   out=$(run 'sh.migrationHistory({since: 1, ns: "app.h"})' | jq -c '[.failed, .byError[0].error, .byError[0].count, .failedBalancerRounds, (.succeeded > 0)]')
+   check_eq "story.fail migrationHistory counts them by error, with the failed round" \
+      '[2,"Data transfer error: recipient shard timed out",2,1,true]' "$out"
+   # explainBalance looks at the last five rounds: make them all fail
+   run 'db.adminCommand({simFailure: "rounds", times: -1})' > /dev/null
+   sleep 1
+   out=$(run 'sh.explainBalance("app.h")' | jq -c '[.findings[] | select(.cause == "failedMigration" or .cause == "failedBalancerRounds") | .cause] | unique')
+   check_eq "story.fail explainBalance lists the failed migrations and the failed round" \
+      '["failedBalancerRounds","failedMigration"]' "$out"
+   run 'db.adminCommand({simFailure: "clear"})' > /dev/null
+   out=$(run 'db.getSiblingDB("config").actionlog.find({"details.errorOccurred": true}, {_id: 0, "details.errmsg": 1})' | jq -s -c '.[0].details.errmsg')
+   check_eq "story.fail the failed round's actionlog entry" '"Failed to acquire the collection lock to migrate chunks: LockBusy"' "$out"
+   sim_stop
+else
+   fail "story.fail" "shardsim did not start"
+fi
