@@ -325,7 +325,14 @@ pg_reshards (const progress_reading_t *now, const progress_reading_t *prev, bson
                     "assigns, whatever the new key ranges hold): percent is summed over all recipients",
                     g->no_data);
       }
-      if (g->eta >= 0) {
+      if (g->no_data[0] && g->any_copied && g->copy_secs > 0 && !past_copy) {
+         /* the recipients' own estimates assume each copies its even share, so the ones with the data estimate too
+          * little: the server's formula (copy time × (2 × to copy / copied − 1)) on the sums instead */
+         double copied = g->copied < g->approx_bytes ? g->copied : g->approx_bytes;
+         op.eta = g->copy_secs * (2.0 * g->approx_bytes / copied - 1.0);
+         pg_caveat (caveat, sizeof caveat, "%s",
+                    "etaSec from the summed figures: the recipients' own estimates assume even shares");
+      } else if (g->eta >= 0) {
          op.eta = g->eta;
          if (g->no_estimate[0])
             pg_caveat (caveat, sizeof caveat,

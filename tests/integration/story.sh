@@ -167,3 +167,31 @@ if sim_start --version 8.0; then
 else
    fail "story.fail" "shardsim did not start"
 fi
+
+# ---- older personalities: 5.0 resharding rows (no provenance, -1 without an estimate), 4.4 migrations and drains ----
+if sim_start --version 5.0 --reshard-ms 4000 --chunk-size-kb 64 --load app.big:ascending:2000; then
+   run 'sh.reshardCollection("app.big", {uuid: 1})' > /dev/null &
+   bg=$!
+   sleep 0.1
+   out=$(reshard_rows | grep RecipientService | head -1 | jq -c '[has("provenance"), .remainingOperationTimeEstimatedSecs]')
+   check_eq "story.5.0 recipient rows: no provenance, -1 before any estimate" '[false,-1]' "$out"
+   sleep 1.5
+   out=$(run 'sh.progress()' | jq -c '[.operations[0].type, .operations[0].phase, (.operations[0].percent > 0)]')
+   check_eq "story.5.0 sh.progress lists the resharding" '["reshardCollection","cloning",true]' "$out"
+   wait "$bg"
+   sim_stop
+else
+   fail "story.5.0" "shardsim did not start"
+fi
+if sim_start --scenario demo --version 4.4; then
+   run 'sh.removeShard("shard03")' > /dev/null
+   run 'db.adminCommand({simBalancer: "live", intervalMs: 100, migrationMs: 1500})' > /dev/null
+   sleep 0.8
+   out=$(run 'sh.progress()' | jq -c '[.operations[] | .type] | unique')
+   check_eq "story.4.4 a migration (command.moveChunk) and the drain" '["drain","migration"]' "$out"
+   out=$(run 'db.adminCommand({reshardCollection: "app.events", key: {uuid: 1}})')
+   check_contains "story.4.4 no resharding before 5.0" "[CommandNotFound]" "$out"
+   sim_stop
+else
+   fail "story.4.4" "shardsim did not start"
+fi

@@ -69,12 +69,14 @@ main (void)
    CHECK_STR ("progress reshard type", "reshardCollection", field (&ops, 0, "type", b1, sizeof b1));
    CHECK_STR ("progress reshard phase from the coordinator", "cloning", field (&ops, 0, "phase", b1, sizeof b1));
    CHECK_STR ("progress reshard percent summed over recipients", "25", field (&ops, 0, "percent", b1, sizeof b1));
-   CHECK_STR ("progress reshard eta from the recipients", "30", field (&ops, 0, "etaSec", b1, sizeof b1));
+   CHECK_STR ("progress reshard eta from the sums when shares are uneven (the recipient said 30)", "70",
+              field (&ops, 0, "etaSec", b1, sizeof b1));
    CHECK_STR ("progress reshard rate without a previous reading: the copy's average", "50",
               field (&ops, 0, "bytesPerSec", b1, sizeof b1));
    CHECK_STR ("progress reshard shards", "s1 -> s1, s2", field (&ops, 0, "shard", b1, sizeof b1));
    field (&ops, 0, "caveat", b3, sizeof b3);
    CHECK ("progress reshard caveat names the recipient without data", strstr (b3, "recipient(s) s2 copied nothing"));
+   CHECK ("progress reshard caveat says where etaSec comes from", strstr (b3, "etaSec from the summed figures"));
 
    /* a second reading 2 s later: the rate comes from the two */
    progress_reading_init (&p);
@@ -136,6 +138,25 @@ main (void)
    progress_compute (&p, &r, &ops);
    CHECK_STR ("progress defragmentation eta from two readings", "30", field (&ops, 0, "etaSec", b1, sizeof b1));
    progress_reading_destroy (&p);
+   progress_reading_destroy (&r);
+
+   /* even shares: etaSec is the recipients' largest estimate */
+   bson_t ops2 = BSON_INITIALIZER;
+   progress_reading_init (&r);
+   set_json (&r.ops,
+             "{\"0\": " ROW ("s1", "Recipient",
+                             ", \"recipientState\": \"cloning\", \"totalCopyTimeElapsedSecs\": 10, "
+                             "\"remainingOperationTimeEstimatedSecs\": 30, \"approxBytesToCopy\": 1000, "
+                             "\"bytesCopied\": 500") ", \"1\": " ROW ("s2", "Recipient",
+                                                                      ", \"recipientState\": \"cloning\", "
+                                                                      "\"remainingOperationTimeEstimatedSecs\": "
+                                                                      "45, \"approxBytesToCopy\": 1000, "
+                                                                      "\"bytesCopied\": 400") "}");
+   progress_compute (&r, NULL, &ops2);
+   CHECK_STR ("progress reshard eta is the recipients' largest estimate", "45",
+              field (&ops2, 0, "etaSec", b1, sizeof b1));
+   CHECK_STR ("progress reshard even shares: no caveat", "null", field (&ops2, 0, "caveat", b1, sizeof b1));
+   bson_destroy (&ops2);
    progress_reading_destroy (&r);
 
    /* nothing running */
