@@ -105,6 +105,16 @@ pg_append_find (bson_t *cmd, const char *coll, const char *field)
    }
 }
 
+/* The four reads every reading starts with (the follow-ups depend on their answers). */
+static void
+pg_append_requests (sh_requests_t *out)
+{
+   pg_append_current_op (sh_requests_add (out, "admin", CONN_ADMIN));
+   pg_append_find (sh_requests_add (out, "config", CONN_READ), "reshardingOperations", NULL);
+   pg_append_find (sh_requests_add (out, "config", CONN_READ), "shards", "draining");
+   pg_append_find (sh_requests_add (out, "config", CONN_READ), "collections", "defragmentCollection");
+}
+
 static bool
 build_progress (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
@@ -112,10 +122,7 @@ build_progress (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
        !args_opt_int (call, 0, "intervalSecs", 1, 3600, NULL, err) ||
        !args_opt_int (call, 0, "count", 1, 1000000, NULL, err))
       return false;
-   pg_append_current_op (sh_requests_add (out, "admin", CONN_ADMIN));
-   pg_append_find (sh_requests_add (out, "config", CONN_READ), "reshardingOperations", NULL);
-   pg_append_find (sh_requests_add (out, "config", CONN_READ), "shards", "draining");
-   pg_append_find (sh_requests_add (out, "config", CONN_READ), "collections", "defragmentCollection");
+   pg_append_requests (out);
    return true;
 }
 
@@ -334,7 +341,7 @@ pg_ids (const bson_t *docs, const char **ids, size_t max)
 }
 
 bool
-cmd_progress_gather (sh_ctx_t *ctx, const sh_call_t *call, progress_reading_t *r, sh_error_t *err)
+cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    bson_t shards = BSON_INITIALIZER, colls = BSON_INITIALIZER;
@@ -343,8 +350,7 @@ cmd_progress_gather (sh_ctx_t *ctx, const sh_call_t *call, progress_reading_t *r
    size_t n;
 
    r->at_ms = cmd_now_ms ();
-   if (!build_progress (call, &reqs, err))
-      goto done;
+   pg_append_requests (&reqs);
    /* conn_run_docs initialises its result in every case, so each is destroyed right before its run */
    bson_t *results[] = { &r->ops, &r->coordinators, &shards, &colls };
    for (size_t i = 0; i < 4; i++) {
@@ -465,7 +471,7 @@ exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       progress_reading_t r;
       bson_t operations = BSON_INITIALIZER;
       progress_reading_init (&r);
-      if (!cmd_progress_gather (ctx, call, &r, err)) {
+      if (!cmd_progress_gather (ctx, &r, err)) {
          progress_reading_destroy (&r);
          bson_destroy (&operations);
          goto done;

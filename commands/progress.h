@@ -36,11 +36,11 @@ progress_compute (const progress_reading_t *now, const progress_reading_t *prev,
 
 #include "commands.h"
 
-/* Takes one reading for sh.progress's call (its options are not used here): the requests of its build(), then, for
- * draining shards and defragmenting collections, their follow-up reads. r is initialised by the caller; at_ms is set
- * first. False with err set when a read fails. */
+/* Takes one reading through ctx's connection: the four reads sh.progress's build() lists, then, for draining shards
+ * and defragmenting collections, their follow-up reads. r is initialised by the caller; at_ms is set first. False
+ * with err set when a read fails (r then holds what was read). A collector can call it, then progress_compute. */
 bool
-cmd_progress_gather (sh_ctx_t *ctx, const sh_call_t *call, progress_reading_t *r, sh_error_t *err);
+cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err);
 
 /* Forgets the session's previous reading (kept by sh.progress for rates). */
 void
