@@ -1051,4 +1051,40 @@ int
 sim_stage_list_cluster_catalog (sim_ctx_t *ctx, const char *coll, const bson_iter_t *arg, simq_docs_t *out,
                                 bson_error_t *error);
 
+/* ---- timed resharding, moveCollection and unshardCollection (sim_reshard.c) ---- */
+
+/* --reshard-ms: how long a reshardCollection / moveCollection / unshardCollection runs (0: reshardCollection commits
+ * at once, moveCollection and unshardCollection too). */
+extern int64_t sim_reshard_ms;
+
+/* Runs reshardCollection (when timed), moveCollection or unshardCollection: true when it handled ctx's command (reply
+ * filled), false to let the ordinary dispatch run it. Waits with sim_g.lock released while the operation runs. */
+bool
+sim_reshard_run (sim_ctx_t *ctx, bson_t *reply);
+
+/* Appends the running operations' donor and recipient rows to out, as each shard's $currentOp reports them. */
+void
+sim_reshard_current_op (simq_docs_t *out);
+
+/* Frees the operation records (shutdown). */
+void
+sim_reshard_free (void);
+
+/* ---- failed migrations and balancer rounds on demand (sim_mfail.c) ---- */
+
+/* { simFailure: "migrations" | "rounds", [times: n, -1 = always], [errmsg] }, "status", "clear". */
+void
+sim_cmd_sim_failure (sim_ctx_t *ctx, bson_t *reply);
+
+/* When a migration failure is armed: writes moveChunk.error for this migration, copies the errmsg into errmsg and
+ * returns true (the caller then aborts it, writing moveChunk.from with note "aborted" and that errmsg). */
+bool
+sim_mfail_migration (const char *ns, const bson_t *min, const bson_t *max, const char *from, const char *to,
+                     int64_t now, char *errmsg, size_t len);
+
+/* When a round failure is armed: writes the failed balancer.round entry and returns true (the caller selects
+ * nothing this round). */
+bool
+sim_mfail_round (int64_t now);
+
 #endif

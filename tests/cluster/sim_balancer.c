@@ -244,6 +244,8 @@ sim_migration_finish (sim_migration_t *m, int64_t now)
       same = same && bson_iter_init_find (&it, &chunk, "shard") && BSON_ITER_HOLDS_UTF8 (&it) &&
              !strcmp (bson_iter_utf8 (&it, NULL), m->from) && sim_shard_get (m->to, NULL);
    }
+   char failed[256] = ""; /* simFailure migrations (sim_mfail.c): moveChunk.error is logged there */
+   same = same && !sim_mfail_migration (m->ns, &min, &max, m->from, m->to, now, failed, sizeof failed);
    if (same) {
       sim_coll_t *coll = sim_coll_get_ns (m->ns);
       sim_ctab_t *t = coll ? sim_ctab_get (coll) : NULL;
@@ -266,7 +268,7 @@ sim_migration_finish (sim_migration_t *m, int64_t now)
       BSON_APPEND_UTF8 (&d, "to", m->to);
       BSON_APPEND_UTF8 (&d, "from", m->from);
       BSON_APPEND_UTF8 (&d, "note", "aborted");
-      BSON_APPEND_UTF8 (&d, "errmsg", "The chunk changed while it was being migrated");
+      BSON_APPEND_UTF8 (&d, "errmsg", failed[0] ? failed : "The chunk changed while it was being migrated");
       sim_changelog (false, "moveChunk.from", m->ns, m->from, &d, now);
       bson_destroy (&d);
       sim_dyn.migrations_aborted++;
@@ -779,6 +781,10 @@ sim_balancer_round (int64_t now)
    simq_docs_t colls, shard_docs;
    bson_error_t err;
    if (sim_dyn.in_round) {
+      return;
+   }
+   if (sim_mfail_round (now)) {
+      sim_dyn.rounds++; /* a failed round (simFailure, sim_mfail.c): logged there, nothing selected */
       return;
    }
    simq_docs_init (&colls);
