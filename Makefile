@@ -2,6 +2,7 @@
 PKGS      := libmongoc-1.0 libbson-1.0 ncursesw libedit libcrypto
 SIM_PKGS  := libbson-1.0 libssl libcrypto
 CC        ?= cc
+CXX       ?= c++
 BUILD     ?= build
 SAN       ?=
 PREFIX    ?= /usr/local
@@ -11,7 +12,13 @@ BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I. -Ishell
 ifneq ($(SAN),)
 BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SANLD     := -fsanitize=address,undefined
+JS_SAN    := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
+
+# The JavaScript engine plugin (shell/js_engine.cpp, the only C++): SpiderMonkey 102 and libbson, loaded with dlopen.
+JS_PKGS    := mozjs-102 libbson-1.0
+JS_CXXFLAGS = -std=c++17 -fPIC -g -O1 $(WARN) -I. -Ishell $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) $(JS_SAN)
+JS_LIBS     = $(shell pkg-config --libs $(JS_PKGS) 2>/dev/null) -pthread
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -40,6 +47,7 @@ SIMU_SRCS := $(wildcard tests/unit/simtest_*.c)
 SIMU_BINS := $(SIMU_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 BINDIR ?= $(if $(SAN),$(BUILD)/bin,bin)
+JS_PLUGIN = $(BINDIR)/shardsh-js.so
 
 .PHONY: all binaries deps test check units asan clean install demo format format-check docs fuzz bench valgrind
 
@@ -48,7 +56,7 @@ BINDIR ?= $(if $(SAN),$(BUILD)/bin,bin)
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
-binaries: $(BINDIR)/shardsh $(BINDIR)/shardsim
+binaries: $(BINDIR)/shardsh $(BINDIR)/shardsim $(JS_PLUGIN)
 
 deps:
 	sh tests/deps.sh
@@ -68,6 +76,10 @@ $(CORE_LIB): $(CORE_OBJS)
 $(BINDIR)/shardsh: $(MAIN_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDLIBS_ALL)
+
+$(JS_PLUGIN): shell/js_engine.cpp shell/js_engine.h shell/errors.h
+	@mkdir -p $(dir $@)
+	$(CXX) $(JS_CXXFLAGS) -shared -o $@ $< $(SANLD) $(JS_LIBS)
 
 $(BINDIR)/shardsim: $(SIM_OBJS)
 	@mkdir -p $(dir $@)
@@ -139,10 +151,11 @@ demo: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 bin/shardsh $(DESTDIR)$(PREFIX)/bin/shardsh
+	install -m 0755 bin/shardsh-js.so $(DESTDIR)$(PREFIX)/bin/shardsh-js.so
 	if [ -f docs/shardsh.1 ]; then install -m 0644 docs/shardsh.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
 
 # One list of sources for `make format` and `make format-check` (CI runs the check before the tests).
-FORMAT_SRCS = $(sort $(wildcard shell/*.[ch] commands/*.[ch] views/*.[ch] tests/cluster/*.[ch] tests/unit/*.[ch] \
+FORMAT_SRCS = $(sort $(wildcard shell/*.[ch] shell/*.cpp commands/*.[ch] views/*.[ch] tests/cluster/*.[ch] tests/unit/*.[ch] \
                                 tests/fuzz/*.[ch] bench/*.[ch]))
 
 format:

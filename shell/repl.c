@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "dispatch.h"
 #include "interrupt.h"
+#include "js_host.h"
 #include "parser.h"
 #include "repl.h"
 #include "script.h"
@@ -292,16 +293,23 @@ repl_run (sh_ctx_t *ctx)
          continue;
       {
          sh_script_t script = { 0 };
-         sh_error_t err;
+         sh_error_t err, jerr;
+         bool parsed, literal;
          sh_error_clear (&err);
+         sh_error_clear (&jerr);
+         parsed = sh_parse_script ("<repl>", pending->str, pending->len, &script, &err);
+         literal = parsed && script_is_literal (ctx, &script);
+         /* JavaScript with an open block, string or template literal: read on */
+         if (!parsed && js_host_engine (ctx, &jerr) && !js_host_is_compilable (ctx, pending->str, pending->len)) {
+            sh_script_destroy (&script);
+            continue;
+         }
          if (pending->len && !repl_line_is_sensitive (pending->str)) {
             add_history (pending->str);
             if (hist && !repl_history_append (hist, pending->str) && !ctx->opts->quiet)
                fprintf (ctx->err_fp, "warning: cannot write history file '%s'\n", hist);
          }
-         if (!sh_parse_script ("<repl>", pending->str, pending->len, &script, &err)) {
-            script_report (ctx, &err, NULL, pending->str);
-         } else {
+         if (literal) {
             /* Ctrl-C abandons the rest of what was typed too */
             for (size_t i = 0; i < script.n && !ctx->exit_requested && !sh_interrupted (); i++) {
                sh_error_clear (&err);
@@ -309,6 +317,18 @@ repl_run (sh_ctx_t *ctx)
                   script_report (ctx, &err, NULL, script.source);
                fflush (ctx->out_fp);
             }
+         } else if (!js_host_engine (ctx, &jerr)) {
+            if (!parsed) {
+               sh_error_hint (&err, "%s", jerr.message);
+               script_report (ctx, &err, NULL, pending->str);
+            } else {
+               script_report (ctx, &jerr, NULL, pending->str);
+            }
+         } else {
+            /* JavaScript: variables persist between lines; the value of an expression is printed */
+            sh_error_clear (&jerr);
+            if (js_host_run (ctx, "<repl>", pending->str, pending->len, true, &jerr) == JS_RUN_FAILED)
+               script_report (ctx, &jerr, NULL, pending->str);
          }
          sh_script_destroy (&script);
          bson_string_truncate (pending, 0);
