@@ -122,7 +122,7 @@ FUZZ_BUILD   := build/fuzz
 FUZZ_CFLAGS   = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I. -Ishell -Icommands -Iviews -Itests/fuzz \
                 $(PKG_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_OBJS    := $(CORE_SRCS:%.c=$(FUZZ_BUILD)/%.o)
-FUZZ_BINS    := $(FUZZ_BUILD)/fuzz_parser $(FUZZ_BUILD)/fuzz_render
+FUZZ_BINS    := $(FUZZ_BUILD)/fuzz_parser $(FUZZ_BUILD)/fuzz_render $(FUZZ_BUILD)/fuzz_js_bridge
 
 .SECONDARY: $(FUZZ_OBJS)
 
@@ -133,8 +133,12 @@ $(FUZZ_BUILD)/%.o: %.c
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lm
 
+# the bridge's target loads the engine plugin the plain build makes (bin/shardsh-js.so)
+$(FUZZ_BUILD)/fuzz_js_bridge: bin/shardsh-js.so
+
 # the unit test that replays the corpus and the saved crashes compiles the targets' sources in
-$(BUILD)/tests/test_fuzz_regressions: tests/fuzz/fuzz_parser.c tests/fuzz/fuzz_render.c tests/fuzz/fuzz.h
+$(BUILD)/tests/test_fuzz_regressions: tests/fuzz/fuzz_parser.c tests/fuzz/fuzz_render.c tests/fuzz/fuzz_js_bridge.c \
+                                      tests/fuzz/fuzz.h
 
 fuzz: deps
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) is needed (apt-get install clang)" >&2; exit 1; }

@@ -9,7 +9,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 mkdir -p "$FUZZ_BUILD/artifacts"
 status=0
-for t in parser render; do
+for t in parser render js_bridge; do
    bin="$FUZZ_BUILD/fuzz_$t"
    work="$FUZZ_BUILD/work/$t"
    log="$FUZZ_BUILD/fuzz_$t.log"
