@@ -1113,6 +1113,22 @@ engine_complete (js_engine_t *e, const char *prefix, char **out, size_t max)
    }
    bson_free (json);
    (void) err;
+   /* let and const at the top level live in the global lexical environment, not on the global object */
+   if (!strchr (prefix, '.')) {
+      JS::RootedObject lex (cx, JS_GlobalLexicalEnvironment (*e->global));
+      JS::Rooted<JS::IdVector> ids (cx, JS::IdVector (cx));
+      if (lex && JS_Enumerate (cx, lex, &ids)) {
+         for (size_t i = 0; i < ids.length () && n < max; i++) {
+            JS::RootedValue idv (cx);
+            if (!JS_IdToValue (cx, ids[i], &idv) || !idv.isString ())
+               continue;
+            JS::UniqueChars name = js_to_utf8 (cx, idv);
+            if (name && !strncmp (name.get (), prefix, strlen (prefix)))
+               out[n++] = strdup (name.get ());
+         }
+      }
+      JS_ClearPendingException (cx);
+   }
    return n;
 }
 

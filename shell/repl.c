@@ -119,6 +119,39 @@ complete_name (const char *text, int state)
    return NULL;
 }
 
+/* Helper names, then (once the JavaScript engine runs) the engine's names: variables, and members of what the text
+ * before the last dot names (myCursor.toA, db.getSiblingDB). Table names are not repeated. */
+static char *
+complete_any (const char *text, int state)
+{
+   static char *names[64];
+   static size_t n, i;
+   static bool table_done;
+   char *m;
+
+   if (!state) {
+      for (size_t k = 0; k < n; k++)
+         free (names[k]);
+      n = i = 0;
+      table_done = false;
+   }
+   if (!table_done) {
+      if ((m = complete_name (text, state)) != NULL)
+         return m;
+      table_done = true;
+      if (js_host_started ())
+         n = js_host_api ()->complete (js_host_engine (NULL, NULL), text, names, sizeof names / sizeof names[0]);
+   }
+   while (i < n) {
+      char *name = names[i];
+      names[i++] = NULL;
+      if (!sh_cmd_find (name))
+         return name; /* malloc'd by the engine: readline frees it */
+      free (name);
+   }
+   return NULL;
+}
+
 /* The session, for the completion callbacks (readline passes no user data). */
 static sh_ctx_t *repl_ctx;
 static const bson_t *complete_values; /* the live values being offered */
@@ -225,7 +258,7 @@ repl_complete (const char *text, int start, int end)
       complete_values = repl_ctx ? cmd_complete_values (repl_ctx, "coll", repl_ctx->db) : NULL;
       return rl_completion_matches (text, complete_db_member);
    }
-   return rl_completion_matches (text, complete_name);
+   return rl_completion_matches (text, complete_any);
 }
 
 static bool
