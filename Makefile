@@ -133,8 +133,15 @@ $(FUZZ_BUILD)/%.o: %.c
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lm
 
-# the bridge's target loads the engine plugin the plain build makes (bin/shardsh-js.so)
-$(FUZZ_BUILD)/fuzz_js_bridge: bin/shardsh-js.so
+# the bridge's target loads its own build of the engine plugin, instrumented so coverage guides the fuzzer through it
+# (ASan only: the C fuzzer links no C++ UBSan runtime; the ASan suite runs the plugin under UBSan)
+$(FUZZ_BUILD)/shardsh-js.so: shell/js_engine.cpp shell/js_engine.h shell/errors.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC)++ -std=c++17 -fPIC -g -O1 $(WARN) -Wno-unknown-warning-option -I. -Ishell \
+	   $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) -fsanitize=fuzzer-no-link,address \
+	   -shared -o $@ $< $(JS_LIBS)
+
+$(FUZZ_BUILD)/fuzz_js_bridge: $(FUZZ_BUILD)/shardsh-js.so
 
 # the unit test that replays the corpus and the saved crashes compiles the targets' sources in
 $(BUILD)/tests/test_fuzz_regressions: tests/fuzz/fuzz_parser.c tests/fuzz/fuzz_render.c tests/fuzz/fuzz_js_bridge.c \
