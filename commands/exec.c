@@ -181,8 +181,11 @@ cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key)
    bson_iter_t it;
    bool first = true;
 
-   if (capture_doc (ctx, stats, BSON_TYPE_DOCUMENT))
+   if (capture_doc (ctx, stats, BSON_TYPE_DOCUMENT)) {
+      /* the engine prints the value back as a StatsResult */
+      BSON_APPEND_UTF8 (ctx->capture, "stats", one_line_key ? one_line_key : "");
       return;
+   }
    o.one_line_key = one_line_key;
    if (o.mode == OUTPUT_JSON) {
       char *s = output_format_doc (stats, &o);

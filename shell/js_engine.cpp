@@ -318,6 +318,7 @@ function entry(name, db, coll, args, mods) {
   if (r === 'N') return undefined;
   const d = dec(r.slice(1));
   if (r[0] === 'E') throw shError(d, pos);
+  if (typeof d.stats === 'string' && d.v !== null && typeof d.v === 'object') hide(d.v, '__shStats', d.stats);
   return d.v;
 }
 
@@ -445,6 +446,7 @@ function show(v) {
   if (v instanceof Collection) return [enc({ v: v._db + '.' + v._name }), false];
   if (typeof v === 'function') return [enc({ v: '[Function: ' + (v.name || '(anonymous)') + ']' }), false];
   if (typeof v === 'symbol') return [enc({ v: v.toString() }), false];
+  if (v !== null && typeof v === 'object' && typeof v.__shStats === 'string') return [enc({ v }), false, v.__shStats];
   return [enc({ v }), false];
 }
 
@@ -1047,7 +1049,10 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
          JS::RootedObject pair (cx, &shown.toObject ());
          bson_t doc;
          bson_iter_t it;
-         if (!JS_GetElement (cx, pair, 0, &json) || !JS_GetElement (cx, pair, 1, &more)) {
+         JS::RootedValue stats (cx);
+         JS::UniqueChars stats_key;
+         if (!JS_GetElement (cx, pair, 0, &json) || !JS_GetElement (cx, pair, 1, &more) ||
+             !JS_GetElement (cx, pair, 2, &stats) || (stats.isString () && !(stats_key = js_to_utf8 (cx, stats)))) {
             describe_exception (e, name, SH_ERR_USAGE, err);
             return JS_RUN_FAILED;
          }
@@ -1056,7 +1061,7 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
             return JS_RUN_FAILED;
          }
          if (bson_iter_init_find (&it, &doc, "v"))
-            e->host.show (e->host.data, bson_iter_value (&it), more.isTrue ());
+            e->host.show (e->host.data, bson_iter_value (&it), more.isTrue (), stats_key ? stats_key.get () : NULL);
          bson_destroy (&doc);
       }
    }

@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever js_host_t or js_engine_api_t change: a plugin of another version is refused. */
-#define JS_ENGINE_ABI 1
+#define JS_ENGINE_ABI 2
 
 /* The plugin's file name, looked up beside the running executable. */
 #define JS_ENGINE_PLUGIN "shardsh-js.so"
@@ -48,8 +48,10 @@ typedef struct {
    bool (*call) (void *data, const js_call_t *call, bson_t *result, bool *has_result, sh_error_t *err);
    /* The current database's name (use <db> changes it). */
    const char *(*current_db) (void *data);
-   /* Prints an expression's value the way the shell prints results; more: a cursor has documents left ("it"). */
-   void (*show) (void *data, const bson_value_t *value, bool more);
+   /* Prints an expression's value the way the shell prints results; more: a cursor has documents left ("it");
+    * stats_key: not NULL when the value came from a StatsResult (sh.status()), printed as one again, with this
+    * one-line key ("" for none). */
+   void (*show) (void *data, const bson_value_t *value, bool more, const char *stats_key);
    /* True when the script must stop now without an error: exit was run, or Ctrl-C in the interactive shell. */
    bool (*stop) (void *data);
    /* Polled from another thread while JavaScript runs: true once Ctrl-C arrived (the loop is interrupted). May be

@@ -1,5 +1,6 @@
 /* The JavaScript engine's host side: plugin loading and the callbacks the engine runs on. See js_host.h. */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,10 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    bson_t *saved = ctx->capture;
    bool saved_captured = ctx->captured;
    bool capture, ok;
+   FILE *text = NULL, *saved_out = NULL;
+   output_opts_t saved_opts;
+   char *text_buf = NULL;
+   size_t text_len = 0;
 
    *has_result = false;
    memset (&call, 0, sizeof call);
@@ -81,11 +86,32 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    call.limit = jc->limit;
    call.skip = jc->skip;
 
-   /* print and printjson print; everything else returns its result as a value */
+   /* print and printjson print; everything else returns its result as a value. What an executor prints as text of
+    * its own (sh.status(), show, help) becomes a string value, so a script prints it only when it prints the value,
+    * as mongosh; under --dry-run the requests are still printed where they are sent */
    capture = strcmp (jc->name, "print") != 0 && strcmp (jc->name, "printjson") != 0;
    ctx->capture = capture ? result : NULL;
    ctx->captured = false;
+   if (capture && !cmd_dry_run (ctx) && (text = open_memstream (&text_buf, &text_len)) != NULL) {
+      saved_out = ctx->out_fp;
+      saved_opts = ctx->out;
+      ctx->out_fp = text;
+      ctx->out.color = false;
+   }
    ok = dispatch_call (ctx, &call, err);
+   if (text) {
+      ctx->out_fp = saved_out;
+      ctx->out = saved_opts;
+      fclose (text);
+      if (ok && !ctx->captured && text_len > 0) {
+         while (text_len > 0 && text_buf[text_len - 1] == '\n')
+            text_len--;
+         bson_reinit (result);
+         bson_append_utf8 (result, "v", 1, text_buf, (int) text_len);
+         ctx->captured = true;
+      }
+      free (text_buf);
+   }
    *has_result = capture && ctx->captured;
    if (ok && capture && !*has_result && cmd_dry_run (ctx) && !(call.cmd->flags & CMD_CLIENT_ONLY)) {
       /* --dry-run: nothing was sent, so every command answers a synthetic { ok: 1 } (cursors: no documents) */
@@ -110,12 +136,15 @@ host_current_db (void *data)
 }
 
 static void
-host_show (void *data, const bson_value_t *value, bool more)
+host_show (void *data, const bson_value_t *value, bool more, const char *stats_key)
 {
    sh_ctx_t *ctx = data;
    bson_t array;
-   if (value->value_type == BSON_TYPE_ARRAY &&
+   if (stats_key && value->value_type == BSON_TYPE_DOCUMENT &&
        bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len))
+      cmd_print_stats (ctx, &array, *stats_key ? stats_key : NULL);
+   else if (value->value_type == BSON_TYPE_ARRAY &&
+            bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len))
       cmd_print_array (ctx, &array);
    else
       cmd_print_value (ctx, value);
