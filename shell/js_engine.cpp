@@ -188,7 +188,7 @@ function encNum(v) {
   return '{"$numberDouble":"' + (Object.is(v, -0) ? '-0.0' : String(v)) + '"}';
 }
 const SKIP = {};
-function enc1(v, depth) {
+function enc1(v, depth, undef) {
   if (depth > 150) throw new RangeError('a value nested deeper than 150 levels (or cyclic) cannot be converted to BSON');
   switch (typeof v) {
     case 'number': return encNum(v);
@@ -197,7 +197,7 @@ function enc1(v, depth) {
     case 'bigint':
       if (v > INT64_MAX || v < INT64_MIN) throw new RangeError(v + ' is out of the 64-bit range');
       return '{"$numberLong":"' + v + '"}';
-    case 'undefined': return 'null';
+    case 'undefined': return undef ? '{"$undefined":true}' : 'null';
     case 'symbol': return SKIP;
     case 'function':
       if (v === MinKey) return '{"$minKey":1}';
@@ -231,22 +231,23 @@ function enc1(v, depth) {
   if (v instanceof Cursor) throw new TypeError('a cursor cannot be sent: call .toArray() first');
   if (Array.isArray(v)) {
     const parts = [];
-    for (let i = 0; i < v.length; i++) { const e = enc1(v[i], depth + 1); parts.push(e === SKIP ? 'null' : e); }
+    for (let i = 0; i < v.length; i++) { const e = enc1(v[i], depth + 1, undef); parts.push(e === SKIP ? 'null' : e); }
     return '[' + parts.join(',') + ']';
   }
   const parts = [];
   for (const k of Object.keys(v)) {
-    const e = enc1(v[k], depth + 1);
+    const e = enc1(v[k], depth + 1, undef);
     if (e !== SKIP) parts.push(JSON.stringify(k) + ':' + e);
   }
   return '{' + parts.join(',') + '}';
 }
-function enc(v) { const e = enc1(v, 0); return e === SKIP ? 'null' : e; }
-/* call arguments: a document {"0": ...}; an undefined argument is BSON undefined, so the helper sees it missing */
-function encArgs(args) {
+function enc(v) { const e = enc1(v, 0, false); return e === SKIP ? 'null' : e; }
+/* call arguments: a document {"0": ...}; an undefined argument is BSON undefined, so the helper sees it missing.
+ * undef: undefined inside documents stays undefined (what print shows) instead of null (what the driver sends) */
+function encArgs(args, undef) {
   const parts = [];
   for (let i = 0; i < args.length; i++) {
-    const e = args[i] === undefined ? SKIP : enc1(args[i], 1);
+    const e = args[i] === undefined ? SKIP : enc1(args[i], 1, undef);
     parts.push('"' + i + '":' + (e === SKIP ? '{"$undefined":true}' : e));
   }
   return '{' + parts.join(',') + '}';
@@ -314,7 +315,7 @@ function entry(name, db, coll, args, mods) {
     for (const k of ['sort', 'limit', 'skip']) if (mods[k] !== undefined) o[k] = mods[k];
     m = enc(o);
   }
-  const r = N.call(name, db, coll, encArgs(args), args.length, m, pos[0], pos[1]);
+  const r = N.call(name, db, coll, encArgs(args, name === 'print' || name === 'printjson'), args.length, m, pos[0], pos[1]);
   if (r === 'N') return undefined;
   const d = dec(r.slice(1));
   if (r[0] === 'E') throw shError(d, pos);
@@ -395,10 +396,12 @@ Cursor.prototype.forEach = function (f) { while (this.hasNext()) f(this.next());
 Cursor.prototype.map = function (f) { this._q.maps.push(f); return this; };
 Cursor.prototype.itcount = function () { let n = 0; while (this.hasNext()) { this.next(); n++; } return n; };
 Cursor.prototype.size = function () { return this._fetch().length; };
+/* mongosh's cursor.count(): the count command on the filter (skip and limit not applied), through db.runCommand */
 Cursor.prototype.count = function () {
   const q = this._q;
   if (q.name !== 'db.collection.find') throw new TypeError('count() is for find cursors');
-  return entry('db.collection.countDocuments', q.db, q.coll, q.args.length ? [q.args[0]] : [], null);
+  const r = entry('db.runCommand', q.db, null, [{ count: q.coll, query: q.args[0] === undefined ? {} : q.args[0] }], null);
+  return r && typeof r === 'object' ? Number(r.n) : r;
 };
 Cursor.prototype._batch = function (n) { const b = []; while (b.length < n && this.hasNext()) b.push(this.next()); return b; };
 Cursor.prototype[Symbol.iterator] = function* () { while (this.hasNext()) yield this.next(); };
@@ -650,7 +653,8 @@ describe_exception (js_engine_t *e, const char *name, sh_err_kind_t fallback, sh
       if (report.init (cx, stack, JS::ErrorReportBuilder::WithSideEffects) && report.report ()) {
          JSErrorReport *r = report.report ();
          rline = (int) r->lineno;
-         rcol = (int) r->column + 1; /* SpiderMonkey 102 reports 0-based columns */
+         /* SpiderMonkey 102 reports a compile error's column 0-based, a runtime error's 1-based (from its stack) */
+         rcol = (int) r->column + (fallback == SH_ERR_PARSE ? 1 : 0);
          rinfile = r->filename && !strcmp (r->filename, name);
          if (report.toStringResult ())
             rmsg = report.toStringResult ().c_str ();
