@@ -669,7 +669,7 @@ describe_exception (js_engine_t *e, const char *name, sh_err_kind_t fallback, sh
       args[2].setInt32 (rcol);
       args[3].setBoolean (rinfile);
       args[4].set (m ? JS::StringValue (m) : JS::UndefinedValue ());
-      if (!m || !prelude_call (e, "describe", args, &info) || !ejson_to_bson (cx, info, &doc, err)) {
+      if (!m || !e->prelude || !prelude_call (e, "describe", args, &info) || !ejson_to_bson (cx, info, &doc, err)) {
          JS_ClearPendingException (cx);
          js_err_set (err, fallback, "%s", rmsg.c_str ());
          if (rinfile) {
@@ -1090,7 +1090,6 @@ engine_complete (js_engine_t *e, const char *prefix, char **out, size_t max)
    JSString *p = js_utf8_string (cx, prefix, strlen (prefix));
    bson_t doc;
    bson_iter_t it;
-   sh_error_t err;
    size_t n = 0;
    char *json;
 
@@ -1121,7 +1120,6 @@ engine_complete (js_engine_t *e, const char *prefix, char **out, size_t max)
       bson_destroy (&doc);
    }
    bson_free (json);
-   (void) err;
    /* let and const at the top level live in the global lexical environment, not on the global object */
    if (!strchr (prefix, '.')) {
       JS::RootedObject lex (cx, JS_GlobalLexicalEnvironment (*e->global));
