@@ -436,7 +436,13 @@ function install(names) {
   if (global.exit) global.quit = global.exit;
 }
 Object.defineProperty(global, 'db', { get: currentDb, set(v) { dbOverride = v instanceof Database ? v : null; }, configurable: true });
-Object.defineProperty(global, 'it', { get() { if (!lastCursor) throw new Error('no cursor'); return lastCursor; }, configurable: true });
+Object.defineProperty(global, 'it', {
+  get() {
+    if (!lastCursor) throw new Error('no cursor to continue: "it" pages a cursor made by JavaScript (a literal find prints its first documents; add .skip(n))');
+    return lastCursor;
+  },
+  configurable: true,
+});
 const api = { sh, ObjectId, Long, NumberLong: Long, Int32, NumberInt: Int32, Double, Decimal128, NumberDecimal: Decimal128,
               Timestamp, Binary, BinData, UUID, HexData, MinKey, MaxKey, BSONRegExp, Code, ISODate, Database, Collection, DBQuery: Cursor };
 for (const k of Object.keys(api)) Object.defineProperty(global, k, { value: api[k], writable: true, configurable: true, enumerable: false });
