@@ -139,7 +139,11 @@ static void
 host_show (void *data, const bson_value_t *value, bool more, const char *stats_key)
 {
    sh_ctx_t *ctx = data;
+   output_opts_t saved = ctx->out;
    bson_t array;
+   /* --eval's value is inspected without a depth limit, as mongosh prints it; the REPL keeps depth 6 */
+   if (!ctx->interactive)
+      ctx->out.depth = -1;
    if (stats_key && value->value_type == BSON_TYPE_DOCUMENT &&
        bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len))
       cmd_print_stats (ctx, &array, *stats_key ? stats_key : NULL);
@@ -148,6 +152,7 @@ host_show (void *data, const bson_value_t *value, bool more, const char *stats_k
       cmd_print_array (ctx, &array);
    else
       cmd_print_value (ctx, value);
+   ctx->out = saved;
    if (more)
       fprintf (ctx->out_fp, "Type \"it\" for more\n");
    fflush (ctx->out_fp);
