@@ -216,6 +216,9 @@ args_typeof (const bson_iter_t *it);
 
 /* ---- shared executors and rendering (commands/exec.c) ---- */
 
+/* The printers below store their value in ctx->capture as { v: <value> } (and set ctx->captured) instead of printing
+ * when ctx->capture is set: that is how a call from the JavaScript engine gets its result as a value. */
+
 /* Runs build()'s requests one after another (stopping at the first failure) and prints the last reply per ret. */
 bool
 cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);

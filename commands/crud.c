@@ -190,7 +190,9 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bson_iter_t it;
    bool more = false, ok = false;
    const char *name = call->cmd->name;
-   size_t max = call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON ? 0 : CRUD_DEFAULT_BATCH);
+   /* a captured result (the JavaScript engine's cursors) holds every document: the engine pages them itself */
+   size_t max =
+      call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON || ctx->capture ? 0 : CRUD_DEFAULT_BATCH);
 
    if (call->terminal && strcmp (call->terminal, "itcount") != 0) {
       /* count()/size(): a count command, not a cursor; its reply's n */

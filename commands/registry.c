@@ -27,6 +27,7 @@ extern const sh_cmd_t cmd_sh_enable_auto_split, cmd_sh_disable_auto_split, cmd_s
    cmd_sh_stop_auto_merger, cmd_sh_is_auto_merger_enabled, cmd_sh_enable_auto_merger, cmd_sh_disable_auto_merger,
    cmd_sh_enable_balancing, cmd_sh_disable_balancing;
 extern const sh_cmd_t cmd_sh_get_active_migrations, cmd_sh_get_recent_migrations, cmd_sh_get_recent_failed_rounds;
+extern const sh_cmd_t cmd_sh_progress, cmd_sh_explain_balance, cmd_sh_migration_history;
 extern const sh_cmd_t cmd_sh_status, cmd_db_print_sharding_status, cmd_sh_print_sharding_sizes;
 extern const sh_cmd_t cmd_db_coll_get_shard_distribution, cmd_db_coll_analyze_shard_key,
    cmd_db_coll_configure_query_analyzer, cmd_db_coll_get_shard_version, cmd_db_coll_get_shard_location,
@@ -111,6 +112,9 @@ const sh_cmd_t *const sh_cmd_table[] = {
    &cmd_sh_get_active_migrations,
    &cmd_sh_get_recent_migrations,
    &cmd_sh_get_recent_failed_rounds,
+   &cmd_sh_progress,
+   &cmd_sh_explain_balance,
+   &cmd_sh_migration_history,
    &cmd_sh_get_sharded_data_distribution,
    &cmd_sh_check_metadata_consistency,
    &cmd_sh_advise_shard_key,

@@ -500,20 +500,36 @@ dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
 }
 
 bool
-dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
+dispatch_is_literal (sh_ctx_t *ctx, const sh_stmt_t *stmt)
 {
    resolved_t r;
-   const sh_cmd_t *c;
+   sh_error_t err;
+   bool ok;
+
+   if (stmt->kind != SH_STMT_CHAIN)
+      return true;
+   resolved_init (&r);
+   sh_error_clear (&err);
+   ok = resolve (ctx, stmt, &r, &err);
+   resolved_release (&r);
+   if (ok)
+      return true;
+   /* sh.<name>(...) and sh.<name> keep the literal path's "unknown helper" and "call it as" messages */
+   return stmt->nsegs >= 1 && stmt->nsegs <= 2 && !strcmp (stmt->segs[0].name, "sh") && !stmt->segs[0].is_call;
+}
+
+bool
+dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   const sh_cmd_t *c = call->cmd;
    bool dry = ctx->opts && ctx->opts->dry_run;
    bool ok = false;
 
-   resolved_init (&r);
    conn_forget_if_broken (ctx);
-   if (!resolve (ctx, stmt, &r, err) || !check_args (&r.call, err))
+   if (!check_args (call, err))
       goto done;
-   c = r.call.cmd;
-   if (ctx->opts && ctx->opts->readonly && !is_readonly_call (&r.call)) {
-      sh_error_set_at (err, SH_ERR_READONLY, r.call.pos, "%s changes the cluster: refused by --readonly", c->name);
+   if (ctx->opts && ctx->opts->readonly && !is_readonly_call (call)) {
+      sh_error_set_at (err, SH_ERR_READONLY, call->pos, "%s changes the cluster: refused by --readonly", c->name);
       goto done;
    }
    if (c->since && !dry) {
@@ -521,20 +537,20 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
       if (!conn_server_version (ctx, have, err))
          goto done;
       if (!version_at_least (have, c->since)) {
-         sh_error_set_at (err, SH_ERR_VERSION, r.call.pos, "%s needs MongoDB %s and the cluster runs %d.%d.%d", c->name,
+         sh_error_set_at (err, SH_ERR_VERSION, call->pos, "%s needs MongoDB %s and the cluster runs %d.%d.%d", c->name,
                           c->since, have[0], have[1], have[2]);
          goto done;
       }
    }
-   if (is_destructive_call (&r.call) && ctx->interactive && !dry && !(ctx->opts && ctx->opts->yes)) {
-      if (!confirm (ctx, &r.call, err))
+   if (is_destructive_call (call) && ctx->interactive && !dry && !(ctx->opts && ctx->opts->yes)) {
+      if (!confirm (ctx, call, err))
          goto done;
    }
-   if ((c->flags & CMD_MONGOS_CHECK) && !dry && !has_dbref (&r.call)) {
+   if ((c->flags & CMD_MONGOS_CHECK) && !dry && !has_dbref (call)) {
       if (!mongos_check (ctx, err))
          goto done;
    }
-   ok = c->exec ? c->exec (ctx, &r.call, err) : cmd_exec_requests (ctx, &r.call, err);
+   ok = c->exec ? c->exec (ctx, call, err) : cmd_exec_requests (ctx, call, err);
    if (!ok && err->kind == SH_ERR_SERVER && err->code == 59 && c->not_found_hint) {
       size_t len = strlen (err->message);
       bson_strncpy (err->message + len, c->not_found_hint, sizeof err->message - len);
@@ -543,9 +559,28 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
       sh_error_set (err, SH_ERR_USAGE, "%s failed", c->name);
 done:
    /* every failure says where: server and network errors point at the helper that was running */
-   if (!ok && !err->has_pos && r.call.cmd) {
+   if (!ok && !err->has_pos) {
       err->has_pos = true;
-      err->pos = r.call.pos;
+      err->pos = call->pos;
+   }
+   return ok;
+}
+
+bool
+dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
+{
+   resolved_t r;
+   bool ok = false;
+
+   resolved_init (&r);
+   if (!resolve (ctx, stmt, &r, err)) {
+      conn_forget_if_broken (ctx);
+      if (!err->has_pos && r.call.cmd) {
+         err->has_pos = true;
+         err->pos = r.call.pos;
+      }
+   } else {
+      ok = dispatch_call (ctx, &r.call, err);
    }
    resolved_release (&r);
    return ok;

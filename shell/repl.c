@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "dispatch.h"
 #include "interrupt.h"
+#include "js_host.h"
 #include "parser.h"
 #include "repl.h"
 #include "script.h"
@@ -114,6 +115,39 @@ complete_name (const char *text, int state)
             sprintf (m, "%s%s", name, call ? "(" : "");
          return m;
       }
+   }
+   return NULL;
+}
+
+/* Helper names, then (once the JavaScript engine runs) the engine's names: variables, and members of what the text
+ * before the last dot names (myCursor.toA, db.getSiblingDB). Table names are not repeated. */
+static char *
+complete_any (const char *text, int state)
+{
+   static char *names[64];
+   static size_t n, i;
+   static bool table_done;
+   char *m;
+
+   if (!state) {
+      for (size_t k = 0; k < n; k++)
+         free (names[k]);
+      n = i = 0;
+      table_done = false;
+   }
+   if (!table_done) {
+      if ((m = complete_name (text, state)) != NULL)
+         return m;
+      table_done = true;
+      if (js_host_started ())
+         n = js_host_api ()->complete (js_host_engine (NULL, NULL), text, names, sizeof names / sizeof names[0]);
+   }
+   while (i < n) {
+      char *name = names[i];
+      names[i++] = NULL;
+      if (!sh_cmd_find (name))
+         return name; /* malloc'd by the engine: readline frees it */
+      free (name);
    }
    return NULL;
 }
@@ -251,7 +285,7 @@ repl_complete (const char *text, int start, int end)
    }
    if (!strncmp (text, "db.", 3) && strchr (text + 3, '.') > text + 3)
       return rl_completion_matches (text, complete_coll_method);
-   return rl_completion_matches (text, complete_name);
+   return rl_completion_matches (text, complete_any);
 }
 
 static bool
@@ -319,16 +353,23 @@ repl_run (sh_ctx_t *ctx)
          continue;
       {
          sh_script_t script = { 0 };
-         sh_error_t err;
+         sh_error_t err, jerr;
+         bool parsed, literal;
          sh_error_clear (&err);
+         sh_error_clear (&jerr);
+         parsed = sh_parse_script ("<repl>", pending->str, pending->len, &script, &err);
+         literal = parsed && script_is_literal (ctx, &script);
+         /* JavaScript with an open block, string or template literal: read on */
+         if (!parsed && js_host_engine (ctx, &jerr) && !js_host_is_compilable (ctx, pending->str, pending->len)) {
+            sh_script_destroy (&script);
+            continue;
+         }
          if (pending->len && !repl_line_is_sensitive (pending->str)) {
             add_history (pending->str);
             if (hist && !repl_history_append (hist, pending->str) && !ctx->opts->quiet)
                fprintf (ctx->err_fp, "warning: cannot write history file '%s'\n", hist);
          }
-         if (!sh_parse_script ("<repl>", pending->str, pending->len, &script, &err)) {
-            script_report (ctx, &err, NULL, pending->str);
-         } else {
+         if (literal) {
             /* Ctrl-C abandons the rest of what was typed too */
             for (size_t i = 0; i < script.n && !ctx->exit_requested && !sh_interrupted (); i++) {
                sh_error_clear (&err);
@@ -336,6 +377,18 @@ repl_run (sh_ctx_t *ctx)
                   script_report (ctx, &err, NULL, script.source);
                fflush (ctx->out_fp);
             }
+         } else if (!js_host_engine (ctx, &jerr)) {
+            if (!parsed) {
+               sh_error_hint (&err, "%s", jerr.message);
+               script_report (ctx, &err, NULL, pending->str);
+            } else {
+               script_report (ctx, &jerr, NULL, pending->str);
+            }
+         } else {
+            /* JavaScript: variables persist between lines; the value of an expression is printed */
+            sh_error_clear (&jerr);
+            if (js_host_run (ctx, "<repl>", pending->str, pending->len, true, &jerr) == JS_RUN_FAILED)
+               script_report (ctx, &jerr, NULL, pending->str);
          }
          sh_script_destroy (&script);
          bson_string_truncate (pending, 0);

@@ -497,6 +497,9 @@ void
 sim_crud_kill_cursors (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_crud_count (sim_ctx_t *ctx, bson_t *reply);
+/* sim_datasize.c: dataSize over a sharded collection's key range, from the chunk table. */
+void
+sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_crud_distinct (sim_ctx_t *ctx, bson_t *reply);
 void
@@ -584,6 +587,21 @@ sim_log_close (void);
 /* Helpers for building replies in admin and CRUD code. */
 bool
 sim_ver_ge (int num);
+
+/* The "before" document of a split changelog entry for chunk (sim_admin.c): 4.4/5.0 the chunk's own version
+ * (min, max, lastmod, lastmodEpoch); 6.0+ commitChunkSplit's { min, max, lastmod: the collection version as
+ * { e, t, v } }. Appends to out. */
+void
+sim_split_before_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out);
+
+/* Writes the config.changelog "merge" entry for the n adjacent chunk documents chunks (in min order, all on shard)
+ * merged at collection version (major, minor) into one of (major, minor + 1), in the version's shape: 4.4/5.0
+ * { merged: [versions], mergedVersion: { lastmod }, owningShard }; 6.0 commitChunksMerge's { merged: [chunk
+ * documents], prevShardVersion, mergedVersion, owningShard }; 7.0+ logMergeToChangelog's { prevPlacementVersion,
+ * mergedVersion, owningShard, min, max, numChunks }. The caller keeps ownership of chunks (sim_admin.c). */
+void
+sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t n, uint32_t major, uint32_t minor,
+                     const char *shard);
 
 /* ---- chunk tables (sim_ctab.c) ---- */
 
@@ -721,6 +739,10 @@ typedef struct {
    int32_t round_candidates;
    int32_t round_moved;
    int64_t rounds;
+   int64_t rounds_skipped;   /* rounds skipped for the balancer settings (off, outside the window, unparsable) */
+   int64_t automerge_rounds; /* rounds between automerger passes (0: 360, autoMergerIntervalSecs / 10 s) */
+   bool automerge_on;        /* the automerger is enabled (its first pass ran) */
+   int64_t automerge_last;   /* the round of its last pass */
    struct sim_migration **migs;
    size_t nmigs;
    int64_t splits;
@@ -737,6 +759,13 @@ typedef struct {
 } sim_dyn_t;
 
 extern sim_dyn_t sim_dyn;
+
+/* Parses config.settings' balancer document as BalancerSettingsType::fromBSON does: false when it does not parse
+ * (a non-boolean stopped, an unknown mode, an activeWindow that is not an object, is empty, lacks start or stop, is
+ * not HH:MM or has start equal to stop). On success mode receives "full", "autoSplitOnly" (up to 6.0) or "off" and
+ * *win_start and *win_stop the window in minutes since midnight (-1 without one). Callers hold sim_g.lock. */
+bool
+sim_balancer_settings (char mode[16], int *win_start, int *win_stop);
 
 /* Starts the background thread (workloads, balancer rounds, migrations, periodic connection drops). */
 bool
@@ -1021,5 +1050,41 @@ sim_cmd_transition_status (sim_ctx_t *ctx, bson_t *reply);
 int
 sim_stage_list_cluster_catalog (sim_ctx_t *ctx, const char *coll, const bson_iter_t *arg, simq_docs_t *out,
                                 bson_error_t *error);
+
+/* ---- timed resharding, moveCollection and unshardCollection (sim_reshard.c) ---- */
+
+/* --reshard-ms: how long a reshardCollection / moveCollection / unshardCollection runs (0: reshardCollection commits
+ * at once, moveCollection and unshardCollection too). */
+extern int64_t sim_reshard_ms;
+
+/* Runs reshardCollection (when timed), moveCollection or unshardCollection: true when it handled ctx's command (reply
+ * filled), false to let the ordinary dispatch run it. Waits with sim_g.lock released while the operation runs. */
+bool
+sim_reshard_run (sim_ctx_t *ctx, bson_t *reply);
+
+/* Appends the running operations' donor and recipient rows to out, as each shard's $currentOp reports them. */
+void
+sim_reshard_current_op (simq_docs_t *out);
+
+/* Frees the operation records (shutdown). */
+void
+sim_reshard_free (void);
+
+/* ---- failed migrations and balancer rounds on demand (sim_mfail.c) ---- */
+
+/* { simFailure: "migrations" | "rounds", [times: n, -1 = always], [errmsg] }, "status", "clear". */
+void
+sim_cmd_sim_failure (sim_ctx_t *ctx, bson_t *reply);
+
+/* When a migration failure is armed: writes moveChunk.error for this migration, copies the errmsg into errmsg and
+ * returns true (the caller then aborts it, writing moveChunk.from with note "aborted" and that errmsg). */
+bool
+sim_mfail_migration (const char *ns, const bson_t *min, const bson_t *max, const char *from, const char *to,
+                     int64_t now, char *errmsg, size_t len);
+
+/* When a round failure is armed: writes the failed balancer.round entry and returns true (the caller selects
+ * nothing this round). */
+bool
+sim_mfail_round (int64_t now);
 
 #endif

@@ -697,6 +697,7 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "getMore", 44, false, sim_crud_get_more, SIM_K_GETMORE },
    { "killCursors", 44, false, sim_crud_kill_cursors, SIM_K_COMMAND },
    { "count", 44, false, sim_crud_count, SIM_K_COMMAND },
+   { "dataSize", 44, false, sim_cmd_data_size, SIM_K_COMMAND },
    { "distinct", 44, false, sim_crud_distinct, SIM_K_COMMAND },
    { "insert", 44, false, sim_crud_insert, SIM_K_WRITE },
    { "update", 44, false, sim_crud_update, SIM_K_WRITE },
@@ -746,6 +747,8 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "setAllowMigrations", 44, true, NULL, SIM_K_COMMAND },
    { "refineCollectionShardKey", 44, true, NULL, SIM_K_COMMAND },
    { "reshardCollection", 50, true, NULL, SIM_K_COMMAND },
+   { "moveCollection", 80, true, NULL, SIM_K_COMMAND },
+   { "unshardCollection", 80, true, NULL, SIM_K_COMMAND },
    { "analyzeShardKey", 70, true, NULL, SIM_K_COMMAND },
    { "configureQueryAnalyzer", 70, true, NULL, SIM_K_COMMAND },
    { "shardDrainingStatus", 82, true, sim_cmd_shard_draining_status, SIM_K_COMMAND },
@@ -756,6 +759,7 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "simWorkload", 44, true, sim_cmd_sim_workload, SIM_K_COMMAND },
    { "simBalancer", 44, true, sim_cmd_sim_balancer, SIM_K_COMMAND },
    { "simFault", 44, true, sim_cmd_sim_fault, SIM_K_COMMAND },
+   { "simFailure", 44, true, sim_cmd_sim_failure, SIM_K_COMMAND },
 };
 
 static int
@@ -908,7 +912,9 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
       sim_g.op_command++;
       break;
    }
-   if (def->fn) {
+   if (sim_reshard_run (&ctx, reply)) {
+      /* timed resharding, moveCollection, unshardCollection (sim_reshard.c) */
+   } else if (def->fn) {
       def->fn (&ctx, reply);
    } else if (!sim_admin_run (&ctx, reply)) {
       sim_reply_error (reply, 59, "no such cmd: %s", name);

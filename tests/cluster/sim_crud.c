@@ -819,6 +819,7 @@ sim_current_op_rows (sim_ctx_t *ctx, bool idle, simq_docs_t *out)
    pthread_mutex_unlock (&sim_g.conn_lock);
    /* The shards' in-flight migrations (live balancer). */
    sim_balancer_current_op (out);
+   sim_reshard_current_op (out); /* resharding donors and recipients (sim_reshard.c) */
 }
 
 static int

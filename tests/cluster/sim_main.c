@@ -28,7 +28,7 @@ sim_usage (FILE *out)
             "                [--large-shards N] [--large-collections N] [--large-chunks N]\n"
             "                [--workload NS:KIND:RATE[:READS[:UPDATES]]]... [--load NS:KIND:COUNT[:unsharded]]...\n"
             "                [--chunk-size-kb N] [--balancer-interval-ms N] [--migration-ms N] [--live]\n"
-            "                [--doc-bytes N]\n"
+            "                [--doc-bytes N] [--reshard-ms N]\n"
             "                [--fault-delay-ms N] [--fault-fail CMD:CODE[:TIMES]] [--fault-hang-ms N]\n"
             "                [--fault-refuse-ms N] [--fault-drop-every-ms N]\n"
             "                [--fault-bad-reply CMD:bson|length|truncated[:TIMES]] [--fault-close-on CMD[:TIMES]]\n"
@@ -165,8 +165,9 @@ main (int argc, char **argv)
             goto cleanup;
          }
       } else if (!strcmp (a, "--chunk-size-kb") || !strcmp (a, "--balancer-interval-ms") ||
-                 !strcmp (a, "--migration-ms") || !strcmp (a, "--doc-bytes")) {
-         if (!sim_parse_int (val, !strcmp (a, "--migration-ms") ? 0 : 1, 16 * 1024 * 1024, &v)) {
+                 !strcmp (a, "--migration-ms") || !strcmp (a, "--doc-bytes") || !strcmp (a, "--reshard-ms")) {
+         if (!sim_parse_int (val, !strcmp (a, "--migration-ms") || !strcmp (a, "--reshard-ms") ? 0 : 1,
+                             16 * 1024 * 1024, &v)) {
             fprintf (stderr, "shardsim: bad %s %s\n", a, val);
             rc = 2;
             goto cleanup;
@@ -176,6 +177,8 @@ main (int argc, char **argv)
          } else if (!strcmp (a, "--balancer-interval-ms")) {
             sim_dyn.balancer_interval_ms = v;
             sim_dyn.live = true;
+         } else if (!strcmp (a, "--reshard-ms")) {
+            sim_reshard_ms = v;
          } else if (!strcmp (a, "--migration-ms")) {
             sim_dyn.migration_ms = v;
          } else {
@@ -277,6 +280,7 @@ main (int argc, char **argv)
 cleanup:
    sim_g.shutting_down = 1;
    sim_dyn_stop ();
+   sim_reshard_free ();
    sim_fault_cleanup ();
    bson_free (workloads);
    bson_free (loads);

@@ -1,6 +1,6 @@
 /* The query engine's aggregation pipeline: $match $group $project $addFields/$set $unset $sort $limit $skip $unwind
- * $lookup $count $facet $sample $replaceRoot/$replaceWith $documents $sortByCount, each with the server's parse
- * errors; any other stage is offered to the caller's hook (env->stage) and otherwise fails with 40324. */
+ * $lookup $unionWith $count $facet $sample $replaceRoot/$replaceWith $documents $sortByCount, each with the server's
+ * parse errors; any other stage is offered to the caller's hook (env->stage) and otherwise fails with 40324. */
 #include "simq_int.h"
 
 #include <stdio.h>
@@ -1123,6 +1123,58 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
    return true;
 }
 
+/* $unionWith: "coll" or { coll, pipeline }: the input, then the documents of coll (in the pipeline's database) run
+ * through pipeline. */
+static bool
+simq_stage_union_with (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                       simq_docs_t *out, bson_error_t *error)
+{
+   const char *coll = NULL;
+   bson_t spec, pipeline = BSON_INITIALIZER;
+   bool have_pipeline = false, ok = true;
+   const simq_docs_t *docs = NULL;
+   simq_docs_t empty;
+
+   if (arg->value_type == BSON_TYPE_UTF8) {
+      coll = arg->value.v_utf8.str;
+   } else if (arg->value_type == BSON_TYPE_DOCUMENT && simq_value_as_doc (arg, &spec)) {
+      bson_iter_t it;
+      bson_iter_init (&it, &spec);
+      while (bson_iter_next (&it)) {
+         if (strcmp (bson_iter_key (&it), "coll") == 0 && BSON_ITER_HOLDS_UTF8 (&it)) {
+            coll = bson_iter_utf8 (&it, NULL);
+         } else if (strcmp (bson_iter_key (&it), "pipeline") == 0 && BSON_ITER_HOLDS_ARRAY (&it)) {
+            simq_value_as_doc (bson_iter_value (&it), &pipeline);
+            have_pipeline = true;
+         } else {
+            return simq_fail (error, 40415, "BSON field '$unionWith.%s' is an unknown field.", bson_iter_key (&it));
+         }
+      }
+   } else {
+      return simq_fail (error, 40451, "the $unionWith stage specification must be an object or string, but found %s",
+                        simq_type_name (arg->value_type));
+   }
+   if (!coll) {
+      return simq_fail (error, 40414, "BSON field '$unionWith.coll' is missing but a required field");
+   }
+   for (size_t i = 0; i < in->n; i++) {
+      simq_docs_push_copy (out, in->v[i]);
+   }
+   simq_docs_init (&empty);
+   if (!(env && env->collection && env->collection (env->ud, coll, &docs))) {
+      docs = &empty;
+   }
+   if (have_pipeline) {
+      ok = simq_run_pipeline (docs, &pipeline, env, vars, out, error);
+   } else {
+      for (size_t i = 0; i < docs->n; i++) {
+         simq_docs_push_copy (out, docs->v[i]);
+      }
+   }
+   simq_docs_clear (&empty);
+   return ok;
+}
+
 /* ---- small stages ---- */
 
 static bool
@@ -1436,6 +1488,9 @@ simq_run_stage (const char *name, const bson_t *stage, const bson_value_t *arg, 
    }
    if (strcmp (name, "$lookup") == 0) {
       return simq_stage_lookup (arg, in, env, vars, out, error);
+   }
+   if (strcmp (name, "$unionWith") == 0) {
+      return simq_stage_union_with (arg, in, env, vars, out, error);
    }
    if (strcmp (name, "$count") == 0) {
       return simq_stage_count (arg, in, out, error);

@@ -16,7 +16,7 @@ T="tmux -S $TMPD/tmux.sock"
 screen() { $T capture-pane -t c -p; }
 wait_for() {
    i=0
-   while [ $i -lt 50 ]; do
+   while [ $i -lt 150 ]; do
       screen | grep -q -- "$1" && return 0
       sleep 0.1
       i=$((i + 1))

@@ -45,6 +45,16 @@ show shards
 printjson({a: [1, 2.5, "x", ObjectId("64b7f0c2a1b2c3d4e5f60718"), ISODate("2024-01-02T03:04:05Z")], b: {c: null}})
 JS
 vg_run "valgrind/--dry-run script: no errors, no leaks" "$TMPD/vg-dry.log" -- "$SHARDSH" --norc --dry-run "$TMPD/dry.js"
+cat > "$TMPD/engine.js" <<'JS'
+const zones = ["NYC", "SFO"].map((z, i) => ({ zone: z, shard: `shard0${i + 1}` }));
+for (const { zone, shard } of zones) {
+  const r = sh.addShardToZone(shard, zone);
+  print(`${zone}: ${r.ok}`, NumberLong("5"), ObjectId(), ISODate("2024-01-01T00:00:00Z"), Timestamp(1, 2));
+}
+printjson(db.getSiblingDB("config").shards.find().sort({ _id: 1 }).toArray());
+JS
+vg_run "valgrind/JavaScript script (the engine plugin): no errors, no leaks" "$TMPD/vg-engine.log" -- \
+   "$SHARDSH" --norc --dry-run "$TMPD/engine.js"
 vg_run "valgrind/parse error path: no errors, no leaks" "$TMPD/vg-parse.log" -- \
    "$SHARDSH" --norc --dry-run --eval 'sh.status(' --eval 'db.x.find({a: 1'
 

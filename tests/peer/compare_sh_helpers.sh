@@ -94,7 +94,8 @@ CASES='4.4 8.0|enableSharding|seq|sh.enableSharding("newdb")|
 4.4|status|set|sh.status()|
 8.0|status|status|sh.status()|
 4.4 8.0|status.verbose|set|sh.status(true)|
-4.4 8.0|printShardingStatus|set|db.printShardingStatus()|
+4.4|printShardingStatus|set|db.printShardingStatus()|
+8.0|printShardingStatus|status|db.printShardingStatus()|
 4.4|status.configDB|set|sh.status(false, db.getSiblingDB("config"))|
 8.0|status.configDB|status|sh.status(false, db.getSiblingDB("config"))|
 4.4 8.0|status.configDB.current|set|use config; sh.status(true, db)|sh.status(true, db.getSiblingDB("config"))

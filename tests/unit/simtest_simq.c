@@ -915,6 +915,16 @@ static const struct {
    { "$lookup missing as", "[]",
      "[{\"$lookup\": {\"from\": \"shards\", \"localField\": \"a\", \"foreignField\": \"b\"}}]", NULL, 9 },
 
+   /* --- $unionWith --- */
+   { "$unionWith pipeline", "[{\"_id\": 1}]",
+     "[{\"$unionWith\": {\"coll\": \"shards\", \"pipeline\": [{\"$sort\": {\"_id\": -1}}, {\"$limit\": 1}, "
+     "{\"$project\": {\"_id\": 1}}]}}]",
+     "[{\"_id\": 1}, {\"_id\": \"shard02\"}]", 0 },
+   { "$unionWith name", "[]", "[{\"$unionWith\": \"shards\"}, {\"$count\": \"n\"}]", "[{\"n\": 2}]", 0 },
+   { "$unionWith unknown collection", "[{\"_id\": 1}]", "[{\"$unionWith\": {\"coll\": \"nothing\"}}]", "[{\"_id\": 1}]",
+     0 },
+   { "$unionWith missing coll", "[]", "[{\"$unionWith\": {\"pipeline\": []}}]", NULL, 40414 },
+
    /* --- $facet $sample $replaceRoot $replaceWith $documents $sortByCount --- */
    { "$facet", "[{\"a\": 1}, {\"a\": 2}, {\"a\": 3}]",
      "[{\"$facet\": {\"n\": [{\"$count\": \"c\"}], \"big\": [{\"$match\": {\"a\": {\"$gt\": 1}}}, {\"$project\": "

@@ -1,0 +1,724 @@
+/* sh.explainBalance(ns): one ranked diagnosis of why a collection is or is not balanced. The server's own verdict
+ * (balancerCollectionStatus) comes first; then what keeps the balancer from acting — the balancer off or outside its
+ * window, noBalance, migrations not allowed, draining shards holding chunks, jumbo chunks, chunks outside their zone
+ * or straddling a zone boundary, a defragmentation — then what went wrong lately (failed migrations of the
+ * collection, failed balancer rounds), each with the command that would change it. The reads are bounded: one
+ * collection's chunks grouped by shard, its zone ranges (at most EX_MAX_ZONES, two probes each), the last few
+ * changelog and actionlog entries. explain_diagnose() is the pure part (reading in, findings out). */
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+
+#define EX_MAX_ZONES 10
+#define EX_RECENT 5
+
+/* What explain_diagnose needs; every document owned, empty when unknown. */
+typedef struct {
+   char ns[256];
+   bson_t status;    /* balancerCollectionStatus reply */
+   bson_t balancer;  /* balancerStatus reply */
+   bson_t settings;  /* config.settings { _id: "balancer" } */
+   bson_t coll;      /* config.collections document */
+   bson_t shards;    /* config.shards documents (array) */
+   bson_t per_shard; /* [ { _id: shard, chunks, jumbo, jumboMin } ] */
+   bson_t zones;     /* [ { zone, min, max, shards: [..], straddling: [min of a chunk], outside: n, outsideShard } ] */
+   bson_t failures;  /* recent failed moveChunk.from entries of ns, newest first */
+   bson_t rounds;    /* the last balancer.round entries */
+   int now_minutes;  /* local time of day in minutes, for the balancing window */
+} ex_reading_t;
+
+static void
+ex_reading_init (ex_reading_t *r, const char *ns)
+{
+   bson_strncpy (r->ns, ns, sizeof r->ns);
+   bson_init (&r->status);
+   bson_init (&r->balancer);
+   bson_init (&r->settings);
+   bson_init (&r->coll);
+   bson_init (&r->shards);
+   bson_init (&r->per_shard);
+   bson_init (&r->zones);
+   bson_init (&r->failures);
+   bson_init (&r->rounds);
+   r->now_minutes = -1;
+}
+
+static void
+ex_reading_destroy (ex_reading_t *r)
+{
+   bson_destroy (&r->status);
+   bson_destroy (&r->balancer);
+   bson_destroy (&r->settings);
+   bson_destroy (&r->coll);
+   bson_destroy (&r->shards);
+   bson_destroy (&r->per_shard);
+   bson_destroy (&r->zones);
+   bson_destroy (&r->failures);
+   bson_destroy (&r->rounds);
+}
+
+/* ---- the pure diagnosis ---- */
+
+static const char *
+ex_str (const bson_t *doc, const char *path)
+{
+   bson_iter_t it, f;
+   if (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f) && BSON_ITER_HOLDS_UTF8 (&f))
+      return bson_iter_utf8 (&f, NULL);
+   return NULL;
+}
+
+/* Whether path holds a value that is exactly value (a bool, or a number compared as bool); false when absent. */
+static bool
+ex_is (const bson_t *doc, const char *path, bool value)
+{
+   bson_iter_t it, f;
+   if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &f))
+      return false;
+   if (!BSON_ITER_HOLDS_BOOL (&f) && !BSON_ITER_HOLDS_NUMBER (&f))
+      return false;
+   return bson_iter_as_bool (&f) == value;
+}
+
+typedef struct {
+   bson_t *out;
+   uint32_t n;
+} ex_findings_t;
+
+static void
+ex_add (ex_findings_t *f, const char *cause, const char *detail, const char *fix)
+{
+   char key[16];
+   const char *k;
+   bson_t d;
+   bson_uint32_to_string (f->n, &k, key, sizeof key);
+   f->n++;
+   BSON_APPEND_DOCUMENT_BEGIN (f->out, k, &d);
+   BSON_APPEND_INT32 (&d, "rank", (int32_t) f->n);
+   BSON_APPEND_UTF8 (&d, "cause", cause);
+   BSON_APPEND_UTF8 (&d, "detail", detail);
+   if (fix)
+      BSON_APPEND_UTF8 (&d, "fix", fix);
+   else
+      BSON_APPEND_NULL (&d, "fix");
+   bson_append_document_end (f->out, &d);
+}
+
+static int
+ex_hhmm (const char *s)
+{
+   int h, m;
+   if (!s || sscanf (s, "%d:%d", &h, &m) != 2 || h < 0 || h > 23 || m < 0 || m > 59)
+      return -1;
+   return h * 60 + m;
+}
+
+/* A document rendered on one line as mongosh prints it ({ level: MinKey() }), so that a fix can be typed back, into
+ * buf. */
+static void
+ex_json (const bson_iter_t *it, char *buf, size_t len)
+{
+   buf[0] = '\0';
+   if (BSON_ITER_HOLDS_DOCUMENT (it)) {
+      output_opts_t opts = output_opts_default (OUTPUT_PRETTY, false);
+      opts.break_length = 0;
+      char *j = output_format_value (bson_iter_value ((bson_iter_t *) it), &opts);
+      bson_strncpy (buf, j, len);
+      bson_free (j);
+   }
+}
+
+/* Appends to out { ns, balanced, verdict, chunksPerShard, findings: [ { rank, cause, detail, fix } ] }. */
+static void
+explain_diagnose (const ex_reading_t *r, bson_t *out)
+{
+   bson_t findings, per;
+   bson_iter_t it, f;
+   char detail[1024], fix[1024];
+   const char *ns = r->ns;
+   bool compliant = ex_is (&r->status, "balancerCompliant", true);
+   const char *verdict = ex_str (&r->status, "firstComplianceViolation");
+   ex_findings_t fs = { &findings, 0 };
+
+   BSON_APPEND_UTF8 (out, "ns", ns);
+   BSON_APPEND_BOOL (out, "balanced", compliant);
+   if (verdict)
+      BSON_APPEND_UTF8 (out, "verdict", verdict);
+   else
+      BSON_APPEND_NULL (out, "verdict");
+   BSON_APPEND_DOCUMENT_BEGIN (out, "chunksPerShard", &per);
+   if (bson_iter_init (&it, &r->per_shard)) {
+      while (bson_iter_next (&it)) {
+         bson_t d;
+         const char *id;
+         if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && (id = ex_str (&d, "_id")))
+            BSON_APPEND_INT64 (&per, id, (int64_t) cmd_number_at (&d, "chunks", NULL));
+      }
+   }
+   bson_append_document_end (out, &per);
+   BSON_APPEND_ARRAY_BEGIN (out, "findings", &findings);
+
+   /* 1. the balancer itself */
+   const char *mode = ex_str (&r->balancer, "mode");
+   if ((mode && !strcmp (mode, "off")) || ex_is (&r->settings, "stopped", true)) {
+      ex_add (&fs, "balancerOff",
+              "the balancer is stopped (balancerStatus mode \"off\"): nothing moves in any collection",
+              "sh.startBalancer()");
+   }
+   const char *start = ex_str (&r->settings, "activeWindow.start"), *stop = ex_str (&r->settings, "activeWindow.stop");
+   int s = ex_hhmm (start), e = ex_hhmm (stop);
+   if (s >= 0 && e >= 0 && r->now_minutes >= 0) {
+      bool inside = s <= e ? (r->now_minutes >= s && r->now_minutes < e) : (r->now_minutes >= s || r->now_minutes < e);
+      if (!inside) {
+         bson_snprintf (detail, sizeof detail,
+                        "outside the balancing window %s-%s (server-local time, compared with this machine's clock): "
+                        "the balancer waits until %s",
+                        start, stop, start);
+         ex_add (&fs, "outsideWindow", detail, "sh.setBalancerWindow(\"<start>\", \"<stop>\") to widen it");
+      }
+   }
+   /* 2. the collection's own settings */
+   if (ex_is (&r->coll, "noBalance", true)) {
+      bson_snprintf (detail, sizeof detail,
+                     "the collection is excluded from balancing (config.collections noBalance: true), so no chunk of "
+                     "it moves");
+      bson_snprintf (fix, sizeof fix, "sh.enableBalancing(\"%s\")", ns);
+      ex_add (&fs, "noBalance", detail, fix);
+   }
+   if (ex_is (&r->coll, "allowMigrations", false) || ex_is (&r->coll, "permitMigrations", false)) {
+      bson_snprintf (fix, sizeof fix, "sh.enableMigrations(\"%s\")", ns);
+      ex_add (&fs, "migrationsNotAllowed",
+              "migrations of the collection are not allowed (setAllowMigrations false: config.collections "
+              "allowMigrations/permitMigrations false)",
+              fix);
+   }
+   /* 3. draining shards holding chunks */
+   if (bson_iter_init (&it, &r->shards)) {
+      while (bson_iter_next (&it)) {
+         bson_t sd, ps;
+         bson_iter_t p;
+         const char *id;
+         double chunks = 0;
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = ex_str (&sd, "_id")) ||
+             !ex_is (&sd, "draining", true))
+            continue;
+         if (bson_iter_init (&p, &r->per_shard)) {
+            while (bson_iter_next (&p)) {
+               const char *pid;
+               if (cmd_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = ex_str (&ps, "_id")) && !strcmp (pid, id))
+                  chunks = cmd_number_at (&ps, "chunks", NULL);
+            }
+         }
+         if (chunks > 0) {
+            bson_snprintf (detail, sizeof detail,
+                           "shard %s is draining (removeShard) and still holds %.0f chunk%s of the collection: the "
+                           "balancer moves them off first and balances the rest after",
+                           id, chunks, chunks == 1 ? "" : "s");
+            ex_add (&fs, "drainingShard", detail, "sh.progress() to follow the drain");
+         }
+      }
+   }
+   /* 4. jumbo chunks */
+   if (bson_iter_init (&it, &r->per_shard)) {
+      while (bson_iter_next (&it)) {
+         bson_t d;
+         bson_iter_t m;
+         const char *id;
+         double jumbo;
+         char min[512] = "";
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !(id = ex_str (&d, "_id")) ||
+             (jumbo = cmd_number_at (&d, "jumbo", NULL)) <= 0)
+            continue;
+         if (bson_iter_init_find (&m, &d, "jumboMin"))
+            ex_json (&m, min, sizeof min);
+         bson_snprintf (detail, sizeof detail,
+                        "%.0f jumbo chunk%s on %s (e.g. min %s): the balancer does not move jumbo chunks unless "
+                        "attemptToBalanceJumboChunks is set",
+                        jumbo, jumbo == 1 ? "" : "s", id, min[0] ? min : "?");
+         bson_snprintf (fix, sizeof fix,
+                        "sh.splitAt(\"%s\", <a key inside it>) if it holds more than one key value, then "
+                        "db.adminCommand({clearJumboFlag: \"%s\", find: %s}); or let the balancer move it: "
+                        "db.getSiblingDB(\"config\").settings.updateOne({_id: \"balancer\"}, {$set: "
+                        "{attemptToBalanceJumboChunks: true}}, {upsert: true})",
+                        ns, ns, min[0] ? min : "<min>");
+         ex_add (&fs, "jumboChunks", detail, fix);
+      }
+   }
+   /* 5. zones */
+   if (bson_iter_init (&it, &r->zones)) {
+      while (bson_iter_next (&it)) {
+         bson_t z;
+         bson_iter_t v;
+         char zmin[256] = "", zmax[256] = "", at[256] = "";
+         const char *zone;
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &z) || !(zone = ex_str (&z, "zone")))
+            continue;
+         if (bson_iter_init_find (&v, &z, "min"))
+            ex_json (&v, zmin, sizeof zmin);
+         if (bson_iter_init_find (&v, &z, "max"))
+            ex_json (&v, zmax, sizeof zmax);
+         double outside = cmd_number_at (&z, "outside", NULL);
+         if (outside > 0) {
+            const char *shard = ex_str (&z, "outsideShard");
+            bson_snprintf (detail, sizeof detail,
+                           "%.0f chunk%s of zone %s [%s, %s) on %s, a shard outside the zone (zone violation)", outside,
+                           outside == 1 ? "" : "s", zone, zmin, zmax, shard ? shard : "?");
+            bson_snprintf (fix, sizeof fix,
+                           "the balancer moves them when it runs; if no shard of the zone can take them: "
+                           "sh.addShardToZone(\"<shard>\", \"%s\")",
+                           zone);
+            ex_add (&fs, "zoneViolation", detail, fix);
+         }
+         if (bson_iter_init_find (&v, &z, "straddling") && BSON_ITER_HOLDS_ARRAY (&v)) {
+            bson_iter_t a;
+            if (bson_iter_recurse (&v, &a) && bson_iter_next (&a)) {
+               ex_json (&a, at, sizeof at);
+               bson_snprintf (detail, sizeof detail,
+                              "a chunk straddles a boundary of zone %s [%s, %s): it cannot be placed in the zone "
+                              "until it is split at the boundary",
+                              zone, zmin, zmax);
+               bson_snprintf (fix, sizeof fix, "sh.splitAt(\"%s\", %s)", ns, at);
+               ex_add (&fs, "chunkStraddlesZone", detail, fix);
+            }
+         }
+      }
+   }
+   /* 6. defragmentation */
+   if (ex_is (&r->coll, "defragmentCollection", true) || (verdict && !strcmp (verdict, "defragmentingChunks"))) {
+      const char *phase = ex_str (&r->status, "details.currentPhase");
+      bson_snprintf (detail, sizeof detail,
+                     "the collection is being defragmented (phase %s): the balancer merges "
+                     "and moves its chunks itself meanwhile",
+                     phase ? phase : "?");
+      ex_add (&fs, "defragmenting", detail, "sh.progress() to follow it");
+   }
+   /* 7. what went wrong lately */
+   if (bson_iter_init (&it, &r->failures)) {
+      while (bson_iter_next (&it)) {
+         bson_t d;
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+            continue;
+         const char *err = ex_str (&d, "details.errmsg"), *from = ex_str (&d, "details.from"),
+                    *to = ex_str (&d, "details.to");
+         char when[32] = "?";
+         if (bson_iter_init_find (&f, &d, "time") && BSON_ITER_HOLDS_DATE_TIME (&f)) {
+            time_t t = (time_t) (bson_iter_date_time (&f) / 1000);
+            struct tm tm;
+            gmtime_r (&t, &tm);
+            strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+         }
+         bson_snprintf (detail, sizeof detail, "migration %s -> %s failed at %s: %s", from ? from : "?", to ? to : "?",
+                        when, err ? err : "aborted (no errmsg)");
+         ex_add (&fs, "failedMigration", detail,
+                 "sh.migrationHistory({since: 24}) for the pattern; the donor's log "
+                 "has the details");
+      }
+   }
+   int failed_rounds = 0;
+   const char *last_round_err = NULL;
+   if (bson_iter_init (&it, &r->rounds)) {
+      while (bson_iter_next (&it)) {
+         bson_t d;
+         if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && cmd_round_failed (&d, true)) {
+            if (!failed_rounds++)
+               last_round_err = ex_str (&d, "details.errmsg");
+         }
+      }
+   }
+   if (failed_rounds) {
+      bson_snprintf (detail, sizeof detail, "%d of the last %d balancer rounds failed; the newest error: %s",
+                     failed_rounds, EX_RECENT, last_round_err ? last_round_err : "(none given)");
+      ex_add (&fs, "failedBalancerRounds", detail, "sh.getRecentFailedRounds(); the config server primary's log");
+   }
+   if (!compliant && fs.n == 0) {
+      bson_snprintf (detail, sizeof detail,
+                     "the server reports %s and nothing holds the balancer back: it should act on its next rounds",
+                     verdict ? verdict : "the collection not balanced");
+      ex_add (&fs, "pendingBalancing", detail, "sh.isBalancerRunning(); sh.progress()");
+   }
+   bson_append_array_end (out, &findings);
+}
+
+/* ---- requests ---- */
+
+static bool
+build_explain_balance (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_t *cmd, filter, pipeline, stage, match, ors, o, cond, sort;
+   if (!args_check (call, 0, ARG_STRING, true, "Shard", "explainBalance", err))
+      return false;
+   const char *ns = args_str (call, 0);
+   /* sh_requests_add grows the list by reallocating it, which would move the bson_t already handed out (libbson's
+    * allocated documents point into themselves): room for all eight first, while the list is still empty */
+   if (out->n == 0 && out->cap < 8) {
+      out->cap = 8;
+      out->v = bson_realloc (out->v, out->cap * sizeof *out->v);
+   }
+   BSON_APPEND_UTF8 (sh_requests_add (out, "admin", CONN_ADMIN), "balancerCollectionStatus", ns);
+   BSON_APPEND_INT32 (sh_requests_add (out, "admin", CONN_READ), "balancerStatus", 1);
+   cmd_append_find_id (sh_requests_add (out, "config", CONN_READ), "settings", "balancer");
+   cmd_append_find_id (sh_requests_add (out, "config", CONN_READ), "collections", ns);
+   cmd = sh_requests_add (out, "config", CONN_READ);
+   BSON_APPEND_UTF8 (cmd, "find", "shards");
+   cmd_append_empty (cmd, "filter");
+   cmd = sh_requests_add (out, "config", CONN_READ);
+   BSON_APPEND_UTF8 (cmd, "find", "tags");
+   BSON_APPEND_DOCUMENT_BEGIN (cmd, "filter", &filter);
+   BSON_APPEND_UTF8 (&filter, "ns", ns);
+   bson_append_document_end (cmd, &filter);
+   BSON_APPEND_DOCUMENT_BEGIN (cmd, "sort", &sort);
+   BSON_APPEND_INT32 (&sort, "min", 1);
+   bson_append_document_end (cmd, &sort);
+   BSON_APPEND_INT32 (cmd, "limit", EX_MAX_ZONES);
+   /* the collection's failed migrations, newest first */
+   cmd = sh_requests_add (out, "config", CONN_READ);
+   BSON_APPEND_UTF8 (cmd, "aggregate", "changelog");
+   BSON_APPEND_ARRAY_BEGIN (cmd, "pipeline", &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
+   BSON_APPEND_UTF8 (&match, "what", "moveChunk.from");
+   BSON_APPEND_UTF8 (&match, "ns", ns);
+   BSON_APPEND_ARRAY_BEGIN (&match, "$or", &ors);
+   BSON_APPEND_DOCUMENT_BEGIN (&ors, "0", &o);
+   BSON_APPEND_DOCUMENT_BEGIN (&o, "details.errmsg", &cond);
+   BSON_APPEND_BOOL (&cond, "$exists", true);
+   bson_append_document_end (&o, &cond);
+   bson_append_document_end (&ors, &o);
+   BSON_APPEND_DOCUMENT_BEGIN (&ors, "1", &o);
+   BSON_APPEND_DOCUMENT_BEGIN (&o, "details.note", &cond);
+   BSON_APPEND_UTF8 (&cond, "$ne", "success");
+   bson_append_document_end (&o, &cond);
+   bson_append_document_end (&ors, &o);
+   bson_append_array_end (&match, &ors);
+   bson_append_document_end (&stage, &match);
+   bson_append_document_end (&pipeline, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$sort", &sort);
+   BSON_APPEND_INT32 (&sort, "time", -1);
+   bson_append_document_end (&stage, &sort);
+   bson_append_document_end (&pipeline, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "2", &stage);
+   BSON_APPEND_INT32 (&stage, "$limit", EX_RECENT);
+   bson_append_document_end (&pipeline, &stage);
+   bson_append_array_end (cmd, &pipeline);
+   cmd_append_empty (cmd, "cursor");
+   cmd_append_actionlog_find (sh_requests_add (out, "config", CONN_READ));
+   return true;
+}
+
+/* ---- gathering ---- */
+
+/* { aggregate: "chunks", pipeline: [ { $match: <chunks match> }, { $group: { _id: "$shard", chunks: { $sum: 1 },
+ * jumbo: { $sum: { $cond: [ { $eq: [ "$jumbo", true ] }, 1, 0 ] } }, jumboMin: { $max: { $cond: [ { $eq: [ "$jumbo",
+ * true ] }, "$min", null ] } } } } ], cursor: {} } */
+static void
+ex_append_per_shard (bson_t *cmd, const bson_t *coll)
+{
+   bson_t pipeline, stage, match, group, acc, cnd, arr, eq, eqa;
+   BSON_APPEND_UTF8 (cmd, "aggregate", "chunks");
+   BSON_APPEND_ARRAY_BEGIN (cmd, "pipeline", &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
+   cmd_append_chunks_match (&match, coll);
+   bson_append_document_end (&stage, &match);
+   bson_append_document_end (&pipeline, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
+   BSON_APPEND_UTF8 (&group, "_id", "$shard");
+   BSON_APPEND_DOCUMENT_BEGIN (&group, "chunks", &acc);
+   BSON_APPEND_INT32 (&acc, "$sum", 1);
+   bson_append_document_end (&group, &acc);
+   for (int k = 0; k < 2; k++) {
+      BSON_APPEND_DOCUMENT_BEGIN (&group, k ? "jumboMin" : "jumbo", &acc);
+      BSON_APPEND_DOCUMENT_BEGIN (&acc, k ? "$max" : "$sum", &cnd);
+      BSON_APPEND_ARRAY_BEGIN (&cnd, "$cond", &arr);
+      BSON_APPEND_DOCUMENT_BEGIN (&arr, "0", &eq);
+      BSON_APPEND_ARRAY_BEGIN (&eq, "$eq", &eqa);
+      BSON_APPEND_UTF8 (&eqa, "0", "$jumbo");
+      BSON_APPEND_BOOL (&eqa, "1", true);
+      bson_append_array_end (&eq, &eqa);
+      bson_append_document_end (&arr, &eq);
+      if (k) {
+         BSON_APPEND_UTF8 (&arr, "1", "$min");
+         BSON_APPEND_NULL (&arr, "2");
+      } else {
+         BSON_APPEND_INT32 (&arr, "1", 1);
+         BSON_APPEND_INT32 (&arr, "2", 0);
+      }
+      bson_append_array_end (&cnd, &arr);
+      bson_append_document_end (&acc, &cnd);
+      bson_append_document_end (&group, &acc);
+   }
+   bson_append_document_end (&stage, &group);
+   bson_append_document_end (&pipeline, &stage);
+   bson_append_array_end (cmd, &pipeline);
+   cmd_append_empty (cmd, "cursor");
+}
+
+/* The shards whose tags hold zone, as an array under key. */
+static void
+ex_append_zone_shards (bson_t *doc, const char *key, const bson_t *shards, const char *zone)
+{
+   bson_t arr;
+   bson_iter_t it, t;
+   uint32_t n = 0;
+   BSON_APPEND_ARRAY_BEGIN (doc, key, &arr);
+   if (bson_iter_init (&it, shards)) {
+      while (bson_iter_next (&it)) {
+         bson_t sd;
+         const char *id;
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = ex_str (&sd, "_id")) ||
+             !bson_iter_init_find (&t, &sd, "tags") || !BSON_ITER_HOLDS_ARRAY (&t))
+            continue;
+         bson_iter_t a;
+         bson_iter_recurse (&t, &a);
+         while (bson_iter_next (&a)) {
+            if (BSON_ITER_HOLDS_UTF8 (&a) && !strcmp (bson_iter_utf8 (&a, NULL), zone)) {
+               char key2[16];
+               const char *k;
+               bson_uint32_to_string (n++, &k, key2, sizeof key2);
+               BSON_APPEND_UTF8 (&arr, k, id);
+            }
+         }
+      }
+   }
+   bson_append_array_end (doc, &arr);
+}
+
+/* Probes one zone range: chunks straddling its min or max (find, limit 1 each) and chunks inside it on shards outside
+ * the zone (grouped by shard). Appends { zone, min, max, straddling: [bound…], outside, outsideShard } to zones. */
+static bool
+ex_probe_zone (sh_ctx_t *ctx, const bson_t *coll, const bson_t *shards, const bson_t *tag, bson_t *zones, uint32_t i,
+               sh_error_t *err)
+{
+   bson_iter_t it;
+   bson_t zmin, zmax, entry, straddling, zone_shards = BSON_INITIALIZER;
+   const char *zone = ex_str (tag, "tag");
+   char key[16];
+   const char *k;
+   uint32_t ns = 0;
+   bool ok = false;
+   if (!zone || !cmd_get_sub (tag, "min", BSON_TYPE_DOCUMENT, &zmin) ||
+       !cmd_get_sub (tag, "max", BSON_TYPE_DOCUMENT, &zmax)) {
+      bson_destroy (&zone_shards);
+      return true;
+   }
+   ex_append_zone_shards (&zone_shards, "s", shards, zone);
+   bson_uint32_to_string (i, &k, key, sizeof key);
+   BSON_APPEND_DOCUMENT_BEGIN (zones, k, &entry);
+   BSON_APPEND_UTF8 (&entry, "zone", zone);
+   BSON_APPEND_DOCUMENT (&entry, "min", &zmin);
+   BSON_APPEND_DOCUMENT (&entry, "max", &zmax);
+   BSON_APPEND_ARRAY_BEGIN (&entry, "straddling", &straddling);
+   for (int b = 0; b < 2; b++) {
+      const bson_t *bound = b ? &zmax : &zmin;
+      bson_t cmd = BSON_INITIALIZER, filter, lt, gt, docs;
+      bool found = false;
+      BSON_APPEND_UTF8 (&cmd, "find", "chunks");
+      BSON_APPEND_DOCUMENT_BEGIN (&cmd, "filter", &filter);
+      cmd_append_chunks_match (&filter, coll);
+      BSON_APPEND_DOCUMENT_BEGIN (&filter, "min", &lt);
+      BSON_APPEND_DOCUMENT (&lt, "$lt", bound);
+      bson_append_document_end (&filter, &lt);
+      BSON_APPEND_DOCUMENT_BEGIN (&filter, "max", &gt);
+      BSON_APPEND_DOCUMENT (&gt, "$gt", bound);
+      bson_append_document_end (&filter, &gt);
+      bson_append_document_end (&cmd, &filter);
+      BSON_APPEND_INT32 (&cmd, "limit", 1);
+      bool ran = conn_run_docs (ctx, "config", &cmd, CONN_READ, 1, &docs, NULL, err);
+      found = ran && !bson_empty (&docs);
+      bson_destroy (&cmd);
+      bson_destroy (&docs);
+      if (!ran)
+         goto done;
+      if (found) {
+         bson_uint32_to_string (ns++, &k, key, sizeof key);
+         BSON_APPEND_DOCUMENT (&straddling, k, bound);
+      }
+   }
+   bson_append_array_end (&entry, &straddling);
+   /* chunks inside the range on a shard outside the zone */
+   {
+      bson_t cmd = BSON_INITIALIZER, pipeline, stage, match, gte, lte, nin, group, acc, docs, first;
+      BSON_APPEND_UTF8 (&cmd, "aggregate", "chunks");
+      BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
+      BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+      BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
+      cmd_append_chunks_match (&match, coll);
+      BSON_APPEND_DOCUMENT_BEGIN (&match, "min", &gte);
+      BSON_APPEND_DOCUMENT (&gte, "$gte", &zmin);
+      bson_append_document_end (&match, &gte);
+      BSON_APPEND_DOCUMENT_BEGIN (&match, "max", &lte);
+      BSON_APPEND_DOCUMENT (&lte, "$lte", &zmax);
+      bson_append_document_end (&match, &lte);
+      BSON_APPEND_DOCUMENT_BEGIN (&match, "shard", &nin);
+      if (bson_iter_init_find (&it, &zone_shards, "s"))
+         bson_append_value (&nin, "$nin", -1, bson_iter_value (&it));
+      bson_append_document_end (&match, &nin);
+      bson_append_document_end (&stage, &match);
+      bson_append_document_end (&pipeline, &stage);
+      BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
+      BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
+      BSON_APPEND_UTF8 (&group, "_id", "$shard");
+      BSON_APPEND_DOCUMENT_BEGIN (&group, "n", &acc);
+      BSON_APPEND_INT32 (&acc, "$sum", 1);
+      bson_append_document_end (&group, &acc);
+      bson_append_document_end (&stage, &group);
+      bson_append_document_end (&pipeline, &stage);
+      bson_append_array_end (&cmd, &pipeline);
+      cmd_append_empty (&cmd, "cursor");
+      bool ran = conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &docs, NULL, err);
+      bson_destroy (&cmd);
+      if (!ran) {
+         bson_destroy (&docs);
+         goto done;
+      }
+      double outside = 0;
+      bson_iter_t d;
+      bool named = false;
+      bson_iter_init (&d, &docs);
+      while (bson_iter_next (&d)) {
+         if (cmd_iter_sub (&d, BSON_TYPE_DOCUMENT, &first)) {
+            outside += cmd_number_at (&first, "n", NULL);
+            if (!named && ex_str (&first, "_id")) {
+               BSON_APPEND_UTF8 (&entry, "outsideShard", ex_str (&first, "_id"));
+               named = true;
+            }
+         }
+      }
+      BSON_APPEND_INT64 (&entry, "outside", (int64_t) outside);
+      bson_destroy (&docs);
+   }
+   ok = true;
+done:
+   if (!ok)
+      bson_append_array_end (&entry, &straddling);
+   bson_append_document_end (zones, &entry);
+   bson_destroy (&zone_shards);
+   return ok;
+}
+
+static bool
+exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   sh_requests_t reqs = { .n = 0 };
+   ex_reading_t r;
+   bson_t docs, out = BSON_INITIALIZER;
+   bool ok = false;
+
+   ex_reading_init (&r, args_str (call, 0) ? args_str (call, 0) : "");
+   bson_init (&docs);
+   if (!build_explain_balance (call, &reqs, err))
+      goto done;
+   /* the server's verdict (an unsharded collection fails here with the server's 118) */
+   bson_destroy (&r.status);
+   if (!conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, &r.status, err))
+      goto done;
+   bson_destroy (&r.balancer);
+   if (!conn_run (ctx, reqs.v[1].db, &reqs.v[1].cmd, reqs.v[1].path, &r.balancer, err))
+      goto done;
+   bson_t *firsts[] = { &r.settings, &r.coll };
+   for (int i = 0; i < 2; i++) {
+      bson_t d;
+      bson_destroy (&docs);
+      if (!conn_run_docs (ctx, reqs.v[2 + i].db, &reqs.v[2 + i].cmd, reqs.v[2 + i].path, 1, &docs, NULL, err))
+         goto done;
+      if (cmd_first_doc (&docs, &d)) {
+         bson_destroy (firsts[i]);
+         bson_copy_to (&d, firsts[i]);
+      }
+   }
+   bson_t tags = BSON_INITIALIZER;
+   bson_t *lists[] = { &r.shards, &tags, &r.failures, &r.rounds };
+   for (int i = 0; i < 4; i++) {
+      bson_destroy (lists[i]); /* conn_run_docs initialises it again in every case */
+      if (!conn_run_docs (ctx, reqs.v[4 + i].db, &reqs.v[4 + i].cmd, reqs.v[4 + i].path, 0, lists[i], NULL, err)) {
+         bson_destroy (&tags);
+         goto done;
+      }
+   }
+   if (!cmd_dry_run (ctx) && !bson_empty (&r.coll)) {
+      bson_t cmd = BSON_INITIALIZER;
+      ex_append_per_shard (&cmd, &r.coll);
+      bson_destroy (&r.per_shard);
+      bool ran = conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &r.per_shard, NULL, err);
+      bson_destroy (&cmd);
+      if (!ran) {
+         bson_destroy (&tags);
+         goto done;
+      }
+      bson_iter_t it;
+      uint32_t i = 0;
+      bson_iter_init (&it, &tags);
+      while (bson_iter_next (&it) && i < EX_MAX_ZONES) {
+         bson_t tag;
+         if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &tag) &&
+             !ex_probe_zone (ctx, &r.coll, &r.shards, &tag, &r.zones, i++, err)) {
+            bson_destroy (&tags);
+            goto done;
+         }
+      }
+   }
+   bson_destroy (&tags);
+   if (cmd_dry_run (ctx)) {
+      ok = true;
+      goto done;
+   }
+   {
+      time_t t = time (NULL);
+      struct tm tm;
+      localtime_r (&t, &tm);
+      r.now_minutes = tm.tm_hour * 60 + tm.tm_min;
+   }
+   explain_diagnose (&r, &out);
+   if (ctx->out.mode == OUTPUT_JSON) {
+      cmd_print_doc (ctx, &out);
+   } else {
+      bson_iter_t it, f;
+      const char *verdict = ex_str (&out, "verdict");
+      fprintf (ctx->out_fp, "%s: %s", r.ns, ex_is (&out, "balanced", true) ? "balanced" : "not balanced");
+      if (verdict)
+         fprintf (ctx->out_fp, " (balancerCollectionStatus: %s)", verdict);
+      fprintf (ctx->out_fp, "\n  chunks per shard:");
+      if (bson_iter_init_find (&it, &out, "chunksPerShard") && bson_iter_recurse (&it, &f))
+         while (bson_iter_next (&f))
+            fprintf (ctx->out_fp, " %s %lld", bson_iter_key (&f), (long long) bson_iter_as_int64 (&f));
+      fprintf (ctx->out_fp, "\n");
+      if (bson_iter_init_find (&it, &out, "findings") && bson_iter_recurse (&it, &f)) {
+         while (bson_iter_next (&f)) {
+            bson_t d;
+            if (!cmd_iter_sub (&f, BSON_TYPE_DOCUMENT, &d))
+               continue;
+            fprintf (ctx->out_fp, "  %lld. %s: %s\n", (long long) cmd_number_at (&d, "rank", NULL),
+                     ex_str (&d, "cause"), ex_str (&d, "detail"));
+            if (ex_str (&d, "fix"))
+               fprintf (ctx->out_fp, "     fix: %s\n", ex_str (&d, "fix"));
+         }
+      }
+   }
+   ok = true;
+done:
+   bson_destroy (&docs);
+   bson_destroy (&out);
+   ex_reading_destroy (&r);
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
+const sh_cmd_t cmd_sh_explain_balance = {
+   .name = "sh.explainBalance",
+   .usage = "sh.explainBalance(namespace)",
+   .summary = "Why a collection is or is not balanced: the server's verdict, then each cause ranked, with the "
+              "command that would change it",
+   .sends = "admin { balancerCollectionStatus: <ns> }, { balancerStatus: 1 }; config find settings { _id: "
+            "\"balancer\" }, collections { _id: <ns> }, shards, tags { ns } (first 10 by min), aggregate changelog "
+            "(the last 5 failed moveChunk.from of <ns>), find actionlog (the last 5 balancer rounds); then config "
+            "aggregate chunks of <ns> grouped by shard (counts and jumbo) and, per zone range, two bounded finds "
+            "(chunks straddling its bounds) and one grouped count (chunks inside it on shards outside the zone)",
+   .example = "sh.explainBalance(\"app.events\")",
+   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
+   .build = build_explain_balance,
+   .exec = exec_explain_balance,
+   .arg_kinds = "ns",
+};

@@ -1,0 +1,529 @@
+/* sh.progress(): every long operation of the cluster (resharding, moveCollection, unshardCollection, range
+ * migrations, draining shards, config-shard transitions, defragmentation) with phase, percent, rate and time left.
+ * This file gathers a reading (the $currentOp stage, config.reshardingOperations, config.shards, config.changelog,
+ * config.chunks and config.databases counts for draining shards, balancerCollectionStatus for defragmentations);
+ * progress_model.c computes the operations from it. The previous reading is kept for the session, for rates. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "interrupt.h"
+#include "progress.h"
+
+#define PG_RECENT_MS (5 * 60 * 1000) /* the window of "rate over the last minutes" */
+#define PG_MAX_DRAINS 32
+#define PG_MAX_DEFRAGS 16
+
+/* ---- the session's previous reading ---- */
+
+static progress_reading_t *pg_prev;
+
+void
+cmd_progress_reset (void)
+{
+   if (pg_prev) {
+      progress_reading_destroy (pg_prev);
+      bson_free (pg_prev);
+      pg_prev = NULL;
+   }
+}
+
+/* Keeps a copy of r as the session's previous reading (bson_t cannot be moved by value). */
+static void
+pg_keep (const progress_reading_t *r)
+{
+   static bool registered;
+   if (!registered) {
+      atexit (cmd_progress_reset);
+      registered = true;
+   }
+   cmd_progress_reset ();
+   pg_prev = bson_malloc (sizeof *pg_prev);
+   pg_prev->at_ms = r->at_ms;
+   bson_copy_to (&r->ops, &pg_prev->ops);
+   bson_copy_to (&r->coordinators, &pg_prev->coordinators);
+   bson_copy_to (&r->drains, &pg_prev->drains);
+   bson_copy_to (&r->defrags, &pg_prev->defrags);
+}
+
+/* ---- requests ---- */
+
+static void
+pg_exists (bson_t *parent, const char *key, const char *path)
+{
+   bson_t d, e;
+   BSON_APPEND_DOCUMENT_BEGIN (parent, key, &d);
+   BSON_APPEND_DOCUMENT_BEGIN (&d, path, &e);
+   BSON_APPEND_BOOL (&e, "$exists", true);
+   bson_append_document_end (&d, &e);
+   bson_append_document_end (parent, &d);
+}
+
+/* admin { aggregate: 1, pipeline: [ { $currentOp: { allUsers: true, idleConnections: false, localOps: false } },
+ * { $match: { $or: [ resharding rows, migration rows ] } } ], cursor: {} } */
+static void
+pg_append_current_op (bson_t *cmd)
+{
+   bson_t pipeline, stage, spec, match, ors;
+   BSON_APPEND_INT32 (cmd, "aggregate", 1);
+   BSON_APPEND_ARRAY_BEGIN (cmd, "pipeline", &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$currentOp", &spec);
+   BSON_APPEND_BOOL (&spec, "allUsers", true);
+   BSON_APPEND_BOOL (&spec, "idleConnections", false);
+   BSON_APPEND_BOOL (&spec, "localOps", false);
+   bson_append_document_end (&stage, &spec);
+   bson_append_document_end (&pipeline, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
+   BSON_APPEND_ARRAY_BEGIN (&match, "$or", &ors);
+   pg_exists (&ors, "0", "originatingCommand.reshardCollection");
+   pg_exists (&ors, "1", "command._shardsvrMoveRange");
+   pg_exists (&ors, "2", "command.moveChunk");
+   bson_append_array_end (&match, &ors);
+   bson_append_document_end (&stage, &match);
+   bson_append_document_end (&pipeline, &stage);
+   bson_append_array_end (cmd, &pipeline);
+   cmd_append_empty (cmd, "cursor");
+}
+
+/* config { find: <coll>, filter: { <field>: true }, projection: { _id: 1 } } (field NULL: every document) */
+static void
+pg_append_find (bson_t *cmd, const char *coll, const char *field)
+{
+   bson_t filter, proj;
+   BSON_APPEND_UTF8 (cmd, "find", coll);
+   BSON_APPEND_DOCUMENT_BEGIN (cmd, "filter", &filter);
+   if (field)
+      BSON_APPEND_BOOL (&filter, field, true);
+   bson_append_document_end (cmd, &filter);
+   if (field) {
+      BSON_APPEND_DOCUMENT_BEGIN (cmd, "projection", &proj);
+      BSON_APPEND_INT32 (&proj, "_id", 1);
+      bson_append_document_end (cmd, &proj);
+   }
+}
+
+/* The four reads every reading starts with (the follow-ups depend on their answers). */
+static void
+pg_append_requests (sh_requests_t *out)
+{
+   pg_append_current_op (sh_requests_add (out, "admin", CONN_ADMIN));
+   pg_append_find (sh_requests_add (out, "config", CONN_READ), "reshardingOperations", NULL);
+   pg_append_find (sh_requests_add (out, "config", CONN_READ), "shards", "draining");
+   pg_append_find (sh_requests_add (out, "config", CONN_READ), "collections", "defragmentCollection");
+}
+
+static bool
+build_progress (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   if (!args_check (call, 0, ARG_OBJECT, false, "Shard", "progress", err) ||
+       !args_opt_int (call, 0, "intervalSecs", 1, 3600, NULL, err) ||
+       !args_opt_int (call, 0, "count", 1, 1000000, NULL, err))
+      return false;
+   pg_append_requests (out);
+   return true;
+}
+
+/* { aggregate: <coll>, pipeline: [ { $match: <match> }, { $group: <group> } ], cursor: {} } */
+static void
+pg_append_group (bson_t *cmd, const char *coll, const bson_t *match, const bson_t *group)
+{
+   bson_t pipeline, stage;
+   BSON_APPEND_UTF8 (cmd, "aggregate", coll);
+   BSON_APPEND_ARRAY_BEGIN (cmd, "pipeline", &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   BSON_APPEND_DOCUMENT (&stage, "$match", match);
+   bson_append_document_end (&pipeline, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
+   BSON_APPEND_DOCUMENT (&stage, "$group", group);
+   bson_append_document_end (&pipeline, &stage);
+   bson_append_array_end (cmd, &pipeline);
+   cmd_append_empty (cmd, "cursor");
+}
+
+/* { $sum: { $cond: [ { $gte: [ "$time", <since> ] }, <then>, 0 ] } } under key; then_path NULL: 1 */
+static void
+pg_append_recent_sum (bson_t *group, const char *key, int64_t since, const char *then_path)
+{
+   bson_t acc, sum, cond, gte, ifnull;
+   BSON_APPEND_DOCUMENT_BEGIN (group, key, &acc);
+   BSON_APPEND_DOCUMENT_BEGIN (&acc, "$sum", &sum);
+   BSON_APPEND_ARRAY_BEGIN (&sum, "$cond", &cond);
+   BSON_APPEND_DOCUMENT_BEGIN (&cond, "0", &gte);
+   bson_t args;
+   BSON_APPEND_ARRAY_BEGIN (&gte, "$gte", &args);
+   BSON_APPEND_UTF8 (&args, "0", "$time");
+   BSON_APPEND_DATE_TIME (&args, "1", since);
+   bson_append_array_end (&gte, &args);
+   bson_append_document_end (&cond, &gte);
+   if (then_path) {
+      BSON_APPEND_DOCUMENT_BEGIN (&cond, "1", &ifnull);
+      BSON_APPEND_ARRAY_BEGIN (&ifnull, "$ifNull", &args);
+      BSON_APPEND_UTF8 (&args, "0", then_path);
+      BSON_APPEND_INT32 (&args, "1", 0);
+      bson_append_array_end (&ifnull, &args);
+      bson_append_document_end (&cond, &ifnull);
+   } else {
+      BSON_APPEND_INT32 (&cond, "1", 1);
+   }
+   BSON_APPEND_INT32 (&cond, "2", 0);
+   bson_append_array_end (&sum, &cond);
+   bson_append_document_end (&acc, &sum);
+   bson_append_document_end (group, &acc);
+}
+
+/* ---- gathering ---- */
+
+/* The { _id, <field> } documents of an aggregate's result, as a lookup by _id. */
+static bool
+pg_lookup (const bson_t *docs, const char *id, const char *field, bson_iter_t *value)
+{
+   bson_iter_t it, f;
+   if (!bson_iter_init (&it, docs))
+      return false;
+   while (bson_iter_next (&it)) {
+      if (bson_iter_recurse (&it, &f) && bson_iter_find (&f, "_id") && BSON_ITER_HOLDS_UTF8 (&f) &&
+          !strcmp (bson_iter_utf8 (&f, NULL), id) && bson_iter_recurse (&it, value) && bson_iter_find (value, field))
+         return true;
+   }
+   return false;
+}
+
+static double
+pg_lookup_num (const bson_t *docs, const char *id, const char *field)
+{
+   bson_iter_t v;
+   return pg_lookup (docs, id, field, &v) && BSON_ITER_HOLDS_NUMBER (&v) ? bson_iter_as_double (&v) : 0;
+}
+
+/* Appends the figures of the draining shards (ids) to r->drains. */
+static bool
+pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_reading_t *r, sh_error_t *err)
+{
+   bson_t match = BSON_INITIALIZER, group = BSON_INITIALIZER, in, sub, ors, br, cmd = BSON_INITIALIZER;
+   bson_t starts, moved, chunks, dbs;
+   bool ok = false;
+   int64_t since = r->at_ms - PG_RECENT_MS;
+   char key[16];
+   const char *k;
+
+   bson_init (&starts);
+   bson_init (&moved);
+   bson_init (&chunks);
+   bson_init (&dbs);
+   /* when each drain started: the newest removeShard.start of the shard */
+   BSON_APPEND_UTF8 (&match, "what", "removeShard.start");
+   BSON_APPEND_DOCUMENT_BEGIN (&match, "details.shard", &sub);
+   BSON_APPEND_ARRAY_BEGIN (&sub, "$in", &in);
+   for (size_t i = 0; i < n; i++) {
+      bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
+      BSON_APPEND_UTF8 (&in, k, ids[i]);
+   }
+   bson_append_array_end (&sub, &in);
+   bson_append_document_end (&match, &sub);
+   BSON_APPEND_UTF8 (&group, "_id", "$details.shard");
+   BSON_APPEND_DOCUMENT_BEGIN (&group, "started", &sub);
+   BSON_APPEND_UTF8 (&sub, "$max", "$time");
+   bson_append_document_end (&group, &sub);
+   pg_append_group (&cmd, "changelog", &match, &group);
+   bson_destroy (&starts);
+   if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &starts, NULL, err))
+      goto done;
+
+   /* what each shard gave since its drain started, and in the last minutes */
+   bson_reinit (&match);
+   bson_reinit (&group);
+   bson_reinit (&cmd);
+   BSON_APPEND_UTF8 (&match, "what", "moveChunk.commit");
+   BSON_APPEND_ARRAY_BEGIN (&match, "$or", &ors);
+   for (size_t i = 0; i < n; i++) {
+      bson_iter_t v;
+      bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
+      BSON_APPEND_DOCUMENT_BEGIN (&ors, k, &br);
+      BSON_APPEND_UTF8 (&br, "details.from", ids[i]);
+      BSON_APPEND_DOCUMENT_BEGIN (&br, "time", &sub);
+      if (pg_lookup (&starts, ids[i], "started", &v) && BSON_ITER_HOLDS_DATE_TIME (&v))
+         BSON_APPEND_DATE_TIME (&sub, "$gte", bson_iter_date_time (&v));
+      else
+         BSON_APPEND_DATE_TIME (&sub, "$gte", since);
+      bson_append_document_end (&br, &sub);
+      bson_append_document_end (&ors, &br);
+   }
+   bson_append_array_end (&match, &ors);
+   BSON_APPEND_UTF8 (&group, "_id", "$details.from");
+   BSON_APPEND_DOCUMENT_BEGIN (&group, "moved", &sub);
+   BSON_APPEND_INT32 (&sub, "$sum", 1);
+   bson_append_document_end (&group, &sub);
+   pg_append_recent_sum (&group, "recentChunks", since, NULL);
+   pg_append_recent_sum (&group, "recentBytes", since, "$details.counts.clonedBytes");
+   pg_append_group (&cmd, "changelog", &match, &group);
+   bson_destroy (&moved);
+   if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &moved, NULL, err))
+      goto done;
+
+   /* chunks left on each shard, and databases it is the primary of */
+   for (int pass = 0; pass < 2; pass++) {
+      const char *field = pass ? "primary" : "shard";
+      bson_reinit (&match);
+      bson_reinit (&group);
+      bson_reinit (&cmd);
+      BSON_APPEND_DOCUMENT_BEGIN (&match, field, &sub);
+      BSON_APPEND_ARRAY_BEGIN (&sub, "$in", &in);
+      for (size_t i = 0; i < n; i++) {
+         bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
+         BSON_APPEND_UTF8 (&in, k, ids[i]);
+      }
+      bson_append_array_end (&sub, &in);
+      bson_append_document_end (&match, &sub);
+      char path[16];
+      bson_snprintf (path, sizeof path, "$%s", field);
+      BSON_APPEND_UTF8 (&group, "_id", path);
+      BSON_APPEND_DOCUMENT_BEGIN (&group, "n", &sub);
+      BSON_APPEND_INT32 (&sub, "$sum", 1);
+      bson_append_document_end (&group, &sub);
+      pg_append_group (&cmd, pass ? "databases" : "chunks", &match, &group);
+      bson_t *dst = pass ? &dbs : &chunks;
+      bson_destroy (dst);
+      if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, dst, NULL, err))
+         goto done;
+   }
+
+   for (size_t i = 0; i < n; i++) {
+      bson_t d;
+      bson_iter_t v;
+      int64_t started = 0;
+      bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
+      BSON_APPEND_DOCUMENT_BEGIN (&r->drains, k, &d);
+      BSON_APPEND_UTF8 (&d, "shard", ids[i]);
+      BSON_APPEND_INT64 (&d, "chunks", (int64_t) pg_lookup_num (&chunks, ids[i], "n"));
+      BSON_APPEND_INT64 (&d, "dbs", (int64_t) pg_lookup_num (&dbs, ids[i], "n"));
+      if (pg_lookup (&starts, ids[i], "started", &v) && BSON_ITER_HOLDS_DATE_TIME (&v)) {
+         started = bson_iter_date_time (&v);
+         BSON_APPEND_INT64 (&d, "startedMs", started);
+         BSON_APPEND_INT64 (&d, "moved", (int64_t) pg_lookup_num (&moved, ids[i], "moved"));
+      }
+      BSON_APPEND_INT64 (&d, "recentChunks", (int64_t) pg_lookup_num (&moved, ids[i], "recentChunks"));
+      BSON_APPEND_INT64 (&d, "recentBytes", (int64_t) pg_lookup_num (&moved, ids[i], "recentBytes"));
+      /* the window: the last minutes, or the time since the drain started when that is shorter */
+      int64_t window = PG_RECENT_MS;
+      if (started > since && r->at_ms > started)
+         window = r->at_ms - started;
+      BSON_APPEND_DOUBLE (&d, "windowSecs", (double) window / 1000.0);
+      bson_append_document_end (&r->drains, &d);
+   }
+   ok = true;
+done:
+   bson_destroy (&match);
+   bson_destroy (&group);
+   bson_destroy (&cmd);
+   bson_destroy (&starts);
+   bson_destroy (&moved);
+   bson_destroy (&chunks);
+   bson_destroy (&dbs);
+   return ok;
+}
+
+/* The _id strings of docs (at most max), borrowed from docs. */
+static size_t
+pg_ids (const bson_t *docs, const char **ids, size_t max)
+{
+   bson_iter_t it, f;
+   size_t n = 0;
+   if (!bson_iter_init (&it, docs))
+      return 0;
+   while (bson_iter_next (&it) && n < max) {
+      if (bson_iter_recurse (&it, &f) && bson_iter_find (&f, "_id") && BSON_ITER_HOLDS_UTF8 (&f))
+         ids[n++] = bson_iter_utf8 (&f, NULL);
+   }
+   return n;
+}
+
+bool
+cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
+{
+   sh_requests_t reqs = { .n = 0 };
+   bson_t shards = BSON_INITIALIZER, colls = BSON_INITIALIZER;
+   const char *ids[PG_MAX_DRAINS > PG_MAX_DEFRAGS ? PG_MAX_DRAINS : PG_MAX_DEFRAGS];
+   bool ok = false;
+   size_t n;
+
+   r->at_ms = cmd_now_ms ();
+   pg_append_requests (&reqs);
+   /* conn_run_docs initialises its result in every case, so each is destroyed right before its run */
+   bson_t *results[] = { &r->ops, &r->coordinators, &shards, &colls };
+   for (size_t i = 0; i < 4; i++) {
+      bson_destroy (results[i]);
+      if (!conn_run_docs (ctx, reqs.v[i].db, &reqs.v[i].cmd, reqs.v[i].path, 0, results[i], NULL, err))
+         goto done;
+   }
+   n = pg_ids (&shards, ids, PG_MAX_DRAINS);
+   if (n && !pg_gather_drains (ctx, ids, n, r, err))
+      goto done;
+   n = pg_ids (&colls, ids, PG_MAX_DEFRAGS);
+   for (size_t i = 0; i < n; i++) {
+      bson_t cmd = BSON_INITIALIZER, reply, d;
+      char key[16];
+      const char *k;
+      BSON_APPEND_UTF8 (&cmd, "balancerCollectionStatus", ids[i]);
+      bool ran = conn_run (ctx, "admin", &cmd, CONN_ADMIN, &reply, err);
+      bson_destroy (&cmd);
+      if (!ran) {
+         bson_destroy (&reply);
+         goto done;
+      }
+      bool present = false;
+      double remaining = cmd_number_at (&reply, "details.progress.remainingChunksToProcess", &present);
+      bson_iter_t it, f;
+      bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
+      BSON_APPEND_DOCUMENT_BEGIN (&r->defrags, k, &d);
+      BSON_APPEND_UTF8 (&d, "ns", ids[i]);
+      if (bson_iter_init (&it, &reply) && bson_iter_find_descendant (&it, "details.currentPhase", &f) &&
+          BSON_ITER_HOLDS_UTF8 (&f))
+         BSON_APPEND_UTF8 (&d, "phase", bson_iter_utf8 (&f, NULL));
+      else
+         BSON_APPEND_UTF8 (&d, "phase", "defragmenting");
+      if (present)
+         BSON_APPEND_INT64 (&d, "remaining", (int64_t) remaining);
+      bson_append_document_end (&r->defrags, &d);
+      bson_destroy (&reply);
+   }
+   ok = true;
+done:
+   bson_destroy (&shards);
+   bson_destroy (&colls);
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
+/* ---- rendering ---- */
+
+static const char *
+pg_field (const bson_t *op, const char *key, char *buf, size_t len)
+{
+   bson_iter_t it;
+   buf[0] = '\0';
+   if (bson_iter_init_find (&it, op, key) && BSON_ITER_HOLDS_UTF8 (&it))
+      bson_strncpy (buf, bson_iter_utf8 (&it, NULL), len);
+   return buf;
+}
+
+static void
+pg_print_table (sh_ctx_t *ctx, const bson_t *operations)
+{
+   bson_iter_t it;
+   bool any = false;
+   bson_iter_init (&it, operations);
+   while (bson_iter_next (&it)) {
+      bson_t op;
+      char type[32], ns[256], shard[512], phase[96], caveat[1024], pct[16] = "-", rate[32] = "-", eta[32] = "-";
+      bool present;
+      double v;
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &op))
+         continue;
+      if (!any)
+         fprintf (ctx->out_fp, "%-19s %-16s %-26s %-7s %-11s %-8s %s\n", "TYPE", "NAMESPACE", "PHASE", "DONE", "RATE",
+                  "LEFT", "SHARDS");
+      any = true;
+      v = cmd_number_at (&op, "percent", &present);
+      if (present)
+         bson_snprintf (pct, sizeof pct, "%.1f%%", v);
+      v = cmd_number_at (&op, "bytesPerSec", &present);
+      if (present) {
+         cmd_format_bytes (v, rate, sizeof rate - 2);
+         strcat (rate, "/s");
+      }
+      v = cmd_number_at (&op, "etaSec", &present);
+      if (present)
+         bson_snprintf (eta, sizeof eta,
+                        v >= 3600 ? "%.0fh%02.0fm"
+                        : v >= 60 ? "%.0fm%02.0fs"
+                                  : "%.0fs",
+                        v >= 3600 ? (double) ((int64_t) v / 3600)
+                        : v >= 60 ? (double) ((int64_t) v / 60)
+                                  : v,
+                        v >= 3600 ? (double) (((int64_t) v % 3600) / 60) : (double) ((int64_t) v % 60));
+      fprintf (ctx->out_fp, "%-19s %-16s %-26s %-7s %-11s %-8s %s\n", pg_field (&op, "type", type, sizeof type),
+               pg_field (&op, "ns", ns, sizeof ns)[0] ? ns : "-", pg_field (&op, "phase", phase, sizeof phase), pct,
+               rate, eta, pg_field (&op, "shard", shard, sizeof shard));
+      if (pg_field (&op, "caveat", caveat, sizeof caveat)[0])
+         fprintf (ctx->out_fp, "    caveat: %s\n", caveat);
+   }
+   if (!any)
+      fprintf (ctx->out_fp, "no long operation is running\n");
+}
+
+static bool
+exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   bson_iter_t it;
+   bson_t opts;
+   bool watch = false, ok = false;
+   int64_t interval = 2, count = 0;
+
+   if (args_doc (call, 0, &opts) && bson_iter_init_find (&it, &opts, "watch"))
+      watch = bson_iter_as_bool (&it);
+   if (!args_opt_int (call, 0, "intervalSecs", 1, 3600, &interval, err) ||
+       !args_opt_int (call, 0, "count", 1, 1000000, &count, err))
+      return false;
+   for (int64_t round = 1;; round++) {
+      progress_reading_t r;
+      bson_t operations = BSON_INITIALIZER;
+      progress_reading_init (&r);
+      if (!cmd_progress_gather (ctx, &r, err)) {
+         progress_reading_destroy (&r);
+         bson_destroy (&operations);
+         goto done;
+      }
+      if (cmd_dry_run (ctx)) {
+         progress_reading_destroy (&r);
+         bson_destroy (&operations);
+         break;
+      }
+      progress_compute (&r, pg_prev, &operations);
+      pg_keep (&r);
+      progress_reading_destroy (&r);
+      if (ctx->out.mode == OUTPUT_JSON) {
+         bson_t doc = BSON_INITIALIZER;
+         BSON_APPEND_ARRAY (&doc, "operations", &operations);
+         cmd_print_doc (ctx, &doc);
+         bson_destroy (&doc);
+      } else {
+         if (watch) {
+            char when[32];
+            time_t t = (time_t) (pg_prev->at_ms / 1000);
+            struct tm tm;
+            localtime_r (&t, &tm);
+            strftime (when, sizeof when, "%H:%M:%S", &tm);
+            fprintf (ctx->out_fp, "%s-- %s --\n", round > 1 ? "\n" : "", when);
+         }
+         pg_print_table (ctx, &operations);
+      }
+      fflush (ctx->out_fp);
+      bson_destroy (&operations);
+      if (!watch || (count && round >= count))
+         break;
+      if (!sh_sleep_ms (interval * 1000))
+         break; /* Ctrl-C ends the watch; the shell goes on */
+   }
+   ok = true;
+done:
+   return ok;
+}
+
+const sh_cmd_t cmd_sh_progress = {
+   .name = "sh.progress",
+   .usage = "sh.progress([{ watch: <bool>, intervalSecs: <1-3600>, count: <n> }])",
+   .summary = "Every long operation (resharding, moveCollection, unshardCollection, migrations, drains, "
+              "defragmentation, config-shard transitions) with phase, percent, rate and time left",
+   .sends = "admin { aggregate: 1, pipeline: [ { $currentOp: { allUsers: true, idleConnections: false, localOps: "
+            "false } }, { $match: resharding and migration rows } ], cursor: {} }; config find reshardingOperations, "
+            "shards { draining: true }, collections { defragmentCollection: true }; per draining shard config "
+            "aggregates of changelog (removeShard.start, moveChunk.commit), chunks and databases counts; per "
+            "defragmenting collection admin { balancerCollectionStatus }",
+   .example = "sh.progress()",
+   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
+   .build = build_progress,
+   .exec = exec_progress,
+};

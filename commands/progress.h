@@ -1,0 +1,49 @@
+/* sh.progress()'s model: what one reading of the cluster holds, and the pure computation that turns a reading (and
+ * the previous one, for rates) into the list of long operations with phase, percent, rate, time left and caveats.
+ * No I/O here: commands/progress.c gathers the readings; a dashboard collector can gather and compute the same. */
+#ifndef SHARDSH_PROGRESS_H
+#define SHARDSH_PROGRESS_H
+
+#include <bson/bson.h>
+#include <stdint.h>
+
+/* One reading. Every array is owned; progress_reading_init makes them empty. */
+typedef struct {
+   int64_t at_ms; /* when it was taken (ms since the epoch) */
+   bson_t ops;    /* $currentOp rows: resharding donors/recipients (originatingCommand.reshardCollection) and range
+                   * migrations (command._shardsvrMoveRange / command.moveChunk) */
+   bson_t coordinators; /* config.reshardingOperations documents */
+   bson_t drains;       /* per draining shard: { shard, chunks: <left>, dbs: <databases it is primary of>, [startedMs],
+                         * moved: <chunks it gave since the start>, recentChunks, recentBytes: <in the last windowSecs> ,
+                         * windowSecs } */
+   bson_t defrags;      /* per defragmenting collection: { ns, phase, remaining: <remainingChunksToProcess> } */
+} progress_reading_t;
+
+void
+progress_reading_init (progress_reading_t *r);
+void
+progress_reading_destroy (progress_reading_t *r);
+
+/* Pure: appends to operations (an array document, initialised by the caller) one document per long operation of
+ * now, in the order resharding-like operations, migrations, drains and config-shard transitions, defragmentations:
+ * { type, ns, shard, phase, percent, bytesPerSec, etaSec, caveat } with null where a figure is unknown or known to
+ * be unreliable (caveat then says why). prev (may be NULL) is an earlier reading of the same session: rates over the
+ * interval between the two. */
+void
+progress_compute (const progress_reading_t *now, const progress_reading_t *prev, bson_t *operations);
+
+/* ---- gathering (commands/progress.c) ---- */
+
+#include "commands.h"
+
+/* Takes one reading through ctx's connection: the four reads sh.progress's build() lists, then, for draining shards
+ * and defragmenting collections, their follow-up reads. r is initialised by the caller; at_ms is set first. False
+ * with err set when a read fails (r then holds what was read). A collector can call it, then progress_compute. */
+bool
+cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err);
+
+/* Forgets the session's previous reading (kept by sh.progress for rates). */
+void
+cmd_progress_reset (void);
+
+#endif

@@ -1,0 +1,508 @@
+/* sh.progress()'s pure computation (progress.h): a reading of $currentOp rows and config.* figures in, the list of
+ * long operations out, with the server's known traps turned into caveats instead of wrong numbers. */
+#include <stdio.h>
+#include <string.h>
+
+#include "progress.h"
+
+#define PG_MAX_GROUPS 64
+#define PG_MAX_SHARDS 64
+#define PG_RATE_MAX_AGE_MS (10 * 60 * 1000) /* an older previous reading gives no rate */
+
+void
+progress_reading_init (progress_reading_t *r)
+{
+   r->at_ms = 0;
+   bson_init (&r->ops);
+   bson_init (&r->coordinators);
+   bson_init (&r->drains);
+   bson_init (&r->defrags);
+}
+
+void
+progress_reading_destroy (progress_reading_t *r)
+{
+   bson_destroy (&r->ops);
+   bson_destroy (&r->coordinators);
+   bson_destroy (&r->drains);
+   bson_destroy (&r->defrags);
+}
+
+/* ---- small readers ---- */
+
+static const char *
+pg_str (const bson_t *doc, const char *path)
+{
+   bson_iter_t it, f;
+   if (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f) && BSON_ITER_HOLDS_UTF8 (&f))
+      return bson_iter_utf8 (&f, NULL);
+   return NULL;
+}
+
+/* The number at path; false when absent or not a number. */
+static bool
+pg_num (const bson_t *doc, const char *path, double *out)
+{
+   bson_iter_t it, f;
+   if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &f) || !BSON_ITER_HOLDS_NUMBER (&f))
+      return false;
+   *out = bson_iter_as_double (&f);
+   return true;
+}
+
+static double
+pg_num0 (const bson_t *doc, const char *path)
+{
+   double v = 0;
+   return pg_num (doc, path, &v) ? v : 0;
+}
+
+static bool
+pg_has (const bson_t *doc, const char *path)
+{
+   bson_iter_t it, f;
+   return bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f);
+}
+
+static bool
+pg_doc_at (const bson_iter_t *it, bson_t *doc)
+{
+   uint32_t len;
+   const uint8_t *data;
+   if (!BSON_ITER_HOLDS_DOCUMENT (it))
+      return false;
+   bson_iter_document (it, &len, &data);
+   return bson_init_static (doc, data, len);
+}
+
+/* ---- resharding-like operations: rows grouped by namespace ---- */
+
+typedef struct {
+   char ns[256];
+   char provenance[32];
+   char donors[PG_MAX_SHARDS][64];
+   char recipients[PG_MAX_SHARDS][64];
+   size_t ndonors, nrecipients, nrecipients_state;
+   char state[48];              /* the first recipient's (else donor's) state */
+   double approx_bytes, copied; /* summed over the recipients */
+   double copy_secs;            /* the longest totalCopyTimeElapsedSecs */
+   double eta;                  /* the longest recipient estimate; < 0: none */
+   char no_estimate[256];       /* recipients copying without an estimate */
+   char no_data[256];           /* recipients with an even share that copied nothing while others did */
+   bool any_copied;
+} pg_group_t;
+
+static void
+pg_list_add (char *list, size_t len, const char *shard)
+{
+   size_t used = strlen (list);
+   if (used + strlen (shard) + 3 < len)
+      snprintf (list + used, len - used, "%s%s", used ? ", " : "", shard);
+}
+
+static bool
+pg_in (char (*names)[64], size_t n, const char *name)
+{
+   for (size_t i = 0; i < n; i++)
+      if (!strcmp (names[i], name))
+         return true;
+   return false;
+}
+
+/* Groups the resharding rows of r into groups (at most PG_MAX_GROUPS); returns how many. */
+static size_t
+pg_group_reshards (const bson_t *ops, pg_group_t *groups)
+{
+   bson_iter_t it;
+   size_t n = 0;
+   if (!bson_iter_init (&it, ops))
+      return 0;
+   while (bson_iter_next (&it)) {
+      bson_t row;
+      const char *ns, *shard, *desc;
+      if (!pg_doc_at (&it, &row) || !pg_has (&row, "originatingCommand.reshardCollection"))
+         continue;
+      ns = pg_str (&row, "ns");
+      shard = pg_str (&row, "shard");
+      desc = pg_str (&row, "desc");
+      if (!ns || !shard || !desc)
+         continue;
+      pg_group_t *g = NULL;
+      for (size_t i = 0; i < n && !g; i++)
+         if (!strcmp (groups[i].ns, ns))
+            g = &groups[i];
+      if (!g) {
+         if (n == PG_MAX_GROUPS)
+            continue;
+         g = &groups[n++];
+         memset (g, 0, sizeof *g);
+         bson_strncpy (g->ns, ns, sizeof g->ns);
+         g->eta = -1;
+      }
+      const char *prov = pg_str (&row, "provenance");
+      if (prov && !g->provenance[0])
+         bson_strncpy (g->provenance, prov, sizeof g->provenance);
+      if (strstr (desc, "Recipient")) {
+         const char *state = pg_str (&row, "recipientState");
+         double approx = pg_num0 (&row, "approxBytesToCopy"), copied = pg_num0 (&row, "bytesCopied"), eta = -1;
+         if (g->nrecipients < PG_MAX_SHARDS && !pg_in (g->recipients, g->nrecipients, shard))
+            bson_strncpy (g->recipients[g->nrecipients++], shard, 64);
+         if (state && !g->nrecipients_state++)
+            bson_strncpy (g->state, state, sizeof g->state);
+         g->approx_bytes += approx;
+         g->copied += copied;
+         g->any_copied = g->any_copied || copied > 0;
+         double cs = pg_num0 (&row, "totalCopyTimeElapsedSecs");
+         g->copy_secs = cs > g->copy_secs ? cs : g->copy_secs;
+         bool copying = state && (!strcmp (state, "cloning") || !strcmp (state, "applying"));
+         if (pg_num (&row, "remainingOperationTimeEstimatedSecs", &eta) && eta >= 0) {
+            g->eta = eta > g->eta ? eta : g->eta;
+         } else if (copying && copied > 0) {
+            pg_list_add (g->no_estimate, sizeof g->no_estimate, shard);
+         }
+         if (copying && approx > 0 && copied == 0)
+            pg_list_add (g->no_data, sizeof g->no_data, shard);
+      } else if (strstr (desc, "Donor")) {
+         const char *state = pg_str (&row, "donorState");
+         if (g->ndonors < PG_MAX_SHARDS && !pg_in (g->donors, g->ndonors, shard))
+            bson_strncpy (g->donors[g->ndonors++], shard, 64);
+         if (state && !g->nrecipients_state && !g->state[0])
+            bson_strncpy (g->state, state, sizeof g->state);
+      }
+   }
+   return n;
+}
+
+/* The coordinator document of ns in coordinators, if any. */
+static bool
+pg_coordinator (const bson_t *coordinators, const char *ns, bson_t *doc)
+{
+   bson_iter_t it;
+   if (!bson_iter_init (&it, coordinators))
+      return false;
+   while (bson_iter_next (&it)) {
+      const char *cns;
+      if (pg_doc_at (&it, doc) && (cns = pg_str (doc, "ns")) && !strcmp (cns, ns))
+         return true;
+   }
+   return false;
+}
+
+static const char *
+pg_reshard_type (const char *provenance)
+{
+   if (!strcmp (provenance, "moveCollection") || !strcmp (provenance, "balancerMoveCollection"))
+      return "moveCollection";
+   if (!strcmp (provenance, "unshardCollection"))
+      return "unshardCollection";
+   return "reshardCollection";
+}
+
+/* ---- output ---- */
+
+typedef struct {
+   const char *type;
+   const char *ns;
+   const char *shard;
+   const char *phase;
+   double percent, bytes_per_sec, eta; /* < 0: null */
+   const char *caveat;                 /* NULL or "": null */
+} pg_op_t;
+
+static void
+pg_append (bson_t *operations, uint32_t *n, const pg_op_t *op)
+{
+   char key[16];
+   const char *k;
+   bson_t d;
+   bson_uint32_to_string ((*n)++, &k, key, sizeof key);
+   BSON_APPEND_DOCUMENT_BEGIN (operations, k, &d);
+   BSON_APPEND_UTF8 (&d, "type", op->type);
+   BSON_APPEND_UTF8 (&d, "ns", op->ns ? op->ns : "");
+   BSON_APPEND_UTF8 (&d, "shard", op->shard ? op->shard : "");
+   BSON_APPEND_UTF8 (&d, "phase", op->phase ? op->phase : "");
+   if (op->percent >= 0)
+      BSON_APPEND_DOUBLE (&d, "percent", (double) (int64_t) (op->percent * 10.0 + 0.5) / 10.0);
+   else
+      BSON_APPEND_NULL (&d, "percent");
+   if (op->bytes_per_sec >= 0)
+      BSON_APPEND_DOUBLE (&d, "bytesPerSec", (double) (int64_t) (op->bytes_per_sec + 0.5));
+   else
+      BSON_APPEND_NULL (&d, "bytesPerSec");
+   if (op->eta >= 0)
+      BSON_APPEND_INT64 (&d, "etaSec", (int64_t) (op->eta + 0.5));
+   else
+      BSON_APPEND_NULL (&d, "etaSec");
+   if (op->caveat && op->caveat[0])
+      BSON_APPEND_UTF8 (&d, "caveat", op->caveat);
+   else
+      BSON_APPEND_NULL (&d, "caveat");
+   bson_append_document_end (operations, &d);
+}
+
+static void
+pg_caveat (char *buf, size_t len, const char *fmt, const char *arg)
+{
+   size_t used = strlen (buf);
+   if (used + 3 >= len)
+      return;
+   if (used)
+      used += (size_t) snprintf (buf + used, len - used, "; ");
+   if (used < len)
+      snprintf (buf + used, len - used, fmt, arg);
+}
+
+/* The rate of one resharding: from the previous reading when it saw the same operation recently, else the average
+ * over the copy so far (bytesCopied / totalCopyTimeElapsedSecs); < 0 when neither is known. */
+static double
+pg_reshard_rate (const pg_group_t *g, const progress_reading_t *now, const progress_reading_t *prev)
+{
+   if (prev && prev->at_ms > 0 && now->at_ms > prev->at_ms && now->at_ms - prev->at_ms <= PG_RATE_MAX_AGE_MS) {
+      pg_group_t *pgroups = bson_malloc0 (PG_MAX_GROUPS * sizeof *pgroups);
+      size_t pn = pg_group_reshards (&prev->ops, pgroups);
+      double rate = -1;
+      for (size_t i = 0; i < pn && rate < 0; i++) {
+         if (!strcmp (pgroups[i].ns, g->ns) && g->copied >= pgroups[i].copied && pgroups[i].any_copied)
+            rate = (g->copied - pgroups[i].copied) * 1000.0 / (double) (now->at_ms - prev->at_ms);
+      }
+      bson_free (pgroups);
+      if (rate >= 0)
+         return rate;
+   }
+   if (g->copy_secs > 0 && g->copied > 0)
+      return g->copied / g->copy_secs;
+   return -1;
+}
+
+static void
+pg_reshards (const progress_reading_t *now, const progress_reading_t *prev, bson_t *out, uint32_t *n)
+{
+   pg_group_t *groups = bson_malloc0 (PG_MAX_GROUPS * sizeof *groups);
+   size_t ng = pg_group_reshards (&now->ops, groups);
+   for (size_t i = 0; i < ng; i++) {
+      pg_group_t *g = &groups[i];
+      bson_t coord;
+      char shard[512] = "", caveat[1024] = "", phase[64];
+      bool have_coord = pg_coordinator (&now->coordinators, g->ns, &coord);
+      const char *cstate = have_coord ? pg_str (&coord, "state") : NULL;
+      const char *cprov = have_coord ? pg_str (&coord, "provenance") : NULL;
+      pg_op_t op = { .ns = g->ns, .percent = -1, .bytes_per_sec = -1, .eta = -1 };
+
+      op.type = pg_reshard_type (g->provenance[0] ? g->provenance : cprov ? cprov : "");
+      for (size_t d = 0; d < g->ndonors; d++)
+         pg_list_add (shard, sizeof shard, g->donors[d]);
+      if (g->nrecipients) {
+         size_t used = strlen (shard);
+         snprintf (shard + used, sizeof shard - used, "%s", used ? " -> " : "-> ");
+         char rlist[256] = "";
+         for (size_t r = 0; r < g->nrecipients; r++)
+            pg_list_add (rlist, sizeof rlist, g->recipients[r]);
+         used = strlen (shard);
+         snprintf (shard + used, sizeof shard - used, "%s", rlist);
+      }
+      op.shard = shard;
+      bson_strncpy (phase, cstate ? cstate : g->state, sizeof phase);
+      op.phase = phase;
+      bool past_copy = !strcmp (phase, "applying") || !strcmp (phase, "blocking-writes") ||
+                       !strcmp (phase, "committing") || !strcmp (phase, "strict-consistency") ||
+                       !strcmp (phase, "donating-oplog-entries");
+      if (g->approx_bytes > 0)
+         op.percent = g->copied >= g->approx_bytes ? 100.0 : g->copied * 100.0 / g->approx_bytes;
+      else if (past_copy)
+         op.percent = 100.0;
+      else if (g->nrecipients)
+         op.percent = 0.0;
+      if (!past_copy)
+         op.bytes_per_sec = pg_reshard_rate (g, now, prev);
+      if (!g->nrecipients) {
+         pg_caveat (caveat, sizeof caveat, "%s",
+                    "no recipient row is visible: only recipients report copy figures "
+                    "and time remaining");
+      }
+      if (g->no_data[0] && g->any_copied) {
+         pg_caveat (caveat, sizeof caveat,
+                    "recipient(s) %s copied nothing of their approxBytesToCopy (an even share the coordinator "
+                    "assigns, whatever the new key ranges hold): percent is summed over all recipients",
+                    g->no_data);
+      }
+      if (g->no_data[0] && g->any_copied && g->copy_secs > 0 && !past_copy) {
+         /* the recipients' own estimates assume each copies its even share, so the ones with the data estimate too
+          * little: the server's formula (copy time × (2 × to copy / copied − 1)) on the sums instead */
+         double copied = g->copied < g->approx_bytes ? g->copied : g->approx_bytes;
+         op.eta = g->copy_secs * (2.0 * g->approx_bytes / copied - 1.0);
+         pg_caveat (caveat, sizeof caveat, "%s",
+                    "etaSec from the summed figures: the recipients' own estimates assume even shares");
+      } else if (g->eta >= 0) {
+         op.eta = g->eta;
+         if (g->no_estimate[0])
+            pg_caveat (caveat, sizeof caveat,
+                       "recipient(s) %s report no time estimate (lost after a failover): etaSec from the others",
+                       g->no_estimate);
+      } else if (g->no_estimate[0]) {
+         pg_caveat (caveat, sizeof caveat,
+                    "no recipient reports a time estimate (lost after a failover on %s): etaSec unknown",
+                    g->no_estimate);
+      } else if (!past_copy && g->nrecipients) {
+         pg_caveat (caveat, sizeof caveat, "%s", "no estimate before the recipients have copied data");
+      }
+      op.caveat = caveat;
+      pg_append (out, n, &op);
+   }
+   bson_free (groups);
+}
+
+/* ---- range migrations ---- */
+
+static void
+pg_migrations (const progress_reading_t *now, bson_t *out, uint32_t *n)
+{
+   bson_iter_t it;
+   if (!bson_iter_init (&it, &now->ops))
+      return;
+   while (bson_iter_next (&it)) {
+      bson_t row;
+      const char *ns, *from, *to, *msg;
+      char shard[160], phase[64] = "";
+      int k = 0, of = 0;
+      if (!pg_doc_at (&it, &row))
+         continue;
+      ns = pg_str (&row, "command._shardsvrMoveRange");
+      if (!ns)
+         ns = pg_str (&row, "command.moveChunk");
+      if (!ns)
+         continue;
+      from = pg_str (&row, "command.fromShard");
+      if (!from)
+         from = pg_str (&row, "shard");
+      to = pg_str (&row, "command.toShard");
+      msg = pg_str (&row, "msg");
+      snprintf (shard, sizeof shard, "%s -> %s", from ? from : "?", to ? to : "?");
+      pg_op_t op = { .type = "migration", .ns = ns, .shard = shard, .percent = -1, .bytes_per_sec = -1, .eta = -1 };
+      if (msg && sscanf (msg, "step %d of %d", &k, &of) == 2 && of > 0 && k >= 1 && k <= of) {
+         snprintf (phase, sizeof phase, "step %d of %d", k, of);
+         op.percent = (double) (k - 1) * 100.0 / (double) of;
+      } else if (msg) {
+         bson_strncpy (phase, msg, sizeof phase);
+      }
+      op.phase = phase;
+      op.caveat = "percent from the donor's step count; a migration reports no byte counts, so no rate or time left";
+      pg_append (out, n, &op);
+   }
+}
+
+/* ---- draining shards and config-shard transitions ---- */
+
+static void
+pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
+{
+   bson_iter_t it;
+   if (!bson_iter_init (&it, &now->drains))
+      return;
+   while (bson_iter_next (&it)) {
+      bson_t d;
+      char caveat[512] = "", phase[96];
+      if (!pg_doc_at (&it, &d))
+         continue;
+      const char *shard = pg_str (&d, "shard");
+      if (!shard)
+         continue;
+      double left = pg_num0 (&d, "chunks"), moved = pg_num0 (&d, "moved"), dbs = pg_num0 (&d, "dbs");
+      double recent = pg_num0 (&d, "recentChunks"), recent_bytes = pg_num0 (&d, "recentBytes");
+      double window = pg_num0 (&d, "windowSecs");
+      pg_op_t op = { .type = strcmp (shard, "config") ? "drain" : "configShardTransition",
+                     .ns = "",
+                     .shard = shard,
+                     .percent = -1,
+                     .bytes_per_sec = -1,
+                     .eta = -1 };
+      if (left > 0)
+         snprintf (phase, sizeof phase, "draining: %.0f chunk%s left", left, left == 1 ? "" : "s");
+      else if (dbs > 0)
+         snprintf (phase, sizeof phase, "chunks moved; %.0f database%s to movePrimary", dbs, dbs == 1 ? "" : "s");
+      else
+         snprintf (phase, sizeof phase, "drained: run removeShard again to finish");
+      op.phase = phase;
+      if (pg_has (&d, "startedMs")) {
+         op.percent = left + moved > 0 ? moved * 100.0 / (left + moved) : 100.0;
+      } else {
+         pg_caveat (caveat, sizeof caveat, "%s",
+                    "the drain's start (removeShard.start) is no longer in config.changelog: percent unknown");
+      }
+      if (window > 0) {
+         op.bytes_per_sec = recent_bytes / window;
+         if (recent > 0)
+            op.eta = left * window / recent;
+         else if (left > 0)
+            pg_caveat (caveat, sizeof caveat, "%s",
+                       "no chunk left the shard in the last minutes (balancer stopped, outside its window, or jumbo "
+                       "chunks?): time left unknown");
+         else
+            op.eta = 0;
+      }
+      if (dbs > 0)
+         pg_caveat (caveat, sizeof caveat, "%s",
+                    "databases still have this shard as primary: movePrimary them (the time left counts chunks only)");
+      op.caveat = caveat;
+      pg_append (out, n, &op);
+   }
+}
+
+/* ---- defragmentation ---- */
+
+static bool
+pg_prev_defrag (const progress_reading_t *prev, const char *ns, double *remaining)
+{
+   bson_iter_t it;
+   if (!prev || !bson_iter_init (&it, &prev->defrags))
+      return false;
+   while (bson_iter_next (&it)) {
+      bson_t d;
+      const char *pns;
+      if (pg_doc_at (&it, &d) && (pns = pg_str (&d, "ns")) && !strcmp (pns, ns))
+         return pg_num (&d, "remaining", remaining);
+   }
+   return false;
+}
+
+static void
+pg_defrags (const progress_reading_t *now, const progress_reading_t *prev, bson_t *out, uint32_t *n)
+{
+   bson_iter_t it;
+   if (!bson_iter_init (&it, &now->defrags))
+      return;
+   while (bson_iter_next (&it)) {
+      bson_t d;
+      double remaining = -1, before = -1;
+      if (!pg_doc_at (&it, &d) || !pg_str (&d, "ns"))
+         continue;
+      pg_op_t op = { .type = "defragmentation",
+                     .ns = pg_str (&d, "ns"),
+                     .shard = "",
+                     .phase = pg_str (&d, "phase"),
+                     .percent = -1,
+                     .bytes_per_sec = -1,
+                     .eta = -1 };
+      pg_num (&d, "remaining", &remaining);
+      if (remaining >= 0 && pg_prev_defrag (prev, op.ns, &before) && before > remaining && prev->at_ms < now->at_ms &&
+          now->at_ms - prev->at_ms <= PG_RATE_MAX_AGE_MS) {
+         double per_sec = (before - remaining) * 1000.0 / (double) (now->at_ms - prev->at_ms);
+         op.eta = remaining / per_sec;
+         op.caveat = "the server reports only the chunks left in this phase (remainingChunksToProcess): no percent "
+                     "or byte rate; time left from the last two readings, for this phase";
+      } else {
+         op.caveat = "the server reports only the chunks left in this phase (remainingChunksToProcess): no percent "
+                     "or byte rate; time left needs a second reading";
+      }
+      pg_append (out, n, &op);
+   }
+}
+
+void
+progress_compute (const progress_reading_t *now, const progress_reading_t *prev, bson_t *operations)
+{
+   uint32_t n = 0;
+   pg_reshards (now, prev, operations, &n);
+   pg_migrations (now, operations, &n);
+   pg_drains (now, operations, &n);
+   pg_defrags (now, prev, operations, &n);
+}

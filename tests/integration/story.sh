@@ -1,0 +1,197 @@
+#!/bin/sh
+# The cluster's story, live against shardsim: timed resharding, moveCollection and unshardCollection as shardsim
+# models them ($currentOp donor and recipient rows, config.reshardingOperations, the commit at the end), then
+# sh.progress() during a reshardCollection and a drain, sh.explainBalance on collections kept imbalanced by
+# noBalance, a jumbo chunk and a draining shard, and sh.migrationHistory (docs/story.md).
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+. tests/lib.sh
+
+if ! command -v jq > /dev/null 2>&1; then
+   skip "story" "jq is not installed"
+   exit 0
+fi
+
+run() { NO_COLOR=1 "$SHARDSH" --norc --quiet --yes --json "$SIM_URI/test" --eval "$1" 2>&1; }
+
+# The resharding rows of $currentOp, one compact JSON line each.
+reshard_rows() {
+   run 'db.adminCommand({aggregate: 1, pipeline: [{$currentOp: {allUsers: true, idleConnections: true}}, {$match: {desc: /^ReshardingMetrics/}}], cursor: {}})' |
+      jq -c '.cursor.firstBatch[]'
+}
+
+# ---- shardsim: timed reshardCollection, moveCollection, unshardCollection (8.0) ----
+if sim_start --version 8.0 --reshard-ms 3000 --chunk-size-kb 64 --load app.big:ascending:3000 \
+   --load app.logs:ascending:400:unsharded; then
+   run 'sh.reshardCollection("app.big", {absent: 1})' > "$TMPD/reshard.out" &
+   bg=$!
+   sleep 1.2
+   rows=$(reshard_rows)
+   check_eq "story.sim donor and recipient rows during reshardCollection" "1 3" \
+      "$(echo "$rows" | grep -c DonorService) $(echo "$rows" | grep -c RecipientService)"
+   check_eq "story.sim recipients are cloning, with the 8.0 provenance" '["cloning","reshardCollection"]' \
+      "$(echo "$rows" | grep RecipientService | head -1 | jq -c '[.recipientState, .provenance]')"
+   # A key no document has: every document goes to one recipient; the others copy nothing though their
+   # approxBytesToCopy is an even share, and they have no remaining-time estimate.
+   check_eq "story.sim recipients without data report an even share and copy nothing" "2" \
+      "$(echo "$rows" | grep RecipientService | jq -c 'select(.bytesCopied == 0 and .approxBytesToCopy > 0 and (has("remainingOperationTimeEstimatedSecs") | not))' | wc -l | tr -d ' ')"
+   check_eq "story.sim the recipient with the data estimates its remaining time" "1" \
+      "$(echo "$rows" | grep RecipientService | jq -c 'select(.bytesCopied > 0 and .remainingOperationTimeEstimatedSecs >= 0)' | wc -l | tr -d ' ')"
+   out=$(run 'db.getSiblingDB("config").reshardingOperations.find({}, {_id: 0, ns: 1, state: 1, provenance: 1})' | jq -s -c '.[0]')
+   check_eq "story.sim config.reshardingOperations holds the coordinator's state" \
+      '{"ns":"app.big","provenance":"reshardCollection","state":"cloning"}' "$out"
+   out=$(run 'sh.reshardCollection("app.big", {other: 1})')
+   check_contains "story.sim a second resharding of the namespace is ReshardCollectionInProgress" \
+      "[ReshardCollectionInProgress]" "$out"
+   wait "$bg"
+   check_eq "story.sim reshardCollection answers ok when it commits" 1 "$(jq -r .ok < "$TMPD/reshard.out")"
+   check_eq "story.sim the new key is committed and the operation gone" '{"absent":1} 0' \
+      "$(run 'db.getSiblingDB("config").collections.findOne({_id: "app.big"})' | jq -c .key) $(reshard_rows | wc -l | tr -d ' ')"
+   run 'sh.moveCollection("app.logs", "shard02")' > "$TMPD/move.out" &
+   bg=$!
+   sleep 1
+   check_eq "story.sim moveCollection runs as a resharding with provenance moveCollection" \
+      '["moveCollection","shard02"]' \
+      "$(reshard_rows | jq -s -c '[(.[0].provenance), ([.[] | select(.desc | test("Recipient")) | .shard] | .[0])]')"
+   wait "$bg"
+   out=$(run 'db.getSiblingDB("config").collections.findOne({_id: "app.logs"})' | jq -c '[.key, .unsplittable]')
+   check_eq "story.sim moveCollection leaves a tracked unsplittable collection" '[{"_id":1},true]' "$out"
+   out=$(run 'sh.unshardCollection("app.big", "shard03")' | jq -r .ok)
+   check_eq "story.sim unshardCollection commits" 1 "$out"
+   out=$(run 'db.getSiblingDB("config").collections.findOne({_id: "app.big"})' | jq -c '[.key, .unsplittable]')
+   check_eq "story.sim unshardCollection leaves key _id, unsplittable" '[{"_id":1},true]' "$out"
+   out=$(run 'sh.moveCollection("app.nope", "shard02")')
+   check_contains "story.sim moveCollection of a missing collection is NamespaceNotFound" "[NamespaceNotFound]" "$out"
+   sim_stop
+else
+   fail "story.sim" "shardsim did not start"
+fi
+
+# ---- sh.progress during a reshardCollection and a drain; sh.explainBalance; sh.migrationHistory (8.0) ----
+# app.nb and app.jb hold far more than three chunk sizes on shard01 (imbalanced for the 8.0 policy); app.nb is
+# excluded from balancing, app.jb's only chunk is flagged jumbo; app.h (hashed, 30 chunks, 10 on shard03) is drained.
+if sim_start --version 8.0 --reshard-ms 15000 --chunk-size-kb 1024 --load app.big:ascending:3000 \
+   --load app.nb:ascending:20000 --load app.jb:lowcard:20000; then
+   run 'sh.shardCollection("app.h", {k: "hashed"}, false, {numInitialChunks: 30})' > /dev/null
+   run 'sh.disableBalancing("app.nb")' > /dev/null
+   run 'db.getSiblingDB("config").runCommand({update: "chunks", updates: [{q: {"min.level": MinKey}, u: {$set: {jumbo: true}}}]})' > /dev/null
+
+   out=$(run 'sh.explainBalance("app.nb")' | jq -c '[.balanced, .verdict, .findings[0].cause, .findings[0].fix]')
+   check_eq "story.explain noBalance is the cause, with its fix" \
+      '[false,"chunksImbalance","noBalance","sh.enableBalancing(\"app.nb\")"]' "$out"
+   out=$(run 'sh.explainBalance("app.jb")' | jq -c '[.balanced, .findings[0].cause]')
+   check_eq "story.explain a jumbo chunk is the cause" '[false,"jumboChunks"]' "$out"
+   out=$(run 'sh.explainBalance("app.jb")' | jq -r '.findings[0].fix')
+   check_contains "story.explain the jumbo fix names clearJumboFlag" 'clearJumboFlag: "app.jb"' "$out"
+   out=$(run 'sh.explainBalance("app.nope")')
+   check_contains "story.explain an unsharded collection is the server's NamespaceNotSharded" "[NamespaceNotSharded]" "$out"
+   out=$(run 'sh.progress()' | jq -c '.operations')
+   check_eq "story.progress nothing running" '[]' "$out"
+
+   run 'sh.removeShard("shard03")' > /dev/null
+   run 'sh.reshardCollection("app.big", {uuid: 1})' > "$TMPD/reshard2.out" &
+   bg=$!
+   run 'db.adminCommand({simBalancer: "live", intervalMs: 100, migrationMs: 800})' > /dev/null
+   sleep 3
+   out=$(run 'sh.explainBalance("app.h")' | jq -c '[.balanced, .verdict, .findings[0].cause]')
+   check_eq "story.explain a draining shard is the cause" '[false,"draining","drainingShard"]' "$out"
+   p1=$(run 'sh.progress()')
+   sleep 1.5
+   p2=$(run 'sh.progress()')
+   for t in reshardCollection drain; do
+      a=$(echo "$p1" | jq -c --arg t "$t" '[.operations[] | select(.type == $t)][0] | [.phase, .percent, .etaSec]')
+      b=$(echo "$p2" | jq -c --arg t "$t" '[.operations[] | select(.type == $t)][0] | [.phase, .percent, .etaSec]')
+      case "$b" in
+      '["'*'",'[0-9]*','[0-9]*']') pass "story.progress $t listed with phase, percent and etaSec: $b" ;;
+      *) fail "story.progress $t listed with phase, percent and etaSec" "first [$a] second [$b] in [$p2]" ;;
+      esac
+      pa=$(echo "$a" | jq '.[1] // -1')
+      pb=$(echo "$b" | jq '.[1] // -1')
+      if [ "$(jq -n "$pa < $pb")" = true ]; then
+         pass "story.progress $t percent rises across two calls ($pa -> $pb)"
+      else
+         fail "story.progress $t percent rises across two calls" "$pa then $pb"
+      fi
+   done
+   out=$(echo "$p2" | jq -r '[.operations[] | select(.type == "reshardCollection")][0].shard')
+   check_eq "story.progress resharding summed over donors and recipients" "shard01 -> shard01, shard02" "$out"
+   out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval 'sh.progress({watch: true, intervalSecs: 1, count: 2})' 2>&1)
+   check_eq "story.progress watch refreshes (two tables)" 2 "$(echo "$out" | grep -c '^TYPE ')"
+   wait "$bg"
+   check_eq "story.progress the resharding committed" 1 "$(jq -r .ok < "$TMPD/reshard2.out")"
+   out=$(run 'sh.migrationHistory({since: 1})' | jq -c '[(.succeeded > 0), (.byDonor | map(.shard) | index("shard03") != null), .failed]')
+   check_eq "story.history the drain's migrations by donor" '[true,true,0]' "$out"
+   sim_stop
+else
+   fail "story.live" "shardsim did not start"
+fi
+
+# ---- sh.migrationHistory and explainBalance on the demo's history: a failed migration and a failed round ----
+if sim_start --scenario demo --version 8.0; then
+   out=$(run 'sh.migrationHistory()' | jq -c '[.failed, .byError[0].error, .failedBalancerRounds]')
+   check_eq "story.history failures by error" '[1,"Data transfer error: recipient shard timed out",1]' "$out"
+   out=$(run 'sh.explainBalance("app.users")' | jq -c '[.balanced, [.findings[].cause]]')
+   check_eq "story.explain a balanced collection still shows its failed migration and rounds" \
+      '[true,["failedMigration","failedBalancerRounds"]]' "$out"
+   run 'sh.updateZoneKeyRange("app.orders", {customer: "c", ts: MinKey}, {customer: "d", ts: MinKey}, "SFO")' > /dev/null
+   out=$(run 'sh.explainBalance("app.orders")' | jq -c '[.verdict, ([.findings[].cause] | index("zoneViolation") != null), ([.findings[].cause] | index("chunkStraddlesZone") != null)]')
+   check_eq "story.explain zone violation and a chunk straddling the zone" '["zoneViolation",true,true]' "$out"
+   sim_stop
+else
+   fail "story.demo" "shardsim did not start"
+fi
+
+# ---- failed migrations and failed rounds on demand (simFailure), as the helpers see them ----
+if sim_start --version 8.0; then
+   run 'sh.shardCollection("app.h", {k: "hashed"}, false, {numInitialChunks: 30})' > /dev/null
+   run 'sh.removeShard("shard03")' > /dev/null
+   run 'db.adminCommand({simFailure: "migrations", times: 2, errmsg: "Data transfer error: recipient shard timed out"})' > /dev/null
+   run 'db.adminCommand({simFailure: "rounds", times: 1})' > /dev/null
+   run 'db.adminCommand({simBalancer: "live", intervalMs: 100, migrationMs: 100})' > /dev/null
+   sleep 2.5
+   out=$(run 'db.getSiblingDB("config").changelog.countDocuments({what: "moveChunk.error", ns: "app.h"})')
+   check_eq "story.fail two migrations failed with moveChunk.error" 2 "$out"
+   out=$(run 'sh.migrationHistory({since: 1, ns: "app.h"})' | jq -c '[.failed, .byError[0].error, .byError[0].count, .failedBalancerRounds, (.succeeded > 0)]')
+   check_eq "story.fail migrationHistory counts them by error, with the failed round" \
+      '[2,"Data transfer error: recipient shard timed out",2,1,true]' "$out"
+   # explainBalance looks at the last five rounds: make them all fail
+   run 'db.adminCommand({simFailure: "rounds", times: -1})' > /dev/null
+   sleep 1
+   out=$(run 'sh.explainBalance("app.h")' | jq -c '[.findings[] | select(.cause == "failedMigration" or .cause == "failedBalancerRounds") | .cause] | unique')
+   check_eq "story.fail explainBalance lists the failed migrations and the failed round" \
+      '["failedBalancerRounds","failedMigration"]' "$out"
+   run 'db.adminCommand({simFailure: "clear"})' > /dev/null
+   out=$(run 'db.getSiblingDB("config").actionlog.find({"details.errorOccurred": true}, {_id: 0, "details.errmsg": 1})' | jq -s -c '.[0].details.errmsg')
+   check_eq "story.fail the failed round's actionlog entry" '"Failed to acquire the collection lock to migrate chunks: LockBusy"' "$out"
+   sim_stop
+else
+   fail "story.fail" "shardsim did not start"
+fi
+
+# ---- older personalities: 5.0 resharding rows (no provenance, -1 without an estimate), 4.4 migrations and drains ----
+if sim_start --version 5.0 --reshard-ms 4000 --chunk-size-kb 64 --load app.big:ascending:2000; then
+   run 'sh.reshardCollection("app.big", {uuid: 1})' > /dev/null &
+   bg=$!
+   sleep 0.1
+   out=$(reshard_rows | grep RecipientService | head -1 | jq -c '[has("provenance"), .remainingOperationTimeEstimatedSecs]')
+   check_eq "story.5.0 recipient rows: no provenance, -1 before any estimate" '[false,-1]' "$out"
+   sleep 1.5
+   out=$(run 'sh.progress()' | jq -c '[.operations[0].type, .operations[0].phase, (.operations[0].percent > 0)]')
+   check_eq "story.5.0 sh.progress lists the resharding" '["reshardCollection","cloning",true]' "$out"
+   wait "$bg"
+   sim_stop
+else
+   fail "story.5.0" "shardsim did not start"
+fi
+if sim_start --scenario demo --version 4.4; then
+   run 'sh.removeShard("shard03")' > /dev/null
+   run 'db.adminCommand({simBalancer: "live", intervalMs: 100, migrationMs: 1500})' > /dev/null
+   sleep 0.8
+   out=$(run 'sh.progress()' | jq -c '[.operations[] | .type] | unique')
+   check_eq "story.4.4 a migration (command.moveChunk) and the drain" '["drain","migration"]' "$out"
+   out=$(run 'db.adminCommand({reshardCollection: "app.events", key: {uuid: 1}})')
+   check_contains "story.4.4 no resharding before 5.0" "[CommandNotFound]" "$out"
+   sim_stop
+else
+   fail "story.4.4" "shardsim did not start"
+fi

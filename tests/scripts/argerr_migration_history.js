@@ -1,0 +1,1 @@
+sh.migrationHistory({since: 1e12})

@@ -1,0 +1,1 @@
+sh.progress({intervalSecs: 0})
