@@ -195,3 +195,38 @@ if sim_start --scenario demo --version 4.4; then
 else
    fail "story.4.4" "shardsim did not start"
 fi
+
+# ---- sh.progress({watch: true}) refreshes until Ctrl-C, and the shell goes on ----
+if ! command -v tmux > /dev/null 2>&1; then
+   skip "story.watch" "tmux is not installed"
+elif sim_start --scenario demo --version 8.0; then
+   T="tmux -S $TMPD/story-tmux.sock"
+   screen() { $T capture-pane -t story -p 2> /dev/null; }
+   wait_for() {
+      i=0
+      while [ $i -lt 50 ]; do
+         screen | grep -q -- "$1" && return 0
+         sleep 0.1
+         i=$((i + 1))
+      done
+      return 1
+   }
+   $T new-session -d -s story -x 120 -y 40 "NO_COLOR=1 $(pwd)/$SHARDSH --norc $SIM_URI/test; echo EXITED=\$?; sleep 30"
+   wait_for 'test>'
+   $T send-keys -t story 'sh.progress({watch: true, intervalSecs: 1})' Enter
+   sleep 2.5
+   n=$(screen | grep -c 'no long operation is running')
+   $T send-keys -t story C-c
+   sleep 0.5
+   $T send-keys -t story 'print("after the watch")' Enter
+   if wait_for '^after the watch'; then
+      pass "story.watch Ctrl-C ends the watch and the shell goes on ($n refreshes seen)"
+   else
+      fail "story.watch Ctrl-C ends the watch and the shell goes on" "$(screen | tail -5)"
+   fi
+   [ "$n" -ge 2 ] && pass "story.watch refreshes every interval" || fail "story.watch refreshes every interval" "$n tables"
+   $T kill-server 2> /dev/null
+   sim_stop
+else
+   fail "story.watch" "shardsim did not start"
+fi
