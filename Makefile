@@ -2,6 +2,7 @@
 PKGS      := libmongoc-1.0 libbson-1.0 ncursesw libedit libcrypto
 SIM_PKGS  := libbson-1.0 libssl libcrypto
 CC        ?= cc
+CXX       ?= c++
 BUILD     ?= build
 SAN       ?=
 PREFIX    ?= /usr/local
@@ -13,7 +14,14 @@ ifneq ($(SAN),)
 BASEFLAGS += -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined,float-cast-overflow
 SANLD     := -fsanitize=address,undefined,float-cast-overflow
+JS_SAN    := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
+             -fno-sanitize-recover=undefined,float-cast-overflow
 endif
+
+# The JavaScript engine plugin (shell/js_engine.cpp, the only C++): SpiderMonkey 102 and libbson, loaded with dlopen.
+JS_PKGS    := mozjs-102 libbson-1.0
+JS_CXXFLAGS = -std=c++17 -fPIC -g -O1 $(WARN) -I. -Ishell $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) $(JS_SAN)
+JS_LIBS     = $(shell pkg-config --libs $(JS_PKGS) 2>/dev/null) -pthread
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -42,6 +50,7 @@ SIMU_SRCS := $(wildcard tests/unit/simtest_*.c)
 SIMU_BINS := $(SIMU_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 BINDIR ?= $(if $(SAN),$(BUILD)/bin,bin)
+JS_PLUGIN = $(BINDIR)/shardsh-js.so
 
 .PHONY: all binaries deps test check units asan clean install demo format format-check docs fuzz bench valgrind
 
@@ -50,7 +59,7 @@ BINDIR ?= $(if $(SAN),$(BUILD)/bin,bin)
 all: deps
 	@$(MAKE) --no-print-directory binaries
 
-binaries: $(BINDIR)/shardsh $(BINDIR)/shardsim
+binaries: $(BINDIR)/shardsh $(BINDIR)/shardsim $(JS_PLUGIN)
 
 deps:
 	sh tests/deps.sh
@@ -70,6 +79,10 @@ $(CORE_LIB): $(CORE_OBJS)
 $(BINDIR)/shardsh: $(MAIN_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDLIBS_ALL)
+
+$(JS_PLUGIN): shell/js_engine.cpp shell/js_engine.h shell/errors.h
+	@mkdir -p $(dir $@)
+	$(CXX) $(JS_CXXFLAGS) -shared -o $@ $< $(SANLD) $(JS_LIBS)
 
 $(BINDIR)/shardsim: $(SIM_OBJS)
 	@mkdir -p $(dir $@)
@@ -113,7 +126,7 @@ FUZZ_CFLAGS   = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I. -Ish
                 $(PKG_CFLAGS) -fsanitize=address,undefined,float-cast-overflow \
                 -fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
 FUZZ_OBJS    := $(CORE_SRCS:%.c=$(FUZZ_BUILD)/%.o)
-FUZZ_BINS    := $(FUZZ_BUILD)/fuzz_parser $(FUZZ_BUILD)/fuzz_render
+FUZZ_BINS    := $(FUZZ_BUILD)/fuzz_parser $(FUZZ_BUILD)/fuzz_render $(FUZZ_BUILD)/fuzz_js_bridge
 
 .SECONDARY: $(FUZZ_OBJS)
 
@@ -124,8 +137,19 @@ $(FUZZ_BUILD)/%.o: %.c
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lm
 
+# the bridge's target loads its own build of the engine plugin, instrumented so coverage guides the fuzzer through it
+# (ASan only: the C fuzzer links no C++ UBSan runtime; the ASan suite runs the plugin under UBSan)
+$(FUZZ_BUILD)/shardsh-js.so: shell/js_engine.cpp shell/js_engine.h shell/errors.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC)++ -std=c++17 -fPIC -g -O1 $(WARN) -Wno-unknown-warning-option -I. -Ishell \
+	   $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) -fsanitize=fuzzer-no-link,address \
+	   -shared -o $@ $< $(JS_LIBS)
+
+$(FUZZ_BUILD)/fuzz_js_bridge: $(FUZZ_BUILD)/shardsh-js.so
+
 # the unit test that replays the corpus and the saved crashes compiles the targets' sources in
-$(BUILD)/tests/test_fuzz_regressions: tests/fuzz/fuzz_parser.c tests/fuzz/fuzz_render.c tests/fuzz/fuzz.h
+$(BUILD)/tests/test_fuzz_regressions: tests/fuzz/fuzz_parser.c tests/fuzz/fuzz_render.c tests/fuzz/fuzz_js_bridge.c \
+                                      tests/fuzz/fuzz.h
 
 fuzz: deps
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) is needed (apt-get install clang)" >&2; exit 1; }
@@ -142,10 +166,11 @@ demo: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 bin/shardsh $(DESTDIR)$(PREFIX)/bin/shardsh
+	install -m 0755 bin/shardsh-js.so $(DESTDIR)$(PREFIX)/bin/shardsh-js.so
 	if [ -f docs/shardsh.1 ]; then install -m 0644 docs/shardsh.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
 
 # One list of sources for `make format` and `make format-check` (CI runs the check before the tests).
-FORMAT_SRCS = $(sort $(wildcard shell/*.[ch] commands/*.[ch] views/*.[ch] tests/cluster/*.[ch] tests/unit/*.[ch] \
+FORMAT_SRCS = $(sort $(wildcard shell/*.[ch] shell/*.cpp commands/*.[ch] views/*.[ch] tests/cluster/*.[ch] tests/unit/*.[ch] \
                                 tests/fuzz/*.[ch] bench/*.[ch]))
 
 format:

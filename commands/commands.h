@@ -61,6 +61,8 @@ typedef struct {
    const bson_t *projection_mod; /* reserved */
    int64_t limit;                /* .limit(n), 0 when absent */
    int64_t skip;                 /* .skip(n), 0 when absent */
+   const bson_t *modifiers;      /* find's other cursor modifiers as chained ({ hint, maxTimeMS, ... }), or NULL */
+   const char *terminal;         /* a cursor method ending the chain: "count", "size", "itcount"; NULL when none */
 } sh_call_t;
 
 /* Pure: turns a call into requests appended to out (out->n starts at 0; each request's cmd is initialised by the
@@ -213,6 +215,9 @@ const char *
 args_typeof (const bson_iter_t *it);
 
 /* ---- shared executors and rendering (commands/exec.c) ---- */
+
+/* The printers below store their value in ctx->capture as { v: <value> } (and set ctx->captured) instead of printing
+ * when ctx->capture is set: that is how a call from the JavaScript engine gets its result as a value. */
 
 /* Runs build()'s requests one after another (stopping at the first failure) and prints the last reply per ret. */
 bool

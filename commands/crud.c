@@ -13,14 +13,45 @@ check_doc_arg (const sh_call_t *call, int i, bool required, const char *method, 
    return args_check (call, i, ARG_OBJECT, required, "Collection", method, err);
 }
 
+/* Appends modifier key of the chain (call->modifiers) under key when it was given. */
+static void
+append_modifier (const sh_call_t *call, const char *key, bson_t *cmd)
+{
+   bson_iter_t it;
+   if (call->modifiers && bson_iter_init_find (&it, call->modifiers, key))
+      bson_append_value (cmd, key, -1, bson_iter_value (&it));
+}
+
+/* find(...).count() / .size(): the count command mongosh's cursor sends, with the chain's skip and limit. */
+static void
+build_cursor_count (const sh_call_t *call, bson_t *cmd)
+{
+   bson_iter_t it;
+   BSON_APPEND_UTF8 (cmd, "count", call->coll);
+   if (args_get (call, 0, &it))
+      args_append (call, 0, cmd, "query");
+   else
+      cmd_append_empty (cmd, "query");
+   if (call->limit)
+      BSON_APPEND_INT32 (cmd, "limit", (int32_t) call->limit);
+   if (call->skip)
+      BSON_APPEND_INT32 (cmd, "skip", (int32_t) call->skip);
+}
+
 static bool
 build_find_common (const sh_call_t *call, sh_requests_t *out, const char *method, bool one, sh_error_t *err)
 {
+   static const char *const late[] = { "batchSize", "comment",     "max",       "min", "allowDiskUse",
+                                       "collation", "readConcern", "maxTimeMS", NULL };
    bson_iter_t it;
    bson_t *cmd;
    if (!check_doc_arg (call, 0, false, method, err) || !check_doc_arg (call, 1, false, method, err))
       return false;
    cmd = sh_requests_add (out, call->db, CONN_READ);
+   if (call->terminal && strcmp (call->terminal, "itcount") != 0) {
+      build_cursor_count (call, cmd);
+      return true;
+   }
    BSON_APPEND_UTF8 (cmd, "find", call->coll);
    if (args_get (call, 0, &it))
       args_append (call, 0, cmd, "filter");
@@ -30,12 +61,17 @@ build_find_common (const sh_call_t *call, sh_requests_t *out, const char *method
       BSON_APPEND_DOCUMENT (cmd, "sort", call->sort);
    if (args_get (call, 1, &it))
       args_append (call, 1, cmd, "projection");
+   else
+      append_modifier (call, "projection", cmd);
+   append_modifier (call, "hint", cmd);
    if (call->skip)
       BSON_APPEND_INT32 (cmd, "skip", (int32_t) call->skip);
    if (one)
       BSON_APPEND_INT32 (cmd, "limit", 1);
    else if (call->limit)
       BSON_APPEND_INT32 (cmd, "limit", (int32_t) call->limit);
+   for (int i = 0; late[i]; i++)
+      append_modifier (call, late[i], cmd);
    return true;
 }
 
@@ -55,7 +91,8 @@ static bool
 build_aggregate (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_iter_t it;
-   bson_t *cmd;
+   bson_t *cmd, opts;
+   bool have_opts;
    if (!check_doc_arg (call, 0, true, "aggregate", err))
       return false;
    if (!args_get (call, 0, &it) || !BSON_ITER_HOLDS_ARRAY (&it)) {
@@ -63,10 +100,34 @@ build_aggregate (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
                        "aggregate needs a pipeline array such as [ { $match: {} } ]");
       return false;
    }
+   if (!check_doc_arg (call, 1, false, "aggregate", err))
+      return false;
+   have_opts = args_doc (call, 1, &opts);
+   if (!args_opt_int (call, 1, "batchSize", 0, INT32_MAX, NULL, err) ||
+       !args_opt_int (call, 1, "maxTimeMS", 0, INT32_MAX, NULL, err))
+      return false;
+   /* the driver's order: allowDiskUse, hint, comment, cursor { batchSize }, maxTimeMS */
    cmd = sh_requests_add (out, call->db, CONN_READ);
    BSON_APPEND_UTF8 (cmd, "aggregate", call->coll);
    args_append (call, 0, cmd, "pipeline");
-   cmd_append_empty (cmd, "cursor");
+   if (have_opts) {
+      if (bson_iter_init_find (&it, &opts, "allowDiskUse"))
+         BSON_APPEND_VALUE (cmd, "allowDiskUse", bson_iter_value (&it));
+      if (bson_iter_init_find (&it, &opts, "hint"))
+         BSON_APPEND_VALUE (cmd, "hint", bson_iter_value (&it));
+      if (bson_iter_init_find (&it, &opts, "comment"))
+         BSON_APPEND_VALUE (cmd, "comment", bson_iter_value (&it));
+   }
+   if (have_opts && bson_iter_init_find (&it, &opts, "batchSize")) {
+      bson_t cursor;
+      BSON_APPEND_DOCUMENT_BEGIN (cmd, "cursor", &cursor);
+      BSON_APPEND_VALUE (&cursor, "batchSize", bson_iter_value (&it));
+      bson_append_document_end (cmd, &cursor);
+   } else {
+      cmd_append_empty (cmd, "cursor");
+   }
+   if (have_opts && bson_iter_init_find (&it, &opts, "maxTimeMS"))
+      BSON_APPEND_VALUE (cmd, "maxTimeMS", bson_iter_value (&it));
    return true;
 }
 
@@ -129,15 +190,33 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bson_iter_t it;
    bool more = false, ok = false;
    const char *name = call->cmd->name;
-   size_t max = call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON ? 0 : CRUD_DEFAULT_BATCH);
+   /* a captured result (the JavaScript engine's cursors) holds every document: the engine pages them itself */
+   size_t max =
+      call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON || ctx->capture ? 0 : CRUD_DEFAULT_BATCH);
 
-   if (!cmd_run_build_docs (ctx, call, max, &docs, &more, err))
+   if (call->terminal && strcmp (call->terminal, "itcount") != 0) {
+      /* count()/size(): a count command, not a cursor; its reply's n */
+      bson_value_t n = { .value_type = BSON_TYPE_INT32 };
+      if (!cmd_run_build (ctx, call, &docs, err))
+         goto done;
+      n.value.v_int32 = (int32_t) cmd_number_at (&docs, "n", NULL);
+      if (!cmd_dry_run (ctx))
+         cmd_print_value (ctx, &n);
+      ok = true;
+      goto done;
+   }
+   if (!cmd_run_build_docs (ctx, call, call->terminal ? 0 : max, &docs, &more, err))
       goto done;
    if (cmd_dry_run (ctx)) {
       ok = true;
       goto done;
    }
-   if (!strcmp (name, "db.collection.findOne")) {
+   if (call->terminal) {
+      /* itcount(): how many documents the cursor gave */
+      bson_value_t n = { .value_type = BSON_TYPE_INT32 };
+      n.value.v_int32 = (int32_t) bson_count_keys (&docs);
+      cmd_print_value (ctx, &n);
+   } else if (!strcmp (name, "db.collection.findOne")) {
       bson_value_t null_value = { .value_type = BSON_TYPE_NULL };
       if (bson_iter_init (&it, &docs) && bson_iter_next (&it))
          cmd_print_value (ctx, bson_iter_value (&it));
@@ -186,8 +265,12 @@ exec_distinct (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
                           .exec = e }
 
 CRUD_ENTRY (cmd_db_coll_find, "db.collection.find", "db.<collection>.find([filter][, projection])",
-            "Read documents; chain .sort(doc), .skip(n), .limit(n)",
-            "<db> { find: <coll>, filter: <filter>[, sort][, projection][, skip][, limit] }",
+            "Read documents; chain .sort(doc), .skip(n), .limit(n), .hint(), .maxTimeMS(n), .collation(doc), "
+            ".batchSize(n), .comment(), .allowDiskUse(), .min(doc), .max(doc), .readConcern(level), .projection(doc), "
+            "and end with .count(), .size() or .itcount()",
+            "<db> { find: <coll>, filter: <filter>[, sort][, projection][, hint][, skip][, limit][, batchSize]"
+            "[, comment][, max][, min][, allowDiskUse][, collation][, readConcern][, maxTimeMS] }; .count(): "
+            "{ count: <coll>, query: <filter> }",
             "db.getSiblingDB(\"config\").chunks.find({shard: \"shard01\"}).limit(5)", build_find, exec_cursor);
 CRUD_ENTRY (cmd_db_coll_find_one, "db.collection.findOne", "db.<collection>.findOne([filter][, projection])",
             "Read one document (null when none matches)", "<db> { find: <coll>, filter: <filter>, limit: 1 }",
@@ -208,9 +291,10 @@ aggregate_is_readonly (const sh_call_t *call)
 
 const sh_cmd_t cmd_db_coll_aggregate = {
    .name = "db.collection.aggregate",
-   .usage = "db.<collection>.aggregate(pipeline)",
+   .usage = "db.<collection>.aggregate(pipeline[, options])",
    .summary = "Run an aggregation pipeline and print its documents",
-   .sends = "<db> { aggregate: <coll>, pipeline: <pipeline>, cursor: {} }",
+   .sends = "<db> { aggregate: <coll>, pipeline: <pipeline>[, allowDiskUse][, hint][, comment], cursor: {"
+            "[ batchSize ]}[, maxTimeMS] }",
    .example = "db.getSiblingDB(\"config\").chunks.aggregate([{ $group: { _id: \"$shard\", n: { $sum: 1 } } }])",
    .flags = CMD_READONLY,
    .build = build_aggregate,

@@ -6,10 +6,34 @@
 
 #include "commands.h"
 
+/* The capture mode: the value replaces any earlier one (the last result of a call is its value). */
+static bool
+capture_value (sh_ctx_t *ctx, const bson_value_t *value)
+{
+   if (!ctx->capture)
+      return false;
+   bson_reinit (ctx->capture);
+   BSON_APPEND_VALUE (ctx->capture, "v", value);
+   ctx->captured = true;
+   return true;
+}
+
+static bool
+capture_doc (sh_ctx_t *ctx, const bson_t *doc, bson_type_t type)
+{
+   bson_value_t v = { .value_type = type };
+   v.value.v_doc.data = (uint8_t *) bson_get_data (doc);
+   v.value.v_doc.data_len = doc->len;
+   return capture_value (ctx, &v);
+}
+
 void
 cmd_print_doc (sh_ctx_t *ctx, const bson_t *doc)
 {
-   char *s = output_format_doc (doc, &ctx->out);
+   char *s;
+   if (capture_doc (ctx, doc, BSON_TYPE_DOCUMENT))
+      return;
+   s = output_format_doc (doc, &ctx->out);
    fprintf (ctx->out_fp, "%s\n", s);
    bson_free (s);
 }
@@ -17,7 +41,10 @@ cmd_print_doc (sh_ctx_t *ctx, const bson_t *doc)
 void
 cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value)
 {
-   char *s = output_format_value (value, &ctx->out);
+   char *s;
+   if (capture_value (ctx, value))
+      return;
+   s = output_format_value (value, &ctx->out);
    fprintf (ctx->out_fp, "%s\n", s);
    bson_free (s);
 }
@@ -25,6 +52,8 @@ cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value)
 void
 cmd_print_array (sh_ctx_t *ctx, const bson_t *array)
 {
+   if (capture_doc (ctx, array, BSON_TYPE_ARRAY))
+      return;
    if (ctx->out.mode == OUTPUT_JSON) {
       /* --json: one document per line, so scripts can read results a line at a time */
       bson_iter_t it;
@@ -152,6 +181,11 @@ cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key)
    bson_iter_t it;
    bool first = true;
 
+   if (capture_doc (ctx, stats, BSON_TYPE_DOCUMENT)) {
+      /* the engine prints the value back as a StatsResult */
+      BSON_APPEND_UTF8 (ctx->capture, "stats", one_line_key ? one_line_key : "");
+      return;
+   }
    o.one_line_key = one_line_key;
    if (o.mode == OUTPUT_JSON) {
       char *s = output_format_doc (stats, &o);

@@ -134,10 +134,14 @@ static bool
 exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
    bson_iter_t it;
+   output_opts_t saved = ctx->out;
    (void) err;
+   /* mongosh's printjson inspects with compact: false, one entry per line at every level */
+   ctx->out.expanded = true;
    bson_iter_init (&it, call->args);
    while (bson_iter_next (&it))
       cmd_print_value (ctx, bson_iter_value (&it));
+   ctx->out = saved;
    return true;
 }
 

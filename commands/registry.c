@@ -35,6 +35,15 @@ extern const sh_cmd_t cmd_db_coll_get_shard_distribution, cmd_db_coll_analyze_sh
    cmd_sh_get_sharded_data_distribution;
 extern const sh_cmd_t cmd_convert_shard_key_to_hashed;
 extern const sh_cmd_t cmd_sh_advise_shard_key;
+extern const sh_cmd_t cmd_db_coll_insert_one, cmd_db_coll_insert_many, cmd_db_coll_update_one, cmd_db_coll_update_many,
+   cmd_db_coll_replace_one, cmd_db_coll_delete_one, cmd_db_coll_delete_many, cmd_db_coll_find_one_and_update;
+extern const sh_cmd_t cmd_db_coll_create_index, cmd_db_coll_create_indexes, cmd_db_coll_drop_index,
+   cmd_db_coll_drop_indexes, cmd_db_coll_hide_index, cmd_db_coll_unhide_index;
+extern const sh_cmd_t cmd_db_current_op, cmd_db_kill_op, cmd_db_aggregate, cmd_db_server_status, cmd_db_stats,
+   cmd_db_version, cmd_db_hello, cmd_db_get_collection_names, cmd_db_get_collection_infos, cmd_db_list_commands,
+   cmd_db_drop_database, cmd_db_create_collection, cmd_db_coll_drop, cmd_db_coll_rename_collection,
+   cmd_db_coll_get_name, cmd_db_coll_get_full_name, cmd_db_coll_estimated_document_count, cmd_db_coll_count,
+   cmd_db_coll_stats;
 extern const sh_cmd_t cmd_help, cmd_sh_help, cmd_use, cmd_show, cmd_exit, cmd_print, cmd_printjson, cmd_db_get_name,
    cmd_sleep;
 
@@ -114,6 +123,18 @@ const sh_cmd_t *const sh_cmd_table[] = {
    &cmd_db_admin_command,
    &cmd_db_run_command,
    &cmd_db_get_name,
+   &cmd_db_current_op,
+   &cmd_db_kill_op,
+   &cmd_db_aggregate,
+   &cmd_db_server_status,
+   &cmd_db_stats,
+   &cmd_db_version,
+   &cmd_db_hello,
+   &cmd_db_get_collection_names,
+   &cmd_db_get_collection_infos,
+   &cmd_db_list_commands,
+   &cmd_db_create_collection,
+   &cmd_db_drop_database,
    &cmd_db_print_sharding_status,
    &cmd_db_check_metadata_consistency,
    &cmd_db_coll_get_shard_distribution,
@@ -128,6 +149,27 @@ const sh_cmd_t *const sh_cmd_table[] = {
    &cmd_db_coll_aggregate,
    &cmd_db_coll_distinct,
    &cmd_db_coll_get_indexes,
+   &cmd_db_coll_estimated_document_count,
+   &cmd_db_coll_count,
+   &cmd_db_coll_insert_one,
+   &cmd_db_coll_insert_many,
+   &cmd_db_coll_update_one,
+   &cmd_db_coll_update_many,
+   &cmd_db_coll_replace_one,
+   &cmd_db_coll_delete_one,
+   &cmd_db_coll_delete_many,
+   &cmd_db_coll_find_one_and_update,
+   &cmd_db_coll_create_index,
+   &cmd_db_coll_create_indexes,
+   &cmd_db_coll_drop_index,
+   &cmd_db_coll_drop_indexes,
+   &cmd_db_coll_hide_index,
+   &cmd_db_coll_unhide_index,
+   &cmd_db_coll_get_name,
+   &cmd_db_coll_get_full_name,
+   &cmd_db_coll_stats,
+   &cmd_db_coll_rename_collection,
+   &cmd_db_coll_drop,
    /* the shell */
    &cmd_use,
    &cmd_show,

@@ -1,8 +1,10 @@
-/* sh.status() / db.printShardingStatus(): mongosh's getPrintableShardStatus, query for query (the same config.*
- * reads, sent one after another where mongosh runs them concurrently), printed as a StatsResult section by
- * section; chunk counts come from a server-side $group and at most 21 chunks and 20 zone ranges are read per
- * collection unless verbose. Also shardsh's sh.printShardingSizes(): per sharded collection, its size and
- * documents on each shard from one $collStats aggregate. */
+/* sh.status() / db.printShardingStatus(): mongosh's getPrintableShardStatus, printed as a StatsResult section by
+ * section, byte for byte as mongosh prints it. The reads are mongosh's (sent one after another where mongosh runs
+ * them concurrently) except per collection: mongosh sends three (chunk counts, the first 21 chunks, the first 20 zone
+ * ranges) for every sharded collection; on 5.0+ metadata shardsh gets all of them from one aggregate over
+ * config.collections with three $lookup stages, so a status costs the same number of commands at 5 or 5,000
+ * collections (4.4 metadata and verbose keep mongosh's reads). Also shardsh's sh.printShardingSizes(): per sharded
+ * collection, its size and documents on each shard from one $collStats aggregate. */
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -20,13 +22,14 @@ typedef struct {
    bson_t version, shards, mongos, settings_autosplit, settings_automerge, settings_balancer, settings_window;
    bson_t locks, actionlog, ok_migrations, failed_migrations, databases, collections, distribution;
    bson_t balancer_status;
+   bson_t rows; /* 5.0+: every collection's chunk counts, first chunks and zone ranges from one aggregate */
    bson_t result;
    const char *cfg; /* the database the config.* reads go to: "config", or sh.status's configDB */
 } status_t;
 
-/* Every document of s, for status_init and status_release; returns how many (at most 16). */
+/* Every document of s, for status_init and status_release; returns how many (at most 17). */
 static size_t
-status_docs (status_t *s, bson_t *all[16])
+status_docs (status_t *s, bson_t *all[17])
 {
    bson_t *v[] = { &s->version,
                    &s->shards,
@@ -43,6 +46,7 @@ status_docs (status_t *s, bson_t *all[16])
                    &s->collections,
                    &s->distribution,
                    &s->balancer_status,
+                   &s->rows,
                    &s->result };
    memcpy (all, v, sizeof v);
    return sizeof v / sizeof v[0];
@@ -51,7 +55,7 @@ status_docs (status_t *s, bson_t *all[16])
 static void
 status_init (status_t *s)
 {
-   bson_t *all[16];
+   bson_t *all[17];
    for (size_t i = 0, n = status_docs (s, all); i < n; i++)
       bson_init (all[i]);
 }
@@ -59,7 +63,7 @@ status_init (status_t *s)
 static void
 status_release (status_t *s)
 {
-   bson_t *all[16];
+   bson_t *all[17];
    for (size_t i = 0, n = status_docs (s, all); i < n; i++)
       bson_destroy (all[i]);
 }
@@ -497,37 +501,25 @@ is_false (const bson_t *doc, const char *field)
    return bson_iter_init_find (&it, doc, field) && BSON_ITER_HOLDS_BOOL (&it) && !bson_iter_bool (&it);
 }
 
+/* What sh.status prints of one collection, as config.* gave it: chunk counts per shard ({shard, nChunks} sorted by
+ * shard), the first chunks by min (at most 21 unless verbose) and the first zone ranges by min (at most 20 unless
+ * verbose). Borrowed arrays. */
+typedef struct {
+   const bson_t *counts, *chunks, *tags;
+} status_coll_rows_t;
+
 /* Phase 5 for one collection: appends "<ns>": { shardKey, unique, balancing, allowMigrations, chunkMetadata,
- * chunks, tags } to colls. */
-static bool
-status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verbose, bson_t *colls, sh_error_t *err)
+ * chunks, tags } to colls from rows. */
+static void
+status_collection_render (const bson_t *coll, const status_coll_rows_t *rows, bool verbose, bson_t *colls)
 {
-   bson_t res, match = BSON_INITIALIZER, counts = BSON_INITIALIZER, chunks = BSON_INITIALIZER, tags = BSON_INITIALIZER;
-   bson_t arr, *cmd;
+   bson_t res, arr;
    bson_iter_t it, f;
    const char *ns = "";
    uint32_t n = 0;
-   bool ok = false;
 
    if (bson_iter_init_find (&it, coll, "_id") && BSON_ITER_HOLDS_UTF8 (&it))
       ns = bson_iter_utf8 (&it, NULL);
-   cmd_append_chunks_match (&match, coll);
-
-   cmd = BCON_NEW ("aggregate", BCON_UTF8 ("chunks"), "pipeline", "[", "{", "$match", BCON_DOCUMENT (&match), "}", "{",
-                   "$group", "{", "_id", BCON_UTF8 ("$shard"), "cnt", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{",
-                   "$project", "{", "_id", BCON_INT32 (0), "shard", BCON_UTF8 ("$_id"), "nChunks", BCON_UTF8 ("$cnt"),
-                   "}", "}", "{", "$sort", "{", "shard", BCON_INT32 (1), "}", "}", "]", "cursor", "{", "}");
-   if (!run_docs (ctx, cfg, cmd, 0, &counts, err))
-      goto done;
-   cmd = BCON_NEW ("find", BCON_UTF8 ("chunks"), "filter", BCON_DOCUMENT (&match), "sort", "{", "min", BCON_INT32 (1),
-                   "}");
-   if (!run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS + 1, &chunks, err))
-      goto done;
-   cmd = BCON_NEW ("find", BCON_UTF8 ("tags"), "filter", "{", "ns", BCON_UTF8 (ns), "}", "sort", "{", "min",
-                   BCON_INT32 (1), "}");
-   if (!run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS, &tags, err))
-      goto done;
-
    BSON_APPEND_DOCUMENT_BEGIN (colls, ns, &res);
    if (bson_iter_init_find (&it, coll, "key"))
       bson_append_value (&res, "shardKey", -1, bson_iter_value (&it));
@@ -536,7 +528,7 @@ status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verb
    BSON_APPEND_BOOL (&res, "allowMigrations",
                      !is_false (coll, "permitMigrations") && !is_false (coll, "allowMigrations"));
    BSON_APPEND_ARRAY_BEGIN (&res, "chunkMetadata", &arr);
-   bson_iter_init (&it, &counts);
+   bson_iter_init (&it, rows->counts);
    while (bson_iter_next (&it)) {
       bson_t d, entry;
       char k[16];
@@ -555,7 +547,7 @@ status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verb
 
    n = 0;
    BSON_APPEND_ARRAY_BEGIN (&res, "chunks", &arr);
-   bson_iter_init (&it, &chunks);
+   bson_iter_init (&it, rows->chunks);
    while (bson_iter_next (&it)) {
       bson_t d, entry;
       char k[16];
@@ -586,7 +578,7 @@ status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verb
 
    n = 0;
    BSON_APPEND_ARRAY_BEGIN (&res, "tags", &arr);
-   bson_iter_init (&it, &tags);
+   bson_iter_init (&it, rows->tags);
    while (bson_iter_next (&it)) {
       bson_t d, entry;
       char k[16];
@@ -612,6 +604,37 @@ status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verb
    }
    bson_append_array_end (&res, &arr);
    bson_append_document_end (colls, &res);
+}
+
+/* mongosh's three reads of one collection (chunk counts, first chunks, first zone ranges), then the section. */
+static bool
+status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verbose, bson_t *colls, sh_error_t *err)
+{
+   bson_t match = BSON_INITIALIZER, counts = BSON_INITIALIZER, chunks = BSON_INITIALIZER, tags = BSON_INITIALIZER;
+   bson_t *cmd;
+   bson_iter_t it;
+   const char *ns = "";
+   bool ok = false;
+
+   if (bson_iter_init_find (&it, coll, "_id") && BSON_ITER_HOLDS_UTF8 (&it))
+      ns = bson_iter_utf8 (&it, NULL);
+   cmd_append_chunks_match (&match, coll);
+
+   cmd = BCON_NEW ("aggregate", BCON_UTF8 ("chunks"), "pipeline", "[", "{", "$match", BCON_DOCUMENT (&match), "}", "{",
+                   "$group", "{", "_id", BCON_UTF8 ("$shard"), "cnt", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{",
+                   "$project", "{", "_id", BCON_INT32 (0), "shard", BCON_UTF8 ("$_id"), "nChunks", BCON_UTF8 ("$cnt"),
+                   "}", "}", "{", "$sort", "{", "shard", BCON_INT32 (1), "}", "}", "]", "cursor", "{", "}");
+   if (!run_docs (ctx, cfg, cmd, 0, &counts, err))
+      goto done;
+   cmd = BCON_NEW ("find", BCON_UTF8 ("chunks"), "filter", BCON_DOCUMENT (&match), "sort", "{", "min", BCON_INT32 (1),
+                   "}");
+   if (!run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS + 1, &chunks, err))
+      goto done;
+   cmd = BCON_NEW ("find", BCON_UTF8 ("tags"), "filter", "{", "ns", BCON_UTF8 (ns), "}", "sort", "{", "min",
+                   BCON_INT32 (1), "}");
+   if (!run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS, &tags, err))
+      goto done;
+   status_collection_render (coll, &(status_coll_rows_t){ &counts, &chunks, &tags }, verbose, colls);
    ok = true;
 done:
    bson_destroy (&match);
@@ -619,6 +642,75 @@ done:
    bson_destroy (&chunks);
    bson_destroy (&tags);
    return ok;
+}
+
+/* True when the one-aggregate path can stand in for status_collection's reads: not verbose (every chunk could pass
+ * 16 MB in one document), and every sharded collection has 5.0+ metadata (a timestamp, so chunks are matched by
+ * uuid, and $lookup takes localField/foreignField with a pipeline). */
+static bool
+status_can_aggregate (const bson_t *collections, bool verbose)
+{
+   bson_iter_t it, f;
+   if (verbose || bson_count_keys (collections) == 0)
+      return false;
+   bson_iter_init (&it, collections);
+   while (bson_iter_next (&it)) {
+      bson_t c;
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&f, &c, "timestamp") ||
+          !bson_iter_init_find (&f, &c, "uuid"))
+         return false;
+   }
+   return true;
+}
+
+/* One aggregate over config.collections instead of three reads per collection: for each sharded collection (by _id),
+ * its chunk counts per shard, its first STATUS_MAX_ROWS + 1 chunks by min and its first STATUS_MAX_ROWS zone ranges,
+ * each a $lookup whose equality uses config.chunks' { uuid, … } and config.tags' { ns, min } indexes. docs receives
+ * { _id, counts, chunks, tags } per collection, in _id order. */
+static bool
+status_aggregate_rows (sh_ctx_t *ctx, const char *cfg, bson_t *docs, sh_error_t *err)
+{
+   bson_t *cmd = BCON_NEW (
+      "aggregate", BCON_UTF8 ("collections"), "pipeline", "[", "{", "$match", "{", "dropped", "{", "$ne",
+      BCON_BOOL (true), "}", "unsplittable", "{", "$ne", BCON_BOOL (true), "}", "}", "}", "{", "$sort", "{", "_id",
+      BCON_INT32 (1), "}", "}", "{", "$project", "{", "_id", BCON_INT32 (1), "uuid", BCON_INT32 (1), "}", "}", "{",
+      "$lookup", "{", "from", BCON_UTF8 ("chunks"), "localField", BCON_UTF8 ("uuid"), "foreignField",
+      BCON_UTF8 ("uuid"), "pipeline", "[", "{", "$group", "{", "_id", BCON_UTF8 ("$shard"), "cnt", "{", "$sum",
+      BCON_INT32 (1), "}", "}", "}", "{", "$project", "{", "_id", BCON_INT32 (0), "shard", BCON_UTF8 ("$_id"),
+      "nChunks", BCON_UTF8 ("$cnt"), "}", "}", "{", "$sort", "{", "shard", BCON_INT32 (1), "}", "}", "]", "as",
+      BCON_UTF8 ("counts"), "}", "}", "{", "$lookup", "{", "from", BCON_UTF8 ("chunks"), "localField",
+      BCON_UTF8 ("uuid"), "foreignField", BCON_UTF8 ("uuid"), "pipeline", "[", "{", "$sort", "{", "min", BCON_INT32 (1),
+      "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS + 1), "}", "{", "$project", "{", "_id", BCON_INT32 (0),
+      "min", BCON_INT32 (1), "max", BCON_INT32 (1), "shard", BCON_INT32 (1), "lastmod", BCON_INT32 (1), "jumbo",
+      BCON_INT32 (1), "}", "}", "]", "as", BCON_UTF8 ("chunks"), "}", "}", "{", "$lookup", "{", "from",
+      BCON_UTF8 ("tags"), "localField", BCON_UTF8 ("_id"), "foreignField", BCON_UTF8 ("ns"), "pipeline", "[", "{",
+      "$sort", "{", "min", BCON_INT32 (1), "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS), "}", "{", "$project",
+      "{", "_id", BCON_INT32 (0), "tag", BCON_INT32 (1), "min", BCON_INT32 (1), "max", BCON_INT32 (1), "}", "}", "]",
+      "as", BCON_UTF8 ("tags"), "}", "}", "{", "$project", "{", "uuid", BCON_INT32 (0), "}", "}", "]", "cursor", "{",
+      "}");
+   return run_docs (ctx, cfg, cmd, 0, docs, err);
+}
+
+/* Points rows (and the three static arrays behind them) at ns's entry in docs, status_aggregate_rows' result; false
+ * when the aggregate did not return the collection (dropped in between). */
+static bool
+status_find_rows (const bson_t *docs, const char *ns, status_coll_rows_t *rows, bson_t *counts, bson_t *chunks,
+                  bson_t *tags)
+{
+   bson_iter_t it, f;
+   bson_iter_init (&it, docs);
+   while (bson_iter_next (&it)) {
+      bson_t d;
+      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&f, &d, "_id") ||
+          !BSON_ITER_HOLDS_UTF8 (&f) || strcmp (bson_iter_utf8 (&f, NULL), ns) != 0)
+         continue;
+      if (!cmd_get_sub (&d, "counts", BSON_TYPE_ARRAY, counts) ||
+          !cmd_get_sub (&d, "chunks", BSON_TYPE_ARRAY, chunks) || !cmd_get_sub (&d, "tags", BSON_TYPE_ARRAY, tags))
+         return false;
+      *rows = (status_coll_rows_t){ counts, chunks, tags };
+      return true;
+   }
+   return false;
 }
 
 /* Phase 4 and 5: databases, sharded collections, $shardedDataDistribution, then every collection. */
@@ -631,7 +723,7 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    status_db_t *dbs = NULL, **order = NULL;
    size_t n_dbs = 0, cap;
    uint32_t n = 0;
-   bool ok = false;
+   bool ok = false, aggregated;
 
    cmd = BCON_NEW ("find", BCON_UTF8 ("databases"), "filter", "{", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
    if (!run_docs (ctx, s->cfg, cmd, 0, &s->databases, err))
@@ -693,6 +785,11 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
       order[i] = &dbs[i];
    qsort (order, n_dbs, sizeof *order, status_db_cmp);
 
+   /* 5.0+: one aggregate for every collection's chunks and zones (mongosh sends three reads per collection) */
+   aggregated = status_can_aggregate (&s->collections, verbose);
+   if (aggregated && !status_aggregate_rows (ctx, s->cfg, &s->rows, err))
+      goto done;
+
    BSON_APPEND_ARRAY_BEGIN (&s->result, "databases", &arr);
    for (size_t i = 0; i < n_dbs; i++) {
       bson_t entry, colls;
@@ -710,7 +807,14 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
          if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
              !BSON_ITER_HOLDS_UTF8 (&id) || !starts_with_db (bson_iter_utf8 (&id, NULL), order[i]->id))
             continue;
-         failed = !status_collection (ctx, s->cfg, &c, verbose, &colls, err);
+         if (aggregated) {
+            bson_t counts, chunks, tags, empty = BSON_INITIALIZER;
+            status_coll_rows_t rows = { &empty, &empty, &empty };
+            status_find_rows (&s->rows, bson_iter_utf8 (&id, NULL), &rows, &counts, &chunks, &tags);
+            status_collection_render (&c, &rows, verbose, &colls);
+         } else {
+            failed = !status_collection (ctx, s->cfg, &c, verbose, &colls, err);
+         }
       }
       bson_append_document_end (&entry, &colls);
       bson_append_document_end (&arr, &entry);

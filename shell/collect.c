@@ -20,13 +20,25 @@
 #include "ctx.h"
 #include "output.h"
 
-#define COLLECT_EVENTS_FETCHED 32
+#define COLLECT_MIGRATIONS_FETCHED 16 /* migration events (started, moved, failed) per refresh */
+#define COLLECT_SPLITS_FETCHED 8
 #define COLLECT_ROUNDS_FETCHED 8
+#define COLLECT_FAILURES_FETCHED 4  /* failed migrations, and failed rounds, read on their own */
+#define COLLECT_MIGRATIONS_MAX 1000 /* in-flight migrations counted (a cluster runs at most one per shard pair) */
+#define COLLECT_DRAIN_WINDOW_MS (5 * 60 * 1000) /* the span a drain rate is measured over */
+#define COLLECT_CHUNK_SIZES_PER_REFRESH 16      /* dataSize reads per drill-down refresh (rows on screen only) */
 #define COLLECT_TAGS_MAX 10000
 #define COLLECT_DEFAULT_RANGE_MB 128
 #define COLLECT_OLD_DEFAULT_RANGE_MB 64
 #define COLLECT_STATS_PER_REFRESH 8  /* $collStats (rate counters) per refresh, with $shardedDataDistribution */
 #define COLLECT_TRENDS_PER_REFRESH 2 /* collections whose key ends are read per refresh (two finds each) */
+
+/* A chunk's size as dataSize last gave it. */
+typedef struct {
+   char min[SNAP_TEXT]; /* the chunk's min, shell style */
+   int64_t docs, bytes;
+   int64_t read_at; /* collect_t.size_reads when read */
+} drill_size_t;
 
 /* What the collector remembers about a sharded collection from the last sample. */
 typedef struct {
@@ -47,10 +59,22 @@ typedef struct {
    int64_t read_seq; /* the refresh whose $collStats last read its counters; 0 when never */
 } coll_track_t;
 
+/* One reading of what is left on a draining shard. */
+typedef struct {
+   int64_t ms; /* monotonic */
+   int64_t bytes;
+   int64_t chunks;
+} drain_point_t;
+
+/* What the collector remembers about a shard over the session. */
 typedef struct {
    char name[SNAP_NAME];
-   double hist[SNAP_HIST];
+   double hist[SNAP_HIST]; /* write rates, oldest first */
    int nhist;
+   int64_t first_ms; /* monotonic time of the first sample that saw it */
+   int64_t first_chunks, first_bytes;
+   drain_point_t drain[SNAP_HIST]; /* while draining: readings of the last COLLECT_DRAIN_WINDOW_MS, oldest first */
+   int ndrain;
 } shard_hist_t;
 
 struct collect {
@@ -73,6 +97,14 @@ struct collect {
    int64_t deadline_mono_ms; /* the sample under way gives up after this */
    int64_t seq;              /* refreshes started */
    bool no_sdd;              /* the router refused $shardedDataDistribution: one $collStats per collection */
+   /* The drill-down's collection: its chunks' bounds as last fetched (raw BSON, same order as the chunk list) and
+    * the sizes read so far (dataSize), kept across refreshes by the chunk's min. */
+   char drill_ns[SNAP_NAME];
+   uint8_t **drill_min, **drill_max;
+   size_t ndrill;
+   drill_size_t *sizes;
+   size_t nsizes;
+   int64_t size_reads; /* dataSize reads so far (orders the cache: oldest reading first) */
 };
 
 /* A name (or UUID) -> index map: a sorted array searched by bisection, so that replies with one document per
@@ -414,12 +446,31 @@ free_meta (collect_t *c)
    c->nmeta = 0;
 }
 
+static void
+free_drill (collect_t *c, bool sizes_too)
+{
+   for (size_t i = 0; i < c->ndrill; i++) {
+      free (c->drill_min[i]);
+      free (c->drill_max[i]);
+   }
+   free (c->drill_min);
+   free (c->drill_max);
+   c->drill_min = c->drill_max = NULL;
+   c->ndrill = 0;
+   if (sizes_too) {
+      free (c->sizes);
+      c->sizes = NULL;
+      c->nsizes = 0;
+   }
+}
+
 void
 collect_destroy (collect_t *c)
 {
    if (!c)
       return;
    free_meta (c);
+   free_drill (c, true);
    for (size_t i = 0; i < c->ntrack; i++) {
       if (c->track[i].top)
          bson_destroy (c->track[i].top);
@@ -1018,19 +1069,20 @@ done:
    return ok;
 }
 
+/* The range of a changelog entry (details.min/max, or details.before.min/max for a split) into e. */
 static void
-event_text_range (const bson_t *details, const char *prefix, char *out, size_t len)
+event_range (const bson_t *details, const char *prefix, snap_event_t *e)
 {
    bson_t mn, mx;
-   char a[SNAP_TEXT / 2] = "?", b[SNAP_TEXT / 2] = "?";
    char pmin[64], pmax[64];
    bson_snprintf (pmin, sizeof pmin, "%smin", prefix);
    bson_snprintf (pmax, sizeof pmax, "%smax", prefix);
+   bson_strncpy (e->min, "?", sizeof e->min);
+   bson_strncpy (e->max, "?", sizeof e->max);
    if (doc_sub (details, pmin, &mn))
-      fmt_shell (&mn, a, sizeof a);
+      fmt_shell (&mn, e->min, sizeof e->min);
    if (doc_sub (details, pmax, &mx))
-      fmt_shell (&mx, b, sizeof b);
-   bson_snprintf (out, len, "%s -> %s", a, b);
+      fmt_shell (&mx, e->max, sizeof e->max);
 }
 
 static void
@@ -1040,7 +1092,6 @@ add_event (snapshot_t *s, const bson_t *d, bool actionlog)
    const char *what = doc_utf8 (d, "what", "");
    bson_t details;
    bson_iter_t it;
-   char range[SNAP_TEXT];
 
    if (s->nevents >= SNAP_EVENTS)
       return;
@@ -1056,29 +1107,38 @@ add_event (snapshot_t *s, const bson_t *d, bool actionlog)
    if (actionlog) {
       bool failed = doc_bool (&details, "errorOccured") || doc_bool (&details, "errorOccurred");
       e->kind = failed ? SNAP_EV_ROUND_FAIL : SNAP_EV_ROUND;
-      if (failed)
-         bson_snprintf (e->text, sizeof e->text, "failed: %s", doc_utf8 (&details, "errmsg", "?"));
-      else
+      if (failed) {
+         bson_strncpy (e->error, doc_utf8 (&details, "errmsg", "?"), sizeof e->error);
+         bson_snprintf (e->text, sizeof e->text, "failed: %s", e->error);
+      } else {
          bson_snprintf (e->text, sizeof e->text, "moved %lld of %lld candidates in %lld ms",
                         (long long) doc_int (&details, "chunksMoved", 0),
                         (long long) doc_int (&details, "candidateChunks", 0),
                         (long long) doc_int (&details, "executionTimeMillis", 0));
+      }
    } else if (!strcmp (what, "split") || !strcmp (what, "multi-split")) {
       e->kind = SNAP_EV_SPLIT;
-      event_text_range (&details, "before.", range, sizeof range);
-      bson_snprintf (e->text, sizeof e->text, "%s on %s", range, doc_utf8 (&details, "owningShard", "?"));
+      event_range (&details, "before.", e);
+      bson_strncpy (e->from, doc_utf8 (&details, "owningShard", "?"), sizeof e->from);
+      bson_snprintf (e->text, sizeof e->text, "on %s %s -> %s", e->from, e->min, e->max);
    } else if (!strncmp (what, "moveChunk.", 10)) {
       const char *note = doc_utf8 (&details, "note", "success");
       const char *errmsg = doc_utf8 (&details, "errmsg", NULL);
-      event_text_range (&details, "", range, sizeof range);
+      event_range (&details, "", e);
       if (!strcmp (what, "moveChunk.start"))
          e->kind = SNAP_EV_MIGRATE_START;
       else if (!strcmp (what, "moveChunk.error") || strcmp (note, "success") != 0 || errmsg)
          e->kind = SNAP_EV_MIGRATE_FAIL;
       else
          e->kind = SNAP_EV_MIGRATE_OK;
-      bson_snprintf (e->text, sizeof e->text, "%s %s -> %s%s%s", range, doc_utf8 (&details, "from", "?"),
-                     doc_utf8 (&details, "to", "?"), errmsg ? ": " : "", errmsg ? errmsg : "");
+      bson_strncpy (e->from, doc_utf8 (&details, "from", "?"), sizeof e->from);
+      bson_strncpy (e->to, doc_utf8 (&details, "to", "?"), sizeof e->to);
+      if (errmsg)
+         bson_strncpy (e->error, errmsg, sizeof e->error);
+      else if (e->kind == SNAP_EV_MIGRATE_FAIL)
+         bson_strncpy (e->error, note, sizeof e->error);
+      bson_snprintf (e->text, sizeof e->text, "%s -> %s %s -> %s%s%s", e->from, e->to, e->min, e->max,
+                     e->error[0] ? ": " : "", e->error);
    } else {
       fmt_shell (&details, e->text, sizeof e->text);
    }
@@ -1098,62 +1158,262 @@ event_cmp (const void *a, const void *b)
    return strcmp (x->text, y->text);
 }
 
-/* Migrations in flight: moveChunk.start entries with no end (moved or failed) for the same range at the same time
- * or later. */
-static int
-count_in_flight (const snapshot_t *s)
+/* Appends, as element key of the array arr, the stages {$match: match}, {$sort: {time: -1}}, {$limit: limit}: one
+ * kind of event, newest first, read with its own limit (an indexed top-k on the server, never a whole-log sort). */
+static void
+append_event_stages (bson_t *arr, uint32_t *k, const bson_t *match, int limit)
 {
-   int n = 0;
-   for (size_t i = 0; i < s->nevents; i++) {
-      const snap_event_t *st = &s->events[i];
-      bool ended = false;
-      if (st->kind != SNAP_EV_MIGRATE_START)
-         continue;
-      for (size_t k = 0; k < s->nevents && !ended; k++) {
-         const snap_event_t *e = &s->events[k];
-         ended = (e->kind == SNAP_EV_MIGRATE_OK || e->kind == SNAP_EV_MIGRATE_FAIL) && e->time_ms >= st->time_ms &&
-                 !strcmp (e->ns, st->ns) && !strncmp (e->text, st->text, strcspn (st->text, ">") + 1);
-      }
-      n += !ended;
-   }
-   return n;
+   bson_t stage, sort;
+   char kb[16];
+   const char *ks;
+   bson_uint32_to_string ((*k)++, &ks, kb, sizeof kb);
+   BSON_APPEND_DOCUMENT_BEGIN (arr, ks, &stage);
+   BSON_APPEND_DOCUMENT (&stage, "$match", match);
+   bson_append_document_end (arr, &stage);
+   bson_uint32_to_string ((*k)++, &ks, kb, sizeof kb);
+   BSON_APPEND_DOCUMENT_BEGIN (arr, ks, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$sort", &sort);
+   BSON_APPEND_INT32 (&sort, "time", -1);
+   bson_append_document_end (&stage, &sort);
+   bson_append_document_end (arr, &stage);
+   bson_uint32_to_string ((*k)++, &ks, kb, sizeof kb);
+   BSON_APPEND_DOCUMENT_BEGIN (arr, ks, &stage);
+   BSON_APPEND_INT32 (&stage, "$limit", limit);
+   bson_append_document_end (arr, &stage);
 }
 
+/* Appends {$unionWith: {coll, pipeline: [match, sort, limit]}} as element key of the pipeline. */
+static void
+append_event_union (bson_t *pipeline, uint32_t *k, const char *coll, const bson_t *match, int limit)
+{
+   bson_t stage, uw, sub;
+   char kb[16];
+   const char *ks;
+   uint32_t sk = 0;
+   bson_uint32_to_string ((*k)++, &ks, kb, sizeof kb);
+   BSON_APPEND_DOCUMENT_BEGIN (pipeline, ks, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$unionWith", &uw);
+   BSON_APPEND_UTF8 (&uw, "coll", coll);
+   BSON_APPEND_ARRAY_BEGIN (&uw, "pipeline", &sub);
+   append_event_stages (&sub, &sk, match, limit);
+   bson_append_array_end (&uw, &sub);
+   bson_append_document_end (&stage, &uw);
+   bson_append_document_end (pipeline, &stage);
+}
+
+/* Events with their own shares: migrations (started, moved, failed), splits, failed migrations, balancer rounds and
+ * failed rounds are each read newest first with their own limit, in one aggregate ($unionWith, 4.4+), so a busy
+ * changelog never crowds the rounds or the failures out. Entries read twice (a failure is also a migration) count
+ * once. */
 static bool
 sample_events (collect_t *c, snapshot_t *s, sh_error_t *err)
 {
-   bson_t *changes = BCON_NEW ("find", "changelog", "filter", "{", "what", "{", "$in", "[", "split", "multi-split",
-                               "moveChunk.start", "moveChunk.from", "moveChunk.error", "]", "}", "}", "sort", "{",
-                               "time", BCON_INT32 (-1), "}", "limit", BCON_INT32 (COLLECT_EVENTS_FETCHED));
-   bson_t *rounds = BCON_NEW ("find", "actionlog", "filter", "{", "what", "balancer.round", "}", "sort", "{", "time",
-                              BCON_INT32 (-1), "}", "limit", BCON_INT32 (COLLECT_ROUNDS_FETCHED));
+   bson_t *migrations =
+      BCON_NEW ("what", "{", "$in", "[", "moveChunk.start", "moveChunk.from", "moveChunk.error", "]", "}");
+   bson_t *splits = BCON_NEW ("what", "{", "$in", "[", "split", "multi-split", "]", "}");
+   bson_t *failed = BCON_NEW ("$or", "[", "{", "what", "moveChunk.error", "}", "{", "what", "moveChunk.from",
+                              "details.errmsg", "{", "$exists", BCON_BOOL (true), "}", "}", "{", "what",
+                              "moveChunk.from", "details.note", "{", "$ne", "success", "}", "}", "]");
+   bson_t *rounds = BCON_NEW ("what", "balancer.round");
+   bson_t *failed_rounds = BCON_NEW ("what", "balancer.round", "$or", "[", "{", "details.errorOccured",
+                                     BCON_BOOL (true), "}", "{", "details.errorOccurred", BCON_BOOL (true), "}", "]");
+   bson_t cmd = BSON_INITIALIZER;
+   bson_t pipeline, cursor, docs;
+   bson_iter_t it;
+   uint32_t k = 0;
+   char seen[SNAP_EVENTS][SNAP_NAME];
+   size_t nseen = 0;
+   bool ok = false;
+
+   BSON_APPEND_UTF8 (&cmd, "aggregate", "changelog");
+   BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
+   append_event_stages (&pipeline, &k, migrations, COLLECT_MIGRATIONS_FETCHED);
+   append_event_union (&pipeline, &k, "changelog", splits, COLLECT_SPLITS_FETCHED);
+   append_event_union (&pipeline, &k, "changelog", failed, COLLECT_FAILURES_FETCHED);
+   append_event_union (&pipeline, &k, "actionlog", rounds, COLLECT_ROUNDS_FETCHED);
+   append_event_union (&pipeline, &k, "actionlog", failed_rounds, COLLECT_FAILURES_FETCHED);
+   bson_append_array_end (&cmd, &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "cursor", &cursor);
+   bson_append_document_end (&cmd, &cursor);
+   if (!run_docs (c, "config", &cmd, SNAP_EVENTS, &docs, err)) {
+      ok = !fatal (err);
+      goto done;
+   }
+   if (bson_iter_init (&it, &docs)) {
+      while (bson_iter_next (&it)) {
+         bson_t d;
+         char id[SNAP_NAME] = "";
+         bson_iter_t f;
+         bool dup = false;
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+            continue;
+         if (bson_iter_init_find (&f, &d, "_id")) {
+            if (BSON_ITER_HOLDS_UTF8 (&f))
+               bson_strncpy (id, bson_iter_utf8 (&f, NULL), sizeof id);
+            else if (BSON_ITER_HOLDS_OID (&f))
+               bson_oid_to_string (bson_iter_oid (&f), id);
+         }
+         for (size_t i = 0; id[0] && i < nseen && !dup; i++)
+            dup = !strcmp (seen[i], id);
+         if (dup)
+            continue;
+         if (nseen < SNAP_EVENTS)
+            bson_strncpy (seen[nseen++], id, sizeof seen[0]);
+         add_event (s, &d, !strcmp (doc_utf8 (&d, "what", ""), "balancer.round"));
+      }
+   }
+   qsort (s->events, s->nevents, sizeof s->events[0], event_cmp);
+   ok = true;
+done:
+   bson_destroy (migrations);
+   bson_destroy (splits);
+   bson_destroy (failed);
+   bson_destroy (rounds);
+   bson_destroy (failed_rounds);
+   bson_destroy (&cmd);
+   bson_destroy (&docs);
+   return ok;
+}
+
+/* One in-flight migration: a config.migrations document (before 6.0) or a donor's $currentOp row (its command). */
+static void
+add_migration (snapshot_t *s, const char *ns, const bson_t *d, const char *from, const char *to)
+{
+   snap_migration_t *m;
+   bson_t mn, mx;
+   s->balancer.migrations++;
+   if (s->nmigs >= SNAP_MIGRATIONS)
+      return;
+   m = &s->migs[s->nmigs++];
+   memset (m, 0, sizeof *m);
+   bson_strncpy (m->ns, ns, sizeof m->ns);
+   if (doc_sub (d, "min", &mn))
+      fmt_shell (&mn, m->min, sizeof m->min);
+   if (doc_sub (d, "max", &mx))
+      fmt_shell (&mx, m->max, sizeof m->max);
+   bson_strncpy (m->from, from, sizeof m->from);
+   bson_strncpy (m->to, to, sizeof m->to);
+}
+
+/* Migrations in flight, as the server reports them. Before 6.0 the config server's migration manager persists each
+ * one (balancer and manual alike) in config.migrations; from 6.0 it records none there, and each migration is a
+ * _shardsvrMoveRange command running on its donor shard, seen through $currentOp. One command either way. A server
+ * that refuses (no inprog privilege) leaves the count unknown (-1), never guessed. */
+static bool
+sample_migrations (collect_t *c, snapshot_t *s, sh_error_t *err)
+{
+   bool old = s->vmajor > 0 && s->vmajor < 6;
+   bson_t *cmd;
    bson_t docs;
    bson_iter_t it;
    bool ok = false;
 
-   bson_init (&docs);
-   for (int pass = 0; pass < 2; pass++) {
-      bson_destroy (&docs);
-      if (!run_docs (c, "config", pass ? rounds : changes, pass ? COLLECT_ROUNDS_FETCHED : COLLECT_EVENTS_FETCHED,
-                     &docs, err)) {
-         if (fatal (err))
-            goto done;
-         continue;
-      }
-      if (bson_iter_init (&it, &docs)) {
-         while (bson_iter_next (&it)) {
-            bson_t d;
-            if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
-               add_event (s, &d, pass == 1);
+   if (old)
+      cmd = BCON_NEW ("find", "migrations", "projection", "{", "ns", BCON_INT32 (1), "min", BCON_INT32 (1), "max",
+                      BCON_INT32 (1), "fromShard", BCON_INT32 (1), "toShard", BCON_INT32 (1), "}");
+   else
+      cmd = BCON_NEW ("aggregate", BCON_INT32 (1), "pipeline", "[", "{", "$currentOp", "{", "allUsers",
+                      BCON_BOOL (true), "idleConnections", BCON_BOOL (false), "}", "}", "{", "$match", "{", "$or", "[",
+                      "{", "command._shardsvrMoveRange", "{", "$exists", BCON_BOOL (true), "}", "}", "{",
+                      "command.moveChunk", "{", "$exists", BCON_BOOL (true), "}", "}", "]", "}", "}", "{", "$project",
+                      "{", "shard", BCON_INT32 (1), "command", BCON_INT32 (1), "}", "}", "]", "cursor", "{", "}");
+   s->balancer.migrations = 0;
+   if (!run_docs (c, old ? "config" : "admin", cmd, COLLECT_MIGRATIONS_MAX, &docs, err)) {
+      s->balancer.migrations = -1;
+      ok = !fatal (err);
+      sh_error_clear (err);
+      goto done;
+   }
+   if (bson_iter_init (&it, &docs)) {
+      while (bson_iter_next (&it)) {
+         bson_t d, cm;
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+            continue;
+         if (old) {
+            add_migration (s, doc_utf8 (&d, "ns", ""), &d, doc_utf8 (&d, "fromShard", "?"),
+                           doc_utf8 (&d, "toShard", "?"));
+         } else if (doc_sub (&d, "command", &cm)) {
+            const char *ns = doc_utf8 (&cm, "_shardsvrMoveRange", NULL);
+            add_migration (s, ns ? ns : doc_utf8 (&cm, "moveChunk", ""), &cm,
+                           doc_utf8 (&cm, "fromShard", doc_utf8 (&d, "shard", "?")), doc_utf8 (&cm, "toShard", "?"));
          }
       }
    }
-   qsort (s->events, s->nevents, sizeof s->events[0], event_cmp);
-   s->balancer.migrations = count_in_flight (s);
    ok = true;
 done:
-   bson_destroy (changes);
-   bson_destroy (rounds);
+   bson_destroy (cmd);
+   bson_destroy (&docs);
+   return ok;
+}
+
+/* The databases a draining shard is still primary for: one $group over config.databases, sent only while some shard
+ * drains (its reply has one document per draining shard). */
+static bool
+sample_drain_databases (collect_t *c, snapshot_t *s, sh_error_t *err)
+{
+   bson_t cmd = BSON_INITIALIZER;
+   bson_t pipeline, stage, match, primary, in, group, cursor, docs;
+   bson_t *n_acc = BCON_NEW ("$sum", BCON_INT32 (1));
+   bson_iter_t it;
+   uint32_t k = 0;
+   bool ok = false;
+
+   bson_init (&docs);
+   for (size_t i = 0; i < s->nshards; i++)
+      s->shards[i].drain.databases = s->shards[i].draining ? -1 : 0;
+   BSON_APPEND_UTF8 (&cmd, "aggregate", "databases");
+   BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
+   BSON_APPEND_DOCUMENT_BEGIN (&match, "primary", &primary);
+   BSON_APPEND_ARRAY_BEGIN (&primary, "$in", &in);
+   for (size_t i = 0; i < s->nshards; i++) {
+      char kb[16];
+      const char *ks;
+      if (!s->shards[i].draining)
+         continue;
+      bson_uint32_to_string (k++, &ks, kb, sizeof kb);
+      BSON_APPEND_UTF8 (&in, ks, s->shards[i].name);
+   }
+   bson_append_array_end (&primary, &in);
+   bson_append_document_end (&match, &primary);
+   bson_append_document_end (&stage, &match);
+   bson_append_document_end (&pipeline, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
+   BSON_APPEND_UTF8 (&group, "_id", "$primary");
+   BSON_APPEND_DOCUMENT (&group, "n", n_acc);
+   bson_append_document_end (&stage, &group);
+   bson_append_document_end (&pipeline, &stage);
+   bson_append_array_end (&cmd, &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "cursor", &cursor);
+   bson_append_document_end (&cmd, &cursor);
+   if (k == 0) {
+      ok = true;
+      goto done;
+   }
+   bson_destroy (&docs);
+   if (!run_docs (c, "config", &cmd, 0, &docs, err)) {
+      ok = !fatal (err);
+      sh_error_clear (err);
+      goto done;
+   }
+   for (size_t i = 0; i < s->nshards; i++)
+      if (s->shards[i].draining)
+         s->shards[i].drain.databases = 0;
+   if (bson_iter_init (&it, &docs)) {
+      while (bson_iter_next (&it)) {
+         bson_t d;
+         int si;
+         if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) &&
+             (si = snapshot_shard_index (s, doc_utf8 (&d, "_id", ""))) >= 0)
+            s->shards[si].drain.databases = doc_int (&d, "n", 0);
+      }
+   }
+   ok = true;
+done:
+   bson_destroy (n_acc);
+   bson_destroy (&cmd);
    bson_destroy (&docs);
    return ok;
 }
@@ -1587,12 +1847,63 @@ collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *
       judge_balance (cur, co);
    }
    free (smap);
+   /* the totals row: over the shards, which is over the collections too */
+   cur->total_chunks = cur->total_jumbo = cur->total_bytes = cur->total_docs = 0;
+   cur->total_writes_ps = cur->total_reads_ps = 0;
+   for (size_t i = 0; i < cur->ncolls; i++) {
+      cur->colls[i].docs = 0;
+      for (size_t s = 0; s < cur->nshards; s++)
+         cur->colls[i].docs += cur->colls[i].cells[s].docs;
+   }
+   for (size_t s = 0; s < cur->nshards; s++) {
+      const snap_shard_t *sh = &cur->shards[s];
+      cur->total_chunks += sh->chunks;
+      cur->total_jumbo += sh->jumbo;
+      cur->total_bytes += sh->data_bytes;
+      cur->total_docs += sh->docs;
+      cur->total_writes_ps += sh->writes_ps;
+      cur->total_reads_ps += sh->reads_ps;
+   }
 }
 
 /* ---- one sample ---- */
 
+/* Seconds as an integer, capped at a year (a crawl that slow is "not in sight", and the cast stays in range). */
+static int64_t
+eta_seconds (double secs)
+{
+   const double year = 365.0 * 24 * 3600;
+   return secs >= year ? (int64_t) year : secs > 0 ? (int64_t) (secs + 0.5) : 0;
+}
+
+/* A draining shard's rates and time left from its readings (oldest first) over the last minutes. */
 static void
-push_history (collect_t *c, snapshot_t *s)
+drain_progress (snap_shard_t *sh, const drain_point_t *v, int n)
+{
+   snap_drain_t *d = &sh->drain;
+   double dt = n >= 2 ? (double) (v[n - 1].ms - v[0].ms) / 1000.0 : 0;
+   d->chunks = sh->chunks;
+   d->bytes = sh->data_bytes;
+   d->bytes_ps = d->chunks_ps = -1;
+   d->window_s = dt;
+   d->eta_s = -1;
+   if (dt > 0) {
+      int64_t db = v[0].bytes - v[n - 1].bytes, dc = v[0].chunks - v[n - 1].chunks;
+      d->bytes_ps = db > 0 ? (double) db / dt : 0;
+      d->chunks_ps = dc > 0 ? (double) dc / dt : 0;
+   }
+   if (!d->chunks && !d->bytes && d->databases == 0)
+      d->eta_s = 0;
+   else if (d->bytes > 0 && d->bytes_ps > 0)
+      d->eta_s = eta_seconds ((double) d->bytes / d->bytes_ps);
+   else if (d->chunks > 0 && d->chunks_ps > 0)
+      d->eta_s = eta_seconds ((double) d->chunks / d->chunks_ps);
+}
+
+/* Per shard: the write-rate history (sparkline), the trend since the session's first sample, and the drain
+ * progress of a draining shard. now_ms is the sample's monotonic time. */
+static void
+push_history (collect_t *c, snapshot_t *s, int64_t now_ms)
 {
    for (size_t i = 0; i < s->nshards; i++) {
       shard_hist_t *h = NULL;
@@ -1606,6 +1917,28 @@ push_history (collect_t *c, snapshot_t *s)
          h = &c->hist[c->nhist++];
          memset (h, 0, sizeof *h);
          bson_strncpy (h->name, s->shards[i].name, sizeof h->name);
+         h->first_ms = now_ms;
+         h->first_chunks = s->shards[i].chunks;
+         h->first_bytes = s->shards[i].data_bytes;
+      }
+      s->shards[i].chunks_delta = s->shards[i].chunks - h->first_chunks;
+      s->shards[i].bytes_delta = s->shards[i].data_bytes - h->first_bytes;
+      s->shards[i].trend_s = (double) (now_ms - h->first_ms) / 1000.0;
+      if (!s->shards[i].draining) {
+         h->ndrain = 0;
+      } else {
+         /* keep one reading at or before the window's start, so the rate spans the whole window */
+         while (h->ndrain >= 2 && (h->drain[1].ms <= now_ms - COLLECT_DRAIN_WINDOW_MS || h->ndrain == SNAP_HIST)) {
+            memmove (h->drain, h->drain + 1, (size_t) (h->ndrain - 1) * sizeof h->drain[0]);
+            h->ndrain--;
+         }
+         if (h->ndrain == SNAP_HIST)
+            h->ndrain--;
+         h->drain[h->ndrain].ms = now_ms;
+         h->drain[h->ndrain].bytes = s->shards[i].data_bytes;
+         h->drain[h->ndrain].chunks = s->shards[i].chunks;
+         h->ndrain++;
+         drain_progress (&s->shards[i], h->drain, h->ndrain);
       }
       if (s->rates_valid) {
          if (h->nhist == SNAP_HIST) {
@@ -1730,6 +2063,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
       goto done;
    lookup_build (&s, metas, nmetas, &lk);
    if (!sample_chunks (c, &s, metas, nmetas, &lk, &err) || !sample_events (c, &s, &err) ||
+       !sample_migrations (c, &s, &err) || !sample_drain_databases (c, &s, &err) ||
        !sample_data_distribution (c, &s, &lk, &sdd, &err))
       goto done;
    own_reads = xcalloc (s.ncolls, sizeof *own_reads);
@@ -1782,7 +2116,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
             *rates[k] = ops[k] >= c->op_prev[k] ? (double) (ops[k] - c->op_prev[k]) / dt : 0;
       }
    }
-   push_history (c, &s);
+   push_history (c, &s, t0);
    memcpy (c->op_prev, ops, sizeof ops);
    snapshot_clear (&c->prev);
    snapshot_copy (&c->prev, &s);
@@ -1817,6 +2151,119 @@ done:
 
 /* ---- drill-down ---- */
 
+/* The marks of one chunk of the drill-down: the collection's hot key range (from the last sample's judgement), a
+ * migration in flight (the last sample's list), and its size when dataSize gave one. */
+static void
+chunk_marks (collect_t *c, const char *ns, snap_chunk_t *ch)
+{
+   const snapshot_t *p = &c->prev;
+   ch->docs = ch->bytes = -1;
+   for (size_t i = 0; i < p->ncolls; i++) {
+      const snap_coll_t *co = &p->colls[i];
+      if (strcmp (co->ns, ns) != 0 || !co->has_hot_range)
+         continue;
+      ch->hot = !strcmp (ch->min, !strcmp (co->hot_range_end, "MaxKey") ? co->top_min : co->bottom_min);
+   }
+   for (size_t i = 0; i < p->nmigs; i++)
+      if (!strcmp (p->migs[i].ns, ns) && !strcmp (p->migs[i].min, ch->min))
+         bson_strncpy (ch->moving_to, p->migs[i].to, sizeof ch->moving_to);
+   for (size_t i = 0; i < c->nsizes; i++)
+      if (!strcmp (c->sizes[i].min, ch->min)) {
+         ch->docs = c->sizes[i].docs;
+         ch->bytes = c->sizes[i].bytes;
+         break;
+      }
+}
+
+/* The length of a raw BSON document (its little-endian int32 prefix). */
+static uint32_t
+raw_len (const uint8_t *p)
+{
+   return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+/* The cache entry for a chunk's min (created when absent). */
+static drill_size_t *
+size_entry (collect_t *c, const char *min)
+{
+   for (size_t i = 0; i < c->nsizes; i++)
+      if (!strcmp (c->sizes[i].min, min))
+         return &c->sizes[i];
+   c->sizes = realloc (c->sizes, (c->nsizes + 1) * sizeof *c->sizes);
+   if (!c->sizes)
+      abort ();
+   memset (&c->sizes[c->nsizes], 0, sizeof *c->sizes);
+   bson_strncpy (c->sizes[c->nsizes].min, min, sizeof c->sizes[0].min);
+   c->sizes[c->nsizes].docs = c->sizes[c->nsizes].bytes = -1;
+   return &c->sizes[c->nsizes++];
+}
+
+typedef struct {
+   size_t row;
+   int64_t read_at; /* 0: never read */
+} size_pick_t;
+
+static int
+size_pick_cmp (const void *a, const void *b)
+{
+   const size_pick_t *x = a, *y = b;
+   if (x->read_at != y->read_at)
+      return x->read_at < y->read_at ? -1 : 1;
+   return (x->row > y->row) - (x->row < y->row);
+}
+
+bool
+collect_chunk_sizes (collect_t *c, snap_chunks_t *chunks, const size_t *rows, size_t n)
+{
+   int mi = find_meta (c->meta, c->nmeta, chunks->ns);
+   size_pick_t *picks;
+   char db[SNAP_NAME];
+   const char *coll;
+   sh_error_t err;
+   bool ok = true;
+
+   (void) coll;
+   if (mi < 0 || strcmp (c->drill_ns, chunks->ns) != 0 || !n)
+      return mi >= 0;
+   sh_error_clear (&err);
+   c->deadline_mono_ms = clock_mono_ms () + (int64_t) (c->opts.interval_s * 500.0) + 1000;
+   split_ns (chunks->ns, db, sizeof db, &coll);
+   picks = xcalloc (n, sizeof *picks);
+   for (size_t i = 0; i < n; i++) {
+      picks[i].row = rows[i];
+      picks[i].read_at = rows[i] < chunks->nchunks ? size_entry (c, chunks->chunks[rows[i]].min)->read_at : 0;
+   }
+   /* never read first, then the oldest readings */
+   qsort (picks, n, sizeof *picks, size_pick_cmp);
+   for (size_t k = 0; k < n && k < COLLECT_CHUNK_SIZES_PER_REFRESH && ok; k++) {
+      size_t r = picks[k].row;
+      bson_t mn, mx, reply;
+      bson_t *cmd;
+      drill_size_t *e;
+      if (r >= chunks->nchunks || r >= c->ndrill || !c->drill_min[r])
+         continue;
+      bson_init_static (&mn, c->drill_min[r], raw_len (c->drill_min[r]));
+      bson_init_static (&mx, c->drill_max[r], raw_len (c->drill_max[r]));
+      cmd = BCON_NEW ("dataSize", BCON_UTF8 (chunks->ns), "keyPattern", BCON_DOCUMENT (&c->meta[mi].key), "min",
+                      BCON_DOCUMENT (&mn), "max", BCON_DOCUMENT (&mx), "estimate", BCON_BOOL (true));
+      if (run_cmd (c, db, cmd, &reply, &err)) {
+         e = size_entry (c, chunks->chunks[r].min);
+         e->docs = chunks->chunks[r].docs = doc_int (&reply, "numObjects", -1);
+         e->bytes = chunks->chunks[r].bytes = doc_int (&reply, "size", -1);
+         e->read_at = ++c->size_reads;
+      } else {
+         /* a refusal (an old server, no privilege) leaves the sizes unknown and asks no more this time */
+         ok = !fatal (&err);
+         sh_error_clear (&err);
+         k = n;
+      }
+      bson_destroy (cmd);
+      bson_destroy (&reply);
+   }
+   free (picks);
+   return ok;
+}
+
 bool
 collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
 {
@@ -1831,6 +2278,8 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
 
    snap_chunks_clear (out);
    bson_strncpy (out->ns, ns, sizeof out->ns);
+   free_drill (c, strcmp (c->drill_ns, ns) != 0);
+   bson_strncpy (c->drill_ns, ns, sizeof c->drill_ns);
    bson_init (&chunks);
    bson_init (&tags);
    sh_error_clear (&err);
@@ -1874,6 +2323,8 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
       goto done;
    n = bson_count_keys (&chunks);
    out->chunks = xcalloc (n, sizeof *out->chunks);
+   c->drill_min = xcalloc (n, sizeof *c->drill_min);
+   c->drill_max = xcalloc (n, sizeof *c->drill_max);
    if (bson_iter_init (&it, &chunks)) {
       while (bson_iter_next (&it)) {
          snap_chunk_t *ch;
@@ -1889,9 +2340,16 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
          fmt_shell (&mn, ch->min, sizeof ch->min);
          {
             bson_t mx;
-            if (doc_sub (&d, "max", &mx))
-               fmt_shell (&mx, ch->max, sizeof ch->max);
+            if (!doc_sub (&d, "max", &mx))
+               continue;
+            fmt_shell (&mx, ch->max, sizeof ch->max);
+            c->drill_min[out->nchunks] = bson_malloc (mn.len);
+            memcpy (c->drill_min[out->nchunks], bson_get_data (&mn), mn.len);
+            c->drill_max[out->nchunks] = bson_malloc (mx.len);
+            memcpy (c->drill_max[out->nchunks], bson_get_data (&mx), mx.len);
+            c->ndrill = out->nchunks + 1;
          }
+         chunk_marks (c, ns, ch);
          bson_strncpy (ch->shard, doc_utf8 (&d, "shard", "?"), sizeof ch->shard);
          ch->jumbo = doc_bool (&d, "jumbo");
          /* the zone whose range holds the chunk's min */

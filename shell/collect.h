@@ -1,8 +1,8 @@
 /* The dashboard's collector: the only dashboard code that talks to the cluster. One refresh sends at most 23
- * commands whatever the numbers of chunks, shards and collections (server-side counts and one reply per kind of data,
- * never one request per chunk; servers before 6.0.3 add one $collStats per sharded collection), and turns the
- * replies into a snapshot_t (views/snapshot.h) that the views render. This header has no driver types, so the views
- * can include it. */
+ * commands (24 while a shard drains) whatever the numbers of chunks, shards and collections (server-side counts and one
+ * reply per kind of data, never one request per chunk; servers before 6.0.3 add one $collStats per sharded collection),
+ * and turns the replies into a snapshot_t (views/snapshot.h) that the views render. This header has no driver types, so
+ * the views can include it. */
 #ifndef SHARDSH_COLLECT_H
 #define SHARDSH_COLLECT_H
 
@@ -69,6 +69,13 @@ collect_sample (collect_t *c, snapshot_t *snap);
  * out is cleared first; on failure out->error says why and false is returned. Two round trips. */
 bool
 collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out);
+
+/* Reads the documents and bytes of the chunks at indices rows[0..n) of chunks (the rows on screen; at most 16 per
+ * call, those never read or read longest ago first) with one dataSize (estimate: true) each, and keeps them for the
+ * next fetches of the same collection. chunks must come from the last collect_chunks. Sizes the server will not give
+ * stay -1. Returns false when the cluster could not be reached. */
+bool
+collect_chunk_sizes (collect_t *c, snap_chunks_t *chunks, const size_t *rows, size_t n);
 
 /* ---- pure judgement, exported for the unit tests ---- */
 

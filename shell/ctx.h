@@ -25,6 +25,9 @@ typedef struct sh_ctx {
    bool warned_autosplit;    /* the 6.0.3 autosplit deprecation printed once */
    int server_version[3];    /* from buildInfo, {0,0,0} until known */
    bool exit_requested;      /* exit / quit was run */
+   bson_t *capture;          /* when set (the JavaScript engine), results are stored here as { v: <value> } instead of
+                              * printed (cmd_print_doc, _value, _array, _stats); owned by whoever set it */
+   bool captured;            /* a result was stored in capture */
 } sh_ctx_t;
 
 #endif

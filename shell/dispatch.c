@@ -18,6 +18,8 @@ typedef struct {
    sh_pos_t word_pos[2];
    const bson_t *sort; /* borrowed from the statement */
    bson_t empty;
+   bson_t mods;       /* find's other cursor modifiers (call.modifiers) */
+   char terminal[16]; /* call.terminal */
 } resolved_t;
 
 static void
@@ -26,6 +28,7 @@ resolved_init (resolved_t *r)
    memset (r, 0, sizeof *r);
    bson_init (&r->word_args);
    bson_init (&r->empty);
+   bson_init (&r->mods);
 }
 
 static void
@@ -35,6 +38,7 @@ resolved_release (resolved_t *r)
    bson_free (r->coll);
    bson_destroy (&r->word_args);
    bson_destroy (&r->empty);
+   bson_destroy (&r->mods);
 }
 
 static void
@@ -93,6 +97,79 @@ seg_str_arg (const sh_seg_t *seg)
    return NULL;
 }
 
+/* find's further cursor modifiers, kept as { name: value } for its build(), and the methods that end a chain. */
+static bool
+is_find_modifier (const char *name)
+{
+   static const char *const names[] = { "hint",         "maxTimeMS", "collation", "batchSize",   "comment",
+                                        "allowDiskUse", "max",       "min",       "readConcern", "projection",
+                                        "count",        "size",      "itcount",   NULL };
+   for (int i = 0; names[i]; i++) {
+      if (!strcmp (name, names[i]))
+         return true;
+   }
+   return false;
+}
+
+static bool
+apply_find_modifier (resolved_t *r, const sh_seg_t *m, bool last, sh_error_t *err)
+{
+   bson_iter_t it;
+   bool has = m->argc >= 1 && bson_iter_init_find (&it, &m->args, "0") && !BSON_ITER_HOLDS_UNDEFINED (&it);
+   sh_pos_t at = m->argc >= 1 ? m->arg_pos[0] : m->close_pos;
+   const char *n = m->name;
+   if (strcmp (r->name, "db.collection.find") != 0) {
+      sh_error_set_at (err, SH_ERR_USAGE, m->pos, "'.%s()' applies to a find() cursor, not to %s()", n,
+                       r->name + strlen ("db.collection."));
+      return false;
+   }
+   if (r->terminal[0]) {
+      sh_error_set_at (err, SH_ERR_USAGE, m->pos, "nothing can follow .%s()", r->terminal);
+      return false;
+   }
+   if (!strcmp (n, "count") || !strcmp (n, "size") || !strcmp (n, "itcount")) {
+      if (!last) {
+         sh_error_set_at (err, SH_ERR_USAGE, m->pos, "nothing can follow .%s()", n);
+         return false;
+      }
+      /* mongosh's cursor count() applies skip and limit (the driver's default), as size() does */
+      bson_strncpy (r->terminal, n, sizeof r->terminal);
+      r->call.terminal = r->terminal;
+      return true;
+   }
+   if (!strcmp (n, "allowDiskUse")) {
+      BSON_APPEND_BOOL (&r->mods, n, has ? bson_iter_as_bool (&it) : true);
+   } else if (!has) {
+      sh_error_set_at (err, SH_ERR_ARGS, at, ".%s() needs an argument", n);
+      return false;
+   } else if (!strcmp (n, "maxTimeMS") || !strcmp (n, "batchSize")) {
+      int64_t v;
+      if (!args_number_to_int (&it, 0, INT32_MAX, &v)) {
+         sh_error_set_at (err, SH_ERR_ARGS, at, "%s needs a number from 0 to %d", n, INT32_MAX);
+         return false;
+      }
+      bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
+   } else if (!strcmp (n, "readConcern")) {
+      bson_t rc;
+      if (!BSON_ITER_HOLDS_UTF8 (&it)) {
+         sh_error_set_at (err, SH_ERR_ARGS, at, "readConcern needs a level such as \"majority\"");
+         return false;
+      }
+      BSON_APPEND_DOCUMENT_BEGIN (&r->mods, n, &rc);
+      BSON_APPEND_UTF8 (&rc, "level", bson_iter_utf8 (&it, NULL));
+      bson_append_document_end (&r->mods, &rc);
+   } else if (!strcmp (n, "comment") || (!strcmp (n, "hint") && BSON_ITER_HOLDS_UTF8 (&it))) {
+      bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
+   } else if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
+      sh_error_set_at (err, SH_ERR_ARGS, at, ".%s() needs a document", n);
+      return false;
+   } else {
+      bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
+   }
+   r->call.modifiers = &r->mods;
+   return true;
+}
+
 /* Cursor modifiers after a read: .sort(doc) .limit(n) .skip(n), and the no-ops .pretty() .toArray(). */
 static bool
 apply_modifiers (resolved_t *r, const sh_stmt_t *stmt, size_t i, sh_error_t *err)
@@ -125,6 +202,9 @@ apply_modifiers (resolved_t *r, const sh_stmt_t *stmt, size_t i, sh_error_t *err
             r->call.skip = v;
       } else if (!strcmp (m->name, "pretty") || !strcmp (m->name, "toArray")) {
          continue;
+      } else if (is_find_modifier (m->name)) {
+         if (!apply_find_modifier (r, m, i + 1 == stmt->nsegs, err))
+            return false;
       } else {
          sh_error_set_at (err, SH_ERR_USAGE, m->pos, "unsupported cursor method '.%s()': use sort, skip or limit",
                           m->name);
@@ -351,7 +431,12 @@ static bool
 confirm (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
    char line[64];
-   fprintf (ctx->err_fp, "%s moves data or stops balancing. Type 'yes' to run it: ", call->cmd->name);
+   /* a write to a config.* collection (destructive per call) says so; other entries move or drop data */
+   if (call->coll && !strcmp (call->db, "config"))
+      fprintf (ctx->err_fp, "%s writes config.%s, the cluster's metadata. Type 'yes' to run it: ", call->cmd->name,
+               call->coll);
+   else
+      fprintf (ctx->err_fp, "%s moves data or stops balancing. Type 'yes' to run it: ", call->cmd->name);
    fflush (ctx->err_fp);
    if (!fgets (line, sizeof line, stdin) || strncmp (line, "yes", 3) != 0 ||
        (line[3] != '\n' && line[3] != '\0' && line[3] != '\r')) {
@@ -415,20 +500,36 @@ dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
 }
 
 bool
-dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
+dispatch_is_literal (sh_ctx_t *ctx, const sh_stmt_t *stmt)
 {
    resolved_t r;
-   const sh_cmd_t *c;
+   sh_error_t err;
+   bool ok;
+
+   if (stmt->kind != SH_STMT_CHAIN)
+      return true;
+   resolved_init (&r);
+   sh_error_clear (&err);
+   ok = resolve (ctx, stmt, &r, &err);
+   resolved_release (&r);
+   if (ok)
+      return true;
+   /* sh.<name>(...) and sh.<name> keep the literal path's "unknown helper" and "call it as" messages */
+   return stmt->nsegs >= 1 && stmt->nsegs <= 2 && !strcmp (stmt->segs[0].name, "sh") && !stmt->segs[0].is_call;
+}
+
+bool
+dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   const sh_cmd_t *c = call->cmd;
    bool dry = ctx->opts && ctx->opts->dry_run;
    bool ok = false;
 
-   resolved_init (&r);
    conn_forget_if_broken (ctx);
-   if (!resolve (ctx, stmt, &r, err) || !check_args (&r.call, err))
+   if (!check_args (call, err))
       goto done;
-   c = r.call.cmd;
-   if (ctx->opts && ctx->opts->readonly && !is_readonly_call (&r.call)) {
-      sh_error_set_at (err, SH_ERR_READONLY, r.call.pos, "%s changes the cluster: refused by --readonly", c->name);
+   if (ctx->opts && ctx->opts->readonly && !is_readonly_call (call)) {
+      sh_error_set_at (err, SH_ERR_READONLY, call->pos, "%s changes the cluster: refused by --readonly", c->name);
       goto done;
    }
    if (c->since && !dry) {
@@ -436,20 +537,20 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
       if (!conn_server_version (ctx, have, err))
          goto done;
       if (!version_at_least (have, c->since)) {
-         sh_error_set_at (err, SH_ERR_VERSION, r.call.pos, "%s needs MongoDB %s and the cluster runs %d.%d.%d", c->name,
+         sh_error_set_at (err, SH_ERR_VERSION, call->pos, "%s needs MongoDB %s and the cluster runs %d.%d.%d", c->name,
                           c->since, have[0], have[1], have[2]);
          goto done;
       }
    }
-   if (is_destructive_call (&r.call) && ctx->interactive && !dry && !(ctx->opts && ctx->opts->yes)) {
-      if (!confirm (ctx, &r.call, err))
+   if (is_destructive_call (call) && ctx->interactive && !dry && !(ctx->opts && ctx->opts->yes)) {
+      if (!confirm (ctx, call, err))
          goto done;
    }
-   if ((c->flags & CMD_MONGOS_CHECK) && !dry && !has_dbref (&r.call)) {
+   if ((c->flags & CMD_MONGOS_CHECK) && !dry && !has_dbref (call)) {
       if (!mongos_check (ctx, err))
          goto done;
    }
-   ok = c->exec ? c->exec (ctx, &r.call, err) : cmd_exec_requests (ctx, &r.call, err);
+   ok = c->exec ? c->exec (ctx, call, err) : cmd_exec_requests (ctx, call, err);
    if (!ok && err->kind == SH_ERR_SERVER && err->code == 59 && c->not_found_hint) {
       size_t len = strlen (err->message);
       bson_strncpy (err->message + len, c->not_found_hint, sizeof err->message - len);
@@ -458,9 +559,28 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
       sh_error_set (err, SH_ERR_USAGE, "%s failed", c->name);
 done:
    /* every failure says where: server and network errors point at the helper that was running */
-   if (!ok && !err->has_pos && r.call.cmd) {
+   if (!ok && !err->has_pos) {
       err->has_pos = true;
-      err->pos = r.call.pos;
+      err->pos = call->pos;
+   }
+   return ok;
+}
+
+bool
+dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
+{
+   resolved_t r;
+   bool ok = false;
+
+   resolved_init (&r);
+   if (!resolve (ctx, stmt, &r, err)) {
+      conn_forget_if_broken (ctx);
+      if (!err->has_pos && r.call.cmd) {
+         err->has_pos = true;
+         err->pos = r.call.pos;
+      }
+   } else {
+      ok = dispatch_call (ctx, &r.call, err);
    }
    resolved_release (&r);
    return ok;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "commands.h"
 #include "ctx.h"
 #include "errors.h"
 #include "parser.h"
@@ -15,6 +16,18 @@
  * the shell goes on either way. Never exits the process (exit / quit set ctx->exit_requested). */
 bool
 dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err);
+
+/* The checks and the run of one resolved call, shared by both front ends (literal statements and the JavaScript
+ * engine): argument checks (the entry's pure build), --readonly, the server-version gate, confirmation of destructive
+ * commands, mongosh's one-time mongos check, then the entry's executor. A failure without a position gets call->pos. */
+bool
+dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
+
+/* True when stmt belongs to the literal path: it resolves to a table entry, or it is sh.<name>(...) (whose unknown
+ * names keep the literal path's "did you mean"). Anything else (a variable, a field read off a result, a cursor method
+ * the literal grammar lacks) is JavaScript. No I/O. */
+bool
+dispatch_is_literal (sh_ctx_t *ctx, const sh_stmt_t *stmt);
 
 /* Checks that every statement of a script names a known helper with arguments that pass its checks, without
  * sending anything, so a script with a mistake on line 40 sends nothing at all. Returns false with err set at the

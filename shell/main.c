@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "conn.h"
 #include "dashboard.h"
+#include "js_host.h"
 #include "repl.h"
 #include "script.h"
 
@@ -101,6 +102,7 @@ run (sh_options_t *opts)
    }
 done:
    bson_free (inputs);
+   js_host_shutdown ();
    conn_cleanup (&ctx);
    bson_free (uri);
    bson_free (db);

@@ -699,10 +699,11 @@ output_reduce (output_ctx_t *ctx, output_list_t *list, bool is_array, bool has_m
    output_list_t *entries = list;
    bson_string_t *out = bson_string_new (NULL);
 
-   if (is_array && list->len > 6 && output_group_array (ctx, list, has_more, all_numbers, &grouped)) {
+   if (!ctx->opts->expanded && is_array && list->len > 6 &&
+       output_group_array (ctx, list, has_more, all_numbers, &grouped)) {
       entries = &grouped;
    }
-   if (ctx->current_depth - recurse_times < OUTPUT_COMPACT && entries == list) {
+   if (!ctx->opts->expanded && ctx->current_depth - recurse_times < OUTPUT_COMPACT && entries == list) {
       double start = (double) list->len + ctx->indentation_lvl + 1 + 10;
       double total = (double) list->len + start;
       bool fits = total + (double) list->len <= ctx->break_length;
@@ -1153,6 +1154,7 @@ output_opts_default (output_mode_t mode, bool color)
    opts.break_length = 80;
    opts.depth = 6;
    opts.one_line_key = NULL;
+   opts.expanded = false;
    return opts;
 }
 

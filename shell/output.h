@@ -21,6 +21,8 @@ typedef struct {
    int depth;                /* nesting shown before [Object]; 6 like mongosh; < 0 means unlimited, and then arrays
                               * and strings are not cut either (mongosh --eval's deep inspection); otherwise arrays
                               * stop after 100 entries and strings after 10000 characters as in util.inspect */
+   bool expanded;            /* util.inspect's compact: false (mongosh's printjson): every document and array that is
+                              * not empty gets one entry per line, nothing joined or grouped */
    const char *one_line_key; /* documents inside an array stored under this key print on one line, like the
                               * chunk rows of sh.status (mongosh inspects them with breakLength Infinity);
                               * "chunks" for sh.status, NULL for none */

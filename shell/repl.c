@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "dispatch.h"
 #include "interrupt.h"
+#include "js_host.h"
 #include "parser.h"
 #include "repl.h"
 #include "script.h"
@@ -118,6 +119,39 @@ complete_name (const char *text, int state)
    return NULL;
 }
 
+/* Helper names, then (once the JavaScript engine runs) the engine's names: variables, and members of what the text
+ * before the last dot names (myCursor.toA, db.getSiblingDB). Table names are not repeated. */
+static char *
+complete_any (const char *text, int state)
+{
+   static char *names[64];
+   static size_t n, i;
+   static bool table_done;
+   char *m;
+
+   if (!state) {
+      for (size_t k = 0; k < n; k++)
+         free (names[k]);
+      n = i = 0;
+      table_done = false;
+   }
+   if (!table_done) {
+      if ((m = complete_name (text, state)) != NULL)
+         return m;
+      table_done = true;
+      if (js_host_started ())
+         n = js_host_api ()->complete (js_host_engine (NULL, NULL), text, names, sizeof names / sizeof names[0]);
+   }
+   while (i < n) {
+      char *name = names[i];
+      names[i++] = NULL;
+      if (!sh_cmd_find (name))
+         return name; /* malloc'd by the engine: readline frees it */
+      free (name);
+   }
+   return NULL;
+}
+
 /* The session, for the completion callbacks (readline passes no user data). */
 static sh_ctx_t *repl_ctx;
 static const bson_t *complete_values; /* the live values being offered */
@@ -206,6 +240,31 @@ complete_db_member (const char *text, int state)
    return NULL;
 }
 
+/* After "db.<coll>.": the collection methods of the table (its db.collection.* entries) as db.<coll>.<method>(. */
+static char *
+complete_coll_method (const char *text, int state)
+{
+   static size_t i, plen, len;
+   if (!state) {
+      i = 0;
+      len = strlen (text);
+      plen = (size_t) (strrchr (text, '.') - text) + 1; /* "db.<coll>." */
+   }
+   while (sh_cmd_table[i]) {
+      const char *name = sh_cmd_table[i++]->name;
+      if (strncmp (name, "db.collection.", 14) != 0 || strncmp (name + 14, text + plen, len - plen) != 0)
+         continue;
+      {
+         /* readline frees matches with free(): allocate with malloc */
+         char *m = malloc (plen + strlen (name + 14) + 2);
+         if (m)
+            sprintf (m, "%.*s%s(", (int) plen, text, name + 14);
+         return m;
+      }
+   }
+   return NULL;
+}
+
 static char **
 repl_complete (const char *text, int start, int end)
 {
@@ -224,7 +283,9 @@ repl_complete (const char *text, int start, int end)
       complete_values = repl_ctx ? cmd_complete_values (repl_ctx, "coll", repl_ctx->db) : NULL;
       return rl_completion_matches (text, complete_db_member);
    }
-   return rl_completion_matches (text, complete_name);
+   if (!strncmp (text, "db.", 3) && strchr (text + 3, '.') > text + 3)
+      return rl_completion_matches (text, complete_coll_method);
+   return rl_completion_matches (text, complete_any);
 }
 
 static bool
@@ -292,16 +353,23 @@ repl_run (sh_ctx_t *ctx)
          continue;
       {
          sh_script_t script = { 0 };
-         sh_error_t err;
+         sh_error_t err, jerr;
+         bool parsed, literal;
          sh_error_clear (&err);
+         sh_error_clear (&jerr);
+         parsed = sh_parse_script ("<repl>", pending->str, pending->len, &script, &err);
+         literal = parsed && script_is_literal (ctx, &script);
+         /* JavaScript with an open block, string or template literal: read on */
+         if (!parsed && js_host_engine (ctx, &jerr) && !js_host_is_compilable (ctx, pending->str, pending->len)) {
+            sh_script_destroy (&script);
+            continue;
+         }
          if (pending->len && !repl_line_is_sensitive (pending->str)) {
             add_history (pending->str);
             if (hist && !repl_history_append (hist, pending->str) && !ctx->opts->quiet)
                fprintf (ctx->err_fp, "warning: cannot write history file '%s'\n", hist);
          }
-         if (!sh_parse_script ("<repl>", pending->str, pending->len, &script, &err)) {
-            script_report (ctx, &err, NULL, pending->str);
-         } else {
+         if (literal) {
             /* Ctrl-C abandons the rest of what was typed too */
             for (size_t i = 0; i < script.n && !ctx->exit_requested && !sh_interrupted (); i++) {
                sh_error_clear (&err);
@@ -309,6 +377,18 @@ repl_run (sh_ctx_t *ctx)
                   script_report (ctx, &err, NULL, script.source);
                fflush (ctx->out_fp);
             }
+         } else if (!js_host_engine (ctx, &jerr)) {
+            if (!parsed) {
+               sh_error_hint (&err, "%s", jerr.message);
+               script_report (ctx, &err, NULL, pending->str);
+            } else {
+               script_report (ctx, &jerr, NULL, pending->str);
+            }
+         } else {
+            /* JavaScript: variables persist between lines; the value of an expression is printed */
+            sh_error_clear (&jerr);
+            if (js_host_run (ctx, "<repl>", pending->str, pending->len, true, &jerr) == JS_RUN_FAILED)
+               script_report (ctx, &jerr, NULL, pending->str);
          }
          sh_script_destroy (&script);
          bson_string_truncate (pending, 0);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "ctx.h"
+#include "parser.h"
 
 typedef struct {
    const char *name; /* "<eval>", a file path or "<stdin>" */
@@ -16,8 +17,15 @@ typedef struct {
 /* Exit codes of a run. */
 enum { SCRIPT_OK = 0, SCRIPT_FAILED = 1, SCRIPT_NOT_RUN = 2 };
 
-/* Parses and checks every input, then runs them all in order. Returns SCRIPT_OK, SCRIPT_FAILED (a statement failed:
- * reported with its position) or SCRIPT_NOT_RUN (a file could not be read or did not parse: nothing was sent). */
+/* True when every statement of script belongs to the literal path (dispatch_is_literal); otherwise the text is
+ * JavaScript and goes to the engine. */
+bool
+script_is_literal (sh_ctx_t *ctx, const sh_script_t *script);
+
+/* Parses and checks every input, then runs them all in order. An input the literal grammar does not take whole is
+ * JavaScript: compiled whole by the engine in the checking phase (a syntax error: SCRIPT_NOT_RUN), then run. Returns
+ * SCRIPT_OK, SCRIPT_FAILED (a statement failed: reported with its position) or SCRIPT_NOT_RUN (a file could not be read
+ * or did not parse: nothing was sent). */
 int
 script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n);
 

@@ -91,8 +91,9 @@ static int
 act_sort (dash_t *d)
 {
    if (d->drill)
-      return VIEW_OK;
-   d->sort[d->focus] = (d->sort[d->focus] + 1) % view_sort_count (d->focus);
+      d->chunk_sort = (d->chunk_sort + 1) % view_sort_count (DASH_NPANELS);
+   else
+      d->sort[d->focus] = (d->sort[d->focus] + 1) % view_sort_count (d->focus);
    return VIEW_REDRAW;
 }
 
@@ -100,8 +101,9 @@ static int
 act_invert (dash_t *d)
 {
    if (d->drill)
-      return VIEW_OK;
-   d->invert[d->focus] = !d->invert[d->focus];
+      d->chunk_invert = !d->chunk_invert;
+   else
+      d->invert[d->focus] = !d->invert[d->focus];
    return VIEW_REDRAW;
 }
 
@@ -147,6 +149,9 @@ act_enter (dash_t *d)
    if (!ns)
       return VIEW_OK;
    snprintf (d->drill_ns, sizeof d->drill_ns, "%s", ns);
+   /* the chunk list has its own filter (shard, zone, bounds); the panels' one comes back on Esc */
+   snprintf (d->main_filter, sizeof d->main_filter, "%s", d->filter);
+   d->filter[0] = '\0';
    d->drill = true;
    d->chunk_panel.selected = 0;
    d->chunk_panel.scroll = 0;
@@ -159,9 +164,10 @@ act_back (dash_t *d)
 {
    if (d->help)
       d->help = false;
-   else if (d->drill)
+   else if (d->drill) {
       d->drill = false;
-   else
+      snprintf (d->filter, sizeof d->filter, "%s", d->main_filter);
+   } else
       d->filter[0] = '\0';
    return VIEW_REDRAW;
 }
@@ -196,8 +202,12 @@ const action_t actions_table[] = {
    { { KEY_BTAB, KEY_LEFT, 'h' }, "S-Tab Left h", NULL, "focus the previous panel", act_prev_panel },
    { { '\n', '\r', KEY_ENTER }, "Enter", "Chunks", "list the selected collection's chunks and zones", act_enter },
    { { KEY_ESC }, "Esc", NULL, "go back: close help or the chunk list, else clear the filter", act_back },
-   { { '/' }, "/", "Filter", "filter by namespace or shard (Enter keeps it, Esc clears it)", act_filter },
-   { { 's' }, "s", "Sort", "sort the focused panel by its next column", act_sort },
+   { { '/' },
+     "/",
+     "Filter",
+     "filter by namespace or shard, in the chunk list by shard, zone or bound (Enter keeps it, Esc clears it)",
+     act_filter },
+   { { 's' }, "s", "Sort", "sort the focused panel or the chunk list by its next column", act_sort },
    { { 'I' }, "I", NULL, "invert the sort order", act_invert },
    { { ' ' }, "Space", "Pause", "pause or resume sampling (scrolling still works)", act_pause },
    { { '+', '=' }, "+", NULL, "refresh less often (longer interval)", act_slower },
@@ -206,6 +216,16 @@ const action_t actions_table[] = {
    { { 'q', KEY_F (10) }, "q F10", "Quit", "quit", act_quit },
 };
 const size_t actions_count = sizeof actions_table / sizeof actions_table[0];
+
+const action_panel_t actions_panels[] = {
+   { "Header", "router, version, balancer mode and rounds, migrations in flight, sample clock, PAUSED/STALE" },
+   { "Shards", "state, zones, chunks, data, documents, write/read rates, write sparkline (one scale), trend, HOT" },
+   { "Draining", "per draining shard: chunks, data and databases left, rate over the last minutes, time left" },
+   { "Collections", "key, chunks per shard, data, balance verdict and why, jumbo, outside zone, writes, hot range" },
+   { "Events", "migrations (from -> to), splits, balancer rounds; failures kept on screen" },
+   { "Chunks (Enter)", "zone ranges, then chunks: range, shard, documents, size, jumbo, zone, HOT and -> moving" },
+};
+const size_t actions_panel_count = sizeof actions_panels / sizeof actions_panels[0];
 
 /* The filter editor: printable keys append, Backspace deletes, Enter keeps, Esc clears. */
 static int
@@ -294,8 +314,9 @@ actions_draw_bar (const dash_t *d, int y)
 void
 actions_draw_help (const dash_t *d)
 {
-   int w = d->cols - 4 < 90 ? d->cols - 4 : 90;
-   int h = (int) actions_count + 2; /* title, one row per action, the legend */
+   int w = d->cols - 4 < 110 ? d->cols - 4 : 110;
+   /* title, one row per action, then (with room) one per panel, the legend */
+   int h = (int) actions_count + 2 + (int) actions_panel_count;
    int x0, y0, rows;
    char line[160];
    if (h > d->lines - 2)
@@ -315,8 +336,16 @@ actions_draw_help (const dash_t *d)
       attroff (crt_attr (CRT_KEY));
       mvaddnstr (y0 + 1 + i, x0 + 17, actions_table[i].help, w - 19);
    }
-   if (rows < (int) actions_count)
-      snprintf (line, sizeof line, "(%d more: enlarge the terminal)", (int) actions_count - rows);
+   for (int i = 0; i < (int) actions_panel_count && (int) actions_count + i < rows; i++) {
+      int y = y0 + 1 + (int) actions_count + i;
+      attron (crt_attr (CRT_TITLE));
+      mvaddnstr (y, x0 + 2, actions_panels[i].name, 14);
+      attroff (crt_attr (CRT_TITLE));
+      mvaddnstr (y, x0 + 17, actions_panels[i].help, w - 19);
+   }
+   if (rows < (int) (actions_count + actions_panel_count))
+      snprintf (line, sizeof line, "(%d more: enlarge the terminal)",
+                (int) (actions_count + actions_panel_count) - rows);
    else
       snprintf (line, sizeof line, "%s hot: >= %.1fx fair share of writes, >= %.1f/s  %s imbalanced  %s outside zone",
                 crt_glyphs->hot, d->snap.hot_factor, d->snap.hot_min_rate, crt_glyphs->imbalanced, crt_glyphs->ooz);
@@ -331,4 +360,12 @@ actions_write_markdown (FILE *out)
    fprintf (out, "| Keys | What it does |\n| --- | --- |\n");
    for (size_t i = 0; i < actions_count; i++)
       fprintf (out, "| `%s` | %s |\n", actions_table[i].key_name, actions_table[i].help);
+}
+
+void
+actions_write_panels_markdown (FILE *out)
+{
+   fprintf (out, "| Panel | What it shows |\n| --- | --- |\n");
+   for (size_t i = 0; i < actions_panel_count; i++)
+      fprintf (out, "| %s | %s |\n", actions_panels[i].name, actions_panels[i].help);
 }

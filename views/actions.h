@@ -23,6 +23,15 @@ typedef struct {
 extern const action_t actions_table[];
 extern const size_t actions_count;
 
+/* The panels, top to bottom, with one line each: the help overlay and docs/dashboard.md list them from here. */
+typedef struct {
+   const char *name;
+   const char *help;
+} action_panel_t;
+
+extern const action_panel_t actions_panels[];
+extern const size_t actions_panel_count;
+
 /* Handles one key: the filter editor while typing a filter, the help overlay while it is open, else the table.
  * Returns a view_reaction bitmask. */
 int
@@ -39,5 +48,9 @@ actions_draw_help (const dash_t *d);
 /* Writes the key table as Markdown rows ("| keys | what it does |"), as docs/dashboard.md carries it. */
 void
 actions_write_markdown (FILE *out);
+
+/* Writes the panel table as Markdown rows ("| panel | what it shows |"), as docs/dashboard.md carries it. */
+void
+actions_write_panels_markdown (FILE *out);
 
 #endif

@@ -1,6 +1,7 @@
-/* The collections panel: namespace, shard key, chunks in total and per shard (mini bars), the balance verdict by
- * the server version's policy, jumbo chunks, chunks outside their zone, balancing disabled, the write rate and
- * the hot shard with its key range. Enter opens the drill-down. */
+/* The collections panel: namespace, shard key, chunks in total and per shard (mini bars), data size, the balance
+ * verdict by the server version's policy and its reason, jumbo chunks, chunks outside their zone, balancing
+ * disabled, the write rate and the hot shard with its key range; a totals row at the foot. Imbalanced and hot
+ * collections stay on screen when rows run short. Enter opens the drill-down. */
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include "meter.h"
 #include "views.h"
 
-const char *const view_colls_sorts[] = { "namespace", "chunks", "writes", "imbalance", NULL };
+const char *const view_colls_sorts[] = { "namespace", "chunks", "data", "writes", "imbalance", NULL };
 
 static const snapshot_t *sort_snap;
 static int sort_key;
@@ -27,9 +28,12 @@ coll_cmp (const void *a, const void *b)
       c = panel_cmp_desc ((double) x->chunks, (double) y->chunks);
       break;
    case 2:
-      c = panel_cmp_desc (x->writes_ps, y->writes_ps);
+      c = panel_cmp_desc ((double) x->data_bytes, (double) y->data_bytes);
       break;
    case 3:
+      c = panel_cmp_desc (x->writes_ps, y->writes_ps);
+      break;
+   case 4:
       c = panel_cmp_desc ((double) (x->balance == SNAP_BAL_IMBALANCED), (double) (y->balance == SNAP_BAL_IMBALANCED));
       break;
    default:
@@ -44,6 +48,13 @@ view_colls_order (const dash_t *d, size_t *out)
    const snapshot_t *s = &d->snap;
    size_t n = 0;
    bool any_ns = false;
+   bool *important = calloc (s->ncolls ? s->ncolls : 1, sizeof *important);
+   if (!important)
+      abort ();
+   for (size_t i = 0; i < s->ncolls; i++) {
+      const snap_coll_t *co = &s->colls[i];
+      important[i] = co->balance == SNAP_BAL_IMBALANCED || co->hot_shard >= 0 || co->jumbo || co->out_of_zone;
+   }
    for (size_t i = 0; i < s->ncolls && d->filter[0]; i++)
       any_ns = any_ns || dash_filter_match (d, s->colls[i].ns);
    for (size_t i = 0; i < s->ncolls; i++) {
@@ -58,6 +69,8 @@ view_colls_order (const dash_t *d, size_t *out)
    sort_key = d->sort[DASH_COLLS];
    sort_inv = d->invert[DASH_COLLS];
    qsort (out, n, sizeof *out, coll_cmp);
+   panel_important_first (out, n, important, panel_body_h (&d->panels[DASH_COLLS]));
+   free (important);
    return n;
 }
 
@@ -71,25 +84,70 @@ view_colls_selected (const dash_t *d)
    return NULL;
 }
 
+/* The hot cell: "▲HOT shard01 >= { ts: 2026-11-24 13:21:33.261 }" (the chunk whose max is MaxKey takes the inserts:
+ * its min is all there is to say), "< { ts: ... }" for the MinKey end, or the hot shard alone. */
+static void
+hot_text (const snapshot_t *s, const snap_coll_t *co, char *buf, size_t len)
+{
+   char v[SNAP_TEXT];
+   buf[0] = '\0';
+   if (co->hot_shard >= 0 && co->has_hot_range) {
+      bool top = !strcmp (co->hot_range_end, "MaxKey");
+      snap_short_dates (top ? co->top_min : co->bottom_max, NULL, v, sizeof v);
+      snprintf (buf, len, "%s %s %s %s", crt_glyphs->hot, s->shards[co->hot_range_shard].name, top ? ">=" : "<", v);
+   } else if (co->hot_shard >= 0) {
+      snprintf (buf, len, "%s %s", crt_glyphs->hot, s->shards[co->hot_shard].name);
+   }
+}
+
 void
 view_colls_draw (dash_t *d, panel_t *p)
 {
    const snapshot_t *s = &d->snap;
    int per_shard = (int) s->nshards > 9 ? (int) s->nshards : 9;
    panel_col_t cols[] = {
-      { "NAMESPACE", 18, 0 },        { "KEY", 14, 2 },      { "CHUNKS", 6, 0, true },
-      { "PER SHARD", per_shard, 1 }, { "BAL", 5, 0 },       { "JUMBO", 5, 3, true },
-      { "ZONE!", 5, 3, true },       { "BALANCING", 9, 4 }, { "W/S", 7, 1, true },
-      { "HOT", 12, 0, false, true },
+      { "NAMESPACE", 18, 0 }, { "KEY", 14, 2 },      { "CHUNKS", 6, 0, true },      { "PER SHARD", per_shard, 1 },
+      { "DATA", 8, 1, true }, { "BAL", 5, 0 },       { "JUMBO", 5, 3, true },       { "ZONE!", 5, 3, true },
+      { "BALANCING", 9, 5 },  { "W/S", 7, 2, true }, { "HOT", 12, 0, false, true }, { "WHY", 10, 4, false, true },
    };
-   enum { C_NS, C_KEY, C_CHUNKS, C_PER, C_BAL, C_JUMBO, C_OOZ, C_NOBAL, C_WPS, C_HOT, C_N };
+   enum { C_NS, C_KEY, C_CHUNKS, C_PER, C_DATA, C_BAL, C_JUMBO, C_OOZ, C_NOBAL, C_WPS, C_HOT, C_WHY, C_N };
    size_t *order = calloc (s->ncolls ? s->ncolls : 1, sizeof *order);
+   const char **texts = calloc (s->ncolls ? s->ncolls : 1, sizeof *texts);
    size_t n;
-   int found = -1;
-   char title[128], info[64];
+   int found = -1, fy;
+   bool any_nobal = false, any_jumbo = false, any_ooz = false;
+   char title[128], info[SNAP_TEXT + 16];
 
-   if (!order)
-      return;
+   if (!order || !texts)
+      abort ();
+   for (size_t i = 0; i < s->ncolls; i++)
+      texts[i] = s->colls[i].ns;
+   cols[C_NS].want = panel_text_width (texts, s->ncolls);
+   for (size_t i = 0; i < s->ncolls; i++)
+      texts[i] = s->colls[i].key;
+   cols[C_KEY].want = panel_text_width (texts, s->ncolls);
+   free (texts);
+   for (size_t i = 0; i < s->ncolls; i++) {
+      const snap_coll_t *co = &s->colls[i];
+      int w = co->balance == SNAP_BAL_IMBALANCED ? meter_width (co->balance_why) : 0;
+      cols[C_WHY].want = w > cols[C_WHY].want ? w : cols[C_WHY].want;
+      any_nobal = any_nobal || co->no_balance;
+      any_jumbo = any_jumbo || co->jumbo;
+      any_ooz = any_ooz || co->out_of_zone;
+   }
+   /* a column that would say "on" or "-" on every row says nothing: its width goes to the others */
+   if (!any_nobal)
+      cols[C_NOBAL].prio = -1;
+   if (!any_jumbo)
+      cols[C_JUMBO].prio = -1;
+   if (!any_ooz)
+      cols[C_OOZ].prio = -1;
+   for (size_t i = 0; i < s->ncolls; i++) {
+      char hot[SNAP_NAME + SNAP_TEXT + 32];
+      hot_text (s, &s->colls[i], hot, sizeof hot);
+      if (meter_width (hot) > cols[C_HOT].want)
+         cols[C_HOT].want = meter_width (hot);
+   }
    n = view_colls_order (d, order);
    for (size_t i = 0; i < n; i++)
       if (p->sel_key[0] && !strcmp (s->colls[order[i]].ns, p->sel_key))
@@ -100,6 +158,10 @@ view_colls_draw (dash_t *d, panel_t *p)
    snprintf (title, sizeof title, "Collections (%zu%s)  Enter: chunks", n, n != s->ncolls ? " filtered" : "");
    snprintf (info, sizeof info, "sort: %s %s", view_colls_sorts[d->sort[DASH_COLLS]],
              d->invert[DASH_COLLS] ? crt_glyphs->up : crt_glyphs->down);
+   /* too narrow for the WHY column: the selected collection's reason goes in the title row */
+   panel_fit_columns (cols, C_N, p->w);
+   if (cols[C_WHY].x < 0 && n && s->colls[order[p->selected]].balance == SNAP_BAL_IMBALANCED)
+      snprintf (info, sizeof info, "%s %s", crt_glyphs->imbalanced, s->colls[order[p->selected]].balance_why);
    panel_draw_frame (p, cols, C_N, title, info);
    for (size_t i = 0; i < n; i++) {
       const snap_coll_t *co = &s->colls[order[i]];
@@ -126,6 +188,9 @@ view_colls_draw (dash_t *d, panel_t *p)
          pos += strlen (lv);
       }
       panel_cell (p, y, &cols[C_PER], buf, ra ? ra : crt_attr (CRT_BAR));
+      panel_cell (p, y, &cols[C_DATA], snap_fmt_bytes (co->data_bytes, buf, sizeof buf), ra);
+      panel_cell (p, y, &cols[C_WHY], co->balance == SNAP_BAL_IMBALANCED ? co->balance_why : "",
+                  ra ? ra : crt_attr (CRT_WARN));
       if (co->balance == SNAP_BAL_IMBALANCED)
          snprintf (buf, sizeof buf, "%s IMB", crt_glyphs->imbalanced);
       else if (co->balance == SNAP_BAL_OK)
@@ -142,11 +207,21 @@ view_colls_draw (dash_t *d, panel_t *p)
                   ra ? ra : (co->no_balance ? crt_attr (CRT_WARN) : 0));
       panel_cell (p, y, &cols[C_WPS], s->rates_valid ? snap_fmt_count (co->writes_ps, buf, sizeof buf) : "-", ra);
       buf[0] = '\0';
-      if (co->hot_shard >= 0 && co->has_hot_range)
-         snprintf (buf, sizeof buf, "%s %s %s", crt_glyphs->hot, s->shards[co->hot_range_shard].name, co->hot_range);
-      else if (co->hot_shard >= 0)
-         snprintf (buf, sizeof buf, "%s %s", crt_glyphs->hot, s->shards[co->hot_shard].name);
+      hot_text (s, co, buf, sizeof buf);
       panel_cell (p, y, &cols[C_HOT], buf, ra ? ra : crt_attr (CRT_HOT));
+   }
+   if ((fy = panel_footer_y (p)) >= 0) {
+      int dim = crt_attr (CRT_DIM);
+      char buf[64];
+      mvhline (fy, p->x, ' ', p->w);
+      panel_cell (p, fy, &cols[C_NS], "TOTAL", dim);
+      snprintf (buf, sizeof buf, "%lld", (long long) s->total_chunks);
+      panel_cell (p, fy, &cols[C_CHUNKS], buf, dim);
+      panel_cell (p, fy, &cols[C_DATA], snap_fmt_bytes (s->total_bytes, buf, sizeof buf), dim);
+      snprintf (buf, sizeof buf, "%lld", (long long) s->total_jumbo);
+      panel_cell (p, fy, &cols[C_JUMBO], s->total_jumbo ? buf : "-", dim);
+      panel_cell (p, fy, &cols[C_WPS], s->rates_valid ? snap_fmt_count (s->total_writes_ps, buf, sizeof buf) : "-",
+                  dim);
    }
    free (order);
 }

@@ -23,6 +23,12 @@ src_chunks (void *ud, const char *ns, snap_chunks_t *out)
    return collect_chunks (ud, ns, out);
 }
 
+static bool
+src_chunk_sizes (void *ud, snap_chunks_t *chunks, const size_t *rows, size_t n)
+{
+   return collect_chunk_sizes (ud, chunks, rows, n);
+}
+
 static double
 src_set_interval (void *ud, double s)
 {
@@ -90,7 +96,11 @@ dashboard_run (struct sh_ctx *ctx)
       rc = run_batch (c, &io, copts.interval_s, io.opts->frames, io.opts->once);
    } else {
       dash_t d;
-      dash_source_t src = { .ud = c, .sample = src_sample, .chunks = src_chunks, .set_interval = src_set_interval };
+      dash_source_t src = { .ud = c,
+                            .sample = src_sample,
+                            .chunks = src_chunks,
+                            .chunk_sizes = src_chunk_sizes,
+                            .set_interval = src_set_interval };
       bool color = !io.opts->no_color && !(no_color && *no_color);
       dash_init (&d, copts.interval_s);
       rc = screen_run (&d, &src, color, io.opts->frames);

@@ -1,5 +1,6 @@
 /* The events panel: recent splits and migrations (config.changelog) and balancer rounds (config.actionlog),
- * newest first, failures marked. */
+ * newest first, failures marked and kept on screen when rows run short; source -> destination first, then the
+ * namespace and the range with its dates shortened. */
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,9 +8,10 @@
 #include <time.h>
 
 #include "crt.h"
+#include "meter.h"
 #include "views.h"
 
-const char *const view_events_sorts[] = { "time", NULL };
+const char *const view_events_sorts[] = { "time", "kind", "namespace", "shard", NULL };
 
 static const char *
 kind_label (snap_event_kind_t k)
@@ -32,21 +34,84 @@ kind_label (snap_event_kind_t k)
    }
 }
 
+static bool
+event_failed (const snap_event_t *e)
+{
+   return e->kind == SNAP_EV_MIGRATE_FAIL || e->kind == SNAP_EV_ROUND_FAIL;
+}
+
+static const snapshot_t *sort_snap;
+static int sort_key;
+static bool sort_inv;
+
+/* Newest first within every sort; the sort column groups by kind (failures first), namespace or donor shard. */
+static int
+event_cmp (const void *a, const void *b)
+{
+   size_t i = *(const size_t *) a, k = *(const size_t *) b;
+   const snap_event_t *x = &sort_snap->events[i], *y = &sort_snap->events[k];
+   int c = 0;
+   switch (sort_key) {
+   case 1:
+      c = (int) event_failed (y) - (int) event_failed (x);
+      if (!c)
+         c = strcmp (kind_label (x->kind), kind_label (y->kind));
+      break;
+   case 2:
+      c = strcmp (x->ns, y->ns);
+      break;
+   case 3:
+      c = strcmp (x->from, y->from);
+      break;
+   default:
+      break;
+   }
+   if (!c) /* the collector's order is newest first */
+      c = (i > k) - (i < k);
+   return sort_inv ? -c : c;
+}
+
 size_t
 view_events_order (const dash_t *d, size_t *out)
 {
    const snapshot_t *s = &d->snap;
+   bool important[SNAP_EVENTS];
    size_t n = 0;
-   for (size_t i = 0; i < s->nevents; i++)
-      if (!d->filter[0] || dash_filter_match (d, s->events[i].ns) || dash_filter_match (d, s->events[i].text))
+   for (size_t i = 0; i < s->nevents; i++) {
+      const snap_event_t *e = &s->events[i];
+      important[i] = event_failed (e);
+      if (!d->filter[0] || dash_filter_match (d, e->ns) || dash_filter_match (d, e->text))
          out[n++] = i;
-   if (d->invert[DASH_EVENTS])
-      for (size_t i = 0; i < n / 2; i++) {
-         size_t t = out[i];
-         out[i] = out[n - 1 - i];
-         out[n - 1 - i] = t;
-      }
+   }
+   sort_snap = s;
+   sort_key = d->sort[DASH_EVENTS];
+   sort_inv = d->invert[DASH_EVENTS];
+   qsort (out, n, sizeof *out, event_cmp);
+   panel_important_first (out, n, important, panel_body_h (&d->panels[DASH_EVENTS]));
    return n;
+}
+
+/* "shard01 -> shard03" for a migration, "shard01" for a split, "" for a round. */
+static void
+route_text (const snap_event_t *e, char *buf, size_t len)
+{
+   if (e->from[0] && e->to[0])
+      snprintf (buf, len, "%s %s %s", e->from, crt_glyphs->arrow, e->to);
+   else
+      snprintf (buf, len, "%s", e->from);
+}
+
+/* The range with the dates shortened, and a failure's message; a round's own text. */
+static void
+detail_text (const snap_event_t *e, char *buf, size_t len)
+{
+   char range[2 * SNAP_TEXT + 8];
+   if (!e->min[0]) {
+      snprintf (buf, len, "%s", e->text);
+      return;
+   }
+   snap_fmt_range (e->min, e->max, crt_glyphs->arrow, range, sizeof range);
+   snprintf (buf, len, "%s%s%s", range, e->error[0] ? ": " : "", e->error);
 }
 
 void
@@ -56,22 +121,32 @@ view_events_draw (dash_t *d, panel_t *p)
    panel_col_t cols[] = {
       { "TIME", 8, 0 },
       { "EVENT", 12, 0 },
-      { "NAMESPACE", 18, 1 },
+      { "FROM -> TO", 15, 0 },
+      { "NAMESPACE", 14, 1 },
       { "DETAIL", 10, 0, false, true },
    };
-   enum { C_TIME, C_KIND, C_NS, C_TEXT, C_N };
+   enum { C_TIME, C_KIND, C_ROUTE, C_NS, C_TEXT, C_N };
    size_t order[SNAP_EVENTS];
    size_t n = view_events_order (d, order);
-   char title[64], info[64];
+   char title[64], info[64], route[2 * SNAP_NAME + 8], detail[3 * SNAP_TEXT];
 
+   for (size_t i = 0; i < s->nevents; i++) {
+      int w;
+      route_text (&s->events[i], route, sizeof route);
+      w = meter_width (route);
+      cols[C_ROUTE].want = w > cols[C_ROUTE].want ? w : cols[C_ROUTE].want;
+      w = meter_width (s->events[i].ns);
+      cols[C_NS].want = w > cols[C_NS].want ? w : cols[C_NS].want;
+   }
    panel_update (p, (int) n, -1);
-   snprintf (title, sizeof title, "Events (%zu)", n);
-   snprintf (info, sizeof info, "newest %s", d->invert[DASH_EVENTS] ? "last" : "first");
+   snprintf (title, sizeof title, "Events (%zu%s)", n, n != s->nevents ? " filtered" : "");
+   snprintf (info, sizeof info, "sort: %s %s", view_events_sorts[d->sort[DASH_EVENTS]],
+             d->invert[DASH_EVENTS] ? crt_glyphs->up : crt_glyphs->down);
    panel_draw_frame (p, cols, C_N, title, info);
    for (size_t i = 0; i < n; i++) {
       const snap_event_t *e = &s->events[order[i]];
       int y = panel_row_y (p, (int) i);
-      bool bad = e->kind == SNAP_EV_MIGRATE_FAIL || e->kind == SNAP_EV_ROUND_FAIL;
+      bool bad = event_failed (e);
       char buf[32];
       time_t t = (time_t) (e->time_ms / 1000);
       struct tm tm;
@@ -87,7 +162,10 @@ view_events_draw (dash_t *d, panel_t *p)
                      : crt_attr (bad                             ? CRT_HOT
                                  : e->kind == SNAP_EV_MIGRATE_OK ? CRT_OK
                                                                  : CRT_DEFAULT));
+      route_text (e, route, sizeof route);
+      panel_cell (p, y, &cols[C_ROUTE], route, ra);
       panel_cell (p, y, &cols[C_NS], e->ns, ra);
-      panel_cell (p, y, &cols[C_TEXT], e->text, ra);
+      detail_text (e, detail, sizeof detail);
+      panel_cell (p, y, &cols[C_TEXT], detail, ra);
    }
 }

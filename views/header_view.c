@@ -66,8 +66,11 @@ view_header_draw (const dash_t *d)
    else
       snprintf (buf, sizeof buf, "  window always");
    put (d, 0, buf);
-   snprintf (buf, sizeof buf, "  migrating %d", b->migrations);
-   put (d, b->migrations ? crt_attr (CRT_WARN) : 0, buf);
+   if (b->migrations >= 0)
+      snprintf (buf, sizeof buf, "  migrating %d", b->migrations);
+   else
+      snprintf (buf, sizeof buf, "  migrating ?");
+   put (d, b->migrations > 0 ? crt_attr (CRT_WARN) : 0, buf);
 
    move (1, 0);
    fmt_clock (s->sampled_at_ms, clock, sizeof clock);

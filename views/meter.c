@@ -78,17 +78,25 @@ meter_level (double value, double max, bool utf8)
    return utf8 ? levels_utf8[l] : levels_ascii[l];
 }
 
+double
+meter_spark_max (const double *v, int n, int width)
+{
+   double max = 0;
+   for (int i = n > width ? n - width : 0; i < n; i++)
+      max = v[i] > max ? v[i] : max;
+   return max;
+}
+
 char *
-meter_sparkline (char *buf, size_t len, const double *v, int n, int width, bool utf8)
+meter_sparkline (char *buf, size_t len, const double *v, int n, int width, double max, bool utf8)
 {
    size_t pos = 0;
-   double max = 0;
    int first = n > width ? n - width : 0;
    if (!len)
       return buf;
    buf[0] = '\0';
-   for (int i = first; i < n; i++)
-      max = v[i] > max ? v[i] : max;
+   if (max <= 0)
+      max = meter_spark_max (v, n, width);
    for (int i = n - first; i < width; i++)
       append (buf, len, &pos, " ");
    for (int i = first; i < n; i++)

@@ -16,10 +16,15 @@ meter_bar (char *buf, size_t len, double value, double max, int width, bool utf8
 const char *
 meter_level (double value, double max, bool utf8);
 
-/* Writes a sparkline of the last width values of v[0..n) (oldest first), scaled to their maximum, right-aligned
- * and padded with spaces. Returns buf. */
+/* Writes a sparkline of the last width values of v[0..n) (oldest first), right-aligned and padded with spaces. The
+ * scale is max (shared by every sparkline of a column, so equal heights mean equal values); max <= 0 scales to the
+ * values' own maximum. Returns buf. */
 char *
-meter_sparkline (char *buf, size_t len, const double *v, int n, int width, bool utf8);
+meter_sparkline (char *buf, size_t len, const double *v, int n, int width, double max, bool utf8);
+
+/* The largest of the last width values of v[0..n): the scale meter_sparkline draws them at. */
+double
+meter_spark_max (const double *v, int n, int width);
 
 /* Display width (terminal cells) of a UTF-8 string, counting each code point as one cell. */
 int

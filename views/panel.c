@@ -1,6 +1,7 @@
 /* The table widget: rectangle, chrome, column fitting, selection and scrolling. Draws over each line instead of
  * clearing the screen, so refreshes do not flicker. */
 #include <curses.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crt.h"
@@ -19,7 +20,24 @@ panel_set_rect (panel_t *p, int x, int y, int w, int h)
 int
 panel_body_h (const panel_t *p)
 {
-   return p->h > 2 ? p->h - 2 : 0;
+   int body = p->h - 2 - (p->footer ? 1 : 0);
+   return body > 0 ? body : 0;
+}
+
+int
+panel_footer_y (const panel_t *p)
+{
+   return p->footer && p->h >= 3 ? p->y + p->h - 1 : -1;
+}
+
+int
+panel_text_width (const char *const *texts, size_t n)
+{
+   int w = 0;
+   for (size_t i = 0; i < n; i++)
+      if (texts[i] && meter_width (texts[i]) > w)
+         w = meter_width (texts[i]);
+   return w;
 }
 
 void
@@ -28,34 +46,41 @@ panel_fit_columns (panel_col_t *cols, size_t n, int width)
    int max_prio = 0, total, x = 0, nflex = 0, slack;
    for (size_t i = 0; i < n; i++)
       max_prio = cols[i].prio > max_prio ? cols[i].prio : max_prio;
-   /* drop the highest priority numbers until the fixed widths fit */
+   /* drop the highest priority numbers until the fixed widths fit (a negative priority: never shown) */
    for (int cut = max_prio + 1; cut >= 0; cut--) {
       total = 0;
       for (size_t i = 0; i < n; i++)
-         if (cols[i].prio < cut)
+         if (cols[i].prio >= 0 && cols[i].prio < cut)
             total += cols[i].width + 1;
       if (total - 1 <= width || cut == 0) {
          for (size_t i = 0; i < n; i++)
-            cols[i].x = cols[i].prio < cut ? 0 : -1;
+            cols[i].x = cols[i].prio >= 0 && cols[i].prio < cut ? 0 : -1;
          break;
       }
    }
    total = 0;
-   for (size_t i = 0; i < n; i++)
+   for (size_t i = 0; i < n; i++) {
+      cols[i].w = cols[i].x >= 0 ? cols[i].width : 0;
       if (cols[i].x >= 0) {
          total += cols[i].width + 1;
          nflex += cols[i].flex;
       }
+   }
    slack = width - (total - 1) > 0 ? width - (total - 1) : 0;
+   /* first the columns whose content is cut (a long namespace or key), the most important first */
+   for (int pr = 0; pr <= max_prio && slack > 0; pr++)
+      for (size_t i = 0; i < n && slack > 0; i++)
+         if (cols[i].x >= 0 && cols[i].prio == pr && cols[i].want > cols[i].w) {
+            int g = cols[i].want - cols[i].w < slack ? cols[i].want - cols[i].w : slack;
+            cols[i].w += g;
+            slack -= g;
+         }
+   /* then the flexible columns share what is left; the last one takes the remainder */
    for (size_t i = 0; i < n; i++) {
-      if (cols[i].x < 0) {
-         cols[i].w = 0;
+      if (cols[i].x < 0)
          continue;
-      }
       cols[i].x = x;
-      cols[i].w = cols[i].width;
       if (cols[i].flex && nflex > 0) {
-         /* the flexible columns share the slack; the last one takes the remainder */
          int share = nflex == 1 ? slack : slack / nflex;
          cols[i].w += share;
          slack -= share;
@@ -155,6 +180,25 @@ panel_sort_result (int c, const char *xname, const char *yname, bool inv)
    if (!c)
       c = strcmp (xname, yname);
    return inv ? -c : c;
+}
+
+void
+panel_important_first (size_t *order, size_t n, const bool *important, int room)
+{
+   size_t *tmp, k = 0;
+   if (room < 0 || n <= (size_t) room || !n)
+      return;
+   tmp = malloc (n * sizeof *tmp);
+   if (!tmp)
+      abort ();
+   for (size_t i = 0; i < n; i++)
+      if (important[order[i]])
+         tmp[k++] = order[i];
+   for (size_t i = 0; i < n; i++)
+      if (!important[order[i]])
+         tmp[k++] = order[i];
+   memcpy (order, tmp, n * sizeof *tmp);
+   free (tmp);
 }
 
 void

@@ -12,9 +12,10 @@
 typedef struct {
    const char *title; /* column heading */
    int width;         /* cells; the last visible column may grow to fill the row when flex */
-   int prio;          /* 0 = always shown; higher numbers are dropped first when the row is too narrow */
+   int prio;          /* 0 = always shown; higher numbers are dropped first when the row is too narrow; < 0 hidden */
    bool right;        /* right-aligned */
    bool flex;         /* takes the width left over */
+   int want;          /* the width its content needs (0: width is enough); slack widens it up to that first */
    int x;             /* computed: offset in the panel, -1 when hidden */
    int w;             /* computed: width in effect */
 } panel_col_t;
@@ -25,19 +26,30 @@ typedef struct {
    int scroll;     /* first visible row */
    int nrows;      /* rows the view has after filtering */
    bool focused;
+   bool footer;             /* the last row is a fixed footer (totals), not part of the body */
    char sel_key[SNAP_NAME]; /* identity of the selected row, kept across refreshes and re-sorts */
 } panel_t;
 
 void
 panel_set_rect (panel_t *p, int x, int y, int w, int h);
 
-/* Rows available for the body (h minus title and headings; never negative). */
+/* Rows available for the body (h minus title, headings and footer; never negative). */
 int
 panel_body_h (const panel_t *p);
 
-/* Assigns x and w to the columns that fit in width (one space between columns). */
+/* Screen row of the footer (the panel's last row), or -1 when the panel has none or no room for it. */
+int
+panel_footer_y (const panel_t *p);
+
+/* Assigns x and w to the columns that fit in width (one space between columns). Columns are dropped by priority
+ * until the rest fit; the width left over goes first to the columns whose content is wider than their width (up to
+ * their want, the most important first), then to the flexible ones. */
 void
 panel_fit_columns (panel_col_t *cols, size_t n, int width);
+
+/* Display width of the widest of n strings (for a column's want). */
+int
+panel_text_width (const char *const *texts, size_t n);
 
 /* Draws the title row: title at the left, info at the right (either may be NULL). */
 void
@@ -60,6 +72,11 @@ panel_cmp_desc (double a, double b);
  * when inv. */
 int
 panel_sort_result (int c, const char *xname, const char *yname, bool inv);
+
+/* When the n ordered rows do not fit in room rows, moves the important ones (important[original index]) to the
+ * front, keeping their order and the others': draining, hot or imbalanced rows are never the ones pushed off. */
+void
+panel_important_first (size_t *order, size_t n, const bool *important, int room);
 
 /* Sets nrows, keeps selected within range (following sel_key when it names a row: pass the index of that row in
  * found, or -1) and scrolls so the selection is visible. */

@@ -49,6 +49,16 @@ json_rate (FILE *out, bool valid, double v)
       fprintf (out, "%.2f", v);
 }
 
+/* An integer, or null when it is not known. */
+static void
+json_int (FILE *out, bool valid, int64_t v)
+{
+   if (!valid)
+      fputs ("null", out);
+   else
+      fprintf (out, "%lld", (long long) v);
+}
+
 static const char *
 balance_word (snap_balance_t b)
 {
@@ -92,7 +102,24 @@ render_json (FILE *out, const snapshot_t *s)
       fprintf (out, "%lld", (long long) s->balancer.rounds);
    else
       fputs ("null", out);
-   fprintf (out, ", \"migrationsInFlight\": %d, \"activeWindow\": ", s->balancer.migrations);
+   fputs (", \"migrationsInFlight\": ", out);
+   json_int (out, s->balancer.migrations >= 0, s->balancer.migrations);
+   fputs (", \"migrations\": [", out);
+   for (size_t i = 0; i < s->nmigs; i++) {
+      const snap_migration_t *m = &s->migs[i];
+      fputs (i ? ", {\"ns\": " : "{\"ns\": ", out);
+      json_str (out, m->ns);
+      fputs (", \"from\": ", out);
+      json_str (out, m->from);
+      fputs (", \"to\": ", out);
+      json_str (out, m->to);
+      fputs (", \"min\": ", out);
+      json_str (out, m->min);
+      fputs (", \"max\": ", out);
+      json_str (out, m->max);
+      fputs ("}", out);
+   }
+   fputs ("], \"activeWindow\": ", out);
    if (s->balancer.has_window) {
       fputs ("{\"start\": ", out);
       json_str (out, s->balancer.window_start);
@@ -115,7 +142,24 @@ render_json (FILE *out, const snapshot_t *s)
       json_rate (out, s->rates_valid, sh->writes_ps);
       fputs (", \"readsPerSec\": ", out);
       json_rate (out, s->rates_valid, sh->reads_ps);
-      fprintf (out, ", \"hot\": %s}", sh->hot ? "true" : "false");
+      fprintf (out,
+               ", \"hot\": %s, \"trend\": {\"chunks\": %lld, \"dataBytes\": %lld, \"sinceSec\": %.1f}, \"drain\": ",
+               sh->hot ? "true" : "false", (long long) sh->chunks_delta, (long long) sh->bytes_delta, sh->trend_s);
+      if (sh->draining) {
+         const snap_drain_t *d = &sh->drain;
+         fprintf (out, "{\"chunks\": %lld, \"bytes\": %lld, \"databases\": ", (long long) d->chunks,
+                  (long long) d->bytes);
+         json_int (out, d->databases >= 0, d->databases);
+         fputs (", \"bytesPerSec\": ", out);
+         json_rate (out, d->bytes_ps >= 0, d->bytes_ps);
+         fputs (", \"chunksPerSec\": ", out);
+         json_rate (out, d->chunks_ps >= 0, d->chunks_ps);
+         fputs (", \"etaSec\": ", out);
+         json_int (out, d->eta_s >= 0, d->eta_s);
+         fprintf (out, ", \"windowSec\": %.1f}}", d->window_s);
+      } else {
+         fputs ("null}", out);
+      }
    }
    fputs ("], \"collections\": [", out);
    for (size_t i = 0; i < s->ncolls; i++) {
@@ -130,8 +174,10 @@ render_json (FILE *out, const snapshot_t *s)
          json_str (out, s->shards[k].name);
          fprintf (out, ": %lld", (long long) co->cells[k].chunks);
       }
-      fprintf (out, "}, \"dataBytes\": %lld, \"jumbo\": %lld, \"outsideZone\": %lld, \"balancingDisabled\": %s",
-               (long long) co->data_bytes, (long long) co->jumbo, (long long) co->out_of_zone,
+      fprintf (out,
+               "}, \"dataBytes\": %lld, \"documents\": %lld, \"jumbo\": %lld, \"outsideZone\": %lld, "
+               "\"balancingDisabled\": %s",
+               (long long) co->data_bytes, (long long) co->docs, (long long) co->jumbo, (long long) co->out_of_zone,
                co->no_balance ? "true" : "false");
       fprintf (out, ", \"balance\": \"%s\", \"balanceWhy\": ", balance_word (co->balance));
       json_str (out, co->balance_why);
@@ -158,7 +204,15 @@ render_json (FILE *out, const snapshot_t *s)
       }
       fputs ("}", out);
    }
-   fputs ("], \"events\": [", out);
+   fprintf (out,
+            "], \"totals\": {\"chunks\": %lld, \"jumbo\": %lld, \"dataBytes\": %lld, \"documents\": %lld, "
+            "\"writesPerSec\": ",
+            (long long) s->total_chunks, (long long) s->total_jumbo, (long long) s->total_bytes,
+            (long long) s->total_docs);
+   json_rate (out, s->rates_valid, s->total_writes_ps);
+   fputs (", \"readsPerSec\": ", out);
+   json_rate (out, s->rates_valid, s->total_reads_ps);
+   fputs ("}, \"events\": [", out);
    for (size_t i = 0; i < s->nevents; i++) {
       const snap_event_t *e = &s->events[i];
       fmt_iso (e->time_ms, iso, sizeof iso);
@@ -185,11 +239,15 @@ render_text (FILE *out, const snapshot_t *s)
       snprintf (iso, sizeof iso, "never");
    fprintf (out, "cluster %s %s  sampled %s (%lld ms, %d commands)%s%s\n", s->host, s->version, iso,
             (long long) s->sample_ms, s->round_trips, s->stale ? "  STALE: " : "", s->stale ? s->error : "");
-   fprintf (out, "balancer %s, %s, rounds %lld, window %s%s%s, migrations in flight %d\n",
+   snprintf (c, sizeof c, "%d", s->balancer.migrations);
+   fprintf (out, "balancer %s, %s, rounds %lld, window %s%s%s, migrations in flight %s\n",
             s->balancer.mode[0] ? s->balancer.mode : "?", s->balancer.in_round ? "round running" : "idle",
             (long long) s->balancer.rounds, s->balancer.has_window ? s->balancer.window_start : "always",
             s->balancer.has_window ? "-" : "", s->balancer.has_window ? s->balancer.window_stop : "",
-            s->balancer.migrations);
+            s->balancer.migrations >= 0 ? c : "?");
+   for (size_t i = 0; i < s->nmigs; i++)
+      fprintf (out, "  moving %s -> %s %s %s -> %s\n", s->migs[i].from, s->migs[i].to, s->migs[i].ns, s->migs[i].min,
+               s->migs[i].max);
    fprintf (out, "\n%-16s %-6s %-10s %7s %9s %9s %8s %8s %s\n", "SHARD", "STATE", "ZONES", "CHUNKS", "DATA", "DOCS",
             "W/S", "R/S", "HOT");
    for (size_t i = 0; i < s->nshards; i++) {
@@ -200,10 +258,28 @@ render_text (FILE *out, const snapshot_t *s)
                s->rates_valid ? snap_fmt_count (sh->writes_ps, c, sizeof c) : "-",
                s->rates_valid ? snap_fmt_count (sh->reads_ps, iso, sizeof iso) : "-", sh->hot ? crt_glyphs->hot : "");
    }
-   fprintf (out, "\n%-24s %-18s %7s  %-10s %s\n", "COLLECTION", "KEY", "CHUNKS", "BALANCE", "PER SHARD / HOT");
+   fprintf (out, "%-16s %-6s %-10s %7lld %9s %9s %8s %8s\n", "TOTAL", "", "", (long long) s->total_chunks,
+            snap_fmt_bytes (s->total_bytes, a, sizeof a), snap_fmt_count ((double) s->total_docs, b, sizeof b),
+            s->rates_valid ? snap_fmt_count (s->total_writes_ps, c, sizeof c) : "-",
+            s->rates_valid ? snap_fmt_count (s->total_reads_ps, iso, sizeof iso) : "-");
+   for (size_t i = 0; i < s->nshards; i++) {
+      const snap_shard_t *sh = &s->shards[i];
+      char rate[40], eta[32], dbs[24];
+      if (!sh->draining)
+         continue;
+      snap_fmt_rate_bytes (sh->drain.bytes_ps, rate, sizeof rate);
+      snap_fmt_duration (sh->drain.eta_s, eta, sizeof eta);
+      snprintf (dbs, sizeof dbs, "%lld", (long long) sh->drain.databases);
+      fprintf (out, "draining %s: %lld chunks, %s, %s databases left; %s over %.0fs; about %s left\n", sh->name,
+               (long long) sh->drain.chunks, snap_fmt_bytes (sh->drain.bytes, a, sizeof a),
+               sh->drain.databases >= 0 ? dbs : "?", rate, sh->drain.window_s, eta);
+   }
+   fprintf (out, "\n%-24s %-18s %7s %9s  %-10s %s\n", "COLLECTION", "KEY", "CHUNKS", "DATA", "BALANCE",
+            "PER SHARD / HOT");
    for (size_t i = 0; i < s->ncolls; i++) {
       const snap_coll_t *co = &s->colls[i];
-      fprintf (out, "%-24s %-18s %7lld  %-10s", co->ns, co->key, (long long) co->chunks, balance_word (co->balance));
+      fprintf (out, "%-24s %-18s %7lld %9s  %-10s", co->ns, co->key, (long long) co->chunks,
+               snap_fmt_bytes (co->data_bytes, b, sizeof b), balance_word (co->balance));
       for (size_t k = 0; k < s->nshards; k++)
          fprintf (out, " %s=%lld", s->shards[k].name, (long long) co->cells[k].chunks);
       if (co->jumbo)

@@ -44,12 +44,20 @@ dash_filter_match (const dash_t *d, const char *text)
    return false;
 }
 
+/* The sort names of a panel (DASH_NPANELS: the drill-down). */
+static const char *const *
+sort_names (int panel)
+{
+   return panel == DASH_SHARDS   ? view_shards_sorts
+          : panel == DASH_COLLS  ? view_colls_sorts
+          : panel == DASH_EVENTS ? view_events_sorts
+                                 : view_chunks_sorts;
+}
+
 int
 view_sort_count (int panel)
 {
-   const char *const *names = panel == DASH_SHARDS  ? view_shards_sorts
-                              : panel == DASH_COLLS ? view_colls_sorts
-                                                    : view_events_sorts;
+   const char *const *names = sort_names (panel);
    int n = 0;
    while (names[n])
       n++;
@@ -59,33 +67,68 @@ view_sort_count (int panel)
 const char *
 view_sort_name (int panel, int sort)
 {
-   const char *const *names = panel == DASH_SHARDS  ? view_shards_sorts
-                              : panel == DASH_COLLS ? view_colls_sorts
-                                                    : view_events_sorts;
+   const char *const *names = sort_names (panel);
    return sort >= 0 && sort < view_sort_count (panel) ? names[sort] : "?";
+}
+
+/* Grows *h towards need by at most *left rows. */
+static void
+grow (int *h, int need, int *left)
+{
+   int g = need - *h;
+   if (g > *left)
+      g = *left;
+   if (g > 0) {
+      *h += g;
+      *left -= g;
+   }
 }
 
 void
 screen_layout (dash_t *d, int lines, int cols)
 {
-   int body, shards_h, events_h, colls_h, y = 2;
+   const snapshot_t *s = &d->snap;
+   int body, left, y = 2, ndrain = 0;
+   int shards_need, colls_need, events_need, shards_h, colls_h, events_h, drain_h;
    d->lines = lines;
    d->cols = cols;
    d->too_small = lines < DASH_MIN_LINES || cols < DASH_MIN_COLS;
    body = lines - 3; /* two header lines, one function bar */
-   shards_h = 2 + (int) (d->snap.nshards ? d->snap.nshards : 3);
-   if (shards_h > body * 35 / 100)
-      shards_h = body * 35 / 100;
-   if (shards_h < 3)
-      shards_h = 3;
-   events_h = body * 25 / 100;
-   if (events_h < 3)
-      events_h = 3;
-   colls_h = body - shards_h - events_h;
+   for (size_t i = 0; i < s->nshards; i++)
+      ndrain += s->shards[i].draining;
+   /* content: title, headings, rows, and the totals row */
+   shards_need = 3 + (int) (s->nshards ? s->nshards : 3);
+   colls_need = 3 + (int) (s->ncolls ? s->ncolls : 1);
+   events_need = 2 + (int) (s->nevents ? s->nevents : 1);
+   drain_h = ndrain ? 1 + (ndrain < 4 ? ndrain : 4) : 0;
+   /* the strip only when every shard row still fits beside the other panels' least */
+   if (drain_h && body - drain_h < (shards_need - 1) + 4 + 3)
+      drain_h = 0;
+   left = body - drain_h;
+   /* at least a row each (the totals row comes only with room), then the shards, the collections and the events
+    * as far as their content goes; the events take whatever is left */
+   shards_h = 3;
+   colls_h = 3;
+   events_h = 3;
+   left -= shards_h + colls_h + events_h;
+   if (left < 0)
+      left = 0;
+   grow (&shards_h, shards_need - 1, &left);
+   grow (&colls_h, colls_need - 1, &left);
+   grow (&shards_h, shards_need, &left);
+   grow (&colls_h, colls_need, &left);
+   grow (&events_h, events_need, &left);
+   events_h += left;
+   d->panels[DASH_SHARDS].footer = shards_h >= shards_need;
+   d->panels[DASH_COLLS].footer = colls_h >= colls_need;
    panel_set_rect (&d->panels[DASH_SHARDS], 0, y, cols, shards_h);
-   panel_set_rect (&d->panels[DASH_COLLS], 0, y + shards_h, cols, colls_h);
-   panel_set_rect (&d->panels[DASH_EVENTS], 0, y + shards_h + colls_h, cols, events_h);
-   panel_set_rect (&d->chunk_panel, 0, y, cols, body);
+   y += shards_h;
+   panel_set_rect (&d->drain_panel, 0, y, cols, drain_h);
+   y += drain_h;
+   panel_set_rect (&d->panels[DASH_COLLS], 0, y, cols, colls_h);
+   y += colls_h;
+   panel_set_rect (&d->panels[DASH_EVENTS], 0, y, cols, events_h);
+   panel_set_rect (&d->chunk_panel, 0, 2, cols, body);
 }
 
 void
@@ -109,6 +152,7 @@ screen_draw (dash_t *d)
       view_chunks_draw (d, &d->chunk_panel);
    } else {
       view_shards_draw (d, &d->panels[DASH_SHARDS]);
+      view_drain_draw (d, &d->drain_panel);
       view_colls_draw (d, &d->panels[DASH_COLLS]);
       view_events_draw (d, &d->panels[DASH_EVENTS]);
    }
@@ -117,12 +161,35 @@ screen_draw (dash_t *d)
       actions_draw_help (d);
 }
 
+/* The drill-down's chunk list, then the sizes of the chunk rows on screen (a bounded read, see collect.h). */
+static void
+fetch_chunks (dash_t *d, const dash_source_t *src)
+{
+   size_t rows[256], n;
+   src->chunks (src->ud, d->drill_ns, &d->chunks);
+   if (!src->chunk_sizes)
+      return;
+   panel_update (&d->chunk_panel, (int) (d->chunks.nzones + d->chunks.nchunks), -1);
+   n = view_chunks_visible (d, rows, sizeof rows / sizeof rows[0]);
+   src->chunk_sizes (src->ud, &d->chunks, rows, n);
+}
+
+/* What the layout depends on: the numbers of shards, collections, events and draining shards. */
+static long
+layout_shape (const snapshot_t *s)
+{
+   long nd = 0;
+   for (size_t i = 0; i < s->nshards; i++)
+      nd += s->shards[i].draining;
+   return (((long) s->nshards * 4096 + (long) s->ncolls) * 64 + (long) s->nevents) * 16 + nd;
+}
+
 int
 screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
 {
    int64_t next_sample = 0, last_draw = 0;
    int react = VIEW_RELAYOUT | VIEW_REDRAW;
-   int last_nshards = -1;
+   long last_shape = -1;
 
    if (!crt_init (color))
       return 1;
@@ -135,12 +202,12 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
       if (!d->paused && now >= next_sample) {
          src->sample (src->ud, &d->snap);
          if (d->drill)
-            src->chunks (src->ud, d->drill_ns, &d->chunks);
+            fetch_chunks (d, src);
          d->frames++;
          next_sample = clock_mono_ms () + (int64_t) (d->interval_s * 1000.0);
          react |= VIEW_REDRAW;
-         if ((int) d->snap.nshards != last_nshards) {
-            last_nshards = (int) d->snap.nshards;
+         if (layout_shape (&d->snap) != last_shape) {
+            last_shape = layout_shape (&d->snap);
             react |= VIEW_RELAYOUT;
          }
       }
@@ -184,8 +251,10 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
          d->interval_s = src->set_interval (src->ud, d->interval_s);
          next_sample = clock_mono_ms () + (int64_t) (d->interval_s * 1000.0);
       }
-      if (react & VIEW_FETCH_CHUNKS)
-         src->chunks (src->ud, d->drill_ns, &d->chunks);
+      if (react & VIEW_FETCH_CHUNKS) {
+         fetch_chunks (d, src);
+         react |= VIEW_REDRAW;
+      }
    }
    crt_release ();
    return 0;

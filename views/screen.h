@@ -35,6 +35,8 @@ typedef struct {
    bool (*sample) (void *ud, snapshot_t *snap);
    /* Fetches the drill-down chunk list of ns. */
    bool (*chunks) (void *ud, const char *ns, snap_chunks_t *out);
+   /* Reads the sizes of the chunks at indices rows[0..n) of *chunks (the rows on screen). May be NULL. */
+   bool (*chunk_sizes) (void *ud, snap_chunks_t *chunks, const size_t *rows, size_t n);
    /* Sets the interval; returns the one in effect. */
    double (*set_interval) (void *ud, double interval_s);
 } dash_source_t;
@@ -47,13 +49,17 @@ typedef struct {
    bool help;   /* the help overlay is open */
    bool paused; /* sampling stopped; the UI stays live */
    int64_t paused_at_ms;
-   bool filtering;               /* typing a filter */
-   char filter[DASH_FILTER_MAX]; /* namespace or shard substring; "" = none */
-   int sort[DASH_NPANELS];       /* sort column per panel */
+   bool filtering;                    /* typing a filter */
+   char filter[DASH_FILTER_MAX];      /* namespace or shard substring; "" = none */
+   char main_filter[DASH_FILTER_MAX]; /* the panels' filter, put back when the chunk list closes */
+   int sort[DASH_NPANELS];            /* sort column per panel */
    bool invert[DASH_NPANELS];
+   int chunk_sort; /* the drill-down's sort column */
+   bool chunk_invert;
    panel_t panels[DASH_NPANELS];
    panel_t chunk_panel;
-   int focus; /* DASH_SHARDS, DASH_COLLS or DASH_EVENTS */
+   panel_t drain_panel; /* the drain strip (h 0 when hidden) */
+   int focus;           /* DASH_SHARDS, DASH_COLLS or DASH_EVENTS */
    double interval_s;
    int64_t now_ms; /* wall clock of this frame (ages are shown against it) */
    int lines, cols;
@@ -69,7 +75,9 @@ dash_init (dash_t *d, double interval_s);
 void
 dash_free (dash_t *d);
 
-/* Recomputes every rectangle from lines x cols. */
+/* Recomputes every rectangle from lines x cols and the snapshot's row counts: each panel is sized to its content
+ * (title, headings, rows, totals row) as far as the rows allow, the events panel takes what is left, and the drain
+ * strip shows while a shard drains when the shards still fit beside it. */
 void
 screen_layout (dash_t *d, int lines, int cols);
 

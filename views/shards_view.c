@@ -1,5 +1,7 @@
 /* The shards panel: one row per shard with its state, zones, chunk count and bar, data, documents, write and read
- * rates, a sparkline of recent write rates and the hot marker. */
+ * rates, a sparkline of recent write rates (one scale for the whole column, shown in its heading), the trend since
+ * the dashboard started and the hot marker; a totals row at the foot. Draining and hot shards stay on screen when
+ * rows run short. */
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,18 +45,33 @@ view_shards_order (const dash_t *d, size_t *out)
    const snapshot_t *s = &d->snap;
    size_t n = 0;
    bool any_name = false;
+   bool *important = calloc (s->nshards ? s->nshards : 1, sizeof *important);
+   if (!important)
+      abort ();
    for (size_t i = 0; i < s->nshards && d->filter[0]; i++)
       any_name = any_name || dash_filter_match (d, s->shards[i].name);
    for (size_t i = 0; i < s->nshards; i++) {
       bool keep = !d->filter[0] || !any_name || dash_filter_match (d, s->shards[i].name);
       if (keep)
          out[n++] = i;
+      important[i] = s->shards[i].draining || s->shards[i].hot;
    }
    sort_snap = s;
    sort_key = d->sort[DASH_SHARDS];
    sort_inv = d->invert[DASH_SHARDS];
    qsort (out, n, sizeof *out, shard_cmp);
+   panel_important_first (out, n, important, panel_body_h (&d->panels[DASH_SHARDS]));
+   free (important);
    return n;
+}
+
+/* "+3 +12 KB": chunks and data gained (or lost) since the dashboard's first sample. */
+static void
+fmt_trend (const snap_shard_t *sh, char *buf, size_t len)
+{
+   char b[32];
+   snap_fmt_bytes (sh->bytes_delta < 0 ? -sh->bytes_delta : sh->bytes_delta, b, sizeof b);
+   snprintf (buf, len, "%+lld %s%s", (long long) sh->chunks_delta, sh->bytes_delta < 0 ? "-" : "+", b);
 }
 
 void
@@ -62,28 +79,43 @@ view_shards_draw (dash_t *d, panel_t *p)
 {
    const snapshot_t *s = &d->snap;
    panel_col_t cols[] = {
-      { "SHARD", 12, 0 },     { "STATE", 5, 3 },
+      { "SHARD", 10, 0 },     { "STATE", 5, 1 },
       { "ZONES", 9, 4 },      { "CHUNKS", 6, 0, true },
       { "", 12, 2 },          { "DATA", 8, 1, true },
       { "DOCS", 7, 4, true }, { "W/S", 7, 0, true },
-      { "R/S", 7, 2, true },  { "WRITES", 10, 3, false, true },
-      { "HOT", 4, 0 },
+      { "R/S", 7, 2, true },  { "WRITES", 12, 3, false, false, SNAP_HIST },
+      { "TREND", 14, 4 },     { "HOT", 4, 0 },
    };
-   enum { C_NAME, C_STATE, C_ZONES, C_CHUNKS, C_BAR, C_DATA, C_DOCS, C_WPS, C_RPS, C_SPARK, C_HOT, C_N };
+   enum { C_NAME, C_STATE, C_ZONES, C_CHUNKS, C_BAR, C_DATA, C_DOCS, C_WPS, C_RPS, C_SPARK, C_TREND, C_HOT, C_N };
    size_t *order = calloc (s->nshards ? s->nshards : 1, sizeof *order);
+   const char **names = calloc (s->nshards ? s->nshards : 1, sizeof *names);
    size_t n;
-   int found = -1;
+   int found = -1, fy;
    int64_t max_chunks = 0;
-   char title[128], info[64];
+   double spark_max = 0;
+   char title[160], info[64], spark_head[48], buf[256];
 
-   if (!order)
-      return;
+   if (!order || !names)
+      abort ();
    n = view_shards_order (d, order);
+   for (size_t i = 0; i < s->nshards; i++)
+      names[i] = s->shards[i].name;
+   cols[C_NAME].want = panel_text_width (names, s->nshards);
+   panel_fit_columns (cols, C_N, p->w);
    for (size_t i = 0; i < n; i++) {
-      if (p->sel_key[0] && !strcmp (s->shards[order[i]].name, p->sel_key))
+      const snap_shard_t *sh = &s->shards[order[i]];
+      if (p->sel_key[0] && !strcmp (sh->name, p->sel_key))
          found = (int) i;
-      max_chunks = s->shards[order[i]].chunks > max_chunks ? s->shards[order[i]].chunks : max_chunks;
+      max_chunks = sh->chunks > max_chunks ? sh->chunks : max_chunks;
    }
+   /* one scale for every sparkline of the column, so equal heights mean equal rates */
+   for (size_t i = 0; i < s->nshards; i++) {
+      double m = meter_spark_max (s->shards[i].hist, s->shards[i].nhist, cols[C_SPARK].w);
+      spark_max = m > spark_max ? m : spark_max;
+   }
+   snprintf (spark_head, sizeof spark_head, "WRITES %s%s/s",
+             crt_utf8 ? "\xe2\x89\xa4" : "<=", snap_fmt_count (spark_max, buf, sizeof buf));
+   cols[C_SPARK].title = spark_head;
    panel_update (p, (int) n, found);
    if (n)
       snprintf (p->sel_key, sizeof p->sel_key, "%s", s->shards[order[p->selected]].name);
@@ -95,7 +127,6 @@ view_shards_draw (dash_t *d, panel_t *p)
       const snap_shard_t *sh = &s->shards[order[i]];
       int y = panel_row_y (p, (int) i);
       int ra, stale = s->stale ? crt_attr (CRT_STALE) & ~A_REVERSE : 0;
-      char buf[256];
       if (y < 0)
          continue;
       ra = panel_begin_row (p, y, (int) i == p->selected);
@@ -113,9 +144,24 @@ view_shards_draw (dash_t *d, panel_t *p)
                   ra ? ra : (sh->hot ? crt_attr (CRT_HOT) : stale));
       panel_cell (p, y, &cols[C_RPS], s->rates_valid ? snap_fmt_count (sh->reads_ps, buf, sizeof buf) : "-",
                   ra | stale);
-      meter_sparkline (buf, sizeof buf, sh->hist, sh->nhist, cols[C_SPARK].w, crt_utf8);
+      meter_sparkline (buf, sizeof buf, sh->hist, sh->nhist, cols[C_SPARK].w, spark_max, crt_utf8);
       panel_cell (p, y, &cols[C_SPARK], buf, ra ? ra : crt_attr (CRT_SPARK));
+      fmt_trend (sh, buf, sizeof buf);
+      panel_cell (p, y, &cols[C_TREND], buf, ra);
       panel_cell (p, y, &cols[C_HOT], sh->hot ? crt_glyphs->hot : "", ra ? ra : crt_attr (CRT_HOT));
    }
+   if ((fy = panel_footer_y (p)) >= 0) {
+      int dim = crt_attr (CRT_DIM);
+      mvhline (fy, p->x, ' ', p->w);
+      panel_cell (p, fy, &cols[C_NAME], "TOTAL", dim);
+      snprintf (buf, sizeof buf, "%lld", (long long) s->total_chunks);
+      panel_cell (p, fy, &cols[C_CHUNKS], buf, dim);
+      panel_cell (p, fy, &cols[C_DATA], snap_fmt_bytes (s->total_bytes, buf, sizeof buf), dim);
+      panel_cell (p, fy, &cols[C_DOCS], snap_fmt_count ((double) s->total_docs, buf, sizeof buf), dim);
+      panel_cell (p, fy, &cols[C_WPS], s->rates_valid ? snap_fmt_count (s->total_writes_ps, buf, sizeof buf) : "-",
+                  dim);
+      panel_cell (p, fy, &cols[C_RPS], s->rates_valid ? snap_fmt_count (s->total_reads_ps, buf, sizeof buf) : "-", dim);
+   }
+   free (names);
    free (order);
 }

@@ -9,10 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNAP_NAME 128  /* shard names, namespaces */
-#define SNAP_TEXT 256  /* key patterns, ranges, event text */
-#define SNAP_HIST 64   /* samples kept for a shard's write-rate sparkline */
-#define SNAP_EVENTS 32 /* recent events kept */
+#define SNAP_NAME 128      /* shard names, namespaces */
+#define SNAP_TEXT 256      /* key patterns, ranges, event text */
+#define SNAP_HIST 64       /* samples kept for a shard's write-rate sparkline */
+#define SNAP_EVENTS 40     /* recent events kept (each kind with its own share, see shell/collect.c) */
+#define SNAP_MIGRATIONS 16 /* in-flight migrations described (the count is exact beyond it) */
 
 /* One shard's share of one collection. */
 typedef struct {
@@ -44,6 +45,7 @@ typedef struct {
    int64_t jumbo;            /* total jumbo chunks */
    int64_t out_of_zone;      /* total chunks outside their zone */
    int64_t data_bytes;       /* total data size */
+   int64_t docs;             /* total documents */
    double writes_ps;         /* total writes per second */
    double reads_ps;
    snap_cell_t *cells;                /* one per snapshot shard, in the snapshot's shard order; owned */
@@ -69,10 +71,22 @@ typedef struct {
                       * readings carry the last rates); 0 when never, or in tests: rates over the samples' dt */
 } snap_coll_t;
 
+/* A draining shard's progress: what is left on it and how fast it goes. */
+typedef struct {
+   int64_t chunks;    /* chunks left (all sharded collections) */
+   int64_t bytes;     /* data left */
+   int64_t databases; /* databases whose primary it still is; -1 when unknown */
+   double bytes_ps;   /* bytes leaving per second over the last minutes; -1 before two readings */
+   double chunks_ps;  /* chunks leaving per second over the same span */
+   double window_s;   /* the span the rates cover */
+   int64_t eta_s;     /* estimated seconds left; -1 when it cannot be told (no progress yet) */
+} snap_drain_t;
+
 typedef struct {
    char name[SNAP_NAME];
    char host[SNAP_TEXT];
    bool draining;
+   snap_drain_t drain;    /* meaningful when draining */
    char zones[SNAP_TEXT]; /* comma-separated, "" when none */
    int64_t chunks;        /* over all sharded collections */
    int64_t jumbo;
@@ -83,6 +97,10 @@ typedef struct {
    double hist[SNAP_HIST]; /* recent write rates, oldest first */
    int nhist;
    bool hot; /* hot for at least one collection */
+   /* Trend over the session: change since the first sample that saw this shard. */
+   int64_t chunks_delta;
+   int64_t bytes_delta;
+   double trend_s; /* seconds since that sample */
 } snap_shard_t;
 
 typedef enum {
@@ -100,7 +118,12 @@ typedef struct {
    snap_event_kind_t kind;
    char what[64]; /* the changelog's "what" */
    char ns[SNAP_NAME];
-   char text[SNAP_TEXT]; /* one line: "{ x: 10 } -> { x: 20 } shard01 -> shard02" */
+   char text[SNAP_TEXT]; /* one line: "shard01 -> shard02 { x: 10 } -> { x: 20 }" */
+   char from[SNAP_NAME]; /* migrations: the donor; splits: the owning shard; "" otherwise */
+   char to[SNAP_NAME];   /* migrations: the recipient */
+   char min[SNAP_TEXT];  /* the range, shell style; "" for rounds */
+   char max[SNAP_TEXT];
+   char error[SNAP_TEXT]; /* a failure's message, "" otherwise */
 } snap_event_t;
 
 typedef struct {
@@ -110,9 +133,19 @@ typedef struct {
    bool has_window;
    char window_start[8]; /* "HH:MM" */
    char window_stop[8];
-   int migrations;           /* migrations in flight (moveChunk.start without an end in the recent changelog) */
+   int migrations; /* migrations in flight as the server reports them (config.migrations before 6.0, the donors'
+                    * _shardsvrMoveRange in $currentOp from 6.0); -1 when the server would not say */
    int64_t chunk_size_bytes; /* the cluster's chunk (range) size */
 } snap_balancer_t;
+
+/* One migration in flight. */
+typedef struct {
+   char ns[SNAP_NAME];
+   char min[SNAP_TEXT]; /* the range's min, shell style (as snap_chunk_t.min) */
+   char max[SNAP_TEXT];
+   char from[SNAP_NAME];
+   char to[SNAP_NAME];
+} snap_migration_t;
 
 typedef struct {
    char host[SNAP_TEXT]; /* the router that answered (serverStatus host) */
@@ -135,6 +168,15 @@ typedef struct {
    size_t ncolls;
    snap_event_t events[SNAP_EVENTS]; /* newest first */
    size_t nevents;
+   snap_migration_t migs[SNAP_MIGRATIONS]; /* the first of balancer.migrations */
+   size_t nmigs;
+   /* Totals over the shards (equal to those over the collections). */
+   int64_t total_chunks;
+   int64_t total_jumbo;
+   int64_t total_bytes;
+   int64_t total_docs;
+   double total_writes_ps;
+   double total_reads_ps;
 } snapshot_t;
 
 /* A collection's chunk list for the drill-down view (fetched on demand, capped). */
@@ -143,8 +185,12 @@ typedef struct {
    char max[SNAP_TEXT];
    char shard[SNAP_NAME];
    bool jumbo;
-   char zone[64];    /* zone whose range holds this chunk's min, "" when none */
-   bool out_of_zone; /* in a zone range, on a shard outside that zone */
+   char zone[64];             /* zone whose range holds this chunk's min, "" when none */
+   bool out_of_zone;          /* in a zone range, on a shard outside that zone */
+   bool hot;                  /* the collection's hot key range */
+   char moving_to[SNAP_NAME]; /* being migrated to that shard, "" when not */
+   int64_t docs;              /* documents (dataSize estimate); -1 when not read */
+   int64_t bytes;             /* bytes (dataSize estimate); -1 when not read */
 } snap_chunk_t;
 
 typedef struct {
@@ -182,6 +228,24 @@ snap_chunks_clear (snap_chunks_t *chunks);
 /* Formats a byte count as "1.2 GB" into buf (size >= 16). Returns buf. */
 char *
 snap_fmt_bytes (int64_t bytes, char *buf, size_t len);
+
+/* Formats a byte rate as "1.2 MB/s" into buf ("-" when negative: not known yet). Returns buf. */
+char *
+snap_fmt_rate_bytes (double bytes_ps, char *buf, size_t len);
+
+/* Formats seconds as "45s", "12m05s", "3h05m" or "2d04h" into buf ("?" when negative: not known). Returns buf. */
+char *
+snap_fmt_duration (int64_t secs, char *buf, size_t len);
+
+/* Copies the shell-style value text s into buf with every ISODate('2026-11-24T09:36:33.261Z') shortened for a
+ * narrow column: to "2026-11-24 09:36:33.261" (".000" dropped), and to the time alone when ref (may be NULL) holds an
+ * ISODate of the same day. Returns buf. */
+char *
+snap_short_dates (const char *s, const char *ref, char *buf, size_t len);
+
+/* "min -> max" (arrow between) with the dates shortened: the max shows only what differs from the min. */
+char *
+snap_fmt_range (const char *min, const char *max, const char *arrow, char *buf, size_t len);
 
 /* Formats a count as "12.3k" into buf. Returns buf. */
 char *

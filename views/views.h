@@ -32,9 +32,21 @@ size_t
 view_events_order (const dash_t *d, size_t *out);
 extern const char *const view_events_sorts[];
 
-/* chunks_view.c: the drill-down (chunks and zones of one collection). */
+/* drain_view.c: the draining shards' progress, in the rectangle p (title row, one row per draining shard). */
+void
+view_drain_draw (const dash_t *d, const panel_t *p);
+
+/* chunks_view.c: the drill-down (chunks and zones of one collection). Rows are numbered zones first, then chunks
+ * (nzones + chunk index). */
 void
 view_chunks_draw (dash_t *d, panel_t *p);
+size_t
+view_chunks_order (const dash_t *d, size_t *out);
+extern const char *const view_chunks_sorts[];
+
+/* The indices (in d->chunks.chunks) of at most max chunk rows on screen, in screen order. */
+size_t
+view_chunks_visible (const dash_t *d, size_t *out, size_t max);
 
 /* The namespace of the selected collection row, or NULL. */
 const char *

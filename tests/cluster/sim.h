@@ -497,6 +497,9 @@ void
 sim_crud_kill_cursors (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_crud_count (sim_ctx_t *ctx, bson_t *reply);
+/* sim_datasize.c: dataSize over a sharded collection's key range, from the chunk table. */
+void
+sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_crud_distinct (sim_ctx_t *ctx, bson_t *reply);
 void
@@ -515,6 +518,24 @@ void
 sim_crud_drop (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_crud_current_op (sim_ctx_t *ctx, bson_t *reply);
+/* findAndModify, dropIndexes, collMod (index hiding), create, renameCollection, dropDatabase, dbStats and killOp,
+ * answered as a mongos answers them (sim_crud.c). */
+void
+sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_drop_indexes (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_coll_mod (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_create (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_rename_collection (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_drop_database (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_db_stats (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_crud_kill_op (sim_ctx_t *ctx, bson_t *reply);
 
 /* Frees every cursor. */
 void
@@ -566,6 +587,21 @@ sim_log_close (void);
 /* Helpers for building replies in admin and CRUD code. */
 bool
 sim_ver_ge (int num);
+
+/* The "before" document of a split changelog entry for chunk (sim_admin.c): 4.4/5.0 the chunk's own version
+ * (min, max, lastmod, lastmodEpoch); 6.0+ commitChunkSplit's { min, max, lastmod: the collection version as
+ * { e, t, v } }. Appends to out. */
+void
+sim_split_before_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out);
+
+/* Writes the config.changelog "merge" entry for the n adjacent chunk documents chunks (in min order, all on shard)
+ * merged at collection version (major, minor) into one of (major, minor + 1), in the version's shape: 4.4/5.0
+ * { merged: [versions], mergedVersion: { lastmod }, owningShard }; 6.0 commitChunksMerge's { merged: [chunk
+ * documents], prevShardVersion, mergedVersion, owningShard }; 7.0+ logMergeToChangelog's { prevPlacementVersion,
+ * mergedVersion, owningShard, min, max, numChunks }. The caller keeps ownership of chunks (sim_admin.c). */
+void
+sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t n, uint32_t major, uint32_t minor,
+                     const char *shard);
 
 /* ---- chunk tables (sim_ctab.c) ---- */
 
@@ -703,6 +739,10 @@ typedef struct {
    int32_t round_candidates;
    int32_t round_moved;
    int64_t rounds;
+   int64_t rounds_skipped;   /* rounds skipped for the balancer settings (off, outside the window, unparsable) */
+   int64_t automerge_rounds; /* rounds between automerger passes (0: 360, autoMergerIntervalSecs / 10 s) */
+   bool automerge_on;        /* the automerger is enabled (its first pass ran) */
+   int64_t automerge_last;   /* the round of its last pass */
    struct sim_migration **migs;
    size_t nmigs;
    int64_t splits;
@@ -719,6 +759,13 @@ typedef struct {
 } sim_dyn_t;
 
 extern sim_dyn_t sim_dyn;
+
+/* Parses config.settings' balancer document as BalancerSettingsType::fromBSON does: false when it does not parse
+ * (a non-boolean stopped, an unknown mode, an activeWindow that is not an object, is empty, lacks start or stop, is
+ * not HH:MM or has start equal to stop). On success mode receives "full", "autoSplitOnly" (up to 6.0) or "off" and
+ * *win_start and *win_stop the window in minutes since midnight (-1 without one). Callers hold sim_g.lock. */
+bool
+sim_balancer_settings (char mode[16], int *win_start, int *win_stop);
 
 /* Starts the background thread (workloads, balancer rounds, migrations, periodic connection drops). */
 bool
@@ -748,6 +795,10 @@ sim_balancer_chunk_busy (const char *ns, const bson_oid_t *id);
 /* Appends the in-flight migrations to out as the shards' currentOp rows. */
 void
 sim_balancer_current_op (simq_docs_t *out);
+/* killOp of a shard's operation: interrupts the in-flight migration whose donor is shard and whose opid is opid (the
+ * chunk stays, the donor logs an aborted moveChunk.from); false when no such operation runs. */
+bool
+sim_balancer_kill_op (const char *shard, int64_t opid);
 /* Runs one balancer round now (synchronously selects migrations). */
 void
 sim_balancer_round (int64_t now);

@@ -312,10 +312,110 @@ sim_version_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out)
    sim_sub (chunk, "max", &max);
    BSON_APPEND_DOCUMENT (out, "min", &min);
    BSON_APPEND_DOCUMENT (out, "max", &max);
+   if (sim_ver_ge (60)) {
+      /* appendShortVersion through ChunkVersion::serializeToBSON: lastmod { e: epoch, t: collection timestamp,
+       * v: Timestamp (major, minor) } (ChunkVersion60Format) */
+      bson_t lm;
+      bson_iter_t ts;
+      BSON_APPEND_DOCUMENT_BEGIN (out, "lastmod", &lm);
+      BSON_APPEND_OID (&lm, "e", &sc->epoch);
+      if (bson_iter_init_find (&ts, &sc->doc, "timestamp")) {
+         BSON_APPEND_VALUE (&lm, "t", bson_iter_value (&ts));
+      }
+      if (bson_iter_init_find (&it, chunk, "lastmod")) {
+         BSON_APPEND_VALUE (&lm, "v", bson_iter_value (&it));
+      }
+      bson_append_document_end (out, &lm);
+      return;
+   }
+   /* 4.4/5.0: ChunkVersion::addToBSON, the legacy pair lastmod and lastmodEpoch */
    if (bson_iter_init_find (&it, chunk, "lastmod")) {
       BSON_APPEND_VALUE (out, "lastmod", bson_iter_value (&it));
    }
    BSON_APPEND_OID (out, "lastmodEpoch", &sc->epoch);
+}
+
+/* Appends ChunkVersion60Format { e, t, v } of sc's collection with placement (major, minor) as field to out. */
+static void
+sim_version60 (const sim_shcoll_t *sc, const char *field, uint32_t major, uint32_t minor, bson_t *out)
+{
+   bson_t v;
+   bson_iter_t ts;
+   BSON_APPEND_DOCUMENT_BEGIN (out, field, &v);
+   BSON_APPEND_OID (&v, "e", &sc->epoch);
+   if (bson_iter_init_find (&ts, &sc->doc, "timestamp")) {
+      BSON_APPEND_VALUE (&v, "t", bson_iter_value (&ts));
+   }
+   BSON_APPEND_TIMESTAMP (&v, "v", major, minor);
+   bson_append_document_end (out, &v);
+}
+
+void
+sim_split_before_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out)
+{
+   if (!sim_ver_ge (60)) {
+      sim_version_doc (chunk, sc, out);
+      return;
+   }
+   /* commitChunkSplit from 6.0: before { min, max, lastmod: the collection version } */
+   bson_t min, max;
+   uint32_t major, minor;
+   sim_sub (chunk, "min", &min);
+   sim_sub (chunk, "max", &max);
+   BSON_APPEND_DOCUMENT (out, "min", &min);
+   BSON_APPEND_DOCUMENT (out, "max", &max);
+   sim_chunk_max_version (sc, &major, &minor);
+   sim_version60 (sc, "lastmod", major, minor, out);
+}
+
+void
+sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t n, uint32_t major, uint32_t minor,
+                     const char *shard)
+{
+   bson_t details = BSON_INITIALIZER, arr, ver, min, max;
+   if (!n) {
+      bson_destroy (&details);
+      return;
+   }
+   if (sim_ver_ge (70)) {
+      /* logMergeToChangelog */
+      sim_version60 (sc, "prevPlacementVersion", major, minor, &details);
+      sim_version60 (sc, "mergedVersion", major, minor + 1, &details);
+      BSON_APPEND_UTF8 (&details, "owningShard", shard);
+      if (sim_sub (chunks[0], "min", &min) && sim_sub (chunks[n - 1], "max", &max)) {
+         BSON_APPEND_DOCUMENT (&details, "min", &min);
+         BSON_APPEND_DOCUMENT (&details, "max", &max);
+      }
+      BSON_APPEND_INT32 (&details, "numChunks", (int32_t) n);
+   } else {
+      BSON_APPEND_ARRAY_BEGIN (&details, "merged", &arr);
+      for (size_t i = 0; i < n; i++) {
+         bson_t v;
+         char key[16];
+         const char *kp;
+         bson_uint32_to_string ((uint32_t) i, &kp, key, sizeof key);
+         if (sim_ver_ge (60)) {
+            /* commitChunksMerge 6.0: the merged chunks' config.chunks documents */
+            BSON_APPEND_DOCUMENT (&arr, kp, chunks[i]);
+            continue;
+         }
+         BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &v);
+         sim_version_doc (chunks[i], sc, &v);
+         bson_append_document_end (&arr, &v);
+      }
+      bson_append_array_end (&details, &arr);
+      if (sim_ver_ge (60)) {
+         sim_version60 (sc, "prevShardVersion", major, minor, &details);
+         sim_version60 (sc, "mergedVersion", major, minor + 1, &details);
+      } else {
+         BSON_APPEND_DOCUMENT_BEGIN (&details, "mergedVersion", &ver);
+         BSON_APPEND_TIMESTAMP (&ver, "lastmod", major, minor + 1);
+         bson_append_document_end (&details, &ver);
+      }
+      BSON_APPEND_UTF8 (&details, "owningShard", shard);
+   }
+   sim_changelog (false, "merge", sc->ns, "config", &details, sim_now_ms ());
+   bson_destroy (&details);
 }
 
 /* Whether bound has exactly the shard key's fields in order. */
@@ -473,51 +573,72 @@ sim_migrate_log_start (const sim_shcoll_t *sc, const bson_t *min, const bson_t *
    bson_destroy (&details);
 }
 
-void
-sim_migrate_commit (const sim_shcoll_t *sc, const bson_t *chunk, const char *to, bool log_start, int64_t ndocs,
-                    int64_t nbytes, int64_t clone_ms)
+/* commitChunkMigration: moves [lo, hi) (NULL: the chunk's own bounds) of chunk to shard to. The moved range keeps
+ * the chunk's _id and gets (major + 1, 0); from 6.0 (moveRange) the parts of the chunk left and right of it stay on
+ * the donor as new chunks with (major + 1, 1), (major + 1, 2) and the chunk's history; then one other chunk of the
+ * donor, the control chunk, gets the next minor. Writes moveChunk.start (log_start), .to, .commit and .from. */
+static void
+sim_migrate_commit_range (const sim_shcoll_t *sc, const bson_t *chunk, const bson_t *lo, const bson_t *hi,
+                          const char *to, bool log_start, int64_t ndocs, int64_t nbytes, int64_t clone_ms)
 {
    char from[64];
-   uint32_t major, minor;
-   bson_t min, max, moved, details = BSON_INITIALIZER, counts;
+   uint32_t major, minor, next = 1;
+   bson_t cmin, cmax, moved, details = BSON_INITIALIZER, counts;
    int64_t now = sim_now_ms ();
    bson_strncpy (from, sim_chunk_shard (chunk), sizeof from);
-   sim_sub (chunk, "min", &min);
-   sim_sub (chunk, "max", &max);
+   sim_sub (chunk, "min", &cmin);
+   sim_sub (chunk, "max", &cmax);
+   const bson_t *min = lo ? lo : &cmin, *max = hi ? hi : &cmax;
    if (ndocs < 0 || nbytes < 0) {
-      sim_range_counts (sc, &min, &max, &ndocs, &nbytes);
+      sim_range_counts (sc, min, max, &ndocs, &nbytes);
    }
    if (log_start) {
-      sim_migrate_log_start (sc, &min, &max, from, to);
+      sim_migrate_log_start (sc, min, max, from, to);
    }
-   BSON_APPEND_DOCUMENT (&details, "min", &min);
-   BSON_APPEND_DOCUMENT (&details, "max", &max);
+   BSON_APPEND_DOCUMENT (&details, "min", min);
+   BSON_APPEND_DOCUMENT (&details, "max", max);
    BSON_APPEND_UTF8 (&details, "from", from);
    BSON_APPEND_UTF8 (&details, "to", to);
 
    sim_chunk_max_version (sc, &major, &minor);
-   /* The donor keeps one chunk, bumped to the new major version with minor 1 (the real server does this). */
    simq_docs_t all;
    simq_docs_init (&all);
    sim_chunks_of (sc, &all);
+   /* the pieces of a moved range: left, then right */
+   const bson_t *piece_lo[2] = { &cmin, max }, *piece_hi[2] = { min, &cmax };
+   for (int k = 0; k < 2; k++) {
+      if (simq_compare_docs (piece_lo[k], piece_hi[k]) >= 0) {
+         continue;
+      }
+      bson_t piece, piece2 = BSON_INITIALIZER;
+      bson_oid_t oid;
+      sim_chunk_rewrite (sc, chunk, piece_lo[k], piece_hi[k], from, major + 1, next++, false, &piece);
+      bson_oid_init (&oid, NULL);
+      BSON_APPEND_OID (&piece2, "_id", &oid);
+      bson_copy_to_excluding_noinit (&piece, &piece2, "_id", NULL);
+      sim_coll_insert (sim_coll_ensure ("config", "chunks"), &piece2);
+      bson_destroy (&piece2);
+      bson_destroy (&piece);
+   }
+   /* The donor's control chunk (one other chunk of the donor, taken before the commit) gets the next minor. */
    for (size_t i = 0; i < all.n; i++) {
       bson_t omin;
       sim_sub (all.v[i], "min", &omin);
-      if (!strcmp (sim_chunk_shard (all.v[i]), from) && simq_compare_docs (&omin, &min) != 0) {
+      if (!strcmp (sim_chunk_shard (all.v[i]), from) && simq_compare_docs (&omin, &cmin) != 0) {
          bson_t bumped;
-         sim_chunk_rewrite (sc, all.v[i], NULL, NULL, from, major + 1, 1, false, &bumped);
+         sim_chunk_rewrite (sc, all.v[i], NULL, NULL, from, major + 1, next, false, &bumped);
          sim_chunk_put (all.v[i], &bumped);
          bson_destroy (&bumped);
          break;
       }
    }
    simq_docs_clear (&all);
-   sim_chunk_rewrite (sc, chunk, NULL, NULL, to, major + 1, 0, true, &moved);
+   sim_chunk_rewrite (sc, chunk, min, max, to, major + 1, 0, true, &moved);
    sim_chunk_put (chunk, &moved);
    bson_destroy (&moved);
 
    bson_t to_details = BSON_INITIALIZER;
-   sim_migration_steps (&to_details, 8, 5, clone_ms > 0 ? clone_ms : 2, &min, &max, to, from);
+   sim_migration_steps (&to_details, 8, 5, clone_ms > 0 ? clone_ms : 2, min, max, to, from);
    sim_changelog (false, "moveChunk.to", sc->ns, to, &to_details, now);
    bson_destroy (&to_details);
 
@@ -531,9 +652,16 @@ sim_migrate_commit (const sim_shcoll_t *sc, const bson_t *chunk, const char *to,
    bson_destroy (&details);
 
    bson_t from_details = BSON_INITIALIZER;
-   sim_migration_steps (&from_details, 6, 4, clone_ms > 0 ? clone_ms : 3, &min, &max, to, from);
+   sim_migration_steps (&from_details, 6, 4, clone_ms > 0 ? clone_ms : 3, min, max, to, from);
    sim_changelog (false, "moveChunk.from", sc->ns, from, &from_details, now);
    bson_destroy (&from_details);
+}
+
+void
+sim_migrate_commit (const sim_shcoll_t *sc, const bson_t *chunk, const char *to, bool log_start, int64_t ndocs,
+                    int64_t nbytes, int64_t clone_ms)
+{
+   sim_migrate_commit_range (sc, chunk, NULL, NULL, to, log_start, ndocs, nbytes, clone_ms);
 }
 
 /* Moves chunk (a config.chunks document of sc) to shard to, with the migration's changelog. */
@@ -575,6 +703,121 @@ sim_check_destination (const sim_shcoll_t *sc, const bson_t *chunk, const char *
    return true;
 }
 
+/* The checks of a manual moveChunk/moveRange once the chunk is known. 4.4/5.0: the config server's
+ * Balancer::moveSingleChunk runs BalancerChunkSelectionPolicy::checkMoveAllowed, i.e.
+ * BalancerPolicy::isShardSuitableReceiver (20 "X is currently draining." / "X is not in the correct zone Z"). 6.0+:
+ * _configsvrMoveRange (Balancer::moveRange) checks neither: zones are not checked at all, and a draining recipient
+ * is refused only when the migration commits (70). The donor's allowMigrations check applies to all. */
+static bool
+sim_check_manual_move (const sim_shcoll_t *sc, const bson_t *chunk, const char *to, bson_error_t *err)
+{
+   bson_t min, max;
+   char zone[128];
+   if (!sim_ver_ge (60)) {
+      if (sim_shard_draining (to)) {
+         SIM_ERR (err, 20, "%s is currently draining.", to);
+         return false;
+      }
+      sim_sub (chunk, "min", &min);
+      sim_sub (chunk, "max", &max);
+      if (sim_zone_of_range (sc->ns, &min, &max, zone, sizeof zone) && !sim_shard_has_zone (to, zone)) {
+         SIM_ERR (err, 20, "%s is not in the correct zone %s", to, zone);
+         return false;
+      }
+   } else if (sim_shard_draining (to)) {
+      /* 6.0+: only the commit refuses it (ShardingCatalogManager::commitChunkMigration, ShardNotFound). */
+      SIM_ERR (err, 70, "Shard %s is currently draining", to);
+      return false;
+   }
+   bson_iter_t it;
+   if (bson_iter_init_find (&it, &sc->doc, "allowMigrations") && !bson_iter_as_bool (&it)) {
+      SIM_ERR (err, 117, "Collection is undergoing changes so moveChunk is not allowed.");
+      return false;
+   }
+   return true;
+}
+
+/* The donor's size check of a migration (MigrationChunkClonerSource::_storeCurrentRecordId): with avg the donor's
+ * average document size of the collection, a chunk of more than 2 * max (chunk size / avg, 1) documents (250001 when
+ * the donor holds none) fails with 153 ChunkTooBig, unless forceJumbo (then startClone clones it as a jumbo chunk).
+ * max_chunk_bytes <= 0 takes the collection's chunk size. */
+static bool
+sim_check_range_size (const sim_shcoll_t *sc, const bson_t *min, const bson_t *max, int64_t ndocs,
+                      int64_t max_chunk_bytes, bool force_jumbo, bson_error_t *err);
+
+static bool
+sim_check_chunk_size (const sim_shcoll_t *sc, const bson_t *chunk, int64_t max_chunk_bytes, bool force_jumbo,
+                      bson_error_t *err)
+{
+   bson_t min, max;
+   if (!sim_sub (chunk, "min", &min) || !sim_sub (chunk, "max", &max)) {
+      return true;
+   }
+   return sim_check_range_size (sc, &min, &max, -1, max_chunk_bytes, force_jumbo, err);
+}
+
+/* The average document size of sc's documents on shard (0 when it holds none), from the chunk table. */
+static int64_t
+sim_donor_avg_size (const sim_shcoll_t *sc, const char *shard)
+{
+   sim_coll_t *coll = sim_coll_get_ns (sc->ns);
+   sim_ctab_t *t = coll ? sim_ctab_get (coll) : NULL;
+   int64_t total = 0, bytes = 0;
+   for (size_t k = 0; t && k < t->n; k++) {
+      if (!strcmp (t->v[k].shard, shard)) {
+         total += t->v[k].docs;
+         bytes += t->v[k].bytes;
+      }
+   }
+   return total > 0 ? (bytes / total > 0 ? bytes / total : 5) : 0;
+}
+
+/* As sim_check_chunk_size for the range [min, max) of the chunk holding min, with ndocs documents (-1: the whole
+ * chunk's count from the chunk table). */
+static bool
+sim_check_range_size (const sim_shcoll_t *sc, const bson_t *min_in, const bson_t *max_in, int64_t ndocs,
+                      int64_t max_chunk_bytes, bool force_jumbo, bson_error_t *err)
+{
+   sim_coll_t *coll = sim_coll_get_ns (sc->ns);
+   sim_ctab_t *t = coll ? sim_ctab_get (coll) : NULL;
+   const bson_t *min = min_in, *max = max_in;
+   if (force_jumbo || !t) {
+      return true;
+   }
+   size_t i = sim_ctab_locate (t, min);
+   if (i == SIZE_MAX) {
+      return true;
+   }
+   const char *donor = t->v[i].shard;
+   int64_t total = 0, bytes = 0;
+   for (size_t k = 0; k < t->n; k++) {
+      if (!strcmp (t->v[k].shard, donor)) {
+         total += t->v[k].docs;
+         bytes += t->v[k].bytes;
+      }
+   }
+   int64_t cs = max_chunk_bytes > 0 ? max_chunk_bytes : sim_chunk_size_bytes (sc);
+   int64_t avg = 0, max_recs = 250001;
+   if (total > 0) {
+      avg = bytes / total > 0 ? bytes / total : 5; /* BSONObj::kMinBSONLength */
+      max_recs = 2 * (cs / avg > 1 ? cs / avg : 1);
+   }
+   if (ndocs < 0) {
+      ndocs = t->v[i].docs;
+   }
+   if (ndocs <= max_recs) {
+      return true;
+   }
+   char *a = sim_bson_str (min), *b = sim_bson_str (max);
+   SIM_ERR (err, 153,
+            "Cannot move chunk: the maximum number of documents for a chunk is %lld, the maximum chunk size is %lld, "
+            "average document size is %lld. Found %lld documents in chunk  ns: %s %s -> %s",
+            (long long) max_recs, (long long) cs, (long long) avg, (long long) ndocs, sc->ns, a, b);
+   bson_free (a);
+   bson_free (b);
+   return false;
+}
+
 /* Splits the chunk containing middle at middle. errmsg-only failures use code 0. */
 static bool
 sim_split_at (const sim_shcoll_t *sc, const bson_t *middle, bson_error_t *err)
@@ -610,7 +853,7 @@ sim_split_at (const sim_shcoll_t *sc, const bson_t *middle, bson_error_t *err)
    BSON_APPEND_OID (&right2, "_id", &oid);
    bson_copy_to_excluding_noinit (&right, &right2, "_id", NULL);
    BSON_APPEND_DOCUMENT_BEGIN (&details, "before", &sub);
-   sim_version_doc (&chunk, sc, &sub);
+   sim_split_before_doc (&chunk, sc, &sub);
    bson_append_document_end (&details, &sub);
    BSON_APPEND_DOCUMENT_BEGIN (&details, "left", &sub);
    sim_version_doc (&left, sc, &sub);
@@ -682,6 +925,60 @@ sim_chunk_median (const sim_shcoll_t *sc, const bson_t *chunk, bson_t *out, bson
 }
 
 /* ---- sim_op_*: the operations, shared by the commands and the scenarios ---- */
+
+/* calculateHashedSplitPoints' values for n chunks, sorted: symmetric around 0 (0 itself when n is even), n - 1 of
+ * them into out (room for n). Returns how many. */
+static size_t
+sim_hashed_split_values (int n, int64_t *out)
+{
+   size_t k = 0;
+   if (n <= 1) {
+      return 0;
+   }
+   int64_t interval = (INT64_MAX / n) * 2, cur = 0;
+   if (n % 2 == 0) {
+      out[k++] = 0;
+      cur += interval;
+   } else {
+      cur += interval / 2;
+   }
+   for (int j = 0; j < (n - 1) / 2; j++) {
+      out[k++] = cur;
+      out[k++] = -cur;
+      cur += interval;
+   }
+   for (size_t a = 1; a < k; a++) {
+      for (size_t b = a; b > 0 && out[b - 1] > out[b]; b--) {
+         int64_t t = out[b];
+         out[b] = out[b - 1];
+         out[b - 1] = t;
+      }
+   }
+   return k;
+}
+
+/* A split point of sc's key: the fields of prefix_from before the hashed field, the hashed field = value, MinKey for
+ * the fields after it. out is initialised by the caller. */
+static void
+sim_hashed_point (const sim_shcoll_t *sc, const bson_t *prefix_from, int64_t value, bson_t *out)
+{
+   bson_iter_t k, v;
+   bool after = false;
+   bson_iter_init (&k, &sc->key);
+   while (bson_iter_next (&k)) {
+      const char *f = bson_iter_key (&k);
+      if (after) {
+         BSON_APPEND_MINKEY (out, f);
+      } else if (!strcmp (f, sc->hashed)) {
+         BSON_APPEND_INT64 (out, f, value);
+         after = true;
+      } else if (bson_iter_init_find (&v, prefix_from, f)) {
+         bson_append_value (out, f, -1, bson_iter_value (&v));
+      } else {
+         BSON_APPEND_MINKEY (out, f);
+      }
+   }
+}
 
 bool
 sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nchunks, bool presplit_zones,
@@ -855,9 +1152,15 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
    BSON_APPEND_BOOL (&details, "empty", empty);
    BSON_APPEND_BOOL (&details, "fromMapReduce", false);
    BSON_APPEND_UTF8 (&details, "primary", primary);
-   int n = nhashed && empty ? (nchunks > 0 ? nchunks : 2 * (int) sim_g.nshards) : 1;
-   if (zones.n && (!nhashed || presplit_zones)) {
-      /* Chunks aligned to the zone ranges (each on the first shard of its zone), gaps on the primary. */
+   /* InitialSplitPolicy::calculateOptimizationStrategy: hashed split points only for an empty collection without
+    * zones; zone-aligned chunks for an empty collection with zones (hashed or not); otherwise one chunk on the
+    * primary. */
+   int n = nhashed && empty && !zones.n ? (nchunks > 0 ? nchunks : 2 * (int) sim_g.nshards) : 1;
+   if (zones.n && empty) {
+      /* Chunks aligned to the zone ranges (AbstractTagsBasedSplitPolicy::createFirstChunks, and 4.4's
+       * generateShardCollectionInitialZonedChunks): each range on the next shard of its zone (round-robin per zone),
+       * each gap between ranges on the next shard of all non-draining shards (round-robin; the server takes the
+       * registry's order, shuffled from 6.0: shardsim takes config.shards' order). */
       uint32_t s, i;
       sim_tick (&s, &i);
       bson_t cur = BSON_INITIALIZER, gmax = BSON_INITIALIZER;
@@ -871,12 +1174,26 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
       simq_docs_t shards;
       simq_docs_init (&shards);
       sim_shards_list (&shards);
+      size_t holes = 0;
       for (size_t z = 0; z <= zones.n; z++) {
          bson_t zmin, zmax, chunk;
          const bson_t *lo = z < zones.n && sim_sub (zones.v[z], "min", &zmin) ? &zmin : &gmax;
          if (simq_compare_docs (&cur, lo) < 0) {
+            /* the next non-draining shard, round-robin */
+            const char *hole_owner = primary;
+            size_t live = 0;
+            for (size_t k = 0; k < shards.n; k++) {
+               live += !sim_shard_draining (sim_str (shards.v[k], "_id"));
+            }
+            for (size_t k = 0, nth = live ? holes % live : 0; live && k < shards.n; k++) {
+               if (!sim_shard_draining (sim_str (shards.v[k], "_id")) && nth-- == 0) {
+                  hole_owner = sim_str (shards.v[k], "_id");
+                  break;
+               }
+            }
+            holes++;
             bson_init (&chunk);
-            sim_chunk_build (&sc, &cur, lo, primary, 1, minor++, s, i, &chunk);
+            sim_chunk_build (&sc, &cur, lo, hole_owner, 1, minor++, s, i, &chunk);
             sim_coll_insert (chunks, &chunk);
             bson_destroy (&chunk);
          }
@@ -885,16 +1202,59 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
          }
          const char *zone = sim_str (zones.v[z], "tag");
          const char *owner = primary;
+         /* the zone's shards round-robin: count the earlier ranges of the same zone */
+         size_t nth = 0, nzs = 0;
+         for (size_t y = 0; zone && y < z; y++) {
+            const char *zy = sim_str (zones.v[y], "tag");
+            nth += zy && !strcmp (zy, zone);
+         }
          for (size_t k = 0; zone && k < shards.n; k++) {
-            if (sim_shard_has_zone (sim_str (shards.v[k], "_id"), zone)) {
+            nzs += sim_shard_has_zone (sim_str (shards.v[k], "_id"), zone);
+         }
+         for (size_t k = 0, left = nzs ? nth % nzs : 0; zone && k < shards.n; k++) {
+            if (sim_shard_has_zone (sim_str (shards.v[k], "_id"), zone) && left-- == 0) {
                owner = sim_str (shards.v[k], "_id");
                break;
             }
          }
-         bson_init (&chunk);
-         sim_chunk_build (&sc, lo, &zmax, owner, 1, minor++, s, i, &chunk);
-         sim_coll_insert (chunks, &chunk);
-         bson_destroy (&chunk);
+         if (presplit_zones && zone && nzs > 1) {
+            /* PresplitHashedZonesSplitPolicy::buildSplitInfoForTag: one chunk per shard of the zone, at the hashed
+             * split points of calculateHashedSplitPoints (the range's fields before the hashed one as prefix,
+             * MinKey after it), the k-th piece on the zone's k-th shard. */
+            int64_t vals[64];
+            size_t nv = sim_hashed_split_values (nzs < 64 ? (int) nzs : 64, vals);
+            bson_t from = BSON_INITIALIZER;
+            bson_concat (&from, lo);
+            size_t k = 0;
+            for (size_t piece = 0; piece <= nv; piece++) {
+               bson_t to = BSON_INITIALIZER;
+               if (piece < nv) {
+                  sim_hashed_point (&sc, lo, vals[piece], &to);
+               } else {
+                  bson_concat (&to, &zmax);
+               }
+               const char *piece_owner = owner;
+               for (; k < shards.n; k++) {
+                  if (sim_shard_has_zone (sim_str (shards.v[k], "_id"), zone)) {
+                     piece_owner = sim_str (shards.v[k++], "_id");
+                     break;
+                  }
+               }
+               bson_init (&chunk);
+               sim_chunk_build (&sc, &from, &to, piece_owner, 1, minor++, s, i, &chunk);
+               sim_coll_insert (chunks, &chunk);
+               bson_destroy (&chunk);
+               bson_reinit (&from);
+               bson_concat (&from, &to);
+               bson_destroy (&to);
+            }
+            bson_destroy (&from);
+         } else {
+            bson_init (&chunk);
+            sim_chunk_build (&sc, lo, &zmax, owner, 1, minor++, s, i, &chunk);
+            sim_coll_insert (chunks, &chunk);
+            bson_destroy (&chunk);
+         }
          bson_reinit (&cur);
          bson_concat (&cur, &zmax);
       }
@@ -1133,6 +1493,60 @@ sim_zone_overlap_indexed (sim_coll_t *tags, const char *ns, const bson_t *min, c
    return true;
 }
 
+/* Whether every element of bound may be stored in config.tags: no array, no regular expression, and embedded
+ * documents without top-level $-prefixed fields (ShardKeyPattern::checkShardKeyIsValidForMetadataStorage). On failure
+ * err is 2 BadValue "Shard key element <field: value> is not valid for storage". */
+static bool
+sim_bound_storable (const bson_t *bound, bson_error_t *err)
+{
+   bson_iter_t it, sub;
+   bson_iter_init (&it, bound);
+   while (bson_iter_next (&it)) {
+      bool bad = BSON_ITER_HOLDS_ARRAY (&it) || BSON_ITER_HOLDS_REGEX (&it);
+      if (BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &sub)) {
+         while (!bad && bson_iter_next (&sub)) {
+            bad = bson_iter_key (&sub)[0] == '$';
+         }
+      }
+      if (bad) {
+         bson_t one = BSON_INITIALIZER;
+         bson_append_value (&one, bson_iter_key (&it), -1, bson_iter_value (&it));
+         char *s = sim_bson_str (&one);
+         size_t l = strlen (s);
+         /* "{ f: v }" -> "f: v", the element as the server prints it */
+         SIM_ERR (err, 2, "Shard key element %.*s is not valid for storage", l > 4 ? (int) (l - 4) : (int) l,
+                  l > 4 ? s + 2 : s);
+         bson_free (s);
+         bson_destroy (&one);
+         return false;
+      }
+   }
+   return true;
+}
+
+/* Whether min and max name the same fields in the same order (ChunkRange::extractKeyPattern, used for a collection
+ * that is not sharded); err is 61 ShardKeyNotFound otherwise. */
+static bool
+sim_bounds_same_fields (const bson_t *min, const bson_t *max, bson_error_t *err)
+{
+   bson_iter_t a, b;
+   bson_iter_init (&a, min);
+   bson_iter_init (&b, max);
+   for (;;) {
+      bool na = bson_iter_next (&a), nb = bson_iter_next (&b);
+      if (!na && !nb) {
+         return true;
+      }
+      if (na != nb || strcmp (bson_iter_key (&a), bson_iter_key (&b)) != 0) {
+         char *x = sim_bson_str (min), *y = sim_bson_str (max);
+         SIM_ERR (err, 61, "the shard key of min %s doesn't match with the shard key of max %s", x, y);
+         bson_free (x);
+         bson_free (y);
+         return false;
+      }
+   }
+}
+
 bool
 sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *max_in, const char *zone,
                           bson_error_t *err)
@@ -1148,6 +1562,10 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
       SIM_ERR (err, 9, "min: %s should be less than max: %s", a, b);
       bson_free (a);
       bson_free (b);
+      goto done;
+   }
+   /* assignKeyRangeToZone checks the bounds can be stored before anything else; removeKeyRangeFromZone does not. */
+   if (zone && (!sim_bound_storable (min_in, err) || !sim_bound_storable (max_in, err))) {
       goto done;
    }
    if (zone) {
@@ -1166,22 +1584,15 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
       }
    }
    if (sharded) {
-      /* Bounds must be a prefix of the shard key. */
+      /* includeFullShardKey: both bounds must be a prefix of the shard key (min first), then they are extended. */
       const bson_t *bounds[2] = { min_in, max_in };
       for (int b = 0; b < 2; b++) {
          bson_iter_t k, f;
          bson_iter_init (&k, &sc.key);
          bson_iter_init (&f, bounds[b]);
          bool prefix = true;
-         while (bson_iter_next (&f)) {
-            prefix = prefix && bson_iter_next (&k) && !strcmp (bson_iter_key (&k), bson_iter_key (&f));
-            if (prefix && sc.hashed[0] && !strcmp (bson_iter_key (&f), sc.hashed) && !BSON_ITER_HOLDS_INT64 (&f) &&
-                !BSON_ITER_HOLDS_MINKEY (&f) && !BSON_ITER_HOLDS_MAXKEY (&f)) {
-               char *s = sim_bson_str (bounds[b]);
-               SIM_ERR (err, 72, "Hashed field bounds of zone range %s must be NumberLong, MinKey or MaxKey", s);
-               bson_free (s);
-               goto done;
-            }
+         while (prefix && bson_iter_next (&f)) {
+            prefix = bson_iter_next (&k) && !strcmp (bson_iter_key (&k), bson_iter_key (&f));
          }
          if (!prefix) {
             char *a = sim_bson_str (bounds[b]), *k2 = sim_bson_str (&sc.key);
@@ -1193,7 +1604,28 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
       }
       sim_extend_bound (&sc, min_in, &min);
       sim_extend_bound (&sc, max_in, &max);
+      /* checkHashedShardKeyRange (assign only): the extended bounds' hashed field is NumberLong, MinKey or MaxKey. */
+      bson_iter_t hm, hx;
+      if (zone && sc.hashed[0] && bson_iter_init_find (&hm, &min, sc.hashed) &&
+          bson_iter_init_find (&hx, &max, sc.hashed)) {
+         bool okm = BSON_ITER_HOLDS_INT64 (&hm) || BSON_ITER_HOLDS_MINKEY (&hm) || BSON_ITER_HOLDS_MAXKEY (&hm);
+         bool okx = BSON_ITER_HOLDS_INT64 (&hx) || BSON_ITER_HOLDS_MINKEY (&hx) || BSON_ITER_HOLDS_MAXKEY (&hx);
+         if (!okm || !okx) {
+            char *a = sim_bson_str (&min), *b = sim_bson_str (&max), *k2 = sim_bson_str (&sc.key);
+            SIM_ERR (err, 72,
+                     "there exists a field in the range %s -->> %s not of type NumberLong, MinKey, or MaxKey which "
+                     "corresponds to a hashed field in the shard key pattern %s",
+                     a, b, k2);
+            bson_free (a);
+            bson_free (b);
+            bson_free (k2);
+            goto done;
+         }
+      }
    } else {
+      if (!sim_bounds_same_fields (min_in, max_in, err)) {
+         goto done;
+      }
       bson_concat (&min, min_in);
       bson_concat (&max, max_in);
    }
@@ -1216,7 +1648,8 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
          const char *tz = sim_str (&view, "tag");
          bool same_bounds = simq_compare_docs (&tmin, &min) == 0 && simq_compare_docs (&tmax, &max) == 0;
          if (!zone) {
-            if (simq_compare_docs (&tmin, &min) == 0) {
+            /* removeKeyRangeFromZone deletes { ns, min, max } exactly: a wrong max removes nothing. */
+            if (simq_compare_docs (&tmin, &min) == 0 && simq_compare_docs (&tmax, &max) == 0) {
                sim_pos_t p = hits.v[i];
                if (del.n == del.cap) {
                   del.cap = del.cap ? del.cap * 2 : 4;
@@ -1432,12 +1865,17 @@ sim_cmd_shard_collection (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    bool unique = bson_iter_init_find (&it, ctx->cmd, "unique") && bson_iter_as_bool (&it);
-   int nchunks = bson_iter_init_find (&it, ctx->cmd, "numInitialChunks") ? (int) bson_iter_as_int64 (&it) : 0;
+   int64_t want = bson_iter_init_find (&it, ctx->cmd, "numInitialChunks") ? bson_iter_as_int64 (&it) : 0;
    bool presplit = bson_iter_init_find (&it, ctx->cmd, "presplitHashedZones") && bson_iter_as_bool (&it);
-   if (nchunks < 0 || nchunks > 8192) {
-      sim_reply_error (reply, 72, "numInitialChunks must be between 0 and 8192");
+   /* shardCollection's coordinator: at most 8192 initial chunks per shard and 1,000,000 in all, code 72. */
+   int64_t per_shards = 8192 * (int64_t) sim_g.nshards;
+   if (want < 0 || want > per_shards || want > 1000000) {
+      sim_reply_error (reply, 72,
+                       "numInitialChunks cannot be more than either: %lld, 8192 * number of shards; or 1000000",
+                       (long long) per_shards);
       return;
    }
+   int nchunks = (int) want;
    if (!sim_op_shard_collection (ns, &key, unique, nchunks, presplit, &err)) {
       sim_admin_error (reply, &err);
       return;
@@ -1918,6 +2356,27 @@ sim_cmd_update_zone_key_range (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* 6.0+ moveChunk's argument checks, in the order of the typed command (72 InvalidOptions each). */
+static bool
+sim_target_args_ok (sim_ctx_t *ctx, bson_error_t *err)
+{
+   bson_t bounds;
+   bool have_find = sim_has (ctx->cmd, "find"), have_bounds = sim_sub (ctx->cmd, "bounds", &bounds);
+   if (have_bounds && bson_count_keys (&bounds) != 2) {
+      SIM_ERR (err, 72, "bounds can only have exactly 2 elements");
+      return false;
+   }
+   if (have_find && have_bounds) {
+      SIM_ERR (err, 72, "cannot specify bounds and query at the same time");
+      return false;
+   }
+   if (!have_find && !have_bounds) {
+      SIM_ERR (err, 72, "need to specify query or bounds");
+      return false;
+   }
+   return true;
+}
+
 /* The chunk a moveChunk/split request designates (find or bounds); errors follow the version's style. */
 static bool
 sim_target_chunk (sim_ctx_t *ctx, const sim_shcoll_t *sc, bool typed, bool for_split, bson_t *chunk, bson_error_t *err)
@@ -1927,6 +2386,15 @@ sim_target_chunk (sim_ctx_t *ctx, const sim_shcoll_t *sc, bool typed, bool for_s
    bool have_bounds = sim_sub (ctx->cmd, "bounds", &bounds);
    bool have_middle = for_split && sim_sub (ctx->cmd, "middle", &middle);
    (void) have_middle;
+   if (!typed && !for_split && (have_find ? bson_empty (&find) : true) == (have_bounds ? bson_empty (&bounds) : true)) {
+      /* 4.4/5.0 errmsgRun: getObjectField of each; both empty (absent, not objects, {}) or both given. */
+      SIM_ERR (err, 0, "need to specify either a find query, or both lower and upper bounds.");
+      return false;
+   }
+   if (!typed && !for_split) {
+      have_find = have_find && !bson_empty (&find);
+      have_bounds = !have_find;
+   }
    if (have_find && have_bounds) {
       if (for_split) {
          SIM_ERR (err, 0, "cannot specify bounds and find at the same time");
@@ -2008,6 +2476,9 @@ sim_not_sharded (bson_t *reply, const char *ns)
    sim_reply_error (reply, 118, "Collection %s is not sharded.", ns);
 }
 
+/* moveChunk. 4.4/5.0 follow cluster_move_chunk_cmd.cpp's errmsgRun (sharded check first, then 'to', then the shard,
+ * then find/bounds); 6.0+ its typed run (the IDL requires 'to', then the sharded check, the 72 argument checks, the
+ * shard, the chunk), which sends _configsvrMoveRange. */
 static void
 sim_cmd_move_chunk (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -2024,29 +2495,52 @@ sim_cmd_move_chunk (sim_ctx_t *ctx, bson_t *reply)
    if (!ns) {
       goto done;
    }
-   if (!bson_iter_init_find (&it, ctx->cmd, "to")) {
-      if (typed) {
-         sim_reply_error (reply, 40414, "BSON field 'moveChunk.to' is missing but a required field");
-      } else {
-         sim_reply_error (reply, 0, "you have to specify where you want to move the chunk");
-      }
+   bool have_to = bson_iter_init_find (&it, ctx->cmd, "to");
+   if (typed && !have_to) {
+      sim_reply_error (reply, 40414, "BSON field 'moveChunk.to' is missing but a required field");
       goto done;
    }
-   if (!BSON_ITER_HOLDS_UTF8 (&it)) {
+   if (typed && !BSON_ITER_HOLDS_UTF8 (&it)) {
+      sim_reply_error (reply, 14, "BSON field 'moveChunk.to' is the wrong type '%s', expected type 'string'",
+                       BSON_ITER_HOLDS_INT32 (&it)    ? "int"
+                       : BSON_ITER_HOLDS_NUMBER (&it) ? "double"
+                                                      : "object");
+      goto done;
+   }
+   sim_shcoll_destroy (&sc);
+   if (!sim_shcoll_load (ns, &sc)) {
+      sim_not_sharded (reply, ns);
+      goto done;
+   }
+   if (!have_to || !BSON_ITER_HOLDS_UTF8 (&it)) {
       sim_reply_error (reply, 14, "'to' must be of type String");
       goto done;
    }
    const char *to = bson_iter_utf8 (&it, NULL);
-   sim_shcoll_destroy (&sc);
-   if (!sim_shcoll_load (ns, &sc)) {
-      sim_not_sharded (reply, ns);
+   if (!typed && !to[0]) {
+      sim_reply_error (reply, 0, "you have to specify where you want to move the chunk");
+      goto done;
+   }
+   if (typed && !sim_target_args_ok (ctx, &err)) {
+      sim_admin_error (reply, &err);
+      goto done;
+   }
+   if (!sim_shard_get (to, NULL)) {
+      sim_reply_error (reply, 70, "Could not move chunk in %s to %s because that shard does not exist", ns, to);
       goto done;
    }
    if (!sim_target_chunk (ctx, &sc, typed, false, &chunk, &err)) {
       sim_admin_error (reply, &err);
       goto done;
    }
-   if (!sim_check_destination (&sc, &chunk, to, &err)) {
+   int64_t max_bytes = 0;
+   if (!typed && bson_iter_init_find (&it, ctx->cmd, "maxChunkSizeBytes") && BSON_ITER_HOLDS_NUMBER (&it)) {
+      max_bytes = bson_iter_as_int64 (&it); /* 4.4/5.0 pass it on to the donor */
+   }
+   bool force_jumbo = bson_iter_init_find (&it, ctx->cmd, "forceJumbo") && bson_iter_as_bool (&it);
+   if (strcmp (sim_chunk_shard (&chunk), to) != 0 &&
+       (!sim_check_manual_move (&sc, &chunk, to, &err) ||
+        !sim_check_chunk_size (&sc, &chunk, max_bytes, force_jumbo, &err))) {
       bson_destroy (&chunk);
       sim_admin_error (reply, &err);
       goto done;
@@ -2061,16 +2555,111 @@ done:
    sim_shcoll_destroy (&sc);
 }
 
+typedef struct {
+   bson_t *key;
+   int64_t size;
+} sim_keysize_t;
+
+static int
+sim_keysize_cmp (const void *a, const void *b)
+{
+   return simq_compare_docs (((const sim_keysize_t *) a)->key, ((const sim_keysize_t *) b)->key);
+}
+
+/* The shard keys (sorted) and sizes of sc's documents inside [lo, hi) into *out (*n of them; free with
+ * sim_keysizes_free). */
+static void
+sim_range_keys (const sim_shcoll_t *sc, const bson_t *lo, const bson_t *hi, sim_keysize_t **out, size_t *n)
+{
+   size_t cap = 0;
+   *out = NULL;
+   *n = 0;
+   sim_coll_t *coll = sim_coll_get_ns (sc->ns);
+   for (size_t p = 0; coll && p < coll->nparts; p++) {
+      for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
+         bson_t view, key;
+         sim_pos_t at = { p, i };
+         sim_coll_view (coll, at, &view);
+         sim_shard_key_of (sc, &view, &key);
+         if (simq_compare_docs (lo, &key) <= 0 && simq_compare_docs (&key, hi) < 0) {
+            if (*n == cap) {
+               cap = cap ? cap * 2 : 64;
+               *out = bson_realloc (*out, cap * sizeof **out);
+            }
+            (*out)[*n].key = bson_copy (&key);
+            (*out)[*n].size = view.len;
+            (*n)++;
+         }
+         bson_destroy (&key);
+      }
+   }
+   if (*n > 1) {
+      qsort (*out, *n, sizeof **out, sim_keysize_cmp);
+   }
+}
+
+static void
+sim_keysizes_free (sim_keysize_t *v, size_t n)
+{
+   for (size_t i = 0; i < n; i++) {
+      bson_destroy (v[i].key);
+   }
+   bson_free (v);
+}
+
+/* computeOtherBound (migration_source_manager.cpp): the first split point autoSplitVector finds in [lo, hi) for one
+ * chunk of max_bytes (forward: from lo; backward: from hi), or hi (forward) / lo (backward) when the range holds no
+ * more than one chunk of data. autoSplitVector counts documents: a chunk is max_bytes / the average document size of
+ * the donor, and a split point never falls between equal keys. out is initialised here. */
+static void
+sim_other_bound (const sim_shcoll_t *sc, const char *donor, const bson_t *lo, const bson_t *hi, int64_t max_bytes,
+                 bool forward, bson_t *out)
+{
+   sim_keysize_t *v;
+   size_t n;
+   int64_t avg = sim_donor_avg_size (sc, donor);
+   sim_range_keys (sc, lo, hi, &v, &n);
+   int64_t per = avg > 0 ? max_bytes / avg : 0;
+   bson_init (out);
+   if (per < 1) {
+      per = 1;
+   }
+   if (avg == 0 || (int64_t) n <= per) {
+      bson_concat (out, forward ? hi : lo);
+   } else if (forward) {
+      size_t at = (size_t) per;
+      while (at < n && simq_compare_docs (v[at].key, v[at - 1].key) == 0) {
+         at++;
+      }
+      bson_concat (out, at < n ? v[at].key : hi);
+   } else {
+      size_t at = n - (size_t) per; /* the new min: the last `per` documents move */
+      while (at > 0 && simq_compare_docs (v[at].key, v[at - 1].key) == 0) {
+         at--;
+      }
+      bson_concat (out, at > 0 ? v[at].key : lo);
+   }
+   sim_keysizes_free (v, n);
+}
+
+/* moveRange (6.0+): cluster_move_range_cmd.cpp, then _configsvrMoveRange (Balancer::moveRange: no zone or draining
+ * check) and the donor's _shardsvrMoveRange / MigrationSourceManager: a move onto the owner returns at once, a
+ * missing bound is computed (computeOtherBound), the size check runs on the range, and the range is split out of its
+ * chunk only when the migration commits. */
 static void
 sim_cmd_move_range (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_error_t err;
-   bson_t min, max, chunk;
+   bson_t min, max, chunk, cmin, cmax, lo, hi;
    sim_shcoll_t sc;
+   bson_iter_t it;
+   bool have_chunk = false;
    const char *ns = sim_first_ns (ctx, reply);
    memset (&sc, 0, sizeof sc);
    bson_init (&sc.key);
    bson_init (&sc.doc);
+   bson_init (&lo);
+   bson_init (&hi);
    if (!ns) {
       goto done;
    }
@@ -2100,73 +2689,78 @@ sim_cmd_move_range (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 70, "Shard %s not found", to);
       goto done;
    }
-   /* Split so that [min, max) is exactly one chunk, then move it. */
    if (have_min) {
-      if (!sim_chunk_find (&sc, &min, &chunk, NULL)) {
-         sim_reply_error (reply, 656452, "no chunk found for the range");
-         goto done;
-      }
-      bson_t cmin;
-      sim_sub (&chunk, "min", &cmin);
-      bool at_boundary = simq_compare_docs (&cmin, &min) == 0;
-      bson_destroy (&chunk);
-      if (!at_boundary && !sim_split_at (&sc, &min, &err)) {
-         sim_admin_error (reply, &err);
-         goto done;
-      }
-      if (have_max && sim_chunk_find (&sc, &min, &chunk, NULL)) {
-         bson_t cmax;
-         sim_sub (&chunk, "max", &cmax);
-         bool inside = simq_compare_docs (&max, &cmax) < 0;
-         bson_destroy (&chunk);
-         if (inside && !sim_split_at (&sc, &max, &err)) {
-            sim_admin_error (reply, &err);
-            goto done;
-         }
-      }
-      sim_chunk_find (&sc, &min, &chunk, NULL);
+      have_chunk = sim_chunk_find (&sc, &min, &chunk, NULL);
    } else {
-      /* Only max: the chunk ending at or containing max. */
+      /* getChunkForMaxBound: the chunk ending at max, else the one containing it. */
       simq_docs_t all;
       simq_docs_init (&all);
       sim_chunks_of (&sc, &all);
-      bool found = false;
-      for (size_t i = 0; i < all.n && !found; i++) {
-         bson_t cmin, cmax;
-         sim_sub (all.v[i], "min", &cmin);
-         sim_sub (all.v[i], "max", &cmax);
-         if (simq_compare_docs (&cmin, &max) < 0 && simq_compare_docs (&max, &cmax) <= 0) {
-            found = true;
-            bool inside = simq_compare_docs (&max, &cmax) < 0;
-            bson_t keep;
-            bson_copy_to (&cmin, &keep);
-            if (inside && !sim_split_at (&sc, &max, &err)) {
-               bson_destroy (&keep);
-               simq_docs_clear (&all);
-               sim_admin_error (reply, &err);
-               goto done;
-            }
-            sim_chunk_find (&sc, &keep, &chunk, NULL);
-            bson_destroy (&keep);
+      for (size_t i = 0; i < all.n && !have_chunk; i++) {
+         bson_t a, b;
+         sim_sub (all.v[i], "min", &a);
+         sim_sub (all.v[i], "max", &b);
+         if (simq_compare_docs (&a, &max) < 0 && simq_compare_docs (&max, &b) <= 0) {
+            bson_copy_to (all.v[i], &chunk);
+            have_chunk = true;
          }
       }
       simq_docs_clear (&all);
-      if (!found) {
-         sim_reply_error (reply, 656452, "no chunk found for the range");
-         goto done;
-      }
    }
-   if (!sim_check_destination (&sc, &chunk, to, &err)) {
-      bson_destroy (&chunk);
+   if (!have_chunk) {
+      sim_reply_error (reply, 656452, "no chunk found for the range");
+      goto done;
+   }
+   sim_sub (&chunk, "min", &cmin);
+   sim_sub (&chunk, "max", &cmax);
+   const char *from = sim_chunk_shard (&chunk);
+   if (!strcmp (from, to)) {
+      sim_reply_ok (reply); /* the range is already on the destination: nothing is checked, split or moved */
+      goto done;
+   }
+   if (!sim_check_manual_move (&sc, &chunk, to, &err)) {
       sim_admin_error (reply, &err);
       goto done;
    }
-   if (strcmp (sim_chunk_shard (&chunk), to) != 0) {
-      sim_move_chunk_doc (&sc, &chunk, to);
+   int64_t cs = sim_chunk_size_bytes (&sc);
+   bson_destroy (&lo);
+   bson_destroy (&hi);
+   if (have_min) {
+      bson_copy_to (&min, &lo);
+   } else {
+      sim_other_bound (&sc, from, &cmin, &max, cs, false, &lo);
    }
-   bson_destroy (&chunk);
+   if (have_max) {
+      /* a max past the chunk's end moves the rest of the chunk */
+      bson_copy_to (simq_compare_docs (&max, &cmax) < 0 ? &max : &cmax, &hi);
+   } else {
+      sim_other_bound (&sc, from, &min, &cmax, cs, true, &hi);
+   }
+   if (simq_compare_docs (&lo, &hi) >= 0) {
+      char *a = sim_bson_str (&lo), *b = sim_bson_str (&hi);
+      sim_reply_error (reply, 9, "min: %s should be less than max: %s", a, b);
+      bson_free (a);
+      bson_free (b);
+      goto done;
+   }
+   sim_keysize_t *keys;
+   size_t nkeys;
+   sim_range_keys (&sc, &lo, &hi, &keys, &nkeys);
+   sim_keysizes_free (keys, nkeys);
+   bool force_jumbo = bson_iter_init_find (&it, ctx->cmd, "forceJumbo") && bson_iter_as_bool (&it);
+   if (!sim_check_range_size (&sc, &lo, &hi, (int64_t) nkeys, 0, force_jumbo, &err)) {
+      sim_admin_error (reply, &err);
+      goto done;
+   }
+   /* The commit splits [lo, hi) out of the chunk as it moves it (no split changelog entry). */
+   sim_migrate_commit_range (&sc, &chunk, &lo, &hi, to, true, -1, -1, 0);
    sim_reply_ok (reply);
 done:
+   if (have_chunk) {
+      bson_destroy (&chunk);
+   }
+   bson_destroy (&lo);
+   bson_destroy (&hi);
    sim_shcoll_destroy (&sc);
 }
 
@@ -2312,32 +2906,16 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
    if (last > first) {
       uint32_t major, minor;
       sim_chunk_max_version (&sc, &major, &minor);
-      bson_t merged, details = BSON_INITIALIZER, arr, ver;
+      bson_t merged;
       char shard[64];
       bson_strncpy (shard, owner, sizeof shard);
       sim_chunk_rewrite (&sc, all.v[first], &lo, &hi, shard, major, minor + 1, false, &merged);
-      BSON_APPEND_ARRAY_BEGIN (&details, "merged", &arr);
-      for (size_t i = first; i <= last; i++) {
-         bson_t v;
-         char key[16];
-         const char *kp;
-         bson_uint32_to_string ((uint32_t) (i - first), &kp, key, sizeof key);
-         BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &v);
-         sim_version_doc (all.v[i], &sc, &v);
-         bson_append_document_end (&arr, &v);
-         if (i > first) {
-            sim_chunk_put (all.v[i], NULL);
-         }
+      sim_merge_changelog (&sc, (const bson_t *const *) &all.v[first], last - first + 1, major, minor, shard);
+      for (size_t i = first + 1; i <= last; i++) {
+         sim_chunk_put (all.v[i], NULL);
       }
-      bson_append_array_end (&details, &arr);
-      BSON_APPEND_DOCUMENT_BEGIN (&details, "mergedVersion", &ver);
-      BSON_APPEND_TIMESTAMP (&ver, "lastmod", major, minor + 1);
-      bson_append_document_end (&details, &ver);
-      BSON_APPEND_UTF8 (&details, "owningShard", shard);
       sim_chunk_put (all.v[first], &merged);
-      sim_changelog (false, "merge", sc.ns, "config", &details, sim_now_ms ());
       bson_destroy (&merged);
-      bson_destroy (&details);
    }
    sim_reply_ok (reply);
 done:
@@ -2394,12 +2972,19 @@ static void
 sim_cmd_balancer_status (sim_ctx_t *ctx, bson_t *reply)
 {
    (void) ctx;
-   bool stopped = sim_balancer_stopped ();
-   BSON_APPEND_UTF8 (reply, "mode", stopped ? "off" : "full");
+   /* Balancer::report: the mode of the settings as last parsed (kBalancerModes[mode]; autoSplitOnly up to 6.0); a
+    * document that does not parse leaves the previous settings in force. */
+   static char last_mode[16] = "full";
+   char mode[16];
+   int ws, we;
+   if (sim_balancer_settings (mode, &ws, &we)) {
+      bson_strncpy (last_mode, mode, sizeof last_mode);
+   }
+   BSON_APPEND_UTF8 (reply, "mode", last_mode);
    BSON_APPEND_BOOL (reply, "inBalancerRound", sim_dyn.live && sim_dyn.in_round);
    if (sim_dyn.live) {
-      /* The live balancer's own rounds (sim_balancer.c). */
-      BSON_APPEND_INT64 (reply, "numBalancerRounds", sim_g.balancer_rounds + sim_dyn.rounds);
+      /* The live balancer's own rounds (sim_balancer.c), skipped ones included (_endRound counts them too). */
+      BSON_APPEND_INT64 (reply, "numBalancerRounds", sim_g.balancer_rounds + sim_dyn.rounds + sim_dyn.rounds_skipped);
    } else {
       /* A round every 10 s while the balancer is on (the real default interval). */
       BSON_APPEND_INT64 (reply, "numBalancerRounds", sim_g.balancer_rounds + (sim_now_ms () - sim_g.start_ms) / 10000);
@@ -2441,6 +3026,42 @@ sim_generic_arg (const char *k)
    return false;
 }
 
+/* Whether a zone range bound of sc's namespace (extended to the full shard key) falls strictly inside one of the
+ * chunks in all: the chunk the balancer would split first (BalancerChunkSelectionPolicy::selectChunksToSplit). */
+static bool
+sim_chunks_cut_by_zone (const sim_shcoll_t *sc, const simq_docs_t *all)
+{
+   sim_coll_t *tags = sim_coll_get ("config", "tags");
+   bson_t filter = BSON_INITIALIZER;
+   sim_hits_t hits = { 0 };
+   bson_error_t e;
+   bool cut = false;
+   BSON_APPEND_UTF8 (&filter, "ns", sc->ns);
+   if (tags && sim_coll_match (tags, &filter, 0, &hits, &e)) {
+      for (size_t h = 0; h < hits.n && !cut; h++) {
+         bson_t view, b;
+         static const char *fields[] = { "min", "max" };
+         sim_coll_view (tags, hits.v[h], &view);
+         for (int f = 0; f < 2 && !cut; f++) {
+            if (!sim_sub (&view, fields[f], &b)) {
+               continue;
+            }
+            bson_t full;
+            sim_extend_bound (sc, &b, &full);
+            for (size_t i = 0; i < all->n && !cut; i++) {
+               bson_t cmin, cmax;
+               cut = sim_sub (all->v[i], "min", &cmin) && sim_sub (all->v[i], "max", &cmax) &&
+                     simq_compare_docs (&cmin, &full) < 0 && simq_compare_docs (&full, &cmax) < 0;
+            }
+            bson_destroy (&full);
+         }
+      }
+   }
+   sim_hits_free (&hits);
+   bson_destroy (&filter);
+   return cut;
+}
+
 static void
 sim_cmd_balancer_collection_status (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -2473,6 +3094,15 @@ sim_cmd_balancer_collection_status (sim_ctx_t *ctx, bson_t *reply)
    sim_chunks_of (&sc, &all);
    sim_shards_list (&shards);
    const char *violation = NULL;
+   /* Balancer::getBalancerStatusForNs: from 6.0 a defragmenting collection first; then a chunk that a zone range
+    * boundary cuts (selectChunksToSplit: zoneViolation); then the reason of the first migration the policy picks
+    * (draining, zone violation, imbalance). */
+   if (sim_ver_ge (60) && bson_iter_init_find (&it, &sc.doc, "defragmentCollection") && bson_iter_as_bool (&it)) {
+      violation = "defragmentingChunks";
+   }
+   if (!violation && sim_chunks_cut_by_zone (&sc, &all)) {
+      violation = "zoneViolation";
+   }
    for (size_t i = 0; i < all.n && !violation; i++) {
       if (sim_shard_draining (sim_chunk_shard (all.v[i]))) {
          violation = "draining";
@@ -2488,36 +3118,9 @@ sim_cmd_balancer_collection_status (sim_ctx_t *ctx, bson_t *reply)
          violation = "zoneViolation";
       }
    }
-   if (!violation && sim_ver_ge (60) && bson_iter_init_find (&it, &sc.doc, "defragmentCollection") &&
-       bson_iter_as_bool (&it)) {
-      violation = "defragmentingChunks";
-   }
-   if (!violation) {
-      /* Judged as the live balancer would (sim_balancer_imbalanced); for a collection without stored documents,
-       * chunk counts before 6.0 (thresholds 2 below 20 chunks, 4 below 80, 8 above) and never from 6.0. */
-      int64_t lo = INT64_MAX, hi = 0;
-      for (size_t s = 0; s < shards.n; s++) {
-         const char *id = sim_str (shards.v[s], "_id");
-         if (!id || sim_shard_draining (id)) {
-            continue;
-         }
-         int64_t c = 0;
-         for (size_t i = 0; i < all.n; i++) {
-            c += !strcmp (sim_chunk_shard (all.v[i]), id);
-         }
-         lo = c < lo ? c : lo;
-         hi = c > hi ? c : hi;
-      }
-      int64_t threshold = all.n < 20 ? 2 : all.n < 80 ? 4 : 8;
-      int group = sim_balancer_imbalanced (ns);
-      if (group >= 0) {
-         /* The live balancer's own judgement, per zone: chunk counts before 6.0, data size from 6.0. */
-         if (group > 0) {
-            violation = "chunksImbalance";
-         }
-      } else if (!sim_ver_ge (60) && lo != INT64_MAX && hi - lo >= threshold) {
-         violation = "chunksImbalance";
-      }
+   if (!violation && sim_balancer_imbalanced (ns) > 0) {
+      /* The live balancer's own judgement, per zone: chunk counts before 6.0, data size from 6.0. */
+      violation = "chunksImbalance";
    }
    if (sim_dyn.chunk_size_bytes > 0 && sim_ver_ge (60)) {
       /* --chunk-size-kb: the effective size, in MB (7.0+: rounded up to two decimals). */

@@ -1,11 +1,13 @@
 /* shardsim's live balancer: rounds on an interval that split chunks at zone boundaries, move chunks off draining
- * shards and onto their zone's shards, then balance each zone by the version's policy (chunk-count thresholds 2/4/8
- * before 6.0, a data-size difference of three chunk sizes from 6.0, moving about one chunk size). Migrations take
+ * shards and onto their zone's shards, then balance each zone by the version's policy (chunk counts against the
+ * zone's rounded ideal before 6.0, a data-size difference of three chunk sizes from 6.0, moving about one chunk
+ * size). Migrations take
  * --migration-ms, show in currentOp (and config.migrations before 6.0), and are logged in config.changelog; every
  * round is logged in config.actionlog. Honours balancerStop/Start, activeWindow, noBalance and allowMigrations.
  * Callers hold sim_g.lock. */
 #include "sim.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -72,36 +74,80 @@ sim_shard_busy (const char *shard)
    return false;
 }
 
-/* The config.settings balancer document's activeWindow: true when now (server-local time) is inside it or there is
- * no (valid) window. */
-static bool
-sim_in_active_window (void)
+/* "HH:MM" (hours 0-23, minutes 0-59) into minutes since midnight; -1 when malformed. */
+static int
+sim_hhmm (const char *s)
 {
-   bson_t view;
-   bson_iter_t it, w;
-   if (!sim_setting_view ("balancer", &view) || !bson_iter_init_find (&it, &view, "activeWindow") ||
-       !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+   int h, m, n = -1;
+   if (!s || sscanf (s, "%2d:%2d%n", &h, &m, &n) != 2 || n < 0 || s[n] != '\0' || h < 0 || h > 23 || m < 0 || m > 59) {
+      return -1;
+   }
+   return h * 60 + m;
+}
+
+/* Whether field is absent or holds a boolean or a number (bsonExtractBooleanFieldWithDefault). */
+static bool
+sim_bool_or_absent (const bson_t *doc, const char *field)
+{
+   bson_iter_t it;
+   return !bson_iter_init_find (&it, doc, field) || BSON_ITER_HOLDS_BOOL (&it) || BSON_ITER_HOLDS_NUMBER (&it);
+}
+
+bool
+sim_balancer_settings (char mode[16], int *win_start, int *win_stop)
+{
+   bson_t view, w;
+   bson_iter_t it;
+   bson_strncpy (mode, "full", 16);
+   *win_start = *win_stop = -1;
+   if (!sim_setting_view ("balancer", &view)) {
+      return true; /* NoMatchingDocument: the defaults */
+   }
+   if (!sim_bool_or_absent (&view, "stopped")) {
+      return false;
+   }
+   if (bson_iter_init_find (&it, &view, "stopped") && bson_iter_as_bool (&it)) {
+      bson_strncpy (mode, "off", 16);
+   } else if (bson_iter_init_find (&it, &view, "mode")) {
+      /* kBalancerModes: full, autoSplitOnly, off up to 6.0; full, off from 7.0 */
+      const char *m = BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : NULL;
+      if (!m || (strcmp (m, "full") != 0 && strcmp (m, "off") != 0 &&
+                 (sim_ver_ge (70) || strcmp (m, "autoSplitOnly") != 0))) {
+         return false; /* TypeMismatch, or BadValue "Invalid balancer mode" */
+      }
+      bson_strncpy (mode, m, 16);
+   }
+   if (bson_iter_init_find (&it, &view, "activeWindow")) {
+      uint32_t l;
+      const uint8_t *d;
+      if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
+         return false; /* TypeMismatch */
+      }
+      bson_iter_document (&it, &l, &d);
+      if (!bson_init_static (&w, d, l) || bson_empty (&w)) {
+         return false; /* "activeWindow not specified" */
+      }
+      int a = sim_hhmm (sim_str (&w, "start")), b = sim_hhmm (sim_str (&w, "stop"));
+      if (a < 0 || b < 0 || a == b) {
+         return false; /* both must be given, as hh:mm, and differ */
+      }
+      *win_start = a;
+      *win_stop = b;
+   }
+   return sim_bool_or_absent (&view, "_waitForDelete") && sim_bool_or_absent (&view, "attemptToBalanceJumboChunks");
+}
+
+/* Whether now (server-local time) is inside the window [start, stop] of sim_balancer_settings (always without one). */
+static bool
+sim_in_active_window (int start, int stop)
+{
+   if (start < 0) {
       return true;
-   }
-   int sh = -1, sm = -1, eh = -1, em = -1;
-   bson_iter_recurse (&it, &w);
-   while (bson_iter_next (&w)) {
-      if (!BSON_ITER_HOLDS_UTF8 (&w)) {
-         continue;
-      }
-      if (!strcmp (bson_iter_key (&w), "start")) {
-         sscanf (bson_iter_utf8 (&w, NULL), "%d:%d", &sh, &sm);
-      } else if (!strcmp (bson_iter_key (&w), "stop")) {
-         sscanf (bson_iter_utf8 (&w, NULL), "%d:%d", &eh, &em);
-      }
-   }
-   if (sh < 0 || sh > 23 || sm < 0 || sm > 59 || eh < 0 || eh > 23 || em < 0 || em > 59 || (sh == eh && sm == em)) {
-      return true; /* an invalid window is a BadValue for the real balancer; ignored here */
    }
    time_t now = time (NULL);
    struct tm tm;
    localtime_r (&now, &tm);
-   int cur = tm.tm_hour * 60 + tm.tm_min, start = sh * 60 + sm, stop = eh * 60 + em;
+   int cur = tm.tm_hour * 60 + tm.tm_min;
    return start < stop ? (cur >= start && cur < stop) : (cur >= start || cur < stop);
 }
 
@@ -358,6 +404,55 @@ sim_find_shard (sim_bshard_t *shards, size_t nshards, const char *name)
    return NULL;
 }
 
+/* 4.4/5.0 chunk-count policy for one zone group (BalancerPolicy::balance, step 3, and _singleZoneBalance): ideal =
+ * roundf (chunks of the zone / shards of the zone), where the group outside all zones counts every chunk of the
+ * collection over every shard; the donor is the available shard with most chunks of the group (draining or not), the
+ * recipient the least loaded suitable one (not draining, in the zone); a move happens when the donor holds more than
+ * ideal and the recipient fewer (kDefaultImbalanceThreshold = 1). */
+static bool
+sim_count_policy_pick (const sim_ctab_t *t, char (*zones)[128], sim_bshard_t *shards, size_t nshards, const char *zone,
+                       sim_bshard_t **from, sim_bshard_t **to)
+{
+   size_t total = 0, nzs = 0;
+   if (!zone[0]) {
+      total = t->n;
+      nzs = nshards;
+   } else {
+      for (size_t i = 0; i < t->n; i++) {
+         total += !strcmp (zones[i], zone);
+      }
+      for (size_t k = 0; k < nshards; k++) {
+         nzs += sim_shard_in_zone (shards[k].name, zone);
+      }
+   }
+   if (nzs == 0) {
+      return false; /* a zone without shards is skipped */
+   }
+   int64_t ideal = (int64_t) roundf ((float) total / (float) nzs);
+   sim_bshard_t *donor = NULL;
+   int64_t max = 0;
+   for (size_t k = 0; k < nshards; k++) {
+      if (shards[k].used) {
+         continue;
+      }
+      int64_t l = sim_load (t, zones, shards[k].name, zone);
+      if (l > max) {
+         max = l;
+         donor = &shards[k];
+      }
+   }
+   if (!donor || max <= ideal) {
+      return false;
+   }
+   sim_bshard_t *recipient = sim_least_loaded (t, zones, shards, nshards, zone, NULL);
+   if (!recipient || sim_load (t, zones, recipient->name, zone) >= ideal) {
+      return false;
+   }
+   *from = donor;
+   *to = recipient;
+   return true;
+}
+
 typedef struct {
    uint8_t *key;
    int64_t size;
@@ -376,7 +471,7 @@ sim_kent_cmp (const void *a, const void *b)
 /* 6.0+: makes chunk i of t at most about one chunk size by splitting off its first ~chunk size of data. Returns false
  * when the chunk cannot be moved (its first key alone is over the chunk size: flagged jumbo). */
 static bool
-sim_trim_to_chunk_size (sim_coll_t *coll, sim_ctab_t *t, size_t i, int64_t cs)
+sim_trim_to_chunk_size (sim_coll_t *coll, sim_ctab_t *t, size_t i, int64_t cs, bool force_jumbo)
 {
    sim_kent_t *v = NULL;
    size_t n = 0, cap = 0;
@@ -424,8 +519,11 @@ sim_trim_to_chunk_size (sim_coll_t *coll, sim_ctab_t *t, size_t i, int64_t cs)
          sim_ctab_split (coll, i, &pt, 1, NULL, NULL);
          bson_destroy (pt);
       }
-      sim_ctab_mark_jumbo (t, i);
-      ok = false;
+      if (!force_jumbo) {
+         /* attemptToBalanceJumboChunks: the donor clones it anyway (ForceJumbo::kForceBalancer) */
+         sim_ctab_mark_jumbo (t, i);
+         ok = false;
+      }
    } else {
       int64_t acc = 0;
       for (size_t k = 0; k < n && !at; k++) {
@@ -497,13 +595,15 @@ sim_split_zone_boundaries (sim_coll_t *coll, sim_ctab_t *t)
    bson_destroy (&filter);
 }
 
-/* First movable chunk of zone group zone on shard (not jumbo unless allowed, not busy, with data in 6.0+). */
+/* First movable chunk of zone group zone on shard: not busy, with data in 6.0+, and never one flagged jumbo
+ * (BalancerPolicy::balance skips them in every step; attemptToBalanceJumboChunks only forces the donor to clone a
+ * chunk that turns out too big). */
 static size_t
-sim_pick_chunk (const sim_ctab_t *t, char (*zones)[128], const char *shard, const char *zone, bool jumbo_ok)
+sim_pick_chunk (const sim_ctab_t *t, char (*zones)[128], const char *shard, const char *zone)
 {
    for (size_t i = 0; i < t->n; i++) {
       const sim_chunk_t *c = &t->v[i];
-      if (strcmp (c->shard, shard) != 0 || strcmp (zones[i], zone) != 0 || (c->jumbo && !jumbo_ok) ||
+      if (strcmp (c->shard, shard) != 0 || strcmp (zones[i], zone) != 0 || c->jumbo ||
           sim_balancer_chunk_busy (t->sc.ns, &c->id) || (sim_ver_ge (60) && c->bytes == 0)) {
          continue;
       }
@@ -535,7 +635,7 @@ sim_balance_collection (sim_coll_t *coll, sim_ctab_t *t, sim_bshard_t *shards, s
       sim_bshard_t *owner = sim_find_shard (shards, nshards, c->shard);
       bool draining = owner && owner->draining;
       bool violation = zones[i][0] && !sim_shard_in_zone (c->shard, zones[i]);
-      if ((!draining && !violation) || (owner && owner->used) || (c->jumbo && !jumbo_ok) ||
+      if ((!draining && !violation) || (owner && owner->used) || c->jumbo ||
           sim_balancer_chunk_busy (t->sc.ns, &c->id)) {
          continue;
       }
@@ -562,6 +662,19 @@ sim_balance_collection (sim_coll_t *coll, sim_ctab_t *t, sim_bshard_t *shards, s
       for (;;) {
          sim_bshard_t *donor = NULL, *recipient = NULL;
          int64_t hi = -1, lo = INT64_MAX;
+         if (!sim_ver_ge (60)) {
+            if (!sim_count_policy_pick (t, zones, shards, nshards, zone, &donor, &recipient)) {
+               break;
+            }
+            size_t i = sim_pick_chunk (t, zones, donor->name, zone);
+            if (i == SIZE_MAX) {
+               break;
+            }
+            donor->used = true;
+            recipient->used = true;
+            sim_migration_start (t, i, recipient->name, now);
+            continue;
+         }
          for (size_t s = 0; s < nshards; s++) {
             if (shards[s].used || !sim_eligible (&shards[s], zone)) {
                continue;
@@ -579,14 +692,13 @@ sim_balance_collection (sim_coll_t *coll, sim_ctab_t *t, sim_bshard_t *shards, s
          if (!donor || !recipient || donor == recipient) {
             break;
          }
-         int64_t threshold = sim_ver_ge (60) ? 3 * cs : (t->n < 20 ? 2 : t->n < 80 ? 4 : 8);
-         if (hi - lo < threshold) {
+         if (hi - lo < 3 * cs) {
             break;
          }
-         size_t i = sim_pick_chunk (t, zones, donor->name, zone, jumbo_ok);
+         size_t i = sim_pick_chunk (t, zones, donor->name, zone);
          if (i != SIZE_MAX && sim_ver_ge (60) && coll && t->v[i].bytes > cs) {
             size_t before = t->n;
-            bool movable = sim_trim_to_chunk_size (coll, t, i, cs);
+            bool movable = sim_trim_to_chunk_size (coll, t, i, cs, jumbo_ok);
             if (t->n != before) {
                /* Chunks were split: zones shift by index; recompute them. */
                zones = bson_realloc (zones, t->n * sizeof *zones);
@@ -617,28 +729,49 @@ sim_automerge_enabled (void)
           bson_iter_as_bool (&it);
 }
 
-/* The automerger (7.0+): merges every run of adjacent chunks on one shard (same zone, not jumbo, not migrating). */
+/* Whether chunk i of t may be merged by the automerger at now: not jumbo, not migrating, and on its shard since
+ * before the snapshot history window (commitMergeAllChunksOnShard's onCurrentShardSince < oldest timestamp supported
+ * for snapshot history: max (minSnapshotHistoryWindowInSeconds 300, transactionLifetimeLimitSeconds 60) = 300 s,
+ * scaled like every other interval: the balancer interval stands for 10 s). */
+static bool
+sim_automerge_eligible (const sim_ctab_t *t, size_t i, int64_t now)
+{
+   bson_t chunk;
+   bson_iter_t it;
+   if (t->v[i].jumbo || sim_balancer_chunk_busy (t->sc.ns, &t->v[i].id) || !sim_chunk_by_id (&t->v[i].id, &chunk)) {
+      return false;
+   }
+   uint32_t secs = 0, inc = 0;
+   if (bson_iter_init_find (&it, &chunk, "onCurrentShardSince") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      bson_iter_timestamp (&it, &secs, &inc);
+   }
+   bson_destroy (&chunk);
+   int64_t interval = sim_dyn.balancer_interval_ms > 0 ? sim_dyn.balancer_interval_ms : 10000;
+   int64_t window_ms = 300 * 1000 * interval / 10000;
+   return (int64_t) secs * 1000 < now - window_ms;
+}
+
+/* The automerger (7.0+, ShardingCatalogManager::commitMergeAllChunksOnShard): on each shard, merges every run of two
+ * or more adjacent eligible chunks (sim_automerge_eligible) into one. */
 static void
-sim_automerge (sim_coll_t *coll, sim_ctab_t *t)
+sim_automerge (sim_coll_t *coll, sim_ctab_t *t, int64_t now)
 {
    bson_iter_t it;
-   if (bson_iter_init_find (&it, &t->sc.doc, "enableAutoMerge") && !bson_iter_as_bool (&it)) {
-      return;
+   if ((bson_iter_init_find (&it, &t->sc.doc, "enableAutoMerge") && !bson_iter_as_bool (&it)) ||
+       (bson_iter_init_find (&it, &t->sc.doc, "defragmentCollection") && bson_iter_as_bool (&it))) {
+      return; /* _getNamespacesWithMergeableChunksPerShard skips these collections */
    }
-   for (size_t i = 0; t->n > 1 && i < t->n - 1;) {
-      char (*zones)[128] = bson_malloc (t->n * sizeof *zones);
-      sim_chunk_zones (t, zones);
+   for (size_t i = 0; t->n > 1 && i < t->n - 1; i++) {
+      if (!sim_automerge_eligible (t, i, now)) {
+         continue;
+      }
       size_t j = i;
-      while (j + 1 < t->n && !strcmp (t->v[j + 1].shard, t->v[i].shard) && !strcmp (zones[j + 1], zones[i]) &&
-             !t->v[j + 1].jumbo && !t->v[i].jumbo && !sim_balancer_chunk_busy (t->sc.ns, &t->v[j + 1].id) &&
-             !sim_balancer_chunk_busy (t->sc.ns, &t->v[i].id)) {
+      while (j + 1 < t->n && !strcmp (t->v[j + 1].shard, t->v[i].shard) && sim_automerge_eligible (t, j + 1, now)) {
          j++;
       }
-      bson_free (zones);
       if (j > i) {
          sim_ctab_merge (coll, i, j);
       }
-      i++;
    }
 }
 
@@ -671,8 +804,19 @@ sim_balancer_round (int64_t now)
       shards[s].used = sim_shard_busy (shards[s].name);
    }
    bool jumbo_ok = sim_attempt_jumbo ();
-   /* The automerger (7.0+) runs every tenth round (autoMergerIntervalSecs scaled to the balancer interval). */
-   bool merge = sim_ver_ge (70) && sim_dyn.rounds % 10 == 0 && sim_automerge_enabled ();
+   /* The automerger (7.0+, AutoMergerPolicy): a pass when it is enabled (the first round with balancing on), then
+    * every autoMergerIntervalSecs (3600 s: 360 rounds of 10 s; simBalancer autoMergerRounds changes it). */
+   bool merge = false;
+   if (sim_ver_ge (70) && sim_automerge_enabled ()) {
+      int64_t every = sim_dyn.automerge_rounds > 0 ? sim_dyn.automerge_rounds : 360;
+      if (!sim_dyn.automerge_on || sim_dyn.rounds - sim_dyn.automerge_last >= every) {
+         merge = true;
+         sim_dyn.automerge_on = true;
+         sim_dyn.automerge_last = sim_dyn.rounds;
+      }
+   } else {
+      sim_dyn.automerge_on = false;
+   }
    sim_coll_t *cc = sim_coll_get ("config", "collections");
    if (cc) {
       sim_coll_collect (cc, NULL, &colls, &err);
@@ -692,7 +836,7 @@ sim_balancer_round (int64_t now)
       sim_coll_t *coll = sim_coll_get_ns (ns);
       sim_ctab_t *t = coll ? sim_ctab_get (coll) : NULL;
       if (t && merge) {
-         sim_automerge (coll, t);
+         sim_automerge (coll, t, now);
       }
       if (t) {
          sim_balance_collection (coll, t, shards, shard_docs.n, jumbo_ok, now);
@@ -729,7 +873,16 @@ sim_balancer_tick (int64_t now)
       return;
    }
    sim_dyn.next_round_ms = now + (sim_dyn.balancer_interval_ms > 0 ? sim_dyn.balancer_interval_ms : 10000);
-   if (sim_balancer_is_stopped () || !sim_in_active_window ()) {
+   /* Balancer::_mainThread: a round whose settings do not parse (BalancerSettingsType::fromBSON) is skipped, as is
+    * one with balancing off or outside the window; each still ends a round (_endRound). */
+   char mode[16];
+   int ws, we;
+   bool parsed = sim_balancer_settings (mode, &ws, &we);
+   if (!parsed || strcmp (mode, "full") != 0 || !sim_in_active_window (ws, we)) {
+      if (parsed) {
+         sim_dyn.automerge_on = false; /* balancing disabled: AutoMergerPolicy::disable */
+      }
+      sim_dyn.rounds_skipped++;
       return;
    }
    sim_balancer_round (now);
@@ -845,9 +998,19 @@ sim_balancer_imbalanced (const char *ns)
    }
    char (*zones)[128] = bson_malloc (t->n * sizeof *zones);
    sim_chunk_zones (t, zones);
-   int64_t threshold = sim_ver_ge (60) ? 3 * sim_chunk_size_bytes (&t->sc) : (t->n < 20 ? 2 : t->n < 80 ? 4 : 8);
+   int64_t threshold = 3 * sim_chunk_size_bytes (&t->sc);
    for (size_t g = 0; g < t->n && !imbalanced; g++) {
       int64_t hi = -1, lo = INT64_MAX;
+      if (!sim_ver_ge (60)) {
+         /* a migration needs a chunk of the zone on the donor that is not flagged jumbo */
+         sim_bshard_t *from, *to;
+         if (sim_count_policy_pick (t, zones, shards, shard_docs.n, zones[g], &from, &to)) {
+            for (size_t i = 0; i < t->n && !imbalanced; i++) {
+               imbalanced = !t->v[i].jumbo && !strcmp (t->v[i].shard, from->name) && !strcmp (zones[i], zones[g]);
+            }
+         }
+         continue;
+      }
       for (size_t s = 0; s < shard_docs.n; s++) {
          if (!sim_eligible (&shards[s], zones[g])) {
             continue;
@@ -883,6 +1046,14 @@ sim_cmd_sim_balancer (sim_ctx_t *ctx, bson_t *reply)
       if (bson_iter_init_find (&it, ctx->cmd, "migrationMs") && BSON_ITER_HOLDS_NUMBER (&it)) {
          sim_dyn.migration_ms = bson_iter_as_int64 (&it);
       }
+      if (bson_iter_init_find (&it, ctx->cmd, "autoMergerRounds") && BSON_ITER_HOLDS_NUMBER (&it)) {
+         int64_t r = bson_iter_as_int64 (&it);
+         if (r < 1 || r > 1000000) {
+            sim_reply_error (reply, 2, "simBalancer: autoMergerRounds must be between 1 and 1000000");
+            return;
+         }
+         sim_dyn.automerge_rounds = r;
+      }
       sim_dyn.next_round_ms = now;
    } else if (strcmp (what, "status") != 0) {
       sim_reply_error (reply, 2, "simBalancer: unknown action '%s' (status, round, live)", what);
@@ -917,4 +1088,41 @@ sim_cmd_sim_balancer (sim_ctx_t *ctx, bson_t *reply)
    }
    bson_append_array_end (reply, &arr);
    sim_reply_ok (reply);
+}
+
+bool
+sim_balancer_kill_op (const char *shard, int64_t opid)
+{
+   for (size_t i = 0; i < sim_dyn.nmigs; i++) {
+      sim_migration_t *m = sim_dyn.migs[i];
+      if (m->opid != opid || strcmp (m->from, shard) != 0) {
+         continue;
+      }
+      /* the donor's migration is interrupted: the chunk stays where it was and the donor logs the abort */
+      int64_t now = sim_now_ms ();
+      bson_t d = BSON_INITIALIZER, min, max;
+      char mid[512];
+      bson_init_static (&min, m->min, sim_rawlen (m->min));
+      bson_init_static (&max, m->max, sim_rawlen (m->max));
+      sim_migration_id (m->ns, &min, mid, sizeof mid);
+      sim_migrations_doc_remove (mid);
+      BSON_APPEND_INT32 (&d, "step 1 of 6", 0);
+      BSON_APPEND_DOCUMENT (&d, "min", &min);
+      BSON_APPEND_DOCUMENT (&d, "max", &max);
+      BSON_APPEND_UTF8 (&d, "to", m->to);
+      BSON_APPEND_UTF8 (&d, "from", m->from);
+      BSON_APPEND_UTF8 (&d, "note", "aborted");
+      BSON_APPEND_UTF8 (&d, "errmsg", "operation was interrupted");
+      sim_changelog (false, "moveChunk.from", m->ns, m->from, &d, now);
+      bson_destroy (&d);
+      memmove (&sim_dyn.migs[i], &sim_dyn.migs[i + 1], (sim_dyn.nmigs - i - 1) * sizeof *sim_dyn.migs);
+      sim_dyn.nmigs--;
+      sim_mig_free (m);
+      sim_dyn.migrations_aborted++;
+      if (sim_dyn.nmigs == 0 && sim_dyn.in_round) {
+         sim_round_finish (now);
+      }
+      return true;
+   }
+   return false;
 }

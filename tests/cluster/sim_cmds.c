@@ -674,6 +674,9 @@ typedef struct {
    int kind;
 } sim_cmd_def_t;
 
+static void
+sim_cmd_list_commands (sim_ctx_t *ctx, bson_t *reply);
+
 static const sim_cmd_def_t sim_cmd_table[] = {
    { "hello", 44, false, sim_cmd_hello, SIM_K_COMMAND },
    { "isMaster", 44, false, sim_cmd_hello, SIM_K_COMMAND },
@@ -694,6 +697,7 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "getMore", 44, false, sim_crud_get_more, SIM_K_GETMORE },
    { "killCursors", 44, false, sim_crud_kill_cursors, SIM_K_COMMAND },
    { "count", 44, false, sim_crud_count, SIM_K_COMMAND },
+   { "dataSize", 44, false, sim_cmd_data_size, SIM_K_COMMAND },
    { "distinct", 44, false, sim_crud_distinct, SIM_K_COMMAND },
    { "insert", 44, false, sim_crud_insert, SIM_K_WRITE },
    { "update", 44, false, sim_crud_update, SIM_K_WRITE },
@@ -703,6 +707,18 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "createIndexes", 44, false, sim_crud_create_indexes, SIM_K_COMMAND },
    { "drop", 44, false, sim_crud_drop, SIM_K_COMMAND },
    { "currentOp", 44, true, sim_crud_current_op, SIM_K_COMMAND },
+   { "findAndModify", 44, false, sim_crud_find_and_modify, SIM_K_COMMAND },
+   { "findandmodify", 44, false, sim_crud_find_and_modify, SIM_K_COMMAND },
+   { "dropIndexes", 44, false, sim_crud_drop_indexes, SIM_K_COMMAND },
+   { "deleteIndexes", 44, false, sim_crud_drop_indexes, SIM_K_COMMAND },
+   { "collMod", 44, false, sim_crud_coll_mod, SIM_K_COMMAND },
+   { "create", 44, false, sim_crud_create, SIM_K_COMMAND },
+   { "renameCollection", 44, true, sim_crud_rename_collection, SIM_K_COMMAND },
+   { "dropDatabase", 44, false, sim_crud_drop_database, SIM_K_COMMAND },
+   { "dbStats", 44, false, sim_crud_db_stats, SIM_K_COMMAND },
+   { "dbstats", 44, false, sim_crud_db_stats, SIM_K_COMMAND },
+   { "killOp", 44, true, sim_crud_kill_op, SIM_K_COMMAND },
+   { "listCommands", 44, false, sim_cmd_list_commands, SIM_K_COMMAND },
    { "enableSharding", 44, true, NULL, SIM_K_COMMAND },
    { "enablesharding", 44, true, NULL, SIM_K_COMMAND },
    { "shardCollection", 44, true, NULL, SIM_K_COMMAND },
@@ -745,6 +761,52 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "simFault", 44, true, sim_cmd_sim_fault, SIM_K_COMMAND },
    { "simFailure", 44, true, sim_cmd_sim_failure, SIM_K_COMMAND },
 };
+
+static int
+sim_cmd_name_cmp (const void *a, const void *b)
+{
+   return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* listCommands: the commands this version knows (not the simulator's own), by name, with the fields a 4.4 (slaveOk)
+ * or 5.0+ (secondaryOk) mongos gives each. */
+static void
+sim_cmd_list_commands (sim_ctx_t *ctx, bson_t *reply)
+{
+   size_t n = sizeof sim_cmd_table / sizeof sim_cmd_table[0], k = 0;
+   const char **names = bson_malloc (n * sizeof *names);
+   bson_t cmds;
+   (void) ctx;
+   for (size_t i = 0; i < n; i++) {
+      if (sim_cmd_table[i].since <= sim_g.ver->num && strncmp (sim_cmd_table[i].name, "sim", 3) != 0) {
+         names[k++] = sim_cmd_table[i].name;
+      }
+   }
+   qsort (names, k, sizeof *names, sim_cmd_name_cmp);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "commands", &cmds);
+   for (size_t i = 0; i < k; i++) {
+      const sim_cmd_def_t *def = NULL;
+      bson_t c, arr;
+      for (size_t j = 0; j < n && !def; j++) {
+         if (!strcmp (sim_cmd_table[j].name, names[i])) {
+            def = &sim_cmd_table[j];
+         }
+      }
+      BSON_APPEND_DOCUMENT_BEGIN (&cmds, names[i], &c);
+      BSON_APPEND_UTF8 (&c, "help", "no help defined");
+      BSON_APPEND_BOOL (&c, "requiresAuth", true);
+      BSON_APPEND_BOOL (&c, sim_ver_ge (50) ? "secondaryOk" : "slaveOk", def->kind != SIM_K_WRITE);
+      BSON_APPEND_BOOL (&c, "adminOnly", def->admin_only);
+      BSON_APPEND_ARRAY_BEGIN (&c, "apiVersions", &arr);
+      bson_append_array_end (&c, &arr);
+      BSON_APPEND_ARRAY_BEGIN (&c, "deprecatedApiVersions", &arr);
+      bson_append_array_end (&c, &arr);
+      bson_append_document_end (&cmds, &c);
+   }
+   bson_append_document_end (reply, &cmds);
+   bson_free (names);
+   sim_reply_ok (reply);
+}
 
 static const sim_cmd_def_t *
 sim_cmd_lookup (const char *name)

@@ -516,14 +516,18 @@ sim_create_initial_chunks (const sim_shcoll_t *sc, const char *primary, int nchu
    simq_docs_t shards;
    simq_docs_init (&shards);
    sim_shards_list (&shards);
+   /* InitialSplitPolicy::generateShardCollectionInitialChunks: runs of numInitialChunks / numShards contiguous
+    * chunks per shard (numContiguousChunksPerShard), the first chunk on the primary when there are fewer chunks
+    * than shards. The server takes the shard registry's order; shardsim config.shards' order. */
+   size_t per = shards.n && (size_t) nchunks / shards.n > 1 ? (size_t) nchunks / shards.n : 1;
    for (int k = 0; k <= nsplits; k++) {
       bson_t min = BSON_INITIALIZER, max = BSON_INITIALIZER, chunk = BSON_INITIALIZER;
       sim_key_bound (&sc->key, false, sc->hashed, k > 0, k > 0 ? splits[k - 1] : 0, &min);
       sim_key_bound (&sc->key, true, sc->hashed, k < nsplits, k < nsplits ? splits[k] : 0, &max);
       const char *shard = primary;
-      if (shards.n) {
+      if (shards.n && !(k == 0 && (size_t) nchunks < shards.n)) {
          bson_iter_t sit;
-         if (bson_iter_init_find (&sit, shards.v[(size_t) k % shards.n], "_id")) {
+         if (bson_iter_init_find (&sit, shards.v[((size_t) k / per) % shards.n], "_id")) {
             shard = bson_iter_utf8 (&sit, NULL);
          }
       }
@@ -789,6 +793,9 @@ sim_str_value (bson_string_t *s, const bson_value_t *v)
       break;
    case BSON_TYPE_MAXKEY:
       bson_string_append (s, "MaxKey");
+      break;
+   case BSON_TYPE_REGEX:
+      bson_string_append_printf (s, "/%s/%s", v->value.v_regex.regex, v->value.v_regex.options);
       break;
    case BSON_TYPE_OID:
       bson_oid_to_string (&v->value.v_oid, oid);

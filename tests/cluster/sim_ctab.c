@@ -331,7 +331,7 @@ sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, con
       return;
    }
    sim_chunk_max_version (&t->sc, &major, &minor);
-   sim_chunk_version_doc (&chunk, &t->sc, &before);
+   sim_split_before_doc (&chunk, &t->sc, &before);
    bson_t cmin, cmax;
    sim_chunk_min (&t->v[i], &cmin);
    sim_chunk_max (&t->v[i], &cmax);
@@ -651,40 +651,33 @@ void
 sim_ctab_merge (sim_coll_t *coll, size_t first, size_t last)
 {
    sim_ctab_t *t = coll->ctab;
-   bson_t chunk, merged, details = BSON_INITIALIZER, arr, ver, lo, hi;
+   bson_t chunk, merged, lo, hi;
    uint32_t major, minor;
    if (!t || last <= first || last >= t->n || !sim_chunk_by_id (&t->v[first].id, &chunk)) {
-      bson_destroy (&details);
       return;
    }
    sim_chunk_max_version (&t->sc, &major, &minor);
    sim_chunk_min (&t->v[first], &lo);
    sim_chunk_max (&t->v[last], &hi);
    sim_chunk_rewrite_doc (&t->sc, &chunk, &lo, &hi, t->v[first].shard, major, minor + 1, false, &merged);
-   BSON_APPEND_ARRAY_BEGIN (&details, "merged", &arr);
+   bson_t **docs = bson_malloc0 ((last - first + 1) * sizeof *docs);
+   size_t ndocs = 0;
    for (size_t i = first; i <= last; i++) {
-      bson_t doc, v;
-      char key[16];
-      const char *kp;
-      if (!sim_chunk_by_id (&t->v[i].id, &doc)) {
-         continue;
+      bson_t doc;
+      if (sim_chunk_by_id (&t->v[i].id, &doc)) {
+         docs[ndocs++] = bson_copy (&doc);
+         bson_destroy (&doc);
       }
-      bson_uint32_to_string ((uint32_t) (i - first), &kp, key, sizeof key);
-      BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &v);
-      sim_chunk_version_doc (&doc, &t->sc, &v);
-      bson_append_document_end (&arr, &v);
-      if (i > first) {
-         sim_chunk_replace (&doc, NULL);
-      }
-      bson_destroy (&doc);
    }
-   bson_append_array_end (&details, &arr);
-   BSON_APPEND_DOCUMENT_BEGIN (&details, "mergedVersion", &ver);
-   BSON_APPEND_TIMESTAMP (&ver, "lastmod", major, minor + 1);
-   bson_append_document_end (&details, &ver);
-   BSON_APPEND_UTF8 (&details, "owningShard", t->v[first].shard);
+   sim_merge_changelog (&t->sc, (const bson_t *const *) docs, ndocs, major, minor, t->v[first].shard);
+   for (size_t k = 0; k < ndocs; k++) {
+      if (k > 0) {
+         sim_chunk_replace (docs[k], NULL);
+      }
+      bson_destroy (docs[k]);
+   }
+   bson_free (docs);
    sim_chunk_replace (&chunk, &merged);
-   sim_changelog (false, "merge", t->sc.ns, "config", &details, sim_now_ms ());
    /* The table: the first entry takes the whole range and the counts. */
    sim_chunk_t *c = &t->v[first];
    uint8_t *max = sim_raw_dup (&hi);
@@ -701,6 +694,5 @@ sim_ctab_merge (sim_coll_t *coll, size_t first, size_t last)
    t->n -= last - first;
    sim_ctab_resync (t);
    bson_destroy (&merged);
-   bson_destroy (&details);
    bson_destroy (&chunk);
 }

@@ -80,6 +80,7 @@ static const struct {
    { 22, "InvalidBSON" },
    { 23, "AlreadyInitialized" },
    { 26, "NamespaceNotFound" },
+   { 27, "IndexNotFound" },
    { 28, "PathNotViable" },
    { 40, "ConflictingUpdateOperators" },
    { 43, "CursorNotFound" },

@@ -128,9 +128,9 @@ typedef struct {
 
 /* Runs pipeline (an array document) over input; out must be initialised by the caller (simq_docs_init) and receives
  * owned results. Stages: $match $group ($sum $avg $first $last $push $addToSet $min $max $count) $project
- * $addFields/$set $unset $sort $limit $skip $unwind $lookup $count $facet $sample $replaceRoot $documents, plus the
- * caller's stage hook. Expressions: field paths, $literal, $ifNull, $cond, $eq/$ne/$gt/..., $and/$or/$not, $add,
- * $subtract, $multiply, $divide, $toHashedIndexKey, $concat, $size, $type, $arrayElemAt, $first/$last. An
+ * $addFields/$set $unset $sort $limit $skip $unwind $lookup $count $facet $unionWith $sample $replaceRoot $documents,
+ * plus the caller's stage hook. Expressions: field paths, $literal, $ifNull, $cond, $eq/$ne/$gt/..., $and/$or/$not,
+ * $add, $subtract, $multiply, $divide, $toHashedIndexKey, $concat, $size, $type, $arrayElemAt, $first/$last. An
  * unsupported stage or operator fails with the server's code (40324 for a stage, 168 InvalidPipelineOperator for an
  * expression operator), never a silently wrong answer. */
 bool

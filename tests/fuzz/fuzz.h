@@ -18,4 +18,10 @@ fuzz_parser_one (const uint8_t *data, size_t size);
 bool
 fuzz_render_one (const uint8_t *data, size_t size, bool everything);
 
+/* tests/fuzz/fuzz_js_bridge.c: when the bytes are a valid BSON document, convert it to a JavaScript value and back
+ * twice through the engine plugin; aborts when the second trip differs from the first. Returns false when the engine
+ * could not be loaded (nothing was run). */
+bool
+fuzz_js_bridge_one (const uint8_t *data, size_t size);
+
 #endif

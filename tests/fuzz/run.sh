@@ -15,14 +15,22 @@ cd "$ROOT" || exit 2
 mkdir -p "$FUZZ_BUILD/artifacts"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
+# the JavaScript bridge's target loads the engine plugin built beside it; SpiderMonkey's own allocations look leaked
+# between inputs (see tests/fuzz/lsan-mozjs.supp), so only that target is given the suppression
+SHARDSH_JS_PLUGIN="$ROOT/$FUZZ_BUILD/shardsh-js.so"
+export SHARDSH_JS_PLUGIN
+TARGETS="parser render js_bridge"
+
 if [ "$MODE" = replay ]; then
    status=0
-   for t in parser render; do
+   for t in $TARGETS; do
       bin="$FUZZ_BUILD/fuzz_$t"
       log="$FUZZ_BUILD/replay_$t.log"
+      lsan=""
+      [ "$t" = js_bridge ] && lsan="suppressions=$ROOT/tests/fuzz/lsan-mozjs.supp"
       # files, not directories: libFuzzer then runs each input once and stops
       set -- $(find "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" -type f 2> /dev/null | LC_ALL=C sort)
-      if "$bin" -timeout=10 -rss_limit_mb=2048 "$@" > "$log" 2>&1; then
+      if LSAN_OPTIONS=$lsan "$bin" -timeout=10 -rss_limit_mb=2048 "$@" > "$log" 2>&1; then
          echo "PASS fuzz-replay/$t: $# saved inputs (seed corpus and regressions) run once each under clang's ASan+UBSan"
       else
          echo "FAIL fuzz-replay/$t: an input crashed, leaked or hung; see $log"
@@ -35,7 +43,7 @@ fi
 
 SECONDS_PER=$MODE
 status=0
-for t in parser render; do
+for t in $TARGETS; do
    bin="$FUZZ_BUILD/fuzz_$t"
    work="$FUZZ_BUILD/work/$t"
    log="$FUZZ_BUILD/fuzz_$t.log"
@@ -44,8 +52,11 @@ for t in parser render; do
    [ -f "tests/fuzz/$t.dict" ] && dict="-dict=tests/fuzz/$t.dict"
    regress=""
    [ -d "tests/fuzz/regressions/$t" ] && regress="tests/fuzz/regressions/$t"
+   lsan=""
+   [ "$t" = js_bridge ] && lsan="suppressions=$ROOT/tests/fuzz/lsan-mozjs.supp"
    # the seeds and saved regressions start the run; new finds go to the scratch corpus only
-   "$bin" -max_total_time="$SECONDS_PER" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+   LSAN_OPTIONS=$lsan "$bin" -max_total_time="$SECONDS_PER" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -print_final_stats=1 \
       -artifact_prefix="$FUZZ_BUILD/artifacts/${t}-" $dict "$work" "tests/fuzz/corpus/$t" $regress > "$log" 2>&1
    rc=$?
    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

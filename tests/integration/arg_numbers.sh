@@ -44,10 +44,24 @@ sh.configureCollectionBalancing("a.b", {chunkSize: 2.5e10})|chunkSize|2500000000
 sh.configureCollectionBalancing("a.b", {chunkSize: -64})|chunkSize|-64
 db.c.analyzeShardKey({k: 1}, {sampleSize: 1e19})|db.collection.analyzeShardKey: sampleSize|10000000000000000000
 db.c.analyzeShardKey({k: 1}, {sampleSize: -5})|sampleSize|-5
+db.killOp(2147483648)|db.killOp: opid must be a number from -2147483648 to 2147483647|2147483648
+db.killOp(NaN)|db.killOp: opid|NaN
+db.stats(Infinity)|db.stats: scale must be a number from 1 to 2147483647|Infinity
+db.stats({scale: 0})|db.stats: scale|0
+db.c.createIndex({k: 1}, {expireAfterSeconds: -1})|db.collection.createIndex: expireAfterSeconds|-1
+db.c.createIndexes([{k: 1}], {expireAfterSeconds: 1e10})|db.collection.createIndexes: expireAfterSeconds|10000000000
+db.c.count({}, {limit: Infinity})|db.collection.count: limit|Infinity
+db.c.count({}, {skip: -1})|db.collection.count: skip|-1
+db.c.estimatedDocumentCount({maxTimeMS: 1e10})|db.collection.estimatedDocumentCount: maxTimeMS|10000000000
+db.c.aggregate([], {maxTimeMS: -1})|db.collection.aggregate: maxTimeMS|-1
+db.c.aggregate([], {batchSize: NaN})|db.collection.aggregate: batchSize|NaN
+db.createCollection("x", {capped: true, size: 1e300})|db.createCollection: size|1e+300
+db.createCollection("x", {capped: true, size: 4096, max: 2147483647})|db.createCollection: max|2147483647
 CASES
 
 # cursor modifiers and the advisor's options have their own messages
 for stmt in 'db.c.find().limit(1e400)' 'db.c.find().skip(-1)' 'db.c.find().limit(NaN)' \
+   'db.c.find().maxTimeMS(NaN)' 'db.c.find().batchSize(-1)' 'db.c.find().maxTimeMS(1e10)' \
    'sh.adviseShardKey("a.b", [{k: 1}], {sampleSize: 1e308})' 'sh.adviseShardKey("a.b", [{k: 1}], {lowCardinality: NaN})'; do
    n=$((n + 1))
    f="$TMPD/case$n.js"

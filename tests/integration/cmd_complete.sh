@@ -16,7 +16,7 @@ T="tmux -S $TMPD/tmux.sock"
 screen() { $T capture-pane -t c -p; }
 wait_for() {
    i=0
-   while [ $i -lt 50 ]; do
+   while [ $i -lt 150 ]; do
       screen | grep -q -- "$1" && return 0
       sleep 0.1
       i=$((i + 1))
@@ -62,5 +62,17 @@ $T send-keys -t c C-u
 $T send-keys -t c 'db.adminCo' Tab
 sleep 0.5
 check_contains "cmd_complete.db helpers still complete" 'app> db.adminCommand(' "$(screen)"
+$T send-keys -t c C-u
+$T send-keys -t c 'db.curr' Tab
+sleep 0.5
+check_contains "cmd_complete.db methods complete" 'app> db.currentOp(' "$(screen)"
+$T send-keys -t c C-u
+$T send-keys -t c 'db.orders.hideI' Tab
+sleep 0.5
+check_contains "cmd_complete.collection methods complete" 'app> db.orders.hideIndex(' "$(screen)"
+$T send-keys -t c C-u
+$T send-keys -t c 'db.orders.updateM' Tab
+sleep 0.5
+check_contains "cmd_complete.collection writes complete" 'app> db.orders.updateMany(' "$(screen)"
 $T kill-server 2> /dev/null
 sim_stop

@@ -17,13 +17,14 @@ fi
 
 # the helpers, minus those above 8.0 (shardDrainingStatus, getTransitionToDedicatedConfigServerStatus,
 # getShardLocation: refused by the version gate) and the pollers (their request count depends on timing)
-grep -v -h -E '^//|shardDrainingStatus|getTransitionToDedicated|getShardLocation|waitForBalancer|printShardingSizes' \
+# db.hello() would count as a mongos check and db.version()'s buildInfo is dropped from the log as driver traffic
+grep -v -h -E '^//|shardDrainingStatus|getTransitionToDedicated|getShardLocation|waitForBalancer|printShardingSizes|db\.hello\(|db\.version\(' \
    tests/scripts/dryrun_sh_commands.js tests/scripts/dryrun_db_helpers.js tests/scripts/dryrun_design_card.js \
-   tests/scripts/dryrun_zone_range.js > "$TMPD/all.js"
+   tests/scripts/dryrun_zone_range.js tests/scripts/dryrun_db_methods.js > "$TMPD/all.js"
 # 8.3 (shardsim's newest personality) takes every helper, the three above included
-grep -v -h -E '^//|waitForBalancer|printShardingSizes' tests/scripts/dryrun_sh_commands.js \
+grep -v -h -E '^//|waitForBalancer|printShardingSizes|db\.hello\(|db\.version\(' tests/scripts/dryrun_sh_commands.js \
    tests/scripts/dryrun_db_helpers.js tests/scripts/dryrun_design_card.js tests/scripts/dryrun_zone_range.js \
-   > "$TMPD/all83.js"
+   tests/scripts/dryrun_db_methods.js > "$TMPD/all83.js"
 grep -v -E 'moveRange|reshard|Reshard|AutoMerger|checkMetadataConsistency|shardAndDistribute|moveCollection|MoveCollection|unshard|Unshard|isConfigShard|getShardedDataDistribution|configureCollectionBalancing|analyzeShardKey|configureQueryAnalyzer' \
    "$TMPD/all.js" > "$TMPD/all44.js"
 

@@ -87,7 +87,9 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       $T new-session -d -s c -x 150 -y 40 "NO_COLOR=1 $SH_ABS --norc $SIM_URI/test; sleep 30"
       wait_for 'test>' || fail "cmd_safety.confirm.start" "$(screen | tail -3)"
       for call in 'sh.stopBalancer()' 'sh.setBalancerState(false)' 'sh.moveChunk("app.orders", {customer: "c031", ts: new Date(0)}, "shard03")' \
-         'sh.removeShard("shard03")' 'sh.unshardCollection("app.events", "shard01")'; do
+         'sh.removeShard("shard03")' 'sh.unshardCollection("app.events", "shard01")' \
+         'db.getSiblingDB("config").chunks.updateOne({ns: "app.users"}, {$set: {jumbo: true}})' \
+         'db.getSiblingDB("app").dropDatabase()' 'db.getSiblingDB("app").users.drop()' 'db.killOp("shard01:1")'; do
          $T send-keys -t c "$call" Enter
          if wait_for "Type 'yes' to run it"; then
             pass "cmd_safety.confirm asks for $call"
@@ -100,7 +102,7 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
          $T send-keys -t c C-l
       done
       sleep 0.3
-      if grep -q -E '"(balancerStop|moveChunk|removeShard|unshardCollection)"' "$TMPD/confirm.log"; then
+      if grep -q -E '"(balancerStop|moveChunk|removeShard|unshardCollection|update|dropDatabase|drop|killOp)"' "$TMPD/confirm.log"; then
          fail "cmd_safety.confirm declined sends nothing" "$(grep -E 'balancerStop|moveChunk' "$TMPD/confirm.log" | head -c 300)"
       else
          pass "cmd_safety.confirm declined sends nothing"
@@ -113,6 +115,12 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       $T send-keys -t c 'sh.setBalancerState(true)' Enter
       sleep 0.5
       check_not_contains "cmd_safety.confirm start does not ask" "startBalancer not run" "$(screen)"
+      # config.settings is the collection the manual tells operators to edit: no question, no warning
+      $T send-keys -t c 'clear' Enter
+      $T send-keys -t c C-l
+      $T send-keys -t c 'db.getSiblingDB("config").settings.updateOne({_id: "chunksize"}, {$set: {value: 64}}, {upsert: true})' Enter
+      wait_for 'upsertedCount' || fail "cmd_safety.confirm config.settings runs" "$(screen | tail -3)"
+      check_not_contains "cmd_safety.confirm config.settings does not ask" "Type 'yes'" "$(screen)"
       $T kill-server 2> /dev/null
       # --yes: no question in a terminal either
       : > "$TMPD/confirm.log"

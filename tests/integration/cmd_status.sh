@@ -11,12 +11,13 @@ cd "$ROOT" || exit 2
 HAVE_MONGOSH=0
 ensure_mongosh "cmd_status.mongosh" && HAVE_MONGOSH=1
 
-# Sorts the lines of the balancer section so completion order does not matter; drops ping/up lines.
+# Sorts the lines of the balancer section so completion order does not matter (without their trailing commas: the
+# last field has none, and which field is last depends on that order); drops ping/up lines.
 canon() {
    awk 'BEGIN { sec = "" }
         /^---$/ { flush(); print; next }
         sec == "" { sec = $0; print; next }
-        { if (sec == "balancer") print | "sort"; else print }
+        { if (sec == "balancer") { l = $0; sub(/,$/, "", l); print l | "sort" } else print }
         function flush() { if (sec == "balancer") close("sort"); sec = "" }
         END { flush() }' | grep -v -E '^ *(ping|up): '
 }
@@ -42,7 +43,9 @@ for v in 4.4 8.0; do
    case $v in
    4.4) check_contains "cmd_status.4.4 chunks by ns" '"find" : "chunks", "filter" : { "ns" : "app.users" }' \
            "$(cat "$TMPD/status-$v.log")" ;;
-   8.0) check_contains "cmd_status.8.0 chunks by uuid" '"find" : "chunks", "filter" : { "uuid" : { "$binary"' \
+   8.0) check_contains "cmd_status.8.0 chunks by uuid, in one aggregate" \
+           '"localField" : "uuid", "foreignField" : "uuid"' "$(cat "$TMPD/status-$v.log")"
+        check_not_contains "cmd_status.8.0 no per-collection chunk reads" '"find" : "chunks"' \
            "$(cat "$TMPD/status-$v.log")" ;;
    esac
    if [ "$HAVE_MONGOSH" = 1 ]; then
@@ -59,3 +62,26 @@ for v in 4.4 8.0; do
    fi
    sim_stop
 done
+
+# 5.0+: the number of commands sh.status sends does not grow with the number of sharded collections (mongosh sends
+# three per collection); the output still lists every collection
+counts=""
+for colls in 5 40; do
+   if ! sim_start --scenario large --version 8.0 --large-shards 4 --large-collections "$colls" --large-chunks 2000 \
+      --log-commands "$TMPD/status-large-$colls.log"; then
+      fail "cmd_status.constant.$colls.start" "shardsim did not start"
+      continue
+   fi
+   out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval 'sh.status()' 2>&1)
+   listed=$(echo "$out" | grep -c "shardKey:")
+   sent=$(grep -c '"op": "OP_MSG"' "$TMPD/status-large-$colls.log")
+   check_eq "cmd_status.constant.$colls collections listed" "$((colls + 1))" "$listed"
+   counts="$counts $sent"
+   sim_stop
+done
+set -- $counts
+if [ $# = 2 ] && [ "$1" = "$2" ]; then
+   pass "cmd_status.constant: $1 commands at 5 and at 40 collections"
+else
+   fail "cmd_status.constant" "commands sent at 5 and 40 collections:$counts"
+fi

@@ -22,7 +22,7 @@ start() {
 screen() { $T capture-pane -t repl -p 2>/dev/null; }
 wait_for() {
    i=0
-   while [ $i -lt 50 ]; do
+   while [ $i -lt 150 ]; do
       screen | grep -q -- "$1" && return 0
       sleep 0.1
       i=$((i + 1))

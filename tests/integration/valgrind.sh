@@ -45,6 +45,16 @@ show shards
 printjson({a: [1, 2.5, "x", ObjectId("64b7f0c2a1b2c3d4e5f60718"), ISODate("2024-01-02T03:04:05Z")], b: {c: null}})
 JS
 vg_run "valgrind/--dry-run script: no errors, no leaks" "$TMPD/vg-dry.log" -- "$SHARDSH" --norc --dry-run "$TMPD/dry.js"
+cat > "$TMPD/engine.js" <<'JS'
+const zones = ["NYC", "SFO"].map((z, i) => ({ zone: z, shard: `shard0${i + 1}` }));
+for (const { zone, shard } of zones) {
+  const r = sh.addShardToZone(shard, zone);
+  print(`${zone}: ${r.ok}`, NumberLong("5"), ObjectId(), ISODate("2024-01-01T00:00:00Z"), Timestamp(1, 2));
+}
+printjson(db.getSiblingDB("config").shards.find().sort({ _id: 1 }).toArray());
+JS
+vg_run "valgrind/JavaScript script (the engine plugin): no errors, no leaks" "$TMPD/vg-engine.log" -- \
+   "$SHARDSH" --norc --dry-run "$TMPD/engine.js"
 vg_run "valgrind/parse error path: no errors, no leaks" "$TMPD/vg-parse.log" -- \
    "$SHARDSH" --norc --dry-run --eval 'sh.status(' --eval 'db.x.find({a: 1'
 
@@ -65,6 +75,39 @@ db.adminCommand({noSuchCommand: 1})
 JS
 vg_run "valgrind/script against shardsim: no errors, no leaks" "$TMPD/vg-live.log" -- \
    "$SHARDSH" --norc --continue-on-error "$SIM_URI" "$TMPD/live.js"
+# the database and collection methods, their results and their server errors (duplicate key, missing index)
+cat > "$TMPD/methods.js" <<'JS'
+db.getSiblingDB("config").settings.updateOne({_id: "chunksize"}, {$set: {value: 64}}, {upsert: true})
+use app
+db.vg.insertOne({a: 1})
+db.vg.insertMany([{_id: 1}, {_id: 2, n: 1}])
+db.vg.insertOne({_id: 1})
+db.vg.updateMany({}, {$inc: {n: 1}}, {upsert: true})
+db.vg.replaceOne({_id: 9}, {r: 1}, {upsert: true})
+db.vg.findOneAndUpdate({_id: 1}, {$set: {b: 1}}, {returnDocument: "after", projection: {b: 1}})
+db.vg.deleteOne({_id: 2})
+db.vg.createIndexes([{n: 1}, {b: "hashed"}], {sparse: true})
+db.vg.hideIndex("n_1")
+db.vg.dropIndex("nope")
+db.vg.find({n: {$gte: 0}}).sort({_id: 1}).hint({_id: 1}).maxTimeMS(100).limit(2)
+db.vg.find().count()
+db.vg.find().itcount()
+db.vg.stats(1024)
+db.users.stats({indexDetails: true})
+db.stats()
+db.currentOp(true)
+db.killOp("shard01:1")
+db.getCollectionNames()
+db.getCollectionInfos({name: "vg"})
+db.listCommands()
+db.version()
+db.vg.renameCollection("vg2")
+db.vg2.drop()
+db.getSiblingDB("scratch").createCollection("t")
+db.getSiblingDB("scratch").dropDatabase()
+JS
+vg_run "valgrind/database and collection methods against shardsim: no errors, no leaks" "$TMPD/vg-methods.log" -- \
+   "$SHARDSH" --norc --yes --continue-on-error "$SIM_URI" "$TMPD/methods.js"
 vg_run "valgrind/--json script against shardsim: no errors, no leaks" "$TMPD/vg-json.log" -- \
    "$SHARDSH" --norc --json "$SIM_URI" --eval 'sh.status()' --eval 'db.adminCommand({balancerStatus: 1})'
 

@@ -915,6 +915,16 @@ static const struct {
    { "$lookup missing as", "[]",
      "[{\"$lookup\": {\"from\": \"shards\", \"localField\": \"a\", \"foreignField\": \"b\"}}]", NULL, 9 },
 
+   /* --- $unionWith --- */
+   { "$unionWith pipeline", "[{\"_id\": 1}]",
+     "[{\"$unionWith\": {\"coll\": \"shards\", \"pipeline\": [{\"$sort\": {\"_id\": -1}}, {\"$limit\": 1}, "
+     "{\"$project\": {\"_id\": 1}}]}}]",
+     "[{\"_id\": 1}, {\"_id\": \"shard02\"}]", 0 },
+   { "$unionWith name", "[]", "[{\"$unionWith\": \"shards\"}, {\"$count\": \"n\"}]", "[{\"n\": 2}]", 0 },
+   { "$unionWith unknown collection", "[{\"_id\": 1}]", "[{\"$unionWith\": {\"coll\": \"nothing\"}}]", "[{\"_id\": 1}]",
+     0 },
+   { "$unionWith missing coll", "[]", "[{\"$unionWith\": {\"pipeline\": []}}]", NULL, 40414 },
+
    /* --- $facet $sample $replaceRoot $replaceWith $documents $sortByCount --- */
    { "$facet", "[{\"a\": 1}, {\"a\": 2}, {\"a\": 3}]",
      "[{\"$facet\": {\"n\": [{\"$count\": \"c\"}], \"big\": [{\"$match\": {\"a\": {\"$gt\": 1}}}, {\"$project\": "
@@ -1092,6 +1102,86 @@ test_aggregate (void)
    simq_docs_clear (&t.shards);
 }
 
+static bool
+test_big_collection (void *ud, const char *coll, const simq_docs_t **docs)
+{
+   *docs = ud;
+   (void) coll;
+   return true;
+}
+
+/* $lookup on a top-level foreignField over more than 16 documents answers from an index built once per stage: each
+ * local value must find exactly what a scan with the query matcher ({k: {$in: [value]}}) finds, in collection
+ * order: strings, numbers equal across int32/int64/double, documents, array elements, and nothing for a missing
+ * field (a null local value still matches documents without the field, through the scan). */
+static void
+test_lookup_indexed (void)
+{
+   static const char *const values[] = { "\"a\"",          "\"b\"",      "1",   "{\"$numberLong\": \"1\"}", "1.0", "2",
+                                         "[\"a\", \"z\"]", "{\"x\": 1}", "null" };
+   static const char *const probes[] = { "\"a\"",      "\"z\"",    "1",   "{\"$numberDouble\": \"2.0\"}",
+                                         "{\"x\": 1}", "\"none\"", "null" };
+   bson_string_t *foreign_json = bson_string_new ("[");
+   simq_docs_t foreign;
+   simq_env_t env = { 0 };
+   for (int i = 0; i < 60; i++) {
+      if (i % 10 == 9)
+         bson_string_append_printf (foreign_json, "%s{\"i\": %d}", i ? ", " : "", i); /* no k at all */
+      else
+         bson_string_append_printf (foreign_json, "%s{\"i\": %d, \"k\": %s}", i ? ", " : "", i,
+                                    values[i % (int) (sizeof values / sizeof values[0])]);
+   }
+   bson_string_append (foreign_json, "]");
+   docs_from_json (foreign_json->str, &foreign);
+   env.ud = &foreign;
+   env.collection = test_big_collection;
+   for (size_t p = 0; p < sizeof probes / sizeof probes[0]; p++) {
+      char *input = bson_strdup_printf ("[{\"_id\": 1, \"l\": %s}]", probes[p]);
+      char *filter_json = bson_strdup_printf ("{\"k\": {\"$in\": [%s]}}", probes[p]);
+      bson_t *filter = json (filter_json);
+      bson_t *pipeline = json ("{\"0\": {\"$lookup\": {\"from\": \"big\", \"localField\": \"l\", \"foreignField\": "
+                               "\"k\", \"as\": \"m\"}}, \"1\": {\"$project\": {\"_id\": 0, \"m.i\": 1}}}");
+      bson_string_t *want = bson_string_new ("[{\"m\": [");
+      simq_docs_t in, out;
+      bson_error_t error = { 0 };
+      char name[96];
+      bool first = true;
+      for (size_t f = 0; f < foreign.n; f++) {
+         bool m = false;
+         bson_iter_t it;
+         simq_match (foreign.v[f], filter, &m, &error);
+         if (m && bson_iter_init_find (&it, foreign.v[f], "i")) {
+            bson_string_append_printf (want, "%s{\"i\": %d}", first ? "" : ", ", bson_iter_int32 (&it));
+            first = false;
+         }
+      }
+      bson_string_append (want, "]}]");
+      docs_from_json (input, &in);
+      simq_docs_init (&out);
+      snprintf (name, sizeof name, "aggregate $lookup indexed, local value %s", probes[p]);
+      if (!simq_aggregate (&in, pipeline, &env, &out, &error)) {
+         UNIT_FAIL (name, "failed: %u %s", error.code, error.message);
+      } else {
+         char *got = docs_canonical (&out), *expected = expected_canonical (want->str);
+         CHECK_STR (name, expected, got);
+         /* every probe but "none" matches something, so the comparison above is not of two empty lists */
+         snprintf (name, sizeof name, "aggregate $lookup indexed, local value %s finds documents", probes[p]);
+         CHECK (name, !first || strcmp (probes[p], "\"none\"") == 0);
+         bson_free (got);
+         bson_free (expected);
+      }
+      simq_docs_clear (&in);
+      simq_docs_clear (&out);
+      bson_string_free (want, true);
+      bson_destroy (pipeline);
+      bson_destroy (filter);
+      bson_free (filter_json);
+      bson_free (input);
+   }
+   simq_docs_clear (&foreign);
+   bson_string_free (foreign_json, true);
+}
+
 /* $sample picks a random subset of the requested size without repeats. */
 static void
 test_sample (void)
@@ -1129,6 +1219,7 @@ main (void)
    test_update ();
    test_seed ();
    test_aggregate ();
+   test_lookup_indexed ();
    test_sample ();
    UNIT_EXIT ();
 }

@@ -1,5 +1,5 @@
 /* The dashboard's judgement from canned snapshots: rates from two samples, hot shards (twice the fair share above
- * the minimum rate), the hot key range, and the balance verdict by the server version's policy. */
+ * the minimum rate), the hot key range, the balance verdict by the server version's policy, and the totals. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,6 +228,28 @@ test_copy (void)
    CHECK ("snapshot/clear", b.nshards == 0 && b.shards == NULL);
 }
 
+/* The totals row: over the shards (chunks, jumbo, bytes, documents, rates), and each collection's documents. */
+static void
+test_totals (void)
+{
+   snapshot_t s;
+   collect_opts_t o = { .interval_s = 1, .hot_factor = 2.0, .hot_min_rate = 1.0 };
+   int64_t ch[3] = { 3, 2, 1 }, by[3] = { 300, 200, 100 };
+   make_snap (&s, 3, 7, false);
+   set_chunks (&s, ch, by);
+   for (int i = 0; i < 3; i++) {
+      s.colls[0].cells[i].docs = 10 * (i + 1);
+      s.shards[i].chunks = ch[i];
+      s.shards[i].jumbo = i == 0;
+      s.shards[i].data_bytes = by[i];
+      s.shards[i].docs = 10 * (i + 1);
+   }
+   collect_judge (&s, NULL, 0, NULL, &o);
+   CHECK ("judge/totals", s.total_chunks == 6 && s.total_jumbo == 1 && s.total_bytes == 600 && s.total_docs == 60);
+   CHECK ("judge/collection_documents", s.colls[0].docs == 60);
+   snapshot_clear (&s);
+}
+
 int
 main (void)
 {
@@ -237,5 +259,6 @@ main (void)
    test_balance ();
    test_readings ();
    test_copy ();
+   test_totals ();
    UNIT_EXIT ();
 }

@@ -140,6 +140,30 @@ test_json (void)
    json = capture (render_json, &s);
    CHECK ("render/json_rates_null", strstr (json, "\"writesPerSec\": null") != NULL);
    free (json);
+   /* a draining shard has its drain figures (unknown ones null), the others null; an unknown count of migrations is
+    * null, not 0 */
+   s.balancer.migrations = -1;
+   s.shards[2].draining = true;
+   s.shards[2].drain = (snap_drain_t){ .chunks = 6, .bytes = 3000, .databases = 1, .bytes_ps = 100, .eta_s = -1 };
+   json = capture (render_json, &s);
+   doc = bson_new_from_json ((const uint8_t *) json, -1, &error);
+   CHECK ("render/json_drain_parses", doc != NULL);
+   if (doc) {
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_drain_null",
+             bson_iter_find_descendant (&it, "shards.0.drain", &f) && BSON_ITER_HOLDS_NULL (&f));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_drain_bytes",
+             bson_iter_find_descendant (&it, "shards.2.drain.bytes", &f) && bson_iter_as_int64 (&f) == 3000);
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_drain_eta_null",
+             bson_iter_find_descendant (&it, "shards.2.drain.etaSec", &f) && BSON_ITER_HOLDS_NULL (&f));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_migrations_unknown",
+             bson_iter_find_descendant (&it, "balancer.migrationsInFlight", &f) && BSON_ITER_HOLDS_NULL (&f));
+      bson_destroy (doc);
+   }
+   free (json);
    snapshot_clear (&s);
 }
 
@@ -171,11 +195,48 @@ test_meters (void)
    CHECK_STR ("meter/bar_ascii_full", "####", meter_bar (buf, sizeof buf, 10, 10, 4, false));
    CHECK_STR ("meter/bar_empty", "    ", meter_bar (buf, sizeof buf, 0, 10, 4, false));
    CHECK ("meter/bar_utf8_width", meter_width (meter_bar (buf, sizeof buf, 3, 10, 7, true)) == 7);
-   CHECK_STR ("meter/spark_ascii", "  .#", meter_sparkline (buf, sizeof buf, v + 1, 3, 4, false) + 0 ? "  .#" : "");
-   meter_sparkline (buf, sizeof buf, v, 4, 6, false);
+   CHECK_STR ("meter/spark_ascii", " ..#", meter_sparkline (buf, sizeof buf, v + 1, 3, 4, 0, false));
+   meter_sparkline (buf, sizeof buf, v, 4, 6, 0, false);
    CHECK ("meter/spark_pads_left", meter_width (buf) == 6 && buf[0] == ' ' && buf[5] == '#');
+   /* a shared scale: the same values against twice their maximum never reach full height */
+   CHECK_STR ("meter/spark_shared_scale", " ..-", meter_sparkline (buf, sizeof buf, v + 1, 3, 4, 16, false));
+   CHECK ("meter/spark_max", meter_spark_max (v, 4, 2) == 8 && meter_spark_max (v, 3, 2) == 2);
    CHECK ("meter/spark_small_not_blank", strcmp (meter_level (0.01, 100, true), " ") != 0);
    CHECK_STR ("meter/level_zero", " ", meter_level (0, 100, true));
+}
+
+static void
+test_layout_helpers (void)
+{
+   char buf[256];
+   panel_col_t cols[] = { { "NS", 6, 0 }, { "KEY", 4, 2 }, { "N", 3, 1, true }, { "HOT", 4, 0, false, true } };
+   size_t order[4] = { 0, 1, 2, 3 };
+   bool important[4] = { false, false, true, false };
+   /* dates: the max shows what differs from the min */
+   CHECK_STR ("format/short_dates", "{ ts: 2026-11-24 02:06:33.261 }",
+              snap_short_dates ("{ ts: ISODate('2026-11-24T02:06:33.261Z') }", NULL, buf, sizeof buf));
+   CHECK_STR ("format/range_same_day", "{ ts: 2026-11-24 02:06:33 } -> { ts: 09:36:00 }",
+              snap_fmt_range ("{ ts: ISODate('2026-11-24T02:06:33.000Z') }",
+                              "{ ts: ISODate('2026-11-24T09:36:00.000Z') }", "->", buf, sizeof buf));
+   CHECK_STR ("format/range_other_day", "{ a: 1, ts: 2026-11-24 02:06:33 } -> { a: 1, ts: 2026-11-25 00:00:00 }",
+              snap_fmt_range ("{ a: 1, ts: ISODate(\"2026-11-24T02:06:33.000Z\") }",
+                              "{ a: 1, ts: ISODate(\"2026-11-25T00:00:00.000Z\") }", "->", buf, sizeof buf));
+   CHECK_STR ("format/range_no_dates", "{ x: MinKey() } -> { x: 5 }",
+              snap_fmt_range ("{ x: MinKey() }", "{ x: 5 }", "->", buf, sizeof buf));
+   CHECK_STR ("format/duration", "3h05m", snap_fmt_duration (3 * 3600 + 5 * 60 + 9, buf, sizeof buf));
+   CHECK_STR ("format/duration_unknown", "?", snap_fmt_duration (-1, buf, sizeof buf));
+   /* slack widens a cut column to its content before the flexible one takes the rest */
+   cols[0].want = 10;
+   panel_fit_columns (cols, 4, 40);
+   CHECK ("panel/want_first", cols[0].w == 10 && cols[3].w == 40 - (10 + 4 + 3 + 3));
+   cols[1].prio = -1;
+   panel_fit_columns (cols, 4, 40);
+   CHECK ("panel/negative_prio_hidden", cols[1].x < 0 && cols[1].w == 0);
+   /* important rows go first only when the rows do not fit */
+   panel_important_first (order, 4, important, 4);
+   CHECK ("panel/important_fits_untouched", order[0] == 0 && order[2] == 2);
+   panel_important_first (order, 4, important, 2);
+   CHECK ("panel/important_first", order[0] == 2 && order[1] == 0 && order[2] == 1 && order[3] == 3);
 }
 
 /* Reads screen row y into buf (trailing spaces kept). */
@@ -228,6 +289,15 @@ test_screen (void)
    for (size_t i = 0; i < actions_count; i++)
       all_keys = all_keys && screen_has (actions_table[i].key_name);
    CHECK ("screen/help_lists_every_action", d.help && all_keys);
+   /* with room, the panels too */
+   resizeterm (45, 160);
+   screen_layout (&d, 45, 160);
+   screen_draw (&d);
+   for (size_t i = 0; i < actions_panel_count; i++)
+      all_keys = all_keys && screen_has (actions_panels[i].name);
+   CHECK ("screen/help_lists_every_panel", d.help && all_keys);
+   resizeterm (24, 80);
+   screen_layout (&d, 24, 80);
    actions_dispatch (&d, 'x');
    CHECK ("screen/help_closes_on_any_key", !d.help);
    /* filter */
@@ -271,9 +341,64 @@ test_screen (void)
       for (int y = 0; y < LINES; y++)
          printf ("# %s\n", row (y, buf, sizeof buf));
    }
+   /* the chunk list filters and sorts, and marks the hot chunk and a chunk being moved */
+   {
+      size_t order[8], n;
+      snap_chunks_clear (&d.chunks);
+      snprintf (d.chunks.ns, sizeof d.chunks.ns, "app.users");
+      d.chunks.nchunks = 3;
+      d.chunks.chunks = calloc (3, sizeof *d.chunks.chunks);
+      for (int i = 0; i < 3; i++) {
+         snap_chunk_t *ch = &d.chunks.chunks[i];
+         snprintf (ch->min, sizeof ch->min, "{ uid: %d }", i * 10);
+         snprintf (ch->max, sizeof ch->max, "{ uid: %d }", i * 10 + 10);
+         snprintf (ch->shard, sizeof ch->shard, "shard0%d", i == 1 ? 2 : 1);
+         ch->docs = 100 * (i + 1);
+         ch->bytes = -1;
+      }
+      d.chunks.chunks[2].hot = true;
+      snprintf (d.chunks.chunks[0].moving_to, sizeof d.chunks.chunks[0].moving_to, "shard03");
+      snprintf (d.filter, sizeof d.filter, "shard01");
+      n = view_chunks_order (&d, order);
+      CHECK ("chunks/filter_by_shard", n == 2 && order[0] == 0 && order[1] == 2);
+      d.filter[0] = '\0';
+      actions_dispatch (&d, 's');
+      actions_dispatch (&d, 's');
+      n = view_chunks_order (&d, order);
+      CHECK ("chunks/sort_by_docs", d.chunk_sort == 2 && n == 3 && order[0] == 2 && order[2] == 0);
+      actions_dispatch (&d, 'I');
+      n = view_chunks_order (&d, order);
+      CHECK ("chunks/sort_inverted", order[0] == 0);
+      screen_draw (&d);
+      CHECK ("chunks/marks", screen_has ("^HOT") && screen_has ("-> shard03") && screen_has ("sort: docs"));
+   }
    actions_dispatch (&d, 27);
    CHECK ("screen/esc_back", !d.drill);
    CHECK ("screen/interval_keys", (actions_dispatch (&d, '+') & VIEW_INTERVAL) && d.interval_s > 2.0);
+   screen_draw (&d);
+   CHECK ("screen/totals_rows", screen_has ("TOTAL"));
+   /* a draining shard stays on screen when the rows run short, and says so */
+   {
+      dash_t m;
+      dash_init (&m, 2.0);
+      m.snap.nshards = 12;
+      m.snap.shards = calloc (12, sizeof *m.snap.shards);
+      for (int i = 0; i < 12; i++)
+         snprintf (m.snap.shards[i].name, sizeof m.snap.shards[i].name, "shard%02d", i + 1);
+      m.snap.shards[11].draining = true;
+      m.snap.shards[11].drain.eta_s = -1;
+      m.snap.shards[11].drain.bytes_ps = -1;
+      resizeterm (16, 60);
+      screen_layout (&m, 16, 60);
+      screen_draw (&m);
+      CHECK ("screen/draining_kept_60x16", screen_has ("shard12") && screen_has ("DRAIN"));
+      resizeterm (45, 160);
+      screen_layout (&m, 45, 160);
+      screen_draw (&m);
+      CHECK ("screen/drain_strip_160x45", screen_has ("Draining (1)") && screen_has ("shard12: 0 chunks"));
+      dash_free (&m);
+      resizeterm (24, 80);
+   }
    /* too small */
    resizeterm (10, 40);
    screen_layout (&d, 10, 40);
@@ -308,10 +433,11 @@ test_docs (void)
    (void) len;
    t = open_memstream (&table, &tlen);
    actions_write_markdown (t);
+   actions_write_panels_markdown (t);
    fclose (t);
    for (line = strtok_r (table, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
       if (!strstr (doc, line)) {
-         UNIT_FAIL ("docs/dashboard_keys", "docs/dashboard.md lacks the key table row [%s]", line);
+         UNIT_FAIL ("docs/dashboard_keys", "docs/dashboard.md lacks the key or panel table row [%s]", line);
          all = false;
       }
    if (all)
@@ -326,6 +452,7 @@ main (void)
    test_json ();
    test_text ();
    test_meters ();
+   test_layout_helpers ();
    test_screen ();
    test_docs ();
    UNIT_EXIT ();

@@ -6,6 +6,7 @@
 
 #define FUZZ_NO_MAIN
 #include "../fuzz/fuzz_parser.c"
+#include "../fuzz/fuzz_js_bridge.c"
 #include "../fuzz/fuzz_render.c"
 #include "unit.h"
 
@@ -37,8 +38,10 @@ by_name (const struct dirent **a, const struct dirent **b)
 
 /* Runs every file of dir through one target. each: a PASS line per file (regressions) rather than one per
  * directory (the corpus). Returns the number of files run. */
+typedef enum { TARGET_PARSER, TARGET_RENDER, TARGET_JS_BRIDGE } target_t;
+
 static int
-replay_dir (const char *dir, bool render, bool each)
+replay_dir (const char *dir, target_t target, bool each)
 {
    struct dirent **names = NULL;
    int n = scandir (dir, &names, NULL, by_name), ran = 0;
@@ -56,11 +59,14 @@ replay_dir (const char *dir, bool render, bool each)
       if (!data) {
          UNIT_FAIL (path, "cannot read");
       } else {
-         if (render)
+         bool ran_one = true;
+         if (target == TARGET_RENDER)
             fuzz_render_one (data, len, true);
+         else if (target == TARGET_JS_BRIDGE)
+            ran_one = fuzz_js_bridge_one (data, len);
          else
             fuzz_parser_one (data, len);
-         ran++;
+         ran += ran_one;
          if (each)
             UNIT_PASS (path);
       }
@@ -77,11 +83,14 @@ main (void)
 {
    int n;
 
-   n = replay_dir ("tests/fuzz/corpus/parser", false, false);
+   n = replay_dir ("tests/fuzz/corpus/parser", TARGET_PARSER, false);
    CHECK ("fuzz corpus: parser seeds replayed", n > 100);
-   n = replay_dir ("tests/fuzz/corpus/render", true, false);
+   n = replay_dir ("tests/fuzz/corpus/render", TARGET_RENDER, false);
    CHECK ("fuzz corpus: render seeds replayed (every helper, every option)", n > 20);
-   replay_dir ("tests/fuzz/regressions/parser", false, true);
-   replay_dir ("tests/fuzz/regressions/render", true, true);
+   n = replay_dir ("tests/fuzz/corpus/js_bridge", TARGET_JS_BRIDGE, false);
+   CHECK ("fuzz corpus: JavaScript bridge seeds replayed (the engine plugin loaded)", n > 10);
+   replay_dir ("tests/fuzz/regressions/parser", TARGET_PARSER, true);
+   replay_dir ("tests/fuzz/regressions/render", TARGET_RENDER, true);
+   replay_dir ("tests/fuzz/regressions/js_bridge", TARGET_JS_BRIDGE, true);
    UNIT_EXIT ();
 }

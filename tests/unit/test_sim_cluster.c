@@ -814,6 +814,37 @@ test_44 (sim_t *s)
           count_json (s, "config", "settings", "{\"_id\": \"autosplit\", \"enabled\": false}") == 1);
 }
 
+/* dataSize through the router: a key range's documents and bytes from the chunks inside it. */
+static void
+test_data_size (sim_t *s)
+{
+   bson_t reply;
+   int64_t all_n, all_b;
+   CHECK ("sim8.dataSize whole collection", run_json (s, "admin", "{\"dataSize\": \"app.users\"}", &reply));
+   all_n = int_at (&reply, "numObjects");
+   all_b = int_at (&reply, "size");
+   bson_destroy (&reply);
+   CHECK ("sim8.dataSize has documents", all_n > 0 && all_b > 0);
+   run_json (
+      s, "admin",
+      "{\"dataSize\": \"app.users\", \"keyPattern\": {\"uid\": \"hashed\"}, \"min\": {\"uid\": {\"$minKey\": 1}}, "
+      "\"max\": {\"uid\": {\"$maxKey\": 1}}, \"estimate\": true}",
+      &reply);
+   CHECK ("sim8.dataSize full range", int_at (&reply, "numObjects") == all_n && int_at (&reply, "size") == all_b);
+   bson_destroy (&reply);
+   run_json (
+      s, "admin",
+      "{\"dataSize\": \"app.users\", \"keyPattern\": {\"uid\": \"hashed\"}, \"min\": {\"uid\": {\"$minKey\": 1}}, "
+      "\"max\": {\"uid\": {\"$numberLong\": \"0\"}}}",
+      &reply);
+   CHECK ("sim8.dataSize part of the range", int_at (&reply, "numObjects") < all_n);
+   bson_destroy (&reply);
+   CHECK ("sim8.dataSize min without max fails",
+          !run_json (s, "admin", "{\"dataSize\": \"app.users\", \"min\": {\"uid\": 1}}", &reply) &&
+             code_of (&reply) == 9);
+   bson_destroy (&reply);
+}
+
 int
 main (void)
 {
@@ -831,6 +862,7 @@ main (void)
    test_generic_80 (&s);
    test_cursors (&s);
    test_admin_80 (&s);
+   test_data_size (&s);
    int status = sim_stop (&s);
    CHECK ("sim8.clean exit on SIGTERM", WIFEXITED (status) && WEXITSTATUS (status) == 0);
    if (sim_start (&s, "4.4", "demo")) {

@@ -1,0 +1,283 @@
+/* The JavaScript engine's host side: plugin loading and the callbacks the engine runs on. See js_host.h. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "dispatch.h"
+#include "interrupt.h"
+#include "js_host.h"
+
+/* One engine per process (the shell has one session). */
+static struct {
+   void *dl;
+   const js_engine_api_t *api;
+   js_engine_t *engine;
+   const char **names; /* the command table's names, borrowed by the engine */
+   bool failed;        /* loading failed once: why says why, and it is not retried */
+   char why[512];
+} js_state;
+
+/* The plugin's path: $SHARDSH_JS_PLUGIN, else shardsh-js.so in the running executable's directory. */
+static char *
+plugin_path (void)
+{
+   const char *env = getenv ("SHARDSH_JS_PLUGIN");
+   char exe[PATH_MAX];
+   ssize_t n;
+   char *slash;
+
+   if (env && *env)
+      return bson_strdup (env);
+   n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+   if (n <= 0)
+      return bson_strdup (JS_ENGINE_PLUGIN);
+   exe[n] = '\0';
+   slash = strrchr (exe, '/');
+   if (slash)
+      slash[1] = '\0';
+   return bson_strdup_printf ("%s%s", slash ? exe : "", JS_ENGINE_PLUGIN);
+}
+
+/* ---- callbacks ---- */
+
+/* Runs one table entry for the engine through dispatch_call, its result captured instead of printed. */
+static bool
+host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh_error_t *err)
+{
+   sh_ctx_t *ctx = data;
+   sh_call_t call;
+   sh_pos_t pos = { .line = jc->line, .col = jc->col };
+   sh_pos_t *positions;
+   bson_t *saved = ctx->capture;
+   bool saved_captured = ctx->captured;
+   bool capture, ok;
+   FILE *text = NULL, *saved_out = NULL;
+   output_opts_t saved_opts;
+   char *text_buf = NULL;
+   size_t text_len = 0;
+
+   *has_result = false;
+   memset (&call, 0, sizeof call);
+   call.cmd = sh_cmd_find (jc->name);
+   if (!call.cmd) {
+      sh_error_set_at (err, SH_ERR_USAGE, pos, "unknown helper '%s'", jc->name);
+      return false;
+   }
+   if (jc->limit < 0 || jc->limit > INT32_MAX || jc->skip < 0 || jc->skip > INT32_MAX || jc->argc < 0) {
+      sh_error_set_at (err, SH_ERR_ARGS, pos, "limit and skip need a number from 0 to %d", INT32_MAX);
+      return false;
+   }
+   /* every argument points at the call: the engine knows where the call is, not where each argument starts */
+   positions = bson_malloc ((size_t) (jc->argc ? jc->argc : 1) * sizeof *positions);
+   for (int i = 0; i < (jc->argc ? jc->argc : 1); i++)
+      positions[i] = pos;
+   call.db = jc->db ? jc->db : ctx->db;
+   call.coll = jc->coll;
+   call.args = jc->args;
+   call.argc = jc->argc;
+   call.arg_pos = positions;
+   call.pos = pos;
+   call.close_pos = pos;
+   call.sort = jc->sort;
+   call.limit = jc->limit;
+   call.skip = jc->skip;
+
+   /* print and printjson print; everything else returns its result as a value. What an executor prints as text of
+    * its own (sh.status(), show, help) becomes a string value, so a script prints it only when it prints the value,
+    * as mongosh; under --dry-run the requests are still printed where they are sent */
+   capture = strcmp (jc->name, "print") != 0 && strcmp (jc->name, "printjson") != 0;
+   ctx->capture = capture ? result : NULL;
+   ctx->captured = false;
+   if (capture && !cmd_dry_run (ctx) && (text = open_memstream (&text_buf, &text_len)) != NULL) {
+      saved_out = ctx->out_fp;
+      saved_opts = ctx->out;
+      ctx->out_fp = text;
+      ctx->out.color = false;
+   }
+   ok = dispatch_call (ctx, &call, err);
+   if (text) {
+      ctx->out_fp = saved_out;
+      ctx->out = saved_opts;
+      fclose (text);
+      if (ok && !ctx->captured && text_len > 0) {
+         while (text_len > 0 && text_buf[text_len - 1] == '\n')
+            text_len--;
+         bson_reinit (result);
+         bson_append_utf8 (result, "v", 1, text_buf, (int) text_len);
+         ctx->captured = true;
+      }
+      free (text_buf);
+   }
+   *has_result = capture && ctx->captured;
+   if (ok && capture && !*has_result && cmd_dry_run (ctx) && !(call.cmd->flags & CMD_CLIENT_ONLY)) {
+      /* --dry-run: nothing was sent, so every command answers a synthetic { ok: 1 } (cursors: no documents) */
+      bson_t v;
+      bson_reinit (result);
+      BSON_APPEND_DOCUMENT_BEGIN (result, "v", &v);
+      BSON_APPEND_INT32 (&v, "ok", 1);
+      bson_append_document_end (result, &v);
+      *has_result = true;
+   }
+   ctx->capture = saved;
+   ctx->captured = saved_captured;
+   fflush (ctx->out_fp);
+   bson_free (positions);
+   return ok;
+}
+
+static const char *
+host_current_db (void *data)
+{
+   return ((sh_ctx_t *) data)->db;
+}
+
+static void
+host_show (void *data, const bson_value_t *value, bool more, const char *stats_key)
+{
+   sh_ctx_t *ctx = data;
+   output_opts_t saved = ctx->out;
+   bson_t array;
+   /* --eval's value is inspected without a depth limit, as mongosh prints it; the REPL keeps depth 6 */
+   if (!ctx->interactive)
+      ctx->out.depth = -1;
+   if (stats_key && value->value_type == BSON_TYPE_DOCUMENT &&
+       bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len))
+      cmd_print_stats (ctx, &array, *stats_key ? stats_key : NULL);
+   else if (value->value_type == BSON_TYPE_ARRAY &&
+            bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len))
+      cmd_print_array (ctx, &array);
+   else
+      cmd_print_value (ctx, value);
+   ctx->out = saved;
+   if (more)
+      fprintf (ctx->out_fp, "Type \"it\" for more\n");
+   fflush (ctx->out_fp);
+}
+
+static bool
+host_stop (void *data)
+{
+   sh_ctx_t *ctx = data;
+   return ctx->exit_requested || (ctx->interactive && sh_interrupted ());
+}
+
+static bool
+host_interrupted (void *data)
+{
+   (void) data;
+   return sh_interrupted ();
+}
+
+/* ---- loading ---- */
+
+js_engine_t *
+js_host_engine (sh_ctx_t *ctx, sh_error_t *err)
+{
+   char *path;
+   const js_engine_api_t *(*get_api) (void);
+   js_host_t host;
+   size_t n = 0;
+
+   if (js_state.engine)
+      return js_state.engine;
+   if (js_state.failed) {
+      sh_error_set (err, SH_ERR_USAGE, "%s", js_state.why);
+      return NULL;
+   }
+   path = plugin_path ();
+   js_state.dl = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+   if (!js_state.dl) {
+      bson_snprintf (js_state.why, sizeof js_state.why,
+                     "this needs the JavaScript engine, which is not installed (%s: %s)", path, dlerror ());
+      goto fail;
+   }
+   *(void **) &get_api = dlsym (js_state.dl, "shardsh_js_engine_api");
+   js_state.api = get_api ? get_api () : NULL;
+   if (!js_state.api || js_state.api->abi != JS_ENGINE_ABI) {
+      bson_snprintf (js_state.why, sizeof js_state.why, "%s is not this shardsh's JavaScript engine (ABI mismatch)",
+                     path);
+      js_state.api = NULL;
+      goto fail;
+   }
+   while (sh_cmd_table[n])
+      n++;
+   js_state.names = bson_malloc0 ((n + 1) * sizeof *js_state.names);
+   for (size_t i = 0; i < n; i++)
+      js_state.names[i] = sh_cmd_table[i]->name;
+   memset (&host, 0, sizeof host);
+   host.data = ctx;
+   host.call = host_call;
+   host.current_db = host_current_db;
+   host.show = host_show;
+   host.stop = host_stop;
+   host.interrupted = ctx->interactive ? host_interrupted : NULL;
+   host.names = js_state.names;
+   host.n_names = n;
+   js_state.engine = js_state.api->engine_new (&host, err);
+   if (!js_state.engine) {
+      bson_snprintf (js_state.why, sizeof js_state.why, "the JavaScript engine did not start: %s", err->message);
+      goto fail;
+   }
+   bson_free (path);
+   return js_state.engine;
+fail:
+   bson_free (path);
+   bson_free (js_state.names);
+   js_state.names = NULL;
+   js_state.failed = true;
+   sh_error_set (err, SH_ERR_USAGE, "%s", js_state.why);
+   return NULL;
+}
+
+const js_engine_api_t *
+js_host_api (void)
+{
+   return js_state.engine ? js_state.api : NULL;
+}
+
+bool
+js_host_started (void)
+{
+   return js_state.engine != NULL;
+}
+
+bool
+js_host_check (sh_ctx_t *ctx, const char *name, const char *text, size_t len, sh_error_t *err)
+{
+   js_engine_t *e = js_host_engine (ctx, err);
+   return e && js_state.api->check (e, name, text, len, err);
+}
+
+js_run_t
+js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, sh_error_t *err)
+{
+   js_engine_t *e = js_host_engine (ctx, err);
+   js_run_t rc;
+   if (!e)
+      return JS_RUN_FAILED;
+   rc = js_state.api->run (e, name, text, len, show_value, err);
+   fflush (ctx->out_fp);
+   return rc;
+}
+
+bool
+js_host_is_compilable (sh_ctx_t *ctx, const char *text, size_t len)
+{
+   sh_error_t err;
+   js_engine_t *e = js_host_engine (ctx, &err);
+   return !e || js_state.api->is_compilable (e, text, len);
+}
+
+void
+js_host_shutdown (void)
+{
+   if (js_state.engine)
+      js_state.api->engine_free (js_state.engine);
+   js_state.engine = NULL;
+   bson_free (js_state.names);
+   js_state.names = NULL;
+}

@@ -1,0 +1,45 @@
+/* The shell's side of the JavaScript engine: loads the plugin (bin/shardsh-js.so, beside the executable) with dlopen
+ * on first need, hands it the callbacks it runs on (a command-table entry through dispatch_call in capture mode,
+ * printing a value, the current database, Ctrl-C) and runs scripts in it. Literal statements never come here. */
+#ifndef SHARDSH_JS_HOST_H
+#define SHARDSH_JS_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ctx.h"
+#include "errors.h"
+#include "js_engine.h"
+
+/* The engine for ctx, loading the plugin and creating the engine on the first call; NULL with err set when the plugin
+ * is missing or cannot start (the literal path keeps working). The engine lives until js_host_shutdown. */
+js_engine_t *
+js_host_engine (sh_ctx_t *ctx, sh_error_t *err);
+
+/* The plugin's entry points once js_host_engine has succeeded, else NULL. */
+const js_engine_api_t *
+js_host_api (void);
+
+/* True when the engine has been started (the REPL asks before offering its completions). */
+bool
+js_host_started (void);
+
+/* Compiles text as a whole script named name without running it. False with err set (SH_ERR_PARSE with the position)
+ * on a syntax error, or when the engine is not available. */
+bool
+js_host_check (sh_ctx_t *ctx, const char *name, const char *text, size_t len, sh_error_t *err);
+
+/* Runs text in the engine (variables persist across runs); with show_value the completion value is printed as the
+ * shell prints results. Returns JS_RUN_OK, JS_RUN_FAILED (err set) or JS_RUN_STOPPED (exit or Ctrl-C). */
+js_run_t
+js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, sh_error_t *err);
+
+/* For the REPL: true when text is a complete JavaScript statement (also when the engine is not available). */
+bool
+js_host_is_compilable (sh_ctx_t *ctx, const char *text, size_t len);
+
+/* Frees the engine (before mongoc_cleanup); the plugin stays loaded. */
+void
+js_host_shutdown (void);
+
+#endif

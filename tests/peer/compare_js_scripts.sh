@@ -1,0 +1,62 @@
+#!/bin/sh
+# Peer check of the JavaScript engine: the JavaScript script cases (tests/scripts/js_*.js) run through mongosh 2.12.0
+# and through shardsh, each against its own fresh shardsim --scenario demo; what they print must be the same, and so
+# must the exit status (0, or 1 for the script a server error stops). Then --eval expressions: the value printed.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+. tests/lib.sh
+
+ensure_mongosh js-peer || exit 0
+
+for name in js_balancer_wait js_presplit_move js_reads js_server_error; do
+   js="tests/scripts/$name.js"
+   for who in shardsh mongosh; do
+      if ! sim_start --scenario demo; then
+         fail "js-peer/$name" "shardsim did not start"
+         continue 2
+      fi
+      if [ "$who" = shardsh ]; then
+         NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI" "$js" > "$TMPD/$name.$who.out" 2> "$TMPD/$name.$who.err" < /dev/null
+      else
+         "$MONGOSH" --norc --quiet "$SIM_URI/test" "$js" > "$TMPD/$name.$who.out" 2> "$TMPD/$name.$who.err" < /dev/null
+      fi
+      echo $? > "$TMPD/$name.$who.rc"
+      sim_stop
+   done
+   if cmp -s "$TMPD/$name.shardsh.out" "$TMPD/$name.mongosh.out"; then
+      pass "js-peer/$name prints what mongosh prints"
+   else
+      fail "js-peer/$name prints what mongosh prints" \
+         "$(diff "$TMPD/$name.mongosh.out" "$TMPD/$name.shardsh.out" | head -20 | tr '\n' '|')"
+   fi
+   check_eq "js-peer/$name exits as mongosh does" "$(cat "$TMPD/$name.mongosh.rc")" "$(cat "$TMPD/$name.shardsh.rc")"
+done
+
+# --eval: the value of the last expression, printed as mongosh prints it (no depth limit, cursors by batches of 20)
+if sim_start --scenario demo; then
+   n=0
+   while IFS= read -r expr; do
+      [ -n "$expr" ] || continue
+      n=$((n + 1))
+      NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI" --eval "$expr" > "$TMPD/eval$n.shardsh" 2>&1 < /dev/null
+      "$MONGOSH" --norc --quiet "$SIM_URI/test" --eval "$expr" > "$TMPD/eval$n.mongosh" 2>&1 < /dev/null
+      if cmp -s "$TMPD/eval$n.shardsh" "$TMPD/eval$n.mongosh"; then
+         pass "js-peer/--eval value $n prints what mongosh prints"
+      else
+         fail "js-peer/--eval value $n prints what mongosh prints" \
+            "$expr: $(diff "$TMPD/eval$n.mongosh" "$TMPD/eval$n.shardsh" | head -10 | tr '\n' '|')"
+      fi
+   done <<'JS'
+({a: NumberLong("5"), d: new Date(0), o: ObjectId("5f0000000000000000000001"), n: [1, 2.5, "x", null, true], t: Timestamp({t: 1, i: 2}), u: UUID("01234567-89ab-cdef-0123-456789abcdef"), m: MinKey(), dec: NumberDecimal("1.5"), re: /a+/i, nested: {a: {b: {c: {d: {e: {f: {g: 1}}}}}}}})
+db.getSiblingDB("config").shards.find().toArray().map(s => s._id)
+[...Array(150).keys()]
+const c = db.getSiblingDB("config").chunks.find().sort({_id: 1}).batchSize(3); c
+const r = db.adminCommand({balancerStatus: 1}); [r.mode, r.inBalancerRound, typeof r.numBalancerRounds]
+!sh.getBalancerState() && !sh.isBalancerRunning().inBalancerRound
+var x = 5
+JSON.stringify(db.getSiblingDB("config").shards.findOne({_id: "shard01"})._id)
+JS
+   sim_stop
+else
+   fail "js-peer/--eval" "shardsim did not start"
+fi

@@ -1,0 +1,1 @@
+db.users.aggregate([], {batchSize: 1e12})

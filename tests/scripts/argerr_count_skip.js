@@ -1,0 +1,1 @@
+db.users.count({}, {skip: -1})

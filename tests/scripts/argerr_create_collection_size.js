@@ -1,0 +1,1 @@
+db.createCollection("c", {capped: true, size: 0})

@@ -1,0 +1,1 @@
+db.users.createIndex({ts: 1}, {expireAfterSeconds: -1})

@@ -1,0 +1,1 @@
+db.killOp("shard01")

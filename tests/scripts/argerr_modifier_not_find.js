@@ -1,0 +1,1 @@
+db.users.aggregate([]).hint({_id: 1})

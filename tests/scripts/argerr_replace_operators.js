@@ -1,0 +1,1 @@
+db.users.replaceOne({_id: 1}, {$set: {plan: "free"}})

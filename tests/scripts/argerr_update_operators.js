@@ -1,0 +1,1 @@
+db.users.updateOne({_id: 1}, {plan: "free"})
