@@ -230,3 +230,26 @@ elif sim_start --scenario demo --version 8.0; then
 else
    fail "story.watch" "shardsim did not start"
 fi
+
+# ---- a failover during a resharding (estimates lost) and an abort ----
+if sim_start --version 8.0 --reshard-ms 6000 --chunk-size-kb 64 --load app.r:ascending:2000; then
+   run 'sh.reshardCollection("app.r", {uuid: 1})' > "$TMPD/abort.out" &
+   bg=$!
+   sleep 1.5
+   run 'db.adminCommand({simReshard: "stepDown", ns: "app.r"})' > /dev/null
+   out=$(run 'sh.progress()' | jq -c '.operations[0] | [.type, .etaSec, (.caveat | test("lost after a failover"))]')
+   check_eq "story.failover no time estimate after a failover, and the caveat says why" '["reshardCollection",null,true]' "$out"
+   out=$(reshard_rows | grep RecipientService | jq -c 'has("remainingOperationTimeEstimatedSecs")' | sort -u)
+   check_eq "story.failover recipients report no estimate" false "$out"
+   out=$(run 'sh.abortReshardCollection("app.r")' | jq -r .ok)
+   check_eq "story.abort abortReshardCollection answers ok" 1 "$out"
+   wait "$bg"
+   check_contains "story.abort the resharding fails with ReshardCollectionAborted" "[ReshardCollectionAborted]" "$(cat "$TMPD/abort.out")"
+   out=$(run 'db.getSiblingDB("config").collections.findOne({_id: "app.r"})' | jq -c .key)
+   check_eq "story.abort the key is unchanged" '{"ts":1}' "$out"
+   out=$(run 'sh.abortReshardCollection("app.r")')
+   check_contains "story.abort nothing to abort is NoSuchReshardCollection" "[NoSuchReshardCollection]" "$out"
+   sim_stop
+else
+   fail "story.failover" "shardsim did not start"
+fi
