@@ -136,6 +136,18 @@ if sim_start --scenario demo --version 8.0; then
    run 'sh.updateZoneKeyRange("app.orders", {customer: "c", ts: MinKey}, {customer: "d", ts: MinKey}, "SFO")' > /dev/null
    out=$(run 'sh.explainBalance("app.orders")' | jq -c '[.verdict, ([.findings[].cause] | index("zoneViolation") != null), ([.findings[].cause] | index("chunkStraddlesZone") != null)]')
    check_eq "story.explain zone violation and a chunk straddling the zone" '["zoneViolation",true,true]' "$out"
+   causes() { run "sh.explainBalance(\"$1\")" | jq -c '[.findings[].cause]'; }
+   run 'sh.disableMigrations("app.events")' > /dev/null
+   check_contains "story.explain migrations not allowed" '"migrationsNotAllowed"' "$(causes app.events)"
+   run 'sh.configureCollectionBalancing("app.events", {defragmentCollection: true})' > /dev/null
+   check_contains "story.explain a defragmentation" '"defragmenting"' "$(causes app.events)"
+   start=$(date -d '+2 hour' +%H:%M)
+   stop=$(date -d '+3 hour' +%H:%M)
+   run "sh.setBalancerWindow(\"$start\", \"$stop\")" > /dev/null
+   check_contains "story.explain outside the balancing window" '"outsideWindow"' "$(causes app.users)"
+   run 'sh.stopBalancer()' > /dev/null
+   out=$(causes app.users | jq -r '.[0]')
+   check_eq "story.explain a stopped balancer comes first" balancerOff "$out"
    sim_stop
 else
    fail "story.demo" "shardsim did not start"
