@@ -1062,6 +1062,11 @@ extern int64_t sim_reshard_ms;
 bool
 sim_reshard_run (sim_ctx_t *ctx, bson_t *reply);
 
+/* { simReshard: "stepDown", [ns] }: the running operations (of ns) lose their recipients' time estimates, as after
+ * a failover of the recipient shards' primaries. */
+void
+sim_cmd_sim_reshard (sim_ctx_t *ctx, bson_t *reply);
+
 /* Appends the running operations' donor and recipient rows to out, as each shard's $currentOp reports them. */
 void
 sim_reshard_current_op (simq_docs_t *out);

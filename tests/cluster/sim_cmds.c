@@ -749,6 +749,9 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "reshardCollection", 50, true, NULL, SIM_K_COMMAND },
    { "moveCollection", 80, true, NULL, SIM_K_COMMAND },
    { "unshardCollection", 80, true, NULL, SIM_K_COMMAND },
+   { "abortReshardCollection", 50, true, NULL, SIM_K_COMMAND },
+   { "abortMoveCollection", 80, true, NULL, SIM_K_COMMAND },
+   { "abortUnshardCollection", 80, true, NULL, SIM_K_COMMAND },
    { "analyzeShardKey", 70, true, NULL, SIM_K_COMMAND },
    { "configureQueryAnalyzer", 70, true, NULL, SIM_K_COMMAND },
    { "shardDrainingStatus", 82, true, sim_cmd_shard_draining_status, SIM_K_COMMAND },
@@ -760,6 +763,7 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "simBalancer", 44, true, sim_cmd_sim_balancer, SIM_K_COMMAND },
    { "simFault", 44, true, sim_cmd_sim_fault, SIM_K_COMMAND },
    { "simFailure", 44, true, sim_cmd_sim_failure, SIM_K_COMMAND },
+   { "simReshard", 50, true, sim_cmd_sim_reshard, SIM_K_COMMAND },
 };
 
 static int

@@ -30,6 +30,8 @@ typedef struct {
    int64_t donor_docs[SIM_RS_MAX_SHARDS], donor_bytes[SIM_RS_MAX_SHARDS];
    int64_t share_docs[SIM_RS_MAX_SHARDS], share_bytes[SIM_RS_MAX_SHARDS]; /* what each recipient really copies */
    int64_t total_docs, total_bytes;
+   bool estimate_lost; /* {simReshard: "stepDown"}: the recipients' new primaries cannot estimate the time left */
+   bool aborted;       /* abortReshardCollection / abortMoveCollection / abortUnshardCollection */
 } sim_rs_t;
 
 static sim_rs_t sim_rs[SIM_RS_MAX];
@@ -372,7 +374,7 @@ sim_reshard_current_op (simq_docs_t *out)
          BSON_APPEND_INT64 (d, "totalCopyTimeElapsedSecs", copy_secs);
          /* resharding::estimateRemainingRecipientTime: applying measured → from oplog entries; copying → the copy
           * so far, assuming applying takes as long as copying (2 × approxBytesToCopy); otherwise no estimate. */
-         bool have = (f >= SIM_RS_T_APPLY || (bytes > 0 && approx_bytes > 0));
+         bool have = !op->estimate_lost && (f >= SIM_RS_T_APPLY || (bytes > 0 && approx_bytes > 0));
          int64_t remaining = 0;
          if (have && f >= SIM_RS_T_APPLY) {
             remaining = (op->end_ms - now) / 1000;
@@ -453,6 +455,12 @@ sim_rs_wait (sim_rs_t *op, bson_t *reply)
    while (sim_now_ms () < op->end_ms) {
       if (sim_g.shutting_down) {
          sim_reply_error (reply, 11600, "interrupted at shutdown");
+         ok = false;
+         break;
+      }
+      if (op->aborted) {
+         sim_reply_error (reply, 341, "%s of %s was aborted", op->provenance, op->ns);
+         sim_changelog (false, "resharding.coordinator.abort", op->ns, "config", &details, sim_now_ms ());
          ok = false;
          break;
       }
@@ -578,6 +586,50 @@ sim_rs_biggest_shard (const char *ns, char *out, size_t len)
    bson_free (st);
 }
 
+/* abortReshardCollection (5.0+), abortMoveCollection, abortUnshardCollection (8.0): marks the running operation of
+ * the namespace aborted (its command then fails with 341 ReshardCollectionAborted); 339 NoSuchReshardCollection when
+ * none runs. */
+static void
+sim_rs_abort (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   const char *ns = NULL;
+   if (bson_iter_init (&it, ctx->cmd) && bson_iter_next (&it) && BSON_ITER_HOLDS_UTF8 (&it)) {
+      ns = bson_iter_utf8 (&it, NULL);
+   }
+   sim_rs_t *op = ns ? sim_rs_find (ns) : NULL;
+   if (!op) {
+      sim_reply_error (reply, 339, "Could not find an active resharding operation for %s", ns ? ns : "?");
+      return;
+   }
+   op->aborted = true;
+   sim_reply_ok (reply);
+}
+
+void
+sim_cmd_sim_reshard (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   const char *ns = NULL;
+   int32_t n = 0;
+   if (!bson_iter_init_find (&it, ctx->cmd, "simReshard") || !BSON_ITER_HOLDS_UTF8 (&it) ||
+       strcmp (bson_iter_utf8 (&it, NULL), "stepDown") != 0) {
+      sim_reply_error (reply, 2, "simReshard takes \"stepDown\"");
+      return;
+   }
+   if (bson_iter_init_find (&it, ctx->cmd, "ns") && BSON_ITER_HOLDS_UTF8 (&it)) {
+      ns = bson_iter_utf8 (&it, NULL);
+   }
+   for (size_t k = 0; k < SIM_RS_MAX; k++) {
+      if (sim_rs[k].used && (!ns || !strcmp (sim_rs[k].ns, ns))) {
+         sim_rs[k].estimate_lost = true;
+         n++;
+      }
+   }
+   BSON_APPEND_INT32 (reply, "operations", n);
+   sim_reply_ok (reply);
+}
+
 bool
 sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -590,6 +642,11 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
    char to[64] = "";
    const char *ns = NULL;
 
+   if (!strcmp (ctx->name, "abortReshardCollection") || !strcmp (ctx->name, "abortMoveCollection") ||
+       !strcmp (ctx->name, "abortUnshardCollection")) {
+      sim_rs_abort (ctx, reply);
+      return true;
+   }
    if (!reshard && !move && !unshard) {
       return false;
    }

@@ -136,6 +136,18 @@ if sim_start --scenario demo --version 8.0; then
    run 'sh.updateZoneKeyRange("app.orders", {customer: "c", ts: MinKey}, {customer: "d", ts: MinKey}, "SFO")' > /dev/null
    out=$(run 'sh.explainBalance("app.orders")' | jq -c '[.verdict, ([.findings[].cause] | index("zoneViolation") != null), ([.findings[].cause] | index("chunkStraddlesZone") != null)]')
    check_eq "story.explain zone violation and a chunk straddling the zone" '["zoneViolation",true,true]' "$out"
+   causes() { run "sh.explainBalance(\"$1\")" | jq -c '[.findings[].cause]'; }
+   run 'sh.disableMigrations("app.events")' > /dev/null
+   check_contains "story.explain migrations not allowed" '"migrationsNotAllowed"' "$(causes app.events)"
+   run 'sh.configureCollectionBalancing("app.events", {defragmentCollection: true})' > /dev/null
+   check_contains "story.explain a defragmentation" '"defragmenting"' "$(causes app.events)"
+   start=$(date -d '+2 hour' +%H:%M)
+   stop=$(date -d '+3 hour' +%H:%M)
+   run "sh.setBalancerWindow(\"$start\", \"$stop\")" > /dev/null
+   check_contains "story.explain outside the balancing window" '"outsideWindow"' "$(causes app.users)"
+   run 'sh.stopBalancer()' > /dev/null
+   out=$(causes app.users | jq -r '.[0]')
+   check_eq "story.explain a stopped balancer comes first" balancerOff "$out"
    sim_stop
 else
    fail "story.demo" "shardsim did not start"
@@ -194,4 +206,62 @@ if sim_start --scenario demo --version 4.4; then
    sim_stop
 else
    fail "story.4.4" "shardsim did not start"
+fi
+
+# ---- sh.progress({watch: true}) refreshes until Ctrl-C, and the shell goes on ----
+if ! command -v tmux > /dev/null 2>&1; then
+   skip "story.watch" "tmux is not installed"
+elif sim_start --scenario demo --version 8.0; then
+   T="tmux -S $TMPD/story-tmux.sock"
+   screen() { $T capture-pane -t story -p 2> /dev/null; }
+   wait_for() {
+      i=0
+      while [ $i -lt 50 ]; do
+         screen | grep -q -- "$1" && return 0
+         sleep 0.1
+         i=$((i + 1))
+      done
+      return 1
+   }
+   $T new-session -d -s story -x 120 -y 40 "NO_COLOR=1 $(pwd)/$SHARDSH --norc $SIM_URI/test; echo EXITED=\$?; sleep 30"
+   wait_for 'test>'
+   $T send-keys -t story 'sh.progress({watch: true, intervalSecs: 1})' Enter
+   sleep 2.5
+   n=$(screen | grep -c 'no long operation is running')
+   $T send-keys -t story C-c
+   sleep 0.5
+   $T send-keys -t story 'print("after the watch")' Enter
+   if wait_for '^after the watch'; then
+      pass "story.watch Ctrl-C ends the watch and the shell goes on ($n refreshes seen)"
+   else
+      fail "story.watch Ctrl-C ends the watch and the shell goes on" "$(screen | tail -5)"
+   fi
+   [ "$n" -ge 2 ] && pass "story.watch refreshes every interval" || fail "story.watch refreshes every interval" "$n tables"
+   $T kill-server 2> /dev/null
+   sim_stop
+else
+   fail "story.watch" "shardsim did not start"
+fi
+
+# ---- a failover during a resharding (estimates lost) and an abort ----
+if sim_start --version 8.0 --reshard-ms 6000 --chunk-size-kb 64 --load app.r:ascending:2000; then
+   run 'sh.reshardCollection("app.r", {uuid: 1})' > "$TMPD/abort.out" &
+   bg=$!
+   sleep 1.5
+   run 'db.adminCommand({simReshard: "stepDown", ns: "app.r"})' > /dev/null
+   out=$(run 'sh.progress()' | jq -c '.operations[0] | [.type, .etaSec, (.caveat | test("lost after a failover"))]')
+   check_eq "story.failover no time estimate after a failover, and the caveat says why" '["reshardCollection",null,true]' "$out"
+   out=$(reshard_rows | grep RecipientService | jq -c 'has("remainingOperationTimeEstimatedSecs")' | sort -u)
+   check_eq "story.failover recipients report no estimate" false "$out"
+   out=$(run 'sh.abortReshardCollection("app.r")' | jq -r .ok)
+   check_eq "story.abort abortReshardCollection answers ok" 1 "$out"
+   wait "$bg"
+   check_contains "story.abort the resharding fails with ReshardCollectionAborted" "[ReshardCollectionAborted]" "$(cat "$TMPD/abort.out")"
+   out=$(run 'db.getSiblingDB("config").collections.findOne({_id: "app.r"})' | jq -c .key)
+   check_eq "story.abort the key is unchanged" '{"ts":1}' "$out"
+   out=$(run 'sh.abortReshardCollection("app.r")')
+   check_contains "story.abort nothing to abort is NoSuchReshardCollection" "[NoSuchReshardCollection]" "$out"
+   sim_stop
+else
+   fail "story.failover" "shardsim did not start"
 fi
