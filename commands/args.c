@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "aligned.h"
 #include "commands.h"
 
 const char *
@@ -115,9 +116,19 @@ sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
 {
    sh_request_t *r;
    if (out->n == out->cap) {
-      /* four is more than any helper sends, so the documents handed out never move */
-      out->cap = out->cap ? 2 * out->cap : 4;
-      out->v = bson_realloc (out->v, out->cap * sizeof *out->v);
+      /* a bson_t may not be moved by realloc (an allocated one points into itself, and libbson declares it
+       * 128-byte aligned): a new aligned array, each document copied over and the old one destroyed */
+      size_t cap = out->cap ? 2 * out->cap : 8;
+      sh_request_t *v = SH_ALLOC_ARRAY (sh_request_t, cap);
+      for (size_t i = 0; i < out->n; i++) {
+         v[i].db = out->v[i].db;
+         v[i].path = out->v[i].path;
+         bson_copy_to (&out->v[i].cmd, &v[i].cmd);
+         bson_destroy (&out->v[i].cmd);
+      }
+      bson_free (out->v);
+      out->v = v;
+      out->cap = cap;
    }
    r = &out->v[out->n++];
    r->db = bson_strdup (db);

@@ -349,12 +349,6 @@ build_explain_balance (const sh_call_t *call, sh_requests_t *out, sh_error_t *er
    if (!args_check (call, 0, ARG_STRING, true, "Shard", "explainBalance", err))
       return false;
    const char *ns = args_str (call, 0);
-   /* sh_requests_add grows the list by reallocating it, which would move the bson_t already handed out (libbson's
-    * allocated documents point into themselves): room for all eight first, while the list is still empty */
-   if (out->n == 0 && out->cap < 8) {
-      out->cap = 8;
-      out->v = bson_realloc (out->v, out->cap * sizeof *out->v);
-   }
    BSON_APPEND_UTF8 (sh_requests_add (out, "admin", CONN_ADMIN), "balancerCollectionStatus", ns);
    BSON_APPEND_INT32 (sh_requests_add (out, "admin", CONN_READ), "balancerStatus", 1);
    cmd_append_find_id (sh_requests_add (out, "config", CONN_READ), "settings", "balancer");
