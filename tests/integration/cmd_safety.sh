@@ -97,9 +97,13 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
             fail "cmd_safety.confirm asks for $call" "$(screen | tail -3)"
          fi
          $T send-keys -t c 'no' Enter
-         wait_for 'not run: not confirmed' || fail "cmd_safety.confirm declined $call" "$(screen | tail -3)"
-         $T send-keys -t c 'clear' Enter
+         wait_for 'not run: not confirmed' ||
+            fail "cmd_safety.confirm declined $call" "$(screen | tail -3) [tmux: $($T list-panes -F '#{pane_dead} #{pane_current_command}' 2>&1)]"
+         # a clean screen before the next call, so no wait can match the previous question
          $T send-keys -t c C-l
+         $T clear-history -t c
+         i=0
+         while [ $i -lt 150 ] && screen | grep -q "Type 'yes'"; do sleep 0.1; i=$((i + 1)); done
       done
       sleep 0.3
       if grep -q -E '"(balancerStop|moveChunk|removeShard|unshardCollection|update|dropDatabase|drop|killOp)"' "$TMPD/confirm.log"; then

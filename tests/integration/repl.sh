@@ -39,7 +39,8 @@ wait_for 'addShardToZone" : "shard01", "zone" : "NYC"' && pass "repl/multi-line 
 $T send-keys -t repl 'sh.moveChunk("a.b", {x: 1}, "s2")' C-c
 $T send-keys -t repl 'sh.isBalancerRun' Tab
 $T send-keys -t repl ')' Enter
-wait_for '"balancerStatus"' && pass "repl/tab completes helper names" || fail "repl/tab completes helper names" "$(screen | tail -5)"
+wait_for '"balancerStatus"' && pass "repl/tab completes helper names" ||
+   fail "repl/tab completes helper names" "$(screen | tail -5 | tr '\n' '|') [tmux: $($T list-panes -F '#{pane_dead} #{pane_current_command}' 2>&1)]"
 check_not_contains "repl/ctrl-c drops the line" '"moveChunk"' "$(screen)"
 $T send-keys -t repl 'db.adminCommand({createUser: "ops", pwd: "hunter2", roles: []})' Enter
 $T send-keys -t repl 'print("mongodb://ops:hunter2@db1.example.net/admin")' Enter
