@@ -36,7 +36,10 @@ $T send-keys -t repl 'sh.addShardToZone("shard01",' Enter
 $T send-keys -t repl '"NYC")' Enter
 wait_for 'addShardToZone" : "shard01", "zone" : "NYC"' && pass "repl/multi-line statement runs once complete" ||
    fail "repl/multi-line statement runs once complete" "$(screen | tail -5)"
-$T send-keys -t repl 'sh.moveChunk("a.b", {x: 1}, "s2")' C-c
+# Ctrl-C once the line is on screen (sent together, the signal can overtake the typed text under load)
+$T send-keys -t repl 'sh.moveChunk("a.b", {x: 1}, "s2")'
+wait_for 'sh.moveChunk("a.b", {x: 1}, "s2")'
+$T send-keys -t repl C-c
 $T send-keys -t repl 'sh.isBalancerRun' Tab
 $T send-keys -t repl ')' Enter
 wait_for '"balancerStatus"' && pass "repl/tab completes helper names" ||
