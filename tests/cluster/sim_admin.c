@@ -2679,14 +2679,16 @@ sim_cmd_move_range (sim_ctx_t *ctx, bson_t *reply)
       sim_not_sharded (reply, ns);
       goto done;
    }
+   /* the config server resolves the destination (ShardRegistry: "Shard X not found") before the donor looks at
+    * the bounds */
+   if (!sim_shard_get (to, NULL)) {
+      sim_reply_error (reply, 70, "Shard %s not found", to);
+      goto done;
+   }
    if ((have_min && !sim_bound_fits (&sc, &min)) || (have_max && !sim_bound_fits (&sc, &max))) {
       char *k = sim_bson_str (&sc.key);
       sim_reply_error (reply, 656451, "shard key bounds are not valid for shard key pattern %s", k);
       bson_free (k);
-      goto done;
-   }
-   if (!sim_shard_get (to, NULL)) {
-      sim_reply_error (reply, 70, "Shard %s not found", to);
       goto done;
    }
    if (have_min) {

@@ -520,6 +520,11 @@ test_move_range (sim_t *s, const char *v)
    CHECK (name, code_of (&reply) == 117 && count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}}") == before);
    bson_destroy (&reply);
    run_ok (s, "admin", "{\"setAllowMigrations\": \"fm.c\", \"allowMigrations\": true}");
+   /* The destination is resolved (config server) before the donor checks the bounds. */
+   run_json (s, "admin", "{\"moveRange\": \"fm.c\", \"toShard\": \"nope\", \"min\": {\"other\": 1}}", &reply);
+   snprintf (name, sizeof name, "%s.moveRange unknown shard before bounds", v);
+   CHECK (name, code_of (&reply) == 70);
+   bson_destroy (&reply);
    int64_t splits = count_config (s, "changelog", "{\"what\": \"split\", \"ns\": \"fm.c\"}");
    /* Only min: about one chunk size moves (1024 / 231 = 4 documents: [30, 34)). */
    snprintf (name, sizeof name, "%s.moveRange min only moves one chunk size", v);
