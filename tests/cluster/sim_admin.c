@@ -1155,7 +1155,11 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
    /* InitialSplitPolicy::calculateOptimizationStrategy: hashed split points only for an empty collection without
     * zones; zone-aligned chunks for an empty collection with zones (hashed or not); otherwise one chunk on the
     * primary. */
-   int n = nhashed && empty && !zones.n ? (nchunks > 0 ? nchunks : 2 * (int) sim_g.nshards) : 1;
+   /* The default number of hashed initial chunks: 2 per shard up to 7.0 (SplitPointsBasedSplitPolicy with
+    * numInitialChunks 0); one per shard from 8.0, whose policy no longer takes numInitialChunks ("a single chunk is
+    * allocated to every shard"). */
+   int per_default = sim_ver_ge (80) ? (int) sim_g.nshards : 2 * (int) sim_g.nshards;
+   int n = nhashed && empty && !zones.n ? (nchunks > 0 ? nchunks : per_default) : 1;
    if (zones.n && empty) {
       /* Chunks aligned to the zone ranges (AbstractTagsBasedSplitPolicy::createFirstChunks, and 4.4's
        * generateShardCollectionInitialZonedChunks): each range on the next shard of its zone (round-robin per zone),
@@ -2679,14 +2683,16 @@ sim_cmd_move_range (sim_ctx_t *ctx, bson_t *reply)
       sim_not_sharded (reply, ns);
       goto done;
    }
+   /* the config server resolves the destination (ShardRegistry: "Shard X not found") before the donor looks at
+    * the bounds */
+   if (!sim_shard_get (to, NULL)) {
+      sim_reply_error (reply, 70, "Shard %s not found", to);
+      goto done;
+   }
    if ((have_min && !sim_bound_fits (&sc, &min)) || (have_max && !sim_bound_fits (&sc, &max))) {
       char *k = sim_bson_str (&sc.key);
       sim_reply_error (reply, 656451, "shard key bounds are not valid for shard key pattern %s", k);
       bson_free (k);
-      goto done;
-   }
-   if (!sim_shard_get (to, NULL)) {
-      sim_reply_error (reply, 70, "Shard %s not found", to);
       goto done;
    }
    if (have_min) {
