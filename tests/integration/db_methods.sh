@@ -34,6 +34,12 @@ for v in 4.4 8.0; do
       check_eq "db_methods.$v chunksize visible to mongosh" "64" \
          "$(ms 'db.getSiblingDB("config").settings.findOne({_id: "chunksize"}).value')"
    fi
+   # run again, the document exists: matched, not inserted a second time (nor a duplicate key)
+   out=$(hs --eval 'db.getSiblingDB("config").settings.updateOne({_id: "chunksize"}, {$set: {value: 128}}, {upsert: true})')
+   check_contains "db_methods.$v chunksize updateOne again matches the document" "matchedCount: 1" "$out"
+   check_contains "db_methods.$v chunksize updateOne again modifies it" "modifiedCount: 1" "$out"
+   check_eq "db_methods.$v one chunksize document" "1" \
+      "$(hs --eval 'db.getSiblingDB("config").settings.countDocuments({_id: "chunksize"})')"
    # the same entries from JavaScript (when the engine is built): results come back as values
    if [ -f "$BINDIR/shardsh-js.so" ]; then
       check_eq "db_methods.$v js: insertOne's insertedId" "1" \
