@@ -22,7 +22,8 @@ append_modifier (const sh_call_t *call, const char *key, bson_t *cmd)
       bson_append_value (cmd, key, -1, bson_iter_value (&it));
 }
 
-/* find(...).count() / .size(): the count command mongosh's cursor sends, with the chain's skip and limit. */
+/* find(...).count() / .size(): the count command mongosh's cursor sends, with the chain's limit, skip, hint,
+ * maxTimeMS and collation. */
 static void
 build_cursor_count (const sh_call_t *call, bson_t *cmd)
 {
@@ -36,12 +37,16 @@ build_cursor_count (const sh_call_t *call, bson_t *cmd)
       BSON_APPEND_INT32 (cmd, "limit", (int32_t) call->limit);
    if (call->skip)
       BSON_APPEND_INT32 (cmd, "skip", (int32_t) call->skip);
+   /* the driver's count keeps these of the cursor's options (not comment, batchSize or the rest) */
+   append_modifier (call, "hint", cmd);
+   append_modifier (call, "maxTimeMS", cmd);
+   append_modifier (call, "collation", cmd);
 }
 
 static bool
 build_find_common (const sh_call_t *call, sh_requests_t *out, const char *method, bool one, sh_error_t *err)
 {
-   static const char *const late[] = { "batchSize", "comment",     "max",       "min", "allowDiskUse",
+   static const char *const late[] = { "comment",   "max",         "min",       "allowDiskUse",
                                        "collation", "readConcern", "maxTimeMS", NULL };
    bson_iter_t it;
    bson_t *cmd;
@@ -266,9 +271,9 @@ exec_distinct (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 
 CRUD_ENTRY (cmd_db_coll_find, "db.collection.find", "db.<collection>.find([filter][, projection])",
             "Read documents; chain .sort(doc), .skip(n), .limit(n), .hint(), .maxTimeMS(n), .collation(doc), "
-            ".batchSize(n), .comment(), .allowDiskUse(), .min(doc), .max(doc), .readConcern(level), .projection(doc), "
+            ".comment(), .allowDiskUse(), .min(doc), .max(doc), .readConcern(level), .projection(doc), "
             "and end with .count(), .size() or .itcount()",
-            "<db> { find: <coll>, filter: <filter>[, sort][, projection][, hint][, skip][, limit][, batchSize]"
+            "<db> { find: <coll>, filter: <filter>[, sort][, projection][, hint][, skip][, limit]"
             "[, comment][, max][, min][, allowDiskUse][, collation][, readConcern][, maxTimeMS] }; .count(): "
             "{ count: <coll>, query: <filter> }",
             "db.getSiblingDB(\"config\").chunks.find({shard: \"shard01\"}).limit(5)", build_find, exec_cursor);

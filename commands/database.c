@@ -325,6 +325,29 @@ exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       cmd_print_doc (ctx, &reply);
       goto done;
    }
+   if (ctx->capture) {
+      /* a JavaScript caller gets mongosh's value: the commands, slaveOk renamed as above */
+      bson_t value = BSON_INITIALIZER, c, one;
+      bson_iter_init (&it, &cmds);
+      while (bson_iter_next (&it)) {
+         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c))
+            continue;
+         BSON_APPEND_DOCUMENT_BEGIN (&value, bson_iter_key (&it), &one);
+         bson_iter_init (&f, &c);
+         while (bson_iter_next (&f)) {
+            if (strcmp (bson_iter_key (&f), "slaveOk") != 0 && strcmp (bson_iter_key (&f), "slaveOverrideOk") != 0)
+               BSON_APPEND_VALUE (&one, bson_iter_key (&f), bson_iter_value (&f));
+         }
+         if (bson_iter_init_find (&f, &c, "slaveOk"))
+            BSON_APPEND_VALUE (&one, "secondaryOk", bson_iter_value (&f));
+         if (bson_iter_init_find (&f, &c, "slaveOverrideOk"))
+            BSON_APPEND_VALUE (&one, "secondaryOverrideOk", bson_iter_value (&f));
+         bson_append_document_end (&value, &one);
+      }
+      cmd_print_doc (ctx, &value);
+      bson_destroy (&value);
+      goto done;
+   }
    out = bson_string_new (NULL);
    bson_iter_init (&it, &cmds);
    while (bson_iter_next (&it)) {

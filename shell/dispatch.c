@@ -1,5 +1,6 @@
 /* Dispatch: statement -> command-table entry -> common checks -> run. The checks live here once, so a command
  * family only writes build() (and exec() when it renders something special). */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,8 +19,10 @@ typedef struct {
    sh_pos_t word_pos[2];
    const bson_t *sort; /* borrowed from the statement */
    bson_t empty;
-   bson_t mods;       /* find's other cursor modifiers (call.modifiers) */
-   char terminal[16]; /* call.terminal */
+   bson_t mods;        /* find's other cursor modifiers (call.modifiers) */
+   char terminal[16];  /* call.terminal */
+   sh_error_t mod_err; /* a modifier's bad value: reported after resolve, so the statement stays literal */
+   bool has_mod_err;
 } resolved_t;
 
 static void
@@ -97,18 +100,38 @@ seg_str_arg (const sh_seg_t *seg)
    return NULL;
 }
 
-/* find's further cursor modifiers, kept as { name: value } for its build(), and the methods that end a chain. */
+/* find's further cursor modifiers, kept as { name: value } for its build(), and the methods that end a chain.
+ * .batchSize() is not among them: a chain with it is the JavaScript engine's cursor, which pages by that size. */
 static bool
 is_find_modifier (const char *name)
 {
-   static const char *const names[] = { "hint",         "maxTimeMS", "collation", "batchSize",   "comment",
-                                        "allowDiskUse", "max",       "min",       "readConcern", "projection",
-                                        "count",        "size",      "itcount",   NULL };
+   static const char *const names[] = { "hint", "maxTimeMS", "collation",   "comment",    "allowDiskUse",
+                                        "max",  "min",       "readConcern", "projection", "count",
+                                        "size", "itcount",   NULL };
    for (int i = 0; names[i]; i++) {
       if (!strcmp (name, names[i]))
          return true;
    }
    return false;
+}
+
+/* Records the first bad modifier value (an argument error at at): the statement still resolves, so it stays on the
+ * literal path, and the error is reported before anything is sent. */
+static void
+defer_mod_error (resolved_t *r, sh_pos_t at, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+
+static void
+defer_mod_error (resolved_t *r, sh_pos_t at, const char *fmt, ...)
+{
+   char msg[512];
+   va_list ap;
+   if (r->has_mod_err)
+      return;
+   va_start (ap, fmt);
+   vsnprintf (msg, sizeof msg, fmt, ap);
+   va_end (ap);
+   sh_error_set_at (&r->mod_err, SH_ERR_ARGS, at, "%s", msg);
+   r->has_mod_err = true;
 }
 
 static bool
@@ -140,20 +163,20 @@ apply_find_modifier (resolved_t *r, const sh_seg_t *m, bool last, sh_error_t *er
    if (!strcmp (n, "allowDiskUse")) {
       BSON_APPEND_BOOL (&r->mods, n, has ? bson_iter_as_bool (&it) : true);
    } else if (!has) {
-      sh_error_set_at (err, SH_ERR_ARGS, at, ".%s() needs an argument", n);
-      return false;
-   } else if (!strcmp (n, "maxTimeMS") || !strcmp (n, "batchSize")) {
+      defer_mod_error (r, at, ".%s() needs an argument", n);
+      return true;
+   } else if (!strcmp (n, "maxTimeMS")) {
       int64_t v;
       if (!args_number_to_int (&it, 0, INT32_MAX, &v)) {
-         sh_error_set_at (err, SH_ERR_ARGS, at, "%s needs a number from 0 to %d", n, INT32_MAX);
-         return false;
+         defer_mod_error (r, at, "%s needs a number from 0 to %d", n, INT32_MAX);
+         return true;
       }
       bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
    } else if (!strcmp (n, "readConcern")) {
       bson_t rc;
       if (!BSON_ITER_HOLDS_UTF8 (&it)) {
-         sh_error_set_at (err, SH_ERR_ARGS, at, "readConcern needs a level such as \"majority\"");
-         return false;
+         defer_mod_error (r, at, "readConcern needs a level such as \"majority\"");
+         return true;
       }
       BSON_APPEND_DOCUMENT_BEGIN (&r->mods, n, &rc);
       BSON_APPEND_UTF8 (&rc, "level", bson_iter_utf8 (&it, NULL));
@@ -161,8 +184,8 @@ apply_find_modifier (resolved_t *r, const sh_seg_t *m, bool last, sh_error_t *er
    } else if (!strcmp (n, "comment") || (!strcmp (n, "hint") && BSON_ITER_HOLDS_UTF8 (&it))) {
       bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
    } else if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
-      sh_error_set_at (err, SH_ERR_ARGS, at, ".%s() needs a document", n);
-      return false;
+      defer_mod_error (r, at, ".%s() needs a document", n);
+      return true;
    } else {
       bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
    }
@@ -193,8 +216,9 @@ apply_modifiers (resolved_t *r, const sh_stmt_t *stmt, size_t i, sh_error_t *err
       } else if ((!strcmp (m->name, "limit") || !strcmp (m->name, "skip")) && has && BSON_ITER_HOLDS_NUMBER (&it)) {
          int64_t v = 0;
          if (!args_number_to_int (&it, 0, INT32_MAX, &v)) {
-            sh_error_set_at (err, SH_ERR_ARGS, m->arg_pos[0], "%s needs a number from 0 to %d", m->name, INT32_MAX);
-            return false;
+            /* reported after resolve: the statement stays literal, so the error comes before anything is sent */
+            defer_mod_error (r, m->arg_pos[0], "%s needs a number from 0 to %d", m->name, INT32_MAX);
+            continue;
          }
          if (m->name[0] == 'l')
             r->call.limit = v;
@@ -483,13 +507,22 @@ done:
    return ok;
 }
 
+/* A cursor modifier's bad value, found while resolving: true (err set) when there is one. */
+static bool
+mod_error (const resolved_t *r, sh_error_t *err)
+{
+   if (r->has_mod_err && err)
+      *err = r->mod_err;
+   return r->has_mod_err;
+}
+
 bool
 dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
 {
    resolved_t r;
    bool ok;
    resolved_init (&r);
-   ok = resolve (ctx, stmt, &r, err) && check_args (&r.call, err);
+   ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err) && check_args (&r.call, err);
    if (ok && ctx->opts && ctx->opts->readonly && !is_readonly_call (&r.call)) {
       sh_error_set_at (err, SH_ERR_READONLY, r.call.pos, "%s changes the cluster: refused by --readonly",
                        r.call.cmd->name);
@@ -574,7 +607,7 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    bool ok = false;
 
    resolved_init (&r);
-   if (!resolve (ctx, stmt, &r, err)) {
+   if (!resolve (ctx, stmt, &r, err) || mod_error (&r, err)) {
       conn_forget_if_broken (ctx);
       if (!err->has_pos && r.call.cmd) {
          err->has_pos = true;

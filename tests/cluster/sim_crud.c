@@ -1394,6 +1394,7 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
          bson_destroy (&nd);
          bson_destroy (&before);
       }
+      size_t matched = hits.n; /* sim_hits_free clears n: an upsert must not follow a match */
       sim_hits_free (&hits);
       if (failed) {
          if (ordered) {
@@ -1401,7 +1402,7 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
          }
          continue;
       }
-      if (!hits.n && upsert) {
+      if (!matched && upsert) {
          bson_t seed, nd, with;
          bool modified;
          simq_upsert_seed (&q, &seed);

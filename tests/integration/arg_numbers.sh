@@ -61,7 +61,7 @@ CASES
 
 # cursor modifiers and the advisor's options have their own messages
 for stmt in 'db.c.find().limit(1e400)' 'db.c.find().skip(-1)' 'db.c.find().limit(NaN)' \
-   'db.c.find().maxTimeMS(NaN)' 'db.c.find().batchSize(-1)' 'db.c.find().maxTimeMS(1e10)' \
+   'db.c.find().maxTimeMS(NaN)' 'db.c.find().maxTimeMS(-1)' 'db.c.find().maxTimeMS(1e10)' \
    'sh.adviseShardKey("a.b", [{k: 1}], {sampleSize: 1e308})' 'sh.adviseShardKey("a.b", [{k: 1}], {lowCardinality: NaN})'; do
    n=$((n + 1))
    f="$TMPD/case$n.js"

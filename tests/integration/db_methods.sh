@@ -34,6 +34,25 @@ for v in 4.4 8.0; do
       check_eq "db_methods.$v chunksize visible to mongosh" "64" \
          "$(ms 'db.getSiblingDB("config").settings.findOne({_id: "chunksize"}).value')"
    fi
+   # run again, the document exists: matched, not inserted a second time (nor a duplicate key)
+   out=$(hs --eval 'db.getSiblingDB("config").settings.updateOne({_id: "chunksize"}, {$set: {value: 128}}, {upsert: true})')
+   check_contains "db_methods.$v chunksize updateOne again matches the document" "matchedCount: 1" "$out"
+   check_contains "db_methods.$v chunksize updateOne again modifies it" "modifiedCount: 1" "$out"
+   check_eq "db_methods.$v one chunksize document" "1" \
+      "$(hs --eval 'db.getSiblingDB("config").settings.countDocuments({_id: "chunksize"})')"
+   # the same entries from JavaScript (when the engine is built): results come back as values
+   if [ -f "$BINDIR/shardsh-js.so" ]; then
+      check_eq "db_methods.$v js: insertOne's insertedId" "1" \
+         "$(hs --eval 'const r = db.getSiblingDB("app").jsw.insertOne({_id: 1}); r.insertedId')"
+      check_eq "db_methods.$v js: updateOne's modifiedCount" "1" \
+         "$(hs --eval 'db.getSiblingDB("app").jsw.updateOne({_id: 1}, {$set: {a: 1}}).modifiedCount')"
+      check_eq "db_methods.$v js: createIndex's name" "a_1" "$(hs --eval 'db.getSiblingDB("app").jsw.createIndex({a: 1})')"
+      check_eq "db_methods.$v js: currentOp's inprog" "true" "$(hs --eval 'db.currentOp().inprog.length > 0')"
+      check_eq "db_methods.$v js: a loop of writes" "3" \
+         "$(hs --eval 'for (let i = 2; i <= 3; i++) db.getSiblingDB("app").jsw.insertOne({_id: i}); db.getSiblingDB("app").jsw.countDocuments()')"
+   else
+      skip "db_methods.$v js" "no JavaScript engine in this build"
+   fi
    # db.aggregate: $currentOp on admin; $listSessions only on config.system.sessions, as the server checks
    out=$(hs --eval 'db.getSiblingDB("admin").aggregate([{$currentOp: {allUsers: true}}, {$match: {active: true}}])')
    check_contains "db_methods.$v db.aggregate(\$currentOp) lists this operation" "aggregate: 1" "$out"

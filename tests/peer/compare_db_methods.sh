@@ -85,10 +85,11 @@ dropIndex|db.getSiblingDB("app").notes.dropIndex("text_1")|
 dropIndex.key|db.getSiblingDB("app").notes.dropIndex({n: 1, text: -1})|
 dropIndexes.list|db.getSiblingDB("app").notes.dropIndexes(["x_1", "y_-1"])|
 dropIndexes|db.getSiblingDB("app").notes.dropIndexes()|
-find.modifiers|db.getSiblingDB("app").users.find({uid: {$gt: 5}}, {uid: 1}).sort({uid: 1}).skip(2).limit(3).hint({_id: 1}).maxTimeMS(500).collation({locale: "en"}).batchSize(10).comment("c").allowDiskUse(true)|db.getSiblingDB("app").users.find({uid: {$gt: 5}}, {uid: 1}).sort({uid: 1}).skip(2).limit(3).hint({_id: 1}).maxTimeMS(500).collation({locale: "en"}).batchSize(10).comment("c").allowDiskUse(true).toArray()
+find.modifiers|db.getSiblingDB("app").users.find({uid: {$gt: 5}}, {uid: 1}).sort({uid: 1}).skip(2).limit(3).hint({_id: 1}).maxTimeMS(500).collation({locale: "en"}).comment("c").allowDiskUse(true)|db.getSiblingDB("app").users.find({uid: {$gt: 5}}, {uid: 1}).sort({uid: 1}).skip(2).limit(3).hint({_id: 1}).maxTimeMS(500).collation({locale: "en"}).comment("c").allowDiskUse(true).toArray()
 find.min-max|db.getSiblingDB("app").users.find().readConcern("majority").min({_id: 1}).max({_id: 5}).hint({_id: 1}).maxTimeMS(100).comment("m")|db.getSiblingDB("app").users.find().readConcern("majority").min({_id: 1}).max({_id: 5}).hint({_id: 1}).maxTimeMS(100).comment("m").toArray()
 find.projection|db.getSiblingDB("app").users.find().projection({uid: 1}).limit(2)|db.getSiblingDB("app").users.find().projection({uid: 1}).limit(2).toArray()
 find.count|db.getSiblingDB("app").users.find({uid: 1}).skip(1).limit(4).count()|
+find.count-options|db.getSiblingDB("app").users.find({uid: 1}).limit(3).skip(1).hint({_id: 1}).maxTimeMS(500).collation({locale: "en"}).comment("c").count()|
 find.count-true|db.getSiblingDB("app").users.find({uid: 1}).skip(1).limit(4).count(true)|
 find.size|db.getSiblingDB("app").users.find({uid: {$gt: 3}}).limit(4).size()|
 find.itcount|db.getSiblingDB("app").users.find({uid: 1}).itcount()|

@@ -1,1 +1,0 @@
-db.users.aggregate([]).hint({_id: 1})
