@@ -216,6 +216,9 @@ args_typeof (const bson_iter_t *it);
 
 /* ---- shared executors and rendering (commands/exec.c) ---- */
 
+/* What follows a cursor's first batch when it has more, on the result stream, as mongosh prints it. */
+#define CMD_MORE_HINT "Type \"it\" for more"
+
 /* The printers below store their value in ctx->capture as { v: <value> } (and set ctx->captured) instead of printing
  * when ctx->capture is set: that is how a call from the JavaScript engine gets its result as a value. */
 

@@ -233,7 +233,7 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    } else {
       cmd_print_array (ctx, &docs);
       if (more)
-         fprintf (ctx->err_fp, "(more documents: use .limit(n) and .skip(n), or --json for all)\n");
+         fprintf (ctx->out_fp, "%s\n", CMD_MORE_HINT);
    }
    ok = true;
 done:

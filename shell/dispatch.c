@@ -512,7 +512,8 @@ dispatch_is_literal (sh_ctx_t *ctx, const sh_stmt_t *stmt)
    sh_error_clear (&err);
    ok = resolve (ctx, stmt, &r, &err);
    resolved_release (&r);
-   if (ok)
+   /* a bad argument of a cursor modifier (.limit(NaN)) is the literal path's argument error: refused before sending */
+   if (ok || err.kind == SH_ERR_ARGS)
       return true;
    /* sh.<name>(...) and sh.<name> keep the literal path's "unknown helper" and "call it as" messages */
    return stmt->nsegs >= 1 && stmt->nsegs <= 2 && !strcmp (stmt->segs[0].name, "sh") && !stmt->segs[0].is_call;

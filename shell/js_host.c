@@ -154,7 +154,7 @@ host_show (void *data, const bson_value_t *value, bool more, const char *stats_k
       cmd_print_value (ctx, value);
    ctx->out = saved;
    if (more)
-      fprintf (ctx->out_fp, "Type \"it\" for more\n");
+      fprintf (ctx->out_fp, "%s\n", CMD_MORE_HINT);
    fflush (ctx->out_fp);
 }
 

@@ -76,7 +76,7 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       screen() { $T capture-pane -t c -p; }
       wait_for() {
          i=0
-         while [ $i -lt 60 ]; do
+         while [ $i -lt 150 ]; do
             screen | grep -q -- "$1" && return 0
             sleep 0.1
             i=$((i + 1))
@@ -110,7 +110,8 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       $T send-keys -t c 'sh.setBalancerState(false)' Enter
       wait_for "Type 'yes' to run it"
       $T send-keys -t c 'yes' Enter
-      sleep 0.5
+      i=0
+      while [ $i -lt 150 ] && ! grep -q '"balancerStop"' "$TMPD/confirm.log"; do sleep 0.1; i=$((i + 1)); done
       check_contains "cmd_safety.confirm yes runs it" '"balancerStop"' "$(cat "$TMPD/confirm.log")"
       $T send-keys -t c 'sh.setBalancerState(true)' Enter
       sleep 0.5
@@ -128,7 +129,8 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       $T new-session -d -s c -x 150 -y 40 "NO_COLOR=1 $SH_ABS --norc --yes $SIM_URI/test; sleep 30"
       wait_for 'test>' || fail "cmd_safety.confirm --yes start" "$(screen | tail -3)"
       $T send-keys -t c 'sh.stopBalancer()' Enter
-      sleep 0.5
+      i=0
+      while [ $i -lt 150 ] && ! grep -q '"balancerStop"' "$TMPD/confirm.log"; do sleep 0.1; i=$((i + 1)); done
       check_not_contains "cmd_safety.confirm --yes does not ask" "Type 'yes'" "$(screen)"
       check_contains "cmd_safety.confirm --yes runs it" '"balancerStop"' "$(cat "$TMPD/confirm.log")"
       $T kill-server 2> /dev/null

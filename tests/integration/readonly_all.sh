@@ -105,5 +105,14 @@ for stage in '{$out: "ro_copy"}' '{$merge: {into: "ro_copy"}}'; do
       pass "readonly_all/aggregate with $stage sends nothing"
    fi
 done
+# the database-level aggregate too
+: > "$TMPD/ro.log"
+out=$(timeout 20 "$SHARDSH" --norc --quiet --readonly "$SIM_URI/app" --eval 'db.aggregate([{$documents: [{a: 1}]}, {$out: "ro_copy"}])' 2>&1)
+check_eq "readonly_all/db.aggregate with \$out is refused" "2" "$?"
+if [ -s "$TMPD/ro.log" ]; then
+   fail "readonly_all/db.aggregate with \$out sends nothing" "received: $(head -c 300 "$TMPD/ro.log")"
+else
+   pass "readonly_all/db.aggregate with \$out sends nothing"
+fi
 sim_stop
 echo "readonly_all: $covered entries run ($refused expected refused), $((count - covered)) skipped"

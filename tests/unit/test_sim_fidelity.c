@@ -851,7 +851,9 @@ run_balancer (const char *version)
       test_automerger (&s, version);
    }
    test_bad_window (&s, version);
-   sim_stop (&s);
+   int status = sim_stop (&s);
+   snprintf (name, sizeof name, "%s.balancer clean exit", version);
+   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
 }
 
 static void
