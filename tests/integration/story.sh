@@ -136,6 +136,12 @@ if sim_start --scenario demo --version 8.0; then
    run 'sh.updateZoneKeyRange("app.orders", {customer: "c", ts: MinKey}, {customer: "d", ts: MinKey}, "SFO")' > /dev/null
    out=$(run 'sh.explainBalance("app.orders")' | jq -c '[.verdict, ([.findings[].cause] | index("zoneViolation") != null), ([.findings[].cause] | index("chunkStraddlesZone") != null)]')
    check_eq "story.explain zone violation and a chunk straddling the zone" '["zoneViolation",true,true]' "$out"
+   if [ -f "$BINDIR/shardsh-js.so" ]; then
+      out=$(run 'const r = sh.explainBalance("app.users"); [r.balanced, r.findings[0].cause, sh.progress().operations.length]' | jq -s -c .)
+      check_eq "story.js the results are values in JavaScript" '[true,"failedMigration",0]' "$out"
+   else
+      skip "story.js" "no JavaScript plugin in this build"
+   fi
    causes() { run "sh.explainBalance(\"$1\")" | jq -c '[.findings[].cause]'; }
    run 'sh.disableMigrations("app.events")' > /dev/null
    check_contains "story.explain migrations not allowed" '"migrationsNotAllowed"' "$(causes app.events)"
