@@ -153,7 +153,7 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
          bson_t d;
          const char *id;
          if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && (id = ex_str (&d, "_id")))
-            BSON_APPEND_INT64 (&per, id, (int64_t) cmd_number_at (&d, "chunks", NULL));
+            cmd_append_number (&per, id, cmd_number_at (&d, "chunks", NULL));
       }
    }
    bson_append_document_end (out, &per);
@@ -581,7 +581,7 @@ ex_probe_zone (sh_ctx_t *ctx, const bson_t *coll, const bson_t *shards, const bs
             }
          }
       }
-      BSON_APPEND_INT64 (&entry, "outside", (int64_t) outside);
+      cmd_append_number (&entry, "outside", outside);
       bson_destroy (&docs);
    }
    ok = true;
@@ -666,8 +666,8 @@ exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       r.now_minutes = tm.tm_hour * 60 + tm.tm_min;
    }
    explain_diagnose (&r, &out);
-   if (ctx->out.mode == OUTPUT_JSON) {
-      cmd_print_doc (ctx, &out);
+   if (ctx->out.mode == OUTPUT_JSON || ctx->capture) {
+      cmd_print_doc (ctx, &out); /* --json, or a JavaScript call: the document is the value */
    } else {
       bson_iter_t it, f;
       const char *verdict = ex_str (&out, "verdict");

@@ -247,11 +247,11 @@ hi_append_tallies (bson_t *out, const char *field, const char *key, hi_tallies_t
       BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &d);
       BSON_APPEND_UTF8 (&d, key, t->v[i].name);
       if (errors) {
-         BSON_APPEND_INT64 (&d, "count", t->v[i].failed);
+         cmd_append_number (&d, "count", (double) (t->v[i].failed));
          BSON_APPEND_DATE_TIME (&d, "last", t->v[i].last);
       } else {
-         BSON_APPEND_INT64 (&d, "succeeded", t->v[i].ok);
-         BSON_APPEND_INT64 (&d, "failed", t->v[i].failed);
+         cmd_append_number (&d, "succeeded", (double) (t->v[i].ok));
+         cmd_append_number (&d, "failed", (double) (t->v[i].failed));
       }
       bson_append_document_end (&arr, &d);
    }
@@ -317,13 +317,13 @@ exec_migration_history (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       hi_count (&by[3], hi_str (&row, "_id.ns", "?"), success, count, last);
    }
    BSON_APPEND_DATE_TIME (&out, "since", since);
-   BSON_APPEND_INT64 (&out, "migrations", ok_total + failed_total);
-   BSON_APPEND_INT64 (&out, "succeeded", ok_total);
-   BSON_APPEND_INT64 (&out, "failed", failed_total);
-   BSON_APPEND_INT64 (&out, "documentsMoved", (int64_t) cmd_number_at (&moved, "0.documents", NULL));
-   BSON_APPEND_INT64 (&out, "bytesMoved", (int64_t) cmd_number_at (&moved, "0.bytes", NULL));
-   BSON_APPEND_INT64 (&out, "balancerRounds", (int64_t) cmd_number_at (&rounds, "0.rounds", NULL));
-   BSON_APPEND_INT64 (&out, "failedBalancerRounds", (int64_t) cmd_number_at (&rounds, "0.failed", NULL));
+   cmd_append_number (&out, "migrations", (double) (ok_total + failed_total));
+   cmd_append_number (&out, "succeeded", (double) (ok_total));
+   cmd_append_number (&out, "failed", (double) (failed_total));
+   cmd_append_number (&out, "documentsMoved", cmd_number_at (&moved, "0.documents", NULL));
+   cmd_append_number (&out, "bytesMoved", cmd_number_at (&moved, "0.bytes", NULL));
+   cmd_append_number (&out, "balancerRounds", cmd_number_at (&rounds, "0.rounds", NULL));
+   cmd_append_number (&out, "failedBalancerRounds", cmd_number_at (&rounds, "0.failed", NULL));
    hi_append_tallies (&out, "byError", "error", &by[0], true);
    hi_append_tallies (&out, "byDonor", "shard", &by[1], false);
    hi_append_tallies (&out, "byRecipient", "shard", &by[2], false);

@@ -191,11 +191,14 @@ pg_lookup (const bson_t *docs, const char *id, const char *field, bson_iter_t *v
    return false;
 }
 
-static double
+/* The number field of the document with _id id in docs, as an int64 (0 when absent; no double is cast). */
+static int64_t
 pg_lookup_num (const bson_t *docs, const char *id, const char *field)
 {
    bson_iter_t v;
-   return pg_lookup (docs, id, field, &v) && BSON_ITER_HOLDS_NUMBER (&v) ? bson_iter_as_double (&v) : 0;
+   return pg_lookup (docs, id, field, &v) && BSON_ITER_HOLDS_NUMBER (&v) && !BSON_ITER_HOLDS_DOUBLE (&v)
+             ? bson_iter_as_int64 (&v)
+             : 0;
 }
 
 /* Appends the figures of the draining shards (ids) to r->drains. */
@@ -297,15 +300,15 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
       bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
       BSON_APPEND_DOCUMENT_BEGIN (&r->drains, k, &d);
       BSON_APPEND_UTF8 (&d, "shard", ids[i]);
-      BSON_APPEND_INT64 (&d, "chunks", (int64_t) pg_lookup_num (&chunks, ids[i], "n"));
-      BSON_APPEND_INT64 (&d, "dbs", (int64_t) pg_lookup_num (&dbs, ids[i], "n"));
+      BSON_APPEND_INT64 (&d, "chunks", pg_lookup_num (&chunks, ids[i], "n"));
+      BSON_APPEND_INT64 (&d, "dbs", pg_lookup_num (&dbs, ids[i], "n"));
       if (pg_lookup (&starts, ids[i], "started", &v) && BSON_ITER_HOLDS_DATE_TIME (&v)) {
          started = bson_iter_date_time (&v);
          BSON_APPEND_INT64 (&d, "startedMs", started);
-         BSON_APPEND_INT64 (&d, "moved", (int64_t) pg_lookup_num (&moved, ids[i], "moved"));
+         BSON_APPEND_INT64 (&d, "moved", pg_lookup_num (&moved, ids[i], "moved"));
       }
-      BSON_APPEND_INT64 (&d, "recentChunks", (int64_t) pg_lookup_num (&moved, ids[i], "recentChunks"));
-      BSON_APPEND_INT64 (&d, "recentBytes", (int64_t) pg_lookup_num (&moved, ids[i], "recentBytes"));
+      BSON_APPEND_INT64 (&d, "recentChunks", pg_lookup_num (&moved, ids[i], "recentChunks"));
+      BSON_APPEND_INT64 (&d, "recentBytes", pg_lookup_num (&moved, ids[i], "recentBytes"));
       /* the window: the last minutes, or the time since the drain started when that is shorter */
       int64_t window = PG_RECENT_MS;
       if (started > since && r->at_ms > started)
@@ -374,7 +377,14 @@ cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
          goto done;
       }
       bool present = false;
-      double remaining = cmd_number_at (&reply, "details.progress.remainingChunksToProcess", &present);
+      bson_iter_t rit;
+      int64_t remaining = 0;
+      if (bson_iter_init (&rit, &reply) &&
+          bson_iter_find_descendant (&rit, "details.progress.remainingChunksToProcess", &rit) &&
+          (BSON_ITER_HOLDS_INT32 (&rit) || BSON_ITER_HOLDS_INT64 (&rit))) {
+         remaining = bson_iter_as_int64 (&rit);
+         present = true;
+      }
       bson_iter_t it, f;
       bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
       BSON_APPEND_DOCUMENT_BEGIN (&r->defrags, k, &d);
@@ -385,7 +395,7 @@ cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
       else
          BSON_APPEND_UTF8 (&d, "phase", "defragmenting");
       if (present)
-         BSON_APPEND_INT64 (&d, "remaining", (int64_t) remaining);
+         BSON_APPEND_INT64 (&d, "remaining", remaining);
       bson_append_document_end (&r->defrags, &d);
       bson_destroy (&reply);
    }
@@ -484,7 +494,8 @@ exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       progress_compute (&r, pg_prev, &operations);
       pg_keep (&r);
       progress_reading_destroy (&r);
-      if (ctx->out.mode == OUTPUT_JSON) {
+      if (ctx->out.mode == OUTPUT_JSON || ctx->capture) {
+         /* --json, or a JavaScript call: the document (captured as the call's value in JavaScript) */
          bson_t doc = BSON_INITIALIZER;
          BSON_APPEND_ARRAY (&doc, "operations", &operations);
          cmd_print_doc (ctx, &doc);

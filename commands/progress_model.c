@@ -1,5 +1,6 @@
 /* sh.progress()'s pure computation (progress.h): a reading of $currentOp rows and config.* figures in, the list of
  * long operations out, with the server's known traps turned into caveats instead of wrong numbers. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -222,14 +223,16 @@ pg_append (bson_t *operations, uint32_t *n, const pg_op_t *op)
    BSON_APPEND_UTF8 (&d, "shard", op->shard ? op->shard : "");
    BSON_APPEND_UTF8 (&d, "phase", op->phase ? op->phase : "");
    if (op->percent >= 0)
-      BSON_APPEND_DOUBLE (&d, "percent", (double) (int64_t) (op->percent * 10.0 + 0.5) / 10.0);
+      BSON_APPEND_DOUBLE (&d, "percent", floor (op->percent * 10.0 + 0.5) / 10.0);
    else
       BSON_APPEND_NULL (&d, "percent");
    if (op->bytes_per_sec >= 0)
-      BSON_APPEND_DOUBLE (&d, "bytesPerSec", (double) (int64_t) (op->bytes_per_sec + 0.5));
+      BSON_APPEND_DOUBLE (&d, "bytesPerSec", floor (op->bytes_per_sec + 0.5));
    else
       BSON_APPEND_NULL (&d, "bytesPerSec");
-   if (op->eta >= 0)
+   if (op->eta >= 0 && op->eta < 2147483647.0)
+      BSON_APPEND_INT32 (&d, "etaSec", (int32_t) (op->eta + 0.5)); /* a plain number in JavaScript, not a Long */
+   else if (op->eta >= 0 && op->eta < 9.2e18)
       BSON_APPEND_INT64 (&d, "etaSec", (int64_t) (op->eta + 0.5));
    else
       BSON_APPEND_NULL (&d, "etaSec");

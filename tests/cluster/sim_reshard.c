@@ -126,16 +126,11 @@ sim_rs_copied (const sim_rs_t *op, size_t i, double f, int64_t *docs, int64_t *b
 
 /* ---- participants ---- */
 
-static int
-sim_rs_cmp_values (const void *a, const void *b)
-{
-   return simq_compare_values ((const bson_value_t *) a, (const bson_value_t *) b);
-}
-
-/* How many distinct values the first field of key takes in the collection (capped at cap): a ranged key with fewer
- * distinct values than recipients leaves some recipients without data. */
+/* How many distinct values the first field of key takes in the collection, counted up to cap (a ranged key with
+ * fewer distinct values than recipients leaves some recipients without data). The stored documents are viewed in
+ * place, with at most cap values remembered: O(documents x cap), no copy. */
 static size_t
-sim_rs_distinct_first (sim_coll_t *coll, const bson_t *key, size_t cap, simq_docs_t *docs)
+sim_rs_distinct_first (sim_coll_t *coll, const bson_t *key, size_t cap)
 {
    bson_iter_t it;
    if (!bson_iter_init (&it, key) || !bson_iter_next (&it)) {
@@ -145,27 +140,32 @@ sim_rs_distinct_first (sim_coll_t *coll, const bson_t *key, size_t cap, simq_doc
       return cap; /* hashed: spread evenly */
    }
    const char *field = bson_iter_key (&it);
-   bson_error_t e;
-   if (!sim_coll_collect (coll, NULL, docs, &e) || !docs->n) {
-      return 0;
-   }
-   bson_value_t *vals = bson_malloc0 (docs->n * sizeof *vals);
-   for (size_t i = 0; i < docs->n; i++) {
-      bson_iter_t f;
-      /* shallow copies: they point into docs, which outlive vals */
-      if (bson_iter_init (&it, docs->v[i]) && bson_iter_find_descendant (&it, field, &f)) {
-         vals[i] = *bson_iter_value (&f);
-      } else {
-         vals[i].value_type = BSON_TYPE_NULL;
+   bson_value_t *seen = bson_malloc0 (cap * sizeof *seen);
+   size_t n = 0;
+   for (size_t p = 0; p < coll->nparts && n < cap; p++) {
+      for (size_t i = 0; i < coll->parts[p].docs.n && n < cap; i++) {
+         bson_t view;
+         bson_iter_t f;
+         bson_value_t v = { .value_type = BSON_TYPE_NULL };
+         sim_pos_t pos = { p, i };
+         sim_coll_view (coll, pos, &view);
+         if (bson_iter_init (&it, &view) && bson_iter_find_descendant (&it, field, &f)) {
+            v = *bson_iter_value (&f);
+         }
+         bool known = false;
+         for (size_t k = 0; k < n && !known; k++) {
+            known = simq_compare_values (&seen[k], &v) == 0;
+         }
+         if (!known) {
+            bson_value_copy (&v, &seen[n++]); /* a copy: valid past this view */
+         }
       }
    }
-   qsort (vals, docs->n, sizeof *vals, sim_rs_cmp_values);
-   size_t distinct = 1;
-   for (size_t i = 1; i < docs->n && distinct < cap; i++) {
-      distinct += simq_compare_values (&vals[i - 1], &vals[i]) != 0;
+   for (size_t k = 0; k < n; k++) {
+      bson_value_destroy (&seen[k]);
    }
-   bson_free (vals);
-   return distinct;
+   bson_free (seen);
+   return n;
 }
 
 /* Donors: the shards owning the collection's data (the primary shard of an untracked collection). Recipients: every
@@ -211,10 +211,7 @@ sim_rs_participants (sim_rs_t *op, sim_coll_t *coll, const char *to)
    }
    size_t fed = op->nrecipients;
    if (coll && op->nrecipients > 1) {
-      simq_docs_t docs;
-      simq_docs_init (&docs);
-      fed = sim_rs_distinct_first (coll, op->key, op->nrecipients, &docs);
-      simq_docs_clear (&docs);
+      fed = sim_rs_distinct_first (coll, op->key, op->nrecipients);
    }
    for (size_t i = 0; i < op->nrecipients; i++) {
       if (i < fed) {

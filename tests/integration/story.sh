@@ -20,6 +20,28 @@ reshard_rows() {
       jq -c '.cursor.firstBatch[]'
 }
 
+# ---- the dry-run golden is what goes on the wire: tests/scripts/dryrun_story.js live against shardsim (minus the
+# endless watch, and explainBalance, whose follow-up reads depend on the cluster) ----
+grep -v -E '^//|watch|explainBalance' tests/scripts/dryrun_story.js > "$TMPD/story_dry.js"
+NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run -f "$TMPD/story_dry.js" |
+   sed -n 's/^\[dry-run\] \([^ ]*\) \(.*\)$/{"db": "\1", "cmd": \2}/p' | jq -c . > "$TMPD/story_expected"
+if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/story_sim.log"; then
+   NO_COLOR=1 "$SHARDSH" --norc --quiet -f "$TMPD/story_dry.js" "$SIM_URI/test" > /dev/null 2>&1
+   sim_stop
+   jq -c 'select(.op == "OP_MSG") | .cmd as $c | ($c | keys_unsorted[0]) as $name
+      | select(($name | IN("hello", "isMaster", "ismaster", "buildInfo", "getMore", "killCursors", "endSessions")) | not)
+      | { db: .db, cmd: ($c | del(.lsid, ."$clusterTime", ."$db", ."$readPreference")) }' "$TMPD/story_sim.log" \
+      > "$TMPD/story_actual"
+   if [ -s "$TMPD/story_expected" ] && cmp -s "$TMPD/story_expected" "$TMPD/story_actual"; then
+      pass "story.wire shardsim receives exactly the dry-run documents ($(wc -l < "$TMPD/story_expected") requests)"
+   else
+      fail "story.wire shardsim receives exactly the dry-run documents" \
+         "$(diff "$TMPD/story_expected" "$TMPD/story_actual" | head -6 | cut -c1-200)"
+   fi
+else
+   fail "story.wire" "shardsim did not start"
+fi
+
 # ---- shardsim: timed reshardCollection, moveCollection, unshardCollection (8.0) ----
 if sim_start --version 8.0 --reshard-ms 3000 --chunk-size-kb 64 --load app.big:ascending:3000 \
    --load app.logs:ascending:400:unsharded; then
@@ -136,6 +158,12 @@ if sim_start --scenario demo --version 8.0; then
    run 'sh.updateZoneKeyRange("app.orders", {customer: "c", ts: MinKey}, {customer: "d", ts: MinKey}, "SFO")' > /dev/null
    out=$(run 'sh.explainBalance("app.orders")' | jq -c '[.verdict, ([.findings[].cause] | index("zoneViolation") != null), ([.findings[].cause] | index("chunkStraddlesZone") != null)]')
    check_eq "story.explain zone violation and a chunk straddling the zone" '["zoneViolation",true,true]' "$out"
+   if [ -f "$BINDIR/shardsh-js.so" ]; then
+      out=$(run 'const r = sh.explainBalance("app.users"); [r.balanced, r.findings[0].cause, sh.progress().operations.length]' | jq -s -c .)
+      check_eq "story.js the results are values in JavaScript" '[true,"failedMigration",0]' "$out"
+   else
+      skip "story.js" "no JavaScript plugin in this build"
+   fi
    causes() { run "sh.explainBalance(\"$1\")" | jq -c '[.findings[].cause]'; }
    run 'sh.disableMigrations("app.events")' > /dev/null
    check_contains "story.explain migrations not allowed" '"migrationsNotAllowed"' "$(causes app.events)"
