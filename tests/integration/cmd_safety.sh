@@ -98,8 +98,11 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
          fi
          $T send-keys -t c 'no' Enter
          wait_for 'not run: not confirmed' || fail "cmd_safety.confirm declined $call" "$(screen | tail -3)"
-         $T send-keys -t c 'clear' Enter
+         # a clean screen before the next question, so the next wait cannot match this one's text ('clear' would
+         # now be a JavaScript statement, slow on the engine's first use)
          $T send-keys -t c C-l
+         i=0
+         while [ $i -lt 50 ] && screen | grep -q "Type 'yes' to run it"; do sleep 0.1; i=$((i + 1)); done
       done
       sleep 0.3
       if grep -q -E '"(balancerStop|moveChunk|removeShard|unshardCollection|update|dropDatabase|drop|killOp)"' "$TMPD/confirm.log"; then
@@ -110,14 +113,16 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       $T send-keys -t c 'sh.setBalancerState(false)' Enter
       wait_for "Type 'yes' to run it"
       $T send-keys -t c 'yes' Enter
-      sleep 0.5
+      i=0 # a loaded machine may take a while: wait up to 10 s for the command to arrive
+      while [ $i -lt 100 ] && ! grep -q '"balancerStop"' "$TMPD/confirm.log"; do sleep 0.1; i=$((i + 1)); done
       check_contains "cmd_safety.confirm yes runs it" '"balancerStop"' "$(cat "$TMPD/confirm.log")"
       $T send-keys -t c 'sh.setBalancerState(true)' Enter
       sleep 0.5
       check_not_contains "cmd_safety.confirm start does not ask" "startBalancer not run" "$(screen)"
       # config.settings is the collection the manual tells operators to edit: no question, no warning
-      $T send-keys -t c 'clear' Enter
       $T send-keys -t c C-l
+      i=0
+      while [ $i -lt 50 ] && screen | grep -q "Type 'yes' to run it"; do sleep 0.1; i=$((i + 1)); done
       $T send-keys -t c 'db.getSiblingDB("config").settings.updateOne({_id: "chunksize"}, {$set: {value: 64}}, {upsert: true})' Enter
       wait_for 'upsertedCount' || fail "cmd_safety.confirm config.settings runs" "$(screen | tail -3)"
       check_not_contains "cmd_safety.confirm config.settings does not ask" "Type 'yes'" "$(screen)"
