@@ -121,8 +121,9 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       sleep 0.5
       check_not_contains "cmd_safety.confirm start does not ask" "startBalancer not run" "$(screen)"
       # config.settings is the collection the manual tells operators to edit: no question, no warning
-      $T send-keys -t c 'clear' Enter
       $T send-keys -t c C-l
+      i=0
+      while [ $i -lt 50 ] && screen | grep -q "Type 'yes' to run it"; do sleep 0.1; i=$((i + 1)); done
       $T send-keys -t c 'db.getSiblingDB("config").settings.updateOne({_id: "chunksize"}, {$set: {value: 64}}, {upsert: true})' Enter
       wait_for 'upsertedCount' || fail "cmd_safety.confirm config.settings runs" "$(screen | tail -3)"
       check_not_contains "cmd_safety.confirm config.settings does not ask" "Type 'yes'" "$(screen)"
