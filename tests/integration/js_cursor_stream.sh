@@ -5,7 +5,10 @@
 # everything, and a cursor left half-read is killed (killCursors of its id) when the script or the session ends.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
-SH_ABS="$(pwd)/$SHARDSH"
+case $SHARDSH in
+/*) SH_ABS=$SHARDSH ;;
+*) SH_ABS="$(pwd)/$SHARDSH" ;;
+esac
 LOG="$TMPD/cmd.log"
 
 if ! sim_start --scenario large --large-chunks 1200 --log-commands "$LOG"; then
