@@ -55,6 +55,27 @@ check_eq "cursor/abandoned cursors: the script runs" "true" "$out"
 check_eq "cursor/abandoned cursors are killed (killCursors of each)" "4" "$(killed_ids | sort -u | wc -l)"
 check_eq "cursor/abandoned cursors: no getMore was needed" "0" "$(count '"getMore"')"
 
+# cursors dropped in a loop that makes garbage: the collector finalizes them and the shell kills their server
+# cursors while the script still runs (before the ping that ends it), not only at exit
+cat > "$TMPD/gc.js" <<'JS'
+for (let i = 0; i < 300; i++) {
+   db.getSiblingDB("config").chunks.find().batchSize(2).next();
+   const junk = [];
+   for (let j = 0; j < 2000; j++) junk.push({a: j, b: "x".repeat(50)});
+}
+db.adminCommand({ping: 1});
+print("done");
+JS
+out=$(run "$TMPD/gc.js")
+before=$(sed -n '/"ping" :/q;p' "$LOG" | grep -c '"killCursors" : "chunks"')
+check_eq "cursor/collected cursors: the script runs" "done" "$out"
+if [ "$before" -gt 0 ]; then
+   pass "cursor/collected cursors are killed while the script runs ($before before its end)"
+else
+   fail "cursor/collected cursors are killed while the script runs" "no killCursors before the end"
+fi
+check_eq "cursor/collected cursors: every cursor killed by the end" "300" "$(killed_ids | sort -u | wc -l)"
+
 if ! command -v tmux > /dev/null 2>&1; then
    skip "cursor/repl" "tmux is not installed"
    exit 0
