@@ -244,13 +244,13 @@ host_cursor_next (void *data, int handle, size_t max, bson_t *docs, bool *more, 
    /* the next document, and the rest of its batch: no getMore beyond what the next document needs */
    if (!cmd_cursor_read (c, 1, docs, more, err))
       return false;
-   while (conn_cursor_buffered (c)) {
+   for (uint32_t n = bson_count_keys (docs); conn_cursor_buffered (c); n++) {
       const bson_t *doc;
       char key[16];
       const char *k;
       if (conn_cursor_next (c, &doc, err) != 1)
          break;
-      bson_uint32_to_string (bson_count_keys (docs), &k, key, sizeof key);
+      bson_uint32_to_string (n, &k, key, sizeof key);
       bson_append_document (docs, k, -1, doc);
    }
    *more = conn_cursor_more (c);
