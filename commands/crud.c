@@ -239,11 +239,18 @@ exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bson_t docs;
    bool more = false, ok = false;
    bool find = !strcmp (call->cmd->name, "db.collection.find");
+   int64_t batch = call->batch_size;
 
    if (!call->cmd->build (call, &reqs, err))
       goto done;
-   c = conn_cursor_open (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, call->batch_size, find ? call->limit : 0,
-                         err);
+   if (!batch) {
+      /* aggregate(pipeline, { batchSize }): the driver sends that batch size on every getMore too */
+      bson_iter_t it, f;
+      if (bson_iter_init_find (&it, &reqs.v[0].cmd, "cursor") && BSON_ITER_HOLDS_DOCUMENT (&it) &&
+          bson_iter_recurse (&it, &f) && bson_iter_find (&f, "batchSize") && BSON_ITER_HOLDS_NUMBER (&f))
+         batch = bson_iter_as_int64 (&f);
+   }
+   c = conn_cursor_open (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, batch, find ? call->limit : 0, err);
    if (!c)
       goto done;
    ok = true;

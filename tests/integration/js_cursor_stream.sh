@@ -41,6 +41,13 @@ check_eq "cursor/literal find prints 20 documents and the hint" 'Type "it" for m
 check_eq "cursor/literal find sends one find and no getMore" "1:0" "$(count '"find" : "chunks"'):$(count '"getMore"')"
 check_eq "cursor/literal find's open cursor is killed at exit" "1" "$(count '"killCursors" : "chunks"')"
 
+echo 'db.getSiblingDB("config").chunks.aggregate([{$project: {_id: 1}}], {batchSize: 7})' > "$TMPD/aggregate.js"
+out=$(run "$TMPD/aggregate.js")
+check_eq "cursor/literal aggregate with batchSize 7 prints 20 and the hint" "20:Type \"it\" for more" \
+   "$(echo "$out" | grep -c "_id: ObjectId"):$(echo "$out" | tail -1)"
+check_eq "cursor/literal aggregate: its batchSize on two getMores for 20 documents" "2" \
+   "$(count '"collection" : "chunks", "batchSize" : { "$numberInt" : "7" }')"
+
 out=$(run --eval 'db.getSiblingDB("config").chunks.find({}, {_id: 1}).batchSize(100).toArray().length === db.getSiblingDB("config").chunks.countDocuments({})')
 check_eq "cursor/toArray() reads every document" "true" "$out"
 check_eq "cursor/toArray() reads them by getMore" "12" "$(count '"collection" : "chunks", "batchSize" : { "$numberInt" : "100" }')"

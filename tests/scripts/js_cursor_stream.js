@@ -19,3 +19,4 @@ print(a.next() !== null, a.hasNext());
 let seen = 0;
 chunks.find({}, {_id: 1}).limit(30).batchSize(10).forEach(() => seen++);
 print("forEach:", seen);
+print("aggregate's batchSize option:", chunks.aggregate([{$project: {_id: 1}}], {batchSize: 300}).toArray().length === total);
