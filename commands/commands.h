@@ -63,6 +63,7 @@ typedef struct {
    int64_t skip;                 /* .skip(n), 0 when absent */
    const bson_t *modifiers;      /* find's other cursor modifiers as chained ({ hint, maxTimeMS, ... }), or NULL */
    const char *terminal;         /* a cursor method ending the chain: "count", "size", "itcount"; NULL when none */
+   int64_t batch_size;           /* a cursor's .batchSize(n) (the engine's cursors), 0 when absent */
 } sh_call_t;
 
 /* Pure: turns a call into requests appended to out (out->n starts at 0; each request's cmd is initialised by the
@@ -233,6 +234,19 @@ cmd_print_doc (sh_ctx_t *ctx, const bson_t *doc);
 /* Prints a single value result (true/false, a string, a number, a document). */
 void
 cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value);
+
+/* mongosh's displayBatchSize: how many documents a cursor shows at a time ("it" shows the next as many). */
+#define CMD_CURSOR_BATCH 20
+
+/* Reads up to max documents of c into docs (an array document initialised by the callee in every case); *more says
+ * whether the cursor may give more (mongosh's !isExhausted()). False with err set when a getMore failed. */
+bool
+cmd_cursor_read (conn_cursor_t *c, size_t max, bson_t *docs, bool *more, sh_error_t *err);
+
+/* Prints a batch of a cursor as mongosh prints one (documents at full depth, then the "it" hint when more); an empty
+ * batch prints an empty line as a cursor's value and "no cursor" when "it" found nothing (iteration). */
+void
+cmd_print_cursor_batch (sh_ctx_t *ctx, const bson_t *docs, bool more, bool iteration);
 
 /* Prints a list of documents (an array document) as mongosh prints an array. */
 void

@@ -75,6 +75,10 @@ build_find_common (const sh_call_t *call, sh_requests_t *out, const char *method
       BSON_APPEND_INT32 (cmd, "limit", 1);
    else if (call->limit)
       BSON_APPEND_INT32 (cmd, "limit", (int32_t) call->limit);
+   /* the Node driver asks for one more than a limit equal to the batch size, so the server closes the cursor */
+   if (!one && call->batch_size > 0)
+      BSON_APPEND_INT32 (cmd, "batchSize",
+                         (int32_t) (call->batch_size == call->limit ? call->batch_size + 1 : call->batch_size));
    for (int i = 0; late[i]; i++)
       append_modifier (call, late[i], cmd);
    return true;
@@ -127,6 +131,11 @@ build_aggregate (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
       bson_t cursor;
       BSON_APPEND_DOCUMENT_BEGIN (cmd, "cursor", &cursor);
       BSON_APPEND_VALUE (&cursor, "batchSize", bson_iter_value (&it));
+      bson_append_document_end (cmd, &cursor);
+   } else if (call->batch_size > 0) {
+      bson_t cursor;
+      BSON_APPEND_DOCUMENT_BEGIN (cmd, "cursor", &cursor);
+      BSON_APPEND_INT32 (&cursor, "batchSize", (int32_t) call->batch_size);
       bson_append_document_end (cmd, &cursor);
    } else {
       cmd_append_empty (cmd, "cursor");
@@ -186,6 +195,89 @@ build_get_indexes (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return true;
 }
 
+bool
+cmd_cursor_read (conn_cursor_t *c, size_t max, bson_t *docs, bool *more, sh_error_t *err)
+{
+   const bson_t *doc;
+   size_t n = 0;
+   int r = 1;
+   bson_init (docs);
+   while (n < max && (r = conn_cursor_next (c, &doc, err)) == 1) {
+      char key[16];
+      const char *k;
+      bson_uint32_to_string ((uint32_t) n, &k, key, sizeof key);
+      bson_append_document (docs, k, -1, doc);
+      n++;
+   }
+   *more = r >= 0 && conn_cursor_more (c);
+   return r >= 0;
+}
+
+void
+cmd_print_cursor_batch (sh_ctx_t *ctx, const bson_t *docs, bool more, bool iteration)
+{
+   output_opts_t saved = ctx->out;
+   if (bson_empty (docs) && ctx->out.mode != OUTPUT_JSON) {
+      fprintf (ctx->out_fp, "%s\n", iteration ? "no cursor" : "");
+      return;
+   }
+   ctx->out.depth = -1; /* mongosh prints a cursor's documents at full depth */
+   cmd_print_array (ctx, docs);
+   ctx->out = saved;
+   if (more && ctx->out.mode != OUTPUT_JSON)
+      fprintf (ctx->out_fp, "%s\n", CMD_MORE_HINT);
+}
+
+/* find and aggregate as mongosh runs them: a live cursor, of which a statement prints the first 20 documents; the
+ * cursor stays the session's current one while it has more ("it" continues it) and is killed when replaced. For the
+ * engine (ctx->cursor_out) the cursor is handed over unread. */
+static bool
+exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   sh_requests_t reqs = { .n = 0 };
+   conn_cursor_t *c;
+   bson_t docs;
+   bool more = false, ok = false;
+   bool find = !strcmp (call->cmd->name, "db.collection.find");
+   int64_t batch = call->batch_size;
+
+   if (!call->cmd->build (call, &reqs, err))
+      goto done;
+   if (!batch) {
+      /* aggregate(pipeline, { batchSize }): the driver sends that batch size on every getMore too */
+      bson_iter_t it, f;
+      if (bson_iter_init_find (&it, &reqs.v[0].cmd, "cursor") && BSON_ITER_HOLDS_DOCUMENT (&it) &&
+          bson_iter_recurse (&it, &f) && bson_iter_find (&f, "batchSize") && BSON_ITER_HOLDS_NUMBER (&f))
+         batch = bson_iter_as_int64 (&f);
+   }
+   c = conn_cursor_open (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, batch, find ? call->limit : 0, err);
+   if (!c)
+      goto done;
+   ok = true;
+   if (ctx->cursor_out) {
+      *ctx->cursor_out = c;
+      goto done;
+   }
+   conn_cursor_destroy (ctx->cursor);
+   ctx->cursor = NULL;
+   ctx->cursor_fresh = true;
+   if (cmd_dry_run (ctx)) {
+      conn_cursor_destroy (c);
+      goto done;
+   }
+   ok = cmd_cursor_read (c, CMD_CURSOR_BATCH, &docs, &more, err);
+   if (ok)
+      cmd_print_cursor_batch (ctx, &docs, more, false);
+   bson_destroy (&docs);
+   if (ok && more)
+      ctx->cursor = c;
+   else
+      conn_cursor_destroy (c);
+done:
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
 /* Runs the one cursor request and prints the documents: a list, or the single document (null when none) for
  * findOne, or the count for countDocuments. */
 static bool
@@ -199,6 +291,9 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    size_t max =
       call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON || ctx->capture ? 0 : CRUD_DEFAULT_BATCH);
 
+   if (!call->terminal && (!strcmp (name, "db.collection.find") || !strcmp (name, "db.collection.aggregate")) &&
+       (ctx->cursor_out || (!ctx->capture && ctx->out.mode != OUTPUT_JSON)))
+      return exec_live_cursor (ctx, call, err);
    if (call->terminal && strcmp (call->terminal, "itcount") != 0) {
       /* count()/size(): a count command, not a cursor; its reply's n */
       bson_value_t n = { .value_type = BSON_TYPE_INT32 };

@@ -28,6 +28,9 @@ conn_log_handler (mongoc_log_level_t level, const char *domain, const char *mess
    }
 }
 
+static void
+conn_cursors_detach (void);
+
 /* The canned-reply transport of tests and fuzzing (conn_set_transport); NULL in the shell. */
 static conn_transport_fn conn_transport;
 static void *conn_transport_data;
@@ -124,6 +127,11 @@ conn_init (sh_ctx_t *ctx, const char *uri, const char *db)
 void
 conn_cleanup (sh_ctx_t *ctx)
 {
+   /* the session's current cursor is killed while the client can still send (REPL exit, script end) */
+   conn_cursor_destroy (ctx->cursor);
+   ctx->cursor = NULL;
+   ctx->cursor_fresh = false;
+   conn_cursors_detach ();
    if (ctx->client)
       mongoc_client_destroy (ctx->client);
    ctx->client = NULL;
@@ -662,6 +670,7 @@ conn_forget_if_broken (sh_ctx_t *ctx)
    if (sh_interrupt_took_socket ())
       conn_client_stale = true; /* even when its reply had arrived: the socket is shut */
    if (ctx->client && conn_client_stale && !conn_transport) {
+      conn_cursors_detach ();
       /* reset first: its server sessions are forgotten, so destroy sends no endSessions to a router that may still
        * be stalled (that would wait another connectTimeoutMS) */
       mongoc_client_reset (ctx->client);
@@ -1164,4 +1173,291 @@ done:
    bson_destroy (&cmd);
    bson_destroy (&reply);
    return ok;
+}
+
+/* ---- live cursors ---- */
+
+struct conn_cursor {
+   sh_ctx_t *ctx;
+   char *db;
+   char *coll; /* from the reply's ns: what getMore and killCursors name */
+   conn_path_t path;
+   int64_t id; /* the server's cursor id; 0 once it is closed */
+   int64_t batch_size, limit, returned;
+   mongoc_client_session_t *session; /* NULL under the canned transport, under --dry-run, and once detached */
+   mongoc_read_prefs_t *prefs;
+   bson_t opts;  /* serverId and lsid: every command of the cursor goes to the same server in the same session */
+   bson_t reply; /* the last batch's reply; batch iterates its documents */
+   bson_iter_t batch;
+   bool in_batch;
+   bool lost; /* its client was dropped: no getMore can follow */
+   bson_t doc;
+   struct conn_cursor *next_live;
+};
+
+/* Every open cursor, so a client that is dropped first detaches them (their sessions belong to it). */
+static conn_cursor_t *conn_live_cursors;
+
+static void
+conn_cursors_detach (void)
+{
+   for (conn_cursor_t *c = conn_live_cursors; c; c = c->next_live) {
+      if (c->session)
+         mongoc_client_session_destroy (c->session);
+      c->session = NULL;
+      c->lost = true;
+   }
+}
+
+/* Runs one command of the cursor (the opening command, getMore, killCursors) on its server and session. */
+static bool
+cursor_command (conn_cursor_t *c, const bson_t *cmd, bool opening, bool cursor_reply, bson_t *reply, sh_error_t *err)
+{
+   bson_error_t error;
+   bool ok;
+   if (conn_transport) {
+      ok = transport_run (c->db, cmd, reply, &error);
+   } else if (c->lost || !c->ctx->client) {
+      bson_init (reply);
+      sh_error_set (err, SH_ERR_NETWORK, "the cursor was lost with its connection");
+      return false;
+   } else if (c->path == CONN_READ && opening) {
+      ok = mongoc_client_read_command_with_opts (c->ctx->client, c->db, cmd, c->prefs, &c->opts, reply, &error);
+   } else {
+      /* getMore and killCursors go as they are: a read concern may not be added to them */
+      ok = mongoc_client_command_with_opts (c->ctx->client, c->db, cmd, c->prefs, &c->opts, reply, &error);
+   }
+   if (!ok)
+      conn_error_from_mongoc (err, &error, reply);
+   else if (!conn_transport)
+      ok = conn_reply_valid (cmd, reply, cursor_reply, err);
+   return ok;
+}
+
+/* Takes reply (which it destroys) as the cursor's current batch: cursor.id, cursor.ns and cursor.<field>. */
+static bool
+cursor_take_reply (conn_cursor_t *c, bson_t *reply, const char *field, sh_error_t *err)
+{
+   bson_iter_t it, cur;
+   bool has_batch = false;
+   bson_destroy (&c->reply);
+   bson_steal (&c->reply, reply);
+   c->in_batch = false;
+   if (bson_iter_init_find (&it, &c->reply, "cursor") && BSON_ITER_HOLDS_DOCUMENT (&it) &&
+       bson_iter_recurse (&it, &cur)) {
+      while (bson_iter_next (&cur)) {
+         const char *k = bson_iter_key (&cur);
+         if (!strcmp (k, "id") && BSON_ITER_HOLDS_NUMBER (&cur)) {
+            c->id = bson_iter_as_int64 (&cur);
+         } else if (!strcmp (k, "ns") && BSON_ITER_HOLDS_UTF8 (&cur) && !c->coll) {
+            const char *ns = bson_iter_utf8 (&cur, NULL), *dot = strchr (ns, '.');
+            c->coll = bson_strdup (dot ? dot + 1 : ns);
+         } else if (!strcmp (k, field) && BSON_ITER_HOLDS_ARRAY (&cur)) {
+            has_batch = bson_iter_recurse (&cur, &c->batch);
+         }
+      }
+   }
+   if (!has_batch) {
+      bson_error_t error;
+      c->id = 0;
+      bson_set_error (&error, MONGOC_ERROR_CURSOR, MONGOC_ERROR_CURSOR_INVALID_CURSOR,
+                      "Couldn't parse cursor document");
+      conn_error_from_mongoc (err, &error, NULL);
+      return false;
+   }
+   c->in_batch = true;
+   return true;
+}
+
+conn_cursor_t *
+conn_cursor_open (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, int64_t batch_size, int64_t limit,
+                  sh_error_t *err)
+{
+   conn_cursor_t *c = bson_malloc0 (sizeof *c);
+   bson_t reply;
+   bson_error_t error;
+
+   c->ctx = ctx;
+   c->db = bson_strdup (db);
+   c->path = path;
+   c->batch_size = batch_size;
+   c->limit = limit;
+   bson_init (&c->opts);
+   bson_init (&c->reply);
+   c->next_live = conn_live_cursors;
+   conn_live_cursors = c;
+   if (ctx->opts && ctx->opts->dry_run) {
+      dry_run_print (ctx, db, cmd);
+      dry_run_reply (db, cmd, &reply);
+      if (!cursor_take_reply (c, &reply, "firstBatch", err))
+         goto fail;
+      return c;
+   }
+   if (!conn_ensure (ctx, err))
+      goto fail;
+   if (!conn_transport) {
+      mongoc_server_description_t *sd;
+      /* not causally consistent: nothing but the session id is added, as the Node driver's implicit session */
+      mongoc_session_opt_t *sopts = mongoc_session_opts_new ();
+      mongoc_session_opts_set_causal_consistency (sopts, false);
+      c->session = mongoc_client_start_session (ctx->client, sopts, &error);
+      mongoc_session_opts_destroy (sopts);
+      if (!c->session) {
+         conn_error_from_mongoc (err, &error, NULL);
+         goto fail;
+      }
+      if (path == CONN_READ)
+         c->prefs = mongoc_read_prefs_copy (mongoc_client_get_read_prefs (ctx->client));
+      sd = mongoc_client_select_server (ctx->client, path != CONN_READ, c->prefs, &error);
+      if (!sd) {
+         conn_error_from_mongoc (err, &error, NULL);
+         goto fail;
+      }
+      BSON_APPEND_INT32 (&c->opts, "serverId", (int32_t) mongoc_server_description_id (sd));
+      mongoc_server_description_destroy (sd);
+      if (!mongoc_client_session_append (c->session, &c->opts, &error)) {
+         conn_error_from_mongoc (err, &error, NULL);
+         goto fail;
+      }
+   }
+   if (!cursor_command (c, cmd, true, true, &reply, err)) {
+      bson_destroy (&reply);
+      goto fail;
+   }
+   if (!cursor_take_reply (c, &reply, "firstBatch", err))
+      goto fail;
+   if (!c->coll) {
+      /* no ns in the reply: the collection the command names */
+      bson_iter_t it;
+      c->coll = bson_strdup (bson_iter_init (&it, cmd) && bson_iter_next (&it) && BSON_ITER_HOLDS_UTF8 (&it)
+                                ? bson_iter_utf8 (&it, NULL)
+                                : "");
+   }
+   return c;
+fail:
+   c->id = 0;
+   conn_cursor_destroy (c);
+   return NULL;
+}
+
+int
+conn_cursor_next (conn_cursor_t *c, const bson_t **doc, sh_error_t *err)
+{
+   for (;;) {
+      bson_t cmd, reply;
+      while (c->in_batch && bson_iter_next (&c->batch)) {
+         const uint8_t *data;
+         uint32_t len;
+         if (!BSON_ITER_HOLDS_DOCUMENT (&c->batch))
+            continue;
+         bson_iter_document (&c->batch, &len, &data);
+         if (!bson_init_static (&c->doc, data, len))
+            continue;
+         c->returned++;
+         *doc = &c->doc;
+         return 1;
+      }
+      c->in_batch = false;
+      if (!c->id)
+         return 0;
+      if (c->limit && c->returned >= c->limit) {
+         /* the Node driver's shortcut: the limit is reached, so the cursor is killed rather than asked again */
+         bson_init (&cmd);
+         BSON_APPEND_UTF8 (&cmd, "killCursors", c->coll);
+         {
+            bson_t ids;
+            BSON_APPEND_ARRAY_BEGIN (&cmd, "cursors", &ids);
+            BSON_APPEND_INT64 (&ids, "0", c->id);
+            bson_append_array_end (&cmd, &ids);
+         }
+         if (!cursor_command (c, &cmd, false, false, &reply, err))
+            sh_error_clear (err);
+         bson_destroy (&reply);
+         bson_destroy (&cmd);
+         c->id = 0;
+         return 0;
+      }
+      bson_init (&cmd);
+      BSON_APPEND_INT64 (&cmd, "getMore", c->id);
+      BSON_APPEND_UTF8 (&cmd, "collection", c->coll);
+      if (c->batch_size > 0) {
+         int64_t n = c->batch_size;
+         if (c->limit && c->limit - c->returned < n)
+            n = c->limit - c->returned;
+         BSON_APPEND_INT32 (&cmd, "batchSize", (int32_t) n);
+      }
+      if (!cursor_command (c, &cmd, false, true, &reply, err)) {
+         bson_destroy (&reply);
+         bson_destroy (&cmd);
+         c->id = 0; /* the server closes a cursor whose getMore failed */
+         return -1;
+      }
+      bson_destroy (&cmd);
+      if (!cursor_take_reply (c, &reply, "nextBatch", err))
+         return -1;
+   }
+}
+
+bool
+conn_cursor_buffered (const conn_cursor_t *c)
+{
+   bson_iter_t peek;
+   if (!c->in_batch)
+      return false;
+   peek = c->batch;
+   while (bson_iter_next (&peek)) {
+      if (BSON_ITER_HOLDS_DOCUMENT (&peek))
+         return true;
+   }
+   return false;
+}
+
+bool
+conn_cursor_more (const conn_cursor_t *c)
+{
+   bson_iter_t peek;
+   if (c->id)
+      return true;
+   if (!c->in_batch)
+      return false;
+   peek = c->batch;
+   while (bson_iter_next (&peek)) {
+      if (BSON_ITER_HOLDS_DOCUMENT (&peek))
+         return true;
+   }
+   return false;
+}
+
+void
+conn_cursor_destroy (conn_cursor_t *c)
+{
+   if (!c)
+      return;
+   if (c->id && !c->lost) {
+      bson_t cmd = BSON_INITIALIZER, ids, reply;
+      sh_error_t ignored;
+      BSON_APPEND_UTF8 (&cmd, "killCursors", c->coll ? c->coll : "");
+      BSON_APPEND_ARRAY_BEGIN (&cmd, "cursors", &ids);
+      BSON_APPEND_INT64 (&ids, "0", c->id);
+      bson_append_array_end (&cmd, &ids);
+      sh_error_clear (&ignored);
+      cursor_command (c, &cmd, false, false, &reply, &ignored);
+      bson_destroy (&reply);
+      bson_destroy (&cmd);
+   }
+   for (conn_cursor_t **p = &conn_live_cursors; *p; p = &(*p)->next_live) {
+      if (*p == c) {
+         *p = c->next_live;
+         break;
+      }
+   }
+   if (c->session)
+      mongoc_client_session_destroy (c->session);
+   if (c->prefs)
+      mongoc_read_prefs_destroy (c->prefs);
+   bson_destroy (&c->opts);
+   bson_destroy (&c->reply);
+   bson_free (c->db);
+   bson_free (c->coll);
+   bson_free (c);
 }

@@ -6,6 +6,7 @@
 
 #include <bson/bson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "ctx.h"
 #include "errors.h"
@@ -55,6 +56,38 @@ conn_run_each (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t pat
 bool
 conn_run_docs (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, size_t max, bson_t *docs, bool *more,
                sh_error_t *err);
+
+/* A live server cursor, as the driver keeps one: the command's first batch, then getMore on demand, on one explicit
+ * session (a cursor belongs to the session that opened it) and one server. Destroying it before the end sends
+ * killCursors, as the driver does when a cursor is closed. */
+typedef struct conn_cursor conn_cursor_t;
+
+/* Sends a cursor-returning command (find, aggregate) and keeps its cursor. batch_size (0: none) is sent on every
+ * getMore, as the Node driver sends it; limit (find's, 0: none) caps the getMores' batchSize at what is left and
+ * closes the cursor once reached. Under --dry-run the command is printed and the cursor is empty. NULL with err set
+ * on failure (nothing to free). */
+conn_cursor_t *
+conn_cursor_open (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, int64_t batch_size, int64_t limit,
+                  sh_error_t *err);
+
+/* The next document into *doc (borrowed until the next call): 1; 0 at the end; -1 with err set when a getMore
+ * failed (the cursor is then finished). */
+int
+conn_cursor_next (conn_cursor_t *c, const bson_t **doc, sh_error_t *err);
+
+/* True while the cursor may give more: documents are buffered or the server's cursor is open (mongosh's
+ * !isExhausted()); sends nothing. */
+bool
+conn_cursor_more (const conn_cursor_t *c);
+
+/* True when the next document is already received (conn_cursor_next will send nothing for it). */
+bool
+conn_cursor_buffered (const conn_cursor_t *c);
+
+/* Closes the cursor (killCursors when the server's cursor is still open; its errors are ignored) and frees it. NULL
+ * is ignored. */
+void
+conn_cursor_destroy (conn_cursor_t *c);
 
 /* The connected server's version from buildInfo (fetched once, then cached in ctx->server_version). Returns false
  * when it cannot be known (dry-run, network error: err set). */

@@ -30,6 +30,7 @@
 #include <js/GlobalObject.h>
 #include <js/Initialization.h>
 #include <js/Interrupt.h>
+#include <js/Object.h>
 #include <js/PropertyAndElement.h>
 #include <js/Realm.h>
 #include <js/SourceText.h>
@@ -307,12 +308,14 @@ function shError(d, pos) {
 }
 
 /* ---- calling the command table ---- */
-function entry(name, db, coll, args, mods) {
+function entry(name, db, coll, args, mods, open) {
   const pos = callerPos();
   let m = '';
   if (mods) {
     const o = {};
     for (const k of ['sort', 'limit', 'skip']) if (mods[k] !== undefined) o[k] = mods[k];
+    if (mods.batch) o.batchSize = mods.batch;
+    if (open) o.open = true;
     m = enc(o);
   }
   const r = N.call(name, db, coll, encArgs(args, name === 'print' || name === 'printjson'), args.length, m, pos[0], pos[1]);
@@ -350,13 +353,21 @@ function makeColl(db, name) {
   });
 }
 
-/* ---- cursors: nothing is sent until the first document is needed ---- */
-function Cursor(name, db, coll, args) {
+/* ---- cursors: nothing is sent until the first document is needed; then a live server cursor (a handle of the
+ * shell's) gives batches on demand, as the driver's: getMore only when the documents received are used up ---- */
+function Cursor(name, db, coll, args, handle) {
   hide(this, '_q', { name, db, coll, args: Array.from(args), sort: undefined, projection: undefined, limit: 0, skip: 0,
-                     batch: 0, docs: null, pos: 0, maps: [] });
+                     batch: 0, opened: false, id: 0, h: null, buf: [], pos: 0, more: true, maps: [] });
+  if (handle === undefined) {
+    /* mongosh: the cursor made last is the one "it" continues */
+    lastCursor = this;
+    N.cursorCurrent(false);
+  } else {
+    this._adopt(handle);
+  }
 }
 function notStarted(c, what) {
-  if (c._q.docs !== null) throw new Error('cannot call ' + what + '() after the cursor has been read');
+  if (c._q.opened) throw new Error('cannot call ' + what + '() after the cursor has been read');
   return c._q;
 }
 function countArg(n, what) {
@@ -364,16 +375,39 @@ function countArg(n, what) {
   if (!Number.isInteger(n) || n < 0 || n > 2147483647) throw new RangeError(what + ' needs an integer from 0 to 2147483647');
   return n;
 }
-Cursor.prototype._fetch = function () {
+Cursor.prototype._adopt = function (id) {
   const q = this._q;
-  if (q.docs === null) {
-    const args = q.args.slice();
-    if (q.projection !== undefined) { if (args.length < 1) args.push({}); args[1] = q.projection; }
-    const r = entry(q.name, q.db, q.coll, args, q);
-    q.docs = Array.isArray(r) ? r : [];
-  }
-  return q.docs;
+  q.opened = true;
+  if (typeof id === 'number' && id > 0) { q.id = id; q.h = N.cursorHandle(id); } else q.more = false;
 };
+Cursor.prototype._open = function () {
+  const q = this._q;
+  if (q.opened) return;
+  const args = q.args.slice();
+  if (q.projection !== undefined) { if (args.length < 1) args.push({}); args[1] = q.projection; }
+  q.opened = true;
+  this._adopt(entry(q.name, q.db, q.coll, args, q, true));
+};
+/* up to max more documents from the server (0: the next one and those received with it) */
+Cursor.prototype._pull = function (max) {
+  const q = this._q;
+  if (!q.more || !q.id) { q.more = false; return; }
+  const pos = callerPos();
+  const r = N.cursorNext(q.id, max);
+  const d = dec(r.slice(1));
+  if (r[0] === 'E') { q.more = false; this._release(); throw shError(d, pos); }
+  if (q.pos > 0) { q.buf = q.buf.slice(q.pos); q.pos = 0; }
+  for (const x of d.v) q.buf.push(x);
+  q.more = d.more;
+  if (!q.more) this._release();
+};
+Cursor.prototype._release = function () {
+  const q = this._q;
+  if (q.id) N.cursorClose(q.id);
+  q.id = 0; q.h = null;
+};
+Cursor.prototype._left = function () { return this._q.buf.length - this._q.pos; };
+Cursor.prototype._hasMore = function () { return !this._q.opened || this._left() > 0 || this._q.more; };
 Cursor.prototype._apply = function (d) { for (const f of this._q.maps) d = f(d); return d; };
 Cursor.prototype.sort = function (s) { notStarted(this, 'sort').sort = s; return this; };
 Cursor.prototype.limit = function (n) { notStarted(this, 'limit').limit = countArg(n, 'limit'); return this; };
@@ -382,30 +416,50 @@ Cursor.prototype.project = function (p) { notStarted(this, 'project').projection
 Cursor.prototype.projection = Cursor.prototype.project;
 Cursor.prototype.batchSize = function (n) { notStarted(this, 'batchSize').batch = countArg(n, 'batchSize'); return this; };
 Cursor.prototype.pretty = function () { return this; };
-Cursor.prototype.hasNext = function () { return this._q.pos < this._fetch().length; };
-Cursor.prototype.next = function () { return this.hasNext() ? this._apply(this._q.docs[this._q.pos++]) : null; };
+Cursor.prototype.hasNext = function () {
+  this._open();
+  if (this._left() === 0) this._pull(0);
+  return this._left() > 0;
+};
+Cursor.prototype.next = function () { return this.hasNext() ? this._apply(this._q.buf[this._q.pos++]) : null; };
 Cursor.prototype.tryNext = Cursor.prototype.next;
-Cursor.prototype.isExhausted = function () { return !this.hasNext(); };
-Cursor.prototype.close = function () { this._fetch(); this._q.pos = this._q.docs.length; };
+Cursor.prototype.isExhausted = function () { return this._q.opened && this._left() === 0 && !this._q.more; };
+Cursor.prototype.close = function () { const q = this._q; q.opened = true; this._release(); q.more = false; q.buf = []; q.pos = 0; };
 Cursor.prototype.toArray = function () {
-  const d = this._fetch().slice(this._q.pos);
-  this._q.pos = this._q.docs.length;
+  this._open();
+  while (this._q.more && this._q.id) this._pull(2147483647);
+  const q = this._q, d = q.buf.slice(q.pos);
+  q.buf = []; q.pos = 0;
   return d.map((x) => this._apply(x));
 };
 Cursor.prototype.forEach = function (f) { while (this.hasNext()) f(this.next()); };
 Cursor.prototype.map = function (f) { this._q.maps.push(f); return this; };
 Cursor.prototype.itcount = function () { let n = 0; while (this.hasNext()) { this.next(); n++; } return n; };
-Cursor.prototype.size = function () { return this._fetch().length; };
-/* mongosh's cursor.count(): the count command on the filter (skip and limit not applied), through db.runCommand */
-Cursor.prototype.count = function () {
+/* mongosh's cursor.count(): the count command on the filter (skip and limit not applied), through db.runCommand;
+ * size(): the same with skip and limit applied */
+Cursor.prototype._count = function (applied) {
   const q = this._q;
-  if (q.name !== 'db.collection.find') throw new TypeError('count() is for find cursors');
-  const r = entry('db.runCommand', q.db, null, [{ count: q.coll, query: q.args[0] === undefined ? {} : q.args[0] }], null);
+  if (q.name !== 'db.collection.find') throw new TypeError((applied ? 'size' : 'count') + '() is for find cursors');
+  const cmd = { count: q.coll, query: q.args[0] === undefined ? {} : q.args[0] };
+  if (applied && q.limit) cmd.limit = q.limit;
+  if (applied && q.skip) cmd.skip = q.skip;
+  const r = entry('db.runCommand', q.db, null, [cmd], null);
   return r && typeof r === 'object' ? Number(r.n) : r;
 };
-Cursor.prototype._batch = function (n) { const b = []; while (b.length < n && this.hasNext()) b.push(this.next()); return b; };
+Cursor.prototype.count = function () { return this._count(false); };
+Cursor.prototype.size = function () { return this._count(true); };
+/* up to n documents for display, asking the server for no more than they need */
+Cursor.prototype._batch = function (n) {
+  this._open();
+  if (this._left() < n && this._q.more) this._pull(n - this._left());
+  const q = this._q, b = q.buf.slice(q.pos, q.pos + n);
+  q.pos += b.length;
+  return b.map((x) => this._apply(x));
+};
 Cursor.prototype[Symbol.iterator] = function* () { while (this.hasNext()) yield this.next(); };
 Cursor.prototype.toString = function () { return '[Cursor ' + this._q.db + '.' + this._q.coll + ']'; };
+/* what "it" read: printed as mongosh prints a CursorIterationResult ("no cursor" when empty) */
+function ItResult(docs, more) { hide(this, '_docs', docs); hide(this, '_more', more); }
 
 /* ---- the API, generated from the command table's names ---- */
 const sh = {};
@@ -438,8 +492,12 @@ function install(names) {
 Object.defineProperty(global, 'db', { get: currentDb, set(v) { dbOverride = v instanceof Database ? v : null; }, configurable: true });
 Object.defineProperty(global, 'it', {
   get() {
-    if (!lastCursor) throw new Error('no cursor to continue: "it" pages a cursor made by JavaScript (a literal find prints its first documents; add .skip(n))');
-    return lastCursor;
+    /* a find or aggregate typed as a literal statement after the engine's last cursor: "it" continues that one */
+    const h = N.cursorCurrent(true);
+    if (h >= 0) lastCursor = h > 0 ? new Cursor('db.collection.find', null, null, [], h) : null;
+    if (!lastCursor) return new ItResult([], false);
+    const b = lastCursor._batch(20);
+    return new ItResult(b, lastCursor._hasMore());
   },
   configurable: true,
 });
@@ -450,7 +508,8 @@ for (const k of Object.keys(api)) Object.defineProperty(global, k, { value: api[
 /* ---- the value of an expression, for the REPL and --eval ---- */
 function show(v) {
   if (v === undefined) return null;
-  if (v instanceof Cursor) { lastCursor = v; const b = v._batch(20); return [enc({ v: b }), v.hasNext()]; }
+  if (v instanceof Cursor) { const b = v._batch(20); return [enc({ v: b }), v._hasMore(), undefined, 1]; }
+  if (v instanceof ItResult) return [enc({ v: v._docs }), v._more, undefined, 2];
   if (v instanceof Database) return [enc({ v: v._name }), false];
   if (v instanceof Collection) return [enc({ v: v._db + '.' + v._name }), false];
   if (typeof v === 'function') return [enc({ v: '[Function: ' + (v.name || '(anonymous)') + ']' }), false];
@@ -710,6 +769,31 @@ describe_exception (js_engine_t *e, const char *name, sh_err_kind_t fallback, sh
 
 /* ---- natives ---- */
 
+/* "E" + the error as canonical Extended JSON, what the prelude's shError reads. */
+static JSString *
+error_string (JSContext *cx, const sh_error_t *err)
+{
+   bson_t edoc = BSON_INITIALIZER;
+   size_t len = 0;
+   char *s;
+   JSString *out;
+   BSON_APPEND_INT32 (&edoc, "kind", (int32_t) err->kind);
+   BSON_APPEND_INT32 (&edoc, "code", err->code);
+   BSON_APPEND_UTF8 (&edoc, "codeName", err->code_name);
+   BSON_APPEND_UTF8 (&edoc, "message", err->message);
+   BSON_APPEND_UTF8 (&edoc, "hint", err->hint);
+   BSON_APPEND_INT32 (&edoc, "line", err->has_pos ? err->pos.line : 0);
+   BSON_APPEND_INT32 (&edoc, "col", err->has_pos ? err->pos.col : 0);
+   s = bson_as_canonical_extended_json (&edoc, &len);
+   {
+      std::string tagged = std::string ("E") + (s ? s : "{}");
+      out = js_utf8_string (cx, tagged.c_str (), tagged.size ());
+   }
+   bson_free (s);
+   bson_destroy (&edoc);
+   return out;
+}
+
 /* __sh.call(name, db, coll, argsJson, argc, modsJson, line, col): runs a table entry through the shell. Returns "N"
  * (no value), "R" + {"v": value} or "E" + the error, as canonical Extended JSON. Returns false without an exception
  * (the script stops, uncatchably) after exit or Ctrl-C. */
@@ -719,7 +803,7 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
    js_engine_t *e = engine_of (cx);
    JS::UniqueChars name, db, coll, argj, modj;
-   bson_t cargs = BSON_INITIALIZER, mods = BSON_INITIALIZER, result = BSON_INITIALIZER, sort, edoc;
+   bson_t cargs = BSON_INITIALIZER, mods = BSON_INITIALIZER, result = BSON_INITIALIZER, sort;
    bson_error_t error;
    bson_iter_t it;
    js_call_t call;
@@ -770,26 +854,14 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
       call.limit = bson_iter_int32 (&it);
    if (bson_iter_init_find (&it, &mods, "skip") && BSON_ITER_HOLDS_INT32 (&it))
       call.skip = bson_iter_int32 (&it);
+   if (bson_iter_init_find (&it, &mods, "batchSize") && BSON_ITER_HOLDS_INT32 (&it))
+      call.batch_size = bson_iter_int32 (&it);
+   call.open_cursor = bson_iter_init_find (&it, &mods, "open") && bson_iter_as_bool (&it);
 
    if (!e->host.call (e->host.data, &call, &result, &has, &err)) {
       if (err.kind == SH_ERR_INTERRUPTED || (e->host.stop && e->host.stop (e->host.data)))
          goto done; /* no exception: the script stops */
-      bson_init (&edoc);
-      BSON_APPEND_INT32 (&edoc, "kind", (int32_t) err.kind);
-      BSON_APPEND_INT32 (&edoc, "code", err.code);
-      BSON_APPEND_UTF8 (&edoc, "codeName", err.code_name);
-      BSON_APPEND_UTF8 (&edoc, "message", err.message);
-      BSON_APPEND_UTF8 (&edoc, "hint", err.hint);
-      BSON_APPEND_INT32 (&edoc, "line", err.has_pos ? err.pos.line : 0);
-      BSON_APPEND_INT32 (&edoc, "col", err.has_pos ? err.pos.col : 0);
-      {
-         size_t len = 0;
-         char *s = bson_as_canonical_extended_json (&edoc, &len);
-         std::string tagged = std::string ("E") + (s ? s : "{}");
-         bson_free (s);
-         out = js_utf8_string (cx, tagged.c_str (), tagged.size ());
-      }
-      bson_destroy (&edoc);
+      out = error_string (cx, &err);
    } else if (e->host.stop && e->host.stop (e->host.data)) {
       goto done;
    } else if (!has) {
@@ -846,8 +918,126 @@ native_current_db (JSContext *cx, unsigned argc, JS::Value *vp)
    return true;
 }
 
+/* ---- cursors: a live cursor of the shell is a handle (an int); a CursorHandle object keeps it, and its finalizer
+ * tells the shell to close it (killCursors) once the JavaScript cursor is unreachable ---- */
+
+static void
+cursor_handle_finalize (JS::GCContext *gcx, JSObject *obj)
+{
+   (void) gcx;
+   JS::Value id = JS::GetReservedSlot (obj, 0), eng = JS::GetReservedSlot (obj, 1);
+   if (id.isInt32 () && eng.isDouble ()) {
+      js_engine_t *e = static_cast<js_engine_t *> (eng.toPrivate ());
+      /* no I/O during a collection: the shell closes it at its next safe point */
+      if (e && e->host.cursor_close)
+         e->host.cursor_close (e->host.data, id.toInt32 (), false);
+   }
+}
+
+static const JSClassOps cursor_handle_ops = {
+   nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, cursor_handle_finalize, nullptr, nullptr, nullptr,
+};
+
+static const JSClass cursor_handle_class = {
+   "CursorHandle",
+   JSCLASS_HAS_RESERVED_SLOTS (2) | JSCLASS_FOREGROUND_FINALIZE,
+   &cursor_handle_ops,
+};
+
+/* __sh.cursorHandle(id): the object whose collection closes cursor id. */
+static bool
+native_cursor_handle (JSContext *cx, unsigned argc, JS::Value *vp)
+{
+   JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
+   JSObject *obj;
+   if (args.length () < 1 || !args[0].isInt32 ()) {
+      JS_ReportErrorASCII (cx, "__sh.cursorHandle: a handle expected");
+      return false;
+   }
+   if (!(obj = JS_NewObject (cx, &cursor_handle_class)))
+      return false;
+   JS_SetReservedSlot (obj, 0, JS::Int32Value (args[0].toInt32 ()));
+   JS_SetReservedSlot (obj, 1, JS::PrivateValue (engine_of (cx)));
+   args.rval ().setObject (*obj);
+   return true;
+}
+
+/* __sh.cursorNext(id, max): "R" + { v: [documents], more: bool } or "E" + the error, as for __sh.call. */
+static bool
+native_cursor_next (JSContext *cx, unsigned argc, JS::Value *vp)
+{
+   JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
+   js_engine_t *e = engine_of (cx);
+   bson_t docs, reply = BSON_INITIALIZER;
+   sh_error_t err;
+   bool more = false, ok = false;
+   JSString *out = nullptr;
+   double max;
+
+   if (args.length () < 2 || !args[0].isInt32 () || !args[1].isNumber ()) {
+      JS_ReportErrorASCII (cx, "__sh.cursorNext: a handle and a count expected");
+      bson_destroy (&reply);
+      return false;
+   }
+   max = args[1].toNumber ();
+   js_err_clear (&err);
+   if (!e->host.cursor_next (e->host.data, args[0].toInt32 (), max > 0 ? (size_t) max : 0, &docs, &more, &err)) {
+      if (err.kind == SH_ERR_INTERRUPTED || (e->host.stop && e->host.stop (e->host.data)))
+         goto done; /* no exception: the script stops */
+      out = error_string (cx, &err);
+   } else if (e->host.stop && e->host.stop (e->host.data)) {
+      goto done;
+   } else {
+      size_t len = 0;
+      char *s;
+      BSON_APPEND_ARRAY (&reply, "v", &docs);
+      BSON_APPEND_BOOL (&reply, "more", more);
+      if (!(s = bson_as_canonical_extended_json (&reply, &len))) {
+         JS_ReportErrorASCII (cx, "a reply could not be converted to a JavaScript value (invalid BSON or UTF-8)");
+         goto done;
+      }
+      std::string tagged = std::string ("R") + s;
+      bson_free (s);
+      out = js_utf8_string (cx, tagged.c_str (), tagged.size ());
+   }
+   if (out) {
+      args.rval ().setString (out);
+      ok = true;
+   }
+done:
+   bson_destroy (&docs);
+   bson_destroy (&reply);
+   return ok;
+}
+
+/* __sh.cursorClose(id): closes it now. */
+static bool
+native_cursor_close (JSContext *cx, unsigned argc, JS::Value *vp)
+{
+   JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
+   js_engine_t *e = engine_of (cx);
+   if (args.length () >= 1 && args[0].isInt32 ())
+      e->host.cursor_close (e->host.data, args[0].toInt32 (), true);
+   args.rval ().setUndefined ();
+   return true;
+}
+
+/* __sh.cursorCurrent(take): the session's current cursor made by a literal statement (see js_host_t). */
+static bool
+native_cursor_current (JSContext *cx, unsigned argc, JS::Value *vp)
+{
+   JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
+   js_engine_t *e = engine_of (cx);
+   args.rval ().setInt32 (e->host.cursor_current (e->host.data, args.length () >= 1 && args[0].isTrue ()));
+   return true;
+}
+
 static const JSFunctionSpec native_functions[] = {
    JS_FN ("call", native_call, 8, 0),
+   JS_FN ("cursorHandle", native_cursor_handle, 1, 0),
+   JS_FN ("cursorNext", native_cursor_next, 2, 0),
+   JS_FN ("cursorClose", native_cursor_close, 1, 0),
+   JS_FN ("cursorCurrent", native_cursor_current, 1, 0),
    JS_FN ("oid", native_oid, 0, 0),
    JS_FN ("currentDb", native_current_db, 0, 0),
    JS_FS_END,
@@ -1059,10 +1249,11 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
          JS::RootedObject pair (cx, &shown.toObject ());
          bson_t doc;
          bson_iter_t it;
-         JS::RootedValue stats (cx);
+         JS::RootedValue stats (cx), kind (cx);
          JS::UniqueChars stats_key;
          if (!JS_GetElement (cx, pair, 0, &json) || !JS_GetElement (cx, pair, 1, &more) ||
-             !JS_GetElement (cx, pair, 2, &stats) || (stats.isString () && !(stats_key = js_to_utf8 (cx, stats)))) {
+             !JS_GetElement (cx, pair, 2, &stats) || !JS_GetElement (cx, pair, 3, &kind) ||
+             (stats.isString () && !(stats_key = js_to_utf8 (cx, stats)))) {
             describe_exception (e, name, SH_ERR_USAGE, err);
             return JS_RUN_FAILED;
          }
@@ -1071,7 +1262,8 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
             return JS_RUN_FAILED;
          }
          if (bson_iter_init_find (&it, &doc, "v"))
-            e->host.show (e->host.data, bson_iter_value (&it), more.isTrue (), stats_key ? stats_key.get () : NULL);
+            e->host.show (e->host.data, bson_iter_value (&it), more.isTrue (), stats_key ? stats_key.get () : NULL,
+                          kind.isInt32 () ? kind.toInt32 () : 0);
          bson_destroy (&doc);
       }
    }

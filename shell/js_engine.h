@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever js_host_t or js_engine_api_t change: a plugin of another version is refused. */
-#define JS_ENGINE_ABI 2
+#define JS_ENGINE_ABI 3
 
 /* The plugin's file name, looked up beside the running executable. */
 #define JS_ENGINE_PLUGIN "shardsh-js.so"
@@ -35,6 +35,8 @@ typedef struct {
    const bson_t *sort; /* a cursor's .sort(doc), or NULL (.project(doc) is passed as find's second argument) */
    int64_t limit;      /* a cursor's .limit(n), 0 when absent */
    int64_t skip;       /* a cursor's .skip(n), 0 when absent */
+   int64_t batch_size; /* a cursor's .batchSize(n), 0 when absent: sent with find or aggregate and every getMore */
+   bool open_cursor;   /* find/aggregate: open a live cursor; the result is { v: <cursor handle> } (see cursor_next) */
    int line;           /* where the call is in the script (1-based), 0 when unknown */
    int col;
 } js_call_t;
@@ -48,10 +50,21 @@ typedef struct {
    bool (*call) (void *data, const js_call_t *call, bson_t *result, bool *has_result, sh_error_t *err);
    /* The current database's name (use <db> changes it). */
    const char *(*current_db) (void *data);
-   /* Prints an expression's value the way the shell prints results; more: a cursor has documents left ("it");
-    * stats_key: not NULL when the value came from a StatsResult (sh.status()), printed as one again, with this
-    * one-line key ("" for none). */
-   void (*show) (void *data, const bson_value_t *value, bool more, const char *stats_key);
+   /* Prints an expression's value the way the shell prints results; stats_key: not NULL when the value came from a
+    * StatsResult (sh.status()), printed as one again, with this one-line key ("" for none). cursor: 1 when value is
+    * a batch of a cursor (an array; more: the cursor has documents left, "it"), 2 when it is what "it" read. */
+   void (*show) (void *data, const bson_value_t *value, bool more, const char *stats_key, int cursor);
+   /* Reads up to max documents (0: the next one and those already received with it, without a further getMore) of
+    * the live cursor handle into docs, an array document initialised by the callee in every case; *more: the
+    * cursor may give more. False with err set when a getMore failed. */
+   bool (*cursor_next) (void *data, int handle, size_t max, bson_t *docs, bool *more, sh_error_t *err);
+   /* Closes a cursor handle (killCursors when its server cursor is open). now false: from a finalizer, during
+    * garbage collection; the host closes it at its next safe point. Unknown handles are ignored. */
+   void (*cursor_close) (void *data, int handle, bool now);
+   /* The session's current cursor for "it" when a literal statement made it after the engine's last cursor: take:
+    * its handle, now the engine's (0: it is exhausted; -1: none, "it" continues the engine's last cursor); !take: a
+    * cursor was made by the engine, the literal one is closed. */
+   int (*cursor_current) (void *data, bool take);
    /* True when the script must stop now without an error: exit was run, or Ctrl-C in the interactive shell. */
    bool (*stop) (void *data);
    /* Polled from another thread while JavaScript runs: true once Ctrl-C arrived (the loop is interrupted). May be

@@ -19,7 +19,60 @@ static struct {
    const char **names; /* the command table's names, borrowed by the engine */
    bool failed;        /* loading failed once: why says why, and it is not retried */
    char why[512];
+   /* the engine's live cursors by handle (handles are never reused, so a late finalizer cannot close another) */
+   struct {
+      int handle;
+      conn_cursor_t *cursor;
+      bool dropped; /* its JavaScript object was collected: closed at the next safe point */
+   } * cursors;
+   size_t n_cursors, cap_cursors;
+   int last_handle;
 } js_state;
+
+/* ---- the engine's cursors ---- */
+
+static int
+cursors_add (conn_cursor_t *c)
+{
+   if (js_state.n_cursors == js_state.cap_cursors) {
+      js_state.cap_cursors = js_state.cap_cursors ? 2 * js_state.cap_cursors : 8;
+      js_state.cursors = bson_realloc (js_state.cursors, js_state.cap_cursors * sizeof *js_state.cursors);
+   }
+   js_state.cursors[js_state.n_cursors].handle = ++js_state.last_handle;
+   js_state.cursors[js_state.n_cursors].cursor = c;
+   js_state.cursors[js_state.n_cursors].dropped = false;
+   js_state.n_cursors++;
+   return js_state.last_handle;
+}
+
+static conn_cursor_t *
+cursors_find (int handle)
+{
+   for (size_t i = 0; i < js_state.n_cursors; i++) {
+      if (js_state.cursors[i].handle == handle && !js_state.cursors[i].dropped)
+         return js_state.cursors[i].cursor;
+   }
+   return NULL;
+}
+
+/* Closes the cursors whose objects were collected (all: every one, at shutdown). */
+static void
+cursors_sweep (bool all)
+{
+   size_t j = 0;
+   for (size_t i = 0; i < js_state.n_cursors; i++) {
+      if (all || js_state.cursors[i].dropped)
+         conn_cursor_destroy (js_state.cursors[i].cursor);
+      else
+         js_state.cursors[j++] = js_state.cursors[i];
+   }
+   js_state.n_cursors = j;
+   if (all) {
+      bson_free (js_state.cursors);
+      js_state.cursors = NULL;
+      js_state.cap_cursors = 0;
+   }
+}
 
 /* The plugin's path: $SHARDSH_JS_PLUGIN, else shardsh-js.so in the running executable's directory. */
 static char *
@@ -59,8 +112,10 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    output_opts_t saved_opts;
    char *text_buf = NULL;
    size_t text_len = 0;
+   conn_cursor_t *cursor = NULL;
 
    *has_result = false;
+   cursors_sweep (false);
    memset (&call, 0, sizeof call);
    call.cmd = sh_cmd_find (jc->name);
    if (!call.cmd) {
@@ -85,6 +140,7 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    call.sort = jc->sort;
    call.limit = jc->limit;
    call.skip = jc->skip;
+   call.batch_size = jc->batch_size;
 
    /* print and printjson print; everything else returns its result as a value. What an executor prints as text of
     * its own (sh.status(), show, help) becomes a string value, so a script prints it only when it prints the value,
@@ -98,7 +154,16 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
       ctx->out_fp = text;
       ctx->out.color = false;
    }
+   if (jc->open_cursor)
+      ctx->cursor_out = &cursor;
    ok = dispatch_call (ctx, &call, err);
+   ctx->cursor_out = NULL;
+   if (cursor) {
+      /* a live cursor for the engine: its handle is the value */
+      bson_reinit (result);
+      BSON_APPEND_INT32 (result, "v", cursors_add (cursor));
+      ctx->captured = true;
+   }
    if (text) {
       ctx->out_fp = saved_out;
       ctx->out = saved_opts;
@@ -136,11 +201,17 @@ host_current_db (void *data)
 }
 
 static void
-host_show (void *data, const bson_value_t *value, bool more, const char *stats_key)
+host_show (void *data, const bson_value_t *value, bool more, const char *stats_key, int cursor)
 {
    sh_ctx_t *ctx = data;
    output_opts_t saved = ctx->out;
    bson_t array;
+   if (cursor && value->value_type == BSON_TYPE_ARRAY &&
+       bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len)) {
+      cmd_print_cursor_batch (ctx, &array, more, cursor == 2);
+      fflush (ctx->out_fp);
+      return;
+   }
    /* --eval's value is inspected without a depth limit, as mongosh prints it; the REPL keeps depth 6 */
    if (!ctx->interactive)
       ctx->out.depth = -1;
@@ -156,6 +227,62 @@ host_show (void *data, const bson_value_t *value, bool more, const char *stats_k
    if (more)
       fprintf (ctx->out_fp, "%s\n", CMD_MORE_HINT);
    fflush (ctx->out_fp);
+}
+
+static bool
+host_cursor_next (void *data, int handle, size_t max, bson_t *docs, bool *more, sh_error_t *err)
+{
+   conn_cursor_t *c = cursors_find (handle);
+   (void) data;
+   *more = false;
+   if (!c) {
+      bson_init (docs);
+      return true;
+   }
+   if (max)
+      return cmd_cursor_read (c, max, docs, more, err);
+   /* the next document, and the rest of its batch: no getMore beyond what the next document needs */
+   if (!cmd_cursor_read (c, 1, docs, more, err))
+      return false;
+   for (uint32_t n = bson_count_keys (docs); conn_cursor_buffered (c); n++) {
+      const bson_t *doc;
+      char key[16];
+      const char *k;
+      if (conn_cursor_next (c, &doc, err) != 1)
+         break;
+      bson_uint32_to_string (n, &k, key, sizeof key);
+      bson_append_document (docs, k, -1, doc);
+   }
+   *more = conn_cursor_more (c);
+   return true;
+}
+
+static void
+host_cursor_close (void *data, int handle, bool now)
+{
+   (void) data;
+   for (size_t i = 0; i < js_state.n_cursors; i++) {
+      if (js_state.cursors[i].handle != handle)
+         continue;
+      js_state.cursors[i].dropped = true;
+      if (now)
+         cursors_sweep (false);
+      return;
+   }
+}
+
+static int
+host_cursor_current (void *data, bool take)
+{
+   sh_ctx_t *ctx = data;
+   int h = -1;
+   if (take && ctx->cursor_fresh)
+      h = ctx->cursor ? cursors_add (ctx->cursor) : 0;
+   else
+      conn_cursor_destroy (ctx->cursor);
+   ctx->cursor = NULL;
+   ctx->cursor_fresh = false;
+   return h;
 }
 
 static bool
@@ -214,6 +341,9 @@ js_host_engine (sh_ctx_t *ctx, sh_error_t *err)
    host.current_db = host_current_db;
    host.show = host_show;
    host.stop = host_stop;
+   host.cursor_next = host_cursor_next;
+   host.cursor_close = host_cursor_close;
+   host.cursor_current = host_cursor_current;
    host.interrupted = ctx->interactive ? host_interrupted : NULL;
    host.names = js_state.names;
    host.n_names = n;
@@ -260,6 +390,7 @@ js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool
    if (!e)
       return JS_RUN_FAILED;
    rc = js_state.api->run (e, name, text, len, show_value, err);
+   cursors_sweep (false);
    fflush (ctx->out_fp);
    return rc;
 }
@@ -278,6 +409,8 @@ js_host_shutdown (void)
    if (js_state.engine)
       js_state.api->engine_free (js_state.engine);
    js_state.engine = NULL;
+   /* every cursor the engine held is closed (killCursors) while the connection is still there */
+   cursors_sweep (true);
    bson_free (js_state.names);
    js_state.names = NULL;
 }

@@ -8,10 +8,11 @@ cd "$ROOT" || exit 2
 
 ensure_mongosh js-peer || exit 0
 
-for name in js_balancer_wait js_presplit_move js_reads js_server_error; do
+for name in js_balancer_wait js_presplit_move js_reads js_server_error js_cursor_stream; do
    js="tests/scripts/$name.js"
    for who in shardsh mongosh; do
-      if ! sim_start --scenario demo; then
+      # shellcheck disable=SC2046
+      if ! sim_start $(cat "tests/scripts/$name.sim" 2>/dev/null || echo --scenario demo); then
          fail "js-peer/$name" "shardsim did not start"
          continue 2
       fi
@@ -51,6 +52,9 @@ if sim_start --scenario demo; then
 db.getSiblingDB("config").shards.find().toArray().map(s => s._id)
 [...Array(150).keys()]
 const c = db.getSiblingDB("config").chunks.find().sort({_id: 1}).batchSize(3); c
+db.getSiblingDB("config").chunks.find({}, {_id: 0, shard: 1}).sort({_id: 1})
+db.getSiblingDB("config").chunks.find({nothing: 1})
+db.getSiblingDB("config").chunks.aggregate([{$sort: {_id: 1}}, {$project: {_id: 0, min: 1}}]).batchSize(2)
 const r = db.adminCommand({balancerStatus: 1}); [r.mode, r.inBalancerRound, typeof r.numBalancerRounds]
 !sh.getBalancerState() && !sh.isBalancerRunning().inBalancerRound
 var x = 5

@@ -13,6 +13,29 @@
 /* The transport: keeps the last command and answers per command name. */
 static bson_t last_cmd = BSON_INITIALIZER;
 static int ncommands;
+/* a collection "many" of 9 documents served 3 at a time on cursor id 77 */
+static int served, ngetmores, nkills, last_batch;
+static int64_t killed_id;
+
+static void
+append_batch (bson_t *reply, const char *field, int from, int n, int64_t id)
+{
+   bson_t cursor, batch, d;
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "cursor", &cursor);
+   BSON_APPEND_INT64 (&cursor, "id", id);
+   BSON_APPEND_UTF8 (&cursor, "ns", "config.many");
+   BSON_APPEND_ARRAY_BEGIN (&cursor, field, &batch);
+   for (int i = 0; i < n; i++) {
+      char key[16];
+      const char *k;
+      bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
+      BSON_APPEND_DOCUMENT_BEGIN (&batch, k, &d);
+      BSON_APPEND_INT32 (&d, "_id", from + i);
+      bson_append_document_end (&batch, &d);
+   }
+   bson_append_array_end (&cursor, &batch);
+   bson_append_document_end (reply, &cursor);
+}
 
 static bool
 transport (void *data, const char *db, const bson_t *cmd, bson_t *reply, bson_error_t *error)
@@ -30,6 +53,23 @@ transport (void *data, const char *db, const bson_t *cmd, bson_t *reply, bson_er
       BSON_APPEND_UTF8 (reply, "mode", "full");
       BSON_APPEND_BOOL (reply, "inBalancerRound", false);
       BSON_APPEND_INT64 (reply, "numBalancerRounds", 5);
+      BSON_APPEND_DOUBLE (reply, "ok", 1);
+   } else if (!strcmp (name, "find") && !strcmp (bson_iter_utf8 (&it, NULL), "many")) {
+      served = 3;
+      append_batch (reply, "firstBatch", 0, 3, 77);
+      BSON_APPEND_DOUBLE (reply, "ok", 1);
+   } else if (!strcmp (name, "getMore")) {
+      bson_iter_t f;
+      ngetmores++;
+      last_batch = bson_iter_init_find (&f, cmd, "batchSize") ? bson_iter_int32 (&f) : 0;
+      append_batch (reply, "nextBatch", served, 3, served + 3 >= 9 ? 0 : bson_iter_as_int64 (&it));
+      served += 3;
+      BSON_APPEND_DOUBLE (reply, "ok", 1);
+   } else if (!strcmp (name, "killCursors")) {
+      bson_iter_t f, id;
+      nkills++;
+      if (bson_iter_init_find (&f, cmd, "cursors") && bson_iter_recurse (&f, &id) && bson_iter_next (&id))
+         killed_id = bson_iter_as_int64 (&id);
       BSON_APPEND_DOUBLE (reply, "ok", 1);
    } else if (!strcmp (name, "split")) {
       BSON_APPEND_DOUBLE (reply, "ok", 0);
@@ -211,6 +251,27 @@ main (void)
    eval_type (e, "db.getSiblingDB('config').chunks.find({a: 1}).sort({min: 1}).limit(3)", NULL);
    CHECK ("js bridge: a cursor sends nothing until it is read", ncommands == 0);
 
+   /* cursors stream: find with batchSize, getMore only when the documents received are used up, killCursors */
+   ncommands = ngetmores = nkills = 0;
+   CHECK ("js bridge: next() reads the first batch only",
+          eval_type (e, "var c1 = db.getSiblingDB('config').many.find().batchSize(3); c1.next()._id", &v) ==
+                BSON_TYPE_INT32 &&
+             v.value.v_int32 == 0 && ncommands == 1 && ngetmores == 0);
+   CHECK ("js bridge: batchSize is sent with find", sent_type ("batchSize") == BSON_TYPE_INT32);
+   CHECK ("js bridge: the fourth next() sends one getMore with the batchSize",
+          eval_type (e, "c1.next(); c1.next(); c1.next()._id", &v) == BSON_TYPE_INT32 && v.value.v_int32 == 3 &&
+             ngetmores == 1 && last_batch == 3);
+   CHECK ("js bridge: toArray() reads the rest", eval_type (e, "c1.toArray().length", &v) == BSON_TYPE_INT32 &&
+                                                    v.value.v_int32 == 5 && ngetmores == 2 && nkills == 0);
+   CHECK ("js bridge: toArray() of a fresh cursor reads all",
+          eval_type (e, "db.getSiblingDB('config').many.find().batchSize(3).toArray().length", &v) == BSON_TYPE_INT32 &&
+             v.value.v_int32 == 9 && ngetmores == 4 && nkills == 0);
+   CHECK ("js bridge: close() kills an open cursor",
+          eval_type (e, "var c2 = db.getSiblingDB('config').many.find(); c2.next(); c2.close(); c2.hasNext()", &v) ==
+                BSON_TYPE_BOOL &&
+             !v.value.v_bool && nkills == 1 && killed_id == 77);
+   eval_type (e, "var c3 = db.getSiblingDB('config').many.find(); c3.next()", NULL);
+
    /* a server error: an exception with code and codeName, placed at the call */
    {
       const char *src = "let a = 1;\nif (a) {\n  db.adminCommand({split: 'app.x', middle: {k: 1}});\n}\n";
@@ -261,7 +322,9 @@ main (void)
          free (names[i]);
    }
 
+   nkills = 0;
    js_host_shutdown ();
+   CHECK ("js bridge: a cursor left open is killed when the engine ends", nkills == 1);
    conn_set_transport (NULL, NULL);
    conn_cleanup (&ctx);
    bson_destroy (&last_cmd);
