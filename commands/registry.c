@@ -277,7 +277,10 @@ sh_cmd_write_markdown (FILE *out)
           "Differences from mongosh that are by design: the `config.settings` / `config.collections` updates\n"
           "(autosplit, automerger, balancing, balancer window) go out as plain `update` commands, so they are not\n"
           "retryable writes and carry no `txnNumber`; mongosh runs the queries of `sh.status()` and\n"
-          "`getShardDistribution()` concurrently where shardsh sends the same documents one after another;\n"
+          "`getShardDistribution()` concurrently where shardsh sends the same documents one after another, and\n"
+          "on 5.0+ metadata `sh.status()` (non-verbose) reads every collection's chunk counts, first chunks and\n"
+          "zone ranges with one aggregate over `config.collections` where mongosh sends three reads per\n"
+          "collection (the printed output is the same, byte for byte);\n"
           "`convertShardKeyToHashed()` is computed locally instead of by an aggregate.\n\n",
           out);
    for (size_t i = 0; sh_cmd_table[i]; i++) {
