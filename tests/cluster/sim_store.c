@@ -319,12 +319,86 @@ sim_hits_free (sim_hits_t *hits)
    memset (hits, 0, sizeof *hits);
 }
 
+static bool
+sim_coll_match_parts (sim_coll_t *coll, const bson_t *filter, bool empty_filter, size_t first, size_t last,
+                      const bool *sel, size_t limit, sim_hits_t *hits, bson_error_t *error);
+
+/* Whether branch (one clause of an $or) asks for lastmod: {$gt: Timestamp(t, i)} and nothing else on lastmod. */
+static bool
+sim_branch_lastmod_gt (const bson_t *branch, uint32_t *t, uint32_t *i)
+{
+   bson_iter_t it, op;
+   if (!bson_iter_init_find (&it, branch, "lastmod") || !BSON_ITER_HOLDS_DOCUMENT (&it) ||
+       !bson_iter_recurse (&it, &op) || !bson_iter_next (&op) || strcmp (bson_iter_key (&op), "$gt") != 0 ||
+       !BSON_ITER_HOLDS_TIMESTAMP (&op)) {
+      return false;
+   }
+   bson_iter_timestamp (&op, t, i);
+   return !bson_iter_next (&op);
+}
+
+/* The partitions a filter {$or: [b0, b1, ...]} can match in, when every branch has a top-level equality on the
+ * partition field (the $or of per-collection clauses a catalog refresh sends): sel[p] is set for each partition
+ * some branch names, except where the branch also asks for lastmod greater than the partition's greatest lastmod
+ * (no document there can match it: what a real server's { uuid: 1, lastmod: 1 } index bounds give). Documents of
+ * other partitions cannot match any branch, so scanning the selected partitions in order gives the full scan's
+ * hits in the full scan's order. Returns false (sel untouched) when the filter has another shape. */
+static bool
+sim_or_partitions (sim_coll_t *coll, const bson_t *filter, bool *sel)
+{
+   bson_iter_t it, br;
+   if (!coll->part_field || !filter || !bson_iter_init (&it, filter) || !bson_iter_next (&it) ||
+       strcmp (bson_iter_key (&it), "$or") != 0 || !BSON_ITER_HOLDS_ARRAY (&it) || bson_iter_next (&it)) {
+      return false;
+   }
+   bson_iter_init_find (&it, filter, "$or");
+   if (!bson_iter_recurse (&it, &br)) {
+      return false;
+   }
+   while (bson_iter_next (&br)) {
+      char key[128];
+      uint32_t len;
+      const uint8_t *data;
+      bson_t branch;
+      if (!BSON_ITER_HOLDS_DOCUMENT (&br)) {
+         return false;
+      }
+      bson_iter_document (&br, &len, &data);
+      if (!bson_init_static (&branch, data, len) || !sim_part_key_of_filter (coll, &branch, key, sizeof key)) {
+         return false;
+      }
+   }
+   bson_iter_recurse (&it, &br);
+   while (bson_iter_next (&br)) {
+      char key[128];
+      uint32_t len, t, i, vt, vi;
+      const uint8_t *data;
+      bson_t branch;
+      size_t p;
+      bson_iter_document (&br, &len, &data);
+      bson_init_static (&branch, data, len);
+      sim_part_key_of_filter (coll, &branch, key, sizeof key);
+      if ((p = sim_part_index (coll, key, false)) == SIZE_MAX) {
+         continue;
+      }
+      if (sim_branch_lastmod_gt (&branch, &t, &i)) {
+         sim_part_max_lastmod (coll, p, &vt, &vi);
+         if (vt < t || (vt == t && vi <= i)) {
+            continue;
+         }
+      }
+      sel[p] = true;
+   }
+   return true;
+}
+
 bool
 sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t *hits, bson_error_t *error)
 {
    char key[128];
    size_t first = 0, last = coll->nparts;
    bool empty_filter = !filter || bson_empty (filter);
+   bool *sel = NULL;
    if (sim_part_key_of_filter (coll, filter, key, sizeof key)) {
       size_t p = sim_part_index (coll, key, false);
       if (p == SIZE_MAX) {
@@ -332,8 +406,27 @@ sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t
       }
       first = p;
       last = p + 1;
+   } else if (coll->nparts > 1) {
+      sel = bson_malloc0 (coll->nparts * sizeof *sel);
+      if (!sim_or_partitions (coll, filter, sel)) {
+         bson_free (sel);
+         sel = NULL;
+      }
    }
+   bool ok = sim_coll_match_parts (coll, filter, empty_filter, first, last, sel, limit, hits, error);
+   bson_free (sel);
+   return ok;
+}
+
+/* The scan of sim_coll_match over partitions [first, last), only those set in sel when sel is not NULL. */
+static bool
+sim_coll_match_parts (sim_coll_t *coll, const bson_t *filter, bool empty_filter, size_t first, size_t last,
+                      const bool *sel, size_t limit, sim_hits_t *hits, bson_error_t *error)
+{
    for (size_t p = first; p < last; p++) {
+      if (sel && !sel[p]) {
+         continue;
+      }
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
          sim_pos_t pos = { p, i };
          bool matched = true;
