@@ -321,7 +321,28 @@ sim_hits_free (sim_hits_t *hits)
 
 static bool
 sim_coll_match_parts (sim_coll_t *coll, const bson_t *filter, bool empty_filter, size_t first, size_t last,
-                      const bool *sel, size_t limit, sim_hits_t *hits, bson_error_t *error);
+                      bson_t *const *sel, size_t limit, sim_hits_t *hits, bson_error_t *error);
+
+/* sel[p] of sim_or_partitions: the branches naming partition p, appended in filter order as the elements of an
+ * array document, then wrapped into {$or: [...]} by sim_or_finish. */
+static void
+sim_or_append (bson_t *f, const bson_t *branch)
+{
+   char kb[16];
+   const char *ks;
+   bson_uint32_to_string (bson_count_keys (f), &ks, kb, sizeof kb);
+   bson_append_document (f, ks, -1, branch);
+}
+
+static void
+sim_or_finish (bson_t *f)
+{
+   bson_t arr;
+   bson_copy_to (f, &arr);
+   bson_reinit (f);
+   bson_append_array (f, "$or", 3, &arr);
+   bson_destroy (&arr);
+}
 
 /* Whether branch (one clause of an $or) asks for lastmod: {$gt: Timestamp(t, i)} and nothing else on lastmod. */
 static bool
@@ -338,13 +359,15 @@ sim_branch_lastmod_gt (const bson_t *branch, uint32_t *t, uint32_t *i)
 }
 
 /* The partitions a filter {$or: [b0, b1, ...]} can match in, when every branch has a top-level equality on the
- * partition field (the $or of per-collection clauses a catalog refresh sends): sel[p] is set for each partition
- * some branch names, except where the branch also asks for lastmod greater than the partition's greatest lastmod
- * (no document there can match it: what a real server's { uuid: 1, lastmod: 1 } index bounds give). Documents of
- * other partitions cannot match any branch, so scanning the selected partitions in order gives the full scan's
- * hits in the full scan's order. Returns false (sel untouched) when the filter has another shape. */
+ * partition field (the $or of per-collection clauses a catalog refresh sends): sel[p] becomes {$or: [the branches
+ * naming partition p]} (owned), except for a branch that also asks for lastmod greater than the partition's
+ * greatest lastmod (no document there can match it: what a real server's { uuid: 1, lastmod: 1 } index bounds
+ * give). A document of partition p can match no branch naming another partition, so matching each selected
+ * partition's documents against its own branches, partitions in order, gives the full scan's hits in the full
+ * scan's order. (A malformed branch whose partition holds no document is not evaluated, so not reported.) Returns
+ * false (sel untouched) when the filter has another shape. */
 static bool
-sim_or_partitions (sim_coll_t *coll, const bson_t *filter, bool *sel)
+sim_or_partitions (sim_coll_t *coll, const bson_t *filter, bson_t **sel)
 {
    bson_iter_t it, br;
    if (!coll->part_field || !filter || !bson_iter_init (&it, filter) || !bson_iter_next (&it) ||
@@ -387,7 +410,15 @@ sim_or_partitions (sim_coll_t *coll, const bson_t *filter, bool *sel)
             continue;
          }
       }
-      sel[p] = true;
+      if (!sel[p]) {
+         sel[p] = bson_new ();
+      }
+      sim_or_append (sel[p], &branch);
+   }
+   for (size_t p = 0; p < coll->nparts; p++) {
+      if (sel[p]) {
+         sim_or_finish (sel[p]);
+      }
    }
    return true;
 }
@@ -398,7 +429,7 @@ sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t
    char key[128];
    size_t first = 0, last = coll->nparts;
    bool empty_filter = !filter || bson_empty (filter);
-   bool *sel = NULL;
+   bson_t **sel = NULL;
    if (sim_part_key_of_filter (coll, filter, key, sizeof key)) {
       size_t p = sim_part_index (coll, key, false);
       if (p == SIZE_MAX) {
@@ -414,6 +445,11 @@ sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t
       }
    }
    bool ok = sim_coll_match_parts (coll, filter, empty_filter, first, last, sel, limit, hits, error);
+   for (size_t p = 0; sel && p < coll->nparts; p++) {
+      if (sel[p]) {
+         bson_destroy (sel[p]);
+      }
+   }
    bson_free (sel);
    return ok;
 }
@@ -421,10 +457,11 @@ sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t
 /* The scan of sim_coll_match over partitions [first, last), only those set in sel when sel is not NULL. */
 static bool
 sim_coll_match_parts (sim_coll_t *coll, const bson_t *filter, bool empty_filter, size_t first, size_t last,
-                      const bool *sel, size_t limit, sim_hits_t *hits, bson_error_t *error)
+                      bson_t *const *sel, size_t limit, sim_hits_t *hits, bson_error_t *error)
 {
    for (size_t p = first; p < last; p++) {
-      if (sel && !sel[p]) {
+      const bson_t *f = filter;
+      if (sel && !(f = sel[p])) {
          continue;
       }
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
@@ -436,7 +473,7 @@ sim_coll_match_parts (sim_coll_t *coll, const bson_t *filter, bool empty_filter,
          if (!empty_filter) {
             bson_t view;
             sim_coll_view (coll, pos, &view);
-            if (!simq_match (&view, filter, &matched, error)) {
+            if (!simq_match (&view, f, &matched, error)) {
                return false;
             }
          }

@@ -494,6 +494,8 @@ test_or_partitions (void)
       "{\"$or\": [{\"uuid\": " UUID_C "}, {\"uuid\": " UUID_A "}]}",
       /* another operator on lastmod: no skipping, still the same hits */
       "{\"$or\": [{\"uuid\": " UUID_A ", \"lastmod\": {\"$gte\": {\"$timestamp\": {\"t\": 3, \"i\": 1}}}}]}",
+      /* two clauses naming one partition, another between them */
+      "{\"$or\": [{\"uuid\": " UUID_A ", \"i\": 5}, {\"uuid\": " UUID_B "}, {\"uuid\": " UUID_A ", \"i\": 0}]}",
       /* a clause without the partition field: the full scan */
       "{\"$or\": [{\"uuid\": " UUID_A "}, {\"i\": 7}]}",
    };
