@@ -50,6 +50,7 @@ typedef struct {
    char ident[64];  /* its incarnation: config.collections timestamp (5.0+) or lastmodEpoch, as text */
    uint32_t vt, vi; /* its collection version: the greatest chunk lastmod the last count saw (0|0: none) */
    bool changed;    /* in the sample under way: its chunks changed since the last one (or the read is full) */
+   bool moved;      /* ... and a migration was among the changes (the version's major part grew) */
 } coll_meta_t;
 
 /* The key extremes seen for a ranged collection, to tell where inserts land. */
@@ -1142,9 +1143,17 @@ chunk_change_doc (void *data, const bson_t *d)
    reply_ctx_t *rc = data;
    bson_t gid;
    int mi;
+   bson_iter_t it;
    if (!doc_sub (d, "_id", &gid) || (mi = meta_for_chunk_id (rc->lk, &gid)) < 0)
       return true;
    rc->metas[mi].changed = true;
+   /* a migration raises the major version (a split or a merge only the minor one): owned sizes moved too */
+   if (bson_iter_init_find (&it, d, "v") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      uint32_t t, i;
+      bson_iter_timestamp (&it, &t, &i);
+      rc->metas[mi].moved = t > rc->metas[mi].vt;
+   } else
+      rc->metas[mi].moved = true;
    return true;
 }
 
@@ -1209,7 +1218,7 @@ sample_chunk_changes (collect_t *c, snapshot_t *s, const lookup_t *lk, coll_meta
    bson_append_document_end (&pipeline, &stage);
    chunks_agg_end (&cmd, &pipeline);
    for (size_t i = 0; i < nmetas; i++)
-      metas[i].changed = false;
+      metas[i].changed = metas[i].moved = false;
    ok = !nmetas || run_each (c, "config", &cmd, chunk_change_doc, &rc, err);
    bson_destroy (&cmd);
    return ok;
@@ -1712,7 +1721,7 @@ distribution_doc (void *data, const bson_t *d)
    return true;
 }
 
-/* Gives the collections not marked changed in metas (every one with all) the sizes and documents of the last good
+/* Gives the collections not marked moved in metas (every one with all) the sizes and documents of the last good
  * sample, and adds them to the shards' totals. */
 static void
 carry_sizes (const collect_t *c, snapshot_t *s, const coll_meta_t *metas, bool all)
@@ -1720,7 +1729,7 @@ carry_sizes (const collect_t *c, snapshot_t *s, const coll_meta_t *metas, bool a
    for (size_t i = 0; i < s->ncolls; i++) {
       const snap_coll_t *pc = &c->prev.colls[i];
       snap_coll_t *co = &s->colls[i];
-      if (!all && metas[i].changed)
+      if (!all && metas[i].moved)
          continue;
       co->data_bytes = pc->data_bytes;
       for (size_t k = 0; k < s->nshards; k++) {
@@ -1734,9 +1743,9 @@ carry_sizes (const collect_t *c, snapshot_t *s, const coll_meta_t *metas, bool a
 
 /* Per-shard sizes and documents of every sharded collection in one reply: $shardedDataDistribution (6.0.3+). *used
  * is false (nothing filled, no error) when the router does not have it: the caller falls back to $collStats.
- * SDD_ALL reads every collection; on an incremental sample, SDD_CHANGED reads only the collections whose chunks
- * changed (a $match on their namespaces after the stage) and SDD_NONE none (no writes anywhere and no chunk
- * moved), the others carrying the last good sample's figures. */
+ * SDD_ALL reads every collection; on an incremental sample, SDD_CHANGED reads only the collections some of whose
+ * chunks migrated (a $match on their namespaces after the stage) and SDD_NONE none (no writes anywhere and no
+ * chunk moved), the others carrying the last good sample's figures. */
 typedef enum { SDD_ALL, SDD_CHANGED, SDD_NONE } sdd_mode_t;
 
 static bool
@@ -1777,7 +1786,7 @@ sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *lk, const
       for (size_t i = 0; i < s->ncolls; i++) {
          char kb[16];
          const char *ks;
-         if (!metas[i].changed)
+         if (!metas[i].moved)
             continue;
          bson_uint32_to_string (n++, &ks, kb, sizeof kb);
          BSON_APPEND_UTF8 (&in, ks, s->colls[i].ns);
@@ -2381,14 +2390,12 @@ collect_sample (collect_t *c, snapshot_t *snap)
       goto done;
    {
       /* sizes change with writes (the router's counters) and with migrations (the chunks that changed) */
-      bool writes = !s.incremental;
+      bool writes = !s.incremental, moved = false;
       for (int k = 0; k < 3; k++)
          writes = writes || ops[k] < 0 || ops[k] != c->op_prev[k];
-      if (!sample_data_distribution (c, &s, &lk, metas,
-                                     writes           ? SDD_ALL
-                                     : s.colls_reread ? SDD_CHANGED
-                                                      : SDD_NONE,
-                                     &sdd, &err))
+      for (size_t i = 0; i < nmetas; i++)
+         moved = moved || metas[i].moved;
+      if (!sample_data_distribution (c, &s, &lk, metas, writes ? SDD_ALL : moved ? SDD_CHANGED : SDD_NONE, &sdd, &err))
          goto done;
    }
    own_reads = xcalloc (s.ncolls, sizeof *own_reads);
