@@ -101,7 +101,9 @@ sim_part_index (sim_coll_t *c, const char *key, bool create)
    c->parts[c->nparts].key = bson_strdup (key);
    memset (&c->parts[c->nparts].docs, 0, sizeof (sim_raw_t));
    c->parts[c->nparts].rindex = NULL;
-   c->parts[c->nparts].vmax_known = false;
+   /* empty: its greatest lastmod is known (none), and the hooks keep it from the first insert on */
+   c->parts[c->nparts].vmax_known = true;
+   c->parts[c->nparts].vmax_t = c->parts[c->nparts].vmax_i = 0;
    c->parts[c->nparts].gen = ++sim_g.store_gen;
    c->last_part = c->nparts;
    return c->nparts++;
