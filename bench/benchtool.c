@@ -8,6 +8,7 @@
  *   benchtool load URI DB COLL N         insert N generated documents with unordered bulk writes of 10,000
  *   benchtool nop                        exit at once (the RSS floor of any program linking libmongoc)
  *   benchtool proxy PORTFILE PORT        TCP proxy 127.0.0.1:0 -> 127.0.0.1:PORT counting bytes; on SIGTERM prints
+ *                                         (and on SIGUSR1, going on: the counts so far)
  *                                         "client_to_server_bytes server_to_client_bytes connections"
  */
 #include <errno.h>
@@ -231,13 +232,15 @@ cmd_load (int argc, char **argv)
    return 0;
 }
 
-static volatile sig_atomic_t proxy_stop;
+static volatile sig_atomic_t proxy_stop, proxy_report;
 
 static void
 proxy_on_term (int sig)
 {
-   (void) sig;
-   proxy_stop = 1;
+   if (sig == SIGUSR1)
+      proxy_report = 1;
+   else
+      proxy_stop = 1;
 }
 
 #define PROXY_MAX 64
@@ -254,6 +257,7 @@ cmd_proxy (int argc, char **argv)
    sa.sa_handler = proxy_on_term;
    sigaction (SIGTERM, &sa, NULL);
    sigaction (SIGINT, &sa, NULL);
+   sigaction (SIGUSR1, &sa, NULL);
    signal (SIGPIPE, SIG_IGN);
    int target = atoi (argv[1]);
    int lfd = socket (AF_INET, SOCK_STREAM, 0);
@@ -283,6 +287,12 @@ cmd_proxy (int argc, char **argv)
    static char buf[1 << 16];
    while (!proxy_stop) {
       struct pollfd p[1 + 2 * PROXY_MAX];
+      if (proxy_report) {
+         /* SIGUSR1: the counts so far, one line, and go on */
+         proxy_report = 0;
+         printf ("%llu %llu %d\n", up, down, conns);
+         fflush (stdout);
+      }
       int np = 0;
       p[np].fd = lfd;
       p[np++].events = POLLIN;

@@ -46,7 +46,11 @@ typedef struct {
    bson_t key; /* shard key pattern */
    uint8_t uuid[16];
    bool has_uuid;
-   bool by_uuid; /* chunks keyed by uuid (config.collections has timestamp: 5.0+) */
+   bool by_uuid;    /* chunks keyed by uuid (config.collections has timestamp: 5.0+) */
+   char ident[64];  /* its incarnation: config.collections timestamp (5.0+) or lastmodEpoch, as text */
+   uint32_t vt, vi; /* its collection version: the greatest chunk lastmod the last count saw (0|0: none) */
+   bool changed;    /* in the sample under way: its chunks changed since the last one (or the read is full) */
+   bool moved;      /* ... and a migration was among the changes (the version's major part grew) */
 } coll_meta_t;
 
 /* The key extremes seen for a ranged collection, to tell where inserts land. */
@@ -105,6 +109,11 @@ struct collect {
    drill_size_t *sizes;
    size_t nsizes;
    int64_t size_reads; /* dataSize reads so far (orders the cache: oldest reading first) */
+   /* Incremental refresh: config.tags as the last good sample read it (the zones behind out_of_zone), and a full
+    * re-read asked for. */
+   bson_t tags;
+   bool have_tags;
+   bool full_next;
 };
 
 /* A name (or UUID) -> index map: a sorted array searched by bisection, so that replies with one document per
@@ -479,6 +488,8 @@ collect_destroy (collect_t *c)
    }
    free (c->track);
    free (c->hist);
+   if (c->have_tags)
+      bson_destroy (&c->tags);
    snapshot_clear (&c->prev);
    if (c->base_uri) {
       memset (c->base_uri, 0, strlen (c->base_uri));
@@ -685,6 +696,25 @@ key_is_hashed (const bson_t *key)
    return false;
 }
 
+/* A collection's incarnation from its config.collections document: "t:<timestamp>" (5.0+), else "e:<epoch>". A
+ * dropped and re-created, or resharded, collection gets a new one. */
+static void
+coll_ident (const bson_t *d, char *out, size_t len)
+{
+   bson_iter_t it;
+   out[0] = '\0';
+   if (bson_iter_init_find (&it, d, "timestamp") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      uint32_t t, i;
+      bson_iter_timestamp (&it, &t, &i);
+      bson_snprintf (out, len, "t:%u|%u", t, i);
+   } else if ((bson_iter_init_find (&it, d, "lastmodEpoch") || bson_iter_init_find (&it, d, "epoch")) &&
+              BSON_ITER_HOLDS_OID (&it)) {
+      char hex[25];
+      bson_oid_to_string (bson_iter_oid (&it), hex);
+      bson_snprintf (out, len, "e:%s", hex);
+   }
+}
+
 static bool
 sample_collections (collect_t *c, snapshot_t *s, coll_meta_t **metas, size_t *nmetas, sh_error_t *err)
 {
@@ -722,6 +752,7 @@ sample_collections (collect_t *c, snapshot_t *s, coll_meta_t **metas, size_t *nm
          co->hot_shard = co->hot_range_shard = co->top_shard = co->bottom_shard = -1;
          co->cells = xcalloc (s->nshards, sizeof *co->cells);
          m->by_uuid = bson_has_field (&d, "timestamp");
+         coll_ident (&d, m->ident, sizeof m->ident);
          if (bson_iter_init_find (&u, &d, "uuid") && BSON_ITER_HOLDS_BINARY (&u)) {
             const uint8_t *bin;
             uint32_t len;
@@ -886,6 +917,7 @@ shard_in_zone (const snap_shard_t *sh, const char *z)
 typedef struct {
    snapshot_t *s;
    const lookup_t *lk;
+   coll_meta_t *metas; /* collection versions are kept here (the chunk-count and change replies) */
 } reply_ctx_t;
 
 static int
@@ -952,21 +984,99 @@ chunk_end_doc (void *data, const bson_t *d)
    return true;
 }
 
-/* The chunks at both ends of every collection's key space, one document per collection: the chunk with the
- * greatest max (its max is MaxKey) and the one with the least min (MinKey), with their owners. */
+/* Appends the stage {$match: {$or: [{uuid: U}, ...]}} naming the collections marked changed in metas (by uuid on
+ * 5.0+, else by ns) to pipeline as element *k. With since, each clause also asks for lastmod greater than the
+ * collection's version: only the chunks created or changed since the last count. */
+static void
+append_colls_match (bson_t *pipeline, uint32_t *k, const coll_meta_t *metas, size_t nmetas, bool since)
+{
+   char kb[16];
+   const char *ks;
+   bson_t stage, match, or ;
+   uint32_t n = 0;
+   bson_uint32_to_string ((*k)++, &ks, kb, sizeof kb);
+   BSON_APPEND_DOCUMENT_BEGIN (pipeline, ks, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
+   BSON_APPEND_ARRAY_BEGIN (&match, "$or", & or);
+   for (size_t i = 0; i < nmetas; i++) {
+      char nb[16];
+      const char *ns;
+      bson_t clause;
+      if (!metas[i].changed)
+         continue;
+      bson_uint32_to_string (n++, &ns, nb, sizeof nb);
+      BSON_APPEND_DOCUMENT_BEGIN (& or, ns, &clause);
+      append_chunk_coll (&clause, metas[i].by_uuid && metas[i].has_uuid ? "uuid" : "ns", &metas[i]);
+      if (since) {
+         bson_t gt;
+         BSON_APPEND_DOCUMENT_BEGIN (&clause, "lastmod", &gt);
+         BSON_APPEND_TIMESTAMP (&gt, "$gt", metas[i].vt, metas[i].vi);
+         bson_append_document_end (&clause, &gt);
+      }
+      bson_append_document_end (& or, &clause);
+   }
+   bson_append_array_end (&match, & or);
+   bson_append_document_end (&stage, &match);
+   bson_append_document_end (pipeline, &stage);
+}
+
+/* Starts {aggregate: "chunks", pipeline: [...]} in cmd, the pipeline left open in *pipeline; with only_changed, its
+ * first stage keeps the chunks of the collections marked changed. */
+static void
+chunks_agg_begin (bson_t *cmd, bson_t *pipeline, uint32_t *k, const coll_meta_t *metas, size_t nmetas,
+                  bool only_changed)
+{
+   BSON_APPEND_UTF8 (cmd, "aggregate", "chunks");
+   BSON_APPEND_ARRAY_BEGIN (cmd, "pipeline", pipeline);
+   *k = 0;
+   if (only_changed)
+      append_colls_match (pipeline, k, metas, nmetas, false);
+}
+
+static void
+chunks_agg_end (bson_t *cmd, bson_t *pipeline)
+{
+   bson_t cursor;
+   bson_append_array_end (cmd, pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (cmd, "cursor", &cursor);
+   bson_append_document_end (cmd, &cursor);
+}
+
+/* The greatest lastmod of a reply document's field v into the collection's version (when greater). */
+static void
+keep_version (coll_meta_t *m, const bson_t *d)
+{
+   bson_iter_t it;
+   uint32_t t, i;
+   if (!bson_iter_init_find (&it, d, "v") || !BSON_ITER_HOLDS_TIMESTAMP (&it))
+      return;
+   bson_iter_timestamp (&it, &t, &i);
+   if (t > m->vt || (t == m->vt && i > m->vi)) {
+      m->vt = t;
+      m->vi = i;
+   }
+}
+
+/* The chunks at both ends of every collection's key space (those marked changed, with only_changed), one
+ * document per collection: the chunk with the greatest max (its max is MaxKey) and the one with the least min
+ * (MinKey), with their owners. */
 static bool
-sample_chunk_ends (collect_t *c, snapshot_t *s, const lookup_t *lk, sh_error_t *err)
+sample_chunk_ends (collect_t *c, snapshot_t *s, const lookup_t *lk, const coll_meta_t *metas, size_t nmetas,
+                   bool only_changed, sh_error_t *err)
 {
    bson_t *hi = BCON_NEW ("$max", "{", "max", "$max", "min", "$min", "shard", "$shard", "}");
    bson_t *lo = BCON_NEW ("$min", "{", "min", "$min", "max", "$max", "shard", "$shard", "}");
    bson_t cmd = BSON_INITIALIZER;
-   bson_t pipeline, stage, group, id, cursor;
-   reply_ctx_t rc = { s, lk };
+   bson_t pipeline, stage, group, id;
+   reply_ctx_t rc = { s, lk, NULL };
+   char kb[16];
+   const char *ks;
+   uint32_t k;
    bool ok = false;
 
-   BSON_APPEND_UTF8 (&cmd, "aggregate", "chunks");
-   BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
-   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   chunks_agg_begin (&cmd, &pipeline, &k, metas, nmetas, only_changed);
+   bson_uint32_to_string (k, &ks, kb, sizeof kb);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, ks, &stage);
    BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
    BSON_APPEND_DOCUMENT_BEGIN (&group, "_id", &id);
    append_group_coll (&id);
@@ -975,9 +1085,7 @@ sample_chunk_ends (collect_t *c, snapshot_t *s, const lookup_t *lk, sh_error_t *
    BSON_APPEND_DOCUMENT (&group, "lo", lo);
    bson_append_document_end (&stage, &group);
    bson_append_document_end (&pipeline, &stage);
-   bson_append_array_end (&cmd, &pipeline);
-   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "cursor", &cursor);
-   bson_append_document_end (&cmd, &cursor);
+   chunks_agg_end (&cmd, &pipeline);
    if (!run_each (c, "config", &cmd, chunk_end_doc, &rc, err))
       goto done;
    ok = true;
@@ -988,7 +1096,8 @@ done:
    return ok;
 }
 
-/* One document of the chunk-count reply: a (collection, shard, zone) group's chunk and jumbo counts. */
+/* One document of the chunk-count reply: a (collection, shard, zone) group's chunk and jumbo counts, and the
+ * greatest lastmod among them (the collection's version is the greatest over its groups). */
 static bool
 chunk_group_doc (void *data, const bson_t *d)
 {
@@ -1004,7 +1113,10 @@ chunk_group_doc (void *data, const bson_t *d)
       return true;
    mi = meta_for_chunk_id (rc->lk, &gid);
    si = lookup_shard (rc->lk, doc_utf8 (&gid, "s", ""));
-   if (mi < 0 || si < 0)
+   if (mi < 0)
+      return true;
+   keep_version (&rc->metas[mi], d);
+   if (si < 0)
       return true;
    co = &s->colls[mi];
    cell = &co->cells[si];
@@ -1024,48 +1136,196 @@ chunk_group_doc (void *data, const bson_t *d)
    return true;
 }
 
-/* The chunk counts: one $group over config.chunks by (collection, shard, zone), so the reply grows with the
- * (collection, shard, zone) triples that hold chunks, never with chunks; then the chunks at the key space's ends. */
+/* One document of the change reply: a collection with chunks newer than its version, and the newest of them. */
 static bool
-sample_chunks (collect_t *c, snapshot_t *s, const coll_meta_t *metas, size_t nmetas, const lookup_t *lk,
+chunk_change_doc (void *data, const bson_t *d)
+{
+   reply_ctx_t *rc = data;
+   bson_t gid;
+   int mi;
+   bson_iter_t it;
+   if (!doc_sub (d, "_id", &gid) || (mi = meta_for_chunk_id (rc->lk, &gid)) < 0)
+      return true;
+   rc->metas[mi].changed = true;
+   /* a migration raises the major version (a split or a merge only the minor one): owned sizes moved too */
+   if (bson_iter_init_find (&it, d, "v") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      uint32_t t, i;
+      bson_iter_timestamp (&it, &t, &i);
+      rc->metas[mi].moved = t > rc->metas[mi].vt;
+   } else
+      rc->metas[mi].moved = true;
+   return true;
+}
+
+/* Whether the counts of the last good sample can be carried into s: the same shards with the same zones, the same
+ * collections (same uuid, incarnation and key, in the same order), the same zone ranges, and no full read asked
+ * for. Otherwise the counts are read again whole. */
+static bool
+chunks_carry_ok (const collect_t *c, const snapshot_t *s, const coll_meta_t *metas, size_t nmetas, const bson_t *tags)
+{
+   const snapshot_t *p = &c->prev;
+   if (!c->have_prev || c->full_next || !c->have_tags || p->nshards != s->nshards || p->ncolls != s->ncolls ||
+       c->nmeta != nmetas || !bson_equal (&c->tags, tags))
+      return false;
+   for (size_t i = 0; i < s->nshards; i++)
+      if (strcmp (p->shards[i].name, s->shards[i].name) != 0 || strcmp (p->shards[i].zones, s->shards[i].zones) != 0)
+         return false;
+   for (size_t i = 0; i < nmetas; i++) {
+      const coll_meta_t *a = &c->meta[i], *b = &metas[i];
+      if (strcmp (a->ns, b->ns) != 0 || strcmp (a->ident, b->ident) != 0 || a->has_uuid != b->has_uuid ||
+          a->by_uuid != b->by_uuid || (a->has_uuid && memcmp (a->uuid, b->uuid, 16) != 0) ||
+          !bson_equal (&a->key, &b->key) || strcmp (p->colls[i].ns, b->ns) != 0)
+         return false;
+   }
+   return true;
+}
+
+/* Which collections' chunks changed since the last good sample: one aggregate whose $match asks, per collection,
+ * for the chunks whose lastmod is above its version (every split, merge and migration bumps the version of the
+ * chunks it writes), grouped to one small document per changed collection. On a server with the
+ * { uuid: 1, lastmod: 1 } index of config.chunks it reads only the changed chunks. Marks them in metas. */
+static bool
+sample_chunk_changes (collect_t *c, snapshot_t *s, const lookup_t *lk, coll_meta_t *metas, size_t nmetas,
+                      sh_error_t *err)
+{
+   bson_t cmd = BSON_INITIALIZER;
+   bson_t pipeline, stage, group, id, vmax;
+   reply_ctx_t rc = { s, lk, metas };
+   char kb[16];
+   const char *ks;
+   uint32_t k = 0;
+   bool ok;
+
+   for (size_t i = 0; i < nmetas; i++) {
+      metas[i].changed = true; /* every collection is asked about */
+      metas[i].vt = c->meta[i].vt;
+      metas[i].vi = c->meta[i].vi;
+   }
+   BSON_APPEND_UTF8 (&cmd, "aggregate", "chunks");
+   BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
+   if (nmetas)
+      append_colls_match (&pipeline, &k, metas, nmetas, true);
+   bson_uint32_to_string (k, &ks, kb, sizeof kb);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, ks, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
+   BSON_APPEND_DOCUMENT_BEGIN (&group, "_id", &id);
+   append_group_coll (&id);
+   bson_append_document_end (&group, &id);
+   BSON_APPEND_DOCUMENT_BEGIN (&group, "v", &vmax);
+   BSON_APPEND_UTF8 (&vmax, "$max", "$lastmod");
+   bson_append_document_end (&group, &vmax);
+   bson_append_document_end (&stage, &group);
+   bson_append_document_end (&pipeline, &stage);
+   chunks_agg_end (&cmd, &pipeline);
+   for (size_t i = 0; i < nmetas; i++)
+      metas[i].changed = metas[i].moved = false;
+   ok = !nmetas || run_each (c, "config", &cmd, chunk_change_doc, &rc, err);
+   bson_destroy (&cmd);
+   return ok;
+}
+
+/* Gives every collection not marked changed the chunk counts, key-space ends and version of the last good sample
+ * (chunks_carry_ok said they still hold), and adds them to the shards' totals. */
+static void
+carry_chunks (const collect_t *c, snapshot_t *s, coll_meta_t *metas, size_t nmetas)
+{
+   for (size_t i = 0; i < nmetas; i++) {
+      const snap_coll_t *pc = &c->prev.colls[i];
+      snap_coll_t *co = &s->colls[i];
+      if (metas[i].changed)
+         continue;
+      co->chunks = pc->chunks;
+      co->jumbo = pc->jumbo;
+      co->out_of_zone = pc->out_of_zone;
+      co->top_shard = pc->top_shard;
+      memcpy (co->top_min, pc->top_min, sizeof co->top_min);
+      memcpy (co->top_min_json, pc->top_min_json, sizeof co->top_min_json);
+      memcpy (co->top_max, pc->top_max, sizeof co->top_max);
+      memcpy (co->top_max_json, pc->top_max_json, sizeof co->top_max_json);
+      co->bottom_shard = pc->bottom_shard;
+      memcpy (co->bottom_min, pc->bottom_min, sizeof co->bottom_min);
+      memcpy (co->bottom_min_json, pc->bottom_min_json, sizeof co->bottom_min_json);
+      memcpy (co->bottom_max, pc->bottom_max, sizeof co->bottom_max);
+      memcpy (co->bottom_max_json, pc->bottom_max_json, sizeof co->bottom_max_json);
+      for (size_t k = 0; k < s->nshards; k++) {
+         co->cells[k].chunks = pc->cells[k].chunks;
+         co->cells[k].jumbo = pc->cells[k].jumbo;
+         co->cells[k].out_of_zone = pc->cells[k].out_of_zone;
+         s->shards[k].chunks += pc->cells[k].chunks;
+         s->shards[k].jumbo += pc->cells[k].jumbo;
+      }
+      metas[i].vt = c->meta[i].vt;
+      metas[i].vi = c->meta[i].vi;
+   }
+}
+
+/* The chunk counts: one $group over config.chunks by (collection, shard, zone), so the reply grows with the
+ * (collection, shard, zone) triples that hold chunks, never with chunks; then the chunks at the key space's ends.
+ * After a good sample whose counts still hold (chunks_carry_ok), an incremental read: one aggregate finds the
+ * collections with chunks newer than their version, and only those are counted again (the two $groups, each behind
+ * a $match on them; not sent when none changed); the others carry their counts. Marks in metas the collections
+ * counted again; *tags_out receives config.tags (owned by the caller). */
+static bool
+sample_chunks (collect_t *c, snapshot_t *s, coll_meta_t *metas, size_t nmetas, const lookup_t *lk, bson_t *tags_out,
                sh_error_t *err)
 {
    bson_t *tags_cmd = BCON_NEW ("find", "tags", "sort", "{", "ns", BCON_INT32 (1), "min", BCON_INT32 (1), "}");
    bson_t *n_acc = BCON_NEW ("$sum", BCON_INT32 (1));
    bson_t *j_acc = BCON_NEW ("$sum", "{", "$cond", "[", "{", "$eq", "[", "$jumbo", BCON_BOOL (true), "]", "}",
                              BCON_INT32 (1), BCON_INT32 (0), "]", "}");
+   bson_t *v_acc = BCON_NEW ("$max", "$lastmod");
    bson_t cmd = BSON_INITIALIZER;
-   bson_t tags, pipeline, stage, group, id, cursor;
-   reply_ctx_t rc = { s, lk };
-   bool ok = false;
+   bson_t pipeline, stage, group, id;
+   reply_ctx_t rc = { s, lk, metas };
+   char kb[16];
+   const char *ks;
+   uint32_t k;
+   bool inc, ok = false;
 
-   if (!run_docs (c, "config", tags_cmd, COLLECT_TAGS_MAX, &tags, err))
+   if (!run_docs (c, "config", tags_cmd, COLLECT_TAGS_MAX, tags_out, err))
       goto done;
-   BSON_APPEND_UTF8 (&cmd, "aggregate", "chunks");
-   BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
-   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   inc = chunks_carry_ok (c, s, metas, nmetas, tags_out);
+   s->incremental = inc;
+   if (inc) {
+      if (!sample_chunk_changes (c, s, lk, metas, nmetas, err))
+         goto done;
+      carry_chunks (c, s, metas, nmetas);
+   } else {
+      for (size_t i = 0; i < nmetas; i++) {
+         metas[i].changed = true;
+         metas[i].vt = metas[i].vi = 0;
+      }
+   }
+   for (size_t i = 0; i < nmetas; i++)
+      s->colls_reread += metas[i].changed;
+   if (!s->colls_reread) {
+      ok = true;
+      goto done;
+   }
+   chunks_agg_begin (&cmd, &pipeline, &k, metas, nmetas, inc);
+   bson_uint32_to_string (k, &ks, kb, sizeof kb);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, ks, &stage);
    BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
    BSON_APPEND_DOCUMENT_BEGIN (&group, "_id", &id);
    append_group_coll (&id);
    BSON_APPEND_UTF8 (&id, "s", "$shard");
-   append_zone_switch (&id, &tags, metas, nmetas);
+   append_zone_switch (&id, tags_out, metas, nmetas);
    bson_append_document_end (&group, &id);
    BSON_APPEND_DOCUMENT (&group, "n", n_acc);
    BSON_APPEND_DOCUMENT (&group, "j", j_acc);
+   BSON_APPEND_DOCUMENT (&group, "v", v_acc);
    bson_append_document_end (&stage, &group);
    bson_append_document_end (&pipeline, &stage);
-   bson_append_array_end (&cmd, &pipeline);
-   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "cursor", &cursor);
-   bson_append_document_end (&cmd, &cursor);
+   chunks_agg_end (&cmd, &pipeline);
    if (!run_each (c, "config", &cmd, chunk_group_doc, &rc, err))
       goto done;
-   ok = sample_chunk_ends (c, s, lk, err);
+   ok = sample_chunk_ends (c, s, lk, metas, nmetas, inc, err);
 done:
    bson_destroy (tags_cmd);
    bson_destroy (n_acc);
    bson_destroy (j_acc);
+   bson_destroy (v_acc);
    bson_destroy (&cmd);
-   bson_destroy (&tags);
    return ok;
 }
 
@@ -1461,15 +1721,41 @@ distribution_doc (void *data, const bson_t *d)
    return true;
 }
 
-/* Per-shard sizes and documents of every sharded collection in one reply: $shardedDataDistribution (6.0.3+). *used
- * is false (nothing filled, no error) when the router does not have it: the caller falls back to $collStats. */
-static bool
-sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *lk, bool *used, sh_error_t *err)
+/* Gives the collections not marked moved in metas (every one with all) the sizes and documents of the last good
+ * sample, and adds them to the shards' totals. */
+static void
+carry_sizes (const collect_t *c, snapshot_t *s, const coll_meta_t *metas, bool all)
 {
-   bson_t *cmd = BCON_NEW ("aggregate", BCON_INT32 (1), "pipeline", "[", "{", "$shardedDataDistribution", "{", "}", "}",
-                           "]", "cursor", "{", "}");
+   for (size_t i = 0; i < s->ncolls; i++) {
+      const snap_coll_t *pc = &c->prev.colls[i];
+      snap_coll_t *co = &s->colls[i];
+      if (!all && metas[i].moved)
+         continue;
+      co->data_bytes = pc->data_bytes;
+      for (size_t k = 0; k < s->nshards; k++) {
+         co->cells[k].data_bytes = pc->cells[k].data_bytes;
+         co->cells[k].docs = pc->cells[k].docs;
+         s->shards[k].data_bytes += pc->cells[k].data_bytes;
+         s->shards[k].docs += pc->cells[k].docs;
+      }
+   }
+}
+
+/* Per-shard sizes and documents of every sharded collection in one reply: $shardedDataDistribution (6.0.3+). *used
+ * is false (nothing filled, no error) when the router does not have it: the caller falls back to $collStats.
+ * SDD_ALL reads every collection; on an incremental sample, SDD_CHANGED reads only the collections some of whose
+ * chunks migrated (a $match on their namespaces after the stage) and SDD_NONE none (no writes anywhere and no
+ * chunk moved), the others carrying the last good sample's figures. */
+typedef enum { SDD_ALL, SDD_CHANGED, SDD_NONE } sdd_mode_t;
+
+static bool
+sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *lk, const coll_meta_t *metas, sdd_mode_t mode,
+                          bool *used, sh_error_t *err)
+{
+   bson_t cmd = BSON_INITIALIZER;
+   bson_t pipeline, stage, sdd, cursor;
    int major = 0, minor = 0, patch = 0;
-   reply_ctx_t rc = { s, lk };
+   reply_ctx_t rc = { s, lk, NULL };
    bool ok = false;
 
    *used = false;
@@ -1479,7 +1765,41 @@ sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *lk, bool 
       ok = true;
       goto done;
    }
-   if (!run_each (c, "admin", cmd, distribution_doc, &rc, err)) {
+   if (mode == SDD_NONE) {
+      carry_sizes (c, s, metas, true);
+      *used = ok = true;
+      goto done;
+   }
+   BSON_APPEND_INT32 (&cmd, "aggregate", 1);
+   BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$shardedDataDistribution", &sdd);
+   bson_append_document_end (&stage, &sdd);
+   bson_append_document_end (&pipeline, &stage);
+   if (mode == SDD_CHANGED) {
+      bson_t match, ns, in;
+      uint32_t n = 0;
+      BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
+      BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
+      BSON_APPEND_DOCUMENT_BEGIN (&match, "ns", &ns);
+      BSON_APPEND_ARRAY_BEGIN (&ns, "$in", &in);
+      for (size_t i = 0; i < s->ncolls; i++) {
+         char kb[16];
+         const char *ks;
+         if (!metas[i].moved)
+            continue;
+         bson_uint32_to_string (n++, &ks, kb, sizeof kb);
+         BSON_APPEND_UTF8 (&in, ks, s->colls[i].ns);
+      }
+      bson_append_array_end (&ns, &in);
+      bson_append_document_end (&match, &ns);
+      bson_append_document_end (&stage, &match);
+      bson_append_document_end (&pipeline, &stage);
+   }
+   bson_append_array_end (&cmd, &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "cursor", &cursor);
+   bson_append_document_end (&cmd, &cursor);
+   if (!run_each (c, "admin", &cmd, distribution_doc, &rc, err)) {
       /* 40324 unknown stage, 6789101 not a mongos, ...: this router never will; ask per collection from now on */
       if (!fatal (err)) {
          c->no_sdd = true;
@@ -1496,10 +1816,12 @@ sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *lk, bool 
       }
       goto done;
    }
+   if (mode == SDD_CHANGED)
+      carry_sizes (c, s, metas, false);
    *used = true;
    ok = true;
 done:
-   bson_destroy (cmd);
+   bson_destroy (&cmd);
    return ok;
 }
 
@@ -2042,8 +2364,9 @@ collect_sample (collect_t *c, snapshot_t *snap)
    sh_error_t err;
    coll_meta_t *metas = NULL;
    size_t nmetas = 0;
-   int64_t ops[4] = { 0, 0, 0, 0 };
+   int64_t ops[4] = { -1, -1, -1, -1 }; /* -1: not read */
    int64_t t0 = clock_mono_ms ();
+   bson_t tags = BSON_INITIALIZER;
    int *own_reads = NULL;
    pick_t *picks = NULL;
    lookup_t lk;
@@ -2062,10 +2385,19 @@ collect_sample (collect_t *c, snapshot_t *snap)
        !sample_collections (c, &s, &metas, &nmetas, &err))
       goto done;
    lookup_build (&s, metas, nmetas, &lk);
-   if (!sample_chunks (c, &s, metas, nmetas, &lk, &err) || !sample_events (c, &s, &err) ||
-       !sample_migrations (c, &s, &err) || !sample_drain_databases (c, &s, &err) ||
-       !sample_data_distribution (c, &s, &lk, &sdd, &err))
+   if (!sample_chunks (c, &s, metas, nmetas, &lk, &tags, &err) || !sample_events (c, &s, &err) ||
+       !sample_migrations (c, &s, &err) || !sample_drain_databases (c, &s, &err))
       goto done;
+   {
+      /* sizes change with writes (the router's counters) and with migrations (the chunks that changed) */
+      bool writes = !s.incremental, moved = false;
+      for (int k = 0; k < 3; k++)
+         writes = writes || ops[k] < 0 || ops[k] != c->op_prev[k];
+      for (size_t i = 0; i < nmetas; i++)
+         moved = moved || metas[i].moved;
+      if (!sample_data_distribution (c, &s, &lk, metas, writes ? SDD_ALL : moved ? SDD_CHANGED : SDD_NONE, &sdd, &err))
+         goto done;
+   }
    own_reads = xcalloc (s.ncolls, sizeof *own_reads);
    picks = xcalloc (s.ncolls, sizeof *picks);
    carry_counters (c, &s, picks);
@@ -2127,6 +2459,12 @@ collect_sample (collect_t *c, snapshot_t *snap)
    c->nmeta = nmetas;
    metas = NULL;
    nmetas = 0;
+   if (c->have_tags)
+      bson_destroy (&c->tags);
+   bson_steal (&c->tags, &tags);
+   bson_init (&tags);
+   c->have_tags = true;
+   c->full_next = false;
    snapshot_clear (snap);
    *snap = s;
    memset (&s, 0, sizeof s);
@@ -2146,7 +2484,14 @@ done:
    free (picks);
    lookup_free (&lk);
    snapshot_clear (&s);
+   bson_destroy (&tags);
    return ok;
+}
+
+void
+collect_request_full (collect_t *c)
+{
+   c->full_next = true;
 }
 
 /* ---- drill-down ---- */

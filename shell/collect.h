@@ -65,6 +65,13 @@ collect_set_interval (collect_t *c, double interval_s);
 bool
 collect_sample (collect_t *c, snapshot_t *snap);
 
+/* Makes the next sample a full re-read of config.chunks (and of $shardedDataDistribution) instead of an
+ * incremental one. A sample is also full when it is the first, follows a failed one, or when the metadata says the
+ * last counts cannot be carried: a collection created, dropped or re-created (uuid, epoch or timestamp), a shard
+ * added or removed, a zone range or a shard's zones changed. */
+void
+collect_request_full (collect_t *c);
+
 /* Fetches the chunk list (capped at chunk_limit, sorted by min) and zone ranges of ns for the drill-down view.
  * out is cleared first; on failure out->error says why and false is returned. Two round trips. */
 bool

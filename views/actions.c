@@ -133,6 +133,13 @@ act_faster (dash_t *d)
 }
 
 static int
+act_full_refresh (dash_t *d)
+{
+   (void) d;
+   return VIEW_FULL | VIEW_REDRAW;
+}
+
+static int
 act_redraw (dash_t *d)
 {
    (void) d;
@@ -212,6 +219,11 @@ const action_t actions_table[] = {
    { { ' ' }, "Space", "Pause", "pause or resume sampling (scrolling still works)", act_pause },
    { { '+', '=' }, "+", NULL, "refresh less often (longer interval)", act_slower },
    { { '-' }, "-", NULL, "refresh more often (shorter interval)", act_faster },
+   { { 'r' },
+     "r",
+     NULL,
+     "refresh now, re-reading all chunk counts and sizes (a refresh otherwise reads only what changed)",
+     act_full_refresh },
    { { KEY_CTRL_L }, "Ctrl-L", NULL, "redraw the whole screen", act_redraw },
    { { 'q', KEY_F (10) }, "q F10", "Quit", "quit", act_quit },
 };

@@ -36,6 +36,12 @@ src_set_interval (void *ud, double s)
 }
 
 static void
+src_request_full (void *ud)
+{
+   collect_request_full (ud);
+}
+
+static void
 sleep_s (double s)
 {
    struct timespec ts;
@@ -100,7 +106,8 @@ dashboard_run (struct sh_ctx *ctx)
                             .sample = src_sample,
                             .chunks = src_chunks,
                             .chunk_sizes = src_chunk_sizes,
-                            .set_interval = src_set_interval };
+                            .set_interval = src_set_interval,
+                            .request_full = src_request_full };
       bool color = !io.opts->no_color && !(no_color && *no_color);
       dash_init (&d, copts.interval_s);
       rc = screen_run (&d, &src, color, io.opts->frames);

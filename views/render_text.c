@@ -88,8 +88,11 @@ render_json (FILE *out, const snapshot_t *s)
    } else {
       fputs ("null", out);
    }
-   fprintf (out, ", \"sampleMillis\": %lld, \"roundTrips\": %d, \"intervalSec\": %.3g, \"stale\": %s, \"error\": ",
-            (long long) s->sample_ms, s->round_trips, s->interval_s, s->stale ? "true" : "false");
+   fprintf (out,
+            ", \"sampleMillis\": %lld, \"roundTrips\": %d, \"incremental\": %s, \"collectionsRecounted\": %d, "
+            "\"intervalSec\": %.3g, \"stale\": %s, \"error\": ",
+            (long long) s->sample_ms, s->round_trips, s->incremental ? "true" : "false", s->colls_reread, s->interval_s,
+            s->stale ? "true" : "false");
    if (s->stale)
       json_str (out, s->error);
    else

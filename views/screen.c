@@ -251,6 +251,11 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
          d->interval_s = src->set_interval (src->ud, d->interval_s);
          next_sample = clock_mono_ms () + (int64_t) (d->interval_s * 1000.0);
       }
+      if (react & VIEW_FULL) {
+         if (src->request_full)
+            src->request_full (src->ud);
+         next_sample = clock_mono_ms ();
+      }
       if (react & VIEW_FETCH_CHUNKS) {
          fetch_chunks (d, src);
          react |= VIEW_REDRAW;

@@ -22,6 +22,7 @@ enum view_reaction {
    VIEW_QUIT = 1 << 3,
    VIEW_FETCH_CHUNKS = 1 << 4, /* the drill-down needs its chunk list */
    VIEW_INTERVAL = 1 << 5,     /* the interval changed */
+   VIEW_FULL = 1 << 6,         /* sample now, re-reading everything (not only what changed) */
 };
 
 #define DASH_MIN_COLS 60
@@ -39,6 +40,8 @@ typedef struct {
    bool (*chunk_sizes) (void *ud, snap_chunks_t *chunks, const size_t *rows, size_t n);
    /* Sets the interval; returns the one in effect. */
    double (*set_interval) (void *ud, double interval_s);
+   /* Makes the next sample a full re-read instead of an incremental one. May be NULL. */
+   void (*request_full) (void *ud);
 } dash_source_t;
 
 typedef struct {

@@ -156,6 +156,8 @@ typedef struct {
    int64_t sampled_at_ms; /* wall clock of the sample, ms since the epoch; 0 when there never was one */
    int64_t sample_ms;     /* how long the sample took */
    int round_trips;       /* commands sent for this sample */
+   bool incremental;      /* chunk counts and sizes were updated from what changed since the previous sample */
+   int colls_reread;      /* collections whose chunks this sample counted again (every one on a full read) */
    bool rates_valid;      /* a previous sample exists, so rates mean something */
    double inserts_ps, updates_ps, deletes_ps, queries_ps; /* mongos opcounters, whole router */
    double hot_factor;                                     /* thresholds the hot flags were computed with */

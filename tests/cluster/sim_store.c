@@ -101,7 +101,9 @@ sim_part_index (sim_coll_t *c, const char *key, bool create)
    c->parts[c->nparts].key = bson_strdup (key);
    memset (&c->parts[c->nparts].docs, 0, sizeof (sim_raw_t));
    c->parts[c->nparts].rindex = NULL;
-   c->parts[c->nparts].vmax_known = false;
+   /* empty: its greatest lastmod is known (none), and the hooks keep it from the first insert on */
+   c->parts[c->nparts].vmax_known = true;
+   c->parts[c->nparts].vmax_t = c->parts[c->nparts].vmax_i = 0;
    c->parts[c->nparts].gen = ++sim_g.store_gen;
    c->last_part = c->nparts;
    return c->nparts++;
@@ -319,12 +321,117 @@ sim_hits_free (sim_hits_t *hits)
    memset (hits, 0, sizeof *hits);
 }
 
+static bool
+sim_coll_match_parts (sim_coll_t *coll, const bson_t *filter, bool empty_filter, size_t first, size_t last,
+                      bson_t *const *sel, size_t limit, sim_hits_t *hits, bson_error_t *error);
+
+/* sel[p] of sim_or_partitions: the branches naming partition p, appended in filter order as the elements of an
+ * array document, then wrapped into {$or: [...]} by sim_or_finish. */
+static void
+sim_or_append (bson_t *f, const bson_t *branch)
+{
+   char kb[16];
+   const char *ks;
+   bson_uint32_to_string (bson_count_keys (f), &ks, kb, sizeof kb);
+   bson_append_document (f, ks, -1, branch);
+}
+
+static void
+sim_or_finish (bson_t *f)
+{
+   bson_t arr;
+   bson_copy_to (f, &arr);
+   bson_reinit (f);
+   bson_append_array (f, "$or", 3, &arr);
+   bson_destroy (&arr);
+}
+
+/* Whether branch (one clause of an $or) asks for lastmod: {$gt: Timestamp(t, i)} and nothing else on lastmod. */
+static bool
+sim_branch_lastmod_gt (const bson_t *branch, uint32_t *t, uint32_t *i)
+{
+   bson_iter_t it, op;
+   if (!bson_iter_init_find (&it, branch, "lastmod") || !BSON_ITER_HOLDS_DOCUMENT (&it) ||
+       !bson_iter_recurse (&it, &op) || !bson_iter_next (&op) || strcmp (bson_iter_key (&op), "$gt") != 0 ||
+       !BSON_ITER_HOLDS_TIMESTAMP (&op)) {
+      return false;
+   }
+   bson_iter_timestamp (&op, t, i);
+   return !bson_iter_next (&op);
+}
+
+/* The partitions a filter {$or: [b0, b1, ...]} can match in, when every branch has a top-level equality on the
+ * partition field (the $or of per-collection clauses a catalog refresh sends): sel[p] becomes {$or: [the branches
+ * naming partition p]} (owned), except for a branch that also asks for lastmod greater than the partition's
+ * greatest lastmod (no document there can match it: what a real server's { uuid: 1, lastmod: 1 } index bounds
+ * give). A document of partition p can match no branch naming another partition, so matching each selected
+ * partition's documents against its own branches, partitions in order, gives the full scan's hits in the full
+ * scan's order. (A malformed branch whose partition holds no document is not evaluated, so not reported.) Returns
+ * false (sel untouched) when the filter has another shape. */
+static bool
+sim_or_partitions (sim_coll_t *coll, const bson_t *filter, bson_t **sel)
+{
+   bson_iter_t it, br;
+   if (!coll->part_field || !filter || !bson_iter_init (&it, filter) || !bson_iter_next (&it) ||
+       strcmp (bson_iter_key (&it), "$or") != 0 || !BSON_ITER_HOLDS_ARRAY (&it) || bson_iter_next (&it)) {
+      return false;
+   }
+   bson_iter_init_find (&it, filter, "$or");
+   if (!bson_iter_recurse (&it, &br)) {
+      return false;
+   }
+   while (bson_iter_next (&br)) {
+      char key[128];
+      uint32_t len;
+      const uint8_t *data;
+      bson_t branch;
+      if (!BSON_ITER_HOLDS_DOCUMENT (&br)) {
+         return false;
+      }
+      bson_iter_document (&br, &len, &data);
+      if (!bson_init_static (&branch, data, len) || !sim_part_key_of_filter (coll, &branch, key, sizeof key)) {
+         return false;
+      }
+   }
+   bson_iter_recurse (&it, &br);
+   while (bson_iter_next (&br)) {
+      char key[128];
+      uint32_t len, t, i, vt, vi;
+      const uint8_t *data;
+      bson_t branch;
+      size_t p;
+      bson_iter_document (&br, &len, &data);
+      bson_init_static (&branch, data, len);
+      sim_part_key_of_filter (coll, &branch, key, sizeof key);
+      if ((p = sim_part_index (coll, key, false)) == SIZE_MAX) {
+         continue;
+      }
+      if (sim_branch_lastmod_gt (&branch, &t, &i)) {
+         sim_part_max_lastmod (coll, p, &vt, &vi);
+         if (vt < t || (vt == t && vi <= i)) {
+            continue;
+         }
+      }
+      if (!sel[p]) {
+         sel[p] = bson_new ();
+      }
+      sim_or_append (sel[p], &branch);
+   }
+   for (size_t p = 0; p < coll->nparts; p++) {
+      if (sel[p]) {
+         sim_or_finish (sel[p]);
+      }
+   }
+   return true;
+}
+
 bool
 sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t *hits, bson_error_t *error)
 {
    char key[128];
    size_t first = 0, last = coll->nparts;
    bool empty_filter = !filter || bson_empty (filter);
+   bson_t **sel = NULL;
    if (sim_part_key_of_filter (coll, filter, key, sizeof key)) {
       size_t p = sim_part_index (coll, key, false);
       if (p == SIZE_MAX) {
@@ -332,8 +439,33 @@ sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t
       }
       first = p;
       last = p + 1;
+   } else if (coll->nparts > 1) {
+      sel = bson_malloc0 (coll->nparts * sizeof *sel);
+      if (!sim_or_partitions (coll, filter, sel)) {
+         bson_free (sel);
+         sel = NULL;
+      }
    }
+   bool ok = sim_coll_match_parts (coll, filter, empty_filter, first, last, sel, limit, hits, error);
+   for (size_t p = 0; sel && p < coll->nparts; p++) {
+      if (sel[p]) {
+         bson_destroy (sel[p]);
+      }
+   }
+   bson_free (sel);
+   return ok;
+}
+
+/* The scan of sim_coll_match over partitions [first, last), only those set in sel when sel is not NULL. */
+static bool
+sim_coll_match_parts (sim_coll_t *coll, const bson_t *filter, bool empty_filter, size_t first, size_t last,
+                      bson_t *const *sel, size_t limit, sim_hits_t *hits, bson_error_t *error)
+{
    for (size_t p = first; p < last; p++) {
+      const bson_t *f = filter;
+      if (sel && !(f = sel[p])) {
+         continue;
+      }
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
          sim_pos_t pos = { p, i };
          bool matched = true;
@@ -343,7 +475,7 @@ sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t
          if (!empty_filter) {
             bson_t view;
             sim_coll_view (coll, pos, &view);
-            if (!simq_match (&view, filter, &matched, error)) {
+            if (!simq_match (&view, f, &matched, error)) {
                return false;
             }
          }

@@ -2,7 +2,8 @@
 # The dashboard's batch modes against shardsim: --once --json agrees with config.chunks counted directly; an
 # ascending workload makes the shard holding the MaxKey chunk hot and names that chunk's range; a hashed workload
 # makes no shard hot; the round trips of a refresh grow with neither chunks nor shards nor collections; plain --once
-# and -n work without a terminal; a dead router gives a stale snapshot and exit status 1, not a hang.
+# and -n work without a terminal; a dead router gives a stale snapshot and exit status 1, not a hang; the second
+# sample of --once is incremental.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 export NO_COLOR=1
@@ -43,6 +44,8 @@ for v in 5.0 7.0; do
    check_contains "dash_once/$v/sampled_at" '"sampledAt": "' "$out"
    check_contains "dash_once/$v/balancer" '"balancer": {"mode": ' "$out"
    check_contains "dash_once/$v/key" '"key": { "ts" : 1 }' "$out"
+   # the second sample of --once reads only what changed: nothing here, so no collection is counted again
+   check_contains "dash_once/$v/second_sample_incremental" '"incremental": true, "collectionsRecounted": 0' "$out"
    sim_stop
 done
 

@@ -438,6 +438,92 @@ test_range_index (void)
    sim_coll_drop (tags);
 }
 
+/* ---- $or over partitions ---- */
+
+/* The hits of filter as a comma list of positions; full_scan wraps the filter in {$and: [filter]}, which the
+ * partition selection does not recognise: the full scan, the reference. */
+static void
+hits_of (sim_coll_t *c, const char *filter_json, bool full_scan, char *out, size_t outlen)
+{
+   char buf[1024];
+   bson_snprintf (buf, sizeof buf, full_scan ? "{\"$and\": [%s]}" : "%s", filter_json);
+   bson_t *filter = json (buf);
+   sim_hits_t hits = { 0 };
+   bson_error_t err;
+   out[0] = '\0';
+   if (!sim_coll_match (c, filter, 0, &hits, &err)) {
+      bson_strncpy (out, err.message, outlen);
+   }
+   for (size_t i = 0; i < hits.n; i++) {
+      size_t l = strlen (out);
+      bson_snprintf (out + l, outlen - l, "%s%zu:%zu", i ? "," : "", hits.v[i].part, hits.v[i].idx);
+   }
+   sim_hits_free (&hits);
+   bson_destroy (filter);
+}
+
+#define UUID_A "{\"$binary\": {\"base64\": \"AAAAAAAAAAAAAAAAAAAAAQ==\", \"subType\": \"04\"}}"
+#define UUID_B "{\"$binary\": {\"base64\": \"AAAAAAAAAAAAAAAAAAAAAg==\", \"subType\": \"04\"}}"
+#define UUID_C "{\"$binary\": {\"base64\": \"AAAAAAAAAAAAAAAAAAAAAw==\", \"subType\": \"04\"}}"
+#define UUID_X "{\"$binary\": {\"base64\": \"AAAAAAAAAAAAAAAAAAAACQ==\", \"subType\": \"04\"}}"
+
+static void
+chunk_doc (sim_coll_t *c, const char *uuid, int i, uint32_t t, uint32_t inc)
+{
+   char buf[512];
+   bson_snprintf (buf, sizeof buf,
+                  "{\"uuid\": %s, \"i\": %d, \"lastmod\": {\"$timestamp\": {\"t\": %u, \"i\": %u}}, \"shard\": \"s\"}",
+                  uuid, i, t, inc);
+   insert_json (c, buf);
+}
+
+/* sim_coll_match's $or of per-partition clauses: the same hits in the same order as the full scan, with partitions
+ * whose greatest lastmod is not above a clause's bound skipped. */
+static void
+test_or_partitions (void)
+{
+   static const char *const filters[] = {
+      /* nothing changed: every clause bounded at its partition's greatest lastmod */
+      "{\"$or\": [{\"uuid\": " UUID_A ", \"lastmod\": {\"$gt\": {\"$timestamp\": {\"t\": 3, \"i\": 1}}}}, "
+      "{\"uuid\": " UUID_B ", \"lastmod\": {\"$gt\": {\"$timestamp\": {\"t\": 2, \"i\": 0}}}}]}",
+      /* one changed (B above 1|5), one unknown partition */
+      "{\"$or\": [{\"uuid\": " UUID_A ", \"lastmod\": {\"$gt\": {\"$timestamp\": {\"t\": 3, \"i\": 1}}}}, "
+      "{\"uuid\": " UUID_B ", \"lastmod\": {\"$gt\": {\"$timestamp\": {\"t\": 1, \"i\": 5}}}}, "
+      "{\"uuid\": " UUID_X ", \"lastmod\": {\"$gt\": {\"$timestamp\": {\"t\": 0, \"i\": 0}}}}]}",
+      /* plain equalities, listed out of storage order */
+      "{\"$or\": [{\"uuid\": " UUID_C "}, {\"uuid\": " UUID_A "}]}",
+      /* another operator on lastmod: no skipping, still the same hits */
+      "{\"$or\": [{\"uuid\": " UUID_A ", \"lastmod\": {\"$gte\": {\"$timestamp\": {\"t\": 3, \"i\": 1}}}}]}",
+      /* two clauses naming one partition, another between them */
+      "{\"$or\": [{\"uuid\": " UUID_A ", \"i\": 5}, {\"uuid\": " UUID_B "}, {\"uuid\": " UUID_A ", \"i\": 0}]}",
+      /* a clause without the partition field: the full scan */
+      "{\"$or\": [{\"uuid\": " UUID_A "}, {\"i\": 7}]}",
+   };
+   sim_coll_t *c = sim_coll_ensure ("config", "chunks");
+   chunk_doc (c, UUID_A, 0, 1, 0);
+   chunk_doc (c, UUID_B, 1, 1, 0);
+   chunk_doc (c, UUID_A, 2, 3, 1);
+   chunk_doc (c, UUID_C, 3, 1, 0);
+   chunk_doc (c, UUID_B, 4, 2, 0);
+   chunk_doc (c, UUID_A, 5, 2, 7);
+   insert_json (c, "{\"i\": 7, \"shard\": \"s\"}");
+   for (size_t k = 0; k < sizeof filters / sizeof filters[0]; k++) {
+      char got[512], want[512], name[64];
+      hits_of (c, filters[k], false, got, sizeof got);
+      hits_of (c, filters[k], true, want, sizeof want);
+      bson_snprintf (name, sizeof name, "or partitions: filter %zu as the full scan", k);
+      CHECK_STR (name, want, got);
+   }
+   {
+      char got[512];
+      hits_of (c, filters[0], false, got, sizeof got);
+      CHECK_STR ("or partitions: nothing above the bounds, nothing found", "", got);
+      hits_of (c, filters[1], false, got, sizeof got);
+      CHECK ("or partitions: the changed partition's newer chunk found", strchr (got, ':') && !strchr (got, ','));
+   }
+   sim_coll_drop (c);
+}
+
 /* ---- $group's hash map ---- */
 
 static void
@@ -578,6 +664,7 @@ main (void)
    test_htab ();
    test_id_index ();
    test_range_index ();
+   test_or_partitions ();
    test_group ();
    test_duplicate_insert ();
    test_stop ();

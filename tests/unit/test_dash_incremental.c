@@ -1,0 +1,262 @@
+/* The dashboard collector's incremental refresh against shardsim (demo scenario, 4.4, 5.0 and 7.0 metadata): after
+ * each change to the cluster (a split, a merge, a migration, a new collection, a dropped collection, a shard added
+ * to a zone) the next sample of a long-lived collector, which reads only what changed, must equal the first sample
+ * of a fresh collector, which reads everything: chunk, jumbo and out-of-zone counts per (collection, shard), per
+ * collection and per shard, the key-space ends, and sizes. The test also asserts which samples were incremental
+ * and how many collections each counted again, and that every change did change the counts (so a stale sample
+ * could not pass). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "conn.h"
+#include "ctx.h"
+#include "output.h"
+#include "simproc.h"
+#include "unit.h"
+
+/* Appends "what: a != b; " to diff when a and b differ. */
+static void
+diff_int (char *diff, size_t len, const char *what, int64_t a, int64_t b)
+{
+   if (a != b) {
+      size_t l = strlen (diff);
+      snprintf (diff + l, len - l, "%s: %lld != %lld; ", what, (long long) a, (long long) b);
+   }
+}
+
+static void
+diff_str (char *diff, size_t len, const char *what, const char *a, const char *b)
+{
+   if (strcmp (a, b) != 0) {
+      size_t l = strlen (diff);
+      snprintf (diff + l, len - l, "%s: [%s] != [%s]; ", what, a, b);
+   }
+}
+
+/* What differs between the incremental snapshot inc and the full one full ("" when nothing). */
+static void
+snap_diff (const snapshot_t *inc, const snapshot_t *full, char *diff, size_t len)
+{
+   char w[2 * SNAP_NAME + 16];
+   diff[0] = '\0';
+   diff_int (diff, len, "shards", (int64_t) inc->nshards, (int64_t) full->nshards);
+   diff_int (diff, len, "collections", (int64_t) inc->ncolls, (int64_t) full->ncolls);
+   if (inc->nshards != full->nshards || inc->ncolls != full->ncolls)
+      return;
+   for (size_t k = 0; k < full->nshards; k++) {
+      const snap_shard_t *a = &inc->shards[k], *b = &full->shards[k];
+      diff_str (diff, len, "shard", a->name, b->name);
+      snprintf (w, sizeof w, "%s chunks", b->name);
+      diff_int (diff, len, w, a->chunks, b->chunks);
+      snprintf (w, sizeof w, "%s jumbo", b->name);
+      diff_int (diff, len, w, a->jumbo, b->jumbo);
+      snprintf (w, sizeof w, "%s bytes", b->name);
+      diff_int (diff, len, w, a->data_bytes, b->data_bytes);
+      snprintf (w, sizeof w, "%s docs", b->name);
+      diff_int (diff, len, w, a->docs, b->docs);
+   }
+   for (size_t i = 0; i < full->ncolls; i++) {
+      const snap_coll_t *a = &inc->colls[i], *b = &full->colls[i];
+      diff_str (diff, len, "ns", a->ns, b->ns);
+      snprintf (w, sizeof w, "%s chunks", b->ns);
+      diff_int (diff, len, w, a->chunks, b->chunks);
+      snprintf (w, sizeof w, "%s jumbo", b->ns);
+      diff_int (diff, len, w, a->jumbo, b->jumbo);
+      snprintf (w, sizeof w, "%s outOfZone", b->ns);
+      diff_int (diff, len, w, a->out_of_zone, b->out_of_zone);
+      snprintf (w, sizeof w, "%s bytes", b->ns);
+      diff_int (diff, len, w, a->data_bytes, b->data_bytes);
+      snprintf (w, sizeof w, "%s top", b->ns);
+      diff_int (diff, len, w, a->top_shard, b->top_shard);
+      diff_str (diff, len, w, a->top_min_json, b->top_min_json);
+      snprintf (w, sizeof w, "%s bottom", b->ns);
+      diff_int (diff, len, w, a->bottom_shard, b->bottom_shard);
+      diff_str (diff, len, w, a->bottom_max_json, b->bottom_max_json);
+      for (size_t k = 0; k < full->nshards; k++) {
+         const snap_cell_t *x = &a->cells[k], *y = &b->cells[k];
+         snprintf (w, sizeof w, "%s@%s chunks", b->ns, full->shards[k].name);
+         diff_int (diff, len, w, x->chunks, y->chunks);
+         snprintf (w, sizeof w, "%s@%s outOfZone", b->ns, full->shards[k].name);
+         diff_int (diff, len, w, x->out_of_zone, y->out_of_zone);
+         snprintf (w, sizeof w, "%s@%s bytes", b->ns, full->shards[k].name);
+         diff_int (diff, len, w, x->data_bytes, y->data_bytes);
+         snprintf (w, sizeof w, "%s@%s docs", b->ns, full->shards[k].name);
+         diff_int (diff, len, w, x->docs, y->docs);
+      }
+   }
+}
+
+/* The chunks of ns on shard in s, -1 when either is unknown. */
+static int64_t
+cell_chunks (const snapshot_t *s, const char *ns, const char *shard)
+{
+   int k = snapshot_shard_index (s, shard);
+   for (size_t i = 0; k >= 0 && i < s->ncolls; i++)
+      if (!strcmp (s->colls[i].ns, ns))
+         return s->colls[i].cells[k].chunks;
+   return -1;
+}
+
+/* Runs cmd (extended JSON) on db through the test's own client; false (and why on stdout) when it fails. */
+static bool
+run (mongoc_client_t *cl, const char *db, const char *json)
+{
+   bson_error_t e;
+   bson_t reply;
+   bson_t *cmd = bson_new_from_json ((const uint8_t *) json, -1, &e);
+   bool ok = cmd && mongoc_client_command_simple (cl, db, cmd, NULL, &reply, &e);
+   if (!ok)
+      printf ("  (%s: %s)\n", json, e.message);
+   if (cmd) {
+      bson_destroy (cmd);
+      bson_destroy (&reply);
+   }
+   return ok;
+}
+
+/* A fresh collector's first sample (everything read) into *out. */
+static bool
+full_sample (sh_ctx_t *ctx, snapshot_t *out)
+{
+   collect_opts_t o = collect_opts_default ();
+   collect_t *c;
+   bool ok;
+   o.interval_s = 20;
+   c = collect_new (ctx, &o);
+   ok = collect_sample (c, out);
+   collect_destroy (c);
+   return ok && !out->incremental;
+}
+
+typedef struct {
+   const char *name; /* the change */
+   const char *db;
+   const char *cmd;   /* what makes it */
+   bool incremental;  /* the next sample may still carry counts (false: the metadata asks for a full read) */
+   int reread;        /* collections counted again by an incremental sample */
+   const char *ns;    /* the counts that must change ... */
+   const char *shard; /* ... on this shard */
+} change_t;
+
+static void
+run_version (const char *version)
+{
+   static const change_t changes[] = {
+      { "split", "admin", "{\"split\": \"app.orders\", \"middle\": {\"customer\": \"c005\", \"ts\": {\"$minKey\": 1}}}",
+        true, 1, "app.orders", "shard01" },
+      { "merge", "admin",
+        "{\"mergeChunks\": \"app.orders\", \"bounds\": [{\"customer\": {\"$minKey\": 1}, \"ts\": {\"$minKey\": 1}}, "
+        "{\"customer\": \"c013\", \"ts\": {\"$minKey\": 1}}]}",
+        true, 1, "app.orders", "shard01" },
+      { "split_again", "admin",
+        "{\"split\": \"app.orders\", \"middle\": {\"customer\": \"c005\", \"ts\": {\"$minKey\": 1}}}", true, 1,
+        "app.orders", "shard01" },
+      { "migration", "admin",
+        "{\"moveChunk\": \"app.orders\", \"bounds\": [{\"customer\": \"c005\", \"ts\": {\"$minKey\": 1}}, "
+        "{\"customer\": \"c013\", \"ts\": {\"$minKey\": 1}}], \"to\": \"shard03\"}",
+        true, 1, "app.orders", "shard03" },
+      { "new_collection", "admin", "{\"shardCollection\": \"app.fresh\", \"key\": {\"k\": 1}}", false, 0, "app.fresh",
+        "shard01" },
+      { "dropped_collection", "app", "{\"drop\": \"fresh\"}", false, 0, "app.fresh", "shard01" },
+      { "zone", "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"ZT\"}", false, 0, NULL, NULL },
+   };
+   sim_t sim;
+   const char *args[] = { "--scenario", "demo", "--version", version, NULL };
+   char name[160], uri[128], diff[4096];
+   sh_options_t opts;
+   sh_ctx_t ctx;
+   collect_opts_t o = collect_opts_default ();
+   collect_t *inc;
+   snapshot_t cur = { 0 }, full = { 0 };
+   FILE *sink = tmpfile ();
+
+   snprintf (name, sizeof name, "dash_incremental/%s/start", version);
+   if (!simproc_start (&sim, "/tmp/shardsh-test-dash-inc.port", args, 100, 50, "serverSelectionTimeoutMS=5000")) {
+      UNIT_FAIL (name, "%s", "shardsim did not start");
+      sim_stop (&sim);
+      fclose (sink);
+      return;
+   }
+   snprintf (uri, sizeof uri, "mongodb://127.0.0.1:%d/?socketTimeoutMS=20000", sim.port);
+   memset (&opts, 0, sizeof opts);
+   memset (&ctx, 0, sizeof ctx);
+   ctx.opts = &opts;
+   ctx.out = output_opts_default (OUTPUT_PRETTY, false);
+   ctx.out_fp = sink;
+   ctx.err_fp = sink;
+   conn_init (&ctx, uri, "test");
+   o.interval_s = 20;
+   inc = collect_new (&ctx, &o);
+
+   snprintf (name, sizeof name, "dash_incremental/%s/first_sample_full", version);
+   CHECK (name, collect_sample (inc, &cur) && !cur.incremental && cur.colls_reread == (int) cur.ncolls);
+   snprintf (name, sizeof name, "dash_incremental/%s/unchanged_incremental_reads_nothing", version);
+   CHECK (name, collect_sample (inc, &cur) && cur.incremental && cur.colls_reread == 0);
+   snprintf (name, sizeof name, "dash_incremental/%s/unchanged_equals_full", version);
+   if (full_sample (&ctx, &full)) {
+      snap_diff (&cur, &full, diff, sizeof diff);
+      CHECK_STR (name, "", diff);
+   } else
+      UNIT_FAIL (name, "%s", "the full sample failed");
+   snapshot_clear (&full);
+
+   for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++) {
+      const change_t *ch = &changes[i];
+      int64_t before = ch->ns ? cell_chunks (&cur, ch->ns, ch->shard) : -1;
+      snprintf (name, sizeof name, "dash_incremental/%s/%s/applied", version, ch->name);
+      if (!run (sim.client, ch->db, ch->cmd)) {
+         UNIT_FAIL (name, "%s", "the command failed");
+         continue;
+      }
+      UNIT_PASS (name);
+      snprintf (name, sizeof name, "dash_incremental/%s/%s/sample", version, ch->name);
+      if (!collect_sample (inc, &cur) || !full_sample (&ctx, &full)) {
+         UNIT_FAIL (name, "%s", cur.error[0] ? cur.error : "a sample failed");
+         snapshot_clear (&full);
+         continue;
+      }
+      snprintf (name, sizeof name, "dash_incremental/%s/%s/kind", version, ch->name);
+      if (ch->incremental ? cur.incremental && cur.colls_reread == ch->reread : !cur.incremental)
+         UNIT_PASS (name);
+      else {
+         char why[128];
+         snprintf (why, sizeof why, "incremental %d, %d collection(s) counted again", cur.incremental,
+                   cur.colls_reread);
+         UNIT_FAIL (name, "%s", why);
+      }
+      if (ch->ns) {
+         snprintf (name, sizeof name, "dash_incremental/%s/%s/counts_changed", version, ch->name);
+         CHECK (name, cell_chunks (&cur, ch->ns, ch->shard) != before);
+      }
+      snprintf (name, sizeof name, "dash_incremental/%s/%s/equals_full", version, ch->name);
+      snap_diff (&cur, &full, diff, sizeof diff);
+      CHECK_STR (name, "", diff);
+      snapshot_clear (&full);
+   }
+   /* after the full read the metadata asked for, the next one is incremental again; a requested one is full */
+   snprintf (name, sizeof name, "dash_incremental/%s/incremental_again", version);
+   CHECK (name, collect_sample (inc, &cur) && cur.incremental && cur.colls_reread == 0);
+   collect_request_full (inc);
+   snprintf (name, sizeof name, "dash_incremental/%s/requested_full", version);
+   CHECK (name, collect_sample (inc, &cur) && !cur.incremental && cur.colls_reread == (int) cur.ncolls);
+   snprintf (name, sizeof name, "dash_incremental/%s/then_incremental", version);
+   CHECK (name, collect_sample (inc, &cur) && cur.incremental);
+
+   snapshot_clear (&cur);
+   collect_destroy (inc);
+   conn_cleanup (&ctx);
+   sim_stop (&sim);
+   fclose (sink);
+}
+
+int
+main (void)
+{
+   run_version ("4.4");
+   run_version ("5.0");
+   run_version ("7.0");
+   UNIT_EXIT ();
+}
