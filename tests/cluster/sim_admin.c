@@ -1927,22 +1927,21 @@ sim_cmd_add_shard (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
-/* Moves up to max chunks off a draining shard (the simulated balancer's work between removeShard calls). */
+/* Counts the chunks still on a draining shard (jumbo ones also into *jumbo), as the config server's
+ * ShardingCatalogManager::removeShard reports them (_getDrainingProgress: totalChunks, jumboChunks). It moves none:
+ * the balancer drains the shard (BalancerPolicy::balance, draining shards first). */
 static int64_t
-sim_drain_some (const char *shard, int64_t max, int64_t *jumbo)
+sim_drain_count (const char *shard, int64_t *jumbo)
 {
-   int64_t moved = 0, remaining = 0;
+   int64_t remaining = 0;
    *jumbo = 0;
-   simq_docs_t shards, colls;
-   simq_docs_init (&shards);
+   simq_docs_t colls;
    simq_docs_init (&colls);
-   sim_shards_list (&shards);
    bson_error_t e;
    sim_coll_t *cc = sim_coll_get ("config", "collections");
    if (cc) {
       sim_coll_collect (cc, NULL, &colls, &e);
    }
-   size_t rr = 0;
    for (size_t c = 0; c < colls.n; c++) {
       const char *ns = sim_str (colls.v[c], "_id");
       sim_shcoll_t sc;
@@ -1957,32 +1956,15 @@ sim_drain_some (const char *shard, int64_t max, int64_t *jumbo)
          if (strcmp (sim_chunk_shard (chunks.v[k]), shard) != 0) {
             continue;
          }
+         remaining++;
          bson_iter_t it;
          if (bson_iter_init_find (&it, chunks.v[k], "jumbo") && bson_iter_as_bool (&it)) {
             (*jumbo)++;
-            remaining++;
-            continue;
-         }
-         bool done = false;
-         for (size_t t = 0; t < shards.n && moved < max && !done; t++) {
-            const char *to = sim_str (shards.v[(rr + t) % shards.n], "_id");
-            bson_error_t err;
-            if (!to || !strcmp (to, shard) || !sim_check_destination (&sc, chunks.v[k], to, &err)) {
-               continue;
-            }
-            sim_move_chunk_doc (&sc, chunks.v[k], to);
-            rr = (rr + t + 1) % shards.n;
-            moved++;
-            done = true;
-         }
-         if (!done) {
-            remaining++;
          }
       }
       simq_docs_clear (&chunks);
       sim_shcoll_destroy (&sc);
    }
-   simq_docs_clear (&shards);
    simq_docs_clear (&colls);
    return remaining;
 }
@@ -2064,7 +2046,7 @@ sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_ok (reply);
       goto cleanup;
    }
-   int64_t remaining = sim_drain_some (shard, 4, &jumbo);
+   int64_t remaining = sim_drain_count (shard, &jumbo);
    if (remaining == 0 && ndbs == 0) {
       sim_coll_t *shards_coll = sim_coll_get ("config", "shards");
       sim_pos_t pos;

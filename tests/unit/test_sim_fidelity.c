@@ -862,6 +862,68 @@ run_balancer (const char *version)
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
 }
 
+/* ---- removeShard (ShardingCatalogManager::removeShard): marks the shard draining, reports what is left, never
+ * moves a chunk itself; the balancer drains the shard ---- */
+
+static void
+test_remove_shard (const char *v)
+{
+   sim_t s;
+   const char *args[] = { "--version", v, "--shards", "3", NULL };
+   char name[160];
+   bson_t reply;
+   if (!fid_start (&s, args)) {
+      snprintf (name, sizeof name, "%s.review start", v);
+      UNIT_FAIL (name, "shardsim did not start");
+      sim_stop (&s);
+      return;
+   }
+   run_ok (&s, "admin", "{\"enableSharding\": \"rv\", \"primaryShard\": \"shard01\"}");
+   run_ok (&s, "admin", "{\"shardCollection\": \"rv.c\", \"key\": {\"k\": 1}}");
+   for (int k = 10; k <= 30; k += 10) {
+      char cmd[160];
+      snprintf (cmd, sizeof cmd, "{\"split\": \"rv.c\", \"middle\": {\"k\": %d}}", k);
+      run_ok (&s, "admin", cmd);
+      snprintf (cmd, sizeof cmd, "{\"moveChunk\": \"rv.c\", \"find\": {\"k\": %d}, \"to\": \"shard03\"}", k);
+      run_ok (&s, "admin", cmd);
+   }
+   int64_t before = count_config (&s, "chunks", "{\"shard\": \"shard03\"}");
+   run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
+   snprintf (name, sizeof name, "%s.removeShard started", v);
+   CHECK (name, str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "started") &&
+                   count_config (&s, "shards", "{\"_id\": \"shard03\", \"draining\": true}") == 1);
+   bson_destroy (&reply);
+   bool still = true, ongoing = true;
+   for (int i = 0; i < 3; i++) {
+      run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
+      ongoing = ongoing && str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "ongoing");
+      bson_iter_t it, d;
+      ongoing = ongoing && bson_iter_init (&it, &reply) && bson_iter_find_descendant (&it, "remaining.chunks", &d) &&
+                BSON_ITER_HOLDS_INT64 (&d) && bson_iter_int64 (&d) == before;
+      bson_destroy (&reply);
+      still = still && count_config (&s, "chunks", "{\"shard\": \"shard03\"}") == before;
+   }
+   snprintf (name, sizeof name, "%s.removeShard moves no chunk itself", v);
+   CHECK (name, before == 3 && still);
+   snprintf (name, sizeof name, "%s.removeShard ongoing reports every chunk left (int64)", v);
+   CHECK (name, ongoing);
+   bool completed = false;
+   for (int i = 0; i < 20 && !completed; i++) {
+      run_ok (&s, "admin", "{\"simBalancer\": \"round\"}");
+      run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
+      completed = str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "completed");
+      bson_destroy (&reply);
+   }
+   snprintf (name, sizeof name, "%s.removeShard completes once the balancer drained the shard", v);
+   CHECK (name, completed && count_config (&s, "shards", "{\"_id\": \"shard03\"}") == 0 &&
+                   count_config (&s, "chunks", "{\"shard\": \"shard03\"}") == 0 &&
+                   count_config (&s, "changelog",
+                                 "{\"what\": \"moveChunk.commit\", \"details.to\": {\"$ne\": \"shard03\"}}") >= 3);
+   int status = sim_stop (&s);
+   snprintf (name, sizeof name, "%s.review clean exit", v);
+   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
 static void
 run_version (const char *version)
 {
@@ -904,6 +966,10 @@ main (void)
    run_version ("8.0");
    run_balancer ("4.4");
    run_balancer ("8.0");
+   const char *all[] = { "4.4", "5.0", "6.0", "7.0", "8.0" };
+   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+      test_remove_shard (all[i]);
+   }
    mongoc_cleanup ();
    UNIT_EXIT ();
 }
