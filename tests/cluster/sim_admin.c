@@ -2381,6 +2381,11 @@ sim_target_chunk (sim_ctx_t *ctx, const sim_shcoll_t *sc, bool typed, bool for_s
       have_find = have_find && !bson_empty (&find);
       have_bounds = !have_find;
    }
+   if (for_split) {
+      /* cluster_split_cmd.cpp: FieldParser's default ({} / []) is "not given". */
+      have_find = have_find && !bson_empty (&find);
+      have_bounds = have_bounds && !bson_empty (&bounds);
+   }
    if (have_find && have_bounds) {
       if (for_split) {
          SIM_ERR (err, 0, "cannot specify bounds and find at the same time");
@@ -2752,6 +2757,42 @@ done:
    sim_shcoll_destroy (&sc);
 }
 
+/* FieldParser::extract's error for a field of the wrong type: "wrong type for 'F' field, expected T, found
+ * <BSONElement::toString>". */
+static bool
+sim_field_type_ok (const bson_t *cmd, const char *field, bool want_array, bson_t *reply)
+{
+   bson_iter_t it;
+   if (!bson_iter_init_find (&it, cmd, field)) {
+      return true;
+   }
+   /* A BSONObj field takes any embedded object (isABSONObj: documents and arrays), a BSONArray field arrays only. */
+   if (BSON_ITER_HOLDS_ARRAY (&it) || (!want_array && BSON_ITER_HOLDS_DOCUMENT (&it))) {
+      return true;
+   }
+   bson_t one = BSON_INITIALIZER;
+   bson_append_iter (&one, field, -1, &it);
+   char *j = sim_bson_str (&one);
+   size_t n = strlen (j);
+   /* "{ f: v }" -> "f: v" */
+   if (n >= 4 && j[0] == '{' && j[n - 1] == '}') {
+      j[n - 2] = '\0';
+   }
+   sim_reply_error (reply, 0, "wrong type for '%s' field, expected %s, found %s", field,
+                    want_array ? "array" : "object", n >= 4 ? j + 2 : j);
+   bson_free (j);
+   bson_destroy (&one);
+   return false;
+}
+
+/* Whether cmd's field is a non-empty document or array (FieldParser's default {} / [] counts as absent). */
+static bool
+sim_nonempty (const bson_t *cmd, const char *field)
+{
+   bson_t sub;
+   return sim_sub (cmd, field, &sub) && !bson_empty (&sub);
+}
+
 static void
 sim_cmd_split (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -2765,8 +2806,43 @@ sim_cmd_split (sim_ctx_t *ctx, bson_t *reply)
    if (!ns) {
       goto done;
    }
-   bool have_middle = sim_sub (ctx->cmd, "middle", &middle);
-   bool have_find = sim_has (ctx->cmd, "find"), have_bounds = sim_has (ctx->cmd, "bounds");
+   /* cluster_split_cmd.cpp SplitCollectionCmd::errmsgRun: the routing info first (118 for an unsharded
+    * namespace), then find, bounds (each element), find with bounds, middle, none, find with middle, bounds with
+    * middle. */
+   sim_shcoll_destroy (&sc);
+   if (!sim_shcoll_load (ns, &sc)) {
+      sim_not_sharded (reply, ns);
+      goto done;
+   }
+   if (!sim_field_type_ok (ctx->cmd, "find", false, reply) || !sim_field_type_ok (ctx->cmd, "bounds", true, reply)) {
+      goto done;
+   }
+   bool have_find = sim_nonempty (ctx->cmd, "find"), have_bounds = sim_nonempty (ctx->cmd, "bounds");
+   if (have_bounds) {
+      bson_t b;
+      bson_iter_t bi;
+      sim_sub (ctx->cmd, "bounds", &b);
+      if (!bson_iter_init_find (&bi, &b, "0")) {
+         sim_reply_error (reply, 0, "lower bound not specified");
+         goto done;
+      }
+      if (!bson_iter_init_find (&bi, &b, "1")) {
+         sim_reply_error (reply, 0, "upper bound not specified");
+         goto done;
+      }
+   }
+   if (have_find && have_bounds) {
+      sim_reply_error (reply, 0, "cannot specify bounds and find at the same time");
+      goto done;
+   }
+   if (!sim_field_type_ok (ctx->cmd, "middle", false, reply)) {
+      goto done;
+   }
+   bool have_middle = sim_nonempty (ctx->cmd, "middle");
+   if (!have_find && !have_bounds && !have_middle) {
+      sim_reply_error (reply, 0, "need to specify find/bounds or middle");
+      goto done;
+   }
    if (have_middle && have_find) {
       sim_reply_error (reply, 0, "cannot specify find and middle together");
       goto done;
@@ -2775,12 +2851,8 @@ sim_cmd_split (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 0, "cannot specify bounds and middle together");
       goto done;
    }
-   sim_shcoll_destroy (&sc);
-   if (!sim_shcoll_load (ns, &sc)) {
-      sim_not_sharded (reply, ns);
-      goto done;
-   }
    if (have_middle) {
+      sim_sub (ctx->cmd, "middle", &middle);
       if (!sim_bound_fits (&sc, &middle)) {
          char *a = sim_bson_str (&middle), *b = sim_bson_str (&sc.key);
          sim_reply_error (reply, 0, "new split key %s is not valid for shard key pattern %s", a, b);
@@ -2826,6 +2898,22 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
    if (!ns) {
       goto done;
    }
+   /* cluster_merge_chunks_cmd.cpp ClusterMergeChunksCommand::errmsgRun: bounds (FieldParser, vector of objects),
+    * their count, an empty min or max, then the routing info (118), then the shard key pattern. */
+   bson_iter_t bit;
+   if (bson_iter_init_find (&bit, ctx->cmd, "bounds") && !BSON_ITER_HOLDS_ARRAY (&bit)) {
+      bson_t one = BSON_INITIALIZER;
+      bson_append_iter (&one, "bounds", -1, &bit);
+      char *j = sim_bson_str (&one);
+      size_t jn = strlen (j);
+      if (jn >= 4) {
+         j[jn - 2] = '\0';
+      }
+      sim_reply_error (reply, 0, "wrong type for 'bounds' field, expected vector array, found %s", jn >= 4 ? j + 2 : j);
+      bson_free (j);
+      bson_destroy (&one);
+      goto done;
+   }
    if (!sim_sub (ctx->cmd, "bounds", &bounds)) {
       sim_reply_error (reply, 0, "no bounds were specified");
       goto done;
@@ -2836,15 +2924,19 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
    while (bson_iter_next (&it)) {
       n++;
    }
+   if (n == 0) {
+      sim_reply_error (reply, 0, "no bounds were specified");
+      goto done;
+   }
    if (n != 2) {
       sim_reply_error (reply, 0, "only a min and max bound may be specified");
       goto done;
    }
-   if (!sim_sub (&bounds, "0", &lo)) {
+   if (!sim_sub (&bounds, "0", &lo) || bson_empty (&lo)) {
       sim_reply_error (reply, 0, "no min key specified");
       goto done;
    }
-   if (!sim_sub (&bounds, "1", &hi)) {
+   if (!sim_sub (&bounds, "1", &hi) || bson_empty (&hi)) {
       sim_reply_error (reply, 0, "no max key specified");
       goto done;
    }
@@ -2881,6 +2973,15 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
       bad = strcmp (sim_chunk_shard (all.v[i]), owner) != 0;
    }
    if (bad) {
+      /* The mongos sends the merge to the owner of the chunk holding min (findIntersectingChunk), which names
+       * itself in the error. */
+      bson_t holder;
+      char named[64] = "";
+      if (sim_chunk_find (&sc, &lo, &holder, NULL)) {
+         bson_strncpy (named, sim_chunk_shard (&holder), sizeof named);
+         bson_destroy (&holder);
+      }
+      owner = named;
       sim_reply_error (reply, 20,
                        "could not merge chunks, shard %s does not contain a sequence of chunks that exactly fills "
                        "the range [%s, %s)",
@@ -2939,9 +3040,22 @@ sim_cmd_balancer_start_stop (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_BOOL (&set, "enabled", start);
       sim_config_update ("settings", "autosplit", &set, NULL, true);
    }
+   if (sim_ver_ge (70)) {
+      /* From 7.0 _configsvrBalancerStart/Stop also call BalancerConfiguration::changeAutoMergeSettings (true/false):
+       * config.settings { _id: "automerge", enabled } (configsvr_control_balancer_command.cpp). */
+      bson_reinit (&set);
+      BSON_APPEND_BOOL (&set, "enabled", start);
+      sim_config_update ("settings", "automerge", &set, NULL, true);
+   }
    bson_destroy (&set);
    uint32_t s, i;
    sim_tick (&s, &i);
+   if (start && sim_ver_ge (80)) {
+      /* 8.0: ShardingLogging::logAction "balancer.start", empty namespace and details. */
+      bson_t empty = BSON_INITIALIZER;
+      sim_changelog (true, "balancer.start", "", "config", &empty, sim_now_ms ());
+      bson_destroy (&empty);
+   }
    if (!start && sim_dyn.live) {
       /* balancerStop waits for the current round to finish, up to maxTimeMS. */
       bson_iter_t it;
@@ -2952,6 +3066,12 @@ sim_cmd_balancer_start_stop (sim_ctx_t *ctx, bson_t *reply)
          sim_reply_error (reply, 50, "operation exceeded time limit");
          return;
       }
+   }
+   if (!start && sim_ver_ge (80)) {
+      /* 8.0: "balancer.stop" is logged once the current round was joined. */
+      bson_t empty = BSON_INITIALIZER;
+      sim_changelog (true, "balancer.stop", "", "config", &empty, sim_now_ms ());
+      bson_destroy (&empty);
    }
    sim_reply_ok (reply);
 }

@@ -862,6 +862,81 @@ run_balancer (const char *version)
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
 }
 
+/* ---- balancerStart / balancerStop (configsvr_control_balancer_command.cpp): setBalancerMode's { stopped, mode },
+ * 4.4/5.0 the autosplit setting, 7.0+ changeAutoMergeSettings, 8.0 the balancer.start / balancer.stop actionlog ---- */
+
+static void
+test_balancer_control (sim_t *s, const char *v)
+{
+   char name[160];
+   bool pre60 = !strcmp (v, "4.4") || !strcmp (v, "5.0"), ge70 = !strcmp (v, "7.0") || !strcmp (v, "8.0"),
+        ge80 = !strcmp (v, "8.0");
+   run_ok (s, "admin", "{\"balancerStop\": 1}");
+   snprintf (name, sizeof name, "%s.balancerStop sets stopped and mode off", v);
+   CHECK (name, count_config (s, "settings", "{\"_id\": \"balancer\", \"stopped\": true, \"mode\": \"off\"}") == 1);
+   snprintf (name, sizeof name, "%s.balancerStop autosplit setting (4.4/5.0 only)", v);
+   CHECK (name, count_config (s, "settings", "{\"_id\": \"autosplit\", \"enabled\": false}") == (pre60 ? 1 : 0));
+   snprintf (name, sizeof name, "%s.balancerStop disables the automerger (7.0+)", v);
+   CHECK (name, count_config (s, "settings", "{\"_id\": \"automerge\", \"enabled\": false}") == (ge70 ? 1 : 0));
+   snprintf (name, sizeof name, "%s.balancerStop actionlog balancer.stop (8.0)", v);
+   CHECK (name, count_config (s, "actionlog", "{\"what\": \"balancer.stop\", \"ns\": \"\", \"details\": {}}") ==
+                   (ge80 ? 1 : 0));
+   run_ok (s, "admin", "{\"balancerStart\": 1}");
+   snprintf (name, sizeof name, "%s.balancerStart sets mode full", v);
+   CHECK (name, count_config (s, "settings", "{\"_id\": \"balancer\", \"stopped\": false, \"mode\": \"full\"}") == 1);
+   snprintf (name, sizeof name, "%s.balancerStart enables the automerger (7.0+)", v);
+   CHECK (name, count_config (s, "settings", "{\"_id\": \"automerge\", \"enabled\": true}") == (ge70 ? 1 : 0));
+   snprintf (name, sizeof name, "%s.balancerStart actionlog balancer.start (8.0)", v);
+   CHECK (name, count_config (s, "actionlog", "{\"what\": \"balancer.start\"}") == (ge80 ? 1 : 0));
+}
+
+/* ---- split and mergeChunks arguments: cluster_split_cmd.cpp SplitCollectionCmd::errmsgRun (routing info first,
+ * FieldParser's types and defaults), cluster_merge_chunks_cmd.cpp ClusterMergeChunksCommand::errmsgRun ---- */
+
+static void
+test_split_merge_args (sim_t *s, const char *v)
+{
+   char name[160];
+   bson_t reply;
+   run_ok (s, "admin", "{\"shardCollection\": \"rv.sm\", \"key\": {\"k\": 1}}");
+   run_json (s, "admin", "{\"split\": \"rv.none\", \"find\": {\"k\": 1}, \"middle\": {\"k\": 2}}", &reply);
+   snprintf (name, sizeof name, "%s.split unsharded: 118 before the argument checks", v);
+   CHECK (name, code_of (&reply) == 118);
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"split\": \"rv.sm\", \"find\": {}, \"middle\": {\"k\": 500}}", &reply);
+   snprintf (name, sizeof name, "%s.split find {} is no find: middle splits", v);
+   CHECK (name,
+          code_of (&reply) == -1 && !str_at (&reply, "errmsg") && count_config (s, "chunks", "{\"min.k\": 500}") == 1);
+   bson_destroy (&reply);
+   int64_t nchunks = count_config (s, "chunks", "{\"$or\": [{\"min.k\": 500}, {\"max.k\": 500}]}");
+   run_json (s, "admin", "{\"split\": \"rv.sm\", \"find\": 5}", &reply);
+   snprintf (name, sizeof name, "%s.split find of the wrong type", v);
+   CHECK_STR (name, "wrong type for 'find' field, expected object, found find: 5", errmsg_of (&reply));
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"split\": \"rv.sm\", \"bounds\": {\"a\": 1}}", &reply);
+   snprintf (name, sizeof name, "%s.split bounds of the wrong type", v);
+   CHECK_STR (name, "wrong type for 'bounds' field, expected array, found bounds: { a: 1 }", errmsg_of (&reply));
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"split\": \"rv.sm\", \"middle\": 7}", &reply);
+   snprintf (name, sizeof name, "%s.split middle of the wrong type", v);
+   CHECK_STR (name, "wrong type for 'middle' field, expected object, found middle: 7", errmsg_of (&reply));
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"mergeChunks\": \"rv.sm\", \"bounds\": 5}", &reply);
+   snprintf (name, sizeof name, "%s.mergeChunks bounds of the wrong type", v);
+   CHECK_STR (name, "wrong type for 'bounds' field, expected vector array, found bounds: 5", errmsg_of (&reply));
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"mergeChunks\": \"rv.none\", \"bounds\": [{}, {\"k\": 500}]}", &reply);
+   snprintf (name, sizeof name, "%s.mergeChunks empty min before the routing info", v);
+   CHECK_STR (name, "no min key specified", errmsg_of (&reply));
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"mergeChunks\": \"rv.sm\", \"bounds\": [{\"k\": {\"$minKey\": 1}}, {\"k\": 5}]}", &reply);
+   snprintf (name, sizeof name, "%s.mergeChunks names the shard owning min", v);
+   CHECK (name, code_of (&reply) == 20 && strstr (errmsg_of (&reply), "shard shard01 does not contain") != NULL);
+   bson_destroy (&reply);
+   snprintf (name, sizeof name, "%s.split/merge refusals change no chunk", v);
+   CHECK (name, nchunks == 2 && count_config (s, "chunks", "{\"$or\": [{\"min.k\": 500}, {\"max.k\": 500}]}") == 2);
+}
+
 /* ---- removeShard (ShardingCatalogManager::removeShard): marks the shard draining, reports what is left, never
  * moves a chunk itself; the balancer drains the shard ---- */
 
@@ -878,8 +953,10 @@ test_remove_shard (const char *v)
       sim_stop (&s);
       return;
    }
+   test_balancer_control (&s, v);
    run_ok (&s, "admin", "{\"enableSharding\": \"rv\", \"primaryShard\": \"shard01\"}");
    run_ok (&s, "admin", "{\"shardCollection\": \"rv.c\", \"key\": {\"k\": 1}}");
+   test_split_merge_args (&s, v);
    for (int k = 10; k <= 30; k += 10) {
       char cmd[160];
       snprintf (cmd, sizeof cmd, "{\"split\": \"rv.c\", \"middle\": {\"k\": %d}}", k);
