@@ -1159,7 +1159,11 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
     * numInitialChunks 0); one per shard from 8.0, whose policy no longer takes numInitialChunks ("a single chunk is
     * allocated to every shard"). */
    int per_default = sim_ver_ge (80) ? (int) sim_g.nshards : 2 * (int) sim_g.nshards;
-   int n = nhashed && empty && !zones.n ? (nchunks > 0 ? nchunks : per_default) : 1;
+   /* From 8.0 an explicit numInitialChunks is accepted and ignored: SERVER-76405 (7.2) made one chunk per shard
+    * the default, SERVER-74747 / SERVER-82611 (7.3) took numInitialChunks out of the initial split policies, and
+    * SERVER-83005 kept the field in the request IDL only, for compatibility. 7.0.x keeps the 4.4-6.0 behaviour. */
+   int asked = sim_ver_ge (80) ? 0 : nchunks;
+   int n = nhashed && empty && !zones.n ? (asked > 0 ? asked : per_default) : 1;
    if (zones.n && empty) {
       /* Chunks aligned to the zone ranges (AbstractTagsBasedSplitPolicy::createFirstChunks, and 4.4's
        * generateShardCollectionInitialZonedChunks): each range on the next shard of its zone (round-robin per zone),
