@@ -77,6 +77,16 @@ sim_has (const bson_t *doc, const char *field)
    return bson_iter_init_find (&it, doc, field) && !BSON_ITER_HOLDS_NULL (&it);
 }
 
+/* Whether a config.collections document forbids migrations (setAllowMigrations false): permitMigrations from 5.0,
+ * allowMigrations in 4.4. */
+bool
+sim_migrations_forbidden (const bson_t *coll_doc)
+{
+   bson_iter_t it;
+   return (bson_iter_init_find (&it, coll_doc, "permitMigrations") && !bson_iter_as_bool (&it)) ||
+          (bson_iter_init_find (&it, coll_doc, "allowMigrations") && !bson_iter_as_bool (&it));
+}
+
 /* Copies doc into out with the fields of set replaced in place (or appended) and the fields named in unset (a
  * NULL-terminated list, may be NULL) removed. */
 static void
@@ -695,8 +705,7 @@ sim_check_destination (const sim_shcoll_t *sc, const bson_t *chunk, const char *
       bson_free (smax);
       return false;
    }
-   bson_iter_t it;
-   if (bson_iter_init_find (&it, &sc->doc, "allowMigrations") && !bson_iter_as_bool (&it)) {
+   if (sim_migrations_forbidden (&sc->doc)) {
       SIM_ERR (err, 117, "Collection is undergoing changes so moveChunk is not allowed.");
       return false;
    }
@@ -729,8 +738,7 @@ sim_check_manual_move (const sim_shcoll_t *sc, const bson_t *chunk, const char *
       SIM_ERR (err, 70, "Shard %s is currently draining", to);
       return false;
    }
-   bson_iter_t it;
-   if (bson_iter_init_find (&it, &sc->doc, "allowMigrations") && !bson_iter_as_bool (&it)) {
+   if (sim_migrations_forbidden (&sc->doc)) {
       SIM_ERR (err, 117, "Collection is undergoing changes so moveChunk is not allowed.");
       return false;
    }
@@ -3341,10 +3349,14 @@ sim_cmd_set_allow_migrations (sim_ctx_t *ctx, bson_t *reply)
       sim_not_sharded (reply, ns);
       return;
    }
+   /* ShardingCatalogManager::setAllowMigrationsAndBumpOneChunk: $set { permitMigrations: false } or $unset
+    * permitMigrations on config.collections (CollectionType::kPermitMigrationsFieldName) from 5.0; 4.4 (the
+    * SERVER-56227 backport) writes the pre-5.0 name, allowMigrations (kPre50CompatibleAllowMigrationsFieldName). */
    bson_t set = BSON_INITIALIZER;
-   const char *unset[] = { "allowMigrations", "permitMigrations", NULL };
+   const char *field = sim_ver_ge (50) ? "permitMigrations" : "allowMigrations";
+   const char *unset[] = { field, NULL };
    if (!allow) {
-      BSON_APPEND_BOOL (&set, "allowMigrations", false);
+      BSON_APPEND_BOOL (&set, field, false);
    }
    sim_config_update ("collections", ns, &set, allow ? unset : NULL, false);
    bson_destroy (&set);

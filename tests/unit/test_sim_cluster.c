@@ -649,7 +649,7 @@ test_admin_80 (sim_t *s)
           run (s, "admin",
                BCON_NEW ("setAllowMigrations", BCON_UTF8 ("app.users"), "allowMigrations", BCON_BOOL (false)),
                &reply) &&
-             count_json (s, "config", "collections", "{\"_id\": \"app.users\", \"allowMigrations\": false}") == 1);
+             count_json (s, "config", "collections", "{\"_id\": \"app.users\", \"permitMigrations\": false}") == 1);
    bson_destroy (&reply);
    run (s, "admin", BCON_NEW ("setAllowMigrations", BCON_UTF8 ("logs.archive"), "allowMigrations", BCON_BOOL (false)),
         &reply);
@@ -735,7 +735,7 @@ test_admin_80 (sim_t *s)
           run (s, "admin",
                BCON_NEW ("setAllowMigrations", BCON_UTF8 ("app.users"), "allowMigrations", BCON_BOOL (true)), &reply) &&
              count_json (s, "config", "collections",
-                         "{\"_id\": \"app.users\", \"allowMigrations\": {\"$exists\": true}}") == 0);
+                         "{\"_id\": \"app.users\", \"permitMigrations\": {\"$exists\": true}}") == 0);
    bson_destroy (&reply);
    CHECK ("removeShard started", run (s, "admin", BCON_NEW ("removeShard", BCON_UTF8 ("shard03")), &reply) &&
                                     str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "started"));

@@ -959,6 +959,26 @@ test_remove_shard (const char *v)
    run_ok (&s, "admin", "{\"enableSharding\": \"rv\", \"primaryShard\": \"shard01\"}");
    run_ok (&s, "admin", "{\"shardCollection\": \"rv.c\", \"key\": {\"k\": 1}}");
    test_split_merge_args (&s, v);
+   /* setAllowMigrationsAndBumpOneChunk: config.collections permitMigrations from 5.0; 4.4 writes the pre-5.0 name,
+    * allowMigrations (kPre50CompatibleAllowMigrationsFieldName) */
+   bool v44 = !strcmp (v, "4.4");
+   const char *set_f =
+      v44 ? "{\"_id\": \"rv.sm\", \"allowMigrations\": false}" : "{\"_id\": \"rv.sm\", \"permitMigrations\": false}";
+   const char *other_f = v44 ? "{\"_id\": \"rv.sm\", \"permitMigrations\": {\"$exists\": true}}"
+                             : "{\"_id\": \"rv.sm\", \"allowMigrations\": {\"$exists\": true}}";
+   run_ok (&s, "admin", "{\"setAllowMigrations\": \"rv.sm\", \"allowMigrations\": false}");
+   snprintf (name, sizeof name, "%s.setAllowMigrations false writes %s: false", v,
+             v44 ? "allowMigrations" : "permitMigrations");
+   CHECK (name, count_config (&s, "collections", set_f) == 1 && count_config (&s, "collections", other_f) == 0);
+   run_json (&s, "admin", "{\"moveChunk\": \"rv.sm\", \"find\": {\"k\": 1}, \"to\": \"shard02\"}", &reply);
+   snprintf (name, sizeof name, "%s.setAllowMigrations false: moveChunk refused", v);
+   CHECK (name, code_of (&reply) == 117);
+   bson_destroy (&reply);
+   run_ok (&s, "admin", "{\"setAllowMigrations\": \"rv.sm\", \"allowMigrations\": true}");
+   snprintf (name, sizeof name, "%s.setAllowMigrations true unsets the field", v);
+   CHECK (name,
+          count_config (&s, "collections", "{\"_id\": \"rv.sm\", \"permitMigrations\": {\"$exists\": true}}") == 0 &&
+             count_config (&s, "collections", "{\"_id\": \"rv.sm\", \"allowMigrations\": {\"$exists\": true}}") == 0);
    for (int k = 10; k <= 30; k += 10) {
       char cmd[160];
       snprintf (cmd, sizeof cmd, "{\"split\": \"rv.c\", \"middle\": {\"k\": %d}}", k);
