@@ -6,6 +6,9 @@
 # reason, writes run only with SHARDSH_TEST_WRITES=1, in the scratch database, which is dropped afterwards.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
+# as tests/run.sh does: a stale /dev/shm/mongoc-<pid> would add a libmongoc warning to the goldens' stderr
+MONGOC_DISABLE_SHM=1
+export MONGOC_DISABLE_SHM
 
 if ! sim_start --scenario demo --log-commands "$TMPD/hand.log"; then
    fail "tier_switch/start" "shardsim did not start"
