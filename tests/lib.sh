@@ -11,7 +11,19 @@ mkdir -p "$HOME"
 export SHARDSH_HISTFILE="$TMPD/history"
 
 pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+# Under the real-cluster tier (below) a test whose shardsim could not be replaced by the cluster reports SKIP with the
+# reason instead of its "shardsim did not start" failure.
+fail() {
+   case "$2" in
+   "shardsim did not start"*)
+      if [ -n "$SIM_SKIP" ]; then
+         echo "SKIP $1: $SIM_SKIP"
+         return 0
+      fi
+      ;;
+   esac
+   echo "FAIL $1: $2"
+}
 skip() { echo "SKIP $1: $2"; }
 
 # check NAME EXPECTED ACTUAL
@@ -26,8 +38,64 @@ check_not_contains() {
    case "$3" in *"$2"*) fail "$1" "unexpected [$2] in [$3]" ;; *) pass "$1" ;; esac
 }
 
-# sim_start [shardsim args...]: starts shardsim on a free loopback port; sets SIM_PORT, SIM_PID, SIM_URI.
+# The opt-in real-cluster tier: with SHARDSH_TEST_URI set to a real sharded cluster's connection string, sim_start
+# starts no shardsim and points SIM_URI at that cluster instead, for the tests that declare they can run there:
+#   SIM_TIER_OK=read   the test only reads (the cluster may hold anything);
+#   SIM_TIER_OK=write  the test also writes, and only in the scratch database $SIM_SCRATCH_DB
+#                      (shardsh_test_<pid>), which sim_stop drops; these run only when SHARDSH_TEST_WRITES=1.
+# Any other sim_start under the tier, and any asking for a shardsim-only feature (faults, --log-commands, workloads,
+# loads, the live balancer, --auth, TLS, the large scenario), fails with SIM_SKIP holding the reason, which fail()
+# reports as SKIP. Without SHARDSH_TEST_URI nothing changes.
+SIM_TIER=shardsim
+[ -n "${SHARDSH_TEST_URI:-}" ] && SIM_TIER=real
+SIM_SKIP=""
+SIM_SCRATCH_DB="shardsh_test_$$"
+
+# sim_tier_check [shardsim args...]: under the real tier, whether a test with these arguments may run against the
+# cluster; sets SIM_SKIP to the reason when it may not.
+sim_tier_check() {
+   SIM_SKIP=""
+   _prev=""
+   for _a in "$@"; do
+      case "$_a" in
+      --fault-*) SIM_SKIP="real-cluster tier: needs shardsim's fault injection ($_a)" ;;
+      --log-commands) SIM_SKIP="real-cluster tier: needs shardsim's --log-commands" ;;
+      --workload | --load | --live | --balancer-interval-ms | --migration-ms | --reshard-ms)
+         SIM_SKIP="real-cluster tier: needs shardsim's simulated dynamics ($_a)" ;;
+      --auth | --tls-cert | --tls-ca) SIM_SKIP="real-cluster tier: needs shardsim's own credentials or TLS ($_a)" ;;
+      large) [ "$_prev" = --scenario ] && SIM_SKIP="real-cluster tier: needs shardsim's large scenario" ;;
+      esac
+      _prev=$_a
+   done
+   [ -z "$SIM_SKIP" ] || return 1
+   case "${SIM_TIER_OK:-}" in
+   read) ;;
+   write)
+      if [ "${SHARDSH_TEST_WRITES:-}" != 1 ]; then
+         SIM_SKIP="real-cluster tier: writes (in $SIM_SCRATCH_DB) run only with SHARDSH_TEST_WRITES=1"
+         return 1
+      fi
+      ;;
+   *)
+      SIM_SKIP="real-cluster tier: this test needs shardsim (its scenario data or writes outside a scratch database)"
+      return 1
+      ;;
+   esac
+   return 0
+}
+
+# sim_start [shardsim args...]: starts shardsim on a free loopback port; sets SIM_PORT, SIM_PID, SIM_URI. Under the
+# real-cluster tier: starts nothing, SIM_URI is SHARDSH_TEST_URI and SIM_PORT the port in it (or returns 1 with
+# SIM_SKIP set, above).
 sim_start() {
+   if [ "$SIM_TIER" = real ]; then
+      sim_tier_check "$@" || return 1
+      SIM_URI=$SHARDSH_TEST_URI
+      SIM_PORT=$(printf '%s' "$SIM_URI" | sed -n 's|^mongodb://\([^@/]*@\)\{0,1\}[^,/:]*:\([0-9]*\)[/?]\{0,1\}.*|\2|p')
+      [ -n "$SIM_PORT" ] || SIM_PORT=27017
+      SIM_STARTED_REAL=1
+      return 0
+   fi
    pf="$TMPD/port.$$.$(date +%s%N)"
    "$SHARDSIM" --port 0 --port-file "$pf" "$@" > "$TMPD/sim.out" 2> "$TMPD/sim.err" &
    SIM_PID=$!
@@ -41,7 +109,15 @@ sim_start() {
    SIM_URI="mongodb://127.0.0.1:$SIM_PORT"
 }
 
+# sim_stop: stops the shardsim sim_start started; under the real tier drops the scratch database when the test wrote.
 sim_stop() {
+   if [ -n "${SIM_STARTED_REAL:-}" ]; then
+      SIM_STARTED_REAL=""
+      if [ "${SIM_TIER_OK:-}" = write ]; then
+         "$SHARDSH" --norc --quiet "$SIM_URI" --eval "db.getSiblingDB(\"$SIM_SCRATCH_DB\").dropDatabase()" \
+            > /dev/null 2>&1
+      fi
+   fi
    if [ -n "$SIM_PID" ]; then
       kill "$SIM_PID" 2>/dev/null
       wait "$SIM_PID" 2>/dev/null

@@ -429,6 +429,10 @@ sim_chunk_build (const sim_shcoll_t *sc, const bson_t *min, const bson_t *max, c
                  uint32_t minor, uint32_t valid_secs, uint32_t valid_inc, bson_t *out);
 
 /* Writes a config.changelog (or, with actionlog, config.actionlog) entry; details is copied. */
+/* Whether a config.collections document forbids migrations (permitMigrations / 4.4 allowMigrations false). */
+bool
+sim_migrations_forbidden (const bson_t *coll_doc);
+
 void
 sim_changelog (bool actionlog, const char *what, const char *ns, const char *shard, const bson_t *details,
                int64_t time_ms);

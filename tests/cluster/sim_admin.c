@@ -77,6 +77,16 @@ sim_has (const bson_t *doc, const char *field)
    return bson_iter_init_find (&it, doc, field) && !BSON_ITER_HOLDS_NULL (&it);
 }
 
+/* Whether a config.collections document forbids migrations (setAllowMigrations false): permitMigrations from 5.0,
+ * allowMigrations in 4.4. */
+bool
+sim_migrations_forbidden (const bson_t *coll_doc)
+{
+   bson_iter_t it;
+   return (bson_iter_init_find (&it, coll_doc, "permitMigrations") && !bson_iter_as_bool (&it)) ||
+          (bson_iter_init_find (&it, coll_doc, "allowMigrations") && !bson_iter_as_bool (&it));
+}
+
 /* Copies doc into out with the fields of set replaced in place (or appended) and the fields named in unset (a
  * NULL-terminated list, may be NULL) removed. */
 static void
@@ -695,8 +705,7 @@ sim_check_destination (const sim_shcoll_t *sc, const bson_t *chunk, const char *
       bson_free (smax);
       return false;
    }
-   bson_iter_t it;
-   if (bson_iter_init_find (&it, &sc->doc, "allowMigrations") && !bson_iter_as_bool (&it)) {
+   if (sim_migrations_forbidden (&sc->doc)) {
       SIM_ERR (err, 117, "Collection is undergoing changes so moveChunk is not allowed.");
       return false;
    }
@@ -729,8 +738,7 @@ sim_check_manual_move (const sim_shcoll_t *sc, const bson_t *chunk, const char *
       SIM_ERR (err, 70, "Shard %s is currently draining", to);
       return false;
    }
-   bson_iter_t it;
-   if (bson_iter_init_find (&it, &sc->doc, "allowMigrations") && !bson_iter_as_bool (&it)) {
+   if (sim_migrations_forbidden (&sc->doc)) {
       SIM_ERR (err, 117, "Collection is undergoing changes so moveChunk is not allowed.");
       return false;
    }
@@ -1159,7 +1167,11 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
     * numInitialChunks 0); one per shard from 8.0, whose policy no longer takes numInitialChunks ("a single chunk is
     * allocated to every shard"). */
    int per_default = sim_ver_ge (80) ? (int) sim_g.nshards : 2 * (int) sim_g.nshards;
-   int n = nhashed && empty && !zones.n ? (nchunks > 0 ? nchunks : per_default) : 1;
+   /* From 8.0 an explicit numInitialChunks is accepted and ignored: SERVER-76405 (7.2) made one chunk per shard
+    * the default, SERVER-74747 / SERVER-82611 (7.3) took numInitialChunks out of the initial split policies, and
+    * SERVER-83005 kept the field in the request IDL only, for compatibility. 7.0.x keeps the 4.4-6.0 behaviour. */
+   int asked = sim_ver_ge (80) ? 0 : nchunks;
+   int n = nhashed && empty && !zones.n ? (asked > 0 ? asked : per_default) : 1;
    if (zones.n && empty) {
       /* Chunks aligned to the zone ranges (AbstractTagsBasedSplitPolicy::createFirstChunks, and 4.4's
        * generateShardCollectionInitialZonedChunks): each range on the next shard of its zone (round-robin per zone),
@@ -1927,22 +1939,21 @@ sim_cmd_add_shard (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
-/* Moves up to max chunks off a draining shard (the simulated balancer's work between removeShard calls). */
+/* Counts the chunks still on a draining shard (jumbo ones also into *jumbo), as the config server's
+ * ShardingCatalogManager::removeShard reports them (_getDrainingProgress: totalChunks, jumboChunks). It moves none:
+ * the balancer drains the shard (BalancerPolicy::balance, draining shards first). */
 static int64_t
-sim_drain_some (const char *shard, int64_t max, int64_t *jumbo)
+sim_drain_count (const char *shard, int64_t *jumbo)
 {
-   int64_t moved = 0, remaining = 0;
+   int64_t remaining = 0;
    *jumbo = 0;
-   simq_docs_t shards, colls;
-   simq_docs_init (&shards);
+   simq_docs_t colls;
    simq_docs_init (&colls);
-   sim_shards_list (&shards);
    bson_error_t e;
    sim_coll_t *cc = sim_coll_get ("config", "collections");
    if (cc) {
       sim_coll_collect (cc, NULL, &colls, &e);
    }
-   size_t rr = 0;
    for (size_t c = 0; c < colls.n; c++) {
       const char *ns = sim_str (colls.v[c], "_id");
       sim_shcoll_t sc;
@@ -1957,32 +1968,15 @@ sim_drain_some (const char *shard, int64_t max, int64_t *jumbo)
          if (strcmp (sim_chunk_shard (chunks.v[k]), shard) != 0) {
             continue;
          }
+         remaining++;
          bson_iter_t it;
          if (bson_iter_init_find (&it, chunks.v[k], "jumbo") && bson_iter_as_bool (&it)) {
             (*jumbo)++;
-            remaining++;
-            continue;
-         }
-         bool done = false;
-         for (size_t t = 0; t < shards.n && moved < max && !done; t++) {
-            const char *to = sim_str (shards.v[(rr + t) % shards.n], "_id");
-            bson_error_t err;
-            if (!to || !strcmp (to, shard) || !sim_check_destination (&sc, chunks.v[k], to, &err)) {
-               continue;
-            }
-            sim_move_chunk_doc (&sc, chunks.v[k], to);
-            rr = (rr + t + 1) % shards.n;
-            moved++;
-            done = true;
-         }
-         if (!done) {
-            remaining++;
          }
       }
       simq_docs_clear (&chunks);
       sim_shcoll_destroy (&sc);
    }
-   simq_docs_clear (&shards);
    simq_docs_clear (&colls);
    return remaining;
 }
@@ -2064,7 +2058,7 @@ sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_ok (reply);
       goto cleanup;
    }
-   int64_t remaining = sim_drain_some (shard, 4, &jumbo);
+   int64_t remaining = sim_drain_count (shard, &jumbo);
    if (remaining == 0 && ndbs == 0) {
       sim_coll_t *shards_coll = sim_coll_get ("config", "shards");
       sim_pos_t pos;
@@ -2398,6 +2392,11 @@ sim_target_chunk (sim_ctx_t *ctx, const sim_shcoll_t *sc, bool typed, bool for_s
    if (!typed && !for_split) {
       have_find = have_find && !bson_empty (&find);
       have_bounds = !have_find;
+   }
+   if (for_split) {
+      /* cluster_split_cmd.cpp: FieldParser's default ({} / []) is "not given". */
+      have_find = have_find && !bson_empty (&find);
+      have_bounds = have_bounds && !bson_empty (&bounds);
    }
    if (have_find && have_bounds) {
       if (for_split) {
@@ -2770,6 +2769,42 @@ done:
    sim_shcoll_destroy (&sc);
 }
 
+/* FieldParser::extract's error for a field of the wrong type: "wrong type for 'F' field, expected T, found
+ * <BSONElement::toString>". */
+static bool
+sim_field_type_ok (const bson_t *cmd, const char *field, bool want_array, bson_t *reply)
+{
+   bson_iter_t it;
+   if (!bson_iter_init_find (&it, cmd, field)) {
+      return true;
+   }
+   /* A BSONObj field takes any embedded object (isABSONObj: documents and arrays), a BSONArray field arrays only. */
+   if (BSON_ITER_HOLDS_ARRAY (&it) || (!want_array && BSON_ITER_HOLDS_DOCUMENT (&it))) {
+      return true;
+   }
+   bson_t one = BSON_INITIALIZER;
+   bson_append_iter (&one, field, -1, &it);
+   char *j = sim_bson_str (&one);
+   size_t n = strlen (j);
+   /* "{ f: v }" -> "f: v" */
+   if (n >= 4 && j[0] == '{' && j[n - 1] == '}') {
+      j[n - 2] = '\0';
+   }
+   sim_reply_error (reply, 0, "wrong type for '%s' field, expected %s, found %s", field,
+                    want_array ? "array" : "object", n >= 4 ? j + 2 : j);
+   bson_free (j);
+   bson_destroy (&one);
+   return false;
+}
+
+/* Whether cmd's field is a non-empty document or array (FieldParser's default {} / [] counts as absent). */
+static bool
+sim_nonempty (const bson_t *cmd, const char *field)
+{
+   bson_t sub;
+   return sim_sub (cmd, field, &sub) && !bson_empty (&sub);
+}
+
 static void
 sim_cmd_split (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -2783,8 +2818,43 @@ sim_cmd_split (sim_ctx_t *ctx, bson_t *reply)
    if (!ns) {
       goto done;
    }
-   bool have_middle = sim_sub (ctx->cmd, "middle", &middle);
-   bool have_find = sim_has (ctx->cmd, "find"), have_bounds = sim_has (ctx->cmd, "bounds");
+   /* cluster_split_cmd.cpp SplitCollectionCmd::errmsgRun: the routing info first (118 for an unsharded
+    * namespace), then find, bounds (each element), find with bounds, middle, none, find with middle, bounds with
+    * middle. */
+   sim_shcoll_destroy (&sc);
+   if (!sim_shcoll_load (ns, &sc)) {
+      sim_not_sharded (reply, ns);
+      goto done;
+   }
+   if (!sim_field_type_ok (ctx->cmd, "find", false, reply) || !sim_field_type_ok (ctx->cmd, "bounds", true, reply)) {
+      goto done;
+   }
+   bool have_find = sim_nonempty (ctx->cmd, "find"), have_bounds = sim_nonempty (ctx->cmd, "bounds");
+   if (have_bounds) {
+      bson_t b;
+      bson_iter_t bi;
+      sim_sub (ctx->cmd, "bounds", &b);
+      if (!bson_iter_init_find (&bi, &b, "0")) {
+         sim_reply_error (reply, 0, "lower bound not specified");
+         goto done;
+      }
+      if (!bson_iter_init_find (&bi, &b, "1")) {
+         sim_reply_error (reply, 0, "upper bound not specified");
+         goto done;
+      }
+   }
+   if (have_find && have_bounds) {
+      sim_reply_error (reply, 0, "cannot specify bounds and find at the same time");
+      goto done;
+   }
+   if (!sim_field_type_ok (ctx->cmd, "middle", false, reply)) {
+      goto done;
+   }
+   bool have_middle = sim_nonempty (ctx->cmd, "middle");
+   if (!have_find && !have_bounds && !have_middle) {
+      sim_reply_error (reply, 0, "need to specify find/bounds or middle");
+      goto done;
+   }
    if (have_middle && have_find) {
       sim_reply_error (reply, 0, "cannot specify find and middle together");
       goto done;
@@ -2793,12 +2863,8 @@ sim_cmd_split (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 0, "cannot specify bounds and middle together");
       goto done;
    }
-   sim_shcoll_destroy (&sc);
-   if (!sim_shcoll_load (ns, &sc)) {
-      sim_not_sharded (reply, ns);
-      goto done;
-   }
    if (have_middle) {
+      sim_sub (ctx->cmd, "middle", &middle);
       if (!sim_bound_fits (&sc, &middle)) {
          char *a = sim_bson_str (&middle), *b = sim_bson_str (&sc.key);
          sim_reply_error (reply, 0, "new split key %s is not valid for shard key pattern %s", a, b);
@@ -2844,6 +2910,22 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
    if (!ns) {
       goto done;
    }
+   /* cluster_merge_chunks_cmd.cpp ClusterMergeChunksCommand::errmsgRun: bounds (FieldParser, vector of objects),
+    * their count, an empty min or max, then the routing info (118), then the shard key pattern. */
+   bson_iter_t bit;
+   if (bson_iter_init_find (&bit, ctx->cmd, "bounds") && !BSON_ITER_HOLDS_ARRAY (&bit)) {
+      bson_t one = BSON_INITIALIZER;
+      bson_append_iter (&one, "bounds", -1, &bit);
+      char *j = sim_bson_str (&one);
+      size_t jn = strlen (j);
+      if (jn >= 4) {
+         j[jn - 2] = '\0';
+      }
+      sim_reply_error (reply, 0, "wrong type for 'bounds' field, expected vector array, found %s", jn >= 4 ? j + 2 : j);
+      bson_free (j);
+      bson_destroy (&one);
+      goto done;
+   }
    if (!sim_sub (ctx->cmd, "bounds", &bounds)) {
       sim_reply_error (reply, 0, "no bounds were specified");
       goto done;
@@ -2854,15 +2936,19 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
    while (bson_iter_next (&it)) {
       n++;
    }
+   if (n == 0) {
+      sim_reply_error (reply, 0, "no bounds were specified");
+      goto done;
+   }
    if (n != 2) {
       sim_reply_error (reply, 0, "only a min and max bound may be specified");
       goto done;
    }
-   if (!sim_sub (&bounds, "0", &lo)) {
+   if (!sim_sub (&bounds, "0", &lo) || bson_empty (&lo)) {
       sim_reply_error (reply, 0, "no min key specified");
       goto done;
    }
-   if (!sim_sub (&bounds, "1", &hi)) {
+   if (!sim_sub (&bounds, "1", &hi) || bson_empty (&hi)) {
       sim_reply_error (reply, 0, "no max key specified");
       goto done;
    }
@@ -2899,6 +2985,15 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
       bad = strcmp (sim_chunk_shard (all.v[i]), owner) != 0;
    }
    if (bad) {
+      /* The mongos sends the merge to the owner of the chunk holding min (findIntersectingChunk), which names
+       * itself in the error. */
+      bson_t holder;
+      char named[64] = "";
+      if (sim_chunk_find (&sc, &lo, &holder, NULL)) {
+         bson_strncpy (named, sim_chunk_shard (&holder), sizeof named);
+         bson_destroy (&holder);
+      }
+      owner = named;
       sim_reply_error (reply, 20,
                        "could not merge chunks, shard %s does not contain a sequence of chunks that exactly fills "
                        "the range [%s, %s)",
@@ -2957,9 +3052,22 @@ sim_cmd_balancer_start_stop (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_BOOL (&set, "enabled", start);
       sim_config_update ("settings", "autosplit", &set, NULL, true);
    }
+   if (sim_ver_ge (70)) {
+      /* From 7.0 _configsvrBalancerStart/Stop also call BalancerConfiguration::changeAutoMergeSettings (true/false):
+       * config.settings { _id: "automerge", enabled } (configsvr_control_balancer_command.cpp). */
+      bson_reinit (&set);
+      BSON_APPEND_BOOL (&set, "enabled", start);
+      sim_config_update ("settings", "automerge", &set, NULL, true);
+   }
    bson_destroy (&set);
    uint32_t s, i;
    sim_tick (&s, &i);
+   if (start && sim_ver_ge (80)) {
+      /* 8.0: ShardingLogging::logAction "balancer.start", empty namespace and details. */
+      bson_t empty = BSON_INITIALIZER;
+      sim_changelog (true, "balancer.start", "", "config", &empty, sim_now_ms ());
+      bson_destroy (&empty);
+   }
    if (!start && sim_dyn.live) {
       /* balancerStop waits for the current round to finish, up to maxTimeMS. */
       bson_iter_t it;
@@ -2970,6 +3078,12 @@ sim_cmd_balancer_start_stop (sim_ctx_t *ctx, bson_t *reply)
          sim_reply_error (reply, 50, "operation exceeded time limit");
          return;
       }
+   }
+   if (!start && sim_ver_ge (80)) {
+      /* 8.0: "balancer.stop" is logged once the current round was joined. */
+      bson_t empty = BSON_INITIALIZER;
+      sim_changelog (true, "balancer.stop", "", "config", &empty, sim_now_ms ());
+      bson_destroy (&empty);
    }
    sim_reply_ok (reply);
 }
@@ -3235,10 +3349,14 @@ sim_cmd_set_allow_migrations (sim_ctx_t *ctx, bson_t *reply)
       sim_not_sharded (reply, ns);
       return;
    }
+   /* ShardingCatalogManager::setAllowMigrationsAndBumpOneChunk: $set { permitMigrations: false } or $unset
+    * permitMigrations on config.collections (CollectionType::kPermitMigrationsFieldName) from 5.0; 4.4 (the
+    * SERVER-56227 backport) writes the pre-5.0 name, allowMigrations (kPre50CompatibleAllowMigrationsFieldName). */
    bson_t set = BSON_INITIALIZER;
-   const char *unset[] = { "allowMigrations", "permitMigrations", NULL };
+   const char *field = sim_ver_ge (50) ? "permitMigrations" : "allowMigrations";
+   const char *unset[] = { field, NULL };
    if (!allow) {
-      BSON_APPEND_BOOL (&set, "allowMigrations", false);
+      BSON_APPEND_BOOL (&set, field, false);
    }
    sim_config_update ("collections", ns, &set, allow ? unset : NULL, false);
    bson_destroy (&set);

@@ -616,8 +616,7 @@ static void
 sim_balance_collection (sim_coll_t *coll, sim_ctab_t *t, sim_bshard_t *shards, size_t nshards, bool jumbo_ok,
                         int64_t now)
 {
-   bson_iter_t it;
-   if (bson_iter_init_find (&it, &t->sc.doc, "allowMigrations") && !bson_iter_as_bool (&it)) {
+   if (sim_migrations_forbidden (&t->sc.doc)) {
       return;
    }
    if (coll) {

@@ -94,7 +94,8 @@ fi
 # excluded from balancing, app.jb's only chunk is flagged jumbo; app.h (hashed, 30 chunks, 10 on shard03) is drained.
 if sim_start --version 8.0 --reshard-ms 15000 --chunk-size-kb 1024 --load app.big:ascending:3000 \
    --load app.nb:ascending:20000 --load app.jb:lowcard:20000; then
-   run 'sh.shardCollection("app.h", {k: "hashed"}, false, {numInitialChunks: 30})' > /dev/null
+   # 8.0 ignores numInitialChunks (one chunk per shard): about twenty chunks per shard come from splits instead
+   run 'sh.shardCollection("app.h", {k: "hashed"}); for (let i = -29; i <= 29; i++) db.adminCommand({split: "app.h", middle: {k: NumberLong(String(i * 3) + "00000000000000000")}})' > /dev/null
    run 'sh.disableBalancing("app.nb")' > /dev/null
    run 'db.getSiblingDB("config").runCommand({update: "chunks", updates: [{q: {"min.level": MinKey}, u: {$set: {jumbo: true}}}]})' > /dev/null
 

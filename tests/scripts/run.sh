@@ -5,6 +5,10 @@
 #   NAME.sim   start shardsim with these arguments first (one line) and log every command it receives;
 #              NAME.log then holds lines that must appear in that log (a command name and fields, in order) or
 #              the single word NONE, meaning the log must hold no command at all
+#   NAME.tier  "read": the script may run against a real cluster under the opt-in tier (SHARDSH_TEST_URI set,
+#              tests/lib.sh): it sends nothing that changes the cluster and its expected files do not depend on
+#              shardsim's scenario data. Under that tier every other NAME.sim script is reported SKIP, and the
+#              NAME.log check (which needs shardsim's --log-commands) is reported SKIP on its own
 # In expected files, {{PORT}} stands for the simulated cluster's port.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
@@ -17,7 +21,11 @@ for js in tests/scripts/*.js; do
    args=""
    [ -f "$base.args" ] && args=$(cat "$base.args")
    if [ -f "$base.sim" ]; then
-      if ! sim_start $(cat "$base.sim") --log-commands "$TMPD/$name.cmdlog"; then
+      SIM_TIER_OK=""
+      [ -f "$base.tier" ] && SIM_TIER_OK=$(cat "$base.tier")
+      logopt="--log-commands"
+      [ "$SIM_TIER" = real ] && logopt=""
+      if ! sim_start $(cat "$base.sim") ${logopt:+$logopt "$TMPD/$name.cmdlog"}; then
          fail "script/$name" "shardsim did not start"
          continue
       fi
@@ -43,7 +51,9 @@ for js in tests/scripts/*.js; do
          ok=0
       fi
    done
-   if [ -f "$base.log" ]; then
+   if [ -f "$base.log" ] && [ "$SIM_TIER" = real ] && [ -f "$base.sim" ]; then
+      skip "script/$name/log" "real-cluster tier: the command log needs shardsim's --log-commands"
+   elif [ -f "$base.log" ]; then
       if [ "$(cat "$base.log")" = "NONE" ]; then
          if [ -s "$TMPD/$name.cmdlog" ]; then
             fail "script/$name" "the cluster received commands: $(head -c 400 "$TMPD/$name.cmdlog")"

@@ -313,8 +313,9 @@ test_hashed_placement (sim_t *s, const char *v)
    CHECK_STR (name, strcmp (v, "8.0") < 0 ? "112233" : "123", order);
    run_ok (s, "admin", "{\"shardCollection\": \"fp.two\", \"key\": {\"p2\": \"hashed\"}, \"numInitialChunks\": 2}");
    chunk_shards_in_order (s, "p2", order, sizeof order);
-   snprintf (name, sizeof name, "%s.hashed fewer chunks than shards: first on the primary", v);
-   CHECK_STR (name, "32", order);
+   /* 8.0 takes numInitialChunks in its request IDL only (SERVER-83005) and ignores it: one chunk per shard */
+   snprintf (name, sizeof name, "%s.hashed fewer chunks than shards: first on the primary (8.0: ignored)", v);
+   CHECK_STR (name, strcmp (v, "8.0") < 0 ? "32" : "123", order);
 }
 
 /* calculateOptimizationStrategy: zones shape the initial chunks of an empty collection only (hashed key or not); a
@@ -392,8 +393,9 @@ test_initial_chunks (sim_t *s, const char *v, int nshards)
    bson_destroy (&reply);
    snprintf (json, sizeof json,
              "{\"shardCollection\": \"fn.big\", \"key\": {\"nh\": \"hashed\"}, \"numInitialChunks\": %d}", 8193);
-   snprintf (name, sizeof name, "%s.numInitialChunks 8193 accepted", v);
-   CHECK (name, run_ok (s, "admin", json) && count_config (s, "chunks", "{\"min.nh\": {\"$exists\": true}}") == 8193);
+   snprintf (name, sizeof name, "%s.numInitialChunks 8193 accepted (8.0: ignored, one chunk per shard)", v);
+   CHECK (name, run_ok (s, "admin", json) && count_config (s, "chunks", "{\"min.nh\": {\"$exists\": true}}") ==
+                                                (strcmp (v, "8.0") < 0 ? 8193 : 3));
 }
 
 /* ---- moveChunk / moveRange (items 2, 7, 9, 10) ---- */
@@ -862,6 +864,165 @@ run_balancer (const char *version)
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
 }
 
+/* ---- balancerStart / balancerStop (configsvr_control_balancer_command.cpp): setBalancerMode's { stopped, mode },
+ * 4.4/5.0 the autosplit setting, 7.0+ changeAutoMergeSettings, 8.0 the balancer.start / balancer.stop actionlog ---- */
+
+static void
+test_balancer_control (sim_t *s, const char *v)
+{
+   char name[160];
+   bool pre60 = !strcmp (v, "4.4") || !strcmp (v, "5.0"), ge70 = !strcmp (v, "7.0") || !strcmp (v, "8.0"),
+        ge80 = !strcmp (v, "8.0");
+   run_ok (s, "admin", "{\"balancerStop\": 1}");
+   snprintf (name, sizeof name, "%s.balancerStop sets stopped and mode off", v);
+   CHECK (name, count_config (s, "settings", "{\"_id\": \"balancer\", \"stopped\": true, \"mode\": \"off\"}") == 1);
+   snprintf (name, sizeof name, "%s.balancerStop autosplit setting (4.4/5.0 only)", v);
+   CHECK (name, count_config (s, "settings", "{\"_id\": \"autosplit\", \"enabled\": false}") == (pre60 ? 1 : 0));
+   snprintf (name, sizeof name, "%s.balancerStop disables the automerger (7.0+)", v);
+   CHECK (name, count_config (s, "settings", "{\"_id\": \"automerge\", \"enabled\": false}") == (ge70 ? 1 : 0));
+   snprintf (name, sizeof name, "%s.balancerStop actionlog balancer.stop (8.0)", v);
+   CHECK (name, count_config (s, "actionlog", "{\"what\": \"balancer.stop\", \"ns\": \"\", \"details\": {}}") ==
+                   (ge80 ? 1 : 0));
+   run_ok (s, "admin", "{\"balancerStart\": 1}");
+   snprintf (name, sizeof name, "%s.balancerStart sets mode full", v);
+   CHECK (name, count_config (s, "settings", "{\"_id\": \"balancer\", \"stopped\": false, \"mode\": \"full\"}") == 1);
+   snprintf (name, sizeof name, "%s.balancerStart enables the automerger (7.0+)", v);
+   CHECK (name, count_config (s, "settings", "{\"_id\": \"automerge\", \"enabled\": true}") == (ge70 ? 1 : 0));
+   snprintf (name, sizeof name, "%s.balancerStart actionlog balancer.start (8.0)", v);
+   CHECK (name, count_config (s, "actionlog", "{\"what\": \"balancer.start\"}") == (ge80 ? 1 : 0));
+}
+
+/* ---- split and mergeChunks arguments: cluster_split_cmd.cpp SplitCollectionCmd::errmsgRun (routing info first,
+ * FieldParser's types and defaults), cluster_merge_chunks_cmd.cpp ClusterMergeChunksCommand::errmsgRun ---- */
+
+static void
+test_split_merge_args (sim_t *s, const char *v)
+{
+   char name[160];
+   bson_t reply;
+   run_ok (s, "admin", "{\"shardCollection\": \"rv.sm\", \"key\": {\"k\": 1}}");
+   run_json (s, "admin", "{\"split\": \"rv.none\", \"find\": {\"k\": 1}, \"middle\": {\"k\": 2}}", &reply);
+   snprintf (name, sizeof name, "%s.split unsharded: 118 before the argument checks", v);
+   CHECK (name, code_of (&reply) == 118);
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"split\": \"rv.sm\", \"find\": {}, \"middle\": {\"k\": 500}}", &reply);
+   snprintf (name, sizeof name, "%s.split find {} is no find: middle splits", v);
+   CHECK (name,
+          code_of (&reply) == -1 && !str_at (&reply, "errmsg") && count_config (s, "chunks", "{\"min.k\": 500}") == 1);
+   bson_destroy (&reply);
+   int64_t nchunks = count_config (s, "chunks", "{\"$or\": [{\"min.k\": 500}, {\"max.k\": 500}]}");
+   run_json (s, "admin", "{\"split\": \"rv.sm\", \"find\": 5}", &reply);
+   snprintf (name, sizeof name, "%s.split find of the wrong type", v);
+   CHECK_STR (name, "wrong type for 'find' field, expected object, found find: 5", errmsg_of (&reply));
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"split\": \"rv.sm\", \"bounds\": {\"a\": 1}}", &reply);
+   snprintf (name, sizeof name, "%s.split bounds of the wrong type", v);
+   CHECK_STR (name, "wrong type for 'bounds' field, expected array, found bounds: { a: 1 }", errmsg_of (&reply));
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"split\": \"rv.sm\", \"middle\": 7}", &reply);
+   snprintf (name, sizeof name, "%s.split middle of the wrong type", v);
+   CHECK_STR (name, "wrong type for 'middle' field, expected object, found middle: 7", errmsg_of (&reply));
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"mergeChunks\": \"rv.sm\", \"bounds\": 5}", &reply);
+   snprintf (name, sizeof name, "%s.mergeChunks bounds of the wrong type", v);
+   CHECK_STR (name, "wrong type for 'bounds' field, expected vector array, found bounds: 5", errmsg_of (&reply));
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"mergeChunks\": \"rv.none\", \"bounds\": [{}, {\"k\": 500}]}", &reply);
+   snprintf (name, sizeof name, "%s.mergeChunks empty min before the routing info", v);
+   CHECK_STR (name, "no min key specified", errmsg_of (&reply));
+   bson_destroy (&reply);
+   run_json (s, "admin", "{\"mergeChunks\": \"rv.sm\", \"bounds\": [{\"k\": {\"$minKey\": 1}}, {\"k\": 5}]}", &reply);
+   snprintf (name, sizeof name, "%s.mergeChunks names the shard owning min", v);
+   CHECK (name, code_of (&reply) == 20 && strstr (errmsg_of (&reply), "shard shard01 does not contain") != NULL);
+   bson_destroy (&reply);
+   snprintf (name, sizeof name, "%s.split/merge refusals change no chunk", v);
+   CHECK (name, nchunks == 2 && count_config (s, "chunks", "{\"$or\": [{\"min.k\": 500}, {\"max.k\": 500}]}") == 2);
+}
+
+/* ---- removeShard (ShardingCatalogManager::removeShard): marks the shard draining, reports what is left, never
+ * moves a chunk itself; the balancer drains the shard ---- */
+
+static void
+test_remove_shard (const char *v)
+{
+   sim_t s;
+   const char *args[] = { "--version", v, "--shards", "3", NULL };
+   char name[160];
+   bson_t reply;
+   if (!fid_start (&s, args)) {
+      snprintf (name, sizeof name, "%s.review start", v);
+      UNIT_FAIL (name, "shardsim did not start");
+      sim_stop (&s);
+      return;
+   }
+   test_balancer_control (&s, v);
+   run_ok (&s, "admin", "{\"enableSharding\": \"rv\", \"primaryShard\": \"shard01\"}");
+   run_ok (&s, "admin", "{\"shardCollection\": \"rv.c\", \"key\": {\"k\": 1}}");
+   test_split_merge_args (&s, v);
+   /* setAllowMigrationsAndBumpOneChunk: config.collections permitMigrations from 5.0; 4.4 writes the pre-5.0 name,
+    * allowMigrations (kPre50CompatibleAllowMigrationsFieldName) */
+   bool v44 = !strcmp (v, "4.4");
+   const char *set_f =
+      v44 ? "{\"_id\": \"rv.sm\", \"allowMigrations\": false}" : "{\"_id\": \"rv.sm\", \"permitMigrations\": false}";
+   const char *other_f = v44 ? "{\"_id\": \"rv.sm\", \"permitMigrations\": {\"$exists\": true}}"
+                             : "{\"_id\": \"rv.sm\", \"allowMigrations\": {\"$exists\": true}}";
+   run_ok (&s, "admin", "{\"setAllowMigrations\": \"rv.sm\", \"allowMigrations\": false}");
+   snprintf (name, sizeof name, "%s.setAllowMigrations false writes %s: false", v,
+             v44 ? "allowMigrations" : "permitMigrations");
+   CHECK (name, count_config (&s, "collections", set_f) == 1 && count_config (&s, "collections", other_f) == 0);
+   run_json (&s, "admin", "{\"moveChunk\": \"rv.sm\", \"find\": {\"k\": 1}, \"to\": \"shard02\"}", &reply);
+   snprintf (name, sizeof name, "%s.setAllowMigrations false: moveChunk refused", v);
+   CHECK (name, code_of (&reply) == 117);
+   bson_destroy (&reply);
+   run_ok (&s, "admin", "{\"setAllowMigrations\": \"rv.sm\", \"allowMigrations\": true}");
+   snprintf (name, sizeof name, "%s.setAllowMigrations true unsets the field", v);
+   CHECK (name,
+          count_config (&s, "collections", "{\"_id\": \"rv.sm\", \"permitMigrations\": {\"$exists\": true}}") == 0 &&
+             count_config (&s, "collections", "{\"_id\": \"rv.sm\", \"allowMigrations\": {\"$exists\": true}}") == 0);
+   for (int k = 10; k <= 30; k += 10) {
+      char cmd[160];
+      snprintf (cmd, sizeof cmd, "{\"split\": \"rv.c\", \"middle\": {\"k\": %d}}", k);
+      run_ok (&s, "admin", cmd);
+      snprintf (cmd, sizeof cmd, "{\"moveChunk\": \"rv.c\", \"find\": {\"k\": %d}, \"to\": \"shard03\"}", k);
+      run_ok (&s, "admin", cmd);
+   }
+   int64_t before = count_config (&s, "chunks", "{\"shard\": \"shard03\"}");
+   run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
+   snprintf (name, sizeof name, "%s.removeShard started", v);
+   CHECK (name, str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "started") &&
+                   count_config (&s, "shards", "{\"_id\": \"shard03\", \"draining\": true}") == 1);
+   bson_destroy (&reply);
+   bool still = true, ongoing = true;
+   for (int i = 0; i < 3; i++) {
+      run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
+      ongoing = ongoing && str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "ongoing");
+      bson_iter_t it, d;
+      ongoing = ongoing && bson_iter_init (&it, &reply) && bson_iter_find_descendant (&it, "remaining.chunks", &d) &&
+                BSON_ITER_HOLDS_INT64 (&d) && bson_iter_int64 (&d) == before;
+      bson_destroy (&reply);
+      still = still && count_config (&s, "chunks", "{\"shard\": \"shard03\"}") == before;
+   }
+   snprintf (name, sizeof name, "%s.removeShard moves no chunk itself", v);
+   CHECK (name, before == 3 && still);
+   snprintf (name, sizeof name, "%s.removeShard ongoing reports every chunk left (int64)", v);
+   CHECK (name, ongoing);
+   bool completed = false;
+   for (int i = 0; i < 20 && !completed; i++) {
+      run_ok (&s, "admin", "{\"simBalancer\": \"round\"}");
+      run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
+      completed = str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "completed");
+      bson_destroy (&reply);
+   }
+   snprintf (name, sizeof name, "%s.removeShard completes once the balancer drained the shard", v);
+   CHECK (name, completed && count_config (&s, "shards", "{\"_id\": \"shard03\"}") == 0 &&
+                   count_config (&s, "chunks", "{\"shard\": \"shard03\"}") == 0 &&
+                   count_config (&s, "changelog",
+                                 "{\"what\": \"moveChunk.commit\", \"details.to\": {\"$ne\": \"shard03\"}}") >= 3);
+   int status = sim_stop (&s);
+   snprintf (name, sizeof name, "%s.review clean exit", v);
+   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
 static void
 run_version (const char *version)
 {
@@ -904,6 +1065,10 @@ main (void)
    run_version ("8.0");
    run_balancer ("4.4");
    run_balancer ("8.0");
+   const char *all[] = { "4.4", "5.0", "6.0", "7.0", "8.0" };
+   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+      test_remove_shard (all[i]);
+   }
    mongoc_cleanup ();
    UNIT_EXIT ();
 }
