@@ -124,12 +124,12 @@ if sim_start --scenario demo --load app.big:ascending:300 --fault-bad-reply find
 
    # the connection closes instead of answering the getMore
    run_script midcursor "$SIM_URI/?$OPTS" \
-      'db.adminCommand({simFault: "closeOn", command: "getMore"})\ndb.getSiblingDB("app").big.find().limit(150)\nprint("not reached")\n'
+      'db.adminCommand({simFault: "closeOn", command: "getMore"})\ndb.getSiblingDB("app").big.find().limit(150).itcount()\nprint("not reached")\n'
    check_script midcursor 2 "error: no reply to getMore: the connection was closed"
 
    # a getMore answered with garbage
    run_script badgetmore "$SIM_URI/?$OPTS" \
-      'db.adminCommand({simFault: "badReply", command: "getMore", kind: "bson"})\ndb.getSiblingDB("app").big.find().limit(150)\nprint("not reached")\n'
+      'db.adminCommand({simFault: "badReply", command: "getMore", kind: "bson"})\ndb.getSiblingDB("app").big.find().limit(150).itcount()\nprint("not reached")\n'
    check_script badgetmore 2 "error: invalid reply to getMore: not a BSON document"
 
    # without faults the same read returns its 150 documents (the faults above are what failed)
@@ -345,8 +345,8 @@ if sim_start --scenario demo --load app.big:ascending:300; then
 
    # the connection closed in the middle of a cursor
    fault '"closeOn", command: "getMore"'
-   send 'db.getSiblingDB("app").big.find().limit(150)'
-   reported midcursor "error: no reply to getMore: the connection was closed" 'db.getSiblingDB("app").big.find().limit(150)'
+   send 'db.getSiblingDB("app").big.find().limit(150).itcount()'
+   reported midcursor "error: no reply to getMore: the connection was closed" 'db.getSiblingDB("app").big.find().limit(150).itcount()'
    works midcursor
 
    # the router stops and comes back on the same port
