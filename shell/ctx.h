@@ -11,23 +11,24 @@
 #include "output.h"
 
 typedef struct sh_ctx {
-   const sh_options_t *opts; /* borrowed from main */
-   char *uri;                /* connection string (may hold a password: print only conn_redacted_uri) */
-   mongoc_client_t *client;  /* NULL until the first command needs the server */
-   char *db;                 /* current database (use <db>) */
-   output_opts_t out;        /* how results print */
-   FILE *out_fp;             /* results */
-   FILE *err_fp;             /* errors and warnings */
-   bool interactive;         /* a person at a terminal: confirmations may be asked */
-   bool err_color;           /* colour on err_fp */
-   char *hello_db;           /* database the mongos check last ran on; NULL when not yet */
-   bool warned_not_mongos;   /* SHAPI-10003 printed once */
-   bool warned_autosplit;    /* the 6.0.3 autosplit deprecation printed once */
-   int server_version[3];    /* from buildInfo, {0,0,0} until known */
-   bool exit_requested;      /* exit / quit was run */
-   bson_t *capture;          /* when set (the JavaScript engine), results are stored here as { v: <value> } instead of
-                              * printed (cmd_print_doc, _value, _array, _stats); owned by whoever set it */
-   bool captured;            /* a result was stored in capture */
+   const sh_options_t *opts;   /* borrowed from main */
+   char *uri;                  /* connection string (may hold a password: print only conn_redacted_uri) */
+   mongoc_client_t *client;    /* NULL until the first command needs the server */
+   char *db;                   /* current database (use <db>) */
+   output_opts_t out;          /* how results print */
+   FILE *out_fp;               /* results */
+   FILE *err_fp;               /* errors and warnings */
+   bool interactive;           /* a person at a terminal: confirmations may be asked */
+   bool err_color;             /* colour on err_fp */
+   char *hello_db;             /* database the mongos check last ran on; NULL when not yet */
+   bool warned_not_mongos;     /* SHAPI-10003 printed once */
+   bool warned_autosplit;      /* the 6.0.3 autosplit deprecation printed once */
+   int server_version[3];      /* from buildInfo, {0,0,0} until known */
+   bool exit_requested;        /* exit / quit was run */
+   bson_t *capture;            /* when set (the JavaScript engine), results are stored here as { v: <value> } instead of
+                                * printed (cmd_print_doc, _value, _array, _stats); owned by whoever set it */
+   bool captured;              /* a result was stored in capture */
+   const char *confirm_effect; /* when set, the confirmation prompt names this effect first (from the plan); borrowed */
 } sh_ctx_t;
 
 #endif

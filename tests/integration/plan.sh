@@ -1,0 +1,133 @@
+#!/bin/sh
+# Plan before apply (issue 18, docs/plan.md), on shardsim with data, 7.0 and 4.4: a script whose last line names a
+# missing zone, a range overlapping an existing one, or a 6.0-only helper on 4.4 exits 2 and the cluster receives no
+# write; --plan on a script that adds a zone range predicts the chunks, documents and bytes the balancer then moves
+# (compared with config.changelog's moveChunk.commit counts after running it and letting the balancer settle);
+# --plan for removeShard gives the chunks and bytes to drain, again compared with what the drain then moves; a
+# run-time failure after sh.stopBalancer() prints the summary and the warning.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/lib.sh
+export NO_COLOR=1
+
+WRITES='"cmd": { "(balancerStop|balancerStart|addShardToZone|removeShardFromZone|updateZoneKeyRange|moveChunk|moveRange|removeShard|update|insert|delete|shardCollection|split|mergeChunks)"'
+
+# no_write NAME LOG: the command log holds no write command
+no_write() {
+   if grep -E -q "$WRITES" "$2"; then
+      fail "$1" "the cluster received a write: $(grep -E -o "$WRITES" "$2" | head -3 | tr '\n' ' ')"
+   else
+      pass "$1"
+   fi
+}
+
+cat > "$TMPD/missing_zone.js" << 'JS'
+sh.stopBalancer()
+sh.addShardToZone("shard03", "LON")
+sh.updateZoneKeyRange("app.events", {ts: MinKey}, {ts: 0}, "LON")
+sh.updateZoneKeyRange("app.stores", {zipcode: "30000"}, {zipcode: "30100"}, "APCA")
+JS
+cat > "$TMPD/overlap.js" << 'JS'
+sh.addShardToZone("shard03", "NYC")
+sh.updateZoneKeyRange("app.stores", {zipcode: "10200"}, {zipcode: "10300"}, "SFO")
+JS
+cat > "$TMPD/moverange.js" << 'JS'
+sh.addShardToZone("shard02", "NYC")
+sh.moveRange("app.events", "shard02", {ts: 0})
+JS
+
+for v in 7.0 4.4; do
+   for case in missing_zone overlap moverange; do
+      [ "$case" = moverange ] && [ "$v" != 4.4 ] && continue
+      log="$TMPD/$case.$v.log"
+      if ! sim_start --scenario demo --version "$v" --log-commands "$log"; then
+         fail "plan/$v/$case" "shardsim did not start"
+         continue
+      fi
+      out=$("$SHARDSH" --norc --quiet "$SIM_URI" -f "$TMPD/$case.js" 2>&1)
+      rc=$?
+      sim_stop
+      check_eq "plan/$v/$case exits 2" 2 "$rc"
+      no_write "plan/$v/$case sends no write" "$log"
+      case $case in
+      missing_zone) check_contains "plan/$v/$case names the zones" "zone APCA does not exist; zones: NYC, SFO, LON" "$out"
+                    check_contains "plan/$v/$case at file:line:col" "missing_zone.js:4:77:" "$out" ;;
+      overlap) check_contains "plan/$v/$case RangeOverlapConflict" "RangeOverlapConflict" "$out" ;;
+      moverange) check_contains "plan/$v/$case version gate" "sh.moveRange needs MongoDB 6.0 and the cluster runs 4.4" "$out" ;;
+      esac
+   done
+done
+
+# json_field NAME TEXT: the number after "NAME" : in TEXT (the first one)
+json_field() { printf '%s\n' "$2" | sed -n "s/.*\"$1\" : \([0-9]*\).*/\1/p" | head -1; }
+
+# moved NS FROM: "docs bytes" of the moveChunk.commit entries of NS (from shard FROM when given)
+moved() {
+   m="what: \"moveChunk.commit\", ns: \"$1\""
+   [ -n "$2" ] && m="$m, \"details.from\": \"$2\""
+   o=$("$SHARDSH" --norc --quiet --json "$SIM_URI" --eval "db.getSiblingDB(\"config\").changelog.aggregate([{\$match: {$m}}, {\$group: {_id: null, docs: {\$sum: \"\$details.counts.cloned\"}, bytes: {\$sum: \"\$details.counts.clonedBytes\"}}}])" 2>&1)
+   echo "$(json_field docs "$o") $(json_field bytes "$o")"
+}
+
+# wait_moved NS FROM WANT_DOCS: polls (up to 15 s) until the moved documents reach WANT_DOCS; echoes "docs bytes"
+wait_moved() {
+   i=0
+   while [ $i -lt 150 ]; do
+      r=$(moved "$1" "$2")
+      [ "${r%% *}" = "$3" ] && break
+      sleep 0.1
+      i=$((i + 1))
+   done
+   echo "$r"
+}
+
+# --plan for zone ranges agrees with what the balancer then moves
+if sim_start --version 7.0 --load app.ev:location:2000 --balancer-interval-ms 50 --log-commands "$TMPD/zones.log"; then
+   printf 'sh.addShardToZone("shard02", "EU")\nsh.updateZoneKeyRange("app.ev", {ip: "056."}, {ip: "057."}, "EU")\nsh.addShardToZone("shard03", "US")\nsh.updateZoneKeyRange("app.ev", {ip: "017."}, {ip: "018."}, "US")\n' > "$TMPD/zones.js"
+   plan=$("$SHARDSH" --norc --quiet --plan --json "$SIM_URI" -f "$TMPD/zones.js" 2>&1)
+   no_write "plan/zones --plan sends no write" "$TMPD/zones.log"
+   last=$(printf '%s\n' "$plan" | tail -1)
+   check_contains "plan/zones --plan --json ends with the plan line" '{ "plan" : { "moves" : [' "$last"
+   pchunks=$(printf '%s\n' "$last" | sed -n 's/.*"chunks" : \([0-9]*\), "docs" : \([0-9]*\), "bytes" : \([0-9]*\) } }$/\1 \2 \3/p')
+   check_eq "plan/zones predicts two chunks" 2 "${pchunks%% *}"
+   "$SHARDSH" --norc --quiet "$SIM_URI" -f "$TMPD/zones.js" > /dev/null 2>&1
+   pdocs=$(echo "$pchunks" | cut -d' ' -f2)
+   pbytes=$(echo "$pchunks" | cut -d' ' -f3)
+   got=$(wait_moved app.ev "" "$pdocs")
+   check_eq "plan/zones predicted docs and bytes moved ($pdocs, $pbytes)" "$pdocs $pbytes" "$got"
+   [ "${pdocs:-0}" -gt 0 ] && pass "plan/zones predicts documents to move" || fail "plan/zones predicts documents to move" "$plan"
+   sim_stop
+else
+   fail "plan/zones" "shardsim did not start"
+fi
+
+# --plan for removeShard gives the chunks and bytes to drain, and the drain moves that much
+if sim_start --version 7.0 --load app.ev:location:2000 --balancer-interval-ms 50 --log-commands "$TMPD/drain.log"; then
+   printf 'sh.moveRange("app.ev", "shard03", {ip: "100."}, {ip: "150."})\n' > "$TMPD/prep.js"
+   "$SHARDSH" --norc --quiet "$SIM_URI" -f "$TMPD/prep.js" > /dev/null 2>&1
+   printf 'sh.removeShard("shard03")\n' > "$TMPD/drain.js"
+   : > "$TMPD/drain.log"
+   plan=$("$SHARDSH" --norc --quiet --plan "$SIM_URI" -f "$TMPD/drain.js" 2>&1)
+   no_write "plan/removeShard --plan sends no write" "$TMPD/drain.log"
+   check_contains "plan/removeShard names what drains" "shard shard03 drains: 1 chunks, " "$plan"
+   json=$("$SHARDSH" --norc --quiet --plan --json "$SIM_URI" -f "$TMPD/drain.js" 2>&1 | tail -1)
+   ddocs=$(printf '%s\n' "$json" | sed -n 's/.*"docs" : \([0-9]*\), "bytes" : \([0-9]*\) } }$/\1 \2/p')
+   "$SHARDSH" --norc --quiet "$SIM_URI" -f "$TMPD/drain.js" > /dev/null 2>&1
+   got=$(wait_moved app.ev shard03 "${ddocs%% *}")
+   check_eq "plan/removeShard predicted docs and bytes drained" "$ddocs" "$got"
+   sim_stop
+else
+   fail "plan/removeShard" "shardsim did not start"
+fi
+
+# a run-time failure after sh.stopBalancer(): the summary and the warning, exit 1
+if sim_start --scenario demo --version 7.0; then
+   printf 'sh.stopBalancer()\ndb.getSiblingDB("app").notes.insertOne({_id: 1})\ndb.getSiblingDB("app").notes.insertOne({_id: 1})\nsh.startBalancer()\n' > "$TMPD/stop.js"
+   out=$("$SHARDSH" --norc --quiet "$SIM_URI" -f "$TMPD/stop.js" 2>&1)
+   rc=$?
+   check_eq "plan/summary exits 1" 1 "$rc"
+   check_contains "plan/summary lists what ran" "summary: ran $TMPD/stop.js:1, $TMPD/stop.js:2; failed $TMPD/stop.js:3; did not run: $TMPD/stop.js:4" "$out"
+   check_contains "plan/summary warns the balancer is stopped" "WARNING: the balancer is stopped" "$out"
+   sim_stop
+else
+   fail "plan/summary" "shardsim did not start"
+fi
