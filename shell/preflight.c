@@ -54,6 +54,7 @@ struct preflight {
    const char *file;    /* of the statement being checked (for warnings) */
    bson_t ranged_zones; /* zones that had ranges before the script */
    bson_t effects;      /* "<input>.<statement>" -> the effect the plan found, for the confirmation */
+   bson_t new_indexes;  /* ns -> key of each index the script creates before it shards */
    /* plan totals */
    bson_t moves; /* array of { ns, min, max, from, to, docs, bytes } */
    int nmoves;
@@ -995,6 +996,88 @@ pf_remove_shard (preflight_t *pf, const sh_call_t *call, const char *id, sh_erro
    return pf_plan_all (pf, NULL, true, err);
 }
 
+/* True when index (a key pattern) supports the shard key: the key's fields are its first fields, in order, ranged
+ * fields ascending or descending and a hashed field hashed. */
+static bool
+pf_index_supports (const bson_t *index, const bson_t *key)
+{
+   bson_iter_t k, x;
+   if (!bson_iter_init (&k, key) || !bson_iter_init (&x, index))
+      return false;
+   while (bson_iter_next (&k)) {
+      bool hashed = BSON_ITER_HOLDS_UTF8 (&k) && !strcmp (bson_iter_utf8 (&k, NULL), "hashed");
+      if (!bson_iter_next (&x) || strcmp (bson_iter_key (&k), bson_iter_key (&x)) != 0)
+         return false;
+      if (hashed != (BSON_ITER_HOLDS_UTF8 (&x) && !strcmp (bson_iter_utf8 (&x, NULL), "hashed")))
+         return false;
+      if (!hashed && !BSON_ITER_HOLDS_NUMBER (&x))
+         return false;
+   }
+   return true;
+}
+
+/* sh.shardCollection of an unsharded ns: an existing, non-empty collection needs an index that supports the key
+ * (listIndexes; an index created earlier in the script counts). A missing or empty collection gets its index from
+ * the server. */
+static bool
+pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const bson_t *key, sh_error_t *err)
+{
+   const char *dot = strchr (ns, '.');
+   char db[256], kj[256];
+   bson_t cmd = BSON_INITIALIZER, docs, reply;
+   bson_iter_t it;
+   sh_error_t e;
+   bool supported = false, ok = true;
+   int64_t n = 0;
+   if (!dot || (size_t) (dot - ns) >= sizeof db)
+      return true;
+   bson_strncpy (db, ns, (size_t) (dot - ns) + 1);
+   if (bson_iter_init (&it, &pf->new_indexes)) {
+      while (bson_iter_next (&it)) {
+         bson_t idx;
+         if (!strcmp (bson_iter_key (&it), ns) && cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &idx) &&
+             pf_index_supports (&idx, key))
+            return true;
+      }
+   }
+   sh_error_clear (&e);
+   BSON_APPEND_UTF8 (&cmd, "listIndexes", dot + 1);
+   if (!conn_run_docs (pf->ctx, db, &cmd, CONN_READ, 1000, &docs, NULL, &e)) {
+      bson_destroy (&cmd);
+      bson_destroy (&docs);
+      if (e.kind == SH_ERR_SERVER && e.code == 26)
+         return true; /* NamespaceNotFound: the server creates the collection and its index */
+      *err = e;
+      return false;
+   }
+   if (bson_iter_init (&it, &docs)) {
+      while (bson_iter_next (&it) && !supported) {
+         bson_t d, k;
+         if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && pf_sub (&d, "key", &k))
+            supported = pf_index_supports (&k, key);
+      }
+   }
+   bson_destroy (&docs);
+   if (!supported) {
+      bson_reinit (&cmd);
+      BSON_APPEND_UTF8 (&cmd, "count", dot + 1);
+      sh_error_clear (&e);
+      if (conn_run (pf->ctx, db, &cmd, CONN_READ, &reply, &e))
+         n = (int64_t) cmd_number_at (&reply, "n", NULL);
+      bson_destroy (&reply);
+      if (n > 0) {
+         pf_json (key, kj, sizeof kj);
+         sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 1),
+                          "no index of %s supports the shard key %s and it holds %lld documents", ns, kj,
+                          (long long) n);
+         sh_error_hint (err, "create one first: db.getSiblingDB(\"%s\").%s.createIndex(%s)", db, dot + 1, kj);
+         ok = false;
+      }
+   }
+   bson_destroy (&cmd);
+   return ok;
+}
+
 /* The canonical name of an entry (an alias's target). */
 static const char *
 pf_name (const sh_call_t *call)
@@ -1067,8 +1150,18 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
             sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 0), "%s is already sharded with the key %s", ns, have);
             return false;
          }
+         if (!c && !pf_supported_key (pf, call, ns, &key, err))
+            return false;
          if (!c)
             pf_coll_add (pf, ns, NULL, &key);
+      }
+   } else if ((!strcmp (name, "db.collection.createIndex") || !strcmp (name, "db.collection.ensureIndex")) &&
+              call->coll) {
+      bson_t key;
+      char ns[512];
+      if (args_doc (call, 0, &key)) {
+         bson_snprintf (ns, sizeof ns, "%s.%s", call->db, call->coll);
+         BSON_APPEND_DOCUMENT (&pf->new_indexes, ns, &key);
       }
    }
    if (ok && pf->plan && writes && !pf->ctx->opts->json && !pf->effect[0] && strcmp (name, "sh.removeShard") &&
@@ -1210,6 +1303,7 @@ preflight_new (sh_ctx_t *ctx, bool plan, sh_error_t *err)
    bson_init (&pf->moves);
    bson_init (&pf->ranged_zones);
    bson_init (&pf->effects);
+   bson_init (&pf->new_indexes);
    if (!pf_load (pf, err)) {
       preflight_free (pf);
       return NULL;
@@ -1246,5 +1340,6 @@ preflight_free (preflight_t *pf)
    bson_destroy (&pf->moves);
    bson_destroy (&pf->ranged_zones);
    bson_destroy (&pf->effects);
+   bson_destroy (&pf->new_indexes);
    bson_free (pf);
 }
