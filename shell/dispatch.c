@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "conn.h"
 #include "dispatch.h"
+#include "preflight.h"
 
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {
@@ -462,9 +463,12 @@ confirm_answer_yes (const char *line)
 static bool
 confirm (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   char line[64];
+   char line[64], effect[1024];
+   /* the effect the plan knows: from the script's pre-flight, or read now for this call */
    if (ctx->confirm_effect && ctx->confirm_effect[0])
       fprintf (ctx->err_fp, "%s\n", ctx->confirm_effect);
+   else if (preflight_describe (ctx, call, effect, sizeof effect))
+      fprintf (ctx->err_fp, "%s\n", effect);
    /* a write to a config.* collection (destructive per call) says so; other entries move or drop data */
    if (call->coll && !strcmp (call->db, "config"))
       fprintf (ctx->err_fp,

@@ -1294,6 +1294,26 @@ preflight_plan_end (preflight_t *pf)
    bson_destroy (&doc);
 }
 
+bool
+preflight_describe (sh_ctx_t *ctx, const sh_call_t *call, char *buf, size_t len)
+{
+   sh_error_t err;
+   preflight_t *pf;
+   bool ok;
+   sh_error_clear (&err);
+   buf[0] = '\0';
+   if (!(pf = preflight_new (ctx, false, &err)))
+      return false;
+   pf->file = "<confirm>";
+   ok = preflight_call (pf, call, true, "", "", &err);
+   if (!ok)
+      bson_snprintf (buf, len, "pre-flight: %s", err.message);
+   else
+      bson_strncpy (buf, pf->effect, len);
+   preflight_free (pf);
+   return buf[0] != '\0';
+}
+
 preflight_t *
 preflight_new (sh_ctx_t *ctx, bool plan, sh_error_t *err)
 {

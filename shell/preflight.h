@@ -33,6 +33,12 @@ bool
 preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char *file, const char *stmt_text,
                 sh_error_t *err);
 
+/* For a confirmation in a terminal: the effect of call on the cluster as the plan sees it ("move app.ev [...) 173
+ * docs, 33KiB shard01 -> shard03"), or "pre-flight: <why it would fail>", into buf. False (buf empty) when nothing is
+ * known or the cluster cannot be read. Reads only. */
+bool
+preflight_describe (sh_ctx_t *ctx, const sh_call_t *call, char *buf, size_t len);
+
 /* Under --plan: prints the closing total (and the --json plan line). */
 void
 preflight_plan_end (preflight_t *pf);

@@ -131,3 +131,40 @@ if sim_start --scenario demo --version 7.0; then
 else
    fail "plan/summary" "shardsim did not start"
 fi
+
+# in a terminal the confirmation names the effect the plan knows, and y runs it
+if command -v tmux > /dev/null 2>&1; then
+   if sim_start --version 7.0 --load app.ev:location:2000 --log-commands "$TMPD/confirm.log"; then
+      SOCK="$TMPD/tmux.sock"
+      T="tmux -S $SOCK"
+      SH_ABS="$(pwd)/$SHARDSH"
+      screen() { $T capture-pane -t c -p; }
+      wait_for() {
+         i=0
+         while [ $i -lt 150 ]; do
+            screen | grep -q -F -- "$1" && return 0
+            sleep 0.1
+            i=$((i + 1))
+         done
+         return 1
+      }
+      $T new-session -d -s c -x 200 -y 40 "NO_COLOR=1 $SH_ABS --norc $SIM_URI/test; sleep 30"
+      wait_for 'test>' || fail "plan/confirm start" "$(screen | tail -3)"
+      $T send-keys -t c 'sh.moveRange("app.ev", "shard03", {ip: "100."}, {ip: "150."})' Enter
+      if wait_for "Type 'yes' to run it [y/N]"; then
+         check_contains "plan/confirm names the move" "move app.ev [{ ip: '100.' }, { ip: '150.' }) 173 docs, 33KiB shard01 -> shard03" "$(screen)"
+      else
+         fail "plan/confirm asks" "$(screen | tail -3)"
+      fi
+      $T send-keys -t c 'y' Enter
+      i=0
+      while [ $i -lt 100 ] && ! grep -q '"moveRange"' "$TMPD/confirm.log"; do sleep 0.1; i=$((i + 1)); done
+      check_contains "plan/confirm y runs it" '"moveRange"' "$(cat "$TMPD/confirm.log")"
+      $T kill-server 2> /dev/null
+      sim_stop
+   else
+      fail "plan/confirm" "shardsim did not start"
+   fi
+else
+   skip "plan/confirm" "tmux not installed"
+fi
