@@ -1078,6 +1078,70 @@ pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const 
    return ok;
 }
 
+/* Under --plan, sh.shardCollection of a new collection: its initial chunks per shard. A hashed key: numInitialChunks
+ * (default two per shard up to 7.0, one per shard from 8.0) in runs of numInitialChunks / shards contiguous chunks per
+ * shard; with presplitHashedZones one chunk per shard of each zone range of the namespace. A ranged key: one chunk on
+ * the primary shard. */
+static bool
+pf_plan_initial_chunks (preflight_t *pf, const sh_call_t *call, const char *ns, const bson_t *key, sh_error_t *err)
+{
+   bson_iter_t it, o;
+   bson_t opts;
+   bool hashed = false, presplit = false;
+   int64_t n = -1;
+   size_t nshards = 0;
+   bson_string_t *line;
+   if (bson_iter_init (&it, key)) {
+      while (bson_iter_next (&it))
+         hashed |= BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), "hashed");
+   }
+   if (!args_opt_int (call, 3, "numInitialChunks", 0, 1000000, &n, err))
+      return false;
+   if (args_doc (call, 3, &opts) && bson_iter_init_find (&o, &opts, "presplitHashedZones"))
+      presplit = bson_iter_as_bool (&o);
+   for (size_t s = 0; s < pf->nshards; s++)
+      nshards += !pf->shards[s].draining;
+   if (pf->ctx->opts->json || !nshards)
+      return true;
+   if (!hashed) {
+      fprintf (pf->ctx->out_fp, "   initial chunks of %s: 1 on the primary shard of its database\n", ns);
+      return true;
+   }
+   line = bson_string_new (NULL);
+   if (presplit) {
+      for (size_t s = 0; s < pf->nshards; s++) {
+         int k = 0;
+         for (size_t r = 0; r < pf->nranges; r++)
+            k += !strcmp (pf->ranges[r].ns, ns) && pf_has_tag (&pf->shards[s], pf->ranges[r].zone);
+         bson_string_append_printf (line, "%s%s %d", line->len ? ", " : "", pf->shards[s].id, k);
+      }
+      fprintf (pf->ctx->out_fp, "   initial chunks of %s (presplitHashedZones, one per shard of each zone range): %s\n",
+               ns, line->str);
+   } else {
+      int64_t total = n > 0 ? n : (int64_t) nshards * (pf->version[0] >= 8 ? 1 : 2);
+      int64_t per = total / (int64_t) nshards;
+      size_t k = 0;
+      if (per == 0) {
+         fprintf (pf->ctx->out_fp, "   initial chunks of %s: %lld, the first on the primary shard\n", ns,
+                  (long long) total);
+         bson_string_free (line, true);
+         return true;
+      }
+      for (size_t s = 0; s < pf->nshards; s++) {
+         int64_t cnt = 0;
+         if (pf->shards[s].draining)
+            continue;
+         for (int64_t i = 0; i < total; i++)
+            cnt += (size_t) ((i / per) % (int64_t) nshards) == k;
+         k++;
+         bson_string_append_printf (line, "%s%s %lld", line->len ? ", " : "", pf->shards[s].id, (long long) cnt);
+      }
+      fprintf (pf->ctx->out_fp, "   initial chunks of %s: %lld (%s)\n", ns, (long long) total, line->str);
+   }
+   bson_string_free (line, true);
+   return true;
+}
+
 /* The canonical name of an entry (an alias's target). */
 static const char *
 pf_name (const sh_call_t *call)
@@ -1151,6 +1215,8 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
             return false;
          }
          if (!c && !pf_supported_key (pf, call, ns, &key, err))
+            return false;
+         if (!c && pf->plan && !pf_plan_initial_chunks (pf, call, ns, &key, err))
             return false;
          if (!c)
             pf_coll_add (pf, ns, NULL, &key);

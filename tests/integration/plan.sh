@@ -168,3 +168,16 @@ if command -v tmux > /dev/null 2>&1; then
 else
    skip "plan/confirm" "tmux not installed"
 fi
+
+# --plan's initial chunks of a hashed sh.shardCollection agree with the chunks it then creates
+if sim_start --scenario demo --version 7.0; then
+   printf 'sh.shardCollection("app.h2", {k: "hashed"}, false, {numInitialChunks: 7})\n' > "$TMPD/ic.js"
+   plan=$("$SHARDSH" --norc --quiet --plan "$SIM_URI" -f "$TMPD/ic.js" 2>&1)
+   check_contains "plan/initial chunks predicted" "initial chunks of app.h2: 7 (shard01 3, shard02 2, shard03 2)" "$plan"
+   "$SHARDSH" --norc --quiet "$SIM_URI" -f "$TMPD/ic.js" > /dev/null 2>&1
+   got=$("$SHARDSH" --norc --quiet --json "$SIM_URI" --eval 'db.getSiblingDB("config").chunks.aggregate([{$lookup: {from: "collections", localField: "uuid", foreignField: "uuid", as: "c"}}, {$match: {"c._id": "app.h2"}}, {$group: {_id: "$shard", n: {$sum: 1}}}, {$sort: {_id: 1}}])' 2> /dev/null | tr -d '\n')
+   check_eq "plan/initial chunks created as predicted" '{ "_id" : "shard01", "n" : 3 }{ "_id" : "shard02", "n" : 2 }{ "_id" : "shard03", "n" : 2 }' "$got"
+   sim_stop
+else
+   fail "plan/initial chunks" "shardsim did not start"
+fi
