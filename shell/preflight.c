@@ -945,8 +945,9 @@ pf_remove_shard (preflight_t *pf, const sh_call_t *call, const char *id, sh_erro
       bson_destroy (&docs_db);
    }
    {
-      /* the migration rate: bytes cloned per second of migration over the recent moveChunk.commit/from entries */
-      bson_t cmd = BSON_INITIALIZER, f, sort, docs_cl;
+      /* the migration rate: the bytes the recent migrations cloned (moveChunk.commit counts.clonedBytes) over the
+       * time their donors spent in their steps (moveChunk.from "step k of 6", or "of 7") */
+      bson_t cmd = BSON_INITIALIZER, f, in, sort, docs_cl;
       bson_iter_t it;
       sh_error_t e;
       double cloned = 0, ms = 0;
@@ -954,28 +955,38 @@ pf_remove_shard (preflight_t *pf, const sh_call_t *call, const char *id, sh_erro
       sh_error_clear (&e);
       BSON_APPEND_UTF8 (&cmd, "find", "changelog");
       BSON_APPEND_DOCUMENT_BEGIN (&cmd, "filter", &f);
-      BSON_APPEND_UTF8 (&f, "what", "moveChunk.from");
+      BSON_APPEND_DOCUMENT_BEGIN (&f, "what", &in);
+      {
+         bson_t arr;
+         BSON_APPEND_ARRAY_BEGIN (&in, "$in", &arr);
+         BSON_APPEND_UTF8 (&arr, "0", "moveChunk.from");
+         BSON_APPEND_UTF8 (&arr, "1", "moveChunk.commit");
+         bson_append_array_end (&in, &arr);
+      }
+      bson_append_document_end (&f, &in);
       bson_append_document_end (&cmd, &f);
       BSON_APPEND_DOCUMENT_BEGIN (&cmd, "sort", &sort);
       BSON_APPEND_INT32 (&sort, "time", -1);
       bson_append_document_end (&cmd, &sort);
-      BSON_APPEND_INT32 (&cmd, "limit", 100);
-      if (conn_run_docs (pf->ctx, "config", &cmd, CONN_READ, 100, &docs_cl, NULL, &e) &&
+      BSON_APPEND_INT32 (&cmd, "limit", 200);
+      if (conn_run_docs (pf->ctx, "config", &cmd, CONN_READ, 200, &docs_cl, NULL, &e) &&
           bson_iter_init (&it, &docs_cl)) {
          while (bson_iter_next (&it)) {
             bson_t d;
             if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
                continue;
-            for (int step = 1; step <= 7; step++) {
-               char path[64];
-               bool present;
-               double v;
-               bson_snprintf (path, sizeof path, "details.step %d of %d", step, pf->version[0] >= 6 ? 7 : 6);
-               v = cmd_number_at (&d, path, &present);
-               if (present)
-                  ms += v;
+            cloned += cmd_number_at (&d, "details.counts.clonedBytes", NULL);
+            for (int of = 6; of <= 7; of++) {
+               for (int step = 1; step <= of; step++) {
+                  char path[64];
+                  bool present;
+                  double v;
+                  bson_snprintf (path, sizeof path, "details.step %d of %d", step, of);
+                  v = cmd_number_at (&d, path, &present);
+                  if (present)
+                     ms += v;
+               }
             }
-            cloned += cmd_number_at (&d, "details.clonedBytes", NULL);
          }
       }
       bson_destroy (&cmd);
@@ -987,7 +998,7 @@ pf_remove_shard (preflight_t *pf, const sh_call_t *call, const char *id, sh_erro
                   "to move their primary",
                   id, (long long) chunks, (long long) docs, sz, ncolls, ndbs);
          if (cloned > 0 && ms > 0)
-            fprintf (pf->ctx->out_fp, "; about %.0f s at the recent migration rate (%.0f bytes/s)\n",
+            fprintf (pf->ctx->out_fp, "; about %.1f s at the recent migration rate (%.0f bytes/s)\n",
                      (double) bytes / (cloned / (ms / 1000.0)), cloned / (ms / 1000.0));
          else
             fprintf (pf->ctx->out_fp, "; no recent migration in config.changelog to estimate the time from\n");
