@@ -53,8 +53,11 @@ struct preflight {
    char effect[1024];
    const char *file;    /* of the statement being checked (for warnings) */
    bson_t ranged_zones; /* zones that had ranges before the script */
-   bson_t effects;      /* "<input>.<statement>" -> the effect the plan found, for the confirmation */
-   bson_t new_indexes;  /* ns -> key of each index the script creates before it shards */
+   char **effects;      /* per statement of the run (effect_base[input] + statement): the effect the plan found, for
+                         * the confirmation, or NULL */
+   size_t *effect_base;
+   size_t ninputs, neffects;
+   bson_t new_indexes; /* ns -> key of each index the script creates before it shards */
    /* plan totals */
    bson_t moves; /* array of { ns, min, max, from, to, docs, bytes } */
    int nmoves;
@@ -1250,11 +1253,11 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
 const char *
 preflight_effect (const preflight_t *pf, size_t input, size_t stmt)
 {
-   char key[48];
-   bson_iter_t it;
-   bson_snprintf (key, sizeof key, "%zu.%zu", input, stmt);
-   return pf && bson_iter_init_find (&it, &pf->effects, key) && BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL)
-                                                                                           : NULL;
+   size_t k;
+   if (!pf || !pf->effects || input >= pf->ninputs)
+      return NULL;
+   k = pf->effect_base[input] + stmt;
+   return k < pf->neffects ? pf->effects[k] : NULL;
 }
 
 /* State of one pass over the scripts. */
@@ -1312,10 +1315,16 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, p
       sh_error_render (ctx->err_fp, &err, NULL, NULL, ctx->err_color);
       return 1;
    }
+   p.pf->ninputs = n;
+   p.pf->effect_base = bson_malloc0 ((n ? n : 1) * sizeof *p.pf->effect_base);
+   for (size_t i = 0; i < n; i++) {
+      p.pf->effect_base[i] = p.pf->neffects;
+      p.pf->neffects += scripts[i] ? scripts[i]->n : 0;
+   }
+   p.pf->effects = bson_malloc0 ((p.pf->neffects ? p.pf->neffects : 1) * sizeof *p.pf->effects);
    for (size_t i = 0; i < n; i++) {
       p.script = scripts[i];
       for (size_t s = 0; scripts[i] && s < scripts[i]->n; s++) {
-         char key[48];
          p.stmt = &scripts[i]->stmts[s];
          sh_error_clear (&err);
          if (!dispatch_with_call (ctx, p.stmt, pf_check_one, &p, &err)) {
@@ -1332,10 +1341,8 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, p
             preflight_free (p.pf);
             return 2;
          }
-         if (p.pf->effect[0]) {
-            bson_snprintf (key, sizeof key, "%zu.%zu", i, s);
-            BSON_APPEND_UTF8 (&p.pf->effects, key, p.pf->effect);
-         }
+         if (p.pf->effect[0])
+            p.pf->effects[p.pf->effect_base[i] + s] = bson_strdup (p.pf->effect);
       }
    }
    if (plan)
@@ -1399,7 +1406,6 @@ preflight_new (sh_ctx_t *ctx, bool plan, sh_error_t *err)
    pf->plan = plan;
    bson_init (&pf->moves);
    bson_init (&pf->ranged_zones);
-   bson_init (&pf->effects);
    bson_init (&pf->new_indexes);
    if (!pf_load (pf, err)) {
       preflight_free (pf);
@@ -1436,7 +1442,10 @@ preflight_free (preflight_t *pf)
    bson_free (pf->colls);
    bson_destroy (&pf->moves);
    bson_destroy (&pf->ranged_zones);
-   bson_destroy (&pf->effects);
+   for (size_t i = 0; i < pf->neffects; i++)
+      bson_free (pf->effects[i]);
+   bson_free (pf->effects);
+   bson_free (pf->effect_base);
    bson_destroy (&pf->new_indexes);
    bson_free (pf);
 }
