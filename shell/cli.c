@@ -175,6 +175,11 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
       }
 #undef IS
    }
+   if (opts->plan && (opts->dry_run || opts->dashboard)) {
+      sh_error_set (err, SH_ERR_USAGE, "--plan reads the cluster: it cannot be combined with %s",
+                    opts->dry_run ? "--dry-run" : "--dashboard");
+      return false;
+   }
    return true;
 }
 

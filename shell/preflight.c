@@ -1311,7 +1311,10 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, p
       return 0;
    sh_error_clear (&err);
    if (!(p.pf = preflight_new (ctx, plan, &err))) {
-      sh_error_hint (&err, "the pre-flight reads the cluster before the first write; --no-preflight skips it");
+      if (plan)
+         sh_error_hint (&err, "--plan reads the cluster; nothing was written");
+      else
+         sh_error_hint (&err, "the pre-flight reads the cluster before the first write; --no-preflight skips it");
       sh_error_render (ctx->err_fp, &err, NULL, NULL, ctx->err_color);
       return 1;
    }

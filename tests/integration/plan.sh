@@ -181,3 +181,8 @@ if sim_start --scenario demo --version 7.0; then
 else
    fail "plan/initial chunks" "shardsim did not start"
 fi
+
+# --plan needs the cluster: with --dry-run it is a usage error (exit 2)
+out=$("$SHARDSH" --norc --plan --dry-run -f "$TMPD/zones.js" 2>&1)
+check_eq "plan/--plan --dry-run exits 2" 2 "$?"
+check_contains "plan/--plan --dry-run says why" "--plan reads the cluster: it cannot be combined with --dry-run" "$out"
