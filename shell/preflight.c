@@ -228,6 +228,18 @@ pf_sub (const bson_t *doc, const char *key, bson_t *sub)
 
 /* ---- reading the cluster ---- */
 
+/* The number at the top-level field key of a server reply as a non-negative integer (args_number_to_int: no
+ * conversion from double is ever undefined); 0 when absent, not a number or out of range. */
+static int64_t
+pf_int_at (const bson_t *reply, const char *key)
+{
+   bson_iter_t it;
+   int64_t v = 0;
+   if (!bson_iter_init_find (&it, reply, key) || !args_number_to_int (&it, 0, INT64_MAX, &v))
+      return 0;
+   return v;
+}
+
 static bool
 pf_find (sh_ctx_t *ctx, const char *coll, bson_t *docs, sh_error_t *err)
 {
@@ -352,7 +364,6 @@ pf_data_size (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson
 {
    bson_t cmd = BSON_INITIALIZER, reply;
    sh_error_t err;
-   bool present;
    BSON_APPEND_UTF8 (&cmd, "dataSize", c->ns);
    BSON_APPEND_DOCUMENT (&cmd, "keyPattern", c->key);
    BSON_APPEND_DOCUMENT (&cmd, "min", min);
@@ -361,8 +372,8 @@ pf_data_size (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson
    sh_error_clear (&err);
    *docs = *bytes = 0;
    if (conn_run (pf->ctx, "admin", &cmd, CONN_READ, &reply, &err)) {
-      *docs = (int64_t) cmd_number_at (&reply, "numObjects", &present);
-      *bytes = (int64_t) cmd_number_at (&reply, "size", &present);
+      *docs = pf_int_at (&reply, "numObjects");
+      *bytes = pf_int_at (&reply, "size");
    }
    bson_destroy (&cmd);
    bson_destroy (&reply);
@@ -394,7 +405,7 @@ pf_count_range (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bs
    bson_append_document_end (&cmd, &q);
    sh_error_clear (&err);
    if (conn_run (pf->ctx, db, &cmd, CONN_READ, &reply, &err))
-      n = (int64_t) cmd_number_at (&reply, "n", NULL);
+      n = pf_int_at (&reply, "n");
    bson_destroy (&cmd);
    bson_destroy (&reply);
    return n;
@@ -1077,7 +1088,7 @@ pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const 
       BSON_APPEND_UTF8 (&cmd, "count", dot + 1);
       sh_error_clear (&e);
       if (conn_run (pf->ctx, db, &cmd, CONN_READ, &reply, &e))
-         n = (int64_t) cmd_number_at (&reply, "n", NULL);
+         n = pf_int_at (&reply, "n");
       bson_destroy (&reply);
       if (n > 0) {
          pf_json (key, kj, sizeof kj);
