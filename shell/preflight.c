@@ -1300,12 +1300,27 @@ pf_check_one (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
       len = sizeof text - 1;
    memcpy (text, src + a, len);
    text[len] = '\0';
+   if (!strcmp (call->cmd->name, "use") && args_str (call, 0)) {
+      /* as the run will: later statements resolve against this database (restored after the pre-flight) */
+      bson_free (p->pf->ctx->db);
+      p->pf->ctx->db = bson_strdup (args_str (call, 0));
+      return true;
+   }
    return preflight_call (p->pf, call, writes, p->script->name, text, err);
+}
+
+/* Puts back the current database the pre-flight's `use` statements moved; frees saved. */
+static void
+pf_restore_db (sh_ctx_t *ctx, char *saved)
+{
+   bson_free (ctx->db);
+   ctx->db = saved;
 }
 
 int
 preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, preflight_t **out)
 {
+   char *saved_db;
    pf_pass_t p = { 0 };
    sh_error_t err;
    bool plan = ctx->opts && ctx->opts->plan;
@@ -1329,6 +1344,7 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, p
       sh_error_render (ctx->err_fp, &err, NULL, NULL, ctx->err_color);
       return 1;
    }
+   saved_db = bson_strdup (ctx->db);
    p.pf->ninputs = n;
    p.pf->effect_base = bson_malloc0 ((n ? n : 1) * sizeof *p.pf->effect_base);
    for (size_t i = 0; i < n; i++) {
@@ -1346,6 +1362,7 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, p
                sh_error_hint (&err, "the pre-flight could not read the cluster; nothing was written");
                sh_error_render (ctx->err_fp, &err, scripts[i]->name, scripts[i]->source, ctx->err_color);
                preflight_free (p.pf);
+               pf_restore_db (ctx, saved_db);
                return 1;
             }
             if (!err.hint[0])
@@ -1353,12 +1370,14 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, p
             sh_error_render (ctx->err_fp, &err, scripts[i]->name, scripts[i]->source, ctx->err_color);
             fflush (ctx->err_fp);
             preflight_free (p.pf);
+            pf_restore_db (ctx, saved_db);
             return 2;
          }
          if (p.pf->effect[0])
             p.pf->effects[p.pf->effect_base[i] + s] = bson_strdup (p.pf->effect);
       }
    }
+   pf_restore_db (ctx, saved_db);
    if (plan)
       preflight_plan_end (p.pf);
    fflush (ctx->out_fp);
