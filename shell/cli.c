@@ -131,6 +131,10 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          opts->yes = true;
       } else if (IS ("--continue-on-error")) {
          opts->continue_on_error = true;
+      } else if (IS ("--no-preflight")) {
+         opts->no_preflight = true;
+      } else if (IS ("--plan")) {
+         opts->plan = true;
       } else if (IS ("--norc")) {
          opts->norc = true;
       } else if (IS ("--no-color") || IS ("--nocolor")) {
@@ -170,6 +174,11 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          return false;
       }
 #undef IS
+   }
+   if (opts->plan && (opts->dry_run || opts->dashboard)) {
+      sh_error_set (err, SH_ERR_USAGE, "--plan reads the cluster: it cannot be combined with %s",
+                    opts->dry_run ? "--dry-run" : "--dashboard");
+      return false;
    }
    return true;
 }
@@ -221,6 +230,9 @@ sh_options_usage (FILE *out)
       "  --dashboard                 the live ncurses dashboard (--interval SECONDS, -n FRAMES, --once)\n"
       "\n"
       "Safety and output:\n"
+      "  --plan                      check a script against the cluster and print what it would change and move;\n"
+      "                              send nothing that writes (docs/plan.md)\n"
+      "  --no-preflight              do not check a script against the cluster before its first write\n"
       "  --dry-run                   print every request that would be sent; send nothing (no server needed)\n"
       "  --readonly                  refuse every command that changes the cluster\n"
       "  --yes                       do not ask before commands that move data or stop balancing\n"

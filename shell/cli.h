@@ -28,6 +28,8 @@ typedef struct {
    bool readonly; /* refuse every command that changes the cluster */
    bool yes;      /* do not ask for confirmation */
    bool continue_on_error;
+   bool no_preflight; /* --no-preflight: scripts are not checked against the cluster before the first write */
+   bool plan;         /* --plan: check, print what would change and move, send nothing that writes */
    bool norc;
    bool no_color;
    bool dashboard;  /* --dashboard */

@@ -32,7 +32,8 @@ typedef struct sh_ctx {
                                 * by a literal statement while it has more; owned, killed when replaced */
    bool cursor_fresh;          /* a literal find or aggregate ran after the engine's last cursor ("it": that one) */
    struct conn_cursor *
-      *cursor_out; /* set by the engine: find and aggregate open a live cursor here and print nothing */
+      *cursor_out;             /* set by the engine: find and aggregate open a live cursor here and print nothing */
+   const char *confirm_effect; /* when set, the confirmation prompt names this effect first (from the plan); borrowed */
 } sh_ctx_t;
 
 #endif

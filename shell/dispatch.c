@@ -3,11 +3,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "conn.h"
 #include "dispatch.h"
+#include "preflight.h"
 
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {
@@ -451,19 +453,32 @@ version_at_least (const int have[3], const char *need)
    return true;
 }
 
+bool
+confirm_answer_yes (const char *line)
+{
+   size_t n = strcspn (line, "\r\n");
+   return (n == 1 && (line[0] == 'y' || line[0] == 'Y')) || (n == 3 && !strncasecmp (line, "yes", 3));
+}
+
 static bool
 confirm (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   char line[64];
+   char line[64], effect[1024];
+   /* the effect the plan knows: from the script's pre-flight, or read now for this call */
+   if (ctx->confirm_effect && ctx->confirm_effect[0])
+      fprintf (ctx->err_fp, "%s\n", ctx->confirm_effect);
+   else if (preflight_describe (ctx, call, effect, sizeof effect))
+      fprintf (ctx->err_fp, "%s\n", effect);
    /* a write to a config.* collection (destructive per call) says so; other entries move or drop data */
    if (call->coll && !strcmp (call->db, "config"))
-      fprintf (ctx->err_fp, "%s writes config.%s, the cluster's metadata. Type 'yes' to run it: ", call->cmd->name,
+      fprintf (ctx->err_fp,
+               "%s writes config.%s, the cluster's metadata. Type 'yes' to run it [y/N]: ", call->cmd->name,
                call->coll);
    else
-      fprintf (ctx->err_fp, "%s moves data or stops balancing. Type 'yes' to run it: ", call->cmd->name);
+      fprintf (ctx->err_fp, "%s moves data or stops balancing. Type 'yes' to run it [y/N]: ", call->cmd->name);
    fflush (ctx->err_fp);
-   if (!fgets (line, sizeof line, stdin) || strncmp (line, "yes", 3) != 0 ||
-       (line[3] != '\n' && line[3] != '\0' && line[3] != '\r')) {
+   /* y or yes (any case), then the end of the line */
+   if (!fgets (line, sizeof line, stdin) || !confirm_answer_yes (line)) {
       sh_error_set_at (err, SH_ERR_CONFIRM, call->pos, "%s not run: not confirmed", call->cmd->name);
       return false;
    }
@@ -616,6 +631,19 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    } else {
       ok = dispatch_call (ctx, &r.call, err);
    }
+   resolved_release (&r);
+   return ok;
+}
+
+bool
+dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, void *data, sh_error_t *err)
+{
+   resolved_t r;
+   bool ok;
+   resolved_init (&r);
+   ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err);
+   if (ok)
+      ok = fn (data, &r.call, !is_readonly_call (&r.call), err);
    resolved_release (&r);
    return ok;
 }

@@ -35,4 +35,17 @@ dispatch_is_literal (sh_ctx_t *ctx, const sh_stmt_t *stmt);
 bool
 dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err);
 
+/* What dispatch_with_call hands over: the resolved call of a statement (borrowed for the callback's length) and
+ * whether it changes the cluster (not CMD_READONLY for this call). */
+typedef bool (*dispatch_call_fn) (void *data, const sh_call_t *call, bool writes, sh_error_t *err);
+
+/* Resolves stmt without sending anything and calls fn with its call; returns fn's answer, or false with err set when
+ * the statement does not resolve. Used by the script pre-flight (shell/preflight.c). */
+bool
+dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, void *data, sh_error_t *err);
+
+/* True when a confirmation answer is y or yes (any case) alone on its line. */
+bool
+confirm_answer_yes (const char *line);
+
 #endif

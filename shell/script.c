@@ -7,6 +7,7 @@
 #include "dispatch.h"
 #include "js_host.h"
 #include "parser.h"
+#include "preflight.h"
 #include "script.h"
 
 char *
@@ -92,10 +93,69 @@ check_js (sh_ctx_t *ctx, const script_input_t *in, const char *text, size_t len,
    return false;
 }
 
+/* Records a statement that ran (ok) or failed, with its call when it resolves. */
+typedef struct {
+   run_summary_t *rs;
+   const char *file;
+   int line;
+   bool ok;
+} note_t;
+
+static bool
+note_call (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
+{
+   note_t *n = data;
+   (void) writes;
+   (void) err;
+   run_summary_note (n->rs, n->file, n->line, call, n->ok);
+   return true;
+}
+
+static void
+script_note (sh_ctx_t *ctx, run_summary_t *rs, const sh_script_t *lit, const sh_stmt_t *st, bool ok)
+{
+   note_t n = { rs, lit->name, st->pos.line, ok };
+   sh_error_t err;
+   sh_error_clear (&err);
+   if (!dispatch_with_call (ctx, st, note_call, &n, &err))
+      run_summary_note (rs, lit->name, st->pos.line, NULL, ok);
+}
+
+/* Records every statement from input i, statement s on as not run. */
+static void
+script_skipped (run_summary_t *rs, const script_input_t *inputs, const checked_input_t *ins, size_t n, size_t i,
+                size_t s)
+{
+   for (; i < n; i++, s = 0) {
+      if (ins[i].js) {
+         run_summary_skipped (rs, inputs[i].name, 1);
+         continue;
+      }
+      for (; s < ins[i].lit.n; s++)
+         run_summary_skipped (rs, ins[i].lit.name, ins[i].lit.stmts[s].pos.line);
+   }
+}
+
+/* Under --plan: JavaScript inputs are not planned; say so. */
+static void
+script_plan_js_note (sh_ctx_t *ctx, const script_input_t *inputs, const checked_input_t *ins, size_t n)
+{
+   for (size_t i = 0; i < n; i++) {
+      if (ins[i].js)
+         cmd_warn (ctx, "%s: JavaScript is not planned (only statements the literal grammar takes are)",
+                   inputs[i].name);
+   }
+}
+
 int
 script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n)
 {
    checked_input_t *ins = bson_malloc0 (n * sizeof *ins);
+   const sh_script_t **lits = NULL;
+   preflight_t *pf = NULL;
+   run_summary_t *rs = NULL;
+   size_t nstmts = 0;
+   bool all_eval = true;
    sh_error_t err;
    int rc = SCRIPT_NOT_RUN;
    bool failed = false;
@@ -133,7 +193,22 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n)
          }
       }
    }
-   /* 2. run */
+   /* 2. pre-flight: the literal statements against the cluster before anything that writes (shell/preflight.c) */
+   lits = bson_malloc0 ((n ? n : 1) * sizeof *lits);
+   for (size_t i = 0; i < n; i++) {
+      lits[i] = ins[i].js ? NULL : &ins[i].lit;
+      nstmts += ins[i].js ? 2 : ins[i].lit.n;
+      all_eval &= inputs[i].text != NULL;
+   }
+   /* a single --eval statement has nothing before it to protect: it is checked by its own run */
+   rc = all_eval && nstmts <= 1 && !(ctx->opts && ctx->opts->plan) ? SCRIPT_OK : preflight_scripts (ctx, lits, n, &pf);
+   if (rc != SCRIPT_OK || (ctx->opts && ctx->opts->plan)) {
+      if (rc == SCRIPT_OK)
+         script_plan_js_note (ctx, inputs, ins, n);
+      goto done;
+   }
+   rs = run_summary_new ();
+   /* 3. run */
    rc = SCRIPT_OK;
    for (size_t i = 0; i < n && !ctx->exit_requested; i++) {
       if (ins[i].js) {
@@ -141,31 +216,49 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n)
          js_run_t r;
          sh_error_clear (&err);
          r = js_host_run (ctx, inputs[i].name, ins[i].js, ins[i].js_len, inputs[i].text != NULL, &err);
+         run_summary_note (rs, inputs[i].name, 1, NULL, r != JS_RUN_FAILED && r != JS_RUN_STOPPED);
          if (r == JS_RUN_FAILED) {
             script_report (ctx, &err, inputs[i].name, ins[i].js);
             failed = true;
-            if (!(ctx->opts && ctx->opts->continue_on_error))
+            if (!(ctx->opts && ctx->opts->continue_on_error)) {
+               script_skipped (rs, inputs, ins, n, i + 1, 0);
                goto done;
+            }
          } else if (r == JS_RUN_STOPPED && !ctx->exit_requested) {
             failed = true;
+            script_skipped (rs, inputs, ins, n, i + 1, 0);
             goto done;
          }
          continue;
       }
       for (size_t s = 0; s < ins[i].lit.n && !ctx->exit_requested; s++) {
+         const sh_stmt_t *st = &ins[i].lit.stmts[s];
+         bool ok;
          sh_error_clear (&err);
-         if (!dispatch_stmt (ctx, &ins[i].lit.stmts[s], &err)) {
+         ctx->confirm_effect = preflight_effect (pf, i, s);
+         ok = dispatch_stmt (ctx, st, &err);
+         ctx->confirm_effect = NULL;
+         script_note (ctx, rs, &ins[i].lit, st, ok);
+         if (!ok) {
             script_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
             failed = true;
-            if (!(ctx->opts && ctx->opts->continue_on_error))
+            if (!(ctx->opts && ctx->opts->continue_on_error)) {
+               script_skipped (rs, inputs, ins, n, i, s + 1);
                goto done;
+            }
          }
          fflush (ctx->out_fp);
       }
    }
 done:
-   if (failed)
+   if (failed) {
       rc = SCRIPT_FAILED;
+      if (rs && run_summary_worth (rs))
+         run_summary_print (ctx, rs, pf);
+   }
+   run_summary_free (rs);
+   preflight_free (pf);
+   bson_free (lits);
    for (size_t i = 0; i < n; i++) {
       sh_script_destroy (&ins[i].lit);
       bson_free (ins[i].js);

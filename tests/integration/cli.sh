@@ -43,16 +43,21 @@ out=$(printf 'print("script ran")\n' | "$SHARDSH" --dry-run 2>&1)
 check_eq "cli/rc file is not run for scripts" "script ran" "$out"
 rm -f "$HOME/.shardshrc"
 
-# against the simulated cluster: a failing statement stops the script with exit 1 and file:line:
+# against the simulated cluster: a failing statement stops the script with exit 1 and file:line: (--no-preflight, so
+# the server's error is what stops it; the pre-flight's exit 2 for the same script is checked first)
 if sim_start --scenario demo; then
    printf 'sh.getBalancerState()\nsh.moveChunk("app.nosuch", {x: 1}, "shard02")\nprint("after")\n' > "$TMPD/fail.js"
    out=$("$SHARDSH" --norc "$SIM_URI" -f "$TMPD/fail.js" 2>&1)
+   rc=$?
+   check_eq "cli/pre-flight refuses an unsharded namespace with exit 2" "2" "$rc"
+   check_contains "cli/pre-flight names the namespace" "app.nosuch is not a sharded collection" "$out"
+   out=$("$SHARDSH" --norc --no-preflight "$SIM_URI" -f "$TMPD/fail.js" 2>&1)
    rc=$?
    check_eq "cli/server error exits 1" "1" "$rc"
    check_contains "cli/server error names file:line:" "fail.js:2:" "$out"
    check_contains "cli/server error shows MongoServerError and codeName" "MongoServerError[" "$out"
    check_not_contains "cli/server error stops the script" "after" "$out"
-   out=$("$SHARDSH" --norc --continue-on-error "$SIM_URI" -f "$TMPD/fail.js" 2>&1)
+   out=$("$SHARDSH" --norc --no-preflight --continue-on-error "$SIM_URI" -f "$TMPD/fail.js" 2>&1)
    rc=$?
    check_contains "cli/--continue-on-error runs the rest" "after" "$out"
    check_eq "cli/--continue-on-error still exits 1" "1" "$rc"

@@ -1,0 +1,90 @@
+/* Pre-flight and plan of a script (issue 18, docs/plan.md): a model of the cluster read with read-only queries
+ * (config.shards, config.tags, config.collections, config.chunks, buildInfo, listIndexes, dataSize, config.changelog)
+ * that every literal statement is checked against in script order before anything that writes is sent; each
+ * statement then updates the model, so a zone added on line 3 exists for the range on line 4. Under --plan the same
+ * pass prints what each statement would change and which chunks the balancer would then move. Also the record of a
+ * run that stops half way: what ran, what did not, and the dangerous state left behind. */
+#ifndef SHARDSH_PREFLIGHT_H
+#define SHARDSH_PREFLIGHT_H
+
+#include <stdbool.h>
+
+#include "commands.h"
+#include "ctx.h"
+#include "errors.h"
+#include "parser.h"
+
+typedef struct preflight preflight_t;
+
+/* Reads the cluster (read-only: config.shards, config.tags, config.collections, buildInfo) into a new model. plan:
+ * print each statement's effect (to ctx->out_fp) as it is checked. Returns NULL with err set when the cluster cannot
+ * be read. Free with preflight_free. */
+preflight_t *
+preflight_new (sh_ctx_t *ctx, bool plan, sh_error_t *err);
+
+void
+preflight_free (preflight_t *pf);
+
+/* Checks one call (statement text stmt_text, of file at line) against the model and applies its effect. Returns
+ * false with err set (at the argument that is wrong; message naming what the cluster has) when it would fail; a
+ * statement that would do nothing prints a warning and passes. Reads more of the cluster when it needs to (chunks
+ * of a namespace, indexes, sizes); never writes. */
+bool
+preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char *file, const char *stmt_text,
+                sh_error_t *err);
+
+/* For a confirmation in a terminal: the effect of call on the cluster as the plan sees it ("move app.ev [...) 173
+ * docs, 33KiB shard01 -> shard03"), or "pre-flight: <why it would fail>", into buf. False (buf empty) when nothing is
+ * known or the cluster cannot be read. Reads only. */
+bool
+preflight_describe (sh_ctx_t *ctx, const sh_call_t *call, char *buf, size_t len);
+
+/* Under --plan: prints the closing total (and the --json plan line). */
+void
+preflight_plan_end (preflight_t *pf);
+
+/* The effect the plan found for statement stmt of input input ("move [...) 45 docs, 2.6KiB shard03 -> shard01"), or
+ * NULL when none; borrowed from pf (which may be NULL). */
+const char *
+preflight_effect (const preflight_t *pf, size_t input, size_t stmt);
+
+/* The pre-flight of a run: when anything in scripts (n entries, NULL for a JavaScript input) writes, or under --plan,
+ * reads the cluster and checks every literal statement in order (preflight_call). Nothing runs it under --dry-run or
+ * --no-preflight (unless --plan). Returns 0 to go on (*out: the model, or NULL when none was made; free it), 2 when
+ * a statement would fail (reported as file:line:col), 1 when the cluster could not be read. Nothing is written. */
+int
+preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, preflight_t **out);
+
+/* ---- the record of a run (shell/runsum.c) ---- */
+
+typedef struct run_summary run_summary_t;
+
+run_summary_t *
+run_summary_new (void);
+
+void
+run_summary_free (run_summary_t *rs);
+
+/* Records that the statement at file:line ran (ok) or failed, with its call (for the state it leaves). call may be
+ * NULL (a statement that is not a table call). */
+void
+run_summary_note (run_summary_t *rs, const char *file, int line, const sh_call_t *call, bool ok);
+
+/* Records a statement that did not run. */
+void
+run_summary_skipped (run_summary_t *rs, const char *file, int line);
+
+/* True when the summary says more than the error itself: some statement ran before it or was left unrun. */
+bool
+run_summary_worth (const run_summary_t *rs);
+
+/* Prints the summary to ctx->err_fp: which statements ran, which failed, which did not run, and a warning for every
+ * dangerous state the statements that ran left behind. pf (may be NULL) tells which zones have ranges. */
+void
+run_summary_print (sh_ctx_t *ctx, const run_summary_t *rs, const preflight_t *pf);
+
+/* True when zone has at least one range in the model (false without a model). */
+bool
+preflight_zone_has_ranges (const preflight_t *pf, const char *zone);
+
+#endif

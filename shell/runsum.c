@@ -1,0 +1,176 @@
+/* The record of a script run that stopped at a failure: which statements ran, which failed, which did not run, and
+ * the dangerous state the ones that ran left behind (balancer or auto-merger stopped, noBalance set, a zone with
+ * shards but no ranges, a shard draining). See preflight.h. */
+#include <string.h>
+
+#include "preflight.h"
+
+struct run_summary {
+   bson_string_t *ran, *failed, *skipped;
+   int nran, nskipped;
+   bool balancer_stopped, automerge_stopped;
+   bson_t no_balance; /* ns -> true/false, last state */
+   bson_t draining;   /* shard -> true */
+   bson_t zones;      /* zone -> 1 (shard added) / 2 (range added) */
+};
+
+run_summary_t *
+run_summary_new (void)
+{
+   run_summary_t *rs = bson_malloc0 (sizeof *rs);
+   rs->ran = bson_string_new (NULL);
+   rs->failed = bson_string_new (NULL);
+   rs->skipped = bson_string_new (NULL);
+   bson_init (&rs->no_balance);
+   bson_init (&rs->draining);
+   bson_init (&rs->zones);
+   return rs;
+}
+
+void
+run_summary_free (run_summary_t *rs)
+{
+   if (!rs)
+      return;
+   bson_string_free (rs->ran, true);
+   bson_string_free (rs->failed, true);
+   bson_string_free (rs->skipped, true);
+   bson_destroy (&rs->no_balance);
+   bson_destroy (&rs->draining);
+   bson_destroy (&rs->zones);
+   bson_free (rs);
+}
+
+/* Sets key of doc to v (the last value wins when read back with run_summary_get). */
+static void
+rs_set (bson_t *doc, const char *key, int32_t v)
+{
+   BSON_APPEND_INT32 (doc, key, v);
+}
+
+/* The last value set for key, 0 when none. */
+static int32_t
+rs_get (const bson_t *doc, const char *key)
+{
+   bson_iter_t it;
+   int32_t v = 0;
+   if (!bson_iter_init (&it, doc))
+      return 0;
+   while (bson_iter_next (&it)) {
+      if (!strcmp (bson_iter_key (&it), key))
+         v = bson_iter_int32 (&it);
+   }
+   return v;
+}
+
+static bool
+rs_arg_bool (const sh_call_t *call, int i, bool *v)
+{
+   bson_iter_t it;
+   if (!args_get (call, i, &it))
+      return false;
+   *v = bson_iter_as_bool (&it);
+   return true;
+}
+
+/* What a statement that ran leaves behind. */
+static void
+rs_state (run_summary_t *rs, const sh_call_t *call)
+{
+   const char *n = (call->cmd->flags & CMD_ALIAS) && call->cmd->alias_of ? call->cmd->alias_of : call->cmd->name;
+   const char *a0 = args_str (call, 0), *a1 = args_str (call, 1);
+   bool b;
+   if (!strcmp (n, "sh.stopBalancer"))
+      rs->balancer_stopped = true;
+   else if (!strcmp (n, "sh.startBalancer"))
+      rs->balancer_stopped = false;
+   else if (!strcmp (n, "sh.setBalancerState") && rs_arg_bool (call, 0, &b))
+      rs->balancer_stopped = !b;
+   else if (!strcmp (n, "sh.stopAutoMerger") || !strcmp (n, "sh.disableAutoMerger"))
+      rs->automerge_stopped = true;
+   else if (!strcmp (n, "sh.startAutoMerger") || !strcmp (n, "sh.enableAutoMerger"))
+      rs->automerge_stopped = false;
+   else if (!strcmp (n, "sh.disableBalancing") && a0)
+      rs_set (&rs->no_balance, a0, 1);
+   else if (!strcmp (n, "sh.enableBalancing") && a0)
+      rs_set (&rs->no_balance, a0, 2);
+   else if (!strcmp (n, "sh.removeShard") && a0)
+      rs_set (&rs->draining, a0, 1);
+   else if (!strcmp (n, "sh.addShardToZone") && a1 && !rs_get (&rs->zones, a1))
+      rs_set (&rs->zones, a1, 1);
+   else if (!strcmp (n, "sh.updateZoneKeyRange")) {
+      const char *z = args_str (call, 3);
+      if (z)
+         rs_set (&rs->zones, z, 2);
+   } else if (!strcmp (n, "db.adminCommand")) {
+      bson_t doc;
+      bson_iter_t it;
+      if (args_doc (call, 0, &doc) && bson_iter_init (&it, &doc) && bson_iter_next (&it) &&
+          BSON_ITER_HOLDS_UTF8 (&it)) {
+         if (!strcmp (bson_iter_key (&it), "removeShard"))
+            rs_set (&rs->draining, bson_iter_utf8 (&it, NULL), 1);
+         else if (!strcmp (bson_iter_key (&it), "balancerStop"))
+            rs->balancer_stopped = true;
+      } else if (bson_iter_init (&it, &doc) && bson_iter_next (&it) && !strcmp (bson_iter_key (&it), "balancerStop")) {
+         rs->balancer_stopped = true;
+      } else if (bson_iter_init (&it, &doc) && bson_iter_next (&it) && !strcmp (bson_iter_key (&it), "balancerStart")) {
+         rs->balancer_stopped = false;
+      }
+   }
+}
+
+void
+run_summary_note (run_summary_t *rs, const char *file, int line, const sh_call_t *call, bool ok)
+{
+   if (ok) {
+      bson_string_append_printf (rs->ran, "%s%s:%d", rs->nran++ ? ", " : "", file, line);
+      if (call)
+         rs_state (rs, call);
+   } else {
+      bson_string_append_printf (rs->failed, "%s%s:%d", rs->failed->len ? ", " : "", file, line);
+   }
+}
+
+void
+run_summary_skipped (run_summary_t *rs, const char *file, int line)
+{
+   bson_string_append_printf (rs->skipped, "%s%s:%d", rs->nskipped++ ? ", " : "", file, line);
+}
+
+bool
+run_summary_worth (const run_summary_t *rs)
+{
+   return rs->nran > 0 || rs->nskipped > 0;
+}
+
+void
+run_summary_print (sh_ctx_t *ctx, const run_summary_t *rs, const preflight_t *pf)
+{
+   FILE *e = ctx->err_fp;
+   bson_iter_t it;
+   fprintf (e, "summary: ran %s; failed %s; did not run: %s\n", rs->nran ? rs->ran->str : "nothing",
+            rs->failed->len ? rs->failed->str : "nothing", rs->nskipped ? rs->skipped->str : "nothing");
+   if (rs->balancer_stopped)
+      fprintf (e, "WARNING: the balancer is stopped: nothing balances until sh.startBalancer()\n");
+   if (rs->automerge_stopped)
+      fprintf (e, "WARNING: the auto-merger is stopped: sh.startAutoMerger() turns it back on\n");
+   if (bson_iter_init (&it, &rs->no_balance)) {
+      while (bson_iter_next (&it)) {
+         if (rs_get (&rs->no_balance, bson_iter_key (&it)) == 1 && bson_iter_int32 (&it) == 1)
+            fprintf (e, "WARNING: noBalance is set on %s: sh.enableBalancing(\"%s\") clears it\n", bson_iter_key (&it),
+                     bson_iter_key (&it));
+      }
+   }
+   if (bson_iter_init (&it, &rs->draining)) {
+      while (bson_iter_next (&it))
+         fprintf (e, "WARNING: shard %s is draining (removeShard ran)\n", bson_iter_key (&it));
+   }
+   if (bson_iter_init (&it, &rs->zones)) {
+      while (bson_iter_next (&it)) {
+         if (bson_iter_int32 (&it) == 1 && rs_get (&rs->zones, bson_iter_key (&it)) == 1 &&
+             !preflight_zone_has_ranges (pf, bson_iter_key (&it)))
+            fprintf (e, "WARNING: zone %s has shards but no ranges\n", bson_iter_key (&it));
+      }
+   }
+   fflush (e);
+}
