@@ -227,6 +227,12 @@ args_typeof (const bson_iter_t *it);
 bool
 cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
 
+/* The first write error (writeErrors[0]) or else the writeConcernError of a write command's reply as err
+ * (SH_ERR_SERVER with the server's errmsg, code and codeName, the name looked up from the code when the server left
+ * it out), as the driver throws it; true when the reply has neither. */
+bool
+cmd_check_write_errors (const bson_t *reply, sh_error_t *err);
+
 /* Prints a document result (pretty or JSON per ctx->out). */
 void
 cmd_print_doc (sh_ctx_t *ctx, const bson_t *doc);

@@ -79,6 +79,52 @@ cmd_warn (sh_ctx_t *ctx, const char *fmt, ...)
    fputc ('\n', ctx->err_fp);
 }
 
+static const char *
+write_code_name (int code)
+{
+   static const struct {
+      int code;
+      const char *name;
+   } names[] = { { 2, "BadValue" },
+                 { 9, "FailedToParse" },
+                 { 14, "TypeMismatch" },
+                 { 28, "PathNotViable" },
+                 { 40, "ConflictingUpdateOperators" },
+                 { 52, "DollarPrefixedFieldName" },
+                 { 61, "ShardKeyNotFound" },
+                 { 66, "ImmutableField" },
+                 { 121, "DocumentValidationFailure" },
+                 { 11000, "DuplicateKey" } };
+   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+      if (names[i].code == code)
+         return names[i].name;
+   }
+   return "";
+}
+
+bool
+cmd_check_write_errors (const bson_t *reply, sh_error_t *err)
+{
+   bson_t errors, we;
+   bson_iter_t f;
+   if (!cmd_get_sub (reply, "writeErrors", BSON_TYPE_ARRAY, &errors) || !cmd_first_doc (&errors, &we)) {
+      bson_t wce;
+      if (!cmd_get_sub (reply, "writeConcernError", BSON_TYPE_DOCUMENT, &wce))
+         return true;
+      we = wce;
+   }
+   sh_error_set (err, SH_ERR_SERVER, "%s",
+                 bson_iter_init_find (&f, &we, "errmsg") && BSON_ITER_HOLDS_UTF8 (&f) ? bson_iter_utf8 (&f, NULL)
+                                                                                      : "write error");
+   if (bson_iter_init_find (&f, &we, "code") && BSON_ITER_HOLDS_NUMBER (&f))
+      err->code = (int) bson_iter_as_int64 (&f);
+   if (bson_iter_init_find (&f, &we, "codeName") && BSON_ITER_HOLDS_UTF8 (&f))
+      bson_strncpy (err->code_name, bson_iter_utf8 (&f, NULL), sizeof err->code_name);
+   else
+      bson_strncpy (err->code_name, write_code_name (err->code), sizeof err->code_name);
+   return false;
+}
+
 /* An update reply { n, nModified, upserted, writeErrors, ok } as mongosh's UpdateResult. A write error becomes the
  * call's error, as the driver would throw it. */
 static bool
@@ -88,19 +134,10 @@ render_update_result (sh_ctx_t *ctx, const bson_t *reply, sh_error_t *err)
    int64_t n = 0, modified = 0, upserted = 0;
    bson_value_t inserted_id;
    bool have_id = false;
-   bson_t result, errors, we;
+   bson_t result;
 
-   if (cmd_get_sub (reply, "writeErrors", BSON_TYPE_ARRAY, &errors) && cmd_first_doc (&errors, &we)) {
-      bson_iter_t f;
-      sh_error_set (err, SH_ERR_SERVER, "%s",
-                    bson_iter_init_find (&f, &we, "errmsg") && BSON_ITER_HOLDS_UTF8 (&f) ? bson_iter_utf8 (&f, NULL)
-                                                                                         : "write error");
-      if (bson_iter_init_find (&f, &we, "code") && BSON_ITER_HOLDS_NUMBER (&f))
-         err->code = (int) bson_iter_as_int64 (&f);
-      if (bson_iter_init_find (&f, &we, "codeName") && BSON_ITER_HOLDS_UTF8 (&f))
-         bson_strncpy (err->code_name, bson_iter_utf8 (&f, NULL), sizeof err->code_name);
+   if (!cmd_check_write_errors (reply, err))
       return false;
-   }
    if (bson_iter_init_find (&it, reply, "n") && BSON_ITER_HOLDS_NUMBER (&it))
       n = bson_iter_as_int64 (&it);
    if (bson_iter_init_find (&it, reply, "nModified") && BSON_ITER_HOLDS_NUMBER (&it))

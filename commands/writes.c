@@ -296,53 +296,6 @@ build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t
 }
 
 /* The name of a write error's code: servers send writeErrors entries as { index, code, errmsg } without codeName. */
-static const char *
-wr_code_name (int code)
-{
-   static const struct {
-      int code;
-      const char *name;
-   } names[] = { { 2, "BadValue" },
-                 { 9, "FailedToParse" },
-                 { 14, "TypeMismatch" },
-                 { 28, "PathNotViable" },
-                 { 40, "ConflictingUpdateOperators" },
-                 { 52, "DollarPrefixedFieldName" },
-                 { 61, "ShardKeyNotFound" },
-                 { 66, "ImmutableField" },
-                 { 121, "DocumentValidationFailure" },
-                 { 11000, "DuplicateKey" } };
-   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-      if (names[i].code == code)
-         return names[i].name;
-   }
-   return "";
-}
-
-/* The first write error of a reply as the call's error (the driver throws it); false when there is one. */
-static bool
-wr_check_write_errors (const bson_t *reply, sh_error_t *err)
-{
-   bson_t errors, we;
-   bson_iter_t f;
-   if (!cmd_get_sub (reply, "writeErrors", BSON_TYPE_ARRAY, &errors) || !cmd_first_doc (&errors, &we)) {
-      bson_t wce;
-      if (!cmd_get_sub (reply, "writeConcernError", BSON_TYPE_DOCUMENT, &wce))
-         return true;
-      we = wce;
-   }
-   sh_error_set (err, SH_ERR_SERVER, "%s",
-                 bson_iter_init_find (&f, &we, "errmsg") && BSON_ITER_HOLDS_UTF8 (&f) ? bson_iter_utf8 (&f, NULL)
-                                                                                      : "write error");
-   if (bson_iter_init_find (&f, &we, "code") && BSON_ITER_HOLDS_NUMBER (&f))
-      err->code = (int) bson_iter_as_int64 (&f);
-   if (bson_iter_init_find (&f, &we, "codeName") && BSON_ITER_HOLDS_UTF8 (&f))
-      bson_strncpy (err->code_name, bson_iter_utf8 (&f, NULL), sizeof err->code_name);
-   else
-      bson_strncpy (err->code_name, wr_code_name (err->code), sizeof err->code_name);
-   return false;
-}
-
 static int32_t
 wr_count (const bson_t *reply, const char *key)
 {
@@ -373,7 +326,7 @@ exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       ok = true;
       goto done;
    }
-   if (!wr_check_write_errors (&reply, err))
+   if (!cmd_check_write_errors (&reply, err))
       goto done;
    BSON_APPEND_BOOL (&result, "acknowledged", true);
    if (!strcmp (method, "insertOne")) {

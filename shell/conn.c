@@ -1415,17 +1415,7 @@ conn_cursor_buffered (const conn_cursor_t *c)
 bool
 conn_cursor_more (const conn_cursor_t *c)
 {
-   bson_iter_t peek;
-   if (c->id)
-      return true;
-   if (!c->in_batch)
-      return false;
-   peek = c->batch;
-   while (bson_iter_next (&peek)) {
-      if (BSON_ITER_HOLDS_DOCUMENT (&peek))
-         return true;
-   }
-   return false;
+   return c->id || conn_cursor_buffered (c);
 }
 
 void

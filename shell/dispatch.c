@@ -440,9 +440,8 @@ has_dbref (const sh_call_t *call)
    return call->cmd->dbref_arg && args_get (call, call->cmd->dbref_arg - 1, &it) && sh_value_dbref (&it, &name, &len);
 }
 
-/* Compares "6.0" with the server's version triple: true when the server is at least that. */
-static bool
-version_at_least (const int have[3], const char *need)
+bool
+dispatch_version_at_least (const int have[3], const char *need)
 {
    int v[3] = { 0, 0, 0 };
    sscanf (need, "%d.%d.%d", &v[0], &v[1], &v[2]);
@@ -585,7 +584,7 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       int have[3];
       if (!conn_server_version (ctx, have, err))
          goto done;
-      if (!version_at_least (have, c->since)) {
+      if (!dispatch_version_at_least (have, c->since)) {
          sh_error_set_at (err, SH_ERR_VERSION, call->pos, "%s needs MongoDB %s and the cluster runs %d.%d.%d", c->name,
                           c->since, have[0], have[1], have[2]);
          goto done;

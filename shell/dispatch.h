@@ -48,4 +48,9 @@ dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, v
 bool
 confirm_answer_yes (const char *line);
 
+/* Compares a table entry's "since" ("6.0") with a server version triple: true when the server is at least that.
+ * The one version comparison of the gate, the pre-flight and the plan. */
+bool
+dispatch_version_at_least (const int have[3], const char *need);
+
 #endif

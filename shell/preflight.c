@@ -1174,18 +1174,6 @@ pf_name (const sh_call_t *call)
    return (call->cmd->flags & CMD_ALIAS) && call->cmd->alias_of ? call->cmd->alias_of : call->cmd->name;
 }
 
-static bool
-pf_version_ok (const int have[3], const char *need)
-{
-   int v[3] = { 0, 0, 0 };
-   sscanf (need, "%d.%d.%d", &v[0], &v[1], &v[2]);
-   for (int i = 0; i < 3; i++) {
-      if (have[i] != v[i])
-         return have[i] > v[i];
-   }
-   return true;
-}
-
 bool
 preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char *file, const char *stmt_text,
                 sh_error_t *err)
@@ -1194,7 +1182,7 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
    bool ok = true;
    pf->effect[0] = '\0';
    pf->file = file;
-   if (call->cmd->since && !pf_version_ok (pf->version, call->cmd->since)) {
+   if (call->cmd->since && !dispatch_version_at_least (pf->version, call->cmd->since)) {
       sh_error_set_at (err, SH_ERR_VERSION, call->pos, "%s needs MongoDB %s and the cluster runs %d.%d.%d",
                        call->cmd->name, call->cmd->since, pf->version[0], pf->version[1], pf->version[2]);
       return false;
