@@ -120,13 +120,8 @@ static void
 ex_json (const bson_iter_t *it, char *buf, size_t len)
 {
    buf[0] = '\0';
-   if (BSON_ITER_HOLDS_DOCUMENT (it)) {
-      output_opts_t opts = output_opts_default (OUTPUT_PRETTY, false);
-      opts.break_length = 0;
-      char *j = output_format_value (bson_iter_value ((bson_iter_t *) it), &opts);
-      bson_strncpy (buf, j, len);
-      bson_free (j);
-   }
+   if (BSON_ITER_HOLDS_DOCUMENT (it))
+      output_format_value_line (bson_iter_value ((bson_iter_t *) it), buf, len);
 }
 
 /* Appends to out { ns, balanced, verdict, chunksPerShard, findings: [ { rank, cause, detail, fix } ] }. */

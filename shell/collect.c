@@ -226,18 +226,6 @@ doc_sub (const bson_t *doc, const char *path, bson_t *out)
    return bson_init_static (out, data, len);
 }
 
-/* Shell-style one-line rendering ("{ x: MaxKey() }") into buf. */
-static void
-fmt_shell (const bson_t *doc, char *buf, size_t len)
-{
-   output_opts_t o = output_opts_default (OUTPUT_PRETTY, false);
-   char *s;
-   o.break_length = 0;
-   s = output_format_doc (doc, &o);
-   bson_strncpy (buf, s, len);
-   bson_free (s);
-}
-
 static void
 fmt_json (const bson_t *doc, char *buf, size_t len)
 {
@@ -744,7 +732,7 @@ sample_collections (collect_t *c, snapshot_t *s, coll_meta_t **metas, size_t *nm
          bson_strncpy (co->ns, doc_utf8 (&d, "_id", "?"), sizeof co->ns);
          bson_strncpy (m->ns, co->ns, sizeof m->ns);
          bson_copy_to (&key, &m->key);
-         fmt_shell (&key, co->key, sizeof co->key);
+         output_format_doc_line (&key, co->key, sizeof co->key);
          fmt_json (&key, co->key_json, sizeof co->key_json);
          co->hashed = key_is_hashed (&key);
          co->no_balance = doc_bool (&d, "noBalance");
@@ -968,17 +956,17 @@ chunk_end_doc (void *data, const bson_t *d)
    if (doc_sub (d, "hi", &end) && doc_sub (&end, "max", &mx) && first_type (&mx) == BSON_TYPE_MAXKEY &&
        doc_sub (&end, "min", &mn) && (si = lookup_shard (rc->lk, doc_utf8 (&end, "shard", ""))) >= 0) {
       co->top_shard = si;
-      fmt_shell (&mn, co->top_min, sizeof co->top_min);
+      output_format_doc_line (&mn, co->top_min, sizeof co->top_min);
       fmt_json (&mn, co->top_min_json, sizeof co->top_min_json);
-      fmt_shell (&mx, co->top_max, sizeof co->top_max);
+      output_format_doc_line (&mx, co->top_max, sizeof co->top_max);
       fmt_json (&mx, co->top_max_json, sizeof co->top_max_json);
    }
    if (doc_sub (d, "lo", &end) && doc_sub (&end, "min", &mn) && first_type (&mn) == BSON_TYPE_MINKEY &&
        doc_sub (&end, "max", &mx) && (si = lookup_shard (rc->lk, doc_utf8 (&end, "shard", ""))) >= 0) {
       co->bottom_shard = si;
-      fmt_shell (&mn, co->bottom_min, sizeof co->bottom_min);
+      output_format_doc_line (&mn, co->bottom_min, sizeof co->bottom_min);
       fmt_json (&mn, co->bottom_min_json, sizeof co->bottom_min_json);
-      fmt_shell (&mx, co->bottom_max, sizeof co->bottom_max);
+      output_format_doc_line (&mx, co->bottom_max, sizeof co->bottom_max);
       fmt_json (&mx, co->bottom_max_json, sizeof co->bottom_max_json);
    }
    return true;
@@ -1340,9 +1328,9 @@ event_range (const bson_t *details, const char *prefix, snap_event_t *e)
    bson_strncpy (e->min, "?", sizeof e->min);
    bson_strncpy (e->max, "?", sizeof e->max);
    if (doc_sub (details, pmin, &mn))
-      fmt_shell (&mn, e->min, sizeof e->min);
+      output_format_doc_line (&mn, e->min, sizeof e->min);
    if (doc_sub (details, pmax, &mx))
-      fmt_shell (&mx, e->max, sizeof e->max);
+      output_format_doc_line (&mx, e->max, sizeof e->max);
 }
 
 static void
@@ -1400,7 +1388,7 @@ add_event (snapshot_t *s, const bson_t *d, bool actionlog)
       bson_snprintf (e->text, sizeof e->text, "%s -> %s %s -> %s%s%s", e->from, e->to, e->min, e->max,
                      e->error[0] ? ": " : "", e->error);
    } else {
-      fmt_shell (&details, e->text, sizeof e->text);
+      output_format_doc_line (&details, e->text, sizeof e->text);
    }
    bson_destroy (&details);
 }
@@ -1548,9 +1536,9 @@ add_migration (snapshot_t *s, const char *ns, const bson_t *d, const char *from,
    memset (m, 0, sizeof *m);
    bson_strncpy (m->ns, ns, sizeof m->ns);
    if (doc_sub (d, "min", &mn))
-      fmt_shell (&mn, m->min, sizeof m->min);
+      output_format_doc_line (&mn, m->min, sizeof m->min);
    if (doc_sub (d, "max", &mx))
-      fmt_shell (&mx, m->max, sizeof m->max);
+      output_format_doc_line (&mx, m->max, sizeof m->max);
    bson_strncpy (m->from, from, sizeof m->from);
    bson_strncpy (m->to, to, sizeof m->to);
 }
@@ -2650,8 +2638,8 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
          bson_t d, mn, mx;
          if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !doc_sub (&d, "min", &mn) || !doc_sub (&d, "max", &mx))
             continue;
-         fmt_shell (&mn, z->min, sizeof z->min);
-         fmt_shell (&mx, z->max, sizeof z->max);
+         output_format_doc_line (&mn, z->min, sizeof z->min);
+         output_format_doc_line (&mx, z->max, sizeof z->max);
          bson_strncpy (z->zone, doc_utf8 (&d, "tag", ""), sizeof z->zone);
          for (size_t s = 0; s < c->prev.nshards; s++) {
             if (!shard_in_zone (&c->prev.shards[s], z->zone))
@@ -2682,12 +2670,12 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
          ch = &out->chunks[out->nchunks];
          if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !doc_sub (&d, "min", &mn))
             continue;
-         fmt_shell (&mn, ch->min, sizeof ch->min);
+         output_format_doc_line (&mn, ch->min, sizeof ch->min);
          {
             bson_t mx;
             if (!doc_sub (&d, "max", &mx))
                continue;
-            fmt_shell (&mx, ch->max, sizeof ch->max);
+            output_format_doc_line (&mx, ch->max, sizeof ch->max);
             c->drill_min[out->nchunks] = bson_malloc (mn.len);
             memcpy (c->drill_min[out->nchunks], bson_get_data (&mn), mn.len);
             c->drill_max[out->nchunks] = bson_malloc (mx.len);

@@ -1245,3 +1245,25 @@ output_format_value (const bson_value_t *value, const output_opts_t *opts)
    output_ctx_init (&ctx, opts);
    return output_inspect (&ctx, value, 0, NULL);
 }
+
+void
+output_format_value_line (const bson_value_t *value, char *buf, size_t len)
+{
+   output_opts_t o = output_opts_default (OUTPUT_PRETTY, false);
+   char *s;
+   o.break_length = 0; /* 0: no limit, so nothing breaks */
+   s = output_format_value (value, &o);
+   bson_strncpy (buf, s, len);
+   bson_free (s);
+}
+
+void
+output_format_doc_line (const bson_t *doc, char *buf, size_t len)
+{
+   output_opts_t o = output_opts_default (OUTPUT_PRETTY, false);
+   char *s;
+   o.break_length = 0;
+   s = output_format_doc (doc, &o);
+   bson_strncpy (buf, s, len);
+   bson_free (s);
+}

@@ -48,6 +48,13 @@ output_format_doc (const bson_t *doc, const output_opts_t *opts);
 char *
 output_format_value (const bson_value_t *value, const output_opts_t *opts);
 
+/* One line, no breaks, no colour, as mongosh prints a short value ("{ zip: '10001' }"), into buf (NUL-terminated,
+ * cut at len - 1 bytes). For labels in tables and messages: the dashboard, the pre-flight, sh.explainBalance. */
+void
+output_format_doc_line (const bson_t *doc, char *buf, size_t len);
+void
+output_format_value_line (const bson_value_t *value, char *buf, size_t len);
+
 /* Formats an array document ({"0": …, "1": …}) as a list: [ a, b ]. Caller frees with bson_free. */
 char *
 output_format_array (const bson_t *array, const output_opts_t *opts);

@@ -66,18 +66,6 @@ struct preflight {
 
 /* ---- small helpers ---- */
 
-/* A bound or key as mongosh prints it on one line ({ zipcode: '10001' }). */
-static void
-pf_json (const bson_t *doc, char *buf, size_t len)
-{
-   output_opts_t o = output_opts_default (OUTPUT_PRETTY, false);
-   char *s;
-   o.break_length = 100000;
-   s = output_format_doc (doc, &o);
-   bson_strncpy (buf, s ? s : "?", len);
-   bson_free (s);
-}
-
 static bool
 pf_has_tag (const pf_shard_t *s, const char *zone)
 {
@@ -462,8 +450,8 @@ pf_check_bound (const sh_call_t *call, int i, const bson_t *bound, const pf_coll
 {
    bson_iter_t b, k;
    char key[512], got[512];
-   pf_json (c->key, key, sizeof key);
-   pf_json (bound, got, sizeof got);
+   output_format_doc_line (c->key, key, sizeof key);
+   output_format_doc_line (bound, got, sizeof got);
    if (!bson_iter_init (&b, bound) || !bson_iter_init (&k, c->key))
       return true;
    while (bson_iter_next (&b)) {
@@ -514,8 +502,8 @@ pf_plan_move (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson
 {
    char a[256], b[256], sz[32], key[16];
    bson_t m;
-   pf_json (min, a, sizeof a);
-   pf_json (max, b, sizeof b);
+   output_format_doc_line (min, a, sizeof a);
+   output_format_doc_line (max, b, sizeof b);
    cmd_format_bytes ((double) bytes, sz, sizeof sz);
    if (pf->plan && !pf->ctx->opts->json)
       fprintf (pf->ctx->out_fp, "   move %s [%s, %s) %lld docs, %s %s -> %s\n", c->ns, a, b, (long long) docs, sz, from,
@@ -702,8 +690,8 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
    pf_full_bound (&max0, c, &max);
    a[0] = b[0] = '\0';
    if (pf->plan || pf->ctx->interactive || advisor_compare_keys (&min, &max) >= 0) {
-      pf_json (&min, a, sizeof a);
-      pf_json (&max, b, sizeof b);
+      output_format_doc_line (&min, a, sizeof a);
+      output_format_doc_line (&max, b, sizeof b);
    }
    if (advisor_compare_keys (&min, &max) >= 0) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, ns_i + 1), "min %s should be less than max %s", a, b);
@@ -723,8 +711,8 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
             goto done;
          }
       }
-      pf_json (&min, a, sizeof a);
-      pf_json (&max, b, sizeof b);
+      output_format_doc_line (&min, a, sizeof a);
+      output_format_doc_line (&max, b, sizeof b);
       cmd_warn (pf->ctx,
                 "%s:%d:%d: warning: no zone range of %s is exactly [%s, %s): the server answers ok and removes "
                 "nothing",
@@ -747,12 +735,12 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
       if (strcmp (r->ns, ns) != 0 || advisor_compare_keys (&max, r->min) <= 0 ||
           advisor_compare_keys (r->max, &min) <= 0)
          continue;
-      pf_json (&min, a, sizeof a);
-      pf_json (&max, b, sizeof b);
+      output_format_doc_line (&min, a, sizeof a);
+      output_format_doc_line (&max, b, sizeof b);
       if (!advisor_compare_keys (r->min, &min) && !advisor_compare_keys (r->max, &max) && !strcmp (r->zone, zone))
          goto done; /* the same range again: accepted, nothing changes */
-      pf_json (r->min, ra, sizeof ra);
-      pf_json (r->max, rb, sizeof rb);
+      output_format_doc_line (r->min, ra, sizeof ra);
+      output_format_doc_line (r->max, rb, sizeof rb);
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, ns_i + 1),
                        "RangeOverlapConflict: zone range [%s, %s) of %s overlaps the range [%s, %s) of zone %s", a, b,
                        ns, ra, rb, r->zone);
@@ -1091,7 +1079,7 @@ pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const 
          n = pf_int_at (&reply, "n");
       bson_destroy (&reply);
       if (n > 0) {
-         pf_json (key, kj, sizeof kj);
+         output_format_doc_line (key, kj, sizeof kj);
          sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 1),
                           "no index of %s supports the shard key %s and it holds %lld documents", ns, kj,
                           (long long) n);
@@ -1223,7 +1211,7 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
       if (ns && args_doc (call, 1, &key)) {
          if (c && !bson_equal (c->key, &key)) {
             char have[256];
-            pf_json (c->key, have, sizeof have);
+            output_format_doc_line (c->key, have, sizeof have);
             sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 0), "%s is already sharded with the key %s", ns, have);
             return false;
          }
