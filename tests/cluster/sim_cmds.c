@@ -86,65 +86,11 @@ sim_tick (uint32_t *secs, uint32_t *inc)
    *inc = sim_g.ct_inc;
 }
 
-static const struct {
-   int code;
-   const char *name;
-} sim_codes[] = {
-   { 1, "InternalError" },
-   { 2, "BadValue" },
-   { 4, "NoSuchKey" },
-   { 9, "FailedToParse" },
-   { 11000, "DuplicateKey" },
-   { 13, "Unauthorized" },
-   { 14, "TypeMismatch" },
-   { 17, "ProtocolError" },
-   { 18, "AuthenticationFailed" },
-   { 20, "IllegalOperation" },
-   { 23, "AlreadyInitialized" },
-   { 26, "NamespaceNotFound" },
-   { 43, "CursorNotFound" },
-   { 48, "NamespaceExists" },
-   { 59, "CommandNotFound" },
-   { 61, "ShardKeyNotFound" },
-   { 67, "CannotCreateIndex" },
-   { 70, "ShardNotFound" },
-   { 72, "InvalidOptions" },
-   { 73, "InvalidNamespace" },
-   { 85, "IndexOptionsConflict" },
-   { 87, "CannotSplit" },
-   { 91, "ShutdownInProgress" },
-   { 96, "OperationFailed" },
-   { 117, "ConflictingOperationInProgress" },
-   { 118, "NamespaceNotSharded" },
-   { 153, "ChunkTooBig" },
-   { 163, "ZoneStillInUse" },
-   { 168, "InvalidPipelineOperator" },
-   { 177, "ZoneNotFound" },
-   { 178, "RangeOverlapConflict" },
-   { 186, "ClientMetadataCannotBeMutated" },
-   { 223, "IllegalOpMsgFlag" },
-   { 334, "MechanismUnavailable" },
-   { 338, "ReshardCollectionInProgress" },
-   { 339, "NoSuchReshardCollection" },
-   { 352, "UnsupportedOpQueryCommand" },
-   { 40415, "IDLUnknownField" },
-};
-
+/* The one code -> codeName table is the query engine's (simq.c), the lower layer: the command layer asks it. */
 const char *
 sim_code_name (int code)
 {
-   for (size_t i = 0; i < sizeof sim_codes / sizeof sim_codes[0]; i++) {
-      if (sim_codes[i].code == code) {
-         return sim_codes[i].name;
-      }
-   }
-   const char *n = simq_code_name (code);
-   if (n && strcmp (n, "Unknown") != 0) {
-      return n;
-   }
-   static __thread char buf[32];
-   bson_snprintf (buf, sizeof buf, "Location%d", code);
-   return buf;
+   return simq_code_name (code);
 }
 
 void

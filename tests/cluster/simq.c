@@ -76,6 +76,8 @@ static const struct {
    { 14, "TypeMismatch" },
    { 15, "Overflow" },
    { 16, "InvalidLength" },
+   { 17, "ProtocolError" },
+   { 18, "AuthenticationFailed" },
    { 20, "IllegalOperation" },
    { 22, "InvalidBSON" },
    { 23, "AlreadyInitialized" },
@@ -92,9 +94,11 @@ static const struct {
    { 59, "CommandNotFound" },
    { 61, "ShardKeyNotFound" },
    { 66, "ImmutableField" },
+   { 67, "CannotCreateIndex" },
    { 70, "ShardNotFound" },
    { 72, "InvalidOptions" },
    { 73, "InvalidNamespace" },
+   { 85, "IndexOptionsConflict" },
    { 87, "CannotSplit" },
    { 91, "ShutdownInProgress" },
    { 96, "OperationFailed" },
@@ -112,6 +116,7 @@ static const struct {
    { 241, "ConversionFailure" },
    { 265, "OrphanedRangeCleanUpFailed" },
    { 323, "APIStrictError" },
+   { 334, "MechanismUnavailable" },
    { 338, "ReshardCollectionInProgress" },
    { 339, "NoSuchReshardCollection" },
    { 341, "ReshardCollectionAborted" },
@@ -122,6 +127,7 @@ static const struct {
    { 11000, "DuplicateKey" },
    { 13297, "DatabaseDifferCase" },
    { 13388, "StaleConfig" },
+   { 40415, "IDLUnknownField" },
 };
 
 const char *
