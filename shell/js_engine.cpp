@@ -655,20 +655,20 @@ ejson_to_bson (JSContext *cx, JS::HandleValue json, bson_t *doc, sh_error_t *err
    return true;
 }
 
-/* A document as a JavaScript string of canonical Extended JSON; nullptr (exception pending) when it is not valid. */
+/* A document as a JavaScript string of canonical Extended JSON after prefix (the prelude's result tag, or ""); nullptr
+ * (exception pending) when it is not valid. */
 static JSString *
-bson_to_ejson_string (JSContext *cx, const bson_t *doc)
+bson_to_ejson_string (JSContext *cx, const bson_t *doc, const char *prefix)
 {
    size_t len = 0;
    char *s = bson_as_canonical_extended_json (doc, &len);
-   JSString *str;
    if (!s) {
       JS_ReportErrorASCII (cx, "a reply could not be converted to a JavaScript value (invalid BSON or UTF-8)");
       return nullptr;
    }
-   str = js_utf8_string (cx, s, len);
+   std::string tagged = std::string (prefix) + s;
    bson_free (s);
-   return str;
+   return js_utf8_string (cx, tagged.c_str (), tagged.size ());
 }
 
 /* A JavaScript value (a prelude "enc" result string) to BSON, through the prelude. */
@@ -867,15 +867,7 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    } else if (!has) {
       out = JS_NewStringCopyZ (cx, "N");
    } else {
-      size_t len = 0;
-      char *s = bson_as_canonical_extended_json (&result, &len);
-      if (!s) {
-         JS_ReportErrorASCII (cx, "a reply could not be converted to a JavaScript value (invalid BSON or UTF-8)");
-         goto done;
-      }
-      std::string tagged = std::string ("R") + s;
-      bson_free (s);
-      out = js_utf8_string (cx, tagged.c_str (), tagged.size ());
+      out = bson_to_ejson_string (cx, &result, "R");
    }
    if (out) {
       args.rval ().setString (out);
@@ -988,17 +980,9 @@ native_cursor_next (JSContext *cx, unsigned argc, JS::Value *vp)
    } else if (e->host.stop && e->host.stop (e->host.data)) {
       goto done;
    } else {
-      size_t len = 0;
-      char *s;
       BSON_APPEND_ARRAY (&reply, "v", &docs);
       BSON_APPEND_BOOL (&reply, "more", more);
-      if (!(s = bson_as_canonical_extended_json (&reply, &len))) {
-         JS_ReportErrorASCII (cx, "a reply could not be converted to a JavaScript value (invalid BSON or UTF-8)");
-         goto done;
-      }
-      std::string tagged = std::string ("R") + s;
-      bson_free (s);
-      out = js_utf8_string (cx, tagged.c_str (), tagged.size ());
+      out = bson_to_ejson_string (cx, &reply, "R");
    }
    if (out) {
       args.rval ().setString (out);
@@ -1342,7 +1326,7 @@ engine_bson_roundtrip (js_engine_t *e, const bson_t *in, bson_t *out, sh_error_t
 {
    JSContext *cx = e->cx;
    JSAutoRealm ar (cx, *e->global);
-   JS::RootedString s (cx, bson_to_ejson_string (cx, in));
+   JS::RootedString s (cx, bson_to_ejson_string (cx, in, ""));
    JS::RootedValue v (cx);
    JS::RootedValueArray<1> args (cx);
    if (!s) {
