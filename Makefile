@@ -8,7 +8,7 @@ SAN       ?=
 PREFIX    ?= /usr/local
 
 WARN      := -Wall -Wextra -Werror -Wno-missing-field-initializers
-BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I. -Ishell -Icommands -Iviews
+BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I.
 ifneq ($(SAN),)
 # gcc's -fsanitize=undefined leaves out float-cast-overflow (a double cast to an integer it cannot hold): named here
 BASEFLAGS += -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
@@ -18,9 +18,9 @@ JS_SAN    := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-po
              -fno-sanitize-recover=undefined,float-cast-overflow
 endif
 
-# The JavaScript engine plugin (shell/js_engine.cpp, the only C++): SpiderMonkey 102 and libbson, loaded with dlopen.
+# The JavaScript engine plugin (shell/lang/js_engine.cpp, the only C++): SpiderMonkey 102 and libbson, loaded with dlopen.
 JS_PKGS    := mozjs-102 libbson-1.0
-JS_CXXFLAGS = -std=c++17 -fPIC -g -O1 $(WARN) -I. -Ishell $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) $(JS_SAN)
+JS_CXXFLAGS = -std=c++17 -fPIC -g -O1 $(WARN) -I. $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) $(JS_SAN)
 JS_LIBS     = $(shell pkg-config --libs $(JS_PKGS) 2>/dev/null) -pthread
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -32,16 +32,16 @@ CFLAGS_ALL  = $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL  = $(SANLD) $(PKG_LIBS) -lm $(LDFLAGS)
 
 # The shell: everything under shell/, commands/ and views/ goes into one archive that main and the unit tests link.
-CORE_SRCS := $(filter-out shell/main.c,$(wildcard shell/*.c commands/*.c views/*.c))
+CORE_SRCS := $(filter-out shell/main.c,$(wildcard shell/*.c shell/*/*.c commands/*.c views/*.c views/*/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(BUILD)/shell/main.o
 CORE_LIB  := $(BUILD)/libshardsh.a
 
-# The simulated cluster (tests/cluster/) links only libbson, OpenSSL and pthreads.
-# shell/hashkey.c (MongoDB's hashed-key function) is shared: the simulator places hashed keys with it.
-SIM_SRCS  := $(wildcard tests/cluster/*.c) shell/hashkey.c
+# The simulated cluster (tests/shardsim/, its query engine in tests/shardsim/query/) links only libbson, OpenSSL
+# and pthreads. shell/lib/ (libbson only) is linked by both programs: the simulator places hashed keys with hashkey.c.
+SIM_SRCS  := $(wildcard tests/shardsim/*.c tests/shardsim/query/*.c) $(wildcard shell/lib/*.c)
 SIM_OBJS  := $(SIM_SRCS:%.c=$(BUILD)/%.o)
-SIM_LIBOBJS := $(filter-out $(BUILD)/tests/cluster/sim_main.o,$(SIM_OBJS))
+SIM_LIBOBJS := $(filter-out $(BUILD)/tests/shardsim/sim_main.o,$(SIM_OBJS))
 
 # Unit tests: tests/unit/test_*.c link the shell archive; tests/unit/simtest_*.c link the simulator objects.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -68,9 +68,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/tests/cluster/%.o: tests/cluster/%.c
+$(BUILD)/tests/shardsim/%.o: tests/shardsim/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -Itests/cluster $(SIM_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(BASEFLAGS) $(SIM_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(CORE_LIB): $(CORE_OBJS)
 	@mkdir -p $(dir $@)
@@ -80,7 +80,7 @@ $(BINDIR)/shardsh: $(MAIN_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDLIBS_ALL)
 
-$(JS_PLUGIN): shell/js_engine.cpp shell/js_engine.h shell/errors.h
+$(JS_PLUGIN): shell/lang/js_engine.cpp shell/lang/js_engine.h shell/core/errors.h
 	@mkdir -p $(dir $@)
 	$(CXX) $(JS_CXXFLAGS) -shared -o $@ $< $(SANLD) $(JS_LIBS)
 
@@ -90,11 +90,11 @@ $(BINDIR)/shardsim: $(SIM_OBJS)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) tests/unit/unit.h tests/unit/simproc.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(CORE_LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(CORE_LIB) $(LDLIBS_ALL)
 
 $(BUILD)/tests/simtest_%: tests/unit/simtest_%.c $(SIM_LIBOBJS) tests/unit/unit.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(SIM_CFLAGS) $(CFLAGS) -Itests/unit -Itests/cluster -o $@ $< $(SIM_LIBOBJS) $(SANLD) $(SIM_LIBS)
+	$(CC) $(BASEFLAGS) $(SIM_CFLAGS) $(CFLAGS) -o $@ $< $(SIM_LIBOBJS) $(SANLD) $(SIM_LIBS)
 
 units: binaries $(UNIT_BINS) $(SIMU_BINS)
 
@@ -122,7 +122,7 @@ asan: deps
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_BUILD   := build/fuzz
-FUZZ_CFLAGS   = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I. -Ishell -Icommands -Iviews -Itests/fuzz \
+FUZZ_CFLAGS   = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I. \
                 $(PKG_CFLAGS) -fsanitize=address,undefined,float-cast-overflow \
                 -fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
 FUZZ_OBJS    := $(CORE_SRCS:%.c=$(FUZZ_BUILD)/%.o)
@@ -139,9 +139,9 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 
 # the bridge's target loads its own build of the engine plugin, instrumented so coverage guides the fuzzer through it
 # (ASan only: the C fuzzer links no C++ UBSan runtime; the ASan suite runs the plugin under UBSan)
-$(FUZZ_BUILD)/shardsh-js.so: shell/js_engine.cpp shell/js_engine.h shell/errors.h
+$(FUZZ_BUILD)/shardsh-js.so: shell/lang/js_engine.cpp shell/lang/js_engine.h shell/core/errors.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC)++ -std=c++17 -fPIC -g -O1 $(WARN) -Wno-unknown-warning-option -I. -Ishell \
+	$(FUZZ_CC)++ -std=c++17 -fPIC -g -O1 $(WARN) -Wno-unknown-warning-option -I. \
 	   $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) -fsanitize=fuzzer-no-link,address \
 	   -shared -o $@ $< $(JS_LIBS)
 
@@ -170,7 +170,8 @@ install: all
 	if [ -f docs/shardsh.1 ]; then install -m 0644 docs/shardsh.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
 
 # One list of sources for `make format` and `make format-check` (CI runs the check before the tests).
-FORMAT_SRCS = $(sort $(wildcard shell/*.[ch] shell/*.cpp commands/*.[ch] views/*.[ch] tests/cluster/*.[ch] tests/unit/*.[ch] \
+FORMAT_SRCS = $(sort $(wildcard shell/*.[ch] shell/*/*.[ch] shell/*/*.cpp commands/*.[ch] views/*.[ch] views/*/*.[ch] \
+                                tests/shardsim/*.[ch] tests/shardsim/*/*.[ch] tests/unit/*.[ch] \
                                 tests/fuzz/*.[ch] bench/*.[ch]))
 
 format:

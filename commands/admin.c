@@ -2,7 +2,7 @@
  * except for mongosh's adjustRunCommand (sampleRate of configureQueryAnalyzer / profile goes out as a double). */
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 /* Copies the command document (or { <name>: 1 } for a string) into cmd, with mongosh's adjustRunCommand. */
 static bool

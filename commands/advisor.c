@@ -4,9 +4,9 @@
  * the server's analyzeShardKey beside shardsh's figures. The analysis itself is advisor_model.c. */
 #include <string.h>
 
-#include "advisor_model.h"
-#include "commands.h"
-#include "aligned.h"
+#include "commands/advisor_model.h"
+#include "commands/commands.h"
+#include "shell/lib/aligned.h"
 
 #define ADVISOR_DEFAULT_SAMPLE 1000
 #define ADVISOR_MAX_SAMPLE 100000

@@ -1,9 +1,9 @@
 /* The shard-key advisor's analysis: from a bounded sample of documents, one candidate key, the chunk map and the
  * shards, the figures the seed documents ask about (cardinality, frequency, monotonicity), where the next inserts
  * would land, how sampled queries would be targeted, and a verdict in plain words. Pure: no I/O, no globals. */
-#include "advisor_model.h"
-#include "hashkey.h"
-#include "aligned.h"
+#include "commands/advisor_model.h"
+#include "shell/lib/hashkey.h"
+#include "shell/lib/aligned.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hashkey.h"
+#include "shell/lib/hashkey.h"
 
 #define ADVISOR_MAX_FIELDS 16 /* key fields analysed */
 #define ADVISOR_MAX_POINTS 64 /* equality points one query may expand to */

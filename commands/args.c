@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "aligned.h"
-#include "commands.h"
+#include "shell/lib/aligned.h"
+#include "commands/commands.h"
 
 const char *
 args_typeof (const bson_iter_t *it)

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "commands.h"
-#include "interrupt.h"
+#include "commands/commands.h"
+#include "shell/core/interrupt.h"
 
 static bool
 build_start_stop (const sh_call_t *call, sh_requests_t *out, const char *method, const char *name, conn_path_t path,

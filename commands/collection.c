@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 /* "<db>.<coll>"; caller frees with bson_free. */
 static char *

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "conn.h"
-#include "ctx.h"
-#include "errors.h"
+#include "shell/core/conn.h"
+#include "shell/core/ctx.h"
+#include "shell/core/errors.h"
 
 typedef enum {
    CMD_READONLY = 1 << 0,     /* changes nothing in the cluster: allowed under --readonly */

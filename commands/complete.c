@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 #define COMPLETE_TTL_SECONDS 30
 

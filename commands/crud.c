@@ -3,7 +3,7 @@
  * under mongosh builds them (find, filter, sort, projection, skip, limit). */
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 #define CRUD_DEFAULT_BATCH 20 /* like mongosh's shell batch size */
 

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 static sh_pos_t
 db_arg_pos (const sh_call_t *call, int i)

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 /* The capture mode: the value replaces any earlier one (the last result of a call is its value). */
 static bool

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 #define EX_MAX_ZONES 10
 #define EX_RECENT 5

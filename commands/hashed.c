@@ -1,8 +1,8 @@
-/* convertShardKeyToHashed(value): MongoDB's hashed shard-key value, computed locally with shell/hashkey.c (equal to
+/* convertShardKeyToHashed(value): MongoDB's hashed shard-key value, computed locally with shell/lib/hashkey.c (equal to
  * the server's $toHashedIndexKey), so it needs no connection. mongosh asks the server instead (an aggregate with
  * $toHashedIndexKey on a fake database); the value printed is the same Long. */
-#include "commands.h"
-#include "hashkey.h"
+#include "commands/commands.h"
+#include "shell/lib/hashkey.h"
 
 /* Only checks the argument (nothing is sent). */
 static bool

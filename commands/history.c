@@ -3,7 +3,7 @@
  * moveChunk.commit, config.actionlog balancer.round); config.chunks is never read. */
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 #define HI_DEFAULT_HOURS 24
 #define HI_MAX_HOURS (24 * 366)

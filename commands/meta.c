@@ -3,8 +3,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "commands.h"
-#include "interrupt.h"
+#include "commands/commands.h"
+#include "shell/core/interrupt.h"
 
 static void
 help_entry (FILE *out, const sh_cmd_t *c)

@@ -6,7 +6,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 int64_t
 cmd_now_ms (void)

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "commands.h"
-#include "interrupt.h"
-#include "progress.h"
+#include "commands/commands.h"
+#include "shell/core/interrupt.h"
+#include "commands/progress.h"
 
 #define PG_RECENT_MS (5 * 60 * 1000) /* the window of "rate over the last minutes" */
 #define PG_MAX_DRAINS 32

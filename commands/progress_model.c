@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "progress.h"
+#include "commands/progress.h"
 
 #define PG_MAX_GROUPS 64
 #define PG_MAX_SHARDS 64

@@ -2,7 +2,7 @@
  * entry in its family file and adding one line here; help, completion and docs/commands.md follow from this list. */
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 /* family files */
 extern const sh_cmd_t cmd_sh_enable_sharding, cmd_sh_shard_collection, cmd_sh_reshard_collection;

@@ -5,7 +5,7 @@
  * retryable updateOne they carry no txnNumber (docs/commands.md says so). Results print as UpdateResults. */
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 /* The entries that differ only in the document they update: config.settings { _id: <id> } $set { enabled: <on> }
  * (upsert, wtimeout 30000), or config.collections { _id: <ns> } <op> { <field>: <value> } (no upsert, wtimeout

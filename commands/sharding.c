@@ -4,7 +4,7 @@
  * unique position is the options; options spread over the base). */
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 /* Builds { <name>: ns, key[, unique][, ...options] } into cmd, as mongosh's _runShardCollection does. */
 static bool

@@ -3,7 +3,7 @@
  * on every call (call it again to follow the drain, as the server expects). */
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 static bool
 build_list_shards (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)

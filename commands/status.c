@@ -9,9 +9,9 @@
 #include <strings.h>
 #include <time.h>
 
-#include "commands.h"
-#include "aligned.h"
-#include "parser.h"
+#include "commands/commands.h"
+#include "shell/lib/aligned.h"
+#include "shell/lang/parser.h"
 
 #define STATUS_MAX_ROWS 20
 #define STATUS_TOO_MANY_CHUNKS "too many chunks to print, use verbose if you want to force print"

@@ -4,7 +4,7 @@
  * config.settings, which the manual tells operators to edit) asks for confirmation in a terminal and warns. */
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 static sh_pos_t
 wr_arg_pos (const sh_call_t *call, int i)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "shell/cli.h"
 
 static void
 push (char ***v, size_t *n, const char *s)

@@ -6,10 +6,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "conn.h"
-#include "dispatch.h"
-#include "preflight.h"
+#include "commands/commands.h"
+#include "shell/core/conn.h"
+#include "shell/dispatch.h"
+#include "shell/preflight.h"
 
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {

@@ -7,10 +7,10 @@
 
 #include <stdbool.h>
 
-#include "commands.h"
-#include "ctx.h"
-#include "errors.h"
-#include "parser.h"
+#include "commands/commands.h"
+#include "shell/core/ctx.h"
+#include "shell/core/errors.h"
+#include "shell/lang/parser.h"
 
 /* Runs one statement. Returns false with err set (positions point into the statement's source) when it failed;
  * the shell goes on either way. Never exits the process (exit / quit set ctx->exit_requested). */

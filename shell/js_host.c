@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "dispatch.h"
-#include "interrupt.h"
-#include "js_host.h"
+#include "commands/commands.h"
+#include "shell/dispatch.h"
+#include "shell/core/interrupt.h"
+#include "shell/js_host.h"
 
 /* One engine per process (the shell has one session). */
 static struct {

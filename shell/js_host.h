@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ctx.h"
-#include "errors.h"
-#include "js_engine.h"
+#include "shell/core/ctx.h"
+#include "shell/core/errors.h"
+#include "shell/lang/js_engine.h"
 
 /* The engine for ctx, loading the plugin and creating the engine on the first call; NULL with err set when the plugin
  * is missing or cannot start (the literal path keeps working). The engine lives until js_host_shutdown. */

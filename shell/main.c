@@ -5,12 +5,12 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "conn.h"
-#include "dashboard.h"
-#include "js_host.h"
-#include "repl.h"
-#include "script.h"
+#include "shell/cli.h"
+#include "shell/core/conn.h"
+#include "views/dashboard.h"
+#include "shell/js_host.h"
+#include "shell/repl.h"
+#include "shell/script.h"
 
 #define SHARDSH_VERSION "0.1.0"
 

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "advisor_model.h"
-#include "conn.h"
-#include "dispatch.h"
-#include "output.h"
-#include "preflight.h"
+#include "commands/advisor_model.h"
+#include "shell/core/conn.h"
+#include "shell/dispatch.h"
+#include "shell/core/output.h"
+#include "shell/preflight.h"
 
 #define PF_MAX_CHUNKS 100000 /* config.chunks read per namespace; beyond it chunk checks are skipped */
 #define PF_MAX_DOCS 100000   /* config.shards, config.tags, config.collections */

@@ -9,10 +9,10 @@
 
 #include <stdbool.h>
 
-#include "commands.h"
-#include "ctx.h"
-#include "errors.h"
-#include "parser.h"
+#include "commands/commands.h"
+#include "shell/core/ctx.h"
+#include "shell/core/errors.h"
+#include "shell/lang/parser.h"
 
 typedef struct preflight preflight_t;
 

@@ -14,13 +14,13 @@
 
 #include <editline/readline.h>
 
-#include "commands.h"
-#include "dispatch.h"
-#include "interrupt.h"
-#include "js_host.h"
-#include "parser.h"
-#include "repl.h"
-#include "script.h"
+#include "commands/commands.h"
+#include "shell/dispatch.h"
+#include "shell/core/interrupt.h"
+#include "shell/js_host.h"
+#include "shell/lang/parser.h"
+#include "shell/repl.h"
+#include "shell/script.h"
 
 static bool
 contains_ci (const char *hay, const char *needle)

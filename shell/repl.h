@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "ctx.h"
+#include "shell/core/ctx.h"
 
 /* Runs the read-eval-print loop until exit, quit or Ctrl-D. Returns the process exit status (0). */
 int

@@ -3,7 +3,7 @@
  * shards but no ranges, a shard draining). See preflight.h. */
 #include <string.h>
 
-#include "preflight.h"
+#include "shell/preflight.h"
 
 struct run_summary {
    bson_string_t *ran, *failed, *skipped;

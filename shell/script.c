@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dispatch.h"
-#include "js_host.h"
-#include "parser.h"
-#include "preflight.h"
-#include "script.h"
+#include "shell/dispatch.h"
+#include "shell/js_host.h"
+#include "shell/lang/parser.h"
+#include "shell/preflight.h"
+#include "shell/script.h"
 
 char *
 script_read_file (const char *path, size_t *len, sh_error_t *err)

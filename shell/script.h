@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "ctx.h"
-#include "parser.h"
+#include "shell/core/ctx.h"
+#include "shell/lang/parser.h"
 
 typedef struct {
    const char *name; /* "<eval>", a file path or "<stdin>" */

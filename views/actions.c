@@ -4,9 +4,9 @@
 #include <curses.h>
 #include <string.h>
 
-#include "actions.h"
-#include "crt.h"
-#include "views.h"
+#include "views/actions.h"
+#include "views/crt.h"
+#include "views/views.h"
 
 #define KEY_ESC 27
 #define KEY_CTRL_L 12

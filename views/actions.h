@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "screen.h"
+#include "views/screen.h"
 
 #define ACTION_MAX_KEYS 4
 

@@ -9,7 +9,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "crt.h"
+#include "views/crt.h"
 
 static const crt_glyphs_t glyphs_utf8 = {
    .hot = "\xe2\x96\xb2HOT",

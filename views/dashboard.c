@@ -5,11 +5,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect.h"
-#include "crt.h"
-#include "dashboard.h"
-#include "screen.h"
-#include "views.h"
+#include "views/model/collect.h"
+#include "views/crt.h"
+#include "views/dashboard.h"
+#include "views/screen.h"
+#include "views/views.h"
 
 static bool
 src_sample (void *ud, snapshot_t *snap)

@@ -1,5 +1,5 @@
 /* The live dashboard's entry point: `shardsh --dashboard` (and its batch forms --once, --once --json, -n FRAMES).
- * The collector (shell/collect.c) builds snapshots from the cluster; the views in views/ only render them. */
+ * The collector (views/model/collect.c) builds snapshots from the cluster; the views in views/ only render them. */
 #ifndef SHARDSH_DASHBOARD_H
 #define SHARDSH_DASHBOARD_H
 

@@ -4,8 +4,8 @@
 #include <curses.h>
 #include <stdio.h>
 
-#include "crt.h"
-#include "views.h"
+#include "views/crt.h"
+#include "views/views.h"
 
 void
 view_drain_draw (const dash_t *d, const panel_t *p)

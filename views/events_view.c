@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "crt.h"
-#include "meter.h"
-#include "views.h"
+#include "views/crt.h"
+#include "views/meter.h"
+#include "views/views.h"
 
 const char *const view_events_sorts[] = { "time", "kind", "namespace", "shard", NULL };
 

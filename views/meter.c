@@ -1,7 +1,7 @@
 /* Bars, mini bars and sparklines as strings, with the ASCII fallback for terminals without UTF-8. */
 #include <string.h>
 
-#include "meter.h"
+#include "views/meter.h"
 
 static const char *const levels_utf8[] = { " ",
                                            "\xe2\x96\x81",

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crt.h"
-#include "meter.h"
-#include "panel.h"
+#include "views/crt.h"
+#include "views/meter.h"
+#include "views/panel.h"
 
 void
 panel_set_rect (panel_t *p, int x, int y, int w, int h)

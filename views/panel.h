@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "snapshot.h"
+#include "views/model/snapshot.h"
 
 typedef struct {
    const char *title; /* column heading */

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "crt.h"
-#include "views.h"
+#include "views/crt.h"
+#include "views/views.h"
 
 static void
 fmt_iso (int64_t ms, char *buf, size_t len)

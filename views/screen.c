@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actions.h"
-#include "clock_ms.h"
-#include "crt.h"
-#include "screen.h"
-#include "views.h"
+#include "views/actions.h"
+#include "shell/lib/clock_ms.h"
+#include "views/crt.h"
+#include "views/screen.h"
+#include "views/views.h"
 
 void
 dash_init (dash_t *d, double interval_s)

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "panel.h"
-#include "snapshot.h"
+#include "views/panel.h"
+#include "views/model/snapshot.h"
 
 enum { DASH_SHARDS = 0, DASH_COLLS, DASH_EVENTS, DASH_NPANELS };
 
@@ -29,7 +29,7 @@ enum view_reaction {
 #define DASH_MIN_LINES 16
 #define DASH_FILTER_MAX 64
 
-/* Where snapshots come from (shell/collect.c through views/dashboard.c, or canned data in tests). */
+/* Where snapshots come from (views/model/collect.c through views/dashboard.c, or canned data in tests). */
 typedef struct {
    void *ud;
    /* Replaces *snap with a fresh sample (true) or marks it stale with the error (false). */

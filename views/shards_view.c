@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crt.h"
-#include "meter.h"
-#include "views.h"
+#include "views/crt.h"
+#include "views/meter.h"
+#include "views/views.h"
 
 const char *const view_shards_sorts[] = { "name", "chunks", "data", "writes", NULL };
 

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "screen.h"
+#include "views/screen.h"
 
 /* header_view.c: the two header lines (cluster, balancer, sample clock, PAUSED/STALE). */
 void

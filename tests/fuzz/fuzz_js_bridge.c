@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz.h"
-#include "js_host.h"
+#include "tests/fuzz/fuzz.h"
+#include "shell/js_host.h"
 
 static sh_ctx_t js_fuzz_ctx;
 static js_engine_t *js_fuzz_engine;

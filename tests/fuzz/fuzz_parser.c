@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conn.h"
-#include "dispatch.h"
-#include "fuzz.h"
-#include "parser.h"
-#include "repl.h"
+#include "shell/core/conn.h"
+#include "shell/dispatch.h"
+#include "tests/fuzz/fuzz.h"
+#include "shell/lang/parser.h"
+#include "shell/repl.h"
 
 static FILE *fuzz_sink;
 

@@ -1,18 +1,18 @@
 /* libFuzzer target for what servers send back: bytes that validate as a BSON document are formatted every way the
  * shell formats results (pretty and relaxed JSON, colour on and off, every depth and line-break setting), then given
  * as the reply to every command of every helper in the command table through the canned-reply transport of
- * shell/conn.c (conn_set_transport), so each helper's own rendering code (sh.status, UpdateResult, listShards,
+ * shell/core/conn.c (conn_set_transport), so each helper's own rendering code (sh.status, UpdateResult, listShards,
  * balancer status, the advisor, ...) reads arbitrary replies exactly as it would read a server's.
  * Built by `make fuzz`; tests/unit/test_fuzz_regressions.c replays saved inputs through fuzz_render_one. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "conn.h"
-#include "dispatch.h"
-#include "fuzz.h"
-#include "parser.h"
+#include "commands/commands.h"
+#include "shell/core/conn.h"
+#include "shell/dispatch.h"
+#include "tests/fuzz/fuzz.h"
+#include "shell/lang/parser.h"
 
 /* How the transport answers during one pass over the helpers. */
 typedef enum {

@@ -1,9 +1,9 @@
-/* The simulator's SCRAM server (tests/cluster/sim_auth.c) against the published exchanges: RFC 7677's SCRAM-SHA-256
+/* The simulator's SCRAM server (tests/shardsim/sim_auth.c) against the published exchanges: RFC 7677's SCRAM-SHA-256
  * example and RFC 5802's SCRAM-SHA-1 example (user "user", password "pencil", fixed nonces and salts), MongoDB's
  * SCRAM-SHA-1 password digest, and the failures: a wrong proof, a changed nonce, a bad channel binding, malformed
  * messages. */
-#include "sim.h"
-#include "unit.h"
+#include "tests/shardsim/sim.h"
+#include "tests/unit/unit.h"
 
 #include <openssl/evp.h>
 #include <stdlib.h>

@@ -13,8 +13,8 @@
 
 #include <bson/bson.h>
 
-#include "sim.h"
-#include "unit.h"
+#include "tests/shardsim/sim.h"
+#include "tests/unit/unit.h"
 
 static bson_t *
 json (const char *s)

@@ -1,4 +1,4 @@
-/* Unit tests for the simulator's query engine (tests/cluster/simq*.c): value ordering, matching, projection,
+/* Unit tests for the simulator's query engine (tests/shardsim/simq*.c): value ordering, matching, projection,
  * sorting, updates, upsert seeds and aggregation, table-driven with documents written as relaxed extended JSON and
  * results compared as canonical extended JSON (so numeric types must match exactly). Includes the exact pipelines
  * mongosh's sh.status() and getShardDistribution() send (mongosh-sh-helpers.md §4.2-4.5, §5.1). */
@@ -8,8 +8,8 @@
 
 #include <bson/bson.h>
 
-#include "simq.h"
-#include "unit.h"
+#include "tests/shardsim/query/simq.h"
+#include "tests/unit/unit.h"
 
 /* ---- helpers ---- */
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advisor_model.h"
-#include "hashkey.h"
-#include "unit.h"
+#include "commands/advisor_model.h"
+#include "shell/lib/hashkey.h"
+#include "tests/unit/unit.h"
 
 #define N 2000
 #define TOTAL 1000000

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "unit.h"
+#include "commands/commands.h"
+#include "tests/unit/unit.h"
 
 #define DOC_PATH "docs/commands.md"
 

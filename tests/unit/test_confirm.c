@@ -1,7 +1,7 @@
 /* Confirmation answers (issue 18): y and yes (any case) alone on the line run a destructive command; anything else
  * refuses it. */
-#include "dispatch.h"
-#include "unit.h"
+#include "shell/dispatch.h"
+#include "tests/unit/unit.h"
 
 int
 main (void)

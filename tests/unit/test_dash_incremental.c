@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collect.h"
-#include "conn.h"
-#include "ctx.h"
-#include "output.h"
-#include "simproc.h"
-#include "unit.h"
+#include "views/model/collect.h"
+#include "shell/core/conn.h"
+#include "shell/core/ctx.h"
+#include "shell/core/output.h"
+#include "tests/unit/simproc.h"
+#include "tests/unit/unit.h"
 
 /* Appends "what: a != b; " to diff when a and b differ. */
 static void

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect.h"
-#include "unit.h"
+#include "views/model/collect.h"
+#include "tests/unit/unit.h"
 
 /* A snapshot with nshards shards and one collection; the caller fills the cells. */
 static void

@@ -7,12 +7,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "actions.h"
-#include "crt.h"
-#include "meter.h"
-#include "screen.h"
-#include "unit.h"
-#include "views.h"
+#include "views/actions.h"
+#include "views/crt.h"
+#include "views/meter.h"
+#include "views/screen.h"
+#include "tests/unit/unit.h"
+#include "views/views.h"
 
 static void
 canned (snapshot_t *s)

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 
 #define FUZZ_NO_MAIN
-#include "../fuzz/fuzz_parser.c"
-#include "../fuzz/fuzz_js_bridge.c"
-#include "../fuzz/fuzz_render.c"
-#include "unit.h"
+#include "tests/fuzz/fuzz_parser.c"
+#include "tests/fuzz/fuzz_js_bridge.c"
+#include "tests/fuzz/fuzz_render.c"
+#include "tests/unit/unit.h"
 
 /* Reads a whole file; returns a bson_malloc'd buffer (caller frees) or NULL. */
 static uint8_t *

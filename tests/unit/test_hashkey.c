@@ -11,8 +11,8 @@
 
 #include <bson/bson.h>
 
-#include "hashkey.h"
-#include "unit.h"
+#include "shell/lib/hashkey.h"
+#include "tests/unit/unit.h"
 
 /* The hash of the first element of a document given as canonical extended JSON. */
 static bool

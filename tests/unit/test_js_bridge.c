@@ -5,10 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "commands.h"
-#include "conn.h"
-#include "js_host.h"
-#include "unit.h"
+#include "commands/commands.h"
+#include "shell/core/conn.h"
+#include "shell/js_host.h"
+#include "tests/unit/unit.h"
 
 /* The transport: keeps the last command and answers per command name. */
 static bson_t last_cmd = BSON_INITIALIZER;

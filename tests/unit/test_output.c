@@ -1,12 +1,12 @@
-/* Unit tests for shell/output.c: the golden cases in tests/unit/output_cases.txt (each one what mongosh 2.12
+/* Unit tests for shell/core/output.c: the golden cases in tests/unit/output_cases.txt (each one what mongosh 2.12
  * printed for the same BSON, the command recorded beside it), plus cases built here with BCON and bson_append_*
  * for JSON mode, the options and the edge cases mongosh cannot show. */
 #include <bson/bson.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
-#include "unit.h"
+#include "shell/core/output.h"
+#include "tests/unit/unit.h"
 
 #define CASES_PATH "tests/unit/output_cases.txt"
 

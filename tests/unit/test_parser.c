@@ -1,13 +1,13 @@
-/* Unit tests for the mongosh-literal lexer and parser (shell/lexer.c, shell/parser.c) and for caret rendering
- * (shell/errors.c). Most cases live in tests/unit/parser_cases.txt; the ones that need C (random values, deep
+/* Unit tests for the mongosh-literal lexer and parser (shell/lang/lexer.c, shell/lang/parser.c) and for caret rendering
+ * (shell/core/errors.c). Most cases live in tests/unit/parser_cases.txt; the ones that need C (random values, deep
  * nesting, argument positions, rendering, a small mutation fuzz) are written out below. */
 #include <bson/bson.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "errors.h"
-#include "parser.h"
-#include "unit.h"
+#include "shell/core/errors.h"
+#include "shell/lang/parser.h"
+#include "tests/unit/unit.h"
 
 #define CASES_PATH "tests/unit/parser_cases.txt"
 

@@ -3,8 +3,8 @@
  * left the changelog — and rates from two readings. */
 #include <string.h>
 
-#include "progress.h"
-#include "unit.h"
+#include "commands/progress.h"
+#include "tests/unit/unit.h"
 
 static void
 set_json (bson_t *dst, const char *json)

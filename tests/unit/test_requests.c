@@ -3,8 +3,8 @@
  * size; and each element keeps libbson's alignment. */
 #include <stdint.h>
 
-#include "commands.h"
-#include "unit.h"
+#include "commands/commands.h"
+#include "tests/unit/unit.h"
 
 int
 main (void)

@@ -1,8 +1,8 @@
 /* Integration tests of shardsim through libmongoc: starts $BINDIR/shardsim (--port 0 --port-file), checks the
  * handshake and envelope per version, errors, cursor batching, and for each sharding admin command one success case
  * (with the config.* state that follows) and at least one documented error. */
-#include "unit.h"
-#include "simproc.h"
+#include "tests/unit/unit.h"
+#include "tests/unit/simproc.h"
 
 /* Starts $BINDIR/shardsim as server version with scenario. */
 static bool

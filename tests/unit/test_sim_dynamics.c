@@ -4,12 +4,12 @@
  * activeWindow, noBalance, allowMigrations, draining), migrations visible in currentOp and config.migrations, the
  * bulk loader, analyzeShardKey on loaded data and --seed determinism. Every assertion reads config.* or the
  * server's statistics; runs take seconds (small chunk sizes, fast balancer intervals). */
-#include "unit.h"
-#include "simproc.h"
+#include "tests/unit/unit.h"
+#include "tests/unit/simproc.h"
 
 #include <time.h>
 
-#include "clock_ms.h"
+#include "shell/lib/clock_ms.h"
 
 static void
 sleep_ms (int64_t ms)

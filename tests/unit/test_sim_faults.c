@@ -3,10 +3,10 @@
  * new connections then accepting again, dropping every connection (once and periodically), garbled replies (a body
  * that is not BSON, a header length out of range, a header that claims more than is sent), closing the connection
  * instead of answering, and that replies not affected by a fault stay byte-identical. */
-#include "unit.h"
-#include "simproc.h"
+#include "tests/unit/unit.h"
+#include "tests/unit/simproc.h"
 
-#include "clock_ms.h"
+#include "shell/lib/clock_ms.h"
 
 /* A client with this socket timeout (short server selection and connect timeouts, for the hang and refuse cases). */
 static mongoc_client_t *

@@ -4,8 +4,8 @@
  * modes, the chunk-count policy of 4.4/5.0, balancerCollectionStatus, activeWindow parsing, the auto-merger's
  * history window) and asserts on the reply and on the config.* documents that follow. docs/shardsim.md names the
  * server file and function each one follows. */
-#include "unit.h"
-#include "simproc.h"
+#include "tests/unit/unit.h"
+#include "tests/unit/simproc.h"
 
 /* Starts $BINDIR/shardsim with the extra arguments args (NULL-terminated). */
 static bool

@@ -1,0 +1,39 @@
+/* The shell's session state, shared by the REPL, the script runner, the dispatcher and the commands: options,
+ * the (lazy) connection, the current database, output settings and per-session caches. */
+#ifndef SHARDSH_CTX_H
+#define SHARDSH_CTX_H
+
+#include <mongoc/mongoc.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "shell/core/options.h"
+#include "shell/core/output.h"
+
+typedef struct sh_ctx {
+   const sh_options_t *opts;   /* borrowed from main */
+   char *uri;                  /* connection string (may hold a password: print only conn_redacted_uri) */
+   mongoc_client_t *client;    /* NULL until the first command needs the server */
+   char *db;                   /* current database (use <db>) */
+   output_opts_t out;          /* how results print */
+   FILE *out_fp;               /* results */
+   FILE *err_fp;               /* errors and warnings */
+   bool interactive;           /* a person at a terminal: confirmations may be asked */
+   bool err_color;             /* colour on err_fp */
+   char *hello_db;             /* database the mongos check last ran on; NULL when not yet */
+   bool warned_not_mongos;     /* SHAPI-10003 printed once */
+   bool warned_autosplit;      /* the 6.0.3 autosplit deprecation printed once */
+   int server_version[3];      /* from buildInfo, {0,0,0} until known */
+   bool exit_requested;        /* exit / quit was run */
+   bson_t *capture;            /* when set (the JavaScript engine), results are stored here as { v: <value> } instead of
+                                * printed (cmd_print_doc, _value, _array, _stats); owned by whoever set it */
+   bool captured;              /* a result was stored in capture */
+   struct conn_cursor *cursor; /* the session's current cursor ("it" continues it): the last find or aggregate printed
+                                * by a literal statement while it has more; owned, killed when replaced */
+   bool cursor_fresh;          /* a literal find or aggregate ran after the engine's last cursor ("it": that one) */
+   struct conn_cursor *
+      *cursor_out;             /* set by the engine: find and aggregate open a live cursor here and print nothing */
+   const char *confirm_effect; /* when set, the confirmation prompt names this effect first (from the plan); borrowed */
+} sh_ctx_t;
+
+#endif

@@ -1,0 +1,293 @@
+/* Errors as values: filling an sh_error_t, and rendering one for people as "file:line:col: error: message" with the
+ * source line and a caret under the offending token. */
+#include "shell/core/errors.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define ERR_BOLD "\033[1m"
+#define ERR_RED "\033[1;31m"
+#define ERR_GREEN "\033[1;32m"
+#define ERR_CYAN "\033[1;36m"
+#define ERR_RESET "\033[0m"
+
+void
+sh_error_clear (sh_error_t *err)
+{
+   if (err) {
+      memset (err, 0, sizeof *err);
+   }
+}
+
+static void
+error_vset (sh_error_t *err, sh_err_kind_t kind, const char *fmt, va_list ap)
+{
+   memset (err, 0, sizeof *err);
+   err->kind = kind;
+   vsnprintf (err->message, sizeof err->message, fmt, ap);
+}
+
+void
+sh_error_set (sh_error_t *err, sh_err_kind_t kind, const char *fmt, ...)
+{
+   va_list ap;
+
+   if (!err) {
+      return;
+   }
+   va_start (ap, fmt);
+   error_vset (err, kind, fmt, ap);
+   va_end (ap);
+}
+
+void
+sh_error_set_at (sh_error_t *err, sh_err_kind_t kind, sh_pos_t pos, const char *fmt, ...)
+{
+   va_list ap;
+
+   if (!err) {
+      return;
+   }
+   va_start (ap, fmt);
+   error_vset (err, kind, fmt, ap);
+   va_end (ap);
+   err->has_pos = true;
+   err->pos = pos;
+}
+
+void
+sh_error_hint (sh_error_t *err, const char *fmt, ...)
+{
+   va_list ap;
+
+   if (!err) {
+      return;
+   }
+   va_start (ap, fmt);
+   vsnprintf (err->hint, sizeof err->hint, fmt, ap);
+   va_end (ap);
+}
+
+/* Finds line number `line` (1-based) of source; returns its start and sets *len to its length without the line
+ * break. NULL when the source has fewer lines. */
+static const char *
+error_find_line (const char *source, int line, size_t *len)
+{
+   const char *p = source;
+   int n;
+
+   for (n = 1; n < line; n++) {
+      p = strchr (p, '\n');
+      if (!p) {
+         return NULL;
+      }
+      p++;
+   }
+   *len = strcspn (p, "\n");
+   if (*len > 0 && p[*len - 1] == '\r') {
+      (*len)--;
+   }
+   return p;
+}
+
+/* Writes the source line, replacing control characters and bytes that are not UTF-8 by '?' so the terminal shows
+ * exactly one column for each character the lexer counted. */
+static void
+error_put_line (FILE *out, const char *line, size_t len)
+{
+   size_t i = 0;
+
+   while (i < len) {
+      unsigned char c = (unsigned char) line[i];
+      size_t n = 1, k;
+
+      if (c == '\t' || (c >= 0x20 && c < 0x7f)) {
+         fputc (c, out);
+      } else if (c >= 0xc2 && c <= 0xf4) {
+         n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+         for (k = 1; k < n; k++) {
+            if (i + k >= len || ((unsigned char) line[i + k] & 0xc0) != 0x80) {
+               break;
+            }
+         }
+         if (k == n) {
+            fwrite (line + i, 1, n, out);
+         } else {
+            n = 1;
+            fputc ('?', out);
+         }
+      } else {
+         fputc ('?', out);
+      }
+      i += n;
+   }
+}
+
+/* Appends the characters of src[0, n) to out as one '*' each (UTF-8 continuation bytes add nothing), so the masked
+ * line keeps its column count and the caret stays under the right character. */
+static size_t
+error_put_stars (char *out, const char *src, size_t n)
+{
+   size_t w = 0;
+   for (size_t i = 0; i < n; i++) {
+      if (((unsigned char) src[i] & 0xc0) != 0x80)
+         out[w++] = '*';
+   }
+   return w;
+}
+
+/* True when line[i, ...) starts a pwd or password key: the word (any case, not inside a longer identifier),
+ * optionally quoted, then a colon and an opening quote. Sets *value to the byte after that quote. */
+static bool
+error_secret_key_at (const char *line, size_t len, size_t i, size_t *value)
+{
+   static const char *const keys[] = { "password", "pwd" };
+   if (i > 0 && (isalnum ((unsigned char) line[i - 1]) || line[i - 1] == '_' || line[i - 1] == '$'))
+      return false;
+   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+      size_t n = strlen (keys[k]), j = i + n;
+      if (j > len || strncasecmp (line + i, keys[k], n) != 0)
+         continue;
+      if (j < len && (line[j] == '"' || line[j] == '\''))
+         j++;
+      while (j < len && (line[j] == ' ' || line[j] == '\t'))
+         j++;
+      if (j >= len || line[j] != ':')
+         continue;
+      j++;
+      while (j < len && (line[j] == ' ' || line[j] == '\t'))
+         j++;
+      if (j < len && (line[j] == '"' || line[j] == '\'' || line[j] == '`')) {
+         *value = j + 1;
+         return true;
+      }
+   }
+   return false;
+}
+
+/* A copy of the source line with its secrets masked: the password of scheme://user:password@host and the string value
+ * of a pwd or password field, one '*' per character. Caller frees with free(); *out_len receives its length. */
+static char *
+error_mask_line (const char *line, size_t len, size_t *out_len)
+{
+   char *out = malloc (len + 1);
+   size_t i = 0, w = 0, value;
+
+   if (!out) {
+      *out_len = 0;
+      return NULL;
+   }
+   while (i < len) {
+      if (i + 3 <= len && !memcmp (line + i, "://", 3)) {
+         size_t u = i + 3, e = u, c = 0;
+         while (e < len && !strchr ("/?#@ \t'\"`", line[e]))
+            e++;
+         for (size_t x = u; x < e; x++) {
+            if (line[x] == ':') {
+               c = x;
+               break;
+            }
+         }
+         memcpy (out + w, line + i, 3);
+         w += 3;
+         i = u;
+         if (e < len && line[e] == '@' && c) {
+            memcpy (out + w, line + u, c + 1 - u);
+            w += c + 1 - u;
+            w += error_put_stars (out + w, line + c + 1, e - c - 1);
+            i = e;
+         }
+      } else if (error_secret_key_at (line, len, i, &value)) {
+         char q = line[value - 1];
+         size_t e = value;
+         while (e < len && line[e] != q)
+            e += line[e] == '\\' && e + 1 < len ? 2 : 1;
+         memcpy (out + w, line + i, value - i);
+         w += value - i;
+         w += error_put_stars (out + w, line + value, (e < len ? e : len) - value);
+         i = e < len ? e : len;
+      } else {
+         out[w++] = line[i++];
+      }
+   }
+   out[w] = '\0';
+   *out_len = w;
+   return out;
+}
+
+/* Writes the indentation that puts a caret under character number col (1-based) of the line: a tab for each tab
+ * before it, a space for every other character. */
+static void
+error_put_indent (FILE *out, const char *line, size_t len, int col)
+{
+   size_t i = 0;
+   int chars = 0;
+
+   while (chars < col - 1) {
+      if (i < len && line[i] == '\t') {
+         fputc ('\t', out);
+      } else {
+         fputc (' ', out);
+      }
+      if (i < len) {
+         /* Skip the continuation bytes of a multi-byte character. */
+         i++;
+         while (i < len && ((unsigned char) line[i] & 0xc0) == 0x80) {
+            i++;
+         }
+      }
+      chars++;
+   }
+}
+
+void
+sh_error_render (FILE *out, const sh_error_t *err, const char *file, const char *source, bool color)
+{
+   const char *line = NULL;
+   size_t line_len = 0;
+
+   if (!out || !err) {
+      return;
+   }
+   if (err->has_pos) {
+      fputs (color ? ERR_BOLD : "", out);
+      if (file) {
+         fprintf (out, "%s:", file);
+      }
+      fprintf (out, "%d:%d:", err->pos.line, err->pos.col);
+      fputs (color ? ERR_RESET " " : " ", out);
+   }
+   if (err->kind == SH_ERR_SERVER) {
+      fprintf (out, "%sMongoServerError", color ? ERR_RED : "");
+      if (err->code_name[0]) {
+         fprintf (out, "[%s]", err->code_name);
+      }
+      fprintf (out, ":%s %s", color ? ERR_RESET : "", err->message);
+      if (err->code) {
+         fprintf (out, " (code %d)", err->code);
+      }
+      fputc ('\n', out);
+   } else {
+      fprintf (out, "%serror:%s %s\n", color ? ERR_RED : "", color ? ERR_RESET : "", err->message);
+   }
+   if (err->has_pos && source && err->pos.line > 0) {
+      line = error_find_line (source, err->pos.line, &line_len);
+   }
+   if (line) {
+      size_t masked_len;
+      char *masked = error_mask_line (line, line_len, &masked_len);
+      fputs ("  ", out);
+      if (masked)
+         error_put_line (out, masked, masked_len);
+      free (masked);
+      fputs ("\n  ", out);
+      error_put_indent (out, line, line_len, err->pos.col);
+      fprintf (out, "%s^%s\n", color ? ERR_GREEN : "", color ? ERR_RESET : "");
+   }
+   if (err->hint[0]) {
+      fprintf (out, "%shint:%s %s\n", color ? ERR_CYAN : "", color ? ERR_RESET : "", err->hint);
+   }
+}

@@ -1,0 +1,1136 @@
+/* The simulated cluster's query engine, core: document arrays, error codes and names, MongoDB's value ordering, path
+ * lookup and traversal, document rebuilding for updates, and sorting. Matching is in simq_match.c, expressions in
+ * simq_expr.c, projection and updates in simq_update.c, aggregation in simq_agg.c. */
+#include "tests/shardsim/query/simq_int.h"
+#include "shell/lib/hashkey.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- document arrays ---- */
+
+void
+simq_docs_init (simq_docs_t *docs)
+{
+   docs->v = NULL;
+   docs->n = 0;
+   docs->cap = 0;
+}
+
+void
+simq_docs_push_owned (simq_docs_t *docs, bson_t *doc)
+{
+   if (docs->n == docs->cap) {
+      size_t cap = docs->cap ? docs->cap * 2 : 8;
+      docs->v = bson_realloc (docs->v, cap * sizeof (bson_t *));
+      docs->cap = cap;
+   }
+   docs->v[docs->n++] = doc;
+}
+
+void
+simq_docs_push_copy (simq_docs_t *docs, const bson_t *doc)
+{
+   simq_docs_push_owned (docs, bson_copy (doc));
+}
+
+void
+simq_docs_clear (simq_docs_t *docs)
+{
+   for (size_t i = 0; i < docs->n; i++) {
+      bson_destroy (docs->v[i]);
+   }
+   bson_free (docs->v);
+   simq_docs_init (docs);
+}
+
+/* ---- errors ---- */
+
+bool
+simq_fail (bson_error_t *error, int code, const char *fmt, ...)
+{
+   va_list ap;
+   if (!error) {
+      return false;
+   }
+   error->domain = SIMQ_ERROR_DOMAIN;
+   error->code = (uint32_t) code;
+   va_start (ap, fmt);
+   vsnprintf (error->message, sizeof error->message, fmt, ap);
+   va_end (ap);
+   return false;
+}
+
+static const struct {
+   int code;
+   const char *name;
+} simq_code_names[] = {
+   { 1, "InternalError" },
+   { 2, "BadValue" },
+   { 4, "NoSuchKey" },
+   { 9, "FailedToParse" },
+   { 11, "UserNotFound" },
+   { 13, "Unauthorized" },
+   { 14, "TypeMismatch" },
+   { 15, "Overflow" },
+   { 16, "InvalidLength" },
+   { 17, "ProtocolError" },
+   { 18, "AuthenticationFailed" },
+   { 20, "IllegalOperation" },
+   { 22, "InvalidBSON" },
+   { 23, "AlreadyInitialized" },
+   { 26, "NamespaceNotFound" },
+   { 27, "IndexNotFound" },
+   { 28, "PathNotViable" },
+   { 40, "ConflictingUpdateOperators" },
+   { 43, "CursorNotFound" },
+   { 48, "NamespaceExists" },
+   { 52, "DollarPrefixedFieldName" },
+   { 53, "InvalidIdField" },
+   { 56, "EmptyFieldName" },
+   { 57, "DottedFieldName" },
+   { 59, "CommandNotFound" },
+   { 61, "ShardKeyNotFound" },
+   { 66, "ImmutableField" },
+   { 67, "CannotCreateIndex" },
+   { 70, "ShardNotFound" },
+   { 72, "InvalidOptions" },
+   { 73, "InvalidNamespace" },
+   { 85, "IndexOptionsConflict" },
+   { 87, "CannotSplit" },
+   { 91, "ShutdownInProgress" },
+   { 96, "OperationFailed" },
+   { 115, "CommandNotSupported" },
+   { 117, "ConflictingOperationInProgress" },
+   { 118, "NamespaceNotSharded" },
+   { 153, "ChunkTooBig" },
+   { 163, "ZoneStillInUse" },
+   { 168, "InvalidPipelineOperator" },
+   { 177, "ZoneNotFound" },
+   { 178, "RangeOverlapConflict" },
+   { 186, "ClientMetadataCannotBeMutated" },
+   { 223, "IllegalOpMsgFlag" },
+   { 238, "NotImplemented" },
+   { 241, "ConversionFailure" },
+   { 265, "OrphanedRangeCleanUpFailed" },
+   { 323, "APIStrictError" },
+   { 334, "MechanismUnavailable" },
+   { 338, "ReshardCollectionInProgress" },
+   { 339, "NoSuchReshardCollection" },
+   { 341, "ReshardCollectionAborted" },
+   { 352, "UnsupportedOpQueryCommand" },
+   { 354, "LoadBalancerSupportMismatch" },
+   { 361, "CollectionUUIDMismatch" },
+   { 414, "AddOrRemoveShardInProgress" },
+   { 11000, "DuplicateKey" },
+   { 13297, "DatabaseDifferCase" },
+   { 13388, "StaleConfig" },
+   { 40415, "IDLUnknownField" },
+};
+
+const char *
+simq_code_name (int code)
+{
+   static _Thread_local char location[32];
+   for (size_t i = 0; i < sizeof simq_code_names / sizeof simq_code_names[0]; i++) {
+      if (simq_code_names[i].code == code) {
+         return simq_code_names[i].name;
+      }
+   }
+   snprintf (location, sizeof location, "Location%d", code);
+   return location;
+}
+
+/* ---- value helpers ---- */
+
+int
+simq_canonical_type (bson_type_t type)
+{
+   return hashkey_canonical_type (type);
+}
+
+const char *
+simq_type_name (bson_type_t type)
+{
+   switch ((int) type) {
+   case BSON_TYPE_EOD:
+      return "missing";
+   case BSON_TYPE_DOUBLE:
+      return "double";
+   case BSON_TYPE_UTF8:
+      return "string";
+   case BSON_TYPE_DOCUMENT:
+      return "object";
+   case BSON_TYPE_ARRAY:
+      return "array";
+   case BSON_TYPE_BINARY:
+      return "binData";
+   case BSON_TYPE_UNDEFINED:
+      return "undefined";
+   case BSON_TYPE_OID:
+      return "objectId";
+   case BSON_TYPE_BOOL:
+      return "bool";
+   case BSON_TYPE_DATE_TIME:
+      return "date";
+   case BSON_TYPE_NULL:
+      return "null";
+   case BSON_TYPE_REGEX:
+      return "regex";
+   case BSON_TYPE_DBPOINTER:
+      return "dbPointer";
+   case BSON_TYPE_CODE:
+      return "javascript";
+   case BSON_TYPE_SYMBOL:
+      return "symbol";
+   case BSON_TYPE_CODEWSCOPE:
+      return "javascriptWithScope";
+   case BSON_TYPE_INT32:
+      return "int";
+   case BSON_TYPE_TIMESTAMP:
+      return "timestamp";
+   case BSON_TYPE_INT64:
+      return "long";
+   case BSON_TYPE_DECIMAL128:
+      return "decimal";
+   case BSON_TYPE_MINKEY:
+      return "minKey";
+   case BSON_TYPE_MAXKEY:
+      return "maxKey";
+   default:
+      return "unknown";
+   }
+}
+
+bool
+simq_is_number (const bson_value_t *v)
+{
+   return v->value_type == BSON_TYPE_INT32 || v->value_type == BSON_TYPE_INT64 || v->value_type == BSON_TYPE_DOUBLE ||
+          v->value_type == BSON_TYPE_DECIMAL128;
+}
+
+static long double
+simq_decimal_to_ld (const bson_decimal128_t *d)
+{
+   char buf[BSON_DECIMAL128_STRING];
+   bson_decimal128_to_string (d, buf);
+   if (strcmp (buf, "NaN") == 0) {
+      return (long double) NAN;
+   }
+   if (strcmp (buf, "Infinity") == 0) {
+      return (long double) INFINITY;
+   }
+   if (strcmp (buf, "-Infinity") == 0) {
+      return -(long double) INFINITY;
+   }
+   return strtold (buf, NULL);
+}
+
+static long double
+simq_to_ld (const bson_value_t *v)
+{
+   switch (v->value_type) {
+   case BSON_TYPE_INT32:
+      return v->value.v_int32;
+   case BSON_TYPE_INT64:
+      return (long double) v->value.v_int64;
+   case BSON_TYPE_DOUBLE:
+      return v->value.v_double;
+   case BSON_TYPE_DECIMAL128:
+      return simq_decimal_to_ld (&v->value.v_decimal128);
+   default:
+      return 0;
+   }
+}
+
+double
+simq_to_double (const bson_value_t *v)
+{
+   return (double) simq_to_ld (v);
+}
+
+bool
+simq_is_integral_number (const bson_value_t *v, int64_t *out)
+{
+   long double d;
+   switch (v->value_type) {
+   case BSON_TYPE_INT32:
+      *out = v->value.v_int32;
+      return true;
+   case BSON_TYPE_INT64:
+      *out = v->value.v_int64;
+      return true;
+   case BSON_TYPE_DOUBLE:
+   case BSON_TYPE_DECIMAL128:
+      d = simq_to_ld (v);
+      if (isnan (d) || d != floorl (d) || d < -9223372036854775808.0L || d >= 9223372036854775808.0L) {
+         return false;
+      }
+      *out = (int64_t) d;
+      return true;
+   default:
+      return false;
+   }
+}
+
+bool
+simq_truthy (const bson_value_t *v)
+{
+   switch (v->value_type) {
+   case BSON_TYPE_EOD:
+   case BSON_TYPE_NULL:
+   case BSON_TYPE_UNDEFINED:
+      return false;
+   case BSON_TYPE_BOOL:
+      return v->value.v_bool;
+   case BSON_TYPE_INT32:
+   case BSON_TYPE_INT64:
+   case BSON_TYPE_DOUBLE:
+   case BSON_TYPE_DECIMAL128:
+      return simq_to_ld (v) != 0;
+   default:
+      return true;
+   }
+}
+
+char *
+simq_doc_json (const bson_t *doc)
+{
+   char *s = bson_as_relaxed_extended_json (doc, NULL);
+   return s ? s : bson_strdup ("{}");
+}
+
+char *
+simq_value_json (const bson_value_t *v)
+{
+   bson_t tmp = BSON_INITIALIZER;
+   char *full, *out;
+   size_t len;
+
+   if (v->value_type == BSON_TYPE_EOD) {
+      bson_destroy (&tmp);
+      return bson_strdup ("missing");
+   }
+   bson_append_value (&tmp, "v", 1, v);
+   full = bson_as_relaxed_extended_json (&tmp, NULL);
+   bson_destroy (&tmp);
+   /* full is { "v" : <json> } */
+   if (!full || strlen (full) < 10) {
+      bson_free (full);
+      return bson_strdup ("?");
+   }
+   len = strlen (full);
+   out = bson_strndup (full + 8, len - 10);
+   bson_free (full);
+   return out;
+}
+
+bool
+simq_value_as_doc (const bson_value_t *v, bson_t *view)
+{
+   if (v->value_type != BSON_TYPE_DOCUMENT && v->value_type != BSON_TYPE_ARRAY) {
+      return false;
+   }
+   return bson_init_static (view, v->value.v_doc.data, v->value.v_doc.data_len);
+}
+
+void
+simq_value_from_doc (const bson_t *doc, bool is_array, bson_value_t *out)
+{
+   out->value_type = is_array ? BSON_TYPE_ARRAY : BSON_TYPE_DOCUMENT;
+   out->value.v_doc.data_len = doc->len;
+   out->value.v_doc.data = bson_malloc (doc->len);
+   memcpy (out->value.v_doc.data, bson_get_data (doc), doc->len);
+}
+
+void
+simq_value_set_missing (bson_value_t *v)
+{
+   memset (v, 0, sizeof *v);
+   v->value_type = BSON_TYPE_EOD;
+}
+
+bool
+simq_value_missing (const bson_value_t *v)
+{
+   return v->value_type == BSON_TYPE_EOD;
+}
+
+void
+simq_value_copy (const bson_value_t *src, bson_value_t *dst)
+{
+   if (src->value_type == BSON_TYPE_EOD) {
+      simq_value_set_missing (dst);
+      return;
+   }
+   bson_value_copy (src, dst);
+}
+
+void
+simq_value_free (bson_value_t *v)
+{
+   if (v->value_type != BSON_TYPE_EOD) {
+      bson_value_destroy (v);
+   }
+   simq_value_set_missing (v);
+}
+
+void
+simq_append_value (bson_t *doc, const char *key, int key_len, const bson_value_t *v)
+{
+   if (v->value_type != BSON_TYPE_EOD) {
+      bson_append_value (doc, key, key_len, v);
+   }
+}
+
+/* ---- comparison ---- */
+
+static int
+simq_cmp_int (int64_t a, int64_t b)
+{
+   return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+/* An int64 against a double, exactly (no rounding of the integer to double). NaN is below every number. */
+static int
+simq_compare_int_double (int64_t i, double d)
+{
+   int64_t t;
+   double frac;
+   if (isnan (d)) {
+      return 1;
+   }
+   if (d >= 9223372036854775808.0) {
+      return -1;
+   }
+   if (d < -9223372036854775808.0) {
+      return 1;
+   }
+   t = (int64_t) d; /* exact: |d| < 2^63 */
+   if (i != t) {
+      return i < t ? -1 : 1;
+   }
+   frac = d - (double) t;
+   return frac > 0 ? -1 : (frac < 0 ? 1 : 0);
+}
+
+static int
+simq_compare_numbers (const bson_value_t *a, const bson_value_t *b)
+{
+   long double x, y;
+   bool xn, yn;
+
+   if ((a->value_type == BSON_TYPE_INT32 || a->value_type == BSON_TYPE_INT64) &&
+       (b->value_type == BSON_TYPE_INT32 || b->value_type == BSON_TYPE_INT64)) {
+      int64_t i = a->value_type == BSON_TYPE_INT32 ? a->value.v_int32 : a->value.v_int64;
+      int64_t j = b->value_type == BSON_TYPE_INT32 ? b->value.v_int32 : b->value.v_int64;
+      return simq_cmp_int (i, j);
+   }
+   if (a->value_type != BSON_TYPE_DECIMAL128 && b->value_type != BSON_TYPE_DECIMAL128) {
+      if (a->value_type == BSON_TYPE_DOUBLE && b->value_type == BSON_TYPE_DOUBLE) {
+         double p = a->value.v_double, q = b->value.v_double;
+         if (isnan (p) || isnan (q)) {
+            return isnan (p) && isnan (q) ? 0 : (isnan (p) ? -1 : 1);
+         }
+         return p < q ? -1 : (p > q ? 1 : 0);
+      }
+      if (a->value_type == BSON_TYPE_DOUBLE) {
+         return -simq_compare_int_double (b->value_type == BSON_TYPE_INT32 ? b->value.v_int32 : b->value.v_int64,
+                                          a->value.v_double);
+      }
+      return simq_compare_int_double (a->value_type == BSON_TYPE_INT32 ? a->value.v_int32 : a->value.v_int64,
+                                      b->value.v_double);
+   }
+   /* Decimal128 compares through long double: exact for most values, approximate beyond its 64-bit mantissa. */
+   x = simq_to_ld (a);
+   y = simq_to_ld (b);
+   xn = isnan (x);
+   yn = isnan (y);
+   /* NaN sorts below every other number and equals itself. */
+   if (xn || yn) {
+      return xn && yn ? 0 : (xn ? -1 : 1);
+   }
+   return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static int
+simq_compare_bytes (const char *a, size_t alen, const char *b, size_t blen)
+{
+   int c = memcmp (a, b, alen < blen ? alen : blen);
+   if (c != 0) {
+      return c < 0 ? -1 : 1;
+   }
+   return alen < blen ? -1 : (alen > blen ? 1 : 0);
+}
+
+static int
+simq_compare_embedded (const uint8_t *adata, uint32_t alen, const uint8_t *bdata, uint32_t blen)
+{
+   bson_t a, b;
+   if (!bson_init_static (&a, adata, alen) || !bson_init_static (&b, bdata, blen)) {
+      return 0;
+   }
+   return simq_compare_docs (&a, &b);
+}
+
+int
+simq_compare_values (const bson_value_t *a, const bson_value_t *b)
+{
+   int ca = simq_canonical_type (a->value_type), cb = simq_canonical_type (b->value_type);
+   int c;
+
+   if (ca != cb) {
+      return ca < cb ? -1 : 1;
+   }
+   switch ((int) a->value_type) {
+   case BSON_TYPE_DOUBLE:
+   case BSON_TYPE_INT32:
+   case BSON_TYPE_INT64:
+   case BSON_TYPE_DECIMAL128:
+      return simq_compare_numbers (a, b);
+   case BSON_TYPE_UTF8:
+   case BSON_TYPE_SYMBOL: {
+      const char *as = a->value_type == BSON_TYPE_UTF8 ? a->value.v_utf8.str : a->value.v_symbol.symbol;
+      size_t al = a->value_type == BSON_TYPE_UTF8 ? a->value.v_utf8.len : a->value.v_symbol.len;
+      const char *bs = b->value_type == BSON_TYPE_UTF8 ? b->value.v_utf8.str : b->value.v_symbol.symbol;
+      size_t bl = b->value_type == BSON_TYPE_UTF8 ? b->value.v_utf8.len : b->value.v_symbol.len;
+      return simq_compare_bytes (as, al, bs, bl);
+   }
+   case BSON_TYPE_DOCUMENT:
+   case BSON_TYPE_ARRAY:
+      return simq_compare_embedded (a->value.v_doc.data, a->value.v_doc.data_len, b->value.v_doc.data,
+                                    b->value.v_doc.data_len);
+   case BSON_TYPE_BINARY:
+      if (a->value.v_binary.data_len != b->value.v_binary.data_len) {
+         return a->value.v_binary.data_len < b->value.v_binary.data_len ? -1 : 1;
+      }
+      if (a->value.v_binary.subtype != b->value.v_binary.subtype) {
+         return (uint8_t) a->value.v_binary.subtype < (uint8_t) b->value.v_binary.subtype ? -1 : 1;
+      }
+      if (a->value.v_binary.data_len == 0) {
+         return 0;
+      }
+      c = memcmp (a->value.v_binary.data, b->value.v_binary.data, a->value.v_binary.data_len);
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+   case BSON_TYPE_OID:
+      c = memcmp (a->value.v_oid.bytes, b->value.v_oid.bytes, 12);
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+   case BSON_TYPE_BOOL:
+      return (int) a->value.v_bool - (int) b->value.v_bool;
+   case BSON_TYPE_DATE_TIME:
+      return simq_cmp_int (a->value.v_datetime, b->value.v_datetime);
+   case BSON_TYPE_TIMESTAMP: {
+      uint64_t x = ((uint64_t) a->value.v_timestamp.timestamp << 32) | a->value.v_timestamp.increment;
+      uint64_t y = ((uint64_t) b->value.v_timestamp.timestamp << 32) | b->value.v_timestamp.increment;
+      return x < y ? -1 : (x > y ? 1 : 0);
+   }
+   case BSON_TYPE_REGEX:
+      c = strcmp (a->value.v_regex.regex, b->value.v_regex.regex);
+      if (c == 0) {
+         c = strcmp (a->value.v_regex.options, b->value.v_regex.options);
+      }
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+   case BSON_TYPE_DBPOINTER:
+      c = simq_compare_bytes (a->value.v_dbpointer.collection, a->value.v_dbpointer.collection_len,
+                              b->value.v_dbpointer.collection, b->value.v_dbpointer.collection_len);
+      if (c == 0) {
+         c = memcmp (a->value.v_dbpointer.oid.bytes, b->value.v_dbpointer.oid.bytes, 12);
+      }
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+   case BSON_TYPE_CODE:
+      return simq_compare_bytes (a->value.v_code.code, a->value.v_code.code_len, b->value.v_code.code,
+                                 b->value.v_code.code_len);
+   case BSON_TYPE_CODEWSCOPE:
+      c = simq_compare_bytes (a->value.v_codewscope.code, a->value.v_codewscope.code_len, b->value.v_codewscope.code,
+                              b->value.v_codewscope.code_len);
+      if (c == 0) {
+         c = simq_compare_embedded (a->value.v_codewscope.scope_data, a->value.v_codewscope.scope_len,
+                                    b->value.v_codewscope.scope_data, b->value.v_codewscope.scope_len);
+      }
+      return c;
+   default:
+      return 0; /* null, undefined, MinKey, MaxKey: one value each */
+   }
+}
+
+int
+simq_compare_docs (const bson_t *a, const bson_t *b)
+{
+   bson_iter_t ia, ib;
+   bool ha, hb;
+
+   if (!bson_iter_init (&ia, a) || !bson_iter_init (&ib, b)) {
+      return 0;
+   }
+   for (;;) {
+      int c;
+      ha = bson_iter_next (&ia);
+      hb = bson_iter_next (&ib);
+      if (!ha || !hb) {
+         return ha == hb ? 0 : (ha ? 1 : -1);
+      }
+      /* As BSONElement::woCompare: canonical type, then field name, then value. */
+      c = simq_canonical_type (bson_iter_type (&ia)) - simq_canonical_type (bson_iter_type (&ib));
+      if (c != 0) {
+         return c < 0 ? -1 : 1;
+      }
+      c = strcmp (bson_iter_key (&ia), bson_iter_key (&ib));
+      if (c != 0) {
+         return c < 0 ? -1 : 1;
+      }
+      c = simq_compare_values (bson_iter_value (&ia), bson_iter_value (&ib));
+      if (c != 0) {
+         return c;
+      }
+   }
+}
+
+/* ---- hashing consistent with the comparison ---- */
+
+/* 64-bit mixing (the finaliser of MurmurHash3 / splitmix64). */
+static uint64_t
+simq_mix (uint64_t h, uint64_t v)
+{
+   h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+   h ^= h >> 33;
+   h *= 0xFF51AFD7ED558CCDull;
+   h ^= h >> 33;
+   h *= 0xC4CEB9FE1A85EC53ull;
+   h ^= h >> 33;
+   return h;
+}
+
+static uint64_t
+simq_mix_bytes (uint64_t h, const void *data, size_t len)
+{
+   const uint8_t *p = data;
+   h = simq_mix (h, (uint64_t) len);
+   while (len >= 8) {
+      uint64_t w;
+      memcpy (&w, p, 8);
+      h = simq_mix (h, w);
+      p += 8;
+      len -= 8;
+   }
+   if (len) {
+      uint64_t w = 0;
+      memcpy (&w, p, len);
+      h = simq_mix (h, w);
+   }
+   return h;
+}
+
+/* A number's hash, from its value as a long double: integral values that fit an int64 hash as that int64 (so 1, 1.0,
+ * NumberLong(1) and NumberDecimal("1") collide), NaNs alike, every other value as the bits of its double.
+ * simq_compare_numbers compares int/int and int/double exactly and anything with a decimal through long double; two
+ * numbers it calls equal have the same long double, so the same hash (also where long double is only a double: int64s
+ * that round alike then collide, which costs a comparison, never a wrong answer). */
+static uint64_t
+simq_hash_number (uint64_t h, const bson_value_t *v)
+{
+   long double x;
+   double d;
+   uint64_t bits;
+
+   x = simq_to_ld (v);
+   if (isnan (x)) {
+      return simq_mix (h, 0x7FF8000000000001ull);
+   }
+   if (x >= -9223372036854775808.0L && x < 9223372036854775808.0L && x == floorl (x)) {
+      return simq_mix (h, (uint64_t) (int64_t) x);
+   }
+   d = (double) x;
+   memcpy (&bits, &d, sizeof bits);
+   return simq_mix (h, bits);
+}
+
+static uint64_t
+simq_hash_embedded (uint64_t h, const uint8_t *data, uint32_t len)
+{
+   bson_t doc;
+   bson_iter_t it;
+   if (!bson_init_static (&doc, data, len) || !bson_iter_init (&it, &doc)) {
+      return h;
+   }
+   while (bson_iter_next (&it)) {
+      /* As simq_compare_docs: canonical type, field name, value. */
+      h = simq_mix (h, (uint64_t) simq_canonical_type (bson_iter_type (&it)));
+      h = simq_mix_bytes (h, bson_iter_key (&it), bson_iter_key_len (&it));
+      h = simq_mix (h, simq_hash_value (bson_iter_value (&it)));
+   }
+   return simq_mix (h, 0xE0D);
+}
+
+uint64_t
+simq_hash_value (const bson_value_t *v)
+{
+   uint64_t h = simq_mix (0x5348415244534855ull, (uint64_t) (int64_t) simq_canonical_type (v->value_type));
+
+   switch ((int) v->value_type) {
+   case BSON_TYPE_DOUBLE:
+   case BSON_TYPE_INT32:
+   case BSON_TYPE_INT64:
+   case BSON_TYPE_DECIMAL128:
+      return simq_hash_number (h, v);
+   case BSON_TYPE_UTF8:
+      return simq_mix_bytes (h, v->value.v_utf8.str, v->value.v_utf8.len);
+   case BSON_TYPE_SYMBOL:
+      return simq_mix_bytes (h, v->value.v_symbol.symbol, v->value.v_symbol.len);
+   case BSON_TYPE_DOCUMENT:
+   case BSON_TYPE_ARRAY:
+      return simq_hash_embedded (h, v->value.v_doc.data, v->value.v_doc.data_len);
+   case BSON_TYPE_BINARY:
+      h = simq_mix (h, (uint64_t) (uint8_t) v->value.v_binary.subtype);
+      return simq_mix_bytes (h, v->value.v_binary.data, v->value.v_binary.data_len);
+   case BSON_TYPE_OID:
+      return simq_mix_bytes (h, v->value.v_oid.bytes, 12);
+   case BSON_TYPE_BOOL:
+      return simq_mix (h, v->value.v_bool ? 1 : 0);
+   case BSON_TYPE_DATE_TIME:
+      return simq_mix (h, (uint64_t) v->value.v_datetime);
+   case BSON_TYPE_TIMESTAMP:
+      return simq_mix (h, ((uint64_t) v->value.v_timestamp.timestamp << 32) | v->value.v_timestamp.increment);
+   case BSON_TYPE_REGEX:
+      h = simq_mix_bytes (h, v->value.v_regex.regex, strlen (v->value.v_regex.regex));
+      return simq_mix_bytes (h, v->value.v_regex.options, strlen (v->value.v_regex.options));
+   case BSON_TYPE_DBPOINTER:
+      h = simq_mix_bytes (h, v->value.v_dbpointer.collection, v->value.v_dbpointer.collection_len);
+      return simq_mix_bytes (h, v->value.v_dbpointer.oid.bytes, 12);
+   case BSON_TYPE_CODE:
+      return simq_mix_bytes (h, v->value.v_code.code, v->value.v_code.code_len);
+   case BSON_TYPE_CODEWSCOPE:
+      h = simq_mix_bytes (h, v->value.v_codewscope.code, v->value.v_codewscope.code_len);
+      return simq_hash_embedded (h, v->value.v_codewscope.scope_data, v->value.v_codewscope.scope_len);
+   default:
+      return h; /* null, undefined, MinKey, MaxKey: one value per canonical type */
+   }
+}
+
+/* ---- paths ---- */
+
+bool
+simq_get_path (const bson_t *doc, const char *path, bson_value_t *out)
+{
+   bson_iter_t it, child;
+   if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &child)) {
+      return false;
+   }
+   *out = *bson_iter_value (&child);
+   return true;
+}
+
+static bool
+simq_all_digits (const char *s, size_t len)
+{
+   if (len == 0) {
+      return false;
+   }
+   for (size_t i = 0; i < len; i++) {
+      if (s[i] < '0' || s[i] > '9') {
+         return false;
+      }
+   }
+   return true;
+}
+
+static void
+simq_pvals_push (simq_pvals_t *pv, const bson_value_t *v, bool expanded)
+{
+   if (pv->n == pv->cap) {
+      pv->cap = pv->cap ? pv->cap * 2 : 8;
+      pv->v = bson_realloc (pv->v, pv->cap * sizeof *pv->v);
+   }
+   pv->v[pv->n].v = *v;
+   pv->v[pv->n].expanded = expanded;
+   pv->n++;
+}
+
+void
+simq_pvals_free (simq_pvals_t *pv)
+{
+   bson_free (pv->v);
+   memset (pv, 0, sizeof *pv);
+}
+
+/* Finds the field named by comp[0..len) in the document or array view. */
+static bool
+simq_find_field (const bson_t *doc, const char *comp, size_t len, bson_value_t *out)
+{
+   bson_iter_t it;
+   if (!bson_iter_init (&it, doc)) {
+      return false;
+   }
+   while (bson_iter_next (&it)) {
+      if (bson_iter_key_len (&it) == len && memcmp (bson_iter_key (&it), comp, len) == 0) {
+         *out = *bson_iter_value (&it);
+         return true;
+      }
+   }
+   return false;
+}
+
+static void
+simq_collect (const bson_value_t *cur, const char *path, simq_pvals_t *out);
+
+static void
+simq_collect_in_doc (const bson_t *doc, const char *path, simq_pvals_t *out)
+{
+   const char *dot = strchr (path, '.');
+   size_t len = dot ? (size_t) (dot - path) : strlen (path);
+   bson_value_t child;
+
+   if (!simq_find_field (doc, path, len, &child)) {
+      out->missing = true;
+      return;
+   }
+   if (!dot) {
+      simq_pvals_push (out, &child, false);
+      if (child.value_type == BSON_TYPE_ARRAY) {
+         bson_t arr;
+         bson_iter_t it;
+         if (simq_value_as_doc (&child, &arr) && bson_iter_init (&it, &arr)) {
+            while (bson_iter_next (&it)) {
+               simq_pvals_push (out, bson_iter_value (&it), true);
+            }
+         }
+      }
+      return;
+   }
+   simq_collect (&child, dot + 1, out);
+}
+
+/* cur is the value reached so far; path is what remains of the path (non-empty). */
+static void
+simq_collect (const bson_value_t *cur, const char *path, simq_pvals_t *out)
+{
+   bson_t view;
+
+   if (cur->value_type == BSON_TYPE_DOCUMENT) {
+      if (simq_value_as_doc (cur, &view)) {
+         simq_collect_in_doc (&view, path, out);
+      }
+      return;
+   }
+   if (cur->value_type == BSON_TYPE_ARRAY && simq_value_as_doc (cur, &view)) {
+      const char *dot = strchr (path, '.');
+      size_t len = dot ? (size_t) (dot - path) : strlen (path);
+      bson_iter_t it;
+
+      if (simq_all_digits (path, len)) {
+         /* A numeric component names an array element ... */
+         simq_collect_in_doc (&view, path, out);
+      }
+      /* ... and the path also applies to every embedded document in the array. */
+      if (bson_iter_init (&it, &view)) {
+         while (bson_iter_next (&it)) {
+            if (BSON_ITER_HOLDS_DOCUMENT (&it)) {
+               bson_t sub;
+               if (simq_value_as_doc (bson_iter_value (&it), &sub)) {
+                  simq_collect_in_doc (&sub, path, out);
+               }
+            } else if (!simq_all_digits (path, len)) {
+               out->missing = true;
+            }
+         }
+      }
+      return;
+   }
+   out->missing = true;
+}
+
+void
+simq_path_values (const bson_t *doc, const char *path, simq_pvals_t *out)
+{
+   memset (out, 0, sizeof *out);
+   simq_collect_in_doc (doc, path, out);
+}
+
+/* ---- rebuilding documents ---- */
+
+static bool
+simq_set_in (const bson_t *src, bool is_array, const char *path, const bson_value_t *val, bson_t *dst, const char *full,
+             bson_error_t *error);
+
+/* Appends to dst the value to store under a path component: val itself at the leaf, else a rebuilt or new child. */
+static bool
+simq_set_child (const bson_value_t *existing, const char *rest, const bson_value_t *val, bson_t *dst, const char *key,
+                size_t key_len, const char *full, bson_error_t *error)
+{
+   bson_t child_src, child_dst;
+   bool ok;
+
+   if (!rest) {
+      bson_append_value (dst, key, (int) key_len, val);
+      return true;
+   }
+   if (existing && (existing->value_type == BSON_TYPE_DOCUMENT || existing->value_type == BSON_TYPE_ARRAY)) {
+      bool is_array = existing->value_type == BSON_TYPE_ARRAY;
+      simq_value_as_doc (existing, &child_src);
+      ok = simq_set_in (&child_src, is_array, rest, val, &child_dst, full, error);
+      if (ok) {
+         if (is_array) {
+            bson_append_array (dst, key, (int) key_len, &child_dst);
+         } else {
+            bson_append_document (dst, key, (int) key_len, &child_dst);
+         }
+      }
+      bson_destroy (&child_dst);
+      return ok;
+   }
+   if (existing) {
+      char *json = simq_value_json (existing);
+      const char *dot = strchr (rest, '.');
+      int rlen = dot ? (int) (dot - rest) : (int) strlen (rest);
+      simq_fail (error, 28, "Cannot create field '%.*s' in element {%.*s: %s}", rlen, rest, (int) key_len, key, json);
+      bson_free (json);
+      return false;
+   }
+   bson_init (&child_src);
+   ok = simq_set_in (&child_src, false, rest, val, &child_dst, full, error);
+   if (ok) {
+      bson_append_document (dst, key, (int) key_len, &child_dst);
+   }
+   bson_destroy (&child_src);
+   bson_destroy (&child_dst);
+   return ok;
+}
+
+static bool
+simq_set_in (const bson_t *src, bool is_array, const char *path, const bson_value_t *val, bson_t *dst, const char *full,
+             bson_error_t *error)
+{
+   const char *dot = strchr (path, '.');
+   size_t len = dot ? (size_t) (dot - path) : strlen (path);
+   const char *rest = dot ? dot + 1 : NULL;
+   bson_iter_t it;
+   bool done = false;
+
+   bson_init (dst);
+   if (is_array && !simq_all_digits (path, len)) {
+      return simq_fail (error, 28, "Cannot create field '%.*s' in element {%s: [...]}", (int) len, path, full);
+   }
+   if (bson_iter_init (&it, src)) {
+      while (bson_iter_next (&it)) {
+         if (!done && bson_iter_key_len (&it) == len && memcmp (bson_iter_key (&it), path, len) == 0) {
+            if (!simq_set_child (bson_iter_value (&it), rest, val, dst, path, len, full, error)) {
+               return false;
+            }
+            done = true;
+         } else {
+            bson_append_value (dst, bson_iter_key (&it), (int) bson_iter_key_len (&it), bson_iter_value (&it));
+         }
+      }
+   }
+   if (done) {
+      return true;
+   }
+   if (is_array) {
+      /* Pad with nulls up to the index. */
+      uint32_t count = bson_count_keys (src);
+      long idx = strtol (path, NULL, 10);
+      char key[24];
+      for (long i = count; i < idx; i++) {
+         snprintf (key, sizeof key, "%ld", i);
+         bson_append_null (dst, key, -1);
+      }
+      snprintf (key, sizeof key, "%ld", idx);
+      return simq_set_child (NULL, rest, val, dst, key, strlen (key), full, error);
+   }
+   return simq_set_child (NULL, rest, val, dst, path, len, full, error);
+}
+
+bool
+simq_set_path (const bson_t *src, const char *path, const bson_value_t *val, bson_t *dst, bson_error_t *error)
+{
+   return simq_set_in (src, false, path, val, dst, path, error);
+}
+
+static void
+simq_unset_in (const bson_t *src, bool is_array, const char *path, bson_t *dst, bool *found)
+{
+   const char *dot = strchr (path, '.');
+   size_t len = dot ? (size_t) (dot - path) : strlen (path);
+   bson_iter_t it;
+
+   bson_init (dst);
+   if (!bson_iter_init (&it, src)) {
+      return;
+   }
+   while (bson_iter_next (&it)) {
+      const char *key = bson_iter_key (&it);
+      int klen = (int) bson_iter_key_len (&it);
+      if ((size_t) klen == len && memcmp (key, path, len) == 0) {
+         if (!dot) {
+            *found = true;
+            if (is_array) {
+               bson_append_null (dst, key, klen);
+            }
+            continue;
+         }
+         if (BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_ARRAY (&it)) {
+            bson_t child_src, child_dst;
+            bool arr = BSON_ITER_HOLDS_ARRAY (&it);
+            simq_value_as_doc (bson_iter_value (&it), &child_src);
+            simq_unset_in (&child_src, arr, dot + 1, &child_dst, found);
+            if (arr) {
+               bson_append_array (dst, key, klen, &child_dst);
+            } else {
+               bson_append_document (dst, key, klen, &child_dst);
+            }
+            bson_destroy (&child_dst);
+            continue;
+         }
+      }
+      bson_append_value (dst, key, klen, bson_iter_value (&it));
+   }
+}
+
+void
+simq_unset_path (const bson_t *src, const char *path, bson_t *dst, bool *found)
+{
+   *found = false;
+   simq_unset_in (src, false, path, dst, found);
+}
+
+/* ---- sorting ---- */
+
+typedef struct {
+   size_t index;
+   bson_value_t *keys; /* one per sort field, borrowed from the document or the static undefined/null */
+} simq_sort_item_t;
+
+typedef struct {
+   const char **paths;
+   int *dirs;
+   size_t nfields;
+} simq_sort_spec_t;
+
+static _Thread_local const simq_sort_spec_t *simq_sort_current;
+
+static int
+simq_sort_cmp (const void *pa, const void *pb)
+{
+   const simq_sort_item_t *a = pa, *b = pb;
+   for (size_t i = 0; i < simq_sort_current->nfields; i++) {
+      int c = simq_compare_values (&a->keys[i], &b->keys[i]);
+      if (c != 0) {
+         return c * simq_sort_current->dirs[i];
+      }
+   }
+   return a->index < b->index ? -1 : (a->index > b->index ? 1 : 0);
+}
+
+/* The sort key of one document for one field: the smallest (ascending) or largest (descending) of the values the
+ * path reaches, with arrays replaced by their elements; an empty array counts as undefined (below null), and a
+ * missing field as null. */
+static void
+simq_sort_key (const bson_t *doc, const char *path, int dir, bson_value_t *key)
+{
+   simq_pvals_t pv;
+   bool have = false, saw_empty_array = false;
+
+   simq_path_values (doc, path, &pv);
+   for (size_t i = 0; i < pv.n; i++) {
+      const bson_value_t *v = &pv.v[i].v;
+      if (v->value_type == BSON_TYPE_ARRAY && !pv.v[i].expanded) {
+         bson_t arr;
+         if (simq_value_as_doc (v, &arr) && bson_count_keys (&arr) == 0) {
+            saw_empty_array = true;
+         }
+         continue;
+      }
+      if (!have || simq_compare_values (v, key) * dir < 0) {
+         *key = *v;
+         have = true;
+      }
+   }
+   if (!have) {
+      memset (key, 0, sizeof *key);
+      key->value_type = saw_empty_array ? BSON_TYPE_UNDEFINED : BSON_TYPE_NULL;
+   }
+   simq_pvals_free (&pv);
+}
+
+bool
+simq_sort (simq_docs_t *docs, const bson_t *sort, bson_error_t *error)
+{
+   simq_sort_spec_t spec = { 0 };
+   simq_sort_item_t *items = NULL;
+   bson_t **sorted = NULL;
+   bson_iter_t it;
+   bool ok = false;
+   size_t n = 0;
+
+   n = bson_count_keys (sort);
+   spec.paths = bson_malloc0 ((n + 1) * sizeof (char *));
+   spec.dirs = bson_malloc0 ((n + 1) * sizeof (int));
+   if (!bson_iter_init (&it, sort)) {
+      simq_fail (error, 2, "invalid sort specification");
+      goto cleanup;
+   }
+   while (bson_iter_next (&it)) {
+      int64_t d;
+      if (!simq_is_integral_number (bson_iter_value (&it), &d) || (d != 1 && d != -1)) {
+         if (BSON_ITER_HOLDS_DOCUMENT (&it)) {
+            simq_fail (error, 17312, "$meta is the only expression supported by $sort right now");
+         } else {
+            simq_fail (error, 15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)");
+         }
+         goto cleanup;
+      }
+      if (bson_iter_key_len (&it) == 0) {
+         simq_fail (error, 40352, "FieldPath cannot be constructed with empty string");
+         goto cleanup;
+      }
+      spec.paths[spec.nfields] = bson_iter_key (&it);
+      spec.dirs[spec.nfields] = (int) d;
+      spec.nfields++;
+   }
+   if (spec.nfields == 0) {
+      ok = true; /* {} leaves the order alone */
+      goto cleanup;
+   }
+   items = bson_malloc0 ((docs->n + 1) * sizeof *items);
+   for (size_t i = 0; i < docs->n; i++) {
+      items[i].index = i;
+      items[i].keys = bson_malloc0 (spec.nfields * sizeof (bson_value_t));
+      for (size_t f = 0; f < spec.nfields; f++) {
+         simq_sort_key (docs->v[i], spec.paths[f], spec.dirs[f], &items[i].keys[f]);
+      }
+   }
+   simq_sort_current = &spec;
+   if (docs->n > 1) /* the specification is still validated above for an empty list */
+      qsort (items, docs->n, sizeof *items, simq_sort_cmp);
+   simq_sort_current = NULL;
+   sorted = bson_malloc0 ((docs->n + 1) * sizeof (bson_t *));
+   for (size_t i = 0; i < docs->n; i++) {
+      sorted[i] = docs->v[items[i].index];
+   }
+   if (docs->n) /* an empty list has no array: memcpy must not see NULL */
+      memcpy (docs->v, sorted, docs->n * sizeof (bson_t *));
+   ok = true;
+cleanup:
+   if (items) {
+      for (size_t i = 0; i < docs->n; i++) {
+         bson_free (items[i].keys);
+      }
+   }
+   bson_free (items);
+   bson_free (sorted);
+   bson_free (spec.paths);
+   bson_free (spec.dirs);
+   return ok;
+}
+
+uint64_t
+simq_rand_next (uint64_t *state)
+{
+   uint64_t x = *state ? *state : 0x9E3779B97F4A7C15ULL;
+   x ^= x >> 12;
+   x ^= x << 25;
+   x ^= x >> 27;
+   *state = x;
+   return x * 0x2545F4914F6CDD1DULL;
+}

@@ -1,0 +1,875 @@
+/* shardsim's command layer: the reply envelope (ok, cluster time in the version's order), errors, the command table
+ * (availability per version, admin-only commands, OP_QUERY rules), the handshake and the generic commands (ping,
+ * buildInfo, getParameter, getCmdLineOpts, serverStatus, listDatabases, connectionStatus, endSessions …). */
+#include "tests/shardsim/sim.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+sim_state_t sim_g;
+
+static const sim_version_t sim_versions[] = {
+   { "4.4", "4.4.29", 44, 9 }, { "5.0", "5.0.31", 50, 13 }, { "6.0", "6.0.20", 60, 17 }, { "7.0", "7.0.16", 70, 21 },
+   { "8.0", "8.0.4", 80, 25 }, { "8.2", "8.2.1", 82, 27 },  { "8.3", "8.3.0", 83, 28 },
+};
+
+const sim_version_t *
+sim_version_find (const char *name)
+{
+   for (size_t i = 0; i < sizeof sim_versions / sizeof sim_versions[0]; i++) {
+      if (!strcmp (sim_versions[i].name, name) || !strcmp (sim_versions[i].full, name)) {
+         return &sim_versions[i];
+      }
+   }
+   return NULL;
+}
+
+bool
+sim_ver_ge (int num)
+{
+   return sim_g.ver->num >= num;
+}
+
+int64_t
+sim_now_ms (void)
+{
+   struct timeval tv;
+   gettimeofday (&tv, NULL);
+   return (int64_t) tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+uint64_t
+sim_rand (void)
+{
+   /* splitmix64 */
+   uint64_t z = (sim_g.rng += 0x9E3779B97F4A7C15ull);
+   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+   return z ^ (z >> 31);
+}
+
+void
+sim_uuid_new (uint8_t out[16])
+{
+   uint64_t a = sim_rand (), b = sim_rand ();
+   memcpy (out, &a, 8);
+   memcpy (out + 8, &b, 8);
+   out[6] = (uint8_t) ((out[6] & 0x0F) | 0x40);
+   out[8] = (uint8_t) ((out[8] & 0x3F) | 0x80);
+}
+
+void
+sim_cluster_time (uint32_t *secs, uint32_t *inc)
+{
+   if (sim_g.ct_secs == 0) {
+      sim_g.ct_secs = (uint32_t) (sim_now_ms () / 1000);
+      sim_g.ct_inc = 1;
+   }
+   *secs = sim_g.ct_secs;
+   *inc = sim_g.ct_inc;
+}
+
+void
+sim_tick (uint32_t *secs, uint32_t *inc)
+{
+   uint32_t now = (uint32_t) (sim_now_ms () / 1000);
+   if (now > sim_g.ct_secs) {
+      sim_g.ct_secs = now;
+      sim_g.ct_inc = 1;
+   } else {
+      sim_g.ct_inc++;
+   }
+   *secs = sim_g.ct_secs;
+   *inc = sim_g.ct_inc;
+}
+
+/* The one code -> codeName table is the query engine's (simq.c), the lower layer: the command layer asks it. */
+const char *
+sim_code_name (int code)
+{
+   return simq_code_name (code);
+}
+
+void
+sim_reply_error (bson_t *reply, int code, const char *fmt, ...)
+{
+   va_list ap;
+   va_start (ap, fmt);
+   char *msg = bson_strdupv_printf (fmt, ap);
+   va_end (ap);
+   BSON_APPEND_DOUBLE (reply, "ok", 0.0);
+   BSON_APPEND_UTF8 (reply, "errmsg", msg);
+   if (code) {
+      BSON_APPEND_INT32 (reply, "code", code);
+      BSON_APPEND_UTF8 (reply, "codeName", sim_code_name (code));
+   }
+   bson_free (msg);
+}
+
+void
+sim_reply_ok (bson_t *reply)
+{
+   BSON_APPEND_DOUBLE (reply, "ok", 1.0);
+}
+
+static void
+sim_append_cluster_time (bson_t *reply)
+{
+   uint32_t s, i;
+   sim_cluster_time (&s, &i);
+   uint8_t hash[20];
+   int64_t key_id;
+   sim_auth_sign_cluster_time (s, i, hash, &key_id); /* zeros without --auth */
+   bson_t ct, sig;
+   if (!sim_ver_ge (50)) {
+      BSON_APPEND_TIMESTAMP (reply, "operationTime", s, i);
+   }
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "$clusterTime", &ct);
+   BSON_APPEND_TIMESTAMP (&ct, "clusterTime", s, i);
+   BSON_APPEND_DOCUMENT_BEGIN (&ct, "signature", &sig);
+   BSON_APPEND_BINARY (&sig, "hash", BSON_SUBTYPE_BINARY, hash, 20);
+   BSON_APPEND_INT64 (&sig, "keyId", key_id);
+   bson_append_document_end (&ct, &sig);
+   bson_append_document_end (reply, &ct);
+   if (sim_ver_ge (50)) {
+      BSON_APPEND_TIMESTAMP (reply, "operationTime", s, i);
+   }
+}
+
+/* ---- handshake ---- */
+
+bool
+sim_cmd_is_awaitable_hello (const bson_t *cmd, int64_t *wait_ms)
+{
+   bson_iter_t it;
+   if (!bson_iter_init (&it, cmd) || !bson_iter_next (&it)) {
+      return false;
+   }
+   const char *k = bson_iter_key (&it);
+   if (strcmp (k, "hello") && strcmp (k, "isMaster") && strcmp (k, "ismaster")) {
+      return false;
+   }
+   bool tv = bson_iter_init_find (&it, cmd, "topologyVersion") && BSON_ITER_HOLDS_DOCUMENT (&it);
+   if (!tv || !bson_iter_init_find (&it, cmd, "maxAwaitTimeMS") || !BSON_ITER_HOLDS_NUMBER (&it)) {
+      return false;
+   }
+   *wait_ms = bson_iter_as_int64 (&it);
+   return *wait_ms >= 0;
+}
+
+static const char *sim_hello_allowed[] = { "hello",
+                                           "isMaster",
+                                           "ismaster",
+                                           "helloOk",
+                                           "client",
+                                           "compression",
+                                           "loadBalanced",
+                                           "saslSupportedMechs",
+                                           "speculativeAuthenticate",
+                                           "topologyVersion",
+                                           "maxAwaitTimeMS",
+                                           "$db",
+                                           "lsid",
+                                           "$clusterTime",
+                                           "apiVersion",
+                                           "apiStrict",
+                                           "apiDeprecationErrors",
+                                           "comment",
+                                           "maxTimeMS",
+                                           "$readPreference",
+                                           "readConcern",
+                                           "writeConcern",
+                                           "backpressure",
+                                           "internalClient",
+                                           "forShell",
+                                           "$audit",
+                                           "$client",
+                                           NULL };
+
+static void
+sim_cmd_hello (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   bool hello_ok = false, tv_present = false, await_present = false;
+   bson_iter_init (&it, ctx->cmd);
+   while (bson_iter_next (&it)) {
+      const char *k = bson_iter_key (&it);
+      if (!strcmp (k, "helloOk")) {
+         hello_ok = bson_iter_as_bool (&it);
+      } else if (!strcmp (k, "topologyVersion")) {
+         tv_present = true;
+         bson_iter_t tv;
+         if (BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &tv) && bson_iter_find (&tv, "counter") &&
+             bson_iter_as_int64 (&tv) < 0) {
+            sim_reply_error (reply, 51758, "topologyVersion must have a non-negative counter");
+            return;
+         }
+      } else if (!strcmp (k, "maxAwaitTimeMS")) {
+         await_present = true;
+         if (bson_iter_as_int64 (&it) < 0) {
+            sim_reply_error (reply, 51759, "maxAwaitTimeMS must be a non-negative integer");
+            return;
+         }
+      } else if (!strcmp (k, "client")) {
+         if (ctx->conn->sent_client) {
+            sim_reply_error (reply, 186, "The client metadata document may only be sent in the first hello/isMaster");
+            return;
+         }
+         ctx->conn->sent_client = true;
+         bson_iter_t c;
+         if (BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &c) &&
+             bson_iter_find_descendant (&c, "application.name", &c) && BSON_ITER_HOLDS_UTF8 (&c)) {
+            bson_strncpy (ctx->conn->app_name, bson_iter_utf8 (&c, NULL), sizeof ctx->conn->app_name);
+         }
+      } else if (sim_ver_ge (50)) {
+         bool known = false;
+         for (int i = 0; sim_hello_allowed[i]; i++) {
+            known = known || !strcmp (sim_hello_allowed[i], k);
+         }
+         if (!known) {
+            sim_reply_error (reply, 40415, "BSON field '%s.%s' is an unknown field.", ctx->name, k);
+            return;
+         }
+      }
+   }
+   if (tv_present != await_present) {
+      sim_reply_error (reply, 51760, "topologyVersion must be provided if and only if maxAwaitTimeMS is provided");
+      return;
+   }
+   BSON_APPEND_BOOL (reply, !strcmp (ctx->name, "hello") ? "isWritablePrimary" : "ismaster", true);
+   BSON_APPEND_UTF8 (reply, "msg", "isdbgrid");
+   bson_t tv;
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "topologyVersion", &tv);
+   BSON_APPEND_OID (&tv, "processId", &sim_g.process_id);
+   BSON_APPEND_INT64 (&tv, "counter", 0);
+   bson_append_document_end (reply, &tv);
+   if (hello_ok) {
+      BSON_APPEND_BOOL (reply, "helloOk", true);
+   }
+   BSON_APPEND_INT32 (reply, "maxBsonObjectSize", 16777216);
+   BSON_APPEND_INT32 (reply, "maxMessageSizeBytes", 48000000);
+   BSON_APPEND_INT32 (reply, "maxWriteBatchSize", 100000);
+   BSON_APPEND_DATE_TIME (reply, "localTime", sim_now_ms ());
+   BSON_APPEND_INT32 (reply, "logicalSessionTimeoutMinutes", 30);
+   BSON_APPEND_INT32 (reply, "connectionId", ctx->conn->id);
+   BSON_APPEND_INT32 (reply, "maxWireVersion", sim_g.ver->max_wire);
+   BSON_APPEND_INT32 (reply, "minWireVersion", 0);
+   sim_auth_hello (ctx, reply); /* --auth: saslSupportedMechs, speculativeAuthenticate */
+   sim_reply_ok (reply);
+}
+
+/* ---- generic commands ---- */
+
+static void
+sim_cmd_ping (sim_ctx_t *ctx, bson_t *reply)
+{
+   (void) ctx;
+   sim_reply_ok (reply);
+}
+
+static void
+sim_cmd_build_info (sim_ctx_t *ctx, bson_t *reply)
+{
+   (void) ctx;
+   int a = 0, b = 0, c = 0;
+   sscanf (sim_g.ver->full, "%d.%d.%d", &a, &b, &c);
+   bson_t arr, env;
+   BSON_APPEND_UTF8 (reply, "version", sim_g.ver->full);
+   BSON_APPEND_UTF8 (reply, "gitVersion", "0000000000000000000000000000000000000000");
+   BSON_APPEND_ARRAY_BEGIN (reply, "modules", &arr);
+   bson_append_array_end (reply, &arr);
+   BSON_APPEND_UTF8 (reply, "allocator", "tcmalloc");
+   BSON_APPEND_UTF8 (reply, "javascriptEngine", "mozjs");
+   BSON_APPEND_UTF8 (reply, "sysInfo", "deprecated");
+   BSON_APPEND_ARRAY_BEGIN (reply, "versionArray", &arr);
+   BSON_APPEND_INT32 (&arr, "0", a);
+   BSON_APPEND_INT32 (&arr, "1", b);
+   BSON_APPEND_INT32 (&arr, "2", c);
+   BSON_APPEND_INT32 (&arr, "3", 0);
+   bson_append_array_end (reply, &arr);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "openssl", &env);
+   BSON_APPEND_UTF8 (&env, "running", "OpenSSL 3.0.0");
+   BSON_APPEND_UTF8 (&env, "compiled", "OpenSSL 3.0.0");
+   bson_append_document_end (reply, &env);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "buildEnvironment", &env);
+   BSON_APPEND_UTF8 (&env, "distmod", "shardsim");
+   BSON_APPEND_UTF8 (&env, "target_arch", "x86_64");
+   BSON_APPEND_UTF8 (&env, "target_os", "linux");
+   bson_append_document_end (reply, &env);
+   BSON_APPEND_INT32 (reply, "bits", 64);
+   BSON_APPEND_BOOL (reply, "debug", false);
+   BSON_APPEND_INT32 (reply, "maxBsonObjectSize", 16777216);
+   BSON_APPEND_ARRAY_BEGIN (reply, "storageEngines", &arr);
+   bson_append_array_end (reply, &arr);
+   sim_reply_ok (reply);
+}
+
+static bool
+sim_append_parameter (bson_t *reply, const char *name)
+{
+   if (!strcmp (name, "featureCompatibilityVersion")) {
+      bson_t d;
+      BSON_APPEND_DOCUMENT_BEGIN (reply, name, &d);
+      BSON_APPEND_UTF8 (&d, "version", sim_g.ver->name);
+      bson_append_document_end (reply, &d);
+   } else if (!strcmp (name, "logLevel")) {
+      BSON_APPEND_INT32 (reply, name, 0);
+   } else if (!strcmp (name, "authenticationMechanisms")) {
+      bson_t a;
+      BSON_APPEND_ARRAY_BEGIN (reply, name, &a);
+      BSON_APPEND_UTF8 (&a, "0", "SCRAM-SHA-1");
+      BSON_APPEND_UTF8 (&a, "1", "SCRAM-SHA-256");
+      bson_append_array_end (reply, &a);
+   } else if (!strcmp (name, "maxTimeMSForHedgedReads")) {
+      BSON_APPEND_INT32 (reply, name, 150);
+   } else if (!strcmp (name, "readHedgingMode")) {
+      BSON_APPEND_UTF8 (reply, name, "on");
+   } else {
+      return false;
+   }
+   return true;
+}
+
+static void
+sim_cmd_get_parameter (sim_ctx_t *ctx, bson_t *reply)
+{
+   static const char *all[] = { "authenticationMechanisms",
+                                "featureCompatibilityVersion",
+                                "logLevel",
+                                "maxTimeMSForHedgedReads",
+                                "readHedgingMode",
+                                NULL };
+   bson_iter_t it;
+   bson_t out = BSON_INITIALIZER;
+   int found = 0;
+   bson_iter_init (&it, ctx->cmd);
+   bson_iter_next (&it);
+   if (BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), "*")) {
+      for (int i = 0; all[i]; i++) {
+         found += sim_append_parameter (&out, all[i]);
+      }
+   } else {
+      while (bson_iter_next (&it)) {
+         const char *k = bson_iter_key (&it);
+         if (k[0] == '$' || !strcmp (k, "lsid") || !strcmp (k, "comment")) {
+            continue;
+         }
+         if (!sim_append_parameter (&out, k)) {
+            sim_reply_error (reply, 72, "no option found to get");
+            goto cleanup;
+         }
+         found++;
+      }
+   }
+   if (!found) {
+      sim_reply_error (reply, 72, "no option found to get");
+      goto cleanup;
+   }
+   bson_concat (reply, &out);
+   sim_reply_ok (reply);
+cleanup:
+   bson_destroy (&out);
+}
+
+static void
+sim_cmd_get_cmd_line_opts (sim_ctx_t *ctx, bson_t *reply)
+{
+   (void) ctx;
+   bson_t arr, parsed, net, sh;
+   BSON_APPEND_ARRAY_BEGIN (reply, "argv", &arr);
+   BSON_APPEND_UTF8 (&arr, "0", "mongos");
+   BSON_APPEND_UTF8 (&arr, "1", "--configdb");
+   BSON_APPEND_UTF8 (&arr, "2", "configRepl/127.0.0.1:27100");
+   BSON_APPEND_UTF8 (&arr, "3", "--port");
+   char port[16];
+   bson_snprintf (port, sizeof port, "%d", sim_g.port);
+   BSON_APPEND_UTF8 (&arr, "4", port);
+   bson_append_array_end (reply, &arr);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "parsed", &parsed);
+   BSON_APPEND_DOCUMENT_BEGIN (&parsed, "net", &net);
+   BSON_APPEND_UTF8 (&net, "bindIp", "127.0.0.1");
+   BSON_APPEND_INT32 (&net, "port", sim_g.port);
+   bson_append_document_end (&parsed, &net);
+   BSON_APPEND_DOCUMENT_BEGIN (&parsed, "sharding", &sh);
+   BSON_APPEND_UTF8 (&sh, "configDB", "configRepl/127.0.0.1:27100");
+   bson_append_document_end (&parsed, &sh);
+   bson_append_document_end (reply, &parsed);
+   sim_reply_ok (reply);
+}
+
+static void
+sim_cmd_server_status (sim_ctx_t *ctx, bson_t *reply)
+{
+   (void) ctx;
+   int64_t now = sim_now_ms ();
+   int64_t up_ms = now - sim_g.start_ms;
+   uint32_t s, i;
+   sim_cluster_time (&s, &i);
+   bson_t d, e;
+   BSON_APPEND_UTF8 (reply, "host", sim_g.host);
+   BSON_APPEND_UTF8 (reply, "version", sim_g.ver->full);
+   BSON_APPEND_UTF8 (reply, "process", "mongos");
+   BSON_APPEND_INT64 (reply, "pid", (int64_t) getpid ());
+   BSON_APPEND_DOUBLE (reply, "uptime", (double) (up_ms / 1000));
+   BSON_APPEND_INT64 (reply, "uptimeMillis", up_ms);
+   BSON_APPEND_INT64 (reply, "uptimeEstimate", up_ms / 1000);
+   BSON_APPEND_DATE_TIME (reply, "localTime", now);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "connections", &d);
+   BSON_APPEND_INT32 (&d, "current", (int32_t) sim_g.conns_current);
+   BSON_APPEND_INT32 (&d, "available", (int32_t) (838860 - sim_g.conns_current));
+   BSON_APPEND_INT32 (&d, "totalCreated", (int32_t) sim_g.conns_total);
+   bson_append_document_end (reply, &d);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "opcounters", &d);
+   BSON_APPEND_INT64 (&d, "insert", sim_g.op_insert);
+   BSON_APPEND_INT64 (&d, "query", sim_g.op_query);
+   BSON_APPEND_INT64 (&d, "update", sim_g.op_update);
+   BSON_APPEND_INT64 (&d, "delete", sim_g.op_delete);
+   BSON_APPEND_INT64 (&d, "getmore", sim_g.op_getmore);
+   BSON_APPEND_INT64 (&d, "command", sim_g.op_command);
+   if (sim_g.op_deprecated) {
+      BSON_APPEND_DOCUMENT_BEGIN (&d, "deprecated", &e);
+      BSON_APPEND_INT64 (&e, "query", sim_g.op_deprecated);
+      bson_append_document_end (&d, &e);
+   }
+   bson_append_document_end (reply, &d);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "sharding", &d);
+   if (sim_ver_ge (80)) {
+      BSON_APPEND_BOOL (&d, "routerServiceEnabled", true);
+   }
+   BSON_APPEND_UTF8 (&d, "configsvrConnectionString", "configRepl/127.0.0.1:27100");
+   BSON_APPEND_DOCUMENT_BEGIN (&d, "lastSeenConfigServerOpTime", &e);
+   BSON_APPEND_TIMESTAMP (&e, "ts", s, i);
+   BSON_APPEND_INT64 (&e, "t", sim_ver_ge (80) ? -1 : 1);
+   bson_append_document_end (&d, &e);
+   if (sim_ver_ge (50)) {
+      BSON_APPEND_DOCUMENT_BEGIN (&d, "lastSeenTopologyOpTime", &e);
+      BSON_APPEND_TIMESTAMP (&e, "ts", s, i);
+      BSON_APPEND_INT64 (&e, "t", -1);
+      bson_append_document_end (&d, &e);
+   }
+   BSON_APPEND_INT64 (&d, "maxChunkSizeInBytes",
+                      sim_dyn.chunk_size_bytes > 0 ? sim_dyn.chunk_size_bytes
+                                                   : (sim_ver_ge (60) ? 134217728 : 67108864));
+   bson_append_document_end (reply, &d);
+   sim_reply_ok (reply);
+}
+
+static void
+sim_cmd_connection_status (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_t d, a;
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "authInfo", &d);
+   BSON_APPEND_ARRAY_BEGIN (&d, "authenticatedUsers", &a);
+   sim_auth_append_users (ctx->conn, &a, false);
+   bson_append_array_end (&d, &a);
+   BSON_APPEND_ARRAY_BEGIN (&d, "authenticatedUserRoles", &a);
+   sim_auth_append_users (ctx->conn, &a, true);
+   bson_append_array_end (&d, &a);
+   bson_append_document_end (reply, &d);
+   sim_reply_ok (reply);
+}
+
+static void
+sim_cmd_whatsmyuri (sim_ctx_t *ctx, bson_t *reply)
+{
+   BSON_APPEND_UTF8 (reply, "you", ctx->conn->peer);
+   sim_reply_ok (reply);
+}
+
+static void
+sim_cmd_list_databases (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   bool name_only = bson_iter_init_find (&it, ctx->cmd, "nameOnly") && bson_iter_as_bool (&it);
+   bson_t filter;
+   bool have_filter = false;
+   if (bson_iter_init_find (&it, ctx->cmd, "filter") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
+      uint32_t l;
+      const uint8_t *p;
+      bson_iter_document (&it, &l, &p);
+      have_filter = bson_init_static (&filter, p, l);
+   }
+   /* Collect database names: admin and config from the config server, user databases from the store. */
+   char **names = NULL;
+   size_t n = 0;
+   for (size_t i = 0; i < sim_g.ncolls + 2; i++) {
+      const char *db = i == 0 ? "admin" : i == 1 ? "config" : sim_g.colls[i - 2]->db;
+      if (!strcmp (db, "local")) {
+         continue;
+      }
+      bool seen = false;
+      for (size_t j = 0; j < n; j++) {
+         seen = seen || !strcmp (names[j], db);
+      }
+      if (!seen) {
+         names = bson_realloc (names, (n + 1) * sizeof *names);
+         names[n++] = bson_strdup (db);
+      }
+   }
+   bson_t arr;
+   int64_t total = 0;
+   BSON_APPEND_ARRAY_BEGIN (reply, "databases", &arr);
+   uint32_t k = 0;
+   for (size_t i = 0; i < n; i++) {
+      /* Per-shard sizes: 4 KiB per collection and shard plus the documents' bytes rounded up to 4 KiB. */
+      bson_t shards = BSON_INITIALIZER, entry = BSON_INITIALIZER;
+      int64_t size = 0;
+      bool cfg = !strcmp (names[i], "admin") || !strcmp (names[i], "config");
+      if (cfg) {
+         int64_t sz = 0;
+         for (size_t c = 0; c < sim_g.ncolls; c++) {
+            if (!strcmp (sim_g.colls[c]->db, names[i])) {
+               sz += 4096 + (int64_t) sim_coll_count (sim_g.colls[c]) * 256;
+            }
+         }
+         sz = sz ? sz : 40960;
+         BSON_APPEND_INT64 (&shards, "config", sz);
+         size += sz;
+      } else {
+         sim_shard_stat_t acc[256];
+         size_t nacc = 0;
+         for (size_t c = 0; c < sim_g.ncolls; c++) {
+            if (strcmp (sim_g.colls[c]->db, names[i]) != 0) {
+               continue;
+            }
+            sim_shard_stat_t *st = NULL;
+            size_t ns = sim_coll_shard_stats (sim_g.colls[c]->ns, &st);
+            for (size_t s = 0; s < ns; s++) {
+               size_t a;
+               for (a = 0; a < nacc && strcmp (acc[a].shard, st[s].shard); a++) {
+               }
+               if (a == nacc && nacc < 256) {
+                  memset (&acc[nacc], 0, sizeof acc[0]);
+                  bson_strncpy (acc[nacc].shard, st[s].shard, sizeof acc[0].shard);
+                  nacc++;
+               }
+               if (a < nacc) {
+                  acc[a].size += 4096 + ((st[s].size + 4095) / 4096) * 4096;
+               }
+            }
+            bson_free (st);
+         }
+         for (size_t a = 0; a < nacc; a++) {
+            BSON_APPEND_INT64 (&shards, acc[a].shard, acc[a].size);
+            size += acc[a].size;
+         }
+      }
+      BSON_APPEND_UTF8 (&entry, "name", names[i]);
+      if (!name_only) {
+         BSON_APPEND_INT64 (&entry, "sizeOnDisk", size);
+         BSON_APPEND_BOOL (&entry, "empty", size == 0);
+         BSON_APPEND_DOCUMENT (&entry, "shards", &shards);
+      }
+      bool keep = true;
+      bson_error_t err;
+      if (have_filter && !simq_match (&entry, &filter, &keep, &err)) {
+         keep = false;
+      }
+      if (keep) {
+         char key[16];
+         const char *kp;
+         bson_uint32_to_string (k++, &kp, key, sizeof key);
+         BSON_APPEND_DOCUMENT (&arr, kp, &entry);
+         total += size;
+      }
+      bson_destroy (&shards);
+      bson_destroy (&entry);
+      bson_free (names[i]);
+   }
+   bson_free (names);
+   bson_append_array_end (reply, &arr);
+   if (!name_only) {
+      BSON_APPEND_INT64 (reply, "totalSize", total);
+      BSON_APPEND_INT64 (reply, "totalSizeMb", total / (1024 * 1024));
+   }
+   sim_reply_ok (reply);
+}
+
+static void
+sim_cmd_end_sessions (sim_ctx_t *ctx, bson_t *reply)
+{
+   (void) ctx;
+   sim_reply_ok (reply);
+}
+
+static void
+sim_cmd_get_log (sim_ctx_t *ctx, bson_t *reply)
+{
+   (void) ctx;
+   bson_t arr;
+   BSON_APPEND_INT32 (reply, "totalLinesWritten", 0);
+   BSON_APPEND_ARRAY_BEGIN (reply, "log", &arr);
+   bson_append_array_end (reply, &arr);
+   sim_reply_ok (reply);
+}
+
+/* ---- the command table ---- */
+
+typedef void (*sim_handler_t) (sim_ctx_t *ctx, bson_t *reply);
+
+enum { SIM_K_COMMAND, SIM_K_QUERY, SIM_K_GETMORE, SIM_K_WRITE };
+
+typedef struct {
+   const char *name;
+   int since; /* first version (44 … 83) */
+   bool admin_only;
+   sim_handler_t fn; /* NULL: a sharding admin command (sim_admin.c) */
+   int kind;
+} sim_cmd_def_t;
+
+static void
+sim_cmd_list_commands (sim_ctx_t *ctx, bson_t *reply);
+
+static const sim_cmd_def_t sim_cmd_table[] = {
+   { "hello", 44, false, sim_cmd_hello, SIM_K_COMMAND },
+   { "isMaster", 44, false, sim_cmd_hello, SIM_K_COMMAND },
+   { "ismaster", 44, false, sim_cmd_hello, SIM_K_COMMAND },
+   { "ping", 44, false, sim_cmd_ping, SIM_K_COMMAND },
+   { "buildInfo", 44, false, sim_cmd_build_info, SIM_K_COMMAND },
+   { "buildinfo", 44, false, sim_cmd_build_info, SIM_K_COMMAND },
+   { "getParameter", 44, true, sim_cmd_get_parameter, SIM_K_COMMAND },
+   { "getCmdLineOpts", 44, true, sim_cmd_get_cmd_line_opts, SIM_K_COMMAND },
+   { "serverStatus", 44, false, sim_cmd_server_status, SIM_K_COMMAND },
+   { "listDatabases", 44, true, sim_cmd_list_databases, SIM_K_COMMAND },
+   { "connectionStatus", 44, false, sim_cmd_connection_status, SIM_K_COMMAND },
+   { "whatsmyuri", 44, false, sim_cmd_whatsmyuri, SIM_K_COMMAND },
+   { "endSessions", 44, false, sim_cmd_end_sessions, SIM_K_COMMAND },
+   { "getLog", 44, true, sim_cmd_get_log, SIM_K_COMMAND },
+   { "find", 44, false, sim_crud_find, SIM_K_QUERY },
+   { "aggregate", 44, false, sim_crud_aggregate, SIM_K_COMMAND },
+   { "getMore", 44, false, sim_crud_get_more, SIM_K_GETMORE },
+   { "killCursors", 44, false, sim_crud_kill_cursors, SIM_K_COMMAND },
+   { "count", 44, false, sim_crud_count, SIM_K_COMMAND },
+   { "dataSize", 44, false, sim_cmd_data_size, SIM_K_COMMAND },
+   { "distinct", 44, false, sim_crud_distinct, SIM_K_COMMAND },
+   { "insert", 44, false, sim_crud_insert, SIM_K_WRITE },
+   { "update", 44, false, sim_crud_update, SIM_K_WRITE },
+   { "delete", 44, false, sim_crud_delete, SIM_K_WRITE },
+   { "listCollections", 44, false, sim_crud_list_collections, SIM_K_COMMAND },
+   { "listIndexes", 44, false, sim_crud_list_indexes, SIM_K_COMMAND },
+   { "createIndexes", 44, false, sim_crud_create_indexes, SIM_K_COMMAND },
+   { "drop", 44, false, sim_crud_drop, SIM_K_COMMAND },
+   { "currentOp", 44, true, sim_crud_current_op, SIM_K_COMMAND },
+   { "findAndModify", 44, false, sim_crud_find_and_modify, SIM_K_COMMAND },
+   { "findandmodify", 44, false, sim_crud_find_and_modify, SIM_K_COMMAND },
+   { "dropIndexes", 44, false, sim_crud_drop_indexes, SIM_K_COMMAND },
+   { "deleteIndexes", 44, false, sim_crud_drop_indexes, SIM_K_COMMAND },
+   { "collMod", 44, false, sim_crud_coll_mod, SIM_K_COMMAND },
+   { "create", 44, false, sim_crud_create, SIM_K_COMMAND },
+   { "renameCollection", 44, true, sim_crud_rename_collection, SIM_K_COMMAND },
+   { "dropDatabase", 44, false, sim_crud_drop_database, SIM_K_COMMAND },
+   { "dbStats", 44, false, sim_crud_db_stats, SIM_K_COMMAND },
+   { "dbstats", 44, false, sim_crud_db_stats, SIM_K_COMMAND },
+   { "killOp", 44, true, sim_crud_kill_op, SIM_K_COMMAND },
+   { "listCommands", 44, false, sim_cmd_list_commands, SIM_K_COMMAND },
+   { "enableSharding", 44, true, NULL, SIM_K_COMMAND },
+   { "enablesharding", 44, true, NULL, SIM_K_COMMAND },
+   { "shardCollection", 44, true, NULL, SIM_K_COMMAND },
+   { "shardcollection", 44, true, NULL, SIM_K_COMMAND },
+   { "addShard", 44, true, NULL, SIM_K_COMMAND },
+   { "addshard", 44, true, NULL, SIM_K_COMMAND },
+   { "removeShard", 44, true, NULL, SIM_K_COMMAND },
+   { "removeshard", 44, true, NULL, SIM_K_COMMAND },
+   { "movePrimary", 44, true, NULL, SIM_K_COMMAND },
+   { "moveprimary", 44, true, NULL, SIM_K_COMMAND },
+   { "listShards", 44, true, NULL, SIM_K_COMMAND },
+   { "listshards", 44, true, NULL, SIM_K_COMMAND },
+   { "addShardToZone", 44, true, NULL, SIM_K_COMMAND },
+   { "removeShardFromZone", 44, true, NULL, SIM_K_COMMAND },
+   { "updateZoneKeyRange", 44, true, NULL, SIM_K_COMMAND },
+   { "moveChunk", 44, true, NULL, SIM_K_COMMAND },
+   { "movechunk", 44, true, NULL, SIM_K_COMMAND },
+   { "moveRange", 60, true, NULL, SIM_K_COMMAND },
+   { "split", 44, true, NULL, SIM_K_COMMAND },
+   { "mergeChunks", 44, true, NULL, SIM_K_COMMAND },
+   { "balancerStart", 44, true, NULL, SIM_K_COMMAND },
+   { "balancerStop", 44, true, NULL, SIM_K_COMMAND },
+   { "balancerStatus", 44, true, NULL, SIM_K_COMMAND },
+   { "balancerCollectionStatus", 44, true, NULL, SIM_K_COMMAND },
+   { "configureCollectionBalancing", 60, true, NULL, SIM_K_COMMAND },
+   { "setAllowMigrations", 44, true, NULL, SIM_K_COMMAND },
+   { "refineCollectionShardKey", 44, true, NULL, SIM_K_COMMAND },
+   { "reshardCollection", 50, true, NULL, SIM_K_COMMAND },
+   { "moveCollection", 80, true, NULL, SIM_K_COMMAND },
+   { "unshardCollection", 80, true, NULL, SIM_K_COMMAND },
+   { "abortReshardCollection", 50, true, NULL, SIM_K_COMMAND },
+   { "abortMoveCollection", 80, true, NULL, SIM_K_COMMAND },
+   { "abortUnshardCollection", 80, true, NULL, SIM_K_COMMAND },
+   { "analyzeShardKey", 70, true, NULL, SIM_K_COMMAND },
+   { "configureQueryAnalyzer", 70, true, NULL, SIM_K_COMMAND },
+   { "shardDrainingStatus", 82, true, sim_cmd_shard_draining_status, SIM_K_COMMAND },
+   { "getTransitionToDedicatedConfigServerStatus", 83, true, sim_cmd_transition_status, SIM_K_COMMAND },
+   { "flushRouterConfig", 44, true, NULL, SIM_K_COMMAND },
+   { "flushrouterconfig", 44, true, NULL, SIM_K_COMMAND },
+   /* the simulator's own control commands (no real server has them) */
+   { "simWorkload", 44, true, sim_cmd_sim_workload, SIM_K_COMMAND },
+   { "simBalancer", 44, true, sim_cmd_sim_balancer, SIM_K_COMMAND },
+   { "simFault", 44, true, sim_cmd_sim_fault, SIM_K_COMMAND },
+   { "simFailure", 44, true, sim_cmd_sim_failure, SIM_K_COMMAND },
+   { "simReshard", 50, true, sim_cmd_sim_reshard, SIM_K_COMMAND },
+};
+
+static int
+sim_cmd_name_cmp (const void *a, const void *b)
+{
+   return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* listCommands: the commands this version knows (not the simulator's own), by name, with the fields a 4.4 (slaveOk)
+ * or 5.0+ (secondaryOk) mongos gives each. */
+static void
+sim_cmd_list_commands (sim_ctx_t *ctx, bson_t *reply)
+{
+   size_t n = sizeof sim_cmd_table / sizeof sim_cmd_table[0], k = 0;
+   const char **names = bson_malloc (n * sizeof *names);
+   bson_t cmds;
+   (void) ctx;
+   for (size_t i = 0; i < n; i++) {
+      if (sim_cmd_table[i].since <= sim_g.ver->num && strncmp (sim_cmd_table[i].name, "sim", 3) != 0) {
+         names[k++] = sim_cmd_table[i].name;
+      }
+   }
+   qsort (names, k, sizeof *names, sim_cmd_name_cmp);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "commands", &cmds);
+   for (size_t i = 0; i < k; i++) {
+      const sim_cmd_def_t *def = NULL;
+      bson_t c, arr;
+      for (size_t j = 0; j < n && !def; j++) {
+         if (!strcmp (sim_cmd_table[j].name, names[i])) {
+            def = &sim_cmd_table[j];
+         }
+      }
+      BSON_APPEND_DOCUMENT_BEGIN (&cmds, names[i], &c);
+      BSON_APPEND_UTF8 (&c, "help", "no help defined");
+      BSON_APPEND_BOOL (&c, "requiresAuth", true);
+      BSON_APPEND_BOOL (&c, sim_ver_ge (50) ? "secondaryOk" : "slaveOk", def->kind != SIM_K_WRITE);
+      BSON_APPEND_BOOL (&c, "adminOnly", def->admin_only);
+      BSON_APPEND_ARRAY_BEGIN (&c, "apiVersions", &arr);
+      bson_append_array_end (&c, &arr);
+      BSON_APPEND_ARRAY_BEGIN (&c, "deprecatedApiVersions", &arr);
+      bson_append_array_end (&c, &arr);
+      bson_append_document_end (&cmds, &c);
+   }
+   bson_append_document_end (reply, &cmds);
+   bson_free (names);
+   sim_reply_ok (reply);
+}
+
+static const sim_cmd_def_t *
+sim_cmd_lookup (const char *name)
+{
+   for (size_t i = 0; i < sizeof sim_cmd_table / sizeof sim_cmd_table[0]; i++) {
+      if (!strcmp (sim_cmd_table[i].name, name)) {
+         return &sim_cmd_table[i];
+      }
+   }
+   return NULL;
+}
+
+static bool
+sim_op_query_allowed (const char *name)
+{
+   static const char *ok[] = { "hello",        "isMaster",  "ismaster",  "saslStart", "saslContinue",
+                               "authenticate", "buildInfo", "buildinfo", "_isSelf",   NULL };
+   for (int i = 0; ok[i]; i++) {
+      if (!strcmp (ok[i], name)) {
+         return true;
+      }
+   }
+   return false;
+}
+
+static int64_t
+sim_count_array (const bson_t *cmd, const char *field)
+{
+   bson_iter_t it, a;
+   int64_t n = 0;
+   if (bson_iter_init_find (&it, cmd, field) && BSON_ITER_HOLDS_ARRAY (&it) && bson_iter_recurse (&it, &a)) {
+      while (bson_iter_next (&a)) {
+         n++;
+      }
+   }
+   return n;
+}
+
+void
+sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
+{
+   bson_iter_t it;
+   const char *name = "";
+   bson_init (reply);
+   if (bson_iter_init (&it, &msg->cmd) && bson_iter_next (&it)) {
+      name = bson_iter_key (&it);
+   }
+   sim_log_command (conn->id, msg->opcode, msg->db, &msg->cmd);
+   pthread_mutex_lock (&sim_g.lock);
+   sim_ctx_t ctx = {
+      .conn = conn, .db = msg->db, .name = name, .cmd = &msg->cmd, .op_query = msg->opcode == SIM_OP_QUERY
+   };
+   const sim_cmd_def_t *def = sim_cmd_lookup (name);
+   if (sim_fault_fail (name, reply)) {
+      goto done; /* simFault failCommand */
+   }
+   if (msg->opcode == SIM_OP_QUERY && sim_ver_ge (60) && !sim_op_query_allowed (name)) {
+      sim_reply_error (reply, 352,
+                       "Unsupported OP_QUERY command: %s. The client driver may require an upgrade. For more details "
+                       "see https://dochub.mongodb.org/core/legacy-opcode-removal",
+                       name);
+      goto done;
+   }
+   if (msg->opcode == SIM_OP_QUERY && !sim_op_query_allowed (name)) {
+      sim_g.op_deprecated += sim_ver_ge (50) ? 1 : 0;
+   }
+   if (sim_auth_command (&ctx, def && def->since <= sim_g.ver->num, reply)) {
+      sim_g.op_command++; /* --auth: saslStart/saslContinue, or refused before authentication */
+      goto done;
+   }
+   if (!def || def->since > sim_g.ver->num) {
+      sim_g.op_command++;
+      sim_reply_error (reply, 59, "no such cmd: %s", name);
+      goto done;
+   }
+   if (!strcmp (msg->db, "local")) {
+      sim_g.op_command++;
+      sim_reply_error (reply, 20, "Can't use 'local' database through mongos");
+      goto done;
+   }
+   if (def->admin_only && strcmp (msg->db, "admin") != 0) {
+      sim_g.op_command++;
+      sim_reply_error (reply, 13, "%s may only be run against the admin database.", name);
+      goto done;
+   }
+   switch (def->kind) {
+   case SIM_K_QUERY:
+      sim_g.op_query++;
+      break;
+   case SIM_K_GETMORE:
+      sim_g.op_getmore++;
+      break;
+   case SIM_K_WRITE:
+      if (!strcmp (name, "insert")) {
+         sim_g.op_insert += sim_count_array (&msg->cmd, "documents");
+      } else if (!strcmp (name, "update")) {
+         sim_g.op_update += sim_count_array (&msg->cmd, "updates");
+      } else {
+         sim_g.op_delete += sim_count_array (&msg->cmd, "deletes");
+      }
+      break;
+   default:
+      sim_g.op_command++;
+      break;
+   }
+   if (sim_reshard_run (&ctx, reply)) {
+      /* timed resharding, moveCollection, unshardCollection (sim_reshard.c) */
+   } else if (def->fn) {
+      def->fn (&ctx, reply);
+   } else if (!sim_admin_run (&ctx, reply)) {
+      sim_reply_error (reply, 59, "no such cmd: %s", name);
+   }
+done:
+   sim_append_cluster_time (reply);
+   pthread_mutex_unlock (&sim_g.lock);
+}

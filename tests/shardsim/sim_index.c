@@ -1,0 +1,601 @@
+/* shardsim's indexes over the document store, kept current by the store's hooks (sim_store.c) so that they are never
+ * stale, and built lazily on first use so that collections nobody asks about (the large scenario's million chunks,
+ * the bulk loader's documents) pay nothing:
+ *   - the _id index of a collection: a simq_htab_t multimap from simq_hash_value (_id) to the stored document, so
+ *     the duplicate-key check of an insert costs O(1) instead of a scan (equality is simq_compare_values, as the scan
+ *     had it: 1, 1.0 and NumberLong(1) are the same _id);
+ *   - the range index of a partition (config.chunks per collection, config.tags per namespace): its documents ordered
+ *     by their embedded-document min, ties in storage order (exactly the order of a stable sort { min: 1 }), with a
+ *     count of what keeps the [min, max) ranges from being pairwise disjoint. find { uuid } sort { min: 1 } limit n
+ *     walks it, updateZoneKeyRange checks overlaps and split finds the chunk holding a key by binary search;
+ *   - the greatest lastmod of a partition (the collection version a split or a migration starts from).
+ * Callers hold sim_g.lock. */
+#include "tests/shardsim/sim.h"
+
+#include <string.h>
+
+/* The range index of one partition. */
+typedef struct sim_rindex {
+   const uint8_t **v; /* the documents, ordered by (min, storage position) */
+   size_t n;
+   size_t cap;
+   size_t nconflicts; /* entries without a max above their min, plus adjacent entries whose ranges overlap */
+   size_t nloose;     /* documents whose partition value is not held whole by the partition key */
+} sim_rindex_t;
+
+static uint32_t
+sim_raw_len (const uint8_t *raw)
+{
+   return (uint32_t) raw[0] | (uint32_t) raw[1] << 8 | (uint32_t) raw[2] << 16 | (uint32_t) raw[3] << 24;
+}
+
+static void
+sim_raw_view (const uint8_t *raw, bson_t *out)
+{
+   bson_init_static (out, raw, sim_raw_len (raw));
+}
+
+/* ---- the _id index ---- */
+
+/* The _id of a stored document; false when it has none (such documents are not indexed, and the scan this index
+ * replaces never matched them either). */
+static bool
+sim_raw_id (const uint8_t *raw, bson_value_t *out)
+{
+   bson_t doc;
+   bson_iter_t it;
+   sim_raw_view (raw, &doc);
+   if (!bson_iter_init_find (&it, &doc, "_id")) {
+      return false;
+   }
+   *out = *bson_iter_value (&it);
+   return true;
+}
+
+static void
+sim_ids_add (simq_htab_t *ids, const uint8_t *raw)
+{
+   bson_value_t id;
+   if (sim_raw_id (raw, &id)) {
+      simq_htab_add (ids, simq_hash_value (&id), (uintptr_t) raw);
+   }
+}
+
+static void
+sim_ids_remove (simq_htab_t *ids, const uint8_t *raw)
+{
+   bson_value_t id;
+   if (sim_raw_id (raw, &id)) {
+      bool found = simq_htab_remove (ids, simq_hash_value (&id), (uintptr_t) raw);
+      BSON_ASSERT (found);
+   }
+}
+
+bool
+sim_coll_has_id (sim_coll_t *coll, const bson_value_t *id)
+{
+   if (!coll->ids) {
+      coll->ids = bson_malloc (sizeof *coll->ids);
+      simq_htab_init (coll->ids);
+      for (size_t p = 0; p < coll->nparts; p++) {
+         for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
+            sim_ids_add (coll->ids, coll->parts[p].docs.v[i]);
+         }
+      }
+   }
+   size_t probe = 0;
+   uintptr_t v;
+   while ((v = simq_htab_next (coll->ids, simq_hash_value (id), &probe)) != 0) {
+      bson_value_t other;
+      if (sim_raw_id ((const uint8_t *) v, &other) && simq_compare_values (&other, id) == 0) {
+         return true;
+      }
+   }
+   return false;
+}
+
+bool
+sim_coll_find_id (sim_coll_t *coll, const bson_value_t *id, sim_pos_t *pos)
+{
+   bool found = false;
+   sim_coll_has_id (coll, id); /* builds the index on first use */
+   size_t probe = 0;
+   uintptr_t v;
+   while ((v = simq_htab_next (coll->ids, simq_hash_value (id), &probe)) != 0) {
+      const uint8_t *raw = (const uint8_t *) v;
+      bson_value_t other;
+      if (!sim_raw_id (raw, &other) || simq_compare_values (&other, id) != 0) {
+         continue;
+      }
+      size_t p = sim_coll_part_of (coll, raw);
+      for (size_t i = 0; p != SIZE_MAX && i < coll->parts[p].docs.n; i++) {
+         if (coll->parts[p].docs.v[i] == raw) {
+            sim_pos_t at = { p, i };
+            if (!found || at.part < pos->part || (at.part == pos->part && at.idx < pos->idx)) {
+               *pos = at;
+            }
+            found = true;
+            break;
+         }
+      }
+   }
+   return found;
+}
+
+/* ---- the greatest lastmod of a partition ---- */
+
+static bool
+sim_raw_lastmod (const uint8_t *raw, uint32_t *t, uint32_t *i)
+{
+   bson_t doc;
+   bson_iter_t it;
+   sim_raw_view (raw, &doc);
+   if (!bson_iter_init_find (&it, &doc, "lastmod") || !BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      return false;
+   }
+   bson_iter_timestamp (&it, t, i);
+   return true;
+}
+
+void
+sim_part_max_lastmod (sim_coll_t *coll, size_t part, uint32_t *t, uint32_t *i)
+{
+   sim_part_t *p = &coll->parts[part];
+   if (!p->vmax_known) {
+      p->vmax_t = p->vmax_i = 0;
+      for (size_t k = 0; k < p->docs.n; k++) {
+         uint32_t a, b;
+         if (sim_raw_lastmod (p->docs.v[k], &a, &b) && (a > p->vmax_t || (a == p->vmax_t && b > p->vmax_i))) {
+            p->vmax_t = a;
+            p->vmax_i = b;
+         }
+      }
+      p->vmax_known = true;
+   }
+   *t = p->vmax_t;
+   *i = p->vmax_i;
+}
+
+static void
+sim_vmax_added (sim_part_t *p, const uint8_t *raw)
+{
+   uint32_t a, b;
+   if (p->vmax_known && sim_raw_lastmod (raw, &a, &b) && (a > p->vmax_t || (a == p->vmax_t && b > p->vmax_i))) {
+      p->vmax_t = a;
+      p->vmax_i = b;
+   }
+}
+
+static void
+sim_vmax_removing (sim_part_t *p, const uint8_t *raw)
+{
+   uint32_t a, b;
+   if (p->vmax_known && sim_raw_lastmod (raw, &a, &b) && a == p->vmax_t && b == p->vmax_i) {
+      p->vmax_known = false; /* another document may hold the same version: recount on next use */
+   }
+}
+
+/* A replacement whose version is not below the greatest one takes its place (a split rewrites the newest chunk):
+ * nothing to recount. */
+static void
+sim_vmax_replaced (sim_part_t *p, const uint8_t *old, const uint8_t *raw)
+{
+   uint32_t a, b;
+   if (p->vmax_known && sim_raw_lastmod (raw, &a, &b) && (a > p->vmax_t || (a == p->vmax_t && b >= p->vmax_i))) {
+      p->vmax_t = a;
+      p->vmax_i = b;
+      return;
+   }
+   sim_vmax_removing (p, old);
+   sim_vmax_added (p, raw);
+}
+
+/* ---- the range index ---- */
+
+/* The embedded document under field of a stored document; false when absent or not a document. */
+static bool
+sim_raw_sub (const uint8_t *raw, const char *field, bson_t *out)
+{
+   bson_t doc;
+   bson_iter_t it;
+   uint32_t len;
+   const uint8_t *data;
+   sim_raw_view (raw, &doc);
+   if (!bson_iter_init_find (&it, &doc, field) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+      return false;
+   }
+   bson_iter_document (&it, &len, &data);
+   return bson_init_static (out, data, len);
+}
+
+/* Whether a document's partition value is held whole by its partition key (sim_store.c keeps "s:" + the string or
+ * the binary's hex digits in 128 bytes and stops a string at an embedded NUL): then documents of one partition hold
+ * one value. */
+static bool
+sim_raw_tight (const sim_coll_t *coll, const uint8_t *raw)
+{
+   bson_t doc;
+   bson_iter_t it;
+   sim_raw_view (raw, &doc);
+   if (!coll->part_field || !bson_iter_init_find (&it, &doc, coll->part_field)) {
+      return false;
+   }
+   if (BSON_ITER_HOLDS_UTF8 (&it)) {
+      uint32_t len;
+      const char *s = bson_iter_utf8 (&it, &len);
+      return len < 100 && strlen (s) == len;
+   }
+   /* The key has no subtype: only UUIDs count (another subtype with the same bytes is loose). */
+   const bson_value_t *v = bson_iter_value (&it);
+   return v->value_type == BSON_TYPE_BINARY && v->value.v_binary.subtype == BSON_SUBTYPE_UUID &&
+          v->value.v_binary.data_len < 50;
+}
+
+/* Whether a document lacks a max above its min (it then keeps the ranges from being known disjoint). */
+static bool
+sim_rindex_bad (const uint8_t *raw)
+{
+   bson_t min, max;
+   return !sim_raw_sub (raw, "min", &min) || !sim_raw_sub (raw, "max", &max) || simq_compare_docs (&min, &max) >= 0;
+}
+
+/* Whether the ranges of two neighbours (a before b) overlap; documents without a proper range count once, as bad. */
+static bool
+sim_rindex_clash (const uint8_t *a, const uint8_t *b)
+{
+   bson_t amax, bmin;
+   if (sim_rindex_bad (a) || sim_rindex_bad (b)) {
+      return false;
+   }
+   sim_raw_sub (a, "max", &amax);
+   sim_raw_sub (b, "min", &bmin);
+   return simq_compare_docs (&amax, &bmin) > 0;
+}
+
+static int
+sim_min_cmp_raw (const uint8_t *a, const uint8_t *b)
+{
+   bson_t x, y;
+   sim_raw_sub (a, "min", &x);
+   sim_raw_sub (b, "min", &y);
+   return simq_compare_docs (&x, &y);
+}
+
+/* A document with its min and max located once, for building an index: comparisons then cost no field lookup.
+ * (Raw pointers, not bson_t views: a static bson_t points into itself and cannot be moved by copying.) */
+typedef struct {
+   const uint8_t *raw;
+   const uint8_t *min, *max; /* the embedded documents; max NULL when absent */
+} sim_rent_t;
+
+static int
+sim_rent_docs_cmp (const uint8_t *a, const uint8_t *b)
+{
+   bson_t x, y;
+   sim_raw_view (a, &x);
+   sim_raw_view (b, &y);
+   return simq_compare_docs (&x, &y);
+}
+
+static int
+sim_rent_cmp (const sim_rent_t *a, const sim_rent_t *b)
+{
+   return sim_rent_docs_cmp (a->min, b->min);
+}
+
+/* Merge sort of v[0, n) by min, stable (v is in storage order when it is built). tmp has room for n entries. */
+static void
+sim_rindex_sort (sim_rent_t *v, sim_rent_t *tmp, size_t n)
+{
+   if (n < 2) {
+      return;
+   }
+   size_t half = n / 2;
+   sim_rindex_sort (v, tmp, half);
+   sim_rindex_sort (v + half, tmp, n - half);
+   if (sim_rent_cmp (&v[half - 1], &v[half]) <= 0) {
+      return; /* already in order: ascending inserts build in linear time */
+   }
+   size_t i = 0, j = half, k = 0;
+   while (i < half && j < n) {
+      tmp[k++] = sim_rent_cmp (&v[j], &v[i]) < 0 ? v[j++] : v[i++];
+   }
+   while (i < half) {
+      tmp[k++] = v[i++];
+   }
+   while (j < n) {
+      tmp[k++] = v[j++];
+   }
+   memcpy (v, tmp, k * sizeof *v);
+}
+
+/* sim_rindex_bad and sim_rindex_clash on located entries. */
+static bool
+sim_rent_bad (const sim_rent_t *e)
+{
+   return !e->max || sim_rent_docs_cmp (e->min, e->max) >= 0;
+}
+
+static bool
+sim_rent_clash (const sim_rent_t *a, const sim_rent_t *b)
+{
+   return !sim_rent_bad (a) && !sim_rent_bad (b) && sim_rent_docs_cmp (a->max, b->min) > 0;
+}
+
+static void
+sim_rindex_destroy (sim_rindex_t *r)
+{
+   if (r) {
+      bson_free (r->v);
+      bson_free (r);
+   }
+}
+
+/* The conflicts entry i takes part in: its own badness and its clashes with both neighbours. */
+static size_t
+sim_rindex_conflicts_at (const sim_rindex_t *r, size_t i)
+{
+   size_t c = sim_rindex_bad (r->v[i]) ? 1 : 0;
+   if (i > 0 && sim_rindex_clash (r->v[i - 1], r->v[i])) {
+      c++;
+   }
+   if (i + 1 < r->n && sim_rindex_clash (r->v[i], r->v[i + 1])) {
+      c++;
+   }
+   return c;
+}
+
+/* Builds the index of partition p; NULL when some document has no embedded-document min. */
+static sim_rindex_t *
+sim_rindex_build (sim_coll_t *coll, size_t p)
+{
+   sim_raw_t *docs = &coll->parts[p].docs;
+   sim_rindex_t *r = bson_malloc0 (sizeof *r);
+   size_t cap = docs->n ? docs->n : 1;
+   sim_rent_t *ents = bson_malloc (cap * sizeof *ents);
+   r->cap = cap;
+   r->v = bson_malloc (r->cap * sizeof *r->v);
+   for (size_t i = 0; i < docs->n; i++) {
+      sim_rent_t *e = &ents[i];
+      bson_t min, max;
+      e->raw = docs->v[i];
+      if (!sim_raw_sub (docs->v[i], "min", &min)) {
+         bson_free (ents);
+         sim_rindex_destroy (r);
+         return NULL;
+      }
+      e->min = bson_get_data (&min);
+      e->max = sim_raw_sub (docs->v[i], "max", &max) ? bson_get_data (&max) : NULL;
+      r->nloose += sim_raw_tight (coll, docs->v[i]) ? 0 : 1;
+   }
+   sim_rent_t *tmp = bson_malloc (cap * sizeof *tmp);
+   sim_rindex_sort (ents, tmp, docs->n);
+   bson_free (tmp);
+   for (size_t i = 0; i < docs->n; i++) {
+      r->v[r->n++] = ents[i].raw;
+      r->nconflicts += sim_rent_bad (&ents[i]) ? 1 : 0;
+      if (i > 0 && sim_rent_clash (&ents[i - 1], &ents[i])) {
+         r->nconflicts++;
+      }
+   }
+   bson_free (ents);
+   return r;
+}
+
+/* The first entry whose min is above raw's min (upper bound). */
+static size_t
+sim_rindex_upper (const sim_rindex_t *r, const uint8_t *raw)
+{
+   size_t lo = 0, hi = r->n;
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (sim_min_cmp_raw (r->v[mid], raw) <= 0) {
+         lo = mid + 1;
+      } else {
+         hi = mid;
+      }
+   }
+   return lo;
+}
+
+/* The first entry whose min is not below raw's min (lower bound). */
+static size_t
+sim_rindex_lower (const sim_rindex_t *r, const uint8_t *raw)
+{
+   size_t lo = 0, hi = r->n;
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (sim_min_cmp_raw (r->v[mid], raw) < 0) {
+         lo = mid + 1;
+      } else {
+         hi = mid;
+      }
+   }
+   return lo;
+}
+
+static void
+sim_rindex_insert_at (sim_rindex_t *r, size_t i, const uint8_t *raw)
+{
+   if (r->n == r->cap) {
+      r->cap = r->cap ? r->cap * 2 : 16;
+      r->v = bson_realloc (r->v, r->cap * sizeof *r->v);
+   }
+   if (i > 0 && i < r->n && sim_rindex_clash (r->v[i - 1], r->v[i])) {
+      r->nconflicts--;
+   }
+   memmove (&r->v[i + 1], &r->v[i], (r->n - i) * sizeof *r->v);
+   r->v[i] = raw;
+   r->n++;
+   r->nconflicts += sim_rindex_conflicts_at (r, i);
+}
+
+static void
+sim_rindex_remove_at (sim_rindex_t *r, size_t i)
+{
+   r->nconflicts -= sim_rindex_conflicts_at (r, i);
+   memmove (&r->v[i], &r->v[i + 1], (r->n - i - 1) * sizeof *r->v);
+   r->n--;
+   if (i > 0 && i < r->n && sim_rindex_clash (r->v[i - 1], r->v[i])) {
+      r->nconflicts++;
+   }
+}
+
+/* Where raw sits in the index; SIZE_MAX when it is not there. */
+static size_t
+sim_rindex_find (const sim_rindex_t *r, const uint8_t *raw)
+{
+   bson_t min;
+   if (!sim_raw_sub (raw, "min", &min)) {
+      return SIZE_MAX;
+   }
+   for (size_t i = sim_rindex_lower (r, raw); i < r->n && sim_min_cmp_raw (r->v[i], raw) == 0; i++) {
+      if (r->v[i] == raw) {
+         return i;
+      }
+   }
+   return SIZE_MAX;
+}
+
+/* Drops the range index of partition p (rebuilt on next use). */
+static void
+sim_rindex_drop (sim_coll_t *coll, size_t p)
+{
+   sim_rindex_destroy (coll->parts[p].rindex);
+   coll->parts[p].rindex = NULL;
+}
+
+const uint8_t *const *
+sim_part_by_min (sim_coll_t *coll, size_t part, size_t *n, bool *disjoint, bool *tight)
+{
+   sim_part_t *p = &coll->parts[part];
+   if (!p->rindex) {
+      p->rindex = sim_rindex_build (coll, part);
+      if (!p->rindex) {
+         return NULL;
+      }
+   }
+   *n = p->rindex->n;
+   if (disjoint) {
+      *disjoint = p->rindex->nconflicts == 0;
+   }
+   if (tight) {
+      *tight = p->rindex->nloose == 0;
+   }
+   return p->rindex->v;
+}
+
+int
+sim_part_find_containing (sim_coll_t *coll, size_t part, const bson_t *key, bson_t *view)
+{
+   size_t n = 0;
+   bool disjoint = false;
+   const uint8_t *const *ord = sim_part_by_min (coll, part, &n, &disjoint, NULL);
+   if (!ord || !disjoint) {
+      return -1;
+   }
+   /* the last entry whose min is not above key */
+   size_t lo = 0, hi = n;
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      bson_t min;
+      sim_raw_sub (ord[mid], "min", &min);
+      if (simq_compare_docs (&min, key) <= 0) {
+         lo = mid + 1;
+      } else {
+         hi = mid;
+      }
+   }
+   bson_t max;
+   if (lo == 0 || !sim_raw_sub (ord[lo - 1], "max", &max) || simq_compare_docs (key, &max) >= 0) {
+      return 0;
+   }
+   sim_raw_view (ord[lo - 1], view);
+   return 1;
+}
+
+/* ---- the store's hooks ---- */
+
+void
+sim_index_added (sim_coll_t *coll, size_t part, const uint8_t *raw)
+{
+   sim_rindex_t *r = coll->parts[part].rindex;
+   bson_t min;
+   if (coll->ids) {
+      sim_ids_add (coll->ids, raw);
+   }
+   sim_vmax_added (&coll->parts[part], raw);
+   if (!r) {
+      return;
+   }
+   if (!sim_raw_sub (raw, "min", &min)) {
+      sim_rindex_drop (coll, part);
+      return;
+   }
+   /* Appended: the last in storage order, so after every equal min. */
+   size_t i = r->n && sim_min_cmp_raw (r->v[r->n - 1], raw) <= 0 ? r->n : sim_rindex_upper (r, raw);
+   sim_rindex_insert_at (r, i, raw);
+   r->nloose += sim_raw_tight (coll, raw) ? 0 : 1;
+}
+
+void
+sim_index_removing (sim_coll_t *coll, size_t part, const uint8_t *raw)
+{
+   sim_rindex_t *r = coll->parts[part].rindex;
+   if (coll->ids) {
+      sim_ids_remove (coll->ids, raw);
+   }
+   sim_vmax_removing (&coll->parts[part], raw);
+   if (!r) {
+      return;
+   }
+   size_t i = sim_rindex_find (r, raw);
+   BSON_ASSERT (i != SIZE_MAX);
+   sim_rindex_remove_at (r, i);
+   r->nloose -= sim_raw_tight (coll, raw) ? 0 : 1;
+}
+
+void
+sim_index_replaced (sim_coll_t *coll, size_t part, const uint8_t *old, const uint8_t *raw)
+{
+   sim_rindex_t *r = coll->parts[part].rindex;
+   bson_t min;
+   if (coll->ids) {
+      sim_ids_remove (coll->ids, old);
+      sim_ids_add (coll->ids, raw);
+   }
+   sim_vmax_replaced (&coll->parts[part], old, raw);
+   if (!r) {
+      return;
+   }
+   size_t i = sim_rindex_find (r, old);
+   BSON_ASSERT (i != SIZE_MAX);
+   sim_rindex_remove_at (r, i);
+   r->nloose -= sim_raw_tight (coll, old) ? 0 : 1;
+   if (!sim_raw_sub (raw, "min", &min)) {
+      sim_rindex_drop (coll, part);
+      return;
+   }
+   /* The document keeps its storage position: among equal mins its place would need every neighbour's position,
+    * so a tie drops the index instead (rebuilt, in storage order, on next use). */
+   size_t lo = sim_rindex_lower (r, raw);
+   if (lo < r->n && sim_min_cmp_raw (r->v[lo], raw) == 0) {
+      sim_rindex_drop (coll, part);
+      return;
+   }
+   sim_rindex_insert_at (r, lo, raw);
+   r->nloose += sim_raw_tight (coll, raw) ? 0 : 1;
+}
+
+void
+sim_index_free (sim_coll_t *coll)
+{
+   if (coll->ids) {
+      simq_htab_destroy (coll->ids);
+      bson_free (coll->ids);
+      coll->ids = NULL;
+   }
+   for (size_t p = 0; p < coll->nparts; p++) {
+      sim_rindex_drop (coll, p);
+   }
+}

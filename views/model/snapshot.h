@@ -1,0 +1,256 @@
+/* The dashboard's snapshot: pure data that the collector (views/model/collect.c) fills from one refresh and the views
+ * borrow to draw. No driver types here: strings are already formatted (display text and relaxed Extended JSON),
+ * numbers are already rates. Memory grows with shards x collections (plus a bounded event list), never with the
+ * number of chunks. */
+#ifndef SHARDSH_SNAPSHOT_H
+#define SHARDSH_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SNAP_NAME 128      /* shard names, namespaces */
+#define SNAP_TEXT 256      /* key patterns, ranges, event text */
+#define SNAP_HIST 64       /* samples kept for a shard's write-rate sparkline */
+#define SNAP_EVENTS 40     /* recent events kept (each kind with its own share, see views/model/collect.c) */
+#define SNAP_MIGRATIONS 16 /* in-flight migrations described (the count is exact beyond it) */
+
+/* One shard's share of one collection. */
+typedef struct {
+   int64_t chunks;      /* chunks of the collection on this shard (server-side $group) */
+   int64_t jumbo;       /* of which flagged jumbo */
+   int64_t out_of_zone; /* chunks in a zone range whose zone this shard is not in */
+   int64_t data_bytes;  /* $shardedDataDistribution ownedSizeBytes (6.0.3+), else $collStats storageStats.size */
+   int64_t docs;        /* numOwnedDocuments, else storageStats.count */
+   int64_t writes_ops;  /* cumulative latencyStats.writes.ops (the counter the rate comes from) */
+   int64_t reads_ops;   /* cumulative latencyStats.reads.ops */
+   double writes_ps;    /* writes per second since the previous sample */
+   double reads_ps;     /* reads per second since the previous sample */
+   bool hot;            /* takes >= hot_factor x its fair share of the collection's writes, above the minimum */
+} snap_cell_t;
+
+typedef enum {
+   SNAP_BAL_UNKNOWN = 0, /* not enough data (no chunks, one shard) */
+   SNAP_BAL_OK,          /* within the server's threshold */
+   SNAP_BAL_IMBALANCED,  /* the balancer would move something */
+} snap_balance_t;
+
+typedef struct {
+   char ns[SNAP_NAME];
+   char key[SNAP_TEXT];      /* shard key pattern, shell style: "{ x: 1 }" */
+   char key_json[SNAP_TEXT]; /* the same as relaxed Extended JSON */
+   bool hashed;              /* the key has a hashed field */
+   bool no_balance;          /* config.collections noBalance: balancing disabled */
+   int64_t chunks;           /* total chunks */
+   int64_t jumbo;            /* total jumbo chunks */
+   int64_t out_of_zone;      /* total chunks outside their zone */
+   int64_t data_bytes;       /* total data size */
+   int64_t docs;             /* total documents */
+   double writes_ps;         /* total writes per second */
+   double reads_ps;
+   snap_cell_t *cells;                /* one per snapshot shard, in the snapshot's shard order; owned */
+   int64_t range_bytes;               /* the collection's chunk (range) size: its own, else the cluster's */
+   snap_balance_t balance;            /* judged by the server's policy for its version */
+   char balance_why[SNAP_TEXT];       /* "chunk difference 5 >= 4", "data difference 410 MB >= 384 MB" */
+   int hot_shard;                     /* index of the hottest hot shard, -1 when none */
+   bool has_hot_range;                /* the writes go to one key range, named below */
+   char hot_range[2 * SNAP_TEXT + 8]; /* "{ x: 1000 } -> { x: MaxKey() }" */
+   char hot_min_json[SNAP_TEXT];
+   char hot_max_json[SNAP_TEXT];
+   int hot_range_shard;   /* index of the shard owning that range */
+   char hot_range_end[8]; /* "MaxKey" or "MinKey": which end of the key space takes the inserts */
+   /* The chunks at the two ends of the key space (from the server-side $group), for naming a hot range. */
+   int top_shard; /* owner of the chunk whose max is MaxKey, -1 when unknown */
+   char top_min[SNAP_TEXT], top_min_json[SNAP_TEXT];
+   char top_max[SNAP_TEXT], top_max_json[SNAP_TEXT];
+   int bottom_shard; /* owner of the chunk whose min is MinKey, -1 when unknown */
+   char bottom_min[SNAP_TEXT], bottom_min_json[SNAP_TEXT];
+   char bottom_max[SNAP_TEXT], bottom_max_json[SNAP_TEXT];
+   int key_trend;    /* +1: the highest key grew since the previous sample; -1: the lowest shrank; 0 */
+   int64_t stats_ms; /* monotonic ms at which the cells' op counters were read (rates span two readings; equal
+                      * readings carry the last rates); 0 when never, or in tests: rates over the samples' dt */
+} snap_coll_t;
+
+/* A draining shard's progress: what is left on it and how fast it goes. */
+typedef struct {
+   int64_t chunks;    /* chunks left (all sharded collections) */
+   int64_t bytes;     /* data left */
+   int64_t databases; /* databases whose primary it still is; -1 when unknown */
+   double bytes_ps;   /* bytes leaving per second over the last minutes; -1 before two readings */
+   double chunks_ps;  /* chunks leaving per second over the same span */
+   double window_s;   /* the span the rates cover */
+   int64_t eta_s;     /* estimated seconds left; -1 when it cannot be told (no progress yet) */
+} snap_drain_t;
+
+typedef struct {
+   char name[SNAP_NAME];
+   char host[SNAP_TEXT];
+   bool draining;
+   snap_drain_t drain;    /* meaningful when draining */
+   char zones[SNAP_TEXT]; /* comma-separated, "" when none */
+   int64_t chunks;        /* over all sharded collections */
+   int64_t jumbo;
+   int64_t data_bytes; /* over the sharded collections */
+   int64_t docs;
+   double writes_ps;
+   double reads_ps;
+   double hist[SNAP_HIST]; /* recent write rates, oldest first */
+   int nhist;
+   bool hot; /* hot for at least one collection */
+   /* Trend over the session: change since the first sample that saw this shard. */
+   int64_t chunks_delta;
+   int64_t bytes_delta;
+   double trend_s; /* seconds since that sample */
+} snap_shard_t;
+
+typedef enum {
+   SNAP_EV_SPLIT,
+   SNAP_EV_MIGRATE_OK,
+   SNAP_EV_MIGRATE_FAIL,
+   SNAP_EV_MIGRATE_START,
+   SNAP_EV_ROUND,
+   SNAP_EV_ROUND_FAIL,
+   SNAP_EV_OTHER,
+} snap_event_kind_t;
+
+typedef struct {
+   int64_t time_ms; /* event time, ms since the epoch */
+   snap_event_kind_t kind;
+   char what[64]; /* the changelog's "what" */
+   char ns[SNAP_NAME];
+   char text[SNAP_TEXT]; /* one line: "shard01 -> shard02 { x: 10 } -> { x: 20 }" */
+   char from[SNAP_NAME]; /* migrations: the donor; splits: the owning shard; "" otherwise */
+   char to[SNAP_NAME];   /* migrations: the recipient */
+   char min[SNAP_TEXT];  /* the range, shell style; "" for rounds */
+   char max[SNAP_TEXT];
+   char error[SNAP_TEXT]; /* a failure's message, "" otherwise */
+} snap_event_t;
+
+typedef struct {
+   char mode[32];  /* "full", "off", "autoSplitOnly", "" when unknown */
+   bool in_round;  /* balancerStatus inBalancerRound */
+   int64_t rounds; /* numBalancerRounds (-1 when unknown) */
+   bool has_window;
+   char window_start[8]; /* "HH:MM" */
+   char window_stop[8];
+   int migrations; /* migrations in flight as the server reports them (config.migrations before 6.0, the donors'
+                    * _shardsvrMoveRange in $currentOp from 6.0); -1 when the server would not say */
+   int64_t chunk_size_bytes; /* the cluster's chunk (range) size */
+} snap_balancer_t;
+
+/* One migration in flight. */
+typedef struct {
+   char ns[SNAP_NAME];
+   char min[SNAP_TEXT]; /* the range's min, shell style (as snap_chunk_t.min) */
+   char max[SNAP_TEXT];
+   char from[SNAP_NAME];
+   char to[SNAP_NAME];
+} snap_migration_t;
+
+typedef struct {
+   char host[SNAP_TEXT]; /* the router that answered (serverStatus host) */
+   char version[32];     /* "7.0.2" */
+   int vmajor, vminor;
+   snap_balancer_t balancer;
+   double interval_s;     /* refresh interval in effect */
+   int64_t sampled_at_ms; /* wall clock of the sample, ms since the epoch; 0 when there never was one */
+   int64_t sample_ms;     /* how long the sample took */
+   int round_trips;       /* commands sent for this sample */
+   bool incremental;      /* chunk counts and sizes were updated from what changed since the previous sample */
+   int colls_reread;      /* collections whose chunks this sample counted again (every one on a full read) */
+   bool rates_valid;      /* a previous sample exists, so rates mean something */
+   double inserts_ps, updates_ps, deletes_ps, queries_ps; /* mongos opcounters, whole router */
+   double hot_factor;                                     /* thresholds the hot flags were computed with */
+   double hot_min_rate;
+   bool stale;            /* the last refresh failed: the numbers are from sampled_at_ms */
+   char error[SNAP_TEXT]; /* why, when stale */
+   snap_shard_t *shards;  /* owned */
+   size_t nshards;
+   snap_coll_t *colls; /* owned */
+   size_t ncolls;
+   snap_event_t events[SNAP_EVENTS]; /* newest first */
+   size_t nevents;
+   snap_migration_t migs[SNAP_MIGRATIONS]; /* the first of balancer.migrations */
+   size_t nmigs;
+   /* Totals over the shards (equal to those over the collections). */
+   int64_t total_chunks;
+   int64_t total_jumbo;
+   int64_t total_bytes;
+   int64_t total_docs;
+   double total_writes_ps;
+   double total_reads_ps;
+} snapshot_t;
+
+/* A collection's chunk list for the drill-down view (fetched on demand, capped). */
+typedef struct {
+   char min[SNAP_TEXT];
+   char max[SNAP_TEXT];
+   char shard[SNAP_NAME];
+   bool jumbo;
+   char zone[64];             /* zone whose range holds this chunk's min, "" when none */
+   bool out_of_zone;          /* in a zone range, on a shard outside that zone */
+   bool hot;                  /* the collection's hot key range */
+   char moving_to[SNAP_NAME]; /* being migrated to that shard, "" when not */
+   int64_t docs;              /* documents (dataSize estimate); -1 when not read */
+   int64_t bytes;             /* bytes (dataSize estimate); -1 when not read */
+} snap_chunk_t;
+
+typedef struct {
+   char min[SNAP_TEXT];
+   char max[SNAP_TEXT];
+   char zone[64];
+   char shards[SNAP_TEXT]; /* shards in that zone, comma-separated */
+} snap_zone_t;
+
+typedef struct {
+   char ns[SNAP_NAME];
+   snap_chunk_t *chunks; /* owned */
+   size_t nchunks;
+   bool truncated;     /* more chunks exist than were fetched */
+   snap_zone_t *zones; /* owned */
+   size_t nzones;
+   char error[SNAP_TEXT]; /* non-empty when the fetch failed */
+} snap_chunks_t;
+
+/* Frees what snap owns and zeroes it (safe on a zeroed snapshot). */
+void
+snapshot_clear (snapshot_t *snap);
+
+/* Deep-copies src into dst (dst is overwritten, not freed first). */
+void
+snapshot_copy (snapshot_t *dst, const snapshot_t *src);
+
+/* Index of shard name in snap, or -1. */
+int
+snapshot_shard_index (const snapshot_t *snap, const char *name);
+
+void
+snap_chunks_clear (snap_chunks_t *chunks);
+
+/* Formats a byte count as "1.2 GB" into buf (size >= 16). Returns buf. */
+char *
+snap_fmt_bytes (int64_t bytes, char *buf, size_t len);
+
+/* Formats a byte rate as "1.2 MB/s" into buf ("-" when negative: not known yet). Returns buf. */
+char *
+snap_fmt_rate_bytes (double bytes_ps, char *buf, size_t len);
+
+/* Formats seconds as "45s", "12m05s", "3h05m" or "2d04h" into buf ("?" when negative: not known). Returns buf. */
+char *
+snap_fmt_duration (int64_t secs, char *buf, size_t len);
+
+/* Copies the shell-style value text s into buf with every ISODate('2026-11-24T09:36:33.261Z') shortened for a
+ * narrow column: to "2026-11-24 09:36:33.261" (".000" dropped), and to the time alone when ref (may be NULL) holds an
+ * ISODate of the same day. Returns buf. */
+char *
+snap_short_dates (const char *s, const char *ref, char *buf, size_t len);
+
+/* "min -> max" (arrow between) with the dates shortened: the max shows only what differs from the min. */
+char *
+snap_fmt_range (const char *min, const char *max, const char *arrow, char *buf, size_t len);
+
+/* Formats a count as "12.3k" into buf. Returns buf. */
+char *
+snap_fmt_count (double n, char *buf, size_t len);
+
+#endif
