@@ -52,7 +52,7 @@ SIMU_BINS := $(SIMU_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BINDIR ?= $(if $(SAN),$(BUILD)/bin,bin)
 JS_PLUGIN = $(BINDIR)/shardsh-js.so
 
-.PHONY: all binaries deps test check units asan clean install demo format format-check docs fuzz bench valgrind
+.PHONY: all binaries deps test check units asan clean install demo format format-check layers-check docs fuzz bench valgrind
 
 # Every entry point (`make`, `make demo`, `make check`, `make test`) first runs the dependency step, which installs
 # Debian's packages only when one is missing; the build itself runs in a sub-make so pkg-config sees them.
@@ -104,6 +104,7 @@ units: binaries $(UNIT_BINS) $(SIMU_BINS)
 # packages first, so a fresh machine needs nothing by hand. `make check` is the plain suite alone.
 test: deps
 	@$(MAKE) --no-print-directory format-check
+	@$(MAKE) --no-print-directory layers-check
 	@$(MAKE) --no-print-directory -j2 units
 	@$(MAKE) --no-print-directory -j2 BUILD=build/asan SAN=1 units
 	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory -j2 $(FUZZ_BINS); fi
@@ -179,6 +180,11 @@ format:
 
 format-check:
 	@clang-format --dry-run -Werror $(FORMAT_SRCS) && echo "format-check: $(words $(FORMAT_SRCS)) files formatted"
+
+# The layout's rules (tests/layout/check.sh): includes go down the layer table only, no file over 1,000 lines, no
+# function over 150.
+layers-check:
+	@mkdir -p build && sh tests/layout/check.sh
 
 clean:
 	rm -rf build bin
