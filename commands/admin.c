@@ -21,7 +21,7 @@ build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char
                        "%s needs a command document such as { ping: 1 }", method);
       return false;
    }
-   if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &typed)) {
+   if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &typed)) {
       sh_error_set_at (err, SH_ERR_ARGS, call->pos, "invalid command document");
       return false;
    }

@@ -330,7 +330,7 @@ advisor_read_chunk_map (sh_ctx_t *ctx, const advisor_args_t *a, advisor_data_t *
       goto done;
    if ((bson_iter_init_find (&f, &coll, "dropped") && bson_iter_as_bool (&f)) ||
        (bson_iter_init_find (&f, &coll, "unsplittable") && bson_iter_as_bool (&f)) ||
-       !cmd_get_sub (&coll, "key", BSON_TYPE_DOCUMENT, &key))
+       !docget_sub (&coll, "key", BSON_TYPE_DOCUMENT, &key))
       goto done;
    bson_copy_to_excluding_noinit (&coll, &d->coll_doc, "", NULL);
    bson_concat (&d->key, &key);
@@ -356,8 +356,8 @@ advisor_read_chunk_map (sh_ctx_t *ctx, const advisor_args_t *a, advisor_data_t *
    d->chunks = SH_ALLOC_ARRAY (advisor_chunk_t, bson_count_keys (&docs) + 1);
    while (bson_iter_next (&it)) {
       bson_t chunk, min, max;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &chunk) || !cmd_get_sub (&chunk, "min", BSON_TYPE_DOCUMENT, &min) ||
-          !cmd_get_sub (&chunk, "max", BSON_TYPE_DOCUMENT, &max) || !bson_iter_init_find (&f, &chunk, "shard") ||
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &chunk) || !docget_sub (&chunk, "min", BSON_TYPE_DOCUMENT, &min) ||
+          !docget_sub (&chunk, "max", BSON_TYPE_DOCUMENT, &max) || !bson_iter_init_find (&f, &chunk, "shard") ||
           !BSON_ITER_HOLDS_UTF8 (&f))
          continue;
       bson_copy_to (&min, &d->chunks[d->nchunks].min);
@@ -708,8 +708,8 @@ exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
          bson_t index, key, pattern;
          char *origin;
          bool seen = false;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &index) ||
-             !cmd_get_sub (&index, "key", BSON_TYPE_DOCUMENT, &key) ||
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &index) ||
+             !docget_sub (&index, "key", BSON_TYPE_DOCUMENT, &key) ||
              (bson_iter_init_find (&f, &index, "sparse") && bson_iter_as_bool (&f)) ||
              bson_iter_init_find (&f, &index, "partialFilterExpression"))
             continue;

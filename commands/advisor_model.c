@@ -2,6 +2,7 @@
  * shards, the figures the seed documents ask about (cardinality, frequency, monotonicity), where the next inserts
  * would land, how sampled queries would be targeted, and a verdict in plain words. Pure: no I/O, no globals. */
 #include "commands/advisor_model.h"
+#include "shell/lib/order.h"
 #include "shell/lib/hashkey.h"
 #include "shell/lib/aligned.h"
 
@@ -32,157 +33,6 @@ advisor_limits_default (void)
 {
    advisor_limits_t l = { .low_cardinality = 1000, .hot_share = 0.05, .monotonic = 0.7, .skew = 1.5 };
    return l;
-}
-
-/* ---- BSON order ---- */
-
-static int
-advisor_cmp_i64 (int64_t a, int64_t b)
-{
-   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-static double
-advisor_number_as_double (const bson_value_t *v)
-{
-   char s[BSON_DECIMAL128_STRING];
-   switch (v->value_type) {
-   case BSON_TYPE_INT32:
-      return v->value.v_int32;
-   case BSON_TYPE_INT64:
-      return (double) v->value.v_int64;
-   case BSON_TYPE_DOUBLE:
-      return v->value.v_double;
-   case BSON_TYPE_DECIMAL128:
-      bson_decimal128_to_string (&v->value.v_decimal128, s);
-      return strtod (s, NULL);
-   default:
-      return 0;
-   }
-}
-
-static int
-advisor_cmp_numbers (const bson_value_t *a, const bson_value_t *b)
-{
-   bool ai = a->value_type == BSON_TYPE_INT32 || a->value_type == BSON_TYPE_INT64;
-   bool bi = b->value_type == BSON_TYPE_INT32 || b->value_type == BSON_TYPE_INT64;
-   if (ai && bi) {
-      int64_t x = a->value_type == BSON_TYPE_INT32 ? a->value.v_int32 : a->value.v_int64;
-      int64_t y = b->value_type == BSON_TYPE_INT32 ? b->value.v_int32 : b->value.v_int64;
-      return advisor_cmp_i64 (x, y);
-   }
-   {
-      long double x = advisor_number_as_double (a), y = advisor_number_as_double (b);
-      if (a->value_type == BSON_TYPE_INT64)
-         x = (long double) a->value.v_int64;
-      if (b->value_type == BSON_TYPE_INT64)
-         y = (long double) b->value.v_int64;
-      if (isnan ((double) x) || isnan ((double) y)) /* NaN sorts below every other number */
-         return isnan ((double) x) ? (isnan ((double) y) ? 0 : -1) : 1;
-      return x < y ? -1 : x > y ? 1 : 0;
-   }
-}
-
-static int
-advisor_cmp_bytes (const void *a, size_t alen, const void *b, size_t blen)
-{
-   int c = memcmp (a, b, alen < blen ? alen : blen);
-   if (c)
-      return c < 0 ? -1 : 1;
-   return alen < blen ? -1 : alen > blen ? 1 : 0;
-}
-
-/* Embedded documents and arrays: element by element, canonical type, then field name, then value. */
-static int
-advisor_cmp_embedded (const uint8_t *ad, uint32_t alen, const uint8_t *bd, uint32_t blen)
-{
-   bson_t a, b;
-   bson_iter_t ia, ib;
-   if (!bson_init_static (&a, ad, alen) || !bson_init_static (&b, bd, blen) || !bson_iter_init (&ia, &a) ||
-       !bson_iter_init (&ib, &b))
-      return advisor_cmp_bytes (ad, alen, bd, blen);
-   for (;;) {
-      bool na = bson_iter_next (&ia), nb = bson_iter_next (&ib);
-      int c;
-      if (!na || !nb)
-         return na == nb ? 0 : (na ? 1 : -1);
-      c = hashkey_canonical_type (bson_iter_type (&ia)) - hashkey_canonical_type (bson_iter_type (&ib));
-      if (c)
-         return c < 0 ? -1 : 1;
-      c = strcmp (bson_iter_key (&ia), bson_iter_key (&ib));
-      if (c)
-         return c < 0 ? -1 : 1;
-      c = advisor_compare_values (bson_iter_value (&ia), bson_iter_value (&ib));
-      if (c)
-         return c;
-   }
-}
-
-int
-advisor_compare_values (const bson_value_t *a, const bson_value_t *b)
-{
-   int ca = hashkey_canonical_type (a->value_type), cb = hashkey_canonical_type (b->value_type);
-   int c;
-   if (ca != cb)
-      return ca < cb ? -1 : 1;
-   switch (ca) {
-   case 10:
-      return advisor_cmp_numbers (a, b);
-   case 15:
-      return advisor_cmp_bytes (a->value.v_utf8.str, a->value.v_utf8.len, b->value.v_utf8.str, b->value.v_utf8.len);
-   case 20:
-   case 25:
-      return advisor_cmp_embedded (a->value.v_doc.data, a->value.v_doc.data_len, b->value.v_doc.data,
-                                   b->value.v_doc.data_len);
-   case 30:
-      if (a->value.v_binary.data_len != b->value.v_binary.data_len)
-         return a->value.v_binary.data_len < b->value.v_binary.data_len ? -1 : 1;
-      if (a->value.v_binary.subtype != b->value.v_binary.subtype)
-         return a->value.v_binary.subtype < b->value.v_binary.subtype ? -1 : 1;
-      return advisor_cmp_bytes (a->value.v_binary.data, a->value.v_binary.data_len, b->value.v_binary.data,
-                                b->value.v_binary.data_len);
-   case 35:
-      c = bson_oid_compare (&a->value.v_oid, &b->value.v_oid);
-      return c < 0 ? -1 : c > 0 ? 1 : 0;
-   case 40:
-      return (int) a->value.v_bool - (int) b->value.v_bool;
-   case 45:
-      return advisor_cmp_i64 (a->value.v_datetime, b->value.v_datetime);
-   case 47:
-      if (a->value.v_timestamp.timestamp != b->value.v_timestamp.timestamp)
-         return a->value.v_timestamp.timestamp < b->value.v_timestamp.timestamp ? -1 : 1;
-      return a->value.v_timestamp.increment < b->value.v_timestamp.increment
-                ? -1
-                : a->value.v_timestamp.increment > b->value.v_timestamp.increment;
-   case 50:
-      c = strcmp (a->value.v_regex.regex, b->value.v_regex.regex);
-      if (!c)
-         c = strcmp (a->value.v_regex.options ? a->value.v_regex.options : "",
-                     b->value.v_regex.options ? b->value.v_regex.options : "");
-      return c < 0 ? -1 : c > 0 ? 1 : 0;
-   case 60:
-      return advisor_cmp_bytes (a->value.v_code.code, a->value.v_code.code_len, b->value.v_code.code,
-                                b->value.v_code.code_len);
-   default:
-      return 0; /* MinKey, MaxKey, null, undefined: one value each */
-   }
-}
-
-int
-advisor_compare_keys (const bson_t *a, const bson_t *b)
-{
-   bson_iter_t ia, ib;
-   if (!bson_iter_init (&ia, a) || !bson_iter_init (&ib, b))
-      return 0;
-   for (;;) {
-      bool na = bson_iter_next (&ia), nb = bson_iter_next (&ib);
-      int c;
-      if (!na || !nb)
-         return na == nb ? 0 : (na ? 1 : -1);
-      c = advisor_compare_values (bson_iter_value (&ia), bson_iter_value (&ib));
-      if (c)
-         return c;
-   }
 }
 
 /* ---- key patterns ---- */
@@ -417,7 +267,7 @@ static int
 advisor_entry_key_cmp (const void *a, const void *b)
 {
    const advisor_entry_t *x = a, *y = b;
-   int c = advisor_compare_keys (&x->key, &y->key);
+   int c = order_keys (&x->key, &y->key);
    if (c)
       return c;
    return x->idx < y->idx ? -1 : x->idx > y->idx;
@@ -462,7 +312,7 @@ advisor_spearman (advisor_entry_t *e, size_t n)
    qsort (e, n, sizeof *e, advisor_entry_key_cmp);
    for (size_t i = 0; i < n;) {
       size_t j = i;
-      while (j + 1 < n && !advisor_compare_keys (&e[j + 1].key, &e[i].key))
+      while (j + 1 < n && !order_keys (&e[j + 1].key, &e[i].key))
          j++;
       for (size_t k = i; k <= j; k++)
          e[k].key_rank = (double) (i + j) / 2.0;
@@ -558,7 +408,7 @@ advisor_map_even (const bson_t *pattern, const advisor_entry_t *sorted, size_t n
             break;
          q = &sorted[k * n / ns].key;
          /* a repeated value cannot be split: skip a boundary equal to the previous one */
-         if (m->n && !advisor_compare_keys (q, &m->v[m->n - 1].min))
+         if (m->n && !order_keys (q, &m->v[m->n - 1].min))
             continue;
          bson_copy_to (q, &c->min);
       }
@@ -578,7 +428,7 @@ advisor_route (const advisor_map_t *m, const bson_t *key)
    size_t lo = 0, hi = m->n;
    while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2;
-      if (advisor_compare_keys (&m->v[mid].min, key) <= 0)
+      if (order_keys (&m->v[mid].min, key) <= 0)
          lo = mid + 1;
       else
          hi = mid;
@@ -694,7 +544,7 @@ advisor_mark_range (const advisor_map_t *m, const advisor_cluster_t *cluster, co
 {
    for (size_t i = 0; i < m->n; i++) {
       long s;
-      if (advisor_compare_keys (&m->v[i].max, lo) <= 0 || advisor_compare_keys (&m->v[i].min, hi) > 0)
+      if (order_keys (&m->v[i].max, lo) <= 0 || order_keys (&m->v[i].min, hi) > 0)
          continue;
       s = advisor_shard_index (cluster, m->v[i].shard);
       if (s >= 0)
@@ -912,7 +762,7 @@ advisor_frequency (advisor_result_t *r, const advisor_entry_t *sorted, size_t n,
    for (size_t i = 0; i < n;) {
       size_t j = i;
       int64_t cnt;
-      while (j + 1 < n && !advisor_compare_keys (&sorted[j + 1].key, &sorted[i].key))
+      while (j + 1 < n && !order_keys (&sorted[j + 1].key, &sorted[i].key))
          j++;
       cnt = (int64_t) (j - i + 1);
       d++;

@@ -146,15 +146,6 @@ typedef struct {
 advisor_limits_t
 advisor_limits_default (void);
 
-/* MongoDB's BSON value order (MinKey < null < numbers < strings < objects < arrays < binData < ObjectId < bool <
- * date < timestamp < regex < MaxKey; numbers compared by value across types). Returns <0, 0, >0. */
-int
-advisor_compare_values (const bson_value_t *a, const bson_value_t *b);
-
-/* Compares two key documents position by position (field names ignored), as chunk bounds compare. */
-int
-advisor_compare_keys (const bson_t *a, const bson_t *b);
-
 /* Whether pattern is a key shardsh can analyse: fields of 1 or "hashed" (at most one hashed), no $-fields. On false
  * writes why into why (may be NULL). */
 bool

@@ -212,7 +212,7 @@ bool
 args_doc (const sh_call_t *call, int i, bson_t *doc)
 {
    bson_iter_t it;
-   return args_get (call, i, &it) && cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, doc);
+   return args_get (call, i, &it) && docget_iter_sub (&it, BSON_TYPE_DOCUMENT, doc);
 }
 
 void

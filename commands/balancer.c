@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "commands/commands.h"
+#include "shell/lib/clock.h"
 #include "shell/core/interrupt.h"
 
 static bool
@@ -217,14 +218,6 @@ build_wait_for_balancer_off (const sh_call_t *call, sh_requests_t *out, sh_error
    return build_balancer_status (call, out, err);
 }
 
-static int64_t
-now_ms (void)
-{
-   struct timespec ts;
-   clock_gettime (CLOCK_MONOTONIC, &ts);
-   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* One balancerStatus: in round, round counter and mode. */
 static bool
 poll_status (sh_ctx_t *ctx, bson_t *reply, bool *in_round, int64_t *rounds, bool *off, sh_error_t *err)
@@ -251,7 +244,7 @@ static bool
 wait_balancer (sh_ctx_t *ctx, const sh_call_t *call, bool until_off, bool wait_round, int timeout_arg, sh_error_t *err)
 {
    bson_t reply = BSON_INITIALIZER;
-   int64_t timeout = WAIT_DEFAULT_TIMEOUT_MS, start = now_ms (), first_rounds = -1, rounds;
+   int64_t timeout = WAIT_DEFAULT_TIMEOUT_MS, start = clock_mono_ms (), first_rounds = -1, rounds;
    bool in_round, off, ok = false;
 
    if (!args_int (call, timeout_arg, 0, INT32_MAX, "timeout (ms)", &timeout, err))
@@ -275,7 +268,7 @@ wait_balancer (sh_ctx_t *ctx, const sh_call_t *call, bool until_off, bool wait_r
          done = !in_round;
       if (done)
          break;
-      if (now_ms () - start >= timeout) {
+      if (clock_mono_ms () - start >= timeout) {
          sh_error_set_at (err, SH_ERR_USAGE, call->pos, "%s timed out after %lld ms: %s", call->cmd->name,
                           (long long) timeout,
                           until_off ? (off ? "a balancer round is still in progress" : "the balancer is still enabled")

@@ -240,7 +240,7 @@ count_shard_chunks (sh_ctx_t *ctx, const bson_t *coll, const char *shard, double
    bson_append_array_end (&cmd, &pipeline);
    cmd_append_empty (&cmd, "cursor");
    ok = conn_run_docs (ctx, "config", &cmd, CONN_READ, 1, &docs, NULL, err);
-   *chunks = cmd_number_at (&docs, "0.n", NULL);
+   *chunks = docget_double (&docs, "0.n", 0, NULL);
    bson_destroy (&docs);
    bson_destroy (&cmd);
    return ok;
@@ -312,7 +312,7 @@ exec_get_shard_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *e
       char *key;
       double size, count, avg, orphans, chunks = 0, est_docs;
 
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &sdoc))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &sdoc))
          continue;
       if (bson_iter_init_find (&f, &sdoc, "shard") && BSON_ITER_HOLDS_UTF8 (&f))
          shard = bson_iter_utf8 (&f, NULL);
@@ -320,10 +320,10 @@ exec_get_shard_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *e
       if (!cmd_config_find_id (ctx, "shards", shard, &host, &found_host, err) ||
           !count_shard_chunks (ctx, &coll, shard, &chunks, err))
          goto done;
-      size = cmd_number_at (&sdoc, "storageStats.size", NULL);
-      avg = cmd_number_at (&sdoc, "storageStats.avgObjSize", NULL);
-      orphans = cmd_number_at (&sdoc, "storageStats.numOrphanDocs", NULL);
-      count = cmd_number_at (&sdoc, "storageStats.count", &have_count);
+      size = docget_double (&sdoc, "storageStats.size", 0, NULL);
+      avg = docget_double (&sdoc, "storageStats.avgObjSize", 0, NULL);
+      orphans = docget_double (&sdoc, "storageStats.numOrphanDocs", 0, NULL);
+      count = docget_double (&sdoc, "storageStats.count", 0, &have_count);
       size -= orphans * avg;
       if (!have_count)
          count = NAN;

@@ -10,6 +10,8 @@
 #include <stdio.h>
 
 #include "shell/core/conn.h"
+#include "shell/lib/clock.h"
+#include "shell/lib/docget.h"
 #include "shell/core/ctx.h"
 #include "shell/core/errors.h"
 
@@ -271,11 +273,6 @@ cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
 bool
 cmd_dry_run (const sh_ctx_t *ctx);
 
-/* The number at the dotted path of doc as a double, or 0 when it is absent or not a number; *present (may be NULL)
- * says which. */
-double
-cmd_number_at (const bson_t *doc, const char *path, bool *present);
-
 /* Appends a JS number as mongosh's BSON serialiser would: an int32 when integral and in range, else a double. */
 void
 cmd_append_number (bson_t *doc, const char *key, double v);
@@ -336,25 +333,12 @@ cmd_run_build (sh_ctx_t *ctx, const sh_call_t *call, bson_t *reply, sh_error_t *
 bool
 cmd_run_build_docs (sh_ctx_t *ctx, const sh_call_t *call, size_t max, bson_t *docs, bool *more, sh_error_t *err);
 
-/* Points sub (static, borrowed from the iterated document) at the value of it when it holds type
- * (BSON_TYPE_DOCUMENT or BSON_TYPE_ARRAY); false when it holds anything else. */
-bool
-cmd_iter_sub (const bson_iter_t *it, bson_type_t type, bson_t *sub);
-
-/* The same for the top-level field key of doc; false when it is absent or of another type. */
-bool
-cmd_get_sub (const bson_t *doc, const char *key, bson_type_t type, bson_t *sub);
-
 /* Points doc (static, borrowed) at the first element of docs, an array document such as conn_run_docs fills, when
  * it is a document; false when docs is empty or its first element is not a document. */
 bool
 cmd_first_doc (const bson_t *docs, bson_t *doc);
 
 /* ---- shared config.* reads (commands/migrations.c), also used by sh.status ---- */
-
-/* Milliseconds since the epoch, now. */
-int64_t
-cmd_now_ms (void);
 
 /* mongosh's "yesterday": now with the local calendar date moved back one day (23 or 25 hours across DST). */
 int64_t

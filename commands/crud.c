@@ -299,7 +299,7 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       bson_value_t n = { .value_type = BSON_TYPE_INT32 };
       if (!cmd_run_build (ctx, call, &docs, err))
          goto done;
-      n.value.v_int32 = (int32_t) cmd_number_at (&docs, "n", NULL);
+      n.value.v_int32 = (int32_t) docget_double (&docs, "n", 0, NULL);
       if (!cmd_dry_run (ctx))
          cmd_print_value (ctx, &n);
       ok = true;
@@ -348,7 +348,7 @@ exec_distinct (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bson_t reply, values;
    bool ok = cmd_run_build (ctx, call, &reply, err);
 
-   if (ok && !cmd_dry_run (ctx) && cmd_get_sub (&reply, "values", BSON_TYPE_ARRAY, &values))
+   if (ok && !cmd_dry_run (ctx) && docget_sub (&reply, "values", BSON_TYPE_ARRAY, &values))
       cmd_print_array (ctx, &values);
    bson_destroy (&reply);
    return ok;

@@ -30,7 +30,7 @@ build_current_op (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
       if (BSON_ITER_HOLDS_BOOL (&it)) {
          is_bool = true;
          all = bson_iter_bool (&it);
-      } else if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &filter)) {
+      } else if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &filter)) {
          have_filter = true;
          if (bson_iter_init_find (&f, &filter, "$all"))
             all = bson_iter_as_bool (&f);
@@ -297,7 +297,7 @@ db_list_versions (bson_string_t *out, const bson_t *c, const char *key, const ch
    bson_t arr;
    bson_iter_t it;
    bool first = true;
-   if (!cmd_get_sub (c, key, BSON_TYPE_ARRAY, &arr) || bson_empty (&arr))
+   if (!docget_sub (c, key, BSON_TYPE_ARRAY, &arr) || bson_empty (&arr))
       return;
    bson_string_append_printf (out, "\n%s ", title);
    bson_iter_init (&it, &arr);
@@ -321,7 +321,7 @@ exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bool ok = cmd_run_build (ctx, call, &reply, err);
    if (!ok || cmd_dry_run (ctx))
       goto done;
-   if (ctx->out.mode == OUTPUT_JSON || !cmd_get_sub (&reply, "commands", BSON_TYPE_DOCUMENT, &cmds)) {
+   if (ctx->out.mode == OUTPUT_JSON || !docget_sub (&reply, "commands", BSON_TYPE_DOCUMENT, &cmds)) {
       cmd_print_doc (ctx, &reply);
       goto done;
    }
@@ -330,7 +330,7 @@ exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       bson_t value = BSON_INITIALIZER, c, one;
       bson_iter_init (&it, &cmds);
       while (bson_iter_next (&it)) {
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &c))
             continue;
          BSON_APPEND_DOCUMENT_BEGIN (&value, bson_iter_key (&it), &one);
          bson_iter_init (&f, &c);
@@ -352,7 +352,7 @@ exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bson_iter_init (&it, &cmds);
    while (bson_iter_next (&it)) {
       bson_t c;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &c))
          continue;
       bson_string_append_printf (out, "%s%s: ", out->len ? "\n\n" : "", bson_iter_key (&it));
       /* mongosh renames a 4.4 server's slaveOk / slaveOverrideOk, which moves them last */
@@ -783,7 +783,8 @@ db_coll_stats_result (const sh_call_t *call, const bson_t *docs, bool sharded, d
    while (bson_iter_next (&d)) {
       bson_t doc, ss;
       double count = 0;
-      if (!cmd_iter_sub (&d, BSON_TYPE_DOCUMENT, &doc) || !cmd_get_sub (&doc, "storageStats", BSON_TYPE_DOCUMENT, &ss))
+      if (!docget_iter_sub (&d, BSON_TYPE_DOCUMENT, &doc) ||
+          !docget_sub (&doc, "storageStats", BSON_TYPE_DOCUMENT, &ss))
          continue;
       if (first) {
          have_shard = bson_has_field (&doc, "shard");

@@ -107,9 +107,9 @@ cmd_check_write_errors (const bson_t *reply, sh_error_t *err)
 {
    bson_t errors, we;
    bson_iter_t f;
-   if (!cmd_get_sub (reply, "writeErrors", BSON_TYPE_ARRAY, &errors) || !cmd_first_doc (&errors, &we)) {
+   if (!docget_sub (reply, "writeErrors", BSON_TYPE_ARRAY, &errors) || !cmd_first_doc (&errors, &we)) {
       bson_t wce;
-      if (!cmd_get_sub (reply, "writeConcernError", BSON_TYPE_DOCUMENT, &wce))
+      if (!docget_sub (reply, "writeConcernError", BSON_TYPE_DOCUMENT, &wce))
          return true;
       we = wce;
    }
@@ -288,34 +288,10 @@ cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 }
 
 bool
-cmd_iter_sub (const bson_iter_t *it, bson_type_t type, bson_t *sub)
-{
-   const uint8_t *data;
-   uint32_t len;
-
-   if (bson_iter_type (it) != type)
-      return false;
-   if (type == BSON_TYPE_DOCUMENT)
-      bson_iter_document (it, &len, &data);
-   else if (type == BSON_TYPE_ARRAY)
-      bson_iter_array (it, &len, &data);
-   else
-      return false;
-   return bson_init_static (sub, data, len);
-}
-
-bool
-cmd_get_sub (const bson_t *doc, const char *key, bson_type_t type, bson_t *sub)
-{
-   bson_iter_t it;
-   return bson_iter_init_find (&it, doc, key) && cmd_iter_sub (&it, type, sub);
-}
-
-bool
 cmd_first_doc (const bson_t *docs, bson_t *doc)
 {
    bson_iter_t it;
-   return bson_iter_init (&it, docs) && bson_iter_next (&it) && cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, doc);
+   return bson_iter_init (&it, docs) && bson_iter_next (&it) && docget_iter_sub (&it, BSON_TYPE_DOCUMENT, doc);
 }
 
 void
@@ -432,20 +408,6 @@ cmd_config_find_id (sh_ctx_t *ctx, const char *coll, const char *id, bson_t *doc
    ok = cmd_run_first_doc (ctx, "config", &cmd, CONN_READ, doc, found, err);
    bson_destroy (&cmd);
    return ok;
-}
-
-double
-cmd_number_at (const bson_t *doc, const char *path, bool *present)
-{
-   bson_iter_t it, f;
-   if (present)
-      *present = false;
-   if (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f) && BSON_ITER_HOLDS_NUMBER (&f)) {
-      if (present)
-         *present = true;
-      return bson_iter_as_double (&f);
-   }
-   return 0;
 }
 
 void

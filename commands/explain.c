@@ -147,8 +147,8 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
       while (bson_iter_next (&it)) {
          bson_t d;
          const char *id;
-         if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && (id = ex_str (&d, "_id")))
-            cmd_append_number (&per, id, cmd_number_at (&d, "chunks", NULL));
+         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && (id = ex_str (&d, "_id")))
+            cmd_append_number (&per, id, docget_double (&d, "chunks", 0, NULL));
       }
    }
    bson_append_document_end (out, &per);
@@ -195,14 +195,14 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
          bson_iter_t p;
          const char *id;
          double chunks = 0;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = ex_str (&sd, "_id")) ||
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = ex_str (&sd, "_id")) ||
              !ex_is (&sd, "draining", true))
             continue;
          if (bson_iter_init (&p, &r->per_shard)) {
             while (bson_iter_next (&p)) {
                const char *pid;
-               if (cmd_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = ex_str (&ps, "_id")) && !strcmp (pid, id))
-                  chunks = cmd_number_at (&ps, "chunks", NULL);
+               if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = ex_str (&ps, "_id")) && !strcmp (pid, id))
+                  chunks = docget_double (&ps, "chunks", 0, NULL);
             }
          }
          if (chunks > 0) {
@@ -222,8 +222,8 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
          const char *id;
          double jumbo;
          char min[512] = "";
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !(id = ex_str (&d, "_id")) ||
-             (jumbo = cmd_number_at (&d, "jumbo", NULL)) <= 0)
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !(id = ex_str (&d, "_id")) ||
+             (jumbo = docget_double (&d, "jumbo", 0, NULL)) <= 0)
             continue;
          if (bson_iter_init_find (&m, &d, "jumboMin"))
             ex_json (&m, min, sizeof min);
@@ -247,13 +247,13 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
          bson_iter_t v;
          char zmin[256] = "", zmax[256] = "", at[256] = "";
          const char *zone;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &z) || !(zone = ex_str (&z, "zone")))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &z) || !(zone = ex_str (&z, "zone")))
             continue;
          if (bson_iter_init_find (&v, &z, "min"))
             ex_json (&v, zmin, sizeof zmin);
          if (bson_iter_init_find (&v, &z, "max"))
             ex_json (&v, zmax, sizeof zmax);
-         double outside = cmd_number_at (&z, "outside", NULL);
+         double outside = docget_double (&z, "outside", 0, NULL);
          if (outside > 0) {
             const char *shard = ex_str (&z, "outsideShard");
             bson_snprintf (detail, sizeof detail,
@@ -292,7 +292,7 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
    if (bson_iter_init (&it, &r->failures)) {
       while (bson_iter_next (&it)) {
          bson_t d;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
             continue;
          const char *err = ex_str (&d, "details.errmsg"), *from = ex_str (&d, "details.from"),
                     *to = ex_str (&d, "details.to");
@@ -315,7 +315,7 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
    if (bson_iter_init (&it, &r->rounds)) {
       while (bson_iter_next (&it)) {
          bson_t d;
-         if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && cmd_round_failed (&d, true)) {
+         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && cmd_round_failed (&d, true)) {
             if (!failed_rounds++)
                last_round_err = ex_str (&d, "details.errmsg");
          }
@@ -457,7 +457,7 @@ ex_append_zone_shards (bson_t *doc, const char *key, const bson_t *shards, const
       while (bson_iter_next (&it)) {
          bson_t sd;
          const char *id;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = ex_str (&sd, "_id")) ||
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = ex_str (&sd, "_id")) ||
              !bson_iter_init_find (&t, &sd, "tags") || !BSON_ITER_HOLDS_ARRAY (&t))
             continue;
          bson_iter_t a;
@@ -488,8 +488,8 @@ ex_probe_zone (sh_ctx_t *ctx, const bson_t *coll, const bson_t *shards, const bs
    const char *k;
    uint32_t ns = 0;
    bool ok = false;
-   if (!zone || !cmd_get_sub (tag, "min", BSON_TYPE_DOCUMENT, &zmin) ||
-       !cmd_get_sub (tag, "max", BSON_TYPE_DOCUMENT, &zmax)) {
+   if (!zone || !docget_sub (tag, "min", BSON_TYPE_DOCUMENT, &zmin) ||
+       !docget_sub (tag, "max", BSON_TYPE_DOCUMENT, &zmax)) {
       bson_destroy (&zone_shards);
       return true;
    }
@@ -568,8 +568,8 @@ ex_probe_zone (sh_ctx_t *ctx, const bson_t *coll, const bson_t *shards, const bs
       bool named = false;
       bson_iter_init (&d, &docs);
       while (bson_iter_next (&d)) {
-         if (cmd_iter_sub (&d, BSON_TYPE_DOCUMENT, &first)) {
-            outside += cmd_number_at (&first, "n", NULL);
+         if (docget_iter_sub (&d, BSON_TYPE_DOCUMENT, &first)) {
+            outside += docget_double (&first, "n", 0, NULL);
             if (!named && ex_str (&first, "_id")) {
                BSON_APPEND_UTF8 (&entry, "outsideShard", ex_str (&first, "_id"));
                named = true;
@@ -642,7 +642,7 @@ exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       bson_iter_init (&it, &tags);
       while (bson_iter_next (&it) && i < EX_MAX_ZONES) {
          bson_t tag;
-         if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &tag) &&
+         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &tag) &&
              !ex_probe_zone (ctx, &r.coll, &r.shards, &tag, &r.zones, i++, err)) {
             bson_destroy (&tags);
             goto done;
@@ -677,9 +677,9 @@ exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       if (bson_iter_init_find (&it, &out, "findings") && bson_iter_recurse (&it, &f)) {
          while (bson_iter_next (&f)) {
             bson_t d;
-            if (!cmd_iter_sub (&f, BSON_TYPE_DOCUMENT, &d))
+            if (!docget_iter_sub (&f, BSON_TYPE_DOCUMENT, &d))
                continue;
-            fprintf (ctx->out_fp, "  %lld. %s: %s\n", (long long) cmd_number_at (&d, "rank", NULL),
+            fprintf (ctx->out_fp, "  %lld. %s: %s\n", (long long) docget_double (&d, "rank", 0, NULL),
                      ex_str (&d, "cause"), ex_str (&d, "detail"));
             if (ex_str (&d, "fix"))
                fprintf (ctx->out_fp, "     fix: %s\n", ex_str (&d, "fix"));

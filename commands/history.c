@@ -22,7 +22,7 @@ hi_since (const sh_call_t *call, int64_t *since, sh_error_t *err)
    }
    if (!args_opt_int (call, 0, "since", 1, HI_MAX_HOURS, &hours, err))
       return false;
-   *since = cmd_now_ms () - hours * 3600 * 1000;
+   *since = clock_wall_ms () - hours * 3600 * 1000;
    return true;
 }
 
@@ -320,10 +320,10 @@ exec_migration_history (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    cmd_append_number (&out, "migrations", (double) (ok_total + failed_total));
    cmd_append_number (&out, "succeeded", (double) (ok_total));
    cmd_append_number (&out, "failed", (double) (failed_total));
-   cmd_append_number (&out, "documentsMoved", cmd_number_at (&moved, "0.documents", NULL));
-   cmd_append_number (&out, "bytesMoved", cmd_number_at (&moved, "0.bytes", NULL));
-   cmd_append_number (&out, "balancerRounds", cmd_number_at (&rounds, "0.rounds", NULL));
-   cmd_append_number (&out, "failedBalancerRounds", cmd_number_at (&rounds, "0.failed", NULL));
+   cmd_append_number (&out, "documentsMoved", docget_double (&moved, "0.documents", 0, NULL));
+   cmd_append_number (&out, "bytesMoved", docget_double (&moved, "0.bytes", 0, NULL));
+   cmd_append_number (&out, "balancerRounds", docget_double (&rounds, "0.rounds", 0, NULL));
+   cmd_append_number (&out, "failedBalancerRounds", docget_double (&rounds, "0.failed", 0, NULL));
    hi_append_tallies (&out, "byError", "error", &by[0], true);
    hi_append_tallies (&out, "byDonor", "shard", &by[1], false);
    hi_append_tallies (&out, "byRecipient", "shard", &by[2], false);

@@ -123,7 +123,7 @@ build_create_common (const sh_call_t *call, sh_requests_t *out, bool many, sh_er
       }
       bson_iter_recurse (&it, &el);
       while (bson_iter_next (&el)) {
-         if (!cmd_iter_sub (&el, BSON_TYPE_DOCUMENT, &key)) {
+         if (!docget_iter_sub (&el, BSON_TYPE_DOCUMENT, &key)) {
             sh_error_set_at (err, SH_ERR_ARGS, ix_arg_pos (call, 0), "every key pattern must be a document");
             return false;
          }
@@ -131,7 +131,7 @@ build_create_common (const sh_call_t *call, sh_requests_t *out, bool many, sh_er
             return false;
       }
    } else {
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &key)) {
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &key)) {
          sh_error_set_at (err, SH_ERR_ARGS, ix_arg_pos (call, 0),
                           "[COMMON-10001] Index specification must be an object, got %s instead",
                           BSON_ITER_HOLDS_ARRAY (&it) ? "array" : args_typeof (&it));
@@ -149,7 +149,7 @@ build_create_common (const sh_call_t *call, sh_requests_t *out, bool many, sh_er
          char kb[16];
          const char *k;
          bson_uint32_to_string (i, &k, kb, sizeof kb);
-         cmd_iter_sub (&el, BSON_TYPE_DOCUMENT, &key);
+         docget_iter_sub (&el, BSON_TYPE_DOCUMENT, &key);
          ix_append_spec (&indexes, k, &key, &opts);
       }
    } else {

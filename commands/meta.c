@@ -228,7 +228,7 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       bson_destroy (&reply);
       if (!conn_run (ctx, "admin", &cmd, CONN_ADMIN, &reply, err))
          goto done;
-      if (cmd_get_sub (&reply, "shards", BSON_TYPE_ARRAY, &arr))
+      if (docget_sub (&reply, "shards", BSON_TYPE_ARRAY, &arr))
          cmd_print_array (ctx, &arr);
    } else if (!strcmp (what, "zones")) {
       bson_t sort;

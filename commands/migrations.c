@@ -7,14 +7,7 @@
 #include <time.h>
 
 #include "commands/commands.h"
-
-int64_t
-cmd_now_ms (void)
-{
-   struct timeval tv;
-   gettimeofday (&tv, NULL);
-   return (int64_t) tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
+#include "shell/lib/clock.h"
 
 int64_t
 cmd_yesterday_ms (int64_t now)
@@ -176,7 +169,7 @@ static bool
 build_recent_migrations (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    /* the legacy shell's window: exactly 24 hours back */
-   int64_t since = cmd_now_ms () - 24 * 3600 * 1000;
+   int64_t since = clock_wall_ms () - 24 * 3600 * 1000;
    (void) call;
    (void) err;
    cmd_append_changelog_aggregate (sh_requests_add (out, "config", CONN_READ), false, since);
@@ -259,7 +252,7 @@ exec_recent_failed_rounds (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
    bson_iter_init (&it, &docs);
    while (bson_iter_next (&it)) {
       bson_t round;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &round) || !cmd_round_failed (&round, true))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &round) || !cmd_round_failed (&round, true))
          continue;
       if (++count == 1) {
          bson_iter_t d;

@@ -352,7 +352,7 @@ cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
    bool ok = false;
    size_t n;
 
-   r->at_ms = cmd_now_ms ();
+   r->at_ms = clock_wall_ms ();
    pg_append_requests (&reqs);
    /* conn_run_docs initialises its result in every case, so each is destroyed right before its run */
    bson_t *results[] = { &r->ops, &r->coordinators, &shards, &colls };
@@ -430,21 +430,21 @@ pg_print_table (sh_ctx_t *ctx, const bson_t *operations)
       char type[32], ns[256], shard[512], phase[96], caveat[1024], pct[16] = "-", rate[32] = "-", eta[32] = "-";
       bool present;
       double v;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &op))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &op))
          continue;
       if (!any)
          fprintf (ctx->out_fp, "%-19s %-16s %-26s %-7s %-11s %-8s %s\n", "TYPE", "NAMESPACE", "PHASE", "DONE", "RATE",
                   "LEFT", "SHARDS");
       any = true;
-      v = cmd_number_at (&op, "percent", &present);
+      v = docget_double (&op, "percent", 0, &present);
       if (present)
          bson_snprintf (pct, sizeof pct, "%.1f%%", v);
-      v = cmd_number_at (&op, "bytesPerSec", &present);
+      v = docget_double (&op, "bytesPerSec", 0, &present);
       if (present) {
          cmd_format_bytes (v, rate, sizeof rate - 2);
          strcat (rate, "/s");
       }
-      v = cmd_number_at (&op, "etaSec", &present);
+      v = docget_double (&op, "etaSec", 0, &present);
       if (present)
          bson_snprintf (eta, sizeof eta,
                         v >= 3600 ? "%.0fh%02.0fm"

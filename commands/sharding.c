@@ -35,7 +35,7 @@ build_shard_collection_doc (const sh_call_t *call, const char *name, const char 
    args_append (call, 1, &base, "key");
    if (have_unique)
       bson_append_value (&base, "unique", -1, bson_iter_value (&uit));
-   if (have_opts && !cmd_iter_sub (&oit, BSON_TYPE_DOCUMENT, &opts)) {
+   if (have_opts && !docget_iter_sub (&oit, BSON_TYPE_DOCUMENT, &opts)) {
       sh_error_set_at (err, SH_ERR_ARGS, call->pos, "invalid options document");
       goto done;
    }

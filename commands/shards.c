@@ -28,7 +28,7 @@ run_list_shards (sh_ctx_t *ctx, const sh_call_t *call, bson_t *shards, sh_error_
    bson_t reply, arr;
    bool ok = cmd_run_build (ctx, call, &reply, err);
 
-   if (ok && cmd_get_sub (&reply, "shards", BSON_TYPE_ARRAY, &arr))
+   if (ok && docget_sub (&reply, "shards", BSON_TYPE_ARRAY, &arr))
       bson_copy_to (&arr, shards);
    else
       bson_init (shards);

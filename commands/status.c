@@ -160,7 +160,7 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    }
    ping = bson_iter_date_time (&it);
    {
-      const char *key = ping >= cmd_now_ms () - 60000 ? "active mongoses" : "most recently active mongoses";
+      const char *key = ping >= clock_wall_ms () - 60000 ? "active mongoses" : "most recently active mongoses";
       if (verbose) {
          cmd = BCON_NEW ("find", BCON_UTF8 ("mongos"), "filter", "{", "ping", "{", "$gt", BCON_DATE_TIME (ping - 60000),
                          "}", "}", "sort", "{", "ping", BCON_INT32 (-1), "}");
@@ -183,7 +183,7 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
             bson_iter_t id, num;
             char k[16];
             const char *kk, *version = "null";
-            if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+            if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
                continue;
             bson_uint32_to_string (n++, &kk, k, sizeof k);
             BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
@@ -240,7 +240,7 @@ add_migration_rows (const bson_t *docs, bool failures, migration_rows_t *rows)
       int64_t count = 0;
       const char *id = "", *from = "undefined", *to = "undefined";
       size_t i;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
       if (bson_iter_init_find (&f, &d, "count") && BSON_ITER_HOLDS_NUMBER (&f))
          count = bson_iter_as_int64 (&f);
@@ -325,7 +325,7 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       }
    }
    if (has_actionlog) {
-      int64_t yesterday = cmd_yesterday_ms (cmd_now_ms ());
+      int64_t yesterday = cmd_yesterday_ms (clock_wall_ms ());
       cmd = bson_new ();
       cmd_append_actionlog_find (cmd);
       if (!run_docs (ctx, s->cfg, cmd, 0, &s->actionlog, err))
@@ -334,7 +334,7 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       while (bson_iter_next (&it)) {
          bson_t round;
          bson_iter_t f;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &round) || !cmd_round_failed (&round, false))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &round) || !cmd_round_failed (&round, false))
             continue;
          if (++failed == 1) {
             if (bson_iter_init (&f, &round) && bson_iter_find_descendant (&f, "details.errmsg", &f))
@@ -376,7 +376,7 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       bson_t w;
       bson_iter_t st;
       const char *start = "undefined", *stop = "undefined";
-      if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &w)) {
+      if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &w)) {
          if (bson_iter_init_find (&st, &w, "start") && BSON_ITER_HOLDS_UTF8 (&st))
             start = bson_iter_utf8 (&st, NULL);
          if (bson_iter_init_find (&st, &w, "stop") && BSON_ITER_HOLDS_UTF8 (&st))
@@ -397,7 +397,7 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
          bson_iter_t f;
          char k[16], when[128];
          const char *kk, *id = "undefined";
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &lock))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &lock))
             continue;
          if (bson_iter_init_find (&f, &lock, "_id") && BSON_ITER_HOLDS_UTF8 (&f))
             id = bson_iter_utf8 (&f, NULL);
@@ -533,7 +533,7 @@ status_collection_render (const bson_t *coll, const status_coll_rows_t *rows, bo
       bson_t d, entry;
       char k[16];
       const char *kk;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
       bson_uint32_to_string (n++, &kk, k, sizeof k);
       BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
@@ -557,7 +557,7 @@ status_collection_render (const bson_t *coll, const status_coll_rows_t *rows, bo
          BSON_APPEND_UTF8 (&arr, kk, STATUS_TOO_MANY_CHUNKS);
          break;
       }
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
       n++;
       BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
@@ -583,7 +583,7 @@ status_collection_render (const bson_t *coll, const status_coll_rows_t *rows, bo
       bson_t d, entry;
       char k[16];
       const char *kk;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
       bson_uint32_to_string (n++, &kk, k, sizeof k);
       BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
@@ -656,7 +656,7 @@ status_can_aggregate (const bson_t *collections, bool verbose)
    bson_iter_init (&it, collections);
    while (bson_iter_next (&it)) {
       bson_t c;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&f, &c, "timestamp") ||
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&f, &c, "timestamp") ||
           !bson_iter_init_find (&f, &c, "uuid"))
          return false;
    }
@@ -701,11 +701,11 @@ status_find_rows (const bson_t *docs, const char *ns, status_coll_rows_t *rows, 
    bson_iter_init (&it, docs);
    while (bson_iter_next (&it)) {
       bson_t d;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&f, &d, "_id") ||
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&f, &d, "_id") ||
           !BSON_ITER_HOLDS_UTF8 (&f) || strcmp (bson_iter_utf8 (&f, NULL), ns) != 0)
          continue;
-      if (!cmd_get_sub (&d, "counts", BSON_TYPE_ARRAY, counts) ||
-          !cmd_get_sub (&d, "chunks", BSON_TYPE_ARRAY, chunks) || !cmd_get_sub (&d, "tags", BSON_TYPE_ARRAY, tags))
+      if (!docget_sub (&d, "counts", BSON_TYPE_ARRAY, counts) || !docget_sub (&d, "chunks", BSON_TYPE_ARRAY, chunks) ||
+          !docget_sub (&d, "tags", BSON_TYPE_ARRAY, tags))
          return false;
       *rows = (status_coll_rows_t){ counts, chunks, tags };
       return true;
@@ -747,7 +747,7 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    bson_iter_init (&it, &s->databases);
    while (bson_iter_next (&it)) {
       bson_iter_t id;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &dbs[n_dbs].doc) ||
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &dbs[n_dbs].doc) ||
           !bson_iter_init_find (&id, &dbs[n_dbs].doc, "_id") || !BSON_ITER_HOLDS_UTF8 (&id))
          continue;
       dbs[n_dbs++].id = bson_iter_utf8 (&id, NULL);
@@ -765,7 +765,7 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
       bson_iter_t id;
       const char *ns, *dot;
       bool known = false;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
           !BSON_ITER_HOLDS_UTF8 (&id))
          continue;
       ns = bson_iter_utf8 (&id, NULL);
@@ -804,7 +804,7 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
       while (!failed && bson_iter_next (&it)) {
          bson_t c;
          bson_iter_t id;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
              !BSON_ITER_HOLDS_UTF8 (&id) || !starts_with_db (bson_iter_utf8 (&id, NULL), order[i]->id))
             continue;
          if (aggregated) {
@@ -933,7 +933,7 @@ exec_print_sharding_sizes (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
       bson_t c, entry;
       bson_iter_t id, st;
       const char *ns, *dot;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
           !BSON_ITER_HOLDS_UTF8 (&id))
          continue;
       ns = bson_iter_utf8 (&id, NULL);
@@ -953,15 +953,15 @@ exec_print_sharding_sizes (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
          bson_iter_t f;
          char buf[64];
          const char *shard = "?";
-         if (!cmd_iter_sub (&st, BSON_TYPE_DOCUMENT, &sd))
+         if (!docget_iter_sub (&st, BSON_TYPE_DOCUMENT, &sd))
             continue;
          if (bson_iter_init_find (&f, &sd, "shard") && BSON_ITER_HOLDS_UTF8 (&f))
             shard = bson_iter_utf8 (&f, NULL);
          BSON_APPEND_DOCUMENT_BEGIN (&entry, shard, &row);
-         cmd_format_bytes (cmd_number_at (&sd, "storageStats.size", NULL), buf, sizeof buf);
+         cmd_format_bytes (docget_double (&sd, "storageStats.size", 0, NULL), buf, sizeof buf);
          BSON_APPEND_UTF8 (&row, "data", buf);
-         cmd_append_number (&row, "docs", cmd_number_at (&sd, "storageStats.count", NULL));
-         cmd_format_bytes (cmd_number_at (&sd, "storageStats.storageSize", NULL), buf, sizeof buf);
+         cmd_append_number (&row, "docs", docget_double (&sd, "storageStats.count", 0, NULL));
+         cmd_format_bytes (docget_double (&sd, "storageStats.storageSize", 0, NULL), buf, sizeof buf);
          BSON_APPEND_UTF8 (&row, "storage", buf);
          bson_append_document_end (&entry, &row);
       }

@@ -77,7 +77,7 @@ static void
 wr_append_with_id (bson_t *dst, const char *key, const bson_iter_t *doc)
 {
    bson_t in, out;
-   cmd_iter_sub (doc, BSON_TYPE_DOCUMENT, &in);
+   docget_iter_sub (doc, BSON_TYPE_DOCUMENT, &in);
    BSON_APPEND_DOCUMENT_BEGIN (dst, key, &out);
    bson_concat (&out, &in);
    if (!bson_has_field (&in, "_id")) {

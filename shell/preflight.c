@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands/advisor_model.h"
+#include "shell/lib/order.h"
 #include "shell/core/conn.h"
 #include "shell/dispatch.h"
 #include "shell/core/output.h"
@@ -166,7 +167,7 @@ pf_range_pos (const preflight_t *pf, const char *ns, const bson_t *min)
       size_t mid = lo + (hi - lo) / 2;
       int c = strcmp (pf->ranges[mid].ns, ns);
       if (!c)
-         c = advisor_compare_keys (pf->ranges[mid].min, min);
+         c = order_keys (pf->ranges[mid].min, min);
       if (c < 0)
          lo = mid + 1;
       else
@@ -211,7 +212,7 @@ pf_at (const sh_call_t *call, int i)
 static bool
 pf_sub (const bson_t *doc, const char *key, bson_t *sub)
 {
-   return cmd_get_sub (doc, key, BSON_TYPE_DOCUMENT, sub);
+   return docget_sub (doc, key, BSON_TYPE_DOCUMENT, sub);
 }
 
 /* ---- reading the cluster ---- */
@@ -258,14 +259,14 @@ pf_load (preflight_t *pf, sh_error_t *err)
       bson_t d, tags;
       bson_iter_t f;
       pf_shard_t *s;
-      if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&f, &d, "_id") ||
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&f, &d, "_id") ||
           !BSON_ITER_HOLDS_UTF8 (&f))
          continue;
       pf->shards = bson_realloc (pf->shards, (pf->nshards + 1) * sizeof *pf->shards);
       s = &pf->shards[pf->nshards++];
       s->id = bson_strdup (bson_iter_utf8 (&f, NULL));
       s->draining = bson_iter_init_find (&f, &d, "draining") && bson_iter_as_bool (&f);
-      if (cmd_get_sub (&d, "tags", BSON_TYPE_ARRAY, &tags))
+      if (docget_sub (&d, "tags", BSON_TYPE_ARRAY, &tags))
          s->tags = bson_copy (&tags);
       else
          s->tags = bson_new ();
@@ -277,7 +278,7 @@ pf_load (preflight_t *pf, sh_error_t *err)
       while (bson_iter_next (&it)) {
          bson_t d, mn, mx;
          bson_iter_t ns, tag;
-         if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && bson_iter_init_find (&ns, &d, "ns") &&
+         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && bson_iter_init_find (&ns, &d, "ns") &&
              BSON_ITER_HOLDS_UTF8 (&ns) && bson_iter_init_find (&tag, &d, "tag") && BSON_ITER_HOLDS_UTF8 (&tag) &&
              pf_sub (&d, "min", &mn) && pf_sub (&d, "max", &mx)) {
             pf_range_add (pf, bson_iter_utf8 (&ns, NULL), &mn, &mx, bson_iter_utf8 (&tag, NULL));
@@ -294,7 +295,7 @@ pf_load (preflight_t *pf, sh_error_t *err)
       while (bson_iter_next (&it)) {
          bson_t d, key;
          bson_iter_t id, dropped;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&id, &d, "_id") ||
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&id, &d, "_id") ||
              !BSON_ITER_HOLDS_UTF8 (&id) || !pf_sub (&d, "key", &key))
             continue;
          if (bson_iter_init_find (&dropped, &d, "dropped") && bson_iter_as_bool (&dropped))
@@ -330,7 +331,7 @@ pf_load_chunks (preflight_t *pf, pf_coll_t *c, sh_error_t *err)
          bson_t d, mn, mx;
          bson_iter_t sh;
          pf_chunk_t *k;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !pf_sub (&d, "min", &mn) || !pf_sub (&d, "max", &mx) ||
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !pf_sub (&d, "min", &mn) || !pf_sub (&d, "max", &mx) ||
              !bson_iter_init_find (&sh, &d, "shard") || !BSON_ITER_HOLDS_UTF8 (&sh))
             continue;
          c->chunks = bson_realloc (c->chunks, (c->nchunks + 1) * sizeof *c->chunks);
@@ -417,11 +418,11 @@ pf_zone_of (const preflight_t *pf, const char *ns, const bson_t *min, const bson
 {
    size_t i = pf_range_pos (pf, ns, min);
    const pf_range_t *r = NULL;
-   if (i < pf->nranges && !strcmp (pf->ranges[i].ns, ns) && !advisor_compare_keys (pf->ranges[i].min, min))
+   if (i < pf->nranges && !strcmp (pf->ranges[i].ns, ns) && !order_keys (pf->ranges[i].min, min))
       r = &pf->ranges[i];
    else if (i > 0 && !strcmp (pf->ranges[i - 1].ns, ns))
       r = &pf->ranges[i - 1];
-   if (r && advisor_compare_keys (r->min, min) <= 0 && advisor_compare_keys (max, r->max) <= 0)
+   if (r && order_keys (r->min, min) <= 0 && order_keys (max, r->max) <= 0)
       return r->zone;
    return NULL;
 }
@@ -535,7 +536,7 @@ pf_split_at (preflight_t *pf, pf_coll_t *c, const bson_t *bound)
 {
    for (size_t i = 0; i < c->nchunks; i++) {
       pf_chunk_t *k = &c->chunks[i];
-      if (advisor_compare_keys (k->min, bound) < 0 && advisor_compare_keys (bound, k->max) < 0) {
+      if (order_keys (k->min, bound) < 0 && order_keys (bound, k->max) < 0) {
          pf_chunk_t right;
          int64_t left_docs = -1, left_bytes = -1;
          if (pf->plan || pf->ctx->interactive) {
@@ -689,11 +690,11 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
    pf_full_bound (&min0, c, &min);
    pf_full_bound (&max0, c, &max);
    a[0] = b[0] = '\0';
-   if (pf->plan || pf->ctx->interactive || advisor_compare_keys (&min, &max) >= 0) {
+   if (pf->plan || pf->ctx->interactive || order_keys (&min, &max) >= 0) {
       output_format_doc_line (&min, a, sizeof a);
       output_format_doc_line (&max, b, sizeof b);
    }
-   if (advisor_compare_keys (&min, &max) >= 0) {
+   if (order_keys (&min, &max) >= 0) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, ns_i + 1), "min %s should be less than max %s", a, b);
       ok = false;
       goto done;
@@ -702,7 +703,7 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
       size_t i = pf_range_pos (pf, ns, &min);
       if (i < pf->nranges) {
          pf_range_t *r = &pf->ranges[i];
-         if (!strcmp (r->ns, ns) && !advisor_compare_keys (r->min, &min) && !advisor_compare_keys (r->max, &max)) {
+         if (!strcmp (r->ns, ns) && !order_keys (r->min, &min) && !order_keys (r->max, &max)) {
             if (pf->plan && !pf->ctx->opts->json)
                fprintf (pf->ctx->out_fp, "   range [%s, %s) of %s leaves zone %s\n", a, b, ns, r->zone);
             bson_snprintf (pf->effect, sizeof pf->effect, "remove range [%s, %s) of %s from zone %s", a, b, ns,
@@ -732,12 +733,11 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
       if ((k == 0 && i == 0) || (k == 1 && i >= pf->nranges))
          continue;
       r = &pf->ranges[k == 0 ? i - 1 : i];
-      if (strcmp (r->ns, ns) != 0 || advisor_compare_keys (&max, r->min) <= 0 ||
-          advisor_compare_keys (r->max, &min) <= 0)
+      if (strcmp (r->ns, ns) != 0 || order_keys (&max, r->min) <= 0 || order_keys (r->max, &min) <= 0)
          continue;
       output_format_doc_line (&min, a, sizeof a);
       output_format_doc_line (&max, b, sizeof b);
-      if (!advisor_compare_keys (r->min, &min) && !advisor_compare_keys (r->max, &max) && !strcmp (r->zone, zone))
+      if (!order_keys (r->min, &min) && !order_keys (r->max, &max) && !strcmp (r->zone, zone))
          goto done; /* the same range again: accepted, nothing changes */
       output_format_doc_line (r->min, ra, sizeof ra);
       output_format_doc_line (r->max, rb, sizeof rb);
@@ -819,7 +819,7 @@ static pf_chunk_t *
 pf_chunk_at (pf_coll_t *c, const bson_t *key)
 {
    for (size_t i = 0; i < c->nchunks; i++) {
-      if (advisor_compare_keys (c->chunks[i].min, key) <= 0 && advisor_compare_keys (key, c->chunks[i].max) < 0)
+      if (order_keys (c->chunks[i].min, key) <= 0 && order_keys (key, c->chunks[i].max) < 0)
          return &c->chunks[i];
    }
    return NULL;
@@ -876,7 +876,7 @@ pf_move (preflight_t *pf, const sh_call_t *call, bool range, sh_error_t *err)
       return true;
    }
    bson_copy_to (k->max, &max);
-   if (range && args_doc (call, 3, &q) && advisor_compare_keys (&q, k->max) < 0) {
+   if (range && args_doc (call, 3, &q) && order_keys (&q, k->max) < 0) {
       bson_destroy (&max);
       bson_copy_to (&q, &max);
    }
@@ -975,16 +975,16 @@ pf_remove_shard (preflight_t *pf, const sh_call_t *call, const char *id, sh_erro
           bson_iter_init (&it, &docs_cl)) {
          while (bson_iter_next (&it)) {
             bson_t d;
-            if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+            if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
                continue;
-            cloned += cmd_number_at (&d, "details.counts.clonedBytes", NULL);
+            cloned += docget_double (&d, "details.counts.clonedBytes", 0, NULL);
             for (int of = 6; of <= 7; of++) {
                for (int step = 1; step <= of; step++) {
                   char path[64];
                   bool present;
                   double v;
                   bson_snprintf (path, sizeof path, "details.step %d of %d", step, of);
-                  v = cmd_number_at (&d, path, &present);
+                  v = docget_double (&d, path, 0, &present);
                   if (present)
                      ms += v;
                }
@@ -1048,7 +1048,7 @@ pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const 
    if (bson_iter_init (&it, &pf->new_indexes)) {
       while (bson_iter_next (&it)) {
          bson_t idx;
-         if (!strcmp (bson_iter_key (&it), ns) && cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &idx) &&
+         if (!strcmp (bson_iter_key (&it), ns) && docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &idx) &&
              pf_index_supports (&idx, key))
             return true;
       }
@@ -1066,7 +1066,7 @@ pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const 
    if (bson_iter_init (&it, &docs)) {
       while (bson_iter_next (&it) && !supported) {
          bson_t d, k;
-         if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && pf_sub (&d, "key", &k))
+         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && pf_sub (&d, "key", &k))
             supported = pf_index_supports (&k, key);
       }
    }

@@ -15,47 +15,13 @@
 #include <editline/readline.h>
 
 #include "commands/commands.h"
+#include "shell/lib/secret.h"
 #include "shell/dispatch.h"
 #include "shell/core/interrupt.h"
 #include "shell/js_host.h"
 #include "shell/lang/parser.h"
 #include "shell/repl.h"
 #include "shell/script.h"
-
-static bool
-contains_ci (const char *hay, const char *needle)
-{
-   size_t n = strlen (needle);
-   for (; *hay; hay++) {
-      if (strncasecmp (hay, needle, n) == 0)
-         return true;
-   }
-   return false;
-}
-
-bool
-repl_line_is_sensitive (const char *line)
-{
-   static const char *const words[] = {
-      "password",           "passwd",         "pwd",    "db.auth(", "createUser", "updateUser",
-      "changeUserPassword", "passwordPrompt", "secret", NULL
-   };
-   const char *p = line;
-   for (size_t i = 0; words[i]; i++) {
-      if (contains_ci (line, words[i]))
-         return true;
-   }
-   /* scheme://user:password@host */
-   while ((p = strstr (p, "://")) != NULL) {
-      const char *at, *end;
-      p += 3;
-      end = p + strcspn (p, "/ \t'\"?");
-      at = memchr (p, '@', (size_t) (end - p));
-      if (at && memchr (p, ':', (size_t) (at - p)))
-         return true;
-   }
-   return false;
-}
 
 char *
 repl_history_path (void)
@@ -75,7 +41,7 @@ repl_history_append (const char *path, const char *line)
    char *entry;
    int fd;
    bool ok;
-   if (!path || repl_line_is_sensitive (line))
+   if (!path || secret_line_is_sensitive (line))
       return true;
    fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
    if (fd < 0)
@@ -364,7 +330,7 @@ repl_run (sh_ctx_t *ctx)
             sh_script_destroy (&script);
             continue;
          }
-         if (pending->len && !repl_line_is_sensitive (pending->str)) {
+         if (pending->len && !secret_line_is_sensitive (pending->str)) {
             add_history (pending->str);
             if (hist && !repl_history_append (hist, pending->str) && !ctx->opts->quiet)
                fprintf (ctx->err_fp, "warning: cannot write history file '%s'\n", hist);

@@ -12,11 +12,6 @@
 int
 repl_run (sh_ctx_t *ctx);
 
-/* True when line must never reach the history file: it holds a password (a connection string with user:password@,
- * a password/pwd field, db.auth, createUser, updateUser, changeUserPassword, passwordPrompt). */
-bool
-repl_line_is_sensitive (const char *line);
-
 /* The history file: $SHARDSH_HISTFILE, else ~/.shardsh_history. Caller frees with bson_free; NULL when there is no
  * home directory. */
 char *

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "views/actions.h"
-#include "shell/lib/clock_ms.h"
+#include "shell/lib/clock.h"
 #include "views/crt.h"
 #include "views/screen.h"
 #include "views/views.h"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "shell/core/conn.h"
+#include "shell/lib/secret.h"
 #include "shell/core/interrupt.h"
 
 static void
@@ -150,17 +151,10 @@ char *
 conn_redact_uri (const char *uri)
 {
    const char *scheme = strstr (uri, "://");
-   const char *at, *colon, *hosts;
-   if (!scheme)
+   size_t start, end;
+   if (!scheme || !secret_uri_password (scheme + 3, strlen (scheme + 3), &start, &end))
       return bson_strdup (uri);
-   hosts = scheme + 3;
-   at = strchr (hosts, '@');
-   if (!at || (strchr (hosts, '/') && strchr (hosts, '/') < at))
-      return bson_strdup (uri);
-   colon = memchr (hosts, ':', (size_t) (at - hosts));
-   if (!colon)
-      return bson_strdup (uri);
-   return bson_strdup_printf ("%.*s****%s", (int) (colon + 1 - uri), uri, at);
+   return bson_strdup_printf ("%.*s****%s", (int) (scheme + 3 + start - uri), uri, scheme + 3 + end);
 }
 
 char *
@@ -168,14 +162,13 @@ conn_redact_text (const char *text)
 {
    bson_string_t *out = bson_string_new (NULL);
    const char *p = text, *scheme;
+   size_t start, end;
 
    while ((scheme = strstr (p, "://")) != NULL) {
       const char *user = scheme + 3;
-      const char *end = user + strcspn (user, "/?#@ \t\r\n");
-      const char *colon = memchr (user, ':', (size_t) (end - user));
-      if (*end == '@' && colon) {
-         bson_string_append_printf (out, "%.*s****", (int) (colon + 1 - p), p);
-         p = end;
+      if (secret_uri_password (user, strlen (user), &start, &end)) {
+         bson_string_append_printf (out, "%.*s****", (int) (user + start - p), p);
+         p = user + end;
       } else {
          bson_string_append_printf (out, "%.*s", (int) (user - p), p);
          p = user;
@@ -183,12 +176,6 @@ conn_redact_text (const char *text)
    }
    bson_string_append (out, p);
    return bson_string_free (out, false);
-}
-
-static bool
-is_secret_key (const char *key)
-{
-   return !strcasecmp (key, "pwd") || !strcasecmp (key, "password");
 }
 
 void
@@ -200,7 +187,7 @@ conn_redact_doc (const bson_t *src, bson_t *dst)
       return;
    while (bson_iter_next (&it)) {
       const char *key = bson_iter_key (&it);
-      if (is_secret_key (key)) {
+      if (secret_is_field (key, strlen (key))) {
          BSON_APPEND_UTF8 (dst, key, "****");
       } else if (BSON_ITER_HOLDS_UTF8 (&it)) {
          char *shown = conn_redact_text (bson_iter_utf8 (&it, NULL));

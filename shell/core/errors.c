@@ -1,6 +1,7 @@
 /* Errors as values: filling an sh_error_t, and rendering one for people as "file:line:col: error: message" with the
  * source line and a caret under the offending token. */
 #include "shell/core/errors.h"
+#include "shell/lib/secret.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -139,31 +140,30 @@ error_put_stars (char *out, const char *src, size_t n)
    return w;
 }
 
-/* True when line[i, ...) starts a pwd or password key: the word (any case, not inside a longer identifier),
- * optionally quoted, then a colon and an opening quote. Sets *value to the byte after that quote. */
+/* True when line[i, ...) starts a secret field name (secret_is_field, not inside a longer identifier), optionally
+ * quoted, then a colon and an opening quote. Sets *value to the byte after that quote. */
 static bool
 error_secret_key_at (const char *line, size_t len, size_t i, size_t *value)
 {
-   static const char *const keys[] = { "password", "pwd" };
+   size_t j = i;
    if (i > 0 && (isalnum ((unsigned char) line[i - 1]) || line[i - 1] == '_' || line[i - 1] == '$'))
       return false;
-   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-      size_t n = strlen (keys[k]), j = i + n;
-      if (j > len || strncasecmp (line + i, keys[k], n) != 0)
-         continue;
-      if (j < len && (line[j] == '"' || line[j] == '\''))
-         j++;
-      while (j < len && (line[j] == ' ' || line[j] == '\t'))
-         j++;
-      if (j >= len || line[j] != ':')
-         continue;
+   while (j < len && (isalnum ((unsigned char) line[j]) || line[j] == '_' || line[j] == '$'))
       j++;
-      while (j < len && (line[j] == ' ' || line[j] == '\t'))
-         j++;
-      if (j < len && (line[j] == '"' || line[j] == '\'' || line[j] == '`')) {
-         *value = j + 1;
-         return true;
-      }
+   if (!secret_is_field (line + i, j - i))
+      return false;
+   if (j < len && (line[j] == '"' || line[j] == '\''))
+      j++;
+   while (j < len && (line[j] == ' ' || line[j] == '\t'))
+      j++;
+   if (j >= len || line[j] != ':')
+      return false;
+   j++;
+   while (j < len && (line[j] == ' ' || line[j] == '\t'))
+      j++;
+   if (j < len && (line[j] == '"' || line[j] == '\'' || line[j] == '`')) {
+      *value = j + 1;
+      return true;
    }
    return false;
 }
@@ -181,24 +181,17 @@ error_mask_line (const char *line, size_t len, size_t *out_len)
       return NULL;
    }
    while (i < len) {
+      size_t ps, pe;
       if (i + 3 <= len && !memcmp (line + i, "://", 3)) {
-         size_t u = i + 3, e = u, c = 0;
-         while (e < len && !strchr ("/?#@ \t'\"`", line[e]))
-            e++;
-         for (size_t x = u; x < e; x++) {
-            if (line[x] == ':') {
-               c = x;
-               break;
-            }
-         }
+         size_t u = i + 3;
          memcpy (out + w, line + i, 3);
          w += 3;
          i = u;
-         if (e < len && line[e] == '@' && c) {
-            memcpy (out + w, line + u, c + 1 - u);
-            w += c + 1 - u;
-            w += error_put_stars (out + w, line + c + 1, e - c - 1);
-            i = e;
+         if (secret_uri_password (line + u, len - u, &ps, &pe)) {
+            memcpy (out + w, line + u, ps);
+            w += ps;
+            w += error_put_stars (out + w, line + u + ps, pe - ps);
+            i = u + pe;
          }
       } else if (error_secret_key_at (line, len, i, &value)) {
          char q = line[value - 1];

@@ -3,6 +3,7 @@
  * arguments are built straight into BSON with bson_append_*, following JavaScript's rules for numbers and the
  * constructors mongosh offers (ObjectId, ISODate, NumberLong, Timestamp, UUID, BinData, MinKey, ...). */
 #include "shell/lang/parser.h"
+#include "shell/lib/clock.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -450,17 +451,6 @@ p_parse_iso_date (const char *s, size_t len, int64_t *ms)
    return true;
 }
 
-static int64_t
-p_now_ms (void)
-{
-   struct timespec ts;
-
-   if (timespec_get (&ts, TIME_UTC) == 0) {
-      return (int64_t) time (NULL) * 1000;
-   }
-   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* What JavaScript's Date() returns: the current local time as "Sat Nov 22 2025 03:28:00 GMT+0000 (UTC)". */
 static void
 p_date_string (char *buf, size_t size)
@@ -498,7 +488,7 @@ p_random_bytes (uint8_t *buf, size_t n)
       got += (size_t) r;
    }
    if (got < n) {
-      uint64_t x = (uint64_t) p_now_ms () ^ ((uint64_t) (uintptr_t) buf << 16) ^ (++counter * 0x9e3779b97f4a7c15u);
+      uint64_t x = (uint64_t) clock_wall_ms () ^ ((uint64_t) (uintptr_t) buf << 16) ^ (++counter * 0x9e3779b97f4a7c15u);
 
       for (; got < n; got++) {
          x ^= x << 13;
@@ -1286,7 +1276,7 @@ p_ctor_call (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t
          goto done;
       }
       if (args.argc == 0) {
-         i64 = p_now_ms ();
+         i64 = clock_wall_ms ();
       } else if (!p_ctor_date_arg (p, name, &args, &i64)) {
          goto done;
       }

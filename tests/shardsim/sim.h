@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "tests/shardsim/query/simq.h"
+#include "shell/lib/clock.h"
 
 /* ---- version personality ---- */
 
@@ -236,9 +237,6 @@ sim_cluster_time (uint32_t *secs, uint32_t *inc);
 void
 sim_tick (uint32_t *secs, uint32_t *inc);
 
-int64_t
-sim_now_ms (void);
-
 /* Deterministic random numbers from --seed. Callers hold sim_g.lock. */
 uint64_t
 sim_rand (void);
@@ -308,7 +306,7 @@ sim_coll_count_op (sim_coll_t *coll, const char *shard, int kind, int64_t micros
 
 /* ---- indexes (sim_index.c) ---- */
 
-/* Whether coll holds a document whose _id compares equal to id (simq_compare_values: 1, 1.0 and NumberLong(1) are one
+/* Whether coll holds a document whose _id compares equal to id (order_values: 1, 1.0 and NumberLong(1) are one
  * _id), through the collection's _id index: a hash multimap over simq_hash_value built on the first call and from
  * then on kept current by every insert, replace and delete of the store. Callers hold sim_g.lock. */
 bool

@@ -205,7 +205,7 @@ sim_doc_ptr_cmp_min (const void *a, const void *b)
    if (!sim_sub (x, "min", &mx) || !sim_sub (y, "min", &my)) {
       return 0;
    }
-   return simq_compare_docs (&mx, &my);
+   return order_docs (&mx, &my);
 }
 
 /* All chunks of sc, sorted by min. */
@@ -424,7 +424,7 @@ sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t
       }
       BSON_APPEND_UTF8 (&details, "owningShard", shard);
    }
-   sim_changelog (false, "merge", sc->ns, "config", &details, sim_now_ms ());
+   sim_changelog (false, "merge", sc->ns, "config", &details, clock_wall_ms ());
    bson_destroy (&details);
 }
 
@@ -487,8 +487,8 @@ sim_zone_of_range (const char *ns, const bson_t *min, const bson_t *max, char *o
       for (size_t i = 0; i < hits.n && !found; i++) {
          bson_t view, tmin, tmax;
          sim_coll_view (tags, hits.v[i], &view);
-         if (sim_sub (&view, "min", &tmin) && sim_sub (&view, "max", &tmax) && simq_compare_docs (&tmin, min) <= 0 &&
-             simq_compare_docs (max, &tmax) <= 0 && sim_str (&view, "tag")) {
+         if (sim_sub (&view, "min", &tmin) && sim_sub (&view, "max", &tmax) && order_docs (&tmin, min) <= 0 &&
+             order_docs (max, &tmax) <= 0 && sim_str (&view, "tag")) {
             bson_strncpy (out, sim_str (&view, "tag"), outlen);
             found = true;
          }
@@ -562,7 +562,7 @@ sim_range_counts (const sim_shcoll_t *sc, const bson_t *min, const bson_t *max, 
          sim_pos_t at = { p, i };
          sim_coll_view (coll, at, &view);
          sim_shard_key_of (sc, &view, &key);
-         if (simq_compare_docs (min, &key) <= 0 && simq_compare_docs (&key, max) < 0) {
+         if (order_docs (min, &key) <= 0 && order_docs (&key, max) < 0) {
             (*docs)++;
             *bytes += view.len;
          }
@@ -579,7 +579,7 @@ sim_migrate_log_start (const sim_shcoll_t *sc, const bson_t *min, const bson_t *
    BSON_APPEND_DOCUMENT (&details, "max", max);
    BSON_APPEND_UTF8 (&details, "from", from);
    BSON_APPEND_UTF8 (&details, "to", to);
-   sim_changelog (false, "moveChunk.start", sc->ns, from, &details, sim_now_ms ());
+   sim_changelog (false, "moveChunk.start", sc->ns, from, &details, clock_wall_ms ());
    bson_destroy (&details);
 }
 
@@ -594,7 +594,7 @@ sim_migrate_commit_range (const sim_shcoll_t *sc, const bson_t *chunk, const bso
    char from[64];
    uint32_t major, minor, next = 1;
    bson_t cmin, cmax, moved, details = BSON_INITIALIZER, counts;
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    bson_strncpy (from, sim_chunk_shard (chunk), sizeof from);
    sim_sub (chunk, "min", &cmin);
    sim_sub (chunk, "max", &cmax);
@@ -617,7 +617,7 @@ sim_migrate_commit_range (const sim_shcoll_t *sc, const bson_t *chunk, const bso
    /* the pieces of a moved range: left, then right */
    const bson_t *piece_lo[2] = { &cmin, max }, *piece_hi[2] = { min, &cmax };
    for (int k = 0; k < 2; k++) {
-      if (simq_compare_docs (piece_lo[k], piece_hi[k]) >= 0) {
+      if (order_docs (piece_lo[k], piece_hi[k]) >= 0) {
          continue;
       }
       bson_t piece, piece2 = BSON_INITIALIZER;
@@ -634,7 +634,7 @@ sim_migrate_commit_range (const sim_shcoll_t *sc, const bson_t *chunk, const bso
    for (size_t i = 0; i < all.n; i++) {
       bson_t omin;
       sim_sub (all.v[i], "min", &omin);
-      if (!strcmp (sim_chunk_shard (all.v[i]), from) && simq_compare_docs (&omin, &cmin) != 0) {
+      if (!strcmp (sim_chunk_shard (all.v[i]), from) && order_docs (&omin, &cmin) != 0) {
          bson_t bumped;
          sim_chunk_rewrite (sc, all.v[i], NULL, NULL, from, major + 1, next, false, &bumped);
          sim_chunk_put (all.v[i], &bumped);
@@ -839,7 +839,7 @@ sim_split_at (const sim_shcoll_t *sc, const bson_t *middle, bson_error_t *err)
    }
    sim_sub (&chunk, "min", &min);
    sim_sub (&chunk, "max", &max);
-   if (simq_compare_docs (&min, middle) == 0) {
+   if (order_docs (&min, middle) == 0) {
       char *s = sim_bson_str (middle), *a = sim_bson_str (&min), *b = sim_bson_str (&max);
       SIM_ERR (err, 0, "new split key %s is a boundary key of existing chunk [%s,%s)", s, a, b);
       bson_free (s);
@@ -872,7 +872,7 @@ sim_split_at (const sim_shcoll_t *sc, const bson_t *middle, bson_error_t *err)
    BSON_APPEND_UTF8 (&details, "owningShard", shard);
    sim_chunk_put (&chunk, &left);
    sim_coll_insert (sim_coll_ensure ("config", "chunks"), &right2);
-   sim_changelog (false, "split", sc->ns, "config", &details, sim_now_ms ());
+   sim_changelog (false, "split", sc->ns, "config", &details, clock_wall_ms ());
    bson_destroy (&right2);
    bson_destroy (&details);
    bson_destroy (&left);
@@ -884,7 +884,7 @@ sim_split_at (const sim_shcoll_t *sc, const bson_t *middle, bson_error_t *err)
 static int
 sim_key_doc_cmp (const void *a, const void *b)
 {
-   return simq_compare_docs (*(bson_t *const *) a, *(bson_t *const *) b);
+   return order_docs (*(bson_t *const *) a, *(bson_t *const *) b);
 }
 
 /* The median shard key of the documents inside chunk; false (CannotSplit) when it cannot be split. */
@@ -903,7 +903,7 @@ sim_chunk_median (const sim_shcoll_t *sc, const bson_t *chunk, bson_t *out, bson
          sim_pos_t at = { p, i };
          sim_coll_view (coll, at, &view);
          sim_shard_key_of (sc, &view, &key);
-         if (simq_compare_docs (&min, &key) <= 0 && simq_compare_docs (&key, &max) < 0) {
+         if (order_docs (&min, &key) <= 0 && order_docs (&key, &max) < 0) {
             simq_docs_push_copy (&keys, &key);
          }
          bson_destroy (&key);
@@ -917,10 +917,10 @@ sim_chunk_median (const sim_shcoll_t *sc, const bson_t *chunk, bson_t *out, bson
    if (keys.n >= 2) {
       size_t m = keys.n / 2;
       /* Move forward past keys equal to min so the split point is not a chunk boundary. */
-      while (m < keys.n && simq_compare_docs (keys.v[m], &min) == 0) {
+      while (m < keys.n && order_docs (keys.v[m], &min) == 0) {
          m++;
       }
-      if (m < keys.n && simq_compare_docs (keys.v[0], keys.v[keys.n - 1]) != 0) {
+      if (m < keys.n && order_docs (keys.v[0], keys.v[keys.n - 1]) != 0) {
          bson_copy_to (keys.v[m], out);
          ok = true;
       }
@@ -1152,7 +1152,7 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
       SIM_ERR (err, 1, "internal error: collection entry missing");
       return false;
    }
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    bson_t details = BSON_INITIALIZER;
    BSON_APPEND_DOCUMENT (&details, "shardKey", key);
    BSON_APPEND_UTF8 (&details, "collection", ns);
@@ -1194,7 +1194,7 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
       for (size_t z = 0; z <= zones.n; z++) {
          bson_t zmin, zmax, chunk;
          const bson_t *lo = z < zones.n && sim_sub (zones.v[z], "min", &zmin) ? &zmin : &gmax;
-         if (simq_compare_docs (&cur, lo) < 0) {
+         if (order_docs (&cur, lo) < 0) {
             /* the next non-draining shard, round-robin */
             const char *hole_owner = primary;
             size_t live = 0;
@@ -1452,7 +1452,7 @@ sim_zone_overlap_indexed (sim_coll_t *tags, const char *ns, const bson_t *min, c
       bson_t doc, tmax;
       sim_raw_view (ord[mid], &doc);
       sim_sub (&doc, "max", &tmax);
-      if (simq_compare_docs (&tmax, min) <= 0) {
+      if (order_docs (&tmax, min) <= 0) {
          lo = mid + 1;
       } else {
          hi = mid;
@@ -1465,7 +1465,7 @@ sim_zone_overlap_indexed (sim_coll_t *tags, const char *ns, const bson_t *min, c
       bson_t doc, tmin;
       sim_raw_view (ord[mid], &doc);
       sim_sub (&doc, "min", &tmin);
-      if (simq_compare_docs (&tmin, max) < 0) {
+      if (order_docs (&tmin, max) < 0) {
          lo = mid + 1;
       } else {
          hi = mid;
@@ -1479,7 +1479,7 @@ sim_zone_overlap_indexed (sim_coll_t *tags, const char *ns, const bson_t *min, c
       sim_sub (&doc, "min", &tmin);
       sim_sub (&doc, "max", &tmax);
       const char *tz = sim_str (&doc, "tag");
-      if (simq_compare_docs (&tmin, min) == 0 && simq_compare_docs (&tmax, max) == 0 && tz && !strcmp (tz, zone)) {
+      if (order_docs (&tmin, min) == 0 && order_docs (&tmax, max) == 0 && tz && !strcmp (tz, zone)) {
          *identical = true;
          continue;
       }
@@ -1573,7 +1573,7 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
    bool sharded = sim_shcoll_load (ns, &sc);
    bson_init (&min);
    bson_init (&max);
-   if (simq_compare_docs (min_in, max_in) >= 0) {
+   if (order_docs (min_in, max_in) >= 0) {
       char *a = sim_bson_str (min_in), *b = sim_bson_str (max_in);
       SIM_ERR (err, 9, "min: %s should be less than max: %s", a, b);
       bson_free (a);
@@ -1662,10 +1662,10 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
             continue;
          }
          const char *tz = sim_str (&view, "tag");
-         bool same_bounds = simq_compare_docs (&tmin, &min) == 0 && simq_compare_docs (&tmax, &max) == 0;
+         bool same_bounds = order_docs (&tmin, &min) == 0 && order_docs (&tmax, &max) == 0;
          if (!zone) {
             /* removeKeyRangeFromZone deletes { ns, min, max } exactly: a wrong max removes nothing. */
-            if (simq_compare_docs (&tmin, &min) == 0 && simq_compare_docs (&tmax, &max) == 0) {
+            if (order_docs (&tmin, &min) == 0 && order_docs (&tmax, &max) == 0) {
                sim_pos_t p = hits.v[i];
                if (del.n == del.cap) {
                   del.cap = del.cap ? del.cap * 2 : 4;
@@ -1679,7 +1679,7 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
             identical = true;
             continue;
          }
-         if (simq_compare_docs (&min, &tmax) < 0 && simq_compare_docs (&tmin, &max) < 0) {
+         if (order_docs (&min, &tmax) < 0 && order_docs (&tmin, &max) < 0) {
             clash = view;
             have_clash = true;
          }
@@ -1759,7 +1759,7 @@ sim_op_add_shard (const char *name, const char *host, bson_error_t *err)
    sim_coll_insert (sim_coll_ensure ("config", "shards"), &doc);
    BSON_APPEND_UTF8 (&details, "name", name);
    BSON_APPEND_UTF8 (&details, "host", host);
-   sim_changelog (false, "addShard", "", "config", &details, sim_now_ms ());
+   sim_changelog (false, "addShard", "", "config", &details, clock_wall_ms ());
    bson_destroy (&doc);
    bson_destroy (&details);
    sim_g.nshards++;
@@ -2040,7 +2040,7 @@ sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_BOOL (&set, "draining", true);
       sim_config_update ("shards", shard, &set, NULL, false);
       BSON_APPEND_UTF8 (&details, "shard", shard);
-      sim_changelog (false, "removeShard.start", "", "config", &details, sim_now_ms ());
+      sim_changelog (false, "removeShard.start", "", "config", &details, clock_wall_ms ());
       bson_destroy (&set);
       bson_destroy (&details);
       BSON_APPEND_UTF8 (reply, "msg", "draining started successfully");
@@ -2068,7 +2068,7 @@ sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
       }
       bson_t details = BSON_INITIALIZER;
       BSON_APPEND_UTF8 (&details, "shard", shard);
-      sim_changelog (false, "removeShard", "", "config", &details, sim_now_ms ());
+      sim_changelog (false, "removeShard", "", "config", &details, clock_wall_ms ());
       bson_destroy (&details);
       sim_g.nshards--;
       BSON_APPEND_UTF8 (reply, "msg", "removeshard completed successfully");
@@ -2131,8 +2131,8 @@ sim_cmd_move_primary (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_UTF8 (&details, "database", db);
       BSON_APPEND_UTF8 (&details, "from", primary);
       BSON_APPEND_UTF8 (&details, "to", to);
-      sim_changelog (false, "movePrimary.start", db, primary, &details, sim_now_ms ());
-      sim_changelog (false, "movePrimary.commit", db, primary, &details, sim_now_ms ());
+      sim_changelog (false, "movePrimary.start", db, primary, &details, clock_wall_ms ());
+      sim_changelog (false, "movePrimary.commit", db, primary, &details, clock_wall_ms ());
       bson_destroy (&set);
       bson_destroy (&details);
    }
@@ -2458,8 +2458,8 @@ sim_target_chunk (sim_ctx_t *ctx, const sim_shcoll_t *sc, bool typed, bool for_s
    bson_t found;
    if (sim_chunk_find (sc, &lo, &found, NULL)) {
       bson_t fmin, fmax;
-      if (sim_sub (&found, "min", &fmin) && sim_sub (&found, "max", &fmax) && simq_compare_docs (&fmin, &lo) == 0 &&
-          simq_compare_docs (&fmax, &hi) == 0) {
+      if (sim_sub (&found, "min", &fmin) && sim_sub (&found, "max", &fmax) && order_docs (&fmin, &lo) == 0 &&
+          order_docs (&fmax, &hi) == 0) {
          bson_copy_to (&found, chunk);
          bson_destroy (&found);
          return true;
@@ -2485,7 +2485,7 @@ sim_not_sharded (bson_t *reply, const char *ns)
 static void
 sim_cmd_move_chunk (sim_ctx_t *ctx, bson_t *reply)
 {
-   int64_t started = sim_now_ms ();
+   int64_t started = clock_wall_ms ();
    bson_error_t err;
    bson_t chunk;
    sim_shcoll_t sc;
@@ -2552,7 +2552,7 @@ sim_cmd_move_chunk (sim_ctx_t *ctx, bson_t *reply)
       sim_move_chunk_doc (&sc, &chunk, to);
    }
    bson_destroy (&chunk);
-   BSON_APPEND_INT32 (reply, "millis", (int32_t) (sim_now_ms () - started));
+   BSON_APPEND_INT32 (reply, "millis", (int32_t) (clock_wall_ms () - started));
    sim_reply_ok (reply);
 done:
    sim_shcoll_destroy (&sc);
@@ -2566,7 +2566,7 @@ typedef struct {
 static int
 sim_keysize_cmp (const void *a, const void *b)
 {
-   return simq_compare_docs (((const sim_keysize_t *) a)->key, ((const sim_keysize_t *) b)->key);
+   return order_docs (((const sim_keysize_t *) a)->key, ((const sim_keysize_t *) b)->key);
 }
 
 /* The shard keys (sorted) and sizes of sc's documents inside [lo, hi) into *out (*n of them; free with
@@ -2584,7 +2584,7 @@ sim_range_keys (const sim_shcoll_t *sc, const bson_t *lo, const bson_t *hi, sim_
          sim_pos_t at = { p, i };
          sim_coll_view (coll, at, &view);
          sim_shard_key_of (sc, &view, &key);
-         if (simq_compare_docs (lo, &key) <= 0 && simq_compare_docs (&key, hi) < 0) {
+         if (order_docs (lo, &key) <= 0 && order_docs (&key, hi) < 0) {
             if (*n == cap) {
                cap = cap ? cap * 2 : 64;
                *out = bson_realloc (*out, cap * sizeof **out);
@@ -2631,13 +2631,13 @@ sim_other_bound (const sim_shcoll_t *sc, const char *donor, const bson_t *lo, co
       bson_concat (out, forward ? hi : lo);
    } else if (forward) {
       size_t at = (size_t) per;
-      while (at < n && simq_compare_docs (v[at].key, v[at - 1].key) == 0) {
+      while (at < n && order_docs (v[at].key, v[at - 1].key) == 0) {
          at++;
       }
       bson_concat (out, at < n ? v[at].key : hi);
    } else {
       size_t at = n - (size_t) per; /* the new min: the last `per` documents move */
-      while (at > 0 && simq_compare_docs (v[at].key, v[at - 1].key) == 0) {
+      while (at > 0 && order_docs (v[at].key, v[at - 1].key) == 0) {
          at--;
       }
       bson_concat (out, at > 0 ? v[at].key : lo);
@@ -2705,7 +2705,7 @@ sim_cmd_move_range (sim_ctx_t *ctx, bson_t *reply)
          bson_t a, b;
          sim_sub (all.v[i], "min", &a);
          sim_sub (all.v[i], "max", &b);
-         if (simq_compare_docs (&a, &max) < 0 && simq_compare_docs (&max, &b) <= 0) {
+         if (order_docs (&a, &max) < 0 && order_docs (&max, &b) <= 0) {
             bson_copy_to (all.v[i], &chunk);
             have_chunk = true;
          }
@@ -2737,11 +2737,11 @@ sim_cmd_move_range (sim_ctx_t *ctx, bson_t *reply)
    }
    if (have_max) {
       /* a max past the chunk's end moves the rest of the chunk */
-      bson_copy_to (simq_compare_docs (&max, &cmax) < 0 ? &max : &cmax, &hi);
+      bson_copy_to (order_docs (&max, &cmax) < 0 ? &max : &cmax, &hi);
    } else {
       sim_other_bound (&sc, from, &min, &cmax, cs, true, &hi);
    }
-   if (simq_compare_docs (&lo, &hi) >= 0) {
+   if (order_docs (&lo, &hi) >= 0) {
       char *a = sim_bson_str (&lo), *b = sim_bson_str (&hi);
       sim_reply_error (reply, 9, "min: %s should be less than max: %s", a, b);
       bson_free (a);
@@ -2971,10 +2971,10 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
       bson_t cmin, cmax;
       sim_sub (all.v[i], "min", &cmin);
       sim_sub (all.v[i], "max", &cmax);
-      if (simq_compare_docs (&cmin, &lo) == 0) {
+      if (order_docs (&cmin, &lo) == 0) {
          first = i;
       }
-      if (simq_compare_docs (&cmax, &hi) == 0) {
+      if (order_docs (&cmax, &hi) == 0) {
          last = i;
       }
    }
@@ -3065,7 +3065,7 @@ sim_cmd_balancer_start_stop (sim_ctx_t *ctx, bson_t *reply)
    if (start && sim_ver_ge (80)) {
       /* 8.0: ShardingLogging::logAction "balancer.start", empty namespace and details. */
       bson_t empty = BSON_INITIALIZER;
-      sim_changelog (true, "balancer.start", "", "config", &empty, sim_now_ms ());
+      sim_changelog (true, "balancer.start", "", "config", &empty, clock_wall_ms ());
       bson_destroy (&empty);
    }
    if (!start && sim_dyn.live) {
@@ -3074,7 +3074,7 @@ sim_cmd_balancer_start_stop (sim_ctx_t *ctx, bson_t *reply)
       int64_t max_ms = bson_iter_init_find (&it, ctx->cmd, "maxTimeMS") && BSON_ITER_HOLDS_NUMBER (&it)
                           ? bson_iter_as_int64 (&it)
                           : 0;
-      if (!sim_balancer_wait_round (max_ms > 0 ? sim_now_ms () + max_ms : INT64_MAX)) {
+      if (!sim_balancer_wait_round (max_ms > 0 ? clock_wall_ms () + max_ms : INT64_MAX)) {
          sim_reply_error (reply, 50, "operation exceeded time limit");
          return;
       }
@@ -3082,7 +3082,7 @@ sim_cmd_balancer_start_stop (sim_ctx_t *ctx, bson_t *reply)
    if (!start && sim_ver_ge (80)) {
       /* 8.0: "balancer.stop" is logged once the current round was joined. */
       bson_t empty = BSON_INITIALIZER;
-      sim_changelog (true, "balancer.stop", "", "config", &empty, sim_now_ms ());
+      sim_changelog (true, "balancer.stop", "", "config", &empty, clock_wall_ms ());
       bson_destroy (&empty);
    }
    sim_reply_ok (reply);
@@ -3107,7 +3107,8 @@ sim_cmd_balancer_status (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_INT64 (reply, "numBalancerRounds", sim_g.balancer_rounds + sim_dyn.rounds + sim_dyn.rounds_skipped);
    } else {
       /* A round every 10 s while the balancer is on (the real default interval). */
-      BSON_APPEND_INT64 (reply, "numBalancerRounds", sim_g.balancer_rounds + (sim_now_ms () - sim_g.start_ms) / 10000);
+      BSON_APPEND_INT64 (reply, "numBalancerRounds",
+                         sim_g.balancer_rounds + (clock_wall_ms () - sim_g.start_ms) / 10000);
    }
    if (sim_ver_ge (80)) {
       BSON_APPEND_INT64 (reply, "term", 1);
@@ -3171,7 +3172,7 @@ sim_chunks_cut_by_zone (const sim_shcoll_t *sc, const simq_docs_t *all)
             for (size_t i = 0; i < all->n && !cut; i++) {
                bson_t cmin, cmax;
                cut = sim_sub (all->v[i], "min", &cmin) && sim_sub (all->v[i], "max", &cmax) &&
-                     simq_compare_docs (&cmin, &full) < 0 && simq_compare_docs (&full, &cmax) < 0;
+                     order_docs (&cmin, &full) < 0 && order_docs (&full, &cmax) < 0;
             }
             bson_destroy (&full);
          }
@@ -3420,7 +3421,7 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
    bson_iter_init (&b, &key);
    while (extends && bson_iter_next (&a)) {
       extends = bson_iter_next (&b) && !strcmp (bson_iter_key (&a), bson_iter_key (&b)) &&
-                simq_compare_values (bson_iter_value (&a), bson_iter_value (&b)) == 0;
+                order_values (bson_iter_value (&a), bson_iter_value (&b)) == 0;
    }
    if (!extends || bson_equal (&key, &sc.key)) {
       char *x = sim_bson_str (&key), *y = sim_bson_str (&sc.key);
@@ -3441,7 +3442,7 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
       goto done;
    }
    sim_chunks_of (&sc, &all);
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    bson_t details = BSON_INITIALIZER;
    BSON_APPEND_DOCUMENT (&details, "oldKey", &sc.key);
    BSON_APPEND_DOCUMENT (&details, "newKey", &key);
@@ -3540,7 +3541,7 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    /* Resharding commits a new collection incarnation: new UUID, epoch, timestamp, key and chunks. */
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    bson_t details = BSON_INITIALIZER;
    BSON_APPEND_DOCUMENT (&details, "oldKey", &sc.key);
    BSON_APPEND_DOCUMENT (&details, "newKey", &key);
@@ -3665,7 +3666,7 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
       }
    }
    sim_shcoll_destroy (&sc);
-   sim_changelog (false, "resharding.coordinator.commit", ns, "config", &details, sim_now_ms ());
+   sim_changelog (false, "resharding.coordinator.commit", ns, "config", &details, clock_wall_ms ());
    bson_destroy (&details);
    sim_reply_ok (reply);
 }
@@ -3766,7 +3767,7 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
       run_t top[5] = { { 0 } };
       for (size_t i = 0; i < keys.n;) {
          size_t j = i + 1;
-         while (j < keys.n && simq_compare_docs (keys.v[i], keys.v[j]) == 0) {
+         while (j < keys.n && order_docs (keys.v[i], keys.v[j]) == 0) {
             j++;
          }
          distinct++;
@@ -3897,7 +3898,7 @@ sim_cmd_configure_query_analyzer (sim_ctx_t *ctx, bson_t *reply)
    if (have_rate) {
       BSON_APPEND_DOUBLE (&set, "samplesPerSecond", rate);
    }
-   BSON_APPEND_DATE_TIME (&set, "startTime", sim_now_ms ());
+   BSON_APPEND_DATE_TIME (&set, "startTime", clock_wall_ms ());
    const char *unset[] = { "samplesPerSecond", NULL };
    sim_config_update ("queryAnalyzers", ns, &set, have_rate ? NULL : unset, true);
    bson_destroy (&set);

@@ -465,7 +465,7 @@ sim_kent_cmp (const void *a, const void *b)
    bson_t kx, ky;
    bson_init_static (&kx, x->key, sim_rawlen (x->key));
    bson_init_static (&ky, y->key, sim_rawlen (y->key));
-   return simq_compare_docs (&kx, &ky);
+   return order_docs (&kx, &ky);
 }
 
 /* 6.0+: makes chunk i of t at most about one chunk size by splitting off its first ~chunk size of data. Returns false
@@ -585,7 +585,7 @@ sim_split_zone_boundaries (sim_coll_t *coll, sim_ctab_t *t)
       }
       bson_t min;
       sim_chunk_min (&t->v[i], &min);
-      if (simq_compare_docs (&min, bounds.v[k]) != 0) {
+      if (order_docs (&min, bounds.v[k]) != 0) {
          bson_t *pt = bounds.v[k];
          sim_ctab_split (coll, i, &pt, 1, NULL, NULL);
       }
@@ -847,7 +847,7 @@ sim_balancer_round (int64_t now)
    /* Migrations without a duration commit at once. */
    sim_balancer_tick (now);
    if (sim_dyn.in_round && sim_dyn.nmigs == 0) {
-      sim_round_finish (sim_now_ms ());
+      sim_round_finish (clock_wall_ms ());
    }
 }
 
@@ -891,7 +891,7 @@ bool
 sim_balancer_wait_round (int64_t deadline_ms)
 {
    while (sim_dyn.in_round && !sim_g.shutting_down) {
-      int64_t now = sim_now_ms ();
+      int64_t now = clock_wall_ms ();
       if (now >= deadline_ms) {
          return false;
       }
@@ -905,7 +905,7 @@ sim_balancer_wait_round (int64_t deadline_ms)
 void
 sim_balancer_current_op (simq_docs_t *out)
 {
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    for (size_t i = 0; i < sim_dyn.nmigs; i++) {
       sim_migration_t *m = sim_dyn.migs[i];
       bson_t *d = bson_new ();
@@ -1034,7 +1034,7 @@ sim_cmd_sim_balancer (sim_ctx_t *ctx, bson_t *reply)
    bson_iter_init (&it, ctx->cmd);
    bson_iter_next (&it);
    const char *what = BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : "status";
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    if (!strcmp (what, "round")) {
       sim_balancer_round (now);
    } else if (!strcmp (what, "live")) {
@@ -1098,7 +1098,7 @@ sim_balancer_kill_op (const char *shard, int64_t opid)
          continue;
       }
       /* the donor's migration is interrupted: the chunk stays where it was and the donor logs the abort */
-      int64_t now = sim_now_ms ();
+      int64_t now = clock_wall_ms ();
       bson_t d = BSON_INITIALIZER, min, max;
       char mid[512];
       bson_init_static (&min, m->min, sim_rawlen (m->min));

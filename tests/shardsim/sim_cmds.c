@@ -2,6 +2,7 @@
  * (availability per version, admin-only commands, OP_QUERY rules), the handshake and the generic commands (ping,
  * buildInfo, getParameter, getCmdLineOpts, serverStatus, listDatabases, connectionStatus, endSessions …). */
 #include "tests/shardsim/sim.h"
+#include "shell/lib/clock.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -33,14 +34,6 @@ sim_ver_ge (int num)
    return sim_g.ver->num >= num;
 }
 
-int64_t
-sim_now_ms (void)
-{
-   struct timeval tv;
-   gettimeofday (&tv, NULL);
-   return (int64_t) tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
-
 uint64_t
 sim_rand (void)
 {
@@ -65,7 +58,7 @@ void
 sim_cluster_time (uint32_t *secs, uint32_t *inc)
 {
    if (sim_g.ct_secs == 0) {
-      sim_g.ct_secs = (uint32_t) (sim_now_ms () / 1000);
+      sim_g.ct_secs = (uint32_t) (clock_wall_ms () / 1000);
       sim_g.ct_inc = 1;
    }
    *secs = sim_g.ct_secs;
@@ -75,7 +68,7 @@ sim_cluster_time (uint32_t *secs, uint32_t *inc)
 void
 sim_tick (uint32_t *secs, uint32_t *inc)
 {
-   uint32_t now = (uint32_t) (sim_now_ms () / 1000);
+   uint32_t now = (uint32_t) (clock_wall_ms () / 1000);
    if (now > sim_g.ct_secs) {
       sim_g.ct_secs = now;
       sim_g.ct_inc = 1;
@@ -252,7 +245,7 @@ sim_cmd_hello (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_INT32 (reply, "maxBsonObjectSize", 16777216);
    BSON_APPEND_INT32 (reply, "maxMessageSizeBytes", 48000000);
    BSON_APPEND_INT32 (reply, "maxWriteBatchSize", 100000);
-   BSON_APPEND_DATE_TIME (reply, "localTime", sim_now_ms ());
+   BSON_APPEND_DATE_TIME (reply, "localTime", clock_wall_ms ());
    BSON_APPEND_INT32 (reply, "logicalSessionTimeoutMinutes", 30);
    BSON_APPEND_INT32 (reply, "connectionId", ctx->conn->id);
    BSON_APPEND_INT32 (reply, "maxWireVersion", sim_g.ver->max_wire);
@@ -404,7 +397,7 @@ static void
 sim_cmd_server_status (sim_ctx_t *ctx, bson_t *reply)
 {
    (void) ctx;
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    int64_t up_ms = now - sim_g.start_ms;
    uint32_t s, i;
    sim_cluster_time (&s, &i);

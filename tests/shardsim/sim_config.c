@@ -181,7 +181,7 @@ sim_chunk_find (const sim_shcoll_t *sc, const bson_t *key, bson_t *chunk, sim_po
       if (!sim_sub_doc (&view, "min", &min) || !sim_sub_doc (&view, "max", &max)) {
          continue;
       }
-      if (simq_compare_docs (&min, key) <= 0 && simq_compare_docs (key, &max) < 0) {
+      if (order_docs (&min, key) <= 0 && order_docs (key, &max) < 0) {
          if (chunk) {
             bson_copy_to (&view, chunk);
          }
@@ -369,7 +369,7 @@ sim_collection_doc (const char *ns, const bson_t *key, bool unique, const uint8_
    }
    uint32_t s, i;
    sim_tick (&s, &i);
-   BSON_APPEND_DATE_TIME (out, "lastmod", sim_now_ms ());
+   BSON_APPEND_DATE_TIME (out, "lastmod", clock_wall_ms ());
    BSON_APPEND_TIMESTAMP (out, "timestamp", s, i);
    BSON_APPEND_BINARY (out, "uuid", BSON_SUBTYPE_UUID, uuid, 16);
    BSON_APPEND_DOCUMENT (out, "key", key);
@@ -420,7 +420,7 @@ sim_mongos_ping (void)
 {
    sim_coll_t *m = sim_coll_ensure ("config", "mongos");
    bson_t doc = BSON_INITIALIZER, arr;
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    BSON_APPEND_UTF8 (&doc, "_id", sim_g.host);
    BSON_APPEND_ARRAY_BEGIN (&doc, "advisoryHostFQDNs", &arr);
    bson_append_array_end (&doc, &arr);

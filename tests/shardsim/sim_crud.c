@@ -317,7 +317,7 @@ sim_same_min (const uint8_t *a, const uint8_t *b)
    sim_raw_static (a, &x);
    sim_raw_static (b, &y);
    return bson_iter_init_find (&ix, &x, "min") && bson_iter_init_find (&iy, &y, "min") &&
-          simq_compare_values (bson_iter_value (&ix), bson_iter_value (&iy)) == 0;
+          order_values (bson_iter_value (&ix), bson_iter_value (&iy)) == 0;
 }
 
 /* find { <partition field>: v, ... } sort { min: 1 | -1 } on a partitioned collection (config.chunks by uuid or ns,
@@ -651,7 +651,7 @@ sim_stage_coll_stats (sim_agg_t *agg, const bson_t *spec, simq_docs_t *out, bson
       BSON_APPEND_UTF8 (d, "ns", ns);
       BSON_APPEND_UTF8 (d, "shard", st[i].shard);
       BSON_APPEND_UTF8 (d, "host", host);
-      BSON_APPEND_DATE_TIME (d, "localTime", sim_now_ms ());
+      BSON_APPEND_DATE_TIME (d, "localTime", clock_wall_ms ());
       if (lat) {
          sim_opstat_t zero = { { 0 } };
          const sim_opstat_t *o = &zero;
@@ -973,7 +973,7 @@ sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
    simq_env_t env = { .ud = &agg,
                       .collection = sim_agg_collection,
                       .stage = sim_agg_stage,
-                      .now_ms = sim_now_ms (),
+                      .now_ms = clock_wall_ms (),
                       .interrupted = sim_agg_interrupted };
    if (!simq_aggregate_taking (&input, run, &env, &out, &err)) { /* input is ours: no second copy */
       sim_reply_simq_error (reply, &err);
@@ -1055,7 +1055,7 @@ sim_distinct_add (simq_docs_t *vals, const bson_value_t *v)
       bson_iter_t it;
       bson_iter_init (&it, vals->v[i]);
       bson_iter_next (&it);
-      if (simq_compare_values (bson_iter_value (&it), v) == 0) {
+      if (order_values (bson_iter_value (&it), v) == 0) {
          return;
       }
    }
@@ -1743,8 +1743,8 @@ sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
          sim_coll_delete (colls, &hits);
       }
       sim_hits_free (&hits);
-      sim_changelog (false, "dropCollection.start", ns, "config", &empty, sim_now_ms ());
-      sim_changelog (false, "dropCollection", ns, "config", &empty, sim_now_ms ());
+      sim_changelog (false, "dropCollection.start", ns, "config", &empty, clock_wall_ms ());
+      sim_changelog (false, "dropCollection", ns, "config", &empty, clock_wall_ms ());
       bson_destroy (&filter);
       bson_destroy (&empty);
    }

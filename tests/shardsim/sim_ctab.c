@@ -130,7 +130,7 @@ sim_chunk_cmp (const void *a, const void *b)
    bson_t mx, my;
    sim_chunk_min (x, &mx);
    sim_chunk_min (y, &my);
-   return simq_compare_docs (&mx, &my);
+   return order_docs (&mx, &my);
 }
 
 size_t
@@ -142,7 +142,7 @@ sim_ctab_locate (const sim_ctab_t *t, const bson_t *key)
       size_t mid = lo + (hi - lo) / 2;
       bson_t min;
       sim_chunk_min (&t->v[mid], &min);
-      if (simq_compare_docs (&min, key) <= 0) {
+      if (order_docs (&min, key) <= 0) {
          lo = mid + 1;
       } else {
          hi = mid;
@@ -153,7 +153,7 @@ sim_ctab_locate (const sim_ctab_t *t, const bson_t *key)
    }
    bson_t max;
    sim_chunk_max (&t->v[lo - 1], &max);
-   return simq_compare_docs (key, &max) < 0 ? lo - 1 : SIZE_MAX;
+   return order_docs (key, &max) < 0 ? lo - 1 : SIZE_MAX;
 }
 
 size_t
@@ -356,7 +356,7 @@ sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, con
       bson_destroy (&rw);
    }
    /* Changelog: split for two pieces, one multi-split entry per piece otherwise. */
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    if (npieces == 2) {
       bson_t details = BSON_INITIALIZER, sub;
       BSON_APPEND_DOCUMENT (&details, "before", &before);
@@ -429,7 +429,7 @@ sim_keyent_cmp (const void *a, const void *b)
    bson_t kx, ky;
    bson_init_static (&kx, x->key, sim_raw_size (x->key));
    bson_init_static (&ky, y->key, sim_raw_size (y->key));
-   return simq_compare_docs (&kx, &ky);
+   return order_docs (&kx, &ky);
 }
 
 static int
@@ -438,7 +438,7 @@ sim_keyent_cmp_raw (const uint8_t *a, const uint8_t *b)
    bson_t ka, kb;
    bson_init_static (&ka, a, sim_raw_size (a));
    bson_init_static (&kb, b, sim_raw_size (b));
-   return simq_compare_docs (&ka, &kb);
+   return order_docs (&ka, &kb);
 }
 
 static void

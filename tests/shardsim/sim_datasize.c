@@ -53,7 +53,7 @@ sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply)
       bson_t cmin, cmax;
       sim_chunk_min (&t->v[i], &cmin);
       sim_chunk_max (&t->v[i], &cmax);
-      if (have_min && (simq_compare_docs (&cmin, &min) < 0 || simq_compare_docs (&cmax, &max) > 0))
+      if (have_min && (order_docs (&cmin, &min) < 0 || order_docs (&cmax, &max) > 0))
          continue;
       size += t->v[i].bytes;
       objects += t->v[i].docs;

@@ -13,7 +13,7 @@ sim_dyn_main (void *arg)
    (void) arg;
    while (!sim_g.shutting_down) {
       usleep (5000);
-      int64_t now = sim_now_ms ();
+      int64_t now = clock_wall_ms ();
       sim_fault_tick (now);
       pthread_mutex_lock (&sim_g.lock);
       if (sim_dyn.nwls || sim_dyn.nmigs || sim_dyn.live) {

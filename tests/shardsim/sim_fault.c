@@ -176,7 +176,7 @@ sim_fault_flag (const char *flag, const char *val, char *errbuf, size_t errlen)
 void
 sim_fault_init (void)
 {
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    pthread_mutex_lock (&sim_fault_lock);
    if (sim_f.pending_hang_ms) {
       sim_f.hang_until = now + sim_f.pending_hang_ms;
@@ -211,7 +211,7 @@ sim_fault_before (const char *cmd_name)
       if (sim_g.shutting_down) {
          return false;
       }
-      if (sim_now_ms () >= until) {
+      if (clock_wall_ms () >= until) {
          return true;
       }
       usleep (10000);
@@ -226,7 +226,7 @@ sim_fault_delay_ms (const char *cmd_name)
       return 0;
    }
    pthread_mutex_lock (&sim_fault_lock);
-   if (sim_f.delay_ms > 0 && (sim_f.delay_until == 0 || sim_now_ms () < sim_f.delay_until)) {
+   if (sim_f.delay_ms > 0 && (sim_f.delay_until == 0 || clock_wall_ms () < sim_f.delay_until)) {
       d = sim_f.delay_ms;
    }
    pthread_mutex_unlock (&sim_fault_lock);
@@ -329,7 +329,7 @@ bool
 sim_fault_refusing (void)
 {
    pthread_mutex_lock (&sim_fault_lock);
-   bool r = sim_now_ms () < sim_f.refuse_until;
+   bool r = clock_wall_ms () < sim_f.refuse_until;
    pthread_mutex_unlock (&sim_fault_lock);
    return r;
 }
@@ -400,7 +400,7 @@ sim_cmd_sim_fault (sim_ctx_t *ctx, bson_t *reply)
    bson_iter_init (&it, ctx->cmd);
    bson_iter_next (&it);
    const char *what = BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : "status";
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    int64_t ms = sim_duration (ctx->cmd);
    if (!strcmp (what, "dropConnections")) {
       BSON_APPEND_INT32 (reply, "dropped", sim_drop_connections (ctx->conn));

@@ -2,7 +2,7 @@
  * stale, and built lazily on first use so that collections nobody asks about (the large scenario's million chunks,
  * the bulk loader's documents) pay nothing:
  *   - the _id index of a collection: a simq_htab_t multimap from simq_hash_value (_id) to the stored document, so
- *     the duplicate-key check of an insert costs O(1) instead of a scan (equality is simq_compare_values, as the scan
+ *     the duplicate-key check of an insert costs O(1) instead of a scan (equality is order_values, as the scan
  *     had it: 1, 1.0 and NumberLong(1) are the same _id);
  *   - the range index of a partition (config.chunks per collection, config.tags per namespace): its documents ordered
  *     by their embedded-document min, ties in storage order (exactly the order of a stable sort { min: 1 }), with a
@@ -87,7 +87,7 @@ sim_coll_has_id (sim_coll_t *coll, const bson_value_t *id)
    uintptr_t v;
    while ((v = simq_htab_next (coll->ids, simq_hash_value (id), &probe)) != 0) {
       bson_value_t other;
-      if (sim_raw_id ((const uint8_t *) v, &other) && simq_compare_values (&other, id) == 0) {
+      if (sim_raw_id ((const uint8_t *) v, &other) && order_values (&other, id) == 0) {
          return true;
       }
    }
@@ -104,7 +104,7 @@ sim_coll_find_id (sim_coll_t *coll, const bson_value_t *id, sim_pos_t *pos)
    while ((v = simq_htab_next (coll->ids, simq_hash_value (id), &probe)) != 0) {
       const uint8_t *raw = (const uint8_t *) v;
       bson_value_t other;
-      if (!sim_raw_id (raw, &other) || simq_compare_values (&other, id) != 0) {
+      if (!sim_raw_id (raw, &other) || order_values (&other, id) != 0) {
          continue;
       }
       size_t p = sim_coll_part_of (coll, raw);
@@ -236,7 +236,7 @@ static bool
 sim_rindex_bad (const uint8_t *raw)
 {
    bson_t min, max;
-   return !sim_raw_sub (raw, "min", &min) || !sim_raw_sub (raw, "max", &max) || simq_compare_docs (&min, &max) >= 0;
+   return !sim_raw_sub (raw, "min", &min) || !sim_raw_sub (raw, "max", &max) || order_docs (&min, &max) >= 0;
 }
 
 /* Whether the ranges of two neighbours (a before b) overlap; documents without a proper range count once, as bad. */
@@ -249,7 +249,7 @@ sim_rindex_clash (const uint8_t *a, const uint8_t *b)
    }
    sim_raw_sub (a, "max", &amax);
    sim_raw_sub (b, "min", &bmin);
-   return simq_compare_docs (&amax, &bmin) > 0;
+   return order_docs (&amax, &bmin) > 0;
 }
 
 static int
@@ -258,7 +258,7 @@ sim_min_cmp_raw (const uint8_t *a, const uint8_t *b)
    bson_t x, y;
    sim_raw_sub (a, "min", &x);
    sim_raw_sub (b, "min", &y);
-   return simq_compare_docs (&x, &y);
+   return order_docs (&x, &y);
 }
 
 /* A document with its min and max located once, for building an index: comparisons then cost no field lookup.
@@ -274,7 +274,7 @@ sim_rent_docs_cmp (const uint8_t *a, const uint8_t *b)
    bson_t x, y;
    sim_raw_view (a, &x);
    sim_raw_view (b, &y);
-   return simq_compare_docs (&x, &y);
+   return order_docs (&x, &y);
 }
 
 static int
@@ -500,14 +500,14 @@ sim_part_find_containing (sim_coll_t *coll, size_t part, const bson_t *key, bson
       size_t mid = lo + (hi - lo) / 2;
       bson_t min;
       sim_raw_sub (ord[mid], "min", &min);
-      if (simq_compare_docs (&min, key) <= 0) {
+      if (order_docs (&min, key) <= 0) {
          lo = mid + 1;
       } else {
          hi = mid;
       }
    }
    bson_t max;
-   if (lo == 0 || !sim_raw_sub (ord[lo - 1], "max", &max) || simq_compare_docs (key, &max) >= 0) {
+   if (lo == 0 || !sim_raw_sub (ord[lo - 1], "max", &max) || order_docs (key, &max) >= 0) {
       return 0;
    }
    sim_raw_view (ord[lo - 1], view);

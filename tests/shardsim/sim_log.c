@@ -42,7 +42,7 @@ sim_log_command (int32_t conn_id, int32_t opcode, const char *db, const bson_t *
       bson_destroy (&redacted);
    }
    pthread_mutex_lock (&sim_log_lock);
-   fprintf (sim_log_file, "{\"t\": %lld, \"conn\": %d, \"op\": \"%s\", \"db\": ", (long long) sim_now_ms (),
+   fprintf (sim_log_file, "{\"t\": %lld, \"conn\": %d, \"op\": \"%s\", \"db\": ", (long long) clock_wall_ms (),
             (int) conn_id, opcode == SIM_OP_QUERY ? "OP_QUERY" : "OP_MSG");
    sim_log_json_string (sim_log_file, db);
    fprintf (sim_log_file, ", \"cmd\": %s}\n", json ? json : "null");

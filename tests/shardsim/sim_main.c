@@ -267,7 +267,7 @@ main (int argc, char **argv)
       perror ("shardsim: background thread");
       goto cleanup;
    }
-   sim_dyn.next_round_ms = sim_now_ms () + (sim_dyn.balancer_interval_ms > 0 ? sim_dyn.balancer_interval_ms : 10000);
+   sim_dyn.next_round_ms = clock_wall_ms () + (sim_dyn.balancer_interval_ms > 0 ? sim_dyn.balancer_interval_ms : 10000);
    sim_fault_init ();
    printf ("shardsim: listening on 127.0.0.1:%d (version %s, scenario %s)\n", bound, sim_g.ver->full, sim_g.scenario);
    fflush (stdout);

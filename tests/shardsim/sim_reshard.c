@@ -154,7 +154,7 @@ sim_rs_distinct_first (sim_coll_t *coll, const bson_t *key, size_t cap)
          }
          bool known = false;
          for (size_t k = 0; k < n && !known; k++) {
-            known = simq_compare_values (&seen[k], &v) == 0;
+            known = order_values (&seen[k], &v) == 0;
          }
          if (!known) {
             bson_value_copy (&v, &seen[n++]); /* a copy: valid past this view */
@@ -300,7 +300,7 @@ sim_rs_store (const sim_rs_t *op, bool remove)
          sim_coll_delete (c, &hits);
       }
    } else {
-      sim_rs_coordinator_doc (op, sim_now_ms (), &doc);
+      sim_rs_coordinator_doc (op, clock_wall_ms (), &doc);
       if (found) {
          sim_coll_replace (c, hits.v[0], &doc);
       } else {
@@ -335,7 +335,7 @@ sim_rs_row_head (const sim_rs_t *op, const char *shard, const char *role, bson_t
 void
 sim_reshard_current_op (simq_docs_t *out)
 {
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    for (size_t k = 0; k < SIM_RS_MAX; k++) {
       const sim_rs_t *op = &sim_rs[k];
       if (!op->used) {
@@ -449,7 +449,7 @@ sim_rs_wait (sim_rs_t *op, bson_t *reply)
    sim_rs_store (op, false);
    const char *state = NULL;
    bool ok = true;
-   while (sim_now_ms () < op->end_ms) {
+   while (clock_wall_ms () < op->end_ms) {
       if (sim_g.shutting_down) {
          sim_reply_error (reply, 11600, "interrupted at shutdown");
          ok = false;
@@ -457,14 +457,14 @@ sim_rs_wait (sim_rs_t *op, bson_t *reply)
       }
       if (op->aborted) {
          sim_reply_error (reply, 341, "%s of %s was aborted", op->provenance, op->ns);
-         sim_changelog (false, "resharding.coordinator.abort", op->ns, "config", &details, sim_now_ms ());
+         sim_changelog (false, "resharding.coordinator.abort", op->ns, "config", &details, clock_wall_ms ());
          ok = false;
          break;
       }
-      int64_t until = sim_now_ms () + 50;
+      int64_t until = clock_wall_ms () + 50;
       struct timespec ts = { .tv_sec = (time_t) (until / 1000), .tv_nsec = (long) (until % 1000) * 1000000L };
       pthread_cond_timedwait (&sim_dyn.round_done, &sim_g.lock, &ts);
-      const char *now_state = sim_rs_coordinator_state (sim_rs_frac (op, sim_now_ms ()));
+      const char *now_state = sim_rs_coordinator_state (sim_rs_frac (op, clock_wall_ms ()));
       if (now_state != state) {
          state = now_state;
          sim_rs_store (op, false);
@@ -495,7 +495,7 @@ sim_rs_new (const char *ns, const char *provenance, const bson_t *key, const bso
       if (coll) {
          memcpy (op->coll_uuid, coll->uuid, 16);
       }
-      op->start_ms = sim_now_ms ();
+      op->start_ms = clock_wall_ms ();
       op->end_ms = op->start_ms + sim_reshard_ms;
       return op;
    }

@@ -91,7 +91,7 @@ sim_demo (char *errbuf, size_t errlen)
    bson_error_t err;
    bson_t *key = NULL, *mid = NULL, *doc = NULL, *lo = NULL, *hi = NULL;
    bool ok = false;
-   int64_t base = sim_now_ms () - 2 * 86400 * 1000;
+   int64_t base = clock_wall_ms () - 2 * 86400 * 1000;
    int64_t ts[120];
    static const char *types[] = { "view", "click", "purchase", "signup" };
    static const char *cities[] = { "New York", "San Francisco", "Chicago", "Austin", "Seattle" };
@@ -235,7 +235,7 @@ sim_demo (char *errbuf, size_t errlen)
    key = NULL;
 
    /* History: one aborted migration and the balancer's recent rounds (one failed). */
-   int64_t now = sim_now_ms ();
+   int64_t now = clock_wall_ms ();
    doc = BCON_NEW ("step 1 of 6", BCON_INT32 (0), "min", "{", "uid", BCON_MINKEY, "}", "max", "{", "uid",
                    BCON_INT64 (0), "}", "to", BCON_UTF8 ("shard03"), "from", BCON_UTF8 ("shard01"), "note",
                    BCON_UTF8 ("aborted"), "errmsg", BCON_UTF8 ("Data transfer error: recipient shard timed out"));
@@ -337,7 +337,7 @@ bool
 sim_scenario_build (char *errbuf, size_t errlen)
 {
    sim_g.rng = sim_g.seed * 0x9E3779B97F4A7C15ull + 1;
-   sim_g.start_ms = sim_now_ms ();
+   sim_g.start_ms = clock_wall_ms ();
    bson_oid_init (&sim_g.process_id, NULL);
    bson_oid_init (&sim_g.cluster_id, NULL);
    if (!strcmp (sim_g.scenario, "demo")) {

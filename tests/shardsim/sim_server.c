@@ -105,9 +105,9 @@ sim_write_full (sim_conn_t *conn, const uint8_t *buf, size_t n)
 static bool
 sim_await (sim_conn_t *conn, int64_t ms)
 {
-   int64_t deadline = sim_now_ms () + ms;
+   int64_t deadline = clock_wall_ms () + ms;
    while (!sim_g.shutting_down) {
-      int64_t left = deadline - sim_now_ms ();
+      int64_t left = deadline - clock_wall_ms ();
       if (left <= 0) {
          return true;
       }
@@ -196,7 +196,7 @@ sim_serve_one (sim_conn_t *conn, const uint8_t *data, size_t len, bool *keep)
       goto done;
    }
    int64_t delay = sim_fault_delay_ms (cmd_name);
-   for (int64_t until = sim_now_ms () + delay; delay > 0 && !sim_g.shutting_down && sim_now_ms () < until;) {
+   for (int64_t until = clock_wall_ms () + delay; delay > 0 && !sim_g.shutting_down && clock_wall_ms () < until;) {
       usleep (2000);
    }
    *keep = sim_send_reply_as (conn, &msg, exhaust ? SIM_MSG_MORE_TO_COME : 0, &reply, sim_fault_bad_reply (cmd_name));
@@ -329,7 +329,7 @@ sim_server_run (int *listen_fd)
       char ip[INET_ADDRSTRLEN] = "127.0.0.1";
       inet_ntop (AF_INET, &sa.sin_addr, ip, sizeof ip);
       bson_snprintf (conn->peer, sizeof conn->peer, "%s:%d", ip, ntohs (sa.sin_port));
-      conn->started_ms = sim_now_ms ();
+      conn->started_ms = clock_wall_ms ();
       pthread_mutex_lock (&sim_g.lock);
       conn->id = ++sim_g.next_conn_id;
       sim_g.conns_total++;

@@ -56,7 +56,7 @@ sim_should_stop (bson_error_t *error)
       return false;
    }
    if (!sim_stop_gone) {
-      int64_t now = sim_now_ms ();
+      int64_t now = clock_wall_ms ();
       if (now - sim_stop_polled_ms < SIM_STOP_POLL_MS) {
          return false;
       }

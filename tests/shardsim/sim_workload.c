@@ -461,14 +461,15 @@ sim_workload_start (const char *ns, sim_wl_kind_t kind, double rate, double read
    w->rate = rate;
    w->read_share = read_share;
    w->update_share = update_share;
-   w->start_ms = sim_now_ms ();
+   w->start_ms = clock_wall_ms ();
    w->running = true;
    sim_dyn.wls = bson_realloc (sim_dyn.wls, (sim_dyn.nwls + 1) * sizeof *sim_dyn.wls);
    sim_dyn.wls[sim_dyn.nwls++] = w;
    if (!sim_dyn.live) {
       /* A cluster under load has its balancer running. */
       sim_dyn.live = true;
-      sim_dyn.next_round_ms = sim_now_ms () + (sim_dyn.balancer_interval_ms > 0 ? sim_dyn.balancer_interval_ms : 10000);
+      sim_dyn.next_round_ms =
+         clock_wall_ms () + (sim_dyn.balancer_interval_ms > 0 ? sim_dyn.balancer_interval_ms : 10000);
    }
    bson_destroy (&key);
    return w->id;
@@ -786,14 +787,14 @@ sim_cmd_sim_workload (sim_ctx_t *ctx, bson_t *reply)
          }
          BSON_APPEND_INT32 (reply, "id", id);
       } else {
-         int64_t t0 = sim_now_ms ();
+         int64_t t0 = clock_wall_ms ();
          int64_t count = (int64_t) sim_num (ctx->cmd, "count", 0);
          if (!sim_workload_load (ns, kind, count, doc_bytes, shard, &err)) {
             sim_reply_error (reply, (int) err.code, "%s", err.message);
             return;
          }
          BSON_APPEND_INT64 (reply, "inserted", count);
-         BSON_APPEND_INT64 (reply, "millis", sim_now_ms () - t0);
+         BSON_APPEND_INT64 (reply, "millis", clock_wall_ms () - t0);
       }
    } else if (!strcmp (what, "stop")) {
       int32_t id = (int32_t) sim_num (ctx->cmd, "id", 0);

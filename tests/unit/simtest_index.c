@@ -1,4 +1,4 @@
-/* Unit tests for the simulator's hash and index structures: simq_hash_value against simq_compare_values (values the
+/* Unit tests for the simulator's hash and index structures: simq_hash_value against order_values (values the
  * comparison calls equal must hash alike, across numeric types), the simq_htab_t multimap (duplicates, colliding
  * hashes, deletes with backward shift, growth; checked against a plain list), the store's _id index (sim_index.c:
  * built lazily, then kept current by insert, replace, delete and drop), the partitions' range index (order of a
@@ -71,7 +71,7 @@ test_hash_value (void)
       for (size_t i = 0; groups[g][i]; i++) {
          bson_t *a = vdoc (groups[g][0]), *b = vdoc (groups[g][i]);
          bson_value_t va = vof (a), vb = vof (b);
-         if (simq_compare_values (&va, &vb) != 0 || simq_hash_value (&va) != simq_hash_value (&vb)) {
+         if (order_values (&va, &vb) != 0 || simq_hash_value (&va) != simq_hash_value (&vb)) {
             printf ("# group %zu: %s vs %s\n", g, groups[g][0], groups[g][i]);
             same_ok = false;
          }
@@ -82,7 +82,7 @@ test_hash_value (void)
       for (size_t h = g + 1; h < ngroups; h++) {
          bson_t *a = vdoc (groups[g][0]), *b = vdoc (groups[h][0]);
          bson_value_t va = vof (a), vb = vof (b);
-         if (simq_compare_values (&va, &vb) == 0 || simq_hash_value (&va) == simq_hash_value (&vb)) {
+         if (order_values (&va, &vb) == 0 || simq_hash_value (&va) == simq_hash_value (&vb)) {
             diff_ok = false;
          }
          bson_destroy (a);
@@ -122,7 +122,7 @@ test_hash_value (void)
       for (size_t j = 0; j < nn; j++) {
          bson_t *a = vdoc (nums[i]), *b = vdoc (nums[j]);
          bson_value_t va = vof (a), vb = vof (b);
-         if (simq_compare_values (&va, &vb) == 0 && simq_hash_value (&va) != simq_hash_value (&vb)) {
+         if (order_values (&va, &vb) == 0 && simq_hash_value (&va) != simq_hash_value (&vb)) {
             printf ("# %s == %s but hashes differ\n", nums[i], nums[j]);
             consistent = false;
          }

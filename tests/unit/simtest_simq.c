@@ -1,4 +1,4 @@
-/* Unit tests for the simulator's query engine (tests/shardsim/simq*.c): value ordering, matching, projection,
+/* Unit tests for the simulator's query engine (tests/shardsim/query/simq*.c): value ordering, matching, projection,
  * sorting, updates, upsert seeds and aggregation, table-driven with documents written as relaxed extended JSON and
  * results compared as canonical extended JSON (so numeric types must match exactly). Includes the exact pipelines
  * mongosh's sh.status() and getShardDistribution() send (mongosh-sh-helpers.md §4.2-4.5, §5.1). */
@@ -169,8 +169,8 @@ test_compare (void)
       char name[64];
       bson_iter_init_find (&ia, a, "v");
       bson_iter_init_find (&ib, b, "v");
-      c = simq_compare_values (bson_iter_value (&ia), bson_iter_value (&ib));
-      c2 = simq_compare_values (bson_iter_value (&ib), bson_iter_value (&ia));
+      c = order_values (bson_iter_value (&ia), bson_iter_value (&ib));
+      c2 = order_values (bson_iter_value (&ib), bson_iter_value (&ia));
       snprintf (name, sizeof name, "compare %zu", i);
       if ((c < 0 ? -1 : c > 0) == cases[i].sign && (c2 < 0 ? -1 : c2 > 0) == -cases[i].sign) {
          UNIT_PASS (name);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands/advisor_model.h"
+#include "shell/lib/order.h"
 #include "shell/lib/hashkey.h"
 #include "tests/unit/unit.h"
 
@@ -219,7 +220,7 @@ test_order (void)
       b = a;
       if (!bson_iter_next (&b))
          break;
-      if (advisor_compare_values (bson_iter_value (&a), bson_iter_value (&b)) >= 0) {
+      if (order_values (bson_iter_value (&a), bson_iter_value (&b)) >= 0) {
          ordered = false;
          UNIT_FAIL ("advisor/bson order", "%s not below %s", bson_iter_key (&a), bson_iter_key (&b));
       }
@@ -231,10 +232,10 @@ test_order (void)
       bson_value_t x = { .value_type = BSON_TYPE_INT64 }, y = { .value_type = BSON_TYPE_DOUBLE };
       x.value.v_int64 = 3;
       y.value.v_double = 3.0;
-      CHECK ("advisor/numbers compare across types", advisor_compare_values (&x, &y) == 0);
+      CHECK ("advisor/numbers compare across types", order_values (&x, &y) == 0);
       x.value.v_int64 = INT64_MAX;
       y.value.v_double = 9.2e18;
-      CHECK ("advisor/large int64 above a double", advisor_compare_values (&x, &y) > 0);
+      CHECK ("advisor/large int64 above a double", order_values (&x, &y) > 0);
    }
    bson_destroy (d);
 }

@@ -9,7 +9,7 @@
 
 #include <time.h>
 
-#include "shell/lib/clock_ms.h"
+#include "shell/lib/clock.h"
 
 static void
 sleep_ms (int64_t ms)

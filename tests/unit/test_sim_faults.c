@@ -6,7 +6,7 @@
 #include "tests/unit/unit.h"
 #include "tests/unit/simproc.h"
 
-#include "shell/lib/clock_ms.h"
+#include "shell/lib/clock.h"
 
 /* A client with this socket timeout (short server selection and connect timeouts, for the hang and refuse cases). */
 static mongoc_client_t *

@@ -13,9 +13,11 @@
 #include <string.h>
 
 #include "views/model/collect.h"
+#include "shell/lib/docget.h"
+#include "shell/lib/order.h"
 #include "commands/commands.h"
 #include "shell/lib/aligned.h"
-#include "shell/lib/clock_ms.h"
+#include "shell/lib/clock.h"
 #include "shell/core/conn.h"
 #include "shell/core/ctx.h"
 #include "shell/core/output.h"
@@ -184,48 +186,6 @@ lookup_free (lookup_t *lk)
    memset (lk, 0, sizeof *lk);
 }
 
-static const char *
-doc_utf8 (const bson_t *doc, const char *path, const char *dflt)
-{
-   bson_iter_t it, f;
-   if (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f) && BSON_ITER_HOLDS_UTF8 (&f))
-      return bson_iter_utf8 (&f, NULL);
-   return dflt;
-}
-
-static int64_t
-doc_int (const bson_t *doc, const char *path, int64_t dflt)
-{
-   bson_iter_t it, f;
-   if (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f) && BSON_ITER_HOLDS_NUMBER (&f))
-      return bson_iter_as_int64 (&f);
-   return dflt;
-}
-
-static bool
-doc_bool (const bson_t *doc, const char *path)
-{
-   bson_iter_t it, f;
-   return bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f) && bson_iter_as_bool (&f);
-}
-
-/* Views the sub-document at path into out (static, borrows doc). */
-static bool
-doc_sub (const bson_t *doc, const char *path, bson_t *out)
-{
-   bson_iter_t it, f;
-   const uint8_t *data;
-   uint32_t len;
-   if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &f) ||
-       !(BSON_ITER_HOLDS_DOCUMENT (&f) || BSON_ITER_HOLDS_ARRAY (&f)))
-      return false;
-   if (BSON_ITER_HOLDS_DOCUMENT (&f))
-      bson_iter_document (&f, &len, &data);
-   else
-      bson_iter_array (&f, &len, &data);
-   return bson_init_static (out, data, len);
-}
-
 static void
 fmt_json (const bson_t *doc, char *buf, size_t len)
 {
@@ -242,110 +202,6 @@ first_type (const bson_t *doc)
    if (bson_iter_init (&it, doc) && bson_iter_next (&it))
       return bson_iter_type (&it);
    return BSON_TYPE_EOD;
-}
-
-/* The server's cross-type order, enough for shard key values. */
-static int
-type_rank (bson_type_t t)
-{
-   switch (t) {
-   case BSON_TYPE_MINKEY:
-      return 0;
-   case BSON_TYPE_NULL:
-   case BSON_TYPE_UNDEFINED:
-      return 1;
-   case BSON_TYPE_INT32:
-   case BSON_TYPE_INT64:
-   case BSON_TYPE_DOUBLE:
-   case BSON_TYPE_DECIMAL128:
-      return 2;
-   case BSON_TYPE_UTF8:
-   case BSON_TYPE_SYMBOL:
-      return 3;
-   case BSON_TYPE_DOCUMENT:
-      return 4;
-   case BSON_TYPE_ARRAY:
-      return 5;
-   case BSON_TYPE_BINARY:
-      return 6;
-   case BSON_TYPE_OID:
-      return 7;
-   case BSON_TYPE_BOOL:
-      return 8;
-   case BSON_TYPE_DATE_TIME:
-      return 9;
-   case BSON_TYPE_TIMESTAMP:
-      return 10;
-   case BSON_TYPE_REGEX:
-      return 11;
-   case BSON_TYPE_MAXKEY:
-      return 13;
-   default:
-      return 12;
-   }
-}
-
-static int
-cmp_iter (const bson_iter_t *a, const bson_iter_t *b)
-{
-   bson_type_t ta = bson_iter_type (a), tb = bson_iter_type (b);
-   int ra = type_rank (ta), rb = type_rank (tb);
-   if (ra != rb)
-      return ra < rb ? -1 : 1;
-   switch (ra) {
-   case 2: {
-      double x = bson_iter_as_double (a), y = bson_iter_as_double (b);
-      if (ta != BSON_TYPE_DOUBLE && tb != BSON_TYPE_DOUBLE) {
-         int64_t i = bson_iter_as_int64 (a), j = bson_iter_as_int64 (b);
-         return i < j ? -1 : i > j;
-      }
-      return x < y ? -1 : x > y;
-   }
-   case 3: {
-      uint32_t la, lb;
-      const char *sa = bson_iter_utf8 (a, &la), *sb = bson_iter_utf8 (b, &lb);
-      int c = memcmp (sa, sb, la < lb ? la : lb);
-      return c ? (c < 0 ? -1 : 1) : (la < lb ? -1 : la > lb);
-   }
-   case 7: {
-      int c = bson_oid_compare (bson_iter_oid (a), bson_iter_oid (b));
-      return c < 0 ? -1 : c > 0;
-   }
-   case 8:
-      return (int) bson_iter_bool (a) - (int) bson_iter_bool (b);
-   case 9: {
-      int64_t x = bson_iter_date_time (a), y = bson_iter_date_time (b);
-      return x < y ? -1 : x > y;
-   }
-   case 10: {
-      uint32_t t1, i1, t2, i2;
-      bson_iter_timestamp (a, &t1, &i1);
-      bson_iter_timestamp (b, &t2, &i2);
-      if (t1 != t2)
-         return t1 < t2 ? -1 : 1;
-      return i1 < i2 ? -1 : i1 > i2;
-   }
-   default:
-      return 0;
-   }
-}
-
-/* Compares two shard-key documents field by field (same fields, same order). */
-static int
-cmp_keys (const bson_t *a, const bson_t *b)
-{
-   bson_iter_t ia, ib;
-   if (!bson_iter_init (&ia, a) || !bson_iter_init (&ib, b))
-      return 0;
-   for (;;) {
-      bool na = bson_iter_next (&ia), nb = bson_iter_next (&ib);
-      int c;
-      if (!na || !nb)
-         return na - nb;
-      c = cmp_iter (&ia, &ib);
-      if (c)
-         return c;
-   }
 }
 
 /* ---- the connection string and its timeouts ---- */
@@ -561,13 +417,13 @@ sample_server_status (collect_t *c, snapshot_t *s, int64_t ops[4], sh_error_t *e
       ok = !fatal (err);
       goto done;
    }
-   bson_strncpy (s->host, doc_utf8 (&reply, "host", ""), sizeof s->host);
-   bson_strncpy (s->version, doc_utf8 (&reply, "version", ""), sizeof s->version);
+   bson_strncpy (s->host, docget_utf8 (&reply, "host", ""), sizeof s->host);
+   bson_strncpy (s->version, docget_utf8 (&reply, "version", ""), sizeof s->version);
    sscanf (s->version, "%d.%d", &s->vmajor, &s->vminor);
-   ops[0] = doc_int (&reply, "opcounters.insert", 0);
-   ops[1] = doc_int (&reply, "opcounters.update", 0);
-   ops[2] = doc_int (&reply, "opcounters.delete", 0);
-   ops[3] = doc_int (&reply, "opcounters.query", 0);
+   ops[0] = docget_int (&reply, "opcounters.insert", 0);
+   ops[1] = docget_int (&reply, "opcounters.update", 0);
+   ops[2] = docget_int (&reply, "opcounters.delete", 0);
+   ops[3] = docget_int (&reply, "opcounters.query", 0);
 done:
    bson_destroy (cmd);
    bson_destroy (&reply);
@@ -589,9 +445,9 @@ sample_balancer (collect_t *c, snapshot_t *s, sh_error_t *err)
       (int64_t) (s->vmajor >= 6 || !s->vmajor ? COLLECT_DEFAULT_RANGE_MB : COLLECT_OLD_DEFAULT_RANGE_MB) * 1024 * 1024;
    bson_init (&docs);
    if (run_cmd (c, "admin", status, &reply, err)) {
-      bson_strncpy (s->balancer.mode, doc_utf8 (&reply, "mode", ""), sizeof s->balancer.mode);
-      s->balancer.in_round = doc_bool (&reply, "inBalancerRound");
-      s->balancer.rounds = doc_int (&reply, "numBalancerRounds", -1);
+      bson_strncpy (s->balancer.mode, docget_utf8 (&reply, "mode", ""), sizeof s->balancer.mode);
+      s->balancer.in_round = docget_bool (&reply, "inBalancerRound");
+      s->balancer.rounds = docget_int (&reply, "numBalancerRounds", -1);
    } else if (fatal (err)) {
       goto done;
    }
@@ -602,22 +458,22 @@ sample_balancer (collect_t *c, snapshot_t *s, sh_error_t *err)
    } else if (bson_iter_init (&it, &docs)) {
       while (bson_iter_next (&it)) {
          bson_t d;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
             continue;
-         if (!strcmp (doc_utf8 (&d, "_id", ""), "chunksize")) {
-            int64_t mb = doc_int (&d, "value", 0);
+         if (!strcmp (docget_utf8 (&d, "_id", ""), "chunksize")) {
+            int64_t mb = docget_int (&d, "value", 0);
             if (mb > 0)
                s->balancer.chunk_size_bytes = mb * 1024 * 1024;
          } else {
-            const char *start = doc_utf8 (&d, "activeWindow.start", NULL);
-            const char *stop = doc_utf8 (&d, "activeWindow.stop", NULL);
+            const char *start = docget_utf8 (&d, "activeWindow.start", NULL);
+            const char *stop = docget_utf8 (&d, "activeWindow.stop", NULL);
             if (start && stop) {
                s->balancer.has_window = true;
                bson_strncpy (s->balancer.window_start, start, sizeof s->balancer.window_start);
                bson_strncpy (s->balancer.window_stop, stop, sizeof s->balancer.window_stop);
             }
             if (!s->balancer.mode[0])
-               bson_strncpy (s->balancer.mode, doc_bool (&d, "stopped") ? "off" : doc_utf8 (&d, "mode", "full"),
+               bson_strncpy (s->balancer.mode, docget_bool (&d, "stopped") ? "off" : docget_utf8 (&d, "mode", "full"),
                              sizeof s->balancer.mode);
          }
       }
@@ -649,12 +505,12 @@ sample_shards (collect_t *c, snapshot_t *s, sh_error_t *err)
          snap_shard_t *sh = &s->shards[s->nshards];
          bson_t d, tags;
          bson_iter_t t;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
             continue;
-         bson_strncpy (sh->name, doc_utf8 (&d, "_id", "?"), sizeof sh->name);
-         bson_strncpy (sh->host, doc_utf8 (&d, "host", ""), sizeof sh->host);
-         sh->draining = doc_bool (&d, "draining");
-         if (doc_sub (&d, "tags", &tags) && bson_iter_init (&t, &tags)) {
+         bson_strncpy (sh->name, docget_utf8 (&d, "_id", "?"), sizeof sh->name);
+         bson_strncpy (sh->host, docget_utf8 (&d, "host", ""), sizeof sh->host);
+         sh->draining = docget_bool (&d, "draining");
+         if (docget_sub (&d, "tags", BSON_TYPE_EOD, &tags) && bson_iter_init (&t, &tags)) {
             while (bson_iter_next (&t)) {
                if (!BSON_ITER_HOLDS_UTF8 (&t))
                   continue;
@@ -727,16 +583,16 @@ sample_collections (collect_t *c, snapshot_t *s, coll_meta_t **metas, size_t *nm
          coll_meta_t *m = &(*metas)[s->ncolls];
          bson_t d, key;
          bson_iter_t u;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !doc_sub (&d, "key", &key))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !docget_sub (&d, "key", BSON_TYPE_EOD, &key))
             continue;
-         bson_strncpy (co->ns, doc_utf8 (&d, "_id", "?"), sizeof co->ns);
+         bson_strncpy (co->ns, docget_utf8 (&d, "_id", "?"), sizeof co->ns);
          bson_strncpy (m->ns, co->ns, sizeof m->ns);
          bson_copy_to (&key, &m->key);
          output_format_doc_line (&key, co->key, sizeof co->key);
          fmt_json (&key, co->key_json, sizeof co->key_json);
          co->hashed = key_is_hashed (&key);
-         co->no_balance = doc_bool (&d, "noBalance");
-         co->range_bytes = doc_int (&d, "maxChunkSizeBytes", 0);
+         co->no_balance = docget_bool (&d, "noBalance");
+         co->range_bytes = docget_int (&d, "maxChunkSizeBytes", 0);
          co->hot_shard = co->hot_range_shard = co->top_shard = co->bottom_shard = -1;
          co->cells = xcalloc (s->nshards, sizeof *co->cells);
          m->by_uuid = bson_has_field (&d, "timestamp");
@@ -839,9 +695,10 @@ append_zone_switch (bson_t *id, const bson_t *tags, const coll_meta_t *metas, si
    while (bson_iter_next (&it)) {
       bson_t t, mn, mx;
       int mi;
-      if (!doc_sub (tags, bson_iter_key (&it), &t) || !doc_sub (&t, "min", &mn) || !doc_sub (&t, "max", &mx))
+      if (!docget_sub (tags, bson_iter_key (&it), BSON_TYPE_EOD, &t) || !docget_sub (&t, "min", BSON_TYPE_EOD, &mn) ||
+          !docget_sub (&t, "max", BSON_TYPE_EOD, &mx))
          continue;
-      mi = find_meta (metas, nmetas, doc_utf8 (&t, "ns", ""));
+      mi = find_meta (metas, nmetas, docget_utf8 (&t, "ns", ""));
       if (mi < 0)
          continue;
       if (k == 0) {
@@ -870,7 +727,7 @@ append_zone_switch (bson_t *id, const bson_t *tags, const coll_meta_t *metas, si
          append_min_cmp (&and, "2", "$lt", &mx);
          bson_append_array_end (&cs, &and);
          bson_append_document_end (&br, &cs);
-         BSON_APPEND_UTF8 (&br, "then", doc_utf8 (&t, "tag", ""));
+         BSON_APPEND_UTF8 (&br, "then", docget_utf8 (&t, "tag", ""));
          bson_append_document_end (&branches, &br);
       }
    }
@@ -950,19 +807,21 @@ chunk_end_doc (void *data, const bson_t *d)
    bson_t gid, end, mn, mx;
    snap_coll_t *co;
    int mi, si;
-   if (!doc_sub (d, "_id", &gid) || (mi = meta_for_chunk_id (rc->lk, &gid)) < 0)
+   if (!docget_sub (d, "_id", BSON_TYPE_EOD, &gid) || (mi = meta_for_chunk_id (rc->lk, &gid)) < 0)
       return true;
    co = &rc->s->colls[mi];
-   if (doc_sub (d, "hi", &end) && doc_sub (&end, "max", &mx) && first_type (&mx) == BSON_TYPE_MAXKEY &&
-       doc_sub (&end, "min", &mn) && (si = lookup_shard (rc->lk, doc_utf8 (&end, "shard", ""))) >= 0) {
+   if (docget_sub (d, "hi", BSON_TYPE_EOD, &end) && docget_sub (&end, "max", BSON_TYPE_EOD, &mx) &&
+       first_type (&mx) == BSON_TYPE_MAXKEY && docget_sub (&end, "min", BSON_TYPE_EOD, &mn) &&
+       (si = lookup_shard (rc->lk, docget_utf8 (&end, "shard", ""))) >= 0) {
       co->top_shard = si;
       output_format_doc_line (&mn, co->top_min, sizeof co->top_min);
       fmt_json (&mn, co->top_min_json, sizeof co->top_min_json);
       output_format_doc_line (&mx, co->top_max, sizeof co->top_max);
       fmt_json (&mx, co->top_max_json, sizeof co->top_max_json);
    }
-   if (doc_sub (d, "lo", &end) && doc_sub (&end, "min", &mn) && first_type (&mn) == BSON_TYPE_MINKEY &&
-       doc_sub (&end, "max", &mx) && (si = lookup_shard (rc->lk, doc_utf8 (&end, "shard", ""))) >= 0) {
+   if (docget_sub (d, "lo", BSON_TYPE_EOD, &end) && docget_sub (&end, "min", BSON_TYPE_EOD, &mn) &&
+       first_type (&mn) == BSON_TYPE_MINKEY && docget_sub (&end, "max", BSON_TYPE_EOD, &mx) &&
+       (si = lookup_shard (rc->lk, docget_utf8 (&end, "shard", ""))) >= 0) {
       co->bottom_shard = si;
       output_format_doc_line (&mn, co->bottom_min, sizeof co->bottom_min);
       fmt_json (&mn, co->bottom_min_json, sizeof co->bottom_min_json);
@@ -1097,10 +956,10 @@ chunk_group_doc (void *data, const bson_t *d)
    int mi, si;
    const char *zone;
    int64_t n, j;
-   if (!doc_sub (d, "_id", &gid))
+   if (!docget_sub (d, "_id", BSON_TYPE_EOD, &gid))
       return true;
    mi = meta_for_chunk_id (rc->lk, &gid);
-   si = lookup_shard (rc->lk, doc_utf8 (&gid, "s", ""));
+   si = lookup_shard (rc->lk, docget_utf8 (&gid, "s", ""));
    if (mi < 0)
       return true;
    keep_version (&rc->metas[mi], d);
@@ -1108,15 +967,15 @@ chunk_group_doc (void *data, const bson_t *d)
       return true;
    co = &s->colls[mi];
    cell = &co->cells[si];
-   n = doc_int (d, "n", 0);
-   j = doc_int (d, "j", 0);
+   n = docget_int (d, "n", 0);
+   j = docget_int (d, "j", 0);
    cell->chunks += n;
    cell->jumbo += j;
    co->chunks += n;
    co->jumbo += j;
    s->shards[si].chunks += n;
    s->shards[si].jumbo += j;
-   zone = doc_utf8 (&gid, "z", NULL);
+   zone = docget_utf8 (&gid, "z", NULL);
    if (zone && *zone && !shard_in_zone (&s->shards[si], zone)) {
       cell->out_of_zone += n;
       co->out_of_zone += n;
@@ -1132,7 +991,7 @@ chunk_change_doc (void *data, const bson_t *d)
    bson_t gid;
    int mi;
    bson_iter_t it;
-   if (!doc_sub (d, "_id", &gid) || (mi = meta_for_chunk_id (rc->lk, &gid)) < 0)
+   if (!docget_sub (d, "_id", BSON_TYPE_EOD, &gid) || (mi = meta_for_chunk_id (rc->lk, &gid)) < 0)
       return true;
    rc->metas[mi].changed = true;
    /* a migration raises the major version (a split or a merge only the minor one): owned sizes moved too */
@@ -1327,9 +1186,9 @@ event_range (const bson_t *details, const char *prefix, snap_event_t *e)
    bson_snprintf (pmax, sizeof pmax, "%smax", prefix);
    bson_strncpy (e->min, "?", sizeof e->min);
    bson_strncpy (e->max, "?", sizeof e->max);
-   if (doc_sub (details, pmin, &mn))
+   if (docget_sub (details, pmin, BSON_TYPE_EOD, &mn))
       output_format_doc_line (&mn, e->min, sizeof e->min);
-   if (doc_sub (details, pmax, &mx))
+   if (docget_sub (details, pmax, BSON_TYPE_EOD, &mx))
       output_format_doc_line (&mx, e->max, sizeof e->max);
 }
 
@@ -1337,7 +1196,7 @@ static void
 add_event (snapshot_t *s, const bson_t *d, bool actionlog)
 {
    snap_event_t *e;
-   const char *what = doc_utf8 (d, "what", "");
+   const char *what = docget_utf8 (d, "what", "");
    bson_t details;
    bson_iter_t it;
 
@@ -1346,32 +1205,32 @@ add_event (snapshot_t *s, const bson_t *d, bool actionlog)
    e = &s->events[s->nevents++];
    memset (e, 0, sizeof *e);
    bson_strncpy (e->what, what, sizeof e->what);
-   bson_strncpy (e->ns, doc_utf8 (d, "ns", ""), sizeof e->ns);
+   bson_strncpy (e->ns, docget_utf8 (d, "ns", ""), sizeof e->ns);
    if (bson_iter_init_find (&it, d, "time") && BSON_ITER_HOLDS_DATE_TIME (&it))
       e->time_ms = bson_iter_date_time (&it);
-   if (!doc_sub (d, "details", &details))
+   if (!docget_sub (d, "details", BSON_TYPE_EOD, &details))
       bson_init (&details);
    e->kind = SNAP_EV_OTHER;
    if (actionlog) {
-      bool failed = doc_bool (&details, "errorOccured") || doc_bool (&details, "errorOccurred");
+      bool failed = docget_bool (&details, "errorOccured") || docget_bool (&details, "errorOccurred");
       e->kind = failed ? SNAP_EV_ROUND_FAIL : SNAP_EV_ROUND;
       if (failed) {
-         bson_strncpy (e->error, doc_utf8 (&details, "errmsg", "?"), sizeof e->error);
+         bson_strncpy (e->error, docget_utf8 (&details, "errmsg", "?"), sizeof e->error);
          bson_snprintf (e->text, sizeof e->text, "failed: %s", e->error);
       } else {
          bson_snprintf (e->text, sizeof e->text, "moved %lld of %lld candidates in %lld ms",
-                        (long long) doc_int (&details, "chunksMoved", 0),
-                        (long long) doc_int (&details, "candidateChunks", 0),
-                        (long long) doc_int (&details, "executionTimeMillis", 0));
+                        (long long) docget_int (&details, "chunksMoved", 0),
+                        (long long) docget_int (&details, "candidateChunks", 0),
+                        (long long) docget_int (&details, "executionTimeMillis", 0));
       }
    } else if (!strcmp (what, "split") || !strcmp (what, "multi-split")) {
       e->kind = SNAP_EV_SPLIT;
       event_range (&details, "before.", e);
-      bson_strncpy (e->from, doc_utf8 (&details, "owningShard", "?"), sizeof e->from);
+      bson_strncpy (e->from, docget_utf8 (&details, "owningShard", "?"), sizeof e->from);
       bson_snprintf (e->text, sizeof e->text, "on %s %s -> %s", e->from, e->min, e->max);
    } else if (!strncmp (what, "moveChunk.", 10)) {
-      const char *note = doc_utf8 (&details, "note", "success");
-      const char *errmsg = doc_utf8 (&details, "errmsg", NULL);
+      const char *note = docget_utf8 (&details, "note", "success");
+      const char *errmsg = docget_utf8 (&details, "errmsg", NULL);
       event_range (&details, "", e);
       if (!strcmp (what, "moveChunk.start"))
          e->kind = SNAP_EV_MIGRATE_START;
@@ -1379,8 +1238,8 @@ add_event (snapshot_t *s, const bson_t *d, bool actionlog)
          e->kind = SNAP_EV_MIGRATE_FAIL;
       else
          e->kind = SNAP_EV_MIGRATE_OK;
-      bson_strncpy (e->from, doc_utf8 (&details, "from", "?"), sizeof e->from);
-      bson_strncpy (e->to, doc_utf8 (&details, "to", "?"), sizeof e->to);
+      bson_strncpy (e->from, docget_utf8 (&details, "from", "?"), sizeof e->from);
+      bson_strncpy (e->to, docget_utf8 (&details, "to", "?"), sizeof e->to);
       if (errmsg)
          bson_strncpy (e->error, errmsg, sizeof e->error);
       else if (e->kind == SNAP_EV_MIGRATE_FAIL)
@@ -1493,7 +1352,7 @@ sample_events (collect_t *c, snapshot_t *s, sh_error_t *err)
          char id[SNAP_NAME] = "";
          bson_iter_t f;
          bool dup = false;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
             continue;
          if (bson_iter_init_find (&f, &d, "_id")) {
             if (BSON_ITER_HOLDS_UTF8 (&f))
@@ -1507,7 +1366,7 @@ sample_events (collect_t *c, snapshot_t *s, sh_error_t *err)
             continue;
          if (nseen < SNAP_EVENTS)
             bson_strncpy (seen[nseen++], id, sizeof seen[0]);
-         add_event (s, &d, !strcmp (doc_utf8 (&d, "what", ""), "balancer.round"));
+         add_event (s, &d, !strcmp (docget_utf8 (&d, "what", ""), "balancer.round"));
       }
    }
    qsort (s->events, s->nevents, sizeof s->events[0], event_cmp);
@@ -1535,9 +1394,9 @@ add_migration (snapshot_t *s, const char *ns, const bson_t *d, const char *from,
    m = &s->migs[s->nmigs++];
    memset (m, 0, sizeof *m);
    bson_strncpy (m->ns, ns, sizeof m->ns);
-   if (doc_sub (d, "min", &mn))
+   if (docget_sub (d, "min", BSON_TYPE_EOD, &mn))
       output_format_doc_line (&mn, m->min, sizeof m->min);
-   if (doc_sub (d, "max", &mx))
+   if (docget_sub (d, "max", BSON_TYPE_EOD, &mx))
       output_format_doc_line (&mx, m->max, sizeof m->max);
    bson_strncpy (m->from, from, sizeof m->from);
    bson_strncpy (m->to, to, sizeof m->to);
@@ -1575,15 +1434,16 @@ sample_migrations (collect_t *c, snapshot_t *s, sh_error_t *err)
    if (bson_iter_init (&it, &docs)) {
       while (bson_iter_next (&it)) {
          bson_t d, cm;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
             continue;
          if (old) {
-            add_migration (s, doc_utf8 (&d, "ns", ""), &d, doc_utf8 (&d, "fromShard", "?"),
-                           doc_utf8 (&d, "toShard", "?"));
-         } else if (doc_sub (&d, "command", &cm)) {
-            const char *ns = doc_utf8 (&cm, "_shardsvrMoveRange", NULL);
-            add_migration (s, ns ? ns : doc_utf8 (&cm, "moveChunk", ""), &cm,
-                           doc_utf8 (&cm, "fromShard", doc_utf8 (&d, "shard", "?")), doc_utf8 (&cm, "toShard", "?"));
+            add_migration (s, docget_utf8 (&d, "ns", ""), &d, docget_utf8 (&d, "fromShard", "?"),
+                           docget_utf8 (&d, "toShard", "?"));
+         } else if (docget_sub (&d, "command", BSON_TYPE_EOD, &cm)) {
+            const char *ns = docget_utf8 (&cm, "_shardsvrMoveRange", NULL);
+            add_migration (s, ns ? ns : docget_utf8 (&cm, "moveChunk", ""), &cm,
+                           docget_utf8 (&cm, "fromShard", docget_utf8 (&d, "shard", "?")),
+                           docget_utf8 (&cm, "toShard", "?"));
          }
       }
    }
@@ -1653,9 +1513,9 @@ sample_drain_databases (collect_t *c, snapshot_t *s, sh_error_t *err)
       while (bson_iter_next (&it)) {
          bson_t d;
          int si;
-         if (cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) &&
-             (si = snapshot_shard_index (s, doc_utf8 (&d, "_id", ""))) >= 0)
-            s->shards[si].drain.databases = doc_int (&d, "n", 0);
+         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) &&
+             (si = snapshot_shard_index (s, docget_utf8 (&d, "_id", ""))) >= 0)
+            s->shards[si].drain.databases = docget_int (&d, "n", 0);
       }
    }
    ok = true;
@@ -1688,7 +1548,7 @@ distribution_doc (void *data, const bson_t *d)
    bson_iter_t sh;
    snap_coll_t *co;
    int ci;
-   if ((ci = lookup_ns (rc->lk, doc_utf8 (d, "ns", ""))) < 0 || !doc_sub (d, "shards", &shards) ||
+   if ((ci = lookup_ns (rc->lk, docget_utf8 (d, "ns", ""))) < 0 || !docget_sub (d, "shards", BSON_TYPE_EOD, &shards) ||
        !bson_iter_init (&sh, &shards))
       return true;
    co = &rc->s->colls[ci];
@@ -1696,12 +1556,12 @@ distribution_doc (void *data, const bson_t *d)
       bson_t e;
       snap_cell_t *cell;
       int si;
-      if (!cmd_iter_sub (&sh, BSON_TYPE_DOCUMENT, &e) ||
-          (si = lookup_shard (rc->lk, doc_utf8 (&e, "shardName", ""))) < 0)
+      if (!docget_iter_sub (&sh, BSON_TYPE_DOCUMENT, &e) ||
+          (si = lookup_shard (rc->lk, docget_utf8 (&e, "shardName", ""))) < 0)
          continue;
       cell = &co->cells[si];
-      cell->data_bytes = doc_int (&e, "ownedSizeBytes", 0);
-      cell->docs = doc_int (&e, "numOwnedDocuments", 0);
+      cell->data_bytes = docget_int (&e, "ownedSizeBytes", 0);
+      cell->docs = docget_int (&e, "numOwnedDocuments", 0);
       co->data_bytes += cell->data_bytes;
       rc->s->shards[si].data_bytes += cell->data_bytes;
       rc->s->shards[si].docs += cell->docs;
@@ -1851,18 +1711,18 @@ sample_coll_stats (collect_t *c, snapshot_t *s, size_t ci, bool storage, const l
          bson_t d;
          int si;
          snap_cell_t *cell;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
             continue;
-         si = lookup_shard (lk, doc_utf8 (&d, "shard", ""));
+         si = lookup_shard (lk, docget_utf8 (&d, "shard", ""));
          if (si < 0)
             continue;
          cell = &co->cells[si];
-         cell->writes_ops = doc_int (&d, "latencyStats.writes.ops", 0);
-         cell->reads_ops = doc_int (&d, "latencyStats.reads.ops", 0);
+         cell->writes_ops = docget_int (&d, "latencyStats.writes.ops", 0);
+         cell->reads_ops = docget_int (&d, "latencyStats.reads.ops", 0);
          if (!storage)
             continue;
-         cell->data_bytes = doc_int (&d, "storageStats.size", 0);
-         cell->docs = doc_int (&d, "storageStats.count", 0);
+         cell->data_bytes = docget_int (&d, "storageStats.size", 0);
+         cell->docs = docget_int (&d, "storageStats.count", 0);
          co->data_bytes += cell->data_bytes;
          s->shards[si].data_bytes += cell->data_bytes;
          s->shards[si].docs += cell->docs;
@@ -1928,7 +1788,7 @@ find_key_end (collect_t *c, const snap_coll_t *co, const coll_meta_t *m, int dir
       ok = !fatal (err);
       goto done;
    }
-   if (doc_sub (&docs, "0", &d)) {
+   if (docget_sub (&docs, "0", BSON_TYPE_EOD, &d)) {
       /* the key fields, in the key's order (a missing field counts as null, as the server does) */
       *out = bson_new ();
       if (bson_iter_init (&k, &m->key)) {
@@ -1962,9 +1822,9 @@ sample_key_trend (collect_t *c, snapshot_t *s, size_t ci, const coll_meta_t *m, 
       goto done;
    t->own_reads += 2;
    t->queried = true;
-   if (top && t->top && cmp_keys (top, t->top) > 0)
+   if (top && t->top && order_keys (top, t->top) > 0)
       co->key_trend = 1;
-   else if (bottom && t->bottom && cmp_keys (bottom, t->bottom) < 0)
+   else if (bottom && t->bottom && order_keys (bottom, t->bottom) < 0)
       co->key_trend = -1;
    if (t->top)
       bson_destroy (t->top);
@@ -2581,8 +2441,8 @@ collect_chunk_sizes (collect_t *c, snap_chunks_t *chunks, const size_t *rows, si
                       BCON_DOCUMENT (&mn), "max", BCON_DOCUMENT (&mx), "estimate", BCON_BOOL (true));
       if (run_cmd (c, db, cmd, &reply, &err)) {
          e = size_entry (c, chunks->chunks[r].min);
-         e->docs = chunks->chunks[r].docs = doc_int (&reply, "numObjects", -1);
-         e->bytes = chunks->chunks[r].bytes = doc_int (&reply, "size", -1);
+         e->docs = chunks->chunks[r].docs = docget_int (&reply, "numObjects", -1);
+         e->bytes = chunks->chunks[r].bytes = docget_int (&reply, "size", -1);
          e->read_at = ++c->size_reads;
       } else {
          /* a refusal (an old server, no privilege) leaves the sizes unknown and asks no more this time */
@@ -2636,11 +2496,12 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
       while (bson_iter_next (&it)) {
          snap_zone_t *z = &out->zones[out->nzones];
          bson_t d, mn, mx;
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !doc_sub (&d, "min", &mn) || !doc_sub (&d, "max", &mx))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !docget_sub (&d, "min", BSON_TYPE_EOD, &mn) ||
+             !docget_sub (&d, "max", BSON_TYPE_EOD, &mx))
             continue;
          output_format_doc_line (&mn, z->min, sizeof z->min);
          output_format_doc_line (&mx, z->max, sizeof z->max);
-         bson_strncpy (z->zone, doc_utf8 (&d, "tag", ""), sizeof z->zone);
+         bson_strncpy (z->zone, docget_utf8 (&d, "tag", ""), sizeof z->zone);
          for (size_t s = 0; s < c->prev.nshards; s++) {
             if (!shard_in_zone (&c->prev.shards[s], z->zone))
                continue;
@@ -2668,12 +2529,12 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
             break;
          }
          ch = &out->chunks[out->nchunks];
-         if (!cmd_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !doc_sub (&d, "min", &mn))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !docget_sub (&d, "min", BSON_TYPE_EOD, &mn))
             continue;
          output_format_doc_line (&mn, ch->min, sizeof ch->min);
          {
             bson_t mx;
-            if (!doc_sub (&d, "max", &mx))
+            if (!docget_sub (&d, "max", BSON_TYPE_EOD, &mx))
                continue;
             output_format_doc_line (&mx, ch->max, sizeof ch->max);
             c->drill_min[out->nchunks] = bson_malloc (mn.len);
@@ -2683,18 +2544,18 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
             c->ndrill = out->nchunks + 1;
          }
          chunk_marks (c, ns, ch);
-         bson_strncpy (ch->shard, doc_utf8 (&d, "shard", "?"), sizeof ch->shard);
-         ch->jumbo = doc_bool (&d, "jumbo");
+         bson_strncpy (ch->shard, docget_utf8 (&d, "shard", "?"), sizeof ch->shard);
+         ch->jumbo = docget_bool (&d, "jumbo");
          /* the zone whose range holds the chunk's min */
          if (bson_iter_init (&tz, &tags)) {
             while (bson_iter_next (&tz)) {
                bson_t t, zmin, zmax;
-               if (!cmd_iter_sub (&tz, BSON_TYPE_DOCUMENT, &t) || !doc_sub (&t, "min", &zmin) ||
-                   !doc_sub (&t, "max", &zmax))
+               if (!docget_iter_sub (&tz, BSON_TYPE_DOCUMENT, &t) || !docget_sub (&t, "min", BSON_TYPE_EOD, &zmin) ||
+                   !docget_sub (&t, "max", BSON_TYPE_EOD, &zmax))
                   continue;
-               if (cmp_keys (&mn, &zmin) >= 0 && cmp_keys (&mn, &zmax) < 0) {
+               if (order_keys (&mn, &zmin) >= 0 && order_keys (&mn, &zmax) < 0) {
                   int si = snapshot_shard_index (&c->prev, ch->shard);
-                  bson_strncpy (ch->zone, doc_utf8 (&t, "tag", ""), sizeof ch->zone);
+                  bson_strncpy (ch->zone, docget_utf8 (&t, "tag", ""), sizeof ch->zone);
                   ch->out_of_zone = si >= 0 && !shard_in_zone (&c->prev.shards[si], ch->zone);
                   break;
                }

@@ -6,6 +6,8 @@
 #define SHARDSIM_SIMQ_H
 
 #include <bson/bson.h>
+
+#include "shell/lib/order.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,19 +36,9 @@ simq_docs_clear (simq_docs_t *docs);
 const char *
 simq_code_name (int code);
 
-/* MongoDB's cross-type comparison order (MinKey < undefined/null < numbers < string < object < array < binData <
- * ObjectId < bool < date < timestamp < regex < MaxKey), numbers compared by value across int32/int64/double/decimal.
- * Returns <0, 0, >0. */
-int
-simq_compare_values (const bson_value_t *a, const bson_value_t *b);
-
-/* Compares two documents field by field as the server compares embedded documents. */
-int
-simq_compare_docs (const bson_t *a, const bson_t *b);
-
-/* A 64-bit hash of a value consistent with simq_compare_values: values it calls equal (1, 1.0, NumberLong(1) and
- * NumberDecimal("1"); "a" and Symbol("a"); documents field by field) hash alike. For hash sets and maps whose
- * equality is the comparison's (the store's _id index, $group). */
+/* A 64-bit hash of a value consistent with order_values (shell/lib/order.h): values it calls equal (1, 1.0,
+ * NumberLong(1) and NumberDecimal("1"); "a" and Symbol("a"); documents field by field) hash alike. For hash sets and
+ * maps whose equality is the comparison's (the store's _id index, $group). */
 uint64_t
 simq_hash_value (const bson_value_t *v);
 

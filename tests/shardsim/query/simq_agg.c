@@ -401,8 +401,7 @@ simq_acc_update (simq_acc_t *a, const simq_acc_spec_t *spec, const bson_value_t 
       if (simq_value_missing (v) || v->value_type == BSON_TYPE_NULL || v->value_type == BSON_TYPE_UNDEFINED) {
          return true;
       }
-      if (!a->set || (spec->kind == SIMQ_ACC_MIN ? simq_compare_values (v, &a->value) < 0
-                                                 : simq_compare_values (v, &a->value) > 0)) {
+      if (!a->set || (spec->kind == SIMQ_ACC_MIN ? order_values (v, &a->value) < 0 : order_values (v, &a->value) > 0)) {
          simq_value_free (&a->value);
          simq_value_copy (v, &a->value);
          a->set = true;
@@ -419,7 +418,7 @@ simq_acc_update (simq_acc_t *a, const simq_acc_spec_t *spec, const bson_value_t 
          bson_iter_t it;
          bson_iter_init (&it, &a->list);
          while (bson_iter_next (&it)) {
-            if (simq_compare_values (bson_iter_value (&it), v) == 0) {
+            if (order_values (bson_iter_value (&it), v) == 0) {
                return true;
             }
          }
@@ -589,7 +588,7 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
       uint64_t h = simq_hash_value (&key);
       size_t probe = 0;
       for (uintptr_t gi; !g && (gi = simq_htab_next (&index, h, &probe)) != 0;) {
-         if (simq_compare_values (&groups[gi - 1].key, &key) == 0) {
+         if (order_values (&groups[gi - 1].key, &key) == 0) {
             g = &groups[gi - 1];
          }
       }
@@ -833,7 +832,7 @@ simq_lookup_group (simq_lookup_index_t *ix, const simq_docs_t *foreign_docs, con
    while ((val = simq_htab_next (&ix->by_value, hash, &probe)) != 0) {
       simq_lookup_group_t *g = &ix->groups[val - 1];
       if (bson_iter_init_find (&fi, foreign_docs->v[g->first], foreign) &&
-          simq_compare_values (bson_iter_value (&fi), v) == 0) {
+          order_values (bson_iter_value (&fi), v) == 0) {
          return g;
       }
    }

@@ -818,7 +818,7 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
       if (!simq_arity (op, &args, 2, error)) {
          goto cleanup;
       }
-      c = simq_compare_values (&vals[0], &vals[1]);
+      c = order_values (&vals[0], &vals[1]);
       if (strcmp (op, "$cmp") == 0) {
          simq_set_int32 (out, c < 0 ? -1 : (c > 0 ? 1 : 0));
       } else if (strcmp (op, "$eq") == 0) {
@@ -1156,8 +1156,8 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
             if (simq_nullish (&list[i])) {
                continue;
             }
-            if (!best || (simq_compare_values (&list[i], best) > 0) == is_max) {
-               if (!best || simq_compare_values (&list[i], best) != 0) {
+            if (!best || (order_values (&list[i], best) > 0) == is_max) {
+               if (!best || order_values (&list[i], best) != 0) {
                   best = &list[i];
                }
             }
@@ -1204,7 +1204,7 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
       }
       n = simq_array_elems (&vals[1], &elems);
       for (size_t i = 0; i < n && !found; i++) {
-         found = simq_compare_values (&vals[0], &elems[i]) == 0;
+         found = order_values (&vals[0], &elems[i]) == 0;
       }
       bson_free (elems);
       simq_set_bool (out, found);

@@ -4,6 +4,7 @@
 #ifndef SHARDSIM_SIMQ_INT_H
 #define SHARDSIM_SIMQ_INT_H
 
+#include "shell/lib/hashkey.h"
 #include "tests/shardsim/query/simq.h"
 
 #include <stdarg.h>
@@ -12,9 +13,6 @@
 bool
 simq_fail (bson_error_t *error, int code, const char *fmt, ...) BSON_GNUC_PRINTF (3, 4);
 
-/* The server's canonical type number (MinKey -1 ... MaxKey 127) that orders values of different types. */
-int
-simq_canonical_type (bson_type_t type);
 /* The server's type alias ("double", "string", "object", ..., "missing" for BSON_TYPE_EOD). */
 const char *
 simq_type_name (bson_type_t type);

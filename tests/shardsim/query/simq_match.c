@@ -174,7 +174,7 @@ static bool
 simq_cmp_value (const bson_value_t *v, const bson_value_t *x, simq_cmp_op_t op)
 {
    int c;
-   if (simq_canonical_type (v->value_type) != simq_canonical_type (x->value_type)) {
+   if (hashkey_canonical_type (v->value_type) != hashkey_canonical_type (x->value_type)) {
       if (x->value_type != BSON_TYPE_MINKEY && x->value_type != BSON_TYPE_MAXKEY) {
          return false;
       }
@@ -182,7 +182,7 @@ simq_cmp_value (const bson_value_t *v, const bson_value_t *x, simq_cmp_op_t op)
       bool both = simq_is_nan (v) && simq_is_nan (x);
       return both && (op == SIMQ_EQ || op == SIMQ_LTE || op == SIMQ_GTE);
    }
-   c = simq_compare_values (v, x);
+   c = order_values (v, x);
    switch (op) {
    case SIMQ_EQ:
       return c == 0;

@@ -2,6 +2,7 @@
  * exclusion, computed fields, _id rules, dotted paths through arrays, find's $slice and $elemMatch), update
  * operators and replacement updates with the server's error codes, and the seed document of an upsert. */
 #include "tests/shardsim/query/simq_int.h"
+#include "shell/lib/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -663,10 +664,10 @@ simq_apply_push (bson_t *cur, const simq_upd_t *u, bool add_to_set, bson_error_t
       for (size_t i = 0; i < nitems; i++) {
          bool dup = false;
          for (size_t j = 0; j < nolds && !dup; j++) {
-            dup = simq_compare_values (&olds[j], &items[i]) == 0;
+            dup = order_values (&olds[j], &items[i]) == 0;
          }
          for (size_t j = 0; j < i && !dup; j++) {
-            dup = simq_compare_values (&items[j], &items[i]) == 0;
+            dup = order_values (&items[j], &items[i]) == 0;
          }
          if (!dup) {
             simq_array_append_all (&arr, &k, &items[i]);
@@ -794,7 +795,7 @@ simq_apply_pull (bson_t *cur, const simq_upd_t *u, bool pull_all, bson_error_t *
          simq_value_as_doc (&u->arg, &list);
          bson_iter_init (&li, &list);
          while (!remove && bson_iter_next (&li)) {
-            remove = simq_compare_values (e, bson_iter_value (&li)) == 0;
+            remove = order_values (e, bson_iter_value (&li)) == 0;
          }
       } else if (value_form) {
          bson_t wrap = BSON_INITIALIZER, filter = BSON_INITIALIZER;
@@ -816,7 +817,7 @@ simq_apply_pull (bson_t *cur, const simq_upd_t *u, bool pull_all, bson_error_t *
             }
          }
       } else {
-         remove = simq_compare_values (e, &u->arg) == 0;
+         remove = order_values (e, &u->arg) == 0;
       }
       if (!remove) {
          simq_array_append_all (&arr, &k, e);
@@ -918,7 +919,7 @@ simq_apply_one (bson_t *cur, const simq_upd_t *u, bool is_insert, bson_error_t *
    }
    if (strcmp (op, "$min") == 0 || strcmp (op, "$max") == 0) {
       if (simq_get_update_value (cur, u->path, &existing)) {
-         int c = simq_compare_values (&u->arg, &existing);
+         int c = order_values (&u->arg, &existing);
          if ((op[2] == 'i' && c >= 0) || (op[2] == 'a' && c <= 0)) {
             return true;
          }
@@ -926,10 +927,9 @@ simq_apply_one (bson_t *cur, const simq_upd_t *u, bool is_insert, bson_error_t *
       return simq_set_into (cur, u->path, &u->arg, error);
    }
    if (strcmp (op, "$currentDate") == 0) {
-      struct timespec ts;
+      int64_t now_ms = clock_wall_ms ();
       bson_value_t now;
       bool as_ts = false;
-      clock_gettime (CLOCK_REALTIME, &ts);
       if (u->arg.value_type == BSON_TYPE_DOCUMENT) {
          bson_t d;
          bson_iter_t it;
@@ -951,11 +951,11 @@ simq_apply_one (bson_t *cur, const simq_upd_t *u, bool is_insert, bson_error_t *
       memset (&now, 0, sizeof now);
       if (as_ts) {
          now.value_type = BSON_TYPE_TIMESTAMP;
-         now.value.v_timestamp.timestamp = (uint32_t) ts.tv_sec;
+         now.value.v_timestamp.timestamp = (uint32_t) (now_ms / 1000);
          now.value.v_timestamp.increment = 1;
       } else {
          now.value_type = BSON_TYPE_DATE_TIME;
-         now.value.v_datetime = (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+         now.value.v_datetime = now_ms;
       }
       return simq_set_into (cur, u->path, &now, error);
    }
@@ -1046,7 +1046,7 @@ simq_replacement (const bson_t *doc, const bson_t *update, bool is_insert, bson_
          }
       }
    }
-   if (have_old && have_new && !is_insert && simq_compare_values (&old_id, &new_id) != 0) {
+   if (have_old && have_new && !is_insert && order_values (&old_id, &new_id) != 0) {
       char *j = simq_value_json (&new_id);
       simq_fail (error, 66,
                  "After applying the update, the (immutable) field '_id' was found to have been altered "
@@ -1180,7 +1180,7 @@ simq_apply_update (const bson_t *doc, const bson_t *update, bool is_insert, bson
       }
    }
    had_id = simq_get_path (doc, "_id", &old_id);
-   if (had_id && (!simq_get_path (out, "_id", &new_id) || simq_compare_values (&old_id, &new_id) != 0 ||
+   if (had_id && (!simq_get_path (out, "_id", &new_id) || order_values (&old_id, &new_id) != 0 ||
                   old_id.value_type != new_id.value_type)) {
       simq_fail (error, 66, "Performing an update on the path '_id' would modify the immutable field '_id'");
       goto cleanup;

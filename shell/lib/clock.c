@@ -1,7 +1,7 @@
 /* Millisecond wall and monotonic clocks (see clock_ms.h). */
 #include <time.h>
 
-#include "shell/lib/clock_ms.h"
+#include "shell/lib/clock.h"
 
 /* Milliseconds of the given clock. */
 static int64_t
