@@ -35,7 +35,7 @@ output_list_push (output_list_t *list, char *item)
 }
 
 static void
-output_list_clear (output_list_t *list)
+output_list_destroy (output_list_t *list)
 {
    for (size_t i = 0; i < list->len; i++) {
       bson_free (list->items[i]);
@@ -178,7 +178,7 @@ output_reduce (output_ctx_t *ctx, output_list_t *list, bool is_array, bool has_m
    bson_string_append (out, close);
 
 done:
-   output_list_clear (&grouped);
+   output_list_destroy (&grouped);
    return bson_string_free (out, false);
 }
 
@@ -392,7 +392,7 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
 
 done:
    bson_free (order);
-   output_list_clear (&list);
+   output_list_destroy (&list);
    return result;
 }
 

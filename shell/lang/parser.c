@@ -7,7 +7,6 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "shell/lang/lexer.h"
@@ -50,7 +49,7 @@ parser_advance (parser_t *p)
    p->prev_end.col = p->lx.col;
    p->prev_end.offset = p->lx.off;
    p->prev_end.len = 0;
-   sh_token_release (&p->tok);
+   sh_token_destroy (&p->tok);
    if (!sh_lex_next (&p->lx, &p->tok, p->err)) {
       p->incomplete = p->lx.incomplete;
       return false;
@@ -235,26 +234,8 @@ parser_appended (parser_t *p, bool ok, sh_pos_t pos)
  * Statements
  */
 
-/* Zeroed memory for n segments. sh_seg_t embeds a bson_t, which libbson declares with a large alignment (128 bytes
- * here), more than malloc promises; so segments come from aligned_alloc and go back with free. Aborts when out of
- * memory, as bson_malloc does. */
-static sh_seg_t *
-p_segs_new (size_t n)
-{
-   size_t align = _Alignof(sh_seg_t);
-   size_t bytes = (n * sizeof (sh_seg_t) + align - 1) / align * align;
-   sh_seg_t *segs = aligned_alloc (align, bytes);
-
-   if (!segs) {
-      fprintf (stderr, "shardsh: out of memory\n");
-      abort ();
-   }
-   memset (segs, 0, bytes);
-   return segs;
-}
-
 static void
-p_seg_release (sh_seg_t *seg)
+p_seg_destroy (sh_seg_t *seg)
 {
    bson_free (seg->name);
    bson_destroy (&seg->args);
@@ -262,16 +243,16 @@ p_seg_release (sh_seg_t *seg)
 }
 
 static void
-p_stmt_release (sh_stmt_t *st)
+p_stmt_destroy (sh_stmt_t *st)
 {
    size_t i;
 
    bson_free (st->word);
    bson_free (st->word2);
    for (i = 0; i < st->nsegs; i++) {
-      p_seg_release (&st->segs[i]);
+      p_seg_destroy (&st->segs[i]);
    }
-   free (st->segs);
+   bson_free (st->segs);
    memset (st, 0, sizeof *st);
 }
 
@@ -316,7 +297,7 @@ p_chain (parser_t *p, sh_stmt_t *st)
          cap = cap ? cap * 2 : 4;
          tmp = bson_realloc (tmp, cap * sizeof *tmp);
       }
-      seg = tmp[n++] = p_segs_new (1);
+      seg = tmp[n++] = SH_ALLOC_ARRAY (sh_seg_t, 1);
       bson_init (&seg->args);
       if (n == 1) {
          /* The root: the caller has checked it is a name. */
@@ -365,22 +346,22 @@ p_chain (parser_t *p, sh_stmt_t *st)
          break;
       }
    }
-   st->segs = p_segs_new (n);
+   st->segs = SH_ALLOC_ARRAY (sh_seg_t, n);
    st->nsegs = n;
    for (i = 0; i < n; i++) {
       /* Copy the fields, then give the copy its own args: a bson_t must not be moved byte by byte. */
       st->segs[i] = *tmp[i];
       bson_copy_to (&tmp[i]->args, &st->segs[i].args);
       bson_destroy (&tmp[i]->args);
-      free (tmp[i]);
+      bson_free (tmp[i]);
       tmp[i] = NULL;
    }
    n = 0;
    ok = true;
 done:
    for (i = 0; i < n; i++) {
-      p_seg_release (tmp[i]);
-      free (tmp[i]);
+      p_seg_destroy (tmp[i]);
+      bson_free (tmp[i]);
    }
    bson_free (tmp);
    return ok;
@@ -418,7 +399,7 @@ p_keyword (parser_t *p, sh_stmt_t *st, sh_token_t *first)
          st->word2 = extra.str;
          st->word2_pos = extra.pos;
          extra.str = NULL;
-         sh_token_release (&extra);
+         sh_token_destroy (&extra);
          r = sh_lex_word (&p->lx, &extra, p->err);
          if (r == SH_WORD_ERROR) {
             p->incomplete = p->lx.incomplete;
@@ -434,8 +415,8 @@ p_keyword (parser_t *p, sh_stmt_t *st, sh_token_t *first)
    /* Whatever follows must end the statement; the caller checks the next token. */
    ok = parser_advance (p);
 done:
-   sh_token_release (first);
-   sh_token_release (&extra);
+   sh_token_destroy (first);
+   sh_token_destroy (&extra);
    return ok;
 }
 
@@ -485,7 +466,7 @@ p_statement (parser_t *p, sh_stmt_t *st)
       }
       if (r == SH_WORD_NONE || (r == SH_WORD_FOUND && keywords[i].kind == SH_STMT_EXIT)) {
          /* Not the keyword after all (use(...), help.x, exit foo): an ordinary chain. */
-         sh_token_release (&word);
+         sh_token_destroy (&word);
          p->lx = saved;
          break;
       }
@@ -506,8 +487,8 @@ p_statement (parser_t *p, sh_stmt_t *st)
    /* exit() and quit() are the exit statement too. */
    if (st->nsegs == 1 && st->segs[0].is_call && st->segs[0].argc == 0 &&
        (strcmp (st->segs[0].name, "exit") == 0 || strcmp (st->segs[0].name, "quit") == 0)) {
-      p_seg_release (&st->segs[0]);
-      free (st->segs);
+      p_seg_destroy (&st->segs[0]);
+      bson_free (st->segs);
       st->segs = NULL;
       st->nsegs = 0;
       st->kind = SH_STMT_EXIT;
@@ -604,7 +585,7 @@ sh_parse_script (const char *name, const char *text, size_t len, sh_script_t *ou
    out->source_len = len;
    p_init (&p, out->source, len, err);
    ok = p_script (&p, out);
-   sh_token_release (&p.tok);
+   sh_token_destroy (&p.tok);
    if (!ok) {
       sh_script_destroy (out);
    }
@@ -620,7 +601,7 @@ sh_script_destroy (sh_script_t *script)
       return;
    }
    for (i = 0; i < script->n; i++) {
-      p_stmt_release (&script->stmts[i]);
+      p_stmt_destroy (&script->stmts[i]);
    }
    bson_free (script->stmts);
    bson_free (script->name);
@@ -641,7 +622,7 @@ sh_parse_needs_more (const char *text, size_t len)
    }
    p_init (&p, text, len, &err);
    ok = p_script (&p, &script);
-   sh_token_release (&p.tok);
+   sh_token_destroy (&p.tok);
    sh_script_destroy (&script);
    return !ok && p.incomplete;
 }
@@ -679,7 +660,7 @@ sh_parse_value (const char *text, size_t len, bson_t *doc, const char *key, sh_e
    }
    ok = true;
 done:
-   sh_token_release (&p.tok);
+   sh_token_destroy (&p.tok);
    bson_destroy (&tmp);
    return ok;
 }

@@ -44,7 +44,7 @@ p_hash (const char *s, size_t len)
 }
 
 static void
-p_keyset_release (parse_keyset_t *ks)
+p_keyset_destroy (parse_keyset_t *ks)
 {
    size_t i;
 
@@ -90,7 +90,7 @@ p_keyset_add (parse_keyset_t *ks, const char *key, size_t len)
          }
       }
       bigger.n = ks->n;
-      p_keyset_release (ks);
+      p_keyset_destroy (ks);
       *ks = bigger;
    }
    i = p_keyset_slot (ks, key, len);
@@ -228,7 +228,7 @@ done:
       bson_append_document_end (dst, &child);
    }
    bson_free (k);
-   p_keyset_release (&keys);
+   p_keyset_destroy (&keys);
    return ok;
 }
 
@@ -449,7 +449,7 @@ parser_value (parser_t *p, bson_t *dst, const char *key, int key_len)
          p->incomplete = p->lx.incomplete;
          return false;
       }
-      sh_token_release (&p->tok);
+      sh_token_destroy (&p->tok);
       p->tok = re;
       return parser_appended (p, bson_append_regex_w_len (dst, key, key_len, re.str, (int) re.str_len, re.flags),
                               pos) &&
