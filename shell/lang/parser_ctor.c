@@ -16,6 +16,7 @@
 /* ---------------------------------------------------------------------------------------------------------------
  * Numbers, dates and binary helpers
  */
+
 /* Parses an optionally signed decimal integer (spaces allowed after the sign) into *out. Returns 0 on success,
  * 1 when it is not a plain integer, 2 when it does not fit in int64. */
 static int
