@@ -32,7 +32,8 @@ CFLAGS_ALL  = $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL  = $(SANLD) $(PKG_LIBS) -lm $(LDFLAGS)
 
 # The shell: everything under shell/, commands/ and views/ goes into one archive that main and the unit tests link.
-CORE_SRCS := $(filter-out shell/main.c,$(wildcard shell/*.c shell/*/*.c commands/*.c views/*.c views/*/*.c))
+# (the JavaScript prelude, shell/lang/js_prelude.c, goes into the engine plugin only)
+CORE_SRCS := $(filter-out shell/main.c shell/lang/js_prelude.c,$(wildcard shell/*.c shell/*/*.c commands/*.c views/*.c views/*/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(BUILD)/shell/main.o
 CORE_LIB  := $(BUILD)/libshardsh.a
