@@ -247,7 +247,7 @@ run_version (const char *version)
 
    snapshot_clear (&cur);
    collect_destroy (inc);
-   conn_cleanup (&ctx);
+   conn_destroy (&ctx);
    sim_stop (&sim);
    fclose (sink);
 }

@@ -57,38 +57,12 @@ timeout_for (double interval_s)
    return ms < 200 ? 200 : ms > 5000 ? 5000 : ms;
 }
 
-/* Writes base + our timeout options into ctx->uri and drops the client when they changed. */
+/* Asks the connection for timeouts below the interval (conn_set_timeouts: it keeps the user's own, and replaces its
+ * client when they change). */
 static void
 apply_timeouts (collect_t *c)
 {
-   const char *hosts, *slash;
-   char sep[3] = "";
-   char *uri;
-   int ms = timeout_for (c->opts.interval_s);
-
-   if (c->user_timeouts || ms == c->timeout_ms || !c->base_uri)
-      return;
-   hosts = strstr (c->base_uri, "://");
-   hosts = hosts ? hosts + 3 : c->base_uri;
-   slash = strchr (hosts, '/');
-   if (strchr (hosts, '?'))
-      bson_strncpy (sep, "&", sizeof sep);
-   else if (slash)
-      bson_strncpy (sep, "?", sizeof sep);
-   else
-      bson_strncpy (sep, "/?", sizeof sep);
-   uri = bson_strdup_printf ("%s%sserverSelectionTimeoutMS=%d&connectTimeoutMS=%d&socketTimeoutMS=%d", c->base_uri, sep,
-                             ms, ms, ms);
-   if (c->ctx->uri) {
-      memset (c->ctx->uri, 0, strlen (c->ctx->uri));
-      bson_free (c->ctx->uri);
-   }
-   c->ctx->uri = uri;
-   if (c->ctx->client) {
-      mongoc_client_destroy (c->ctx->client);
-      c->ctx->client = NULL;
-   }
-   c->timeout_ms = ms;
+   conn_set_timeouts (c->ctx, timeout_for (c->opts.interval_s));
 }
 
 void
@@ -118,16 +92,10 @@ collect_t *
 collect_new (struct sh_ctx *ctx, const collect_opts_t *opts)
 {
    collect_t *c = collect_calloc (1, sizeof *c);
-   mongoc_uri_t *uri;
    c->ctx = ctx;
    c->opts = *opts;
    if (c->opts.interval_s <= 0)
       c->opts.interval_s = COLLECT_DEFAULT_INTERVAL;
-   c->base_uri = ctx->uri ? bson_strdup (ctx->uri) : NULL;
-   uri = ctx->uri ? mongoc_uri_new_with_error (ctx->uri, NULL) : NULL;
-   c->user_timeouts = !uri || mongoc_uri_has_option (uri, MONGOC_URI_SOCKETTIMEOUTMS) ||
-                      mongoc_uri_has_option (uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS);
-   mongoc_uri_destroy (uri);
    if (!ctx->client)
       apply_timeouts (c);
    return c;
@@ -179,10 +147,6 @@ collect_destroy (collect_t *c)
    if (c->have_tags)
       bson_destroy (&c->tags);
    snapshot_clear (&c->prev);
-   if (c->base_uri) {
-      memset (c->base_uri, 0, strlen (c->base_uri));
-      bson_free (c->base_uri);
-   }
    free (c);
 }
 

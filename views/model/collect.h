@@ -45,11 +45,13 @@ collect_opts_t
 collect_opts_default (void);
 
 /* Creates a collector on ctx's connection (borrowed; must outlive the collector). Before the first connection it
- * adds serverSelectionTimeoutMS, connectTimeoutMS and socketTimeoutMS below the interval to the connection string,
- * unless the string sets them. Returns an owned collector (collect_destroy). */
+ * asks the connection for serverSelectionTimeoutMS, connectTimeoutMS and socketTimeoutMS below the interval
+ * (conn_set_timeouts: kept out when the connection string sets them); the connection keeps owning its client. Returns
+ * an owned collector (collect_destroy). */
 collect_t *
 collect_new (struct sh_ctx *ctx, const collect_opts_t *opts);
 
+/* Frees c (NULL is ignored). The session's connection and its timeouts stay as they are. */
 void
 collect_destroy (collect_t *c);
 

@@ -75,10 +75,7 @@ typedef struct {
 struct collect {
    sh_ctx_t *ctx; /* borrowed */
    collect_opts_t opts;
-   char *base_uri;     /* the user's connection string, before our timeouts */
-   bool user_timeouts; /* the user set socketTimeoutMS: leave all timeouts alone */
-   int timeout_ms;     /* the timeouts currently configured into ctx->uri */
-   snapshot_t prev;    /* the last good snapshot (rates are computed against it) */
+   snapshot_t prev; /* the last good snapshot (rates are computed against it) */
    bool have_prev;
    int64_t prev_mono_ms;
    int64_t op_prev[4]; /* mongos opcounters insert, update, delete, query at prev */
