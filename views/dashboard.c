@@ -113,7 +113,7 @@ dashboard_run (struct sh_ctx *ctx)
       rc = screen_run (&d, &src, color, io.opts->frames);
       if (rc)
          fprintf (io.err, "shardsh: the dashboard needs a terminal\n");
-      dash_free (&d);
+      dash_destroy (&d);
    }
    collect_destroy (c);
    return rc;

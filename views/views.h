@@ -1,11 +1,11 @@
 /* The dashboard's views: each draws one part of the screen from the snapshot in dash_t, and knows how to order
- * and filter its own rows. One view per file. */
+ * and filter its own rows. One view per file. Views read dash.h and never call the screen (screen.c calls them). */
 #ifndef SHARDSH_VIEWS_H
 #define SHARDSH_VIEWS_H
 
 #include <stdio.h>
 
-#include "views/screen.h"
+#include "views/dash.h"
 
 /* header_view.c: the two header lines (cluster, balancer, sample clock, PAUSED/STALE). */
 void
@@ -16,21 +16,18 @@ void
 view_shards_draw (dash_t *d, panel_t *p);
 size_t
 view_shards_order (const dash_t *d, size_t *out);
-extern const char *const view_shards_sorts[];
 
 /* collections_view.c */
 void
 view_colls_draw (dash_t *d, panel_t *p);
 size_t
 view_colls_order (const dash_t *d, size_t *out);
-extern const char *const view_colls_sorts[];
 
 /* events_view.c */
 void
 view_events_draw (dash_t *d, panel_t *p);
 size_t
 view_events_order (const dash_t *d, size_t *out);
-extern const char *const view_events_sorts[];
 
 /* drain_view.c: the draining shards' progress, in the rectangle p (title row, one row per draining shard). */
 void
@@ -42,7 +39,6 @@ void
 view_chunks_draw (dash_t *d, panel_t *p);
 size_t
 view_chunks_order (const dash_t *d, size_t *out);
-extern const char *const view_chunks_sorts[];
 
 /* The indices (in d->chunks.chunks) of at most max chunk rows on screen, in screen order. */
 size_t
@@ -51,12 +47,6 @@ view_chunks_visible (const dash_t *d, size_t *out, size_t max);
 /* The namespace of the selected collection row, or NULL. */
 const char *
 view_colls_selected (const dash_t *d);
-
-/* Number of sort choices of a panel. */
-int
-view_sort_count (int panel);
-const char *
-view_sort_name (int panel, int sort);
 
 /* render_text.c: batch output from the same snapshot. */
 void

@@ -312,7 +312,7 @@ test_screen_draining (void)
    screen_layout (&m, 45, 160);
    screen_draw (&m);
    CHECK ("screen/drain_strip_160x45", screen_has ("Draining (1)") && screen_has ("shard12: 0 chunks"));
-   dash_free (&m);
+   dash_destroy (&m);
    resizeterm (24, 80);
 }
 
@@ -413,7 +413,7 @@ test_screen (void)
    screen_draw (&d);
    CHECK ("screen/too_small", screen_has ("terminal too small"));
    CHECK ("screen/quit", actions_dispatch (&d, 'q') & VIEW_QUIT);
-   dash_free (&d);
+   dash_destroy (&d);
    endwin ();
    delscreen (scr);
 done:
