@@ -24,8 +24,8 @@ dash_init (dash_t *d, double interval_s)
 void
 dash_destroy (dash_t *d)
 {
-   snapshot_clear (&d->snap);
-   snap_chunks_clear (&d->chunks);
+   snapshot_destroy (&d->snap);
+   snap_chunks_destroy (&d->chunks);
 }
 
 bool

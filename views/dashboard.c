@@ -79,7 +79,7 @@ run_batch (collect_t *c, const collect_io_t *io, double interval, long frames, b
    }
    if (!ok && snap.error[0])
       fprintf (io->err, "shardsh: dashboard: %s\n", snap.error);
-   snapshot_clear (&snap);
+   snapshot_destroy (&snap);
    return any ? 0 : 1;
 }
 
@@ -115,6 +115,6 @@ dashboard_run (struct sh_ctx *ctx)
          fprintf (io.err, "shardsh: the dashboard needs a terminal\n");
       dash_destroy (&d);
    }
-   collect_destroy (c);
+   collect_free (c);
    return rc;
 }

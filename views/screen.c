@@ -201,6 +201,6 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
          react |= VIEW_REDRAW;
       }
    }
-   crt_release ();
+   crt_destroy ();
    return 0;
 }

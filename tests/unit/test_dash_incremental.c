@@ -127,7 +127,7 @@ full_sample (sh_ctx_t *ctx, snapshot_t *out)
    o.interval_s = 20;
    c = collect_new (ctx, &o);
    ok = collect_sample (c, out);
-   collect_destroy (c);
+   collect_free (c);
    return ok && !out->incremental;
 }
 
@@ -201,7 +201,7 @@ run_version (const char *version)
       CHECK_STR (name, "", diff);
    } else
       UNIT_FAIL (name, "%s", "the full sample failed");
-   snapshot_clear (&full);
+   snapshot_destroy (&full);
 
    for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++) {
       const change_t *ch = &changes[i];
@@ -215,7 +215,7 @@ run_version (const char *version)
       snprintf (name, sizeof name, "dash_incremental/%s/%s/sample", version, ch->name);
       if (!collect_sample (inc, &cur) || !full_sample (&ctx, &full)) {
          UNIT_FAIL (name, "%s", cur.error[0] ? cur.error : "a sample failed");
-         snapshot_clear (&full);
+         snapshot_destroy (&full);
          continue;
       }
       snprintf (name, sizeof name, "dash_incremental/%s/%s/kind", version, ch->name);
@@ -234,7 +234,7 @@ run_version (const char *version)
       snprintf (name, sizeof name, "dash_incremental/%s/%s/equals_full", version, ch->name);
       snap_diff (&cur, &full, diff, sizeof diff);
       CHECK_STR (name, "", diff);
-      snapshot_clear (&full);
+      snapshot_destroy (&full);
    }
    /* after the full read the metadata asked for, the next one is incremental again; a requested one is full */
    snprintf (name, sizeof name, "dash_incremental/%s/incremental_again", version);
@@ -245,8 +245,8 @@ run_version (const char *version)
    snprintf (name, sizeof name, "dash_incremental/%s/then_incremental", version);
    CHECK (name, collect_sample (inc, &cur) && cur.incremental);
 
-   snapshot_clear (&cur);
-   collect_destroy (inc);
+   snapshot_destroy (&cur);
+   collect_free (inc);
    conn_destroy (&ctx);
    sim_stop (&sim);
    fclose (sink);

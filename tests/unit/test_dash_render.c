@@ -164,7 +164,7 @@ test_json (void)
       bson_destroy (doc);
    }
    free (json);
-   snapshot_clear (&s);
+   snapshot_destroy (&s);
 }
 
 static void
@@ -183,7 +183,7 @@ test_text (void)
    text = capture (render_text, &s);
    CHECK ("render/text_stale", strstr (text, "STALE: connection refused") != NULL);
    free (text);
-   snapshot_clear (&s);
+   snapshot_destroy (&s);
 }
 
 static void
@@ -262,7 +262,7 @@ static void
 test_screen_chunks (dash_t *d)
 {
    size_t order[8], n;
-   snap_chunks_clear (&d->chunks);
+   snap_chunks_destroy (&d->chunks);
    snprintf (d->chunks.ns, sizeof d->chunks.ns, "app.users");
    d->chunks.nchunks = 3;
    d->chunks.chunks = calloc (3, sizeof *d->chunks.chunks);

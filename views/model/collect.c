@@ -130,7 +130,7 @@ collect_free_drill (collect_t *c, bool sizes_too)
 }
 
 void
-collect_destroy (collect_t *c)
+collect_free (collect_t *c)
 {
    if (!c)
       return;
@@ -146,7 +146,7 @@ collect_destroy (collect_t *c)
    free (c->hist);
    if (c->have_tags)
       bson_destroy (&c->tags);
-   snapshot_clear (&c->prev);
+   snapshot_destroy (&c->prev);
    free (c);
 }
 
@@ -569,7 +569,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
    }
    push_history (c, &s, t0);
    memcpy (c->op_prev, ops, sizeof ops);
-   snapshot_clear (&c->prev);
+   snapshot_destroy (&c->prev);
    snapshot_copy (&c->prev, &s);
    c->have_prev = true;
    c->prev_mono_ms = t0;
@@ -584,7 +584,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
    bson_init (&tags);
    c->have_tags = true;
    c->full_next = false;
-   snapshot_clear (snap);
+   snapshot_destroy (snap);
    *snap = s;
    memset (&s, 0, sizeof s);
    ok = true;
@@ -601,8 +601,8 @@ done:
    free (metas);
    free (own_reads);
    free (picks);
-   collect_lookup_free (&lk);
-   snapshot_clear (&s);
+   collect_lookup_destroy (&lk);
+   snapshot_destroy (&s);
    bson_destroy (&tags);
    return ok;
 }

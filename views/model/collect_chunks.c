@@ -39,7 +39,7 @@ ix_find (const ix_t *ix, const void *key, size_t len)
 }
 
 void
-collect_lookup_free (lookup_t *lk)
+collect_lookup_destroy (lookup_t *lk)
 {
    free (lk->shards.v);
    free (lk->by_ns.v);

@@ -137,7 +137,7 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
    uint32_t n;
    bool ok = false;
 
-   snap_chunks_clear (out);
+   snap_chunks_destroy (out);
    bson_strncpy (out->ns, ns, sizeof out->ns);
    collect_free_drill (c, strcmp (c->drill_ns, ns) != 0);
    bson_strncpy (c->drill_ns, ns, sizeof c->drill_ns);

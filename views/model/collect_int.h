@@ -142,7 +142,7 @@ collect_calloc (size_t n, size_t size);
 
 /* Frees the lookups' arrays and zeroes lk. */
 void
-collect_lookup_free (lookup_t *lk);
+collect_lookup_destroy (lookup_t *lk);
 
 /* doc as relaxed extended JSON into buf (truncated to len). */
 void
@@ -184,7 +184,7 @@ collect_sample_collections (collect_t *c, snapshot_t *s, coll_meta_t **metas, si
 int
 collect_find_meta (const coll_meta_t *metas, size_t n, const char *ns);
 
-/* Builds lk (freed with collect_lookup_free) over s's shards and collections; borrows their names. */
+/* Builds lk (freed with collect_lookup_destroy) over s's shards and collections; borrows their names. */
 void
 collect_lookup_build (const snapshot_t *s, const coll_meta_t *metas, size_t nmetas, lookup_t *lk);
 
