@@ -252,11 +252,49 @@ run_version (const char *version)
    fclose (sink);
 }
 
+/* The collector's timeouts go through the connection (conn_set_timeouts): the connection string stays the user's, a
+ * client made with other timeouts is dropped (the next command connects with the new ones), the same timeouts keep
+ * it, and a string that sets its own timeouts is left alone. No I/O: the client never sends. */
+static void
+test_timeouts (void)
+{
+   const char *plain = "mongodb://127.0.0.1:1/?appname=t";
+   sh_options_t opts;
+   sh_ctx_t ctx;
+   sh_error_t err;
+   collect_opts_t o = collect_opts_default ();
+   collect_t *c;
+
+   memset (&opts, 0, sizeof opts);
+   memset (&ctx, 0, sizeof ctx);
+   ctx.opts = &opts;
+   conn_init (&ctx, plain, "test");
+   o.interval_s = 2.0;
+   c = collect_new (&ctx, &o);
+   CHECK ("dash_timeouts/uri_stays_the_users", !strcmp (ctx.uri, plain));
+   CHECK ("dash_timeouts/asked_45_percent", ctx.conn.timeouts_ms == 900);
+   sh_error_clear (&err);
+   CHECK ("dash_timeouts/client_created", conn_ensure (&ctx, &err) && ctx.client);
+   CHECK ("dash_timeouts/same_keeps_client", conn_set_timeouts (&ctx, 900) && ctx.client);
+   CHECK ("dash_timeouts/change_drops_client",
+          conn_set_timeouts (&ctx, 1800) && !ctx.client && ctx.conn.timeouts_ms == 1800);
+   collect_free (c);
+   CHECK ("dash_timeouts/outlive_the_collector", ctx.conn.timeouts_ms == 1800 && !strcmp (ctx.uri, plain));
+   conn_destroy (&ctx);
+
+   memset (&ctx, 0, sizeof ctx);
+   ctx.opts = &opts;
+   conn_init (&ctx, "mongodb://127.0.0.1:1/?socketTimeoutMS=7000", "test");
+   CHECK ("dash_timeouts/users_own_win", !conn_set_timeouts (&ctx, 900) && ctx.conn.timeouts_ms == 0);
+   conn_destroy (&ctx);
+}
+
 int
 main (void)
 {
    run_version ("4.4");
    run_version ("5.0");
    run_version ("7.0");
+   test_timeouts ();
    UNIT_EXIT ();
 }
