@@ -11,21 +11,29 @@
 void
 view_header_draw (const dash_t *d);
 
-/* shards_view.c */
+/* shards_view.c: the shards panel in p (one row per shard that passes the filter, in d's sort), the selection kept
+ * in view. */
 void
 view_shards_draw (dash_t *d, panel_t *p);
+
+/* The indices (in d->snap.shards) of the shard rows in screen order, filtered and sorted, into out (room for every
+ * shard); returns their number. The same pattern for every _order below. */
 size_t
 view_shards_order (const dash_t *d, size_t *out);
 
-/* collections_view.c */
+/* collections_view.c: the collections panel in p (a row per sharded collection, with its balance verdict). */
 void
 view_colls_draw (dash_t *d, panel_t *p);
+
+/* The indices (in d->snap.colls) of the collection rows in screen order; returns their number. */
 size_t
 view_colls_order (const dash_t *d, size_t *out);
 
-/* events_view.c */
+/* events_view.c: the recent events panel in p (splits, migrations, balancer rounds; failures marked). */
 void
 view_events_draw (dash_t *d, panel_t *p);
+
+/* The indices (in d->snap.events) of the event rows in screen order; returns their number. */
 size_t
 view_events_order (const dash_t *d, size_t *out);
 
@@ -37,6 +45,8 @@ view_drain_draw (const dash_t *d, const panel_t *p);
  * (nzones + chunk index). */
 void
 view_chunks_draw (dash_t *d, panel_t *p);
+
+/* The row numbers (zones first, then chunks) of the drill-down in screen order; returns their number. */
 size_t
 view_chunks_order (const dash_t *d, size_t *out);
 
@@ -48,9 +58,12 @@ view_chunks_visible (const dash_t *d, size_t *out, size_t max);
 const char *
 view_colls_selected (const dash_t *d);
 
-/* render_text.c: batch output from the same snapshot. */
+/* render_text.c: batch output from the same snapshot. render_text writes the panels as plain text lines. */
 void
 render_text (FILE *out, const snapshot_t *snap);
+
+/* Writes snap as one JSON document on one line (--once --json): cluster, balancer, shards, collections, totals,
+ * events. */
 void
 render_json (FILE *out, const snapshot_t *snap);
 
