@@ -91,9 +91,9 @@ static int
 act_sort (dash_t *d)
 {
    if (d->drill)
-      d->chunk_sort = (d->chunk_sort + 1) % view_sort_count (DASH_NPANELS);
+      d->chunk_sort = (d->chunk_sort + 1) % dash_sort_count (DASH_NPANELS);
    else
-      d->sort[d->focus] = (d->sort[d->focus] + 1) % view_sort_count (d->focus);
+      d->sort[d->focus] = (d->sort[d->focus] + 1) % dash_sort_count (d->focus);
    return VIEW_REDRAW;
 }
 

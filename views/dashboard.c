@@ -79,7 +79,7 @@ run_batch (collect_t *c, const collect_io_t *io, double interval, long frames, b
    }
    if (!ok && snap.error[0])
       fprintf (io->err, "shardsh: dashboard: %s\n", snap.error);
-   snapshot_clear (&snap);
+   snapshot_destroy (&snap);
    return any ? 0 : 1;
 }
 
@@ -113,8 +113,8 @@ dashboard_run (struct sh_ctx *ctx)
       rc = screen_run (&d, &src, color, io.opts->frames);
       if (rc)
          fprintf (io.err, "shardsh: the dashboard needs a terminal\n");
-      dash_free (&d);
+      dash_destroy (&d);
    }
-   collect_destroy (c);
+   collect_free (c);
    return rc;
 }

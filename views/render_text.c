@@ -73,31 +73,10 @@ event_word (snap_event_kind_t k)
    return k <= SNAP_EV_OTHER ? words[k] : "other";
 }
 
-void
-render_json (FILE *out, const snapshot_t *s)
+/* The "balancer" field of render_json's document. */
+static void
+json_balancer (FILE *out, const snapshot_t *s)
 {
-   char iso[40];
-   fputs ("{\"cluster\": {\"host\": ", out);
-   json_str (out, s->host);
-   fputs (", \"version\": ", out);
-   json_str (out, s->version);
-   fputs ("}, \"sampledAt\": ", out);
-   if (s->sampled_at_ms) {
-      fmt_iso (s->sampled_at_ms, iso, sizeof iso);
-      json_str (out, iso);
-   } else {
-      fputs ("null", out);
-   }
-   fprintf (out,
-            ", \"sampleMillis\": %lld, \"roundTrips\": %d, \"incremental\": %s, \"collectionsRecounted\": %d, "
-            "\"intervalSec\": %.3g, \"stale\": %s, \"error\": ",
-            (long long) s->sample_ms, s->round_trips, s->incremental ? "true" : "false", s->colls_reread, s->interval_s,
-            s->stale ? "true" : "false");
-   if (s->stale)
-      json_str (out, s->error);
-   else
-      fputs ("null", out);
-   fprintf (out, ", \"hotThresholds\": {\"factor\": %.3g, \"minWritesPerSec\": %.3g}", s->hot_factor, s->hot_min_rate);
    fputs (", \"balancer\": {\"mode\": ", out);
    json_str (out, s->balancer.mode);
    fprintf (out, ", \"inRound\": %s, \"rounds\": ", s->balancer.in_round ? "true" : "false");
@@ -133,7 +112,12 @@ render_json (FILE *out, const snapshot_t *s)
       fputs ("null", out);
    }
    fprintf (out, ", \"chunkSizeBytes\": %lld}", (long long) s->balancer.chunk_size_bytes);
-   fputs (", \"shards\": [", out);
+}
+
+/* The elements of render_json's "shards" array. */
+static void
+json_shards (FILE *out, const snapshot_t *s)
+{
    for (size_t i = 0; i < s->nshards; i++) {
       const snap_shard_t *sh = &s->shards[i];
       fputs (i ? ", {\"shard\": " : "{\"shard\": ", out);
@@ -164,6 +148,36 @@ render_json (FILE *out, const snapshot_t *s)
          fputs ("null}", out);
       }
    }
+}
+
+void
+render_json (FILE *out, const snapshot_t *s)
+{
+   char iso[40];
+   fputs ("{\"cluster\": {\"host\": ", out);
+   json_str (out, s->host);
+   fputs (", \"version\": ", out);
+   json_str (out, s->version);
+   fputs ("}, \"sampledAt\": ", out);
+   if (s->sampled_at_ms) {
+      fmt_iso (s->sampled_at_ms, iso, sizeof iso);
+      json_str (out, iso);
+   } else {
+      fputs ("null", out);
+   }
+   fprintf (out,
+            ", \"sampleMillis\": %lld, \"roundTrips\": %d, \"incremental\": %s, \"collectionsRecounted\": %d, "
+            "\"intervalSec\": %.3g, \"stale\": %s, \"error\": ",
+            (long long) s->sample_ms, s->round_trips, s->incremental ? "true" : "false", s->colls_reread, s->interval_s,
+            s->stale ? "true" : "false");
+   if (s->stale)
+      json_str (out, s->error);
+   else
+      fputs ("null", out);
+   fprintf (out, ", \"hotThresholds\": {\"factor\": %.3g, \"minWritesPerSec\": %.3g}", s->hot_factor, s->hot_min_rate);
+   json_balancer (out, s);
+   fputs (", \"shards\": [", out);
+   json_shards (out, s);
    fputs ("], \"collections\": [", out);
    for (size_t i = 0; i < s->ncolls; i++) {
       const snap_coll_t *co = &s->colls[i];

@@ -2,7 +2,6 @@
  * whole-frame drawing into curses' virtual screen with one doupdate per frame (no clear() except Ctrl-L, so no
  * flicker), and the one loop: tick, sample unless paused, draw, read a key, act on the reaction. */
 #include <curses.h>
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,65 +10,6 @@
 #include "views/crt.h"
 #include "views/screen.h"
 #include "views/views.h"
-
-void
-dash_init (dash_t *d, double interval_s)
-{
-   memset (d, 0, sizeof *d);
-   d->interval_s = interval_s;
-   d->focus = DASH_COLLS;
-}
-
-void
-dash_free (dash_t *d)
-{
-   snapshot_clear (&d->snap);
-   snap_chunks_clear (&d->chunks);
-}
-
-bool
-dash_filter_match (const dash_t *d, const char *text)
-{
-   size_t fl = strlen (d->filter), tl;
-   if (!fl)
-      return true;
-   tl = strlen (text);
-   for (size_t i = 0; i + fl <= tl; i++) {
-      size_t k = 0;
-      while (k < fl && tolower ((unsigned char) text[i + k]) == tolower ((unsigned char) d->filter[k]))
-         k++;
-      if (k == fl)
-         return true;
-   }
-   return false;
-}
-
-/* The sort names of a panel (DASH_NPANELS: the drill-down). */
-static const char *const *
-sort_names (int panel)
-{
-   return panel == DASH_SHARDS   ? view_shards_sorts
-          : panel == DASH_COLLS  ? view_colls_sorts
-          : panel == DASH_EVENTS ? view_events_sorts
-                                 : view_chunks_sorts;
-}
-
-int
-view_sort_count (int panel)
-{
-   const char *const *names = sort_names (panel);
-   int n = 0;
-   while (names[n])
-      n++;
-   return n;
-}
-
-const char *
-view_sort_name (int panel, int sort)
-{
-   const char *const *names = sort_names (panel);
-   return sort >= 0 && sort < view_sort_count (panel) ? names[sort] : "?";
-}
 
 /* Grows *h towards need by at most *left rows. */
 static void
@@ -261,6 +201,6 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
          react |= VIEW_REDRAW;
       }
    }
-   crt_release ();
+   crt_destroy ();
    return 0;
 }

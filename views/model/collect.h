@@ -45,13 +45,15 @@ collect_opts_t
 collect_opts_default (void);
 
 /* Creates a collector on ctx's connection (borrowed; must outlive the collector). Before the first connection it
- * adds serverSelectionTimeoutMS, connectTimeoutMS and socketTimeoutMS below the interval to the connection string,
- * unless the string sets them. Returns an owned collector (collect_destroy). */
+ * asks the connection for serverSelectionTimeoutMS, connectTimeoutMS and socketTimeoutMS below the interval
+ * (conn_set_timeouts: kept out when the connection string sets them); the connection keeps owning its client. Returns
+ * an owned collector (collect_free). */
 collect_t *
 collect_new (struct sh_ctx *ctx, const collect_opts_t *opts);
 
+/* Frees c (NULL is ignored). The session's connection and its timeouts stay as they are. */
 void
-collect_destroy (collect_t *c);
+collect_free (collect_t *c);
 
 /* Changes the interval (clamped to [COLLECT_MIN_INTERVAL, COLLECT_MAX_INTERVAL]); the client is re-created with
  * matching timeouts on the next sample when they change. Returns the interval in effect. */

@@ -21,7 +21,7 @@ snap_dup (const void *src, size_t size)
 }
 
 void
-snapshot_clear (snapshot_t *snap)
+snapshot_destroy (snapshot_t *snap)
 {
    for (size_t i = 0; i < snap->ncolls; i++)
       free (snap->colls[i].cells);
@@ -50,7 +50,7 @@ snapshot_shard_index (const snapshot_t *snap, const char *name)
 }
 
 void
-snap_chunks_clear (snap_chunks_t *chunks)
+snap_chunks_destroy (snap_chunks_t *chunks)
 {
    free (chunks->chunks);
    free (chunks->zones);

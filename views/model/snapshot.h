@@ -214,7 +214,7 @@ typedef struct {
 
 /* Frees what snap owns and zeroes it (safe on a zeroed snapshot). */
 void
-snapshot_clear (snapshot_t *snap);
+snapshot_destroy (snapshot_t *snap);
 
 /* Deep-copies src into dst (dst is overwritten, not freed first). */
 void
@@ -224,8 +224,9 @@ snapshot_copy (snapshot_t *dst, const snapshot_t *src);
 int
 snapshot_shard_index (const snapshot_t *snap, const char *name);
 
+/* Frees what chunks owns and zeroes it (safe on a zeroed one). */
 void
-snap_chunks_clear (snap_chunks_t *chunks);
+snap_chunks_destroy (snap_chunks_t *chunks);
 
 /* Formats a byte count as "1.2 GB" into buf (size >= 16). Returns buf. */
 char *
