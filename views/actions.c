@@ -135,7 +135,8 @@ act_faster (dash_t *d)
 static int
 act_full_refresh (dash_t *d)
 {
-   (void) d;
+   if (d->drill && d->map) /* the map re-reads itself (and its replay starts again from now) */
+      return VIEW_FETCH_MAP | VIEW_REDRAW;
    return VIEW_FULL | VIEW_REDRAW;
 }
 
@@ -160,6 +161,7 @@ act_enter (dash_t *d)
    snprintf (d->main_filter, sizeof d->main_filter, "%s", d->filter);
    d->filter[0] = '\0';
    d->drill = true;
+   d->map = false;
    d->chunk_panel.selected = 0;
    d->chunk_panel.scroll = 0;
    d->chunk_panel.focused = true;
@@ -171,11 +173,40 @@ act_back (dash_t *d)
 {
    if (d->help)
       d->help = false;
+   else if (d->drill && d->map)
+      d->map = false;
    else if (d->drill) {
       d->drill = false;
       snprintf (d->filter, sizeof d->filter, "%s", d->main_filter);
    } else
       d->filter[0] = '\0';
+   return VIEW_REDRAW;
+}
+
+/* m: the chunk map of the drilled-down collection, or the chunk list again. */
+static int
+act_map (dash_t *d)
+{
+   if (!d->drill)
+      return VIEW_OK;
+   d->map = !d->map;
+   return d->map ? VIEW_FETCH_MAP | VIEW_REDRAW : VIEW_REDRAW;
+}
+
+/* [ and ]: the chunk map's replay, one event back (older) or forward (newer). */
+static int
+act_replay_back (dash_t *d)
+{
+   if (d->drill && d->map && d->cmap.map)
+      chunkmap_step (d->cmap.map, -1);
+   return VIEW_REDRAW;
+}
+
+static int
+act_replay_forward (dash_t *d)
+{
+   if (d->drill && d->map && d->cmap.map)
+      chunkmap_step (d->cmap.map, 1);
    return VIEW_REDRAW;
 }
 
@@ -209,6 +240,13 @@ const action_t actions_table[] = {
    { { KEY_BTAB, KEY_LEFT, 'h' }, "S-Tab Left h", NULL, "focus the previous panel", act_prev_panel },
    { { '\n', '\r', KEY_ENTER }, "Enter", "Chunks", "list the selected collection's chunks and zones", act_enter },
    { { KEY_ESC }, "Esc", NULL, "go back: close help or the chunk list, else clear the filter", act_back },
+   { { 'm' },
+     "m",
+     "Map",
+     "in the chunk list: the chunk map (key space by shard, zones, replay) or the list again",
+     act_map },
+   { { '[' }, "[", NULL, "in the chunk map: one migration, split or merge back in time", act_replay_back },
+   { { ']' }, "]", NULL, "in the chunk map: one event forward, towards now", act_replay_forward },
    { { '/' },
      "/",
      "Filter",
@@ -236,6 +274,7 @@ const action_panel_t actions_panels[] = {
    { "Collections", "key, chunks per shard, data, balance verdict and why, jumbo, outside zone, writes, hot range" },
    { "Events", "migrations (from -> to), splits, balancer rounds; failures kept on screen" },
    { "Chunks (Enter)", "zone ranges, then chunks: range, shard, documents, size, jumbo, zone, HOT and -> moving" },
+   { "Chunk map (m)", "the key space as cells by owning shard, zones beneath, marks, and a replay of recent events" },
 };
 const size_t actions_panel_count = sizeof actions_panels / sizeof actions_panels[0];
 

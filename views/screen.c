@@ -87,7 +87,9 @@ screen_draw (dash_t *d)
    for (int i = 0; i < DASH_NPANELS; i++)
       d->panels[i].focused = !d->drill && i == d->focus;
    view_header_draw (d);
-   if (d->drill) {
+   if (d->drill && d->map) {
+      view_chunkmap_draw (d, &d->chunk_panel);
+   } else if (d->drill) {
       d->chunk_panel.focused = true;
       view_chunks_draw (d, &d->chunk_panel);
    } else {
@@ -141,7 +143,7 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
          break;
       if (!d->paused && now >= next_sample) {
          src->sample (src->ud, &d->snap);
-         if (d->drill)
+         if (d->drill && !d->map) /* the map is read when opened and on r, not every sample */
             fetch_chunks (d, src);
          d->frames++;
          next_sample = clock_mono_ms () + (int64_t) (d->interval_s * 1000.0);
@@ -198,6 +200,14 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
       }
       if (react & VIEW_FETCH_CHUNKS) {
          fetch_chunks (d, src);
+         react |= VIEW_REDRAW;
+      }
+      if (react & VIEW_FETCH_MAP) {
+         d->map_error[0] = '\0';
+         if (!src->chunkmap)
+            bson_strncpy (d->map_error, "this source has no chunk map", sizeof d->map_error);
+         else
+            src->chunkmap (src->ud, d->drill_ns, &d->cmap, d->map_error, sizeof d->map_error);
          react |= VIEW_REDRAW;
       }
    }

@@ -44,6 +44,11 @@ view_chunks_order (const dash_t *d, size_t *out);
 size_t
 view_chunks_visible (const dash_t *d, size_t *out, size_t max);
 
+/* chunkmap_view.c: the chunk map of the drilled-down collection (m): the key space as a strip of cells by owning
+ * shard, zones beneath, a legend, and the replay's position ([ back, ] forward). */
+void
+view_chunkmap_draw (const dash_t *d, const panel_t *p);
+
 /* The namespace of the selected collection row, or NULL. */
 const char *
 view_colls_selected (const dash_t *d);

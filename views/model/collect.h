@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "shell/core/options.h"
+#include "views/model/chunkmap.h"
 #include "views/model/snapshot.h"
 
 struct sh_ctx;
@@ -85,6 +86,14 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out);
  * stay -1. Returns false when the cluster could not be reached. */
 bool
 collect_chunk_sizes (collect_t *c, snap_chunks_t *chunks, const size_t *rows, size_t n);
+
+#define COLLECT_MAP_RANGES 4096 /* the chunk map reads at most this many chunks (a sorted sample beyond) */
+#define COLLECT_MAP_HOURS 6     /* and the changelog events of the last hours, for its replay */
+
+/* Reads the chunk map of ns (views/model/chunkmap_read.h: bounded reads of config.*) into *out, replacing what it
+ * held; marks the collection's hot range from the last sample. On failure writes why into error (len bytes). */
+bool
+collect_chunkmap (collect_t *c, const char *ns, chunkmap_data_t *out, char *error, size_t len);
 
 /* ---- pure judgement, exported for the unit tests ---- */
 
