@@ -195,18 +195,10 @@ act_map (dash_t *d)
 
 /* [ and ]: the chunk map's replay, one event back (older) or forward (newer). */
 static int
-act_replay_back (dash_t *d)
+act_replay (dash_t *d)
 {
    if (d->drill && d->map && d->cmap.map)
-      chunkmap_step (d->cmap.map, -1);
-   return VIEW_REDRAW;
-}
-
-static int
-act_replay_forward (dash_t *d)
-{
-   if (d->drill && d->map && d->cmap.map)
-      chunkmap_step (d->cmap.map, 1);
+      chunkmap_step (d->cmap.map, d->key == '[' ? -1 : 1);
    return VIEW_REDRAW;
 }
 
@@ -245,8 +237,11 @@ const action_t actions_table[] = {
      "Map",
      "in the chunk list: the chunk map (key space by shard, zones, replay) or the list again",
      act_map },
-   { { '[' }, "[", NULL, "in the chunk map: one migration, split or merge back in time", act_replay_back },
-   { { ']' }, "]", NULL, "in the chunk map: one event forward, towards now", act_replay_forward },
+   { { '[', ']' },
+     "[ ]",
+     NULL,
+     "in the chunk map: one migration, split or merge back in time, or forward",
+     act_replay },
    { { '/' },
      "/",
      "Filter",
@@ -260,7 +255,9 @@ const action_t actions_table[] = {
    { { 'r' },
      "r",
      NULL,
-     "refresh now, re-reading all chunk counts and sizes (a refresh otherwise reads only what changed)",
+     "refresh now, re-reading all chunk counts and sizes (a refresh otherwise reads only what changed); in the chunk "
+     "map, "
+     "the map",
      act_full_refresh },
    { { KEY_CTRL_L }, "Ctrl-L", NULL, "redraw the whole screen", act_redraw },
    { { 'q', KEY_F (10) }, "q F10", "Quit", "quit", act_quit },
@@ -312,6 +309,7 @@ actions_dispatch (dash_t *d, int key)
       d->help = false;
       return key == 'q' ? VIEW_QUIT : VIEW_REDRAW;
    }
+   d->key = key;
    for (size_t i = 0; i < actions_count; i++)
       for (int k = 0; k < ACTION_MAX_KEYS && actions_table[i].keys[k]; k++)
          if (actions_table[i].keys[k] == key)
@@ -370,8 +368,8 @@ actions_draw_help (const dash_t *d)
    int h = (int) actions_count + 2 + (int) actions_panel_count;
    int x0, y0, rows;
    char line[160];
-   if (h > d->lines - 2)
-      h = d->lines - 2;
+   if (h > d->lines) /* the whole screen when it needs it (at 80x24 every action still fits) */
+      h = d->lines;
    rows = h - 2;
    x0 = (d->cols - w) / 2;
    y0 = (d->lines - h) / 2;

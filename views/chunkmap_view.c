@@ -98,14 +98,17 @@ chunkmap_view_replay (const chunkmap_data_t *m, int y, const panel_t *p)
       strftime (when, sizeof when, "%H:%M:%S", &tm);
       if (ev.kind == CHUNKMAP_MOVE && ev.from >= 0 && ev.to >= 0 && (size_t) ev.from < m->nshards &&
           (size_t) ev.to < m->nshards) {
-         snprintf (line, sizeof line, "replay: %zu/%zu back, before %s %s %s -> %s %s", pos, n, when, kinds[ev.kind],
-                   m->shards[ev.from], m->shards[ev.to], ev.text);
+         snprintf (line, sizeof line, "replay: %zu/%zu back, before the %s of %s, %s -> %s", pos, n, kinds[ev.kind],
+                   when, m->shards[ev.from], m->shards[ev.to]);
       } else {
-         snprintf (line, sizeof line, "replay: %zu/%zu back, before %s %s %s", pos, n, when, kinds[ev.kind], ev.text);
+         snprintf (line, sizeof line, "replay: %zu/%zu back, before the %s of %s", pos, n, kinds[ev.kind], when);
       }
    }
    attron (crt_attr (CRT_DIM));
    mvaddnstr (y, p->x + 1, line, p->w - 2);
+   if (pos > 0) { /* the event's range on a line of its own */
+      mvaddnstr (y + 1, p->x + 3, ev.text, p->w - 4);
+   }
    attroff (crt_attr (CRT_DIM));
 }
 
@@ -134,8 +137,8 @@ view_chunkmap_draw (const dash_t *d, const panel_t *p)
    if (width > 512) {
       width = 512;
    }
-   /* title, the two bounds, the strip (a shard line and a zone line per row), legend (2), replay */
-   rows = (p->h - 6) / 2;
+   /* title, the two bounds, the strip (a shard line and a zone line per row), legend (2), replay (2) */
+   rows = (p->h - 7) / 2;
    rows = rows < 1 ? 1 : rows > CHUNKMAP_VIEW_ROWS ? CHUNKMAP_VIEW_ROWS : rows;
    /* no more rows than the ranges fill: a small collection stays one line */
    if ((size_t) rows * (size_t) width > chunkmap_ranges (m->map)) {

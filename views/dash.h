@@ -38,6 +38,7 @@ typedef struct {
    bool map;             /* the drill-down shows the chunk map instead of the list (m) */
    chunkmap_data_t cmap; /* the chunk map's data (owned); its replay position is the map's */
    char map_error[256];  /* why the map could not be read, "" when it was */
+   int key;              /* the key being dispatched (an action bound to two keys tells them apart by it) */
    bool help;            /* the help overlay is open */
    bool paused;          /* sampling stopped; the UI stays live */
    int64_t paused_at_ms;
