@@ -52,6 +52,7 @@ typedef struct {
    panel_t panels[DASH_NPANELS];
    panel_t chunk_panel;
    panel_t drain_panel; /* the drain strip (h 0 when hidden) */
+   panel_t ops_panel;   /* the Operations strip (h 0 when hidden) */
    int focus;           /* DASH_SHARDS, DASH_COLLS or DASH_EVENTS */
    double interval_s;
    int64_t now_ms; /* wall clock of this frame (ages are shown against it) */

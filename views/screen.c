@@ -29,7 +29,7 @@ screen_layout (dash_t *d, int lines, int cols)
 {
    const snapshot_t *s = &d->snap;
    int body, left, y = 2, ndrain = 0;
-   int shards_need, colls_need, events_need, shards_h, colls_h, events_h, drain_h;
+   int shards_need, colls_need, events_need, shards_h, colls_h, events_h, drain_h, ops_h;
    d->lines = lines;
    d->cols = cols;
    d->too_small = lines < DASH_MIN_LINES || cols < DASH_MIN_COLS;
@@ -44,7 +44,11 @@ screen_layout (dash_t *d, int lines, int cols)
    /* the strip only when every shard row still fits beside the other panels' least */
    if (drain_h && body - drain_h < (shards_need - 1) + 4 + 3)
       drain_h = 0;
-   left = body - drain_h;
+   /* the operations likewise, after the drain strip */
+   ops_h = s->nops ? 1 + (s->nops < 4 ? (int) s->nops : 4) : 0;
+   if (ops_h && body - drain_h - ops_h < (shards_need - 1) + 4 + 3)
+      ops_h = 0;
+   left = body - drain_h - ops_h;
    /* at least a row each (the totals row comes only with room), then the shards, the collections and the events
     * as far as their content goes; the events take whatever is left */
    shards_h = 3;
@@ -65,6 +69,8 @@ screen_layout (dash_t *d, int lines, int cols)
    y += shards_h;
    panel_set_rect (&d->drain_panel, 0, y, cols, drain_h);
    y += drain_h;
+   panel_set_rect (&d->ops_panel, 0, y, cols, ops_h);
+   y += ops_h;
    panel_set_rect (&d->panels[DASH_COLLS], 0, y, cols, colls_h);
    y += colls_h;
    panel_set_rect (&d->panels[DASH_EVENTS], 0, y, cols, events_h);
@@ -95,6 +101,7 @@ screen_draw (dash_t *d)
    } else {
       view_shards_draw (d, &d->panels[DASH_SHARDS]);
       view_drain_draw (d, &d->drain_panel);
+      view_ops_draw (d, &d->ops_panel);
       view_colls_draw (d, &d->panels[DASH_COLLS]);
       view_events_draw (d, &d->panels[DASH_EVENTS]);
    }
@@ -116,14 +123,15 @@ fetch_chunks (dash_t *d, const dash_source_t *src)
    src->chunk_sizes (src->ud, &d->chunks, rows, n);
 }
 
-/* What the layout depends on: the numbers of shards, collections, events and draining shards. */
+/* What the layout depends on: the numbers of shards, collections, events, draining shards and operations. */
 static long
 layout_shape (const snapshot_t *s)
 {
    long nd = 0;
    for (size_t i = 0; i < s->nshards; i++)
       nd += s->shards[i].draining;
-   return (((long) s->nshards * 4096 + (long) s->ncolls) * 64 + (long) s->nevents) * 16 + nd;
+   return ((((long) s->nshards * 4096 + (long) s->ncolls) * 64 + (long) s->nevents) * 16 + nd) * 16 +
+          (long) (s->nops < 15 ? s->nops : 15);
 }
 
 int

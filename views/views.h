@@ -33,6 +33,10 @@ view_events_order (const dash_t *d, size_t *out);
 void
 view_drain_draw (const dash_t *d, const panel_t *p);
 
+/* ops_view.c: the long operations (sh.progress), in the rectangle p (title row, one row per operation). */
+void
+view_ops_draw (const dash_t *d, const panel_t *p);
+
 /* chunks_view.c: the drill-down (chunks and zones of one collection). Rows are numbered zones first, then chunks
  * (nzones + chunk index). */
 void

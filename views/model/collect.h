@@ -1,5 +1,5 @@
-/* The dashboard's collector: the only dashboard code that talks to the cluster. One refresh sends at most 23
- * commands (24 while a shard drains) whatever the numbers of chunks, shards and collections (server-side counts and one
+/* The dashboard's collector: the only dashboard code that talks to the cluster. One refresh sends at most 27
+ * commands (32 while a shard drains) whatever the numbers of chunks, shards and collections (server-side counts and one
  * reply per kind of data, never one request per chunk; servers before 6.0.3 add one $collStats per sharded collection),
  * and turns the replies into a snapshot_t (views/model/snapshot.h) that the views render. This header has no driver
  * types, so the views can include it. */
