@@ -26,6 +26,7 @@ dash_destroy (dash_t *d)
 {
    snapshot_destroy (&d->snap);
    snap_chunks_destroy (&d->chunks);
+   chunkmap_data_destroy (&d->cmap);
 }
 
 bool

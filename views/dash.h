@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "views/panel.h"
+#include "views/model/chunkmap.h"
 #include "views/model/snapshot.h"
 
 enum { DASH_SHARDS = 0, DASH_COLLS, DASH_EVENTS, DASH_NPANELS };
@@ -22,6 +23,7 @@ enum view_reaction {
    VIEW_FETCH_CHUNKS = 1 << 4, /* the drill-down needs its chunk list */
    VIEW_INTERVAL = 1 << 5,     /* the interval changed */
    VIEW_FULL = 1 << 6,         /* sample now, re-reading everything (not only what changed) */
+   VIEW_FETCH_MAP = 1 << 7,    /* the chunk map needs (re)reading */
 };
 
 #define DASH_MIN_COLS 60
@@ -33,8 +35,12 @@ typedef struct {
    snap_chunks_t chunks; /* drill-down data (owned) */
    bool drill;           /* the chunk view is open */
    char drill_ns[SNAP_NAME];
-   bool help;   /* the help overlay is open */
-   bool paused; /* sampling stopped; the UI stays live */
+   bool map;             /* the drill-down shows the chunk map instead of the list (m) */
+   chunkmap_data_t cmap; /* the chunk map's data (owned); its replay position is the map's */
+   char map_error[256];  /* why the map could not be read, "" when it was */
+   int key;              /* the key being dispatched (an action bound to two keys tells them apart by it) */
+   bool help;            /* the help overlay is open */
+   bool paused;          /* sampling stopped; the UI stays live */
    int64_t paused_at_ms;
    bool filtering;                    /* typing a filter */
    char filter[DASH_FILTER_MAX];      /* namespace or shard substring; "" = none */
@@ -46,6 +52,7 @@ typedef struct {
    panel_t panels[DASH_NPANELS];
    panel_t chunk_panel;
    panel_t drain_panel; /* the drain strip (h 0 when hidden) */
+   panel_t ops_panel;   /* the Operations strip (h 0 when hidden) */
    int focus;           /* DASH_SHARDS, DASH_COLLS or DASH_EVENTS */
    double interval_s;
    int64_t now_ms; /* wall clock of this frame (ages are shown against it) */

@@ -243,6 +243,28 @@ render_json (FILE *out, const snapshot_t *s)
       json_str (out, e->text);
       fputs ("}", out);
    }
+   /* the long operations, as sh.progress --json names their fields (null: unknown or not to be trusted) */
+   fprintf (out, "], \"operationsTotal\": %zu, \"operations\": [", s->ops_total);
+   for (size_t i = 0; i < s->nops; i++) {
+      const snap_op_t *o = &s->ops[i];
+      fputs (i ? ", {\"type\": " : "{\"type\": ", out);
+      json_str (out, o->type);
+      fputs (", \"ns\": ", out);
+      json_str (out, o->ns);
+      fputs (", \"shard\": ", out);
+      json_str (out, o->shard);
+      fputs (", \"phase\": ", out);
+      json_str (out, o->phase);
+      fputs (", \"percent\": ", out);
+      json_rate (out, o->percent >= 0, o->percent);
+      fputs (", \"bytesPerSec\": ", out);
+      json_rate (out, o->bytes_ps >= 0, o->bytes_ps);
+      fputs (", \"etaSec\": ", out);
+      json_rate (out, o->eta_s >= 0, o->eta_s);
+      fputs (", \"caveat\": ", out);
+      json_str (out, o->caveat);
+      fputs ("}", out);
+   }
    fputs ("]}\n", out);
 }
 
@@ -291,6 +313,12 @@ render_text (FILE *out, const snapshot_t *s)
                (long long) sh->drain.chunks, snap_fmt_bytes (sh->drain.bytes, a, sizeof a),
                sh->drain.databases >= 0 ? dbs : "?", rate, sh->drain.window_s, eta);
    }
+   for (size_t i = 0; i < s->nops; i++) {
+      char line[SNAP_TEXT * 2];
+      fprintf (out, "%s%s\n", i ? "" : "\noperations:\n", snap_fmt_op (&s->ops[i], line, sizeof line));
+   }
+   if (s->ops_total > s->nops)
+      fprintf (out, "(%zu more operations)\n", s->ops_total - s->nops);
    fprintf (out, "\n%-24s %-18s %7s %9s  %-10s %s\n", "COLLECTION", "KEY", "CHUNKS", "DATA", "BALANCE",
             "PER SHARD / HOT");
    for (size_t i = 0; i < s->ncolls; i++) {

@@ -21,6 +21,8 @@ typedef struct {
    double (*set_interval) (void *ud, double interval_s);
    /* Makes the next sample a full re-read instead of an incremental one. May be NULL. */
    void (*request_full) (void *ud);
+   /* Reads the chunk map of ns into *out (destroying what it held), or writes why not into error. May be NULL. */
+   bool (*chunkmap) (void *ud, const char *ns, chunkmap_data_t *out, char *error, size_t len);
 } dash_source_t;
 
 /* Recomputes every rectangle from lines x cols and the snapshot's row counts: each panel is sized to its content

@@ -41,6 +41,10 @@ view_events_order (const dash_t *d, size_t *out);
 void
 view_drain_draw (const dash_t *d, const panel_t *p);
 
+/* ops_view.c: the long operations (sh.progress), in the rectangle p (title row, one row per operation). */
+void
+view_ops_draw (const dash_t *d, const panel_t *p);
+
 /* chunks_view.c: the drill-down (chunks and zones of one collection). Rows are numbered zones first, then chunks
  * (nzones + chunk index). */
 void
@@ -53,6 +57,11 @@ view_chunks_order (const dash_t *d, size_t *out);
 /* The indices (in d->chunks.chunks) of at most max chunk rows on screen, in screen order. */
 size_t
 view_chunks_visible (const dash_t *d, size_t *out, size_t max);
+
+/* chunkmap_view.c: the chunk map of the drilled-down collection (m): the key space as a strip of cells by owning
+ * shard, zones beneath, a legend, and the replay's position ([ back, ] forward). */
+void
+view_chunkmap_draw (const dash_t *d, const panel_t *p);
 
 /* The namespace of the selected collection row, or NULL. */
 const char *

@@ -146,6 +146,10 @@ collect_free (collect_t *c)
    free (c->hist);
    if (c->have_tags)
       bson_destroy (&c->tags);
+   if (c->ops_prev) {
+      progress_reading_destroy (c->ops_prev);
+      free (c->ops_prev);
+   }
    snapshot_destroy (&c->prev);
    free (c);
 }
@@ -501,7 +505,8 @@ collect_sample (collect_t *c, snapshot_t *snap)
       goto done;
    collect_lookup_build (&s, metas, nmetas, &lk);
    if (!collect_sample_chunks (c, &s, metas, nmetas, &lk, &tags, &err) || !collect_sample_events (c, &s, &err) ||
-       !collect_sample_migrations (c, &s, &err) || !collect_sample_drain_databases (c, &s, &err))
+       !collect_sample_migrations (c, &s, &err) || !collect_sample_drain_databases (c, &s, &err) ||
+       !collect_sample_operations (c, &s, &err))
       goto done;
    {
       /* sizes change with writes (the router's counters) and with migrations (the chunks that changed) */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "views/model/chunkmap_read.h"
 #include "views/model/collect_int.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/order.h"
@@ -244,4 +245,32 @@ done:
    bson_destroy (&chunks);
    bson_destroy (&tags);
    return ok;
+}
+
+bool
+collect_chunkmap (collect_t *c, const char *ns, chunkmap_data_t *out, char *error, size_t len)
+{
+   sh_error_t err;
+   bool ok;
+
+   chunkmap_data_destroy (out);
+   sh_error_clear (&err);
+   ok = chunkmap_read (c->ctx, ns, COLLECT_MAP_RANGES, clock_wall_ms () - COLLECT_MAP_HOURS * 3600 * 1000LL, out, &err);
+   if (!ok) {
+      bson_strncpy (error, err.message[0] ? err.message : "the chunk map could not be read", len);
+      return false;
+   }
+   /* the hot range the last sample judged, if this collection has one */
+   for (size_t i = 0; c->have_prev && i < c->prev.ncolls; i++) {
+      const snap_coll_t *co = &c->prev.colls[i];
+      bson_t *min;
+      if (strcmp (co->ns, ns) != 0 || !co->has_hot_range || !co->hot_min_json[0]) {
+         continue;
+      }
+      if ((min = bson_new_from_json ((const uint8_t *) co->hot_min_json, -1, NULL))) {
+         chunkmap_mark (out->map, min, NULL, CHUNKMAP_HOT);
+         bson_destroy (min);
+      }
+   }
+   return true;
 }

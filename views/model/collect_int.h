@@ -6,6 +6,7 @@
 
 #include <mongoc/mongoc.h>
 
+#include "commands/progress.h"
 #include "views/model/collect.h"
 #include "shell/core/conn.h"
 #include "shell/core/ctx.h"
@@ -102,6 +103,9 @@ struct collect {
    bson_t tags;
    bool have_tags;
    bool full_next;
+   /* The long operations (sh.progress's reading), the last one kept for rates. */
+   progress_reading_t
+      *ops_prev; /* owned; NULL before the first (a reading holds bson_t: kept by pointer, not copied) */
 };
 
 /* A name (or UUID) -> index map: a sorted array searched by bisection, so that replies with one document per
@@ -217,6 +221,11 @@ collect_sample_events (collect_t *c, snapshot_t *s, sh_error_t *err);
 /* The migrations in flight. */
 bool
 collect_sample_migrations (collect_t *c, snapshot_t *s, sh_error_t *err);
+
+/* The long operations, read and computed as sh.progress() does (commands/progress.h), into s->ops: 4 reads, 4 more
+ * while a shard drains, one per defragmenting collection. */
+bool
+collect_sample_operations (collect_t *c, snapshot_t *s, sh_error_t *err);
 
 /* The databases whose primary is a draining shard. */
 bool
