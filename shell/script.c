@@ -8,6 +8,7 @@
 #include "shell/js_host.h"
 #include "shell/lang/parser.h"
 #include "shell/preflight.h"
+#include "shell/runsum.h"
 #include "shell/script.h"
 
 char *
