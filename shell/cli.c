@@ -184,7 +184,7 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
 }
 
 void
-sh_options_release (sh_options_t *opts)
+sh_options_destroy (sh_options_t *opts)
 {
    for (size_t i = 0; i < opts->n_evals; i++)
       bson_free (opts->evals[i]);

@@ -119,7 +119,7 @@ main (int argc, char **argv)
    sh_error_clear (&err);
    if (!sh_options_parse (argc, argv, &opts, &err)) {
       sh_error_render (stderr, &err, NULL, NULL, false);
-      sh_options_release (&opts);
+      sh_options_destroy (&opts);
       return 2;
    }
    if (opts.show_help || opts.show_version) {
@@ -127,12 +127,12 @@ main (int argc, char **argv)
          sh_options_usage (stdout);
       else
          printf ("shardsh %s (mongo-c-driver %s)\n", SHARDSH_VERSION, MONGOC_VERSION_S);
-      sh_options_release (&opts);
+      sh_options_destroy (&opts);
       return 0;
    }
    mongoc_init ();
    rc = run (&opts);
    mongoc_cleanup ();
-   sh_options_release (&opts);
+   sh_options_destroy (&opts);
    return rc;
 }
