@@ -45,9 +45,10 @@ set_str (char **dst, const char *v)
 }
 
 bool
-sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
+sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_cli_extra_t *extra, sh_error_t *err)
 {
    memset (opts, 0, sizeof *opts);
+   memset (extra, 0, sizeof *extra);
    for (int i = 1; i < argc; i++) {
       const char *a = argv[i];
       const char *v = NULL;
@@ -123,6 +124,8 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          opts->quiet = true;
       } else if (IS ("--json")) {
          opts->json = true;
+      } else if (IS ("--verbose")) {
+         extra->verbose = true;
       } else if (IS ("--dry-run")) {
          opts->dry_run = true;
       } else if (IS ("--readonly")) {
@@ -236,7 +239,9 @@ sh_options_usage (FILE *out)
       "  --dry-run                   print every request that would be sent; send nothing (no server needed)\n"
       "  --readonly                  refuse every command that changes the cluster\n"
       "  --yes                       do not ask before commands that move data or stop balancing\n"
-      "  --json                      one relaxed Extended JSON document per result line\n"
+      "  --json                      one relaxed Extended JSON document per result line; a -f script: one\n"
+      "                              {file, line, col, statement, ok, code, codeName, errmsg, result} per statement\n"
+      "  --verbose                   a -f script shows every result, not only what it prints\n"
       "  --no-color                  no colours (also when NO_COLOR is set)\n"
       "  --quiet                     no banner\n"
       "  --norc                      do not run ~/.shardshrc\n"

@@ -10,6 +10,7 @@
 #include "shell/preflight.h"
 #include "shell/runsum.h"
 #include "shell/script.h"
+#include "shell/script_out.h"
 
 char *
 script_read_file (const char *path, size_t *len, sh_error_t *err)
@@ -148,8 +149,25 @@ script_plan_js_note (sh_ctx_t *ctx, const script_input_t *inputs, const checked_
    }
 }
 
+/* What statement s of literal input in shows (docs/plan.md, "Script output"): a -f file what it prints, a status line
+ * per statement on stderr and, under --json, one object per statement; --eval the value of its last statement;
+ * standard input and the rc file everything, as the interactive shell does. --verbose shows everything. */
+static script_show_t
+script_show (const sh_ctx_t *ctx, const script_input_t *in, const sh_script_t *lit, size_t s, bool verbose,
+             bool *status)
+{
+   bool file = !in->text && strcmp (in->name, "-") != 0 && strcmp (in->name, "<stdin>") != 0 && !ctx->interactive;
+   bool json = ctx->opts && ctx->opts->json;
+   *status = file && !json;
+   if (file)
+      return json ? SCRIPT_SHOW_JSON : verbose ? SCRIPT_SHOW_ALL : SCRIPT_SHOW_PRINTS;
+   if (in->text && !verbose && s + 1 < lit->n)
+      return SCRIPT_SHOW_PRINTS;
+   return SCRIPT_SHOW_ALL;
+}
+
 int
-script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n)
+script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool verbose)
 {
    checked_input_t *ins = bson_malloc0 (n * sizeof *ins);
    const sh_script_t **lits = NULL;
@@ -234,11 +252,15 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n)
       }
       for (size_t s = 0; s < ins[i].lit.n && !ctx->exit_requested; s++) {
          const sh_stmt_t *st = &ins[i].lit.stmts[s];
-         bool ok;
+         script_out_t so;
+         bool ok, status;
+         script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, s, verbose, &status);
          sh_error_clear (&err);
+         script_out_begin (&so, ctx, show, status, ins[i].lit.name, ins[i].lit.source, st);
          ctx->confirm_effect = preflight_effect (pf, i, s);
          ok = dispatch_stmt (ctx, st, &err);
          ctx->confirm_effect = NULL;
+         script_out_end (&so, ok, &err);
          script_note (ctx, rs, &ins[i].lit, st, ok);
          if (!ok) {
             script_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
