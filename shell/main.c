@@ -16,7 +16,7 @@
 
 /* Asks for the password on the terminal without echo. Returns a bson_malloc'd string or NULL. */
 static char *
-ask_password (void)
+main_ask_password (void)
 {
    struct termios old, quiet;
    char buf[512];
@@ -43,7 +43,7 @@ ask_password (void)
 }
 
 static int
-run (sh_options_t *opts, const sh_cli_extra_t *extra)
+main_run (sh_options_t *opts, const sh_cli_extra_t *extra)
 {
    sh_ctx_t ctx;
    sh_error_t err;
@@ -68,7 +68,7 @@ run (sh_options_t *opts, const sh_cli_extra_t *extra)
       goto done;
    }
    if (opts->username && !opts->password && !opts->dry_run)
-      opts->password = ask_password ();
+      opts->password = main_ask_password ();
    conn_init (&ctx, uri, db);
 
    if (opts->dashboard) {
@@ -132,7 +132,7 @@ main (int argc, char **argv)
       return 0;
    }
    mongoc_init ();
-   rc = run (&opts, &extra);
+   rc = main_run (&opts, &extra);
    mongoc_cleanup ();
    sh_options_destroy (&opts);
    return rc;
