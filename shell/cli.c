@@ -45,10 +45,9 @@ cli_set_str (char **dst, const char *v)
 }
 
 bool
-sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_cli_extra_t *extra, sh_error_t *err)
+sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
 {
    memset (opts, 0, sizeof *opts);
-   memset (extra, 0, sizeof *extra);
    for (int i = 1; i < argc; i++) {
       const char *a = argv[i];
       const char *v = NULL;
@@ -125,7 +124,7 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_cli_extra_t *ext
       } else if (IS ("--json")) {
          opts->json = true;
       } else if (IS ("--verbose")) {
-         extra->verbose = true;
+         opts->verbose = true;
       } else if (IS ("--dry-run")) {
          opts->dry_run = true;
       } else if (IS ("--readonly")) {

@@ -8,15 +8,10 @@
 #include "shell/core/errors.h"
 #include "shell/core/options.h"
 
-/* What the command line says beyond the session's options (shell/core/options.h): how the program shows a script. */
-typedef struct {
-   bool verbose; /* --verbose: a -f script shows every result (docs/plan.md, "Script output") */
-} sh_cli_extra_t;
-
-/* Parses argv into opts and extra (both zeroed by the callee). Returns false with err set (kind SH_ERR_USAGE) on a
+/* Parses argv into opts (zeroed by the callee). Returns false with err set (kind SH_ERR_USAGE) on a
  * bad option. The caller releases opts with sh_options_destroy in every case. */
 bool
-sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_cli_extra_t *extra, sh_error_t *err);
+sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err);
 
 /* Frees what opts holds (the struct itself is the caller's). */
 void

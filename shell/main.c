@@ -43,7 +43,7 @@ main_ask_password (void)
 }
 
 static int
-main_run (sh_options_t *opts, const sh_cli_extra_t *extra)
+main_run (sh_options_t *opts)
 {
    sh_ctx_t ctx;
    sh_error_t err;
@@ -83,7 +83,7 @@ main_run (sh_options_t *opts, const sh_cli_extra_t *extra)
          inputs[n++].name = opts->files[i];
       if (!opts->n_evals && !opts->n_files)
          inputs[n++].name = "<stdin>";
-      rc = script_run_inputs (&ctx, inputs, n, extra->verbose);
+      rc = script_run_inputs (&ctx, inputs, n, opts->verbose);
    } else {
       char *rc_path = getenv ("HOME") ? bson_strdup_printf ("%s/.shardshrc", getenv ("HOME")) : NULL;
       ctx.interactive = true;
@@ -113,12 +113,11 @@ int
 main (int argc, char **argv)
 {
    sh_options_t opts;
-   sh_cli_extra_t extra;
    sh_error_t err;
    int rc;
 
    sh_error_clear (&err);
-   if (!sh_options_parse (argc, argv, &opts, &extra, &err)) {
+   if (!sh_options_parse (argc, argv, &opts, &err)) {
       sh_error_render (stderr, &err, NULL, NULL, false);
       sh_options_destroy (&opts);
       return 2;
@@ -132,7 +131,7 @@ main (int argc, char **argv)
       return 0;
    }
    mongoc_init ();
-   rc = main_run (&opts, &extra);
+   rc = main_run (&opts);
    mongoc_cleanup ();
    sh_options_destroy (&opts);
    return rc;
