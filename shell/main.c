@@ -103,7 +103,7 @@ main_run (sh_options_t *opts)
 done:
    bson_free (inputs);
    js_host_shutdown ();
-   conn_cleanup (&ctx);
+   conn_destroy (&ctx);
    bson_free (uri);
    bson_free (db);
    return rc;

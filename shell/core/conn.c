@@ -38,12 +38,6 @@ conn_init (sh_ctx_t *ctx, const char *uri, const char *db)
 }
 
 void
-conn_cleanup (sh_ctx_t *ctx)
-{
-   conn_destroy (ctx);
-}
-
-void
 conn_destroy (sh_ctx_t *ctx)
 {
    /* the session's current cursor is killed while the client can still send (REPL exit, script end) */

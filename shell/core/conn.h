@@ -27,11 +27,6 @@ conn_init (sh_ctx_t *ctx, const char *uri, const char *db);
 void
 conn_destroy (sh_ctx_t *ctx);
 
-/* The old name of conn_destroy, kept while callers outside shell/core and views (main.c, the fuzzers,
- * test_js_bridge.c) still use it. */
-void
-conn_cleanup (sh_ctx_t *ctx);
-
 /* Sets serverSelectionTimeoutMS, connectTimeoutMS and socketTimeoutMS of ctx's connection to ms (0: back to the
  * connection string's own). The connection owns the client and the connection string: ctx->uri stays the user's, the
  * timeouts are applied when the client is created, and a client made with other timeouts is dropped here (its

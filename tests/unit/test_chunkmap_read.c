@@ -142,7 +142,7 @@ test_version (const char *version)
    CHECK (name, !chunkmap_read (&ctx, "app.nosuch", 100, start, &d, &err) && err.kind == SH_ERR_ARGS &&
                    strstr (err.message, "not a sharded collection"));
 
-   conn_cleanup (&ctx);
+   conn_destroy (&ctx);
    sim_stop (&sim);
    fclose (sink);
 }
