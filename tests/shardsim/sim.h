@@ -547,11 +547,7 @@ sim_cursors_free (void);
 void
 sim_crud_insert_one (const char *db, const char *name, const bson_t *doc);
 
-/* ---- admin commands (sim_admin.c) ---- */
-
-/* Runs a sharding admin command if name is one; returns false when it is not an admin command handled here. */
-bool
-sim_admin_run (sim_ctx_t *ctx, bson_t *reply);
+/* ---- admin operations (sim_shardcoll.c, sim_split.c, sim_migrate.c, sim_zone.c, sim_shards.c) ---- */
 
 /* The operations behind the admin commands, also used to build scenarios. Errors carry the server's code in
  * err->code (0 for the errmsg-only failures) and its message. */
@@ -590,7 +586,7 @@ sim_log_close (void);
 bool
 sim_ver_ge (int num);
 
-/* The "before" document of a split changelog entry for chunk (sim_admin.c): 4.4/5.0 the chunk's own version
+/* The "before" document of a split changelog entry for chunk (sim_chunk.c): 4.4/5.0 the chunk's own version
  * (min, max, lastmod, lastmodEpoch); 6.0+ commitChunkSplit's { min, max, lastmod: the collection version as
  * { e, t, v } }. Appends to out. */
 void
@@ -600,7 +596,7 @@ sim_split_before_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out);
  * merged at collection version (major, minor) into one of (major, minor + 1), in the version's shape: 4.4/5.0
  * { merged: [versions], mergedVersion: { lastmod }, owningShard }; 6.0 commitChunksMerge's { merged: [chunk
  * documents], prevShardVersion, mergedVersion, owningShard }; 7.0+ logMergeToChangelog's { prevPlacementVersion,
- * mergedVersion, owningShard, min, max, numChunks }. The caller keeps ownership of chunks (sim_admin.c). */
+ * mergedVersion, owningShard, min, max, numChunks }. The caller keeps ownership of chunks (sim_chunk.c). */
 void
 sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t n, uint32_t major, uint32_t minor,
                      const char *shard);
@@ -686,7 +682,7 @@ sim_ctab_merge (sim_coll_t *coll, size_t first, size_t last);
 void
 sim_ctab_mark_jumbo (sim_ctab_t *t, size_t i);
 
-/* ---- exported admin helpers (sim_admin.c) ---- */
+/* ---- exported admin helpers (sim_chunk.c, sim_migrate.c, sim_zone.c, sim_shards.c, sim_balset.c) ---- */
 
 /* Moves chunk (a config.chunks document) to shard to with versions and history; writes moveChunk.start when
  * log_start, then moveChunk.to/.commit/.from. ndocs/nbytes < 0: counted from the documents. */
@@ -701,7 +697,7 @@ sim_chunk_by_id (const bson_oid_t *id, bson_t *out);
 /* Replaces (doc != NULL) or deletes the chunk whose _id equals that of old. */
 void
 sim_chunk_replace (const bson_t *old, const bson_t *doc);
-/* A chunk document with new bounds/shard/version (see sim_admin.c). */
+/* A chunk document with new bounds/shard/version (see sim_chunk.c). */
 void
 sim_chunk_rewrite_doc (const sim_shcoll_t *sc, const bson_t *chunk, const bson_t *min, const bson_t *max,
                        const char *shard, uint32_t major, uint32_t minor, bool new_history, bson_t *out);
@@ -1059,10 +1055,11 @@ sim_stage_list_cluster_catalog (sim_ctx_t *ctx, const char *coll, const bson_ite
  * at once, moveCollection and unshardCollection too). */
 extern int64_t sim_reshard_ms;
 
-/* Runs reshardCollection (when timed), moveCollection or unshardCollection: true when it handled ctx's command (reply
- * filled), false to let the ordinary dispatch run it. Waits with sim_g.lock released while the operation runs. */
-bool
-sim_reshard_run (sim_ctx_t *ctx, bson_t *reply);
+/* The reshardCollection, moveCollection, unshardCollection and abort… commands (sim_handler_t): timed when
+ * --reshard-ms is set (waits with sim_g.lock released while the operation runs), else reshardCollection commits at
+ * once (sim_cmd_reshard_collection). */
+void
+sim_reshard_cmd (sim_ctx_t *ctx, bson_t *reply);
 
 /* { simReshard: "stepDown", [ns] }: the running operations (of ns) lose their recipients' time estimates, as after
  * a failover of the recipient shards' primaries. */

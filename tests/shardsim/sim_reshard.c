@@ -3,8 +3,8 @@
  * one runs, the command blocks (as the server's does, the state lock released), its coordinator state document sits
  * in config.reshardingOperations, and every donor and recipient shard reports a $currentOp row with the metrics the
  * server's ReshardingMetrics::reportForCurrentOp writes (states, approximate and copied figures, elapsed and
- * remaining time); at the end the ordinary commit of sim_admin.c runs. docs/shardsim.md cites the sources. */
-#include "tests/shardsim/sim.h"
+ * remaining time); at the end the ordinary commit of sim_shardcoll.c runs. docs/shardsim.md cites the sources. */
+#include "tests/shardsim/sim_admin.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -627,7 +627,9 @@ sim_cmd_sim_reshard (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
-bool
+/* Runs reshardCollection (when timed), moveCollection or unshardCollection: true when it handled ctx's command
+ * (reply filled), false to let the immediate reshardCollection run it. */
+static bool
 sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
 {
    bool reshard = !strcmp (ctx->name, "reshardCollection");
@@ -650,7 +652,7 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
    if (reshard && sim_reshard_ms <= 0) {
       bson_destroy (&id_key);
       bson_destroy (&sub_cmd);
-      return false; /* untimed: sim_admin.c commits at once */
+      return false; /* untimed: sim_shardcoll.c commits at once */
    }
    BSON_APPEND_INT32 (&id_key, "_id", 1);
    bson_init (&original);
@@ -673,7 +675,7 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       bool force = bson_iter_init_find (&it, ctx->cmd, "forceRedistribution") && bson_iter_as_bool (&it);
       if (!sharded || unsplittable || !sim_rs_sub (ctx->cmd, "key", &newkey) ||
           (bson_equal (&newkey, &key) && !(force && sim_ver_ge (80)))) {
-         /* the errors and the same-key no-op are sim_admin.c's */
+         /* the errors and the same-key no-op are sim_shardcoll.c's */
          bson_destroy (&key);
          bson_destroy (&id_key);
          bson_destroy (&original);
@@ -734,7 +736,7 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       }
    }
    if (reshard) {
-      sim_admin_run (ctx, reply);
+      sim_cmd_reshard_collection (ctx, reply);
       goto done;
    }
    /* moveCollection / unshardCollection: a resharding to { _id: 1 } onto one shard, then tracked unsplittable */
@@ -753,7 +755,7 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_INT32 (&sub_cmd, "numInitialChunks", 1);
       sub.name = "reshardCollection";
       sub.cmd = &sub_cmd;
-      sim_admin_run (&sub, &sub_reply);
+      sim_cmd_reshard_collection (&sub, &sub_reply);
       if (bson_iter_init_find (&it, &sub_reply, "ok") && bson_iter_as_double (&it) != 1.0) {
          bson_concat (reply, &sub_reply);
          bson_destroy (&sub_reply);
@@ -769,4 +771,12 @@ done:
    bson_destroy (&original);
    bson_destroy (&sub_cmd);
    return true;
+}
+
+void
+sim_reshard_cmd (sim_ctx_t *ctx, bson_t *reply)
+{
+   if (!sim_reshard_run (ctx, reply)) {
+      sim_cmd_reshard_collection (ctx, reply); /* untimed, or an error or no-op the immediate command replies */
+   }
 }
