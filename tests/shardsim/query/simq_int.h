@@ -132,4 +132,42 @@ simq_project_ex (const bson_t *doc, const bson_t *projection, bool find_syntax, 
 uint64_t
 simq_rand_next (uint64_t *state);
 
+/* ---- the aggregation stages, across simq_agg.c, simq_agg_group.c and simq_agg_lookup.c ---- */
+
+/* Fills ctx to evaluate expressions against doc (borrowed) with env and the variables vars in scope. */
+void
+simq_ectx_for (const bson_t *doc, const simq_env_t *env, simq_var_t *vars, simq_ectx_t *ctx);
+
+/* Whether the caller wants the pipeline stopped (env->interrupted), asked at every 1024th document; error set. */
+bool
+simq_interrupted (const simq_env_t *env, size_t i, bson_error_t *error);
+
+/* $group (simq_agg_group.c): in grouped by the _id expression into out (owned by the caller), one document per
+ * group with its accumulators. */
+bool
+simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                  simq_docs_t *out, bson_error_t *error);
+
+/* Runs pipeline over the documents of *input, which it takes (input is left empty). */
+bool
+simq_run_pipeline_taking (simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
+                          simq_docs_t *out, bson_error_t *error);
+
+/* Runs pipeline over a copy of the documents of input (borrowed) into out (owned by the caller). */
+bool
+simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
+                   simq_docs_t *out, bson_error_t *error);
+
+/* $lookup (simq_agg_lookup.c): each document of in with the matching foreign documents as an array, into out
+ * (owned by the caller). */
+bool
+simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                   simq_docs_t *out, bson_error_t *error);
+
+/* $unionWith: "coll" or { coll, pipeline }: the input, then the documents of coll (in the pipeline's database) run
+ * through pipeline. */
+bool
+simq_stage_union_with (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                       simq_docs_t *out, bson_error_t *error);
+
 #endif
