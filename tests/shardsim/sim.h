@@ -13,6 +13,7 @@
 
 #include "tests/shardsim/query/simq.h"
 #include "shell/lib/clock.h"
+#include "shell/lib/docget.h"
 
 /* ---- version personality ---- */
 
@@ -1021,18 +1022,10 @@ sim_tls_close (sim_conn_t *conn);
 
 /* ---- small document readers shared by the command files ---- */
 
-/* The string value of doc's top-level field, or NULL when absent or not a string (sim_admin.c). */
-const char *
-sim_str (const bson_t *doc, const char *field);
-
 /* Views config.settings' document with _id id (static, valid until the collection changes); false when there is
  * none (sim_admin.c). */
 bool
 sim_setting_view (const char *id, bson_t *view);
-
-/* JavaScript-like truthiness of doc's top-level field; false when absent (sim_crud.c). */
-bool
-sim_bool_field (const bson_t *doc, const char *field);
 
 /* ---- draining status and the cluster catalog (sim_drain.c) ---- */
 

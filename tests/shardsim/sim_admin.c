@@ -9,25 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool
-sim_sub (const bson_t *doc, const char *field, bson_t *out)
-{
-   bson_iter_t it;
-   uint32_t l;
-   const uint8_t *d;
-   if (!bson_iter_init_find (&it, doc, field)) {
-      return false;
-   }
-   if (BSON_ITER_HOLDS_DOCUMENT (&it)) {
-      bson_iter_document (&it, &l, &d);
-   } else if (BSON_ITER_HOLDS_ARRAY (&it)) {
-      bson_iter_array (&it, &l, &d);
-   } else {
-      return false;
-   }
-   return bson_init_static (out, d, l);
-}
-
 /* True when some index of coll (which may be NULL) has a key that starts with the fields of key, in order: the
  * supporting index the server requires for a shard key. With same_kind, each field must also be of the same kind
  * (hashed, written as a string, or ranged). */
@@ -38,7 +19,7 @@ sim_has_prefix_index (const sim_coll_t *coll, const bson_t *key, bool same_kind)
       bson_t ik;
       bson_iter_t a, b;
       bool prefix = true;
-      if (!sim_sub (coll->indexes.v[i], "key", &ik)) {
+      if (!docget_sub (coll->indexes.v[i], "key", BSON_TYPE_EOD, &ik)) {
          continue;
       }
       bson_iter_init (&a, key);
@@ -52,16 +33,6 @@ sim_has_prefix_index (const sim_coll_t *coll, const bson_t *key, bool same_kind)
       }
    }
    return false;
-}
-
-const char *
-sim_str (const bson_t *doc, const char *field)
-{
-   bson_iter_t it;
-   if (bson_iter_init_find (&it, doc, field) && BSON_ITER_HOLDS_UTF8 (&it)) {
-      return bson_iter_utf8 (&it, NULL);
-   }
-   return NULL;
 }
 
 bool
@@ -123,7 +94,7 @@ sim_find_by_sid (sim_coll_t *coll, const char *id, sim_pos_t *pos)
          bson_t view;
          sim_pos_t at = { p, i };
          sim_coll_view (coll, at, &view);
-         const char *s = sim_str (&view, "_id");
+         const char *s = docget_utf8 (&view, "_id", NULL);
          if (s && !strcmp (s, id)) {
             *pos = at;
             return true;
@@ -256,7 +227,7 @@ bool
 sim_nonempty (const bson_t *cmd, const char *field)
 {
    bson_t sub;
-   return sim_sub (cmd, field, &sub) && !bson_empty (&sub);
+   return docget_sub (cmd, field, BSON_TYPE_EOD, &sub) && !bson_empty (&sub);
 }
 
 bool

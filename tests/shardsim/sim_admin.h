@@ -10,11 +10,6 @@
 
 /* ---- sim_admin.c ---- */
 
-/* The document or array at field of doc, viewed (static, borrows doc) into out; false when absent or of another type.
- */
-bool
-sim_sub (const bson_t *doc, const char *field, bson_t *out);
-
 /* True when some index of coll (which may be NULL) has a key that starts with the fields of key, in order: the
  * supporting index the server requires for a shard key. With same_kind, each field must also be of the same kind
  * (hashed, written as a string, or ranged). */

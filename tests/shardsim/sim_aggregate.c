@@ -52,12 +52,12 @@ sim_stage_coll_stats (sim_agg_t *agg, const bson_t *spec, simq_docs_t *out, bson
       return -1;
    }
    bson_t want_lat, want_storage;
-   bool lat = sim_subdoc (spec, "latencyStats", &want_lat);
-   bool storage = sim_subdoc (spec, "storageStats", &want_storage);
+   bool lat = docget_sub (spec, "latencyStats", BSON_TYPE_EOD, &want_lat);
+   bool storage = docget_sub (spec, "storageStats", BSON_TYPE_EOD, &want_storage);
    bson_iter_t it;
    bool count = bson_iter_init_find (&it, spec, "count");
    bool qes = bson_iter_init_find (&it, spec, "queryExecStats");
-   int64_t scale = storage ? sim_int_field (&want_storage, "scale", 1) : 1;
+   int64_t scale = storage ? docget_int (&want_storage, "scale", 1) : 1;
    if (scale < 1) {
       bson_set_error (error, SIMQ_ERROR_DOMAIN, 51024, "BSON field 'scale' value must be >= 1, actual value '%lld'",
                       (long long) scale);
@@ -268,7 +268,7 @@ sim_agg_stage (void *ud, const bson_t *stage, const simq_docs_t *in, simq_docs_t
    const char *name = bson_iter_key (&it);
    if (!strcmp (name, "$collStats")) {
       bson_t spec;
-      if (!BSON_ITER_HOLDS_DOCUMENT (&it) || !sim_subdoc (stage, "$collStats", &spec)) {
+      if (!BSON_ITER_HOLDS_DOCUMENT (&it) || !docget_sub (stage, "$collStats", BSON_TYPE_EOD, &spec)) {
          bson_set_error (error, SIMQ_ERROR_DOMAIN, 5447000, "$collStats must take a nested object but found: %s",
                          "a non-object");
          return -1;
@@ -302,7 +302,7 @@ sim_agg_stage (void *ud, const bson_t *stage, const simq_docs_t *in, simq_docs_t
          return -1;
       }
       bson_t spec;
-      bool idle = sim_subdoc (stage, "$currentOp", &spec) && sim_bool_field (&spec, "idleConnections");
+      bool idle = docget_sub (stage, "$currentOp", BSON_TYPE_EOD, &spec) && docget_bool (&spec, "idleConnections");
       sim_current_op_rows (agg->ctx, idle, out);
       return 1;
    }
@@ -357,16 +357,16 @@ sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
       goto cleanup;
    }
    if (!bson_iter_init_find (&it, ctx->cmd, "pipeline") || !BSON_ITER_HOLDS_ARRAY (&it) ||
-       !sim_subdoc (ctx->cmd, "pipeline", &pipeline)) {
+       !docget_sub (ctx->cmd, "pipeline", BSON_TYPE_EOD, &pipeline)) {
       sim_reply_error (reply, 40414, "BSON field 'aggregate.pipeline' is missing but a required field");
       goto cleanup;
    }
-   bool explain = sim_bool_field (ctx->cmd, "explain");
-   if (!sim_subdoc (ctx->cmd, "cursor", &cursor) && !explain) {
+   bool explain = docget_bool (ctx->cmd, "explain");
+   if (!docget_sub (ctx->cmd, "cursor", BSON_TYPE_EOD, &cursor) && !explain) {
       sim_reply_error (reply, 9, "The 'cursor' option is required, except for aggregate with the explain argument");
       goto cleanup;
    }
-   int64_t batch = explain ? -1 : sim_int_field (&cursor, "batchSize", -1);
+   int64_t batch = explain ? -1 : docget_int (&cursor, "batchSize", -1);
    ns = agg.coll ? bson_strdup_printf ("%s.%s", ctx->db, agg.coll) : bson_strdup_printf ("%s.$cmd.aggregate", ctx->db);
    if (!strcmp (ns, "config.mongos")) {
       sim_mongos_ping ();
@@ -385,7 +385,7 @@ sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
    if (have_first && !sim_stage_is_source (&first_stage) && agg.coll) {
       sim_coll_t *coll = sim_coll_get (ctx->db, agg.coll);
       bson_t match;
-      bool leading_match = sim_subdoc (&first_stage, "$match", &match);
+      bool leading_match = docget_sub (&first_stage, "$match", BSON_TYPE_EOD, &match);
       if (coll) {
          if (!sim_coll_collect (coll, leading_match ? &match : NULL, &input, &err)) {
             sim_reply_simq_error (reply, &err);

@@ -20,7 +20,7 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
    if (!ns) {
       goto done;
    }
-   if (!sim_sub (ctx->cmd, "key", &key)) {
+   if (!docget_sub (ctx->cmd, "key", BSON_TYPE_EOD, &key)) {
       sim_reply_error (reply, 40414, "BSON field 'analyzeShardKey.key' is missing but a required field");
       goto done;
    }
@@ -188,7 +188,7 @@ sim_cmd_configure_query_analyzer (sim_ctx_t *ctx, bson_t *reply)
    if (!ns) {
       return;
    }
-   const char *mode = sim_str (ctx->cmd, "mode");
+   const char *mode = docget_utf8 (ctx->cmd, "mode", NULL);
    if (!mode) {
       sim_reply_error (reply, 40414, "BSON field 'configureQueryAnalyzer.mode' is missing but a required field");
       return;
@@ -223,7 +223,7 @@ sim_cmd_configure_query_analyzer (sim_ctx_t *ctx, bson_t *reply)
    if (had) {
       bson_t view;
       sim_coll_view (qa, pos, &view);
-      const char *om = sim_str (&view, "mode");
+      const char *om = docget_utf8 (&view, "mode", NULL);
       BSON_APPEND_UTF8 (&old, "mode", om ? om : "off");
       if (bson_iter_init_find (&it, &view, "samplesPerSecond")) {
          BSON_APPEND_VALUE (&old, "samplesPerSecond", bson_iter_value (&it));

@@ -127,7 +127,7 @@ sim_balancer_settings (char mode[16], int *win_start, int *win_stop)
       if (!bson_init_static (&w, d, l) || bson_empty (&w)) {
          return false; /* "activeWindow not specified" */
       }
-      int a = sim_hhmm (sim_str (&w, "start")), b = sim_hhmm (sim_str (&w, "stop"));
+      int a = sim_hhmm (docget_utf8 (&w, "start", NULL)), b = sim_hhmm (docget_utf8 (&w, "stop", NULL));
       if (a < 0 || b < 0 || a == b) {
          return false; /* both must be given, as hh:mm, and differ */
       }

@@ -21,7 +21,7 @@ sim_balancer_is_stopped (void)
    if (bson_iter_init_find (&it, &view, "stopped") && bson_iter_as_bool (&it)) {
       return true;
    }
-   const char *mode = sim_str (&view, "mode");
+   const char *mode = docget_utf8 (&view, "mode", NULL);
    return mode && strcmp (mode, "full") != 0;
 }
 
@@ -119,15 +119,16 @@ sim_chunks_cut_by_zone (const sim_shcoll_t *sc, const simq_docs_t *all)
          static const char *fields[] = { "min", "max" };
          sim_coll_view (tags, hits.v[h], &view);
          for (int f = 0; f < 2 && !cut; f++) {
-            if (!sim_sub (&view, fields[f], &b)) {
+            if (!docget_sub (&view, fields[f], BSON_TYPE_EOD, &b)) {
                continue;
             }
             bson_t full;
             sim_extend_bound (sc, &b, &full);
             for (size_t i = 0; i < all->n && !cut; i++) {
                bson_t cmin, cmax;
-               cut = sim_sub (all->v[i], "min", &cmin) && sim_sub (all->v[i], "max", &cmax) &&
-                     order_docs (&cmin, &full) < 0 && order_docs (&full, &cmax) < 0;
+               cut = docget_sub (all->v[i], "min", BSON_TYPE_EOD, &cmin) &&
+                     docget_sub (all->v[i], "max", BSON_TYPE_EOD, &cmax) && order_docs (&cmin, &full) < 0 &&
+                     order_docs (&full, &cmax) < 0;
             }
             bson_destroy (&full);
          }
@@ -187,8 +188,8 @@ sim_cmd_balancer_collection_status (sim_ctx_t *ctx, bson_t *reply)
    for (size_t i = 0; i < all.n && !violation; i++) {
       bson_t cmin, cmax;
       char zone[128];
-      sim_sub (all.v[i], "min", &cmin);
-      sim_sub (all.v[i], "max", &cmax);
+      docget_sub (all.v[i], "min", BSON_TYPE_EOD, &cmin);
+      docget_sub (all.v[i], "max", BSON_TYPE_EOD, &cmax);
       if (sim_zone_of (ns, &cmin, &cmax, zone, sizeof zone) && !sim_shard_in_zone (sim_chunk_shard (all.v[i]), zone)) {
          violation = "zoneViolation";
       }
@@ -215,7 +216,7 @@ sim_cmd_balancer_collection_status (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_UTF8 (reply, "firstComplianceViolation", violation);
       if (!strcmp (violation, "defragmentingChunks")) {
          bson_t d, p;
-         const char *phase = sim_str (&sc.doc, "defragmentationPhase");
+         const char *phase = docget_utf8 (&sc.doc, "defragmentationPhase", NULL);
          BSON_APPEND_DOCUMENT_BEGIN (reply, "details", &d);
          BSON_APPEND_UTF8 (&d, "currentPhase", phase ? phase : "mergeAndMeasureChunks");
          BSON_APPEND_DOCUMENT_BEGIN (&d, "progress", &p);

@@ -14,7 +14,7 @@ sim_doc_ptr_cmp_min (const void *a, const void *b)
 {
    const bson_t *x = *(bson_t *const *) a, *y = *(bson_t *const *) b;
    bson_t mx, my;
-   if (!sim_sub (x, "min", &mx) || !sim_sub (y, "min", &my)) {
+   if (!docget_sub (x, "min", BSON_TYPE_EOD, &mx) || !docget_sub (y, "min", BSON_TYPE_EOD, &my)) {
       return 0;
    }
    return order_docs (&mx, &my);
@@ -75,8 +75,8 @@ sim_chunk_rewrite_doc (const sim_shcoll_t *sc, const bson_t *chunk, const bson_t
 {
    bson_t cmin, cmax;
    uint32_t s, i;
-   sim_sub (chunk, "min", &cmin);
-   sim_sub (chunk, "max", &cmax);
+   docget_sub (chunk, "min", BSON_TYPE_EOD, &cmin);
+   docget_sub (chunk, "max", BSON_TYPE_EOD, &cmax);
    bson_iter_t it;
    uint32_t vs = 0, vi = 0;
    if (!new_history && bson_iter_init (&it, chunk) && bson_iter_find_descendant (&it, "history.0.validAfter", &it) &&
@@ -109,7 +109,7 @@ sim_chunk_rewrite_doc (const sim_shcoll_t *sc, const bson_t *chunk, const bson_t
          BSON_APPEND_DOCUMENT (&arr, "0", &entry);
          bson_destroy (&entry);
          n = 1;
-         sim_sub (chunk, "history", &old);
+         docget_sub (chunk, "history", BSON_TYPE_EOD, &old);
          bson_iter_init (&h, &old);
          while (bson_iter_next (&h) && n < 10) {
             char key[16];
@@ -130,8 +130,8 @@ sim_chunk_version_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out)
 {
    bson_t min, max;
    bson_iter_t it;
-   sim_sub (chunk, "min", &min);
-   sim_sub (chunk, "max", &max);
+   docget_sub (chunk, "min", BSON_TYPE_EOD, &min);
+   docget_sub (chunk, "max", BSON_TYPE_EOD, &max);
    BSON_APPEND_DOCUMENT (out, "min", &min);
    BSON_APPEND_DOCUMENT (out, "max", &max);
    if (sim_ver_ge (60)) {
@@ -182,8 +182,8 @@ sim_split_before_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out)
    /* commitChunkSplit from 6.0: before { min, max, lastmod: the collection version } */
    bson_t min, max;
    uint32_t major, minor;
-   sim_sub (chunk, "min", &min);
-   sim_sub (chunk, "max", &max);
+   docget_sub (chunk, "min", BSON_TYPE_EOD, &min);
+   docget_sub (chunk, "max", BSON_TYPE_EOD, &max);
    BSON_APPEND_DOCUMENT (out, "min", &min);
    BSON_APPEND_DOCUMENT (out, "max", &max);
    sim_chunk_max_version (sc, &major, &minor);
@@ -204,7 +204,8 @@ sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t
       sim_version60 (sc, "prevPlacementVersion", major, minor, &details);
       sim_version60 (sc, "mergedVersion", major, minor + 1, &details);
       BSON_APPEND_UTF8 (&details, "owningShard", shard);
-      if (sim_sub (chunks[0], "min", &min) && sim_sub (chunks[n - 1], "max", &max)) {
+      if (docget_sub (chunks[0], "min", BSON_TYPE_EOD, &min) &&
+          docget_sub (chunks[n - 1], "max", BSON_TYPE_EOD, &max)) {
          BSON_APPEND_DOCUMENT (&details, "min", &min);
          BSON_APPEND_DOCUMENT (&details, "max", &max);
       }
@@ -281,7 +282,7 @@ sim_key_from_query (const sim_shcoll_t *sc, const bson_t *query, bson_t *out)
 const char *
 sim_chunk_shard (const bson_t *chunk)
 {
-   const char *s = sim_str (chunk, "shard");
+   const char *s = docget_utf8 (chunk, "shard", NULL);
    return s ? s : "";
 }
 

@@ -8,40 +8,6 @@
 
 #define SIM_BATCH_BYTES (16 * 1024 * 1024 - 16 * 1024)
 
-bool
-sim_subdoc (const bson_t *doc, const char *field, bson_t *out)
-{
-   bson_iter_t it;
-   uint32_t l;
-   const uint8_t *d;
-   if (!bson_iter_init_find (&it, doc, field) || !(BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_ARRAY (&it))) {
-      return false;
-   }
-   if (BSON_ITER_HOLDS_DOCUMENT (&it)) {
-      bson_iter_document (&it, &l, &d);
-   } else {
-      bson_iter_array (&it, &l, &d);
-   }
-   return bson_init_static (out, d, l);
-}
-
-int64_t
-sim_int_field (const bson_t *doc, const char *field, int64_t dflt)
-{
-   bson_iter_t it;
-   if (bson_iter_init_find (&it, doc, field) && BSON_ITER_HOLDS_NUMBER (&it)) {
-      return bson_iter_as_int64 (&it);
-   }
-   return dflt;
-}
-
-bool
-sim_bool_field (const bson_t *doc, const char *field)
-{
-   bson_iter_t it;
-   return bson_iter_init_find (&it, doc, field) && bson_iter_as_bool (&it);
-}
-
 /* The collection named by the command's first field; false (error replied) when it is not a string. */
 bool
 sim_target (sim_ctx_t *ctx, bson_t *reply, const char **coll)
@@ -391,13 +357,13 @@ sim_crud_find_run (sim_ctx_t *ctx, bson_t *reply)
       goto cleanup;
    }
    ns = bson_strdup_printf ("%s.%s", ctx->db, name);
-   bool have_filter = sim_subdoc (ctx->cmd, "filter", &filter);
-   bool have_sort = sim_subdoc (ctx->cmd, "sort", &sort) && !bson_empty (&sort);
-   bool have_proj = sim_subdoc (ctx->cmd, "projection", &proj) && !bson_empty (&proj);
-   int64_t skip = sim_int_field (ctx->cmd, "skip", 0);
-   int64_t limit = sim_int_field (ctx->cmd, "limit", 0);
-   int64_t batch = sim_int_field (ctx->cmd, "batchSize", -1);
-   bool single = sim_bool_field (ctx->cmd, "singleBatch");
+   bool have_filter = docget_sub (ctx->cmd, "filter", BSON_TYPE_EOD, &filter);
+   bool have_sort = docget_sub (ctx->cmd, "sort", BSON_TYPE_EOD, &sort) && !bson_empty (&sort);
+   bool have_proj = docget_sub (ctx->cmd, "projection", BSON_TYPE_EOD, &proj) && !bson_empty (&proj);
+   int64_t skip = docget_int (ctx->cmd, "skip", 0);
+   int64_t limit = docget_int (ctx->cmd, "limit", 0);
+   int64_t batch = docget_int (ctx->cmd, "batchSize", -1);
+   bool single = docget_bool (ctx->cmd, "singleBatch");
    if (skip < 0) {
       sim_reply_error (reply, 51024, "BSON field 'skip' value must be >= 0, actual value '%lld'", (long long) skip);
       goto cleanup;
@@ -522,7 +488,7 @@ sim_crud_get_more (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    bson_free (ns);
-   int64_t batch = sim_int_field (ctx->cmd, "batchSize", 0);
+   int64_t batch = docget_int (ctx->cmd, "batchSize", 0);
    size_t end = sim_batch_end (&c->docs, c->pos, batch > 0 ? batch : -1);
    bool done = end >= c->docs.n;
    sim_append_batch (reply, c->ns, &c->docs, c->pos, end, done ? 0 : c->id, false);
@@ -583,9 +549,9 @@ sim_crud_count_run (sim_ctx_t *ctx, bson_t *reply)
    if (!sim_target (ctx, reply, &name)) {
       return;
    }
-   bool have_query = sim_subdoc (ctx->cmd, "query", &query);
-   int64_t skip = sim_int_field (ctx->cmd, "skip", 0);
-   int64_t limit = sim_int_field (ctx->cmd, "limit", 0);
+   bool have_query = docget_sub (ctx->cmd, "query", BSON_TYPE_EOD, &query);
+   int64_t skip = docget_int (ctx->cmd, "skip", 0);
+   int64_t limit = docget_int (ctx->cmd, "limit", 0);
    sim_coll_t *coll = sim_coll_get (ctx->db, name);
    int64_t n = 0;
    if (coll) {
@@ -649,7 +615,7 @@ sim_crud_distinct_run (sim_ctx_t *ctx, bson_t *reply)
       goto cleanup;
    }
    const char *key = bson_iter_utf8 (&it, NULL);
-   bool have_query = sim_subdoc (ctx->cmd, "query", &query);
+   bool have_query = docget_sub (ctx->cmd, "query", BSON_TYPE_EOD, &query);
    sim_coll_t *coll = sim_coll_get (ctx->db, name);
    if (coll && !sim_coll_collect (coll, have_query ? &query : NULL, &docs, &err)) {
       sim_reply_simq_error (reply, &err);

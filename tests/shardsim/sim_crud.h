@@ -8,14 +8,6 @@
 
 /* ---- sim_crud.c ---- */
 
-/* The document or array at doc's field, viewed (static, borrows doc) into out; false when absent or another type. */
-bool
-sim_subdoc (const bson_t *doc, const char *field, bson_t *out);
-
-/* The number at doc's field as an int64, or dflt when absent or not a number. */
-int64_t
-sim_int_field (const bson_t *doc, const char *field, int64_t dflt);
-
 /* Replies a query-engine error (its server code and message). */
 void
 sim_reply_simq_error (bson_t *reply, const bson_error_t *err);

@@ -9,10 +9,10 @@ void
 sim_crud_list_collections (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_t filter;
-   bool have_filter = sim_subdoc (ctx->cmd, "filter", &filter) && !bson_empty (&filter);
-   bool name_only = sim_bool_field (ctx->cmd, "nameOnly");
+   bool have_filter = docget_sub (ctx->cmd, "filter", BSON_TYPE_EOD, &filter) && !bson_empty (&filter);
+   bool name_only = docget_bool (ctx->cmd, "nameOnly");
    bson_t cursor;
-   int64_t batch = sim_subdoc (ctx->cmd, "cursor", &cursor) ? sim_int_field (&cursor, "batchSize", -1) : -1;
+   int64_t batch = docget_sub (ctx->cmd, "cursor", BSON_TYPE_EOD, &cursor) ? docget_int (&cursor, "batchSize", -1) : -1;
    simq_docs_t out;
    simq_docs_init (&out);
    for (size_t i = 0; i < sim_g.ncolls; i++) {
@@ -79,7 +79,7 @@ sim_index_add (sim_coll_t *c, const bson_t *spec, char *errmsg, size_t errlen, i
    const char *name =
       bson_iter_init_find (&it, spec, "name") && BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : NULL;
    bson_t key;
-   if (!name || !sim_subdoc (spec, "key", &key) || bson_empty (&key)) {
+   if (!name || !docget_sub (spec, "key", BSON_TYPE_EOD, &key) || bson_empty (&key)) {
       bson_snprintf (errmsg, errlen, "Error in specification %s", name ? name : "(no name)");
       *code = 9;
       return false;
@@ -87,7 +87,7 @@ sim_index_add (sim_coll_t *c, const bson_t *spec, char *errmsg, size_t errlen, i
    for (size_t i = 0; i < c->indexes.n; i++) {
       bson_t k2;
       if (bson_iter_init_find (&it, c->indexes.v[i], "name") && !strcmp (bson_iter_utf8 (&it, NULL), name)) {
-         if (sim_subdoc (c->indexes.v[i], "key", &k2) && bson_equal (&k2, &key)) {
+         if (docget_sub (c->indexes.v[i], "key", BSON_TYPE_EOD, &k2) && bson_equal (&k2, &key)) {
             return true;
          }
          bson_snprintf (errmsg, errlen,
@@ -272,7 +272,7 @@ sim_index_find (sim_coll_t *c, const bson_iter_t *which)
          const uint8_t *d;
          bson_iter_document (which, &l, &d);
          bson_init_static (&want, d, l);
-         if (sim_subdoc (c->indexes.v[i], "key", &key) && bson_equal (&key, &want)) {
+         if (docget_sub (c->indexes.v[i], "key", BSON_TYPE_EOD, &key) && bson_equal (&key, &want)) {
             return (int) i;
          }
       }
@@ -330,7 +330,7 @@ sim_crud_drop_indexes (sim_ctx_t *ctx, bson_t *reply)
       bool sharded = sim_shcoll_load (c->ns, &sc);
       for (int i = (int) c->indexes.n - 1; i >= 1; i--) {
          bson_t key;
-         if (sharded && sim_subdoc (c->indexes.v[i], "key", &key) && bson_equal (&key, &sc.key)) {
+         if (sharded && docget_sub (c->indexes.v[i], "key", BSON_TYPE_EOD, &key) && bson_equal (&key, &sc.key)) {
             continue;
          }
          sim_index_remove (c, i);
@@ -399,7 +399,7 @@ sim_crud_coll_mod (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 26, "ns does not exist: %s.%s", ctx->db, name);
       return;
    }
-   if (!sim_subdoc (ctx->cmd, "index", &index)) {
+   if (!docget_sub (ctx->cmd, "index", BSON_TYPE_EOD, &index)) {
       sim_reply_ok (reply); /* no change asked */
       return;
    }
@@ -424,7 +424,7 @@ sim_crud_coll_mod (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 72, "can't hide _id index");
       return;
    }
-   bool old = sim_bool_field (c->indexes.v[i], "hidden");
+   bool old = docget_bool (c->indexes.v[i], "hidden");
    if (old != hidden) {
       bson_t *d = bson_new ();
       bson_iter_init (&it, c->indexes.v[i]);
@@ -513,7 +513,7 @@ sim_crud_rename_collection (sim_ctx_t *ctx, bson_t *reply)
    }
    sim_coll_t *dst = sim_coll_get_ns (to);
    if (dst && dst != src) {
-      if (!sim_bool_field (ctx->cmd, "dropTarget")) {
+      if (!docget_bool (ctx->cmd, "dropTarget")) {
          sim_reply_error (reply, 48, "target namespace exists");
          return;
       }

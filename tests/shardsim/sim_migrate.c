@@ -54,8 +54,8 @@ sim_migrate_commit_range (const sim_shcoll_t *sc, const bson_t *chunk, const bso
    bson_t cmin, cmax, moved, details = BSON_INITIALIZER, counts;
    int64_t now = clock_wall_ms ();
    bson_strncpy (from, sim_chunk_shard (chunk), sizeof from);
-   sim_sub (chunk, "min", &cmin);
-   sim_sub (chunk, "max", &cmax);
+   docget_sub (chunk, "min", BSON_TYPE_EOD, &cmin);
+   docget_sub (chunk, "max", BSON_TYPE_EOD, &cmax);
    const bson_t *min = lo ? lo : &cmin, *max = hi ? hi : &cmax;
    if (ndocs < 0 || nbytes < 0) {
       sim_range_counts (sc, min, max, &ndocs, &nbytes);
@@ -91,7 +91,7 @@ sim_migrate_commit_range (const sim_shcoll_t *sc, const bson_t *chunk, const bso
    /* The donor's control chunk (one other chunk of the donor, taken before the commit) gets the next minor. */
    for (size_t i = 0; i < all.n; i++) {
       bson_t omin;
-      sim_sub (all.v[i], "min", &omin);
+      docget_sub (all.v[i], "min", BSON_TYPE_EOD, &omin);
       if (!strcmp (sim_chunk_shard (all.v[i]), from) && order_docs (&omin, &cmin) != 0) {
          bson_t bumped;
          sim_chunk_rewrite_doc (sc, all.v[i], NULL, NULL, from, major + 1, next, false, &bumped);
@@ -153,8 +153,8 @@ sim_check_destination (const sim_shcoll_t *sc, const bson_t *chunk, const char *
       SIM_ERR (err, 20, "Destination shard %s is draining", to);
       return false;
    }
-   sim_sub (chunk, "min", &min);
-   sim_sub (chunk, "max", &max);
+   docget_sub (chunk, "min", BSON_TYPE_EOD, &min);
+   docget_sub (chunk, "max", BSON_TYPE_EOD, &max);
    if (sim_zone_of (sc->ns, &min, &max, zone, sizeof zone) && !sim_shard_in_zone (to, zone)) {
       char *smin = sim_bson_str (&min), *smax = sim_bson_str (&max);
       SIM_ERR (err, 20, "Chunk [%s, %s) of %s belongs to zone %s, which shard %s is not part of", smin, smax, sc->ns,
@@ -185,8 +185,8 @@ sim_check_manual_move (const sim_shcoll_t *sc, const bson_t *chunk, const char *
          SIM_ERR (err, 20, "%s is currently draining.", to);
          return false;
       }
-      sim_sub (chunk, "min", &min);
-      sim_sub (chunk, "max", &max);
+      docget_sub (chunk, "min", BSON_TYPE_EOD, &min);
+      docget_sub (chunk, "max", BSON_TYPE_EOD, &max);
       if (sim_zone_of (sc->ns, &min, &max, zone, sizeof zone) && !sim_shard_in_zone (to, zone)) {
          SIM_ERR (err, 20, "%s is not in the correct zone %s", to, zone);
          return false;
@@ -216,7 +216,7 @@ sim_check_chunk_size (const sim_shcoll_t *sc, const bson_t *chunk, int64_t max_c
                       bson_error_t *err)
 {
    bson_t min, max;
-   if (!sim_sub (chunk, "min", &min) || !sim_sub (chunk, "max", &max)) {
+   if (!docget_sub (chunk, "min", BSON_TYPE_EOD, &min) || !docget_sub (chunk, "max", BSON_TYPE_EOD, &max)) {
       return true;
    }
    return sim_check_range_size (sc, &min, &max, -1, max_chunk_bytes, force_jumbo, err);
@@ -317,7 +317,7 @@ static bool
 sim_target_args_ok (sim_ctx_t *ctx, bson_error_t *err)
 {
    bson_t bounds;
-   bool have_find = sim_has (ctx->cmd, "find"), have_bounds = sim_sub (ctx->cmd, "bounds", &bounds);
+   bool have_find = sim_has (ctx->cmd, "find"), have_bounds = docget_sub (ctx->cmd, "bounds", BSON_TYPE_EOD, &bounds);
    if (have_bounds && bson_count_keys (&bounds) != 2) {
       SIM_ERR (err, 72, "bounds can only have exactly 2 elements");
       return false;
@@ -338,9 +338,9 @@ bool
 sim_target_chunk (sim_ctx_t *ctx, const sim_shcoll_t *sc, bool typed, bool for_split, bson_t *chunk, bson_error_t *err)
 {
    bson_t find, bounds, middle;
-   bool have_find = sim_sub (ctx->cmd, "find", &find);
-   bool have_bounds = sim_sub (ctx->cmd, "bounds", &bounds);
-   bool have_middle = for_split && sim_sub (ctx->cmd, "middle", &middle);
+   bool have_find = docget_sub (ctx->cmd, "find", BSON_TYPE_EOD, &find);
+   bool have_bounds = docget_sub (ctx->cmd, "bounds", BSON_TYPE_EOD, &bounds);
+   bool have_middle = for_split && docget_sub (ctx->cmd, "middle", BSON_TYPE_EOD, &middle);
    (void) have_middle;
    if (!typed && !for_split && (have_find ? bson_empty (&find) : true) == (have_bounds ? bson_empty (&bounds) : true)) {
       /* 4.4/5.0 errmsgRun: getObjectField of each; both empty (absent, not objects, {}) or both given. */
@@ -397,7 +397,7 @@ sim_target_chunk (sim_ctx_t *ctx, const sim_shcoll_t *sc, bool typed, bool for_s
    while (bson_iter_next (&it)) {
       n++;
    }
-   if (n != 2 || !sim_sub (&bounds, "0", &lo) || !sim_sub (&bounds, "1", &hi)) {
+   if (n != 2 || !docget_sub (&bounds, "0", BSON_TYPE_EOD, &lo) || !docget_sub (&bounds, "1", BSON_TYPE_EOD, &hi)) {
       if (for_split) {
          SIM_ERR (err, 0, n < 1 ? "lower bound not specified" : "upper bound not specified");
       } else {
@@ -416,8 +416,8 @@ sim_target_chunk (sim_ctx_t *ctx, const sim_shcoll_t *sc, bool typed, bool for_s
    bson_t found;
    if (sim_chunk_find (sc, &lo, &found, NULL)) {
       bson_t fmin, fmax;
-      if (sim_sub (&found, "min", &fmin) && sim_sub (&found, "max", &fmax) && order_docs (&fmin, &lo) == 0 &&
-          order_docs (&fmax, &hi) == 0) {
+      if (docget_sub (&found, "min", BSON_TYPE_EOD, &fmin) && docget_sub (&found, "max", BSON_TYPE_EOD, &fmax) &&
+          order_docs (&fmin, &lo) == 0 && order_docs (&fmax, &hi) == 0) {
          bson_copy_to (&found, chunk);
          bson_destroy (&found);
          return true;
@@ -618,13 +618,13 @@ sim_cmd_move_range (sim_ctx_t *ctx, bson_t *reply)
    if (!ns) {
       goto done;
    }
-   const char *to = sim_str (ctx->cmd, "toShard");
+   const char *to = docget_utf8 (ctx->cmd, "toShard", NULL);
    if (!to) {
       sim_reply_error (reply, 40414, "BSON field 'moveRange.toShard' is missing but a required field");
       goto done;
    }
-   bool have_min = sim_sub (ctx->cmd, "min", &min) && sim_has (ctx->cmd, "min");
-   bool have_max = sim_sub (ctx->cmd, "max", &max) && sim_has (ctx->cmd, "max");
+   bool have_min = docget_sub (ctx->cmd, "min", BSON_TYPE_EOD, &min) && sim_has (ctx->cmd, "min");
+   bool have_max = docget_sub (ctx->cmd, "max", BSON_TYPE_EOD, &max) && sim_has (ctx->cmd, "max");
    if (!have_min && (!sim_ver_ge (70) || !have_max)) {
       sim_reply_error (reply, 72, "Missing required parameter 'min'");
       goto done;
@@ -655,8 +655,8 @@ sim_cmd_move_range (sim_ctx_t *ctx, bson_t *reply)
       sim_chunks_of (&sc, &all);
       for (size_t i = 0; i < all.n && !have_chunk; i++) {
          bson_t a, b;
-         sim_sub (all.v[i], "min", &a);
-         sim_sub (all.v[i], "max", &b);
+         docget_sub (all.v[i], "min", BSON_TYPE_EOD, &a);
+         docget_sub (all.v[i], "max", BSON_TYPE_EOD, &b);
          if (order_docs (&a, &max) < 0 && order_docs (&max, &b) <= 0) {
             bson_copy_to (all.v[i], &chunk);
             have_chunk = true;
@@ -668,8 +668,8 @@ sim_cmd_move_range (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 656452, "no chunk found for the range");
       goto done;
    }
-   sim_sub (&chunk, "min", &cmin);
-   sim_sub (&chunk, "max", &cmax);
+   docget_sub (&chunk, "min", BSON_TYPE_EOD, &cmin);
+   docget_sub (&chunk, "max", BSON_TYPE_EOD, &cmax);
    const char *from = sim_chunk_shard (&chunk);
    if (!strcmp (from, to)) {
       sim_reply_ok (reply); /* the range is already on the destination: nothing is checked, split or moved */

@@ -36,20 +36,6 @@ typedef struct {
 
 static sim_rs_t sim_rs[SIM_RS_MAX];
 
-/* Points out at the embedded document field of doc (static, borrowed); false when absent or not a document. */
-static bool
-sim_rs_sub (const bson_t *doc, const char *field, bson_t *out)
-{
-   bson_iter_t it;
-   uint32_t len;
-   const uint8_t *data;
-   if (!bson_iter_init_find (&it, doc, field) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
-      return false;
-   }
-   bson_iter_document (&it, &len, &data);
-   return bson_init_static (out, data, len);
-}
-
 /* ---- the timeline: fractions of the duration ---- */
 
 #define SIM_RS_T_PREPARE 0.05
@@ -202,7 +188,7 @@ sim_rs_participants (sim_rs_t *op, sim_coll_t *coll, const char *to)
       simq_docs_init (&shards);
       sim_shards_list (&shards);
       for (size_t i = 0; i < shards.n && op->nrecipients < SIM_RS_MAX_SHARDS; i++) {
-         const char *id = sim_str (shards.v[i], "_id");
+         const char *id = docget_utf8 (shards.v[i], "_id", NULL);
          if (id && !sim_shard_is_draining (id)) {
             bson_strncpy (op->recipients[op->nrecipients++], id, 64);
          }
@@ -531,7 +517,7 @@ sim_rs_place (const char *ns, const char *to)
    if (colls && sim_coll_match (colls, &filter, 1, &hits, &e) && hits.n) {
       bson_t view, nd = BSON_INITIALIZER;
       sim_coll_view (colls, hits.v[0], &view);
-      if (!sim_bool_field (&view, "unsplittable")) {
+      if (!docget_bool (&view, "unsplittable")) {
          bson_copy_to_excluding_noinit (&view, &nd, "unsplittable", NULL);
          BSON_APPEND_BOOL (&nd, "unsplittable", true);
          sim_coll_replace (colls, hits.v[0], &nd);
@@ -660,7 +646,7 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       ns = bson_iter_utf8 (&it, NULL);
    }
    bool sharded = ns && sim_shcoll_load (ns, &sc);
-   bool unsplittable = sharded && sim_bool_field (&sc.doc, "unsplittable");
+   bool unsplittable = sharded && docget_bool (&sc.doc, "unsplittable");
    if (sharded) {
       bson_copy_to (&sc.key, &key);
       sim_shcoll_destroy (&sc);
@@ -673,7 +659,7 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
    if (reshard) {
       bson_t newkey;
       bool force = bson_iter_init_find (&it, ctx->cmd, "forceRedistribution") && bson_iter_as_bool (&it);
-      if (!sharded || unsplittable || !sim_rs_sub (ctx->cmd, "key", &newkey) ||
+      if (!sharded || unsplittable || !docget_sub (ctx->cmd, "key", BSON_TYPE_DOCUMENT, &newkey) ||
           (bson_equal (&newkey, &key) && !(force && sim_ver_ge (80)))) {
          /* the errors and the same-key no-op are sim_shardcoll.c's */
          bson_destroy (&key);

@@ -151,8 +151,8 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
       simq_docs_t shards;
       simq_docs_init (&shards);
       sim_shards_list (&shards);
-      if (shards.n && sim_str (shards.v[0], "_id")) {
-         bson_strncpy (primary, sim_str (shards.v[0], "_id"), sizeof primary);
+      if (shards.n && docget_utf8 (shards.v[0], "_id", NULL)) {
+         bson_strncpy (primary, docget_utf8 (shards.v[0], "_id", NULL), sizeof primary);
       }
       simq_docs_clear (&shards);
    }
@@ -268,17 +268,17 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
       size_t holes = 0;
       for (size_t z = 0; z <= zones.n; z++) {
          bson_t zmin, zmax, chunk;
-         const bson_t *lo = z < zones.n && sim_sub (zones.v[z], "min", &zmin) ? &zmin : &gmax;
+         const bson_t *lo = z < zones.n && docget_sub (zones.v[z], "min", BSON_TYPE_EOD, &zmin) ? &zmin : &gmax;
          if (order_docs (&cur, lo) < 0) {
             /* the next non-draining shard, round-robin */
             const char *hole_owner = primary;
             size_t live = 0;
             for (size_t k = 0; k < shards.n; k++) {
-               live += !sim_shard_is_draining (sim_str (shards.v[k], "_id"));
+               live += !sim_shard_is_draining (docget_utf8 (shards.v[k], "_id", NULL));
             }
             for (size_t k = 0, nth = live ? holes % live : 0; live && k < shards.n; k++) {
-               if (!sim_shard_is_draining (sim_str (shards.v[k], "_id")) && nth-- == 0) {
-                  hole_owner = sim_str (shards.v[k], "_id");
+               if (!sim_shard_is_draining (docget_utf8 (shards.v[k], "_id", NULL)) && nth-- == 0) {
+                  hole_owner = docget_utf8 (shards.v[k], "_id", NULL);
                   break;
                }
             }
@@ -288,23 +288,23 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
             sim_coll_insert (chunks, &chunk);
             bson_destroy (&chunk);
          }
-         if (z == zones.n || !sim_sub (zones.v[z], "max", &zmax)) {
+         if (z == zones.n || !docget_sub (zones.v[z], "max", BSON_TYPE_EOD, &zmax)) {
             break;
          }
-         const char *zone = sim_str (zones.v[z], "tag");
+         const char *zone = docget_utf8 (zones.v[z], "tag", NULL);
          const char *owner = primary;
          /* the zone's shards round-robin: count the earlier ranges of the same zone */
          size_t nth = 0, nzs = 0;
          for (size_t y = 0; zone && y < z; y++) {
-            const char *zy = sim_str (zones.v[y], "tag");
+            const char *zy = docget_utf8 (zones.v[y], "tag", NULL);
             nth += zy && !strcmp (zy, zone);
          }
          for (size_t k = 0; zone && k < shards.n; k++) {
-            nzs += sim_shard_in_zone (sim_str (shards.v[k], "_id"), zone);
+            nzs += sim_shard_in_zone (docget_utf8 (shards.v[k], "_id", NULL), zone);
          }
          for (size_t k = 0, left = nzs ? nth % nzs : 0; zone && k < shards.n; k++) {
-            if (sim_shard_in_zone (sim_str (shards.v[k], "_id"), zone) && left-- == 0) {
-               owner = sim_str (shards.v[k], "_id");
+            if (sim_shard_in_zone (docget_utf8 (shards.v[k], "_id", NULL), zone) && left-- == 0) {
+               owner = docget_utf8 (shards.v[k], "_id", NULL);
                break;
             }
          }
@@ -326,8 +326,8 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
                }
                const char *piece_owner = owner;
                for (; k < shards.n; k++) {
-                  if (sim_shard_in_zone (sim_str (shards.v[k], "_id"), zone)) {
-                     piece_owner = sim_str (shards.v[k++], "_id");
+                  if (sim_shard_in_zone (docget_utf8 (shards.v[k], "_id", NULL), zone)) {
+                     piece_owner = docget_utf8 (shards.v[k++], "_id", NULL);
                      break;
                   }
                }
@@ -390,7 +390,7 @@ sim_cmd_enable_sharding (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 72, "Enabling sharding on the %s database is not allowed", db);
       return;
    }
-   const char *want = sim_str (ctx->cmd, "primaryShard");
+   const char *want = docget_utf8 (ctx->cmd, "primaryShard", NULL);
    if (want && !sim_shard_get (want, NULL)) {
       sim_reply_error (reply, 70, "Shard %s not found", want);
       return;
@@ -405,7 +405,7 @@ sim_cmd_enable_sharding (sim_ctx_t *ctx, bson_t *reply)
          bson_t view;
          sim_pos_t pos = { p, i };
          sim_coll_view (dbs, pos, &view);
-         const char *id = sim_str (&view, "_id");
+         const char *id = docget_utf8 (&view, "_id", NULL);
          if (id && strcasecmp (id, db) == 0 && strcmp (id, db) != 0) {
             sim_reply_error (reply, 13297,
                              "database already exists with different case already have: [%s] trying to "
@@ -455,7 +455,7 @@ sim_cmd_shard_collection (sim_ctx_t *ctx, bson_t *reply)
    if (!ns) {
       return;
    }
-   if (!sim_sub (ctx->cmd, "key", &key)) {
+   if (!docget_sub (ctx->cmd, "key", BSON_TYPE_EOD, &key)) {
       sim_reply_error (reply, 40414, "BSON field 'shardCollection.key' is missing but a required field");
       return;
    }
@@ -524,7 +524,7 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
    if (!ns) {
       goto done;
    }
-   if (!sim_sub (ctx->cmd, "key", &key)) {
+   if (!docget_sub (ctx->cmd, "key", BSON_TYPE_EOD, &key)) {
       sim_reply_error (reply, 40414, "BSON field 'refineCollectionShardKey.key' is missing but a required field");
       goto done;
    }
@@ -585,8 +585,8 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
       bson_t cmin, cmax, nmin, nmax, nd;
       bson_iter_t it;
       uint32_t t = 1, inc = 0;
-      sim_sub (all.v[i], "min", &cmin);
-      sim_sub (all.v[i], "max", &cmax);
+      docget_sub (all.v[i], "min", BSON_TYPE_EOD, &cmin);
+      docget_sub (all.v[i], "max", BSON_TYPE_EOD, &cmax);
       sim_refine_bound (&cmin, &key, &nmin);
       sim_refine_bound (&cmax, &key, &nmax);
       if (bson_iter_init_find (&it, all.v[i], "lastmod")) {
@@ -605,8 +605,9 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
          bson_t view, tmin, tmax, nmin, nmax, set2 = BSON_INITIALIZER, out;
          sim_pos_t pos = { p, i };
          sim_coll_view (tags, pos, &view);
-         const char *tns = sim_str (&view, "ns");
-         if (!tns || strcmp (tns, ns) != 0 || !sim_sub (&view, "min", &tmin) || !sim_sub (&view, "max", &tmax)) {
+         const char *tns = docget_utf8 (&view, "ns", NULL);
+         if (!tns || strcmp (tns, ns) != 0 || !docget_sub (&view, "min", BSON_TYPE_EOD, &tmin) ||
+             !docget_sub (&view, "max", BSON_TYPE_EOD, &tmax)) {
             bson_destroy (&set2);
             continue;
          }
@@ -642,7 +643,7 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
    if (!ns) {
       return;
    }
-   if (!sim_sub (ctx->cmd, "key", &key)) {
+   if (!docget_sub (ctx->cmd, "key", BSON_TYPE_EOD, &key)) {
       sim_reply_error (reply, 40414, "BSON field 'reshardCollection.key' is missing but a required field");
       return;
    }
@@ -686,7 +687,7 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
    if (coll) {
       sim_uuid_new (coll->uuid);
    }
-   if (sim_sub (ctx->cmd, "zones", &zones)) {
+   if (docget_sub (ctx->cmd, "zones", BSON_TYPE_EOD, &zones)) {
       bson_iter_t z;
       bson_iter_init (&z, &zones);
       while (bson_iter_next (&z)) {
@@ -698,8 +699,9 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
          }
          bson_iter_document (&z, &l, &d);
          bson_init_static (&zd, d, l);
-         if (sim_sub (&zd, "min", &zmin) && sim_sub (&zd, "max", &zmax) && sim_str (&zd, "zone")) {
-            sim_op_update_zone_range (ns, &zmin, &zmax, sim_str (&zd, "zone"), &err);
+         if (docget_sub (&zd, "min", BSON_TYPE_EOD, &zmin) && docget_sub (&zd, "max", BSON_TYPE_EOD, &zmax) &&
+             docget_utf8 (&zd, "zone", NULL)) {
+            sim_op_update_zone_range (ns, &zmin, &zmax, docget_utf8 (&zd, "zone", NULL), &err);
          }
       }
    }
@@ -713,7 +715,7 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
       bool supported = false;
       for (size_t i = 0; i < coll->indexes.n && !supported; i++) {
          bson_t ik;
-         supported = sim_sub (coll->indexes.v[i], "key", &ik) && bson_equal (&ik, &key);
+         supported = docget_sub (coll->indexes.v[i], "key", BSON_TYPE_EOD, &ik) && bson_equal (&ik, &key);
       }
       if (!supported) {
          bson_string_t *iname = bson_string_new (NULL);
@@ -771,7 +773,7 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
          sim_chunks_of (&sc, &all);
          sim_shards_list (&shards);
          for (size_t i = 0; i < all.n && shards.n; i++) {
-            const char *to = sim_str (shards.v[i % shards.n], "_id");
+            const char *to = docget_utf8 (shards.v[i % shards.n], "_id", NULL);
             bson_error_t e2;
             if (to && strcmp (to, sim_chunk_shard (all.v[i])) != 0 && sim_check_destination (&sc, all.v[i], to, &e2)) {
                bson_t nd;

@@ -30,7 +30,7 @@ sim_op_add_shard (const char *name, const char *host, bson_error_t *err)
    sim_shards_list (&shards);
    bool ok = true;
    for (size_t i = 0; i < shards.n && ok; i++) {
-      const char *id = sim_str (shards.v[i], "_id"), *h = sim_str (shards.v[i], "host");
+      const char *id = docget_utf8 (shards.v[i], "_id", NULL), *h = docget_utf8 (shards.v[i], "host", NULL);
       if (id && !strcmp (id, name)) {
          if (!h || strcmp (h, host) != 0) {
             SIM_ERR (err, 20, "A shard named %s already exists", name);
@@ -76,7 +76,7 @@ sim_cmd_add_shard (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    char name[64];
-   const char *given = sim_str (ctx->cmd, "name");
+   const char *given = docget_utf8 (ctx->cmd, "name", NULL);
    if (given) {
       bson_strncpy (name, given, sizeof name);
    } else if (slash) {
@@ -110,7 +110,7 @@ sim_drain_count (const char *shard, int64_t *jumbo)
       sim_coll_collect (cc, NULL, &colls, &e);
    }
    for (size_t c = 0; c < colls.n; c++) {
-      const char *ns = sim_str (colls.v[c], "_id");
+      const char *ns = docget_utf8 (colls.v[c], "_id", NULL);
       sim_shcoll_t sc;
       if (!ns || !sim_shcoll_load (ns, &sc)) {
          sim_shcoll_destroy (&sc);
@@ -157,7 +157,7 @@ sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
    size_t nshards = shards.n;
    bool other_draining = false;
    for (size_t i = 0; i < shards.n; i++) {
-      const char *id = sim_str (shards.v[i], "_id");
+      const char *id = docget_utf8 (shards.v[i], "_id", NULL);
       if (id && strcmp (id, shard) != 0 && sim_shard_is_draining (id)) {
          other_draining = true;
       }
@@ -180,7 +180,7 @@ sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
          bson_t view;
          sim_pos_t pos = { p, i };
          sim_coll_view (dbs, pos, &view);
-         const char *primary = sim_str (&view, "primary"), *id = sim_str (&view, "_id");
+         const char *primary = docget_utf8 (&view, "primary", NULL), *id = docget_utf8 (&view, "_id", NULL);
          if (primary && id && !strcmp (primary, shard)) {
             char key[16];
             const char *kp;
@@ -264,7 +264,7 @@ sim_cmd_move_primary (sim_ctx_t *ctx, bson_t *reply)
    if (!db) {
       return;
    }
-   const char *to = sim_str (ctx->cmd, "to");
+   const char *to = docget_utf8 (ctx->cmd, "to", NULL);
    if (!to) {
       sim_reply_error (reply, 40414, "BSON field 'movePrimary.to' is missing but a required field");
       return;
@@ -316,7 +316,7 @@ sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
    bson_iter_t it;
    /* 8.3's filter: { draining: <bool> } and nothing else (SERVER-107014); older servers ignore the field */
    int draining = -1;
-   if (sim_ver_ge (83) && sim_sub (ctx->cmd, "filter", &filter) && bson_iter_init (&it, &filter)) {
+   if (sim_ver_ge (83) && docget_sub (ctx->cmd, "filter", BSON_TYPE_EOD, &filter) && bson_iter_init (&it, &filter)) {
       while (bson_iter_next (&it)) {
          if (strcmp (bson_iter_key (&it), "draining") != 0) {
             sim_reply_error (reply, 40415, "BSON field 'ListShardsFilter.%s' is an unknown field.",
@@ -337,7 +337,7 @@ sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_ARRAY_BEGIN (reply, "shards", &arr);
    uint32_t k = 0;
    for (size_t i = 0; i < shards.n; i++) {
-      if (draining >= 0 && sim_bool_field (shards.v[i], "draining") != (bool) draining) {
+      if (draining >= 0 && docget_bool (shards.v[i], "draining") != (bool) draining) {
          continue;
       }
       bson_t d;

@@ -20,8 +20,8 @@ sim_split_at (const sim_shcoll_t *sc, const bson_t *middle, bson_error_t *err)
       bson_free (s);
       return false;
    }
-   sim_sub (&chunk, "min", &min);
-   sim_sub (&chunk, "max", &max);
+   docget_sub (&chunk, "min", BSON_TYPE_EOD, &min);
+   docget_sub (&chunk, "max", BSON_TYPE_EOD, &max);
    if (order_docs (&min, middle) == 0) {
       char *s = sim_bson_str (middle), *a = sim_bson_str (&min), *b = sim_bson_str (&max);
       SIM_ERR (err, 0, "new split key %s is a boundary key of existing chunk [%s,%s)", s, a, b);
@@ -77,8 +77,8 @@ sim_chunk_median (const sim_shcoll_t *sc, const bson_t *chunk, bson_t *out, bson
    bson_t min, max;
    simq_docs_t keys;
    simq_docs_init (&keys);
-   sim_sub (chunk, "min", &min);
-   sim_sub (chunk, "max", &max);
+   docget_sub (chunk, "min", BSON_TYPE_EOD, &min);
+   docget_sub (chunk, "max", BSON_TYPE_EOD, &max);
    sim_coll_t *coll = sim_coll_get_ns (sc->ns);
    for (size_t p = 0; coll && p < coll->nparts; p++) {
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
@@ -165,7 +165,7 @@ sim_cmd_split (sim_ctx_t *ctx, bson_t *reply)
    if (have_bounds) {
       bson_t b;
       bson_iter_t bi;
-      sim_sub (ctx->cmd, "bounds", &b);
+      docget_sub (ctx->cmd, "bounds", BSON_TYPE_EOD, &b);
       if (!bson_iter_init_find (&bi, &b, "0")) {
          sim_reply_error (reply, 0, "lower bound not specified");
          goto done;
@@ -196,7 +196,7 @@ sim_cmd_split (sim_ctx_t *ctx, bson_t *reply)
       goto done;
    }
    if (have_middle) {
-      sim_sub (ctx->cmd, "middle", &middle);
+      docget_sub (ctx->cmd, "middle", BSON_TYPE_EOD, &middle);
       if (!sim_bound_fits (&sc, &middle)) {
          char *a = sim_bson_str (&middle), *b = sim_bson_str (&sc.key);
          sim_reply_error (reply, 0, "new split key %s is not valid for shard key pattern %s", a, b);
@@ -258,7 +258,7 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
       bson_destroy (&one);
       goto done;
    }
-   if (!sim_sub (ctx->cmd, "bounds", &bounds)) {
+   if (!docget_sub (ctx->cmd, "bounds", BSON_TYPE_EOD, &bounds)) {
       sim_reply_error (reply, 0, "no bounds were specified");
       goto done;
    }
@@ -276,11 +276,11 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 0, "only a min and max bound may be specified");
       goto done;
    }
-   if (!sim_sub (&bounds, "0", &lo) || bson_empty (&lo)) {
+   if (!docget_sub (&bounds, "0", BSON_TYPE_EOD, &lo) || bson_empty (&lo)) {
       sim_reply_error (reply, 0, "no min key specified");
       goto done;
    }
-   if (!sim_sub (&bounds, "1", &hi) || bson_empty (&hi)) {
+   if (!docget_sub (&bounds, "1", BSON_TYPE_EOD, &hi) || bson_empty (&hi)) {
       sim_reply_error (reply, 0, "no max key specified");
       goto done;
    }
@@ -301,8 +301,8 @@ sim_cmd_merge_chunks (sim_ctx_t *ctx, bson_t *reply)
    size_t first = SIZE_MAX, last = SIZE_MAX;
    for (size_t i = 0; i < all.n; i++) {
       bson_t cmin, cmax;
-      sim_sub (all.v[i], "min", &cmin);
-      sim_sub (all.v[i], "max", &cmax);
+      docget_sub (all.v[i], "min", BSON_TYPE_EOD, &cmin);
+      docget_sub (all.v[i], "max", BSON_TYPE_EOD, &cmax);
       if (order_docs (&cmin, &lo) == 0) {
          first = i;
       }

@@ -198,15 +198,15 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
       }
       bson_iter_document (&a, &l, &d);
       bson_init_static (&stmt, d, l);
-      if (!sim_subdoc (&stmt, "q", &q) || !sim_subdoc (&stmt, "u", &u)) {
+      if (!docget_sub (&stmt, "q", BSON_TYPE_EOD, &q) || !docget_sub (&stmt, "u", BSON_TYPE_EOD, &u)) {
          sim_write_error (&errors, &nerr, index, 9, "BSON field 'update.updates.q' is missing but a required field");
          if (ordered) {
             break;
          }
          continue;
       }
-      bool multi = sim_bool_field (&stmt, "multi");
-      bool upsert = sim_bool_field (&stmt, "upsert");
+      bool multi = docget_bool (&stmt, "multi");
+      bool upsert = docget_bool (&stmt, "upsert");
       sim_hits_t hits = { 0 };
       if (coll && !sim_coll_match (coll, &q, multi ? 0 : 1, &hits, &err)) {
          sim_hits_free (&hits);
@@ -360,7 +360,7 @@ sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
       }
       bson_iter_document (&a, &l, &d);
       bson_init_static (&stmt, d, l);
-      if (!sim_subdoc (&stmt, "q", &q)) {
+      if (!docget_sub (&stmt, "q", BSON_TYPE_EOD, &q)) {
          sim_write_error (&errors, &nerr, index, 40414,
                           "BSON field 'delete.deletes.q' is missing but a required field");
          if (ordered) {
@@ -368,7 +368,7 @@ sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
          }
          continue;
       }
-      int64_t limit = sim_int_field (&stmt, "limit", 0);
+      int64_t limit = docget_int (&stmt, "limit", 0);
       if (!coll) {
          continue;
       }
@@ -439,16 +439,16 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
       goto done;
    }
    bson_t q;
-   if (sim_subdoc (ctx->cmd, "query", &q)) {
+   if (docget_sub (ctx->cmd, "query", BSON_TYPE_EOD, &q)) {
       bson_destroy (&query);
       bson_copy_to (&q, &query);
    }
-   bool have_sort = sim_subdoc (ctx->cmd, "sort", &sort);
-   bool have_fields = sim_subdoc (ctx->cmd, "fields", &fields);
-   bool remove = sim_bool_field (ctx->cmd, "remove");
-   bool is_new = sim_bool_field (ctx->cmd, "new");
-   bool upsert = sim_bool_field (ctx->cmd, "upsert");
-   bool have_update = sim_subdoc (ctx->cmd, "update", &update);
+   bool have_sort = docget_sub (ctx->cmd, "sort", BSON_TYPE_EOD, &sort);
+   bool have_fields = docget_sub (ctx->cmd, "fields", BSON_TYPE_EOD, &fields);
+   bool remove = docget_bool (ctx->cmd, "remove");
+   bool is_new = docget_bool (ctx->cmd, "new");
+   bool upsert = docget_bool (ctx->cmd, "upsert");
+   bool have_update = docget_sub (ctx->cmd, "update", BSON_TYPE_EOD, &update);
    if (remove == have_update) {
       sim_reply_error (reply, 9,
                        remove ? "Cannot specify both an update and remove=true"

@@ -23,9 +23,9 @@ sim_zone_of (const char *ns, const bson_t *min, const bson_t *max, char *out, si
       for (size_t i = 0; i < hits.n && !found; i++) {
          bson_t view, tmin, tmax;
          sim_coll_view (tags, hits.v[i], &view);
-         if (sim_sub (&view, "min", &tmin) && sim_sub (&view, "max", &tmax) && order_docs (&tmin, min) <= 0 &&
-             order_docs (max, &tmax) <= 0 && sim_str (&view, "tag")) {
-            bson_strncpy (out, sim_str (&view, "tag"), outlen);
+         if (docget_sub (&view, "min", BSON_TYPE_EOD, &tmin) && docget_sub (&view, "max", BSON_TYPE_EOD, &tmax) &&
+             order_docs (&tmin, min) <= 0 && order_docs (max, &tmax) <= 0 && docget_utf8 (&view, "tag", NULL)) {
+            bson_strncpy (out, docget_utf8 (&view, "tag", NULL), outlen);
             found = true;
          }
       }
@@ -43,7 +43,7 @@ sim_shard_in_zone (const char *shard, const char *zone)
    if (!sim_shard_get (shard, &doc)) {
       return false;
    }
-   if (sim_sub (&doc, "tags", &tags)) {
+   if (docget_sub (&doc, "tags", BSON_TYPE_EOD, &tags)) {
       bson_iter_t it;
       bson_iter_init (&it, &tags);
       while (bson_iter_next (&it)) {
@@ -66,7 +66,7 @@ sim_op_add_shard_to_zone (const char *shard, const char *zone, bson_error_t *err
    uint32_t n = 0;
    bool have = false;
    BSON_APPEND_ARRAY_BEGIN (&set, "tags", &arr);
-   if (sim_sub (&doc, "tags", &tags)) {
+   if (docget_sub (&doc, "tags", BSON_TYPE_EOD, &tags)) {
       bson_iter_t it;
       bson_iter_init (&it, &tags);
       while (bson_iter_next (&it)) {
@@ -155,7 +155,7 @@ sim_zone_overlap_indexed (sim_coll_t *tags, const char *ns, const bson_t *min, c
       size_t mid = lo + (hi - lo) / 2;
       bson_t doc, tmax;
       sim_raw_view (ord[mid], &doc);
-      sim_sub (&doc, "max", &tmax);
+      docget_sub (&doc, "max", BSON_TYPE_EOD, &tmax);
       if (order_docs (&tmax, min) <= 0) {
          lo = mid + 1;
       } else {
@@ -168,7 +168,7 @@ sim_zone_overlap_indexed (sim_coll_t *tags, const char *ns, const bson_t *min, c
       size_t mid = lo + (hi - lo) / 2;
       bson_t doc, tmin;
       sim_raw_view (ord[mid], &doc);
-      sim_sub (&doc, "min", &tmin);
+      docget_sub (&doc, "min", BSON_TYPE_EOD, &tmin);
       if (order_docs (&tmin, max) < 0) {
          lo = mid + 1;
       } else {
@@ -180,9 +180,9 @@ sim_zone_overlap_indexed (sim_coll_t *tags, const char *ns, const bson_t *min, c
    for (size_t k = first; k < lo; k++) {
       bson_t doc, tmin, tmax;
       sim_raw_view (ord[k], &doc);
-      sim_sub (&doc, "min", &tmin);
-      sim_sub (&doc, "max", &tmax);
-      const char *tz = sim_str (&doc, "tag");
+      docget_sub (&doc, "min", BSON_TYPE_EOD, &tmin);
+      docget_sub (&doc, "max", BSON_TYPE_EOD, &tmax);
+      const char *tz = docget_utf8 (&doc, "tag", NULL);
       if (order_docs (&tmin, min) == 0 && order_docs (&tmax, max) == 0 && tz && !strcmp (tz, zone)) {
          *identical = true;
          continue;
@@ -295,7 +295,7 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
       sim_shards_list (&shards);
       bool found = false;
       for (size_t i = 0; i < shards.n && !found; i++) {
-         found = sim_shard_in_zone (sim_str (shards.v[i], "_id"), zone);
+         found = sim_shard_in_zone (docget_utf8 (shards.v[i], "_id", NULL), zone);
       }
       simq_docs_clear (&shards);
       if (!found) {
@@ -362,10 +362,10 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
       for (size_t i = 0; i < hits.n && !have_clash; i++) {
          bson_t view, tmin, tmax;
          sim_coll_view (tags, hits.v[i], &view);
-         if (!sim_sub (&view, "min", &tmin) || !sim_sub (&view, "max", &tmax)) {
+         if (!docget_sub (&view, "min", BSON_TYPE_EOD, &tmin) || !docget_sub (&view, "max", BSON_TYPE_EOD, &tmax)) {
             continue;
          }
-         const char *tz = sim_str (&view, "tag");
+         const char *tz = docget_utf8 (&view, "tag", NULL);
          bool same_bounds = order_docs (&tmin, &min) == 0 && order_docs (&tmax, &max) == 0;
          if (!zone) {
             /* removeKeyRangeFromZone deletes { ns, min, max } exactly: a wrong max removes nothing. */
@@ -391,9 +391,9 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
    }
    if (have_clash) {
       bson_t tmin, tmax;
-      const char *tz = sim_str (&clash, "tag");
-      sim_sub (&clash, "min", &tmin);
-      sim_sub (&clash, "max", &tmax);
+      const char *tz = docget_utf8 (&clash, "tag", NULL);
+      docget_sub (&clash, "min", BSON_TYPE_EOD, &tmin);
+      docget_sub (&clash, "max", BSON_TYPE_EOD, &tmax);
       char *a = sim_bson_str (&min), *b = sim_bson_str (&max), *c = sim_bson_str (&tmin), *d = sim_bson_str (&tmax);
       SIM_ERR (err, 178, "Zone range: %s -->> %s  on  %s is overlapping with existing: %s -->> %s  on  %s", a, b, zone,
                c, d, tz ? tz : "");
@@ -439,7 +439,7 @@ sim_cmd_add_shard_to_zone (sim_ctx_t *ctx, bson_t *reply)
    if (!shard) {
       return;
    }
-   const char *zone = sim_str (ctx->cmd, "zone");
+   const char *zone = docget_utf8 (ctx->cmd, "zone", NULL);
    if (!zone) {
       sim_reply_error (reply, 4, "Missing expected field \"zone\"");
       return;
@@ -458,7 +458,7 @@ sim_cmd_remove_shard_from_zone (sim_ctx_t *ctx, bson_t *reply)
    if (!shard) {
       return;
    }
-   const char *zone = sim_str (ctx->cmd, "zone");
+   const char *zone = docget_utf8 (ctx->cmd, "zone", NULL);
    bson_t doc, tags, set = BSON_INITIALIZER, arr, out;
    if (!zone) {
       sim_reply_error (reply, 4, "Missing expected field \"zone\"");
@@ -475,7 +475,7 @@ sim_cmd_remove_shard_from_zone (sim_ctx_t *ctx, bson_t *reply)
       sim_shards_list (&shards);
       int holders = 0;
       for (size_t i = 0; i < shards.n; i++) {
-         holders += sim_shard_in_zone (sim_str (shards.v[i], "_id"), zone);
+         holders += sim_shard_in_zone (docget_utf8 (shards.v[i], "_id", NULL), zone);
       }
       simq_docs_clear (&shards);
       sim_coll_t *tagc = sim_coll_get ("config", "tags");
@@ -485,7 +485,7 @@ sim_cmd_remove_shard_from_zone (sim_ctx_t *ctx, bson_t *reply)
             bson_t view;
             sim_pos_t pos = { p, i };
             sim_coll_view (tagc, pos, &view);
-            const char *t = sim_str (&view, "tag");
+            const char *t = docget_utf8 (&view, "tag", NULL);
             used = t && !strcmp (t, zone);
          }
       }
@@ -496,7 +496,7 @@ sim_cmd_remove_shard_from_zone (sim_ctx_t *ctx, bson_t *reply)
    }
    uint32_t n = 0;
    BSON_APPEND_ARRAY_BEGIN (&set, "tags", &arr);
-   if (sim_sub (&doc, "tags", &tags)) {
+   if (docget_sub (&doc, "tags", BSON_TYPE_EOD, &tags)) {
       bson_iter_t it;
       bson_iter_init (&it, &tags);
       while (bson_iter_next (&it)) {
@@ -554,7 +554,7 @@ sim_cmd_update_zone_key_range (sim_ctx_t *ctx, bson_t *reply)
                           names[i]);
          return;
       }
-      if (!sim_sub (ctx->cmd, names[i], bounds[i]) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+      if (!docget_sub (ctx->cmd, names[i], BSON_TYPE_EOD, bounds[i]) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
          sim_reply_error (reply, 14,
                           "The field '%s' cannot be parsed due to \"%s\" had the wrong type. Expected "
                           "object",
