@@ -1,6 +1,7 @@
-/* shardsim's command layer: the reply envelope (ok, cluster time in the version's order), errors, the command table
- * (availability per version, admin-only commands, OP_QUERY rules), the handshake and the generic commands (ping,
- * buildInfo, getParameter, getCmdLineOpts, serverStatus, listDatabases, connectionStatus, endSessions …). */
+/* shardsim's command layer, above the command families: the one command table (name, first version, admin-only,
+ * handler, kind: the single place a command is registered, looked up once per request), the dispatcher (OP_QUERY
+ * rules, authentication, counters, the reply envelope with the cluster time), the handshake and the generic commands
+ * (ping, buildInfo, getParameter, getCmdLineOpts, serverStatus, listDatabases, connectionStatus, endSessions …). */
 #include "tests/shardsim/sim_admin.h"
 #include "shell/lib/clock.h"
 
@@ -9,104 +10,6 @@
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
-
-sim_state_t sim_g;
-
-static const sim_version_t sim_versions[] = {
-   { "4.4", "4.4.29", 44, 9 }, { "5.0", "5.0.31", 50, 13 }, { "6.0", "6.0.20", 60, 17 }, { "7.0", "7.0.16", 70, 21 },
-   { "8.0", "8.0.4", 80, 25 }, { "8.2", "8.2.1", 82, 27 },  { "8.3", "8.3.0", 83, 28 },
-};
-
-const sim_version_t *
-sim_version_find (const char *name)
-{
-   for (size_t i = 0; i < sizeof sim_versions / sizeof sim_versions[0]; i++) {
-      if (!strcmp (sim_versions[i].name, name) || !strcmp (sim_versions[i].full, name)) {
-         return &sim_versions[i];
-      }
-   }
-   return NULL;
-}
-
-bool
-sim_ver_ge (int num)
-{
-   return sim_g.ver->num >= num;
-}
-
-uint64_t
-sim_rand (void)
-{
-   /* splitmix64 */
-   uint64_t z = (sim_g.rng += 0x9E3779B97F4A7C15ull);
-   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-   return z ^ (z >> 31);
-}
-
-void
-sim_uuid_new (uint8_t out[16])
-{
-   uint64_t a = sim_rand (), b = sim_rand ();
-   memcpy (out, &a, 8);
-   memcpy (out + 8, &b, 8);
-   out[6] = (uint8_t) ((out[6] & 0x0F) | 0x40);
-   out[8] = (uint8_t) ((out[8] & 0x3F) | 0x80);
-}
-
-void
-sim_cluster_time (uint32_t *secs, uint32_t *inc)
-{
-   if (sim_g.ct_secs == 0) {
-      sim_g.ct_secs = (uint32_t) (clock_wall_ms () / 1000);
-      sim_g.ct_inc = 1;
-   }
-   *secs = sim_g.ct_secs;
-   *inc = sim_g.ct_inc;
-}
-
-void
-sim_tick (uint32_t *secs, uint32_t *inc)
-{
-   uint32_t now = (uint32_t) (clock_wall_ms () / 1000);
-   if (now > sim_g.ct_secs) {
-      sim_g.ct_secs = now;
-      sim_g.ct_inc = 1;
-   } else {
-      sim_g.ct_inc++;
-   }
-   *secs = sim_g.ct_secs;
-   *inc = sim_g.ct_inc;
-}
-
-/* The one code -> codeName table is the query engine's (simq.c), the lower layer: the command layer asks it. */
-const char *
-sim_code_name (int code)
-{
-   return simq_code_name (code);
-}
-
-void
-sim_reply_error (bson_t *reply, int code, const char *fmt, ...)
-{
-   va_list ap;
-   va_start (ap, fmt);
-   char *msg = bson_strdupv_printf (fmt, ap);
-   va_end (ap);
-   BSON_APPEND_DOUBLE (reply, "ok", 0.0);
-   BSON_APPEND_UTF8 (reply, "errmsg", msg);
-   if (code) {
-      BSON_APPEND_INT32 (reply, "code", code);
-      BSON_APPEND_UTF8 (reply, "codeName", sim_code_name (code));
-   }
-   bson_free (msg);
-}
-
-void
-sim_reply_ok (bson_t *reply)
-{
-   BSON_APPEND_DOUBLE (reply, "ok", 1.0);
-}
 
 static void
 sim_append_cluster_time (bson_t *reply)
