@@ -9,6 +9,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Monotonicity: the correlation between insertion order and key order of keys (single-field documents; numbers and
+ * dates only). *n receives how many keys counted and *numeric whether every key was a number or a date; 0 when
+ * fewer than two counted. */
+static double
+sim_key_correlation (const simq_docs_t *keys, int64_t *n, bool *numeric_out)
+{
+   double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+   int64_t m = 0;
+   bool numeric = true;
+   for (size_t i = 0; i < keys->n; i++) {
+      bson_iter_t f;
+      if (!bson_iter_init (&f, keys->v[i]) || !bson_iter_next (&f)) {
+         continue;
+      }
+      double y;
+      if (BSON_ITER_HOLDS_NUMBER (&f)) {
+         y = bson_iter_as_double (&f);
+      } else if (BSON_ITER_HOLDS_DATE_TIME (&f)) {
+         y = (double) bson_iter_date_time (&f);
+      } else {
+         numeric = false;
+         break;
+      }
+      double x = (double) i;
+      sx += x;
+      sy += y;
+      sxx += x * x;
+      syy += y * y;
+      sxy += x * y;
+      m++;
+   }
+   double r = 0.0;
+   if (numeric && m > 1) {
+      double den = sqrt ((m * sxx - sx * sx) * (m * syy - sy * sy));
+      r = den > 0 ? (m * sxy - sx * sy) / den : 0.0;
+   }
+   *n = m;
+   *numeric_out = numeric;
+   return r;
+}
+
 void
 sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -64,36 +105,9 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
       sim_shcoll_destroy (&fake);
       int64_t n = (int64_t) keys.n;
       /* Monotonicity: correlation between insertion order and key order (numbers and dates only). */
-      double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
-      int64_t m = 0;
-      bool numeric = true;
-      for (size_t i = 0; i < keys.n; i++) {
-         bson_iter_t f;
-         if (!bson_iter_init (&f, keys.v[i]) || !bson_iter_next (&f)) {
-            continue;
-         }
-         double y;
-         if (BSON_ITER_HOLDS_NUMBER (&f)) {
-            y = bson_iter_as_double (&f);
-         } else if (BSON_ITER_HOLDS_DATE_TIME (&f)) {
-            y = (double) bson_iter_date_time (&f);
-         } else {
-            numeric = false;
-            break;
-         }
-         double x = (double) i;
-         sx += x;
-         sy += y;
-         sxx += x * x;
-         syy += y * y;
-         sxy += x * y;
-         m++;
-      }
-      double r = 0.0;
-      if (numeric && m > 1) {
-         double den = sqrt ((m * sxx - sx * sx) * (m * syy - sy * sy));
-         r = den > 0 ? (m * sxy - sx * sy) / den : 0.0;
-      }
+      int64_t m;
+      bool numeric;
+      double r = sim_key_correlation (&keys, &m, &numeric);
       if (keys.n > 1) {
          qsort (keys.v, keys.n, sizeof *keys.v, sim_key_doc_cmp);
       }

@@ -632,6 +632,30 @@ done:
    sim_shcoll_destroy (&sc);
 }
 
+/* Deletes the config.chunks and config.collections documents of ns (sharded as sc): the old incarnation a
+ * resharding replaces. */
+static void
+sim_drop_collection_metadata (const sim_shcoll_t *sc, const char *ns)
+{
+   bson_error_t err;
+   bson_t filter = BSON_INITIALIZER;
+   sim_hits_t hits = { 0 };
+   sim_coll_t *chunks = sim_coll_get ("config", "chunks");
+   sim_shcoll_chunk_filter (sc, &filter);
+   if (chunks && sim_coll_match (chunks, &filter, 0, &hits, &err)) {
+      sim_coll_delete (chunks, &hits);
+   }
+   sim_hits_free (&hits);
+   bson_reinit (&filter);
+   BSON_APPEND_UTF8 (&filter, "_id", ns);
+   sim_coll_t *colls = sim_coll_get ("config", "collections");
+   if (colls && sim_coll_match (colls, &filter, 0, &hits, &err)) {
+      sim_coll_delete (colls, &hits);
+   }
+   sim_hits_free (&hits);
+   bson_destroy (&filter);
+}
+
 void
 sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -666,22 +690,7 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_DOCUMENT (&details, "oldKey", &sc.key);
    BSON_APPEND_DOCUMENT (&details, "newKey", &key);
    sim_changelog (false, "resharding.coordinator.start", ns, "config", &details, now);
-   bson_t filter = BSON_INITIALIZER;
-   sim_hits_t hits = { 0 };
-   sim_coll_t *chunks = sim_coll_get ("config", "chunks");
-   sim_shcoll_chunk_filter (&sc, &filter);
-   if (chunks && sim_coll_match (chunks, &filter, 0, &hits, &err)) {
-      sim_coll_delete (chunks, &hits);
-   }
-   sim_hits_free (&hits);
-   bson_reinit (&filter);
-   BSON_APPEND_UTF8 (&filter, "_id", ns);
-   sim_coll_t *colls = sim_coll_get ("config", "collections");
-   if (colls && sim_coll_match (colls, &filter, 0, &hits, &err)) {
-      sim_coll_delete (colls, &hits);
-   }
-   sim_hits_free (&hits);
-   bson_destroy (&filter);
+   sim_drop_collection_metadata (&sc, ns);
    sim_shcoll_destroy (&sc);
    sim_coll_t *coll = sim_coll_get_ns (ns);
    if (coll) {

@@ -167,6 +167,23 @@ sim_is_replacement (const bson_t *u)
    return !(bson_iter_init (&it, u) && bson_iter_next (&it) && bson_iter_key (&it)[0] == '$');
 }
 
+/* Keeps _id first and from before (a replacement may omit it). out is initialised here. */
+static void
+sim_keep_id (const bson_t *before, const bson_t *nd, bson_t *out)
+{
+   bson_iter_t it;
+   bson_init (out);
+   if (bson_iter_init_find (&it, before, "_id")) {
+      BSON_APPEND_VALUE (out, "_id", bson_iter_value (&it));
+   }
+   bson_iter_init (&it, nd);
+   while (bson_iter_next (&it)) {
+      if (strcmp (bson_iter_key (&it), "_id") != 0) {
+         bson_append_value (out, bson_iter_key (&it), -1, bson_iter_value (&it));
+      }
+   }
+}
+
 void
 sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -236,20 +253,8 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
          n++;
          if (modified) {
             /* Keep the original _id (a replacement may omit it). */
-            bson_iter_t idit;
-            if (bson_iter_init_find (&idit, &before, "_id")) {
-               bson_t idonly = BSON_INITIALIZER;
-               BSON_APPEND_VALUE (&idonly, "_id", bson_iter_value (&idit));
-               bson_init (&fixed);
-               bson_concat (&fixed, &idonly);
-               bson_iter_t f;
-               bson_iter_init (&f, &nd);
-               while (bson_iter_next (&f)) {
-                  if (strcmp (bson_iter_key (&f), "_id") != 0) {
-                     bson_append_value (&fixed, bson_iter_key (&f), -1, bson_iter_value (&f));
-                  }
-               }
-               bson_destroy (&idonly);
+            if (bson_has_field (&before, "_id")) {
+               sim_keep_id (&before, &nd, &fixed);
             } else {
                bson_copy_to (&nd, &fixed);
             }
@@ -391,23 +396,6 @@ sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
    sim_finish_write (reply, n, false, 0, NULL, 0, &errors, nerr);
 cleanup:
    bson_destroy (&errors);
-}
-
-/* Keeps _id first and from before (a replacement may omit it). out is initialised here. */
-static void
-sim_keep_id (const bson_t *before, const bson_t *nd, bson_t *out)
-{
-   bson_iter_t it;
-   bson_init (out);
-   if (bson_iter_init_find (&it, before, "_id")) {
-      BSON_APPEND_VALUE (out, "_id", bson_iter_value (&it));
-   }
-   bson_iter_init (&it, nd);
-   while (bson_iter_next (&it)) {
-      if (strcmp (bson_iter_key (&it), "_id") != 0) {
-         bson_append_value (out, bson_iter_key (&it), -1, bson_iter_value (&it));
-      }
-   }
 }
 
 /* Appends value under "value": the document (projected by fields when given) or null. */

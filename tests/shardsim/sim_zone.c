@@ -267,6 +267,69 @@ sim_bounds_same_fields (const bson_t *min, const bson_t *max, bson_error_t *err)
    }
 }
 
+/* Whether some shard is in zone (config.shards tags). */
+static bool
+sim_zone_exists (const char *zone)
+{
+   simq_docs_t shards;
+   bool found = false;
+   simq_docs_init (&shards);
+   sim_shards_list (&shards);
+   for (size_t i = 0; i < shards.n && !found; i++) {
+      found = sim_shard_in_zone (docget_utf8 (shards.v[i], "_id", NULL), zone);
+   }
+   simq_docs_clear (&shards);
+   return found;
+}
+
+/* Checks that min_in and max_in are prefixes of sc's shard key (includeFullShardKey) and extends them to the full key
+ * into min and max (initialised by the caller); with zone (assignKeyRangeToZone), a hashed field's bounds must also be
+ * NumberLong, MinKey or MaxKey. False with err set otherwise. */
+static bool
+sim_zone_full_bounds (const sim_shcoll_t *sc, const char *ns, const bson_t *min_in, const bson_t *max_in,
+                      const char *zone, bson_t *min, bson_t *max, bson_error_t *err)
+{
+   /* includeFullShardKey: both bounds must be a prefix of the shard key (min first), then they are extended. */
+   const bson_t *bounds[2] = { min_in, max_in };
+   for (int b = 0; b < 2; b++) {
+      bson_iter_t k, f;
+      bson_iter_init (&k, &sc->key);
+      bson_iter_init (&f, bounds[b]);
+      bool prefix = true;
+      while (prefix && bson_iter_next (&f)) {
+         prefix = bson_iter_next (&k) && !strcmp (bson_iter_key (&k), bson_iter_key (&f));
+      }
+      if (!prefix) {
+         char *a = sim_bson_str (bounds[b]), *k2 = sim_bson_str (&sc->key);
+         SIM_ERR (err, 61, "%s: %s is not a prefix of the shard key %s of ns: %s", b ? "max" : "min", a, k2, ns);
+         bson_free (a);
+         bson_free (k2);
+         return false;
+      }
+   }
+   sim_extend_bound (sc, min_in, min);
+   sim_extend_bound (sc, max_in, max);
+   /* checkHashedShardKeyRange (assign only): the extended bounds' hashed field is NumberLong, MinKey or MaxKey. */
+   bson_iter_t hm, hx;
+   if (zone && sc->hashed[0] && bson_iter_init_find (&hm, min, sc->hashed) &&
+       bson_iter_init_find (&hx, max, sc->hashed)) {
+      bool okm = BSON_ITER_HOLDS_INT64 (&hm) || BSON_ITER_HOLDS_MINKEY (&hm) || BSON_ITER_HOLDS_MAXKEY (&hm);
+      bool okx = BSON_ITER_HOLDS_INT64 (&hx) || BSON_ITER_HOLDS_MINKEY (&hx) || BSON_ITER_HOLDS_MAXKEY (&hx);
+      if (!okm || !okx) {
+         char *a = sim_bson_str (min), *b = sim_bson_str (max), *k2 = sim_bson_str (&sc->key);
+         SIM_ERR (err, 72,
+                  "there exists a field in the range %s -->> %s not of type NumberLong, MinKey, or MaxKey which "
+                  "corresponds to a hashed field in the shard key pattern %s",
+                  a, b, k2);
+         bson_free (a);
+         bson_free (b);
+         bson_free (k2);
+         return false;
+      }
+   }
+   return true;
+}
+
 bool
 sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *max_in, const char *zone,
                           bson_error_t *err)
@@ -288,59 +351,13 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
    if (zone && (!sim_bound_storable (min_in, err) || !sim_bound_storable (max_in, err))) {
       goto done;
    }
-   if (zone) {
-      /* The zone must exist on some shard. */
-      simq_docs_t shards;
-      simq_docs_init (&shards);
-      sim_shards_list (&shards);
-      bool found = false;
-      for (size_t i = 0; i < shards.n && !found; i++) {
-         found = sim_shard_in_zone (docget_utf8 (shards.v[i], "_id", NULL), zone);
-      }
-      simq_docs_clear (&shards);
-      if (!found) {
-         SIM_ERR (err, 177, "zone %s does not exist", zone);
-         goto done;
-      }
+   if (zone && !sim_zone_exists (zone)) {
+      SIM_ERR (err, 177, "zone %s does not exist", zone);
+      goto done;
    }
    if (sharded) {
-      /* includeFullShardKey: both bounds must be a prefix of the shard key (min first), then they are extended. */
-      const bson_t *bounds[2] = { min_in, max_in };
-      for (int b = 0; b < 2; b++) {
-         bson_iter_t k, f;
-         bson_iter_init (&k, &sc.key);
-         bson_iter_init (&f, bounds[b]);
-         bool prefix = true;
-         while (prefix && bson_iter_next (&f)) {
-            prefix = bson_iter_next (&k) && !strcmp (bson_iter_key (&k), bson_iter_key (&f));
-         }
-         if (!prefix) {
-            char *a = sim_bson_str (bounds[b]), *k2 = sim_bson_str (&sc.key);
-            SIM_ERR (err, 61, "%s: %s is not a prefix of the shard key %s of ns: %s", b ? "max" : "min", a, k2, ns);
-            bson_free (a);
-            bson_free (k2);
-            goto done;
-         }
-      }
-      sim_extend_bound (&sc, min_in, &min);
-      sim_extend_bound (&sc, max_in, &max);
-      /* checkHashedShardKeyRange (assign only): the extended bounds' hashed field is NumberLong, MinKey or MaxKey. */
-      bson_iter_t hm, hx;
-      if (zone && sc.hashed[0] && bson_iter_init_find (&hm, &min, sc.hashed) &&
-          bson_iter_init_find (&hx, &max, sc.hashed)) {
-         bool okm = BSON_ITER_HOLDS_INT64 (&hm) || BSON_ITER_HOLDS_MINKEY (&hm) || BSON_ITER_HOLDS_MAXKEY (&hm);
-         bool okx = BSON_ITER_HOLDS_INT64 (&hx) || BSON_ITER_HOLDS_MINKEY (&hx) || BSON_ITER_HOLDS_MAXKEY (&hx);
-         if (!okm || !okx) {
-            char *a = sim_bson_str (&min), *b = sim_bson_str (&max), *k2 = sim_bson_str (&sc.key);
-            SIM_ERR (err, 72,
-                     "there exists a field in the range %s -->> %s not of type NumberLong, MinKey, or MaxKey which "
-                     "corresponds to a hashed field in the shard key pattern %s",
-                     a, b, k2);
-            bson_free (a);
-            bson_free (b);
-            bson_free (k2);
-            goto done;
-         }
+      if (!sim_zone_full_bounds (&sc, ns, min_in, max_in, zone, &min, &max, err)) {
+         goto done;
       }
    } else {
       if (!sim_bounds_same_fields (min_in, max_in, err)) {
