@@ -63,19 +63,13 @@ sim_hashed_point (const sim_shcoll_t *sc, const bson_t *prefix_from, int64_t val
    }
 }
 
-bool
-sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nchunks, bool presplit_zones,
-                         bson_error_t *err)
+/* Checks a shard key pattern: ascending fields or exactly one hashed field, not unique when hashed. *nhashed receives
+ * the number of hashed fields; false with err set otherwise. */
+static bool
+sim_check_key_pattern (const bson_t *key, bool unique, int *nhashed_out, bson_error_t *err)
 {
-   char db[128], primary[64];
-   const char *cname;
-   bson_iter_t it;
-   if (!sim_split_ns (ns, db, sizeof db, &cname)) {
-      SIM_ERR (err, 73, "Invalid namespace specified '%s'", ns);
-      return false;
-   }
-   /* Key pattern: ascending fields or exactly one hashed field. */
    int nfields = 0, nhashed = 0;
+   bson_iter_t it;
    bool bad = false;
    bson_iter_init (&it, key);
    while (bson_iter_next (&it)) {
@@ -103,6 +97,200 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
       SIM_ERR (err, 72,
                "Hashed shard keys cannot be declared unique. It's possible to ensure uniqueness on the hashed field by "
                "declaring an additional (non-hashed) unique index on the field.");
+      return false;
+   }
+   *nhashed_out = nhashed;
+   return true;
+}
+
+/* Adds the shard key's index ({ v: 2, key, name: "a_1_b_hashed", [unique] }) to coll: the supporting index sharding
+ * creates on an empty collection. */
+static void
+sim_create_key_index (sim_coll_t *coll, const bson_t *key, bool unique)
+{
+   bson_iter_t it;
+   bson_string_t *name = bson_string_new (NULL);
+   bson_iter_init (&it, key);
+   while (bson_iter_next (&it)) {
+      if (name->len) {
+         bson_string_append (name, "_");
+      }
+      if (BSON_ITER_HOLDS_UTF8 (&it)) {
+         bson_string_append_printf (name, "%s_hashed", bson_iter_key (&it));
+      } else {
+         bson_string_append_printf (name, "%s_1", bson_iter_key (&it));
+      }
+   }
+   bson_t *idx = bson_new ();
+   BSON_APPEND_INT32 (idx, "v", 2);
+   BSON_APPEND_DOCUMENT (idx, "key", key);
+   BSON_APPEND_UTF8 (idx, "name", name->str);
+   if (unique) {
+      BSON_APPEND_BOOL (idx, "unique", true);
+   }
+   simq_docs_push_owned (&coll->indexes, idx);
+   bson_string_free (name, true);
+}
+
+/* PresplitHashedZonesSplitPolicy for one zone range [lo, zmax) of sc: one chunk per shard of zone (nzs of them among
+ * shards), inserted into chunks at versions (1, *minor++) with timestamp (s, i). */
+static void
+sim_presplit_zone_range (const sim_shcoll_t *sc, const bson_t *lo, const bson_t *zmax, const char *zone,
+                         const char *owner, const simq_docs_t *shards, size_t nzs, sim_coll_t *chunks,
+                         uint32_t *minor_io, uint32_t s, uint32_t i)
+{
+   uint32_t minor = *minor_io;
+   bson_t chunk;
+   /* PresplitHashedZonesSplitPolicy::buildSplitInfoForTag: one chunk per shard of the zone, at the hashed
+    * split points of calculateHashedSplitPoints (the range's fields before the hashed one as prefix,
+    * MinKey after it), the k-th piece on the zone's k-th shard. */
+   int64_t vals[64];
+   size_t nv = sim_hashed_split_values (nzs < 64 ? (int) nzs : 64, vals);
+   bson_t from = BSON_INITIALIZER;
+   bson_concat (&from, lo);
+   size_t k = 0;
+   for (size_t piece = 0; piece <= nv; piece++) {
+      bson_t to = BSON_INITIALIZER;
+      if (piece < nv) {
+         sim_hashed_point (sc, lo, vals[piece], &to);
+      } else {
+         bson_concat (&to, zmax);
+      }
+      const char *piece_owner = owner;
+      for (; k < shards->n; k++) {
+         if (sim_shard_in_zone (docget_utf8 (shards->v[k], "_id", NULL), zone)) {
+            piece_owner = docget_utf8 (shards->v[k++], "_id", NULL);
+            break;
+         }
+      }
+      bson_init (&chunk);
+      sim_chunk_build (sc, &from, &to, piece_owner, 1, minor++, s, i, &chunk);
+      sim_coll_insert (chunks, &chunk);
+      bson_destroy (&chunk);
+      bson_reinit (&from);
+      bson_concat (&from, &to);
+      bson_destroy (&to);
+   }
+   bson_destroy (&from);
+   *minor_io = minor;
+}
+
+/* The initial chunks of sc aligned to the zone ranges zones (sorted by min; AbstractTagsBasedSplitPolicy): each range
+ * on the next shard of its zone (round-robin per zone; pre-split per shard with presplit_zones), each gap on the next
+ * non-draining shard (primary when none). Inserts them into config.chunks and returns how many. */
+static int
+sim_zoned_initial_chunks (const sim_shcoll_t *sc, const bson_t *key, const simq_docs_t *zones, const char *primary,
+                          bool presplit_zones)
+{
+   /* Chunks aligned to the zone ranges (AbstractTagsBasedSplitPolicy::createFirstChunks, and 4.4's
+    * generateShardCollectionInitialZonedChunks): each range on the next shard of its zone (round-robin per zone),
+    * each gap between ranges on the next shard of all non-draining shards (round-robin; the server takes the
+    * registry's order, shuffled from 6.0: shardsim takes config.shards' order). */
+   uint32_t s, i;
+   bson_iter_t it;
+   sim_tick (&s, &i);
+   bson_t cur = BSON_INITIALIZER, gmax = BSON_INITIALIZER;
+   bson_iter_init (&it, key);
+   while (bson_iter_next (&it)) {
+      BSON_APPEND_MINKEY (&cur, bson_iter_key (&it));
+      BSON_APPEND_MAXKEY (&gmax, bson_iter_key (&it));
+   }
+   uint32_t minor = 0;
+   sim_coll_t *chunks = sim_coll_ensure ("config", "chunks");
+   simq_docs_t shards;
+   simq_docs_init (&shards);
+   sim_shards_list (&shards);
+   size_t holes = 0;
+   for (size_t z = 0; z <= zones->n; z++) {
+      bson_t zmin, zmax, chunk;
+      const bson_t *lo = z < zones->n && docget_sub (zones->v[z], "min", BSON_TYPE_EOD, &zmin) ? &zmin : &gmax;
+      if (order_docs (&cur, lo) < 0) {
+         /* the next non-draining shard, round-robin */
+         const char *hole_owner = primary;
+         size_t live = 0;
+         for (size_t k = 0; k < shards.n; k++) {
+            live += !sim_shard_is_draining (docget_utf8 (shards.v[k], "_id", NULL));
+         }
+         for (size_t k = 0, nth = live ? holes % live : 0; live && k < shards.n; k++) {
+            if (!sim_shard_is_draining (docget_utf8 (shards.v[k], "_id", NULL)) && nth-- == 0) {
+               hole_owner = docget_utf8 (shards.v[k], "_id", NULL);
+               break;
+            }
+         }
+         holes++;
+         bson_init (&chunk);
+         sim_chunk_build (sc, &cur, lo, hole_owner, 1, minor++, s, i, &chunk);
+         sim_coll_insert (chunks, &chunk);
+         bson_destroy (&chunk);
+      }
+      if (z == zones->n || !docget_sub (zones->v[z], "max", BSON_TYPE_EOD, &zmax)) {
+         break;
+      }
+      const char *zone = docget_utf8 (zones->v[z], "tag", NULL);
+      const char *owner = primary;
+      /* the zone's shards round-robin: count the earlier ranges of the same zone */
+      size_t nth = 0, nzs = 0;
+      for (size_t y = 0; zone && y < z; y++) {
+         const char *zy = docget_utf8 (zones->v[y], "tag", NULL);
+         nth += zy && !strcmp (zy, zone);
+      }
+      for (size_t k = 0; zone && k < shards.n; k++) {
+         nzs += sim_shard_in_zone (docget_utf8 (shards.v[k], "_id", NULL), zone);
+      }
+      for (size_t k = 0, left = nzs ? nth % nzs : 0; zone && k < shards.n; k++) {
+         if (sim_shard_in_zone (docget_utf8 (shards.v[k], "_id", NULL), zone) && left-- == 0) {
+            owner = docget_utf8 (shards.v[k], "_id", NULL);
+            break;
+         }
+      }
+      if (presplit_zones && zone && nzs > 1) {
+         sim_presplit_zone_range (sc, lo, &zmax, zone, owner, &shards, nzs, chunks, &minor, s, i);
+      } else {
+         bson_init (&chunk);
+         sim_chunk_build (sc, lo, &zmax, owner, 1, minor++, s, i, &chunk);
+         sim_coll_insert (chunks, &chunk);
+         bson_destroy (&chunk);
+      }
+      bson_reinit (&cur);
+      bson_concat (&cur, &zmax);
+   }
+   simq_docs_clear (&shards);
+   bson_destroy (&cur);
+   bson_destroy (&gmax);
+   return (int) minor;
+}
+
+/* The zone ranges of ns (config.tags), sorted by min, appended to zones (owned by the caller). */
+static void
+sim_zone_ranges_of (const char *ns, simq_docs_t *zones)
+{
+   sim_coll_t *tags = sim_coll_get ("config", "tags");
+   if (tags) {
+      bson_t f = BSON_INITIALIZER;
+      bson_error_t e;
+      BSON_APPEND_UTF8 (&f, "ns", ns);
+      sim_coll_collect (tags, &f, zones, &e);
+      bson_destroy (&f);
+      if (zones->n > 1) {
+         qsort (zones->v, zones->n, sizeof *zones->v, sim_doc_ptr_cmp_min);
+      }
+   }
+}
+
+bool
+sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nchunks, bool presplit_zones,
+                         bson_error_t *err)
+{
+   char db[128], primary[64];
+   const char *cname;
+   bson_iter_t it;
+   if (!sim_split_ns (ns, db, sizeof db, &cname)) {
+      SIM_ERR (err, 73, "Invalid namespace specified '%s'", ns);
+      return false;
+   }
+   /* Key pattern: ascending fields or exactly one hashed field. */
+   int nhashed;
+   if (!sim_check_key_pattern (key, unique, &nhashed, err)) {
       return false;
    }
    if (!strcmp (db, "admin") || !strcmp (db, "local") ||
@@ -174,42 +362,12 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
       return false;
    }
    if (!supported) {
-      bson_string_t *name = bson_string_new (NULL);
-      bson_iter_init (&it, key);
-      while (bson_iter_next (&it)) {
-         if (name->len) {
-            bson_string_append (name, "_");
-         }
-         if (BSON_ITER_HOLDS_UTF8 (&it)) {
-            bson_string_append_printf (name, "%s_hashed", bson_iter_key (&it));
-         } else {
-            bson_string_append_printf (name, "%s_1", bson_iter_key (&it));
-         }
-      }
-      bson_t *idx = bson_new ();
-      BSON_APPEND_INT32 (idx, "v", 2);
-      BSON_APPEND_DOCUMENT (idx, "key", key);
-      BSON_APPEND_UTF8 (idx, "name", name->str);
-      if (unique) {
-         BSON_APPEND_BOOL (idx, "unique", true);
-      }
-      simq_docs_push_owned (&coll->indexes, idx);
-      bson_string_free (name, true);
+      sim_create_key_index (coll, key, unique);
    }
    /* Zones already defined for ns (presplitHashedZones or a ranged key) shape the initial chunks. */
    simq_docs_t zones;
    simq_docs_init (&zones);
-   sim_coll_t *tags = sim_coll_get ("config", "tags");
-   if (tags) {
-      bson_t f = BSON_INITIALIZER;
-      bson_error_t e;
-      BSON_APPEND_UTF8 (&f, "ns", ns);
-      sim_coll_collect (tags, &f, &zones, &e);
-      bson_destroy (&f);
-      if (zones.n > 1) {
-         qsort (zones.v, zones.n, sizeof *zones.v, sim_doc_ptr_cmp_min);
-      }
-   }
+   sim_zone_ranges_of (ns, &zones);
    if (presplit_zones && (!nhashed || !zones.n || !empty)) {
       simq_docs_clear (&zones);
       SIM_ERR (err, 72,
@@ -248,111 +406,7 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
    int asked = sim_ver_ge (80) ? 0 : nchunks;
    int n = nhashed && empty && !zones.n ? (asked > 0 ? asked : per_default) : 1;
    if (zones.n && empty) {
-      /* Chunks aligned to the zone ranges (AbstractTagsBasedSplitPolicy::createFirstChunks, and 4.4's
-       * generateShardCollectionInitialZonedChunks): each range on the next shard of its zone (round-robin per zone),
-       * each gap between ranges on the next shard of all non-draining shards (round-robin; the server takes the
-       * registry's order, shuffled from 6.0: shardsim takes config.shards' order). */
-      uint32_t s, i;
-      sim_tick (&s, &i);
-      bson_t cur = BSON_INITIALIZER, gmax = BSON_INITIALIZER;
-      bson_iter_init (&it, key);
-      while (bson_iter_next (&it)) {
-         BSON_APPEND_MINKEY (&cur, bson_iter_key (&it));
-         BSON_APPEND_MAXKEY (&gmax, bson_iter_key (&it));
-      }
-      uint32_t minor = 0;
-      sim_coll_t *chunks = sim_coll_ensure ("config", "chunks");
-      simq_docs_t shards;
-      simq_docs_init (&shards);
-      sim_shards_list (&shards);
-      size_t holes = 0;
-      for (size_t z = 0; z <= zones.n; z++) {
-         bson_t zmin, zmax, chunk;
-         const bson_t *lo = z < zones.n && docget_sub (zones.v[z], "min", BSON_TYPE_EOD, &zmin) ? &zmin : &gmax;
-         if (order_docs (&cur, lo) < 0) {
-            /* the next non-draining shard, round-robin */
-            const char *hole_owner = primary;
-            size_t live = 0;
-            for (size_t k = 0; k < shards.n; k++) {
-               live += !sim_shard_is_draining (docget_utf8 (shards.v[k], "_id", NULL));
-            }
-            for (size_t k = 0, nth = live ? holes % live : 0; live && k < shards.n; k++) {
-               if (!sim_shard_is_draining (docget_utf8 (shards.v[k], "_id", NULL)) && nth-- == 0) {
-                  hole_owner = docget_utf8 (shards.v[k], "_id", NULL);
-                  break;
-               }
-            }
-            holes++;
-            bson_init (&chunk);
-            sim_chunk_build (&sc, &cur, lo, hole_owner, 1, minor++, s, i, &chunk);
-            sim_coll_insert (chunks, &chunk);
-            bson_destroy (&chunk);
-         }
-         if (z == zones.n || !docget_sub (zones.v[z], "max", BSON_TYPE_EOD, &zmax)) {
-            break;
-         }
-         const char *zone = docget_utf8 (zones.v[z], "tag", NULL);
-         const char *owner = primary;
-         /* the zone's shards round-robin: count the earlier ranges of the same zone */
-         size_t nth = 0, nzs = 0;
-         for (size_t y = 0; zone && y < z; y++) {
-            const char *zy = docget_utf8 (zones.v[y], "tag", NULL);
-            nth += zy && !strcmp (zy, zone);
-         }
-         for (size_t k = 0; zone && k < shards.n; k++) {
-            nzs += sim_shard_in_zone (docget_utf8 (shards.v[k], "_id", NULL), zone);
-         }
-         for (size_t k = 0, left = nzs ? nth % nzs : 0; zone && k < shards.n; k++) {
-            if (sim_shard_in_zone (docget_utf8 (shards.v[k], "_id", NULL), zone) && left-- == 0) {
-               owner = docget_utf8 (shards.v[k], "_id", NULL);
-               break;
-            }
-         }
-         if (presplit_zones && zone && nzs > 1) {
-            /* PresplitHashedZonesSplitPolicy::buildSplitInfoForTag: one chunk per shard of the zone, at the hashed
-             * split points of calculateHashedSplitPoints (the range's fields before the hashed one as prefix,
-             * MinKey after it), the k-th piece on the zone's k-th shard. */
-            int64_t vals[64];
-            size_t nv = sim_hashed_split_values (nzs < 64 ? (int) nzs : 64, vals);
-            bson_t from = BSON_INITIALIZER;
-            bson_concat (&from, lo);
-            size_t k = 0;
-            for (size_t piece = 0; piece <= nv; piece++) {
-               bson_t to = BSON_INITIALIZER;
-               if (piece < nv) {
-                  sim_hashed_point (&sc, lo, vals[piece], &to);
-               } else {
-                  bson_concat (&to, &zmax);
-               }
-               const char *piece_owner = owner;
-               for (; k < shards.n; k++) {
-                  if (sim_shard_in_zone (docget_utf8 (shards.v[k], "_id", NULL), zone)) {
-                     piece_owner = docget_utf8 (shards.v[k++], "_id", NULL);
-                     break;
-                  }
-               }
-               bson_init (&chunk);
-               sim_chunk_build (&sc, &from, &to, piece_owner, 1, minor++, s, i, &chunk);
-               sim_coll_insert (chunks, &chunk);
-               bson_destroy (&chunk);
-               bson_reinit (&from);
-               bson_concat (&from, &to);
-               bson_destroy (&to);
-            }
-            bson_destroy (&from);
-         } else {
-            bson_init (&chunk);
-            sim_chunk_build (&sc, lo, &zmax, owner, 1, minor++, s, i, &chunk);
-            sim_coll_insert (chunks, &chunk);
-            bson_destroy (&chunk);
-         }
-         bson_reinit (&cur);
-         bson_concat (&cur, &zmax);
-      }
-      n = (int) minor;
-      simq_docs_clear (&shards);
-      bson_destroy (&cur);
-      bson_destroy (&gmax);
+      n = sim_zoned_initial_chunks (&sc, key, &zones, primary, presplit_zones);
    } else {
       sim_create_initial_chunks (&sc, primary, n);
    }
