@@ -84,8 +84,9 @@ sim_coll_count (const sim_coll_t *coll);
 bool
 sim_coll_collect (sim_coll_t *coll, const bson_t *filter, simq_docs_t *out, bson_error_t *error);
 
+/* Frees the positions hits holds (the caller owns the struct) and leaves it empty. */
 void
-sim_hits_free (sim_hits_t *hits);
+sim_hits_destroy (sim_hits_t *hits);
 
 /* Records a read/write/command against a shard for $collStats latencyStats. */
 void

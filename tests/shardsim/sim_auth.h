@@ -40,7 +40,7 @@ sim_auth_enabled (void);
 
 /* Frees the users (their keys zeroed). */
 void
-sim_auth_cleanup (void);
+sim_auth_destroy (void);
 
 /* Under --auth, for the handshake: appends saslSupportedMechs when the request names an existing "db.user", and
  * speculativeAuthenticate { conversationId, done, payload } when the request carries a saslStart whose first step
@@ -120,7 +120,7 @@ sim_tls_enabled (void);
 
 /* Frees the TLS context. */
 void
-sim_tls_cleanup (void);
+sim_tls_destroy (void);
 
 /* The server side of the handshake on conn->fd; on success conn->tls is set. False (with one line on stderr naming
  * the reason) when the handshake failed: the connection must be closed. */

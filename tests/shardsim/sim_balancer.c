@@ -192,7 +192,7 @@ sim_migrations_doc_remove (const char *id)
    if (m && sim_coll_match (m, &filter, 0, &hits, &err)) {
       sim_coll_delete (m, &hits);
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (&filter);
 }
 

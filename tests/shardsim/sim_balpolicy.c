@@ -259,7 +259,7 @@ sim_split_zone_boundaries (sim_coll_t *coll, sim_ctab_t *t)
       }
    }
    simq_docs_clear (&bounds);
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (&filter);
 }
 

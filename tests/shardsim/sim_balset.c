@@ -134,7 +134,7 @@ sim_chunks_cut_by_zone (const sim_shcoll_t *sc, const simq_docs_t *all)
          }
       }
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (&filter);
    return cut;
 }

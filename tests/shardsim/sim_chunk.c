@@ -36,7 +36,7 @@ sim_chunks_of (const sim_shcoll_t *sc, simq_docs_t *out)
          simq_docs_push_copy (out, &view);
       }
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (&filter);
    if (out->n > 1) {
       qsort (out->v, out->n, sizeof *out->v, sim_doc_ptr_cmp_min);

@@ -402,7 +402,7 @@ sim_crud_find_run (sim_ctx_t *ctx, bson_t *reply)
       sim_hits_t hits = { 0 };
       size_t cap = (!have_sort && limit > 0) ? (size_t) (skip + limit) : 0;
       if (!sim_coll_match (coll, have_filter ? &filter : NULL, cap, &hits, &err)) {
-         sim_hits_free (&hits);
+         sim_hits_destroy (&hits);
          sim_reply_simq_error (reply, &err);
          goto cleanup;
       }
@@ -411,7 +411,7 @@ sim_crud_find_run (sim_ctx_t *ctx, bson_t *reply)
          sim_coll_view (coll, hits.v[i], &view);
          simq_docs_push_copy (&docs, &view);
       }
-      sim_hits_free (&hits);
+      sim_hits_destroy (&hits);
       sim_touch_query (ns, have_filter ? &filter : NULL);
    }
    if (have_sort && !sorted && docs.n > 1 && !simq_sort (&docs, &sort, &err)) {
@@ -569,7 +569,7 @@ sim_crud_count_run (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_INT32 (reply, "n", (int32_t) n);
    sim_reply_ok (reply);
 cleanup:
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
 }
 
 /* A read-only command: abandoned when its client goes away (sim_stop.c). */

@@ -211,14 +211,14 @@ sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
       if (chunks && sim_coll_match (chunks, &filter, 0, &hits, &err)) {
          sim_coll_delete (chunks, &hits);
       }
-      sim_hits_free (&hits);
+      sim_hits_destroy (&hits);
       bson_reinit (&filter);
       BSON_APPEND_UTF8 (&filter, "_id", ns);
       sim_coll_t *colls = sim_coll_get ("config", "collections");
       if (colls && sim_coll_match (colls, &filter, 0, &hits, &err)) {
          sim_coll_delete (colls, &hits);
       }
-      sim_hits_free (&hits);
+      sim_hits_destroy (&hits);
       sim_changelog (false, "dropCollection.start", ns, "config", &empty, clock_wall_ms ());
       sim_changelog (false, "dropCollection", ns, "config", &empty, clock_wall_ms ());
       bson_destroy (&filter);
@@ -570,7 +570,7 @@ sim_crud_drop_database (sim_ctx_t *ctx, bson_t *reply)
       if (sim_coll_match (dbs, &filter, 0, &hits, &err)) {
          sim_coll_delete (dbs, &hits);
       }
-      sim_hits_free (&hits);
+      sim_hits_destroy (&hits);
       bson_destroy (&filter);
    }
    BSON_APPEND_UTF8 (reply, "dropped", ctx->db);

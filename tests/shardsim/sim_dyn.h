@@ -165,7 +165,7 @@ sim_fault_tick (int64_t now);
 void
 sim_fault_init (void);
 void
-sim_fault_cleanup (void);
+sim_fault_destroy (void);
 
 /* ---- timed resharding, moveCollection and unshardCollection (sim_reshard.c) ---- */
 

@@ -287,7 +287,7 @@ cleanup:
    sim_g.shutting_down = 1;
    sim_dyn_stop ();
    sim_reshard_free ();
-   sim_fault_cleanup ();
+   sim_fault_destroy ();
    bson_free (o.workloads);
    bson_free (o.loads);
    if (listen_fd >= 0) {
@@ -301,8 +301,8 @@ cleanup:
    sim_cursors_free ();
    sim_store_free ();
    sim_log_close ();
-   sim_tls_cleanup ();
-   sim_auth_cleanup ();
+   sim_tls_destroy ();
+   sim_auth_destroy ();
    pthread_cond_destroy (&sim_dyn.round_done);
    pthread_mutex_destroy (&sim_g.lock);
    pthread_mutex_destroy (&sim_g.conn_lock);

@@ -294,7 +294,7 @@ sim_rs_store (const sim_rs_t *op, bool remove)
       }
       bson_destroy (&doc);
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (&filter);
 }
 
@@ -524,7 +524,7 @@ sim_rs_place (const char *ns, const char *to)
       }
       bson_destroy (&nd);
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (&filter);
    if (!sim_shcoll_load (ns, &sc)) {
       sim_shcoll_destroy (&sc);

@@ -699,14 +699,14 @@ sim_drop_collection_metadata (const sim_shcoll_t *sc, const char *ns)
    if (chunks && sim_coll_match (chunks, &filter, 0, &hits, &err)) {
       sim_coll_delete (chunks, &hits);
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_reinit (&filter);
    BSON_APPEND_UTF8 (&filter, "_id", ns);
    sim_coll_t *colls = sim_coll_get ("config", "collections");
    if (colls && sim_coll_match (colls, &filter, 0, &hits, &err)) {
       sim_coll_delete (colls, &hits);
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (&filter);
 }
 

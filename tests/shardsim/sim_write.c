@@ -226,7 +226,7 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
       bool upsert = docget_bool (&stmt, "upsert");
       sim_hits_t hits = { 0 };
       if (coll && !sim_coll_match (coll, &q, multi ? 0 : 1, &hits, &err)) {
-         sim_hits_free (&hits);
+         sim_hits_destroy (&hits);
          sim_write_error (&errors, &nerr, index, (int) (err.code ? err.code : 2), err.message);
          if (ordered) {
             break;
@@ -265,8 +265,8 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
          bson_destroy (&nd);
          bson_destroy (&before);
       }
-      size_t matched = hits.n; /* sim_hits_free clears n: an upsert must not follow a match */
-      sim_hits_free (&hits);
+      size_t matched = hits.n; /* sim_hits_destroy clears n: an upsert must not follow a match */
+      sim_hits_destroy (&hits);
       if (failed) {
          if (ordered) {
             break;
@@ -379,7 +379,7 @@ sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
       }
       sim_hits_t hits = { 0 };
       if (!sim_coll_match (coll, &q, limit ? 1 : 0, &hits, &err)) {
-         sim_hits_free (&hits);
+         sim_hits_destroy (&hits);
          sim_write_error (&errors, &nerr, index, (int) (err.code ? err.code : 2), err.message);
          if (ordered) {
             break;
@@ -391,7 +391,7 @@ sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
          sim_touch_hits (coll, &hits, 1);
       }
       sim_coll_delete (coll, &hits);
-      sim_hits_free (&hits);
+      sim_hits_destroy (&hits);
    }
    sim_finish_write (reply, n, false, 0, NULL, 0, &errors, nerr);
 cleanup:
@@ -483,7 +483,7 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
             bson_destroy (&nd);
             bson_reinit (reply);
             sim_reply_simq_error (reply, &err);
-            sim_hits_free (&hits);
+            sim_hits_destroy (&hits);
             bson_destroy (&idf);
             goto done;
          }
@@ -508,7 +508,7 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
          bson_destroy (&nd);
          bson_destroy (&seed);
          sim_reply_simq_error (reply, &err);
-         sim_hits_free (&hits);
+         sim_hits_destroy (&hits);
          bson_destroy (&idf);
          goto done;
       }
@@ -531,7 +531,7 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
          sim_reply_ok (reply);
       }
       bson_destroy (&with);
-      sim_hits_free (&hits);
+      sim_hits_destroy (&hits);
       bson_destroy (&idf);
       goto done;
    } else {
@@ -543,7 +543,7 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
       bson_append_document_end (reply, &leo);
       BSON_APPEND_NULL (reply, "value");
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (&idf);
    sim_reply_ok (reply);
 done:

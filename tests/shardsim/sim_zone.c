@@ -30,7 +30,7 @@ sim_zone_of (const char *ns, const bson_t *min, const bson_t *max, char *out, si
          }
       }
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (&filter);
    return found;
 }
@@ -418,11 +418,11 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
       bson_free (b);
       bson_free (c);
       bson_free (d);
-      sim_hits_free (&hits);
-      sim_hits_free (&del);
+      sim_hits_destroy (&hits);
+      sim_hits_destroy (&del);
       goto done;
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    if (!zone) {
       sim_coll_delete (tags, &del);
    } else if (!identical) {
@@ -437,7 +437,7 @@ sim_op_update_zone_range (const char *ns, const bson_t *min_in, const bson_t *ma
       sim_coll_insert (tags, &doc);
       bson_destroy (&doc);
    }
-   sim_hits_free (&del);
+   sim_hits_destroy (&del);
    uint32_t s, i;
    sim_tick (&s, &i);
    ok = true;

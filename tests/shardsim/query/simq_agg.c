@@ -92,7 +92,7 @@ simq_stage_project (const bson_value_t *arg, const simq_docs_t *in, const simq_e
       simq_ectx_t ctx;
       bson_t res;
       if (simq_interrupted (env, i, error)) {
-         simq_proj_destroy (proj);
+         simq_proj_free (proj);
          return false;
       }
       simq_ectx_for (in->v[i], env, vars, &ctx);
@@ -101,13 +101,13 @@ simq_stage_project (const bson_value_t *arg, const simq_docs_t *in, const simq_e
       }
       if (!simq_proj_apply (proj, in->v[i], &ctx, &res, error)) {
          bson_destroy (&res);
-         simq_proj_destroy (proj);
+         simq_proj_free (proj);
          return false;
       }
       simq_docs_push_owned (out, bson_copy (&res));
       bson_destroy (&res);
    }
-   simq_proj_destroy (proj);
+   simq_proj_free (proj);
    return true;
 }
 
@@ -124,7 +124,7 @@ typedef struct {
 } simq_fields_t;
 
 static void
-simq_fields_free (simq_fields_t *f)
+simq_fields_destroy (simq_fields_t *f)
 {
    for (size_t i = 0; i < f->n; i++) {
       bson_free (f->v[i].path);
@@ -211,7 +211,7 @@ simq_stage_add_fields (const char *name, const bson_value_t *arg, const simq_doc
          } else {
             set_ok = simq_set_path (&cur, fields.v[f].path, &v, &next, error);
          }
-         simq_value_free (&v);
+         simq_value_destroy (&v);
          bson_destroy (&cur);
          if (!set_ok) {
             bson_destroy (&next);
@@ -224,7 +224,7 @@ simq_stage_add_fields (const char *name, const bson_value_t *arg, const simq_doc
    }
    ok = true;
 cleanup:
-   simq_fields_free (&fields);
+   simq_fields_destroy (&fields);
    return ok;
 }
 
@@ -262,7 +262,7 @@ simq_stage_unset (const bson_value_t *arg, const simq_docs_t *in, const simq_env
    }
    simq_value_from_doc (&proj, false, &projv);
    ok = simq_stage_project (&projv, in, env, vars, out, error);
-   simq_value_free (&projv);
+   simq_value_destroy (&projv);
    bson_destroy (&proj);
    return ok;
 }
@@ -563,11 +563,11 @@ simq_stage_replace_root (bool with, const bson_value_t *arg, const simq_docs_t *
                     simq_type_name (v.value_type), dj);
          bson_free (vj);
          bson_free (dj);
-         simq_value_free (&v);
+         simq_value_destroy (&v);
          return false;
       }
       simq_docs_push_owned (out, bson_copy (&sub));
-      simq_value_free (&v);
+      simq_value_destroy (&v);
    }
    return true;
 }
@@ -603,7 +603,7 @@ simq_stage_documents (const bson_value_t *arg, const simq_env_t *env, simq_var_t
    }
    ok = true;
 cleanup:
-   simq_value_free (&v);
+   simq_value_destroy (&v);
    bson_destroy (&empty);
    return ok;
 }
@@ -672,7 +672,7 @@ simq_stage_sort_by_count (const bson_value_t *arg, const simq_docs_t *in, const 
    bson_append_document_end (&group, &count);
    simq_value_from_doc (&group, false, &gv);
    ok = simq_stage_group (&gv, in, env, vars, out, error);
-   simq_value_free (&gv);
+   simq_value_destroy (&gv);
    BSON_APPEND_INT32 (&sort, "count", -1);
    if (ok) {
       ok = simq_sort (out, &sort, error);

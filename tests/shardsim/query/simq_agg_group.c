@@ -122,7 +122,7 @@ simq_acc_update (simq_acc_t *a, const simq_acc_spec_t *spec, const bson_value_t 
       }
       return true;
    case SIMQ_ACC_LAST:
-      simq_value_free (&a->value);
+      simq_value_destroy (&a->value);
       simq_value_copy (v, &a->value);
       a->set = true;
       return true;
@@ -132,7 +132,7 @@ simq_acc_update (simq_acc_t *a, const simq_acc_spec_t *spec, const bson_value_t 
          return true;
       }
       if (!a->set || (spec->kind == SIMQ_ACC_MIN ? order_values (v, &a->value) < 0 : order_values (v, &a->value) > 0)) {
-         simq_value_free (&a->value);
+         simq_value_destroy (&a->value);
          simq_value_copy (v, &a->value);
          a->set = true;
       }
@@ -342,7 +342,7 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
             bson_init (&g->accs[a].list);
          }
       } else {
-         simq_value_free (&key);
+         simq_value_destroy (&key);
       }
       for (size_t a = 0; a < naccs; a++) {
          bson_value_t v;
@@ -353,7 +353,7 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
             goto cleanup;
          }
          upd_ok = simq_acc_update (&g->accs[a], &accs[a], &v, error);
-         simq_value_free (&v);
+         simq_value_destroy (&v);
          if (!upd_ok) {
             goto cleanup;
          }
@@ -370,9 +370,9 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
    ok = true;
 cleanup:
    for (size_t i = 0; i < ngroups; i++) {
-      simq_value_free (&groups[i].key);
+      simq_value_destroy (&groups[i].key);
       for (size_t a = 0; a < naccs; a++) {
-         simq_value_free (&groups[i].accs[a].value);
+         simq_value_destroy (&groups[i].accs[a].value);
          bson_destroy (&groups[i].accs[a].list);
       }
       bson_free (groups[i].accs);

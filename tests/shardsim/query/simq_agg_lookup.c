@@ -175,7 +175,7 @@ simq_lookup_local_matches (const bson_t *doc, const char *local, const char *for
    }
    bson_append_array_end (&cond, &list);
    bson_append_document_end (&filter, &cond);
-   simq_pvals_free (&pv);
+   simq_pvals_destroy (&pv);
    if (plain && indexable) {
       if (!ix->built) {
          simq_lookup_index_build (ix, foreign_docs, foreign);
@@ -329,7 +329,7 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
       while (head != vars) {
          simq_var_t *node = head;
          head = head->next;
-         simq_value_free (&node->value);
+         simq_value_destroy (&node->value);
          bson_free (node);
       }
       if (ok) {
@@ -340,7 +340,7 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
          }
          simq_value_from_doc (&arr, true, &arrv);
          ok = simq_set_path (in->v[i], as, &arrv, &next, error);
-         simq_value_free (&arrv);
+         simq_value_destroy (&arrv);
          if (ok) {
             simq_docs_push_owned (out, bson_copy (&next));
          }

@@ -294,7 +294,7 @@ simq_resolve_path (const bson_value_t *v, const char *path, bson_value_t *out)
             snprintf (key, sizeof key, "%u", i++);
             bson_append_value (&arr, key, -1, &sub);
          }
-         simq_value_free (&sub);
+         simq_value_destroy (&sub);
       }
       simq_value_from_doc (&arr, true, out);
       bson_destroy (&arr);
@@ -357,10 +357,10 @@ simq_eval_args (const simq_args_t *args, const simq_ectx_t *ctx, bson_value_t *v
 }
 
 void
-simq_free_vals (bson_value_t *vals, size_t n)
+simq_vals_destroy (bson_value_t *vals, size_t n)
 {
    for (size_t i = 0; i < n; i++) {
-      simq_value_free (&vals[i]);
+      simq_value_destroy (&vals[i]);
    }
 }
 
@@ -559,14 +559,14 @@ simq_map_filter (const simq_iter_spec_t *spec, const simq_ectx_t *ctx, bson_valu
          bson_append_value (&arr, key, -1, &elems[i]);
          kept++;
       }
-      simq_value_free (&r);
+      simq_value_destroy (&r);
    }
    simq_value_from_doc (&arr, true, out);
    ok = true;
 cleanup:
    bson_free (elems);
    bson_destroy (&arr);
-   simq_value_free (&input);
+   simq_value_destroy (&input);
    return ok;
 }
 
@@ -669,9 +669,9 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
          simq_fail (error, 168, "Unrecognized expression '%s'", op);
       }
    }
-   simq_free_vals (vals, nvals);
+   simq_vals_destroy (vals, nvals);
    if (!ok) {
-      simq_value_free (out);
+      simq_value_destroy (out);
    }
    return ok;
 }
@@ -778,7 +778,7 @@ simq_eval (const bson_value_t *expr, const simq_ectx_t *ctx, bson_value_t *out, 
          if (ok) {
             simq_append_value (&built, key, (int) bson_iter_key_len (&it), &v);
          }
-         simq_value_free (&v);
+         simq_value_destroy (&v);
       }
       if (ok) {
          simq_value_from_doc (&built, false, out);
@@ -803,7 +803,7 @@ simq_eval (const bson_value_t *expr, const simq_ectx_t *ctx, bson_value_t *out, 
          } else if (ok) {
             bson_append_value (&built, key, -1, &v);
          }
-         simq_value_free (&v);
+         simq_value_destroy (&v);
       }
       if (ok) {
          simq_value_from_doc (&built, true, out);

@@ -643,7 +643,7 @@ simq_match_field (const bson_t *doc, const char *path, const bson_value_t *cond,
    }
    ok = simq_eq_or_regex (&pv, cond, matched, error);
 cleanup:
-   simq_pvals_free (&pv);
+   simq_pvals_destroy (&pv);
    return ok;
 }
 
@@ -716,7 +716,7 @@ simq_match_doc (const bson_t *doc, const bson_t *filter, const simq_ectx_t *ctx,
                return false;
             }
             m = simq_truthy (&r);
-            simq_value_free (&r);
+            simq_value_destroy (&r);
          } else if (strcmp (key, "$comment") == 0) {
             m = true;
          } else if (strcmp (key, "$alwaysTrue") == 0) {

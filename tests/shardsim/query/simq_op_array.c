@@ -53,12 +53,12 @@ simq_op_map_filter (const char *op, const bson_value_t *arg, const simq_ectx_t *
          }
          if (!simq_nullish (&lv)) {
             if (!simq_is_integral_number (&lv, &l) || l < 1) {
-               simq_value_free (&lv);
+               simq_value_destroy (&lv);
                return simq_fail (error, 327391, "$filter: limit must be greater than 0");
             }
             it_spec.limit = l;
          }
-         simq_value_free (&lv);
+         simq_value_destroy (&lv);
       }
    }
    return simq_map_filter (&it_spec, ctx, out, error);

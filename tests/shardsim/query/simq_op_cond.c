@@ -46,7 +46,7 @@ simq_op_cond (const char *op, const bson_value_t *arg, const simq_ectx_t *ctx, b
          return false;
       }
       ok = simq_eval (simq_truthy (&c) ? &s_then : &s_else, ctx, out, error);
-      simq_value_free (&c);
+      simq_value_destroy (&c);
       return ok;
    }
    simq_args_t args;
@@ -58,7 +58,7 @@ simq_op_cond (const char *op, const bson_value_t *arg, const simq_ectx_t *ctx, b
       return false;
    }
    ok = simq_eval (simq_truthy (&c) ? &args.v[1] : &args.v[2], ctx, out, error);
-   simq_value_free (&c);
+   simq_value_destroy (&c);
    return ok;
 }
 
@@ -94,7 +94,7 @@ simq_op_let (const char *op, const bson_value_t *arg, const simq_ectx_t *ctx, bs
    while (head != ctx->vars) {
       node = head;
       head = head->next;
-      simq_value_free (&node->value);
+      simq_value_destroy (&node->value);
       bson_free (node);
    }
    return ok;
@@ -128,10 +128,10 @@ simq_op_switch (const char *op, const bson_value_t *arg, const simq_ectx_t *ctx,
          return false;
       }
       if (simq_truthy (&c)) {
-         simq_value_free (&c);
+         simq_value_destroy (&c);
          return simq_eval (&s_then, ctx, out, error);
       }
-      simq_value_free (&c);
+      simq_value_destroy (&c);
    }
    if (simq_named_arg (&spec, "default", &s_default)) {
       return simq_eval (&s_default, ctx, out, error);
@@ -157,7 +157,7 @@ simq_op_if_null (const char *op, const simq_args_t *args, const simq_ectx_t *ctx
          *out = v;
          return true;
       }
-      simq_value_free (&v);
+      simq_value_destroy (&v);
    }
    return true;
 }
@@ -173,7 +173,7 @@ simq_op_and_or (const char *op, const simq_args_t *args, const simq_ectx_t *ctx,
          return false;
       }
       t = simq_truthy (&v);
-      simq_value_free (&v);
+      simq_value_destroy (&v);
       if (is_and != t) {
          simq_set_bool (out, !is_and);
          return true;

@@ -126,7 +126,7 @@ simq_op_substr (const char *op, const simq_args_t *args, bson_value_t *vals, siz
       if (!simq_to_string (&vals[0], &str, error)) {
          return ok;
       }
-      simq_value_free (&vals[0]);
+      simq_value_destroy (&vals[0]);
       vals[0] = str;
       s = vals[0].value.v_utf8.str;
       slen = vals[0].value.v_utf8.len;

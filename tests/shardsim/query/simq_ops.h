@@ -64,7 +64,7 @@ simq_set_date (bson_value_t *v, int64_t ms);
 void
 simq_set_string_owned (bson_value_t *v, char *s, size_t len);
 
-/* Sets v to a copy of s (len bytes); v owns the copy (simq_value_free). */
+/* Sets v to a copy of s (len bytes); v owns the copy (simq_value_destroy). */
 void
 simq_set_string (bson_value_t *v, const char *s, size_t len);
 
@@ -98,7 +98,7 @@ simq_eval_args (const simq_args_t *args, const simq_ectx_t *ctx, bson_value_t *v
 
 /* Frees the n values of vals. */
 void
-simq_free_vals (bson_value_t *vals, size_t n);
+simq_vals_destroy (bson_value_t *vals, size_t n);
 
 /* False (238 NotImplemented) when one of the n values is a decimal128. */
 bool

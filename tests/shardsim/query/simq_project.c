@@ -348,7 +348,7 @@ simq_project_computed (const simq_pnode_t *node, const char *base, const bson_t 
                }
                bson_destroy (&one);
             }
-            simq_pvals_free (&pv);
+            simq_pvals_destroy (&pv);
          }
          if (ok && !simq_value_missing (&v) && !base && !strchr (path, '.') && !bson_has_field (out, path)) {
             /* a new top-level field: simq_set_path would copy out and append it at the end; append in place */
@@ -363,7 +363,7 @@ simq_project_computed (const simq_pnode_t *node, const char *base, const bson_t 
                bson_destroy (&next);
             }
          }
-         simq_value_free (&v);
+         simq_value_destroy (&v);
       } else if (c->kind == SIMQ_P_SUB) {
          ok = simq_project_computed (c, path, doc, ctx, out, error);
       }
@@ -394,14 +394,14 @@ simq_proj_new (const bson_t *projection, bool find_syntax, bson_error_t *error)
    if (bson_count_keys (projection) == 0) {
       if (!find_syntax) {
          simq_fail (error, 51272, "%sprojection specification must have at least one field", pp.prefix);
-         simq_proj_destroy (p);
+         simq_proj_free (p);
          return NULL;
       }
       p->copy_all = true;
       return p;
    }
    if (!simq_pparse (&pp, &p->root, projection, NULL, error)) {
-      simq_proj_destroy (p);
+      simq_proj_free (p);
       return NULL;
    }
    p->inclusion = pp.mode > 0 || (pp.mode == 0 && pp.has_elemmatch) || (pp.mode == 0 && pp.id_set && pp.id_included);
@@ -443,7 +443,7 @@ simq_proj_apply (const simq_proj_t *p, const bson_t *doc, const simq_ectx_t *ctx
 }
 
 void
-simq_proj_destroy (simq_proj_t *p)
+simq_proj_free (simq_proj_t *p)
 {
    if (p) {
       simq_pnode_free (p->root.children);
@@ -462,7 +462,7 @@ simq_project_ex (const bson_t *doc, const bson_t *projection, bool find_syntax, 
       return false;
    }
    ok = simq_proj_apply (p, doc, ctx, out, error);
-   simq_proj_destroy (p);
+   simq_proj_free (p);
    return ok;
 }
 

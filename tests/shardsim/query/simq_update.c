@@ -292,7 +292,7 @@ simq_apply_push (bson_t *cur, const simq_upd_t *u, bool add_to_set, bson_error_t
       bson_value_t nv;
       simq_value_from_doc (&arr, true, &nv);
       ok = simq_set_into (cur, u->path, &nv, error);
-      simq_value_free (&nv);
+      simq_value_destroy (&nv);
    }
 cleanup:
    bson_free (items);
@@ -377,7 +377,7 @@ simq_apply_pull (bson_t *cur, const simq_upd_t *u, bool pull_all, bson_error_t *
       bson_value_t nv;
       simq_value_from_doc (&arr, true, &nv);
       ok = simq_set_into (cur, u->path, &nv, error);
-      simq_value_free (&nv);
+      simq_value_destroy (&nv);
    }
 cleanup:
    bson_destroy (&arr);
@@ -520,7 +520,7 @@ simq_apply_one (bson_t *cur, const simq_upd_t *u, bool is_insert, bson_error_t *
       simq_unset_path (cur, u->path, &next, &found);
       simq_replace_doc (cur, &next);
       ok = simq_set_into (cur, u->to, &copy, error);
-      simq_value_free (&copy);
+      simq_value_destroy (&copy);
       return ok;
    }
    if (strcmp (op, "$push") == 0 || strcmp (op, "$addToSet") == 0) {
@@ -563,7 +563,7 @@ simq_apply_one (bson_t *cur, const simq_upd_t *u, bool is_insert, bson_error_t *
       simq_value_from_doc (&arr, true, &nv);
       bson_destroy (&arr);
       ok = simq_set_into (cur, u->path, &nv, error);
-      simq_value_free (&nv);
+      simq_value_destroy (&nv);
       return ok;
    }
    return simq_fail (error, 9,
