@@ -189,6 +189,7 @@ sim_crc32c (const uint8_t *data, size_t len);
 bool
 sim_wire_parse (const uint8_t *data, size_t len, sim_msg_t *msg, bson_error_t *error);
 
+/* Frees what msg holds (its command document); msg itself is the caller's. */
 void
 sim_msg_destroy (sim_msg_t *msg);
 
