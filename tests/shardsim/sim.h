@@ -1,201 +1,14 @@
-/* shardsim's shared declarations: the simulated mongos's global state (version personality, in-memory collections,
- * cursors, counters), the wire-message representation, and the entry points each module exports. shardsim is a
- * wire-protocol mongos simulator for tests and demos, not a database. */
+/* shardsim's declarations by module, above the state (sim_state.h), the replies (sim_reply.h), the dynamics
+ * (sim_dyn.h) and authentication (sim_auth.h), which it includes: the wire and server entry points, the store, the
+ * config metadata and routing, the document and admin commands, chunk tables, scenarios and the command log.
+ * shardsim is a wire-protocol mongos simulator for tests and demos, not a database. */
 #ifndef SHARDSIM_SIM_H
 #define SHARDSIM_SIM_H
 
-#include <bson/bson.h>
-#include <pthread.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <sys/types.h>
-
-#include "tests/shardsim/query/simq.h"
-#include "shell/lib/clock.h"
-
-/* ---- version personality ---- */
-
-typedef struct {
-   const char *name; /* "8.0" */
-   const char *full; /* "8.0.4" */
-   int num;          /* 44, 50, 60, 70, 80 */
-   int32_t max_wire; /* 9, 13, 17, 21, 25 */
-} sim_version_t;
-
-/* Looks a version up by its short name ("4.4" … "8.0"); NULL when unknown. */
-const sim_version_t *
-sim_version_find (const char *name);
-
-/* ---- in-memory collections ---- */
-
-/* Documents are stored as raw BSON (uint8_t *, length in the first four bytes) to keep the large scenario small. */
-typedef struct {
-   uint8_t **v;
-   size_t n;
-   size_t cap;
-} sim_raw_t;
-
-/* A partition groups the documents that share one value of the collection's partition field (config.chunks by
- * uuid or ns, config.tags by ns) so that equality queries on that field do not scan every document. */
-typedef struct {
-   char *key;
-   sim_raw_t docs;
-   uint64_t gen;              /* sim_g.store_gen at this partition's last change (chunk tables compare it) */
-   struct sim_rindex *rindex; /* the documents ordered by min (sim_index.c); NULL until first needed */
-   bool vmax_known;           /* vmax_t/vmax_i hold the greatest lastmod timestamp (sim_index.c keeps it) */
-   uint32_t vmax_t, vmax_i;
-} sim_part_t;
-
-typedef struct {
-   char shard[64];
-   int64_t reads, writes, commands;
-   int64_t read_us, write_us, command_us;
-} sim_opstat_t;
-
-typedef struct {
-   char *ns;
-   char *db;
-   char *name;
-   uint8_t uuid[16];
-   const char *part_field; /* NULL: one partition */
-   sim_part_t *parts;
-   size_t nparts;
-   size_t capparts;
-   size_t last_part;
-   simq_docs_t indexes; /* index specifications, { v, key, name, [unique] } */
-   sim_opstat_t *ops;
-   size_t nops;
-   struct sim_ctab *ctab; /* chunk table of a sharded collection (sim_ctab.c); NULL until first needed */
-   simq_htab_t *ids;      /* the _id index: simq_hash_value (_id) -> stored document (sim_index.c); NULL until needed */
-} sim_coll_t;
-
-/* A document's position inside a collection. */
-typedef struct {
-   size_t part;
-   size_t idx;
-} sim_pos_t;
-
-typedef struct {
-   sim_pos_t *v;
-   size_t n;
-   size_t cap;
-} sim_hits_t;
-
-/* ---- cursors ---- */
-
-typedef struct sim_cursor {
-   int64_t id;
-   char *ns;
-   simq_docs_t docs;
-   size_t pos;
-   struct sim_cursor *next;
-} sim_cursor_t;
-
-/* ---- connections ---- */
-
-typedef struct sim_conn {
-   int fd;
-   int32_t id;
-   pthread_t thread;
-   bool done;
-   bool sent_client;
-   bool close_after_reply; /* simFault dropConnections: the caller's connection closes once answered */
-   char peer[64];
-   char app_name[128];
-   int64_t started_ms;
-   struct sim_conn *next;
-   /* --tls and --auth (sim_tls.c, sim_auth.c); all zero on a plain connection of an auth-less simulator */
-   struct ssl_st *tls;      /* the TLS session once the handshake succeeded, else NULL */
-   struct sim_scram *scram; /* the SASL conversation in progress, else NULL */
-   bool authenticated;      /* a SCRAM conversation completed on this connection */
-   char auth_user[128];     /* who authenticated, and on which database */
-   char auth_db[128];
-} sim_conn_t;
-
-/* ---- the global state ---- */
-
-typedef struct {
-   const sim_version_t *ver;
-   const char *scenario;
-   int nshards;
-   uint64_t seed;
-   int large_shards;
-   int large_collections;
-   int64_t large_chunks;
-   int port;
-   char host[64];
-   char **argv;
-   int argc;
-
-   pthread_mutex_t lock; /* guards everything below */
-   sim_coll_t **colls;
-   size_t ncolls;
-   size_t capcolls;
-   sim_cursor_t *cursors;
-   int64_t next_cursor;
-   uint32_t ct_secs;
-   uint32_t ct_inc;
-   bson_oid_t process_id;
-   bson_oid_t cluster_id;
-   int64_t start_ms;
-   int32_t next_conn_id;
-   int64_t conns_total;
-   int64_t conns_current;
-   int64_t op_insert, op_query, op_update, op_delete, op_getmore, op_command, op_deprecated;
-   int64_t balancer_rounds;
-   uint64_t rng;
-   int64_t next_opid;
-   uint64_t store_gen; /* bumped by every change to any partition */
-
-   pthread_mutex_t conn_lock; /* guards conns */
-   sim_conn_t *conns;
-   volatile int shutting_down;
-   int wake_pipe[2];
-} sim_state_t;
-
-/* The process-wide state (one simulated mongos per process). */
-extern sim_state_t sim_g;
-
-/* ---- wire (sim_wire.c) ---- */
-
-enum {
-   SIM_OP_REPLY = 1,
-   SIM_OP_QUERY = 2004,
-   SIM_OP_COMPRESSED = 2012,
-   SIM_OP_MSG = 2013,
-};
-
-#define SIM_MSG_CHECKSUM 1u
-#define SIM_MSG_MORE_TO_COME 2u
-#define SIM_MSG_EXHAUST 65536u
-
-/* One parsed request. */
-typedef struct {
-   int32_t request_id;
-   int32_t opcode;
-   uint32_t flags; /* OP_MSG flagBits, or OP_QUERY flags */
-   char db[128];   /* $db, or the database of OP_QUERY's fullCollectionName */
-   bson_t cmd;     /* the command, document sequences merged in as arrays */
-} sim_msg_t;
-
-/* CRC-32C (Castagnoli) of len bytes. */
-uint32_t
-sim_crc32c (const uint8_t *data, size_t len);
-
-/* Parses one complete message (header included, len bytes). On success msg->cmd is initialised and must be
- * destroyed with sim_msg_destroy. Returns false with error set on malformed input (msg then needs no cleanup). */
-bool
-sim_wire_parse (const uint8_t *data, size_t len, sim_msg_t *msg, bson_error_t *error);
-
-void
-sim_msg_destroy (sim_msg_t *msg);
-
-/* Builds a reply message to request_id in buf (bson_malloc'd; caller frees): OP_REPLY for OP_QUERY (responseFlags
- * 8), OP_MSG otherwise (flags as given). */
-uint8_t *
-sim_wire_reply (int32_t opcode, int32_t request_id, int32_t response_id, uint32_t flags, const bson_t *body,
-                size_t *len);
+#include "tests/shardsim/sim_auth.h"
+#include "tests/shardsim/sim_dyn.h"
+#include "tests/shardsim/sim_reply.h"
+#include "tests/shardsim/sim_state.h"
 
 /* ---- server (sim_server.c) ---- */
 
@@ -218,32 +31,6 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply);
 /* Whether the command is an awaitable hello (topologyVersion + maxAwaitTimeMS); *wait_ms receives the wait. */
 bool
 sim_cmd_is_awaitable_hello (const bson_t *cmd, int64_t *wait_ms);
-
-/* Appends an error { ok: 0.0, errmsg, code, codeName } to reply (code 0: errmsg-only). */
-void
-sim_reply_error (bson_t *reply, int code, const char *fmt, ...) BSON_GNUC_PRINTF (3, 4);
-
-/* Appends ok: 1.0. */
-void
-sim_reply_ok (bson_t *reply);
-
-/* The server's codeName for code. */
-const char *
-sim_code_name (int code);
-
-/* Cluster time: current, and advance for a write. Callers hold sim_g.lock. */
-void
-sim_cluster_time (uint32_t *secs, uint32_t *inc);
-void
-sim_tick (uint32_t *secs, uint32_t *inc);
-
-/* Deterministic random numbers from --seed. Callers hold sim_g.lock. */
-uint64_t
-sim_rand (void);
-
-/* Generates a random version-4 UUID into out. */
-void
-sim_uuid_new (uint8_t out[16]);
 
 /* ---- store (sim_store.c) ---- */
 
@@ -297,8 +84,9 @@ sim_coll_count (const sim_coll_t *coll);
 bool
 sim_coll_collect (sim_coll_t *coll, const bson_t *filter, simq_docs_t *out, bson_error_t *error);
 
+/* Frees the positions hits holds (the caller owns the struct) and leaves it empty. */
 void
-sim_hits_free (sim_hits_t *hits);
+sim_hits_destroy (sim_hits_t *hits);
 
 /* Records a read/write/command against a shard for $collStats latencyStats. */
 void
@@ -481,14 +269,6 @@ sim_bson_str (const bson_t *doc);
 
 /* ---- CRUD (sim_crud.c) ---- */
 
-typedef struct {
-   sim_conn_t *conn;
-   const char *db;
-   const char *name; /* command name */
-   const bson_t *cmd;
-   bool op_query;
-} sim_ctx_t;
-
 void
 sim_crud_find (sim_ctx_t *ctx, bson_t *reply);
 void
@@ -547,11 +327,7 @@ sim_cursors_free (void);
 void
 sim_crud_insert_one (const char *db, const char *name, const bson_t *doc);
 
-/* ---- admin commands (sim_admin.c) ---- */
-
-/* Runs a sharding admin command if name is one; returns false when it is not an admin command handled here. */
-bool
-sim_admin_run (sim_ctx_t *ctx, bson_t *reply);
+/* ---- admin operations (sim_shardcoll.c, sim_split.c, sim_migrate.c, sim_zone.c, sim_shards.c) ---- */
 
 /* The operations behind the admin commands, also used to build scenarios. Errors carry the server's code in
  * err->code (0 for the errmsg-only failures) and its message. */
@@ -586,11 +362,7 @@ sim_log_command (int32_t conn_id, int32_t opcode, const char *db, const bson_t *
 void
 sim_log_close (void);
 
-/* Helpers for building replies in admin and CRUD code. */
-bool
-sim_ver_ge (int num);
-
-/* The "before" document of a split changelog entry for chunk (sim_admin.c): 4.4/5.0 the chunk's own version
+/* The "before" document of a split changelog entry for chunk (sim_chunk.c): 4.4/5.0 the chunk's own version
  * (min, max, lastmod, lastmodEpoch); 6.0+ commitChunkSplit's { min, max, lastmod: the collection version as
  * { e, t, v } }. Appends to out. */
 void
@@ -600,7 +372,7 @@ sim_split_before_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out);
  * merged at collection version (major, minor) into one of (major, minor + 1), in the version's shape: 4.4/5.0
  * { merged: [versions], mergedVersion: { lastmod }, owningShard }; 6.0 commitChunksMerge's { merged: [chunk
  * documents], prevShardVersion, mergedVersion, owningShard }; 7.0+ logMergeToChangelog's { prevPlacementVersion,
- * mergedVersion, owningShard, min, max, numChunks }. The caller keeps ownership of chunks (sim_admin.c). */
+ * mergedVersion, owningShard, min, max, numChunks }. The caller keeps ownership of chunks (sim_chunk.c). */
 void
 sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t n, uint32_t major, uint32_t minor,
                      const char *shard);
@@ -686,7 +458,7 @@ sim_ctab_merge (sim_coll_t *coll, size_t first, size_t last);
 void
 sim_ctab_mark_jumbo (sim_ctab_t *t, size_t i);
 
-/* ---- exported admin helpers (sim_admin.c) ---- */
+/* ---- exported admin helpers (sim_chunk.c, sim_migrate.c, sim_zone.c, sim_shards.c, sim_balset.c) ---- */
 
 /* Moves chunk (a config.chunks document) to shard to with versions and history; writes moveChunk.start when
  * log_start, then moveChunk.to/.commit/.from. ndocs/nbytes < 0: counted from the documents. */
@@ -701,7 +473,7 @@ sim_chunk_by_id (const bson_oid_t *id, bson_t *out);
 /* Replaces (doc != NULL) or deletes the chunk whose _id equals that of old. */
 void
 sim_chunk_replace (const bson_t *old, const bson_t *doc);
-/* A chunk document with new bounds/shard/version (see sim_admin.c). */
+/* A chunk document with new bounds/shard/version (see sim_chunk.c). */
 void
 sim_chunk_rewrite_doc (const sim_shcoll_t *sc, const bson_t *chunk, const bson_t *min, const bson_t *max,
                        const char *shard, uint32_t major, uint32_t minor, bool new_history, bson_t *out);
@@ -722,321 +494,12 @@ sim_db_enable_sharding (const char *db);
 bool
 sim_balancer_is_stopped (void);
 
-/* ---- dynamics: workloads, balancer, faults (sim_dyn.c, sim_workload.c, sim_balancer.c, sim_fault.c) ---- */
-
-struct sim_workload;
-struct sim_migration;
-
-typedef struct {
-   /* configuration from flags */
-   int64_t chunk_size_bytes;     /* --chunk-size-kb (0: the version's default) */
-   int64_t balancer_interval_ms; /* --balancer-interval-ms */
-   int64_t migration_ms;         /* --migration-ms */
-   bool live;                    /* background balancer rounds run */
-   int32_t doc_bytes;            /* --doc-bytes: default generated document size */
-   /* balancer */
-   int64_t next_round_ms;
-   bool in_round;
-   int64_t round_start_ms;
-   int32_t round_candidates;
-   int32_t round_moved;
-   int64_t rounds;
-   int64_t rounds_skipped;   /* rounds skipped for the balancer settings (off, outside the window, unparsable) */
-   int64_t automerge_rounds; /* rounds between automerger passes (0: 360, autoMergerIntervalSecs / 10 s) */
-   bool automerge_on;        /* the automerger is enabled (its first pass ran) */
-   int64_t automerge_last;   /* the round of its last pass */
-   struct sim_migration **migs;
-   size_t nmigs;
-   int64_t splits;
-   int64_t migrations_done;
-   int64_t migrations_aborted;
-   /* workloads */
-   struct sim_workload **wls;
-   size_t nwls;
-   int32_t next_wl_id;
-   /* the background thread */
-   pthread_t thread;
-   bool thread_started;
-   pthread_cond_t round_done; /* used with sim_g.lock */
-} sim_dyn_t;
-
-extern sim_dyn_t sim_dyn;
-
-/* Parses config.settings' balancer document as BalancerSettingsType::fromBSON does: false when it does not parse
- * (a non-boolean stopped, an unknown mode, an activeWindow that is not an object, is empty, lacks start or stop, is
- * not HH:MM or has start equal to stop). On success mode receives "full", "autoSplitOnly" (up to 6.0) or "off" and
- * *win_start and *win_stop the window in minutes since midnight (-1 without one). Callers hold sim_g.lock. */
-bool
-sim_balancer_settings (char mode[16], int *win_start, int *win_stop);
-
-/* Starts the background thread (workloads, balancer rounds, migrations, periodic connection drops). */
-bool
-sim_dyn_start (void);
-/* Joins it (after sim_g.shutting_down is set) and frees workloads and migrations. */
-void
-sim_dyn_stop (void);
-/* One step of the background work; callers hold sim_g.lock. */
-void
-sim_balancer_tick (int64_t now);
-void
-sim_workload_tick (int64_t now);
-void
-sim_workload_free_all (void);
-void
-sim_balancer_free (void);
-/* Waits (releasing sim_g.lock) until no balancer round is in progress or deadline_ms passes; false on timeout. */
-bool
-sim_balancer_wait_round (int64_t deadline_ms);
-/* Whether the balancer's policy would move chunks of ns (per zone group: chunk-count thresholds before 6.0, three
- * chunk sizes of data from 6.0): 1 yes, 0 no, -1 when ns has no chunk table (no stored collection). */
-int
-sim_balancer_imbalanced (const char *ns);
-/* Whether a migration of the chunk with this _id is in flight. */
-bool
-sim_balancer_chunk_busy (const char *ns, const bson_oid_t *id);
-/* Appends the in-flight migrations to out as the shards' currentOp rows. */
-void
-sim_balancer_current_op (simq_docs_t *out);
-/* killOp of a shard's operation: interrupts the in-flight migration whose donor is shard and whose opid is opid (the
- * chunk stays, the donor logs an aborted moveChunk.from); false when no such operation runs. */
-bool
-sim_balancer_kill_op (const char *shard, int64_t opid);
-/* Runs one balancer round now (synchronously selects migrations). */
-void
-sim_balancer_round (int64_t now);
-
-/* Workload kinds and generation. */
-typedef enum {
-   SIM_WL_ASCENDING,
-   SIM_WL_DESCENDING,
-   SIM_WL_RANDOM,
-   SIM_WL_HASHED,
-   SIM_WL_ZIPF,
-   SIM_WL_LOWCARD,
-   SIM_WL_COMPOUND,
-   SIM_WL_LOCATION,
-} sim_wl_kind_t;
-
-/* Parses a kind name; false when unknown. */
-bool
-sim_wl_kind_parse (const char *name, sim_wl_kind_t *out);
-
-/* Starts a workload on ns (sharding it with the kind's key unless it is sharded or shard is false). rate is
- * operations per second; read_share/update_share the fractions of reads and updates. Returns the workload id or -1
- * with err set. */
-int32_t
-sim_workload_start (const char *ns, sim_wl_kind_t kind, double rate, double read_share, double update_share,
-                    int32_t doc_bytes, bool shard, bson_error_t *err);
-/* Builds count documents of kind into ns directly (the bulk loader); splits as the version's auto-splitter would. */
-bool
-sim_workload_load (const char *ns, sim_wl_kind_t kind, int64_t count, int32_t doc_bytes, bool shard, bson_error_t *err);
-/* Parses NS:KIND:RATE[:READS:UPDATES] (--workload) or NS:KIND:COUNT[:unsharded] (--load) and runs it. */
-bool
-sim_workload_flag (const char *spec, bool load, char *errbuf, size_t errlen);
-
-/* The simulator's own admin commands. */
-void
-sim_cmd_sim_workload (sim_ctx_t *ctx, bson_t *reply);
-void
-sim_cmd_sim_balancer (sim_ctx_t *ctx, bson_t *reply);
-void
-sim_cmd_sim_fault (sim_ctx_t *ctx, bson_t *reply);
-
-/* Faults. The fault state has its own lock (connection threads consult it outside sim_g.lock). */
-bool
-sim_fault_flag (const char *flag, const char *val, char *errbuf, size_t errlen);
-/* Before a command runs: holds it while the server "hangs" (returns false when shutting down). */
-bool
-sim_fault_before (const char *cmd_name);
-/* After the reply is built: the delay to apply before sending it. */
-int64_t
-sim_fault_delay_ms (const char *cmd_name);
-/* Whether the next call of cmd_name must fail; fills reply with the error (then the command is not run). */
-bool
-sim_fault_fail (const char *cmd_name, bson_t *reply);
-/* Whether the listener must be closed now (refusing connections). */
-bool
-sim_fault_refusing (void);
-/* What a badReply or closeOn rule does to a reply on the wire. */
-typedef enum {
-   SIM_WIRE_OK = 0,
-   SIM_WIRE_BAD_BSON,   /* the frame is right, the body is not BSON */
-   SIM_WIRE_BAD_LENGTH, /* the header claims 2^31-1 bytes */
-   SIM_WIRE_TRUNCATED,  /* the header claims 64 bytes more than are sent; the connection stays open */
-   SIM_WIRE_CLOSE,      /* no reply: the connection is closed */
-} sim_wire_fault_t;
-/* Before a command runs: whether to close the connection instead of answering (closeOn; consumes one time). */
-bool
-sim_fault_close_on (const char *cmd_name);
-/* Before a reply is sent: how to garble it (badReply; consumes one time), SIM_WIRE_OK for not at all. */
-sim_wire_fault_t
-sim_fault_bad_reply (const char *cmd_name);
-/* Garbles the wire message msg (len bytes, ending with its doc_len-byte document) in place for kind; returns the
- * number of bytes to send. */
-size_t
-sim_fault_garble (sim_wire_fault_t kind, uint8_t *msg, size_t len, size_t doc_len);
-/* Periodic work (drop-every); called by the background thread. */
-void
-sim_fault_tick (int64_t now);
-void
-sim_fault_init (void);
-void
-sim_fault_cleanup (void);
-
-/* ---- authentication (sim_auth.c) ---- */
-
-/* The SCRAM mechanisms: SCRAM-SHA-1 (RFC 5802, on MongoDB's MD5 password digest) and SCRAM-SHA-256 (RFC 7677). */
-typedef enum {
-   SIM_SCRAM_SHA1 = 1,
-   SIM_SCRAM_SHA256 = 256,
-} sim_scram_algo_t;
-
-/* What a server stores for one user and mechanism: never the password, only the salt, the iteration count and the
- * two keys derived from the salted password. */
-typedef struct {
-   sim_scram_algo_t algo;
-   uint8_t salt[32];
-   size_t salt_len;
-   int iterations;
-   uint8_t stored_key[32]; /* H(HMAC(SaltedPassword, "Client Key")) */
-   uint8_t server_key[32]; /* HMAC(SaltedPassword, "Server Key") */
-   size_t key_len;         /* 20 (SHA-1) or 32 (SHA-256) */
-} sim_scram_creds_t;
-
-/* The server side of one SCRAM conversation (opaque). */
-typedef struct sim_scram sim_scram_t;
-
-/* Adds a user from --auth USER:PASSWORD[@DB] (DB defaults to admin): derives both mechanisms' keys (PBKDF2, a random
- * salt per user and mechanism; 15000 iterations for SHA-256, 10000 for SHA-1) and overwrites the password in spec
- * with 'x' so neither memory nor /proc/<pid>/cmdline keeps it. Only printable ASCII passwords are accepted (SASLprep
- * leaves them unchanged). False with a message in errbuf on a malformed spec. */
-bool
-sim_auth_add_user (char *spec, char *errbuf, size_t errlen);
-
-/* Whether --auth was given (then every command but the handshake/auth set needs an authenticated connection). */
-bool
-sim_auth_enabled (void);
-
-/* Frees the users (their keys zeroed). */
-void
-sim_auth_cleanup (void);
-
-/* Under --auth, for the handshake: appends saslSupportedMechs when the request names an existing "db.user", and
- * speculativeAuthenticate { conversationId, done, payload } when the request carries a saslStart whose first step
- * succeeds (both omitted otherwise, as a mongos does). Nothing without --auth. Callers hold sim_g.lock. */
-void
-sim_auth_hello (sim_ctx_t *ctx, bson_t *reply);
-
-/* Under --auth: runs saslStart/saslContinue, or refuses a known command (known: in the version's command table) on a
- * connection that has not authenticated with 13 Unauthorized "command X requires authentication"; returns true when
- * it filled reply (the command must not run). hello/isMaster, buildInfo, ping and connectionStatus need no
- * authentication, as on a real server. Returns false without --auth. Callers hold sim_g.lock. */
-bool
-sim_auth_command (sim_ctx_t *ctx, bool known, bson_t *reply);
-
-/* Appends the connection's authenticated user ({ user, db }) or, with roles, its role ({ role: "root", db: "admin" })
- * to the array arr; nothing when the connection has not authenticated. */
-void
-sim_auth_append_users (const sim_conn_t *conn, bson_t *arr, bool roles);
-
-/* The $clusterTime signature: an HMAC-SHA1 of the time with the process's signing key and its keyId under --auth;
- * 20 zero bytes and keyId 0 without it (what an auth-less cluster sends). */
-void
-sim_auth_sign_cluster_time (uint32_t secs, uint32_t inc, uint8_t hash[20], int64_t *key_id);
-
-/* For --log-commands: when cmd carries SASL payloads (saslStart, saslContinue, a handshake's speculativeAuthenticate),
- * initialises out with a copy showing each payload as "###" and returns true (PLAIN payloads hold the password, SCRAM
- * proofs allow guessing it offline); false, out untouched, for every other command. */
-bool
-sim_auth_redact_for_log (const bson_t *cmd, bson_t *out);
-
-/* Frees a connection's SASL conversation. */
-void
-sim_auth_conn_free (sim_conn_t *conn);
-
-/* The SCRAM primitives, exported for tests/unit/simtest_auth.c. */
-
-/* Derives creds from the password that enters Hi() (SASLprep'd for SHA-256, MongoDB's digest for SHA-1). */
-bool
-sim_scram_derive (sim_scram_algo_t algo, const char *password, size_t pwlen, const uint8_t *salt, size_t salt_len,
-                  int iterations, sim_scram_creds_t *out);
-
-/* MongoDB's SCRAM-SHA-1 password: the hex MD5 of "user:mongo:password" into out (33 bytes). */
-void
-sim_scram_mongo_sha1_password (const char *user, const char *password, char out[33]);
-
-/* Parses a client-first message ("n,,n=user,r=nonce"); returns a new conversation (NULL with errbuf set when
- * malformed) and the decoded user name in user. */
-sim_scram_t *
-sim_scram_start (sim_scram_algo_t algo, const uint8_t *payload, size_t len, char *user, size_t userlen, char *errbuf,
-                 size_t errlen);
-
-/* Builds the server-first message for creds ("r=<nonce>,s=<salt>,i=<n>"; server_nonce NULL: 24 random bytes, base64).
- * *out is bson_malloc'd, NUL-terminated. */
-bool
-sim_scram_server_first (sim_scram_t *s, const sim_scram_creds_t *creds, const char *server_nonce, char **out);
-
-/* Checks the client-final message's channel binding, nonce and proof; on success builds the server-final message
- * ("v=<ServerSignature>") into *out (bson_malloc'd). False when anything does not match (authentication failed). */
-bool
-sim_scram_server_final (sim_scram_t *s, const uint8_t *payload, size_t len, char **out);
-
-/* Frees a conversation (its secrets zeroed); NULL is fine. */
-void
-sim_scram_free (sim_scram_t *s);
-
-/* ---- TLS (sim_tls.c) ---- */
-
-/* Loads the server certificate and key (cert_file: PEM holding both) and, when ca_file is not NULL, the CA that
- * client certificates are verified against (a client certificate is asked for and checked when sent, not required).
- * False with an OpenSSL reason in errbuf. */
-bool
-sim_tls_init (const char *cert_file, const char *ca_file, char *errbuf, size_t errlen);
-
-/* Whether --tls-cert was given (then every accepted connection speaks TLS). */
-bool
-sim_tls_enabled (void);
-
-/* Frees the TLS context. */
-void
-sim_tls_cleanup (void);
-
-/* The server side of the handshake on conn->fd; on success conn->tls is set. False (with one line on stderr naming
- * the reason) when the handshake failed: the connection must be closed. */
-bool
-sim_tls_accept (sim_conn_t *conn);
-
-/* Reads up to n bytes from the TLS session: > 0 bytes read, 0 at the end of the stream or on an error, -1 with errno
- * EINTR when the call must be repeated. */
-ssize_t
-sim_tls_read (sim_conn_t *conn, void *buf, size_t n);
-
-/* Writes up to n bytes: > 0 bytes written, 0 on an error, -1 with errno EINTR when the call must be repeated. */
-ssize_t
-sim_tls_write (sim_conn_t *conn, const void *buf, size_t n);
-
-/* Decrypted bytes already buffered in the session (readable without touching the socket). */
-size_t
-sim_tls_pending (const sim_conn_t *conn);
-
-/* Sends close_notify (best effort) and frees the session; nothing on a plain connection. */
-void
-sim_tls_close (sim_conn_t *conn);
-
 /* ---- small document readers shared by the command files ---- */
-
-/* The string value of doc's top-level field, or NULL when absent or not a string (sim_admin.c). */
-const char *
-sim_str (const bson_t *doc, const char *field);
 
 /* Views config.settings' document with _id id (static, valid until the collection changes); false when there is
  * none (sim_admin.c). */
 bool
 sim_setting_view (const char *id, bson_t *view);
-
-/* JavaScript-like truthiness of doc's top-level field; false when absent (sim_crud.c). */
-bool
-sim_bool_field (const bson_t *doc, const char *field);
 
 /* ---- draining status and the cluster catalog (sim_drain.c) ---- */
 
@@ -1052,46 +515,5 @@ sim_cmd_transition_status (sim_ctx_t *ctx, bson_t *reply);
 int
 sim_stage_list_cluster_catalog (sim_ctx_t *ctx, const char *coll, const bson_iter_t *arg, simq_docs_t *out,
                                 bson_error_t *error);
-
-/* ---- timed resharding, moveCollection and unshardCollection (sim_reshard.c) ---- */
-
-/* --reshard-ms: how long a reshardCollection / moveCollection / unshardCollection runs (0: reshardCollection commits
- * at once, moveCollection and unshardCollection too). */
-extern int64_t sim_reshard_ms;
-
-/* Runs reshardCollection (when timed), moveCollection or unshardCollection: true when it handled ctx's command (reply
- * filled), false to let the ordinary dispatch run it. Waits with sim_g.lock released while the operation runs. */
-bool
-sim_reshard_run (sim_ctx_t *ctx, bson_t *reply);
-
-/* { simReshard: "stepDown", [ns] }: the running operations (of ns) lose their recipients' time estimates, as after
- * a failover of the recipient shards' primaries. */
-void
-sim_cmd_sim_reshard (sim_ctx_t *ctx, bson_t *reply);
-
-/* Appends the running operations' donor and recipient rows to out, as each shard's $currentOp reports them. */
-void
-sim_reshard_current_op (simq_docs_t *out);
-
-/* Frees the operation records (shutdown). */
-void
-sim_reshard_free (void);
-
-/* ---- failed migrations and balancer rounds on demand (sim_mfail.c) ---- */
-
-/* { simFailure: "migrations" | "rounds", [times: n, -1 = always], [errmsg] }, "status", "clear". */
-void
-sim_cmd_sim_failure (sim_ctx_t *ctx, bson_t *reply);
-
-/* When a migration failure is armed: writes moveChunk.error for this migration, copies the errmsg into errmsg and
- * returns true (the caller then aborts it, writing moveChunk.from with note "aborted" and that errmsg). */
-bool
-sim_mfail_migration (const char *ns, const bson_t *min, const bson_t *max, const char *from, const char *to,
-                     int64_t now, char *errmsg, size_t len);
-
-/* When a round failure is armed: writes the failed balancer.round entry and returns true (the caller selects
- * nothing this round). */
-bool
-sim_mfail_round (int64_t now);
 
 #endif

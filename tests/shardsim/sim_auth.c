@@ -478,7 +478,7 @@ sim_auth_enabled (void)
 }
 
 void
-sim_auth_cleanup (void)
+sim_auth_destroy (void)
 {
    if (sim_users) {
       OPENSSL_cleanse (sim_users, sim_nusers * sizeof *sim_users);

@@ -1,7 +1,8 @@
-/* shardsim's command layer: the reply envelope (ok, cluster time in the version's order), errors, the command table
- * (availability per version, admin-only commands, OP_QUERY rules), the handshake and the generic commands (ping,
- * buildInfo, getParameter, getCmdLineOpts, serverStatus, listDatabases, connectionStatus, endSessions …). */
-#include "tests/shardsim/sim.h"
+/* shardsim's command layer, above the command families: the one command table (name, first version, admin-only,
+ * handler, kind: the single place a command is registered, looked up once per request), the dispatcher (OP_QUERY
+ * rules, authentication, counters, the reply envelope with the cluster time), the handshake and the generic commands
+ * (ping, buildInfo, getParameter, getCmdLineOpts, serverStatus, listDatabases, connectionStatus, endSessions …). */
+#include "tests/shardsim/sim_admin.h"
 #include "shell/lib/clock.h"
 
 #include <stdarg.h>
@@ -9,104 +10,6 @@
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
-
-sim_state_t sim_g;
-
-static const sim_version_t sim_versions[] = {
-   { "4.4", "4.4.29", 44, 9 }, { "5.0", "5.0.31", 50, 13 }, { "6.0", "6.0.20", 60, 17 }, { "7.0", "7.0.16", 70, 21 },
-   { "8.0", "8.0.4", 80, 25 }, { "8.2", "8.2.1", 82, 27 },  { "8.3", "8.3.0", 83, 28 },
-};
-
-const sim_version_t *
-sim_version_find (const char *name)
-{
-   for (size_t i = 0; i < sizeof sim_versions / sizeof sim_versions[0]; i++) {
-      if (!strcmp (sim_versions[i].name, name) || !strcmp (sim_versions[i].full, name)) {
-         return &sim_versions[i];
-      }
-   }
-   return NULL;
-}
-
-bool
-sim_ver_ge (int num)
-{
-   return sim_g.ver->num >= num;
-}
-
-uint64_t
-sim_rand (void)
-{
-   /* splitmix64 */
-   uint64_t z = (sim_g.rng += 0x9E3779B97F4A7C15ull);
-   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-   return z ^ (z >> 31);
-}
-
-void
-sim_uuid_new (uint8_t out[16])
-{
-   uint64_t a = sim_rand (), b = sim_rand ();
-   memcpy (out, &a, 8);
-   memcpy (out + 8, &b, 8);
-   out[6] = (uint8_t) ((out[6] & 0x0F) | 0x40);
-   out[8] = (uint8_t) ((out[8] & 0x3F) | 0x80);
-}
-
-void
-sim_cluster_time (uint32_t *secs, uint32_t *inc)
-{
-   if (sim_g.ct_secs == 0) {
-      sim_g.ct_secs = (uint32_t) (clock_wall_ms () / 1000);
-      sim_g.ct_inc = 1;
-   }
-   *secs = sim_g.ct_secs;
-   *inc = sim_g.ct_inc;
-}
-
-void
-sim_tick (uint32_t *secs, uint32_t *inc)
-{
-   uint32_t now = (uint32_t) (clock_wall_ms () / 1000);
-   if (now > sim_g.ct_secs) {
-      sim_g.ct_secs = now;
-      sim_g.ct_inc = 1;
-   } else {
-      sim_g.ct_inc++;
-   }
-   *secs = sim_g.ct_secs;
-   *inc = sim_g.ct_inc;
-}
-
-/* The one code -> codeName table is the query engine's (simq.c), the lower layer: the command layer asks it. */
-const char *
-sim_code_name (int code)
-{
-   return simq_code_name (code);
-}
-
-void
-sim_reply_error (bson_t *reply, int code, const char *fmt, ...)
-{
-   va_list ap;
-   va_start (ap, fmt);
-   char *msg = bson_strdupv_printf (fmt, ap);
-   va_end (ap);
-   BSON_APPEND_DOUBLE (reply, "ok", 0.0);
-   BSON_APPEND_UTF8 (reply, "errmsg", msg);
-   if (code) {
-      BSON_APPEND_INT32 (reply, "code", code);
-      BSON_APPEND_UTF8 (reply, "codeName", sim_code_name (code));
-   }
-   bson_free (msg);
-}
-
-void
-sim_reply_ok (bson_t *reply)
-{
-   BSON_APPEND_DOUBLE (reply, "ok", 1.0);
-}
 
 static void
 sim_append_cluster_time (bson_t *reply)
@@ -609,7 +512,7 @@ typedef struct {
    const char *name;
    int since; /* first version (44 … 83) */
    bool admin_only;
-   sim_handler_t fn; /* NULL: a sharding admin command (sim_admin.c) */
+   sim_handler_t fn;
    int kind;
 } sim_cmd_def_t;
 
@@ -658,45 +561,45 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "dbstats", 44, false, sim_crud_db_stats, SIM_K_COMMAND },
    { "killOp", 44, true, sim_crud_kill_op, SIM_K_COMMAND },
    { "listCommands", 44, false, sim_cmd_list_commands, SIM_K_COMMAND },
-   { "enableSharding", 44, true, NULL, SIM_K_COMMAND },
-   { "enablesharding", 44, true, NULL, SIM_K_COMMAND },
-   { "shardCollection", 44, true, NULL, SIM_K_COMMAND },
-   { "shardcollection", 44, true, NULL, SIM_K_COMMAND },
-   { "addShard", 44, true, NULL, SIM_K_COMMAND },
-   { "addshard", 44, true, NULL, SIM_K_COMMAND },
-   { "removeShard", 44, true, NULL, SIM_K_COMMAND },
-   { "removeshard", 44, true, NULL, SIM_K_COMMAND },
-   { "movePrimary", 44, true, NULL, SIM_K_COMMAND },
-   { "moveprimary", 44, true, NULL, SIM_K_COMMAND },
-   { "listShards", 44, true, NULL, SIM_K_COMMAND },
-   { "listshards", 44, true, NULL, SIM_K_COMMAND },
-   { "addShardToZone", 44, true, NULL, SIM_K_COMMAND },
-   { "removeShardFromZone", 44, true, NULL, SIM_K_COMMAND },
-   { "updateZoneKeyRange", 44, true, NULL, SIM_K_COMMAND },
-   { "moveChunk", 44, true, NULL, SIM_K_COMMAND },
-   { "movechunk", 44, true, NULL, SIM_K_COMMAND },
-   { "moveRange", 60, true, NULL, SIM_K_COMMAND },
-   { "split", 44, true, NULL, SIM_K_COMMAND },
-   { "mergeChunks", 44, true, NULL, SIM_K_COMMAND },
-   { "balancerStart", 44, true, NULL, SIM_K_COMMAND },
-   { "balancerStop", 44, true, NULL, SIM_K_COMMAND },
-   { "balancerStatus", 44, true, NULL, SIM_K_COMMAND },
-   { "balancerCollectionStatus", 44, true, NULL, SIM_K_COMMAND },
-   { "configureCollectionBalancing", 60, true, NULL, SIM_K_COMMAND },
-   { "setAllowMigrations", 44, true, NULL, SIM_K_COMMAND },
-   { "refineCollectionShardKey", 44, true, NULL, SIM_K_COMMAND },
-   { "reshardCollection", 50, true, NULL, SIM_K_COMMAND },
-   { "moveCollection", 80, true, NULL, SIM_K_COMMAND },
-   { "unshardCollection", 80, true, NULL, SIM_K_COMMAND },
-   { "abortReshardCollection", 50, true, NULL, SIM_K_COMMAND },
-   { "abortMoveCollection", 80, true, NULL, SIM_K_COMMAND },
-   { "abortUnshardCollection", 80, true, NULL, SIM_K_COMMAND },
-   { "analyzeShardKey", 70, true, NULL, SIM_K_COMMAND },
-   { "configureQueryAnalyzer", 70, true, NULL, SIM_K_COMMAND },
+   { "enableSharding", 44, true, sim_cmd_enable_sharding, SIM_K_COMMAND },
+   { "enablesharding", 44, true, sim_cmd_enable_sharding, SIM_K_COMMAND },
+   { "shardCollection", 44, true, sim_cmd_shard_collection, SIM_K_COMMAND },
+   { "shardcollection", 44, true, sim_cmd_shard_collection, SIM_K_COMMAND },
+   { "addShard", 44, true, sim_cmd_add_shard, SIM_K_COMMAND },
+   { "addshard", 44, true, sim_cmd_add_shard, SIM_K_COMMAND },
+   { "removeShard", 44, true, sim_cmd_remove_shard, SIM_K_COMMAND },
+   { "removeshard", 44, true, sim_cmd_remove_shard, SIM_K_COMMAND },
+   { "movePrimary", 44, true, sim_cmd_move_primary, SIM_K_COMMAND },
+   { "moveprimary", 44, true, sim_cmd_move_primary, SIM_K_COMMAND },
+   { "listShards", 44, true, sim_cmd_list_shards, SIM_K_COMMAND },
+   { "listshards", 44, true, sim_cmd_list_shards, SIM_K_COMMAND },
+   { "addShardToZone", 44, true, sim_cmd_add_shard_to_zone, SIM_K_COMMAND },
+   { "removeShardFromZone", 44, true, sim_cmd_remove_shard_from_zone, SIM_K_COMMAND },
+   { "updateZoneKeyRange", 44, true, sim_cmd_update_zone_key_range, SIM_K_COMMAND },
+   { "moveChunk", 44, true, sim_cmd_move_chunk, SIM_K_COMMAND },
+   { "movechunk", 44, true, sim_cmd_move_chunk, SIM_K_COMMAND },
+   { "moveRange", 60, true, sim_cmd_move_range, SIM_K_COMMAND },
+   { "split", 44, true, sim_cmd_split, SIM_K_COMMAND },
+   { "mergeChunks", 44, true, sim_cmd_merge_chunks, SIM_K_COMMAND },
+   { "balancerStart", 44, true, sim_cmd_balancer_start_stop, SIM_K_COMMAND },
+   { "balancerStop", 44, true, sim_cmd_balancer_start_stop, SIM_K_COMMAND },
+   { "balancerStatus", 44, true, sim_cmd_balancer_status, SIM_K_COMMAND },
+   { "balancerCollectionStatus", 44, true, sim_cmd_balancer_collection_status, SIM_K_COMMAND },
+   { "configureCollectionBalancing", 60, true, sim_cmd_configure_collection_balancing, SIM_K_COMMAND },
+   { "setAllowMigrations", 44, true, sim_cmd_set_allow_migrations, SIM_K_COMMAND },
+   { "refineCollectionShardKey", 44, true, sim_cmd_refine_shard_key, SIM_K_COMMAND },
+   { "reshardCollection", 50, true, sim_reshard_cmd, SIM_K_COMMAND },
+   { "moveCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
+   { "unshardCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
+   { "abortReshardCollection", 50, true, sim_reshard_cmd, SIM_K_COMMAND },
+   { "abortMoveCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
+   { "abortUnshardCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
+   { "analyzeShardKey", 70, true, sim_cmd_analyze_shard_key, SIM_K_COMMAND },
+   { "configureQueryAnalyzer", 70, true, sim_cmd_configure_query_analyzer, SIM_K_COMMAND },
    { "shardDrainingStatus", 82, true, sim_cmd_shard_draining_status, SIM_K_COMMAND },
    { "getTransitionToDedicatedConfigServerStatus", 83, true, sim_cmd_transition_status, SIM_K_COMMAND },
-   { "flushRouterConfig", 44, true, NULL, SIM_K_COMMAND },
-   { "flushrouterconfig", 44, true, NULL, SIM_K_COMMAND },
+   { "flushRouterConfig", 44, true, sim_cmd_flush_router_config, SIM_K_COMMAND },
+   { "flushrouterconfig", 44, true, sim_cmd_flush_router_config, SIM_K_COMMAND },
    /* the simulator's own control commands (no real server has them) */
    { "simWorkload", 44, true, sim_cmd_sim_workload, SIM_K_COMMAND },
    { "simBalancer", 44, true, sim_cmd_sim_balancer, SIM_K_COMMAND },
@@ -855,13 +758,7 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
       sim_g.op_command++;
       break;
    }
-   if (sim_reshard_run (&ctx, reply)) {
-      /* timed resharding, moveCollection, unshardCollection (sim_reshard.c) */
-   } else if (def->fn) {
-      def->fn (&ctx, reply);
-   } else if (!sim_admin_run (&ctx, reply)) {
-      sim_reply_error (reply, 59, "no such cmd: %s", name);
-   }
+   def->fn (&ctx, reply);
 done:
    sim_append_cluster_time (reply);
    pthread_mutex_unlock (&sim_g.lock);

@@ -142,19 +142,6 @@ sim_chunks_part (const sim_shcoll_t *sc, sim_coll_t **chunks)
    return sim_coll_find_part (*chunks, &v);
 }
 
-static bool
-sim_sub_doc (const bson_t *doc, const char *field, bson_t *out)
-{
-   bson_iter_t it;
-   uint32_t l;
-   const uint8_t *d;
-   if (!bson_iter_init_find (&it, doc, field) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
-      return false;
-   }
-   bson_iter_document (&it, &l, &d);
-   return bson_init_static (out, d, l);
-}
-
 bool
 sim_chunk_find (const sim_shcoll_t *sc, const bson_t *key, bson_t *chunk, sim_pos_t *pos)
 {
@@ -178,7 +165,8 @@ sim_chunk_find (const sim_shcoll_t *sc, const bson_t *key, bson_t *chunk, sim_po
       bson_t view, min, max;
       sim_pos_t at = { p, i };
       sim_coll_view (chunks, at, &view);
-      if (!sim_sub_doc (&view, "min", &min) || !sim_sub_doc (&view, "max", &max)) {
+      if (!docget_sub (&view, "min", BSON_TYPE_DOCUMENT, &min) ||
+          !docget_sub (&view, "max", BSON_TYPE_DOCUMENT, &max)) {
          continue;
       }
       if (order_docs (&min, key) <= 0 && order_docs (key, &max) < 0) {

@@ -7,19 +7,6 @@
 #include "tests/shardsim/sim.h"
 #include "tests/shardsim/query/simq.h"
 
-/* Views the sub-document field of doc into out (static, borrows doc). */
-static bool
-data_size_bound (const bson_t *doc, const char *field, bson_t *out)
-{
-   bson_iter_t it;
-   const uint8_t *data;
-   uint32_t len;
-   if (!bson_iter_init_find (&it, doc, field) || !BSON_ITER_HOLDS_DOCUMENT (&it))
-      return false;
-   bson_iter_document (&it, &len, &data);
-   return bson_init_static (out, data, len);
-}
-
 void
 sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -37,8 +24,8 @@ sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 73, "Invalid namespace specified '%s'", ns ? ns : "");
       return;
    }
-   have_min = data_size_bound (ctx->cmd, "min", &min);
-   have_max = data_size_bound (ctx->cmd, "max", &max);
+   have_min = docget_sub (ctx->cmd, "min", BSON_TYPE_DOCUMENT, &min);
+   have_max = docget_sub (ctx->cmd, "max", BSON_TYPE_DOCUMENT, &max);
    if (have_min != have_max) {
       sim_reply_error (reply, 9, "only one of min or max specified");
       return;

@@ -30,8 +30,8 @@ sim_drain_sharded (simq_docs_t *out)
       sim_coll_collect (cc, NULL, &all, &e);
    }
    for (size_t i = 0; i < all.n; i++) {
-      if (!sim_bool_field (all.v[i], "dropped") && !sim_bool_field (all.v[i], "unsplittable") &&
-          sim_str (all.v[i], "_id")) {
+      if (!docget_bool (all.v[i], "dropped") && !docget_bool (all.v[i], "unsplittable") &&
+          docget_utf8 (all.v[i], "_id", NULL)) {
          simq_docs_push_copy (out, all.v[i]);
       }
    }
@@ -42,7 +42,7 @@ static bool
 sim_drain_is_sharded (const simq_docs_t *sharded, const char *ns)
 {
    for (size_t i = 0; i < sharded->n; i++) {
-      if (!strcmp (sim_str (sharded->v[i], "_id"), ns)) {
+      if (!strcmp (docget_utf8 (sharded->v[i], "_id", NULL), ns)) {
          return true;
       }
    }
@@ -81,11 +81,11 @@ sim_drain_progress (const char *shard, sim_drain_progress_t *p)
    }
    for (size_t i = 0; i < chunks.n; i++) {
       p->chunks++;
-      p->jumbo += sim_bool_field (chunks.v[i], "jumbo") ? 1 : 0;
+      p->jumbo += docget_bool (chunks.v[i], "jumbo") ? 1 : 0;
    }
    for (size_t i = 0; sim_ver_ge (83) && p->chunks && i < sharded.n; i++) {
       sim_shard_stat_t *st = NULL; /* estimatedRemainingBytes, 8.3 only */
-      size_t n = sim_coll_shard_stats (sim_str (sharded.v[i], "_id"), &st);
+      size_t n = sim_coll_shard_stats (docget_utf8 (sharded.v[i], "_id", NULL), &st);
       for (size_t k = 0; k < n; k++) {
          if (!strcmp (st[k].shard, shard)) {
             p->bytes += st[k].size;
@@ -99,7 +99,7 @@ sim_drain_progress (const char *shard, sim_drain_progress_t *p)
       sim_coll_collect (dc, NULL, &dbs, &e);
    }
    for (size_t i = 0; i < dbs.n; i++) {
-      const char *id = sim_str (dbs.v[i], "_id"), *primary = sim_str (dbs.v[i], "primary");
+      const char *id = docget_utf8 (dbs.v[i], "_id", NULL), *primary = docget_utf8 (dbs.v[i], "primary", NULL);
       char key[16];
       const char *kp;
       if (!id || !primary || strcmp (primary, shard) != 0 || !strcmp (id, "config") || !strcmp (id, "admin")) {
@@ -325,14 +325,14 @@ sim_stage_list_cluster_catalog (sim_ctx_t *ctx, const char *coll, const bson_ite
       v = realloc (v, (n + 1) * sizeof *v);
       v[n] = (sim_cat_entry_t){ c->ns, c->db, c->name, c, NULL };
       for (size_t k = 0; k < sharded.n; k++) {
-         if (!strcmp (sim_str (sharded.v[k], "_id"), c->ns)) {
+         if (!strcmp (docget_utf8 (sharded.v[k], "_id", NULL), c->ns)) {
             v[n].cdoc = sharded.v[k];
          }
       }
       n++;
    }
    for (size_t k = 0; k < sharded.n; k++) {
-      const char *ns = sim_str (sharded.v[k], "_id");
+      const char *ns = docget_utf8 (sharded.v[k], "_id", NULL);
       const char *dot = strchr (ns, '.');
       char db[128];
       bool seen = false;

@@ -191,7 +191,7 @@ sim_fault_init (void)
 }
 
 void
-sim_fault_cleanup (void)
+sim_fault_destroy (void)
 {
    pthread_mutex_lock (&sim_fault_lock);
    memset (&sim_f, 0, sizeof sim_f);

@@ -68,42 +68,27 @@ sim_write_port_file (const char *path, int port)
    return true;
 }
 
-int
-main (int argc, char **argv)
+/* The command line's options. */
+typedef struct {
+   long long port;
+   const char *port_file, *version, *log_path, *tls_cert, *tls_ca;
+   const char **workloads, **loads; /* owned (the strings are argv's) */
+   size_t nworkloads, nloads;
+} sim_opts_t;
+
+/* Parses argv into o and the simulator's settings (sim_g, sim_dyn, faults, users): -1 when the program goes on, 0
+ * after --help, 2 after a usage error (printed). */
+static int
+sim_parse_args (int argc, char **argv, sim_opts_t *o)
 {
-   int rc = 1;
-   int listen_fd = -1;
-   long long port = 0;
-   const char *port_file = NULL;
-   const char *version = "8.0";
-   const char *log_path = NULL;
    long long v;
    char err[512];
-   const char **workloads = NULL, **loads = NULL;
-   size_t nworkloads = 0, nloads = 0;
-   const char *tls_cert = NULL, *tls_ca = NULL;
-
-   sim_g.scenario = "empty";
-   sim_g.nshards = 3;
-   sim_g.seed = 1;
-   sim_g.large_shards = 1000;
-   sim_g.large_collections = 500;
-   sim_g.large_chunks = 1000000;
-   sim_g.argc = argc;
-   sim_g.argv = argv;
-   sim_g.wake_pipe[0] = sim_g.wake_pipe[1] = -1;
-   pthread_mutex_init (&sim_g.lock, NULL);
-   pthread_mutex_init (&sim_g.conn_lock, NULL);
-   pthread_cond_init (&sim_dyn.round_done, NULL);
-   sim_dyn.doc_bytes = 200;
-
    for (int i = 1; i < argc; i++) {
       const char *a = argv[i];
       const char *val = i + 1 < argc ? argv[i + 1] : NULL;
       if (!strcmp (a, "--help") || !strcmp (a, "-h")) {
          sim_usage (stdout);
-         rc = 0;
-         goto cleanup;
+         return 0;
       }
       if (!strcmp (a, "--live")) {
          sim_dyn.live = true;
@@ -112,43 +97,39 @@ main (int argc, char **argv)
       if (!val) {
          fprintf (stderr, "shardsim: %s needs a value\n", a);
          sim_usage (stderr);
-         rc = 2;
-         goto cleanup;
+         return 2;
       }
       i++;
       if (!strcmp (a, "--port")) {
-         if (!sim_parse_int (val, 0, 65535, &port)) {
+         if (!sim_parse_int (val, 0, 65535, &o->port)) {
             fprintf (stderr, "shardsim: bad --port %s\n", val);
-            rc = 2;
-            goto cleanup;
+            return 2;
          }
       } else if (!strcmp (a, "--port-file")) {
-         port_file = val;
+         o->port_file = val;
       } else if (!strcmp (a, "--version")) {
-         version = val;
+         o->version = val;
       } else if (!strcmp (a, "--scenario")) {
          if (strcmp (val, "empty") && strcmp (val, "demo") && strcmp (val, "large")) {
             fprintf (stderr, "shardsim: unknown scenario %s (empty, demo, large)\n", val);
-            rc = 2;
-            goto cleanup;
+            return 2;
          }
          sim_g.scenario = val;
       } else if (!strcmp (a, "--log-commands")) {
-         log_path = val;
+         o->log_path = val;
       } else if (!strcmp (a, "--auth")) {
          /* SCRAM users; the password is overwritten in argv[i] at once */
          if (!sim_auth_add_user (argv[i], err, sizeof err)) {
             fprintf (stderr, "shardsim: %s\n", err);
-            rc = 2;
-            goto cleanup;
+            return 2;
          }
       } else if (!strcmp (a, "--tls-cert")) {
-         tls_cert = val;
+         o->tls_cert = val;
       } else if (!strcmp (a, "--tls-ca")) {
-         tls_ca = val;
+         o->tls_ca = val;
       } else if (!strcmp (a, "--workload") || !strcmp (a, "--load")) {
-         const char ***list = !strcmp (a, "--load") ? &loads : &workloads;
-         size_t *n = !strcmp (a, "--load") ? &nloads : &nworkloads;
+         const char ***list = !strcmp (a, "--load") ? &o->loads : &o->workloads;
+         size_t *n = !strcmp (a, "--load") ? &o->nloads : &o->nworkloads;
          *list = bson_realloc (*list, (*n + 1) * sizeof **list);
          (*list)[(*n)++] = val;
       } else if (!strncmp (a, "--fault-", 8)) {
@@ -156,21 +137,18 @@ main (int argc, char **argv)
              strcmp (a, "--fault-refuse-ms") && strcmp (a, "--fault-drop-every-ms") &&
              strcmp (a, "--fault-bad-reply") && strcmp (a, "--fault-close-on")) {
             fprintf (stderr, "shardsim: unknown option %s\n", a);
-            rc = 2;
-            goto cleanup;
+            return 2;
          }
          if (!sim_fault_flag (a, val, err, sizeof err)) {
             fprintf (stderr, "shardsim: %s\n", err);
-            rc = 2;
-            goto cleanup;
+            return 2;
          }
       } else if (!strcmp (a, "--chunk-size-kb") || !strcmp (a, "--balancer-interval-ms") ||
                  !strcmp (a, "--migration-ms") || !strcmp (a, "--doc-bytes") || !strcmp (a, "--reshard-ms")) {
          if (!sim_parse_int (val, !strcmp (a, "--migration-ms") || !strcmp (a, "--reshard-ms") ? 0 : 1,
                              16 * 1024 * 1024, &v)) {
             fprintf (stderr, "shardsim: bad %s %s\n", a, val);
-            rc = 2;
-            goto cleanup;
+            return 2;
          }
          if (!strcmp (a, "--chunk-size-kb")) {
             sim_dyn.chunk_size_bytes = v * 1024;
@@ -189,8 +167,7 @@ main (int argc, char **argv)
          long long max = !strcmp (a, "--large-chunks") || !strcmp (a, "--seed") ? INT64_MAX : 100000;
          if (!sim_parse_int (val, !strcmp (a, "--seed") ? 0 : 1, max, &v)) {
             fprintf (stderr, "shardsim: bad %s %s\n", a, val);
-            rc = 2;
-            goto cleanup;
+            return 2;
          }
          if (!strcmp (a, "--shards")) {
             sim_g.nshards = (int) v;
@@ -206,22 +183,51 @@ main (int argc, char **argv)
       } else {
          fprintf (stderr, "shardsim: unknown option %s\n", a);
          sim_usage (stderr);
-         rc = 2;
-         goto cleanup;
+         return 2;
       }
    }
-   sim_g.ver = sim_version_find (version);
+   return -1;
+}
+
+int
+main (int argc, char **argv)
+{
+   int rc = 1;
+   int listen_fd = -1;
+   char err[512];
+   sim_opts_t o = { .version = "8.0" };
+
+   sim_g.scenario = "empty";
+   sim_g.nshards = 3;
+   sim_g.seed = 1;
+   sim_g.large_shards = 1000;
+   sim_g.large_collections = 500;
+   sim_g.large_chunks = 1000000;
+   sim_g.argc = argc;
+   sim_g.argv = argv;
+   sim_g.wake_pipe[0] = sim_g.wake_pipe[1] = -1;
+   pthread_mutex_init (&sim_g.lock, NULL);
+   pthread_mutex_init (&sim_g.conn_lock, NULL);
+   pthread_cond_init (&sim_dyn.round_done, NULL);
+   sim_dyn.doc_bytes = 200;
+
+   rc = sim_parse_args (argc, argv, &o);
+   if (rc >= 0) {
+      goto cleanup;
+   }
+   rc = 1;
+   sim_g.ver = sim_version_find (o.version);
    if (!sim_g.ver) {
-      fprintf (stderr, "shardsim: unknown --version %s (4.4, 5.0, 6.0, 7.0, 8.0, 8.2, 8.3)\n", version);
+      fprintf (stderr, "shardsim: unknown --version %s (4.4, 5.0, 6.0, 7.0, 8.0, 8.2, 8.3)\n", o.version);
       rc = 2;
       goto cleanup;
    }
-   if (tls_ca && !tls_cert) {
+   if (o.tls_ca && !o.tls_cert) {
       fprintf (stderr, "shardsim: --tls-ca needs --tls-cert\n");
       rc = 2;
       goto cleanup;
    }
-   if (tls_cert && !sim_tls_init (tls_cert, tls_ca, err, sizeof err)) {
+   if (o.tls_cert && !sim_tls_init (o.tls_cert, o.tls_ca, err, sizeof err)) {
       fprintf (stderr, "shardsim: %s\n", err);
       rc = 2;
       goto cleanup;
@@ -238,15 +244,15 @@ main (int argc, char **argv)
    signal (SIGPIPE, SIG_IGN);
 
    int bound = 0;
-   listen_fd = sim_server_listen ((int) port, &bound);
+   listen_fd = sim_server_listen ((int) o.port, &bound);
    if (listen_fd < 0) {
-      fprintf (stderr, "shardsim: cannot listen on 127.0.0.1:%lld: %s\n", port, strerror (errno));
+      fprintf (stderr, "shardsim: cannot listen on 127.0.0.1:%lld: %s\n", o.port, strerror (errno));
       goto cleanup;
    }
    sim_g.port = bound;
    bson_snprintf (sim_g.host, sizeof sim_g.host, "127.0.0.1:%d", bound);
-   if (log_path && !sim_log_open (log_path)) {
-      fprintf (stderr, "shardsim: cannot open %s: %s\n", log_path, strerror (errno));
+   if (o.log_path && !sim_log_open (o.log_path)) {
+      fprintf (stderr, "shardsim: cannot open %s: %s\n", o.log_path, strerror (errno));
       goto cleanup;
    }
    if (!sim_scenario_build (err, sizeof err)) {
@@ -254,10 +260,10 @@ main (int argc, char **argv)
       rc = 2;
       goto cleanup;
    }
-   /* Bulk loads, then workloads, before the port is announced: clients see the loaded cluster. */
-   for (size_t i = 0; i < nloads + nworkloads; i++) {
-      bool load = i < nloads;
-      if (!sim_workload_flag (load ? loads[i] : workloads[i - nloads], load, err, sizeof err)) {
+   /* Bulk o.loads, then o.workloads, before the o.port is announced: clients see the loaded cluster. */
+   for (size_t i = 0; i < o.nloads + o.nworkloads; i++) {
+      bool load = i < o.nloads;
+      if (!sim_workload_flag (load ? o.loads[i] : o.workloads[i - o.nloads], load, err, sizeof err)) {
          fprintf (stderr, "shardsim: %s\n", err);
          rc = 2;
          goto cleanup;
@@ -271,8 +277,8 @@ main (int argc, char **argv)
    sim_fault_init ();
    printf ("shardsim: listening on 127.0.0.1:%d (version %s, scenario %s)\n", bound, sim_g.ver->full, sim_g.scenario);
    fflush (stdout);
-   if (port_file && !sim_write_port_file (port_file, bound)) {
-      fprintf (stderr, "shardsim: cannot write %s: %s\n", port_file, strerror (errno));
+   if (o.port_file && !sim_write_port_file (o.port_file, bound)) {
+      fprintf (stderr, "shardsim: cannot write %s: %s\n", o.port_file, strerror (errno));
       goto cleanup;
    }
    sim_server_run (&listen_fd);
@@ -281,9 +287,9 @@ cleanup:
    sim_g.shutting_down = 1;
    sim_dyn_stop ();
    sim_reshard_free ();
-   sim_fault_cleanup ();
-   bson_free (workloads);
-   bson_free (loads);
+   sim_fault_destroy ();
+   bson_free (o.workloads);
+   bson_free (o.loads);
    if (listen_fd >= 0) {
       close (listen_fd);
    }
@@ -295,8 +301,8 @@ cleanup:
    sim_cursors_free ();
    sim_store_free ();
    sim_log_close ();
-   sim_tls_cleanup ();
-   sim_auth_cleanup ();
+   sim_tls_destroy ();
+   sim_auth_destroy ();
    pthread_cond_destroy (&sim_dyn.round_done);
    pthread_mutex_destroy (&sim_g.lock);
    pthread_mutex_destroy (&sim_g.conn_lock);

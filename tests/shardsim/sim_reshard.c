@@ -3,8 +3,8 @@
  * one runs, the command blocks (as the server's does, the state lock released), its coordinator state document sits
  * in config.reshardingOperations, and every donor and recipient shard reports a $currentOp row with the metrics the
  * server's ReshardingMetrics::reportForCurrentOp writes (states, approximate and copied figures, elapsed and
- * remaining time); at the end the ordinary commit of sim_admin.c runs. docs/shardsim.md cites the sources. */
-#include "tests/shardsim/sim.h"
+ * remaining time); at the end the ordinary commit of sim_shardcoll.c runs. docs/shardsim.md cites the sources. */
+#include "tests/shardsim/sim_admin.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,20 +35,6 @@ typedef struct {
 } sim_rs_t;
 
 static sim_rs_t sim_rs[SIM_RS_MAX];
-
-/* Points out at the embedded document field of doc (static, borrowed); false when absent or not a document. */
-static bool
-sim_rs_sub (const bson_t *doc, const char *field, bson_t *out)
-{
-   bson_iter_t it;
-   uint32_t len;
-   const uint8_t *data;
-   if (!bson_iter_init_find (&it, doc, field) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
-      return false;
-   }
-   bson_iter_document (&it, &len, &data);
-   return bson_init_static (out, data, len);
-}
 
 /* ---- the timeline: fractions of the duration ---- */
 
@@ -202,7 +188,7 @@ sim_rs_participants (sim_rs_t *op, sim_coll_t *coll, const char *to)
       simq_docs_init (&shards);
       sim_shards_list (&shards);
       for (size_t i = 0; i < shards.n && op->nrecipients < SIM_RS_MAX_SHARDS; i++) {
-         const char *id = sim_str (shards.v[i], "_id");
+         const char *id = docget_utf8 (shards.v[i], "_id", NULL);
          if (id && !sim_shard_is_draining (id)) {
             bson_strncpy (op->recipients[op->nrecipients++], id, 64);
          }
@@ -308,7 +294,7 @@ sim_rs_store (const sim_rs_t *op, bool remove)
       }
       bson_destroy (&doc);
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (&filter);
 }
 
@@ -531,14 +517,14 @@ sim_rs_place (const char *ns, const char *to)
    if (colls && sim_coll_match (colls, &filter, 1, &hits, &e) && hits.n) {
       bson_t view, nd = BSON_INITIALIZER;
       sim_coll_view (colls, hits.v[0], &view);
-      if (!sim_bool_field (&view, "unsplittable")) {
+      if (!docget_bool (&view, "unsplittable")) {
          bson_copy_to_excluding_noinit (&view, &nd, "unsplittable", NULL);
          BSON_APPEND_BOOL (&nd, "unsplittable", true);
          sim_coll_replace (colls, hits.v[0], &nd);
       }
       bson_destroy (&nd);
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (&filter);
    if (!sim_shcoll_load (ns, &sc)) {
       sim_shcoll_destroy (&sc);
@@ -627,7 +613,9 @@ sim_cmd_sim_reshard (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
-bool
+/* Runs reshardCollection (when timed), moveCollection or unshardCollection: true when it handled ctx's command
+ * (reply filled), false to let the immediate reshardCollection run it. */
+static bool
 sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
 {
    bool reshard = !strcmp (ctx->name, "reshardCollection");
@@ -650,7 +638,7 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
    if (reshard && sim_reshard_ms <= 0) {
       bson_destroy (&id_key);
       bson_destroy (&sub_cmd);
-      return false; /* untimed: sim_admin.c commits at once */
+      return false; /* untimed: sim_shardcoll.c commits at once */
    }
    BSON_APPEND_INT32 (&id_key, "_id", 1);
    bson_init (&original);
@@ -658,7 +646,7 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       ns = bson_iter_utf8 (&it, NULL);
    }
    bool sharded = ns && sim_shcoll_load (ns, &sc);
-   bool unsplittable = sharded && sim_bool_field (&sc.doc, "unsplittable");
+   bool unsplittable = sharded && docget_bool (&sc.doc, "unsplittable");
    if (sharded) {
       bson_copy_to (&sc.key, &key);
       sim_shcoll_destroy (&sc);
@@ -671,9 +659,9 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
    if (reshard) {
       bson_t newkey;
       bool force = bson_iter_init_find (&it, ctx->cmd, "forceRedistribution") && bson_iter_as_bool (&it);
-      if (!sharded || unsplittable || !sim_rs_sub (ctx->cmd, "key", &newkey) ||
+      if (!sharded || unsplittable || !docget_sub (ctx->cmd, "key", BSON_TYPE_DOCUMENT, &newkey) ||
           (bson_equal (&newkey, &key) && !(force && sim_ver_ge (80)))) {
-         /* the errors and the same-key no-op are sim_admin.c's */
+         /* the errors and the same-key no-op are sim_shardcoll.c's */
          bson_destroy (&key);
          bson_destroy (&id_key);
          bson_destroy (&original);
@@ -734,7 +722,7 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       }
    }
    if (reshard) {
-      sim_admin_run (ctx, reply);
+      sim_cmd_reshard_collection (ctx, reply);
       goto done;
    }
    /* moveCollection / unshardCollection: a resharding to { _id: 1 } onto one shard, then tracked unsplittable */
@@ -753,7 +741,7 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_INT32 (&sub_cmd, "numInitialChunks", 1);
       sub.name = "reshardCollection";
       sub.cmd = &sub_cmd;
-      sim_admin_run (&sub, &sub_reply);
+      sim_cmd_reshard_collection (&sub, &sub_reply);
       if (bson_iter_init_find (&it, &sub_reply, "ok") && bson_iter_as_double (&it) != 1.0) {
          bson_concat (reply, &sub_reply);
          bson_destroy (&sub_reply);
@@ -769,4 +757,12 @@ done:
    bson_destroy (&original);
    bson_destroy (&sub_cmd);
    return true;
+}
+
+void
+sim_reshard_cmd (sim_ctx_t *ctx, bson_t *reply)
+{
+   if (!sim_reshard_run (ctx, reply)) {
+      sim_cmd_reshard_collection (ctx, reply); /* untimed, or an error or no-op the immediate command replies */
+   }
 }

@@ -85,6 +85,68 @@ sim_add_db (const char *db, const char *primary)
       }                                                                                                                \
    } while (0)
 
+/* app.stores' 60 documents: zip codes in the NYC range, the SFO range or elsewhere, a name and whether it is open. */
+static void
+sim_demo_stores (void)
+{
+   for (int i = 0; i < 60; i++) {
+      char zip[8], name[32];
+      int r = (int) (sim_rand () % 3);
+      int z = r == 0   ? 10001 + (int) (sim_rand () % 280)
+              : r == 1 ? 94102 + (int) (sim_rand () % 86)
+                       : 30000 + (int) (sim_rand () % 40000);
+      bson_snprintf (zip, sizeof zip, "%05d", z);
+      bson_snprintf (name, sizeof name, "store%02d", i);
+      bson_t *doc =
+         BCON_NEW ("zipcode", BCON_UTF8 (zip), "name", BCON_UTF8 (name), "open", BCON_BOOL (sim_rand () % 5 != 0));
+      sim_crud_insert_one ("app", "stores", doc);
+      bson_destroy (doc);
+   }
+}
+
+/* app.users' 200 documents: uid 1..200, a name, a city of cities (five) and an age. */
+static void
+sim_demo_users (const char *const *cities)
+{
+   for (int i = 1; i <= 200; i++) {
+      char name[32];
+      bson_snprintf (name, sizeof name, "user%03d", i);
+      bson_t *doc =
+         BCON_NEW ("uid", BCON_INT32 (i), "name", BCON_UTF8 (name), "city", BCON_UTF8 (cities[sim_rand () % 5]), "age",
+                   BCON_INT32 ((int32_t) (18 + sim_rand () % 60)));
+      sim_crud_insert_one ("app", "users", doc);
+      bson_destroy (doc);
+   }
+}
+
+/* The demo's history: one aborted migration of app.users in config.changelog and the balancer's five recent rounds
+ * (the fourth failed) in config.actionlog. */
+static void
+sim_demo_history (void)
+{
+   int64_t now = clock_wall_ms ();
+   bson_t *doc =
+      BCON_NEW ("step 1 of 6", BCON_INT32 (0), "min", "{", "uid", BCON_MINKEY, "}", "max", "{", "uid", BCON_INT64 (0),
+                "}", "to", BCON_UTF8 ("shard03"), "from", BCON_UTF8 ("shard01"), "note", BCON_UTF8 ("aborted"),
+                "errmsg", BCON_UTF8 ("Data transfer error: recipient shard timed out"));
+   sim_changelog (false, "moveChunk.from", "app.users", "shard01", doc, now - 3600 * 1000);
+   bson_destroy (doc);
+   const char *flag = sim_ver_ge (60) ? "errorOccurred" : "errorOccured";
+   for (int i = 0; i < 5; i++) {
+      doc = bson_new ();
+      BSON_APPEND_INT32 (doc, "executionTimeMillis", 12 + i * 7);
+      BSON_APPEND_BOOL (doc, flag, i == 3);
+      if (i == 3) {
+         BSON_APPEND_UTF8 (doc, "errmsg", "could not acquire collection lock for app.orders to migrate chunks");
+      } else {
+         BSON_APPEND_INT32 (doc, "candidateChunks", i == 4 ? 1 : 0);
+         BSON_APPEND_INT32 (doc, "chunksMoved", i == 4 ? 1 : 0);
+      }
+      sim_changelog (true, "balancer.round", "", "config", doc, now - (5 - i) * 10000);
+      bson_destroy (doc);
+   }
+}
+
 static bool
 sim_demo (char *errbuf, size_t errlen)
 {
@@ -137,15 +199,7 @@ sim_demo (char *errbuf, size_t errlen)
    /* app.users: hashed key, pre-split two chunks per shard. */
    key = BCON_NEW ("uid", BCON_UTF8 ("hashed"));
    SIM_TRY (sim_op_shard_collection ("app.users", key, false, 0, false, &err));
-   for (int i = 1; i <= 200; i++) {
-      char name[32];
-      bson_snprintf (name, sizeof name, "user%03d", i);
-      doc = BCON_NEW ("uid", BCON_INT32 (i), "name", BCON_UTF8 (name), "city", BCON_UTF8 (cities[sim_rand () % 5]),
-                      "age", BCON_INT32 ((int32_t) (18 + sim_rand () % 60)));
-      sim_crud_insert_one ("app", "users", doc);
-      bson_destroy (doc);
-      doc = NULL;
-   }
+   sim_demo_users (cities);
    bson_destroy (key);
 
    /* app.orders: compound key { customer: 1, ts: 1 }, four chunks. */
@@ -191,19 +245,7 @@ sim_demo (char *errbuf, size_t errlen)
    lo = hi = NULL;
    key = BCON_NEW ("zipcode", BCON_INT32 (1));
    SIM_TRY (sim_op_shard_collection ("app.stores", key, false, 0, false, &err));
-   for (int i = 0; i < 60; i++) {
-      char zip[8], name[32];
-      int r = (int) (sim_rand () % 3);
-      int z = r == 0   ? 10001 + (int) (sim_rand () % 280)
-              : r == 1 ? 94102 + (int) (sim_rand () % 86)
-                       : 30000 + (int) (sim_rand () % 40000);
-      bson_snprintf (zip, sizeof zip, "%05d", z);
-      bson_snprintf (name, sizeof name, "store%02d", i);
-      doc = BCON_NEW ("zipcode", BCON_UTF8 (zip), "name", BCON_UTF8 (name), "open", BCON_BOOL (sim_rand () % 5 != 0));
-      sim_crud_insert_one ("app", "stores", doc);
-      bson_destroy (doc);
-      doc = NULL;
-   }
+   sim_demo_stores ();
    /* Move the non-zoned gaps off the primary so every shard holds a share. */
    mid = BCON_NEW ("zipcode", BCON_UTF8 ("10281"));
    SIM_TRY (sim_op_move_chunk ("app.stores", mid, "shard03", &err));
@@ -235,26 +277,7 @@ sim_demo (char *errbuf, size_t errlen)
    key = NULL;
 
    /* History: one aborted migration and the balancer's recent rounds (one failed). */
-   int64_t now = clock_wall_ms ();
-   doc = BCON_NEW ("step 1 of 6", BCON_INT32 (0), "min", "{", "uid", BCON_MINKEY, "}", "max", "{", "uid",
-                   BCON_INT64 (0), "}", "to", BCON_UTF8 ("shard03"), "from", BCON_UTF8 ("shard01"), "note",
-                   BCON_UTF8 ("aborted"), "errmsg", BCON_UTF8 ("Data transfer error: recipient shard timed out"));
-   sim_changelog (false, "moveChunk.from", "app.users", "shard01", doc, now - 3600 * 1000);
-   bson_destroy (doc);
-   const char *flag = sim_ver_ge (60) ? "errorOccurred" : "errorOccured";
-   for (int i = 0; i < 5; i++) {
-      doc = bson_new ();
-      BSON_APPEND_INT32 (doc, "executionTimeMillis", 12 + i * 7);
-      BSON_APPEND_BOOL (doc, flag, i == 3);
-      if (i == 3) {
-         BSON_APPEND_UTF8 (doc, "errmsg", "could not acquire collection lock for app.orders to migrate chunks");
-      } else {
-         BSON_APPEND_INT32 (doc, "candidateChunks", i == 4 ? 1 : 0);
-         BSON_APPEND_INT32 (doc, "chunksMoved", i == 4 ? 1 : 0);
-      }
-      sim_changelog (true, "balancer.round", "", "config", doc, now - (5 - i) * 10000);
-      bson_destroy (doc);
-   }
+   sim_demo_history ();
    doc = NULL;
    sim_g.balancer_rounds = 5;
    ok = true;

@@ -315,7 +315,7 @@ sim_hits_push (sim_hits_t *h, sim_pos_t p)
 }
 
 void
-sim_hits_free (sim_hits_t *hits)
+sim_hits_destroy (sim_hits_t *hits)
 {
    bson_free (hits->v);
    memset (hits, 0, sizeof *hits);
@@ -510,7 +510,7 @@ sim_coll_collect (sim_coll_t *coll, const bson_t *filter, simq_docs_t *out, bson
       sim_coll_view (coll, hits.v[i], &view);
       simq_docs_push_copy (out, &view);
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    return ok;
 }
 

@@ -67,7 +67,7 @@ sim_tls_enabled (void)
 }
 
 void
-sim_tls_cleanup (void)
+sim_tls_destroy (void)
 {
    SSL_CTX_free (sim_tls_ctx);
    sim_tls_ctx = NULL;

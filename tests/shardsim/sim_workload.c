@@ -709,20 +709,6 @@ sim_workload_flag (const char *spec, bool load, char *errbuf, size_t errlen)
    return true;
 }
 
-static double
-sim_num (const bson_t *cmd, const char *field, double dflt)
-{
-   bson_iter_t it;
-   return bson_iter_init_find (&it, cmd, field) && BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_double (&it) : dflt;
-}
-
-static const char *
-sim_strf (const bson_t *cmd, const char *field)
-{
-   bson_iter_t it;
-   return bson_iter_init_find (&it, cmd, field) && BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : NULL;
-}
-
 static void
 sim_wl_status (bson_t *reply)
 {
@@ -766,10 +752,10 @@ sim_cmd_sim_workload (sim_ctx_t *ctx, bson_t *reply)
    bson_iter_init (&it, ctx->cmd);
    bson_iter_next (&it);
    const char *what = BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : "status";
-   const char *ns = sim_strf (ctx->cmd, "ns");
-   const char *kname = sim_strf (ctx->cmd, "kind");
+   const char *ns = docget_utf8 (ctx->cmd, "ns", NULL);
+   const char *kname = docget_utf8 (ctx->cmd, "kind", NULL);
    bool shard = !bson_iter_init_find (&it, ctx->cmd, "shard") || bson_iter_as_bool (&it);
-   int32_t doc_bytes = (int32_t) sim_num (ctx->cmd, "docBytes", 0);
+   int32_t doc_bytes = (int32_t) docget_double (ctx->cmd, "docBytes", 0, NULL);
    if (!strcmp (what, "start") || !strcmp (what, "load")) {
       if (!ns || !kname || !sim_wl_kind_parse (kname, &kind)) {
          sim_reply_error (reply, 2,
@@ -779,8 +765,9 @@ sim_cmd_sim_workload (sim_ctx_t *ctx, bson_t *reply)
          return;
       }
       if (!strcmp (what, "start")) {
-         int32_t id = sim_workload_start (ns, kind, sim_num (ctx->cmd, "rate", 100), sim_num (ctx->cmd, "readShare", 0),
-                                          sim_num (ctx->cmd, "updateShare", 0), doc_bytes, shard, &err);
+         int32_t id = sim_workload_start (ns, kind, docget_double (ctx->cmd, "rate", 100, NULL),
+                                          docget_double (ctx->cmd, "readShare", 0, NULL),
+                                          docget_double (ctx->cmd, "updateShare", 0, NULL), doc_bytes, shard, &err);
          if (id < 0) {
             sim_reply_error (reply, (int) err.code, "%s", err.message);
             return;
@@ -788,7 +775,7 @@ sim_cmd_sim_workload (sim_ctx_t *ctx, bson_t *reply)
          BSON_APPEND_INT32 (reply, "id", id);
       } else {
          int64_t t0 = clock_wall_ms ();
-         int64_t count = (int64_t) sim_num (ctx->cmd, "count", 0);
+         int64_t count = (int64_t) docget_double (ctx->cmd, "count", 0, NULL);
          if (!sim_workload_load (ns, kind, count, doc_bytes, shard, &err)) {
             sim_reply_error (reply, (int) err.code, "%s", err.message);
             return;
@@ -797,7 +784,7 @@ sim_cmd_sim_workload (sim_ctx_t *ctx, bson_t *reply)
          BSON_APPEND_INT64 (reply, "millis", clock_wall_ms () - t0);
       }
    } else if (!strcmp (what, "stop")) {
-      int32_t id = (int32_t) sim_num (ctx->cmd, "id", 0);
+      int32_t id = (int32_t) docget_double (ctx->cmd, "id", 0, NULL);
       int32_t stopped = 0;
       /* Stopped workloads stay listed (with their final counts) until shutdown. */
       for (size_t i = 0; i < sim_dyn.nwls; i++) {

@@ -177,7 +177,7 @@ test_add_user (void)
    sim_auth_sign_cluster_time (1709294400, 1, hash, &key_id);
    static const uint8_t zero[20] = { 0 };
    CHECK ("simauth/$clusterTime is signed under --auth", key_id != 0 && memcmp (hash, zero, 20) != 0);
-   sim_auth_cleanup ();
+   sim_auth_destroy ();
    CHECK ("simauth/cleanup forgets the users", !sim_auth_enabled ());
    sim_auth_sign_cluster_time (1709294400, 1, hash, &key_id);
    CHECK ("simauth/the zero signature without --auth", key_id == 0 && memcmp (hash, zero, 20) == 0);

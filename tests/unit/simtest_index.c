@@ -252,7 +252,7 @@ find_pos (sim_coll_t *c, int id, sim_pos_t *pos)
    if (found) {
       *pos = hits.v[0];
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (filter);
    return found;
 }
@@ -291,7 +291,7 @@ test_id_index (void)
    sim_coll_match (c, filter, 0, &hits, &err);
    bson_destroy (filter);
    sim_coll_delete (c, &hits);
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    CHECK ("_id index: delete removes", !has_id (c, "1") && !has_id (c, "3") && has_id (c, "\"one\"") && c->ids->n == 2);
 
    /* Growth: many documents, all found, none invented; then delete half. */
@@ -311,7 +311,7 @@ test_id_index (void)
    sim_coll_match (c, filter, 0, &hits, &err);
    bson_destroy (filter);
    sim_coll_delete (c, &hits);
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    CHECK ("_id index: deleted half gone, the rest found",
           !has_id (c, "100") && !has_id (c, "2599") && has_id (c, "2600") && has_id (c, "5099") && c->ids->n == 2502);
 
@@ -389,7 +389,7 @@ test_range_index (void)
    bson_error_t err;
    sim_coll_match (tags, filter, 0, &hits, &err);
    sim_coll_delete (tags, &hits);
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (filter);
    order_of (tags, "a.b", got, sizeof got, &disjoint, &tight);
    CHECK ("range index: disjoint again after the delete", disjoint);
@@ -405,7 +405,7 @@ test_range_index (void)
    bson_t *nd = json ("{\"ns\": \"a.b\", \"i\": 7, \"min\": {\"k\": 10}, \"max\": {\"k\": 12}, \"tag\": \"Z\"}");
    sim_coll_replace (tags, hits.v[0], nd); /* 4 (stored after 1, before 6) becomes 7, min 10 */
    bson_destroy (nd);
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (filter);
    order_of (tags, "a.b", got, sizeof got, &disjoint, &tight);
    CHECK_STR ("range index: replace onto a tie keeps storage order", "1,7,6,3,0,2", got);
@@ -417,7 +417,7 @@ test_range_index (void)
    hits = (sim_hits_t){ 0 };
    sim_coll_match (tags, filter, 0, &hits, &err);
    sim_coll_delete (tags, &hits);
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (filter);
    order_of (tags, "a.b", got, sizeof got, &disjoint, &tight);
    CHECK_STR ("range index: available again once it is gone", "1,7,6,3,0,2", got);
@@ -458,7 +458,7 @@ hits_of (sim_coll_t *c, const char *filter_json, bool full_scan, char *out, size
       size_t l = strlen (out);
       bson_snprintf (out + l, outlen - l, "%s%zu:%zu", i ? "," : "", hits.v[i].part, hits.v[i].idx);
    }
-   sim_hits_free (&hits);
+   sim_hits_destroy (&hits);
    bson_destroy (filter);
 }
 

@@ -419,8 +419,9 @@ test_cursors (sim_t *s)
    bson_destroy (&reply);
 }
 
+/* 8.0 admin commands: enableSharding, shardCollection, addShard / listShards. */
 static void
-test_admin_80 (sim_t *s)
+test_admin_80_sharding (sim_t *s)
 {
    bson_t reply, doc;
 
@@ -489,6 +490,13 @@ test_admin_80 (sim_t *s)
    CHECK ("listShards ok", run (s, "admin", BCON_NEW ("listShards", BCON_INT32 (1)), &reply));
    CHECK ("listShards four shards", has_at (&reply, "shards.3") && !has_at (&reply, "shards.4"));
    bson_destroy (&reply);
+}
+
+/* 8.0 admin commands: zones. */
+static void
+test_admin_80_zones (sim_t *s)
+{
+   bson_t reply;
 
    /* zones */
    CHECK ("addShardToZone ok",
@@ -543,6 +551,13 @@ test_admin_80 (sim_t *s)
       run (s, "admin", BCON_NEW ("removeShardFromZone", BCON_UTF8 ("shard04"), "zone", BCON_UTF8 ("LAX")), &reply) &&
          count_json (s, "config", "shards", "{\"tags\": \"LAX\"}") == 0);
    bson_destroy (&reply);
+}
+
+/* 8.0 admin commands: split / mergeChunks, moveChunk / moveRange. */
+static void
+test_admin_80_chunks (sim_t *s)
+{
+   bson_t reply;
 
    /* split / mergeChunks */
    int64_t before = count_json (s, "config", "chunks", "{}");
@@ -611,6 +626,13 @@ test_admin_80 (sim_t *s)
    run (s, "admin", BCON_NEW ("moveRange", BCON_UTF8 ("app.events"), "min", "{", "ts", BCON_MINKEY, "}"), &reply);
    CHECK ("moveRange missing toShard 40414", code_of (&reply) == 40414);
    bson_destroy (&reply);
+}
+
+/* 8.0 admin commands: balancer. */
+static void
+test_admin_80_balancer (sim_t *s)
+{
+   bson_t reply;
 
    /* balancer */
    CHECK ("balancerStop ok", run (s, "admin", BCON_NEW ("balancerStop", BCON_INT32 (1)), &reply));
@@ -655,6 +677,13 @@ test_admin_80 (sim_t *s)
         &reply);
    CHECK ("setAllowMigrations unsharded 118", code_of (&reply) == 118);
    bson_destroy (&reply);
+}
+
+/* 8.0 admin commands: refine / reshard, $collStats and $shardedDataDistribution. */
+static void
+test_admin_80_keys (sim_t *s)
+{
+   bson_t reply;
 
    /* refine / reshard */
    run_json (
@@ -729,6 +758,13 @@ test_admin_80 (sim_t *s)
              &reply);
    CHECK ("$shardedDataDistribution", has_at (&reply, "cursor.firstBatch.0.shards.0.numOwnedDocuments"));
    bson_destroy (&reply);
+}
+
+/* 8.0 admin commands: removeShard. */
+static void
+test_admin_80_remove (sim_t *s)
+{
+   bson_t reply;
 
    /* removeShard: started, ongoing with progress, completed (migrations must be allowed again first) */
    CHECK ("setAllowMigrations true unsets",
@@ -764,6 +800,17 @@ test_admin_80 (sim_t *s)
    run (s, "admin", BCON_NEW ("removeShard", BCON_INT32 (3)), &reply);
    CHECK ("removeShard non-string 14", code_of (&reply) == 14);
    bson_destroy (&reply);
+}
+
+static void
+test_admin_80 (sim_t *s)
+{
+   test_admin_80_sharding (s);
+   test_admin_80_zones (s);
+   test_admin_80_chunks (s);
+   test_admin_80_balancer (s);
+   test_admin_80_keys (s);
+   test_admin_80_remove (s);
 }
 
 static void

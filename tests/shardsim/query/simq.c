@@ -335,7 +335,7 @@ simq_value_copy (const bson_value_t *src, bson_value_t *dst)
 }
 
 void
-simq_value_free (bson_value_t *v)
+simq_value_destroy (bson_value_t *v)
 {
    if (v->value_type != BSON_TYPE_EOD) {
       bson_value_destroy (v);
@@ -512,7 +512,7 @@ simq_pvals_push (simq_pvals_t *pv, const bson_value_t *v, bool expanded)
 }
 
 void
-simq_pvals_free (simq_pvals_t *pv)
+simq_pvals_destroy (simq_pvals_t *pv)
 {
    bson_free (pv->v);
    memset (pv, 0, sizeof *pv);
@@ -814,7 +814,7 @@ simq_sort_key (const bson_t *doc, const char *path, int dir, bson_value_t *key)
       memset (key, 0, sizeof *key);
       key->value_type = saw_empty_array ? BSON_TYPE_UNDEFINED : BSON_TYPE_NULL;
    }
-   simq_pvals_free (&pv);
+   simq_pvals_destroy (&pv);
 }
 
 bool

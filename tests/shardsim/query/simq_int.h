@@ -42,8 +42,9 @@ simq_value_from_doc (const bson_t *doc, bool is_array, bson_value_t *out);
 /* Owned copy, and release of owned values (both accept BSON_TYPE_EOD, the engine's "missing"). */
 void
 simq_value_copy (const bson_value_t *src, bson_value_t *dst);
+/* Frees what v owns (strings, documents …); v itself is the caller's. */
 void
-simq_value_free (bson_value_t *v);
+simq_value_destroy (bson_value_t *v);
 void
 simq_value_set_missing (bson_value_t *v);
 bool
@@ -70,8 +71,9 @@ typedef struct {
 
 void
 simq_path_values (const bson_t *doc, const char *path, simq_pvals_t *out);
+/* Frees the values pv owns (the caller owns the struct). */
 void
-simq_pvals_free (simq_pvals_t *pv);
+simq_pvals_destroy (simq_pvals_t *pv);
 
 /* Rebuilds src into dst (initialised by the callee) with path set to val: missing intermediate documents are created,
  * numeric components index into arrays (padding with nulls), an existing field keeps its position and new fields go
@@ -97,8 +99,8 @@ typedef struct {
    simq_var_t *vars; /* $let, $map, $filter, $lookup let variables; innermost first */
 } simq_ectx_t;
 
-/* Evaluates an aggregation expression; out is owned by the caller (release with simq_value_free); a missing result is
- * BSON_TYPE_EOD. Unknown operators fail with 168 InvalidPipelineOperator. */
+/* Evaluates an aggregation expression; out is owned by the caller (release with simq_value_destroy); a missing result
+ * is BSON_TYPE_EOD. Unknown operators fail with 168 InvalidPipelineOperator. */
 bool
 simq_eval (const bson_value_t *expr, const simq_ectx_t *ctx, bson_value_t *out, bson_error_t *error);
 /* A field path ("a.b", without the '$') resolved aggregation-style against doc: arrays along the way map to arrays
@@ -120,8 +122,9 @@ simq_proj_new (const bson_t *projection, bool find_syntax, bson_error_t *error);
 bool
 simq_proj_apply (const simq_proj_t *p, const bson_t *doc, const simq_ectx_t *ctx, bson_t *out, bson_error_t *error);
 
+/* Frees a projection from simq_proj_new (NULL is fine). */
 void
-simq_proj_destroy (simq_proj_t *p);
+simq_proj_free (simq_proj_t *p);
 
 /* Compiled projection shared by find and $project. */
 bool
@@ -131,5 +134,43 @@ simq_project_ex (const bson_t *doc, const bson_t *projection, bool find_syntax, 
 /* A 64-bit PRNG step (xorshift64*), for $sample. */
 uint64_t
 simq_rand_next (uint64_t *state);
+
+/* ---- the aggregation stages, across simq_agg.c, simq_agg_group.c and simq_agg_lookup.c ---- */
+
+/* Fills ctx to evaluate expressions against doc (borrowed) with env and the variables vars in scope. */
+void
+simq_ectx_for (const bson_t *doc, const simq_env_t *env, simq_var_t *vars, simq_ectx_t *ctx);
+
+/* Whether the caller wants the pipeline stopped (env->interrupted), asked at every 1024th document; error set. */
+bool
+simq_interrupted (const simq_env_t *env, size_t i, bson_error_t *error);
+
+/* $group (simq_agg_group.c): in grouped by the _id expression into out (owned by the caller), one document per
+ * group with its accumulators. */
+bool
+simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                  simq_docs_t *out, bson_error_t *error);
+
+/* Runs pipeline over the documents of *input, which it takes (input is left empty). */
+bool
+simq_run_pipeline_taking (simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
+                          simq_docs_t *out, bson_error_t *error);
+
+/* Runs pipeline over a copy of the documents of input (borrowed) into out (owned by the caller). */
+bool
+simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
+                   simq_docs_t *out, bson_error_t *error);
+
+/* $lookup (simq_agg_lookup.c): each document of in with the matching foreign documents as an array, into out
+ * (owned by the caller). */
+bool
+simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                   simq_docs_t *out, bson_error_t *error);
+
+/* $unionWith: "coll" or { coll, pipeline }: the input, then the documents of coll (in the pipeline's database) run
+ * through pipeline. */
+bool
+simq_stage_union_with (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                       simq_docs_t *out, bson_error_t *error);
 
 #endif

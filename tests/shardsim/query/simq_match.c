@@ -450,17 +450,14 @@ simq_mod (const simq_pvals_t *pv, const bson_value_t *arg, bool *out, bson_error
    return true;
 }
 
-/* Evaluates an operator document ({ $gt: 1, $lt: 5 }) against the values reached by path. */
+/* The $regex and $options of an operator document, which travel together: borrowed from ops into *regex and *options
+ * (left NULL when absent); false (error 2) when either is of the wrong type or $options comes alone. */
 static bool
-simq_match_ops (const bson_t *doc, const char *path, const simq_pvals_t *pv, const bson_t *ops, const simq_ectx_t *ctx,
-                bool *matched, bson_error_t *error)
+simq_regex_args (const bson_t *ops, const char **regex, const char **options, bson_error_t *error)
 {
    bson_iter_t it;
-   const char *regex = NULL, *options = NULL;
-   bool have_regex = false, result = true;
+   bool have_regex = false;
 
-   (void) doc;
-   (void) path;
    if (!bson_iter_init (&it, ops)) {
       return simq_fail (error, 2, "invalid operator document");
    }
@@ -469,9 +466,9 @@ simq_match_ops (const bson_t *doc, const char *path, const simq_pvals_t *pv, con
       if (strcmp (bson_iter_key (&it), "$regex") == 0) {
          have_regex = true;
          if (BSON_ITER_HOLDS_UTF8 (&it)) {
-            regex = bson_iter_utf8 (&it, NULL);
+            *regex = bson_iter_utf8 (&it, NULL);
          } else if (BSON_ITER_HOLDS_REGEX (&it)) {
-            regex = bson_iter_regex (&it, &options);
+            *regex = bson_iter_regex (&it, options);
          } else {
             return simq_fail (error, 2, "$regex has to be a string");
          }
@@ -479,11 +476,28 @@ simq_match_ops (const bson_t *doc, const char *path, const simq_pvals_t *pv, con
          if (!BSON_ITER_HOLDS_UTF8 (&it)) {
             return simq_fail (error, 2, "$options has to be a string");
          }
-         options = bson_iter_utf8 (&it, NULL);
+         *options = bson_iter_utf8 (&it, NULL);
       }
    }
-   if (options && !have_regex) {
+   if (*options && !have_regex) {
       return simq_fail (error, 2, "$options needs a $regex");
+   }
+   return true;
+}
+
+/* Evaluates an operator document ({ $gt: 1, $lt: 5 }) against the values reached by path. */
+static bool
+simq_match_ops (const bson_t *doc, const char *path, const simq_pvals_t *pv, const bson_t *ops, const simq_ectx_t *ctx,
+                bool *matched, bson_error_t *error)
+{
+   bson_iter_t it;
+   const char *regex = NULL, *options = NULL;
+   bool result = true;
+
+   (void) doc;
+   (void) path;
+   if (!simq_regex_args (ops, &regex, &options, error)) {
+      return false;
    }
 
    bson_iter_init (&it, ops);
@@ -629,7 +643,7 @@ simq_match_field (const bson_t *doc, const char *path, const bson_value_t *cond,
    }
    ok = simq_eq_or_regex (&pv, cond, matched, error);
 cleanup:
-   simq_pvals_free (&pv);
+   simq_pvals_destroy (&pv);
    return ok;
 }
 
@@ -702,7 +716,7 @@ simq_match_doc (const bson_t *doc, const bson_t *filter, const simq_ectx_t *ctx,
                return false;
             }
             m = simq_truthy (&r);
-            simq_value_free (&r);
+            simq_value_destroy (&r);
          } else if (strcmp (key, "$comment") == 0) {
             m = true;
          } else if (strcmp (key, "$alwaysTrue") == 0) {

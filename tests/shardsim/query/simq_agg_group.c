@@ -1,0 +1,384 @@
+/* The query engine's $group stage: the accumulators ($sum, $avg, $min, $max, $first, $last, $push, $addToSet,
+ * $count …) and the grouping of the input by the _id expression. */
+#include "tests/shardsim/query/simq_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum {
+   SIMQ_ACC_SUM,
+   SIMQ_ACC_AVG,
+   SIMQ_ACC_FIRST,
+   SIMQ_ACC_LAST,
+   SIMQ_ACC_PUSH,
+   SIMQ_ACC_ADDTOSET,
+   SIMQ_ACC_MIN,
+   SIMQ_ACC_MAX,
+   SIMQ_ACC_COUNT,
+   SIMQ_ACC_MERGE
+} simq_acc_kind_t;
+
+typedef struct {
+   const char *field;
+   simq_acc_kind_t kind;
+   bson_value_t expr; /* borrowed */
+} simq_acc_spec_t;
+
+typedef struct {
+   bool set;
+   int widest; /* numeric sum: 0 int32, 1 int64, 2 double */
+   int64_t i;
+   double d;
+   bool decimal;
+   size_t count;
+   bson_value_t value; /* owned: $first/$last/$min/$max */
+   bson_t list;        /* $push / $addToSet / $mergeObjects accumulation */
+   uint32_t list_n;
+} simq_acc_t;
+
+typedef struct {
+   bson_value_t key; /* owned */
+   simq_acc_t *accs;
+} simq_group_t;
+
+static const struct {
+   const char *name;
+   simq_acc_kind_t kind;
+} simq_acc_names[] = {
+   { "$sum", SIMQ_ACC_SUM },     { "$avg", SIMQ_ACC_AVG },
+   { "$first", SIMQ_ACC_FIRST }, { "$last", SIMQ_ACC_LAST },
+   { "$push", SIMQ_ACC_PUSH },   { "$addToSet", SIMQ_ACC_ADDTOSET },
+   { "$min", SIMQ_ACC_MIN },     { "$max", SIMQ_ACC_MAX },
+   { "$count", SIMQ_ACC_COUNT }, { "$mergeObjects", SIMQ_ACC_MERGE },
+};
+
+static void
+simq_acc_add_number (simq_acc_t *a, const bson_value_t *v)
+{
+   int64_t x;
+   a->count++;
+   switch (v->value_type) {
+   case BSON_TYPE_DECIMAL128:
+      a->decimal = true;
+      return;
+   case BSON_TYPE_DOUBLE:
+      if (a->widest < 2) {
+         a->d = (double) a->i;
+         a->widest = 2;
+      }
+      a->d += v->value.v_double;
+      return;
+   case BSON_TYPE_INT32:
+   case BSON_TYPE_INT64:
+      x = v->value_type == BSON_TYPE_INT32 ? v->value.v_int32 : v->value.v_int64;
+      if (v->value_type == BSON_TYPE_INT64 && a->widest < 1) {
+         a->widest = 1;
+      }
+      if (a->widest == 2) {
+         a->d += (double) x;
+      } else {
+         int64_t before = a->i;
+         if (__builtin_add_overflow (before, x, &a->i)) {
+            a->d = (double) before + (double) x;
+            a->widest = 2;
+         }
+      }
+      return;
+   default:
+      return;
+   }
+}
+
+static bool
+simq_acc_update (simq_acc_t *a, const simq_acc_spec_t *spec, const bson_value_t *v, bson_error_t *error)
+{
+   char key[24];
+   switch (spec->kind) {
+   case SIMQ_ACC_SUM:
+   case SIMQ_ACC_AVG:
+      if (v->value_type == BSON_TYPE_ARRAY && spec->kind == SIMQ_ACC_SUM) {
+         return true; /* arrays are not summed by the accumulator */
+      }
+      if (simq_is_number (v)) {
+         simq_acc_add_number (a, v);
+      }
+      if (a->decimal) {
+         return simq_fail (error, 238, "shardsim: %s on decimal128 values is not implemented",
+                           spec->kind == SIMQ_ACC_SUM ? "$sum" : "$avg");
+      }
+      return true;
+   case SIMQ_ACC_COUNT: {
+      bson_value_t one;
+      one.value_type = BSON_TYPE_INT32;
+      one.value.v_int32 = 1;
+      simq_acc_add_number (a, &one);
+      return true;
+   }
+   case SIMQ_ACC_FIRST:
+      if (!a->set) {
+         simq_value_copy (v, &a->value);
+         a->set = true;
+      }
+      return true;
+   case SIMQ_ACC_LAST:
+      simq_value_destroy (&a->value);
+      simq_value_copy (v, &a->value);
+      a->set = true;
+      return true;
+   case SIMQ_ACC_MIN:
+   case SIMQ_ACC_MAX:
+      if (simq_value_missing (v) || v->value_type == BSON_TYPE_NULL || v->value_type == BSON_TYPE_UNDEFINED) {
+         return true;
+      }
+      if (!a->set || (spec->kind == SIMQ_ACC_MIN ? order_values (v, &a->value) < 0 : order_values (v, &a->value) > 0)) {
+         simq_value_destroy (&a->value);
+         simq_value_copy (v, &a->value);
+         a->set = true;
+      }
+      return true;
+   case SIMQ_ACC_PUSH:
+      if (!simq_value_missing (v)) {
+         snprintf (key, sizeof key, "%u", a->list_n++);
+         bson_append_value (&a->list, key, -1, v);
+      }
+      return true;
+   case SIMQ_ACC_ADDTOSET:
+      if (!simq_value_missing (v)) {
+         bson_iter_t it;
+         bson_iter_init (&it, &a->list);
+         while (bson_iter_next (&it)) {
+            if (order_values (bson_iter_value (&it), v) == 0) {
+               return true;
+            }
+         }
+         snprintf (key, sizeof key, "%u", a->list_n++);
+         bson_append_value (&a->list, key, -1, v);
+      }
+      return true;
+   case SIMQ_ACC_MERGE:
+      if (simq_value_missing (v) || v->value_type == BSON_TYPE_NULL) {
+         return true;
+      }
+      if (v->value_type != BSON_TYPE_DOCUMENT) {
+         return simq_fail (error, 40400, "$mergeObjects requires object inputs, but input is of type %s",
+                           simq_type_name (v->value_type));
+      } else {
+         bson_t sub;
+         bson_iter_t it;
+         simq_value_as_doc (v, &sub);
+         bson_iter_init (&it, &sub);
+         while (bson_iter_next (&it)) {
+            bson_t next;
+            if (!simq_set_path (&a->list, bson_iter_key (&it), bson_iter_value (&it), &next, error)) {
+               bson_destroy (&next);
+               return false;
+            }
+            bson_destroy (&a->list);
+            bson_steal (&a->list, &next);
+         }
+      }
+      return true;
+   }
+   return true;
+}
+
+static void
+simq_acc_result (simq_acc_t *a, const simq_acc_spec_t *spec, bson_t *dst)
+{
+   const char *f = spec->field;
+   switch (spec->kind) {
+   case SIMQ_ACC_SUM:
+   case SIMQ_ACC_COUNT:
+      if (a->widest == 2) {
+         BSON_APPEND_DOUBLE (dst, f, a->d);
+      } else if (a->widest == 0 && a->i >= INT32_MIN && a->i <= INT32_MAX) {
+         BSON_APPEND_INT32 (dst, f, (int32_t) a->i);
+      } else {
+         BSON_APPEND_INT64 (dst, f, a->i);
+      }
+      return;
+   case SIMQ_ACC_AVG:
+      if (a->count == 0) {
+         BSON_APPEND_NULL (dst, f);
+      } else {
+         BSON_APPEND_DOUBLE (dst, f, (a->widest == 2 ? a->d : (double) a->i) / (double) a->count);
+      }
+      return;
+   case SIMQ_ACC_FIRST:
+   case SIMQ_ACC_LAST:
+   case SIMQ_ACC_MIN:
+   case SIMQ_ACC_MAX:
+      if (!a->set || simq_value_missing (&a->value)) {
+         BSON_APPEND_NULL (dst, f);
+      } else {
+         BSON_APPEND_VALUE (dst, f, &a->value);
+      }
+      return;
+   case SIMQ_ACC_PUSH:
+   case SIMQ_ACC_ADDTOSET:
+      BSON_APPEND_ARRAY (dst, f, &a->list);
+      return;
+   case SIMQ_ACC_MERGE:
+      BSON_APPEND_DOCUMENT (dst, f, &a->list);
+      return;
+   }
+}
+
+/* Parses the accumulator of one output field ({ field: { $op: expr } }) into acc; false (error set) when it is not
+ * one accumulator object of a known operator. acc borrows from it. */
+static bool
+simq_acc_parse (const char *field, bson_iter_t *it, simq_acc_spec_t *acc, bson_error_t *error)
+{
+   bson_t accdoc;
+   bson_iter_t ai;
+   bool known = false;
+   if (strchr (field, '.')) {
+      return simq_fail (error, 40235, "The field name '%s' cannot contain '.'", field);
+   }
+   if (field[0] == '$') {
+      return simq_fail (error, 40236, "The field name '%s' cannot be an operator name", field);
+   }
+   if (!BSON_ITER_HOLDS_DOCUMENT (it) || !simq_value_as_doc (bson_iter_value (it), &accdoc)) {
+      return simq_fail (error, 40234, "The field '%s' must be an accumulator object", field);
+   }
+   if (bson_count_keys (&accdoc) != 1) {
+      return simq_fail (error, 40238, "The field '%s' must specify one accumulator", field);
+   }
+   bson_iter_init (&ai, &accdoc);
+   bson_iter_next (&ai);
+   for (size_t i = 0; i < sizeof simq_acc_names / sizeof simq_acc_names[0]; i++) {
+      if (strcmp (simq_acc_names[i].name, bson_iter_key (&ai)) == 0) {
+         acc->kind = simq_acc_names[i].kind;
+         known = true;
+      }
+   }
+   if (!known) {
+      return simq_fail (error, 15952, "unknown group operator '%s'", bson_iter_key (&ai));
+   }
+   if (acc->kind == SIMQ_ACC_COUNT) {
+      bson_t cd;
+      if (!BSON_ITER_HOLDS_DOCUMENT (&ai) || !simq_value_as_doc (bson_iter_value (&ai), &cd) ||
+          bson_count_keys (&cd) != 0) {
+         return simq_fail (error, 9, "$count takes no arguments, i.e. $count:{}");
+      }
+   }
+   acc->field = field;
+   acc->expr = *bson_iter_value (&ai);
+   return true;
+}
+
+bool
+simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                  simq_docs_t *out, bson_error_t *error)
+{
+   bson_t spec;
+   bson_iter_t it;
+   bson_value_t id_expr;
+   bool have_id = false, ok = false;
+   simq_acc_spec_t *accs = NULL;
+   size_t naccs = 0;
+   simq_group_t *groups = NULL;
+   size_t ngroups = 0, gcap = 0;
+   simq_htab_t index; /* group key hash -> index + 1 in groups */
+   simq_htab_init (&index);
+
+   if (arg->value_type != BSON_TYPE_DOCUMENT || !simq_value_as_doc (arg, &spec)) {
+      return simq_fail (error, 15947, "a group's fields must be specified in an object");
+   }
+   accs = bson_malloc0 ((bson_count_keys (&spec) + 1) * sizeof *accs);
+   bson_iter_init (&it, &spec);
+   while (bson_iter_next (&it)) {
+      const char *field = bson_iter_key (&it);
+      if (strcmp (field, "_id") == 0) {
+         id_expr = *bson_iter_value (&it);
+         have_id = true;
+         continue;
+      }
+      if (!simq_acc_parse (field, &it, &accs[naccs], error)) {
+         goto cleanup;
+      }
+      naccs++;
+   }
+   if (!have_id) {
+      simq_fail (error, 15955, "a group specification must include an _id");
+      goto cleanup;
+   }
+
+   for (size_t d = 0; d < in->n; d++) {
+      simq_ectx_t ctx;
+      bson_value_t key;
+      simq_group_t *g = NULL;
+      if (simq_interrupted (env, d, error)) {
+         goto cleanup;
+      }
+      simq_ectx_for (in->v[d], env, vars, &ctx);
+      if (!simq_eval (&id_expr, &ctx, &key, error)) {
+         goto cleanup;
+      }
+      if (simq_value_missing (&key)) {
+         key.value_type = BSON_TYPE_NULL;
+      }
+      /* The group whose key compares equal (the first key seen stays the group's _id), through the hash map. */
+      uint64_t h = simq_hash_value (&key);
+      size_t probe = 0;
+      for (uintptr_t gi; !g && (gi = simq_htab_next (&index, h, &probe)) != 0;) {
+         if (order_values (&groups[gi - 1].key, &key) == 0) {
+            g = &groups[gi - 1];
+         }
+      }
+      if (!g) {
+         if (ngroups == gcap) {
+            gcap = gcap ? gcap * 2 : 8;
+            groups = bson_realloc (groups, gcap * sizeof *groups);
+         }
+         g = &groups[ngroups++];
+         simq_htab_add (&index, h, (uintptr_t) ngroups);
+         g->key = key;
+         /* simq_acc_t holds a bson_t, which libbson declares 128-byte aligned: malloc gives only 16 */
+         g->accs = bson_aligned_alloc0 (BSON_ALIGNOF (simq_acc_t), (naccs + 1) * sizeof (simq_acc_t));
+         for (size_t a = 0; a < naccs; a++) {
+            simq_value_set_missing (&g->accs[a].value);
+            bson_init (&g->accs[a].list);
+         }
+      } else {
+         simq_value_destroy (&key);
+      }
+      for (size_t a = 0; a < naccs; a++) {
+         bson_value_t v;
+         bool upd_ok;
+         if (accs[a].kind == SIMQ_ACC_COUNT) {
+            simq_value_set_missing (&v);
+         } else if (!simq_eval (&accs[a].expr, &ctx, &v, error)) {
+            goto cleanup;
+         }
+         upd_ok = simq_acc_update (&g->accs[a], &accs[a], &v, error);
+         simq_value_destroy (&v);
+         if (!upd_ok) {
+            goto cleanup;
+         }
+      }
+   }
+   for (size_t i = 0; i < ngroups; i++) {
+      bson_t *doc = bson_new ();
+      BSON_APPEND_VALUE (doc, "_id", &groups[i].key);
+      for (size_t a = 0; a < naccs; a++) {
+         simq_acc_result (&groups[i].accs[a], &accs[a], doc);
+      }
+      simq_docs_push_owned (out, doc);
+   }
+   ok = true;
+cleanup:
+   for (size_t i = 0; i < ngroups; i++) {
+      simq_value_destroy (&groups[i].key);
+      for (size_t a = 0; a < naccs; a++) {
+         simq_value_destroy (&groups[i].accs[a].value);
+         bson_destroy (&groups[i].accs[a].list);
+      }
+      bson_free (groups[i].accs);
+   }
+   bson_free (groups);
+   bson_free (accs);
+   simq_htab_destroy (&index);
+   return ok;
+}

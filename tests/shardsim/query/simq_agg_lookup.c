@@ -1,0 +1,411 @@
+/* The query engine's joining stages: $lookup (plain, with a pipeline, and indexed by the foreign field when the
+ * local side is large) and $unionWith. */
+#include "tests/shardsim/query/simq_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* $lookup's equality on a top-level foreignField, indexed once per stage instead of a scan of the foreign collection
+ * per input document (as the server uses the foreign collection's index). Documents are grouped by distinct value
+ * (simq_hash_value → group; each group lists its documents in collection order), so many documents with one value
+ * (a collection's chunks under one uuid) cost one probe; documents whose field holds an array (element matching)
+ * are kept apart and matched in full. */
+typedef struct {
+   size_t first; /* the foreign document whose value stands for the group */
+   size_t *v;    /* foreign indexes, ascending */
+   size_t n, cap;
+} simq_lookup_group_t;
+
+typedef struct {
+   simq_htab_t by_value; /* simq_hash_value (field) -> group index + 1 */
+   simq_lookup_group_t *groups;
+   size_t ngroups, capgroups;
+   size_t *arrays; /* foreign indexes whose field is an array */
+   size_t narrays, caparrays;
+   bool built;
+} simq_lookup_index_t;
+
+static void
+simq_size_push (size_t **v, size_t *n, size_t *cap, size_t x)
+{
+   if (*n == *cap) {
+      *cap = *cap ? *cap * 2 : 8;
+      *v = bson_realloc (*v, *cap * sizeof **v);
+   }
+   (*v)[(*n)++] = x;
+}
+
+/* The group of documents whose field equals v, or NULL. */
+static simq_lookup_group_t *
+simq_lookup_group (simq_lookup_index_t *ix, const simq_docs_t *foreign_docs, const char *foreign, const bson_value_t *v,
+                   uint64_t hash)
+{
+   size_t probe = 0;
+   uintptr_t val;
+   bson_iter_t fi;
+   while ((val = simq_htab_next (&ix->by_value, hash, &probe)) != 0) {
+      simq_lookup_group_t *g = &ix->groups[val - 1];
+      if (bson_iter_init_find (&fi, foreign_docs->v[g->first], foreign) &&
+          order_values (bson_iter_value (&fi), v) == 0) {
+         return g;
+      }
+   }
+   return NULL;
+}
+
+static void
+simq_lookup_index_build (simq_lookup_index_t *ix, const simq_docs_t *foreign_docs, const char *foreign)
+{
+   simq_htab_init (&ix->by_value);
+   for (size_t f = 0; f < foreign_docs->n; f++) {
+      bson_iter_t it;
+      const bson_value_t *v;
+      uint64_t hash;
+      simq_lookup_group_t *g;
+      if (!bson_iter_init_find (&it, foreign_docs->v[f], foreign)) {
+         continue; /* missing: equal only to null, which the indexed path never looks up */
+      }
+      if (BSON_ITER_HOLDS_ARRAY (&it)) {
+         simq_size_push (&ix->arrays, &ix->narrays, &ix->caparrays, f);
+         continue;
+      }
+      v = bson_iter_value (&it);
+      hash = simq_hash_value (v);
+      g = simq_lookup_group (ix, foreign_docs, foreign, v, hash);
+      if (!g) {
+         if (ix->ngroups == ix->capgroups) {
+            ix->capgroups = ix->capgroups ? ix->capgroups * 2 : 16;
+            ix->groups = bson_realloc (ix->groups, ix->capgroups * sizeof *ix->groups);
+         }
+         g = &ix->groups[ix->ngroups++];
+         *g = (simq_lookup_group_t){ .first = f };
+         simq_htab_add (&ix->by_value, hash, (uintptr_t) ix->ngroups);
+      }
+      simq_size_push (&g->v, &g->n, &g->cap, f);
+   }
+   ix->built = true;
+}
+
+static void
+simq_lookup_index_destroy (simq_lookup_index_t *ix)
+{
+   if (!ix->built) {
+      return;
+   }
+   simq_htab_destroy (&ix->by_value);
+   for (size_t g = 0; g < ix->ngroups; g++) {
+      bson_free (ix->groups[g].v);
+   }
+   bson_free (ix->groups);
+   bson_free (ix->arrays);
+}
+
+static int
+simq_size_cmp (const void *a, const void *b)
+{
+   size_t x = *(const size_t *) a, y = *(const size_t *) b;
+   return x < y ? -1 : x > y;
+}
+
+/* The foreign documents equal to one of the values of list (an $in array of non-null values) on field, in the
+ * foreign collection's order, appended to matched. filter is the same condition, for the documents holding arrays. */
+static bool
+simq_lookup_indexed (simq_lookup_index_t *ix, const simq_docs_t *foreign_docs, const char *foreign, const bson_t *list,
+                     const bson_t *filter, simq_docs_t *matched, bson_error_t *error)
+{
+   size_t *hits = NULL, nhits = 0, cap = 0;
+   bson_iter_t it;
+   bool ok = true;
+   bson_iter_init (&it, list);
+   while (bson_iter_next (&it)) {
+      const bson_value_t *v = bson_iter_value (&it);
+      simq_lookup_group_t *g = simq_lookup_group (ix, foreign_docs, foreign, v, simq_hash_value (v));
+      for (size_t j = 0; g && j < g->n; j++) {
+         simq_size_push (&hits, &nhits, &cap, g->v[j]);
+      }
+   }
+   for (size_t a = 0; ok && a < ix->narrays; a++) {
+      bool m;
+      ok = simq_match (foreign_docs->v[ix->arrays[a]], filter, &m, error);
+      if (ok && m) {
+         simq_size_push (&hits, &nhits, &cap, ix->arrays[a]);
+      }
+   }
+   if (nhits > 1) {
+      qsort (hits, nhits, sizeof *hits, simq_size_cmp);
+   }
+   for (size_t h = 0; ok && h < nhits; h++) {
+      if (h == 0 || hits[h] != hits[h - 1]) {
+         simq_docs_push_copy (matched, foreign_docs->v[hits[h]]);
+      }
+   }
+   bson_free (hits);
+   return ok;
+}
+
+/* The documents of foreign_docs whose foreign field equals one of the values doc's local field reaches (null when it
+ * reaches none), copied into matched; through ix (built on first use) when indexable and every value is plain. */
+static bool
+simq_lookup_local_matches (const bson_t *doc, const char *local, const char *foreign, const simq_docs_t *foreign_docs,
+                           bool indexable, simq_lookup_index_t *ix, simq_docs_t *matched, bson_error_t *error)
+{
+   bool ok = true;
+   /* Equality on foreignField with any of the values localField reaches (null when it reaches none). */
+   simq_pvals_t pv;
+   bson_t filter = BSON_INITIALIZER, cond, list;
+   uint32_t k = 0;
+   char key[24];
+   bool plain = true; /* every value is one the index answers: not null, undefined or missing */
+   simq_path_values (doc, local, &pv);
+   BSON_APPEND_DOCUMENT_BEGIN (&filter, foreign, &cond);
+   BSON_APPEND_ARRAY_BEGIN (&cond, "$in", &list);
+   for (size_t j = 0; j < pv.n; j++) {
+      bool is_whole_array = !pv.v[j].expanded && pv.v[j].v.value_type == BSON_TYPE_ARRAY;
+      if (is_whole_array || pv.v[j].v.value_type == BSON_TYPE_REGEX) {
+         continue;
+      }
+      snprintf (key, sizeof key, "%u", k++);
+      bson_append_value (&list, key, -1, &pv.v[j].v);
+      plain = plain && pv.v[j].v.value_type != BSON_TYPE_NULL && pv.v[j].v.value_type != BSON_TYPE_UNDEFINED;
+   }
+   if (k == 0) {
+      bson_append_null (&list, "0", 1);
+      plain = false;
+   }
+   bson_append_array_end (&cond, &list);
+   bson_append_document_end (&filter, &cond);
+   simq_pvals_destroy (&pv);
+   if (plain && indexable) {
+      if (!ix->built) {
+         simq_lookup_index_build (ix, foreign_docs, foreign);
+      }
+      ok = simq_lookup_indexed (ix, foreign_docs, foreign, &list, &filter, matched, error);
+   } else {
+      for (size_t f = 0; ok && f < foreign_docs->n; f++) {
+         bool m;
+         ok = simq_match (foreign_docs->v[f], &filter, &m, error);
+         if (ok && m) {
+            simq_docs_push_copy (matched, foreign_docs->v[f]);
+         }
+      }
+   }
+   bson_destroy (&filter);
+   return ok;
+}
+
+/* Pushes the variables of let (a document of expressions evaluated in ctx) onto *head; false (error set) when one
+ * fails. The caller frees the nodes it gets down to its own list. */
+static bool
+simq_lookup_bind_let (const bson_value_t *let, const simq_ectx_t *ctx, simq_var_t **head, bson_error_t *error)
+{
+   bool ok = true;
+   bson_t letdoc;
+   bson_iter_t li;
+   simq_value_as_doc (let, &letdoc);
+   bson_iter_init (&li, &letdoc);
+   while (ok && bson_iter_next (&li)) {
+      simq_var_t *node = bson_malloc0 (sizeof *node);
+      node->name = bson_iter_key (&li);
+      node->next = *head;
+      *head = node;
+      ok = simq_eval (bson_iter_value (&li), ctx, &node->value, error);
+   }
+   return ok;
+}
+
+bool
+simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                   simq_docs_t *out, bson_error_t *error)
+{
+   bson_t spec, pipeline;
+   bson_iter_t it;
+   const char *from = NULL, *local = NULL, *foreign = NULL, *as = NULL;
+   const bson_value_t *let = NULL;
+   bson_value_t let_v, pipe_v;
+   bool have_pipeline = false;
+   const simq_docs_t *foreign_docs = NULL;
+   simq_docs_t empty;
+   simq_lookup_index_t ix = { .built = false };
+   bool indexable;
+
+   simq_docs_init (&empty);
+   if (arg->value_type != BSON_TYPE_DOCUMENT || !simq_value_as_doc (arg, &spec)) {
+      return simq_fail (error, 40319, "the $lookup stage specification must be an object, but found %s",
+                        simq_type_name (arg->value_type));
+   }
+   bson_iter_init (&it, &spec);
+   while (bson_iter_next (&it)) {
+      const char *k = bson_iter_key (&it);
+      if (strcmp (k, "from") == 0) {
+         if (BSON_ITER_HOLDS_UTF8 (&it)) {
+            from = bson_iter_utf8 (&it, NULL);
+         } else if (BSON_ITER_HOLDS_DOCUMENT (&it)) {
+            bson_t fd;
+            bson_iter_t fi;
+            simq_value_as_doc (bson_iter_value (&it), &fd);
+            if (bson_iter_init_find (&fi, &fd, "coll") && BSON_ITER_HOLDS_UTF8 (&fi)) {
+               from = bson_iter_utf8 (&fi, NULL);
+            }
+         }
+         if (!from) {
+            return simq_fail (error, 40321, "$lookup 'from' field must be a string");
+         }
+      } else if (strcmp (k, "localField") == 0 || strcmp (k, "foreignField") == 0 || strcmp (k, "as") == 0) {
+         if (!BSON_ITER_HOLDS_UTF8 (&it)) {
+            return simq_fail (error, 40321, "$lookup argument '%s' must be a string, is type %s", k,
+                              simq_type_name (bson_iter_type (&it)));
+         }
+         if (k[0] == 'l') {
+            local = bson_iter_utf8 (&it, NULL);
+         } else if (k[0] == 'f') {
+            foreign = bson_iter_utf8 (&it, NULL);
+         } else {
+            as = bson_iter_utf8 (&it, NULL);
+         }
+      } else if (strcmp (k, "let") == 0) {
+         if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
+            return simq_fail (error, 9, "$lookup argument 'let' must be an object, is type %s",
+                              simq_type_name (bson_iter_type (&it)));
+         }
+         let_v = *bson_iter_value (&it);
+         let = &let_v;
+      } else if (strcmp (k, "pipeline") == 0) {
+         if (!BSON_ITER_HOLDS_ARRAY (&it)) {
+            return simq_fail (error, 9, "'pipeline' option must be specified as an array");
+         }
+         pipe_v = *bson_iter_value (&it);
+         simq_value_as_doc (&pipe_v, &pipeline);
+         have_pipeline = true;
+      } else {
+         return simq_fail (error, 9, "unknown argument to $lookup: %s", k);
+      }
+   }
+   if (!as) {
+      return simq_fail (error, 9, "must specify 'as' field for a $lookup");
+   }
+   if ((local == NULL) != (foreign == NULL) || (!local && !have_pipeline)) {
+      return simq_fail (error, 9,
+                        "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be "
+                        "specified");
+   }
+   if (!from && !have_pipeline) {
+      return simq_fail (error, 9, "must specify 'from' field for a $lookup");
+   }
+   if (!(from && env && env->collection && env->collection (env->ud, from, &foreign_docs))) {
+      foreign_docs = &empty;
+   }
+   /* a top-level foreignField over more than a handful of documents: index it once */
+   indexable = local && foreign && !strchr (foreign, '.') && foreign_docs->n > 16;
+
+   for (size_t i = 0; i < in->n; i++) {
+      simq_docs_t matched, piped;
+      const simq_docs_t *result = &matched;
+      bson_t arr = BSON_INITIALIZER, next;
+      bson_value_t arrv;
+      simq_var_t *head = vars;
+      simq_ectx_t ctx;
+      bool ok = true;
+
+      simq_docs_init (&matched);
+      simq_docs_init (&piped);
+      simq_ectx_for (in->v[i], env, vars, &ctx);
+      if (local) {
+         ok = simq_lookup_local_matches (in->v[i], local, foreign, foreign_docs, indexable, &ix, &matched, error);
+      } else {
+         for (size_t f = 0; f < foreign_docs->n; f++) {
+            simq_docs_push_copy (&matched, foreign_docs->v[f]);
+         }
+      }
+      if (ok && have_pipeline) {
+         if (let) {
+            ok = simq_lookup_bind_let (let, &ctx, &head, error);
+         }
+         if (ok) {
+            ok = simq_run_pipeline_taking (&matched, &pipeline, env, head, &piped, error);
+            result = &piped;
+         }
+      }
+      while (head != vars) {
+         simq_var_t *node = head;
+         head = head->next;
+         simq_value_destroy (&node->value);
+         bson_free (node);
+      }
+      if (ok) {
+         for (size_t r = 0; r < result->n; r++) {
+            char key[24];
+            snprintf (key, sizeof key, "%zu", r);
+            bson_append_document (&arr, key, -1, result->v[r]);
+         }
+         simq_value_from_doc (&arr, true, &arrv);
+         ok = simq_set_path (in->v[i], as, &arrv, &next, error);
+         simq_value_destroy (&arrv);
+         if (ok) {
+            simq_docs_push_owned (out, bson_copy (&next));
+         }
+         bson_destroy (&next);
+      }
+      bson_destroy (&arr);
+      simq_docs_clear (&matched);
+      simq_docs_clear (&piped);
+      if (!ok) {
+         simq_lookup_index_destroy (&ix);
+         return false;
+      }
+   }
+   simq_lookup_index_destroy (&ix);
+   return true;
+}
+
+/* $unionWith: "coll" or { coll, pipeline }: the input, then the documents of coll (in the pipeline's database) run
+ * through pipeline. */
+bool
+simq_stage_union_with (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                       simq_docs_t *out, bson_error_t *error)
+{
+   const char *coll = NULL;
+   bson_t spec, pipeline = BSON_INITIALIZER;
+   bool have_pipeline = false, ok = true;
+   const simq_docs_t *docs = NULL;
+   simq_docs_t empty;
+
+   if (arg->value_type == BSON_TYPE_UTF8) {
+      coll = arg->value.v_utf8.str;
+   } else if (arg->value_type == BSON_TYPE_DOCUMENT && simq_value_as_doc (arg, &spec)) {
+      bson_iter_t it;
+      bson_iter_init (&it, &spec);
+      while (bson_iter_next (&it)) {
+         if (strcmp (bson_iter_key (&it), "coll") == 0 && BSON_ITER_HOLDS_UTF8 (&it)) {
+            coll = bson_iter_utf8 (&it, NULL);
+         } else if (strcmp (bson_iter_key (&it), "pipeline") == 0 && BSON_ITER_HOLDS_ARRAY (&it)) {
+            simq_value_as_doc (bson_iter_value (&it), &pipeline);
+            have_pipeline = true;
+         } else {
+            return simq_fail (error, 40415, "BSON field '$unionWith.%s' is an unknown field.", bson_iter_key (&it));
+         }
+      }
+   } else {
+      return simq_fail (error, 40451, "the $unionWith stage specification must be an object or string, but found %s",
+                        simq_type_name (arg->value_type));
+   }
+   if (!coll) {
+      return simq_fail (error, 40414, "BSON field '$unionWith.coll' is missing but a required field");
+   }
+   for (size_t i = 0; i < in->n; i++) {
+      simq_docs_push_copy (out, in->v[i]);
+   }
+   simq_docs_init (&empty);
+   if (!(env && env->collection && env->collection (env->ud, coll, &docs))) {
+      docs = &empty;
+   }
+   if (have_pipeline) {
+      ok = simq_run_pipeline (docs, &pipeline, env, vars, out, error);
+   } else {
+      for (size_t i = 0; i < docs->n; i++) {
+         simq_docs_push_copy (out, docs->v[i]);
+      }
+   }
+   simq_docs_clear (&empty);
+   return ok;
+}

@@ -1,0 +1,439 @@
+/* shardsim's aggregate command: the pipeline over a collection's documents through the query engine, with the
+ * mongos-only stages ($collStats, $shardedDataDistribution, $currentOp, $listClusterCatalog …) answered from the
+ * simulated cluster's state. Callers hold sim_g.lock. */
+#include "tests/shardsim/sim_crud.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+   sim_ctx_t *ctx;
+   const char *coll; /* NULL for aggregate: 1 */
+   simq_docs_t lookups[8];
+   int nlookups;
+} sim_agg_t;
+
+static bool
+sim_agg_collection (void *ud, const char *coll, const simq_docs_t **docs)
+{
+   sim_agg_t *agg = ud;
+   sim_coll_t *c = sim_coll_get (agg->ctx->db, coll);
+   if (!c || agg->nlookups == 8) {
+      return false;
+   }
+   simq_docs_t *d = &agg->lookups[agg->nlookups++];
+   simq_docs_init (d);
+   bson_error_t err;
+   sim_coll_collect (c, NULL, d, &err);
+   *docs = d;
+   return true;
+}
+
+static void
+sim_append_latency (bson_t *doc, const char *name, int64_t us, int64_t ops)
+{
+   bson_t d;
+   BSON_APPEND_DOCUMENT_BEGIN (doc, name, &d);
+   BSON_APPEND_INT64 (&d, "latency", us);
+   BSON_APPEND_INT64 (&d, "ops", ops);
+   bson_append_document_end (doc, &d);
+}
+
+static int
+sim_stage_coll_stats (sim_agg_t *agg, const bson_t *spec, simq_docs_t *out, bson_error_t *error)
+{
+   char ns[512];
+   bson_snprintf (ns, sizeof ns, "%s.%s", agg->ctx->db, agg->coll ? agg->coll : "");
+   sim_coll_t *coll = agg->coll ? sim_coll_get_ns (ns) : NULL;
+   if (!coll) {
+      bson_set_error (error, SIMQ_ERROR_DOMAIN, 26,
+                      "Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [%s] not found.",
+                      ns);
+      return -1;
+   }
+   bson_t want_lat, want_storage;
+   bool lat = docget_sub (spec, "latencyStats", BSON_TYPE_EOD, &want_lat);
+   bool storage = docget_sub (spec, "storageStats", BSON_TYPE_EOD, &want_storage);
+   bson_iter_t it;
+   bool count = bson_iter_init_find (&it, spec, "count");
+   bool qes = bson_iter_init_find (&it, spec, "queryExecStats");
+   int64_t scale = storage ? docget_int (&want_storage, "scale", 1) : 1;
+   if (scale < 1) {
+      bson_set_error (error, SIMQ_ERROR_DOMAIN, 51024, "BSON field 'scale' value must be >= 1, actual value '%lld'",
+                      (long long) scale);
+      return -1;
+   }
+   sim_shard_stat_t *st = NULL;
+   size_t n = sim_coll_shard_stats (ns, &st);
+   for (size_t i = 0; i < n; i++) {
+      bson_t *d = bson_new ();
+      bson_t sub, sizes, arr;
+      char host[128] = "";
+      bson_t sdoc;
+      if (sim_shard_get (st[i].shard, &sdoc)) {
+         if (bson_iter_init_find (&it, &sdoc, "host") && BSON_ITER_HOLDS_UTF8 (&it)) {
+            const char *h = bson_iter_utf8 (&it, NULL);
+            const char *slash = strchr (h, '/');
+            bson_strncpy (host, slash ? slash + 1 : h, sizeof host);
+            char *comma = strchr (host, ',');
+            if (comma) {
+               *comma = '\0';
+            }
+         }
+         bson_destroy (&sdoc);
+      }
+      BSON_APPEND_UTF8 (d, "ns", ns);
+      BSON_APPEND_UTF8 (d, "shard", st[i].shard);
+      BSON_APPEND_UTF8 (d, "host", host);
+      BSON_APPEND_DATE_TIME (d, "localTime", clock_wall_ms ());
+      if (lat) {
+         sim_opstat_t zero = { { 0 } };
+         const sim_opstat_t *o = &zero;
+         for (size_t k = 0; k < coll->nops; k++) {
+            if (!strcmp (coll->ops[k].shard, st[i].shard)) {
+               o = &coll->ops[k];
+            }
+         }
+         BSON_APPEND_DOCUMENT_BEGIN (d, "latencyStats", &sub);
+         sim_append_latency (&sub, "reads", o->read_us, o->reads);
+         sim_append_latency (&sub, "writes", o->write_us, o->writes);
+         sim_append_latency (&sub, "commands", o->command_us, o->commands);
+         sim_append_latency (&sub, "transactions", 0, 0);
+         bson_append_document_end (d, &sub);
+      }
+      if (storage) {
+         int64_t avg = st[i].count ? st[i].size / st[i].count : 0;
+         int64_t storage_size = ((st[i].size + 4095) / 4096) * 4096 + 4096;
+         int64_t nidx = (int64_t) coll->indexes.n;
+         int64_t idx_size = 4096 * nidx + ((st[i].count * 32 + 4095) / 4096) * 4096 * nidx;
+         BSON_APPEND_DOCUMENT_BEGIN (d, "storageStats", &sub);
+         BSON_APPEND_INT32 (&sub, "size", (int32_t) (st[i].size / scale));
+         BSON_APPEND_INT32 (&sub, "count", (int32_t) st[i].count);
+         BSON_APPEND_INT32 (&sub, "avgObjSize", (int32_t) avg);
+         if (sim_ver_ge (60)) {
+            BSON_APPEND_INT32 (&sub, "numOrphanDocs", 0);
+         }
+         BSON_APPEND_INT32 (&sub, "storageSize", (int32_t) (storage_size / scale));
+         BSON_APPEND_INT32 (&sub, "freeStorageSize", 0);
+         BSON_APPEND_BOOL (&sub, "capped", false);
+         BSON_APPEND_INT32 (&sub, "nindexes", (int32_t) nidx);
+         BSON_APPEND_ARRAY_BEGIN (&sub, "indexBuilds", &arr);
+         bson_append_array_end (&sub, &arr);
+         BSON_APPEND_INT32 (&sub, "totalIndexSize", (int32_t) (idx_size / scale));
+         BSON_APPEND_INT32 (&sub, "totalSize", (int32_t) ((storage_size + idx_size) / scale));
+         BSON_APPEND_DOCUMENT_BEGIN (&sub, "indexSizes", &sizes);
+         for (size_t k = 0; k < coll->indexes.n; k++) {
+            if (bson_iter_init_find (&it, coll->indexes.v[k], "name") && BSON_ITER_HOLDS_UTF8 (&it)) {
+               BSON_APPEND_INT32 (&sizes, bson_iter_utf8 (&it, NULL), (int32_t) (idx_size / nidx / scale));
+            }
+         }
+         bson_append_document_end (&sub, &sizes);
+         BSON_APPEND_INT32 (&sub, "scaleFactor", (int32_t) scale);
+         bson_append_document_end (d, &sub);
+      }
+      if (count) {
+         BSON_APPEND_INT64 (d, "count", st[i].count);
+      }
+      if (qes) {
+         bson_t cs;
+         BSON_APPEND_DOCUMENT_BEGIN (d, "queryExecStats", &sub);
+         BSON_APPEND_DOCUMENT_BEGIN (&sub, "collectionScans", &cs);
+         BSON_APPEND_INT64 (&cs, "total", 0);
+         BSON_APPEND_INT64 (&cs, "nonTailable", 0);
+         bson_append_document_end (&sub, &cs);
+         bson_append_document_end (d, &sub);
+      }
+      simq_docs_push_owned (out, d);
+   }
+   bson_free (st);
+   return 1;
+}
+
+static int
+sim_stage_sharded_data_distribution (sim_agg_t *agg, const bson_iter_t *arg, simq_docs_t *out, bson_error_t *error)
+{
+   if (!sim_ver_ge (60)) {
+      return 0;
+   }
+   if (!BSON_ITER_HOLDS_DOCUMENT (arg)) {
+      bson_set_error (error, SIMQ_ERROR_DOMAIN, 6789100,
+                      "The $shardedDataDistribution stage specification must be an empty object");
+      return -1;
+   }
+   bson_iter_t child;
+   bson_iter_recurse (arg, &child);
+   if (bson_iter_next (&child)) {
+      bson_set_error (error, SIMQ_ERROR_DOMAIN, 6789100,
+                      "The $shardedDataDistribution stage specification must be an empty object");
+      return -1;
+   }
+   if (agg->coll || strcmp (agg->ctx->db, "admin") != 0) {
+      bson_set_error (error, SIMQ_ERROR_DOMAIN, 6789102,
+                      "The $shardedDataDistribution stage must be run on the admin database with {aggregate: 1}");
+      return -1;
+   }
+   sim_coll_t *colls = sim_coll_get ("config", "collections");
+   simq_docs_t cdocs;
+   simq_docs_init (&cdocs);
+   bson_error_t e;
+   if (colls) {
+      sim_coll_collect (colls, NULL, &cdocs, &e);
+   }
+   for (size_t i = 0; i < cdocs.n; i++) {
+      bson_iter_t it;
+      if ((bson_iter_init_find (&it, cdocs.v[i], "dropped") && bson_iter_as_bool (&it)) ||
+          (bson_iter_init_find (&it, cdocs.v[i], "unsplittable") && bson_iter_as_bool (&it)) ||
+          !bson_iter_init_find (&it, cdocs.v[i], "_id") || !BSON_ITER_HOLDS_UTF8 (&it)) {
+         continue;
+      }
+      const char *ns = bson_iter_utf8 (&it, NULL);
+      sim_shard_stat_t *st = NULL;
+      size_t n = sim_coll_shard_stats (ns, &st);
+      bson_t *d = bson_new ();
+      bson_t arr;
+      BSON_APPEND_UTF8 (d, "ns", ns);
+      BSON_APPEND_ARRAY_BEGIN (d, "shards", &arr);
+      for (size_t k = 0; k < n; k++) {
+         bson_t s;
+         char key[16];
+         const char *kp;
+         int64_t avg = st[k].count ? st[k].size / st[k].count : 0;
+         bson_uint32_to_string ((uint32_t) k, &kp, key, sizeof key);
+         BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &s);
+         BSON_APPEND_UTF8 (&s, "shardName", st[k].shard);
+         BSON_APPEND_INT64 (&s, "numOrphanedDocs", 0);
+         BSON_APPEND_INT64 (&s, "numOwnedDocuments", st[k].count);
+         BSON_APPEND_INT64 (&s, "ownedSizeBytes", avg * st[k].count);
+         BSON_APPEND_INT64 (&s, "orphanedSizeBytes", 0);
+         bson_append_document_end (&arr, &s);
+      }
+      bson_append_array_end (d, &arr);
+      simq_docs_push_owned (out, d);
+      bson_free (st);
+   }
+   simq_docs_clear (&cdocs);
+   return 1;
+}
+
+void
+sim_current_op_rows (sim_ctx_t *ctx, bool idle, simq_docs_t *out)
+{
+   pthread_mutex_lock (&sim_g.conn_lock);
+   for (sim_conn_t *c = sim_g.conns; c; c = c->next) {
+      bool self = c == ctx->conn;
+      if (!self && !idle) {
+         continue;
+      }
+      bson_t *d = bson_new ();
+      char desc[32];
+      bson_snprintf (desc, sizeof desc, "conn%d", c->id);
+      BSON_APPEND_UTF8 (d, "type", "op");
+      BSON_APPEND_UTF8 (d, "host", sim_g.host);
+      BSON_APPEND_UTF8 (d, "desc", desc);
+      BSON_APPEND_INT32 (d, "connectionId", c->id);
+      BSON_APPEND_UTF8 (d, "client", c->peer);
+      if (c->app_name[0]) {
+         BSON_APPEND_UTF8 (d, "appName", c->app_name);
+      }
+      BSON_APPEND_BOOL (d, "active", self);
+      BSON_APPEND_UTF8 (d, "currentOpTime", "1970-01-01T00:00:00.000+00:00");
+      if (self) {
+         BSON_APPEND_INT32 (d, "opid", (int32_t) (++sim_g.next_opid));
+         BSON_APPEND_INT64 (d, "secs_running", 0);
+         BSON_APPEND_INT64 (d, "microsecs_running", 100);
+         BSON_APPEND_UTF8 (d, "op", "command");
+         char *ns = bson_strdup_printf ("%s.$cmd", ctx->db);
+         BSON_APPEND_UTF8 (d, "ns", ns);
+         bson_free (ns);
+         BSON_APPEND_DOCUMENT (d, "command", ctx->cmd);
+         BSON_APPEND_INT32 (d, "numYields", 0);
+      }
+      simq_docs_push_owned (out, d);
+   }
+   pthread_mutex_unlock (&sim_g.conn_lock);
+   /* The shards' in-flight migrations (live balancer). */
+   sim_balancer_current_op (out);
+   sim_reshard_current_op (out); /* resharding donors and recipients (sim_reshard.c) */
+}
+
+static int
+sim_agg_stage (void *ud, const bson_t *stage, const simq_docs_t *in, simq_docs_t *out, bson_error_t *error)
+{
+   sim_agg_t *agg = ud;
+   bson_iter_t it;
+   (void) in;
+   if (!bson_iter_init (&it, stage) || !bson_iter_next (&it)) {
+      return 0;
+   }
+   const char *name = bson_iter_key (&it);
+   if (!strcmp (name, "$collStats")) {
+      bson_t spec;
+      if (!BSON_ITER_HOLDS_DOCUMENT (&it) || !docget_sub (stage, "$collStats", BSON_TYPE_EOD, &spec)) {
+         bson_set_error (error, SIMQ_ERROR_DOMAIN, 5447000, "$collStats must take a nested object but found: %s",
+                         "a non-object");
+         return -1;
+      }
+      return sim_stage_coll_stats (agg, &spec, out, error);
+   }
+   if (!strcmp (name, "$shardedDataDistribution")) {
+      return sim_stage_sharded_data_distribution (agg, &it, out, error);
+   }
+   if (!strcmp (name, "$listClusterCatalog")) {
+      return sim_stage_list_cluster_catalog (agg->ctx, agg->coll, &it, out, error);
+   }
+   if (!strcmp (name, "$listSessions")) {
+      /* the sessions the routers persisted, read where they live (DocumentSourceListSessions::createFromBson) */
+      if (!agg->coll || strcmp (agg->ctx->db, "config") != 0 || strcmp (agg->coll, "system.sessions") != 0) {
+         bson_set_error (error, SIMQ_ERROR_DOMAIN, 73,
+                         "$listSessions must be run against the 'system.sessions' collection in the 'config' "
+                         "database.");
+         return -1;
+      }
+      sim_coll_t *sessions = sim_coll_get ("config", "system.sessions");
+      if (sessions && !sim_coll_collect (sessions, NULL, out, error)) {
+         return -1;
+      }
+      return 1;
+   }
+   if (!strcmp (name, "$currentOp")) {
+      if (agg->coll || strcmp (agg->ctx->db, "admin") != 0) {
+         bson_set_error (error, SIMQ_ERROR_DOMAIN, 73,
+                         "$currentOp must be run against the 'admin' database with {aggregate: 1}");
+         return -1;
+      }
+      bson_t spec;
+      bool idle = docget_sub (stage, "$currentOp", BSON_TYPE_EOD, &spec) && docget_bool (&spec, "idleConnections");
+      sim_current_op_rows (agg->ctx, idle, out);
+      return 1;
+   }
+   return 0;
+}
+
+static bool
+sim_agg_interrupted (void *ud, bson_error_t *error)
+{
+   (void) ud;
+   return sim_should_stop (error);
+}
+
+static bool
+sim_stage_is_source (const bson_t *stage)
+{
+   static const char *src[] = { "$collStats",          "$shardedDataDistribution",
+                                "$currentOp",          "$documents",
+                                "$listClusterCatalog", "$indexStats",
+                                "$listSessions",       NULL };
+   bson_iter_t it;
+   if (!bson_iter_init (&it, stage) || !bson_iter_next (&it)) {
+      return false;
+   }
+   for (int i = 0; src[i]; i++) {
+      if (!strcmp (bson_iter_key (&it), src[i])) {
+         return true;
+      }
+   }
+   return false;
+}
+
+static void
+sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   bson_t pipeline, cursor, rest = BSON_INITIALIZER, first_stage;
+   bson_error_t err;
+   simq_docs_t input, out;
+   sim_agg_t agg;
+   char *ns = NULL;
+   simq_docs_init (&input);
+   simq_docs_init (&out);
+   memset (&agg, 0, sizeof agg);
+   agg.ctx = ctx;
+   bson_iter_init (&it, ctx->cmd);
+   bson_iter_next (&it);
+   if (BSON_ITER_HOLDS_UTF8 (&it)) {
+      agg.coll = bson_iter_utf8 (&it, NULL);
+   } else if (!(BSON_ITER_HOLDS_NUMBER (&it) && bson_iter_as_int64 (&it) == 1)) {
+      sim_reply_error (reply, 73, "Invalid %s namespace specified", "aggregate");
+      goto cleanup;
+   }
+   if (!bson_iter_init_find (&it, ctx->cmd, "pipeline") || !BSON_ITER_HOLDS_ARRAY (&it) ||
+       !docget_sub (ctx->cmd, "pipeline", BSON_TYPE_EOD, &pipeline)) {
+      sim_reply_error (reply, 40414, "BSON field 'aggregate.pipeline' is missing but a required field");
+      goto cleanup;
+   }
+   bool explain = docget_bool (ctx->cmd, "explain");
+   if (!docget_sub (ctx->cmd, "cursor", BSON_TYPE_EOD, &cursor) && !explain) {
+      sim_reply_error (reply, 9, "The 'cursor' option is required, except for aggregate with the explain argument");
+      goto cleanup;
+   }
+   int64_t batch = explain ? -1 : docget_int (&cursor, "batchSize", -1);
+   ns = agg.coll ? bson_strdup_printf ("%s.%s", ctx->db, agg.coll) : bson_strdup_printf ("%s.$cmd.aggregate", ctx->db);
+   if (!strcmp (ns, "config.mongos")) {
+      sim_mongos_ping ();
+   }
+   /* Input: the collection, pre-filtered by a leading $match; nothing for source stages. */
+   bool have_first = false;
+   bson_iter_t st;
+   bson_iter_init (&st, &pipeline);
+   if (bson_iter_next (&st) && BSON_ITER_HOLDS_DOCUMENT (&st)) {
+      uint32_t l;
+      const uint8_t *d;
+      bson_iter_document (&st, &l, &d);
+      have_first = bson_init_static (&first_stage, d, l);
+   }
+   const bson_t *run = &pipeline;
+   if (have_first && !sim_stage_is_source (&first_stage) && agg.coll) {
+      sim_coll_t *coll = sim_coll_get (ctx->db, agg.coll);
+      bson_t match;
+      bool leading_match = docget_sub (&first_stage, "$match", BSON_TYPE_EOD, &match);
+      if (coll) {
+         if (!sim_coll_collect (coll, leading_match ? &match : NULL, &input, &err)) {
+            sim_reply_simq_error (reply, &err);
+            goto cleanup;
+         }
+         sim_touch (ns, 0, NULL);
+      }
+      if (leading_match) {
+         uint32_t k = 0;
+         while (bson_iter_next (&st)) {
+            char key[16];
+            const char *kp;
+            bson_uint32_to_string (k++, &kp, key, sizeof key);
+            bson_append_value (&rest, kp, -1, bson_iter_value (&st));
+         }
+         run = &rest;
+      }
+   }
+   simq_env_t env = { .ud = &agg,
+                      .collection = sim_agg_collection,
+                      .stage = sim_agg_stage,
+                      .now_ms = clock_wall_ms (),
+                      .interrupted = sim_agg_interrupted };
+   if (!simq_aggregate_taking (&input, run, &env, &out, &err)) { /* input is ours: no second copy */
+      sim_reply_simq_error (reply, &err);
+      goto cleanup;
+   }
+   if (explain) {
+      BSON_APPEND_UTF8 (reply, "mergeType", "mongos");
+      sim_reply_ok (reply);
+      goto cleanup;
+   }
+   sim_reply_cursor (reply, ns, &out, batch, false);
+cleanup:
+   for (int i = 0; i < agg.nlookups; i++) {
+      simq_docs_clear (&agg.lookups[i]);
+   }
+   simq_docs_clear (&input);
+   simq_docs_clear (&out);
+   bson_destroy (&rest);
+   bson_free (ns);
+}
+
+/* A read-only command: abandoned when its client goes away (sim_stop.c). */
+void
+sim_crud_aggregate (sim_ctx_t *ctx, bson_t *reply)
+{
+   sim_stop_watch (ctx->conn);
+   sim_crud_aggregate_run (ctx, reply);
+   sim_stop_unwatch ();
+}

@@ -1,0 +1,39 @@
+/* shardsim's document commands, shared part: the helpers sim_crud.c (find, getMore, count, distinct, cursors),
+ * sim_aggregate.c (aggregate and its mongos-only stages), sim_write.c (insert, update, delete, findAndModify) and
+ * sim_ddl.c (collections, indexes, databases, currentOp, killOp) use together. Callers hold sim_g.lock. */
+#ifndef SHARDSIM_SIM_CRUD_H
+#define SHARDSIM_SIM_CRUD_H
+
+#include "tests/shardsim/sim.h"
+
+/* ---- sim_crud.c ---- */
+
+/* Replies a query-engine error (its server code and message). */
+void
+sim_reply_simq_error (bson_t *reply, const bson_error_t *err);
+
+/* Records a read (0), write (1) or command (2) for $collStats latencyStats on the shards owning ns's data. */
+void
+sim_touch (const char *ns, int kind, const char *shard);
+
+/* Replies with the first batch of docs (taking the documents; docs is left empty) and keeps a cursor for the rest.
+ * batch < 0 means the default (101); batch == 0 returns an empty first batch. single closes the cursor after the
+ * first batch. */
+void
+sim_reply_cursor (bson_t *reply, const char *ns, simq_docs_t *docs, int64_t batch, bool single);
+
+/* The rows of $currentOp (sim_aggregate.c): ctx's own operation (every connection's when idle), the balancer's
+ * migrations and the resharding participants, appended to out (owned by the caller). */
+void
+sim_current_op_rows (sim_ctx_t *ctx, bool idle, simq_docs_t *out);
+
+/* The collection named by the command's first field; false (error replied) when it is not a string. */
+bool
+sim_target (sim_ctx_t *ctx, bson_t *reply, const char **coll);
+
+/* Records kind once on every shard holding one of the documents at hits (writes: the shards an update or delete
+ * reached). */
+void
+sim_touch_hits (sim_coll_t *coll, const sim_hits_t *hits, int kind);
+
+#endif

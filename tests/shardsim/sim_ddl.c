@@ -1,0 +1,716 @@
+/* shardsim's catalog commands: listCollections, listIndexes, createIndexes, dropIndexes, drop, create, collMod,
+ * renameCollection, dropDatabase, dbStats, and the currentOp and killOp commands. Callers hold sim_g.lock. */
+#include "tests/shardsim/sim_crud.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void
+sim_crud_list_collections (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_t filter;
+   bool have_filter = docget_sub (ctx->cmd, "filter", BSON_TYPE_EOD, &filter) && !bson_empty (&filter);
+   bool name_only = docget_bool (ctx->cmd, "nameOnly");
+   bson_t cursor;
+   int64_t batch = docget_sub (ctx->cmd, "cursor", BSON_TYPE_EOD, &cursor) ? docget_int (&cursor, "batchSize", -1) : -1;
+   simq_docs_t out;
+   simq_docs_init (&out);
+   for (size_t i = 0; i < sim_g.ncolls; i++) {
+      sim_coll_t *c = sim_g.colls[i];
+      if (strcmp (c->db, ctx->db) != 0) {
+         continue;
+      }
+      bson_t *d = bson_new ();
+      bson_t sub;
+      BSON_APPEND_UTF8 (d, "name", c->name);
+      BSON_APPEND_UTF8 (d, "type", "collection");
+      if (!name_only) {
+         BSON_APPEND_DOCUMENT_BEGIN (d, "options", &sub);
+         bson_append_document_end (d, &sub);
+         BSON_APPEND_DOCUMENT_BEGIN (d, "info", &sub);
+         BSON_APPEND_BOOL (&sub, "readOnly", false);
+         BSON_APPEND_BINARY (&sub, "uuid", BSON_SUBTYPE_UUID, c->uuid, 16);
+         bson_append_document_end (d, &sub);
+         BSON_APPEND_DOCUMENT (d, "idIndex", c->indexes.v[0]);
+      }
+      bool keep = true;
+      bson_error_t err;
+      if (have_filter && !simq_match (d, &filter, &keep, &err)) {
+         keep = false;
+      }
+      if (keep) {
+         simq_docs_push_owned (&out, d);
+      } else {
+         bson_destroy (d);
+      }
+   }
+   char *ns = bson_strdup_printf ("%s.$cmd.listCollections", ctx->db);
+   sim_reply_cursor (reply, ns, &out, batch, false);
+   bson_free (ns);
+   simq_docs_clear (&out);
+}
+
+void
+sim_crud_list_indexes (sim_ctx_t *ctx, bson_t *reply)
+{
+   const char *name;
+   if (!sim_target (ctx, reply, &name)) {
+      return;
+   }
+   sim_coll_t *c = sim_coll_get (ctx->db, name);
+   if (!c) {
+      sim_reply_error (reply, 26, "ns does not exist: %s.%s", ctx->db, name);
+      return;
+   }
+   simq_docs_t out;
+   simq_docs_init (&out);
+   for (size_t i = 0; i < c->indexes.n; i++) {
+      simq_docs_push_copy (&out, c->indexes.v[i]);
+   }
+   sim_reply_cursor (reply, c->ns, &out, -1, false);
+   simq_docs_clear (&out);
+}
+
+/* Adds an index spec to c unless one with the same name exists; false with a message on a conflicting spec. */
+static bool
+sim_index_add (sim_coll_t *c, const bson_t *spec, char *errmsg, size_t errlen, int *code)
+{
+   bson_iter_t it;
+   const char *name =
+      bson_iter_init_find (&it, spec, "name") && BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : NULL;
+   bson_t key;
+   if (!name || !docget_sub (spec, "key", BSON_TYPE_EOD, &key) || bson_empty (&key)) {
+      bson_snprintf (errmsg, errlen, "Error in specification %s", name ? name : "(no name)");
+      *code = 9;
+      return false;
+   }
+   for (size_t i = 0; i < c->indexes.n; i++) {
+      bson_t k2;
+      if (bson_iter_init_find (&it, c->indexes.v[i], "name") && !strcmp (bson_iter_utf8 (&it, NULL), name)) {
+         if (docget_sub (c->indexes.v[i], "key", BSON_TYPE_EOD, &k2) && bson_equal (&k2, &key)) {
+            return true;
+         }
+         bson_snprintf (errmsg, errlen,
+                        "An existing index has the same name as the requested index. Requested index: %s", name);
+         *code = 86;
+         return false;
+      }
+   }
+   bson_t *d = bson_new ();
+   BSON_APPEND_INT32 (d, "v", 2);
+   BSON_APPEND_DOCUMENT (d, "key", &key);
+   BSON_APPEND_UTF8 (d, "name", name);
+   /* the options as given (unique, sparse, hidden, expireAfterSeconds, ...), as listIndexes shows them */
+   bson_iter_init (&it, spec);
+   while (bson_iter_next (&it)) {
+      const char *k = bson_iter_key (&it);
+      if (strcmp (k, "key") != 0 && strcmp (k, "name") != 0 && strcmp (k, "v") != 0) {
+         bson_append_value (d, k, -1, bson_iter_value (&it));
+      }
+   }
+   simq_docs_push_owned (&c->indexes, d);
+   return true;
+}
+
+void
+sim_crud_create_indexes (sim_ctx_t *ctx, bson_t *reply)
+{
+   const char *name;
+   bson_iter_t it, a;
+   char primary[64], errmsg[512];
+   if (!sim_target (ctx, reply, &name)) {
+      return;
+   }
+   if (!bson_iter_init_find (&it, ctx->cmd, "indexes") || !BSON_ITER_HOLDS_ARRAY (&it)) {
+      sim_reply_error (reply, 40414, "BSON field 'createIndexes.indexes' is missing but a required field");
+      return;
+   }
+   if (!sim_db_ensure (ctx->db, primary)) {
+      sim_reply_error (reply, 70, "No shards found");
+      return;
+   }
+   bool created = !sim_coll_get (ctx->db, name);
+   sim_coll_t *c = sim_coll_ensure (ctx->db, name);
+   int before = (int) c->indexes.n;
+   bson_iter_recurse (&it, &a);
+   while (bson_iter_next (&a)) {
+      bson_t spec;
+      uint32_t l;
+      const uint8_t *d;
+      int code = 0;
+      if (!BSON_ITER_HOLDS_DOCUMENT (&a)) {
+         continue;
+      }
+      bson_iter_document (&a, &l, &d);
+      bson_init_static (&spec, d, l);
+      if (!sim_index_add (c, &spec, errmsg, sizeof errmsg, &code)) {
+         sim_reply_error (reply, code, "%s", errmsg);
+         return;
+      }
+   }
+   sim_shard_stat_t *st = NULL;
+   size_t n = sim_coll_shard_stats (c->ns, &st);
+   bson_t raw;
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "raw", &raw);
+   for (size_t i = 0; i < n; i++) {
+      bson_t sdoc, r;
+      char host[256];
+      bson_strncpy (host, st[i].shard, sizeof host);
+      if (sim_shard_get (st[i].shard, &sdoc)) {
+         if (bson_iter_init_find (&it, &sdoc, "host") && BSON_ITER_HOLDS_UTF8 (&it)) {
+            bson_strncpy (host, bson_iter_utf8 (&it, NULL), sizeof host);
+         }
+         bson_destroy (&sdoc);
+      }
+      BSON_APPEND_DOCUMENT_BEGIN (&raw, host, &r);
+      BSON_APPEND_BOOL (&r, "createdCollectionAutomatically", created);
+      BSON_APPEND_INT32 (&r, "numIndexesBefore", created ? 1 : before);
+      BSON_APPEND_INT32 (&r, "numIndexesAfter", (int32_t) c->indexes.n);
+      if (before == (int) c->indexes.n) {
+         BSON_APPEND_UTF8 (&r, "note", "all indexes already exist");
+      } else {
+         BSON_APPEND_UTF8 (&r, "commitQuorum", "votingMembers");
+      }
+      BSON_APPEND_DOUBLE (&r, "ok", 1.0);
+      bson_append_document_end (&raw, &r);
+   }
+   bson_append_document_end (reply, &raw);
+   bson_free (st);
+   sim_reply_ok (reply);
+}
+
+void
+sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
+{
+   const char *name;
+   if (!sim_target (ctx, reply, &name)) {
+      return;
+   }
+   sim_coll_t *c = sim_coll_get (ctx->db, name);
+   if (!c) {
+      if (sim_ver_ge (70)) {
+         /* 7.0+ treats dropping a missing collection as success. */
+         char *ns = bson_strdup_printf ("%s.%s", ctx->db, name);
+         BSON_APPEND_UTF8 (reply, "ns", ns);
+         bson_free (ns);
+         sim_reply_ok (reply);
+         return;
+      }
+      sim_reply_error (reply, 26, "ns not found");
+      return;
+   }
+   int32_t nidx = (int32_t) c->indexes.n;
+   char *ns = bson_strdup (c->ns);
+   sim_shcoll_t sc;
+   if (sim_shcoll_load (ns, &sc)) {
+      bson_t filter = BSON_INITIALIZER, empty = BSON_INITIALIZER;
+      sim_hits_t hits = { 0 };
+      bson_error_t err;
+      sim_coll_t *chunks = sim_coll_get ("config", "chunks");
+      sim_shcoll_chunk_filter (&sc, &filter);
+      if (chunks && sim_coll_match (chunks, &filter, 0, &hits, &err)) {
+         sim_coll_delete (chunks, &hits);
+      }
+      sim_hits_destroy (&hits);
+      bson_reinit (&filter);
+      BSON_APPEND_UTF8 (&filter, "_id", ns);
+      sim_coll_t *colls = sim_coll_get ("config", "collections");
+      if (colls && sim_coll_match (colls, &filter, 0, &hits, &err)) {
+         sim_coll_delete (colls, &hits);
+      }
+      sim_hits_destroy (&hits);
+      sim_changelog (false, "dropCollection.start", ns, "config", &empty, clock_wall_ms ());
+      sim_changelog (false, "dropCollection", ns, "config", &empty, clock_wall_ms ());
+      bson_destroy (&filter);
+      bson_destroy (&empty);
+   }
+   sim_shcoll_destroy (&sc);
+   sim_coll_drop (c);
+   uint32_t s, i;
+   sim_tick (&s, &i);
+   BSON_APPEND_INT32 (reply, "nIndexesWas", nidx);
+   BSON_APPEND_UTF8 (reply, "ns", ns);
+   bson_free (ns);
+   sim_reply_ok (reply);
+}
+
+void
+sim_crud_current_op (sim_ctx_t *ctx, bson_t *reply)
+{
+   simq_docs_t rows;
+   simq_docs_init (&rows);
+   bson_iter_t it;
+   bool idle = bson_iter_init_find (&it, ctx->cmd, "idleConnections") && bson_iter_as_bool (&it);
+   sim_current_op_rows (ctx, idle, &rows);
+   bson_t arr;
+   BSON_APPEND_ARRAY_BEGIN (reply, "inprog", &arr);
+   for (size_t i = 0; i < rows.n; i++) {
+      char key[16];
+      const char *kp;
+      bson_uint32_to_string ((uint32_t) i, &kp, key, sizeof key);
+      BSON_APPEND_DOCUMENT (&arr, kp, rows.v[i]);
+   }
+   bson_append_array_end (reply, &arr);
+   simq_docs_clear (&rows);
+   sim_reply_ok (reply);
+}
+
+/* The index of c named name (a string) or with key pattern key (a document); -1 when none. */
+static int
+sim_index_find (sim_coll_t *c, const bson_iter_t *which)
+{
+   for (size_t i = 0; i < c->indexes.n; i++) {
+      bson_iter_t f;
+      bson_t key, want;
+      if (BSON_ITER_HOLDS_UTF8 (which)) {
+         if (bson_iter_init_find (&f, c->indexes.v[i], "name") && BSON_ITER_HOLDS_UTF8 (&f) &&
+             !strcmp (bson_iter_utf8 (&f, NULL), bson_iter_utf8 (which, NULL))) {
+            return (int) i;
+         }
+      } else if (BSON_ITER_HOLDS_DOCUMENT (which)) {
+         uint32_t l;
+         const uint8_t *d;
+         bson_iter_document (which, &l, &d);
+         bson_init_static (&want, d, l);
+         if (docget_sub (c->indexes.v[i], "key", BSON_TYPE_EOD, &key) && bson_equal (&key, &want)) {
+            return (int) i;
+         }
+      }
+   }
+   return -1;
+}
+
+static void
+sim_index_describe (const bson_iter_t *which, char *buf, size_t len)
+{
+   if (BSON_ITER_HOLDS_UTF8 (which)) {
+      bson_snprintf (buf, len, "%s", bson_iter_utf8 (which, NULL));
+   } else {
+      bson_t want;
+      uint32_t l;
+      const uint8_t *d;
+      bson_iter_document (which, &l, &d);
+      bson_init_static (&want, d, l);
+      char *j = bson_as_relaxed_extended_json (&want, NULL);
+      bson_snprintf (buf, len, "%s", j);
+      bson_free (j);
+   }
+}
+
+static void
+sim_index_remove (sim_coll_t *c, int i)
+{
+   bson_destroy (c->indexes.v[i]);
+   memmove (&c->indexes.v[i], &c->indexes.v[i + 1], (c->indexes.n - (size_t) i - 1) * sizeof c->indexes.v[0]);
+   c->indexes.n--;
+}
+
+void
+sim_crud_drop_indexes (sim_ctx_t *ctx, bson_t *reply)
+{
+   const char *name;
+   bson_iter_t it, a;
+   char what[512];
+   if (!sim_target (ctx, reply, &name)) {
+      return;
+   }
+   sim_coll_t *c = sim_coll_get (ctx->db, name);
+   if (!c) {
+      sim_reply_error (reply, 26, "ns not found %s.%s", ctx->db, name);
+      return;
+   }
+   if (!bson_iter_init_find (&it, ctx->cmd, "index")) {
+      sim_reply_error (reply, 40414, "BSON field 'dropIndexes.index' is missing but a required field");
+      return;
+   }
+   int32_t was = (int32_t) c->indexes.n;
+   if (BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), "*")) {
+      /* every index but _id_ and, on a sharded collection, the shard key's */
+      sim_shcoll_t sc;
+      bool sharded = sim_shcoll_load (c->ns, &sc);
+      for (int i = (int) c->indexes.n - 1; i >= 1; i--) {
+         bson_t key;
+         if (sharded && docget_sub (c->indexes.v[i], "key", BSON_TYPE_EOD, &key) && bson_equal (&key, &sc.key)) {
+            continue;
+         }
+         sim_index_remove (c, i);
+      }
+      sim_shcoll_destroy (&sc);
+   } else if (BSON_ITER_HOLDS_ARRAY (&it)) {
+      /* all or none: every name must exist first */
+      bson_iter_recurse (&it, &a);
+      while (bson_iter_next (&a)) {
+         if (!BSON_ITER_HOLDS_UTF8 (&a)) {
+            sim_reply_error (reply, 14, "dropIndexes index names must be strings");
+            return;
+         }
+         if (sim_index_find (c, &a) < 0) {
+            sim_reply_error (reply, 27, "index not found with name [%s]", bson_iter_utf8 (&a, NULL));
+            return;
+         }
+         if (!strcmp (bson_iter_utf8 (&a, NULL), "_id_")) {
+            sim_reply_error (reply, 72, "cannot drop _id index");
+            return;
+         }
+      }
+      bson_iter_recurse (&it, &a);
+      while (bson_iter_next (&a)) {
+         int i = sim_index_find (c, &a);
+         if (i > 0) {
+            sim_index_remove (c, i);
+         }
+      }
+   } else if (BSON_ITER_HOLDS_UTF8 (&it) || BSON_ITER_HOLDS_DOCUMENT (&it)) {
+      int i = sim_index_find (c, &it);
+      sim_index_describe (&it, what, sizeof what);
+      if (i < 0) {
+         if (BSON_ITER_HOLDS_UTF8 (&it)) {
+            sim_reply_error (reply, 27, "index not found with name [%s]", what);
+         } else {
+            sim_reply_error (reply, 27, "can't find index with key: %s", what);
+         }
+         return;
+      }
+      if (i == 0) {
+         sim_reply_error (reply, 72, "cannot drop _id index");
+         return;
+      }
+      sim_index_remove (c, i);
+   } else {
+      sim_reply_error (reply, 14, "dropIndexes 'index' must be a string, an array of strings or a document");
+      return;
+   }
+   BSON_APPEND_INT32 (reply, "nIndexesWas", was);
+   sim_reply_ok (reply);
+}
+
+/* collMod: the index form { index: { name | keyPattern, hidden } } (the one hideIndex/unhideIndex send). */
+void
+sim_crud_coll_mod (sim_ctx_t *ctx, bson_t *reply)
+{
+   const char *name;
+   bson_t index;
+   bson_iter_t it;
+   if (!sim_target (ctx, reply, &name)) {
+      return;
+   }
+   sim_coll_t *c = sim_coll_get (ctx->db, name);
+   if (!c) {
+      sim_reply_error (reply, 26, "ns does not exist: %s.%s", ctx->db, name);
+      return;
+   }
+   if (!docget_sub (ctx->cmd, "index", BSON_TYPE_EOD, &index)) {
+      sim_reply_ok (reply); /* no change asked */
+      return;
+   }
+   bson_iter_t which;
+   if (!(bson_iter_init_find (&which, &index, "name") || bson_iter_init_find (&which, &index, "keyPattern"))) {
+      sim_reply_error (reply, 72, "must specify either index name or key pattern for collMod");
+      return;
+   }
+   if (!bson_iter_init_find (&it, &index, "hidden")) {
+      sim_reply_error (reply, 72, "no expireAfterSeconds, hidden or prepareUnique field");
+      return;
+   }
+   bool hidden = bson_iter_as_bool (&it);
+   int i = sim_index_find (c, &which);
+   if (i < 0) {
+      char what[512];
+      sim_index_describe (&which, what, sizeof what);
+      sim_reply_error (reply, 27, "cannot find index %s for ns %s", what, c->ns);
+      return;
+   }
+   if (i == 0) {
+      sim_reply_error (reply, 72, "can't hide _id index");
+      return;
+   }
+   bool old = docget_bool (c->indexes.v[i], "hidden");
+   if (old != hidden) {
+      bson_t *d = bson_new ();
+      bson_iter_init (&it, c->indexes.v[i]);
+      while (bson_iter_next (&it)) {
+         if (strcmp (bson_iter_key (&it), "hidden") != 0) {
+            bson_append_value (d, bson_iter_key (&it), -1, bson_iter_value (&it));
+         }
+      }
+      if (hidden) {
+         BSON_APPEND_BOOL (d, "hidden", true);
+      }
+      bson_destroy (c->indexes.v[i]);
+      c->indexes.v[i] = d;
+   }
+   BSON_APPEND_BOOL (reply, "hidden_old", old);
+   BSON_APPEND_BOOL (reply, "hidden_new", hidden);
+   sim_reply_ok (reply);
+}
+
+/* create: an unsharded collection on the database's primary shard. */
+void
+sim_crud_create (sim_ctx_t *ctx, bson_t *reply)
+{
+   const char *name;
+   char primary[64];
+   if (!sim_target (ctx, reply, &name)) {
+      return;
+   }
+   if (sim_coll_get (ctx->db, name)) {
+      if (sim_ver_ge (50)) {
+         sim_reply_error (reply, 48, "Collection %s.%s already exists.", ctx->db, name);
+      } else {
+         sim_reply_error (reply, 48, "a collection '%s.%s' already exists", ctx->db, name);
+      }
+      return;
+   }
+   if (!sim_db_ensure (ctx->db, primary)) {
+      sim_reply_error (reply, 70, "No shards found");
+      return;
+   }
+   sim_coll_ensure (ctx->db, name);
+   sim_reply_ok (reply);
+}
+
+/* renameCollection (on admin): within one database; a sharded source is not simulated. */
+void
+sim_crud_rename_collection (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   const char *from, *to;
+   if (!bson_iter_init_find (&it, ctx->cmd, "renameCollection") || !BSON_ITER_HOLDS_UTF8 (&it)) {
+      sim_reply_error (reply, 73, "Invalid source namespace");
+      return;
+   }
+   from = bson_iter_utf8 (&it, NULL);
+   if (!bson_iter_init_find (&it, ctx->cmd, "to") || !BSON_ITER_HOLDS_UTF8 (&it)) {
+      sim_reply_error (reply, 40414, "BSON field 'renameCollection.to' is missing but a required field");
+      return;
+   }
+   to = bson_iter_utf8 (&it, NULL);
+   const char *fdot = strchr (from, '.'), *tdot = strchr (to, '.');
+   if (!fdot || !tdot || !fdot[1] || !tdot[1]) {
+      sim_reply_error (reply, 73, "Invalid %s namespace: %s", !fdot || !fdot[1] ? "source" : "target",
+                       !fdot || !fdot[1] ? from : to);
+      return;
+   }
+   sim_coll_t *src = sim_coll_get_ns (from);
+   if (!src) {
+      sim_reply_error (reply, 26, "Source collection %s does not exist", from);
+      return;
+   }
+   if (fdot - from != tdot - to || strncmp (from, to, (size_t) (fdot - from)) != 0) {
+      sim_reply_error (reply, 20, "Source and destination collections must be on the same database.");
+      return;
+   }
+   sim_shcoll_t sc;
+   bool sharded = sim_shcoll_load (from, &sc);
+   sim_shcoll_destroy (&sc);
+   if (sharded) {
+      if (!sim_ver_ge (50)) {
+         sim_reply_error (reply, 20, "Source and destination collections must both be unsharded");
+      } else {
+         sim_reply_error (reply, 115, "shardsim: renaming a sharded collection is not simulated");
+      }
+      return;
+   }
+   sim_coll_t *dst = sim_coll_get_ns (to);
+   if (dst && dst != src) {
+      if (!docget_bool (ctx->cmd, "dropTarget")) {
+         sim_reply_error (reply, 48, "target namespace exists");
+         return;
+      }
+      sim_shcoll_t tsc;
+      bool tsharded = sim_shcoll_load (to, &tsc);
+      sim_shcoll_destroy (&tsc);
+      if (tsharded) {
+         sim_reply_error (reply, 20, "cannot rename to a sharded collection");
+         return;
+      }
+      sim_coll_drop (dst);
+      src = sim_coll_get_ns (from);
+   }
+   bson_free (src->ns);
+   bson_free (src->name);
+   src->ns = bson_strdup (to);
+   src->name = bson_strdup (tdot + 1);
+   sim_reply_ok (reply);
+}
+
+/* dropDatabase: every collection of the database (as drop does, with its sharding metadata), then the database's
+ * config.databases entry. admin and config cannot be dropped through a mongos. */
+void
+sim_crud_drop_database (sim_ctx_t *ctx, bson_t *reply)
+{
+   if (!strcmp (ctx->db, "admin") || !strcmp (ctx->db, "config")) {
+      sim_reply_error (reply, 20, "Cannot drop '%s' database via mongos", ctx->db);
+      return;
+   }
+   for (;;) {
+      sim_coll_t *c = NULL;
+      for (size_t i = 0; i < sim_g.ncolls && !c; i++) {
+         if (!strcmp (sim_g.colls[i]->db, ctx->db)) {
+            c = sim_g.colls[i];
+         }
+      }
+      if (!c) {
+         break;
+      }
+      bson_t cmd = BSON_INITIALIZER, r = BSON_INITIALIZER;
+      BSON_APPEND_UTF8 (&cmd, "drop", c->name);
+      sim_ctx_t sub = *ctx;
+      sub.cmd = &cmd;
+      sim_crud_drop (&sub, &r);
+      bson_destroy (&cmd);
+      bson_destroy (&r);
+   }
+   sim_coll_t *dbs = sim_coll_get ("config", "databases");
+   if (dbs) {
+      bson_t filter = BSON_INITIALIZER;
+      sim_hits_t hits = { 0 };
+      bson_error_t err;
+      BSON_APPEND_UTF8 (&filter, "_id", ctx->db);
+      if (sim_coll_match (dbs, &filter, 0, &hits, &err)) {
+         sim_coll_delete (dbs, &hits);
+      }
+      sim_hits_destroy (&hits);
+      bson_destroy (&filter);
+   }
+   BSON_APPEND_UTF8 (reply, "dropped", ctx->db);
+   sim_reply_ok (reply);
+}
+
+/* dbStats: the database's collections summed per shard (raw) and in total, divided by scale. */
+void
+sim_crud_db_stats (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   double scale = 1;
+   if (bson_iter_init_find (&it, ctx->cmd, "scale")) {
+      if (!BSON_ITER_HOLDS_NUMBER (&it) || bson_iter_as_double (&it) < 1) {
+         sim_reply_error (reply, 2, "scale has to be >= 1");
+         return;
+      }
+      scale = (double) bson_iter_as_int64 (&it);
+   }
+   typedef struct {
+      char shard[64];
+      int64_t colls, objects, data, indexes;
+   } acc_t;
+   acc_t *acc = NULL;
+   size_t nacc = 0;
+   int64_t colls = 0, objects = 0, data = 0, indexes = 0;
+   for (size_t i = 0; i < sim_g.ncolls; i++) {
+      sim_coll_t *c = sim_g.colls[i];
+      if (strcmp (c->db, ctx->db) != 0) {
+         continue;
+      }
+      colls++;
+      indexes += (int64_t) c->indexes.n;
+      sim_shard_stat_t *st = NULL;
+      size_t n = sim_coll_shard_stats (c->ns, &st);
+      for (size_t s = 0; s < n; s++) {
+         size_t a;
+         for (a = 0; a < nacc && strcmp (acc[a].shard, st[s].shard) != 0; a++) {
+         }
+         if (a == nacc) {
+            acc = bson_realloc (acc, (nacc + 1) * sizeof *acc);
+            memset (&acc[a], 0, sizeof *acc);
+            bson_strncpy (acc[a].shard, st[s].shard, sizeof acc[a].shard);
+            nacc++;
+         }
+         acc[a].colls++;
+         acc[a].objects += st[s].count;
+         acc[a].data += st[s].size;
+         acc[a].indexes += (int64_t) c->indexes.n;
+         objects += st[s].count;
+         data += st[s].size;
+      }
+      bson_free (st);
+   }
+   bson_t raw;
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "raw", &raw);
+   for (size_t a = 0; a < nacc; a++) {
+      bson_t r, sdoc;
+      char host[256];
+      bson_strncpy (host, acc[a].shard, sizeof host);
+      if (sim_shard_get (acc[a].shard, &sdoc)) {
+         if (bson_iter_init_find (&it, &sdoc, "host") && BSON_ITER_HOLDS_UTF8 (&it)) {
+            bson_strncpy (host, bson_iter_utf8 (&it, NULL), sizeof host);
+         }
+         bson_destroy (&sdoc);
+      }
+      BSON_APPEND_DOCUMENT_BEGIN (&raw, host, &r);
+      BSON_APPEND_UTF8 (&r, "db", ctx->db);
+      BSON_APPEND_INT64 (&r, "collections", acc[a].colls);
+      BSON_APPEND_INT64 (&r, "views", 0);
+      BSON_APPEND_INT64 (&r, "objects", acc[a].objects);
+      BSON_APPEND_DOUBLE (&r, "avgObjSize", acc[a].objects ? (double) acc[a].data / (double) acc[a].objects : 0);
+      BSON_APPEND_DOUBLE (&r, "dataSize", (double) acc[a].data / scale);
+      BSON_APPEND_DOUBLE (&r, "storageSize", (double) (acc[a].data / 2 + 4096 * acc[a].colls) / scale);
+      BSON_APPEND_INT64 (&r, "indexes", acc[a].indexes);
+      BSON_APPEND_DOUBLE (&r, "indexSize", (double) (4096 * acc[a].indexes) / scale);
+      BSON_APPEND_DOUBLE (&r, "scaleFactor", scale);
+      BSON_APPEND_INT32 (&r, "ok", 1);
+      bson_append_document_end (&raw, &r);
+   }
+   bson_append_document_end (reply, &raw);
+   BSON_APPEND_UTF8 (reply, "db", ctx->db);
+   BSON_APPEND_INT64 (reply, "collections", colls);
+   BSON_APPEND_INT64 (reply, "views", 0);
+   BSON_APPEND_INT64 (reply, "objects", objects);
+   BSON_APPEND_DOUBLE (reply, "avgObjSize", objects ? (double) data / (double) objects : 0);
+   BSON_APPEND_DOUBLE (reply, "dataSize", (double) data / scale);
+   BSON_APPEND_DOUBLE (reply, "storageSize", (double) (data / 2 + 4096 * colls) / scale);
+   BSON_APPEND_INT64 (reply, "indexes", indexes);
+   BSON_APPEND_DOUBLE (reply, "indexSize", (double) (4096 * indexes) / scale);
+   BSON_APPEND_DOUBLE (reply, "scaleFactor", scale);
+   bson_free (acc);
+   sim_reply_ok (reply);
+}
+
+/* killOp on a mongos: a number is one of its own operations (always ok once authorised); "shard:opid" is forwarded to
+ * that shard, whose answer is ignored (ok with shard and shardid). The simulated shards' operations are the balancer's
+ * migrations. */
+void
+sim_crud_kill_op (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   if (!bson_iter_init_find (&it, ctx->cmd, "op")) {
+      sim_reply_error (reply, 50759, "Did not provide \"op\" field");
+      return;
+   }
+   if (BSON_ITER_HOLDS_NUMBER (&it)) {
+      double v = bson_iter_as_double (&it);
+      if (v < INT32_MIN || v > INT32_MAX) {
+         sim_reply_error (reply, 26823, "invalid op : %.0f. Op ID cannot be represented with 32 bits", v);
+         return;
+      }
+      sim_reply_ok (reply);
+      return;
+   }
+   if (!BSON_ITER_HOLDS_UTF8 (&it)) {
+      sim_reply_error (reply, 50760, "\"op\" field was of unsupported type %d", (int) bson_iter_type (&it));
+      return;
+   }
+   const char *op = bson_iter_utf8 (&it, NULL);
+   const char *colon = strchr (op, ':');
+   if (strlen (op) < 3 || !colon || colon == op || !colon[1]) {
+      sim_reply_error (reply, 28625, "The op argument to killOp must be of the format shardid:opid but found \"%s\"",
+                       op);
+      return;
+   }
+   char shard[64];
+   bson_snprintf (shard, sizeof shard, "%.*s", (int) (colon - op), op);
+   if (!sim_shard_get (shard, NULL)) {
+      sim_reply_error (reply, 70, "Shard %s not found", shard);
+      return;
+   }
+   char *end = NULL;
+   long long id = strtoll (colon + 1, &end, 10);
+   if (!end || *end || id < INT32_MIN || id > INT32_MAX) {
+      sim_reply_error (reply, 9, "Failed to parse number '%s' in NumberParser", colon + 1);
+      return;
+   }
+   sim_balancer_kill_op (shard, id);
+   BSON_APPEND_UTF8 (reply, "shard", shard);
+   BSON_APPEND_INT32 (reply, "shardid", (int32_t) id);
+   sim_reply_ok (reply);
+}

@@ -1,0 +1,38 @@
+/* shardsim's reply helpers at the bottom of the simulator: ok and error replies with the server's code names (the
+ * query engine's table). Every command handler uses them; they use nothing above them. */
+#include "tests/shardsim/sim_reply.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+/* The one code -> codeName table is the query engine's (simq.c), the lower layer: the command layer asks it. */
+const char *
+sim_code_name (int code)
+{
+   return simq_code_name (code);
+}
+
+void
+sim_reply_error (bson_t *reply, int code, const char *fmt, ...)
+{
+   va_list ap;
+   va_start (ap, fmt);
+   char *msg = bson_strdupv_printf (fmt, ap);
+   va_end (ap);
+   BSON_APPEND_DOUBLE (reply, "ok", 0.0);
+   BSON_APPEND_UTF8 (reply, "errmsg", msg);
+   if (code) {
+      BSON_APPEND_INT32 (reply, "code", code);
+      BSON_APPEND_UTF8 (reply, "codeName", sim_code_name (code));
+   }
+   bson_free (msg);
+}
+
+void
+sim_reply_ok (bson_t *reply)
+{
+   BSON_APPEND_DOUBLE (reply, "ok", 1.0);
+}

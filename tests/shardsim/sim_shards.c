@@ -1,0 +1,362 @@
+/* shardsim's shards: addShard, removeShard (draining and its progress), movePrimary, listShards and
+ * flushRouterConfig. Callers hold sim_g.lock. */
+#include "tests/shardsim/sim_admin.h"
+#include "tests/shardsim/query/simq_int.h"
+
+#include "shell/lib/hashkey.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool
+sim_shard_is_draining (const char *shard)
+{
+   bson_t doc;
+   bson_iter_t it;
+   bool yes = false;
+   if (sim_shard_get (shard, &doc)) {
+      yes = bson_iter_init_find (&it, &doc, "draining") && bson_iter_as_bool (&it);
+      bson_destroy (&doc);
+   }
+   return yes;
+}
+
+bool
+sim_op_add_shard (const char *name, const char *host, bson_error_t *err)
+{
+   simq_docs_t shards;
+   simq_docs_init (&shards);
+   sim_shards_list (&shards);
+   bool ok = true;
+   for (size_t i = 0; i < shards.n && ok; i++) {
+      const char *id = docget_utf8 (shards.v[i], "_id", NULL), *h = docget_utf8 (shards.v[i], "host", NULL);
+      if (id && !strcmp (id, name)) {
+         if (!h || strcmp (h, host) != 0) {
+            SIM_ERR (err, 20, "A shard named %s already exists", name);
+            ok = false;
+         } else {
+            ok = true;
+            simq_docs_clear (&shards);
+            return true; /* idempotent */
+         }
+      } else if (h && !strcmp (h, host)) {
+         SIM_ERR (err, 20, "'%s' is already a member of the existing shard '%s'.", host, id ? id : "");
+         ok = false;
+      }
+   }
+   simq_docs_clear (&shards);
+   if (!ok) {
+      return false;
+   }
+   bson_t doc = BSON_INITIALIZER, details = BSON_INITIALIZER;
+   sim_shard_doc (name, host, NULL, &doc);
+   sim_coll_insert (sim_coll_ensure ("config", "shards"), &doc);
+   BSON_APPEND_UTF8 (&details, "name", name);
+   BSON_APPEND_UTF8 (&details, "host", host);
+   sim_changelog (false, "addShard", "", "config", &details, clock_wall_ms ());
+   bson_destroy (&doc);
+   bson_destroy (&details);
+   sim_g.nshards++;
+   return true;
+}
+
+void
+sim_cmd_add_shard (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_error_t err;
+   const char *url = sim_first_string (ctx, reply);
+   if (!url) {
+      return;
+   }
+   const char *slash = strchr (url, '/');
+   const char *hosts = slash ? slash + 1 : url;
+   if (!*hosts || !strchr (hosts, ':') || (slash && slash == url)) {
+      sim_reply_error (reply, 9, "FailedToParse: invalid url '%s'", url);
+      return;
+   }
+   char name[64];
+   const char *given = docget_utf8 (ctx->cmd, "name", NULL);
+   if (given) {
+      bson_strncpy (name, given, sizeof name);
+   } else if (slash) {
+      size_t l = (size_t) (slash - url) < sizeof name - 1 ? (size_t) (slash - url) : sizeof name - 1;
+      memcpy (name, url, l);
+      name[l] = '\0';
+   } else {
+      bson_snprintf (name, sizeof name, "shard%04d", sim_g.nshards);
+   }
+   if (!sim_op_add_shard (name, url, &err)) {
+      sim_admin_error (reply, &err);
+      return;
+   }
+   BSON_APPEND_UTF8 (reply, "shardAdded", name);
+   sim_reply_ok (reply);
+}
+
+/* Counts the chunks still on a draining shard (jumbo ones also into *jumbo), as the config server's
+ * ShardingCatalogManager::removeShard reports them (_getDrainingProgress: totalChunks, jumboChunks). It moves none:
+ * the balancer drains the shard (BalancerPolicy::balance, draining shards first). */
+static int64_t
+sim_drain_count (const char *shard, int64_t *jumbo)
+{
+   int64_t remaining = 0;
+   *jumbo = 0;
+   simq_docs_t colls;
+   simq_docs_init (&colls);
+   bson_error_t e;
+   sim_coll_t *cc = sim_coll_get ("config", "collections");
+   if (cc) {
+      sim_coll_collect (cc, NULL, &colls, &e);
+   }
+   for (size_t c = 0; c < colls.n; c++) {
+      const char *ns = docget_utf8 (colls.v[c], "_id", NULL);
+      sim_shcoll_t sc;
+      if (!ns || !sim_shcoll_load (ns, &sc)) {
+         sim_shcoll_destroy (&sc);
+         continue;
+      }
+      simq_docs_t chunks;
+      simq_docs_init (&chunks);
+      sim_chunks_of (&sc, &chunks);
+      for (size_t k = 0; k < chunks.n; k++) {
+         if (strcmp (sim_chunk_shard (chunks.v[k]), shard) != 0) {
+            continue;
+         }
+         remaining++;
+         bson_iter_t it;
+         if (bson_iter_init_find (&it, chunks.v[k], "jumbo") && bson_iter_as_bool (&it)) {
+            (*jumbo)++;
+         }
+      }
+      simq_docs_clear (&chunks);
+      sim_shcoll_destroy (&sc);
+   }
+   simq_docs_clear (&colls);
+   return remaining;
+}
+
+void
+sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   bson_iter_init (&it, ctx->cmd);
+   bson_iter_next (&it);
+   if (!BSON_ITER_HOLDS_UTF8 (&it)) {
+      sim_reply_error (reply, 14, "Field 'removeShard' must be of type string");
+      return;
+   }
+   const char *shard = bson_iter_utf8 (&it, NULL);
+   if (!sim_shard_get (shard, NULL)) {
+      sim_reply_error (reply, 70, "Shard %s not found", shard);
+      return;
+   }
+   simq_docs_t shards;
+   simq_docs_init (&shards);
+   sim_shards_list (&shards);
+   size_t nshards = shards.n;
+   bool other_draining = false;
+   for (size_t i = 0; i < shards.n; i++) {
+      const char *id = docget_utf8 (shards.v[i], "_id", NULL);
+      if (id && strcmp (id, shard) != 0 && sim_shard_is_draining (id)) {
+         other_draining = true;
+      }
+   }
+   simq_docs_clear (&shards);
+   if (nshards <= 1) {
+      sim_reply_error (reply, 20, "Operation not allowed because it would remove the last shard");
+      return;
+   }
+   if (other_draining && !sim_ver_ge (60)) {
+      sim_reply_error (reply, 117, "Can't have more than one draining shard at a time");
+      return;
+   }
+   /* Databases whose primary is this shard. */
+   bson_t dbs_arr = BSON_INITIALIZER;
+   int64_t ndbs = 0;
+   sim_coll_t *dbs = sim_coll_get ("config", "databases");
+   for (size_t p = 0; dbs && p < dbs->nparts; p++) {
+      for (size_t i = 0; i < dbs->parts[p].docs.n; i++) {
+         bson_t view;
+         sim_pos_t pos = { p, i };
+         sim_coll_view (dbs, pos, &view);
+         const char *primary = docget_utf8 (&view, "primary", NULL), *id = docget_utf8 (&view, "_id", NULL);
+         if (primary && id && !strcmp (primary, shard)) {
+            char key[16];
+            const char *kp;
+            bson_uint32_to_string ((uint32_t) ndbs++, &kp, key, sizeof key);
+            BSON_APPEND_UTF8 (&dbs_arr, kp, id);
+         }
+      }
+   }
+   int64_t jumbo = 0;
+   if (!sim_shard_is_draining (shard)) {
+      bson_t set = BSON_INITIALIZER, details = BSON_INITIALIZER;
+      BSON_APPEND_BOOL (&set, "draining", true);
+      sim_config_update ("shards", shard, &set, NULL, false);
+      BSON_APPEND_UTF8 (&details, "shard", shard);
+      sim_changelog (false, "removeShard.start", "", "config", &details, clock_wall_ms ());
+      bson_destroy (&set);
+      bson_destroy (&details);
+      BSON_APPEND_UTF8 (reply, "msg", "draining started successfully");
+      BSON_APPEND_UTF8 (reply, "state", "started");
+      BSON_APPEND_UTF8 (reply, "shard", shard);
+      if (ndbs) {
+         BSON_APPEND_UTF8 (reply, "note", "you need to drop or movePrimary these databases");
+      }
+      BSON_APPEND_ARRAY (reply, "dbsToMove", &dbs_arr);
+      if (sim_ver_ge (80)) {
+         bson_t empty = BSON_INITIALIZER;
+         BSON_APPEND_ARRAY (reply, "collectionsToMove", &empty);
+         bson_destroy (&empty);
+      }
+      sim_reply_ok (reply);
+      goto cleanup;
+   }
+   int64_t remaining = sim_drain_count (shard, &jumbo);
+   if (remaining == 0 && ndbs == 0) {
+      sim_coll_t *shards_coll = sim_coll_get ("config", "shards");
+      sim_pos_t pos;
+      if (sim_find_by_sid (shards_coll, shard, &pos)) {
+         sim_hits_t h = { &pos, 1, 1 };
+         sim_coll_delete (shards_coll, &h);
+      }
+      bson_t details = BSON_INITIALIZER;
+      BSON_APPEND_UTF8 (&details, "shard", shard);
+      sim_changelog (false, "removeShard", "", "config", &details, clock_wall_ms ());
+      bson_destroy (&details);
+      sim_g.nshards--;
+      BSON_APPEND_UTF8 (reply, "msg", "removeshard completed successfully");
+      BSON_APPEND_UTF8 (reply, "state", "completed");
+      BSON_APPEND_UTF8 (reply, "shard", shard);
+      sim_reply_ok (reply);
+      goto cleanup;
+   }
+   bson_t rem;
+   BSON_APPEND_UTF8 (reply, "msg", "draining ongoing");
+   BSON_APPEND_UTF8 (reply, "state", "ongoing");
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "remaining", &rem);
+   BSON_APPEND_INT64 (&rem, "chunks", remaining);
+   BSON_APPEND_INT64 (&rem, "dbs", ndbs);
+   BSON_APPEND_INT64 (&rem, "jumboChunks", jumbo);
+   if (sim_ver_ge (80)) {
+      BSON_APPEND_INT64 (&rem, "collectionsToMove", 0);
+   }
+   bson_append_document_end (reply, &rem);
+   if (ndbs) {
+      BSON_APPEND_UTF8 (reply, "note", "you need to drop or movePrimary these databases");
+   }
+   BSON_APPEND_ARRAY (reply, "dbsToMove", &dbs_arr);
+   if (sim_ver_ge (80)) {
+      bson_t empty = BSON_INITIALIZER;
+      BSON_APPEND_ARRAY (reply, "collectionsToMove", &empty);
+      bson_destroy (&empty);
+   }
+   sim_reply_ok (reply);
+cleanup:
+   bson_destroy (&dbs_arr);
+}
+
+void
+sim_cmd_move_primary (sim_ctx_t *ctx, bson_t *reply)
+{
+   const char *db = sim_first_string (ctx, reply);
+   if (!db) {
+      return;
+   }
+   const char *to = docget_utf8 (ctx->cmd, "to", NULL);
+   if (!to) {
+      sim_reply_error (reply, 40414, "BSON field 'movePrimary.to' is missing but a required field");
+      return;
+   }
+   char primary[64];
+   sim_db_primary (db, primary);
+   if (!primary[0]) {
+      sim_reply_error (reply, 26, "Database %s not found", db);
+      return;
+   }
+   if (!sim_shard_get (to, NULL)) {
+      sim_reply_error (reply, 70, "Shard %s not found", to);
+      return;
+   }
+   if (strcmp (primary, to) != 0) {
+      bson_t set = BSON_INITIALIZER, details = BSON_INITIALIZER;
+      BSON_APPEND_UTF8 (&set, "primary", to);
+      sim_config_update ("databases", db, &set, NULL, false);
+      BSON_APPEND_UTF8 (&details, "database", db);
+      BSON_APPEND_UTF8 (&details, "from", primary);
+      BSON_APPEND_UTF8 (&details, "to", to);
+      sim_changelog (false, "movePrimary.start", db, primary, &details, clock_wall_ms ());
+      sim_changelog (false, "movePrimary.commit", db, primary, &details, clock_wall_ms ());
+      bson_destroy (&set);
+      bson_destroy (&details);
+   }
+   sim_reply_ok (reply);
+}
+
+static void
+sim_append_shard_canonical (bson_t *out, const bson_t *doc)
+{
+   static const char *order[] = { "_id",  "host",  "draining",     "maxSize",
+                                  "tags", "state", "topologyTime", "replSetConfigVersion",
+                                  NULL };
+   bson_iter_t it;
+   for (int i = 0; order[i]; i++) {
+      if (bson_iter_init_find (&it, doc, order[i])) {
+         bson_append_value (out, order[i], -1, bson_iter_value (&it));
+      }
+   }
+}
+
+void
+sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
+{
+   simq_docs_t shards;
+   bson_t arr, filter;
+   bson_iter_t it;
+   /* 8.3's filter: { draining: <bool> } and nothing else (SERVER-107014); older servers ignore the field */
+   int draining = -1;
+   if (sim_ver_ge (83) && docget_sub (ctx->cmd, "filter", BSON_TYPE_EOD, &filter) && bson_iter_init (&it, &filter)) {
+      while (bson_iter_next (&it)) {
+         if (strcmp (bson_iter_key (&it), "draining") != 0) {
+            sim_reply_error (reply, 40415, "BSON field 'ListShardsFilter.%s' is an unknown field.",
+                             bson_iter_key (&it));
+            return;
+         }
+         if (!BSON_ITER_HOLDS_BOOL (&it)) {
+            sim_reply_error (reply, 14,
+                             "BSON field 'ListShardsFilter.draining' is the wrong type '%s', expected type 'bool'",
+                             simq_type_name (bson_iter_type (&it)));
+            return;
+         }
+         draining = bson_iter_bool (&it);
+      }
+   }
+   simq_docs_init (&shards);
+   sim_shards_list (&shards);
+   BSON_APPEND_ARRAY_BEGIN (reply, "shards", &arr);
+   uint32_t k = 0;
+   for (size_t i = 0; i < shards.n; i++) {
+      if (draining >= 0 && docget_bool (shards.v[i], "draining") != (bool) draining) {
+         continue;
+      }
+      bson_t d;
+      char key[16];
+      const char *kp;
+      bson_uint32_to_string (k++, &kp, key, sizeof key);
+      BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &d);
+      sim_append_shard_canonical (&d, shards.v[i]);
+      bson_append_document_end (&arr, &d);
+   }
+   bson_append_array_end (reply, &arr);
+   simq_docs_clear (&shards);
+   sim_reply_ok (reply);
+}
+
+void
+sim_cmd_flush_router_config (sim_ctx_t *ctx, bson_t *reply)
+{
+   (void) ctx;
+   BSON_APPEND_BOOL (reply, "flushed", true);
+   sim_reply_ok (reply);
+}
