@@ -91,11 +91,11 @@ $(BINDIR)/shardsim: $(SIM_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(SANLD) $(SIM_LIBS)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) tests/unit/unit.h tests/unit/simproc.h
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) tests/unit/unit.h tests/unit/simproc.h tests/unit/fidelity.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(CORE_LIB) $(LDLIBS_ALL)
 
-$(BUILD)/tests/simtest_%: tests/unit/simtest_%.c $(SIM_LIBOBJS) tests/unit/unit.h
+$(BUILD)/tests/simtest_%: tests/unit/simtest_%.c $(SIM_LIBOBJS) tests/unit/unit.h tests/unit/simq_cases.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) $(SIM_CFLAGS) $(CFLAGS) -o $@ $< $(SIM_LIBOBJS) $(SANLD) $(SIM_LIBS)
 
