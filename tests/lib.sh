@@ -134,6 +134,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# dash_require LABEL: ends the test with "SKIP LABEL: this build has no dashboard" when $SHARDSH has no --dashboard.
+dash_require() {
+   "$SHARDSH" --help | grep -q -- '--dashboard' && return 0
+   skip "$1" "this build has no dashboard"
+   exit 0
+}
+
 # ---- terminal tests through tmux ----
 # tui_require LABEL: ends the test with "SKIP LABEL: tmux is not installed" when there is no tmux.
 tui_require() {

@@ -9,10 +9,7 @@ cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 
 tui_require "dash_chunkmap"
-if ! "$SHARDSH" --help | grep -q -- '--dashboard'; then
-   skip "dash_chunkmap" "this build has no dashboard"
-   exit 0
-fi
+dash_require "dash_chunkmap"
 TUI_PANE=dash TUI_TENTHS=80
 
 # setup: a fresh shardsim where app.stores' top range (outside every zone) goes from shard03 to shard02, then

@@ -8,10 +8,7 @@ cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 
 tui_require "dash_layout"
-if ! "$SHARDSH" --help | grep -q -- '--dashboard'; then
-   skip "dash_layout" "this build has no dashboard"
-   exit 0
-fi
+dash_require "dash_layout"
 
 tui_server
 TUI_PANE=dash

@@ -8,10 +8,7 @@ cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 export NO_COLOR=1
 
-if ! "$SHARDSH" --help | grep -q -- '--dashboard'; then
-   skip "dash_once" "this build has no dashboard"
-   exit 0
-fi
+dash_require "dash_once"
 
 # json_shard_chunks JSON SHARD: the "chunks" of SHARD in the --once --json output
 json_shard_chunks() {

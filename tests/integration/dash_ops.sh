@@ -6,10 +6,7 @@ cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 
 tui_require "dash_ops"
-if ! "$SHARDSH" --help | grep -q -- '--dashboard'; then
-   skip "dash_ops" "this build has no dashboard"
-   exit 0
-fi
+dash_require "dash_ops"
 TUI_PANE=dash TUI_TENTHS=100
 
 # start: a fresh shardsim whose reshardCollection of app.big runs 40 s (in the background), and shard03 draining

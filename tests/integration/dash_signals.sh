@@ -11,10 +11,7 @@ cd "$ROOT" || exit 2
 . tests/lib.sh
 
 tui_require "dash_signals"
-if ! "$SHARDSH" --help | grep -q -- '--dashboard'; then
-   skip "dash_signals" "this build has no dashboard"
-   exit 0
-fi
+dash_require "dash_signals"
 
 tui_server
 # one session lives through the whole test, so ending a signal's session never stops the tmux server under the next

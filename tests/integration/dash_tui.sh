@@ -6,10 +6,7 @@ cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 
 tui_require "dash_tui"
-if ! "$SHARDSH" --help | grep -q -- '--dashboard'; then
-   skip "dash_tui" "this build has no dashboard"
-   exit 0
-fi
+dash_require "dash_tui"
 
 tui_server
 TUI_PANE=dash

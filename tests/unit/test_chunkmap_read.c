@@ -7,6 +7,7 @@
 #include "shell/core/conn.h"
 #include "shell/core/output.h"
 #include "shell/lib/clock.h"
+#include "tests/unit/simctx.h"
 #include "tests/unit/simproc.h"
 #include "tests/unit/unit.h"
 #include "views/model/chunkmap_read.h"
@@ -51,7 +52,7 @@ test_version (const char *version)
 {
    const char *args[] = { "--scenario", "demo", "--version", version, NULL };
    sim_t sim;
-   char name[160], uri[128];
+   char name[160];
    sh_options_t opts;
    sh_ctx_t ctx;
    sh_error_t err;
@@ -67,14 +68,7 @@ test_version (const char *version)
       fclose (sink);
       return;
    }
-   snprintf (uri, sizeof uri, "mongodb://127.0.0.1:%d/?socketTimeoutMS=20000", sim.port);
-   memset (&opts, 0, sizeof opts);
-   memset (&ctx, 0, sizeof ctx);
-   ctx.opts = &opts;
-   ctx.out = output_opts_default (OUTPUT_PRETTY, false);
-   ctx.out_fp = sink;
-   ctx.err_fp = sink;
-   conn_init (&ctx, uri, "test");
+   simctx_init (&ctx, &opts, sink, sim.port);
    sh_error_clear (&err);
 
    snprintf (name, sizeof name, "chunkmap_read/%s/reads app.stores", version);

@@ -14,6 +14,7 @@
 #include "shell/core/conn.h"
 #include "shell/core/ctx.h"
 #include "shell/core/output.h"
+#include "tests/unit/simctx.h"
 #include "tests/unit/simproc.h"
 #include "tests/unit/unit.h"
 
@@ -165,7 +166,7 @@ run_version (const char *version)
    };
    sim_t sim;
    const char *args[] = { "--scenario", "demo", "--version", version, NULL };
-   char name[160], uri[128], diff[4096];
+   char name[160], diff[4096];
    sh_options_t opts;
    sh_ctx_t ctx;
    collect_opts_t o = collect_opts_default ();
@@ -180,14 +181,7 @@ run_version (const char *version)
       fclose (sink);
       return;
    }
-   snprintf (uri, sizeof uri, "mongodb://127.0.0.1:%d/?socketTimeoutMS=20000", sim.port);
-   memset (&opts, 0, sizeof opts);
-   memset (&ctx, 0, sizeof ctx);
-   ctx.opts = &opts;
-   ctx.out = output_opts_default (OUTPUT_PRETTY, false);
-   ctx.out_fp = sink;
-   ctx.err_fp = sink;
-   conn_init (&ctx, uri, "test");
+   simctx_init (&ctx, &opts, sink, sim.port);
    o.interval_s = 20;
    inc = collect_new (&ctx, &o);
 
