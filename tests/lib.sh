@@ -148,13 +148,12 @@ tui_require() {
    skip "$1" "tmux is not installed"
    exit 0
 }
-# tui_server: points $TM (and $T) at a new private tmux server whose socket lives in $TMPD; cleanup kills it. Each
+# tui_server: points $TM at a new private tmux server whose socket lives in $TMPD; cleanup kills it. Each
 # call makes a new one: starting a server where one is still shutting down races.
 TUI_N=0
 tui_server() {
    TUI_N=$((TUI_N + 1))
    TM="tmux -S $TMPD/tmux.$TUI_N.sock -f /dev/null"
-   T=$TM
 }
 # screen: what pane $TUI_PANE shows ($TUI_CAPTURE adds capture-pane options, e.g. "-S -200" for scrollback).
 screen() { $TM capture-pane -p -t "$TUI_PANE" $TUI_CAPTURE 2> /dev/null; }

@@ -74,24 +74,24 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       TUI_PANE=c TUI_GREP=1 TUI_TENTHS=150
       SH_ABS="$ROOT/$SHARDSH"
       : > "$TMPD/confirm.log"
-      $T new-session -d -s c -x 150 -y 40 "NO_COLOR=1 $SH_ABS --norc $SIM_URI/test; sleep 30"
+      $TM new-session -d -s c -x 150 -y 40 "NO_COLOR=1 $SH_ABS --norc $SIM_URI/test; sleep 30"
       wait_for 'test>' || fail "cmd_safety.confirm.start" "$(screen | tail -3)"
       for call in 'sh.stopBalancer()' 'sh.setBalancerState(false)' 'sh.moveChunk("app.orders", {customer: "c031", ts: new Date(0)}, "shard03")' \
          'sh.removeShard("shard03")' 'sh.unshardCollection("app.events", "shard01")' \
          'db.getSiblingDB("config").chunks.updateOne({ns: "app.users"}, {$set: {jumbo: true}})' \
          'db.getSiblingDB("app").dropDatabase()' 'db.getSiblingDB("app").users.drop()' 'db.killOp("shard01:1")'; do
-         $T send-keys -t c "$call" Enter
+         $TM send-keys -t c "$call" Enter
          if wait_for "Type 'yes' to run it"; then
             pass "cmd_safety.confirm asks for $call"
          else
             fail "cmd_safety.confirm asks for $call" "$(screen | tail -3)"
          fi
-         $T send-keys -t c 'no' Enter
+         $TM send-keys -t c 'no' Enter
          wait_for 'not run: not confirmed' ||
-            fail "cmd_safety.confirm declined $call" "$(screen | tail -3) [tmux: $($T list-panes -F '#{pane_dead} #{pane_current_command}' 2>&1)]"
+            fail "cmd_safety.confirm declined $call" "$(screen | tail -3) [tmux: $($TM list-panes -F '#{pane_dead} #{pane_current_command}' 2>&1)]"
          # a clean screen before the next call, so no wait can match the previous question
-         $T send-keys -t c C-l
-         $T clear-history -t c
+         $TM send-keys -t c C-l
+         $TM clear-history -t c
          i=0
          while [ $i -lt 150 ] && screen | grep -q "Type 'yes'"; do sleep 0.1; i=$((i + 1)); done
       done
@@ -101,34 +101,34 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       else
          pass "cmd_safety.confirm declined sends nothing"
       fi
-      $T send-keys -t c 'sh.setBalancerState(false)' Enter
+      $TM send-keys -t c 'sh.setBalancerState(false)' Enter
       wait_for "Type 'yes' to run it"
-      $T send-keys -t c 'yes' Enter
+      $TM send-keys -t c 'yes' Enter
       i=0
       while [ $i -lt 150 ] && ! grep -q '"balancerStop"' "$TMPD/confirm.log"; do sleep 0.1; i=$((i + 1)); done
       check_contains "cmd_safety.confirm yes runs it" '"balancerStop"' "$(cat "$TMPD/confirm.log")"
-      $T send-keys -t c 'sh.setBalancerState(true)' Enter
+      $TM send-keys -t c 'sh.setBalancerState(true)' Enter
       sleep 0.5
       check_not_contains "cmd_safety.confirm start does not ask" "startBalancer not run" "$(screen)"
       # config.settings is the collection the manual tells operators to edit: no question, no warning
-      $T send-keys -t c C-l
+      $TM send-keys -t c C-l
       i=0
       while [ $i -lt 50 ] && screen | grep -q "Type 'yes' to run it"; do sleep 0.1; i=$((i + 1)); done
-      $T send-keys -t c 'db.getSiblingDB("config").settings.updateOne({_id: "chunksize"}, {$set: {value: 64}}, {upsert: true})' Enter
+      $TM send-keys -t c 'db.getSiblingDB("config").settings.updateOne({_id: "chunksize"}, {$set: {value: 64}}, {upsert: true})' Enter
       wait_for 'upsertedCount' || fail "cmd_safety.confirm config.settings runs" "$(screen | tail -3)"
       check_not_contains "cmd_safety.confirm config.settings does not ask" "Type 'yes'" "$(screen)"
-      $T kill-server 2> /dev/null
+      $TM kill-server 2> /dev/null
       # --yes: no question in a terminal either
       : > "$TMPD/confirm.log"
       tui_server # a fresh server: the first one may still be shutting down
-      $T new-session -d -s c -x 150 -y 40 "NO_COLOR=1 $SH_ABS --norc --yes $SIM_URI/test; sleep 30"
+      $TM new-session -d -s c -x 150 -y 40 "NO_COLOR=1 $SH_ABS --norc --yes $SIM_URI/test; sleep 30"
       wait_for 'test>' || fail "cmd_safety.confirm --yes start" "$(screen | tail -3)"
-      $T send-keys -t c 'sh.stopBalancer()' Enter
+      $TM send-keys -t c 'sh.stopBalancer()' Enter
       i=0
       while [ $i -lt 150 ] && ! grep -q '"balancerStop"' "$TMPD/confirm.log"; do sleep 0.1; i=$((i + 1)); done
       check_not_contains "cmd_safety.confirm --yes does not ask" "Type 'yes'" "$(screen)"
       check_contains "cmd_safety.confirm --yes runs it" '"balancerStop"' "$(cat "$TMPD/confirm.log")"
-      $T kill-server 2> /dev/null
+      $TM kill-server 2> /dev/null
    else
       skip "cmd_safety.confirm" "tmux is not installed"
    fi

@@ -43,6 +43,8 @@ for size in 80x24 160x45; do
    s=$(screen)
    check_contains "$T/resharding_listed" "reshardCollection app.big" "$s"
    check_contains "$T/drain_listed" "drain shard03" "$s"
+   i=0
+   while [ -z "$(pct)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
    p1=$(pct)
    # two samples later the resharding has copied more
    i=0

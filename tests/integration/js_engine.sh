@@ -35,36 +35,36 @@ check_contains "js/without the plugin the error says why" "JavaScript engine, wh
 tui_require "js/repl"
 tui_server
 TUI_PANE=repl TUI_CAPTURE="-S -200" TUI_GREP=1 TUI_TENTHS=80
-$T new-session -d -s repl -x 150 -y 50 "SHARDSH_HISTFILE=$TMPD/hist NO_COLOR=1 $SH_ABS --norc $SIM_URI; echo EXITED=\$?; sleep 30"
+$TM new-session -d -s repl -x 150 -y 50 "SHARDSH_HISTFILE=$TMPD/hist NO_COLOR=1 $SH_ABS --norc $SIM_URI; echo EXITED=\$?; sleep 30"
 wait_for 'test>' || fail "js/repl starts" "$(screen | tail -3)"
-$T send-keys -t repl 'let shards = db.getSiblingDB("config").shards.find().toArray()' Enter
-$T send-keys -t repl 'shards.length * 10' Enter
+$TM send-keys -t repl 'let shards = db.getSiblingDB("config").shards.find().toArray()' Enter
+$TM send-keys -t repl 'shards.length * 10' Enter
 wait_for '^30$' && pass "js/repl keeps variables between lines" || fail "js/repl keeps variables between lines" "$(screen | tail -5)"
-$T send-keys -t repl 'for (const s of shards) {' Enter
-$T send-keys -t repl '  print(`shard ${s._id}`)' Enter
-$T send-keys -t repl '}' Enter
+$TM send-keys -t repl 'for (const s of shards) {' Enter
+$TM send-keys -t repl '  print(`shard ${s._id}`)' Enter
+$TM send-keys -t repl '}' Enter
 wait_for 'shard shard03' && pass "js/repl reads an open block over several lines" ||
    fail "js/repl reads an open block over several lines" "$(screen | tail -6)"
-$T send-keys -t repl 'shar' Tab
-$T send-keys -t repl '.length + 100' Enter
+$TM send-keys -t repl 'shar' Tab
+$TM send-keys -t repl '.length + 100' Enter
 wait_for '^103$' && pass "js/repl Tab completes a variable" || fail "js/repl Tab completes a variable" "$(screen | tail -5)"
-$T send-keys -t repl 'var c = db.getSiblingDB("config").chunks.find().sort({_id: 1}); c' Enter
+$TM send-keys -t repl 'var c = db.getSiblingDB("config").chunks.find().sort({_id: 1}); c' Enter
 wait_for 'Type "it" for more' && pass "js/repl a cursor prints its first batch" ||
    fail "js/repl a cursor prints its first batch" "$(screen | tail -5)"
-$T send-keys -t repl 'it' Enter
+$TM send-keys -t repl 'it' Enter
 sleep 0.5
-$T send-keys -t repl 'c.hasNext()' Enter
+$TM send-keys -t repl 'c.hasNext()' Enter
 wait_for '^false$' && pass "js/repl it pages the cursor on" || fail "js/repl it pages the cursor on" "$(screen | tail -5)"
-$T send-keys -t repl 'let n = 0; while (true) { n++ }' Enter
+$TM send-keys -t repl 'let n = 0; while (true) { n++ }' Enter
 sleep 1
-$T send-keys -t repl C-c
+$TM send-keys -t repl C-c
 sleep 0.5
-$T send-keys -t repl 'n > 0 ? "interrupted" : "not run"' Enter
+$TM send-keys -t repl 'n > 0 ? "interrupted" : "not run"' Enter
 wait_for '^interrupted$' && pass "js/repl Ctrl-C interrupts a loop and keeps the session" ||
    fail "js/repl Ctrl-C interrupts a loop and keeps the session" "$(screen | tail -5)"
-$T send-keys -t repl 'sh.getBalancerState()' Enter
+$TM send-keys -t repl 'sh.getBalancerState()' Enter
 sleep 0.3
-$T send-keys -t repl 'exit' Enter
+$TM send-keys -t repl 'exit' Enter
 wait_for 'EXITED=0' && pass "js/repl literal statements still run and exit leaves" ||
    fail "js/repl literal statements still run and exit leaves" "$(screen | tail -5)"
-$T kill-server 2>/dev/null
+$TM kill-server 2>/dev/null
