@@ -364,3 +364,9 @@ args_opt_int (const sh_call_t *call, int i, const char *key, int64_t min, int64_
       return int_error (call, i, &f, key, min, max, err);
    return true;
 }
+
+sh_pos_t
+args_pos (const sh_call_t *call, int i)
+{
+   return call->arg_pos && i >= 0 && i < call->argc ? call->arg_pos[i] : call->close_pos;
+}

@@ -151,6 +151,10 @@ args_str (const sh_call_t *call, int i);
 void
 args_append (const sh_call_t *call, int i, bson_t *doc, const char *key);
 
+/* Where argument i is in the source (for an error's caret), or the closing parenthesis when it is absent. */
+sh_pos_t
+args_pos (const sh_call_t *call, int i);
+
 /* The bare method name of the call's entry, as mongosh's messages name it: "addShardTag" for sh.addShardTag,
  * "find" for db.collection.find. */
 const char *
