@@ -137,6 +137,28 @@ sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
    return &r->cmd;
 }
 
+static size_t requests_build_calls;
+
+bool
+sh_requests_build (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   if (call->built) {
+      for (size_t i = 0; i < call->built->n; i++) {
+         const sh_request_t *r = &call->built->v[i];
+         bson_concat (sh_requests_add (out, r->db, r->path), &r->cmd);
+      }
+      return true;
+   }
+   requests_build_calls++;
+   return call->cmd->build (call, out, err);
+}
+
+size_t
+sh_requests_build_count (void)
+{
+   return requests_build_calls;
+}
+
 void
 sh_requests_destroy (sh_requests_t *out)
 {

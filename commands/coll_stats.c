@@ -277,7 +277,7 @@ exec_coll_stats (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bool details = false, ok = false;
    const char *only = NULL;
 
-   if (!call->cmd->build (call, &reqs, err))
+   if (!sh_requests_build (call, &reqs, err))
       goto done;
    if (args_get (call, 0, &it) && BSON_ITER_HOLDS_NUMBER (&it) && bson_iter_as_double (&it) > 0)
       scale = bson_iter_as_double (&it);

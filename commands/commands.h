@@ -22,6 +22,7 @@ typedef enum {
    CMD_CLIENT_ONLY = 1 << 3,  /* sends nothing (help, use, print) */
    CMD_ALIAS = 1 << 4,        /* a deprecated alias: help names alias_of */
    CMD_EXTRA = 1 << 5,        /* not in mongosh: a helper shardsh adds (or brings back from the legacy shell) */
+   CMD_CLOCK = 1 << 6,        /* build() reads the clock: a script's validation does not hand its requests on */
 } cmd_flags_t;
 
 typedef enum {
@@ -66,6 +67,8 @@ typedef struct {
    const bson_t *modifiers;      /* find's other cursor modifiers as chained ({ hint, maxTimeMS, ... }), or NULL */
    const char *terminal;         /* a cursor method ending the chain: "count", "size", "itcount"; NULL when none */
    int64_t batch_size;           /* a cursor's .batchSize(n) (the engine's cursors), 0 when absent */
+   const sh_requests_t *built;   /* the requests build() already made for this call (the dispatcher's checks), or
+                                  * NULL: sh_requests_build hands them on instead of building again */
 } sh_call_t;
 
 /* Pure: turns a call into requests appended to out (out->n starts at 0; each request's cmd is initialised by the
@@ -100,6 +103,23 @@ typedef struct sh_cmd {
 /* The table, NULL-terminated, in help order (registry.c). */
 extern const sh_cmd_t *const sh_cmd_table[];
 
+/* One line of commands/table.def: the entry, where it is defined and how it is called. */
+typedef struct {
+   const sh_cmd_t *cmd; /* NULL ends sh_cmd_rows */
+   const char *symbol;  /* "cmd_sh_move_chunk", the entry's C name */
+   const char *family;  /* "chunks": the entry is defined in commands/<family>.c */
+   int min_args;        /* arguments the call needs */
+   int max_args;        /* arguments it takes; -1 for any number (print) */
+   bool callable;       /* written name(...); false for the statement words use, show, help and exit */
+} sh_cmd_row_t;
+
+/* The rows of the table, in the same order as sh_cmd_table, ended by a row whose cmd is NULL (registry.c). */
+extern const sh_cmd_row_t sh_cmd_rows[];
+
+/* The row of an entry of the table; NULL when cmd is not in it. */
+const sh_cmd_row_t *
+sh_cmd_row (const sh_cmd_t *cmd);
+
 /* Exact lookup by name ("sh.moveChunk"); NULL when unknown. */
 const sh_cmd_t *
 sh_cmd_find (const char *name);
@@ -116,6 +136,16 @@ sh_cmd_write_markdown (FILE *out);
  * the next sh_requests_add on out. */
 bson_t *
 sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path);
+
+/* The entry's build() for call, appended to out (out->n starts at 0): a copy of call->built when the dispatcher has
+ * built them already, else build() runs. Every executor gets its requests through this, so build() runs once per
+ * statement. Returns build()'s answer; out is the caller's to destroy either way. */
+bool
+sh_requests_build (const sh_call_t *call, sh_requests_t *out, sh_error_t *err);
+
+/* How many times sh_requests_build has run a build() since the program started (tests count calls per statement). */
+size_t
+sh_requests_build_count (void);
 
 /* Destroys every request and frees the list; out->n becomes 0 and out can be used again. */
 void

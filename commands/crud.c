@@ -241,7 +241,7 @@ exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bool find = !strcmp (call->cmd->name, "db.collection.find");
    int64_t batch = call->batch_size;
 
-   if (!call->cmd->build (call, &reqs, err))
+   if (!sh_requests_build (call, &reqs, err))
       goto done;
    if (!batch) {
       /* aggregate(pipeline, { batchSize }): the driver sends that batch size on every getMore too */

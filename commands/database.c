@@ -461,7 +461,7 @@ exec_coll_drop (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bson_value_t result = { .value_type = BSON_TYPE_BOOL };
    bool ok = false;
 
-   if (!call->cmd->build (call, &reqs, err))
+   if (!sh_requests_build (call, &reqs, err))
       goto done;
    bson_destroy (&docs);
    if (!conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, 0, &docs, NULL, err))

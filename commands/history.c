@@ -350,7 +350,7 @@ const sh_cmd_t cmd_sh_migration_history = {
             "$match on moveChunk.commit summing details.counts, and { aggregate: \"actionlog\" } counting "
             "balancer.round and the failed ones",
    .example = "sh.migrationHistory({ since: 24 })",
-   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
+   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA | CMD_CLOCK,
    .build = build_migration_history,
    .exec = exec_migration_history,
 };

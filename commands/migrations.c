@@ -292,7 +292,7 @@ const sh_cmd_t cmd_sh_get_recent_migrations = {
    .sends = "config { aggregate: \"changelog\", pipeline: [ $match moveChunk.from successes since now-24h, $group, "
             "$project ], cursor: {} }, then the same for failures (grouped by errmsg, from, to)",
    .example = "sh.getRecentMigrations()",
-   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
+   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA | CMD_CLOCK,
    .build = build_recent_migrations,
    .exec = exec_recent_migrations,
 };

@@ -314,7 +314,7 @@ exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    const char *method = args_method (call);
    bool ok = false;
 
-   if (!call->cmd->build (call, &reqs, err))
+   if (!sh_requests_build (call, &reqs, err))
       goto done;
    if (wr_config_write (call))
       cmd_warn (ctx, "Warning: %s writes config.%s directly: the cluster's own metadata, which the servers maintain",
