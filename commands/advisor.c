@@ -5,7 +5,11 @@
 #include <string.h>
 
 #include "commands/advisor_model.h"
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 #include "shell/lib/aligned.h"
 
 #define ADVISOR_DEFAULT_SAMPLE 1000

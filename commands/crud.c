@@ -3,7 +3,11 @@
  * under mongosh builds them (find, filter, sort, projection, skip, limit). */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 
 #define CRUD_DEFAULT_BATCH 20 /* like mongosh's shell batch size */
 

@@ -4,7 +4,10 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 
 /* The capture mode: the value replaces any earlier one (the last result of a call is its value). */
 static bool

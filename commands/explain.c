@@ -8,7 +8,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "commands/config_reads.h"
+#include "shell/lib/docget.h"
 
 #define EX_MAX_ZONES 10
 #define EX_RECENT 5

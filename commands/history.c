@@ -3,7 +3,12 @@
  * moveChunk.commit, config.actionlog balancer.round); config.chunks is never read. */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/clock.h"
+#include "shell/lib/docget.h"
 
 #define HI_DEFAULT_HOURS 24
 #define HI_MAX_HOURS (24 * 366)

@@ -4,7 +4,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 
 static sh_pos_t
 ix_arg_pos (const sh_call_t *call, int i)

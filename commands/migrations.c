@@ -6,7 +6,11 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/exec.h"
+#include "commands/config_reads.h"
+#include "shell/lib/docget.h"
 #include "shell/lib/clock.h"
 
 int64_t

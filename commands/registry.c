@@ -3,7 +3,7 @@
  * the JavaScript API and docs/commands.md follow from this list. */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
 
 /* the entries, defined in their family files */
 #define CMD(symbol, family, min_args, max_args, callable) extern const sh_cmd_t cmd_##symbol;

@@ -2,7 +2,9 @@
  * config.collections), its data size, documents and storage on each shard from one $collStats aggregate. */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 #include "commands/status.h"
 
 /* Runs cmd (destroyed here) as a cursor command on db and replaces *docs with all its documents. */

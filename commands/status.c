@@ -8,7 +8,13 @@
 #include <strings.h>
 #include <time.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "commands/config_reads.h"
+#include "shell/lib/clock.h"
+#include "shell/lib/docget.h"
 #include "commands/status.h"
 #include "shell/lib/aligned.h"
 #include "shell/lang/parser.h"

@@ -2,7 +2,7 @@
 #ifndef SHARDSH_STATUS_H
 #define SHARDSH_STATUS_H
 
-#include "commands/commands.h"
+#include "commands/table.h"
 
 /* A build() that sends nothing: checks that argument 1 (configDB), when given, is a Database; verbose (argument 0)
  * may be any value. sh.status and sh.printShardingSizes run everything in exec. */

@@ -4,7 +4,11 @@
  * config.settings, which the manual tells operators to edit) asks for confirmation in a terminal and warns. */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 
 static sh_pos_t
 wr_arg_pos (const sh_call_t *call, int i)

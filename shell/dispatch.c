@@ -6,7 +6,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
 #include "shell/core/conn.h"
 #include "shell/dispatch.h"
 #include "shell/preflight.h"
