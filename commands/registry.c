@@ -122,8 +122,8 @@ void
 sh_cmd_write_markdown (FILE *out)
 {
    fputs ("# shardsh command reference\n\n"
-          "Generated from the command table (`commands/registry.c`) by `build/tests/test_commands_doc --write`; the\n"
-          "unit test `test_commands_doc` fails when this file and the table disagree. Markers: **needs** the minimum\n"
+          "Generated from the command table (`commands/table.def`) by `make docs`; the unit test\n"
+          "`test_commands_doc` fails when this file and the table disagree. Markers: **needs** the minimum\n"
           "server version (refused before sending on an older cluster); **check** mongosh's one-time `{ hello: 1 }`\n"
           "mongos check runs first; **confirm** asks in a terminal unless `--yes`; **writes** refused under\n"
           "`--readonly`; **alias** a deprecated name; **shardsh** a helper mongosh does not have.\n\n"
@@ -166,5 +166,46 @@ sh_cmd_write_markdown (FILE *out)
          fputs ("` |\n", out);
       }
       fputc ('\n', out);
+   }
+}
+
+/* Text for a man page line: backslashes and hyphens escaped, and a line never starts with a control character. */
+static void
+man_text (FILE *out, const char *s)
+{
+   if (s && (*s == '.' || *s == '\''))
+      fputs ("\\&", out);
+   for (; s && *s; s++) {
+      if (*s == '\\')
+         fputs ("\\e", out);
+      else if (*s == '-')
+         fputs ("\\-", out);
+      else if (*s == '\n')
+         fputc (' ', out);
+      else
+         fputc (*s, out);
+   }
+}
+
+void
+sh_cmd_write_man (FILE *out)
+{
+   fputs (".SH COMMANDS\n"
+          "Generated from the command table by\n"
+          ".BR \"make docs\" ;\n"
+          "docs/commands.md has what each one sends.\n",
+          out);
+   for (size_t i = 0; sh_cmd_table[i]; i++) {
+      const sh_cmd_t *c = sh_cmd_table[i];
+      fputs (".TP\n.B ", out);
+      man_text (out, c->usage);
+      fputc ('\n', out);
+      man_text (out, c->summary);
+      if (c->alias_of) {
+         fputs (" (alias of ", out);
+         man_text (out, c->alias_of);
+         fputc (')', out);
+      }
+      fputs (".\n", out);
    }
 }

@@ -109,9 +109,14 @@ sh_cmd_find (const char *name);
 size_t
 sh_cmd_suggest (const char *name, const char **out, size_t max);
 
-/* Writes docs/commands.md (the reference generated from the table) to out. */
+/* Writes docs/commands.md (the reference generated from the table; `make docs`) to out. */
 void
 sh_cmd_write_markdown (FILE *out);
+
+/* Writes the COMMANDS section of docs/shardsh.1 (usage and summary of every entry, as man page text) to out: what
+ * `make docs` puts between the page's generated-section markers. */
+void
+sh_cmd_write_man (FILE *out);
 
 /* The entry's build() for call, appended to out (out->n starts at 0): a copy of call->built when the dispatcher has
  * built them already, else build() runs. Every executor gets its requests through this, so build() runs once per
