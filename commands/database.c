@@ -1,7 +1,7 @@
 /* Database methods operators use for health checks and stuck operations (currentOp, killOp, db.aggregate,
- * serverStatus, stats, version, hello, getCollectionNames, getCollectionInfos, listCommands, dropDatabase,
- * createCollection) and the collection methods drop, renameCollection, getName, getFullName, estimatedDocumentCount
- * and count, each sending the document mongosh 2.12 sends and printing what it prints. */
+ * serverStatus, stats, version, serverBuildInfo, hello, getCollectionNames, getCollectionInfos, listCommands,
+ * dropDatabase, createCollection) and the collection methods drop, renameCollection, getName, getFullName,
+ * estimatedDocumentCount and count, each sending the document mongosh 2.12 sends and printing what it prints. */
 #include <math.h>
 #include <string.h>
 
@@ -662,6 +662,15 @@ const sh_cmd_t cmd_db_version = {
    .flags = CMD_READONLY,
    .build = build_version,
    .exec = exec_version,
+};
+const sh_cmd_t cmd_db_server_build_info = {
+   .name = "db.serverBuildInfo",
+   .usage = "db.serverBuildInfo()",
+   .summary = "The server's build: version, git hash, modules, allocator, OpenSSL, storage engines",
+   .sends = "admin { buildInfo: 1 }",
+   .example = "db.serverBuildInfo()",
+   .flags = CMD_READONLY,
+   .build = build_version,
 };
 const sh_cmd_t cmd_db_hello = {
    .name = "db.hello",
