@@ -34,7 +34,7 @@ typedef struct {
 } advisor_args_t;
 
 static void
-advisor_args_release (advisor_args_t *a)
+advisor_args_destroy (advisor_args_t *a)
 {
    for (size_t i = 0; i < a->nkeys; i++)
       bson_destroy (&a->keys[i]);
@@ -211,7 +211,7 @@ build_advise_shard_key (const sh_call_t *call, sh_requests_t *out, sh_error_t *e
    cmd_append_empty (cmd, "cursor");
    ok = true;
 done:
-   advisor_args_release (&a);
+   advisor_args_destroy (&a);
    return ok;
 }
 
@@ -251,7 +251,7 @@ advisor_data_init (advisor_data_t *d)
 }
 
 static void
-advisor_data_release (advisor_data_t *d)
+advisor_data_destroy (advisor_data_t *d)
 {
    bson_destroy (&d->indexes);
    bson_destroy (&d->docs);
@@ -760,8 +760,8 @@ done:
    bson_free (results);
    bson_destroy (&reply);
    sh_requests_destroy (&reqs);
-   advisor_data_release (&d);
-   advisor_args_release (&a);
+   advisor_data_destroy (&d);
+   advisor_args_destroy (&a);
    return ok;
 }
 

@@ -33,7 +33,7 @@ typedef struct {
    const char *cfg; /* the database the config.* reads go to: "config", or sh.status's configDB */
 } status_t;
 
-/* Every document of s, for status_init and status_release; returns how many (at most 17). */
+/* Every document of s, for status_init and status_destroy; returns how many (at most 17). */
 static size_t
 status_docs (status_t *s, bson_t *all[17])
 {
@@ -67,7 +67,7 @@ status_init (status_t *s)
 }
 
 static void
-status_release (status_t *s)
+status_destroy (status_t *s)
 {
    bson_t *all[17];
    for (size_t i = 0, n = status_docs (s, all); i < n; i++)
@@ -923,7 +923,7 @@ exec_status (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       cmd_print_stats (ctx, &s.result, "chunks");
    ok = true;
 done:
-   status_release (&s);
+   status_destroy (&s);
    return ok;
 }
 

@@ -299,7 +299,7 @@ build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t
    return true;
 }
 
-/* The name of a write error's code: servers send writeErrors entries as { index, code, errmsg } without codeName. */
+/* A count field of a write reply (n, nModified), 0 when absent. */
 static int32_t
 wr_count (const bson_t *reply, const char *key)
 {

@@ -40,7 +40,7 @@ resolved_init (resolved_t *r)
 }
 
 static void
-resolved_release (resolved_t *r)
+resolved_destroy (resolved_t *r)
 {
    bson_free (r->db);
    bson_free (r->coll);
@@ -431,6 +431,10 @@ static struct {
    size_t n, cap;
 } built_list;
 
+/* The database a `use` earlier in the statements being validated switches to (owned), so the statements after it
+ * are built for the database they will run on; NULL when none. Cleared when statements start to run. */
+static char *validate_db;
+
 /* key (initialised by the caller) = { db, coll, args, sort, limit, skip, modifiers, terminal, batchSize }: everything
  * build() reads. */
 static void
@@ -625,8 +629,13 @@ dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    resolved_t r;
    bool ok;
    sh_requests_t reqs = { .n = 0 };
+   char *current = ctx->db;
    resolved_init (&r);
+   /* resolve against the database the statement will run on (build() only names it in its requests) */
+   if (validate_db)
+      ctx->db = validate_db;
    ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err) && check_args (&r.call, &reqs, err);
+   ctx->db = current;
    if (ok && ctx->opts && ctx->opts->readonly && !is_readonly_call (&r.call)) {
       sh_error_set_at (err, SH_ERR_READONLY, r.call.pos, "%s changes the cluster: refused by --readonly",
                        r.call.cmd->name);
@@ -634,8 +643,12 @@ dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    }
    if (ok)
       built_keep (&r.call, &reqs);
+   if (ok && stmt->kind == SH_STMT_USE && stmt->word) {
+      bson_free (validate_db);
+      validate_db = bson_strdup (stmt->word);
+   }
    sh_requests_destroy (&reqs);
-   resolved_release (&r);
+   resolved_destroy (&r);
    return ok;
 }
 
@@ -651,7 +664,7 @@ dispatch_is_literal (sh_ctx_t *ctx, const sh_stmt_t *stmt)
    resolved_init (&r);
    sh_error_clear (&err);
    ok = resolve (ctx, stmt, &r, &err);
-   resolved_release (&r);
+   resolved_destroy (&r);
    /* a bad argument of a cursor modifier (.limit(NaN)) is the literal path's argument error: refused before sending */
    if (ok || err.kind == SH_ERR_ARGS)
       return true;
@@ -669,6 +682,8 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    sh_call_t run = *call; /* the call as the executor sees it: with the requests built once */
 
    conn_forget_if_broken (ctx);
+   bson_free (validate_db);
+   validate_db = NULL;
    if (!call->built && built_take (call, &reqs))
       run.built = &reqs;
    if (!check_args (&run, &reqs, err))
@@ -721,6 +736,8 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    bool ok = false;
 
    resolved_init (&r);
+   bson_free (validate_db); /* statements run: the validation's `use` has done its work */
+   validate_db = NULL;
    if (!resolve (ctx, stmt, &r, err) || mod_error (&r, err)) {
       conn_forget_if_broken (ctx);
       if (!err->has_pos && r.call.cmd) {
@@ -730,7 +747,7 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    } else {
       ok = dispatch_call (ctx, &r.call, err);
    }
-   resolved_release (&r);
+   resolved_destroy (&r);
    return ok;
 }
 
@@ -743,6 +760,6 @@ dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, v
    ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err);
    if (ok)
       ok = fn (data, &r.call, !is_readonly_call (&r.call), err);
-   resolved_release (&r);
+   resolved_destroy (&r);
    return ok;
 }

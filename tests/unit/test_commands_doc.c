@@ -343,7 +343,9 @@ test_shardsim_answers (void)
    sh_ctx_t ctx;
    size_t exec_only = 0, probed = 0;
 
-   if (!simproc_start (&sim, "/tmp/shardsh-test-commands-doc.port", args, 100, 50, "serverSelectionTimeoutMS=5000")) {
+   char port_file[128];
+   bson_snprintf (port_file, sizeof port_file, "/tmp/shardsh-test-commands-doc.%d.port", (int) getpid ());
+   if (!simproc_start (&sim, port_file, args, 100, 50, "serverSelectionTimeoutMS=5000")) {
       UNIT_FAIL ("commands_doc/shardsim starts", "%s", "no port");
       sim_stop (&sim);
       return;
