@@ -127,9 +127,58 @@ sim_stop() {
 
 cleanup() {
    sim_stop
+   for _sock in "$TMPD"/tmux.*.sock; do
+      [ -S "$_sock" ] && tmux -S "$_sock" kill-server 2> /dev/null
+   done
    rm -rf "$TMPD"
 }
 trap cleanup EXIT
+
+# ---- terminal tests through tmux ----
+# tui_require LABEL: ends the test with "SKIP LABEL: tmux is not installed" when there is no tmux.
+tui_require() {
+   command -v tmux > /dev/null 2>&1 && return 0
+   skip "$1" "tmux is not installed"
+   exit 0
+}
+# tui_server: points $TM (and $T) at a new private tmux server whose socket lives in $TMPD; cleanup kills it. Each
+# call makes a new one: starting a server where one is still shutting down races.
+TUI_N=0
+tui_server() {
+   TUI_N=$((TUI_N + 1))
+   TM="tmux -S $TMPD/tmux.$TUI_N.sock -f /dev/null"
+   T=$TM
+}
+# screen: what pane $TUI_PANE shows ($TUI_CAPTURE adds capture-pane options, e.g. "-S -200" for scrollback).
+screen() { $TM capture-pane -p -t "$TUI_PANE" $TUI_CAPTURE 2> /dev/null; }
+# wait_for NEEDLE [TENTHS]: waits until the screen shows NEEDLE (a substring; a grep pattern when TUI_GREP=1), at
+# most TENTHS tenths of a second (default $TUI_TENTHS, else 50). wait_gone: until it no longer does.
+tui_has() {
+   if [ -n "${TUI_GREP:-}" ]; then
+      screen | grep -q -- "$1"
+   else
+      case "$(screen)" in *"$1"*) return 0 ;; esac
+      return 1
+   fi
+}
+wait_for() {
+   _i=0
+   while [ $_i -lt "${2:-${TUI_TENTHS:-50}}" ]; do
+      tui_has "$1" && return 0
+      sleep 0.1
+      _i=$((_i + 1))
+   done
+   return 1
+}
+wait_gone() {
+   _i=0
+   while [ $_i -lt "${2:-${TUI_TENTHS:-50}}" ]; do
+      tui_has "$1" || return 0
+      sleep 0.1
+      _i=$((_i + 1))
+   done
+   return 1
+}
 
 # ensure_mongosh LABEL: sets MONGOSH to mongosh 2.12.0 (the peer client nobody here wrote), installing it with npm
 # into the repo-local .cache/mongosh when missing (MONGOSH overrides the path). When it cannot be had, prints

@@ -47,6 +47,7 @@ run_suite() {
    for t in tests/integration/*.sh tests/peer/*.sh; do
       [ -f "$t" ] || continue
       case "$t" in
+      */lib.sh) continue ;; # shared functions, not a test
       tests/peer/*)
          if [ -n "${SHARDSH_SAN:-}" ]; then
             echo "SKIP $PREFIX$t: the mongosh peer checks run in the plain pass" >> "$LOG"

@@ -312,7 +312,7 @@ sh_lex_init (sh_lexer_t *lx, const char *src, size_t len)
 }
 
 void
-sh_token_release (sh_token_t *tok)
+sh_token_destroy (sh_token_t *tok)
 {
    if (!tok) {
       return;
@@ -782,7 +782,7 @@ bool
 sh_lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
 {
    if (!lex_next (lx, tok, err)) {
-      sh_token_release (tok);
+      sh_token_destroy (tok);
       return false;
    }
    return true;
@@ -863,7 +863,7 @@ sh_lex_regex (sh_lexer_t *lx, const sh_token_t *slash, sh_token_t *tok, sh_error
    ok = true;
 done:
    if (!ok) {
-      sh_token_release (tok);
+      sh_token_destroy (tok);
    }
    return ok;
 }

@@ -44,7 +44,7 @@ typedef struct {
    sh_pos_t pos;     /* first byte of the token; pos.len is its length in bytes */
    const char *text; /* the token's source bytes (pos.len of them); borrowed from the lexer's text */
    bool nl_before;   /* a line break separates this token from the one before it */
-   char *str;        /* STRING, REGEX, WORD: decoded bytes, NUL-terminated; owned, see sh_token_release */
+   char *str;        /* STRING, REGEX, WORD: decoded bytes, NUL-terminated; owned, see sh_token_destroy */
    size_t str_len;
    char flags[8];      /* REGEX: the flags as written */
    double num;         /* NUMBER: the value as a JavaScript number */
@@ -76,7 +76,7 @@ sh_lex_init (sh_lexer_t *lx, const char *src, size_t len);
 
 /* Reads the next token into tok, skipping whitespace and comments. Returns false with err set (kind SH_ERR_PARSE,
  * position of the offending bytes) on malformed input; tok is then an empty SH_TOK_EOF. On success the caller owns
- * tok and releases it with sh_token_release. */
+ * tok and releases it with sh_token_destroy. */
 bool
 sh_lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err);
 
@@ -94,7 +94,7 @@ sh_lex_word (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err);
 
 /* Frees what tok owns and resets it to an empty SH_TOK_EOF. tok may be NULL. */
 void
-sh_token_release (sh_token_t *tok);
+sh_token_destroy (sh_token_t *tok);
 
 /* Length (1 to 4) of the well-formed UTF-8 sequence at s, reading at most avail bytes; 0 when the bytes there are
  * not UTF-8 (bad lead byte, truncated, overlong, surrogate or above U+10FFFF). cp receives the code point when

@@ -70,19 +70,9 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
    check_eq "cmd_safety.eval does not ask" 0 "$?"
    check_contains "cmd_safety.eval sends balancerStop" '"balancerStop"' "$(cat "$TMPD/confirm.log")"
    if command -v tmux > /dev/null 2>&1; then
-      SOCK="$TMPD/tmux.sock"
-      T="tmux -S $SOCK"
+      tui_server
+      TUI_PANE=c TUI_GREP=1 TUI_TENTHS=150
       SH_ABS="$ROOT/$SHARDSH"
-      screen() { $T capture-pane -t c -p; }
-      wait_for() {
-         i=0
-         while [ $i -lt 150 ]; do
-            screen | grep -q -- "$1" && return 0
-            sleep 0.1
-            i=$((i + 1))
-         done
-         return 1
-      }
       : > "$TMPD/confirm.log"
       $T new-session -d -s c -x 150 -y 40 "NO_COLOR=1 $SH_ABS --norc $SIM_URI/test; sleep 30"
       wait_for 'test>' || fail "cmd_safety.confirm.start" "$(screen | tail -3)"
@@ -130,7 +120,7 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       $T kill-server 2> /dev/null
       # --yes: no question in a terminal either
       : > "$TMPD/confirm.log"
-      T="tmux -S $TMPD/tmux2.sock" # a fresh server: the first one may still be shutting down
+      tui_server # a fresh server: the first one may still be shutting down
       $T new-session -d -s c -x 150 -y 40 "NO_COLOR=1 $SH_ABS --norc --yes $SIM_URI/test; sleep 30"
       wait_for 'test>' || fail "cmd_safety.confirm --yes start" "$(screen | tail -3)"
       $T send-keys -t c 'sh.stopBalancer()' Enter

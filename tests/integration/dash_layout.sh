@@ -7,33 +7,14 @@
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 
-if ! command -v tmux > /dev/null 2>&1; then
-   skip "dash_layout" "tmux is not installed"
-   exit 0
-fi
+tui_require "dash_layout"
 if ! "$SHARDSH" --help | grep -q -- '--dashboard'; then
    skip "dash_layout" "this build has no dashboard"
    exit 0
 fi
 
-TM="tmux -L shardsh-layout-$$ -f /dev/null"
-cleanup_tui() {
-   $TM kill-server 2> /dev/null
-   cleanup
-}
-trap cleanup_tui EXIT
-
-screen() { $TM capture-pane -p -t dash 2> /dev/null; }
-# wait_for NEEDLE [TENTHS]: waits until the screen shows NEEDLE
-wait_for() {
-   i=0
-   while [ $i -lt "${2:-50}" ]; do
-      case "$(screen)" in *"$1"*) return 0 ;; esac
-      sleep 0.1
-      i=$((i + 1))
-   done
-   return 1
-}
+tui_server
+TUI_PANE=dash
 # wait_clock_moves: waits until the sample clock changes (a new frame was drawn after the last key or resize)
 clock() { screen | sed -n 's/.*last sample \([0-9:]*\).*/\1/p' | head -1; }
 wait_clock_moves() {

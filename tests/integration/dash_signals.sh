@@ -10,35 +10,16 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
 
-if ! command -v tmux > /dev/null 2>&1; then
-   skip "dash_signals" "tmux is not installed"
-   exit 0
-fi
+tui_require "dash_signals"
 if ! "$SHARDSH" --help | grep -q -- '--dashboard'; then
    skip "dash_signals" "this build has no dashboard"
    exit 0
 fi
 
-TM="tmux -S $TMPD/tmux.sock -f /dev/null"
-cleanup_sig() {
-   $TM kill-server 2> /dev/null
-   cleanup
-}
-trap cleanup_sig EXIT
+tui_server
 # one session lives through the whole test, so ending a signal's session never stops the tmux server under the next
 $TM new-session -d -s keep -x 20 -y 5 "sleep 3600"
 
-screen() { $TM capture-pane -p -t "$S" 2> /dev/null; }
-# wait_for NEEDLE [TENTHS]
-wait_for() {
-   i=0
-   while [ $i -lt "${2:-50}" ]; do
-      case "$(screen)" in *"$1"*) return 0 ;; esac
-      sleep 0.1
-      i=$((i + 1))
-   done
-   return 1
-}
 # wait_file FILE [TENTHS]: until FILE is non-empty
 wait_file() {
    i=0
@@ -57,6 +38,7 @@ case "$SHARDSH" in /*) SH_ABS=$SHARDSH ;; esac
 for SIG in INT TERM HUP SEGV ABRT BUS FPE; do
    T="dash_signals/$SIG"
    S="sig$SIG" # a session of its own per signal: the previous one's tmux server may still be going away
+   TUI_PANE=$S
    fatal=""
    case $SIG in SEGV) fatal=11 ;; ABRT) fatal=6 ;; BUS) fatal=7 ;; FPE) fatal=8 ;; esac # Linux numbers
    if [ -n "$SHARDSH_SAN" ] && [ -n "$fatal" ]; then

@@ -5,43 +5,14 @@
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 
-if ! command -v tmux >/dev/null 2>&1; then
-   skip "dash_tui" "tmux is not installed"
-   exit 0
-fi
+tui_require "dash_tui"
 if ! "$SHARDSH" --help | grep -q -- '--dashboard'; then
    skip "dash_tui" "this build has no dashboard"
    exit 0
 fi
 
-TM="tmux -L shardsh-test-$$ -f /dev/null"
-cleanup_tui() {
-   $TM kill-server 2>/dev/null
-   cleanup
-}
-trap cleanup_tui EXIT
-
-screen() { $TM capture-pane -p -t dash 2>/dev/null; }
-# wait_for NEEDLE [TENTHS]: waits until the screen shows NEEDLE
-wait_for() {
-   i=0
-   while [ $i -lt "${2:-50}" ]; do
-      case "$(screen)" in *"$1"*) return 0 ;; esac
-      sleep 0.1
-      i=$((i + 1))
-   done
-   return 1
-}
-# wait_gone NEEDLE [TENTHS]
-wait_gone() {
-   i=0
-   while [ $i -lt "${2:-50}" ]; do
-      case "$(screen)" in *"$1"*) ;; *) return 0 ;; esac
-      sleep 0.1
-      i=$((i + 1))
-   done
-   return 1
-}
+tui_server
+TUI_PANE=dash
 clock() { screen | sed -n 's/.*last sample \([0-9:]*\).*/\1/p' | head -1; }
 
 if ! sim_start --scenario demo --version 7.0 --workload app.events:ascending:40; then

@@ -32,21 +32,9 @@ rc=$?
 check_eq "js/without the plugin JavaScript exits 2" "2" "$rc"
 check_contains "js/without the plugin the error says why" "JavaScript engine, which is not installed" "$out"
 
-if ! command -v tmux >/dev/null 2>&1; then
-   skip "js/repl" "tmux is not installed"
-   exit 0
-fi
-T="tmux -S $TMPD/tmux.sock"
-screen() { $T capture-pane -t repl -p -S -200 2>/dev/null; }
-wait_for() {
-   i=0
-   while [ $i -lt 80 ]; do
-      screen | grep -q -- "$1" && return 0
-      sleep 0.1
-      i=$((i + 1))
-   done
-   return 1
-}
+tui_require "js/repl"
+tui_server
+TUI_PANE=repl TUI_CAPTURE="-S -200" TUI_GREP=1 TUI_TENTHS=80
 $T new-session -d -s repl -x 150 -y 50 "SHARDSH_HISTFILE=$TMPD/hist NO_COLOR=1 $SH_ABS --norc $SIM_URI; echo EXITED=\$?; sleep 30"
 wait_for 'test>' || fail "js/repl starts" "$(screen | tail -3)"
 $T send-keys -t repl 'let shards = db.getSiblingDB("config").shards.find().toArray()' Enter

@@ -3,31 +3,16 @@
 # completion, Ctrl-D, and a history file (mode 0600) that never receives a password typed or passed.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
-if ! command -v tmux >/dev/null 2>&1; then
-   skip "repl" "tmux is not installed"
-   exit 0
-fi
-# each session gets its own tmux server socket: starting a new server where one is still shutting down races
-NSOCK=0
-T="tmux -S $TMPD/tmux.0.sock"
-new_server() { NSOCK=$((NSOCK + 1)); T="tmux -S $TMPD/tmux.$NSOCK.sock"; }
+tui_require "repl"
+# each session gets its own tmux server (tui_server): starting a new server where one is still shutting down races
+TUI_PANE=repl TUI_GREP=1 TUI_TENTHS=150
 HIST="$TMPD/history"
 SH_ABS="$(pwd)/$SHARDSH"
 
 start() {
-   new_server
+   tui_server
    $T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST NO_COLOR=1 $SH_ABS --norc --dry-run $*; echo EXITED=\$?; sleep 30"
    wait_for 'test>'
-}
-screen() { $T capture-pane -t repl -p 2>/dev/null; }
-wait_for() {
-   i=0
-   while [ $i -lt 150 ]; do
-      screen | grep -q -- "$1" && return 0
-      sleep 0.1
-      i=$((i + 1))
-   done
-   return 1
 }
 stop() { $T kill-server 2>/dev/null; }
 
@@ -67,7 +52,7 @@ check_not_contains "repl/history never stores a passed password" 'hunter3' "$(ca
 check_contains "repl/history has the session's statement" 'sh.isBalancerRunning()' "$(cat "$HIST" 2>/dev/null)"
 
 # -u without a password asks for it on the terminal, without echo, and it is never shown or stored
-new_server
+tui_server
 $T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST NO_COLOR=1 $SH_ABS --norc -u ops mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200; echo EXITED=\$?; sleep 30"
 if wait_for 'Enter password:'; then
    pass "repl/asks for the password when -u is given alone"
@@ -87,7 +72,7 @@ check_not_contains "repl/history never stores a prompted password" 'hunter4' "$(
 
 # colour only on a terminal, never under NO_COLOR; the rc file runs at start unless --norc
 echo 'print("rc file ran")' > "$HOME/.shardshrc"
-new_server
+tui_server
 $T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST $SH_ABS --dry-run; echo EXITED=\$?; sleep 30"
 wait_for 'test>'
 check_contains "repl/rc file runs at start" "rc file ran" "$(screen)"
@@ -96,7 +81,7 @@ wait_for '12345'
 esc=$(printf '\033')
 check_contains "repl/results are coloured on a terminal" "${esc}[33m12345" "$($T capture-pane -t repl -p -e 2>/dev/null)"
 stop
-new_server
+tui_server
 $T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST NO_COLOR=1 $SH_ABS --norc --dry-run; echo EXITED=\$?; sleep 30"
 wait_for 'test>'
 check_not_contains "repl/--norc skips the rc file" "rc file ran" "$(screen)"
@@ -108,7 +93,7 @@ rm -f "$HOME/.shardshrc"
 
 # Ctrl-C abandons a waiting command and the shell lives on
 if sim_start --scenario demo; then
-   new_server
+   tui_server
    $T new-session -d -s repl -x 120 -y 40 "SHARDSH_HISTFILE=$HIST NO_COLOR=1 $SH_ABS --norc $SIM_URI; echo EXITED=\$?; sleep 30"
    wait_for 'test>'
    $T send-keys -t repl 'sh.waitForBalancer(true, 60000)' Enter

@@ -11,6 +11,7 @@
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
+. tests/peer/lib.sh
 
 if ! command -v jq > /dev/null 2>&1; then
    echo "SKIP compare-db: jq is not installed (apt-get install jq)"
@@ -18,20 +19,6 @@ if ! command -v jq > /dev/null 2>&1; then
 fi
 ensure_mongosh compare-db || exit 0
 
-# KEEP_BUILDINFO=1 keeps buildInfo on admin (db.version() sends nothing else)
-normalise() {
-   jq -c --arg keepbi "${KEEP_BUILDINFO:-}" 'select(.op == "OP_MSG")
-      | .cmd as $c | ($c | keys_unsorted[0]) as $name
-      | select(($name | IN("isMaster", "ismaster", "endSessions", "getMore", "killCursors",
-                           "atlasVersion", "getParameter", "getLog")) | not)
-      | select((($name | IN("buildInfo", "buildinfo")) | not) or ($keepbi == "1"))
-      | select(($name == "hello" and ($c | has("helloOk") or has("topologyVersion") or has("client")
-                                         or has("maxAwaitTimeMS"))) | not)
-      | select(($name == "aggregate" and $c.aggregate == "atlascli") | not)
-      | { db: .db, cmd: ($c | del(.lsid, ."$clusterTime", .txnNumber, ."$db")) }
-      | if .cmd.insert then .cmd.documents |= map(if (._id | type) == "object" and (._id | has("$oid"))
-                                                    then ._id = "<new ObjectId>" else . end) else . end' "$1"
-}
 
 run_case() {
    v=$1 name=$2 ours=$3 theirs=${4:-$3}

@@ -12,6 +12,7 @@
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
+. tests/peer/lib.sh
 
 if ! command -v jq > /dev/null 2>&1; then
    echo "SKIP compare-sh: jq is not installed (apt-get install jq)"
@@ -19,21 +20,6 @@ if ! command -v jq > /dev/null 2>&1; then
 fi
 ensure_mongosh compare-sh || exit 0
 
-# The helper traffic of a log slice, one normalised command per line: { db, cmd }.
-normalise() {
-   jq -c 'select(.op == "OP_MSG")
-      | .cmd as $c | ($c | keys_unsorted[0]) as $name
-      | select(($name | IN("isMaster", "ismaster", "buildInfo", "buildinfo", "endSessions", "getMore", "killCursors",
-                           "atlasVersion", "getParameter", "getLog")) | not)
-      | select(($name == "hello" and ($c | has("helloOk") or has("topologyVersion") or has("client")
-                                         or has("maxAwaitTimeMS"))) | not)
-      | select(($name == "aggregate" and $c.aggregate == "atlascli") | not)
-      | { db: .db, cmd: ($c | del(.lsid, ."$clusterTime", .txnNumber, ."$db")) }
-      | if .cmd.aggregate == "changelog" then .cmd.pipeline[0]["$match"].time["$gt"] = "<yesterday>" else . end
-      | if .cmd.aggregate == "mongos" then .cmd.pipeline[0]["$match"].ping["$gt"] = "<newest ping - 60 s>" else . end
-      | if .cmd.find == "mongos" and (.cmd.filter.ping | type) == "object" then .cmd.filter.ping["$gt"] = "<newest ping - 60 s>"
-        else . end' "$1"
-}
 
 # run_case VERSION NAME MODE SHARDSH_CODE [MONGOSH_CODE]: MODE is seq (same order), set (same multiset) or status
 # (sh.status on 5.0+: one aggregate stands for mongosh's per-collection reads; the rest the same multiset).

@@ -127,39 +127,17 @@ eval_json (js_engine_t *e, const char *expr, char *buf, size_t len)
    return buf;
 }
 
-int
-main (void)
+/* Values as they cross the bridge: numbers as mongosh sends them, the BSON constructors, a round trip. */
+static void
+test_values (js_engine_t *e)
 {
-   const char *bindir = getenv ("BINDIR");
-   char *plugin = bson_strdup_printf ("%s/shardsh-js.so", bindir && *bindir ? bindir : "bin");
-   sh_options_t opts;
-   sh_ctx_t ctx;
-   sh_error_t err;
-   js_engine_t *e;
-   const js_engine_api_t *api;
+   const js_engine_api_t *api = js_host_api ();
    bson_value_t v;
    bson_t doc, back;
+   sh_error_t err;
    char json[512];
-   FILE *sink = tmpfile ();
 
-   setenv ("SHARDSH_JS_PLUGIN", plugin, 1);
-   memset (&opts, 0, sizeof opts);
-   memset (&ctx, 0, sizeof ctx);
-   ctx.opts = &opts;
-   ctx.out = output_opts_default (OUTPUT_PRETTY, false);
-   ctx.out_fp = sink;
-   ctx.err_fp = sink;
-   conn_set_transport (transport, NULL);
-   conn_init (&ctx, "mongodb://127.0.0.1:1/", "test");
    sh_error_clear (&err);
-   e = js_host_engine (&ctx, &err);
-   CHECK ("js bridge: the plugin loads and the engine starts", e != NULL);
-   if (!e) {
-      printf ("  (%s)\n", err.message);
-      UNIT_EXIT ();
-   }
-   api = js_host_api ();
-
    /* numbers as mongosh sends them */
    CHECK ("js bridge: an integral number is an int32", eval_type (e, "42", NULL) == BSON_TYPE_INT32);
    CHECK ("js bridge: a fraction is a double", eval_type (e, "1.5", NULL) == BSON_TYPE_DOUBLE);
@@ -220,6 +198,13 @@ main (void)
           api->bson_roundtrip (e, &doc, &back, &err) && bson_equal (&doc, &back));
    bson_destroy (&back);
    bson_destroy (&doc);
+}
+
+/* Calls through the command table and the cursors that stream their results. */
+static void
+test_commands (js_engine_t *e)
+{
+   bson_value_t v;
 
    /* calls through the command table */
    ncommands = 0;
@@ -271,6 +256,15 @@ main (void)
                 BSON_TYPE_BOOL &&
              !v.value.v_bool && nkills == 1 && killed_id == 77);
    eval_type (e, "var c3 = db.getSiblingDB('config').many.find(); c3.next()", NULL);
+}
+
+/* Server errors (thrown, placed, catchable), syntax errors, and variables that persist between runs. */
+static void
+test_errors (js_engine_t *e)
+{
+   const js_engine_api_t *api = js_host_api ();
+   bson_value_t v;
+   sh_error_t err;
 
    /* a server error: an exception with code and codeName, placed at the call */
    {
@@ -301,14 +295,23 @@ main (void)
       CHECK ("js bridge: variables persist between runs",
              eval_type (e, b, &v) == BSON_TYPE_INT32 && v.value.v_int32 == 42);
    }
+}
+
+/* --dry-run's synthetic replies and the completion of names. */
+static void
+test_dry_run_and_completion (js_engine_t *e, sh_options_t *opts)
+{
+   const js_engine_api_t *api = js_host_api ();
+   bson_value_t v;
+
    /* --dry-run: a synthetic { ok: 1 } */
-   opts.dry_run = true;
+   opts->dry_run = true;
    CHECK ("js bridge: --dry-run answers { ok: 1 }",
           eval_type (e, "sh.stopBalancer().ok", &v) == BSON_TYPE_INT32 && v.value.v_int32 == 1);
    CHECK ("js bridge: --dry-run cursors are empty",
           eval_type (e, "db.getSiblingDB('config').shards.find().toArray().length", &v) == BSON_TYPE_INT32 &&
              v.value.v_int32 == 0);
-   opts.dry_run = false;
+   opts->dry_run = false;
    /* completion */
    {
       char *names[16];
@@ -321,6 +324,39 @@ main (void)
       for (size_t i = 0; i < n; i++)
          free (names[i]);
    }
+}
+
+int
+main (void)
+{
+   const char *bindir = getenv ("BINDIR");
+   char *plugin = bson_strdup_printf ("%s/shardsh-js.so", bindir && *bindir ? bindir : "bin");
+   sh_options_t opts;
+   sh_ctx_t ctx;
+   sh_error_t err;
+   js_engine_t *e;
+   FILE *sink = tmpfile ();
+
+   setenv ("SHARDSH_JS_PLUGIN", plugin, 1);
+   memset (&opts, 0, sizeof opts);
+   memset (&ctx, 0, sizeof ctx);
+   ctx.opts = &opts;
+   ctx.out = output_opts_default (OUTPUT_PRETTY, false);
+   ctx.out_fp = sink;
+   ctx.err_fp = sink;
+   conn_set_transport (transport, NULL);
+   conn_init (&ctx, "mongodb://127.0.0.1:1/", "test");
+   sh_error_clear (&err);
+   e = js_host_engine (&ctx, &err);
+   CHECK ("js bridge: the plugin loads and the engine starts", e != NULL);
+   if (!e) {
+      printf ("  (%s)\n", err.message);
+      UNIT_EXIT ();
+   }
+   test_values (e);
+   test_commands (e);
+   test_errors (e);
+   test_dry_run_and_completion (e, &opts);
 
    nkills = 0;
    js_host_shutdown ();

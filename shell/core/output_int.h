@@ -1,0 +1,101 @@
+/* The output formatter's private interface, shared by output.c (documents, arrays and the layout util.inspect gives
+ * them, JSON mode, the public entry points) and output_scalar.c (strings, numbers, dates, binary, regexes and keys,
+ * each formatted and coloured as mongosh prints it). Not for use outside shell/core. Every function appends to a
+ * bson_string_t the caller owns. */
+#ifndef SHARDSH_OUTPUT_INT_H
+#define SHARDSH_OUTPUT_INT_H
+
+#include <bson/bson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shell/core/output.h"
+
+#define OUTPUT_COMPACT 3            /* util.inspect's compact: inner levels joined on one line */
+#define OUTPUT_MIN_LINE_LENGTH 16   /* strings shorter than this are never split at newlines */
+#define OUTPUT_MAX_ARRAY_LENGTH 100 /* util.inspect's maxArrayLength when the depth is limited */
+#define OUTPUT_MAX_STRING_LENGTH 10000
+#define OUTPUT_JS_DATE_LIMIT 8640000000000000LL /* |ms| beyond this is an Invalid Date in JS */
+
+/* util.inspect's style names and the SGR codes Node gives them (inspect.styles / inspect.colors). */
+typedef enum {
+   OUTPUT_STYLE_NONE = 0,
+   OUTPUT_STYLE_STRING,    /* green */
+   OUTPUT_STYLE_NUMBER,    /* yellow, also booleans */
+   OUTPUT_STYLE_NULL,      /* bold */
+   OUTPUT_STYLE_UNDEFINED, /* grey */
+   OUTPUT_STYLE_SPECIAL,   /* cyan: [Object], [Array] */
+   OUTPUT_STYLE_DATE,      /* magenta: only 'Invalid Date'; mongosh's ISODate('…') is plain */
+   OUTPUT_STYLE_REGEXP,    /* red */
+} output_style_t;
+
+/* The state util.inspect threads through one call. */
+typedef struct {
+   const output_opts_t *opts;
+   double break_length;   /* INFINITY when opts->break_length <= 0 */
+   int depth;             /* < 0: unlimited */
+   int max_array_length;  /* < 0: unlimited */
+   int max_string_length; /* < 0: unlimited */
+   int indentation_lvl;   /* columns the current value is indented by */
+   int current_depth;     /* depth of the innermost container entered most recently (ctx.currentDepth) */
+} output_ctx_t;
+
+/* Appends text wrapped in the SGR codes of style when colours are on. */
+void
+output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, output_style_t style);
+
+/* Appends n spaces (none when n <= 0). */
+void
+output_spaces (bson_string_t *out, long n);
+
+/* Measures s as JS would after removeColors(): *units is String.length (UTF-16 code units) and *width the
+ * number of code points (our stand-in for getStringWidth, which also knows wide and zero-width characters). */
+void
+output_measure (const char *s, size_t *units, size_t *width);
+
+/* String.length of s (UTF-16 code units), as output_measure counts it. */
+size_t
+output_units (const char *s);
+
+/* Decodes one UTF-8 sequence at s (n bytes left). Returns its length in bytes and sets *cp; an invalid byte
+ * decodes as U+FFFD of length 1, as TextDecoder does in the JS driver. */
+size_t
+output_utf8_next (const unsigned char *s, size_t n, uint32_t *cp);
+
+/* A string value inside a document or array (formatPrimitive): cut at maxStringLength, split after each
+ * newline when it is too long for the line, each piece escaped and coloured green. */
+void
+output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *s, size_t len);
+
+/* Appends a plain string quoted as util.inspect quotes it (no splitting, no limit), coloured green. */
+void
+output_quoted (bson_string_t *out, const output_ctx_t *ctx, const char *s);
+
+/* util.inspect's formatNumber: a JS number, yellow, with -0 kept. */
+void
+output_number (bson_string_t *out, const output_ctx_t *ctx, double d);
+
+/* Date.prototype.toISOString for milliseconds since the epoch (|ms| <= 8.64e15), proleptic Gregorian. */
+void
+output_iso_date (bson_string_t *out, int64_t ms);
+
+/* The bson library's Binary as mongosh prints it: UUID('…') for a 16-byte subtype 4, MD5('hex') for subtype 5,
+ * otherwise Binary.createFromBase64('…', subtype). */
+void
+output_binary (bson_string_t *out, const output_ctx_t *ctx, bson_subtype_t subtype, const uint8_t *data, uint32_t len);
+
+/* A BSON regex as the JS driver turns it into a RegExp (options i, m kept, s becomes g, the rest dropped) and
+ * RegExp.prototype.toString prints it: '/' escaped outside classes, line breaks escaped, flags in g-i-m order. */
+void
+output_regex (bson_string_t *out, const output_ctx_t *ctx, const char *pattern, const char *options);
+
+/* keyStrRegExp: /^[a-zA-Z_][a-zA-Z_0-9]*$/ */
+bool
+output_is_identifier (const char *key);
+
+/* True when key is a JS array index ("0", "17", up to 2^32 - 2): such keys come first in a JS object. */
+bool
+output_index_key (const char *key, uint32_t *index);
+
+#endif

@@ -1,0 +1,546 @@
+/* Output formatting of scalars, as mongosh prints them through util.inspect and the BSON classes' inspectors:
+ * strings (quotes chosen as util.inspect chooses them, escapes, cuts and line splits), JS numbers, ISO dates,
+ * binary (UUID, MD5, Binary.createFromBase64), regexes, which keys need quotes, and the ANSI colours. Everything
+ * appends to a string the caller owns. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shell/core/output.h"
+#include "shell/core/output_int.h"
+
+/* Appends text wrapped in the SGR codes of style when colours are on. */
+void
+output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, output_style_t style)
+{
+   static const char *const open[] = { "",         "\x1b[32m", "\x1b[33m", "\x1b[1m",
+                                       "\x1b[90m", "\x1b[36m", "\x1b[35m", "\x1b[31m" };
+   static const char *const close[] = { "",         "\x1b[39m", "\x1b[39m", "\x1b[22m",
+                                        "\x1b[39m", "\x1b[39m", "\x1b[39m", "\x1b[39m" };
+
+   if (ctx->opts->color && style != OUTPUT_STYLE_NONE) {
+      bson_string_append (out, open[style]);
+      bson_string_append (out, text);
+      bson_string_append (out, close[style]);
+   } else {
+      bson_string_append (out, text);
+   }
+}
+
+void
+output_spaces (bson_string_t *out, long n)
+{
+   for (long i = 0; i < n; i++) {
+      bson_string_append_c (out, ' ');
+   }
+}
+
+/* Measures s as JS would after removeColors(): *units is String.length (UTF-16 code units) and *width the
+ * number of code points (our stand-in for getStringWidth, which also knows wide and zero-width characters). */
+void
+output_measure (const char *s, size_t *units, size_t *width)
+{
+   size_t u = 0, w = 0;
+
+   for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+      if (p[0] == 0x1b && p[1] == '[' && p[2] >= '0' && p[2] <= '9') {
+         const unsigned char *q = p + 3;
+         if (*q >= '0' && *q <= '9') {
+            q++;
+         }
+         if (*q == 'm') {
+            p = q;
+            continue;
+         }
+      }
+      if ((*p & 0xc0) == 0x80) {
+         continue; /* continuation byte */
+      }
+      w++;
+      u += (*p >= 0xf0) ? 2 : 1;
+   }
+   *units = u;
+   *width = w;
+}
+
+size_t
+output_units (const char *s)
+{
+   size_t u, w;
+
+   output_measure (s, &u, &w);
+   return u;
+}
+
+/* Decodes one UTF-8 sequence at s (n bytes left). Returns its length in bytes and sets *cp; an invalid byte
+ * decodes as U+FFFD of length 1, as TextDecoder does in the JS driver. */
+size_t
+output_utf8_next (const unsigned char *s, size_t n, uint32_t *cp)
+{
+   size_t need;
+   uint32_t c;
+
+   if (s[0] < 0x80) {
+      *cp = s[0];
+      return 1;
+   } else if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+      need = 2;
+      c = s[0] & 0x1f;
+   } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+      need = 3;
+      c = s[0] & 0x0f;
+   } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+      need = 4;
+      c = s[0] & 0x07;
+   } else {
+      *cp = 0xfffd;
+      return 1;
+   }
+   if (need > n) {
+      *cp = 0xfffd;
+      return 1;
+   }
+   for (size_t i = 1; i < need; i++) {
+      if ((s[i] & 0xc0) != 0x80) {
+         *cp = 0xfffd;
+         return 1;
+      }
+      c = (c << 6) | (s[i] & 0x3f);
+   }
+   if ((need == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) || (need == 4 && (c < 0x10000 || c > 0x10ffff))) {
+      *cp = 0xfffd;
+      return 1;
+   }
+   *cp = c;
+   return need;
+}
+
+static void
+output_append_cp (bson_string_t *out, uint32_t cp)
+{
+   char buf[4];
+   size_t n;
+
+   if (cp < 0x80) {
+      buf[0] = (char) cp;
+      n = 1;
+   } else if (cp < 0x800) {
+      buf[0] = (char) (0xc0 | (cp >> 6));
+      buf[1] = (char) (0x80 | (cp & 0x3f));
+      n = 2;
+   } else if (cp < 0x10000) {
+      buf[0] = (char) (0xe0 | (cp >> 12));
+      buf[1] = (char) (0x80 | ((cp >> 6) & 0x3f));
+      buf[2] = (char) (0x80 | (cp & 0x3f));
+      n = 3;
+   } else {
+      buf[0] = (char) (0xf0 | (cp >> 18));
+      buf[1] = (char) (0x80 | ((cp >> 12) & 0x3f));
+      buf[2] = (char) (0x80 | ((cp >> 6) & 0x3f));
+      buf[3] = (char) (0x80 | (cp & 0x3f));
+      n = 4;
+   }
+   bson_string_append_printf (out, "%.*s", (int) n, buf);
+}
+
+static bool
+output_contains (const char *s, size_t len, const char *needle)
+{
+   size_t nl = strlen (needle);
+
+   for (size_t i = 0; i + nl <= len; i++) {
+      if (memcmp (s + i, needle, nl) == 0) {
+         return true;
+      }
+   }
+   return false;
+}
+
+/* strEscape: quotes s (len bytes of UTF-8) the way util.inspect does. Single quotes by default; double quotes
+ * when s has a ' but no "; backticks when it has both but no ` or ${; otherwise single quotes with \'.
+ * Backslash, C0 and C1 controls and DEL are escaped. A lone high surrogate (from a cut) is given as hex. */
+static void
+output_str_escape (bson_string_t *out, const char *s, size_t len, bool lone_high_surrogate, uint32_t surrogate)
+{
+   char quote = '\'';
+
+   if (memchr (s, '\'', len)) {
+      if (!memchr (s, '"', len)) {
+         quote = '"';
+      } else if (!memchr (s, '`', len) && !output_contains (s, len, "${")) {
+         quote = '`';
+      }
+   }
+   bson_string_append_c (out, quote);
+   for (size_t i = 0; i < len;) {
+      uint32_t cp;
+      size_t n = output_utf8_next ((const unsigned char *) s + i, len - i, &cp);
+
+      if ((cp == '\'' && quote == '\'') || cp == '\\') {
+         bson_string_append_c (out, '\\');
+         bson_string_append_c (out, (char) cp);
+      } else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+         switch (cp) {
+         case '\b':
+            bson_string_append (out, "\\b");
+            break;
+         case '\t':
+            bson_string_append (out, "\\t");
+            break;
+         case '\n':
+            bson_string_append (out, "\\n");
+            break;
+         case '\f':
+            bson_string_append (out, "\\f");
+            break;
+         case '\r':
+            bson_string_append (out, "\\r");
+            break;
+         default:
+            bson_string_append_printf (out, "\\x%02X", (unsigned) cp);
+            break;
+         }
+      } else if (n == 1 && cp < 0x80) {
+         bson_string_append_c (out, (char) cp);
+      } else {
+         output_append_cp (out, cp);
+      }
+      i += n;
+   }
+   if (lone_high_surrogate) {
+      bson_string_append_printf (out, "\\u%x", (unsigned) surrogate);
+   }
+   bson_string_append_c (out, quote);
+}
+
+/* A string value inside a document or array (formatPrimitive): cut at maxStringLength, split after each
+ * newline when it is too long for the line, each piece escaped and coloured green. */
+void
+output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *s, size_t len)
+{
+   size_t units = 0, cut = len, remaining = 0;
+   bool lone = false;
+   uint32_t surrogate = 0;
+
+   for (size_t i = 0; i < len;) {
+      uint32_t cp;
+      size_t n = output_utf8_next ((const unsigned char *) s + i, len - i, &cp);
+      size_t u = cp >= 0x10000 ? 2 : 1;
+
+      if (ctx->max_string_length >= 0 && cut == len && units + u > (size_t) ctx->max_string_length) {
+         cut = i;
+         if (u == 2 && units + 1 == (size_t) ctx->max_string_length) {
+            lone = true;
+            surrogate = 0xd800 + ((cp - 0x10000) >> 10);
+         }
+      }
+      units += u;
+      i += n;
+   }
+   if (cut < len) {
+      remaining = units - (size_t) ctx->max_string_length;
+      units = (size_t) ctx->max_string_length;
+   }
+
+   if (units > OUTPUT_MIN_LINE_LENGTH && (double) units > ctx->break_length - ctx->indentation_lvl - 4) {
+      size_t start = 0;
+
+      while (start < cut) {
+         const char *nl = memchr (s + start, '\n', cut - start);
+         size_t end = nl ? (size_t) (nl - s) + 1 : cut;
+         bson_string_t *piece = bson_string_new (NULL);
+
+         if (start > 0) {
+            bson_string_append (out, " +\n");
+            output_spaces (out, ctx->indentation_lvl + 2);
+         }
+         output_str_escape (piece, s + start, end - start, lone && end == cut, surrogate);
+         output_stylize (out, ctx, piece->str, OUTPUT_STYLE_STRING);
+         bson_string_free (piece, true);
+         start = end;
+      }
+      if (cut == 0) {
+         bson_string_t *piece = bson_string_new (NULL);
+         output_str_escape (piece, s, 0, lone, surrogate);
+         output_stylize (out, ctx, piece->str, OUTPUT_STYLE_STRING);
+         bson_string_free (piece, true);
+      }
+   } else {
+      bson_string_t *piece = bson_string_new (NULL);
+
+      output_str_escape (piece, s, cut, lone, surrogate);
+      output_stylize (out, ctx, piece->str, OUTPUT_STYLE_STRING);
+      bson_string_free (piece, true);
+   }
+   if (remaining > 0) {
+      bson_string_append_printf (out, "... %zu more character%s", remaining, remaining > 1 ? "s" : "");
+   }
+}
+
+/* Appends a plain string quoted as util.inspect quotes it (no splitting, no limit), coloured green. */
+void
+output_quoted (bson_string_t *out, const output_ctx_t *ctx, const char *s)
+{
+   bson_string_t *piece = bson_string_new (NULL);
+
+   output_str_escape (piece, s, strlen (s), false, 0);
+   output_stylize (out, ctx, piece->str, OUTPUT_STYLE_STRING);
+   bson_string_free (piece, true);
+}
+
+/* Number.prototype.toString for a double: the shortest digits that read back as d, in fixed notation for
+ * exponents in [-7, 20] and as 1.5e+21 otherwise. -0 gives "0"; the caller handles util.inspect's "-0". */
+static void
+output_js_number (bson_string_t *out, double d)
+{
+   char buf[40], digits[24];
+   int ndigits = 0, exp10 = 0, point;
+   const char *e;
+
+   if (isnan (d)) {
+      bson_string_append (out, "NaN");
+      return;
+   }
+   if (isinf (d)) {
+      bson_string_append (out, d < 0 ? "-Infinity" : "Infinity");
+      return;
+   }
+   if (d == 0) {
+      bson_string_append (out, "0");
+      return;
+   }
+   for (int prec = 1; prec <= 17; prec++) {
+      snprintf (buf, sizeof buf, "%.*e", prec - 1, d);
+      if (strtod (buf, NULL) == d) {
+         break;
+      }
+   }
+   /* buf is [-]d[.ddd]e±xx; the decimal separator depends on the locale, so take only the digits. */
+   e = strchr (buf, 'e');
+   for (const char *p = buf; p < e; p++) {
+      if (*p >= '0' && *p <= '9' && ndigits < (int) sizeof digits - 1) {
+         digits[ndigits++] = *p;
+      }
+   }
+   while (ndigits > 1 && digits[ndigits - 1] == '0') {
+      ndigits--;
+   }
+   digits[ndigits] = '\0';
+   exp10 = atoi (e + 1);
+   point = exp10 + 1; /* ECMAScript's n: the value is 0.digits × 10^n */
+
+   if (d < 0) {
+      bson_string_append_c (out, '-');
+   }
+   if (ndigits <= point && point <= 21) {
+      bson_string_append (out, digits);
+      for (int i = ndigits; i < point; i++) {
+         bson_string_append_c (out, '0');
+      }
+   } else if (0 < point && point <= 21) {
+      bson_string_append_printf (out, "%.*s.%s", point, digits, digits + point);
+   } else if (-6 < point && point <= 0) {
+      bson_string_append (out, "0.");
+      for (int i = point; i < 0; i++) {
+         bson_string_append_c (out, '0');
+      }
+      bson_string_append (out, digits);
+   } else {
+      bson_string_append_c (out, digits[0]);
+      if (ndigits > 1) {
+         bson_string_append_printf (out, ".%s", digits + 1);
+      }
+      bson_string_append_printf (out, "e%c%d", point - 1 < 0 ? '-' : '+', abs (point - 1));
+   }
+}
+
+/* util.inspect's formatNumber: a JS number, yellow, with -0 kept. */
+void
+output_number (bson_string_t *out, const output_ctx_t *ctx, double d)
+{
+   bson_string_t *num = bson_string_new (NULL);
+
+   if (d == 0 && signbit (d)) {
+      bson_string_append (num, "-0");
+   } else {
+      output_js_number (num, d);
+   }
+   output_stylize (out, ctx, num->str, OUTPUT_STYLE_NUMBER);
+   bson_string_free (num, true);
+}
+
+/* Date.prototype.toISOString for milliseconds since the epoch (|ms| <= 8.64e15), proleptic Gregorian. */
+void
+output_iso_date (bson_string_t *out, int64_t ms)
+{
+   int64_t days = ms / 86400000, rem = ms % 86400000;
+   int64_t era, doe, yoe, doy, mp, y;
+   int m, dd;
+
+   if (rem < 0) {
+      rem += 86400000;
+      days--;
+   }
+   /* days since 1970-01-01 to a civil date (the usual era/day-of-era decomposition). */
+   days += 719468;
+   era = (days >= 0 ? days : days - 146096) / 146097;
+   doe = days - era * 146097;
+   yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+   doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+   mp = (5 * doy + 2) / 153;
+   dd = (int) (doy - (153 * mp + 2) / 5 + 1);
+   m = (int) (mp < 10 ? mp + 3 : mp - 9);
+   y = yoe + era * 400 + (m <= 2);
+
+   if (y >= 0 && y <= 9999) {
+      bson_string_append_printf (out, "%04" PRId64, y);
+   } else {
+      bson_string_append_printf (out, "%c%06" PRId64, y < 0 ? '-' : '+', y < 0 ? -y : y);
+   }
+   bson_string_append_printf (out, "-%02d-%02dT%02d:%02d:%02d.%03dZ", m, dd, (int) (rem / 3600000),
+                              (int) (rem / 60000 % 60), (int) (rem / 1000 % 60), (int) (rem % 1000));
+}
+
+static void
+output_base64 (bson_string_t *out, const uint8_t *data, uint32_t len)
+{
+   static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+   for (uint32_t i = 0; i < len; i += 3) {
+      uint32_t n = (uint32_t) data[i] << 16;
+      uint32_t left = len - i;
+
+      if (left > 1) {
+         n |= (uint32_t) data[i + 1] << 8;
+      }
+      if (left > 2) {
+         n |= data[i + 2];
+      }
+      bson_string_append_c (out, alphabet[(n >> 18) & 63]);
+      bson_string_append_c (out, alphabet[(n >> 12) & 63]);
+      bson_string_append_c (out, left > 1 ? alphabet[(n >> 6) & 63] : '=');
+      bson_string_append_c (out, left > 2 ? alphabet[n & 63] : '=');
+   }
+}
+
+/* The bson library's Binary as mongosh prints it: UUID('…') for a 16-byte subtype 4, MD5('hex') for subtype 5,
+ * otherwise Binary.createFromBase64('…', subtype). */
+void
+output_binary (bson_string_t *out, const output_ctx_t *ctx, bson_subtype_t subtype, const uint8_t *data, uint32_t len)
+{
+   bson_string_t *b64;
+   char sub[16];
+
+   if (subtype == BSON_SUBTYPE_UUID && len == 16) {
+      bson_string_append (out, "UUID('");
+      for (uint32_t i = 0; i < 16; i++) {
+         if (i == 4 || i == 6 || i == 8 || i == 10) {
+            bson_string_append_c (out, '-');
+         }
+         bson_string_append_printf (out, "%02x", data[i]);
+      }
+      bson_string_append (out, "')");
+      return;
+   }
+   if (subtype == BSON_SUBTYPE_MD5) {
+      bson_string_append (out, "MD5('");
+      for (uint32_t i = 0; i < len; i++) {
+         bson_string_append_printf (out, "%02x", data[i]);
+      }
+      bson_string_append (out, "')");
+      return;
+   }
+   b64 = bson_string_new (NULL);
+   output_base64 (b64, data, len);
+   bson_string_append (out, "Binary.createFromBase64(");
+   output_quoted (out, ctx, b64->str);
+   bson_string_append (out, ", ");
+   bson_snprintf (sub, sizeof sub, "%d", (int) subtype);
+   output_stylize (out, ctx, sub, OUTPUT_STYLE_NUMBER);
+   bson_string_append (out, ")");
+   bson_string_free (b64, true);
+}
+
+/* A BSON regex as the JS driver turns it into a RegExp (options i, m kept, s becomes g, the rest dropped) and
+ * RegExp.prototype.toString prints it: '/' escaped outside classes, line breaks escaped, flags in g-i-m order. */
+void
+output_regex (bson_string_t *out, const output_ctx_t *ctx, const char *pattern, const char *options)
+{
+   bson_string_t *re = bson_string_new ("/");
+   bool in_class = false;
+
+   if (!*pattern) {
+      bson_string_append (re, "(?:)");
+   }
+   for (const char *p = pattern; *p; p++) {
+      if (*p == '\\' && p[1]) {
+         bson_string_append_c (re, *p++);
+         bson_string_append_c (re, *p);
+         continue;
+      }
+      if (*p == '[') {
+         in_class = true;
+      } else if (*p == ']') {
+         in_class = false;
+      }
+      if (*p == '/' && !in_class) {
+         bson_string_append (re, "\\/");
+      } else if (*p == '\n') {
+         bson_string_append (re, "\\n");
+      } else if (*p == '\r') {
+         bson_string_append (re, "\\r");
+      } else {
+         bson_string_append_c (re, *p);
+      }
+   }
+   bson_string_append_c (re, '/');
+   if (strchr (options, 's')) {
+      bson_string_append_c (re, 'g');
+   }
+   if (strchr (options, 'i')) {
+      bson_string_append_c (re, 'i');
+   }
+   if (strchr (options, 'm')) {
+      bson_string_append_c (re, 'm');
+   }
+   output_stylize (out, ctx, re->str, OUTPUT_STYLE_REGEXP);
+   bson_string_free (re, true);
+}
+
+/* keyStrRegExp: /^[a-zA-Z_][a-zA-Z_0-9]*$/ */
+bool
+output_is_identifier (const char *key)
+{
+   if (!((*key >= 'a' && *key <= 'z') || (*key >= 'A' && *key <= 'Z') || *key == '_')) {
+      return false;
+   }
+   for (const char *p = key + 1; *p; p++) {
+      if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) {
+         return false;
+      }
+   }
+   return true;
+}
+
+/* True when key is a JS array index ("0", "17", up to 2^32 - 2): such keys come first in a JS object. */
+bool
+output_index_key (const char *key, uint32_t *index)
+{
+   uint64_t v = 0;
+
+   if (!*key || (key[0] == '0' && key[1]) || strlen (key) > 10) {
+      return false;
+   }
+   for (const char *p = key; *p; p++) {
+      if (*p < '0' || *p > '9') {
+         return false;
+      }
+      v = v * 10 + (uint64_t) (*p - '0');
+   }
+   if (v > 4294967294u) {
+      return false;
+   }
+   *index = (uint32_t) v;
+   return true;
+}

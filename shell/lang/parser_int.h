@@ -1,0 +1,104 @@
+/* The parser's private interface, shared by its three files: parser.c (tokens, errors, statements and the public
+ * entry points), parser_value.c (documents, arrays, call arguments, plain values) and parser_ctor.c (names in values
+ * and the constructors mongosh offers: ObjectId, ISODate, NumberLong, Timestamp, UUID, BinData, ...). Not for use
+ * outside shell/lang. Every function here reports failure by returning false with p->err set (see parser_fail). */
+#ifndef SHARDSH_PARSER_INT_H
+#define SHARDSH_PARSER_INT_H
+
+#include <bson/bson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "shell/core/errors.h"
+#include "shell/lang/lexer.h"
+#include "shell/lang/parser.h"
+
+/* How many brackets may be open at once. Deeper input is an error, so recursion stays bounded. */
+#define PARSE_MAX_DEPTH 100
+
+/* The hint given when the input looks like JavaScript rather than a mongosh-style statement. */
+extern const char *const parser_js_hint;
+
+typedef struct {
+   sh_tok_kind_t kind; /* SH_TOK_LBRACE, SH_TOK_LBRACKET or SH_TOK_LPAREN */
+   sh_pos_t pos;
+} parse_open_t;
+
+typedef struct {
+   sh_lexer_t lx;
+   sh_token_t tok;    /* the current token, not consumed yet */
+   sh_pos_t prev_end; /* position just after the last consumed token */
+   sh_error_t *err;
+   parse_open_t open[PARSE_MAX_DEPTH];
+   int depth;
+   bool incomplete; /* the error is the text ending inside an open bracket, string, regex or comment */
+} parser_t;
+
+/* Arguments of a call: an array document and where each argument starts (pos.len spans the whole argument). */
+typedef struct {
+   bson_t arr;
+   sh_pos_t *pos;
+   int argc;
+   sh_pos_t close;
+} parse_args_t;
+
+/* parser.c: tokens and errors */
+
+/* Sets p->err (kind SH_ERR_PARSE) at pos to the formatted message, control characters replaced. Returns false. */
+bool
+parser_fail (parser_t *p, sh_pos_t pos, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+
+/* Moves to the next token; false with p->err set when the lexer fails. */
+bool
+parser_advance (parser_t *p);
+
+/* Length of the first at most max bytes of s (len bytes of UTF-8), cut at a character boundary. */
+int
+parser_clip (const char *s, size_t len, size_t max);
+
+/* Reports the current token as unexpected, saying what was expected. Always returns false. */
+bool
+parser_unexpected (parser_t *p, const char *expected);
+
+/* Consumes an opening bracket, remembering it for error messages (refuses nesting deeper than PARSE_MAX_DEPTH). */
+bool
+parser_open (parser_t *p);
+
+/* Consumes the closing bracket the caller has checked is there. */
+bool
+parser_close (parser_t *p);
+
+/* A NUL-terminated copy of n bytes of s; the caller frees it with bson_free. */
+char *
+parser_strndup (const char *s, size_t n);
+
+/* True when tok is the identifier name. */
+bool
+parser_is_ident (const sh_token_t *tok, const char *name);
+
+/* True when the len bytes at text equal one of the NULL-terminated list's words. */
+bool
+parser_in_list (const char *text, size_t len, const char *const *list);
+
+/* Turns a failed bson_append_* (ok false) into a "value too large" error at pos; returns ok. */
+bool
+parser_appended (parser_t *p, bool ok, sh_pos_t pos);
+
+/* parser_value.c: values */
+
+/* Appends the value at the current token to dst under key (key_len bytes, or -1 for NUL-terminated). */
+bool
+parser_value (parser_t *p, bson_t *dst, const char *key, int key_len);
+
+/* Parses "(a, b, ...)" into args, initialised here; the caller destroys args->arr and frees args->pos with bson_free
+ * whatever the result. The current token is the '('. */
+bool
+parser_args (parser_t *p, parse_args_t *args);
+
+/* parser_ctor.c: names in values */
+
+/* Appends a value that starts with a name: true, null, NaN, MinKey, ObjectId(...), new Date(...), ... */
+bool
+parser_name_value (parser_t *p, bson_t *dst, const char *key, int key_len);
+
+#endif
