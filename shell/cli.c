@@ -8,14 +8,14 @@
 #include "shell/cli.h"
 
 static void
-push (char ***v, size_t *n, const char *s)
+cli_push (char ***v, size_t *n, const char *s)
 {
    *v = bson_realloc (*v, (*n + 1) * sizeof (char *));
    (*v)[(*n)++] = bson_strdup (s);
 }
 
 static bool
-ends_with (const char *s, const char *suffix)
+cli_ends_with (const char *s, const char *suffix)
 {
    size_t a = strlen (s), b = strlen (suffix);
    return a >= b && strcmp (s + a - b, suffix) == 0;
@@ -23,7 +23,7 @@ ends_with (const char *s, const char *suffix)
 
 /* Takes the value of an option: "--opt=value" or the next argument. */
 static bool
-take_value (int argc, char **argv, int *i, const char *eq, const char *name, const char **value, sh_error_t *err)
+cli_take_value (int argc, char **argv, int *i, const char *eq, const char *name, const char **value, sh_error_t *err)
 {
    if (eq) {
       *value = eq + 1;
@@ -38,7 +38,7 @@ take_value (int argc, char **argv, int *i, const char *eq, const char *name, con
 }
 
 static void
-set_str (char **dst, const char *v)
+cli_set_str (char **dst, const char *v)
 {
    bson_free (*dst);
    *dst = bson_strdup (v);
@@ -55,8 +55,8 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
       const char *eq = NULL;
 
       if (a[0] != '-' || a[1] == '\0') {
-         if (ends_with (a, ".js") || ends_with (a, ".msh")) {
-            push (&opts->files, &opts->n_files, a);
+         if (cli_ends_with (a, ".js") || cli_ends_with (a, ".msh")) {
+            cli_push (&opts->files, &opts->n_files, a);
          } else if (!opts->conn_arg) {
             opts->conn_arg = bson_strdup (a);
          } else {
@@ -75,54 +75,56 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
 
 #define IS(s) (strcmp (name, (s)) == 0)
       if (IS ("--eval") || IS ("-e")) {
-         if (!take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
-         push (&opts->evals, &opts->n_evals, v);
+         cli_push (&opts->evals, &opts->n_evals, v);
       } else if (IS ("-f") || IS ("--file")) {
-         if (!take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
-         push (&opts->files, &opts->n_files, v);
+         cli_push (&opts->files, &opts->n_files, v);
       } else if (IS ("--host")) {
-         if (!take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
-         set_str (&opts->host, v);
+         cli_set_str (&opts->host, v);
       } else if (IS ("--port")) {
-         if (!take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
-         set_str (&opts->port, v);
+         cli_set_str (&opts->port, v);
       } else if (IS ("-u") || IS ("--username")) {
-         if (!take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
-         set_str (&opts->username, v);
+         cli_set_str (&opts->username, v);
       } else if (IS ("-p") || IS ("--password")) {
          /* mongosh: -p alone (or followed by another option) asks for the password without echo */
          if (eq) {
-            set_str (&opts->password, eq + 1);
+            cli_set_str (&opts->password, eq + 1);
          } else if (i + 1 < argc && argv[i + 1][0] != '-') {
-            set_str (&opts->password, argv[++i]);
+            cli_set_str (&opts->password, argv[++i]);
          } else {
             opts->password_flag = true;
          }
       } else if (IS ("--authenticationDatabase")) {
-         if (!take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
-         set_str (&opts->auth_db, v);
+         cli_set_str (&opts->auth_db, v);
       } else if (IS ("--tls") || IS ("--ssl")) {
          opts->tls = true;
       } else if (IS ("--tlsCAFile")) {
-         if (!take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
-         set_str (&opts->tls_ca_file, v);
+         cli_set_str (&opts->tls_ca_file, v);
          opts->tls = true;
       } else if (IS ("--tlsCertificateKeyFile")) {
-         if (!take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
-         set_str (&opts->tls_cert_key_file, v);
+         cli_set_str (&opts->tls_cert_key_file, v);
          opts->tls = true;
       } else if (IS ("--quiet")) {
          opts->quiet = true;
       } else if (IS ("--json")) {
          opts->json = true;
+      } else if (IS ("--verbose")) {
+         opts->verbose = true;
       } else if (IS ("--dry-run")) {
          opts->dry_run = true;
       } else if (IS ("--readonly")) {
@@ -145,7 +147,7 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          opts->once = true;
       } else if (IS ("--interval") || IS ("-d")) {
          char *end;
-         if (!take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
          opts->interval = strtod (v, &end);
          /* NaN fails both comparisons; the upper bound keeps every millisecond conversion of it in range */
@@ -156,7 +158,7 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          }
       } else if (IS ("-n")) {
          char *end;
-         if (!take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
          errno = 0;
          opts->frames = strtol (v, &end, 10);
@@ -184,7 +186,7 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
 }
 
 void
-sh_options_release (sh_options_t *opts)
+sh_options_destroy (sh_options_t *opts)
 {
    for (size_t i = 0; i < opts->n_evals; i++)
       bson_free (opts->evals[i]);
@@ -236,7 +238,9 @@ sh_options_usage (FILE *out)
       "  --dry-run                   print every request that would be sent; send nothing (no server needed)\n"
       "  --readonly                  refuse every command that changes the cluster\n"
       "  --yes                       do not ask before commands that move data or stop balancing\n"
-      "  --json                      one relaxed Extended JSON document per result line\n"
+      "  --json                      one relaxed Extended JSON document per result line; a -f script: one\n"
+      "                              {file, line, col, statement, ok, code, codeName, errmsg, result} per statement\n"
+      "  --verbose                   a -f script shows every result, not only what it prints\n"
       "  --no-color                  no colours (also when NO_COLOR is set)\n"
       "  --quiet                     no banner\n"
       "  --norc                      do not run ~/.shardshrc\n"
@@ -248,14 +252,14 @@ sh_options_usage (FILE *out)
 }
 
 static bool
-has_scheme (const char *s)
+cli_has_scheme (const char *s)
 {
    return strncmp (s, "mongodb://", 10) == 0 || strncmp (s, "mongodb+srv://", 14) == 0;
 }
 
 /* Appends "key=value" to the URI's query string. */
 static void
-add_param (bson_string_t *uri, const char *key, const char *value)
+cli_add_param (bson_string_t *uri, const char *key, const char *value)
 {
    bool has_query = strchr (uri->str, '?') != NULL;
    if (!has_query) {
@@ -277,7 +281,7 @@ sh_options_connection_string (const sh_options_t *opts, char **uri_out, char **d
 
    *uri_out = NULL;
    *db_out = NULL;
-   if (arg && has_scheme (arg)) {
+   if (arg && cli_has_scheme (arg)) {
       const char *hosts = strstr (arg, "://") + 3;
       const char *slash = strchr (hosts, '/');
       bson_string_append (uri, arg);
@@ -318,13 +322,13 @@ sh_options_connection_string (const sh_options_t *opts, char **uri_out, char **d
    }
    /* credentials are set on the parsed mongoc_uri_t by the connection layer, so they never need escaping here */
    if (opts->auth_db)
-      add_param (uri, "authSource", opts->auth_db);
+      cli_add_param (uri, "authSource", opts->auth_db);
    if (opts->tls)
-      add_param (uri, "tls", "true");
+      cli_add_param (uri, "tls", "true");
    if (opts->tls_ca_file)
-      add_param (uri, "tlsCAFile", opts->tls_ca_file);
+      cli_add_param (uri, "tlsCAFile", opts->tls_ca_file);
    if (opts->tls_cert_key_file)
-      add_param (uri, "tlsCertificateKeyFile", opts->tls_cert_key_file);
+      cli_add_param (uri, "tlsCertificateKeyFile", opts->tls_cert_key_file);
    ok = true;
 done:
    if (ok) {

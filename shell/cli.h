@@ -8,13 +8,14 @@
 #include "shell/core/errors.h"
 #include "shell/core/options.h"
 
-/* Parses argv into opts (zeroed by the callee). Returns false with err set (kind SH_ERR_USAGE) on a bad option.
- * The caller releases opts with sh_options_release in every case. */
+/* Parses argv into opts (zeroed by the callee). Returns false with err set (kind SH_ERR_USAGE) on a
+ * bad option. The caller releases opts with sh_options_destroy in every case. */
 bool
 sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err);
 
+/* Frees what opts holds (the struct itself is the caller's). */
 void
-sh_options_release (sh_options_t *opts);
+sh_options_destroy (sh_options_t *opts);
 
 /* Writes the --help text. */
 void

@@ -16,7 +16,7 @@
 
 /* Asks for the password on the terminal without echo. Returns a bson_malloc'd string or NULL. */
 static char *
-ask_password (void)
+main_ask_password (void)
 {
    struct termios old, quiet;
    char buf[512];
@@ -43,7 +43,7 @@ ask_password (void)
 }
 
 static int
-run (sh_options_t *opts)
+main_run (sh_options_t *opts)
 {
    sh_ctx_t ctx;
    sh_error_t err;
@@ -68,7 +68,7 @@ run (sh_options_t *opts)
       goto done;
    }
    if (opts->username && !opts->password && !opts->dry_run)
-      opts->password = ask_password ();
+      opts->password = main_ask_password ();
    conn_init (&ctx, uri, db);
 
    if (opts->dashboard) {
@@ -83,7 +83,7 @@ run (sh_options_t *opts)
          inputs[n++].name = opts->files[i];
       if (!opts->n_evals && !opts->n_files)
          inputs[n++].name = "<stdin>";
-      rc = script_run_inputs (&ctx, inputs, n);
+      rc = script_run_inputs (&ctx, inputs, n, opts->verbose);
    } else {
       char *rc_path = getenv ("HOME") ? bson_strdup_printf ("%s/.shardshrc", getenv ("HOME")) : NULL;
       ctx.interactive = true;
@@ -95,7 +95,7 @@ run (sh_options_t *opts)
       }
       if (rc_path && !opts->norc && access (rc_path, R_OK) == 0) {
          script_input_t rcfile = { .name = rc_path };
-         script_run_inputs (&ctx, &rcfile, 1);
+         script_run_inputs (&ctx, &rcfile, 1, false);
       }
       bson_free (rc_path);
       rc = repl_run (&ctx);
@@ -103,7 +103,7 @@ run (sh_options_t *opts)
 done:
    bson_free (inputs);
    js_host_shutdown ();
-   conn_cleanup (&ctx);
+   conn_destroy (&ctx);
    bson_free (uri);
    bson_free (db);
    return rc;
@@ -119,7 +119,7 @@ main (int argc, char **argv)
    sh_error_clear (&err);
    if (!sh_options_parse (argc, argv, &opts, &err)) {
       sh_error_render (stderr, &err, NULL, NULL, false);
-      sh_options_release (&opts);
+      sh_options_destroy (&opts);
       return 2;
    }
    if (opts.show_help || opts.show_version) {
@@ -127,12 +127,12 @@ main (int argc, char **argv)
          sh_options_usage (stdout);
       else
          printf ("shardsh %s (mongo-c-driver %s)\n", SHARDSH_VERSION, MONGOC_VERSION_S);
-      sh_options_release (&opts);
+      sh_options_destroy (&opts);
       return 0;
    }
    mongoc_init ();
-   rc = run (&opts);
+   rc = main_run (&opts);
    mongoc_cleanup ();
-   sh_options_release (&opts);
+   sh_options_destroy (&opts);
    return rc;
 }

@@ -1,448 +1,23 @@
-/* Pre-flight and --plan of a script: the cluster model, the checks of each statement against it, and the plan of what
- * the balancer would then move. See preflight.h and docs/plan.md. */
-#include <math.h>
+/* Pre-flight of a script: every literal statement checked in script order against the model of the cluster
+ * (shell/pf_model.c), which each statement then updates; under --plan the effects come from shell/pf_plan.c. See
+ * preflight.h and docs/plan.md. */
 #include <stdio.h>
 #include <string.h>
 
-#include "commands/advisor_model.h"
-#include "shell/lib/order.h"
+#include "commands/commands.h"
 #include "shell/core/conn.h"
-#include "shell/dispatch.h"
 #include "shell/core/output.h"
+#include "shell/dispatch.h"
+#include "shell/lib/docget.h"
+#include "shell/lib/order.h"
+#include "shell/pf_model.h"
 #include "shell/preflight.h"
-
-#define PF_MAX_CHUNKS 100000 /* config.chunks read per namespace; beyond it chunk checks are skipped */
-#define PF_MAX_DOCS 100000   /* config.shards, config.tags, config.collections */
-
-typedef struct {
-   char *id;
-   bool draining;
-   bson_t *tags; /* array of strings */
-} pf_shard_t;
-
-typedef struct {
-   char *ns;
-   bson_t *min, *max;
-   char *zone;
-} pf_range_t;
-
-typedef struct {
-   bson_t *min, *max;
-   char *shard;
-   int64_t docs, bytes; /* -1 until read */
-} pf_chunk_t;
-
-typedef struct {
-   char *ns;
-   bson_t *meta; /* the config.collections document (empty for one the script shards) */
-   bson_t *key;
-   bool chunks_loaded, chunks_truncated;
-   pf_chunk_t *chunks;
-   size_t nchunks;
-} pf_coll_t;
-
-struct preflight {
-   sh_ctx_t *ctx;
-   bool plan;
-   int version[3];
-   pf_shard_t *shards;
-   size_t nshards;
-   pf_range_t *ranges;
-   size_t nranges;
-   pf_coll_t *colls;
-   size_t ncolls;
-   char effect[1024];
-   const char *file;    /* of the statement being checked (for warnings) */
-   bson_t ranged_zones; /* zones that had ranges before the script */
-   char **effects;      /* per statement of the run (effect_base[input] + statement): the effect the plan found, for
-                         * the confirmation, or NULL */
-   size_t *effect_base;
-   size_t ninputs, neffects;
-   bson_t new_indexes; /* ns -> key of each index the script creates before it shards */
-   /* plan totals */
-   bson_t moves; /* array of { ns, min, max, from, to, docs, bytes } */
-   int nmoves;
-   int64_t docs, bytes;
-};
-
-/* ---- small helpers ---- */
-
-static bool
-pf_has_tag (const pf_shard_t *s, const char *zone)
-{
-   bson_iter_t it;
-   if (!bson_iter_init (&it, s->tags))
-      return false;
-   while (bson_iter_next (&it)) {
-      if (BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), zone))
-         return true;
-   }
-   return false;
-}
-
-static pf_shard_t *
-pf_shard (preflight_t *pf, const char *id)
-{
-   for (size_t i = 0; id && i < pf->nshards; i++) {
-      if (!strcmp (pf->shards[i].id, id))
-         return &pf->shards[i];
-   }
-   return NULL;
-}
-
-/* The shards' names, or the zones carried by some shard, comma-separated into buf. */
-static void
-pf_list (const preflight_t *pf, bool zones, char *buf, size_t len)
-{
-   bson_string_t *s = bson_string_new (NULL);
-   bson_t seen = BSON_INITIALIZER;
-   for (size_t i = 0; i < pf->nshards; i++) {
-      bson_iter_t it;
-      if (!zones) {
-         bson_string_append_printf (s, "%s%s", s->len ? ", " : "", pf->shards[i].id);
-         continue;
-      }
-      if (!bson_iter_init (&it, pf->shards[i].tags))
-         continue;
-      while (bson_iter_next (&it)) {
-         const char *z = BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : NULL;
-         bson_iter_t f;
-         if (!z || bson_iter_init_find (&f, &seen, z))
-            continue;
-         BSON_APPEND_BOOL (&seen, z, true);
-         bson_string_append_printf (s, "%s%s", s->len ? ", " : "", z);
-      }
-   }
-   bson_strncpy (buf, s->len ? s->str : "(none)", len);
-   bson_string_free (s, true);
-   bson_destroy (&seen);
-}
-
-static bool
-pf_zone_exists (const preflight_t *pf, const char *zone)
-{
-   for (size_t i = 0; i < pf->nshards; i++) {
-      if (pf_has_tag (&pf->shards[i], zone))
-         return true;
-   }
-   return false;
-}
-
-static pf_coll_t *
-pf_coll (preflight_t *pf, const char *ns)
-{
-   for (size_t i = 0; ns && i < pf->ncolls; i++) {
-      if (!strcmp (pf->colls[i].ns, ns))
-         return &pf->colls[i];
-   }
-   return NULL;
-}
-
-static pf_coll_t *
-pf_coll_add (preflight_t *pf, const char *ns, const bson_t *meta, const bson_t *key)
-{
-   pf_coll_t *c;
-   pf->colls = bson_realloc (pf->colls, (pf->ncolls + 1) * sizeof *pf->colls);
-   c = &pf->colls[pf->ncolls++];
-   memset (c, 0, sizeof *c);
-   c->ns = bson_strdup (ns);
-   if (meta)
-      c->meta = bson_copy (meta);
-   else
-      c->meta = bson_new ();
-   c->key = bson_copy (key);
-   if (!meta)
-      c->chunks_loaded = true; /* sharded by the script: its chunks are not known yet */
-   return c;
-}
-
-/* Ranges are kept sorted by (ns, min), and never overlap within a namespace (the checks refuse an overlap), so a
- * binary search finds a range's neighbours: a 10,000-statement zone script checks in linear-logarithmic time. The
- * index of the first range not before (ns, min). */
-static size_t
-pf_range_pos (const preflight_t *pf, const char *ns, const bson_t *min)
-{
-   size_t lo = 0, hi = pf->nranges;
-   while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      int c = strcmp (pf->ranges[mid].ns, ns);
-      if (!c)
-         c = order_keys (pf->ranges[mid].min, min);
-      if (c < 0)
-         lo = mid + 1;
-      else
-         hi = mid;
-   }
-   return lo;
-}
-
-static void
-pf_range_add (preflight_t *pf, const char *ns, const bson_t *min, const bson_t *max, const char *zone)
-{
-   pf_range_t *r;
-   size_t i = pf_range_pos (pf, ns, min);
-   pf->ranges = bson_realloc (pf->ranges, (pf->nranges + 1) * sizeof *pf->ranges);
-   memmove (&pf->ranges[i + 1], &pf->ranges[i], (pf->nranges - i) * sizeof *pf->ranges);
-   pf->nranges++;
-   r = &pf->ranges[i];
-   r->ns = bson_strdup (ns);
-   r->min = bson_copy (min);
-   r->max = bson_copy (max);
-   r->zone = bson_strdup (zone);
-}
-
-static void
-pf_range_remove (preflight_t *pf, size_t i)
-{
-   bson_free (pf->ranges[i].ns);
-   bson_free (pf->ranges[i].zone);
-   bson_destroy (pf->ranges[i].min);
-   bson_destroy (pf->ranges[i].max);
-   memmove (&pf->ranges[i], &pf->ranges[i + 1], (pf->nranges - i - 1) * sizeof *pf->ranges);
-   pf->nranges--;
-}
 
 /* The error position: argument i when known, else the helper's name. */
 static sh_pos_t
 pf_at (const sh_call_t *call, int i)
 {
    return call->arg_pos && i >= 0 && i < call->argc ? call->arg_pos[i] : call->pos;
-}
-
-static bool
-pf_sub (const bson_t *doc, const char *key, bson_t *sub)
-{
-   return docget_sub (doc, key, BSON_TYPE_DOCUMENT, sub);
-}
-
-/* ---- reading the cluster ---- */
-
-/* The number at the top-level field key of a server reply as a non-negative integer (args_number_to_int: no
- * conversion from double is ever undefined); 0 when absent, not a number or out of range. */
-static int64_t
-pf_int_at (const bson_t *reply, const char *key)
-{
-   bson_iter_t it;
-   int64_t v = 0;
-   if (!bson_iter_init_find (&it, reply, key) || !args_number_to_int (&it, 0, INT64_MAX, &v))
-      return 0;
-   return v;
-}
-
-static bool
-pf_find (sh_ctx_t *ctx, const char *coll, bson_t *docs, sh_error_t *err)
-{
-   bson_t cmd = BSON_INITIALIZER;
-   bool ok;
-   BSON_APPEND_UTF8 (&cmd, "find", coll);
-   cmd_append_empty (&cmd, "filter");
-   ok = conn_run_docs (ctx, "config", &cmd, CONN_READ, PF_MAX_DOCS, docs, NULL, err);
-   bson_destroy (&cmd);
-   return ok;
-}
-
-static bool
-pf_load (preflight_t *pf, sh_error_t *err)
-{
-   bson_t docs;
-   bson_iter_t it;
-   bool ok;
-
-   if (!conn_server_version (pf->ctx, pf->version, err))
-      return false;
-   if (!pf_find (pf->ctx, "shards", &docs, err)) {
-      bson_destroy (&docs);
-      return false;
-   }
-   bson_iter_init (&it, &docs);
-   while (bson_iter_next (&it)) {
-      bson_t d, tags;
-      bson_iter_t f;
-      pf_shard_t *s;
-      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&f, &d, "_id") ||
-          !BSON_ITER_HOLDS_UTF8 (&f))
-         continue;
-      pf->shards = bson_realloc (pf->shards, (pf->nshards + 1) * sizeof *pf->shards);
-      s = &pf->shards[pf->nshards++];
-      s->id = bson_strdup (bson_iter_utf8 (&f, NULL));
-      s->draining = bson_iter_init_find (&f, &d, "draining") && bson_iter_as_bool (&f);
-      if (docget_sub (&d, "tags", BSON_TYPE_ARRAY, &tags))
-         s->tags = bson_copy (&tags);
-      else
-         s->tags = bson_new ();
-   }
-   bson_destroy (&docs);
-
-   ok = pf_find (pf->ctx, "tags", &docs, err);
-   if (ok && bson_iter_init (&it, &docs)) {
-      while (bson_iter_next (&it)) {
-         bson_t d, mn, mx;
-         bson_iter_t ns, tag;
-         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && bson_iter_init_find (&ns, &d, "ns") &&
-             BSON_ITER_HOLDS_UTF8 (&ns) && bson_iter_init_find (&tag, &d, "tag") && BSON_ITER_HOLDS_UTF8 (&tag) &&
-             pf_sub (&d, "min", &mn) && pf_sub (&d, "max", &mx)) {
-            pf_range_add (pf, bson_iter_utf8 (&ns, NULL), &mn, &mx, bson_iter_utf8 (&tag, NULL));
-            BSON_APPEND_BOOL (&pf->ranged_zones, bson_iter_utf8 (&tag, NULL), true);
-         }
-      }
-   }
-   bson_destroy (&docs);
-   if (!ok)
-      return false;
-
-   ok = pf_find (pf->ctx, "collections", &docs, err);
-   if (ok && bson_iter_init (&it, &docs)) {
-      while (bson_iter_next (&it)) {
-         bson_t d, key;
-         bson_iter_t id, dropped;
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&id, &d, "_id") ||
-             !BSON_ITER_HOLDS_UTF8 (&id) || !pf_sub (&d, "key", &key))
-            continue;
-         if (bson_iter_init_find (&dropped, &d, "dropped") && bson_iter_as_bool (&dropped))
-            continue;
-         pf_coll_add (pf, bson_iter_utf8 (&id, NULL), &d, &key);
-      }
-   }
-   bson_destroy (&docs);
-   return ok;
-}
-
-/* Reads the chunks of c (sorted by min, bounded) once. */
-static bool
-pf_load_chunks (preflight_t *pf, pf_coll_t *c, sh_error_t *err)
-{
-   bson_t cmd = BSON_INITIALIZER, filter, sort, docs;
-   bson_iter_t it;
-   bool more = false, ok;
-   if (c->chunks_loaded)
-      return true;
-   c->chunks_loaded = true;
-   BSON_APPEND_UTF8 (&cmd, "find", "chunks");
-   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "filter", &filter);
-   cmd_append_chunks_match (&filter, c->meta);
-   bson_append_document_end (&cmd, &filter);
-   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "sort", &sort);
-   BSON_APPEND_INT32 (&sort, "min", 1);
-   bson_append_document_end (&cmd, &sort);
-   ok = conn_run_docs (pf->ctx, "config", &cmd, CONN_READ, PF_MAX_CHUNKS, &docs, &more, err);
-   c->chunks_truncated = more;
-   if (ok && bson_iter_init (&it, &docs)) {
-      while (bson_iter_next (&it)) {
-         bson_t d, mn, mx;
-         bson_iter_t sh;
-         pf_chunk_t *k;
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !pf_sub (&d, "min", &mn) || !pf_sub (&d, "max", &mx) ||
-             !bson_iter_init_find (&sh, &d, "shard") || !BSON_ITER_HOLDS_UTF8 (&sh))
-            continue;
-         c->chunks = bson_realloc (c->chunks, (c->nchunks + 1) * sizeof *c->chunks);
-         k = &c->chunks[c->nchunks++];
-         k->min = bson_copy (&mn);
-         k->max = bson_copy (&mx);
-         k->shard = bson_strdup (bson_iter_utf8 (&sh, NULL));
-         k->docs = k->bytes = -1;
-      }
-   }
-   bson_destroy (&cmd);
-   bson_destroy (&docs);
-   return ok;
-}
-
-/* dataSize of [min, max) of c: documents and bytes (estimate: true, as the dashboard asks). */
-static void
-pf_data_size (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max, int64_t *docs, int64_t *bytes)
-{
-   bson_t cmd = BSON_INITIALIZER, reply;
-   sh_error_t err;
-   BSON_APPEND_UTF8 (&cmd, "dataSize", c->ns);
-   BSON_APPEND_DOCUMENT (&cmd, "keyPattern", c->key);
-   BSON_APPEND_DOCUMENT (&cmd, "min", min);
-   BSON_APPEND_DOCUMENT (&cmd, "max", max);
-   BSON_APPEND_BOOL (&cmd, "estimate", true);
-   sh_error_clear (&err);
-   *docs = *bytes = 0;
-   if (conn_run (pf->ctx, "admin", &cmd, CONN_READ, &reply, &err)) {
-      *docs = pf_int_at (&reply, "numObjects");
-      *bytes = pf_int_at (&reply, "size");
-   }
-   bson_destroy (&cmd);
-   bson_destroy (&reply);
-}
-
-/* { count: coll, query: { f: { $gte: min, $lt: max } } } for a single-field ranged key; -1 when not possible. */
-static int64_t
-pf_count_range (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max)
-{
-   bson_iter_t k, a, b;
-   bson_t cmd = BSON_INITIALIZER, q, f, reply;
-   char db[256];
-   const char *dot = strchr (c->ns, '.');
-   sh_error_t err;
-   int64_t n = -1;
-   if (!dot || bson_count_keys (c->key) != 1 || !bson_iter_init (&k, c->key) || !bson_iter_next (&k) ||
-       BSON_ITER_HOLDS_UTF8 (&k) || !bson_iter_init (&a, min) || !bson_iter_next (&a) || !bson_iter_init (&b, max) ||
-       !bson_iter_next (&b) || (size_t) (dot - c->ns) >= sizeof db)
-      return -1;
-   bson_strncpy (db, c->ns, (size_t) (dot - c->ns) + 1);
-   BSON_APPEND_UTF8 (&cmd, "count", dot + 1);
-   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "query", &q);
-   BSON_APPEND_DOCUMENT_BEGIN (&q, bson_iter_key (&k), &f);
-   if (!BSON_ITER_HOLDS_MINKEY (&a))
-      bson_append_value (&f, "$gte", 4, bson_iter_value (&a));
-   if (!BSON_ITER_HOLDS_MAXKEY (&b))
-      bson_append_value (&f, "$lt", 3, bson_iter_value (&b));
-   bson_append_document_end (&q, &f);
-   bson_append_document_end (&cmd, &q);
-   sh_error_clear (&err);
-   if (conn_run (pf->ctx, db, &cmd, CONN_READ, &reply, &err))
-      n = pf_int_at (&reply, "n");
-   bson_destroy (&cmd);
-   bson_destroy (&reply);
-   return n;
-}
-
-/* Documents and bytes of chunk k of the model (read once). */
-static void
-pf_chunk_size (preflight_t *pf, const pf_coll_t *c, pf_chunk_t *k, int64_t *docs, int64_t *bytes)
-{
-   if (k->docs < 0 || k->bytes < 0)
-      pf_data_size (pf, c, k->min, k->max, &k->docs, &k->bytes);
-   *docs = k->docs;
-   *bytes = k->bytes;
-}
-
-/* ---- the model's questions ---- */
-
-/* The zone of the range [min, max) of ns: the zone range holding all of it, or NULL. */
-static const char *
-pf_zone_of (const preflight_t *pf, const char *ns, const bson_t *min, const bson_t *max)
-{
-   size_t i = pf_range_pos (pf, ns, min);
-   const pf_range_t *r = NULL;
-   if (i < pf->nranges && !strcmp (pf->ranges[i].ns, ns) && !order_keys (pf->ranges[i].min, min))
-      r = &pf->ranges[i];
-   else if (i > 0 && !strcmp (pf->ranges[i - 1].ns, ns))
-      r = &pf->ranges[i - 1];
-   if (r && order_keys (r->min, min) <= 0 && order_keys (max, r->max) <= 0)
-      return r->zone;
-   return NULL;
-}
-
-/* True when zone has a range in the model now. */
-static bool
-pf_zone_in_use (const preflight_t *pf, const char *zone)
-{
-   for (size_t i = 0; i < pf->nranges; i++) {
-      if (!strcmp (pf->ranges[i].zone, zone))
-         return true;
-   }
-   return false;
-}
-
-bool
-preflight_zone_has_ranges (const preflight_t *pf, const char *zone)
-{
-   bson_iter_t it;
-   return pf && bson_iter_init_find (&it, &pf->ranged_zones, zone);
 }
 
 /* Checks that bound (argument i) has the shard key's fields in order, hashed ones as NumberLong, MinKey or MaxKey. */
@@ -495,164 +70,13 @@ pf_full_bound (const bson_t *bound, const pf_coll_t *c, bson_t *out)
    }
 }
 
-/* ---- plan output ---- */
-
-static void
-pf_plan_move (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max, const char *from,
-              const char *to, int64_t docs, int64_t bytes)
-{
-   char a[256], b[256], sz[32], key[16];
-   bson_t m;
-   output_format_doc_line (min, a, sizeof a);
-   output_format_doc_line (max, b, sizeof b);
-   cmd_format_bytes ((double) bytes, sz, sizeof sz);
-   if (pf->plan && !pf->ctx->opts->json)
-      fprintf (pf->ctx->out_fp, "   move %s [%s, %s) %lld docs, %s %s -> %s\n", c->ns, a, b, (long long) docs, sz, from,
-               to ? to : "(no shard in the zone)");
-   bson_snprintf (pf->effect, sizeof pf->effect, "move %s [%s, %s) %lld docs, %s %s -> %s", c->ns, a, b,
-                  (long long) docs, sz, from, to ? to : "?");
-   bson_snprintf (key, sizeof key, "%d", pf->nmoves++);
-   BSON_APPEND_DOCUMENT_BEGIN (&pf->moves, key, &m);
-   BSON_APPEND_UTF8 (&m, "ns", c->ns);
-   BSON_APPEND_DOCUMENT (&m, "min", min);
-   BSON_APPEND_DOCUMENT (&m, "max", max);
-   BSON_APPEND_UTF8 (&m, "from", from);
-   if (to)
-      BSON_APPEND_UTF8 (&m, "to", to);
-   else
-      BSON_APPEND_NULL (&m, "to");
-   BSON_APPEND_INT64 (&m, "docs", docs);
-   BSON_APPEND_INT64 (&m, "bytes", bytes);
-   bson_append_document_end (&pf->moves, &m);
-   pf->docs += docs;
-   pf->bytes += bytes;
-}
-
-/* Splits the chunk of c holding bound there (the balancer splits at zone boundaries before it moves; moveRange moves
- * [min, max)). When sizes are wanted, the parent's size is read first and shared between the pieces by a count of
- * the left piece (bytes in proportion), so the pieces add up to what the server holds. */
-static void
-pf_split_at (preflight_t *pf, pf_coll_t *c, const bson_t *bound)
-{
-   for (size_t i = 0; i < c->nchunks; i++) {
-      pf_chunk_t *k = &c->chunks[i];
-      if (order_keys (k->min, bound) < 0 && order_keys (bound, k->max) < 0) {
-         pf_chunk_t right;
-         int64_t left_docs = -1, left_bytes = -1;
-         if (pf->plan || pf->ctx->interactive) {
-            if (k->docs < 0)
-               pf_data_size (pf, c, k->min, k->max, &k->docs, &k->bytes);
-            left_docs = pf_count_range (pf, c, k->min, bound);
-            if (left_docs < 0)
-               pf_data_size (pf, c, k->min, bound, &left_docs, &left_bytes);
-            else
-               left_bytes =
-                  k->docs > 0 ? (int64_t) llround ((double) k->bytes * (double) left_docs / (double) k->docs) : 0;
-         }
-         c->chunks = bson_realloc (c->chunks, (c->nchunks + 1) * sizeof *c->chunks);
-         k = &c->chunks[i];
-         right.min = bson_copy (bound);
-         right.max = bson_copy (k->max);
-         right.shard = bson_strdup (k->shard);
-         right.docs = left_docs >= 0 && k->docs >= left_docs ? k->docs - left_docs : -1;
-         right.bytes = left_bytes >= 0 && k->bytes >= left_bytes ? k->bytes - left_bytes : -1;
-         k->docs = left_docs;
-         k->bytes = left_bytes;
-         bson_destroy (k->max);
-         k->max = bson_copy (bound);
-         memmove (&c->chunks[i + 2], &c->chunks[i + 1], (c->nchunks - i - 1) * sizeof *c->chunks);
-         c->chunks[i + 1] = right;
-         c->nchunks++;
-         return;
-      }
-   }
-}
-
-/* Load of shard for zone group zone of c: chunks (before 6.0) or bytes (6.0+) known in the model. */
-static int64_t
-pf_load_of (preflight_t *pf, const pf_coll_t *c, const char *shard, const char *zone)
-{
-   int64_t l = 0;
-   for (size_t i = 0; i < c->nchunks; i++) {
-      const pf_chunk_t *k = &c->chunks[i];
-      const char *z = pf_zone_of (pf, c->ns, k->min, k->max);
-      if (strcmp (k->shard, shard) != 0 || strcmp (z ? z : "", zone ? zone : "") != 0)
-         continue;
-      l += pf->version[0] >= 6 ? (k->bytes > 0 ? k->bytes : 0) : 1;
-   }
-   return l;
-}
-
-/* The chunks of c that now lie on a shard that may not hold them (outside their zone, or draining) move to the least
- * loaded shard allowed; each is printed and counted, and the model follows. */
-static void
-pf_plan_rebalance (preflight_t *pf, pf_coll_t *c)
-{
-   for (size_t i = 0; i < c->nchunks; i++) {
-      pf_chunk_t *k = &c->chunks[i];
-      const char *zone = pf_zone_of (pf, c->ns, k->min, k->max);
-      pf_shard_t *owner = pf_shard (pf, k->shard);
-      const char *to = NULL;
-      int64_t best = INT64_MAX, docs, bytes;
-      if (!(owner && owner->draining) && !(zone && owner && !pf_has_tag (owner, zone)))
-         continue;
-      for (size_t s = 0; s < pf->nshards; s++) {
-         int64_t l;
-         if (pf->shards[s].draining || (zone && !pf_has_tag (&pf->shards[s], zone)))
-            continue;
-         l = pf_load_of (pf, c, pf->shards[s].id, zone);
-         if (l < best) {
-            best = l;
-            to = pf->shards[s].id;
-         }
-      }
-      pf_chunk_size (pf, c, k, &docs, &bytes);
-      pf_plan_move (pf, c, k->min, k->max, k->shard, to, docs, bytes);
-      if (to) {
-         bson_free (k->shard);
-         k->shard = bson_strdup (to);
-      }
-   }
-}
-
-/* After a change of zones or shards: every sharded collection whose chunks are known is looked at again. */
-static bool
-pf_plan_all (preflight_t *pf, const char *only_ns, bool every, sh_error_t *err)
-{
-   for (size_t i = 0; i < pf->ncolls; i++) {
-      pf_coll_t *c = &pf->colls[i];
-      bool touched = false;
-      if (only_ns && strcmp (c->ns, only_ns) != 0)
-         continue;
-      touched = every;
-      for (size_t r = 0; !only_ns && r < pf->nranges && !touched; r++)
-         touched = !strcmp (pf->ranges[r].ns, c->ns);
-      if (!only_ns && !touched)
-         continue;
-      if (!pf_load_chunks (pf, c, err))
-         return false;
-      if (c->chunks_truncated)
-         continue;
-      for (size_t r = 0; r < pf->nranges; r++) {
-         if (!strcmp (pf->ranges[r].ns, c->ns)) {
-            pf_split_at (pf, c, pf->ranges[r].min);
-            pf_split_at (pf, c, pf->ranges[r].max);
-         }
-      }
-      pf_plan_rebalance (pf, c);
-   }
-   return true;
-}
-
-/* ---- the checks, one per kind of statement ---- */
-
 static bool
 pf_need_shard (preflight_t *pf, const sh_call_t *call, int i, const char *id, bool not_draining, sh_error_t *err)
 {
    char list[1024];
-   pf_shard_t *s = pf_shard (pf, id);
+   pf_shard_t *s = pf_model_shard (pf, id);
    if (!s) {
-      pf_list (pf, false, list, sizeof list);
+      pf_model_list (pf, false, list, sizeof list);
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "shard %s does not exist; shards: %s", id ? id : "?", list);
       return false;
    }
@@ -666,7 +90,7 @@ pf_need_shard (preflight_t *pf, const sh_call_t *call, int i, const char *id, bo
 static bool
 pf_need_sharded (preflight_t *pf, const sh_call_t *call, int i, const char *ns, pf_coll_t **out, sh_error_t *err)
 {
-   *out = pf_coll (pf, ns);
+   *out = pf_model_coll (pf, ns);
    if (!*out) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "%s is not a sharded collection", ns ? ns : "?");
       return false;
@@ -684,7 +108,7 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
    bool ok = true;
    if (!ns || !args_doc (call, ns_i + 1, &min0) || !args_doc (call, ns_i + 2, &max0))
       return true; /* the helper's own checks report it */
-   c = pf_coll (pf, ns);
+   c = pf_model_coll (pf, ns);
    if (c && (!pf_check_bound (call, ns_i + 1, &min0, c, err) || !pf_check_bound (call, ns_i + 2, &max0, c, err)))
       return false;
    pf_full_bound (&min0, c, &min);
@@ -700,7 +124,7 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
       goto done;
    }
    if (remove) {
-      size_t i = pf_range_pos (pf, ns, &min);
+      size_t i = pf_model_range_pos (pf, ns, &min);
       if (i < pf->nranges) {
          pf_range_t *r = &pf->ranges[i];
          if (!strcmp (r->ns, ns) && !order_keys (r->min, &min) && !order_keys (r->max, &max)) {
@@ -708,7 +132,7 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
                fprintf (pf->ctx->out_fp, "   range [%s, %s) of %s leaves zone %s\n", a, b, ns, r->zone);
             bson_snprintf (pf->effect, sizeof pf->effect, "remove range [%s, %s) of %s from zone %s", a, b, ns,
                            r->zone);
-            pf_range_remove (pf, i);
+            pf_model_range_remove (pf, i);
             goto done;
          }
       }
@@ -720,14 +144,14 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
                 pf->file, call->pos.line, call->pos.col, ns, a, b);
       goto done;
    }
-   if (!pf_zone_exists (pf, zone)) {
-      pf_list (pf, true, list, sizeof list);
+   if (!pf_model_zone_exists (pf, zone)) {
+      pf_model_list (pf, true, list, sizeof list);
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, ns_i + 3), "zone %s does not exist; zones: %s", zone, list);
       ok = false;
       goto done;
    }
    /* only the neighbours in (ns, min) order can overlap: the one before and the one from min on */
-   for (size_t i = pf_range_pos (pf, ns, &min), k = 0; k < 2; k++) {
+   for (size_t i = pf_model_range_pos (pf, ns, &min), k = 0; k < 2; k++) {
       pf_range_t *r;
       char ra[256], rb[256];
       if ((k == 0 && i == 0) || (k == 1 && i >= pf->nranges))
@@ -747,7 +171,7 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
       ok = false;
       goto done;
    }
-   pf_range_add (pf, ns, &min, &max, zone);
+   pf_model_range_add (pf, ns, &min, &max, zone);
    if (pf->plan && !pf->ctx->opts->json)
       fprintf (pf->ctx->out_fp, "   range [%s, %s) of %s joins zone %s\n", a, b, ns, zone);
    bson_snprintf (pf->effect, sizeof pf->effect, "range [%s, %s) of %s joins zone %s", a, b, ns, zone);
@@ -768,9 +192,9 @@ pf_shard_zone (preflight_t *pf, const sh_call_t *call, bool add, sh_error_t *err
       return true;
    if (!pf_need_shard (pf, call, 0, id, false, err))
       return false;
-   s = pf_shard (pf, id);
+   s = pf_model_shard (pf, id);
    if (add) {
-      if (!pf_has_tag (s, zone)) {
+      if (!pf_model_has_tag (s, zone)) {
          char key[16];
          bson_snprintf (key, sizeof key, "%u", bson_count_keys (s->tags));
          BSON_APPEND_UTF8 (s->tags, key, zone);
@@ -779,7 +203,7 @@ pf_shard_zone (preflight_t *pf, const sh_call_t *call, bool add, sh_error_t *err
          fprintf (pf->ctx->out_fp, "   shard %s joins zone %s\n", id, zone);
       return !pf->plan || pf_plan_all (pf, NULL, false, err);
    }
-   if (!pf_has_tag (s, zone)) {
+   if (!pf_model_has_tag (s, zone)) {
       cmd_warn (pf->ctx, "%s:%d:%d: warning: shard %s is not in zone %s: the server answers ok and changes nothing",
                 pf->file, call->pos.line, call->pos.col, id, zone);
       return true;
@@ -791,8 +215,8 @@ pf_shard_zone (preflight_t *pf, const sh_call_t *call, bool add, sh_error_t *err
       char key[16];
       uint32_t n = 0;
       for (size_t i = 0; i < pf->nshards; i++)
-         holders += pf_has_tag (&pf->shards[i], zone);
-      if (holders == 1 && pf_zone_in_use (pf, zone)) {
+         holders += pf_model_has_tag (&pf->shards[i], zone);
+      if (holders == 1 && pf_model_zone_in_use (pf, zone)) {
          sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 1),
                           "ZoneStillInUse: shard %s is the last shard of zone %s, which still has ranges", id, zone);
          bson_destroy (&tags);
@@ -814,17 +238,6 @@ pf_shard_zone (preflight_t *pf, const sh_call_t *call, bool add, sh_error_t *err
    return !pf->plan || pf_plan_all (pf, NULL, false, err);
 }
 
-/* The chunk of c holding key (a document of the shard key's values), or NULL. */
-static pf_chunk_t *
-pf_chunk_at (pf_coll_t *c, const bson_t *key)
-{
-   for (size_t i = 0; i < c->nchunks; i++) {
-      if (order_keys (c->chunks[i].min, key) <= 0 && order_keys (key, c->chunks[i].max) < 0)
-         return &c->chunks[i];
-   }
-   return NULL;
-}
-
 static bool
 pf_move (preflight_t *pf, const sh_call_t *call, bool range, sh_error_t *err)
 {
@@ -838,14 +251,14 @@ pf_move (preflight_t *pf, const sh_call_t *call, bool range, sh_error_t *err)
       return true;
    if (!pf_need_sharded (pf, call, 0, ns, &c, err) || !pf_need_shard (pf, call, range ? 1 : 2, to, true, err))
       return false;
-   if (!pf_load_chunks (pf, c, err))
+   if (!pf_model_load_chunks (pf, c, err))
       return false;
    if (range) {
       if (!args_doc (call, 2, &min))
          return true;
       if (!pf_check_bound (call, 2, &min, c, err))
          return false;
-      k = pf_chunk_at (c, &min);
+      k = pf_model_chunk_at (c, &min);
    } else if (args_doc (call, 1, &q)) {
       bson_t key;
       bson_iter_t f, v;
@@ -860,13 +273,13 @@ pf_move (preflight_t *pf, const sh_call_t *call, bool range, sh_error_t *err)
          bson_append_value (&key, bson_iter_key (&f), -1, bson_iter_value (&v));
       }
       if (all)
-         k = pf_chunk_at (c, &key);
+         k = pf_model_chunk_at (c, &key);
       bson_destroy (&key);
    }
    if (!k)
       return true;
-   zone = pf_zone_of (pf, ns, k->min, k->max);
-   if (zone && !pf_has_tag (pf_shard (pf, to), zone)) {
+   zone = pf_model_zone_of (pf, ns, k->min, k->max);
+   if (zone && !pf_model_has_tag (pf_model_shard (pf, to), zone)) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, range ? 1 : 2),
                        "shard %s is not in zone %s, the zone of the chunk: the server refuses the move", to, zone);
       return false;
@@ -881,14 +294,14 @@ pf_move (preflight_t *pf, const sh_call_t *call, bool range, sh_error_t *err)
       bson_copy_to (&q, &max);
    }
    if (range) {
-      pf_split_at (pf, c, &min);
-      pf_split_at (pf, c, &max);
-      k = pf_chunk_at (c, &min);
+      pf_plan_split_at (pf, c, &min);
+      pf_plan_split_at (pf, c, &max);
+      k = pf_model_chunk_at (c, &min);
    }
    /* sizes only when they are shown: the plan, or a confirmation in a terminal */
    docs = bytes = 0;
    if (pf->plan || pf->ctx->interactive)
-      pf_chunk_size (pf, c, k, &docs, &bytes);
+      pf_model_chunk_size (pf, c, k, &docs, &bytes);
    pf_plan_move (pf, c, k->min, k->max, k->shard, to, docs, bytes);
    bson_free (k->shard);
    k->shard = bson_strdup (to);
@@ -896,119 +309,23 @@ pf_move (preflight_t *pf, const sh_call_t *call, bool range, sh_error_t *err)
    return true;
 }
 
-/* { removeShard: id }: the shard exists; under --plan what it has to drain and how long that takes. */
+/* { removeShard: id }: the shard exists (already draining: a warning); the model drains it; under --plan what it
+ * has to drain, how long that takes, and the moves. */
 static bool
 pf_remove_shard (preflight_t *pf, const sh_call_t *call, const char *id, sh_error_t *err)
 {
    pf_shard_t *s;
-   int64_t chunks = 0, docs = 0, bytes = 0;
-   int ncolls = 0, ndbs = 0;
    if (!pf_need_shard (pf, call, 0, id, false, err))
       return false;
-   s = pf_shard (pf, id);
+   s = pf_model_shard (pf, id);
    if (s->draining)
       cmd_warn (pf->ctx, "%s:%d:%d: warning: shard %s is already draining", pf->file, call->pos.line, call->pos.col,
                 id);
    s->draining = true;
    if (!pf->plan)
       return true;
-   for (size_t i = 0; i < pf->ncolls; i++) {
-      pf_coll_t *c = &pf->colls[i];
-      bool has = false;
-      if (!pf_load_chunks (pf, c, err))
-         return false;
-      for (size_t j = 0; j < c->nchunks; j++) {
-         int64_t d, b;
-         if (strcmp (c->chunks[j].shard, id) != 0)
-            continue;
-         has = true;
-         chunks++;
-         pf_chunk_size (pf, c, &c->chunks[j], &d, &b);
-         docs += d;
-         bytes += b;
-      }
-      ncolls += has;
-   }
-   {
-      bson_t cmd = BSON_INITIALIZER, f, docs_db;
-      bson_iter_t it;
-      sh_error_t e;
-      sh_error_clear (&e);
-      BSON_APPEND_UTF8 (&cmd, "find", "databases");
-      BSON_APPEND_DOCUMENT_BEGIN (&cmd, "filter", &f);
-      BSON_APPEND_UTF8 (&f, "primary", id);
-      bson_append_document_end (&cmd, &f);
-      if (conn_run_docs (pf->ctx, "config", &cmd, CONN_READ, PF_MAX_DOCS, &docs_db, NULL, &e) &&
-          bson_iter_init (&it, &docs_db)) {
-         while (bson_iter_next (&it))
-            ndbs++;
-      }
-      bson_destroy (&cmd);
-      bson_destroy (&docs_db);
-   }
-   {
-      /* the migration rate: the bytes the recent migrations cloned (moveChunk.commit counts.clonedBytes) over the
-       * time their donors spent in their steps (moveChunk.from "step k of 6", or "of 7") */
-      bson_t cmd = BSON_INITIALIZER, f, in, sort, docs_cl;
-      bson_iter_t it;
-      sh_error_t e;
-      double cloned = 0, ms = 0;
-      char sz[32];
-      sh_error_clear (&e);
-      BSON_APPEND_UTF8 (&cmd, "find", "changelog");
-      BSON_APPEND_DOCUMENT_BEGIN (&cmd, "filter", &f);
-      BSON_APPEND_DOCUMENT_BEGIN (&f, "what", &in);
-      {
-         bson_t arr;
-         BSON_APPEND_ARRAY_BEGIN (&in, "$in", &arr);
-         BSON_APPEND_UTF8 (&arr, "0", "moveChunk.from");
-         BSON_APPEND_UTF8 (&arr, "1", "moveChunk.commit");
-         bson_append_array_end (&in, &arr);
-      }
-      bson_append_document_end (&f, &in);
-      bson_append_document_end (&cmd, &f);
-      BSON_APPEND_DOCUMENT_BEGIN (&cmd, "sort", &sort);
-      BSON_APPEND_INT32 (&sort, "time", -1);
-      bson_append_document_end (&cmd, &sort);
-      BSON_APPEND_INT32 (&cmd, "limit", 200);
-      if (conn_run_docs (pf->ctx, "config", &cmd, CONN_READ, 200, &docs_cl, NULL, &e) &&
-          bson_iter_init (&it, &docs_cl)) {
-         while (bson_iter_next (&it)) {
-            bson_t d;
-            if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
-               continue;
-            cloned += docget_double (&d, "details.counts.clonedBytes", 0, NULL);
-            for (int of = 6; of <= 7; of++) {
-               for (int step = 1; step <= of; step++) {
-                  char path[64];
-                  bool present;
-                  double v;
-                  bson_snprintf (path, sizeof path, "details.step %d of %d", step, of);
-                  v = docget_double (&d, path, 0, &present);
-                  if (present)
-                     ms += v;
-               }
-            }
-         }
-      }
-      bson_destroy (&cmd);
-      bson_destroy (&docs_cl);
-      cmd_format_bytes ((double) bytes, sz, sizeof sz);
-      if (!pf->ctx->opts->json) {
-         fprintf (pf->ctx->out_fp,
-                  "   shard %s drains: %lld chunks, %lld docs, %s in %d collections; %d databases "
-                  "to move their primary",
-                  id, (long long) chunks, (long long) docs, sz, ncolls, ndbs);
-         if (cloned > 0 && ms > 0)
-            fprintf (pf->ctx->out_fp, "; about %.1f s at the recent migration rate (%.0f bytes/s)\n",
-                     (double) bytes / (cloned / (ms / 1000.0)), cloned / (ms / 1000.0));
-         else
-            fprintf (pf->ctx->out_fp, "; no recent migration in config.changelog to estimate the time from\n");
-      }
-   }
-   return pf_plan_all (pf, NULL, true, err);
+   return pf_plan_drain (pf, id, err);
 }
-
 /* True when index (a key pattern) supports the shard key: the key's fields are its first fields, in order, ranged
  * fields ascending or descending and a hashed field hashed. */
 static bool
@@ -1066,7 +383,7 @@ pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const 
    if (bson_iter_init (&it, &docs)) {
       while (bson_iter_next (&it) && !supported) {
          bson_t d, k;
-         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && pf_sub (&d, "key", &k))
+         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && docget_sub (&d, "key", BSON_TYPE_DOCUMENT, &k))
             supported = pf_index_supports (&k, key);
       }
    }
@@ -1076,7 +393,7 @@ pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const 
       BSON_APPEND_UTF8 (&cmd, "count", dot + 1);
       sh_error_clear (&e);
       if (conn_run (pf->ctx, db, &cmd, CONN_READ, &reply, &e))
-         n = pf_int_at (&reply, "n");
+         n = BSON_MAX (docget_int (&reply, "n", 0), 0);
       bson_destroy (&reply);
       if (n > 0) {
          output_format_doc_line (key, kj, sizeof kj);
@@ -1089,70 +406,6 @@ pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const 
    }
    bson_destroy (&cmd);
    return ok;
-}
-
-/* Under --plan, sh.shardCollection of a new collection: its initial chunks per shard. A hashed key: numInitialChunks
- * (default two per shard up to 7.0, one per shard from 8.0) in runs of numInitialChunks / shards contiguous chunks per
- * shard; with presplitHashedZones one chunk per shard of each zone range of the namespace. A ranged key: one chunk on
- * the primary shard. */
-static bool
-pf_plan_initial_chunks (preflight_t *pf, const sh_call_t *call, const char *ns, const bson_t *key, sh_error_t *err)
-{
-   bson_iter_t it, o;
-   bson_t opts;
-   bool hashed = false, presplit = false;
-   int64_t n = -1;
-   size_t nshards = 0;
-   bson_string_t *line;
-   if (bson_iter_init (&it, key)) {
-      while (bson_iter_next (&it))
-         hashed |= BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), "hashed");
-   }
-   if (!args_opt_int (call, 3, "numInitialChunks", 0, 1000000, &n, err))
-      return false;
-   if (args_doc (call, 3, &opts) && bson_iter_init_find (&o, &opts, "presplitHashedZones"))
-      presplit = bson_iter_as_bool (&o);
-   for (size_t s = 0; s < pf->nshards; s++)
-      nshards += !pf->shards[s].draining;
-   if (pf->ctx->opts->json || !nshards)
-      return true;
-   if (!hashed) {
-      fprintf (pf->ctx->out_fp, "   initial chunks of %s: 1 on the primary shard of its database\n", ns);
-      return true;
-   }
-   line = bson_string_new (NULL);
-   if (presplit) {
-      for (size_t s = 0; s < pf->nshards; s++) {
-         int k = 0;
-         for (size_t r = 0; r < pf->nranges; r++)
-            k += !strcmp (pf->ranges[r].ns, ns) && pf_has_tag (&pf->shards[s], pf->ranges[r].zone);
-         bson_string_append_printf (line, "%s%s %d", line->len ? ", " : "", pf->shards[s].id, k);
-      }
-      fprintf (pf->ctx->out_fp, "   initial chunks of %s (presplitHashedZones, one per shard of each zone range): %s\n",
-               ns, line->str);
-   } else {
-      int64_t total = n > 0 ? n : (int64_t) nshards * (pf->version[0] >= 8 ? 1 : 2);
-      int64_t per = total / (int64_t) nshards;
-      size_t k = 0;
-      if (per == 0) {
-         fprintf (pf->ctx->out_fp, "   initial chunks of %s: %lld, the first on the primary shard\n", ns,
-                  (long long) total);
-         bson_string_free (line, true);
-         return true;
-      }
-      for (size_t s = 0; s < pf->nshards; s++) {
-         int64_t cnt = 0;
-         if (pf->shards[s].draining)
-            continue;
-         for (int64_t i = 0; i < total; i++)
-            cnt += (size_t) ((i / per) % (int64_t) nshards) == k;
-         k++;
-         bson_string_append_printf (line, "%s%s %lld", line->len ? ", " : "", pf->shards[s].id, (long long) cnt);
-      }
-      fprintf (pf->ctx->out_fp, "   initial chunks of %s: %lld (%s)\n", ns, (long long) total, line->str);
-   }
-   bson_string_free (line, true);
-   return true;
 }
 
 /* The canonical name of an entry (an alias's target). */
@@ -1207,7 +460,7 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
    } else if (!strcmp (name, "sh.shardCollection")) {
       const char *ns = args_str (call, 0);
       bson_t key;
-      pf_coll_t *c = pf_coll (pf, ns);
+      pf_coll_t *c = pf_model_coll (pf, ns);
       if (ns && args_doc (call, 1, &key)) {
          if (c && !bson_equal (c->key, &key)) {
             char have[256];
@@ -1220,7 +473,7 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
          if (!c && pf->plan && !pf_plan_initial_chunks (pf, call, ns, &key, err))
             return false;
          if (!c)
-            pf_coll_add (pf, ns, NULL, &key);
+            pf_model_coll_add (pf, ns, NULL, &key);
       }
    } else if ((!strcmp (name, "db.collection.createIndex") || !strcmp (name, "db.collection.ensureIndex")) &&
               call->coll) {
@@ -1361,32 +614,6 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, p
    return 0;
 }
 
-void
-preflight_plan_end (preflight_t *pf)
-{
-   char sz[32];
-   bson_t doc = BSON_INITIALIZER, plan;
-   char *json;
-   cmd_format_bytes ((double) pf->bytes, sz, sizeof sz);
-   if (!pf->ctx->opts->json) {
-      fprintf (pf->ctx->out_fp, "total: %d chunks, %lld docs, %s would move\n", pf->nmoves, (long long) pf->docs, sz);
-      return;
-   }
-   BSON_APPEND_DOCUMENT_BEGIN (&doc, "plan", &plan);
-   BSON_APPEND_ARRAY (&plan, "moves", &pf->moves);
-   BSON_APPEND_INT64 (&plan, "chunks", pf->nmoves);
-   BSON_APPEND_INT64 (&plan, "docs", pf->docs);
-   BSON_APPEND_INT64 (&plan, "bytes", pf->bytes);
-   bson_append_document_end (&doc, &plan);
-   {
-      output_opts_t o = output_opts_default (OUTPUT_JSON, false);
-      json = output_format_doc (&doc, &o);
-   }
-   fprintf (pf->ctx->out_fp, "%s\n", json);
-   bson_free (json);
-   bson_destroy (&doc);
-}
-
 bool
 preflight_describe (sh_ctx_t *ctx, const sh_call_t *call, char *buf, size_t len)
 {
@@ -1416,7 +643,7 @@ preflight_new (sh_ctx_t *ctx, bool plan, sh_error_t *err)
    bson_init (&pf->moves);
    bson_init (&pf->ranged_zones);
    bson_init (&pf->new_indexes);
-   if (!pf_load (pf, err)) {
+   if (!pf_model_load (pf, err)) {
       preflight_free (pf);
       return NULL;
    }
@@ -1428,27 +655,7 @@ preflight_free (preflight_t *pf)
 {
    if (!pf)
       return;
-   for (size_t i = 0; i < pf->nshards; i++) {
-      bson_free (pf->shards[i].id);
-      bson_destroy (pf->shards[i].tags);
-   }
-   while (pf->nranges)
-      pf_range_remove (pf, pf->nranges - 1);
-   for (size_t i = 0; i < pf->ncolls; i++) {
-      pf_coll_t *c = &pf->colls[i];
-      for (size_t j = 0; j < c->nchunks; j++) {
-         bson_destroy (c->chunks[j].min);
-         bson_destroy (c->chunks[j].max);
-         bson_free (c->chunks[j].shard);
-      }
-      bson_free (c->chunks);
-      bson_free (c->ns);
-      bson_destroy (c->meta);
-      bson_destroy (c->key);
-   }
-   bson_free (pf->shards);
-   bson_free (pf->ranges);
-   bson_free (pf->colls);
+   pf_model_destroy (pf);
    bson_destroy (&pf->moves);
    bson_destroy (&pf->ranged_zones);
    for (size_t i = 0; i < pf->neffects; i++)

@@ -2,8 +2,9 @@
  * (config.shards, config.tags, config.collections, config.chunks, buildInfo, listIndexes, dataSize, config.changelog)
  * that every literal statement is checked against in script order before anything that writes is sent; each
  * statement then updates the model, so a zone added on line 3 exists for the range on line 4. Under --plan the same
- * pass prints what each statement would change and which chunks the balancer would then move. Also the record of a
- * run that stops half way: what ran, what did not, and the dangerous state left behind. */
+ * pass prints what each statement would change and which chunks the balancer would then move. The code: the checks
+ * in preflight.c, the model in pf_model.c, the plan in pf_plan.c; the record of a run that stops half way is
+ * runsum.h. */
 #ifndef SHARDSH_PREFLIGHT_H
 #define SHARDSH_PREFLIGHT_H
 
@@ -54,34 +55,6 @@ preflight_effect (const preflight_t *pf, size_t input, size_t stmt);
  * a statement would fail (reported as file:line:col), 1 when the cluster could not be read. Nothing is written. */
 int
 preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, preflight_t **out);
-
-/* ---- the record of a run (shell/runsum.c) ---- */
-
-typedef struct run_summary run_summary_t;
-
-run_summary_t *
-run_summary_new (void);
-
-void
-run_summary_free (run_summary_t *rs);
-
-/* Records that the statement at file:line ran (ok) or failed, with its call (for the state it leaves). call may be
- * NULL (a statement that is not a table call). */
-void
-run_summary_note (run_summary_t *rs, const char *file, int line, const sh_call_t *call, bool ok);
-
-/* Records a statement that did not run. */
-void
-run_summary_skipped (run_summary_t *rs, const char *file, int line);
-
-/* True when the summary says more than the error itself: some statement ran before it or was left unrun. */
-bool
-run_summary_worth (const run_summary_t *rs);
-
-/* Prints the summary to ctx->err_fp: which statements ran, which failed, which did not run, and a warning for every
- * dangerous state the statements that ran left behind. pf (may be NULL) tells which zones have ranges. */
-void
-run_summary_print (sh_ctx_t *ctx, const run_summary_t *rs, const preflight_t *pf);
 
 /* True when zone has at least one range in the model (false without a model). */
 bool

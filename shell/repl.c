@@ -60,7 +60,7 @@ repl_history_append (const char *path, const char *line)
 
 /* Completion: helper names from the command table (db.collection.* offered as db.<name> only when typed). */
 static char *
-complete_name (const char *text, int state)
+repl_complete_name (const char *text, int state)
 {
    static size_t i;
    static size_t len;
@@ -88,7 +88,7 @@ complete_name (const char *text, int state)
 /* Helper names, then (once the JavaScript engine runs) the engine's names: variables, and members of what the text
  * before the last dot names (myCursor.toA, db.getSiblingDB). Table names are not repeated. */
 static char *
-complete_any (const char *text, int state)
+repl_complete_any (const char *text, int state)
 {
    static char *names[64];
    static size_t n, i;
@@ -102,7 +102,7 @@ complete_any (const char *text, int state)
       table_done = false;
    }
    if (!table_done) {
-      if ((m = complete_name (text, state)) != NULL)
+      if ((m = repl_complete_name (text, state)) != NULL)
          return m;
       table_done = true;
       if (js_host_started ())
@@ -123,7 +123,7 @@ static sh_ctx_t *repl_ctx;
 static const bson_t *complete_values; /* the live values being offered */
 
 static char *
-complete_value (const char *text, int state)
+repl_complete_value (const char *text, int state)
 {
    static bson_iter_t it;
    static size_t len;
@@ -147,7 +147,7 @@ complete_value (const char *text, int state)
 /* Inside a string argument of a helper call: the kind of that argument ("ns", "shard", ...), else NULL. The helper
  * is the name before the innermost open parenthesis; the argument index counts the commas at that depth. */
 static const char *
-string_arg_kind (const char *line, int start, char *buf, size_t len)
+repl_string_arg_kind (const char *line, int start, char *buf, size_t len)
 {
    int depth = 0, commas = 0, i;
    char name[192];
@@ -180,7 +180,7 @@ string_arg_kind (const char *line, int start, char *buf, size_t len)
 
 /* After "db.": the helpers (db.adminCommand, ...) and then the current database's collections, as mongosh offers. */
 static char *
-complete_db_member (const char *text, int state)
+repl_complete_db_member (const char *text, int state)
 {
    static bool names_done;
    static bson_iter_t it;
@@ -192,7 +192,7 @@ complete_db_member (const char *text, int state)
       have_values = complete_values && bson_iter_init (&it, complete_values);
    }
    if (!names_done) {
-      if ((m = complete_name (text, state)) != NULL)
+      if ((m = repl_complete_name (text, state)) != NULL)
          return m;
       names_done = true;
    }
@@ -208,7 +208,7 @@ complete_db_member (const char *text, int state)
 
 /* After "db.<coll>.": the collection methods of the table (its db.collection.* entries) as db.<coll>.<method>(. */
 static char *
-complete_coll_method (const char *text, int state)
+repl_complete_coll_method (const char *text, int state)
 {
    static size_t i, plen, len;
    if (!state) {
@@ -238,20 +238,20 @@ repl_complete (const char *text, int start, int end)
    const char *k;
    (void) end;
    rl_completion_append_character = '\0';
-   k = string_arg_kind (rl_line_buffer, start, kind, sizeof kind);
+   k = repl_string_arg_kind (rl_line_buffer, start, kind, sizeof kind);
    if (!k && start == 4 && !strncmp (rl_line_buffer, "use ", 4))
       k = "db";
    if (k) {
       complete_values = repl_ctx ? cmd_complete_values (repl_ctx, k, repl_ctx->db) : NULL;
-      return rl_completion_matches (text, complete_value);
+      return rl_completion_matches (text, repl_complete_value);
    }
    if (!strncmp (text, "db.", 3) && !strchr (text + 3, '.')) {
       complete_values = repl_ctx ? cmd_complete_values (repl_ctx, "coll", repl_ctx->db) : NULL;
-      return rl_completion_matches (text, complete_db_member);
+      return rl_completion_matches (text, repl_complete_db_member);
    }
    if (!strncmp (text, "db.", 3) && strchr (text + 3, '.') > text + 3)
-      return rl_completion_matches (text, complete_coll_method);
-   return rl_completion_matches (text, complete_any);
+      return rl_completion_matches (text, repl_complete_coll_method);
+   return rl_completion_matches (text, repl_complete_any);
 }
 
 static bool

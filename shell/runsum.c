@@ -1,9 +1,9 @@
 /* The record of a script run that stopped at a failure: which statements ran, which failed, which did not run, and
  * the dangerous state the ones that ran left behind (balancer or auto-merger stopped, noBalance set, a zone with
- * shards but no ranges, a shard draining). See preflight.h. */
+ * shards but no ranges, a shard draining). See runsum.h. */
 #include <string.h>
 
-#include "shell/preflight.h"
+#include "shell/runsum.h"
 
 struct run_summary {
    bson_string_t *ran, *failed, *skipped;

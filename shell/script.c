@@ -8,7 +8,9 @@
 #include "shell/js_host.h"
 #include "shell/lang/parser.h"
 #include "shell/preflight.h"
+#include "shell/runsum.h"
 #include "shell/script.h"
+#include "shell/script_out.h"
 
 char *
 script_read_file (const char *path, size_t *len, sh_error_t *err)
@@ -69,12 +71,12 @@ typedef struct {
    sh_script_t lit;
    char *js; /* owned; NULL for a literal input */
    size_t js_len;
-} checked_input_t;
+} script_checked_t;
 
 /* Checks an input the literal grammar did not take as JavaScript: compiled whole, nothing run. lit_err is the literal
  * parser's error when it failed (shown when the engine is not installed), else NULL. */
 static bool
-check_js (sh_ctx_t *ctx, const script_input_t *in, const char *text, size_t len, const sh_error_t *lit_err)
+script_check_js (sh_ctx_t *ctx, const script_input_t *in, const char *text, size_t len, const sh_error_t *lit_err)
 {
    sh_error_t err;
    sh_error_clear (&err);
@@ -99,12 +101,12 @@ typedef struct {
    const char *file;
    int line;
    bool ok;
-} note_t;
+} script_note_t;
 
 static bool
-note_call (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
+script_note_call (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
 {
-   note_t *n = data;
+   script_note_t *n = data;
    (void) writes;
    (void) err;
    run_summary_note (n->rs, n->file, n->line, call, n->ok);
@@ -114,16 +116,16 @@ note_call (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
 static void
 script_note (sh_ctx_t *ctx, run_summary_t *rs, const sh_script_t *lit, const sh_stmt_t *st, bool ok)
 {
-   note_t n = { rs, lit->name, st->pos.line, ok };
+   script_note_t n = { rs, lit->name, st->pos.line, ok };
    sh_error_t err;
    sh_error_clear (&err);
-   if (!dispatch_with_call (ctx, st, note_call, &n, &err))
+   if (!dispatch_with_call (ctx, st, script_note_call, &n, &err))
       run_summary_note (rs, lit->name, st->pos.line, NULL, ok);
 }
 
 /* Records every statement from input i, statement s on as not run. */
 static void
-script_skipped (run_summary_t *rs, const script_input_t *inputs, const checked_input_t *ins, size_t n, size_t i,
+script_skipped (run_summary_t *rs, const script_input_t *inputs, const script_checked_t *ins, size_t n, size_t i,
                 size_t s)
 {
    for (; i < n; i++, s = 0) {
@@ -138,7 +140,7 @@ script_skipped (run_summary_t *rs, const script_input_t *inputs, const checked_i
 
 /* Under --plan: JavaScript inputs are not planned; say so. */
 static void
-script_plan_js_note (sh_ctx_t *ctx, const script_input_t *inputs, const checked_input_t *ins, size_t n)
+script_plan_js_note (sh_ctx_t *ctx, const script_input_t *inputs, const script_checked_t *ins, size_t n)
 {
    for (size_t i = 0; i < n; i++) {
       if (ins[i].js)
@@ -147,10 +149,27 @@ script_plan_js_note (sh_ctx_t *ctx, const script_input_t *inputs, const checked_
    }
 }
 
-int
-script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n)
+/* What statement s of literal input in shows (docs/plan.md, "Script output"): a -f file what it prints, a status line
+ * per statement on stderr and, under --json, one object per statement; --eval the value of its last statement;
+ * standard input and the rc file everything, as the interactive shell does. --verbose shows everything. */
+static script_show_t
+script_show (const sh_ctx_t *ctx, const script_input_t *in, const sh_script_t *lit, size_t s, bool verbose,
+             bool *status)
 {
-   checked_input_t *ins = bson_malloc0 (n * sizeof *ins);
+   bool file = !in->text && strcmp (in->name, "-") != 0 && strcmp (in->name, "<stdin>") != 0 && !ctx->interactive;
+   bool json = ctx->opts && ctx->opts->json;
+   *status = file && !json;
+   if (file)
+      return json ? SCRIPT_SHOW_JSON : verbose ? SCRIPT_SHOW_ALL : SCRIPT_SHOW_PRINTS;
+   if (in->text && !verbose && s + 1 < lit->n)
+      return SCRIPT_SHOW_PRINTS;
+   return SCRIPT_SHOW_ALL;
+}
+
+int
+script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool verbose)
+{
+   script_checked_t *ins = bson_malloc0 (n * sizeof *ins);
    const sh_script_t **lits = NULL;
    preflight_t *pf = NULL;
    run_summary_t *rs = NULL;
@@ -180,7 +199,7 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n)
          memset (&ins[i].lit, 0, sizeof ins[i].lit);
          ins[i].js = text;
          ins[i].js_len = len;
-         if (!check_js (ctx, &inputs[i], text, len, parsed ? NULL : &err))
+         if (!script_check_js (ctx, &inputs[i], text, len, parsed ? NULL : &err))
             goto done;
          continue;
       }
@@ -233,11 +252,15 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n)
       }
       for (size_t s = 0; s < ins[i].lit.n && !ctx->exit_requested; s++) {
          const sh_stmt_t *st = &ins[i].lit.stmts[s];
-         bool ok;
+         script_out_t so;
+         bool ok, status;
+         script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, s, verbose, &status);
          sh_error_clear (&err);
+         script_out_begin (&so, ctx, show, status, ins[i].lit.name, ins[i].lit.source, st);
          ctx->confirm_effect = preflight_effect (pf, i, s);
          ok = dispatch_stmt (ctx, st, &err);
          ctx->confirm_effect = NULL;
+         script_out_end (&so, ok, &err);
          script_note (ctx, rs, &ins[i].lit, st, ok);
          if (!ok) {
             script_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);

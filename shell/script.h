@@ -25,9 +25,10 @@ script_is_literal (sh_ctx_t *ctx, const sh_script_t *script);
 /* Parses and checks every input, then runs them all in order. An input the literal grammar does not take whole is
  * JavaScript: compiled whole by the engine in the checking phase (a syntax error: SCRIPT_NOT_RUN), then run. Returns
  * SCRIPT_OK, SCRIPT_FAILED (a statement failed: reported with its position) or SCRIPT_NOT_RUN (a file could not be read
- * or did not parse: nothing was sent). */
+ * or did not parse: nothing was sent). What each statement shows is shell/script_out.h's: verbose (--verbose) shows
+ * every result of a -f script and of every --eval statement. */
 int
-script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n);
+script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool verbose);
 
 /* Reads a whole file (or standard input for "-"); returns a NUL-terminated buffer the caller frees with bson_free, or
  * NULL with err set (SH_ERR_IO). *len receives its length. */

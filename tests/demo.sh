@@ -38,7 +38,7 @@ sh.updateZoneKeyRange("app.stores", { zipcode: "60601" }, { zipcode: "60827" }, 
 show zones
 print("-- the same requests, printed instead of sent (--dry-run):")
 JS
-if ! "$BINDIR/shardsh" --quiet --norc "$URI" -f "$TMPD/tour.js"; then
+if ! "$BINDIR/shardsh" --quiet --norc --verbose "$URI" -f "$TMPD/tour.js"; then
    echo "demo: the tour failed (above)" >&2
    exit 1
 fi

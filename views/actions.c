@@ -91,9 +91,9 @@ static int
 act_sort (dash_t *d)
 {
    if (d->drill)
-      d->chunk_sort = (d->chunk_sort + 1) % view_sort_count (DASH_NPANELS);
+      d->chunk_sort = (d->chunk_sort + 1) % dash_sort_count (DASH_NPANELS);
    else
-      d->sort[d->focus] = (d->sort[d->focus] + 1) % view_sort_count (d->focus);
+      d->sort[d->focus] = (d->sort[d->focus] + 1) % dash_sort_count (d->focus);
    return VIEW_REDRAW;
 }
 
@@ -135,7 +135,8 @@ act_faster (dash_t *d)
 static int
 act_full_refresh (dash_t *d)
 {
-   (void) d;
+   if (d->drill && d->map) /* the map re-reads itself (and its replay starts again from now) */
+      return VIEW_FETCH_MAP | VIEW_REDRAW;
    return VIEW_FULL | VIEW_REDRAW;
 }
 
@@ -160,6 +161,7 @@ act_enter (dash_t *d)
    snprintf (d->main_filter, sizeof d->main_filter, "%s", d->filter);
    d->filter[0] = '\0';
    d->drill = true;
+   d->map = false;
    d->chunk_panel.selected = 0;
    d->chunk_panel.scroll = 0;
    d->chunk_panel.focused = true;
@@ -171,11 +173,32 @@ act_back (dash_t *d)
 {
    if (d->help)
       d->help = false;
+   else if (d->drill && d->map)
+      d->map = false;
    else if (d->drill) {
       d->drill = false;
       snprintf (d->filter, sizeof d->filter, "%s", d->main_filter);
    } else
       d->filter[0] = '\0';
+   return VIEW_REDRAW;
+}
+
+/* m: the chunk map of the drilled-down collection, or the chunk list again. */
+static int
+act_map (dash_t *d)
+{
+   if (!d->drill)
+      return VIEW_OK;
+   d->map = !d->map;
+   return d->map ? VIEW_FETCH_MAP | VIEW_REDRAW : VIEW_REDRAW;
+}
+
+/* [ and ]: the chunk map's replay, one event back (older) or forward (newer). */
+static int
+act_replay (dash_t *d)
+{
+   if (d->drill && d->map && d->cmap.map)
+      chunkmap_step (d->cmap.map, d->key == '[' ? -1 : 1);
    return VIEW_REDRAW;
 }
 
@@ -209,6 +232,16 @@ const action_t actions_table[] = {
    { { KEY_BTAB, KEY_LEFT, 'h' }, "S-Tab Left h", NULL, "focus the previous panel", act_prev_panel },
    { { '\n', '\r', KEY_ENTER }, "Enter", "Chunks", "list the selected collection's chunks and zones", act_enter },
    { { KEY_ESC }, "Esc", NULL, "go back: close help or the chunk list, else clear the filter", act_back },
+   { { 'm' },
+     "m",
+     "Map",
+     "in the chunk list: the chunk map (key space by shard, zones, replay) or the list again",
+     act_map },
+   { { '[', ']' },
+     "[ ]",
+     NULL,
+     "in the chunk map: one migration, split or merge back in time, or forward",
+     act_replay },
    { { '/' },
      "/",
      "Filter",
@@ -222,7 +255,9 @@ const action_t actions_table[] = {
    { { 'r' },
      "r",
      NULL,
-     "refresh now, re-reading all chunk counts and sizes (a refresh otherwise reads only what changed)",
+     "refresh now, re-reading all chunk counts and sizes (a refresh otherwise reads only what changed); in the chunk "
+     "map, "
+     "the map",
      act_full_refresh },
    { { KEY_CTRL_L }, "Ctrl-L", NULL, "redraw the whole screen", act_redraw },
    { { 'q', KEY_F (10) }, "q F10", "Quit", "quit", act_quit },
@@ -236,6 +271,7 @@ const action_panel_t actions_panels[] = {
    { "Collections", "key, chunks per shard, data, balance verdict and why, jumbo, outside zone, writes, hot range" },
    { "Events", "migrations (from -> to), splits, balancer rounds; failures kept on screen" },
    { "Chunks (Enter)", "zone ranges, then chunks: range, shard, documents, size, jumbo, zone, HOT and -> moving" },
+   { "Chunk map (m)", "the key space as cells by owning shard, zones beneath, marks, and a replay of recent events" },
 };
 const size_t actions_panel_count = sizeof actions_panels / sizeof actions_panels[0];
 
@@ -273,6 +309,7 @@ actions_dispatch (dash_t *d, int key)
       d->help = false;
       return key == 'q' ? VIEW_QUIT : VIEW_REDRAW;
    }
+   d->key = key;
    for (size_t i = 0; i < actions_count; i++)
       for (int k = 0; k < ACTION_MAX_KEYS && actions_table[i].keys[k]; k++)
          if (actions_table[i].keys[k] == key)
@@ -331,8 +368,8 @@ actions_draw_help (const dash_t *d)
    int h = (int) actions_count + 2 + (int) actions_panel_count;
    int x0, y0, rows;
    char line[160];
-   if (h > d->lines - 2)
-      h = d->lines - 2;
+   if (h > d->lines) /* the whole screen when it needs it (at 80x24 every action still fits) */
+      h = d->lines;
    rows = h - 2;
    x0 = (d->cols - w) / 2;
    y0 = (d->lines - h) / 2;

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "views/screen.h"
+#include "views/dash.h"
 
 #define ACTION_MAX_KEYS 4
 

@@ -10,8 +10,6 @@
 #include "views/meter.h"
 #include "views/views.h"
 
-const char *const view_chunks_sorts[] = { "min", "shard", "docs", "size", NULL };
-
 static const snap_chunks_t *sort_chunks;
 static int sort_key;
 static bool sort_inv;
@@ -125,7 +123,7 @@ view_chunks_draw (dash_t *d, panel_t *p)
    panel_update (p, (int) n, -1);
    snprintf (title, sizeof title, "Chunks of %s (%zu%s%s, %zu zone ranges)  Esc: back", d->drill_ns, nch,
              nch != c->nchunks ? " filtered" : "", c->truncated ? ", capped" : "", c->nzones);
-   snprintf (info, sizeof info, "sort: %s %s  %d/%d", view_chunks_sorts[d->chunk_sort],
+   snprintf (info, sizeof info, "sort: %s %s  %d/%d", dash_sort_name (DASH_NPANELS, d->chunk_sort),
              d->chunk_invert ? crt_glyphs->up : crt_glyphs->down, n ? p->selected + 1 : 0, (int) n);
    panel_draw_frame (p, cols, C_N, title, info);
    if (c->error[0] && panel_body_h (p) > 0) {

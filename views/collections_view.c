@@ -11,8 +11,6 @@
 #include "views/meter.h"
 #include "views/views.h"
 
-const char *const view_colls_sorts[] = { "namespace", "chunks", "data", "writes", "imbalance", NULL };
-
 static const snapshot_t *sort_snap;
 static int sort_key;
 static bool sort_inv;
@@ -156,7 +154,7 @@ view_colls_draw (dash_t *d, panel_t *p)
    if (n)
       snprintf (p->sel_key, sizeof p->sel_key, "%s", s->colls[order[p->selected]].ns);
    snprintf (title, sizeof title, "Collections (%zu%s)  Enter: chunks", n, n != s->ncolls ? " filtered" : "");
-   snprintf (info, sizeof info, "sort: %s %s", view_colls_sorts[d->sort[DASH_COLLS]],
+   snprintf (info, sizeof info, "sort: %s %s", dash_sort_name (DASH_COLLS, d->sort[DASH_COLLS]),
              d->invert[DASH_COLLS] ? crt_glyphs->up : crt_glyphs->down);
    /* too narrow for the WHY column: the selected collection's reason goes in the title row */
    panel_fit_columns (cols, C_N, p->w);

@@ -74,7 +74,7 @@ crt_done (void)
 }
 
 void
-crt_release (void)
+crt_destroy (void)
 {
    crt_done ();
    if (crt_screen) {

@@ -63,7 +63,7 @@ crt_done (void);
 
 /* Frees curses' memory after crt_done (not signal-safe; the normal way out only). */
 void
-crt_release (void);
+crt_destroy (void);
 
 /* The curses attribute for an element in the active scheme. */
 int

@@ -41,6 +41,12 @@ src_request_full (void *ud)
    collect_request_full (ud);
 }
 
+static bool
+src_chunkmap (void *ud, const char *ns, chunkmap_data_t *out, char *error, size_t len)
+{
+   return collect_chunkmap (ud, ns, out, error, len);
+}
+
 static void
 sleep_s (double s)
 {
@@ -79,7 +85,7 @@ run_batch (collect_t *c, const collect_io_t *io, double interval, long frames, b
    }
    if (!ok && snap.error[0])
       fprintf (io->err, "shardsh: dashboard: %s\n", snap.error);
-   snapshot_clear (&snap);
+   snapshot_destroy (&snap);
    return any ? 0 : 1;
 }
 
@@ -107,14 +113,15 @@ dashboard_run (struct sh_ctx *ctx)
                             .chunks = src_chunks,
                             .chunk_sizes = src_chunk_sizes,
                             .set_interval = src_set_interval,
-                            .request_full = src_request_full };
+                            .request_full = src_request_full,
+                            .chunkmap = src_chunkmap };
       bool color = !io.opts->no_color && !(no_color && *no_color);
       dash_init (&d, copts.interval_s);
       rc = screen_run (&d, &src, color, io.opts->frames);
       if (rc)
          fprintf (io.err, "shardsh: the dashboard needs a terminal\n");
-      dash_free (&d);
+      dash_destroy (&d);
    }
-   collect_destroy (c);
+   collect_free (c);
    return rc;
 }

@@ -11,8 +11,6 @@
 #include "views/meter.h"
 #include "views/views.h"
 
-const char *const view_events_sorts[] = { "time", "kind", "namespace", "shard", NULL };
-
 static const char *
 kind_label (snap_event_kind_t k)
 {
@@ -140,7 +138,7 @@ view_events_draw (dash_t *d, panel_t *p)
    }
    panel_update (p, (int) n, -1);
    snprintf (title, sizeof title, "Events (%zu%s)", n, n != s->nevents ? " filtered" : "");
-   snprintf (info, sizeof info, "sort: %s %s", view_events_sorts[d->sort[DASH_EVENTS]],
+   snprintf (info, sizeof info, "sort: %s %s", dash_sort_name (DASH_EVENTS, d->sort[DASH_EVENTS]),
              d->invert[DASH_EVENTS] ? crt_glyphs->up : crt_glyphs->down);
    panel_draw_frame (p, cols, C_N, title, info);
    for (size_t i = 0; i < n; i++) {

@@ -73,31 +73,10 @@ event_word (snap_event_kind_t k)
    return k <= SNAP_EV_OTHER ? words[k] : "other";
 }
 
-void
-render_json (FILE *out, const snapshot_t *s)
+/* The "balancer" field of render_json's document. */
+static void
+json_balancer (FILE *out, const snapshot_t *s)
 {
-   char iso[40];
-   fputs ("{\"cluster\": {\"host\": ", out);
-   json_str (out, s->host);
-   fputs (", \"version\": ", out);
-   json_str (out, s->version);
-   fputs ("}, \"sampledAt\": ", out);
-   if (s->sampled_at_ms) {
-      fmt_iso (s->sampled_at_ms, iso, sizeof iso);
-      json_str (out, iso);
-   } else {
-      fputs ("null", out);
-   }
-   fprintf (out,
-            ", \"sampleMillis\": %lld, \"roundTrips\": %d, \"incremental\": %s, \"collectionsRecounted\": %d, "
-            "\"intervalSec\": %.3g, \"stale\": %s, \"error\": ",
-            (long long) s->sample_ms, s->round_trips, s->incremental ? "true" : "false", s->colls_reread, s->interval_s,
-            s->stale ? "true" : "false");
-   if (s->stale)
-      json_str (out, s->error);
-   else
-      fputs ("null", out);
-   fprintf (out, ", \"hotThresholds\": {\"factor\": %.3g, \"minWritesPerSec\": %.3g}", s->hot_factor, s->hot_min_rate);
    fputs (", \"balancer\": {\"mode\": ", out);
    json_str (out, s->balancer.mode);
    fprintf (out, ", \"inRound\": %s, \"rounds\": ", s->balancer.in_round ? "true" : "false");
@@ -133,7 +112,12 @@ render_json (FILE *out, const snapshot_t *s)
       fputs ("null", out);
    }
    fprintf (out, ", \"chunkSizeBytes\": %lld}", (long long) s->balancer.chunk_size_bytes);
-   fputs (", \"shards\": [", out);
+}
+
+/* The elements of render_json's "shards" array. */
+static void
+json_shards (FILE *out, const snapshot_t *s)
+{
    for (size_t i = 0; i < s->nshards; i++) {
       const snap_shard_t *sh = &s->shards[i];
       fputs (i ? ", {\"shard\": " : "{\"shard\": ", out);
@@ -164,6 +148,36 @@ render_json (FILE *out, const snapshot_t *s)
          fputs ("null}", out);
       }
    }
+}
+
+void
+render_json (FILE *out, const snapshot_t *s)
+{
+   char iso[40];
+   fputs ("{\"cluster\": {\"host\": ", out);
+   json_str (out, s->host);
+   fputs (", \"version\": ", out);
+   json_str (out, s->version);
+   fputs ("}, \"sampledAt\": ", out);
+   if (s->sampled_at_ms) {
+      fmt_iso (s->sampled_at_ms, iso, sizeof iso);
+      json_str (out, iso);
+   } else {
+      fputs ("null", out);
+   }
+   fprintf (out,
+            ", \"sampleMillis\": %lld, \"roundTrips\": %d, \"incremental\": %s, \"collectionsRecounted\": %d, "
+            "\"intervalSec\": %.3g, \"stale\": %s, \"error\": ",
+            (long long) s->sample_ms, s->round_trips, s->incremental ? "true" : "false", s->colls_reread, s->interval_s,
+            s->stale ? "true" : "false");
+   if (s->stale)
+      json_str (out, s->error);
+   else
+      fputs ("null", out);
+   fprintf (out, ", \"hotThresholds\": {\"factor\": %.3g, \"minWritesPerSec\": %.3g}", s->hot_factor, s->hot_min_rate);
+   json_balancer (out, s);
+   fputs (", \"shards\": [", out);
+   json_shards (out, s);
    fputs ("], \"collections\": [", out);
    for (size_t i = 0; i < s->ncolls; i++) {
       const snap_coll_t *co = &s->colls[i];
@@ -229,6 +243,28 @@ render_json (FILE *out, const snapshot_t *s)
       json_str (out, e->text);
       fputs ("}", out);
    }
+   /* the long operations, as sh.progress --json names their fields (null: unknown or not to be trusted) */
+   fprintf (out, "], \"operationsTotal\": %zu, \"operations\": [", s->ops_total);
+   for (size_t i = 0; i < s->nops; i++) {
+      const snap_op_t *o = &s->ops[i];
+      fputs (i ? ", {\"type\": " : "{\"type\": ", out);
+      json_str (out, o->type);
+      fputs (", \"ns\": ", out);
+      json_str (out, o->ns);
+      fputs (", \"shard\": ", out);
+      json_str (out, o->shard);
+      fputs (", \"phase\": ", out);
+      json_str (out, o->phase);
+      fputs (", \"percent\": ", out);
+      json_rate (out, o->percent >= 0, o->percent);
+      fputs (", \"bytesPerSec\": ", out);
+      json_rate (out, o->bytes_ps >= 0, o->bytes_ps);
+      fputs (", \"etaSec\": ", out);
+      json_rate (out, o->eta_s >= 0, o->eta_s);
+      fputs (", \"caveat\": ", out);
+      json_str (out, o->caveat);
+      fputs ("}", out);
+   }
    fputs ("]}\n", out);
 }
 
@@ -277,6 +313,12 @@ render_text (FILE *out, const snapshot_t *s)
                (long long) sh->drain.chunks, snap_fmt_bytes (sh->drain.bytes, a, sizeof a),
                sh->drain.databases >= 0 ? dbs : "?", rate, sh->drain.window_s, eta);
    }
+   for (size_t i = 0; i < s->nops; i++) {
+      char line[SNAP_TEXT * 2];
+      fprintf (out, "%s%s\n", i ? "" : "\noperations:\n", snap_fmt_op (&s->ops[i], line, sizeof line));
+   }
+   if (s->ops_total > s->nops)
+      fprintf (out, "(%zu more operations)\n", s->ops_total - s->nops);
    fprintf (out, "\n%-24s %-18s %7s %9s  %-10s %s\n", "COLLECTION", "KEY", "CHUNKS", "DATA", "BALANCE",
             "PER SHARD / HOT");
    for (size_t i = 0; i < s->ncolls; i++) {

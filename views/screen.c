@@ -2,7 +2,6 @@
  * whole-frame drawing into curses' virtual screen with one doupdate per frame (no clear() except Ctrl-L, so no
  * flicker), and the one loop: tick, sample unless paused, draw, read a key, act on the reaction. */
 #include <curses.h>
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,65 +10,6 @@
 #include "views/crt.h"
 #include "views/screen.h"
 #include "views/views.h"
-
-void
-dash_init (dash_t *d, double interval_s)
-{
-   memset (d, 0, sizeof *d);
-   d->interval_s = interval_s;
-   d->focus = DASH_COLLS;
-}
-
-void
-dash_free (dash_t *d)
-{
-   snapshot_clear (&d->snap);
-   snap_chunks_clear (&d->chunks);
-}
-
-bool
-dash_filter_match (const dash_t *d, const char *text)
-{
-   size_t fl = strlen (d->filter), tl;
-   if (!fl)
-      return true;
-   tl = strlen (text);
-   for (size_t i = 0; i + fl <= tl; i++) {
-      size_t k = 0;
-      while (k < fl && tolower ((unsigned char) text[i + k]) == tolower ((unsigned char) d->filter[k]))
-         k++;
-      if (k == fl)
-         return true;
-   }
-   return false;
-}
-
-/* The sort names of a panel (DASH_NPANELS: the drill-down). */
-static const char *const *
-sort_names (int panel)
-{
-   return panel == DASH_SHARDS   ? view_shards_sorts
-          : panel == DASH_COLLS  ? view_colls_sorts
-          : panel == DASH_EVENTS ? view_events_sorts
-                                 : view_chunks_sorts;
-}
-
-int
-view_sort_count (int panel)
-{
-   const char *const *names = sort_names (panel);
-   int n = 0;
-   while (names[n])
-      n++;
-   return n;
-}
-
-const char *
-view_sort_name (int panel, int sort)
-{
-   const char *const *names = sort_names (panel);
-   return sort >= 0 && sort < view_sort_count (panel) ? names[sort] : "?";
-}
 
 /* Grows *h towards need by at most *left rows. */
 static void
@@ -89,7 +29,7 @@ screen_layout (dash_t *d, int lines, int cols)
 {
    const snapshot_t *s = &d->snap;
    int body, left, y = 2, ndrain = 0;
-   int shards_need, colls_need, events_need, shards_h, colls_h, events_h, drain_h;
+   int shards_need, colls_need, events_need, shards_h, colls_h, events_h, drain_h, ops_h;
    d->lines = lines;
    d->cols = cols;
    d->too_small = lines < DASH_MIN_LINES || cols < DASH_MIN_COLS;
@@ -104,7 +44,11 @@ screen_layout (dash_t *d, int lines, int cols)
    /* the strip only when every shard row still fits beside the other panels' least */
    if (drain_h && body - drain_h < (shards_need - 1) + 4 + 3)
       drain_h = 0;
-   left = body - drain_h;
+   /* the operations likewise, after the drain strip */
+   ops_h = s->nops ? 1 + (s->nops < 4 ? (int) s->nops : 4) : 0;
+   if (ops_h && body - drain_h - ops_h < (shards_need - 1) + 4 + 3)
+      ops_h = 0;
+   left = body - drain_h - ops_h;
    /* at least a row each (the totals row comes only with room), then the shards, the collections and the events
     * as far as their content goes; the events take whatever is left */
    shards_h = 3;
@@ -125,6 +69,8 @@ screen_layout (dash_t *d, int lines, int cols)
    y += shards_h;
    panel_set_rect (&d->drain_panel, 0, y, cols, drain_h);
    y += drain_h;
+   panel_set_rect (&d->ops_panel, 0, y, cols, ops_h);
+   y += ops_h;
    panel_set_rect (&d->panels[DASH_COLLS], 0, y, cols, colls_h);
    y += colls_h;
    panel_set_rect (&d->panels[DASH_EVENTS], 0, y, cols, events_h);
@@ -147,12 +93,15 @@ screen_draw (dash_t *d)
    for (int i = 0; i < DASH_NPANELS; i++)
       d->panels[i].focused = !d->drill && i == d->focus;
    view_header_draw (d);
-   if (d->drill) {
+   if (d->drill && d->map) {
+      view_chunkmap_draw (d, &d->chunk_panel);
+   } else if (d->drill) {
       d->chunk_panel.focused = true;
       view_chunks_draw (d, &d->chunk_panel);
    } else {
       view_shards_draw (d, &d->panels[DASH_SHARDS]);
       view_drain_draw (d, &d->drain_panel);
+      view_ops_draw (d, &d->ops_panel);
       view_colls_draw (d, &d->panels[DASH_COLLS]);
       view_events_draw (d, &d->panels[DASH_EVENTS]);
    }
@@ -174,14 +123,15 @@ fetch_chunks (dash_t *d, const dash_source_t *src)
    src->chunk_sizes (src->ud, &d->chunks, rows, n);
 }
 
-/* What the layout depends on: the numbers of shards, collections, events and draining shards. */
+/* What the layout depends on: the numbers of shards, collections, events, draining shards and operations. */
 static long
 layout_shape (const snapshot_t *s)
 {
    long nd = 0;
    for (size_t i = 0; i < s->nshards; i++)
       nd += s->shards[i].draining;
-   return (((long) s->nshards * 4096 + (long) s->ncolls) * 64 + (long) s->nevents) * 16 + nd;
+   return ((((long) s->nshards * 4096 + (long) s->ncolls) * 64 + (long) s->nevents) * 16 + nd) * 16 +
+          (long) (s->nops < 15 ? s->nops : 15);
 }
 
 int
@@ -201,7 +151,7 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
          break;
       if (!d->paused && now >= next_sample) {
          src->sample (src->ud, &d->snap);
-         if (d->drill)
+         if (d->drill && !d->map) /* the map is read when opened and on r, not every sample */
             fetch_chunks (d, src);
          d->frames++;
          next_sample = clock_mono_ms () + (int64_t) (d->interval_s * 1000.0);
@@ -260,7 +210,15 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
          fetch_chunks (d, src);
          react |= VIEW_REDRAW;
       }
+      if (react & VIEW_FETCH_MAP) {
+         d->map_error[0] = '\0';
+         if (!src->chunkmap)
+            bson_strncpy (d->map_error, "this source has no chunk map", sizeof d->map_error);
+         else
+            src->chunkmap (src->ud, d->drill_ns, &d->cmap, d->map_error, sizeof d->map_error);
+         react |= VIEW_REDRAW;
+      }
    }
-   crt_release ();
+   crt_destroy ();
    return 0;
 }

@@ -11,8 +11,6 @@
 #include "views/meter.h"
 #include "views/views.h"
 
-const char *const view_shards_sorts[] = { "name", "chunks", "data", "writes", NULL };
-
 static const snapshot_t *sort_snap;
 static int sort_key;
 static bool sort_inv;
@@ -120,7 +118,7 @@ view_shards_draw (dash_t *d, panel_t *p)
    if (n)
       snprintf (p->sel_key, sizeof p->sel_key, "%s", s->shards[order[p->selected]].name);
    snprintf (title, sizeof title, "Shards (%zu%s)", n, n != s->nshards ? " filtered" : "");
-   snprintf (info, sizeof info, "sort: %s %s", view_shards_sorts[d->sort[DASH_SHARDS]],
+   snprintf (info, sizeof info, "sort: %s %s", dash_sort_name (DASH_SHARDS, d->sort[DASH_SHARDS]),
              d->invert[DASH_SHARDS] ? crt_glyphs->up : crt_glyphs->down);
    panel_draw_frame (p, cols, C_N, title, info);
    for (size_t i = 0; i < n; i++) {

@@ -1,66 +1,78 @@
 /* The dashboard's views: each draws one part of the screen from the snapshot in dash_t, and knows how to order
- * and filter its own rows. One view per file. */
+ * and filter its own rows. One view per file. Views read dash.h and never call the screen (screen.c calls them). */
 #ifndef SHARDSH_VIEWS_H
 #define SHARDSH_VIEWS_H
 
 #include <stdio.h>
 
-#include "views/screen.h"
+#include "views/dash.h"
 
 /* header_view.c: the two header lines (cluster, balancer, sample clock, PAUSED/STALE). */
 void
 view_header_draw (const dash_t *d);
 
-/* shards_view.c */
+/* shards_view.c: the shards panel in p (one row per shard that passes the filter, in d's sort), the selection kept
+ * in view. */
 void
 view_shards_draw (dash_t *d, panel_t *p);
+
+/* The indices (in d->snap.shards) of the shard rows in screen order, filtered and sorted, into out (room for every
+ * shard); returns their number. The same pattern for every _order below. */
 size_t
 view_shards_order (const dash_t *d, size_t *out);
-extern const char *const view_shards_sorts[];
 
-/* collections_view.c */
+/* collections_view.c: the collections panel in p (a row per sharded collection, with its balance verdict). */
 void
 view_colls_draw (dash_t *d, panel_t *p);
+
+/* The indices (in d->snap.colls) of the collection rows in screen order; returns their number. */
 size_t
 view_colls_order (const dash_t *d, size_t *out);
-extern const char *const view_colls_sorts[];
 
-/* events_view.c */
+/* events_view.c: the recent events panel in p (splits, migrations, balancer rounds; failures marked). */
 void
 view_events_draw (dash_t *d, panel_t *p);
+
+/* The indices (in d->snap.events) of the event rows in screen order; returns their number. */
 size_t
 view_events_order (const dash_t *d, size_t *out);
-extern const char *const view_events_sorts[];
 
 /* drain_view.c: the draining shards' progress, in the rectangle p (title row, one row per draining shard). */
 void
 view_drain_draw (const dash_t *d, const panel_t *p);
 
+/* ops_view.c: the long operations (sh.progress), in the rectangle p (title row, one row per operation). */
+void
+view_ops_draw (const dash_t *d, const panel_t *p);
+
 /* chunks_view.c: the drill-down (chunks and zones of one collection). Rows are numbered zones first, then chunks
  * (nzones + chunk index). */
 void
 view_chunks_draw (dash_t *d, panel_t *p);
+
+/* The row numbers (zones first, then chunks) of the drill-down in screen order; returns their number. */
 size_t
 view_chunks_order (const dash_t *d, size_t *out);
-extern const char *const view_chunks_sorts[];
 
 /* The indices (in d->chunks.chunks) of at most max chunk rows on screen, in screen order. */
 size_t
 view_chunks_visible (const dash_t *d, size_t *out, size_t max);
 
+/* chunkmap_view.c: the chunk map of the drilled-down collection (m): the key space as a strip of cells by owning
+ * shard, zones beneath, a legend, and the replay's position ([ back, ] forward). */
+void
+view_chunkmap_draw (const dash_t *d, const panel_t *p);
+
 /* The namespace of the selected collection row, or NULL. */
 const char *
 view_colls_selected (const dash_t *d);
 
-/* Number of sort choices of a panel. */
-int
-view_sort_count (int panel);
-const char *
-view_sort_name (int panel, int sort);
-
-/* render_text.c: batch output from the same snapshot. */
+/* render_text.c: batch output from the same snapshot. render_text writes the panels as plain text lines. */
 void
 render_text (FILE *out, const snapshot_t *snap);
+
+/* Writes snap as one JSON document on one line (--once --json): cluster, balancer, shards, collections, totals,
+ * events. */
 void
 render_json (FILE *out, const snapshot_t *snap);
 

@@ -1,6 +1,8 @@
-/* The connection: a lazily created mongoc client, sending a command document exactly as built (the driver adds
- * only $db, lsid, $clusterTime and a non-primary $readPreference), iterating cursors, and --dry-run, where nothing
- * is sent and each request is printed instead. Driver errors become sh_error_t values with the server's code. */
+/* The connection, sole owner of the session's client and connection string (ctx->client, ctx->uri, ctx->conn): a
+ * lazily created mongoc client, sending a command document exactly as built (the driver adds only $db, lsid,
+ * $clusterTime and a non-primary $readPreference), iterating cursors, and --dry-run, where nothing is sent and each
+ * request is printed instead. Driver errors become sh_error_t values with the server's code (server_error.h). Other
+ * code reads ctx->client (server descriptions, completion) but never creates, replaces or destroys it. */
 #ifndef SHARDSH_CONN_H
 #define SHARDSH_CONN_H
 
@@ -21,9 +23,24 @@ typedef enum {
 void
 conn_init (sh_ctx_t *ctx, const char *uri, const char *db);
 
-/* Closes the client (if any) and frees what conn_init and later calls allocated in ctx. */
+/* Closes the client (if any) and frees what conn_init and later calls allocated in ctx (ctx itself is the caller's). */
 void
-conn_cleanup (sh_ctx_t *ctx);
+conn_destroy (sh_ctx_t *ctx);
+
+/* Sets serverSelectionTimeoutMS, connectTimeoutMS and socketTimeoutMS of ctx's connection to ms (0: back to the
+ * connection string's own). The connection owns the client and the connection string: ctx->uri stays the user's, the
+ * timeouts are applied when the client is created, and a client made with other timeouts is dropped here (its
+ * cursors detached) so the next command connects with the new ones. Returns false and changes nothing when the
+ * connection string sets socketTimeoutMS or serverSelectionTimeoutMS itself (the user's choice wins) or cannot be
+ * parsed. */
+bool
+conn_set_timeouts (sh_ctx_t *ctx, int32_t ms);
+
+/* Sends { hello: 1 } on db ({ isMaster: 1 } to a server without hello) and sets *is_mongos when the server is a
+ * router (msg: "isdbgrid"). Caches nothing and warns nobody: the caller decides when to ask and what to say. Returns
+ * false with err set when the command failed (*is_mongos false). */
+bool
+conn_is_mongos (sh_ctx_t *ctx, const char *db, bool *is_mongos, sh_error_t *err);
 
 /* After a network error, drops the client so the next command connects afresh instead of repeating the error for
  * the driver's 5 s cooldown (a statement's start calls it: dispatch_stmt). */
@@ -118,7 +135,8 @@ conn_redact_text (const char *text);
 void
 conn_redact_doc (const bson_t *src, bson_t *dst);
 
-/* Fills err from a libmongoc error and, when there is one, the server's reply (for codeName). A refused login becomes
+/* server_error_from_mongoc (server_error.h) without a session: the user is "(none)" and no client is marked stale.
+ * Fills err from a libmongoc error and, when there is one, the server's reply (for codeName). A refused login becomes
  * "authentication failed for user 'U' on database 'D'" (code 18 AuthenticationFailed when the server said so) and a
  * server certificate the CA did not sign "TLS: the server's certificate was not signed by the CA in FILE". */
 void

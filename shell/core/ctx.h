@@ -34,6 +34,16 @@ typedef struct sh_ctx {
    struct conn_cursor *
       *cursor_out;             /* set by the engine: find and aggregate open a live cursor here and print nothing */
    const char *confirm_effect; /* when set, the confirmation prompt names this effect first (from the plan); borrowed */
+   struct {
+      char auth_user[128];              /* who the client authenticates as (conn_ensure), for error messages only */
+      char auth_db[128];                /* ... and on which database */
+      char tls_ca[1024];                /* the CA file it trusts, "" when none */
+      int32_t socket_timeout_ms;        /* its socketTimeoutMS, for "no reply" messages */
+      int32_t timeouts_ms;              /* conn_set_timeouts' value; 0: the connection string's own */
+      bool client_stale;                /* a network error: the next statement starts with a new client */
+      bool bad_reply_seen;              /* the stream refused a reply's bytes, for the error's wording; read once */
+      struct conn_cursor *live_cursors; /* every open cursor: a dropped client detaches them first */
+   } conn;                              /* the connection's own state: read and written by shell/core/conn*.c only */
 } sh_ctx_t;
 
 #endif

@@ -29,6 +29,7 @@ typedef struct {
    bool continue_on_error;
    bool no_preflight; /* --no-preflight: scripts are not checked against the cluster before the first write */
    bool plan;         /* --plan: check, print what would change and move, send nothing that writes */
+   bool verbose;      /* --verbose: a -f script shows every result (docs/plan.md, "Script output") */
    bool norc;
    bool no_color;
    bool dashboard;  /* --dashboard */

@@ -71,7 +71,7 @@ run_statements (const sh_script_t *script)
          sh_error_render (sink (), &err, script->name, script->source, false);
       ctx.exit_requested = false;
    }
-   conn_cleanup (&ctx);
+   conn_destroy (&ctx);
 }
 
 void

@@ -85,7 +85,7 @@ for stmt in 'sh.waitForBalancer(true, 2147483647)' 'sh.stopBalancer(0)' \
    out=$("$SHARDSH" --norc --quiet --dry-run --eval "$stmt" 2>&1)
    check_eq "arg_numbers/accepts $stmt" 0 "$?"
 done
-out=$("$SHARDSH" --norc --quiet --dry-run --eval 'sh.shardCollection("a.b", {k: 1}, false, {numInitialChunks: 2147483647})' 2>&1)
+out=$("$SHARDSH" --norc --quiet --dry-run --json --eval 'sh.shardCollection("a.b", {k: 1}, false, {numInitialChunks: 2147483647})' 2>&1)
 check_contains "arg_numbers/numInitialChunks sent unchanged" '"numInitialChunks" : { "$numberInt" : "2147483647" }' "$out"
 
 # the dashboard's numeric options

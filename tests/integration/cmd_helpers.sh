@@ -35,8 +35,9 @@ normalise_log() {
       | { db: .db, cmd: ($c | del(.lsid, ."$clusterTime", ."$db", ."$readPreference")) }
       | if .cmd.aggregate == "changelog" then .cmd.pipeline[0]["$match"].time["$gt"] = "<date>" else . end' "$1"
 }
+# the requests of a --dry-run --json run (canonical Extended JSON, so types compare exactly; issue 18)
 normalise_dry() {
-   sed -n 's/^\[dry-run\] \([^ ]*\) \(.*\)$/{"db": "\1", "cmd": \2}/p' "$1" |
+   jq -c 'select(.dryRun) | {db: .db, cmd: .command}' "$1" |
       jq -c 'if .cmd.aggregate == "changelog" then .cmd.pipeline[0]["$match"].time["$gt"] = "<date>" else . end'
 }
 
@@ -44,7 +45,7 @@ for v in 8.3 8.0 4.4; do
    js="$TMPD/all.js"
    [ "$v" = 4.4 ] && js="$TMPD/all44.js"
    [ "$v" = 8.3 ] && js="$TMPD/all83.js"
-   NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run "$js" > "$TMPD/dry.out" 2>&1
+   NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run --json "$js" > "$TMPD/dry.out" 2> /dev/null
    normalise_dry "$TMPD/dry.out" > "$TMPD/expected"
    if ! sim_start --scenario demo --version "$v" --log-commands "$TMPD/sim-$v.log"; then
       fail "cmd_helpers.$v" "shardsim did not start"

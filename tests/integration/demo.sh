@@ -25,7 +25,7 @@ rc=$?
 check_eq "demo/runs without a terminal and exits 0" "0" "$rc"
 check_contains "demo/the tour lists the shards" "_id: 'shard01'" "$out"
 check_contains "demo/the tour counts chunks on the server" "chunks:" "$out"
-check_contains "demo/the tour shows a dry run" "[dry-run] admin" "$out"
+check_contains "demo/the tour shows a dry run" "[dry-run] <eval>:1 admin" "$out"
 check_contains "demo/the tour adds a zone range" "tag: 'CHI'" "$out"
 check_not_contains "demo/the tour runs without an error" "error" "$out"
 left_over && fail "demo/shardsim is stopped after the tour" "a demo shardsim is still running" ||

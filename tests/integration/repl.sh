@@ -25,6 +25,8 @@ wait_for 'addShardToZone" : "shard01", "zone" : "NYC"' && pass "repl/multi-line 
 $T send-keys -t repl 'sh.moveChunk("a.b", {x: 1}, "s2")'
 wait_for 'sh.moveChunk("a.b", {x: 1}, "s2")'
 $T send-keys -t repl C-c
+# and type on only once the fresh prompt is there (a bare "test>" line: the dropped line keeps its text)
+wait_for '^test>$'
 $T send-keys -t repl 'sh.isBalancerRun' Tab
 $T send-keys -t repl ')' Enter
 wait_for '"balancerStatus"' && pass "repl/tab completes helper names" ||

@@ -23,8 +23,8 @@ reshard_rows() {
 # ---- the dry-run golden is what goes on the wire: tests/scripts/dryrun_story.js live against shardsim (minus the
 # endless watch, and explainBalance, whose follow-up reads depend on the cluster) ----
 grep -v -E '^//|watch|explainBalance' tests/scripts/dryrun_story.js > "$TMPD/story_dry.js"
-NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run -f "$TMPD/story_dry.js" |
-   sed -n 's/^\[dry-run\] \([^ ]*\) \(.*\)$/{"db": "\1", "cmd": \2}/p' | jq -c . > "$TMPD/story_expected"
+NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run --json -f "$TMPD/story_dry.js" 2> /dev/null |
+   jq -c 'select(.dryRun) | {db: .db, cmd: .command}' > "$TMPD/story_expected"
 if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/story_sim.log"; then
    NO_COLOR=1 "$SHARDSH" --norc --quiet -f "$TMPD/story_dry.js" "$SIM_URI/test" > /dev/null 2>&1
    sim_stop

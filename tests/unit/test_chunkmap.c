@@ -41,7 +41,7 @@ add_event (chunkmap_t *cm, int64_t t, chunkmap_kind_t kind, int lo, int hi, int 
    bool ok;
    key_init (&a, lo);
    key_init (&b, hi);
-   ok = chunkmap_add_event (cm, t, kind, &a, &b, from, to);
+   ok = chunkmap_add_event (cm, t, kind, &a, &b, from, to, NULL);
    bson_destroy (&a);
    bson_destroy (&b);
    return ok;

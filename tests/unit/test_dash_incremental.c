@@ -127,7 +127,7 @@ full_sample (sh_ctx_t *ctx, snapshot_t *out)
    o.interval_s = 20;
    c = collect_new (ctx, &o);
    ok = collect_sample (c, out);
-   collect_destroy (c);
+   collect_free (c);
    return ok && !out->incremental;
 }
 
@@ -201,7 +201,7 @@ run_version (const char *version)
       CHECK_STR (name, "", diff);
    } else
       UNIT_FAIL (name, "%s", "the full sample failed");
-   snapshot_clear (&full);
+   snapshot_destroy (&full);
 
    for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++) {
       const change_t *ch = &changes[i];
@@ -215,7 +215,7 @@ run_version (const char *version)
       snprintf (name, sizeof name, "dash_incremental/%s/%s/sample", version, ch->name);
       if (!collect_sample (inc, &cur) || !full_sample (&ctx, &full)) {
          UNIT_FAIL (name, "%s", cur.error[0] ? cur.error : "a sample failed");
-         snapshot_clear (&full);
+         snapshot_destroy (&full);
          continue;
       }
       snprintf (name, sizeof name, "dash_incremental/%s/%s/kind", version, ch->name);
@@ -234,7 +234,7 @@ run_version (const char *version)
       snprintf (name, sizeof name, "dash_incremental/%s/%s/equals_full", version, ch->name);
       snap_diff (&cur, &full, diff, sizeof diff);
       CHECK_STR (name, "", diff);
-      snapshot_clear (&full);
+      snapshot_destroy (&full);
    }
    /* after the full read the metadata asked for, the next one is incremental again; a requested one is full */
    snprintf (name, sizeof name, "dash_incremental/%s/incremental_again", version);
@@ -245,11 +245,48 @@ run_version (const char *version)
    snprintf (name, sizeof name, "dash_incremental/%s/then_incremental", version);
    CHECK (name, collect_sample (inc, &cur) && cur.incremental);
 
-   snapshot_clear (&cur);
-   collect_destroy (inc);
-   conn_cleanup (&ctx);
+   snapshot_destroy (&cur);
+   collect_free (inc);
+   conn_destroy (&ctx);
    sim_stop (&sim);
    fclose (sink);
+}
+
+/* The collector's timeouts go through the connection (conn_set_timeouts): the connection string stays the user's, a
+ * client made with other timeouts is dropped (the next command connects with the new ones), the same timeouts keep
+ * it, and a string that sets its own timeouts is left alone. No I/O: the client never sends. */
+static void
+test_timeouts (void)
+{
+   const char *plain = "mongodb://127.0.0.1:1/?appname=t";
+   sh_options_t opts;
+   sh_ctx_t ctx;
+   sh_error_t err;
+   collect_opts_t o = collect_opts_default ();
+   collect_t *c;
+
+   memset (&opts, 0, sizeof opts);
+   memset (&ctx, 0, sizeof ctx);
+   ctx.opts = &opts;
+   conn_init (&ctx, plain, "test");
+   o.interval_s = 2.0;
+   c = collect_new (&ctx, &o);
+   CHECK ("dash_timeouts/uri_stays_the_users", !strcmp (ctx.uri, plain));
+   CHECK ("dash_timeouts/asked_45_percent", ctx.conn.timeouts_ms == 900);
+   sh_error_clear (&err);
+   CHECK ("dash_timeouts/client_created", conn_ensure (&ctx, &err) && ctx.client);
+   CHECK ("dash_timeouts/same_keeps_client", conn_set_timeouts (&ctx, 900) && ctx.client);
+   CHECK ("dash_timeouts/change_drops_client",
+          conn_set_timeouts (&ctx, 1800) && !ctx.client && ctx.conn.timeouts_ms == 1800);
+   collect_free (c);
+   CHECK ("dash_timeouts/outlive_the_collector", ctx.conn.timeouts_ms == 1800 && !strcmp (ctx.uri, plain));
+   conn_destroy (&ctx);
+
+   memset (&ctx, 0, sizeof ctx);
+   ctx.opts = &opts;
+   conn_init (&ctx, "mongodb://127.0.0.1:1/?socketTimeoutMS=7000", "test");
+   CHECK ("dash_timeouts/users_own_win", !conn_set_timeouts (&ctx, 900) && ctx.conn.timeouts_ms == 0);
+   conn_destroy (&ctx);
 }
 
 int
@@ -258,5 +295,6 @@ main (void)
    run_version ("4.4");
    run_version ("5.0");
    run_version ("7.0");
+   test_timeouts ();
    UNIT_EXIT ();
 }

@@ -86,8 +86,8 @@ test_hot_ascending (void)
    snprintf (cur.colls[0].bottom_max, sizeof cur.colls[0].bottom_max, "{ ts: -5 }");
    collect_judge (&cur, &prev, 2.0, NULL, &o);
    CHECK_STR ("judge/hot_range_minkey", "{ ts: MinKey() } -> { ts: -5 }", cur.colls[0].hot_range);
-   snapshot_clear (&prev);
-   snapshot_clear (&cur);
+   snapshot_destroy (&prev);
+   snapshot_destroy (&cur);
 }
 
 static void
@@ -128,15 +128,15 @@ test_not_hot (void)
       CHECK ("judge/own_reads_subtracted", cur.colls[0].cells[0].reads_ps == 0.0);
    }
    /* one shard: never hot (the fair share is everything) */
-   snapshot_clear (&prev);
-   snapshot_clear (&cur);
+   snapshot_destroy (&prev);
+   snapshot_destroy (&cur);
    make_snap (&prev, 1, 7, false);
    make_snap (&cur, 1, 7, false);
    cur.colls[0].cells[0].writes_ops = 1000;
    collect_judge (&cur, &prev, 1.0, NULL, &o);
    CHECK ("judge/one_shard_never_hot", cur.colls[0].hot_shard < 0);
-   snapshot_clear (&prev);
-   snapshot_clear (&cur);
+   snapshot_destroy (&prev);
+   snapshot_destroy (&cur);
 }
 
 static void
@@ -178,7 +178,7 @@ test_balance (void)
    s.colls[0].out_of_zone = 2;
    collect_judge (&s, NULL, 0, NULL, &o);
    CHECK ("judge/outside_zone", s.colls[0].balance == SNAP_BAL_IMBALANCED);
-   snapshot_clear (&s);
+   snapshot_destroy (&s);
 }
 
 /* Counters read at their own times: a rate spans two readings of the collection; an unchanged reading (the
@@ -200,7 +200,7 @@ test_readings (void)
    collect_judge (&cur, &prev, 1.0, NULL, &o);
    CHECK ("judge/rate_over_readings", cur.colls[0].cells[0].writes_ps == 100.0);
    /* the next sample did not read it: same reading, same rates */
-   snapshot_clear (&prev);
+   snapshot_destroy (&prev);
    snapshot_copy (&prev, &cur);
    collect_judge (&cur, &prev, 1.0, NULL, &o);
    CHECK ("judge/rate_carried", cur.colls[0].cells[0].writes_ps == 100.0 && cur.colls[0].hot_shard == 0);
@@ -208,8 +208,8 @@ test_readings (void)
    prev.colls[0].stats_ms = 0;
    collect_judge (&cur, &prev, 1.0, NULL, &o);
    CHECK ("judge/first_reading_no_rate", cur.colls[0].cells[0].writes_ps == 0.0);
-   snapshot_clear (&prev);
-   snapshot_clear (&cur);
+   snapshot_destroy (&prev);
+   snapshot_destroy (&cur);
 }
 
 static void
@@ -223,8 +223,8 @@ test_copy (void)
    a.colls[0].cells[0].chunks = 99;
    CHECK ("snapshot/deep_copy", b.colls[0].cells[0].chunks == 3 && b.shards != a.shards);
    CHECK ("snapshot/shard_index", snapshot_shard_index (&b, "shard02") == 1 && snapshot_shard_index (&b, "x") == -1);
-   snapshot_clear (&a);
-   snapshot_clear (&b);
+   snapshot_destroy (&a);
+   snapshot_destroy (&b);
    CHECK ("snapshot/clear", b.nshards == 0 && b.shards == NULL);
 }
 
@@ -247,7 +247,7 @@ test_totals (void)
    collect_judge (&s, NULL, 0, NULL, &o);
    CHECK ("judge/totals", s.total_chunks == 6 && s.total_jumbo == 1 && s.total_bytes == 600 && s.total_docs == 60);
    CHECK ("judge/collection_documents", s.colls[0].docs == 60);
-   snapshot_clear (&s);
+   snapshot_destroy (&s);
 }
 
 int

@@ -164,7 +164,7 @@ test_json (void)
       bson_destroy (doc);
    }
    free (json);
-   snapshot_clear (&s);
+   snapshot_destroy (&s);
 }
 
 static void
@@ -183,7 +183,7 @@ test_text (void)
    text = capture (render_text, &s);
    CHECK ("render/text_stale", strstr (text, "STALE: connection refused") != NULL);
    free (text);
-   snapshot_clear (&s);
+   snapshot_destroy (&s);
 }
 
 static void
@@ -255,6 +255,65 @@ screen_has (const char *needle)
       if (strstr (row (y, buf, sizeof buf), needle))
          return true;
    return false;
+}
+
+/* The drill-down's chunk list filters and sorts, and marks the hot chunk and a chunk being moved. */
+static void
+test_screen_chunks (dash_t *d)
+{
+   size_t order[8], n;
+   snap_chunks_destroy (&d->chunks);
+   snprintf (d->chunks.ns, sizeof d->chunks.ns, "app.users");
+   d->chunks.nchunks = 3;
+   d->chunks.chunks = calloc (3, sizeof *d->chunks.chunks);
+   for (int i = 0; i < 3; i++) {
+      snap_chunk_t *ch = &d->chunks.chunks[i];
+      snprintf (ch->min, sizeof ch->min, "{ uid: %d }", i * 10);
+      snprintf (ch->max, sizeof ch->max, "{ uid: %d }", i * 10 + 10);
+      snprintf (ch->shard, sizeof ch->shard, "shard0%d", i == 1 ? 2 : 1);
+      ch->docs = 100 * (i + 1);
+      ch->bytes = -1;
+   }
+   d->chunks.chunks[2].hot = true;
+   snprintf (d->chunks.chunks[0].moving_to, sizeof d->chunks.chunks[0].moving_to, "shard03");
+   snprintf (d->filter, sizeof d->filter, "shard01");
+   n = view_chunks_order (d, order);
+   CHECK ("chunks/filter_by_shard", n == 2 && order[0] == 0 && order[1] == 2);
+   d->filter[0] = '\0';
+   actions_dispatch (d, 's');
+   actions_dispatch (d, 's');
+   n = view_chunks_order (d, order);
+   CHECK ("chunks/sort_by_docs", d->chunk_sort == 2 && n == 3 && order[0] == 2 && order[2] == 0);
+   actions_dispatch (d, 'I');
+   n = view_chunks_order (d, order);
+   CHECK ("chunks/sort_inverted", order[0] == 0);
+   screen_draw (d);
+   CHECK ("chunks/marks", screen_has ("^HOT") && screen_has ("-> shard03") && screen_has ("sort: docs"));
+}
+
+/* A draining shard stays on screen when the rows run short, and says so. */
+static void
+test_screen_draining (void)
+{
+   dash_t m;
+   dash_init (&m, 2.0);
+   m.snap.nshards = 12;
+   m.snap.shards = calloc (12, sizeof *m.snap.shards);
+   for (int i = 0; i < 12; i++)
+      snprintf (m.snap.shards[i].name, sizeof m.snap.shards[i].name, "shard%02d", i + 1);
+   m.snap.shards[11].draining = true;
+   m.snap.shards[11].drain.eta_s = -1;
+   m.snap.shards[11].drain.bytes_ps = -1;
+   resizeterm (16, 60);
+   screen_layout (&m, 16, 60);
+   screen_draw (&m);
+   CHECK ("screen/draining_kept_60x16", screen_has ("shard12") && screen_has ("DRAIN"));
+   resizeterm (45, 160);
+   screen_layout (&m, 45, 160);
+   screen_draw (&m);
+   CHECK ("screen/drain_strip_160x45", screen_has ("Draining (1)") && screen_has ("shard12: 0 chunks"));
+   dash_destroy (&m);
+   resizeterm (24, 80);
 }
 
 static void
@@ -341,71 +400,20 @@ test_screen (void)
       for (int y = 0; y < LINES; y++)
          printf ("# %s\n", row (y, buf, sizeof buf));
    }
-   /* the chunk list filters and sorts, and marks the hot chunk and a chunk being moved */
-   {
-      size_t order[8], n;
-      snap_chunks_clear (&d.chunks);
-      snprintf (d.chunks.ns, sizeof d.chunks.ns, "app.users");
-      d.chunks.nchunks = 3;
-      d.chunks.chunks = calloc (3, sizeof *d.chunks.chunks);
-      for (int i = 0; i < 3; i++) {
-         snap_chunk_t *ch = &d.chunks.chunks[i];
-         snprintf (ch->min, sizeof ch->min, "{ uid: %d }", i * 10);
-         snprintf (ch->max, sizeof ch->max, "{ uid: %d }", i * 10 + 10);
-         snprintf (ch->shard, sizeof ch->shard, "shard0%d", i == 1 ? 2 : 1);
-         ch->docs = 100 * (i + 1);
-         ch->bytes = -1;
-      }
-      d.chunks.chunks[2].hot = true;
-      snprintf (d.chunks.chunks[0].moving_to, sizeof d.chunks.chunks[0].moving_to, "shard03");
-      snprintf (d.filter, sizeof d.filter, "shard01");
-      n = view_chunks_order (&d, order);
-      CHECK ("chunks/filter_by_shard", n == 2 && order[0] == 0 && order[1] == 2);
-      d.filter[0] = '\0';
-      actions_dispatch (&d, 's');
-      actions_dispatch (&d, 's');
-      n = view_chunks_order (&d, order);
-      CHECK ("chunks/sort_by_docs", d.chunk_sort == 2 && n == 3 && order[0] == 2 && order[2] == 0);
-      actions_dispatch (&d, 'I');
-      n = view_chunks_order (&d, order);
-      CHECK ("chunks/sort_inverted", order[0] == 0);
-      screen_draw (&d);
-      CHECK ("chunks/marks", screen_has ("^HOT") && screen_has ("-> shard03") && screen_has ("sort: docs"));
-   }
+   test_screen_chunks (&d);
    actions_dispatch (&d, 27);
    CHECK ("screen/esc_back", !d.drill);
    CHECK ("screen/interval_keys", (actions_dispatch (&d, '+') & VIEW_INTERVAL) && d.interval_s > 2.0);
    screen_draw (&d);
    CHECK ("screen/totals_rows", screen_has ("TOTAL"));
-   /* a draining shard stays on screen when the rows run short, and says so */
-   {
-      dash_t m;
-      dash_init (&m, 2.0);
-      m.snap.nshards = 12;
-      m.snap.shards = calloc (12, sizeof *m.snap.shards);
-      for (int i = 0; i < 12; i++)
-         snprintf (m.snap.shards[i].name, sizeof m.snap.shards[i].name, "shard%02d", i + 1);
-      m.snap.shards[11].draining = true;
-      m.snap.shards[11].drain.eta_s = -1;
-      m.snap.shards[11].drain.bytes_ps = -1;
-      resizeterm (16, 60);
-      screen_layout (&m, 16, 60);
-      screen_draw (&m);
-      CHECK ("screen/draining_kept_60x16", screen_has ("shard12") && screen_has ("DRAIN"));
-      resizeterm (45, 160);
-      screen_layout (&m, 45, 160);
-      screen_draw (&m);
-      CHECK ("screen/drain_strip_160x45", screen_has ("Draining (1)") && screen_has ("shard12: 0 chunks"));
-      dash_free (&m);
-      resizeterm (24, 80);
-   }
+   test_screen_draining ();
    /* too small */
    resizeterm (10, 40);
    screen_layout (&d, 10, 40);
    screen_draw (&d);
    CHECK ("screen/too_small", screen_has ("terminal too small"));
    CHECK ("screen/quit", actions_dispatch (&d, 'q') & VIEW_QUIT);
-   dash_free (&d);
+   dash_destroy (&d);
    endwin ();
    delscreen (scr);
 done:

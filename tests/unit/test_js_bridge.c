@@ -362,7 +362,7 @@ main (void)
    js_host_shutdown ();
    CHECK ("js bridge: a cursor left open is killed when the engine ends", nkills == 1);
    conn_set_transport (NULL, NULL);
-   conn_cleanup (&ctx);
+   conn_destroy (&ctx);
    bson_destroy (&last_cmd);
    bson_free (plugin);
    fclose (sink);

@@ -19,6 +19,7 @@ typedef struct {
    chunkmap_kind_t kind;
    size_t min, max;
    int from, to;
+   char *text;
    size_t *changed; /* while undone: the ranges it gave back to the donor, and their owners before */
    int *before;
    size_t nchanged;
@@ -56,6 +57,7 @@ chunkmap_free (chunkmap_t *cm)
       return;
    }
    for (size_t i = 0; i < cm->nev; i++) {
+      bson_free (cm->ev[i].text);
       bson_free (cm->ev[i].changed);
       bson_free (cm->ev[i].before);
    }
@@ -192,7 +194,7 @@ chunkmap_mark (chunkmap_t *cm, const bson_t *min, const bson_t *max, unsigned fl
 
 bool
 chunkmap_add_event (chunkmap_t *cm, int64_t time_ms, chunkmap_kind_t kind, const bson_t *min, const bson_t *max,
-                    int from, int to)
+                    int from, int to, const char *text)
 {
    chunkmap_ev_t *e;
    if (cm->pos != 0) {
@@ -207,6 +209,7 @@ chunkmap_add_event (chunkmap_t *cm, int64_t time_ms, chunkmap_kind_t kind, const
    e->max = chunkmap_keep (cm, max);
    e->from = from;
    e->to = to;
+   e->text = bson_strdup (text ? text : "");
    cm->sorted = false;
    return true;
 }
@@ -299,6 +302,7 @@ chunkmap_current_event (const chunkmap_t *cm, chunkmap_event_t *ev)
    chunkmap_bound (cm, e->max, &ev->max);
    ev->from = e->from;
    ev->to = e->to;
+   ev->text = e->text;
    return true;
 }
 
@@ -408,4 +412,33 @@ chunkmap_cells (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, int 
    bson_free (votes);
    bson_free (zvotes);
    return true;
+}
+
+bool
+chunkmap_bounds (const chunkmap_t *cm, size_t i, bson_t *min, bson_t *max)
+{
+   if (i >= cm->n) {
+      return false;
+   }
+   chunkmap_bound (cm, cm->min[i], min);
+   chunkmap_bound (cm, cm->max[i], max);
+   return true;
+}
+
+void
+chunkmap_data_destroy (chunkmap_data_t *d)
+{
+   chunkmap_free (d->map);
+   for (size_t i = 0; i < d->nshards; i++) {
+      bson_free (d->shards[i]);
+   }
+   for (size_t i = 0; i < d->nzones; i++) {
+      bson_free (d->zones[i]);
+   }
+   bson_free (d->shards);
+   bson_free (d->zones);
+   bson_free (d->key);
+   bson_free (d->low);
+   bson_free (d->high);
+   memset (d, 0, sizeof *d);
 }

@@ -66,10 +66,11 @@ void
 chunkmap_mark (chunkmap_t *cm, const bson_t *min, const bson_t *max, unsigned flags);
 
 /* Records one changelog event (any order; the map sorts them by time, oldest first). from/to index the shard list
- * (-1 for splits and merges). The bounds are copied. Call before the first chunkmap_step. */
+ * (-1 for splits and merges). The bounds and text (the range as the caller shows it; may be NULL) are copied. Refused
+ * while the replay is away from now. */
 bool
 chunkmap_add_event (chunkmap_t *cm, int64_t time_ms, chunkmap_kind_t kind, const bson_t *min, const bson_t *max,
-                    int from, int to);
+                    int from, int to, const char *text);
 
 /* The number of recorded events, and how many of the newest are undone (0: the map shows now). */
 size_t
@@ -93,6 +94,7 @@ typedef struct {
    bson_t max;
    int from;
    int to;
+   const char *text; /* as given to chunkmap_add_event ("" when none) */
 } chunkmap_event_t;
 
 bool
@@ -110,5 +112,29 @@ chunkmap_owner (const chunkmap_t *cm, size_t i);
  * shards is the number of shard indexes in use (for the majority vote). Returns false when the map is empty. */
 bool
 chunkmap_cells (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, int shards);
+
+/* Points min and max (in place, read-only, valid until the next chunkmap_add_*) at the bounds of range i. False when i
+ * is out of range. */
+bool
+chunkmap_bounds (const chunkmap_t *cm, size_t i, bson_t *min, bson_t *max);
+
+/* One collection's map as the collector read it (views/model/chunkmap_read.c) and the dashboard draws it. */
+typedef struct {
+   chunkmap_t *map; /* owned */
+   char **shards;   /* shard names; a range's owner indexes this list; owned */
+   size_t nshards;
+   char **zones; /* zone names; a cell's zone indexes this list; owned */
+   size_t nzones;
+   char *key; /* the shard key pattern as mongosh prints it ("{ zipcode: 1 }"); owned */
+   char *low; /* the lowest bound and the highest, as mongosh prints them ("{ x: MinKey() }"); owned */
+   char *high;
+   int64_t chunks;  /* the collection's chunks (exact) */
+   bool sampled;    /* more chunks than the limit: the map holds a sorted random sample of them */
+   int64_t read_ms; /* wall clock of the read */
+} chunkmap_data_t;
+
+/* Releases what a chunkmap_data_t holds (a zeroed struct is fine) and zeroes it. */
+void
+chunkmap_data_destroy (chunkmap_data_t *d);
 
 #endif

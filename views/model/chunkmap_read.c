@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "shell/core/conn.h"
+#include "shell/core/output.h"
 #include "shell/lib/clock.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/order.h"
@@ -155,6 +156,18 @@ chunkmap_on_zone (void *data, const bson_t *doc)
    return true;
 }
 
+/* Adds an event with its range as mongosh prints it. */
+static void
+chunkmap_log_event (chunkmap_reading_t *r, int64_t t, chunkmap_kind_t kind, const bson_t *min, const bson_t *max,
+                    int from, int to)
+{
+   char a[256], b[256], text[520];
+   output_format_doc_line (min, a, sizeof a);
+   output_format_doc_line (max, b, sizeof b);
+   bson_snprintf (text, sizeof text, "%s -> %s", a, b);
+   chunkmap_add_event (r->d->map, t, kind, min, max, from, to, text);
+}
+
 /* A changelog event: moveChunk.commit (details min, max, from, to), split / multi-split (details.before) or merge
  * (details min and max, else the first and last of details.merged). */
 static bool
@@ -193,14 +206,14 @@ chunkmap_on_event (void *data, const bson_t *doc)
          if (n && docget_sub (&merged, k, BSON_TYPE_DOCUMENT, &first)) {
             bson_snprintf (k, sizeof k, "%u.max", n - 1);
             if (docget_sub (&merged, k, BSON_TYPE_DOCUMENT, &last)) {
-               have = chunkmap_add_event (r->d->map, t, kind, &first, &last, -1, -1);
+               chunkmap_log_event (r, t, kind, &first, &last, -1, -1);
                return true;
             }
          }
       }
    }
    if (have) {
-      chunkmap_add_event (r->d->map, t, kind, &min, &max, from, to);
+      chunkmap_log_event (r, t, kind, &min, &max, from, to);
    }
    return true;
 }
@@ -300,13 +313,27 @@ chunkmap_read (sh_ctx_t *ctx, const char *ns, size_t limit, int64_t since_ms, ch
       sh_error_set (err, SH_ERR_ARGS, "%s is not a sharded collection", ns);
       goto done;
    }
-   out->key = bson_as_relaxed_extended_json (&key, NULL);
+   {
+      char buf[256];
+      output_format_doc_line (&key, buf, sizeof buf);
+      out->key = bson_strdup (buf);
+   }
    chunkmap_chunk_filter (r.docs.v[0], ns, &filter);
    chunkmap_docs_destroy (&r.docs);
    ok = chunkmap_read_chunks (ctx, &filter, limit ? limit : 1, &r, err);
    bson_destroy (&filter);
    if (!ok) {
       goto done;
+   }
+   if (chunkmap_ranges (out->map)) {
+      bson_t lo, hi, x;
+      char buf[256];
+      chunkmap_bounds (out->map, 0, &lo, &x);
+      output_format_doc_line (&lo, buf, sizeof buf);
+      out->low = bson_strdup (buf);
+      chunkmap_bounds (out->map, chunkmap_ranges (out->map) - 1, &x, &hi);
+      output_format_doc_line (&hi, buf, sizeof buf);
+      out->high = bson_strdup (buf);
    }
    cmd = BCON_NEW ("find", "tags", "filter", "{", "ns", BCON_UTF8 (ns), "}", "sort", "{", "min", BCON_INT32 (1), "}");
    ok = chunkmap_each (ctx, cmd, chunkmap_on_zone, &r, err);
@@ -325,20 +352,4 @@ done:
       chunkmap_data_destroy (out);
    }
    return ok;
-}
-
-void
-chunkmap_data_destroy (chunkmap_data_t *d)
-{
-   chunkmap_free (d->map);
-   for (size_t i = 0; i < d->nshards; i++) {
-      bson_free (d->shards[i]);
-   }
-   for (size_t i = 0; i < d->nzones; i++) {
-      bson_free (d->zones[i]);
-   }
-   bson_free (d->shards);
-   bson_free (d->zones);
-   bson_free (d->key);
-   memset (d, 0, sizeof *d);
 }

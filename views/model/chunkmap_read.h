@@ -11,27 +11,11 @@
 
 #define CHUNKMAP_READ_EVENTS 500
 
-typedef struct {
-   chunkmap_t *map; /* owned */
-   char **shards;   /* shard names; a range's owner indexes this list; owned */
-   size_t nshards;
-   char **zones; /* zone names; a cell's zone indexes this list; owned */
-   size_t nzones;
-   char *key;       /* the shard key pattern as relaxed Extended JSON; owned */
-   int64_t chunks;  /* the collection's chunks (exact) */
-   bool sampled;    /* more chunks than the limit: the map holds a sorted random sample of them */
-   int64_t read_ms; /* wall clock of the read */
-} chunkmap_data_t;
-
 /* Reads the map of ns (db.coll): the shards, the collection's chunks (all of them up to limit, else a sample of
  * limit), its zone ranges with the shards each zone allows, and the migrations, splits and merges logged since
  * since_ms (wall clock, ms). On success *out is filled and owned by the caller (chunkmap_data_destroy); on failure
  * err says why (an unsharded or unknown collection is SH_ERR_ARGS) and *out holds nothing to free. */
 bool
 chunkmap_read (sh_ctx_t *ctx, const char *ns, size_t limit, int64_t since_ms, chunkmap_data_t *out, sh_error_t *err);
-
-/* Releases what chunkmap_read filled (a zeroed struct is fine). */
-void
-chunkmap_data_destroy (chunkmap_data_t *d);
 
 #endif

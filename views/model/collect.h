@@ -1,5 +1,5 @@
-/* The dashboard's collector: the only dashboard code that talks to the cluster. One refresh sends at most 23
- * commands (24 while a shard drains) whatever the numbers of chunks, shards and collections (server-side counts and one
+/* The dashboard's collector: the only dashboard code that talks to the cluster. One refresh sends at most 27
+ * commands (32 while a shard drains) whatever the numbers of chunks, shards and collections (server-side counts and one
  * reply per kind of data, never one request per chunk; servers before 6.0.3 add one $collStats per sharded collection),
  * and turns the replies into a snapshot_t (views/model/snapshot.h) that the views render. This header has no driver
  * types, so the views can include it. */
@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "shell/core/options.h"
+#include "views/model/chunkmap.h"
 #include "views/model/snapshot.h"
 
 struct sh_ctx;
@@ -45,13 +46,15 @@ collect_opts_t
 collect_opts_default (void);
 
 /* Creates a collector on ctx's connection (borrowed; must outlive the collector). Before the first connection it
- * adds serverSelectionTimeoutMS, connectTimeoutMS and socketTimeoutMS below the interval to the connection string,
- * unless the string sets them. Returns an owned collector (collect_destroy). */
+ * asks the connection for serverSelectionTimeoutMS, connectTimeoutMS and socketTimeoutMS below the interval
+ * (conn_set_timeouts: kept out when the connection string sets them); the connection keeps owning its client. Returns
+ * an owned collector (collect_free). */
 collect_t *
 collect_new (struct sh_ctx *ctx, const collect_opts_t *opts);
 
+/* Frees c (NULL is ignored). The session's connection and its timeouts stay as they are. */
 void
-collect_destroy (collect_t *c);
+collect_free (collect_t *c);
 
 /* Changes the interval (clamped to [COLLECT_MIN_INTERVAL, COLLECT_MAX_INTERVAL]); the client is re-created with
  * matching timeouts on the next sample when they change. Returns the interval in effect. */
@@ -83,6 +86,14 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out);
  * stay -1. Returns false when the cluster could not be reached. */
 bool
 collect_chunk_sizes (collect_t *c, snap_chunks_t *chunks, const size_t *rows, size_t n);
+
+#define COLLECT_MAP_RANGES 4096 /* the chunk map reads at most this many chunks (a sorted sample beyond) */
+#define COLLECT_MAP_HOURS 6     /* and the changelog events of the last hours, for its replay */
+
+/* Reads the chunk map of ns (views/model/chunkmap_read.h: bounded reads of config.*) into *out, replacing what it
+ * held; marks the collection's hot range from the last sample. On failure writes why into error (len bytes). */
+bool
+collect_chunkmap (collect_t *c, const char *ns, chunkmap_data_t *out, char *error, size_t len);
 
 /* ---- pure judgement, exported for the unit tests ---- */
 

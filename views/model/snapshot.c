@@ -21,7 +21,7 @@ snap_dup (const void *src, size_t size)
 }
 
 void
-snapshot_clear (snapshot_t *snap)
+snapshot_destroy (snapshot_t *snap)
 {
    for (size_t i = 0; i < snap->ncolls; i++)
       free (snap->colls[i].cells);
@@ -50,7 +50,7 @@ snapshot_shard_index (const snapshot_t *snap, const char *name)
 }
 
 void
-snap_chunks_clear (snap_chunks_t *chunks)
+snap_chunks_destroy (snap_chunks_t *chunks)
 {
    free (chunks->chunks);
    free (chunks->zones);
@@ -192,5 +192,27 @@ snap_fmt_count (double n, char *buf, size_t len)
       snprintf (buf, len, "%.1fM", n / 1e6);
    else
       snprintf (buf, len, "%.1fG", n / 1e9);
+   return buf;
+}
+
+char *
+snap_fmt_op (const snap_op_t *o, char *buf, size_t len)
+{
+   char pct[16] = "", rate[40] = "", eta[40] = "", left[32];
+   if (o->percent >= 0)
+      snprintf (pct, sizeof pct, " %.0f%%", o->percent);
+   if (o->bytes_ps >= 0) {
+      rate[0] = ' ';
+      snap_fmt_rate_bytes (o->bytes_ps, rate + 1, sizeof rate - 1);
+   }
+   if (o->eta_s >= 0)
+      snprintf (eta, sizeof eta, " %s left", snap_fmt_duration (o->eta_s, left, sizeof left));
+   snprintf (buf, len, "%s %s%s%s%s%s%s%s%s%s", o->type, o->ns[0] ? o->ns : o->shard,
+             o->ns[0] && o->shard[0] ? " on " : "", o->ns[0] ? o->shard : "", o->phase[0] ? " " : "", o->phase, pct,
+             rate, eta, "");
+   if (o->caveat[0]) {
+      size_t n = strlen (buf);
+      snprintf (buf + n, len - n, " (%s)", o->caveat);
+   }
    return buf;
 }

@@ -14,6 +14,7 @@
 #define SNAP_HIST 64       /* samples kept for a shard's write-rate sparkline */
 #define SNAP_EVENTS 40     /* recent events kept (each kind with its own share, see views/model/collect.c) */
 #define SNAP_MIGRATIONS 16 /* in-flight migrations described (the count is exact beyond it) */
+#define SNAP_OPS 8         /* long operations described (the count is exact beyond it) */
 
 /* One shard's share of one collection. */
 typedef struct {
@@ -138,6 +139,19 @@ typedef struct {
    int64_t chunk_size_bytes; /* the cluster's chunk (range) size */
 } snap_balancer_t;
 
+/* One long operation, as sh.progress() lists it (commands/progress.h: progress_compute), already formatted. */
+typedef struct {
+   char type[32];          /* reshardCollection, moveCollection, unshardCollection, migration, drain, defragmentation,
+                            * configShardTransition */
+   char ns[SNAP_NAME];     /* "" for a drain */
+   char shard[SNAP_NAME];  /* the shard it is about, "" when it spans several */
+   char phase[64];         /* "" when unknown */
+   double percent;         /* 0-100; -1 when unknown or not to be trusted (caveat says why) */
+   double bytes_ps;        /* -1 when unknown */
+   double eta_s;           /* -1 when unknown */
+   char caveat[SNAP_TEXT]; /* why a figure is missing, "" otherwise */
+} snap_op_t;
+
 /* One migration in flight. */
 typedef struct {
    char ns[SNAP_NAME];
@@ -172,6 +186,9 @@ typedef struct {
    size_t nevents;
    snap_migration_t migs[SNAP_MIGRATIONS]; /* the first of balancer.migrations */
    size_t nmigs;
+   snap_op_t ops[SNAP_OPS]; /* long operations (sh.progress), in its order */
+   size_t nops;
+   size_t ops_total; /* all of them (nops shows the first SNAP_OPS) */
    /* Totals over the shards (equal to those over the collections). */
    int64_t total_chunks;
    int64_t total_jumbo;
@@ -212,9 +229,14 @@ typedef struct {
    char error[SNAP_TEXT]; /* non-empty when the fetch failed */
 } snap_chunks_t;
 
+/* One long operation on one line, as the Operations panel and the batch text show it: "reshardCollection app.users
+ * cloning 42% 1.2 MB/s 3m05s left" (unknown figures left out, the caveat last). Returns buf. */
+char *
+snap_fmt_op (const snap_op_t *o, char *buf, size_t len);
+
 /* Frees what snap owns and zeroes it (safe on a zeroed snapshot). */
 void
-snapshot_clear (snapshot_t *snap);
+snapshot_destroy (snapshot_t *snap);
 
 /* Deep-copies src into dst (dst is overwritten, not freed first). */
 void
@@ -224,8 +246,9 @@ snapshot_copy (snapshot_t *dst, const snapshot_t *src);
 int
 snapshot_shard_index (const snapshot_t *snap, const char *name);
 
+/* Frees what chunks owns and zeroes it (safe on a zeroed one). */
 void
-snap_chunks_clear (snap_chunks_t *chunks);
+snap_chunks_destroy (snap_chunks_t *chunks);
 
 /* Formats a byte count as "1.2 GB" into buf (size >= 16). Returns buf. */
 char *

@@ -1,0 +1,361 @@
+/* The plan of --plan (and of a confirmation's effect): what the balancer would move once a statement has changed the
+ * zones or the shards, under the server version's policy (load by chunk count before 6.0, by data size from 6.0);
+ * what a removeShard drains and how long; the initial chunks of a new sharded collection; the printed and JSON
+ * totals. See pf_model.h and docs/plan.md. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands/commands.h"
+#include "shell/core/conn.h"
+#include "shell/core/output.h"
+#include "shell/lib/docget.h"
+#include "shell/lib/order.h"
+#include "shell/pf_model.h"
+
+void
+pf_plan_move (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max, const char *from,
+              const char *to, int64_t docs, int64_t bytes)
+{
+   char a[256], b[256], sz[32], key[16];
+   bson_t m;
+   output_format_doc_line (min, a, sizeof a);
+   output_format_doc_line (max, b, sizeof b);
+   cmd_format_bytes ((double) bytes, sz, sizeof sz);
+   if (pf->plan && !pf->ctx->opts->json)
+      fprintf (pf->ctx->out_fp, "   move %s [%s, %s) %lld docs, %s %s -> %s\n", c->ns, a, b, (long long) docs, sz, from,
+               to ? to : "(no shard in the zone)");
+   bson_snprintf (pf->effect, sizeof pf->effect, "move %s [%s, %s) %lld docs, %s %s -> %s", c->ns, a, b,
+                  (long long) docs, sz, from, to ? to : "?");
+   bson_snprintf (key, sizeof key, "%d", pf->nmoves++);
+   BSON_APPEND_DOCUMENT_BEGIN (&pf->moves, key, &m);
+   BSON_APPEND_UTF8 (&m, "ns", c->ns);
+   BSON_APPEND_DOCUMENT (&m, "min", min);
+   BSON_APPEND_DOCUMENT (&m, "max", max);
+   BSON_APPEND_UTF8 (&m, "from", from);
+   if (to)
+      BSON_APPEND_UTF8 (&m, "to", to);
+   else
+      BSON_APPEND_NULL (&m, "to");
+   BSON_APPEND_INT64 (&m, "docs", docs);
+   BSON_APPEND_INT64 (&m, "bytes", bytes);
+   bson_append_document_end (&pf->moves, &m);
+   pf->docs += docs;
+   pf->bytes += bytes;
+}
+
+/* Splits the chunk of c holding bound there (the balancer splits at zone boundaries before it moves; moveRange moves
+ * [min, max)). When sizes are wanted, the parent's size is read first and shared between the pieces by a count of
+ * the left piece (bytes in proportion), so the pieces add up to what the server holds. */
+void
+pf_plan_split_at (preflight_t *pf, pf_coll_t *c, const bson_t *bound)
+{
+   for (size_t i = 0; i < c->nchunks; i++) {
+      pf_chunk_t *k = &c->chunks[i];
+      if (order_keys (k->min, bound) < 0 && order_keys (bound, k->max) < 0) {
+         pf_chunk_t right;
+         int64_t left_docs = -1, left_bytes = -1;
+         if (pf->plan || pf->ctx->interactive) {
+            if (k->docs < 0)
+               pf_model_data_size (pf, c, k->min, k->max, &k->docs, &k->bytes);
+            left_docs = pf_model_count_range (pf, c, k->min, bound);
+            if (left_docs < 0)
+               pf_model_data_size (pf, c, k->min, bound, &left_docs, &left_bytes);
+            else
+               left_bytes =
+                  k->docs > 0 ? (int64_t) llround ((double) k->bytes * (double) left_docs / (double) k->docs) : 0;
+         }
+         c->chunks = bson_realloc (c->chunks, (c->nchunks + 1) * sizeof *c->chunks);
+         k = &c->chunks[i];
+         right.min = bson_copy (bound);
+         right.max = bson_copy (k->max);
+         right.shard = bson_strdup (k->shard);
+         right.docs = left_docs >= 0 && k->docs >= left_docs ? k->docs - left_docs : -1;
+         right.bytes = left_bytes >= 0 && k->bytes >= left_bytes ? k->bytes - left_bytes : -1;
+         k->docs = left_docs;
+         k->bytes = left_bytes;
+         bson_destroy (k->max);
+         k->max = bson_copy (bound);
+         memmove (&c->chunks[i + 2], &c->chunks[i + 1], (c->nchunks - i - 1) * sizeof *c->chunks);
+         c->chunks[i + 1] = right;
+         c->nchunks++;
+         return;
+      }
+   }
+}
+
+/* Load of shard for zone group zone of c: chunks (before 6.0) or bytes (6.0+) known in the model. */
+static int64_t
+pf_plan_load_of (preflight_t *pf, const pf_coll_t *c, const char *shard, const char *zone)
+{
+   int64_t l = 0;
+   for (size_t i = 0; i < c->nchunks; i++) {
+      const pf_chunk_t *k = &c->chunks[i];
+      const char *z = pf_model_zone_of (pf, c->ns, k->min, k->max);
+      if (strcmp (k->shard, shard) != 0 || strcmp (z ? z : "", zone ? zone : "") != 0)
+         continue;
+      l += pf->version[0] >= 6 ? (k->bytes > 0 ? k->bytes : 0) : 1;
+   }
+   return l;
+}
+
+/* The chunks of c that now lie on a shard that may not hold them (outside their zone, or draining) move to the least
+ * loaded shard allowed; each is printed and counted, and the model follows. */
+static void
+pf_plan_rebalance (preflight_t *pf, pf_coll_t *c)
+{
+   for (size_t i = 0; i < c->nchunks; i++) {
+      pf_chunk_t *k = &c->chunks[i];
+      const char *zone = pf_model_zone_of (pf, c->ns, k->min, k->max);
+      pf_shard_t *owner = pf_model_shard (pf, k->shard);
+      const char *to = NULL;
+      int64_t best = INT64_MAX, docs, bytes;
+      if (!(owner && owner->draining) && !(zone && owner && !pf_model_has_tag (owner, zone)))
+         continue;
+      for (size_t s = 0; s < pf->nshards; s++) {
+         int64_t l;
+         if (pf->shards[s].draining || (zone && !pf_model_has_tag (&pf->shards[s], zone)))
+            continue;
+         l = pf_plan_load_of (pf, c, pf->shards[s].id, zone);
+         if (l < best) {
+            best = l;
+            to = pf->shards[s].id;
+         }
+      }
+      pf_model_chunk_size (pf, c, k, &docs, &bytes);
+      pf_plan_move (pf, c, k->min, k->max, k->shard, to, docs, bytes);
+      if (to) {
+         bson_free (k->shard);
+         k->shard = bson_strdup (to);
+      }
+   }
+}
+
+/* After a change of zones or shards: every sharded collection whose chunks are known is looked at again. */
+bool
+pf_plan_all (preflight_t *pf, const char *only_ns, bool every, sh_error_t *err)
+{
+   for (size_t i = 0; i < pf->ncolls; i++) {
+      pf_coll_t *c = &pf->colls[i];
+      bool touched = false;
+      if (only_ns && strcmp (c->ns, only_ns) != 0)
+         continue;
+      touched = every;
+      for (size_t r = 0; !only_ns && r < pf->nranges && !touched; r++)
+         touched = !strcmp (pf->ranges[r].ns, c->ns);
+      if (!only_ns && !touched)
+         continue;
+      if (!pf_model_load_chunks (pf, c, err))
+         return false;
+      if (c->chunks_truncated)
+         continue;
+      for (size_t r = 0; r < pf->nranges; r++) {
+         if (!strcmp (pf->ranges[r].ns, c->ns)) {
+            pf_plan_split_at (pf, c, pf->ranges[r].min);
+            pf_plan_split_at (pf, c, pf->ranges[r].max);
+         }
+      }
+      pf_plan_rebalance (pf, c);
+   }
+   return true;
+}
+
+/* The number of databases whose primary is shard id (config.databases); 0 when it cannot be read. */
+static int
+pf_plan_primaries (preflight_t *pf, const char *id)
+{
+   bson_t cmd = BSON_INITIALIZER, f, docs;
+   bson_iter_t it;
+   sh_error_t e;
+   int ndbs = 0;
+   sh_error_clear (&e);
+   BSON_APPEND_UTF8 (&cmd, "find", "databases");
+   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "filter", &f);
+   BSON_APPEND_UTF8 (&f, "primary", id);
+   bson_append_document_end (&cmd, &f);
+   if (conn_run_docs (pf->ctx, "config", &cmd, CONN_READ, PF_MAX_DOCS, &docs, NULL, &e) &&
+       bson_iter_init (&it, &docs)) {
+      while (bson_iter_next (&it))
+         ndbs++;
+   }
+   bson_destroy (&cmd);
+   bson_destroy (&docs);
+   return ndbs;
+}
+
+/* The migration rate: the bytes the recent migrations cloned (moveChunk.commit counts.clonedBytes) into *cloned and
+ * the time their donors spent in their steps (moveChunk.from "step k of 6", or "of 7") into *ms, from the last 200
+ * entries of config.changelog; both 0 when there is none or it cannot be read. */
+static void
+pf_plan_rate (preflight_t *pf, double *cloned, double *ms)
+{
+   bson_t cmd = BSON_INITIALIZER, f, in, arr, sort, docs;
+   bson_iter_t it;
+   sh_error_t e;
+   *cloned = *ms = 0;
+   sh_error_clear (&e);
+   BSON_APPEND_UTF8 (&cmd, "find", "changelog");
+   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "filter", &f);
+   BSON_APPEND_DOCUMENT_BEGIN (&f, "what", &in);
+   BSON_APPEND_ARRAY_BEGIN (&in, "$in", &arr);
+   BSON_APPEND_UTF8 (&arr, "0", "moveChunk.from");
+   BSON_APPEND_UTF8 (&arr, "1", "moveChunk.commit");
+   bson_append_array_end (&in, &arr);
+   bson_append_document_end (&f, &in);
+   bson_append_document_end (&cmd, &f);
+   BSON_APPEND_DOCUMENT_BEGIN (&cmd, "sort", &sort);
+   BSON_APPEND_INT32 (&sort, "time", -1);
+   bson_append_document_end (&cmd, &sort);
+   BSON_APPEND_INT32 (&cmd, "limit", 200);
+   if (conn_run_docs (pf->ctx, "config", &cmd, CONN_READ, 200, &docs, NULL, &e) && bson_iter_init (&it, &docs)) {
+      while (bson_iter_next (&it)) {
+         bson_t d;
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+            continue;
+         *cloned += docget_double (&d, "details.counts.clonedBytes", 0, NULL);
+         for (int of = 6; of <= 7; of++) {
+            for (int step = 1; step <= of; step++) {
+               char path[64];
+               bool present;
+               double v;
+               bson_snprintf (path, sizeof path, "details.step %d of %d", step, of);
+               v = docget_double (&d, path, 0, &present);
+               if (present)
+                  *ms += v;
+            }
+         }
+      }
+   }
+   bson_destroy (&cmd);
+   bson_destroy (&docs);
+}
+
+bool
+pf_plan_drain (preflight_t *pf, const char *id, sh_error_t *err)
+{
+   int64_t chunks = 0, docs = 0, bytes = 0;
+   int ncolls = 0, ndbs;
+   double cloned, ms;
+   char sz[32];
+   for (size_t i = 0; i < pf->ncolls; i++) {
+      pf_coll_t *c = &pf->colls[i];
+      bool has = false;
+      if (!pf_model_load_chunks (pf, c, err))
+         return false;
+      for (size_t j = 0; j < c->nchunks; j++) {
+         int64_t d, b;
+         if (strcmp (c->chunks[j].shard, id) != 0)
+            continue;
+         has = true;
+         chunks++;
+         pf_model_chunk_size (pf, c, &c->chunks[j], &d, &b);
+         docs += d;
+         bytes += b;
+      }
+      ncolls += has;
+   }
+   ndbs = pf_plan_primaries (pf, id);
+   pf_plan_rate (pf, &cloned, &ms);
+   cmd_format_bytes ((double) bytes, sz, sizeof sz);
+   if (!pf->ctx->opts->json) {
+      fprintf (pf->ctx->out_fp,
+               "   shard %s drains: %lld chunks, %lld docs, %s in %d collections; %d databases to move their primary",
+               id, (long long) chunks, (long long) docs, sz, ncolls, ndbs);
+      if (cloned > 0 && ms > 0)
+         fprintf (pf->ctx->out_fp, "; about %.1f s at the recent migration rate (%.0f bytes/s)\n",
+                  (double) bytes / (cloned / (ms / 1000.0)), cloned / (ms / 1000.0));
+      else
+         fprintf (pf->ctx->out_fp, "; no recent migration in config.changelog to estimate the time from\n");
+   }
+   return pf_plan_all (pf, NULL, true, err);
+}
+
+/* Under --plan, sh.shardCollection of a new collection: its initial chunks per shard. A hashed key: numInitialChunks
+ * (default two per shard up to 7.0, one per shard from 8.0) in runs of numInitialChunks / shards contiguous chunks per
+ * shard; with presplitHashedZones one chunk per shard of each zone range of the namespace. A ranged key: one chunk on
+ * the primary shard. */
+bool
+pf_plan_initial_chunks (preflight_t *pf, const sh_call_t *call, const char *ns, const bson_t *key, sh_error_t *err)
+{
+   bson_iter_t it, o;
+   bson_t opts;
+   bool hashed = false, presplit = false;
+   int64_t n = -1;
+   size_t nshards = 0;
+   bson_string_t *line;
+   if (bson_iter_init (&it, key)) {
+      while (bson_iter_next (&it))
+         hashed |= BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), "hashed");
+   }
+   if (!args_opt_int (call, 3, "numInitialChunks", 0, 1000000, &n, err))
+      return false;
+   if (args_doc (call, 3, &opts) && bson_iter_init_find (&o, &opts, "presplitHashedZones"))
+      presplit = bson_iter_as_bool (&o);
+   for (size_t s = 0; s < pf->nshards; s++)
+      nshards += !pf->shards[s].draining;
+   if (pf->ctx->opts->json || !nshards)
+      return true;
+   if (!hashed) {
+      fprintf (pf->ctx->out_fp, "   initial chunks of %s: 1 on the primary shard of its database\n", ns);
+      return true;
+   }
+   line = bson_string_new (NULL);
+   if (presplit) {
+      for (size_t s = 0; s < pf->nshards; s++) {
+         int k = 0;
+         for (size_t r = 0; r < pf->nranges; r++)
+            k += !strcmp (pf->ranges[r].ns, ns) && pf_model_has_tag (&pf->shards[s], pf->ranges[r].zone);
+         bson_string_append_printf (line, "%s%s %d", line->len ? ", " : "", pf->shards[s].id, k);
+      }
+      fprintf (pf->ctx->out_fp, "   initial chunks of %s (presplitHashedZones, one per shard of each zone range): %s\n",
+               ns, line->str);
+   } else {
+      int64_t total = n > 0 ? n : (int64_t) nshards * (pf->version[0] >= 8 ? 1 : 2);
+      int64_t per = total / (int64_t) nshards;
+      size_t k = 0;
+      if (per == 0) {
+         fprintf (pf->ctx->out_fp, "   initial chunks of %s: %lld, the first on the primary shard\n", ns,
+                  (long long) total);
+         bson_string_free (line, true);
+         return true;
+      }
+      for (size_t s = 0; s < pf->nshards; s++) {
+         int64_t cnt = 0;
+         if (pf->shards[s].draining)
+            continue;
+         for (int64_t i = 0; i < total; i++)
+            cnt += (size_t) ((i / per) % (int64_t) nshards) == k;
+         k++;
+         bson_string_append_printf (line, "%s%s %lld", line->len ? ", " : "", pf->shards[s].id, (long long) cnt);
+      }
+      fprintf (pf->ctx->out_fp, "   initial chunks of %s: %lld (%s)\n", ns, (long long) total, line->str);
+   }
+   bson_string_free (line, true);
+   return true;
+}
+
+void
+preflight_plan_end (preflight_t *pf)
+{
+   char sz[32];
+   bson_t doc = BSON_INITIALIZER, plan;
+   char *json;
+   cmd_format_bytes ((double) pf->bytes, sz, sizeof sz);
+   if (!pf->ctx->opts->json) {
+      fprintf (pf->ctx->out_fp, "total: %d chunks, %lld docs, %s would move\n", pf->nmoves, (long long) pf->docs, sz);
+      return;
+   }
+   BSON_APPEND_DOCUMENT_BEGIN (&doc, "plan", &plan);
+   BSON_APPEND_ARRAY (&plan, "moves", &pf->moves);
+   BSON_APPEND_INT64 (&plan, "chunks", pf->nmoves);
+   BSON_APPEND_INT64 (&plan, "docs", pf->docs);
+   BSON_APPEND_INT64 (&plan, "bytes", pf->bytes);
+   bson_append_document_end (&doc, &plan);
+   {
+      output_opts_t o = output_opts_default (OUTPUT_JSON, false);
+      json = output_format_doc (&doc, &o);
+   }
+   fprintf (pf->ctx->out_fp, "%s\n", json);
+   bson_free (json);
+   bson_destroy (&doc);
+}

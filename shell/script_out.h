@@ -1,0 +1,56 @@
+/* What one statement of a script shows (issue 18, docs/plan.md): in a -f script stdout carries what the script prints
+ * and stderr one line per statement ("zones.js:7 ok sh.stopBalancer()"); under --json one object per statement
+ * ({file, line, col, statement, ok, code, codeName, errmsg, result}); --eval shows the value of its last statement;
+ * --dry-run requests name file:line and print relaxed Extended JSON (canonical under --json). A statement runs
+ * between script_out_begin and script_out_end, which hold its output back when only part of it is shown. */
+#ifndef SHARDSH_SCRIPT_OUT_H
+#define SHARDSH_SCRIPT_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "shell/core/ctx.h"
+#include "shell/core/errors.h"
+#include "shell/lang/parser.h"
+
+/* What reaches stdout from one statement. */
+typedef enum {
+   SCRIPT_SHOW_ALL,    /* everything, as the interactive shell shows it (--verbose, the last --eval statement) */
+   SCRIPT_SHOW_PRINTS, /* what print and printjson print, and dry-run requests; results are not shown (mongosh -f) */
+   SCRIPT_SHOW_JSON,   /* dry-run requests, then one JSON object for the statement (-f under --json) */
+} script_show_t;
+
+typedef struct {
+   sh_ctx_t *ctx;
+   script_show_t show;
+   bool status;   /* a status line on stderr when the statement ends */
+   bool is_print; /* print / printjson: their text is the statement's output */
+   const char *file;
+   const sh_stmt_t *stmt;
+   const char *source; /* the script's text */
+   FILE *saved_out;    /* ctx->out_fp while the statement's output is held back, else NULL */
+   char *buf;          /* the held-back output (open_memstream) */
+   size_t len;
+   bool capturing;        /* ctx->capture points at capture for this statement */
+   bson_t *saved_capture; /* ctx->capture and ctx->captured before it */
+   bool saved_captured;
+   bson_t capture; /* the statement's value under SCRIPT_SHOW_JSON */
+} script_out_t;
+
+/* Starts statement stmt of file (text source): from here its output goes where show says; status asks for the
+ * stderr line at the end. Always followed by script_out_end. */
+void
+script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool status, const char *file,
+                  const char *source, const sh_stmt_t *stmt);
+
+/* Ends the statement: writes what show keeps of its output to stdout (dry-run requests with file:line), then the
+ * status line on stderr ("file:line ok <statement>" or "file:line error <code> <codeName>: <message>"; err is the
+ * statement's error when ok is false) or, under SCRIPT_SHOW_JSON, its JSON object on stdout. Restores ctx. */
+void
+script_out_end (script_out_t *so, bool ok, const sh_error_t *err);
+
+/* The text of stmt in source with every run of white space as one space, into buf (cut with "..." when longer). */
+void
+script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size_t len);
+
+#endif

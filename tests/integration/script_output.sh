@@ -1,0 +1,113 @@
+#!/bin/sh
+# Script output an operator can read and a program can parse (issue 18, docs/plan.md "Script output"), on shardsim:
+# a -f script's stdout carries only what it prints and stderr one line per statement; --verbose shows every result;
+# --json gives one object per statement, errors included; --eval prints the value of its last statement; --dry-run
+# names file:line per request in relaxed Extended JSON (canonical under --json). Standard input keeps the shell's
+# output. Exact lines throughout.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/lib.sh
+export NO_COLOR=1
+ROOT=$(pwd)
+SH="$ROOT/$SHARDSH"
+
+cat > "$TMPD/notes.js" << 'JS'
+// stdout: what the script prints; stderr: a line per statement
+sh.stopBalancer()
+print("inserting", 2)
+db.getSiblingDB("app").notes.insertOne({_id: 1,
+                                         text: "a"})
+printjson({n: 1})
+db.getSiblingDB("app").notes.findOne({_id: 1})
+db.getSiblingDB("app").notes.insertOne({_id: 1})
+sh.startBalancer()
+JS
+
+# --dry-run needs no cluster
+cd "$TMPD" || exit 2
+out=$("$SH" --norc --quiet --dry-run notes.js 2> dry.err)
+check_eq "script_output/--dry-run names file:line, relaxed JSON" \
+   '[dry-run] notes.js:2 admin { "balancerStop" : 1, "maxTimeMS" : 60000 }
+inserting 2
+[dry-run] notes.js:4 app { "insert" : "notes", "documents" : [ { "_id" : 1, "text" : "a" } ], "ordered" : true }
+{
+  n: 1
+}
+[dry-run] notes.js:7 app { "find" : "notes", "filter" : { "_id" : 1 }, "limit" : 1 }
+[dry-run] notes.js:8 app { "insert" : "notes", "documents" : [ { "_id" : 1 } ], "ordered" : true }
+[dry-run] notes.js:9 admin { "balancerStart" : 1, "maxTimeMS" : 60000 }' "$out"
+check_eq "script_output/--dry-run: a line per statement on stderr" \
+   'notes.js:2 ok sh.stopBalancer()
+notes.js:3 ok print("inserting", 2)
+notes.js:4 ok db.getSiblingDB("app").notes.insertOne({_id: 1, text: "a"})
+notes.js:6 ok printjson({n: 1})
+notes.js:7 ok db.getSiblingDB("app").notes.findOne({_id: 1})
+notes.js:8 ok db.getSiblingDB("app").notes.insertOne({_id: 1})
+notes.js:9 ok sh.startBalancer()' "$(cat dry.err)"
+out=$("$SH" --norc --quiet --dry-run --json notes.js 2>&1 | head -2)
+check_eq "script_output/--dry-run --json: file and line, canonical command, then the statement" \
+   '{"dryRun": true, "file": "notes.js", "line": 2, "db": "admin", "command": { "balancerStop" : { "$numberInt" : "1" }, "maxTimeMS" : { "$numberInt" : "60000" } }}
+{ "file" : "notes.js", "line" : 2, "col" : 1, "statement" : "sh.stopBalancer()", "ok" : true, "code" : null, "codeName" : null, "errmsg" : null, "result" : null }' \
+   "$out"
+out=$("$SH" --norc --quiet --dry-run --eval 'sh.stopBalancer()' --eval 'sh.startBalancer(); sh.getBalancerState()' 2>&1)
+check_eq "script_output/--dry-run --eval names <eval>:line" \
+   '[dry-run] <eval>:1 admin { "balancerStop" : 1, "maxTimeMS" : 60000 }
+[dry-run] <eval>:1 admin { "balancerStart" : 1, "maxTimeMS" : 60000 }
+[dry-run] <eval>:1 config { "find" : "settings", "filter" : { "_id" : "balancer" }, "limit" : 1 }' \
+   "$out"
+cd "$ROOT" || exit 2
+
+if ! sim_start --scenario demo --version 7.0; then
+   fail "script_output/shardsim" "shardsim did not start"
+   exit 0
+fi
+cd "$TMPD" || exit 2
+
+"$SH" --norc --quiet "$SIM_URI" notes.js > run.out 2> run.err
+check_eq "script_output/-f: exit 1 on the failed statement" 1 "$?"
+check_eq "script_output/-f: stdout carries only what the script prints" 'inserting 2
+{
+  n: 1
+}' "$(cat run.out)"
+check_eq "script_output/-f: stderr has a line per statement, the error with its code and codeName" \
+   'notes.js:2 ok sh.stopBalancer()
+notes.js:3 ok print("inserting", 2)
+notes.js:4 ok db.getSiblingDB("app").notes.insertOne({_id: 1, text: "a"})
+notes.js:6 ok printjson({n: 1})
+notes.js:7 ok db.getSiblingDB("app").notes.findOne({_id: 1})
+notes.js:8 error 11000 DuplicateKey: E11000 duplicate key error collection: app.notes index: _id_ dup key: { "_id" : 1 }
+notes.js:8:30: MongoServerError[DuplicateKey]: E11000 duplicate key error collection: app.notes index: _id_ dup key: { "_id" : 1 } (code 11000)' \
+   "$(head -7 run.err)"
+
+# --json: one object per statement, the error's included; results are the helpers' values
+"$SH" --norc --quiet --json --continue-on-error "$SIM_URI" notes.js > json.out 2> json.err
+check_eq "script_output/--json: one object per statement" 7 "$(wc -l < json.out | tr -d ' ')"
+check_eq "script_output/--json: a print's object" \
+   '{ "file" : "notes.js", "line" : 3, "col" : 1, "statement" : "print(\"inserting\", 2)", "ok" : true, "code" : null, "codeName" : null, "errmsg" : null, "result" : "inserting 2" }' \
+   "$(sed -n 2p json.out)"
+check_eq "script_output/--json: a failed statement's object" \
+   '{ "file" : "notes.js", "line" : 4, "col" : 1, "statement" : "db.getSiblingDB(\"app\").notes.insertOne({_id: 1, text: \"a\"})", "ok" : false, "code" : 11000, "codeName" : "DuplicateKey", "errmsg" : "E11000 duplicate key error collection: app.notes index: _id_ dup key: { \"_id\" : 1 }", "result" : null }' \
+   "$(sed -n 3p json.out)"
+check_eq "script_output/--json: a result matched to its line" '7 {"_id":1,"text":"a"}' \
+   "$(jq -c 'select(.line == 7) | "\(.line) \(.result | tojson)"' -r json.out)"
+check_eq "script_output/--json: every statement's keys" \
+   'file,line,col,statement,ok,code,codeName,errmsg,result' "$(head -1 json.out | jq -r 'keys_unsorted | join(",")')"
+check_eq "script_output/--json: no status lines on stderr" "" "$(grep -E '^notes\.js:[0-9]+ (ok|error)' json.err)"
+
+# --verbose: every result, as the interactive shell shows it
+"$SH" --norc --quiet --verbose --continue-on-error "$SIM_URI" -f notes.js > verbose.out 2> /dev/null
+check_contains "script_output/--verbose shows results" '{ _id: 1, text: '"'a'"' }' "$(cat verbose.out)"
+check_contains "script_output/--verbose shows full server replies" 'operationTime: Timestamp(' "$(cat verbose.out)"
+
+# --eval: the value of its last statement; prints on the way
+out=$("$SH" --norc --quiet "$SIM_URI" \
+   --eval 'print("counting"); db.getSiblingDB("app").notes.countDocuments({}); db.getSiblingDB("app").notes.findOne({_id: 1}, {_id: 0})' 2>&1)
+check_eq "script_output/--eval prints its last statement's value" "counting
+{ text: 'a' }" "$out"
+
+# standard input keeps the shell's output: every result
+out=$(printf 'db.getSiblingDB("app").notes.countDocuments({})\ndb.getSiblingDB("app").notes.findOne({_id: 1}, {_id: 0})\n' |
+   "$SH" --norc --quiet "$SIM_URI" 2>&1)
+check_eq "script_output/standard input shows every result" "1
+{ text: 'a' }" "$out"
+cd "$ROOT" || exit 2
+sim_stop

@@ -1,0 +1,234 @@
+/* The collector's judgement, pure: rates against the previous snapshot, hot shards, the hot key range, balance by
+ * the server version's policy, and a draining shard's progress. */
+#include <mongoc/mongoc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "views/model/collect_int.h"
+#include "shell/core/output.h"
+
+/* ---- judgement (pure) ---- */
+
+int
+collect_chunk_threshold (int64_t total_chunks)
+{
+   return total_chunks < 20 ? 2 : total_chunks < 80 ? 4 : 8;
+}
+
+/* The previous sample's entry for collection ns (usually at the same index i). */
+const snap_coll_t *
+collect_prev_coll (const snapshot_t *prev, const char *ns, size_t i)
+{
+   if (i < prev->ncolls && !strcmp (prev->colls[i].ns, ns))
+      return &prev->colls[i];
+   for (size_t k = 0; k < prev->ncolls; k++)
+      if (!strcmp (prev->colls[k].ns, ns))
+         return &prev->colls[k];
+   return NULL;
+}
+
+/* For each shard of cur, its index in prev or -1. Owned by the caller. */
+int *
+collect_shard_map (const snapshot_t *cur, const snapshot_t *prev)
+{
+   int *map = collect_calloc (cur->nshards, sizeof *map);
+   for (size_t s = 0; s < cur->nshards; s++)
+      map[s] = s < prev->nshards && !strcmp (prev->shards[s].name, cur->shards[s].name)
+                  ? (int) s
+                  : snapshot_shard_index (prev, cur->shards[s].name);
+   return map;
+}
+
+static void
+judge_balance (const snapshot_t *s, snap_coll_t *co)
+{
+   int64_t cmin = INT64_MAX, cmax = -1, dmin = INT64_MAX, dmax = -1;
+   size_t eligible = 0;
+   char a[32], b[32];
+
+   co->balance = SNAP_BAL_UNKNOWN;
+   co->balance_why[0] = '\0';
+   for (size_t i = 0; i < s->nshards; i++) {
+      const snap_cell_t *cell = &co->cells[i];
+      if (s->shards[i].draining) {
+         if (cell->chunks) {
+            co->balance = SNAP_BAL_IMBALANCED;
+            bson_snprintf (co->balance_why, sizeof co->balance_why, "draining %s holds %lld chunks", s->shards[i].name,
+                           (long long) cell->chunks);
+            return;
+         }
+         continue;
+      }
+      eligible++;
+      cmin = cell->chunks < cmin ? cell->chunks : cmin;
+      cmax = cell->chunks > cmax ? cell->chunks : cmax;
+      dmin = cell->data_bytes < dmin ? cell->data_bytes : dmin;
+      dmax = cell->data_bytes > dmax ? cell->data_bytes : dmax;
+   }
+   if (co->out_of_zone) {
+      co->balance = SNAP_BAL_IMBALANCED;
+      bson_snprintf (co->balance_why, sizeof co->balance_why, "%lld chunks outside their zone",
+                     (long long) co->out_of_zone);
+      return;
+   }
+   if (eligible < 2 || !co->chunks)
+      return;
+   if (s->vmajor >= 6) {
+      /* 6.0+: balanced while the data difference stays under three times the range size */
+      int64_t range = co->range_bytes > 0 ? co->range_bytes : s->balancer.chunk_size_bytes;
+      int64_t limit = 3 * (range > 0 ? range : (int64_t) COLLECT_DEFAULT_RANGE_MB * 1024 * 1024);
+      int64_t diff = dmax - dmin;
+      co->balance = diff >= limit ? SNAP_BAL_IMBALANCED : SNAP_BAL_OK;
+      bson_snprintf (co->balance_why, sizeof co->balance_why, "data difference %s %s 3 x range %s",
+                     snap_fmt_bytes (diff, a, sizeof a), diff >= limit ? ">=" : "<",
+                     snap_fmt_bytes (limit / 3, b, sizeof b));
+   } else {
+      /* before 6.0: the chunk-count difference against 2 / 4 / 8 by the collection's chunk count */
+      int64_t diff = cmax - cmin;
+      int thr = collect_chunk_threshold (co->chunks);
+      co->balance = diff >= thr ? SNAP_BAL_IMBALANCED : SNAP_BAL_OK;
+      bson_snprintf (co->balance_why, sizeof co->balance_why, "chunk difference %lld %s %d", (long long) diff,
+                     diff >= thr ? ">=" : "<", thr);
+   }
+}
+
+void
+collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *own_reads, const collect_opts_t *opts)
+{
+   bool rates = prev && dt_s > 0;
+   double n = (double) cur->nshards;
+
+   cur->rates_valid = rates;
+   cur->hot_factor = opts->hot_factor;
+   cur->hot_min_rate = opts->hot_min_rate;
+   for (size_t s = 0; s < cur->nshards; s++) {
+      cur->shards[s].writes_ps = cur->shards[s].reads_ps = 0;
+      cur->shards[s].hot = false;
+   }
+   int *smap = rates ? collect_shard_map (cur, prev) : NULL;
+   for (size_t i = 0; i < cur->ncolls; i++) {
+      snap_coll_t *co = &cur->colls[i];
+      const snap_coll_t *pc = rates ? collect_prev_coll (prev, co->ns, i) : NULL;
+      double cdt = dt_s;
+      bool carry = false;
+      double best = -1;
+      /* counters read at their own times (stats_ms): over that span; not read again: the last rates carry on */
+      if (pc && (co->stats_ms || pc->stats_ms)) {
+         if (!co->stats_ms || !pc->stats_ms)
+            pc = NULL;
+         else if (co->stats_ms == pc->stats_ms)
+            carry = true;
+         else
+            cdt = (double) (co->stats_ms - pc->stats_ms) / 1000.0;
+         if (cdt <= 0)
+            pc = NULL;
+      }
+      co->writes_ps = co->reads_ps = 0;
+      co->hot_shard = -1;
+      co->has_hot_range = false;
+      co->hot_range[0] = co->hot_min_json[0] = co->hot_max_json[0] = co->hot_range_end[0] = '\0';
+      co->hot_range_shard = -1;
+      for (size_t s = 0; s < cur->nshards; s++) {
+         snap_cell_t *cell = &co->cells[s];
+         const snap_cell_t *p = pc && smap[s] >= 0 ? &pc->cells[smap[s]] : NULL;
+         cell->writes_ps = cell->reads_ps = 0;
+         cell->hot = false;
+         if (p && carry) {
+            cell->writes_ps = p->writes_ps;
+            cell->reads_ps = p->reads_ps;
+         } else if (p) {
+            int64_t dw = cell->writes_ops - p->writes_ops;
+            int64_t dr = cell->reads_ops - p->reads_ops - (own_reads ? own_reads[i] : 0);
+            /* a counter that went backwards was reset (shard restart): no rate this time */
+            cell->writes_ps = dw > 0 ? (double) dw / cdt : 0;
+            cell->reads_ps = dr > 0 && cell->reads_ops >= p->reads_ops ? (double) dr / cdt : 0;
+         }
+         co->writes_ps += cell->writes_ps;
+         co->reads_ps += cell->reads_ps;
+         cur->shards[s].writes_ps += cell->writes_ps;
+         cur->shards[s].reads_ps += cell->reads_ps;
+      }
+      /* hot: at least hot_factor x the fair share 1/N of the collection's writes, and above the minimum rate */
+      for (size_t s = 0; rates && n >= 2 && s < cur->nshards; s++) {
+         snap_cell_t *cell = &co->cells[s];
+         if (cell->writes_ps >= opts->hot_min_rate && cell->writes_ps > 0 &&
+             cell->writes_ps >= opts->hot_factor * co->writes_ps / n) {
+            cell->hot = true;
+            cur->shards[s].hot = true;
+            if (cell->writes_ps > best) {
+               best = cell->writes_ps;
+               co->hot_shard = (int) s;
+            }
+         }
+      }
+      /* the hot key range: inserts at one end of a ranged key, owned by the hot shard */
+      if (co->hot_shard >= 0 && !co->hashed) {
+         if (co->key_trend > 0 && co->top_shard == co->hot_shard) {
+            co->has_hot_range = true;
+            co->hot_range_shard = co->top_shard;
+            bson_strncpy (co->hot_range_end, "MaxKey", sizeof co->hot_range_end);
+            bson_snprintf (co->hot_range, sizeof co->hot_range, "%s -> %s", co->top_min, co->top_max);
+            bson_strncpy (co->hot_min_json, co->top_min_json, sizeof co->hot_min_json);
+            bson_strncpy (co->hot_max_json, co->top_max_json, sizeof co->hot_max_json);
+         } else if (co->key_trend < 0 && co->bottom_shard == co->hot_shard) {
+            co->has_hot_range = true;
+            co->hot_range_shard = co->bottom_shard;
+            bson_strncpy (co->hot_range_end, "MinKey", sizeof co->hot_range_end);
+            bson_snprintf (co->hot_range, sizeof co->hot_range, "%s -> %s", co->bottom_min, co->bottom_max);
+            bson_strncpy (co->hot_min_json, co->bottom_min_json, sizeof co->hot_min_json);
+            bson_strncpy (co->hot_max_json, co->bottom_max_json, sizeof co->hot_max_json);
+         }
+      }
+      judge_balance (cur, co);
+   }
+   free (smap);
+   /* the totals row: over the shards, which is over the collections too */
+   cur->total_chunks = cur->total_jumbo = cur->total_bytes = cur->total_docs = 0;
+   cur->total_writes_ps = cur->total_reads_ps = 0;
+   for (size_t i = 0; i < cur->ncolls; i++) {
+      cur->colls[i].docs = 0;
+      for (size_t s = 0; s < cur->nshards; s++)
+         cur->colls[i].docs += cur->colls[i].cells[s].docs;
+   }
+   for (size_t s = 0; s < cur->nshards; s++) {
+      const snap_shard_t *sh = &cur->shards[s];
+      cur->total_chunks += sh->chunks;
+      cur->total_jumbo += sh->jumbo;
+      cur->total_bytes += sh->data_bytes;
+      cur->total_docs += sh->docs;
+      cur->total_writes_ps += sh->writes_ps;
+      cur->total_reads_ps += sh->reads_ps;
+   }
+}
+
+/* Seconds as an integer, capped at a year (a crawl that slow is "not in sight", and the cast stays in range). */
+static int64_t
+eta_seconds (double secs)
+{
+   const double year = 365.0 * 24 * 3600;
+   return secs >= year ? (int64_t) year : secs > 0 ? (int64_t) (secs + 0.5) : 0;
+}
+
+/* A draining shard's rates and time left from its readings (oldest first) over the last minutes. */
+void
+collect_drain_progress (snap_shard_t *sh, const drain_point_t *v, int n)
+{
+   snap_drain_t *d = &sh->drain;
+   double dt = n >= 2 ? (double) (v[n - 1].ms - v[0].ms) / 1000.0 : 0;
+   d->chunks = sh->chunks;
+   d->bytes = sh->data_bytes;
+   d->bytes_ps = d->chunks_ps = -1;
+   d->window_s = dt;
+   d->eta_s = -1;
+   if (dt > 0) {
+      int64_t db = v[0].bytes - v[n - 1].bytes, dc = v[0].chunks - v[n - 1].chunks;
+      d->bytes_ps = db > 0 ? (double) db / dt : 0;
+      d->chunks_ps = dc > 0 ? (double) dc / dt : 0;
+   }
+   if (!d->chunks && !d->bytes && d->databases == 0)
+      d->eta_s = 0;
+   else if (d->bytes > 0 && d->bytes_ps > 0)
+      d->eta_s = eta_seconds ((double) d->bytes / d->bytes_ps);
+   else if (d->chunks > 0 && d->chunks_ps > 0)
+      d->eta_s = eta_seconds ((double) d->chunks / d->chunks_ps);
+}
