@@ -2,7 +2,10 @@
  * except for mongosh's adjustRunCommand (sampleRate of configureQueryAnalyzer / profile goes out as a double). */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "shell/lib/docget.h"
 
 /* Copies the command document (or { <name>: 1 } for a string) into cmd, with mongosh's adjustRunCommand. */
 static bool

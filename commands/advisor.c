@@ -5,7 +5,11 @@
 #include <string.h>
 
 #include "commands/advisor_model.h"
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 #include "shell/lib/aligned.h"
 
 #define ADVISOR_DEFAULT_SAMPLE 1000
@@ -30,7 +34,7 @@ typedef struct {
 } advisor_args_t;
 
 static void
-advisor_args_release (advisor_args_t *a)
+advisor_args_destroy (advisor_args_t *a)
 {
    for (size_t i = 0; i < a->nkeys; i++)
       bson_destroy (&a->keys[i]);
@@ -70,12 +74,6 @@ advisor_looks_like_options (const bson_iter_t *arg)
    return any;
 }
 
-static sh_pos_t
-advisor_arg_pos (const sh_call_t *call, int i)
-{
-   return call->arg_pos && i < call->argc ? call->arg_pos[i] : call->close_pos;
-}
-
 static bool
 advisor_add_key (const sh_call_t *call, int i, const bson_iter_t *it, advisor_args_t *a, sh_error_t *err)
 {
@@ -84,18 +82,17 @@ advisor_add_key (const sh_call_t *call, int i, const bson_iter_t *it, advisor_ar
    uint32_t len;
    char why[256];
    if (!BSON_ITER_HOLDS_DOCUMENT (it)) {
-      sh_error_set_at (err, SH_ERR_ARGS, advisor_arg_pos (call, i),
+      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, i),
                        "a candidate key must be a document such as {ts: 1} or {ts: \"hashed\"}");
       return false;
    }
    bson_iter_document (it, &len, &data);
    if (!bson_init_static (&key, data, len) || !advisor_key_valid (&key, why, sizeof why)) {
-      sh_error_set_at (err, SH_ERR_ARGS, advisor_arg_pos (call, i), "invalid candidate key: %s", why);
+      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, i), "invalid candidate key: %s", why);
       return false;
    }
    if (a->nkeys == ADVISOR_MAX_CANDIDATES) {
-      sh_error_set_at (err, SH_ERR_ARGS, advisor_arg_pos (call, i), "at most %d candidate keys",
-                       ADVISOR_MAX_CANDIDATES);
+      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, i), "at most %d candidate keys", ADVISOR_MAX_CANDIDATES);
       return false;
    }
    bson_copy_to (&key, &a->keys[a->nkeys++]);
@@ -107,7 +104,7 @@ advisor_parse_options (const sh_call_t *call, int i, const bson_iter_t *arg, adv
 {
    bson_iter_t f;
    if (!BSON_ITER_HOLDS_DOCUMENT (arg) || !bson_iter_recurse (arg, &f)) {
-      sh_error_set_at (err, SH_ERR_ARGS, advisor_arg_pos (call, i), "options must be a document");
+      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, i), "options must be a document");
       return false;
    }
    while (bson_iter_next (&f)) {
@@ -125,7 +122,7 @@ advisor_parse_options (const sh_call_t *call, int i, const bson_iter_t *arg, adv
       } else if (!strcmp (k, "sampledQueries") && BSON_ITER_HOLDS_BOOL (&f)) {
          a->queries = bson_iter_bool (&f);
       } else {
-         sh_error_set_at (err, SH_ERR_ARGS, advisor_arg_pos (call, i),
+         sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, i),
                           advisor_is_option_name (k) ? "bad value for option '%s'" : "unknown option '%s'", k);
          sh_error_hint (err,
                         "options: sampleSize (1 to %d), lowCardinality (>= 1), hotShare (0 to 1), analyzeShardKey "
@@ -157,8 +154,7 @@ advisor_parse (const sh_call_t *call, advisor_args_t *a, sh_error_t *err)
    ns = args_str (call, 0);
    dot = strchr (ns, '.');
    if (!dot || dot == ns || !dot[1]) {
-      sh_error_set_at (err, SH_ERR_ARGS, advisor_arg_pos (call, 0),
-                       "the namespace must be \"<database>.<collection>\"");
+      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0), "the namespace must be \"<database>.<collection>\"");
       return false;
    }
    a->db = bson_strndup (ns, (size_t) (dot - ns));
@@ -174,7 +170,7 @@ advisor_parse (const sh_call_t *call, advisor_args_t *a, sh_error_t *err)
                return false;
          }
          if (!a->nkeys) {
-            sh_error_set_at (err, SH_ERR_ARGS, advisor_arg_pos (call, 1), "the list of candidate keys is empty");
+            sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 1), "the list of candidate keys is empty");
             return false;
          }
       } else if (!advisor_add_key (call, 1, &it, a, err)) {
@@ -215,7 +211,7 @@ build_advise_shard_key (const sh_call_t *call, sh_requests_t *out, sh_error_t *e
    cmd_append_empty (cmd, "cursor");
    ok = true;
 done:
-   advisor_args_release (&a);
+   advisor_args_destroy (&a);
    return ok;
 }
 
@@ -255,7 +251,7 @@ advisor_data_init (advisor_data_t *d)
 }
 
 static void
-advisor_data_release (advisor_data_t *d)
+advisor_data_destroy (advisor_data_t *d)
 {
    bson_destroy (&d->indexes);
    bson_destroy (&d->docs);
@@ -764,8 +760,8 @@ done:
    bson_free (results);
    bson_destroy (&reply);
    sh_requests_destroy (&reqs);
-   advisor_data_release (&d);
-   advisor_args_release (&a);
+   advisor_data_destroy (&d);
+   advisor_args_destroy (&a);
    return ok;
 }
 

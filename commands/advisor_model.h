@@ -15,6 +15,8 @@
 #define ADVISOR_NAME_LEN 64 /* shard names */
 #define ADVISOR_VERDICT_LEN 1024
 
+#define ADVISOR_MAX_FIELDS 16 /* key fields analysed */
+
 /* One chunk of a chunk map: bounds over the full shard key as config.chunks stores them (MinKey/MaxKey allowed,
  * hashed fields as NumberLong hashes), and the shard that owns it. */
 typedef struct {
@@ -201,5 +203,25 @@ advisor_count_string (int64_t v, char *buf, size_t len);
 /* A key pattern as the verdicts write it: {ts: "hashed"}, {customer: 1, ts: 1}. Caller frees with bson_free. */
 char *
 advisor_key_string (const bson_t *key);
+
+/* Whether a and b have the same fields in the same order, hashed in the same place. */
+bool
+advisor_same_pattern (const bson_t *a, const bson_t *b);
+
+/* How many fields pattern has. */
+int
+advisor_field_count (const bson_t *pattern);
+
+/* The first field's name of pattern (borrowed from it), or "". */
+const char *
+advisor_first_field (const bson_t *pattern);
+
+/* Whether a key pattern value (at it) is "hashed". */
+bool
+advisor_is_hashed (const bson_iter_t *it);
+
+/* Whether pattern has a hashed field; *first (may be NULL) says whether it is the first field. */
+bool
+advisor_pattern_hashed (const bson_t *pattern, bool *first);
 
 #endif

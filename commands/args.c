@@ -4,8 +4,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "shell/lib/aligned.h"
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "shell/lib/docget.h"
 
 const char *
 args_typeof (const bson_iter_t *it)
@@ -109,45 +111,6 @@ args_check (const sh_call_t *call, int i, unsigned types, bool required, const c
                     "[COMMON-10001] Argument at position %d must be of type %s, got %s instead (%s.%s)", i, expected, t,
                     owner, method);
    return false;
-}
-
-bson_t *
-sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
-{
-   sh_request_t *r;
-   if (out->n == out->cap) {
-      /* a bson_t may not be moved by realloc (an allocated one points into itself, and libbson declares it
-       * 128-byte aligned): a new aligned array, each document copied over and the old one destroyed */
-      size_t cap = out->cap ? 2 * out->cap : 8;
-      sh_request_t *v = SH_ALLOC_ARRAY (sh_request_t, cap);
-      for (size_t i = 0; i < out->n; i++) {
-         v[i].db = out->v[i].db;
-         v[i].path = out->v[i].path;
-         bson_copy_to (&out->v[i].cmd, &v[i].cmd);
-         bson_destroy (&out->v[i].cmd);
-      }
-      bson_free (out->v);
-      out->v = v;
-      out->cap = cap;
-   }
-   r = &out->v[out->n++];
-   r->db = bson_strdup (db);
-   r->path = path;
-   bson_init (&r->cmd);
-   return &r->cmd;
-}
-
-void
-sh_requests_destroy (sh_requests_t *out)
-{
-   for (size_t i = 0; i < out->n; i++) {
-      bson_destroy (&out->v[i].cmd);
-      bson_free (out->v[i].db);
-   }
-   bson_free (out->v);
-   out->v = NULL;
-   out->n = 0;
-   out->cap = 0;
 }
 
 bool
@@ -363,4 +326,10 @@ args_opt_int (const sh_call_t *call, int i, const char *key, int64_t min, int64_
    if (!args_number_to_int (&f, min, max, out ? out : &ignored))
       return int_error (call, i, &f, key, min, max, err);
    return true;
+}
+
+sh_pos_t
+args_pos (const sh_call_t *call, int i)
+{
+   return call->arg_pos && i >= 0 && i < call->argc ? call->arg_pos[i] : call->close_pos;
 }

@@ -1,6 +1,8 @@
 /* Chunk helpers: sh.splitAt, sh.splitFind, sh.moveChunk and sh.moveRange, building exactly mongosh's documents
  * (moveRange always carries min and max, null when omitted). */
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
 
 static bool
 build_split (const sh_call_t *call, sh_requests_t *out, const char *method, const char *field, sh_error_t *err)

@@ -5,7 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 
 /* "<db>.<coll>"; caller frees with bson_free. */
 static char *

@@ -5,7 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/complete.h"
 
 #define COMPLETE_TTL_SECONDS 30
 

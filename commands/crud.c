@@ -3,7 +3,11 @@
  * under mongosh builds them (find, filter, sort, projection, skip, limit). */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 
 #define CRUD_DEFAULT_BATCH 20 /* like mongosh's shell batch size */
 
@@ -241,7 +245,7 @@ exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bool find = !strcmp (call->cmd->name, "db.collection.find");
    int64_t batch = call->batch_size;
 
-   if (!call->cmd->build (call, &reqs, err))
+   if (!sh_requests_build (call, &reqs, err))
       goto done;
    if (!batch) {
       /* aggregate(pipeline, { batchSize }): the driver sends that batch size on every getMore too */

@@ -4,7 +4,10 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 
 /* The capture mode: the value replaces any earlier one (the last result of a call is its value). */
 static bool
@@ -176,7 +179,7 @@ cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bson_t reply = BSON_INITIALIZER;
    bool ok = false;
 
-   if (!call->cmd->build (call, &reqs, err))
+   if (!sh_requests_build (call, &reqs, err))
       goto done;
    for (size_t i = 0; i < reqs.n; i++) {
       bson_destroy (&reply);
@@ -248,7 +251,7 @@ cmd_run_build (sh_ctx_t *ctx, const sh_call_t *call, bson_t *reply, sh_error_t *
    bool ok = false;
 
    bson_init (reply);
-   if (!call->cmd->build (call, &reqs, err))
+   if (!sh_requests_build (call, &reqs, err))
       goto done;
    bson_destroy (reply);
    ok = conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, reply, err);
@@ -266,7 +269,7 @@ cmd_run_build_docs (sh_ctx_t *ctx, const sh_call_t *call, size_t max, bson_t *do
    bson_init (docs);
    if (more)
       *more = false;
-   if (!call->cmd->build (call, &reqs, err))
+   if (!sh_requests_build (call, &reqs, err))
       goto done;
    bson_destroy (docs);
    ok = conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, max, docs, more, err);

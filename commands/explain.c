@@ -8,7 +8,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "commands/config_reads.h"
+#include "shell/lib/docget.h"
 
 #define EX_MAX_ZONES 10
 #define EX_RECENT 5
@@ -124,12 +129,174 @@ ex_json (const bson_iter_t *it, char *buf, size_t len)
       output_format_value_line (bson_iter_value ((bson_iter_t *) it), buf, len);
 }
 
+/* Finding 3: draining shards that still hold chunks of the collection. */
+static void
+ex_diag_draining (const ex_reading_t *r, ex_findings_t *fs)
+{
+   bson_iter_t it;
+   char detail[1024];
+   if (bson_iter_init (&it, &r->shards)) {
+      while (bson_iter_next (&it)) {
+         bson_t sd, ps;
+         bson_iter_t p;
+         const char *id;
+         double chunks = 0;
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = ex_str (&sd, "_id")) ||
+             !ex_is (&sd, "draining", true))
+            continue;
+         if (bson_iter_init (&p, &r->per_shard)) {
+            while (bson_iter_next (&p)) {
+               const char *pid;
+               if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = ex_str (&ps, "_id")) && !strcmp (pid, id))
+                  chunks = docget_double (&ps, "chunks", 0, NULL);
+            }
+         }
+         if (chunks > 0) {
+            bson_snprintf (detail, sizeof detail,
+                           "shard %s is draining (removeShard) and still holds %.0f chunk%s of the collection: the "
+                           "balancer moves them off first and balances the rest after",
+                           id, chunks, chunks == 1 ? "" : "s");
+            ex_add (fs, "drainingShard", detail, "sh.progress() to follow the drain");
+         }
+      }
+   }
+}
+
+/* Finding 4: jumbo chunks, per shard. */
+static void
+ex_diag_jumbo (const ex_reading_t *r, ex_findings_t *fs)
+{
+   bson_iter_t it;
+   char detail[1024];
+   char fix[1024];
+   const char *ns = r->ns;
+   if (bson_iter_init (&it, &r->per_shard)) {
+      while (bson_iter_next (&it)) {
+         bson_t d;
+         bson_iter_t m;
+         const char *id;
+         double jumbo;
+         char min[512] = "";
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !(id = ex_str (&d, "_id")) ||
+             (jumbo = docget_double (&d, "jumbo", 0, NULL)) <= 0)
+            continue;
+         if (bson_iter_init_find (&m, &d, "jumboMin"))
+            ex_json (&m, min, sizeof min);
+         bson_snprintf (detail, sizeof detail,
+                        "%.0f jumbo chunk%s on %s (e.g. min %s): the balancer does not move jumbo chunks unless "
+                        "attemptToBalanceJumboChunks is set",
+                        jumbo, jumbo == 1 ? "" : "s", id, min[0] ? min : "?");
+         bson_snprintf (fix, sizeof fix,
+                        "sh.splitAt(\"%s\", <a key inside it>) if it holds more than one key value, then "
+                        "db.adminCommand({clearJumboFlag: \"%s\", find: %s}); or let the balancer move it: "
+                        "db.getSiblingDB(\"config\").settings.updateOne({_id: \"balancer\"}, {$set: "
+                        "{attemptToBalanceJumboChunks: true}}, {upsert: true})",
+                        ns, ns, min[0] ? min : "<min>");
+         ex_add (fs, "jumboChunks", detail, fix);
+      }
+   }
+}
+
+/* Finding 5: zone violations and chunks straddling a zone boundary. */
+static void
+ex_diag_zones (const ex_reading_t *r, ex_findings_t *fs)
+{
+   bson_iter_t it;
+   char detail[1024];
+   char fix[1024];
+   const char *ns = r->ns;
+   if (bson_iter_init (&it, &r->zones)) {
+      while (bson_iter_next (&it)) {
+         bson_t z;
+         bson_iter_t v;
+         char zmin[256] = "", zmax[256] = "", at[256] = "";
+         const char *zone;
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &z) || !(zone = ex_str (&z, "zone")))
+            continue;
+         if (bson_iter_init_find (&v, &z, "min"))
+            ex_json (&v, zmin, sizeof zmin);
+         if (bson_iter_init_find (&v, &z, "max"))
+            ex_json (&v, zmax, sizeof zmax);
+         double outside = docget_double (&z, "outside", 0, NULL);
+         if (outside > 0) {
+            const char *shard = ex_str (&z, "outsideShard");
+            bson_snprintf (detail, sizeof detail,
+                           "%.0f chunk%s of zone %s [%s, %s) on %s, a shard outside the zone (zone violation)", outside,
+                           outside == 1 ? "" : "s", zone, zmin, zmax, shard ? shard : "?");
+            bson_snprintf (fix, sizeof fix,
+                           "the balancer moves them when it runs; if no shard of the zone can take them: "
+                           "sh.addShardToZone(\"<shard>\", \"%s\")",
+                           zone);
+            ex_add (fs, "zoneViolation", detail, fix);
+         }
+         if (bson_iter_init_find (&v, &z, "straddling") && BSON_ITER_HOLDS_ARRAY (&v)) {
+            bson_iter_t a;
+            if (bson_iter_recurse (&v, &a) && bson_iter_next (&a)) {
+               ex_json (&a, at, sizeof at);
+               bson_snprintf (detail, sizeof detail,
+                              "a chunk straddles a boundary of zone %s [%s, %s): it cannot be placed in the zone "
+                              "until it is split at the boundary",
+                              zone, zmin, zmax);
+               bson_snprintf (fix, sizeof fix, "sh.splitAt(\"%s\", %s)", ns, at);
+               ex_add (fs, "chunkStraddlesZone", detail, fix);
+            }
+         }
+      }
+   }
+}
+
+/* Finding 7: recent failed migrations and failed balancer rounds. */
+static void
+ex_diag_recent (const ex_reading_t *r, ex_findings_t *fs)
+{
+   bson_iter_t it;
+   bson_iter_t f;
+   char detail[1024];
+   if (bson_iter_init (&it, &r->failures)) {
+      while (bson_iter_next (&it)) {
+         bson_t d;
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+            continue;
+         const char *err = ex_str (&d, "details.errmsg"), *from = ex_str (&d, "details.from"),
+                    *to = ex_str (&d, "details.to");
+         char when[32] = "?";
+         if (bson_iter_init_find (&f, &d, "time") && BSON_ITER_HOLDS_DATE_TIME (&f)) {
+            time_t t = (time_t) (bson_iter_date_time (&f) / 1000);
+            struct tm tm;
+            gmtime_r (&t, &tm);
+            strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+         }
+         bson_snprintf (detail, sizeof detail, "migration %s -> %s failed at %s: %s", from ? from : "?", to ? to : "?",
+                        when, err ? err : "aborted (no errmsg)");
+         ex_add (fs, "failedMigration", detail,
+                 "sh.migrationHistory({since: 24}) for the pattern; the donor's log "
+                 "has the details");
+      }
+   }
+   int failed_rounds = 0;
+   const char *last_round_err = NULL;
+   if (bson_iter_init (&it, &r->rounds)) {
+      while (bson_iter_next (&it)) {
+         bson_t d;
+         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && cmd_round_failed (&d, true)) {
+            if (!failed_rounds++)
+               last_round_err = ex_str (&d, "details.errmsg");
+         }
+      }
+   }
+   if (failed_rounds) {
+      bson_snprintf (detail, sizeof detail, "%d of the last %d balancer rounds failed; the newest error: %s",
+                     failed_rounds, EX_RECENT, last_round_err ? last_round_err : "(none given)");
+      ex_add (fs, "failedBalancerRounds", detail, "sh.getRecentFailedRounds(); the config server primary's log");
+   }
+}
+
 /* Appends to out { ns, balanced, verdict, chunksPerShard, findings: [ { rank, cause, detail, fix } ] }. */
 static void
 explain_diagnose (const ex_reading_t *r, bson_t *out)
 {
    bson_t findings, per;
-   bson_iter_t it, f;
+   bson_iter_t it;
    char detail[1024], fix[1024];
    const char *ns = r->ns;
    bool compliant = ex_is (&r->status, "balancerCompliant", true);
@@ -188,97 +355,9 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
               "allowMigrations/permitMigrations false)",
               fix);
    }
-   /* 3. draining shards holding chunks */
-   if (bson_iter_init (&it, &r->shards)) {
-      while (bson_iter_next (&it)) {
-         bson_t sd, ps;
-         bson_iter_t p;
-         const char *id;
-         double chunks = 0;
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = ex_str (&sd, "_id")) ||
-             !ex_is (&sd, "draining", true))
-            continue;
-         if (bson_iter_init (&p, &r->per_shard)) {
-            while (bson_iter_next (&p)) {
-               const char *pid;
-               if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = ex_str (&ps, "_id")) && !strcmp (pid, id))
-                  chunks = docget_double (&ps, "chunks", 0, NULL);
-            }
-         }
-         if (chunks > 0) {
-            bson_snprintf (detail, sizeof detail,
-                           "shard %s is draining (removeShard) and still holds %.0f chunk%s of the collection: the "
-                           "balancer moves them off first and balances the rest after",
-                           id, chunks, chunks == 1 ? "" : "s");
-            ex_add (&fs, "drainingShard", detail, "sh.progress() to follow the drain");
-         }
-      }
-   }
-   /* 4. jumbo chunks */
-   if (bson_iter_init (&it, &r->per_shard)) {
-      while (bson_iter_next (&it)) {
-         bson_t d;
-         bson_iter_t m;
-         const char *id;
-         double jumbo;
-         char min[512] = "";
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !(id = ex_str (&d, "_id")) ||
-             (jumbo = docget_double (&d, "jumbo", 0, NULL)) <= 0)
-            continue;
-         if (bson_iter_init_find (&m, &d, "jumboMin"))
-            ex_json (&m, min, sizeof min);
-         bson_snprintf (detail, sizeof detail,
-                        "%.0f jumbo chunk%s on %s (e.g. min %s): the balancer does not move jumbo chunks unless "
-                        "attemptToBalanceJumboChunks is set",
-                        jumbo, jumbo == 1 ? "" : "s", id, min[0] ? min : "?");
-         bson_snprintf (fix, sizeof fix,
-                        "sh.splitAt(\"%s\", <a key inside it>) if it holds more than one key value, then "
-                        "db.adminCommand({clearJumboFlag: \"%s\", find: %s}); or let the balancer move it: "
-                        "db.getSiblingDB(\"config\").settings.updateOne({_id: \"balancer\"}, {$set: "
-                        "{attemptToBalanceJumboChunks: true}}, {upsert: true})",
-                        ns, ns, min[0] ? min : "<min>");
-         ex_add (&fs, "jumboChunks", detail, fix);
-      }
-   }
-   /* 5. zones */
-   if (bson_iter_init (&it, &r->zones)) {
-      while (bson_iter_next (&it)) {
-         bson_t z;
-         bson_iter_t v;
-         char zmin[256] = "", zmax[256] = "", at[256] = "";
-         const char *zone;
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &z) || !(zone = ex_str (&z, "zone")))
-            continue;
-         if (bson_iter_init_find (&v, &z, "min"))
-            ex_json (&v, zmin, sizeof zmin);
-         if (bson_iter_init_find (&v, &z, "max"))
-            ex_json (&v, zmax, sizeof zmax);
-         double outside = docget_double (&z, "outside", 0, NULL);
-         if (outside > 0) {
-            const char *shard = ex_str (&z, "outsideShard");
-            bson_snprintf (detail, sizeof detail,
-                           "%.0f chunk%s of zone %s [%s, %s) on %s, a shard outside the zone (zone violation)", outside,
-                           outside == 1 ? "" : "s", zone, zmin, zmax, shard ? shard : "?");
-            bson_snprintf (fix, sizeof fix,
-                           "the balancer moves them when it runs; if no shard of the zone can take them: "
-                           "sh.addShardToZone(\"<shard>\", \"%s\")",
-                           zone);
-            ex_add (&fs, "zoneViolation", detail, fix);
-         }
-         if (bson_iter_init_find (&v, &z, "straddling") && BSON_ITER_HOLDS_ARRAY (&v)) {
-            bson_iter_t a;
-            if (bson_iter_recurse (&v, &a) && bson_iter_next (&a)) {
-               ex_json (&a, at, sizeof at);
-               bson_snprintf (detail, sizeof detail,
-                              "a chunk straddles a boundary of zone %s [%s, %s): it cannot be placed in the zone "
-                              "until it is split at the boundary",
-                              zone, zmin, zmax);
-               bson_snprintf (fix, sizeof fix, "sh.splitAt(\"%s\", %s)", ns, at);
-               ex_add (&fs, "chunkStraddlesZone", detail, fix);
-            }
-         }
-      }
-   }
+   ex_diag_draining (r, &fs);
+   ex_diag_jumbo (r, &fs);
+   ex_diag_zones (r, &fs);
    /* 6. defragmentation */
    if (ex_is (&r->coll, "defragmentCollection", true) || (verdict && !strcmp (verdict, "defragmentingChunks"))) {
       const char *phase = ex_str (&r->status, "details.currentPhase");
@@ -288,44 +367,7 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
                      phase ? phase : "?");
       ex_add (&fs, "defragmenting", detail, "sh.progress() to follow it");
    }
-   /* 7. what went wrong lately */
-   if (bson_iter_init (&it, &r->failures)) {
-      while (bson_iter_next (&it)) {
-         bson_t d;
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
-            continue;
-         const char *err = ex_str (&d, "details.errmsg"), *from = ex_str (&d, "details.from"),
-                    *to = ex_str (&d, "details.to");
-         char when[32] = "?";
-         if (bson_iter_init_find (&f, &d, "time") && BSON_ITER_HOLDS_DATE_TIME (&f)) {
-            time_t t = (time_t) (bson_iter_date_time (&f) / 1000);
-            struct tm tm;
-            gmtime_r (&t, &tm);
-            strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-         }
-         bson_snprintf (detail, sizeof detail, "migration %s -> %s failed at %s: %s", from ? from : "?", to ? to : "?",
-                        when, err ? err : "aborted (no errmsg)");
-         ex_add (&fs, "failedMigration", detail,
-                 "sh.migrationHistory({since: 24}) for the pattern; the donor's log "
-                 "has the details");
-      }
-   }
-   int failed_rounds = 0;
-   const char *last_round_err = NULL;
-   if (bson_iter_init (&it, &r->rounds)) {
-      while (bson_iter_next (&it)) {
-         bson_t d;
-         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && cmd_round_failed (&d, true)) {
-            if (!failed_rounds++)
-               last_round_err = ex_str (&d, "details.errmsg");
-         }
-      }
-   }
-   if (failed_rounds) {
-      bson_snprintf (detail, sizeof detail, "%d of the last %d balancer rounds failed; the newest error: %s",
-                     failed_rounds, EX_RECENT, last_round_err ? last_round_err : "(none given)");
-      ex_add (&fs, "failedBalancerRounds", detail, "sh.getRecentFailedRounds(); the config server primary's log");
-   }
+   ex_diag_recent (r, &fs);
    if (!compliant && fs.n == 0) {
       bson_snprintf (detail, sizeof detail,
                      "the server reports %s and nothing holds the balancer back: it should act on its next rounds",

@@ -1,7 +1,10 @@
 /* convertShardKeyToHashed(value): MongoDB's hashed shard-key value, computed locally with shell/lib/hashkey.c (equal to
  * the server's $toHashedIndexKey), so it needs no connection. mongosh asks the server instead (an aggregate with
  * $toHashedIndexKey on a fake database); the value printed is the same Long. */
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
 #include "shell/lib/hashkey.h"
 
 /* Only checks the argument (nothing is sent). */

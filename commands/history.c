@@ -3,7 +3,12 @@
  * moveChunk.commit, config.actionlog balancer.round); config.chunks is never read. */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/clock.h"
+#include "shell/lib/docget.h"
 
 #define HI_DEFAULT_HOURS 24
 #define HI_MAX_HOURS (24 * 366)
@@ -350,7 +355,7 @@ const sh_cmd_t cmd_sh_migration_history = {
             "$match on moveChunk.commit summing details.counts, and { aggregate: \"actionlog\" } counting "
             "balancer.round and the failed ones",
    .example = "sh.migrationHistory({ since: 24 })",
-   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
+   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA | CMD_CLOCK,
    .build = build_migration_history,
    .exec = exec_migration_history,
 };

@@ -4,7 +4,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 
 static sh_pos_t
 ix_arg_pos (const sh_call_t *call, int i)
@@ -183,7 +187,7 @@ exec_create (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bson_iter_t it, ix, f;
    bool ok = false, many = !strcmp (args_method (call), "createIndexes");
 
-   if (!call->cmd->build (call, &reqs, err))
+   if (!sh_requests_build (call, &reqs, err))
       goto done;
    bson_destroy (&reply);
    if (!conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, &reply, err))

@@ -3,7 +3,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 #include "shell/core/interrupt.h"
 
 static void

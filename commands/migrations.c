@@ -6,7 +6,11 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/exec.h"
+#include "commands/config_reads.h"
+#include "shell/lib/docget.h"
 #include "shell/lib/clock.h"
 
 int64_t
@@ -292,7 +296,7 @@ const sh_cmd_t cmd_sh_get_recent_migrations = {
    .sends = "config { aggregate: \"changelog\", pipeline: [ $match moveChunk.from successes since now-24h, $group, "
             "$project ], cursor: {} }, then the same for failures (grouped by errmsg, from, to)",
    .example = "sh.getRecentMigrations()",
-   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
+   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA | CMD_CLOCK,
    .build = build_recent_migrations,
    .exec = exec_recent_migrations,
 };

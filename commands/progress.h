@@ -34,7 +34,7 @@ progress_compute (const progress_reading_t *now, const progress_reading_t *prev,
 
 /* ---- gathering (commands/progress.c) ---- */
 
-#include "commands/commands.h"
+#include "commands/table.h"
 
 /* Takes one reading through ctx's connection: the four reads sh.progress's build() lists, then, for draining shards
  * and defragmenting collections, their follow-up reads. r is initialised by the caller; at_ms is set first. False

@@ -1,186 +1,39 @@
-/* The command table: every entry of every family, in the order help lists them. Adding a helper means writing its
- * entry in its family file and adding one line here; help, completion and docs/commands.md follow from this list. */
+/* The command table: every entry of every family, in the order help lists them, expanded from commands/table.def.
+ * Adding a helper means writing its entry in its family file and adding one line to table.def; help, completion,
+ * the JavaScript API and docs/commands.md follow from this list. */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
 
-/* family files */
-extern const sh_cmd_t cmd_sh_enable_sharding, cmd_sh_shard_collection, cmd_sh_reshard_collection;
-extern const sh_cmd_t cmd_sh_add_shard_to_zone, cmd_sh_add_shard_tag, cmd_sh_remove_shard_from_zone,
-   cmd_sh_remove_shard_tag, cmd_sh_update_zone_key_range, cmd_sh_add_tag_range, cmd_sh_remove_range_from_zone,
-   cmd_sh_remove_tag_range;
-extern const sh_cmd_t cmd_sh_split_at, cmd_sh_split_find, cmd_sh_move_chunk, cmd_sh_move_range;
-extern const sh_cmd_t cmd_sh_start_balancer, cmd_sh_stop_balancer, cmd_sh_set_balancer_state, cmd_sh_get_balancer_state,
-   cmd_sh_is_balancer_running;
-extern const sh_cmd_t cmd_db_admin_command, cmd_db_run_command;
-extern const sh_cmd_t cmd_db_coll_find, cmd_db_coll_find_one, cmd_db_coll_count_documents, cmd_db_coll_aggregate,
-   cmd_db_coll_distinct, cmd_db_coll_get_indexes;
-extern const sh_cmd_t cmd_sh_commit_reshard_collection, cmd_sh_abort_reshard_collection,
-   cmd_sh_shard_and_distribute_collection, cmd_sh_move_collection, cmd_sh_abort_move_collection,
-   cmd_sh_unshard_collection, cmd_sh_abort_unshard_collection, cmd_sh_refine_collection_shard_key;
-extern const sh_cmd_t cmd_sh_add_shard, cmd_sh_list_shards, cmd_sh_is_config_shard_enabled,
-   cmd_sh_shard_draining_status, cmd_sh_transition_status, cmd_sh_remove_shard;
-extern const sh_cmd_t cmd_sh_balancer_collection_status, cmd_sh_enable_migrations, cmd_sh_disable_migrations,
-   cmd_sh_wait_for_balancer, cmd_sh_wait_for_balancer_off, cmd_sh_get_balancer_window, cmd_sh_set_balancer_window,
-   cmd_sh_configure_collection_balancing;
-extern const sh_cmd_t cmd_sh_enable_auto_split, cmd_sh_disable_auto_split, cmd_sh_start_auto_merger,
-   cmd_sh_stop_auto_merger, cmd_sh_is_auto_merger_enabled, cmd_sh_enable_auto_merger, cmd_sh_disable_auto_merger,
-   cmd_sh_enable_balancing, cmd_sh_disable_balancing;
-extern const sh_cmd_t cmd_sh_get_active_migrations, cmd_sh_get_recent_migrations, cmd_sh_get_recent_failed_rounds;
-extern const sh_cmd_t cmd_sh_progress, cmd_sh_explain_balance, cmd_sh_migration_history;
-extern const sh_cmd_t cmd_sh_status, cmd_db_print_sharding_status, cmd_sh_print_sharding_sizes;
-extern const sh_cmd_t cmd_db_coll_get_shard_distribution, cmd_db_coll_analyze_shard_key,
-   cmd_db_coll_configure_query_analyzer, cmd_db_coll_get_shard_version, cmd_db_coll_get_shard_location,
-   cmd_sh_check_metadata_consistency, cmd_db_check_metadata_consistency, cmd_db_coll_check_metadata_consistency,
-   cmd_sh_get_sharded_data_distribution;
-extern const sh_cmd_t cmd_convert_shard_key_to_hashed;
-extern const sh_cmd_t cmd_sh_advise_shard_key;
-extern const sh_cmd_t cmd_db_coll_insert_one, cmd_db_coll_insert_many, cmd_db_coll_update_one, cmd_db_coll_update_many,
-   cmd_db_coll_replace_one, cmd_db_coll_delete_one, cmd_db_coll_delete_many, cmd_db_coll_find_one_and_update;
-extern const sh_cmd_t cmd_db_coll_create_index, cmd_db_coll_create_indexes, cmd_db_coll_drop_index,
-   cmd_db_coll_drop_indexes, cmd_db_coll_hide_index, cmd_db_coll_unhide_index;
-extern const sh_cmd_t cmd_db_current_op, cmd_db_kill_op, cmd_db_aggregate, cmd_db_server_status, cmd_db_stats,
-   cmd_db_version, cmd_db_hello, cmd_db_get_collection_names, cmd_db_get_collection_infos, cmd_db_list_commands,
-   cmd_db_drop_database, cmd_db_create_collection, cmd_db_coll_drop, cmd_db_coll_rename_collection,
-   cmd_db_coll_get_name, cmd_db_coll_get_full_name, cmd_db_coll_estimated_document_count, cmd_db_coll_count,
-   cmd_db_coll_stats;
-extern const sh_cmd_t cmd_help, cmd_sh_help, cmd_use, cmd_show, cmd_exit, cmd_print, cmd_printjson, cmd_db_get_name,
-   cmd_sleep;
+/* the entries, defined in their family files */
+#define CMD(symbol, family, min_args, max_args, callable) extern const sh_cmd_t cmd_##symbol;
+#include "commands/table.def"
+#undef CMD
 
 const sh_cmd_t *const sh_cmd_table[] = {
-   /* sh.*: status */
-   &cmd_sh_status,
-   &cmd_sh_print_sharding_sizes,
-   /* sh.*: shards */
-   &cmd_sh_add_shard,
-   &cmd_sh_remove_shard,
-   &cmd_sh_list_shards,
-   &cmd_sh_is_config_shard_enabled,
-   &cmd_sh_shard_draining_status,
-   &cmd_sh_transition_status,
-   /* sh.*: sharding */
-   &cmd_sh_enable_sharding,
-   &cmd_sh_shard_collection,
-   &cmd_sh_shard_and_distribute_collection,
-   &cmd_sh_reshard_collection,
-   &cmd_sh_commit_reshard_collection,
-   &cmd_sh_abort_reshard_collection,
-   &cmd_sh_refine_collection_shard_key,
-   &cmd_sh_move_collection,
-   &cmd_sh_abort_move_collection,
-   &cmd_sh_unshard_collection,
-   &cmd_sh_abort_unshard_collection,
-   /* sh.*: zones */
-   &cmd_sh_add_shard_to_zone,
-   &cmd_sh_add_shard_tag,
-   &cmd_sh_remove_shard_from_zone,
-   &cmd_sh_remove_shard_tag,
-   &cmd_sh_update_zone_key_range,
-   &cmd_sh_add_tag_range,
-   &cmd_sh_remove_range_from_zone,
-   &cmd_sh_remove_tag_range,
-   /* sh.*: chunks */
-   &cmd_sh_split_at,
-   &cmd_sh_split_find,
-   &cmd_sh_move_chunk,
-   &cmd_sh_move_range,
-   /* sh.*: balancer */
-   &cmd_sh_start_balancer,
-   &cmd_sh_stop_balancer,
-   &cmd_sh_set_balancer_state,
-   &cmd_sh_get_balancer_state,
-   &cmd_sh_is_balancer_running,
-   &cmd_sh_wait_for_balancer,
-   &cmd_sh_wait_for_balancer_off,
-   &cmd_sh_get_balancer_window,
-   &cmd_sh_set_balancer_window,
-   &cmd_sh_balancer_collection_status,
-   &cmd_sh_enable_balancing,
-   &cmd_sh_disable_balancing,
-   &cmd_sh_enable_migrations,
-   &cmd_sh_disable_migrations,
-   &cmd_sh_configure_collection_balancing,
-   /* sh.*: autosplit and automerge */
-   &cmd_sh_enable_auto_split,
-   &cmd_sh_disable_auto_split,
-   &cmd_sh_start_auto_merger,
-   &cmd_sh_stop_auto_merger,
-   &cmd_sh_is_auto_merger_enabled,
-   &cmd_sh_enable_auto_merger,
-   &cmd_sh_disable_auto_merger,
-   /* sh.*: migrations and data */
-   &cmd_sh_get_active_migrations,
-   &cmd_sh_get_recent_migrations,
-   &cmd_sh_get_recent_failed_rounds,
-   &cmd_sh_progress,
-   &cmd_sh_explain_balance,
-   &cmd_sh_migration_history,
-   &cmd_sh_get_sharded_data_distribution,
-   &cmd_sh_check_metadata_consistency,
-   &cmd_sh_advise_shard_key,
-   &cmd_sh_help,
-   /* db.* */
-   &cmd_db_admin_command,
-   &cmd_db_run_command,
-   &cmd_db_get_name,
-   &cmd_db_current_op,
-   &cmd_db_kill_op,
-   &cmd_db_aggregate,
-   &cmd_db_server_status,
-   &cmd_db_stats,
-   &cmd_db_version,
-   &cmd_db_hello,
-   &cmd_db_get_collection_names,
-   &cmd_db_get_collection_infos,
-   &cmd_db_list_commands,
-   &cmd_db_create_collection,
-   &cmd_db_drop_database,
-   &cmd_db_print_sharding_status,
-   &cmd_db_check_metadata_consistency,
-   &cmd_db_coll_get_shard_distribution,
-   &cmd_db_coll_get_shard_version,
-   &cmd_db_coll_get_shard_location,
-   &cmd_db_coll_analyze_shard_key,
-   &cmd_db_coll_configure_query_analyzer,
-   &cmd_db_coll_check_metadata_consistency,
-   &cmd_db_coll_find,
-   &cmd_db_coll_find_one,
-   &cmd_db_coll_count_documents,
-   &cmd_db_coll_aggregate,
-   &cmd_db_coll_distinct,
-   &cmd_db_coll_get_indexes,
-   &cmd_db_coll_estimated_document_count,
-   &cmd_db_coll_count,
-   &cmd_db_coll_insert_one,
-   &cmd_db_coll_insert_many,
-   &cmd_db_coll_update_one,
-   &cmd_db_coll_update_many,
-   &cmd_db_coll_replace_one,
-   &cmd_db_coll_delete_one,
-   &cmd_db_coll_delete_many,
-   &cmd_db_coll_find_one_and_update,
-   &cmd_db_coll_create_index,
-   &cmd_db_coll_create_indexes,
-   &cmd_db_coll_drop_index,
-   &cmd_db_coll_drop_indexes,
-   &cmd_db_coll_hide_index,
-   &cmd_db_coll_unhide_index,
-   &cmd_db_coll_get_name,
-   &cmd_db_coll_get_full_name,
-   &cmd_db_coll_stats,
-   &cmd_db_coll_rename_collection,
-   &cmd_db_coll_drop,
-   /* the shell */
-   &cmd_use,
-   &cmd_show,
-   &cmd_help,
-   &cmd_print,
-   &cmd_printjson,
-   &cmd_convert_shard_key_to_hashed,
-   &cmd_sleep,
-   &cmd_exit,
+#define CMD(symbol, family, min_args, max_args, callable) &cmd_##symbol,
+#include "commands/table.def"
+#undef CMD
    NULL,
 };
+
+const sh_cmd_row_t sh_cmd_rows[] = {
+#define CMD(symbol, family, min_args, max_args, callable)                                                              \
+   { &cmd_##symbol, "cmd_" #symbol, #family, min_args, max_args, callable },
+#include "commands/table.def"
+#undef CMD
+   { NULL, NULL, NULL, 0, 0, false },
+};
+
+const sh_cmd_row_t *
+sh_cmd_row (const sh_cmd_t *cmd)
+{
+   for (size_t i = 0; cmd && sh_cmd_rows[i].cmd; i++) {
+      if (sh_cmd_rows[i].cmd == cmd)
+         return &sh_cmd_rows[i];
+   }
+   return NULL;
+}
 
 const sh_cmd_t *
 sh_cmd_find (const char *name)
@@ -269,8 +122,8 @@ void
 sh_cmd_write_markdown (FILE *out)
 {
    fputs ("# shardsh command reference\n\n"
-          "Generated from the command table (`commands/registry.c`) by `build/tests/test_commands_doc --write`; the\n"
-          "unit test `test_commands_doc` fails when this file and the table disagree. Markers: **needs** the minimum\n"
+          "Generated from the command table (`commands/table.def`) by `make docs`; the unit test\n"
+          "`test_commands_doc` fails when this file and the table disagree. Markers: **needs** the minimum\n"
           "server version (refused before sending on an older cluster); **check** mongosh's one-time `{ hello: 1 }`\n"
           "mongos check runs first; **confirm** asks in a terminal unless `--yes`; **writes** refused under\n"
           "`--readonly`; **alias** a deprecated name; **shardsh** a helper mongosh does not have.\n\n"
@@ -313,5 +166,46 @@ sh_cmd_write_markdown (FILE *out)
          fputs ("` |\n", out);
       }
       fputc ('\n', out);
+   }
+}
+
+/* Text for a man page line: backslashes and hyphens escaped, and a line never starts with a control character. */
+static void
+man_text (FILE *out, const char *s)
+{
+   if (s && (*s == '.' || *s == '\''))
+      fputs ("\\&", out);
+   for (; s && *s; s++) {
+      if (*s == '\\')
+         fputs ("\\e", out);
+      else if (*s == '-')
+         fputs ("\\-", out);
+      else if (*s == '\n')
+         fputc (' ', out);
+      else
+         fputc (*s, out);
+   }
+}
+
+void
+sh_cmd_write_man (FILE *out)
+{
+   fputs (".SH COMMANDS\n"
+          "Generated from the command table by\n"
+          ".BR \"make docs\" ;\n"
+          "docs/commands.md has what each one sends.\n",
+          out);
+   for (size_t i = 0; sh_cmd_table[i]; i++) {
+      const sh_cmd_t *c = sh_cmd_table[i];
+      fputs (".TP\n.B ", out);
+      man_text (out, c->usage);
+      fputc ('\n', out);
+      man_text (out, c->summary);
+      if (c->alias_of) {
+         fputs (" (alias of ", out);
+         man_text (out, c->alias_of);
+         fputc (')', out);
+      }
+      fputs (".\n", out);
    }
 }

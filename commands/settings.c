@@ -5,7 +5,10 @@
  * retryable updateOne they carry no txnNumber (docs/commands.md says so). Results print as UpdateResults. */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
 
 /* The entries that differ only in the document they update: config.settings { _id: <id> } $set { enabled: <on> }
  * (upsert, wtimeout 30000), or config.collections { _id: <ns> } <op> { <field>: <value> } (no upsert, wtimeout

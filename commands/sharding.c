@@ -4,7 +4,10 @@
  * unique position is the options; options spread over the base). */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "shell/lib/docget.h"
 
 /* Builds { <name>: ns, key[, unique][, ...options] } into cmd, as mongosh's _runShardCollection does. */
 static bool

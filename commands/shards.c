@@ -3,7 +3,11 @@
  * on every call (call it again to follow the drain, as the server expects). */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 
 static bool
 build_list_shards (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)

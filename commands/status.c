@@ -3,13 +3,19 @@
  * them concurrently) except per collection: mongosh sends three (chunk counts, the first 21 chunks, the first 20 zone
  * ranges) for every sharded collection; on 5.0+ metadata shardsh gets all of them from one aggregate over
  * config.collections with three $lookup stages, so a status costs the same number of commands at 5 or 5,000
- * collections (4.4 metadata and verbose keep mongosh's reads). Also shardsh's sh.printShardingSizes(): per sharded
- * collection, its size and documents on each shard from one $collStats aggregate. */
+ * collections (4.4 metadata and verbose keep mongosh's reads). */
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "commands/config_reads.h"
+#include "shell/lib/clock.h"
+#include "shell/lib/docget.h"
+#include "commands/status.h"
 #include "shell/lib/aligned.h"
 #include "shell/lang/parser.h"
 
@@ -27,7 +33,7 @@ typedef struct {
    const char *cfg; /* the database the config.* reads go to: "config", or sh.status's configDB */
 } status_t;
 
-/* Every document of s, for status_init and status_release; returns how many (at most 17). */
+/* Every document of s, for status_init and status_destroy; returns how many (at most 17). */
 static size_t
 status_docs (status_t *s, bson_t *all[17])
 {
@@ -61,7 +67,7 @@ status_init (status_t *s)
 }
 
 static void
-status_release (status_t *s)
+status_destroy (status_t *s)
 {
    bson_t *all[17];
    for (size_t i = 0, n = status_docs (s, all); i < n; i++)
@@ -268,6 +274,71 @@ add_migration_rows (const bson_t *docs, bool failures, migration_rows_t *rows)
    }
 }
 
+/* Whether the metadata has config.actionlog and config.changelog for sh.status: no currentVersion (5.0+), a
+ * currentVersion above 5, or 5 on a 2.7+ server (then buildInfo is asked). False with err set when buildInfo failed. */
+static bool
+status_has_actionlog (sh_ctx_t *ctx, const status_t *s, bool *has, sh_error_t *err)
+{
+   bson_t version, *cmd;
+   bson_iter_t it;
+   bool has_actionlog;
+
+   has_actionlog = true;
+   if (cmd_first_doc (&s->version, &version) && bson_iter_init_find (&it, &version, "currentVersion") &&
+       truthy (&version, "currentVersion")) {
+      double cv = BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_double (&it) : 0;
+      has_actionlog = cv > 5;
+      if (cv == 5) {
+         bson_t reply;
+         bson_iter_t va, x;
+         bool ran;
+         cmd = BCON_NEW ("buildInfo", BCON_INT32 (1));
+         ran = conn_run (ctx, "admin", cmd, CONN_READ, &reply, err);
+         if (ran && bson_iter_init_find (&va, &reply, "versionArray") && BSON_ITER_HOLDS_ARRAY (&va) &&
+             bson_iter_recurse (&va, &x) && bson_iter_next (&x) && bson_iter_as_int64 (&x) == 2 &&
+             bson_iter_next (&x) && bson_iter_as_int64 (&x) > 6)
+            has_actionlog = true;
+         bson_destroy (cmd);
+         bson_destroy (&reply);
+         if (!ran)
+            return false;
+      }
+   }
+   *has = has_actionlog;
+   return true;
+}
+
+/* Appends "Collections with active migrations": one line per config.locks document, "<_id> started at <when>". */
+static void
+status_append_locks (bson_t *balancer, const bson_t *locks)
+{
+   bson_iter_t it;
+   char *line;
+   bson_t arr;
+   uint32_t n = 0;
+   BSON_APPEND_ARRAY_BEGIN (balancer, "Collections with active migrations", &arr);
+   bson_iter_init (&it, locks);
+   while (bson_iter_next (&it)) {
+      bson_t lock;
+      bson_iter_t f;
+      char k[16], when[128];
+      const char *kk, *id = "undefined";
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &lock))
+         continue;
+      if (bson_iter_init_find (&f, &lock, "_id") && BSON_ITER_HOLDS_UTF8 (&f))
+         id = bson_iter_utf8 (&f, NULL);
+      if (bson_iter_init_find (&f, &lock, "when") && BSON_ITER_HOLDS_DATE_TIME (&f))
+         js_date_string (bson_iter_date_time (&f), when, sizeof when);
+      else
+         bson_strncpy (when, "undefined", sizeof when);
+      line = bson_strdup_printf ("%s started at %s", id, when);
+      bson_uint32_to_string (n++, &kk, k, sizeof k);
+      BSON_APPEND_UTF8 (&arr, kk, line);
+      bson_free (line);
+   }
+   bson_append_array_end (balancer, &arr);
+}
+
 /* Phase 3: autosplit, automerge and the balancer object. */
 static bool
 phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
@@ -303,27 +374,8 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       goto done;
 
    /* actionlog and changelog only where the metadata has them: no currentVersion (5.0+), or currentVersion > 5 */
-   has_actionlog = true;
-   if (cmd_first_doc (&s->version, &version) && bson_iter_init_find (&it, &version, "currentVersion") &&
-       truthy (&version, "currentVersion")) {
-      double cv = BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_double (&it) : 0;
-      has_actionlog = cv > 5;
-      if (cv == 5) {
-         bson_t reply;
-         bson_iter_t va, x;
-         bool ran;
-         cmd = BCON_NEW ("buildInfo", BCON_INT32 (1));
-         ran = conn_run (ctx, "admin", cmd, CONN_READ, &reply, err);
-         if (ran && bson_iter_init_find (&va, &reply, "versionArray") && BSON_ITER_HOLDS_ARRAY (&va) &&
-             bson_iter_recurse (&va, &x) && bson_iter_next (&x) && bson_iter_as_int64 (&x) == 2 &&
-             bson_iter_next (&x) && bson_iter_as_int64 (&x) > 6)
-            has_actionlog = true;
-         bson_destroy (cmd);
-         bson_destroy (&reply);
-         if (!ran)
-            goto done;
-      }
-   }
+   if (!status_has_actionlog (ctx, s, &has_actionlog, err))
+      goto done;
    if (has_actionlog) {
       int64_t yesterday = cmd_yesterday_ms (clock_wall_ms ());
       cmd = bson_new ();
@@ -387,32 +439,8 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       bson_free (line);
       line = NULL;
    }
-   if (!bson_empty (&s->locks)) {
-      bson_t arr;
-      uint32_t n = 0;
-      BSON_APPEND_ARRAY_BEGIN (&balancer, "Collections with active migrations", &arr);
-      bson_iter_init (&it, &s->locks);
-      while (bson_iter_next (&it)) {
-         bson_t lock;
-         bson_iter_t f;
-         char k[16], when[128];
-         const char *kk, *id = "undefined";
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &lock))
-            continue;
-         if (bson_iter_init_find (&f, &lock, "_id") && BSON_ITER_HOLDS_UTF8 (&f))
-            id = bson_iter_utf8 (&f, NULL);
-         if (bson_iter_init_find (&f, &lock, "when") && BSON_ITER_HOLDS_DATE_TIME (&f))
-            js_date_string (bson_iter_date_time (&f), when, sizeof when);
-         else
-            bson_strncpy (when, "undefined", sizeof when);
-         line = bson_strdup_printf ("%s started at %s", id, when);
-         bson_uint32_to_string (n++, &kk, k, sizeof k);
-         BSON_APPEND_UTF8 (&arr, kk, line);
-         bson_free (line);
-         line = NULL;
-      }
-      bson_append_array_end (&balancer, &arr);
-   }
+   if (!bson_empty (&s->locks))
+      status_append_locks (&balancer, &s->locks);
    if (has_actionlog) {
       BSON_APPEND_INT32 (&balancer, "Failed balancer rounds in last 5 attempts", failed);
       if (failed > 0) {
@@ -895,13 +923,12 @@ exec_status (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       cmd_print_stats (ctx, &s.result, "chunks");
    ok = true;
 done:
-   status_release (&s);
+   status_destroy (&s);
    return ok;
 }
 
-/* Checks configDB (verbose is any value), sends nothing: sh.status runs everything in exec. */
-static bool
-build_status (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+bool
+status_build (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    char buf[1100];
    (void) out;
@@ -911,71 +938,6 @@ build_status (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
       return false;
    }
    return true;
-}
-
-/* ---- sh.printShardingSizes() ---- */
-
-static bool
-exec_print_sharding_sizes (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
-{
-   bson_t colls = BSON_INITIALIZER, stats = BSON_INITIALIZER, result = BSON_INITIALIZER, *cmd;
-   bson_iter_t it;
-   char *db = NULL;
-   bool ok = false;
-   (void) call;
-
-   cmd = BCON_NEW ("find", BCON_UTF8 ("collections"), "filter", "{", "dropped", "{", "$ne", BCON_BOOL (true), "}",
-                   "unsplittable", "{", "$ne", BCON_BOOL (true), "}", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
-   if (!run_docs (ctx, "config", cmd, 0, &colls, err))
-      goto done;
-   bson_iter_init (&it, &colls);
-   while (bson_iter_next (&it)) {
-      bson_t c, entry;
-      bson_iter_t id, st;
-      const char *ns, *dot;
-      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&id, &c, "_id") ||
-          !BSON_ITER_HOLDS_UTF8 (&id))
-         continue;
-      ns = bson_iter_utf8 (&id, NULL);
-      dot = strchr (ns, '.');
-      if (!dot)
-         continue;
-      bson_free (db);
-      db = bson_strndup (ns, (size_t) (dot - ns));
-      cmd = BCON_NEW ("aggregate", BCON_UTF8 (dot + 1), "pipeline", "[", "{", "$collStats", "{", "storageStats", "{",
-                      "}", "}", "}", "]", "cursor", "{", "}");
-      if (!run_docs (ctx, db, cmd, 0, &stats, err))
-         goto done;
-      BSON_APPEND_DOCUMENT_BEGIN (&result, ns, &entry);
-      bson_iter_init (&st, &stats);
-      while (bson_iter_next (&st)) {
-         bson_t sd, row;
-         bson_iter_t f;
-         char buf[64];
-         const char *shard = "?";
-         if (!docget_iter_sub (&st, BSON_TYPE_DOCUMENT, &sd))
-            continue;
-         if (bson_iter_init_find (&f, &sd, "shard") && BSON_ITER_HOLDS_UTF8 (&f))
-            shard = bson_iter_utf8 (&f, NULL);
-         BSON_APPEND_DOCUMENT_BEGIN (&entry, shard, &row);
-         cmd_format_bytes (docget_double (&sd, "storageStats.size", 0, NULL), buf, sizeof buf);
-         BSON_APPEND_UTF8 (&row, "data", buf);
-         cmd_append_number (&row, "docs", docget_double (&sd, "storageStats.count", 0, NULL));
-         cmd_format_bytes (docget_double (&sd, "storageStats.storageSize", 0, NULL), buf, sizeof buf);
-         BSON_APPEND_UTF8 (&row, "storage", buf);
-         bson_append_document_end (&entry, &row);
-      }
-      bson_append_document_end (&result, &entry);
-   }
-   if (!cmd_dry_run (ctx))
-      cmd_print_stats (ctx, &result, NULL);
-   ok = true;
-done:
-   bson_free (db);
-   bson_destroy (&colls);
-   bson_destroy (&stats);
-   bson_destroy (&result);
-   return ok;
 }
 
 const sh_cmd_t cmd_sh_status = {
@@ -988,7 +950,7 @@ const sh_cmd_t cmd_sh_status = {
             "the mongos check is skipped, as mongosh does",
    .example = "sh.status(true)",
    .flags = CMD_READONLY | CMD_MONGOS_CHECK,
-   .build = build_status,
+   .build = status_build,
    .exec = exec_status,
    .dbref_arg = 2,
 };
@@ -1001,19 +963,6 @@ const sh_cmd_t cmd_db_print_sharding_status = {
    .sends = "the same as sh.status()",
    .example = "db.printShardingStatus()",
    .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_ALIAS,
-   .build = build_status,
+   .build = status_build,
    .exec = exec_status,
-};
-
-const sh_cmd_t cmd_sh_print_sharding_sizes = {
-   .name = "sh.printShardingSizes",
-   .usage = "sh.printShardingSizes()",
-   .summary = "Data size, documents and storage of every sharded collection on each shard",
-   .sends = "config { find: \"collections\", filter: { dropped: { $ne: true }, unsplittable: { $ne: true } }, sort: "
-            "{ _id: 1 } }; per collection <db> { aggregate: <coll>, pipeline: [ { $collStats: { storageStats: {} } } "
-            "], cursor: {} }",
-   .example = "sh.printShardingSizes()",
-   .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
-   .build = build_status,
-   .exec = exec_print_sharding_sizes,
 };

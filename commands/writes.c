@@ -4,7 +4,11 @@
  * config.settings, which the manual tells operators to edit) asks for confirmation in a terminal and warns. */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 
 static sh_pos_t
 wr_arg_pos (const sh_call_t *call, int i)
@@ -295,7 +299,7 @@ build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t
    return true;
 }
 
-/* The name of a write error's code: servers send writeErrors entries as { index, code, errmsg } without codeName. */
+/* A count field of a write reply (n, nModified), 0 when absent. */
 static int32_t
 wr_count (const bson_t *reply, const char *key)
 {
@@ -314,7 +318,7 @@ exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    const char *method = args_method (call);
    bool ok = false;
 
-   if (!call->cmd->build (call, &reqs, err))
+   if (!sh_requests_build (call, &reqs, err))
       goto done;
    if (wr_config_write (call))
       cmd_warn (ctx, "Warning: %s writes config.%s directly: the cluster's own metadata, which the servers maintain",

@@ -2,7 +2,9 @@
  * their deprecated tag aliases. Each builds exactly the admin command mongosh 2.12 sends. */
 #include <string.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
 
 /* sh.addShardToZone / sh.removeShardFromZone and their tag aliases: { <command>: <shard>, zone: <zone> }, the command
  * named by the entry or, for an alias, by the entry it stands for. */

@@ -6,7 +6,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "commands/commands.h"
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
 #include "shell/core/conn.h"
 #include "shell/dispatch.h"
 #include "shell/preflight.h"
@@ -37,7 +40,7 @@ resolved_init (resolved_t *r)
 }
 
 static void
-resolved_release (resolved_t *r)
+resolved_destroy (resolved_t *r)
 {
    bson_free (r->db);
    bson_free (r->coll);
@@ -384,13 +387,13 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
    return true;
 }
 
-/* Runs the entry's pure build() and throws the requests away: argument errors surface before anything is sent. */
+/* The argument checks: no Database object where the entry takes none, then the entry's pure build(), whose requests
+ * land in out (initialised by the caller, destroyed by it either way) so the run can hand them on. A call whose
+ * requests were built already (call->built) is not built again. */
 static bool
-check_args (const sh_call_t *call, sh_error_t *err)
+check_args (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   sh_requests_t reqs = { .n = 0 };
    bson_iter_t it;
-   bool ok;
    if (bson_iter_init (&it, call->args)) {
       for (int i = 0; bson_iter_next (&it); i++) {
          const char *name;
@@ -405,11 +408,101 @@ check_args (const sh_call_t *call, sh_error_t *err)
          }
       }
    }
-   if (!call->cmd->build)
+   if (!call->cmd->build || call->built)
       return true;
-   ok = call->cmd->build (call, &reqs, err);
-   sh_requests_destroy (&reqs);
-   return ok;
+   return sh_requests_build (call, out, err);
+}
+
+/* ---- requests built while a script is validated, handed on to the statement's run ----
+ * build() is pure in the call (which entry, database, collection, arguments and cursor modifiers), so the requests
+ * dispatch_validate built are the ones the run would build: they are kept under that call's key and taken by the
+ * first run of an equal call. Entries whose build() reads the clock (CMD_CLOCK) build again when they run. */
+
+typedef struct {
+   const sh_cmd_t *cmd;
+   bson_t *key; /* the call's inputs to build(); owned */
+   sh_requests_t reqs;
+} built_t;
+
+#define BUILT_MAX 4096 /* validated statements waiting for their run; past it the oldest are built again */
+
+static struct {
+   built_t *v;
+   size_t n, cap;
+} built_list;
+
+/* The database a `use` earlier in the statements being validated switches to (owned), so the statements after it
+ * are built for the database they will run on; NULL when none. Cleared when statements start to run. */
+static char *validate_db;
+
+/* key (initialised by the caller) = { db, coll, args, sort, limit, skip, modifiers, terminal, batchSize }: everything
+ * build() reads. */
+static void
+built_key (const sh_call_t *call, bson_t *key)
+{
+   BSON_APPEND_UTF8 (key, "db", call->db ? call->db : "");
+   BSON_APPEND_UTF8 (key, "coll", call->coll ? call->coll : "");
+   BSON_APPEND_DOCUMENT (key, "args", call->args);
+   if (call->sort)
+      BSON_APPEND_DOCUMENT (key, "sort", call->sort);
+   BSON_APPEND_INT64 (key, "limit", call->limit);
+   BSON_APPEND_INT64 (key, "skip", call->skip);
+   if (call->modifiers)
+      BSON_APPEND_DOCUMENT (key, "modifiers", call->modifiers);
+   BSON_APPEND_UTF8 (key, "terminal", call->terminal ? call->terminal : "");
+   BSON_APPEND_INT64 (key, "batchSize", call->batch_size);
+}
+
+/* Drops entry i (its key and whatever requests it still holds). */
+static void
+built_remove (size_t i)
+{
+   bson_destroy (built_list.v[i].key);
+   sh_requests_destroy (&built_list.v[i].reqs);
+   memmove (&built_list.v[i], &built_list.v[i + 1], (built_list.n - i - 1) * sizeof built_list.v[0]);
+   built_list.n--;
+}
+
+/* Keeps reqs (taken over: *reqs is left empty) for a later run of an equal call. */
+static void
+built_keep (const sh_call_t *call, sh_requests_t *reqs)
+{
+   built_t *b;
+   if (!call->cmd->build || (call->cmd->flags & CMD_CLOCK))
+      return;
+   if (built_list.n == BUILT_MAX)
+      built_remove (0);
+   if (built_list.n == built_list.cap) {
+      built_list.cap = built_list.cap ? 2 * built_list.cap : 16;
+      built_list.v = bson_realloc (built_list.v, built_list.cap * sizeof built_list.v[0]);
+   }
+   b = &built_list.v[built_list.n++];
+   b->cmd = call->cmd;
+   b->key = bson_new ();
+   built_key (call, b->key);
+   b->reqs = *reqs;
+   memset (reqs, 0, sizeof *reqs);
+}
+
+/* Takes the requests kept for an equal call into *reqs (empty on entry); false when there are none. */
+static bool
+built_take (const sh_call_t *call, sh_requests_t *reqs)
+{
+   bson_t key = BSON_INITIALIZER;
+   bool found = false;
+   if (!built_list.n || !call->cmd->build)
+      return false;
+   built_key (call, &key);
+   for (size_t i = 0; i < built_list.n && !found; i++) {
+      if (built_list.v[i].cmd == call->cmd && bson_equal (built_list.v[i].key, &key)) {
+         *reqs = built_list.v[i].reqs;
+         memset (&built_list.v[i].reqs, 0, sizeof built_list.v[i].reqs);
+         built_remove (i);
+         found = true;
+      }
+   }
+   bson_destroy (&key);
+   return found;
 }
 
 static bool
@@ -535,14 +628,27 @@ dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
 {
    resolved_t r;
    bool ok;
+   sh_requests_t reqs = { .n = 0 };
+   char *current = ctx->db;
    resolved_init (&r);
-   ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err) && check_args (&r.call, err);
+   /* resolve against the database the statement will run on (build() only names it in its requests) */
+   if (validate_db)
+      ctx->db = validate_db;
+   ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err) && check_args (&r.call, &reqs, err);
+   ctx->db = current;
    if (ok && ctx->opts && ctx->opts->readonly && !is_readonly_call (&r.call)) {
       sh_error_set_at (err, SH_ERR_READONLY, r.call.pos, "%s changes the cluster: refused by --readonly",
                        r.call.cmd->name);
       ok = false;
    }
-   resolved_release (&r);
+   if (ok)
+      built_keep (&r.call, &reqs);
+   if (ok && stmt->kind == SH_STMT_USE && stmt->word) {
+      bson_free (validate_db);
+      validate_db = bson_strdup (stmt->word);
+   }
+   sh_requests_destroy (&reqs);
+   resolved_destroy (&r);
    return ok;
 }
 
@@ -558,7 +664,7 @@ dispatch_is_literal (sh_ctx_t *ctx, const sh_stmt_t *stmt)
    resolved_init (&r);
    sh_error_clear (&err);
    ok = resolve (ctx, stmt, &r, &err);
-   resolved_release (&r);
+   resolved_destroy (&r);
    /* a bad argument of a cursor modifier (.limit(NaN)) is the literal path's argument error: refused before sending */
    if (ok || err.kind == SH_ERR_ARGS)
       return true;
@@ -572,10 +678,18 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    const sh_cmd_t *c = call->cmd;
    bool dry = ctx->opts && ctx->opts->dry_run;
    bool ok = false;
+   sh_requests_t reqs = { .n = 0 };
+   sh_call_t run = *call; /* the call as the executor sees it: with the requests built once */
 
    conn_forget_if_broken (ctx);
-   if (!check_args (call, err))
+   bson_free (validate_db);
+   validate_db = NULL;
+   if (!call->built && built_take (call, &reqs))
+      run.built = &reqs;
+   if (!check_args (&run, &reqs, err))
       goto done;
+   if (c->build && !run.built)
+      run.built = &reqs;
    if (ctx->opts && ctx->opts->readonly && !is_readonly_call (call)) {
       sh_error_set_at (err, SH_ERR_READONLY, call->pos, "%s changes the cluster: refused by --readonly", c->name);
       goto done;
@@ -598,7 +712,7 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       if (!mongos_check (ctx, err))
          goto done;
    }
-   ok = c->exec ? c->exec (ctx, call, err) : cmd_exec_requests (ctx, call, err);
+   ok = c->exec ? c->exec (ctx, &run, err) : cmd_exec_requests (ctx, &run, err);
    if (!ok && err->kind == SH_ERR_SERVER && err->code == 59 && c->not_found_hint) {
       size_t len = strlen (err->message);
       bson_strncpy (err->message + len, c->not_found_hint, sizeof err->message - len);
@@ -611,6 +725,7 @@ done:
       err->has_pos = true;
       err->pos = call->pos;
    }
+   sh_requests_destroy (&reqs);
    return ok;
 }
 
@@ -621,6 +736,8 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    bool ok = false;
 
    resolved_init (&r);
+   bson_free (validate_db); /* statements run: the validation's `use` has done its work */
+   validate_db = NULL;
    if (!resolve (ctx, stmt, &r, err) || mod_error (&r, err)) {
       conn_forget_if_broken (ctx);
       if (!err->has_pos && r.call.cmd) {
@@ -630,7 +747,7 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    } else {
       ok = dispatch_call (ctx, &r.call, err);
    }
-   resolved_release (&r);
+   resolved_destroy (&r);
    return ok;
 }
 
@@ -643,6 +760,6 @@ dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, v
    ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err);
    if (ok)
       ok = fn (data, &r.call, !is_readonly_call (&r.call), err);
-   resolved_release (&r);
+   resolved_destroy (&r);
    return ok;
 }

@@ -1,10 +1,83 @@
 /* sh_requests_t, the list every build() fills: it grows past its first allocation without moving a bson_t by
  * realloc (an allocated bson_t points into itself), so every document added stays whole, in order, whatever its
- * size; and each element keeps libbson's alignment. */
+ * size; and each element keeps libbson's alignment. And build() runs once per statement: the dispatcher's checks
+ * hand their requests to the executor, and a script's validation hands them to the statement's run. */
 #include <stdint.h>
 
 #include "commands/commands.h"
+#include "shell/dispatch.h"
+#include "shell/lang/parser.h"
 #include "tests/unit/unit.h"
+
+/* Statements of every shape: the shared executor, an exec() of its own, a write, a cursor with modifiers, a
+ * getSiblingDB chain, two equal statements with a `use` between them (validation follows it, so the second is built
+ * for the database it runs on), and one entry whose build() reads the clock (built again when it runs). */
+static const char build_once_script[] = "sh.moveChunk(\"app.users\", {_id: 5}, \"shard02\")\n"
+                                        "sh.getBalancerState()\n"
+                                        "sh.splitAt(\"app.users\", {_id: 100})\n"
+                                        "db.users.find({a: 1}).sort({b: 1}).limit(3)\n"
+                                        "db.getSiblingDB(\"app\").users.insertOne({x: 1})\n"
+                                        "db.users.countDocuments({})\n"
+                                        "use other\n"
+                                        "db.users.countDocuments({})\n"
+                                        "db.adminCommand({ping: 1})\n"
+                                        "db.users.count()\n"
+                                        "sh.getRecentMigrations()\n";
+
+/* Runs the script as the script runner does (validate every statement, then run each) under --dry-run and checks
+ * that build() ran once per statement that has one, and that what was sent is what building again would send. */
+static void
+test_build_once (void)
+{
+   sh_options_t opts;
+   sh_ctx_t ctx;
+   sh_script_t script;
+   sh_error_t err;
+   size_t before, validated, ran, with_build = 0;
+   bool ok = true;
+   char *out_text = NULL;
+   size_t out_len = 0;
+
+   memset (&opts, 0, sizeof opts);
+   opts.dry_run = true;
+   memset (&ctx, 0, sizeof ctx);
+   ctx.opts = &opts;
+   ctx.db = bson_strdup ("test");
+   ctx.out_fp = open_memstream (&out_text, &out_len);
+   ctx.err_fp = ctx.out_fp;
+   sh_error_clear (&err);
+   if (!sh_parse_script ("<test>", build_once_script, strlen (build_once_script), &script, &err)) {
+      UNIT_FAIL ("requests/build once: the script parses", "%s", err.message);
+      return;
+   }
+   before = sh_requests_build_count ();
+   for (size_t i = 0; i < script.n; i++)
+      ok = dispatch_validate (&ctx, &script.stmts[i], &err) && ok;
+   validated = sh_requests_build_count () - before;
+   for (size_t i = 0; i < script.n; i++) {
+      const sh_stmt_t *st = &script.stmts[i];
+      ok = dispatch_stmt (&ctx, st, &err) && ok;
+      if (st->kind == SH_STMT_CHAIN)
+         with_build++;
+   }
+   ran = sh_requests_build_count () - before - validated;
+   CHECK ("requests/build once: every statement validates and runs under --dry-run", ok);
+   /* validation builds every statement with a build(); the run builds again only sh.getRecentMigrations(), whose
+    * 24-hour window is taken from the clock when it runs */
+   printf ("# build() calls: %zu statements with a build(), %zu at validation, %zu at the run\n", with_build, validated,
+           ran);
+   CHECK ("requests/build once: validation builds each statement once", validated == with_build);
+   CHECK ("requests/build once: the run builds again only the entry that reads the clock", ran == 1);
+   fflush (ctx.out_fp);
+   CHECK ("requests/build once: the handed-on requests are sent (moveChunk to shard02; the count on other)",
+          out_text && strstr (out_text, "[dry-run] admin { \"moveChunk\"") && strstr (out_text, "shard02") &&
+             strstr (out_text, "[dry-run] other { \"aggregate\""));
+   fclose (ctx.out_fp);
+   free (out_text);
+   sh_script_destroy (&script);
+   bson_free (ctx.db);
+   bson_free (ctx.hello_db);
+}
 
 int
 main (void)
@@ -42,5 +115,6 @@ main (void)
    BSON_APPEND_INT32 (sh_requests_add (&reqs, "admin", CONN_ADMIN), "ping", 1);
    CHECK ("requests/usable again after destroy", reqs.n == 1);
    sh_requests_destroy (&reqs);
+   test_build_once ();
    UNIT_EXIT ();
 }

@@ -1,0 +1,68 @@
+/* The requests of a call: the list build() fills (grown without moving a bson_t by realloc), and
+ * sh_requests_build, the one place an executor gets a call's requests, built once per statement. */
+#include <string.h>
+
+#include "commands/requests.h"
+#include "commands/table.h"
+#include "shell/lib/aligned.h"
+
+bson_t *
+sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
+{
+   sh_request_t *r;
+   if (out->n == out->cap) {
+      /* a bson_t may not be moved by realloc (an allocated one points into itself, and libbson declares it
+       * 128-byte aligned): a new aligned array, each document copied over and the old one destroyed */
+      size_t cap = out->cap ? 2 * out->cap : 8;
+      sh_request_t *v = SH_ALLOC_ARRAY (sh_request_t, cap);
+      for (size_t i = 0; i < out->n; i++) {
+         v[i].db = out->v[i].db;
+         v[i].path = out->v[i].path;
+         bson_copy_to (&out->v[i].cmd, &v[i].cmd);
+         bson_destroy (&out->v[i].cmd);
+      }
+      bson_free (out->v);
+      out->v = v;
+      out->cap = cap;
+   }
+   r = &out->v[out->n++];
+   r->db = bson_strdup (db);
+   r->path = path;
+   bson_init (&r->cmd);
+   return &r->cmd;
+}
+
+static size_t requests_build_calls;
+
+bool
+sh_requests_build (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   if (call->built) {
+      for (size_t i = 0; i < call->built->n; i++) {
+         const sh_request_t *r = &call->built->v[i];
+         bson_concat (sh_requests_add (out, r->db, r->path), &r->cmd);
+      }
+      return true;
+   }
+   requests_build_calls++;
+   return call->cmd->build (call, out, err);
+}
+
+size_t
+sh_requests_build_count (void)
+{
+   return requests_build_calls;
+}
+
+void
+sh_requests_destroy (sh_requests_t *out)
+{
+   for (size_t i = 0; i < out->n; i++) {
+      bson_destroy (&out->v[i].cmd);
+      bson_free (out->v[i].db);
+   }
+   bson_free (out->v);
+   out->v = NULL;
+   out->n = 0;
+   out->cap = 0;
+}

@@ -1,0 +1,36 @@
+/* The requests of one call: what a build() fills (database, command document, path) and the list that holds
+ * them. Ownership: the list owns every request; whoever initialised it destroys it. */
+#ifndef SHARDSH_REQUESTS_H
+#define SHARDSH_REQUESTS_H
+
+#include <bson/bson.h>
+#include <stddef.h>
+
+#include "shell/core/conn.h"
+
+/* One request a helper sends: the database, the exact command document (field order and BSON types as mongosh
+ * sends them), and the path (admin or read). */
+typedef struct {
+   char *db; /* owned */
+   bson_t cmd;
+   conn_path_t path;
+} sh_request_t;
+
+/* The requests of one call, in order; the shared executor stops at the first that fails. Starts as { .n = 0 }; grows
+ * as requests are added; released with sh_requests_destroy. */
+typedef struct {
+   sh_request_t *v;
+   size_t n;
+   size_t cap;
+} sh_requests_t;
+
+/* Initialises the next request in out for db (copied) and path and returns its command document to fill, valid until
+ * the next sh_requests_add on out. */
+bson_t *
+sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path);
+
+/* Destroys every request and frees the list; out->n becomes 0 and out can be used again. */
+void
+sh_requests_destroy (sh_requests_t *out);
+
+#endif
