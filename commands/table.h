@@ -32,7 +32,7 @@ struct sh_cmd;
 
 /* A resolved call: which entry, where it runs, its arguments and their positions. Everything is borrowed from the
  * parsed statement and the context, valid for the duration of one dispatch. */
-typedef struct {
+typedef struct sh_call {
    const struct sh_cmd *cmd;
    const char *db;     /* database it runs on: the current one, or getSiblingDB's */
    const char *coll;   /* db.<coll>.<method>: the collection, else NULL */

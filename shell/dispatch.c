@@ -12,7 +12,6 @@
 #include "commands/exec.h"
 #include "shell/core/conn.h"
 #include "shell/dispatch.h"
-#include "shell/preflight.h"
 
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {
@@ -559,7 +558,7 @@ confirm (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    /* the effect the plan knows: from the script's pre-flight, or read now for this call */
    if (ctx->confirm_effect && ctx->confirm_effect[0])
       fprintf (ctx->err_fp, "%s\n", ctx->confirm_effect);
-   else if (preflight_describe (ctx, call, effect, sizeof effect))
+   else if (ctx->describe_effect && ctx->describe_effect (ctx, call, effect, sizeof effect))
       fprintf (ctx->err_fp, "%s\n", effect);
    /* a write to a config.* collection (destructive per call) says so; other entries move or drop data */
    if (call->coll && !strcmp (call->db, "config"))

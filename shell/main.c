@@ -10,6 +10,7 @@
 #include "views/dashboard.h"
 #include "shell/js_host.h"
 #include "shell/repl.h"
+#include "shell/preflight.h"
 #include "shell/script.h"
 
 #define SHARDSH_VERSION "0.1.0"
@@ -58,6 +59,7 @@ main_run (sh_options_t *opts)
    memset (&ctx, 0, sizeof ctx);
    sh_error_clear (&err);
    ctx.opts = opts;
+   ctx.describe_effect = preflight_describe;
    ctx.out_fp = stdout;
    ctx.err_fp = stderr;
    ctx.out =

@@ -10,6 +10,8 @@
 #include "shell/core/options.h"
 #include "shell/core/output.h"
 
+struct sh_call; /* commands/table.h */
+
 typedef struct sh_ctx {
    const sh_options_t *opts;   /* borrowed from main */
    char *uri;                  /* connection string (may hold a password: print only conn_redacted_uri) */
@@ -34,6 +36,9 @@ typedef struct sh_ctx {
    struct conn_cursor *
       *cursor_out;             /* set by the engine: find and aggregate open a live cursor here and print nothing */
    const char *confirm_effect; /* when set, the confirmation prompt names this effect first (from the plan); borrowed */
+   /* Reads what a call would change, for the confirmation prompt when no plan named it (the program sets it to the
+    * pre-flight's preflight_describe; NULL: the prompt names no effect). Writes the text into buf; false: none. */
+   bool (*describe_effect) (struct sh_ctx *ctx, const struct sh_call *call, char *buf, size_t len);
    struct {
       char auth_user[128];              /* who the client authenticates as (conn_ensure), for error messages only */
       char auth_db[128];                /* ... and on which database */
