@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "shell/cli.h"
+#include "shell/lib/secret.h"
 #include "shell/core/conn.h"
 #include "views/dashboard.h"
 #include "shell/js_host.h"
@@ -90,7 +91,7 @@ main_run (sh_options_t *opts)
       char *rc_path = getenv ("HOME") ? bson_strdup_printf ("%s/.shardshrc", getenv ("HOME")) : NULL;
       ctx.interactive = true;
       if (!opts->quiet) {
-         char *shown = conn_redact_uri (uri);
+         char *shown = secret_redact_uri (uri);
          printf ("shardsh %s, connecting to %s\nType 'help' for the helpers, 'exit' or Ctrl-D to leave.\n",
                  SHARDSH_VERSION, shown);
          bson_free (shown);

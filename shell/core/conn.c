@@ -18,7 +18,7 @@ conn_log_handler (mongoc_log_level_t level, const char *domain, const char *mess
    /* Driver logs never reach the user's terminal uninvited. SHARDSH_DEBUG=1 shows them on stderr, with the password
     * of any connection string they quote hidden. */
    if (getenv ("SHARDSH_DEBUG")) {
-      char *shown = conn_redact_text (message);
+      char *shown = secret_redact_text (message);
       fprintf (stderr, "[%s] %s: %s\n", mongoc_log_level_str (level), domain, shown);
       bson_free (shown);
    }
@@ -57,78 +57,6 @@ conn_destroy (sh_ctx_t *ctx)
    ctx->db = NULL;
    bson_free (ctx->hello_db);
    ctx->hello_db = NULL;
-}
-
-char *
-conn_redact_uri (const char *uri)
-{
-   const char *scheme = strstr (uri, "://");
-   size_t start, end;
-   if (!scheme || !secret_uri_password (scheme + 3, strlen (scheme + 3), &start, &end))
-      return bson_strdup (uri);
-   return bson_strdup_printf ("%.*s****%s", (int) (scheme + 3 + start - uri), uri, scheme + 3 + end);
-}
-
-char *
-conn_redact_text (const char *text)
-{
-   bson_string_t *out = bson_string_new (NULL);
-   const char *p = text, *scheme;
-   size_t start, end;
-
-   while ((scheme = strstr (p, "://")) != NULL) {
-      const char *user = scheme + 3;
-      if (secret_uri_password (user, strlen (user), &start, &end)) {
-         bson_string_append_printf (out, "%.*s****", (int) (user + start - p), p);
-         p = user + end;
-      } else {
-         bson_string_append_printf (out, "%.*s", (int) (user - p), p);
-         p = user;
-      }
-   }
-   bson_string_append (out, p);
-   return bson_string_free (out, false);
-}
-
-void
-conn_redact_doc (const bson_t *src, bson_t *dst)
-{
-   bson_iter_t it;
-
-   if (!bson_iter_init (&it, src))
-      return;
-   while (bson_iter_next (&it)) {
-      const char *key = bson_iter_key (&it);
-      if (secret_is_field (key, strlen (key))) {
-         BSON_APPEND_UTF8 (dst, key, "****");
-      } else if (BSON_ITER_HOLDS_UTF8 (&it)) {
-         char *shown = conn_redact_text (bson_iter_utf8 (&it, NULL));
-         BSON_APPEND_UTF8 (dst, key, shown);
-         bson_free (shown);
-      } else if (BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_ARRAY (&it)) {
-         const uint8_t *data;
-         uint32_t len;
-         bson_t sub, child;
-         bool array = BSON_ITER_HOLDS_ARRAY (&it);
-         if (array)
-            bson_iter_array (&it, &len, &data);
-         else
-            bson_iter_document (&it, &len, &data);
-         if (!bson_init_static (&sub, data, len))
-            continue;
-         if (array)
-            BSON_APPEND_ARRAY_BEGIN (dst, key, &child);
-         else
-            BSON_APPEND_DOCUMENT_BEGIN (dst, key, &child);
-         conn_redact_doc (&sub, &child);
-         if (array)
-            bson_append_array_end (dst, &child);
-         else
-            bson_append_document_end (dst, &child);
-      } else {
-         bson_append_iter (dst, key, -1, &it);
-      }
-   }
 }
 
 /* Notes who the client authenticates as and which CA file it trusts, for error messages only (server_error.c). */
@@ -181,8 +109,8 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
       return true;
    uri = mongoc_uri_new_with_error (ctx->uri, &error);
    if (!uri) {
-      char *shown = conn_redact_uri (ctx->uri);
-      char *why = conn_redact_text (error.message);
+      char *shown = secret_redact_uri (ctx->uri);
+      char *why = secret_redact_text (error.message);
       sh_error_set (err, SH_ERR_USAGE, "invalid connection string '%s': %s", shown, why);
       bson_free (why);
       bson_free (shown);
@@ -216,7 +144,7 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
    }
    ctx->client = mongoc_client_new_from_uri_with_error (uri, &error);
    if (!ctx->client) {
-      char *why = conn_redact_text (error.message);
+      char *why = secret_redact_text (error.message);
       sh_error_set (err, SH_ERR_USAGE, "cannot create a client: %s", why);
       bson_free (why);
       goto done;
@@ -317,14 +245,14 @@ conn_reply_valid (sh_ctx_t *ctx, const bson_t *cmd, bson_t *reply, bool cursor, 
    return false;
 }
 
-/* Prints a request instead of sending it, passwords hidden (conn_redact_doc). */
+/* Prints a request instead of sending it, passwords hidden (secret_redact_doc). */
 static void
 dry_run_print (sh_ctx_t *ctx, const char *db, const bson_t *cmd)
 {
    bson_t shown = BSON_INITIALIZER;
    char *json;
 
-   conn_redact_doc (cmd, &shown);
+   secret_redact_doc (cmd, &shown);
    json = bson_as_canonical_extended_json (&shown, NULL);
    bson_destroy (&shown);
    if (ctx->out.mode == OUTPUT_JSON)

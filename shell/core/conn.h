@@ -111,10 +111,6 @@ conn_cursor_destroy (conn_cursor_t *c);
 bool
 conn_server_version (sh_ctx_t *ctx, int version[3], sh_error_t *err);
 
-/* Returns the connection string with any password replaced by "****"; caller frees with bson_free. */
-char *
-conn_redact_uri (const char *uri);
-
 /* A canned-reply transport, for tests and fuzzing: while one is set, conn_run, conn_run_docs and conn_server_version
  * hand every command to fn instead of a server, and no client is created. fn initialises reply in every case and
  * returns false with error set to fail as the network would; a reply without a true "ok" fails as the driver fails
@@ -124,16 +120,6 @@ typedef bool (*conn_transport_fn) (void *data, const char *db, const bson_t *cmd
 
 void
 conn_set_transport (conn_transport_fn fn, void *data);
-
-/* Returns text with the password of every connection string in it (scheme://user:password@host) replaced by "****";
- * caller frees with bson_free. */
-char *
-conn_redact_text (const char *text);
-
-/* Copies src into dst (initialised by the caller) with every secret hidden, at any depth: the value of a field named
- * pwd or password (any case) becomes "****", and strings pass through conn_redact_text. For --dry-run output. */
-void
-conn_redact_doc (const bson_t *src, bson_t *dst);
 
 /* server_error_from_mongoc (server_error.h) without a session: the user is "(none)" and no client is marked stale.
  * Fills err from a libmongoc error and, when there is one, the server's reply (for codeName). A refused login becomes

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "shell/core/conn.h"
+#include "shell/lib/secret.h"
 #include "shell/core/interrupt.h"
 #include "shell/core/server_error.h"
 
@@ -15,7 +16,7 @@ server_error_redact (sh_error_t *err)
    char *shown;
    if (!strstr (err->message, "://"))
       return;
-   shown = conn_redact_text (err->message);
+   shown = secret_redact_text (err->message);
    bson_strncpy (err->message, shown, sizeof err->message);
    bson_free (shown);
 }

@@ -1,6 +1,7 @@
-/* The one definition of a secret (see secret.h). */
+/* The one definition of a secret and the one way to hide it (see secret.h). */
 #include "shell/lib/secret.h"
 
+#include <bson/bson.h>
 #include <string.h>
 #include <strings.h>
 
@@ -65,4 +66,76 @@ secret_line_is_sensitive (const char *line)
       }
    }
    return false;
+}
+
+char *
+secret_redact_uri (const char *uri)
+{
+   const char *scheme = strstr (uri, "://");
+   size_t start, end;
+   if (!scheme || !secret_uri_password (scheme + 3, strlen (scheme + 3), &start, &end))
+      return bson_strdup (uri);
+   return bson_strdup_printf ("%.*s****%s", (int) (scheme + 3 + start - uri), uri, scheme + 3 + end);
+}
+
+char *
+secret_redact_text (const char *text)
+{
+   bson_string_t *out = bson_string_new (NULL);
+   const char *p = text, *scheme;
+   size_t start, end;
+
+   while ((scheme = strstr (p, "://")) != NULL) {
+      const char *user = scheme + 3;
+      if (secret_uri_password (user, strlen (user), &start, &end)) {
+         bson_string_append_printf (out, "%.*s****", (int) (user + start - p), p);
+         p = user + end;
+      } else {
+         bson_string_append_printf (out, "%.*s", (int) (user - p), p);
+         p = user;
+      }
+   }
+   bson_string_append (out, p);
+   return bson_string_free (out, false);
+}
+
+void
+secret_redact_doc (const bson_t *src, bson_t *dst)
+{
+   bson_iter_t it;
+
+   if (!bson_iter_init (&it, src))
+      return;
+   while (bson_iter_next (&it)) {
+      const char *key = bson_iter_key (&it);
+      if (secret_is_field (key, strlen (key))) {
+         BSON_APPEND_UTF8 (dst, key, "****");
+      } else if (BSON_ITER_HOLDS_UTF8 (&it)) {
+         char *shown = secret_redact_text (bson_iter_utf8 (&it, NULL));
+         BSON_APPEND_UTF8 (dst, key, shown);
+         bson_free (shown);
+      } else if (BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_ARRAY (&it)) {
+         const uint8_t *data;
+         uint32_t len;
+         bson_t sub, child;
+         bool array = BSON_ITER_HOLDS_ARRAY (&it);
+         if (array)
+            bson_iter_array (&it, &len, &data);
+         else
+            bson_iter_document (&it, &len, &data);
+         if (!bson_init_static (&sub, data, len))
+            continue;
+         if (array)
+            BSON_APPEND_ARRAY_BEGIN (dst, key, &child);
+         else
+            BSON_APPEND_DOCUMENT_BEGIN (dst, key, &child);
+         secret_redact_doc (&sub, &child);
+         if (array)
+            bson_append_array_end (dst, &child);
+         else
+            bson_append_document_end (dst, &child);
+      } else {
+         bson_append_iter (dst, key, -1, &it);
+      }
+   }
 }

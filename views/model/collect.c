@@ -8,7 +8,8 @@
  * hot shards, the hot key range, balance by the server version's policy) is pure and exported for the unit tests.
  * This file holds the collector's life, its round trips and the order of one sample; the steps are in
  * collect_chunks.c, collect_events.c and collect_sizes.c, the judgement in collect_judge.c, the drill-down in
- * collect_drill.c (shared declarations: collect_int.h). Nothing here writes to the cluster. */
+ * collect_drill.c, the round trips and small helpers every step shares in collect_io.c (shared declarations:
+ * collect_int.h). Nothing here writes to the cluster. */
 #include <math.h>
 #include <mongoc/mongoc.h>
 #include <stdlib.h>
@@ -18,35 +19,6 @@
 #include "shell/lib/docget.h"
 #include "shell/lib/clock.h"
 #include "shell/core/output.h"
-
-/* ---- small helpers ---- */
-
-void *
-collect_calloc (size_t n, size_t size)
-{
-   void *p = calloc (n ? n : 1, size ? size : 1);
-   if (!p)
-      abort ();
-   return p;
-}
-
-void
-collect_fmt_json (const bson_t *doc, char *buf, size_t len)
-{
-   char *s = bson_as_relaxed_extended_json (doc, NULL);
-   bson_strncpy (buf, s ? s : "null", len);
-   bson_free (s);
-}
-
-/* The type of the first field of doc, or BSON_TYPE_EOD. */
-bson_type_t
-collect_first_type (const bson_t *doc)
-{
-   bson_iter_t it;
-   if (bson_iter_init (&it, doc) && bson_iter_next (&it))
-      return bson_iter_type (&it);
-   return BSON_TYPE_EOD;
-}
 
 /* ---- the connection string and its timeouts ---- */
 
@@ -165,59 +137,7 @@ collect_set_interval (collect_t *c, double interval_s)
    return interval_s;
 }
 
-/* ---- round trips ---- */
-
-/* Every command of a sample goes through these two: they count round trips and enforce the sample's deadline. */
-static bool
-over_deadline (collect_t *c, sh_error_t *err)
-{
-   if (clock_mono_ms () <= c->deadline_mono_ms)
-      return false;
-   sh_error_set (err, SH_ERR_NETWORK, "refresh took longer than half the interval (%.1fs); raise it with +",
-                 c->opts.interval_s);
-   return true;
-}
-
-bool
-collect_run_cmd (collect_t *c, const char *db, const bson_t *cmd, bson_t *reply, sh_error_t *err)
-{
-   if (over_deadline (c, err)) {
-      bson_init (reply);
-      return false;
-   }
-   c->round_trips++;
-   return conn_run (c->ctx, db, cmd, CONN_ADMIN, reply, err);
-}
-
-bool
-collect_run_docs (collect_t *c, const char *db, const bson_t *cmd, size_t max, bson_t *docs, sh_error_t *err)
-{
-   if (over_deadline (c, err)) {
-      bson_init (docs);
-      return false;
-   }
-   c->round_trips++;
-   return conn_run_docs (c->ctx, db, cmd, CONN_ADMIN, max, docs, NULL, err);
-}
-
-/* Runs a cursor command and hands each document to fn as it arrives (conn_run_each), so that no more than one batch
- * of a long reply is in memory. */
-bool
-collect_run_each (collect_t *c, const char *db, const bson_t *cmd, conn_doc_fn fn, void *data, sh_error_t *err)
-{
-   if (over_deadline (c, err))
-      return false;
-   c->round_trips++;
-   return conn_run_each (c->ctx, db, cmd, CONN_ADMIN, fn, data, NULL, err);
-}
-
 /* ---- the steps of one sample; each returns false only for an error that spoils the whole sample ---- */
-
-bool
-collect_fatal (const sh_error_t *err)
-{
-   return err->kind != SH_ERR_SERVER;
-}
 
 static bool
 sample_server_status (collect_t *c, snapshot_t *s, int64_t ops[4], sh_error_t *err)
