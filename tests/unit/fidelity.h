@@ -15,37 +15,6 @@ fid_start (sim_t *s, const char *const *args)
    return simproc_start (s, pf, args, 400, 25, "serverSelectionTimeoutMS=5000&socketTimeoutMS=60000");
 }
 
-/* Runs a JSON command on db; reply is always initialised. */
-static inline bool
-run_json (sim_t *s, const char *db, const char *json, bson_t *reply)
-{
-   bson_error_t err;
-   bson_t *cmd = bson_new_from_json ((const uint8_t *) json, -1, &err);
-   if (!cmd) {
-      fprintf (stderr, "bad json %s: %s\n", json, err.message);
-      bson_init (reply);
-      return false;
-   }
-   bool ok = mongoc_client_command_simple (s->client, db, cmd, NULL, reply, &err);
-   bson_destroy (cmd);
-   return ok;
-}
-
-/* Runs a JSON command and only tells whether it succeeded. */
-static inline bool
-run_ok (sim_t *s, const char *db, const char *json)
-{
-   bson_t reply;
-   bool ok = run_json (s, db, json, &reply);
-   if (!ok) {
-      char *j = bson_as_relaxed_extended_json (&reply, NULL);
-      fprintf (stderr, "command %s failed: %s\n", json, j);
-      bson_free (j);
-   }
-   bson_destroy (&reply);
-   return ok;
-}
-
 static inline int32_t
 code_of (const bson_t *reply)
 {
@@ -113,7 +82,7 @@ insert_docs (sim_t *s, const char *db, const char *coll, int first, int n)
       char json[512];
       snprintf (json, sizeof json, "{\"insert\": \"%s\", \"documents\": [{\"_id\": %d, \"k\": %d, \"pad\": \"%s\"}]}",
                 coll, i, i, pad);
-      ok = run_ok (s, db, json);
+      ok = simproc_run_ok (s, db, json);
    }
    return ok;
 }

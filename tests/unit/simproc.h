@@ -106,6 +106,39 @@ sim_stop (sim_t *s)
    return status;
 }
 
+/* Runs a command given as JSON on db through the test's client; reply is always initialised (the caller destroys it).
+ * A command that is not JSON prints why on stderr and fails. */
+static inline bool
+simproc_run_json (sim_t *s, const char *db, const char *json, bson_t *reply)
+{
+   bson_error_t err;
+   bson_t *cmd = bson_new_from_json ((const uint8_t *) json, -1, &err);
+   bool ok;
+   if (!cmd) {
+      fprintf (stderr, "bad json %s: %s\n", json, err.message);
+      bson_init (reply);
+      return false;
+   }
+   ok = mongoc_client_command_simple (s->client, db, cmd, NULL, reply, &err);
+   bson_destroy (cmd);
+   return ok;
+}
+
+/* simproc_run_json that only tells whether the command succeeded (the reply is printed on stderr when not). */
+static inline bool
+simproc_run_ok (sim_t *s, const char *db, const char *json)
+{
+   bson_t reply;
+   bool ok = simproc_run_json (s, db, json, &reply);
+   if (!ok) {
+      char *j = bson_as_relaxed_extended_json (&reply, NULL);
+      fprintf (stderr, "command %s failed: %s\n", json, j);
+      bson_free (j);
+   }
+   bson_destroy (&reply);
+   return ok;
+}
+
 /* A TCP socket connected to 127.0.0.1:port with a receive timeout of timeout_s seconds, or -1 (errno kept). */
 static inline int
 simproc_raw_connect (int port, int timeout_s)

@@ -24,19 +24,6 @@ run (sim_t *s, const char *db, bson_t *command, bson_t *reply)
    return ok;
 }
 
-static bool
-run_json (sim_t *s, const char *db, const char *json, bson_t *reply)
-{
-   bson_error_t err;
-   bson_t *cmd = bson_new_from_json ((const uint8_t *) json, -1, &err);
-   if (!cmd) {
-      fprintf (stderr, "bad json %s: %s\n", json, err.message);
-      bson_init (reply);
-      return false;
-   }
-   return run (s, db, cmd, reply);
-}
-
 static int32_t
 code_of (const bson_t *reply)
 {
@@ -396,25 +383,25 @@ test_cursors (sim_t *s)
    run (s, "test", BCON_NEW ("getMore", BCON_INT64 (id), "collection", BCON_UTF8 ("batching")), &reply);
    CHECK ("cursor.exhausted cursor 43", code_of (&reply) == 43);
    bson_destroy (&reply);
-   run_json (s, "test",
-             "{\"find\": \"batching\", \"filter\": {\"i\": {\"$gte\": 240}}, \"sort\": {\"i\": -1}, \"limit\": 3}",
-             &reply);
+   simproc_run_json (
+      s, "test", "{\"find\": \"batching\", \"filter\": {\"i\": {\"$gte\": 240}}, \"sort\": {\"i\": -1}, \"limit\": 3}",
+      &reply);
    CHECK ("cursor.filter sort limit", int_at (&reply, "cursor.firstBatch.0.i") == 249 &&
                                          int_at (&reply, "cursor.firstBatch.2.i") == 247 &&
                                          !has_at (&reply, "cursor.firstBatch.3"));
    bson_destroy (&reply);
-   run_json (s, "test",
-             "{\"update\": \"batching\", \"updates\": [{\"q\": {\"i\": 1000}, \"u\": {\"$set\": {\"x\": 1}}, "
-             "\"upsert\": true}]}",
-             &reply);
+   simproc_run_json (s, "test",
+                     "{\"update\": \"batching\", \"updates\": [{\"q\": {\"i\": 1000}, \"u\": {\"$set\": {\"x\": 1}}, "
+                     "\"upsert\": true}]}",
+                     &reply);
    CHECK ("crud.upsert n 1 and upserted",
           int_at (&reply, "n") == 1 && int_at (&reply, "nModified") == 0 && has_at (&reply, "upserted.0._id"));
    bson_destroy (&reply);
-   run_json (s, "test", "{\"delete\": \"batching\", \"deletes\": [{\"q\": {\"i\": {\"$lt\": 10}}, \"limit\": 0}]}",
-             &reply);
+   simproc_run_json (
+      s, "test", "{\"delete\": \"batching\", \"deletes\": [{\"q\": {\"i\": {\"$lt\": 10}}, \"limit\": 0}]}", &reply);
    CHECK ("crud.delete n 10", int_at (&reply, "n") == 10);
    bson_destroy (&reply);
-   run_json (s, "test", "{\"count\": \"batching\", \"query\": {}}", &reply);
+   simproc_run_json (s, "test", "{\"count\": \"batching\", \"query\": {}}", &reply);
    CHECK ("crud.count 241", int_at (&reply, "n") == 241);
    bson_destroy (&reply);
 }
@@ -506,45 +493,48 @@ test_admin_80_zones (sim_t *s)
    run (s, "admin", BCON_NEW ("addShardToZone", BCON_UTF8 ("nope"), "zone", BCON_UTF8 ("LAX")), &reply);
    CHECK ("addShardToZone unknown shard 70", code_of (&reply) == 70);
    bson_destroy (&reply);
-   CHECK (
-      "updateZoneKeyRange ok",
-      run_json (s, "admin",
-                "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90001\"}, \"max\": {\"zipcode\": "
-                "\"90100\"}, \"zone\": \"LAX\"}",
-                &reply));
+   CHECK ("updateZoneKeyRange ok",
+          simproc_run_json (
+             s, "admin",
+             "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90001\"}, \"max\": {\"zipcode\": "
+             "\"90100\"}, \"zone\": \"LAX\"}",
+             &reply));
    bson_destroy (&reply);
    CHECK ("updateZoneKeyRange in config.tags",
           count_json (s, "config", "tags", "{\"ns\": \"app.stores\", \"tag\": \"LAX\"}") == 1);
-   run_json (s, "admin",
-             "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90050\"}, \"max\": {\"zipcode\": "
-             "\"90200\"}, \"zone\": \"NYC\"}",
-             &reply);
+   simproc_run_json (
+      s, "admin",
+      "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90050\"}, \"max\": {\"zipcode\": "
+      "\"90200\"}, \"zone\": \"NYC\"}",
+      &reply);
    CHECK ("updateZoneKeyRange overlap 178", code_of (&reply) == 178);
    CHECK ("updateZoneKeyRange overlap message",
           str_at (&reply, "errmsg") && strstr (str_at (&reply, "errmsg"), "is overlapping with existing") != NULL);
    bson_destroy (&reply);
-   run_json (s, "admin",
-             "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"9\"}, \"max\": {\"zipcode\": \"1\"}, "
-             "\"zone\": \"LAX\"}",
-             &reply);
+   simproc_run_json (
+      s, "admin",
+      "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"9\"}, \"max\": {\"zipcode\": \"1\"}, "
+      "\"zone\": \"LAX\"}",
+      &reply);
    CHECK ("updateZoneKeyRange min >= max 9", code_of (&reply) == 9);
    bson_destroy (&reply);
-   run_json (s, "admin",
-             "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"00001\"}, \"max\": {\"zipcode\": "
-             "\"00002\"}, \"zone\": \"NOPE\"}",
-             &reply);
+   simproc_run_json (
+      s, "admin",
+      "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"00001\"}, \"max\": {\"zipcode\": "
+      "\"00002\"}, \"zone\": \"NOPE\"}",
+      &reply);
    CHECK ("updateZoneKeyRange unknown zone 177", code_of (&reply) == 177);
    bson_destroy (&reply);
    run (s, "admin", BCON_NEW ("removeShardFromZone", BCON_UTF8 ("shard04"), "zone", BCON_UTF8 ("LAX")), &reply);
    CHECK ("removeShardFromZone in use 163", code_of (&reply) == 163);
    bson_destroy (&reply);
-   CHECK (
-      "updateZoneKeyRange null removes",
-      run_json (s, "admin",
-                "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90001\"}, \"max\": {\"zipcode\": "
-                "\"90100\"}, \"zone\": null}",
-                &reply) &&
-         count_json (s, "config", "tags", "{\"tag\": \"LAX\"}") == 0);
+   CHECK ("updateZoneKeyRange null removes",
+          simproc_run_json (
+             s, "admin",
+             "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90001\"}, \"max\": {\"zipcode\": "
+             "\"90100\"}, \"zone\": null}",
+             &reply) &&
+             count_json (s, "config", "tags", "{\"tag\": \"LAX\"}") == 0);
    bson_destroy (&reply);
    CHECK (
       "removeShardFromZone ok",
@@ -576,12 +566,12 @@ test_admin_80_chunks (sim_t *s)
    CHECK ("split boundary errmsg-only", !has_at (&reply, "code") && str_at (&reply, "errmsg") &&
                                            strstr (str_at (&reply, "errmsg"), "is a boundary key of existing chunk"));
    bson_destroy (&reply);
-   CHECK (
-      "mergeChunks ok",
-      run_json (s, "admin",
-                "{\"mergeChunks\": \"app.orders\", \"bounds\": [{\"customer\": \"c013\", \"ts\": {\"$minKey\": 1}}, "
-                "{\"customer\": \"c025\", \"ts\": {\"$minKey\": 1}}]}",
-                &reply));
+   CHECK ("mergeChunks ok",
+          simproc_run_json (
+             s, "admin",
+             "{\"mergeChunks\": \"app.orders\", \"bounds\": [{\"customer\": \"c013\", \"ts\": {\"$minKey\": 1}}, "
+             "{\"customer\": \"c025\", \"ts\": {\"$minKey\": 1}}]}",
+             &reply));
    bson_destroy (&reply);
    CHECK ("mergeChunks removes a chunk", count_json (s, "config", "chunks", "{}") == before);
    run (s, "admin", BCON_NEW ("mergeChunks", BCON_UTF8 ("app.orders")), &reply);
@@ -686,7 +676,7 @@ test_admin_80_keys (sim_t *s)
    bson_t reply;
 
    /* refine / reshard */
-   run_json (
+   simproc_run_json (
       s, "app",
       "{\"createIndexes\": \"events\", \"indexes\": [{\"key\": {\"ts\": 1, \"type\": 1}, \"name\": \"ts_1_type_1\"}]}",
       &reply);
@@ -745,17 +735,17 @@ test_admin_80_keys (sim_t *s)
    bson_destroy (&reply);
 
    /* $collStats and $shardedDataDistribution */
-   run_json (s, "app",
-             "{\"aggregate\": \"users\", \"pipeline\": [{\"$collStats\": {\"storageStats\": {}}}], \"cursor\": {}}",
-             &reply);
+   simproc_run_json (
+      s, "app", "{\"aggregate\": \"users\", \"pipeline\": [{\"$collStats\": {\"storageStats\": {}}}], \"cursor\": {}}",
+      &reply);
    CHECK ("$collStats one doc per shard", has_at (&reply, "cursor.firstBatch.2.storageStats.count") &&
                                              int_at (&reply, "cursor.firstBatch.0.storageStats.count") +
                                                    int_at (&reply, "cursor.firstBatch.1.storageStats.count") +
                                                    int_at (&reply, "cursor.firstBatch.2.storageStats.count") ==
                                                 200);
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"aggregate\": 1, \"pipeline\": [{\"$shardedDataDistribution\": {}}], \"cursor\": {}}",
-             &reply);
+   simproc_run_json (s, "admin",
+                     "{\"aggregate\": 1, \"pipeline\": [{\"$shardedDataDistribution\": {}}], \"cursor\": {}}", &reply);
    CHECK ("$shardedDataDistribution", has_at (&reply, "cursor.firstBatch.0.shards.0.numOwnedDocuments"));
    bson_destroy (&reply);
 }
@@ -873,19 +863,19 @@ test_data_size (sim_t *s)
 {
    bson_t reply;
    int64_t all_n, all_b;
-   CHECK ("sim8.dataSize whole collection", run_json (s, "admin", "{\"dataSize\": \"app.users\"}", &reply));
+   CHECK ("sim8.dataSize whole collection", simproc_run_json (s, "admin", "{\"dataSize\": \"app.users\"}", &reply));
    all_n = int_at (&reply, "numObjects");
    all_b = int_at (&reply, "size");
    bson_destroy (&reply);
    CHECK ("sim8.dataSize has documents", all_n > 0 && all_b > 0);
-   run_json (
+   simproc_run_json (
       s, "admin",
       "{\"dataSize\": \"app.users\", \"keyPattern\": {\"uid\": \"hashed\"}, \"min\": {\"uid\": {\"$minKey\": 1}}, "
       "\"max\": {\"uid\": {\"$maxKey\": 1}}, \"estimate\": true}",
       &reply);
    CHECK ("sim8.dataSize full range", int_at (&reply, "numObjects") == all_n && int_at (&reply, "size") == all_b);
    bson_destroy (&reply);
-   run_json (
+   simproc_run_json (
       s, "admin",
       "{\"dataSize\": \"app.users\", \"keyPattern\": {\"uid\": \"hashed\"}, \"min\": {\"uid\": {\"$minKey\": 1}}, "
       "\"max\": {\"uid\": {\"$numberLong\": \"0\"}}}",
@@ -893,7 +883,7 @@ test_data_size (sim_t *s)
    CHECK ("sim8.dataSize part of the range", int_at (&reply, "numObjects") < all_n);
    bson_destroy (&reply);
    CHECK ("sim8.dataSize min without max fails",
-          !run_json (s, "admin", "{\"dataSize\": \"app.users\", \"min\": {\"uid\": 1}}", &reply) &&
+          !simproc_run_json (s, "admin", "{\"dataSize\": \"app.users\", \"min\": {\"uid\": 1}}", &reply) &&
              code_of (&reply) == 9);
    bson_destroy (&reply);
 }

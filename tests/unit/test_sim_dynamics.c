@@ -26,36 +26,6 @@ sim_start (sim_t *s, const char *const *args)
    return simproc_start (s, pf, args, 400, 25, "serverSelectionTimeoutMS=5000&socketTimeoutMS=60000");
 }
 
-/* Runs a JSON command on db; reply is always initialised. */
-static bool
-run_json (sim_t *s, const char *db, const char *json, bson_t *reply)
-{
-   bson_error_t err;
-   bson_t *cmd = bson_new_from_json ((const uint8_t *) json, -1, &err);
-   if (!cmd) {
-      fprintf (stderr, "bad json %s: %s\n", json, err.message);
-      bson_init (reply);
-      return false;
-   }
-   bool ok = mongoc_client_command_simple (s->client, db, cmd, NULL, reply, &err);
-   bson_destroy (cmd);
-   return ok;
-}
-
-static bool
-run_ok (sim_t *s, const char *db, const char *json)
-{
-   bson_t reply;
-   bool ok = run_json (s, db, json, &reply);
-   if (!ok) {
-      char *j = bson_as_relaxed_extended_json (&reply, NULL);
-      fprintf (stderr, "command %s failed: %s\n", json, j);
-      bson_free (j);
-   }
-   bson_destroy (&reply);
-   return ok;
-}
-
 static int64_t
 int_at (const bson_t *doc, const char *path)
 {
@@ -92,7 +62,7 @@ agg (sim_t *s, const char *db, const char *coll, const char *pipeline, bson_t **
                                     coll ? "\"" : "", coll ? coll : "1", coll ? "\"" : "", pipeline);
    bson_t reply;
    int n = 0;
-   if (run_json (s, db, json, &reply)) {
+   if (simproc_run_json (s, db, json, &reply)) {
       bson_iter_t it, a;
       if (bson_iter_init (&it, &reply) && bson_iter_find_descendant (&it, "cursor.firstBatch", &a) &&
           bson_iter_recurse (&a, &it)) {
@@ -206,8 +176,8 @@ wait_balanced (sim_t *s, const char *ns, int64_t ms)
    snprintf (cmd, sizeof cmd, "{\"balancerCollectionStatus\": \"%s\"}", ns);
    for (int64_t end = clock_wall_ms () + ms; clock_wall_ms () < end; sleep_ms (100)) {
       bson_t r1, r2;
-      run_json (s, "admin", cmd, &r1);
-      run_json (s, "admin", "{\"simBalancer\": \"status\"}", &r2);
+      simproc_run_json (s, "admin", cmd, &r1);
+      simproc_run_json (s, "admin", "{\"simBalancer\": \"status\"}", &r2);
       bson_iter_t it;
       bool idle = bson_iter_init_find (&it, &r2, "migrations") && bson_iter_recurse (&it, &it) && !bson_iter_next (&it);
       bool ok = bool_at (&r1, "balancerCompliant") && idle;
@@ -226,7 +196,7 @@ workload_count (sim_t *s, const char *field)
    bson_t r;
    char path[64];
    snprintf (path, sizeof path, "workloads.0.%s", field);
-   run_json (s, "admin", "{\"simWorkload\": \"status\"}", &r);
+   simproc_run_json (s, "admin", "{\"simWorkload\": \"status\"}", &r);
    int64_t v = int_at (&r, path);
    bson_destroy (&r);
    return v;
@@ -262,11 +232,12 @@ test_ascending (void)
    chunks_per_shard (&s, "app.events", top, "{\"max.ts\": {\"$maxKey\": 1}}");
    int owner = top[0] ? 0 : top[1] ? 1 : 2;
    int64_t t0 = clock_wall_ms ();
-   CHECK ("asc.start workload", run_ok (&s, "admin",
-                                        "{\"simWorkload\": \"start\", \"ns\": \"app.events\", \"kind\": \"ascending\", "
-                                        "\"rate\": 1500}"));
+   CHECK ("asc.start workload",
+          simproc_run_ok (&s, "admin",
+                          "{\"simWorkload\": \"start\", \"ns\": \"app.events\", \"kind\": \"ascending\", "
+                          "\"rate\": 1500}"));
    sleep_ms (2000);
-   CHECK ("asc.stop workload", run_ok (&s, "admin", "{\"simWorkload\": \"stop\", \"ns\": \"app.events\"}"));
+   CHECK ("asc.stop workload", simproc_run_ok (&s, "admin", "{\"simWorkload\": \"stop\", \"ns\": \"app.events\"}"));
    int64_t inserted = workload_count (&s, "inserts");
    latency_ops (&s, "app", "events", "writes", after);
    chunks_per_shard (&s, "app.events", top, "{\"max.ts\": {\"$maxKey\": 1}}");
@@ -323,7 +294,7 @@ test_ascending (void)
                         "{\"what\": \"balancer.round\", \"details.errorOccured\": false, "
                         "\"details.chunksMoved\": {\"$gte\": 1}}") >= 1);
    bson_t st;
-   run_json (&s, "admin", "{\"serverStatus\": 1}", &st);
+   simproc_run_json (&s, "admin", "{\"serverStatus\": 1}", &st);
    CHECK ("asc.opcounters.insert counts the workload", int_at (&st, "opcounters.insert") >= inserted);
    bson_destroy (&st);
    int status = sim_stop (&s);
@@ -347,13 +318,13 @@ test_ascending_80 (void)
    }
    int64_t c0[3], c1[3];
    int64_t n0 = chunks_per_shard (&s, "app.events", c0, NULL);
-   run_ok (&s, "admin", "{\"balancerStop\": 1}");
+   simproc_run_ok (&s, "admin", "{\"balancerStop\": 1}");
    int64_t t0 = clock_wall_ms ();
-   run_ok (&s, "admin",
-           "{\"simWorkload\": \"start\", \"ns\": \"app.events\", \"kind\": \"ascending\", \"rate\": "
-           "2000}");
+   simproc_run_ok (&s, "admin",
+                   "{\"simWorkload\": \"start\", \"ns\": \"app.events\", \"kind\": \"ascending\", \"rate\": "
+                   "2000}");
    sleep_ms (1000);
-   run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
+   simproc_run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
    int64_t n1 = chunks_per_shard (&s, "app.events", c1, NULL);
    char q[256];
    snprintf (q, sizeof q,
@@ -362,12 +333,12 @@ test_ascending_80 (void)
              (long long) t0);
    CHECK ("asc80.no auto-split from 6.0", n1 == n0 && count_config (&s, "changelog", q) == 0);
    bson_t r;
-   run_json (&s, "admin", "{\"balancerCollectionStatus\": \"app.events\"}", &r);
+   simproc_run_json (&s, "admin", "{\"balancerCollectionStatus\": \"app.events\"}", &r);
    const char *violation = str_at (&r, "firstComplianceViolation");
    CHECK ("asc80.data-size imbalance reported",
           !bool_at (&r, "balancerCompliant") && violation && !strcmp (violation, "chunksImbalance"));
    bson_destroy (&r);
-   run_ok (&s, "admin", "{\"balancerStart\": 1}");
+   simproc_run_ok (&s, "admin", "{\"balancerStart\": 1}");
    CHECK ("asc80.balanced by data size", wait_balanced (&s, "app.events", 20000));
    CHECK ("asc80.ranges moved",
           count_config (&s, "changelog", "{\"ns\": \"app.events\", \"what\": \"moveChunk.commit\"}") > 3);
@@ -377,7 +348,7 @@ test_ascending_80 (void)
    /* Once balanced, an automerger pass leaves no two adjacent chunks on one shard. A pass merges only chunks on
     * their shard since before the history window (300 s: 1.5 s at 50 ms rounds) and comes every
     * autoMergerIntervalSecs (here every 30 rounds instead of 360), so wait for it. */
-   run_ok (&s, "admin", "{\"simBalancer\": \"live\", \"intervalMs\": 50, \"autoMergerRounds\": 30}");
+   simproc_run_ok (&s, "admin", "{\"simBalancer\": \"live\", \"intervalMs\": 50, \"autoMergerRounds\": 30}");
    char f[512], pipe[700];
    chunk_filter (&s, "app.events", f, sizeof f);
    snprintf (pipe, sizeof pipe, "[{\"$match\": %s}, {\"$sort\": {\"min\": 1}}]", f);
@@ -413,7 +384,7 @@ test_hashed (void)
       return;
    }
    sleep_ms (1500);
-   run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
+   simproc_run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
    int64_t w[3];
    latency_ops (&s, "test", "h", "writes", w);
    int64_t lo = w[0], hi = w[0];
@@ -454,12 +425,12 @@ test_lowcard_zipf (const char *version)
       return;
    }
    sleep_ms (1500);
-   run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
+   simproc_run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
    wait_balanced (&s, "test.z", 5000);
    int64_t c[3];
    int64_t chunks = chunks_per_shard (&s, "test.lc", c, NULL);
    bson_t r;
-   run_json (&s, "test", "{\"distinct\": \"lc\", \"key\": \"level\"}", &r);
+   simproc_run_json (&s, "test", "{\"distinct\": \"lc\", \"key\": \"level\"}", &r);
    int64_t distinct = 0;
    bson_iter_t it, a;
    if (bson_iter_init_find (&it, &r, "values") && bson_iter_recurse (&it, &a)) {
@@ -500,18 +471,19 @@ test_zones (const char *version)
       sim_stop (&s);
       return;
    }
-   run_ok (&s, "admin", "{\"addShardToZone\": \"shard02\", \"zone\": \"USPS\"}");
-   run_ok (&s, "admin", "{\"addShardToZone\": \"shard03\", \"zone\": \"APPLE\"}");
-   run_ok (&s, "admin", "{\"simWorkload\": \"start\", \"ns\": \"geo.hits\", \"kind\": \"location\", \"rate\": 3000}");
+   simproc_run_ok (&s, "admin", "{\"addShardToZone\": \"shard02\", \"zone\": \"USPS\"}");
+   simproc_run_ok (&s, "admin", "{\"addShardToZone\": \"shard03\", \"zone\": \"APPLE\"}");
+   simproc_run_ok (&s, "admin",
+                   "{\"simWorkload\": \"start\", \"ns\": \"geo.hits\", \"kind\": \"location\", \"rate\": 3000}");
    snprintf (name, sizeof name, "zones%s.ranges set", version);
-   CHECK (name, run_ok (&s, "admin",
-                        "{\"updateZoneKeyRange\": \"geo.hits\", \"min\": {\"ip\": \"056.\"}, \"max\": "
-                        "{\"ip\": \"057.\"}, \"zone\": \"USPS\"}") &&
-                   run_ok (&s, "admin",
-                           "{\"updateZoneKeyRange\": \"geo.hits\", \"min\": {\"ip\": \"017.\"}, "
-                           "\"max\": {\"ip\": \"018.\"}, \"zone\": \"APPLE\"}"));
+   CHECK (name, simproc_run_ok (&s, "admin",
+                                "{\"updateZoneKeyRange\": \"geo.hits\", \"min\": {\"ip\": \"056.\"}, \"max\": "
+                                "{\"ip\": \"057.\"}, \"zone\": \"USPS\"}") &&
+                   simproc_run_ok (&s, "admin",
+                                   "{\"updateZoneKeyRange\": \"geo.hits\", \"min\": {\"ip\": \"017.\"}, "
+                                   "\"max\": {\"ip\": \"018.\"}, \"zone\": \"APPLE\"}"));
    sleep_ms (1500);
-   run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
+   simproc_run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
    snprintf (name, sizeof name, "zones%s.compliant", version);
    CHECK (name, wait_balanced (&s, "geo.hits", 15000));
    char f[512], q[1024];
@@ -580,13 +552,13 @@ test_controls (void)
       sim_stop (&s);
       return;
    }
-   run_ok (&s, "admin", "{\"balancerStop\": 1}");
-   run_ok (&s, "admin", "{\"enableSharding\": \"t\"}");
-   run_ok (&s, "admin", "{\"shardCollection\": \"t.b\", \"key\": {\"k\": 1}}");
+   simproc_run_ok (&s, "admin", "{\"balancerStop\": 1}");
+   simproc_run_ok (&s, "admin", "{\"enableSharding\": \"t\"}");
+   simproc_run_ok (&s, "admin", "{\"shardCollection\": \"t.b\", \"key\": {\"k\": 1}}");
    for (int i = 1; i <= 11; i++) {
       char cmd[128];
       snprintf (cmd, sizeof cmd, "{\"split\": \"t.b\", \"middle\": {\"k\": %d}}", i * 10);
-      run_ok (&s, "admin", cmd);
+      simproc_run_ok (&s, "admin", cmd);
    }
    int64_t c[3];
    chunks_per_shard (&s, "t.b", c, NULL);
@@ -604,33 +576,33 @@ test_controls (void)
              "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": {\"$set\": "
              "{\"activeWindow\": {\"start\": \"%02d:%02d\", \"stop\": \"%02d:%02d\"}}}, \"upsert\": true}]}",
              (tm.tm_hour + 2) % 24, tm.tm_min, (tm.tm_hour + 3) % 24, tm.tm_min);
-   run_ok (&s, "config", cmd);
-   run_ok (&s, "admin", "{\"balancerStart\": 1}");
+   simproc_run_ok (&s, "config", cmd);
+   simproc_run_ok (&s, "admin", "{\"balancerStart\": 1}");
    sleep_ms (400);
    CHECK ("ctl.activeWindow: no rounds outside the window",
           commits (&s, "t.b") == 0 && count_config (&s, "actionlog", "{\"what\": \"balancer.round\"}") == rounds0);
    /* noBalance first, then open the window: the other order lets a 50 ms round start a migration in between */
-   run_ok (&s, "config",
-           "{\"update\": \"collections\", \"updates\": [{\"q\": {\"_id\": \"t.b\"}, \"u\": {\"$set\": "
-           "{\"noBalance\": true}}}]}");
-   run_ok (&s, "config",
-           "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": "
-           "{\"$unset\": {\"activeWindow\": 1}}}]}");
+   simproc_run_ok (&s, "config",
+                   "{\"update\": \"collections\", \"updates\": [{\"q\": {\"_id\": \"t.b\"}, \"u\": {\"$set\": "
+                   "{\"noBalance\": true}}}]}");
+   simproc_run_ok (&s, "config",
+                   "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": "
+                   "{\"$unset\": {\"activeWindow\": 1}}}]}");
    sleep_ms (400);
    CHECK ("ctl.noBalance: rounds run, nothing moves",
           commits (&s, "t.b") == 0 && count_config (&s, "actionlog", "{\"what\": \"balancer.round\"}") > rounds0);
-   run_ok (&s, "admin", "{\"setAllowMigrations\": \"t.b\", \"allowMigrations\": false}");
-   run_ok (&s, "config",
-           "{\"update\": \"collections\", \"updates\": [{\"q\": {\"_id\": \"t.b\"}, \"u\": {\"$set\": "
-           "{\"noBalance\": false}}}]}");
+   simproc_run_ok (&s, "admin", "{\"setAllowMigrations\": \"t.b\", \"allowMigrations\": false}");
+   simproc_run_ok (&s, "config",
+                   "{\"update\": \"collections\", \"updates\": [{\"q\": {\"_id\": \"t.b\"}, \"u\": {\"$set\": "
+                   "{\"noBalance\": false}}}]}");
    sleep_ms (400);
    CHECK ("ctl.allowMigrations false: nothing moves", commits (&s, "t.b") == 0);
-   run_ok (&s, "admin", "{\"setAllowMigrations\": \"t.b\", \"allowMigrations\": true}");
+   simproc_run_ok (&s, "admin", "{\"setAllowMigrations\": \"t.b\", \"allowMigrations\": true}");
    /* A migration in flight shows in currentOp and config.migrations (5.0). */
    bool seen_op = false, seen_doc = false, seen_status = false;
    for (int64_t end = clock_wall_ms () + 3000; clock_wall_ms () < end && !(seen_op && seen_doc); sleep_ms (20)) {
       bson_t r;
-      run_json (&s, "admin", "{\"currentOp\": 1}", &r);
+      simproc_run_json (&s, "admin", "{\"currentOp\": 1}", &r);
       bson_iter_t it, a;
       if (bson_iter_init_find (&it, &r, "inprog") && bson_iter_recurse (&it, &a)) {
          while (bson_iter_next (&a)) {
@@ -644,7 +616,7 @@ test_controls (void)
       bson_destroy (&r);
       if (seen_op) {
          seen_doc = count_config (&s, "migrations", "{\"ns\": \"t.b\", \"fromShard\": \"shard01\"}") >= 1;
-         run_json (&s, "admin", "{\"balancerStatus\": 1}", &r);
+         simproc_run_json (&s, "admin", "{\"balancerStatus\": 1}", &r);
          seen_status = seen_status || bool_at (&r, "inBalancerRound");
          bson_destroy (&r);
       }
@@ -653,26 +625,26 @@ test_controls (void)
    CHECK ("ctl.migration in config.migrations (5.0)", seen_doc);
    CHECK ("ctl.inBalancerRound during a migration", seen_status);
    bson_t r;
-   bool stop_ok = run_json (&s, "admin", "{\"balancerStop\": 1, \"maxTimeMS\": 5000}", &r);
+   bool stop_ok = simproc_run_json (&s, "admin", "{\"balancerStop\": 1, \"maxTimeMS\": 5000}", &r);
    bson_destroy (&r);
-   run_json (&s, "admin", "{\"balancerStatus\": 1}", &r);
+   simproc_run_json (&s, "admin", "{\"balancerStatus\": 1}", &r);
    CHECK ("ctl.balancerStop waits for the round", stop_ok && !bool_at (&r, "inBalancerRound"));
    bson_destroy (&r);
    CHECK ("ctl.config.migrations empty after", count_config (&s, "migrations", "{}") == 0);
-   run_ok (&s, "admin", "{\"simBalancer\": \"live\", \"migrationMs\": 5}");
-   run_ok (&s, "admin", "{\"balancerStart\": 1}");
+   simproc_run_ok (&s, "admin", "{\"simBalancer\": \"live\", \"migrationMs\": 5}");
+   simproc_run_ok (&s, "admin", "{\"balancerStart\": 1}");
    CHECK ("ctl.balanced once allowed", wait_balanced (&s, "t.b", 10000));
    chunks_per_shard (&s, "t.b", c, NULL);
    CHECK ("ctl.chunks spread", c[1] >= 3 && c[2] >= 3);
    /* Draining: one removeShard call, then the balancer empties the shard. */
-   run_ok (&s, "admin", "{\"removeShard\": \"shard03\"}");
+   simproc_run_ok (&s, "admin", "{\"removeShard\": \"shard03\"}");
    bool drained = false;
    for (int64_t end = clock_wall_ms () + 5000; clock_wall_ms () < end && !drained; sleep_ms (50)) {
       chunks_per_shard (&s, "t.b", c, NULL);
       drained = c[2] == 0;
    }
    CHECK ("ctl.draining shard emptied by the balancer", drained);
-   run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &r);
+   simproc_run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &r);
    CHECK ("ctl.removeShard completes", str_at (&r, "state") && !strcmp (str_at (&r, "state"), "completed"));
    bson_destroy (&r);
    sim_stop (&s);
@@ -691,7 +663,7 @@ test_shares (void)
       return;
    }
    sleep_ms (1000);
-   run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
+   simproc_run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
    int64_t r[3], w[3];
    latency_ops (&s, "test", "rw", "reads", r);
    latency_ops (&s, "test", "rw", "writes", w);
@@ -705,7 +677,7 @@ test_shares (void)
    CHECK ("shares.latencyStats reads per shard", r[0] + r[1] + r[2] == reads && r[0] > 0 && r[1] > 0 && r[2] > 0);
    CHECK ("shares.latencyStats writes = inserts + updates", w[0] + w[1] + w[2] == inserts + updates);
    bson_t st;
-   run_json (&s, "admin", "{\"serverStatus\": 1}", &st);
+   simproc_run_json (&s, "admin", "{\"serverStatus\": 1}", &st);
    CHECK ("shares.opcounters query/update",
           int_at (&st, "opcounters.query") >= reads && int_at (&st, "opcounters.update") >= updates);
    bson_destroy (&st);
@@ -733,7 +705,7 @@ test_other_kinds (void)
       return;
    }
    sleep_ms (1200);
-   run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
+   simproc_run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
    int64_t low[3], w[3];
    chunks_per_shard (&s, "k.desc", low, "{\"min.ts\": {\"$minKey\": 1}}");
    latency_ops (&s, "k", "desc", "writes", w);
@@ -768,7 +740,7 @@ test_other_kinds (void)
       return;
    }
    sleep_ms (2000);
-   run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
+   simproc_run_ok (&s, "admin", "{\"simWorkload\": \"stop\"}");
    int64_t c[3];
    latency_ops (&s, "k", "rnd", "writes", w);
    chunks_per_shard (&s, "k.rnd", c, NULL);
@@ -793,7 +765,7 @@ test_loader (void)
    }
    int64_t took = clock_wall_ms () - t0;
    bson_t r;
-   run_json (&s, "test", "{\"count\": \"big\"}", &r);
+   simproc_run_json (&s, "test", "{\"count\": \"big\"}", &r);
    int64_t n = int_at (&r, "n");
    bson_destroy (&r);
    int64_t c[3];
@@ -802,17 +774,17 @@ test_loader (void)
    CHECK ("load.100000 documents", n == 100000);
    CHECK ("load.split by size (5.0)", chunks >= 20);
    CHECK ("load.fast", took < 15000);
-   run_json (&s, "admin",
-             "{\"simWorkload\": \"load\", \"ns\": \"test.more\", \"kind\": \"ascending\", \"count\": "
-             "5000}",
-             &r);
+   simproc_run_json (&s, "admin",
+                     "{\"simWorkload\": \"load\", \"ns\": \"test.more\", \"kind\": \"ascending\", \"count\": "
+                     "5000}",
+                     &r);
    CHECK ("load.admin command", int_at (&r, "inserted") == 5000);
    bson_destroy (&r);
    sim_stop (&s);
 
    const char *args7[] = { "--version", "7.0", "--load", "test.ak:zipf:20000", NULL };
    if (sim_start (&s, args7)) {
-      run_json (&s, "admin", "{\"analyzeShardKey\": \"test.ak\", \"key\": {\"user\": 1}}", &r);
+      simproc_run_json (&s, "admin", "{\"analyzeShardKey\": \"test.ak\", \"key\": {\"user\": 1}}", &r);
       int64_t distinct = int_at (&r, "keyCharacteristics.numDistinctValues");
       CHECK ("load.analyzeShardKey numDocsTotal", int_at (&r, "keyCharacteristics.numDocsTotal") == 20000);
       CHECK ("load.analyzeShardKey zipf distinct values", distinct > 100 && distinct <= 1000);
@@ -820,10 +792,10 @@ test_loader (void)
              str_at (&r, "keyCharacteristics.mostCommonValues.0.value.user") &&
                 !strcmp (str_at (&r, "keyCharacteristics.mostCommonValues.0.value.user"), "u00000"));
       bson_destroy (&r);
-      run_json (&s, "admin",
-                "{\"analyzeShardKey\": \"test.ak\", \"key\": {\"user\": 1}, \"readWriteDistribution\": "
-                "false}",
-                &r);
+      simproc_run_json (&s, "admin",
+                        "{\"analyzeShardKey\": \"test.ak\", \"key\": {\"user\": 1}, \"readWriteDistribution\": "
+                        "false}",
+                        &r);
       bson_destroy (&r);
    } else {
       UNIT_FAIL ("load.start 7.0", "shardsim did not start");

@@ -13,32 +13,32 @@ test_zones (sim_t *s, const char *v)
 {
    bson_t reply;
    char name[160];
-   run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"Z\"}");
-   run_ok (s, "admin", "{\"enableSharding\": \"fz\"}");
-   run_ok (s, "admin", "{\"shardCollection\": \"fz.r\", \"key\": {\"a\": 1}}");
-   run_ok (s, "admin",
-           "{\"updateZoneKeyRange\": \"fz.r\", \"min\": {\"a\": 10}, \"max\": {\"a\": 20}, \"zone\": \"Z\"}");
+   simproc_run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"Z\"}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fz\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fz.r\", \"key\": {\"a\": 1}}");
+   simproc_run_ok (s, "admin",
+                   "{\"updateZoneKeyRange\": \"fz.r\", \"min\": {\"a\": 10}, \"max\": {\"a\": 20}, \"zone\": \"Z\"}");
 
    /* 1. removeKeyRangeFromZone deletes { ns, min, max } only: a wrong max removes nothing and still succeeds. */
    snprintf (name, sizeof name, "%s.zone null wrong max ok, range kept", v);
-   CHECK (name,
-          run_json (s, "admin",
-                    "{\"updateZoneKeyRange\": \"fz.r\", \"min\": {\"a\": 10}, \"max\": {\"a\": 30}, \"zone\": null}",
-                    &reply) &&
-             count_config (s, "tags", "{\"ns\": \"fz.r\", \"min\": {\"a\": 10}}") == 1);
+   CHECK (name, simproc_run_json (
+                   s, "admin",
+                   "{\"updateZoneKeyRange\": \"fz.r\", \"min\": {\"a\": 10}, \"max\": {\"a\": 30}, \"zone\": null}",
+                   &reply) &&
+                   count_config (s, "tags", "{\"ns\": \"fz.r\", \"min\": {\"a\": 10}}") == 1);
    bson_destroy (&reply);
    snprintf (name, sizeof name, "%s.zone null exact range removed", v);
-   CHECK (name,
-          run_json (s, "admin",
-                    "{\"updateZoneKeyRange\": \"fz.r\", \"min\": {\"a\": 10}, \"max\": {\"a\": 20}, \"zone\": null}",
-                    &reply) &&
-             count_config (s, "tags", "{\"ns\": \"fz.r\"}") == 0);
+   CHECK (name, simproc_run_json (
+                   s, "admin",
+                   "{\"updateZoneKeyRange\": \"fz.r\", \"min\": {\"a\": 10}, \"max\": {\"a\": 20}, \"zone\": null}",
+                   &reply) &&
+                   count_config (s, "tags", "{\"ns\": \"fz.r\"}") == 0);
    bson_destroy (&reply);
 
    /* 6. Unsharded namespace: min and max must name the same fields (ChunkRange::extractKeyPattern, 61). */
-   run_json (s, "admin",
-             "{\"updateZoneKeyRange\": \"fz.plain\", \"min\": {\"a\": 1}, \"max\": {\"b\": 2}, \"zone\": \"Z\"}",
-             &reply);
+   simproc_run_json (
+      s, "admin", "{\"updateZoneKeyRange\": \"fz.plain\", \"min\": {\"a\": 1}, \"max\": {\"b\": 2}, \"zone\": \"Z\"}",
+      &reply);
    snprintf (name, sizeof name, "%s.zone unsharded mismatched fields 61", v);
    CHECK (name, code_of (&reply) == 61 &&
                    strstr (errmsg_of (&reply), "the shard key of min { a: 1 } doesn't match with the shard key of max "
@@ -46,15 +46,15 @@ test_zones (sim_t *s, const char *v)
                    count_config (s, "tags", "{\"ns\": \"fz.plain\"}") == 0);
    bson_destroy (&reply);
    /* Array and regex bounds: 2 BadValue, checked before the fields match. */
-   run_json (s, "admin",
-             "{\"updateZoneKeyRange\": \"fz.plain\", \"min\": {\"a\": [1]}, \"max\": {\"b\": [2]}, \"zone\": \"Z\"}",
-             &reply);
+   simproc_run_json (
+      s, "admin",
+      "{\"updateZoneKeyRange\": \"fz.plain\", \"min\": {\"a\": [1]}, \"max\": {\"b\": [2]}, \"zone\": \"Z\"}", &reply);
    snprintf (name, sizeof name, "%s.zone array bound 2 before 61", v);
    CHECK_STR (name, "Shard key element a: [ 1 ] is not valid for storage", errmsg_of (&reply));
    snprintf (name, sizeof name, "%s.zone array bound code 2", v);
    CHECK (name, code_of (&reply) == 2 && count_config (s, "tags", "{\"ns\": \"fz.plain\"}") == 0);
    bson_destroy (&reply);
-   run_json (
+   simproc_run_json (
       s, "admin",
       "{\"updateZoneKeyRange\": \"fz.r\", \"min\": {\"a\": {\"$regularExpression\": {\"pattern\": \"a\", "
       "\"options\": \"\"}}}, \"max\": {\"a\": {\"$regularExpression\": {\"pattern\": \"b\", \"options\": \"\"}}}, "
@@ -66,20 +66,21 @@ test_zones (sim_t *s, const char *v)
    bson_destroy (&reply);
    /* ... and an unsharded range with matching fields is stored as given. */
    snprintf (name, sizeof name, "%s.zone unsharded same fields stored", v);
-   CHECK (name, run_ok (s, "admin",
-                        "{\"updateZoneKeyRange\": \"fz.plain\", \"min\": {\"a\": 1}, \"max\": {\"a\": 2}, \"zone\": "
-                        "\"Z\"}") &&
-                   count_config (s, "tags", "{\"ns\": \"fz.plain\", \"tag\": \"Z\"}") == 1);
+   CHECK (name,
+          simproc_run_ok (s, "admin",
+                          "{\"updateZoneKeyRange\": \"fz.plain\", \"min\": {\"a\": 1}, \"max\": {\"a\": 2}, \"zone\": "
+                          "\"Z\"}") &&
+             count_config (s, "tags", "{\"ns\": \"fz.plain\", \"tag\": \"Z\"}") == 1);
 
    /* 10. Hashed bounds: both prefixes are checked (61) before the hashed values (72, checkHashedShardKeyRange). */
-   run_ok (s, "admin", "{\"shardCollection\": \"fz.h\", \"key\": {\"h\": \"hashed\"}}");
-   run_json (s, "admin",
-             "{\"updateZoneKeyRange\": \"fz.h\", \"min\": {\"h\": \"x\"}, \"max\": {\"q\": \"y\"}, \"zone\": \"Z\"}",
-             &reply);
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fz.h\", \"key\": {\"h\": \"hashed\"}}");
+   simproc_run_json (
+      s, "admin",
+      "{\"updateZoneKeyRange\": \"fz.h\", \"min\": {\"h\": \"x\"}, \"max\": {\"q\": \"y\"}, \"zone\": \"Z\"}", &reply);
    snprintf (name, sizeof name, "%s.zone hashed prefix checked first 61", v);
    CHECK (name, code_of (&reply) == 61 && strstr (errmsg_of (&reply), "max: { q: \"y\" } is not a prefix") != NULL);
    bson_destroy (&reply);
-   run_json (
+   simproc_run_json (
       s, "admin",
       "{\"updateZoneKeyRange\": \"fz.h\", \"min\": {\"h\": \"x\"}, \"max\": {\"h\": {\"$maxKey\": 1}}, \"zone\": "
       "\"Z\"}",
@@ -100,13 +101,13 @@ static void
 test_zoned_gaps (sim_t *s, const char *v)
 {
    char name[160], shard[64] = "";
-   run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"G\"}");
-   run_ok (s, "admin", "{\"enableSharding\": \"fg\", \"primaryShard\": \"shard01\"}");
-   run_ok (s, "admin",
-           "{\"updateZoneKeyRange\": \"fg.g\", \"min\": {\"g\": 10}, \"max\": {\"g\": 20}, \"zone\": \"G\"}");
-   run_ok (s, "admin",
-           "{\"updateZoneKeyRange\": \"fg.g\", \"min\": {\"g\": 30}, \"max\": {\"g\": 40}, \"zone\": \"G\"}");
-   run_ok (s, "admin", "{\"shardCollection\": \"fg.g\", \"key\": {\"g\": 1}}");
+   simproc_run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"G\"}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fg\", \"primaryShard\": \"shard01\"}");
+   simproc_run_ok (s, "admin",
+                   "{\"updateZoneKeyRange\": \"fg.g\", \"min\": {\"g\": 10}, \"max\": {\"g\": 20}, \"zone\": \"G\"}");
+   simproc_run_ok (s, "admin",
+                   "{\"updateZoneKeyRange\": \"fg.g\", \"min\": {\"g\": 30}, \"max\": {\"g\": 40}, \"zone\": \"G\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fg.g\", \"key\": {\"g\": 1}}");
    snprintf (name, sizeof name, "%s.zoned shardCollection five chunks", v);
    CHECK (name, count_config (s, "chunks", "{\"min.g\": {\"$exists\": true}}") == 5);
    snprintf (name, sizeof name, "%s.zoned shardCollection ranges on the zone", v);
@@ -148,13 +149,14 @@ static void
 test_hashed_placement (sim_t *s, const char *v)
 {
    char name[160], order[64];
-   run_ok (s, "admin", "{\"enableSharding\": \"fp\", \"primaryShard\": \"shard03\"}");
-   run_ok (s, "admin", "{\"shardCollection\": \"fp.six\", \"key\": {\"p6\": \"hashed\"}}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fp\", \"primaryShard\": \"shard03\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fp.six\", \"key\": {\"p6\": \"hashed\"}}");
    chunk_shards_in_order (s, "p6", order, sizeof order);
    /* 2 per shard up to 7.0, one per shard from 8.0 (SplitPointsBasedSplitPolicy without numInitialChunks) */
    snprintf (name, sizeof name, "%s.hashed initial chunks contiguous per shard", v);
    CHECK_STR (name, strcmp (v, "8.0") < 0 ? "112233" : "123", order);
-   run_ok (s, "admin", "{\"shardCollection\": \"fp.two\", \"key\": {\"p2\": \"hashed\"}, \"numInitialChunks\": 2}");
+   simproc_run_ok (s, "admin",
+                   "{\"shardCollection\": \"fp.two\", \"key\": {\"p2\": \"hashed\"}, \"numInitialChunks\": 2}");
    chunk_shards_in_order (s, "p2", order, sizeof order);
    /* 8.0 takes numInitialChunks in its request IDL only (SERVER-83005) and ignores it: one chunk per shard */
    snprintf (name, sizeof name, "%s.hashed fewer chunks than shards: first on the primary (8.0: ignored)", v);
@@ -167,21 +169,21 @@ static void
 test_zoned_strategy (sim_t *s, const char *v)
 {
    char name[160];
-   run_ok (s, "admin", "{\"addShardToZone\": \"shard02\", \"zone\": \"H\"}");
-   run_ok (s, "admin", "{\"enableSharding\": \"fs\", \"primaryShard\": \"shard01\"}");
-   run_ok (s, "admin",
-           "{\"updateZoneKeyRange\": \"fs.full\", \"min\": {\"f\": 10}, \"max\": {\"f\": 20}, \"zone\": "
-           "\"H\"}");
-   run_ok (s, "fs", "{\"insert\": \"full\", \"documents\": [{\"f\": 1}, {\"f\": 15}]}");
-   run_ok (s, "fs", "{\"createIndexes\": \"full\", \"indexes\": [{\"key\": {\"f\": 1}, \"name\": \"f_1\"}]}");
-   run_ok (s, "admin", "{\"shardCollection\": \"fs.full\", \"key\": {\"f\": 1}}");
+   simproc_run_ok (s, "admin", "{\"addShardToZone\": \"shard02\", \"zone\": \"H\"}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fs\", \"primaryShard\": \"shard01\"}");
+   simproc_run_ok (s, "admin",
+                   "{\"updateZoneKeyRange\": \"fs.full\", \"min\": {\"f\": 10}, \"max\": {\"f\": 20}, \"zone\": "
+                   "\"H\"}");
+   simproc_run_ok (s, "fs", "{\"insert\": \"full\", \"documents\": [{\"f\": 1}, {\"f\": 15}]}");
+   simproc_run_ok (s, "fs", "{\"createIndexes\": \"full\", \"indexes\": [{\"key\": {\"f\": 1}, \"name\": \"f_1\"}]}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fs.full\", \"key\": {\"f\": 1}}");
    snprintf (name, sizeof name, "%s.zoned non-empty collection: one chunk on the primary", v);
    CHECK (name, count_config (s, "chunks", "{\"min.f\": {\"$exists\": true}}") == 1 &&
                    count_config (s, "chunks", "{\"min.f\": {\"$exists\": true}, \"shard\": \"shard01\"}") == 1);
-   run_ok (s, "admin",
-           "{\"updateZoneKeyRange\": \"fs.hz\", \"min\": {\"hz\": {\"$numberLong\": \"0\"}}, \"max\": "
-           "{\"hz\": {\"$maxKey\": 1}}, \"zone\": \"H\"}");
-   run_ok (s, "admin", "{\"shardCollection\": \"fs.hz\", \"key\": {\"hz\": \"hashed\"}}");
+   simproc_run_ok (s, "admin",
+                   "{\"updateZoneKeyRange\": \"fs.hz\", \"min\": {\"hz\": {\"$numberLong\": \"0\"}}, \"max\": "
+                   "{\"hz\": {\"$maxKey\": 1}}, \"zone\": \"H\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fs.hz\", \"key\": {\"hz\": \"hashed\"}}");
    snprintf (name, sizeof name, "%s.zoned empty hashed collection: chunks follow the zones", v);
    CHECK (name, count_config (s, "chunks", "{\"min.hz\": {\"$exists\": true}}") == 2 &&
                    count_config (s, "chunks", "{\"min.hz\": {\"$numberLong\": \"0\"}, \"shard\": \"shard02\"}") == 1);
@@ -193,16 +195,16 @@ static void
 test_presplit_zones (sim_t *s, const char *v)
 {
    char name[160];
-   run_ok (s, "admin", "{\"addShardToZone\": \"shard02\", \"zone\": \"P\"}");
-   run_ok (s, "admin", "{\"addShardToZone\": \"shard03\", \"zone\": \"P\"}");
-   run_ok (s, "admin", "{\"enableSharding\": \"fr\", \"primaryShard\": \"shard01\"}");
-   run_ok (s, "admin",
-           "{\"updateZoneKeyRange\": \"fr.p\", \"min\": {\"r\": \"A\", \"rh\": {\"$minKey\": 1}}, \"max\": "
-           "{\"r\": \"A\", \"rh\": {\"$maxKey\": 1}}, \"zone\": \"P\"}");
+   simproc_run_ok (s, "admin", "{\"addShardToZone\": \"shard02\", \"zone\": \"P\"}");
+   simproc_run_ok (s, "admin", "{\"addShardToZone\": \"shard03\", \"zone\": \"P\"}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fr\", \"primaryShard\": \"shard01\"}");
+   simproc_run_ok (s, "admin",
+                   "{\"updateZoneKeyRange\": \"fr.p\", \"min\": {\"r\": \"A\", \"rh\": {\"$minKey\": 1}}, \"max\": "
+                   "{\"r\": \"A\", \"rh\": {\"$maxKey\": 1}}, \"zone\": \"P\"}");
    snprintf (name, sizeof name, "%s.presplitHashedZones ok, four chunks", v);
-   CHECK (name, run_ok (s, "admin",
-                        "{\"shardCollection\": \"fr.p\", \"key\": {\"r\": 1, \"rh\": \"hashed\"}, "
-                        "\"presplitHashedZones\": true}") &&
+   CHECK (name, simproc_run_ok (s, "admin",
+                                "{\"shardCollection\": \"fr.p\", \"key\": {\"r\": 1, \"rh\": \"hashed\"}, "
+                                "\"presplitHashedZones\": true}") &&
                    count_config (s, "chunks", "{\"min.rh\": {\"$exists\": true}}") == 4);
    bson_t c;
    snprintf (name, sizeof name, "%s.presplitHashedZones one chunk per shard of the zone", v);
@@ -221,11 +223,11 @@ test_initial_chunks (sim_t *s, const char *v, int nshards)
 {
    bson_t reply;
    char name[160], json[256];
-   run_ok (s, "admin", "{\"enableSharding\": \"fn\"}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fn\"}");
    snprintf (json, sizeof json,
              "{\"shardCollection\": \"fn.big\", \"key\": {\"nh\": \"hashed\"}, \"numInitialChunks\": %d}",
              8192 * nshards + 1);
-   run_json (s, "admin", json, &reply);
+   simproc_run_json (s, "admin", json, &reply);
    snprintf (name, sizeof name, "%s.numInitialChunks over 8192 x shards text", v);
    char want[200];
    snprintf (want, sizeof want, "numInitialChunks cannot be more than either: %d, 8192 * number of shards; or 1000000",
@@ -237,8 +239,8 @@ test_initial_chunks (sim_t *s, const char *v, int nshards)
    snprintf (json, sizeof json,
              "{\"shardCollection\": \"fn.big\", \"key\": {\"nh\": \"hashed\"}, \"numInitialChunks\": %d}", 8193);
    snprintf (name, sizeof name, "%s.numInitialChunks 8193 accepted (8.0: ignored, one chunk per shard)", v);
-   CHECK (name, run_ok (s, "admin", json) && count_config (s, "chunks", "{\"min.nh\": {\"$exists\": true}}") ==
-                                                (strcmp (v, "8.0") < 0 ? 8193 : 3));
+   CHECK (name, simproc_run_ok (s, "admin", json) && count_config (s, "chunks", "{\"min.nh\": {\"$exists\": true}}") ==
+                                                        (strcmp (v, "8.0") < 0 ? 8193 : 3));
 }
 
 /* ---- moveChunk / moveRange (items 2, 7, 9, 10) ---- */
@@ -249,15 +251,15 @@ static void
 setup_move_coll (sim_t *s)
 {
    /* 4.4/5.0 split chunks on insert: off here, so that the chunks keep the documents they are given. */
-   run_ok (s, "config",
-           "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"autosplit\"}, \"u\": {\"$set\": "
-           "{\"enabled\": false}}, \"upsert\": true}]}");
-   run_ok (s, "admin", "{\"enableSharding\": \"fm\", \"primaryShard\": \"shard01\"}");
-   run_ok (s, "admin", "{\"shardCollection\": \"fm.c\", \"key\": {\"k\": 1}}");
+   simproc_run_ok (s, "config",
+                   "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"autosplit\"}, \"u\": {\"$set\": "
+                   "{\"enabled\": false}}, \"upsert\": true}]}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fm\", \"primaryShard\": \"shard01\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fm.c\", \"key\": {\"k\": 1}}");
    insert_docs (s, "fm", "c", 0, 50);
-   run_ok (s, "admin", "{\"split\": \"fm.c\", \"middle\": {\"k\": 0}}");
-   run_ok (s, "admin", "{\"split\": \"fm.c\", \"middle\": {\"k\": 25}}");
-   run_ok (s, "admin", "{\"split\": \"fm.c\", \"middle\": {\"k\": 50}}");
+   simproc_run_ok (s, "admin", "{\"split\": \"fm.c\", \"middle\": {\"k\": 0}}");
+   simproc_run_ok (s, "admin", "{\"split\": \"fm.c\", \"middle\": {\"k\": 25}}");
+   simproc_run_ok (s, "admin", "{\"split\": \"fm.c\", \"middle\": {\"k\": 50}}");
 }
 
 /* The split changelog's chunk versions: 4.4/5.0 lastmod + lastmodEpoch (ChunkVersion::addToBSON); 6.0+ lastmod
@@ -286,15 +288,15 @@ static void
 test_merge_changelog (sim_t *s, const char *v, bool legacy)
 {
    char name[160];
-   run_ok (s, "admin", "{\"enableSharding\": \"fq\", \"primaryShard\": \"shard01\"}");
-   run_ok (s, "admin", "{\"shardCollection\": \"fq.m\", \"key\": {\"q\": 1}}");
-   run_ok (s, "admin", "{\"split\": \"fq.m\", \"middle\": {\"q\": 1}}");
-   run_ok (s, "admin", "{\"split\": \"fq.m\", \"middle\": {\"q\": 2}}");
-   run_ok (s, "admin", "{\"split\": \"fq.m\", \"middle\": {\"q\": 3}}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fq\", \"primaryShard\": \"shard01\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fq.m\", \"key\": {\"q\": 1}}");
+   simproc_run_ok (s, "admin", "{\"split\": \"fq.m\", \"middle\": {\"q\": 1}}");
+   simproc_run_ok (s, "admin", "{\"split\": \"fq.m\", \"middle\": {\"q\": 2}}");
+   simproc_run_ok (s, "admin", "{\"split\": \"fq.m\", \"middle\": {\"q\": 3}}");
    snprintf (name, sizeof name, "%s.mergeChunks ok, one chunk left of three", v);
-   CHECK (name,
-          run_ok (s, "admin", "{\"mergeChunks\": \"fq.m\", \"bounds\": [{\"q\": 1}, {\"q\": {\"$maxKey\": 1}}]}") &&
-             count_config (s, "chunks", "{\"min.q\": {\"$exists\": true}}") == 2);
+   CHECK (name, simproc_run_ok (s, "admin",
+                                "{\"mergeChunks\": \"fq.m\", \"bounds\": [{\"q\": 1}, {\"q\": {\"$maxKey\": 1}}]}") &&
+                   count_config (s, "chunks", "{\"min.q\": {\"$exists\": true}}") == 2);
    snprintf (name, sizeof name, "%s.merge changelog shape", v);
    if (legacy) {
       CHECK (name,
@@ -330,7 +332,7 @@ test_chunk_too_big (sim_t *s, const char *v)
 {
    bson_t reply;
    char name[160], shard[64] = "";
-   run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 1}, \"to\": \"shard02\"}", &reply);
+   simproc_run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 1}, \"to\": \"shard02\"}", &reply);
    snprintf (name, sizeof name, "%s.moveChunk over the document limit 153", v);
    CHECK (name, code_of (&reply) == 153 && str_at (&reply, "codeName") &&
                    !strcmp (str_at (&reply, "codeName"), "ChunkTooBig"));
@@ -343,9 +345,9 @@ test_chunk_too_big (sim_t *s, const char *v)
    CHECK (name, chunk_shard (s, "k", 0, shard) && !strcmp (shard, "shard01"));
    bson_destroy (&reply);
    snprintf (name, sizeof name, "%s.moveChunk forceJumbo moves it", v);
-   CHECK (name, run_ok (s, "admin",
-                        "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 1}, \"to\": \"shard02\", "
-                        "\"forceJumbo\": true}") &&
+   CHECK (name, simproc_run_ok (s, "admin",
+                                "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 1}, \"to\": \"shard02\", "
+                                "\"forceJumbo\": true}") &&
                    chunk_shard (s, "k", 0, shard) && !strcmp (shard, "shard02"));
 }
 
@@ -357,26 +359,28 @@ test_move_range (sim_t *s, const char *v)
    int64_t before = count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}}");
    /* A move onto the owner returns at once: no split. */
    snprintf (name, sizeof name, "%s.moveRange onto owner no split", v);
-   CHECK (name, run_ok (s, "admin", "{\"moveRange\": \"fm.c\", \"toShard\": \"shard01\", \"min\": {\"k\": 30}}") &&
-                   count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}}") == before);
+   CHECK (name,
+          simproc_run_ok (s, "admin", "{\"moveRange\": \"fm.c\", \"toShard\": \"shard01\", \"min\": {\"k\": 30}}") &&
+             count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}}") == before);
    /* A refused move leaves no split either. */
-   run_ok (s, "admin", "{\"setAllowMigrations\": \"fm.c\", \"allowMigrations\": false}");
-   run_json (s, "admin", "{\"moveRange\": \"fm.c\", \"toShard\": \"shard02\", \"min\": {\"k\": 30}}", &reply);
+   simproc_run_ok (s, "admin", "{\"setAllowMigrations\": \"fm.c\", \"allowMigrations\": false}");
+   simproc_run_json (s, "admin", "{\"moveRange\": \"fm.c\", \"toShard\": \"shard02\", \"min\": {\"k\": 30}}", &reply);
    snprintf (name, sizeof name, "%s.moveRange refused no split", v);
    CHECK (name, code_of (&reply) == 117 && count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}}") == before);
    bson_destroy (&reply);
-   run_ok (s, "admin", "{\"setAllowMigrations\": \"fm.c\", \"allowMigrations\": true}");
+   simproc_run_ok (s, "admin", "{\"setAllowMigrations\": \"fm.c\", \"allowMigrations\": true}");
    /* The destination is resolved (config server) before the donor checks the bounds. */
-   run_json (s, "admin", "{\"moveRange\": \"fm.c\", \"toShard\": \"nope\", \"min\": {\"other\": 1}}", &reply);
+   simproc_run_json (s, "admin", "{\"moveRange\": \"fm.c\", \"toShard\": \"nope\", \"min\": {\"other\": 1}}", &reply);
    snprintf (name, sizeof name, "%s.moveRange unknown shard before bounds", v);
    CHECK (name, code_of (&reply) == 70);
    bson_destroy (&reply);
    int64_t splits = count_config (s, "changelog", "{\"what\": \"split\", \"ns\": \"fm.c\"}");
    /* Only min: about one chunk size moves (1024 / 231 = 4 documents: [30, 34)). */
    snprintf (name, sizeof name, "%s.moveRange min only moves one chunk size", v);
-   CHECK (name, run_ok (s, "admin", "{\"moveRange\": \"fm.c\", \"toShard\": \"shard03\", \"min\": {\"k\": 30}}") &&
-                   count_config (s, "chunks", "{\"min.k\": 30, \"max.k\": 34, \"shard\": \"shard03\"}") == 1 &&
-                   chunk_shard (s, "k", 34, shard) && !strcmp (shard, "shard01"));
+   CHECK (name,
+          simproc_run_ok (s, "admin", "{\"moveRange\": \"fm.c\", \"toShard\": \"shard03\", \"min\": {\"k\": 30}}") &&
+             count_config (s, "chunks", "{\"min.k\": 30, \"max.k\": 34, \"shard\": \"shard03\"}") == 1 &&
+             chunk_shard (s, "k", 34, shard) && !strcmp (shard, "shard01"));
    /* commitChunkMigration splits as it commits: no split entry; moved (M+1, 0), left (M+1, 1), right (M+1, 2). */
    snprintf (name, sizeof name, "%s.moveRange commit splits without a split entry", v);
    CHECK (name, count_config (s, "changelog", "{\"what\": \"split\", \"ns\": \"fm.c\"}") == splits);
@@ -407,41 +411,41 @@ test_move_chunk_44 (sim_t *s, const char *v)
 {
    bson_t reply;
    char name[160];
-   run_json (s, "admin", "{\"moveChunk\": \"fm.none\", \"find\": {\"k\": 1}}", &reply);
+   simproc_run_json (s, "admin", "{\"moveChunk\": \"fm.none\", \"find\": {\"k\": 1}}", &reply);
    snprintf (name, sizeof name, "%s.moveChunk unsharded 118 before to", v);
    CHECK (name, code_of (&reply) == 118);
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 1}}", &reply);
+   simproc_run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 1}}", &reply);
    snprintf (name, sizeof name, "%s.moveChunk missing to 14", v);
    CHECK (name, code_of (&reply) == 14 && !strcmp (errmsg_of (&reply), "'to' must be of type String"));
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 1}, \"to\": \"\"}", &reply);
+   simproc_run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 1}, \"to\": \"\"}", &reply);
    snprintf (name, sizeof name, "%s.moveChunk empty to errmsg", v);
    CHECK (name, code_of (&reply) == -1 &&
                    !strcmp (errmsg_of (&reply), "you have to specify where you want to move the chunk"));
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {}, \"to\": \"shard02\"}", &reply);
+   simproc_run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {}, \"to\": \"shard02\"}", &reply);
    snprintf (name, sizeof name, "%s.moveChunk empty find errmsg", v);
    CHECK_STR (name, "need to specify either a find query, or both lower and upper bounds.", errmsg_of (&reply));
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {}, \"to\": \"nope\"}", &reply);
+   simproc_run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {}, \"to\": \"nope\"}", &reply);
    snprintf (name, sizeof name, "%s.moveChunk unknown shard before find", v);
    CHECK (name, code_of (&reply) == 70 && !strcmp (errmsg_of (&reply), "Could not move chunk in fm.c to nope because "
                                                                        "that shard does not exist"));
    bson_destroy (&reply);
    /* Zone and draining: BalancerPolicy::isShardSuitableReceiver's texts. */
-   run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"Z\"}");
-   run_ok (s, "admin",
-           "{\"updateZoneKeyRange\": \"fm.c\", \"min\": {\"k\": 50}, \"max\": {\"k\": {\"$maxKey\": 1}}, "
-           "\"zone\": \"Z\"}");
-   run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 60}, \"to\": \"shard02\"}", &reply);
+   simproc_run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"Z\"}");
+   simproc_run_ok (s, "admin",
+                   "{\"updateZoneKeyRange\": \"fm.c\", \"min\": {\"k\": 50}, \"max\": {\"k\": {\"$maxKey\": 1}}, "
+                   "\"zone\": \"Z\"}");
+   simproc_run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 60}, \"to\": \"shard02\"}", &reply);
    snprintf (name, sizeof name, "%s.moveChunk zone text", v);
    CHECK_STR (name, "shard02 is not in the correct zone Z", errmsg_of (&reply));
    snprintf (name, sizeof name, "%s.moveChunk zone 20, chunk stays", v);
    CHECK (name, code_of (&reply) == 20 && count_config (s, "chunks", "{\"min.k\": 50, \"shard\": \"shard01\"}") == 1);
    bson_destroy (&reply);
-   run_ok (s, "admin", "{\"removeShard\": \"shard03\"}");
-   run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": -5}, \"to\": \"shard03\"}", &reply);
+   simproc_run_ok (s, "admin", "{\"removeShard\": \"shard03\"}");
+   simproc_run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": -5}, \"to\": \"shard03\"}", &reply);
    snprintf (name, sizeof name, "%s.moveChunk draining text", v);
    CHECK_STR (name, "shard03 is currently draining.", errmsg_of (&reply));
    bson_destroy (&reply);
@@ -453,21 +457,21 @@ test_move_chunk_80 (sim_t *s, const char *v)
 {
    bson_t reply;
    char name[160], shard[64] = "";
-   run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 1}, \"to\": \"nope\"}", &reply);
+   simproc_run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 1}, \"to\": \"nope\"}", &reply);
    snprintf (name, sizeof name, "%s.moveChunk unknown shard text", v);
    CHECK (name, code_of (&reply) == 70 && !strcmp (errmsg_of (&reply), "Could not move chunk in fm.c to nope because "
                                                                        "that shard does not exist"));
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"to\": 5, \"find\": {\"k\": 1}}", &reply);
+   simproc_run_json (s, "admin", "{\"moveChunk\": \"fm.c\", \"to\": 5, \"find\": {\"k\": 1}}", &reply);
    snprintf (name, sizeof name, "%s.moveChunk to not a string IDL 14", v);
    CHECK (name, code_of (&reply) == 14 && strstr (errmsg_of (&reply), "BSON field 'moveChunk.to' is the wrong type"));
    bson_destroy (&reply);
-   run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"Z\"}");
-   run_ok (s, "admin",
-           "{\"updateZoneKeyRange\": \"fm.c\", \"min\": {\"k\": 50}, \"max\": {\"k\": {\"$maxKey\": 1}}, "
-           "\"zone\": \"Z\"}");
+   simproc_run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"Z\"}");
+   simproc_run_ok (s, "admin",
+                   "{\"updateZoneKeyRange\": \"fm.c\", \"min\": {\"k\": 50}, \"max\": {\"k\": {\"$maxKey\": 1}}, "
+                   "\"zone\": \"Z\"}");
    snprintf (name, sizeof name, "%s.moveChunk outside zone allowed (no checkMoveAllowed on moveRange)", v);
-   CHECK (name, run_ok (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 60}, \"to\": \"shard02\"}") &&
+   CHECK (name, simproc_run_ok (s, "admin", "{\"moveChunk\": \"fm.c\", \"find\": {\"k\": 60}, \"to\": \"shard02\"}") &&
                    chunk_shard (s, "k", 50, shard) && !strcmp (shard, "shard02"));
 }
 

@@ -25,32 +25,32 @@ test_count_policy (sim_t *s, const char *v)
 {
    bson_t reply;
    char name[160], json[256];
-   run_ok (s, "admin", "{\"enableSharding\": \"fb\", \"primaryShard\": \"shard01\"}");
-   run_ok (s, "admin", "{\"shardCollection\": \"fb.c\", \"key\": {\"c\": 1}}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fb\", \"primaryShard\": \"shard01\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fb.c\", \"key\": {\"c\": 1}}");
    for (int i = 1; i < 30; i++) {
       snprintf (json, sizeof json, "{\"split\": \"fb.c\", \"middle\": {\"c\": %d}}", i);
-      run_ok (s, "admin", json);
+      simproc_run_ok (s, "admin", json);
    }
    for (int i = 16; i < 30; i++) {
       snprintf (json, sizeof json, "{\"moveChunk\": \"fb.c\", \"find\": {\"c\": %d}, \"to\": \"shard02\"}", i);
-      run_ok (s, "admin", json);
+      simproc_run_ok (s, "admin", json);
    }
    snprintf (name, sizeof name, "%s.policy setup 16/14", v);
    CHECK (name, chunks_on (s, "c", "shard01") == 16 && chunks_on (s, "c", "shard02") == 14);
-   run_json (s, "admin", "{\"balancerCollectionStatus\": \"fb.c\"}", &reply);
+   simproc_run_json (s, "admin", "{\"balancerCollectionStatus\": \"fb.c\"}", &reply);
    snprintf (name, sizeof name, "%s.policy 16/14 chunksImbalance", v);
    CHECK (name, !bool_at (&reply, "balancerCompliant") && str_at (&reply, "firstComplianceViolation") &&
                    !strcmp (str_at (&reply, "firstComplianceViolation"), "chunksImbalance"));
    bson_destroy (&reply);
    snprintf (name, sizeof name, "%s.policy a round moves one chunk to 15/15", v);
-   CHECK (name, run_ok (s, "admin", "{\"simBalancer\": \"round\"}") && chunks_on (s, "c", "shard01") == 15 &&
+   CHECK (name, simproc_run_ok (s, "admin", "{\"simBalancer\": \"round\"}") && chunks_on (s, "c", "shard01") == 15 &&
                    chunks_on (s, "c", "shard02") == 15);
-   run_json (s, "admin", "{\"balancerCollectionStatus\": \"fb.c\"}", &reply);
+   simproc_run_json (s, "admin", "{\"balancerCollectionStatus\": \"fb.c\"}", &reply);
    snprintf (name, sizeof name, "%s.policy 15/15 compliant", v);
    CHECK (name, bool_at (&reply, "balancerCompliant") && !has_at (&reply, "firstComplianceViolation"));
    bson_destroy (&reply);
    snprintf (name, sizeof name, "%s.policy 15/15 stays", v);
-   CHECK (name, run_ok (s, "admin", "{\"simBalancer\": \"round\"}") && chunks_on (s, "c", "shard01") == 15 &&
+   CHECK (name, simproc_run_ok (s, "admin", "{\"simBalancer\": \"round\"}") && chunks_on (s, "c", "shard01") == 15 &&
                    chunks_on (s, "c", "shard02") == 15);
 }
 
@@ -61,19 +61,19 @@ test_jumbo_not_picked (sim_t *s, const char *v)
 {
    bson_t reply;
    char name[160];
-   run_ok (s, "admin", "{\"enableSharding\": \"fj\", \"primaryShard\": \"shard01\"}");
-   run_ok (s, "admin", "{\"shardCollection\": \"fj.j\", \"key\": {\"j\": 1}}");
-   run_ok (s, "admin", "{\"split\": \"fj.j\", \"middle\": {\"j\": 0}}");
-   run_ok (s, "config",
-           "{\"update\": \"chunks\", \"updates\": [{\"q\": {\"min.j\": {\"$exists\": true}}, \"u\": {\"$set\": "
-           "{\"jumbo\": true}}, \"multi\": true}]}");
-   run_ok (s, "config",
-           "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": {\"$set\": "
-           "{\"attemptToBalanceJumboChunks\": true}}, \"upsert\": true}]}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fj\", \"primaryShard\": \"shard01\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fj.j\", \"key\": {\"j\": 1}}");
+   simproc_run_ok (s, "admin", "{\"split\": \"fj.j\", \"middle\": {\"j\": 0}}");
+   simproc_run_ok (s, "config",
+                   "{\"update\": \"chunks\", \"updates\": [{\"q\": {\"min.j\": {\"$exists\": true}}, \"u\": {\"$set\": "
+                   "{\"jumbo\": true}}, \"multi\": true}]}");
+   simproc_run_ok (s, "config",
+                   "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": {\"$set\": "
+                   "{\"attemptToBalanceJumboChunks\": true}}, \"upsert\": true}]}");
    snprintf (name, sizeof name, "%s.jumbo chunks never picked", v);
-   CHECK (name, run_ok (s, "admin", "{\"simBalancer\": \"round\"}") && chunks_on (s, "j", "shard01") == 2 &&
+   CHECK (name, simproc_run_ok (s, "admin", "{\"simBalancer\": \"round\"}") && chunks_on (s, "j", "shard01") == 2 &&
                    chunks_on (s, "j", "shard02") == 0);
-   run_json (s, "admin", "{\"balancerCollectionStatus\": \"fj.j\"}", &reply);
+   simproc_run_json (s, "admin", "{\"balancerCollectionStatus\": \"fj.j\"}", &reply);
    snprintf (name, sizeof name, "%s.only jumbo chunks to move: compliant", v);
    CHECK (name, bool_at (&reply, "balancerCompliant"));
    bson_destroy (&reply);
@@ -85,21 +85,21 @@ test_status_zone_cut (sim_t *s, const char *v)
 {
    bson_t reply;
    char name[160];
-   run_ok (s, "admin", "{\"enableSharding\": \"fc\", \"primaryShard\": \"shard01\"}");
-   run_ok (s, "admin", "{\"shardCollection\": \"fc.z\", \"key\": {\"z\": 1}}");
-   run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"ZC\"}");
-   run_ok (s, "admin",
-           "{\"updateZoneKeyRange\": \"fc.z\", \"min\": {\"z\": 10}, \"max\": {\"z\": 20}, \"zone\": "
-           "\"ZC\"}");
-   run_json (s, "admin", "{\"balancerCollectionStatus\": \"fc.z\"}", &reply);
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fc\", \"primaryShard\": \"shard01\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fc.z\", \"key\": {\"z\": 1}}");
+   simproc_run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"ZC\"}");
+   simproc_run_ok (s, "admin",
+                   "{\"updateZoneKeyRange\": \"fc.z\", \"min\": {\"z\": 10}, \"max\": {\"z\": 20}, \"zone\": "
+                   "\"ZC\"}");
+   simproc_run_json (s, "admin", "{\"balancerCollectionStatus\": \"fc.z\"}", &reply);
    snprintf (name, sizeof name, "%s.status zone boundary inside a chunk zoneViolation", v);
    CHECK (name, !bool_at (&reply, "balancerCompliant") && str_at (&reply, "firstComplianceViolation") &&
                    !strcmp (str_at (&reply, "firstComplianceViolation"), "zoneViolation") &&
                    count_config (s, "chunks", "{\"min.z\": {\"$exists\": true}}") == 1);
    bson_destroy (&reply);
    if (strcmp (v, "4.4") != 0) {
-      run_ok (s, "admin", "{\"configureCollectionBalancing\": \"fc.z\", \"defragmentCollection\": true}");
-      run_json (s, "admin", "{\"balancerCollectionStatus\": \"fc.z\"}", &reply);
+      simproc_run_ok (s, "admin", "{\"configureCollectionBalancing\": \"fc.z\", \"defragmentCollection\": true}");
+      simproc_run_json (s, "admin", "{\"balancerCollectionStatus\": \"fc.z\"}", &reply);
       snprintf (name, sizeof name, "%s.status defragmentation checked first", v);
       CHECK (name, str_at (&reply, "firstComplianceViolation") &&
                       !strcmp (str_at (&reply, "firstComplianceViolation"), "defragmentingChunks"));
@@ -113,15 +113,15 @@ test_status_mode (sim_t *s, const char *v)
 {
    bson_t reply;
    char name[160];
-   run_ok (s, "config",
-           "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": {\"$set\": "
-           "{\"mode\": \"autoSplitOnly\", \"stopped\": false}}, \"upsert\": true}]}");
-   run_json (s, "admin", "{\"balancerStatus\": 1}", &reply);
+   simproc_run_ok (s, "config",
+                   "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": {\"$set\": "
+                   "{\"mode\": \"autoSplitOnly\", \"stopped\": false}}, \"upsert\": true}]}");
+   simproc_run_json (s, "admin", "{\"balancerStatus\": 1}", &reply);
    snprintf (name, sizeof name, "%s.balancerStatus autoSplitOnly as stored", v);
    CHECK_STR (name, "autoSplitOnly", str_at (&reply, "mode"));
    bson_destroy (&reply);
-   run_ok (s, "admin", "{\"balancerStart\": 1}");
-   run_json (s, "admin", "{\"balancerStatus\": 1}", &reply);
+   simproc_run_ok (s, "admin", "{\"balancerStart\": 1}");
+   simproc_run_json (s, "admin", "{\"balancerStatus\": 1}", &reply);
    snprintf (name, sizeof name, "%s.balancerStatus full after balancerStart", v);
    CHECK (name, str_at (&reply, "mode") && !strcmp (str_at (&reply, "mode"), "full") &&
                    count_config (s, "settings", "{\"_id\": \"balancer\", \"mode\": \"full\"}") == 1);
@@ -143,7 +143,7 @@ set_window (sim_t *s, const char *w)
                 "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"balancer\"}, \"u\": {\"$unset\": "
                 "{\"activeWindow\": 1}}}]}");
    }
-   run_ok (s, "config", json);
+   simproc_run_ok (s, "config", json);
 }
 
 /* An activeWindow that does not parse stops every round (BalancerSettingsType::fromBSON fails). */
@@ -156,8 +156,8 @@ test_bad_window (sim_t *s, const char *v)
                                 "\"02:00\"}",
                                 "\"always\"", "{}", "{\"start\": \"01:00\"}" };
    static const char *what[] = { "start equal to stop", "bad HH:MM", "not an object", "empty", "no stop" };
-   run_ok (s, "admin", "{\"balancerStart\": 1}");
-   run_ok (s, "admin", "{\"simBalancer\": \"live\", \"intervalMs\": 20}");
+   simproc_run_ok (s, "admin", "{\"balancerStart\": 1}");
+   simproc_run_ok (s, "admin", "{\"simBalancer\": \"live\", \"intervalMs\": 20}");
    sleep_ms (200);
    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
       set_window (s, bad[i]);
@@ -172,7 +172,7 @@ test_bad_window (sim_t *s, const char *v)
    sleep_ms (300);
    snprintf (name, sizeof name, "%s.activeWindow removed: rounds resume", v);
    CHECK (name, count_config (s, "actionlog", "{\"what\": \"balancer.round\"}") > r1);
-   run_ok (s, "admin", "{\"simBalancer\": \"live\", \"enabled\": false}");
+   simproc_run_ok (s, "admin", "{\"simBalancer\": \"live\", \"enabled\": false}");
 }
 
 /* 7.0+: the automerger merges only chunks on their shard since before the history window, and its first pass comes
@@ -182,15 +182,15 @@ test_automerger (sim_t *s, const char *v)
 {
    bson_t reply;
    char name[160], json[256];
-   run_ok (s, "admin", "{\"enableSharding\": \"fa\", \"primaryShard\": \"shard01\"}");
-   run_ok (s, "admin", "{\"shardCollection\": \"fa.m\", \"key\": {\"m\": 1}}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fa\", \"primaryShard\": \"shard01\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fa.m\", \"key\": {\"m\": 1}}");
    for (int i = 1; i < 4; i++) {
       snprintf (json, sizeof json, "{\"split\": \"fa.m\", \"middle\": {\"m\": %d}}", i * 10);
-      run_ok (s, "admin", json);
+      simproc_run_ok (s, "admin", json);
    }
-   run_ok (s, "admin", "{\"balancerStart\": 1}");
+   simproc_run_ok (s, "admin", "{\"balancerStart\": 1}");
    /* 50 ms rounds stand for 10 s: the 300 s history window is 1.5 s, a pass every 30 rounds. */
-   run_ok (s, "admin", "{\"simBalancer\": \"live\", \"intervalMs\": 50, \"autoMergerRounds\": 30}");
+   simproc_run_ok (s, "admin", "{\"simBalancer\": \"live\", \"intervalMs\": 50, \"autoMergerRounds\": 30}");
    sleep_ms (700);
    snprintf (name, sizeof name, "%s.automerger leaves chunks younger than the history window", v);
    CHECK (name, count_config (s, "chunks", "{\"min.m\": {\"$exists\": true}}") == 4 &&
@@ -200,14 +200,14 @@ test_automerger (sim_t *s, const char *v)
       sleep_ms (100);
       n = count_config (s, "chunks", "{\"min.m\": {\"$exists\": true}}");
    }
-   run_json (s, "admin", "{\"simBalancer\": \"status\"}", &reply);
+   simproc_run_json (s, "admin", "{\"simBalancer\": \"status\"}", &reply);
    bson_iter_t it;
    int64_t rounds = bson_iter_init_find (&it, &reply, "rounds") ? bson_iter_as_int64 (&it) : -1;
    bson_destroy (&reply);
    snprintf (name, sizeof name, "%s.automerger merges them once older, after 30+ rounds", v);
    CHECK (name,
           n == 1 && rounds >= 30 && count_config (s, "changelog", "{\"what\": \"merge\", \"ns\": \"fa.m\"}") == 1);
-   run_ok (s, "admin", "{\"simBalancer\": \"live\", \"enabled\": false}");
+   simproc_run_ok (s, "admin", "{\"simBalancer\": \"live\", \"enabled\": false}");
 }
 
 static void
@@ -247,7 +247,7 @@ test_balancer_control (sim_t *s, const char *v)
    char name[160];
    bool pre60 = !strcmp (v, "4.4") || !strcmp (v, "5.0"), ge70 = !strcmp (v, "7.0") || !strcmp (v, "8.0"),
         ge80 = !strcmp (v, "8.0");
-   run_ok (s, "admin", "{\"balancerStop\": 1}");
+   simproc_run_ok (s, "admin", "{\"balancerStop\": 1}");
    snprintf (name, sizeof name, "%s.balancerStop sets stopped and mode off", v);
    CHECK (name, count_config (s, "settings", "{\"_id\": \"balancer\", \"stopped\": true, \"mode\": \"off\"}") == 1);
    snprintf (name, sizeof name, "%s.balancerStop autosplit setting (4.4/5.0 only)", v);
@@ -257,7 +257,7 @@ test_balancer_control (sim_t *s, const char *v)
    snprintf (name, sizeof name, "%s.balancerStop actionlog balancer.stop (8.0)", v);
    CHECK (name, count_config (s, "actionlog", "{\"what\": \"balancer.stop\", \"ns\": \"\", \"details\": {}}") ==
                    (ge80 ? 1 : 0));
-   run_ok (s, "admin", "{\"balancerStart\": 1}");
+   simproc_run_ok (s, "admin", "{\"balancerStart\": 1}");
    snprintf (name, sizeof name, "%s.balancerStart sets mode full", v);
    CHECK (name, count_config (s, "settings", "{\"_id\": \"balancer\", \"stopped\": false, \"mode\": \"full\"}") == 1);
    snprintf (name, sizeof name, "%s.balancerStart enables the automerger (7.0+)", v);
@@ -274,38 +274,39 @@ test_split_merge_args (sim_t *s, const char *v)
 {
    char name[160];
    bson_t reply;
-   run_ok (s, "admin", "{\"shardCollection\": \"rv.sm\", \"key\": {\"k\": 1}}");
-   run_json (s, "admin", "{\"split\": \"rv.none\", \"find\": {\"k\": 1}, \"middle\": {\"k\": 2}}", &reply);
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"rv.sm\", \"key\": {\"k\": 1}}");
+   simproc_run_json (s, "admin", "{\"split\": \"rv.none\", \"find\": {\"k\": 1}, \"middle\": {\"k\": 2}}", &reply);
    snprintf (name, sizeof name, "%s.split unsharded: 118 before the argument checks", v);
    CHECK (name, code_of (&reply) == 118);
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"split\": \"rv.sm\", \"find\": {}, \"middle\": {\"k\": 500}}", &reply);
+   simproc_run_json (s, "admin", "{\"split\": \"rv.sm\", \"find\": {}, \"middle\": {\"k\": 500}}", &reply);
    snprintf (name, sizeof name, "%s.split find {} is no find: middle splits", v);
    CHECK (name,
           code_of (&reply) == -1 && !str_at (&reply, "errmsg") && count_config (s, "chunks", "{\"min.k\": 500}") == 1);
    bson_destroy (&reply);
    int64_t nchunks = count_config (s, "chunks", "{\"$or\": [{\"min.k\": 500}, {\"max.k\": 500}]}");
-   run_json (s, "admin", "{\"split\": \"rv.sm\", \"find\": 5}", &reply);
+   simproc_run_json (s, "admin", "{\"split\": \"rv.sm\", \"find\": 5}", &reply);
    snprintf (name, sizeof name, "%s.split find of the wrong type", v);
    CHECK_STR (name, "wrong type for 'find' field, expected object, found find: 5", errmsg_of (&reply));
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"split\": \"rv.sm\", \"bounds\": {\"a\": 1}}", &reply);
+   simproc_run_json (s, "admin", "{\"split\": \"rv.sm\", \"bounds\": {\"a\": 1}}", &reply);
    snprintf (name, sizeof name, "%s.split bounds of the wrong type", v);
    CHECK_STR (name, "wrong type for 'bounds' field, expected array, found bounds: { a: 1 }", errmsg_of (&reply));
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"split\": \"rv.sm\", \"middle\": 7}", &reply);
+   simproc_run_json (s, "admin", "{\"split\": \"rv.sm\", \"middle\": 7}", &reply);
    snprintf (name, sizeof name, "%s.split middle of the wrong type", v);
    CHECK_STR (name, "wrong type for 'middle' field, expected object, found middle: 7", errmsg_of (&reply));
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"mergeChunks\": \"rv.sm\", \"bounds\": 5}", &reply);
+   simproc_run_json (s, "admin", "{\"mergeChunks\": \"rv.sm\", \"bounds\": 5}", &reply);
    snprintf (name, sizeof name, "%s.mergeChunks bounds of the wrong type", v);
    CHECK_STR (name, "wrong type for 'bounds' field, expected vector array, found bounds: 5", errmsg_of (&reply));
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"mergeChunks\": \"rv.none\", \"bounds\": [{}, {\"k\": 500}]}", &reply);
+   simproc_run_json (s, "admin", "{\"mergeChunks\": \"rv.none\", \"bounds\": [{}, {\"k\": 500}]}", &reply);
    snprintf (name, sizeof name, "%s.mergeChunks empty min before the routing info", v);
    CHECK_STR (name, "no min key specified", errmsg_of (&reply));
    bson_destroy (&reply);
-   run_json (s, "admin", "{\"mergeChunks\": \"rv.sm\", \"bounds\": [{\"k\": {\"$minKey\": 1}}, {\"k\": 5}]}", &reply);
+   simproc_run_json (s, "admin", "{\"mergeChunks\": \"rv.sm\", \"bounds\": [{\"k\": {\"$minKey\": 1}}, {\"k\": 5}]}",
+                     &reply);
    snprintf (name, sizeof name, "%s.mergeChunks names the shard owning min", v);
    CHECK (name, code_of (&reply) == 20 && strstr (errmsg_of (&reply), "shard shard01 does not contain") != NULL);
    bson_destroy (&reply);
@@ -330,8 +331,8 @@ test_remove_shard (const char *v)
       return;
    }
    test_balancer_control (&s, v);
-   run_ok (&s, "admin", "{\"enableSharding\": \"rv\", \"primaryShard\": \"shard01\"}");
-   run_ok (&s, "admin", "{\"shardCollection\": \"rv.c\", \"key\": {\"k\": 1}}");
+   simproc_run_ok (&s, "admin", "{\"enableSharding\": \"rv\", \"primaryShard\": \"shard01\"}");
+   simproc_run_ok (&s, "admin", "{\"shardCollection\": \"rv.c\", \"key\": {\"k\": 1}}");
    test_split_merge_args (&s, v);
    /* setAllowMigrationsAndBumpOneChunk: config.collections permitMigrations from 5.0; 4.4 writes the pre-5.0 name,
     * allowMigrations (kPre50CompatibleAllowMigrationsFieldName) */
@@ -340,15 +341,15 @@ test_remove_shard (const char *v)
       v44 ? "{\"_id\": \"rv.sm\", \"allowMigrations\": false}" : "{\"_id\": \"rv.sm\", \"permitMigrations\": false}";
    const char *other_f = v44 ? "{\"_id\": \"rv.sm\", \"permitMigrations\": {\"$exists\": true}}"
                              : "{\"_id\": \"rv.sm\", \"allowMigrations\": {\"$exists\": true}}";
-   run_ok (&s, "admin", "{\"setAllowMigrations\": \"rv.sm\", \"allowMigrations\": false}");
+   simproc_run_ok (&s, "admin", "{\"setAllowMigrations\": \"rv.sm\", \"allowMigrations\": false}");
    snprintf (name, sizeof name, "%s.setAllowMigrations false writes %s: false", v,
              v44 ? "allowMigrations" : "permitMigrations");
    CHECK (name, count_config (&s, "collections", set_f) == 1 && count_config (&s, "collections", other_f) == 0);
-   run_json (&s, "admin", "{\"moveChunk\": \"rv.sm\", \"find\": {\"k\": 1}, \"to\": \"shard02\"}", &reply);
+   simproc_run_json (&s, "admin", "{\"moveChunk\": \"rv.sm\", \"find\": {\"k\": 1}, \"to\": \"shard02\"}", &reply);
    snprintf (name, sizeof name, "%s.setAllowMigrations false: moveChunk refused", v);
    CHECK (name, code_of (&reply) == 117);
    bson_destroy (&reply);
-   run_ok (&s, "admin", "{\"setAllowMigrations\": \"rv.sm\", \"allowMigrations\": true}");
+   simproc_run_ok (&s, "admin", "{\"setAllowMigrations\": \"rv.sm\", \"allowMigrations\": true}");
    snprintf (name, sizeof name, "%s.setAllowMigrations true unsets the field", v);
    CHECK (name,
           count_config (&s, "collections", "{\"_id\": \"rv.sm\", \"permitMigrations\": {\"$exists\": true}}") == 0 &&
@@ -356,19 +357,19 @@ test_remove_shard (const char *v)
    for (int k = 10; k <= 30; k += 10) {
       char cmd[160];
       snprintf (cmd, sizeof cmd, "{\"split\": \"rv.c\", \"middle\": {\"k\": %d}}", k);
-      run_ok (&s, "admin", cmd);
+      simproc_run_ok (&s, "admin", cmd);
       snprintf (cmd, sizeof cmd, "{\"moveChunk\": \"rv.c\", \"find\": {\"k\": %d}, \"to\": \"shard03\"}", k);
-      run_ok (&s, "admin", cmd);
+      simproc_run_ok (&s, "admin", cmd);
    }
    int64_t before = count_config (&s, "chunks", "{\"shard\": \"shard03\"}");
-   run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
+   simproc_run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
    snprintf (name, sizeof name, "%s.removeShard started", v);
    CHECK (name, str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "started") &&
                    count_config (&s, "shards", "{\"_id\": \"shard03\", \"draining\": true}") == 1);
    bson_destroy (&reply);
    bool still = true, ongoing = true;
    for (int i = 0; i < 3; i++) {
-      run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
+      simproc_run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
       ongoing = ongoing && str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "ongoing");
       bson_iter_t it, d;
       ongoing = ongoing && bson_iter_init (&it, &reply) && bson_iter_find_descendant (&it, "remaining.chunks", &d) &&
@@ -382,8 +383,8 @@ test_remove_shard (const char *v)
    CHECK (name, ongoing);
    bool completed = false;
    for (int i = 0; i < 20 && !completed; i++) {
-      run_ok (&s, "admin", "{\"simBalancer\": \"round\"}");
-      run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
+      simproc_run_ok (&s, "admin", "{\"simBalancer\": \"round\"}");
+      simproc_run_json (&s, "admin", "{\"removeShard\": \"shard03\"}", &reply);
       completed = str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "completed");
       bson_destroy (&reply);
    }
