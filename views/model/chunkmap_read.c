@@ -49,14 +49,6 @@ chunkmap_intern (char ***list, size_t *n, const char *name)
    return (int) (*n)++;
 }
 
-static bool
-chunkmap_on_shard (void *data, const bson_t *doc)
-{
-   chunkmap_reading_t *r = data;
-   chunkmap_intern (&r->d->shards, &r->d->nshards, docget_utf8 (doc, "_id", ""));
-   return true;
-}
-
 /* The index of zone name (added when new) and its entry in the zones' shard masks. */
 static uint64_t *
 chunkmap_zone (chunkmap_reading_t *r, const char *name, int *z)
@@ -87,10 +79,13 @@ chunkmap_zone_shards (chunkmap_reading_t *r, const bson_t *shard_doc)
    }
 }
 
+/* One config.shards document: the shard's index, and the zones its tags allow it in. */
 static bool
-chunkmap_on_shard_tags (void *data, const bson_t *doc)
+chunkmap_on_shard (void *data, const bson_t *doc)
 {
-   chunkmap_zone_shards (data, doc);
+   chunkmap_reading_t *r = data;
+   chunkmap_intern (&r->d->shards, &r->d->nshards, docget_utf8 (doc, "_id", ""));
+   chunkmap_zone_shards (r, doc);
    return true;
 }
 
@@ -298,10 +293,6 @@ chunkmap_read (sh_ctx_t *ctx, const char *ns, size_t limit, int64_t since_ms, ch
    out->read_ms = clock_wall_ms ();
    cmd = BCON_NEW ("find", "shards", "sort", "{", "_id", BCON_INT32 (1), "}");
    if (!chunkmap_each (ctx, cmd, chunkmap_on_shard, &r, err)) {
-      goto done;
-   }
-   cmd = BCON_NEW ("find", "shards", "filter", "{", "tags", "{", "$exists", BCON_BOOL (true), "}", "}");
-   if (!chunkmap_each (ctx, cmd, chunkmap_on_shard_tags, &r, err)) {
       goto done;
    }
    cmd = BCON_NEW ("find", "collections", "filter", "{", "_id", BCON_UTF8 (ns), "}", "limit", BCON_INT32 (1));
