@@ -5,6 +5,7 @@
  * merges, ] forward; the last line says where the replay stands. Reads only d->cmap, which the collector filled. */
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -60,14 +61,19 @@ chunkmap_view_legend (const chunkmap_data_t *m, int y, const panel_t *p)
 {
    char line[1024];
    size_t len = 0, n = chunkmap_ranges (m->map);
-   for (size_t s = 0; s < m->nshards && len < sizeof line - 64; s++) {
-      size_t owned = 0;
-      for (size_t i = 0; i < n; i++) {
-         owned += chunkmap_owner (m->map, i) == (int) s;
-      }
-      len += (size_t) snprintf (line + len, sizeof line - len, "%s%c %s (%zu)", s ? "  " : "",
-                                chunkmap_view_symbol ((int) s), m->shards[s], owned);
+   size_t *owned = calloc (m->nshards ? m->nshards : 1, sizeof *owned);
+   if (!owned)
+      abort ();
+   for (size_t i = 0; i < n; i++) { /* one pass over the ranges, not one per shard */
+      int o = chunkmap_owner (m->map, i);
+      if (o >= 0 && (size_t) o < m->nshards)
+         owned[o]++;
    }
+   for (size_t s = 0; s < m->nshards && len < sizeof line - 64; s++) {
+      len += (size_t) snprintf (line + len, sizeof line - len, "%s%c %s (%zu)", s ? "  " : "",
+                                chunkmap_view_symbol ((int) s), m->shards[s], owned[s]);
+   }
+   free (owned);
    mvaddnstr (y, p->x + 1, line, p->w - 2);
    len = 0;
    line[0] = '\0';

@@ -7,13 +7,6 @@
 #include "shell/lib/docget.h"
 #include "views/model/collect_int.h"
 
-/* The number of documents in an array document. */
-static size_t
-collect_ops_count (const bson_t *arr)
-{
-   return bson_count_keys (arr);
-}
-
 /* One operation document of progress_compute into a snapshot row. */
 static void
 collect_ops_row (const bson_t *op, snap_op_t *o)
@@ -45,7 +38,7 @@ collect_sample_operations (collect_t *c, snapshot_t *s, sh_error_t *err)
    progress_reading_init (now);
    ok = cmd_progress_gather (c->ctx, now, err);
    /* its reads: the four of sh.progress's build(), four more for draining shards, one per defragmenting collection */
-   c->round_trips += 4 + (collect_ops_count (&now->drains) ? 4 : 0) + (int) collect_ops_count (&now->defrags);
+   c->round_trips += 4 + (bson_count_keys (&now->drains) ? 4 : 0) + (int) bson_count_keys (&now->defrags);
    if (!ok) {
       progress_reading_destroy (now);
       free (now);
