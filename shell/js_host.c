@@ -1,4 +1,5 @@
 /* The JavaScript engine's host side: plugin loading and the callbacks the engine runs on. See js_host.h. */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include "shell/dispatch.h"
 #include "shell/core/interrupt.h"
 #include "shell/js_host.h"
+#include "shell/script_out.h"
 
 /* One engine per process (the shell has one session). */
 static struct {
@@ -27,6 +29,13 @@ static struct {
    } * cursors;
    size_t n_cursors, cap_cursors;
    int last_handle;
+   /* the script running (js_host_run_script), NULL in the REPL: its calls name file:line (--dry-run's requests) and,
+    * when report is set, each call is reported as show says (a status line, or a --json object) */
+   const char *run_file;
+   const char *run_text; /* its text, for the columns where calls start */
+   size_t run_len;
+   bool report;
+   script_show_t show;
 } js_state;
 
 /* ---- the engine's cursors ---- */
@@ -97,6 +106,123 @@ plugin_path (void)
 
 /* ---- callbacks ---- */
 
+/* The 1-based column where the call expression ending in the callee at (line, col) starts in the running script's
+ * text: SpiderMonkey places a call at its method's name ("sh.|addShardToZone(") or at the parenthesis ("print|("); the
+ * start is found by walking back over the callee's chain (names, dots, bracketed and parenthesised parts). */
+static int
+call_start_col (int line, int col)
+{
+   const char *t = js_state.run_text, *p, *ls;
+   int l = 1;
+   if (!t || line < 1 || col < 1)
+      return col;
+   for (p = t; l < line && p < t + js_state.run_len; p++)
+      l += *p == '\n';
+   ls = p;
+   for (int c = 1; c < col; c++, p++) {
+      if (p >= t + js_state.run_len || *p == '\n')
+         return col;
+   }
+   if (p >= t + js_state.run_len)
+      return col;
+   p--; /* before the parenthesis (then the name is walked over) or before the name */
+   for (;;) {
+      while (p >= ls && (isalnum ((unsigned char) *p) || *p == '_' || *p == '$'))
+         p--;
+      if (p >= ls && *p == '.' && p > ls) {
+         p--;
+         if (*p == ')' || *p == ']') {
+            int depth = 0;
+            for (; p >= ls; p--) {
+               depth += (*p == ')' || *p == ']') - (*p == '(' || *p == '[');
+               if (depth == 0)
+                  break;
+            }
+            if (p < ls)
+               return col;
+            p--;
+         }
+         continue;
+      }
+      break;
+   }
+   return (int) (p + 1 - ls) + 1;
+}
+
+/* The call as the script would write it, with its arguments' values: "sh.addShardToZone('shard01', 'NYC')",
+ * "db.getSiblingDB('app').notes.insertOne({ _id: 1 })" (db. alone for the current database). Cut at max bytes with
+ * "...". Caller frees with bson_string_free. */
+static bson_string_t *
+call_text (const sh_ctx_t *ctx, const js_call_t *jc, size_t max)
+{
+   bson_string_t *s = bson_string_new (NULL);
+   const char *name = jc->name;
+   char *buf = bson_malloc (max + 8);
+   size_t n;
+   bson_value_t v;
+   if (!strncmp (name, "db.", 3)) {
+      if (jc->db && (!ctx->db || strcmp (jc->db, ctx->db) != 0)) {
+         bson_t one = BSON_INITIALIZER;
+         BSON_APPEND_UTF8 (&one, "0", jc->db);
+         v.value_type = BSON_TYPE_ARRAY;
+         v.value.v_doc.data = (uint8_t *) bson_get_data (&one);
+         v.value.v_doc.data_len = one.len;
+         output_format_value_line (&v, buf, max);
+         n = strlen (buf);
+         /* "[ 'app' ]": the quoted name inside */
+         bson_string_append_printf (s, "db.getSiblingDB(%.*s)", n > 4 ? (int) (n - 4) : 0, buf + 2);
+         bson_destroy (&one);
+      } else {
+         bson_string_append (s, "db");
+      }
+      name += 2;
+      if (!strncmp (name, ".collection.", 12) && jc->coll) {
+         bson_string_append_printf (s, ".%s", jc->coll);
+         name += 11;
+      }
+   }
+   bson_string_append_printf (s, "%s(", name);
+   if (jc->args && jc->argc > 0) {
+      /* the arguments as an array, printed as the shell prints one ("[ 'shard01', 'NYC' ]"), without its brackets */
+      v.value_type = BSON_TYPE_ARRAY;
+      v.value.v_doc.data = (uint8_t *) bson_get_data (jc->args);
+      v.value.v_doc.data_len = jc->args->len;
+      output_format_value_line (&v, buf, max);
+      n = strlen (buf);
+      if (n > 4 && buf[0] == '[' && buf[n - 1] == ']')
+         bson_string_append_printf (s, "%.*s", (int) (n - 4), buf + 2);
+      else
+         bson_string_append (s, buf);
+   }
+   bson_string_append_c (s, ')');
+   bson_free (buf);
+   if (s->len > max) {
+      bson_string_truncate (s, (uint32_t) max);
+      bson_string_append (s, "...");
+   }
+   return s;
+}
+
+/* Reports a finished call of the running script (js_state.report): a status line, or its --json object (result
+ * { v: value } when has_result, text what it printed). Client-only entries (print, help, use ...) are not reported,
+ * except print and printjson under --json, whose text must not break the stream of objects. */
+static void
+call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok, const sh_error_t *err,
+             const bson_t *result, bool has_result, const char *text)
+{
+   bool print = !strcmp (jc->name, "print") || !strcmp (jc->name, "printjson");
+   script_place_t at = { js_state.run_file, jc->line, call_start_col (jc->line, jc->col) };
+   bson_iter_t v;
+   bson_string_t *stmt;
+   if (!js_state.report || ((call->cmd->flags & CMD_CLIENT_ONLY) && !(print && js_state.show == SCRIPT_SHOW_JSON)))
+      return;
+   stmt = call_text (ctx, jc, js_state.show == SCRIPT_SHOW_JSON ? 4000 : 500);
+   script_out_call (
+      ctx, js_state.show, &at, stmt->str, ok, err,
+      has_result && !jc->open_cursor && bson_iter_init_find (&v, result, "v") ? bson_iter_value (&v) : NULL, text);
+   bson_string_free (stmt, true);
+}
+
 /* Runs one table entry for the engine through dispatch_call, its result captured instead of printed. */
 static bool
 host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh_error_t *err)
@@ -108,7 +234,10 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    bson_t *saved = ctx->capture;
    bool saved_captured = ctx->captured;
    bool capture, ok;
-   FILE *text = NULL, *saved_out = NULL;
+   FILE *text = NULL, *saved_out = NULL, *saved_dry = ctx->dry_fp;
+   const char *saved_file = ctx->place.file;
+   int saved_line = ctx->place.line, saved_col = ctx->place.col;
+   bool json_print;
    output_opts_t saved_opts;
    char *text_buf = NULL;
    size_t text_len = 0;
@@ -146,13 +275,21 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
     * its own (sh.status(), show, help) becomes a string value, so a script prints it only when it prints the value,
     * as mongosh; under --dry-run the requests are still printed where they are sent */
    capture = strcmp (jc->name, "print") != 0 && strcmp (jc->name, "printjson") != 0;
+   /* under --json a print's text is the value of its object, not a line of its own */
+   json_print = !capture && js_state.report && js_state.show == SCRIPT_SHOW_JSON;
    ctx->capture = capture ? result : NULL;
    ctx->captured = false;
-   if (capture && !cmd_dry_run (ctx) && (text = open_memstream (&text_buf, &text_len)) != NULL) {
+   if ((capture || json_print) && (text = open_memstream (&text_buf, &text_len)) != NULL) {
       saved_out = ctx->out_fp;
       saved_opts = ctx->out;
+      ctx->dry_fp = saved_dry ? saved_dry : saved_out; /* --dry-run's requests still print as they are made */
       ctx->out_fp = text;
       ctx->out.color = false;
+   }
+   if (js_state.run_file) {
+      ctx->place.file = js_state.run_file;
+      ctx->place.line = jc->line;
+      ctx->place.col = jc->col;
    }
    if (jc->open_cursor)
       ctx->cursor_out = &cursor;
@@ -164,18 +301,25 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
       BSON_APPEND_INT32 (result, "v", cursors_add (cursor));
       ctx->captured = true;
    }
+   ctx->place.file = saved_file;
+   ctx->place.line = saved_line;
+   ctx->place.col = saved_col;
+   ctx->dry_fp = saved_dry;
    if (text) {
       ctx->out_fp = saved_out;
       ctx->out = saved_opts;
       fclose (text);
-      if (ok && !ctx->captured && text_len > 0) {
+      if (json_print) {
+         while (text_len > 0 && text_buf[text_len - 1] == '\n')
+            text_len--;
+         text_buf[text_len] = '\0';
+      } else if (ok && !ctx->captured && text_len > 0) {
          while (text_len > 0 && text_buf[text_len - 1] == '\n')
             text_len--;
          bson_reinit (result);
          bson_append_utf8 (result, "v", 1, text_buf, (int) text_len);
          ctx->captured = true;
       }
-      free (text_buf);
    }
    *has_result = capture && ctx->captured;
    if (ok && capture && !*has_result && cmd_dry_run (ctx) && !(call.cmd->flags & CMD_CLIENT_ONLY)) {
@@ -187,6 +331,8 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
       bson_append_document_end (result, &v);
       *has_result = true;
    }
+   call_report (ctx, &call, jc, ok, err, result, *has_result, json_print ? text_buf : NULL);
+   free (text_buf); /* open_memstream's buffer is malloc'ed */
    ctx->capture = saved;
    ctx->captured = saved_captured;
    fflush (ctx->out_fp);
@@ -392,6 +538,23 @@ js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool
    rc = js_state.api->run (e, name, text, len, show_value, err);
    cursors_sweep (false);
    fflush (ctx->out_fp);
+   return rc;
+}
+
+js_run_t
+js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, bool report,
+                    script_show_t show, sh_error_t *err)
+{
+   js_run_t rc;
+   js_state.run_file = name;
+   js_state.run_text = text;
+   js_state.run_len = len;
+   js_state.report = report;
+   js_state.show = show;
+   rc = js_host_run (ctx, name, text, len, show_value, err);
+   js_state.run_file = NULL;
+   js_state.run_text = NULL;
+   js_state.report = false;
    return rc;
 }
 

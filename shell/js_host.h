@@ -10,6 +10,7 @@
 #include "shell/core/ctx.h"
 #include "shell/core/errors.h"
 #include "shell/lang/js_engine.h"
+#include "shell/script_out.h"
 
 /* The engine for ctx, loading the plugin and creating the engine on the first call; NULL with err set when the plugin
  * is missing or cannot start (the literal path keeps working). The engine lives until js_host_shutdown. */
@@ -33,6 +34,14 @@ js_host_check (sh_ctx_t *ctx, const char *name, const char *text, size_t len, sh
  * shell prints results. Returns JS_RUN_OK, JS_RUN_FAILED (err set) or JS_RUN_STOPPED (exit or Ctrl-C). */
 js_run_t
 js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, sh_error_t *err);
+
+/* js_host_run for a script input named name (a -f file, "<eval>"): every command-table call it makes names
+ * name:line (--dry-run's requests print "[dry-run] name:line db {...}") and, with report, is reported as show says
+ * (SCRIPT_SHOW_JSON: one object per call on stdout, print's included; else a status line per call on stderr, entries
+ * that send nothing excepted). name is borrowed for the run. */
+js_run_t
+js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, bool report,
+                    script_show_t show, sh_error_t *err);
 
 /* For the REPL: true when text is a complete JavaScript statement (also when the engine is not available). */
 bool
