@@ -11,6 +11,7 @@
 #include "shell/dispatch.h"
 #include "shell/core/interrupt.h"
 #include "shell/js_host.h"
+#include "shell/runsum.h"
 #include "shell/script_out.h"
 
 /* One engine per process (the shell has one session). */
@@ -36,6 +37,8 @@ static struct {
    size_t run_len;
    bool report;
    script_show_t show;
+   run_summary_t *rs; /* when set, every call that sends something is recorded in it (file:line, ran or failed) */
+   bool call_failed;  /* a call of the running script failed (it is in rs) */
 } js_state;
 
 /* ---- the engine's cursors ---- */
@@ -214,6 +217,11 @@ call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok,
    script_place_t at = { js_state.run_file, jc->line, call_start_col (jc->line, jc->col) };
    bson_iter_t v;
    bson_string_t *stmt;
+   if (js_state.run_file && !(call->cmd->flags & CMD_CLIENT_ONLY)) {
+      js_state.call_failed |= !ok;
+      if (js_state.rs)
+         run_summary_note (js_state.rs, js_state.run_file, jc->line, call, ok);
+   }
    if (!js_state.report || ((call->cmd->flags & CMD_CLIENT_ONLY) && !(print && js_state.show == SCRIPT_SHOW_JSON)))
       return;
    stmt = call_text (ctx, jc, js_state.show == SCRIPT_SHOW_JSON ? 4000 : 500);
@@ -543,15 +551,20 @@ js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool
 
 js_run_t
 js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, bool report,
-                    script_show_t show, sh_error_t *err)
+                    script_show_t show, run_summary_t *rs, sh_error_t *err)
 {
    js_run_t rc;
+   js_state.rs = rs;
+   js_state.call_failed = false;
    js_state.run_file = name;
    js_state.run_text = text;
    js_state.run_len = len;
    js_state.report = report;
    js_state.show = show;
    rc = js_host_run (ctx, name, text, len, show_value, err);
+   if (rs && rc == JS_RUN_FAILED && !js_state.call_failed) /* an error of the JavaScript itself */
+      run_summary_note (rs, name, err->has_pos ? err->pos.line : 1, NULL, false);
+   js_state.rs = NULL;
    js_state.run_file = NULL;
    js_state.run_text = NULL;
    js_state.report = false;

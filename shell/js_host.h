@@ -10,6 +10,7 @@
 #include "shell/core/ctx.h"
 #include "shell/core/errors.h"
 #include "shell/lang/js_engine.h"
+#include "shell/runsum.h"
 #include "shell/script_out.h"
 
 /* The engine for ctx, loading the plugin and creating the engine on the first call; NULL with err set when the plugin
@@ -38,10 +39,11 @@ js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool
 /* js_host_run for a script input named name (a -f file, "<eval>"): every command-table call it makes names
  * name:line (--dry-run's requests print "[dry-run] name:line db {...}") and, with report, is reported as show says
  * (SCRIPT_SHOW_JSON: one object per call on stdout, print's included; else a status line per call on stderr, entries
- * that send nothing excepted). name is borrowed for the run. */
+ * that send nothing excepted). rs (may be NULL) records every call that sends something, ran or failed, and an
+ * uncaught error of the JavaScript itself as failed at its line. name and rs are borrowed for the run. */
 js_run_t
 js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, bool report,
-                    script_show_t show, sh_error_t *err);
+                    script_show_t show, run_summary_t *rs, sh_error_t *err);
 
 /* For the REPL: true when text is a complete JavaScript statement (also when the engine is not available). */
 bool

@@ -150,6 +150,12 @@ run_summary_print (sh_ctx_t *ctx, const run_summary_t *rs, const preflight_t *pf
    bson_iter_t it;
    fprintf (e, "summary: ran %s; failed %s; did not run: %s\n", rs->nran ? rs->ran->str : "nothing",
             rs->failed->len ? rs->failed->str : "nothing", rs->nskipped ? rs->skipped->str : "nothing");
+   if (ctx->opts && ctx->opts->dry_run) {
+      /* nothing was sent: no state was left behind */
+      fprintf (e, "--dry-run: nothing was sent\n");
+      fflush (e);
+      return;
+   }
    if (rs->balancer_stopped)
       fprintf (e, "WARNING: the balancer is stopped: nothing balances until sh.startBalancer()\n");
    if (rs->automerge_stopped)

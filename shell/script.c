@@ -237,8 +237,7 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
          script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, 0, verbose, &status);
          sh_error_clear (&err);
          r = js_host_run_script (ctx, inputs[i].name, ins[i].js, ins[i].js_len, inputs[i].text != NULL,
-                                 status || show == SCRIPT_SHOW_JSON, show, &err);
-         run_summary_note (rs, inputs[i].name, 1, NULL, r != JS_RUN_FAILED && r != JS_RUN_STOPPED);
+                                 status || show == SCRIPT_SHOW_JSON, show, rs, &err);
          if (r == JS_RUN_FAILED) {
             script_report (ctx, &err, inputs[i].name, ins[i].js);
             failed = true;

@@ -195,6 +195,7 @@ script_out_call (sh_ctx_t *ctx, script_show_t show, const script_place_t *at, co
       so_json (ctx->out_fp, at, stmt, ok, err, result, text);
       fflush (ctx->out_fp);
    } else {
+      fflush (ctx->out_fp); /* its --dry-run request first */
       so_status (ctx->err_fp, at, stmt, ok, err);
    }
 }
