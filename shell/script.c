@@ -138,15 +138,29 @@ script_skipped (run_summary_t *rs, const script_input_t *inputs, const script_ch
    }
 }
 
-/* Under --plan: JavaScript inputs are not planned; say so. */
-static void
-script_plan_js_note (sh_ctx_t *ctx, const script_input_t *inputs, const script_checked_t *ins, size_t n)
+/* The JavaScript inputs for the pre-flight (preflight_js_t): the host runs them with their writes held back. */
+typedef struct {
+   sh_ctx_t *ctx;
+   const script_input_t *inputs;
+   const script_checked_t *ins;
+} script_js_pf_t;
+
+static bool
+script_js_may_write (void *data, size_t i)
 {
-   for (size_t i = 0; i < n; i++) {
-      if (ins[i].js)
-         cmd_warn (ctx, "%s: JavaScript is not planned (only statements the literal grammar takes are)",
-                   inputs[i].name);
-   }
+   const script_js_pf_t *j = data;
+   /* under --readonly nothing is written: a write is refused where it is called */
+   return j->ins[i].js && !(j->ctx->opts && j->ctx->opts->readonly) &&
+          js_host_may_write (j->ins[i].js, j->ins[i].js_len);
+}
+
+static int
+script_js_check (void *data, size_t i, preflight_t *pf)
+{
+   const script_js_pf_t *j = data;
+   if (!script_js_may_write (data, i))
+      return 0; /* it sends nothing that writes: nothing to check before it runs */
+   return js_host_preflight (j->ctx, j->inputs[i].name, j->ins[i].js, j->ins[i].js_len, pf);
 }
 
 /* What statement s of literal input in shows (docs/plan.md, "Script output"): a -f file what it prints, a status line
@@ -219,13 +233,17 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
       nstmts += ins[i].js ? 2 : ins[i].lit.n;
       all_eval &= inputs[i].text != NULL;
    }
-   /* a single --eval statement has nothing before it to protect: it is checked by its own run */
-   rc = all_eval && nstmts <= 1 && !(ctx->opts && ctx->opts->plan) ? SCRIPT_OK : preflight_scripts (ctx, lits, n, &pf);
-   if (rc != SCRIPT_OK || (ctx->opts && ctx->opts->plan)) {
-      if (rc == SCRIPT_OK)
-         script_plan_js_note (ctx, inputs, ins, n);
-      goto done;
+   /* a single --eval statement has nothing before it to protect: it is checked by its own run. JavaScript inputs are
+    * run by the pre-flight with their writes held back (js_host_preflight), then run afresh */
+   {
+      script_js_pf_t jd = { ctx, inputs, ins };
+      preflight_js_t js = { script_js_may_write, script_js_check, &jd };
+      rc = all_eval && nstmts <= 1 && !(ctx->opts && ctx->opts->plan) ? SCRIPT_OK
+                                                                      : preflight_scripts (ctx, lits, n, &js, &pf);
+      js_host_preflight_done ();
    }
+   if (rc != SCRIPT_OK || (ctx->opts && ctx->opts->plan))
+      goto done;
    rs = run_summary_new ();
    /* 3. run */
    rc = SCRIPT_OK;
