@@ -380,6 +380,11 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    if (jc->open_cursor)
       ctx->cursor_out = &cursor;
    ok = dispatch_call (ctx, &call, err);
+   if (pre_dry && !ok) {
+      /* a write the run would refuse (its arguments): the script would stop here after the writes before it */
+      js_state.pre.failed = true;
+      js_state.pre.err = *err;
+   }
    ctx->cursor_out = NULL;
    if (cursor) {
       /* a live cursor for the engine: its handle is the value */

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Pre-flight and plan of JavaScript inputs (issue 18, docs/plan.md "JavaScript"), on shardsim 7.0 and 4.4: a script
 # the literal grammar does not take runs first with its reads sent and its writes checked against the model and held
-# back. A missing zone on its last line, a range overlapping an existing one, a 6.0-only helper on 4.4 or an undefined
-# name after its writes exits 2 and the cluster receives no write; a script that passes writes each thing once; one
-# that reads what its writes made, or polls for what a write does, is followed as far as it can be, with a warning,
-# and then runs; --plan of a JavaScript loop gives the literal script's plan, and the balancer then moves that much.
+# back. A missing zone on its last line, a range overlapping an existing one, a 6.0-only helper on 4.4, an undefined
+# name or a write's bad argument after its writes exits 2 and the cluster receives no write; a script that passes
+# writes each thing once; one that reads what its writes made, or polls for what a write does, is followed as far as
+# it can be, with a warning, and then runs; --plan of a JavaScript loop gives the literal script's plan, and the
+# balancer then moves that much.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 export NO_COLOR=1
@@ -49,9 +50,14 @@ sh.stopBalancer();
 sh.addShardToZone("shard01", "NYC");
 sh.startBalancer(timeout);
 JS
+cat > "$TMPD/badarg.js" << 'JS'
+sh.stopBalancer();
+for (const s of ["shard01"]) sh.addShardToZone(s, "NYC");
+sh.setBalancerState("yes");
+JS
 
 for v in 7.0 4.4; do
-   for case in missing_zone overlap moverange undefined; do
+   for case in missing_zone overlap moverange undefined badarg; do
       [ "$case" = moverange ] && [ "$v" != 4.4 ] && continue
       log="$TMPD/$case.$v.log"
       if ! sim_start --scenario demo --version "$v" --log-commands "$log"; then
@@ -74,6 +80,8 @@ for v in 7.0 4.4; do
                check_contains "js_plan/$v/$case RangeOverlapConflict" "RangeOverlapConflict" "$out" ;;
       moverange) check_contains "js_plan/$v/$case version gate" \
                     "moverange.js:3:4: error: sh.moveRange needs MongoDB 6.0 and the cluster runs 4.4" "$out" ;;
+      badarg) check_contains "js_plan/$v/$case: a write's bad argument, located" \
+                 "badarg.js:3:4: error: [COMMON-10001] Argument at position 0 must be of type boolean, got string instead" "$out" ;;
       undefined) check_eq "js_plan/$v/$case: located, with a caret" \
                     "undefined.js:3:1: error: ReferenceError: timeout is not defined
   sh.startBalancer(timeout);
