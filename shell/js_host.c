@@ -666,7 +666,7 @@ may_write_at (const sh_cmd_t *c, const char *text, const char *p, const char *en
    char quote = 0;
    bson_t args = BSON_INITIALIZER, doc;
    sh_call_t call;
-   bool writes;
+   bool writes, is_doc;
    if (!strcmp (strrchr (c->name, '.') ? strrchr (c->name, '.') + 1 : c->name, "aggregate"))
       return memmem (text, (size_t) (end - text), "$out", 4) || memmem (text, (size_t) (end - text), "$merge", 6);
    while (p < end && isspace ((unsigned char) *p))
@@ -675,10 +675,11 @@ may_write_at (const sh_cmd_t *c, const char *text, const char *p, const char *en
       return true;
    for (p++; p < end && isspace ((unsigned char) *p); p++)
       ;
-   bool is_doc = p < end && *p == '{';
-   if (is_doc)
+   is_doc = p < end && *p == '{';
+   if (is_doc) {
       for (p++; p < end && isspace ((unsigned char) *p); p++)
          ;
+   }
    if (p < end && (*p == '"' || *p == '\''))
       quote = *p++;
    while (p < end && k + 1 < sizeof key &&
@@ -727,7 +728,7 @@ js_host_may_write (const char *text, size_t len)
 }
 
 int
-js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len, preflight_t *pf)
+js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len, preflight_t *pf, bool *wrote)
 {
    sh_error_t err;
    js_run_t r;
@@ -737,6 +738,7 @@ js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len
    memset (&js_state.pre, 0, sizeof js_state.pre);
    js_state.pre.pf = pf;
    js_state.pre.ran = true;
+   js_state.pre.held = *wrote; /* an earlier input's writes are held back too */
    js_state.pre.null_fp = fopen ("/dev/null", "w");
    if (!js_state.pre.null_fp) {
       memset (&js_state.pre, 0, sizeof js_state.pre);
@@ -774,6 +776,7 @@ js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len
    if (rc)
       sh_error_render (ctx->err_fp, &err, name, text, ctx->err_color);
    fflush (ctx->err_fp);
+   *wrote = js_state.pre.held;
    fclose (js_state.pre.null_fp);
    js_state.pre.null_fp = NULL;
    js_state.pre.pf = NULL;

@@ -51,9 +51,11 @@ js_host_may_write (const char *text, size_t len);
  * run as under --dry-run (nothing sent, a synthetic { ok: 1 } reply); print, printjson and sleep do nothing. It
  * assumes the script does not depend on what its writes return. Returns 0 to go on, 2 when a write would fail or the
  * script stops on an error (reported at file:line:col with a caret), 1 when the cluster could not be read. After
- * JS_HOST_PREFLIGHT_CALLS calls it stops following the script, with a warning, and returns 0. Writes nothing. */
+ * JS_HOST_PREFLIGHT_CALLS calls it stops following the script, with a warning, and returns 0. *wrote: in, whether an
+ * earlier input writes (then an error may come from a held-back write: a warning, not a failure, unless it is an
+ * undefined name); out, the same including this input. Writes nothing. */
 int
-js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len, struct preflight *pf);
+js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len, struct preflight *pf, bool *wrote);
 
 /* After the pre-flight: when a pre-flight run happened, the engine is shut down so the real run starts afresh (its
  * variables and cursors are gone). */

@@ -506,6 +506,7 @@ typedef struct {
    const sh_script_t *script;
    const sh_stmt_t *stmt;
    bool writes; /* the first pass: whether anything writes */
+   bool wrote;  /* the second: a statement checked so far writes (it is in the model, not in the cluster) */
 } pf_pass_t;
 
 static bool
@@ -535,7 +536,10 @@ pf_check_one (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
       p->pf->ctx->db = bson_strdup (args_str (call, 0));
       return true;
    }
-   return preflight_call (p->pf, call, writes, p->script->name, text, err);
+   if (!preflight_call (p->pf, call, writes, p->script->name, text, err))
+      return false;
+   p->wrote |= writes;
+   return true;
 }
 
 /* Puts back the current database the pre-flight's `use` statements moved; frees saved. */
@@ -587,7 +591,7 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
    for (size_t i = 0; i < n; i++) {
       p.script = scripts[i];
       if (!scripts[i] && js) {
-         int rc = js->check (js->data, i, p.pf);
+         int rc = js->check (js->data, i, p.pf, &p.wrote);
          if (rc != 0) {
             preflight_free (p.pf);
             pf_restore_db (ctx, saved_db);

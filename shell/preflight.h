@@ -55,8 +55,9 @@ typedef struct {
    /* True when JavaScript input i may write (it names a helper that writes). */
    bool (*may_write) (void *data, size_t input);
    /* Checks JavaScript input i against pf in its place among the inputs: returns 0 to go on, 2 when it would fail
-    * and 1 when the cluster could not be read (both reported on ctx->err_fp). Writes nothing. */
-   int (*check) (void *data, size_t input, preflight_t *pf);
+    * and 1 when the cluster could not be read (both reported on ctx->err_fp). Writes nothing. *wrote: in, whether a
+    * statement before it writes (its effect is in pf, not in the cluster); out, the same after it. */
+   int (*check) (void *data, size_t input, preflight_t *pf, bool *wrote);
    void *data;
 } preflight_js_t;
 

@@ -155,12 +155,12 @@ script_js_may_write (void *data, size_t i)
 }
 
 static int
-script_js_check (void *data, size_t i, preflight_t *pf)
+script_js_check (void *data, size_t i, preflight_t *pf, bool *wrote)
 {
    const script_js_pf_t *j = data;
    if (!script_js_may_write (data, i))
       return 0; /* it sends nothing that writes: nothing to check before it runs */
-   return js_host_preflight (j->ctx, j->inputs[i].name, j->ins[i].js, j->ins[i].js_len, pf);
+   return js_host_preflight (j->ctx, j->inputs[i].name, j->ins[i].js, j->ins[i].js_len, pf, wrote);
 }
 
 /* What statement s of literal input in shows (docs/plan.md, "Script output"): a -f file what it prints, a status line

@@ -127,6 +127,19 @@ JS
       "$(cat "$TMPD/reads_own.err")"
    check_eq "js_plan/reads its own writes: shardCollection sent once" 1 "$(writes "$TMPD/ok.log" shardCollection)"
 
+   # the same across inputs: a literal file's write is held back too when the JavaScript after it reads it
+   printf 'sh.shardCollection("shop.items", {sku: 1})\n' > "$TMPD/items_lit.js"
+   cat > "$TMPD/items_js.js" << 'JS'
+const items = db.getSiblingDB("config").collections.findOne({_id: "shop.items"});
+sh.splitAt(items._id, {sku: "m"});
+print("split", items._id);
+JS
+   out=$(cd "$TMPD" && "$ROOT_SH" --norc --quiet "$SIM_URI" -f items_lit.js -f items_js.js 2> items.err)
+   check_eq "js_plan/reads an earlier input's write: runs (exit 0)" 0 "$?"
+   check_eq "js_plan/reads an earlier input's write: its output" "split shop.items" "$out"
+   check_contains "js_plan/reads an earlier input's write: a warning, not a failure" \
+      "items_js.js:2: the pre-flight stopped here (TypeError: items is null)" "$(cat "$TMPD/items.err")"
+
    # a loop polling for what a write does never ends in the pre-flight (the write is held back): it stops following
    cat > "$TMPD/poll.js" << 'JS'
 sh.stopBalancer();
