@@ -633,6 +633,22 @@ js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool
    return rc;
 }
 
+/* Line line of text (len bytes) without its leading and trailing white space; caller frees with bson_free. */
+static char *
+source_line (const char *text, size_t len, int line)
+{
+   const char *p = text, *end = text + len, *e;
+   for (int l = 1; l < line && p < end; p++)
+      l += *p == '\n';
+   while (p < end && (*p == ' ' || *p == '\t'))
+      p++;
+   for (e = p; e < end && *e != '\n'; e++)
+      ;
+   while (e > p && isspace ((unsigned char) e[-1]))
+      e--;
+   return bson_strndup (p, (size_t) (e - p));
+}
+
 js_run_t
 js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, bool report,
                     script_show_t show, run_summary_t *rs, sh_error_t *err)
@@ -646,8 +662,19 @@ js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t le
    js_state.report = report;
    js_state.show = show;
    rc = js_host_run (ctx, name, text, len, show_value, err);
-   if (rs && rc == JS_RUN_FAILED && !js_state.call_failed) /* an error of the JavaScript itself */
-      run_summary_note (rs, name, err->has_pos ? err->pos.line : 1, NULL, false);
+   if (rc == JS_RUN_FAILED && !js_state.call_failed) {
+      /* an error of the JavaScript itself: in the summary, and under --json an object of its own at its place, its
+       * statement the source line */
+      int line = err->has_pos ? err->pos.line : 1;
+      if (rs)
+         run_summary_note (rs, name, line, NULL, false);
+      if (report && show == SCRIPT_SHOW_JSON) {
+         script_place_t at = { name, line, err->has_pos ? err->pos.col : 1 };
+         char *src = source_line (text, len, line);
+         script_out_call (ctx, show, &at, src, false, err, NULL, NULL);
+         bson_free (src);
+      }
+   }
    js_state.rs = NULL;
    js_state.run_file = NULL;
    js_state.run_text = NULL;

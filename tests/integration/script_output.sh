@@ -120,6 +120,11 @@ summary: ran typo.js:1; failed typo.js:3; did not run: nothing
 --dry-run: nothing was sent
 exit 1' "$out
 exit $("$SH" --norc --quiet --dry-run typo.js > /dev/null 2>&1; echo $?)"
+out=$("$SH" --norc --quiet --dry-run --json typo.js 2> /dev/null | grep -v dryRun)
+check_eq "script_output/JavaScript error under --json: an object of its own at its place" \
+   '{ "file" : "typo.js", "line" : 1, "col" : 1, "statement" : "sh.stopBalancer()", "ok" : true, "code" : null, "codeName" : null, "errmsg" : null, "result" : { "ok" : 1 } }
+{ "file" : "typo.js", "line" : 3, "col" : 4, "statement" : "sh.addShardToZone(\"shard01\", zoen);", "ok" : false, "code" : null, "codeName" : null, "errmsg" : "ReferenceError: zoen is not defined", "result" : null }' \
+   "$out"
 cd "$ROOT" || exit 2
 
 if ! sim_start --scenario demo --version 7.0; then
