@@ -242,6 +242,31 @@ apply_modifiers (resolved_t *r, const sh_stmt_t *stmt, size_t i, sh_error_t *err
    return true;
 }
 
+/* sh_cmd_find through a small cache: a script resolves the same few names over and over, and the table is a list.
+ * The table never changes, so an entry once found stays right. */
+static const sh_cmd_t *
+find_cmd (const char *name)
+{
+   static struct {
+      char name[64];
+      const sh_cmd_t *cmd;
+   } cache[64];
+   uint32_t h = 2166136261u; /* FNV-1a */
+   size_t len = 0;
+   const sh_cmd_t *cmd;
+   for (const char *p = name; *p; p++, len++)
+      h = (h ^ (uint8_t) *p) * 16777619u;
+   h %= sizeof cache / sizeof cache[0];
+   if (cache[h].cmd && !strcmp (cache[h].name, name))
+      return cache[h].cmd;
+   cmd = sh_cmd_find (name);
+   if (cmd && len < sizeof cache[h].name) {
+      memcpy (cache[h].name, name, len + 1);
+      cache[h].cmd = cmd;
+   }
+   return cmd;
+}
+
 /* db[.getSiblingDB(x)]*.<method>(...) or db[.getSiblingDB(x)]*.<coll>[.<more>]*.<method>(...)[.modifier()]* */
 static bool
 resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
@@ -376,7 +401,7 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
    }
    if (!strcmp (r->name, "quit"))
       bson_strncpy (r->name, "exit", sizeof r->name);
-   r->call.cmd = sh_cmd_find (r->name);
+   r->call.cmd = find_cmd (r->name);
    if (!r->call.cmd) {
       sh_pos_t pos = r->call.pos;
       return unknown_name (r->name, pos, err);
@@ -419,15 +444,17 @@ check_args (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 
 typedef struct {
    const sh_cmd_t *cmd;
-   bson_t *key; /* the call's inputs to build(); owned */
+   bson_t *key; /* the call's inputs to build(); owned; NULL once taken */
    sh_requests_t reqs;
 } built_t;
 
 #define BUILT_MAX 4096 /* validated statements waiting for their run; past it the oldest are built again */
 
+/* A queue: statements run in the order they were validated, so the entry a run takes is nearly always the first
+ * one kept, [first, n) are the entries (taken ones are holes), live how many are not taken. */
 static struct {
    built_t *v;
-   size_t n, cap;
+   size_t first, n, cap, live;
 } built_list;
 
 /* The database a `use` earlier in the statements being validated switches to (owned), so the statements after it
@@ -452,14 +479,18 @@ built_key (const sh_call_t *call, bson_t *key)
    BSON_APPEND_INT64 (key, "batchSize", call->batch_size);
 }
 
-/* Drops entry i (its key and whatever requests it still holds). */
+/* Drops entry i (its key and whatever requests it still holds): a hole, and the holes at the front go. */
 static void
 built_remove (size_t i)
 {
    bson_destroy (built_list.v[i].key);
+   built_list.v[i].key = NULL;
    sh_requests_destroy (&built_list.v[i].reqs);
-   memmove (&built_list.v[i], &built_list.v[i + 1], (built_list.n - i - 1) * sizeof built_list.v[0]);
-   built_list.n--;
+   built_list.live--;
+   while (built_list.first < built_list.n && !built_list.v[built_list.first].key)
+      built_list.first++;
+   if (built_list.first == built_list.n)
+      built_list.first = built_list.n = 0;
 }
 
 /* Keeps reqs (taken over: *reqs is left empty) for a later run of an equal call. */
@@ -469,13 +500,24 @@ built_keep (const sh_call_t *call, sh_requests_t *reqs)
    built_t *b;
    if (!call->cmd->build || (call->cmd->flags & CMD_CLOCK))
       return;
-   if (built_list.n == BUILT_MAX)
-      built_remove (0);
+   if (built_list.live == BUILT_MAX)
+      built_remove (built_list.first);
    if (built_list.n == built_list.cap) {
-      built_list.cap = built_list.cap ? 2 * built_list.cap : 16;
-      built_list.v = bson_realloc (built_list.v, built_list.cap * sizeof built_list.v[0]);
+      /* the live entries to the front (holes dropped), then room */
+      size_t o = 0;
+      for (size_t i = built_list.first; i < built_list.n; i++) {
+         if (built_list.v[i].key)
+            built_list.v[o++] = built_list.v[i];
+      }
+      built_list.first = 0;
+      built_list.n = o;
+      if (!built_list.cap || built_list.n * 2 > built_list.cap) { /* half free after a compaction: amortised O(1) */
+         built_list.cap = built_list.cap ? 2 * built_list.cap : 16;
+         built_list.v = bson_realloc (built_list.v, built_list.cap * sizeof built_list.v[0]);
+      }
    }
    b = &built_list.v[built_list.n++];
+   built_list.live++;
    b->cmd = call->cmd;
    b->key = bson_new ();
    built_key (call, b->key);
@@ -483,19 +525,20 @@ built_keep (const sh_call_t *call, sh_requests_t *reqs)
    memset (reqs, 0, sizeof *reqs);
 }
 
-/* Takes the requests kept for an equal call into *reqs (empty on entry); false when there are none. */
+/* Takes the requests kept for the first equal call into *reqs (empty on entry); false when there are none. */
 static bool
 built_take (const sh_call_t *call, sh_requests_t *reqs)
 {
    bson_t key = BSON_INITIALIZER;
    bool found = false;
-   if (!built_list.n || !call->cmd->build)
+   if (!built_list.live || !call->cmd->build)
       return false;
    built_key (call, &key);
-   for (size_t i = 0; i < built_list.n && !found; i++) {
-      if (built_list.v[i].cmd == call->cmd && bson_equal (built_list.v[i].key, &key)) {
-         *reqs = built_list.v[i].reqs;
-         memset (&built_list.v[i].reqs, 0, sizeof built_list.v[i].reqs);
+   for (size_t i = built_list.first; i < built_list.n && !found; i++) {
+      built_t *b = &built_list.v[i];
+      if (b->key && b->cmd == call->cmd && bson_equal (b->key, &key)) {
+         *reqs = b->reqs;
+         memset (&b->reqs, 0, sizeof b->reqs);
          built_remove (i);
          found = true;
       }
@@ -729,15 +772,16 @@ done:
 }
 
 bool
-dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
+dispatch_stmt_noted (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_ran_fn fn, void *data, sh_error_t *err)
 {
    resolved_t r;
-   bool ok = false;
+   bool ok = false, resolved;
 
    resolved_init (&r);
    bson_free (validate_db); /* statements run: the validation's `use` has done its work */
    validate_db = NULL;
-   if (!resolve (ctx, stmt, &r, err) || mod_error (&r, err)) {
+   resolved = resolve (ctx, stmt, &r, err) && !mod_error (&r, err);
+   if (!resolved) {
       conn_forget_if_broken (ctx);
       if (!err->has_pos && r.call.cmd) {
          err->has_pos = true;
@@ -746,8 +790,18 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    } else {
       ok = dispatch_call (ctx, &r.call, err);
    }
+   if (fn) {
+      r.call.db = r.db ? r.db : ctx->db; /* `use` replaced the one it resolved against */
+      fn (data, resolved ? &r.call : NULL, ok);
+   }
    resolved_destroy (&r);
    return ok;
+}
+
+bool
+dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
+{
+   return dispatch_stmt_noted (ctx, stmt, NULL, NULL, err);
 }
 
 bool

@@ -95,32 +95,18 @@ script_check_js (sh_ctx_t *ctx, const script_input_t *in, const char *text, size
    return false;
 }
 
-/* Records a statement that ran (ok) or failed, with its call when it resolves. */
+/* Records a statement that ran (ok) or failed, with its call when it resolves (dispatch_stmt_noted's callback). */
 typedef struct {
    run_summary_t *rs;
    const char *file;
    int line;
-   bool ok;
 } script_note_t;
 
-static bool
-script_note_call (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
+static void
+script_note (void *data, const sh_call_t *call, bool ok)
 {
    script_note_t *n = data;
-   (void) writes;
-   (void) err;
-   run_summary_note (n->rs, n->file, n->line, call, n->ok);
-   return true;
-}
-
-static void
-script_note (sh_ctx_t *ctx, run_summary_t *rs, const sh_script_t *lit, const sh_stmt_t *st, bool ok)
-{
-   script_note_t n = { rs, lit->name, st->pos.line, ok };
-   sh_error_t err;
-   sh_error_clear (&err);
-   if (!dispatch_with_call (ctx, st, script_note_call, &n, &err))
-      run_summary_note (rs, lit->name, st->pos.line, NULL, ok);
+   run_summary_note (n->rs, n->file, n->line, call, ok);
 }
 
 /* Records every statement from input i, statement s on as not run. */
@@ -256,12 +242,15 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
          bool ok, status;
          script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, s, verbose, &status);
          sh_error_clear (&err);
+         script_note_t note = { rs, ins[i].lit.name, st->pos.line };
          script_out_begin (&so, ctx, show, status, ins[i].lit.name, ins[i].lit.source, st);
          ctx->confirm_effect = preflight_effect (pf, i, s);
-         ok = dispatch_stmt (ctx, st, &err);
+         /* a -f statement shows what it prints: its results are not even formatted */
+         ctx->results_unseen = show == SCRIPT_SHOW_PRINTS && !so.is_print;
+         ok = dispatch_stmt_noted (ctx, st, script_note, &note, &err);
+         ctx->results_unseen = false;
          ctx->confirm_effect = NULL;
          script_out_end (&so, ok, &err);
-         script_note (ctx, rs, &ins[i].lit, st, ok);
          if (!ok) {
             script_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
             failed = true;
