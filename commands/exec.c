@@ -176,14 +176,18 @@ bool
 cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
+   const sh_requests_t *rq = call->built; /* built once already (dispatch_call): sent as they are, not copied */
    bson_t reply = BSON_INITIALIZER;
    bool ok = false;
 
-   if (!sh_requests_build (call, &reqs, err))
-      goto done;
-   for (size_t i = 0; i < reqs.n; i++) {
+   if (!rq) {
+      if (!sh_requests_build (call, &reqs, err))
+         goto done;
+      rq = &reqs;
+   }
+   for (size_t i = 0; i < rq->n; i++) {
       bson_destroy (&reply);
-      if (!conn_run (ctx, reqs.v[i].db, &reqs.v[i].cmd, reqs.v[i].path, &reply, err))
+      if (!conn_run (ctx, rq->v[i].db, &rq->v[i].cmd, rq->v[i].path, &reply, err))
          goto done;
    }
    if (cmd_dry_run (ctx)) {

@@ -479,6 +479,49 @@ built_key (const sh_call_t *call, bson_t *key)
    BSON_APPEND_INT64 (key, "batchSize", call->batch_size);
 }
 
+/* The next field of a key (as built_key wrote it) when it is named name. */
+static bool
+built_key_next (bson_iter_t *it, const char *name)
+{
+   return bson_iter_next (it) && !strcmp (bson_iter_key (it), name);
+}
+
+static bool
+built_key_str (bson_iter_t *it, const char *name, const char *want)
+{
+   return built_key_next (it, name) && BSON_ITER_HOLDS_UTF8 (it) && !strcmp (bson_iter_utf8 (it, NULL), want ? want : "");
+}
+
+static bool
+built_key_doc (bson_iter_t *it, const char *name, const bson_t *want)
+{
+   const uint8_t *data;
+   uint32_t len;
+   if (!built_key_next (it, name) || !BSON_ITER_HOLDS_DOCUMENT (it))
+      return false;
+   bson_iter_document (it, &len, &data);
+   return len == want->len && !memcmp (data, bson_get_data (want), len);
+}
+
+static bool
+built_key_int (bson_iter_t *it, const char *name, int64_t want)
+{
+   return built_key_next (it, name) && BSON_ITER_HOLDS_INT64 (it) && bson_iter_int64 (it) == want;
+}
+
+/* Whether key is built_key's document for call, read in place (a run compares without building its own key). */
+static bool
+built_key_equal (const bson_t *key, const sh_call_t *call)
+{
+   bson_iter_t it;
+   return bson_iter_init (&it, key) && built_key_str (&it, "db", call->db) && built_key_str (&it, "coll", call->coll) &&
+          built_key_doc (&it, "args", call->args) && (!call->sort || built_key_doc (&it, "sort", call->sort)) &&
+          built_key_int (&it, "limit", call->limit) && built_key_int (&it, "skip", call->skip) &&
+          (!call->modifiers || built_key_doc (&it, "modifiers", call->modifiers)) &&
+          built_key_str (&it, "terminal", call->terminal) && built_key_int (&it, "batchSize", call->batch_size) &&
+          !bson_iter_next (&it);
+}
+
 /* Drops entry i (its key and whatever requests it still holds): a hole, and the holes at the front go. */
 static void
 built_remove (size_t i)
@@ -529,22 +572,18 @@ built_keep (const sh_call_t *call, sh_requests_t *reqs)
 static bool
 built_take (const sh_call_t *call, sh_requests_t *reqs)
 {
-   bson_t key = BSON_INITIALIZER;
-   bool found = false;
    if (!built_list.live || !call->cmd->build)
       return false;
-   built_key (call, &key);
-   for (size_t i = built_list.first; i < built_list.n && !found; i++) {
+   for (size_t i = built_list.first; i < built_list.n; i++) {
       built_t *b = &built_list.v[i];
-      if (b->key && b->cmd == call->cmd && bson_equal (b->key, &key)) {
+      if (b->key && b->cmd == call->cmd && built_key_equal (b->key, call)) {
          *reqs = b->reqs;
          memset (&b->reqs, 0, sizeof b->reqs);
          built_remove (i);
-         found = true;
+         return true;
       }
    }
-   bson_destroy (&key);
-   return found;
+   return false;
 }
 
 static bool
@@ -772,16 +811,15 @@ done:
 }
 
 bool
-dispatch_stmt_noted (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_ran_fn fn, void *data, sh_error_t *err)
+dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
 {
    resolved_t r;
-   bool ok = false, resolved;
+   bool ok = false;
 
    resolved_init (&r);
    bson_free (validate_db); /* statements run: the validation's `use` has done its work */
    validate_db = NULL;
-   resolved = resolve (ctx, stmt, &r, err) && !mod_error (&r, err);
-   if (!resolved) {
+   if (!resolve (ctx, stmt, &r, err) || mod_error (&r, err)) {
       conn_forget_if_broken (ctx);
       if (!err->has_pos && r.call.cmd) {
          err->has_pos = true;
@@ -790,18 +828,8 @@ dispatch_stmt_noted (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_ran_fn fn, v
    } else {
       ok = dispatch_call (ctx, &r.call, err);
    }
-   if (fn) {
-      r.call.db = r.db ? r.db : ctx->db; /* `use` replaced the one it resolved against */
-      fn (data, resolved ? &r.call : NULL, ok);
-   }
    resolved_destroy (&r);
    return ok;
-}
-
-bool
-dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
-{
-   return dispatch_stmt_noted (ctx, stmt, NULL, NULL, err);
 }
 
 bool

@@ -17,15 +17,6 @@
 bool
 dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err);
 
-/* What dispatch_stmt_noted reports once a statement has run: its resolved call (NULL when it did not resolve; borrowed
- * for the callback's length) and whether it ran without error. */
-typedef void (*dispatch_ran_fn) (void *data, const sh_call_t *call, bool ok);
-
-/* dispatch_stmt, then fn(data, call, ok) (fn may be NULL) with the call the statement ran as: resolved once for both,
- * so a script runner records what ran without resolving the statement again. */
-bool
-dispatch_stmt_noted (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_ran_fn fn, void *data, sh_error_t *err);
-
 /* The checks and the run of one resolved call, shared by both front ends (literal statements and the JavaScript
  * engine): argument checks (the entry's pure build), --readonly, the server-version gate, confirmation of destructive
  * commands, mongosh's one-time mongos check, then the entry's executor. A failure without a position gets call->pos. */
