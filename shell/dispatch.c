@@ -1,6 +1,7 @@
 /* Dispatch: statement -> command-table entry -> common checks -> run. The checks live here once, so a command
  * family only writes build() (and exec() when it renders something special). */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -32,7 +33,9 @@ typedef struct {
 static void
 resolved_init (resolved_t *r)
 {
-   memset (r, 0, sizeof *r);
+   /* all but mod_err, which sh_error_set_at fills whole before has_mod_err says it is there */
+   memset (r, 0, offsetof (resolved_t, mod_err));
+   r->has_mod_err = false;
    bson_init (&r->word_args);
    bson_init (&r->empty);
    bson_init (&r->mods);
@@ -46,6 +49,18 @@ resolved_destroy (resolved_t *r)
    bson_destroy (&r->word_args);
    bson_destroy (&r->empty);
    bson_destroy (&r->mods);
+}
+
+/* r->name = prefix followed by name, cut to fit (as bson_snprintf would). */
+static void
+set_name (resolved_t *r, const char *prefix, const char *name)
+{
+   size_t p = strlen (prefix), n = strlen (name);
+   if (p + n >= sizeof r->name)
+      n = sizeof r->name - 1 - p;
+   memcpy (r->name, prefix, p);
+   memcpy (r->name + p, name, n);
+   r->name[p + n] = '\0';
 }
 
 static void
@@ -295,7 +310,7 @@ resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err
       goto done;
    }
    if (stmt->segs[i].is_call && strcmp (stmt->segs[i].name, "getCollection") != 0) {
-      bson_snprintf (r->name, sizeof r->name, "db.%s", stmt->segs[i].name);
+      set_name (r, "db.", stmt->segs[i].name);
       set_call_args (r, &stmt->segs[i]);
       if (i + 1 < stmt->nsegs) {
          sh_error_set_at (err, SH_ERR_USAGE, stmt->segs[i + 1].pos, "nothing can follow db.%s()", stmt->segs[i].name);
@@ -325,7 +340,7 @@ resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err
                        "'%s' is a collection: call a method on it, for example .find()", coll->str);
       goto done;
    }
-   bson_snprintf (r->name, sizeof r->name, "db.collection.%s", stmt->segs[i].name);
+   set_name (r, "db.collection.", stmt->segs[i].name);
    set_call_args (r, &stmt->segs[i]);
    r->coll = bson_strdup (coll->str);
    ok = apply_modifiers (r, stmt, i + 1, err);
@@ -369,7 +384,7 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
             sh_error_set_at (err, SH_ERR_USAGE, root->pos, "'sh' needs a helper: sh.help() lists them");
             return false;
          }
-         bson_snprintf (r->name, sizeof r->name, "sh.%s", stmt->segs[1].name);
+         set_name (r, "sh.", stmt->segs[1].name);
          if (!stmt->segs[1].is_call) {
             if (sh_cmd_find (r->name))
                sh_error_set_at (err, SH_ERR_USAGE, stmt->segs[1].pos, "%s is a helper: call it as %s()", r->name,
@@ -444,7 +459,8 @@ check_args (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 
 typedef struct {
    const sh_cmd_t *cmd;
-   bson_t *key; /* the call's inputs to build(); owned; NULL once taken */
+   uint8_t *key; /* the call's inputs to build() (built_key); owned; NULL once taken */
+   size_t key_len;
    sh_requests_t reqs;
 } built_t;
 
@@ -461,72 +477,66 @@ static struct {
  * are built for the database they will run on; NULL when none. Cleared when statements start to run. */
 static char *validate_db;
 
-/* key (initialised by the caller) = { db, coll, args, sort, limit, skip, modifiers, terminal, batchSize }: everything
- * build() reads. */
-static void
-built_key (const sh_call_t *call, bson_t *key)
+static size_t
+built_put (uint8_t *out, size_t at, const void *p, size_t len)
 {
-   BSON_APPEND_UTF8 (key, "db", call->db ? call->db : "");
-   BSON_APPEND_UTF8 (key, "coll", call->coll ? call->coll : "");
-   BSON_APPEND_DOCUMENT (key, "args", call->args);
-   if (call->sort)
-      BSON_APPEND_DOCUMENT (key, "sort", call->sort);
-   BSON_APPEND_INT64 (key, "limit", call->limit);
-   BSON_APPEND_INT64 (key, "skip", call->skip);
-   if (call->modifiers)
-      BSON_APPEND_DOCUMENT (key, "modifiers", call->modifiers);
-   BSON_APPEND_UTF8 (key, "terminal", call->terminal ? call->terminal : "");
-   BSON_APPEND_INT64 (key, "batchSize", call->batch_size);
+   if (out)
+      memcpy (out + at, p, len);
+   return at + len;
 }
 
-/* The next field of a key (as built_key wrote it) when it is named name. */
-static bool
-built_key_next (bson_iter_t *it, const char *name)
+static size_t
+built_put_str (uint8_t *out, size_t at, const char *s)
 {
-   return bson_iter_next (it) && !strcmp (bson_iter_key (it), name);
+   return built_put (out, at, s ? s : "", (s ? strlen (s) : 0) + 1);
 }
 
-static bool
-built_key_str (bson_iter_t *it, const char *name, const char *want)
+/* A document as its length and bytes; an absent one as length 0 (a document is never shorter than 5). */
+static size_t
+built_put_doc (uint8_t *out, size_t at, const bson_t *doc)
 {
-   return built_key_next (it, name) && BSON_ITER_HOLDS_UTF8 (it) && !strcmp (bson_iter_utf8 (it, NULL), want ? want : "");
+   uint32_t len = doc ? doc->len : 0;
+   at = built_put (out, at, &len, sizeof len);
+   return doc ? built_put (out, at, bson_get_data (doc), doc->len) : at;
 }
 
-static bool
-built_key_doc (bson_iter_t *it, const char *name, const bson_t *want)
+/* Writes the key of call into out (NULL: only measures) and returns its length: everything build() reads (db, coll,
+ * args, sort, limit, skip, modifiers, terminal, batchSize), each delimited, so equal keys mean equal inputs. */
+static size_t
+built_key (const sh_call_t *call, uint8_t *out)
 {
-   const uint8_t *data;
-   uint32_t len;
-   if (!built_key_next (it, name) || !BSON_ITER_HOLDS_DOCUMENT (it))
+   int64_t nums[3] = { call->limit, call->skip, call->batch_size };
+   size_t at = built_put_str (out, 0, call->db);
+   at = built_put_str (out, at, call->coll);
+   at = built_put_str (out, at, call->terminal);
+   at = built_put (out, at, nums, sizeof nums);
+   at = built_put_doc (out, at, call->args);
+   at = built_put_doc (out, at, call->sort);
+   return built_put_doc (out, at, call->modifiers);
+}
+
+/* Whether entry b was kept for call: its key compared with call's, written on the stack when it fits. */
+static bool
+built_key_equal (const built_t *b, const sh_call_t *call)
+{
+   uint8_t small[512], *key;
+   size_t len = built_key (call, NULL);
+   bool equal;
+   if (len != b->key_len)
       return false;
-   bson_iter_document (it, &len, &data);
-   return len == want->len && !memcmp (data, bson_get_data (want), len);
-}
-
-static bool
-built_key_int (bson_iter_t *it, const char *name, int64_t want)
-{
-   return built_key_next (it, name) && BSON_ITER_HOLDS_INT64 (it) && bson_iter_int64 (it) == want;
-}
-
-/* Whether key is built_key's document for call, read in place (a run compares without building its own key). */
-static bool
-built_key_equal (const bson_t *key, const sh_call_t *call)
-{
-   bson_iter_t it;
-   return bson_iter_init (&it, key) && built_key_str (&it, "db", call->db) && built_key_str (&it, "coll", call->coll) &&
-          built_key_doc (&it, "args", call->args) && (!call->sort || built_key_doc (&it, "sort", call->sort)) &&
-          built_key_int (&it, "limit", call->limit) && built_key_int (&it, "skip", call->skip) &&
-          (!call->modifiers || built_key_doc (&it, "modifiers", call->modifiers)) &&
-          built_key_str (&it, "terminal", call->terminal) && built_key_int (&it, "batchSize", call->batch_size) &&
-          !bson_iter_next (&it);
+   key = len <= sizeof small ? small : bson_malloc (len);
+   built_key (call, key);
+   equal = !memcmp (key, b->key, len);
+   if (key != small)
+      bson_free (key);
+   return equal;
 }
 
 /* Drops entry i (its key and whatever requests it still holds): a hole, and the holes at the front go. */
 static void
 built_remove (size_t i)
 {
-   bson_destroy (built_list.v[i].key);
+   bson_free (built_list.v[i].key);
    built_list.v[i].key = NULL;
    sh_requests_destroy (&built_list.v[i].reqs);
    built_list.live--;
@@ -562,7 +572,8 @@ built_keep (const sh_call_t *call, sh_requests_t *reqs)
    b = &built_list.v[built_list.n++];
    built_list.live++;
    b->cmd = call->cmd;
-   b->key = bson_new ();
+   b->key_len = built_key (call, NULL);
+   b->key = bson_malloc (b->key_len);
    built_key (call, b->key);
    b->reqs = *reqs;
    memset (reqs, 0, sizeof *reqs);
@@ -576,7 +587,7 @@ built_take (const sh_call_t *call, sh_requests_t *reqs)
       return false;
    for (size_t i = built_list.first; i < built_list.n; i++) {
       built_t *b = &built_list.v[i];
-      if (b->key && b->cmd == call->cmd && built_key_equal (b->key, call)) {
+      if (b->key && b->cmd == call->cmd && built_key_equal (b, call)) {
          *reqs = b->reqs;
          memset (&b->reqs, 0, sizeof b->reqs);
          built_remove (i);
