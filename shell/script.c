@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shell/dispatch.h"
 #include "shell/js_host.h"
 #include "shell/lang/parser.h"
+#include "shell/lib/clock.h"
 #include "shell/preflight.h"
 #include "shell/runsum.h"
 #include "shell/script.h"
@@ -180,19 +182,74 @@ script_show (const sh_ctx_t *ctx, const script_input_t *in, const sh_script_t *l
    return SCRIPT_SHOW_ALL;
 }
 
-/* Step 3 of script_run_inputs: runs the checked inputs in order, recording what became of each statement in ins[].st
- * and in pr where a failure stopped the run. */
+/* The run's lines on stderr (a status line per statement, warnings, errors) when stderr is not a terminal and nobody
+ * is asked to confirm: batched in a buffer of their own instead of written one at a time, and written before anything
+ * of a statement may reach stdout (so `2>&1` keeps its order), when 100 ms went by since the last write (checked as
+ * each statement starts), on an error (script_report flushes) and at the end. A terminal gets each line at once. */
+typedef struct {
+   FILE *saved; /* ctx->err_fp before the run; NULL when not batching */
+   int64_t written_ms;
+} script_err_batch_t;
+
 static void
-script_run (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *ins, size_t n, bool verbose,
-            const preflight_t *pf, script_progress_t *pr)
+script_err_batch_begin (sh_ctx_t *ctx, script_err_batch_t *b)
+{
+   int fd;
+   FILE *f = NULL;
+   memset (b, 0, sizeof *b);
+   if (ctx->interactive || !ctx->err_fp || fileno (ctx->err_fp) < 0 || isatty (fileno (ctx->err_fp)))
+      return;
+   fflush (ctx->err_fp);
+   fd = dup (fileno (ctx->err_fp));
+   if (fd < 0 || !(f = fdopen (fd, "w"))) {
+      if (fd >= 0)
+         close (fd);
+      return;
+   }
+   setvbuf (f, NULL, _IOFBF, 1 << 16);
+   b->saved = ctx->err_fp;
+   ctx->err_fp = f;
+   b->written_ms = clock_mono_ms ();
+}
+
+/* Writes what is batched when now is true or 100 ms went by. */
+static void
+script_err_batch_flush (sh_ctx_t *ctx, script_err_batch_t *b, bool now)
+{
+   int64_t t;
+   if (!b->saved)
+      return;
+   t = clock_mono_ms ();
+   if (now || t - b->written_ms >= 100) {
+      fflush (ctx->err_fp);
+      b->written_ms = t;
+   }
+}
+
+static void
+script_err_batch_end (sh_ctx_t *ctx, script_err_batch_t *b)
+{
+   if (!b->saved)
+      return;
+   fclose (ctx->err_fp);
+   ctx->err_fp = b->saved;
+   b->saved = NULL;
+}
+
+/* script_run's loop (eb: the batched stderr). */
+static void
+script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *ins, size_t n, bool verbose,
+                const preflight_t *pf, script_progress_t *pr, script_err_batch_t *eb)
 {
    bool go_on = ctx->opts && ctx->opts->continue_on_error;
+   bool dry = ctx->opts && ctx->opts->dry_run;
    sh_error_t err;
    for (size_t i = 0; i < n && !ctx->exit_requested; i++) {
       ins[i].st = bson_malloc0 (ins[i].js ? 1 : ins[i].lit.n + 1);
       if (ins[i].js) {
          /* --eval prints the value of its last expression, as mongosh does; a file prints only what it prints */
          js_run_t r;
+         script_err_batch_flush (ctx, eb, true);
          sh_error_clear (&err);
          r = js_host_run (ctx, inputs[i].name, ins[i].js, ins[i].js_len, inputs[i].text != NULL, &err);
          ins[i].st[0] = r != JS_RUN_FAILED && r != JS_RUN_STOPPED ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
@@ -216,10 +273,14 @@ script_run (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *ins, 
          ctx->confirm_effect = preflight_effect (pf, i, s);
          /* a -f statement shows what it prints: its results are not even formatted */
          ctx->results_unseen = show == SCRIPT_SHOW_PRINTS && !so.is_print;
+         /* stderr's lines so far go out before anything of this statement may reach stdout */
+         script_err_batch_flush (ctx, eb, !ctx->results_unseen || dry);
          ok = dispatch_stmt (ctx, st, &err);
          ctx->results_unseen = false;
          ctx->confirm_effect = NULL;
          script_out_end (&so, ok, &err);
+         if (!eb->saved)
+            fflush (ctx->err_fp); /* its status line, at once */
          ins[i].st[s] = ok ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
          if (!ok) {
             script_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
@@ -232,6 +293,18 @@ script_run (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *ins, 
          fflush (ctx->out_fp);
       }
    }
+}
+
+/* Step 3 of script_run_inputs: runs the checked inputs in order, recording what became of each statement in ins[].st
+ * and in pr where a failure stopped the run. */
+static void
+script_run (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *ins, size_t n, bool verbose,
+            const preflight_t *pf, script_progress_t *pr)
+{
+   script_err_batch_t eb;
+   script_err_batch_begin (ctx, &eb);
+   script_run_all (ctx, inputs, ins, n, verbose, pf, pr, &eb);
+   script_err_batch_end (ctx, &eb);
 }
 
 int

@@ -216,7 +216,7 @@ so_status (script_out_t *so, bool ok, const sh_error_t *err)
    } else {
       fprintf (e, "%s:%d error: %s\n", so->file, line, err->message);
    }
-   fflush (e);
+   /* flushed by the script runner: at once on a terminal, batched otherwise (shell/script.c) */
 }
 
 void
