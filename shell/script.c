@@ -256,7 +256,7 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          if (r == JS_RUN_FAILED)
             script_report (ctx, &err, inputs[i].name, ins[i].js);
          if ((r == JS_RUN_FAILED && !go_on) || (r == JS_RUN_STOPPED && !ctx->exit_requested))
-            *pr = (script_progress_t) { .failed = true, .skipping = true, .skip_i = i + 1 };
+            *pr = (script_progress_t){ .failed = true, .skipping = true, .skip_i = i + 1 };
          else
             pr->failed |= r == JS_RUN_FAILED;
          if (pr->skipping)
@@ -286,7 +286,7 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
             script_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
             pr->failed = true;
             if (!go_on) {
-               *pr = (script_progress_t) { .failed = true, .skipping = true, .skip_i = i, .skip_s = s + 1 };
+               *pr = (script_progress_t){ .failed = true, .skipping = true, .skip_i = i, .skip_s = s + 1 };
                return;
             }
          }

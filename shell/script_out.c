@@ -58,7 +58,7 @@ so_sink (void)
 {
    static FILE *sink;
    if (!sink)
-      sink = fopencookie (NULL, "w", (cookie_io_functions_t) { .write = so_drop });
+      sink = fopencookie (NULL, "w", (cookie_io_functions_t){ .write = so_drop });
    return sink;
 }
 
