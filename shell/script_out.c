@@ -1,5 +1,6 @@
-/* What one statement of a script shows: its output held back and sorted (prints, dry-run requests, results), the
- * status line on stderr, the --json object. See script_out.h and docs/plan.md. */
+/* What one statement of a script shows: its output held back and sorted (prints, results; dry-run requests print as
+ * they are made, conn.c), the status line on stderr, the --json object; and the same report for a JavaScript call.
+ * See script_out.h and docs/plan.md. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +41,25 @@ script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size
    buf[o] = '\0';
 }
 
+/* Where the output of a statement that shows none of it goes (a -f statement that is not a print; its dry-run
+ * requests go to ctx->dry_fp): dropped as it is written, with nothing allocated per statement. One for the process. */
+static ssize_t
+so_drop (void *cookie, const char *buf, size_t size)
+{
+   (void) cookie;
+   (void) buf;
+   return (ssize_t) size;
+}
+
+static FILE *
+so_sink (void)
+{
+   static FILE *sink;
+   if (!sink)
+      sink = fopencookie (NULL, "w", (cookie_io_functions_t){ .write = so_drop });
+   return sink;
+}
+
 void
 script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool status, const char *file,
                   const char *source, const sh_stmt_t *stmt)
@@ -64,7 +84,8 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
    ctx->place.line = stmt->pos.line;
    ctx->place.col = stmt->pos.col;
    if (hold) {
-      FILE *mem = open_memstream (&so->buf, &so->len);
+      bool drop = show == SCRIPT_SHOW_PRINTS && !so->is_print;
+      FILE *mem = drop ? so_sink () : open_memstream (&so->buf, &so->len);
       if (mem) {
          so->saved_out = ctx->out_fp;
          /* --dry-run requests are not held back: they print, with their place, as they are made (conn.c) */
@@ -148,7 +169,7 @@ so_status (FILE *e, const script_place_t *at, const char *stmt, bool ok, const s
       fprintf (e, "%s:%d error %d: %s\n", at->file, at->line, err->code, err->message);
    else
       fprintf (e, "%s:%d error: %s\n", at->file, at->line, err->message);
-   fflush (e);
+   /* a statement's line is flushed by the script runner: at once on a terminal, batched otherwise (shell/script.c) */
 }
 
 void
@@ -160,7 +181,8 @@ script_out_end (script_out_t *so, bool ok, const sh_error_t *err)
    char stmt[4096];
    bson_iter_t v;
    if (so->saved_out) {
-      fclose (ctx->out_fp);
+      if (ctx->out_fp != so_sink ())
+         fclose (ctx->out_fp);
       ctx->out_fp = so->saved_out;
       so_flush (so, text);
    }
@@ -168,7 +190,9 @@ script_out_end (script_out_t *so, bool ok, const sh_error_t *err)
    ctx->place.file = so->saved_place_file;
    ctx->place.line = so->saved_place_line;
    ctx->place.col = so->saved_place_col;
-   script_out_stmt_text (so->source, so->stmt, stmt, so->show == SCRIPT_SHOW_JSON ? sizeof stmt : 512);
+   /* the statement's text only where it is shown: the JSON object, or an ok status line */
+   if (so->show == SCRIPT_SHOW_JSON || (so->status && ok))
+      script_out_stmt_text (so->source, so->stmt, stmt, so->show == SCRIPT_SHOW_JSON ? sizeof stmt : 512);
    if (so->show == SCRIPT_SHOW_JSON)
       so_json (ctx->out_fp, &at, stmt, ok, err,
                so->capturing && ctx->captured && bson_iter_init_find (&v, &so->capture, "v") ? bson_iter_value (&v)
@@ -197,5 +221,6 @@ script_out_call (sh_ctx_t *ctx, script_show_t show, const script_place_t *at, co
    } else {
       fflush (ctx->out_fp); /* its --dry-run request first */
       so_status (ctx->err_fp, at, stmt, ok, err);
+      fflush (ctx->err_fp); /* at once: the script's prints may follow on stdout at any call */
    }
 }
