@@ -10,6 +10,7 @@ typedef struct {
    sim_ctx_t *ctx;
    const char *coll; /* NULL for aggregate: 1 */
    simq_docs_t lookups[8];
+   sim_coll_t *lookup_colls[8]; /* whose documents lookups[i] holds: a second $lookup on one collection reuses them */
    int nlookups;
 } sim_agg_t;
 
@@ -18,9 +19,19 @@ sim_agg_collection (void *ud, const char *coll, const simq_docs_t **docs)
 {
    sim_agg_t *agg = ud;
    sim_coll_t *c = sim_coll_get (agg->ctx->db, coll);
-   if (!c || agg->nlookups == 8) {
+   if (!c) {
       return false;
    }
+   for (int i = 0; i < agg->nlookups; i++) {
+      if (agg->lookup_colls[i] == c) {
+         *docs = &agg->lookups[i];
+         return true;
+      }
+   }
+   if (agg->nlookups == 8) {
+      return false;
+   }
+   agg->lookup_colls[agg->nlookups] = c;
    simq_docs_t *d = &agg->lookups[agg->nlookups++];
    simq_docs_init (d);
    bson_error_t err;

@@ -109,7 +109,8 @@ simq_size_cmp (const void *a, const void *b)
 }
 
 /* The foreign documents equal to one of the values of list (an $in array of non-null values) on field, in the
- * foreign collection's order, appended to matched. filter is the same condition, for the documents holding arrays. */
+ * foreign collection's order, appended to matched (a view: the pointers are foreign_docs' own). filter is the same
+ * condition, for the documents holding arrays. */
 static bool
 simq_lookup_indexed (simq_lookup_index_t *ix, const simq_docs_t *foreign_docs, const char *foreign, const bson_t *list,
                      const bson_t *filter, simq_docs_t *matched, bson_error_t *error)
@@ -137,7 +138,7 @@ simq_lookup_indexed (simq_lookup_index_t *ix, const simq_docs_t *foreign_docs, c
    }
    for (size_t h = 0; ok && h < nhits; h++) {
       if (h == 0 || hits[h] != hits[h - 1]) {
-         simq_docs_push_copy (matched, foreign_docs->v[hits[h]]);
+         simq_docs_push_owned (matched, foreign_docs->v[hits[h]]); /* borrowed: matched is a view */
       }
    }
    bson_free (hits);
@@ -145,7 +146,8 @@ simq_lookup_indexed (simq_lookup_index_t *ix, const simq_docs_t *foreign_docs, c
 }
 
 /* The documents of foreign_docs whose foreign field equals one of the values doc's local field reaches (null when it
- * reaches none), copied into matched; through ix (built on first use) when indexable and every value is plain. */
+ * reaches none), appended to matched as a view (foreign_docs' own pointers: release matched with bson_free
+ * (matched->v), never simq_docs_clear); through ix (built on first use) when indexable and every value is plain. */
 static bool
 simq_lookup_local_matches (const bson_t *doc, const char *local, const char *foreign, const simq_docs_t *foreign_docs,
                            bool indexable, simq_lookup_index_t *ix, simq_docs_t *matched, bson_error_t *error)
@@ -186,7 +188,7 @@ simq_lookup_local_matches (const bson_t *doc, const char *local, const char *for
          bool m;
          ok = simq_match (foreign_docs->v[f], &filter, &m, error);
          if (ok && m) {
-            simq_docs_push_copy (matched, foreign_docs->v[f]);
+            simq_docs_push_owned (matched, foreign_docs->v[f]); /* borrowed: matched is a view */
          }
       }
    }
@@ -299,7 +301,7 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
    indexable = local && foreign && !strchr (foreign, '.') && foreign_docs->n > 16;
 
    for (size_t i = 0; i < in->n; i++) {
-      simq_docs_t matched, piped;
+      simq_docs_t matched, piped; /* matched: a view of foreign_docs (borrowed pointers) */
       const simq_docs_t *result = &matched;
       bson_t arr = BSON_INITIALIZER, next;
       bson_value_t arrv;
@@ -313,16 +315,14 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
       if (local) {
          ok = simq_lookup_local_matches (in->v[i], local, foreign, foreign_docs, indexable, &ix, &matched, error);
       } else {
-         for (size_t f = 0; f < foreign_docs->n; f++) {
-            simq_docs_push_copy (&matched, foreign_docs->v[f]);
-         }
+         result = foreign_docs;
       }
       if (ok && have_pipeline) {
          if (let) {
             ok = simq_lookup_bind_let (let, &ctx, &head, error);
          }
-         if (ok) {
-            ok = simq_run_pipeline_taking (&matched, &pipeline, env, head, &piped, error);
+         if (ok) { /* the sub-pipeline's first stage reads the matches in place (simq_run_pipeline) */
+            ok = simq_run_pipeline (result, &pipeline, env, head, &piped, error);
             result = &piped;
          }
       }
@@ -347,7 +347,7 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
          bson_destroy (&next);
       }
       bson_destroy (&arr);
-      simq_docs_clear (&matched);
+      bson_free (matched.v); /* a view of foreign_docs: the documents are not matched's */
       simq_docs_clear (&piped);
       if (!ok) {
          simq_lookup_index_destroy (&ix);
