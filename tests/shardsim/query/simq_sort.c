@@ -49,6 +49,16 @@ simq_sort_key (const bson_t *doc, const char *path, int dir, bson_value_t *key)
    simq_pvals_t pv;
    bool have = false, saw_empty_array = false;
 
+   if (!strchr (path, '.')) { /* a top-level field holding no array is its own key; a missing one is null */
+      if (!simq_get_path (doc, path, key)) {
+         memset (key, 0, sizeof *key);
+         key->value_type = BSON_TYPE_NULL;
+         return;
+      }
+      if (key->value_type != BSON_TYPE_ARRAY) {
+         return;
+      }
+   }
    simq_path_values (doc, path, &pv);
    for (size_t i = 0; i < pv.n; i++) {
       const bson_value_t *v = &pv.v[i].v;
