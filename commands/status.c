@@ -738,16 +738,15 @@ status_aggregate_rows (sh_ctx_t *ctx, const char *cfg, bson_t *docs, sh_error_t 
       "$lookup", "{", "from", BCON_UTF8 ("chunks"), "localField", BCON_UTF8 ("uuid"), "foreignField",
       BCON_UTF8 ("uuid"), "pipeline", "[", "{", "$group", "{", "_id", BCON_UTF8 ("$shard"), "nChunks", "{", "$sum",
       BCON_INT32 (1), "}", "}", "}", "]", "as", BCON_UTF8 ("counts"), "}", "}", "{", "$lookup", "{", "from",
-      BCON_UTF8 ("chunks"), "localField",
-      BCON_UTF8 ("uuid"), "foreignField", BCON_UTF8 ("uuid"), "pipeline", "[", "{", "$sort", "{", "min", BCON_INT32 (1),
-      "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS + 1), "}", "{", "$project", "{", "_id", BCON_INT32 (0),
-      "min", BCON_INT32 (1), "max", BCON_INT32 (1), "shard", BCON_INT32 (1), "lastmod", BCON_INT32 (1), "jumbo",
-      BCON_INT32 (1), "}", "}", "]", "as", BCON_UTF8 ("chunks"), "}", "}", "{", "$lookup", "{", "from",
-      BCON_UTF8 ("tags"), "localField", BCON_UTF8 ("_id"), "foreignField", BCON_UTF8 ("ns"), "pipeline", "[", "{",
-      "$sort", "{", "min", BCON_INT32 (1), "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS), "}", "{", "$project",
-      "{", "_id", BCON_INT32 (0), "tag", BCON_INT32 (1), "min", BCON_INT32 (1), "max", BCON_INT32 (1), "}", "}", "]",
-      "as", BCON_UTF8 ("tags"), "}", "}", "{", "$project", "{", "uuid", BCON_INT32 (0), "}", "}", "]", "cursor", "{",
-      "}");
+      BCON_UTF8 ("chunks"), "localField", BCON_UTF8 ("uuid"), "foreignField", BCON_UTF8 ("uuid"), "pipeline", "[", "{",
+      "$sort", "{", "min", BCON_INT32 (1), "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS + 1), "}", "{",
+      "$project", "{", "_id", BCON_INT32 (0), "min", BCON_INT32 (1), "max", BCON_INT32 (1), "shard", BCON_INT32 (1),
+      "lastmod", BCON_INT32 (1), "jumbo", BCON_INT32 (1), "}", "}", "]", "as", BCON_UTF8 ("chunks"), "}", "}", "{",
+      "$lookup", "{", "from", BCON_UTF8 ("tags"), "localField", BCON_UTF8 ("_id"), "foreignField", BCON_UTF8 ("ns"),
+      "pipeline", "[", "{", "$sort", "{", "min", BCON_INT32 (1), "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS),
+      "}", "{", "$project", "{", "_id", BCON_INT32 (0), "tag", BCON_INT32 (1), "min", BCON_INT32 (1), "max",
+      BCON_INT32 (1), "}", "}", "]", "as", BCON_UTF8 ("tags"), "}", "}", "{", "$project", "{", "uuid", BCON_INT32 (0),
+      "}", "}", "]", "cursor", "{", "}");
    return run_docs (ctx, cfg, cmd, 0, docs, err);
 }
 
