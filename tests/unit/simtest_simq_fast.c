@@ -67,14 +67,13 @@ fast_collection (void *ud, const char *coll, const simq_docs_t **docs)
 /* Runs the stages of pipeline_json (a JSON array) one pipeline each over in (borrowed), into out; the last stage's
  * error in *error. replace_id, when set, replaces a $group's _id with this expression (the evaluator's path). */
 static bool
-fast_plain (const simq_docs_t *in, const char *pipeline_json, const char *replace_id, simq_docs_t *out,
-            bson_error_t *error)
+fast_plain (const simq_docs_t *in, const char *pipeline_json, const char *replace_id, const simq_env_t *env,
+            simq_docs_t *out, bson_error_t *error)
 {
    char *wrapped = bson_strdup_printf ("{\"p\": %s}", pipeline_json);
    bson_t *w = json (wrapped);
    bson_iter_t it, st;
    simq_docs_t cur;
-   simq_env_t env = { 0 };
    bool ok = true;
 
    simq_docs_init (&cur);
@@ -107,7 +106,7 @@ fast_plain (const simq_docs_t *in, const char *pipeline_json, const char *replac
       }
       BSON_APPEND_DOCUMENT (&one, "0", &fixed);
       simq_docs_init (&next);
-      ok = simq_aggregate (&cur, &one, &env, &next, error);
+      ok = simq_aggregate (&cur, &one, env, &next, error);
       simq_docs_clear (&cur);
       cur = next;
       bson_destroy (&one);
@@ -123,25 +122,25 @@ fast_plain (const simq_docs_t *in, const char *pipeline_json, const char *replac
 
 /* Compares the one-pipeline run of pipeline_json over docs with fast_plain's; errors must be the same code. */
 static void
-fast_compare (const char *name, const simq_docs_t *docs, const char *pipeline_json, const char *replace_id)
+fast_compare (const char *name, const simq_docs_t *docs, const char *pipeline_json, const char *replace_id,
+              const simq_env_t *env)
 {
    char *wrapped = bson_strdup_printf ("{\"p\": %s}", pipeline_json);
    bson_t *w = json (wrapped), pipeline;
    bson_iter_t it;
    simq_docs_t fast, plain;
-   simq_env_t env = { 0 };
    bson_error_t e1 = { 0 }, e2 = { 0 };
    bool ok1, ok2;
-
    const uint8_t *data;
    uint32_t len;
+
    bson_iter_init_find (&it, w, "p");
    bson_iter_array (&it, &len, &data);
    bson_init_static (&pipeline, data, len);
    simq_docs_init (&fast);
    simq_docs_init (&plain);
-   ok1 = simq_aggregate (docs, &pipeline, &env, &fast, &e1);
-   ok2 = fast_plain (docs, pipeline_json, replace_id, &plain, &e2);
+   ok1 = simq_aggregate (docs, &pipeline, env, &fast, &e1);
+   ok2 = fast_plain (docs, pipeline_json, replace_id, env, &plain, &e2);
    if (ok1 != ok2 || (!ok1 && e1.code != e2.code)) {
       UNIT_FAIL (name, "fast %s (%u %s), plain %s (%u %s)\n", ok1 ? "ok" : "failed", e1.code, e1.message,
                  ok2 ? "ok" : "failed", e2.code, e2.message);
@@ -198,7 +197,7 @@ test_fast_pipelines (const simq_docs_t *foreign)
    for (size_t p = 0; p < N_PIPELINES; p++) {
       char name[200];
       snprintf (name, sizeof name, "fast path = plain path: %s", fast_pipelines[p].pipeline);
-      fast_compare (name, foreign, fast_pipelines[p].pipeline, fast_pipelines[p].replace_id);
+      fast_compare (name, foreign, fast_pipelines[p].pipeline, fast_pipelines[p].replace_id, NULL);
    }
 }
 
@@ -211,7 +210,7 @@ test_fast_top_k (const simq_docs_t *foreign)
          char pipeline[160], name[200];
          snprintf (pipeline, sizeof pipeline, "[{\"$sort\": {\"min\": %d}}, {\"$limit\": %zu}]", dir, k);
          snprintf (name, sizeof name, "fast path = plain path: $sort { min: %d } + $limit %zu", dir, k);
-         fast_compare (name, foreign, pipeline, NULL);
+         fast_compare (name, foreign, pipeline, NULL, NULL);
       }
    }
 }
@@ -255,7 +254,7 @@ test_fast_lookup (simq_docs_t *foreign)
          snprintf (name, sizeof name, "fast $lookup = scan + plain stages: u %s, %s", locals[l],
                    fast_pipelines[p].pipeline);
          ok1 = simq_aggregate (&in, pipeline, &env, &fast, &e1);
-         ok2 = fast_plain (&matched, fast_pipelines[p].pipeline, fast_pipelines[p].replace_id, &plain, &e2);
+         ok2 = fast_plain (&matched, fast_pipelines[p].pipeline, fast_pipelines[p].replace_id, NULL, &plain, &e2);
          if (ok1 != ok2 || (!ok1 && e1.code != e2.code)) {
             UNIT_FAIL (name, "fast %s (%u %s), plain %s (%u %s)\n", ok1 ? "ok" : "failed", e1.code, e1.message,
                        ok2 ? "ok" : "failed", e2.code, e2.message);
@@ -301,6 +300,31 @@ test_fast_lookup (simq_docs_t *foreign)
    }
 }
 
+/* Two and three $lookup stages of one pipeline on the same collection and field share one index (the pipeline's
+ * cache); run as separate pipelines each builds its own. Every document of the collection looks itself up. */
+static void
+test_fast_lookup_shared (simq_docs_t *foreign)
+{
+   static const char *const pipelines[] = {
+      "[{\"$lookup\": {\"from\": \"big\", \"localField\": \"u\", \"foreignField\": \"u\", \"pipeline\": "
+      "[{\"$sort\": {\"min\": 1}}, {\"$limit\": 2}], \"as\": \"a\"}}, {\"$lookup\": {\"from\": \"big\", "
+      "\"localField\": \"u\", \"foreignField\": \"u\", \"pipeline\": [{\"$group\": {\"_id\": \"$min\", "
+      "\"n\": {\"$sum\": 1}}}], \"as\": \"b\"}}, {\"$project\": {\"u\": 1, \"a.i\": 1, \"b\": 1}}]",
+      "[{\"$lookup\": {\"from\": \"big\", \"localField\": \"u\", \"foreignField\": \"u\", \"as\": \"a\"}}, "
+      "{\"$lookup\": {\"from\": \"big\", \"localField\": \"min\", \"foreignField\": \"min\", \"as\": "
+      "\"b\"}}, {\"$lookup\": {\"from\": \"big\", \"localField\": \"u\", \"foreignField\": \"u\", \"as\": "
+      "\"c\"}}, {\"$project\": {\"a.i\": 1, \"b.i\": 1, \"c.i\": 1}}]",
+   };
+   simq_env_t env = { 0 };
+   env.ud = foreign;
+   env.collection = fast_collection;
+   for (size_t p = 0; p < sizeof pipelines / sizeof pipelines[0]; p++) {
+      char name[64];
+      snprintf (name, sizeof name, "$lookup stages sharing one index = one stage at a time #%zu", p);
+      fast_compare (name, foreign, pipelines[p], NULL, &env);
+   }
+}
+
 int
 main (void)
 {
@@ -309,6 +333,7 @@ main (void)
    test_fast_pipelines (&foreign);
    test_fast_top_k (&foreign);
    test_fast_lookup (&foreign);
+   test_fast_lookup_shared (&foreign);
    simq_docs_clear (&foreign);
    UNIT_EXIT ();
 }

@@ -687,7 +687,8 @@ simq_stage_sort_by_count (const bson_value_t *arg, const simq_docs_t *in, const 
 /* Runs one stage other than $sort (simq_run_stages' own) over in, which it only reads, into out. */
 static bool
 simq_run_stage (const char *name, const bson_t *stage, const bson_value_t *arg, bool first, simq_docs_t *in,
-                const simq_env_t *env, simq_var_t *vars, simq_docs_t *out, bson_error_t *error)
+                const simq_env_t *env, simq_var_t *vars, simq_lookup_cache_t **cache, simq_docs_t *out,
+                bson_error_t *error)
 {
    if (strcmp (name, "$match") == 0) {
       return simq_stage_match (arg, in, env, vars, out, error);
@@ -711,7 +712,7 @@ simq_run_stage (const char *name, const bson_t *stage, const bson_value_t *arg, 
       return simq_stage_unwind (arg, in, out, error);
    }
    if (strcmp (name, "$lookup") == 0) {
-      return simq_stage_lookup (arg, in, env, vars, out, error);
+      return simq_stage_lookup (arg, in, env, vars, cache, out, error);
    }
    if (strcmp (name, "$unionWith") == 0) {
       return simq_stage_union_with (arg, in, env, vars, out, error);
@@ -821,6 +822,7 @@ simq_run_stages (simq_docs_t *cur, bool borrowed, bson_iter_t *it, const simq_en
                  simq_docs_t *out, bson_error_t *error)
 {
    simq_docs_t next;
+   simq_lookup_cache_t *cache = NULL;
    bool ok = false, first = true;
 
    simq_docs_init (&next);
@@ -855,7 +857,7 @@ simq_run_stages (simq_docs_t *cur, bool borrowed, bson_iter_t *it, const simq_en
          if (has_limit) {
             *it = after; /* the $limit is done */
          }
-      } else if (!simq_run_stage (bson_iter_key (&si), &stage, arg, first, cur, env, vars, &next, error)) {
+      } else if (!simq_run_stage (bson_iter_key (&si), &stage, arg, first, cur, env, vars, &cache, &next, error)) {
          goto cleanup;
       }
       first = false;
@@ -885,6 +887,7 @@ cleanup:
       simq_docs_clear (cur);
    }
    simq_docs_clear (&next);
+   simq_lookup_cache_free (cache);
    return ok;
 }
 

@@ -26,6 +26,21 @@ typedef struct {
    bool built;
 } simq_lookup_index_t;
 
+/* The indexes the $lookup stages of one pipeline built, for its later $lookup stages on the same foreign documents
+ * and field (sh.status's aggregate has two on config.chunks by uuid): an index is built once per pipeline, as the
+ * server's lives with its collection. The foreign documents are the env's, unchanged while the pipeline runs. */
+#define SIMQ_LOOKUP_CACHED 4
+struct simq_lookup_cache {
+   struct {
+      const simq_docs_t *docs;
+      bson_t **v;
+      size_t n;
+      char *field;
+      simq_lookup_index_t ix;
+   } e[SIMQ_LOOKUP_CACHED];
+   size_t n;
+};
+
 static void
 simq_size_push (size_t **v, size_t *n, size_t *cap, size_t x)
 {
@@ -99,6 +114,46 @@ simq_lookup_index_destroy (simq_lookup_index_t *ix)
    }
    bson_free (ix->groups);
    bson_free (ix->arrays);
+}
+
+void
+simq_lookup_cache_free (simq_lookup_cache_t *cache)
+{
+   for (size_t i = 0; cache && i < cache->n; i++) {
+      simq_lookup_index_destroy (&cache->e[i].ix);
+      bson_free (cache->e[i].field);
+   }
+   bson_free (cache);
+}
+
+/* The index of foreign_docs on field: *cache's (created on first use) when it has it or room for it, else local. */
+static simq_lookup_index_t *
+simq_lookup_cached (simq_lookup_cache_t **cache, const simq_docs_t *foreign_docs, const char *field,
+                    simq_lookup_index_t *local)
+{
+   simq_lookup_cache_t *c;
+   if (!cache) {
+      return local;
+   }
+   if (!*cache) {
+      *cache = bson_malloc0 (sizeof **cache);
+   }
+   c = *cache;
+   for (size_t i = 0; i < c->n; i++) {
+      if (c->e[i].docs == foreign_docs && c->e[i].v == foreign_docs->v && c->e[i].n == foreign_docs->n &&
+          strcmp (c->e[i].field, field) == 0) {
+         return &c->e[i].ix;
+      }
+   }
+   if (c->n == SIMQ_LOOKUP_CACHED) {
+      return local;
+   }
+   c->e[c->n].docs = foreign_docs;
+   c->e[c->n].v = foreign_docs->v;
+   c->e[c->n].n = foreign_docs->n;
+   c->e[c->n].field = bson_strdup (field);
+   c->e[c->n].ix = (simq_lookup_index_t){ .built = false };
+   return &c->e[c->n++].ix;
 }
 
 static int
@@ -218,7 +273,7 @@ simq_lookup_bind_let (const bson_value_t *let, const simq_ectx_t *ctx, simq_var_
 
 bool
 simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
-                   simq_docs_t *out, bson_error_t *error)
+                   simq_lookup_cache_t **cache, simq_docs_t *out, bson_error_t *error)
 {
    bson_t spec, pipeline;
    bson_iter_t it;
@@ -228,7 +283,7 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
    bool have_pipeline = false;
    const simq_docs_t *foreign_docs = NULL;
    simq_docs_t empty;
-   simq_lookup_index_t ix = { .built = false };
+   simq_lookup_index_t own = { .built = false }, *ix;
    bool indexable;
 
    simq_docs_init (&empty);
@@ -299,6 +354,7 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
    }
    /* a top-level foreignField over more than a handful of documents: index it once */
    indexable = local && foreign && !strchr (foreign, '.') && foreign_docs->n > 16;
+   ix = indexable ? simq_lookup_cached (cache, foreign_docs, foreign, &own) : &own;
 
    for (size_t i = 0; i < in->n; i++) {
       simq_docs_t matched, piped; /* matched: a view of foreign_docs (borrowed pointers) */
@@ -313,7 +369,7 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
       simq_docs_init (&piped);
       simq_ectx_for (in->v[i], env, vars, &ctx);
       if (local) {
-         ok = simq_lookup_local_matches (in->v[i], local, foreign, foreign_docs, indexable, &ix, &matched, error);
+         ok = simq_lookup_local_matches (in->v[i], local, foreign, foreign_docs, indexable, ix, &matched, error);
       } else {
          result = foreign_docs;
       }
@@ -350,11 +406,11 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
       bson_free (matched.v); /* a view of foreign_docs: the documents are not matched's */
       simq_docs_clear (&piped);
       if (!ok) {
-         simq_lookup_index_destroy (&ix);
+         simq_lookup_index_destroy (&own);
          return false;
       }
    }
-   simq_lookup_index_destroy (&ix);
+   simq_lookup_index_destroy (&own);
    return true;
 }
 

@@ -169,11 +169,19 @@ bool
 simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
                    simq_docs_t *out, bson_error_t *error);
 
+/* The foreign-field indexes one pipeline's $lookup stages share (simq_agg_lookup.c); NULL until the first. */
+typedef struct simq_lookup_cache simq_lookup_cache_t;
+
+/* Frees a cache and its indexes (NULL is fine). */
+void
+simq_lookup_cache_free (simq_lookup_cache_t *cache);
+
 /* $lookup (simq_agg_lookup.c): each document of in with the matching foreign documents as an array, into out
- * (owned by the caller). */
+ * (owned by the caller). *cache (the running pipeline's, may be NULL; cache itself may be NULL for none) keeps the
+ * index of the foreign collection for the pipeline's later $lookup stages on it. */
 bool
 simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
-                   simq_docs_t *out, bson_error_t *error);
+                   simq_lookup_cache_t **cache, simq_docs_t *out, bson_error_t *error);
 
 /* $unionWith: "coll" or { coll, pipeline }: the input, then the documents of coll (in the pipeline's database) run
  * through pipeline. */
