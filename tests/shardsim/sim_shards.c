@@ -22,32 +22,97 @@ sim_shard_is_draining (const char *shard)
    return yes;
 }
 
-bool
-sim_op_add_shard (const char *name, const char *host, bson_error_t *err)
+/* Whether the comma-separated host list hosts names host (len bytes). */
+static bool
+sim_host_listed (const char *hosts, const char *host, size_t len)
+{
+   for (const char *h = hosts; h && *h;) {
+      const char *comma = strchr (h, ',');
+      size_t l = comma ? (size_t) (comma - h) : strlen (h);
+      if (l == len && !strncmp (h, host, len)) {
+         return true;
+      }
+      h = comma ? comma + 1 : NULL;
+   }
+   return false;
+}
+
+/* ShardingCatalogManager::_checkIfShardExists: an existing shard with the proposed connection string's replica set
+ * name, or with one of its hosts, is the same shard when the request is equivalent (no other name, same kind of
+ * connection string and set name; from 7.0 a replica set of the same name must also share a host): 1 with its name
+ * into existing; otherwise 20. A proposed name already taken by a shard with no host in common is 20 too. 0 when no shard conflicts, -1 with err on a conflict. */
+static int
+sim_shard_exists (const char *proposed, const char *conn, char *existing, size_t len, bson_error_t *err)
 {
    simq_docs_t shards;
    simq_docs_init (&shards);
    sim_shards_list (&shards);
-   bool ok = true;
-   for (size_t i = 0; i < shards.n && ok; i++) {
+   const char *slash = strchr (conn, '/');
+   size_t setlen = slash ? (size_t) (slash - conn) : 0;
+   const char *hosts = slash ? slash + 1 : conn;
+   int found = 0;
+   for (size_t i = 0; i < shards.n && !found; i++) {
       const char *id = docget_utf8 (shards.v[i], "_id", NULL), *h = docget_utf8 (shards.v[i], "host", NULL);
-      if (id && !strcmp (id, name)) {
-         if (!h || strcmp (h, host) != 0) {
-            SIM_ERR (err, 20, "A shard named %s already exists", name);
-            ok = false;
+      if (!id || !h) {
+         continue;
+      }
+      const char *eslash = strchr (h, '/');
+      size_t esetlen = eslash ? (size_t) (eslash - h) : 0;
+      const char *ehosts = eslash ? eslash + 1 : h;
+      bool same_set = slash && eslash && setlen == esetlen && !strncmp (conn, h, setlen);
+      bool equivalent =
+         (!proposed || !strcmp (proposed, id)) && (!slash) == (!eslash) && (!slash || same_set);
+      bool overlap = false;
+      for (const char *e = ehosts; e && *e && !overlap;) {
+         const char *comma = strchr (e, ',');
+         overlap = sim_host_listed (hosts, e, comma ? (size_t) (comma - e) : strlen (e));
+         e = comma ? comma + 1 : NULL;
+      }
+      if (same_set) {
+         if (equivalent && (overlap || !sim_ver_ge (70))) {
+            found = 1;
+         } else if (equivalent) {
+            /* 7.0+ (checkIfHostsAreEquivalent): an equivalent request must share a host */
+            SIM_ERR (err, 20, "A shard named %.*s containing the replica set '%.*s' already exists", (int) setlen,
+                     conn, (int) setlen, conn);
+            found = -1;
          } else {
-            ok = true;
-            simq_docs_clear (&shards);
-            return true; /* idempotent */
+            SIM_ERR (err, 20, "A shard already exists containing the replica set '%.*s'", (int) setlen, conn);
+            found = -1;
          }
-      } else if (h && !strcmp (h, host)) {
-         SIM_ERR (err, 20, "'%s' is already a member of the existing shard '%s'.", host, id ? id : "");
-         ok = false;
+      }
+      for (const char *e = ehosts; !found && e && *e;) {
+         const char *comma = strchr (e, ',');
+         size_t l = comma ? (size_t) (comma - e) : strlen (e);
+         if (sim_host_listed (hosts, e, l)) {
+            if (equivalent) {
+               found = 1;
+            } else {
+               SIM_ERR (err, 20, "'%.*s' is already a member of the existing shard '%s' (%s).", (int) l, e, h, id);
+               found = -1;
+            }
+         }
+         e = comma ? comma + 1 : NULL;
+      }
+      if (!found && proposed && !strcmp (proposed, id)) {
+         SIM_ERR (err, 20, "A shard named %s already exists", proposed);
+         found = -1;
+      }
+      if (found == 1) {
+         bson_strncpy (existing, id, len);
       }
    }
    simq_docs_clear (&shards);
-   if (!ok) {
-      return false;
+   return found;
+}
+
+bool
+sim_op_add_shard (const char *name, const char *host, bson_error_t *err)
+{
+   char existing[64];
+   int found = sim_shard_exists (name, host, existing, sizeof existing, err);
+   if (found != 0) {
+      return found > 0; /* idempotent: the shard is there */
    }
    bson_t doc = BSON_INITIALIZER, details = BSON_INITIALIZER;
    sim_shard_doc (name, host, NULL, &doc);
@@ -75,20 +140,32 @@ sim_cmd_add_shard (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 9, "FailedToParse: invalid url '%s'", url);
       return;
    }
-   char name[64];
    const char *given = docget_utf8 (ctx->cmd, "name", NULL);
-   if (given) {
-      bson_strncpy (name, given, sizeof name);
-   } else if (slash) {
-      size_t l = (size_t) (slash - url) < sizeof name - 1 ? (size_t) (slash - url) : sizeof name - 1;
-      memcpy (name, url, l);
-      name[l] = '\0';
-   } else {
-      bson_snprintf (name, sizeof name, "shard%04d", sim_g.nshards);
+   if (given && !*given) {
+      sim_reply_error (reply, 2, "shard name cannot be empty");
+      return;
    }
-   if (!sim_op_add_shard (name, url, &err)) {
+   /* An existing equivalent shard answers with its own name (ShardingCatalogManager::addShard). */
+   char name[64];
+   int found = sim_shard_exists (given, url, name, sizeof name, &err);
+   if (found < 0) {
       sim_admin_error (reply, &err);
       return;
+   }
+   if (found == 0) {
+      if (given) {
+         bson_strncpy (name, given, sizeof name);
+      } else if (slash) {
+         size_t l = (size_t) (slash - url) < sizeof name - 1 ? (size_t) (slash - url) : sizeof name - 1;
+         memcpy (name, url, l);
+         name[l] = '\0';
+      } else {
+         bson_snprintf (name, sizeof name, "shard%04d", sim_g.nshards);
+      }
+      if (!sim_op_add_shard (name, url, &err)) {
+         sim_admin_error (reply, &err);
+         return;
+      }
    }
    BSON_APPEND_UTF8 (reply, "shardAdded", name);
    sim_reply_ok (reply);

