@@ -409,8 +409,17 @@ sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
          draining = bson_iter_bool (&it);
       }
    }
+   /* ShardingCatalogClientImpl::getAllShards: config.shards in natural order, no sort */
    simq_docs_init (&shards);
-   sim_shards_list (&shards);
+   sim_coll_t *coll = sim_coll_get ("config", "shards");
+   for (size_t p = 0; coll && p < coll->nparts; p++) {
+      for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
+         bson_t view;
+         sim_pos_t pos = { p, i };
+         sim_coll_view (coll, pos, &view);
+         simq_docs_push_copy (&shards, &view);
+      }
+   }
    BSON_APPEND_ARRAY_BEGIN (reply, "shards", &arr);
    uint32_t k = 0;
    for (size_t i = 0; i < shards.n; i++) {

@@ -6,6 +6,29 @@
  * docs/shardsim.md names the server file and function each one follows. */
 #include "tests/unit/fidelity.h"
 
+/* The _id of the shards in listShards' reply, comma-separated, into out. */
+static void
+list_shard_ids (sim_t *s, char *out, size_t outlen)
+{
+   bson_t reply;
+   bson_iter_t it, arr;
+   size_t n = 0;
+   out[0] = '\0';
+   if (simproc_run_json (s, "admin", "{\"listShards\": 1}", &reply) && bson_iter_init_find (&it, &reply, "shards") &&
+       BSON_ITER_HOLDS_ARRAY (&it) && bson_iter_recurse (&it, &arr)) {
+      while (bson_iter_next (&arr)) {
+         bson_t d;
+         uint32_t l;
+         const uint8_t *data;
+         bson_iter_document (&arr, &l, &data);
+         if (bson_init_static (&d, data, l) && str_at (&d, "_id")) {
+            n += (size_t) snprintf (out + n, n < outlen ? outlen - n : 0, "%s%s", n ? "," : "", str_at (&d, "_id"));
+         }
+      }
+   }
+   bson_destroy (&reply);
+}
+
 /* ---- addShard (ShardingCatalogManager::addShard, _checkIfShardExists) and listShards (getAllShards) ---- */
 
 static void
@@ -60,6 +83,17 @@ test_add_shard (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* listShards answers config.shards in its natural (insertion) order: x1, added last, sorts first by name. */
+static void
+test_list_shards (sim_t *s, const char *v)
+{
+   char name[160], ids[256];
+   simproc_run_ok (s, "admin", "{\"addShard\": \"aa/haa:1\", \"name\": \"aa\"}");
+   list_shard_ids (s, ids, sizeof ids);
+   snprintf (name, sizeof name, "%s.listShards natural order", v);
+   CHECK_STR (name, "shard01,shard02,shard03,x1,aa", ids);
+}
+
 static void
 run_version (const char *version)
 {
@@ -73,6 +107,7 @@ run_version (const char *version)
       return;
    }
    test_add_shard (&s, version);
+   test_list_shards (&s, version);
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
