@@ -334,6 +334,11 @@ cleanup:
    bson_destroy (&dbs_arr);
 }
 
+/* movePrimary: 4.4-6.0 _configsvrMovePrimary / the 5.0 MovePrimaryCoordinator (admin/config/local and an empty to
+ * are 72 InvalidOptions, an unknown shard "Could not move database ..." with ShardRegistry::getShard's 70 as cause;
+ * 4.4 answers primary: "<id>:<host>" when the database is already there); 7.0+ _shardsvrMovePrimary and
+ * MovePrimaryCoordinator::_runImpl (the database first, then 72, then "Requested primary shard ... does not exist"
+ * and "... is draining", both 70). */
 void
 sim_cmd_move_primary (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -346,14 +351,38 @@ sim_cmd_move_primary (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 40414, "BSON field 'movePrimary.to' is missing but a required field");
       return;
    }
+   bool internal = !strcmp (db, "admin") || !strcmp (db, "config") || !strcmp (db, "local");
    char primary[64];
    sim_db_primary (db, primary);
-   if (!primary[0]) {
+   if (!primary[0] && !internal) {
       sim_reply_error (reply, 26, "Database %s not found", db);
       return;
    }
-   if (!sim_shard_get (to, NULL)) {
-      sim_reply_error (reply, 70, "Shard %s not found", to);
+   if (internal) {
+      sim_reply_error (reply, 72, "Can't move primary for %s database", db);
+      return;
+   }
+   if (!*to) {
+      sim_reply_error (reply, 72, "you have to specify where you want to move it");
+      return;
+   }
+   bson_t to_doc;
+   if (!sim_shard_get (to, &to_doc)) {
+      if (sim_ver_ge (70)) {
+         sim_reply_error (reply, 70, "Requested primary shard %s does not exist", to);
+      } else {
+         sim_reply_error (reply, 70, "Could not move database '%s' to shard '%s' :: caused by :: Shard %s not found", db,
+                          to, to);
+      }
+      return;
+   }
+   const char *to_host = docget_utf8 (&to_doc, "host", NULL);
+   char primary_str[256];
+   bson_snprintf (primary_str, sizeof primary_str, "%s:%s", to, to_host ? to_host : "");
+   bool draining = docget_bool (&to_doc, "draining");
+   bson_destroy (&to_doc);
+   if (strcmp (primary, to) != 0 && draining && sim_ver_ge (70)) {
+      sim_reply_error (reply, 70, "Requested primary shard %s is draining", to);
       return;
    }
    if (strcmp (primary, to) != 0) {
@@ -367,6 +396,8 @@ sim_cmd_move_primary (sim_ctx_t *ctx, bson_t *reply)
       sim_changelog (false, "movePrimary.commit", db, primary, &details, clock_wall_ms ());
       bson_destroy (&set);
       bson_destroy (&details);
+   } else if (!sim_ver_ge (50)) {
+      BSON_APPEND_UTF8 (reply, "primary", primary_str);
    }
    sim_reply_ok (reply);
 }

@@ -94,6 +94,61 @@ test_list_shards (sim_t *s, const char *v)
    CHECK_STR (name, "shard01,shard02,shard03,x1,aa", ids);
 }
 
+/* ---- movePrimary: 4.4-6.0 _configsvrMovePrimary / MovePrimaryCoordinator, 7.0+ _shardsvrMovePrimary and
+ * MovePrimaryCoordinator::_runImpl ---- */
+
+static void
+test_move_primary (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   bool v70 = strcmp (v, "7.0") >= 0;
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"mp\", \"primaryShard\": \"shard01\"}");
+   static const char *internal[] = { "admin", "config", "local" };
+   for (int i = 0; i < 3; i++) {
+      char json[128], want[96];
+      snprintf (json, sizeof json, "{\"movePrimary\": \"%s\", \"to\": \"shard02\"}", internal[i]);
+      simproc_run_json (s, "admin", json, &reply);
+      snprintf (name, sizeof name, "%s.movePrimary %s 72", v, internal[i]);
+      snprintf (want, sizeof want, "Can't move primary for %s database", internal[i]);
+      CHECK (name, code_of (&reply) == 72 && !strcmp (errmsg_of (&reply), want));
+      bson_destroy (&reply);
+   }
+   simproc_run_json (s, "admin", "{\"movePrimary\": \"mp\", \"to\": \"\"}", &reply);
+   snprintf (name, sizeof name, "%s.movePrimary empty to 72", v);
+   CHECK (name, code_of (&reply) == 72 && !strcmp (errmsg_of (&reply), "you have to specify where you want to move it") &&
+                   count_config (s, "databases", "{\"_id\": \"mp\", \"primary\": \"shard01\"}") == 1);
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"movePrimary\": \"mp\", \"to\": \"nope\"}", &reply);
+   snprintf (name, sizeof name, "%s.movePrimary unknown shard text", v);
+   CHECK_STR (name,
+              v70 ? "Requested primary shard nope does not exist"
+                  : "Could not move database 'mp' to shard 'nope' :: caused by :: Shard nope not found",
+              errmsg_of (&reply));
+   snprintf (name, sizeof name, "%s.movePrimary unknown shard 70", v);
+   CHECK (name, code_of (&reply) == 70);
+   bson_destroy (&reply);
+   /* Already there: 4.4 answers the shard as primary: "<id>:<host>". */
+   simproc_run_json (s, "admin", "{\"movePrimary\": \"mp\", \"to\": \"shard01\"}", &reply);
+   snprintf (name, sizeof name, "%s.movePrimary already primary ok (4.4: primary field)", v);
+   CHECK (name, code_of (&reply) == -1 && (!strcmp (v, "4.4") ? str_at (&reply, "primary") &&
+                                                                   !strncmp (str_at (&reply, "primary"), "shard01:", 8)
+                                                              : !has_at (&reply, "primary")));
+   bson_destroy (&reply);
+   /* A draining destination: 70 from 7.0 (MovePrimaryCoordinator), moved before. */
+   simproc_run_ok (s, "admin", "{\"removeShard\": \"shard03\"}");
+   simproc_run_json (s, "admin", "{\"movePrimary\": \"mp\", \"to\": \"shard03\"}", &reply);
+   snprintf (name, sizeof name, "%s.movePrimary to a draining shard", v);
+   if (v70) {
+      CHECK (name, code_of (&reply) == 70 && !strcmp (errmsg_of (&reply), "Requested primary shard shard03 is draining") &&
+                      count_config (s, "databases", "{\"_id\": \"mp\", \"primary\": \"shard01\"}") == 1);
+   } else {
+      CHECK (name, code_of (&reply) == -1 &&
+                      count_config (s, "databases", "{\"_id\": \"mp\", \"primary\": \"shard03\"}") == 1);
+   }
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -108,6 +163,7 @@ run_version (const char *version)
    }
    test_add_shard (&s, version);
    test_list_shards (&s, version);
+   test_move_primary (&s, version);
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
