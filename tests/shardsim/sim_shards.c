@@ -470,10 +470,18 @@ sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* flushRouterConfig (flush_router_config_cmd.cpp): a number or a bool flushes everything; anything else must be a
+ * namespace string (BSONElement::checkAndGetStringData: 13111 "wrong type for field (F) T != string"). */
 void
 sim_cmd_flush_router_config (sim_ctx_t *ctx, bson_t *reply)
 {
-   (void) ctx;
+   bson_iter_t it;
+   if (bson_iter_init (&it, ctx->cmd) && bson_iter_next (&it) && !BSON_ITER_HOLDS_NUMBER (&it) &&
+       !BSON_ITER_HOLDS_BOOL (&it) && !BSON_ITER_HOLDS_UTF8 (&it)) {
+      sim_reply_error (reply, 13111, "wrong type for field (%s) %s != string", bson_iter_key (&it),
+                       simq_type_name (bson_iter_type (&it)));
+      return;
+   }
    BSON_APPEND_BOOL (reply, "flushed", true);
    sim_reply_ok (reply);
 }

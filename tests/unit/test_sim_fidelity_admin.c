@@ -149,6 +149,24 @@ test_move_primary (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- flushRouterConfig: a number, a bool or a namespace string (checkAndGetStringData) ---- */
+
+static void
+test_flush_router_config (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_json (s, "admin", "{\"flushRouterConfig\": {}}", &reply);
+   snprintf (name, sizeof name, "%s.flushRouterConfig object 13111", v);
+   CHECK (name, code_of (&reply) == 13111 &&
+                   !strcmp (errmsg_of (&reply), "wrong type for field (flushRouterConfig) object != string"));
+   bson_destroy (&reply);
+   snprintf (name, sizeof name, "%s.flushRouterConfig 1, true and a namespace ok", v);
+   CHECK (name, simproc_run_ok (s, "admin", "{\"flushRouterConfig\": 1}") &&
+                   simproc_run_ok (s, "admin", "{\"flushRouterConfig\": true}") &&
+                   simproc_run_ok (s, "admin", "{\"flushRouterConfig\": \"mp.c\"}"));
+}
+
 static void
 run_version (const char *version)
 {
@@ -164,6 +182,7 @@ run_version (const char *version)
    test_add_shard (&s, version);
    test_list_shards (&s, version);
    test_move_primary (&s, version);
+   test_flush_router_config (&s, version);
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
