@@ -167,6 +167,48 @@ test_flush_router_config (sim_t *s, const char *v)
                    simproc_run_ok (s, "admin", "{\"flushRouterConfig\": \"mp.c\"}"));
 }
 
+/* ---- configureCollectionBalancing: 6.0 needs a setting (ShardingCatalogManager::configureCollectionBalancing),
+ * 7.0+ takes none as a no-op; chunkSize is an IDL safeInt ---- */
+
+static void
+test_configure_balancing (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"cb\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"cb.c\", \"key\": {\"a\": 1}}");
+   simproc_run_json (s, "admin", "{\"configureCollectionBalancing\": \"cb.c\"}", &reply);
+   snprintf (name, sizeof name, "%s.configureCollectionBalancing no setting", v);
+   if (!strcmp (v, "6.0")) {
+      CHECK (name, code_of (&reply) == 72 && !strcmp (errmsg_of (&reply), "invalid configure collection balancing update"));
+   } else {
+      CHECK (name, code_of (&reply) == -1);
+   }
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"configureCollectionBalancing\": \"cb.c\", \"chunkSize\": \"x\"}", &reply);
+   snprintf (name, sizeof name, "%s.configureCollectionBalancing chunkSize string 14", v);
+   CHECK (name, code_of (&reply) == 14 &&
+                   strstr (errmsg_of (&reply),
+                           "BSON field 'configureCollectionBalancing.chunkSize' is the wrong type 'string'") &&
+                   count_config (s, "collections", "{\"_id\": \"cb.c\", \"maxChunkSizeBytes\": {\"$exists\": true}}") == 0);
+   bson_destroy (&reply);
+}
+
+static void
+run_60 (void)
+{
+   sim_t s;
+   const char *args[] = { "--version", "6.0", "--shards", "2", NULL };
+   if (!fid_start (&s, args)) {
+      UNIT_FAIL ("6.0.start", "shardsim did not start");
+      sim_stop (&s);
+      return;
+   }
+   test_configure_balancing (&s, "6.0");
+   int status = sim_stop (&s);
+   CHECK ("6.0.clean exit", WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
 static void
 run_version (const char *version)
 {
@@ -183,6 +225,9 @@ run_version (const char *version)
    test_list_shards (&s, version);
    test_move_primary (&s, version);
    test_flush_router_config (&s, version);
+   if (strcmp (version, "6.0") > 0) {
+      test_configure_balancing (&s, version);
+   }
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
@@ -194,6 +239,7 @@ main (void)
    mongoc_init ();
    mongoc_log_set_handler (NULL, NULL);
    run_version ("4.4");
+   run_60 ();
    run_version ("8.0");
    mongoc_cleanup ();
    UNIT_EXIT ();
