@@ -50,6 +50,24 @@ sim_key_correlation (const simq_docs_t *keys, int64_t *n, bool *numeric_out)
    return r;
 }
 
+/* analyze_shard_key::validateNamespace: no collection of admin, config or local, no system. collection (20). */
+static bool
+sim_analyzable_ns (const char *ns, bson_t *reply)
+{
+   const char *dot = strchr (ns, '.');
+   size_t dl = dot ? (size_t) (dot - ns) : strlen (ns);
+   if ((dl == 5 && !strncmp (ns, "admin", 5)) || (dl == 6 && !strncmp (ns, "config", 6)) ||
+       (dl == 5 && !strncmp (ns, "local", 5))) {
+      sim_reply_error (reply, 20, "Cannot run against an internal collection");
+      return false;
+   }
+   if (dot && !strncmp (dot + 1, "system.", 7)) {
+      sim_reply_error (reply, 20, "Cannot run against a system collection");
+      return false;
+   }
+   return true;
+}
+
 void
 sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -65,25 +83,41 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 40414, "BSON field 'analyzeShardKey.key' is missing but a required field");
       goto done;
    }
-   if (sim_has (ctx->cmd, "sampleRate") && sim_has (ctx->cmd, "sampleSize")) {
-      sim_reply_error (reply, 72, "Cannot specify both 'sampleRate' and 'sampleSize'");
+   /* The request's key validator (validateShardKeyPattern: ShardKeyPattern's parse) */
+   if (bson_empty (&key)) {
+      sim_reply_error (reply, 2, "Shard key is empty");
       goto done;
    }
    bool kc = !bson_iter_init_find (&it, ctx->cmd, "keyCharacteristics") || bson_iter_as_bool (&it);
    bool rw = !bson_iter_init_find (&it, ctx->cmd, "readWriteDistribution") || bson_iter_as_bool (&it);
+   if (!kc && !rw) {
+      sim_reply_error (reply, 72, "Cannot skip analyzing all metrics");
+      goto done;
+   }
+   if (sim_has (ctx->cmd, "sampleRate") && sim_has (ctx->cmd, "sampleSize")) {
+      sim_reply_error (reply, 72, "Cannot specify both 'sampleRate' and 'sampleSize'");
+      goto done;
+   }
+   if (!sim_analyzable_ns (ns, reply)) {
+      goto done;
+   }
    sim_coll_t *coll = sim_coll_get_ns (ns);
    if (!coll) {
       sim_reply_error (reply, 26, "Cannot analyze a shard key for a non-existing collection");
       goto done;
    }
-   if (kc) {
-      bool supported = sim_has_prefix_index (coll, &key, false);
-      if (!supported) {
+   /* The supporting index must match the key field by field, hashed for hashed (findShardKeyPrefixedIndex); without
+    * one there are no key characteristics: 20 when they were all that was asked for. */
+   if (kc && !sim_has_prefix_index (coll, &key, true)) {
+      if (!rw) {
          sim_reply_error (reply, 20,
                           "Cannot analyze the characteristics of a shard key that does not have a supporting "
                           "index");
          goto done;
       }
+      kc = false;
+   }
+   if (kc) {
       /* Key values in insertion order (for monotonicity), then sorted for distinct counts. */
       sim_shcoll_t fake;
       memset (&fake, 0, sizeof fake);
@@ -160,7 +194,22 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
       }
       bson_append_array_end (&d, &arr);
       BSON_APPEND_DOCUMENT_BEGIN (&d, "monotonicity", &mono);
-      if (numeric && m > 1) {
+      bson_iter_t kf;
+      int hashed_at = -1, nf = 0;
+      for (bson_iter_init (&kf, &key); bson_iter_next (&kf); nf++) {
+         if (BSON_ITER_HOLDS_UTF8 (&kf) && hashed_at < 0) {
+            hashed_at = nf;
+         }
+      }
+      if (hashed_at >= 0) {
+         /* calculateMonotonicity: a hashed key is not monotonic when hashed alone or first, else unknown */
+         if (hashed_at == 0 || nf == 1) {
+            BSON_APPEND_UTF8 (&mono, "type", "not monotonic");
+            BSON_APPEND_DOUBLE (&mono, "recordIdCorrelationCoefficient", 0.0);
+         } else {
+            BSON_APPEND_UTF8 (&mono, "type", "unknown");
+         }
+      } else if (numeric && m > 1) {
          BSON_APPEND_DOUBLE (&mono, "recordIdCorrelationCoefficient", floor (r * 10000.0 + 0.5) / 10000.0);
          BSON_APPEND_UTF8 (&mono, "type", fabs (r) >= 0.7 ? "monotonic" : "not monotonic");
       } else {

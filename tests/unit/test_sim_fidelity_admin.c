@@ -209,6 +209,64 @@ run_60 (void)
    CHECK ("6.0.clean exit", WIFEXITED (status) && WEXITSTATUS (status) == 0);
 }
 
+/* ---- analyzeShardKey (7.0+): analyze_shard_key_cmd.cpp, validateNamespace, calculateMonotonicity ---- */
+
+static void
+test_analyze_shard_key (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_ok (s, "az", "{\"insert\": \"u\", \"documents\": [{\"uid\": 1}, {\"uid\": 2}, {\"uid\": 3}]}");
+   simproc_run_ok (s, "az",
+                   "{\"createIndexes\": \"u\", \"indexes\": [{\"key\": {\"uid\": \"hashed\"}, \"name\": "
+                   "\"uid_hashed\"}]}");
+   simproc_run_json (s, "admin",
+                     "{\"analyzeShardKey\": \"az.u\", \"key\": {\"uid\": 1}, \"keyCharacteristics\": false, "
+                     "\"readWriteDistribution\": false}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.analyzeShardKey nothing to analyze 72", v);
+   CHECK (name, code_of (&reply) == 72 && !strcmp (errmsg_of (&reply), "Cannot skip analyzing all metrics"));
+   bson_destroy (&reply);
+   /* A hashed index does not support { uid: 1 }: the read/write distribution only. */
+   simproc_run_json (s, "admin", "{\"analyzeShardKey\": \"az.u\", \"key\": {\"uid\": 1}}", &reply);
+   snprintf (name, sizeof name, "%s.analyzeShardKey no supporting index: distribution only", v);
+   CHECK (name, code_of (&reply) == -1 && !has_at (&reply, "keyCharacteristics") && has_at (&reply, "readDistribution") &&
+                   has_at (&reply, "writeDistribution"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin",
+                     "{\"analyzeShardKey\": \"az.u\", \"key\": {\"uid\": 1}, \"readWriteDistribution\": false}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.analyzeShardKey no supporting index, characteristics only 20", v);
+   CHECK (name, code_of (&reply) == 20 &&
+                   !strcmp (errmsg_of (&reply),
+                            "Cannot analyze the characteristics of a shard key that does not have a supporting index"));
+   bson_destroy (&reply);
+   /* A hashed key: not monotonic, coefficient 0. */
+   simproc_run_json (s, "admin", "{\"analyzeShardKey\": \"az.u\", \"key\": {\"uid\": \"hashed\"}}", &reply);
+   snprintf (name, sizeof name, "%s.analyzeShardKey hashed key not monotonic", v);
+   bson_iter_t it, c;
+   CHECK (name, code_of (&reply) == -1 && str_at (&reply, "keyCharacteristics.monotonicity.type") &&
+                   !strcmp (str_at (&reply, "keyCharacteristics.monotonicity.type"), "not monotonic") &&
+                   bson_iter_init (&it, &reply) &&
+                   bson_iter_find_descendant (&it, "keyCharacteristics.monotonicity.recordIdCorrelationCoefficient",
+                                              &c) &&
+                   bson_iter_as_double (&c) == 0.0);
+   bson_destroy (&reply);
+   /* Internal and system collections: 20; an empty key: 2. */
+   simproc_run_json (s, "admin", "{\"analyzeShardKey\": \"config.shards\", \"key\": {\"_id\": 1}}", &reply);
+   snprintf (name, sizeof name, "%s.analyzeShardKey internal collection 20", v);
+   CHECK (name, code_of (&reply) == 20 && !strcmp (errmsg_of (&reply), "Cannot run against an internal collection"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"analyzeShardKey\": \"az.system.views\", \"key\": {\"_id\": 1}}", &reply);
+   snprintf (name, sizeof name, "%s.analyzeShardKey system collection 20", v);
+   CHECK (name, code_of (&reply) == 20 && !strcmp (errmsg_of (&reply), "Cannot run against a system collection"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"analyzeShardKey\": \"az.u\", \"key\": {}}", &reply);
+   snprintf (name, sizeof name, "%s.analyzeShardKey empty key 2", v);
+   CHECK (name, code_of (&reply) == 2 && !strcmp (errmsg_of (&reply), "Shard key is empty"));
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -227,6 +285,9 @@ run_version (const char *version)
    test_flush_router_config (&s, version);
    if (strcmp (version, "6.0") > 0) {
       test_configure_balancing (&s, version);
+   }
+   if (strcmp (version, "7.0") >= 0) {
+      test_analyze_shard_key (&s, version);
    }
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
