@@ -243,6 +243,10 @@ done:
    simq_docs_clear (&keys);
 }
 
+/* configureQueryAnalyzer (configure_query_analyzer_cmd.cpp): validateNamespace, the samplesPerSecond checks, then a
+ * findAndModify on config.queryAnalyzers: mode "off" updates only an active document (mode off, stopTime; no upsert,
+ * samplesPerSecond and startTime kept); other modes upsert, keeping startTime when neither the mode nor the
+ * collection changed, and unset stopTime. oldConfiguration is the pre-image's { mode, samplesPerSecond }. */
 void
 sim_cmd_configure_query_analyzer (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -261,55 +265,89 @@ sim_cmd_configure_query_analyzer (sim_ctx_t *ctx, bson_t *reply)
                        mode);
       return;
    }
-   double rate = 0;
-   bool have_rate = bson_iter_init_find (&it, ctx->cmd, "samplesPerSecond") && BSON_ITER_HOLDS_NUMBER (&it);
-   if (have_rate) {
-      rate = bson_iter_as_double (&it);
-   }
-   if (!strcmp (mode, "full") && (!have_rate || rate <= 0 || rate > 50)) {
-      sim_reply_error (reply, 72, "'samplesPerSecond' must be greater than 0 and less than or equal to 50");
+   bool have_rate = bson_iter_init_find (&it, ctx->cmd, "samplesPerSecond");
+   if (have_rate && !BSON_ITER_HOLDS_NUMBER (&it)) {
+      sim_reply_error (reply, 14,
+                       "BSON field 'configureQueryAnalyzer.samplesPerSecond' is the wrong type '%s', expected types "
+                       "'[long, int, decimal, double']",
+                       simq_type_name (bson_iter_type (&it)));
       return;
    }
-   if (!strcmp (mode, "off") && have_rate) {
-      sim_reply_error (reply, 72, "Cannot specify 'samplesPerSecond' when 'mode' is 'off'");
+   double rate = have_rate ? bson_iter_as_double (&it) : 0;
+   if (!sim_analyzable_ns (ns, reply)) {
+      return;
+   }
+   bool off = !strcmp (mode, "off");
+   if (off && have_rate) {
+      sim_reply_error (reply, 72, "Cannot specify 'samplesPerSecond' when 'mode' is \"off\"");
+      return;
+   }
+   if (!off && !have_rate) {
+      sim_reply_error (reply, 72, "'samplesPerSecond' must be specified when 'mode' is not \"off\"");
+      return;
+   }
+   if (!off && rate <= 0) {
+      sim_reply_error (reply, 72, "'samplesPerSecond' must be greater than 0");
+      return;
+   }
+   if (!off && rate > 50) {
+      sim_reply_error (reply, 72, "'samplesPerSecond' must be less than or equal to 50");
       return;
    }
    sim_coll_t *coll = sim_coll_get_ns (ns);
    if (!coll) {
-      sim_reply_error (reply, 26, "The namespace %s does not exist", ns);
+      sim_reply_error (reply, 26, "The namespace does not exist");
       return;
    }
    sim_coll_t *qa = sim_coll_ensure ("config", "queryAnalyzers");
    sim_pos_t pos;
    bool had = sim_find_by_sid (qa, ns, &pos);
-   bson_t old = BSON_INITIALIZER, d;
+   bson_t old = BSON_INITIALIZER, d, view;
+   const char *old_mode = NULL;
+   bool same_coll = false;
    if (had) {
-      bson_t view;
       sim_coll_view (qa, pos, &view);
-      const char *om = docget_utf8 (&view, "mode", NULL);
-      BSON_APPEND_UTF8 (&old, "mode", om ? om : "off");
+      old_mode = docget_utf8 (&view, "mode", NULL);
+      if (bson_iter_init_find (&it, &view, "collUuid") && BSON_ITER_HOLDS_BINARY (&it)) {
+         bson_subtype_t st;
+         uint32_t len;
+         const uint8_t *data;
+         bson_iter_binary (&it, &st, &len, &data);
+         same_coll = len == 16 && !memcmp (data, coll->uuid, 16);
+      }
+      BSON_APPEND_UTF8 (&old, "mode", old_mode ? old_mode : "off");
       if (bson_iter_init_find (&it, &view, "samplesPerSecond")) {
          BSON_APPEND_VALUE (&old, "samplesPerSecond", bson_iter_value (&it));
       }
    }
-   bson_t set = BSON_INITIALIZER;
-   BSON_APPEND_BINARY (&set, "collUuid", BSON_SUBTYPE_UUID, coll->uuid, 16);
-   BSON_APPEND_UTF8 (&set, "ns", ns);
-   BSON_APPEND_UTF8 (&set, "mode", mode);
-   if (have_rate) {
-      BSON_APPEND_DOUBLE (&set, "samplesPerSecond", rate);
+   /* off: the query is { ns, mode: { $ne: "off" } } without upsert, so an inactive or missing document is left be */
+   bool matched = !off || (had && old_mode && strcmp (old_mode, "off") != 0);
+   if (matched) {
+      bson_t set = BSON_INITIALIZER;
+      if (off) {
+         BSON_APPEND_UTF8 (&set, "mode", "off");
+         BSON_APPEND_DATE_TIME (&set, "stopTime", clock_wall_ms ());
+      } else {
+         BSON_APPEND_BINARY (&set, "collUuid", BSON_SUBTYPE_UUID, coll->uuid, 16);
+         BSON_APPEND_UTF8 (&set, "ns", ns);
+         BSON_APPEND_UTF8 (&set, "mode", mode);
+         BSON_APPEND_DOUBLE (&set, "samplesPerSecond", rate);
+         bool keep_start = had && same_coll && old_mode && !strcmp (old_mode, mode) && sim_has (&view, "startTime");
+         if (!keep_start) {
+            BSON_APPEND_DATE_TIME (&set, "startTime", clock_wall_ms ());
+         }
+      }
+      const char *unset[] = { "stopTime", NULL };
+      sim_config_update ("queryAnalyzers", ns, &set, off ? NULL : unset, !off);
+      bson_destroy (&set);
    }
-   BSON_APPEND_DATE_TIME (&set, "startTime", clock_wall_ms ());
-   const char *unset[] = { "samplesPerSecond", NULL };
-   sim_config_update ("queryAnalyzers", ns, &set, have_rate ? NULL : unset, true);
-   bson_destroy (&set);
    BSON_APPEND_DOCUMENT_BEGIN (reply, "newConfiguration", &d);
    BSON_APPEND_UTF8 (&d, "mode", mode);
    if (have_rate) {
       BSON_APPEND_DOUBLE (&d, "samplesPerSecond", rate);
    }
    bson_append_document_end (reply, &d);
-   if (had) {
+   if (matched && had && same_coll) {
       BSON_APPEND_DOCUMENT (reply, "oldConfiguration", &old);
    }
    bson_destroy (&old);

@@ -267,6 +267,89 @@ test_analyze_shard_key (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- configureQueryAnalyzer (7.0+): configure_query_analyzer_cmd.cpp ---- */
+
+/* The config.queryAnalyzers document of ns: its startTime (ms, 0 when none) and whether it has a stopTime. */
+static int64_t
+qa_start_time (sim_t *s, const char *ns, bool *stopped)
+{
+   bson_error_t err;
+   const bson_t *doc;
+   int64_t t = 0;
+   bson_t *filter = BCON_NEW ("_id", BCON_UTF8 (ns));
+   mongoc_collection_t *c = mongoc_client_get_collection (s->client, "config", "queryAnalyzers");
+   mongoc_cursor_t *cur = mongoc_collection_find_with_opts (c, filter, NULL, NULL);
+   *stopped = false;
+   if (mongoc_cursor_next (cur, &doc)) {
+      bson_iter_t it;
+      if (bson_iter_init_find (&it, doc, "startTime") && BSON_ITER_HOLDS_DATE_TIME (&it)) {
+         t = bson_iter_date_time (&it);
+      }
+      *stopped = has_at (doc, "stopTime");
+   }
+   (void) mongoc_cursor_error (cur, &err);
+   mongoc_cursor_destroy (cur);
+   mongoc_collection_destroy (c);
+   bson_destroy (filter);
+   return t;
+}
+
+static void
+test_configure_query_analyzer (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   bool stopped;
+   simproc_run_ok (s, "qa", "{\"insert\": \"c\", \"documents\": [{\"a\": 1}]}");
+   /* off with nothing active: ok, nothing written, no oldConfiguration */
+   simproc_run_json (s, "admin", "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"off\"}", &reply);
+   snprintf (name, sizeof name, "%s.configureQueryAnalyzer off with none: ok, no document", v);
+   CHECK (name, code_of (&reply) == -1 && !has_at (&reply, "oldConfiguration") &&
+                   count_config (s, "queryAnalyzers", "{\"_id\": \"qa.c\"}") == 0);
+   bson_destroy (&reply);
+   simproc_run_ok (s, "admin", "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"full\", \"samplesPerSecond\": 5}");
+   int64_t t0 = qa_start_time (s, "qa.c", &stopped);
+   usleep (20000);
+   simproc_run_json (s, "admin", "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"full\", \"samplesPerSecond\": 7}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.configureQueryAnalyzer same mode keeps startTime", v);
+   CHECK (name, code_of (&reply) == -1 && t0 > 0 && qa_start_time (s, "qa.c", &stopped) == t0 &&
+                   str_at (&reply, "oldConfiguration.mode") && !strcmp (str_at (&reply, "oldConfiguration.mode"), "full"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"off\"}", &reply);
+   snprintf (name, sizeof name, "%s.configureQueryAnalyzer off: stopTime set, samplesPerSecond kept", v);
+   CHECK (name, code_of (&reply) == -1 && str_at (&reply, "oldConfiguration.mode") &&
+                   qa_start_time (s, "qa.c", &stopped) == t0 && stopped &&
+                   count_config (s, "queryAnalyzers",
+                                 "{\"_id\": \"qa.c\", \"mode\": \"off\", \"samplesPerSecond\": 7}") == 1);
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"off\"}", &reply);
+   snprintf (name, sizeof name, "%s.configureQueryAnalyzer off again: no oldConfiguration", v);
+   CHECK (name, code_of (&reply) == -1 && !has_at (&reply, "oldConfiguration"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin",
+                     "{\"configureQueryAnalyzer\": \"config.system.sessions\", \"mode\": \"full\", "
+                     "\"samplesPerSecond\": 1}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.configureQueryAnalyzer config.system.sessions 20", v);
+   CHECK (name, code_of (&reply) == 20 && !strcmp (errmsg_of (&reply), "Cannot run against an internal collection"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin",
+                     "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"full\", \"samplesPerSecond\": \"x\"}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.configureQueryAnalyzer samplesPerSecond string 14", v);
+   CHECK (name, code_of (&reply) == 14 &&
+                   strstr (errmsg_of (&reply),
+                           "BSON field 'configureQueryAnalyzer.samplesPerSecond' is the wrong type 'string'"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin",
+                     "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"off\", \"samplesPerSecond\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.configureQueryAnalyzer off with samplesPerSecond 72", v);
+   CHECK (name, code_of (&reply) == 72 &&
+                   !strcmp (errmsg_of (&reply), "Cannot specify 'samplesPerSecond' when 'mode' is \"off\""));
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -288,6 +371,7 @@ run_version (const char *version)
    }
    if (strcmp (version, "7.0") >= 0) {
       test_analyze_shard_key (&s, version);
+      test_configure_query_analyzer (&s, version);
    }
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
