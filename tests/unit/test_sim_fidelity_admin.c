@@ -194,21 +194,6 @@ test_configure_balancing (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
-static void
-run_60 (void)
-{
-   sim_t s;
-   const char *args[] = { "--version", "6.0", "--shards", "2", NULL };
-   if (!fid_start (&s, args)) {
-      UNIT_FAIL ("6.0.start", "shardsim did not start");
-      sim_stop (&s);
-      return;
-   }
-   test_configure_balancing (&s, "6.0");
-   int status = sim_stop (&s);
-   CHECK ("6.0.clean exit", WIFEXITED (status) && WEXITSTATUS (status) == 0);
-}
-
 /* ---- analyzeShardKey (7.0+): analyze_shard_key_cmd.cpp, validateNamespace, calculateMonotonicity ---- */
 
 static void
@@ -350,6 +335,43 @@ test_configure_query_analyzer (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- $shardedDataDistribution (6.0+): PositionRequirement::kFirst, checked by Pipeline::validateCommon ---- */
+
+static void
+test_sdd_first_stage (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_json (s, "admin",
+                     "{\"aggregate\": 1, \"pipeline\": [{\"$match\": {}}, {\"$shardedDataDistribution\": {}}], "
+                     "\"cursor\": {}}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.$shardedDataDistribution not first 40602", v);
+   CHECK (name, code_of (&reply) == 40602 &&
+                   !strcmp (errmsg_of (&reply), "$shardedDataDistribution is only valid as the first stage in a pipeline"));
+   bson_destroy (&reply);
+   snprintf (name, sizeof name, "%s.$shardedDataDistribution first ok", v);
+   CHECK (name, simproc_run_ok (s, "admin",
+                                "{\"aggregate\": 1, \"pipeline\": [{\"$shardedDataDistribution\": {}}, {\"$match\": "
+                                "{}}], \"cursor\": {}}"));
+}
+
+static void
+run_60 (void)
+{
+   sim_t s;
+   const char *args[] = { "--version", "6.0", "--shards", "2", NULL };
+   if (!fid_start (&s, args)) {
+      UNIT_FAIL ("6.0.start", "shardsim did not start");
+      sim_stop (&s);
+      return;
+   }
+   test_configure_balancing (&s, "6.0");
+   test_sdd_first_stage (&s, "6.0");
+   int status = sim_stop (&s);
+   CHECK ("6.0.clean exit", WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
 static void
 run_version (const char *version)
 {
@@ -368,6 +390,7 @@ run_version (const char *version)
    test_flush_router_config (&s, version);
    if (strcmp (version, "6.0") > 0) {
       test_configure_balancing (&s, version);
+      test_sdd_first_stage (&s, version);
    }
    if (strcmp (version, "7.0") >= 0) {
       test_analyze_shard_key (&s, version);
