@@ -372,6 +372,33 @@ run_60 (void)
    CHECK ("6.0.clean exit", WIFEXITED (status) && WEXITSTATUS (status) == 0);
 }
 
+/* ---- duplicate keys: DuplicateKeyErrorInfo (keyPattern, keyValue) in the write error and the command error ---- */
+
+static void
+test_dup_key (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_ok (s, "dk", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1, \"a\": 1}]}");
+   simproc_run_json (s, "dk", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1, \"a\": 2}]}", &reply);
+   bson_iter_t it, f;
+   snprintf (name, sizeof name, "%s.dup key write error keyPattern and keyValue", v);
+   CHECK (name, bson_iter_init (&it, &reply) && bson_iter_find_descendant (&it, "writeErrors.0.keyPattern._id", &f) &&
+                   bson_iter_as_int64 (&f) == 1 && bson_iter_init (&it, &reply) &&
+                   bson_iter_find_descendant (&it, "writeErrors.0.keyValue._id", &f) && bson_iter_as_int64 (&f) == 1);
+   snprintf (name, sizeof name, "%s.dup key write error text", v);
+   CHECK_STR (name, "E11000 duplicate key error collection: dk.c index: _id_ dup key: { _id: 1 }",
+              str_at (&reply, "writeErrors.0.errmsg") ? str_at (&reply, "writeErrors.0.errmsg") : "");
+   bson_destroy (&reply);
+   simproc_run_json (s, "dk",
+                     "{\"findAndModify\": \"c\", \"query\": {\"_id\": 1, \"a\": 99}, \"update\": {\"$set\": "
+                     "{\"b\": 1}}, \"upsert\": true}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.dup key findAndModify upsert: 11000 with keyPattern and keyValue", v);
+   CHECK (name, code_of (&reply) == 11000 && has_at (&reply, "keyPattern._id") && has_at (&reply, "keyValue._id"));
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -388,6 +415,7 @@ run_version (const char *version)
    test_list_shards (&s, version);
    test_move_primary (&s, version);
    test_flush_router_config (&s, version);
+   test_dup_key (&s, version);
    if (strcmp (version, "6.0") > 0) {
       test_configure_balancing (&s, version);
       test_sdd_first_stage (&s, version);
