@@ -399,6 +399,78 @@ test_dup_key (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- 4.4/5.0 balancer: a move that fails ChunkTooBig runs Balancer::_splitOrMarkJumbo (splitVector's points, or
+ * jumbo: true in config.chunks when there are none) instead of moving the chunk ---- */
+
+/* Collection fj.<coll> keyed { <field>: 1 }: n documents of 231 bytes whose key is key(i), in chunk [MinKey, 1000)
+ * on shard01, and three empty chunks after it, so that the chunk-count policy moves the first chunk. */
+static void
+setup_big_chunk (sim_t *s, const char *coll, const char *field, int n, bool same_key)
+{
+   char json[512], pad[201];
+   memset (pad, 'x', 200);
+   pad[200] = '\0';
+   snprintf (json, sizeof json, "{\"shardCollection\": \"fj.%s\", \"key\": {\"%s\": 1}}", coll, field);
+   simproc_run_ok (s, "admin", json);
+   for (int i = 0; i < n; i++) {
+      snprintf (json, sizeof json, "{\"insert\": \"%s\", \"documents\": [{\"%s\": %d, \"pad\": \"%s\"}]}", coll,
+                field, same_key ? 5 : i, pad);
+      simproc_run_ok (s, "fj", json);
+   }
+   for (int m = 1000; m <= 3000; m += 1000) {
+      snprintf (json, sizeof json, "{\"split\": \"fj.%s\", \"middle\": {\"%s\": %d}}", coll, field, m);
+      simproc_run_ok (s, "admin", json);
+   }
+}
+
+static void
+test_split_or_mark_jumbo (sim_t *s, const char *v)
+{
+   char name[160];
+   simproc_run_ok (s, "config",
+                   "{\"update\": \"settings\", \"updates\": [{\"q\": {\"_id\": \"autosplit\"}, \"u\": {\"$set\": "
+                   "{\"enabled\": false}}, \"upsert\": true}]}");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fj\", \"primaryShard\": \"shard01\"}");
+   /* 30 distinct keys, over 2 x 1024 / 231 = 8 documents: split at half chunk sizes, nothing moved this round */
+   setup_big_chunk (s, "s", "k", 30, false);
+   snprintf (name, sizeof name, "%s.balancer too big: setup four chunks on shard01", v);
+   CHECK (name, count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}, \"shard\": \"shard01\"}") == 4);
+   simproc_run_ok (s, "admin", "{\"simBalancer\": \"round\"}");
+   snprintf (name, sizeof name, "%s.balancer too big: split, not moved", v);
+   CHECK (name, count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}}") > 4 &&
+                   count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}, \"shard\": \"shard02\"}") == 0 &&
+                   count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}, \"jumbo\": true}") == 0);
+   snprintf (name, sizeof name, "%s.balancer too big: the pieces move next round", v);
+   CHECK (name, simproc_run_ok (s, "admin", "{\"simBalancer\": \"round\"}") &&
+                   count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}, \"shard\": \"shard02\"}") == 1);
+   /* 20 documents of one key: no split point, jumbo: true, not moved (fj.s left alone from here) */
+   simproc_run_ok (s, "admin", "{\"setAllowMigrations\": \"fj.s\", \"allowMigrations\": false}");
+   setup_big_chunk (s, "j", "j", 20, true);
+   simproc_run_ok (s, "admin", "{\"simBalancer\": \"round\"}");
+   snprintf (name, sizeof name, "%s.balancer too big, one key: marked jumbo, not moved", v);
+   CHECK (name, count_config (s, "chunks", "{\"min.j\": {\"$type\": \"minKey\"}, \"jumbo\": true, \"shard\": "
+                                           "\"shard01\"}") == 1 &&
+                   count_config (s, "chunks", "{\"min.j\": {\"$exists\": true}}") == 4);
+}
+
+static void
+run_balancer_44 (const char *version)
+{
+   sim_t s;
+   const char *args[] = { "--version", version, "--shards", "2", "--chunk-size-kb", "1", NULL };
+   char name[64];
+   if (!fid_start (&s, args)) {
+      snprintf (name, sizeof name, "%s.balancer start", version);
+      UNIT_FAIL (name, "shardsim did not start");
+      sim_stop (&s);
+      return;
+   }
+   test_split_or_mark_jumbo (&s, version);
+   int status = sim_stop (&s);
+   snprintf (name, sizeof name, "%s.balancer clean exit", version);
+   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
 static void
 run_version (const char *version)
 {
@@ -436,6 +508,8 @@ main (void)
    mongoc_log_set_handler (NULL, NULL);
    run_version ("4.4");
    run_60 ();
+   run_balancer_44 ("4.4");
+   run_balancer_44 ("5.0");
    run_version ("8.0");
    mongoc_cleanup ();
    UNIT_EXIT ();
