@@ -450,8 +450,9 @@ sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, con
 int
 sim_autosplit (sim_coll_t *coll, double piece_frac, bool force);
 
-/* Whether the donor refuses chunk i of t as too big to move without forceJumbo (sim_migrate.c; MigrationChunkClonerSource's limit of
- * 2 x chunk size / average document size documents; the 153 ChunkTooBig of a manual moveChunk). */
+/* Whether the donor refuses chunk i of t as too big to move without forceJumbo (sim_migrate.c;
+ * MigrationChunkClonerSource's limit of 2 x chunk size / average document size documents; the 153 ChunkTooBig of a
+ * manual moveChunk). */
 bool
 sim_chunk_too_big_to_move (const sim_ctab_t *t, size_t i);
 

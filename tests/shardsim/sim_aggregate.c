@@ -343,9 +343,12 @@ sim_stages_in_position (const bson_t *pipeline, bson_t *reply)
    static const struct {
       const char *name;
       int since;
-   } first_only[] = { { "$collStats", 44 },    { "$currentOp", 44 },
-                      { "$indexStats", 44 },   { "$listSessions", 44 },
-                      { "$shardedDataDistribution", 60 }, { "$listClusterCatalog", 80 },
+   } first_only[] = { { "$collStats", 44 },
+                      { "$currentOp", 44 },
+                      { "$indexStats", 44 },
+                      { "$listSessions", 44 },
+                      { "$shardedDataDistribution", 60 },
+                      { "$listClusterCatalog", 80 },
                       { NULL, 0 } };
    bson_iter_t st, f;
    int i = 0;

@@ -50,6 +50,61 @@ sim_key_correlation (const simq_docs_t *keys, int64_t *n, bool *numeric_out)
    return r;
 }
 
+/* keyCharacteristics.monotonicity (calculateMonotonicity): a hashed key is not monotonic with coefficient 0 when
+ * hashed alone or first, else unknown; otherwise the correlation r of m numeric keys (numeric: all were numbers or
+ * dates). */
+static void
+sim_append_monotonicity (bson_t *d, const bson_t *key, bool numeric, int64_t m, double r)
+{
+   bson_t mono;
+   bson_iter_t kf;
+   int hashed_at = -1, nf = 0;
+   for (bson_iter_init (&kf, key); bson_iter_next (&kf); nf++) {
+      if (BSON_ITER_HOLDS_UTF8 (&kf) && hashed_at < 0) {
+         hashed_at = nf;
+      }
+   }
+   BSON_APPEND_DOCUMENT_BEGIN (d, "monotonicity", &mono);
+   if (hashed_at >= 0) {
+      if (hashed_at == 0 || nf == 1) {
+         BSON_APPEND_UTF8 (&mono, "type", "not monotonic");
+         BSON_APPEND_DOUBLE (&mono, "recordIdCorrelationCoefficient", 0.0);
+      } else {
+         BSON_APPEND_UTF8 (&mono, "type", "unknown");
+      }
+   } else if (numeric && m > 1) {
+      BSON_APPEND_DOUBLE (&mono, "recordIdCorrelationCoefficient", floor (r * 10000.0 + 0.5) / 10000.0);
+      BSON_APPEND_UTF8 (&mono, "type", fabs (r) >= 0.7 ? "monotonic" : "not monotonic");
+   } else {
+      BSON_APPEND_UTF8 (&mono, "type", m > 1 || !numeric ? "not monotonic" : "unknown");
+   }
+   bson_append_document_end (d, &mono);
+}
+
+/* readDistribution / writeDistribution: no query is ever sampled, so both are empty samples. */
+static void
+sim_append_distributions (bson_t *reply)
+{
+   bson_t d, s;
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "readDistribution", &d);
+   BSON_APPEND_DOCUMENT_BEGIN (&d, "sampleSize", &s);
+   BSON_APPEND_INT64 (&s, "total", 0);
+   BSON_APPEND_INT64 (&s, "find", 0);
+   BSON_APPEND_INT64 (&s, "aggregate", 0);
+   BSON_APPEND_INT64 (&s, "count", 0);
+   BSON_APPEND_INT64 (&s, "distinct", 0);
+   bson_append_document_end (&d, &s);
+   bson_append_document_end (reply, &d);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "writeDistribution", &d);
+   BSON_APPEND_DOCUMENT_BEGIN (&d, "sampleSize", &s);
+   BSON_APPEND_INT64 (&s, "total", 0);
+   BSON_APPEND_INT64 (&s, "update", 0);
+   BSON_APPEND_INT64 (&s, "delete", 0);
+   BSON_APPEND_INT64 (&s, "findAndModify", 0);
+   bson_append_document_end (&d, &s);
+   bson_append_document_end (reply, &d);
+}
+
 /* analyze_shard_key::validateNamespace: no collection of admin, config or local, no system. collection (20). */
 static bool
 sim_analyzable_ns (const char *ns, bson_t *reply)
@@ -171,7 +226,7 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
       sim_shcoll_t shc;
       bool sharded = sim_shcoll_load (ns, &shc);
       sim_shcoll_destroy (&shc);
-      bson_t d, arr, mono;
+      bson_t d, arr;
       BSON_APPEND_DOCUMENT_BEGIN (reply, "keyCharacteristics", &d);
       BSON_APPEND_INT64 (&d, "numDocsTotal", n);
       if (sharded) {
@@ -193,50 +248,11 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
          bson_append_document_end (&arr, &e);
       }
       bson_append_array_end (&d, &arr);
-      BSON_APPEND_DOCUMENT_BEGIN (&d, "monotonicity", &mono);
-      bson_iter_t kf;
-      int hashed_at = -1, nf = 0;
-      for (bson_iter_init (&kf, &key); bson_iter_next (&kf); nf++) {
-         if (BSON_ITER_HOLDS_UTF8 (&kf) && hashed_at < 0) {
-            hashed_at = nf;
-         }
-      }
-      if (hashed_at >= 0) {
-         /* calculateMonotonicity: a hashed key is not monotonic when hashed alone or first, else unknown */
-         if (hashed_at == 0 || nf == 1) {
-            BSON_APPEND_UTF8 (&mono, "type", "not monotonic");
-            BSON_APPEND_DOUBLE (&mono, "recordIdCorrelationCoefficient", 0.0);
-         } else {
-            BSON_APPEND_UTF8 (&mono, "type", "unknown");
-         }
-      } else if (numeric && m > 1) {
-         BSON_APPEND_DOUBLE (&mono, "recordIdCorrelationCoefficient", floor (r * 10000.0 + 0.5) / 10000.0);
-         BSON_APPEND_UTF8 (&mono, "type", fabs (r) >= 0.7 ? "monotonic" : "not monotonic");
-      } else {
-         BSON_APPEND_UTF8 (&mono, "type", m > 1 || !numeric ? "not monotonic" : "unknown");
-      }
-      bson_append_document_end (&d, &mono);
+      sim_append_monotonicity (&d, &key, numeric, m, r);
       bson_append_document_end (reply, &d);
    }
    if (rw) {
-      bson_t d, s;
-      BSON_APPEND_DOCUMENT_BEGIN (reply, "readDistribution", &d);
-      BSON_APPEND_DOCUMENT_BEGIN (&d, "sampleSize", &s);
-      BSON_APPEND_INT64 (&s, "total", 0);
-      BSON_APPEND_INT64 (&s, "find", 0);
-      BSON_APPEND_INT64 (&s, "aggregate", 0);
-      BSON_APPEND_INT64 (&s, "count", 0);
-      BSON_APPEND_INT64 (&s, "distinct", 0);
-      bson_append_document_end (&d, &s);
-      bson_append_document_end (reply, &d);
-      BSON_APPEND_DOCUMENT_BEGIN (reply, "writeDistribution", &d);
-      BSON_APPEND_DOCUMENT_BEGIN (&d, "sampleSize", &s);
-      BSON_APPEND_INT64 (&s, "total", 0);
-      BSON_APPEND_INT64 (&s, "update", 0);
-      BSON_APPEND_INT64 (&s, "delete", 0);
-      BSON_APPEND_INT64 (&s, "findAndModify", 0);
-      bson_append_document_end (&d, &s);
-      bson_append_document_end (reply, &d);
+      sim_append_distributions (reply);
    }
    sim_reply_ok (reply);
 done:

@@ -40,7 +40,8 @@ sim_host_listed (const char *hosts, const char *host, size_t len)
 /* ShardingCatalogManager::_checkIfShardExists: an existing shard with the proposed connection string's replica set
  * name, or with one of its hosts, is the same shard when the request is equivalent (no other name, same kind of
  * connection string and set name; from 7.0 a replica set of the same name must also share a host): 1 with its name
- * into existing; otherwise 20. A proposed name already taken by a shard with no host in common is 20 too. 0 when no shard conflicts, -1 with err on a conflict. */
+ * into existing; otherwise 20. A proposed name already taken by a shard with no host in common is 20 too. 0 when no
+ * shard conflicts, -1 with err on a conflict. */
 static int
 sim_shard_exists (const char *proposed, const char *conn, char *existing, size_t len, bson_error_t *err)
 {
@@ -60,8 +61,7 @@ sim_shard_exists (const char *proposed, const char *conn, char *existing, size_t
       size_t esetlen = eslash ? (size_t) (eslash - h) : 0;
       const char *ehosts = eslash ? eslash + 1 : h;
       bool same_set = slash && eslash && setlen == esetlen && !strncmp (conn, h, setlen);
-      bool equivalent =
-         (!proposed || !strcmp (proposed, id)) && (!slash) == (!eslash) && (!slash || same_set);
+      bool equivalent = (!proposed || !strcmp (proposed, id)) && (!slash) == (!eslash) && (!slash || same_set);
       bool overlap = false;
       for (const char *e = ehosts; e && *e && !overlap;) {
          const char *comma = strchr (e, ',');
@@ -73,8 +73,8 @@ sim_shard_exists (const char *proposed, const char *conn, char *existing, size_t
             found = 1;
          } else if (equivalent) {
             /* 7.0+ (checkIfHostsAreEquivalent): an equivalent request must share a host */
-            SIM_ERR (err, 20, "A shard named %.*s containing the replica set '%.*s' already exists", (int) setlen,
-                     conn, (int) setlen, conn);
+            SIM_ERR (err, 20, "A shard named %.*s containing the replica set '%.*s' already exists", (int) setlen, conn,
+                     (int) setlen, conn);
             found = -1;
          } else {
             SIM_ERR (err, 20, "A shard already exists containing the replica set '%.*s'", (int) setlen, conn);
@@ -371,8 +371,8 @@ sim_cmd_move_primary (sim_ctx_t *ctx, bson_t *reply)
       if (sim_ver_ge (70)) {
          sim_reply_error (reply, 70, "Requested primary shard %s does not exist", to);
       } else {
-         sim_reply_error (reply, 70, "Could not move database '%s' to shard '%s' :: caused by :: Shard %s not found", db,
-                          to, to);
+         sim_reply_error (reply, 70, "Could not move database '%s' to shard '%s' :: caused by :: Shard %s not found",
+                          db, to, to);
       }
       return;
    }

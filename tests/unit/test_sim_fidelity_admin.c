@@ -63,11 +63,12 @@ test_add_shard (sim_t *s, const char *v)
    simproc_run_json (s, "admin", "{\"addShard\": \"rsx/hx9:9\"}", &reply);
    snprintf (name, sizeof name, "%s.addShard same set no common host", v);
    if (strcmp (v, "7.0") < 0) {
-      CHECK (name, code_of (&reply) == -1 && str_at (&reply, "shardAdded") &&
-                      !strcmp (str_at (&reply, "shardAdded"), "x1"));
+      CHECK (name,
+             code_of (&reply) == -1 && str_at (&reply, "shardAdded") && !strcmp (str_at (&reply, "shardAdded"), "x1"));
    } else {
-      CHECK (name, code_of (&reply) == 20 &&
-                      !strcmp (errmsg_of (&reply), "A shard named rsx containing the replica set 'rsx' already exists"));
+      CHECK (name,
+             code_of (&reply) == 20 &&
+                !strcmp (errmsg_of (&reply), "A shard named rsx containing the replica set 'rsx' already exists"));
    }
    bson_destroy (&reply);
    /* An existing name with other hosts: 20. */
@@ -116,7 +117,8 @@ test_move_primary (sim_t *s, const char *v)
    }
    simproc_run_json (s, "admin", "{\"movePrimary\": \"mp\", \"to\": \"\"}", &reply);
    snprintf (name, sizeof name, "%s.movePrimary empty to 72", v);
-   CHECK (name, code_of (&reply) == 72 && !strcmp (errmsg_of (&reply), "you have to specify where you want to move it") &&
+   CHECK (name, code_of (&reply) == 72 &&
+                   !strcmp (errmsg_of (&reply), "you have to specify where you want to move it") &&
                    count_config (s, "databases", "{\"_id\": \"mp\", \"primary\": \"shard01\"}") == 1);
    bson_destroy (&reply);
    simproc_run_json (s, "admin", "{\"movePrimary\": \"mp\", \"to\": \"nope\"}", &reply);
@@ -140,7 +142,8 @@ test_move_primary (sim_t *s, const char *v)
    simproc_run_json (s, "admin", "{\"movePrimary\": \"mp\", \"to\": \"shard03\"}", &reply);
    snprintf (name, sizeof name, "%s.movePrimary to a draining shard", v);
    if (v70) {
-      CHECK (name, code_of (&reply) == 70 && !strcmp (errmsg_of (&reply), "Requested primary shard shard03 is draining") &&
+      CHECK (name, code_of (&reply) == 70 &&
+                      !strcmp (errmsg_of (&reply), "Requested primary shard shard03 is draining") &&
                       count_config (s, "databases", "{\"_id\": \"mp\", \"primary\": \"shard01\"}") == 1);
    } else {
       CHECK (name, code_of (&reply) == -1 &&
@@ -180,17 +183,19 @@ test_configure_balancing (sim_t *s, const char *v)
    simproc_run_json (s, "admin", "{\"configureCollectionBalancing\": \"cb.c\"}", &reply);
    snprintf (name, sizeof name, "%s.configureCollectionBalancing no setting", v);
    if (!strcmp (v, "6.0")) {
-      CHECK (name, code_of (&reply) == 72 && !strcmp (errmsg_of (&reply), "invalid configure collection balancing update"));
+      CHECK (name,
+             code_of (&reply) == 72 && !strcmp (errmsg_of (&reply), "invalid configure collection balancing update"));
    } else {
       CHECK (name, code_of (&reply) == -1);
    }
    bson_destroy (&reply);
    simproc_run_json (s, "admin", "{\"configureCollectionBalancing\": \"cb.c\", \"chunkSize\": \"x\"}", &reply);
    snprintf (name, sizeof name, "%s.configureCollectionBalancing chunkSize string 14", v);
-   CHECK (name, code_of (&reply) == 14 &&
-                   strstr (errmsg_of (&reply),
-                           "BSON field 'configureCollectionBalancing.chunkSize' is the wrong type 'string'") &&
-                   count_config (s, "collections", "{\"_id\": \"cb.c\", \"maxChunkSizeBytes\": {\"$exists\": true}}") == 0);
+   CHECK (name,
+          code_of (&reply) == 14 &&
+             strstr (errmsg_of (&reply),
+                     "BSON field 'configureCollectionBalancing.chunkSize' is the wrong type 'string'") &&
+             count_config (s, "collections", "{\"_id\": \"cb.c\", \"maxChunkSizeBytes\": {\"$exists\": true}}") == 0);
    bson_destroy (&reply);
 }
 
@@ -215,12 +220,11 @@ test_analyze_shard_key (sim_t *s, const char *v)
    /* A hashed index does not support { uid: 1 }: the read/write distribution only. */
    simproc_run_json (s, "admin", "{\"analyzeShardKey\": \"az.u\", \"key\": {\"uid\": 1}}", &reply);
    snprintf (name, sizeof name, "%s.analyzeShardKey no supporting index: distribution only", v);
-   CHECK (name, code_of (&reply) == -1 && !has_at (&reply, "keyCharacteristics") && has_at (&reply, "readDistribution") &&
-                   has_at (&reply, "writeDistribution"));
+   CHECK (name, code_of (&reply) == -1 && !has_at (&reply, "keyCharacteristics") &&
+                   has_at (&reply, "readDistribution") && has_at (&reply, "writeDistribution"));
    bson_destroy (&reply);
-   simproc_run_json (s, "admin",
-                     "{\"analyzeShardKey\": \"az.u\", \"key\": {\"uid\": 1}, \"readWriteDistribution\": false}",
-                     &reply);
+   simproc_run_json (
+      s, "admin", "{\"analyzeShardKey\": \"az.u\", \"key\": {\"uid\": 1}, \"readWriteDistribution\": false}", &reply);
    snprintf (name, sizeof name, "%s.analyzeShardKey no supporting index, characteristics only 20", v);
    CHECK (name, code_of (&reply) == 20 &&
                    !strcmp (errmsg_of (&reply),
@@ -230,12 +234,12 @@ test_analyze_shard_key (sim_t *s, const char *v)
    simproc_run_json (s, "admin", "{\"analyzeShardKey\": \"az.u\", \"key\": {\"uid\": \"hashed\"}}", &reply);
    snprintf (name, sizeof name, "%s.analyzeShardKey hashed key not monotonic", v);
    bson_iter_t it, c;
-   CHECK (name, code_of (&reply) == -1 && str_at (&reply, "keyCharacteristics.monotonicity.type") &&
-                   !strcmp (str_at (&reply, "keyCharacteristics.monotonicity.type"), "not monotonic") &&
-                   bson_iter_init (&it, &reply) &&
-                   bson_iter_find_descendant (&it, "keyCharacteristics.monotonicity.recordIdCorrelationCoefficient",
-                                              &c) &&
-                   bson_iter_as_double (&c) == 0.0);
+   CHECK (name,
+          code_of (&reply) == -1 && str_at (&reply, "keyCharacteristics.monotonicity.type") &&
+             !strcmp (str_at (&reply, "keyCharacteristics.monotonicity.type"), "not monotonic") &&
+             bson_iter_init (&it, &reply) &&
+             bson_iter_find_descendant (&it, "keyCharacteristics.monotonicity.recordIdCorrelationCoefficient", &c) &&
+             bson_iter_as_double (&c) == 0.0);
    bson_destroy (&reply);
    /* Internal and system collections: 20; an empty key: 2. */
    simproc_run_json (s, "admin", "{\"analyzeShardKey\": \"config.shards\", \"key\": {\"_id\": 1}}", &reply);
@@ -299,7 +303,8 @@ test_configure_query_analyzer (sim_t *s, const char *v)
                      &reply);
    snprintf (name, sizeof name, "%s.configureQueryAnalyzer same mode keeps startTime", v);
    CHECK (name, code_of (&reply) == -1 && t0 > 0 && qa_start_time (s, "qa.c", &stopped) == t0 &&
-                   str_at (&reply, "oldConfiguration.mode") && !strcmp (str_at (&reply, "oldConfiguration.mode"), "full"));
+                   str_at (&reply, "oldConfiguration.mode") &&
+                   !strcmp (str_at (&reply, "oldConfiguration.mode"), "full"));
    bson_destroy (&reply);
    simproc_run_json (s, "admin", "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"off\"}", &reply);
    snprintf (name, sizeof name, "%s.configureQueryAnalyzer off: stopTime set, samplesPerSecond kept", v);
@@ -320,15 +325,14 @@ test_configure_query_analyzer (sim_t *s, const char *v)
    CHECK (name, code_of (&reply) == 20 && !strcmp (errmsg_of (&reply), "Cannot run against an internal collection"));
    bson_destroy (&reply);
    simproc_run_json (s, "admin",
-                     "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"full\", \"samplesPerSecond\": \"x\"}",
-                     &reply);
+                     "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"full\", \"samplesPerSecond\": \"x\"}", &reply);
    snprintf (name, sizeof name, "%s.configureQueryAnalyzer samplesPerSecond string 14", v);
    CHECK (name, code_of (&reply) == 14 &&
                    strstr (errmsg_of (&reply),
                            "BSON field 'configureQueryAnalyzer.samplesPerSecond' is the wrong type 'string'"));
    bson_destroy (&reply);
-   simproc_run_json (s, "admin",
-                     "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"off\", \"samplesPerSecond\": 1}", &reply);
+   simproc_run_json (s, "admin", "{\"configureQueryAnalyzer\": \"qa.c\", \"mode\": \"off\", \"samplesPerSecond\": 1}",
+                     &reply);
    snprintf (name, sizeof name, "%s.configureQueryAnalyzer off with samplesPerSecond 72", v);
    CHECK (name, code_of (&reply) == 72 &&
                    !strcmp (errmsg_of (&reply), "Cannot specify 'samplesPerSecond' when 'mode' is \"off\""));
@@ -347,8 +351,9 @@ test_sdd_first_stage (sim_t *s, const char *v)
                      "\"cursor\": {}}",
                      &reply);
    snprintf (name, sizeof name, "%s.$shardedDataDistribution not first 40602", v);
-   CHECK (name, code_of (&reply) == 40602 &&
-                   !strcmp (errmsg_of (&reply), "$shardedDataDistribution is only valid as the first stage in a pipeline"));
+   CHECK (name,
+          code_of (&reply) == 40602 &&
+             !strcmp (errmsg_of (&reply), "$shardedDataDistribution is only valid as the first stage in a pipeline"));
    bson_destroy (&reply);
    snprintf (name, sizeof name, "%s.$shardedDataDistribution first ok", v);
    CHECK (name, simproc_run_ok (s, "admin",
@@ -413,8 +418,8 @@ setup_big_chunk (sim_t *s, const char *coll, const char *field, int n, bool same
    snprintf (json, sizeof json, "{\"shardCollection\": \"fj.%s\", \"key\": {\"%s\": 1}}", coll, field);
    simproc_run_ok (s, "admin", json);
    for (int i = 0; i < n; i++) {
-      snprintf (json, sizeof json, "{\"insert\": \"%s\", \"documents\": [{\"%s\": %d, \"pad\": \"%s\"}]}", coll,
-                field, same_key ? 5 : i, pad);
+      snprintf (json, sizeof json, "{\"insert\": \"%s\", \"documents\": [{\"%s\": %d, \"pad\": \"%s\"}]}", coll, field,
+                same_key ? 5 : i, pad);
       simproc_run_ok (s, "fj", json);
    }
    for (int m = 1000; m <= 3000; m += 1000) {
@@ -448,8 +453,9 @@ test_split_or_mark_jumbo (sim_t *s, const char *v)
    setup_big_chunk (s, "j", "j", 20, true);
    simproc_run_ok (s, "admin", "{\"simBalancer\": \"round\"}");
    snprintf (name, sizeof name, "%s.balancer too big, one key: marked jumbo, not moved", v);
-   CHECK (name, count_config (s, "chunks", "{\"min.j\": {\"$type\": \"minKey\"}, \"jumbo\": true, \"shard\": "
-                                           "\"shard01\"}") == 1 &&
+   CHECK (name, count_config (s, "chunks",
+                              "{\"min.j\": {\"$type\": \"minKey\"}, \"jumbo\": true, \"shard\": "
+                              "\"shard01\"}") == 1 &&
                    count_config (s, "chunks", "{\"min.j\": {\"$exists\": true}}") == 4);
 }
 
