@@ -357,6 +357,37 @@ sim_stage_is_source (const bson_t *stage)
    return false;
 }
 
+/* Pipeline::validateCommon: a stage whose PositionRequirement is kFirst anywhere but first fails 40602 (the stages
+ * that exist in the simulated version; an unknown one fails at parse instead). Returns false with the reply set. */
+static bool
+sim_stages_in_position (const bson_t *pipeline, bson_t *reply)
+{
+   static const struct {
+      const char *name;
+      int since;
+   } first_only[] = { { "$collStats", 44 },
+                      { "$currentOp", 44 },
+                      { "$indexStats", 44 },
+                      { "$listSessions", 44 },
+                      { "$shardedDataDistribution", 60 },
+                      { "$listClusterCatalog", 80 },
+                      { NULL, 0 } };
+   bson_iter_t st, f;
+   int i = 0;
+   for (bson_iter_init (&st, pipeline); bson_iter_next (&st); i++) {
+      if (i == 0 || !BSON_ITER_HOLDS_DOCUMENT (&st) || !bson_iter_recurse (&st, &f) || !bson_iter_next (&f)) {
+         continue;
+      }
+      for (int k = 0; first_only[k].name; k++) {
+         if (!strcmp (bson_iter_key (&f), first_only[k].name) && sim_ver_ge (first_only[k].since)) {
+            sim_reply_error (reply, 40602, "%s is only valid as the first stage in a pipeline", first_only[k].name);
+            return false;
+         }
+      }
+   }
+   return true;
+}
+
 static void
 sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -381,6 +412,9 @@ sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
    if (!bson_iter_init_find (&it, ctx->cmd, "pipeline") || !BSON_ITER_HOLDS_ARRAY (&it) ||
        !docget_sub (ctx->cmd, "pipeline", BSON_TYPE_EOD, &pipeline)) {
       sim_reply_error (reply, 40414, "BSON field 'aggregate.pipeline' is missing but a required field");
+      goto cleanup;
+   }
+   if (!sim_stages_in_position (&pipeline, reply)) {
       goto cleanup;
    }
    bool explain = docget_bool (ctx->cmd, "explain");
