@@ -77,15 +77,30 @@ snap_diff (const snapshot_t *inc, const snapshot_t *full, char *diff, size_t len
       diff_int (diff, len, w, a->bottom_shard, b->bottom_shard);
       diff_str (diff, len, w, a->bottom_max_json, b->bottom_max_json);
       for (size_t k = 0; k < full->nshards; k++) {
-         const snap_cell_t *x = &a->cells[k], *y = &b->cells[k];
+         const snap_cell_t *x = snap_coll_cell (a, (int) k), *y = snap_coll_cell (b, (int) k);
+         const snap_act_t *xa = snap_coll_act (a, (int) k), *ya = snap_coll_act (b, (int) k);
+         snprintf (w, sizeof w, "%s@%s cell", b->ns, full->shards[k].name);
+         diff_int (diff, len, w, x != NULL, y != NULL); /* a cell exactly where the shard holds something */
+         if (!x || !y)
+            continue;
          snprintf (w, sizeof w, "%s@%s chunks", b->ns, full->shards[k].name);
          diff_int (diff, len, w, x->chunks, y->chunks);
-         snprintf (w, sizeof w, "%s@%s outOfZone", b->ns, full->shards[k].name);
-         diff_int (diff, len, w, x->out_of_zone, y->out_of_zone);
+         snprintf (w, sizeof w, "%s@%s jumbo", b->ns, full->shards[k].name);
+         diff_int (diff, len, w, xa ? xa->jumbo : 0, ya ? ya->jumbo : 0);
          snprintf (w, sizeof w, "%s@%s bytes", b->ns, full->shards[k].name);
          diff_int (diff, len, w, x->data_bytes, y->data_bytes);
          snprintf (w, sizeof w, "%s@%s docs", b->ns, full->shards[k].name);
          diff_int (diff, len, w, x->docs, y->docs);
+      }
+      {
+         /* tidy: sorted by shard, one entry per shard, none empty */
+         size_t n;
+         const snap_cell_t *cv = snap_coll_cells (a, &n);
+         for (size_t k = 0; k < n; k++) {
+            snprintf (w, sizeof w, "%s cell %zu tidy", b->ns, k);
+            diff_int (diff, len, w, 1,
+                      (k == 0 || cv[k - 1].shard < cv[k].shard) && (cv[k].chunks || cv[k].data_bytes || cv[k].docs));
+         }
       }
    }
 }
@@ -97,7 +112,7 @@ cell_chunks (const snapshot_t *s, const char *ns, const char *shard)
    int k = snapshot_shard_index (s, shard);
    for (size_t i = 0; k >= 0 && i < s->ncolls; i++)
       if (!strcmp (s->colls[i].ns, ns))
-         return s->colls[i].cells[k].chunks;
+         return snap_coll_chunks_on (&s->colls[i], k);
    return -1;
 }
 
