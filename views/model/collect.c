@@ -115,6 +115,8 @@ collect_free (collect_t *c)
          bson_destroy (c->track[i].bottom);
    }
    free (c->track);
+   for (size_t i = 0; i < c->nhist; i++)
+      free (c->hist[i].drain);
    free (c->hist);
    if (c->have_tags)
       bson_destroy (&c->tags);
@@ -288,6 +290,8 @@ push_history (collect_t *c, snapshot_t *s, int64_t now_ms)
       if (!s->shards[i].draining) {
          h->ndrain = 0;
       } else {
+         if (!h->drain)
+            h->drain = collect_calloc (SNAP_HIST, sizeof *h->drain);
          /* keep one reading at or before the window's start, so the rate spans the whole window */
          while (h->ndrain >= 2 && (h->drain[1].ms <= now_ms - COLLECT_DRAIN_WINDOW_MS || h->ndrain == SNAP_HIST)) {
             memmove (h->drain, h->drain + 1, (size_t) (h->ndrain - 1) * sizeof h->drain[0]);
@@ -565,7 +569,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
    push_history (c, &s, t0);
    memcpy (c->op_prev, ops, sizeof ops);
    snapshot_destroy (&c->prev);
-   snapshot_copy (&c->prev, &s);
+   snapshot_share (&c->prev, &s); /* the one on screen and the one rates are computed against: held once */
    c->have_prev = true;
    c->prev_mono_ms = t0;
    free_meta (c);

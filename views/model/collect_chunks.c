@@ -443,7 +443,7 @@ sample_chunk_ends (collect_t *c, snapshot_t *s, const lookup_t *lk, const coll_m
    bson_append_document_end (&stage, &group);
    bson_append_document_end (&pipeline, &stage);
    chunks_agg_end (&cmd, &pipeline);
-   if (!collect_run_each (c, "config", &cmd, chunk_end_doc, &rc, err))
+   if (!collect_run_each (c, "config", &cmd, COLLECT_BATCH_DOCS, chunk_end_doc, &rc, err))
       goto done;
    ok = true;
 done:
@@ -572,7 +572,7 @@ sample_chunk_changes (collect_t *c, snapshot_t *s, const lookup_t *lk, coll_meta
    chunks_agg_end (&cmd, &pipeline);
    for (size_t i = 0; i < nmetas; i++)
       metas[i].changed = metas[i].moved = false;
-   ok = !nmetas || collect_run_each (c, "config", &cmd, chunk_change_doc, &rc, err);
+   ok = !nmetas || collect_run_each (c, "config", &cmd, COLLECT_BATCH_DOCS, chunk_change_doc, &rc, err);
    bson_destroy (&cmd);
    return ok;
 }
@@ -666,7 +666,7 @@ collect_sample_chunks (collect_t *c, snapshot_t *s, coll_meta_t *metas, size_t n
    bson_append_document_end (&stage, &group);
    bson_append_document_end (&pipeline, &stage);
    chunks_agg_end (&cmd, &pipeline);
-   if (!collect_run_each (c, "config", &cmd, chunk_group_doc, &rc, err))
+   if (!collect_run_each (c, "config", &cmd, COLLECT_BATCH_DOCS, chunk_group_doc, &rc, err))
       goto done;
    for (size_t i = 0; i < nmetas; i++)
       if (metas[i].changed)

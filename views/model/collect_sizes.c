@@ -190,7 +190,8 @@ collect_sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *l
    bson_append_document_end (&cmd, &cursor);
    rc.seen = collect_calloc (s->ncolls, sizeof *rc.seen);
    rc.v = collect_calloc (s->nshards, sizeof *rc.v);
-   if (!collect_run_each (c, "admin", &cmd, distribution_doc, &rc, err)) {
+   if (!collect_run_each (c, "admin", &cmd, COLLECT_BATCH_ENTRIES / (int64_t) (s->nshards ? s->nshards : 1),
+                          distribution_doc, &rc, err)) {
       /* 40324 unknown stage, 6789101 not a mongos, ...: this router never will; ask per collection from now on */
       if (!collect_fatal (err)) {
          c->no_sdd = true;

@@ -70,7 +70,8 @@ vec_own (snap_vec_t **v, size_t elem, size_t extra)
       return *v;
    }
    if (o->refs > 1 || o->n + extra > o->cap) {
-      size_t cap = o->n + extra > o->cap ? (o->n + extra) * 2 : o->cap;
+      /* a quarter more each time: a collection's cells are built by appending, and snap_coll_tidy trims */
+      size_t cap = o->n + extra > o->cap ? o->n + extra + (o->n + extra) / 4 + 4 : o->cap;
       snap_vec_t *w = vec_new (elem, cap);
       memcpy (w + 1, o + 1, o->n * elem);
       w->n = o->n;
@@ -82,6 +83,20 @@ vec_own (snap_vec_t **v, size_t elem, size_t extra)
       *v = w;
    }
    return *v;
+}
+
+/* Gives back the room *v (its own) does not use. */
+static void
+vec_trim (snap_vec_t **v)
+{
+   snap_vec_t *w;
+   if ((*v)->cap == (*v)->n)
+      return;
+   w = realloc (*v, sizeof **v + (*v)->n * (*v)->elem);
+   if (!w)
+      abort ();
+   w->cap = w->n;
+   *v = w;
 }
 
 /* Bisection over a sorted array whose elements start with an int32_t shard index. */
@@ -250,6 +265,8 @@ snap_coll_tidy (snap_coll_t *co)
       co->cells->sorted = true;
       if (!k)
          vec_unref (&co->cells);
+      else
+         vec_trim (&co->cells);
    }
    a = snap_coll_acts_mut (co, &n);
    if (n && !co->acts->sorted)
@@ -277,6 +294,8 @@ snap_coll_tidy (snap_coll_t *co)
       co->acts->sorted = true;
       if (!k)
          vec_unref (&co->acts);
+      else
+         vec_trim (&co->acts);
    }
 }
 
@@ -317,6 +336,11 @@ snap_coll_share_acts (snap_coll_t *dst, const snap_coll_t *src)
 void
 snapshot_destroy (snapshot_t *snap)
 {
+   if (snap->share && --*snap->share > 0) {
+      memset (snap, 0, sizeof *snap); /* another snapshot still uses them */
+      return;
+   }
+   free (snap->share);
    for (size_t i = 0; i < snap->ncolls; i++) {
       vec_unref (&snap->colls[i].cells);
       vec_unref (&snap->colls[i].acts);
@@ -330,6 +354,7 @@ void
 snapshot_copy (snapshot_t *dst, const snapshot_t *src)
 {
    *dst = *src;
+   dst->share = NULL;
    dst->shards = snap_dup (src->shards, src->nshards * sizeof *src->shards);
    dst->colls = snap_dup (src->colls, src->ncolls * sizeof *src->colls);
    for (size_t i = 0; i < src->ncolls; i++) {
@@ -338,6 +363,19 @@ snapshot_copy (snapshot_t *dst, const snapshot_t *src)
       if (dst->colls[i].acts)
          dst->colls[i].acts->refs++;
    }
+}
+
+void
+snapshot_share (snapshot_t *dst, snapshot_t *src)
+{
+   if (!src->share) {
+      src->share = malloc (sizeof *src->share);
+      if (!src->share)
+         abort ();
+      *src->share = 1;
+   }
+   ++*src->share;
+   *dst = *src;
 }
 
 int

@@ -197,10 +197,11 @@ typedef struct {
    double hot_min_rate;
    bool stale;            /* the last refresh failed: the numbers are from sampled_at_ms */
    char error[SNAP_TEXT]; /* why, when stale */
-   snap_shard_t *shards;  /* owned */
+   snap_shard_t *shards;  /* owned, or shared through share */
    size_t nshards;
-   snap_coll_t *colls; /* owned */
+   snap_coll_t *colls; /* owned, or shared through share */
    size_t ncolls;
+   int *share; /* NULL: shards and colls are this snapshot's own; else how many snapshots share them (read-only) */
    snap_event_t events[SNAP_EVENTS]; /* newest first */
    size_t nevents;
    snap_migration_t migs[SNAP_MIGRATIONS]; /* the first of balancer.migrations */
@@ -322,6 +323,12 @@ snap_coll_share_cells (snap_coll_t *dst, const snap_coll_t *src);
 
 void
 snap_coll_share_acts (snap_coll_t *dst, const snap_coll_t *src);
+
+/* Makes dst (overwritten, not freed first) a read-only view of src: the same shards and collections, shared by a
+ * reference count instead of copied (src then shares them too). Neither may change its shards or collections
+ * afterwards (the scalar fields are each one's own); each is freed with snapshot_destroy. */
+void
+snapshot_share (snapshot_t *dst, snapshot_t *src);
 
 /* Index of shard name in snap, or -1. */
 int
