@@ -216,35 +216,42 @@ act_empty (const snap_act_t *a)
    return !a->jumbo && !a->writes_ops && !a->reads_ops && a->writes_ps == 0 && a->reads_ps == 0 && !a->hot;
 }
 
-/* Whether co's arrays are sorted and hold no empty entry already (then tidying would change nothing, and a shared
- * array is left shared). */
+/* Whether v (elements of elem bytes) is sorted and holds no empty entry already: then tidying would change nothing,
+ * and a shared array is left shared. */
 static bool
-tidy_already (const snap_coll_t *co)
+tidy_already (const snap_vec_t *v, bool (*empty) (const void *))
 {
-   size_t n, m;
-   const snap_cell_t *c = snap_coll_cells (co, &n);
-   const snap_act_t *a = snap_coll_acts (co, &m);
-   if ((co->cells && !co->cells->sorted) || (co->acts && !co->acts->sorted))
+   if (!v)
+      return true;
+   if (!v->sorted)
       return false;
-   for (size_t i = 0; i < n; i++)
-      if (cell_empty (&c[i]))
-         return false;
-   for (size_t i = 0; i < m; i++)
-      if (act_empty (&a[i]))
+   for (size_t i = 0; i < v->n; i++)
+      if (empty (vec_cat (v, i)))
          return false;
    return true;
 }
 
-void
-snap_coll_tidy (snap_coll_t *co)
+static bool
+cell_empty_v (const void *p)
+{
+   return cell_empty (p);
+}
+
+static bool
+act_empty_v (const void *p)
+{
+   return act_empty (p);
+}
+
+static void
+tidy_cells (snap_coll_t *co)
 {
    size_t n, k = 0;
    snap_cell_t *c;
-   snap_act_t *a;
-   if (tidy_already (co))
+   if (tidy_already (co->cells, cell_empty_v))
       return;
    c = snap_coll_cells_mut (co, &n);
-   if (n && !co->cells->sorted)
+   if (!co->cells->sorted)
       qsort (c, n, sizeof *c, cmp_shard);
    for (size_t i = 0; i < n; i++) {
       if (k && c[k - 1].shard == c[i].shard) {
@@ -260,18 +267,24 @@ snap_coll_tidy (snap_coll_t *co)
    for (size_t i = 0; i < n; i++)
       if (!cell_empty (&c[i]))
          c[k++] = c[i];
-   if (co->cells) {
-      co->cells->n = k;
-      co->cells->sorted = true;
-      if (!k)
-         vec_unref (&co->cells);
-      else
-         vec_trim (&co->cells);
-   }
+   co->cells->n = k;
+   co->cells->sorted = true;
+   if (!k)
+      vec_unref (&co->cells);
+   else
+      vec_trim (&co->cells);
+}
+
+static void
+tidy_acts (snap_coll_t *co)
+{
+   size_t n, k = 0;
+   snap_act_t *a;
+   if (tidy_already (co->acts, act_empty_v))
+      return;
    a = snap_coll_acts_mut (co, &n);
-   if (n && !co->acts->sorted)
+   if (!co->acts->sorted)
       qsort (a, n, sizeof *a, cmp_shard);
-   k = 0;
    for (size_t i = 0; i < n; i++) {
       if (k && a[k - 1].shard == a[i].shard) {
          a[k - 1].jumbo += a[i].jumbo;
@@ -289,14 +302,19 @@ snap_coll_tidy (snap_coll_t *co)
    for (size_t i = 0; i < n; i++)
       if (!act_empty (&a[i]))
          a[k++] = a[i];
-   if (co->acts) {
-      co->acts->n = k;
-      co->acts->sorted = true;
-      if (!k)
-         vec_unref (&co->acts);
-      else
-         vec_trim (&co->acts);
-   }
+   co->acts->n = k;
+   co->acts->sorted = true;
+   if (!k)
+      vec_unref (&co->acts);
+   else
+      vec_trim (&co->acts);
+}
+
+void
+snap_coll_tidy (snap_coll_t *co)
+{
+   tidy_cells (co);
+   tidy_acts (co);
 }
 
 void
