@@ -61,6 +61,59 @@ sim_append_latency (bson_t *doc, const char *name, int64_t us, int64_t ops)
    bson_append_document_end (doc, &d);
 }
 
+/* A shard's name and the host its $collStats row names, for one $collStats: config.shards read once, then searched
+ * by name (a collection of the large scenario has a row on each of a thousand shards). */
+typedef struct {
+   char name[64];
+   char host[128];
+} sim_shard_host_t;
+
+static int
+sim_shard_host_cmp (const void *a, const void *b)
+{
+   return strcmp (((const sim_shard_host_t *) a)->name, ((const sim_shard_host_t *) b)->name);
+}
+
+/* Every shard's first host (without the replica set name), sorted by name; *n of them. Caller frees. */
+static sim_shard_host_t *
+sim_shard_hosts (size_t *n)
+{
+   sim_coll_t *shards = sim_coll_get ("config", "shards");
+   size_t cap = 0;
+   sim_shard_host_t *v = NULL;
+   *n = 0;
+   for (size_t p = 0; shards && p < shards->nparts; p++) {
+      cap += shards->parts[p].docs.n;
+   }
+   v = bson_malloc0 ((cap ? cap : 1) * sizeof *v);
+   for (size_t p = 0; shards && p < shards->nparts; p++) {
+      for (size_t i = 0; i < shards->parts[p].docs.n && *n < cap; i++) {
+         bson_t view;
+         bson_iter_t it;
+         sim_pos_t pos = { p, i };
+         sim_shard_host_t *h = &v[*n];
+         sim_coll_view (shards, pos, &view);
+         if (!bson_iter_init_find (&it, &view, "_id") || !BSON_ITER_HOLDS_UTF8 (&it)) {
+            continue;
+         }
+         bson_strncpy (h->name, bson_iter_utf8 (&it, NULL), sizeof h->name);
+         h->host[0] = '\0';
+         if (bson_iter_init_find (&it, &view, "host") && BSON_ITER_HOLDS_UTF8 (&it)) {
+            const char *hs = bson_iter_utf8 (&it, NULL);
+            const char *slash = strchr (hs, '/');
+            bson_strncpy (h->host, slash ? slash + 1 : hs, sizeof h->host);
+            char *comma = strchr (h->host, ',');
+            if (comma) {
+               *comma = '\0';
+            }
+         }
+         (*n)++;
+      }
+   }
+   qsort (v, *n, sizeof *v, sim_shard_host_cmp);
+   return v;
+}
+
 static int
 sim_stage_coll_stats (sim_agg_t *agg, const bson_t *spec, simq_docs_t *out, bson_error_t *error)
 {
@@ -87,22 +140,17 @@ sim_stage_coll_stats (sim_agg_t *agg, const bson_t *spec, simq_docs_t *out, bson
    }
    sim_shard_stat_t *st = NULL;
    size_t n = sim_coll_shard_stats (ns, &st);
+   size_t nhosts;
+   sim_shard_host_t *hosts = sim_shard_hosts (&nhosts);
    for (size_t i = 0; i < n; i++) {
       bson_t *d = bson_new ();
       bson_t sub, sizes, arr;
       char host[128] = "";
-      bson_t sdoc;
-      if (sim_shard_get (st[i].shard, &sdoc)) {
-         if (bson_iter_init_find (&it, &sdoc, "host") && BSON_ITER_HOLDS_UTF8 (&it)) {
-            const char *h = bson_iter_utf8 (&it, NULL);
-            const char *slash = strchr (h, '/');
-            bson_strncpy (host, slash ? slash + 1 : h, sizeof host);
-            char *comma = strchr (host, ',');
-            if (comma) {
-               *comma = '\0';
-            }
-         }
-         bson_destroy (&sdoc);
+      sim_shard_host_t key;
+      bson_strncpy (key.name, st[i].shard, sizeof key.name);
+      const sim_shard_host_t *sh = bsearch (&key, hosts, nhosts, sizeof *hosts, sim_shard_host_cmp);
+      if (sh) {
+         bson_strncpy (host, sh->host, sizeof host);
       }
       BSON_APPEND_UTF8 (d, "ns", ns);
       BSON_APPEND_UTF8 (d, "shard", st[i].shard);
@@ -167,6 +215,7 @@ sim_stage_coll_stats (sim_agg_t *agg, const bson_t *spec, simq_docs_t *out, bson
       }
       simq_docs_push_owned (out, d);
    }
+   bson_free (hosts);
    bson_free (st);
    return 1;
 }
