@@ -287,6 +287,7 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
       for (size_t s = 0; s < ins[i].lit.n && !ctx->exit_requested; s++) {
          const sh_stmt_t *st = &ins[i].lit.stmts[s];
          script_out_t so;
+         output_opts_t out_saved;
          bool ok, status;
          script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, s, verbose, &status);
          sh_error_clear (&err);
@@ -296,7 +297,13 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          ctx->results_unseen = show == SCRIPT_SHOW_PRINTS && !so.is_print;
          /* stderr's lines so far go out before anything of this statement may reach stdout */
          script_err_batch_flush (ctx, eb, !ctx->results_unseen || dry);
+         /* a value shown outside the REPL is inspected without limits, as mongosh's --eval does (every array entry,
+          * every level); print and printjson keep theirs */
+         out_saved = ctx->out;
+         if (show == SCRIPT_SHOW_ALL && !ctx->interactive && !so.is_print)
+            ctx->out.depth = -1;
          ok = dispatch_stmt (ctx, st, &err);
+         ctx->out = out_saved;
          ctx->results_unseen = false;
          ctx->confirm_effect = NULL;
          script_out_end (&so, ok, &err);
