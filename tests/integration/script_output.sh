@@ -74,8 +74,8 @@ notes.js:3 ok print("inserting", 2)
 notes.js:4 ok db.getSiblingDB("app").notes.insertOne({_id: 1, text: "a"})
 notes.js:6 ok printjson({n: 1})
 notes.js:7 ok db.getSiblingDB("app").notes.findOne({_id: 1})
-notes.js:8 error 11000 DuplicateKey: E11000 duplicate key error collection: app.notes index: _id_ dup key: { "_id" : 1 }
-notes.js:8:30: MongoServerError[DuplicateKey]: E11000 duplicate key error collection: app.notes index: _id_ dup key: { "_id" : 1 } (code 11000)' \
+notes.js:8 error 11000 DuplicateKey: E11000 duplicate key error collection: app.notes index: _id_ dup key: { _id: 1 }
+notes.js:8:30: MongoServerError[DuplicateKey]: E11000 duplicate key error collection: app.notes index: _id_ dup key: { _id: 1 } (code 11000)' \
    "$(head -7 run.err)"
 
 # --json: one object per statement, the error's included; results are the helpers' values
@@ -85,7 +85,7 @@ check_eq "script_output/--json: a print's object" \
    '{ "file" : "notes.js", "line" : 3, "col" : 1, "statement" : "print(\"inserting\", 2)", "ok" : true, "code" : null, "codeName" : null, "errmsg" : null, "result" : "inserting 2" }' \
    "$(sed -n 2p json.out)"
 check_eq "script_output/--json: a failed statement's object" \
-   '{ "file" : "notes.js", "line" : 4, "col" : 1, "statement" : "db.getSiblingDB(\"app\").notes.insertOne({_id: 1, text: \"a\"})", "ok" : false, "code" : 11000, "codeName" : "DuplicateKey", "errmsg" : "E11000 duplicate key error collection: app.notes index: _id_ dup key: { \"_id\" : 1 }", "result" : null }' \
+   '{ "file" : "notes.js", "line" : 4, "col" : 1, "statement" : "db.getSiblingDB(\"app\").notes.insertOne({_id: 1, text: \"a\"})", "ok" : false, "code" : 11000, "codeName" : "DuplicateKey", "errmsg" : "E11000 duplicate key error collection: app.notes index: _id_ dup key: { _id: 1 }", "result" : null }' \
    "$(sed -n 3p json.out)"
 check_eq "script_output/--json: a result matched to its line" '7 {"_id":1,"text":"a"}' \
    "$(jq -c 'select(.line == 7) | "\(.line) \(.result | tojson)"' -r json.out)"

@@ -34,6 +34,32 @@ sim_reply_simq_error (bson_t *reply, const bson_error_t *err)
    sim_reply_error (reply, err->code ? (int) err->code : 2, "%s", err->message);
 }
 
+char *
+sim_dupkey_errmsg (const sim_coll_t *coll, const sim_dupkey_t *dup)
+{
+   char *key = sim_bson_str (&dup->key_value);
+   char *msg =
+      bson_strdup_printf ("E11000 duplicate key error collection: %s index: %s dup key: %s", coll->ns, dup->index, key);
+   bson_free (key);
+   return msg;
+}
+
+void
+sim_dupkey_append_info (bson_t *out, const sim_dupkey_t *dup)
+{
+   BSON_APPEND_DOCUMENT (out, "keyPattern", &dup->key_pattern);
+   BSON_APPEND_DOCUMENT (out, "keyValue", &dup->key_value);
+}
+
+void
+sim_reply_dupkey_error (bson_t *reply, const sim_coll_t *coll, const sim_dupkey_t *dup, const char *prefix)
+{
+   char *msg = sim_dupkey_errmsg (coll, dup);
+   sim_reply_error (reply, 11000, "%s%s", prefix ? prefix : "", msg);
+   sim_dupkey_append_info (reply, dup);
+   bson_free (msg);
+}
+
 /* Records a read (0), write (1) or command (2) for $collStats latencyStats on the shards owning ns's data. */
 void
 sim_touch (const char *ns, int kind, const char *shard)

@@ -71,6 +71,14 @@ sim_crud_list_indexes (sim_ctx_t *ctx, bson_t *reply)
    simq_docs_clear (&out);
 }
 
+static void
+sim_index_remove (sim_coll_t *c, int i)
+{
+   bson_destroy (c->indexes.v[i]);
+   memmove (&c->indexes.v[i], &c->indexes.v[i + 1], (c->indexes.n - (size_t) i - 1) * sizeof c->indexes.v[0]);
+   c->indexes.n--;
+}
+
 /* Adds an index spec to c unless one with the same name exists; false with a message on a conflicting spec. */
 static bool
 sim_index_add (sim_coll_t *c, const bson_t *spec, char *errmsg, size_t errlen, int *code)
@@ -148,6 +156,18 @@ sim_crud_create_indexes (sim_ctx_t *ctx, bson_t *reply)
          return;
       }
    }
+   /* a unique index over documents that break it fails to build, and nothing of the command stays */
+   sim_dupkey_t dup;
+   sim_dupkey_init (&dup);
+   if ((int) c->indexes.n > before && !sim_coll_unique_verify (c, &dup)) {
+      while ((int) c->indexes.n > before) {
+         sim_index_remove (c, (int) c->indexes.n - 1);
+      }
+      sim_reply_dupkey_error (reply, c, &dup, NULL);
+      sim_dupkey_destroy (&dup);
+      return;
+   }
+   sim_dupkey_destroy (&dup);
    sim_shard_stat_t *st = NULL;
    size_t n = sim_coll_shard_stats (c->ns, &st);
    bson_t raw;
@@ -295,14 +315,6 @@ sim_index_describe (const bson_iter_t *which, char *buf, size_t len)
       bson_snprintf (buf, len, "%s", j);
       bson_free (j);
    }
-}
-
-static void
-sim_index_remove (sim_coll_t *c, int i)
-{
-   bson_destroy (c->indexes.v[i]);
-   memmove (&c->indexes.v[i], &c->indexes.v[i + 1], (c->indexes.n - (size_t) i - 1) * sizeof c->indexes.v[0]);
-   c->indexes.n--;
 }
 
 void

@@ -1,0 +1,223 @@
+/* shardsim against the MongoDB server's own code (issue 15), the generic and CRUD commands: each check reproduces one
+ * behaviour the server's source defines (unique indexes and the duplicate-key write error, createIndexes conflicts,
+ * the currentOp command's filter, getLog, getParameter, strict parsing of find and the write commands, the
+ * $currentOp stage's options, drop on config/admin) and asserts on the reply (code, codeName, errmsg) and, where
+ * relevant, on the state that follows. docs/shardsim.md ("Fidelity review against the server's source") names the
+ * server file and function each one follows. Checks are named <version>.<what>. */
+#include "tests/unit/fidelity.h"
+
+static int64_t
+int_at (const bson_t *doc, const char *path)
+{
+   bson_iter_t it, d;
+   if (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &d) && BSON_ITER_HOLDS_NUMBER (&d)) {
+      return bson_iter_as_int64 (&d);
+   }
+   return INT64_MIN;
+}
+
+static bool
+str_is (const bson_t *doc, const char *path, const char *want)
+{
+   const char *s = str_at (doc, path);
+   return s && !strcmp (s, want);
+}
+
+/* Number of documents of db.coll matching a JSON filter. */
+static int64_t
+count_in (sim_t *s, const char *db, const char *coll, const char *filter)
+{
+   bson_error_t err;
+   bson_t *f = bson_new_from_json ((const uint8_t *) filter, -1, &err);
+   mongoc_collection_t *c = mongoc_client_get_collection (s->client, db, coll);
+   int64_t n = f ? mongoc_collection_count_documents (c, f, NULL, NULL, NULL, &err) : -1;
+   mongoc_collection_destroy (c);
+   bson_destroy (f);
+   return n;
+}
+
+/* ---- 1, 2: unique indexes and the duplicate-key write error ---- */
+
+static void
+test_unique_insert (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_ok (s, "fu",
+                   "{\"createIndexes\": \"u\", \"indexes\": [{\"key\": {\"a\": 1}, \"name\": \"a_1\", "
+                   "\"unique\": true}]}");
+   simproc_run_ok (s, "fu", "{\"insert\": \"u\", \"documents\": [{\"_id\": 1, \"a\": 1}]}");
+   simproc_run_json (s, "fu", "{\"insert\": \"u\", \"documents\": [{\"_id\": 2, \"a\": 1}, {\"_id\": 3, \"a\": 3}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.unique index insert duplicate 11000 DuplicateKey", v);
+   CHECK (name, int_at (&reply, "writeErrors.0.code") == 11000 &&
+                   str_is (&reply, "writeErrors.0.codeName", "DuplicateKey") && int_at (&reply, "n") == 0 &&
+                   int_at (&reply, "writeErrors.0.index") == 0);
+   snprintf (name, sizeof name, "%s.unique index insert duplicate text", v);
+   CHECK_STR (name, "E11000 duplicate key error collection: fu.u index: a_1 dup key: { a: 1 }",
+              str_at (&reply, "writeErrors.0.errmsg"));
+   snprintf (name, sizeof name, "%s.unique index insert keyPattern keyValue", v);
+   CHECK (name, int_at (&reply, "writeErrors.0.keyPattern.a") == 1 && int_at (&reply, "writeErrors.0.keyValue.a") == 1);
+   snprintf (name, sizeof name, "%s.unique index ordered insert stops, nothing stored", v);
+   CHECK (name, count_in (s, "fu", "u", "{}") == 1);
+   bson_destroy (&reply);
+   /* 1.0 and NumberLong(1) are the same key; a document without a is indexed as null, once. */
+   simproc_run_json (s, "fu", "{\"insert\": \"u\", \"documents\": [{\"_id\": 4, \"a\": {\"$numberLong\": \"1\"}}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.unique index NumberLong(1) equals 1", v);
+   CHECK (name, int_at (&reply, "writeErrors.0.code") == 11000);
+   bson_destroy (&reply);
+   simproc_run_ok (s, "fu", "{\"insert\": \"u\", \"documents\": [{\"_id\": 5}]}");
+   simproc_run_json (s, "fu", "{\"insert\": \"u\", \"documents\": [{\"_id\": 6}]}", &reply);
+   snprintf (name, sizeof name, "%s.unique index missing field is null", v);
+   CHECK_STR (name, "E11000 duplicate key error collection: fu.u index: a_1 dup key: { a: null }",
+              str_at (&reply, "writeErrors.0.errmsg"));
+   bson_destroy (&reply);
+   /* Array elements are keys each (multikey). */
+   simproc_run_json (s, "fu", "{\"insert\": \"u\", \"documents\": [{\"_id\": 7, \"a\": [9, 1]}]}", &reply);
+   snprintf (name, sizeof name, "%s.unique index array element duplicate", v);
+   CHECK (name, int_at (&reply, "writeErrors.0.code") == 11000 && int_at (&reply, "writeErrors.0.keyValue.a") == 1);
+   bson_destroy (&reply);
+   /* unordered: the duplicate fails, the others go in */
+   simproc_run_json (s, "fu",
+                     "{\"insert\": \"u\", \"ordered\": false, \"documents\": [{\"_id\": 8, \"a\": 1}, {\"_id\": 9, "
+                     "\"a\": 9}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.unique index unordered insert continues", v);
+   CHECK (name, int_at (&reply, "n") == 1 && int_at (&reply, "writeErrors.0.index") == 0 &&
+                   count_in (s, "fu", "u", "{\"a\": 9}") == 1);
+   bson_destroy (&reply);
+   /* a sparse unique index leaves documents without the field out */
+   simproc_run_ok (s, "fu",
+                   "{\"createIndexes\": \"sp\", \"indexes\": [{\"key\": {\"b\": 1}, \"name\": \"b_1\", "
+                   "\"unique\": true, \"sparse\": true}]}");
+   snprintf (name, sizeof name, "%s.unique sparse index missing fields allowed", v);
+   CHECK (name, simproc_run_ok (s, "fu", "{\"insert\": \"sp\", \"documents\": [{\"_id\": 1}, {\"_id\": 2}]}") &&
+                   count_in (s, "fu", "sp", "{}") == 2);
+}
+
+static void
+test_unique_update (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   /* update onto another document's key */
+   simproc_run_json (
+      s, "fu", "{\"update\": \"u\", \"updates\": [{\"q\": {\"_id\": 9}, \"u\": {\"$set\": {\"a\": 1}}}]}", &reply);
+   snprintf (name, sizeof name, "%s.unique index update duplicate 11000", v);
+   CHECK (name, int_at (&reply, "writeErrors.0.code") == 11000 &&
+                   str_is (&reply, "writeErrors.0.codeName", "DuplicateKey") && int_at (&reply, "n") == 0 &&
+                   int_at (&reply, "nModified") == 0 && int_at (&reply, "writeErrors.0.keyValue.a") == 1);
+   snprintf (name, sizeof name, "%s.unique index update duplicate leaves the document", v);
+   CHECK (name, count_in (s, "fu", "u", "{\"_id\": 9, \"a\": 9}") == 1);
+   bson_destroy (&reply);
+   /* rewriting a document's own key is no duplicate */
+   snprintf (name, sizeof name, "%s.unique index update own key ok", v);
+   CHECK (name, simproc_run_json (s, "fu",
+                                  "{\"update\": \"u\", \"updates\": [{\"q\": {\"_id\": 1}, \"u\": {\"$set\": {\"a\": "
+                                  "1, \"x\": 1}}}]}",
+                                  &reply) &&
+                   !has_at (&reply, "writeErrors") && int_at (&reply, "nModified") == 1);
+   bson_destroy (&reply);
+   /* an upsert inserting a duplicate key */
+   simproc_run_json (s, "fu",
+                     "{\"update\": \"u\", \"updates\": [{\"q\": {\"_id\": 50}, \"u\": {\"$set\": {\"a\": 9}}, "
+                     "\"upsert\": true}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.unique index upsert duplicate 11000", v);
+   CHECK (name, int_at (&reply, "writeErrors.0.code") == 11000 && count_in (s, "fu", "u", "{\"_id\": 50}") == 0);
+   bson_destroy (&reply);
+   /* findAndModify: the command's own error, with keyPattern and keyValue at the top */
+   simproc_run_json (s, "fu", "{\"findAndModify\": \"u\", \"query\": {\"_id\": 9}, \"update\": {\"$set\": {\"a\": 1}}}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.unique index findAndModify duplicate 11000", v);
+   CHECK (name, code_of (&reply) == 11000 && str_is (&reply, "codeName", "DuplicateKey") &&
+                   int_at (&reply, "keyValue.a") == 1 && int_at (&reply, "keyPattern.a") == 1 &&
+                   strstr (errmsg_of (&reply), "index: a_1 dup key: { a: 1 }") != NULL);
+   bson_destroy (&reply);
+   /* an update findAndModify cannot apply is the command's error (the simulator used to abort here) */
+   simproc_run_json (
+      s, "fu", "{\"findAndModify\": \"u\", \"query\": {\"_id\": 9}, \"update\": {\"$bogus\": {\"a\": 1}}}", &reply);
+   snprintf (name, sizeof name, "%s.findAndModify unknown modifier 9", v);
+   CHECK (name, code_of (&reply) == 9 && str_is (&reply, "codeName", "FailedToParse") && !has_at (&reply, "value"));
+   bson_destroy (&reply);
+   /* a dropped unique index no longer refuses */
+   simproc_run_ok (s, "fu", "{\"dropIndexes\": \"u\", \"index\": \"a_1\"}");
+   snprintf (name, sizeof name, "%s.unique index dropped: duplicates allowed", v);
+   CHECK (name, simproc_run_ok (s, "fu", "{\"insert\": \"u\", \"documents\": [{\"_id\": 60, \"a\": 1}]}") &&
+                   count_in (s, "fu", "u", "{\"a\": 1}") == 2);
+   /* ... and creating it again over the duplicates fails with 11000, the index not created */
+   simproc_run_json (s, "fu",
+                     "{\"createIndexes\": \"u\", \"indexes\": [{\"key\": {\"a\": 1}, \"name\": \"a_1\", \"unique\": "
+                     "true}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.unique index build over duplicates 11000", v);
+   CHECK (name, code_of (&reply) == 11000 && strstr (errmsg_of (&reply), "dup key: { a: 1 }") != NULL &&
+                   int_at (&reply, "keyValue.a") == 1);
+   bson_destroy (&reply);
+   simproc_run_json (s, "fu", "{\"listIndexes\": \"u\"}", &reply);
+   snprintf (name, sizeof name, "%s.unique index build over duplicates: not created", v);
+   CHECK (name, !has_at (&reply, "cursor.firstBatch.1"));
+   bson_destroy (&reply);
+}
+
+static void
+test_dup_id (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_ok (s, "fu", "{\"insert\": \"d\", \"documents\": [{\"_id\": 1}, {\"_id\": \"x\"}]}");
+   simproc_run_json (s, "fu", "{\"insert\": \"d\", \"documents\": [{\"_id\": 1}]}", &reply);
+   snprintf (name, sizeof name, "%s.duplicate _id writeError codeName", v);
+   CHECK (name,
+          int_at (&reply, "writeErrors.0.code") == 11000 && str_is (&reply, "writeErrors.0.codeName", "DuplicateKey"));
+   snprintf (name, sizeof name, "%s.duplicate _id text { _id: 1 }", v);
+   CHECK_STR (name, "E11000 duplicate key error collection: fu.d index: _id_ dup key: { _id: 1 }",
+              str_at (&reply, "writeErrors.0.errmsg"));
+   snprintf (name, sizeof name, "%s.duplicate _id keyPattern keyValue", v);
+   CHECK (name,
+          int_at (&reply, "writeErrors.0.keyPattern._id") == 1 && int_at (&reply, "writeErrors.0.keyValue._id") == 1);
+   bson_destroy (&reply);
+   simproc_run_json (s, "fu", "{\"insert\": \"d\", \"documents\": [{\"_id\": \"x\"}]}", &reply);
+   snprintf (name, sizeof name, "%s.duplicate _id string quoted", v);
+   CHECK_STR (name, "E11000 duplicate key error collection: fu.d index: _id_ dup key: { _id: \"x\" }",
+              str_at (&reply, "writeErrors.0.errmsg"));
+   bson_destroy (&reply);
+   /* every writeErrors entry carries codeName (WriteErrorDetail::toBSON), not only 11000 */
+   simproc_run_json (s, "fu", "{\"insert\": \"d\", \"documents\": [5]}", &reply);
+   snprintf (name, sizeof name, "%s.writeError codeName on every entry", v);
+   CHECK (name,
+          int_at (&reply, "writeErrors.0.code") == 14 && str_is (&reply, "writeErrors.0.codeName", "TypeMismatch"));
+   bson_destroy (&reply);
+}
+
+static void
+run_version (const char *version)
+{
+   sim_t s;
+   const char *args[] = { "--version", version, "--shards", "2", NULL };
+   char name[64];
+   if (!fid_start (&s, args)) {
+      snprintf (name, sizeof name, "%s.start", version);
+      UNIT_FAIL (name, "shardsim did not start (BINDIR=%s)", getenv ("BINDIR") ? getenv ("BINDIR") : "bin");
+      sim_stop (&s);
+      return;
+   }
+   test_unique_insert (&s, version);
+   test_unique_update (&s, version);
+   test_dup_id (&s, version);
+   int status = sim_stop (&s);
+   snprintf (name, sizeof name, "%s.clean exit", version);
+   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
+int
+main (void)
+{
+   mongoc_init ();
+   mongoc_log_set_handler (NULL, NULL);
+   run_version ("4.4");
+   run_version ("8.0");
+   mongoc_cleanup ();
+   UNIT_EXIT ();
+}
