@@ -23,6 +23,16 @@ str_is (const bson_t *doc, const char *path, const char *want)
    return s && !strcmp (s, want);
 }
 
+/* Whether the reply, printed as JSON, contains needle. */
+static bool
+json_has (const bson_t *doc, const char *needle)
+{
+   char *j = bson_as_relaxed_extended_json (doc, NULL);
+   bool found = j && strstr (j, needle) != NULL;
+   bson_free (j);
+   return found;
+}
+
 /* Number of documents of db.coll matching a JSON filter. */
 static int64_t
 count_in (sim_t *s, const char *db, const char *coll, const char *filter)
@@ -191,6 +201,100 @@ test_dup_id (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- 3: createIndexes conflicts ---- */
+
+static void
+test_create_indexes (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   bool v44 = !strcmp (v, "4.4");
+   simproc_run_ok (s, "fi", "{\"createIndexes\": \"c\", \"indexes\": [{\"key\": {\"a\": 1}, \"name\": \"a_1\"}]}");
+   /* the same key and options under another name */
+   simproc_run_json (s, "fi", "{\"createIndexes\": \"c\", \"indexes\": [{\"key\": {\"a\": 1}, \"name\": \"other\"}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.createIndexes same key other name 85", v);
+   CHECK (name, code_of (&reply) == 85 && str_is (&reply, "codeName", "IndexOptionsConflict"));
+   snprintf (name, sizeof name, "%s.createIndexes same key other name text", v);
+   CHECK_STR (name, "Index already exists with a different name: a_1", errmsg_of (&reply));
+   bson_destroy (&reply);
+   simproc_run_json (s, "fi", "{\"listIndexes\": \"c\"}", &reply);
+   snprintf (name, sizeof name, "%s.createIndexes same key other name: not created", v);
+   CHECK (name, has_at (&reply, "cursor.firstBatch.1") && !has_at (&reply, "cursor.firstBatch.2"));
+   bson_destroy (&reply);
+   /* the same name and key, another option: expireAfterSeconds is no part of the signature (85, same name) */
+   simproc_run_json (s, "fi",
+                     "{\"createIndexes\": \"c\", \"indexes\": [{\"key\": {\"a\": 1}, \"name\": \"a_1\", "
+                     "\"expireAfterSeconds\": 10}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.createIndexes same name other options 85", v);
+   CHECK_STR (name,
+              "An equivalent index already exists with the same name but different options. Requested index: { v: 2, "
+              "key: { a: 1 }, name: \"a_1\", expireAfterSeconds: 10 }, existing index: { v: 2, key: { a: 1 }, name: "
+              "\"a_1\" }",
+              errmsg_of (&reply));
+   bson_destroy (&reply);
+   /* unique: part of the signature from 5.0 (86 on the same name), an other option on 4.4 (85) */
+   simproc_run_json (s, "fi",
+                     "{\"createIndexes\": \"c\", \"indexes\": [{\"key\": {\"a\": 1}, \"name\": \"a_1\", "
+                     "\"unique\": true}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.createIndexes same name unique %s", v, v44 ? "85" : "86");
+   CHECK (name, code_of (&reply) == (v44 ? 85 : 86) &&
+                   str_is (&reply, "codeName", v44 ? "IndexOptionsConflict" : "IndexKeySpecsConflict"));
+   bson_destroy (&reply);
+   /* ... so from 5.0 a unique index on the same key may be created under another name */
+   simproc_run_json (s, "fi",
+                     "{\"createIndexes\": \"c\", \"indexes\": [{\"key\": {\"a\": 1}, \"name\": \"a_u\", "
+                     "\"unique\": true}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.createIndexes unique on the same key, other name: %s", v,
+             v44 ? "85 equivalent" : "created");
+   if (v44) {
+      CHECK (name, code_of (&reply) == 85 &&
+                      strstr (errmsg_of (&reply), "An equivalent index already exists with a different name and "
+                                                  "options. Requested index: { v: 2, key: { a: 1 }, name: \"a_u\", "
+                                                  "unique: true }") != NULL);
+   } else {
+      CHECK (name, code_of (&reply) == -1 && int_at (&reply, "ok") == 1);
+   }
+   bson_destroy (&reply);
+   /* the same name, another key: 86 IndexKeySpecsConflict */
+   simproc_run_json (s, "fi", "{\"createIndexes\": \"c\", \"indexes\": [{\"key\": {\"b\": 1}, \"name\": \"a_1\"}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.createIndexes same name other key 86 IndexKeySpecsConflict", v);
+   CHECK (name, code_of (&reply) == 86 && str_is (&reply, "codeName", "IndexKeySpecsConflict") &&
+                   strstr (errmsg_of (&reply), "An existing index has the same name as the requested index. ") ==
+                      errmsg_of (&reply) &&
+                   strstr (errmsg_of (&reply), "Requested index: { v: 2, key: { b: 1 }, name: \"a_1\" }, existing "
+                                               "index: { v: 2, key: { a: 1 }, name: \"a_1\" }") != NULL);
+   bson_destroy (&reply);
+   /* an identical index: "all indexes already exist" */
+   simproc_run_json (s, "fi", "{\"createIndexes\": \"c\", \"indexes\": [{\"key\": {\"a\": 1}, \"name\": \"a_1\"}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.createIndexes identical: all indexes already exist", v);
+   CHECK (name, code_of (&reply) == -1 && json_has (&reply, "all indexes already exist"));
+   bson_destroy (&reply);
+   /* an unknown field: 197 InvalidIndexSpecificationOption, nothing created */
+   simproc_run_json (s, "fi",
+                     "{\"createIndexes\": \"c\", \"indexes\": [{\"key\": {\"u\": 1}, \"name\": \"u_1\"}, {\"key\": "
+                     "{\"w\": 1}, \"bogus\": true, \"name\": \"w_1\"}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.createIndexes unknown field 197", v);
+   CHECK (name, code_of (&reply) == 197 && str_is (&reply, "codeName", "InvalidIndexSpecificationOption"));
+   snprintf (name, sizeof name, "%s.createIndexes unknown field text", v);
+   CHECK_STR (
+      name,
+      "Error in specification { key: { w: 1 }, bogus: true, name: \"w_1\" } :: caused by :: The field 'bogus' is "
+      "not valid for an index specification. Specification: { key: { w: 1 }, bogus: true, name: \"w_1\" }",
+      errmsg_of (&reply));
+   bson_destroy (&reply);
+   simproc_run_json (s, "fi", "{\"listIndexes\": \"c\"}", &reply);
+   snprintf (name, sizeof name, "%s.createIndexes failing command creates none of its indexes", v);
+   CHECK (name, !json_has (&reply, "u_1"));
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -206,6 +310,7 @@ run_version (const char *version)
    test_unique_insert (&s, version);
    test_unique_update (&s, version);
    test_dup_id (&s, version);
+   test_create_indexes (&s, version);
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
