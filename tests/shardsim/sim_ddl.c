@@ -1,5 +1,6 @@
 /* shardsim's catalog commands: listCollections, listIndexes, createIndexes, dropIndexes, drop, create, collMod,
  * renameCollection, dropDatabase, dbStats, and the currentOp and killOp commands. Callers hold sim_g.lock. */
+#include "tests/shardsim/sim_admin.h"
 #include "tests/shardsim/sim_crud.h"
 
 #include <stdlib.h>
@@ -419,25 +420,48 @@ sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* currentOp, as CurrentOpCommandBase::run turns it into $currentOp { idleConnections: $all } then a $match on every
+ * field but the first, $all, $ownOps, $truncateOps and the generic arguments, answered as { inprog: [...] }. */
 void
 sim_crud_current_op (sim_ctx_t *ctx, bson_t *reply)
 {
    simq_docs_t rows;
-   simq_docs_init (&rows);
+   bson_t filter = BSON_INITIALIZER, arr;
    bson_iter_t it;
-   bool idle = bson_iter_init_find (&it, ctx->cmd, "idleConnections") && bson_iter_as_bool (&it);
+   bson_error_t err;
+   bool idle = bson_iter_init_find (&it, ctx->cmd, "$all") && bson_iter_as_bool (&it);
+   bson_iter_init (&it, ctx->cmd);
+   for (int idx = 0; bson_iter_next (&it); idx++) {
+      const char *k = bson_iter_key (&it);
+      if (idx && strcmp (k, "$all") != 0 && strcmp (k, "$ownOps") != 0 && strcmp (k, "$truncateOps") != 0 &&
+          !sim_generic_arg (k)) {
+         bson_append_value (&filter, k, -1, bson_iter_value (&it));
+      }
+   }
+   simq_docs_init (&rows);
    sim_current_op_rows (ctx, idle, &rows);
-   bson_t arr;
    BSON_APPEND_ARRAY_BEGIN (reply, "inprog", &arr);
-   for (size_t i = 0; i < rows.n; i++) {
-      char key[16];
-      const char *kp;
-      bson_uint32_to_string ((uint32_t) i, &kp, key, sizeof key);
-      BSON_APPEND_DOCUMENT (&arr, kp, rows.v[i]);
+   uint32_t n = 0;
+   bool ok = true;
+   for (size_t i = 0; i < rows.n && ok; i++) {
+      bool keep = true;
+      ok = bson_empty (&filter) || simq_match (rows.v[i], &filter, &keep, &err);
+      if (ok && keep) {
+         char key[16];
+         const char *kp;
+         bson_uint32_to_string (n++, &kp, key, sizeof key);
+         BSON_APPEND_DOCUMENT (&arr, kp, rows.v[i]);
+      }
    }
    bson_append_array_end (reply, &arr);
+   if (ok) {
+      sim_reply_ok (reply);
+   } else {
+      bson_reinit (reply);
+      sim_reply_simq_error (reply, &err);
+   }
    simq_docs_clear (&rows);
-   sim_reply_ok (reply);
+   bson_destroy (&filter);
 }
 
 /* The index of c named name (a string) or with key pattern key (a document); -1 when none. */

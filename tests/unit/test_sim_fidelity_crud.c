@@ -295,6 +295,59 @@ test_create_indexes (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- 4: the currentOp command's filter and $all ---- */
+
+static int64_t
+inprog_count (const bson_t *reply)
+{
+   bson_iter_t it, a;
+   int64_t n = 0;
+   if (!bson_iter_init_find (&it, reply, "inprog") || !BSON_ITER_HOLDS_ARRAY (&it)) {
+      return -1;
+   }
+   bson_iter_recurse (&it, &a);
+   while (bson_iter_next (&a)) {
+      n++;
+   }
+   return n;
+}
+
+static void
+test_current_op (sim_t *s, const char *v)
+{
+   bson_t reply;
+   bson_error_t err;
+   char name[160];
+   /* a second, idle connection */
+   mongoc_client_t *other = simproc_client (s->port, "serverSelectionTimeoutMS=5000");
+   bson_t *ping = BCON_NEW ("ping", BCON_INT32 (1));
+   mongoc_client_command_simple (other, "admin", ping, NULL, NULL, &err);
+   simproc_run_json (s, "admin", "{\"currentOp\": 1, \"active\": false}", &reply);
+   snprintf (name, sizeof name, "%s.currentOp filter active false: no active row", v);
+   CHECK (name, inprog_count (&reply) == 0 && int_at (&reply, "ok") == 1);
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin",
+                     "{\"currentOp\": 1, \"op\": \"command\", \"$readPreference\": {\"mode\": \"primary\"}}", &reply);
+   snprintf (name, sizeof name, "%s.currentOp filter op command, generic arguments aside", v);
+   CHECK (name, inprog_count (&reply) == 1 && str_is (&reply, "inprog.0.op", "command"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"currentOp\": 1, \"$all\": true}", &reply);
+   snprintf (name, sizeof name, "%s.currentOp $all adds idle connections", v);
+   CHECK (name, inprog_count (&reply) >= 2 && json_has (&reply, "\"active\" : false"));
+   bson_destroy (&reply);
+   /* idleConnections is no option of the command: a filter field that no row has */
+   simproc_run_json (s, "admin", "{\"currentOp\": 1, \"idleConnections\": true}", &reply);
+   snprintf (name, sizeof name, "%s.currentOp idleConnections is a filter field", v);
+   CHECK (name, inprog_count (&reply) == 0);
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"currentOp\": 1, \"active\": {\"$bogus\": 1}}", &reply);
+   snprintf (name, sizeof name, "%s.currentOp bad filter 2 BadValue", v);
+   CHECK (name, code_of (&reply) == 2 && !has_at (&reply, "inprog"));
+   bson_destroy (&reply);
+   bson_destroy (ping);
+   mongoc_client_destroy (other);
+}
+
 static void
 run_version (const char *version)
 {
@@ -311,6 +364,7 @@ run_version (const char *version)
    test_unique_update (&s, version);
    test_dup_id (&s, version);
    test_create_indexes (&s, version);
+   test_current_op (&s, version);
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
