@@ -3,6 +3,7 @@
  * rules, authentication, counters, the reply envelope with the cluster time), the handshake and the generic commands
  * (ping, buildInfo, getParameter, getCmdLineOpts, serverStatus, listDatabases, connectionStatus, endSessions …). */
 #include "tests/shardsim/sim_admin.h"
+#include "tests/shardsim/query/simq_int.h"
 #include "shell/lib/clock.h"
 
 #include <stdarg.h>
@@ -491,14 +492,43 @@ sim_cmd_end_sessions (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* getLog (generic_servers.cpp GetLogCmd::errmsgRun): a string argument; "*" lists the RamLogs, a RamLog's name gives
+ * its lines (none here), any other name fails without a code. */
 static void
 sim_cmd_get_log (sim_ctx_t *ctx, bson_t *reply)
 {
-   (void) ctx;
+   bson_iter_t it;
    bson_t arr;
-   BSON_APPEND_INT32 (reply, "totalLinesWritten", 0);
-   BSON_APPEND_ARRAY_BEGIN (reply, "log", &arr);
-   bson_append_array_end (reply, &arr);
+   bson_iter_init (&it, ctx->cmd);
+   bson_iter_next (&it);
+   if (!BSON_ITER_HOLDS_UTF8 (&it)) {
+      bson_t one = BSON_INITIALIZER;
+      bson_append_iter (&one, "v", -1, &it);
+      char *j = sim_bson_str (&one); /* "{ v: <value> }": the value as BSONElement::toString (false) prints it */
+      size_t n = strlen (j);
+      if (n >= 7) {
+         j[n - 2] = '\0';
+      }
+      sim_reply_error (reply, 14, "Argument to getLog must be of type String; found %s of type %s", n >= 7 ? j + 5 : j,
+                       simq_type_name (bson_iter_type (&it)));
+      bson_free (j);
+      bson_destroy (&one);
+      return;
+   }
+   const char *which = bson_iter_utf8 (&it, NULL);
+   if (!strcmp (which, "*")) {
+      BSON_APPEND_ARRAY_BEGIN (reply, "names", &arr);
+      BSON_APPEND_UTF8 (&arr, "0", "global");
+      BSON_APPEND_UTF8 (&arr, "1", "startupWarnings");
+      bson_append_array_end (reply, &arr);
+   } else if (!strcmp (which, "global") || !strcmp (which, "startupWarnings")) {
+      BSON_APPEND_INT32 (reply, "totalLinesWritten", 0);
+      BSON_APPEND_ARRAY_BEGIN (reply, "log", &arr);
+      bson_append_array_end (reply, &arr);
+   } else {
+      sim_reply_error (reply, 0, "no RamLog named: %s", which);
+      return;
+   }
    sim_reply_ok (reply);
 }
 

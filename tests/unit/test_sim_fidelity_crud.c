@@ -348,6 +348,35 @@ test_current_op (sim_t *s, const char *v)
    mongoc_client_destroy (other);
 }
 
+/* ---- 5: getLog ---- */
+
+static void
+test_get_log (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_json (s, "admin", "{\"getLog\": \"*\"}", &reply);
+   snprintf (name, sizeof name, "%s.getLog * names the RamLogs", v);
+   CHECK (name, str_is (&reply, "names.0", "global") && str_is (&reply, "names.1", "startupWarnings") &&
+                   !has_at (&reply, "names.2") && !has_at (&reply, "log"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"getLog\": \"startupWarnings\"}", &reply);
+   snprintf (name, sizeof name, "%s.getLog startupWarnings lines", v);
+   CHECK (name, int_at (&reply, "totalLinesWritten") == 0 && has_at (&reply, "log") && int_at (&reply, "ok") == 1);
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"getLog\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.getLog not a string 14 TypeMismatch", v);
+   CHECK (name, code_of (&reply) == 14 && str_is (&reply, "codeName", "TypeMismatch"));
+   snprintf (name, sizeof name, "%s.getLog not a string text", v);
+   CHECK_STR (name, "Argument to getLog must be of type String; found 1 of type int", errmsg_of (&reply));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"getLog\": \"nosuch\"}", &reply);
+   snprintf (name, sizeof name, "%s.getLog unknown name: errmsg, no code", v);
+   CHECK (name, int_at (&reply, "ok") == 0 && code_of (&reply) == -1 &&
+                   !strcmp (errmsg_of (&reply), "no RamLog named: nosuch"));
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -365,6 +394,7 @@ run_version (const char *version)
    test_dup_id (&s, version);
    test_create_indexes (&s, version);
    test_current_op (&s, version);
+   test_get_log (&s, version);
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
