@@ -12,6 +12,12 @@
 void
 sim_reply_simq_error (bson_t *reply, const bson_error_t *err);
 
+/* An IDL command's strict parsing: every field after the first must be in known (NULL-terminated) or a generic
+ * argument (40415 "BSON field '<cmd>.<f>' is an unknown field."), and those in objects (may be NULL) documents (14
+ * "BSON field '<cmd>.<f>' is the wrong type '<t>', expected type 'object'"). False with the error replied. */
+bool
+sim_strict_fields (sim_ctx_t *ctx, bson_t *reply, const char *const *known, const char *const *objects);
+
 /* The server's E11000 text for a duplicate key in coll (buildDupKeyErrorStatus): "E11000 duplicate key error
  * collection: db.c index: a_1 dup key: { a: 1 }" (the key as BSONObj::toString prints it); bson_free the result. */
 char *

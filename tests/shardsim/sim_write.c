@@ -26,6 +26,39 @@ sim_with_id (const bson_t *doc, bson_t *out)
    }
 }
 
+/* write_ops.idl's fields of insert, update and delete (strict in every version). */
+static const char *const sim_insert_fields[] = { "documents",
+                                                 "ordered",
+                                                 "bypassDocumentValidation",
+                                                 "stmtIds",
+                                                 "collectionUUID",
+                                                 "isTimeseriesNamespace",
+                                                 "encryptionInformation",
+                                                 "let",
+                                                 "rawData",
+                                                 NULL };
+static const char *const sim_update_fields[] = { "updates",
+                                                 "ordered",
+                                                 "bypassDocumentValidation",
+                                                 "stmtIds",
+                                                 "collectionUUID",
+                                                 "isTimeseriesNamespace",
+                                                 "encryptionInformation",
+                                                 "let",
+                                                 "runtimeConstants",
+                                                 "rawData",
+                                                 NULL };
+static const char *const sim_delete_fields[] = { "deletes",
+                                                 "ordered",
+                                                 "bypassDocumentValidation",
+                                                 "stmtIds",
+                                                 "collectionUUID",
+                                                 "isTimeseriesNamespace",
+                                                 "encryptionInformation",
+                                                 "let",
+                                                 "rawData",
+                                                 NULL };
+
 /* The one builder of a writeErrors entry, as WriteErrorDetail::toBSON writes it: { index, code, codeName, errmsg }
  * and, for a duplicate key (dup not NULL, coll its collection), the E11000 text with keyPattern and keyValue. */
 static void
@@ -116,7 +149,7 @@ sim_crud_insert (sim_ctx_t *ctx, bson_t *reply)
    uint32_t nerr = 0;
    int64_t n = 0;
    char primary[64];
-   if (!sim_target (ctx, reply, &name)) {
+   if (!sim_target (ctx, reply, &name) || !sim_strict_fields (ctx, reply, sim_insert_fields, NULL)) {
       goto cleanup;
    }
    if (!bson_iter_init_find (&it, ctx->cmd, "documents") || !BSON_ITER_HOLDS_ARRAY (&it)) {
@@ -252,7 +285,7 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
    int64_t n = 0, nmod = 0;
    char primary[64];
    bson_error_t err;
-   if (!sim_target (ctx, reply, &name)) {
+   if (!sim_target (ctx, reply, &name) || !sim_strict_fields (ctx, reply, sim_update_fields, NULL)) {
       goto cleanup;
    }
    if (!bson_iter_init_find (&it, ctx->cmd, "updates") || !BSON_ITER_HOLDS_ARRAY (&it)) {
@@ -382,7 +415,7 @@ sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
    uint32_t nerr = 0;
    int64_t n = 0;
    bson_error_t err;
-   if (!sim_target (ctx, reply, &name)) {
+   if (!sim_target (ctx, reply, &name) || !sim_strict_fields (ctx, reply, sim_delete_fields, NULL)) {
       goto cleanup;
    }
    if (!bson_iter_init_find (&it, ctx->cmd, "deletes") || !BSON_ITER_HOLDS_ARRAY (&it)) {

@@ -377,6 +377,60 @@ test_get_log (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- 6: strict parsing of find and the write commands ---- */
+
+static void
+test_strict (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   bool v44 = !strcmp (v, "4.4");
+   simproc_run_ok (s, "fs", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}, {\"_id\": 2}]}");
+   simproc_run_json (s, "fs", "{\"find\": \"c\", \"filter\": {\"_id\": 1}, \"limt\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.find unknown field %s", v, v44 ? "9" : "40415");
+   if (v44) {
+      CHECK (name, code_of (&reply) == 9 && strstr (errmsg_of (&reply), "Failed to parse: { find: \"c\"") &&
+                      strstr (errmsg_of (&reply), ". Unrecognized field 'limt'.") != NULL);
+   } else {
+      CHECK (name, code_of (&reply) == 40415 && str_is (&reply, "codeName", "IDLUnknownField") &&
+                      !strcmp (errmsg_of (&reply), "BSON field 'find.limt' is an unknown field."));
+   }
+   bson_destroy (&reply);
+   simproc_run_json (s, "fs", "{\"find\": \"c\", \"filter\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.find filter not a document 14", v);
+   CHECK_STR (name,
+              v44 ? "Failed to parse: filter: 1. 'filter' field must be of BSON type object."
+                  : "BSON field 'find.filter' is the wrong type 'int', expected type 'object'",
+              errmsg_of (&reply));
+   snprintf (name, sizeof name, "%s.find filter not a document code", v);
+   CHECK (name, code_of (&reply) == 14 && !has_at (&reply, "cursor"));
+   bson_destroy (&reply);
+   snprintf (name, sizeof name, "%s.find generic arguments accepted", v);
+   CHECK (name, simproc_run_json (s, "fs",
+                                  "{\"find\": \"c\", \"filter\": {}, \"comment\": \"x\", \"maxTimeMS\": 1000, "
+                                  "\"readConcern\": {\"level\": \"local\"}}",
+                                  &reply) &&
+                   has_at (&reply, "cursor.firstBatch.1"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "fs", "{\"insert\": \"c\", \"documents\": [{\"_id\": 3}], \"bogus\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.insert unknown field 40415, nothing written", v);
+   CHECK (name, code_of (&reply) == 40415 &&
+                   !strcmp (errmsg_of (&reply), "BSON field 'insert.bogus' is an unknown field.") &&
+                   count_in (s, "fs", "c", "{\"_id\": 3}") == 0);
+   bson_destroy (&reply);
+   simproc_run_json (s, "fs",
+                     "{\"update\": \"c\", \"updates\": [{\"q\": {}, \"u\": {\"$set\": {\"x\": 1}}}], \"multi\": true}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.update unknown field 40415, nothing written", v);
+   CHECK (name, code_of (&reply) == 40415 && count_in (s, "fs", "c", "{\"x\": 1}") == 0);
+   bson_destroy (&reply);
+   simproc_run_json (s, "fs", "{\"delete\": \"c\", \"deletes\": [{\"q\": {}, \"limit\": 0}], \"justOne\": true}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.delete unknown field 40415, nothing deleted", v);
+   CHECK (name, code_of (&reply) == 40415 && count_in (s, "fs", "c", "{}") == 2);
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -395,6 +449,7 @@ run_version (const char *version)
    test_create_indexes (&s, version);
    test_current_op (&s, version);
    test_get_log (&s, version);
+   test_strict (&s, version);
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
