@@ -431,6 +431,40 @@ test_strict (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- 7: getParameter ---- */
+
+static void
+test_get_parameter (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_json (s, "admin", "{\"getParameter\": 1, \"logLevel\": 1, \"nosuch\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.getParameter unknown names ignored", v);
+   CHECK (name, int_at (&reply, "ok") == 1 && int_at (&reply, "logLevel") == 0 && !has_at (&reply, "nosuch"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"getParameter\": 1, \"nosuch\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.getParameter nothing found 72", v);
+   CHECK (name, code_of (&reply) == 72 && !strcmp (errmsg_of (&reply), "no option found to get"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"getParameter\": {\"allParameters\": true}}", &reply);
+   snprintf (name, sizeof name, "%s.getParameter allParameters like *", v);
+   CHECK (name, int_at (&reply, "ok") == 1 && int_at (&reply, "logLevel") == 0 &&
+                   has_at (&reply, "featureCompatibilityVersion.version"));
+   bson_destroy (&reply);
+   /* the node's parameter map is ordered by name, not by the request */
+   simproc_run_json (s, "admin", "{\"getParameter\": 1, \"logLevel\": 1, \"authenticationMechanisms\": 1}", &reply);
+   bson_iter_t it;
+   snprintf (name, sizeof name, "%s.getParameter in name order", v);
+   CHECK (name, bson_iter_init (&it, &reply) && bson_iter_next (&it) &&
+                   !strcmp (bson_iter_key (&it), "authenticationMechanisms"));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"getParameter\": {\"showDetails\": true}, \"logLevel\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.getParameter showDetails", v);
+   CHECK (name, int_at (&reply, "logLevel.value") == 0 && bool_at (&reply, "logLevel.settableAtRuntime") &&
+                   bool_at (&reply, "logLevel.settableAtStartup"));
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -450,6 +484,7 @@ run_version (const char *version)
    test_current_op (&s, version);
    test_get_log (&s, version);
    test_strict (&s, version);
+   test_get_parameter (&s, version);
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
