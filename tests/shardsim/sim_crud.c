@@ -3,7 +3,6 @@
  * sorting and projection come from the simq engine. Callers hold sim_g.lock. */
 #include "tests/shardsim/sim_admin.h"
 #include "tests/shardsim/sim_crud.h"
-#include "tests/shardsim/query/simq_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,7 @@
 #define SHARDSIM_SIM_CRUD_H
 
 #include "tests/shardsim/sim.h"
+#include "tests/shardsim/query/simq_int.h" /* simq_type_name */
 
 /* ---- sim_crud.c ---- */
 

@@ -465,6 +465,33 @@ test_get_parameter (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- 8: the $currentOp stage's options ---- */
+
+static void
+test_current_op_stage (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_json (s, "admin",
+                     "{\"aggregate\": 1, \"pipeline\": [{\"$currentOp\": {\"bogus\": true}}], \"cursor\": {}}", &reply);
+   snprintf (name, sizeof name, "%s.$currentOp unknown option 9", v);
+   CHECK (name, code_of (&reply) == 9 && str_is (&reply, "codeName", "FailedToParse") &&
+                   !strcmp (errmsg_of (&reply), "Unrecognized option 'bogus' in $currentOp stage."));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin",
+                     "{\"aggregate\": 1, \"pipeline\": [{\"$currentOp\": {\"allUsers\": 1}}], \"cursor\": {}}", &reply);
+   snprintf (name, sizeof name, "%s.$currentOp option not a boolean 9", v);
+   CHECK_STR (name, "The 'allUsers' parameter of the $currentOp stage must be a boolean value, but found: int",
+              errmsg_of (&reply));
+   bson_destroy (&reply);
+   snprintf (name, sizeof name, "%s.$currentOp known options accepted", v);
+   CHECK (name, simproc_run_ok (s, "admin",
+                                "{\"aggregate\": 1, \"pipeline\": [{\"$currentOp\": {\"allUsers\": true, "
+                                "\"idleConnections\": false, \"idleSessions\": true, \"localOps\": true, "
+                                "\"truncateOps\": false, \"idleCursors\": false, \"backtrace\": false}}], "
+                                "\"cursor\": {}}"));
+}
+
 static void
 run_version (const char *version)
 {
@@ -485,6 +512,7 @@ run_version (const char *version)
    test_get_log (&s, version);
    test_strict (&s, version);
    test_get_parameter (&s, version);
+   test_current_op_stage (&s, version);
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
