@@ -372,7 +372,19 @@ sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
    if (!sim_target (ctx, reply, &name)) {
       return;
    }
+   /* 6.0+ DropCmd::typedRun: config and admin refused first; a database the catalog does not know is a success */
+   if (sim_ver_ge (60) && (!strcmp (ctx->db, "config") || !strcmp (ctx->db, "admin"))) {
+      sim_reply_error (reply, 20, "Cannot drop collection in '%s' database in sharded cluster", ctx->db);
+      return;
+   }
    sim_coll_t *c = sim_coll_get (ctx->db, name);
+   char primary[64];
+   sim_db_primary (ctx->db, primary);
+   if (!c && sim_ver_ge (60) && !primary[0]) {
+      BSON_APPEND_UTF8 (reply, "info", "database does not exist");
+      sim_reply_ok (reply);
+      return;
+   }
    if (!c) {
       if (sim_ver_ge (70)) {
          /* 7.0+ treats dropping a missing collection as success. */

@@ -492,6 +492,30 @@ test_current_op_stage (sim_t *s, const char *v)
                                 "\"cursor\": {}}"));
 }
 
+/* ---- 9: drop on config and admin ---- */
+
+/* 6.0+ only: 4.4/5.0's router code for this was not read */
+static void
+test_drop (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_json (s, "config", "{\"drop\": \"chunks\"}", &reply);
+   snprintf (name, sizeof name, "%s.drop on config 20, nothing dropped", v);
+   CHECK (name, code_of (&reply) == 20 && str_is (&reply, "codeName", "IllegalOperation") &&
+                   !strcmp (errmsg_of (&reply), "Cannot drop collection in 'config' database in sharded cluster") &&
+                   count_config (s, "chunks", "{}") > 0);
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"drop\": \"x\"}", &reply);
+   snprintf (name, sizeof name, "%s.drop on admin 20", v);
+   CHECK_STR (name, "Cannot drop collection in 'admin' database in sharded cluster", errmsg_of (&reply));
+   bson_destroy (&reply);
+   simproc_run_json (s, "nosuchdb", "{\"drop\": \"x\"}", &reply);
+   snprintf (name, sizeof name, "%s.drop in a missing database: ok, info", v);
+   CHECK (name, int_at (&reply, "ok") == 1 && str_is (&reply, "info", "database does not exist"));
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -513,6 +537,9 @@ run_version (const char *version)
    test_strict (&s, version);
    test_get_parameter (&s, version);
    test_current_op_stage (&s, version);
+   if (strcmp (version, "4.4") != 0) {
+      test_drop (&s, version);
+   }
    int status = sim_stop (&s);
    snprintf (name, sizeof name, "%s.clean exit", version);
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
