@@ -43,6 +43,25 @@ script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size
    buf[o] = '\0';
 }
 
+/* Where the output of a statement that shows none of it goes (a -f statement that is not a print, without dry-run
+ * lines): dropped as it is written, with nothing allocated per statement. One for the process. */
+static ssize_t
+so_drop (void *cookie, const char *buf, size_t size)
+{
+   (void) cookie;
+   (void) buf;
+   return (ssize_t) size;
+}
+
+static FILE *
+so_sink (void)
+{
+   static FILE *sink;
+   if (!sink)
+      sink = fopencookie (NULL, "w", (cookie_io_functions_t){ .write = so_drop });
+   return sink;
+}
+
 void
 script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool status, const char *file,
                   const char *source, const sh_stmt_t *stmt)
@@ -60,7 +79,8 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
    dispatch_with_call (ctx, stmt, so_name_is, &so->is_print, &err);
    fflush (ctx->out_fp);
    if (hold) {
-      FILE *mem = open_memstream (&so->buf, &so->len);
+      bool drop = show == SCRIPT_SHOW_PRINTS && !so->is_print && !(ctx->opts && ctx->opts->dry_run);
+      FILE *mem = drop ? so_sink () : open_memstream (&so->buf, &so->len);
       if (mem) {
          so->saved_out = ctx->out_fp;
          ctx->out_fp = mem;
@@ -196,7 +216,7 @@ so_status (script_out_t *so, bool ok, const sh_error_t *err)
    } else {
       fprintf (e, "%s:%d error: %s\n", so->file, line, err->message);
    }
-   fflush (e);
+   /* flushed by the script runner: at once on a terminal, batched otherwise (shell/script.c) */
 }
 
 void
@@ -205,7 +225,8 @@ script_out_end (script_out_t *so, bool ok, const sh_error_t *err)
    sh_ctx_t *ctx = so->ctx;
    bson_string_t *text = bson_string_new (NULL);
    if (so->saved_out) {
-      fclose (ctx->out_fp);
+      if (ctx->out_fp != so_sink ())
+         fclose (ctx->out_fp);
       ctx->out_fp = so->saved_out;
       so_flush (so, text);
    }

@@ -223,14 +223,15 @@ is_cursor_command (const bson_t *cmd)
 
 /* libmongoc takes a well-framed reply whose body is not a BSON document for a success (it finds no "ok: 0" in it)
  * and hands it on, as it is or as an empty document: check it before anything reads it. A server's reply always has
- * "ok", and a cursor command's a "cursor" document. On failure reply is emptied, the client is marked broken (the
- * stream may be out of step) and err says "invalid reply to CMD: why". */
+ * "ok", and a cursor command's a "cursor" document. The BSON itself is checked here only when the stream did not
+ * (ctx->conn.reply_unchecked): it checks every reply it reads (conn_stream.c). On failure reply is emptied, the
+ * client is marked broken (the stream may be out of step) and err says "invalid reply to CMD: why". */
 static bool
 conn_reply_valid (sh_ctx_t *ctx, const bson_t *cmd, bson_t *reply, bool cursor, sh_error_t *err)
 {
    bson_iter_t it;
    const char *why = NULL;
-   if (!bson_validate (reply, BSON_VALIDATE_NONE, NULL))
+   if (ctx->conn.reply_unchecked && !bson_validate (reply, BSON_VALIDATE_NONE, NULL))
       why = "not a BSON document";
    else if (!bson_iter_init_find (&it, reply, "ok"))
       why = "no \"ok\" field";
@@ -295,6 +296,7 @@ conn_run (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, bs
       bson_init (reply);
       return false;
    }
+   ctx->conn.reply_unchecked = false;
    if (conn_transport_active ())
       ok = conn_transport_run (db, cmd, reply, &error);
    else if (path == CONN_READ)
@@ -375,6 +377,7 @@ conn_run_each (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t pat
       goto done;
    }
    bson_destroy (&reply);
+   ctx->conn.reply_unchecked = false;
    if (path == CONN_READ)
       ok = mongoc_client_read_command_with_opts (ctx->client, db, cmd, prefs, &opts, &reply, &error);
    else
@@ -518,6 +521,7 @@ cursor_command (conn_cursor_t *c, const bson_t *cmd, bool opening, bool cursor_r
 {
    bson_error_t error;
    bool ok;
+   c->ctx->conn.reply_unchecked = false;
    if (conn_transport_active ()) {
       ok = conn_transport_run (c->db, cmd, reply, &error);
    } else if (c->lost || !c->ctx->client) {

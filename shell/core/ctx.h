@@ -30,6 +30,8 @@ typedef struct sh_ctx {
    bson_t *capture;            /* when set (the JavaScript engine), results are stored here as { v: <value> } instead of
                                 * printed (cmd_print_doc, _value, _array, _stats); owned by whoever set it */
    bool captured;              /* a result was stored in capture */
+   bool results_unseen;        /* set by the script runner around a statement whose results nobody sees (a -f script
+                                * shows only what it prints): cmd_print_doc, _value, _array and _stats skip them */
    struct conn_cursor *cursor; /* the session's current cursor ("it" continues it): the last find or aggregate printed
                                 * by a literal statement while it has more; owned, killed when replaced */
    bool cursor_fresh;          /* a literal find or aggregate ran after the engine's last cursor ("it": that one) */
@@ -47,6 +49,8 @@ typedef struct sh_ctx {
       int32_t timeouts_ms;              /* conn_set_timeouts' value; 0: the connection string's own */
       bool client_stale;                /* a network error: the next statement starts with a new client */
       bool bad_reply_seen;              /* the stream refused a reply's bytes, for the error's wording; read once */
+      bool reply_unchecked;             /* a reply passed the stream unchecked (an opcode it does not read) since
+                                         * conn_run cleared it: conn_run checks the reply's BSON itself then */
       struct conn_cursor *live_cursors; /* every open cursor: a dropped client detaches them first */
    } conn;                              /* the connection's own state: read and written by shell/core/conn*.c only */
 } sh_ctx_t;
