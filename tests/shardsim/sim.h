@@ -130,6 +130,31 @@ sim_coll_part_of (sim_coll_t *coll, const uint8_t *raw);
 bool
 sim_coll_find_id (sim_coll_t *coll, const bson_value_t *id, sim_pos_t *pos);
 
+/* A duplicate key: the index's name, its key pattern and the key value ({ <field>: <value> } in the pattern's order),
+ * as the server's DuplicateKeyErrorInfo carries them. _init before use, _destroy after. */
+typedef struct {
+   char index[128];
+   bson_t key_pattern;
+   bson_t key_value;
+} sim_dupkey_t;
+
+void
+sim_dupkey_init (sim_dupkey_t *dup);
+void
+sim_dupkey_destroy (sim_dupkey_t *dup);
+
+/* Whether doc may be stored in coll without a duplicate key: its _id (unless self is given: an update keeps its _id)
+ * and the keys of every unique index (other documents than the stored document self, which doc replaces). False
+ * with the first duplicate in dup. Builds the unique indexes' key maps on first use (and after the index list
+ * changed); the store's hooks keep them current. Callers hold sim_g.lock. */
+bool
+sim_coll_dup_check (sim_coll_t *coll, const bson_t *doc, const uint8_t *self, sim_dupkey_t *dup);
+
+/* Rebuilds the unique indexes' key maps of coll from its documents; false with the first duplicate key in dup (a
+ * unique index created over documents that break it). Callers hold sim_g.lock. */
+bool
+sim_coll_unique_verify (sim_coll_t *coll, sim_dupkey_t *dup);
+
 /* The store's hooks (sim_store.c) that keep the indexes current: raw was appended to partition part; raw is about to
  * be removed from it; old was replaced in place by raw; every index of coll is freed. */
 void

@@ -327,6 +327,34 @@ sim_current_op_rows (sim_ctx_t *ctx, bool idle, simq_docs_t *out)
    sim_reshard_current_op (out); /* resharding donors and recipients (sim_reshard.c) */
 }
 
+/* The $currentOp stage's options (DocumentSourceCurrentOp::createFromBson): each a known option (targetAllNodes from
+ * 7.0) holding a boolean, else 9 FailedToParse. */
+static bool
+sim_current_op_spec_ok (const bson_t *spec, bson_error_t *error)
+{
+   static const char *const opts[] = { "idleConnections", "idleSessions", "allUsers",  "localOps",
+                                       "truncateOps",     "idleCursors",  "backtrace", "targetAllNodes" };
+   bson_iter_t it;
+   bson_iter_init (&it, spec);
+   while (bson_iter_next (&it)) {
+      const char *k = bson_iter_key (&it);
+      size_t n = sizeof opts / sizeof opts[0] - (sim_ver_ge (70) ? 0 : 1), i;
+      for (i = 0; i < n && strcmp (k, opts[i]) != 0; i++) {
+      }
+      if (i == n) {
+         bson_set_error (error, SIMQ_ERROR_DOMAIN, 9, "Unrecognized option '%s' in $currentOp stage.", k);
+         return false;
+      }
+      if (!BSON_ITER_HOLDS_BOOL (&it)) {
+         bson_set_error (error, SIMQ_ERROR_DOMAIN, 9,
+                         "The '%s' parameter of the $currentOp stage must be a boolean value, but found: %s", k,
+                         simq_type_name (bson_iter_type (&it)));
+         return false;
+      }
+   }
+   return true;
+}
+
 static int
 sim_agg_stage (void *ud, const bson_t *stage, const simq_docs_t *in, simq_docs_t *out, bson_error_t *error)
 {
@@ -374,6 +402,9 @@ sim_agg_stage (void *ud, const bson_t *stage, const simq_docs_t *in, simq_docs_t
       }
       bson_t spec;
       bool idle = docget_sub (stage, "$currentOp", BSON_TYPE_EOD, &spec) && docget_bool (&spec, "idleConnections");
+      if (!sim_current_op_spec_ok (&spec, error)) {
+         return -1;
+      }
       sim_current_op_rows (agg->ctx, idle, out);
       return 1;
    }
