@@ -36,8 +36,8 @@ mix.js:3 ok db.adminCommand({ping: 1})
 }
 mix.js:4 ok printjson({a: 1})
 mix.js:5 ok db.adminCommand({ping: 1})
-mix.js:6 error 59 CommandNotFound: no such cmd: nosuchcmd
-mix.js:6:4: MongoServerError[CommandNotFound]: no such cmd: nosuchcmd (code 59)
+mix.js:6 error 59 CommandNotFound: no such command: '\''nosuchcmd'\''
+mix.js:6:4: MongoServerError[CommandNotFound]: no such command: '\''nosuchcmd'\'' (code 59)
   db.adminCommand({nosuchcmd: 1})
      ^
 summary: ran mix.js:1, mix.js:2, mix.js:3, mix.js:4, mix.js:5; failed mix.js:6; did not run: mix.js:7' \

@@ -768,7 +768,7 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
    }
    if (!def || def->since > sim_g.ver->num) {
       sim_g.op_command++;
-      sim_reply_error (reply, 59, "no such cmd: %s", name);
+      sim_reply_error (reply, 59, "no such command: '%s'", name);
       goto done;
    }
    if (!strcmp (msg->db, "local")) {
