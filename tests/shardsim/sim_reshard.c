@@ -4,7 +4,7 @@
  * in config.reshardingOperations, and every donor and recipient shard reports a $currentOp row with the metrics the
  * server's ReshardingMetrics::reportForCurrentOp writes (states, approximate and copied figures, elapsed and
  * remaining time); at the end the ordinary commit of sim_shardcoll.c runs. docs/shardsim.md cites the sources. */
-#include "tests/shardsim/sim_admin.h"
+#include "tests/shardsim/sim_ddlcheck.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -657,11 +657,12 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       bson_init (&key);
    }
    if (reshard) {
-      bson_t newkey;
-      bool force = bson_iter_init_find (&it, ctx->cmd, "forceRedistribution") && bson_iter_as_bool (&it);
+      bson_t newkey, check = BSON_INITIALIZER;
+      bool noop = false;
+      /* the errors and the same-key no-op are sim_shardcoll.c's, replied at once: checked before the wait */
       if (!sharded || unsplittable || !docget_sub (ctx->cmd, "key", BSON_TYPE_DOCUMENT, &newkey) ||
-          (bson_equal (&newkey, &key) && !(force && sim_ver_ge (80)))) {
-         /* the errors and the same-key no-op are sim_shardcoll.c's */
+          !sim_reshard_check (ctx->cmd, ns, &key, &newkey, &noop, &check) || noop) {
+         bson_destroy (&check);
          bson_destroy (&key);
          bson_destroy (&id_key);
          bson_destroy (&original);
@@ -739,6 +740,9 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_DOCUMENT (&sub_cmd, "key", &id_key);
       BSON_APPEND_BOOL (&sub_cmd, "forceRedistribution", true);
       BSON_APPEND_INT32 (&sub_cmd, "numInitialChunks", 1);
+      bson_t no_zones; /* the internal request names no zones: the zone check is reshardCollection's */
+      BSON_APPEND_ARRAY_BEGIN (&sub_cmd, "zones", &no_zones);
+      bson_append_array_end (&sub_cmd, &no_zones);
       sub.name = "reshardCollection";
       sub.cmd = &sub_cmd;
       sim_cmd_reshard_collection (&sub, &sub_reply);

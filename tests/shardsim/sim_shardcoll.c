@@ -1,6 +1,6 @@
 /* shardsim's enableSharding, shardCollection (initial chunks, hashed pre-splitting, zones),
  * refineCollectionShardKey and the immediate reshardCollection. Callers hold sim_g.lock. */
-#include "tests/shardsim/sim_admin.h"
+#include "tests/shardsim/sim_ddlcheck.h"
 #include "tests/shardsim/query/simq_int.h"
 
 #include "shell/lib/hashkey.h"
@@ -61,46 +61,6 @@ sim_hashed_point (const sim_shcoll_t *sc, const bson_t *prefix_from, int64_t val
          BSON_APPEND_MINKEY (out, f);
       }
    }
-}
-
-/* Checks a shard key pattern: ascending fields or exactly one hashed field, not unique when hashed. *nhashed receives
- * the number of hashed fields; false with err set otherwise. */
-static bool
-sim_check_key_pattern (const bson_t *key, bool unique, int *nhashed_out, bson_error_t *err)
-{
-   int nfields = 0, nhashed = 0;
-   bson_iter_t it;
-   bool bad = false;
-   bson_iter_init (&it, key);
-   while (bson_iter_next (&it)) {
-      nfields++;
-      if (BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), "hashed")) {
-         nhashed++;
-      } else if (!BSON_ITER_HOLDS_NUMBER (&it) || bson_iter_as_double (&it) != 1.0) {
-         bad = true;
-      }
-   }
-   if (nfields == 0) {
-      SIM_ERR (err, 72, "cannot have empty shard key");
-      return false;
-   }
-   if (bad || nhashed > 1) {
-      char *s = sim_bson_str (key);
-      SIM_ERR (err, 72,
-               "Unsupported shard key pattern %s. Pattern must either be a single hashed field, or a list of "
-               "ascending fields",
-               s);
-      bson_free (s);
-      return false;
-   }
-   if (nhashed && unique) {
-      SIM_ERR (err, 72,
-               "Hashed shard keys cannot be declared unique. It's possible to ensure uniqueness on the hashed field by "
-               "declaring an additional (non-hashed) unique index on the field.");
-      return false;
-   }
-   *nhashed_out = nhashed;
-   return true;
 }
 
 /* Adds the shard key's index ({ v: 2, key, name: "a_1_b_hashed", [unique] }) to coll: the supporting index sharding
@@ -730,12 +690,14 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
       sim_not_sharded (reply, ns);
       return;
    }
-   bool force = bson_iter_init_find (&it, ctx->cmd, "forceRedistribution") && bson_iter_as_bool (&it);
-   bool unique = bson_iter_init_find (&it, ctx->cmd, "unique") && bson_iter_as_bool (&it);
    int nchunks = bson_iter_init_find (&it, ctx->cmd, "numInitialChunks") ? (int) bson_iter_as_int64 (&it) : 0;
-   if (bson_equal (&key, &sc.key) && !(force && sim_ver_ge (80))) {
+   /* Every check before anything changes: a refused resharding leaves the collection as it was. */
+   bool noop = false;
+   if (!sim_reshard_check (ctx->cmd, ns, &sc.key, &key, &noop, reply) || noop) {
       sim_shcoll_destroy (&sc);
-      sim_reply_ok (reply); /* same key: nothing to do */
+      if (noop) {
+         sim_reply_ok (reply); /* same key: nothing to do */
+      }
       return;
    }
    /* Resharding commits a new collection incarnation: new UUID, epoch, timestamp, key and chunks. */
@@ -797,7 +759,7 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
    }
    /* Reuse shardCollection's placement, then spread a ranged key's single chunk by data quantiles. */
    bool saved_empty_rule = coll && sim_coll_count (coll) > 0;
-   if (!sim_op_shard_collection (ns, &key, unique, 0, false, &err)) {
+   if (!sim_op_shard_collection (ns, &key, false, 0, false, &err)) {
       sim_admin_error (reply, &err);
       bson_destroy (&details);
       return;

@@ -1,0 +1,155 @@
+/* shardsim against the MongoDB server's own code (issue 15), the sharding DDL commands: reshardCollection's checks
+ * before any metadata changes (configsvr_reshard_collection_cmd.cpp, resharding_util.cpp validateZones),
+ * shardCollection's argument checks (the create-collection coordinator's _checkCommandArguments,
+ * InitialSplitPolicy::calculateOptimizationStrategy, PresplitHashedZonesSplitPolicy::_validate),
+ * refineCollectionShardKey to the current key, and commitReshardCollection, checkMetadataConsistency and
+ * getShardVersion. Each check asserts on the reply and on the config.* documents that follow; docs/shardsim.md names
+ * the server file and function each one follows. */
+#include "tests/unit/fidelity.h"
+
+/* The reply of a command given as JSON (the caller destroys it). */
+static void
+run (sim_t *s, const char *db, const char *json, bson_t *reply)
+{
+   simproc_run_json (s, db, json, reply);
+}
+
+/* rs.c still sharded on { a: 1 } with its one chunk and no resharding started: nothing changed. */
+static bool
+reshard_left_alone (sim_t *s)
+{
+   return count_config (s, "collections", "{\"_id\": \"rs.c\", \"key\": {\"a\": 1}}") == 1 &&
+          count_config (s, "chunks", "{\"min.a\": {\"$exists\": true}}") == 1 &&
+          count_config (s, "changelog", "{\"what\": \"resharding.coordinator.start\", \"ns\": \"rs.c\"}") == 0;
+}
+
+/* ---- item 1: reshardCollection validates before it changes anything ---- */
+
+static void
+test_reshard_checks (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"rs\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"rs.c\", \"key\": {\"a\": 1}}");
+
+   run (s, "admin", "{\"reshardCollection\": \"rs.c\", \"key\": {\"x\": \"hashed\", \"y\": \"hashed\"}}", &reply);
+   snprintf (name, sizeof name, "%s.reshard two hashed fields 72, collection left sharded", v);
+   CHECK (name, code_of (&reply) == 72 && strstr (errmsg_of (&reply), "Unsupported shard key pattern") &&
+                   reshard_left_alone (s));
+   bson_destroy (&reply);
+
+   run (s, "admin", "{\"reshardCollection\": \"rs.c\", \"key\": {\"h\": \"hashed\"}, \"unique\": true}", &reply);
+   snprintf (name, sizeof name, "%s.reshard unique text", v);
+   CHECK_STR (name, "The unique field must be false", errmsg_of (&reply));
+   snprintf (name, sizeof name, "%s.reshard unique 2, collection left sharded", v);
+   CHECK (name, code_of (&reply) == 2 && reshard_left_alone (s));
+   bson_destroy (&reply);
+
+   run (s, "admin", "{\"reshardCollection\": \"rs.c\", \"key\": {\"b\": 1}, \"collation\": {\"locale\": \"fr\"}}",
+        &reply);
+   snprintf (name, sizeof name, "%s.reshard collation text", v);
+   CHECK_STR (name, "The collation for reshardCollection must be {locale: 'simple'}, but found: { locale: \"fr\" }",
+              errmsg_of (&reply));
+   snprintf (name, sizeof name, "%s.reshard collation 2, collection left sharded", v);
+   CHECK (name, code_of (&reply) == 2 && reshard_left_alone (s));
+   bson_destroy (&reply);
+
+   /* A zoned collection: the zones field is required, its zones must exist and not overlap. */
+   simproc_run_ok (s, "admin", "{\"addShardToZone\": \"shard01\", \"zone\": \"RZ\"}");
+   simproc_run_ok (s, "admin",
+                   "{\"updateZoneKeyRange\": \"rs.c\", \"min\": {\"a\": 0}, \"max\": {\"a\": 10}, \"zone\": \"RZ\"}");
+   run (s, "admin", "{\"reshardCollection\": \"rs.c\", \"key\": {\"b\": 1}}", &reply);
+   snprintf (name, sizeof name, "%s.reshard zoned without zones text", v);
+   CHECK_STR (name, "Must specify value for zones field", errmsg_of (&reply));
+   snprintf (name, sizeof name, "%s.reshard zoned without zones 2, zones and collection kept", v);
+   CHECK (name, code_of (&reply) == 2 && reshard_left_alone (s) &&
+                   count_config (s, "tags", "{\"ns\": \"rs.c\", \"min\": {\"a\": 0}}") == 1);
+   bson_destroy (&reply);
+
+   run (s, "admin",
+        "{\"reshardCollection\": \"rs.c\", \"key\": {\"b\": 1}, \"zones\": [{\"min\": {\"b\": 0}, \"max\": {\"b\": "
+        "10}, \"zone\": \"RZ\"}, {\"min\": {\"b\": 5}, \"max\": {\"b\": 20}, \"zone\": \"RZ\"}]}",
+        &reply);
+   snprintf (name, sizeof name, "%s.reshard overlapping zones text", v);
+   CHECK_STR (name, "Zone ranges must not overlap", errmsg_of (&reply));
+   snprintf (name, sizeof name, "%s.reshard overlapping zones 2, nothing changed", v);
+   CHECK (name, code_of (&reply) == 2 && reshard_left_alone (s) && count_config (s, "tags", "{\"ns\": \"rs.c\"}") == 1);
+   bson_destroy (&reply);
+
+   run (s, "admin",
+        "{\"reshardCollection\": \"rs.c\", \"key\": {\"b\": 1}, \"zones\": [{\"min\": {\"b\": 0}, \"max\": {\"b\": "
+        "10}, \"zone\": \"NOPE\"}]}",
+        &reply);
+   snprintf (name, sizeof name, "%s.reshard unknown zone text", v);
+   CHECK_STR (name, "Zone must already exist", errmsg_of (&reply));
+   snprintf (name, sizeof name, "%s.reshard unknown zone 2, nothing changed", v);
+   CHECK (name, code_of (&reply) == 2 && reshard_left_alone (s) && count_config (s, "tags", "{\"ns\": \"rs.c\"}") == 1);
+   bson_destroy (&reply);
+
+   /* ... and with valid zones the resharding runs. */
+   snprintf (name, sizeof name, "%s.reshard with zones runs", v);
+   CHECK (name, simproc_run_ok (s, "admin",
+                                "{\"reshardCollection\": \"rs.c\", \"key\": {\"b\": 1}, \"zones\": [{\"min\": {\"b\": "
+                                "0}, \"max\": {\"b\": 10}, \"zone\": \"RZ\"}]}") &&
+                   count_config (s, "collections", "{\"_id\": \"rs.c\", \"key\": {\"b\": 1}}") == 1);
+}
+
+/* Timed resharding (--reshard-ms): the checks come before the wait, so a refused command answers at once. */
+static void
+test_reshard_checks_timed (void)
+{
+   sim_t s;
+   bson_t reply;
+   const char *args[] = { "--version", "8.0", "--shards", "3", "--reshard-ms", "3000", NULL };
+   if (!fid_start (&s, args)) {
+      UNIT_FAIL ("8.0.timed start", "%s", "shardsim did not start");
+      sim_stop (&s);
+      return;
+   }
+   simproc_run_ok (&s, "admin", "{\"enableSharding\": \"rs\"}");
+   simproc_run_ok (&s, "admin", "{\"shardCollection\": \"rs.c\", \"key\": {\"a\": 1}}");
+   int64_t t0 = bson_get_monotonic_time ();
+   run (&s, "admin", "{\"reshardCollection\": \"rs.c\", \"key\": {\"b\": 1}, \"unique\": true}", &reply);
+   int64_t took_ms = (bson_get_monotonic_time () - t0) / 1000;
+   CHECK ("8.0.timed reshard unique 2 at once, nothing changed",
+          code_of (&reply) == 2 && took_ms < 1500 && reshard_left_alone (&s) &&
+             count_config (&s, "reshardingOperations", "{}") == 0);
+   bson_destroy (&reply);
+   int status = sim_stop (&s);
+   CHECK ("8.0.timed clean exit", WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
+static void
+run_version (const char *version)
+{
+   sim_t s;
+   const char *args[] = { "--version", version, "--shards", "3", NULL };
+   char name[64];
+   if (!fid_start (&s, args)) {
+      snprintf (name, sizeof name, "%s.start", version);
+      UNIT_FAIL (name, "shardsim did not start (BINDIR=%s)", getenv ("BINDIR") ? getenv ("BINDIR") : "bin");
+      sim_stop (&s);
+      return;
+   }
+   if (strcmp (version, "4.4") != 0) {
+      test_reshard_checks (&s, version);
+   }
+   int status = sim_stop (&s);
+   snprintf (name, sizeof name, "%s.clean exit", version);
+   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
+int
+main (void)
+{
+   mongoc_init ();
+   mongoc_log_set_handler (NULL, NULL);
+   const char *versions[] = { "4.4", "5.0", "6.0", "7.0", "8.0" };
+   for (size_t i = 0; i < sizeof versions / sizeof *versions; i++) {
+      run_version (versions[i]);
+   }
+   test_reshard_checks_timed ();
+   mongoc_cleanup ();
+   UNIT_EXIT ();
+}
