@@ -237,6 +237,47 @@ sim_zone_ranges_of (const char *ns, simq_docs_t *zones)
    }
 }
 
+/* InitialSplitPolicy::calculateOptimizationStrategy's checks, up to 7.0 (8.0's policies no longer take
+ * numInitialChunks: SERVER-82611): numInitialChunks only for an empty collection with a hashed field (72), and with
+ * a range field before the hashed one only with presplitHashedZones (72); then
+ * PresplitHashedZonesSplitPolicy::_validate: presplitHashedZones only for an empty collection with zones and a hashed
+ * field (31387). */
+static bool
+sim_initial_policy_check (const bson_t *key, int nchunks, bool presplit_zones, bool empty, size_t nzones,
+                          bson_error_t *err)
+{
+   bson_iter_t it;
+   bool hashed = false, hashed_prefix = false;
+   if (bson_iter_init (&it, key) && bson_iter_next (&it)) {
+      hashed_prefix = BSON_ITER_HOLDS_UTF8 (&it);
+      hashed = hashed_prefix;
+      while (!hashed && bson_iter_next (&it)) {
+         hashed = BSON_ITER_HOLDS_UTF8 (&it);
+      }
+   }
+   if (nchunks > 0 && !sim_ver_ge (80)) {
+      if (!hashed || !empty) {
+         SIM_ERR (err, 72,
+                  "numInitialChunks is only supported when the collection is empty and has a hashed field in the "
+                  "shard key pattern");
+         return false;
+      }
+      if (!hashed_prefix && !presplit_zones) {
+         SIM_ERR (err, 72,
+                  "When the prefix of the hashed shard key is a range field, 'numInitialChunks' can only be used "
+                  "when the 'presplitHashedZones' is true");
+         return false;
+      }
+   }
+   if (presplit_zones && (!empty || !nzones || !hashed)) {
+      SIM_ERR (err, 31387,
+               "'presplitHashedZones' is only supported when the collection is empty, zones are set up and shard key "
+               "pattern has a hashed field");
+      return false;
+   }
+   return true;
+}
+
 bool
 sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nchunks, bool presplit_zones,
                          bson_error_t *err)
@@ -307,33 +348,25 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
    bool existed = sim_coll_get (db, cname) != NULL;
    sim_coll_t *coll = sim_coll_ensure (db, cname);
    bool empty = sim_coll_count (coll) == 0;
-   if (nchunks > 0 && (!nhashed || !empty)) {
-      SIM_ERR (err, 72,
-               "numInitialChunks is only supported when the collection is empty and has a hashed field in the shard "
-               "key pattern");
+   /* Zones already defined for ns (presplitHashedZones or a ranged key) shape the initial chunks. */
+   simq_docs_t zones;
+   simq_docs_init (&zones);
+   sim_zone_ranges_of (ns, &zones);
+   if (!sim_initial_policy_check (key, nchunks, presplit_zones, empty, zones.n, err)) {
+      simq_docs_clear (&zones);
       return false;
    }
    /* A supporting index: an index whose key starts with the shard key. Created automatically on an empty
     * collection. */
    bool supported = sim_has_prefix_index (coll, key, true);
    if (!supported && !empty) {
+      simq_docs_clear (&zones);
       SIM_ERR (err, 72,
                "Please create an index that starts with the proposed shard key before sharding the collection");
       return false;
    }
    if (!supported) {
       sim_create_key_index (coll, key, unique);
-   }
-   /* Zones already defined for ns (presplitHashedZones or a ranged key) shape the initial chunks. */
-   simq_docs_t zones;
-   simq_docs_init (&zones);
-   sim_zone_ranges_of (ns, &zones);
-   if (presplit_zones && (!nhashed || !zones.n || !empty)) {
-      simq_docs_clear (&zones);
-      SIM_ERR (err, 72,
-               "presplitHashedZones is only supported for an empty collection with a hashed shard key and zones "
-               "defined for it");
-      return false;
    }
    bson_t cdoc = BSON_INITIALIZER;
    sim_collection_doc (ns, key, unique, coll->uuid, &cdoc);
@@ -476,6 +509,22 @@ sim_cmd_shard_collection (sim_ctx_t *ctx, bson_t *reply)
    bool unique = bson_iter_init_find (&it, ctx->cmd, "unique") && bson_iter_as_bool (&it);
    int64_t want = bson_iter_init_find (&it, ctx->cmd, "numInitialChunks") ? bson_iter_as_int64 (&it) : 0;
    bool presplit = bson_iter_init_find (&it, ctx->cmd, "presplitHashedZones") && bson_iter_as_bool (&it);
+   /* The request's checks in the order of 4.4's validateShardCollectionOptions (5.0+ checks the collation later,
+    * with the supporting index): the key pattern and hashed-unique (72), system namespaces (20), the collation (2),
+    * then numInitialChunks' range. */
+   int nhashed;
+   if (!sim_check_key_pattern (&key, unique, &nhashed, &err)) {
+      sim_admin_error (reply, &err);
+      return;
+   }
+   if (sim_is_system_ns (ns)) {
+      sim_reply_error (reply, 20, "can't shard system namespaces");
+      return;
+   }
+   if (!sim_check_simple_collation (ctx->cmd, "shardCollection", &err)) {
+      sim_admin_error (reply, &err);
+      return;
+   }
    /* shardCollection's coordinator: at most 8192 initial chunks per shard and 1,000,000 in all, code 72. */
    int64_t per_shards = 8192 * (int64_t) sim_g.nshards;
    if (want < 0 || want > per_shards || want > 1000000) {

@@ -120,6 +120,92 @@ test_reshard_checks_timed (void)
    CHECK ("8.0.timed clean exit", WIFEXITED (status) && WEXITSTATUS (status) == 0);
 }
 
+/* ---- item 2: shardCollection's argument checks ---- */
+
+/* No config.collections document for ns. */
+static bool
+not_sharded (sim_t *s, const char *ns)
+{
+   char f[160];
+   snprintf (f, sizeof f, "{\"_id\": \"%s\"}", ns);
+   return count_config (s, "collections", f) == 0;
+}
+
+static void
+test_shard_collection_checks (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   bool v80 = !strcmp (v, "8.0");
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"sc\"}");
+
+   /* numInitialChunks with a ranged key: 72 up to 7.0; 8.0 takes it in its request only and ignores it. */
+   run (s, "admin", "{\"shardCollection\": \"sc.r\", \"key\": {\"k\": 1}, \"numInitialChunks\": 5}", &reply);
+   if (v80) {
+      snprintf (name, sizeof name, "%s.shardCollection ranged numInitialChunks ignored, one chunk", v);
+      CHECK (name, code_of (&reply) == -1 && count_config (s, "collections", "{\"_id\": \"sc.r\"}") == 1 &&
+                      count_config (s, "chunks", "{\"min.k\": {\"$exists\": true}}") == 1);
+   } else {
+      snprintf (name, sizeof name, "%s.shardCollection ranged numInitialChunks text", v);
+      CHECK_STR (name,
+                 "numInitialChunks is only supported when the collection is empty and has a hashed field in the "
+                 "shard key pattern",
+                 errmsg_of (&reply));
+      snprintf (name, sizeof name, "%s.shardCollection ranged numInitialChunks 72, not sharded", v);
+      CHECK (name, code_of (&reply) == 72 && not_sharded (s, "sc.r"));
+   }
+   bson_destroy (&reply);
+
+   /* A range field before the hashed one: numInitialChunks only with presplitHashedZones (up to 7.0). */
+   run (s, "admin",
+        "{\"shardCollection\": \"sc.ch\", \"key\": {\"ca\": 1, \"cb\": \"hashed\"}, \"numInitialChunks\": 6}", &reply);
+   if (v80) {
+      snprintf (name, sizeof name, "%s.shardCollection range-prefix hashed numInitialChunks ignored", v);
+      CHECK (name, code_of (&reply) == -1 && count_config (s, "collections", "{\"_id\": \"sc.ch\"}") == 1);
+   } else {
+      snprintf (name, sizeof name, "%s.shardCollection range-prefix hashed numInitialChunks text", v);
+      CHECK_STR (name,
+                 "When the prefix of the hashed shard key is a range field, 'numInitialChunks' can only be used when "
+                 "the 'presplitHashedZones' is true",
+                 errmsg_of (&reply));
+      snprintf (name, sizeof name, "%s.shardCollection range-prefix hashed numInitialChunks 72, not sharded", v);
+      CHECK (name, code_of (&reply) == 72 && not_sharded (s, "sc.ch"));
+   }
+   bson_destroy (&reply);
+
+   run (s, "admin", "{\"shardCollection\": \"sc.co\", \"key\": {\"k\": 1}, \"collation\": {\"locale\": \"fr\"}}",
+        &reply);
+   snprintf (name, sizeof name, "%s.shardCollection collation text", v);
+   CHECK_STR (name, "The collation for shardCollection must be {locale: 'simple'}, but found: { locale: \"fr\" }",
+              errmsg_of (&reply));
+   snprintf (name, sizeof name, "%s.shardCollection collation 2, not sharded", v);
+   CHECK (name, code_of (&reply) == 2 && not_sharded (s, "sc.co"));
+   bson_destroy (&reply);
+   snprintf (name, sizeof name, "%s.shardCollection simple collation accepted", v);
+   CHECK (name, simproc_run_ok (s, "admin",
+                                "{\"shardCollection\": \"sc.cs\", \"key\": {\"k\": 1}, \"collation\": "
+                                "{\"locale\": \"simple\"}}") &&
+                   count_config (s, "collections", "{\"_id\": \"sc.cs\"}") == 1);
+
+   run (s, "admin", "{\"shardCollection\": \"sc.system.foo\", \"key\": {\"k\": 1}}", &reply);
+   snprintf (name, sizeof name, "%s.shardCollection system namespace 20 IllegalOperation, not sharded", v);
+   CHECK (name, code_of (&reply) == 20 && !strcmp (errmsg_of (&reply), "can't shard system namespaces") &&
+                   not_sharded (s, "sc.system.foo"));
+   bson_destroy (&reply);
+
+   run (s, "admin", "{\"shardCollection\": \"sc.pz\", \"key\": {\"p\": \"hashed\"}, \"presplitHashedZones\": true}",
+        &reply);
+   snprintf (name, sizeof name, "%s.shardCollection presplitHashedZones without zones text", v);
+   CHECK_STR (name,
+              "'presplitHashedZones' is only supported when the collection is empty, zones are set up and shard key "
+              "pattern has a hashed field",
+              errmsg_of (&reply));
+   snprintf (name, sizeof name, "%s.shardCollection presplitHashedZones without zones 31387, not sharded", v);
+   CHECK (name, code_of (&reply) == 31387 && not_sharded (s, "sc.pz") &&
+                   count_config (s, "chunks", "{\"min.p\": {\"$exists\": true}}") == 0);
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -132,6 +218,7 @@ run_version (const char *version)
       sim_stop (&s);
       return;
    }
+   test_shard_collection_checks (&s, version);
    if (strcmp (version, "4.4") != 0) {
       test_reshard_checks (&s, version);
    }
