@@ -596,6 +596,11 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
       sim_not_sharded (reply, ns);
       goto done;
    }
+   /* The current key: nothing to do (_configsvrRefineCollectionShardKey returns before its other checks). */
+   if (bson_equal (&key, &sc.key)) {
+      sim_reply_ok (reply);
+      goto done;
+   }
    /* The new key must extend the current one. */
    bson_iter_t a, b;
    bool extends = true;
@@ -605,12 +610,10 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
       extends = bson_iter_next (&b) && !strcmp (bson_iter_key (&a), bson_iter_key (&b)) &&
                 order_values (bson_iter_value (&a), bson_iter_value (&b)) == 0;
    }
-   if (!extends || bson_equal (&key, &sc.key)) {
+   if (!extends) {
       char *x = sim_bson_str (&key), *y = sim_bson_str (&sc.key);
-      sim_reply_error (reply, 72,
-                       "refineCollectionShardKey: the proposed shard key %s does not extend the current shard "
-                       "key %s",
-                       x, y);
+      sim_reply_error (reply, 72, "refineCollectionShardKey shard key %s does not extend the current shard key %s", x,
+                       y);
       bson_free (x);
       bson_free (y);
       goto done;

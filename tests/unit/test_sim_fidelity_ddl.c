@@ -206,6 +206,51 @@ test_shard_collection_checks (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- item 3: refineCollectionShardKey to the current key ---- */
+
+/* config.collections[ns].lastmodEpoch as hex into out (size 25); false when there is none. */
+static bool
+coll_epoch (sim_t *s, const char *ns, char *out)
+{
+   const bson_t *doc;
+   bson_iter_t it;
+   bool found = false;
+   bson_t *filter = BCON_NEW ("_id", BCON_UTF8 (ns));
+   mongoc_collection_t *c = mongoc_client_get_collection (s->client, "config", "collections");
+   mongoc_cursor_t *cur = mongoc_collection_find_with_opts (c, filter, NULL, NULL);
+   if (mongoc_cursor_next (cur, &doc) && bson_iter_init_find (&it, doc, "lastmodEpoch") && BSON_ITER_HOLDS_OID (&it)) {
+      bson_oid_to_string (bson_iter_oid (&it), out);
+      found = true;
+   }
+   mongoc_cursor_destroy (cur);
+   mongoc_collection_destroy (c);
+   bson_destroy (filter);
+   return found;
+}
+
+static void
+test_refine_same_key (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160], before[25] = "", after[25] = "";
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"rf\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"rf.c\", \"key\": {\"ra\": 1}}");
+   coll_epoch (s, "rf.c", before);
+   snprintf (name, sizeof name, "%s.refine to the current key ok, epoch and key unchanged, no changelog", v);
+   CHECK (name, simproc_run_ok (s, "admin", "{\"refineCollectionShardKey\": \"rf.c\", \"key\": {\"ra\": 1}}") &&
+                   coll_epoch (s, "rf.c", after) && !strcmp (before, after) &&
+                   count_config (s, "collections", "{\"_id\": \"rf.c\", \"key\": {\"ra\": 1}}") == 1 &&
+                   count_config (s, "changelog", "{\"what\": \"refineCollectionShardKey.start\"}") == 0);
+   run (s, "admin", "{\"refineCollectionShardKey\": \"rf.c\", \"key\": {\"rb\": 1}}", &reply);
+   snprintf (name, sizeof name, "%s.refine not extending text", v);
+   CHECK_STR (name, "refineCollectionShardKey shard key { rb: 1 } does not extend the current shard key { ra: 1 }",
+              errmsg_of (&reply));
+   snprintf (name, sizeof name, "%s.refine not extending 72, key unchanged", v);
+   CHECK (name,
+          code_of (&reply) == 72 && count_config (s, "collections", "{\"_id\": \"rf.c\", \"key\": {\"ra\": 1}}") == 1);
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -219,6 +264,7 @@ run_version (const char *version)
       return;
    }
    test_shard_collection_checks (&s, version);
+   test_refine_same_key (&s, version);
    if (strcmp (version, "4.4") != 0) {
       test_reshard_checks (&s, version);
    }
