@@ -592,6 +592,7 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "moveCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
    { "unshardCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
    { "abortReshardCollection", 50, true, sim_reshard_cmd, SIM_K_COMMAND },
+   { "commitReshardCollection", 50, true, sim_reshard_cmd, SIM_K_COMMAND },
    { "abortMoveCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
    { "abortUnshardCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
    { "analyzeShardKey", 70, true, sim_cmd_analyze_shard_key, SIM_K_COMMAND },

@@ -32,6 +32,7 @@ typedef struct {
    int64_t total_docs, total_bytes;
    bool estimate_lost; /* {simReshard: "stepDown"}: the recipients' new primaries cannot estimate the time left */
    bool aborted;       /* abortReshardCollection / abortMoveCollection / abortUnshardCollection */
+   bool commit_asked;  /* commitReshardCollection: block writes and commit once the data is copied */
 } sim_rs_t;
 
 static sim_rs_t sim_rs[SIM_RS_MAX];
@@ -450,6 +451,11 @@ sim_rs_wait (sim_rs_t *op, bson_t *reply)
       int64_t until = clock_wall_ms () + 50;
       struct timespec ts = { .tv_sec = (time_t) (until / 1000), .tv_nsec = (long) (until % 1000) * 1000000L };
       pthread_cond_timedwait (&sim_dyn.round_done, &sim_g.lock, &ts);
+      double f = sim_rs_frac (op, clock_wall_ms ());
+      if (op->commit_asked && f >= SIM_RS_T_APPLY && f < SIM_RS_T_BLOCK) {
+         /* onOkayToEnterCritical: blocking-writes now, the remaining phases keep their share of the duration */
+         op->end_ms = op->start_ms + (int64_t) ((double) (clock_wall_ms () - op->start_ms) / SIM_RS_T_BLOCK);
+      }
       const char *now_state = sim_rs_coordinator_state (sim_rs_frac (op, clock_wall_ms ()));
       if (now_state != state) {
          state = now_state;
@@ -589,6 +595,35 @@ sim_rs_abort (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* commitReshardCollection (5.0+, configsvr_commit_reshard_collection_command.cpp): lets the running operation of the
+ * namespace enter its critical section as soon as its data is copied, and replies at once. 26 when ns is no
+ * collection of config.collections, 339 NoSuchReshardCollection when no resharding of it runs. */
+static void
+sim_rs_commit (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   const char *ns = NULL;
+   sim_shcoll_t sc;
+   if (bson_iter_init (&it, ctx->cmd) && bson_iter_next (&it) && BSON_ITER_HOLDS_UTF8 (&it)) {
+      ns = bson_iter_utf8 (&it, NULL);
+   }
+   if (!ns) {
+      sim_reply_error (reply, 14, "BSON field 'commitReshardCollection' is the wrong type, expected type 'string'");
+      return;
+   }
+   bool tracked = sim_shcoll_load (ns, &sc);
+   sim_shcoll_destroy (&sc);
+   sim_rs_t *op = sim_rs_find (ns);
+   if (!op && !tracked) {
+      sim_reply_error (reply, 26, "collection %s not found", ns);
+   } else if (!op) {
+      sim_reply_error (reply, 339, "Could not find resharding metadata for %s", ns);
+   } else {
+      op->commit_asked = true;
+      sim_reply_ok (reply);
+   }
+}
+
 void
 sim_cmd_sim_reshard (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -630,6 +665,10 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
    if (!strcmp (ctx->name, "abortReshardCollection") || !strcmp (ctx->name, "abortMoveCollection") ||
        !strcmp (ctx->name, "abortUnshardCollection")) {
       sim_rs_abort (ctx, reply);
+      return true;
+   }
+   if (!strcmp (ctx->name, "commitReshardCollection")) {
+      sim_rs_commit (ctx, reply);
       return true;
    }
    if (!reshard && !move && !unshard) {

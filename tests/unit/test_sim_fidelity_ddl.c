@@ -7,6 +7,8 @@
  * the server file and function each one follows. */
 #include "tests/unit/fidelity.h"
 
+#include <pthread.h>
+
 /* The reply of a command given as JSON (the caller destroys it). */
 static void
 run (sim_t *s, const char *db, const char *json, bson_t *reply)
@@ -251,6 +253,101 @@ test_refine_same_key (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- item 4: commitReshardCollection ---- */
+
+typedef struct {
+   int port;
+   bool ok;
+   int64_t done_ms; /* when the reshardCollection replied, from the test's start */
+   int64_t t0;
+} reshard_run_t;
+
+/* Runs { reshardCollection: "cm.c", key: { cb: 1 } } on its own client (the main thread's stays free). */
+static void *
+reshard_thread (void *arg)
+{
+   reshard_run_t *r = arg;
+   mongoc_client_t *c = simproc_client (r->port, "serverSelectionTimeoutMS=5000&socketTimeoutMS=60000");
+   bson_t *cmd = BCON_NEW ("reshardCollection", BCON_UTF8 ("cm.c"), "key", "{", "cb", BCON_INT32 (1), "}");
+   bson_t reply;
+   r->ok = c && mongoc_client_command_simple (c, "admin", cmd, NULL, &reply, NULL);
+   r->done_ms = (bson_get_monotonic_time () - r->t0) / 1000;
+   bson_destroy (&reply);
+   bson_destroy (cmd);
+   mongoc_client_destroy (c);
+   return NULL;
+}
+
+/* The coordinator state of cm.c's resharding in config.reshardingOperations into out (size 32), "" when none. */
+static void
+reshard_state (sim_t *s, char *out)
+{
+   bson_t doc;
+   out[0] = '\0';
+   mongoc_collection_t *c = mongoc_client_get_collection (s->client, "config", "reshardingOperations");
+   bson_t *filter = BCON_NEW ("ns", BCON_UTF8 ("cm.c"));
+   mongoc_cursor_t *cur = mongoc_collection_find_with_opts (c, filter, NULL, NULL);
+   const bson_t *d;
+   if (mongoc_cursor_next (cur, &d)) {
+      bson_copy_to (d, &doc);
+      if (str_at (&doc, "state")) {
+         bson_strncpy (out, str_at (&doc, "state"), 32);
+      }
+      bson_destroy (&doc);
+   }
+   mongoc_cursor_destroy (cur);
+   bson_destroy (filter);
+   mongoc_collection_destroy (c);
+}
+
+/* With --reshard-ms 6000 the data is copied at 70 % (4.2 s) and the operation ends at 6 s; committed while it
+ * applies, it blocks writes at once and ends at 4.2 / 0.85 = 4.9 s. */
+static void
+test_commit_reshard (const char *v)
+{
+   sim_t s;
+   bson_t reply;
+   char name[160], state[32] = "";
+   const char *args[] = { "--version", v, "--shards", "3", "--reshard-ms", "6000", NULL };
+   if (!fid_start (&s, args)) {
+      snprintf (name, sizeof name, "%s.commit start", v);
+      UNIT_FAIL (name, "%s", "shardsim did not start");
+      sim_stop (&s);
+      return;
+   }
+   simproc_run_ok (&s, "admin", "{\"enableSharding\": \"cm\"}");
+   simproc_run_ok (&s, "admin", "{\"shardCollection\": \"cm.c\", \"key\": {\"ca\": 1}}");
+   run (&s, "admin", "{\"commitReshardCollection\": \"cm.c\"}", &reply);
+   snprintf (name, sizeof name, "%s.commitReshardCollection nothing running 339 text", v);
+   CHECK (name, code_of (&reply) == 339 &&
+                   !strcmp (errmsg_of (&reply), "Could not find resharding metadata for cm.c") &&
+                   count_config (&s, "collections", "{\"_id\": \"cm.c\", \"key\": {\"ca\": 1}}") == 1);
+   bson_destroy (&reply);
+   run (&s, "admin", "{\"commitReshardCollection\": \"cm.none\"}", &reply);
+   snprintf (name, sizeof name, "%s.commitReshardCollection unknown collection 26", v);
+   CHECK (name, code_of (&reply) == 26 && !strcmp (errmsg_of (&reply), "collection cm.none not found"));
+   bson_destroy (&reply);
+
+   reshard_run_t r = { .port = s.port, .t0 = bson_get_monotonic_time () };
+   pthread_t th;
+   pthread_create (&th, NULL, reshard_thread, &r);
+   for (int i = 0; i < 200 && strcmp (state, "applying") != 0; i++) {
+      usleep (50 * 1000);
+      reshard_state (&s, state);
+   }
+   snprintf (name, sizeof name, "%s.commitReshardCollection while applying ok", v);
+   CHECK (name, !strcmp (state, "applying") && simproc_run_ok (&s, "admin", "{\"commitReshardCollection\": \"cm.c\"}"));
+   pthread_join (th, NULL);
+   snprintf (name, sizeof name, "%s.commitReshardCollection ends the resharding early (%lld ms < 5700), new key", v,
+             (long long) r.done_ms);
+   CHECK (name, r.ok && r.done_ms < 5700 && r.done_ms > 4000 &&
+                   count_config (&s, "collections", "{\"_id\": \"cm.c\", \"key\": {\"cb\": 1}}") == 1 &&
+                   count_config (&s, "reshardingOperations", "{}") == 0);
+   int status = sim_stop (&s);
+   snprintf (name, sizeof name, "%s.commit clean exit", v);
+   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
 static void
 run_version (const char *version)
 {
@@ -283,6 +380,8 @@ main (void)
       run_version (versions[i]);
    }
    test_reshard_checks_timed ();
+   test_commit_reshard ("5.0");
+   test_commit_reshard ("8.0");
    mongoc_cleanup ();
    UNIT_EXIT ();
 }
