@@ -348,6 +348,133 @@ test_commit_reshard (const char *v)
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
 }
 
+/* ---- item 4: getShardVersion and checkMetadataConsistency ---- */
+
+/* The greatest config.chunks lastmod of the chunks whose min has field (Timestamp t, i); false when none. */
+static bool
+max_lastmod (sim_t *s, const char *field, uint32_t *t, uint32_t *i)
+{
+   char f[128];
+   const bson_t *doc;
+   bson_iter_t it;
+   bool found = false;
+   snprintf (f, sizeof f, "{\"min.%s\": {\"$exists\": true}}", field);
+   bson_t *filter = bson_new_from_json ((const uint8_t *) f, -1, NULL);
+   bson_t *opts = BCON_NEW ("sort", "{", "lastmod", BCON_INT32 (-1), "}", "limit", BCON_INT64 (1));
+   mongoc_collection_t *c = mongoc_client_get_collection (s->client, "config", "chunks");
+   mongoc_cursor_t *cur = mongoc_collection_find_with_opts (c, filter, opts, NULL);
+   if (mongoc_cursor_next (cur, &doc) && bson_iter_init_find (&it, doc, "lastmod") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      bson_iter_timestamp (&it, t, i);
+      found = true;
+   }
+   mongoc_cursor_destroy (cur);
+   mongoc_collection_destroy (c);
+   bson_destroy (opts);
+   bson_destroy (filter);
+   return found;
+}
+
+static void
+test_get_shard_version (sim_t *s, const char *v)
+{
+   bson_t reply;
+   bson_iter_t it;
+   char name[160], epoch[25] = "", got_epoch[25] = "";
+   uint32_t t = 0, i = 0, rt = 0, ri = 0;
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"gv\", \"primaryShard\": \"shard01\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"gv.c\", \"key\": {\"gk\": 1}}");
+   simproc_run_ok (s, "admin", "{\"split\": \"gv.c\", \"middle\": {\"gk\": 0}}");
+   coll_epoch (s, "gv.c", epoch);
+   max_lastmod (s, "gk", &t, &i);
+
+   run (s, "admin", "{\"getShardVersion\": \"gv.c\"}", &reply);
+   if (bson_iter_init_find (&it, &reply, "version") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      bson_iter_timestamp (&it, &rt, &ri);
+   }
+   if (bson_iter_init_find (&it, &reply, "versionEpoch") && BSON_ITER_HOLDS_OID (&it)) {
+      bson_oid_to_string (bson_iter_oid (&it), got_epoch);
+   }
+   snprintf (name, sizeof name, "%s.getShardVersion collection: version = greatest chunk lastmod, epoch", v);
+   CHECK (name, code_of (&reply) == -1 && t >= 1 && rt == t && ri == i && epoch[0] && !strcmp (epoch, got_epoch) &&
+                   !has_at (&reply, "chunks"));
+   snprintf (name, sizeof name, "%s.getShardVersion versionTimestamp %s", v,
+             strcmp (v, "5.0") >= 0 ? "present (5.0+)" : "absent (4.4)");
+   CHECK (name, has_at (&reply, "versionTimestamp") == (strcmp (v, "5.0") >= 0));
+   bson_destroy (&reply);
+
+   run (s, "admin", "{\"getShardVersion\": \"gv.c\", \"fullMetadata\": true}", &reply);
+   bson_t c0;
+   bool c0ok = false;
+   if (bson_iter_init (&it, &reply) && bson_iter_find_descendant (&it, "chunks.1.0", &it) &&
+       BSON_ITER_HOLDS_DOCUMENT (&it)) {
+      uint32_t l;
+      const uint8_t *d;
+      bson_iter_document (&it, &l, &d);
+      c0ok = bson_init_static (&c0, d, l) && bson_iter_init_find (&it, &c0, "gk") && bson_iter_as_int64 (&it) == 0;
+   }
+   snprintf (name, sizeof name, "%s.getShardVersion fullMetadata chunks [[min, max], ...] in min order", v);
+   CHECK (name, code_of (&reply) == -1 && has_at (&reply, "chunks.0.1") && !has_at (&reply, "chunks.2") && c0ok);
+   bson_destroy (&reply);
+
+   run (s, "admin", "{\"getShardVersion\": \"gv.plain\"}", &reply);
+   snprintf (name, sizeof name, "%s.getShardVersion unsharded 118 NamespaceNotSharded", v);
+   CHECK (name, code_of (&reply) == 118 && !strcmp (errmsg_of (&reply), "Collection gv.plain is not sharded."));
+   bson_destroy (&reply);
+
+   run (s, "admin", "{\"getShardVersion\": \"gv\"}", &reply);
+   snprintf (name, sizeof name, "%s.getShardVersion database: primaryShard and version", v);
+   CHECK (name, code_of (&reply) == -1 && str_at (&reply, "primaryShard") &&
+                   !strcmp (str_at (&reply, "primaryShard"), "shard01") && has_at (&reply, "version.uuid") &&
+                   has_at (&reply, "version.lastMod"));
+   bson_destroy (&reply);
+
+   run (s, "admin", "{\"getShardVersion\": \"nodb\"}", &reply);
+   snprintf (name, sizeof name, "%s.getShardVersion unknown database 26, nothing created", v);
+   CHECK (name, code_of (&reply) == 26 && count_config (s, "databases", "{\"_id\": \"nodb\"}") == 0);
+   bson_destroy (&reply);
+}
+
+/* The reply's cursor is exhausted (id 0), named ns, with an empty first batch. */
+static bool
+empty_cursor (const bson_t *reply, const char *ns)
+{
+   bson_iter_t it;
+   bool id0 =
+      bson_iter_init (&it, reply) && bson_iter_find_descendant (&it, "cursor.id", &it) && bson_iter_as_int64 (&it) == 0;
+   return id0 && str_at (reply, "cursor.ns") && !strcmp (str_at (reply, "cursor.ns"), ns) &&
+          has_at (reply, "cursor.firstBatch") && !has_at (reply, "cursor.firstBatch.0");
+}
+
+static void
+test_check_metadata (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   run (s, "admin", "{\"checkMetadataConsistency\": 1}", &reply);
+   if (strcmp (v, "7.0") < 0) {
+      snprintf (name, sizeof name, "%s.checkMetadataConsistency before 7.0: 59 CommandNotFound", v);
+      CHECK (name, code_of (&reply) == 59);
+      bson_destroy (&reply);
+      return;
+   }
+   snprintf (name, sizeof name, "%s.checkMetadataConsistency cluster level: empty cursor on admin.$cmd.aggregate", v);
+   CHECK (name, code_of (&reply) == -1 && empty_cursor (&reply, "admin.$cmd.aggregate"));
+   bson_destroy (&reply);
+   run (s, "gv", "{\"checkMetadataConsistency\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.checkMetadataConsistency database level: empty cursor on gv.$cmd.aggregate", v);
+   CHECK (name, code_of (&reply) == -1 && empty_cursor (&reply, "gv.$cmd.aggregate"));
+   bson_destroy (&reply);
+   run (s, "gv", "{\"checkMetadataConsistency\": \"c\"}", &reply);
+   snprintf (name, sizeof name, "%s.checkMetadataConsistency collection level: empty cursor on gv.c", v);
+   CHECK (name, code_of (&reply) == -1 && empty_cursor (&reply, "gv.c") &&
+                   count_config (s, "collections", "{\"_id\": \"gv.c\"}") == 1);
+   bson_destroy (&reply);
+   run (s, "admin", "{\"checkMetadataConsistency\": \"c\"}", &reply);
+   snprintf (name, sizeof name, "%s.checkMetadataConsistency admin with a collection 73 InvalidNamespace", v);
+   CHECK (name, code_of (&reply) == 73 && strstr (errmsg_of (&reply), "Found unexpected collection name: c"));
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -362,6 +489,8 @@ run_version (const char *version)
    }
    test_shard_collection_checks (&s, version);
    test_refine_same_key (&s, version);
+   test_get_shard_version (&s, version);
+   test_check_metadata (&s, version);
    if (strcmp (version, "4.4") != 0) {
       test_reshard_checks (&s, version);
    }
