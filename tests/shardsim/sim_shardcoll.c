@@ -758,6 +758,8 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_DOCUMENT (&details, "oldKey", &sc.key);
    BSON_APPEND_DOCUMENT (&details, "newKey", &key);
    sim_changelog (false, "resharding.coordinator.start", ns, "config", &details, now);
+   /* a redistribution on the same key keeps the key's unique flag (its unique index still stands) */
+   bool keep_unique = sc.unique && bson_equal (&key, &sc.key);
    sim_drop_collection_metadata (&sc, ns);
    sim_shcoll_destroy (&sc);
    sim_coll_t *coll = sim_coll_get_ns (ns);
@@ -811,7 +813,7 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
    }
    /* Reuse shardCollection's placement, then spread a ranged key's single chunk by data quantiles. */
    bool saved_empty_rule = coll && sim_coll_count (coll) > 0;
-   if (!sim_op_shard_collection (ns, &key, false, 0, false, &err)) {
+   if (!sim_op_shard_collection (ns, &key, keep_unique, 0, false, &err)) {
       sim_admin_error (reply, &err);
       bson_destroy (&details);
       return;
