@@ -199,10 +199,19 @@ void
 args_adjust_run_command (bson_t *dst, const bson_t *cmd)
 {
    bson_iter_t it;
-   bool resize = bson_has_field (cmd, "replSetResizeOplog");
-   bool sample = bson_has_field (cmd, "profile") || bson_has_field (cmd, "configureQueryAnalyzer");
-   bool mirror = bson_has_field (cmd, "setParameter") && bson_has_field (cmd, "mirrorReads");
+   bool resize = false, sample = false, set_parameter = false, mirror = false;
 
+   /* which commands these are, in one pass over the top-level names */
+   if (bson_iter_init (&it, cmd)) {
+      while (bson_iter_next (&it)) {
+         const char *k = bson_iter_key (&it);
+         resize |= !strcmp (k, "replSetResizeOplog");
+         sample |= !strcmp (k, "profile") || !strcmp (k, "configureQueryAnalyzer");
+         set_parameter |= !strcmp (k, "setParameter");
+         mirror |= !strcmp (k, "mirrorReads");
+      }
+   }
+   mirror &= set_parameter;
    bson_iter_init (&it, cmd);
    while (bson_iter_next (&it)) {
       const char *k = bson_iter_key (&it);

@@ -34,7 +34,7 @@ void
 cmd_print_doc (sh_ctx_t *ctx, const bson_t *doc)
 {
    char *s;
-   if (capture_doc (ctx, doc, BSON_TYPE_DOCUMENT))
+   if (capture_doc (ctx, doc, BSON_TYPE_DOCUMENT) || ctx->results_unseen)
       return;
    s = output_format_doc (doc, &ctx->out);
    fprintf (ctx->out_fp, "%s\n", s);
@@ -45,7 +45,7 @@ void
 cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value)
 {
    char *s;
-   if (capture_value (ctx, value))
+   if (capture_value (ctx, value) || ctx->results_unseen)
       return;
    s = output_format_value (value, &ctx->out);
    fprintf (ctx->out_fp, "%s\n", s);
@@ -55,7 +55,7 @@ cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value)
 void
 cmd_print_array (sh_ctx_t *ctx, const bson_t *array)
 {
-   if (capture_doc (ctx, array, BSON_TYPE_ARRAY))
+   if (capture_doc (ctx, array, BSON_TYPE_ARRAY) || ctx->results_unseen)
       return;
    if (ctx->out.mode == OUTPUT_JSON) {
       /* --json: one document per line, so scripts can read results a line at a time */
@@ -176,14 +176,18 @@ bool
 cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
+   const sh_requests_t *rq = call->built; /* built once already (dispatch_call): sent as they are, not copied */
    bson_t reply = BSON_INITIALIZER;
    bool ok = false;
 
-   if (!sh_requests_build (call, &reqs, err))
-      goto done;
-   for (size_t i = 0; i < reqs.n; i++) {
+   if (!rq) {
+      if (!sh_requests_build (call, &reqs, err))
+         goto done;
+      rq = &reqs;
+   }
+   for (size_t i = 0; i < rq->n; i++) {
       bson_destroy (&reply);
-      if (!conn_run (ctx, reqs.v[i].db, &reqs.v[i].cmd, reqs.v[i].path, &reply, err))
+      if (!conn_run (ctx, rq->v[i].db, &rq->v[i].cmd, rq->v[i].path, &reply, err))
          goto done;
    }
    if (cmd_dry_run (ctx)) {
@@ -226,6 +230,8 @@ cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key)
       BSON_APPEND_UTF8 (ctx->capture, "stats", one_line_key ? one_line_key : "");
       return;
    }
+   if (ctx->results_unseen)
+      return;
    o.one_line_key = one_line_key;
    if (o.mode == OUTPUT_JSON) {
       char *s = output_format_doc (stats, &o);

@@ -15,7 +15,8 @@
 #define CMD_MORE_HINT "Type \"it\" for more"
 
 /* The printers below store their value in ctx->capture as { v: <value> } (and set ctx->captured) instead of printing
- * when ctx->capture is set: that is how a call from the JavaScript engine gets its result as a value. */
+ * when ctx->capture is set: that is how a call from the JavaScript engine gets its result as a value. Otherwise, under
+ * ctx->results_unseen (a -f script's statement, whose results nobody sees), they format and print nothing. */
 
 /* Runs build()'s requests one after another (stopping at the first failure) and prints the last reply per ret. */
 bool

@@ -13,7 +13,7 @@ sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
    if (out->n == out->cap) {
       /* a bson_t may not be moved by realloc (an allocated one points into itself, and libbson declares it
        * 128-byte aligned): a new aligned array, each document copied over and the old one destroyed */
-      size_t cap = out->cap ? 2 * out->cap : 8;
+      size_t cap = out->cap ? 2 * out->cap : 1; /* most calls send one request */
       sh_request_t *v = SH_ALLOC_ARRAY (sh_request_t, cap);
       for (size_t i = 0; i < out->n; i++) {
          v[i].db = out->v[i].db;

@@ -1,6 +1,7 @@
 /* Dispatch: statement -> command-table entry -> common checks -> run. The checks live here once, so a command
  * family only writes build() (and exec() when it renders something special). */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -32,7 +33,9 @@ typedef struct {
 static void
 resolved_init (resolved_t *r)
 {
-   memset (r, 0, sizeof *r);
+   /* all but mod_err, which sh_error_set_at fills whole before has_mod_err says it is there */
+   memset (r, 0, offsetof (resolved_t, mod_err));
+   r->has_mod_err = false;
    bson_init (&r->word_args);
    bson_init (&r->empty);
    bson_init (&r->mods);
@@ -46,6 +49,18 @@ resolved_destroy (resolved_t *r)
    bson_destroy (&r->word_args);
    bson_destroy (&r->empty);
    bson_destroy (&r->mods);
+}
+
+/* r->name = prefix followed by name, cut to fit (as bson_snprintf would). */
+static void
+set_name (resolved_t *r, const char *prefix, const char *name)
+{
+   size_t p = strlen (prefix), n = strlen (name);
+   if (p + n >= sizeof r->name)
+      n = sizeof r->name - 1 - p;
+   memcpy (r->name, prefix, p);
+   memcpy (r->name + p, name, n);
+   r->name[p + n] = '\0';
 }
 
 static void
@@ -242,6 +257,31 @@ apply_modifiers (resolved_t *r, const sh_stmt_t *stmt, size_t i, sh_error_t *err
    return true;
 }
 
+/* sh_cmd_find through a small cache: a script resolves the same few names over and over, and the table is a list.
+ * The table never changes, so an entry once found stays right. */
+static const sh_cmd_t *
+find_cmd (const char *name)
+{
+   static struct {
+      char name[64];
+      const sh_cmd_t *cmd;
+   } cache[64];
+   uint32_t h = 2166136261u; /* FNV-1a */
+   size_t len = 0;
+   const sh_cmd_t *cmd;
+   for (const char *p = name; *p; p++, len++)
+      h = (h ^ (uint8_t) *p) * 16777619u;
+   h %= sizeof cache / sizeof cache[0];
+   if (cache[h].cmd && !strcmp (cache[h].name, name))
+      return cache[h].cmd;
+   cmd = sh_cmd_find (name);
+   if (cmd && len < sizeof cache[h].name) {
+      memcpy (cache[h].name, name, len + 1);
+      cache[h].cmd = cmd;
+   }
+   return cmd;
+}
+
 /* db[.getSiblingDB(x)]*.<method>(...) or db[.getSiblingDB(x)]*.<coll>[.<more>]*.<method>(...)[.modifier()]* */
 static bool
 resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
@@ -270,7 +310,7 @@ resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err
       goto done;
    }
    if (stmt->segs[i].is_call && strcmp (stmt->segs[i].name, "getCollection") != 0) {
-      bson_snprintf (r->name, sizeof r->name, "db.%s", stmt->segs[i].name);
+      set_name (r, "db.", stmt->segs[i].name);
       set_call_args (r, &stmt->segs[i]);
       if (i + 1 < stmt->nsegs) {
          sh_error_set_at (err, SH_ERR_USAGE, stmt->segs[i + 1].pos, "nothing can follow db.%s()", stmt->segs[i].name);
@@ -300,7 +340,7 @@ resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err
                        "'%s' is a collection: call a method on it, for example .find()", coll->str);
       goto done;
    }
-   bson_snprintf (r->name, sizeof r->name, "db.collection.%s", stmt->segs[i].name);
+   set_name (r, "db.collection.", stmt->segs[i].name);
    set_call_args (r, &stmt->segs[i]);
    r->coll = bson_strdup (coll->str);
    ok = apply_modifiers (r, stmt, i + 1, err);
@@ -344,7 +384,7 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
             sh_error_set_at (err, SH_ERR_USAGE, root->pos, "'sh' needs a helper: sh.help() lists them");
             return false;
          }
-         bson_snprintf (r->name, sizeof r->name, "sh.%s", stmt->segs[1].name);
+         set_name (r, "sh.", stmt->segs[1].name);
          if (!stmt->segs[1].is_call) {
             if (sh_cmd_find (r->name))
                sh_error_set_at (err, SH_ERR_USAGE, stmt->segs[1].pos, "%s is a helper: call it as %s()", r->name,
@@ -376,7 +416,7 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
    }
    if (!strcmp (r->name, "quit"))
       bson_strncpy (r->name, "exit", sizeof r->name);
-   r->call.cmd = sh_cmd_find (r->name);
+   r->call.cmd = find_cmd (r->name);
    if (!r->call.cmd) {
       sh_pos_t pos = r->call.pos;
       return unknown_name (r->name, pos, err);
@@ -419,47 +459,91 @@ check_args (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 
 typedef struct {
    const sh_cmd_t *cmd;
-   bson_t *key; /* the call's inputs to build(); owned */
+   uint8_t *key; /* the call's inputs to build() (built_key); owned; NULL once taken */
+   size_t key_len;
    sh_requests_t reqs;
 } built_t;
 
 #define BUILT_MAX 4096 /* validated statements waiting for their run; past it the oldest are built again */
 
+/* A queue: statements run in the order they were validated, so the entry a run takes is nearly always the first
+ * one kept, [first, n) are the entries (taken ones are holes), live how many are not taken. */
 static struct {
    built_t *v;
-   size_t n, cap;
+   size_t first, n, cap, live;
 } built_list;
 
 /* The database a `use` earlier in the statements being validated switches to (owned), so the statements after it
  * are built for the database they will run on; NULL when none. Cleared when statements start to run. */
 static char *validate_db;
 
-/* key (initialised by the caller) = { db, coll, args, sort, limit, skip, modifiers, terminal, batchSize }: everything
- * build() reads. */
-static void
-built_key (const sh_call_t *call, bson_t *key)
+static size_t
+built_put (uint8_t *out, size_t at, const void *p, size_t len)
 {
-   BSON_APPEND_UTF8 (key, "db", call->db ? call->db : "");
-   BSON_APPEND_UTF8 (key, "coll", call->coll ? call->coll : "");
-   BSON_APPEND_DOCUMENT (key, "args", call->args);
-   if (call->sort)
-      BSON_APPEND_DOCUMENT (key, "sort", call->sort);
-   BSON_APPEND_INT64 (key, "limit", call->limit);
-   BSON_APPEND_INT64 (key, "skip", call->skip);
-   if (call->modifiers)
-      BSON_APPEND_DOCUMENT (key, "modifiers", call->modifiers);
-   BSON_APPEND_UTF8 (key, "terminal", call->terminal ? call->terminal : "");
-   BSON_APPEND_INT64 (key, "batchSize", call->batch_size);
+   if (out)
+      memcpy (out + at, p, len);
+   return at + len;
 }
 
-/* Drops entry i (its key and whatever requests it still holds). */
+static size_t
+built_put_str (uint8_t *out, size_t at, const char *s)
+{
+   return built_put (out, at, s ? s : "", (s ? strlen (s) : 0) + 1);
+}
+
+/* A document as its length and bytes; an absent one as length 0 (a document is never shorter than 5). */
+static size_t
+built_put_doc (uint8_t *out, size_t at, const bson_t *doc)
+{
+   uint32_t len = doc ? doc->len : 0;
+   at = built_put (out, at, &len, sizeof len);
+   return doc ? built_put (out, at, bson_get_data (doc), doc->len) : at;
+}
+
+/* Writes the key of call into out (NULL: only measures) and returns its length: everything build() reads (db, coll,
+ * args, sort, limit, skip, modifiers, terminal, batchSize), each delimited, so equal keys mean equal inputs. */
+static size_t
+built_key (const sh_call_t *call, uint8_t *out)
+{
+   int64_t nums[3] = { call->limit, call->skip, call->batch_size };
+   size_t at = built_put_str (out, 0, call->db);
+   at = built_put_str (out, at, call->coll);
+   at = built_put_str (out, at, call->terminal);
+   at = built_put (out, at, nums, sizeof nums);
+   at = built_put_doc (out, at, call->args);
+   at = built_put_doc (out, at, call->sort);
+   return built_put_doc (out, at, call->modifiers);
+}
+
+/* Whether entry b was kept for call: its key compared with call's, written on the stack when it fits. */
+static bool
+built_key_equal (const built_t *b, const sh_call_t *call)
+{
+   uint8_t small[512], *key;
+   size_t len = built_key (call, NULL);
+   bool equal;
+   if (len != b->key_len)
+      return false;
+   key = len <= sizeof small ? small : bson_malloc (len);
+   built_key (call, key);
+   equal = !memcmp (key, b->key, len);
+   if (key != small)
+      bson_free (key);
+   return equal;
+}
+
+/* Drops entry i (its key and whatever requests it still holds): a hole, and the holes at the front go. */
 static void
 built_remove (size_t i)
 {
-   bson_destroy (built_list.v[i].key);
+   bson_free (built_list.v[i].key);
+   built_list.v[i].key = NULL;
    sh_requests_destroy (&built_list.v[i].reqs);
-   memmove (&built_list.v[i], &built_list.v[i + 1], (built_list.n - i - 1) * sizeof built_list.v[0]);
-   built_list.n--;
+   built_list.live--;
+   while (built_list.first < built_list.n && !built_list.v[built_list.first].key)
+      built_list.first++;
+   if (built_list.first == built_list.n)
+      built_list.first = built_list.n = 0;
 }
 
 /* Keeps reqs (taken over: *reqs is left empty) for a later run of an equal call. */
@@ -469,39 +553,48 @@ built_keep (const sh_call_t *call, sh_requests_t *reqs)
    built_t *b;
    if (!call->cmd->build || (call->cmd->flags & CMD_CLOCK))
       return;
-   if (built_list.n == BUILT_MAX)
-      built_remove (0);
+   if (built_list.live == BUILT_MAX)
+      built_remove (built_list.first);
    if (built_list.n == built_list.cap) {
-      built_list.cap = built_list.cap ? 2 * built_list.cap : 16;
-      built_list.v = bson_realloc (built_list.v, built_list.cap * sizeof built_list.v[0]);
+      /* the live entries to the front (holes dropped), then room */
+      size_t o = 0;
+      for (size_t i = built_list.first; i < built_list.n; i++) {
+         if (built_list.v[i].key)
+            built_list.v[o++] = built_list.v[i];
+      }
+      built_list.first = 0;
+      built_list.n = o;
+      if (!built_list.cap || built_list.n * 2 > built_list.cap) { /* half free after a compaction: amortised O(1) */
+         built_list.cap = built_list.cap ? 2 * built_list.cap : 16;
+         built_list.v = bson_realloc (built_list.v, built_list.cap * sizeof built_list.v[0]);
+      }
    }
    b = &built_list.v[built_list.n++];
+   built_list.live++;
    b->cmd = call->cmd;
-   b->key = bson_new ();
+   b->key_len = built_key (call, NULL);
+   b->key = bson_malloc (b->key_len);
    built_key (call, b->key);
    b->reqs = *reqs;
    memset (reqs, 0, sizeof *reqs);
 }
 
-/* Takes the requests kept for an equal call into *reqs (empty on entry); false when there are none. */
+/* Takes the requests kept for the first equal call into *reqs (empty on entry); false when there are none. */
 static bool
 built_take (const sh_call_t *call, sh_requests_t *reqs)
 {
-   bson_t key = BSON_INITIALIZER;
-   bool found = false;
-   if (!built_list.n || !call->cmd->build)
+   if (!built_list.live || !call->cmd->build)
       return false;
-   built_key (call, &key);
-   for (size_t i = 0; i < built_list.n && !found; i++) {
-      if (built_list.v[i].cmd == call->cmd && bson_equal (built_list.v[i].key, &key)) {
-         *reqs = built_list.v[i].reqs;
-         memset (&built_list.v[i].reqs, 0, sizeof built_list.v[i].reqs);
+   for (size_t i = built_list.first; i < built_list.n; i++) {
+      built_t *b = &built_list.v[i];
+      if (b->key && b->cmd == call->cmd && built_key_equal (b, call)) {
+         *reqs = b->reqs;
+         memset (&b->reqs, 0, sizeof b->reqs);
          built_remove (i);
-         found = true;
+         return true;
       }
    }
-   bson_destroy (&key);
-   return found;
+   return false;
 }
 
 static bool

@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shell/dispatch.h"
 #include "shell/js_host.h"
 #include "shell/lang/parser.h"
+#include "shell/lib/clock.h"
 #include "shell/preflight.h"
 #include "shell/runsum.h"
 #include "shell/script.h"
@@ -66,12 +68,24 @@ script_is_literal (sh_ctx_t *ctx, const sh_script_t *script)
    return true;
 }
 
+/* What became of a statement (of a JavaScript input: of the whole input), for the run summary. */
+enum { SCRIPT_ST_NOT_RUN, SCRIPT_ST_OK, SCRIPT_ST_FAILED };
+
 /* One input after checking: a literal script (today's path) or JavaScript text for the engine. */
 typedef struct {
    sh_script_t lit;
    char *js; /* owned; NULL for a literal input */
    size_t js_len;
+   uint8_t *st;          /* SCRIPT_ST_* per statement (one for a JavaScript input); owned, NULL until the run */
+   run_summary_t *js_rs; /* a JavaScript input's calls as they ran (js_host_run_script); owned, NULL until the run */
 } script_checked_t;
+
+/* How far a run got: whether a statement failed, and from which one on nothing ran because of it. */
+typedef struct {
+   bool failed;
+   bool skipping;
+   size_t skip_i, skip_s; /* input and statement where skipping began */
+} script_progress_t;
 
 /* Checks an input the literal grammar did not take as JavaScript: compiled whole, nothing run. lit_err is the literal
  * parser's error when it failed (shown when the engine is not installed), else NULL. */
@@ -95,12 +109,11 @@ script_check_js (sh_ctx_t *ctx, const script_input_t *in, const char *text, size
    return false;
 }
 
-/* Records a statement that ran (ok) or failed, with its call when it resolves. */
+/* The run summary's note of a statement that ran, with its call (dispatch_with_call's callback). */
 typedef struct {
    run_summary_t *rs;
    const char *file;
    int line;
-   bool ok;
 } script_note_t;
 
 static bool
@@ -109,44 +122,64 @@ script_note_call (void *data, const sh_call_t *call, bool writes, sh_error_t *er
    script_note_t *n = data;
    (void) writes;
    (void) err;
-   run_summary_note (n->rs, n->file, n->line, call, n->ok);
+   run_summary_note (n->rs, n->file, n->line, call, true);
    return true;
 }
 
-static void
-script_note (sh_ctx_t *ctx, run_summary_t *rs, const sh_script_t *lit, const sh_stmt_t *st, bool ok)
+/* The record of a run that failed (shell/runsum.h), written from what became of each statement: only a failed run
+ * prints one, so the statements that ran are resolved again here rather than noted one by one as they run. */
+static run_summary_t *
+script_summary (sh_ctx_t *ctx, const script_input_t *inputs, const script_checked_t *ins, size_t n,
+                const script_progress_t *pr)
 {
-   script_note_t n = { rs, lit->name, st->pos.line, ok };
-   sh_error_t err;
-   sh_error_clear (&err);
-   if (!dispatch_with_call (ctx, st, script_note_call, &n, &err))
-      run_summary_note (rs, lit->name, st->pos.line, NULL, ok);
-}
-
-/* Records every statement from input i, statement s on as not run. */
-static void
-script_skipped (run_summary_t *rs, const script_input_t *inputs, const script_checked_t *ins, size_t n, size_t i,
-                size_t s)
-{
-   for (; i < n; i++, s = 0) {
-      if (ins[i].js) {
-         run_summary_skipped (rs, inputs[i].name, 1);
-         continue;
-      }
-      for (; s < ins[i].lit.n; s++)
-         run_summary_skipped (rs, ins[i].lit.name, ins[i].lit.stmts[s].pos.line);
-   }
-}
-
-/* Under --plan: JavaScript inputs are not planned; say so. */
-static void
-script_plan_js_note (sh_ctx_t *ctx, const script_input_t *inputs, const script_checked_t *ins, size_t n)
-{
+   run_summary_t *rs = run_summary_new ();
    for (size_t i = 0; i < n; i++) {
-      if (ins[i].js)
-         cmd_warn (ctx, "%s: JavaScript is not planned (only statements the literal grammar takes are)",
-                   inputs[i].name);
+      size_t count = ins[i].js ? 1 : ins[i].lit.n;
+      for (size_t s = 0; s < count; s++) {
+         const char *file = ins[i].js ? inputs[i].name : ins[i].lit.name;
+         int line = ins[i].js ? 1 : ins[i].lit.stmts[s].pos.line;
+         uint8_t st = ins[i].st ? ins[i].st[s] : SCRIPT_ST_NOT_RUN;
+         script_note_t note = { rs, file, line };
+         sh_error_t err;
+         if (pr->skipping && (i > pr->skip_i || (i == pr->skip_i && s >= pr->skip_s))) {
+            run_summary_skipped (rs, file, line);
+         } else if (ins[i].js_rs) {
+            run_summary_append (rs, ins[i].js_rs); /* its calls, each at its line */
+         } else if (st == SCRIPT_ST_FAILED) {
+            run_summary_note (rs, file, line, NULL, false);
+         } else if (st == SCRIPT_ST_OK) {
+            sh_error_clear (&err);
+            if (ins[i].js || !dispatch_with_call (ctx, &ins[i].lit.stmts[s], script_note_call, &note, &err))
+               run_summary_note (rs, file, line, NULL, true);
+         }
+      }
    }
+   return rs;
+}
+
+/* The JavaScript inputs for the pre-flight (preflight_js_t): the host runs them with their writes held back. */
+typedef struct {
+   sh_ctx_t *ctx;
+   const script_input_t *inputs;
+   const script_checked_t *ins;
+} script_js_pf_t;
+
+static bool
+script_js_may_write (void *data, size_t i)
+{
+   const script_js_pf_t *j = data;
+   /* under --readonly nothing is written: a write is refused where it is called */
+   return j->ins[i].js && !(j->ctx->opts && j->ctx->opts->readonly) &&
+          js_host_may_write (j->ins[i].js, j->ins[i].js_len);
+}
+
+static int
+script_js_check (void *data, size_t i, preflight_t *pf, bool *wrote)
+{
+   const script_js_pf_t *j = data;
+   if (!script_js_may_write (data, i))
+      return 0; /* it sends nothing that writes: nothing to check before it runs */
+   return js_host_preflight (j->ctx, j->inputs[i].name, j->ins[i].js, j->ins[i].js_len, pf, wrote);
 }
 
 /* What statement s of literal input in shows (docs/plan.md, "Script output"): a -f file what it prints, a status line
@@ -166,6 +199,142 @@ script_show (const sh_ctx_t *ctx, const script_input_t *in, const sh_script_t *l
    return SCRIPT_SHOW_ALL;
 }
 
+/* The run's lines on stderr (a status line per statement, warnings, errors) when stderr is not a terminal and nobody
+ * is asked to confirm: batched in a buffer of their own instead of written one at a time, and written before anything
+ * of a statement may reach stdout (so `2>&1` keeps its order), when 100 ms went by since the last write (checked as
+ * each statement starts), on an error (script_report flushes) and at the end. A terminal gets each line at once. */
+typedef struct {
+   FILE *saved; /* ctx->err_fp before the run; NULL when not batching */
+   int64_t written_ms;
+} script_err_batch_t;
+
+static void
+script_err_batch_begin (sh_ctx_t *ctx, script_err_batch_t *b)
+{
+   int fd;
+   FILE *f = NULL;
+   memset (b, 0, sizeof *b);
+   if (ctx->interactive || !ctx->err_fp || fileno (ctx->err_fp) < 0 || isatty (fileno (ctx->err_fp)))
+      return;
+   fflush (ctx->err_fp);
+   fd = dup (fileno (ctx->err_fp));
+   if (fd < 0 || !(f = fdopen (fd, "w"))) {
+      if (fd >= 0)
+         close (fd);
+      return;
+   }
+   setvbuf (f, NULL, _IOFBF, 1 << 16);
+   b->saved = ctx->err_fp;
+   ctx->err_fp = f;
+   b->written_ms = clock_mono_ms ();
+}
+
+/* Writes what is batched when now is true or 100 ms went by. */
+static void
+script_err_batch_flush (sh_ctx_t *ctx, script_err_batch_t *b, bool now)
+{
+   int64_t t;
+   if (!b->saved)
+      return;
+   t = clock_mono_ms ();
+   if (now || t - b->written_ms >= 100) {
+      fflush (ctx->err_fp);
+      b->written_ms = t;
+   }
+}
+
+static void
+script_err_batch_end (sh_ctx_t *ctx, script_err_batch_t *b)
+{
+   if (!b->saved)
+      return;
+   fclose (ctx->err_fp);
+   ctx->err_fp = b->saved;
+   b->saved = NULL;
+}
+
+/* script_run's loop (eb: the batched stderr). */
+static void
+script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *ins, size_t n, bool verbose,
+                const preflight_t *pf, script_progress_t *pr, script_err_batch_t *eb)
+{
+   bool go_on = ctx->opts && ctx->opts->continue_on_error;
+   bool dry = ctx->opts && ctx->opts->dry_run;
+   sh_error_t err;
+   for (size_t i = 0; i < n && !ctx->exit_requested; i++) {
+      ins[i].st = bson_malloc0 (ins[i].js ? 1 : ins[i].lit.n + 1);
+      if (ins[i].js) {
+         /* --eval prints the value of its last expression, as mongosh does; a file prints only what it prints */
+         js_run_t r;
+         bool status;
+         script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, 0, verbose, &status);
+         script_err_batch_flush (ctx, eb, true);
+         sh_error_clear (&err);
+         ins[i].js_rs = run_summary_new ();
+         r = js_host_run_script (ctx, inputs[i].name, ins[i].js, ins[i].js_len, inputs[i].text != NULL,
+                                 status || show == SCRIPT_SHOW_JSON, show, ins[i].js_rs, &err);
+         ins[i].st[0] = r != JS_RUN_FAILED && r != JS_RUN_STOPPED ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
+         if (r == JS_RUN_FAILED)
+            script_report (ctx, &err, inputs[i].name, ins[i].js);
+         if ((r == JS_RUN_FAILED && !go_on) || (r == JS_RUN_STOPPED && !ctx->exit_requested))
+            *pr = (script_progress_t){ .failed = true, .skipping = true, .skip_i = i + 1 };
+         else
+            pr->failed |= r == JS_RUN_FAILED;
+         if (pr->skipping)
+            return;
+         continue;
+      }
+      for (size_t s = 0; s < ins[i].lit.n && !ctx->exit_requested; s++) {
+         const sh_stmt_t *st = &ins[i].lit.stmts[s];
+         script_out_t so;
+         output_opts_t out_saved;
+         bool ok, status;
+         script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, s, verbose, &status);
+         sh_error_clear (&err);
+         script_out_begin (&so, ctx, show, status, ins[i].lit.name, ins[i].lit.source, st);
+         ctx->confirm_effect = preflight_effect (pf, i, s);
+         /* a -f statement shows what it prints: its results are not even formatted */
+         ctx->results_unseen = show == SCRIPT_SHOW_PRINTS && !so.is_print;
+         /* stderr's lines so far go out before anything of this statement may reach stdout */
+         script_err_batch_flush (ctx, eb, !ctx->results_unseen || dry);
+         /* a value shown outside the REPL is inspected without limits, as mongosh's --eval does (every array entry,
+          * every level); print and printjson keep theirs */
+         out_saved = ctx->out;
+         if (show == SCRIPT_SHOW_ALL && !ctx->interactive && !so.is_print)
+            ctx->out.depth = -1;
+         ok = dispatch_stmt (ctx, st, &err);
+         ctx->out = out_saved;
+         ctx->results_unseen = false;
+         ctx->confirm_effect = NULL;
+         script_out_end (&so, ok, &err);
+         if (!eb->saved)
+            fflush (ctx->err_fp); /* its status line, at once */
+         ins[i].st[s] = ok ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
+         if (!ok) {
+            script_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
+            pr->failed = true;
+            if (!go_on) {
+               *pr = (script_progress_t){ .failed = true, .skipping = true, .skip_i = i, .skip_s = s + 1 };
+               return;
+            }
+         }
+         fflush (ctx->out_fp);
+      }
+   }
+}
+
+/* Step 3 of script_run_inputs: runs the checked inputs in order, recording what became of each statement in ins[].st
+ * and in pr where a failure stopped the run. */
+static void
+script_run (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *ins, size_t n, bool verbose,
+            const preflight_t *pf, script_progress_t *pr)
+{
+   script_err_batch_t eb;
+   script_err_batch_begin (ctx, &eb);
+   script_run_all (ctx, inputs, ins, n, verbose, pf, pr, &eb);
+   script_err_batch_end (ctx, &eb);
+}
+
 int
 script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool verbose)
 {
@@ -177,7 +346,8 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
    bool all_eval = true;
    sh_error_t err;
    int rc = SCRIPT_NOT_RUN;
-   bool failed = false;
+   script_progress_t pr = { .failed = false };
+   bool ran = false;
 
    /* 1. parse and check everything: nothing is sent when any input has a mistake. An input the literal grammar
     * takes whole keeps today's path; any other is JavaScript, compiled whole by the engine */
@@ -219,63 +389,25 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
       nstmts += ins[i].js ? 2 : ins[i].lit.n;
       all_eval &= inputs[i].text != NULL;
    }
-   /* a single --eval statement has nothing before it to protect: it is checked by its own run */
-   rc = all_eval && nstmts <= 1 && !(ctx->opts && ctx->opts->plan) ? SCRIPT_OK : preflight_scripts (ctx, lits, n, &pf);
-   if (rc != SCRIPT_OK || (ctx->opts && ctx->opts->plan)) {
-      if (rc == SCRIPT_OK)
-         script_plan_js_note (ctx, inputs, ins, n);
-      goto done;
+   /* a single --eval statement has nothing before it to protect: it is checked by its own run. JavaScript inputs are
+    * run by the pre-flight with their writes held back (js_host_preflight), then run afresh */
+   {
+      script_js_pf_t jd = { ctx, inputs, ins };
+      preflight_js_t js = { script_js_may_write, script_js_check, &jd };
+      rc = all_eval && nstmts <= 1 && !(ctx->opts && ctx->opts->plan) ? SCRIPT_OK
+                                                                      : preflight_scripts (ctx, lits, n, &js, &pf);
+      js_host_preflight_done ();
    }
-   rs = run_summary_new ();
+   if (rc != SCRIPT_OK || (ctx->opts && ctx->opts->plan))
+      goto done;
    /* 3. run */
    rc = SCRIPT_OK;
-   for (size_t i = 0; i < n && !ctx->exit_requested; i++) {
-      if (ins[i].js) {
-         /* --eval prints the value of its last expression, as mongosh does; a file prints only what it prints */
-         js_run_t r;
-         sh_error_clear (&err);
-         r = js_host_run (ctx, inputs[i].name, ins[i].js, ins[i].js_len, inputs[i].text != NULL, &err);
-         run_summary_note (rs, inputs[i].name, 1, NULL, r != JS_RUN_FAILED && r != JS_RUN_STOPPED);
-         if (r == JS_RUN_FAILED) {
-            script_report (ctx, &err, inputs[i].name, ins[i].js);
-            failed = true;
-            if (!(ctx->opts && ctx->opts->continue_on_error)) {
-               script_skipped (rs, inputs, ins, n, i + 1, 0);
-               goto done;
-            }
-         } else if (r == JS_RUN_STOPPED && !ctx->exit_requested) {
-            failed = true;
-            script_skipped (rs, inputs, ins, n, i + 1, 0);
-            goto done;
-         }
-         continue;
-      }
-      for (size_t s = 0; s < ins[i].lit.n && !ctx->exit_requested; s++) {
-         const sh_stmt_t *st = &ins[i].lit.stmts[s];
-         script_out_t so;
-         bool ok, status;
-         script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, s, verbose, &status);
-         sh_error_clear (&err);
-         script_out_begin (&so, ctx, show, status, ins[i].lit.name, ins[i].lit.source, st);
-         ctx->confirm_effect = preflight_effect (pf, i, s);
-         ok = dispatch_stmt (ctx, st, &err);
-         ctx->confirm_effect = NULL;
-         script_out_end (&so, ok, &err);
-         script_note (ctx, rs, &ins[i].lit, st, ok);
-         if (!ok) {
-            script_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
-            failed = true;
-            if (!(ctx->opts && ctx->opts->continue_on_error)) {
-               script_skipped (rs, inputs, ins, n, i, s + 1);
-               goto done;
-            }
-         }
-         fflush (ctx->out_fp);
-      }
-   }
+   ran = true;
+   script_run (ctx, inputs, ins, n, verbose, pf, &pr);
 done:
-   if (failed) {
+   if (pr.failed) {
       rc = SCRIPT_FAILED;
+      rs = ran ? script_summary (ctx, inputs, ins, n, &pr) : NULL;
       if (rs && run_summary_worth (rs))
          run_summary_print (ctx, rs, pf);
    }
@@ -285,6 +417,8 @@ done:
    for (size_t i = 0; i < n; i++) {
       sh_script_destroy (&ins[i].lit);
       bson_free (ins[i].js);
+      bson_free (ins[i].st);
+      run_summary_free (ins[i].js_rs);
    }
    bson_free (ins);
    return rc;

@@ -205,14 +205,16 @@ conn_wire_doc (const uint8_t *p, const uint8_t *end, const uint8_t **next)
 }
 
 /* Whether a reply message (rest: everything after its length prefix, n bytes) carries only valid BSON: every section
- * of an OP_MSG (one body, document sequences), every document of an OP_REPLY. libmongoc 1.23 does not check an
+ * of an OP_MSG (one body, document sequences), every document of an OP_REPLY; *checked says whether it was looked
+ * at (false: an opcode passed unread). libmongoc 1.23 does not check an
  * OP_MSG body: one that is not BSON leaves its reply uninitialised and the command "succeeds" with whatever was there
  * (_mongoc_rpc_reply_get_first_msg ignores bson_init_static's answer). Other opcodes (OP_COMPRESSED) pass. */
 static bool
-conn_wire_valid (const uint8_t *rest, size_t n)
+conn_wire_valid (const uint8_t *rest, size_t n, bool *checked)
 {
    const uint8_t *p, *end = rest + n;
    int bodies = 0;
+   *checked = true;
    if (n < 12)
       return false;
    p = rest + 12;
@@ -259,6 +261,7 @@ conn_wire_valid (const uint8_t *rest, size_t n)
       }
       return true;
    default:
+      *checked = false;
       return true;
    }
 }
@@ -281,28 +284,32 @@ conn_stream_track (conn_stream_t *cs, const mongoc_iovec_t *iov, size_t iovcnt, 
             cs->len_got += k;
             if (cs->len_got == 4) {
                uint32_t total = conn_get32 (cs->len_bytes);
-               if (total < 16 || total > 64u * 1024 * 1024)
+               if (total < 16 || total > 64u * 1024 * 1024) {
                   cs->untracked = true;
+                  cs->ctx->conn.reply_unchecked = true;
+               }
                cs->need = cs->msg_rest = total - 4;
                cs->acc_len = 0;
             }
          } else {
-            bool ok = true;
+            bool ok = true, checked = true;
             k = len < cs->need ? len : cs->need;
             if (cs->acc_len == 0 && k == cs->msg_rest) {
-               ok = conn_wire_valid (p, k);
+               ok = conn_wire_valid (p, k, &checked);
             } else {
                if (!cs->acc)
                   cs->acc = bson_malloc (cs->msg_rest);
                memcpy (cs->acc + cs->acc_len, p, k);
                cs->acc_len += k;
                if (cs->acc_len == cs->msg_rest) {
-                  ok = conn_wire_valid (cs->acc, cs->acc_len);
+                  ok = conn_wire_valid (cs->acc, cs->acc_len, &checked);
                   bson_free (cs->acc);
                   cs->acc = NULL;
                   cs->acc_len = 0;
                }
             }
+            if (!checked)
+               cs->ctx->conn.reply_unchecked = true;
             cs->need -= k;
             if (cs->need == 0)
                cs->len_got = 0;

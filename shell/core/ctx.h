@@ -30,6 +30,8 @@ typedef struct sh_ctx {
    bson_t *capture;            /* when set (the JavaScript engine), results are stored here as { v: <value> } instead of
                                 * printed (cmd_print_doc, _value, _array, _stats); owned by whoever set it */
    bool captured;              /* a result was stored in capture */
+   bool results_unseen;        /* set by the script runner around a statement whose results nobody sees (a -f script
+                                * shows only what it prints): cmd_print_doc, _value, _array and _stats skip them */
    struct conn_cursor *cursor; /* the session's current cursor ("it" continues it): the last find or aggregate printed
                                 * by a literal statement while it has more; owned, killed when replaced */
    bool cursor_fresh;          /* a literal find or aggregate ran after the engine's last cursor ("it": that one) */
@@ -39,6 +41,17 @@ typedef struct sh_ctx {
    /* Reads what a call would change, for the confirmation prompt when no plan named it (the program sets it to the
     * pre-flight's preflight_describe; NULL: the prompt names no effect). Writes the text into buf; false: none. */
    bool (*describe_effect) (struct sh_ctx *ctx, const struct sh_call *call, char *buf, size_t len);
+   /* Where the statement (or the JavaScript call) being run is, for --dry-run's printing (conn.c: file:line per
+    * request): file "zones.js", "<eval>", NULL in the REPL (borrowed); line and col 1-based, 0 when unknown. Set by
+    * the script runner (script_out_begin) and the JavaScript host for the time of one statement or call. */
+   struct {
+      const char *file;
+      int line;
+      int col;
+   } place;
+   /* When set, --dry-run's requests print here instead of out_fp: a statement's output may be held back, its
+    * requests are not. Borrowed. */
+   FILE *dry_fp;
    struct {
       char auth_user[128];              /* who the client authenticates as (conn_ensure), for error messages only */
       char auth_db[128];                /* ... and on which database */
@@ -47,6 +60,8 @@ typedef struct sh_ctx {
       int32_t timeouts_ms;              /* conn_set_timeouts' value; 0: the connection string's own */
       bool client_stale;                /* a network error: the next statement starts with a new client */
       bool bad_reply_seen;              /* the stream refused a reply's bytes, for the error's wording; read once */
+      bool reply_unchecked;             /* a reply passed the stream unchecked (an opcode it does not read) since
+                                         * conn_run cleared it: conn_run checks the reply's BSON itself then */
       struct conn_cursor *live_cursors; /* every open cursor: a dropped client detaches them first */
    } conn;                              /* the connection's own state: read and written by shell/core/conn*.c only */
 } sh_ctx_t;

@@ -116,11 +116,20 @@ p_key (parser_t *p, char **key, size_t *key_len, sh_pos_t *key_pos)
    *key = NULL;
    *key_pos = p->tok.pos;
    if (p->tok.kind == SH_TOK_IDENT) {
-      s = bson_string_new (NULL);
-      bson_string_append_printf (s, "%.*s", (int) p->tok.pos.len, p->tok.text);
+      /* a plain name (the common case) is copied as it is; a dotted one is assembled in s */
+      char *first = parser_strndup (p->tok.text, p->tok.pos.len);
       if (!parser_advance (p)) {
+         bson_free (first);
          goto done;
       }
+      if (!(p->tok.kind == SH_TOK_DOT && p->tok.pos.offset == p->prev_end.offset)) {
+         key_pos->len = p->prev_end.offset - key_pos->offset;
+         *key_len = strlen (first);
+         *key = first;
+         return true;
+      }
+      s = bson_string_new (first);
+      bson_free (first);
       /* Dotted bare keys such as a.b (not valid JavaScript, but what people type for shard keys). */
       while (p->tok.kind == SH_TOK_DOT && p->tok.pos.offset == p->prev_end.offset) {
          if (!parser_advance (p)) {

@@ -130,6 +130,31 @@ sim_coll_part_of (sim_coll_t *coll, const uint8_t *raw);
 bool
 sim_coll_find_id (sim_coll_t *coll, const bson_value_t *id, sim_pos_t *pos);
 
+/* A duplicate key: the index's name, its key pattern and the key value ({ <field>: <value> } in the pattern's order),
+ * as the server's DuplicateKeyErrorInfo carries them. _init before use, _destroy after. */
+typedef struct {
+   char index[128];
+   bson_t key_pattern;
+   bson_t key_value;
+} sim_dupkey_t;
+
+void
+sim_dupkey_init (sim_dupkey_t *dup);
+void
+sim_dupkey_destroy (sim_dupkey_t *dup);
+
+/* Whether doc may be stored in coll without a duplicate key: its _id (unless self is given: an update keeps its _id)
+ * and the keys of every unique index (other documents than the stored document self, which doc replaces). False
+ * with the first duplicate in dup. Builds the unique indexes' key maps on first use (and after the index list
+ * changed); the store's hooks keep them current. Callers hold sim_g.lock. */
+bool
+sim_coll_dup_check (sim_coll_t *coll, const bson_t *doc, const uint8_t *self, sim_dupkey_t *dup);
+
+/* Rebuilds the unique indexes' key maps of coll from its documents; false with the first duplicate key in dup (a
+ * unique index created over documents that break it). Callers hold sim_g.lock. */
+bool
+sim_coll_unique_verify (sim_coll_t *coll, sim_dupkey_t *dup);
+
 /* The store's hooks (sim_store.c) that keep the indexes current: raw was appended to partition part; raw is about to
  * be removed from it; old was replaced in place by raw; every index of coll is freed. */
 void
@@ -449,6 +474,18 @@ sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, con
  * (0.5: splitVector's half-chunks). Returns the number of splits made. */
 int
 sim_autosplit (sim_coll_t *coll, double piece_frac, bool force);
+
+/* Whether the donor refuses chunk i of t as too big to move without forceJumbo (sim_migrate.c;
+ * MigrationChunkClonerSource's limit of 2 x chunk size / average document size documents; the 153 ChunkTooBig of a
+ * manual moveChunk). */
+bool
+sim_chunk_too_big_to_move (const sim_ctab_t *t, size_t i);
+
+/* Balancer::_splitOrMarkJumbo (4.4/5.0, after a migration failed ChunkTooBig): splits chunk i of coll at
+ * splitVector's points (every half chunk size where the key changes); with none, flags it jumbo in config.chunks.
+ * Returns the number of split points (0: flagged jumbo). */
+int
+sim_split_or_mark_jumbo (sim_coll_t *coll, size_t i);
 
 /* Merges chunks first..last (adjacent, one shard) of coll's table into one, with the merge changelog entry. */
 void

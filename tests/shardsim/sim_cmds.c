@@ -3,6 +3,7 @@
  * rules, authentication, counters, the reply envelope with the cluster time), the handshake and the generic commands
  * (ping, buildInfo, getParameter, getCmdLineOpts, serverStatus, listDatabases, connectionStatus, endSessions …). */
 #include "tests/shardsim/sim_admin.h"
+#include "tests/shardsim/query/simq_int.h"
 #include "tests/shardsim/sim_ddlcheck.h"
 #include "shell/lib/clock.h"
 
@@ -204,70 +205,83 @@ sim_cmd_build_info (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* Appends server parameter name's value to reply under key as; false when the simulator has no such parameter. */
 static bool
-sim_append_parameter (bson_t *reply, const char *name)
+sim_append_parameter (bson_t *reply, const char *name, const char *as)
 {
    if (!strcmp (name, "featureCompatibilityVersion")) {
       bson_t d;
-      BSON_APPEND_DOCUMENT_BEGIN (reply, name, &d);
+      BSON_APPEND_DOCUMENT_BEGIN (reply, as, &d);
       BSON_APPEND_UTF8 (&d, "version", sim_g.ver->name);
       bson_append_document_end (reply, &d);
    } else if (!strcmp (name, "logLevel")) {
-      BSON_APPEND_INT32 (reply, name, 0);
+      BSON_APPEND_INT32 (reply, as, 0);
    } else if (!strcmp (name, "authenticationMechanisms")) {
       bson_t a;
-      BSON_APPEND_ARRAY_BEGIN (reply, name, &a);
+      BSON_APPEND_ARRAY_BEGIN (reply, as, &a);
       BSON_APPEND_UTF8 (&a, "0", "SCRAM-SHA-1");
       BSON_APPEND_UTF8 (&a, "1", "SCRAM-SHA-256");
       bson_append_array_end (reply, &a);
    } else if (!strcmp (name, "maxTimeMSForHedgedReads")) {
-      BSON_APPEND_INT32 (reply, name, 150);
+      BSON_APPEND_INT32 (reply, as, 150);
    } else if (!strcmp (name, "readHedgingMode")) {
-      BSON_APPEND_UTF8 (reply, name, "on");
+      BSON_APPEND_UTF8 (reply, as, "on");
    } else {
       return false;
    }
    return true;
 }
 
+/* getParameter (parameters.cpp CmdGet::run): every parameter of the node's map (alphabetical) that the command names
+ * as a field, or all of them for "*" or { allParameters: true }; names it does not know are ignored, 72 "no option
+ * found to get" only when nothing was appended. { showDetails: true } gives { value, settableAtRuntime,
+ * settableAtStartup } per parameter. */
 static void
 sim_cmd_get_parameter (sim_ctx_t *ctx, bson_t *reply)
 {
-   static const char *all[] = { "authenticationMechanisms",
-                                "featureCompatibilityVersion",
-                                "logLevel",
-                                "maxTimeMSForHedgedReads",
-                                "readHedgingMode",
-                                NULL };
+   static const struct {
+      const char *name;
+      bool runtime, startup;
+   } params[] = {
+      { "authenticationMechanisms", false, true },
+      { "featureCompatibilityVersion", false, false },
+      { "logLevel", true, true },
+      { "maxTimeMSForHedgedReads", true, true },
+      { "readHedgingMode", true, true },
+   };
    bson_iter_t it;
-   bson_t out = BSON_INITIALIZER;
+   bson_t opts, out = BSON_INITIALIZER;
    int found = 0;
    bson_iter_init (&it, ctx->cmd);
    bson_iter_next (&it);
-   if (BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), "*")) {
-      for (int i = 0; all[i]; i++) {
-         found += sim_append_parameter (&out, all[i]);
+   bool all = BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), "*");
+   bool details = false;
+   if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &opts)) {
+      all = docget_bool (&opts, "allParameters");
+      details = docget_bool (&opts, "showDetails");
+   }
+   for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
+      if (!all && !bson_has_field (ctx->cmd, params[i].name)) {
+         continue;
       }
-   } else {
-      while (bson_iter_next (&it)) {
-         const char *k = bson_iter_key (&it);
-         if (k[0] == '$' || !strcmp (k, "lsid") || !strcmp (k, "comment")) {
-            continue;
-         }
-         if (!sim_append_parameter (&out, k)) {
-            sim_reply_error (reply, 72, "no option found to get");
-            goto cleanup;
-         }
-         found++;
+      if (details) {
+         bson_t d;
+         BSON_APPEND_DOCUMENT_BEGIN (&out, params[i].name, &d);
+         sim_append_parameter (&d, params[i].name, "value");
+         BSON_APPEND_BOOL (&d, "settableAtRuntime", params[i].runtime);
+         BSON_APPEND_BOOL (&d, "settableAtStartup", params[i].startup);
+         bson_append_document_end (&out, &d);
+      } else {
+         sim_append_parameter (&out, params[i].name, params[i].name);
       }
+      found++;
    }
    if (!found) {
       sim_reply_error (reply, 72, "no option found to get");
-      goto cleanup;
+   } else {
+      bson_concat (reply, &out);
+      sim_reply_ok (reply);
    }
-   bson_concat (reply, &out);
-   sim_reply_ok (reply);
-cleanup:
    bson_destroy (&out);
 }
 
@@ -492,14 +506,43 @@ sim_cmd_end_sessions (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* getLog (generic_servers.cpp GetLogCmd::errmsgRun): a string argument; "*" lists the RamLogs, a RamLog's name gives
+ * its lines (none here), any other name fails without a code. */
 static void
 sim_cmd_get_log (sim_ctx_t *ctx, bson_t *reply)
 {
-   (void) ctx;
+   bson_iter_t it;
    bson_t arr;
-   BSON_APPEND_INT32 (reply, "totalLinesWritten", 0);
-   BSON_APPEND_ARRAY_BEGIN (reply, "log", &arr);
-   bson_append_array_end (reply, &arr);
+   bson_iter_init (&it, ctx->cmd);
+   bson_iter_next (&it);
+   if (!BSON_ITER_HOLDS_UTF8 (&it)) {
+      bson_t one = BSON_INITIALIZER;
+      bson_append_iter (&one, "v", -1, &it);
+      char *j = sim_bson_str (&one); /* "{ v: <value> }": the value as BSONElement::toString (false) prints it */
+      size_t n = strlen (j);
+      if (n >= 7) {
+         j[n - 2] = '\0';
+      }
+      sim_reply_error (reply, 14, "Argument to getLog must be of type String; found %s of type %s", n >= 7 ? j + 5 : j,
+                       simq_type_name (bson_iter_type (&it)));
+      bson_free (j);
+      bson_destroy (&one);
+      return;
+   }
+   const char *which = bson_iter_utf8 (&it, NULL);
+   if (!strcmp (which, "*")) {
+      BSON_APPEND_ARRAY_BEGIN (reply, "names", &arr);
+      BSON_APPEND_UTF8 (&arr, "0", "global");
+      BSON_APPEND_UTF8 (&arr, "1", "startupWarnings");
+      bson_append_array_end (reply, &arr);
+   } else if (!strcmp (which, "global") || !strcmp (which, "startupWarnings")) {
+      BSON_APPEND_INT32 (reply, "totalLinesWritten", 0);
+      BSON_APPEND_ARRAY_BEGIN (reply, "log", &arr);
+      bson_append_array_end (reply, &arr);
+   } else {
+      sim_reply_error (reply, 0, "no RamLog named: %s", which);
+      return;
+   }
    sim_reply_ok (reply);
 }
 

@@ -764,9 +764,13 @@ sim_str_value (bson_string_t *s, const bson_value_t *v)
    case BSON_TYPE_INT64:
       bson_string_append_printf (s, "%lld", (long long) v->value.v_int64);
       break;
-   case BSON_TYPE_DOUBLE:
-      bson_string_append_printf (s, "%g", v->value.v_double);
+   case BSON_TYPE_DOUBLE: {
+      /* StringBuilder::appendDoubleNice: %.16g, and ".0" when that reads as an integer */
+      char d[40];
+      bson_snprintf (d, sizeof d, "%.16g", v->value.v_double);
+      bson_string_append_printf (s, "%s%s", d, strpbrk (d, ".eEnN") ? "" : ".0");
       break;
+   }
    case BSON_TYPE_UTF8:
       bson_string_append_printf (s, "\"%s\"", v->value.v_utf8.str);
       break;

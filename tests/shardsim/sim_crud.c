@@ -1,6 +1,7 @@
 /* shardsim's read commands on any database: find/getMore/killCursors with real cursors, count and distinct, and the
  * helpers the other document commands share (sim_crud.h: cursors, latency counters, argument readers). Matching,
  * sorting and projection come from the simq engine. Callers hold sim_g.lock. */
+#include "tests/shardsim/sim_admin.h"
 #include "tests/shardsim/sim_crud.h"
 
 #include <stdlib.h>
@@ -32,6 +33,159 @@ void
 sim_reply_simq_error (bson_t *reply, const bson_error_t *err)
 {
    sim_reply_error (reply, err->code ? (int) err->code : 2, "%s", err->message);
+}
+
+/* Generic arguments besides sim_admin.c's list that drivers send inside transactions and retryable writes. */
+static bool
+sim_generic_more (const char *k)
+{
+   static const char *const more[] = {
+      "autocommit",         "startTransaction",      "stmtId", "$audit", "$client", "txnRetryCounter",
+      "clientOperationKey", "mayBypassWriteBlocking"
+   };
+   for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+      if (!strcmp (k, more[i])) {
+         return true;
+      }
+   }
+   return sim_generic_arg (k);
+}
+
+bool
+sim_strict_fields (sim_ctx_t *ctx, bson_t *reply, const char *const *known, const char *const *objects)
+{
+   bson_iter_t it;
+   bson_iter_init (&it, ctx->cmd);
+   bson_iter_next (&it);
+   const char *cmd = bson_iter_key (&it);
+   while (bson_iter_next (&it)) {
+      const char *k = bson_iter_key (&it);
+      bool found = sim_generic_more (k);
+      for (size_t i = 0; known[i] && !found; i++) {
+         found = !strcmp (k, known[i]);
+      }
+      if (!found) {
+         sim_reply_error (reply, 40415, "BSON field '%s.%s' is an unknown field.", cmd, k);
+         return false;
+      }
+      for (size_t i = 0; objects && objects[i]; i++) {
+         if (!strcmp (k, objects[i]) && !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+            sim_reply_error (reply, 14, "BSON field '%s.%s' is the wrong type '%s', expected type 'object'", cmd, k,
+                             simq_type_name (bson_iter_type (&it)));
+            return false;
+         }
+      }
+   }
+   return true;
+}
+
+/* find's own fields (find_command.idl, FindCommandRequest; 4.4's QueryRequest::makeFromFindCommand takes the same
+ * names), and those that must be documents. */
+static const char *const sim_find_fields[] = { "filter",
+                                               "projection",
+                                               "sort",
+                                               "hint",
+                                               "collation",
+                                               "skip",
+                                               "limit",
+                                               "batchSize",
+                                               "ntoreturn",
+                                               "singleBatch",
+                                               "allowDiskUse",
+                                               "min",
+                                               "max",
+                                               "returnKey",
+                                               "showRecordId",
+                                               "$queryOptions",
+                                               "tailable",
+                                               "oplogReplay",
+                                               "noCursorTimeout",
+                                               "awaitData",
+                                               "allowPartialResults",
+                                               "let",
+                                               "options",
+                                               "term",
+                                               "readOnce",
+                                               "allowSpeculativeMajorityRead",
+                                               "$_requestResumeToken",
+                                               "$_resumeAfter",
+                                               "$_startAt",
+                                               "runtimeConstants",
+                                               "collectionUUID",
+                                               "shardVersion",
+                                               "databaseVersion",
+                                               "includeQueryStatsMetrics",
+                                               "querySettings",
+                                               "$_internalReadAtClusterTime",
+                                               "encryptionInformation",
+                                               "rawData",
+                                               NULL };
+static const char *const sim_find_objects[] = { "filter", "projection", "sort", "collation", "min", "max", NULL };
+
+/* find's strict parsing: 5.0+ the IDL's 40415 and 14; 4.4 QueryRequest's 9 FailedToParse and 14. */
+static bool
+sim_find_args_ok (sim_ctx_t *ctx, bson_t *reply)
+{
+   if (sim_ver_ge (50)) {
+      return sim_strict_fields (ctx, reply, sim_find_fields, sim_find_objects);
+   }
+   bson_iter_t it;
+   bson_iter_init (&it, ctx->cmd);
+   bson_iter_next (&it);
+   while (bson_iter_next (&it)) {
+      const char *k = bson_iter_key (&it);
+      bool found = sim_generic_more (k);
+      for (size_t i = 0; sim_find_fields[i] && !found; i++) {
+         found = !strcmp (k, sim_find_fields[i]);
+      }
+      bson_t one = BSON_INITIALIZER;
+      bson_append_iter (&one, k, -1, &it);
+      char *s = sim_bson_str (found ? &one : ctx->cmd);
+      size_t n = strlen (s);
+      bool object = false;
+      for (size_t i = 0; sim_find_objects[i] && !object; i++) {
+         object = !strcmp (k, sim_find_objects[i]);
+      }
+      if (!found) {
+         sim_reply_error (reply, 9, "Failed to parse: %s. Unrecognized field '%s'.", s, k);
+      } else if (object && !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+         s[n >= 4 ? n - 2 : n] = '\0'; /* "{ filter: 1 }" -> "filter: 1" (BSONElement::toString) */
+         sim_reply_error (reply, 14, "Failed to parse: %s. '%s' field must be of BSON type object.", n >= 4 ? s + 2 : s,
+                          k);
+      }
+      bson_free (s);
+      bson_destroy (&one);
+      if (!found || (object && !BSON_ITER_HOLDS_DOCUMENT (&it))) {
+         return false;
+      }
+   }
+   return true;
+}
+
+char *
+sim_dupkey_errmsg (const sim_coll_t *coll, const sim_dupkey_t *dup)
+{
+   char *key = sim_bson_str (&dup->key_value);
+   char *msg =
+      bson_strdup_printf ("E11000 duplicate key error collection: %s index: %s dup key: %s", coll->ns, dup->index, key);
+   bson_free (key);
+   return msg;
+}
+
+void
+sim_dupkey_append_info (bson_t *out, const sim_dupkey_t *dup)
+{
+   BSON_APPEND_DOCUMENT (out, "keyPattern", &dup->key_pattern);
+   BSON_APPEND_DOCUMENT (out, "keyValue", &dup->key_value);
+}
+
+void
+sim_reply_dupkey_error (bson_t *reply, const sim_coll_t *coll, const sim_dupkey_t *dup, const char *prefix)
+{
+   char *msg = sim_dupkey_errmsg (coll, dup);
+   sim_reply_error (reply, 11000, "%s%s", prefix ? prefix : "", msg);
+   sim_dupkey_append_info (reply, dup);
+   bson_free (msg);
 }
 
 /* Records a read (0), write (1) or command (2) for $collStats latencyStats on the shards owning ns's data. */
@@ -353,7 +507,7 @@ sim_crud_find_run (sim_ctx_t *ctx, bson_t *reply)
    simq_docs_init (&docs);
    simq_docs_init (&out);
    char *ns = NULL;
-   if (!sim_target (ctx, reply, &name)) {
+   if (!sim_target (ctx, reply, &name) || !sim_find_args_ok (ctx, reply)) {
       goto cleanup;
    }
    ns = bson_strdup_printf ("%s.%s", ctx->db, name);

@@ -5,12 +5,33 @@
 #define SHARDSIM_SIM_CRUD_H
 
 #include "tests/shardsim/sim.h"
+#include "tests/shardsim/query/simq_int.h" /* simq_type_name */
 
 /* ---- sim_crud.c ---- */
 
 /* Replies a query-engine error (its server code and message). */
 void
 sim_reply_simq_error (bson_t *reply, const bson_error_t *err);
+
+/* An IDL command's strict parsing: every field after the first must be in known (NULL-terminated) or a generic
+ * argument (40415 "BSON field '<cmd>.<f>' is an unknown field."), and those in objects (may be NULL) documents (14
+ * "BSON field '<cmd>.<f>' is the wrong type '<t>', expected type 'object'"). False with the error replied. */
+bool
+sim_strict_fields (sim_ctx_t *ctx, bson_t *reply, const char *const *known, const char *const *objects);
+
+/* The server's E11000 text for a duplicate key in coll (buildDupKeyErrorStatus): "E11000 duplicate key error
+ * collection: db.c index: a_1 dup key: { a: 1 }" (the key as BSONObj::toString prints it); bson_free the result. */
+char *
+sim_dupkey_errmsg (const sim_coll_t *coll, const sim_dupkey_t *dup);
+
+/* Appends DuplicateKeyErrorInfo::serialize's fields, keyPattern then keyValue, to out. */
+void
+sim_dupkey_append_info (bson_t *out, const sim_dupkey_t *dup);
+
+/* Replies 11000 DuplicateKey with prefix (may be NULL) before the E11000 text, then keyPattern and keyValue (a
+ * command's error carries the status's extra info at the top level). */
+void
+sim_reply_dupkey_error (bson_t *reply, const sim_coll_t *coll, const sim_dupkey_t *dup, const char *prefix);
 
 /* Records a read (0), write (1) or command (2) for $collStats latencyStats on the shards owning ns's data. */
 void

@@ -1,5 +1,6 @@
 /* shardsim's catalog commands: listCollections, listIndexes, createIndexes, dropIndexes, drop, create, collMod,
  * renameCollection, dropDatabase, dbStats, and the currentOp and killOp commands. Callers hold sim_g.lock. */
+#include "tests/shardsim/sim_admin.h"
 #include "tests/shardsim/sim_crud.h"
 
 #include <stdlib.h>
@@ -71,7 +72,151 @@ sim_crud_list_indexes (sim_ctx_t *ctx, bson_t *reply)
    simq_docs_clear (&out);
 }
 
-/* Adds an index spec to c unless one with the same name exists; false with a message on a conflicting spec. */
+static void
+sim_index_remove (sim_coll_t *c, int i)
+{
+   bson_destroy (c->indexes.v[i]);
+   memmove (&c->indexes.v[i], &c->indexes.v[i + 1], (c->indexes.n - (size_t) i - 1) * sizeof c->indexes.v[0]);
+   c->indexes.n--;
+}
+
+/* The fields an index specification may hold (index_key_validate.cpp validateIndexSpec's allowedFieldNames). */
+static const char *const sim_index_fields[] = { "key",
+                                                "name",
+                                                "v",
+                                                "unique",
+                                                "sparse",
+                                                "background",
+                                                "ns",
+                                                "partialFilterExpression",
+                                                "expireAfterSeconds",
+                                                "storageEngine",
+                                                "collation",
+                                                "weights",
+                                                "default_language",
+                                                "language_override",
+                                                "textIndexVersion",
+                                                "2dsphereIndexVersion",
+                                                "bits",
+                                                "min",
+                                                "max",
+                                                "bucketSize",
+                                                "hidden",
+                                                "wildcardProjection",
+                                                "dropDups",
+                                                "coarsestIndexedLevel",
+                                                "finestIndexedLevel",
+                                                "prepareUnique",
+                                                "clustered",
+                                                "originalSpec" };
+
+static bool
+sim_index_field_known (const char *k)
+{
+   for (size_t i = 0; i < sizeof sim_index_fields / sizeof sim_index_fields[0]; i++) {
+      if (!strcmp (k, sim_index_fields[i])) {
+         return true;
+      }
+   }
+   return false;
+}
+
+/* Whether option k is part of an index's signature (IndexDescriptor::compareIndexOptions): the collation always;
+ * unique, sparse, partialFilterExpression and wildcardProjection from FCV 4.7/4.9/5.0 (5.0 here). */
+static bool
+sim_index_identifying (const char *k)
+{
+   return !strcmp (k, "collation") ||
+          (sim_ver_ge (50) && (!strcmp (k, "unique") || !strcmp (k, "sparse") ||
+                               !strcmp (k, "partialFilterExpression") || !strcmp (k, "wildcardProjection")));
+}
+
+/* Whether option k of a and b differ: unique and sparse by truth value, the others by value (absent differs). */
+static bool
+sim_index_opt_differs (const bson_t *a, const bson_t *b, const char *k)
+{
+   bson_iter_t x, y;
+   bool hx = bson_iter_init_find (&x, a, k), hy = bson_iter_init_find (&y, b, k);
+   if (!strcmp (k, "unique") || !strcmp (k, "sparse")) {
+      return (hx && bson_iter_as_bool (&x)) != (hy && bson_iter_as_bool (&y));
+   }
+   return hx != hy || (hx && order_values (bson_iter_value (&x), bson_iter_value (&y)) != 0);
+}
+
+/* IndexDescriptor::compareIndexOptions of a candidate spec against an existing one: 0 kDifferent (another key or
+ * identifying option), 1 kEquivalent, 2 kIdentical (every other option too; v, key, name, ns, background aside). */
+static int
+sim_index_compare (const bson_t *cand, const bson_t *existing)
+{
+   static const char *const ident[] = { "collation", "unique", "sparse", "partialFilterExpression",
+                                        "wildcardProjection" };
+   bson_t k1, k2;
+   bson_iter_t it;
+   if (!docget_sub (cand, "key", BSON_TYPE_DOCUMENT, &k1) || !docget_sub (existing, "key", BSON_TYPE_DOCUMENT, &k2) ||
+       !bson_equal (&k1, &k2)) {
+      return 0;
+   }
+   for (size_t i = 0; i < sizeof ident / sizeof ident[0]; i++) {
+      if (sim_index_identifying (ident[i]) && sim_index_opt_differs (cand, existing, ident[i])) {
+         return 0;
+      }
+   }
+   size_t nc = 0, ne = 0;
+   for (int pass = 0; pass < 2; pass++) {
+      bson_iter_init (&it, pass ? existing : cand);
+      while (bson_iter_next (&it)) {
+         const char *k = bson_iter_key (&it);
+         if (!strcmp (k, "v") || !strcmp (k, "key") || !strcmp (k, "name") || !strcmp (k, "ns") ||
+             !strcmp (k, "background") || sim_index_identifying (k)) {
+            continue;
+         }
+         *(pass ? &ne : &nc) += 1;
+         if (!pass && sim_index_opt_differs (cand, existing, k)) {
+            return 1;
+         }
+      }
+   }
+   return nc == ne ? 2 : 1;
+}
+
+/* The conflict error of createIndexes (IndexCatalogImpl::_doesSpecConflictWithExisting) into errmsg and *code. */
+static void
+sim_index_conflict (const bson_t *cand, const bson_t *existing, int kind, char *errmsg, size_t errlen, int *code)
+{
+   char *a = sim_bson_str (cand), *b = sim_bson_str (existing);
+   if (kind == 0) {
+      *code = 86;
+      bson_snprintf (errmsg, errlen,
+                     "An existing index has the same name as the requested index. %sRequested index: %s, existing "
+                     "index: %s",
+                     sim_ver_ge (60) ? "When index names are not specified, they are auto generated and can cause "
+                                       "conflicts. Please refer to our documentation. "
+                                     : "",
+                     a, b);
+   } else if (kind == 1) {
+      *code = 85;
+      bson_snprintf (errmsg, errlen,
+                     "An equivalent index already exists with the same name but different options. Requested index: "
+                     "%s, existing index: %s",
+                     a, b);
+   } else if (kind == 3) {
+      *code = 85;
+      bson_snprintf (errmsg, errlen,
+                     "An equivalent index already exists with a different name and options. Requested index: %s, "
+                     "existing index: %s",
+                     a, b);
+   } else {
+      *code = 85;
+      bson_snprintf (errmsg, errlen, "Index already exists with a different name: %s",
+                     docget_utf8 (existing, "name", ""));
+   }
+   bson_free (a);
+   bson_free (b);
+}
+
+/* Adds an index spec to c; true without a change when an identical index exists; false with the server's message
+ * and code on a spec it refuses: an unknown field (197), the same name with another key or signature (86), the same
+ * name and signature with other options (85), the same signature under another name (85). */
 static bool
 sim_index_add (sim_coll_t *c, const bson_t *spec, char *errmsg, size_t errlen, int *code)
 {
@@ -84,15 +229,16 @@ sim_index_add (sim_coll_t *c, const bson_t *spec, char *errmsg, size_t errlen, i
       *code = 9;
       return false;
    }
-   for (size_t i = 0; i < c->indexes.n; i++) {
-      bson_t k2;
-      if (bson_iter_init_find (&it, c->indexes.v[i], "name") && !strcmp (bson_iter_utf8 (&it, NULL), name)) {
-         if (docget_sub (c->indexes.v[i], "key", BSON_TYPE_EOD, &k2) && bson_equal (&k2, &key)) {
-            return true;
-         }
+   bson_iter_init (&it, spec);
+   while (bson_iter_next (&it)) {
+      if (!sim_index_field_known (bson_iter_key (&it))) {
+         char *s = sim_bson_str (spec);
          bson_snprintf (errmsg, errlen,
-                        "An existing index has the same name as the requested index. Requested index: %s", name);
-         *code = 86;
+                        "Error in specification %s :: caused by :: The field '%s' is not valid for an index "
+                        "specification. Specification: %s",
+                        s, bson_iter_key (&it), s);
+         bson_free (s);
+         *code = 197;
          return false;
       }
    }
@@ -108,6 +254,31 @@ sim_index_add (sim_coll_t *c, const bson_t *spec, char *errmsg, size_t errlen, i
          bson_append_value (d, k, -1, bson_iter_value (&it));
       }
    }
+   int conflict = -1; /* 0, 1: same name (different, equivalent); 2, 3: other name (identical, equivalent) */
+   size_t with = 0;
+   for (size_t i = 0; i < c->indexes.n && conflict < 0; i++) {
+      if (!strcmp (docget_utf8 (c->indexes.v[i], "name", ""), name)) {
+         int cmp = sim_index_compare (d, c->indexes.v[i]);
+         if (cmp == 2) {
+            bson_destroy (d); /* "Identical index already exists": not an error */
+            return true;
+         }
+         conflict = cmp;
+         with = i;
+      }
+   }
+   for (size_t i = 0; i < c->indexes.n && conflict < 0; i++) {
+      int cmp = sim_index_compare (d, c->indexes.v[i]);
+      if (cmp) {
+         conflict = cmp == 2 ? 2 : 3;
+         with = i;
+      }
+   }
+   if (conflict >= 0) {
+      sim_index_conflict (d, c->indexes.v[with], conflict, errmsg, errlen, code);
+      bson_destroy (d);
+      return false;
+   }
    simq_docs_push_owned (&c->indexes, d);
    return true;
 }
@@ -117,7 +288,7 @@ sim_crud_create_indexes (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_iter_t it, a;
-   char primary[64], errmsg[512];
+   char primary[64], errmsg[4096];
    if (!sim_target (ctx, reply, &name)) {
       return;
    }
@@ -144,10 +315,25 @@ sim_crud_create_indexes (sim_ctx_t *ctx, bson_t *reply)
       bson_iter_document (&a, &l, &d);
       bson_init_static (&spec, d, l);
       if (!sim_index_add (c, &spec, errmsg, sizeof errmsg, &code)) {
+         while ((int) c->indexes.n > before) { /* all or nothing */
+            sim_index_remove (c, (int) c->indexes.n - 1);
+         }
          sim_reply_error (reply, code, "%s", errmsg);
          return;
       }
    }
+   /* a unique index over documents that break it fails to build, and nothing of the command stays */
+   sim_dupkey_t dup;
+   sim_dupkey_init (&dup);
+   if ((int) c->indexes.n > before && !sim_coll_unique_verify (c, &dup)) {
+      while ((int) c->indexes.n > before) {
+         sim_index_remove (c, (int) c->indexes.n - 1);
+      }
+      sim_reply_dupkey_error (reply, c, &dup, NULL);
+      sim_dupkey_destroy (&dup);
+      return;
+   }
+   sim_dupkey_destroy (&dup);
    sim_shard_stat_t *st = NULL;
    size_t n = sim_coll_shard_stats (c->ns, &st);
    bson_t raw;
@@ -186,7 +372,19 @@ sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
    if (!sim_target (ctx, reply, &name)) {
       return;
    }
+   /* 6.0+ DropCmd::typedRun: config and admin refused first; a database the catalog does not know is a success */
+   if (sim_ver_ge (60) && (!strcmp (ctx->db, "config") || !strcmp (ctx->db, "admin"))) {
+      sim_reply_error (reply, 20, "Cannot drop collection in '%s' database in sharded cluster", ctx->db);
+      return;
+   }
    sim_coll_t *c = sim_coll_get (ctx->db, name);
+   char primary[64];
+   sim_db_primary (ctx->db, primary);
+   if (!c && sim_ver_ge (60) && !primary[0]) {
+      BSON_APPEND_UTF8 (reply, "info", "database does not exist");
+      sim_reply_ok (reply);
+      return;
+   }
    if (!c) {
       if (sim_ver_ge (70)) {
          /* 7.0+ treats dropping a missing collection as success. */
@@ -234,25 +432,48 @@ sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* currentOp, as CurrentOpCommandBase::run turns it into $currentOp { idleConnections: $all } then a $match on every
+ * field but the first, $all, $ownOps, $truncateOps and the generic arguments, answered as { inprog: [...] }. */
 void
 sim_crud_current_op (sim_ctx_t *ctx, bson_t *reply)
 {
    simq_docs_t rows;
-   simq_docs_init (&rows);
+   bson_t filter = BSON_INITIALIZER, arr;
    bson_iter_t it;
-   bool idle = bson_iter_init_find (&it, ctx->cmd, "idleConnections") && bson_iter_as_bool (&it);
+   bson_error_t err;
+   bool idle = bson_iter_init_find (&it, ctx->cmd, "$all") && bson_iter_as_bool (&it);
+   bson_iter_init (&it, ctx->cmd);
+   for (int idx = 0; bson_iter_next (&it); idx++) {
+      const char *k = bson_iter_key (&it);
+      if (idx && strcmp (k, "$all") != 0 && strcmp (k, "$ownOps") != 0 && strcmp (k, "$truncateOps") != 0 &&
+          !sim_generic_arg (k)) {
+         bson_append_value (&filter, k, -1, bson_iter_value (&it));
+      }
+   }
+   simq_docs_init (&rows);
    sim_current_op_rows (ctx, idle, &rows);
-   bson_t arr;
    BSON_APPEND_ARRAY_BEGIN (reply, "inprog", &arr);
-   for (size_t i = 0; i < rows.n; i++) {
-      char key[16];
-      const char *kp;
-      bson_uint32_to_string ((uint32_t) i, &kp, key, sizeof key);
-      BSON_APPEND_DOCUMENT (&arr, kp, rows.v[i]);
+   uint32_t n = 0;
+   bool ok = true;
+   for (size_t i = 0; i < rows.n && ok; i++) {
+      bool keep = true;
+      ok = bson_empty (&filter) || simq_match (rows.v[i], &filter, &keep, &err);
+      if (ok && keep) {
+         char key[16];
+         const char *kp;
+         bson_uint32_to_string (n++, &kp, key, sizeof key);
+         BSON_APPEND_DOCUMENT (&arr, kp, rows.v[i]);
+      }
    }
    bson_append_array_end (reply, &arr);
+   if (ok) {
+      sim_reply_ok (reply);
+   } else {
+      bson_reinit (reply);
+      sim_reply_simq_error (reply, &err);
+   }
    simq_docs_clear (&rows);
-   sim_reply_ok (reply);
+   bson_destroy (&filter);
 }
 
 /* The index of c named name (a string) or with key pattern key (a document); -1 when none. */
@@ -295,14 +516,6 @@ sim_index_describe (const bson_iter_t *which, char *buf, size_t len)
       bson_snprintf (buf, len, "%s", j);
       bson_free (j);
    }
-}
-
-static void
-sim_index_remove (sim_coll_t *c, int i)
-{
-   bson_destroy (c->indexes.v[i]);
-   memmove (&c->indexes.v[i], &c->indexes.v[i + 1], (c->indexes.n - (size_t) i - 1) * sizeof c->indexes.v[0]);
-   c->indexes.n--;
 }
 
 void

@@ -8,6 +8,9 @@
  *     by their embedded-document min, ties in storage order (exactly the order of a stable sort { min: 1 }), with a
  *     count of what keeps the [min, max) ranges from being pairwise disjoint. find { uuid } sort { min: 1 } limit n
  *     walks it, updateZoneKeyRange checks overlaps and split finds the chunk holding a key by binary search;
+ *   - the unique secondary indexes of a collection: per index a multimap from the hash of each key a document
+ *     generates to the document, built on the first write that asks and rebuilt whenever the index list changed,
+ *     so that insert and update refuse a duplicate key (E11000) as the server does;
  *   - the greatest lastmod of a partition (the collection version a split or a migration starts from).
  * Callers hold sim_g.lock. */
 #include "tests/shardsim/sim.h"
@@ -120,6 +123,329 @@ sim_coll_find_id (sim_coll_t *coll, const bson_value_t *id, sim_pos_t *pos)
       }
    }
    return found;
+}
+
+/* ---- the unique secondary indexes ---- */
+
+/* One unique index other than _id_: its key fields and, once built, a multimap from the hash of each key a document
+ * generates to the stored document (a document with an array under a key field generates one key per element). */
+typedef struct {
+   char *name;
+   bson_t *pattern;
+   char **fields;
+   size_t nfields;
+   bool sparse;
+   bson_t *partial; /* partialFilterExpression; NULL when none */
+   simq_htab_t tab;
+} sim_uidx_t;
+
+struct sim_uniq {
+   sim_uidx_t *v;
+   size_t n;
+   bson_t **specs; /* coll->indexes.v as it was when built: a different list means a rebuild */
+   size_t nspecs;
+};
+
+static const bson_value_t sim_null_value = { .value_type = BSON_TYPE_NULL };
+static const bson_value_t sim_undefined_value = { .value_type = BSON_TYPE_UNDEFINED };
+
+/* The keys doc generates for u, nfields values each, into *n tuples (bson_free the array); values borrow from doc.
+ * None when the index leaves doc out (sparse and no key field present, or outside the partial filter). The first
+ * key field holding a non-empty array is expanded element by element; an empty array is undefined, a missing field
+ * null (as the server's key generation has them). */
+static bson_value_t *
+sim_ukeys (const sim_uidx_t *u, const bson_t *doc, size_t *n)
+{
+   bson_value_t *one = bson_malloc (u->nfields * sizeof *one);
+   size_t expand = SIZE_MAX, present = 0;
+   *n = 0;
+   for (size_t f = 0; f < u->nfields; f++) {
+      bson_value_t v;
+      if (!simq_get_path (doc, u->fields[f], &v)) {
+         one[f] = sim_null_value;
+         continue;
+      }
+      present++;
+      one[f] = v;
+      if (v.value_type == BSON_TYPE_ARRAY && expand == SIZE_MAX) {
+         expand = f;
+      }
+   }
+   bool matched = true;
+   bson_error_t err;
+   if ((u->sparse && !present) || (u->partial && (!simq_match (doc, u->partial, &matched, &err) || !matched))) {
+      bson_free (one);
+      return NULL;
+   }
+   if (expand == SIZE_MAX) {
+      *n = 1;
+      return one;
+   }
+   bson_t arr;
+   bson_iter_t it;
+   size_t cap = 4;
+   bson_value_t *keys = bson_malloc (cap * u->nfields * sizeof *keys);
+   bson_init_static (&arr, one[expand].value.v_doc.data, one[expand].value.v_doc.data_len);
+   bson_iter_init (&it, &arr);
+   while (bson_iter_next (&it)) {
+      if (*n == cap) {
+         cap *= 2;
+         keys = bson_realloc (keys, cap * u->nfields * sizeof *keys);
+      }
+      memcpy (keys + *n * u->nfields, one, u->nfields * sizeof *one);
+      keys[*n * u->nfields + expand] = *bson_iter_value (&it);
+      (*n)++;
+   }
+   if (*n == 0) {
+      memcpy (keys, one, u->nfields * sizeof *one);
+      keys[expand] = sim_undefined_value;
+      *n = 1;
+   }
+   bson_free (one);
+   return keys;
+}
+
+static uint64_t
+sim_ukey_hash (const sim_uidx_t *u, const bson_value_t *key)
+{
+   uint64_t h = 1469598103934665603ULL;
+   for (size_t f = 0; f < u->nfields; f++) {
+      h = (h ^ simq_hash_value (&key[f])) * 1099511628211ULL;
+   }
+   return h;
+}
+
+static bool
+sim_ukey_equal (const sim_uidx_t *u, const bson_value_t *a, const bson_value_t *b)
+{
+   for (size_t f = 0; f < u->nfields; f++) {
+      if (order_values (&a[f], &b[f]) != 0) {
+         return false;
+      }
+   }
+   return true;
+}
+
+/* Adds (add true) or removes every key of a stored document. */
+static void
+sim_uidx_note (sim_uidx_t *u, const uint8_t *raw, bool add)
+{
+   bson_t doc;
+   size_t n;
+   sim_raw_view (raw, &doc);
+   bson_value_t *keys = sim_ukeys (u, &doc, &n);
+   for (size_t k = 0; k < n; k++) {
+      uint64_t h = sim_ukey_hash (u, keys + k * u->nfields);
+      if (add) {
+         simq_htab_add (&u->tab, h, (uintptr_t) raw);
+      } else {
+         bool found = simq_htab_remove (&u->tab, h, (uintptr_t) raw);
+         BSON_ASSERT (found);
+      }
+   }
+   bson_free (keys);
+}
+
+/* Whether a stored document other than self holds key. */
+static bool
+sim_uidx_holds (const sim_uidx_t *u, const bson_value_t *key, const uint8_t *self)
+{
+   size_t probe = 0;
+   uintptr_t v;
+   while ((v = simq_htab_next (&u->tab, sim_ukey_hash (u, key), &probe)) != 0) {
+      bson_t other;
+      size_t n;
+      bool same = false;
+      if ((const uint8_t *) v == self) {
+         continue;
+      }
+      sim_raw_view ((const uint8_t *) v, &other);
+      bson_value_t *keys = sim_ukeys (u, &other, &n);
+      for (size_t k = 0; k < n && !same; k++) {
+         same = sim_ukey_equal (u, keys + k * u->nfields, key);
+      }
+      bson_free (keys);
+      if (same) {
+         return true;
+      }
+   }
+   return false;
+}
+
+static void
+sim_dupkey_set (sim_dupkey_t *dup, const sim_uidx_t *u, const bson_value_t *key)
+{
+   bson_reinit (&dup->key_pattern);
+   bson_reinit (&dup->key_value);
+   bson_strncpy (dup->index, u->name, sizeof dup->index);
+   bson_concat (&dup->key_pattern, u->pattern);
+   for (size_t f = 0; f < u->nfields; f++) {
+      bson_append_value (&dup->key_value, u->fields[f], -1, &key[f]);
+   }
+}
+
+static void
+sim_uniq_free (struct sim_uniq *q)
+{
+   if (!q) {
+      return;
+   }
+   for (size_t i = 0; i < q->n; i++) {
+      sim_uidx_t *u = &q->v[i];
+      bson_free (u->name);
+      bson_destroy (u->pattern);
+      for (size_t f = 0; f < u->nfields; f++) {
+         bson_free (u->fields[f]);
+      }
+      bson_free (u->fields);
+      if (u->partial) {
+         bson_destroy (u->partial);
+      }
+      simq_htab_destroy (&u->tab);
+   }
+   bson_free (q->v);
+   bson_free (q->specs);
+   bson_free (q);
+}
+
+static void
+sim_uidx_init (sim_uidx_t *u, const bson_t *spec, const bson_t *key)
+{
+   bson_iter_t it;
+   bson_t partial;
+   memset (u, 0, sizeof *u);
+   u->name = bson_strdup (docget_utf8 (spec, "name", ""));
+   u->pattern = bson_copy (key);
+   u->nfields = bson_count_keys (key);
+   u->fields = bson_malloc0 ((u->nfields ? u->nfields : 1) * sizeof *u->fields);
+   size_t f = 0;
+   bson_iter_init (&it, key);
+   while (bson_iter_next (&it) && f < u->nfields) {
+      u->fields[f++] = bson_strdup (bson_iter_key (&it));
+   }
+   u->sparse = docget_bool (spec, "sparse");
+   if (docget_sub (spec, "partialFilterExpression", BSON_TYPE_DOCUMENT, &partial)) {
+      u->partial = bson_copy (&partial);
+   }
+   simq_htab_init (&u->tab);
+}
+
+/* The unique indexes of coll, built (every document entered) when coll->indexes changed since the last build. When
+ * dup is given, the first duplicate key met while building is recorded there (and true returned). */
+static struct sim_uniq *
+sim_uniq_get (sim_coll_t *coll, sim_dupkey_t *dup, bool *found)
+{
+   struct sim_uniq *q = coll->uniq;
+   if (q && q->nspecs == coll->indexes.n &&
+       (q->nspecs == 0 || !memcmp (q->specs, coll->indexes.v, q->nspecs * sizeof *q->specs))) {
+      return q;
+   }
+   sim_uniq_free (q);
+   q = coll->uniq = bson_malloc0 (sizeof *q);
+   q->nspecs = coll->indexes.n;
+   q->specs = bson_malloc ((q->nspecs ? q->nspecs : 1) * sizeof *q->specs);
+   memcpy (q->specs, coll->indexes.v, q->nspecs * sizeof *q->specs);
+   for (size_t i = 0; i < coll->indexes.n; i++) {
+      const bson_t *spec = coll->indexes.v[i];
+      bson_t key;
+      if (!docget_bool (spec, "unique") || !strcmp (docget_utf8 (spec, "name", ""), "_id_") ||
+          !docget_sub (spec, "key", BSON_TYPE_DOCUMENT, &key) || bson_empty (&key)) {
+         continue;
+      }
+      q->v = bson_realloc (q->v, (q->n + 1) * sizeof *q->v);
+      sim_uidx_init (&q->v[q->n++], spec, &key);
+   }
+   for (size_t i = 0; i < q->n; i++) {
+      sim_uidx_t *u = &q->v[i];
+      for (size_t p = 0; p < coll->nparts; p++) {
+         for (size_t d = 0; d < coll->parts[p].docs.n; d++) {
+            const uint8_t *raw = coll->parts[p].docs.v[d];
+            bson_t doc;
+            size_t n;
+            sim_raw_view (raw, &doc);
+            bson_value_t *keys = found && !*found ? sim_ukeys (u, &doc, &n) : NULL;
+            for (size_t k = 0; keys && k < n && !*found; k++) {
+               if (sim_uidx_holds (u, keys + k * u->nfields, raw)) {
+                  sim_dupkey_set (dup, u, keys + k * u->nfields);
+                  *found = true;
+               }
+            }
+            bson_free (keys);
+            sim_uidx_note (u, raw, true);
+         }
+      }
+   }
+   return q;
+}
+
+void
+sim_dupkey_init (sim_dupkey_t *dup)
+{
+   dup->index[0] = '\0';
+   bson_init (&dup->key_pattern);
+   bson_init (&dup->key_value);
+}
+
+void
+sim_dupkey_destroy (sim_dupkey_t *dup)
+{
+   bson_destroy (&dup->key_pattern);
+   bson_destroy (&dup->key_value);
+}
+
+bool
+sim_coll_dup_check (sim_coll_t *coll, const bson_t *doc, const uint8_t *self, sim_dupkey_t *dup)
+{
+   bson_iter_t it;
+   if (!self && bson_iter_init_find (&it, doc, "_id") && sim_coll_has_id (coll, bson_iter_value (&it))) {
+      bson_reinit (&dup->key_pattern);
+      bson_reinit (&dup->key_value);
+      bson_strncpy (dup->index, "_id_", sizeof dup->index);
+      BSON_APPEND_INT32 (&dup->key_pattern, "_id", 1);
+      BSON_APPEND_VALUE (&dup->key_value, "_id", bson_iter_value (&it));
+      return false;
+   }
+   struct sim_uniq *q = sim_uniq_get (coll, NULL, NULL);
+   for (size_t i = 0; i < q->n; i++) {
+      sim_uidx_t *u = &q->v[i];
+      size_t n;
+      bson_value_t *keys = sim_ukeys (u, doc, &n);
+      for (size_t k = 0; k < n; k++) {
+         if (sim_uidx_holds (u, keys + k * u->nfields, self)) {
+            sim_dupkey_set (dup, u, keys + k * u->nfields);
+            bson_free (keys);
+            return false;
+         }
+      }
+      bson_free (keys);
+   }
+   return true;
+}
+
+bool
+sim_coll_unique_verify (sim_coll_t *coll, sim_dupkey_t *dup)
+{
+   bool found = false;
+   sim_uniq_free (coll->uniq);
+   coll->uniq = NULL;
+   sim_uniq_get (coll, dup, &found);
+   return !found;
+}
+
+static void
+sim_uniq_added (sim_coll_t *coll, const uint8_t *raw)
+{
+   for (size_t i = 0; coll->uniq && i < coll->uniq->n; i++) {
+      sim_uidx_note (&coll->uniq->v[i], raw, true);
+   }
+}
+
+static void
+sim_uniq_removing (sim_coll_t *coll, const uint8_t *raw)
+{
+   for (size_t i = 0; coll->uniq && i < coll->uniq->n; i++) {
+      sim_uidx_note (&coll->uniq->v[i], raw, false);
+   }
 }
 
 /* ---- the greatest lastmod of a partition ---- */
@@ -524,6 +850,7 @@ sim_index_added (sim_coll_t *coll, size_t part, const uint8_t *raw)
    if (coll->ids) {
       sim_ids_add (coll->ids, raw);
    }
+   sim_uniq_added (coll, raw);
    sim_vmax_added (&coll->parts[part], raw);
    if (!r) {
       return;
@@ -545,6 +872,7 @@ sim_index_removing (sim_coll_t *coll, size_t part, const uint8_t *raw)
    if (coll->ids) {
       sim_ids_remove (coll->ids, raw);
    }
+   sim_uniq_removing (coll, raw);
    sim_vmax_removing (&coll->parts[part], raw);
    if (!r) {
       return;
@@ -564,6 +892,8 @@ sim_index_replaced (sim_coll_t *coll, size_t part, const uint8_t *old, const uin
       sim_ids_remove (coll->ids, old);
       sim_ids_add (coll->ids, raw);
    }
+   sim_uniq_removing (coll, old);
+   sim_uniq_added (coll, raw);
    sim_vmax_replaced (&coll->parts[part], old, raw);
    if (!r) {
       return;
@@ -595,6 +925,8 @@ sim_index_free (sim_coll_t *coll)
       bson_free (coll->ids);
       coll->ids = NULL;
    }
+   sim_uniq_free (coll->uniq);
+   coll->uniq = NULL;
    for (size_t p = 0; p < coll->nparts; p++) {
       sim_rindex_drop (coll, p);
    }

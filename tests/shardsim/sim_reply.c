@@ -8,10 +8,24 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-/* The one code -> codeName table is the query engine's (simq.c), the lower layer: the command layer asks it. */
+/* The codes only the command layer answers with (ErrorCodes in error_codes.yml); the rest of the code -> codeName
+ * table is the query engine's (simq.c), the lower layer, asked after this one. */
+static const struct {
+   int code;
+   const char *name;
+} sim_code_names[] = {
+   { 86, "IndexKeySpecsConflict" },
+   { 197, "InvalidIndexSpecificationOption" },
+};
+
 const char *
 sim_code_name (int code)
 {
+   for (size_t i = 0; i < sizeof sim_code_names / sizeof sim_code_names[0]; i++) {
+      if (sim_code_names[i].code == code) {
+         return sim_code_names[i].name;
+      }
+   }
    return simq_code_name (code);
 }
 

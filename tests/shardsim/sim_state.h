@@ -69,6 +69,7 @@ typedef struct {
    size_t nops;
    struct sim_ctab *ctab; /* chunk table of a sharded collection (sim_ctab.c); NULL until first needed */
    simq_htab_t *ids;      /* the _id index: simq_hash_value (_id) -> stored document (sim_index.c); NULL until needed */
+   struct sim_uniq *uniq; /* the unique secondary indexes' key maps (sim_index.c); NULL until needed */
 } sim_coll_t;
 
 /* A document's position inside a collection. */

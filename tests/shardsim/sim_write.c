@@ -26,36 +26,74 @@ sim_with_id (const bson_t *doc, bson_t *out)
    }
 }
 
+/* write_ops.idl's fields of insert, update and delete (strict in every version). */
+static const char *const sim_insert_fields[] = { "documents",
+                                                 "ordered",
+                                                 "bypassDocumentValidation",
+                                                 "stmtIds",
+                                                 "collectionUUID",
+                                                 "isTimeseriesNamespace",
+                                                 "encryptionInformation",
+                                                 "let",
+                                                 "rawData",
+                                                 NULL };
+static const char *const sim_update_fields[] = { "updates",
+                                                 "ordered",
+                                                 "bypassDocumentValidation",
+                                                 "stmtIds",
+                                                 "collectionUUID",
+                                                 "isTimeseriesNamespace",
+                                                 "encryptionInformation",
+                                                 "let",
+                                                 "runtimeConstants",
+                                                 "rawData",
+                                                 NULL };
+static const char *const sim_delete_fields[] = { "deletes",
+                                                 "ordered",
+                                                 "bypassDocumentValidation",
+                                                 "stmtIds",
+                                                 "collectionUUID",
+                                                 "isTimeseriesNamespace",
+                                                 "encryptionInformation",
+                                                 "let",
+                                                 "rawData",
+                                                 NULL };
+
+/* The one builder of a writeErrors entry, as WriteErrorDetail::toBSON writes it: { index, code, codeName, errmsg }
+ * and, for a duplicate key (dup not NULL, coll its collection), the E11000 text with keyPattern and keyValue. */
 static void
-sim_write_error (bson_t *errors, uint32_t *nerr, uint32_t index, int code, const char *msg)
+sim_write_error_full (bson_t *errors, uint32_t *nerr, uint32_t index, int code, const char *msg, const sim_coll_t *coll,
+                      const sim_dupkey_t *dup)
 {
    bson_t e;
    char key[16];
    const char *kp;
+   char *dupmsg = dup ? sim_dupkey_errmsg (coll, dup) : NULL;
    bson_uint32_to_string ((*nerr)++, &kp, key, sizeof key);
    BSON_APPEND_DOCUMENT_BEGIN (errors, kp, &e);
    BSON_APPEND_INT32 (&e, "index", (int32_t) index);
-   BSON_APPEND_INT32 (&e, "code", code);
-   BSON_APPEND_UTF8 (&e, "errmsg", msg);
+   BSON_APPEND_INT32 (&e, "code", dup ? 11000 : code);
+   BSON_APPEND_UTF8 (&e, "codeName", sim_code_name (dup ? 11000 : code));
+   BSON_APPEND_UTF8 (&e, "errmsg", dup ? dupmsg : msg);
+   if (dup) {
+      sim_dupkey_append_info (&e, dup);
+   }
    bson_append_document_end (errors, &e);
+   bson_free (dupmsg);
 }
 
-/* Inserts one document (with _id) after the duplicate-key check; returns false with a message on a duplicate. */
-static bool
-sim_insert_checked (sim_coll_t *coll, const bson_t *doc, char *errmsg, size_t errlen)
+static void
+sim_write_error (bson_t *errors, uint32_t *nerr, uint32_t index, int code, const char *msg)
 {
-   bson_iter_t it;
-   if (bson_iter_init_find (&it, doc, "_id") && sim_coll_has_id (coll, bson_iter_value (&it))) {
-      char *json = bson_as_relaxed_extended_json (doc, NULL);
-      bson_value_t id = *bson_iter_value (&it);
-      bson_t idd = BSON_INITIALIZER;
-      BSON_APPEND_VALUE (&idd, "_id", &id);
-      char *idjson = bson_as_relaxed_extended_json (&idd, NULL);
-      bson_snprintf (errmsg, errlen, "E11000 duplicate key error collection: %s index: _id_ dup key: %s", coll->ns,
-                     idjson);
-      bson_free (idjson);
-      bson_free (json);
-      bson_destroy (&idd);
+   sim_write_error_full (errors, nerr, index, code, msg, NULL, NULL);
+}
+
+/* Inserts one document (with _id) after the duplicate-key checks (_id and the unique indexes); false with the
+ * duplicate in dup (initialised by the caller). */
+static bool
+sim_insert_checked (sim_coll_t *coll, const bson_t *doc, sim_dupkey_t *dup)
+{
+   if (!sim_coll_dup_check (coll, doc, NULL, dup)) {
       return false;
    }
    sim_coll_insert (coll, doc);
@@ -73,10 +111,13 @@ void
 sim_crud_insert_one (const char *db, const char *name, const bson_t *doc)
 {
    bson_t with;
-   char errmsg[512], primary[64];
+   char primary[64];
+   sim_dupkey_t dup;
+   sim_dupkey_init (&dup);
    sim_db_ensure (db, primary);
    sim_with_id (doc, &with);
-   sim_insert_checked (sim_coll_ensure (db, name), &with, errmsg, sizeof errmsg);
+   sim_insert_checked (sim_coll_ensure (db, name), &with, &dup);
+   sim_dupkey_destroy (&dup);
    bson_destroy (&with);
 }
 
@@ -108,7 +149,7 @@ sim_crud_insert (sim_ctx_t *ctx, bson_t *reply)
    uint32_t nerr = 0;
    int64_t n = 0;
    char primary[64];
-   if (!sim_target (ctx, reply, &name)) {
+   if (!sim_target (ctx, reply, &name) || !sim_strict_fields (ctx, reply, sim_insert_fields, NULL)) {
       goto cleanup;
    }
    if (!bson_iter_init_find (&it, ctx->cmd, "documents") || !BSON_ITER_HOLDS_ARRAY (&it)) {
@@ -139,17 +180,19 @@ sim_crud_insert (sim_ctx_t *ctx, bson_t *reply)
       bson_iter_document (&a, &l, &d);
       bson_init_static (&doc, d, l);
       sim_with_id (&doc, &with);
-      char errmsg[512];
-      if (sim_insert_checked (coll, &with, errmsg, sizeof errmsg)) {
+      sim_dupkey_t dup;
+      sim_dupkey_init (&dup);
+      bool inserted = sim_insert_checked (coll, &with, &dup);
+      if (inserted) {
          n++;
       } else {
-         sim_write_error (&errors, &nerr, index, 11000, errmsg);
-         if (ordered) {
-            bson_destroy (&with);
-            break;
-         }
+         sim_write_error_full (&errors, &nerr, index, 11000, NULL, coll, &dup);
       }
+      sim_dupkey_destroy (&dup);
       bson_destroy (&with);
+      if (!inserted && ordered) {
+         break;
+      }
       index++;
    }
    if (n && coll->ctab) {
@@ -184,6 +227,54 @@ sim_keep_id (const bson_t *before, const bson_t *nd, bson_t *out)
    }
 }
 
+/* Applies the update u of statement index to the documents at hits (each checked against the unique indexes), counting
+ * into *n and *nmod; false with a write error appended when one fails (the documents before it stay updated). */
+static bool
+sim_update_hits (sim_coll_t *coll, const sim_hits_t *hits, const bson_t *u, uint32_t index, bson_t *errors,
+                 uint32_t *nerr, int64_t *n, int64_t *nmod)
+{
+   bson_error_t err;
+   for (size_t i = 0; i < hits->n; i++) {
+      bson_t view, nd, fixed;
+      bool modified = false;
+      sim_coll_view (coll, hits->v[i], &view);
+      bson_t before;
+      bson_copy_to (&view, &before);
+      if (!simq_apply_update (&before, u, false, &nd, &modified, &err)) {
+         bson_destroy (&nd);
+         bson_destroy (&before);
+         sim_write_error (errors, nerr, index, (int) (err.code ? err.code : 2), err.message);
+         return false;
+      }
+      if (modified) {
+         /* Keep the original _id (a replacement may omit it). */
+         if (bson_has_field (&before, "_id")) {
+            sim_keep_id (&before, &nd, &fixed);
+         } else {
+            bson_copy_to (&nd, &fixed);
+         }
+         sim_dupkey_t dup;
+         sim_dupkey_init (&dup);
+         if (!sim_coll_dup_check (coll, &fixed, bson_get_data (&view), &dup)) {
+            sim_write_error_full (errors, nerr, index, 11000, NULL, coll, &dup);
+            sim_dupkey_destroy (&dup);
+            bson_destroy (&fixed);
+            bson_destroy (&nd);
+            bson_destroy (&before);
+            return false;
+         }
+         sim_dupkey_destroy (&dup);
+         sim_coll_replace (coll, hits->v[i], &fixed);
+         bson_destroy (&fixed);
+         (*nmod)++;
+      }
+      (*n)++;
+      bson_destroy (&nd);
+      bson_destroy (&before);
+   }
+   return true;
+}
+
 void
 sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -194,7 +285,7 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
    int64_t n = 0, nmod = 0;
    char primary[64];
    bson_error_t err;
-   if (!sim_target (ctx, reply, &name)) {
+   if (!sim_target (ctx, reply, &name) || !sim_strict_fields (ctx, reply, sim_update_fields, NULL)) {
       goto cleanup;
    }
    if (!bson_iter_init_find (&it, ctx->cmd, "updates") || !BSON_ITER_HOLDS_ARRAY (&it)) {
@@ -237,33 +328,8 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
       if (hits.n) {
          sim_touch_hits (coll, &hits, 1);
       }
-      for (size_t i = 0; i < hits.n; i++) {
-         bson_t view, nd, fixed;
-         bool modified = false;
-         sim_coll_view (coll, hits.v[i], &view);
-         bson_t before;
-         bson_copy_to (&view, &before);
-         if (!simq_apply_update (&before, &u, false, &nd, &modified, &err)) {
-            bson_destroy (&nd);
-            bson_destroy (&before);
-            sim_write_error (&errors, &nerr, index, (int) (err.code ? err.code : 2), err.message);
-            failed = true;
-            break;
-         }
-         n++;
-         if (modified) {
-            /* Keep the original _id (a replacement may omit it). */
-            if (bson_has_field (&before, "_id")) {
-               sim_keep_id (&before, &nd, &fixed);
-            } else {
-               bson_copy_to (&nd, &fixed);
-            }
-            sim_coll_replace (coll, hits.v[i], &fixed);
-            bson_destroy (&fixed);
-            nmod++;
-         }
-         bson_destroy (&nd);
-         bson_destroy (&before);
+      if (hits.n && !sim_update_hits (coll, &hits, &u, index, &errors, &nerr, &n, &nmod)) {
+         failed = true;
       }
       size_t matched = hits.n; /* sim_hits_destroy clears n: an upsert must not follow a match */
       sim_hits_destroy (&hits);
@@ -305,9 +371,14 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
             break;
          }
          coll = sim_coll_ensure (ctx->db, name);
-         char errmsg[512];
-         if (!sim_insert_checked (coll, &with, errmsg, sizeof errmsg)) {
-            sim_write_error (&errors, &nerr, index, 11000, errmsg);
+         sim_dupkey_t dup;
+         sim_dupkey_init (&dup);
+         bool inserted = sim_insert_checked (coll, &with, &dup);
+         if (!inserted) {
+            sim_write_error_full (&errors, &nerr, index, 11000, NULL, coll, &dup);
+         }
+         sim_dupkey_destroy (&dup);
+         if (!inserted) {
             bson_destroy (&with);
             if (ordered) {
                break;
@@ -344,7 +415,7 @@ sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
    uint32_t nerr = 0;
    int64_t n = 0;
    bson_error_t err;
-   if (!sim_target (ctx, reply, &name)) {
+   if (!sim_target (ctx, reply, &name) || !sim_strict_fields (ctx, reply, sim_delete_fields, NULL)) {
       goto cleanup;
    }
    if (!bson_iter_init_find (&it, ctx->cmd, "deletes") || !BSON_ITER_HOLDS_ARRAY (&it)) {
@@ -414,6 +485,25 @@ sim_fam_value (bson_t *reply, const bson_t *doc, const bson_t *fields)
    }
 }
 
+/* findAndModify's update of the document at pos into doc: true when doc breaks a unique index, reply then holding
+ * only the command's error (the server's "Plan executor error" context, keyPattern, keyValue). */
+static bool
+sim_fam_dup (bson_t *reply, bson_t *leo, sim_coll_t *coll, sim_pos_t pos, const bson_t *doc)
+{
+   sim_dupkey_t dup;
+   bson_t view;
+   sim_dupkey_init (&dup);
+   sim_coll_view (coll, pos, &view);
+   bool clash = !sim_coll_dup_check (coll, doc, bson_get_data (&view), &dup);
+   if (clash) {
+      bson_append_document_end (reply, leo);
+      bson_reinit (reply);
+      sim_reply_dupkey_error (reply, coll, &dup, "Plan executor error during findAndModify :: caused by :: ");
+   }
+   sim_dupkey_destroy (&dup);
+   return clash;
+}
+
 void
 sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -421,7 +511,7 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
    bson_t query = BSON_INITIALIZER, sort, fields, update, leo;
    bson_error_t err;
    simq_docs_t docs;
-   char primary[64], errmsg[512];
+   char primary[64];
    simq_docs_init (&docs);
    if (!sim_target (ctx, reply, &name)) {
       goto done;
@@ -481,15 +571,23 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
          bool modified = false;
          if (!simq_apply_update (before, &update, false, &nd, &modified, &err)) {
             bson_destroy (&nd);
+            bson_append_document_end (reply, &leo);
             bson_reinit (reply);
             sim_reply_simq_error (reply, &err);
             sim_hits_destroy (&hits);
             bson_destroy (&idf);
             goto done;
          }
+         sim_keep_id (before, &nd, &fixed);
+         if (modified && sim_fam_dup (reply, &leo, coll, hits.v[0], &fixed)) {
+            bson_destroy (&fixed);
+            bson_destroy (&nd);
+            sim_hits_destroy (&hits);
+            bson_destroy (&idf);
+            goto done;
+         }
          BSON_APPEND_BOOL (&leo, "updatedExisting", true);
          bson_append_document_end (reply, &leo);
-         sim_keep_id (before, &nd, &fixed);
          sim_fam_value (reply, is_new ? &fixed : before, have_fields ? &fields : NULL);
          sim_touch_hits (coll, &hits, 1);
          if (modified) {
@@ -515,10 +613,12 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
       bson_destroy (&seed);
       sim_with_id (&nd, &with);
       bson_destroy (&nd);
+      sim_dupkey_t dup;
+      sim_dupkey_init (&dup);
       if (!sim_db_ensure (ctx->db, primary)) {
          sim_reply_error (reply, 70, "No shards found");
-      } else if (!sim_insert_checked (sim_coll_ensure (ctx->db, name), &with, errmsg, sizeof errmsg)) {
-         sim_reply_error (reply, 11000, "%s", errmsg);
+      } else if (!sim_insert_checked (sim_coll_ensure (ctx->db, name), &with, &dup)) {
+         sim_reply_dupkey_error (reply, sim_coll_get (ctx->db, name), &dup, NULL);
       } else {
          BSON_APPEND_DOCUMENT_BEGIN (reply, "lastErrorObject", &leo);
          BSON_APPEND_INT32 (&leo, "n", 1);
@@ -530,6 +630,7 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
          sim_fam_value (reply, is_new ? &with : NULL, have_fields ? &fields : NULL);
          sim_reply_ok (reply);
       }
+      sim_dupkey_destroy (&dup);
       bson_destroy (&with);
       sim_hits_destroy (&hits);
       bson_destroy (&idf);

@@ -608,12 +608,15 @@ test_duplicate_insert (void)
    sim_crud_insert (&ctx, &reply);
    char *s = bson_as_canonical_extended_json (&reply, NULL);
    CHECK_STR (
-      "insert: duplicate _id (1 vs NumberLong(1), 2 vs 2.0) fails with E11000 as before",
+      "insert: duplicate _id (1 vs NumberLong(1), 2 vs 2.0) fails with E11000, codeName, keyPattern, keyValue",
       "{ \"n\" : { \"$numberInt\" : \"2\" }, \"writeErrors\" : [ { \"index\" : { \"$numberInt\" : \"1\" }, "
-      "\"code\" : { \"$numberInt\" : \"11000\" }, \"errmsg\" : \"E11000 duplicate key error collection: "
-      "dup.d index: _id_ dup key: { \\\"_id\\\" : 1 }\" }, { \"index\" : { \"$numberInt\" : \"3\" }, \"code\" : "
-      "{ \"$numberInt\" : \"11000\" }, \"errmsg\" : \"E11000 duplicate key error collection: dup.d index: _id_ "
-      "dup key: { \\\"_id\\\" : 2.0 }\" } ], \"ok\" : { \"$numberDouble\" : \"1.0\" } }",
+      "\"code\" : { \"$numberInt\" : \"11000\" }, \"codeName\" : \"DuplicateKey\", \"errmsg\" : \"E11000 duplicate "
+      "key error collection: dup.d index: _id_ dup key: { _id: 1 }\", \"keyPattern\" : { \"_id\" : { \"$numberInt\" : "
+      "\"1\" } }, \"keyValue\" : { \"_id\" : { \"$numberLong\" : \"1\" } } }, { \"index\" : { \"$numberInt\" : "
+      "\"3\" }, \"code\" : { \"$numberInt\" : \"11000\" }, \"codeName\" : \"DuplicateKey\", \"errmsg\" : \"E11000 "
+      "duplicate key error collection: dup.d index: _id_ dup key: { _id: 2.0 }\", \"keyPattern\" : { \"_id\" : { "
+      "\"$numberInt\" : \"1\" } }, \"keyValue\" : { \"_id\" : { \"$numberDouble\" : \"2.0\" } } } ], \"ok\" : { "
+      "\"$numberDouble\" : \"1.0\" } }",
       s);
    bson_free (s);
    bson_destroy (&reply);
