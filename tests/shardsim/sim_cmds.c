@@ -4,6 +4,7 @@
  * (ping, buildInfo, getParameter, getCmdLineOpts, serverStatus, listDatabases, connectionStatus, endSessions …). */
 #include "tests/shardsim/sim_admin.h"
 #include "tests/shardsim/query/simq_int.h"
+#include "tests/shardsim/sim_ddlcheck.h"
 #include "shell/lib/clock.h"
 
 #include <stdarg.h>
@@ -635,6 +636,10 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "moveCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
    { "unshardCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
    { "abortReshardCollection", 50, true, sim_reshard_cmd, SIM_K_COMMAND },
+   { "commitReshardCollection", 50, true, sim_reshard_cmd, SIM_K_COMMAND },
+   { "getShardVersion", 44, true, sim_cmd_get_shard_version, SIM_K_COMMAND },
+   { "getshardversion", 44, true, sim_cmd_get_shard_version, SIM_K_COMMAND },
+   { "checkMetadataConsistency", 70, false, sim_cmd_check_metadata_consistency, SIM_K_COMMAND },
    { "abortMoveCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
    { "abortUnshardCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
    { "analyzeShardKey", 70, true, sim_cmd_analyze_shard_key, SIM_K_COMMAND },

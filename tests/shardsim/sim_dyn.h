@@ -173,7 +173,8 @@ sim_fault_destroy (void);
  * at once, moveCollection and unshardCollection too). */
 extern int64_t sim_reshard_ms;
 
-/* The reshardCollection, moveCollection, unshardCollection and abort… commands (sim_handler_t): timed when
+/* The reshardCollection, moveCollection, unshardCollection, abort… and commitReshardCollection commands
+ * (sim_handler_t): timed when
  * --reshard-ms is set (waits with sim_g.lock released while the operation runs), else reshardCollection commits at
  * once (sim_cmd_reshard_collection). */
 void

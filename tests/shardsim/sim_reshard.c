@@ -4,7 +4,7 @@
  * in config.reshardingOperations, and every donor and recipient shard reports a $currentOp row with the metrics the
  * server's ReshardingMetrics::reportForCurrentOp writes (states, approximate and copied figures, elapsed and
  * remaining time); at the end the ordinary commit of sim_shardcoll.c runs. docs/shardsim.md cites the sources. */
-#include "tests/shardsim/sim_admin.h"
+#include "tests/shardsim/sim_ddlcheck.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +32,7 @@ typedef struct {
    int64_t total_docs, total_bytes;
    bool estimate_lost; /* {simReshard: "stepDown"}: the recipients' new primaries cannot estimate the time left */
    bool aborted;       /* abortReshardCollection / abortMoveCollection / abortUnshardCollection */
+   bool commit_asked;  /* commitReshardCollection: block writes and commit once the data is copied */
 } sim_rs_t;
 
 static sim_rs_t sim_rs[SIM_RS_MAX];
@@ -450,6 +451,11 @@ sim_rs_wait (sim_rs_t *op, bson_t *reply)
       int64_t until = clock_wall_ms () + 50;
       struct timespec ts = { .tv_sec = (time_t) (until / 1000), .tv_nsec = (long) (until % 1000) * 1000000L };
       pthread_cond_timedwait (&sim_dyn.round_done, &sim_g.lock, &ts);
+      double f = sim_rs_frac (op, clock_wall_ms ());
+      if (op->commit_asked && f >= SIM_RS_T_APPLY && f < SIM_RS_T_BLOCK) {
+         /* onOkayToEnterCritical: blocking-writes now, the remaining phases keep their share of the duration */
+         op->end_ms = op->start_ms + (int64_t) ((double) (clock_wall_ms () - op->start_ms) / SIM_RS_T_BLOCK);
+      }
       const char *now_state = sim_rs_coordinator_state (sim_rs_frac (op, clock_wall_ms ()));
       if (now_state != state) {
          state = now_state;
@@ -589,6 +595,35 @@ sim_rs_abort (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* commitReshardCollection (5.0+, configsvr_commit_reshard_collection_command.cpp): lets the running operation of the
+ * namespace enter its critical section as soon as its data is copied, and replies at once. 26 when ns is no
+ * collection of config.collections, 339 NoSuchReshardCollection when no resharding of it runs. */
+static void
+sim_rs_commit (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   const char *ns = NULL;
+   sim_shcoll_t sc;
+   if (bson_iter_init (&it, ctx->cmd) && bson_iter_next (&it) && BSON_ITER_HOLDS_UTF8 (&it)) {
+      ns = bson_iter_utf8 (&it, NULL);
+   }
+   if (!ns) {
+      sim_reply_error (reply, 14, "BSON field 'commitReshardCollection' is the wrong type, expected type 'string'");
+      return;
+   }
+   bool tracked = sim_shcoll_load (ns, &sc);
+   sim_shcoll_destroy (&sc);
+   sim_rs_t *op = sim_rs_find (ns);
+   if (!op && !tracked) {
+      sim_reply_error (reply, 26, "collection %s not found", ns);
+   } else if (!op) {
+      sim_reply_error (reply, 339, "Could not find resharding metadata for %s", ns);
+   } else {
+      op->commit_asked = true;
+      sim_reply_ok (reply);
+   }
+}
+
 void
 sim_cmd_sim_reshard (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -632,6 +667,10 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       sim_rs_abort (ctx, reply);
       return true;
    }
+   if (!strcmp (ctx->name, "commitReshardCollection")) {
+      sim_rs_commit (ctx, reply);
+      return true;
+   }
    if (!reshard && !move && !unshard) {
       return false;
    }
@@ -657,11 +696,12 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       bson_init (&key);
    }
    if (reshard) {
-      bson_t newkey;
-      bool force = bson_iter_init_find (&it, ctx->cmd, "forceRedistribution") && bson_iter_as_bool (&it);
+      bson_t newkey, check = BSON_INITIALIZER;
+      bool noop = false;
+      /* the errors and the same-key no-op are sim_shardcoll.c's, replied at once: checked before the wait */
       if (!sharded || unsplittable || !docget_sub (ctx->cmd, "key", BSON_TYPE_DOCUMENT, &newkey) ||
-          (bson_equal (&newkey, &key) && !(force && sim_ver_ge (80)))) {
-         /* the errors and the same-key no-op are sim_shardcoll.c's */
+          !sim_reshard_check (ctx->cmd, ns, &key, &newkey, &noop, &check) || noop) {
+         bson_destroy (&check);
          bson_destroy (&key);
          bson_destroy (&id_key);
          bson_destroy (&original);
@@ -739,6 +779,9 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_DOCUMENT (&sub_cmd, "key", &id_key);
       BSON_APPEND_BOOL (&sub_cmd, "forceRedistribution", true);
       BSON_APPEND_INT32 (&sub_cmd, "numInitialChunks", 1);
+      bson_t no_zones; /* the internal request names no zones: the zone check is reshardCollection's */
+      BSON_APPEND_ARRAY_BEGIN (&sub_cmd, "zones", &no_zones);
+      bson_append_array_end (&sub_cmd, &no_zones);
       sub.name = "reshardCollection";
       sub.cmd = &sub_cmd;
       sim_cmd_reshard_collection (&sub, &sub_reply);

@@ -1,6 +1,6 @@
 /* shardsim's enableSharding, shardCollection (initial chunks, hashed pre-splitting, zones),
  * refineCollectionShardKey and the immediate reshardCollection. Callers hold sim_g.lock. */
-#include "tests/shardsim/sim_admin.h"
+#include "tests/shardsim/sim_ddlcheck.h"
 #include "tests/shardsim/query/simq_int.h"
 
 #include "shell/lib/hashkey.h"
@@ -61,46 +61,6 @@ sim_hashed_point (const sim_shcoll_t *sc, const bson_t *prefix_from, int64_t val
          BSON_APPEND_MINKEY (out, f);
       }
    }
-}
-
-/* Checks a shard key pattern: ascending fields or exactly one hashed field, not unique when hashed. *nhashed receives
- * the number of hashed fields; false with err set otherwise. */
-static bool
-sim_check_key_pattern (const bson_t *key, bool unique, int *nhashed_out, bson_error_t *err)
-{
-   int nfields = 0, nhashed = 0;
-   bson_iter_t it;
-   bool bad = false;
-   bson_iter_init (&it, key);
-   while (bson_iter_next (&it)) {
-      nfields++;
-      if (BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), "hashed")) {
-         nhashed++;
-      } else if (!BSON_ITER_HOLDS_NUMBER (&it) || bson_iter_as_double (&it) != 1.0) {
-         bad = true;
-      }
-   }
-   if (nfields == 0) {
-      SIM_ERR (err, 72, "cannot have empty shard key");
-      return false;
-   }
-   if (bad || nhashed > 1) {
-      char *s = sim_bson_str (key);
-      SIM_ERR (err, 72,
-               "Unsupported shard key pattern %s. Pattern must either be a single hashed field, or a list of "
-               "ascending fields",
-               s);
-      bson_free (s);
-      return false;
-   }
-   if (nhashed && unique) {
-      SIM_ERR (err, 72,
-               "Hashed shard keys cannot be declared unique. It's possible to ensure uniqueness on the hashed field by "
-               "declaring an additional (non-hashed) unique index on the field.");
-      return false;
-   }
-   *nhashed_out = nhashed;
-   return true;
 }
 
 /* Adds the shard key's index ({ v: 2, key, name: "a_1_b_hashed", [unique] }) to coll: the supporting index sharding
@@ -277,6 +237,47 @@ sim_zone_ranges_of (const char *ns, simq_docs_t *zones)
    }
 }
 
+/* InitialSplitPolicy::calculateOptimizationStrategy's checks, up to 7.0 (8.0's policies no longer take
+ * numInitialChunks: SERVER-82611): numInitialChunks only for an empty collection with a hashed field (72), and with
+ * a range field before the hashed one only with presplitHashedZones (72); then
+ * PresplitHashedZonesSplitPolicy::_validate: presplitHashedZones only for an empty collection with zones and a hashed
+ * field (31387). */
+static bool
+sim_initial_policy_check (const bson_t *key, int nchunks, bool presplit_zones, bool empty, size_t nzones,
+                          bson_error_t *err)
+{
+   bson_iter_t it;
+   bool hashed = false, hashed_prefix = false;
+   if (bson_iter_init (&it, key) && bson_iter_next (&it)) {
+      hashed_prefix = BSON_ITER_HOLDS_UTF8 (&it);
+      hashed = hashed_prefix;
+      while (!hashed && bson_iter_next (&it)) {
+         hashed = BSON_ITER_HOLDS_UTF8 (&it);
+      }
+   }
+   if (nchunks > 0 && !sim_ver_ge (80)) {
+      if (!hashed || !empty) {
+         SIM_ERR (err, 72,
+                  "numInitialChunks is only supported when the collection is empty and has a hashed field in the "
+                  "shard key pattern");
+         return false;
+      }
+      if (!hashed_prefix && !presplit_zones) {
+         SIM_ERR (err, 72,
+                  "When the prefix of the hashed shard key is a range field, 'numInitialChunks' can only be used "
+                  "when the 'presplitHashedZones' is true");
+         return false;
+      }
+   }
+   if (presplit_zones && (!empty || !nzones || !hashed)) {
+      SIM_ERR (err, 31387,
+               "'presplitHashedZones' is only supported when the collection is empty, zones are set up and shard key "
+               "pattern has a hashed field");
+      return false;
+   }
+   return true;
+}
+
 bool
 sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nchunks, bool presplit_zones,
                          bson_error_t *err)
@@ -347,33 +348,25 @@ sim_op_shard_collection (const char *ns, const bson_t *key, bool unique, int nch
    bool existed = sim_coll_get (db, cname) != NULL;
    sim_coll_t *coll = sim_coll_ensure (db, cname);
    bool empty = sim_coll_count (coll) == 0;
-   if (nchunks > 0 && (!nhashed || !empty)) {
-      SIM_ERR (err, 72,
-               "numInitialChunks is only supported when the collection is empty and has a hashed field in the shard "
-               "key pattern");
+   /* Zones already defined for ns (presplitHashedZones or a ranged key) shape the initial chunks. */
+   simq_docs_t zones;
+   simq_docs_init (&zones);
+   sim_zone_ranges_of (ns, &zones);
+   if (!sim_initial_policy_check (key, nchunks, presplit_zones, empty, zones.n, err)) {
+      simq_docs_clear (&zones);
       return false;
    }
    /* A supporting index: an index whose key starts with the shard key. Created automatically on an empty
     * collection. */
    bool supported = sim_has_prefix_index (coll, key, true);
    if (!supported && !empty) {
+      simq_docs_clear (&zones);
       SIM_ERR (err, 72,
                "Please create an index that starts with the proposed shard key before sharding the collection");
       return false;
    }
    if (!supported) {
       sim_create_key_index (coll, key, unique);
-   }
-   /* Zones already defined for ns (presplitHashedZones or a ranged key) shape the initial chunks. */
-   simq_docs_t zones;
-   simq_docs_init (&zones);
-   sim_zone_ranges_of (ns, &zones);
-   if (presplit_zones && (!nhashed || !zones.n || !empty)) {
-      simq_docs_clear (&zones);
-      SIM_ERR (err, 72,
-               "presplitHashedZones is only supported for an empty collection with a hashed shard key and zones "
-               "defined for it");
-      return false;
    }
    bson_t cdoc = BSON_INITIALIZER;
    sim_collection_doc (ns, key, unique, coll->uuid, &cdoc);
@@ -516,6 +509,22 @@ sim_cmd_shard_collection (sim_ctx_t *ctx, bson_t *reply)
    bool unique = bson_iter_init_find (&it, ctx->cmd, "unique") && bson_iter_as_bool (&it);
    int64_t want = bson_iter_init_find (&it, ctx->cmd, "numInitialChunks") ? bson_iter_as_int64 (&it) : 0;
    bool presplit = bson_iter_init_find (&it, ctx->cmd, "presplitHashedZones") && bson_iter_as_bool (&it);
+   /* The request's checks in the order of 4.4's validateShardCollectionOptions (5.0+ checks the collation later,
+    * with the supporting index): the key pattern and hashed-unique (72), system namespaces (20), the collation (2),
+    * then numInitialChunks' range. */
+   int nhashed;
+   if (!sim_check_key_pattern (&key, unique, &nhashed, &err)) {
+      sim_admin_error (reply, &err);
+      return;
+   }
+   if (sim_is_system_ns (ns)) {
+      sim_reply_error (reply, 20, "can't shard system namespaces");
+      return;
+   }
+   if (!sim_check_simple_collation (ctx->cmd, "shardCollection", &err)) {
+      sim_admin_error (reply, &err);
+      return;
+   }
    /* shardCollection's coordinator: at most 8192 initial chunks per shard and 1,000,000 in all, code 72. */
    int64_t per_shards = 8192 * (int64_t) sim_g.nshards;
    if (want < 0 || want > per_shards || want > 1000000) {
@@ -587,6 +596,11 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
       sim_not_sharded (reply, ns);
       goto done;
    }
+   /* The current key: nothing to do (_configsvrRefineCollectionShardKey returns before its other checks). */
+   if (bson_equal (&key, &sc.key)) {
+      sim_reply_ok (reply);
+      goto done;
+   }
    /* The new key must extend the current one. */
    bson_iter_t a, b;
    bool extends = true;
@@ -596,12 +610,10 @@ sim_cmd_refine_shard_key (sim_ctx_t *ctx, bson_t *reply)
       extends = bson_iter_next (&b) && !strcmp (bson_iter_key (&a), bson_iter_key (&b)) &&
                 order_values (bson_iter_value (&a), bson_iter_value (&b)) == 0;
    }
-   if (!extends || bson_equal (&key, &sc.key)) {
+   if (!extends) {
       char *x = sim_bson_str (&key), *y = sim_bson_str (&sc.key);
-      sim_reply_error (reply, 72,
-                       "refineCollectionShardKey: the proposed shard key %s does not extend the current shard "
-                       "key %s",
-                       x, y);
+      sim_reply_error (reply, 72, "refineCollectionShardKey shard key %s does not extend the current shard key %s", x,
+                       y);
       bson_free (x);
       bson_free (y);
       goto done;
@@ -730,12 +742,14 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
       sim_not_sharded (reply, ns);
       return;
    }
-   bool force = bson_iter_init_find (&it, ctx->cmd, "forceRedistribution") && bson_iter_as_bool (&it);
-   bool unique = bson_iter_init_find (&it, ctx->cmd, "unique") && bson_iter_as_bool (&it);
    int nchunks = bson_iter_init_find (&it, ctx->cmd, "numInitialChunks") ? (int) bson_iter_as_int64 (&it) : 0;
-   if (bson_equal (&key, &sc.key) && !(force && sim_ver_ge (80))) {
+   /* Every check before anything changes: a refused resharding leaves the collection as it was. */
+   bool noop = false;
+   if (!sim_reshard_check (ctx->cmd, ns, &sc.key, &key, &noop, reply) || noop) {
       sim_shcoll_destroy (&sc);
-      sim_reply_ok (reply); /* same key: nothing to do */
+      if (noop) {
+         sim_reply_ok (reply); /* same key: nothing to do */
+      }
       return;
    }
    /* Resharding commits a new collection incarnation: new UUID, epoch, timestamp, key and chunks. */
@@ -744,6 +758,8 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_DOCUMENT (&details, "oldKey", &sc.key);
    BSON_APPEND_DOCUMENT (&details, "newKey", &key);
    sim_changelog (false, "resharding.coordinator.start", ns, "config", &details, now);
+   /* a redistribution on the same key keeps the key's unique flag (its unique index still stands) */
+   bool keep_unique = sc.unique && bson_equal (&key, &sc.key);
    sim_drop_collection_metadata (&sc, ns);
    sim_shcoll_destroy (&sc);
    sim_coll_t *coll = sim_coll_get_ns (ns);
@@ -797,7 +813,7 @@ sim_cmd_reshard_collection (sim_ctx_t *ctx, bson_t *reply)
    }
    /* Reuse shardCollection's placement, then spread a ranged key's single chunk by data quantiles. */
    bool saved_empty_rule = coll && sim_coll_count (coll) > 0;
-   if (!sim_op_shard_collection (ns, &key, unique, 0, false, &err)) {
+   if (!sim_op_shard_collection (ns, &key, keep_unique, 0, false, &err)) {
       sim_admin_error (reply, &err);
       bson_destroy (&details);
       return;
