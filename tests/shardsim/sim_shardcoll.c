@@ -475,10 +475,10 @@ sim_cmd_enable_sharding (sim_ctx_t *ctx, bson_t *reply)
          return;
       }
    } else if (want && strcmp (want, primary) != 0) {
-      sim_reply_error (reply, 117,
-                       "database %s could not be created :: caused by :: database already exists with a "
-                       "different primary shard %s",
-                       db, primary);
+      /* ShardingCatalogManager::createDatabase (checkAgainstExistingDbDoc from 7.0): the requested shard named,
+       * with a colon while ShardId was printed through primaryShard.isValid()'s branch (4.4, 5.0) */
+      sim_reply_error (reply, 48, "database already created on a primary which is different from%s %s",
+                       sim_ver_ge (60) ? "" : ":", want);
       return;
    }
    if (!sim_ver_ge (70)) {

@@ -477,6 +477,29 @@ run_balancer_44 (const char *version)
    CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
 }
 
+/* ---- enableSharding on an existing database naming another primary: ShardingCatalogManager::createDatabase ---- */
+
+static void
+test_enable_sharding_primary (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160], want[160];
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"ep\", \"primaryShard\": \"shard01\"}");
+   simproc_run_json (s, "admin", "{\"enableSharding\": \"ep\", \"primaryShard\": \"shard02\"}", &reply);
+   snprintf (name, sizeof name, "%s.enableSharding other primary 48", v);
+   CHECK (name, code_of (&reply) == 48 &&
+                   count_config (s, "databases", "{\"_id\": \"ep\", \"primary\": \"shard01\"}") == 1);
+   snprintf (name, sizeof name, "%s.enableSharding other primary text", v);
+   snprintf (want, sizeof want, "database already created on a primary which is different from%s shard02",
+             strcmp (v, "6.0") >= 0 ? "" : ":");
+   CHECK_STR (name, want, errmsg_of (&reply));
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin", "{\"enableSharding\": \"ep\", \"primaryShard\": \"shard01\"}", &reply);
+   snprintf (name, sizeof name, "%s.enableSharding same primary ok", v);
+   CHECK (name, code_of (&reply) == -1);
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -492,6 +515,7 @@ run_version (const char *version)
    test_add_shard (&s, version);
    test_list_shards (&s, version);
    test_move_primary (&s, version);
+   test_enable_sharding_primary (&s, version);
    test_flush_router_config (&s, version);
    test_dup_key (&s, version);
    if (strcmp (version, "6.0") > 0) {
