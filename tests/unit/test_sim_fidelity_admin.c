@@ -487,8 +487,8 @@ test_enable_sharding_primary (sim_t *s, const char *v)
    simproc_run_ok (s, "admin", "{\"enableSharding\": \"ep\", \"primaryShard\": \"shard01\"}");
    simproc_run_json (s, "admin", "{\"enableSharding\": \"ep\", \"primaryShard\": \"shard02\"}", &reply);
    snprintf (name, sizeof name, "%s.enableSharding other primary 48", v);
-   CHECK (name, code_of (&reply) == 48 &&
-                   count_config (s, "databases", "{\"_id\": \"ep\", \"primary\": \"shard01\"}") == 1);
+   CHECK (name,
+          code_of (&reply) == 48 && count_config (s, "databases", "{\"_id\": \"ep\", \"primary\": \"shard01\"}") == 1);
    snprintf (name, sizeof name, "%s.enableSharding other primary text", v);
    snprintf (want, sizeof want, "database already created on a primary which is different from%s shard02",
              strcmp (v, "6.0") >= 0 ? "" : ":");
