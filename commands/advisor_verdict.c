@@ -372,6 +372,13 @@ advisor_attach_server (advisor_result_t *r, const bson_t *reply, const char *err
                      error ? error : "no reply");
       goto done;
    }
+   if (!advisor_sub (reply, "keyCharacteristics", &it)) {
+      /* 7.0+ answers the read/write distribution alone when the key has no supporting index */
+      BSON_APPEND_UTF8 (&r->server, "error", "no keyCharacteristics: the key has no supporting index");
+      bson_strncpy (r->server_note, "the server's analyzeShardKey has no key characteristics: no supporting index",
+                    sizeof r->server_note);
+      goto done;
+   }
    srv_total = advisor_num (reply, "keyCharacteristics.numDocsTotal", -1);
    srv_sampled = advisor_num (reply, "keyCharacteristics.numDocsSampled", -1);
    srv_distinct = advisor_num (reply, "keyCharacteristics.numDistinctValues", -1);

@@ -4,6 +4,7 @@
  * ranges) for every sharded collection; on 5.0+ metadata shardsh gets all of them from one aggregate over
  * config.collections with three $lookup stages, so a status costs the same number of commands at 5 or 5,000
  * collections (4.4 metadata and verbose keep mongosh's reads). */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -15,6 +16,7 @@
 #include "commands/config_reads.h"
 #include "shell/lib/clock.h"
 #include "shell/lib/docget.h"
+#include "shell/lib/order.h"
 #include "commands/status.h"
 #include "shell/lib/aligned.h"
 #include "shell/lang/parser.h"
@@ -536,6 +538,51 @@ typedef struct {
    const bson_t *counts, *chunks, *tags;
 } status_coll_rows_t;
 
+typedef struct {
+   bson_value_t shard, n; /* borrowed; n is EOD when absent */
+} status_count_t;
+
+static int
+status_count_cmp (const void *a, const void *b)
+{
+   return order_values (&((const status_count_t *) a)->shard, &((const status_count_t *) b)->shard);
+}
+
+/* Appends counts ({ shard, nChunks } or the aggregate's unordered { _id: shard, nChunks }) to arr as { shard,
+ * nChunks } in the server's order of the shard values (the $sort { shard: 1 } of mongosh's read). */
+static void
+status_append_counts (const bson_t *counts, bson_t *arr)
+{
+   status_count_t *v = bson_malloc0 ((bson_count_keys (counts) + 1) * sizeof *v);
+   size_t n = 0;
+   bson_iter_t it, f;
+   bson_iter_init (&it, counts);
+   while (bson_iter_next (&it)) {
+      bson_t d;
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
+         continue;
+      if (bson_iter_init_find (&f, &d, "shard") || bson_iter_init_find (&f, &d, "_id"))
+         v[n].shard = *bson_iter_value (&f);
+      if (bson_iter_init_find (&f, &d, "nChunks"))
+         v[n].n = *bson_iter_value (&f);
+      n++;
+   }
+   qsort (v, n, sizeof *v, status_count_cmp);
+   for (size_t i = 0; i < n; i++) {
+      bson_t e;
+      char k[16];
+      const char *kk;
+      bson_uint32_to_string ((uint32_t) i, &kk, k, sizeof k);
+      BSON_APPEND_DOCUMENT_BEGIN (arr, kk, &e);
+      if (v[i].shard.value_type != BSON_TYPE_EOD)
+         BSON_APPEND_VALUE (&e, "shard", &v[i].shard);
+      if (v[i].n.value_type != BSON_TYPE_EOD)
+         BSON_APPEND_VALUE (&e, "nChunks", &v[i].n);
+      bson_append_document_end (arr, &e);
+   }
+   bson_free (v);
+}
+
 /* Phase 5 for one collection: appends "<ns>": { shardKey, unique, balancing, allowMigrations, chunkMetadata,
  * chunks, tags } to colls from rows. */
 static void
@@ -556,24 +603,9 @@ status_collection_render (const bson_t *coll, const status_coll_rows_t *rows, bo
    BSON_APPEND_BOOL (&res, "allowMigrations",
                      !is_false (coll, "permitMigrations") && !is_false (coll, "allowMigrations"));
    BSON_APPEND_ARRAY_BEGIN (&res, "chunkMetadata", &arr);
-   bson_iter_init (&it, rows->counts);
-   while (bson_iter_next (&it)) {
-      bson_t d, entry;
-      char k[16];
-      const char *kk;
-      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
-         continue;
-      bson_uint32_to_string (n++, &kk, k, sizeof k);
-      BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
-      if (bson_iter_init_find (&f, &d, "shard"))
-         bson_append_value (&entry, "shard", -1, bson_iter_value (&f));
-      if (bson_iter_init_find (&f, &d, "nChunks"))
-         bson_append_value (&entry, "nChunks", -1, bson_iter_value (&f));
-      bson_append_document_end (&arr, &entry);
-   }
+   status_append_counts (rows->counts, &arr);
    bson_append_array_end (&res, &arr);
 
-   n = 0;
    BSON_APPEND_ARRAY_BEGIN (&res, "chunks", &arr);
    bson_iter_init (&it, rows->chunks);
    while (bson_iter_next (&it)) {
@@ -692,9 +724,10 @@ status_can_aggregate (const bson_t *collections, bool verbose)
 }
 
 /* One aggregate over config.collections instead of three reads per collection: for each sharded collection (by _id),
- * its chunk counts per shard, its first STATUS_MAX_ROWS + 1 chunks by min and its first STATUS_MAX_ROWS zone ranges,
- * each a $lookup whose equality uses config.chunks' { uuid, … } and config.tags' { ns, min } indexes. docs receives
- * { _id, counts, chunks, tags } per collection, in _id order. */
+ * its chunk counts per shard ({ _id: shard, nChunks }, unordered: status_append_counts orders them, not the server
+ * over every collection's groups), its first STATUS_MAX_ROWS + 1 chunks by min and its first STATUS_MAX_ROWS zone
+ * ranges, each a $lookup whose equality uses config.chunks' { uuid, … } and config.tags' { ns, min } indexes. docs
+ * receives { _id, counts, chunks, tags } per collection, in _id order. */
 static bool
 status_aggregate_rows (sh_ctx_t *ctx, const char *cfg, bson_t *docs, sh_error_t *err)
 {
@@ -703,19 +736,17 @@ status_aggregate_rows (sh_ctx_t *ctx, const char *cfg, bson_t *docs, sh_error_t 
       BCON_BOOL (true), "}", "unsplittable", "{", "$ne", BCON_BOOL (true), "}", "}", "}", "{", "$sort", "{", "_id",
       BCON_INT32 (1), "}", "}", "{", "$project", "{", "_id", BCON_INT32 (1), "uuid", BCON_INT32 (1), "}", "}", "{",
       "$lookup", "{", "from", BCON_UTF8 ("chunks"), "localField", BCON_UTF8 ("uuid"), "foreignField",
-      BCON_UTF8 ("uuid"), "pipeline", "[", "{", "$group", "{", "_id", BCON_UTF8 ("$shard"), "cnt", "{", "$sum",
-      BCON_INT32 (1), "}", "}", "}", "{", "$project", "{", "_id", BCON_INT32 (0), "shard", BCON_UTF8 ("$_id"),
-      "nChunks", BCON_UTF8 ("$cnt"), "}", "}", "{", "$sort", "{", "shard", BCON_INT32 (1), "}", "}", "]", "as",
-      BCON_UTF8 ("counts"), "}", "}", "{", "$lookup", "{", "from", BCON_UTF8 ("chunks"), "localField",
-      BCON_UTF8 ("uuid"), "foreignField", BCON_UTF8 ("uuid"), "pipeline", "[", "{", "$sort", "{", "min", BCON_INT32 (1),
-      "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS + 1), "}", "{", "$project", "{", "_id", BCON_INT32 (0),
-      "min", BCON_INT32 (1), "max", BCON_INT32 (1), "shard", BCON_INT32 (1), "lastmod", BCON_INT32 (1), "jumbo",
-      BCON_INT32 (1), "}", "}", "]", "as", BCON_UTF8 ("chunks"), "}", "}", "{", "$lookup", "{", "from",
-      BCON_UTF8 ("tags"), "localField", BCON_UTF8 ("_id"), "foreignField", BCON_UTF8 ("ns"), "pipeline", "[", "{",
-      "$sort", "{", "min", BCON_INT32 (1), "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS), "}", "{", "$project",
-      "{", "_id", BCON_INT32 (0), "tag", BCON_INT32 (1), "min", BCON_INT32 (1), "max", BCON_INT32 (1), "}", "}", "]",
-      "as", BCON_UTF8 ("tags"), "}", "}", "{", "$project", "{", "uuid", BCON_INT32 (0), "}", "}", "]", "cursor", "{",
-      "}");
+      BCON_UTF8 ("uuid"), "pipeline", "[", "{", "$group", "{", "_id", BCON_UTF8 ("$shard"), "nChunks", "{", "$sum",
+      BCON_INT32 (1), "}", "}", "}", "]", "as", BCON_UTF8 ("counts"), "}", "}", "{", "$lookup", "{", "from",
+      BCON_UTF8 ("chunks"), "localField", BCON_UTF8 ("uuid"), "foreignField", BCON_UTF8 ("uuid"), "pipeline", "[", "{",
+      "$sort", "{", "min", BCON_INT32 (1), "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS + 1), "}", "{",
+      "$project", "{", "_id", BCON_INT32 (0), "min", BCON_INT32 (1), "max", BCON_INT32 (1), "shard", BCON_INT32 (1),
+      "lastmod", BCON_INT32 (1), "jumbo", BCON_INT32 (1), "}", "}", "]", "as", BCON_UTF8 ("chunks"), "}", "}", "{",
+      "$lookup", "{", "from", BCON_UTF8 ("tags"), "localField", BCON_UTF8 ("_id"), "foreignField", BCON_UTF8 ("ns"),
+      "pipeline", "[", "{", "$sort", "{", "min", BCON_INT32 (1), "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS),
+      "}", "{", "$project", "{", "_id", BCON_INT32 (0), "tag", BCON_INT32 (1), "min", BCON_INT32 (1), "max",
+      BCON_INT32 (1), "}", "}", "]", "as", BCON_UTF8 ("tags"), "}", "}", "{", "$project", "{", "uuid", BCON_INT32 (0),
+      "}", "}", "]", "cursor", "{", "}");
    return run_docs (ctx, cfg, cmd, 0, docs, err);
 }
 

@@ -1,4 +1,5 @@
 /* The JavaScript engine's host side: plugin loading and the callbacks the engine runs on. See js_host.h. */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <limits.h>
@@ -10,6 +11,9 @@
 #include "shell/dispatch.h"
 #include "shell/core/interrupt.h"
 #include "shell/js_host.h"
+#include "shell/preflight.h"
+#include "shell/runsum.h"
+#include "shell/script_out.h"
 
 /* One engine per process (the shell has one session). */
 static struct {
@@ -27,7 +31,32 @@ static struct {
    } * cursors;
    size_t n_cursors, cap_cursors;
    int last_handle;
+   /* the script running (js_host_run_script), NULL in the REPL: its calls name file:line (--dry-run's requests) and,
+    * when report is set, each call is reported as show says (a status line, or a --json object) */
+   const char *run_file;
+   const char *run_text; /* its text, for the columns where calls start */
+   size_t run_len;
+   bool report;
+   script_show_t show;
+   run_summary_t *rs; /* when set, every call that sends something is recorded in it (file:line, ran or failed) */
+   bool call_failed;  /* a call of the running script failed (it is in rs) */
+   /* the pre-flight's run (js_host_preflight): reads are sent, writes are checked against pf and not sent */
+   struct {
+      preflight_t *pf;   /* set while a pre-flight run lasts */
+      bool failed;       /* a write would fail: err holds why, the run stops */
+      sh_error_t err;    /* ... */
+      size_t calls;      /* calls made so far */
+      bool capped;       /* JS_HOST_PREFLIGHT_CALLS reached: the run stops, the rest is not checked */
+      bool ran;          /* a pre-flight run happened: the engine starts afresh for the real run */
+      bool held;         /* a write was held back (checked, not sent) */
+      sh_options_t opts; /* ctx->opts with dry_run set, for the writes */
+      FILE *null_fp;     /* where the writes' --dry-run requests go (/dev/null) */
+   } pre;
 } js_state;
+
+/* How many calls the pre-flight follows a JavaScript input for (a loop waiting for what a write does never ends when
+ * the write is held back). */
+#define JS_HOST_PREFLIGHT_CALLS 10000
 
 /* ---- the engine's cursors ---- */
 
@@ -97,6 +126,172 @@ plugin_path (void)
 
 /* ---- callbacks ---- */
 
+/* True when call may change the cluster (dispatch.c's rule for --readonly: the entry's readonly_if, else its flags). */
+static bool
+call_writes (const sh_call_t *call)
+{
+   const sh_cmd_t *c = call->cmd;
+   if (c->readonly_if)
+      return !c->readonly_if (call);
+   return (c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)) == 0;
+}
+
+/* The 1-based column where the call expression ending in the callee at (line, col) starts in the running script's
+ * text: SpiderMonkey places a call at its method's name ("sh.|addShardToZone(") or at the parenthesis ("print|("); the
+ * start is found by walking back over the callee's chain (names, dots, bracketed and parenthesised parts). */
+static int
+call_start_col (int line, int col)
+{
+   const char *t = js_state.run_text, *p, *ls;
+   int l = 1;
+   if (!t || line < 1 || col < 1)
+      return col;
+   for (p = t; l < line && p < t + js_state.run_len; p++)
+      l += *p == '\n';
+   ls = p;
+   for (int c = 1; c < col; c++, p++) {
+      if (p >= t + js_state.run_len || *p == '\n')
+         return col;
+   }
+   if (p >= t + js_state.run_len)
+      return col;
+   p--; /* before the parenthesis (then the name is walked over) or before the name */
+   for (;;) {
+      while (p >= ls && (isalnum ((unsigned char) *p) || *p == '_' || *p == '$'))
+         p--;
+      if (p >= ls && *p == '.' && p > ls) {
+         p--;
+         if (*p == ')' || *p == ']') {
+            int depth = 0;
+            for (; p >= ls; p--) {
+               depth += (*p == ')' || *p == ']') - (*p == '(' || *p == '[');
+               if (depth == 0)
+                  break;
+            }
+            if (p < ls)
+               return col;
+            p--;
+         }
+         continue;
+      }
+      break;
+   }
+   return (int) (p + 1 - ls) + 1;
+}
+
+/* The call as the script would write it, with its arguments' values: "sh.addShardToZone('shard01', 'NYC')",
+ * "db.getSiblingDB('app').notes.insertOne({ _id: 1 })" (db. alone for the current database). Cut at max bytes with
+ * "...". Caller frees with bson_string_free. */
+static bson_string_t *
+call_text (const sh_ctx_t *ctx, const js_call_t *jc, size_t max)
+{
+   bson_string_t *s = bson_string_new (NULL);
+   const char *name = jc->name;
+   char *buf = bson_malloc (max + 8);
+   size_t n;
+   bson_value_t v;
+   if (!strncmp (name, "db.", 3)) {
+      if (jc->db && (!ctx->db || strcmp (jc->db, ctx->db) != 0)) {
+         bson_t one = BSON_INITIALIZER;
+         BSON_APPEND_UTF8 (&one, "0", jc->db);
+         v.value_type = BSON_TYPE_ARRAY;
+         v.value.v_doc.data = (uint8_t *) bson_get_data (&one);
+         v.value.v_doc.data_len = one.len;
+         output_format_value_line (&v, buf, max);
+         n = strlen (buf);
+         /* "[ 'app' ]": the quoted name inside */
+         bson_string_append_printf (s, "db.getSiblingDB(%.*s)", n > 4 ? (int) (n - 4) : 0, buf + 2);
+         bson_destroy (&one);
+      } else {
+         bson_string_append (s, "db");
+      }
+      name += 2;
+      if (!strncmp (name, ".collection.", 12) && jc->coll) {
+         bson_string_append_printf (s, ".%s", jc->coll);
+         name += 11;
+      }
+   }
+   bson_string_append_printf (s, "%s(", name);
+   if (jc->args && jc->argc > 0) {
+      /* the arguments as an array, printed as the shell prints one ("[ 'shard01', 'NYC' ]"), without its brackets */
+      v.value_type = BSON_TYPE_ARRAY;
+      v.value.v_doc.data = (uint8_t *) bson_get_data (jc->args);
+      v.value.v_doc.data_len = jc->args->len;
+      output_format_value_line (&v, buf, max);
+      n = strlen (buf);
+      if (n > 4 && buf[0] == '[' && buf[n - 1] == ']')
+         bson_string_append_printf (s, "%.*s", (int) (n - 4), buf + 2);
+      else
+         bson_string_append (s, buf);
+   }
+   bson_string_append_c (s, ')');
+   bson_free (buf);
+   if (s->len > max) {
+      bson_string_truncate (s, (uint32_t) max);
+      bson_string_append (s, "...");
+   }
+   return s;
+}
+
+/* Reports a finished call of the running script (js_state.report): a status line, or its --json object (result
+ * { v: value } when has_result, text what it printed). Client-only entries (print, help, use ...) are not reported,
+ * except print and printjson under --json, whose text must not break the stream of objects. */
+static void
+call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok, const sh_error_t *err,
+             const bson_t *result, bool has_result, const char *text)
+{
+   bool print = !strcmp (jc->name, "print") || !strcmp (jc->name, "printjson");
+   script_place_t at = { js_state.run_file, jc->line, call_start_col (jc->line, jc->col) };
+   bson_iter_t v;
+   bson_string_t *stmt;
+   if (js_state.run_file && !(call->cmd->flags & CMD_CLIENT_ONLY)) {
+      js_state.call_failed |= !ok;
+      if (js_state.rs)
+         run_summary_note (js_state.rs, js_state.run_file, jc->line, call, ok);
+   }
+   if (!js_state.report || ((call->cmd->flags & CMD_CLIENT_ONLY) && !(print && js_state.show == SCRIPT_SHOW_JSON)))
+      return;
+   stmt = call_text (ctx, jc, js_state.show == SCRIPT_SHOW_JSON ? 4000 : 500);
+   script_out_call (
+      ctx, js_state.show, &at, stmt->str, ok, err,
+      has_result && !jc->open_cursor && bson_iter_init_find (&v, result, "v") ? bson_iter_value (&v) : NULL, text);
+   bson_string_free (stmt, true);
+}
+
+/* The pre-flight's part of a call (js_state.pre.pf set): false when the call is not to be run (print, sleep: *skip;
+ * a write the model refuses: err set, the run stops). A write that passes runs under --dry-run (argument checks,
+ * a synthetic reply, nothing sent): *dry says so. */
+static bool
+call_preflight (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool *skip, bool *dry, sh_error_t *err)
+{
+   const char *n = call->cmd->name;
+   bool writes = call_writes (call);
+   bson_string_t *text;
+   bool ok;
+   *skip = !strcmp (n, "print") || !strcmp (n, "printjson") || !strcmp (n, "sleep");
+   *dry = false;
+   if (*skip)
+      return true;
+   if (++js_state.pre.calls > JS_HOST_PREFLIGHT_CALLS) {
+      js_state.pre.capped = true;
+      *skip = true;
+      return true;
+   }
+   if (call->cmd->flags & CMD_CLIENT_ONLY)
+      return true;
+   text = call_text (ctx, jc, 500);
+   ok = preflight_call (js_state.pre.pf, call, writes, js_state.run_file, text->str, err);
+   bson_string_free (text, true);
+   if (!ok) {
+      js_state.pre.failed = true;
+      js_state.pre.err = *err;
+      return false;
+   }
+   *dry = writes;
+   js_state.pre.held |= writes;
+   return true;
+}
+
 /* Runs one table entry for the engine through dispatch_call, its result captured instead of printed. */
 static bool
 host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh_error_t *err)
@@ -108,7 +303,12 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    bson_t *saved = ctx->capture;
    bool saved_captured = ctx->captured;
    bool capture, ok;
-   FILE *text = NULL, *saved_out = NULL;
+   FILE *text = NULL, *saved_out = NULL, *saved_dry = ctx->dry_fp;
+   const sh_options_t *saved_ctx_opts = ctx->opts;
+   bool pre_dry = false;
+   const char *saved_file = ctx->place.file;
+   int saved_line = ctx->place.line, saved_col = ctx->place.col;
+   bool json_print;
    output_opts_t saved_opts;
    char *text_buf = NULL;
    size_t text_len = 0;
@@ -141,22 +341,50 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    call.limit = jc->limit;
    call.skip = jc->skip;
    call.batch_size = jc->batch_size;
+   if (js_state.pre.pf) {
+      /* the pre-flight's run: a write is checked against the model and then runs as under --dry-run */
+      bool skip;
+      if (!call_preflight (ctx, &call, jc, &skip, &pre_dry, err) || skip) {
+         bson_free (positions);
+         return !js_state.pre.failed;
+      }
+      if (pre_dry && ctx->opts) {
+         js_state.pre.opts = *ctx->opts;
+         js_state.pre.opts.dry_run = true;
+         ctx->opts = &js_state.pre.opts;
+      }
+   }
 
    /* print and printjson print; everything else returns its result as a value. What an executor prints as text of
     * its own (sh.status(), show, help) becomes a string value, so a script prints it only when it prints the value,
     * as mongosh; under --dry-run the requests are still printed where they are sent */
    capture = strcmp (jc->name, "print") != 0 && strcmp (jc->name, "printjson") != 0;
+   /* under --json a print's text is the value of its object, not a line of its own */
+   json_print = !capture && js_state.report && js_state.show == SCRIPT_SHOW_JSON;
    ctx->capture = capture ? result : NULL;
    ctx->captured = false;
-   if (capture && !cmd_dry_run (ctx) && (text = open_memstream (&text_buf, &text_len)) != NULL) {
+   if ((capture || json_print) && (text = open_memstream (&text_buf, &text_len)) != NULL) {
       saved_out = ctx->out_fp;
       saved_opts = ctx->out;
+      ctx->dry_fp = saved_dry ? saved_dry : saved_out; /* --dry-run's requests still print as they are made */
       ctx->out_fp = text;
       ctx->out.color = false;
+   }
+   if (pre_dry)
+      ctx->dry_fp = js_state.pre.null_fp; /* its request is not shown */
+   if (js_state.run_file) {
+      ctx->place.file = js_state.run_file;
+      ctx->place.line = jc->line;
+      ctx->place.col = jc->col;
    }
    if (jc->open_cursor)
       ctx->cursor_out = &cursor;
    ok = dispatch_call (ctx, &call, err);
+   if (pre_dry && !ok) {
+      /* a write the run would refuse (its arguments): the script would stop here after the writes before it */
+      js_state.pre.failed = true;
+      js_state.pre.err = *err;
+   }
    ctx->cursor_out = NULL;
    if (cursor) {
       /* a live cursor for the engine: its handle is the value */
@@ -164,18 +392,25 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
       BSON_APPEND_INT32 (result, "v", cursors_add (cursor));
       ctx->captured = true;
    }
+   ctx->place.file = saved_file;
+   ctx->place.line = saved_line;
+   ctx->place.col = saved_col;
+   ctx->dry_fp = saved_dry;
    if (text) {
       ctx->out_fp = saved_out;
       ctx->out = saved_opts;
       fclose (text);
-      if (ok && !ctx->captured && text_len > 0) {
+      if (json_print) {
+         while (text_len > 0 && text_buf[text_len - 1] == '\n')
+            text_len--;
+         text_buf[text_len] = '\0';
+      } else if (ok && !ctx->captured && text_len > 0) {
          while (text_len > 0 && text_buf[text_len - 1] == '\n')
             text_len--;
          bson_reinit (result);
          bson_append_utf8 (result, "v", 1, text_buf, (int) text_len);
          ctx->captured = true;
       }
-      free (text_buf);
    }
    *has_result = capture && ctx->captured;
    if (ok && capture && !*has_result && cmd_dry_run (ctx) && !(call.cmd->flags & CMD_CLIENT_ONLY)) {
@@ -187,6 +422,9 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
       bson_append_document_end (result, &v);
       *has_result = true;
    }
+   ctx->opts = saved_ctx_opts;
+   call_report (ctx, &call, jc, ok, err, result, *has_result, json_print ? text_buf : NULL);
+   free (text_buf); /* open_memstream's buffer is malloc'ed */
    ctx->capture = saved;
    ctx->captured = saved_captured;
    fflush (ctx->out_fp);
@@ -289,7 +527,7 @@ static bool
 host_stop (void *data)
 {
    sh_ctx_t *ctx = data;
-   return ctx->exit_requested || (ctx->interactive && sh_interrupted ());
+   return ctx->exit_requested || (ctx->interactive && sh_interrupted ()) || js_state.pre.failed || js_state.pre.capped;
 }
 
 static bool
@@ -393,6 +631,196 @@ js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool
    cursors_sweep (false);
    fflush (ctx->out_fp);
    return rc;
+}
+
+/* Line line of text (len bytes) without its leading and trailing white space; caller frees with bson_free. */
+static char *
+source_line (const char *text, size_t len, int line)
+{
+   const char *p = text, *end = text + len, *e;
+   for (int l = 1; l < line && p < end; p++)
+      l += *p == '\n';
+   while (p < end && (*p == ' ' || *p == '\t'))
+      p++;
+   for (e = p; e < end && *e != '\n'; e++)
+      ;
+   while (e > p && isspace ((unsigned char) e[-1]))
+      e--;
+   return bson_strndup (p, (size_t) (e - p));
+}
+
+js_run_t
+js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, bool report,
+                    script_show_t show, run_summary_t *rs, sh_error_t *err)
+{
+   js_run_t rc;
+   js_state.rs = rs;
+   js_state.call_failed = false;
+   js_state.run_file = name;
+   js_state.run_text = text;
+   js_state.run_len = len;
+   js_state.report = report;
+   js_state.show = show;
+   rc = js_host_run (ctx, name, text, len, show_value, err);
+   if (rc == JS_RUN_FAILED && !js_state.call_failed) {
+      /* an error of the JavaScript itself: in the summary, and under --json an object of its own at its place, its
+       * statement the source line */
+      int line = err->has_pos ? err->pos.line : 1;
+      if (rs)
+         run_summary_note (rs, name, line, NULL, false);
+      if (report && show == SCRIPT_SHOW_JSON) {
+         script_place_t at = { name, line, err->has_pos ? err->pos.col : 1 };
+         char *src = source_line (text, len, line);
+         script_out_call (ctx, show, &at, src, false, err, NULL, NULL);
+         bson_free (src);
+      }
+   }
+   js_state.rs = NULL;
+   js_state.run_file = NULL;
+   js_state.run_text = NULL;
+   js_state.report = false;
+   return rc;
+}
+
+/* Whether the call of c written at p (just after its name) in text may write, for an entry whose answer depends on
+ * its arguments (readonly_if): a command document written out, {ping: 1} or "ping", is asked about by its first key;
+ * an aggregate writes when the text names $out or $merge; anything else (a variable) may write. */
+static bool
+may_write_at (const sh_cmd_t *c, const char *text, const char *p, const char *end)
+{
+   char key[128];
+   size_t k = 0;
+   char quote = 0;
+   bson_t args = BSON_INITIALIZER, doc;
+   sh_call_t call;
+   bool writes, is_doc;
+   if (!strcmp (strrchr (c->name, '.') ? strrchr (c->name, '.') + 1 : c->name, "aggregate"))
+      return memmem (text, (size_t) (end - text), "$out", 4) || memmem (text, (size_t) (end - text), "$merge", 6);
+   while (p < end && isspace ((unsigned char) *p))
+      p++;
+   if (p >= end || *p != '(')
+      return true;
+   for (p++; p < end && isspace ((unsigned char) *p); p++)
+      ;
+   is_doc = p < end && *p == '{';
+   if (is_doc) {
+      for (p++; p < end && isspace ((unsigned char) *p); p++)
+         ;
+   }
+   if (p < end && (*p == '"' || *p == '\''))
+      quote = *p++;
+   while (p < end && k + 1 < sizeof key &&
+          (quote ? *p != quote : (isalnum ((unsigned char) *p) || *p == '_' || *p == '$')))
+      key[k++] = *p++;
+   key[k] = '\0';
+   if (!k || (!is_doc && !quote))
+      return true;
+   if (is_doc) {
+      BSON_APPEND_DOCUMENT_BEGIN (&args, "0", &doc);
+      BSON_APPEND_INT32 (&doc, key, 1);
+      bson_append_document_end (&args, &doc);
+   } else {
+      BSON_APPEND_UTF8 (&args, "0", key);
+   }
+   memset (&call, 0, sizeof call);
+   call.cmd = c;
+   call.args = &args;
+   call.argc = 1;
+   writes = !c->readonly_if (&call);
+   bson_destroy (&args);
+   return writes;
+}
+
+bool
+js_host_may_write (const char *text, size_t len)
+{
+   for (size_t i = 0; sh_cmd_table[i]; i++) {
+      const sh_cmd_t *c = sh_cmd_table[i];
+      const char *m = strrchr (c->name, '.'), *p = text, *end = text + len;
+      size_t n;
+      if (!c->readonly_if && (c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)))
+         continue;
+      m = m ? m + 1 : c->name;
+      n = strlen (m);
+      /* the helper's name as a word of the text (the engine reaches the cluster through the table only) */
+      while (p + n <= end && (p = memmem (p, (size_t) (end - p), m, n)) != NULL) {
+         bool before = p > text && (isalnum ((unsigned char) p[-1]) || p[-1] == '_' || p[-1] == '$');
+         bool after = p + n < end && (isalnum ((unsigned char) p[n]) || p[n] == '_' || p[n] == '$');
+         if (!before && !after && (!c->readonly_if || may_write_at (c, text, p + n, end)))
+            return true;
+         p += n;
+      }
+   }
+   return false;
+}
+
+int
+js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len, preflight_t *pf, bool *wrote)
+{
+   sh_error_t err;
+   js_run_t r;
+   bool saved_exit = ctx->exit_requested;
+   int rc = 0;
+
+   memset (&js_state.pre, 0, sizeof js_state.pre);
+   js_state.pre.pf = pf;
+   js_state.pre.ran = true;
+   js_state.pre.held = *wrote; /* an earlier input's writes are held back too */
+   js_state.pre.null_fp = fopen ("/dev/null", "w");
+   if (!js_state.pre.null_fp) {
+      memset (&js_state.pre, 0, sizeof js_state.pre);
+      cmd_warn (ctx, "%s: not checked by the pre-flight (cannot open /dev/null)", name);
+      return 0;
+   }
+   sh_error_clear (&err);
+   r = js_host_run_script (ctx, name, text, len, false, false, SCRIPT_SHOW_PRINTS, NULL, &err);
+   if (js_state.pre.failed) {
+      err = js_state.pre.err;
+      if (!err.hint[0])
+         sh_error_hint (&err, "found by the pre-flight: nothing was written (--no-preflight skips it)");
+      rc = 2;
+   } else if (r == JS_RUN_FAILED && err.kind == SH_ERR_NETWORK) {
+      sh_error_hint (&err, "the pre-flight could not read the cluster; nothing was written");
+      rc = 1;
+   } else if (r == JS_RUN_FAILED && (!js_state.pre.held || !strncmp (err.message, "ReferenceError", 14))) {
+      /* the script would stop here when it runs, after the writes before it: it stops now. An undefined name does
+       * not come from what a write returned; neither does anything before the first write */
+      sh_error_hint (&err, "found by the pre-flight, which runs the JavaScript with its writes held back: nothing was "
+                           "written (--no-preflight skips it)");
+      rc = 2;
+   } else if (r == JS_RUN_FAILED) {
+      /* it may come from a write's held-back reply (a collection the script shards is not there yet) */
+      cmd_warn (ctx,
+                "%s:%d: the pre-flight stopped here (%s): the script may depend on what a write before it returns; "
+                "the rest is checked as it runs",
+                name, err.has_pos ? err.pos.line : 1, err.message);
+   } else if (js_state.pre.capped) {
+      cmd_warn (ctx,
+                "%s: the pre-flight stopped following it after %d calls (a loop waiting for what a write does?); the "
+                "rest is checked as it runs",
+                name, JS_HOST_PREFLIGHT_CALLS);
+   }
+   if (rc)
+      sh_error_render (ctx->err_fp, &err, name, text, ctx->err_color);
+   fflush (ctx->err_fp);
+   *wrote = js_state.pre.held;
+   fclose (js_state.pre.null_fp);
+   js_state.pre.null_fp = NULL;
+   js_state.pre.pf = NULL;
+   js_state.pre.failed = false;
+   js_state.pre.capped = false;
+   ctx->exit_requested = saved_exit;
+   return rc;
+}
+
+void
+js_host_preflight_done (void)
+{
+   if (!js_state.pre.ran)
+      return;
+   /* the real run starts from a fresh engine: nothing the pre-flight's run declared or opened is left */
+   js_host_shutdown ();
+   js_state.pre.ran = false;
 }
 
 bool

@@ -10,6 +10,8 @@
 #include "shell/core/ctx.h"
 #include "shell/core/errors.h"
 #include "shell/lang/js_engine.h"
+#include "shell/runsum.h"
+#include "shell/script_out.h"
 
 /* The engine for ctx, loading the plugin and creating the engine on the first call; NULL with err set when the plugin
  * is missing or cannot start (the literal path keeps working). The engine lives until js_host_shutdown. */
@@ -33,6 +35,36 @@ js_host_check (sh_ctx_t *ctx, const char *name, const char *text, size_t len, sh
  * shell prints results. Returns JS_RUN_OK, JS_RUN_FAILED (err set) or JS_RUN_STOPPED (exit or Ctrl-C). */
 js_run_t
 js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, sh_error_t *err);
+
+/* js_host_run for a script input named name (a -f file, "<eval>"): every command-table call it makes names
+ * name:line (--dry-run's requests print "[dry-run] name:line db {...}") and, with report, is reported as show says
+ * (SCRIPT_SHOW_JSON: one object per call on stdout, print's included; else a status line per call on stderr, entries
+ * that send nothing excepted). rs (may be NULL) records every call that sends something, ran or failed, and an
+ * uncaught error of the JavaScript itself as failed at its line. name and rs are borrowed for the run. */
+/* True when text (JavaScript) may write: it names, as a word, a helper of the command table that can change the
+ * cluster (the engine reaches the cluster through the table only; a name built at run time is not seen). */
+bool
+js_host_may_write (const char *text, size_t len);
+
+/* The pre-flight of JavaScript input name (text, len bytes) against pf, in its place among the inputs: the script runs
+ * with every read sent and every write checked against pf (preflight_call: the model, the plan under --plan) and then
+ * run as under --dry-run (nothing sent, a synthetic { ok: 1 } reply); print, printjson and sleep do nothing. It
+ * assumes the script does not depend on what its writes return. Returns 0 to go on, 2 when a write would fail or the
+ * script stops on an error (reported at file:line:col with a caret), 1 when the cluster could not be read. After
+ * JS_HOST_PREFLIGHT_CALLS calls it stops following the script, with a warning, and returns 0. *wrote: in, whether an
+ * earlier input writes (then an error may come from a held-back write: a warning, not a failure, unless it is an
+ * undefined name); out, the same including this input. Writes nothing. */
+int
+js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len, struct preflight *pf, bool *wrote);
+
+/* After the pre-flight: when a pre-flight run happened, the engine is shut down so the real run starts afresh (its
+ * variables and cursors are gone). */
+void
+js_host_preflight_done (void);
+
+js_run_t
+js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, bool report,
+                    script_show_t show, run_summary_t *rs, sh_error_t *err);
 
 /* For the REPL: true when text is a complete JavaScript statement (also when the engine is not available). */
 bool

@@ -506,6 +506,7 @@ typedef struct {
    const sh_script_t *script;
    const sh_stmt_t *stmt;
    bool writes; /* the first pass: whether anything writes */
+   bool wrote;  /* the second: a statement checked so far writes (it is in the model, not in the cluster) */
 } pf_pass_t;
 
 static bool
@@ -535,7 +536,10 @@ pf_check_one (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
       p->pf->ctx->db = bson_strdup (args_str (call, 0));
       return true;
    }
-   return preflight_call (p->pf, call, writes, p->script->name, text, err);
+   if (!preflight_call (p->pf, call, writes, p->script->name, text, err))
+      return false;
+   p->wrote |= writes;
+   return true;
 }
 
 /* Puts back the current database the pre-flight's `use` statements moved; frees saved. */
@@ -547,7 +551,8 @@ pf_restore_db (sh_ctx_t *ctx, char *saved)
 }
 
 int
-preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, preflight_t **out)
+preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, const preflight_js_t *js,
+                   preflight_t **out)
 {
    char *saved_db;
    pf_pass_t p = { 0 };
@@ -557,6 +562,8 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, p
    if (!ctx->opts || ctx->opts->dry_run || (ctx->opts->no_preflight && !plan))
       return 0;
    for (size_t i = 0; i < n && !p.writes; i++) {
+      if (!scripts[i] && js && js->may_write (js->data, i))
+         p.writes = true;
       for (size_t s = 0; scripts[i] && s < scripts[i]->n && !p.writes; s++) {
          sh_error_clear (&err);
          dispatch_with_call (ctx, &scripts[i]->stmts[s], pf_any_write, &p, &err);
@@ -583,6 +590,15 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, p
    p.pf->effects = bson_malloc0 ((p.pf->neffects ? p.pf->neffects : 1) * sizeof *p.pf->effects);
    for (size_t i = 0; i < n; i++) {
       p.script = scripts[i];
+      if (!scripts[i] && js) {
+         int rc = js->check (js->data, i, p.pf, &p.wrote);
+         if (rc != 0) {
+            preflight_free (p.pf);
+            pf_restore_db (ctx, saved_db);
+            return rc;
+         }
+         continue;
+      }
       for (size_t s = 0; scripts[i] && s < scripts[i]->n; s++) {
          p.stmt = &scripts[i]->stmts[s];
          sh_error_clear (&err);

@@ -49,12 +49,26 @@ preflight_plan_end (preflight_t *pf);
 const char *
 preflight_effect (const preflight_t *pf, size_t input, size_t stmt);
 
+/* The JavaScript inputs of a run, for preflight_scripts (the work is the JavaScript host's, shell/js_host.c; it is
+ * handed in so that the pre-flight does not call the host, which calls the pre-flight). */
+typedef struct {
+   /* True when JavaScript input i may write (it names a helper that writes). */
+   bool (*may_write) (void *data, size_t input);
+   /* Checks JavaScript input i against pf in its place among the inputs: returns 0 to go on, 2 when it would fail
+    * and 1 when the cluster could not be read (both reported on ctx->err_fp). Writes nothing. *wrote: in, whether a
+    * statement before it writes (its effect is in pf, not in the cluster); out, the same after it. */
+   int (*check) (void *data, size_t input, preflight_t *pf, bool *wrote);
+   void *data;
+} preflight_js_t;
+
 /* The pre-flight of a run: when anything in scripts (n entries, NULL for a JavaScript input) writes, or under --plan,
- * reads the cluster and checks every literal statement in order (preflight_call). Nothing runs it under --dry-run or
- * --no-preflight (unless --plan). Returns 0 to go on (*out: the model, or NULL when none was made; free it), 2 when
- * a statement would fail (reported as file:line:col), 1 when the cluster could not be read. Nothing is written. */
+ * reads the cluster and checks every literal statement in order (preflight_call), and every JavaScript input through
+ * js (may be NULL: JavaScript inputs are not checked) in its place. Nothing runs it under --dry-run or --no-preflight
+ * (unless --plan). Returns 0 to go on (*out: the model, or NULL when none was made; free it), 2 when a statement
+ * would fail (reported as file:line:col), 1 when the cluster could not be read. Nothing is written. */
 int
-preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, preflight_t **out);
+preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, const preflight_js_t *js,
+                   preflight_t **out);
 
 /* True when zone has at least one range in the model (false without a model). */
 bool

@@ -9,9 +9,10 @@ struct run_summary {
    bson_string_t *ran, *failed, *skipped;
    int nran, nskipped;
    bool balancer_stopped, automerge_stopped;
-   bson_t no_balance; /* ns -> true/false, last state */
-   bson_t draining;   /* shard -> true */
-   bson_t zones;      /* zone -> 1 (shard added) / 2 (range added) */
+   bool balancer_set, automerge_set; /* a statement set balancer_stopped / automerge_stopped (for appending) */
+   bson_t no_balance;                /* ns -> true/false, last state */
+   bson_t draining;                  /* shard -> true */
+   bson_t zones;                     /* zone -> 1 (shard added) / 2 (range added) */
 };
 
 run_summary_t *
@@ -73,6 +74,22 @@ rs_arg_bool (const sh_call_t *call, int i, bool *v)
    return true;
 }
 
+/* A statement stopped (or started) the balancer. */
+static void
+rs_balancer (run_summary_t *rs, bool stopped)
+{
+   rs->balancer_stopped = stopped;
+   rs->balancer_set = true;
+}
+
+/* A statement stopped (or started) the auto-merger. */
+static void
+rs_automerge (run_summary_t *rs, bool stopped)
+{
+   rs->automerge_stopped = stopped;
+   rs->automerge_set = true;
+}
+
 /* What a statement that ran leaves behind. */
 static void
 rs_state (run_summary_t *rs, const sh_call_t *call)
@@ -81,15 +98,15 @@ rs_state (run_summary_t *rs, const sh_call_t *call)
    const char *a0 = args_str (call, 0), *a1 = args_str (call, 1);
    bool b;
    if (!strcmp (n, "sh.stopBalancer"))
-      rs->balancer_stopped = true;
+      rs_balancer (rs, true);
    else if (!strcmp (n, "sh.startBalancer"))
-      rs->balancer_stopped = false;
+      rs_balancer (rs, false);
    else if (!strcmp (n, "sh.setBalancerState") && rs_arg_bool (call, 0, &b))
-      rs->balancer_stopped = !b;
+      rs_balancer (rs, !b);
    else if (!strcmp (n, "sh.stopAutoMerger") || !strcmp (n, "sh.disableAutoMerger"))
-      rs->automerge_stopped = true;
+      rs_automerge (rs, true);
    else if (!strcmp (n, "sh.startAutoMerger") || !strcmp (n, "sh.enableAutoMerger"))
-      rs->automerge_stopped = false;
+      rs_automerge (rs, false);
    else if (!strcmp (n, "sh.disableBalancing") && a0)
       rs_set (&rs->no_balance, a0, 1);
    else if (!strcmp (n, "sh.enableBalancing") && a0)
@@ -110,11 +127,11 @@ rs_state (run_summary_t *rs, const sh_call_t *call)
          if (!strcmp (bson_iter_key (&it), "removeShard"))
             rs_set (&rs->draining, bson_iter_utf8 (&it, NULL), 1);
          else if (!strcmp (bson_iter_key (&it), "balancerStop"))
-            rs->balancer_stopped = true;
+            rs_balancer (rs, true);
       } else if (bson_iter_init (&it, &doc) && bson_iter_next (&it) && !strcmp (bson_iter_key (&it), "balancerStop")) {
-         rs->balancer_stopped = true;
+         rs_balancer (rs, true);
       } else if (bson_iter_init (&it, &doc) && bson_iter_next (&it) && !strcmp (bson_iter_key (&it), "balancerStart")) {
-         rs->balancer_stopped = false;
+         rs_balancer (rs, false);
       }
    }
 }
@@ -129,6 +146,41 @@ run_summary_note (run_summary_t *rs, const char *file, int line, const sh_call_t
    } else {
       bson_string_append_printf (rs->failed, "%s%s:%d", rs->failed->len ? ", " : "", file, line);
    }
+}
+
+/* Appends every element of from to doc (later elements win when read back with rs_get). zones: a zone doc already
+ * holds keeps its state against from's "given shards" (1), as sh.addShardToZone records it (rs_state). */
+static void
+rs_append_doc (bson_t *doc, const bson_t *from, bool zones)
+{
+   bson_iter_t it;
+   if (!bson_iter_init (&it, from))
+      return;
+   while (bson_iter_next (&it)) {
+      if (zones && bson_iter_int32 (&it) == 1 && rs_get (doc, bson_iter_key (&it)) != 0)
+         continue;
+      rs_set (doc, bson_iter_key (&it), bson_iter_int32 (&it));
+   }
+}
+
+void
+run_summary_append (run_summary_t *rs, const run_summary_t *from)
+{
+   if (from->nran)
+      bson_string_append_printf (rs->ran, "%s%s", rs->nran ? ", " : "", from->ran->str);
+   rs->nran += from->nran;
+   if (from->failed->len)
+      bson_string_append_printf (rs->failed, "%s%s", rs->failed->len ? ", " : "", from->failed->str);
+   if (from->nskipped)
+      bson_string_append_printf (rs->skipped, "%s%s", rs->nskipped ? ", " : "", from->skipped->str);
+   rs->nskipped += from->nskipped;
+   if (from->balancer_set)
+      rs_balancer (rs, from->balancer_stopped);
+   if (from->automerge_set)
+      rs_automerge (rs, from->automerge_stopped);
+   rs_append_doc (&rs->no_balance, &from->no_balance, false);
+   rs_append_doc (&rs->draining, &from->draining, false);
+   rs_append_doc (&rs->zones, &from->zones, true);
 }
 
 void
@@ -150,6 +202,12 @@ run_summary_print (sh_ctx_t *ctx, const run_summary_t *rs, const preflight_t *pf
    bson_iter_t it;
    fprintf (e, "summary: ran %s; failed %s; did not run: %s\n", rs->nran ? rs->ran->str : "nothing",
             rs->failed->len ? rs->failed->str : "nothing", rs->nskipped ? rs->skipped->str : "nothing");
+   if (ctx->opts && ctx->opts->dry_run) {
+      /* nothing was sent: no state was left behind */
+      fprintf (e, "--dry-run: nothing was sent\n");
+      fflush (e);
+      return;
+   }
    if (rs->balancer_stopped)
       fprintf (e, "WARNING: the balancer is stopped: nothing balances until sh.startBalancer()\n");
    if (rs->automerge_stopped)

@@ -23,6 +23,11 @@ run_summary_free (run_summary_t *rs);
 void
 run_summary_note (run_summary_t *rs, const char *file, int line, const sh_call_t *call, bool ok);
 
+/* Appends what from recorded (ran, failed, did not run, the state left) after what rs holds, as if noted into rs
+ * in that order: a JavaScript input's calls, recorded as they ran, in their place among the statements. */
+void
+run_summary_append (run_summary_t *rs, const run_summary_t *from);
+
 /* Records a statement that did not run. */
 void
 run_summary_skipped (run_summary_t *rs, const char *file, int line);

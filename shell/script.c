@@ -76,7 +76,8 @@ typedef struct {
    sh_script_t lit;
    char *js; /* owned; NULL for a literal input */
    size_t js_len;
-   uint8_t *st; /* SCRIPT_ST_* per statement (one for a JavaScript input); owned, NULL until the run */
+   uint8_t *st;          /* SCRIPT_ST_* per statement (one for a JavaScript input); owned, NULL until the run */
+   run_summary_t *js_rs; /* a JavaScript input's calls as they ran (js_host_run_script); owned, NULL until the run */
 } script_checked_t;
 
 /* How far a run got: whether a statement failed, and from which one on nothing ran because of it. */
@@ -142,6 +143,8 @@ script_summary (sh_ctx_t *ctx, const script_input_t *inputs, const script_checke
          sh_error_t err;
          if (pr->skipping && (i > pr->skip_i || (i == pr->skip_i && s >= pr->skip_s))) {
             run_summary_skipped (rs, file, line);
+         } else if (ins[i].js_rs) {
+            run_summary_append (rs, ins[i].js_rs); /* its calls, each at its line */
          } else if (st == SCRIPT_ST_FAILED) {
             run_summary_note (rs, file, line, NULL, false);
          } else if (st == SCRIPT_ST_OK) {
@@ -154,15 +157,29 @@ script_summary (sh_ctx_t *ctx, const script_input_t *inputs, const script_checke
    return rs;
 }
 
-/* Under --plan: JavaScript inputs are not planned; say so. */
-static void
-script_plan_js_note (sh_ctx_t *ctx, const script_input_t *inputs, const script_checked_t *ins, size_t n)
+/* The JavaScript inputs for the pre-flight (preflight_js_t): the host runs them with their writes held back. */
+typedef struct {
+   sh_ctx_t *ctx;
+   const script_input_t *inputs;
+   const script_checked_t *ins;
+} script_js_pf_t;
+
+static bool
+script_js_may_write (void *data, size_t i)
 {
-   for (size_t i = 0; i < n; i++) {
-      if (ins[i].js)
-         cmd_warn (ctx, "%s: JavaScript is not planned (only statements the literal grammar takes are)",
-                   inputs[i].name);
-   }
+   const script_js_pf_t *j = data;
+   /* under --readonly nothing is written: a write is refused where it is called */
+   return j->ins[i].js && !(j->ctx->opts && j->ctx->opts->readonly) &&
+          js_host_may_write (j->ins[i].js, j->ins[i].js_len);
+}
+
+static int
+script_js_check (void *data, size_t i, preflight_t *pf, bool *wrote)
+{
+   const script_js_pf_t *j = data;
+   if (!script_js_may_write (data, i))
+      return 0; /* it sends nothing that writes: nothing to check before it runs */
+   return js_host_preflight (j->ctx, j->inputs[i].name, j->ins[i].js, j->ins[i].js_len, pf, wrote);
 }
 
 /* What statement s of literal input in shows (docs/plan.md, "Script output"): a -f file what it prints, a status line
@@ -249,9 +266,13 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
       if (ins[i].js) {
          /* --eval prints the value of its last expression, as mongosh does; a file prints only what it prints */
          js_run_t r;
+         bool status;
+         script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, 0, verbose, &status);
          script_err_batch_flush (ctx, eb, true);
          sh_error_clear (&err);
-         r = js_host_run (ctx, inputs[i].name, ins[i].js, ins[i].js_len, inputs[i].text != NULL, &err);
+         ins[i].js_rs = run_summary_new ();
+         r = js_host_run_script (ctx, inputs[i].name, ins[i].js, ins[i].js_len, inputs[i].text != NULL,
+                                 status || show == SCRIPT_SHOW_JSON, show, ins[i].js_rs, &err);
          ins[i].st[0] = r != JS_RUN_FAILED && r != JS_RUN_STOPPED ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
          if (r == JS_RUN_FAILED)
             script_report (ctx, &err, inputs[i].name, ins[i].js);
@@ -361,13 +382,17 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
       nstmts += ins[i].js ? 2 : ins[i].lit.n;
       all_eval &= inputs[i].text != NULL;
    }
-   /* a single --eval statement has nothing before it to protect: it is checked by its own run */
-   rc = all_eval && nstmts <= 1 && !(ctx->opts && ctx->opts->plan) ? SCRIPT_OK : preflight_scripts (ctx, lits, n, &pf);
-   if (rc != SCRIPT_OK || (ctx->opts && ctx->opts->plan)) {
-      if (rc == SCRIPT_OK)
-         script_plan_js_note (ctx, inputs, ins, n);
-      goto done;
+   /* a single --eval statement has nothing before it to protect: it is checked by its own run. JavaScript inputs are
+    * run by the pre-flight with their writes held back (js_host_preflight), then run afresh */
+   {
+      script_js_pf_t jd = { ctx, inputs, ins };
+      preflight_js_t js = { script_js_may_write, script_js_check, &jd };
+      rc = all_eval && nstmts <= 1 && !(ctx->opts && ctx->opts->plan) ? SCRIPT_OK
+                                                                      : preflight_scripts (ctx, lits, n, &js, &pf);
+      js_host_preflight_done ();
    }
+   if (rc != SCRIPT_OK || (ctx->opts && ctx->opts->plan))
+      goto done;
    /* 3. run */
    rc = SCRIPT_OK;
    ran = true;
@@ -386,6 +411,7 @@ done:
       sh_script_destroy (&ins[i].lit);
       bson_free (ins[i].js);
       bson_free (ins[i].st);
+      run_summary_free (ins[i].js_rs);
    }
    bson_free (ins);
    return rc;

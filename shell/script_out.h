@@ -20,6 +20,13 @@ typedef enum {
    SCRIPT_SHOW_JSON,   /* dry-run requests, then one JSON object for the statement (-f under --json) */
 } script_show_t;
 
+/* Where a statement or call is: file name, 1-based line and column. */
+typedef struct {
+   const char *file;
+   int line;
+   int col;
+} script_place_t;
+
 typedef struct {
    sh_ctx_t *ctx;
    script_show_t show;
@@ -34,11 +41,16 @@ typedef struct {
    bool capturing;        /* ctx->capture points at capture for this statement */
    bson_t *saved_capture; /* ctx->capture and ctx->captured before it */
    bool saved_captured;
-   bson_t capture; /* the statement's value under SCRIPT_SHOW_JSON */
+   bson_t capture;               /* the statement's value under SCRIPT_SHOW_JSON */
+   const char *saved_place_file; /* ctx->place and ctx->dry_fp before the statement */
+   int saved_place_line;
+   int saved_place_col;
+   FILE *saved_dry_fp;
 } script_out_t;
 
-/* Starts statement stmt of file (text source): from here its output goes where show says; status asks for the
- * stderr line at the end. Always followed by script_out_end. */
+/* Starts statement stmt of file (text source): from here its output goes where show says, and ctx->place names
+ * file:line (for --dry-run's requests, which print as they are made, never held back); status asks for the stderr
+ * line at the end. Always followed by script_out_end. */
 void
 script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool status, const char *file,
                   const char *source, const sh_stmt_t *stmt);
@@ -48,6 +60,13 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
  * statement's error when ok is false) or, under SCRIPT_SHOW_JSON, its JSON object on stdout. Restores ctx. */
 void
 script_out_end (script_out_t *so, bool ok, const sh_error_t *err);
+
+/* Reports one command-table call made by JavaScript at place at (stmt: the call as text, "sh.stopBalancer()"): under
+ * SCRIPT_SHOW_JSON its JSON object on stdout (result: its value, or NULL; text: what it printed, or NULL), else its
+ * status line on stderr. err is the call's error when ok is false. Everything is borrowed. */
+void
+script_out_call (sh_ctx_t *ctx, script_show_t show, const script_place_t *at, const char *stmt, bool ok,
+                 const sh_error_t *err, const bson_value_t *result, const char *text);
 
 /* The text of stmt in source with every run of white space as one space, into buf (cut with "..." when longer). */
 void

@@ -58,8 +58,10 @@ view_colls_order (const dash_t *d, size_t *out)
    for (size_t i = 0; i < s->ncolls; i++) {
       bool keep = !d->filter[0] || dash_filter_match (d, s->colls[i].ns);
       /* a shard filter keeps the collections with chunks on the matching shards */
-      for (size_t k = 0; !keep && !any_ns && k < s->nshards; k++)
-         keep = s->colls[i].cells[k].chunks > 0 && dash_filter_match (d, s->shards[k].name);
+      size_t ncv;
+      const snap_cell_t *cv = snap_coll_cells (&s->colls[i], &ncv);
+      for (size_t k = 0; !keep && !any_ns && k < ncv; k++)
+         keep = cv[k].chunks > 0 && dash_filter_match (d, s->shards[cv[k].shard].name);
       if (keep)
          out[n++] = i;
    }
@@ -167,7 +169,8 @@ view_colls_draw (dash_t *d, panel_t *p)
       int ra;
       int64_t max = 0;
       char buf[SNAP_NAME + 2 * SNAP_TEXT + 64];
-      size_t pos = 0;
+      size_t pos = 0, ncv;
+      const snap_cell_t *cv;
       if (y < 0)
          continue;
       ra = panel_begin_row (p, y, (int) i == p->selected);
@@ -175,11 +178,18 @@ view_colls_draw (dash_t *d, panel_t *p)
       panel_cell (p, y, &cols[C_KEY], co->key, ra);
       snprintf (buf, sizeof buf, "%lld", (long long) co->chunks);
       panel_cell (p, y, &cols[C_CHUNKS], buf, ra);
-      for (size_t k = 0; k < s->nshards; k++)
-         max = co->cells[k].chunks > max ? co->cells[k].chunks : max;
+      cv = snap_coll_cells (co, &ncv);
+      for (size_t k = 0; k < ncv; k++)
+         max = cv[k].chunks > max ? cv[k].chunks : max;
       buf[0] = '\0';
-      for (size_t k = 0; k < s->nshards && pos + 4 < sizeof buf; k++) {
-         const char *lv = meter_level ((double) co->cells[k].chunks, (double) max, crt_utf8);
+      for (size_t k = 0, c = 0; k < s->nshards && pos + 4 < sizeof buf; k++) {
+         int64_t chunks = 0;
+         const char *lv;
+         while (c < ncv && cv[c].shard < (int32_t) k)
+            c++;
+         if (c < ncv && cv[c].shard == (int32_t) k)
+            chunks = cv[c].chunks;
+         lv = meter_level ((double) chunks, (double) max, crt_utf8);
          if (!strcmp (lv, " "))
             lv = crt_utf8 ? "\xc2\xb7" : "."; /* a shard with none shows a dot, not a gap */
          memcpy (buf + pos, lv, strlen (lv) + 1);

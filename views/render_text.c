@@ -189,7 +189,7 @@ render_json (FILE *out, const snapshot_t *s)
          if (k)
             fputs (", ", out);
          json_str (out, s->shards[k].name);
-         fprintf (out, ": %lld", (long long) co->cells[k].chunks);
+         fprintf (out, ": %lld", (long long) snap_coll_chunks_on (co, (int) k));
       }
       fprintf (out,
                "}, \"dataBytes\": %lld, \"documents\": %lld, \"jumbo\": %lld, \"outsideZone\": %lld, "
@@ -204,7 +204,7 @@ render_json (FILE *out, const snapshot_t *s)
       json_rate (out, s->rates_valid, co->reads_ps);
       fputs (", \"hotShards\": [", out);
       for (size_t k = 0, n = 0; k < s->nshards; k++) {
-         if (!co->cells[k].hot)
+         if (!snap_coll_hot_on (co, (int) k))
             continue;
          if (n++)
             fputs (", ", out);
@@ -326,7 +326,7 @@ render_text (FILE *out, const snapshot_t *s)
       fprintf (out, "%-24s %-18s %7lld %9s  %-10s", co->ns, co->key, (long long) co->chunks,
                snap_fmt_bytes (co->data_bytes, b, sizeof b), balance_word (co->balance));
       for (size_t k = 0; k < s->nshards; k++)
-         fprintf (out, " %s=%lld", s->shards[k].name, (long long) co->cells[k].chunks);
+         fprintf (out, " %s=%lld", s->shards[k].name, (long long) snap_coll_chunks_on (co, (int) k));
       if (co->jumbo)
          fprintf (out, "  jumbo=%lld", (long long) co->jumbo);
       if (co->out_of_zone)

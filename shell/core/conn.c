@@ -246,21 +246,52 @@ conn_reply_valid (sh_ctx_t *ctx, const bson_t *cmd, bson_t *reply, bool cursor, 
    return false;
 }
 
-/* Prints a request instead of sending it, passwords hidden (secret_redact_doc). */
+/* Appends s to out as a JSON string's contents (quotes, backslashes and control characters escaped). */
+static void
+dry_run_json_escape (bson_string_t *out, const char *s)
+{
+   for (const char *p = s; *p; p++) {
+      if (*p == '"' || *p == '\\')
+         bson_string_append_printf (out, "\\%c", *p);
+      else if ((unsigned char) *p < 0x20)
+         bson_string_append_printf (out, "\\u%04x", (unsigned char) *p);
+      else
+         bson_string_append_c (out, *p);
+   }
+}
+
+/* Prints a request instead of sending it, passwords hidden (secret_redact_doc), on ctx->dry_fp (else out_fp): with
+ * its place in the script when ctx->place names one, "[dry-run] zones.js:7 admin { relaxed Extended JSON }" or,
+ * under --json, {"dryRun": true, "file", "line", "db", "command": canonical Extended JSON}. */
 static void
 dry_run_print (sh_ctx_t *ctx, const char *db, const bson_t *cmd)
 {
    bson_t shown = BSON_INITIALIZER;
-   char *json;
+   bool json = ctx->out.mode == OUTPUT_JSON;
+   FILE *fp = ctx->dry_fp ? ctx->dry_fp : ctx->out_fp;
+   bson_string_t *line = bson_string_new (json ? "{\"dryRun\": true, " : "[dry-run] ");
+   char *text;
 
    secret_redact_doc (cmd, &shown);
-   json = bson_as_canonical_extended_json (&shown, NULL);
+   text = json ? bson_as_canonical_extended_json (&shown, NULL) : bson_as_relaxed_extended_json (&shown, NULL);
    bson_destroy (&shown);
-   if (ctx->out.mode == OUTPUT_JSON)
-      fprintf (ctx->out_fp, "{\"dryRun\": true, \"db\": \"%s\", \"command\": %s}\n", db, json ? json : "null");
-   else
-      fprintf (ctx->out_fp, "[dry-run] %s %s\n", db, json ? json : OUTPUT_INVALID_BSON);
-   bson_free (json);
+   if (json) {
+      if (ctx->place.file) {
+         bson_string_append (line, "\"file\": \"");
+         dry_run_json_escape (line, ctx->place.file);
+         bson_string_append_printf (line, "\", \"line\": %d, ", ctx->place.line);
+      }
+      bson_string_append (line, "\"db\": \"");
+      dry_run_json_escape (line, db);
+      bson_string_append_printf (line, "\", \"command\": %s}", text ? text : "null");
+   } else {
+      if (ctx->place.file)
+         bson_string_append_printf (line, "%s:%d ", ctx->place.file, ctx->place.line);
+      bson_string_append_printf (line, "%s %s", db, text ? text : OUTPUT_INVALID_BSON);
+   }
+   fprintf (fp, "%s\n", line->str);
+   bson_string_free (line, true);
+   bson_free (text);
 }
 
 static void

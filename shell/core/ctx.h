@@ -41,6 +41,17 @@ typedef struct sh_ctx {
    /* Reads what a call would change, for the confirmation prompt when no plan named it (the program sets it to the
     * pre-flight's preflight_describe; NULL: the prompt names no effect). Writes the text into buf; false: none. */
    bool (*describe_effect) (struct sh_ctx *ctx, const struct sh_call *call, char *buf, size_t len);
+   /* Where the statement (or the JavaScript call) being run is, for --dry-run's printing (conn.c: file:line per
+    * request): file "zones.js", "<eval>", NULL in the REPL (borrowed); line and col 1-based, 0 when unknown. Set by
+    * the script runner (script_out_begin) and the JavaScript host for the time of one statement or call. */
+   struct {
+      const char *file;
+      int line;
+      int col;
+   } place;
+   /* When set, --dry-run's requests print here instead of out_fp: a statement's output may be held back, its
+    * requests are not. Borrowed. */
+   FILE *dry_fp;
    struct {
       char auth_user[128];              /* who the client authenticates as (conn_ensure), for error messages only */
       char auth_db[128];                /* ... and on which database */

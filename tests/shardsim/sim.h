@@ -450,6 +450,18 @@ sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, con
 int
 sim_autosplit (sim_coll_t *coll, double piece_frac, bool force);
 
+/* Whether the donor refuses chunk i of t as too big to move without forceJumbo (sim_migrate.c;
+ * MigrationChunkClonerSource's limit of 2 x chunk size / average document size documents; the 153 ChunkTooBig of a
+ * manual moveChunk). */
+bool
+sim_chunk_too_big_to_move (const sim_ctab_t *t, size_t i);
+
+/* Balancer::_splitOrMarkJumbo (4.4/5.0, after a migration failed ChunkTooBig): splits chunk i of coll at
+ * splitVector's points (every half chunk size where the key changes); with none, flags it jumbo in config.chunks.
+ * Returns the number of split points (0: flagged jumbo). */
+int
+sim_split_or_mark_jumbo (sim_coll_t *coll, size_t i);
+
 /* Merges chunks first..last (adjacent, one shard) of coll's table into one, with the merge changelog entry. */
 void
 sim_ctab_merge (sim_coll_t *coll, size_t first, size_t last);

@@ -8,8 +8,10 @@
 
 typedef struct {
    sim_ctx_t *ctx;
-   const char *coll; /* NULL for aggregate: 1 */
-   simq_docs_t lookups[8];
+   const char *coll;            /* NULL for aggregate: 1 */
+   simq_docs_t lookups[8];      /* views of the store's documents (valid under sim_g.lock): free .v only */
+   bson_t *lookup_views[8];     /* the bson_t views lookups[i] points at */
+   sim_coll_t *lookup_colls[8]; /* whose documents lookups[i] holds: a second $lookup on one collection reuses them */
    int nlookups;
 } sim_agg_t;
 
@@ -18,13 +20,33 @@ sim_agg_collection (void *ud, const char *coll, const simq_docs_t **docs)
 {
    sim_agg_t *agg = ud;
    sim_coll_t *c = sim_coll_get (agg->ctx->db, coll);
-   if (!c || agg->nlookups == 8) {
+   if (!c) {
       return false;
    }
-   simq_docs_t *d = &agg->lookups[agg->nlookups++];
-   simq_docs_init (d);
+   for (int i = 0; i < agg->nlookups; i++) {
+      if (agg->lookup_colls[i] == c) {
+         *docs = &agg->lookups[i];
+         return true;
+      }
+   }
+   if (agg->nlookups == 8) {
+      return false;
+   }
+   /* read in place, not copied: the engine only reads a $lookup's foreign documents, and the lock is held */
+   sim_hits_t hits = { 0 };
    bson_error_t err;
-   sim_coll_collect (c, NULL, d, &err);
+   simq_docs_t *d = &agg->lookups[agg->nlookups];
+   bson_t *views;
+   simq_docs_init (d);
+   sim_coll_match (c, NULL, 0, &hits, &err);
+   views = bson_aligned_alloc0 (BSON_ALIGNOF (bson_t), (hits.n + 1) * sizeof (bson_t));
+   for (size_t i = 0; i < hits.n; i++) {
+      sim_coll_view (c, hits.v[i], &views[i]);
+      simq_docs_push_owned (d, &views[i]); /* not owned: freed as an array in sim_crud_aggregate_run */
+   }
+   sim_hits_destroy (&hits);
+   agg->lookup_colls[agg->nlookups] = c;
+   agg->lookup_views[agg->nlookups++] = views;
    *docs = d;
    return true;
 }
@@ -37,6 +59,59 @@ sim_append_latency (bson_t *doc, const char *name, int64_t us, int64_t ops)
    BSON_APPEND_INT64 (&d, "latency", us);
    BSON_APPEND_INT64 (&d, "ops", ops);
    bson_append_document_end (doc, &d);
+}
+
+/* A shard's name and the host its $collStats row names, for one $collStats: config.shards read once, then searched
+ * by name (a collection of the large scenario has a row on each of a thousand shards). */
+typedef struct {
+   char name[64];
+   char host[128];
+} sim_shard_host_t;
+
+static int
+sim_shard_host_cmp (const void *a, const void *b)
+{
+   return strcmp (((const sim_shard_host_t *) a)->name, ((const sim_shard_host_t *) b)->name);
+}
+
+/* Every shard's first host (without the replica set name), sorted by name; *n of them. Caller frees. */
+static sim_shard_host_t *
+sim_shard_hosts (size_t *n)
+{
+   sim_coll_t *shards = sim_coll_get ("config", "shards");
+   size_t cap = 0;
+   sim_shard_host_t *v = NULL;
+   *n = 0;
+   for (size_t p = 0; shards && p < shards->nparts; p++) {
+      cap += shards->parts[p].docs.n;
+   }
+   v = bson_malloc0 ((cap ? cap : 1) * sizeof *v);
+   for (size_t p = 0; shards && p < shards->nparts; p++) {
+      for (size_t i = 0; i < shards->parts[p].docs.n && *n < cap; i++) {
+         bson_t view;
+         bson_iter_t it;
+         sim_pos_t pos = { p, i };
+         sim_shard_host_t *h = &v[*n];
+         sim_coll_view (shards, pos, &view);
+         if (!bson_iter_init_find (&it, &view, "_id") || !BSON_ITER_HOLDS_UTF8 (&it)) {
+            continue;
+         }
+         bson_strncpy (h->name, bson_iter_utf8 (&it, NULL), sizeof h->name);
+         h->host[0] = '\0';
+         if (bson_iter_init_find (&it, &view, "host") && BSON_ITER_HOLDS_UTF8 (&it)) {
+            const char *hs = bson_iter_utf8 (&it, NULL);
+            const char *slash = strchr (hs, '/');
+            bson_strncpy (h->host, slash ? slash + 1 : hs, sizeof h->host);
+            char *comma = strchr (h->host, ',');
+            if (comma) {
+               *comma = '\0';
+            }
+         }
+         (*n)++;
+      }
+   }
+   qsort (v, *n, sizeof *v, sim_shard_host_cmp);
+   return v;
 }
 
 static int
@@ -65,22 +140,17 @@ sim_stage_coll_stats (sim_agg_t *agg, const bson_t *spec, simq_docs_t *out, bson
    }
    sim_shard_stat_t *st = NULL;
    size_t n = sim_coll_shard_stats (ns, &st);
+   size_t nhosts;
+   sim_shard_host_t *hosts = sim_shard_hosts (&nhosts);
    for (size_t i = 0; i < n; i++) {
       bson_t *d = bson_new ();
       bson_t sub, sizes, arr;
       char host[128] = "";
-      bson_t sdoc;
-      if (sim_shard_get (st[i].shard, &sdoc)) {
-         if (bson_iter_init_find (&it, &sdoc, "host") && BSON_ITER_HOLDS_UTF8 (&it)) {
-            const char *h = bson_iter_utf8 (&it, NULL);
-            const char *slash = strchr (h, '/');
-            bson_strncpy (host, slash ? slash + 1 : h, sizeof host);
-            char *comma = strchr (host, ',');
-            if (comma) {
-               *comma = '\0';
-            }
-         }
-         bson_destroy (&sdoc);
+      sim_shard_host_t key;
+      bson_strncpy (key.name, st[i].shard, sizeof key.name);
+      const sim_shard_host_t *sh = bsearch (&key, hosts, nhosts, sizeof *hosts, sim_shard_host_cmp);
+      if (sh) {
+         bson_strncpy (host, sh->host, sizeof host);
       }
       BSON_APPEND_UTF8 (d, "ns", ns);
       BSON_APPEND_UTF8 (d, "shard", st[i].shard);
@@ -145,6 +215,7 @@ sim_stage_coll_stats (sim_agg_t *agg, const bson_t *spec, simq_docs_t *out, bson
       }
       simq_docs_push_owned (out, d);
    }
+   bson_free (hosts);
    bson_free (st);
    return 1;
 }
@@ -335,6 +406,37 @@ sim_stage_is_source (const bson_t *stage)
    return false;
 }
 
+/* Pipeline::validateCommon: a stage whose PositionRequirement is kFirst anywhere but first fails 40602 (the stages
+ * that exist in the simulated version; an unknown one fails at parse instead). Returns false with the reply set. */
+static bool
+sim_stages_in_position (const bson_t *pipeline, bson_t *reply)
+{
+   static const struct {
+      const char *name;
+      int since;
+   } first_only[] = { { "$collStats", 44 },
+                      { "$currentOp", 44 },
+                      { "$indexStats", 44 },
+                      { "$listSessions", 44 },
+                      { "$shardedDataDistribution", 60 },
+                      { "$listClusterCatalog", 80 },
+                      { NULL, 0 } };
+   bson_iter_t st, f;
+   int i = 0;
+   for (bson_iter_init (&st, pipeline); bson_iter_next (&st); i++) {
+      if (i == 0 || !BSON_ITER_HOLDS_DOCUMENT (&st) || !bson_iter_recurse (&st, &f) || !bson_iter_next (&f)) {
+         continue;
+      }
+      for (int k = 0; first_only[k].name; k++) {
+         if (!strcmp (bson_iter_key (&f), first_only[k].name) && sim_ver_ge (first_only[k].since)) {
+            sim_reply_error (reply, 40602, "%s is only valid as the first stage in a pipeline", first_only[k].name);
+            return false;
+         }
+      }
+   }
+   return true;
+}
+
 static void
 sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -359,6 +461,9 @@ sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
    if (!bson_iter_init_find (&it, ctx->cmd, "pipeline") || !BSON_ITER_HOLDS_ARRAY (&it) ||
        !docget_sub (ctx->cmd, "pipeline", BSON_TYPE_EOD, &pipeline)) {
       sim_reply_error (reply, 40414, "BSON field 'aggregate.pipeline' is missing but a required field");
+      goto cleanup;
+   }
+   if (!sim_stages_in_position (&pipeline, reply)) {
       goto cleanup;
    }
    bool explain = docget_bool (ctx->cmd, "explain");
@@ -421,7 +526,8 @@ sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_cursor (reply, ns, &out, batch, false);
 cleanup:
    for (int i = 0; i < agg.nlookups; i++) {
-      simq_docs_clear (&agg.lookups[i]);
+      bson_free (agg.lookups[i].v); /* views of the store's documents */
+      bson_free (agg.lookup_views[i]);
    }
    simq_docs_clear (&input);
    simq_docs_clear (&out);

@@ -50,6 +50,79 @@ sim_key_correlation (const simq_docs_t *keys, int64_t *n, bool *numeric_out)
    return r;
 }
 
+/* keyCharacteristics.monotonicity (calculateMonotonicity): a hashed key is not monotonic with coefficient 0 when
+ * hashed alone or first, else unknown; otherwise the correlation r of m numeric keys (numeric: all were numbers or
+ * dates). */
+static void
+sim_append_monotonicity (bson_t *d, const bson_t *key, bool numeric, int64_t m, double r)
+{
+   bson_t mono;
+   bson_iter_t kf;
+   int hashed_at = -1, nf = 0;
+   for (bson_iter_init (&kf, key); bson_iter_next (&kf); nf++) {
+      if (BSON_ITER_HOLDS_UTF8 (&kf) && hashed_at < 0) {
+         hashed_at = nf;
+      }
+   }
+   BSON_APPEND_DOCUMENT_BEGIN (d, "monotonicity", &mono);
+   if (hashed_at >= 0) {
+      if (hashed_at == 0 || nf == 1) {
+         BSON_APPEND_UTF8 (&mono, "type", "not monotonic");
+         BSON_APPEND_DOUBLE (&mono, "recordIdCorrelationCoefficient", 0.0);
+      } else {
+         BSON_APPEND_UTF8 (&mono, "type", "unknown");
+      }
+   } else if (numeric && m > 1) {
+      BSON_APPEND_DOUBLE (&mono, "recordIdCorrelationCoefficient", floor (r * 10000.0 + 0.5) / 10000.0);
+      BSON_APPEND_UTF8 (&mono, "type", fabs (r) >= 0.7 ? "monotonic" : "not monotonic");
+   } else {
+      BSON_APPEND_UTF8 (&mono, "type", m > 1 || !numeric ? "not monotonic" : "unknown");
+   }
+   bson_append_document_end (d, &mono);
+}
+
+/* readDistribution / writeDistribution: no query is ever sampled, so both are empty samples. */
+static void
+sim_append_distributions (bson_t *reply)
+{
+   bson_t d, s;
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "readDistribution", &d);
+   BSON_APPEND_DOCUMENT_BEGIN (&d, "sampleSize", &s);
+   BSON_APPEND_INT64 (&s, "total", 0);
+   BSON_APPEND_INT64 (&s, "find", 0);
+   BSON_APPEND_INT64 (&s, "aggregate", 0);
+   BSON_APPEND_INT64 (&s, "count", 0);
+   BSON_APPEND_INT64 (&s, "distinct", 0);
+   bson_append_document_end (&d, &s);
+   bson_append_document_end (reply, &d);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "writeDistribution", &d);
+   BSON_APPEND_DOCUMENT_BEGIN (&d, "sampleSize", &s);
+   BSON_APPEND_INT64 (&s, "total", 0);
+   BSON_APPEND_INT64 (&s, "update", 0);
+   BSON_APPEND_INT64 (&s, "delete", 0);
+   BSON_APPEND_INT64 (&s, "findAndModify", 0);
+   bson_append_document_end (&d, &s);
+   bson_append_document_end (reply, &d);
+}
+
+/* analyze_shard_key::validateNamespace: no collection of admin, config or local, no system. collection (20). */
+static bool
+sim_analyzable_ns (const char *ns, bson_t *reply)
+{
+   const char *dot = strchr (ns, '.');
+   size_t dl = dot ? (size_t) (dot - ns) : strlen (ns);
+   if ((dl == 5 && !strncmp (ns, "admin", 5)) || (dl == 6 && !strncmp (ns, "config", 6)) ||
+       (dl == 5 && !strncmp (ns, "local", 5))) {
+      sim_reply_error (reply, 20, "Cannot run against an internal collection");
+      return false;
+   }
+   if (dot && !strncmp (dot + 1, "system.", 7)) {
+      sim_reply_error (reply, 20, "Cannot run against a system collection");
+      return false;
+   }
+   return true;
+}
+
 void
 sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -65,25 +138,41 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 40414, "BSON field 'analyzeShardKey.key' is missing but a required field");
       goto done;
    }
-   if (sim_has (ctx->cmd, "sampleRate") && sim_has (ctx->cmd, "sampleSize")) {
-      sim_reply_error (reply, 72, "Cannot specify both 'sampleRate' and 'sampleSize'");
+   /* The request's key validator (validateShardKeyPattern: ShardKeyPattern's parse) */
+   if (bson_empty (&key)) {
+      sim_reply_error (reply, 2, "Shard key is empty");
       goto done;
    }
    bool kc = !bson_iter_init_find (&it, ctx->cmd, "keyCharacteristics") || bson_iter_as_bool (&it);
    bool rw = !bson_iter_init_find (&it, ctx->cmd, "readWriteDistribution") || bson_iter_as_bool (&it);
+   if (!kc && !rw) {
+      sim_reply_error (reply, 72, "Cannot skip analyzing all metrics");
+      goto done;
+   }
+   if (sim_has (ctx->cmd, "sampleRate") && sim_has (ctx->cmd, "sampleSize")) {
+      sim_reply_error (reply, 72, "Cannot specify both 'sampleRate' and 'sampleSize'");
+      goto done;
+   }
+   if (!sim_analyzable_ns (ns, reply)) {
+      goto done;
+   }
    sim_coll_t *coll = sim_coll_get_ns (ns);
    if (!coll) {
       sim_reply_error (reply, 26, "Cannot analyze a shard key for a non-existing collection");
       goto done;
    }
-   if (kc) {
-      bool supported = sim_has_prefix_index (coll, &key, false);
-      if (!supported) {
+   /* The supporting index must match the key field by field, hashed for hashed (findShardKeyPrefixedIndex); without
+    * one there are no key characteristics: 20 when they were all that was asked for. */
+   if (kc && !sim_has_prefix_index (coll, &key, true)) {
+      if (!rw) {
          sim_reply_error (reply, 20,
                           "Cannot analyze the characteristics of a shard key that does not have a supporting "
                           "index");
          goto done;
       }
+      kc = false;
+   }
+   if (kc) {
       /* Key values in insertion order (for monotonicity), then sorted for distinct counts. */
       sim_shcoll_t fake;
       memset (&fake, 0, sizeof fake);
@@ -137,7 +226,7 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
       sim_shcoll_t shc;
       bool sharded = sim_shcoll_load (ns, &shc);
       sim_shcoll_destroy (&shc);
-      bson_t d, arr, mono;
+      bson_t d, arr;
       BSON_APPEND_DOCUMENT_BEGIN (reply, "keyCharacteristics", &d);
       BSON_APPEND_INT64 (&d, "numDocsTotal", n);
       if (sharded) {
@@ -159,41 +248,21 @@ sim_cmd_analyze_shard_key (sim_ctx_t *ctx, bson_t *reply)
          bson_append_document_end (&arr, &e);
       }
       bson_append_array_end (&d, &arr);
-      BSON_APPEND_DOCUMENT_BEGIN (&d, "monotonicity", &mono);
-      if (numeric && m > 1) {
-         BSON_APPEND_DOUBLE (&mono, "recordIdCorrelationCoefficient", floor (r * 10000.0 + 0.5) / 10000.0);
-         BSON_APPEND_UTF8 (&mono, "type", fabs (r) >= 0.7 ? "monotonic" : "not monotonic");
-      } else {
-         BSON_APPEND_UTF8 (&mono, "type", m > 1 || !numeric ? "not monotonic" : "unknown");
-      }
-      bson_append_document_end (&d, &mono);
+      sim_append_monotonicity (&d, &key, numeric, m, r);
       bson_append_document_end (reply, &d);
    }
    if (rw) {
-      bson_t d, s;
-      BSON_APPEND_DOCUMENT_BEGIN (reply, "readDistribution", &d);
-      BSON_APPEND_DOCUMENT_BEGIN (&d, "sampleSize", &s);
-      BSON_APPEND_INT64 (&s, "total", 0);
-      BSON_APPEND_INT64 (&s, "find", 0);
-      BSON_APPEND_INT64 (&s, "aggregate", 0);
-      BSON_APPEND_INT64 (&s, "count", 0);
-      BSON_APPEND_INT64 (&s, "distinct", 0);
-      bson_append_document_end (&d, &s);
-      bson_append_document_end (reply, &d);
-      BSON_APPEND_DOCUMENT_BEGIN (reply, "writeDistribution", &d);
-      BSON_APPEND_DOCUMENT_BEGIN (&d, "sampleSize", &s);
-      BSON_APPEND_INT64 (&s, "total", 0);
-      BSON_APPEND_INT64 (&s, "update", 0);
-      BSON_APPEND_INT64 (&s, "delete", 0);
-      BSON_APPEND_INT64 (&s, "findAndModify", 0);
-      bson_append_document_end (&d, &s);
-      bson_append_document_end (reply, &d);
+      sim_append_distributions (reply);
    }
    sim_reply_ok (reply);
 done:
    simq_docs_clear (&keys);
 }
 
+/* configureQueryAnalyzer (configure_query_analyzer_cmd.cpp): validateNamespace, the samplesPerSecond checks, then a
+ * findAndModify on config.queryAnalyzers: mode "off" updates only an active document (mode off, stopTime; no upsert,
+ * samplesPerSecond and startTime kept); other modes upsert, keeping startTime when neither the mode nor the
+ * collection changed, and unset stopTime. oldConfiguration is the pre-image's { mode, samplesPerSecond }. */
 void
 sim_cmd_configure_query_analyzer (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -212,55 +281,89 @@ sim_cmd_configure_query_analyzer (sim_ctx_t *ctx, bson_t *reply)
                        mode);
       return;
    }
-   double rate = 0;
-   bool have_rate = bson_iter_init_find (&it, ctx->cmd, "samplesPerSecond") && BSON_ITER_HOLDS_NUMBER (&it);
-   if (have_rate) {
-      rate = bson_iter_as_double (&it);
-   }
-   if (!strcmp (mode, "full") && (!have_rate || rate <= 0 || rate > 50)) {
-      sim_reply_error (reply, 72, "'samplesPerSecond' must be greater than 0 and less than or equal to 50");
+   bool have_rate = bson_iter_init_find (&it, ctx->cmd, "samplesPerSecond");
+   if (have_rate && !BSON_ITER_HOLDS_NUMBER (&it)) {
+      sim_reply_error (reply, 14,
+                       "BSON field 'configureQueryAnalyzer.samplesPerSecond' is the wrong type '%s', expected types "
+                       "'[long, int, decimal, double']",
+                       simq_type_name (bson_iter_type (&it)));
       return;
    }
-   if (!strcmp (mode, "off") && have_rate) {
-      sim_reply_error (reply, 72, "Cannot specify 'samplesPerSecond' when 'mode' is 'off'");
+   double rate = have_rate ? bson_iter_as_double (&it) : 0;
+   if (!sim_analyzable_ns (ns, reply)) {
+      return;
+   }
+   bool off = !strcmp (mode, "off");
+   if (off && have_rate) {
+      sim_reply_error (reply, 72, "Cannot specify 'samplesPerSecond' when 'mode' is \"off\"");
+      return;
+   }
+   if (!off && !have_rate) {
+      sim_reply_error (reply, 72, "'samplesPerSecond' must be specified when 'mode' is not \"off\"");
+      return;
+   }
+   if (!off && rate <= 0) {
+      sim_reply_error (reply, 72, "'samplesPerSecond' must be greater than 0");
+      return;
+   }
+   if (!off && rate > 50) {
+      sim_reply_error (reply, 72, "'samplesPerSecond' must be less than or equal to 50");
       return;
    }
    sim_coll_t *coll = sim_coll_get_ns (ns);
    if (!coll) {
-      sim_reply_error (reply, 26, "The namespace %s does not exist", ns);
+      sim_reply_error (reply, 26, "The namespace does not exist");
       return;
    }
    sim_coll_t *qa = sim_coll_ensure ("config", "queryAnalyzers");
    sim_pos_t pos;
    bool had = sim_find_by_sid (qa, ns, &pos);
-   bson_t old = BSON_INITIALIZER, d;
+   bson_t old = BSON_INITIALIZER, d, view;
+   const char *old_mode = NULL;
+   bool same_coll = false;
    if (had) {
-      bson_t view;
       sim_coll_view (qa, pos, &view);
-      const char *om = docget_utf8 (&view, "mode", NULL);
-      BSON_APPEND_UTF8 (&old, "mode", om ? om : "off");
+      old_mode = docget_utf8 (&view, "mode", NULL);
+      if (bson_iter_init_find (&it, &view, "collUuid") && BSON_ITER_HOLDS_BINARY (&it)) {
+         bson_subtype_t st;
+         uint32_t len;
+         const uint8_t *data;
+         bson_iter_binary (&it, &st, &len, &data);
+         same_coll = len == 16 && !memcmp (data, coll->uuid, 16);
+      }
+      BSON_APPEND_UTF8 (&old, "mode", old_mode ? old_mode : "off");
       if (bson_iter_init_find (&it, &view, "samplesPerSecond")) {
          BSON_APPEND_VALUE (&old, "samplesPerSecond", bson_iter_value (&it));
       }
    }
-   bson_t set = BSON_INITIALIZER;
-   BSON_APPEND_BINARY (&set, "collUuid", BSON_SUBTYPE_UUID, coll->uuid, 16);
-   BSON_APPEND_UTF8 (&set, "ns", ns);
-   BSON_APPEND_UTF8 (&set, "mode", mode);
-   if (have_rate) {
-      BSON_APPEND_DOUBLE (&set, "samplesPerSecond", rate);
+   /* off: the query is { ns, mode: { $ne: "off" } } without upsert, so an inactive or missing document is left be */
+   bool matched = !off || (had && old_mode && strcmp (old_mode, "off") != 0);
+   if (matched) {
+      bson_t set = BSON_INITIALIZER;
+      if (off) {
+         BSON_APPEND_UTF8 (&set, "mode", "off");
+         BSON_APPEND_DATE_TIME (&set, "stopTime", clock_wall_ms ());
+      } else {
+         BSON_APPEND_BINARY (&set, "collUuid", BSON_SUBTYPE_UUID, coll->uuid, 16);
+         BSON_APPEND_UTF8 (&set, "ns", ns);
+         BSON_APPEND_UTF8 (&set, "mode", mode);
+         BSON_APPEND_DOUBLE (&set, "samplesPerSecond", rate);
+         bool keep_start = had && same_coll && old_mode && !strcmp (old_mode, mode) && sim_has (&view, "startTime");
+         if (!keep_start) {
+            BSON_APPEND_DATE_TIME (&set, "startTime", clock_wall_ms ());
+         }
+      }
+      const char *unset[] = { "stopTime", NULL };
+      sim_config_update ("queryAnalyzers", ns, &set, off ? NULL : unset, !off);
+      bson_destroy (&set);
    }
-   BSON_APPEND_DATE_TIME (&set, "startTime", clock_wall_ms ());
-   const char *unset[] = { "samplesPerSecond", NULL };
-   sim_config_update ("queryAnalyzers", ns, &set, have_rate ? NULL : unset, true);
-   bson_destroy (&set);
    BSON_APPEND_DOCUMENT_BEGIN (reply, "newConfiguration", &d);
    BSON_APPEND_UTF8 (&d, "mode", mode);
    if (have_rate) {
       BSON_APPEND_DOUBLE (&d, "samplesPerSecond", rate);
    }
    bson_append_document_end (reply, &d);
-   if (had) {
+   if (matched && had && same_coll) {
       BSON_APPEND_DOCUMENT (reply, "oldConfiguration", &old);
    }
    bson_destroy (&old);

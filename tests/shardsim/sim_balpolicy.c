@@ -280,6 +280,22 @@ sim_pick_chunk (const sim_ctab_t *t, char (*zones)[128], const char *shard, cons
    return SIZE_MAX;
 }
 
+/* 4.4/5.0: the donor refuses a chunk too big to move (ChunkTooBig, unless attemptToBalanceJumboChunks forces it) and
+ * the balancer then runs _splitOrMarkJumbo on it instead of moving it. Returns true when the move failed so; zones
+ * are recomputed when the chunk was split. */
+static bool
+sim_old_move_fails (sim_coll_t *coll, sim_ctab_t *t, size_t i, bool jumbo_ok, char (**zones)[128])
+{
+   if (sim_ver_ge (60) || jumbo_ok || !coll || !sim_chunk_too_big_to_move (t, i)) {
+      return false;
+   }
+   if (sim_split_or_mark_jumbo (coll, i) > 0) {
+      *zones = bson_realloc (*zones, t->n * sizeof **zones);
+      sim_chunk_zones (t, *zones);
+   }
+   return true;
+}
+
 void
 sim_balance_collection (sim_coll_t *coll, sim_ctab_t *t, sim_bshard_t *shards, size_t nshards, bool jumbo_ok,
                         int64_t now)
@@ -312,6 +328,11 @@ sim_balance_collection (sim_coll_t *coll, sim_ctab_t *t, sim_bshard_t *shards, s
             owner->used = true;
          }
          to->used = true;
+         size_t before = t->n;
+         if (sim_old_move_fails (coll, t, i, jumbo_ok, &zones)) {
+            i += t->n - before; /* the pieces are this round's no more */
+            continue;
+         }
          sim_migration_start (t, i, to->name, now);
       }
    }
@@ -339,6 +360,9 @@ sim_balance_collection (sim_coll_t *coll, sim_ctab_t *t, sim_bshard_t *shards, s
             }
             donor->used = true;
             recipient->used = true;
+            if (sim_old_move_fails (coll, t, i, jumbo_ok, &zones)) {
+               continue;
+            }
             sim_migration_start (t, i, recipient->name, now);
             continue;
          }

@@ -247,6 +247,20 @@ sim_cmd_configure_collection_balancing (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    sim_shcoll_destroy (&sc);
+   /* chunkSize is an IDL safeInt */
+   if (bson_iter_init_find (&it, ctx->cmd, "chunkSize") && !BSON_ITER_HOLDS_NUMBER (&it)) {
+      sim_reply_error (reply, 14,
+                       "BSON field 'configureCollectionBalancing.chunkSize' is the wrong type '%s', expected types "
+                       "'[long, int, decimal, double']",
+                       simq_type_name (bson_iter_type (&it)));
+      return;
+   }
+   /* 6.0 ShardingCatalogManager::configureCollectionBalancing: at least one setting (7.0+: a no-op) */
+   if (!sim_ver_ge (70) && !sim_has (ctx->cmd, "chunkSize") && !sim_has (ctx->cmd, "defragmentCollection") &&
+       !sim_has (ctx->cmd, "enableAutoSplitter")) {
+      sim_reply_error (reply, 72, "invalid configure collection balancing update");
+      return;
+   }
    bson_t set = BSON_INITIALIZER;
    const char *unset[3] = { NULL, NULL, NULL };
    int nunset = 0;

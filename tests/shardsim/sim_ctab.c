@@ -537,6 +537,53 @@ sim_split_points (const sim_keys_t *keys, int64_t piece, bool top, size_t *at, i
    return n;
 }
 
+int
+sim_split_or_mark_jumbo (sim_coll_t *coll, size_t i)
+{
+   sim_ctab_t *t = sim_ctab_get (coll);
+   sim_keys_t ks = { 0 };
+   if (!t || i >= t->n) {
+      return 0;
+   }
+   for (size_t p = 0; p < coll->nparts; p++) {
+      for (size_t d = 0; d < coll->parts[p].docs.n; d++) {
+         bson_t view, key;
+         sim_pos_t pos = { p, d };
+         sim_coll_view (coll, pos, &view);
+         sim_shard_key_of (&t->sc, &view, &key);
+         if (sim_ctab_locate (t, &key) == i) {
+            sim_keys_push (&ks, &key, view.len);
+         }
+         bson_destroy (&key);
+      }
+   }
+   if (ks.n > 1) {
+      qsort (ks.v, ks.n, sizeof *ks.v, sim_keyent_cmp);
+   }
+   int64_t piece = sim_chunk_size_bytes (&t->sc) / 2; /* splitVector: a point every half chunk size */
+   size_t *at = bson_malloc ((ks.n + 1) * sizeof *at);
+   int64_t *docs = bson_malloc ((ks.n + 2) * sizeof *docs), *bytes = bson_malloc ((ks.n + 2) * sizeof *bytes);
+   size_t n = sim_split_points (&ks, piece > 0 ? piece : 1, false, at, docs, bytes, ks.n);
+   if (n == 0) {
+      sim_ctab_mark_jumbo (t, i);
+   } else {
+      bson_t **points = bson_malloc (n * sizeof *points);
+      for (size_t p = 0; p < n; p++) {
+         points[p] = bson_new_from_data (ks.v[at[p]].key, sim_raw_size (ks.v[at[p]].key));
+      }
+      sim_ctab_split (coll, i, points, n, docs, bytes);
+      for (size_t p = 0; p < n; p++) {
+         bson_destroy (points[p]);
+      }
+      bson_free (points);
+   }
+   bson_free (at);
+   bson_free (docs);
+   bson_free (bytes);
+   sim_keys_free (&ks);
+   return (int) n;
+}
+
 static bool
 sim_autosplit_enabled (void)
 {

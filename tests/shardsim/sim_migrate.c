@@ -285,6 +285,16 @@ sim_check_range_size (const sim_shcoll_t *sc, const bson_t *min_in, const bson_t
 }
 
 bool
+sim_chunk_too_big_to_move (const sim_ctab_t *t, size_t i)
+{
+   bson_t min, max;
+   bson_error_t err;
+   sim_chunk_min (&t->v[i], &min);
+   sim_chunk_max (&t->v[i], &max);
+   return !sim_check_range_size (&t->sc, &min, &max, -1, 0, false, &err);
+}
+
+bool
 sim_op_move_chunk (const char *ns, const bson_t *key, const char *to, bson_error_t *err)
 {
    sim_shcoll_t sc;

@@ -22,32 +22,97 @@ sim_shard_is_draining (const char *shard)
    return yes;
 }
 
-bool
-sim_op_add_shard (const char *name, const char *host, bson_error_t *err)
+/* Whether the comma-separated host list hosts names host (len bytes). */
+static bool
+sim_host_listed (const char *hosts, const char *host, size_t len)
+{
+   for (const char *h = hosts; h && *h;) {
+      const char *comma = strchr (h, ',');
+      size_t l = comma ? (size_t) (comma - h) : strlen (h);
+      if (l == len && !strncmp (h, host, len)) {
+         return true;
+      }
+      h = comma ? comma + 1 : NULL;
+   }
+   return false;
+}
+
+/* ShardingCatalogManager::_checkIfShardExists: an existing shard with the proposed connection string's replica set
+ * name, or with one of its hosts, is the same shard when the request is equivalent (no other name, same kind of
+ * connection string and set name; from 7.0 a replica set of the same name must also share a host): 1 with its name
+ * into existing; otherwise 20. A proposed name already taken by a shard with no host in common is 20 too. 0 when no
+ * shard conflicts, -1 with err on a conflict. */
+static int
+sim_shard_exists (const char *proposed, const char *conn, char *existing, size_t len, bson_error_t *err)
 {
    simq_docs_t shards;
    simq_docs_init (&shards);
    sim_shards_list (&shards);
-   bool ok = true;
-   for (size_t i = 0; i < shards.n && ok; i++) {
+   const char *slash = strchr (conn, '/');
+   size_t setlen = slash ? (size_t) (slash - conn) : 0;
+   const char *hosts = slash ? slash + 1 : conn;
+   int found = 0;
+   for (size_t i = 0; i < shards.n && !found; i++) {
       const char *id = docget_utf8 (shards.v[i], "_id", NULL), *h = docget_utf8 (shards.v[i], "host", NULL);
-      if (id && !strcmp (id, name)) {
-         if (!h || strcmp (h, host) != 0) {
-            SIM_ERR (err, 20, "A shard named %s already exists", name);
-            ok = false;
+      if (!id || !h) {
+         continue;
+      }
+      const char *eslash = strchr (h, '/');
+      size_t esetlen = eslash ? (size_t) (eslash - h) : 0;
+      const char *ehosts = eslash ? eslash + 1 : h;
+      bool same_set = slash && eslash && setlen == esetlen && !strncmp (conn, h, setlen);
+      bool equivalent = (!proposed || !strcmp (proposed, id)) && (!slash) == (!eslash) && (!slash || same_set);
+      bool overlap = false;
+      for (const char *e = ehosts; e && *e && !overlap;) {
+         const char *comma = strchr (e, ',');
+         overlap = sim_host_listed (hosts, e, comma ? (size_t) (comma - e) : strlen (e));
+         e = comma ? comma + 1 : NULL;
+      }
+      if (same_set) {
+         if (equivalent && (overlap || !sim_ver_ge (70))) {
+            found = 1;
+         } else if (equivalent) {
+            /* 7.0+ (checkIfHostsAreEquivalent): an equivalent request must share a host */
+            SIM_ERR (err, 20, "A shard named %.*s containing the replica set '%.*s' already exists", (int) setlen, conn,
+                     (int) setlen, conn);
+            found = -1;
          } else {
-            ok = true;
-            simq_docs_clear (&shards);
-            return true; /* idempotent */
+            SIM_ERR (err, 20, "A shard already exists containing the replica set '%.*s'", (int) setlen, conn);
+            found = -1;
          }
-      } else if (h && !strcmp (h, host)) {
-         SIM_ERR (err, 20, "'%s' is already a member of the existing shard '%s'.", host, id ? id : "");
-         ok = false;
+      }
+      for (const char *e = ehosts; !found && e && *e;) {
+         const char *comma = strchr (e, ',');
+         size_t l = comma ? (size_t) (comma - e) : strlen (e);
+         if (sim_host_listed (hosts, e, l)) {
+            if (equivalent) {
+               found = 1;
+            } else {
+               SIM_ERR (err, 20, "'%.*s' is already a member of the existing shard '%s' (%s).", (int) l, e, h, id);
+               found = -1;
+            }
+         }
+         e = comma ? comma + 1 : NULL;
+      }
+      if (!found && proposed && !strcmp (proposed, id)) {
+         SIM_ERR (err, 20, "A shard named %s already exists", proposed);
+         found = -1;
+      }
+      if (found == 1) {
+         bson_strncpy (existing, id, len);
       }
    }
    simq_docs_clear (&shards);
-   if (!ok) {
-      return false;
+   return found;
+}
+
+bool
+sim_op_add_shard (const char *name, const char *host, bson_error_t *err)
+{
+   char existing[64];
+   int found = sim_shard_exists (name, host, existing, sizeof existing, err);
+   if (found != 0) {
+      return found > 0; /* idempotent: the shard is there */
    }
    bson_t doc = BSON_INITIALIZER, details = BSON_INITIALIZER;
    sim_shard_doc (name, host, NULL, &doc);
@@ -75,20 +140,32 @@ sim_cmd_add_shard (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 9, "FailedToParse: invalid url '%s'", url);
       return;
    }
-   char name[64];
    const char *given = docget_utf8 (ctx->cmd, "name", NULL);
-   if (given) {
-      bson_strncpy (name, given, sizeof name);
-   } else if (slash) {
-      size_t l = (size_t) (slash - url) < sizeof name - 1 ? (size_t) (slash - url) : sizeof name - 1;
-      memcpy (name, url, l);
-      name[l] = '\0';
-   } else {
-      bson_snprintf (name, sizeof name, "shard%04d", sim_g.nshards);
+   if (given && !*given) {
+      sim_reply_error (reply, 2, "shard name cannot be empty");
+      return;
    }
-   if (!sim_op_add_shard (name, url, &err)) {
+   /* An existing equivalent shard answers with its own name (ShardingCatalogManager::addShard). */
+   char name[64];
+   int found = sim_shard_exists (given, url, name, sizeof name, &err);
+   if (found < 0) {
       sim_admin_error (reply, &err);
       return;
+   }
+   if (found == 0) {
+      if (given) {
+         bson_strncpy (name, given, sizeof name);
+      } else if (slash) {
+         size_t l = (size_t) (slash - url) < sizeof name - 1 ? (size_t) (slash - url) : sizeof name - 1;
+         memcpy (name, url, l);
+         name[l] = '\0';
+      } else {
+         bson_snprintf (name, sizeof name, "shard%04d", sim_g.nshards);
+      }
+      if (!sim_op_add_shard (name, url, &err)) {
+         sim_admin_error (reply, &err);
+         return;
+      }
    }
    BSON_APPEND_UTF8 (reply, "shardAdded", name);
    sim_reply_ok (reply);
@@ -257,6 +334,11 @@ cleanup:
    bson_destroy (&dbs_arr);
 }
 
+/* movePrimary: 4.4-6.0 _configsvrMovePrimary / the 5.0 MovePrimaryCoordinator (admin/config/local and an empty to
+ * are 72 InvalidOptions, an unknown shard "Could not move database ..." with ShardRegistry::getShard's 70 as cause;
+ * 4.4 answers primary: "<id>:<host>" when the database is already there); 7.0+ _shardsvrMovePrimary and
+ * MovePrimaryCoordinator::_runImpl (the database first, then 72, then "Requested primary shard ... does not exist"
+ * and "... is draining", both 70). */
 void
 sim_cmd_move_primary (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -269,14 +351,38 @@ sim_cmd_move_primary (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 40414, "BSON field 'movePrimary.to' is missing but a required field");
       return;
    }
+   bool internal = !strcmp (db, "admin") || !strcmp (db, "config") || !strcmp (db, "local");
    char primary[64];
    sim_db_primary (db, primary);
-   if (!primary[0]) {
+   if (!primary[0] && !internal) {
       sim_reply_error (reply, 26, "Database %s not found", db);
       return;
    }
-   if (!sim_shard_get (to, NULL)) {
-      sim_reply_error (reply, 70, "Shard %s not found", to);
+   if (internal) {
+      sim_reply_error (reply, 72, "Can't move primary for %s database", db);
+      return;
+   }
+   if (!*to) {
+      sim_reply_error (reply, 72, "you have to specify where you want to move it");
+      return;
+   }
+   bson_t to_doc;
+   if (!sim_shard_get (to, &to_doc)) {
+      if (sim_ver_ge (70)) {
+         sim_reply_error (reply, 70, "Requested primary shard %s does not exist", to);
+      } else {
+         sim_reply_error (reply, 70, "Could not move database '%s' to shard '%s' :: caused by :: Shard %s not found",
+                          db, to, to);
+      }
+      return;
+   }
+   const char *to_host = docget_utf8 (&to_doc, "host", NULL);
+   char primary_str[256];
+   bson_snprintf (primary_str, sizeof primary_str, "%s:%s", to, to_host ? to_host : "");
+   bool draining = docget_bool (&to_doc, "draining");
+   bson_destroy (&to_doc);
+   if (strcmp (primary, to) != 0 && draining && sim_ver_ge (70)) {
+      sim_reply_error (reply, 70, "Requested primary shard %s is draining", to);
       return;
    }
    if (strcmp (primary, to) != 0) {
@@ -290,6 +396,8 @@ sim_cmd_move_primary (sim_ctx_t *ctx, bson_t *reply)
       sim_changelog (false, "movePrimary.commit", db, primary, &details, clock_wall_ms ());
       bson_destroy (&set);
       bson_destroy (&details);
+   } else if (!sim_ver_ge (50)) {
+      BSON_APPEND_UTF8 (reply, "primary", primary_str);
    }
    sim_reply_ok (reply);
 }
@@ -332,8 +440,17 @@ sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
          draining = bson_iter_bool (&it);
       }
    }
+   /* ShardingCatalogClientImpl::getAllShards: config.shards in natural order, no sort */
    simq_docs_init (&shards);
-   sim_shards_list (&shards);
+   sim_coll_t *coll = sim_coll_get ("config", "shards");
+   for (size_t p = 0; coll && p < coll->nparts; p++) {
+      for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
+         bson_t view;
+         sim_pos_t pos = { p, i };
+         sim_coll_view (coll, pos, &view);
+         simq_docs_push_copy (&shards, &view);
+      }
+   }
    BSON_APPEND_ARRAY_BEGIN (reply, "shards", &arr);
    uint32_t k = 0;
    for (size_t i = 0; i < shards.n; i++) {
@@ -353,10 +470,18 @@ sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* flushRouterConfig (flush_router_config_cmd.cpp): a number or a bool flushes everything; anything else must be a
+ * namespace string (BSONElement::checkAndGetStringData: 13111 "wrong type for field (F) T != string"). */
 void
 sim_cmd_flush_router_config (sim_ctx_t *ctx, bson_t *reply)
 {
-   (void) ctx;
+   bson_iter_t it;
+   if (bson_iter_init (&it, ctx->cmd) && bson_iter_next (&it) && !BSON_ITER_HOLDS_NUMBER (&it) &&
+       !BSON_ITER_HOLDS_BOOL (&it) && !BSON_ITER_HOLDS_UTF8 (&it)) {
+      sim_reply_error (reply, 13111, "wrong type for field (%s) %s != string", bson_iter_key (&it),
+                       simq_type_name (bson_iter_type (&it)));
+      return;
+   }
    BSON_APPEND_BOOL (reply, "flushed", true);
    sim_reply_ok (reply);
 }

@@ -40,21 +40,52 @@ sim_write_error (bson_t *errors, uint32_t *nerr, uint32_t index, int code, const
    bson_append_document_end (errors, &e);
 }
 
+/* The DuplicateKeyErrorInfo of a duplicate _id (serialize: keyPattern, keyValue), appended to dst. */
+static void
+sim_dup_key_info (bson_t *dst, const bson_t *doc)
+{
+   bson_iter_t it;
+   bson_t kp, kv;
+   BSON_APPEND_DOCUMENT_BEGIN (dst, "keyPattern", &kp);
+   BSON_APPEND_INT32 (&kp, "_id", 1);
+   bson_append_document_end (dst, &kp);
+   BSON_APPEND_DOCUMENT_BEGIN (dst, "keyValue", &kv);
+   if (bson_iter_init_find (&it, doc, "_id")) {
+      BSON_APPEND_VALUE (&kv, "_id", bson_iter_value (&it));
+   }
+   bson_append_document_end (dst, &kv);
+}
+
+/* A write error for a duplicate key: { index, code: 11000, keyPattern, keyValue, errmsg } (WriteErrorDetail puts the
+ * error's extra info between the code and the message). */
+static void
+sim_write_error_dup (bson_t *errors, uint32_t *nerr, uint32_t index, const char *msg, const bson_t *doc)
+{
+   bson_t e;
+   char key[16];
+   const char *kp;
+   bson_uint32_to_string ((*nerr)++, &kp, key, sizeof key);
+   BSON_APPEND_DOCUMENT_BEGIN (errors, kp, &e);
+   BSON_APPEND_INT32 (&e, "index", (int32_t) index);
+   BSON_APPEND_INT32 (&e, "code", 11000);
+   sim_dup_key_info (&e, doc);
+   BSON_APPEND_UTF8 (&e, "errmsg", msg);
+   bson_append_document_end (errors, &e);
+}
+
 /* Inserts one document (with _id) after the duplicate-key check; returns false with a message on a duplicate. */
 static bool
 sim_insert_checked (sim_coll_t *coll, const bson_t *doc, char *errmsg, size_t errlen)
 {
    bson_iter_t it;
    if (bson_iter_init_find (&it, doc, "_id") && sim_coll_has_id (coll, bson_iter_value (&it))) {
-      char *json = bson_as_relaxed_extended_json (doc, NULL);
       bson_value_t id = *bson_iter_value (&it);
       bson_t idd = BSON_INITIALIZER;
       BSON_APPEND_VALUE (&idd, "_id", &id);
-      char *idjson = bson_as_relaxed_extended_json (&idd, NULL);
+      char *idstr = sim_bson_str (&idd); /* the server's BSONObj::toString: { _id: 1 } */
       bson_snprintf (errmsg, errlen, "E11000 duplicate key error collection: %s index: _id_ dup key: %s", coll->ns,
-                     idjson);
-      bson_free (idjson);
-      bson_free (json);
+                     idstr);
+      bson_free (idstr);
       bson_destroy (&idd);
       return false;
    }
@@ -143,7 +174,7 @@ sim_crud_insert (sim_ctx_t *ctx, bson_t *reply)
       if (sim_insert_checked (coll, &with, errmsg, sizeof errmsg)) {
          n++;
       } else {
-         sim_write_error (&errors, &nerr, index, 11000, errmsg);
+         sim_write_error_dup (&errors, &nerr, index, errmsg, &with);
          if (ordered) {
             bson_destroy (&with);
             break;
@@ -307,7 +338,7 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
          coll = sim_coll_ensure (ctx->db, name);
          char errmsg[512];
          if (!sim_insert_checked (coll, &with, errmsg, sizeof errmsg)) {
-            sim_write_error (&errors, &nerr, index, 11000, errmsg);
+            sim_write_error_dup (&errors, &nerr, index, errmsg, &with);
             bson_destroy (&with);
             if (ordered) {
                break;
@@ -519,6 +550,7 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
          sim_reply_error (reply, 70, "No shards found");
       } else if (!sim_insert_checked (sim_coll_ensure (ctx->db, name), &with, errmsg, sizeof errmsg)) {
          sim_reply_error (reply, 11000, "%s", errmsg);
+         sim_dup_key_info (reply, &with);
       } else {
          BSON_APPEND_DOCUMENT_BEGIN (reply, "lastErrorObject", &leo);
          BSON_APPEND_INT32 (&leo, "n", 1);

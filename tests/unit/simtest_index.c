@@ -610,10 +610,12 @@ test_duplicate_insert (void)
    CHECK_STR (
       "insert: duplicate _id (1 vs NumberLong(1), 2 vs 2.0) fails with E11000 as before",
       "{ \"n\" : { \"$numberInt\" : \"2\" }, \"writeErrors\" : [ { \"index\" : { \"$numberInt\" : \"1\" }, "
-      "\"code\" : { \"$numberInt\" : \"11000\" }, \"errmsg\" : \"E11000 duplicate key error collection: "
-      "dup.d index: _id_ dup key: { \\\"_id\\\" : 1 }\" }, { \"index\" : { \"$numberInt\" : \"3\" }, \"code\" : "
-      "{ \"$numberInt\" : \"11000\" }, \"errmsg\" : \"E11000 duplicate key error collection: dup.d index: _id_ "
-      "dup key: { \\\"_id\\\" : 2.0 }\" } ], \"ok\" : { \"$numberDouble\" : \"1.0\" } }",
+      "\"code\" : { \"$numberInt\" : \"11000\" }, \"keyPattern\" : { \"_id\" : { \"$numberInt\" : \"1\" } }, "
+      "\"keyValue\" : { \"_id\" : { \"$numberLong\" : \"1\" } }, \"errmsg\" : \"E11000 duplicate key error "
+      "collection: dup.d index: _id_ dup key: { _id: 1 }\" }, { \"index\" : { \"$numberInt\" : \"3\" }, \"code\" : "
+      "{ \"$numberInt\" : \"11000\" }, \"keyPattern\" : { \"_id\" : { \"$numberInt\" : \"1\" } }, \"keyValue\" : "
+      "{ \"_id\" : { \"$numberDouble\" : \"2.0\" } }, \"errmsg\" : \"E11000 duplicate key error collection: dup.d "
+      "index: _id_ dup key: { _id: 2 }\" } ], \"ok\" : { \"$numberDouble\" : \"1.0\" } }",
       s);
    bson_free (s);
    bson_destroy (&reply);

@@ -21,7 +21,6 @@ make_snap (snapshot_t *s, int nshards, int vmajor, bool hashed)
    s->colls = calloc (1, sizeof *s->colls);
    snprintf (s->colls[0].ns, sizeof s->colls[0].ns, "app.events");
    s->colls[0].hashed = hashed;
-   s->colls[0].cells = calloc ((size_t) nshards, sizeof *s->colls[0].cells);
    s->colls[0].top_shard = s->colls[0].bottom_shard = -1;
    snprintf (s->colls[0].top_min, sizeof s->colls[0].top_min, "{ ts: 1000 }");
    snprintf (s->colls[0].top_max, sizeof s->colls[0].top_max, "{ ts: MaxKey() }");
@@ -33,11 +32,47 @@ static void
 set_chunks (snapshot_t *s, const int64_t *chunks, const int64_t *bytes)
 {
    s->colls[0].chunks = 0;
+   snap_coll_drop_cells (&s->colls[0]);
    for (size_t i = 0; i < s->nshards; i++) {
-      s->colls[0].cells[i].chunks = chunks[i];
-      s->colls[0].cells[i].data_bytes = bytes ? bytes[i] : 0;
+      snap_cell_t *c = snap_coll_cell_add (&s->colls[0], (int) i);
+      c->chunks = (int32_t) chunks[i];
+      c->data_bytes = bytes ? bytes[i] : 0;
       s->colls[0].chunks += chunks[i];
    }
+   snap_coll_tidy (&s->colls[0]);
+}
+
+/* Sets shard sh's write (writes true) or read counter for s's collection. */
+static void
+set_op (snapshot_t *s, int sh, bool writes, int64_t v)
+{
+   size_t n;
+   snap_act_t *a = snap_coll_acts_mut (&s->colls[0], &n);
+   size_t k = 0;
+   while (k < n && a[k].shard != sh)
+      k++;
+   if (k == n) {
+      snap_act_t *x = snap_coll_act_add (&s->colls[0], sh);
+      *(writes ? &x->writes_ops : &x->reads_ops) = v;
+   } else {
+      *(writes ? &a[k].writes_ops : &a[k].reads_ops) = v;
+   }
+   snap_coll_tidy (&s->colls[0]);
+}
+
+/* Shard sh's write (read) rate for s's collection, 0 without an act. */
+static double
+wps (const snapshot_t *s, int sh)
+{
+   const snap_act_t *a = snap_coll_act (&s->colls[0], sh);
+   return a ? a->writes_ps : 0;
+}
+
+static double
+rps (const snapshot_t *s, int sh)
+{
+   const snap_act_t *a = snap_coll_act (&s->colls[0], sh);
+   return a ? a->reads_ps : 0;
 }
 
 static void
@@ -59,13 +94,13 @@ test_hot_ascending (void)
    make_snap (&cur, 3, 7, false);
    set_chunks (&prev, ch, NULL);
    set_chunks (&cur, ch, NULL);
-   prev.colls[0].cells[1].writes_ops = 1000;
-   cur.colls[0].cells[1].writes_ops = 1100; /* 100 writes in 2 s on shard02 only */
+   set_op (&prev, 1, true, 1000);
+   set_op (&cur, 1, true, 1100); /* 100 writes in 2 s on shard02 only */
    cur.colls[0].top_shard = 1;
    cur.colls[0].key_trend = 1;
    collect_judge (&cur, &prev, 2.0, NULL, &o);
    CHECK ("judge/rates_valid", cur.rates_valid);
-   CHECK ("judge/write_rate", cur.colls[0].cells[1].writes_ps == 50.0);
+   CHECK ("judge/write_rate", wps (&cur, 1) == 50.0);
    CHECK ("judge/shard_rate", cur.shards[1].writes_ps == 50.0);
    CHECK ("judge/hot_shard", cur.colls[0].hot_shard == 1 && cur.shards[1].hot && !cur.shards[0].hot);
    CHECK ("judge/hot_range", cur.colls[0].has_hot_range && cur.colls[0].hot_range_shard == 1);
@@ -101,38 +136,38 @@ test_not_hot (void)
    set_chunks (&prev, ch, NULL);
    set_chunks (&cur, ch, NULL);
    /* hashed: 33/35/32 writes */
-   cur.colls[0].cells[0].writes_ops = 33;
-   cur.colls[0].cells[1].writes_ops = 35;
-   cur.colls[0].cells[2].writes_ops = 32;
+   set_op (&cur, 0, true, 33);
+   set_op (&cur, 1, true, 35);
+   set_op (&cur, 2, true, 32);
    collect_judge (&cur, &prev, 1.0, NULL, &o);
    CHECK ("judge/hashed_not_hot", cur.colls[0].hot_shard < 0 && !cur.shards[0].hot && !cur.shards[1].hot);
    /* all writes on one shard, but under the minimum rate */
-   memset (cur.colls[0].cells, 0, 3 * sizeof *cur.colls[0].cells);
-   cur.colls[0].cells[2].writes_ops = 1;
+   snap_coll_drop_acts (&cur.colls[0]);
+   set_op (&cur, 2, true, 1);
    collect_judge (&cur, &prev, 2.0, NULL, &o);
    CHECK ("judge/below_min_rate_not_hot", cur.colls[0].hot_shard < 0);
    /* no rates from a single sample */
    collect_judge (&cur, NULL, 0, NULL, &o);
    CHECK ("judge/first_sample_no_rates", !cur.rates_valid && cur.colls[0].hot_shard < 0);
    /* a counter that went backwards (restart) gives no rate, not a negative one */
-   prev.colls[0].cells[0].writes_ops = 500;
-   cur.colls[0].cells[0].writes_ops = 10;
+   set_op (&prev, 0, true, 500);
+   set_op (&cur, 0, true, 10);
    collect_judge (&cur, &prev, 1.0, NULL, &o);
-   CHECK ("judge/counter_reset", cur.colls[0].cells[0].writes_ps == 0.0);
+   CHECK ("judge/counter_reset", wps (&cur, 0) == 0.0);
    /* the collector's own reads do not count */
-   prev.colls[0].cells[0].reads_ops = 10;
-   cur.colls[0].cells[0].reads_ops = 12;
+   set_op (&prev, 0, false, 10);
+   set_op (&cur, 0, false, 12);
    {
       int own[1] = { 2 };
       collect_judge (&cur, &prev, 1.0, own, &o);
-      CHECK ("judge/own_reads_subtracted", cur.colls[0].cells[0].reads_ps == 0.0);
+      CHECK ("judge/own_reads_subtracted", rps (&cur, 0) == 0.0);
    }
    /* one shard: never hot (the fair share is everything) */
    snapshot_destroy (&prev);
    snapshot_destroy (&cur);
    make_snap (&prev, 1, 7, false);
    make_snap (&cur, 1, 7, false);
-   cur.colls[0].cells[0].writes_ops = 1000;
+   set_op (&cur, 0, true, 1000);
    collect_judge (&cur, &prev, 1.0, NULL, &o);
    CHECK ("judge/one_shard_never_hot", cur.colls[0].hot_shard < 0);
    snapshot_destroy (&prev);
@@ -194,20 +229,20 @@ test_readings (void)
    set_chunks (&prev, ch, NULL);
    set_chunks (&cur, ch, NULL);
    prev.colls[0].stats_ms = 10000;
-   prev.colls[0].cells[0].writes_ops = 100;
+   set_op (&prev, 0, true, 100);
    cur.colls[0].stats_ms = 14000; /* read 4 s later, although the samples are 1 s apart */
-   cur.colls[0].cells[0].writes_ops = 500;
+   set_op (&cur, 0, true, 500);
    collect_judge (&cur, &prev, 1.0, NULL, &o);
-   CHECK ("judge/rate_over_readings", cur.colls[0].cells[0].writes_ps == 100.0);
+   CHECK ("judge/rate_over_readings", wps (&cur, 0) == 100.0);
    /* the next sample did not read it: same reading, same rates */
    snapshot_destroy (&prev);
    snapshot_copy (&prev, &cur);
    collect_judge (&cur, &prev, 1.0, NULL, &o);
-   CHECK ("judge/rate_carried", cur.colls[0].cells[0].writes_ps == 100.0 && cur.colls[0].hot_shard == 0);
+   CHECK ("judge/rate_carried", wps (&cur, 0) == 100.0 && cur.colls[0].hot_shard == 0);
    /* read now but never before: no rate yet */
    prev.colls[0].stats_ms = 0;
    collect_judge (&cur, &prev, 1.0, NULL, &o);
-   CHECK ("judge/first_reading_no_rate", cur.colls[0].cells[0].writes_ps == 0.0);
+   CHECK ("judge/first_reading_no_rate", wps (&cur, 0) == 0.0);
    snapshot_destroy (&prev);
    snapshot_destroy (&cur);
 }
@@ -220,8 +255,15 @@ test_copy (void)
    make_snap (&a, 2, 7, false);
    set_chunks (&a, ch, NULL);
    snapshot_copy (&b, &a);
-   a.colls[0].cells[0].chunks = 99;
-   CHECK ("snapshot/deep_copy", b.colls[0].cells[0].chunks == 3 && b.shards != a.shards);
+   CHECK ("snapshot/copy_shares_cells", a.colls[0].cells == b.colls[0].cells && b.shards != a.shards);
+   {
+      size_t n;
+      snap_cell_t *c = snap_coll_cells_mut (&a.colls[0], &n);
+      c[0].chunks = 99;
+   }
+   CHECK ("snapshot/copy_on_write", snap_coll_chunks_on (&b.colls[0], 0) == 3 &&
+                                       snap_coll_chunks_on (&a.colls[0], 0) == 99 &&
+                                       a.colls[0].cells != b.colls[0].cells);
    CHECK ("snapshot/shard_index", snapshot_shard_index (&b, "shard02") == 1 && snapshot_shard_index (&b, "x") == -1);
    snapshot_destroy (&a);
    snapshot_destroy (&b);
@@ -238,7 +280,8 @@ test_totals (void)
    make_snap (&s, 3, 7, false);
    set_chunks (&s, ch, by);
    for (int i = 0; i < 3; i++) {
-      s.colls[0].cells[i].docs = 10 * (i + 1);
+      size_t n;
+      snap_coll_cells_mut (&s.colls[0], &n)[i].docs = 10 * (i + 1);
       s.shards[i].chunks = ch[i];
       s.shards[i].jumbo = i == 0;
       s.shards[i].data_bytes = by[i];

@@ -51,16 +51,15 @@ canned (snapshot_t *s)
       snprintf (co->ns, sizeof co->ns, "%s", nss[c]);
       snprintf (co->key, sizeof co->key, c ? "{ uid: 'hashed' }" : "{ ts: 1 }");
       snprintf (co->key_json, sizeof co->key_json, c ? "{ \"uid\" : \"hashed\" }" : "{ \"ts\" : 1 }");
-      co->cells = calloc (3, sizeof *co->cells);
       co->hot_shard = co->hot_range_shard = -1;
       for (int i = 0; i < 3; i++) {
-         co->cells[i].chunks = 2 + i;
+         snap_coll_cell_add (co, i)->chunks = 2 + i;
          co->chunks += 2 + i;
       }
       co->balance = SNAP_BAL_OK;
    }
    s->colls[0].hot_shard = 1;
-   s->colls[0].cells[1].hot = true;
+   snap_coll_act_add (&s->colls[0], 1)->hot = true;
    s->colls[0].has_hot_range = true;
    s->colls[0].hot_range_shard = 1;
    snprintf (s->colls[0].hot_range, sizeof s->colls[0].hot_range, "{ ts: 1000 } -> { ts: MaxKey() }");

@@ -115,6 +115,8 @@ collect_free (collect_t *c)
          bson_destroy (c->track[i].bottom);
    }
    free (c->track);
+   for (size_t i = 0; i < c->nhist; i++)
+      free (c->hist[i].drain);
    free (c->hist);
    if (c->have_tags)
       bson_destroy (&c->tags);
@@ -288,6 +290,8 @@ push_history (collect_t *c, snapshot_t *s, int64_t now_ms)
       if (!s->shards[i].draining) {
          h->ndrain = 0;
       } else {
+         if (!h->drain)
+            h->drain = collect_calloc (SNAP_HIST, sizeof *h->drain);
          /* keep one reading at or before the window's start, so the rate spans the whole window */
          while (h->ndrain >= 2 && (h->drain[1].ms <= now_ms - COLLECT_DRAIN_WINDOW_MS || h->ndrain == SNAP_HIST)) {
             memmove (h->drain, h->drain + 1, (size_t) (h->ndrain - 1) * sizeof h->drain[0]);
@@ -363,16 +367,53 @@ pick_for_trend (const void *a, const void *b)
    return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
+/* |x| */
+static int64_t
+abs64 (int64_t x)
+{
+   return x < 0 ? -x : x;
+}
+
+/* How much co's documents and bytes differ from pc's (the shards of pc mapped to co's by inv, prev index -> cur
+ * index or -1). */
+static int64_t
+size_activity (const snap_coll_t *co, const snap_coll_t *pc, const int *smap, const int *inv)
+{
+   size_t n, m;
+   const snap_cell_t *cv = snap_coll_cells (co, &n);
+   const snap_cell_t *pv = snap_coll_cells (pc, &m);
+   int64_t act = 0;
+   if (co->cells == pc->cells)
+      return 0;
+   for (size_t k = 0; k < n; k++) {
+      const snap_cell_t *p = smap[cv[k].shard] >= 0 ? snap_coll_cell (pc, smap[cv[k].shard]) : NULL;
+      act += abs64 (cv[k].docs - (p ? p->docs : 0)) + abs64 (cv[k].data_bytes - (p ? p->data_bytes : 0));
+   }
+   /* the shards that held some of it and hold nothing now */
+   for (size_t k = 0; k < m; k++)
+      if (inv[pv[k].shard] < 0 || !snap_coll_cell (co, inv[pv[k].shard]))
+         act += abs64 (pv[k].docs) + abs64 (pv[k].data_bytes);
+   return act;
+}
+
 /* Gives every collection of s the op counters, their reading time and the key trend of the last good sample (the
  * ones read in this refresh overwrite them), and fills picks with what chooses the collections to read. */
 static void
 carry_counters (collect_t *c, snapshot_t *s, pick_t *picks)
 {
    int *smap = c->have_prev ? collect_shard_map (s, &c->prev) : NULL;
+   int *inv = collect_calloc (c->have_prev ? c->prev.nshards : 1, sizeof *inv);
+   for (size_t k = 0; c->have_prev && k < c->prev.nshards; k++)
+      inv[k] = -1;
+   for (size_t k = 0; smap && k < s->nshards; k++)
+      if (smap[k] >= 0)
+         inv[smap[k]] = (int) k;
    for (size_t i = 0; i < s->ncolls; i++) {
       snap_coll_t *co = &s->colls[i];
       const snap_coll_t *pc = c->have_prev ? collect_prev_coll (&c->prev, co->ns, i) : NULL;
       pick_t *p = &picks[i];
+      const snap_act_t *pa;
+      size_t m;
       p->i = (int) i;
       p->read_seq = collect_track_get (c, co->ns)->read_seq;
       if (!pc)
@@ -380,20 +421,50 @@ carry_counters (collect_t *c, snapshot_t *s, pick_t *picks)
       co->stats_ms = pc->stats_ms;
       co->key_trend = pc->key_trend;
       p->had_stats = pc->stats_ms != 0;
-      for (size_t sh = 0; sh < s->nshards; sh++) {
-         snap_cell_t *cell = &co->cells[sh];
-         const snap_cell_t *pcell = smap[sh] >= 0 ? &pc->cells[smap[sh]] : NULL;
-         int64_t dd = pcell ? cell->docs - pcell->docs : cell->docs;
-         int64_t db = pcell ? cell->data_bytes - pcell->data_bytes : cell->data_bytes;
-         p->act += (dd < 0 ? -dd : dd) + (db < 0 ? -db : db);
-         if (pcell) {
-            cell->writes_ops = pcell->writes_ops;
-            cell->reads_ops = pcell->reads_ops;
-            p->writes_before += pcell->writes_ops;
-         }
+      p->act = size_activity (co, pc, smap, inv);
+      pa = snap_coll_acts (pc, &m);
+      for (size_t k = 0; k < m; k++)
+         if (inv[pa[k].shard] >= 0)
+            p->writes_before += pa[k].writes_ops;
+      if (co->acts == pc->acts)
+         continue; /* shared with the last sample: its counters are there */
+      for (size_t k = 0; k < m; k++) {
+         snap_act_t *a;
+         if (inv[pa[k].shard] < 0 || (!pa[k].writes_ops && !pa[k].reads_ops))
+            continue;
+         a = snap_coll_act_add (co, inv[pa[k].shard]);
+         a->writes_ops = pa[k].writes_ops;
+         a->reads_ops = pa[k].reads_ops;
       }
+      snap_coll_tidy (co);
    }
    free (smap);
+   free (inv);
+}
+
+/* The shards' and collections' totals from the collections' cells and acts. */
+static void
+sum_totals (snapshot_t *s)
+{
+   for (size_t k = 0; k < s->nshards; k++)
+      s->shards[k].chunks = s->shards[k].jumbo = s->shards[k].data_bytes = s->shards[k].docs = 0;
+   for (size_t i = 0; i < s->ncolls; i++) {
+      snap_coll_t *co = &s->colls[i];
+      size_t n, m;
+      const snap_cell_t *cv = snap_coll_cells (co, &n);
+      const snap_act_t *av = snap_coll_acts (co, &m);
+      co->data_bytes = co->docs = 0;
+      for (size_t k = 0; k < n; k++) {
+         snap_shard_t *sh = &s->shards[cv[k].shard];
+         sh->chunks += cv[k].chunks;
+         sh->data_bytes += cv[k].data_bytes;
+         sh->docs += cv[k].docs;
+         co->data_bytes += cv[k].data_bytes;
+         co->docs += cv[k].docs;
+      }
+      for (size_t k = 0; k < m; k++)
+         s->shards[av[k].shard].jumbo += av[k].jumbo;
+   }
 }
 
 bool
@@ -468,8 +539,10 @@ collect_sample (collect_t *c, snapshot_t *snap)
       pick_t *p = &picks[k];
       const snap_coll_t *co = &s.colls[p->i];
       int64_t w = 0;
-      for (size_t sh = 0; sh < s.nshards; sh++)
-         w += co->cells[sh].writes_ops;
+      size_t m;
+      const snap_act_t *av = snap_coll_acts (co, &m);
+      for (size_t k = 0; k < m; k++)
+         w += av[k].writes_ops;
       p->wdelta = p->read && p->had_stats && w > p->writes_before ? w - p->writes_before : 0;
       p->cum = w;
       p->queried = collect_track_get (c, co->ns)->queried;
@@ -479,6 +552,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
    for (size_t k = 0; k < s.ncolls && k < COLLECT_TRENDS_PER_REFRESH && picks[k].eligible; k++)
       if (!collect_sample_key_trend (c, &s, (size_t) picks[k].i, &metas[picks[k].i], &err))
          goto done;
+   sum_totals (&s);
    s.interval_s = c->opts.interval_s;
    s.sampled_at_ms = clock_wall_ms ();
    s.sample_ms = clock_mono_ms () - t0;
@@ -495,7 +569,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
    push_history (c, &s, t0);
    memcpy (c->op_prev, ops, sizeof ops);
    snapshot_destroy (&c->prev);
-   snapshot_copy (&c->prev, &s);
+   snapshot_share (&c->prev, &s); /* the one on screen and the one rates are computed against: held once */
    c->have_prev = true;
    c->prev_mono_ms = t0;
    free_meta (c);

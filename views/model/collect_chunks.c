@@ -112,7 +112,6 @@ collect_sample_collections (collect_t *c, snapshot_t *s, coll_meta_t **metas, si
          co->no_balance = docget_bool (&d, "noBalance");
          co->range_bytes = docget_int (&d, "maxChunkSizeBytes", 0);
          co->hot_shard = co->hot_range_shard = co->top_shard = co->bottom_shard = -1;
-         co->cells = collect_calloc (s->nshards, sizeof *co->cells);
          m->by_uuid = bson_has_field (&d, "timestamp");
          coll_ident (&d, m->ident, sizeof m->ident);
          if (bson_iter_init_find (&u, &d, "uuid") && BSON_ITER_HOLDS_BINARY (&u)) {
@@ -444,7 +443,7 @@ sample_chunk_ends (collect_t *c, snapshot_t *s, const lookup_t *lk, const coll_m
    bson_append_document_end (&stage, &group);
    bson_append_document_end (&pipeline, &stage);
    chunks_agg_end (&cmd, &pipeline);
-   if (!collect_run_each (c, "config", &cmd, chunk_end_doc, &rc, err))
+   if (!collect_run_each (c, "config", &cmd, COLLECT_BATCH_DOCS, chunk_end_doc, &rc, err))
       goto done;
    ok = true;
 done:
@@ -463,7 +462,6 @@ chunk_group_doc (void *data, const bson_t *d)
    snapshot_t *s = rc->s;
    bson_t gid;
    snap_coll_t *co;
-   snap_cell_t *cell;
    int mi, si;
    const char *zone;
    int64_t n, j;
@@ -477,20 +475,17 @@ chunk_group_doc (void *data, const bson_t *d)
    if (si < 0)
       return true;
    co = &s->colls[mi];
-   cell = &co->cells[si];
    n = docget_int (d, "n", 0);
    j = docget_int (d, "j", 0);
-   cell->chunks += n;
-   cell->jumbo += j;
+   /* the groups of one (collection, shard) by zone add up in snap_coll_tidy */
+   snap_coll_cell_add (co, si)->chunks = (int32_t) n;
+   if (j)
+      snap_coll_act_add (co, si)->jumbo = (int32_t) j;
    co->chunks += n;
    co->jumbo += j;
-   s->shards[si].chunks += n;
-   s->shards[si].jumbo += j;
    zone = docget_utf8 (&gid, "z", NULL);
-   if (zone && *zone && !collect_shard_in_zone (&s->shards[si], zone)) {
-      cell->out_of_zone += n;
+   if (zone && *zone && !collect_shard_in_zone (&s->shards[si], zone))
       co->out_of_zone += n;
-   }
    return true;
 }
 
@@ -577,13 +572,13 @@ sample_chunk_changes (collect_t *c, snapshot_t *s, const lookup_t *lk, coll_meta
    chunks_agg_end (&cmd, &pipeline);
    for (size_t i = 0; i < nmetas; i++)
       metas[i].changed = metas[i].moved = false;
-   ok = !nmetas || collect_run_each (c, "config", &cmd, chunk_change_doc, &rc, err);
+   ok = !nmetas || collect_run_each (c, "config", &cmd, COLLECT_BATCH_DOCS, chunk_change_doc, &rc, err);
    bson_destroy (&cmd);
    return ok;
 }
 
 /* Gives every collection not marked changed the chunk counts, key-space ends and version of the last good sample
- * (chunks_carry_ok said they still hold), and adds them to the shards' totals. */
+ * (chunks_carry_ok said they still hold): its cells and acts are the last sample's, shared. */
 static void
 carry_chunks (const collect_t *c, snapshot_t *s, coll_meta_t *metas, size_t nmetas)
 {
@@ -605,13 +600,9 @@ carry_chunks (const collect_t *c, snapshot_t *s, coll_meta_t *metas, size_t nmet
       memcpy (co->bottom_min_json, pc->bottom_min_json, sizeof co->bottom_min_json);
       memcpy (co->bottom_max, pc->bottom_max, sizeof co->bottom_max);
       memcpy (co->bottom_max_json, pc->bottom_max_json, sizeof co->bottom_max_json);
-      for (size_t k = 0; k < s->nshards; k++) {
-         co->cells[k].chunks = pc->cells[k].chunks;
-         co->cells[k].jumbo = pc->cells[k].jumbo;
-         co->cells[k].out_of_zone = pc->cells[k].out_of_zone;
-         s->shards[k].chunks += pc->cells[k].chunks;
-         s->shards[k].jumbo += pc->cells[k].jumbo;
-      }
+      /* the same cells and acts as the last sample (shared, not copied): what changes them later copies them */
+      snap_coll_share_cells (co, pc);
+      snap_coll_share_acts (co, pc);
       metas[i].vt = c->meta[i].vt;
       metas[i].vi = c->meta[i].vi;
    }
@@ -675,8 +666,11 @@ collect_sample_chunks (collect_t *c, snapshot_t *s, coll_meta_t *metas, size_t n
    bson_append_document_end (&stage, &group);
    bson_append_document_end (&pipeline, &stage);
    chunks_agg_end (&cmd, &pipeline);
-   if (!collect_run_each (c, "config", &cmd, chunk_group_doc, &rc, err))
+   if (!collect_run_each (c, "config", &cmd, COLLECT_BATCH_DOCS, chunk_group_doc, &rc, err))
       goto done;
+   for (size_t i = 0; i < nmetas; i++)
+      if (metas[i].changed)
+         snap_coll_tidy (&s->colls[i]);
    ok = sample_chunk_ends (c, s, lk, metas, nmetas, inc, err);
 done:
    bson_destroy (tags_cmd);

@@ -69,7 +69,8 @@ typedef struct {
    int nhist;
    int64_t first_ms; /* monotonic time of the first sample that saw it */
    int64_t first_chunks, first_bytes;
-   drain_point_t drain[SNAP_HIST]; /* while draining: readings of the last COLLECT_DRAIN_WINDOW_MS, oldest first */
+   drain_point_t *drain; /* while draining: SNAP_HIST readings of the last COLLECT_DRAIN_WINDOW_MS, oldest first
+                          * (allocated when it starts draining; owned) */
    int ndrain;
 } shard_hist_t;
 
@@ -162,7 +163,7 @@ collect_free_drill (collect_t *c, bool sizes_too);
 
 /* ---- round trips (collect.c): every command of a sample goes through these; they count round trips and give up
  * past the sample's deadline. Same contracts as conn_run, conn_run_docs and conn_run_each (reply and docs are
- * initialised in every case). ---- */
+ * initialised in every case); collect_run_each asks for batch documents per batch. ---- */
 
 bool
 collect_run_cmd (collect_t *c, const char *db, const bson_t *cmd, bson_t *reply, sh_error_t *err);
@@ -171,7 +172,11 @@ bool
 collect_run_docs (collect_t *c, const char *db, const bson_t *cmd, size_t max, bson_t *docs, sh_error_t *err);
 
 bool
-collect_run_each (collect_t *c, const char *db, const bson_t *cmd, conn_doc_fn fn, void *data, sh_error_t *err);
+collect_run_each (collect_t *c, const char *db, const bson_t *cmd, int64_t batch, conn_doc_fn fn, void *data,
+                  sh_error_t *err);
+
+#define COLLECT_BATCH_DOCS 4096    /* documents per batch of a streamed reply with one document per group */
+#define COLLECT_BATCH_ENTRIES 4096 /* per-shard entries per batch of a reply with one document per collection */
 
 /* True when err spoils the whole sample (anything but a server's refusal of one command). */
 bool

@@ -72,15 +72,35 @@ collect_run_docs (collect_t *c, const char *db, const bson_t *cmd, size_t max, b
    return conn_run_docs (c->ctx, db, cmd, CONN_ADMIN, max, docs, NULL, err);
 }
 
-/* Runs a cursor command and hands each document to fn as it arrives (conn_run_each), so that no more than one batch
- * of a long reply is in memory. */
+/* Runs a cursor command and hands each document to fn as it arrives, batch documents at a time (the first batch and
+ * every getMore ask for that many), so that no more than one small batch of a long reply is in memory: a server's
+ * default getMore batch is 16 MB. */
 bool
-collect_run_each (collect_t *c, const char *db, const bson_t *cmd, conn_doc_fn fn, void *data, sh_error_t *err)
+collect_run_each (collect_t *c, const char *db, const bson_t *cmd, int64_t batch, conn_doc_fn fn, void *data,
+                  sh_error_t *err)
 {
+   bson_t sized = BSON_INITIALIZER, cursor;
+   conn_cursor_t *cur;
+   const bson_t *doc;
+   int r = 0;
    if (over_deadline (c, err))
       return false;
    c->round_trips++;
-   return conn_run_each (c->ctx, db, cmd, CONN_ADMIN, fn, data, NULL, err);
+   if (batch < 1)
+      batch = 1;
+   bson_copy_to_excluding_noinit (cmd, &sized, "cursor", NULL);
+   BSON_APPEND_DOCUMENT_BEGIN (&sized, "cursor", &cursor);
+   BSON_APPEND_INT64 (&cursor, "batchSize", batch);
+   bson_append_document_end (&sized, &cursor);
+   cur = conn_cursor_open (c->ctx, db, &sized, CONN_ADMIN, batch, 0, err);
+   bson_destroy (&sized);
+   if (!cur)
+      return false;
+   while ((r = conn_cursor_next (cur, &doc, err)) == 1)
+      if (!fn (data, doc))
+         break;
+   conn_cursor_destroy (cur);
+   return r >= 0;
 }
 
 bool

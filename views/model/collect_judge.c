@@ -46,24 +46,34 @@ judge_balance (const snapshot_t *s, snap_coll_t *co)
    size_t eligible = 0;
    char a[32], b[32];
 
+   size_t n, k = 0;
+   const snap_cell_t *cv = snap_coll_cells (co, &n);
+
    co->balance = SNAP_BAL_UNKNOWN;
    co->balance_why[0] = '\0';
+   /* every shard, in order, walking the cells beside them (a shard without a cell holds nothing of it) */
    for (size_t i = 0; i < s->nshards; i++) {
-      const snap_cell_t *cell = &co->cells[i];
+      int64_t chunks = 0, bytes = 0;
+      while (k < n && cv[k].shard < (int32_t) i)
+         k++;
+      if (k < n && cv[k].shard == (int32_t) i) {
+         chunks = cv[k].chunks;
+         bytes = cv[k].data_bytes;
+      }
       if (s->shards[i].draining) {
-         if (cell->chunks) {
+         if (chunks) {
             co->balance = SNAP_BAL_IMBALANCED;
             bson_snprintf (co->balance_why, sizeof co->balance_why, "draining %s holds %lld chunks", s->shards[i].name,
-                           (long long) cell->chunks);
+                           (long long) chunks);
             return;
          }
          continue;
       }
       eligible++;
-      cmin = cell->chunks < cmin ? cell->chunks : cmin;
-      cmax = cell->chunks > cmax ? cell->chunks : cmax;
-      dmin = cell->data_bytes < dmin ? cell->data_bytes : dmin;
-      dmax = cell->data_bytes > dmax ? cell->data_bytes : dmax;
+      cmin = chunks < cmin ? chunks : cmin;
+      cmax = chunks > cmax ? chunks : cmax;
+      dmin = bytes < dmin ? bytes : dmin;
+      dmax = bytes > dmax ? bytes : dmax;
    }
    if (co->out_of_zone) {
       co->balance = SNAP_BAL_IMBALANCED;
@@ -92,11 +102,98 @@ judge_balance (const snapshot_t *s, snap_coll_t *co)
    }
 }
 
+/* Collection co's rates per shard (its acts) from pc's (prev's entry, NULL for none): over cdt seconds between two
+ * readings, or pc's own when carry (the same reading). Writes to co's acts only when something changes, so acts
+ * shared with the last sample stay shared. */
+static void
+judge_rates (snap_coll_t *co, const snap_coll_t *pc, bool carry, double cdt, const int *smap, int own)
+{
+   size_t m;
+   const snap_act_t *cur = snap_coll_acts (co, &m);
+   snap_act_t *a;
+   if (pc && carry && co->acts == pc->acts)
+      return; /* the same reading, the same acts: the same rates */
+   if (!pc) {
+      bool any = false;
+      for (size_t k = 0; k < m && !any; k++)
+         any = cur[k].writes_ps != 0 || cur[k].reads_ps != 0 || cur[k].hot;
+      if (!any)
+         return;
+   }
+   a = snap_coll_acts_mut (co, &m);
+   for (size_t k = 0; k < m; k++) {
+      const snap_act_t *p = pc && smap[a[k].shard] >= 0 ? snap_coll_act (pc, smap[a[k].shard]) : NULL;
+      snap_act_t zero = { 0 };
+      a[k].writes_ps = a[k].reads_ps = 0;
+      a[k].hot = false;
+      if (!pc || smap[a[k].shard] < 0)
+         continue;
+      if (!p)
+         p = &zero; /* a shard without an act had its counters at 0 */
+      if (carry) {
+         a[k].writes_ps = p->writes_ps;
+         a[k].reads_ps = p->reads_ps;
+      } else {
+         int64_t dw = a[k].writes_ops - p->writes_ops;
+         int64_t dr = a[k].reads_ops - p->reads_ops - own;
+         /* a counter that went backwards was reset (shard restart): no rate this time */
+         a[k].writes_ps = dw > 0 ? (double) dw / cdt : 0;
+         a[k].reads_ps = dr > 0 && a[k].reads_ops >= p->reads_ops ? (double) dr / cdt : 0;
+      }
+   }
+}
+
+/* Collection co's hot shards (from its acts' rates) and its hot key range. */
+static void
+judge_hot (snapshot_t *cur, snap_coll_t *co, bool rates, const collect_opts_t *opts)
+{
+   double n = (double) cur->nshards, best = -1;
+   size_t m;
+   const snap_act_t *av = snap_coll_acts (co, &m);
+   bool change = false;
+   /* hot: at least hot_factor x the fair share 1/N of the collection's writes, and above the minimum rate */
+   for (size_t k = 0; k < m; k++) {
+      bool hot = rates && n >= 2 && av[k].writes_ps >= opts->hot_min_rate && av[k].writes_ps > 0 &&
+                 av[k].writes_ps >= opts->hot_factor * co->writes_ps / n;
+      change = change || hot != av[k].hot;
+      if (!hot)
+         continue;
+      cur->shards[av[k].shard].hot = true;
+      if (av[k].writes_ps > best) {
+         best = av[k].writes_ps;
+         co->hot_shard = av[k].shard;
+      }
+   }
+   if (change) {
+      snap_act_t *a = snap_coll_acts_mut (co, &m);
+      for (size_t k = 0; k < m; k++)
+         a[k].hot = rates && n >= 2 && a[k].writes_ps >= opts->hot_min_rate && a[k].writes_ps > 0 &&
+                    a[k].writes_ps >= opts->hot_factor * co->writes_ps / n;
+   }
+   /* the hot key range: inserts at one end of a ranged key, owned by the hot shard */
+   if (co->hot_shard >= 0 && !co->hashed) {
+      if (co->key_trend > 0 && co->top_shard == co->hot_shard) {
+         co->has_hot_range = true;
+         co->hot_range_shard = co->top_shard;
+         bson_strncpy (co->hot_range_end, "MaxKey", sizeof co->hot_range_end);
+         bson_snprintf (co->hot_range, sizeof co->hot_range, "%s -> %s", co->top_min, co->top_max);
+         bson_strncpy (co->hot_min_json, co->top_min_json, sizeof co->hot_min_json);
+         bson_strncpy (co->hot_max_json, co->top_max_json, sizeof co->hot_max_json);
+      } else if (co->key_trend < 0 && co->bottom_shard == co->hot_shard) {
+         co->has_hot_range = true;
+         co->hot_range_shard = co->bottom_shard;
+         bson_strncpy (co->hot_range_end, "MinKey", sizeof co->hot_range_end);
+         bson_snprintf (co->hot_range, sizeof co->hot_range, "%s -> %s", co->bottom_min, co->bottom_max);
+         bson_strncpy (co->hot_min_json, co->bottom_min_json, sizeof co->hot_min_json);
+         bson_strncpy (co->hot_max_json, co->bottom_max_json, sizeof co->hot_max_json);
+      }
+   }
+}
+
 void
 collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *own_reads, const collect_opts_t *opts)
 {
    bool rates = prev && dt_s > 0;
-   double n = (double) cur->nshards;
 
    cur->rates_valid = rates;
    cur->hot_factor = opts->hot_factor;
@@ -111,7 +208,8 @@ collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *
       const snap_coll_t *pc = rates ? collect_prev_coll (prev, co->ns, i) : NULL;
       double cdt = dt_s;
       bool carry = false;
-      double best = -1;
+      size_t m;
+      const snap_act_t *av;
       /* counters read at their own times (stats_ms): over that span; not read again: the last rates carry on */
       if (pc && (co->stats_ms || pc->stats_ms)) {
          if (!co->stats_ms || !pc->stats_ms)
@@ -128,57 +226,16 @@ collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *
       co->has_hot_range = false;
       co->hot_range[0] = co->hot_min_json[0] = co->hot_max_json[0] = co->hot_range_end[0] = '\0';
       co->hot_range_shard = -1;
-      for (size_t s = 0; s < cur->nshards; s++) {
-         snap_cell_t *cell = &co->cells[s];
-         const snap_cell_t *p = pc && smap[s] >= 0 ? &pc->cells[smap[s]] : NULL;
-         cell->writes_ps = cell->reads_ps = 0;
-         cell->hot = false;
-         if (p && carry) {
-            cell->writes_ps = p->writes_ps;
-            cell->reads_ps = p->reads_ps;
-         } else if (p) {
-            int64_t dw = cell->writes_ops - p->writes_ops;
-            int64_t dr = cell->reads_ops - p->reads_ops - (own_reads ? own_reads[i] : 0);
-            /* a counter that went backwards was reset (shard restart): no rate this time */
-            cell->writes_ps = dw > 0 ? (double) dw / cdt : 0;
-            cell->reads_ps = dr > 0 && cell->reads_ops >= p->reads_ops ? (double) dr / cdt : 0;
-         }
-         co->writes_ps += cell->writes_ps;
-         co->reads_ps += cell->reads_ps;
-         cur->shards[s].writes_ps += cell->writes_ps;
-         cur->shards[s].reads_ps += cell->reads_ps;
+      judge_rates (co, pc, carry, cdt, smap, own_reads ? own_reads[i] : 0);
+      av = snap_coll_acts (co, &m);
+      for (size_t k = 0; k < m; k++) {
+         co->writes_ps += av[k].writes_ps;
+         co->reads_ps += av[k].reads_ps;
+         cur->shards[av[k].shard].writes_ps += av[k].writes_ps;
+         cur->shards[av[k].shard].reads_ps += av[k].reads_ps;
       }
-      /* hot: at least hot_factor x the fair share 1/N of the collection's writes, and above the minimum rate */
-      for (size_t s = 0; rates && n >= 2 && s < cur->nshards; s++) {
-         snap_cell_t *cell = &co->cells[s];
-         if (cell->writes_ps >= opts->hot_min_rate && cell->writes_ps > 0 &&
-             cell->writes_ps >= opts->hot_factor * co->writes_ps / n) {
-            cell->hot = true;
-            cur->shards[s].hot = true;
-            if (cell->writes_ps > best) {
-               best = cell->writes_ps;
-               co->hot_shard = (int) s;
-            }
-         }
-      }
-      /* the hot key range: inserts at one end of a ranged key, owned by the hot shard */
-      if (co->hot_shard >= 0 && !co->hashed) {
-         if (co->key_trend > 0 && co->top_shard == co->hot_shard) {
-            co->has_hot_range = true;
-            co->hot_range_shard = co->top_shard;
-            bson_strncpy (co->hot_range_end, "MaxKey", sizeof co->hot_range_end);
-            bson_snprintf (co->hot_range, sizeof co->hot_range, "%s -> %s", co->top_min, co->top_max);
-            bson_strncpy (co->hot_min_json, co->top_min_json, sizeof co->hot_min_json);
-            bson_strncpy (co->hot_max_json, co->top_max_json, sizeof co->hot_max_json);
-         } else if (co->key_trend < 0 && co->bottom_shard == co->hot_shard) {
-            co->has_hot_range = true;
-            co->hot_range_shard = co->bottom_shard;
-            bson_strncpy (co->hot_range_end, "MinKey", sizeof co->hot_range_end);
-            bson_snprintf (co->hot_range, sizeof co->hot_range, "%s -> %s", co->bottom_min, co->bottom_max);
-            bson_strncpy (co->hot_min_json, co->bottom_min_json, sizeof co->hot_min_json);
-            bson_strncpy (co->hot_max_json, co->bottom_max_json, sizeof co->hot_max_json);
-         }
-      }
+      judge_hot (cur, co, rates, opts);
+      snap_coll_tidy (co);
       judge_balance (cur, co);
    }
    free (smap);
@@ -186,9 +243,11 @@ collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *
    cur->total_chunks = cur->total_jumbo = cur->total_bytes = cur->total_docs = 0;
    cur->total_writes_ps = cur->total_reads_ps = 0;
    for (size_t i = 0; i < cur->ncolls; i++) {
+      size_t n;
+      const snap_cell_t *cv = snap_coll_cells (&cur->colls[i], &n);
       cur->colls[i].docs = 0;
-      for (size_t s = 0; s < cur->nshards; s++)
-         cur->colls[i].docs += cur->colls[i].cells[s].docs;
+      for (size_t k = 0; k < n; k++)
+         cur->colls[i].docs += cv[k].docs;
    }
    for (size_t s = 0; s < cur->nshards; s++) {
       const snap_shard_t *sh = &cur->shards[s];

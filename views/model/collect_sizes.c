@@ -22,53 +22,112 @@ collect_split_ns (const char *ns, char *db, size_t dblen, const char **coll)
    *coll = dot ? dot + 1 : "";
 }
 
+/* Whether co holds exactly the sizes v[0..n) (sorted by shard, none empty). */
+static bool
+same_sizes (const snap_coll_t *co, const snap_cell_t *v, size_t n)
+{
+   size_t m, k = 0;
+   const snap_cell_t *c = snap_coll_cells (co, &m);
+   for (size_t i = 0; i < m; i++) {
+      if (!c[i].data_bytes && !c[i].docs)
+         continue;
+      if (k == n || c[i].shard != v[k].shard || c[i].data_bytes != v[k].data_bytes || c[i].docs != v[k].docs)
+         return false;
+      k++;
+   }
+   return k == n;
+}
+
+static int
+cmp_cell_shard (const void *a, const void *b)
+{
+   const snap_cell_t *x = a, *y = b;
+   return (x->shard > y->shard) - (x->shard < y->shard);
+}
+
+/* Replaces co's sizes and documents with v[0..n) (its chunk counts stay). Leaves co's cells as they are, and shared,
+ * when they already hold those figures. */
+static void
+set_sizes (snap_coll_t *co, snap_cell_t *v, size_t n)
+{
+   size_t m;
+   snap_cell_t *c;
+   qsort (v, n, sizeof *v, cmp_cell_shard);
+   if (same_sizes (co, v, n))
+      return;
+   c = snap_coll_cells_mut (co, &m);
+   for (size_t i = 0; i < m; i++)
+      c[i].data_bytes = c[i].docs = 0;
+   for (size_t i = 0; i < n; i++) {
+      snap_cell_t *x = snap_coll_cell_add (co, v[i].shard);
+      x->data_bytes = v[i].data_bytes;
+      x->docs = v[i].docs;
+   }
+   snap_coll_tidy (co);
+}
+
+/* What the $shardedDataDistribution reply is folded into: the collections it covers, marked as their document
+ * arrives, and one collection's figures while its document is read. */
+typedef struct {
+   snapshot_t *s;
+   const lookup_t *lk;
+   bool *seen;
+   snap_cell_t *v;
+} sdd_ctx_t;
+
 /* One document of the $shardedDataDistribution reply: a collection's owned documents and bytes per shard. */
 static bool
 distribution_doc (void *data, const bson_t *d)
 {
-   reply_ctx_t *rc = data;
+   sdd_ctx_t *rc = data;
    bson_t shards;
    bson_iter_t sh;
-   snap_coll_t *co;
+   size_t n = 0;
    int ci;
    if ((ci = collect_lookup_ns (rc->lk, docget_utf8 (d, "ns", ""))) < 0 ||
        !docget_sub (d, "shards", BSON_TYPE_EOD, &shards) || !bson_iter_init (&sh, &shards))
       return true;
-   co = &rc->s->colls[ci];
-   while (bson_iter_next (&sh)) {
+   while (bson_iter_next (&sh) && n < rc->s->nshards) {
       bson_t e;
-      snap_cell_t *cell;
       int si;
       if (!docget_iter_sub (&sh, BSON_TYPE_DOCUMENT, &e) ||
           (si = collect_lookup_shard (rc->lk, docget_utf8 (&e, "shardName", ""))) < 0)
          continue;
-      cell = &co->cells[si];
-      cell->data_bytes = docget_int (&e, "ownedSizeBytes", 0);
-      cell->docs = docget_int (&e, "numOwnedDocuments", 0);
-      co->data_bytes += cell->data_bytes;
-      rc->s->shards[si].data_bytes += cell->data_bytes;
-      rc->s->shards[si].docs += cell->docs;
+      rc->v[n].shard = si;
+      rc->v[n].chunks = 0;
+      rc->v[n].data_bytes = docget_int (&e, "ownedSizeBytes", 0);
+      rc->v[n].docs = docget_int (&e, "numOwnedDocuments", 0);
+      if (rc->v[n].data_bytes || rc->v[n].docs)
+         n++;
    }
+   set_sizes (&rc->s->colls[ci], rc->v, n);
+   rc->seen[ci] = true;
    return true;
 }
 
 /* Gives the collections not marked moved in metas (every one with all) the sizes and documents of the last good
- * sample, and adds them to the shards' totals. */
+ * sample: an unchanged collection shares the last sample's cells already; one whose chunks were counted again gets
+ * them added (the shards are the same: a sample carries nothing otherwise). */
 static void
 carry_sizes (const collect_t *c, snapshot_t *s, const coll_meta_t *metas, bool all)
 {
    for (size_t i = 0; i < s->ncolls; i++) {
       const snap_coll_t *pc = &c->prev.colls[i];
       snap_coll_t *co = &s->colls[i];
-      if (!all && metas[i].moved)
+      const snap_cell_t *pv;
+      size_t n;
+      if ((!all && metas[i].moved) || co->cells == pc->cells)
          continue;
-      co->data_bytes = pc->data_bytes;
-      for (size_t k = 0; k < s->nshards; k++) {
-         co->cells[k].data_bytes = pc->cells[k].data_bytes;
-         co->cells[k].docs = pc->cells[k].docs;
-         s->shards[k].data_bytes += pc->cells[k].data_bytes;
-         s->shards[k].docs += pc->cells[k].docs;
+      pv = snap_coll_cells (pc, &n);
+      for (size_t k = 0; k < n; k++) {
+         snap_cell_t *x;
+         if (!pv[k].data_bytes && !pv[k].docs)
+            continue;
+         x = snap_coll_cell_add (co, pv[k].shard);
+         x->data_bytes = pv[k].data_bytes;
+         x->docs = pv[k].docs;
       }
+      snap_coll_tidy (co);
    }
 }
 
@@ -85,7 +144,7 @@ collect_sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *l
    bson_t cmd = BSON_INITIALIZER;
    bson_t pipeline, stage, sdd, cursor;
    int major = 0, minor = 0, patch = 0;
-   reply_ctx_t rc = { s, lk, NULL };
+   sdd_ctx_t rc = { s, lk, NULL, NULL };
    bool ok = false;
 
    *used = false;
@@ -129,28 +188,32 @@ collect_sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *l
    bson_append_array_end (&cmd, &pipeline);
    BSON_APPEND_DOCUMENT_BEGIN (&cmd, "cursor", &cursor);
    bson_append_document_end (&cmd, &cursor);
-   if (!collect_run_each (c, "admin", &cmd, distribution_doc, &rc, err)) {
+   rc.seen = collect_calloc (s->ncolls, sizeof *rc.seen);
+   rc.v = collect_calloc (s->nshards, sizeof *rc.v);
+   if (!collect_run_each (c, "admin", &cmd, COLLECT_BATCH_ENTRIES / (int64_t) (s->nshards ? s->nshards : 1),
+                          distribution_doc, &rc, err)) {
       /* 40324 unknown stage, 6789101 not a mongos, ...: this router never will; ask per collection from now on */
       if (!collect_fatal (err)) {
          c->no_sdd = true;
          sh_error_clear (err);
          ok = true;
-         /* a reply that failed part way: forget what it gave, $collStats gives it all */
-         for (size_t i = 0; i < s->ncolls; i++) {
-            s->colls[i].data_bytes = 0;
-            for (size_t k = 0; k < s->nshards; k++)
-               s->colls[i].cells[k].data_bytes = s->colls[i].cells[k].docs = 0;
-         }
-         for (size_t k = 0; k < s->nshards; k++)
-            s->shards[k].data_bytes = s->shards[k].docs = 0;
+         /* a reply that failed part way: forget what it gave (and what was carried), $collStats gives it all */
+         for (size_t i = 0; i < s->ncolls; i++)
+            set_sizes (&s->colls[i], rc.v, 0);
       }
       goto done;
    }
+   /* the collections read that the reply left out hold no data */
+   for (size_t i = 0; i < s->ncolls; i++)
+      if (!rc.seen[i] && (mode == SDD_ALL || metas[i].moved))
+         set_sizes (&s->colls[i], rc.v, 0);
    if (mode == SDD_CHANGED)
       carry_sizes (c, s, metas, false);
    *used = true;
    ok = true;
 done:
+   free (rc.seen);
+   free (rc.v);
    bson_destroy (&cmd);
    return ok;
 }
@@ -167,6 +230,8 @@ collect_sample_coll_stats (collect_t *c, snapshot_t *s, size_t ci, bool storage,
    bson_t *cmd;
    bson_t docs;
    bson_iter_t it;
+   snap_cell_t *sizes = NULL;
+   size_t nsizes = 0;
    bool ok = false;
 
    collect_split_ns (co->ns, db, sizeof db, &coll);
@@ -186,32 +251,45 @@ collect_sample_coll_stats (collect_t *c, snapshot_t *s, size_t ci, bool storage,
    }
    /* a new reading replaces the carried one (a failed one above keeps it, and its rates) */
    co->stats_ms = clock_mono_ms ();
-   for (size_t k = 0; k < s->nshards; k++)
-      co->cells[k].writes_ops = co->cells[k].reads_ops = 0;
+   {
+      size_t m;
+      snap_act_t *a = snap_coll_acts_mut (co, &m);
+      for (size_t k = 0; k < m; k++)
+         a[k].writes_ops = a[k].reads_ops = 0;
+   }
+   sizes = storage ? collect_calloc (s->nshards, sizeof *sizes) : NULL;
    if (bson_iter_init (&it, &docs)) {
       while (bson_iter_next (&it)) {
          bson_t d;
          int si;
-         snap_cell_t *cell;
+         int64_t w, r;
          if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
             continue;
          si = collect_lookup_shard (lk, docget_utf8 (&d, "shard", ""));
          if (si < 0)
             continue;
-         cell = &co->cells[si];
-         cell->writes_ops = docget_int (&d, "latencyStats.writes.ops", 0);
-         cell->reads_ops = docget_int (&d, "latencyStats.reads.ops", 0);
-         if (!storage)
+         w = docget_int (&d, "latencyStats.writes.ops", 0);
+         r = docget_int (&d, "latencyStats.reads.ops", 0);
+         if (w || r) {
+            snap_act_t *a = snap_coll_act_add (co, si);
+            a->writes_ops = w;
+            a->reads_ops = r;
+         }
+         if (!storage || nsizes == s->nshards)
             continue;
-         cell->data_bytes = docget_int (&d, "storageStats.size", 0);
-         cell->docs = docget_int (&d, "storageStats.count", 0);
-         co->data_bytes += cell->data_bytes;
-         s->shards[si].data_bytes += cell->data_bytes;
-         s->shards[si].docs += cell->docs;
+         sizes[nsizes].shard = si;
+         sizes[nsizes].data_bytes = docget_int (&d, "storageStats.size", 0);
+         sizes[nsizes].docs = docget_int (&d, "storageStats.count", 0);
+         if (sizes[nsizes].data_bytes || sizes[nsizes].docs)
+            nsizes++;
       }
    }
+   snap_coll_tidy (co);
+   if (storage)
+      set_sizes (co, sizes, nsizes);
    ok = true;
 done:
+   free (sizes);
    bson_destroy (cmd);
    bson_destroy (&docs);
    return ok;

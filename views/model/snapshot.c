@@ -1,4 +1,5 @@
-/* Snapshot ownership helpers (clear, deep copy) and the number formatting every view shares. */
+/* Snapshot ownership helpers (clear, copy; the shared, reference-counted cell and act arrays of a collection) and the
+ * number formatting every view shares. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +21,348 @@ snap_dup (const void *src, size_t size)
    return p;
 }
 
+/* ---- reference-counted cell and act arrays ---- */
+
+static void *
+vec_at (snap_vec_t *v, size_t i)
+{
+   return (char *) (v + 1) + i * v->elem;
+}
+
+static const void *
+vec_cat (const snap_vec_t *v, size_t i)
+{
+   return (const char *) (v + 1) + i * v->elem;
+}
+
+static snap_vec_t *
+vec_new (size_t elem, size_t cap)
+{
+   snap_vec_t *v;
+   if (cap < 4)
+      cap = 4;
+   v = malloc (sizeof *v + cap * elem);
+   if (!v)
+      abort ();
+   v->refs = 1;
+   v->n = 0;
+   v->cap = cap;
+   v->elem = elem;
+   v->sorted = true;
+   return v;
+}
+
+static void
+vec_unref (snap_vec_t **v)
+{
+   if (*v && --(*v)->refs == 0)
+      free (*v);
+   *v = NULL;
+}
+
+/* *v as its own, with room for extra more elements. */
+static snap_vec_t *
+vec_own (snap_vec_t **v, size_t elem, size_t extra)
+{
+   snap_vec_t *o = *v;
+   if (!o) {
+      *v = vec_new (elem, extra);
+      return *v;
+   }
+   if (o->refs > 1 || o->n + extra > o->cap) {
+      /* a quarter more each time: a collection's cells are built by appending, and snap_coll_tidy trims */
+      size_t cap = o->n + extra > o->cap ? o->n + extra + (o->n + extra) / 4 + 4 : o->cap;
+      snap_vec_t *w = vec_new (elem, cap);
+      memcpy (w + 1, o + 1, o->n * elem);
+      w->n = o->n;
+      w->sorted = o->sorted;
+      if (o->refs > 1)
+         o->refs--;
+      else
+         free (o);
+      *v = w;
+   }
+   return *v;
+}
+
+/* Gives back the room *v (its own) does not use. */
+static void
+vec_trim (snap_vec_t **v)
+{
+   snap_vec_t *w;
+   if ((*v)->cap == (*v)->n)
+      return;
+   w = realloc (*v, sizeof **v + (*v)->n * (*v)->elem);
+   if (!w)
+      abort ();
+   w->cap = w->n;
+   *v = w;
+}
+
+/* Bisection over a sorted array whose elements start with an int32_t shard index. */
+static const void *
+vec_find (const snap_vec_t *v, int sh)
+{
+   size_t lo = 0, hi = v ? v->n : 0;
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      int32_t k = *(const int32_t *) vec_cat (v, mid);
+      if (k == sh)
+         return vec_cat (v, mid);
+      if (k < sh)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   return NULL;
+}
+
+static int
+cmp_shard (const void *a, const void *b)
+{
+   int32_t x = *(const int32_t *) a, y = *(const int32_t *) b;
+   return (x > y) - (x < y);
+}
+
+const snap_cell_t *
+snap_coll_cells (const snap_coll_t *co, size_t *n)
+{
+   *n = co->cells ? co->cells->n : 0;
+   return *n ? vec_cat (co->cells, 0) : NULL;
+}
+
+const snap_act_t *
+snap_coll_acts (const snap_coll_t *co, size_t *n)
+{
+   *n = co->acts ? co->acts->n : 0;
+   return *n ? vec_cat (co->acts, 0) : NULL;
+}
+
+const snap_cell_t *
+snap_coll_cell (const snap_coll_t *co, int sh)
+{
+   return vec_find (co->cells, sh);
+}
+
+const snap_act_t *
+snap_coll_act (const snap_coll_t *co, int sh)
+{
+   return vec_find (co->acts, sh);
+}
+
+int64_t
+snap_coll_chunks_on (const snap_coll_t *co, int sh)
+{
+   const snap_cell_t *c = snap_coll_cell (co, sh);
+   return c ? c->chunks : 0;
+}
+
+bool
+snap_coll_hot_on (const snap_coll_t *co, int sh)
+{
+   const snap_act_t *a = snap_coll_act (co, sh);
+   return a && a->hot;
+}
+
+snap_cell_t *
+snap_coll_cell_add (snap_coll_t *co, int sh)
+{
+   snap_vec_t *v = vec_own (&co->cells, sizeof (snap_cell_t), 1);
+   snap_cell_t *c = vec_at (v, v->n);
+   memset (c, 0, sizeof *c);
+   c->shard = sh;
+   if (v->n && ((snap_cell_t *) vec_at (v, v->n - 1))->shard >= sh)
+      v->sorted = false;
+   v->n++;
+   return c;
+}
+
+snap_act_t *
+snap_coll_act_add (snap_coll_t *co, int sh)
+{
+   snap_vec_t *v = vec_own (&co->acts, sizeof (snap_act_t), 1);
+   snap_act_t *a = vec_at (v, v->n);
+   memset (a, 0, sizeof *a);
+   a->shard = sh;
+   if (v->n && ((snap_act_t *) vec_at (v, v->n - 1))->shard >= sh)
+      v->sorted = false;
+   v->n++;
+   return a;
+}
+
+snap_cell_t *
+snap_coll_cells_mut (snap_coll_t *co, size_t *n)
+{
+   *n = co->cells ? co->cells->n : 0;
+   return *n ? vec_at (vec_own (&co->cells, sizeof (snap_cell_t), 0), 0) : NULL;
+}
+
+snap_act_t *
+snap_coll_acts_mut (snap_coll_t *co, size_t *n)
+{
+   *n = co->acts ? co->acts->n : 0;
+   return *n ? vec_at (vec_own (&co->acts, sizeof (snap_act_t), 0), 0) : NULL;
+}
+
+static bool
+cell_empty (const snap_cell_t *c)
+{
+   return !c->chunks && !c->data_bytes && !c->docs;
+}
+
+static bool
+act_empty (const snap_act_t *a)
+{
+   return !a->jumbo && !a->writes_ops && !a->reads_ops && a->writes_ps == 0 && a->reads_ps == 0 && !a->hot;
+}
+
+/* Whether v (elements of elem bytes) is sorted and holds no empty entry already: then tidying would change nothing,
+ * and a shared array is left shared. */
+static bool
+tidy_already (const snap_vec_t *v, bool (*empty) (const void *))
+{
+   if (!v)
+      return true;
+   if (!v->sorted)
+      return false;
+   for (size_t i = 0; i < v->n; i++)
+      if (empty (vec_cat (v, i)))
+         return false;
+   return true;
+}
+
+static bool
+cell_empty_v (const void *p)
+{
+   return cell_empty (p);
+}
+
+static bool
+act_empty_v (const void *p)
+{
+   return act_empty (p);
+}
+
+static void
+tidy_cells (snap_coll_t *co)
+{
+   size_t n, k = 0;
+   snap_cell_t *c;
+   if (tidy_already (co->cells, cell_empty_v))
+      return;
+   c = snap_coll_cells_mut (co, &n);
+   if (!co->cells->sorted)
+      qsort (c, n, sizeof *c, cmp_shard);
+   for (size_t i = 0; i < n; i++) {
+      if (k && c[k - 1].shard == c[i].shard) {
+         c[k - 1].chunks += c[i].chunks;
+         c[k - 1].data_bytes += c[i].data_bytes;
+         c[k - 1].docs += c[i].docs;
+      } else {
+         c[k++] = c[i];
+      }
+   }
+   n = k;
+   k = 0;
+   for (size_t i = 0; i < n; i++)
+      if (!cell_empty (&c[i]))
+         c[k++] = c[i];
+   co->cells->n = k;
+   co->cells->sorted = true;
+   if (!k)
+      vec_unref (&co->cells);
+   else
+      vec_trim (&co->cells);
+}
+
+static void
+tidy_acts (snap_coll_t *co)
+{
+   size_t n, k = 0;
+   snap_act_t *a;
+   if (tidy_already (co->acts, act_empty_v))
+      return;
+   a = snap_coll_acts_mut (co, &n);
+   if (!co->acts->sorted)
+      qsort (a, n, sizeof *a, cmp_shard);
+   for (size_t i = 0; i < n; i++) {
+      if (k && a[k - 1].shard == a[i].shard) {
+         a[k - 1].jumbo += a[i].jumbo;
+         a[k - 1].writes_ops += a[i].writes_ops;
+         a[k - 1].reads_ops += a[i].reads_ops;
+         a[k - 1].writes_ps += a[i].writes_ps;
+         a[k - 1].reads_ps += a[i].reads_ps;
+         a[k - 1].hot = a[k - 1].hot || a[i].hot;
+      } else {
+         a[k++] = a[i];
+      }
+   }
+   n = k;
+   k = 0;
+   for (size_t i = 0; i < n; i++)
+      if (!act_empty (&a[i]))
+         a[k++] = a[i];
+   co->acts->n = k;
+   co->acts->sorted = true;
+   if (!k)
+      vec_unref (&co->acts);
+   else
+      vec_trim (&co->acts);
+}
+
+void
+snap_coll_tidy (snap_coll_t *co)
+{
+   tidy_cells (co);
+   tidy_acts (co);
+}
+
+void
+snap_coll_drop_cells (snap_coll_t *co)
+{
+   vec_unref (&co->cells);
+}
+
+void
+snap_coll_drop_acts (snap_coll_t *co)
+{
+   vec_unref (&co->acts);
+}
+
+void
+snap_coll_share_cells (snap_coll_t *dst, const snap_coll_t *src)
+{
+   snap_vec_t *v = src->cells;
+   if (v)
+      v->refs++;
+   vec_unref (&dst->cells);
+   dst->cells = v;
+}
+
+void
+snap_coll_share_acts (snap_coll_t *dst, const snap_coll_t *src)
+{
+   snap_vec_t *v = src->acts;
+   if (v)
+      v->refs++;
+   vec_unref (&dst->acts);
+   dst->acts = v;
+}
+
+/* ---- snapshots ---- */
+
 void
 snapshot_destroy (snapshot_t *snap)
 {
-   for (size_t i = 0; i < snap->ncolls; i++)
-      free (snap->colls[i].cells);
+   if (snap->share && --*snap->share > 0) {
+      memset (snap, 0, sizeof *snap); /* another snapshot still uses them */
+      return;
+   }
+   free (snap->share);
+   for (size_t i = 0; i < snap->ncolls; i++) {
+      vec_unref (&snap->colls[i].cells);
+      vec_unref (&snap->colls[i].acts);
+   }
    free (snap->colls);
    free (snap->shards);
    memset (snap, 0, sizeof *snap);
@@ -34,10 +372,28 @@ void
 snapshot_copy (snapshot_t *dst, const snapshot_t *src)
 {
    *dst = *src;
+   dst->share = NULL;
    dst->shards = snap_dup (src->shards, src->nshards * sizeof *src->shards);
    dst->colls = snap_dup (src->colls, src->ncolls * sizeof *src->colls);
-   for (size_t i = 0; i < src->ncolls; i++)
-      dst->colls[i].cells = snap_dup (src->colls[i].cells, src->nshards * sizeof *src->colls[i].cells);
+   for (size_t i = 0; i < src->ncolls; i++) {
+      if (dst->colls[i].cells)
+         dst->colls[i].cells->refs++;
+      if (dst->colls[i].acts)
+         dst->colls[i].acts->refs++;
+   }
+}
+
+void
+snapshot_share (snapshot_t *dst, snapshot_t *src)
+{
+   if (!src->share) {
+      src->share = malloc (sizeof *src->share);
+      if (!src->share)
+         abort ();
+      *src->share = 1;
+   }
+   ++*src->share;
+   *dst = *src;
 }
 
 int

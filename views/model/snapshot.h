@@ -1,7 +1,7 @@
 /* The dashboard's snapshot: pure data that the collector (views/model/collect.c) fills from one refresh and the views
  * borrow to draw. No driver types here: strings are already formatted (display text and relaxed Extended JSON),
- * numbers are already rates. Memory grows with shards x collections (plus a bounded event list), never with the
- * number of chunks. */
+ * numbers are already rates. Memory grows with the (shard, collection) pairs that hold something (plus a bounded
+ * event list), never with shards x collections nor with the number of chunks. */
 #ifndef SHARDSH_SNAPSHOT_H
 #define SHARDSH_SNAPSHOT_H
 
@@ -16,19 +16,37 @@
 #define SNAP_MIGRATIONS 16 /* in-flight migrations described (the count is exact beyond it) */
 #define SNAP_OPS 8         /* long operations described (the count is exact beyond it) */
 
-/* One shard's share of one collection. */
+/* One shard's share of one collection: what it holds. A collection has one only for the shards holding some of its
+ * chunks or data (a collection on 3 of 1,000 shards has 3), sorted by shard; 24 bytes, so a million of them fit. */
 typedef struct {
-   int64_t chunks;      /* chunks of the collection on this shard (server-side $group) */
-   int64_t jumbo;       /* of which flagged jumbo */
-   int64_t out_of_zone; /* chunks in a zone range whose zone this shard is not in */
-   int64_t data_bytes;  /* $shardedDataDistribution ownedSizeBytes (6.0.3+), else $collStats storageStats.size */
-   int64_t docs;        /* numOwnedDocuments, else storageStats.count */
-   int64_t writes_ops;  /* cumulative latencyStats.writes.ops (the counter the rate comes from) */
-   int64_t reads_ops;   /* cumulative latencyStats.reads.ops */
-   double writes_ps;    /* writes per second since the previous sample */
-   double reads_ps;     /* reads per second since the previous sample */
-   bool hot;            /* takes >= hot_factor x its fair share of the collection's writes, above the minimum */
+   int32_t shard;      /* index in the snapshot's shards */
+   int32_t chunks;     /* chunks of the collection on this shard (server-side $group) */
+   int64_t data_bytes; /* $shardedDataDistribution ownedSizeBytes (6.0.3+), else $collStats storageStats.size */
+   int64_t docs;       /* numOwnedDocuments, else storageStats.count */
 } snap_cell_t;
+
+/* What happens on one shard for one collection: only where something does (jumbo chunks, op counters above zero, a
+ * rate, the hot flag), sorted by shard. */
+typedef struct {
+   int32_t shard;      /* index in the snapshot's shards */
+   int32_t jumbo;      /* chunks flagged jumbo */
+   int64_t writes_ops; /* cumulative latencyStats.writes.ops (the counter the rate comes from) */
+   int64_t reads_ops;  /* cumulative latencyStats.reads.ops */
+   double writes_ps;   /* writes per second since the previous sample */
+   double reads_ps;    /* reads per second since the previous sample */
+   bool hot;           /* takes >= hot_factor x its fair share of the collection's writes, above the minimum */
+} snap_act_t;
+
+/* A reference-counted array of cells or acts: copies of a snapshot share them (snapshot_copy), and the collector
+ * shares an unchanged collection's with the last sample, so what does not change is held once. Read through
+ * snap_coll_cells / snap_coll_acts; the elements follow the header. */
+typedef struct {
+   int refs;    /* snapshots sharing it */
+   size_t n;    /* elements in use */
+   size_t cap;  /* elements allocated */
+   size_t elem; /* bytes per element */
+   bool sorted; /* by shard, without duplicates (snap_coll_tidy) */
+} snap_vec_t;
 
 typedef enum {
    SNAP_BAL_UNKNOWN = 0, /* not enough data (no chunks, one shard) */
@@ -49,8 +67,9 @@ typedef struct {
    int64_t docs;             /* total documents */
    double writes_ps;         /* total writes per second */
    double reads_ps;
-   snap_cell_t *cells;                /* one per snapshot shard, in the snapshot's shard order; owned */
-   int64_t range_bytes;               /* the collection's chunk (range) size: its own, else the cluster's */
+   snap_vec_t *cells;   /* snap_cell_t: the shards holding some of it (snap_coll_cells); shared, NULL when none */
+   snap_vec_t *acts;    /* snap_act_t: the shards with something happening (snap_coll_acts); shared, NULL when none */
+   int64_t range_bytes; /* the collection's chunk (range) size: its own, else the cluster's */
    snap_balance_t balance;            /* judged by the server's policy for its version */
    char balance_why[SNAP_TEXT];       /* "chunk difference 5 >= 4", "data difference 410 MB >= 384 MB" */
    int hot_shard;                     /* index of the hottest hot shard, -1 when none */
@@ -178,10 +197,11 @@ typedef struct {
    double hot_min_rate;
    bool stale;            /* the last refresh failed: the numbers are from sampled_at_ms */
    char error[SNAP_TEXT]; /* why, when stale */
-   snap_shard_t *shards;  /* owned */
+   snap_shard_t *shards;  /* owned, or shared through share */
    size_t nshards;
-   snap_coll_t *colls; /* owned */
+   snap_coll_t *colls; /* owned, or shared through share */
    size_t ncolls;
+   int *share; /* NULL: shards and colls are this snapshot's own; else how many snapshots share them (read-only) */
    snap_event_t events[SNAP_EVENTS]; /* newest first */
    size_t nevents;
    snap_migration_t migs[SNAP_MIGRATIONS]; /* the first of balancer.migrations */
@@ -234,13 +254,81 @@ typedef struct {
 char *
 snap_fmt_op (const snap_op_t *o, char *buf, size_t len);
 
-/* Frees what snap owns and zeroes it (safe on a zeroed snapshot). */
+/* Frees what snap owns and zeroes it (safe on a zeroed snapshot); shared cells and acts lose one reference. */
 void
 snapshot_destroy (snapshot_t *snap);
 
-/* Deep-copies src into dst (dst is overwritten, not freed first). */
+/* Copies src into dst (dst is overwritten, not freed first): shards and collections are copied, their cells and acts
+ * shared (one more reference each; nothing writes to a shared array, see snap_coll_cell_add). */
 void
 snapshot_copy (snapshot_t *dst, const snapshot_t *src);
+
+/* ---- a collection's cells and acts ---- */
+
+/* co's cells (*n of them), sorted by shard once tidied; NULL when none. Borrowed from co. */
+const snap_cell_t *
+snap_coll_cells (const snap_coll_t *co, size_t *n);
+
+/* co's acts (*n of them), sorted by shard once tidied; NULL when none. Borrowed from co. */
+const snap_act_t *
+snap_coll_acts (const snap_coll_t *co, size_t *n);
+
+/* The cell of shard index sh in co (tidied), or NULL when the shard holds none of it. Borrowed. */
+const snap_cell_t *
+snap_coll_cell (const snap_coll_t *co, int sh);
+
+/* The act of shard index sh in co (tidied), or NULL. Borrowed. */
+const snap_act_t *
+snap_coll_act (const snap_coll_t *co, int sh);
+
+/* Chunks of co on shard index sh (0 when none). */
+int64_t
+snap_coll_chunks_on (const snap_coll_t *co, int sh);
+
+/* Whether shard index sh is hot for co. */
+bool
+snap_coll_hot_on (const snap_coll_t *co, int sh);
+
+/* Appends a zeroed cell (act) for shard index sh to co and returns it, valid until the next change to co. The array
+ * is co's own afterwards (copied first when shared), and unsorted until snap_coll_tidy, which merges entries of the
+ * same shard by adding them up; several sources can each append their part. */
+snap_cell_t *
+snap_coll_cell_add (snap_coll_t *co, int sh);
+
+snap_act_t *
+snap_coll_act_add (snap_coll_t *co, int sh);
+
+/* co's cells (acts) to write in place: its own (copied first when shared); NULL when none. Borrowed. */
+snap_cell_t *
+snap_coll_cells_mut (snap_coll_t *co, size_t *n);
+
+snap_act_t *
+snap_coll_acts_mut (snap_coll_t *co, size_t *n);
+
+/* Sorts co's cells and acts by shard, merges entries of one shard (adding them up, hot when either is) and drops the
+ * empty ones (a cell without chunks, bytes or documents; an act with nothing in it). */
+void
+snap_coll_tidy (snap_coll_t *co);
+
+/* Drops co's cells (acts): one reference less. */
+void
+snap_coll_drop_cells (snap_coll_t *co);
+
+void
+snap_coll_drop_acts (snap_coll_t *co);
+
+/* Makes dst share src's cells (acts) instead of its own (one reference more). */
+void
+snap_coll_share_cells (snap_coll_t *dst, const snap_coll_t *src);
+
+void
+snap_coll_share_acts (snap_coll_t *dst, const snap_coll_t *src);
+
+/* Makes dst (overwritten, not freed first) a read-only view of src: the same shards and collections, shared by a
+ * reference count instead of copied (src then shares them too). Neither may change its shards or collections
+ * afterwards (the scalar fields are each one's own); each is freed with snapshot_destroy. */
+void
+snapshot_share (snapshot_t *dst, snapshot_t *src);
 
 /* Index of shard name in snap, or -1. */
 int

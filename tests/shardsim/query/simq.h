@@ -105,8 +105,9 @@ simq_upsert_seed (const bson_t *query, bson_t *out);
 /* What the aggregation engine asks of its caller. Every callback may be NULL. */
 typedef struct {
    void *ud;
-   /* For $lookup: the documents of collection coll in the pipeline's database; borrowed. Return false if absent
-    * (then the lookup sees an empty collection). */
+   /* For $lookup: the documents of collection coll in the pipeline's database; borrowed, and unchanged while the
+    * pipeline runs (a pipeline's $lookup stages keep an index of them). Return false if absent (then the lookup sees
+    * an empty collection). */
    bool (*collection) (void *ud, const char *coll, const simq_docs_t **docs);
    /* For stages the engine does not implement itself ($collStats, $shardedDataDistribution, $currentOp,
     * $listClusterCatalog, ...). Return 1 when handled (out filled from in), 0 when the stage is unknown (the engine

@@ -684,10 +684,11 @@ simq_stage_sort_by_count (const bson_value_t *arg, const simq_docs_t *in, const 
 
 /* ---- the pipeline ---- */
 
-/* Runs one stage over in (the runner's own documents: a stage may take them, leaving in empty) into out. */
+/* Runs one stage other than $sort (simq_run_stages' own) over in, which it only reads, into out. */
 static bool
 simq_run_stage (const char *name, const bson_t *stage, const bson_value_t *arg, bool first, simq_docs_t *in,
-                const simq_env_t *env, simq_var_t *vars, simq_docs_t *out, bson_error_t *error)
+                const simq_env_t *env, simq_var_t *vars, simq_lookup_cache_t **cache, simq_docs_t *out,
+                bson_error_t *error)
 {
    if (strcmp (name, "$match") == 0) {
       return simq_stage_match (arg, in, env, vars, out, error);
@@ -704,19 +705,6 @@ simq_run_stage (const char *name, const bson_t *stage, const bson_value_t *arg, 
    if (strcmp (name, "$group") == 0) {
       return simq_stage_group (arg, in, env, vars, out, error);
    }
-   if (strcmp (name, "$sort") == 0) {
-      bson_t spec;
-      if (arg->value_type != BSON_TYPE_DOCUMENT || !simq_value_as_doc (arg, &spec)) {
-         return simq_fail (error, 15973, "the $sort key specification must be an object");
-      }
-      if (bson_count_keys (&spec) == 0) {
-         return simq_fail (error, 15976, "$sort stage must have at least one sort key");
-      }
-      /* the runner owns its documents: they move to out in their new order instead of being copied */
-      *out = *in;
-      simq_docs_init (in);
-      return simq_sort (out, &spec, error);
-   }
    if (strcmp (name, "$limit") == 0 || strcmp (name, "$skip") == 0) {
       return simq_stage_limit_skip (name[1] == 'l', arg, in, out, error);
    }
@@ -724,7 +712,7 @@ simq_run_stage (const char *name, const bson_t *stage, const bson_value_t *arg, 
       return simq_stage_unwind (arg, in, out, error);
    }
    if (strcmp (name, "$lookup") == 0) {
-      return simq_stage_lookup (arg, in, env, vars, out, error);
+      return simq_stage_lookup (arg, in, env, vars, cache, out, error);
    }
    if (strcmp (name, "$unionWith") == 0) {
       return simq_stage_union_with (arg, in, env, vars, out, error);
@@ -762,25 +750,89 @@ simq_run_stage (const char *name, const bson_t *stage, const bson_value_t *arg, 
    return simq_fail (error, 40324, "Unrecognized pipeline stage name: '%s'", name);
 }
 
-/* Runs pipeline over the documents of *input, which it takes (input is left empty). */
-bool
-simq_run_pipeline_taking (simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
-                          simq_docs_t *out, bson_error_t *error)
+/* $sort's specification document from its argument (borrowed), or the server's error. */
+static bool
+simq_sort_spec_of (const bson_value_t *arg, bson_t *spec, bson_error_t *error)
 {
-   simq_docs_t cur = *input, next;
-   bson_iter_t it;
+   if (arg->value_type != BSON_TYPE_DOCUMENT || !simq_value_as_doc (arg, spec)) {
+      return simq_fail (error, 15973, "the $sort key specification must be an object");
+   }
+   if (bson_count_keys (spec) == 0) {
+      return simq_fail (error, 15976, "$sort stage must have at least one sort key");
+   }
+   return true;
+}
+
+/* True when elem (the pipeline element after a $sort) is a valid { $limit: n }, with n (capped at SIZE_MAX) in *k;
+ * otherwise the element runs as a stage of its own and reports its own error. */
+static bool
+simq_limit_of (bson_iter_t *elem, size_t *k)
+{
+   bson_t stage;
+   bson_iter_t si;
+   int64_t n;
+   if (!BSON_ITER_HOLDS_DOCUMENT (elem) || !simq_value_as_doc (bson_iter_value (elem), &stage) ||
+       bson_count_keys (&stage) != 1 || !bson_iter_init (&si, &stage) || !bson_iter_next (&si) ||
+       strcmp (bson_iter_key (&si), "$limit") != 0 || !simq_is_integral_number (bson_iter_value (&si), &n) || n <= 0) {
+      return false;
+   }
+   *k = (uint64_t) n > (uint64_t) SIZE_MAX ? SIZE_MAX : (size_t) n;
+   return true;
+}
+
+/* $sort over in into out; with limit (from a $limit right after it), only the first limit documents, chosen by
+ * simq_sort_top without ordering the rest (the server's top-k sort). Documents that are the runner's own (!borrowed)
+ * move to out, the rest of in is freed by the caller; borrowed ones are copied. */
+static bool
+simq_stage_sort (const bson_t *spec, bool has_limit, size_t limit, simq_docs_t *in, bool borrowed, simq_docs_t *out,
+                 bson_error_t *error)
+{
+   size_t *order, n;
+   if (!has_limit) {
+      if (borrowed) {
+         for (size_t i = 0; i < in->n; i++) {
+            simq_docs_push_copy (out, in->v[i]);
+         }
+      } else {
+         *out = *in;
+         simq_docs_init (in);
+      }
+      return simq_sort (out, spec, error);
+   }
+   if (!simq_sort_top (in, spec, limit, &order, &n, error)) {
+      return false;
+   }
+   for (size_t i = 0; i < n; i++) {
+      if (borrowed) {
+         simq_docs_push_copy (out, in->v[order[i]]);
+      } else {
+         simq_docs_push_owned (out, in->v[order[i]]);
+         in->v[order[i]] = NULL; /* bson_destroy (NULL) is a no-op when the caller clears in */
+      }
+   }
+   bson_free (order);
+   return true;
+}
+
+/* Runs the stages left in the pipeline after *it over *cur into out. cur holds the runner's own documents (freed
+ * here), except when borrowed: then they are the caller's, read in place by the first stage (which copies only what
+ * it outputs: a $match its matches, a $group nothing, a $sort + $limit its first documents) and never freed here. */
+static bool
+simq_run_stages (simq_docs_t *cur, bool borrowed, bson_iter_t *it, const simq_env_t *env, simq_var_t *vars,
+                 simq_docs_t *out, bson_error_t *error)
+{
+   simq_docs_t next;
+   simq_lookup_cache_t *cache = NULL;
    bool ok = false, first = true;
 
-   simq_docs_init (input);
    simq_docs_init (&next);
-   if (!bson_iter_init (&it, pipeline)) {
-      simq_fail (error, 14, "'pipeline' option must be specified as an array");
-      goto cleanup;
-   }
-   while (bson_iter_next (&it)) {
-      bson_t stage;
-      bson_iter_t si;
-      if (!BSON_ITER_HOLDS_DOCUMENT (&it) || !simq_value_as_doc (bson_iter_value (&it), &stage)) {
+   while (bson_iter_next (it)) {
+      bson_t stage, spec;
+      bson_iter_t si, after = *it;
+      const bson_value_t *arg;
+      size_t limit = 0;
+      bool has_limit;
+      if (!BSON_ITER_HOLDS_DOCUMENT (it) || !simq_value_as_doc (bson_iter_value (it), &stage)) {
          simq_fail (error, 14, "Each element of the 'pipeline' array must be an object");
          goto cleanup;
       }
@@ -790,43 +842,83 @@ simq_run_pipeline_taking (simq_docs_t *input, const bson_t *pipeline, const simq
       }
       bson_iter_init (&si, &stage);
       bson_iter_next (&si);
+      arg = bson_iter_value (&si);
       if (simq_interrupted (env, 0, error)) {
          goto cleanup;
       }
-      if (!simq_run_stage (bson_iter_key (&si), &stage, bson_iter_value (&si), first, &cur, env, vars, &next, error)) {
+      if (strcmp (bson_iter_key (&si), "$sort") == 0) {
+         if (!simq_sort_spec_of (arg, &spec, error)) {
+            goto cleanup;
+         }
+         has_limit = bson_iter_next (&after) && simq_limit_of (&after, &limit);
+         if (!simq_stage_sort (&spec, has_limit, limit, cur, borrowed, &next, error)) {
+            goto cleanup;
+         }
+         if (has_limit) {
+            *it = after; /* the $limit is done */
+         }
+      } else if (!simq_run_stage (bson_iter_key (&si), &stage, arg, first, cur, env, vars, &cache, &next, error)) {
          goto cleanup;
       }
       first = false;
-      simq_docs_clear (&cur);
-      cur = next;
+      if (borrowed) {
+         simq_docs_init (cur);
+         borrowed = false;
+      } else {
+         simq_docs_clear (cur);
+      }
+      *cur = next;
       simq_docs_init (&next);
    }
-   for (size_t i = 0; i < cur.n; i++) {
-      simq_docs_push_owned (out, cur.v[i]);
-      cur.v[i] = NULL;
+   for (size_t i = 0; i < cur->n; i++) {
+      if (borrowed) {
+         simq_docs_push_copy (out, cur->v[i]);
+      } else {
+         simq_docs_push_owned (out, cur->v[i]);
+         cur->v[i] = NULL;
+      }
    }
-   cur.n = 0;
+   cur->n = 0;
    ok = true;
 cleanup:
-   simq_docs_clear (&cur);
+   if (borrowed) {
+      simq_docs_init (cur);
+   } else {
+      simq_docs_clear (cur);
+   }
    simq_docs_clear (&next);
+   simq_lookup_cache_free (cache);
    return ok;
 }
 
+/* Runs pipeline over the documents of *input, which it takes (input is left empty). */
+bool
+simq_run_pipeline_taking (simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
+                          simq_docs_t *out, bson_error_t *error)
+{
+   simq_docs_t cur = *input;
+   bson_iter_t it;
+
+   simq_docs_init (input);
+   if (!bson_iter_init (&it, pipeline)) {
+      simq_docs_clear (&cur);
+      return simq_fail (error, 14, "'pipeline' option must be specified as an array");
+   }
+   return simq_run_stages (&cur, false, &it, env, vars, out, error);
+}
+
+/* Runs pipeline over the documents of input, which stay the caller's: the first stage reads them in place. */
 bool
 simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
                    simq_docs_t *out, bson_error_t *error)
 {
-   simq_docs_t cur;
-   simq_docs_init (&cur);
-   for (size_t i = 0; i < input->n; i++) {
-      if (simq_interrupted (env, i, error)) {
-         simq_docs_clear (&cur);
-         return false;
-      }
-      simq_docs_push_copy (&cur, input->v[i]);
+   simq_docs_t view = *input; /* a borrowed view: simq_run_stages neither frees nor changes the caller's array */
+   bson_iter_t it;
+
+   if (!bson_iter_init (&it, pipeline)) {
+      return simq_fail (error, 14, "'pipeline' option must be specified as an array");
    }
-   return simq_run_pipeline_taking (&cur, pipeline, env, vars, out, error);
+   return simq_run_stages (&view, true, &it, env, vars, out, error);
 }
 
 bool

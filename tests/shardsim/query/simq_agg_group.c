@@ -275,6 +275,7 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
    bson_t spec;
    bson_iter_t it;
    bson_value_t id_expr;
+   const char *id_field = NULL; /* _id is "$<id_field>", a top-level field */
    bool have_id = false, ok = false;
    simq_acc_spec_t *accs = NULL;
    size_t naccs = 0;
@@ -304,6 +305,12 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
       simq_fail (error, 15955, "a group specification must include an _id");
       goto cleanup;
    }
+   /* _id "$field" on a top-level field: its value read in place (missing: null), copied only for a new group */
+   if (id_expr.value_type == BSON_TYPE_UTF8 && id_expr.value.v_utf8.str[0] == '$' &&
+       id_expr.value.v_utf8.str[1] != '$' && id_expr.value.v_utf8.str[1] != '\0' &&
+       !strchr (id_expr.value.v_utf8.str, '.') && strlen (id_expr.value.v_utf8.str) == id_expr.value.v_utf8.len) {
+      id_field = id_expr.value.v_utf8.str + 1;
+   }
 
    for (size_t d = 0; d < in->n; d++) {
       simq_ectx_t ctx;
@@ -313,7 +320,12 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
          goto cleanup;
       }
       simq_ectx_for (in->v[d], env, vars, &ctx);
-      if (!simq_eval (&id_expr, &ctx, &key, error)) {
+      if (id_field) {
+         if (!simq_get_path (in->v[d], id_field, &key)) {
+            memset (&key, 0, sizeof key);
+            key.value_type = BSON_TYPE_NULL;
+         }
+      } else if (!simq_eval (&id_expr, &ctx, &key, error)) {
          goto cleanup;
       }
       if (simq_value_missing (&key)) {
@@ -334,14 +346,18 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
          }
          g = &groups[ngroups++];
          simq_htab_add (&index, h, (uintptr_t) ngroups);
-         g->key = key;
+         if (id_field) {
+            simq_value_copy (&key, &g->key);
+         } else {
+            g->key = key;
+         }
          /* simq_acc_t holds a bson_t, which libbson declares 128-byte aligned: malloc gives only 16 */
          g->accs = bson_aligned_alloc0 (BSON_ALIGNOF (simq_acc_t), (naccs + 1) * sizeof (simq_acc_t));
          for (size_t a = 0; a < naccs; a++) {
             simq_value_set_missing (&g->accs[a].value);
             bson_init (&g->accs[a].list);
          }
-      } else {
+      } else if (!id_field) {
          simq_value_destroy (&key);
       }
       for (size_t a = 0; a < naccs; a++) {

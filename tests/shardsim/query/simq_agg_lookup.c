@@ -26,6 +26,21 @@ typedef struct {
    bool built;
 } simq_lookup_index_t;
 
+/* The indexes the $lookup stages of one pipeline built, for its later $lookup stages on the same foreign documents
+ * and field (sh.status's aggregate has two on config.chunks by uuid): an index is built once per pipeline, as the
+ * server's lives with its collection. The foreign documents are the env's, unchanged while the pipeline runs. */
+#define SIMQ_LOOKUP_CACHED 4
+struct simq_lookup_cache {
+   struct {
+      const simq_docs_t *docs;
+      bson_t **v;
+      size_t n;
+      char *field;
+      simq_lookup_index_t ix;
+   } e[SIMQ_LOOKUP_CACHED];
+   size_t n;
+};
+
 static void
 simq_size_push (size_t **v, size_t *n, size_t *cap, size_t x)
 {
@@ -101,6 +116,46 @@ simq_lookup_index_destroy (simq_lookup_index_t *ix)
    bson_free (ix->arrays);
 }
 
+void
+simq_lookup_cache_free (simq_lookup_cache_t *cache)
+{
+   for (size_t i = 0; cache && i < cache->n; i++) {
+      simq_lookup_index_destroy (&cache->e[i].ix);
+      bson_free (cache->e[i].field);
+   }
+   bson_free (cache);
+}
+
+/* The index of foreign_docs on field: *cache's (created on first use) when it has it or room for it, else local. */
+static simq_lookup_index_t *
+simq_lookup_cached (simq_lookup_cache_t **cache, const simq_docs_t *foreign_docs, const char *field,
+                    simq_lookup_index_t *local)
+{
+   simq_lookup_cache_t *c;
+   if (!cache) {
+      return local;
+   }
+   if (!*cache) {
+      *cache = bson_malloc0 (sizeof **cache);
+   }
+   c = *cache;
+   for (size_t i = 0; i < c->n; i++) {
+      if (c->e[i].docs == foreign_docs && c->e[i].v == foreign_docs->v && c->e[i].n == foreign_docs->n &&
+          strcmp (c->e[i].field, field) == 0) {
+         return &c->e[i].ix;
+      }
+   }
+   if (c->n == SIMQ_LOOKUP_CACHED) {
+      return local;
+   }
+   c->e[c->n].docs = foreign_docs;
+   c->e[c->n].v = foreign_docs->v;
+   c->e[c->n].n = foreign_docs->n;
+   c->e[c->n].field = bson_strdup (field);
+   c->e[c->n].ix = (simq_lookup_index_t){ .built = false };
+   return &c->e[c->n++].ix;
+}
+
 static int
 simq_size_cmp (const void *a, const void *b)
 {
@@ -109,7 +164,8 @@ simq_size_cmp (const void *a, const void *b)
 }
 
 /* The foreign documents equal to one of the values of list (an $in array of non-null values) on field, in the
- * foreign collection's order, appended to matched. filter is the same condition, for the documents holding arrays. */
+ * foreign collection's order, appended to matched (a view: the pointers are foreign_docs' own). filter is the same
+ * condition, for the documents holding arrays. */
 static bool
 simq_lookup_indexed (simq_lookup_index_t *ix, const simq_docs_t *foreign_docs, const char *foreign, const bson_t *list,
                      const bson_t *filter, simq_docs_t *matched, bson_error_t *error)
@@ -137,7 +193,7 @@ simq_lookup_indexed (simq_lookup_index_t *ix, const simq_docs_t *foreign_docs, c
    }
    for (size_t h = 0; ok && h < nhits; h++) {
       if (h == 0 || hits[h] != hits[h - 1]) {
-         simq_docs_push_copy (matched, foreign_docs->v[hits[h]]);
+         simq_docs_push_owned (matched, foreign_docs->v[hits[h]]); /* borrowed: matched is a view */
       }
    }
    bson_free (hits);
@@ -145,7 +201,8 @@ simq_lookup_indexed (simq_lookup_index_t *ix, const simq_docs_t *foreign_docs, c
 }
 
 /* The documents of foreign_docs whose foreign field equals one of the values doc's local field reaches (null when it
- * reaches none), copied into matched; through ix (built on first use) when indexable and every value is plain. */
+ * reaches none), appended to matched as a view (foreign_docs' own pointers: release matched with bson_free
+ * (matched->v), never simq_docs_clear); through ix (built on first use) when indexable and every value is plain. */
 static bool
 simq_lookup_local_matches (const bson_t *doc, const char *local, const char *foreign, const simq_docs_t *foreign_docs,
                            bool indexable, simq_lookup_index_t *ix, simq_docs_t *matched, bson_error_t *error)
@@ -186,7 +243,7 @@ simq_lookup_local_matches (const bson_t *doc, const char *local, const char *for
          bool m;
          ok = simq_match (foreign_docs->v[f], &filter, &m, error);
          if (ok && m) {
-            simq_docs_push_copy (matched, foreign_docs->v[f]);
+            simq_docs_push_owned (matched, foreign_docs->v[f]); /* borrowed: matched is a view */
          }
       }
    }
@@ -216,7 +273,7 @@ simq_lookup_bind_let (const bson_value_t *let, const simq_ectx_t *ctx, simq_var_
 
 bool
 simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
-                   simq_docs_t *out, bson_error_t *error)
+                   simq_lookup_cache_t **cache, simq_docs_t *out, bson_error_t *error)
 {
    bson_t spec, pipeline;
    bson_iter_t it;
@@ -226,7 +283,7 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
    bool have_pipeline = false;
    const simq_docs_t *foreign_docs = NULL;
    simq_docs_t empty;
-   simq_lookup_index_t ix = { .built = false };
+   simq_lookup_index_t own = { .built = false }, *ix;
    bool indexable;
 
    simq_docs_init (&empty);
@@ -297,9 +354,10 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
    }
    /* a top-level foreignField over more than a handful of documents: index it once */
    indexable = local && foreign && !strchr (foreign, '.') && foreign_docs->n > 16;
+   ix = indexable ? simq_lookup_cached (cache, foreign_docs, foreign, &own) : &own;
 
    for (size_t i = 0; i < in->n; i++) {
-      simq_docs_t matched, piped;
+      simq_docs_t matched, piped; /* matched: a view of foreign_docs (borrowed pointers) */
       const simq_docs_t *result = &matched;
       bson_t arr = BSON_INITIALIZER, next;
       bson_value_t arrv;
@@ -311,18 +369,16 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
       simq_docs_init (&piped);
       simq_ectx_for (in->v[i], env, vars, &ctx);
       if (local) {
-         ok = simq_lookup_local_matches (in->v[i], local, foreign, foreign_docs, indexable, &ix, &matched, error);
+         ok = simq_lookup_local_matches (in->v[i], local, foreign, foreign_docs, indexable, ix, &matched, error);
       } else {
-         for (size_t f = 0; f < foreign_docs->n; f++) {
-            simq_docs_push_copy (&matched, foreign_docs->v[f]);
-         }
+         result = foreign_docs;
       }
       if (ok && have_pipeline) {
          if (let) {
             ok = simq_lookup_bind_let (let, &ctx, &head, error);
          }
-         if (ok) {
-            ok = simq_run_pipeline_taking (&matched, &pipeline, env, head, &piped, error);
+         if (ok) { /* the sub-pipeline's first stage reads the matches in place (simq_run_pipeline) */
+            ok = simq_run_pipeline (result, &pipeline, env, head, &piped, error);
             result = &piped;
          }
       }
@@ -347,14 +403,14 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
          bson_destroy (&next);
       }
       bson_destroy (&arr);
-      simq_docs_clear (&matched);
+      bson_free (matched.v); /* a view of foreign_docs: the documents are not matched's */
       simq_docs_clear (&piped);
       if (!ok) {
-         simq_lookup_index_destroy (&ix);
+         simq_lookup_index_destroy (&own);
          return false;
       }
    }
-   simq_lookup_index_destroy (&ix);
+   simq_lookup_index_destroy (&own);
    return true;
 }
 

@@ -131,6 +131,12 @@ bool
 simq_project_ex (const bson_t *doc, const bson_t *projection, bool find_syntax, const simq_ectx_t *ctx, bson_t *out,
                  bson_error_t *error);
 
+/* The first k documents of docs (borrowed, left as they are) in the order simq_sort would give them, as positions
+ * in docs: *order (caller frees with bson_free) receives min (k, docs->n) of them. The same specification checks
+ * and errors as simq_sort. A bounded heap: O(n log k) comparisons, and no document is copied or moved. */
+bool
+simq_sort_top (const simq_docs_t *docs, const bson_t *sort, size_t k, size_t **order, size_t *n, bson_error_t *error);
+
 /* A 64-bit PRNG step (xorshift64*), for $sample. */
 uint64_t
 simq_rand_next (uint64_t *state);
@@ -156,16 +162,26 @@ bool
 simq_run_pipeline_taking (simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
                           simq_docs_t *out, bson_error_t *error);
 
-/* Runs pipeline over a copy of the documents of input (borrowed) into out (owned by the caller). */
+/* Runs pipeline over the documents of input (borrowed, left as they are) into out (owned by the caller). Nothing is
+ * copied up front: the first stage reads input in place, so a $match copies only its matches, a $group or $count
+ * nothing, and a $sort followed by $limit only its first documents (simq_sort_top). */
 bool
 simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
                    simq_docs_t *out, bson_error_t *error);
 
+/* The foreign-field indexes one pipeline's $lookup stages share (simq_agg_lookup.c); NULL until the first. */
+typedef struct simq_lookup_cache simq_lookup_cache_t;
+
+/* Frees a cache and its indexes (NULL is fine). */
+void
+simq_lookup_cache_free (simq_lookup_cache_t *cache);
+
 /* $lookup (simq_agg_lookup.c): each document of in with the matching foreign documents as an array, into out
- * (owned by the caller). */
+ * (owned by the caller). *cache (the running pipeline's, may be NULL; cache itself may be NULL for none) keeps the
+ * index of the foreign collection for the pipeline's later $lookup stages on it. */
 bool
 simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
-                   simq_docs_t *out, bson_error_t *error);
+                   simq_lookup_cache_t **cache, simq_docs_t *out, bson_error_t *error);
 
 /* $unionWith: "coll" or { coll, pipeline }: the input, then the documents of coll (in the pipeline's database) run
  * through pipeline. */

@@ -316,7 +316,8 @@ simq_project_computed (const simq_pnode_t *node, const char *base, const bson_t 
                        bson_t *out, bson_error_t *error)
 {
    for (const simq_pnode_t *c = node->children; c; c = c->next) {
-      char *path = base ? bson_strdup_printf ("%s.%s", base, c->name) : bson_strdup (c->name);
+      char *joined = base ? bson_strdup_printf ("%s.%s", base, c->name) : NULL;
+      const char *path = joined ? joined : c->name;
       bool ok = true;
       if (c->kind == SIMQ_P_EXPR || c->kind == SIMQ_P_ELEMMATCH) {
          bson_value_t v;
@@ -367,7 +368,7 @@ simq_project_computed (const simq_pnode_t *node, const char *base, const bson_t 
       } else if (c->kind == SIMQ_P_SUB) {
          ok = simq_project_computed (c, path, doc, ctx, out, error);
       }
-      bson_free (path);
+      bson_free (joined);
       if (!ok) {
          return false;
       }
