@@ -1,5 +1,6 @@
 /* Raw commands: db.adminCommand(doc) on admin and db.runCommand(doc) on the current database, sent as typed
  * except for mongosh's adjustRunCommand (sampleRate of configureQueryAnalyzer / profile goes out as a double). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands/table.h"
@@ -32,46 +33,54 @@ build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char
    return true;
 }
 
-/* Commands that only read: allowed through db.adminCommand / db.runCommand under --readonly. */
-static const char *const read_only_commands[] = { "aggregate",
-                                                  "analyzeShardKey",
-                                                  "balancerCollectionStatus",
-                                                  "balancerStatus",
-                                                  "buildInfo",
-                                                  "buildinfo",
-                                                  "checkMetadataConsistency",
-                                                  "collStats",
-                                                  "connectionStatus",
-                                                  "count",
-                                                  "currentOp",
-                                                  "dataSize",
-                                                  "dbStats",
-                                                  "distinct",
-                                                  "find",
-                                                  "getCmdLineOpts",
-                                                  "getDefaultRWConcern",
-                                                  "getLog",
-                                                  "getMore",
-                                                  "getParameter",
-                                                  "getShardMap",
-                                                  "getShardVersion",
-                                                  "hello",
-                                                  "hostInfo",
-                                                  "isMaster",
-                                                  "ismaster",
-                                                  "isdbgrid",
-                                                  "listCollections",
-                                                  "listCommands",
-                                                  "listDatabases",
-                                                  "listIndexes",
-                                                  "listShards",
-                                                  "ping",
-                                                  "serverStatus",
-                                                  "shardDrainingStatus",
-                                                  "getTransitionToDedicatedConfigServerStatus",
-                                                  "validate",
-                                                  "whatsmyuri",
-                                                  NULL };
+/* Commands that only read: allowed through db.adminCommand / db.runCommand under --readonly. Sorted by strcmp:
+ * looked up with bsearch (a script may check thousands of raw commands). */
+static const char *const read_only_commands[] = {
+   "aggregate",
+   "analyzeShardKey",
+   "balancerCollectionStatus",
+   "balancerStatus",
+   "buildInfo",
+   "buildinfo",
+   "checkMetadataConsistency",
+   "collStats",
+   "connectionStatus",
+   "count",
+   "currentOp",
+   "dataSize",
+   "dbStats",
+   "distinct",
+   "find",
+   "getCmdLineOpts",
+   "getDefaultRWConcern",
+   "getLog",
+   "getMore",
+   "getParameter",
+   "getShardMap",
+   "getShardVersion",
+   "getTransitionToDedicatedConfigServerStatus",
+   "hello",
+   "hostInfo",
+   "isMaster",
+   "isdbgrid",
+   "ismaster",
+   "listCollections",
+   "listCommands",
+   "listDatabases",
+   "listIndexes",
+   "listShards",
+   "ping",
+   "serverStatus",
+   "shardDrainingStatus",
+   "validate",
+   "whatsmyuri",
+};
+
+static int
+name_cmp (const void *key, const void *elem)
+{
+   return strcmp ((const char *) key, *(const char *const *) elem);
+}
 
 static bool
 raw_is_readonly (const sh_call_t *call)
@@ -86,16 +95,14 @@ raw_is_readonly (const sh_call_t *call)
       name = bson_iter_key (&f);
    if (!name)
       return true;
-   for (size_t i = 0; read_only_commands[i]; i++) {
-      if (!strcmp (name, read_only_commands[i])) {
-         /* an aggregate that writes ($out, $merge) is not a read */
-         if (!strcmp (name, "aggregate") && BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &f) &&
-             bson_iter_find (&f, "pipeline") && args_pipeline_writes (&f))
-            return false;
-         return true;
-      }
-   }
-   return false;
+   if (!bsearch (name, read_only_commands, sizeof read_only_commands / sizeof read_only_commands[0],
+                 sizeof read_only_commands[0], name_cmp))
+      return false;
+   /* an aggregate that writes ($out, $merge) is not a read */
+   if (!strcmp (name, "aggregate") && BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &f) &&
+       bson_iter_find (&f, "pipeline") && args_pipeline_writes (&f))
+      return false;
+   return true;
 }
 
 static bool

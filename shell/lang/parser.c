@@ -282,22 +282,52 @@ done:
    return ok;
 }
 
-/* A member/call chain: root(.name | .name(args) | ["name"] | ["name"](args))*. */
+/* Moves the segment at src into dst (whose contents are not initialised); src is left empty (no args to destroy). */
+static void
+p_seg_move (sh_seg_t *dst, sh_seg_t *src)
+{
+   /* the fields byte by byte, then args through bson_steal: a bson_t must not be moved byte by byte */
+   dst->name = src->name;
+   dst->pos = src->pos;
+   dst->bracket = src->bracket;
+   dst->is_call = src->is_call;
+   dst->argc = src->argc;
+   dst->arg_pos = src->arg_pos;
+   dst->close_pos = src->close_pos;
+   bson_steal (&dst->args, &src->args);
+   src->name = NULL;
+   src->arg_pos = NULL;
+}
+
+#define P_CHAIN_LOCAL 4 /* segments a chain holds before it needs the heap (db.x.y(...).z(...) fits) */
+
+/* A member/call chain: root(.name | .name(args) | ["name"] | ["name"](args))*. The segments are read into a local
+ * array (a heap one past P_CHAIN_LOCAL) and moved into st->segs, one allocation of the exact size. */
 static bool
 p_chain (parser_t *p, sh_stmt_t *st)
 {
-   sh_seg_t **tmp = NULL;
-   size_t n = 0, cap = 0, i;
+   sh_seg_t local[P_CHAIN_LOCAL];
+   sh_seg_t *tmp = local;
+   size_t n = 0, cap = P_CHAIN_LOCAL, i;
    bool ok = false;
 
    for (;;) {
       sh_seg_t *seg;
 
       if (n == cap) {
-         cap = cap ? cap * 2 : 4;
-         tmp = bson_realloc (tmp, cap * sizeof *tmp);
+         size_t bigger_cap = cap * 2;
+         sh_seg_t *bigger = SH_ALLOC_ARRAY (sh_seg_t, bigger_cap);
+         for (i = 0; i < n; i++) {
+            p_seg_move (&bigger[i], &tmp[i]);
+         }
+         if (tmp != local) {
+            bson_free (tmp);
+         }
+         tmp = bigger;
+         cap = bigger_cap;
       }
-      seg = tmp[n++] = SH_ALLOC_ARRAY (sh_seg_t, 1);
+      seg = &tmp[n++];
+      memset (seg, 0, sizeof *seg);
       bson_init (&seg->args);
       if (n == 1) {
          /* The root: the caller has checked it is a name. */
@@ -349,21 +379,17 @@ p_chain (parser_t *p, sh_stmt_t *st)
    st->segs = SH_ALLOC_ARRAY (sh_seg_t, n);
    st->nsegs = n;
    for (i = 0; i < n; i++) {
-      /* Copy the fields, then give the copy its own args: a bson_t must not be moved byte by byte. */
-      st->segs[i] = *tmp[i];
-      bson_copy_to (&tmp[i]->args, &st->segs[i].args);
-      bson_destroy (&tmp[i]->args);
-      bson_free (tmp[i]);
-      tmp[i] = NULL;
+      p_seg_move (&st->segs[i], &tmp[i]);
    }
    n = 0;
    ok = true;
 done:
    for (i = 0; i < n; i++) {
-      p_seg_destroy (tmp[i]);
-      bson_free (tmp[i]);
+      p_seg_destroy (&tmp[i]);
    }
-   bson_free (tmp);
+   if (tmp != local) {
+      bson_free (tmp);
+   }
    return ok;
 }
 

@@ -12,11 +12,12 @@
 /* One link of a member/call chain: ".name" or ".name(args...)", or the root identifier itself.
  * db["my-coll"] gives a segment named "my-coll" with bracket = true. */
 typedef struct {
+   bson_t args;        /* when is_call: array document {"0": v0, "1": v1, ...}; always initialised. First: bson_t is
+                        * 128-byte aligned, so the fields after it fit in one more 128 bytes */
    char *name;         /* owned, UTF-8 */
    sh_pos_t pos;       /* position of the name */
    bool bracket;       /* written as ["name"] */
    bool is_call;       /* followed by parentheses */
-   bson_t args;        /* when is_call: array document {"0": v0, "1": v1, ...}; always initialised */
    int argc;           /* number of arguments */
    sh_pos_t *arg_pos;  /* argc positions (start of each argument), owned; NULL when argc == 0 */
    sh_pos_t close_pos; /* position of the closing parenthesis (for "missing argument" carets) */

@@ -8,9 +8,13 @@
 #include "shell/lang/parser.h"
 #include "shell/lang/parser_int.h"
 
-/* Keys already used in one document, to refuse duplicates. Open addressing over owned copies of the keys. */
+/* Keys already used in one document, to refuse duplicates; the set owns them. The first PARSE_FEW_KEYS are checked
+ * by a linear scan (no allocation: most documents are small); past them, open addressing over the same keys. */
+#define PARSE_FEW_KEYS 8
 typedef struct {
-   char **keys;
+   char *few[PARSE_FEW_KEYS];
+   size_t few_len[PARSE_FEW_KEYS];
+   char **keys; /* the hash, once there are more than PARSE_FEW_KEYS keys (then few is empty) */
    size_t *lens;
    size_t cap;
    size_t n;
@@ -51,6 +55,9 @@ p_keyset_destroy (parse_keyset_t *ks)
    for (i = 0; i < ks->cap; i++) {
       bson_free (ks->keys[i]);
    }
+   for (i = 0; !ks->cap && i < ks->n; i++) {
+      bson_free (ks->few[i]);
+   }
    bson_free (ks->keys);
    bson_free (ks->lens);
    memset (ks, 0, sizeof *ks);
@@ -68,16 +75,40 @@ p_keyset_slot (const parse_keyset_t *ks, const char *key, size_t len)
    return i;
 }
 
-/* Adds a copy of key; false if it was already there. */
+/* Adds key (owned, len bytes): the set takes it and returns true, or returns false (key still the caller's) when it
+ * is there already. */
 static bool
-p_keyset_add (parse_keyset_t *ks, const char *key, size_t len)
+p_keyset_add (parse_keyset_t *ks, char *key, size_t len)
 {
    size_t i;
 
+   if (!ks->cap) {
+      for (i = 0; i < ks->n; i++) {
+         if (ks->few_len[i] == len && memcmp (ks->few[i], key, len) == 0) {
+            return false;
+         }
+      }
+      if (ks->n < PARSE_FEW_KEYS) {
+         ks->few[ks->n] = key;
+         ks->few_len[ks->n++] = len;
+         return true;
+      }
+      /* one key too many for the scan: the few move into a hash */
+      ks->cap = 4 * PARSE_FEW_KEYS;
+      ks->keys = bson_malloc0 (ks->cap * sizeof (char *));
+      ks->lens = bson_malloc0 (ks->cap * sizeof (size_t));
+      for (i = 0; i < ks->n; i++) {
+         size_t j = p_keyset_slot (ks, ks->few[i], ks->few_len[i]);
+
+         ks->keys[j] = ks->few[i];
+         ks->lens[j] = ks->few_len[i];
+         ks->few[i] = NULL;
+      }
+   }
    if ((ks->n + 1) * 2 > ks->cap) {
       parse_keyset_t bigger = { 0 };
 
-      bigger.cap = ks->cap ? ks->cap * 2 : 16;
+      bigger.cap = ks->cap * 2;
       bigger.keys = bson_malloc0 (bigger.cap * sizeof (char *));
       bigger.lens = bson_malloc0 (bigger.cap * sizeof (size_t));
       for (i = 0; i < ks->cap; i++) {
@@ -97,9 +128,7 @@ p_keyset_add (parse_keyset_t *ks, const char *key, size_t len)
    if (ks->keys[i]) {
       return false;
    }
-   ks->keys[i] = bson_malloc (len + 1);
-   memcpy (ks->keys[i], key, len);
-   ks->keys[i][len] = '\0';
+   ks->keys[i] = key;
    ks->lens[i] = len;
    ks->n++;
    return true;
@@ -195,6 +224,7 @@ p_document (parser_t *p, bson_t *dst, const char *key, int key_len)
    bson_t child;
    bool began = false, ok = false;
    char *k = NULL;
+   const char *key_now;
    size_t k_len = 0;
    sh_pos_t k_pos;
 
@@ -213,15 +243,15 @@ p_document (parser_t *p, bson_t *dst, const char *key, int key_len)
          parser_fail (p, k_pos, "duplicate key '%.*s'", parser_clip (k, k_len, 60), k);
          goto done;
       }
+      key_now = k; /* owned by keys from here on */
+      k = NULL;
       if (p->tok.kind != SH_TOK_COLON) {
          parser_unexpected (p, "expected ':' after key");
          goto done;
       }
-      if (!parser_advance (p) || !parser_value (p, &child, k, (int) k_len)) {
+      if (!parser_advance (p) || !parser_value (p, &child, key_now, (int) k_len)) {
          goto done;
       }
-      bson_free (k);
-      k = NULL;
       if (p->tok.kind == SH_TOK_COMMA) {
          if (!parser_advance (p)) {
             goto done;

@@ -114,5 +114,19 @@ if [ -s "$TMPD/ro.log" ]; then
 else
    pass "readonly_all/db.aggregate with \$out sends nothing"
 fi
+# db.adminCommand / db.runCommand under --readonly: each read-only command name passes (first, last and in between
+# of commands/admin.c's sorted list, as a document and as a string), names around them and writes are refused
+hs_ro() { NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run --readonly --eval "$1" > /dev/null 2>&1; }
+for c in aggregate analyzeShardKey buildInfo buildinfo getTransitionToDedicatedConfigServerStatus isMaster ismaster \
+   isdbgrid ping validate whatsmyuri; do
+   hs_ro "db.adminCommand({$c: 1})"
+   check_eq "readonly_all/raw $c passes" "0" "$?"
+   hs_ro "db.runCommand(\"$c\")"
+   check_eq "readonly_all/raw \"$c\" passes" "0" "$?"
+done
+for c in aaa aggregatez insert getShardVersionX pingg zzz update validat; do
+   hs_ro "db.adminCommand({$c: 1})"
+   check_eq "readonly_all/raw $c is refused" "2" "$?"
+done
 sim_stop
 echo "readonly_all: $covered entries run ($refused expected refused), $((count - covered)) skipped"
