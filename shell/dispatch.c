@@ -461,6 +461,7 @@ typedef struct {
    const sh_cmd_t *cmd;
    uint8_t *key; /* the call's inputs to build() (built_key); owned; NULL once taken */
    size_t key_len;
+   uint64_t hash; /* built_hash of key: a run looks through up to BUILT_MAX entries for its own */
    sh_requests_t reqs;
 } built_t;
 
@@ -515,21 +516,26 @@ built_key (const sh_call_t *call, uint8_t *out)
    return built_put_doc (out, at, call->modifiers);
 }
 
-/* Whether entry b was kept for call: its key compared with call's, written on the stack when it fits. */
-static bool
-built_key_equal (const built_t *b, const sh_call_t *call)
+/* FNV-1a over a key: entries are told apart by it before their bytes are compared. */
+static uint64_t
+built_hash (const uint8_t *key, size_t len)
 {
-   uint8_t small[512], *key;
-   size_t len = built_key (call, NULL);
-   bool equal;
-   if (len != b->key_len)
-      return false;
-   key = len <= sizeof small ? small : bson_malloc (len);
+   uint64_t h = 1469598103934665603ull;
+   for (size_t i = 0; i < len; i++)
+      h = (h ^ key[i]) * 1099511628211ull;
+   return h;
+}
+
+/* The key of call, written on the stack (small) when it fits, else allocated (the caller frees it when it is not
+ * small); its length in *len. */
+static uint8_t *
+built_key_new (const sh_call_t *call, uint8_t *small, size_t small_len, size_t *len)
+{
+   uint8_t *key;
+   *len = built_key (call, NULL);
+   key = *len <= small_len ? small : bson_malloc (*len);
    built_key (call, key);
-   equal = !memcmp (key, b->key, len);
-   if (key != small)
-      bson_free (key);
-   return equal;
+   return key;
 }
 
 /* Drops entry i (its key and whatever requests it still holds): a hole, and the holes at the front go. */
@@ -575,26 +581,37 @@ built_keep (const sh_call_t *call, sh_requests_t *reqs)
    b->key_len = built_key (call, NULL);
    b->key = bson_malloc (b->key_len);
    built_key (call, b->key);
+   b->hash = built_hash (b->key, b->key_len);
    b->reqs = *reqs;
    memset (reqs, 0, sizeof *reqs);
 }
 
-/* Takes the requests kept for the first equal call into *reqs (empty on entry); false when there are none. */
+/* Takes the requests kept for the first equal call into *reqs (empty on entry); false when there are none. The call's
+ * key is written once and entries are compared by hash first: a script longer than BUILT_MAX runs its first statements
+ * after their entries went, and each of those looks through every entry kept. */
 static bool
 built_take (const sh_call_t *call, sh_requests_t *reqs)
 {
+   uint8_t small[512], *key;
+   size_t len;
+   uint64_t h;
+   bool found = false;
    if (!built_list.live || !call->cmd->build)
       return false;
-   for (size_t i = built_list.first; i < built_list.n; i++) {
+   key = built_key_new (call, small, sizeof small, &len);
+   h = built_hash (key, len);
+   for (size_t i = built_list.first; i < built_list.n && !found; i++) {
       built_t *b = &built_list.v[i];
-      if (b->key && b->cmd == call->cmd && built_key_equal (b, call)) {
+      if (b->key && b->hash == h && b->cmd == call->cmd && b->key_len == len && !memcmp (key, b->key, len)) {
          *reqs = b->reqs;
          memset (&b->reqs, 0, sizeof b->reqs);
          built_remove (i);
-         return true;
+         found = true;
       }
    }
-   return false;
+   if (key != small)
+      bson_free (key);
+   return found;
 }
 
 static bool
