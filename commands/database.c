@@ -415,18 +415,18 @@ fail:
    return false;
 }
 
-/* dropDatabase prints { ok, dropped } as mongosh's service provider builds it; createCollection and renameCollection
- * print { ok: 1 } (the driver hands mongosh a collection object, not the reply). Failures are errors either way. */
+/* dropDatabase prints { ok, dropped } as mongosh's service provider builds it, the name from the call, not from the
+ * reply (a 5.0+ mongos answers { ok: 1 } alone); createCollection and renameCollection print { ok: 1 } (the driver
+ * hands mongosh a collection object, not the reply). Failures are errors either way. */
 static bool
 exec_ok_result (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
    bson_t reply, result = BSON_INITIALIZER;
-   bson_iter_t it;
    bool ok = cmd_run_build (ctx, call, &reply, err);
    if (ok && !cmd_dry_run (ctx)) {
       BSON_APPEND_INT32 (&result, "ok", 1);
-      if (!strcmp (args_method (call), "dropDatabase") && bson_iter_init_find (&it, &reply, "dropped"))
-         BSON_APPEND_VALUE (&result, "dropped", bson_iter_value (&it));
+      if (!strcmp (args_method (call), "dropDatabase"))
+         BSON_APPEND_UTF8 (&result, "dropped", call->db);
       cmd_print_doc (ctx, &result);
    }
    bson_destroy (&reply);

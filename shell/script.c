@@ -288,21 +288,32 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          const sh_stmt_t *st = &ins[i].lit.stmts[s];
          script_out_t so;
          output_opts_t out_saved;
-         bool ok, status;
+         FILE *batch_fp = NULL;
+         bool ok, status, direct;
          script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, s, verbose, &status);
          sh_error_clear (&err);
          script_out_begin (&so, ctx, show, status, ins[i].lit.name, ins[i].lit.source, st);
          ctx->confirm_effect = preflight_effect (pf, i, s);
          /* a -f statement shows what it prints: its results are not even formatted */
          ctx->results_unseen = show == SCRIPT_SHOW_PRINTS && !so.is_print;
-         /* stderr's lines so far go out before anything of this statement may reach stdout */
-         script_err_batch_flush (ctx, eb, !ctx->results_unseen || dry);
+         /* stderr's lines so far go out before anything of this statement may reach stdout; while such a statement
+          * runs, what it writes to stderr (a warning) goes out at once, between its stdout lines */
+         direct = eb->saved && (!ctx->results_unseen || dry);
+         script_err_batch_flush (ctx, eb, direct);
+         if (direct) {
+            batch_fp = ctx->err_fp;
+            ctx->err_fp = eb->saved;
+         }
          /* a value shown outside the REPL is inspected without limits, as mongosh's --eval does (every array entry,
           * every level); print and printjson keep theirs */
          out_saved = ctx->out;
          if (show == SCRIPT_SHOW_ALL && !ctx->interactive && !so.is_print)
             ctx->out.depth = -1;
          ok = dispatch_stmt (ctx, st, &err);
+         if (direct) {
+            fflush (ctx->err_fp);
+            ctx->err_fp = batch_fp;
+         }
          ctx->out = out_saved;
          ctx->results_unseen = false;
          ctx->confirm_effect = NULL;

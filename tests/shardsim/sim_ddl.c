@@ -786,7 +786,9 @@ sim_crud_drop_database (sim_ctx_t *ctx, bson_t *reply)
       sim_hits_destroy (&hits);
       bson_destroy (&filter);
    }
-   BSON_APPEND_UTF8 (reply, "dropped", ctx->db);
+   /* 4.4's mongos appends the name (cluster_drop_database_cmd.cpp); from 5.0 the reply is { ok: 1 } alone */
+   if (!sim_ver_ge (50))
+      BSON_APPEND_UTF8 (reply, "dropped", ctx->db);
    sim_reply_ok (reply);
 }
 

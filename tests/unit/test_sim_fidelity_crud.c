@@ -516,6 +516,22 @@ test_drop (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- dropDatabase's reply: cluster_drop_database_cmd.cpp appends dropped on 4.4 only ---- */
+
+static void
+test_drop_database (sim_t *s, const char *v)
+{
+   bson_t reply;
+   bson_iter_t it;
+   char name[160];
+   simproc_run_ok (s, "ddb", "{\"insert\": \"c\", \"documents\": [{\"_id\": 1}]}");
+   simproc_run_json (s, "ddb", "{\"dropDatabase\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.dropDatabase reply %s", v, strcmp (v, "5.0") < 0 ? "names dropped" : "ok alone");
+   CHECK (name, int_at (&reply, "ok") == 1 && (strcmp (v, "5.0") < 0 ? str_is (&reply, "dropped", "ddb")
+                                                                     : !bson_iter_init_find (&it, &reply, "dropped")));
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -537,6 +553,7 @@ run_version (const char *version)
    test_strict (&s, version);
    test_get_parameter (&s, version);
    test_current_op_stage (&s, version);
+   test_drop_database (&s, version);
    if (strcmp (version, "4.4") != 0) {
       test_drop (&s, version);
    }
