@@ -1,5 +1,6 @@
-/* Helpers shared by the shardsim-against-the-server tests (test_sim_fidelity.c, test_sim_fidelity_balancer.c):
- * starting shardsim, running a command given as JSON, and reading replies and config.* documents. */
+/* Helpers shared by the shardsim-against-the-server tests (test_sim_fidelity*.c):
+ * starting shardsim (fid_begin/fid_end: the start and clean-exit checks), running a command given as JSON, and reading
+ * replies and config.* documents. */
 #ifndef SHARDSH_FIDELITY_H
 #define SHARDSH_FIDELITY_H
 
@@ -13,6 +14,29 @@ fid_start (sim_t *s, const char *const *args)
    char pf[256];
    snprintf (pf, sizeof pf, "/tmp/test_sim_fidelity.%d.port", (int) getpid ());
    return simproc_start (s, pf, args, 400, 25, "serverSelectionTimeoutMS=5000&socketTimeoutMS=60000");
+}
+
+/* fid_start; when shardsim does not start, fails the check "<pre>start", stops s and returns false. */
+static inline bool
+fid_begin (sim_t *s, const char *const *args, const char *pre)
+{
+   char name[96];
+   if (fid_start (s, args))
+      return true;
+   snprintf (name, sizeof name, "%sstart", pre);
+   UNIT_FAIL (name, "shardsim did not start (BINDIR=%s)", getenv ("BINDIR") ? getenv ("BINDIR") : "bin");
+   sim_stop (s);
+   return false;
+}
+
+/* Stops s and checks "<pre>clean exit": shardsim exited 0 on SIGTERM. */
+static inline void
+fid_end (sim_t *s, const char *pre)
+{
+   char name[96];
+   int status = sim_stop (s);
+   snprintf (name, sizeof name, "%sclean exit", pre);
+   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
 }
 
 static inline int32_t

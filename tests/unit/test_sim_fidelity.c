@@ -482,13 +482,10 @@ run_version (const char *version)
 {
    sim_t s;
    const char *args[] = { "--version", version, "--shards", "3", "--chunk-size-kb", "1", NULL };
-   char name[64];
-   if (!fid_start (&s, args)) {
-      snprintf (name, sizeof name, "%s.start", version);
-      UNIT_FAIL (name, "shardsim did not start (BINDIR=%s)", getenv ("BINDIR") ? getenv ("BINDIR") : "bin");
-      sim_stop (&s);
+   char pre[32];
+   snprintf (pre, sizeof pre, "%s.", version);
+   if (!fid_begin (&s, args, pre))
       return;
-   }
    test_zones (&s, version);
    test_zoned_gaps (&s, version);
    test_hashed_placement (&s, version);
@@ -505,9 +502,7 @@ run_version (const char *version)
    } else {
       test_move_chunk_44 (&s, version);
    }
-   int status = sim_stop (&s);
-   snprintf (name, sizeof name, "%s.clean exit", version);
-   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+   fid_end (&s, pre);
 }
 
 int

@@ -464,17 +464,12 @@ run_balancer_44 (const char *version)
 {
    sim_t s;
    const char *args[] = { "--version", version, "--shards", "2", "--chunk-size-kb", "1", NULL };
-   char name[64];
-   if (!fid_start (&s, args)) {
-      snprintf (name, sizeof name, "%s.balancer start", version);
-      UNIT_FAIL (name, "shardsim did not start");
-      sim_stop (&s);
+   char pre[32];
+   snprintf (pre, sizeof pre, "%s.balancer ", version);
+   if (!fid_begin (&s, args, pre))
       return;
-   }
    test_split_or_mark_jumbo (&s, version);
-   int status = sim_stop (&s);
-   snprintf (name, sizeof name, "%s.balancer clean exit", version);
-   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+   fid_end (&s, pre);
 }
 
 /* ---- enableSharding on an existing database naming another primary: ShardingCatalogManager::createDatabase ---- */
@@ -505,13 +500,10 @@ run_version (const char *version)
 {
    sim_t s;
    const char *args[] = { "--version", version, "--shards", "3", "--chunk-size-kb", "1", NULL };
-   char name[64];
-   if (!fid_start (&s, args)) {
-      snprintf (name, sizeof name, "%s.start", version);
-      UNIT_FAIL (name, "shardsim did not start (BINDIR=%s)", getenv ("BINDIR") ? getenv ("BINDIR") : "bin");
-      sim_stop (&s);
+   char pre[32];
+   snprintf (pre, sizeof pre, "%s.", version);
+   if (!fid_begin (&s, args, pre))
       return;
-   }
    test_add_shard (&s, version);
    test_list_shards (&s, version);
    test_move_primary (&s, version);
@@ -526,9 +518,7 @@ run_version (const char *version)
       test_analyze_shard_key (&s, version);
       test_configure_query_analyzer (&s, version);
    }
-   int status = sim_stop (&s);
-   snprintf (name, sizeof name, "%s.clean exit", version);
-   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+   fid_end (&s, pre);
 }
 
 int

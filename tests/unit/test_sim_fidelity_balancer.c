@@ -215,13 +215,10 @@ run_balancer (const char *version)
 {
    sim_t s;
    const char *args[] = { "--version", version, "--shards", "2", NULL };
-   char name[64];
-   if (!fid_start (&s, args)) {
-      snprintf (name, sizeof name, "%s.balancer start", version);
-      UNIT_FAIL (name, "shardsim did not start");
-      sim_stop (&s);
+   char pre[32];
+   snprintf (pre, sizeof pre, "%s.balancer ", version);
+   if (!fid_begin (&s, args, pre))
       return;
-   }
    bool old = !strcmp (version, "4.4") || !strcmp (version, "5.0");
    if (old) {
       test_count_policy (&s, version);
@@ -233,9 +230,7 @@ run_balancer (const char *version)
       test_automerger (&s, version);
    }
    test_bad_window (&s, version);
-   int status = sim_stop (&s);
-   snprintf (name, sizeof name, "%s.balancer clean exit", version);
-   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+   fid_end (&s, pre);
 }
 
 /* ---- balancerStart / balancerStop (configsvr_control_balancer_command.cpp): setBalancerMode's { stopped, mode },
@@ -324,12 +319,10 @@ test_remove_shard (const char *v)
    const char *args[] = { "--version", v, "--shards", "3", NULL };
    char name[160];
    bson_t reply;
-   if (!fid_start (&s, args)) {
-      snprintf (name, sizeof name, "%s.review start", v);
-      UNIT_FAIL (name, "shardsim did not start");
-      sim_stop (&s);
+   char pre[32];
+   snprintf (pre, sizeof pre, "%s.review ", v);
+   if (!fid_begin (&s, args, pre))
       return;
-   }
    test_balancer_control (&s, v);
    simproc_run_ok (&s, "admin", "{\"enableSharding\": \"rv\", \"primaryShard\": \"shard01\"}");
    simproc_run_ok (&s, "admin", "{\"shardCollection\": \"rv.c\", \"key\": {\"k\": 1}}");
@@ -393,9 +386,7 @@ test_remove_shard (const char *v)
                    count_config (&s, "chunks", "{\"shard\": \"shard03\"}") == 0 &&
                    count_config (&s, "changelog",
                                  "{\"what\": \"moveChunk.commit\", \"details.to\": {\"$ne\": \"shard03\"}}") >= 3);
-   int status = sim_stop (&s);
-   snprintf (name, sizeof name, "%s.review clean exit", v);
-   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+   fid_end (&s, pre);
 }
 
 int

@@ -537,13 +537,10 @@ run_version (const char *version)
 {
    sim_t s;
    const char *args[] = { "--version", version, "--shards", "2", NULL };
-   char name[64];
-   if (!fid_start (&s, args)) {
-      snprintf (name, sizeof name, "%s.start", version);
-      UNIT_FAIL (name, "shardsim did not start (BINDIR=%s)", getenv ("BINDIR") ? getenv ("BINDIR") : "bin");
-      sim_stop (&s);
+   char pre[32];
+   snprintf (pre, sizeof pre, "%s.", version);
+   if (!fid_begin (&s, args, pre))
       return;
-   }
    test_unique_insert (&s, version);
    test_unique_update (&s, version);
    test_dup_id (&s, version);
@@ -557,9 +554,7 @@ run_version (const char *version)
    if (strcmp (version, "4.4") != 0) {
       test_drop (&s, version);
    }
-   int status = sim_stop (&s);
-   snprintf (name, sizeof name, "%s.clean exit", version);
-   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+   fid_end (&s, pre);
 }
 
 int

@@ -309,12 +309,10 @@ test_commit_reshard (const char *v)
    bson_t reply;
    char name[160], state[32] = "";
    const char *args[] = { "--version", v, "--shards", "3", "--reshard-ms", "6000", NULL };
-   if (!fid_start (&s, args)) {
-      snprintf (name, sizeof name, "%s.commit start", v);
-      UNIT_FAIL (name, "%s", "shardsim did not start");
-      sim_stop (&s);
+   char pre[32];
+   snprintf (pre, sizeof pre, "%s.commit ", v);
+   if (!fid_begin (&s, args, pre))
       return;
-   }
    simproc_run_ok (&s, "admin", "{\"enableSharding\": \"cm\"}");
    simproc_run_ok (&s, "admin", "{\"shardCollection\": \"cm.c\", \"key\": {\"ca\": 1}}");
    run (&s, "admin", "{\"commitReshardCollection\": \"cm.c\"}", &reply);
@@ -343,9 +341,7 @@ test_commit_reshard (const char *v)
    CHECK (name, r.ok && r.done_ms < 5700 && r.done_ms > 4000 &&
                    count_config (&s, "collections", "{\"_id\": \"cm.c\", \"key\": {\"cb\": 1}}") == 1 &&
                    count_config (&s, "reshardingOperations", "{}") == 0);
-   int status = sim_stop (&s);
-   snprintf (name, sizeof name, "%s.commit clean exit", v);
-   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+   fid_end (&s, pre);
 }
 
 /* ---- item 4: getShardVersion and checkMetadataConsistency ---- */
@@ -480,13 +476,10 @@ run_version (const char *version)
 {
    sim_t s;
    const char *args[] = { "--version", version, "--shards", "3", NULL };
-   char name[64];
-   if (!fid_start (&s, args)) {
-      snprintf (name, sizeof name, "%s.start", version);
-      UNIT_FAIL (name, "shardsim did not start (BINDIR=%s)", getenv ("BINDIR") ? getenv ("BINDIR") : "bin");
-      sim_stop (&s);
+   char pre[32];
+   snprintf (pre, sizeof pre, "%s.", version);
+   if (!fid_begin (&s, args, pre))
       return;
-   }
    test_shard_collection_checks (&s, version);
    test_refine_same_key (&s, version);
    test_get_shard_version (&s, version);
@@ -494,9 +487,7 @@ run_version (const char *version)
    if (strcmp (version, "4.4") != 0) {
       test_reshard_checks (&s, version);
    }
-   int status = sim_stop (&s);
-   snprintf (name, sizeof name, "%s.clean exit", version);
-   CHECK (name, WIFEXITED (status) && WEXITSTATUS (status) == 0);
+   fid_end (&s, pre);
 }
 
 int
