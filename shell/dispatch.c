@@ -614,13 +614,13 @@ built_take (const sh_call_t *call, sh_requests_t *reqs)
    return found;
 }
 
-static bool
-is_readonly_call (const sh_call_t *call)
+bool
+dispatch_call_writes (const sh_call_t *call)
 {
    const sh_cmd_t *c = call->cmd;
    if (c->readonly_if)
-      return c->readonly_if (call);
-   return (c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)) != 0;
+      return !c->readonly_if (call);
+   return (c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)) == 0;
 }
 
 static bool
@@ -745,7 +745,7 @@ dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
       ctx->db = validate_db;
    ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err) && check_args (&r.call, &reqs, err);
    ctx->db = current;
-   if (ok && ctx->opts && ctx->opts->readonly && !is_readonly_call (&r.call)) {
+   if (ok && ctx->opts && ctx->opts->readonly && dispatch_call_writes (&r.call)) {
       sh_error_set_at (err, SH_ERR_READONLY, r.call.pos, "%s changes the cluster: refused by --readonly",
                        r.call.cmd->name);
       ok = false;
@@ -799,7 +799,7 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       goto done;
    if (c->build && !run.built)
       run.built = &reqs;
-   if (ctx->opts && ctx->opts->readonly && !is_readonly_call (call)) {
+   if (ctx->opts && ctx->opts->readonly && dispatch_call_writes (call)) {
       sh_error_set_at (err, SH_ERR_READONLY, call->pos, "%s changes the cluster: refused by --readonly", c->name);
       goto done;
    }
@@ -868,7 +868,7 @@ dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, v
    resolved_init (&r);
    ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err);
    if (ok)
-      ok = fn (data, &r.call, !is_readonly_call (&r.call), err);
+      ok = fn (data, &r.call, dispatch_call_writes (&r.call), err);
    resolved_destroy (&r);
    return ok;
 }

@@ -35,6 +35,11 @@ dispatch_is_literal (sh_ctx_t *ctx, const sh_stmt_t *stmt);
 bool
 dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err);
 
+/* Whether call may change the cluster, the --readonly rule: the entry's readonly_if for this call's arguments, else
+ * its flags (CMD_READONLY or CMD_CLIENT_ONLY mean it does not). call is borrowed. */
+bool
+dispatch_call_writes (const sh_call_t *call);
+
 /* What dispatch_with_call hands over: the resolved call of a statement (borrowed for the callback's length) and
  * whether it changes the cluster (not CMD_READONLY for this call). */
 typedef bool (*dispatch_call_fn) (void *data, const sh_call_t *call, bool writes, sh_error_t *err);

@@ -126,16 +126,6 @@ plugin_path (void)
 
 /* ---- callbacks ---- */
 
-/* True when call may change the cluster (dispatch.c's rule for --readonly: the entry's readonly_if, else its flags). */
-static bool
-call_writes (const sh_call_t *call)
-{
-   const sh_cmd_t *c = call->cmd;
-   if (c->readonly_if)
-      return !c->readonly_if (call);
-   return (c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)) == 0;
-}
-
 /* The 1-based column where the call expression ending in the callee at (line, col) starts in the running script's
  * text: SpiderMonkey places a call at its method's name ("sh.|addShardToZone(") or at the parenthesis ("print|("); the
  * start is found by walking back over the callee's chain (names, dots, bracketed and parenthesised parts). */
@@ -265,7 +255,7 @@ static bool
 call_preflight (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool *skip, bool *dry, sh_error_t *err)
 {
    const char *n = call->cmd->name;
-   bool writes = call_writes (call);
+   bool writes = dispatch_call_writes (call);
    bson_string_t *text;
    bool ok;
    *skip = !strcmp (n, "print") || !strcmp (n, "printjson") || !strcmp (n, "sleep");
