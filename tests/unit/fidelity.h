@@ -85,13 +85,7 @@ errmsg_of (const bson_t *reply)
 static inline int64_t
 count_config (sim_t *s, const char *coll, const char *filter)
 {
-   bson_error_t err;
-   bson_t *f = bson_new_from_json ((const uint8_t *) filter, -1, &err);
-   mongoc_collection_t *c = mongoc_client_get_collection (s->client, "config", coll);
-   int64_t n = f ? mongoc_collection_count_documents (c, f, NULL, NULL, NULL, &err) : -1;
-   mongoc_collection_destroy (c);
-   bson_destroy (f);
-   return n;
+   return simproc_count (s, "config", coll, filter);
 }
 
 /* Inserts n documents { _id: i, k: i, pad: 200 x } (i from first) into db.coll. */

@@ -124,6 +124,20 @@ simproc_run_json (sim_t *s, const char *db, const char *json, bson_t *reply)
    return ok;
 }
 
+/* Number of documents of db.coll matching a JSON filter (count_documents, so the simulator's matcher decides); -1 when
+ * the filter is not JSON or the count fails. */
+static inline int64_t
+simproc_count (sim_t *s, const char *db, const char *coll, const char *filter)
+{
+   bson_error_t err;
+   bson_t *f = bson_new_from_json ((const uint8_t *) filter, -1, &err);
+   mongoc_collection_t *c = mongoc_client_get_collection (s->client, db, coll);
+   int64_t n = f ? mongoc_collection_count_documents (c, f, NULL, NULL, NULL, &err) : -1;
+   mongoc_collection_destroy (c);
+   bson_destroy (f);
+   return n;
+}
+
 /* simproc_run_json that only tells whether the command succeeded (the reply is printed on stderr when not). */
 static inline bool
 simproc_run_ok (sim_t *s, const char *db, const char *json)

@@ -58,19 +58,6 @@ int_at (const bson_t *doc, const char *path)
    return -1;
 }
 
-/* Number of documents of db.coll matching a JSON filter (through find, so the simulator's matcher is used). */
-static int64_t
-count_json (sim_t *s, const char *db, const char *coll, const char *filter)
-{
-   bson_error_t err;
-   bson_t *f = bson_new_from_json ((const uint8_t *) filter, -1, &err);
-   mongoc_collection_t *c = mongoc_client_get_collection (s->client, db, coll);
-   int64_t n = f ? mongoc_collection_count_documents (c, f, NULL, NULL, NULL, &err) : -1;
-   mongoc_collection_destroy (c);
-   bson_destroy (f);
-   return n;
-}
-
 /* First document of db.coll matching a JSON filter into out (initialised). */
 static bool
 find_one (sim_t *s, const char *db, const char *coll, const char *filter, bson_t *out)
@@ -416,7 +403,7 @@ test_admin_80_sharding (sim_t *s)
    CHECK ("enableSharding ok", run (s, "admin", BCON_NEW ("enableSharding", BCON_UTF8 ("newdb")), &reply));
    bson_destroy (&reply);
    CHECK ("enableSharding creates config.databases",
-          count_json (s, "config", "databases", "{\"_id\": \"newdb\"}") == 1);
+          simproc_count (s, "config", "databases", "{\"_id\": \"newdb\"}") == 1);
    run (s, "admin", BCON_NEW ("enableSharding", BCON_UTF8 ("otherdb"), "primaryShard", BCON_UTF8 ("nope")), &reply);
    CHECK ("enableSharding unknown primaryShard 70", code_of (&reply) == 70);
    bson_destroy (&reply);
@@ -432,7 +419,7 @@ test_admin_80_sharding (sim_t *s)
           find_one (s, "config", "collections", "{\"_id\": \"newdb.c\"}", &doc) && int_at (&doc, "key.a") == 1 &&
              has_at (&doc, "timestamp"));
    bson_destroy (&doc);
-   CHECK ("shardCollection one chunk", count_json (s, "config", "chunks", "{\"shard\": {\"$exists\": true}}") > 0);
+   CHECK ("shardCollection one chunk", simproc_count (s, "config", "chunks", "{\"shard\": {\"$exists\": true}}") > 0);
    run (s, "admin", BCON_NEW ("shardCollection", BCON_UTF8 ("newdb.c"), "key", "{", "b", BCON_INT32 (1), "}"), &reply);
    CHECK ("shardCollection other key 23", code_of (&reply) == 23);
    CHECK_STR ("shardCollection other key errmsg", "sharding already enabled for collection newdb.c",
@@ -470,7 +457,7 @@ test_admin_80_sharding (sim_t *s)
    CHECK ("addShard ok", run (s, "admin", BCON_NEW ("addShard", BCON_UTF8 ("shard04/127.0.0.1:27030")), &reply));
    CHECK_STR ("addShard shardAdded", "shard04", str_at (&reply, "shardAdded"));
    bson_destroy (&reply);
-   CHECK ("addShard in config.shards", count_json (s, "config", "shards", "{\"_id\": \"shard04\"}") == 1);
+   CHECK ("addShard in config.shards", simproc_count (s, "config", "shards", "{\"_id\": \"shard04\"}") == 1);
    run (s, "admin", BCON_NEW ("addShard", BCON_UTF8 ("shard04/127.0.0.1:29999")), &reply);
    CHECK ("addShard name in use 20", code_of (&reply) == 20);
    bson_destroy (&reply);
@@ -489,7 +476,8 @@ test_admin_80_zones (sim_t *s)
    CHECK ("addShardToZone ok",
           run (s, "admin", BCON_NEW ("addShardToZone", BCON_UTF8 ("shard04"), "zone", BCON_UTF8 ("LAX")), &reply));
    bson_destroy (&reply);
-   CHECK ("addShardToZone tags", count_json (s, "config", "shards", "{\"_id\": \"shard04\", \"tags\": \"LAX\"}") == 1);
+   CHECK ("addShardToZone tags",
+          simproc_count (s, "config", "shards", "{\"_id\": \"shard04\", \"tags\": \"LAX\"}") == 1);
    run (s, "admin", BCON_NEW ("addShardToZone", BCON_UTF8 ("nope"), "zone", BCON_UTF8 ("LAX")), &reply);
    CHECK ("addShardToZone unknown shard 70", code_of (&reply) == 70);
    bson_destroy (&reply);
@@ -501,7 +489,7 @@ test_admin_80_zones (sim_t *s)
              &reply));
    bson_destroy (&reply);
    CHECK ("updateZoneKeyRange in config.tags",
-          count_json (s, "config", "tags", "{\"ns\": \"app.stores\", \"tag\": \"LAX\"}") == 1);
+          simproc_count (s, "config", "tags", "{\"ns\": \"app.stores\", \"tag\": \"LAX\"}") == 1);
    simproc_run_json (
       s, "admin",
       "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90050\"}, \"max\": {\"zipcode\": "
@@ -534,12 +522,12 @@ test_admin_80_zones (sim_t *s)
              "{\"updateZoneKeyRange\": \"app.stores\", \"min\": {\"zipcode\": \"90001\"}, \"max\": {\"zipcode\": "
              "\"90100\"}, \"zone\": null}",
              &reply) &&
-             count_json (s, "config", "tags", "{\"tag\": \"LAX\"}") == 0);
+             simproc_count (s, "config", "tags", "{\"tag\": \"LAX\"}") == 0);
    bson_destroy (&reply);
    CHECK (
       "removeShardFromZone ok",
       run (s, "admin", BCON_NEW ("removeShardFromZone", BCON_UTF8 ("shard04"), "zone", BCON_UTF8 ("LAX")), &reply) &&
-         count_json (s, "config", "shards", "{\"tags\": \"LAX\"}") == 0);
+         simproc_count (s, "config", "shards", "{\"tags\": \"LAX\"}") == 0);
    bson_destroy (&reply);
 }
 
@@ -550,15 +538,15 @@ test_admin_80_chunks (sim_t *s)
    bson_t reply;
 
    /* split / mergeChunks */
-   int64_t before = count_json (s, "config", "chunks", "{}");
+   int64_t before = simproc_count (s, "config", "chunks", "{}");
    CHECK ("split middle ok", run (s, "admin",
                                   BCON_NEW ("split", BCON_UTF8 ("app.orders"), "middle", "{", "customer",
                                             BCON_UTF8 ("c020"), "ts", BCON_MINKEY, "}"),
                                   &reply));
    bson_destroy (&reply);
-   CHECK ("split adds a chunk", count_json (s, "config", "chunks", "{}") == before + 1);
+   CHECK ("split adds a chunk", simproc_count (s, "config", "chunks", "{}") == before + 1);
    CHECK ("split changelog",
-          count_json (s, "config", "changelog", "{\"what\": \"split\", \"ns\": \"app.orders\"}") >= 4);
+          simproc_count (s, "config", "changelog", "{\"what\": \"split\", \"ns\": \"app.orders\"}") >= 4);
    run (s, "admin",
         BCON_NEW ("split", BCON_UTF8 ("app.orders"), "middle", "{", "customer", BCON_UTF8 ("c020"), "ts", BCON_MINKEY,
                   "}"),
@@ -573,7 +561,7 @@ test_admin_80_chunks (sim_t *s)
              "{\"customer\": \"c025\", \"ts\": {\"$minKey\": 1}}]}",
              &reply));
    bson_destroy (&reply);
-   CHECK ("mergeChunks removes a chunk", count_json (s, "config", "chunks", "{}") == before);
+   CHECK ("mergeChunks removes a chunk", simproc_count (s, "config", "chunks", "{}") == before);
    run (s, "admin", BCON_NEW ("mergeChunks", BCON_UTF8 ("app.orders")), &reply);
    CHECK ("mergeChunks no bounds errmsg-only", !has_at (&reply, "code") && str_at (&reply, "errmsg") &&
                                                   !strcmp (str_at (&reply, "errmsg"), "no bounds were specified"));
@@ -587,10 +575,11 @@ test_admin_80_chunks (sim_t *s)
                              has_at (&reply, "millis"));
    bson_destroy (&reply);
    CHECK ("moveChunk changelog commit",
-          count_json (s, "config", "changelog",
-                      "{\"what\": \"moveChunk.commit\", \"ns\": \"app.events\", \"details.to\": \"shard03\"}") >= 1);
+          simproc_count (s, "config", "changelog",
+                         "{\"what\": \"moveChunk.commit\", \"ns\": \"app.events\", \"details.to\": \"shard03\"}") >= 1);
    CHECK ("moveChunk changelog from success",
-          count_json (s, "config", "changelog", "{\"what\": \"moveChunk.from\", \"details.note\": \"success\"}") >= 1);
+          simproc_count (s, "config", "changelog", "{\"what\": \"moveChunk.from\", \"details.note\": \"success\"}") >=
+             1);
    run (s, "admin",
         BCON_NEW ("moveChunk", BCON_UTF8 ("app.events"), "find", "{", "ts", BCON_DATE_TIME (0), "}", "to",
                   BCON_UTF8 ("nope")),
@@ -612,7 +601,7 @@ test_admin_80_chunks (sim_t *s)
                                &reply));
    bson_destroy (&reply);
    CHECK ("moveRange moved MinKey chunk",
-          count_json (s, "config", "chunks", "{\"min.ts\": {\"$type\": \"minKey\"}, \"shard\": \"shard01\"}") >= 1);
+          simproc_count (s, "config", "chunks", "{\"min.ts\": {\"$type\": \"minKey\"}, \"shard\": \"shard01\"}") >= 1);
    run (s, "admin", BCON_NEW ("moveRange", BCON_UTF8 ("app.events"), "min", "{", "ts", BCON_MINKEY, "}"), &reply);
    CHECK ("moveRange missing toShard 40414", code_of (&reply) == 40414);
    bson_destroy (&reply);
@@ -628,14 +617,15 @@ test_admin_80_balancer (sim_t *s)
    CHECK ("balancerStop ok", run (s, "admin", BCON_NEW ("balancerStop", BCON_INT32 (1)), &reply));
    bson_destroy (&reply);
    CHECK ("balancerStop writes settings",
-          count_json (s, "config", "settings", "{\"_id\": \"balancer\", \"stopped\": true, \"mode\": \"off\"}") == 1);
+          simproc_count (s, "config", "settings", "{\"_id\": \"balancer\", \"stopped\": true, \"mode\": \"off\"}") ==
+             1);
    CHECK ("balancerStatus ok", run (s, "admin", BCON_NEW ("balancerStatus", BCON_INT32 (1)), &reply));
    CHECK_STR ("balancerStatus mode off", "off", str_at (&reply, "mode"));
    CHECK ("balancerStatus 8.0 term", has_at (&reply, "term") && has_at (&reply, "numBalancerRounds"));
    bson_destroy (&reply);
    CHECK ("balancerStart ok",
           run (s, "admin", BCON_NEW ("balancerStart", BCON_INT32 (1)), &reply) &&
-             count_json (s, "config", "settings", "{\"_id\": \"balancer\", \"stopped\": false}") == 1);
+             simproc_count (s, "config", "settings", "{\"_id\": \"balancer\", \"stopped\": false}") == 1);
    bson_destroy (&reply);
    run (s, "test", BCON_NEW ("balancerStart", BCON_INT32 (1)), &reply);
    CHECK ("balancerStart on test 13", code_of (&reply) == 13);
@@ -651,7 +641,7 @@ test_admin_80_balancer (sim_t *s)
       "configureCollectionBalancing ok",
       run (s, "admin",
            BCON_NEW ("configureCollectionBalancing", BCON_UTF8 ("app.users"), "chunkSize", BCON_INT32 (256)), &reply) &&
-         count_json (s, "config", "collections", "{\"_id\": \"app.users\", \"maxChunkSizeBytes\": 268435456}") == 1);
+         simproc_count (s, "config", "collections", "{\"_id\": \"app.users\", \"maxChunkSizeBytes\": 268435456}") == 1);
    bson_destroy (&reply);
    run (s, "admin", BCON_NEW ("configureCollectionBalancing", BCON_UTF8 ("app.users"), "chunkSize", BCON_INT32 (5000)),
         &reply);
@@ -661,7 +651,7 @@ test_admin_80_balancer (sim_t *s)
           run (s, "admin",
                BCON_NEW ("setAllowMigrations", BCON_UTF8 ("app.users"), "allowMigrations", BCON_BOOL (false)),
                &reply) &&
-             count_json (s, "config", "collections", "{\"_id\": \"app.users\", \"permitMigrations\": false}") == 1);
+             simproc_count (s, "config", "collections", "{\"_id\": \"app.users\", \"permitMigrations\": false}") == 1);
    bson_destroy (&reply);
    run (s, "admin", BCON_NEW ("setAllowMigrations", BCON_UTF8 ("logs.archive"), "allowMigrations", BCON_BOOL (false)),
         &reply);
@@ -686,8 +676,8 @@ test_admin_80_keys (sim_t *s)
                BCON_NEW ("refineCollectionShardKey", BCON_UTF8 ("app.events"), "key", "{", "ts", BCON_INT32 (1), "type",
                          BCON_INT32 (1), "}"),
                &reply) &&
-             count_json (s, "config", "collections", "{\"_id\": \"app.events\", \"key.type\": 1}") == 1 &&
-             count_json (s, "config", "chunks", "{\"min.type\": {\"$exists\": true}}") >= 5);
+             simproc_count (s, "config", "collections", "{\"_id\": \"app.events\", \"key.type\": 1}") == 1 &&
+             simproc_count (s, "config", "chunks", "{\"min.type\": {\"$exists\": true}}") >= 5);
    bson_destroy (&reply);
    run (s, "admin",
         BCON_NEW ("refineCollectionShardKey", BCON_UTF8 ("app.events"), "key", "{", "other", BCON_INT32 (1), "}"),
@@ -698,7 +688,7 @@ test_admin_80_keys (sim_t *s)
           run (s, "admin",
                BCON_NEW ("reshardCollection", BCON_UTF8 ("app.orders"), "key", "{", "total", BCON_INT32 (1), "}"),
                &reply) &&
-             count_json (s, "config", "collections", "{\"_id\": \"app.orders\", \"key.total\": 1}") == 1);
+             simproc_count (s, "config", "collections", "{\"_id\": \"app.orders\", \"key.total\": 1}") == 1);
    bson_destroy (&reply);
    run (s, "admin", BCON_NEW ("reshardCollection", BCON_UTF8 ("logs.archive"), "key", "{", "day", BCON_INT32 (1), "}"),
         &reply);
@@ -760,14 +750,14 @@ test_admin_80_remove (sim_t *s)
    CHECK ("setAllowMigrations true unsets",
           run (s, "admin",
                BCON_NEW ("setAllowMigrations", BCON_UTF8 ("app.users"), "allowMigrations", BCON_BOOL (true)), &reply) &&
-             count_json (s, "config", "collections",
-                         "{\"_id\": \"app.users\", \"permitMigrations\": {\"$exists\": true}}") == 0);
+             simproc_count (s, "config", "collections",
+                            "{\"_id\": \"app.users\", \"permitMigrations\": {\"$exists\": true}}") == 0);
    bson_destroy (&reply);
    CHECK ("removeShard started", run (s, "admin", BCON_NEW ("removeShard", BCON_UTF8 ("shard03")), &reply) &&
                                     str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "started"));
    bson_destroy (&reply);
    CHECK ("removeShard sets draining",
-          count_json (s, "config", "shards", "{\"_id\": \"shard03\", \"draining\": true}") == 1);
+          simproc_count (s, "config", "shards", "{\"_id\": \"shard03\", \"draining\": true}") == 1);
    bool saw_ongoing = false, completed = false;
    /* removeShard only marks the shard draining; the balancer moves its chunks (a round between calls). */
    for (int i = 0; i < 50 && !completed; i++) {
@@ -782,8 +772,8 @@ test_admin_80_remove (sim_t *s)
       bson_destroy (&reply);
    }
    CHECK ("removeShard ongoing with remaining", saw_ongoing);
-   CHECK ("removeShard completed", completed && count_json (s, "config", "shards", "{\"_id\": \"shard03\"}") == 0 &&
-                                      count_json (s, "config", "chunks", "{\"shard\": \"shard03\"}") == 0);
+   CHECK ("removeShard completed", completed && simproc_count (s, "config", "shards", "{\"_id\": \"shard03\"}") == 0 &&
+                                      simproc_count (s, "config", "chunks", "{\"shard\": \"shard03\"}") == 0);
    run (s, "admin", BCON_NEW ("removeShard", BCON_UTF8 ("shard03")), &reply);
    CHECK ("removeShard unknown 70", code_of (&reply) == 70);
    bson_destroy (&reply);
@@ -830,14 +820,14 @@ test_44 (sim_t *s)
          !strcmp (str_at (&reply, "errmsg"), "need to specify either a find query, or both lower and upper bounds."));
    bson_destroy (&reply);
    CHECK ("sim44.chunks keyed by ns",
-          count_json (s, "config", "chunks", "{\"ns\": \"app.users\"}") == 6 &&
-             count_json (s, "config", "chunks", "{\"lastmodEpoch\": {\"$exists\": true}}") > 0);
+          simproc_count (s, "config", "chunks", "{\"ns\": \"app.users\"}") == 6 &&
+             simproc_count (s, "config", "chunks", "{\"lastmodEpoch\": {\"$exists\": true}}") > 0);
    CHECK ("sim44.collections have no timestamp",
-          count_json (s, "config", "collections", "{\"timestamp\": {\"$exists\": true}}") == 0);
+          simproc_count (s, "config", "collections", "{\"timestamp\": {\"$exists\": true}}") == 0);
    CHECK ("sim44.actionlog errorOccured",
-          count_json (s, "config", "actionlog", "{\"details.errorOccured\": true}") == 1);
+          simproc_count (s, "config", "actionlog", "{\"details.errorOccured\": true}") == 1);
    CHECK ("sim44.databases partitioned",
-          count_json (s, "config", "databases", "{\"_id\": \"app\", \"partitioned\": true}") == 1);
+          simproc_count (s, "config", "databases", "{\"_id\": \"app\", \"partitioned\": true}") == 1);
    run (s, "admin", BCON_NEW ("shardCollection", BCON_UTF8 ("nodb.c"), "key", "{", "a", BCON_INT32 (1), "}"), &reply);
    CHECK ("sim44.shardCollection needs enableSharding 20", code_of (&reply) == 20);
    bson_destroy (&reply);
@@ -854,7 +844,7 @@ test_44 (sim_t *s)
    run (s, "admin", BCON_NEW ("balancerStop", BCON_INT32 (1)), &reply);
    bson_destroy (&reply);
    CHECK ("sim44.balancerStop flips autosplit",
-          count_json (s, "config", "settings", "{\"_id\": \"autosplit\", \"enabled\": false}") == 1);
+          simproc_count (s, "config", "settings", "{\"_id\": \"autosplit\", \"enabled\": false}") == 1);
 }
 
 /* dataSize through the router: a key range's documents and bytes from the chunks inside it. */

@@ -33,19 +33,6 @@ json_has (const bson_t *doc, const char *needle)
    return found;
 }
 
-/* Number of documents of db.coll matching a JSON filter. */
-static int64_t
-count_in (sim_t *s, const char *db, const char *coll, const char *filter)
-{
-   bson_error_t err;
-   bson_t *f = bson_new_from_json ((const uint8_t *) filter, -1, &err);
-   mongoc_collection_t *c = mongoc_client_get_collection (s->client, db, coll);
-   int64_t n = f ? mongoc_collection_count_documents (c, f, NULL, NULL, NULL, &err) : -1;
-   mongoc_collection_destroy (c);
-   bson_destroy (f);
-   return n;
-}
-
 /* ---- 1, 2: unique indexes and the duplicate-key write error ---- */
 
 static void
@@ -69,7 +56,7 @@ test_unique_insert (sim_t *s, const char *v)
    snprintf (name, sizeof name, "%s.unique index insert keyPattern keyValue", v);
    CHECK (name, int_at (&reply, "writeErrors.0.keyPattern.a") == 1 && int_at (&reply, "writeErrors.0.keyValue.a") == 1);
    snprintf (name, sizeof name, "%s.unique index ordered insert stops, nothing stored", v);
-   CHECK (name, count_in (s, "fu", "u", "{}") == 1);
+   CHECK (name, simproc_count (s, "fu", "u", "{}") == 1);
    bson_destroy (&reply);
    /* 1.0 and NumberLong(1) are the same key; a document without a is indexed as null, once. */
    simproc_run_json (s, "fu", "{\"insert\": \"u\", \"documents\": [{\"_id\": 4, \"a\": {\"$numberLong\": \"1\"}}]}",
@@ -95,7 +82,7 @@ test_unique_insert (sim_t *s, const char *v)
                      &reply);
    snprintf (name, sizeof name, "%s.unique index unordered insert continues", v);
    CHECK (name, int_at (&reply, "n") == 1 && int_at (&reply, "writeErrors.0.index") == 0 &&
-                   count_in (s, "fu", "u", "{\"a\": 9}") == 1);
+                   simproc_count (s, "fu", "u", "{\"a\": 9}") == 1);
    bson_destroy (&reply);
    /* a sparse unique index leaves documents without the field out */
    simproc_run_ok (s, "fu",
@@ -103,7 +90,7 @@ test_unique_insert (sim_t *s, const char *v)
                    "\"unique\": true, \"sparse\": true}]}");
    snprintf (name, sizeof name, "%s.unique sparse index missing fields allowed", v);
    CHECK (name, simproc_run_ok (s, "fu", "{\"insert\": \"sp\", \"documents\": [{\"_id\": 1}, {\"_id\": 2}]}") &&
-                   count_in (s, "fu", "sp", "{}") == 2);
+                   simproc_count (s, "fu", "sp", "{}") == 2);
 }
 
 static void
@@ -119,7 +106,7 @@ test_unique_update (sim_t *s, const char *v)
                    str_is (&reply, "writeErrors.0.codeName", "DuplicateKey") && int_at (&reply, "n") == 0 &&
                    int_at (&reply, "nModified") == 0 && int_at (&reply, "writeErrors.0.keyValue.a") == 1);
    snprintf (name, sizeof name, "%s.unique index update duplicate leaves the document", v);
-   CHECK (name, count_in (s, "fu", "u", "{\"_id\": 9, \"a\": 9}") == 1);
+   CHECK (name, simproc_count (s, "fu", "u", "{\"_id\": 9, \"a\": 9}") == 1);
    bson_destroy (&reply);
    /* rewriting a document's own key is no duplicate */
    snprintf (name, sizeof name, "%s.unique index update own key ok", v);
@@ -135,7 +122,7 @@ test_unique_update (sim_t *s, const char *v)
                      "\"upsert\": true}]}",
                      &reply);
    snprintf (name, sizeof name, "%s.unique index upsert duplicate 11000", v);
-   CHECK (name, int_at (&reply, "writeErrors.0.code") == 11000 && count_in (s, "fu", "u", "{\"_id\": 50}") == 0);
+   CHECK (name, int_at (&reply, "writeErrors.0.code") == 11000 && simproc_count (s, "fu", "u", "{\"_id\": 50}") == 0);
    bson_destroy (&reply);
    /* findAndModify: the command's own error, with keyPattern and keyValue at the top */
    simproc_run_json (s, "fu", "{\"findAndModify\": \"u\", \"query\": {\"_id\": 9}, \"update\": {\"$set\": {\"a\": 1}}}",
@@ -155,7 +142,7 @@ test_unique_update (sim_t *s, const char *v)
    simproc_run_ok (s, "fu", "{\"dropIndexes\": \"u\", \"index\": \"a_1\"}");
    snprintf (name, sizeof name, "%s.unique index dropped: duplicates allowed", v);
    CHECK (name, simproc_run_ok (s, "fu", "{\"insert\": \"u\", \"documents\": [{\"_id\": 60, \"a\": 1}]}") &&
-                   count_in (s, "fu", "u", "{\"a\": 1}") == 2);
+                   simproc_count (s, "fu", "u", "{\"a\": 1}") == 2);
    /* ... and creating it again over the duplicates fails with 11000, the index not created */
    simproc_run_json (s, "fu",
                      "{\"createIndexes\": \"u\", \"indexes\": [{\"key\": {\"a\": 1}, \"name\": \"a_1\", \"unique\": "
@@ -416,18 +403,18 @@ test_strict (sim_t *s, const char *v)
    snprintf (name, sizeof name, "%s.insert unknown field 40415, nothing written", v);
    CHECK (name, code_of (&reply) == 40415 &&
                    !strcmp (errmsg_of (&reply), "BSON field 'insert.bogus' is an unknown field.") &&
-                   count_in (s, "fs", "c", "{\"_id\": 3}") == 0);
+                   simproc_count (s, "fs", "c", "{\"_id\": 3}") == 0);
    bson_destroy (&reply);
    simproc_run_json (s, "fs",
                      "{\"update\": \"c\", \"updates\": [{\"q\": {}, \"u\": {\"$set\": {\"x\": 1}}}], \"multi\": true}",
                      &reply);
    snprintf (name, sizeof name, "%s.update unknown field 40415, nothing written", v);
-   CHECK (name, code_of (&reply) == 40415 && count_in (s, "fs", "c", "{\"x\": 1}") == 0);
+   CHECK (name, code_of (&reply) == 40415 && simproc_count (s, "fs", "c", "{\"x\": 1}") == 0);
    bson_destroy (&reply);
    simproc_run_json (s, "fs", "{\"delete\": \"c\", \"deletes\": [{\"q\": {}, \"limit\": 0}], \"justOne\": true}",
                      &reply);
    snprintf (name, sizeof name, "%s.delete unknown field 40415, nothing deleted", v);
-   CHECK (name, code_of (&reply) == 40415 && count_in (s, "fs", "c", "{}") == 2);
+   CHECK (name, code_of (&reply) == 40415 && simproc_count (s, "fs", "c", "{}") == 2);
    bson_destroy (&reply);
 }
 
