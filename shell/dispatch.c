@@ -301,7 +301,9 @@ resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err
       }
       i++;
    }
-   r->db = bson_strdup (db);
+   /* a database the statement names is its own; otherwise the call runs on the current one, read as it runs */
+   if (db != ctx->db)
+      r->db = bson_strdup (db);
    if (i == stmt->nsegs) {
       /* `db` alone prints the current database's name */
       bson_strncpy (r->name, "db.getName", sizeof r->name);
@@ -424,6 +426,48 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
    r->call.db = r->db ? r->db : ctx->db;
    r->call.coll = r->coll;
    return true;
+}
+
+/* A statement's record (sh_stmt_t.resolved): its resolved call, made once by dispatch_prepare, with what the
+ * steps of a script ask of it. The call's database is the current one at each use unless the statement names one
+ * (getSiblingDB): r.db is then set. */
+struct sh_resolved {
+   resolved_t r;
+   bool writes; /* dispatch_call_writes (pure in the entry and the arguments) */
+};
+
+static void
+record_free (struct sh_resolved *rec)
+{
+   resolved_destroy (&rec->r);
+   bson_free (rec);
+}
+
+/* The resolved call of stmt into *call (its database the current one unless the statement names one): from the
+ * statement's record when there is one (tmp untouched), else resolved now into tmp, which this initialises and
+ * stmt_call_done destroys. Returns the resolved_t the call belongs to, or NULL with err set when the statement does
+ * not resolve (tmp then holds what was found). A modifier's deferred error is not checked here: mod_error. */
+static const resolved_t *
+stmt_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *tmp, sh_call_t *call, sh_error_t *err)
+{
+   const resolved_t *r = tmp;
+   if (stmt->resolved) {
+      r = &stmt->resolved->r;
+   } else {
+      resolved_init (tmp);
+      if (!resolve (ctx, stmt, tmp, err))
+         return NULL;
+   }
+   *call = r->call;
+   call->db = r->db ? r->db : ctx->db;
+   return r;
+}
+
+static void
+stmt_call_done (const sh_stmt_t *stmt, resolved_t *tmp)
+{
+   if (!stmt->resolved)
+      resolved_destroy (tmp);
 }
 
 /* The argument checks: no Database object where the entry takes none, then the entry's pure build(), whose requests
@@ -735,47 +779,55 @@ mod_error (const resolved_t *r, sh_error_t *err)
 bool
 dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
 {
-   resolved_t r;
+   resolved_t tmp;
+   const resolved_t *r;
+   sh_call_t call;
    bool ok;
    sh_requests_t reqs = { .n = 0 };
    char *current = ctx->db;
-   resolved_init (&r);
    /* resolve against the database the statement will run on (build() only names it in its requests) */
    if (validate_db)
       ctx->db = validate_db;
-   ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err) && check_args (&r.call, &reqs, err);
+   ok = (r = stmt_call (ctx, stmt, &tmp, &call, err)) && !mod_error (r, err) && check_args (&call, &reqs, err);
    ctx->db = current;
-   if (ok && ctx->opts && ctx->opts->readonly && dispatch_call_writes (&r.call)) {
-      sh_error_set_at (err, SH_ERR_READONLY, r.call.pos, "%s changes the cluster: refused by --readonly",
-                       r.call.cmd->name);
+   if (ok && ctx->opts && ctx->opts->readonly &&
+       (stmt->resolved ? stmt->resolved->writes : dispatch_call_writes (&call))) {
+      sh_error_set_at (err, SH_ERR_READONLY, call.pos, "%s changes the cluster: refused by --readonly", call.cmd->name);
       ok = false;
    }
    if (ok)
-      built_keep (&r.call, &reqs);
+      built_keep (&call, &reqs);
    if (ok && stmt->kind == SH_STMT_USE && stmt->word) {
       bson_free (validate_db);
       validate_db = bson_strdup (stmt->word);
    }
    sh_requests_destroy (&reqs);
-   resolved_destroy (&r);
+   stmt_call_done (stmt, &tmp);
    return ok;
 }
 
 bool
-dispatch_is_literal (sh_ctx_t *ctx, const sh_stmt_t *stmt)
+dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt)
 {
-   resolved_t r;
+   struct sh_resolved *rec;
    sh_error_t err;
-   bool ok;
 
+   if (stmt->resolved)
+      return true;
+   rec = bson_malloc (sizeof *rec);
+   resolved_init (&rec->r);
+   sh_error_clear (&err);
+   if (resolve (ctx, stmt, &rec->r, &err)) {
+      rec->writes = dispatch_call_writes (&rec->r.call);
+      stmt->resolved = rec;
+      stmt->resolved_free = record_free;
+      return true;
+   }
+   record_free (rec);
    if (stmt->kind != SH_STMT_CHAIN)
       return true;
-   resolved_init (&r);
-   sh_error_clear (&err);
-   ok = resolve (ctx, stmt, &r, &err);
-   resolved_destroy (&r);
    /* a bad argument of a cursor modifier (.limit(NaN)) is the literal path's argument error: refused before sending */
-   if (ok || err.kind == SH_ERR_ARGS)
+   if (err.kind == SH_ERR_ARGS)
       return true;
    /* sh.<name>(...) and sh.<name> keep the literal path's "unknown helper" and "call it as" messages */
    return stmt->nsegs >= 1 && stmt->nsegs <= 2 && !strcmp (stmt->segs[0].name, "sh") && !stmt->segs[0].is_call;
@@ -841,34 +893,38 @@ done:
 bool
 dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
 {
-   resolved_t r;
+   resolved_t tmp;
+   const resolved_t *r;
+   sh_call_t call;
    bool ok = false;
 
-   resolved_init (&r);
    bson_free (validate_db); /* statements run: the validation's `use` has done its work */
    validate_db = NULL;
-   if (!resolve (ctx, stmt, &r, err) || mod_error (&r, err)) {
+   r = stmt_call (ctx, stmt, &tmp, &call, err);
+   if (!r || mod_error (r, err)) {
+      const sh_cmd_t *cmd = r ? r->call.cmd : tmp.call.cmd;
       conn_forget_if_broken (ctx);
-      if (!err->has_pos && r.call.cmd) {
+      if (!err->has_pos && cmd) {
          err->has_pos = true;
-         err->pos = r.call.pos;
+         err->pos = r ? r->call.pos : tmp.call.pos;
       }
    } else {
-      ok = dispatch_call (ctx, &r.call, err);
+      ok = dispatch_call (ctx, &call, err);
    }
-   resolved_destroy (&r);
+   stmt_call_done (stmt, &tmp);
    return ok;
 }
 
 bool
 dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, void *data, sh_error_t *err)
 {
-   resolved_t r;
+   resolved_t tmp;
+   const resolved_t *r;
+   sh_call_t call;
    bool ok;
-   resolved_init (&r);
-   ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err);
+   ok = (r = stmt_call (ctx, stmt, &tmp, &call, err)) && !mod_error (r, err);
    if (ok)
-      ok = fn (data, &r.call, dispatch_call_writes (&r.call), err);
-   resolved_destroy (&r);
+      ok = fn (data, &call, stmt->resolved ? stmt->resolved->writes : dispatch_call_writes (&call), err);
+   stmt_call_done (stmt, &tmp);
    return ok;
 }

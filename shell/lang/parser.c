@@ -247,6 +247,8 @@ p_stmt_destroy (sh_stmt_t *st)
 {
    size_t i;
 
+   if (st->resolved && st->resolved_free)
+      st->resolved_free (st->resolved);
    bson_free (st->word);
    bson_free (st->word2);
    for (i = 0; i < st->nsegs; i++) {
