@@ -13,6 +13,7 @@
 #include "commands/exec.h"
 #include "shell/core/conn.h"
 #include "shell/dispatch.h"
+#include "shell/lib/aligned.h"
 
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {
@@ -433,12 +434,19 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
  * (getSiblingDB): r.db is then set. */
 struct sh_resolved {
    resolved_t r;
-   bool writes; /* dispatch_call_writes (pure in the entry and the arguments) */
+   bool writes;        /* dispatch_call_writes (pure in the entry and the arguments) */
+   sh_requests_t reqs; /* what dispatch_validate built, for the run (built_keep) */
+   char *built_db;     /* the database reqs were built for; owned; NULL when none are kept */
+   size_t built_len;   /* the bytes they count for (built_bytes) */
 };
+
+static void
+built_drop (struct sh_resolved *rec);
 
 static void
 record_free (struct sh_resolved *rec)
 {
+   built_drop (rec);
    resolved_destroy (&rec->r);
    bson_free (rec);
 }
@@ -498,164 +506,61 @@ check_args (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 
 /* ---- requests built while a script is validated, handed on to the statement's run ----
  * build() is pure in the call (which entry, database, collection, arguments and cursor modifiers), so the requests
- * dispatch_validate built are the ones the run would build: they are kept under that call's key and taken by the
- * first run of an equal call. Entries whose build() reads the clock (CMD_CLOCK) build again when they run. */
+ * dispatch_validate built for a prepared statement are the ones its run would build: they are kept in the
+ * statement's record with the database they were built for, and its run takes them when it runs on that database.
+ * Entries whose build() reads the clock (CMD_CLOCK) build again when they run, and so do statements validated while
+ * BUILT_MAX_BYTES are kept already. */
 
-typedef struct {
-   const sh_cmd_t *cmd;
-   uint8_t *key; /* the call's inputs to build() (built_key); owned; NULL once taken */
-   size_t key_len;
-   uint64_t hash; /* built_hash of key: a run looks through up to BUILT_MAX entries for its own */
-   sh_requests_t reqs;
-} built_t;
+#define BUILT_MAX_BYTES ((size_t) 64 << 20)
 
-#define BUILT_MAX 4096 /* validated statements waiting for their run; past it the oldest are built again */
-
-/* A queue: statements run in the order they were validated, so the entry a run takes is nearly always the first
- * one kept, [first, n) are the entries (taken ones are holes), live how many are not taken. */
-static struct {
-   built_t *v;
-   size_t first, n, cap, live;
-} built_list;
+/* The bytes all records keep (requests waiting for their run). */
+static size_t built_bytes;
 
 /* The database a `use` earlier in the statements being validated switches to (owned), so the statements after it
  * are built for the database they will run on; NULL when none. Cleared when statements start to run. */
 static char *validate_db;
 
-static size_t
-built_put (uint8_t *out, size_t at, const void *p, size_t len)
-{
-   if (out)
-      memcpy (out + at, p, len);
-   return at + len;
-}
-
-static size_t
-built_put_str (uint8_t *out, size_t at, const char *s)
-{
-   return built_put (out, at, s ? s : "", (s ? strlen (s) : 0) + 1);
-}
-
-/* A document as its length and bytes; an absent one as length 0 (a document is never shorter than 5). */
-static size_t
-built_put_doc (uint8_t *out, size_t at, const bson_t *doc)
-{
-   uint32_t len = doc ? doc->len : 0;
-   at = built_put (out, at, &len, sizeof len);
-   return doc ? built_put (out, at, bson_get_data (doc), doc->len) : at;
-}
-
-/* Writes the key of call into out (NULL: only measures) and returns its length: everything build() reads (db, coll,
- * args, sort, limit, skip, modifiers, terminal, batchSize), each delimited, so equal keys mean equal inputs. */
-static size_t
-built_key (const sh_call_t *call, uint8_t *out)
-{
-   int64_t nums[3] = { call->limit, call->skip, call->batch_size };
-   size_t at = built_put_str (out, 0, call->db);
-   at = built_put_str (out, at, call->coll);
-   at = built_put_str (out, at, call->terminal);
-   at = built_put (out, at, nums, sizeof nums);
-   at = built_put_doc (out, at, call->args);
-   at = built_put_doc (out, at, call->sort);
-   return built_put_doc (out, at, call->modifiers);
-}
-
-/* FNV-1a over a key: entries are told apart by it before their bytes are compared. */
-static uint64_t
-built_hash (const uint8_t *key, size_t len)
-{
-   uint64_t h = 1469598103934665603ull;
-   for (size_t i = 0; i < len; i++)
-      h = (h ^ key[i]) * 1099511628211ull;
-   return h;
-}
-
-/* The key of call, written on the stack (small) when it fits, else allocated (the caller frees it when it is not
- * small); its length in *len. */
-static uint8_t *
-built_key_new (const sh_call_t *call, uint8_t *small, size_t small_len, size_t *len)
-{
-   uint8_t *key;
-   *len = built_key (call, NULL);
-   key = *len <= small_len ? small : bson_malloc (*len);
-   built_key (call, key);
-   return key;
-}
-
-/* Drops entry i (its key and whatever requests it still holds): a hole, and the holes at the front go. */
+/* Drops what rec keeps. */
 static void
-built_remove (size_t i)
+built_drop (struct sh_resolved *rec)
 {
-   bson_free (built_list.v[i].key);
-   built_list.v[i].key = NULL;
-   sh_requests_destroy (&built_list.v[i].reqs);
-   built_list.live--;
-   while (built_list.first < built_list.n && !built_list.v[built_list.first].key)
-      built_list.first++;
-   if (built_list.first == built_list.n)
-      built_list.first = built_list.n = 0;
+   sh_requests_destroy (&rec->reqs);
+   bson_free (rec->built_db);
+   rec->built_db = NULL;
+   built_bytes -= rec->built_len;
+   rec->built_len = 0;
 }
 
-/* Keeps reqs (taken over: *reqs is left empty) for a later run of an equal call. */
+/* Keeps reqs (taken over: *reqs is left empty) in rec for its run on db. */
 static void
-built_keep (const sh_call_t *call, sh_requests_t *reqs)
+built_keep (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
 {
-   built_t *b;
-   if (!call->cmd->build || (call->cmd->flags & CMD_CLOCK))
+   size_t len = sizeof *rec + strlen (db) + 1;
+   const sh_cmd_t *c = rec->r.call.cmd;
+   if (!c->build || (c->flags & CMD_CLOCK))
       return;
-   if (built_list.live == BUILT_MAX)
-      built_remove (built_list.first);
-   if (built_list.n == built_list.cap) {
-      /* the live entries to the front (holes dropped), then room */
-      size_t o = 0;
-      for (size_t i = built_list.first; i < built_list.n; i++) {
-         if (built_list.v[i].key)
-            built_list.v[o++] = built_list.v[i];
-      }
-      built_list.first = 0;
-      built_list.n = o;
-      if (!built_list.cap || built_list.n * 2 > built_list.cap) { /* half free after a compaction: amortised O(1) */
-         built_list.cap = built_list.cap ? 2 * built_list.cap : 16;
-         built_list.v = bson_realloc (built_list.v, built_list.cap * sizeof built_list.v[0]);
-      }
-   }
-   b = &built_list.v[built_list.n++];
-   built_list.live++;
-   b->cmd = call->cmd;
-   b->key_len = built_key (call, NULL);
-   b->key = bson_malloc (b->key_len);
-   built_key (call, b->key);
-   b->hash = built_hash (b->key, b->key_len);
-   b->reqs = *reqs;
+   for (size_t i = 0; i < reqs->n; i++)
+      len += sizeof reqs->v[i] + reqs->v[i].cmd.len + strlen (reqs->v[i].db) + 1;
+   built_drop (rec);
+   if (built_bytes + len > BUILT_MAX_BYTES)
+      return;
+   rec->reqs = *reqs;
    memset (reqs, 0, sizeof *reqs);
+   rec->built_db = bson_strdup (db);
+   rec->built_len = len;
+   built_bytes += len;
 }
 
-/* Takes the requests kept for the first equal call into *reqs (empty on entry); false when there are none. The call's
- * key is written once and entries are compared by hash first: a script longer than BUILT_MAX runs its first statements
- * after their entries went, and each of those looks through every entry kept. */
+/* Takes the requests rec keeps into *reqs (empty on entry) when they were built for db; false when there are none. */
 static bool
-built_take (const sh_call_t *call, sh_requests_t *reqs)
+built_take (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
 {
-   uint8_t small[512], *key;
-   size_t len;
-   uint64_t h;
-   bool found = false;
-   if (!built_list.live || !call->cmd->build)
+   if (!rec || !rec->built_db || strcmp (rec->built_db, db) != 0)
       return false;
-   key = built_key_new (call, small, sizeof small, &len);
-   h = built_hash (key, len);
-   for (size_t i = built_list.first; i < built_list.n && !found; i++) {
-      built_t *b = &built_list.v[i];
-      if (b->key && b->hash == h && b->cmd == call->cmd && b->key_len == len && !memcmp (key, b->key, len)) {
-         *reqs = b->reqs;
-         memset (&b->reqs, 0, sizeof b->reqs);
-         built_remove (i);
-         found = true;
-      }
-   }
-   if (key != small)
-      bson_free (key);
-   return found;
+   *reqs = rec->reqs;
+   memset (&rec->reqs, 0, sizeof rec->reqs);
+   built_drop (rec);
+   return true;
 }
 
 bool
@@ -795,8 +700,8 @@ dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
       sh_error_set_at (err, SH_ERR_READONLY, call.pos, "%s changes the cluster: refused by --readonly", call.cmd->name);
       ok = false;
    }
-   if (ok)
-      built_keep (&call, &reqs);
+   if (ok && stmt->resolved)
+      built_keep (stmt->resolved, call.db, &reqs);
    if (ok && stmt->kind == SH_STMT_USE && stmt->word) {
       bson_free (validate_db);
       validate_db = bson_strdup (stmt->word);
@@ -814,7 +719,7 @@ dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt)
 
    if (stmt->resolved)
       return true;
-   rec = bson_malloc (sizeof *rec);
+   rec = SH_ALLOC_ARRAY (struct sh_resolved, 1);
    resolved_init (&rec->r);
    sh_error_clear (&err);
    if (resolve (ctx, stmt, &rec->r, &err)) {
@@ -845,8 +750,6 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    conn_forget_if_broken (ctx);
    bson_free (validate_db);
    validate_db = NULL;
-   if (!call->built && built_take (call, &reqs))
-      run.built = &reqs;
    if (!check_args (&run, &reqs, err))
       goto done;
    if (c->build && !run.built)
@@ -909,7 +812,11 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
          err->pos = r ? r->call.pos : tmp.call.pos;
       }
    } else {
+      sh_requests_t taken = { .n = 0 };
+      if (built_take (stmt->resolved, call.db, &taken))
+         call.built = &taken;
       ok = dispatch_call (ctx, &call, err);
+      sh_requests_destroy (&taken);
    }
    stmt_call_done (stmt, &tmp);
    return ok;
