@@ -13,33 +13,29 @@
 #include "commands/exec.h"
 #include "shell/core/conn.h"
 #include "shell/dispatch.h"
-#include "shell/lib/aligned.h"
 
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {
    sh_call_t call;
-   char name[192];   /* table name looked up */
-   char *db;         /* owned: the database the call runs on */
-   char *coll;       /* owned: collection for db.<coll>.<method> */
-   bson_t word_args; /* arguments made from `use x`, `show x`, `help x` */
+   char name[192];    /* table name looked up */
+   char *db;          /* owned: the database the call runs on */
+   char *coll;        /* owned: collection for db.<coll>.<method> */
+   bson_t *word_args; /* arguments made from `use x`, `show x`, `help x`; owned, NULL when there are none */
    sh_pos_t word_pos[2];
-   const bson_t *sort; /* borrowed from the statement */
-   bson_t empty;
-   bson_t mods;        /* find's other cursor modifiers (call.modifiers) */
-   char terminal[16];  /* call.terminal */
-   sh_error_t mod_err; /* a modifier's bad value: reported after resolve, so the statement stays literal */
-   bool has_mod_err;
+   bson_t *sort;        /* .sort()'s document, copied; owned, NULL when none */
+   bson_t *mods;        /* find's other cursor modifiers (call.modifiers); owned, NULL when none */
+   char terminal[16];   /* call.terminal */
+   sh_error_t *mod_err; /* a modifier's bad value: reported after resolve, so the statement stays literal; owned */
 } resolved_t;
 
+/* The arguments of a call that has none. */
+static const bson_t no_args = BSON_INITIALIZER;
+
+/* No bson_t by value here: a resolved_t (and a statement's record, which holds one) is plain malloc memory. */
 static void
 resolved_init (resolved_t *r)
 {
-   /* all but mod_err, which sh_error_set_at fills whole before has_mod_err says it is there */
-   memset (r, 0, offsetof (resolved_t, mod_err));
-   r->has_mod_err = false;
-   bson_init (&r->word_args);
-   bson_init (&r->empty);
-   bson_init (&r->mods);
+   memset (r, 0, sizeof *r);
 }
 
 static void
@@ -47,9 +43,10 @@ resolved_destroy (resolved_t *r)
 {
    bson_free (r->db);
    bson_free (r->coll);
-   bson_destroy (&r->word_args);
-   bson_destroy (&r->empty);
-   bson_destroy (&r->mods);
+   bson_destroy (r->word_args);
+   bson_destroy (r->sort);
+   bson_destroy (r->mods);
+   bson_free (r->mod_err);
 }
 
 /* r->name = prefix followed by name, cut to fit (as bson_snprintf would). */
@@ -79,14 +76,15 @@ set_word_args (resolved_t *r, const sh_stmt_t *stmt)
 {
    int n = 0;
    if (stmt->word) {
-      BSON_APPEND_UTF8 (&r->word_args, "0", stmt->word);
+      r->word_args = bson_new ();
+      BSON_APPEND_UTF8 (r->word_args, "0", stmt->word);
       r->word_pos[n++] = stmt->word_pos;
       if (stmt->word2) {
-         BSON_APPEND_UTF8 (&r->word_args, "1", stmt->word2);
+         BSON_APPEND_UTF8 (r->word_args, "1", stmt->word2);
          r->word_pos[n++] = stmt->word2_pos;
       }
    }
-   r->call.args = &r->word_args;
+   r->call.args = r->word_args ? r->word_args : &no_args;
    r->call.argc = n;
    r->call.arg_pos = n ? r->word_pos : NULL;
    r->call.pos = stmt->pos;
@@ -145,13 +143,22 @@ defer_mod_error (resolved_t *r, sh_pos_t at, const char *fmt, ...)
 {
    char msg[512];
    va_list ap;
-   if (r->has_mod_err)
+   if (r->mod_err)
       return;
    va_start (ap, fmt);
    vsnprintf (msg, sizeof msg, fmt, ap);
    va_end (ap);
-   sh_error_set_at (&r->mod_err, SH_ERR_ARGS, at, "%s", msg);
-   r->has_mod_err = true;
+   r->mod_err = bson_malloc (sizeof *r->mod_err);
+   sh_error_set_at (r->mod_err, SH_ERR_ARGS, at, "%s", msg);
+}
+
+/* find's modifiers document, made on first use. */
+static bson_t *
+mods_doc (resolved_t *r)
+{
+   if (!r->mods)
+      r->mods = bson_new ();
+   return r->mods;
 }
 
 static bool
@@ -181,7 +188,7 @@ apply_find_modifier (resolved_t *r, const sh_seg_t *m, bool last, sh_error_t *er
       return true;
    }
    if (!strcmp (n, "allowDiskUse")) {
-      BSON_APPEND_BOOL (&r->mods, n, has ? bson_iter_as_bool (&it) : true);
+      BSON_APPEND_BOOL (mods_doc (r), n, has ? bson_iter_as_bool (&it) : true);
    } else if (!has) {
       defer_mod_error (r, at, ".%s() needs an argument", n);
       return true;
@@ -191,25 +198,25 @@ apply_find_modifier (resolved_t *r, const sh_seg_t *m, bool last, sh_error_t *er
          defer_mod_error (r, at, "%s needs a number from 0 to %d", n, INT32_MAX);
          return true;
       }
-      bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
+      bson_append_value (mods_doc (r), n, -1, bson_iter_value (&it));
    } else if (!strcmp (n, "readConcern")) {
       bson_t rc;
       if (!BSON_ITER_HOLDS_UTF8 (&it)) {
          defer_mod_error (r, at, "readConcern needs a level such as \"majority\"");
          return true;
       }
-      BSON_APPEND_DOCUMENT_BEGIN (&r->mods, n, &rc);
+      BSON_APPEND_DOCUMENT_BEGIN (mods_doc (r), n, &rc);
       BSON_APPEND_UTF8 (&rc, "level", bson_iter_utf8 (&it, NULL));
-      bson_append_document_end (&r->mods, &rc);
+      bson_append_document_end (mods_doc (r), &rc);
    } else if (!strcmp (n, "comment") || (!strcmp (n, "hint") && BSON_ITER_HOLDS_UTF8 (&it))) {
-      bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
+      bson_append_value (mods_doc (r), n, -1, bson_iter_value (&it));
    } else if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
       defer_mod_error (r, at, ".%s() needs a document", n);
       return true;
    } else {
-      bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
+      bson_append_value (mods_doc (r), n, -1, bson_iter_value (&it));
    }
-   r->call.modifiers = &r->mods;
+   r->call.modifiers = r->mods;
    return true;
 }
 
@@ -229,10 +236,10 @@ apply_modifiers (resolved_t *r, const sh_stmt_t *stmt, size_t i, sh_error_t *err
          const uint8_t *data;
          uint32_t len;
          bson_iter_document (&it, &len, &data);
-         bson_destroy (&r->empty);
-         if (!bson_init_static (&r->empty, data, len))
-            bson_init (&r->empty);
-         r->call.sort = &r->empty;
+         bson_destroy (r->sort);
+         if (!(r->sort = bson_new_from_data (data, len)))
+            r->sort = bson_new ();
+         r->call.sort = r->sort;
       } else if ((!strcmp (m->name, "limit") || !strcmp (m->name, "skip")) && has && BSON_ITER_HOLDS_NUMBER (&it)) {
          int64_t v = 0;
          if (!args_number_to_int (&it, 0, INT32_MAX, &v)) {
@@ -676,9 +683,9 @@ done:
 static bool
 mod_error (const resolved_t *r, sh_error_t *err)
 {
-   if (r->has_mod_err && err)
-      *err = r->mod_err;
-   return r->has_mod_err;
+   if (r->mod_err && err)
+      *err = *r->mod_err;
+   return r->mod_err != NULL;
 }
 
 bool
@@ -719,7 +726,7 @@ dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt)
 
    if (stmt->resolved)
       return true;
-   rec = SH_ALLOC_ARRAY (struct sh_resolved, 1);
+   rec = bson_malloc0 (sizeof *rec);
    resolved_init (&rec->r);
    sh_error_clear (&err);
    if (resolve (ctx, stmt, &rec->r, &err)) {
