@@ -161,9 +161,23 @@ so_json (FILE *out, const script_place_t *at, const char *stmt, bool ok, const s
 static void
 so_status (FILE *e, const script_place_t *at, const char *stmt, bool ok, const sh_error_t *err)
 {
-   if (ok)
-      fprintf (e, "%s:%d ok %s\n", at->file, at->line, stmt);
-   else if (err->code && err->code_name[0])
+   if (ok) {
+      /* "%s:%d ok %s\n" without fprintf's format parsing (one line per statement of a -f script); a line number
+       * is never negative */
+      char num[16];
+      size_t i = sizeof num;
+      unsigned v = at->line > 0 ? (unsigned) at->line : 0u;
+      do {
+         num[--i] = (char) ('0' + v % 10);
+         v /= 10;
+      } while (v);
+      fputs_unlocked (at->file, e);
+      putc_unlocked (':', e);
+      fwrite_unlocked (num + i, 1, sizeof num - i, e);
+      fputs_unlocked (" ok ", e);
+      fputs_unlocked (stmt, e);
+      putc_unlocked ('\n', e);
+   } else if (err->code && err->code_name[0])
       fprintf (e, "%s:%d error %d %s: %s\n", at->file, at->line, err->code, err->code_name, err->message);
    else if (err->code)
       fprintf (e, "%s:%d error %d: %s\n", at->file, at->line, err->code, err->message);
