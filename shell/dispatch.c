@@ -728,7 +728,7 @@ dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt)
       return true;
    rec = bson_malloc0 (sizeof *rec);
    resolved_init (&rec->r);
-   sh_error_clear (&err);
+   err.kind = SH_ERR_NONE; /* only its kind is read, and a failed resolve sets it whole */
    if (resolve (ctx, stmt, &rec->r, &err)) {
       rec->writes = dispatch_call_writes (&rec->r.call);
       stmt->resolved = rec;
