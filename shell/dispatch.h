@@ -34,7 +34,8 @@ dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt);
 
 /* Checks that every statement of a script names a known helper with arguments that pass its checks, without
  * sending anything, so a script with a mistake on line 40 sends nothing at all. Returns false with err set at the
- * first bad statement. */
+ * first bad statement. The requests the check builds for a prepared statement (dispatch_prepare) wait in its record
+ * for its run (dispatch_stmt), which sends them instead of building again when it runs on the same database. */
 bool
 dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err);
 
