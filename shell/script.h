@@ -18,8 +18,7 @@ typedef struct {
 enum { SCRIPT_OK = 0, SCRIPT_FAILED = 1, SCRIPT_NOT_RUN = 2 };
 
 /* True when every statement of script belongs to the literal path (dispatch_prepare, which keeps what each resolves
- * to for the later steps); otherwise the text is
- * JavaScript and goes to the engine. */
+ * to for the later steps); otherwise the text is JavaScript and goes to the engine. */
 bool
 script_is_literal (sh_ctx_t *ctx, sh_script_t *script);
 
