@@ -30,9 +30,12 @@ typedef enum {
    OUTPUT_STYLE_REGEXP,    /* red */
 } output_style_t;
 
+struct output_writer; /* output.c's buffer of one call and the containers open in it */
+
 /* The state util.inspect threads through one call. */
 typedef struct {
    const output_opts_t *opts;
+   struct output_writer *writer; /* where the text goes (the buffer every function below appends to) */
    double break_length;   /* INFINITY when opts->break_length <= 0 */
    int depth;             /* < 0: unlimited */
    int max_array_length;  /* < 0: unlimited */
@@ -49,10 +52,18 @@ output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, o
 void
 output_spaces (bson_string_t *out, long n);
 
+/* Makes room for n more bytes (and the NUL) in out. */
+void
+output_reserve (bson_string_t *out, size_t n);
+
 /* Measures s as JS would after removeColors(): *units is String.length (UTF-16 code units) and *width the
  * number of code points (our stand-in for getStringWidth, which also knows wide and zero-width characters). */
 void
 output_measure (const char *s, size_t *units, size_t *width);
+
+/* output_measure for the len bytes at s (which need not be NUL-terminated). */
+void
+output_measure_n (const char *s, size_t len, size_t *units, size_t *width);
 
 /* String.length of s (UTF-16 code units), as output_measure counts it. */
 size_t

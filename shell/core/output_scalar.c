@@ -29,24 +29,46 @@ output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, o
 }
 
 void
+output_reserve (bson_string_t *out, size_t n)
+{
+   size_t need = (size_t) out->len + n + 1;
+
+   if (need > out->alloc) {
+      size_t alloc = out->alloc ? out->alloc : 16;
+
+      while (alloc < need) {
+         alloc *= 2;
+      }
+      BSON_ASSERT (alloc <= UINT32_MAX);
+      out->str = bson_realloc (out->str, alloc);
+      out->alloc = (uint32_t) alloc;
+   }
+}
+
+void
 output_spaces (bson_string_t *out, long n)
 {
-   for (long i = 0; i < n; i++) {
-      bson_string_append_c (out, ' ');
+   if (n <= 0) {
+      return;
    }
+   output_reserve (out, (size_t) n);
+   memset (out->str + out->len, ' ', (size_t) n);
+   out->len += (uint32_t) n;
+   out->str[out->len] = '\0';
 }
 
 /* Measures s as JS would after removeColors(): *units is String.length (UTF-16 code units) and *width the
  * number of code points (our stand-in for getStringWidth, which also knows wide and zero-width characters). */
 void
-output_measure (const char *s, size_t *units, size_t *width)
+output_measure_n (const char *s, size_t len, size_t *units, size_t *width)
 {
    size_t u = 0, w = 0;
+   const unsigned char *end = (const unsigned char *) s + len;
 
-   for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-      if (p[0] == 0x1b && p[1] == '[' && p[2] >= '0' && p[2] <= '9') {
+   for (const unsigned char *p = (const unsigned char *) s; p < end; p++) {
+      if (p[0] == 0x1b && end - p >= 4 && p[1] == '[' && p[2] >= '0' && p[2] <= '9') {
          const unsigned char *q = p + 3;
-         if (*q >= '0' && *q <= '9') {
+         if (*q >= '0' && *q <= '9' && q + 1 < end) {
             q++;
          }
          if (*q == 'm') {
@@ -62,6 +84,12 @@ output_measure (const char *s, size_t *units, size_t *width)
    }
    *units = u;
    *width = w;
+}
+
+void
+output_measure (const char *s, size_t *units, size_t *width)
+{
+   output_measure_n (s, strlen (s), units, width);
 }
 
 size_t
