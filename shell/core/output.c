@@ -72,16 +72,6 @@ output_entry (const output_frame_t *f, const bson_string_t *out, size_t i, size_
    return out->str + f->entries[i];
 }
 
-/* Appends len bytes of s. */
-static void
-output_append_n (bson_string_t *out, const char *s, size_t len)
-{
-   output_reserve (out, len);
-   memcpy (out->str + out->len, s, len);
-   out->len += (uint32_t) len;
-   out->str[out->len] = '\0';
-}
-
 /* Replaces everything from start on with the contents of text (consumed). */
 static void
 output_replace_tail (bson_string_t *out, size_t start, bson_string_t *text)
@@ -426,51 +416,57 @@ static bool
 output_key_order (const bson_t *doc, output_slot_t **order, size_t *count)
 {
    bson_iter_t iter;
-   size_t n = 0, k = 0, nindex = 0;
-   output_slot_t *slots = NULL;
-   bool ok = false;
+   size_t n = 0, cap = 8, nindex = 0;
+   output_slot_t *slots;
+   bool *is_index;
 
    *order = NULL;
    *count = 0;
    if (!bson_iter_init (&iter, doc)) {
-      goto done;
+      return false;
    }
+   slots = bson_malloc (cap * sizeof *slots);
+   is_index = bson_malloc (cap * sizeof *is_index);
    while (bson_iter_next (&iter)) {
-      n++;
+      uint32_t v = 0;
+
+      if (n == cap) {
+         cap *= 2;
+         slots = bson_realloc (slots, cap * sizeof *slots);
+         is_index = bson_realloc (is_index, cap * sizeof *is_index);
+      }
+      is_index[n] = output_index_key (bson_iter_key (&iter), &v);
+      nindex += is_index[n];
+      slots[n++] = output_slot (&iter, v);
    }
-   slots = bson_malloc0 ((n ? n : 1) * sizeof *slots);
-   /* Pass 1: index keys, insertion-sorted by value (documents rarely have more than a few). */
-   bson_iter_init (&iter, doc);
-   while (bson_iter_next (&iter)) {
-      uint32_t v;
+   if (nindex > 0) {
+      /* index keys first, insertion-sorted by value (documents rarely have more than a few), then the rest */
+      output_slot_t *sorted = bson_malloc (n * sizeof *sorted);
+      size_t k = 0;
 
-      if (output_index_key (bson_iter_key (&iter), &v)) {
-         size_t j = nindex++;
+      for (size_t i = 0; i < n; i++) {
+         if (is_index[i]) {
+            size_t j = k++;
 
-         while (j > 0 && slots[j - 1].index > v) {
-            slots[j] = slots[j - 1];
-            j--;
+            while (j > 0 && sorted[j - 1].index > slots[i].index) {
+               sorted[j] = sorted[j - 1];
+               j--;
+            }
+            sorted[j] = slots[i];
          }
-         slots[j] = output_slot (&iter, v);
       }
-   }
-   k = nindex;
-   bson_iter_init (&iter, doc);
-   while (bson_iter_next (&iter)) {
-      uint32_t v;
-
-      if (!output_index_key (bson_iter_key (&iter), &v)) {
-         slots[k++] = output_slot (&iter, 0);
+      for (size_t i = 0; i < n; i++) {
+         if (!is_index[i]) {
+            sorted[k++] = slots[i];
+         }
       }
+      bson_free (slots);
+      slots = sorted;
    }
+   bson_free (is_index);
    *order = slots;
    *count = n;
-   slots = NULL;
-   ok = true;
-
-done:
-   bson_free (slots);
-   return ok;
+   return true;
 }
 
 /* Indents every line after the first of the text from start on by indent columns. */
@@ -522,12 +518,12 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
    bson_t doc;
    bson_iter_t iter;
    output_slot_t *order = NULL;
-   size_t count = 0, total;
+   size_t count = 0;
    output_frame_t f;
    bool has_more = false, all_numbers = true;
 
-   if (!bson_init_static (&doc, data, data_len) || !bson_iter_init (&iter, &doc) ||
-       (total = bson_count_keys (&doc)) == 0) {
+   /* an empty document is 5 bytes: its length and the terminating NUL */
+   if (!bson_init_static (&doc, data, data_len) || data_len <= 5 || !bson_iter_init (&iter, &doc)) {
       bson_string_append (out, is_array ? "[]" : "{}");
       return;
    }
@@ -535,8 +531,9 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
       output_stylize (out, ctx, is_array ? "[Array]" : "[Object]", OUTPUT_STYLE_SPECIAL);
       return;
    }
-   if (!is_array && !output_key_order (&doc, &order, &count)) {
+   if (!is_array && (!output_key_order (&doc, &order, &count) || count == 0)) {
       bson_string_append (out, "{}");
+      bson_free (order);
       return;
    }
    recurse_times++;
@@ -544,7 +541,7 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
    output_frame_begin (ctx, &f, is_array, false);
 
    if (is_array) {
-      size_t n = 0;
+      size_t n = 0, more = 0;
       bool one_line = key && ctx->opts->one_line_key && strcmp (key, ctx->opts->one_line_key) == 0;
 
       while (bson_iter_next (&iter)) {
@@ -553,6 +550,8 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
          if (ctx->max_array_length >= 0 && n >= (size_t) ctx->max_array_length) {
             if (t != BSON_TYPE_INT32 && t != BSON_TYPE_DOUBLE) {
                all_numbers = false; /* util.inspect also looks at the first element not shown */
+            }
+            for (more = 1; bson_iter_next (&iter); more++) {
             }
             break;
          }
@@ -570,11 +569,9 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
          output_entry_end (ctx, &f, true);
          n++;
       }
-      if (n < total) {
-         size_t remaining = total - n;
-
+      if (more > 0) {
          output_entry_begin (ctx, &f);
-         bson_string_append_printf (out, "... %zu more item%s", remaining, remaining > 1 ? "s" : "");
+         bson_string_append_printf (out, "... %zu more item%s", more, more > 1 ? "s" : "");
          output_entry_end (ctx, &f, false);
          has_more = true;
       }
@@ -590,7 +587,13 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
          output_entry_end (ctx, &f, true);
       }
    }
-   output_reduce (ctx, &f, has_more, all_numbers, recurse_times);
+   if (f.n == 0) {
+      /* only when the BSON is corrupt (a valid non-empty container has entries) */
+      ctx->writer->out->len = (uint32_t) f.start;
+      bson_string_append (ctx->writer->out, is_array ? "[]" : "{}");
+   } else {
+      output_reduce (ctx, &f, has_more, all_numbers, recurse_times);
+   }
    output_frame_pop (ctx, &f);
    bson_free (order);
 }
@@ -607,13 +610,11 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       output_number (out, ctx, value->value.v_double);
       break;
    case BSON_TYPE_INT32:
-      bson_snprintf (buf, sizeof buf, "%" PRId32, value->value.v_int32);
-      output_stylize (out, ctx, buf, OUTPUT_STYLE_NUMBER);
+      output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_int32), OUTPUT_STYLE_NUMBER);
       break;
    case BSON_TYPE_INT64:
-      bson_snprintf (buf, sizeof buf, "%" PRId64, value->value.v_int64);
       bson_string_append (out, "Long(");
-      output_quoted (out, ctx, buf);
+      output_quoted (out, ctx, output_int_str (buf, sizeof buf, value->value.v_int64));
       bson_string_append (out, ")");
       break;
    case BSON_TYPE_DECIMAL128: {
@@ -709,11 +710,11 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
    }
    case BSON_TYPE_TIMESTAMP:
       bson_string_append (out, "Timestamp({ t: ");
-      bson_snprintf (buf, sizeof buf, "%" PRIu32, value->value.v_timestamp.timestamp);
-      output_stylize (out, ctx, buf, OUTPUT_STYLE_NUMBER);
+      output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_timestamp.timestamp),
+                      OUTPUT_STYLE_NUMBER);
       bson_string_append (out, ", i: ");
-      bson_snprintf (buf, sizeof buf, "%" PRIu32, value->value.v_timestamp.increment);
-      output_stylize (out, ctx, buf, OUTPUT_STYLE_NUMBER);
+      output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_timestamp.increment),
+                      OUTPUT_STYLE_NUMBER);
       bson_string_append (out, " })");
       break;
    case BSON_TYPE_MINKEY:

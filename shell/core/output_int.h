@@ -52,6 +52,14 @@ output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, o
 void
 output_spaces (bson_string_t *out, long n);
 
+/* Appends the len bytes at s. */
+void
+output_append_n (bson_string_t *out, const char *s, size_t len);
+
+/* v in decimal, written at the end of buf (size >= 21); returns where it starts. */
+const char *
+output_int_str (char *buf, size_t size, int64_t v);
+
 /* Makes room for n more bytes (and the NUL) in out. */
 void
 output_reserve (bson_string_t *out, size_t n);

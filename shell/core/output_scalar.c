@@ -46,6 +46,33 @@ output_reserve (bson_string_t *out, size_t n)
 }
 
 void
+output_append_n (bson_string_t *out, const char *s, size_t len)
+{
+   output_reserve (out, len);
+   memcpy (out->str + out->len, s, len);
+   out->len += (uint32_t) len;
+   out->str[out->len] = '\0';
+}
+
+const char *
+output_int_str (char *buf, size_t size, int64_t v)
+{
+   char *p = buf + size - 1;
+   uint64_t u = v < 0 ? (uint64_t) 0 - (uint64_t) v : (uint64_t) v;
+
+   BSON_ASSERT (size >= 21);
+   *p = '\0';
+   do {
+      *--p = (char) ('0' + u % 10);
+      u /= 10;
+   } while (u);
+   if (v < 0) {
+      *--p = '-';
+   }
+   return p;
+}
+
+void
 output_spaces (bson_string_t *out, long n)
 {
    if (n <= 0) {
@@ -203,7 +230,18 @@ output_str_escape (bson_string_t *out, const char *s, size_t len, bool lone_high
    bson_string_append_c (out, quote);
    for (size_t i = 0; i < len;) {
       uint32_t cp;
-      size_t n = output_utf8_next ((const unsigned char *) s + i, len - i, &cp);
+      size_t n, run = i;
+
+      /* a run of printable ASCII that needs no escape goes in one piece */
+      while (run < len && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '\\' && !(s[run] == '\'' && quote == '\'')) {
+         run++;
+      }
+      if (run > i) {
+         output_append_n (out, s + i, run - i);
+         i = run;
+         continue;
+      }
+      n = output_utf8_next ((const unsigned char *) s + i, len - i, &cp);
 
       if ((cp == '\'' && quote == '\'') || cp == '\\') {
          bson_string_append_c (out, '\\');
@@ -253,9 +291,15 @@ output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *
 
    for (size_t i = 0; i < len;) {
       uint32_t cp;
-      size_t n = output_utf8_next ((const unsigned char *) s + i, len - i, &cp);
-      size_t u = cp >= 0x10000 ? 2 : 1;
+      size_t n, u;
 
+      if (ctx->max_string_length < 0 && (unsigned char) s[i] < 0x80) {
+         units++; /* nothing to cut: an ASCII byte is one unit */
+         i++;
+         continue;
+      }
+      n = output_utf8_next ((const unsigned char *) s + i, len - i, &cp);
+      u = cp >= 0x10000 ? 2 : 1;
       if (ctx->max_string_length >= 0 && cut == len && units + u > (size_t) ctx->max_string_length) {
          cut = i;
          if (u == 2 && units + 1 == (size_t) ctx->max_string_length) {
@@ -294,6 +338,8 @@ output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *
          output_stylize (out, ctx, piece->str, OUTPUT_STYLE_STRING);
          bson_string_free (piece, true);
       }
+   } else if (!ctx->opts->color) {
+      output_str_escape (out, s, cut, lone, surrogate); /* uncoloured: straight into out */
    } else {
       bson_string_t *piece = bson_string_new (NULL);
 
@@ -310,8 +356,13 @@ output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *
 void
 output_quoted (bson_string_t *out, const output_ctx_t *ctx, const char *s)
 {
-   bson_string_t *piece = bson_string_new (NULL);
+   bson_string_t *piece;
 
+   if (!ctx->opts->color) {
+      output_str_escape (out, s, strlen (s), false, 0);
+      return;
+   }
+   piece = bson_string_new (NULL);
    output_str_escape (piece, s, strlen (s), false, 0);
    output_stylize (out, ctx, piece->str, OUTPUT_STYLE_STRING);
    bson_string_free (piece, true);
