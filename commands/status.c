@@ -28,16 +28,16 @@
 /* Everything one status run holds, released in one place. */
 typedef struct {
    bson_t version, shards, mongos, settings_autosplit, settings_automerge, settings_balancer, settings_window;
-   bson_t locks, actionlog, ok_migrations, failed_migrations, databases, collections, distribution;
+   bson_t locks, actionlog, ok_migrations, failed_migrations, databases, collections;
    bson_t balancer_status;
    bson_t rows; /* 5.0+: every collection's chunk counts, first chunks and zone ranges from one aggregate */
    bson_t result;
    const char *cfg; /* the database the config.* reads go to: "config", or sh.status's configDB */
 } status_t;
 
-/* Every document of s, for status_init and status_destroy; returns how many (at most 17). */
+/* Every document of s, for status_init and status_destroy; returns how many (at most 16). */
 static size_t
-status_docs (status_t *s, bson_t *all[17])
+status_docs (status_t *s, bson_t *all[16])
 {
    bson_t *v[] = { &s->version,
                    &s->shards,
@@ -52,7 +52,6 @@ status_docs (status_t *s, bson_t *all[17])
                    &s->failed_migrations,
                    &s->databases,
                    &s->collections,
-                   &s->distribution,
                    &s->balancer_status,
                    &s->rows,
                    &s->result };
@@ -63,7 +62,7 @@ status_docs (status_t *s, bson_t *all[17])
 static void
 status_init (status_t *s)
 {
-   bson_t *all[17];
+   bson_t *all[16];
    for (size_t i = 0, n = status_docs (s, all); i < n; i++)
       bson_init (all[i]);
 }
@@ -71,7 +70,7 @@ status_init (status_t *s)
 static void
 status_destroy (status_t *s)
 {
-   bson_t *all[17];
+   bson_t *all[16];
    for (size_t i = 0, n = status_docs (s, all); i < n; i++)
       bson_destroy (all[i]);
 }
@@ -772,6 +771,46 @@ status_find_rows (const bson_t *docs, const char *ns, status_coll_rows_t *rows, 
    return false;
 }
 
+/* status_distribution's collector: appends each document to the open array as "0", "1", ... */
+typedef struct {
+   bson_t *arr;
+   uint32_t n;
+} status_collect_t;
+
+static bool
+status_collect_doc (void *data, const bson_t *doc)
+{
+   status_collect_t *c = data;
+   char key[16];
+   const char *k;
+   bson_uint32_to_string (c->n++, &k, key, sizeof key);
+   return bson_append_document (c->arr, k, -1, doc);
+}
+
+/* Runs cmd (destroyed here), the $shardedDataDistribution aggregate, appending its documents straight into the
+ * result's "shardedDataDistribution" array as they arrive (one row per sharded collection and shard: the largest
+ * section on a big cluster, so it is not held twice). On failure the section is taken out again and false
+ * returned, the result as it was before. */
+static bool
+status_distribution (sh_ctx_t *ctx, status_t *s, bson_t *cmd, sh_error_t *err)
+{
+   bson_t arr, without;
+   status_collect_t c = { &arr, 0 };
+   bool ok;
+
+   BSON_APPEND_ARRAY_BEGIN (&s->result, "shardedDataDistribution", &arr);
+   ok = conn_run_each (ctx, "admin", cmd, CONN_READ, status_collect_doc, &c, NULL, err);
+   bson_append_array_end (&s->result, &arr);
+   bson_destroy (cmd);
+   if (!ok) {
+      bson_init (&without);
+      bson_copy_to_excluding_noinit (&s->result, &without, "shardedDataDistribution", NULL);
+      bson_destroy (&s->result);
+      bson_steal (&s->result, &without);
+   }
+   return ok;
+}
+
 /* Phase 4 and 5: databases, sharded collections, $shardedDataDistribution, then every collection. */
 static bool
 phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
@@ -795,9 +834,7 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    cmd = BCON_NEW ("aggregate", BCON_INT32 (1), "pipeline", "[", "{", "$shardedDataDistribution", "{", "}", "}", "]",
                    "cursor", "{", "}");
    sh_error_clear (&ignored);
-   if (run_docs (ctx, "admin", cmd, 0, &s->distribution, &ignored))
-      BSON_APPEND_ARRAY (&s->result, "shardedDataDistribution", &s->distribution);
-   else
+   if (!status_distribution (ctx, s, cmd, &ignored))
       BSON_APPEND_UNDEFINED (&s->result, "shardedDataDistribution");
 
    /* the database list: config.databases, then config, then the databases of sharded collections not listed */
@@ -883,6 +920,7 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
       }
    }
    bson_append_array_end (&s->result, &arr);
+   bson_reinit (&s->rows); /* rendered into the result: not kept while it prints */
    ok = true;
 done:
    for (size_t i = 0; i < n_dbs; i++) {
