@@ -43,7 +43,9 @@ struct output_writer {
    bool failed;         /* a write to the sink failed */
 };
 
+#ifndef OUTPUT_FLUSH_BYTES /* a test build sets 1 to write at every chance */
 #define OUTPUT_FLUSH_BYTES (256 * 1024)
+#endif
 
 static void
 output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times, const char *key);
