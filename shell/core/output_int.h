@@ -36,12 +36,12 @@ struct output_writer; /* output.c's buffer of one call and the containers open i
 typedef struct {
    const output_opts_t *opts;
    struct output_writer *writer; /* where the text goes (the buffer every function below appends to) */
-   double break_length;   /* INFINITY when opts->break_length <= 0 */
-   int depth;             /* < 0: unlimited */
-   int max_array_length;  /* < 0: unlimited */
-   int max_string_length; /* < 0: unlimited */
-   int indentation_lvl;   /* columns the current value is indented by */
-   int current_depth;     /* depth of the innermost container entered most recently (ctx.currentDepth) */
+   double break_length;          /* INFINITY when opts->break_length <= 0 */
+   int depth;                    /* < 0: unlimited */
+   int max_array_length;         /* < 0: unlimited */
+   int max_string_length;        /* < 0: unlimited */
+   int indentation_lvl;          /* columns the current value is indented by */
+   int current_depth;            /* depth of the innermost container entered most recently (ctx.currentDepth) */
 } output_ctx_t;
 
 /* Appends text wrapped in the SGR codes of style when colours are on. */
