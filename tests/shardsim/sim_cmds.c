@@ -662,18 +662,46 @@ sim_cmd_name_cmp (const void *a, const void *b)
    return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-/* listCommands: the commands this version knows (not the simulator's own), by name, with the fields a 4.4 (slaveOk)
- * or 5.0+ (secondaryOk) mongos gives each. */
+/* The aliases a server registers besides a command's name (listCommands shows names only; 4.4 keeps isMaster). */
+static const char *const sim_cmd_aliases[] = { "ismaster",     "isMaster",        "buildinfo",     "dbstats",
+                                                "findandmodify", "deleteIndexes",   "enablesharding", "shardcollection",
+                                                "addshard",     "removeshard",     "moveprimary",   "listshards",
+                                                "movechunk",    "getshardversion", "flushrouterconfig", NULL };
+
+/* The commands whose requiresAuth() is false (generic.cpp ListCommandsCmd and PingCommand, cluster_build_info.cpp,
+ * cluster_hello_cmd.cpp, sasl_commands.cpp). */
+static const char *const sim_cmd_no_auth[] = { "listCommands", "ping", "buildInfo", "hello", "isMaster",
+                                               "saslStart",    "saslContinue", NULL };
+
+static bool
+sim_cmd_in (const char *const *list, const char *name)
+{
+   for (; *list; list++) {
+      if (!strcmp (*list, name)) {
+         return true;
+      }
+   }
+   return false;
+}
+
+/* listCommands as db/commands/generic.cpp's CmdListCommands::run answers it: the names (not the aliases; 4.4 lists
+ * isMaster too), sorted, each with help, [5.0+ requiresAuth,] secondaryOk (4.4 slaveOk: secondaryAllowed() ==
+ * kAlways), adminOnly, secondaryOverrideOk (slaveOverrideOk) for kOptIn ones[, 5.0+ apiVersions,
+ * deprecatedApiVersions]. secondaryAllowed as read in the mongos's commands: find kOptIn, the write commands,
+ * create and collMod kNever, the others taken as kAlways. */
 static void
 sim_cmd_list_commands (sim_ctx_t *ctx, bson_t *reply)
 {
    size_t n = sizeof sim_cmd_table / sizeof sim_cmd_table[0], k = 0;
    const char **names = bson_malloc (n * sizeof *names);
    bson_t cmds;
+   bool v50 = sim_ver_ge (50);
    (void) ctx;
    for (size_t i = 0; i < n; i++) {
-      if (sim_cmd_table[i].since <= sim_g.ver->num && strncmp (sim_cmd_table[i].name, "sim", 3) != 0) {
-         names[k++] = sim_cmd_table[i].name;
+      const char *nm = sim_cmd_table[i].name;
+      bool alias = sim_cmd_in (sim_cmd_aliases, nm) && (v50 || strcmp (nm, "isMaster") != 0);
+      if (sim_cmd_table[i].since <= sim_g.ver->num && strncmp (nm, "sim", 3) != 0 && !alias) {
+         names[k++] = nm;
       }
    }
    qsort (names, k, sizeof *names, sim_cmd_name_cmp);
@@ -686,15 +714,24 @@ sim_cmd_list_commands (sim_ctx_t *ctx, bson_t *reply)
             def = &sim_cmd_table[j];
          }
       }
+      bool opt_in = !strcmp (names[i], "find");
+      bool never = def->kind == SIM_K_WRITE || !strcmp (names[i], "create") || !strcmp (names[i], "collMod");
       BSON_APPEND_DOCUMENT_BEGIN (&cmds, names[i], &c);
       BSON_APPEND_UTF8 (&c, "help", "no help defined");
-      BSON_APPEND_BOOL (&c, "requiresAuth", true);
-      BSON_APPEND_BOOL (&c, sim_ver_ge (50) ? "secondaryOk" : "slaveOk", def->kind != SIM_K_WRITE);
+      if (v50) {
+         BSON_APPEND_BOOL (&c, "requiresAuth", !sim_cmd_in (sim_cmd_no_auth, names[i]));
+      }
+      BSON_APPEND_BOOL (&c, v50 ? "secondaryOk" : "slaveOk", !opt_in && !never);
       BSON_APPEND_BOOL (&c, "adminOnly", def->admin_only);
-      BSON_APPEND_ARRAY_BEGIN (&c, "apiVersions", &arr);
-      bson_append_array_end (&c, &arr);
-      BSON_APPEND_ARRAY_BEGIN (&c, "deprecatedApiVersions", &arr);
-      bson_append_array_end (&c, &arr);
+      if (opt_in) {
+         BSON_APPEND_BOOL (&c, v50 ? "secondaryOverrideOk" : "slaveOverrideOk", true);
+      }
+      if (v50) {
+         BSON_APPEND_ARRAY_BEGIN (&c, "apiVersions", &arr);
+         bson_append_array_end (&c, &arr);
+         BSON_APPEND_ARRAY_BEGIN (&c, "deprecatedApiVersions", &arr);
+         bson_append_array_end (&c, &arr);
+      }
       bson_append_document_end (&cmds, &c);
    }
    bson_append_document_end (reply, &cmds);
