@@ -663,15 +663,16 @@ sim_cmd_name_cmp (const void *a, const void *b)
 }
 
 /* The aliases a server registers besides a command's name (listCommands shows names only; 4.4 keeps isMaster). */
-static const char *const sim_cmd_aliases[] = { "ismaster",     "isMaster",        "buildinfo",     "dbstats",
-                                                "findandmodify", "deleteIndexes",   "enablesharding", "shardcollection",
-                                                "addshard",     "removeshard",     "moveprimary",   "listshards",
-                                                "movechunk",    "getshardversion", "flushrouterconfig", NULL };
+static const char *const sim_cmd_aliases[] = {
+   "ismaster",       "isMaster",        "buildinfo",         "dbstats",     "findandmodify", "deleteIndexes",
+   "enablesharding", "shardcollection", "addshard",          "removeshard", "moveprimary",   "listshards",
+   "movechunk",      "getshardversion", "flushrouterconfig", NULL
+};
 
 /* The commands whose requiresAuth() is false (generic.cpp ListCommandsCmd and PingCommand, cluster_build_info.cpp,
  * cluster_hello_cmd.cpp, sasl_commands.cpp). */
-static const char *const sim_cmd_no_auth[] = { "listCommands", "ping", "buildInfo", "hello", "isMaster",
-                                               "saslStart",    "saslContinue", NULL };
+static const char *const sim_cmd_no_auth[] = { "listCommands", "ping",      "buildInfo",    "hello",
+                                               "isMaster",     "saslStart", "saslContinue", NULL };
 
 static bool
 sim_cmd_in (const char *const *list, const char *name)

@@ -63,8 +63,7 @@ count_tags_of (const char *ns)
  * 125), a sharded source or target on 4.4 (renameCollectionLegacy, 20), the target's zones (5.0+
  * checkRenamePreconditions, 125). True when the rename may go on. */
 static bool
-sim_rename_sharding_checks (const char *from, const char *to, bool sharded, bool tsharded,
-                            bson_t *reply)
+sim_rename_sharding_checks (const char *from, const char *to, bool sharded, bool tsharded, bson_t *reply)
 {
    char fdb[256], tdb[256], fprim[64], tprim[64];
    bson_snprintf (fdb, sizeof fdb, "%.*s", (int) (strchr (from, '.') - from), from);
@@ -73,9 +72,8 @@ sim_rename_sharding_checks (const char *from, const char *to, bool sharded, bool
       sim_db_primary (fdb, fprim);
       sim_db_ensure (tdb, tprim);
       if (sharded && sim_ver_ge (50)) {
-         sim_reply_error (reply, 125,
-                          "Source and destination collections must be on the same database because %s is sharded.",
-                          from);
+         sim_reply_error (
+            reply, 125, "Source and destination collections must be on the same database because %s is sharded.", from);
          return false;
       }
       if (strcmp (fprim, tprim) != 0) {

@@ -719,6 +719,62 @@ sim_cmd_sim_reshard (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* The checks of moveCollection and unshardCollection before they run (the command's IDL, the shard registry,
+ * reshard_collection_coordinator.cpp ReshardCollectionCoordinator::_runImpl); to gets toShard, or for unshardCollection
+ * without one the least loaded non-draining shard. False when the reply is already filled (an error, or the no-op
+ * of unsharding an unsharded collection). */
+static bool
+sim_rs_move_checks (sim_ctx_t *ctx, const char *ns, bool sharded, bool unsplittable, char *to, size_t len,
+                    bson_t *reply)
+{
+   bson_iter_t it;
+   bool move = !strcmp (ctx->name, "moveCollection");
+   bool unshard = !strcmp (ctx->name, "unshardCollection");
+   if (!ns) {
+      sim_reply_error (reply, 2, "collection name must be a string");
+      return false;
+   }
+   if (bson_iter_init_find (&it, ctx->cmd, "toShard") && BSON_ITER_HOLDS_UTF8 (&it)) {
+      bson_strncpy (to, bson_iter_utf8 (&it, NULL), len);
+   } else if (move) {
+      sim_reply_error (reply, 40414, "BSON field 'moveCollection.toShard' is missing but a required field");
+      return false;
+   }
+   if (to[0] && !sim_shard_get (to, NULL)) {
+      sim_reply_error (reply, 70, "Shard %s not found", to);
+      return false;
+   }
+   if (!sim_coll_get_ns (ns) && !sharded) {
+      sim_reply_error (reply, 26, "Namespace %s not found", ns);
+      return false;
+   }
+   /* reshard_collection_coordinator.cpp ReshardCollectionCoordinator::_runImpl */
+   if (move && sharded && !unsplittable) {
+      sim_reply_error (reply, 26, "MoveCollection can only be called on an unsharded collection.");
+      return false;
+   }
+   if (unshard && !sharded) {
+      sim_reply_error (reply, 118, "Collection %s is not sharded.", ns);
+      return false;
+   }
+   if (unshard && unsplittable) {
+      char home[64];
+      sim_rs_home_shard (ns, home, sizeof home);
+      if (to[0] && strcmp (to, home) != 0) {
+         sim_reply_error (reply, 118,
+                          "Collection is already unsharded. Call moveCollection to move this collection to a "
+                          "different shard.");
+      } else {
+         sim_reply_ok (reply); /* already unsharded: a no-op */
+      }
+      return false;
+   }
+   if (!to[0]) {
+      sim_rs_least_loaded_shard (to, len);
+   }
+   return true;
+}
+
 /* Runs reshardCollection (when timed), moveCollection or unshardCollection: true when it handled ctx's command
  * (reply filled), false to let the immediate reshardCollection run it. */
 static bool
@@ -782,47 +838,8 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       bson_destroy (&key);
       bson_copy_to (&newkey, &key);
    } else {
-      if (!ns) {
-         sim_reply_error (reply, 2, "collection name must be a string");
+      if (!sim_rs_move_checks (ctx, ns, sharded, unsplittable, to, sizeof to, reply)) {
          goto done;
-      }
-      if (bson_iter_init_find (&it, ctx->cmd, "toShard") && BSON_ITER_HOLDS_UTF8 (&it)) {
-         bson_strncpy (to, bson_iter_utf8 (&it, NULL), sizeof to);
-      } else if (move) {
-         sim_reply_error (reply, 40414, "BSON field 'moveCollection.toShard' is missing but a required field");
-         goto done;
-      }
-      if (to[0] && !sim_shard_get (to, NULL)) {
-         sim_reply_error (reply, 70, "Shard %s not found", to);
-         goto done;
-      }
-      if (!sim_coll_get_ns (ns) && !sharded) {
-         sim_reply_error (reply, 26, "Namespace %s not found", ns);
-         goto done;
-      }
-      /* reshard_collection_coordinator.cpp ReshardCollectionCoordinator::_runImpl */
-      if (move && sharded && !unsplittable) {
-         sim_reply_error (reply, 26, "MoveCollection can only be called on an unsharded collection.");
-         goto done;
-      }
-      if (unshard && !sharded) {
-         sim_reply_error (reply, 118, "Collection %s is not sharded.", ns);
-         goto done;
-      }
-      if (unshard && unsplittable) {
-         char home[64];
-         sim_rs_home_shard (ns, home, sizeof home);
-         if (to[0] && strcmp (to, home) != 0) {
-            sim_reply_error (reply, 118,
-                             "Collection is already unsharded. Call moveCollection to move this collection to a "
-                             "different shard.");
-         } else {
-            sim_reply_ok (reply); /* already unsharded: a no-op */
-         }
-         goto done;
-      }
-      if (!to[0]) {
-         sim_rs_least_loaded_shard (to, sizeof to);
       }
       bson_destroy (&key);
       bson_copy_to (&id_key, &key);

@@ -228,9 +228,9 @@ sim_keep_id (const bson_t *before, const bson_t *nd, bson_t *out)
 }
 
 /* The document a replacement-style upsert inserts (db/update/object_replace_executor.cpp applyReplacementUpdate on
- * the upsert's seed, which for a replacement holds only the query's _id: UpdateDriver::populateDocumentWithQueryFields):
- * the replacement's own _id when it has one (66 ImmutableField when the query's _id differs), else the query's. out is
- * initialised here; false with err set on an error. */
+ * the upsert's seed, which for a replacement holds only the query's _id:
+ * UpdateDriver::populateDocumentWithQueryFields): the replacement's own _id when it has one (66 ImmutableField when the
+ * query's _id differs), else the query's. out is initialised here; false with err set on an error. */
 static bool
 sim_upsert_replacement (const bson_t *seed, const bson_t *u, bson_t *out, bson_error_t *err)
 {
@@ -552,12 +552,34 @@ sim_fam_untargetable (sim_ctx_t *ctx, const char *name, const bson_t *query, bso
       return false;
    }
    bson_snprintf (ns, sizeof ns, "%s.%s", ctx->db, name);
-   bool refuse = sim_shcoll_load (ns, &sc) && !docget_bool (&sc.doc, "unsplittable") && !sim_fam_has_shard_key (&sc, query);
+   bool refuse =
+      sim_shcoll_load (ns, &sc) && !docget_bool (&sc.doc, "unsplittable") && !sim_fam_has_shard_key (&sc, query);
    sim_shcoll_destroy (&sc);
    if (refuse) {
       sim_reply_error (reply, 61, "Query for sharded findAndModify must contain the shard key");
    }
    return refuse;
+}
+
+/* The argument checks of findAndModify (write_ops_parsers / find_and_modify validate, in its order): true with the
+ * error in reply when the arguments conflict. */
+static bool
+sim_fam_arg_error (bool remove, bool have_update, bool upsert, bool is_new, bson_t *reply)
+{
+   if (remove == have_update) {
+      sim_reply_error (reply, 9,
+                       remove ? "Cannot specify both an update and remove=true"
+                              : "Either an update or remove=true must be specified");
+   } else if (remove && upsert) {
+      sim_reply_error (reply, 9, "Cannot specify both upsert=true and remove=true");
+   } else if (remove && is_new) {
+      sim_reply_error (reply, 9,
+                       "Cannot specify both new=true and remove=true; 'remove' always returns the deleted "
+                       "document");
+   } else {
+      return false;
+   }
+   return true;
 }
 
 void
@@ -586,21 +608,7 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
    if (sim_fam_untargetable (ctx, name, &query, reply)) {
       goto done;
    }
-   if (remove == have_update) {
-      sim_reply_error (reply, 9,
-                       remove ? "Cannot specify both an update and remove=true"
-                              : "Either an update or remove=true must be specified");
-      goto done;
-   }
-   if (remove && upsert) {
-      /* write_ops_parsers / find_and_modify validate: upsert is checked before new */
-      sim_reply_error (reply, 9, "Cannot specify both upsert=true and remove=true");
-      goto done;
-   }
-   if (remove && is_new) {
-      sim_reply_error (reply, 9,
-                       "Cannot specify both new=true and remove=true; 'remove' always returns the deleted "
-                       "document");
+   if (sim_fam_arg_error (remove, have_update, upsert, is_new, reply)) {
       goto done;
    }
    sim_coll_t *coll = sim_coll_get (ctx->db, name);

@@ -544,10 +544,11 @@ test_list_commands (sim_t *s, const char *v)
                    !has_at (&reply, "commands.ismaster") && !has_at (&reply, "commands.addshard") &&
                    !has_at (&reply, "commands.deleteIndexes") && has_at (&reply, "commands.isMaster") == v44);
    if (v44) {
-      snprintf (name, sizeof name, "%s.listCommands 4.4 fields: help, slaveOk, adminOnly (no requiresAuth, apiVersions)",
-                v);
+      snprintf (name, sizeof name,
+                "%s.listCommands 4.4 fields: help, slaveOk, adminOnly (no requiresAuth, apiVersions)", v);
       CHECK (name, type_at (&reply, "commands.count.slaveOk") == BSON_TYPE_BOOL &&
-                      !has_at (&reply, "commands.count.requiresAuth") && !has_at (&reply, "commands.count.apiVersions") &&
+                      !has_at (&reply, "commands.count.requiresAuth") &&
+                      !has_at (&reply, "commands.count.apiVersions") &&
                       !has_at (&reply, "commands.count.deprecatedApiVersions"));
    } else {
       snprintf (name, sizeof name, "%s.listCommands requiresAuth false for listCommands, hello, buildInfo, ping", v);
@@ -555,7 +556,8 @@ test_list_commands (sim_t *s, const char *v)
                       !bool_at (&reply, "commands.listCommands.requiresAuth") &&
                       !bool_at (&reply, "commands.hello.requiresAuth") &&
                       !bool_at (&reply, "commands.buildInfo.requiresAuth") &&
-                      !bool_at (&reply, "commands.ping.requiresAuth") && bool_at (&reply, "commands.find.requiresAuth"));
+                      !bool_at (&reply, "commands.ping.requiresAuth") &&
+                      bool_at (&reply, "commands.find.requiresAuth"));
    }
    const char *ok = v44 ? "slaveOk" : "secondaryOk";
    char f1[96], f2[96], f3[96], f4[96], f5[96];
@@ -564,7 +566,8 @@ test_list_commands (sim_t *s, const char *v)
    snprintf (f3, sizeof f3, "commands.create.%s", ok);
    snprintf (f4, sizeof f4, "commands.collMod.%s", ok);
    snprintf (f5, sizeof f5, "commands.count.%s", ok);
-   snprintf (name, sizeof name, "%s.listCommands %s per command: find opt-in (override ok), create/collMod never", v, ok);
+   snprintf (name, sizeof name, "%s.listCommands %s per command: find opt-in (override ok), create/collMod never", v,
+             ok);
    CHECK (name, type_at (&reply, f1) == BSON_TYPE_BOOL && !bool_at (&reply, f1) && bool_at (&reply, f2) &&
                    !bool_at (&reply, f3) && !bool_at (&reply, f4) && bool_at (&reply, f5));
    bson_destroy (&reply);

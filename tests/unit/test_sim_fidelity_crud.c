@@ -531,7 +531,8 @@ test_fam_shard_key (sim_t *s, const char *v)
    simproc_run_ok (s, "fm", "{\"insert\": \"s\", \"documents\": [{\"_id\": 1, \"sk\": 1, \"x\": 1}]}");
    simproc_run_json (s, "fm", "{\"findAndModify\": \"s\", \"query\": {\"x\": 1}, \"update\": {\"$set\": {\"y\": 1}}}",
                      &reply);
-   snprintf (name, sizeof name, "%s.findAndModify sharded without the shard key 61 ShardKeyNotFound, nothing changed", v);
+   snprintf (name, sizeof name, "%s.findAndModify sharded without the shard key 61 ShardKeyNotFound, nothing changed",
+             v);
    CHECK (name, code_of (&reply) == 61 && str_is (&reply, "codeName", "ShardKeyNotFound") &&
                    !strcmp (errmsg_of (&reply), "Query for sharded findAndModify must contain the shard key") &&
                    simproc_count (s, "fm", "s", "{\"y\": 1}") == 0);
@@ -564,10 +565,12 @@ test_fam_upsert_id (sim_t *s, const char *v)
                      "{\"findAndModify\": \"r\", \"query\": {\"_id\": 1}, \"update\": {\"_id\": 2, \"b\": 2}, "
                      "\"upsert\": true}",
                      &reply);
-   snprintf (name, sizeof name, "%s.findAndModify upsert replacement other _id than the query's 66, nothing inserted", v);
-   CHECK (name, code_of (&reply) == 66 && str_is (&reply, "codeName", "ImmutableField") &&
-                   strstr (errmsg_of (&reply), "the (immutable) field '_id' was found to have been altered to _id: 2") &&
-                   simproc_count (s, "fu", "r", "{\"b\": 2}") == 0);
+   snprintf (name, sizeof name, "%s.findAndModify upsert replacement other _id than the query's 66, nothing inserted",
+             v);
+   CHECK (name,
+          code_of (&reply) == 66 && str_is (&reply, "codeName", "ImmutableField") &&
+             strstr (errmsg_of (&reply), "the (immutable) field '_id' was found to have been altered to _id: 2") &&
+             simproc_count (s, "fu", "r", "{\"b\": 2}") == 0);
    bson_destroy (&reply);
    simproc_run_json (s, "fu",
                      "{\"update\": \"r\", \"updates\": [{\"q\": {\"_id\": 3}, \"u\": {\"_id\": 4, \"c\": 1}, "
@@ -576,10 +579,10 @@ test_fam_upsert_id (sim_t *s, const char *v)
    snprintf (name, sizeof name, "%s.update upsert replacement other _id than the query's: writeError 66", v);
    CHECK (name, int_at (&reply, "writeErrors.0.code") == 66 && simproc_count (s, "fu", "r", "{\"c\": 1}") == 0);
    bson_destroy (&reply);
-   simproc_run_json (s, "fu",
-                     "{\"findAndModify\": \"r\", \"query\": {}, \"remove\": true, \"upsert\": true}", &reply);
+   simproc_run_json (s, "fu", "{\"findAndModify\": \"r\", \"query\": {}, \"remove\": true, \"upsert\": true}", &reply);
    snprintf (name, sizeof name, "%s.findAndModify remove with upsert 9 upsert text", v);
-   CHECK (name, code_of (&reply) == 9 && strstr (errmsg_of (&reply), "Cannot specify both upsert=true and remove=true"));
+   CHECK (name,
+          code_of (&reply) == 9 && strstr (errmsg_of (&reply), "Cannot specify both upsert=true and remove=true"));
    bson_destroy (&reply);
 }
 

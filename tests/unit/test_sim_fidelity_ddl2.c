@@ -21,8 +21,9 @@ test_move_collection (sim_t *s)
    CHECK ("8.0.moveCollection sharded collection 26 NamespaceNotFound text, still sharded on { a: 1 }",
           code_of (&reply) == 26 &&
              !strcmp (errmsg_of (&reply), "MoveCollection can only be called on an unsharded collection.") &&
-             count_config (s, "collections", "{\"_id\": \"mc.s\", \"key\": {\"a\": 1}, \"unsplittable\": "
-                                             "{\"$exists\": false}}") == 1);
+             count_config (s, "collections",
+                           "{\"_id\": \"mc.s\", \"key\": {\"a\": 1}, \"unsplittable\": "
+                           "{\"$exists\": false}}") == 1);
    bson_destroy (&reply);
 }
 
@@ -120,9 +121,10 @@ test_aborts (void)
    simproc_run_ok (&s, "admin", "{\"enableSharding\": \"ab\"}");
    simproc_run_ok (&s, "admin", "{\"shardCollection\": \"ab.c\", \"key\": {\"a\": 1}}");
    simproc_run_json (&s, "admin", "{\"abortReshardCollection\": \"ab.c\"}", &reply);
-   CHECK ("8.0.abortReshardCollection nothing running 339 text",
-          code_of (&reply) == 339 &&
-             !strcmp (errmsg_of (&reply), "Could not find resharding-related metadata that matches the given namespace"));
+   CHECK (
+      "8.0.abortReshardCollection nothing running 339 text",
+      code_of (&reply) == 339 &&
+         !strcmp (errmsg_of (&reply), "Could not find resharding-related metadata that matches the given namespace"));
    bson_destroy (&reply);
    simproc_run_json (&s, "admin", "{\"abortReshardCollection\": \"ab.none\"}", &reply);
    CHECK ("8.0.abortReshardCollection unknown collection 26", code_of (&reply) == 26);
@@ -234,7 +236,8 @@ test_rename_sharded (sim_t *s, const char *v)
    if (!strcmp (v, "4.4")) {
       simproc_run_json (s, "admin", "{\"renameCollection\": \"ra.s\", \"to\": \"ra.t\"}", &reply);
       snprintf (name, sizeof name, "%s.renameCollection sharded source 20 text (legacy shard path), kept", v);
-      CHECK (name, code_of (&reply) == 20 && !strcmp (errmsg_of (&reply), "source namespace 'ra.s' must not be sharded") &&
+      CHECK (name, code_of (&reply) == 20 &&
+                      !strcmp (errmsg_of (&reply), "source namespace 'ra.s' must not be sharded") &&
                       count_config (s, "collections", "{\"_id\": \"ra.s\"}") == 1);
       bson_destroy (&reply);
       return;
