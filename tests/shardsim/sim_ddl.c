@@ -7,7 +7,7 @@
 #include <string.h>
 
 void
-sim_crud_list_collections (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_list_collections (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_t filter;
    bool have_filter = docget_sub (ctx->cmd, "filter", BSON_TYPE_EOD, &filter) && !bson_empty (&filter);
@@ -52,7 +52,7 @@ sim_crud_list_collections (sim_ctx_t *ctx, bson_t *reply)
 }
 
 void
-sim_crud_list_indexes (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_list_indexes (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    if (!sim_target (ctx, reply, &name)) {
@@ -284,7 +284,7 @@ sim_index_add (sim_coll_t *c, const bson_t *spec, char *errmsg, size_t errlen, i
 }
 
 void
-sim_crud_create_indexes (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_create_indexes (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_iter_t it, a;
@@ -366,7 +366,7 @@ sim_crud_create_indexes (sim_ctx_t *ctx, bson_t *reply)
 }
 
 void
-sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_drop (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    if (!sim_target (ctx, reply, &name)) {
@@ -435,7 +435,7 @@ sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
 /* currentOp, as CurrentOpCommandBase::run turns it into $currentOp { idleConnections: $all } then a $match on every
  * field but the first, $all, $ownOps, $truncateOps and the generic arguments, answered as { inprog: [...] }. */
 void
-sim_crud_current_op (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_current_op (sim_ctx_t *ctx, bson_t *reply)
 {
    simq_docs_t rows;
    bson_t filter = BSON_INITIALIZER, arr;
@@ -519,7 +519,7 @@ sim_index_describe (const bson_iter_t *which, char *buf, size_t len)
 }
 
 void
-sim_crud_drop_indexes (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_drop_indexes (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_iter_t it, a;
@@ -600,7 +600,7 @@ sim_crud_drop_indexes (sim_ctx_t *ctx, bson_t *reply)
 /* collMod: the index form { index: { name | keyPattern, hidden } } (the one hideIndex/unhideIndex send), as
  * db/catalog/coll_mod.cpp answers it. */
 void
-sim_crud_coll_mod (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_coll_mod (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_t index;
@@ -662,7 +662,7 @@ sim_crud_coll_mod (sim_ctx_t *ctx, bson_t *reply)
 
 /* create: an unsharded collection on the database's primary shard. */
 void
-sim_crud_create (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_create (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    char primary[64];
@@ -688,7 +688,7 @@ sim_crud_create (sim_ctx_t *ctx, bson_t *reply)
 /* dropDatabase: every collection of the database (as drop does, with its sharding metadata), then the database's
  * config.databases entry. admin and config cannot be dropped through a mongos. */
 void
-sim_crud_drop_database (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_drop_database (sim_ctx_t *ctx, bson_t *reply)
 {
    if (!strcmp (ctx->db, "admin") || !strcmp (ctx->db, "config")) {
       sim_reply_error (reply, 20, "Cannot drop '%s' database via mongos", ctx->db);
@@ -708,7 +708,7 @@ sim_crud_drop_database (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_UTF8 (&cmd, "drop", c->name);
       sim_ctx_t sub = *ctx;
       sub.cmd = &cmd;
-      sim_crud_drop (&sub, &r);
+      sim_cmd_drop (&sub, &r);
       bson_destroy (&cmd);
       bson_destroy (&r);
    }
@@ -789,7 +789,7 @@ sim_dbstat_append (bson_t *out, const sim_dbstat_t *a, int64_t nshards, int64_t 
 /* dbStats: the database's collections summed per shard (raw) and in total, divided by scale (5.0+:
  * s/commands/cluster_db_stats_cmd.cpp CmdDBStats, "Scale must be greater than zero"). */
 void
-sim_crud_db_stats (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_db_stats (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it;
    int64_t scale = 1;
@@ -871,7 +871,7 @@ sim_crud_db_stats (sim_ctx_t *ctx, bson_t *reply)
  * that shard, whose answer is ignored (ok with shard and shardid). The simulated shards' operations are the balancer's
  * migrations. */
 void
-sim_crud_kill_op (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_kill_op (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it;
    if (!bson_iter_init_find (&it, ctx->cmd, "op")) {

@@ -101,7 +101,7 @@ sim_rename_sharding_checks (const char *from, const char *to, bool sharded, bool
  * sharded source keeps its chunks; config.collections and the zones move to the new name); 4.4: the legacy shard
  * path (unsharded collections only). Across databases when both have the same primary shard. */
 void
-sim_crud_rename_collection (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_rename_collection (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it;
    const char *from, *to;
@@ -152,7 +152,7 @@ sim_crud_rename_collection (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_UTF8 (&cmd, "drop", tdot + 1);
       sub.cmd = &cmd;
       sub.db = tdbname;
-      sim_crud_drop (&sub, &r);
+      sim_cmd_drop (&sub, &r);
       bson_destroy (&cmd);
       bson_destroy (&r);
       src = sim_coll_get_ns (from);

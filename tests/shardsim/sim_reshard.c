@@ -904,7 +904,7 @@ done:
 }
 
 void
-sim_reshard_cmd (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_reshard (sim_ctx_t *ctx, bson_t *reply)
 {
    if (!sim_reshard_run (ctx, reply)) {
       sim_cmd_reshard_collection (ctx, reply); /* untimed, or an error or no-op the immediate command replies */

@@ -141,7 +141,7 @@ sim_finish_write (bson_t *reply, int64_t n, bool with_nmod, int64_t nmod, const 
 }
 
 void
-sim_crud_insert (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_insert (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_iter_t it, a;
@@ -294,7 +294,7 @@ sim_update_hits (sim_coll_t *coll, const sim_hits_t *hits, const bson_t *u, uint
 }
 
 void
-sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_update (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_iter_t it, a;
@@ -416,7 +416,7 @@ cleanup:
 }
 
 void
-sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_delete (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_iter_t it, a;
@@ -583,7 +583,7 @@ sim_fam_arg_error (bool remove, bool have_update, bool upsert, bool is_new, bson
 }
 
 void
-sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_t query = BSON_INITIALIZER, sort, fields, update, leo;
