@@ -295,54 +295,54 @@ sim_bson_str (const bson_t *doc);
 /* ---- CRUD (sim_crud.c) ---- */
 
 void
-sim_crud_find (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_find (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_aggregate (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_aggregate (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_get_more (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_get_more (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_kill_cursors (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_kill_cursors (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_count (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_count (sim_ctx_t *ctx, bson_t *reply);
 /* sim_datasize.c: dataSize over a sharded collection's key range, from the chunk table. */
 void
 sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_distinct (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_distinct (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_insert (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_insert (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_update (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_update (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_delete (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_delete (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_list_collections (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_list_collections (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_list_indexes (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_list_indexes (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_create_indexes (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_create_indexes (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_drop (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_drop (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_current_op (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_current_op (sim_ctx_t *ctx, bson_t *reply);
 /* findAndModify, dropIndexes, collMod (index hiding), create, renameCollection, dropDatabase, dbStats and killOp,
  * answered as a mongos answers them (sim_crud.c). */
 void
-sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_find_and_modify (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_drop_indexes (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_drop_indexes (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_coll_mod (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_coll_mod (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_create (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_create (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_rename_collection (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_rename_collection (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_drop_database (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_drop_database (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_db_stats (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_db_stats (sim_ctx_t *ctx, bson_t *reply);
 void
-sim_crud_kill_op (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_kill_op (sim_ctx_t *ctx, bson_t *reply);
 
 /* Frees every cursor. */
 void

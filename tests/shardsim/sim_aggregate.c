@@ -568,7 +568,7 @@ cleanup:
 
 /* A read-only command: abandoned when its client goes away (sim_stop.c). */
 void
-sim_crud_aggregate (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_aggregate (sim_ctx_t *ctx, bson_t *reply)
 {
    sim_stop_watch (ctx->conn);
    sim_crud_aggregate_run (ctx, reply);

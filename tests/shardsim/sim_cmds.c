@@ -578,32 +578,32 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "whatsmyuri", 44, false, sim_cmd_whatsmyuri, SIM_K_COMMAND },
    { "endSessions", 44, false, sim_cmd_end_sessions, SIM_K_COMMAND },
    { "getLog", 44, true, sim_cmd_get_log, SIM_K_COMMAND },
-   { "find", 44, false, sim_crud_find, SIM_K_QUERY },
-   { "aggregate", 44, false, sim_crud_aggregate, SIM_K_COMMAND },
-   { "getMore", 44, false, sim_crud_get_more, SIM_K_GETMORE },
-   { "killCursors", 44, false, sim_crud_kill_cursors, SIM_K_COMMAND },
-   { "count", 44, false, sim_crud_count, SIM_K_COMMAND },
+   { "find", 44, false, sim_cmd_find, SIM_K_QUERY },
+   { "aggregate", 44, false, sim_cmd_aggregate, SIM_K_COMMAND },
+   { "getMore", 44, false, sim_cmd_get_more, SIM_K_GETMORE },
+   { "killCursors", 44, false, sim_cmd_kill_cursors, SIM_K_COMMAND },
+   { "count", 44, false, sim_cmd_count, SIM_K_COMMAND },
    { "dataSize", 44, false, sim_cmd_data_size, SIM_K_COMMAND },
-   { "distinct", 44, false, sim_crud_distinct, SIM_K_COMMAND },
-   { "insert", 44, false, sim_crud_insert, SIM_K_WRITE },
-   { "update", 44, false, sim_crud_update, SIM_K_WRITE },
-   { "delete", 44, false, sim_crud_delete, SIM_K_WRITE },
-   { "listCollections", 44, false, sim_crud_list_collections, SIM_K_COMMAND },
-   { "listIndexes", 44, false, sim_crud_list_indexes, SIM_K_COMMAND },
-   { "createIndexes", 44, false, sim_crud_create_indexes, SIM_K_COMMAND },
-   { "drop", 44, false, sim_crud_drop, SIM_K_COMMAND },
-   { "currentOp", 44, true, sim_crud_current_op, SIM_K_COMMAND },
-   { "findAndModify", 44, false, sim_crud_find_and_modify, SIM_K_COMMAND },
-   { "findandmodify", 44, false, sim_crud_find_and_modify, SIM_K_COMMAND },
-   { "dropIndexes", 44, false, sim_crud_drop_indexes, SIM_K_COMMAND },
-   { "deleteIndexes", 44, false, sim_crud_drop_indexes, SIM_K_COMMAND },
-   { "collMod", 44, false, sim_crud_coll_mod, SIM_K_COMMAND },
-   { "create", 44, false, sim_crud_create, SIM_K_COMMAND },
-   { "renameCollection", 44, true, sim_crud_rename_collection, SIM_K_COMMAND },
-   { "dropDatabase", 44, false, sim_crud_drop_database, SIM_K_COMMAND },
-   { "dbStats", 44, false, sim_crud_db_stats, SIM_K_COMMAND },
-   { "dbstats", 44, false, sim_crud_db_stats, SIM_K_COMMAND },
-   { "killOp", 44, true, sim_crud_kill_op, SIM_K_COMMAND },
+   { "distinct", 44, false, sim_cmd_distinct, SIM_K_COMMAND },
+   { "insert", 44, false, sim_cmd_insert, SIM_K_WRITE },
+   { "update", 44, false, sim_cmd_update, SIM_K_WRITE },
+   { "delete", 44, false, sim_cmd_delete, SIM_K_WRITE },
+   { "listCollections", 44, false, sim_cmd_list_collections, SIM_K_COMMAND },
+   { "listIndexes", 44, false, sim_cmd_list_indexes, SIM_K_COMMAND },
+   { "createIndexes", 44, false, sim_cmd_create_indexes, SIM_K_COMMAND },
+   { "drop", 44, false, sim_cmd_drop, SIM_K_COMMAND },
+   { "currentOp", 44, true, sim_cmd_current_op, SIM_K_COMMAND },
+   { "findAndModify", 44, false, sim_cmd_find_and_modify, SIM_K_COMMAND },
+   { "findandmodify", 44, false, sim_cmd_find_and_modify, SIM_K_COMMAND },
+   { "dropIndexes", 44, false, sim_cmd_drop_indexes, SIM_K_COMMAND },
+   { "deleteIndexes", 44, false, sim_cmd_drop_indexes, SIM_K_COMMAND },
+   { "collMod", 44, false, sim_cmd_coll_mod, SIM_K_COMMAND },
+   { "create", 44, false, sim_cmd_create, SIM_K_COMMAND },
+   { "renameCollection", 44, true, sim_cmd_rename_collection, SIM_K_COMMAND },
+   { "dropDatabase", 44, false, sim_cmd_drop_database, SIM_K_COMMAND },
+   { "dbStats", 44, false, sim_cmd_db_stats, SIM_K_COMMAND },
+   { "dbstats", 44, false, sim_cmd_db_stats, SIM_K_COMMAND },
+   { "killOp", 44, true, sim_cmd_kill_op, SIM_K_COMMAND },
    { "listCommands", 44, false, sim_cmd_list_commands, SIM_K_COMMAND },
    { "enableSharding", 44, true, sim_cmd_enable_sharding, SIM_K_COMMAND },
    { "enablesharding", 44, true, sim_cmd_enable_sharding, SIM_K_COMMAND },
@@ -632,16 +632,16 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "configureCollectionBalancing", 60, true, sim_cmd_configure_collection_balancing, SIM_K_COMMAND },
    { "setAllowMigrations", 44, true, sim_cmd_set_allow_migrations, SIM_K_COMMAND },
    { "refineCollectionShardKey", 44, true, sim_cmd_refine_shard_key, SIM_K_COMMAND },
-   { "reshardCollection", 50, true, sim_reshard_cmd, SIM_K_COMMAND },
-   { "moveCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
-   { "unshardCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
-   { "abortReshardCollection", 50, true, sim_reshard_cmd, SIM_K_COMMAND },
-   { "commitReshardCollection", 50, true, sim_reshard_cmd, SIM_K_COMMAND },
+   { "reshardCollection", 50, true, sim_cmd_reshard, SIM_K_COMMAND },
+   { "moveCollection", 80, true, sim_cmd_reshard, SIM_K_COMMAND },
+   { "unshardCollection", 80, true, sim_cmd_reshard, SIM_K_COMMAND },
+   { "abortReshardCollection", 50, true, sim_cmd_reshard, SIM_K_COMMAND },
+   { "commitReshardCollection", 50, true, sim_cmd_reshard, SIM_K_COMMAND },
    { "getShardVersion", 44, true, sim_cmd_get_shard_version, SIM_K_COMMAND },
    { "getshardversion", 44, true, sim_cmd_get_shard_version, SIM_K_COMMAND },
    { "checkMetadataConsistency", 70, false, sim_cmd_check_metadata_consistency, SIM_K_COMMAND },
-   { "abortMoveCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
-   { "abortUnshardCollection", 80, true, sim_reshard_cmd, SIM_K_COMMAND },
+   { "abortMoveCollection", 80, true, sim_cmd_reshard, SIM_K_COMMAND },
+   { "abortUnshardCollection", 80, true, sim_cmd_reshard, SIM_K_COMMAND },
    { "analyzeShardKey", 70, true, sim_cmd_analyze_shard_key, SIM_K_COMMAND },
    { "configureQueryAnalyzer", 70, true, sim_cmd_configure_query_analyzer, SIM_K_COMMAND },
    { "shardDrainingStatus", 82, true, sim_cmd_shard_draining_status, SIM_K_COMMAND },
@@ -662,18 +662,47 @@ sim_cmd_name_cmp (const void *a, const void *b)
    return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-/* listCommands: the commands this version knows (not the simulator's own), by name, with the fields a 4.4 (slaveOk)
- * or 5.0+ (secondaryOk) mongos gives each. */
+/* The aliases a server registers besides a command's name (listCommands shows names only; 4.4 keeps isMaster). */
+static const char *const sim_cmd_aliases[] = {
+   "ismaster",       "isMaster",        "buildinfo",         "dbstats",     "findandmodify", "deleteIndexes",
+   "enablesharding", "shardcollection", "addshard",          "removeshard", "moveprimary",   "listshards",
+   "movechunk",      "getshardversion", "flushrouterconfig", NULL
+};
+
+/* The commands whose requiresAuth() is false (generic.cpp ListCommandsCmd and PingCommand, cluster_build_info.cpp,
+ * cluster_hello_cmd.cpp, sasl_commands.cpp). */
+static const char *const sim_cmd_no_auth[] = { "listCommands", "ping",      "buildInfo",    "hello",
+                                               "isMaster",     "saslStart", "saslContinue", NULL };
+
+static bool
+sim_cmd_in (const char *const *list, const char *name)
+{
+   for (; *list; list++) {
+      if (!strcmp (*list, name)) {
+         return true;
+      }
+   }
+   return false;
+}
+
+/* listCommands as db/commands/generic.cpp's CmdListCommands::run answers it: the names (not the aliases; 4.4 lists
+ * isMaster too), sorted, each with help, [5.0+ requiresAuth,] secondaryOk (4.4 slaveOk: secondaryAllowed() ==
+ * kAlways), adminOnly, secondaryOverrideOk (slaveOverrideOk) for kOptIn ones[, 5.0+ apiVersions,
+ * deprecatedApiVersions]. secondaryAllowed as read in the mongos's commands: find kOptIn, the write commands,
+ * create and collMod kNever, the others taken as kAlways. */
 static void
 sim_cmd_list_commands (sim_ctx_t *ctx, bson_t *reply)
 {
    size_t n = sizeof sim_cmd_table / sizeof sim_cmd_table[0], k = 0;
    const char **names = bson_malloc (n * sizeof *names);
    bson_t cmds;
+   bool v50 = sim_ver_ge (50);
    (void) ctx;
    for (size_t i = 0; i < n; i++) {
-      if (sim_cmd_table[i].since <= sim_g.ver->num && strncmp (sim_cmd_table[i].name, "sim", 3) != 0) {
-         names[k++] = sim_cmd_table[i].name;
+      const char *nm = sim_cmd_table[i].name;
+      bool alias = sim_cmd_in (sim_cmd_aliases, nm) && (v50 || strcmp (nm, "isMaster") != 0);
+      if (sim_cmd_table[i].since <= sim_g.ver->num && strncmp (nm, "sim", 3) != 0 && !alias) {
+         names[k++] = nm;
       }
    }
    qsort (names, k, sizeof *names, sim_cmd_name_cmp);
@@ -686,15 +715,24 @@ sim_cmd_list_commands (sim_ctx_t *ctx, bson_t *reply)
             def = &sim_cmd_table[j];
          }
       }
+      bool opt_in = !strcmp (names[i], "find");
+      bool never = def->kind == SIM_K_WRITE || !strcmp (names[i], "create") || !strcmp (names[i], "collMod");
       BSON_APPEND_DOCUMENT_BEGIN (&cmds, names[i], &c);
       BSON_APPEND_UTF8 (&c, "help", "no help defined");
-      BSON_APPEND_BOOL (&c, "requiresAuth", true);
-      BSON_APPEND_BOOL (&c, sim_ver_ge (50) ? "secondaryOk" : "slaveOk", def->kind != SIM_K_WRITE);
+      if (v50) {
+         BSON_APPEND_BOOL (&c, "requiresAuth", !sim_cmd_in (sim_cmd_no_auth, names[i]));
+      }
+      BSON_APPEND_BOOL (&c, v50 ? "secondaryOk" : "slaveOk", !opt_in && !never);
       BSON_APPEND_BOOL (&c, "adminOnly", def->admin_only);
-      BSON_APPEND_ARRAY_BEGIN (&c, "apiVersions", &arr);
-      bson_append_array_end (&c, &arr);
-      BSON_APPEND_ARRAY_BEGIN (&c, "deprecatedApiVersions", &arr);
-      bson_append_array_end (&c, &arr);
+      if (opt_in) {
+         BSON_APPEND_BOOL (&c, v50 ? "secondaryOverrideOk" : "slaveOverrideOk", true);
+      }
+      if (v50) {
+         BSON_APPEND_ARRAY_BEGIN (&c, "apiVersions", &arr);
+         bson_append_array_end (&c, &arr);
+         BSON_APPEND_ARRAY_BEGIN (&c, "deprecatedApiVersions", &arr);
+         bson_append_array_end (&c, &arr);
+      }
       bson_append_document_end (&cmds, &c);
    }
    bson_append_document_end (reply, &cmds);

@@ -601,7 +601,7 @@ cleanup:
 
 /* A read-only command: abandoned when its client goes away (sim_stop.c). */
 void
-sim_crud_find (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_find (sim_ctx_t *ctx, bson_t *reply)
 {
    sim_stop_watch (ctx->conn);
    sim_crud_find_run (ctx, reply);
@@ -611,7 +611,7 @@ sim_crud_find (sim_ctx_t *ctx, bson_t *reply)
 /* ---- getMore / killCursors ---- */
 
 void
-sim_crud_get_more (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_get_more (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it;
    bson_iter_init (&it, ctx->cmd);
@@ -654,7 +654,7 @@ sim_crud_get_more (sim_ctx_t *ctx, bson_t *reply)
 }
 
 void
-sim_crud_kill_cursors (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_kill_cursors (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it, a;
    bson_t killed = BSON_INITIALIZER, notfound = BSON_INITIALIZER, empty = BSON_INITIALIZER;
@@ -728,7 +728,7 @@ cleanup:
 
 /* A read-only command: abandoned when its client goes away (sim_stop.c). */
 void
-sim_crud_count (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_count (sim_ctx_t *ctx, bson_t *reply)
 {
    sim_stop_watch (ctx->conn);
    sim_crud_count_run (ctx, reply);
@@ -817,7 +817,7 @@ cleanup:
 
 /* A read-only command: abandoned when its client goes away (sim_stop.c). */
 void
-sim_crud_distinct (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_distinct (sim_ctx_t *ctx, bson_t *reply)
 {
    sim_stop_watch (ctx->conn);
    sim_crud_distinct_run (ctx, reply);

@@ -1,5 +1,5 @@
 /* shardsim's catalog commands: listCollections, listIndexes, createIndexes, dropIndexes, drop, create, collMod,
- * renameCollection, dropDatabase, dbStats, and the currentOp and killOp commands. Callers hold sim_g.lock. */
+ * dropDatabase, dbStats, and the currentOp and killOp commands. Callers hold sim_g.lock. */
 #include "tests/shardsim/sim_admin.h"
 #include "tests/shardsim/sim_crud.h"
 
@@ -7,7 +7,7 @@
 #include <string.h>
 
 void
-sim_crud_list_collections (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_list_collections (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_t filter;
    bool have_filter = docget_sub (ctx->cmd, "filter", BSON_TYPE_EOD, &filter) && !bson_empty (&filter);
@@ -52,7 +52,7 @@ sim_crud_list_collections (sim_ctx_t *ctx, bson_t *reply)
 }
 
 void
-sim_crud_list_indexes (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_list_indexes (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    if (!sim_target (ctx, reply, &name)) {
@@ -284,7 +284,7 @@ sim_index_add (sim_coll_t *c, const bson_t *spec, char *errmsg, size_t errlen, i
 }
 
 void
-sim_crud_create_indexes (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_create_indexes (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_iter_t it, a;
@@ -366,7 +366,7 @@ sim_crud_create_indexes (sim_ctx_t *ctx, bson_t *reply)
 }
 
 void
-sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_drop (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    if (!sim_target (ctx, reply, &name)) {
@@ -435,7 +435,7 @@ sim_crud_drop (sim_ctx_t *ctx, bson_t *reply)
 /* currentOp, as CurrentOpCommandBase::run turns it into $currentOp { idleConnections: $all } then a $match on every
  * field but the first, $all, $ownOps, $truncateOps and the generic arguments, answered as { inprog: [...] }. */
 void
-sim_crud_current_op (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_current_op (sim_ctx_t *ctx, bson_t *reply)
 {
    simq_docs_t rows;
    bson_t filter = BSON_INITIALIZER, arr;
@@ -519,7 +519,7 @@ sim_index_describe (const bson_iter_t *which, char *buf, size_t len)
 }
 
 void
-sim_crud_drop_indexes (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_drop_indexes (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_iter_t it, a;
@@ -597,9 +597,10 @@ sim_crud_drop_indexes (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
-/* collMod: the index form { index: { name | keyPattern, hidden } } (the one hideIndex/unhideIndex send). */
+/* collMod: the index form { index: { name | keyPattern, hidden } } (the one hideIndex/unhideIndex send), as
+ * db/catalog/coll_mod.cpp answers it. */
 void
-sim_crud_coll_mod (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_coll_mod (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_t index;
@@ -633,11 +634,13 @@ sim_crud_coll_mod (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 27, "cannot find index %s for ns %s", what, c->ns);
       return;
    }
-   if (i == 0) {
-      sim_reply_error (reply, 72, "can't hide _id index");
+   bool old = docget_bool (c->indexes.v[i], "hidden");
+   /* coll_mod.cpp: 5.0+ refuses the _id index before the no-op test, 4.4 (parseCollModRequest) drops a no-op
+    * hidden first; hidden_old/hidden_new only when the state changes */
+   if (i == 0 && (old != hidden || sim_ver_ge (50))) {
+      sim_reply_error (reply, 2, "can't hide _id index");
       return;
    }
-   bool old = docget_bool (c->indexes.v[i], "hidden");
    if (old != hidden) {
       bson_t *d = bson_new ();
       bson_iter_init (&it, c->indexes.v[i]);
@@ -651,15 +654,15 @@ sim_crud_coll_mod (sim_ctx_t *ctx, bson_t *reply)
       }
       bson_destroy (c->indexes.v[i]);
       c->indexes.v[i] = d;
+      BSON_APPEND_BOOL (reply, "hidden_old", old);
+      BSON_APPEND_BOOL (reply, "hidden_new", hidden);
    }
-   BSON_APPEND_BOOL (reply, "hidden_old", old);
-   BSON_APPEND_BOOL (reply, "hidden_new", hidden);
    sim_reply_ok (reply);
 }
 
 /* create: an unsharded collection on the database's primary shard. */
 void
-sim_crud_create (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_create (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    char primary[64];
@@ -682,75 +685,10 @@ sim_crud_create (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
-/* renameCollection (on admin): within one database; a sharded source is not simulated. */
-void
-sim_crud_rename_collection (sim_ctx_t *ctx, bson_t *reply)
-{
-   bson_iter_t it;
-   const char *from, *to;
-   if (!bson_iter_init_find (&it, ctx->cmd, "renameCollection") || !BSON_ITER_HOLDS_UTF8 (&it)) {
-      sim_reply_error (reply, 73, "Invalid source namespace");
-      return;
-   }
-   from = bson_iter_utf8 (&it, NULL);
-   if (!bson_iter_init_find (&it, ctx->cmd, "to") || !BSON_ITER_HOLDS_UTF8 (&it)) {
-      sim_reply_error (reply, 40414, "BSON field 'renameCollection.to' is missing but a required field");
-      return;
-   }
-   to = bson_iter_utf8 (&it, NULL);
-   const char *fdot = strchr (from, '.'), *tdot = strchr (to, '.');
-   if (!fdot || !tdot || !fdot[1] || !tdot[1]) {
-      sim_reply_error (reply, 73, "Invalid %s namespace: %s", !fdot || !fdot[1] ? "source" : "target",
-                       !fdot || !fdot[1] ? from : to);
-      return;
-   }
-   sim_coll_t *src = sim_coll_get_ns (from);
-   if (!src) {
-      sim_reply_error (reply, 26, "Source collection %s does not exist", from);
-      return;
-   }
-   if (fdot - from != tdot - to || strncmp (from, to, (size_t) (fdot - from)) != 0) {
-      sim_reply_error (reply, 20, "Source and destination collections must be on the same database.");
-      return;
-   }
-   sim_shcoll_t sc;
-   bool sharded = sim_shcoll_load (from, &sc);
-   sim_shcoll_destroy (&sc);
-   if (sharded) {
-      if (!sim_ver_ge (50)) {
-         sim_reply_error (reply, 20, "Source and destination collections must both be unsharded");
-      } else {
-         sim_reply_error (reply, 115, "shardsim: renaming a sharded collection is not simulated");
-      }
-      return;
-   }
-   sim_coll_t *dst = sim_coll_get_ns (to);
-   if (dst && dst != src) {
-      if (!docget_bool (ctx->cmd, "dropTarget")) {
-         sim_reply_error (reply, 48, "target namespace exists");
-         return;
-      }
-      sim_shcoll_t tsc;
-      bool tsharded = sim_shcoll_load (to, &tsc);
-      sim_shcoll_destroy (&tsc);
-      if (tsharded) {
-         sim_reply_error (reply, 20, "cannot rename to a sharded collection");
-         return;
-      }
-      sim_coll_drop (dst);
-      src = sim_coll_get_ns (from);
-   }
-   bson_free (src->ns);
-   bson_free (src->name);
-   src->ns = bson_strdup (to);
-   src->name = bson_strdup (tdot + 1);
-   sim_reply_ok (reply);
-}
-
 /* dropDatabase: every collection of the database (as drop does, with its sharding metadata), then the database's
  * config.databases entry. admin and config cannot be dropped through a mongos. */
 void
-sim_crud_drop_database (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_drop_database (sim_ctx_t *ctx, bson_t *reply)
 {
    if (!strcmp (ctx->db, "admin") || !strcmp (ctx->db, "config")) {
       sim_reply_error (reply, 20, "Cannot drop '%s' database via mongos", ctx->db);
@@ -770,7 +708,7 @@ sim_crud_drop_database (sim_ctx_t *ctx, bson_t *reply)
       BSON_APPEND_UTF8 (&cmd, "drop", c->name);
       sim_ctx_t sub = *ctx;
       sub.cmd = &cmd;
-      sim_crud_drop (&sub, &r);
+      sim_cmd_drop (&sub, &r);
       bson_destroy (&cmd);
       bson_destroy (&r);
    }
@@ -792,33 +730,97 @@ sim_crud_drop_database (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
-/* dbStats: the database's collections summed per shard (raw) and in total, divided by scale. */
+/* BSONObjBuilder::appendNumber (long long): int32 when |v| < 2^30, else int64. */
+static void
+sim_append_number (bson_t *b, const char *key, int64_t v)
+{
+   if (v > -(1LL << 30) && v < (1LL << 30)) {
+      BSON_APPEND_INT32 (b, key, (int32_t) v);
+   } else {
+      BSON_APPEND_INT64 (b, key, v);
+   }
+}
+
+typedef struct {
+   int64_t colls, objects, data, indexes;
+} sim_dbstat_t;
+
+/* One dbStats document's figures from its counts, divided by scale: 5.0+ in the order and types of the shard's
+ * reply and of the mongos's aggregateResults (counts appendNumber, sizes double, scaleFactor int32, totalSize and the
+ * file system figures: 100 GiB per shard, 10 GiB used besides the data); 4.4 the older field set. */
+static void
+sim_dbstat_append (bson_t *out, const sim_dbstat_t *a, int64_t nshards, int64_t scale, bool mongos)
+{
+   double sc = (double) scale;
+   double storage = (double) (a->data / 2 + 4096 * a->colls) / sc;
+   double index = (double) (4096 * a->indexes) / sc;
+   double avg = a->objects ? (double) a->data / (double) a->objects : 0;
+   if (!sim_ver_ge (50)) {
+      BSON_APPEND_INT64 (out, "collections", a->colls);
+      BSON_APPEND_INT64 (out, "views", 0);
+      BSON_APPEND_INT64 (out, "objects", a->objects);
+      BSON_APPEND_DOUBLE (out, "avgObjSize", avg);
+      BSON_APPEND_DOUBLE (out, "dataSize", (double) a->data / sc);
+      BSON_APPEND_DOUBLE (out, "storageSize", storage);
+      BSON_APPEND_INT64 (out, "indexes", a->indexes);
+      BSON_APPEND_DOUBLE (out, "indexSize", index);
+      BSON_APPEND_DOUBLE (out, "scaleFactor", sc);
+      return;
+   }
+   sim_append_number (out, "collections", a->colls);
+   sim_append_number (out, "views", 0);
+   sim_append_number (out, "objects", a->objects);
+   BSON_APPEND_DOUBLE (out, "avgObjSize", avg);
+   BSON_APPEND_DOUBLE (out, "dataSize", (double) a->data / sc);
+   BSON_APPEND_DOUBLE (out, "storageSize", storage);
+   if (mongos) {
+      BSON_APPEND_DOUBLE (out, "totalSize", storage + index);
+   }
+   sim_append_number (out, "indexes", a->indexes);
+   BSON_APPEND_DOUBLE (out, "indexSize", index);
+   if (!mongos) {
+      BSON_APPEND_DOUBLE (out, "totalSize", storage + index);
+   }
+   BSON_APPEND_INT32 (out, "scaleFactor", (int32_t) scale);
+   BSON_APPEND_DOUBLE (out, "fsUsedSize", ((double) nshards * 10737418240.0 + (storage + index) * sc) / sc);
+   BSON_APPEND_DOUBLE (out, "fsTotalSize", (double) nshards * 107374182400.0 / sc);
+}
+
+/* dbStats: the database's collections summed per shard (raw) and in total, divided by scale (5.0+:
+ * s/commands/cluster_db_stats_cmd.cpp CmdDBStats, "Scale must be greater than zero"). */
 void
-sim_crud_db_stats (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_db_stats (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it;
-   double scale = 1;
+   int64_t scale = 1;
    if (bson_iter_init_find (&it, ctx->cmd, "scale")) {
-      if (!BSON_ITER_HOLDS_NUMBER (&it) || bson_iter_as_double (&it) < 1) {
-         sim_reply_error (reply, 2, "scale has to be >= 1");
+      if (!BSON_ITER_HOLDS_NUMBER (&it)) {
+         sim_reply_error (reply, 14,
+                          "BSON field 'dbStats.scale' is the wrong type '%s', expected types '[long, int, decimal, "
+                          "double]'",
+                          simq_type_name (bson_iter_type (&it)));
          return;
       }
-      scale = (double) bson_iter_as_int64 (&it);
+      if (bson_iter_as_int64 (&it) <= 0 || bson_iter_as_int64 (&it) > INT32_MAX) {
+         sim_reply_error (reply, 2, sim_ver_ge (50) ? "Scale must be greater than zero" : "scale has to be >= 1");
+         return;
+      }
+      scale = bson_iter_as_int64 (&it);
    }
    typedef struct {
       char shard[64];
-      int64_t colls, objects, data, indexes;
+      sim_dbstat_t st;
    } acc_t;
    acc_t *acc = NULL;
    size_t nacc = 0;
-   int64_t colls = 0, objects = 0, data = 0, indexes = 0;
+   sim_dbstat_t all = { 0 };
    for (size_t i = 0; i < sim_g.ncolls; i++) {
       sim_coll_t *c = sim_g.colls[i];
       if (strcmp (c->db, ctx->db) != 0) {
          continue;
       }
-      colls++;
-      indexes += (int64_t) c->indexes.n;
+      all.colls++;
+      all.indexes += (int64_t) c->indexes.n;
       sim_shard_stat_t *st = NULL;
       size_t n = sim_coll_shard_stats (c->ns, &st);
       for (size_t s = 0; s < n; s++) {
@@ -831,12 +833,12 @@ sim_crud_db_stats (sim_ctx_t *ctx, bson_t *reply)
             bson_strncpy (acc[a].shard, st[s].shard, sizeof acc[a].shard);
             nacc++;
          }
-         acc[a].colls++;
-         acc[a].objects += st[s].count;
-         acc[a].data += st[s].size;
-         acc[a].indexes += (int64_t) c->indexes.n;
-         objects += st[s].count;
-         data += st[s].size;
+         acc[a].st.colls++;
+         acc[a].st.objects += st[s].count;
+         acc[a].st.data += st[s].size;
+         acc[a].st.indexes += (int64_t) c->indexes.n;
+         all.objects += st[s].count;
+         all.data += st[s].size;
       }
       bson_free (st);
    }
@@ -854,29 +856,13 @@ sim_crud_db_stats (sim_ctx_t *ctx, bson_t *reply)
       }
       BSON_APPEND_DOCUMENT_BEGIN (&raw, host, &r);
       BSON_APPEND_UTF8 (&r, "db", ctx->db);
-      BSON_APPEND_INT64 (&r, "collections", acc[a].colls);
-      BSON_APPEND_INT64 (&r, "views", 0);
-      BSON_APPEND_INT64 (&r, "objects", acc[a].objects);
-      BSON_APPEND_DOUBLE (&r, "avgObjSize", acc[a].objects ? (double) acc[a].data / (double) acc[a].objects : 0);
-      BSON_APPEND_DOUBLE (&r, "dataSize", (double) acc[a].data / scale);
-      BSON_APPEND_DOUBLE (&r, "storageSize", (double) (acc[a].data / 2 + 4096 * acc[a].colls) / scale);
-      BSON_APPEND_INT64 (&r, "indexes", acc[a].indexes);
-      BSON_APPEND_DOUBLE (&r, "indexSize", (double) (4096 * acc[a].indexes) / scale);
-      BSON_APPEND_DOUBLE (&r, "scaleFactor", scale);
+      sim_dbstat_append (&r, &acc[a].st, 1, scale, false);
       BSON_APPEND_INT32 (&r, "ok", 1);
       bson_append_document_end (&raw, &r);
    }
    bson_append_document_end (reply, &raw);
    BSON_APPEND_UTF8 (reply, "db", ctx->db);
-   BSON_APPEND_INT64 (reply, "collections", colls);
-   BSON_APPEND_INT64 (reply, "views", 0);
-   BSON_APPEND_INT64 (reply, "objects", objects);
-   BSON_APPEND_DOUBLE (reply, "avgObjSize", objects ? (double) data / (double) objects : 0);
-   BSON_APPEND_DOUBLE (reply, "dataSize", (double) data / scale);
-   BSON_APPEND_DOUBLE (reply, "storageSize", (double) (data / 2 + 4096 * colls) / scale);
-   BSON_APPEND_INT64 (reply, "indexes", indexes);
-   BSON_APPEND_DOUBLE (reply, "indexSize", (double) (4096 * indexes) / scale);
-   BSON_APPEND_DOUBLE (reply, "scaleFactor", scale);
+   sim_dbstat_append (reply, &all, (int64_t) nacc, scale, true);
    bson_free (acc);
    sim_reply_ok (reply);
 }
@@ -885,7 +871,7 @@ sim_crud_db_stats (sim_ctx_t *ctx, bson_t *reply)
  * that shard, whose answer is ignored (ok with shard and shardid). The simulated shards' operations are the balancer's
  * migrations. */
 void
-sim_crud_kill_op (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_kill_op (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it;
    if (!bson_iter_init_find (&it, ctx->cmd, "op")) {

@@ -178,7 +178,7 @@ extern int64_t sim_reshard_ms;
  * --reshard-ms is set (waits with sim_g.lock released while the operation runs), else reshardCollection commits at
  * once (sim_cmd_reshard_collection). */
 void
-sim_reshard_cmd (sim_ctx_t *ctx, bson_t *reply);
+sim_cmd_reshard (sim_ctx_t *ctx, bson_t *reply);
 
 /* { simReshard: "stepDown", [ns] }: the running operations (of ns) lose their recipients' time estimates, as after
  * a failover of the recipient shards' primaries. */

@@ -559,40 +559,111 @@ sim_rs_place (const char *ns, const char *to)
    sim_shcoll_destroy (&sc);
 }
 
-/* The shard holding most of ns's data (unshardCollection without toShard), into out. */
+/* sharding_util::selectLeastLoadedNonDrainingShard (unshardCollection without toShard): the non-draining shard
+ * holding the least data over every user collection (the server sums listDatabases' totalSize per shard), the
+ * first in config.shards' order on a tie; into out. */
 static void
-sim_rs_biggest_shard (const char *ns, char *out, size_t len)
+sim_rs_least_loaded_shard (char *out, size_t len)
+{
+   simq_docs_t shards;
+   simq_docs_init (&shards);
+   sim_shards_list (&shards);
+   int64_t *total = bson_malloc0 ((shards.n + 1) * sizeof *total);
+   for (size_t c = 0; c < sim_g.ncolls; c++) {
+      if (!strcmp (sim_g.colls[c]->db, "config") || !strcmp (sim_g.colls[c]->db, "admin")) {
+         continue;
+      }
+      sim_shard_stat_t *st = NULL;
+      size_t n = sim_coll_shard_stats (sim_g.colls[c]->ns, &st);
+      for (size_t i = 0; i < n; i++) {
+         for (size_t k = 0; k < shards.n; k++) {
+            const char *id = docget_utf8 (shards.v[k], "_id", NULL);
+            total[k] += id && !strcmp (id, st[i].shard) ? st[i].size : 0;
+         }
+      }
+      bson_free (st);
+   }
+   int64_t best = -1;
+   for (size_t k = 0; k < shards.n; k++) {
+      const char *id = docget_utf8 (shards.v[k], "_id", NULL);
+      if (id && !sim_shard_is_draining (id) && (best < 0 || total[k] < best)) {
+         best = total[k];
+         bson_strncpy (out, id, len);
+      }
+   }
+   bson_free (total);
+   simq_docs_clear (&shards);
+}
+
+/* The shard an unsplittable (tracked unsharded) collection lives on, into out ("" when none). */
+static void
+sim_rs_home_shard (const char *ns, char *out, size_t len)
 {
    sim_shard_stat_t *st = NULL;
    size_t n = sim_coll_shard_stats (ns, &st);
-   int64_t best = -1;
-   for (size_t i = 0; i < n; i++) {
-      if (st[i].size > best) {
-         best = st[i].size;
+   out[0] = '\0';
+   for (size_t i = 0; i < n && !out[0]; i++) {
+      if (st[i].chunks > 0) {
          bson_strncpy (out, st[i].shard, len);
       }
    }
    bson_free (st);
 }
 
-/* abortReshardCollection (5.0+), abortMoveCollection, abortUnshardCollection (8.0): marks the running operation of
- * the namespace aborted (its command then fails with 341 ReshardCollectionAborted); 339 NoSuchReshardCollection when
- * none runs. */
+/* abortReshardCollection (5.0+), abortMoveCollection, abortUnshardCollection (8.0), as the config server's
+ * _configsvrAbortReshardCollection answers them (configsvr_abort_reshard_collection_command.cpp): 26 for a
+ * collection the catalog does not know, 339 NoSuchReshardCollection when none runs; on 8.0 (the move/unshard feature
+ * flags on) 20 IllegalOperation when the running operation has another provenance; otherwise marks it aborted and
+ * replies once it has ended (its command then fails with 341 ReshardCollectionAborted), or 340
+ * ReshardCollectionCommitted when the decision was already persisted (the operation then commits). */
 static void
 sim_rs_abort (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it;
    const char *ns = NULL;
+   sim_shcoll_t sc;
    if (bson_iter_init (&it, ctx->cmd) && bson_iter_next (&it) && BSON_ITER_HOLDS_UTF8 (&it)) {
       ns = bson_iter_utf8 (&it, NULL);
    }
-   sim_rs_t *op = ns ? sim_rs_find (ns) : NULL;
-   if (!op) {
-      sim_reply_error (reply, 339, "Could not find an active resharding operation for %s", ns ? ns : "?");
+   if (!ns) {
+      sim_reply_error (reply, 14, "BSON field '%s' is the wrong type, expected type 'string'", ctx->name);
       return;
    }
-   op->aborted = true;
-   sim_reply_ok (reply);
+   bool tracked = sim_shcoll_load (ns, &sc);
+   sim_shcoll_destroy (&sc);
+   sim_rs_t *op = sim_rs_find (ns);
+   if (!op && !tracked) {
+      sim_reply_error (reply, 26, "collection %s not found", ns);
+      return;
+   }
+   if (!op) {
+      sim_reply_error (reply, 339, "Could not find resharding-related metadata that matches the given namespace");
+      return;
+   }
+   const char *want = !strcmp (ctx->name, "abortMoveCollection")      ? "moveCollection"
+                      : !strcmp (ctx->name, "abortUnshardCollection") ? "unshardCollection"
+                                                                      : "reshardCollection";
+   if (sim_ver_ge (80) && strcmp (op->provenance, want) != 0) {
+      sim_reply_error (reply, 20, "Could not find in-progress resharding operation with matching provenance");
+      return;
+   }
+   bool committed = sim_rs_frac (op, clock_wall_ms ()) >= SIM_RS_T_COMMIT;
+   uint8_t uuid[16];
+   memcpy (uuid, op->uuid, sizeof uuid);
+   if (!committed) {
+      op->aborted = true;
+   }
+   /* getCompletionFuture().getNoThrow(): wait (the state lock released) until the operation has ended */
+   while (op->used && !memcmp (op->uuid, uuid, sizeof uuid) && !sim_g.shutting_down) {
+      int64_t until = clock_wall_ms () + 20;
+      struct timespec ts = { .tv_sec = (time_t) (until / 1000), .tv_nsec = (long) (until % 1000) * 1000000L };
+      pthread_cond_timedwait (&sim_dyn.round_done, &sim_g.lock, &ts);
+   }
+   if (committed) {
+      sim_reply_error (reply, 340, "Can't abort resharding operation after the decision has been persisted");
+   } else {
+      sim_reply_ok (reply);
+   }
 }
 
 /* commitReshardCollection (5.0+, configsvr_commit_reshard_collection_command.cpp): lets the running operation of the
@@ -646,6 +717,62 @@ sim_cmd_sim_reshard (sim_ctx_t *ctx, bson_t *reply)
    }
    BSON_APPEND_INT32 (reply, "operations", n);
    sim_reply_ok (reply);
+}
+
+/* The checks of moveCollection and unshardCollection before they run (the command's IDL, the shard registry,
+ * reshard_collection_coordinator.cpp ReshardCollectionCoordinator::_runImpl); to gets toShard, or for unshardCollection
+ * without one the least loaded non-draining shard. False when the reply is already filled (an error, or the no-op
+ * of unsharding an unsharded collection). */
+static bool
+sim_rs_move_checks (sim_ctx_t *ctx, const char *ns, bool sharded, bool unsplittable, char *to, size_t len,
+                    bson_t *reply)
+{
+   bson_iter_t it;
+   bool move = !strcmp (ctx->name, "moveCollection");
+   bool unshard = !strcmp (ctx->name, "unshardCollection");
+   if (!ns) {
+      sim_reply_error (reply, 2, "collection name must be a string");
+      return false;
+   }
+   if (bson_iter_init_find (&it, ctx->cmd, "toShard") && BSON_ITER_HOLDS_UTF8 (&it)) {
+      bson_strncpy (to, bson_iter_utf8 (&it, NULL), len);
+   } else if (move) {
+      sim_reply_error (reply, 40414, "BSON field 'moveCollection.toShard' is missing but a required field");
+      return false;
+   }
+   if (to[0] && !sim_shard_get (to, NULL)) {
+      sim_reply_error (reply, 70, "Shard %s not found", to);
+      return false;
+   }
+   if (!sim_coll_get_ns (ns) && !sharded) {
+      sim_reply_error (reply, 26, "Namespace %s not found", ns);
+      return false;
+   }
+   /* reshard_collection_coordinator.cpp ReshardCollectionCoordinator::_runImpl */
+   if (move && sharded && !unsplittable) {
+      sim_reply_error (reply, 26, "MoveCollection can only be called on an unsharded collection.");
+      return false;
+   }
+   if (unshard && !sharded) {
+      sim_reply_error (reply, 118, "Collection %s is not sharded.", ns);
+      return false;
+   }
+   if (unshard && unsplittable) {
+      char home[64];
+      sim_rs_home_shard (ns, home, sizeof home);
+      if (to[0] && strcmp (to, home) != 0) {
+         sim_reply_error (reply, 118,
+                          "Collection is already unsharded. Call moveCollection to move this collection to a "
+                          "different shard.");
+      } else {
+         sim_reply_ok (reply); /* already unsharded: a no-op */
+      }
+      return false;
+   }
+   if (!to[0]) {
+      sim_rs_least_loaded_shard (to, len);
+   }
+   return true;
 }
 
 /* Runs reshardCollection (when timed), moveCollection or unshardCollection: true when it handled ctx's command
@@ -711,34 +838,8 @@ sim_reshard_run (sim_ctx_t *ctx, bson_t *reply)
       bson_destroy (&key);
       bson_copy_to (&newkey, &key);
    } else {
-      if (!ns) {
-         sim_reply_error (reply, 2, "collection name must be a string");
+      if (!sim_rs_move_checks (ctx, ns, sharded, unsplittable, to, sizeof to, reply)) {
          goto done;
-      }
-      if (bson_iter_init_find (&it, ctx->cmd, "toShard") && BSON_ITER_HOLDS_UTF8 (&it)) {
-         bson_strncpy (to, bson_iter_utf8 (&it, NULL), sizeof to);
-      } else if (move) {
-         sim_reply_error (reply, 40414, "BSON field 'moveCollection.toShard' is missing but a required field");
-         goto done;
-      }
-      if (to[0] && !sim_shard_get (to, NULL)) {
-         sim_reply_error (reply, 70, "Shard %s not found", to);
-         goto done;
-      }
-      if (!sim_coll_get_ns (ns) && !sharded) {
-         sim_reply_error (reply, 26, "Namespace %s not found", ns);
-         goto done;
-      }
-      if (move && sharded && !unsplittable) {
-         sim_reply_error (reply, 20, "Cannot move a sharded collection; use reshardCollection");
-         goto done;
-      }
-      if (unshard && (!sharded || unsplittable)) {
-         sim_reply_error (reply, 118, "Collection %s is not sharded.", ns);
-         goto done;
-      }
-      if (!to[0]) {
-         sim_rs_biggest_shard (ns, to, sizeof to);
       }
       bson_destroy (&key);
       bson_copy_to (&id_key, &key);
@@ -803,7 +904,7 @@ done:
 }
 
 void
-sim_reshard_cmd (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_reshard (sim_ctx_t *ctx, bson_t *reply)
 {
    if (!sim_reshard_run (ctx, reply)) {
       sim_cmd_reshard_collection (ctx, reply); /* untimed, or an error or no-op the immediate command replies */

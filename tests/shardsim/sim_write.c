@@ -141,7 +141,7 @@ sim_finish_write (bson_t *reply, int64_t n, bool with_nmod, int64_t nmod, const 
 }
 
 void
-sim_crud_insert (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_insert (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_iter_t it, a;
@@ -227,6 +227,24 @@ sim_keep_id (const bson_t *before, const bson_t *nd, bson_t *out)
    }
 }
 
+/* The document a replacement-style upsert inserts (db/update/object_replace_executor.cpp applyReplacementUpdate on
+ * the upsert's seed, which for a replacement holds only the query's _id:
+ * UpdateDriver::populateDocumentWithQueryFields): the replacement's own _id when it has one (66 ImmutableField when the
+ * query's _id differs), else the query's. out is initialised here; false with err set on an error. */
+static bool
+sim_upsert_replacement (const bson_t *seed, const bson_t *u, bson_t *out, bson_error_t *err)
+{
+   bson_t idseed = BSON_INITIALIZER;
+   bson_iter_t it;
+   bool modified;
+   if (bson_iter_init_find (&it, seed, "_id")) {
+      BSON_APPEND_VALUE (&idseed, "_id", bson_iter_value (&it));
+   }
+   bool ok = simq_apply_update (&idseed, u, false, out, &modified, err);
+   bson_destroy (&idseed);
+   return ok;
+}
+
 /* Applies the update u of statement index to the documents at hits (each checked against the unique indexes), counting
  * into *n and *nmod; false with a write error appended when one fails (the documents before it stay updated). */
 static bool
@@ -276,7 +294,7 @@ sim_update_hits (sim_coll_t *coll, const sim_hits_t *hits, const bson_t *u, uint
 }
 
 void
-sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_update (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_iter_t it, a;
@@ -343,17 +361,8 @@ sim_crud_update (sim_ctx_t *ctx, bson_t *reply)
          bson_t seed, nd, with;
          bool modified;
          simq_upsert_seed (&q, &seed);
-         if (sim_is_replacement (&u)) {
-            bson_t merged = BSON_INITIALIZER;
-            bson_iter_t sid;
-            if (bson_iter_init_find (&sid, &seed, "_id")) {
-               BSON_APPEND_VALUE (&merged, "_id", bson_iter_value (&sid));
-            }
-            bson_concat (&merged, &u);
-            bson_init (&nd);
-            bson_concat (&nd, &merged);
-            bson_destroy (&merged);
-         } else if (!simq_apply_update (&seed, &u, true, &nd, &modified, &err)) {
+         if (sim_is_replacement (&u) ? !sim_upsert_replacement (&seed, &u, &nd, &err)
+                                     : !simq_apply_update (&seed, &u, true, &nd, &modified, &err)) {
             bson_destroy (&nd);
             bson_destroy (&seed);
             sim_write_error (&errors, &nerr, index, (int) (err.code ? err.code : 2), err.message);
@@ -407,7 +416,7 @@ cleanup:
 }
 
 void
-sim_crud_delete (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_delete (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_iter_t it, a;
@@ -504,8 +513,77 @@ sim_fam_dup (bson_t *reply, bson_t *leo, sim_coll_t *coll, sim_pos_t pos, const 
    return clash;
 }
 
+/* Whether query names the whole shard key of sc by equality (a value, or { $eq: value }), as
+ * ShardKeyPattern::extractShardKeyFromQuery needs it to target one shard. */
+static bool
+sim_fam_has_shard_key (const sim_shcoll_t *sc, const bson_t *query)
+{
+   bson_iter_t it, q;
+   bson_iter_init (&it, &sc->key);
+   while (bson_iter_next (&it)) {
+      bson_value_t v;
+      const char *f = bson_iter_key (&it);
+      if (bson_iter_init_find (&q, query, f)) {
+         v = *bson_iter_value (&q);
+      } else if (!simq_get_path (query, f, &v)) {
+         return false;
+      }
+      if (v.value_type == BSON_TYPE_DOCUMENT) {
+         bson_t sub;
+         bson_iter_t s;
+         if (bson_init_static (&sub, v.value.v_doc.data, v.value.v_doc.data_len) && bson_iter_init (&s, &sub) &&
+             bson_iter_next (&s) && bson_iter_key (&s)[0] == '$' && strcmp (bson_iter_key (&s), "$eq") != 0) {
+            return false;
+         }
+      }
+   }
+   return true;
+}
+
+/* 4.4 to 6.0 (s/commands/cluster_find_and_modify_cmd.cpp getShardKey): the query of a sharded collection must target
+ * one shard by its shard key, else 61 ShardKeyNotFound; from 7.0 such a findAndModify runs as a write without shard
+ * key. True when the reply holds that error. */
+static bool
+sim_fam_untargetable (sim_ctx_t *ctx, const char *name, const bson_t *query, bson_t *reply)
+{
+   char ns[512];
+   sim_shcoll_t sc;
+   if (sim_ver_ge (70)) {
+      return false;
+   }
+   bson_snprintf (ns, sizeof ns, "%s.%s", ctx->db, name);
+   bool refuse =
+      sim_shcoll_load (ns, &sc) && !docget_bool (&sc.doc, "unsplittable") && !sim_fam_has_shard_key (&sc, query);
+   sim_shcoll_destroy (&sc);
+   if (refuse) {
+      sim_reply_error (reply, 61, "Query for sharded findAndModify must contain the shard key");
+   }
+   return refuse;
+}
+
+/* The argument checks of findAndModify (write_ops_parsers / find_and_modify validate, in its order): true with the
+ * error in reply when the arguments conflict. */
+static bool
+sim_fam_arg_error (bool remove, bool have_update, bool upsert, bool is_new, bson_t *reply)
+{
+   if (remove == have_update) {
+      sim_reply_error (reply, 9,
+                       remove ? "Cannot specify both an update and remove=true"
+                              : "Either an update or remove=true must be specified");
+   } else if (remove && upsert) {
+      sim_reply_error (reply, 9, "Cannot specify both upsert=true and remove=true");
+   } else if (remove && is_new) {
+      sim_reply_error (reply, 9,
+                       "Cannot specify both new=true and remove=true; 'remove' always returns the deleted "
+                       "document");
+   } else {
+      return false;
+   }
+   return true;
+}
+
 void
-sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
+sim_cmd_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *name;
    bson_t query = BSON_INITIALIZER, sort, fields, update, leo;
@@ -527,16 +605,10 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
    bool is_new = docget_bool (ctx->cmd, "new");
    bool upsert = docget_bool (ctx->cmd, "upsert");
    bool have_update = docget_sub (ctx->cmd, "update", BSON_TYPE_EOD, &update);
-   if (remove == have_update) {
-      sim_reply_error (reply, 9,
-                       remove ? "Cannot specify both an update and remove=true"
-                              : "Either an update or remove=true must be specified");
+   if (sim_fam_untargetable (ctx, name, &query, reply)) {
       goto done;
    }
-   if (remove && (is_new || upsert)) {
-      sim_reply_error (reply, 9,
-                       "Cannot specify both new=true and remove=true; 'remove' always returns the deleted "
-                       "document");
+   if (sim_fam_arg_error (remove, have_update, upsert, is_new, reply)) {
       goto done;
    }
    sim_coll_t *coll = sim_coll_get (ctx->db, name);
@@ -600,9 +672,8 @@ sim_crud_find_and_modify (sim_ctx_t *ctx, bson_t *reply)
       bson_t seed, nd, with;
       bool modified;
       simq_upsert_seed (&query, &seed);
-      if (sim_is_replacement (&update)) {
-         sim_keep_id (&seed, &update, &nd);
-      } else if (!simq_apply_update (&seed, &update, true, &nd, &modified, &err)) {
+      if (sim_is_replacement (&update) ? !sim_upsert_replacement (&seed, &update, &nd, &err)
+                                       : !simq_apply_update (&seed, &update, true, &nd, &modified, &err)) {
          bson_destroy (&nd);
          bson_destroy (&seed);
          sim_reply_simq_error (reply, &err);

@@ -605,7 +605,7 @@ test_duplicate_insert (void)
    ctx.name = "insert";
    ctx.cmd = cmd;
    bson_init (&reply);
-   sim_crud_insert (&ctx, &reply);
+   sim_cmd_insert (&ctx, &reply);
    char *s = bson_as_canonical_extended_json (&reply, NULL);
    CHECK_STR (
       "insert: duplicate _id (1 vs NumberLong(1), 2 vs 2.0) fails with E11000, codeName, keyPattern, keyValue",

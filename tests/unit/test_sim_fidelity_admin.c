@@ -521,6 +521,166 @@ run_version (const char *version)
    fid_end (&s, pre);
 }
 
+/* ---- listCommands (generic.cpp CmdListCommands::run), dbStats (cluster_db_stats_cmd.cpp), dataSize ---- */
+
+/* The BSON type at path in doc (BSON_TYPE_EOD when absent). */
+static bson_type_t
+type_at (const bson_t *doc, const char *path)
+{
+   bson_iter_t it, d;
+   return bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &d) ? bson_iter_type (&d) : BSON_TYPE_EOD;
+}
+
+static void
+test_list_commands (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   bool v44 = !strcmp (v, "4.4");
+   simproc_run_json (s, "admin", "{\"listCommands\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.listCommands names only, no aliases (movechunk, dbstats, ismaster, addshard)", v);
+   CHECK (name, has_at (&reply, "commands.moveChunk") && has_at (&reply, "commands.dbStats") &&
+                   !has_at (&reply, "commands.movechunk") && !has_at (&reply, "commands.dbstats") &&
+                   !has_at (&reply, "commands.ismaster") && !has_at (&reply, "commands.addshard") &&
+                   !has_at (&reply, "commands.deleteIndexes") && has_at (&reply, "commands.isMaster") == v44);
+   if (v44) {
+      snprintf (name, sizeof name,
+                "%s.listCommands 4.4 fields: help, slaveOk, adminOnly (no requiresAuth, apiVersions)", v);
+      CHECK (name, type_at (&reply, "commands.count.slaveOk") == BSON_TYPE_BOOL &&
+                      !has_at (&reply, "commands.count.requiresAuth") &&
+                      !has_at (&reply, "commands.count.apiVersions") &&
+                      !has_at (&reply, "commands.count.deprecatedApiVersions"));
+   } else {
+      snprintf (name, sizeof name, "%s.listCommands requiresAuth false for listCommands, hello, buildInfo, ping", v);
+      CHECK (name, type_at (&reply, "commands.listCommands.requiresAuth") == BSON_TYPE_BOOL &&
+                      !bool_at (&reply, "commands.listCommands.requiresAuth") &&
+                      !bool_at (&reply, "commands.hello.requiresAuth") &&
+                      !bool_at (&reply, "commands.buildInfo.requiresAuth") &&
+                      !bool_at (&reply, "commands.ping.requiresAuth") &&
+                      bool_at (&reply, "commands.find.requiresAuth"));
+   }
+   const char *ok = v44 ? "slaveOk" : "secondaryOk";
+   char f1[96], f2[96], f3[96], f4[96], f5[96];
+   snprintf (f1, sizeof f1, "commands.find.%s", ok);
+   snprintf (f2, sizeof f2, "commands.find.%s", v44 ? "slaveOverrideOk" : "secondaryOverrideOk");
+   snprintf (f3, sizeof f3, "commands.create.%s", ok);
+   snprintf (f4, sizeof f4, "commands.collMod.%s", ok);
+   snprintf (f5, sizeof f5, "commands.count.%s", ok);
+   snprintf (name, sizeof name, "%s.listCommands %s per command: find opt-in (override ok), create/collMod never", v,
+             ok);
+   CHECK (name, type_at (&reply, f1) == BSON_TYPE_BOOL && !bool_at (&reply, f1) && bool_at (&reply, f2) &&
+                   !bool_at (&reply, f3) && !bool_at (&reply, f4) && bool_at (&reply, f5));
+   bson_destroy (&reply);
+}
+
+/* The first raw (per-shard) document of a dbStats reply into out (always initialised); false when none. */
+static bool
+first_raw (const bson_t *reply, bson_t *out)
+{
+   bson_iter_t it, r;
+   bson_init (out);
+   if (bson_iter_init_find (&it, reply, "raw") && BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &r) &&
+       bson_iter_next (&r) && BSON_ITER_HOLDS_DOCUMENT (&r)) {
+      uint32_t len;
+      const uint8_t *data;
+      bson_t tmp;
+      bson_iter_document (&r, &len, &data);
+      if (bson_init_static (&tmp, data, len)) {
+         bson_concat (out, &tmp);
+         return true;
+      }
+   }
+   return false;
+}
+
+static void
+test_db_stats (sim_t *s, const char *v)
+{
+   bson_t reply, raw;
+   bson_iter_t it;
+   char name[160];
+   double total = -1, storage = 0, index = 0;
+   insert_docs (s, "st", "c", 0, 5);
+   simproc_run_json (s, "st", "{\"dbStats\": 1}", &reply);
+   if (bson_iter_init_find (&it, &reply, "totalSize") && BSON_ITER_HOLDS_DOUBLE (&it)) {
+      total = bson_iter_double (&it);
+   }
+   if (bson_iter_init_find (&it, &reply, "storageSize") && bson_iter_init_find (&it, &reply, "indexSize")) {
+      bson_iter_init_find (&it, &reply, "storageSize");
+      storage = bson_iter_as_double (&it);
+      bson_iter_init_find (&it, &reply, "indexSize");
+      index = bson_iter_as_double (&it);
+   }
+   snprintf (name, sizeof name, "%s.dbStats totalSize (storage + index), fsUsedSize, fsTotalSize (doubles)", v);
+   CHECK (name, code_of (&reply) == -1 && total > 0 && total == storage + index &&
+                   type_at (&reply, "fsUsedSize") == BSON_TYPE_DOUBLE &&
+                   type_at (&reply, "fsTotalSize") == BSON_TYPE_DOUBLE);
+   snprintf (name, sizeof name, "%s.dbStats counts and scaleFactor int32 (appendNumber), sizes double", v);
+   CHECK (name, type_at (&reply, "collections") == BSON_TYPE_INT32 && type_at (&reply, "objects") == BSON_TYPE_INT32 &&
+                   type_at (&reply, "views") == BSON_TYPE_INT32 && type_at (&reply, "indexes") == BSON_TYPE_INT32 &&
+                   type_at (&reply, "scaleFactor") == BSON_TYPE_INT32 &&
+                   type_at (&reply, "dataSize") == BSON_TYPE_DOUBLE && type_at (&reply, "objects") == BSON_TYPE_INT32);
+   snprintf (name, sizeof name, "%s.dbStats per shard: totalSize, fsTotalSize, scaleFactor int32", v);
+   CHECK (name, first_raw (&reply, &raw) && type_at (&raw, "totalSize") == BSON_TYPE_DOUBLE &&
+                   type_at (&raw, "fsTotalSize") == BSON_TYPE_DOUBLE &&
+                   type_at (&raw, "scaleFactor") == BSON_TYPE_INT32);
+   bson_destroy (&raw);
+   bson_destroy (&reply);
+   simproc_run_json (s, "st", "{\"dbStats\": 1, \"scale\": 0}", &reply);
+   snprintf (name, sizeof name, "%s.dbStats scale 0: 2 \"Scale must be greater than zero\"", v);
+   CHECK (name, code_of (&reply) == 2 && !strcmp (errmsg_of (&reply), "Scale must be greater than zero"));
+   bson_destroy (&reply);
+}
+
+static void
+test_data_size_unsharded (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   insert_docs (s, "ds", "u", 0, 5);
+   simproc_run_json (s, "admin", "{\"dataSize\": \"ds.u\"}", &reply);
+   bson_iter_t it;
+   int64_t n = -1, size = -1;
+   if (bson_iter_init_find (&it, &reply, "numObjects") && BSON_ITER_HOLDS_INT64 (&it)) {
+      n = bson_iter_int64 (&it);
+   }
+   if (bson_iter_init_find (&it, &reply, "size") && BSON_ITER_HOLDS_INT64 (&it)) {
+      size = bson_iter_int64 (&it);
+   }
+   snprintf (name, sizeof name, "%s.dataSize unsharded collection: answered by its primary (5 documents, int64)", v);
+   CHECK (name, code_of (&reply) == -1 && n == 5 && size > 5 * 200);
+   bson_destroy (&reply);
+   simproc_run_json (s, "admin",
+                     "{\"dataSize\": \"ds.u\", \"keyPattern\": {\"k\": 1}, \"min\": {\"k\": 1}, \"max\": "
+                     "{\"k\": 3}}",
+                     &reply);
+   n = -1;
+   if (bson_iter_init_find (&it, &reply, "numObjects")) {
+      n = bson_iter_as_int64 (&it);
+   }
+   snprintf (name, sizeof name, "%s.dataSize unsharded collection with min/max: the documents in [min, max)", v);
+   CHECK (name, code_of (&reply) == -1 && n == 2);
+   bson_destroy (&reply);
+}
+
+/* listCommands, dbStats and dataSize on versions 4.4 (no dbStats change), 5.0 and 8.0. */
+static void
+run_catalog (const char *version)
+{
+   sim_t s;
+   const char *args[] = { "--version", version, "--shards", "2", NULL };
+   char pre[32];
+   snprintf (pre, sizeof pre, "%s.catalog ", version);
+   if (!fid_begin (&s, args, pre))
+      return;
+   test_list_commands (&s, version);
+   if (strcmp (version, "4.4") != 0) {
+      test_db_stats (&s, version);
+   }
+   test_data_size_unsharded (&s, version);
+   fid_end (&s, pre);
+}
+
 int
 main (void)
 {
@@ -531,6 +691,9 @@ main (void)
    run_balancer_44 ("4.4");
    run_balancer_44 ("5.0");
    run_version ("8.0");
+   run_catalog ("4.4");
+   run_catalog ("5.0");
+   run_catalog ("8.0");
    mongoc_cleanup ();
    UNIT_EXIT ();
 }

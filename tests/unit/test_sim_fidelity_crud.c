@@ -519,6 +519,73 @@ test_drop_database (sim_t *s, const char *v)
    bson_destroy (&reply);
 }
 
+/* ---- findAndModify: the shard key (4.4-6.0), the replacement upsert's _id, remove with upsert ---- */
+
+static void
+test_fam_shard_key (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_ok (s, "admin", "{\"enableSharding\": \"fm\"}");
+   simproc_run_ok (s, "admin", "{\"shardCollection\": \"fm.s\", \"key\": {\"sk\": 1}}");
+   simproc_run_ok (s, "fm", "{\"insert\": \"s\", \"documents\": [{\"_id\": 1, \"sk\": 1, \"x\": 1}]}");
+   simproc_run_json (s, "fm", "{\"findAndModify\": \"s\", \"query\": {\"x\": 1}, \"update\": {\"$set\": {\"y\": 1}}}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.findAndModify sharded without the shard key 61 ShardKeyNotFound, nothing changed",
+             v);
+   CHECK (name, code_of (&reply) == 61 && str_is (&reply, "codeName", "ShardKeyNotFound") &&
+                   !strcmp (errmsg_of (&reply), "Query for sharded findAndModify must contain the shard key") &&
+                   simproc_count (s, "fm", "s", "{\"y\": 1}") == 0);
+   bson_destroy (&reply);
+   bool ran = simproc_run_ok (s, "fm",
+                              "{\"findAndModify\": \"s\", \"query\": {\"sk\": {\"$eq\": 1}, \"x\": 1}, \"update\": "
+                              "{\"$set\": {\"y\": 1}}}");
+   simproc_run_json (s, "fm", "{\"findAndModify\": \"s\", \"query\": {\"x\": 1}, \"remove\": true}", &reply);
+   snprintf (name, sizeof name, "%s.findAndModify sharded: with the shard key ($eq) runs, a remove without it 61", v);
+   CHECK (name, ran && simproc_count (s, "fm", "s", "{\"y\": 1}") == 1 && code_of (&reply) == 61 &&
+                   simproc_count (s, "fm", "s", "{}") == 1);
+   bson_destroy (&reply);
+}
+
+static void
+test_fam_upsert_id (sim_t *s, const char *v)
+{
+   bson_t reply;
+   char name[160];
+   simproc_run_json (s, "fu",
+                     "{\"findAndModify\": \"r\", \"query\": {\"a\": 1}, \"update\": {\"b\": 1, \"_id\": 7}, "
+                     "\"upsert\": true, \"new\": true}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.findAndModify upsert replacement keeps its _id (value, upserted, stored)", v);
+   CHECK (name, code_of (&reply) == -1 && int_at (&reply, "value._id") == 7 &&
+                   int_at (&reply, "lastErrorObject.upserted") == 7 &&
+                   simproc_count (s, "fu", "r", "{\"_id\": 7, \"b\": 1}") == 1);
+   bson_destroy (&reply);
+   simproc_run_json (s, "fu",
+                     "{\"findAndModify\": \"r\", \"query\": {\"_id\": 1}, \"update\": {\"_id\": 2, \"b\": 2}, "
+                     "\"upsert\": true}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.findAndModify upsert replacement other _id than the query's 66, nothing inserted",
+             v);
+   CHECK (name,
+          code_of (&reply) == 66 && str_is (&reply, "codeName", "ImmutableField") &&
+             strstr (errmsg_of (&reply), "the (immutable) field '_id' was found to have been altered to _id: 2") &&
+             simproc_count (s, "fu", "r", "{\"b\": 2}") == 0);
+   bson_destroy (&reply);
+   simproc_run_json (s, "fu",
+                     "{\"update\": \"r\", \"updates\": [{\"q\": {\"_id\": 3}, \"u\": {\"_id\": 4, \"c\": 1}, "
+                     "\"upsert\": true}]}",
+                     &reply);
+   snprintf (name, sizeof name, "%s.update upsert replacement other _id than the query's: writeError 66", v);
+   CHECK (name, int_at (&reply, "writeErrors.0.code") == 66 && simproc_count (s, "fu", "r", "{\"c\": 1}") == 0);
+   bson_destroy (&reply);
+   simproc_run_json (s, "fu", "{\"findAndModify\": \"r\", \"query\": {}, \"remove\": true, \"upsert\": true}", &reply);
+   snprintf (name, sizeof name, "%s.findAndModify remove with upsert 9 upsert text", v);
+   CHECK (name,
+          code_of (&reply) == 9 && strstr (errmsg_of (&reply), "Cannot specify both upsert=true and remove=true"));
+   bson_destroy (&reply);
+}
+
 static void
 run_version (const char *version)
 {
@@ -538,6 +605,10 @@ run_version (const char *version)
    test_get_parameter (&s, version);
    test_current_op_stage (&s, version);
    test_drop_database (&s, version);
+   test_fam_upsert_id (&s, version);
+   if (strcmp (version, "7.0") < 0) {
+      test_fam_shard_key (&s, version);
+   }
    if (strcmp (version, "4.4") != 0) {
       test_drop (&s, version);
    }
