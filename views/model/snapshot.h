@@ -191,6 +191,9 @@ typedef struct {
    int round_trips;       /* commands sent for this sample */
    bool incremental;      /* chunk counts and sizes were updated from what changed since the previous sample */
    int colls_reread;      /* collections whose chunks this sample counted again (every one on a full read) */
+   int stats_read;        /* collections whose counters ($collStats) this sample read */
+   bool quiet;            /* only the dashboard's own reads moved the router's counters since the last sample: no
+                           * $collStats, and the counters read then stand for now (rates 0 where they are current) */
    bool rates_valid;      /* a previous sample exists, so rates mean something */
    double inserts_ps, updates_ps, deletes_ps, queries_ps; /* mongos opcounters, whole router */
    double hot_factor;                                     /* thresholds the hot flags were computed with */
