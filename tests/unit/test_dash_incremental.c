@@ -74,10 +74,10 @@ snap_diff (const snapshot_t *inc, const snapshot_t *full, char *diff, size_t len
       diff_int (diff, len, w, a->data_bytes, b->data_bytes);
       snprintf (w, sizeof w, "%s top", b->ns);
       diff_int (diff, len, w, a->top_shard, b->top_shard);
-      diff_str (diff, len, w, a->top_min_json, b->top_min_json);
+      diff_str (diff, len, w, snap_coll_end (a, SNAP_TOP_MIN_JSON), snap_coll_end (b, SNAP_TOP_MIN_JSON));
       snprintf (w, sizeof w, "%s bottom", b->ns);
       diff_int (diff, len, w, a->bottom_shard, b->bottom_shard);
-      diff_str (diff, len, w, a->bottom_max_json, b->bottom_max_json);
+      diff_str (diff, len, w, snap_coll_end (a, SNAP_BOTTOM_MAX_JSON), snap_coll_end (b, SNAP_BOTTOM_MAX_JSON));
       for (size_t k = 0; k < full->nshards; k++) {
          const snap_cell_t *x = snap_coll_cell (a, (int) k), *y = snap_coll_cell (b, (int) k);
          const snap_act_t *xa = snap_coll_act (a, (int) k), *ya = snap_coll_act (b, (int) k);
