@@ -323,6 +323,10 @@ test_quiet (void)
    CHECK ("dash_quiet/first_sample", collect_sample (c, &cur));
    CHECK ("dash_quiet/first_reads_counters", !cur.quiet && cur.stats_read == (int) cur.ncolls && cur.ncolls >= 3);
    CHECK ("dash_quiet/nothing_happened_no_collstats", collect_sample (c, &cur) && cur.quiet && cur.stats_read == 0);
+   /* serverStatus, balancerStatus, settings, shards, collections, tags, the changed-chunks aggregate, events,
+    * migrations in flight, the operations strip's four reads and the closing serverStatus: no $collStats, no
+    * $shardedDataDistribution, no key end */
+   CHECK ("dash_quiet/round_trips", cur.round_trips == 14);
    CHECK ("dash_quiet/still_quiet", collect_sample (c, &cur) && cur.quiet && cur.stats_read == 0);
    /* writes through the router: the next sample reads the counters and shows them */
    usleep (20000);

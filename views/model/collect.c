@@ -609,7 +609,8 @@ collect_sample (collect_t *c, snapshot_t *snap)
       p->wdelta = p->read && p->had_stats && w > p->writes_before ? w - p->writes_before : 0;
       p->cum = w;
       p->queried = collect_track_get (c, co->ns)->queried;
-      p->eligible = !co->hashed && co->chunks > 0 && (!p->queried || p->wdelta > 0 || p->act > 0);
+      /* quiet: no write moved a key end, and a first look (a baseline) can wait for the writes */
+      p->eligible = !s.quiet && !co->hashed && co->chunks > 0 && (!p->queried || p->wdelta > 0 || p->act > 0);
    }
    qsort (picks, s.ncolls, sizeof *picks, pick_for_trend);
    for (size_t k = 0; k < s.ncolls && k < COLLECT_TRENDS_PER_REFRESH && picks[k].eligible; k++)
