@@ -167,9 +167,9 @@ render_json (FILE *out, const snapshot_t *s)
    }
    fprintf (out,
             ", \"sampleMillis\": %lld, \"roundTrips\": %d, \"incremental\": %s, \"collectionsRecounted\": %d, "
-            "\"intervalSec\": %.3g, \"stale\": %s, \"error\": ",
-            (long long) s->sample_ms, s->round_trips, s->incremental ? "true" : "false", s->colls_reread, s->interval_s,
-            s->stale ? "true" : "false");
+            "\"quiet\": %s, \"countersRead\": %d, \"intervalSec\": %.3g, \"stale\": %s, \"error\": ",
+            (long long) s->sample_ms, s->round_trips, s->incremental ? "true" : "false", s->colls_reread,
+            s->quiet ? "true" : "false", s->stats_read, s->interval_s, s->stale ? "true" : "false");
    if (s->stale)
       json_str (out, s->error);
    else
