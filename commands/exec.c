@@ -241,11 +241,14 @@ cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key)
    }
    bson_iter_init (&it, stats);
    while (bson_iter_next (&it)) {
-      char *s = output_format_value (bson_iter_value (&it), &o);
-      /* undefined (a section mongosh leaves undefined) prints as the word, as util.inspect does */
-      fprintf (ctx->out_fp, "%s%s\n%s\n", first ? "" : "---\n", bson_iter_key (&it),
-               BSON_ITER_HOLDS_UNDEFINED (&it) ? "undefined" : s);
-      bson_free (s);
+      fprintf (ctx->out_fp, "%s%s\n", first ? "" : "---\n", bson_iter_key (&it));
+      /* undefined (a section mongosh leaves undefined) prints as the word, as util.inspect does; the rest is
+       * written as it is formatted (a section can be hundreds of megabytes: sh.status on a large cluster) */
+      if (BSON_ITER_HOLDS_UNDEFINED (&it))
+         fputs ("undefined", ctx->out_fp);
+      else
+         output_write_value (ctx->out_fp, bson_iter_value (&it), &o);
+      fputc ('\n', ctx->out_fp);
       first = false;
    }
 }

@@ -18,26 +18,23 @@
 #include "shell/lib/docget.h"
 #include "shell/lib/order.h"
 #include "commands/status.h"
+#include "commands/status_coll.h"
 #include "shell/lib/aligned.h"
 #include "shell/lang/parser.h"
-
-#define STATUS_MAX_ROWS 20
-#define STATUS_TOO_MANY_CHUNKS "too many chunks to print, use verbose if you want to force print"
-#define STATUS_TOO_MANY_TAGS "too many tags to print, use verbose if you want to force print"
 
 /* Everything one status run holds, released in one place. */
 typedef struct {
    bson_t version, shards, mongos, settings_autosplit, settings_automerge, settings_balancer, settings_window;
-   bson_t locks, actionlog, ok_migrations, failed_migrations, databases, collections, distribution;
+   bson_t locks, actionlog, ok_migrations, failed_migrations, databases, collections;
    bson_t balancer_status;
    bson_t rows; /* 5.0+: every collection's chunk counts, first chunks and zone ranges from one aggregate */
    bson_t result;
    const char *cfg; /* the database the config.* reads go to: "config", or sh.status's configDB */
 } status_t;
 
-/* Every document of s, for status_init and status_destroy; returns how many (at most 17). */
+/* Every document of s, for status_init and status_destroy; returns how many (at most 16). */
 static size_t
-status_docs (status_t *s, bson_t *all[17])
+status_docs (status_t *s, bson_t *all[16])
 {
    bson_t *v[] = { &s->version,
                    &s->shards,
@@ -52,7 +49,6 @@ status_docs (status_t *s, bson_t *all[17])
                    &s->failed_migrations,
                    &s->databases,
                    &s->collections,
-                   &s->distribution,
                    &s->balancer_status,
                    &s->rows,
                    &s->result };
@@ -63,7 +59,7 @@ status_docs (status_t *s, bson_t *all[17])
 static void
 status_init (status_t *s)
 {
-   bson_t *all[17];
+   bson_t *all[16];
    for (size_t i = 0, n = status_docs (s, all); i < n; i++)
       bson_init (all[i]);
 }
@@ -71,14 +67,13 @@ status_init (status_t *s)
 static void
 status_destroy (status_t *s)
 {
-   bson_t *all[17];
+   bson_t *all[16];
    for (size_t i = 0, n = status_docs (s, all); i < n; i++)
       bson_destroy (all[i]);
 }
 
-/* Runs cmd (destroyed here) as a cursor command on db and replaces *docs with up to max documents. */
-static bool
-run_docs (sh_ctx_t *ctx, const char *db, bson_t *cmd, size_t max, bson_t *docs, sh_error_t *err)
+bool
+status_run_docs (sh_ctx_t *ctx, const char *db, bson_t *cmd, size_t max, bson_t *docs, sh_error_t *err)
 {
    bool ok;
    bson_destroy (docs);
@@ -87,9 +82,8 @@ run_docs (sh_ctx_t *ctx, const char *db, bson_t *cmd, size_t max, bson_t *docs, 
    return ok;
 }
 
-/* JS truthiness of a field (absent, null, undefined, false, 0, NaN and "" are false). */
-static bool
-truthy (const bson_t *doc, const char *path)
+bool
+status_truthy (const bson_t *doc, const char *path)
 {
    bson_iter_t it, f;
    if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &f))
@@ -112,7 +106,7 @@ truthy (const bson_t *doc, const char *path)
    case BSON_TYPE_INT64:
       return bson_iter_as_bool (&f);
    default:
-      return true; /* documents, arrays, ObjectIds, dates, ...: objects are truthy */
+      return true; /* documents, arrays, ObjectIds, dates, ...: objects are status_truthy */
    }
 }
 
@@ -140,14 +134,14 @@ phase_version (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
    cmd = BCON_NEW ("find", BCON_UTF8 ("version"), "filter", "{", "}", "projection", "{", "minCompatibleVersion",
                    BCON_INT32 (0), "excluding", BCON_INT32 (0), "upgradeId", BCON_INT32 (0), "upgradeState",
                    BCON_INT32 (0), "}", "limit", BCON_INT32 (1));
-   if (!run_docs (ctx, s->cfg, cmd, 1, &s->version, err))
+   if (!status_run_docs (ctx, s->cfg, cmd, 1, &s->version, err))
       return false;
    cmd = BCON_NEW ("find", BCON_UTF8 ("shards"), "filter", "{", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
-   if (!run_docs (ctx, s->cfg, cmd, 0, &s->shards, err))
+   if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->shards, err))
       return false;
    cmd = BCON_NEW ("find", BCON_UTF8 ("mongos"), "filter", "{", "}", "sort", "{", "ping", BCON_INT32 (-1), "}", "limit",
                    BCON_INT32 (1));
-   return run_docs (ctx, s->cfg, cmd, 1, &s->mongos, err);
+   return status_run_docs (ctx, s->cfg, cmd, 1, &s->mongos, err);
 }
 
 /* Phase 2: "<adjective> mongoses": the versions of the mongoses pinged within a minute of the newest ping (verbose:
@@ -172,7 +166,7 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
       if (verbose) {
          cmd = BCON_NEW ("find", BCON_UTF8 ("mongos"), "filter", "{", "ping", "{", "$gt", BCON_DATE_TIME (ping - 60000),
                          "}", "}", "sort", "{", "ping", BCON_INT32 (-1), "}");
-         if (!run_docs (ctx, s->cfg, cmd, 0, &docs, err))
+         if (!status_run_docs (ctx, s->cfg, cmd, 0, &docs, err))
             goto done;
          BSON_APPEND_ARRAY (&s->result, key, &docs);
       } else {
@@ -182,7 +176,7 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
                          BCON_DATE_TIME (ping - 60000), "}", "}", "}", "{", "$group", "{", "_id",
                          BCON_UTF8 ("$mongoVersion"), "num", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{", "$sort",
                          "{", "num", BCON_INT32 (-1), "}", "}", "]", "cursor", "{", "}");
-         if (!run_docs (ctx, s->cfg, cmd, 0, &docs, err))
+         if (!status_run_docs (ctx, s->cfg, cmd, 0, &docs, err))
             goto done;
          BSON_APPEND_ARRAY_BEGIN (&s->result, key, &arr);
          bson_iter_init (&it, &docs);
@@ -216,7 +210,7 @@ find_setting (sh_ctx_t *ctx, const char *cfg, const char *id, bson_t *docs, sh_e
 {
    bson_t *cmd = bson_new ();
    cmd_append_find_id (cmd, "settings", id);
-   return run_docs (ctx, cfg, cmd, 1, docs, err);
+   return status_run_docs (ctx, cfg, cmd, 1, docs, err);
 }
 
 /* One "Migration Results" entry: the count is the key, so equal counts overwrite and keys sort numerically. */
@@ -287,7 +281,7 @@ status_has_actionlog (sh_ctx_t *ctx, const status_t *s, bool *has, sh_error_t *e
 
    has_actionlog = true;
    if (cmd_first_doc (&s->version, &version) && bson_iter_init_find (&it, &version, "currentVersion") &&
-       truthy (&version, "currentVersion")) {
+       status_truthy (&version, "currentVersion")) {
       double cv = BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_double (&it) : 0;
       has_actionlog = cv > 5;
       if (cv == 5) {
@@ -366,13 +360,13 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
    sh_error_clear (&ignored);
    bson_destroy (&s->balancer_status);
    if (conn_run (ctx, "admin", cmd, CONN_ADMIN, &s->balancer_status, &ignored))
-      running = truthy (&s->balancer_status, "inBalancerRound") ? "yes" : "no";
+      running = status_truthy (&s->balancer_status, "inBalancerRound") ? "yes" : "no";
    bson_destroy (cmd);
    if (!find_setting (ctx, s->cfg, "balancer", &s->settings_window, err))
       goto done;
    cmd = bson_new ();
    cmd_append_locks_find (cmd);
-   if (!run_docs (ctx, s->cfg, cmd, 0, &s->locks, err))
+   if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->locks, err))
       goto done;
 
    /* actionlog and changelog only where the metadata has them: no currentVersion (5.0+), or currentVersion > 5 */
@@ -382,7 +376,7 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       int64_t yesterday = cmd_yesterday_ms (clock_wall_ms ());
       cmd = bson_new ();
       cmd_append_actionlog_find (cmd);
-      if (!run_docs (ctx, s->cfg, cmd, 0, &s->actionlog, err))
+      if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->actionlog, err))
          goto done;
       bson_iter_init (&it, &s->actionlog);
       while (bson_iter_next (&it)) {
@@ -399,11 +393,11 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       }
       cmd = bson_new ();
       cmd_append_changelog_aggregate (cmd, false, yesterday);
-      if (!run_docs (ctx, s->cfg, cmd, 0, &s->ok_migrations, err))
+      if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->ok_migrations, err))
          goto done;
       cmd = bson_new ();
       cmd_append_changelog_aggregate (cmd, true, yesterday);
-      if (!run_docs (ctx, s->cfg, cmd, 0, &s->failed_migrations, err))
+      if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->failed_migrations, err))
          goto done;
       add_migration_rows (&s->ok_migrations, false, &rows);
       add_migration_rows (&s->failed_migrations, true, &rows);
@@ -414,18 +408,20 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
    /* the result, in the order of mongosh's usual completion */
    BSON_APPEND_DOCUMENT_BEGIN (&s->result, "autosplit", &doc);
    BSON_APPEND_UTF8 (&doc, "Currently enabled",
-                     !cmd_first_doc (&s->settings_autosplit, &version) || truthy (&version, "enabled") ? "yes" : "no");
+                     !cmd_first_doc (&s->settings_autosplit, &version) || status_truthy (&version, "enabled") ? "yes"
+                                                                                                              : "no");
    bson_append_document_end (&s->result, &doc);
    if (cmd_first_doc (&s->settings_automerge, &version)) {
       BSON_APPEND_DOCUMENT_BEGIN (&s->result, "automerge", &doc);
-      BSON_APPEND_UTF8 (&doc, "Currently enabled", truthy (&version, "enabled") ? "yes" : "no");
+      BSON_APPEND_UTF8 (&doc, "Currently enabled", status_truthy (&version, "enabled") ? "yes" : "no");
       bson_append_document_end (&s->result, &doc);
    }
    /* the balancer keys in the order mongosh's concurrent tasks usually complete against one mongos (mongosh's own
     * order varies from run to run) */
    BSON_APPEND_UTF8 (&balancer, "Currently running", running);
    BSON_APPEND_UTF8 (&balancer, "Currently enabled",
-                     !cmd_first_doc (&s->settings_balancer, &version) || !truthy (&version, "stopped") ? "yes" : "no");
+                     !cmd_first_doc (&s->settings_balancer, &version) || !status_truthy (&version, "stopped") ? "yes"
+                                                                                                              : "no");
    if (cmd_first_doc (&s->settings_window, &version) && bson_iter_init_find (&it, &version, "activeWindow")) {
       bson_t w;
       bson_iter_t st;
@@ -505,271 +501,44 @@ starts_with_db (const char *ns, const char *db)
    return !strncmp (ns, db, n) && ns[n] == '.';
 }
 
-/* mongosh's unique / balancing value: !!v, or [ !!v, { <name>: v } ] when v is neither a boolean nor undefined */
-static void
-append_flag (bson_t *dst, const char *key, const bson_t *coll, const char *field, bool negate)
-{
-   bson_iter_t it;
-   bool v = truthy (coll, field);
-   if (bson_iter_init_find (&it, coll, field) && !BSON_ITER_HOLDS_BOOL (&it) && !BSON_ITER_HOLDS_UNDEFINED (&it)) {
-      bson_t arr, d;
-      BSON_APPEND_ARRAY_BEGIN (dst, key, &arr);
-      BSON_APPEND_BOOL (&arr, "0", negate ? !v : v);
-      BSON_APPEND_DOCUMENT_BEGIN (&arr, "1", &d);
-      bson_append_value (&d, field, -1, bson_iter_value (&it));
-      bson_append_document_end (&arr, &d);
-      bson_append_array_end (dst, &arr);
-   } else {
-      BSON_APPEND_BOOL (dst, key, negate ? !v : v);
-   }
-}
+/* status_distribution's collector: appends each document to the open array as "0", "1", ... */
+typedef struct {
+   bson_t *arr;
+   uint32_t n;
+} status_collect_t;
 
 static bool
-is_false (const bson_t *doc, const char *field)
+status_collect_doc (void *data, const bson_t *doc)
 {
-   bson_iter_t it;
-   return bson_iter_init_find (&it, doc, field) && BSON_ITER_HOLDS_BOOL (&it) && !bson_iter_bool (&it);
+   status_collect_t *c = data;
+   char key[16];
+   const char *k;
+   bson_uint32_to_string (c->n++, &k, key, sizeof key);
+   return bson_append_document (c->arr, k, -1, doc);
 }
 
-/* What sh.status prints of one collection, as config.* gave it: chunk counts per shard ({shard, nChunks} sorted by
- * shard), the first chunks by min (at most 21 unless verbose) and the first zone ranges by min (at most 20 unless
- * verbose). Borrowed arrays. */
-typedef struct {
-   const bson_t *counts, *chunks, *tags;
-} status_coll_rows_t;
-
-typedef struct {
-   bson_value_t shard, n; /* borrowed; n is EOD when absent */
-} status_count_t;
-
-static int
-status_count_cmp (const void *a, const void *b)
-{
-   return order_values (&((const status_count_t *) a)->shard, &((const status_count_t *) b)->shard);
-}
-
-/* Appends counts ({ shard, nChunks } or the aggregate's unordered { _id: shard, nChunks }) to arr as { shard,
- * nChunks } in the server's order of the shard values (the $sort { shard: 1 } of mongosh's read). */
-static void
-status_append_counts (const bson_t *counts, bson_t *arr)
-{
-   status_count_t *v = bson_malloc0 ((bson_count_keys (counts) + 1) * sizeof *v);
-   size_t n = 0;
-   bson_iter_t it, f;
-   bson_iter_init (&it, counts);
-   while (bson_iter_next (&it)) {
-      bson_t d;
-      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
-         continue;
-      if (bson_iter_init_find (&f, &d, "shard") || bson_iter_init_find (&f, &d, "_id"))
-         v[n].shard = *bson_iter_value (&f);
-      if (bson_iter_init_find (&f, &d, "nChunks"))
-         v[n].n = *bson_iter_value (&f);
-      n++;
-   }
-   qsort (v, n, sizeof *v, status_count_cmp);
-   for (size_t i = 0; i < n; i++) {
-      bson_t e;
-      char k[16];
-      const char *kk;
-      bson_uint32_to_string ((uint32_t) i, &kk, k, sizeof k);
-      BSON_APPEND_DOCUMENT_BEGIN (arr, kk, &e);
-      if (v[i].shard.value_type != BSON_TYPE_EOD)
-         BSON_APPEND_VALUE (&e, "shard", &v[i].shard);
-      if (v[i].n.value_type != BSON_TYPE_EOD)
-         BSON_APPEND_VALUE (&e, "nChunks", &v[i].n);
-      bson_append_document_end (arr, &e);
-   }
-   bson_free (v);
-}
-
-/* Phase 5 for one collection: appends "<ns>": { shardKey, unique, balancing, allowMigrations, chunkMetadata,
- * chunks, tags } to colls from rows. */
-static void
-status_collection_render (const bson_t *coll, const status_coll_rows_t *rows, bool verbose, bson_t *colls)
-{
-   bson_t res, arr;
-   bson_iter_t it, f;
-   const char *ns = "";
-   uint32_t n = 0;
-
-   if (bson_iter_init_find (&it, coll, "_id") && BSON_ITER_HOLDS_UTF8 (&it))
-      ns = bson_iter_utf8 (&it, NULL);
-   BSON_APPEND_DOCUMENT_BEGIN (colls, ns, &res);
-   if (bson_iter_init_find (&it, coll, "key"))
-      bson_append_value (&res, "shardKey", -1, bson_iter_value (&it));
-   append_flag (&res, "unique", coll, "unique", false);
-   append_flag (&res, "balancing", coll, "noBalance", true);
-   BSON_APPEND_BOOL (&res, "allowMigrations",
-                     !is_false (coll, "permitMigrations") && !is_false (coll, "allowMigrations"));
-   BSON_APPEND_ARRAY_BEGIN (&res, "chunkMetadata", &arr);
-   status_append_counts (rows->counts, &arr);
-   bson_append_array_end (&res, &arr);
-
-   BSON_APPEND_ARRAY_BEGIN (&res, "chunks", &arr);
-   bson_iter_init (&it, rows->chunks);
-   while (bson_iter_next (&it)) {
-      bson_t d, entry;
-      char k[16];
-      const char *kk;
-      bson_uint32_to_string (n, &kk, k, sizeof k);
-      if (!verbose && n == STATUS_MAX_ROWS) {
-         BSON_APPEND_UTF8 (&arr, kk, STATUS_TOO_MANY_CHUNKS);
-         break;
-      }
-      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
-         continue;
-      n++;
-      BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
-      static const char *const fields[][2] = {
-         { "min", "min" }, { "max", "max" }, { "shard", "on shard" }, { "lastmod", "last modified" }
-      };
-      for (size_t i = 0; i < 4; i++) {
-         if (bson_iter_init_find (&f, &d, fields[i][0]))
-            bson_append_value (&entry, fields[i][1], -1, bson_iter_value (&f));
-         else
-            BSON_APPEND_UNDEFINED (&entry, fields[i][1]);
-      }
-      if (truthy (&d, "jumbo"))
-         BSON_APPEND_UTF8 (&entry, "jumbo", "yes");
-      bson_append_document_end (&arr, &entry);
-   }
-   bson_append_array_end (&res, &arr);
-
-   n = 0;
-   BSON_APPEND_ARRAY_BEGIN (&res, "tags", &arr);
-   bson_iter_init (&it, rows->tags);
-   while (bson_iter_next (&it)) {
-      bson_t d, entry;
-      char k[16];
-      const char *kk;
-      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
-         continue;
-      bson_uint32_to_string (n++, &kk, k, sizeof k);
-      BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &entry);
-      static const char *const tag_fields[] = { "tag", "min", "max" };
-      for (size_t i = 0; i < 3; i++) {
-         if (bson_iter_init_find (&f, &d, tag_fields[i]))
-            bson_append_value (&entry, tag_fields[i], -1, bson_iter_value (&f));
-         else
-            BSON_APPEND_UNDEFINED (&entry, tag_fields[i]);
-      }
-      bson_append_document_end (&arr, &entry);
-      if (!verbose && n == STATUS_MAX_ROWS) {
-         /* mongosh's quirk: exactly 20 ranges already get the message */
-         bson_uint32_to_string (n, &kk, k, sizeof k);
-         BSON_APPEND_UTF8 (&arr, kk, STATUS_TOO_MANY_TAGS);
-         break;
-      }
-   }
-   bson_append_array_end (&res, &arr);
-   bson_append_document_end (colls, &res);
-}
-
-/* mongosh's three reads of one collection (chunk counts, first chunks, first zone ranges), then the section. */
+/* Runs cmd (destroyed here), the $shardedDataDistribution aggregate, appending its documents straight into the
+ * result's "shardedDataDistribution" array as they arrive (one row per sharded collection and shard: the largest
+ * section on a big cluster, so it is not held twice). On failure the section is taken out again and false
+ * returned, the result as it was before. */
 static bool
-status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verbose, bson_t *colls, sh_error_t *err)
+status_distribution (sh_ctx_t *ctx, status_t *s, bson_t *cmd, sh_error_t *err)
 {
-   bson_t match = BSON_INITIALIZER, counts = BSON_INITIALIZER, chunks = BSON_INITIALIZER, tags = BSON_INITIALIZER;
-   bson_t *cmd;
-   bson_iter_t it;
-   const char *ns = "";
-   bool ok = false;
+   bson_t arr, without;
+   status_collect_t c = { &arr, 0 };
+   bool ok;
 
-   if (bson_iter_init_find (&it, coll, "_id") && BSON_ITER_HOLDS_UTF8 (&it))
-      ns = bson_iter_utf8 (&it, NULL);
-   cmd_append_chunks_match (&match, coll);
-
-   cmd = BCON_NEW ("aggregate", BCON_UTF8 ("chunks"), "pipeline", "[", "{", "$match", BCON_DOCUMENT (&match), "}", "{",
-                   "$group", "{", "_id", BCON_UTF8 ("$shard"), "cnt", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{",
-                   "$project", "{", "_id", BCON_INT32 (0), "shard", BCON_UTF8 ("$_id"), "nChunks", BCON_UTF8 ("$cnt"),
-                   "}", "}", "{", "$sort", "{", "shard", BCON_INT32 (1), "}", "}", "]", "cursor", "{", "}");
-   if (!run_docs (ctx, cfg, cmd, 0, &counts, err))
-      goto done;
-   cmd = BCON_NEW ("find", BCON_UTF8 ("chunks"), "filter", BCON_DOCUMENT (&match), "sort", "{", "min", BCON_INT32 (1),
-                   "}");
-   if (!run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS + 1, &chunks, err))
-      goto done;
-   cmd = BCON_NEW ("find", BCON_UTF8 ("tags"), "filter", "{", "ns", BCON_UTF8 (ns), "}", "sort", "{", "min",
-                   BCON_INT32 (1), "}");
-   if (!run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS, &tags, err))
-      goto done;
-   status_collection_render (coll, &(status_coll_rows_t){ &counts, &chunks, &tags }, verbose, colls);
-   ok = true;
-done:
-   bson_destroy (&match);
-   bson_destroy (&counts);
-   bson_destroy (&chunks);
-   bson_destroy (&tags);
+   BSON_APPEND_ARRAY_BEGIN (&s->result, "shardedDataDistribution", &arr);
+   ok = conn_run_each (ctx, "admin", cmd, CONN_READ, status_collect_doc, &c, NULL, err);
+   bson_append_array_end (&s->result, &arr);
+   bson_destroy (cmd);
+   if (!ok) {
+      bson_init (&without);
+      bson_copy_to_excluding_noinit (&s->result, &without, "shardedDataDistribution", NULL);
+      bson_destroy (&s->result);
+      bson_steal (&s->result, &without);
+   }
    return ok;
-}
-
-/* True when the one-aggregate path can stand in for status_collection's reads: not verbose (every chunk could pass
- * 16 MB in one document), and every sharded collection has 5.0+ metadata (a timestamp, so chunks are matched by
- * uuid, and $lookup takes localField/foreignField with a pipeline). */
-static bool
-status_can_aggregate (const bson_t *collections, bool verbose)
-{
-   bson_iter_t it, f;
-   if (verbose || bson_count_keys (collections) == 0)
-      return false;
-   bson_iter_init (&it, collections);
-   while (bson_iter_next (&it)) {
-      bson_t c;
-      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !bson_iter_init_find (&f, &c, "timestamp") ||
-          !bson_iter_init_find (&f, &c, "uuid"))
-         return false;
-   }
-   return true;
-}
-
-/* One aggregate over config.collections instead of three reads per collection: for each sharded collection (by _id),
- * its chunk counts per shard ({ _id: shard, nChunks }, unordered: status_append_counts orders them, not the server
- * over every collection's groups), its first STATUS_MAX_ROWS + 1 chunks by min and its first STATUS_MAX_ROWS zone
- * ranges, each a $lookup whose equality uses config.chunks' { uuid, … } and config.tags' { ns, min } indexes. docs
- * receives { _id, counts, chunks, tags } per collection, in _id order. */
-static bool
-status_aggregate_rows (sh_ctx_t *ctx, const char *cfg, bson_t *docs, sh_error_t *err)
-{
-   bson_t *cmd = BCON_NEW (
-      "aggregate", BCON_UTF8 ("collections"), "pipeline", "[", "{", "$match", "{", "dropped", "{", "$ne",
-      BCON_BOOL (true), "}", "unsplittable", "{", "$ne", BCON_BOOL (true), "}", "}", "}", "{", "$sort", "{", "_id",
-      BCON_INT32 (1), "}", "}", "{", "$project", "{", "_id", BCON_INT32 (1), "uuid", BCON_INT32 (1), "}", "}", "{",
-      "$lookup", "{", "from", BCON_UTF8 ("chunks"), "localField", BCON_UTF8 ("uuid"), "foreignField",
-      BCON_UTF8 ("uuid"), "pipeline", "[", "{", "$group", "{", "_id", BCON_UTF8 ("$shard"), "nChunks", "{", "$sum",
-      BCON_INT32 (1), "}", "}", "}", "]", "as", BCON_UTF8 ("counts"), "}", "}", "{", "$lookup", "{", "from",
-      BCON_UTF8 ("chunks"), "localField", BCON_UTF8 ("uuid"), "foreignField", BCON_UTF8 ("uuid"), "pipeline", "[", "{",
-      "$sort", "{", "min", BCON_INT32 (1), "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS + 1), "}", "{",
-      "$project", "{", "_id", BCON_INT32 (0), "min", BCON_INT32 (1), "max", BCON_INT32 (1), "shard", BCON_INT32 (1),
-      "lastmod", BCON_INT32 (1), "jumbo", BCON_INT32 (1), "}", "}", "]", "as", BCON_UTF8 ("chunks"), "}", "}", "{",
-      "$lookup", "{", "from", BCON_UTF8 ("tags"), "localField", BCON_UTF8 ("_id"), "foreignField", BCON_UTF8 ("ns"),
-      "pipeline", "[", "{", "$sort", "{", "min", BCON_INT32 (1), "}", "}", "{", "$limit", BCON_INT32 (STATUS_MAX_ROWS),
-      "}", "{", "$project", "{", "_id", BCON_INT32 (0), "tag", BCON_INT32 (1), "min", BCON_INT32 (1), "max",
-      BCON_INT32 (1), "}", "}", "]", "as", BCON_UTF8 ("tags"), "}", "}", "{", "$project", "{", "uuid", BCON_INT32 (0),
-      "}", "}", "]", "cursor", "{", "}");
-   return run_docs (ctx, cfg, cmd, 0, docs, err);
-}
-
-/* Points rows (and the three static arrays behind them) at ns's entry in docs, status_aggregate_rows' result; false
- * when the aggregate did not return the collection (dropped in between). */
-static bool
-status_find_rows (const bson_t *docs, const char *ns, status_coll_rows_t *rows, bson_t *counts, bson_t *chunks,
-                  bson_t *tags)
-{
-   bson_iter_t it, f;
-   bson_iter_init (&it, docs);
-   while (bson_iter_next (&it)) {
-      bson_t d;
-      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&f, &d, "_id") ||
-          !BSON_ITER_HOLDS_UTF8 (&f) || strcmp (bson_iter_utf8 (&f, NULL), ns) != 0)
-         continue;
-      if (!docget_sub (&d, "counts", BSON_TYPE_ARRAY, counts) || !docget_sub (&d, "chunks", BSON_TYPE_ARRAY, chunks) ||
-          !docget_sub (&d, "tags", BSON_TYPE_ARRAY, tags))
-         return false;
-      *rows = (status_coll_rows_t){ counts, chunks, tags };
-      return true;
-   }
-   return false;
 }
 
 /* Phase 4 and 5: databases, sharded collections, $shardedDataDistribution, then every collection. */
@@ -785,19 +554,17 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    bool ok = false, aggregated;
 
    cmd = BCON_NEW ("find", BCON_UTF8 ("databases"), "filter", "{", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
-   if (!run_docs (ctx, s->cfg, cmd, 0, &s->databases, err))
+   if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->databases, err))
       goto done;
    cmd = BCON_NEW ("find", BCON_UTF8 ("collections"), "filter", "{", "dropped", "{", "$ne", BCON_BOOL (true), "}",
                    "unsplittable", "{", "$ne", BCON_BOOL (true), "}", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
-   if (!run_docs (ctx, s->cfg, cmd, 0, &s->collections, err))
+   if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->collections, err))
       goto done;
    /* errors are swallowed: before 6.0.3 the section is undefined */
    cmd = BCON_NEW ("aggregate", BCON_INT32 (1), "pipeline", "[", "{", "$shardedDataDistribution", "{", "}", "}", "]",
                    "cursor", "{", "}");
    sh_error_clear (&ignored);
-   if (run_docs (ctx, "admin", cmd, 0, &s->distribution, &ignored))
-      BSON_APPEND_ARRAY (&s->result, "shardedDataDistribution", &s->distribution);
-   else
+   if (!status_distribution (ctx, s, cmd, &ignored))
       BSON_APPEND_UNDEFINED (&s->result, "shardedDataDistribution");
 
    /* the database list: config.databases, then config, then the databases of sharded collections not listed */
@@ -883,6 +650,7 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
       }
    }
    bson_append_array_end (&s->result, &arr);
+   bson_reinit (&s->rows); /* rendered into the result: not kept while it prints */
    ok = true;
 done:
    for (size_t i = 0; i < n_dbs; i++) {

@@ -17,28 +17,25 @@
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {
    sh_call_t call;
-   char name[192];   /* table name looked up */
-   char *db;         /* owned: the database the call runs on */
-   char *coll;       /* owned: collection for db.<coll>.<method> */
-   bson_t word_args; /* arguments made from `use x`, `show x`, `help x` */
+   char name[192];    /* table name looked up */
+   char *db;          /* owned: the database the call runs on */
+   char *coll;        /* owned: collection for db.<coll>.<method> */
+   bson_t *word_args; /* arguments made from `use x`, `show x`, `help x`; owned, NULL when there are none */
    sh_pos_t word_pos[2];
-   const bson_t *sort; /* borrowed from the statement */
-   bson_t empty;
-   bson_t mods;        /* find's other cursor modifiers (call.modifiers) */
-   char terminal[16];  /* call.terminal */
-   sh_error_t mod_err; /* a modifier's bad value: reported after resolve, so the statement stays literal */
-   bool has_mod_err;
+   bson_t *sort;        /* .sort()'s document, copied; owned, NULL when none */
+   bson_t *mods;        /* find's other cursor modifiers (call.modifiers); owned, NULL when none */
+   char terminal[16];   /* call.terminal */
+   sh_error_t *mod_err; /* a modifier's bad value: reported after resolve, so the statement stays literal; owned */
 } resolved_t;
 
+/* The arguments of a call that has none. */
+static const bson_t no_args = BSON_INITIALIZER;
+
+/* No bson_t by value here: a resolved_t (and a statement's record, which holds one) is plain malloc memory. */
 static void
 resolved_init (resolved_t *r)
 {
-   /* all but mod_err, which sh_error_set_at fills whole before has_mod_err says it is there */
-   memset (r, 0, offsetof (resolved_t, mod_err));
-   r->has_mod_err = false;
-   bson_init (&r->word_args);
-   bson_init (&r->empty);
-   bson_init (&r->mods);
+   memset (r, 0, sizeof *r);
 }
 
 static void
@@ -46,9 +43,10 @@ resolved_destroy (resolved_t *r)
 {
    bson_free (r->db);
    bson_free (r->coll);
-   bson_destroy (&r->word_args);
-   bson_destroy (&r->empty);
-   bson_destroy (&r->mods);
+   bson_destroy (r->word_args);
+   bson_destroy (r->sort);
+   bson_destroy (r->mods);
+   bson_free (r->mod_err);
 }
 
 /* r->name = prefix followed by name, cut to fit (as bson_snprintf would). */
@@ -78,14 +76,15 @@ set_word_args (resolved_t *r, const sh_stmt_t *stmt)
 {
    int n = 0;
    if (stmt->word) {
-      BSON_APPEND_UTF8 (&r->word_args, "0", stmt->word);
+      r->word_args = bson_new ();
+      BSON_APPEND_UTF8 (r->word_args, "0", stmt->word);
       r->word_pos[n++] = stmt->word_pos;
       if (stmt->word2) {
-         BSON_APPEND_UTF8 (&r->word_args, "1", stmt->word2);
+         BSON_APPEND_UTF8 (r->word_args, "1", stmt->word2);
          r->word_pos[n++] = stmt->word2_pos;
       }
    }
-   r->call.args = &r->word_args;
+   r->call.args = r->word_args ? r->word_args : &no_args;
    r->call.argc = n;
    r->call.arg_pos = n ? r->word_pos : NULL;
    r->call.pos = stmt->pos;
@@ -144,13 +143,22 @@ defer_mod_error (resolved_t *r, sh_pos_t at, const char *fmt, ...)
 {
    char msg[512];
    va_list ap;
-   if (r->has_mod_err)
+   if (r->mod_err)
       return;
    va_start (ap, fmt);
    vsnprintf (msg, sizeof msg, fmt, ap);
    va_end (ap);
-   sh_error_set_at (&r->mod_err, SH_ERR_ARGS, at, "%s", msg);
-   r->has_mod_err = true;
+   r->mod_err = bson_malloc (sizeof *r->mod_err);
+   sh_error_set_at (r->mod_err, SH_ERR_ARGS, at, "%s", msg);
+}
+
+/* find's modifiers document, made on first use. */
+static bson_t *
+mods_doc (resolved_t *r)
+{
+   if (!r->mods)
+      r->mods = bson_new ();
+   return r->mods;
 }
 
 static bool
@@ -180,7 +188,7 @@ apply_find_modifier (resolved_t *r, const sh_seg_t *m, bool last, sh_error_t *er
       return true;
    }
    if (!strcmp (n, "allowDiskUse")) {
-      BSON_APPEND_BOOL (&r->mods, n, has ? bson_iter_as_bool (&it) : true);
+      BSON_APPEND_BOOL (mods_doc (r), n, has ? bson_iter_as_bool (&it) : true);
    } else if (!has) {
       defer_mod_error (r, at, ".%s() needs an argument", n);
       return true;
@@ -190,25 +198,25 @@ apply_find_modifier (resolved_t *r, const sh_seg_t *m, bool last, sh_error_t *er
          defer_mod_error (r, at, "%s needs a number from 0 to %d", n, INT32_MAX);
          return true;
       }
-      bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
+      bson_append_value (mods_doc (r), n, -1, bson_iter_value (&it));
    } else if (!strcmp (n, "readConcern")) {
       bson_t rc;
       if (!BSON_ITER_HOLDS_UTF8 (&it)) {
          defer_mod_error (r, at, "readConcern needs a level such as \"majority\"");
          return true;
       }
-      BSON_APPEND_DOCUMENT_BEGIN (&r->mods, n, &rc);
+      BSON_APPEND_DOCUMENT_BEGIN (mods_doc (r), n, &rc);
       BSON_APPEND_UTF8 (&rc, "level", bson_iter_utf8 (&it, NULL));
-      bson_append_document_end (&r->mods, &rc);
+      bson_append_document_end (mods_doc (r), &rc);
    } else if (!strcmp (n, "comment") || (!strcmp (n, "hint") && BSON_ITER_HOLDS_UTF8 (&it))) {
-      bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
+      bson_append_value (mods_doc (r), n, -1, bson_iter_value (&it));
    } else if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
       defer_mod_error (r, at, ".%s() needs a document", n);
       return true;
    } else {
-      bson_append_value (&r->mods, n, -1, bson_iter_value (&it));
+      bson_append_value (mods_doc (r), n, -1, bson_iter_value (&it));
    }
-   r->call.modifiers = &r->mods;
+   r->call.modifiers = r->mods;
    return true;
 }
 
@@ -228,10 +236,10 @@ apply_modifiers (resolved_t *r, const sh_stmt_t *stmt, size_t i, sh_error_t *err
          const uint8_t *data;
          uint32_t len;
          bson_iter_document (&it, &len, &data);
-         bson_destroy (&r->empty);
-         if (!bson_init_static (&r->empty, data, len))
-            bson_init (&r->empty);
-         r->call.sort = &r->empty;
+         bson_destroy (r->sort);
+         if (!(r->sort = bson_new_from_data (data, len)))
+            r->sort = bson_new ();
+         r->call.sort = r->sort;
       } else if ((!strcmp (m->name, "limit") || !strcmp (m->name, "skip")) && has && BSON_ITER_HOLDS_NUMBER (&it)) {
          int64_t v = 0;
          if (!args_number_to_int (&it, 0, INT32_MAX, &v)) {
@@ -301,7 +309,9 @@ resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err
       }
       i++;
    }
-   r->db = bson_strdup (db);
+   /* a database the statement names is its own; otherwise the call runs on the current one, read as it runs */
+   if (db != ctx->db)
+      r->db = bson_strdup (db);
    if (i == stmt->nsegs) {
       /* `db` alone prints the current database's name */
       bson_strncpy (r->name, "db.getName", sizeof r->name);
@@ -426,6 +436,55 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
    return true;
 }
 
+/* A statement's record (sh_stmt_t.resolved): its resolved call, made once by dispatch_prepare, with what the
+ * steps of a script ask of it. The call's database is the current one at each use unless the statement names one
+ * (getSiblingDB): r.db is then set. */
+struct sh_resolved {
+   resolved_t r;
+   bool writes;        /* dispatch_call_writes (pure in the entry and the arguments) */
+   sh_requests_t reqs; /* what dispatch_validate built, for the run (built_keep) */
+   char *built_db;     /* the database reqs were built for; owned; NULL when none are kept */
+   size_t built_len;   /* the bytes they count for (built_bytes) */
+};
+
+static void
+built_drop (struct sh_resolved *rec);
+
+static void
+record_free (struct sh_resolved *rec)
+{
+   built_drop (rec);
+   resolved_destroy (&rec->r);
+   bson_free (rec);
+}
+
+/* The resolved call of stmt into *call (its database the current one unless the statement names one): from the
+ * statement's record when there is one (tmp untouched), else resolved now into tmp, which this initialises and
+ * stmt_call_done destroys. Returns the resolved_t the call belongs to, or NULL with err set when the statement does
+ * not resolve (tmp then holds what was found). A modifier's deferred error is not checked here: mod_error. */
+static const resolved_t *
+stmt_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *tmp, sh_call_t *call, sh_error_t *err)
+{
+   const resolved_t *r = tmp;
+   if (stmt->resolved) {
+      r = &stmt->resolved->r;
+   } else {
+      resolved_init (tmp);
+      if (!resolve (ctx, stmt, tmp, err))
+         return NULL;
+   }
+   *call = r->call;
+   call->db = r->db ? r->db : ctx->db;
+   return r;
+}
+
+static void
+stmt_call_done (const sh_stmt_t *stmt, resolved_t *tmp)
+{
+   if (!stmt->resolved)
+      resolved_destroy (tmp);
+}
+
 /* The argument checks: no Database object where the entry takes none, then the entry's pure build(), whose requests
  * land in out (initialised by the caller, destroyed by it either way) so the run can hand them on. A call whose
  * requests were built already (call->built) is not built again. */
@@ -454,164 +513,61 @@ check_args (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 
 /* ---- requests built while a script is validated, handed on to the statement's run ----
  * build() is pure in the call (which entry, database, collection, arguments and cursor modifiers), so the requests
- * dispatch_validate built are the ones the run would build: they are kept under that call's key and taken by the
- * first run of an equal call. Entries whose build() reads the clock (CMD_CLOCK) build again when they run. */
+ * dispatch_validate built for a prepared statement are the ones its run would build: they are kept in the
+ * statement's record with the database they were built for, and its run takes them when it runs on that database.
+ * Entries whose build() reads the clock (CMD_CLOCK) build again when they run, and so do statements validated while
+ * BUILT_MAX_BYTES are kept already. */
 
-typedef struct {
-   const sh_cmd_t *cmd;
-   uint8_t *key; /* the call's inputs to build() (built_key); owned; NULL once taken */
-   size_t key_len;
-   uint64_t hash; /* built_hash of key: a run looks through up to BUILT_MAX entries for its own */
-   sh_requests_t reqs;
-} built_t;
+#define BUILT_MAX_BYTES ((size_t) 64 << 20)
 
-#define BUILT_MAX 4096 /* validated statements waiting for their run; past it the oldest are built again */
-
-/* A queue: statements run in the order they were validated, so the entry a run takes is nearly always the first
- * one kept, [first, n) are the entries (taken ones are holes), live how many are not taken. */
-static struct {
-   built_t *v;
-   size_t first, n, cap, live;
-} built_list;
+/* The bytes all records keep (requests waiting for their run). */
+static size_t built_bytes;
 
 /* The database a `use` earlier in the statements being validated switches to (owned), so the statements after it
  * are built for the database they will run on; NULL when none. Cleared when statements start to run. */
 static char *validate_db;
 
-static size_t
-built_put (uint8_t *out, size_t at, const void *p, size_t len)
-{
-   if (out)
-      memcpy (out + at, p, len);
-   return at + len;
-}
-
-static size_t
-built_put_str (uint8_t *out, size_t at, const char *s)
-{
-   return built_put (out, at, s ? s : "", (s ? strlen (s) : 0) + 1);
-}
-
-/* A document as its length and bytes; an absent one as length 0 (a document is never shorter than 5). */
-static size_t
-built_put_doc (uint8_t *out, size_t at, const bson_t *doc)
-{
-   uint32_t len = doc ? doc->len : 0;
-   at = built_put (out, at, &len, sizeof len);
-   return doc ? built_put (out, at, bson_get_data (doc), doc->len) : at;
-}
-
-/* Writes the key of call into out (NULL: only measures) and returns its length: everything build() reads (db, coll,
- * args, sort, limit, skip, modifiers, terminal, batchSize), each delimited, so equal keys mean equal inputs. */
-static size_t
-built_key (const sh_call_t *call, uint8_t *out)
-{
-   int64_t nums[3] = { call->limit, call->skip, call->batch_size };
-   size_t at = built_put_str (out, 0, call->db);
-   at = built_put_str (out, at, call->coll);
-   at = built_put_str (out, at, call->terminal);
-   at = built_put (out, at, nums, sizeof nums);
-   at = built_put_doc (out, at, call->args);
-   at = built_put_doc (out, at, call->sort);
-   return built_put_doc (out, at, call->modifiers);
-}
-
-/* FNV-1a over a key: entries are told apart by it before their bytes are compared. */
-static uint64_t
-built_hash (const uint8_t *key, size_t len)
-{
-   uint64_t h = 1469598103934665603ull;
-   for (size_t i = 0; i < len; i++)
-      h = (h ^ key[i]) * 1099511628211ull;
-   return h;
-}
-
-/* The key of call, written on the stack (small) when it fits, else allocated (the caller frees it when it is not
- * small); its length in *len. */
-static uint8_t *
-built_key_new (const sh_call_t *call, uint8_t *small, size_t small_len, size_t *len)
-{
-   uint8_t *key;
-   *len = built_key (call, NULL);
-   key = *len <= small_len ? small : bson_malloc (*len);
-   built_key (call, key);
-   return key;
-}
-
-/* Drops entry i (its key and whatever requests it still holds): a hole, and the holes at the front go. */
+/* Drops what rec keeps. */
 static void
-built_remove (size_t i)
+built_drop (struct sh_resolved *rec)
 {
-   bson_free (built_list.v[i].key);
-   built_list.v[i].key = NULL;
-   sh_requests_destroy (&built_list.v[i].reqs);
-   built_list.live--;
-   while (built_list.first < built_list.n && !built_list.v[built_list.first].key)
-      built_list.first++;
-   if (built_list.first == built_list.n)
-      built_list.first = built_list.n = 0;
+   sh_requests_destroy (&rec->reqs);
+   bson_free (rec->built_db);
+   rec->built_db = NULL;
+   built_bytes -= rec->built_len;
+   rec->built_len = 0;
 }
 
-/* Keeps reqs (taken over: *reqs is left empty) for a later run of an equal call. */
+/* Keeps reqs (taken over: *reqs is left empty) in rec for its run on db. */
 static void
-built_keep (const sh_call_t *call, sh_requests_t *reqs)
+built_keep (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
 {
-   built_t *b;
-   if (!call->cmd->build || (call->cmd->flags & CMD_CLOCK))
+   size_t len = sizeof *rec + strlen (db) + 1;
+   const sh_cmd_t *c = rec->r.call.cmd;
+   if (!c->build || (c->flags & CMD_CLOCK))
       return;
-   if (built_list.live == BUILT_MAX)
-      built_remove (built_list.first);
-   if (built_list.n == built_list.cap) {
-      /* the live entries to the front (holes dropped), then room */
-      size_t o = 0;
-      for (size_t i = built_list.first; i < built_list.n; i++) {
-         if (built_list.v[i].key)
-            built_list.v[o++] = built_list.v[i];
-      }
-      built_list.first = 0;
-      built_list.n = o;
-      if (!built_list.cap || built_list.n * 2 > built_list.cap) { /* half free after a compaction: amortised O(1) */
-         built_list.cap = built_list.cap ? 2 * built_list.cap : 16;
-         built_list.v = bson_realloc (built_list.v, built_list.cap * sizeof built_list.v[0]);
-      }
-   }
-   b = &built_list.v[built_list.n++];
-   built_list.live++;
-   b->cmd = call->cmd;
-   b->key_len = built_key (call, NULL);
-   b->key = bson_malloc (b->key_len);
-   built_key (call, b->key);
-   b->hash = built_hash (b->key, b->key_len);
-   b->reqs = *reqs;
+   for (size_t i = 0; i < reqs->n; i++)
+      len += sizeof reqs->v[i] + reqs->v[i].cmd.len + strlen (reqs->v[i].db) + 1;
+   built_drop (rec);
+   if (built_bytes + len > BUILT_MAX_BYTES)
+      return;
+   rec->reqs = *reqs;
    memset (reqs, 0, sizeof *reqs);
+   rec->built_db = bson_strdup (db);
+   rec->built_len = len;
+   built_bytes += len;
 }
 
-/* Takes the requests kept for the first equal call into *reqs (empty on entry); false when there are none. The call's
- * key is written once and entries are compared by hash first: a script longer than BUILT_MAX runs its first statements
- * after their entries went, and each of those looks through every entry kept. */
+/* Takes the requests rec keeps into *reqs (empty on entry) when they were built for db; false when there are none. */
 static bool
-built_take (const sh_call_t *call, sh_requests_t *reqs)
+built_take (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
 {
-   uint8_t small[512], *key;
-   size_t len;
-   uint64_t h;
-   bool found = false;
-   if (!built_list.live || !call->cmd->build)
+   if (!rec || !rec->built_db || strcmp (rec->built_db, db) != 0)
       return false;
-   key = built_key_new (call, small, sizeof small, &len);
-   h = built_hash (key, len);
-   for (size_t i = built_list.first; i < built_list.n && !found; i++) {
-      built_t *b = &built_list.v[i];
-      if (b->key && b->hash == h && b->cmd == call->cmd && b->key_len == len && !memcmp (key, b->key, len)) {
-         *reqs = b->reqs;
-         memset (&b->reqs, 0, sizeof b->reqs);
-         built_remove (i);
-         found = true;
-      }
-   }
-   if (key != small)
-      bson_free (key);
-   return found;
+   *reqs = rec->reqs;
+   memset (&rec->reqs, 0, sizeof rec->reqs);
+   built_drop (rec);
+   return true;
 }
 
 bool
@@ -727,55 +683,63 @@ done:
 static bool
 mod_error (const resolved_t *r, sh_error_t *err)
 {
-   if (r->has_mod_err && err)
-      *err = r->mod_err;
-   return r->has_mod_err;
+   if (r->mod_err && err)
+      *err = *r->mod_err;
+   return r->mod_err != NULL;
 }
 
 bool
 dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
 {
-   resolved_t r;
+   resolved_t tmp;
+   const resolved_t *r;
+   sh_call_t call;
    bool ok;
    sh_requests_t reqs = { .n = 0 };
    char *current = ctx->db;
-   resolved_init (&r);
    /* resolve against the database the statement will run on (build() only names it in its requests) */
    if (validate_db)
       ctx->db = validate_db;
-   ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err) && check_args (&r.call, &reqs, err);
+   ok = (r = stmt_call (ctx, stmt, &tmp, &call, err)) && !mod_error (r, err) && check_args (&call, &reqs, err);
    ctx->db = current;
-   if (ok && ctx->opts && ctx->opts->readonly && dispatch_call_writes (&r.call)) {
-      sh_error_set_at (err, SH_ERR_READONLY, r.call.pos, "%s changes the cluster: refused by --readonly",
-                       r.call.cmd->name);
+   if (ok && ctx->opts && ctx->opts->readonly &&
+       (stmt->resolved ? stmt->resolved->writes : dispatch_call_writes (&call))) {
+      sh_error_set_at (err, SH_ERR_READONLY, call.pos, "%s changes the cluster: refused by --readonly", call.cmd->name);
       ok = false;
    }
-   if (ok)
-      built_keep (&r.call, &reqs);
+   if (ok && stmt->resolved)
+      built_keep (stmt->resolved, call.db, &reqs);
    if (ok && stmt->kind == SH_STMT_USE && stmt->word) {
       bson_free (validate_db);
       validate_db = bson_strdup (stmt->word);
    }
    sh_requests_destroy (&reqs);
-   resolved_destroy (&r);
+   stmt_call_done (stmt, &tmp);
    return ok;
 }
 
 bool
-dispatch_is_literal (sh_ctx_t *ctx, const sh_stmt_t *stmt)
+dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt)
 {
-   resolved_t r;
+   struct sh_resolved *rec;
    sh_error_t err;
-   bool ok;
 
+   if (stmt->resolved)
+      return true;
+   rec = bson_malloc0 (sizeof *rec);
+   resolved_init (&rec->r);
+   err.kind = SH_ERR_NONE; /* only its kind is read, and a failed resolve sets it whole */
+   if (resolve (ctx, stmt, &rec->r, &err)) {
+      rec->writes = dispatch_call_writes (&rec->r.call);
+      stmt->resolved = rec;
+      stmt->resolved_free = record_free;
+      return true;
+   }
+   record_free (rec);
    if (stmt->kind != SH_STMT_CHAIN)
       return true;
-   resolved_init (&r);
-   sh_error_clear (&err);
-   ok = resolve (ctx, stmt, &r, &err);
-   resolved_destroy (&r);
    /* a bad argument of a cursor modifier (.limit(NaN)) is the literal path's argument error: refused before sending */
-   if (ok || err.kind == SH_ERR_ARGS)
+   if (err.kind == SH_ERR_ARGS)
       return true;
    /* sh.<name>(...) and sh.<name> keep the literal path's "unknown helper" and "call it as" messages */
    return stmt->nsegs >= 1 && stmt->nsegs <= 2 && !strcmp (stmt->segs[0].name, "sh") && !stmt->segs[0].is_call;
@@ -793,8 +757,6 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    conn_forget_if_broken (ctx);
    bson_free (validate_db);
    validate_db = NULL;
-   if (!call->built && built_take (call, &reqs))
-      run.built = &reqs;
    if (!check_args (&run, &reqs, err))
       goto done;
    if (c->build && !run.built)
@@ -841,34 +803,42 @@ done:
 bool
 dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
 {
-   resolved_t r;
+   resolved_t tmp;
+   const resolved_t *r;
+   sh_call_t call;
    bool ok = false;
 
-   resolved_init (&r);
    bson_free (validate_db); /* statements run: the validation's `use` has done its work */
    validate_db = NULL;
-   if (!resolve (ctx, stmt, &r, err) || mod_error (&r, err)) {
+   r = stmt_call (ctx, stmt, &tmp, &call, err);
+   if (!r || mod_error (r, err)) {
+      const sh_cmd_t *cmd = r ? r->call.cmd : tmp.call.cmd;
       conn_forget_if_broken (ctx);
-      if (!err->has_pos && r.call.cmd) {
+      if (!err->has_pos && cmd) {
          err->has_pos = true;
-         err->pos = r.call.pos;
+         err->pos = r ? r->call.pos : tmp.call.pos;
       }
    } else {
-      ok = dispatch_call (ctx, &r.call, err);
+      sh_requests_t taken = { .n = 0 };
+      if (built_take (stmt->resolved, call.db, &taken))
+         call.built = &taken;
+      ok = dispatch_call (ctx, &call, err);
+      sh_requests_destroy (&taken);
    }
-   resolved_destroy (&r);
+   stmt_call_done (stmt, &tmp);
    return ok;
 }
 
 bool
 dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, void *data, sh_error_t *err)
 {
-   resolved_t r;
+   resolved_t tmp;
+   const resolved_t *r;
+   sh_call_t call;
    bool ok;
-   resolved_init (&r);
-   ok = resolve (ctx, stmt, &r, err) && !mod_error (&r, err);
+   ok = (r = stmt_call (ctx, stmt, &tmp, &call, err)) && !mod_error (r, err);
    if (ok)
-      ok = fn (data, &r.call, dispatch_call_writes (&r.call), err);
-   resolved_destroy (&r);
+      ok = fn (data, &call, stmt->resolved ? stmt->resolved->writes : dispatch_call_writes (&call), err);
+   stmt_call_done (stmt, &tmp);
    return ok;
 }

@@ -23,15 +23,19 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err);
 bool
 dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
 
-/* True when stmt belongs to the literal path: it resolves to a table entry, or it is sh.<name>(...) (whose unknown
- * names keep the literal path's "did you mean"). Anything else (a variable, a field read off a result, a cursor method
- * the literal grammar lacks) is JavaScript. No I/O. */
+/* Resolves stmt once and keeps what it resolves to in stmt->resolved (freed with the statement), so the later steps
+ * (dispatch_validate, dispatch_with_call, dispatch_stmt) do not resolve it again; a statement that does not resolve
+ * keeps none (each step then resolves it and reports why). Returns true when stmt belongs to the literal path: it
+ * resolves to a table entry, or it is sh.<name>(...) (whose unknown names keep the literal path's "did you mean").
+ * Anything else (a variable, a field read off a result, a cursor method the literal grammar lacks) is JavaScript.
+ * No I/O. */
 bool
-dispatch_is_literal (sh_ctx_t *ctx, const sh_stmt_t *stmt);
+dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt);
 
 /* Checks that every statement of a script names a known helper with arguments that pass its checks, without
  * sending anything, so a script with a mistake on line 40 sends nothing at all. Returns false with err set at the
- * first bad statement. */
+ * first bad statement. The requests the check builds for a prepared statement (dispatch_prepare) wait in its record
+ * for its run (dispatch_stmt), which sends them instead of building again when it runs on the same database. */
 bool
 dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err);
 

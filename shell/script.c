@@ -59,10 +59,10 @@ script_report (sh_ctx_t *ctx, const sh_error_t *err, const char *name, const cha
 }
 
 bool
-script_is_literal (sh_ctx_t *ctx, const sh_script_t *script)
+script_is_literal (sh_ctx_t *ctx, sh_script_t *script)
 {
    for (size_t s = 0; s < script->n; s++) {
-      if (!dispatch_is_literal (ctx, &script->stmts[s]))
+      if (!dispatch_prepare (ctx, &script->stmts[s]))
          return false;
    }
    return true;

@@ -17,10 +17,10 @@ typedef struct {
 /* Exit codes of a run. */
 enum { SCRIPT_OK = 0, SCRIPT_FAILED = 1, SCRIPT_NOT_RUN = 2 };
 
-/* True when every statement of script belongs to the literal path (dispatch_is_literal); otherwise the text is
- * JavaScript and goes to the engine. */
+/* True when every statement of script belongs to the literal path (dispatch_prepare, which keeps what each resolves
+ * to for the later steps); otherwise the text is JavaScript and goes to the engine. */
 bool
-script_is_literal (sh_ctx_t *ctx, const sh_script_t *script);
+script_is_literal (sh_ctx_t *ctx, sh_script_t *script);
 
 /* Parses and checks every input, then runs them all in order. An input the literal grammar does not take whole is
  * JavaScript: compiled whole by the engine in the checking phase (a syntax error: SCRIPT_NOT_RUN), then run. Returns

@@ -1,7 +1,6 @@
 /* What one statement of a script shows: its output held back and sorted (prints, results; dry-run requests print as
  * they are made, conn.c), the status line on stderr, the --json object; and the same report for a JavaScript call.
  * See script_out.h and docs/plan.md. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +24,8 @@ script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size
    size_t b = stmt->end_pos.offset, i = stmt->pos.offset, o = 0;
    bool space = false;
    for (; source && i < b && source[i] && o + 6 < len; i++) {
-      if (isspace ((unsigned char) source[i])) {
+      char c = source[i];
+      if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v') { /* isspace's, unlocalised */
          space = o > 0;
          continue;
       }
@@ -161,9 +161,23 @@ so_json (FILE *out, const script_place_t *at, const char *stmt, bool ok, const s
 static void
 so_status (FILE *e, const script_place_t *at, const char *stmt, bool ok, const sh_error_t *err)
 {
-   if (ok)
-      fprintf (e, "%s:%d ok %s\n", at->file, at->line, stmt);
-   else if (err->code && err->code_name[0])
+   if (ok) {
+      /* "%s:%d ok %s\n" without fprintf's format parsing (one line per statement of a -f script); a line number
+       * is never negative */
+      char num[16];
+      size_t i = sizeof num;
+      unsigned v = at->line > 0 ? (unsigned) at->line : 0u;
+      do {
+         num[--i] = (char) ('0' + v % 10);
+         v /= 10;
+      } while (v);
+      fputs_unlocked (at->file, e);
+      putc_unlocked (':', e);
+      fwrite_unlocked (num + i, 1, sizeof num - i, e);
+      fputs_unlocked (" ok ", e);
+      fputs_unlocked (stmt, e);
+      putc_unlocked ('\n', e);
+   } else if (err->code && err->code_name[0])
       fprintf (e, "%s:%d error %d %s: %s\n", at->file, at->line, err->code, err->code_name, err->message);
    else if (err->code)
       fprintf (e, "%s:%d error %d: %s\n", at->file, at->line, err->code, err->message);
@@ -176,7 +190,7 @@ void
 script_out_end (script_out_t *so, bool ok, const sh_error_t *err)
 {
    sh_ctx_t *ctx = so->ctx;
-   bson_string_t *text = bson_string_new (NULL);
+   bson_string_t *text = so->show == SCRIPT_SHOW_JSON ? bson_string_new (NULL) : NULL; /* the JSON's result */
    script_place_t at = { so->file, so->stmt->pos.line, so->stmt->pos.col };
    char stmt[4096];
    bson_iter_t v;
@@ -205,7 +219,8 @@ script_out_end (script_out_t *so, bool ok, const sh_error_t *err)
    }
    if (so->status)
       so_status (ctx->err_fp, &at, stmt, ok, err);
-   bson_string_free (text, true);
+   if (text)
+      bson_string_free (text, true);
    bson_destroy (&so->capture);
    free (so->buf); /* open_memstream's buffer is malloc'ed */
    so->buf = NULL;

@@ -198,8 +198,10 @@ ensure_mongosh() {
       return 1
    fi
    mkdir -p "$_root/.cache/mongosh"
-   # run npm from an empty directory: a child folder named "mongosh" would be taken for the package
-   if ! _log=$(cd "$TMPD" && npm install --no-audit --no-fund --prefix "$_root/.cache/mongosh" mongosh@2.12.0 2>&1) ||
+   # run npm from an empty directory: a child folder named "mongosh" would be taken for the package; under a lock,
+   # since tests/run.sh runs several peer tests at once, and the second one finds the first one's install
+   if ! _log=$(cd "$TMPD" && flock "$_root/.cache/mongosh.lock" sh -c '[ -x "$1" ] ||
+         npm install --no-audit --no-fund --prefix "$2" mongosh@2.12.0' sh "$MONGOSH" "$_root/.cache/mongosh" 2>&1) ||
       [ ! -x "$MONGOSH" ]; then
       skip "$1" "npm could not install mongosh: $(echo "$_log" | tail -n 1)"
       return 1

@@ -6,6 +6,7 @@
 #   asan   the same suite built with ASan+UBSan (build/asan), peer tests left to the plain pass
 #   fuzz   each libFuzzer target replays its saved corpus and regressions once (build/fuzz), when clang built
 #          them: deterministic; the random campaign is `make fuzz`
+# SHARDSH_JOBS (default 2) tests run at a time; TEST_ONLY=<text> runs only the tests whose label contains it.
 BUILD=${BUILD:-build}
 BINDIR=${BINDIR:-bin}
 PASSES=${SHARDSH_PASSES:-plain}
@@ -21,43 +22,75 @@ LOG="$LOGDIR/all.log"
 : > "$LOG"
 ONLY=${TEST_ONLY:-}
 
+JOBS=${SHARDSH_JOBS:-2}
+case "$JOBS" in '' | *[!0-9]* | 0) echo "tests/run.sh: SHARDSH_JOBS must be a positive number" >&2; exit 2 ;; esac
+
 run_one() {
-   # $1: label, rest: command. Keeps its PASS/FAIL/SKIP lines (prefixed with the pass); a crash or a non-zero exit
-   # without a FAIL line is a failure too.
+   # $1: label, rest: command. Keeps its PASS/FAIL/SKIP lines (prefixed with the pass) in the test's own .res file,
+   # which suite_collect adds to the log in queue order; a crash or a non-zero exit without a FAIL line is a failure
+   # too.
    label=$1; shift
-   case "$label" in *"$ONLY"*) ;; *) return ;; esac
    out="$LOGDIR/$(echo "$label" | tr '/ :' '___').log"
    t0=$(date +%s)
    "$@" > "$out" 2>&1
    rc=$?
    t1=$(date +%s)
-   [ $((t1 - t0)) -ge 20 ] && echo "  [$label] took $((t1 - t0))s"
-   grep -E '^(PASS|FAIL|SKIP) ' "$out" | sed "s/^\([A-Z]*\) /\1 $PREFIX/" >> "$LOG"
+   [ $((t1 - t0)) -ge 20 ] && echo "  [$PREFIX$label] took $((t1 - t0))s"
+   grep -E '^(PASS|FAIL|SKIP) ' "$out" | sed "s/^\([A-Z]*\) /\1 $PREFIX/" > "$out.res"
    if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
-      echo "FAIL $PREFIX$label: exited with status $rc (see $out)" >> "$LOG"
+      echo "FAIL $PREFIX$label: exited with status $rc (see $out)" >> "$out.res"
    fi
    grep -E '^FAIL ' "$out" | sed "s|^|  [$PREFIX$label] |"
 }
 
-run_suite() {
-   for t in "$BUILD"/tests/test_* "$BUILD"/tests/simtest_*; do
-      [ -x "$t" ] || continue
-      run_one "unit/$(basename "$t")" "$t"
-   done
-   for t in tests/integration/*.sh tests/peer/*.sh; do
+suite_queue() {
+   # the suite, one "label<TAB>command" per line, the longest first (the mongosh peer scripts, then the shell-level
+   # tests, then the unit binaries) so that $JOBS workers end close together. TEST_ONLY filters by label.
+   for t in tests/peer/*.sh tests/integration/*.sh; do
       [ -f "$t" ] || continue
-      case "$t" in
-      */lib.sh) continue ;; # shared functions, not a test
-      tests/peer/*)
-         if [ -n "${SHARDSH_SAN:-}" ]; then
-            echo "SKIP $PREFIX$t: the mongosh peer checks run in the plain pass" >> "$LOG"
-            continue
-         fi
-         ;;
-      esac
-      run_one "$t" sh "$t"
+      case "$t" in */lib.sh) continue ;; esac # shared functions, not a test
+      echo "$t	sh $t"
    done
-   [ -f tests/scripts/run.sh ] && run_one "tests/scripts" sh tests/scripts/run.sh
+   [ -f tests/scripts/run.sh ] && echo "tests/scripts	sh tests/scripts/run.sh"
+   for t in "$BUILD"/tests/test_* "$BUILD"/tests/simtest_*; do
+      [ -x "$t" ] && echo "unit/$(basename "$t")	$t"
+   done
+}
+
+suite_worker() {
+   # takes the queue's tests one at a time: a test is run by the worker whose mkdir of its claim directory succeeds
+   n=0
+   while IFS='	' read -r label cmd; do
+      n=$((n + 1))
+      mkdir "$LOGDIR/claim.$n" 2> /dev/null || continue
+      # shellcheck disable=SC2086 # the command is a path and its arguments, split on purpose
+      run_one "$label" $cmd
+   done < "$LOGDIR/queue"
+}
+
+run_suite() {
+   # runs the suite on $JOBS workers (SHARDSH_JOBS, default 2: most tests wait on a server or a terminal, and every
+   # test has its own temporary folder, shardsim ports and tmux socket), then adds each test's results to the log in
+   # queue order, so the log does not depend on which worker ran what
+   mkdir -p "$LOGDIR"
+   suite_queue | while IFS='	' read -r label cmd; do
+      case "$label" in *"$ONLY"*) ;; *) continue ;; esac
+      if [ -n "${SHARDSH_SAN:-}" ] && [ "${label#tests/peer/}" != "$label" ]; then
+         echo "SKIP $PREFIX$label: the mongosh peer checks run in the plain pass" >> "$LOG"
+         continue
+      fi
+      printf '%s\t%s\n' "$label" "$cmd"
+   done > "$LOGDIR/queue"
+   w=0
+   while [ "$w" -lt "$JOBS" ]; do
+      suite_worker &
+      w=$((w + 1))
+   done
+   wait
+   while IFS='	' read -r label cmd; do
+      res="$LOGDIR/$(echo "$label" | tr '/ :' '___').log.res"
+      [ -f "$res" ] && cat "$res" >> "$LOG"
+   done < "$LOGDIR/queue"
 }
 
 for pass in $PASSES; do
@@ -75,8 +108,10 @@ for pass in $PASSES; do
       ;;
    fuzz)
       PREFIX=""
+      case fuzz in *"$ONLY"*) ;; *) continue ;; esac
       if [ -x build/fuzz/fuzz_parser ] && [ -x build/fuzz/fuzz_render ]; then
          run_one "fuzz" sh tests/fuzz/run.sh replay
+         cat "$LOGDIR/fuzz.log.res" >> "$LOG"
       else
          echo "SKIP fuzz: the libFuzzer targets were not built (clang missing)" >> "$LOG"
       fi

@@ -14,53 +14,218 @@
 
 #include "shell/core/output_int.h"
 
-/* The formatted entries of one document or array. */
-typedef struct {
-   char **items;
-   size_t len;
-   size_t cap;
-} output_list_t;
+/* One document or array being laid out. Its entries are formatted straight into the shared buffer one after
+ * another from start on; at its end reduce() rewrites that span in the layout util.inspect picks. As soon as the
+ * entries seen make it certain the container neither fits on one line nor groups into columns, it is committed:
+ * the span is rewritten at once as one entry per line and later entries are written in place after their ",\n"
+ * and indentation, so nothing is copied again; when every open container is committed the buffer is final and
+ * goes to the sink in large writes. */
+typedef struct output_frame {
+   struct output_frame *parent;
+   size_t start;    /* where the container's text begins */
+   size_t *entries; /* where each entry begins (while not committed) */
+   size_t n, cap;   /* entries begun */
+   int indent;      /* the container's indentation */
+   double total;    /* String.length of the entries measured so far */
+   bool is_array;
+   bool barrier;   /* a fresh inspection whose text is re-indented afterwards: never committed, holds the output */
+   bool committed; /* one entry per line, written in place */
+   bool no_fit;    /* certain not to fit on one line */
+   bool no_group;  /* certain not to be grouped into columns */
+} output_frame_t;
 
-static char *
-output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times, const char *key);
+/* The buffer of one output_inspect call and where it goes. */
+struct output_writer {
+   bson_string_t *out;
+   FILE *sink;          /* NULL: the caller takes the whole string */
+   output_frame_t *top; /* innermost open container */
+   int pending;         /* open containers not committed (barriers included) */
+   bool failed;         /* a write to the sink failed */
+};
+
+#ifndef OUTPUT_FLUSH_BYTES /* a test build sets 1 to write at every chance */
+#define OUTPUT_FLUSH_BYTES (256 * 1024)
+#endif
 
 static void
-output_list_push (output_list_t *list, char *item)
+output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times, const char *key);
+
+/* Writes the buffer to the sink when it is final (no container open that may still be rewritten). */
+static void
+output_flush (struct output_writer *w, bool force)
 {
-   if (list->len == list->cap) {
-      list->cap = list->cap ? list->cap * 2 : 8;
-      list->items = bson_realloc (list->items, list->cap * sizeof *list->items);
+   if (!w->sink || w->pending > 0 || w->out->len == 0 || (!force && w->out->len < OUTPUT_FLUSH_BYTES)) {
+      return;
    }
-   list->items[list->len++] = item;
+   if (fwrite (w->out->str, 1, w->out->len, w->sink) != w->out->len) {
+      w->failed = true;
+   }
+   w->out->len = 0;
+   w->out->str[0] = '\0';
+}
+
+/* The text of entry i of f (which is not committed) and its length. */
+static const char *
+output_entry (const output_frame_t *f, const bson_string_t *out, size_t i, size_t *len)
+{
+   size_t end = i + 1 < f->n ? f->entries[i + 1] : out->len;
+
+   *len = end - f->entries[i];
+   return out->str + f->entries[i];
+}
+
+/* Replaces everything from start on with the contents of text (consumed). */
+static void
+output_replace_tail (bson_string_t *out, size_t start, bson_string_t *text)
+{
+   out->len = (uint32_t) start;
+   output_append_n (out, text->str, text->len);
+   bson_string_free (text, true);
+}
+
+/* Rewrites f's span as the one-entry-per-line layout (the last entry may still be in progress) and writes later
+ * entries in place from now on. Containers around it whose current entry now holds a line break and which cannot
+ * group commit too. */
+static void
+output_commit (struct output_writer *w, output_frame_t *f)
+{
+   for (; f && !f->committed && !f->barrier && f->no_group; f = f->parent) {
+      bson_string_t *text = bson_string_new (f->is_array ? "[" : "{");
+
+      for (size_t i = 0; i < f->n; i++) {
+         size_t len;
+         const char *s = output_entry (f, w->out, i, &len);
+
+         bson_string_append (text, i ? ",\n" : "\n");
+         output_spaces (text, f->indent + 2);
+         output_append_n (text, s, len);
+      }
+      output_replace_tail (w->out, f->start, text);
+      f->committed = true;
+      f->no_fit = true;
+      bson_free (f->entries);
+      f->entries = NULL;
+      w->pending--;
+      if (f->parent) {
+         f->parent->no_fit = true; /* its current entry now holds a line break */
+      }
+   }
+}
+
+/* Whether f is now certain to be laid out one entry per line (reduceToSingleString's tests are all monotone in
+ * the entries seen, apart from the compact-depth one which only ever adds line breaks); commits it then. */
+static void
+output_frame_check (output_ctx_t *ctx, output_frame_t *f)
+{
+   double n = (double) f->n;
+
+   if (2 * n + f->indent + 11 + f->total > ctx->break_length || 3 * n + f->indent + 11 > ctx->break_length) {
+      f->no_fit = true;
+   }
+   if (f->no_fit && f->no_group) {
+      output_commit (ctx->writer, f);
+   }
 }
 
 static void
-output_list_destroy (output_list_t *list)
+output_frame_begin (output_ctx_t *ctx, output_frame_t *f, bool is_array, bool barrier)
 {
-   for (size_t i = 0; i < list->len; i++) {
-      bson_free (list->items[i]);
+   struct output_writer *w = ctx->writer;
+
+   memset (f, 0, sizeof *f);
+   f->parent = w->top;
+   f->start = w->out->len;
+   f->indent = ctx->indentation_lvl;
+   f->is_array = is_array;
+   f->barrier = barrier;
+   f->no_fit = ctx->opts->expanded;
+   f->no_group = ctx->opts->expanded || !is_array;
+   w->top = f;
+   w->pending++;
+   if (!barrier) {
+      output_frame_check (ctx, f);
    }
-   bson_free (list->items);
-   list->items = NULL;
-   list->len = list->cap = 0;
+}
+
+/* Pops f (its span already laid out) and writes out what is final. */
+static void
+output_frame_pop (output_ctx_t *ctx, output_frame_t *f)
+{
+   struct output_writer *w = ctx->writer;
+
+   w->top = f->parent;
+   if (!f->committed) {
+      w->pending--;
+   }
+   bson_free (f->entries);
+   f->entries = NULL;
+   output_flush (w, false);
+}
+
+static void
+output_entry_begin (output_ctx_t *ctx, output_frame_t *f)
+{
+   bson_string_t *out = ctx->writer->out;
+
+   if (f->committed) {
+      bson_string_append (out, f->n ? ",\n" : "\n");
+      output_spaces (out, f->indent + 2);
+   } else {
+      if (f->n == f->cap) {
+         f->cap = f->cap ? f->cap * 2 : 8;
+         f->entries = bson_realloc (f->entries, f->cap * sizeof *f->entries);
+      }
+      f->entries[f->n] = out->len;
+   }
+   f->n++;
+}
+
+/* After entry f->n - 1: measures it (when that can still change the layout) and commits f when it can. measure is
+ * false for the "... more items" entry, which ends the array anyway. */
+static void
+output_entry_end (output_ctx_t *ctx, output_frame_t *f, bool measure)
+{
+   size_t len, units, width;
+   const char *s;
+
+   if (f->committed) {
+      output_flush (ctx->writer, false);
+      return;
+   }
+   if (!measure || (f->no_fit && f->no_group)) {
+      return;
+   }
+   s = output_entry (f, ctx->writer->out, f->n - 1, &len);
+   output_measure_n (s, len, &units, &width);
+   f->total += (double) units;
+   if (memchr (s, '\n', len)) {
+      f->no_fit = true;
+   }
+   if (((double) width + 2) * 3 + f->indent >= ctx->break_length) {
+      f->no_group = true; /* groupArrayElements needs every entry short */
+   }
+   output_frame_check (ctx, f);
 }
 
 /* groupArrayElements: when an array has more than 6 entries that are short and of similar length, several go on
- * one line in aligned columns (numbers right-aligned). Returns true and sets *grouped when it grouped. */
-static bool
-output_group_array (const output_ctx_t *ctx, const output_list_t *list, bool has_more, bool all_numbers,
-                    output_list_t *grouped)
+ * one line in aligned columns (numbers right-aligned). Returns the grouped rows (caller frees) or NULL. */
+static bson_string_t *
+output_group_array (const output_ctx_t *ctx, const output_frame_t *f, bool has_more, bool all_numbers)
 {
-   size_t out_len = list->len - (has_more ? 1 : 0);
+   const bson_string_t *buf = ctx->writer->out;
+   size_t out_len = f->n - (has_more ? 1 : 0);
    size_t *data_len = bson_malloc0 ((out_len ? out_len : 1) * sizeof *data_len);
    size_t *max_line = NULL;
    double total = 0, max_length = 0, actual_max, average_bias, biased_max, columns, c1, c2;
-   bool ok = false;
+   bson_string_t *rows = NULL;
+   const char *s;
+   size_t len;
 
    for (size_t i = 0; i < out_len; i++) {
       size_t units;
 
-      output_measure (list->items[i], &units, &data_len[i]);
+      s = output_entry (f, buf, i, &len);
+      output_measure_n (s, len, &units, &data_len[i]);
       total += (double) data_len[i] + 2;
       if ((double) data_len[i] > max_length) {
          max_length = (double) data_len[i];
@@ -70,7 +235,7 @@ output_group_array (const output_ctx_t *ctx, const output_list_t *list, bool has
    if (!(actual_max * 3 + ctx->indentation_lvl < ctx->break_length && (total / actual_max > 5 || max_length <= 6))) {
       goto done;
    }
-   average_bias = sqrt (actual_max - total / (double) list->len);
+   average_bias = sqrt (actual_max - total / (double) f->n);
    biased_max = fmax (actual_max - 3 - average_bias, 1);
    c1 = floor (sqrt (2.5 * biased_max * (double) out_len) / biased_max + 0.5);
    c2 = floor ((ctx->break_length - ctx->indentation_lvl) / actual_max);
@@ -82,6 +247,7 @@ output_group_array (const output_ctx_t *ctx, const output_list_t *list, bool has
    {
       size_t cols = (size_t) columns;
 
+      rows = bson_string_new (NULL);
       max_line = bson_malloc0 (cols * sizeof *max_line);
       for (size_t i = 0; i < cols; i++) {
          for (size_t j = i; j < out_len; j += cols) {
@@ -91,95 +257,114 @@ output_group_array (const output_ctx_t *ctx, const output_list_t *list, bool has
          }
          max_line[i] += 2;
       }
+      /* rows are joined as reduceToSingleString joins entries: ",\n" and the indentation between them */
       for (size_t i = 0; i < out_len; i += cols) {
          size_t max = BSON_MIN (i + cols, out_len);
-         bson_string_t *row = bson_string_new (NULL);
          size_t j = i;
 
+         bson_string_append (rows, i ? ",\n" : "\n");
+         output_spaces (rows, ctx->indentation_lvl + 2);
          for (; j < max - 1; j++) {
             long pad = (long) max_line[j - i] - (long) data_len[j] - 2;
 
             if (all_numbers) {
-               output_spaces (row, pad);
+               output_spaces (rows, pad);
             }
-            bson_string_append (row, list->items[j]);
-            bson_string_append (row, ", ");
+            s = output_entry (f, buf, j, &len);
+            output_append_n (rows, s, len);
+            bson_string_append (rows, ", ");
             if (!all_numbers) {
-               output_spaces (row, pad);
+               output_spaces (rows, pad);
             }
          }
          if (all_numbers) {
-            output_spaces (row, (long) max_line[j - i] - (long) data_len[j] - 2);
+            output_spaces (rows, (long) max_line[j - i] - (long) data_len[j] - 2);
          }
-         bson_string_append (row, list->items[j]);
-         output_list_push (grouped, bson_string_free (row, false));
+         s = output_entry (f, buf, j, &len);
+         output_append_n (rows, s, len);
       }
       if (has_more) {
-         output_list_push (grouped, bson_strdup (list->items[list->len - 1]));
+         s = output_entry (f, buf, f->n - 1, &len);
+         bson_string_append (rows, ",\n");
+         output_spaces (rows, ctx->indentation_lvl + 2);
+         output_append_n (rows, s, len);
       }
    }
-   ok = true;
 
 done:
    bson_free (data_len);
    bson_free (max_line);
-   return ok;
+   return rows;
 }
 
-/* reduceToSingleString: "{ a, b }" when the entries fit in the break length and the container has at most
- * OUTPUT_COMPACT levels below it, otherwise one entry (or one group of array entries) per line. */
-static char *
-output_reduce (output_ctx_t *ctx, output_list_t *list, bool is_array, bool has_more, bool all_numbers,
-               int recurse_times)
+/* reduceToSingleString for a container not committed: "{ a, b }" when the entries fit in the break length and the
+ * container has at most OUTPUT_COMPACT levels below it, otherwise one entry (or one group of array entries) per
+ * line. Rewrites f's span; a committed container just gets its closing line. */
+static void
+output_reduce (output_ctx_t *ctx, output_frame_t *f, bool has_more, bool all_numbers, int recurse_times)
 {
-   const char *open = is_array ? "[" : "{";
-   const char *close = is_array ? "]" : "}";
-   output_list_t grouped = { 0 };
-   output_list_t *entries = list;
-   bson_string_t *out = bson_string_new (NULL);
+   const char *open = f->is_array ? "[" : "{";
+   const char *close = f->is_array ? "]" : "}";
+   bson_string_t *out = ctx->writer->out;
+   bson_string_t *text = NULL, *rows = NULL;
+   const char *s;
+   size_t len;
 
-   if (!ctx->opts->expanded && is_array && list->len > 6 &&
-       output_group_array (ctx, list, has_more, all_numbers, &grouped)) {
-      entries = &grouped;
+   if (f->committed) {
+      bson_string_append_c (out, '\n');
+      output_spaces (out, ctx->indentation_lvl);
+      bson_string_append (out, close);
+      return;
    }
-   if (!ctx->opts->expanded && ctx->current_depth - recurse_times < OUTPUT_COMPACT && entries == list) {
-      double start = (double) list->len + ctx->indentation_lvl + 1 + 10;
-      double total = (double) list->len + start;
-      bool fits = total + (double) list->len <= ctx->break_length;
-      bool has_newline = false;
+   text = bson_string_new (open);
+   if (!ctx->opts->expanded && f->is_array && f->n > 6) {
+      rows = output_group_array (ctx, f, has_more, all_numbers);
+   }
+   if (!rows && !ctx->opts->expanded && ctx->current_depth - recurse_times < OUTPUT_COMPACT) {
+      double start = (double) f->n + ctx->indentation_lvl + 1 + 10;
+      double total = (double) f->n + start;
+      bool fits = total + (double) f->n <= ctx->break_length;
 
-      for (size_t i = 0; fits && i < list->len; i++) {
-         total += (double) output_units (list->items[i]);
-         if (total > ctx->break_length) {
+      for (size_t i = 0; fits && i < f->n; i++) {
+         size_t units, width;
+
+         s = output_entry (f, out, i, &len);
+         output_measure_n (s, len, &units, &width);
+         total += (double) units;
+         if (total > ctx->break_length || memchr (s, '\n', len)) {
             fits = false;
          }
-         if (strchr (list->items[i], '\n')) {
-            has_newline = true;
-         }
       }
-      if (fits && !has_newline) {
-         bson_string_append_printf (out, "%s ", open);
-         for (size_t i = 0; i < list->len; i++) {
-            bson_string_append_printf (out, "%s%s", i ? ", " : "", list->items[i]);
+      if (fits) {
+         bson_string_append_c (text, ' ');
+         for (size_t i = 0; i < f->n; i++) {
+            s = output_entry (f, out, i, &len);
+            if (i) {
+               bson_string_append (text, ", ");
+            }
+            output_append_n (text, s, len);
          }
-         bson_string_append_printf (out, " %s", close);
-         goto done;
+         bson_string_append_c (text, ' ');
+         bson_string_append (text, close);
+         output_replace_tail (out, f->start, text);
+         return;
       }
    }
-
-   bson_string_append (out, open);
-   for (size_t i = 0; i < entries->len; i++) {
-      bson_string_append (out, i ? ",\n" : "\n");
-      output_spaces (out, ctx->indentation_lvl + 2);
-      bson_string_append (out, entries->items[i]);
+   if (rows) {
+      output_append_n (text, rows->str, rows->len);
+      bson_string_free (rows, true);
+   } else {
+      for (size_t i = 0; i < f->n; i++) {
+         s = output_entry (f, out, i, &len);
+         bson_string_append (text, i ? ",\n" : "\n");
+         output_spaces (text, ctx->indentation_lvl + 2);
+         output_append_n (text, s, len);
+      }
    }
-   bson_string_append_c (out, '\n');
-   output_spaces (out, ctx->indentation_lvl);
-   bson_string_append (out, close);
-
-done:
-   output_list_destroy (&grouped);
-   return bson_string_free (out, false);
+   bson_string_append_c (text, '\n');
+   output_spaces (text, ctx->indentation_lvl);
+   bson_string_append (text, close);
+   output_replace_tail (out, f->start, text);
 }
 
 /* A key as formatProperty prints it: bare when an identifier, ['__proto__'] for that key, otherwise quoted. */
@@ -196,22 +381,16 @@ output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key)
 }
 
 /* One property "key: value" (or just the value in an array), the value indented two more columns. */
-static char *
+static void
 output_property (output_ctx_t *ctx, const char *key, bson_iter_t *iter, int recurse_times, bool is_array)
 {
-   bson_string_t *out = bson_string_new (NULL);
-   char *value;
-
-   ctx->indentation_lvl += 2;
-   value = output_inspect (ctx, bson_iter_value (iter), recurse_times, key);
-   ctx->indentation_lvl -= 2;
    if (!is_array) {
-      output_key (out, ctx, key);
-      bson_string_append (out, ": ");
+      output_key (ctx->writer->out, ctx, key);
+      bson_string_append (ctx->writer->out, ": ");
    }
-   bson_string_append (out, value);
-   bson_free (value);
-   return bson_string_free (out, false);
+   ctx->indentation_lvl += 2;
+   output_inspect (ctx, bson_iter_value (iter), recurse_times, key);
+   ctx->indentation_lvl -= 2;
 }
 
 /* Where one element starts, so an iterator can be rebuilt there (bson_iter_t needs 128-byte alignment, which a
@@ -239,110 +418,132 @@ static bool
 output_key_order (const bson_t *doc, output_slot_t **order, size_t *count)
 {
    bson_iter_t iter;
-   size_t n = 0, k = 0, nindex = 0;
-   output_slot_t *slots = NULL;
-   bool ok = false;
+   size_t n = 0, cap = 8, nindex = 0;
+   output_slot_t *slots;
+   bool *is_index;
 
    *order = NULL;
    *count = 0;
    if (!bson_iter_init (&iter, doc)) {
-      goto done;
+      return false;
    }
+   slots = bson_malloc (cap * sizeof *slots);
+   is_index = bson_malloc (cap * sizeof *is_index);
    while (bson_iter_next (&iter)) {
-      n++;
+      uint32_t v = 0;
+
+      if (n == cap) {
+         cap *= 2;
+         slots = bson_realloc (slots, cap * sizeof *slots);
+         is_index = bson_realloc (is_index, cap * sizeof *is_index);
+      }
+      is_index[n] = output_index_key (bson_iter_key (&iter), &v);
+      nindex += is_index[n];
+      slots[n++] = output_slot (&iter, v);
    }
-   slots = bson_malloc0 ((n ? n : 1) * sizeof *slots);
-   /* Pass 1: index keys, insertion-sorted by value (documents rarely have more than a few). */
-   bson_iter_init (&iter, doc);
-   while (bson_iter_next (&iter)) {
-      uint32_t v;
+   if (nindex > 0) {
+      /* index keys first, insertion-sorted by value (documents rarely have more than a few), then the rest */
+      output_slot_t *sorted = bson_malloc (n * sizeof *sorted);
+      size_t k = 0;
 
-      if (output_index_key (bson_iter_key (&iter), &v)) {
-         size_t j = nindex++;
+      for (size_t i = 0; i < n; i++) {
+         if (is_index[i]) {
+            size_t j = k++;
 
-         while (j > 0 && slots[j - 1].index > v) {
-            slots[j] = slots[j - 1];
-            j--;
+            while (j > 0 && sorted[j - 1].index > slots[i].index) {
+               sorted[j] = sorted[j - 1];
+               j--;
+            }
+            sorted[j] = slots[i];
          }
-         slots[j] = output_slot (&iter, v);
       }
-   }
-   k = nindex;
-   bson_iter_init (&iter, doc);
-   while (bson_iter_next (&iter)) {
-      uint32_t v;
-
-      if (!output_index_key (bson_iter_key (&iter), &v)) {
-         slots[k++] = output_slot (&iter, 0);
+      for (size_t i = 0; i < n; i++) {
+         if (!is_index[i]) {
+            sorted[k++] = slots[i];
+         }
       }
+      bson_free (slots);
+      slots = sorted;
    }
+   bson_free (is_index);
    *order = slots;
    *count = n;
-   slots = NULL;
-   ok = true;
-
-done:
-   bson_free (slots);
-   return ok;
+   return true;
 }
 
-/* The fresh util.inspect call behind sh.status's chunk rows: breakLength Infinity, indentation 0, the full depth
- * again (the inspector passes on the caller's options, whose depth is the original one); the result is
- * re-indented to the current column. */
-static char *
-output_one_line (output_ctx_t *ctx, const bson_value_t *value)
+/* Indents every line after the first of the text from start on by indent columns. */
+static void
+output_reindent (bson_string_t *out, size_t start, int indent)
+{
+   bson_string_t *text;
+   const char *p, *end, *nl;
+
+   if (indent <= 0 || !memchr (out->str + start, '\n', out->len - start)) {
+      return;
+   }
+   text = bson_string_new (NULL);
+   for (p = out->str + start, end = out->str + out->len; p < end; p = nl + 1) {
+      nl = memchr (p, '\n', (size_t) (end - p));
+      if (!nl) {
+         output_append_n (text, p, (size_t) (end - p));
+         break;
+      }
+      output_append_n (text, p, (size_t) (nl + 1 - p));
+      output_spaces (text, indent);
+   }
+   output_replace_tail (out, start, text);
+}
+
+/* A fresh util.inspect call of value (indentation 0, the full depth again, break_length as given) whose text is
+ * re-indented to the current column: sh.status's chunk rows (breakLength Infinity) and Code's scope. */
+static void
+output_fresh (output_ctx_t *ctx, const bson_value_t *value, double break_length)
 {
    output_ctx_t sub = *ctx;
-   bson_string_t *out = bson_string_new (NULL);
-   char *inner;
+   output_frame_t barrier;
 
-   sub.break_length = INFINITY;
+   output_frame_begin (ctx, &barrier, false, true);
+   sub.break_length = break_length;
    sub.indentation_lvl = 0;
    sub.current_depth = 0;
-   inner = output_inspect (&sub, value, 0, NULL);
-   for (const char *p = inner; *p; p++) {
-      bson_string_append_c (out, *p);
-      if (*p == '\n') {
-         output_spaces (out, ctx->indentation_lvl);
-      }
-   }
-   bson_free (inner);
-   return bson_string_free (out, false);
+   output_inspect (&sub, value, 0, NULL);
+   output_reindent (ctx->writer->out, barrier.start, ctx->indentation_lvl);
+   output_frame_pop (ctx, &barrier);
 }
 
 /* formatRaw for a document or array. */
-static char *
+static void
 output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_len, bool is_array, int recurse_times,
                           const char *key)
 {
+   bson_string_t *out = ctx->writer->out;
    bson_t doc;
    bson_iter_t iter;
    output_slot_t *order = NULL;
    size_t count = 0;
-   output_list_t list = { 0 };
+   output_frame_t f;
    bool has_more = false, all_numbers = true;
-   bson_string_t *tmp;
-   char *result = NULL;
 
-   if (!bson_init_static (&doc, data, data_len) || !bson_iter_init (&iter, &doc)) {
-      result = bson_strdup (is_array ? "[]" : "{}");
-      goto done;
-   }
-   if (bson_count_keys (&doc) == 0) {
-      result = bson_strdup (is_array ? "[]" : "{}");
-      goto done;
+   /* an empty document is 5 bytes: its length and the terminating NUL */
+   if (!bson_init_static (&doc, data, data_len) || data_len <= 5 || !bson_iter_init (&iter, &doc)) {
+      bson_string_append (out, is_array ? "[]" : "{}");
+      return;
    }
    if (ctx->depth >= 0 && recurse_times > ctx->depth) {
-      tmp = bson_string_new (NULL);
-      output_stylize (tmp, ctx, is_array ? "[Array]" : "[Object]", OUTPUT_STYLE_SPECIAL);
-      result = bson_string_free (tmp, false);
-      goto done;
+      output_stylize (out, ctx, is_array ? "[Array]" : "[Object]", OUTPUT_STYLE_SPECIAL);
+      return;
+   }
+   if (!is_array && (!output_key_order (&doc, &order, &count) || count == 0)) {
+      bson_string_append (out, "{}");
+      bson_free (order);
+      return;
    }
    recurse_times++;
    ctx->current_depth = recurse_times;
+   output_frame_begin (ctx, &f, is_array, false);
 
    if (is_array) {
-      size_t n = 0, total = bson_count_keys (&doc);
+      size_t n = 0, more = 0;
       bool one_line = key && ctx->opts->one_line_key && strcmp (key, ctx->opts->one_line_key) == 0;
 
       while (bson_iter_next (&iter)) {
@@ -352,55 +553,58 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
             if (t != BSON_TYPE_INT32 && t != BSON_TYPE_DOUBLE) {
                all_numbers = false; /* util.inspect also looks at the first element not shown */
             }
+            for (more = 1; bson_iter_next (&iter); more++) {
+            }
             break;
          }
          if (t != BSON_TYPE_INT32 && t != BSON_TYPE_DOUBLE) {
             all_numbers = false;
          }
+         output_entry_begin (ctx, &f);
          if (one_line && t == BSON_TYPE_DOCUMENT) {
             ctx->indentation_lvl += 2;
-            output_list_push (&list, output_one_line (ctx, bson_iter_value (&iter)));
+            output_fresh (ctx, bson_iter_value (&iter), INFINITY);
             ctx->indentation_lvl -= 2;
          } else {
-            output_list_push (&list, output_property (ctx, NULL, &iter, recurse_times, true));
+            output_property (ctx, NULL, &iter, recurse_times, true);
          }
+         output_entry_end (ctx, &f, true);
          n++;
       }
-      if (n < total) {
-         size_t remaining = total - n;
-
-         tmp = bson_string_new (NULL);
-         bson_string_append_printf (tmp, "... %zu more item%s", remaining, remaining > 1 ? "s" : "");
-         output_list_push (&list, bson_string_free (tmp, false));
+      if (more > 0) {
+         output_entry_begin (ctx, &f);
+         bson_string_append_printf (out, "... %zu more item%s", more, more > 1 ? "s" : "");
+         output_entry_end (ctx, &f, false);
          has_more = true;
       }
    } else {
-      if (!output_key_order (&doc, &order, &count)) {
-         result = bson_strdup ("{}");
-         goto done;
-      }
       for (size_t i = 0; i < count; i++) {
          bson_iter_t at;
 
          if (!bson_iter_init_from_data_at_offset (&at, data, data_len, order[i].offset, order[i].key_len)) {
             continue;
          }
-         output_list_push (&list, output_property (ctx, bson_iter_key (&at), &at, recurse_times, false));
+         output_entry_begin (ctx, &f);
+         output_property (ctx, bson_iter_key (&at), &at, recurse_times, false);
+         output_entry_end (ctx, &f, true);
       }
    }
-   result = output_reduce (ctx, &list, is_array, has_more, all_numbers, recurse_times);
-
-done:
+   if (f.n == 0) {
+      /* only when the BSON is corrupt (a valid non-empty container has entries) */
+      ctx->writer->out->len = (uint32_t) f.start;
+      bson_string_append (ctx->writer->out, is_array ? "[]" : "{}");
+   } else {
+      output_reduce (ctx, &f, has_more, all_numbers, recurse_times);
+   }
+   output_frame_pop (ctx, &f);
    bson_free (order);
-   output_list_destroy (&list);
-   return result;
 }
 
 /* formatValue for one BSON value. key is the key it is stored under (NULL at top level or in an array). */
-static char *
+static void
 output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times, const char *key)
 {
-   bson_string_t *out = bson_string_new (NULL);
+   bson_string_t *out = ctx->writer->out;
    char buf[64];
 
    switch (value->value_type) {
@@ -408,13 +612,11 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       output_number (out, ctx, value->value.v_double);
       break;
    case BSON_TYPE_INT32:
-      bson_snprintf (buf, sizeof buf, "%" PRId32, value->value.v_int32);
-      output_stylize (out, ctx, buf, OUTPUT_STYLE_NUMBER);
+      output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_int32), OUTPUT_STYLE_NUMBER);
       break;
    case BSON_TYPE_INT64:
-      bson_snprintf (buf, sizeof buf, "%" PRId64, value->value.v_int64);
       bson_string_append (out, "Long(");
-      output_quoted (out, ctx, buf);
+      output_quoted (out, ctx, output_int_str (buf, sizeof buf, value->value.v_int64));
       bson_string_append (out, ")");
       break;
    case BSON_TYPE_DECIMAL128: {
@@ -431,13 +633,10 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       output_inspect_string (out, ctx, value->value.v_utf8.str, value->value.v_utf8.len);
       break;
    case BSON_TYPE_DOCUMENT:
-   case BSON_TYPE_ARRAY: {
-      char *s = output_inspect_container (ctx, value->value.v_doc.data, value->value.v_doc.data_len,
-                                          value->value_type == BSON_TYPE_ARRAY, recurse_times, key);
-      bson_string_append (out, s);
-      bson_free (s);
+   case BSON_TYPE_ARRAY:
+      output_inspect_container (ctx, value->value.v_doc.data, value->value.v_doc.data_len,
+                                value->value_type == BSON_TYPE_ARRAY, recurse_times, key);
       break;
-   }
    case BSON_TYPE_BINARY:
       output_binary (out, ctx, value->value.v_binary.subtype, value->value.v_binary.data,
                      value->value.v_binary.data_len);
@@ -500,35 +699,24 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       bson_string_append (out, ")");
       break;
    case BSON_TYPE_CODEWSCOPE: {
-      output_ctx_t sub = *ctx;
       bson_value_t scope = { .value_type = BSON_TYPE_DOCUMENT };
-      char *s;
 
       scope.value.v_doc.data = value->value.v_codewscope.scope_data;
       scope.value.v_doc.data_len = value->value.v_codewscope.scope_len;
-      sub.indentation_lvl = 0;
-      sub.current_depth = 0;
-      s = output_inspect (&sub, &scope, 0, NULL);
       bson_string_append (out, "Code(");
       output_quoted (out, ctx, value->value.v_codewscope.code);
       bson_string_append (out, ", ");
-      for (const char *p = s; *p; p++) {
-         bson_string_append_c (out, *p);
-         if (*p == '\n') {
-            output_spaces (out, ctx->indentation_lvl);
-         }
-      }
-      bson_string_append (out, ")");
-      bson_free (s);
+      output_fresh (ctx, &scope, ctx->break_length);
+      bson_string_append (ctx->writer->out, ")");
       break;
    }
    case BSON_TYPE_TIMESTAMP:
       bson_string_append (out, "Timestamp({ t: ");
-      bson_snprintf (buf, sizeof buf, "%" PRIu32, value->value.v_timestamp.timestamp);
-      output_stylize (out, ctx, buf, OUTPUT_STYLE_NUMBER);
+      output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_timestamp.timestamp),
+                      OUTPUT_STYLE_NUMBER);
       bson_string_append (out, ", i: ");
-      bson_snprintf (buf, sizeof buf, "%" PRIu32, value->value.v_timestamp.increment);
-      output_stylize (out, ctx, buf, OUTPUT_STYLE_NUMBER);
+      output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_timestamp.increment),
+                      OUTPUT_STYLE_NUMBER);
       bson_string_append (out, " })");
       break;
    case BSON_TYPE_MINKEY:
@@ -542,19 +730,34 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       output_stylize (out, ctx, "undefined", OUTPUT_STYLE_UNDEFINED);
       break;
    }
-   return bson_string_free (out, false);
 }
 
-static void
-output_ctx_init (output_ctx_t *ctx, const output_opts_t *opts)
+/* Runs util.inspect on value. With a sink, writes the text there as it becomes final and returns NULL (*ok false
+ * when a write failed); without one returns the whole text (caller frees with bson_free). */
+static char *
+output_run (const bson_value_t *value, const output_opts_t *opts, FILE *sink, bool *ok)
 {
-   memset (ctx, 0, sizeof *ctx);
-   ctx->opts = opts;
-   ctx->break_length = opts->break_length > 0 ? (double) opts->break_length : INFINITY;
-   ctx->depth = opts->depth < 0 ? -1 : opts->depth;
+   struct output_writer w = { .out = bson_string_new (NULL), .sink = sink };
+   output_ctx_t ctx;
+
+   memset (&ctx, 0, sizeof ctx);
+   ctx.opts = opts;
+   ctx.writer = &w;
+   ctx.break_length = opts->break_length > 0 ? (double) opts->break_length : INFINITY;
+   ctx.depth = opts->depth < 0 ? -1 : opts->depth;
    /* mongosh lifts all three limits together (--eval's deep inspection), so an unlimited depth lifts these. */
-   ctx->max_array_length = opts->depth < 0 ? -1 : OUTPUT_MAX_ARRAY_LENGTH;
-   ctx->max_string_length = opts->depth < 0 ? -1 : OUTPUT_MAX_STRING_LENGTH;
+   ctx.max_array_length = opts->depth < 0 ? -1 : OUTPUT_MAX_ARRAY_LENGTH;
+   ctx.max_string_length = opts->depth < 0 ? -1 : OUTPUT_MAX_STRING_LENGTH;
+   output_inspect (&ctx, value, 0, NULL);
+   if (!sink) {
+      return bson_string_free (w.out, false);
+   }
+   output_flush (&w, true);
+   if (ok) {
+      *ok = !w.failed;
+   }
+   bson_string_free (w.out, true);
+   return NULL;
 }
 
 /* Relaxed Extended JSON for one value: wraps it as { "v" : … } and keeps what follows the key. */
@@ -600,7 +803,6 @@ output_opts_default (output_mode_t mode, bool color)
 char *
 output_format_doc (const bson_t *doc, const output_opts_t *opts)
 {
-   output_ctx_t ctx;
    bson_value_t value = { .value_type = BSON_TYPE_DOCUMENT };
    char *json;
 
@@ -614,16 +816,14 @@ output_format_doc (const bson_t *doc, const output_opts_t *opts)
    if (!bson_validate (doc, BSON_VALIDATE_NONE, NULL)) {
       return bson_strdup (OUTPUT_INVALID_BSON);
    }
-   output_ctx_init (&ctx, opts);
    value.value.v_doc.data = (uint8_t *) bson_get_data (doc);
    value.value.v_doc.data_len = doc->len;
-   return output_inspect (&ctx, &value, 0, NULL);
+   return output_run (&value, opts, NULL, NULL);
 }
 
 char *
 output_format_array (const bson_t *array, const output_opts_t *opts)
 {
-   output_ctx_t ctx;
    bson_value_t value = { .value_type = BSON_TYPE_ARRAY };
 
    if (!array) {
@@ -637,8 +837,7 @@ output_format_array (const bson_t *array, const output_opts_t *opts)
    if (opts->mode == OUTPUT_JSON) {
       return output_json_value (&value);
    }
-   output_ctx_init (&ctx, opts);
-   return output_inspect (&ctx, &value, 0, NULL);
+   return output_run (&value, opts, NULL, NULL);
 }
 
 /* mongosh's formatSimpleType: CONTROL_CHAR_REGEXP_ALLOW_SIMPLE, controls other than \t and \n. */
@@ -659,8 +858,6 @@ output_has_control (const char *s, size_t len)
 char *
 output_format_value (const bson_value_t *value, const output_opts_t *opts)
 {
-   output_ctx_t ctx;
-
    if (!value) {
       return bson_strdup ("");
    }
@@ -681,8 +878,24 @@ output_format_value (const bson_value_t *value, const output_opts_t *opts)
          return bson_strdup (OUTPUT_INVALID_BSON);
       }
    }
-   output_ctx_init (&ctx, opts);
-   return output_inspect (&ctx, value, 0, NULL);
+   return output_run (value, opts, NULL, NULL);
+}
+
+bool
+output_write_value (FILE *fp, const bson_value_t *value, const output_opts_t *opts)
+{
+   bool ok = true;
+   char *s;
+
+   if (value && opts->mode == OUTPUT_PRETTY &&
+       (value->value_type == BSON_TYPE_DOCUMENT || value->value_type == BSON_TYPE_ARRAY)) {
+      output_run (value, opts, fp, &ok);
+      return ok;
+   }
+   s = output_format_value (value, opts);
+   ok = fputs (s, fp) >= 0;
+   bson_free (s);
+   return ok;
 }
 
 void

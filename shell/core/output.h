@@ -1,7 +1,8 @@
 /* Output formatting: BSON results printed the way mongosh prints them (util.inspect style: single-quoted strings,
  * unquoted identifier keys, Long('5'), ObjectId('…'), ISODate('…'), Timestamp({ t: 1, i: 0 }), MinKey(), lines
  * broken at 80 columns, nesting deeper than 6 shown as [Object]/[Array]) with optional ANSI colour, or as one
- * relaxed Extended JSON document per line for --json. Pure string building; the caller writes the result. */
+ * relaxed Extended JSON document per line for --json. String building, apart from output_write_value, which writes
+ * a large value as its text becomes final. */
 #ifndef SHARDSH_OUTPUT_H
 #define SHARDSH_OUTPUT_H
 
@@ -47,6 +48,14 @@ output_format_doc (const bson_t *doc, const output_opts_t *opts);
  * undefined (and a NULL value) gives "" in pretty mode, as mongosh prints nothing for it. */
 char *
 output_format_value (const bson_value_t *value, const output_opts_t *opts);
+
+/* Writes what output_format_value returns for value to fp, without building it whole: a document or array is
+ * written in large pieces as each part's layout becomes certain, so memory follows the nesting, not the output.
+ * The caller vouches that value is valid BSON (a server reply conn checked, or a document it built): unlike
+ * output_format_value it is not validated again (corrupt data is still read only within bounds, but printed as far
+ * as it reads). Returns false when a write failed. */
+bool
+output_write_value (FILE *fp, const bson_value_t *value, const output_opts_t *opts);
 
 /* One line, no breaks, no colour, as mongosh prints a short value ("{ zip: '10001' }"), into buf (NUL-terminated,
  * cut at len - 1 bytes). For labels in tables and messages: the dashboard, the pre-flight, sh.explainBalance. */

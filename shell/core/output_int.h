@@ -30,15 +30,18 @@ typedef enum {
    OUTPUT_STYLE_REGEXP,    /* red */
 } output_style_t;
 
+struct output_writer; /* output.c's buffer of one call and the containers open in it */
+
 /* The state util.inspect threads through one call. */
 typedef struct {
    const output_opts_t *opts;
-   double break_length;   /* INFINITY when opts->break_length <= 0 */
-   int depth;             /* < 0: unlimited */
-   int max_array_length;  /* < 0: unlimited */
-   int max_string_length; /* < 0: unlimited */
-   int indentation_lvl;   /* columns the current value is indented by */
-   int current_depth;     /* depth of the innermost container entered most recently (ctx.currentDepth) */
+   struct output_writer *writer; /* where the text goes (the buffer every function below appends to) */
+   double break_length;          /* INFINITY when opts->break_length <= 0 */
+   int depth;                    /* < 0: unlimited */
+   int max_array_length;         /* < 0: unlimited */
+   int max_string_length;        /* < 0: unlimited */
+   int indentation_lvl;          /* columns the current value is indented by */
+   int current_depth;            /* depth of the innermost container entered most recently (ctx.currentDepth) */
 } output_ctx_t;
 
 /* Appends text wrapped in the SGR codes of style when colours are on. */
@@ -49,10 +52,26 @@ output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, o
 void
 output_spaces (bson_string_t *out, long n);
 
+/* Appends the len bytes at s. */
+void
+output_append_n (bson_string_t *out, const char *s, size_t len);
+
+/* v in decimal, written at the end of buf (size >= 21); returns where it starts. */
+const char *
+output_int_str (char *buf, size_t size, int64_t v);
+
+/* Makes room for n more bytes (and the NUL) in out. */
+void
+output_reserve (bson_string_t *out, size_t n);
+
 /* Measures s as JS would after removeColors(): *units is String.length (UTF-16 code units) and *width the
  * number of code points (our stand-in for getStringWidth, which also knows wide and zero-width characters). */
 void
 output_measure (const char *s, size_t *units, size_t *width);
+
+/* output_measure for the len bytes at s (which need not be NUL-terminated). */
+void
+output_measure_n (const char *s, size_t len, size_t *units, size_t *width);
 
 /* String.length of s (UTF-16 code units), as output_measure counts it. */
 size_t

@@ -29,24 +29,73 @@ output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, o
 }
 
 void
+output_reserve (bson_string_t *out, size_t n)
+{
+   size_t need = (size_t) out->len + n + 1;
+
+   if (need > out->alloc) {
+      size_t alloc = out->alloc ? out->alloc : 16;
+
+      while (alloc < need) {
+         alloc *= 2;
+      }
+      BSON_ASSERT (alloc <= UINT32_MAX);
+      out->str = bson_realloc (out->str, alloc);
+      out->alloc = (uint32_t) alloc;
+   }
+}
+
+void
+output_append_n (bson_string_t *out, const char *s, size_t len)
+{
+   output_reserve (out, len);
+   memcpy (out->str + out->len, s, len);
+   out->len += (uint32_t) len;
+   out->str[out->len] = '\0';
+}
+
+const char *
+output_int_str (char *buf, size_t size, int64_t v)
+{
+   char *p = buf + size - 1;
+   uint64_t u = v < 0 ? (uint64_t) 0 - (uint64_t) v : (uint64_t) v;
+
+   BSON_ASSERT (size >= 21);
+   *p = '\0';
+   do {
+      *--p = (char) ('0' + u % 10);
+      u /= 10;
+   } while (u);
+   if (v < 0) {
+      *--p = '-';
+   }
+   return p;
+}
+
+void
 output_spaces (bson_string_t *out, long n)
 {
-   for (long i = 0; i < n; i++) {
-      bson_string_append_c (out, ' ');
+   if (n <= 0) {
+      return;
    }
+   output_reserve (out, (size_t) n);
+   memset (out->str + out->len, ' ', (size_t) n);
+   out->len += (uint32_t) n;
+   out->str[out->len] = '\0';
 }
 
 /* Measures s as JS would after removeColors(): *units is String.length (UTF-16 code units) and *width the
  * number of code points (our stand-in for getStringWidth, which also knows wide and zero-width characters). */
 void
-output_measure (const char *s, size_t *units, size_t *width)
+output_measure_n (const char *s, size_t len, size_t *units, size_t *width)
 {
    size_t u = 0, w = 0;
+   const unsigned char *end = (const unsigned char *) s + len;
 
-   for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-      if (p[0] == 0x1b && p[1] == '[' && p[2] >= '0' && p[2] <= '9') {
+   for (const unsigned char *p = (const unsigned char *) s; p < end; p++) {
+      if (p[0] == 0x1b && end - p >= 4 && p[1] == '[' && p[2] >= '0' && p[2] <= '9') {
          const unsigned char *q = p + 3;
-         if (*q >= '0' && *q <= '9') {
+         if (*q >= '0' && *q <= '9' && q + 1 < end) {
             q++;
          }
          if (*q == 'm') {
@@ -62,6 +111,12 @@ output_measure (const char *s, size_t *units, size_t *width)
    }
    *units = u;
    *width = w;
+}
+
+void
+output_measure (const char *s, size_t *units, size_t *width)
+{
+   output_measure_n (s, strlen (s), units, width);
 }
 
 size_t
@@ -175,7 +230,18 @@ output_str_escape (bson_string_t *out, const char *s, size_t len, bool lone_high
    bson_string_append_c (out, quote);
    for (size_t i = 0; i < len;) {
       uint32_t cp;
-      size_t n = output_utf8_next ((const unsigned char *) s + i, len - i, &cp);
+      size_t n, run = i;
+
+      /* a run of printable ASCII that needs no escape goes in one piece */
+      while (run < len && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '\\' && !(s[run] == '\'' && quote == '\'')) {
+         run++;
+      }
+      if (run > i) {
+         output_append_n (out, s + i, run - i);
+         i = run;
+         continue;
+      }
+      n = output_utf8_next ((const unsigned char *) s + i, len - i, &cp);
 
       if ((cp == '\'' && quote == '\'') || cp == '\\') {
          bson_string_append_c (out, '\\');
@@ -225,9 +291,15 @@ output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *
 
    for (size_t i = 0; i < len;) {
       uint32_t cp;
-      size_t n = output_utf8_next ((const unsigned char *) s + i, len - i, &cp);
-      size_t u = cp >= 0x10000 ? 2 : 1;
+      size_t n, u;
 
+      if (ctx->max_string_length < 0 && (unsigned char) s[i] < 0x80) {
+         units++; /* nothing to cut: an ASCII byte is one unit */
+         i++;
+         continue;
+      }
+      n = output_utf8_next ((const unsigned char *) s + i, len - i, &cp);
+      u = cp >= 0x10000 ? 2 : 1;
       if (ctx->max_string_length >= 0 && cut == len && units + u > (size_t) ctx->max_string_length) {
          cut = i;
          if (u == 2 && units + 1 == (size_t) ctx->max_string_length) {
@@ -266,6 +338,8 @@ output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *
          output_stylize (out, ctx, piece->str, OUTPUT_STYLE_STRING);
          bson_string_free (piece, true);
       }
+   } else if (!ctx->opts->color) {
+      output_str_escape (out, s, cut, lone, surrogate); /* uncoloured: straight into out */
    } else {
       bson_string_t *piece = bson_string_new (NULL);
 
@@ -282,8 +356,13 @@ output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *
 void
 output_quoted (bson_string_t *out, const output_ctx_t *ctx, const char *s)
 {
-   bson_string_t *piece = bson_string_new (NULL);
+   bson_string_t *piece;
 
+   if (!ctx->opts->color) {
+      output_str_escape (out, s, strlen (s), false, 0);
+      return;
+   }
+   piece = bson_string_new (NULL);
    output_str_escape (piece, s, strlen (s), false, 0);
    output_stylize (out, ctx, piece->str, OUTPUT_STYLE_STRING);
    bson_string_free (piece, true);

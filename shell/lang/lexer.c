@@ -202,6 +202,14 @@ lex_is_curly_quote (unsigned cp)
    return cp == 0x2018 || cp == 0x2019 || cp == 0x201c || cp == 0x201d;
 }
 
+/* An ASCII character that may continue an identifier. */
+static inline bool
+lex_ascii_ident (char ch)
+{
+   unsigned char c = (unsigned char) ch;
+   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
 /* Byte length of the identifier character at off (0 when there is none). start selects the first-character rule. */
 static size_t
 lex_ident_char (const sh_lexer_t *lx, size_t off, bool start)
@@ -752,7 +760,12 @@ lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
       return lex_number (lx, tok, err);
    }
    if (lex_ident_char (lx, lx->off, true)) {
-      while ((n = lex_ident_char (lx, lx->off, false)) > 0) {
+      /* ASCII letters, digits, _ and $ in one pass (most names), then lex_ident_char for whatever follows */
+      for (;;) {
+         while (lx->off < lx->len && lex_ascii_ident (lx->src[lx->off]))
+            lex_skip (lx, 1);
+         if (!(n = lex_ident_char (lx, lx->off, false)))
+            break;
          lex_skip (lx, n);
       }
       lex_finish (lx, tok, SH_TOK_IDENT);

@@ -213,8 +213,9 @@ parser_in_list (const char *text, size_t len, const char *const *list)
 {
    size_t i;
 
+   /* the first byte tells most words apart before any length is measured (every statement asks of js_words) */
    for (i = 0; list[i]; i++) {
-      if (strlen (list[i]) == len && memcmp (list[i], text, len) == 0) {
+      if (len && list[i][0] == text[0] && strnlen (list[i], len + 1) == len && memcmp (list[i], text, len) == 0) {
          return true;
       }
    }
@@ -247,6 +248,8 @@ p_stmt_destroy (sh_stmt_t *st)
 {
    size_t i;
 
+   if (st->resolved && st->resolved_free)
+      st->resolved_free (st->resolved);
    bson_free (st->word);
    bson_free (st->word2);
    for (i = 0; i < st->nsegs; i++) {

@@ -41,6 +41,11 @@ typedef struct {
    sh_pos_t word2_pos;
    sh_seg_t *segs; /* SH_STMT_CHAIN: segs[0] is the root identifier; owned */
    size_t nsegs;
+   /* What the statement resolves to, kept by the layer that resolves it (shell/dispatch.c, dispatch_prepare) so the
+    * steps of a script (validation, pre-flight, output, run) resolve it once; opaque here. Owned: freed with the
+    * statement by resolved_free. NULL until then, and for a statement nobody prepared. */
+   struct sh_resolved *resolved;
+   void (*resolved_free) (struct sh_resolved *resolved);
 } sh_stmt_t;
 
 /* A whole parsed input: every statement, in order. The source text is kept so errors can show the line. */

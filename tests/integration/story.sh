@@ -42,8 +42,9 @@ else
    fail "story.wire" "shardsim did not start"
 fi
 
-# ---- shardsim: timed reshardCollection, moveCollection, unshardCollection (8.0) ----
-if sim_start --version 8.0 --reshard-ms 3000 --chunk-size-kb 64 --load app.big:ascending:3000 \
+# ---- shardsim: timed reshardCollection, moveCollection, unshardCollection (8.0); 8 s each, so that the checks made
+# while one runs still find it running on a loaded machine (tests/run.sh runs two tests at a time) ----
+if sim_start --version 8.0 --reshard-ms 8000 --chunk-size-kb 64 --load app.big:ascending:3000 \
    --load app.logs:ascending:400:unsharded; then
    run 'sh.reshardCollection("app.big", {absent: 1})' > "$TMPD/reshard.out" &
    bg=$!

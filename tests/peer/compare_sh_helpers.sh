@@ -8,6 +8,7 @@
 # so they are not retryable writes and carry no txnNumber). Two dates depend on the moment a client runs and are
 # replaced by placeholders: the changelog window ("yesterday") and sh.status's mongos window (newest ping - 60 s,
 # which moves because the simulated mongos keeps pinging). shardsh's version gate also sends a buildInfo, ignored like mongosh's.
+# mongosh is started once per shardsim and given the cases one at a time (tests/peer/lib.sh's mongosh_run).
 # COMPARE_ONLY=<text> runs only the cases whose name contains it. Needs jq; mongosh comes from MONGOSH or is installed into .cache/mongosh as tests/peer/mongosh_peer.sh does.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
@@ -28,8 +29,7 @@ run_case() {
    n0=$(wc -l < "$LOGF")
    NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI/test" --eval "$ours" > "$TMPD/ours.out" 2>&1
    n1=$(wc -l < "$LOGF")
-   "$MONGOSH" "$SIM_URI/test" --quiet --eval "$theirs" > "$TMPD/theirs.out" 2>&1
-   sleep 0.1 # mongosh's endSessions may still be on its way; it is ignored, but keep slices apart
+   mongosh_run "$theirs" "$TMPD/theirs.out"
    n2=$(wc -l < "$LOGF")
    sed -n "$((n0 + 1)),${n1}p" "$LOGF" > "$TMPD/ours.log"
    sed -n "$((n1 + 1)),${n2}p" "$LOGF" > "$TMPD/theirs.log"
@@ -156,21 +156,25 @@ for v in 4.4 8.0 8.2 8.3; do
       fail "compare-sh.$v.start" "shardsim did not start"
       continue
    fi
+   mongosh_open "$SIM_URI/test"
    echo "$CASES" | while IFS='|' read -r versions name mode ours theirs; do
       case " $versions " in *" $v "*) ;; *) continue ;; esac
       case "$name" in *"${COMPARE_ONLY:-}"*) ;; *) continue ;; esac
       run_case "$v" "$name" "$mode" "$ours" "$theirs"
    done
    # convertShardKeyToHashed: shardsh computes locally (sends nothing), mongosh asks the server; the values agree
-   [ "$v" = 8.2 ] || [ "$v" = 8.3 ] && { sim_stop; continue; }
+   [ "$v" = 8.2 ] || [ "$v" = 8.3 ] && { mongosh_close; sim_stop; continue; }
    for value in 42 '"hello"' '{a: 1}' 'NumberLong("-5")' '1.5' 'ObjectId("65f000000000000000000001")'; do
       ours=$(NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval "convertShardKeyToHashed($value)" 2>&1)
-      theirs=$("$MONGOSH" "$SIM_URI/test" --quiet --eval "convertShardKeyToHashed($value)" 2>&1)
+      mongosh_run "convertShardKeyToHashed($value)" "$TMPD/theirs.out"
+      # the REPL's prompt before the value, and its empty lines, are not the value
+      theirs=$(sed -e 's/^\[direct: mongos\] [A-Za-z0-9_]*> //' -e '/^$/d' "$TMPD/theirs.out")
       case "$theirs" in
       *ECONNREFUSED*) # say whether shardsim is still there, to tell a crash from a refused connection
          theirs="$theirs (shardsim $(kill -0 "$SIM_PID" 2> /dev/null && echo alive || echo gone): $(tail -c 300 "$TMPD/sim.err"))" ;;
       esac
       check_eq "compare-sh.$v.convertShardKeyToHashed($value)" "$theirs" "$ours"
    done
+   mongosh_close
    sim_stop
 done

@@ -2,9 +2,10 @@
 # traffic in shardsim's --log-commands log, so both clients' command documents can be compared line for line.
 
 # normalise LOG: the commands of a log slice, one { db, cmd } per line. Dropped as driver traffic: the handshake and
-# monitoring hellos, mongosh's start-up queries (buildInfo unless KEEP_BUILDINFO=1, the atlascli aggregate,
-# getParameter, atlasVersion, getLog), endSessions, getMore, killCursors, and the envelope (lsid, $clusterTime,
-# txnNumber, $db). Values that depend on the moment or the client are replaced by placeholders: a new ObjectId _id of
+# monitoring hellos (and the node driver's round-trip pings every 10 s: a hello without a session, where the
+# helpers' own hellos always carry one), mongosh's start-up queries (buildInfo unless KEEP_BUILDINFO=1, the
+# atlascli aggregate, getParameter, atlasVersion, getLog), endSessions, getMore, killCursors, and the envelope (lsid,
+# $clusterTime, txnNumber, $db). Values that depend on the moment or the client are replaced by placeholders: a new ObjectId _id of
 # an insert, the changelog window ("yesterday") and sh.status's mongos window (newest ping - 60 s).
 normalise() {
    jq -c --arg keepbi "${KEEP_BUILDINFO:-}" 'select(.op == "OP_MSG")
@@ -13,7 +14,7 @@ normalise() {
                            "atlasVersion", "getParameter", "getLog")) | not)
       | select((($name | IN("buildInfo", "buildinfo")) | not) or ($keepbi == "1"))
       | select(($name == "hello" and ($c | has("helloOk") or has("topologyVersion") or has("client")
-                                         or has("maxAwaitTimeMS"))) | not)
+                                         or has("maxAwaitTimeMS") or (has("lsid") | not))) | not)
       | select(($name == "aggregate" and $c.aggregate == "atlascli") | not)
       | { db: .db, cmd: ($c | del(.lsid, ."$clusterTime", .txnNumber, ."$db")) }
       | if .cmd.insert then .cmd.documents |= map(if (._id | type) == "object" and (._id | has("$oid"))
@@ -22,4 +23,49 @@ normalise() {
       | if .cmd.aggregate == "mongos" then .cmd.pipeline[0]["$match"].ping["$gt"] = "<newest ping - 60 s>" else . end
       | if .cmd.find == "mongos" and (.cmd.filter.ping | type) == "object" then .cmd.filter.ping["$gt"] = "<newest ping - 60 s>"
         else . end' "$1"
+}
+
+# One mongosh per shardsim, fed statement by statement: starting mongosh costs ~1.5 s of CPU, and the comparisons
+# send a hundred statements per version. mongosh reads its standard input (a FIFO here) as a REPL does, one line at
+# a time, and each statement is followed by a print of a marker, so mongosh_run returns once the statement's
+# commands have all been answered.
+# mongosh_open URI: starts it; sets MS_PID and MS_OUT (everything it prints).
+mongosh_open() {
+   MS_OUT="$TMPD/mongosh.$$.out"
+   _fifo="$TMPD/mongosh.$$.in"
+   rm -f "$_fifo" && mkfifo "$_fifo" || return 1
+   : > "$MS_OUT"
+   "$MONGOSH" "$1" --quiet < "$_fifo" > "$MS_OUT" 2>&1 &
+   MS_PID=$!
+   exec 7> "$_fifo"
+}
+
+# mongosh_run CODE [OUTFILE]: runs one line of code in the open mongosh and waits (at most 120 s) for it to end;
+# OUTFILE gets what it printed. Returns 1 when mongosh died or timed out.
+mongosh_run() {
+   # the marker is unique even when callers run in subshells (a pipe into a while loop), which keep their own MS_N
+   MS_N="$(date +%s%N).$$"
+   _from=$(wc -c < "$MS_OUT")
+   # first, what only a new mongosh process has: no hello result cached on any database (mongosh's helpers send one
+   # hello per Database object and reuse its answer; shardsh's --eval, a new process per case, sends its own)
+   _fresh='Object.values(db.getMongo()._databases).forEach((d) => { d._cachedHello = null; });'
+   printf '%s\n%s\nprint("@@mongosh_run done %s")\n' "$_fresh" "$1" "$MS_N" >&7 || return 1
+   _i=0
+   until grep -q "@@mongosh_run done $MS_N\$" "$MS_OUT"; do
+      if ! kill -0 "$MS_PID" 2> /dev/null || [ "$_i" -ge 6000 ]; then
+         [ -n "${2:-}" ] && tail -c +$((_from + 1)) "$MS_OUT" > "$2"
+         return 1
+      fi
+      sleep 0.02
+      _i=$((_i + 1))
+   done
+   [ -n "${2:-}" ] && tail -c +$((_from + 1)) "$MS_OUT" | grep -v "@@mongosh_run done $MS_N\$" > "$2"
+   return 0
+}
+
+# mongosh_close: ends the open mongosh (end of input) and waits for it.
+mongosh_close() {
+   exec 7>&-
+   wait "$MS_PID" 2> /dev/null
+   MS_PID=""
 }

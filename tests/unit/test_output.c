@@ -2,6 +2,7 @@
  * printed for the same BSON, the command recorded beside it), plus cases built here with BCON and bson_append_*
  * for JSON mode, the options and the edge cases mongosh cannot show. */
 #include <bson/bson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,48 @@ format_case (const char *kind, const char *variant, const bson_t *input)
    return result;
 }
 
+/* What output_write_value writes for value (caller frees with free). */
+static char *
+write_value (const bson_value_t *value, const output_opts_t *opts, bool *ok)
+{
+   char *text = NULL;
+   size_t len = 0;
+   FILE *f = open_memstream (&text, &len);
+
+   *ok = output_write_value (f, value, opts);
+   fclose (f);
+   return text;
+}
+
+/* The golden case written through output_write_value (the streaming path cmd_print_stats takes); NULL as
+ * format_case. Caller frees with free. */
+static char *
+write_case (const char *kind, const char *variant, const bson_t *input)
+{
+   output_opts_t opts = output_opts_default (OUTPUT_PRETTY, strcmp (variant, "color") == 0);
+   bson_iter_t iter;
+   bson_value_t v = { .value_type = BSON_TYPE_DOCUMENT };
+   bool ok;
+
+   if (strcmp (variant, "deep") == 0) {
+      opts.depth = -1;
+   }
+   if (strcmp (kind, "doc") == 0) {
+      v.value.v_doc.data = (uint8_t *) bson_get_data (input);
+      v.value.v_doc.data_len = input->len;
+      return write_value (&v, &opts, &ok);
+   }
+   if (!bson_iter_init_find (&iter, input, "v")) {
+      return NULL;
+   }
+   if (strcmp (kind, "array-oneline") == 0) {
+      opts.one_line_key = "chunks";
+   } else if (strcmp (kind, "value") != 0 && strcmp (kind, "array") != 0) {
+      return NULL;
+   }
+   return write_value (bson_iter_value (&iter), &opts, &ok);
+}
+
 /* Runs every case of the golden file. Lines: "=== name kind variant", "# command", input JSON, "---", expected
  * lines up to the next "===" line (the blank line before it is a separator). */
 static void
@@ -144,8 +187,12 @@ test_golden_cases (void)
       want = unescape_expected (expected->str);
       got = format_case (kind, variant, input);
       CHECK_STR (label, want, got);
-      bson_free (want);
       bson_free (got);
+      got = write_case (kind, variant, input);
+      bson_strncpy (label + strlen (label), " written", sizeof label - strlen (label));
+      CHECK_STR (label, want, got);
+      free (got);
+      bson_free (want);
       bson_destroy (input);
       bson_string_free (expected, true);
       line = strtok_r (NULL, "\n", &save);
@@ -398,6 +445,88 @@ test_options_and_edges (void)
    bson_destroy (wide);
 }
 
+/* fopencookie's write: counts the writes that reach the stream. */
+static ssize_t
+count_write (void *cookie, const char *buf, size_t size)
+{
+   (void) buf;
+   (*(int *) cookie)++;
+   return (ssize_t) size;
+}
+
+/* output_write_value on a value whose text is megabytes (sh.status's shape on a big cluster: a per-collection array
+ * of per-shard documents, plus a long array of numbers that groups into columns): the same text as
+ * output_format_value, written in several pieces as it goes, and a failed write reported. */
+static void
+test_write_large (void)
+{
+   bson_t doc = BSON_INITIALIZER, dist, nums;
+   bson_value_t v = { .value_type = BSON_TYPE_DOCUMENT };
+   output_opts_t opts = output_opts_default (OUTPUT_PRETTY, false);
+   cookie_io_functions_t io = { .write = count_write };
+   int writes = 0;
+   char *want, *got;
+   bool ok;
+   FILE *f;
+
+   BSON_APPEND_ARRAY_BEGIN (&doc, "shardedDataDistribution", &dist);
+   for (int i = 0; i < 300; i++) {
+      bson_t coll, shards, row;
+      char k[16], ns[32], shard[32];
+      bson_snprintf (k, sizeof k, "%d", i);
+      bson_snprintf (ns, sizeof ns, "db%d.coll", i);
+      BSON_APPEND_DOCUMENT_BEGIN (&dist, k, &coll);
+      BSON_APPEND_UTF8 (&coll, "ns", ns);
+      BSON_APPEND_ARRAY_BEGIN (&coll, "shards", &shards);
+      for (int j = 0; j < 60; j++) {
+         bson_snprintf (k, sizeof k, "%d", j);
+         bson_snprintf (shard, sizeof shard, "shard%04d", j);
+         BSON_APPEND_DOCUMENT_BEGIN (&shards, k, &row);
+         BSON_APPEND_UTF8 (&row, "shardName", shard);
+         BSON_APPEND_INT64 (&row, "numOwnedDocuments", (int64_t) i * j);
+         bson_append_document_end (&shards, &row);
+      }
+      bson_append_array_end (&coll, &shards);
+      bson_append_document_end (&dist, &coll);
+   }
+   bson_append_array_end (&doc, &dist);
+   BSON_APPEND_ARRAY_BEGIN (&doc, "numbers", &nums);
+   for (int i = 0; i < 5000; i++) {
+      char k[16];
+      bson_snprintf (k, sizeof k, "%d", i);
+      BSON_APPEND_INT32 (&nums, k, i % 97);
+   }
+   bson_append_array_end (&doc, &nums);
+   v.value.v_doc.data = (uint8_t *) bson_get_data (&doc);
+   v.value.v_doc.data_len = doc.len;
+
+   for (int deep = 0; deep < 2; deep++) {
+      opts.depth = deep ? -1 : 6;
+      want = output_format_value (&v, &opts);
+      got = write_value (&v, &opts, &ok);
+      CHECK (deep ? "write_large deep: written" : "write_large: written", ok);
+      CHECK_STR (deep ? "write_large deep: same text" : "write_large: same text", want, got);
+      CHECK (deep ? "write_large deep: over a megabyte" : "write_large: over 256 KiB",
+             strlen (want) > (deep ? 1000000u : 262144u));
+      bson_free (want);
+      free (got);
+   }
+
+   f = fopencookie (&writes, "w", io);
+   setvbuf (f, NULL, _IONBF, 0);
+   CHECK ("write_large: to a counting stream", output_write_value (f, &v, &opts));
+   fclose (f);
+   CHECK ("write_large: written in pieces as it goes", writes >= 4);
+
+   f = fopen ("/dev/full", "w");
+   if (f) {
+      setvbuf (f, NULL, _IONBF, 0);
+      CHECK ("write_large: a failed write is reported", !output_write_value (f, &v, &opts));
+      fclose (f);
+   }
+   bson_destroy (&doc);
+}
+
 int
 main (void)
 {
@@ -406,5 +535,6 @@ main (void)
    test_bcon_documents ();
    test_values ();
    test_options_and_edges ();
+   test_write_large ();
    UNIT_EXIT ();
 }

@@ -24,8 +24,8 @@ static const char build_once_script[] = "sh.moveChunk(\"app.users\", {_id: 5}, \
                                         "db.users.count()\n"
                                         "sh.getRecentMigrations()\n";
 
-/* Runs the script as the script runner does (validate every statement, then run each) under --dry-run and checks
- * that build() ran once per statement that has one, and that what was sent is what building again would send. */
+/* Runs the script as the script runner does (prepare and validate every statement, then run each) under --dry-run and
+ * checks that build() ran once per statement that has one, and that what was sent is what building again would send. */
 static void
 test_build_once (void)
 {
@@ -52,7 +52,7 @@ test_build_once (void)
    }
    before = sh_requests_build_count ();
    for (size_t i = 0; i < script.n; i++)
-      ok = dispatch_validate (&ctx, &script.stmts[i], &err) && ok;
+      ok = dispatch_prepare (&ctx, &script.stmts[i]) && dispatch_validate (&ctx, &script.stmts[i], &err) && ok;
    validated = sh_requests_build_count () - before;
    for (size_t i = 0; i < script.n; i++) {
       const sh_stmt_t *st = &script.stmts[i];
@@ -75,6 +75,53 @@ test_build_once (void)
    fclose (ctx.out_fp);
    free (out_text);
    sh_script_destroy (&script);
+   bson_free (ctx.db);
+   bson_free (ctx.hello_db);
+}
+
+/* A long script (5,000 statements, past the 4,096 requests the dispatcher once kept) builds each statement once: the
+ * requests its validation built wait in the statement's record for its run. */
+static void
+test_build_once_long (void)
+{
+   sh_options_t opts;
+   sh_ctx_t ctx;
+   sh_script_t script;
+   sh_error_t err;
+   bson_string_t *text = bson_string_new (NULL);
+   size_t before, validated, ran;
+   bool ok = true;
+   FILE *sink = fopen ("/dev/null", "w");
+
+   memset (&opts, 0, sizeof opts);
+   opts.dry_run = true;
+   memset (&ctx, 0, sizeof ctx);
+   ctx.opts = &opts;
+   ctx.db = bson_strdup ("test");
+   ctx.out_fp = sink;
+   ctx.err_fp = sink;
+   for (int i = 0; i < 5000; i++)
+      bson_string_append_printf (text, "db.adminCommand({ping: %d})\n", i);
+   sh_error_clear (&err);
+   if (!sh_parse_script ("<test>", text->str, text->len, &script, &err)) {
+      UNIT_FAIL ("requests/build once, long: the script parses", "%s", err.message);
+      bson_string_free (text, true);
+      fclose (sink);
+      return;
+   }
+   before = sh_requests_build_count ();
+   for (size_t i = 0; i < script.n; i++)
+      ok = dispatch_prepare (&ctx, &script.stmts[i]) && dispatch_validate (&ctx, &script.stmts[i], &err) && ok;
+   validated = sh_requests_build_count () - before;
+   for (size_t i = 0; i < script.n; i++)
+      ok = dispatch_stmt (&ctx, &script.stmts[i], &err) && ok;
+   ran = sh_requests_build_count () - before - validated;
+   CHECK ("requests/build once, long: 5,000 statements validate and run under --dry-run", ok && script.n == 5000);
+   CHECK ("requests/build once, long: validation builds each once", validated == 5000);
+   CHECK ("requests/build once, long: the run builds none again", ran == 0);
+   sh_script_destroy (&script);
+   bson_string_free (text, true);
+   fclose (sink);
    bson_free (ctx.db);
    bson_free (ctx.hello_db);
 }
@@ -116,5 +163,6 @@ main (void)
    CHECK ("requests/usable again after destroy", reqs.n == 1);
    sh_requests_destroy (&reqs);
    test_build_once ();
+   test_build_once_long ();
    UNIT_EXIT ();
 }

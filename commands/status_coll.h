@@ -1,0 +1,54 @@
+/* What sh.status's two files share: status.c (the phases, the result, printing) and status_coll.c (one sharded
+ * collection's section). Private to them. */
+#ifndef SHARDSH_STATUS_COLL_H
+#define SHARDSH_STATUS_COLL_H
+
+#include <bson/bson.h>
+#include <stdbool.h>
+
+#include "shell/core/ctx.h"
+#include "shell/core/errors.h"
+
+#define STATUS_MAX_ROWS 20
+#define STATUS_TOO_MANY_CHUNKS "too many chunks to print, use verbose if you want to force print"
+#define STATUS_TOO_MANY_TAGS "too many tags to print, use verbose if you want to force print"
+
+/* What sh.status prints of one collection, as config.* gave it: chunk counts per shard ({shard, nChunks} sorted by
+ * shard), the first chunks by min (at most 21 unless verbose) and the first zone ranges by min (at most 20 unless
+ * verbose). Borrowed arrays. */
+typedef struct {
+   const bson_t *counts, *chunks, *tags;
+} status_coll_rows_t;
+
+/* Runs cmd (destroyed here) as a cursor command on db and replaces *docs with up to max documents (0: all). */
+bool
+status_run_docs (sh_ctx_t *ctx, const char *db, bson_t *cmd, size_t max, bson_t *docs, sh_error_t *err);
+
+/* JS truthiness of a field (absent, null, undefined, false, 0, NaN and "" are false). */
+bool
+status_truthy (const bson_t *doc, const char *path);
+
+/* Appends "<ns>": { shardKey, unique, balancing, allowMigrations, chunkMetadata, chunks, tags } to colls from rows
+ * (coll is the config.collections document). */
+void
+status_collection_render (const bson_t *coll, const status_coll_rows_t *rows, bool verbose, bson_t *colls);
+
+/* The same from mongosh's three reads for this collection (4.4 metadata, verbose). */
+bool
+status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verbose, bson_t *colls, sh_error_t *err);
+
+/* True when status_aggregate_rows can stand in for status_collection's reads (collections: config.collections). */
+bool
+status_can_aggregate (const bson_t *collections, bool verbose);
+
+/* One aggregate over cfg's config.collections: docs receives { _id, counts, chunks, tags } per sharded collection,
+ * in _id order (an array document the caller destroys). */
+bool
+status_aggregate_rows (sh_ctx_t *ctx, const char *cfg, bson_t *docs, sh_error_t *err);
+
+/* Points rows (and counts, chunks, tags, static views) at ns's entry in docs; false when it is not there. */
+bool
+status_find_rows (const bson_t *docs, const char *ns, status_coll_rows_t *rows, bson_t *counts, bson_t *chunks,
+                  bson_t *tags);
+
+#endif
