@@ -93,7 +93,7 @@ hot_text (const snapshot_t *s, const snap_coll_t *co, char *buf, size_t len)
    buf[0] = '\0';
    if (co->hot_shard >= 0 && co->has_hot_range) {
       bool top = !strcmp (co->hot_range_end, "MaxKey");
-      snap_short_dates (top ? co->top_min : co->bottom_max, NULL, v, sizeof v);
+      snap_short_dates (snap_coll_end (co, top ? SNAP_TOP_MIN : SNAP_BOTTOM_MAX), NULL, v, sizeof v);
       snprintf (buf, len, "%s %s %s %s", crt_glyphs->hot, s->shards[co->hot_range_shard].name, top ? ">=" : "<", v);
    } else if (co->hot_shard >= 0) {
       snprintf (buf, len, "%s %s", crt_glyphs->hot, s->shards[co->hot_shard].name);

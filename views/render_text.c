@@ -167,9 +167,9 @@ render_json (FILE *out, const snapshot_t *s)
    }
    fprintf (out,
             ", \"sampleMillis\": %lld, \"roundTrips\": %d, \"incremental\": %s, \"collectionsRecounted\": %d, "
-            "\"intervalSec\": %.3g, \"stale\": %s, \"error\": ",
-            (long long) s->sample_ms, s->round_trips, s->incremental ? "true" : "false", s->colls_reread, s->interval_s,
-            s->stale ? "true" : "false");
+            "\"quiet\": %s, \"countersRead\": %d, \"intervalSec\": %.3g, \"stale\": %s, \"error\": ",
+            (long long) s->sample_ms, s->round_trips, s->incremental ? "true" : "false", s->colls_reread,
+            s->quiet ? "true" : "false", s->stats_read, s->interval_s, s->stale ? "true" : "false");
    if (s->stale)
       json_str (out, s->error);
    else
@@ -214,8 +214,8 @@ render_json (FILE *out, const snapshot_t *s)
       if (co->has_hot_range) {
          fputs ("{\"shard\": ", out);
          json_str (out, s->shards[co->hot_range_shard].name);
-         fprintf (out, ", \"min\": %s, \"max\": %s, \"end\": \"%s\"}", co->hot_min_json, co->hot_max_json,
-                  co->hot_range_end);
+         fprintf (out, ", \"min\": %s, \"max\": %s, \"end\": \"%s\"}", snap_coll_hot_min_json (co),
+                  snap_coll_hot_max_json (co), co->hot_range_end);
       } else {
          fputs ("null", out);
       }
@@ -337,8 +337,11 @@ render_text (FILE *out, const snapshot_t *s)
          fprintf (out, "  w/s=%s", snap_fmt_count (co->writes_ps, a, sizeof a));
       if (co->hot_shard >= 0)
          fprintf (out, "  %s %s", crt_glyphs->hot, s->shards[co->hot_shard].name);
-      if (co->has_hot_range)
-         fprintf (out, " range %s", co->hot_range);
+      if (co->has_hot_range) {
+         char range[2 * SNAP_TEXT + 8];
+         snap_coll_hot_range (co, range, sizeof range);
+         fprintf (out, " range %s", range);
+      }
       fputc ('\n', out);
       if (co->balance_why[0])
          fprintf (out, "%-24s   (%s)\n", "", co->balance_why);

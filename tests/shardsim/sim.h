@@ -382,8 +382,14 @@ sim_scenario_build (char *errbuf, size_t errlen);
 
 bool
 sim_log_open (const char *path);
+/* Logs one command after it ran: t_ms is when it arrived, cpu_us the CPU time the serving thread spent running it
+ * (CLOCK_THREAD_CPUTIME_ID around the dispatch: the lookup, the command and its reply document; neither the wire
+ * parse, the send, the wait for the state lock nor the background thread's work count). */
 void
-sim_log_command (int32_t conn_id, int32_t opcode, const char *db, const bson_t *cmd);
+sim_log_command (int32_t conn_id, int32_t opcode, const char *db, const bson_t *cmd, int64_t t_ms, int64_t cpu_us);
+/* The calling thread's CPU time in microseconds (for sim_log_command's cpu_us). */
+int64_t
+sim_log_thread_cpu_us (void);
 void
 sim_log_close (void);
 

@@ -786,7 +786,8 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
    if (bson_iter_init (&it, &msg->cmd) && bson_iter_next (&it)) {
       name = bson_iter_key (&it);
    }
-   sim_log_command (conn->id, msg->opcode, msg->db, &msg->cmd);
+   int64_t t_ms = clock_wall_ms ();
+   int64_t cpu0 = sim_log_thread_cpu_us ();
    pthread_mutex_lock (&sim_g.lock);
    sim_ctx_t ctx = {
       .conn = conn, .db = msg->db, .name = name, .cmd = &msg->cmd, .op_query = msg->opcode == SIM_OP_QUERY
@@ -848,4 +849,5 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
 done:
    sim_append_cluster_time (reply);
    pthread_mutex_unlock (&sim_g.lock);
+   sim_log_command (conn->id, msg->opcode, msg->db, &msg->cmd, t_ms, sim_log_thread_cpu_us () - cpu0);
 }

@@ -1,5 +1,6 @@
-/* shardsim's --log-commands: one JSON line per received command (time, connection, opcode, database and the command
- * as canonical Extended JSON), flushed per line so a test can assert exactly what a client sent. */
+/* shardsim's --log-commands: one JSON line per received command (arrival time, connection, opcode, database, the
+ * command as canonical Extended JSON and the CPU time it took in microseconds), written when the command has run and
+ * before its reply is sent, flushed per line so a test can assert exactly what a client sent. */
 #include "tests/shardsim/sim.h"
 
 static FILE *sim_log_file;
@@ -29,8 +30,18 @@ sim_log_json_string (FILE *f, const char *s)
    fputc ('"', f);
 }
 
+int64_t
+sim_log_thread_cpu_us (void)
+{
+   struct timespec ts;
+   if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
+      return 0;
+   }
+   return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 void
-sim_log_command (int32_t conn_id, int32_t opcode, const char *db, const bson_t *cmd)
+sim_log_command (int32_t conn_id, int32_t opcode, const char *db, const bson_t *cmd, int64_t t_ms, int64_t cpu_us)
 {
    if (!sim_log_file) {
       return;
@@ -42,10 +53,10 @@ sim_log_command (int32_t conn_id, int32_t opcode, const char *db, const bson_t *
       bson_destroy (&redacted);
    }
    pthread_mutex_lock (&sim_log_lock);
-   fprintf (sim_log_file, "{\"t\": %lld, \"conn\": %d, \"op\": \"%s\", \"db\": ", (long long) clock_wall_ms (),
-            (int) conn_id, opcode == SIM_OP_QUERY ? "OP_QUERY" : "OP_MSG");
+   fprintf (sim_log_file, "{\"t\": %lld, \"conn\": %d, \"op\": \"%s\", \"db\": ", (long long) t_ms, (int) conn_id,
+            opcode == SIM_OP_QUERY ? "OP_QUERY" : "OP_MSG");
    sim_log_json_string (sim_log_file, db);
-   fprintf (sim_log_file, ", \"cmd\": %s}\n", json ? json : "null");
+   fprintf (sim_log_file, ", \"cmd\": %s, \"cpu_us\": %lld}\n", json ? json : "null", (long long) cpu_us);
    fflush (sim_log_file);
    pthread_mutex_unlock (&sim_log_lock);
    bson_free (json);

@@ -4,7 +4,9 @@
  * of a fresh collector, which reads everything: chunk, jumbo and out-of-zone counts per (collection, shard), per
  * collection and per shard, the key-space ends, and sizes. The test also asserts which samples were incremental
  * and how many collections each counted again, and that every change did change the counts (so a stale sample
- * could not pass). */
+ * could not pass). test_quiet checks the skipped $collStats: a sample after which only the dashboard's own reads
+ * moved the router's counters reads none, and an insert, an update or a find by another client makes the next one
+ * read them again, with the write rate showing the writes and going back to 0 once they stop. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +74,10 @@ snap_diff (const snapshot_t *inc, const snapshot_t *full, char *diff, size_t len
       diff_int (diff, len, w, a->data_bytes, b->data_bytes);
       snprintf (w, sizeof w, "%s top", b->ns);
       diff_int (diff, len, w, a->top_shard, b->top_shard);
-      diff_str (diff, len, w, a->top_min_json, b->top_min_json);
+      diff_str (diff, len, w, snap_coll_end (a, SNAP_TOP_MIN_JSON), snap_coll_end (b, SNAP_TOP_MIN_JSON));
       snprintf (w, sizeof w, "%s bottom", b->ns);
       diff_int (diff, len, w, a->bottom_shard, b->bottom_shard);
-      diff_str (diff, len, w, a->bottom_max_json, b->bottom_max_json);
+      diff_str (diff, len, w, snap_coll_end (a, SNAP_BOTTOM_MAX_JSON), snap_coll_end (b, SNAP_BOTTOM_MAX_JSON));
       for (size_t k = 0; k < full->nshards; k++) {
          const snap_cell_t *x = snap_coll_cell (a, (int) k), *y = snap_coll_cell (b, (int) k);
          const snap_act_t *xa = snap_coll_act (a, (int) k), *ya = snap_coll_act (b, (int) k);
@@ -285,6 +287,72 @@ run_version (const char *version)
    fclose (sink);
 }
 
+/* The collection ns's write and read rates in snap (-1 when it is not there). */
+static double
+coll_rate (const snapshot_t *snap, const char *ns, bool writes)
+{
+   for (size_t i = 0; i < snap->ncolls; i++)
+      if (!strcmp (snap->colls[i].ns, ns))
+         return writes ? snap->colls[i].writes_ps : snap->colls[i].reads_ps;
+   return -1;
+}
+
+static void
+test_quiet (void)
+{
+   sim_t sim;
+   const char *args[] = { "--scenario", "large", "--large-shards", "4", "--large-collections", "3", "--large-chunks",
+                          "30",         NULL };
+   sh_options_t opts;
+   sh_ctx_t ctx;
+   collect_opts_t o = collect_opts_default ();
+   collect_t *c;
+   snapshot_t cur = { 0 };
+   FILE *sink = tmpfile ();
+   const char *ns = "db000.coll000";
+
+   if (!simproc_start (&sim, "/tmp/shardsh-test-dash-quiet.port", args, 100, 50, "serverSelectionTimeoutMS=5000")) {
+      UNIT_FAIL ("dash_quiet/start", "%s", "shardsim did not start");
+      sim_stop (&sim);
+      fclose (sink);
+      return;
+   }
+   simctx_init (&ctx, &opts, sink, sim.port);
+   o.interval_s = 20;
+   c = collect_new (&ctx, &o);
+   CHECK ("dash_quiet/first_sample", collect_sample (c, &cur));
+   CHECK ("dash_quiet/first_reads_counters", !cur.quiet && cur.stats_read == (int) cur.ncolls && cur.ncolls >= 3);
+   CHECK ("dash_quiet/nothing_happened_no_collstats", collect_sample (c, &cur) && cur.quiet && cur.stats_read == 0);
+   /* serverStatus, balancerStatus, settings, shards, collections, tags, the changed-chunks aggregate, events,
+    * migrations in flight, the operations strip's four reads and the closing serverStatus: no $collStats, no
+    * $shardedDataDistribution, no key end */
+   CHECK ("dash_quiet/round_trips", cur.round_trips == 14);
+   CHECK ("dash_quiet/still_quiet", collect_sample (c, &cur) && cur.quiet && cur.stats_read == 0);
+   /* writes through the router: the next sample reads the counters and shows them */
+   usleep (20000);
+   CHECK ("dash_quiet/insert",
+          run (sim.client, "db000",
+               "{\"insert\": \"coll000\", \"documents\": [{\"k\": 1}, {\"k\": 2}, {\"k\": 3}, {\"k\": 4}]}"));
+   CHECK ("dash_quiet/insert_not_hidden", collect_sample (c, &cur) && !cur.quiet && cur.stats_read > 0);
+   CHECK ("dash_quiet/insert_rate_shows", coll_rate (&cur, ns, true) > 0);
+   usleep (20000);
+   CHECK ("dash_quiet/after_writes_quiet_again", collect_sample (c, &cur) && cur.quiet && cur.stats_read == 0);
+   CHECK ("dash_quiet/rate_back_to_zero", coll_rate (&cur, ns, true) == 0);
+   CHECK ("dash_quiet/update",
+          run (sim.client, "db000",
+               "{\"update\": \"coll000\", \"updates\": [{\"q\": {\"k\": 2}, \"u\": {\"$set\": {\"v\": 1}}}]}"));
+   CHECK ("dash_quiet/update_not_hidden",
+          collect_sample (c, &cur) && !cur.quiet && cur.stats_read > 0 && coll_rate (&cur, ns, true) > 0);
+   CHECK ("dash_quiet/find", run (sim.client, "db000", "{\"find\": \"coll000\", \"filter\": {\"k\": 3}}"));
+   CHECK ("dash_quiet/find_not_hidden", collect_sample (c, &cur) && !cur.quiet && cur.stats_read > 0);
+   CHECK ("dash_quiet/read_rate_shows", coll_rate (&cur, ns, false) > 0);
+   snapshot_destroy (&cur);
+   collect_free (c);
+   conn_destroy (&ctx);
+   sim_stop (&sim);
+   fclose (sink);
+}
+
 /* The collector's timeouts go through the connection (conn_set_timeouts): the connection string stays the user's, a
  * client made with other timeouts is dropped (the next command connects with the new ones), the same timeouts keep
  * it, and a string that sets its own timeouts is left alone. No I/O: the client never sends. */
@@ -328,6 +396,7 @@ main (void)
    run_version ("4.4");
    run_version ("5.0");
    run_version ("7.0");
+   test_quiet ();
    test_timeouts ();
    UNIT_EXIT ();
 }

@@ -22,10 +22,13 @@ make_snap (snapshot_t *s, int nshards, int vmajor, bool hashed)
    snprintf (s->colls[0].ns, sizeof s->colls[0].ns, "app.events");
    s->colls[0].hashed = hashed;
    s->colls[0].top_shard = s->colls[0].bottom_shard = -1;
-   snprintf (s->colls[0].top_min, sizeof s->colls[0].top_min, "{ ts: 1000 }");
-   snprintf (s->colls[0].top_max, sizeof s->colls[0].top_max, "{ ts: MaxKey() }");
-   snprintf (s->colls[0].top_min_json, sizeof s->colls[0].top_min_json, "{ \"ts\" : 1000 }");
-   snprintf (s->colls[0].top_max_json, sizeof s->colls[0].top_max_json, "{ \"ts\" : { \"$maxKey\" : 1 } }");
+   {
+      const char *ends[SNAP_END_TEXTS] = { [SNAP_TOP_MIN] = "{ ts: 1000 }",
+                                           [SNAP_TOP_MIN_JSON] = "{ \"ts\" : 1000 }",
+                                           [SNAP_TOP_MAX] = "{ ts: MaxKey() }",
+                                           [SNAP_TOP_MAX_JSON] = "{ \"ts\" : { \"$maxKey\" : 1 } }" };
+      snap_coll_set_ends (&s->colls[0], ends);
+   }
 }
 
 static void
@@ -90,6 +93,7 @@ test_hot_ascending (void)
    snapshot_t prev, cur;
    collect_opts_t o = { .interval_s = 1, .hot_factor = 2.0, .hot_min_rate = 1.0 };
    int64_t ch[3] = { 2, 2, 1 };
+   char range[2 * SNAP_TEXT + 8];
    make_snap (&prev, 3, 7, false);
    make_snap (&cur, 3, 7, false);
    set_chunks (&prev, ch, NULL);
@@ -104,7 +108,9 @@ test_hot_ascending (void)
    CHECK ("judge/shard_rate", cur.shards[1].writes_ps == 50.0);
    CHECK ("judge/hot_shard", cur.colls[0].hot_shard == 1 && cur.shards[1].hot && !cur.shards[0].hot);
    CHECK ("judge/hot_range", cur.colls[0].has_hot_range && cur.colls[0].hot_range_shard == 1);
-   CHECK_STR ("judge/hot_range_text", "{ ts: 1000 } -> { ts: MaxKey() }", cur.colls[0].hot_range);
+   snap_coll_hot_range (&cur.colls[0], range, sizeof range);
+   CHECK_STR ("judge/hot_range_text", "{ ts: 1000 } -> { ts: MaxKey() }", range);
+   CHECK_STR ("judge/hot_range_min_json", "{ \"ts\" : 1000 }", snap_coll_hot_min_json (&cur.colls[0]));
    CHECK_STR ("judge/hot_range_end", "MaxKey", cur.colls[0].hot_range_end);
    /* the range is only named when the inserts go to that end and the hot shard owns it */
    cur.colls[0].top_shard = 0;
@@ -117,10 +123,16 @@ test_hot_ascending (void)
    /* descending inserts land in the MinKey chunk */
    cur.colls[0].key_trend = -1;
    cur.colls[0].bottom_shard = 1;
-   snprintf (cur.colls[0].bottom_min, sizeof cur.colls[0].bottom_min, "{ ts: MinKey() }");
-   snprintf (cur.colls[0].bottom_max, sizeof cur.colls[0].bottom_max, "{ ts: -5 }");
+   {
+      const char *ends[SNAP_END_TEXTS] = { [SNAP_TOP_MIN] = "{ ts: 1000 }",
+                                           [SNAP_TOP_MAX] = "{ ts: MaxKey() }",
+                                           [SNAP_BOTTOM_MIN] = "{ ts: MinKey() }",
+                                           [SNAP_BOTTOM_MAX] = "{ ts: -5 }" };
+      snap_coll_set_ends (&cur.colls[0], ends);
+   }
    collect_judge (&cur, &prev, 2.0, NULL, &o);
-   CHECK_STR ("judge/hot_range_minkey", "{ ts: MinKey() } -> { ts: -5 }", cur.colls[0].hot_range);
+   snap_coll_hot_range (&cur.colls[0], range, sizeof range);
+   CHECK_STR ("judge/hot_range_minkey", "{ ts: MinKey() } -> { ts: -5 }", range);
    snapshot_destroy (&prev);
    snapshot_destroy (&cur);
 }

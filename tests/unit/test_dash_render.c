@@ -62,9 +62,13 @@ canned (snapshot_t *s)
    snap_coll_act_add (&s->colls[0], 1)->hot = true;
    s->colls[0].has_hot_range = true;
    s->colls[0].hot_range_shard = 1;
-   snprintf (s->colls[0].hot_range, sizeof s->colls[0].hot_range, "{ ts: 1000 } -> { ts: MaxKey() }");
-   snprintf (s->colls[0].hot_min_json, sizeof s->colls[0].hot_min_json, "{ \"ts\" : 1000 }");
-   snprintf (s->colls[0].hot_max_json, sizeof s->colls[0].hot_max_json, "{ \"ts\" : { \"$maxKey\" : 1 } }");
+   {
+      const char *ends[SNAP_END_TEXTS] = { [SNAP_TOP_MIN] = "{ ts: 1000 }",
+                                           [SNAP_TOP_MIN_JSON] = "{ \"ts\" : 1000 }",
+                                           [SNAP_TOP_MAX] = "{ ts: MaxKey() }",
+                                           [SNAP_TOP_MAX_JSON] = "{ \"ts\" : { \"$maxKey\" : 1 } }" };
+      snap_coll_set_ends (&s->colls[0], ends);
+   }
    snprintf (s->colls[0].hot_range_end, sizeof s->colls[0].hot_range_end, "MaxKey");
    s->nevents = 1;
    s->events[0].kind = SNAP_EV_MIGRATE_FAIL;

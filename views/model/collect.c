@@ -141,8 +141,18 @@ collect_set_interval (collect_t *c, double interval_s)
 
 /* ---- the steps of one sample; each returns false only for an error that spoils the whole sample ---- */
 
+/* The router's opcounters from a serverStatus reply into ops (collect_ops_t order; -1 where missing). */
+static void
+read_opcounters (const bson_t *reply, int64_t ops[COLLECT_OPS])
+{
+   static const char *paths[COLLECT_OPS] = { "opcounters.insert", "opcounters.update",  "opcounters.delete",
+                                             "opcounters.query",  "opcounters.getmore", "opcounters.command" };
+   for (int k = 0; k < COLLECT_OPS; k++)
+      ops[k] = docget_int (reply, paths[k], -1);
+}
+
 static bool
-sample_server_status (collect_t *c, snapshot_t *s, int64_t ops[4], sh_error_t *err)
+sample_server_status (collect_t *c, snapshot_t *s, int64_t ops[COLLECT_OPS], sh_error_t *err)
 {
    bson_t *cmd = BCON_NEW ("serverStatus", BCON_INT32 (1));
    bson_t reply;
@@ -154,14 +164,60 @@ sample_server_status (collect_t *c, snapshot_t *s, int64_t ops[4], sh_error_t *e
    bson_strncpy (s->host, docget_utf8 (&reply, "host", ""), sizeof s->host);
    bson_strncpy (s->version, docget_utf8 (&reply, "version", ""), sizeof s->version);
    sscanf (s->version, "%d.%d", &s->vmajor, &s->vminor);
-   ops[0] = docget_int (&reply, "opcounters.insert", 0);
-   ops[1] = docget_int (&reply, "opcounters.update", 0);
-   ops[2] = docget_int (&reply, "opcounters.delete", 0);
-   ops[3] = docget_int (&reply, "opcounters.query", 0);
+   read_opcounters (&reply, ops);
 done:
    bson_destroy (cmd);
    bson_destroy (&reply);
    return ok;
+}
+
+/* The router's opcounters after the sample's last command, into c->op_end (-1 when the router did not answer: the
+ * next sample is then not quiet). Never spoils the sample. */
+static void
+sample_ops_end (collect_t *c)
+{
+   bson_t *cmd = BCON_NEW ("serverStatus", BCON_INT32 (1));
+   bson_t reply;
+   sh_error_t err;
+   sh_error_clear (&err);
+   for (int k = 0; k < COLLECT_OPS; k++)
+      c->op_end[k] = -1;
+   if (collect_run_cmd (c, "admin", cmd, &reply, &err))
+      read_opcounters (&reply, c->op_end);
+   bson_destroy (cmd);
+   bson_destroy (&reply);
+}
+
+/* True when, since the last good sample, the router counted no write at all (insert, update and delete as at that
+ * sample's start: the dashboard never writes) and no read but the dashboard's own (find and getMore as at its end,
+ * and at most COLLECT_OWN_IDLE_COMMANDS other commands): the shards' latency counters cannot have moved but by the
+ * dashboard's reads, so the $collStats can be skipped. Traffic through another router does not show here. */
+static bool
+ops_quiet (const collect_t *c, const int64_t ops[COLLECT_OPS])
+{
+   if (!c->have_prev)
+      return false;
+   for (int k = 0; k < COLLECT_OPS; k++)
+      if (ops[k] < 0 || c->op_prev[k] < 0 || c->op_end[k] < 0)
+         return false;
+   return ops[COLLECT_OP_INSERT] == c->op_prev[COLLECT_OP_INSERT] &&
+          ops[COLLECT_OP_UPDATE] == c->op_prev[COLLECT_OP_UPDATE] &&
+          ops[COLLECT_OP_DELETE] == c->op_prev[COLLECT_OP_DELETE] &&
+          ops[COLLECT_OP_QUERY] == c->op_end[COLLECT_OP_QUERY] &&
+          ops[COLLECT_OP_GETMORE] == c->op_end[COLLECT_OP_GETMORE] &&
+          ops[COLLECT_OP_COMMAND] >= c->op_end[COLLECT_OP_COMMAND] &&
+          ops[COLLECT_OP_COMMAND] - c->op_end[COLLECT_OP_COMMAND] <= COLLECT_OWN_IDLE_COMMANDS;
+}
+
+/* A quiet sample: the counters of every collection read at or after the last sample's start still hold (no write
+ * and no read but the dashboard's own since), so they stand as read now, and its rates come out 0 over this
+ * interval; counters read earlier carry their last rates as before. */
+static void
+stats_hold (const collect_t *c, snapshot_t *s, int64_t t0)
+{
+   for (size_t i = 0; i < s->ncolls; i++)
+      if (s->colls[i].stats_ms && s->colls[i].stats_ms >= c->prev_mono_ms)
+         s->colls[i].stats_ms = t0;
 }
 
 static bool
@@ -474,7 +530,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
    sh_error_t err;
    coll_meta_t *metas = NULL;
    size_t nmetas = 0;
-   int64_t ops[4] = { -1, -1, -1, -1 }; /* -1: not read */
+   int64_t ops[COLLECT_OPS] = { -1, -1, -1, -1, -1, -1 }; /* -1: not read */
    int64_t t0 = clock_mono_ms ();
    bson_t tags = BSON_INITIALIZER;
    int *own_reads = NULL;
@@ -518,8 +574,14 @@ collect_sample (collect_t *c, snapshot_t *snap)
    carry_counters (c, &s, picks);
    for (size_t k = 0; !sdd && k < s.ncolls; k++)
       picks[k].act = 0; /* sizes come with the counters below: nothing to compare yet */
-   /* the counters: every collection without $shardedDataDistribution (it also gives the sizes), else a few */
+   /* the counters: every collection without $shardedDataDistribution (it also gives the sizes), else a few, and
+    * none when only the dashboard's own reads moved the router's counters */
    n = sdd && s.ncolls > COLLECT_STATS_PER_REFRESH ? COLLECT_STATS_PER_REFRESH : s.ncolls;
+   s.quiet = sdd && ops_quiet (c, ops);
+   if (s.quiet) {
+      n = 0;
+      stats_hold (c, &s, t0);
+   }
    qsort (picks, s.ncolls, sizeof *picks, pick_for_stats);
    for (size_t k = 0; k < n; k++) {
       size_t i = (size_t) picks[k].i;
@@ -533,6 +595,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
       t->own_reads = 0;
       t->read_seq = c->seq;
       picks[k].read = true;
+      s.stats_read++;
    }
    /* the key ends: a few ranged collections, those written to since the last look first */
    for (size_t k = 0; k < s.ncolls; k++) {
@@ -546,12 +609,14 @@ collect_sample (collect_t *c, snapshot_t *snap)
       p->wdelta = p->read && p->had_stats && w > p->writes_before ? w - p->writes_before : 0;
       p->cum = w;
       p->queried = collect_track_get (c, co->ns)->queried;
-      p->eligible = !co->hashed && co->chunks > 0 && (!p->queried || p->wdelta > 0 || p->act > 0);
+      /* quiet: no write moved a key end, and a first look (a baseline) can wait for the writes */
+      p->eligible = !s.quiet && !co->hashed && co->chunks > 0 && (!p->queried || p->wdelta > 0 || p->act > 0);
    }
    qsort (picks, s.ncolls, sizeof *picks, pick_for_trend);
    for (size_t k = 0; k < s.ncolls && k < COLLECT_TRENDS_PER_REFRESH && picks[k].eligible; k++)
       if (!collect_sample_key_trend (c, &s, (size_t) picks[k].i, &metas[picks[k].i], &err))
          goto done;
+   sample_ops_end (c); /* the last command of the sample */
    sum_totals (&s);
    s.interval_s = c->opts.interval_s;
    s.sampled_at_ms = clock_wall_ms ();
@@ -562,7 +627,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
       collect_judge (&s, c->have_prev ? &c->prev : NULL, dt, own_reads, &c->opts);
       if (c->have_prev && dt > 0) {
          double *rates[4] = { &s.inserts_ps, &s.updates_ps, &s.deletes_ps, &s.queries_ps };
-         for (int k = 0; k < 4; k++)
+         for (int k = 0; k < 4; k++) /* insert, update, delete, query */
             *rates[k] = ops[k] >= c->op_prev[k] ? (double) (ops[k] - c->op_prev[k]) / dt : 0;
       }
    }

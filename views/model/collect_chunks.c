@@ -320,24 +320,31 @@ chunk_end_doc (void *data, const bson_t *d)
    if (!docget_sub (d, "_id", BSON_TYPE_EOD, &gid) || (mi = meta_for_chunk_id (rc->lk, &gid)) < 0)
       return true;
    co = &rc->s->colls[mi];
+   char buf[SNAP_END_TEXTS][SNAP_TEXT];
+   const char *text[SNAP_END_TEXTS];
+   for (int k = 0; k < SNAP_END_TEXTS; k++) {
+      bson_strncpy (buf[k], snap_coll_end (co, (snap_end_text_t) k), sizeof buf[k]);
+      text[k] = buf[k];
+   }
    if (docget_sub (d, "hi", BSON_TYPE_EOD, &end) && docget_sub (&end, "max", BSON_TYPE_EOD, &mx) &&
        collect_first_type (&mx) == BSON_TYPE_MAXKEY && docget_sub (&end, "min", BSON_TYPE_EOD, &mn) &&
        (si = collect_lookup_shard (rc->lk, docget_utf8 (&end, "shard", ""))) >= 0) {
       co->top_shard = si;
-      output_format_doc_line (&mn, co->top_min, sizeof co->top_min);
-      collect_fmt_json (&mn, co->top_min_json, sizeof co->top_min_json);
-      output_format_doc_line (&mx, co->top_max, sizeof co->top_max);
-      collect_fmt_json (&mx, co->top_max_json, sizeof co->top_max_json);
+      output_format_doc_line (&mn, buf[SNAP_TOP_MIN], SNAP_TEXT);
+      collect_fmt_json (&mn, buf[SNAP_TOP_MIN_JSON], SNAP_TEXT);
+      output_format_doc_line (&mx, buf[SNAP_TOP_MAX], SNAP_TEXT);
+      collect_fmt_json (&mx, buf[SNAP_TOP_MAX_JSON], SNAP_TEXT);
    }
    if (docget_sub (d, "lo", BSON_TYPE_EOD, &end) && docget_sub (&end, "min", BSON_TYPE_EOD, &mn) &&
        collect_first_type (&mn) == BSON_TYPE_MINKEY && docget_sub (&end, "max", BSON_TYPE_EOD, &mx) &&
        (si = collect_lookup_shard (rc->lk, docget_utf8 (&end, "shard", ""))) >= 0) {
       co->bottom_shard = si;
-      output_format_doc_line (&mn, co->bottom_min, sizeof co->bottom_min);
-      collect_fmt_json (&mn, co->bottom_min_json, sizeof co->bottom_min_json);
-      output_format_doc_line (&mx, co->bottom_max, sizeof co->bottom_max);
-      collect_fmt_json (&mx, co->bottom_max_json, sizeof co->bottom_max_json);
+      output_format_doc_line (&mn, buf[SNAP_BOTTOM_MIN], SNAP_TEXT);
+      collect_fmt_json (&mn, buf[SNAP_BOTTOM_MIN_JSON], SNAP_TEXT);
+      output_format_doc_line (&mx, buf[SNAP_BOTTOM_MAX], SNAP_TEXT);
+      collect_fmt_json (&mx, buf[SNAP_BOTTOM_MAX_JSON], SNAP_TEXT);
    }
+   snap_coll_set_ends (co, text);
    return true;
 }
 
@@ -591,15 +598,8 @@ carry_chunks (const collect_t *c, snapshot_t *s, coll_meta_t *metas, size_t nmet
       co->jumbo = pc->jumbo;
       co->out_of_zone = pc->out_of_zone;
       co->top_shard = pc->top_shard;
-      memcpy (co->top_min, pc->top_min, sizeof co->top_min);
-      memcpy (co->top_min_json, pc->top_min_json, sizeof co->top_min_json);
-      memcpy (co->top_max, pc->top_max, sizeof co->top_max);
-      memcpy (co->top_max_json, pc->top_max_json, sizeof co->top_max_json);
       co->bottom_shard = pc->bottom_shard;
-      memcpy (co->bottom_min, pc->bottom_min, sizeof co->bottom_min);
-      memcpy (co->bottom_min_json, pc->bottom_min_json, sizeof co->bottom_min_json);
-      memcpy (co->bottom_max, pc->bottom_max, sizeof co->bottom_max);
-      memcpy (co->bottom_max_json, pc->bottom_max_json, sizeof co->bottom_max_json);
+      snap_coll_share_ends (co, pc);
       /* the same cells and acts as the last sample (shared, not copied): what changes them later copies them */
       snap_coll_share_cells (co, pc);
       snap_coll_share_acts (co, pc);

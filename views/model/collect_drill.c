@@ -24,7 +24,8 @@ chunk_marks (collect_t *c, const char *ns, snap_chunk_t *ch)
       const snap_coll_t *co = &p->colls[i];
       if (strcmp (co->ns, ns) != 0 || !co->has_hot_range)
          continue;
-      ch->hot = !strcmp (ch->min, !strcmp (co->hot_range_end, "MaxKey") ? co->top_min : co->bottom_min);
+      ch->hot =
+         !strcmp (ch->min, snap_coll_end (co, !strcmp (co->hot_range_end, "MaxKey") ? SNAP_TOP_MIN : SNAP_BOTTOM_MIN));
    }
    for (size_t i = 0; i < p->nmigs; i++)
       if (!strcmp (p->migs[i].ns, ns) && !strcmp (p->migs[i].min, ch->min))
@@ -264,10 +265,10 @@ collect_chunkmap (collect_t *c, const char *ns, chunkmap_data_t *out, char *erro
    for (size_t i = 0; c->have_prev && i < c->prev.ncolls; i++) {
       const snap_coll_t *co = &c->prev.colls[i];
       bson_t *min;
-      if (strcmp (co->ns, ns) != 0 || !co->has_hot_range || !co->hot_min_json[0]) {
+      if (strcmp (co->ns, ns) != 0 || !co->has_hot_range || !snap_coll_hot_min_json (co)[0]) {
          continue;
       }
-      if ((min = bson_new_from_json ((const uint8_t *) co->hot_min_json, -1, NULL))) {
+      if ((min = bson_new_from_json ((const uint8_t *) snap_coll_hot_min_json (co), -1, NULL))) {
          chunkmap_mark (out->map, min, NULL, CHUNKMAP_HOT);
          bson_destroy (min);
       }

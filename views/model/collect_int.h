@@ -22,7 +22,20 @@
 #define COLLECT_TAGS_MAX 10000
 #define COLLECT_DEFAULT_RANGE_MB 128
 #define COLLECT_OLD_DEFAULT_RANGE_MB 64
-#define COLLECT_STATS_PER_REFRESH 8  /* $collStats (rate counters) per refresh, with $shardedDataDistribution */
+#define COLLECT_STATS_PER_REFRESH 8 /* $collStats (rate counters) per refresh, with $shardedDataDistribution */
+/* Commands the router may count between one refresh's last serverStatus and the next one's first that are the
+ * dashboard's own: that first serverStatus itself, the driver's server check (hello) and the connection's ping. */
+#define COLLECT_OWN_IDLE_COMMANDS 3
+/* The router's opcounters the collector reads (serverStatus), in this order. */
+enum {
+   COLLECT_OP_INSERT,
+   COLLECT_OP_UPDATE,
+   COLLECT_OP_DELETE,
+   COLLECT_OP_QUERY,
+   COLLECT_OP_GETMORE,
+   COLLECT_OP_COMMAND,
+   COLLECT_OPS
+};
 #define COLLECT_TRENDS_PER_REFRESH 2 /* collections whose key ends are read per refresh (two finds each) */
 
 /* A chunk's size as dataSize last gave it. */
@@ -80,8 +93,9 @@ struct collect {
    snapshot_t prev; /* the last good snapshot (rates are computed against it) */
    bool have_prev;
    int64_t prev_mono_ms;
-   int64_t op_prev[4]; /* mongos opcounters insert, update, delete, query at prev */
-   coll_meta_t *meta;  /* from the last good sample */
+   int64_t op_prev[COLLECT_OPS]; /* mongos opcounters at the start of prev (collect_ops_t order; -1: not read) */
+   int64_t op_end[COLLECT_OPS];  /* the same at the end of prev (its last command): the quiet test's baseline */
+   coll_meta_t *meta;            /* from the last good sample */
    size_t nmeta;
    coll_track_t *track;
    size_t ntrack;

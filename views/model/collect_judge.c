@@ -176,16 +176,10 @@ judge_hot (snapshot_t *cur, snap_coll_t *co, bool rates, const collect_opts_t *o
          co->has_hot_range = true;
          co->hot_range_shard = co->top_shard;
          bson_strncpy (co->hot_range_end, "MaxKey", sizeof co->hot_range_end);
-         bson_snprintf (co->hot_range, sizeof co->hot_range, "%s -> %s", co->top_min, co->top_max);
-         bson_strncpy (co->hot_min_json, co->top_min_json, sizeof co->hot_min_json);
-         bson_strncpy (co->hot_max_json, co->top_max_json, sizeof co->hot_max_json);
       } else if (co->key_trend < 0 && co->bottom_shard == co->hot_shard) {
          co->has_hot_range = true;
          co->hot_range_shard = co->bottom_shard;
          bson_strncpy (co->hot_range_end, "MinKey", sizeof co->hot_range_end);
-         bson_snprintf (co->hot_range, sizeof co->hot_range, "%s -> %s", co->bottom_min, co->bottom_max);
-         bson_strncpy (co->hot_min_json, co->bottom_min_json, sizeof co->hot_min_json);
-         bson_strncpy (co->hot_max_json, co->bottom_max_json, sizeof co->hot_max_json);
       }
    }
 }
@@ -224,7 +218,7 @@ collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *
       co->writes_ps = co->reads_ps = 0;
       co->hot_shard = -1;
       co->has_hot_range = false;
-      co->hot_range[0] = co->hot_min_json[0] = co->hot_max_json[0] = co->hot_range_end[0] = '\0';
+      co->hot_range_end[0] = '\0';
       co->hot_range_shard = -1;
       judge_rates (co, pc, carry, cdt, smap, own_reads ? own_reads[i] : 0);
       av = snap_coll_acts (co, &m);

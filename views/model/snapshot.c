@@ -351,6 +351,86 @@ snap_coll_share_acts (snap_coll_t *dst, const snap_coll_t *src)
 
 /* ---- snapshots ---- */
 
+static void
+ends_unref (snap_ends_t **e)
+{
+   if (*e && --(*e)->refs == 0)
+      free (*e);
+   *e = NULL;
+}
+
+const char *
+snap_coll_end (const snap_coll_t *co, snap_end_text_t which)
+{
+   return co->ends && which < SNAP_END_TEXTS ? co->ends->text[which] : "";
+}
+
+void
+snap_coll_set_ends (snap_coll_t *co, const char *const text[SNAP_END_TEXTS])
+{
+   size_t len[SNAP_END_TEXTS], total = sizeof (snap_ends_t);
+   snap_ends_t *e;
+   char *p;
+   for (int k = 0; k < SNAP_END_TEXTS; k++) {
+      len[k] = text[k] ? strlen (text[k]) : 0;
+      total += len[k] + 1;
+   }
+   e = malloc (total);
+   if (!e)
+      abort ();
+   e->refs = 1;
+   p = (char *) (e + 1);
+   for (int k = 0; k < SNAP_END_TEXTS; k++) {
+      memcpy (p, len[k] ? text[k] : "", len[k] + 1);
+      e->text[k] = p;
+      p += len[k] + 1;
+   }
+   ends_unref (&co->ends);
+   co->ends = e;
+}
+
+void
+snap_coll_share_ends (snap_coll_t *dst, const snap_coll_t *src)
+{
+   if (dst->ends == src->ends)
+      return;
+   ends_unref (&dst->ends);
+   dst->ends = src->ends;
+   if (dst->ends)
+      dst->ends->refs++;
+}
+
+static bool
+hot_at_top (const snap_coll_t *co)
+{
+   return !strcmp (co->hot_range_end, "MaxKey");
+}
+
+const char *
+snap_coll_hot_min_json (const snap_coll_t *co)
+{
+   return co->has_hot_range ? snap_coll_end (co, hot_at_top (co) ? SNAP_TOP_MIN_JSON : SNAP_BOTTOM_MIN_JSON) : "";
+}
+
+const char *
+snap_coll_hot_max_json (const snap_coll_t *co)
+{
+   return co->has_hot_range ? snap_coll_end (co, hot_at_top (co) ? SNAP_TOP_MAX_JSON : SNAP_BOTTOM_MAX_JSON) : "";
+}
+
+void
+snap_coll_hot_range (const snap_coll_t *co, char *buf, size_t len)
+{
+   bool top = hot_at_top (co);
+   if (!co->has_hot_range) {
+      if (len)
+         buf[0] = '\0';
+      return;
+   }
+   snprintf (buf, len, "%s -> %s", snap_coll_end (co, top ? SNAP_TOP_MIN : SNAP_BOTTOM_MIN),
+             snap_coll_end (co, top ? SNAP_TOP_MAX : SNAP_BOTTOM_MAX));
+}
+
 void
 snapshot_destroy (snapshot_t *snap)
 {
@@ -362,6 +442,7 @@ snapshot_destroy (snapshot_t *snap)
    for (size_t i = 0; i < snap->ncolls; i++) {
       vec_unref (&snap->colls[i].cells);
       vec_unref (&snap->colls[i].acts);
+      ends_unref (&snap->colls[i].ends);
    }
    free (snap->colls);
    free (snap->shards);
@@ -380,6 +461,8 @@ snapshot_copy (snapshot_t *dst, const snapshot_t *src)
          dst->colls[i].cells->refs++;
       if (dst->colls[i].acts)
          dst->colls[i].acts->refs++;
+      if (dst->colls[i].ends)
+         dst->colls[i].ends->refs++;
    }
 }
 

@@ -48,6 +48,27 @@ typedef struct {
    bool sorted; /* by shard, without duplicates (snap_coll_tidy) */
 } snap_vec_t;
 
+/* The texts of a collection's two end chunks (the one whose max is MaxKey: top; whose min is MinKey: bottom), each
+ * in shell style and as relaxed Extended JSON: read with snap_coll_end. */
+typedef enum {
+   SNAP_TOP_MIN,
+   SNAP_TOP_MIN_JSON,
+   SNAP_TOP_MAX,
+   SNAP_TOP_MAX_JSON,
+   SNAP_BOTTOM_MIN,
+   SNAP_BOTTOM_MIN_JSON,
+   SNAP_BOTTOM_MAX,
+   SNAP_BOTTOM_MAX_JSON,
+   SNAP_END_TEXTS
+} snap_end_text_t;
+
+/* Those texts in one allocation, as long as they are (a few dozen bytes, where fixed buffers took 2 KB per
+ * collection), reference-counted like the cells: the samples that did not re-read a collection's ends share them. */
+typedef struct {
+   int refs;
+   const char *text[SNAP_END_TEXTS]; /* point into the same allocation, after the header */
+} snap_ends_t;
+
 typedef enum {
    SNAP_BAL_UNKNOWN = 0, /* not enough data (no chunks, one shard) */
    SNAP_BAL_OK,          /* within the server's threshold */
@@ -70,25 +91,19 @@ typedef struct {
    snap_vec_t *cells;   /* snap_cell_t: the shards holding some of it (snap_coll_cells); shared, NULL when none */
    snap_vec_t *acts;    /* snap_act_t: the shards with something happening (snap_coll_acts); shared, NULL when none */
    int64_t range_bytes; /* the collection's chunk (range) size: its own, else the cluster's */
-   snap_balance_t balance;            /* judged by the server's policy for its version */
-   char balance_why[SNAP_TEXT];       /* "chunk difference 5 >= 4", "data difference 410 MB >= 384 MB" */
-   int hot_shard;                     /* index of the hottest hot shard, -1 when none */
-   bool has_hot_range;                /* the writes go to one key range, named below */
-   char hot_range[2 * SNAP_TEXT + 8]; /* "{ x: 1000 } -> { x: MaxKey() }" */
-   char hot_min_json[SNAP_TEXT];
-   char hot_max_json[SNAP_TEXT];
+   snap_balance_t balance;      /* judged by the server's policy for its version */
+   char balance_why[SNAP_TEXT]; /* "chunk difference 5 >= 4", "data difference 410 MB >= 384 MB" */
+   int hot_shard;               /* index of the hottest hot shard, -1 when none */
+   bool has_hot_range;    /* the writes go to one key range: the end chunk hot_range_end names (snap_coll_hot_range) */
    int hot_range_shard;   /* index of the shard owning that range */
    char hot_range_end[8]; /* "MaxKey" or "MinKey": which end of the key space takes the inserts */
    /* The chunks at the two ends of the key space (from the server-side $group), for naming a hot range. */
-   int top_shard; /* owner of the chunk whose max is MaxKey, -1 when unknown */
-   char top_min[SNAP_TEXT], top_min_json[SNAP_TEXT];
-   char top_max[SNAP_TEXT], top_max_json[SNAP_TEXT];
-   int bottom_shard; /* owner of the chunk whose min is MinKey, -1 when unknown */
-   char bottom_min[SNAP_TEXT], bottom_min_json[SNAP_TEXT];
-   char bottom_max[SNAP_TEXT], bottom_max_json[SNAP_TEXT];
-   int key_trend;    /* +1: the highest key grew since the previous sample; -1: the lowest shrank; 0 */
-   int64_t stats_ms; /* monotonic ms at which the cells' op counters were read (rates span two readings; equal
-                      * readings carry the last rates); 0 when never, or in tests: rates over the samples' dt */
+   int top_shard;     /* owner of the chunk whose max is MaxKey, -1 when unknown */
+   int bottom_shard;  /* owner of the chunk whose min is MinKey, -1 when unknown */
+   snap_ends_t *ends; /* their bounds' texts (snap_coll_end); shared, NULL when none */
+   int key_trend;     /* +1: the highest key grew since the previous sample; -1: the lowest shrank; 0 */
+   int64_t stats_ms;  /* monotonic ms at which the cells' op counters were read (rates span two readings; equal
+                       * readings carry the last rates); 0 when never, or in tests: rates over the samples' dt */
 } snap_coll_t;
 
 /* A draining shard's progress: what is left on it and how fast it goes. */
@@ -191,6 +206,9 @@ typedef struct {
    int round_trips;       /* commands sent for this sample */
    bool incremental;      /* chunk counts and sizes were updated from what changed since the previous sample */
    int colls_reread;      /* collections whose chunks this sample counted again (every one on a full read) */
+   int stats_read;        /* collections whose counters ($collStats) this sample read */
+   bool quiet;            /* only the dashboard's own reads moved the router's counters since the last sample: no
+                           * $collStats, and the counters read then stand for now (rates 0 where they are current) */
    bool rates_valid;      /* a previous sample exists, so rates mean something */
    double inserts_ps, updates_ps, deletes_ps, queries_ps; /* mongos opcounters, whole router */
    double hot_factor;                                     /* thresholds the hot flags were computed with */
@@ -255,6 +273,28 @@ char *
 snap_fmt_op (const snap_op_t *o, char *buf, size_t len);
 
 /* Frees what snap owns and zeroes it (safe on a zeroed snapshot); shared cells and acts lose one reference. */
+/* Text which of co's end chunks ("" when unknown). The pointer lives as long as co's ends. */
+const char *
+snap_coll_end (const snap_coll_t *co, snap_end_text_t which);
+
+/* Sets co's end texts to copies of text[0..SNAP_END_TEXTS-1] (NULL counts as "") in one allocation, dropping its
+ * reference to the ones it had. */
+void
+snap_coll_set_ends (snap_coll_t *co, const char *const text[SNAP_END_TEXTS]);
+
+/* dst's end texts become src's, shared (dst's own reference, if any, is dropped first). */
+void
+snap_coll_share_ends (snap_coll_t *dst, const snap_coll_t *src);
+
+/* The hot range's bounds as relaxed Extended JSON, from the end chunk hot_range_end names ("" without a hot range),
+ * and the range in shell style, "{ x: 1000 } -> { x: MaxKey() }", into buf. */
+const char *
+snap_coll_hot_min_json (const snap_coll_t *co);
+const char *
+snap_coll_hot_max_json (const snap_coll_t *co);
+void
+snap_coll_hot_range (const snap_coll_t *co, char *buf, size_t len);
+
 void
 snapshot_destroy (snapshot_t *snap);
 
