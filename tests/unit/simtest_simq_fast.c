@@ -3,7 +3,8 @@
  * top-k) against $sort and $limit run as two pipelines (the full stable sort, then the first n); a $lookup's
  * sub-pipeline, whose first stage reads the indexed matches in place, against a scan with the query matcher and the
  * sub-pipeline's stages run one at a time over copies; $group on a top-level "$field" against the same key through
- * the expression evaluator ("$$CURRENT.field"). Keys mix BSON types (numbers equal across int32/int64/double/decimal,
+ * the expression evaluator ("$$CURRENT.field"); $group accumulators on a top-level "$field" or a number against the
+ * same argument through the evaluator. Keys mix BSON types (numbers equal across int32/int64/double/decimal,
  * strings, documents, arrays, empty arrays, null, missing, MinKey, MaxKey, booleans, dates), with many equal keys, so
  * the order of ties (input order) shows. */
 #include "tests/unit/simq_cases.h"
@@ -325,6 +326,84 @@ test_fast_lookup_shared (simq_docs_t *foreign)
    }
 }
 
+/* Runs pipeline_json over docs into out (a JSON array; one pipeline). */
+static bool
+fast_run (const simq_docs_t *docs, const char *pipeline_json, simq_docs_t *out, bson_error_t *error)
+{
+   char *wrapped = bson_strdup_printf ("{\"p\": %s}", pipeline_json);
+   bson_t *w = json (wrapped), pipeline;
+   bson_iter_t it;
+   const uint8_t *data;
+   uint32_t len;
+   bool ok;
+
+   bson_iter_init_find (&it, w, "p");
+   bson_iter_array (&it, &len, &data);
+   bson_init_static (&pipeline, data, len);
+   simq_docs_init (out);
+   ok = simq_aggregate (docs, &pipeline, NULL, out, error);
+   bson_destroy (w);
+   bson_free (wrapped);
+   return ok;
+}
+
+/* A $group accumulator on a top-level "$field" (read in place) or a number (used as is) against the same argument
+ * through the expression evaluator ("$$CURRENT.field", {$literal: n}): the same groups, values and errors. The
+ * fields mix types (min: decimal sums fail, $mergeObjects of non-documents fails), and some are missing. */
+static void
+test_fast_group_accs (const simq_docs_t *foreign)
+{
+   static const char *const accs[][2] = {
+      { "{\"$max\": \"$min\"}", "{\"$max\": \"$$CURRENT.min\"}" },
+      { "{\"$min\": \"$min\"}", "{\"$min\": \"$$CURRENT.min\"}" },
+      { "{\"$first\": \"$min\"}", "{\"$first\": \"$$CURRENT.min\"}" },
+      { "{\"$last\": \"$min\"}", "{\"$last\": \"$$CURRENT.min\"}" },
+      { "{\"$push\": \"$min\"}", "{\"$push\": \"$$CURRENT.min\"}" },
+      { "{\"$addToSet\": \"$u\"}", "{\"$addToSet\": \"$$CURRENT.u\"}" },
+      { "{\"$sum\": \"$i\"}", "{\"$sum\": \"$$CURRENT.i\"}" },
+      { "{\"$avg\": \"$i\"}", "{\"$avg\": \"$$CURRENT.i\"}" },
+      { "{\"$sum\": \"$u\"}", "{\"$sum\": \"$$CURRENT.u\"}" },
+      { "{\"$max\": \"$nothere\"}", "{\"$max\": \"$$CURRENT.nothere\"}" },
+      { "{\"$sum\": \"$min\"}", "{\"$sum\": \"$$CURRENT.min\"}" },
+      { "{\"$mergeObjects\": \"$min\"}", "{\"$mergeObjects\": \"$$CURRENT.min\"}" },
+      { "{\"$sum\": 1}", "{\"$sum\": {\"$literal\": 1}}" },
+      { "{\"$sum\": 2.5}", "{\"$sum\": {\"$literal\": 2.5}}" },
+      { "{\"$sum\": {\"$numberLong\": \"3\"}}", "{\"$sum\": {\"$literal\": {\"$numberLong\": \"3\"}}}" },
+      { "{\"$avg\": 1}", "{\"$avg\": {\"$literal\": 1}}" },
+      { "{\"$max\": 7}", "{\"$max\": {\"$literal\": 7}}" },
+   };
+   static const char *const ids[] = { "\"$u\"", "{\"c\": {\"$ifNull\": [\"$u\", \"$min\"]}}", "null" };
+   for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+      for (size_t a = 0; a < sizeof accs / sizeof accs[0]; a++) {
+         char fast_p[300], plain_p[300], name[400];
+         simq_docs_t fast, plain;
+         bson_error_t e1 = { 0 }, e2 = { 0 };
+         bool ok1, ok2;
+         snprintf (fast_p, sizeof fast_p, "[{\"$group\": {\"_id\": %s, \"a\": %s, \"n\": {\"$sum\": 1}}}]", ids[k],
+                   accs[a][0]);
+         snprintf (plain_p, sizeof plain_p,
+                   "[{\"$group\": {\"_id\": %s, \"a\": %s, \"n\": {\"$sum\": {\"$literal\": 1}}}}]", ids[k],
+                   accs[a][1]);
+         snprintf (name, sizeof name, "$group accumulator in place = evaluated: %s", fast_p);
+         ok1 = fast_run (foreign, fast_p, &fast, &e1);
+         ok2 = fast_run (foreign, plain_p, &plain, &e2);
+         if (ok1 != ok2 || (!ok1 && e1.code != e2.code)) {
+            UNIT_FAIL (name, "fast %s (%u %s), plain %s (%u %s)\n", ok1 ? "ok" : "failed", e1.code, e1.message,
+                       ok2 ? "ok" : "failed", e2.code, e2.message);
+         } else if (ok1) {
+            char *x = docs_canonical (&plain), *y = docs_canonical (&fast);
+            CHECK_STR (name, x, y);
+            bson_free (x);
+            bson_free (y);
+         } else {
+            UNIT_PASS (name);
+         }
+         simq_docs_clear (&fast);
+         simq_docs_clear (&plain);
+      }
+   }
+}
+
 int
 main (void)
 {
@@ -334,6 +413,7 @@ main (void)
    test_fast_top_k (&foreign);
    test_fast_lookup (&foreign);
    test_fast_lookup_shared (&foreign);
+   test_fast_group_accs (&foreign);
    simq_docs_clear (&foreign);
    UNIT_EXIT ();
 }

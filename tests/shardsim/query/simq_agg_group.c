@@ -23,6 +23,8 @@ typedef struct {
    const char *field;
    simq_acc_kind_t kind;
    bson_value_t expr; /* borrowed */
+   const char *path;  /* expr is "$<path>", a top-level field: read in place (NULL otherwise) */
+   bool literal;      /* expr is a number: used as is, not evaluated */
 } simq_acc_spec_t;
 
 typedef struct {
@@ -225,6 +227,20 @@ simq_acc_result (simq_acc_t *a, const simq_acc_spec_t *spec, bson_t *dst)
    }
 }
 
+/* The field of an expression "$<field>" naming a top-level field (no dot, no variable, no embedded NUL), else
+ * NULL. Such a field is read in place: what simq_eval would copy. */
+static const char *
+simq_top_field (const bson_value_t *e)
+{
+   const char *s;
+   if (e->value_type != BSON_TYPE_UTF8)
+      return NULL;
+   s = e->value.v_utf8.str;
+   if (s[0] != '$' || s[1] == '$' || s[1] == '\0' || strchr (s, '.') || strlen (s) != e->value.v_utf8.len)
+      return NULL;
+   return s + 1;
+}
+
 /* Parses the accumulator of one output field ({ field: { $op: expr } }) into acc; false (error set) when it is not
  * one accumulator object of a known operator. acc borrows from it. */
 static bool
@@ -265,6 +281,8 @@ simq_acc_parse (const char *field, bson_iter_t *it, simq_acc_spec_t *acc, bson_e
    }
    acc->field = field;
    acc->expr = *bson_iter_value (&ai);
+   acc->path = simq_top_field (&acc->expr);
+   acc->literal = simq_is_number (&acc->expr);
    return true;
 }
 
@@ -306,11 +324,7 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
       goto cleanup;
    }
    /* _id "$field" on a top-level field: its value read in place (missing: null), copied only for a new group */
-   if (id_expr.value_type == BSON_TYPE_UTF8 && id_expr.value.v_utf8.str[0] == '$' &&
-       id_expr.value.v_utf8.str[1] != '$' && id_expr.value.v_utf8.str[1] != '\0' &&
-       !strchr (id_expr.value.v_utf8.str, '.') && strlen (id_expr.value.v_utf8.str) == id_expr.value.v_utf8.len) {
-      id_field = id_expr.value.v_utf8.str + 1;
-   }
+   id_field = simq_top_field (&id_expr);
 
    for (size_t d = 0; d < in->n; d++) {
       simq_ectx_t ctx;
@@ -362,14 +376,23 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
       }
       for (size_t a = 0; a < naccs; a++) {
          bson_value_t v;
-         bool upd_ok;
+         bool upd_ok, owned = false;
+         /* a top-level field is read in place and a number used as is (the accumulator copies what it keeps) */
          if (accs[a].kind == SIMQ_ACC_COUNT) {
             simq_value_set_missing (&v);
+         } else if (accs[a].path) {
+            if (!simq_get_path (in->v[d], accs[a].path, &v))
+               simq_value_set_missing (&v);
+         } else if (accs[a].literal) {
+            v = accs[a].expr;
          } else if (!simq_eval (&accs[a].expr, &ctx, &v, error)) {
             goto cleanup;
+         } else {
+            owned = true;
          }
          upd_ok = simq_acc_update (&g->accs[a], &accs[a], &v, error);
-         simq_value_destroy (&v);
+         if (owned)
+            simq_value_destroy (&v);
          if (!upd_ok) {
             goto cleanup;
          }
