@@ -347,8 +347,9 @@ fast_run (const simq_docs_t *docs, const char *pipeline_json, simq_docs_t *out, 
    return ok;
 }
 
-/* A $group accumulator on a top-level "$field" (read in place) or a number (used as is) against the same argument
- * through the expression evaluator ("$$CURRENT.field", {$literal: n}): the same groups, values and errors. The
+/* A $group accumulator on a top-level "$field" (read in place) or a number (used as is), and object expressions
+ * whose fields are top-level "$field"s (appended in place), against the same arguments through the expression
+ * evaluator ("$$CURRENT.field", {$literal: n}): the same groups, values and errors. The
  * fields mix types (min: decimal sums fail, $mergeObjects of non-documents fails), and some are missing. */
 static void
 test_fast_group_accs (const simq_docs_t *foreign)
@@ -371,18 +372,28 @@ test_fast_group_accs (const simq_docs_t *foreign)
       { "{\"$sum\": {\"$numberLong\": \"3\"}}", "{\"$sum\": {\"$literal\": {\"$numberLong\": \"3\"}}}" },
       { "{\"$avg\": 1}", "{\"$avg\": {\"$literal\": 1}}" },
       { "{\"$max\": 7}", "{\"$max\": {\"$literal\": 7}}" },
+      { "{\"$max\": {\"m\": \"$min\", \"x\": \"$nothere\", \"u\": \"$u\"}}",
+        "{\"$max\": {\"m\": \"$$CURRENT.min\", \"x\": \"$$CURRENT.nothere\", \"u\": \"$$CURRENT.u\"}}" },
+      { "{\"$push\": {\"i\": \"$i\", \"m\": \"$min\"}}", "{\"$push\": {\"i\": \"$$CURRENT.i\", \"m\": \"$$CURRENT.min\"}}" },
    };
-   static const char *const ids[] = { "\"$u\"", "{\"c\": {\"$ifNull\": [\"$u\", \"$min\"]}}", "null" };
+   /* _id expressions, the second of each pair through the evaluator (object fields read in place in the first) */
+   static const char *const ids[][2] = {
+      { "\"$u\"", "\"$$CURRENT.u\"" },
+      { "{\"c\": {\"$ifNull\": [\"$u\", \"$min\"]}, \"s\": \"$u\"}",
+        "{\"c\": {\"$ifNull\": [\"$u\", \"$min\"]}, \"s\": \"$$CURRENT.u\"}" },
+      { "{\"m\": \"$min\", \"n\": \"$nothere\"}", "{\"m\": \"$$CURRENT.min\", \"n\": \"$$CURRENT.nothere\"}" },
+      { "null", "null" },
+   };
    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
       for (size_t a = 0; a < sizeof accs / sizeof accs[0]; a++) {
-         char fast_p[300], plain_p[300], name[400];
+         char fast_p[400], plain_p[400], name[500];
          simq_docs_t fast, plain;
          bson_error_t e1 = { 0 }, e2 = { 0 };
          bool ok1, ok2;
-         snprintf (fast_p, sizeof fast_p, "[{\"$group\": {\"_id\": %s, \"a\": %s, \"n\": {\"$sum\": 1}}}]", ids[k],
+         snprintf (fast_p, sizeof fast_p, "[{\"$group\": {\"_id\": %s, \"a\": %s, \"n\": {\"$sum\": 1}}}]", ids[k][0],
                    accs[a][0]);
          snprintf (plain_p, sizeof plain_p,
-                   "[{\"$group\": {\"_id\": %s, \"a\": %s, \"n\": {\"$sum\": {\"$literal\": 1}}}}]", ids[k],
+                   "[{\"$group\": {\"_id\": %s, \"a\": %s, \"n\": {\"$sum\": {\"$literal\": 1}}}}]", ids[k][1],
                    accs[a][1]);
          snprintf (name, sizeof name, "$group accumulator in place = evaluated: %s", fast_p);
          ok1 = fast_run (foreign, fast_p, &fast, &e1);

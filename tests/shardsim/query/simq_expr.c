@@ -301,6 +301,36 @@ simq_resolve_path (const bson_value_t *v, const char *path, bson_value_t *out)
    }
 }
 
+/* When expr is "$<field>" naming a top-level field of $$CURRENT (no dot, no variable, no embedded NUL): appends
+ * that field's value as key to built straight from the document (nothing when it is missing), what evaluating and
+ * appending the copy gives, and returns true. False (built untouched) for any other expression. */
+static bool
+simq_append_top_field (bson_t *built, const char *key, int key_len, const bson_value_t *expr, const simq_ectx_t *ctx)
+{
+   const char *s;
+   size_t len;
+   uint32_t off, keylen;
+   bson_iter_t it;
+   if (expr->value_type != BSON_TYPE_UTF8 || !ctx->current)
+      return false;
+   s = expr->value.v_utf8.str;
+   len = expr->value.v_utf8.len;
+   if (len < 2 || s[0] != '$' || s[1] == '$' || strlen (s) != len || memchr (s, '.', len))
+      return false;
+   switch (simq_raw_find (ctx->current, s + 1, len - 1, &off, &keylen)) {
+   case 0:
+      return true;
+   case 1:
+      if (bson_iter_init_from_data_at_offset (&it, bson_get_data (ctx->current), ctx->current->len, off, keylen)) {
+         bson_append_iter (built, key, key_len, &it);
+         return true;
+      }
+      return false;
+   default:
+      return false;
+   }
+}
+
 void
 simq_eval_field_path (const bson_t *doc, const char *path, bson_value_t *out)
 {
@@ -773,6 +803,9 @@ simq_eval (const bson_value_t *expr, const simq_ectx_t *ctx, bson_value_t *out, 
             ok = simq_fail (error, 16412,
                             "FieldPath field names may not contain '.'. Consider using $getField or $setField.");
             break;
+         }
+         if (simq_append_top_field (&built, key, (int) bson_iter_key_len (&it), bson_iter_value (&it), ctx)) {
+            continue;
          }
          ok = simq_eval (bson_iter_value (&it), ctx, &v, error);
          if (ok) {
