@@ -456,16 +456,55 @@ sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t
    return ok;
 }
 
-/* The scan of sim_coll_match over partitions [first, last), only those set in sel when sel is not NULL. */
+/* Whether a partition's selection is {$or: [{<partition field>: v}]}, that one equality alone on a binary or string
+ * v (what a recount of some collections' chunks sends): *v borrows it. */
+static bool
+sim_sel_sole_eq (const sim_coll_t *coll, const bson_t *sel, bson_value_t *v)
+{
+   bson_iter_t it, br, eq;
+   if (!bson_iter_init_find (&it, sel, "$or") || !bson_iter_recurse (&it, &br) || !bson_iter_next (&br) ||
+       !BSON_ITER_HOLDS_DOCUMENT (&br) || !bson_iter_recurse (&br, &eq) || !bson_iter_next (&eq) ||
+       strcmp (bson_iter_key (&eq), coll->part_field) != 0 ||
+       (!BSON_ITER_HOLDS_BINARY (&eq) && !BSON_ITER_HOLDS_UTF8 (&eq))) {
+      return false;
+   }
+   *v = *bson_iter_value (&eq);
+   return !bson_iter_next (&eq) && !bson_iter_next (&br);
+}
+
+/* Whether doc's field (the first of that name) holds v exactly: the same type, binary subtype and bytes. Such a
+ * document matches {field: v}; one that does not is matched in full. */
+static bool
+sim_doc_holds (const bson_t *doc, const char *field, const bson_value_t *v)
+{
+   bson_iter_t it;
+   const bson_value_t *d;
+   if (!bson_iter_init_find (&it, doc, field) || (d = bson_iter_value (&it))->value_type != v->value_type) {
+      return false;
+   }
+   if (v->value_type == BSON_TYPE_BINARY) {
+      return d->value.v_binary.subtype == v->value.v_binary.subtype &&
+             d->value.v_binary.data_len == v->value.v_binary.data_len &&
+             memcmp (d->value.v_binary.data, v->value.v_binary.data, v->value.v_binary.data_len) == 0;
+   }
+   return d->value.v_utf8.len == v->value.v_utf8.len &&
+          memcmp (d->value.v_utf8.str, v->value.v_utf8.str, v->value.v_utf8.len) == 0;
+}
+
+/* The scan of sim_coll_match over partitions [first, last), only those set in sel when sel is not NULL. A partition
+ * selected by its key alone (sim_sel_sole_eq) checks that value in place before running the matcher. */
 static bool
 sim_coll_match_parts (sim_coll_t *coll, const bson_t *filter, bool empty_filter, size_t first, size_t last,
                       bson_t *const *sel, size_t limit, sim_hits_t *hits, bson_error_t *error)
 {
    for (size_t p = first; p < last; p++) {
       const bson_t *f = filter;
+      bson_value_t eq = { 0 };
+      bool sole;
       if (sel && !(f = sel[p])) {
          continue;
       }
+      sole = sel && sim_sel_sole_eq (coll, f, &eq);
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
          sim_pos_t pos = { p, i };
          bool matched = true;
@@ -475,7 +514,7 @@ sim_coll_match_parts (sim_coll_t *coll, const bson_t *filter, bool empty_filter,
          if (!empty_filter) {
             bson_t view;
             sim_coll_view (coll, pos, &view);
-            if (!simq_match (&view, f, &matched, error)) {
+            if (!(sole && sim_doc_holds (&view, coll->part_field, &eq)) && !simq_match (&view, f, &matched, error)) {
                return false;
             }
          }

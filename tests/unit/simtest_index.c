@@ -465,6 +465,8 @@ hits_of (sim_coll_t *c, const char *filter_json, bool full_scan, char *out, size
 #define UUID_A "{\"$binary\": {\"base64\": \"AAAAAAAAAAAAAAAAAAAAAQ==\", \"subType\": \"04\"}}"
 #define UUID_B "{\"$binary\": {\"base64\": \"AAAAAAAAAAAAAAAAAAAAAg==\", \"subType\": \"04\"}}"
 #define UUID_C "{\"$binary\": {\"base64\": \"AAAAAAAAAAAAAAAAAAAAAw==\", \"subType\": \"04\"}}"
+/* UUID_A's bytes as generic binary (subtype 0): the same partition key, a different value */
+#define UUID_A0 "{\"$binary\": {\"base64\": \"AAAAAAAAAAAAAAAAAAAAAQ==\", \"subType\": \"00\"}}"
 #define UUID_X "{\"$binary\": {\"base64\": \"AAAAAAAAAAAAAAAAAAAACQ==\", \"subType\": \"04\"}}"
 
 static void
@@ -498,6 +500,10 @@ test_or_partitions (void)
       "{\"$or\": [{\"uuid\": " UUID_A ", \"i\": 5}, {\"uuid\": " UUID_B "}, {\"uuid\": " UUID_A ", \"i\": 0}]}",
       /* a clause without the partition field: the full scan */
       "{\"$or\": [{\"uuid\": " UUID_A "}, {\"i\": 7}]}",
+      /* one equality alone per partition (checked in place): the subtype-0 twin of A is not a hit, nor A for it */
+      "{\"$or\": [{\"uuid\": " UUID_A "}]}",
+      "{\"$or\": [{\"uuid\": " UUID_A0 "}]}",
+      "{\"$or\": [{\"uuid\": " UUID_B "}, {\"uuid\": " UUID_A0 "}]}",
    };
    sim_coll_t *c = sim_coll_ensure ("config", "chunks");
    chunk_doc (c, UUID_A, 0, 1, 0);
@@ -506,6 +512,7 @@ test_or_partitions (void)
    chunk_doc (c, UUID_C, 3, 1, 0);
    chunk_doc (c, UUID_B, 4, 2, 0);
    chunk_doc (c, UUID_A, 5, 2, 7);
+   chunk_doc (c, UUID_A0, 6, 1, 0);
    insert_json (c, "{\"i\": 7, \"shard\": \"s\"}");
    for (size_t k = 0; k < sizeof filters / sizeof filters[0]; k++) {
       char got[512], want[512], name[64];

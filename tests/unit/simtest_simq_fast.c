@@ -374,7 +374,8 @@ test_fast_group_accs (const simq_docs_t *foreign)
       { "{\"$max\": 7}", "{\"$max\": {\"$literal\": 7}}" },
       { "{\"$max\": {\"m\": \"$min\", \"x\": \"$nothere\", \"u\": \"$u\"}}",
         "{\"$max\": {\"m\": \"$$CURRENT.min\", \"x\": \"$$CURRENT.nothere\", \"u\": \"$$CURRENT.u\"}}" },
-      { "{\"$push\": {\"i\": \"$i\", \"m\": \"$min\"}}", "{\"$push\": {\"i\": \"$$CURRENT.i\", \"m\": \"$$CURRENT.min\"}}" },
+      { "{\"$push\": {\"i\": \"$i\", \"m\": \"$min\"}}",
+        "{\"$push\": {\"i\": \"$$CURRENT.i\", \"m\": \"$$CURRENT.min\"}}" },
    };
    /* _id expressions, the second of each pair through the evaluator (object fields read in place in the first) */
    static const char *const ids[][2] = {
