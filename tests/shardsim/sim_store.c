@@ -456,55 +456,100 @@ sim_coll_match (sim_coll_t *coll, const bson_t *filter, size_t limit, sim_hits_t
    return ok;
 }
 
-/* Whether a partition's selection is {$or: [{<partition field>: v}]}, that one equality alone on a binary or string
- * v (what a recount of some collections' chunks sends): *v borrows it. */
+/* What a partition's selection asks when it is {$or: [{<partition field>: v}]} or {$or: [{<partition field>: v,
+ * lastmod: {$gt: Timestamp(t, i)}}]} (in either order), v binary or a string: what a recount, or the search for the
+ * chunks changed since a version, sends for one collection. */
+typedef struct {
+   bson_value_t v; /* borrowed from the selection */
+   bool gt;        /* and lastmod above (t, i) */
+   uint32_t t, i;
+} sim_sole_t;
+
 static bool
-sim_sel_sole_eq (const sim_coll_t *coll, const bson_t *sel, bson_value_t *v)
+sim_sel_sole (const sim_coll_t *coll, const bson_t *sel, sim_sole_t *so)
 {
-   bson_iter_t it, br, eq;
+   bson_iter_t it, br, f;
+   bool have_v = false;
    if (!bson_iter_init_find (&it, sel, "$or") || !bson_iter_recurse (&it, &br) || !bson_iter_next (&br) ||
-       !BSON_ITER_HOLDS_DOCUMENT (&br) || !bson_iter_recurse (&br, &eq) || !bson_iter_next (&eq) ||
-       strcmp (bson_iter_key (&eq), coll->part_field) != 0 ||
-       (!BSON_ITER_HOLDS_BINARY (&eq) && !BSON_ITER_HOLDS_UTF8 (&eq))) {
+       !BSON_ITER_HOLDS_DOCUMENT (&br) || bson_iter_next (&br)) {
       return false;
    }
-   *v = *bson_iter_value (&eq);
-   return !bson_iter_next (&eq) && !bson_iter_next (&br);
+   bson_iter_init_find (&it, sel, "$or");
+   bson_iter_recurse (&it, &br);
+   bson_iter_next (&br);
+   bson_iter_recurse (&br, &f);
+   so->gt = false;
+   while (bson_iter_next (&f)) {
+      if (!have_v && !strcmp (bson_iter_key (&f), coll->part_field) &&
+          (BSON_ITER_HOLDS_BINARY (&f) || BSON_ITER_HOLDS_UTF8 (&f))) {
+         so->v = *bson_iter_value (&f);
+         have_v = true;
+      } else if (!so->gt && !strcmp (bson_iter_key (&f), "lastmod") && BSON_ITER_HOLDS_DOCUMENT (&f)) {
+         bson_iter_t op;
+         if (!bson_iter_recurse (&f, &op) || !bson_iter_next (&op) || strcmp (bson_iter_key (&op), "$gt") != 0 ||
+             !BSON_ITER_HOLDS_TIMESTAMP (&op)) {
+            return false;
+         }
+         bson_iter_timestamp (&op, &so->t, &so->i);
+         if (bson_iter_next (&op)) {
+            return false;
+         }
+         so->gt = true;
+      } else {
+         return false;
+      }
+   }
+   return have_v;
 }
 
-/* Whether doc's field (the first of that name) holds v exactly: the same type, binary subtype and bytes. Such a
- * document matches {field: v}; one that does not is matched in full. */
+/* Whether doc answers so in place: false when it cannot tell (then the matcher decides), else true with *matched set.
+ * A document whose partition field (the first of that name) holds so->v exactly (the same type, binary subtype and
+ * bytes) matches the equality; its lastmod, when asked about and a timestamp, is compared as the matcher would
+ * (time, then increment). */
 static bool
-sim_doc_holds (const bson_t *doc, const char *field, const bson_value_t *v)
+sim_doc_sole (const bson_t *doc, const char *field, const sim_sole_t *so, bool *matched)
 {
    bson_iter_t it;
-   const bson_value_t *d;
+   const bson_value_t *d, *v = &so->v;
+   uint32_t t, i;
    if (!bson_iter_init_find (&it, doc, field) || (d = bson_iter_value (&it))->value_type != v->value_type) {
       return false;
    }
-   if (v->value_type == BSON_TYPE_BINARY) {
-      return d->value.v_binary.subtype == v->value.v_binary.subtype &&
-             d->value.v_binary.data_len == v->value.v_binary.data_len &&
-             memcmp (d->value.v_binary.data, v->value.v_binary.data, v->value.v_binary.data_len) == 0;
+   if (v->value_type == BSON_TYPE_BINARY
+          ? d->value.v_binary.subtype != v->value.v_binary.subtype ||
+               d->value.v_binary.data_len != v->value.v_binary.data_len ||
+               memcmp (d->value.v_binary.data, v->value.v_binary.data, v->value.v_binary.data_len) != 0
+          : d->value.v_utf8.len != v->value.v_utf8.len ||
+               memcmp (d->value.v_utf8.str, v->value.v_utf8.str, v->value.v_utf8.len) != 0) {
+      return false;
    }
-   return d->value.v_utf8.len == v->value.v_utf8.len &&
-          memcmp (d->value.v_utf8.str, v->value.v_utf8.str, v->value.v_utf8.len) == 0;
+   if (!so->gt) {
+      *matched = true;
+      return true;
+   }
+   if (!bson_iter_init_find (&it, doc, "lastmod") || !BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      return false;
+   }
+   bson_iter_timestamp (&it, &t, &i);
+   *matched = t > so->t || (t == so->t && i > so->i);
+   return true;
 }
 
 /* The scan of sim_coll_match over partitions [first, last), only those set in sel when sel is not NULL. A partition
- * selected by its key alone (sim_sel_sole_eq) checks that value in place before running the matcher. */
+ * selected by one clause of the shapes sim_sel_sole knows answers it in place where it can (what the { uuid: 1 } and
+ * { uuid: 1, lastmod: 1 } indexes give a server), the matcher deciding the rest. */
 static bool
 sim_coll_match_parts (sim_coll_t *coll, const bson_t *filter, bool empty_filter, size_t first, size_t last,
                       bson_t *const *sel, size_t limit, sim_hits_t *hits, bson_error_t *error)
 {
    for (size_t p = first; p < last; p++) {
       const bson_t *f = filter;
-      bson_value_t eq = { 0 };
+      sim_sole_t so = { 0 };
       bool sole;
       if (sel && !(f = sel[p])) {
          continue;
       }
-      sole = sel && sim_sel_sole_eq (coll, f, &eq);
+      sole = sel && sim_sel_sole (coll, f, &so);
       for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
          sim_pos_t pos = { p, i };
          bool matched = true;
@@ -514,7 +559,8 @@ sim_coll_match_parts (sim_coll_t *coll, const bson_t *filter, bool empty_filter,
          if (!empty_filter) {
             bson_t view;
             sim_coll_view (coll, pos, &view);
-            if (!(sole && sim_doc_holds (&view, coll->part_field, &eq)) && !simq_match (&view, f, &matched, error)) {
+            if (!(sole && sim_doc_sole (&view, coll->part_field, &so, &matched)) &&
+                !simq_match (&view, f, &matched, error)) {
                return false;
             }
          }

@@ -504,6 +504,13 @@ test_or_partitions (void)
       "{\"$or\": [{\"uuid\": " UUID_A "}]}",
       "{\"$or\": [{\"uuid\": " UUID_A0 "}]}",
       "{\"$or\": [{\"uuid\": " UUID_B "}, {\"uuid\": " UUID_A0 "}]}",
+      /* one equality and lastmod above a version (checked in place): the increment decides at an equal time, a
+       * lastmod that is not a timestamp goes to the matcher, the fields in either order */
+      "{\"$or\": [{\"uuid\": " UUID_A ", \"lastmod\": {\"$gt\": {\"$timestamp\": {\"t\": 2, \"i\": 7}}}}]}",
+      "{\"$or\": [{\"lastmod\": {\"$gt\": {\"$timestamp\": {\"t\": 2, \"i\": 0}}}, \"uuid\": " UUID_A "}]}",
+      "{\"$or\": [{\"uuid\": " UUID_A0
+      ", \"lastmod\": {\"$gt\": {\"$timestamp\": {\"t\": 0, \"i\": 0}}}}, {\"uuid\": " UUID_B
+      ", \"lastmod\": {\"$gt\": {\"$timestamp\": {\"t\": 1, \"i\": 0}}}}]}",
    };
    sim_coll_t *c = sim_coll_ensure ("config", "chunks");
    chunk_doc (c, UUID_A, 0, 1, 0);
@@ -513,6 +520,7 @@ test_or_partitions (void)
    chunk_doc (c, UUID_B, 4, 2, 0);
    chunk_doc (c, UUID_A, 5, 2, 7);
    chunk_doc (c, UUID_A0, 6, 1, 0);
+   insert_json (c, "{\"uuid\": " UUID_A ", \"i\": 8, \"lastmod\": 5, \"shard\": \"s\"}");
    insert_json (c, "{\"i\": 7, \"shard\": \"s\"}");
    for (size_t k = 0; k < sizeof filters / sizeof filters[0]; k++) {
       char got[512], want[512], name[64];
