@@ -90,17 +90,31 @@ static void
 output_commit (struct output_writer *w, output_frame_t *f)
 {
    for (; f && !f->committed && !f->barrier && f->no_group; f = f->parent) {
-      bson_string_t *text = bson_string_new (f->is_array ? "[" : "{");
+      bson_string_t *out = w->out;
+      size_t pad = (size_t) f->indent + 2, grow = 1, end = out->len, total;
 
+      /* In place, from the last entry back: each moves right by the separators and indents before it, so a
+       * move never reaches an entry not yet moved (entries are contiguous from f->start). */
+      BSON_ASSERT (f->n == 0 || f->entries[0] == f->start);
       for (size_t i = 0; i < f->n; i++) {
-         size_t len;
-         const char *s = output_entry (f, w->out, i, &len);
-
-         bson_string_append (text, i ? ",\n" : "\n");
-         output_spaces (text, f->indent + 2);
-         output_append_n (text, s, len);
+         grow += (i ? 2 : 1) + pad;
       }
-      output_replace_tail (w->out, f->start, text);
+      total = grow;
+      output_reserve (out, total);
+      for (size_t i = f->n; i-- > 0;) {
+         size_t len = end - f->entries[i], sep = i ? 2 : 1;
+         char *dst = out->str + f->entries[i] + grow;
+
+         memmove (dst, out->str + f->entries[i], len);
+         memset (dst - pad, ' ', pad);
+         memcpy (dst - pad - sep, i ? ",\n" : "\n", sep);
+         grow -= sep + pad;
+         end = f->entries[i];
+      }
+      BSON_ASSERT (grow == 1);
+      out->str[f->start] = f->is_array ? '[' : '{';
+      out->len = (uint32_t) (out->len + total);
+      out->str[out->len] = '\0';
       f->committed = true;
       f->no_fit = true;
       bson_free (f->entries);
@@ -168,7 +182,7 @@ output_entry_begin (output_ctx_t *ctx, output_frame_t *f)
    bson_string_t *out = ctx->writer->out;
 
    if (f->committed) {
-      bson_string_append (out, f->n ? ",\n" : "\n");
+      output_append_n (out, f->n ? ",\n" : "\n", f->n ? 2 : 1);
       output_spaces (out, f->indent + 2);
    } else {
       if (f->n == f->cap) {
@@ -262,7 +276,7 @@ output_group_array (const output_ctx_t *ctx, const output_frame_t *f, bool has_m
          size_t max = BSON_MIN (i + cols, out_len);
          size_t j = i;
 
-         bson_string_append (rows, i ? ",\n" : "\n");
+         output_append_n (rows, i ? ",\n" : "\n", i ? 2 : 1);
          output_spaces (rows, ctx->indentation_lvl + 2);
          for (; j < max - 1; j++) {
             long pad = (long) max_line[j - i] - (long) data_len[j] - 2;
@@ -272,7 +286,7 @@ output_group_array (const output_ctx_t *ctx, const output_frame_t *f, bool has_m
             }
             s = output_entry (f, buf, j, &len);
             output_append_n (rows, s, len);
-            bson_string_append (rows, ", ");
+            OUTPUT_LIT (rows, ", ");
             if (!all_numbers) {
                output_spaces (rows, pad);
             }
@@ -285,7 +299,7 @@ output_group_array (const output_ctx_t *ctx, const output_frame_t *f, bool has_m
       }
       if (has_more) {
          s = output_entry (f, buf, f->n - 1, &len);
-         bson_string_append (rows, ",\n");
+         OUTPUT_LIT (rows, ",\n");
          output_spaces (rows, ctx->indentation_lvl + 2);
          output_append_n (rows, s, len);
       }
@@ -311,9 +325,9 @@ output_reduce (output_ctx_t *ctx, output_frame_t *f, bool has_more, bool all_num
    size_t len;
 
    if (f->committed) {
-      bson_string_append_c (out, '\n');
+      output_append_c (out, '\n');
       output_spaces (out, ctx->indentation_lvl);
-      bson_string_append (out, close);
+      output_append (out, close);
       return;
    }
    text = bson_string_new (open);
@@ -336,16 +350,16 @@ output_reduce (output_ctx_t *ctx, output_frame_t *f, bool has_more, bool all_num
          }
       }
       if (fits) {
-         bson_string_append_c (text, ' ');
+         output_append_c (text, ' ');
          for (size_t i = 0; i < f->n; i++) {
             s = output_entry (f, out, i, &len);
             if (i) {
-               bson_string_append (text, ", ");
+               OUTPUT_LIT (text, ", ");
             }
             output_append_n (text, s, len);
          }
-         bson_string_append_c (text, ' ');
-         bson_string_append (text, close);
+         output_append_c (text, ' ');
+         output_append (text, close);
          output_replace_tail (out, f->start, text);
          return;
       }
@@ -356,25 +370,25 @@ output_reduce (output_ctx_t *ctx, output_frame_t *f, bool has_more, bool all_num
    } else {
       for (size_t i = 0; i < f->n; i++) {
          s = output_entry (f, out, i, &len);
-         bson_string_append (text, i ? ",\n" : "\n");
+         output_append_n (text, i ? ",\n" : "\n", i ? 2 : 1);
          output_spaces (text, ctx->indentation_lvl + 2);
          output_append_n (text, s, len);
       }
    }
-   bson_string_append_c (text, '\n');
+   output_append_c (text, '\n');
    output_spaces (text, ctx->indentation_lvl);
-   bson_string_append (text, close);
+   output_append (text, close);
    output_replace_tail (out, f->start, text);
 }
 
 /* A key as formatProperty prints it: bare when an identifier, ['__proto__'] for that key, otherwise quoted. */
 static void
-output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key)
+output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key, size_t key_len)
 {
-   if (strcmp (key, "__proto__") == 0) {
-      bson_string_append (out, "['__proto__']");
+   if (key_len == 9 && memcmp (key, "__proto__", 9) == 0) {
+      OUTPUT_LIT (out, "['__proto__']");
    } else if (output_is_identifier (key)) {
-      bson_string_append (out, key);
+      output_append_n (out, key, key_len);
    } else {
       output_quoted (out, ctx, key);
    }
@@ -382,11 +396,11 @@ output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key)
 
 /* One property "key: value" (or just the value in an array), the value indented two more columns. */
 static void
-output_property (output_ctx_t *ctx, const char *key, bson_iter_t *iter, int recurse_times, bool is_array)
+output_property (output_ctx_t *ctx, const char *key, size_t key_len, bson_iter_t *iter, int recurse_times, bool is_array)
 {
    if (!is_array) {
-      output_key (ctx->writer->out, ctx, key);
-      bson_string_append (ctx->writer->out, ": ");
+      output_key (ctx->writer->out, ctx, key, key_len);
+      OUTPUT_LIT (ctx->writer->out, ": ");
    }
    ctx->indentation_lvl += 2;
    output_inspect (ctx, bson_iter_value (iter), recurse_times, key);
@@ -526,7 +540,7 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
 
    /* an empty document is 5 bytes: its length and the terminating NUL */
    if (!bson_init_static (&doc, data, data_len) || data_len <= 5 || !bson_iter_init (&iter, &doc)) {
-      bson_string_append (out, is_array ? "[]" : "{}");
+      output_append_n (out, is_array ? "[]" : "{}", 2);
       return;
    }
    if (ctx->depth >= 0 && recurse_times > ctx->depth) {
@@ -534,7 +548,7 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
       return;
    }
    if (!is_array && (!output_key_order (&doc, &order, &count) || count == 0)) {
-      bson_string_append (out, "{}");
+      OUTPUT_LIT (out, "{}");
       bson_free (order);
       return;
    }
@@ -566,7 +580,7 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
             output_fresh (ctx, bson_iter_value (&iter), INFINITY);
             ctx->indentation_lvl -= 2;
          } else {
-            output_property (ctx, NULL, &iter, recurse_times, true);
+            output_property (ctx, NULL, 0, &iter, recurse_times, true);
          }
          output_entry_end (ctx, &f, true);
          n++;
@@ -585,14 +599,14 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
             continue;
          }
          output_entry_begin (ctx, &f);
-         output_property (ctx, bson_iter_key (&at), &at, recurse_times, false);
+         output_property (ctx, bson_iter_key (&at), order[i].key_len, &at, recurse_times, false);
          output_entry_end (ctx, &f, true);
       }
    }
    if (f.n == 0) {
       /* only when the BSON is corrupt (a valid non-empty container has entries) */
       ctx->writer->out->len = (uint32_t) f.start;
-      bson_string_append (ctx->writer->out, is_array ? "[]" : "{}");
+      output_append_n (ctx->writer->out, is_array ? "[]" : "{}", 2);
    } else {
       output_reduce (ctx, &f, has_more, all_numbers, recurse_times);
    }
@@ -612,20 +626,24 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       output_number (out, ctx, value->value.v_double);
       break;
    case BSON_TYPE_INT32:
-      output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_int32), OUTPUT_STYLE_NUMBER);
+   {
+      const char *digits = output_int_str (buf, sizeof buf, value->value.v_int32);
+
+      output_stylize_n (out, ctx, digits, (size_t) (buf + sizeof buf - 1 - digits), OUTPUT_STYLE_NUMBER);
+   }
       break;
    case BSON_TYPE_INT64:
-      bson_string_append (out, "Long(");
+      OUTPUT_LIT (out, "Long(");
       output_quoted (out, ctx, output_int_str (buf, sizeof buf, value->value.v_int64));
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       break;
    case BSON_TYPE_DECIMAL128: {
       char dec[BSON_DECIMAL128_STRING];
 
       bson_decimal128_to_string (&value->value.v_decimal128, dec);
-      bson_string_append (out, "Decimal128(");
+      OUTPUT_LIT (out, "Decimal128(");
       output_quoted (out, ctx, dec);
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       break;
    }
    case BSON_TYPE_UTF8:
@@ -646,9 +664,9 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       break;
    case BSON_TYPE_OID:
       bson_oid_to_string (&value->value.v_oid, buf);
-      bson_string_append (out, "ObjectId(");
+      OUTPUT_LIT (out, "ObjectId(");
       output_quoted (out, ctx, buf);
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       break;
    case BSON_TYPE_BOOL:
       output_stylize (out, ctx, value->value.v_bool ? "true" : "false", OUTPUT_STYLE_NUMBER);
@@ -659,9 +677,9 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       if (ms > OUTPUT_JS_DATE_LIMIT || ms < -OUTPUT_JS_DATE_LIMIT) {
          output_stylize (out, ctx, "Invalid Date", OUTPUT_STYLE_DATE);
       } else {
-         bson_string_append (out, "ISODate('");
+         OUTPUT_LIT (out, "ISODate('");
          output_iso_date (out, ms);
-         bson_string_append (out, "')");
+         OUTPUT_LIT (out, "')");
       }
       break;
    }
@@ -680,50 +698,50 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       char *db = split ? bson_strndup (ns, (size_t) (dot - ns)) : NULL;
 
       bson_oid_to_string (&value->value.v_dbpointer.oid, buf);
-      bson_string_append (out, "DBRef(");
+      OUTPUT_LIT (out, "DBRef(");
       output_quoted (out, ctx, split ? dot + 1 : ns);
-      bson_string_append (out, ", ObjectId(");
+      OUTPUT_LIT (out, ", ObjectId(");
       output_quoted (out, ctx, buf);
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       if (split) {
-         bson_string_append (out, ", ");
+         OUTPUT_LIT (out, ", ");
          output_quoted (out, ctx, db);
       }
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       bson_free (db);
       break;
    }
    case BSON_TYPE_CODE:
-      bson_string_append (out, "Code(");
+      OUTPUT_LIT (out, "Code(");
       output_quoted (out, ctx, value->value.v_code.code);
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       break;
    case BSON_TYPE_CODEWSCOPE: {
       bson_value_t scope = { .value_type = BSON_TYPE_DOCUMENT };
 
       scope.value.v_doc.data = value->value.v_codewscope.scope_data;
       scope.value.v_doc.data_len = value->value.v_codewscope.scope_len;
-      bson_string_append (out, "Code(");
+      OUTPUT_LIT (out, "Code(");
       output_quoted (out, ctx, value->value.v_codewscope.code);
-      bson_string_append (out, ", ");
+      OUTPUT_LIT (out, ", ");
       output_fresh (ctx, &scope, ctx->break_length);
-      bson_string_append (ctx->writer->out, ")");
+      OUTPUT_LIT (ctx->writer->out, ")");
       break;
    }
    case BSON_TYPE_TIMESTAMP:
-      bson_string_append (out, "Timestamp({ t: ");
+      OUTPUT_LIT (out, "Timestamp({ t: ");
       output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_timestamp.timestamp),
                       OUTPUT_STYLE_NUMBER);
-      bson_string_append (out, ", i: ");
+      OUTPUT_LIT (out, ", i: ");
       output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_timestamp.increment),
                       OUTPUT_STYLE_NUMBER);
-      bson_string_append (out, " })");
+      OUTPUT_LIT (out, " })");
       break;
    case BSON_TYPE_MINKEY:
-      bson_string_append (out, "MinKey()");
+      OUTPUT_LIT (out, "MinKey()");
       break;
    case BSON_TYPE_MAXKEY:
-      bson_string_append (out, "MaxKey()");
+      OUTPUT_LIT (out, "MaxKey()");
       break;
    case BSON_TYPE_EOD:
    default:
