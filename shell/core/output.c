@@ -427,7 +427,8 @@ output_slot (bson_iter_t *iter, uint32_t index)
 }
 
 /* Orders a document's keys as a JS object holds them: array-index keys ascending first, then the rest in
- * insertion order. Sets *order (caller frees with bson_free) and *count; returns false on corrupt BSON. */
+ * insertion order. Sets *order (caller frees with bson_free; NULL when no key is an array index: insertion order
+ * then) and *count; returns false on corrupt BSON. */
 static bool
 output_key_order (const bson_t *doc, output_slot_t **order, size_t *count)
 {
@@ -441,6 +442,22 @@ output_key_order (const bson_t *doc, output_slot_t **order, size_t *count)
    if (!bson_iter_init (&iter, doc)) {
       return false;
    }
+   while (bson_iter_next (&iter)) {
+      uint32_t v;
+
+      n++;
+      if (output_index_key (bson_iter_key (&iter), &v)) {
+         nindex++;
+         break;
+      }
+   }
+   if (nindex == 0) {
+      *count = n; /* insertion order: no slots needed */
+      return true;
+   }
+   n = 0;
+   nindex = 0;
+   BSON_ASSERT (bson_iter_init (&iter, doc));
    slots = bson_malloc (cap * sizeof *slots);
    is_index = bson_malloc (cap * sizeof *is_index);
    while (bson_iter_next (&iter)) {
@@ -595,6 +612,15 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
       for (size_t i = 0; i < count; i++) {
          bson_iter_t at;
 
+         if (!order) {
+            if (!bson_iter_next (&iter)) {
+               break;
+            }
+            output_entry_begin (ctx, &f);
+            output_property (ctx, bson_iter_key (&iter), bson_iter_key_len (&iter), &iter, recurse_times, false);
+            output_entry_end (ctx, &f, true);
+            continue;
+         }
          if (!bson_iter_init_from_data_at_offset (&at, data, data_len, order[i].offset, order[i].key_len)) {
             continue;
          }
