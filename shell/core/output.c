@@ -23,7 +23,8 @@
 typedef struct output_frame {
    struct output_frame *parent;
    size_t start;    /* where the container's text begins */
-   size_t *entries; /* where each entry begins (while not committed) */
+   size_t *entries; /* where each entry begins (while not committed): first in few, then on the heap */
+   size_t few[8];   /* the first entries' starts: most containers are small, so no allocation for them */
    size_t n, cap;   /* entries begun */
    int indent;      /* the container's indentation */
    double total;    /* String.length of the entries measured so far */
@@ -74,6 +75,16 @@ output_entry (const output_frame_t *f, const bson_string_t *out, size_t i, size_
    return out->str + f->entries[i];
 }
 
+/* Frees f's entry starts when they outgrew f->few. */
+static void
+output_frame_free_entries (output_frame_t *f)
+{
+   if (f->entries != f->few) {
+      bson_free (f->entries);
+   }
+   f->entries = NULL;
+}
+
 /* Replaces everything from start on with the contents of text (consumed). */
 static void
 output_replace_tail (bson_string_t *out, size_t start, bson_string_t *text)
@@ -117,8 +128,7 @@ output_commit (struct output_writer *w, output_frame_t *f)
       out->str[out->len] = '\0';
       f->committed = true;
       f->no_fit = true;
-      bson_free (f->entries);
-      f->entries = NULL;
+      output_frame_free_entries (f);
       w->pending--;
       if (f->parent) {
          f->parent->no_fit = true; /* its current entry now holds a line break */
@@ -147,6 +157,8 @@ output_frame_begin (output_ctx_t *ctx, output_frame_t *f, bool is_array, bool ba
    struct output_writer *w = ctx->writer;
 
    memset (f, 0, sizeof *f);
+   f->entries = f->few;
+   f->cap = sizeof f->few / sizeof f->few[0];
    f->parent = w->top;
    f->start = w->out->len;
    f->indent = ctx->indentation_lvl;
@@ -171,8 +183,7 @@ output_frame_pop (output_ctx_t *ctx, output_frame_t *f)
    if (!f->committed) {
       w->pending--;
    }
-   bson_free (f->entries);
-   f->entries = NULL;
+   output_frame_free_entries (f);
    output_flush (w, false);
 }
 
@@ -186,8 +197,13 @@ output_entry_begin (output_ctx_t *ctx, output_frame_t *f)
       output_spaces (out, f->indent + 2);
    } else {
       if (f->n == f->cap) {
-         f->cap = f->cap ? f->cap * 2 : 8;
-         f->entries = bson_realloc (f->entries, f->cap * sizeof *f->entries);
+         f->cap *= 2;
+         if (f->entries == f->few) {
+            f->entries = bson_malloc (f->cap * sizeof *f->entries);
+            memcpy (f->entries, f->few, sizeof f->few);
+         } else {
+            f->entries = bson_realloc (f->entries, f->cap * sizeof *f->entries);
+         }
       }
       f->entries[f->n] = out->len;
    }
