@@ -355,7 +355,11 @@ output_reduce (output_ctx_t *ctx, output_frame_t *f, bool has_more, bool all_num
       double total = (double) f->n + start;
       bool fits = total + (double) f->n <= ctx->break_length;
 
-      for (size_t i = 0; fits && i < f->n; i++) {
+      if (!f->no_fit && !has_more) {
+         /* output_entry_end measured every entry (f->total) and saw no line break: no need to measure again */
+         fits = fits && total + f->total <= ctx->break_length;
+      }
+      for (size_t i = 0; fits && (f->no_fit || has_more) && i < f->n; i++) {
          size_t units, width;
 
          s = output_entry (f, out, i, &len);
