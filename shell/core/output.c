@@ -416,7 +416,8 @@ output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key, size_t
 
 /* One property "key: value" (or just the value in an array), the value indented two more columns. */
 static void
-output_property (output_ctx_t *ctx, const char *key, size_t key_len, bson_iter_t *iter, int recurse_times, bool is_array)
+output_property (output_ctx_t *ctx, const char *key, size_t key_len, bson_iter_t *iter, int recurse_times,
+                 bool is_array)
 {
    if (!is_array) {
       output_key (ctx->writer->out, ctx, key, key_len);
@@ -671,13 +672,12 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
    case BSON_TYPE_DOUBLE:
       output_number (out, ctx, value->value.v_double);
       break;
-   case BSON_TYPE_INT32:
-   {
+   case BSON_TYPE_INT32: {
       const char *digits = output_int_str (buf, sizeof buf, value->value.v_int32);
 
       output_stylize_n (out, ctx, digits, (size_t) (buf + sizeof buf - 1 - digits), OUTPUT_STYLE_NUMBER);
-   }
       break;
+   }
    case BSON_TYPE_INT64:
       OUTPUT_LIT (out, "Long(");
       output_quoted (out, ctx, output_int_str (buf, sizeof buf, value->value.v_int64));

@@ -104,7 +104,6 @@ output_append_c (bson_string_t *out, char c)
 const char *
 output_int_str (char *buf, size_t size, int64_t v);
 
-
 /* Measures s as JS would after removeColors(): *units is String.length (UTF-16 code units) and *width the
  * number of code points (our stand-in for getStringWidth, which also knows wide and zero-width characters). */
 void
