@@ -215,6 +215,18 @@ done:
    return ok;
 }
 
+/* bound as relaxed Extended JSON into out; "" when it does not fit (a cut text would not parse). */
+static void
+migration_json (const bson_t *bound, char *out, size_t len)
+{
+   size_t n;
+   char *json = bson_as_relaxed_extended_json (bound, &n);
+   out[0] = '\0';
+   if (json && n < len)
+      memcpy (out, json, n + 1);
+   bson_free (json);
+}
+
 /* One in-flight migration: a config.migrations document (before 6.0) or a donor's $currentOp row (its command). */
 static void
 add_migration (snapshot_t *s, const char *ns, const bson_t *d, const char *from, const char *to)
@@ -227,10 +239,14 @@ add_migration (snapshot_t *s, const char *ns, const bson_t *d, const char *from,
    m = &s->migs[s->nmigs++];
    memset (m, 0, sizeof *m);
    bson_strncpy (m->ns, ns, sizeof m->ns);
-   if (docget_sub (d, "min", BSON_TYPE_EOD, &mn))
+   if (docget_sub (d, "min", BSON_TYPE_EOD, &mn)) {
       output_format_doc_line (&mn, m->min, sizeof m->min);
-   if (docget_sub (d, "max", BSON_TYPE_EOD, &mx))
+      migration_json (&mn, m->min_json, sizeof m->min_json);
+   }
+   if (docget_sub (d, "max", BSON_TYPE_EOD, &mx)) {
       output_format_doc_line (&mx, m->max, sizeof m->max);
+      migration_json (&mx, m->max_json, sizeof m->max_json);
+   }
    bson_strncpy (m->from, from, sizeof m->from);
    bson_strncpy (m->to, to, sizeof m->to);
 }

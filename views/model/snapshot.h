@@ -186,11 +186,14 @@ typedef struct {
    char caveat[SNAP_TEXT]; /* why a figure is missing, "" otherwise */
 } snap_op_t;
 
-/* One migration in flight. */
+/* One migration in flight. A 6.0+ moveRange may give only its min (or only its max): the other bound is then "". */
 typedef struct {
    char ns[SNAP_NAME];
-   char min[SNAP_TEXT]; /* the range's min, shell style (as snap_chunk_t.min) */
+   char min[SNAP_TEXT]; /* the range's min, shell style (as snap_chunk_t.min); "" when not given */
    char max[SNAP_TEXT];
+   char min_json[SNAP_TEXT]; /* the same bounds as relaxed Extended JSON (the chunk map marks the range from them);
+                              * "" when not given or longer than SNAP_TEXT */
+   char max_json[SNAP_TEXT];
    char from[SNAP_NAME];
    char to[SNAP_NAME];
 } snap_migration_t;
