@@ -191,8 +191,7 @@ test_moving (void)
    CHECK_STR ("chunkmap/moving: the ranges inside [min, max)", "---xxx----",
               moving (cm, 10, "{ \"x\" : 3 }", "{ \"x\" : 6 }", buf));
    CHECK_STR ("chunkmap/moving: the mark lasts one drawing", "----------", flagged (cm, 10, CHUNKMAP_MOVING, buf));
-   CHECK_STR ("chunkmap/moving: two ranges per cell", "-xx--",
-              moving (cm, 5, "{ \"x\" : 3 }", "{ \"x\" : 6 }", buf));
+   CHECK_STR ("chunkmap/moving: two ranges per cell", "-xx--", moving (cm, 5, "{ \"x\" : 3 }", "{ \"x\" : 6 }", buf));
    CHECK_STR ("chunkmap/moving: a range over two cells", "------xx------------",
               moving (cm, 20, "{ \"x\" : 3 }", "{ \"x\" : 4 }", buf));
    CHECK_STR ("chunkmap/moving: from MinKey", "xx--------",

@@ -201,8 +201,8 @@ chunkmap_mark (chunkmap_t *cm, const bson_t *min, const bson_t *max, unsigned fl
 }
 
 size_t
-chunkmap_cells_mark (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, const bson_t *min,
-                     const bson_t *max, unsigned flags)
+chunkmap_cells_mark (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, const bson_t *min, const bson_t *max,
+                     unsigned flags)
 {
    size_t a, b;
    if (!cm->n || !width || (!min && !max)) {

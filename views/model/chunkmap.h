@@ -119,8 +119,8 @@ chunkmap_cells (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, int 
  * moveRange may give one bound); when no lower bound lies in [min, max) (a range inside one of a sampled map's), the
  * range holding min. Returns how many ranges it marked (0: none; both bounds NULL marks nothing). */
 size_t
-chunkmap_cells_mark (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, const bson_t *min,
-                     const bson_t *max, unsigned flags);
+chunkmap_cells_mark (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, const bson_t *min, const bson_t *max,
+                     unsigned flags);
 
 /* The same with the bounds as Extended JSON ("" or NULL: not given). A bound that does not parse marks nothing. */
 size_t
