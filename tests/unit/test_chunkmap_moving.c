@@ -77,6 +77,29 @@ check_map (collect_t *c, const snap_migration_t *mg, const char *version)
    chunkmap_data_destroy (&m);
 }
 
+/* Checks the drill-down's chunk list: exactly one chunk marked as moving to the recipient, the migration's. */
+static void
+check_list (collect_t *c, const snap_migration_t *mg, const char *version)
+{
+   snap_chunks_t chunks;
+   char name[128];
+   size_t marked = 0, at = 0;
+
+   memset (&chunks, 0, sizeof chunks);
+   snprintf (name, sizeof name, "chunkmap_moving/%s/chunk_list_read", version);
+   CHECK (name, collect_chunks (c, mg->ns, &chunks) && chunks.nchunks > 1);
+   for (size_t i = 0; i < chunks.nchunks; i++) {
+      if (chunks.chunks[i].moving_to[0]) {
+         marked++;
+         at = i;
+      }
+   }
+   snprintf (name, sizeof name, "chunkmap_moving/%s/chunk_list_one_moving", version);
+   CHECK (name, marked == 1 && !strcmp (chunks.chunks[at].moving_to, mg->to) &&
+                   !strcmp (chunks.chunks[at].min, mg->min) && !strcmp (chunks.chunks[at].shard, mg->from));
+   snap_chunks_destroy (&chunks);
+}
+
 static void
 run_version (const char *version)
 {
@@ -121,6 +144,7 @@ run_version (const char *version)
       snprintf (name, sizeof name, "chunkmap_moving/%s/max_json_is_the_max", version);
       CHECK_STR (name, mg->max, json_text (mg->max_json, text, sizeof text));
       check_map (c, mg, version);
+      check_list (c, mg, version);
    }
    snapshot_destroy (&cur);
    collect_free (c);
