@@ -75,7 +75,7 @@ event_word (snap_event_kind_t k)
 
 /* The "balancer" field of render_json's document. */
 static void
-json_balancer (FILE *out, const snapshot_t *s)
+json_balancer (FILE *out, const snap_t *s)
 {
    fputs (", \"balancer\": {\"mode\": ", out);
    json_str (out, s->balancer.mode);
@@ -116,7 +116,7 @@ json_balancer (FILE *out, const snapshot_t *s)
 
 /* The elements of render_json's "shards" array. */
 static void
-json_shards (FILE *out, const snapshot_t *s)
+json_shards (FILE *out, const snap_t *s)
 {
    for (size_t i = 0; i < s->nshards; i++) {
       const snap_shard_t *sh = &s->shards[i];
@@ -151,7 +151,7 @@ json_shards (FILE *out, const snapshot_t *s)
 }
 
 void
-render_json (FILE *out, const snapshot_t *s)
+render_json (FILE *out, const snap_t *s)
 {
    char iso[40];
    fputs ("{\"cluster\": {\"host\": ", out);
@@ -269,7 +269,7 @@ render_json (FILE *out, const snapshot_t *s)
 }
 
 void
-render_text (FILE *out, const snapshot_t *s)
+render_text (FILE *out, const snap_t *s)
 {
    char iso[40], a[32], b[32], c[32];
    if (s->sampled_at_ms)

@@ -110,7 +110,7 @@ run_version (const char *version)
    sh_ctx_t ctx;
    collect_opts_t o = collect_opts_default ();
    collect_t *c;
-   snapshot_t cur = { 0 };
+   snap_t cur = { 0 };
    FILE *sink = tmpfile ();
    char name[128], port_file[128], text[512];
    const snap_migration_t *mg;
@@ -146,7 +146,7 @@ run_version (const char *version)
       check_map (c, mg, version);
       check_list (c, mg, version);
    }
-   snapshot_destroy (&cur);
+   snap_destroy (&cur);
    collect_free (c);
    conn_destroy (&ctx);
    sim_stop (&sim);

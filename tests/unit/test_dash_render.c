@@ -15,7 +15,7 @@
 #include "views/views.h"
 
 static void
-canned (snapshot_t *s)
+canned (snap_t *s)
 {
    static const char *names[] = { "shard01", "shard02", "shard03" };
    static const char *nss[] = { "app.events", "app.users" };
@@ -79,7 +79,7 @@ canned (snapshot_t *s)
 }
 
 static char *
-capture (void (*fn) (FILE *, const snapshot_t *), const snapshot_t *s)
+capture (void (*fn) (FILE *, const snap_t *), const snap_t *s)
 {
    char *buf = NULL;
    size_t len = 0;
@@ -92,7 +92,7 @@ capture (void (*fn) (FILE *, const snapshot_t *), const snapshot_t *s)
 static void
 test_json (void)
 {
-   snapshot_t s;
+   snap_t s;
    char *json;
    bson_t *doc;
    bson_error_t error;
@@ -167,13 +167,13 @@ test_json (void)
       bson_destroy (doc);
    }
    free (json);
-   snapshot_destroy (&s);
+   snap_destroy (&s);
 }
 
 static void
 test_text (void)
 {
-   snapshot_t s;
+   snap_t s;
    char *text;
    canned (&s);
    text = capture (render_text, &s);
@@ -186,7 +186,7 @@ test_text (void)
    text = capture (render_text, &s);
    CHECK ("render/text_stale", strstr (text, "STALE: connection refused") != NULL);
    free (text);
-   snapshot_destroy (&s);
+   snap_destroy (&s);
 }
 
 static void

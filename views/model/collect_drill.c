@@ -18,7 +18,7 @@
 static void
 chunk_marks (collect_t *c, const char *ns, snap_chunk_t *ch)
 {
-   const snapshot_t *p = &c->prev;
+   const snap_t *p = &c->prev;
    ch->docs = ch->bytes = -1;
    for (size_t i = 0; i < p->ncolls; i++) {
       const snap_coll_t *co = &p->colls[i];
@@ -48,7 +48,7 @@ typedef struct {
 } drill_migs_t;
 
 static void
-drill_migs_init (drill_migs_t *m, const snapshot_t *p, const char *ns)
+drill_migs_init (drill_migs_t *m, const snap_t *p, const char *ns)
 {
    memset (m, 0, sizeof *m);
    for (size_t i = 0; i < p->nmigs && m->n < SNAP_MIGRATIONS; i++) {
@@ -285,7 +285,7 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
                    !docget_sub (&t, "max", BSON_TYPE_EOD, &zmax))
                   continue;
                if (order_keys (&mn, &zmin) >= 0 && order_keys (&mn, &zmax) < 0) {
-                  int si = snapshot_shard_index (&c->prev, ch->shard);
+                  int si = snap_shard_index (&c->prev, ch->shard);
                   bson_strncpy (ch->zone, docget_utf8 (&t, "tag", ""), sizeof ch->zone);
                   ch->out_of_zone = si >= 0 && !collect_shard_in_zone (&c->prev.shards[si], ch->zone);
                   break;
