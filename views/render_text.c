@@ -1,5 +1,7 @@
 /* Batch output from the same snapshot the screen draws: plain text (--once, or frames when stdout is not a
- * terminal) and one JSON document (--once --json). Numbers in JSON are exact; text rounds. */
+ * terminal) and one JSON document (--once --json). Numbers in JSON are exact (rates to two decimals); text rounds.
+ * The JSON is written here rather than by libbson's bson_as_relaxed_extended_json, which prints a double with 20
+ * significant digits (12.34 as 12.339999999999999858): a rate is a measurement, not a stored value. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
