@@ -262,11 +262,11 @@ exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       *ctx->cursor_out = c;
       goto done;
    }
-   conn_cursor_destroy (ctx->cursor);
+   conn_cursor_free (ctx->cursor);
    ctx->cursor = NULL;
    ctx->cursor_fresh = true;
    if (cmd_dry_run (ctx)) {
-      conn_cursor_destroy (c);
+      conn_cursor_free (c);
       goto done;
    }
    ok = cmd_cursor_read (c, CMD_CURSOR_BATCH, &docs, &more, err);
@@ -276,7 +276,7 @@ exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    if (ok && more)
       ctx->cursor = c;
    else
-      conn_cursor_destroy (c);
+      conn_cursor_free (c);
 done:
    sh_requests_destroy (&reqs);
    return ok;

@@ -57,15 +57,33 @@ status_append_counts (const bson_t *counts, bson_t *arr)
    bson_iter_init (&it, counts);
    while (bson_iter_next (&it)) {
       bson_t d;
+      bool shard = false, id = false, walk;
       if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
-      if (bson_iter_init_find (&f, &d, "shard") || bson_iter_init_find (&f, &d, "_id"))
-         v[n].shard = *bson_iter_value (&f);
-      if (bson_iter_init_find (&f, &d, "nChunks"))
-         v[n].n = *bson_iter_value (&f);
+      /* one pass: the first "shard" (else the first "_id") and the first "nChunks" */
+      walk = bson_iter_init (&f, &d);
+      while (walk && bson_iter_next (&f)) {
+         const char *k = bson_iter_key (&f);
+         if (!shard && strcmp (k, "shard") == 0) {
+            v[n].shard = *bson_iter_value (&f);
+            shard = true;
+         } else if (!shard && !id && strcmp (k, "_id") == 0) {
+            v[n].shard = *bson_iter_value (&f);
+            id = true;
+         } else if (v[n].n.value_type == BSON_TYPE_EOD && strcmp (k, "nChunks") == 0) {
+            v[n].n = *bson_iter_value (&f);
+         }
+      }
       n++;
    }
-   qsort (v, n, sizeof *v, status_count_cmp);
+   /* groups already in shard order (a sorted read, a single shard) cost n - 1 comparisons, not a sort; others stop
+    * at their first inversion */
+   for (size_t i = 1; i < n; i++) {
+      if (status_count_cmp (&v[i - 1], &v[i]) > 0) {
+         qsort (v, n, sizeof *v, status_count_cmp);
+         break;
+      }
+   }
    for (size_t i = 0; i < n; i++) {
       bson_t e;
       char k[16];

@@ -91,7 +91,7 @@ cursors_sweep (bool all)
    size_t j = 0;
    for (size_t i = 0; i < js_state.n_cursors; i++) {
       if (all || js_state.cursors[i].dropped)
-         conn_cursor_destroy (js_state.cursors[i].cursor);
+         conn_cursor_free (js_state.cursors[i].cursor);
       else
          js_state.cursors[j++] = js_state.cursors[i];
    }
@@ -507,7 +507,7 @@ host_cursor_current (void *data, bool take)
    if (take && ctx->cursor_fresh)
       h = ctx->cursor ? cursors_add (ctx->cursor) : 0;
    else
-      conn_cursor_destroy (ctx->cursor);
+      conn_cursor_free (ctx->cursor);
    ctx->cursor = NULL;
    ctx->cursor_fresh = false;
    return h;

@@ -1,8 +1,10 @@
 /* The chunk map (m in the chunk list): the drilled-down collection's key space from its lowest bound to its highest
  * as rows of cells, each cell an equal share of the chunks and drawn as the symbol of the shard owning most of them
  * (1-9, then a-z), with the zone letter of each cell on the line beneath, marks in colour (hot, outside its zone,
- * jumbo) and the replay's current event in reverse video. [ steps back through the recent migrations, splits and
- * merges, ] forward; the last line says where the replay stands. Reads only d->cmap, which the collector filled. */
+ * jumbo), the ranges of the migrations in flight underlined and bold, and the replay's current event in reverse
+ * video. [ steps back through the recent migrations, splits and merges, ] forward; the last lines say where the
+ * replay stands, and at now which range is moving. Reads d->cmap, which the collector filled when the map opened, and
+ * the migrations of the snapshot on screen (d->snap, every sample), so a moving mark comes and goes with them. */
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,9 @@ chunkmap_view_attr (unsigned flags)
    if (flags & CHUNKMAP_EVENT) {
       a |= A_REVERSE;
    }
+   if (flags & CHUNKMAP_MOVING) {
+      a |= A_UNDERLINE | A_BOLD;
+   }
    if (flags & CHUNKMAP_HOT) {
       a |= crt_attr (CRT_HOT);
    } else if (flags & (CHUNKMAP_OUT_OF_ZONE | CHUNKMAP_JUMBO)) {
@@ -83,6 +88,49 @@ chunkmap_view_legend (const chunkmap_data_t *m, int y, const panel_t *p)
    }
    if (len) {
       mvaddnstr (y + 1, p->x + 1, line, p->w - 2);
+   }
+}
+
+/* Marks the cells of the drilled-down collection's migrations in flight (the snapshot's) as moving; only at now,
+ * the replay showing the past. Returns the first one marked (NULL: none) and counts them in *n. */
+static const snap_migration_t *
+chunkmap_view_moving (const dash_t *d, chunkmap_cell_t *cells, size_t width, size_t *n)
+{
+   const snap_migration_t *first = NULL;
+   *n = 0;
+   if (chunkmap_position (d->cmap.map) > 0) {
+      return NULL;
+   }
+   for (size_t i = 0; i < d->snap.nmigs; i++) {
+      const snap_migration_t *mg = &d->snap.migs[i];
+      if (strcmp (mg->ns, d->drill_ns) != 0 ||
+          !chunkmap_cells_mark_json (d->cmap.map, cells, width, mg->min_json, mg->max_json, CHUNKMAP_MOVING)) {
+         continue;
+      }
+      if (!first) {
+         first = mg;
+      }
+      (*n)++;
+   }
+   return first;
+}
+
+/* The moving line's legend: the first migration in flight, donor -> recipient and its range ("?" for a bound a
+ * moveRange left to the donor), and how many more. */
+static void
+chunkmap_view_moving_line (const snap_migration_t *mg, size_t n, int y, const panel_t *p)
+{
+   char line[2 * SNAP_NAME + 2 * SNAP_TEXT + 64], more[32] = "";
+   if (n > 1) {
+      snprintf (more, sizeof more, " (+%zu more)", n - 1);
+   }
+   snprintf (line, sizeof line, "moving (underlined): %s -> %s %s -> %s%s", mg->from, mg->to,
+             mg->min[0] ? mg->min : "?", mg->max[0] ? mg->max : "?", more);
+   attron (A_UNDERLINE | A_BOLD);
+   mvaddnstr (y, p->x + 1, "moving", p->w - 2);
+   attroff (A_UNDERLINE | A_BOLD);
+   if (p->w - 2 > 6) {
+      mvaddnstr (y, p->x + 7, line + 6, p->w - 8);
    }
 }
 
@@ -123,6 +171,8 @@ view_chunkmap_draw (const dash_t *d, const panel_t *p)
 {
    const chunkmap_data_t *m = &d->cmap;
    chunkmap_cell_t cells[CHUNKMAP_VIEW_ROWS * 512];
+   const snap_migration_t *moving;
+   size_t nmoving;
    char title[SNAP_NAME + 64], info[160];
    int width = p->w - 2, rows, y = p->y + 1;
 
@@ -155,6 +205,7 @@ view_chunkmap_draw (const dash_t *d, const panel_t *p)
       mvaddnstr (y + 1, p->x + 1, "no chunks", p->w - 2);
       return;
    }
+   moving = chunkmap_view_moving (d, cells, (size_t) (width * rows), &nmoving);
    attron (crt_attr (CRT_DIM));
    mvaddnstr (y, p->x + 1, m->low ? m->low : "", width);
    if (m->high && (int) strlen (m->high) < width) {
@@ -174,4 +225,7 @@ view_chunkmap_draw (const dash_t *d, const panel_t *p)
    }
    chunkmap_view_legend (m, y, p);
    chunkmap_view_replay (m, y + 2, p);
+   if (moving) { /* at now the replay's second line is free */
+      chunkmap_view_moving_line (moving, nmoving, y + 3, p);
+   }
 }

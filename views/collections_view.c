@@ -11,7 +11,7 @@
 #include "views/meter.h"
 #include "views/views.h"
 
-static const snapshot_t *sort_snap;
+static const snap_t *sort_snap;
 static int sort_key;
 static bool sort_inv;
 
@@ -43,7 +43,7 @@ coll_cmp (const void *a, const void *b)
 size_t
 view_colls_order (const dash_t *d, size_t *out)
 {
-   const snapshot_t *s = &d->snap;
+   const snap_t *s = &d->snap;
    size_t n = 0;
    bool any_ns = false;
    bool *important = calloc (s->ncolls ? s->ncolls : 1, sizeof *important);
@@ -87,7 +87,7 @@ view_colls_selected (const dash_t *d)
 /* The hot cell: "▲HOT shard01 >= { ts: 2026-11-24 13:21:33.261 }" (the chunk whose max is MaxKey takes the inserts:
  * its min is all there is to say), "< { ts: ... }" for the MinKey end, or the hot shard alone. */
 static void
-hot_text (const snapshot_t *s, const snap_coll_t *co, char *buf, size_t len)
+hot_text (const snap_t *s, const snap_coll_t *co, char *buf, size_t len)
 {
    char v[SNAP_TEXT];
    buf[0] = '\0';
@@ -103,7 +103,7 @@ hot_text (const snapshot_t *s, const snap_coll_t *co, char *buf, size_t len)
 void
 view_colls_draw (dash_t *d, panel_t *p)
 {
-   const snapshot_t *s = &d->snap;
+   const snap_t *s = &d->snap;
    int per_shard = (int) s->nshards > 9 ? (int) s->nshards : 9;
    panel_col_t cols[] = {
       { "NAMESPACE", 18, 0 }, { "KEY", 14, 2 },      { "CHUNKS", 6, 0, true },      { "PER SHARD", per_shard, 1 },

@@ -24,7 +24,7 @@ dash_init (dash_t *d, double interval_s)
 void
 dash_destroy (dash_t *d)
 {
-   snapshot_destroy (&d->snap);
+   snap_destroy (&d->snap);
    snap_chunks_destroy (&d->chunks);
    chunkmap_data_destroy (&d->cmap);
 }

@@ -31,7 +31,7 @@ enum view_reaction {
 #define DASH_FILTER_MAX 64
 
 typedef struct {
-   snapshot_t snap;      /* the snapshot on screen (owned) */
+   snap_t snap;          /* the snapshot on screen (owned) */
    snap_chunks_t chunks; /* drill-down data (owned) */
    bool drill;           /* the chunk view is open */
    char drill_ns[SNAP_NAME];

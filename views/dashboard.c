@@ -12,7 +12,7 @@
 #include "views/views.h"
 
 static bool
-src_sample (void *ud, snapshot_t *snap)
+src_sample (void *ud, snap_t *snap)
 {
    return collect_sample (ud, snap);
 }
@@ -61,7 +61,7 @@ sleep_s (double s)
 static int
 run_batch (collect_t *c, const collect_io_t *io, double interval, long frames, bool once)
 {
-   snapshot_t snap = { 0 };
+   snap_t snap = { 0 };
    bool any = false, ok = false;
    long n = once ? 2 : frames;
 
@@ -85,7 +85,7 @@ run_batch (collect_t *c, const collect_io_t *io, double interval, long frames, b
    }
    if (!ok && snap.error[0])
       fprintf (io->err, "shardsh: dashboard: %s\n", snap.error);
-   snapshot_destroy (&snap);
+   snap_destroy (&snap);
    return any ? 0 : 1;
 }
 

@@ -10,7 +10,7 @@
 void
 view_drain_draw (const dash_t *d, const panel_t *p)
 {
-   const snapshot_t *s = &d->snap;
+   const snap_t *s = &d->snap;
    size_t nd = 0;
    int y = p->y + 1;
    char title[64], rate[40], eta[32], bytes[32], line[SNAP_NAME + 256];

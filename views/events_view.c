@@ -38,7 +38,7 @@ event_failed (const snap_event_t *e)
    return e->kind == SNAP_EV_MIGRATE_FAIL || e->kind == SNAP_EV_ROUND_FAIL;
 }
 
-static const snapshot_t *sort_snap;
+static const snap_t *sort_snap;
 static int sort_key;
 static bool sort_inv;
 
@@ -72,7 +72,7 @@ event_cmp (const void *a, const void *b)
 size_t
 view_events_order (const dash_t *d, size_t *out)
 {
-   const snapshot_t *s = &d->snap;
+   const snap_t *s = &d->snap;
    bool important[SNAP_EVENTS];
    size_t n = 0;
    for (size_t i = 0; i < s->nevents; i++) {
@@ -115,7 +115,7 @@ detail_text (const snap_event_t *e, char *buf, size_t len)
 void
 view_events_draw (dash_t *d, panel_t *p)
 {
-   const snapshot_t *s = &d->snap;
+   const snap_t *s = &d->snap;
    panel_col_t cols[] = {
       { "TIME", 8, 0 },
       { "EVENT", 12, 0 },

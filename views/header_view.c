@@ -38,7 +38,7 @@ put (const dash_t *d, int attr, const char *s)
 void
 view_header_draw (const dash_t *d)
 {
-   const snapshot_t *s = &d->snap;
+   const snap_t *s = &d->snap;
    const snap_balancer_t *b = &s->balancer;
    char buf[512], clock[16];
    int hdr = crt_attr (CRT_HEADER);

@@ -11,7 +11,7 @@
 void
 view_ops_draw (const dash_t *d, const panel_t *p)
 {
-   const snapshot_t *s = &d->snap;
+   const snap_t *s = &d->snap;
    char title[64], line[SNAP_TEXT * 2];
    int y = p->y + 1;
 

@@ -1,5 +1,7 @@
 /* Batch output from the same snapshot the screen draws: plain text (--once, or frames when stdout is not a
- * terminal) and one JSON document (--once --json). Numbers in JSON are exact; text rounds. */
+ * terminal) and one JSON document (--once --json). Numbers in JSON are exact (rates to two decimals); text rounds.
+ * The JSON is written here rather than by libbson's bson_as_relaxed_extended_json, which prints a double with 20
+ * significant digits (12.34 as 12.339999999999999858): a rate is a measurement, not a stored value. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -75,7 +77,7 @@ event_word (snap_event_kind_t k)
 
 /* The "balancer" field of render_json's document. */
 static void
-json_balancer (FILE *out, const snapshot_t *s)
+json_balancer (FILE *out, const snap_t *s)
 {
    fputs (", \"balancer\": {\"mode\": ", out);
    json_str (out, s->balancer.mode);
@@ -116,7 +118,7 @@ json_balancer (FILE *out, const snapshot_t *s)
 
 /* The elements of render_json's "shards" array. */
 static void
-json_shards (FILE *out, const snapshot_t *s)
+json_shards (FILE *out, const snap_t *s)
 {
    for (size_t i = 0; i < s->nshards; i++) {
       const snap_shard_t *sh = &s->shards[i];
@@ -151,7 +153,7 @@ json_shards (FILE *out, const snapshot_t *s)
 }
 
 void
-render_json (FILE *out, const snapshot_t *s)
+render_json (FILE *out, const snap_t *s)
 {
    char iso[40];
    fputs ("{\"cluster\": {\"host\": ", out);
@@ -269,7 +271,7 @@ render_json (FILE *out, const snapshot_t *s)
 }
 
 void
-render_text (FILE *out, const snapshot_t *s)
+render_text (FILE *out, const snap_t *s)
 {
    char iso[40], a[32], b[32], c[32];
    if (s->sampled_at_ms)

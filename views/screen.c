@@ -27,7 +27,7 @@ grow (int *h, int need, int *left)
 void
 screen_layout (dash_t *d, int lines, int cols)
 {
-   const snapshot_t *s = &d->snap;
+   const snap_t *s = &d->snap;
    int body, left, y = 2, ndrain = 0;
    int shards_need, colls_need, events_need, shards_h, colls_h, events_h, drain_h, ops_h;
    d->lines = lines;
@@ -125,7 +125,7 @@ fetch_chunks (dash_t *d, const dash_source_t *src)
 
 /* What the layout depends on: the numbers of shards, collections, events, draining shards and operations. */
 static long
-layout_shape (const snapshot_t *s)
+layout_shape (const snap_t *s)
 {
    long nd = 0;
    for (size_t i = 0; i < s->nshards; i++)

@@ -12,7 +12,7 @@
 typedef struct {
    void *ud;
    /* Replaces *snap with a fresh sample (true) or marks it stale with the error (false). */
-   bool (*sample) (void *ud, snapshot_t *snap);
+   bool (*sample) (void *ud, snap_t *snap);
    /* Fetches the drill-down chunk list of ns. */
    bool (*chunks) (void *ud, const char *ns, snap_chunks_t *out);
    /* Reads the sizes of the chunks at indices rows[0..n) of *chunks (the rows on screen). May be NULL. */

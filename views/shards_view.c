@@ -11,7 +11,7 @@
 #include "views/meter.h"
 #include "views/views.h"
 
-static const snapshot_t *sort_snap;
+static const snap_t *sort_snap;
 static int sort_key;
 static bool sort_inv;
 
@@ -40,7 +40,7 @@ shard_cmp (const void *a, const void *b)
 size_t
 view_shards_order (const dash_t *d, size_t *out)
 {
-   const snapshot_t *s = &d->snap;
+   const snap_t *s = &d->snap;
    size_t n = 0;
    bool any_name = false;
    bool *important = calloc (s->nshards ? s->nshards : 1, sizeof *important);
@@ -75,7 +75,7 @@ fmt_trend (const snap_shard_t *sh, char *buf, size_t len)
 void
 view_shards_draw (dash_t *d, panel_t *p)
 {
-   const snapshot_t *s = &d->snap;
+   const snap_t *s = &d->snap;
    panel_col_t cols[] = {
       { "SHARD", 10, 0 },     { "STATE", 5, 1 },
       { "ZONES", 9, 4 },      { "CHUNKS", 6, 0, true },

@@ -69,11 +69,11 @@ view_colls_selected (const dash_t *d);
 
 /* render_text.c: batch output from the same snapshot. render_text writes the panels as plain text lines. */
 void
-render_text (FILE *out, const snapshot_t *snap);
+render_text (FILE *out, const snap_t *snap);
 
 /* Writes snap as one JSON document on one line (--once --json): cluster, balancer, shards, collections, totals,
  * events. */
 void
-render_json (FILE *out, const snapshot_t *snap);
+render_json (FILE *out, const snap_t *snap);
 
 #endif

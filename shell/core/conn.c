@@ -41,7 +41,7 @@ void
 conn_destroy (sh_ctx_t *ctx)
 {
    /* the session's current cursor is killed while the client can still send (REPL exit, script end) */
-   conn_cursor_destroy (ctx->cursor);
+   conn_cursor_free (ctx->cursor);
    ctx->cursor = NULL;
    ctx->cursor_fresh = false;
    conn_cursors_detach (ctx);
@@ -173,34 +173,6 @@ conn_set_timeouts (sh_ctx_t *ctx, int32_t ms)
       conn_drop_client (ctx, false);
    }
    return true;
-}
-
-bool
-conn_is_mongos (sh_ctx_t *ctx, const char *db, bool *is_mongos, sh_error_t *err)
-{
-   bson_t cmd = BSON_INITIALIZER, reply;
-   bson_iter_t it;
-   bool ok = false;
-
-   *is_mongos = false;
-   BSON_APPEND_INT32 (&cmd, "hello", 1);
-   if (!conn_run (ctx, db, &cmd, CONN_READ, &reply, err)) {
-      if (err->kind != SH_ERR_SERVER || err->code != 59)
-         goto done;
-      /* a server without hello: the legacy isMaster */
-      bson_destroy (&reply);
-      bson_reinit (&cmd);
-      BSON_APPEND_INT32 (&cmd, "isMaster", 1);
-      if (!conn_run (ctx, db, &cmd, CONN_READ, &reply, err))
-         goto done;
-   }
-   *is_mongos = bson_iter_init_find (&it, &reply, "msg") && BSON_ITER_HOLDS_UTF8 (&it) &&
-                !strcmp (bson_iter_utf8 (&it, NULL), "isdbgrid");
-   ok = true;
-done:
-   bson_destroy (&cmd);
-   bson_destroy (&reply);
-   return ok;
 }
 
 /* The name of the first field: the command's name. */
@@ -674,7 +646,7 @@ conn_cursor_open (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t 
    return c;
 fail:
    c->id = 0;
-   conn_cursor_destroy (c);
+   conn_cursor_free (c);
    return NULL;
 }
 
@@ -757,7 +729,7 @@ conn_cursor_more (const conn_cursor_t *c)
 }
 
 void
-conn_cursor_destroy (conn_cursor_t *c)
+conn_cursor_free (conn_cursor_t *c)
 {
    if (!c)
       return;

@@ -36,12 +36,6 @@ conn_destroy (sh_ctx_t *ctx);
 bool
 conn_set_timeouts (sh_ctx_t *ctx, int32_t ms);
 
-/* Sends { hello: 1 } on db ({ isMaster: 1 } to a server without hello) and sets *is_mongos when the server is a
- * router (msg: "isdbgrid"). Caches nothing and warns nobody: the caller decides when to ask and what to say. Returns
- * false with err set when the command failed (*is_mongos false). */
-bool
-conn_is_mongos (sh_ctx_t *ctx, const char *db, bool *is_mongos, sh_error_t *err);
-
 /* After a network error, drops the client so the next command connects afresh instead of repeating the error for
  * the driver's 5 s cooldown (a statement's start calls it: dispatch_stmt). */
 void
@@ -104,7 +98,7 @@ conn_cursor_buffered (const conn_cursor_t *c);
 /* Closes the cursor (killCursors when the server's cursor is still open; its errors are ignored) and frees it. NULL
  * is ignored. */
 void
-conn_cursor_destroy (conn_cursor_t *c);
+conn_cursor_free (conn_cursor_t *c);
 
 /* The connected server's version from buildInfo (fetched once, then cached in ctx->server_version). Returns false
  * when it cannot be known (dry-run, network error: err set). */

@@ -23,7 +23,8 @@
 typedef struct output_frame {
    struct output_frame *parent;
    size_t start;    /* where the container's text begins */
-   size_t *entries; /* where each entry begins (while not committed) */
+   size_t *entries; /* where each entry begins (while not committed): first in few, then on the heap */
+   size_t few[8];   /* the first entries' starts: most containers are small, so no allocation for them */
    size_t n, cap;   /* entries begun */
    int indent;      /* the container's indentation */
    double total;    /* String.length of the entries measured so far */
@@ -74,6 +75,16 @@ output_entry (const output_frame_t *f, const bson_string_t *out, size_t i, size_
    return out->str + f->entries[i];
 }
 
+/* Frees f's entry starts when they outgrew f->few. */
+static void
+output_frame_free_entries (output_frame_t *f)
+{
+   if (f->entries != f->few) {
+      bson_free (f->entries);
+   }
+   f->entries = NULL;
+}
+
 /* Replaces everything from start on with the contents of text (consumed). */
 static void
 output_replace_tail (bson_string_t *out, size_t start, bson_string_t *text)
@@ -90,21 +101,34 @@ static void
 output_commit (struct output_writer *w, output_frame_t *f)
 {
    for (; f && !f->committed && !f->barrier && f->no_group; f = f->parent) {
-      bson_string_t *text = bson_string_new (f->is_array ? "[" : "{");
+      bson_string_t *out = w->out;
+      size_t pad = (size_t) f->indent + 2, grow = 1, end = out->len, total;
 
+      /* In place, from the last entry back: each moves right by the separators and indents before it, so a
+       * move never reaches an entry not yet moved (entries are contiguous from f->start). */
+      BSON_ASSERT (f->n == 0 || f->entries[0] == f->start);
       for (size_t i = 0; i < f->n; i++) {
-         size_t len;
-         const char *s = output_entry (f, w->out, i, &len);
-
-         bson_string_append (text, i ? ",\n" : "\n");
-         output_spaces (text, f->indent + 2);
-         output_append_n (text, s, len);
+         grow += (i ? 2 : 1) + pad;
       }
-      output_replace_tail (w->out, f->start, text);
+      total = grow;
+      output_reserve (out, total);
+      for (size_t i = f->n; i-- > 0;) {
+         size_t len = end - f->entries[i], sep = i ? 2 : 1;
+         char *dst = out->str + f->entries[i] + grow;
+
+         memmove (dst, out->str + f->entries[i], len);
+         memset (dst - pad, ' ', pad);
+         memcpy (dst - pad - sep, i ? ",\n" : "\n", sep);
+         grow -= sep + pad;
+         end = f->entries[i];
+      }
+      BSON_ASSERT (grow == 1);
+      out->str[f->start] = f->is_array ? '[' : '{';
+      out->len = (uint32_t) (out->len + total);
+      out->str[out->len] = '\0';
       f->committed = true;
       f->no_fit = true;
-      bson_free (f->entries);
-      f->entries = NULL;
+      output_frame_free_entries (f);
       w->pending--;
       if (f->parent) {
          f->parent->no_fit = true; /* its current entry now holds a line break */
@@ -133,6 +157,8 @@ output_frame_begin (output_ctx_t *ctx, output_frame_t *f, bool is_array, bool ba
    struct output_writer *w = ctx->writer;
 
    memset (f, 0, sizeof *f);
+   f->entries = f->few;
+   f->cap = sizeof f->few / sizeof f->few[0];
    f->parent = w->top;
    f->start = w->out->len;
    f->indent = ctx->indentation_lvl;
@@ -157,8 +183,7 @@ output_frame_pop (output_ctx_t *ctx, output_frame_t *f)
    if (!f->committed) {
       w->pending--;
    }
-   bson_free (f->entries);
-   f->entries = NULL;
+   output_frame_free_entries (f);
    output_flush (w, false);
 }
 
@@ -168,12 +193,17 @@ output_entry_begin (output_ctx_t *ctx, output_frame_t *f)
    bson_string_t *out = ctx->writer->out;
 
    if (f->committed) {
-      bson_string_append (out, f->n ? ",\n" : "\n");
+      output_append_n (out, f->n ? ",\n" : "\n", f->n ? 2 : 1);
       output_spaces (out, f->indent + 2);
    } else {
       if (f->n == f->cap) {
-         f->cap = f->cap ? f->cap * 2 : 8;
-         f->entries = bson_realloc (f->entries, f->cap * sizeof *f->entries);
+         f->cap *= 2;
+         if (f->entries == f->few) {
+            f->entries = bson_malloc (f->cap * sizeof *f->entries);
+            memcpy (f->entries, f->few, sizeof f->few);
+         } else {
+            f->entries = bson_realloc (f->entries, f->cap * sizeof *f->entries);
+         }
       }
       f->entries[f->n] = out->len;
    }
@@ -262,7 +292,7 @@ output_group_array (const output_ctx_t *ctx, const output_frame_t *f, bool has_m
          size_t max = BSON_MIN (i + cols, out_len);
          size_t j = i;
 
-         bson_string_append (rows, i ? ",\n" : "\n");
+         output_append_n (rows, i ? ",\n" : "\n", i ? 2 : 1);
          output_spaces (rows, ctx->indentation_lvl + 2);
          for (; j < max - 1; j++) {
             long pad = (long) max_line[j - i] - (long) data_len[j] - 2;
@@ -272,7 +302,7 @@ output_group_array (const output_ctx_t *ctx, const output_frame_t *f, bool has_m
             }
             s = output_entry (f, buf, j, &len);
             output_append_n (rows, s, len);
-            bson_string_append (rows, ", ");
+            OUTPUT_LIT (rows, ", ");
             if (!all_numbers) {
                output_spaces (rows, pad);
             }
@@ -285,7 +315,7 @@ output_group_array (const output_ctx_t *ctx, const output_frame_t *f, bool has_m
       }
       if (has_more) {
          s = output_entry (f, buf, f->n - 1, &len);
-         bson_string_append (rows, ",\n");
+         OUTPUT_LIT (rows, ",\n");
          output_spaces (rows, ctx->indentation_lvl + 2);
          output_append_n (rows, s, len);
       }
@@ -311,9 +341,9 @@ output_reduce (output_ctx_t *ctx, output_frame_t *f, bool has_more, bool all_num
    size_t len;
 
    if (f->committed) {
-      bson_string_append_c (out, '\n');
+      output_append_c (out, '\n');
       output_spaces (out, ctx->indentation_lvl);
-      bson_string_append (out, close);
+      output_append (out, close);
       return;
    }
    text = bson_string_new (open);
@@ -325,7 +355,11 @@ output_reduce (output_ctx_t *ctx, output_frame_t *f, bool has_more, bool all_num
       double total = (double) f->n + start;
       bool fits = total + (double) f->n <= ctx->break_length;
 
-      for (size_t i = 0; fits && i < f->n; i++) {
+      if (!f->no_fit && !has_more) {
+         /* output_entry_end measured every entry (f->total) and saw no line break: no need to measure again */
+         fits = fits && total + f->total <= ctx->break_length;
+      }
+      for (size_t i = 0; fits && (f->no_fit || has_more) && i < f->n; i++) {
          size_t units, width;
 
          s = output_entry (f, out, i, &len);
@@ -336,16 +370,16 @@ output_reduce (output_ctx_t *ctx, output_frame_t *f, bool has_more, bool all_num
          }
       }
       if (fits) {
-         bson_string_append_c (text, ' ');
+         output_append_c (text, ' ');
          for (size_t i = 0; i < f->n; i++) {
             s = output_entry (f, out, i, &len);
             if (i) {
-               bson_string_append (text, ", ");
+               OUTPUT_LIT (text, ", ");
             }
             output_append_n (text, s, len);
          }
-         bson_string_append_c (text, ' ');
-         bson_string_append (text, close);
+         output_append_c (text, ' ');
+         output_append (text, close);
          output_replace_tail (out, f->start, text);
          return;
       }
@@ -356,25 +390,25 @@ output_reduce (output_ctx_t *ctx, output_frame_t *f, bool has_more, bool all_num
    } else {
       for (size_t i = 0; i < f->n; i++) {
          s = output_entry (f, out, i, &len);
-         bson_string_append (text, i ? ",\n" : "\n");
+         output_append_n (text, i ? ",\n" : "\n", i ? 2 : 1);
          output_spaces (text, ctx->indentation_lvl + 2);
          output_append_n (text, s, len);
       }
    }
-   bson_string_append_c (text, '\n');
+   output_append_c (text, '\n');
    output_spaces (text, ctx->indentation_lvl);
-   bson_string_append (text, close);
+   output_append (text, close);
    output_replace_tail (out, f->start, text);
 }
 
 /* A key as formatProperty prints it: bare when an identifier, ['__proto__'] for that key, otherwise quoted. */
 static void
-output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key)
+output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key, size_t key_len)
 {
-   if (strcmp (key, "__proto__") == 0) {
-      bson_string_append (out, "['__proto__']");
+   if (key_len == 9 && memcmp (key, "__proto__", 9) == 0) {
+      OUTPUT_LIT (out, "['__proto__']");
    } else if (output_is_identifier (key)) {
-      bson_string_append (out, key);
+      output_append_n (out, key, key_len);
    } else {
       output_quoted (out, ctx, key);
    }
@@ -382,11 +416,12 @@ output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key)
 
 /* One property "key: value" (or just the value in an array), the value indented two more columns. */
 static void
-output_property (output_ctx_t *ctx, const char *key, bson_iter_t *iter, int recurse_times, bool is_array)
+output_property (output_ctx_t *ctx, const char *key, size_t key_len, bson_iter_t *iter, int recurse_times,
+                 bool is_array)
 {
    if (!is_array) {
-      output_key (ctx->writer->out, ctx, key);
-      bson_string_append (ctx->writer->out, ": ");
+      output_key (ctx->writer->out, ctx, key, key_len);
+      OUTPUT_LIT (ctx->writer->out, ": ");
    }
    ctx->indentation_lvl += 2;
    output_inspect (ctx, bson_iter_value (iter), recurse_times, key);
@@ -413,7 +448,8 @@ output_slot (bson_iter_t *iter, uint32_t index)
 }
 
 /* Orders a document's keys as a JS object holds them: array-index keys ascending first, then the rest in
- * insertion order. Sets *order (caller frees with bson_free) and *count; returns false on corrupt BSON. */
+ * insertion order. Sets *order (caller frees with bson_free; NULL when no key is an array index: insertion order
+ * then) and *count; returns false on corrupt BSON. */
 static bool
 output_key_order (const bson_t *doc, output_slot_t **order, size_t *count)
 {
@@ -427,6 +463,22 @@ output_key_order (const bson_t *doc, output_slot_t **order, size_t *count)
    if (!bson_iter_init (&iter, doc)) {
       return false;
    }
+   while (bson_iter_next (&iter)) {
+      uint32_t v;
+
+      n++;
+      if (output_index_key (bson_iter_key (&iter), &v)) {
+         nindex++;
+         break;
+      }
+   }
+   if (nindex == 0) {
+      *count = n; /* insertion order: no slots needed */
+      return true;
+   }
+   n = 0;
+   nindex = 0;
+   BSON_ASSERT (bson_iter_init (&iter, doc));
    slots = bson_malloc (cap * sizeof *slots);
    is_index = bson_malloc (cap * sizeof *is_index);
    while (bson_iter_next (&iter)) {
@@ -526,7 +578,7 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
 
    /* an empty document is 5 bytes: its length and the terminating NUL */
    if (!bson_init_static (&doc, data, data_len) || data_len <= 5 || !bson_iter_init (&iter, &doc)) {
-      bson_string_append (out, is_array ? "[]" : "{}");
+      output_append_n (out, is_array ? "[]" : "{}", 2);
       return;
    }
    if (ctx->depth >= 0 && recurse_times > ctx->depth) {
@@ -534,7 +586,7 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
       return;
    }
    if (!is_array && (!output_key_order (&doc, &order, &count) || count == 0)) {
-      bson_string_append (out, "{}");
+      OUTPUT_LIT (out, "{}");
       bson_free (order);
       return;
    }
@@ -566,7 +618,7 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
             output_fresh (ctx, bson_iter_value (&iter), INFINITY);
             ctx->indentation_lvl -= 2;
          } else {
-            output_property (ctx, NULL, &iter, recurse_times, true);
+            output_property (ctx, NULL, 0, &iter, recurse_times, true);
          }
          output_entry_end (ctx, &f, true);
          n++;
@@ -581,18 +633,27 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
       for (size_t i = 0; i < count; i++) {
          bson_iter_t at;
 
+         if (!order) {
+            if (!bson_iter_next (&iter)) {
+               break;
+            }
+            output_entry_begin (ctx, &f);
+            output_property (ctx, bson_iter_key (&iter), bson_iter_key_len (&iter), &iter, recurse_times, false);
+            output_entry_end (ctx, &f, true);
+            continue;
+         }
          if (!bson_iter_init_from_data_at_offset (&at, data, data_len, order[i].offset, order[i].key_len)) {
             continue;
          }
          output_entry_begin (ctx, &f);
-         output_property (ctx, bson_iter_key (&at), &at, recurse_times, false);
+         output_property (ctx, bson_iter_key (&at), order[i].key_len, &at, recurse_times, false);
          output_entry_end (ctx, &f, true);
       }
    }
    if (f.n == 0) {
       /* only when the BSON is corrupt (a valid non-empty container has entries) */
       ctx->writer->out->len = (uint32_t) f.start;
-      bson_string_append (ctx->writer->out, is_array ? "[]" : "{}");
+      output_append_n (ctx->writer->out, is_array ? "[]" : "{}", 2);
    } else {
       output_reduce (ctx, &f, has_more, all_numbers, recurse_times);
    }
@@ -611,21 +672,24 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
    case BSON_TYPE_DOUBLE:
       output_number (out, ctx, value->value.v_double);
       break;
-   case BSON_TYPE_INT32:
-      output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_int32), OUTPUT_STYLE_NUMBER);
+   case BSON_TYPE_INT32: {
+      const char *digits = output_int_str (buf, sizeof buf, value->value.v_int32);
+
+      output_stylize_n (out, ctx, digits, (size_t) (buf + sizeof buf - 1 - digits), OUTPUT_STYLE_NUMBER);
       break;
+   }
    case BSON_TYPE_INT64:
-      bson_string_append (out, "Long(");
+      OUTPUT_LIT (out, "Long(");
       output_quoted (out, ctx, output_int_str (buf, sizeof buf, value->value.v_int64));
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       break;
    case BSON_TYPE_DECIMAL128: {
       char dec[BSON_DECIMAL128_STRING];
 
       bson_decimal128_to_string (&value->value.v_decimal128, dec);
-      bson_string_append (out, "Decimal128(");
+      OUTPUT_LIT (out, "Decimal128(");
       output_quoted (out, ctx, dec);
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       break;
    }
    case BSON_TYPE_UTF8:
@@ -646,9 +710,9 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       break;
    case BSON_TYPE_OID:
       bson_oid_to_string (&value->value.v_oid, buf);
-      bson_string_append (out, "ObjectId(");
+      OUTPUT_LIT (out, "ObjectId(");
       output_quoted (out, ctx, buf);
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       break;
    case BSON_TYPE_BOOL:
       output_stylize (out, ctx, value->value.v_bool ? "true" : "false", OUTPUT_STYLE_NUMBER);
@@ -659,9 +723,9 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       if (ms > OUTPUT_JS_DATE_LIMIT || ms < -OUTPUT_JS_DATE_LIMIT) {
          output_stylize (out, ctx, "Invalid Date", OUTPUT_STYLE_DATE);
       } else {
-         bson_string_append (out, "ISODate('");
+         OUTPUT_LIT (out, "ISODate('");
          output_iso_date (out, ms);
-         bson_string_append (out, "')");
+         OUTPUT_LIT (out, "')");
       }
       break;
    }
@@ -680,50 +744,50 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       char *db = split ? bson_strndup (ns, (size_t) (dot - ns)) : NULL;
 
       bson_oid_to_string (&value->value.v_dbpointer.oid, buf);
-      bson_string_append (out, "DBRef(");
+      OUTPUT_LIT (out, "DBRef(");
       output_quoted (out, ctx, split ? dot + 1 : ns);
-      bson_string_append (out, ", ObjectId(");
+      OUTPUT_LIT (out, ", ObjectId(");
       output_quoted (out, ctx, buf);
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       if (split) {
-         bson_string_append (out, ", ");
+         OUTPUT_LIT (out, ", ");
          output_quoted (out, ctx, db);
       }
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       bson_free (db);
       break;
    }
    case BSON_TYPE_CODE:
-      bson_string_append (out, "Code(");
+      OUTPUT_LIT (out, "Code(");
       output_quoted (out, ctx, value->value.v_code.code);
-      bson_string_append (out, ")");
+      OUTPUT_LIT (out, ")");
       break;
    case BSON_TYPE_CODEWSCOPE: {
       bson_value_t scope = { .value_type = BSON_TYPE_DOCUMENT };
 
       scope.value.v_doc.data = value->value.v_codewscope.scope_data;
       scope.value.v_doc.data_len = value->value.v_codewscope.scope_len;
-      bson_string_append (out, "Code(");
+      OUTPUT_LIT (out, "Code(");
       output_quoted (out, ctx, value->value.v_codewscope.code);
-      bson_string_append (out, ", ");
+      OUTPUT_LIT (out, ", ");
       output_fresh (ctx, &scope, ctx->break_length);
-      bson_string_append (ctx->writer->out, ")");
+      OUTPUT_LIT (ctx->writer->out, ")");
       break;
    }
    case BSON_TYPE_TIMESTAMP:
-      bson_string_append (out, "Timestamp({ t: ");
+      OUTPUT_LIT (out, "Timestamp({ t: ");
       output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_timestamp.timestamp),
                       OUTPUT_STYLE_NUMBER);
-      bson_string_append (out, ", i: ");
+      OUTPUT_LIT (out, ", i: ");
       output_stylize (out, ctx, output_int_str (buf, sizeof buf, value->value.v_timestamp.increment),
                       OUTPUT_STYLE_NUMBER);
-      bson_string_append (out, " })");
+      OUTPUT_LIT (out, " })");
       break;
    case BSON_TYPE_MINKEY:
-      bson_string_append (out, "MinKey()");
+      OUTPUT_LIT (out, "MinKey()");
       break;
    case BSON_TYPE_MAXKEY:
-      bson_string_append (out, "MaxKey()");
+      OUTPUT_LIT (out, "MaxKey()");
       break;
    case BSON_TYPE_EOD:
    default:

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "shell/core/output.h"
 
@@ -48,21 +49,60 @@ typedef struct {
 void
 output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, output_style_t style);
 
+/* output_stylize for the len bytes at text. */
+void
+output_stylize_n (bson_string_t *out, const output_ctx_t *ctx, const char *text, size_t len, output_style_t style);
+
 /* Appends n spaces (none when n <= 0). */
 void
 output_spaces (bson_string_t *out, long n);
 
-/* Appends the len bytes at s. */
+/* Grows out so that n more bytes (and the NUL) fit; output_reserve's slow path. */
 void
-output_append_n (bson_string_t *out, const char *s, size_t len);
+output_grow (bson_string_t *out, size_t n);
+
+/* Makes room for n more bytes (and the NUL) in out. The formatter's appenders below are inline and track the
+ * length themselves (no strlen, no call into libbson per piece): they are its hot path. */
+static inline void
+output_reserve (bson_string_t *out, size_t n)
+{
+   if ((size_t) out->len + n + 1 > out->alloc) {
+      output_grow (out, n);
+   }
+}
+
+/* Appends the len bytes at s. */
+static inline void
+output_append_n (bson_string_t *out, const char *s, size_t len)
+{
+   output_reserve (out, len);
+   memcpy (out->str + out->len, s, len);
+   out->len += (uint32_t) len;
+   out->str[out->len] = '\0';
+}
+
+/* Appends the NUL-terminated s. */
+static inline void
+output_append (bson_string_t *out, const char *s)
+{
+   output_append_n (out, s, strlen (s));
+}
+
+/* Appends one byte. */
+static inline void
+output_append_c (bson_string_t *out, char c)
+{
+   output_reserve (out, 1);
+   out->str[out->len++] = c;
+   out->str[out->len] = '\0';
+}
+
+/* Appends a string literal, its length known at compile time. */
+#define OUTPUT_LIT(out, lit) output_append_n ((out), "" lit, sizeof (lit) - 1)
 
 /* v in decimal, written at the end of buf (size >= 21); returns where it starts. */
 const char *
 output_int_str (char *buf, size_t size, int64_t v);
-
-/* Makes room for n more bytes (and the NUL) in out. */
-void
-output_reserve (bson_string_t *out, size_t n);
 
 /* Measures s as JS would after removeColors(): *units is String.length (UTF-16 code units) and *width the
  * number of code points (our stand-in for getStringWidth, which also knows wide and zero-width characters). */

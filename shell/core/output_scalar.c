@@ -12,7 +12,7 @@
 
 /* Appends text wrapped in the SGR codes of style when colours are on. */
 void
-output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, output_style_t style)
+output_stylize_n (bson_string_t *out, const output_ctx_t *ctx, const char *text, size_t len, output_style_t style)
 {
    static const char *const open[] = { "",         "\x1b[32m", "\x1b[33m", "\x1b[1m",
                                        "\x1b[90m", "\x1b[36m", "\x1b[35m", "\x1b[31m" };
@@ -20,38 +20,32 @@ output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, o
                                         "\x1b[39m", "\x1b[39m", "\x1b[39m", "\x1b[39m" };
 
    if (ctx->opts->color && style != OUTPUT_STYLE_NONE) {
-      bson_string_append (out, open[style]);
-      bson_string_append (out, text);
-      bson_string_append (out, close[style]);
+      output_append (out, open[style]);
+      output_append_n (out, text, len);
+      output_append (out, close[style]);
    } else {
-      bson_string_append (out, text);
+      output_append_n (out, text, len);
    }
 }
 
 void
-output_reserve (bson_string_t *out, size_t n)
+output_stylize (bson_string_t *out, const output_ctx_t *ctx, const char *text, output_style_t style)
+{
+   output_stylize_n (out, ctx, text, strlen (text), style);
+}
+
+void
+output_grow (bson_string_t *out, size_t n)
 {
    size_t need = (size_t) out->len + n + 1;
+   size_t alloc = out->alloc ? out->alloc : 16;
 
-   if (need > out->alloc) {
-      size_t alloc = out->alloc ? out->alloc : 16;
-
-      while (alloc < need) {
-         alloc *= 2;
-      }
-      BSON_ASSERT (alloc <= UINT32_MAX);
-      out->str = bson_realloc (out->str, alloc);
-      out->alloc = (uint32_t) alloc;
+   while (alloc < need) {
+      alloc *= 2;
    }
-}
-
-void
-output_append_n (bson_string_t *out, const char *s, size_t len)
-{
-   output_reserve (out, len);
-   memcpy (out->str + out->len, s, len);
-   out->len += (uint32_t) len;
-   out->str[out->len] = '\0';
+   BSON_ASSERT (alloc <= UINT32_MAX);
+   out->str = bson_realloc (out->str, alloc);
+   out->alloc = (uint32_t) alloc;
 }
 
 const char *
@@ -227,7 +221,7 @@ output_str_escape (bson_string_t *out, const char *s, size_t len, bool lone_high
          quote = '`';
       }
    }
-   bson_string_append_c (out, quote);
+   output_append_c (out, quote);
    for (size_t i = 0; i < len;) {
       uint32_t cp;
       size_t n, run = i;
@@ -244,31 +238,31 @@ output_str_escape (bson_string_t *out, const char *s, size_t len, bool lone_high
       n = output_utf8_next ((const unsigned char *) s + i, len - i, &cp);
 
       if ((cp == '\'' && quote == '\'') || cp == '\\') {
-         bson_string_append_c (out, '\\');
-         bson_string_append_c (out, (char) cp);
+         output_append_c (out, '\\');
+         output_append_c (out, (char) cp);
       } else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
          switch (cp) {
          case '\b':
-            bson_string_append (out, "\\b");
+            OUTPUT_LIT (out, "\\b");
             break;
          case '\t':
-            bson_string_append (out, "\\t");
+            OUTPUT_LIT (out, "\\t");
             break;
          case '\n':
-            bson_string_append (out, "\\n");
+            OUTPUT_LIT (out, "\\n");
             break;
          case '\f':
-            bson_string_append (out, "\\f");
+            OUTPUT_LIT (out, "\\f");
             break;
          case '\r':
-            bson_string_append (out, "\\r");
+            OUTPUT_LIT (out, "\\r");
             break;
          default:
             bson_string_append_printf (out, "\\x%02X", (unsigned) cp);
             break;
          }
       } else if (n == 1 && cp < 0x80) {
-         bson_string_append_c (out, (char) cp);
+         output_append_c (out, (char) cp);
       } else {
          output_append_cp (out, cp);
       }
@@ -277,7 +271,7 @@ output_str_escape (bson_string_t *out, const char *s, size_t len, bool lone_high
    if (lone_high_surrogate) {
       bson_string_append_printf (out, "\\u%x", (unsigned) surrogate);
    }
-   bson_string_append_c (out, quote);
+   output_append_c (out, quote);
 }
 
 /* A string value inside a document or array (formatPrimitive): cut at maxStringLength, split after each
@@ -324,7 +318,7 @@ output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *
          bson_string_t *piece = bson_string_new (NULL);
 
          if (start > 0) {
-            bson_string_append (out, " +\n");
+            OUTPUT_LIT (out, " +\n");
             output_spaces (out, ctx->indentation_lvl + 2);
          }
          output_str_escape (piece, s + start, end - start, lone && end == cut, surrogate);
@@ -378,15 +372,15 @@ output_js_number (bson_string_t *out, double d)
    const char *e;
 
    if (isnan (d)) {
-      bson_string_append (out, "NaN");
+      OUTPUT_LIT (out, "NaN");
       return;
    }
    if (isinf (d)) {
-      bson_string_append (out, d < 0 ? "-Infinity" : "Infinity");
+      output_append (out, d < 0 ? "-Infinity" : "Infinity");
       return;
    }
    if (d == 0) {
-      bson_string_append (out, "0");
+      OUTPUT_LIT (out, "0");
       return;
    }
    for (int prec = 1; prec <= 17; prec++) {
@@ -410,23 +404,23 @@ output_js_number (bson_string_t *out, double d)
    point = exp10 + 1; /* ECMAScript's n: the value is 0.digits × 10^n */
 
    if (d < 0) {
-      bson_string_append_c (out, '-');
+      output_append_c (out, '-');
    }
    if (ndigits <= point && point <= 21) {
-      bson_string_append (out, digits);
+      output_append (out, digits);
       for (int i = ndigits; i < point; i++) {
-         bson_string_append_c (out, '0');
+         output_append_c (out, '0');
       }
    } else if (0 < point && point <= 21) {
       bson_string_append_printf (out, "%.*s.%s", point, digits, digits + point);
    } else if (-6 < point && point <= 0) {
-      bson_string_append (out, "0.");
+      OUTPUT_LIT (out, "0.");
       for (int i = point; i < 0; i++) {
-         bson_string_append_c (out, '0');
+         output_append_c (out, '0');
       }
-      bson_string_append (out, digits);
+      output_append (out, digits);
    } else {
-      bson_string_append_c (out, digits[0]);
+      output_append_c (out, digits[0]);
       if (ndigits > 1) {
          bson_string_append_printf (out, ".%s", digits + 1);
       }
@@ -441,7 +435,7 @@ output_number (bson_string_t *out, const output_ctx_t *ctx, double d)
    bson_string_t *num = bson_string_new (NULL);
 
    if (d == 0 && signbit (d)) {
-      bson_string_append (num, "-0");
+      OUTPUT_LIT (num, "-0");
    } else {
       output_js_number (num, d);
    }
@@ -496,10 +490,10 @@ output_base64 (bson_string_t *out, const uint8_t *data, uint32_t len)
       if (left > 2) {
          n |= data[i + 2];
       }
-      bson_string_append_c (out, alphabet[(n >> 18) & 63]);
-      bson_string_append_c (out, alphabet[(n >> 12) & 63]);
-      bson_string_append_c (out, left > 1 ? alphabet[(n >> 6) & 63] : '=');
-      bson_string_append_c (out, left > 2 ? alphabet[n & 63] : '=');
+      output_append_c (out, alphabet[(n >> 18) & 63]);
+      output_append_c (out, alphabet[(n >> 12) & 63]);
+      output_append_c (out, left > 1 ? alphabet[(n >> 6) & 63] : '=');
+      output_append_c (out, left > 2 ? alphabet[n & 63] : '=');
    }
 }
 
@@ -512,32 +506,32 @@ output_binary (bson_string_t *out, const output_ctx_t *ctx, bson_subtype_t subty
    char sub[16];
 
    if (subtype == BSON_SUBTYPE_UUID && len == 16) {
-      bson_string_append (out, "UUID('");
+      OUTPUT_LIT (out, "UUID('");
       for (uint32_t i = 0; i < 16; i++) {
          if (i == 4 || i == 6 || i == 8 || i == 10) {
-            bson_string_append_c (out, '-');
+            output_append_c (out, '-');
          }
          bson_string_append_printf (out, "%02x", data[i]);
       }
-      bson_string_append (out, "')");
+      OUTPUT_LIT (out, "')");
       return;
    }
    if (subtype == BSON_SUBTYPE_MD5) {
-      bson_string_append (out, "MD5('");
+      OUTPUT_LIT (out, "MD5('");
       for (uint32_t i = 0; i < len; i++) {
          bson_string_append_printf (out, "%02x", data[i]);
       }
-      bson_string_append (out, "')");
+      OUTPUT_LIT (out, "')");
       return;
    }
    b64 = bson_string_new (NULL);
    output_base64 (b64, data, len);
-   bson_string_append (out, "Binary.createFromBase64(");
+   OUTPUT_LIT (out, "Binary.createFromBase64(");
    output_quoted (out, ctx, b64->str);
-   bson_string_append (out, ", ");
+   OUTPUT_LIT (out, ", ");
    bson_snprintf (sub, sizeof sub, "%d", (int) subtype);
    output_stylize (out, ctx, sub, OUTPUT_STYLE_NUMBER);
-   bson_string_append (out, ")");
+   OUTPUT_LIT (out, ")");
    bson_string_free (b64, true);
 }
 
@@ -550,12 +544,12 @@ output_regex (bson_string_t *out, const output_ctx_t *ctx, const char *pattern, 
    bool in_class = false;
 
    if (!*pattern) {
-      bson_string_append (re, "(?:)");
+      OUTPUT_LIT (re, "(?:)");
    }
    for (const char *p = pattern; *p; p++) {
       if (*p == '\\' && p[1]) {
-         bson_string_append_c (re, *p++);
-         bson_string_append_c (re, *p);
+         output_append_c (re, *p++);
+         output_append_c (re, *p);
          continue;
       }
       if (*p == '[') {
@@ -564,24 +558,24 @@ output_regex (bson_string_t *out, const output_ctx_t *ctx, const char *pattern, 
          in_class = false;
       }
       if (*p == '/' && !in_class) {
-         bson_string_append (re, "\\/");
+         OUTPUT_LIT (re, "\\/");
       } else if (*p == '\n') {
-         bson_string_append (re, "\\n");
+         OUTPUT_LIT (re, "\\n");
       } else if (*p == '\r') {
-         bson_string_append (re, "\\r");
+         OUTPUT_LIT (re, "\\r");
       } else {
-         bson_string_append_c (re, *p);
+         output_append_c (re, *p);
       }
    }
-   bson_string_append_c (re, '/');
+   output_append_c (re, '/');
    if (strchr (options, 's')) {
-      bson_string_append_c (re, 'g');
+      output_append_c (re, 'g');
    }
    if (strchr (options, 'i')) {
-      bson_string_append_c (re, 'i');
+      output_append_c (re, 'i');
    }
    if (strchr (options, 'm')) {
-      bson_string_append_c (re, 'm');
+      output_append_c (re, 'm');
    }
    output_stylize (out, ctx, re->str, OUTPUT_STYLE_REGEXP);
    bson_string_free (re, true);

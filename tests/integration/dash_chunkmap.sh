@@ -26,20 +26,23 @@ setup() {
 }
 sh_eval() { NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI" --eval "$1" > /dev/null 2>&1; }
 
-# open_map COLS LINES: a dashboard of that size with app.stores' chunk map open
+# open_map COLS LINES [NS]: a dashboard of that size with the chunk map of NS (app.stores) open
 open_map() {
+   _ns=${3:-app.stores}
    [ -n "${TM:-}" ] && $TM kill-server 2> /dev/null
    tui_server # a fresh server: the last one may still be shutting down
    $TM new-session -d -s dash -x "$1" -y "$2" \
       "LC_ALL=C TERM=xterm-256color $SHARDSH --dashboard --interval 1 $SIM_URI 2> $TMPD/dash.err"
    wait_for "Shards (3)" || return 1
-   # the collections panel has the focus; keep only app.stores and open it
-   $TM send-keys -t dash / s t o r e s Enter
+   # the collections panel has the focus; keep only that collection and open it
+   $TM send-keys -t dash /
+   $TM send-keys -t dash -l "$_ns"
+   $TM send-keys -t dash Enter
    wait_for "(1 filtered)" || return 1
    $TM send-keys -t dash Enter
-   wait_for "Chunks of app.stores" || return 1
+   wait_for "Chunks of $_ns" || return 1
    $TM send-keys -t dash m
-   wait_for "Chunk map of app.stores"
+   wait_for "Chunk map of $_ns"
 }
 
 for size in 80x24 160x45; do
@@ -113,5 +116,40 @@ for size in 80x24 160x45; do
    $TM send-keys -t dash Escape
    wait_for "Shards (3)" && pass "$T/esc_panels" || fail "$T/esc_panels" "$(screen)"
 done
+
+# a migration in flight: a live balancer whose migrations last a minute, shard03 draining to give it work; the map of
+# the collection being moved names the migration (donor -> recipient and range) on its moving line while it runs
+# (that its cells are underlined, and that the mark goes when the migration ends, tests/unit/test_dash_render.c checks)
+T="dash_chunkmap/moving"
+sim_stop
+if sim_start --scenario demo --version 7.0 --balancer-interval-ms 200 --migration-ms 60000; then
+   sh_eval 'db.adminCommand({removeShard: "shard03"})'
+   i=0 mig=""
+   while [ -z "$mig" ] && [ $i -lt 100 ]; do
+      mig=$(NO_COLOR=1 "$SHARDSH" --norc --quiet --json "$SIM_URI" --eval 'db.adminCommand({simBalancer: "status"})' \
+         2> /dev/null | jq -r '.migrations[0] // empty | "\(.ns) \(.from) \(.to)"' 2> /dev/null)
+      [ -n "$mig" ] || sleep 0.1
+      i=$((i + 1))
+   done
+   set -- $mig
+   if [ $# -ne 3 ]; then
+      fail "$T/in_flight" "no migration started: [$mig]"
+   elif ! open_map 120 30 "$1"; then
+      fail "$T/open" "$(screen)"
+   else
+      wait_for "moving (underlined): $2 -> $3 { " && pass "$T/named" || fail "$T/named" "$(screen)"
+      # stepping back into the past (when the collection has a recent event) hides it, ] shows it again
+      if tui_has "replay: now; 0 events"; then
+         skip "$T/not_in_the_past" "$1 has no recent event to step back to"
+      else
+         $TM send-keys -t dash '['
+         wait_gone "moving (underlined)" && pass "$T/not_in_the_past" || fail "$T/not_in_the_past" "$(screen)"
+         $TM send-keys -t dash ']'
+         wait_for "moving (underlined): $2 -> $3" && pass "$T/back_at_now" || fail "$T/back_at_now" "$(screen)"
+      fi
+   fi
+else
+   fail "$T/setup" "shardsim did not start"
+fi
 $TM send-keys -t dash q
 check_eq "dash_chunkmap/stderr_clean" "" "$(cat "$TMPD/dash.err" 2> /dev/null)"

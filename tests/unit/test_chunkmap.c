@@ -155,6 +155,70 @@ test_zones_and_marks (void)
    chunkmap_free (cm);
 }
 
+/* The cells a migration in flight marks as moving (chunkmap_cells_mark_json), as 'x' and '-'; "(none)" when it marks
+ * no range. */
+static const char *
+moving (const chunkmap_t *cm, size_t width, const char *min_json, const char *max_json, char *out)
+{
+   chunkmap_cell_t cells[64];
+   if (!chunkmap_cells (cm, cells, width, 3)) {
+      return "(empty)";
+   }
+   if (!chunkmap_cells_mark_json (cm, cells, width, min_json, max_json, CHUNKMAP_MOVING)) {
+      bson_strncpy (out, "(none)", 7);
+      return out;
+   }
+   for (size_t k = 0; k < width; k++) {
+      out[k] = (cells[k].flags & CHUNKMAP_MOVING) ? 'x' : '-';
+   }
+   out[width] = '\0';
+   return out;
+}
+
+/* A migration in flight marks exactly the cells of the ranges inside it, for the drawing only; a 6.0+ moveRange
+ * with only its min (or only its max) marks the one range it starts (ends). */
+static void
+test_moving (void)
+{
+   chunkmap_t *cm = chunkmap_new ();
+   char buf[65];
+   bson_t b;
+
+   for (int i = 0; i < 10; i++) {
+      add_range (cm, i, 10, i < 5 ? 0 : 1, 0);
+   }
+   CHECK_STR ("chunkmap/no migration, no moving mark", "----------", flagged (cm, 10, CHUNKMAP_MOVING, buf));
+   CHECK_STR ("chunkmap/moving: the ranges inside [min, max)", "---xxx----",
+              moving (cm, 10, "{ \"x\" : 3 }", "{ \"x\" : 6 }", buf));
+   CHECK_STR ("chunkmap/moving: the mark lasts one drawing", "----------", flagged (cm, 10, CHUNKMAP_MOVING, buf));
+   CHECK_STR ("chunkmap/moving: two ranges per cell", "-xx--", moving (cm, 5, "{ \"x\" : 3 }", "{ \"x\" : 6 }", buf));
+   CHECK_STR ("chunkmap/moving: a range over two cells", "------xx------------",
+              moving (cm, 20, "{ \"x\" : 3 }", "{ \"x\" : 4 }", buf));
+   CHECK_STR ("chunkmap/moving: from MinKey", "xx--------",
+              moving (cm, 10, "{ \"x\" : { \"$minKey\" : 1 } }", "{ \"x\" : 2 }", buf));
+   CHECK_STR ("chunkmap/moving: to MaxKey", "--------xx",
+              moving (cm, 10, "{ \"x\" : 8 }", "{ \"x\" : { \"$maxKey\" : 1 } }", buf));
+   CHECK_STR ("chunkmap/moveRange with only min: the range it starts", "----x-----",
+              moving (cm, 10, "{ \"x\" : 4 }", "", buf));
+   CHECK_STR ("chunkmap/moveRange with only min inside a range: the range holding it", "----x-----",
+              moving (cm, 10, "{ \"x\" : 4.5 }", NULL, buf));
+   CHECK_STR ("chunkmap/moveRange with only max: the range it ends", "-----x----",
+              moving (cm, 10, "", "{ \"x\" : 6 }", buf));
+   CHECK_STR ("chunkmap/a range inside one of the map's (sampled): the one holding min", "---x------",
+              moving (cm, 10, "{ \"x\" : 3.25 }", "{ \"x\" : 3.5 }", buf));
+   CHECK_STR ("chunkmap/moving: no bounds, no mark", "(none)", moving (cm, 10, "", NULL, buf));
+   CHECK_STR ("chunkmap/moving: a bound that does not parse, no mark", "(none)",
+              moving (cm, 10, "{ \"x\" : 3 }", "{ x: ", buf));
+   CHECK_STR ("chunkmap/moving: beyond the last range, no mark", "(none)",
+              moving (cm, 10, "", "{ \"x\" : { \"$minKey\" : 1 } }", buf));
+   key_init (&b, 6);
+   chunkmap_mark (cm, NULL, &b, CHUNKMAP_MOVING);
+   CHECK_STR ("chunkmap/mark with only max: the range that ends there", "-----x----",
+              flagged (cm, 10, CHUNKMAP_MOVING, buf));
+   bson_destroy (&b);
+   chunkmap_free (cm);
+}
+
 static void
 test_replay (void)
 {
@@ -222,6 +286,7 @@ main (void)
 {
    test_cells ();
    test_zones_and_marks ();
+   test_moving ();
    test_replay ();
    test_million ();
    UNIT_EXIT ();

@@ -41,7 +41,7 @@ diff_str (char *diff, size_t len, const char *what, const char *a, const char *b
 
 /* What differs between the incremental snapshot inc and the full one full ("" when nothing). */
 static void
-snap_diff (const snapshot_t *inc, const snapshot_t *full, char *diff, size_t len)
+snap_diff (const snap_t *inc, const snap_t *full, char *diff, size_t len)
 {
    char w[2 * SNAP_NAME + 16];
    diff[0] = '\0';
@@ -109,9 +109,9 @@ snap_diff (const snapshot_t *inc, const snapshot_t *full, char *diff, size_t len
 
 /* The chunks of ns on shard in s, -1 when either is unknown. */
 static int64_t
-cell_chunks (const snapshot_t *s, const char *ns, const char *shard)
+cell_chunks (const snap_t *s, const char *ns, const char *shard)
 {
-   int k = snapshot_shard_index (s, shard);
+   int k = snap_shard_index (s, shard);
    for (size_t i = 0; k >= 0 && i < s->ncolls; i++)
       if (!strcmp (s->colls[i].ns, ns))
          return snap_coll_chunks_on (&s->colls[i], k);
@@ -137,7 +137,7 @@ run (mongoc_client_t *cl, const char *db, const char *json)
 
 /* A fresh collector's first sample (everything read) into *out. */
 static bool
-full_sample (sh_ctx_t *ctx, snapshot_t *out)
+full_sample (sh_ctx_t *ctx, snap_t *out)
 {
    collect_opts_t o = collect_opts_default ();
    collect_t *c;
@@ -188,7 +188,7 @@ run_version (const char *version)
    sh_ctx_t ctx;
    collect_opts_t o = collect_opts_default ();
    collect_t *inc;
-   snapshot_t cur = { 0 }, full = { 0 };
+   snap_t cur = { 0 }, full = { 0 };
    FILE *sink = tmpfile ();
 
    snprintf (name, sizeof name, "dash_incremental/%s/start", version);
@@ -209,9 +209,9 @@ run_version (const char *version)
    {
       /* nothing changed in the metadata: every collection whose cells hold the same figures as the last sample's
        * holds the last sample's cells, once (not a copy); the demo's workloads change some sizes */
-      snapshot_t keep;
+      snap_t keep;
       size_t shared = 0, same = 0;
-      snapshot_share (&keep, &cur);
+      snap_share (&keep, &cur);
       snprintf (name, sizeof name, "dash_incremental/%s/unchanged_shares_cells", version);
       if (collect_sample (inc, &cur) && cur.ncolls == keep.ncolls) {
          for (size_t i = 0; i < cur.ncolls; i++) {
@@ -228,7 +228,7 @@ run_version (const char *version)
             UNIT_FAIL (name, "%zu of %zu unchanged collections share their cells", shared, same);
       } else
          UNIT_FAIL (name, "%s", "the sample failed");
-      snapshot_destroy (&keep);
+      snap_destroy (&keep);
    }
    snprintf (name, sizeof name, "dash_incremental/%s/unchanged_equals_full", version);
    if (full_sample (&ctx, &full)) {
@@ -236,7 +236,7 @@ run_version (const char *version)
       CHECK_STR (name, "", diff);
    } else
       UNIT_FAIL (name, "%s", "the full sample failed");
-   snapshot_destroy (&full);
+   snap_destroy (&full);
 
    for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++) {
       const change_t *ch = &changes[i];
@@ -250,7 +250,7 @@ run_version (const char *version)
       snprintf (name, sizeof name, "dash_incremental/%s/%s/sample", version, ch->name);
       if (!collect_sample (inc, &cur) || !full_sample (&ctx, &full)) {
          UNIT_FAIL (name, "%s", cur.error[0] ? cur.error : "a sample failed");
-         snapshot_destroy (&full);
+         snap_destroy (&full);
          continue;
       }
       snprintf (name, sizeof name, "dash_incremental/%s/%s/kind", version, ch->name);
@@ -269,7 +269,7 @@ run_version (const char *version)
       snprintf (name, sizeof name, "dash_incremental/%s/%s/equals_full", version, ch->name);
       snap_diff (&cur, &full, diff, sizeof diff);
       CHECK_STR (name, "", diff);
-      snapshot_destroy (&full);
+      snap_destroy (&full);
    }
    /* after the full read the metadata asked for, the next one is incremental again; a requested one is full */
    snprintf (name, sizeof name, "dash_incremental/%s/incremental_again", version);
@@ -280,7 +280,7 @@ run_version (const char *version)
    snprintf (name, sizeof name, "dash_incremental/%s/then_incremental", version);
    CHECK (name, collect_sample (inc, &cur) && cur.incremental);
 
-   snapshot_destroy (&cur);
+   snap_destroy (&cur);
    collect_free (inc);
    conn_destroy (&ctx);
    sim_stop (&sim);
@@ -289,7 +289,7 @@ run_version (const char *version)
 
 /* The collection ns's write and read rates in snap (-1 when it is not there). */
 static double
-coll_rate (const snapshot_t *snap, const char *ns, bool writes)
+coll_rate (const snap_t *snap, const char *ns, bool writes)
 {
    for (size_t i = 0; i < snap->ncolls; i++)
       if (!strcmp (snap->colls[i].ns, ns))
@@ -307,7 +307,7 @@ test_quiet (void)
    sh_ctx_t ctx;
    collect_opts_t o = collect_opts_default ();
    collect_t *c;
-   snapshot_t cur = { 0 };
+   snap_t cur = { 0 };
    FILE *sink = tmpfile ();
    const char *ns = "db000.coll000";
 
@@ -346,7 +346,7 @@ test_quiet (void)
    CHECK ("dash_quiet/find", run (sim.client, "db000", "{\"find\": \"coll000\", \"filter\": {\"k\": 3}}"));
    CHECK ("dash_quiet/find_not_hidden", collect_sample (c, &cur) && !cur.quiet && cur.stats_read > 0);
    CHECK ("dash_quiet/read_rate_shows", coll_rate (&cur, ns, false) > 0);
-   snapshot_destroy (&cur);
+   snap_destroy (&cur);
    collect_free (c);
    conn_destroy (&ctx);
    sim_stop (&sim);

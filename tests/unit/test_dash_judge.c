@@ -8,7 +8,7 @@
 
 /* A snapshot with nshards shards and one collection; the caller fills the cells. */
 static void
-make_snap (snapshot_t *s, int nshards, int vmajor, bool hashed)
+make_snap (snap_t *s, int nshards, int vmajor, bool hashed)
 {
    memset (s, 0, sizeof *s);
    s->vmajor = vmajor;
@@ -32,7 +32,7 @@ make_snap (snapshot_t *s, int nshards, int vmajor, bool hashed)
 }
 
 static void
-set_chunks (snapshot_t *s, const int64_t *chunks, const int64_t *bytes)
+set_chunks (snap_t *s, const int64_t *chunks, const int64_t *bytes)
 {
    s->colls[0].chunks = 0;
    snap_coll_drop_cells (&s->colls[0]);
@@ -47,7 +47,7 @@ set_chunks (snapshot_t *s, const int64_t *chunks, const int64_t *bytes)
 
 /* Sets shard sh's write (writes true) or read counter for s's collection. */
 static void
-set_op (snapshot_t *s, int sh, bool writes, int64_t v)
+set_op (snap_t *s, int sh, bool writes, int64_t v)
 {
    size_t n;
    snap_act_t *a = snap_coll_acts_mut (&s->colls[0], &n);
@@ -65,14 +65,14 @@ set_op (snapshot_t *s, int sh, bool writes, int64_t v)
 
 /* Shard sh's write (read) rate for s's collection, 0 without an act. */
 static double
-wps (const snapshot_t *s, int sh)
+wps (const snap_t *s, int sh)
 {
    const snap_act_t *a = snap_coll_act (&s->colls[0], sh);
    return a ? a->writes_ps : 0;
 }
 
 static double
-rps (const snapshot_t *s, int sh)
+rps (const snap_t *s, int sh)
 {
    const snap_act_t *a = snap_coll_act (&s->colls[0], sh);
    return a ? a->reads_ps : 0;
@@ -90,7 +90,7 @@ test_thresholds (void)
 static void
 test_hot_ascending (void)
 {
-   snapshot_t prev, cur;
+   snap_t prev, cur;
    collect_opts_t o = { .interval_s = 1, .hot_factor = 2.0, .hot_min_rate = 1.0 };
    int64_t ch[3] = { 2, 2, 1 };
    char range[2 * SNAP_TEXT + 8];
@@ -133,14 +133,14 @@ test_hot_ascending (void)
    collect_judge (&cur, &prev, 2.0, NULL, &o);
    snap_coll_hot_range (&cur.colls[0], range, sizeof range);
    CHECK_STR ("judge/hot_range_minkey", "{ ts: MinKey() } -> { ts: -5 }", range);
-   snapshot_destroy (&prev);
-   snapshot_destroy (&cur);
+   snap_destroy (&prev);
+   snap_destroy (&cur);
 }
 
 static void
 test_not_hot (void)
 {
-   snapshot_t prev, cur;
+   snap_t prev, cur;
    collect_opts_t o = { .interval_s = 1, .hot_factor = 2.0, .hot_min_rate = 1.0 };
    int64_t ch[3] = { 2, 2, 2 };
    make_snap (&prev, 3, 7, true);
@@ -175,21 +175,21 @@ test_not_hot (void)
       CHECK ("judge/own_reads_subtracted", rps (&cur, 0) == 0.0);
    }
    /* one shard: never hot (the fair share is everything) */
-   snapshot_destroy (&prev);
-   snapshot_destroy (&cur);
+   snap_destroy (&prev);
+   snap_destroy (&cur);
    make_snap (&prev, 1, 7, false);
    make_snap (&cur, 1, 7, false);
    set_op (&cur, 0, true, 1000);
    collect_judge (&cur, &prev, 1.0, NULL, &o);
    CHECK ("judge/one_shard_never_hot", cur.colls[0].hot_shard < 0);
-   snapshot_destroy (&prev);
-   snapshot_destroy (&cur);
+   snap_destroy (&prev);
+   snap_destroy (&cur);
 }
 
 static void
 test_balance (void)
 {
-   snapshot_t s;
+   snap_t s;
    collect_opts_t o = { .interval_s = 1, .hot_factor = 2.0, .hot_min_rate = 1.0 };
    int64_t imb[3] = { 10, 5, 5 }, ok[3] = { 7, 6, 7 };
    int64_t mb = 1024 * 1024;
@@ -225,7 +225,7 @@ test_balance (void)
    s.colls[0].out_of_zone = 2;
    collect_judge (&s, NULL, 0, NULL, &o);
    CHECK ("judge/outside_zone", s.colls[0].balance == SNAP_BAL_IMBALANCED);
-   snapshot_destroy (&s);
+   snap_destroy (&s);
 }
 
 /* Counters read at their own times: a rate spans two readings of the collection; an unchanged reading (the
@@ -233,7 +233,7 @@ test_balance (void)
 static void
 test_readings (void)
 {
-   snapshot_t prev, cur;
+   snap_t prev, cur;
    collect_opts_t o = { .interval_s = 1, .hot_factor = 2.0, .hot_min_rate = 1.0 };
    int64_t ch[2] = { 2, 2 };
    make_snap (&prev, 2, 7, false);
@@ -247,26 +247,26 @@ test_readings (void)
    collect_judge (&cur, &prev, 1.0, NULL, &o);
    CHECK ("judge/rate_over_readings", wps (&cur, 0) == 100.0);
    /* the next sample did not read it: same reading, same rates */
-   snapshot_destroy (&prev);
-   snapshot_copy (&prev, &cur);
+   snap_destroy (&prev);
+   snap_copy (&prev, &cur);
    collect_judge (&cur, &prev, 1.0, NULL, &o);
    CHECK ("judge/rate_carried", wps (&cur, 0) == 100.0 && cur.colls[0].hot_shard == 0);
    /* read now but never before: no rate yet */
    prev.colls[0].stats_ms = 0;
    collect_judge (&cur, &prev, 1.0, NULL, &o);
    CHECK ("judge/first_reading_no_rate", wps (&cur, 0) == 0.0);
-   snapshot_destroy (&prev);
-   snapshot_destroy (&cur);
+   snap_destroy (&prev);
+   snap_destroy (&cur);
 }
 
 static void
 test_copy (void)
 {
-   snapshot_t a, b;
+   snap_t a, b;
    int64_t ch[2] = { 3, 4 };
    make_snap (&a, 2, 7, false);
    set_chunks (&a, ch, NULL);
-   snapshot_copy (&b, &a);
+   snap_copy (&b, &a);
    CHECK ("snapshot/copy_shares_cells", a.colls[0].cells == b.colls[0].cells && b.shards != a.shards);
    {
       size_t n;
@@ -276,9 +276,9 @@ test_copy (void)
    CHECK ("snapshot/copy_on_write", snap_coll_chunks_on (&b.colls[0], 0) == 3 &&
                                        snap_coll_chunks_on (&a.colls[0], 0) == 99 &&
                                        a.colls[0].cells != b.colls[0].cells);
-   CHECK ("snapshot/shard_index", snapshot_shard_index (&b, "shard02") == 1 && snapshot_shard_index (&b, "x") == -1);
-   snapshot_destroy (&a);
-   snapshot_destroy (&b);
+   CHECK ("snapshot/shard_index", snap_shard_index (&b, "shard02") == 1 && snap_shard_index (&b, "x") == -1);
+   snap_destroy (&a);
+   snap_destroy (&b);
    CHECK ("snapshot/clear", b.nshards == 0 && b.shards == NULL);
 }
 
@@ -286,7 +286,7 @@ test_copy (void)
 static void
 test_totals (void)
 {
-   snapshot_t s;
+   snap_t s;
    collect_opts_t o = { .interval_s = 1, .hot_factor = 2.0, .hot_min_rate = 1.0 };
    int64_t ch[3] = { 3, 2, 1 }, by[3] = { 300, 200, 100 };
    make_snap (&s, 3, 7, false);
@@ -302,7 +302,7 @@ test_totals (void)
    collect_judge (&s, NULL, 0, NULL, &o);
    CHECK ("judge/totals", s.total_chunks == 6 && s.total_jumbo == 1 && s.total_bytes == 600 && s.total_docs == 60);
    CHECK ("judge/collection_documents", s.colls[0].docs == 60);
-   snapshot_destroy (&s);
+   snap_destroy (&s);
 }
 
 int

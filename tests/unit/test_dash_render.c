@@ -15,7 +15,7 @@
 #include "views/views.h"
 
 static void
-canned (snapshot_t *s)
+canned (snap_t *s)
 {
    static const char *names[] = { "shard01", "shard02", "shard03" };
    static const char *nss[] = { "app.events", "app.users" };
@@ -79,7 +79,7 @@ canned (snapshot_t *s)
 }
 
 static char *
-capture (void (*fn) (FILE *, const snapshot_t *), const snapshot_t *s)
+capture (void (*fn) (FILE *, const snap_t *), const snap_t *s)
 {
    char *buf = NULL;
    size_t len = 0;
@@ -92,7 +92,7 @@ capture (void (*fn) (FILE *, const snapshot_t *), const snapshot_t *s)
 static void
 test_json (void)
 {
-   snapshot_t s;
+   snap_t s;
    char *json;
    bson_t *doc;
    bson_error_t error;
@@ -167,13 +167,13 @@ test_json (void)
       bson_destroy (doc);
    }
    free (json);
-   snapshot_destroy (&s);
+   snap_destroy (&s);
 }
 
 static void
 test_text (void)
 {
-   snapshot_t s;
+   snap_t s;
    char *text;
    canned (&s);
    text = capture (render_text, &s);
@@ -186,7 +186,7 @@ test_text (void)
    text = capture (render_text, &s);
    CHECK ("render/text_stale", strstr (text, "STALE: connection refused") != NULL);
    free (text);
-   snapshot_destroy (&s);
+   snap_destroy (&s);
 }
 
 static void
@@ -294,6 +294,162 @@ test_screen_chunks (dash_t *d)
    CHECK ("chunks/marks", screen_has ("^HOT") && screen_has ("-> shard03") && screen_has ("sort: docs"));
 }
 
+/* The chunk map of app.users: ten ranges [10 i, 10 i + 10) on uid, the first five on shard01, the others on
+ * shard02. */
+static void
+chunkmap_canned (chunkmap_data_t *m)
+{
+   chunkmap_data_destroy (m);
+   m->map = chunkmap_new ();
+   m->nshards = 2;
+   m->shards = bson_malloc0 (2 * sizeof *m->shards);
+   m->shards[0] = bson_strdup ("shard01");
+   m->shards[1] = bson_strdup ("shard02");
+   m->key = bson_strdup ("{ uid: 1 }");
+   m->low = bson_strdup ("{ uid: MinKey() }");
+   m->high = bson_strdup ("{ uid: MaxKey() }");
+   m->chunks = 10;
+   for (int i = 0; i < 10; i++) {
+      bson_t a = BSON_INITIALIZER, b = BSON_INITIALIZER;
+      if (i == 0)
+         BSON_APPEND_MINKEY (&a, "uid");
+      else
+         BSON_APPEND_INT32 (&a, "uid", i * 10);
+      if (i == 9)
+         BSON_APPEND_MAXKEY (&b, "uid");
+      else
+         BSON_APPEND_INT32 (&b, "uid", i * 10 + 10);
+      chunkmap_add_range (m->map, &a, &b, i < 5 ? 0 : 1, 0);
+      bson_destroy (&a);
+      bson_destroy (&b);
+   }
+}
+
+static void
+set_migration (snap_migration_t *mg, const char *ns, int min, int max)
+{
+   memset (mg, 0, sizeof *mg);
+   snprintf (mg->ns, sizeof mg->ns, "%s", ns);
+   snprintf (mg->from, sizeof mg->from, "shard01");
+   snprintf (mg->to, sizeof mg->to, "shard02");
+   if (min >= 0) {
+      snprintf (mg->min, sizeof mg->min, "{ uid: %d }", min);
+      snprintf (mg->min_json, sizeof mg->min_json, "{ \"uid\" : %d }", min);
+   }
+   if (max >= 0) {
+      snprintf (mg->max, sizeof mg->max, "{ uid: %d }", max);
+      snprintf (mg->max_json, sizeof mg->max_json, "{ \"uid\" : %d }", max);
+   }
+}
+
+/* The strip's row (the one under the bounds line), -1 when the map is not on screen. */
+static int
+strip_row (void)
+{
+   char buf[512];
+   for (int y = 0; y < LINES - 1; y++)
+      if (strstr (row (y, buf, sizeof buf), "{ uid: MinKey() }"))
+         return y + 1;
+   return -1;
+}
+
+/* The strip's cells drawn underlined (moving) as 'x' and '-', and which shards' symbols they carry (bit s: shard s). */
+static const char *
+strip_moving (char *out, size_t width, unsigned *symbols)
+{
+   int y = strip_row ();
+   *symbols = 0;
+   if (y < 0)
+      return "(no strip)";
+   for (size_t k = 0; k < width; k++) {
+      chtype ch = mvinch (y, (int) k + 1);
+      out[k] = (ch & A_UNDERLINE) ? 'x' : '-';
+      if ((ch & A_UNDERLINE) && (ch & A_CHARTEXT) >= '1' && (ch & A_CHARTEXT) <= '9')
+         *symbols |= 1u << ((ch & A_CHARTEXT) - '1');
+   }
+   out[width] = '\0';
+   return out;
+}
+
+/* What the model marks for the same migration at the same width, as 'x' and '-'. */
+static const char *
+model_moving (const chunkmap_t *cm, const snap_migration_t *mg, char *out, size_t width)
+{
+   chunkmap_cell_t cells[128];
+   if (width > 128 || !chunkmap_cells (cm, cells, width, 2))
+      return "(no cells)";
+   chunkmap_cells_mark_json (cm, cells, width, mg->min_json, mg->max_json, CHUNKMAP_MOVING);
+   for (size_t k = 0; k < width; k++)
+      out[k] = (cells[k].flags & CHUNKMAP_MOVING) ? 'x' : '-';
+   out[width] = '\0';
+   return out;
+}
+
+/* The chunk map marks the ranges of a migration in flight (the snapshot's) as moving, underlined, with a line saying
+ * from where to where; the mark goes with the migration, stays off the past in the replay, and for a moveRange with
+ * only its min covers the one range it starts. */
+static void
+test_screen_chunkmap (dash_t *d)
+{
+   char got[256], want[256], none[256];
+   size_t width;
+   unsigned symbols;
+   bson_t a = BSON_INITIALIZER, b = BSON_INITIALIZER;
+
+   chunkmap_canned (&d->cmap);
+   d->drill = d->map = true;
+   snprintf (d->drill_ns, sizeof d->drill_ns, "app.users");
+   d->snap.nmigs = 0;
+   screen_layout (d, 24, 80);
+   width = (size_t) d->chunk_panel.w - 2;
+   memset (none, '-', width);
+   none[width] = '\0';
+   screen_draw (d);
+   CHECK_STR ("chunkmap/no migration, nothing moving", none, strip_moving (got, width, &symbols));
+   CHECK ("chunkmap/no migration, no moving line", !screen_has ("moving"));
+
+   set_migration (&d->snap.migs[0], "app.users", 30, 60);
+   d->snap.nmigs = 1;
+   screen_draw (d);
+   CHECK_STR ("chunkmap/the migration's cells underlined", model_moving (d->cmap.map, &d->snap.migs[0], want, width),
+              strip_moving (got, width, &symbols));
+   CHECK ("chunkmap/the migration's ranges on both shards", symbols == 3u && strcmp (got, none) != 0);
+   CHECK ("chunkmap/the first and last cells not moving", got[0] == '-' && got[width - 1] == '-');
+   CHECK ("chunkmap/moving line", screen_has ("moving (underlined): shard01 -> shard02 { uid: 30 } -> { uid: 60 }"));
+
+   snprintf (d->snap.migs[0].ns, sizeof d->snap.migs[0].ns, "app.events");
+   screen_draw (d);
+   CHECK_STR ("chunkmap/another collection's migration, nothing moving", none, strip_moving (got, width, &symbols));
+
+   set_migration (&d->snap.migs[0], "app.users", 70, -1);
+   screen_draw (d);
+   CHECK_STR ("chunkmap/moveRange with only min: the range it starts",
+              model_moving (d->cmap.map, &d->snap.migs[0], want, width), strip_moving (got, width, &symbols));
+   CHECK ("chunkmap/moveRange with only min: one range, on shard02", symbols == 2u && strcmp (got, none) != 0);
+   CHECK ("chunkmap/moveRange with only min: its max unknown",
+          screen_has ("moving (underlined): shard01 -> shard02 { uid: 70 } -> ?"));
+
+   BSON_APPEND_INT32 (&a, "uid", 70);
+   BSON_APPEND_INT32 (&b, "uid", 80);
+   chunkmap_add_event (d->cmap.map, 1700000000000LL, CHUNKMAP_MOVE, &a, &b, 0, 1, "shard01 -> shard02");
+   bson_destroy (&a);
+   bson_destroy (&b);
+   actions_dispatch (d, '[');
+   screen_draw (d);
+   CHECK ("chunkmap/the replay back in time", chunkmap_position (d->cmap.map) == 1);
+   CHECK_STR ("chunkmap/the replay's past shows no migration in flight", none, strip_moving (got, width, &symbols));
+   actions_dispatch (d, ']');
+
+   d->snap.nmigs = 0;
+   screen_draw (d);
+   CHECK_STR ("chunkmap/the migration ended, the mark is gone", none, strip_moving (got, width, &symbols));
+   CHECK ("chunkmap/the migration ended, no moving line", !screen_has ("moving ("));
+   d->drill = d->map = false;
+   d->drill_ns[0] = '\0';
+   chunkmap_data_destroy (&d->cmap);
+   screen_draw (d); /* the panels again, for the checks that follow */
+}
+
 /* A draining shard stays on screen when the rows run short, and says so. */
 static void
 test_screen_draining (void)
@@ -343,6 +499,7 @@ test_screen (void)
    CHECK ("screen/shards_panel", screen_has ("Shards (3)") && screen_has ("shard03"));
    CHECK ("screen/hot_marker", screen_has ("^HOT"));
    CHECK ("screen/collections_panel", screen_has ("Collections (2)") && screen_has ("app.users"));
+   test_screen_chunkmap (&d);
    CHECK ("screen/events_panel", screen_has ("move FAILED"));
    CHECK ("screen/function_bar", screen_has ("?Help") && screen_has ("qQuit"));
    /* help overlay from the action table */

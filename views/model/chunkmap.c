@@ -161,11 +161,19 @@ chunkmap_lower (const chunkmap_t *cm, const bson_t *key)
    return lo;
 }
 
-/* The ranges [*first, *last) whose lower bound lies in [min, max); with max NULL, the one range holding min. */
+/* The ranges [*first, *last) whose lower bound lies in [min, max); with max NULL, the one range holding min; with min
+ * NULL, the one range holding the keys just below max (the range that ends at max). */
 static void
 chunkmap_span (const chunkmap_t *cm, const bson_t *min, const bson_t *max, size_t *first, size_t *last)
 {
-   size_t i = chunkmap_lower (cm, min);
+   size_t i;
+   if (!min) {
+      i = max ? chunkmap_lower (cm, max) : 0;
+      *first = i ? i - 1 : 0;
+      *last = max && i ? i : *first;
+      return;
+   }
+   i = chunkmap_lower (cm, min);
    if (!max) {
       if (i < cm->n && chunkmap_cmp_at (cm, cm->min[i], min) == 0) {
          *first = i;
@@ -190,6 +198,54 @@ chunkmap_mark (chunkmap_t *cm, const bson_t *min, const bson_t *max, unsigned fl
    for (size_t i = a; i < b; i++) {
       cm->flags[i] |= flags;
    }
+}
+
+size_t
+chunkmap_cells_mark (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, const bson_t *min, const bson_t *max,
+                     unsigned flags)
+{
+   size_t a, b;
+   if (!cm->n || !width || (!min && !max)) {
+      return 0;
+   }
+   chunkmap_span (cm, min, max, &a, &b);
+   if (a == b && min && max) { /* a range inside one of the map's (a sampled map): the one holding min */
+      chunkmap_span (cm, min, NULL, &a, &b);
+   }
+   if (a >= b) {
+      return 0;
+   }
+   /* cell k covers [k * n / width, (k + 1) * n / width), at least one range (as chunkmap_cells) */
+   for (size_t k = 0; k < width; k++) {
+      size_t lo = k * cm->n / width, hi = (k + 1) * cm->n / width;
+      if (hi <= lo) {
+         hi = lo + 1;
+      }
+      if (lo < b && a < hi) {
+         cells[k].flags |= flags;
+      }
+   }
+   return b - a;
+}
+
+size_t
+chunkmap_cells_mark_json (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, const char *min_json,
+                          const char *max_json, unsigned flags)
+{
+   bson_t *min = min_json && min_json[0] ? bson_new_from_json ((const uint8_t *) min_json, -1, NULL) : NULL;
+   bson_t *max = max_json && max_json[0] ? bson_new_from_json ((const uint8_t *) max_json, -1, NULL) : NULL;
+   size_t n = 0;
+   /* a bound that was given but does not parse marks nothing rather than a guess */
+   if ((min || !(min_json && min_json[0])) && (max || !(max_json && max_json[0]))) {
+      n = chunkmap_cells_mark (cm, cells, width, min, max, flags);
+   }
+   if (min) {
+      bson_destroy (min);
+   }
+   if (max) {
+      bson_destroy (max);
+   }
+   return n;
 }
 
 bool

@@ -61,7 +61,7 @@ bool
 chunkmap_add_zone (chunkmap_t *cm, const bson_t *min, const bson_t *max, int zone, uint64_t shards);
 
 /* Adds flags (CHUNKMAP_HOT, CHUNKMAP_MOVING) to every range whose lower bound lies in [min, max) (max NULL: only
- * the range holding min). */
+ * the range holding min; min NULL: only the range that ends at max). */
 void
 chunkmap_mark (chunkmap_t *cm, const bson_t *min, const bson_t *max, unsigned flags);
 
@@ -112,6 +112,20 @@ chunkmap_owner (const chunkmap_t *cm, size_t i);
  * shards is the number of shard indexes in use (for the majority vote). Returns false when the map is empty. */
 bool
 chunkmap_cells (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, int shards);
+
+/* Adds flags to the cells[0, width) that chunkmap_cells filled (same cm, same width) which cover a range whose
+ * lower bound lies in [min, max): a mark that lasts one drawing (a migration in flight), where chunkmap_mark lasts
+ * as long as the map. max NULL: only the range holding min; min NULL: only the range that ends at max (a 6.0+
+ * moveRange may give one bound); when no lower bound lies in [min, max) (a range inside one of a sampled map's), the
+ * range holding min. Returns how many ranges it marked (0: none; both bounds NULL marks nothing). */
+size_t
+chunkmap_cells_mark (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, const bson_t *min, const bson_t *max,
+                     unsigned flags);
+
+/* The same with the bounds as Extended JSON ("" or NULL: not given). A bound that does not parse marks nothing. */
+size_t
+chunkmap_cells_mark_json (const chunkmap_t *cm, chunkmap_cell_t *cells, size_t width, const char *min_json,
+                          const char *max_json, unsigned flags);
 
 /* Points min and max (in place, read-only, valid until the next chunkmap_add_*) at the bounds of range i. False when i
  * is out of range. */

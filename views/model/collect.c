@@ -1,5 +1,5 @@
 /* The dashboard's collector: one refresh = a bounded list of read-only commands through the router, turned into a
- * snapshot_t. Every kind of data is asked for once: chunk counts from one server-side $group over config.chunks,
+ * snap_t. Every kind of data is asked for once: chunk counts from one server-side $group over config.chunks,
  * the chunks at both ends of each key space from a second one, per-shard sizes and documents of every collection
  * from one $shardedDataDistribution (6.0.3+), recent events from config.changelog/actionlog. Write and read
  * counters exist only per collection ($collStats latencyStats), so a refresh reads them for at most
@@ -124,7 +124,7 @@ collect_free (collect_t *c)
       progress_reading_destroy (c->ops_prev);
       free (c->ops_prev);
    }
-   snapshot_destroy (&c->prev);
+   snap_destroy (&c->prev);
    free (c);
 }
 
@@ -152,7 +152,7 @@ read_opcounters (const bson_t *reply, int64_t ops[COLLECT_OPS])
 }
 
 static bool
-sample_server_status (collect_t *c, snapshot_t *s, int64_t ops[COLLECT_OPS], sh_error_t *err)
+sample_server_status (collect_t *c, snap_t *s, int64_t ops[COLLECT_OPS], sh_error_t *err)
 {
    bson_t *cmd = BCON_NEW ("serverStatus", BCON_INT32 (1));
    bson_t reply;
@@ -213,7 +213,7 @@ ops_quiet (const collect_t *c, const int64_t ops[COLLECT_OPS])
  * and no read but the dashboard's own since), so they stand as read now, and its rates come out 0 over this
  * interval; counters read earlier carry their last rates as before. */
 static void
-stats_hold (const collect_t *c, snapshot_t *s, int64_t t0)
+stats_hold (const collect_t *c, snap_t *s, int64_t t0)
 {
    for (size_t i = 0; i < s->ncolls; i++)
       if (s->colls[i].stats_ms && s->colls[i].stats_ms >= c->prev_mono_ms)
@@ -221,7 +221,7 @@ stats_hold (const collect_t *c, snapshot_t *s, int64_t t0)
 }
 
 static bool
-sample_balancer (collect_t *c, snapshot_t *s, sh_error_t *err)
+sample_balancer (collect_t *c, snap_t *s, sh_error_t *err)
 {
    bson_t *status = BCON_NEW ("balancerStatus", BCON_INT32 (1));
    bson_t *find =
@@ -278,7 +278,7 @@ done:
 }
 
 static bool
-sample_shards (collect_t *c, snapshot_t *s, sh_error_t *err)
+sample_shards (collect_t *c, snap_t *s, sh_error_t *err)
 {
    bson_t *find = BCON_NEW ("find", "shards", "sort", "{", "_id", BCON_INT32 (1), "}");
    bson_t docs;
@@ -322,7 +322,7 @@ done:
 /* Per shard: the write-rate history (sparkline), the trend since the session's first sample, and the drain
  * progress of a draining shard. now_ms is the sample's monotonic time. */
 static void
-push_history (collect_t *c, snapshot_t *s, int64_t now_ms)
+push_history (collect_t *c, snap_t *s, int64_t now_ms)
 {
    for (size_t i = 0; i < s->nshards; i++) {
       shard_hist_t *h = NULL;
@@ -455,7 +455,7 @@ size_activity (const snap_coll_t *co, const snap_coll_t *pc, const int *smap, co
 /* Gives every collection of s the op counters, their reading time and the key trend of the last good sample (the
  * ones read in this refresh overwrite them), and fills picks with what chooses the collections to read. */
 static void
-carry_counters (collect_t *c, snapshot_t *s, pick_t *picks)
+carry_counters (collect_t *c, snap_t *s, pick_t *picks)
 {
    int *smap = c->have_prev ? collect_shard_map (s, &c->prev) : NULL;
    int *inv = collect_calloc (c->have_prev ? c->prev.nshards : 1, sizeof *inv);
@@ -500,7 +500,7 @@ carry_counters (collect_t *c, snapshot_t *s, pick_t *picks)
 
 /* The shards' and collections' totals from the collections' cells and acts. */
 static void
-sum_totals (snapshot_t *s)
+sum_totals (snap_t *s)
 {
    for (size_t k = 0; k < s->nshards; k++)
       s->shards[k].chunks = s->shards[k].jumbo = s->shards[k].data_bytes = s->shards[k].docs = 0;
@@ -524,9 +524,9 @@ sum_totals (snapshot_t *s)
 }
 
 bool
-collect_sample (collect_t *c, snapshot_t *snap)
+collect_sample (collect_t *c, snap_t *snap)
 {
-   snapshot_t s;
+   snap_t s;
    sh_error_t err;
    coll_meta_t *metas = NULL;
    size_t nmetas = 0;
@@ -633,8 +633,8 @@ collect_sample (collect_t *c, snapshot_t *snap)
    }
    push_history (c, &s, t0);
    memcpy (c->op_prev, ops, sizeof ops);
-   snapshot_destroy (&c->prev);
-   snapshot_share (&c->prev, &s); /* the one on screen and the one rates are computed against: held once */
+   snap_destroy (&c->prev);
+   snap_share (&c->prev, &s); /* the one on screen and the one rates are computed against: held once */
    c->have_prev = true;
    c->prev_mono_ms = t0;
    free_meta (c);
@@ -648,7 +648,7 @@ collect_sample (collect_t *c, snapshot_t *snap)
    bson_init (&tags);
    c->have_tags = true;
    c->full_next = false;
-   snapshot_destroy (snap);
+   snap_destroy (snap);
    *snap = s;
    memset (&s, 0, sizeof s);
    ok = true;
@@ -666,7 +666,7 @@ done:
    free (own_reads);
    free (picks);
    collect_lookup_destroy (&lk);
-   snapshot_destroy (&s);
+   snap_destroy (&s);
    bson_destroy (&tags);
    return ok;
 }

@@ -1,7 +1,7 @@
 /* The dashboard's collector: the only dashboard code that talks to the cluster. One refresh sends at most 27
  * commands (32 while a shard drains) whatever the numbers of chunks, shards and collections (server-side counts and one
  * reply per kind of data, never one request per chunk; servers before 6.0.3 add one $collStats per sharded collection),
- * and turns the replies into a snapshot_t (views/model/snapshot.h) that the views render. This header has no driver
+ * and turns the replies into a snap_t (views/model/snapshot.h) that the views render. This header has no driver
  * types, so the views can include it. */
 #ifndef SHARDSH_COLLECT_H
 #define SHARDSH_COLLECT_H
@@ -66,7 +66,7 @@ collect_set_interval (collect_t *c, double interval_s);
  * reconnects. Never blocks much longer than half the interval plus one network timeout. Collections whose counters
  * were not read in this sample keep the rates of their last reading (snap_coll_t.stats_ms says when that was). */
 bool
-collect_sample (collect_t *c, snapshot_t *snap);
+collect_sample (collect_t *c, snap_t *snap);
 
 /* Makes the next sample a full re-read of config.chunks (and of $shardedDataDistribution) instead of an
  * incremental one. A sample is also full when it is the first, follows a failed one, or when the metadata says the
@@ -107,6 +107,6 @@ collect_chunk_threshold (int64_t total_chunks);
  * reading; stats_ms 0 in both means over dt_s. own_reads[i] is the number of reads the collector itself sent to
  * collection i since its previous reading (subtracted from its read rate; may be NULL). Pure: no I/O. */
 void
-collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *own_reads, const collect_opts_t *opts);
+collect_judge (snap_t *cur, const snap_t *prev, double dt_s, const int *own_reads, const collect_opts_t *opts);
 
 #endif

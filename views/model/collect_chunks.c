@@ -78,7 +78,7 @@ coll_ident (const bson_t *d, char *out, size_t len)
 }
 
 bool
-collect_sample_collections (collect_t *c, snapshot_t *s, coll_meta_t **metas, size_t *nmetas, sh_error_t *err)
+collect_sample_collections (collect_t *c, snap_t *s, coll_meta_t **metas, size_t *nmetas, sh_error_t *err)
 {
    bson_t *find =
       BCON_NEW ("find", "collections", "filter", "{", "dropped", "{", "$ne", BCON_BOOL (true), "}", "unsplittable", "{",
@@ -144,7 +144,7 @@ collect_find_meta (const coll_meta_t *metas, size_t n, const char *ns)
 }
 
 void
-collect_lookup_build (const snapshot_t *s, const coll_meta_t *metas, size_t nmetas, lookup_t *lk)
+collect_lookup_build (const snap_t *s, const coll_meta_t *metas, size_t nmetas, lookup_t *lk)
 {
    memset (lk, 0, sizeof *lk);
    lk->shards.v = collect_calloc (s->nshards, sizeof *lk->shards.v);
@@ -425,7 +425,7 @@ keep_version (coll_meta_t *m, const bson_t *d)
  * document per collection: the chunk with the greatest max (its max is MaxKey) and the one with the least min
  * (MinKey), with their owners. */
 static bool
-sample_chunk_ends (collect_t *c, snapshot_t *s, const lookup_t *lk, const coll_meta_t *metas, size_t nmetas,
+sample_chunk_ends (collect_t *c, snap_t *s, const lookup_t *lk, const coll_meta_t *metas, size_t nmetas,
                    bool only_changed, sh_error_t *err)
 {
    bson_t *hi = BCON_NEW ("$max", "{", "max", "$max", "min", "$min", "shard", "$shard", "}");
@@ -466,7 +466,7 @@ static bool
 chunk_group_doc (void *data, const bson_t *d)
 {
    reply_ctx_t *rc = data;
-   snapshot_t *s = rc->s;
+   snap_t *s = rc->s;
    bson_t gid;
    snap_coll_t *co;
    int mi, si;
@@ -521,9 +521,9 @@ chunk_change_doc (void *data, const bson_t *d)
  * collections (same uuid, incarnation and key, in the same order), the same zone ranges, and no full read asked
  * for. Otherwise the counts are read again whole. */
 static bool
-chunks_carry_ok (const collect_t *c, const snapshot_t *s, const coll_meta_t *metas, size_t nmetas, const bson_t *tags)
+chunks_carry_ok (const collect_t *c, const snap_t *s, const coll_meta_t *metas, size_t nmetas, const bson_t *tags)
 {
-   const snapshot_t *p = &c->prev;
+   const snap_t *p = &c->prev;
    if (!c->have_prev || c->full_next || !c->have_tags || p->nshards != s->nshards || p->ncolls != s->ncolls ||
        c->nmeta != nmetas || !bson_equal (&c->tags, tags))
       return false;
@@ -545,8 +545,7 @@ chunks_carry_ok (const collect_t *c, const snapshot_t *s, const coll_meta_t *met
  * chunks it writes), grouped to one small document per changed collection. On a server with the
  * { uuid: 1, lastmod: 1 } index of config.chunks it reads only the changed chunks. Marks them in metas. */
 static bool
-sample_chunk_changes (collect_t *c, snapshot_t *s, const lookup_t *lk, coll_meta_t *metas, size_t nmetas,
-                      sh_error_t *err)
+sample_chunk_changes (collect_t *c, snap_t *s, const lookup_t *lk, coll_meta_t *metas, size_t nmetas, sh_error_t *err)
 {
    bson_t cmd = BSON_INITIALIZER;
    bson_t pipeline, stage, group, id, vmax;
@@ -587,7 +586,7 @@ sample_chunk_changes (collect_t *c, snapshot_t *s, const lookup_t *lk, coll_meta
 /* Gives every collection not marked changed the chunk counts, key-space ends and version of the last good sample
  * (chunks_carry_ok said they still hold): its cells and acts are the last sample's, shared. */
 static void
-carry_chunks (const collect_t *c, snapshot_t *s, coll_meta_t *metas, size_t nmetas)
+carry_chunks (const collect_t *c, snap_t *s, coll_meta_t *metas, size_t nmetas)
 {
    for (size_t i = 0; i < nmetas; i++) {
       const snap_coll_t *pc = &c->prev.colls[i];
@@ -615,8 +614,8 @@ carry_chunks (const collect_t *c, snapshot_t *s, coll_meta_t *metas, size_t nmet
  * a $match on them; not sent when none changed); the others carry their counts. Marks in metas the collections
  * counted again; *tags_out receives config.tags (owned by the caller). */
 bool
-collect_sample_chunks (collect_t *c, snapshot_t *s, coll_meta_t *metas, size_t nmetas, const lookup_t *lk,
-                       bson_t *tags_out, sh_error_t *err)
+collect_sample_chunks (collect_t *c, snap_t *s, coll_meta_t *metas, size_t nmetas, const lookup_t *lk, bson_t *tags_out,
+                       sh_error_t *err)
 {
    bson_t *tags_cmd = BCON_NEW ("find", "tags", "sort", "{", "ns", BCON_INT32 (1), "min", BCON_INT32 (1), "}");
    bson_t *n_acc = BCON_NEW ("$sum", BCON_INT32 (1));

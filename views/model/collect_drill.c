@@ -18,7 +18,7 @@
 static void
 chunk_marks (collect_t *c, const char *ns, snap_chunk_t *ch)
 {
-   const snapshot_t *p = &c->prev;
+   const snap_t *p = &c->prev;
    ch->docs = ch->bytes = -1;
    for (size_t i = 0; i < p->ncolls; i++) {
       const snap_coll_t *co = &p->colls[i];
@@ -27,8 +27,9 @@ chunk_marks (collect_t *c, const char *ns, snap_chunk_t *ch)
       ch->hot =
          !strcmp (ch->min, snap_coll_end (co, !strcmp (co->hot_range_end, "MaxKey") ? SNAP_TOP_MIN : SNAP_BOTTOM_MIN));
    }
-   for (size_t i = 0; i < p->nmigs; i++)
-      if (!strcmp (p->migs[i].ns, ns) && !strcmp (p->migs[i].min, ch->min))
+   for (size_t i = 0; i < p->nmigs; i++) /* bounds too long to keep as JSON: by the min's text */
+      if (!strcmp (p->migs[i].ns, ns) && !p->migs[i].min_json[0] && !p->migs[i].max_json[0] &&
+          !strcmp (p->migs[i].min, ch->min))
          bson_strncpy (ch->moving_to, p->migs[i].to, sizeof ch->moving_to);
    for (size_t i = 0; i < c->nsizes; i++)
       if (!strcmp (c->sizes[i].min, ch->min)) {
@@ -36,6 +37,63 @@ chunk_marks (collect_t *c, const char *ns, snap_chunk_t *ch)
          ch->bytes = c->sizes[i].bytes;
          break;
       }
+}
+
+/* The migrations in flight of one collection with their bounds parsed (NULL: not given), for the chunk list. */
+typedef struct {
+   bson_t *min[SNAP_MIGRATIONS];
+   bson_t *max[SNAP_MIGRATIONS];
+   const char *to[SNAP_MIGRATIONS];
+   size_t n;
+} drill_migs_t;
+
+static void
+drill_migs_init (drill_migs_t *m, const snap_t *p, const char *ns)
+{
+   memset (m, 0, sizeof *m);
+   for (size_t i = 0; i < p->nmigs && m->n < SNAP_MIGRATIONS; i++) {
+      const snap_migration_t *g = &p->migs[i];
+      if (strcmp (g->ns, ns) != 0 || (!g->min_json[0] && !g->max_json[0]))
+         continue;
+      m->min[m->n] = g->min_json[0] ? bson_new_from_json ((const uint8_t *) g->min_json, -1, NULL) : NULL;
+      m->max[m->n] = g->max_json[0] ? bson_new_from_json ((const uint8_t *) g->max_json, -1, NULL) : NULL;
+      m->to[m->n++] = g->to;
+   }
+}
+
+static void
+drill_migs_destroy (drill_migs_t *m)
+{
+   for (size_t i = 0; i < m->n; i++) {
+      if (m->min[i])
+         bson_destroy (m->min[i]);
+      if (m->max[i])
+         bson_destroy (m->max[i]);
+   }
+   m->n = 0;
+}
+
+/* Marks the chunk [mn, mx) as moving when a migration's range overlaps it; a moveRange that gave only its min moves
+ * the chunk holding it, one that gave only its max the chunk ending there. */
+static void
+drill_migs_mark (const drill_migs_t *m, const bson_t *mn, const bson_t *mx, snap_chunk_t *ch)
+{
+   for (size_t i = 0; i < m->n; i++) {
+      const bson_t *a = m->min[i], *b = m->max[i];
+      bool in;
+      if (a && b)
+         in = order_keys (mn, b) < 0 && order_keys (a, mx) < 0;
+      else if (a)
+         in = order_keys (mn, a) <= 0 && order_keys (a, mx) < 0;
+      else if (b)
+         in = order_keys (mn, b) < 0 && order_keys (b, mx) <= 0;
+      else
+         in = false;
+      if (in) {
+         bson_strncpy (ch->moving_to, m->to[i], sizeof ch->moving_to);
+         return;
+      }
+   }
 }
 
 /* The length of a raw BSON document (its little-endian int32 prefix). */
@@ -136,9 +194,11 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
    bson_iter_t it;
    sh_error_t err;
    int mi = collect_find_meta (c->meta, c->nmeta, ns);
+   drill_migs_t migs;
    uint32_t n;
    bool ok = false;
 
+   drill_migs_init (&migs, &c->prev, ns);
    snap_chunks_destroy (out);
    bson_strncpy (out->ns, ns, sizeof out->ns);
    collect_free_drill (c, strcmp (c->drill_ns, ns) != 0);
@@ -212,8 +272,9 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
             c->drill_max[out->nchunks] = bson_malloc (mx.len);
             memcpy (c->drill_max[out->nchunks], bson_get_data (&mx), mx.len);
             c->ndrill = out->nchunks + 1;
+            chunk_marks (c, ns, ch);
+            drill_migs_mark (&migs, &mn, &mx, ch);
          }
-         chunk_marks (c, ns, ch);
          bson_strncpy (ch->shard, docget_utf8 (&d, "shard", "?"), sizeof ch->shard);
          ch->jumbo = docget_bool (&d, "jumbo");
          /* the zone whose range holds the chunk's min */
@@ -224,7 +285,7 @@ collect_chunks (collect_t *c, const char *ns, snap_chunks_t *out)
                    !docget_sub (&t, "max", BSON_TYPE_EOD, &zmax))
                   continue;
                if (order_keys (&mn, &zmin) >= 0 && order_keys (&mn, &zmax) < 0) {
-                  int si = snapshot_shard_index (&c->prev, ch->shard);
+                  int si = snap_shard_index (&c->prev, ch->shard);
                   bson_strncpy (ch->zone, docget_utf8 (&t, "tag", ""), sizeof ch->zone);
                   ch->out_of_zone = si >= 0 && !collect_shard_in_zone (&c->prev.shards[si], ch->zone);
                   break;
@@ -245,6 +306,7 @@ done:
    bson_destroy (&filter);
    bson_destroy (&chunks);
    bson_destroy (&tags);
+   drill_migs_destroy (&migs);
    return ok;
 }
 

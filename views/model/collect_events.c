@@ -26,7 +26,7 @@ event_range (const bson_t *details, const char *prefix, snap_event_t *e)
 }
 
 static void
-add_event (snapshot_t *s, const bson_t *d, bool actionlog)
+add_event (snap_t *s, const bson_t *d, bool actionlog)
 {
    snap_event_t *e;
    const char *what = docget_utf8 (d, "what", "");
@@ -146,7 +146,7 @@ append_event_union (bson_t *pipeline, uint32_t *k, const char *coll, const bson_
  * changelog never crowds the rounds or the failures out. Entries read twice (a failure is also a migration) count
  * once. */
 bool
-collect_sample_events (collect_t *c, snapshot_t *s, sh_error_t *err)
+collect_sample_events (collect_t *c, snap_t *s, sh_error_t *err)
 {
    bson_t *migrations =
       BCON_NEW ("what", "{", "$in", "[", "moveChunk.start", "moveChunk.from", "moveChunk.error", "]", "}");
@@ -215,9 +215,21 @@ done:
    return ok;
 }
 
+/* bound as relaxed Extended JSON into out; "" when it does not fit (a cut text would not parse). */
+static void
+migration_json (const bson_t *bound, char *out, size_t len)
+{
+   size_t n;
+   char *json = bson_as_relaxed_extended_json (bound, &n);
+   out[0] = '\0';
+   if (json && n < len)
+      memcpy (out, json, n + 1);
+   bson_free (json);
+}
+
 /* One in-flight migration: a config.migrations document (before 6.0) or a donor's $currentOp row (its command). */
 static void
-add_migration (snapshot_t *s, const char *ns, const bson_t *d, const char *from, const char *to)
+add_migration (snap_t *s, const char *ns, const bson_t *d, const char *from, const char *to)
 {
    snap_migration_t *m;
    bson_t mn, mx;
@@ -227,10 +239,14 @@ add_migration (snapshot_t *s, const char *ns, const bson_t *d, const char *from,
    m = &s->migs[s->nmigs++];
    memset (m, 0, sizeof *m);
    bson_strncpy (m->ns, ns, sizeof m->ns);
-   if (docget_sub (d, "min", BSON_TYPE_EOD, &mn))
+   if (docget_sub (d, "min", BSON_TYPE_EOD, &mn)) {
       output_format_doc_line (&mn, m->min, sizeof m->min);
-   if (docget_sub (d, "max", BSON_TYPE_EOD, &mx))
+      migration_json (&mn, m->min_json, sizeof m->min_json);
+   }
+   if (docget_sub (d, "max", BSON_TYPE_EOD, &mx)) {
       output_format_doc_line (&mx, m->max, sizeof m->max);
+      migration_json (&mx, m->max_json, sizeof m->max_json);
+   }
    bson_strncpy (m->from, from, sizeof m->from);
    bson_strncpy (m->to, to, sizeof m->to);
 }
@@ -240,7 +256,7 @@ add_migration (snapshot_t *s, const char *ns, const bson_t *d, const char *from,
  * _shardsvrMoveRange command running on its donor shard, seen through $currentOp. One command either way. A server
  * that refuses (no inprog privilege) leaves the count unknown (-1), never guessed. */
 bool
-collect_sample_migrations (collect_t *c, snapshot_t *s, sh_error_t *err)
+collect_sample_migrations (collect_t *c, snap_t *s, sh_error_t *err)
 {
    bool old = s->vmajor > 0 && s->vmajor < 6;
    bson_t *cmd;
@@ -290,7 +306,7 @@ done:
 /* The databases a draining shard is still primary for: one $group over config.databases, sent only while some shard
  * drains (its reply has one document per draining shard). */
 bool
-collect_sample_drain_databases (collect_t *c, snapshot_t *s, sh_error_t *err)
+collect_sample_drain_databases (collect_t *c, snap_t *s, sh_error_t *err)
 {
    bson_t cmd = BSON_INITIALIZER;
    bson_t pipeline, stage, match, primary, in, group, cursor, docs;
@@ -347,7 +363,7 @@ collect_sample_drain_databases (collect_t *c, snapshot_t *s, sh_error_t *err)
          bson_t d;
          int si;
          if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) &&
-             (si = snapshot_shard_index (s, docget_utf8 (&d, "_id", ""))) >= 0)
+             (si = snap_shard_index (s, docget_utf8 (&d, "_id", ""))) >= 0)
             s->shards[si].drain.databases = docget_int (&d, "n", 0);
       }
    }

@@ -90,7 +90,7 @@ typedef struct {
 struct collect {
    sh_ctx_t *ctx; /* borrowed */
    collect_opts_t opts;
-   snapshot_t prev; /* the last good snapshot (rates are computed against it) */
+   snap_t prev; /* the last good snapshot (rates are computed against it) */
    bool have_prev;
    int64_t prev_mono_ms;
    int64_t op_prev[COLLECT_OPS]; /* mongos opcounters at the start of prev (collect_ops_t order; -1: not read) */
@@ -148,7 +148,7 @@ typedef enum { SDD_ALL, SDD_CHANGED, SDD_NONE } sdd_mode_t;
 
 /* What a streamed reply's documents are folded into. */
 typedef struct {
-   snapshot_t *s;
+   snap_t *s;
    const lookup_t *lk;
    coll_meta_t *metas; /* collection versions are kept here (the chunk-count and change replies) */
 } reply_ctx_t;
@@ -201,7 +201,7 @@ collect_fatal (const sh_error_t *err);
 
 /* collect_chunks.c: the sharded collections into s and *metas (owned by the caller: bson_destroy each key, free). */
 bool
-collect_sample_collections (collect_t *c, snapshot_t *s, coll_meta_t **metas, size_t *nmetas, sh_error_t *err);
+collect_sample_collections (collect_t *c, snap_t *s, coll_meta_t **metas, size_t *nmetas, sh_error_t *err);
 
 /* The index of ns in metas, or -1. */
 int
@@ -209,7 +209,7 @@ collect_find_meta (const coll_meta_t *metas, size_t n, const char *ns);
 
 /* Builds lk (freed with collect_lookup_destroy) over s's shards and collections; borrows their names. */
 void
-collect_lookup_build (const snapshot_t *s, const coll_meta_t *metas, size_t nmetas, lookup_t *lk);
+collect_lookup_build (const snap_t *s, const coll_meta_t *metas, size_t nmetas, lookup_t *lk);
 
 /* The index of a shard by name, or -1. */
 int
@@ -230,25 +230,25 @@ collect_shard_in_zone (const snap_shard_t *sh, const char *z);
 /* Chunk counts per (collection, shard), the key-space ends and the zones (config.tags into *tags_out, initialised by
  * the caller), full or incremental. */
 bool
-collect_sample_chunks (collect_t *c, snapshot_t *s, coll_meta_t *metas, size_t nmetas, const lookup_t *lk,
-                       bson_t *tags_out, sh_error_t *err);
+collect_sample_chunks (collect_t *c, snap_t *s, coll_meta_t *metas, size_t nmetas, const lookup_t *lk, bson_t *tags_out,
+                       sh_error_t *err);
 
 /* collect_events.c: recent events (changelog, actionlog). */
 bool
-collect_sample_events (collect_t *c, snapshot_t *s, sh_error_t *err);
+collect_sample_events (collect_t *c, snap_t *s, sh_error_t *err);
 
 /* The migrations in flight. */
 bool
-collect_sample_migrations (collect_t *c, snapshot_t *s, sh_error_t *err);
+collect_sample_migrations (collect_t *c, snap_t *s, sh_error_t *err);
 
 /* The long operations, read and computed as sh.progress() does (commands/progress.h), into s->ops: 4 reads, 4 more
  * while a shard drains, one per defragmenting collection. */
 bool
-collect_sample_operations (collect_t *c, snapshot_t *s, sh_error_t *err);
+collect_sample_operations (collect_t *c, snap_t *s, sh_error_t *err);
 
 /* The databases whose primary is a draining shard. */
 bool
-collect_sample_drain_databases (collect_t *c, snapshot_t *s, sh_error_t *err);
+collect_sample_drain_databases (collect_t *c, snap_t *s, sh_error_t *err);
 
 /* collect_sizes.c: splits "db.coll.name" at the first dot (db into db, *coll points into ns). */
 void
@@ -256,12 +256,12 @@ collect_split_ns (const char *ns, char *db, size_t dblen, const char **coll);
 
 /* Per-shard sizes and documents from $shardedDataDistribution; *used is false when the router lacks it. */
 bool
-collect_sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *lk, const coll_meta_t *metas,
+collect_sample_data_distribution (collect_t *c, snap_t *s, const lookup_t *lk, const coll_meta_t *metas,
                                   sdd_mode_t mode, bool *used, sh_error_t *err);
 
 /* One collection's $collStats: its counters (and its sizes when storage). */
 bool
-collect_sample_coll_stats (collect_t *c, snapshot_t *s, size_t ci, bool storage, const lookup_t *lk, sh_error_t *err);
+collect_sample_coll_stats (collect_t *c, snap_t *s, size_t ci, bool storage, const lookup_t *lk, sh_error_t *err);
 
 /* The tracking entry of ns, created when missing (owned by c). */
 coll_track_t *
@@ -269,17 +269,17 @@ collect_track_get (collect_t *c, const char *ns);
 
 /* Reads the ends of collection ci's key space and sets its key trend. */
 bool
-collect_sample_key_trend (collect_t *c, snapshot_t *s, size_t ci, const coll_meta_t *m, sh_error_t *err);
+collect_sample_key_trend (collect_t *c, snap_t *s, size_t ci, const coll_meta_t *m, sh_error_t *err);
 
 /* ---- collect_judge.c (pure) ---- */
 
 /* The collection ns of prev (looked for at index i first), or NULL. */
 const snap_coll_t *
-collect_prev_coll (const snapshot_t *prev, const char *ns, size_t i);
+collect_prev_coll (const snap_t *prev, const char *ns, size_t i);
 
 /* For each shard of cur, its index in prev or -1; caller frees. */
 int *
-collect_shard_map (const snapshot_t *cur, const snapshot_t *prev);
+collect_shard_map (const snap_t *cur, const snap_t *prev);
 
 /* A draining shard's rates and time left from its readings v[0..n) (oldest first). */
 void

@@ -99,7 +99,7 @@ collect_run_each (collect_t *c, const char *db, const bson_t *cmd, int64_t batch
    while ((r = conn_cursor_next (cur, &doc, err)) == 1)
       if (!fn (data, doc))
          break;
-   conn_cursor_destroy (cur);
+   conn_cursor_free (cur);
    return r >= 0;
 }
 

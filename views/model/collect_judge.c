@@ -17,7 +17,7 @@ collect_chunk_threshold (int64_t total_chunks)
 
 /* The previous sample's entry for collection ns (usually at the same index i). */
 const snap_coll_t *
-collect_prev_coll (const snapshot_t *prev, const char *ns, size_t i)
+collect_prev_coll (const snap_t *prev, const char *ns, size_t i)
 {
    if (i < prev->ncolls && !strcmp (prev->colls[i].ns, ns))
       return &prev->colls[i];
@@ -29,18 +29,18 @@ collect_prev_coll (const snapshot_t *prev, const char *ns, size_t i)
 
 /* For each shard of cur, its index in prev or -1. Owned by the caller. */
 int *
-collect_shard_map (const snapshot_t *cur, const snapshot_t *prev)
+collect_shard_map (const snap_t *cur, const snap_t *prev)
 {
    int *map = collect_calloc (cur->nshards, sizeof *map);
    for (size_t s = 0; s < cur->nshards; s++)
       map[s] = s < prev->nshards && !strcmp (prev->shards[s].name, cur->shards[s].name)
                   ? (int) s
-                  : snapshot_shard_index (prev, cur->shards[s].name);
+                  : snap_shard_index (prev, cur->shards[s].name);
    return map;
 }
 
 static void
-judge_balance (const snapshot_t *s, snap_coll_t *co)
+judge_balance (const snap_t *s, snap_coll_t *co)
 {
    int64_t cmin = INT64_MAX, cmax = -1, dmin = INT64_MAX, dmax = -1;
    size_t eligible = 0;
@@ -145,7 +145,7 @@ judge_rates (snap_coll_t *co, const snap_coll_t *pc, bool carry, double cdt, con
 
 /* Collection co's hot shards (from its acts' rates) and its hot key range. */
 static void
-judge_hot (snapshot_t *cur, snap_coll_t *co, bool rates, const collect_opts_t *opts)
+judge_hot (snap_t *cur, snap_coll_t *co, bool rates, const collect_opts_t *opts)
 {
    double n = (double) cur->nshards, best = -1;
    size_t m;
@@ -185,7 +185,7 @@ judge_hot (snapshot_t *cur, snap_coll_t *co, bool rates, const collect_opts_t *o
 }
 
 void
-collect_judge (snapshot_t *cur, const snapshot_t *prev, double dt_s, const int *own_reads, const collect_opts_t *opts)
+collect_judge (snap_t *cur, const snap_t *prev, double dt_s, const int *own_reads, const collect_opts_t *opts)
 {
    bool rates = prev && dt_s > 0;
 

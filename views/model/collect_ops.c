@@ -28,7 +28,7 @@ collect_ops_row (const bson_t *op, snap_op_t *o)
 }
 
 bool
-collect_sample_operations (collect_t *c, snapshot_t *s, sh_error_t *err)
+collect_sample_operations (collect_t *c, snap_t *s, sh_error_t *err)
 {
    progress_reading_t *now = collect_calloc (1, sizeof *now);
    bson_t ops = BSON_INITIALIZER, op;

@@ -69,7 +69,7 @@ set_sizes (snap_coll_t *co, snap_cell_t *v, size_t n)
 /* What the $shardedDataDistribution reply is folded into: the collections it covers, marked as their document
  * arrives, and one collection's figures while its document is read. */
 typedef struct {
-   snapshot_t *s;
+   snap_t *s;
    const lookup_t *lk;
    bool *seen;
    snap_cell_t *v;
@@ -109,7 +109,7 @@ distribution_doc (void *data, const bson_t *d)
  * sample: an unchanged collection shares the last sample's cells already; one whose chunks were counted again gets
  * them added (the shards are the same: a sample carries nothing otherwise). */
 static void
-carry_sizes (const collect_t *c, snapshot_t *s, const coll_meta_t *metas, bool all)
+carry_sizes (const collect_t *c, snap_t *s, const coll_meta_t *metas, bool all)
 {
    for (size_t i = 0; i < s->ncolls; i++) {
       const snap_coll_t *pc = &c->prev.colls[i];
@@ -138,7 +138,7 @@ carry_sizes (const collect_t *c, snapshot_t *s, const coll_meta_t *metas, bool a
  * chunk moved), the others carrying the last good sample's figures. */
 
 bool
-collect_sample_data_distribution (collect_t *c, snapshot_t *s, const lookup_t *lk, const coll_meta_t *metas,
+collect_sample_data_distribution (collect_t *c, snap_t *s, const lookup_t *lk, const coll_meta_t *metas,
                                   sdd_mode_t mode, bool *used, sh_error_t *err)
 {
    bson_t cmd = BSON_INITIALIZER;
@@ -222,7 +222,7 @@ done:
  * when $shardedDataDistribution did not give them), projected on the shards so the wiredTiger section never
  * crosses the network. */
 bool
-collect_sample_coll_stats (collect_t *c, snapshot_t *s, size_t ci, bool storage, const lookup_t *lk, sh_error_t *err)
+collect_sample_coll_stats (collect_t *c, snap_t *s, size_t ci, bool storage, const lookup_t *lk, sh_error_t *err)
 {
    snap_coll_t *co = &s->colls[ci];
    char db[SNAP_NAME];
@@ -370,7 +370,7 @@ done:
 /* Where do inserts land? Compares a ranged collection's highest and lowest keys with the ones read last time: the
  * trend says whether the MaxKey or the MinKey chunk takes them. The caller chooses which collections to ask. */
 bool
-collect_sample_key_trend (collect_t *c, snapshot_t *s, size_t ci, const coll_meta_t *m, sh_error_t *err)
+collect_sample_key_trend (collect_t *c, snap_t *s, size_t ci, const coll_meta_t *m, sh_error_t *err)
 {
    snap_coll_t *co = &s->colls[ci];
    coll_track_t *t = collect_track_get (c, co->ns);

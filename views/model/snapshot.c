@@ -432,7 +432,7 @@ snap_coll_hot_range (const snap_coll_t *co, char *buf, size_t len)
 }
 
 void
-snapshot_destroy (snapshot_t *snap)
+snap_destroy (snap_t *snap)
 {
    if (snap->share && --*snap->share > 0) {
       memset (snap, 0, sizeof *snap); /* another snapshot still uses them */
@@ -450,7 +450,7 @@ snapshot_destroy (snapshot_t *snap)
 }
 
 void
-snapshot_copy (snapshot_t *dst, const snapshot_t *src)
+snap_copy (snap_t *dst, const snap_t *src)
 {
    *dst = *src;
    dst->share = NULL;
@@ -467,7 +467,7 @@ snapshot_copy (snapshot_t *dst, const snapshot_t *src)
 }
 
 void
-snapshot_share (snapshot_t *dst, snapshot_t *src)
+snap_share (snap_t *dst, snap_t *src)
 {
    if (!src->share) {
       src->share = malloc (sizeof *src->share);
@@ -480,7 +480,7 @@ snapshot_share (snapshot_t *dst, snapshot_t *src)
 }
 
 int
-snapshot_shard_index (const snapshot_t *snap, const char *name)
+snap_shard_index (const snap_t *snap, const char *name)
 {
    for (size_t i = 0; i < snap->nshards; i++)
       if (!strcmp (snap->shards[i].name, name))

@@ -1,7 +1,8 @@
 /* The dashboard's snapshot: pure data that the collector (views/model/collect.c) fills from one refresh and the views
  * borrow to draw. No driver types here: strings are already formatted (display text and relaxed Extended JSON),
  * numbers are already rates. Memory grows with the (shard, collection) pairs that hold something (plus a bounded
- * event list), never with shards x collections nor with the number of chunks. */
+ * event list), never with shards x collections nor with the number of chunks. Everything here is prefixed snap_:
+ * snap_t (the whole sample) and its parts, snap_coll_t, snap_shard_t, …. */
 #ifndef SHARDSH_SNAPSHOT_H
 #define SHARDSH_SNAPSHOT_H
 
@@ -37,7 +38,7 @@ typedef struct {
    bool hot;           /* takes >= hot_factor x its fair share of the collection's writes, above the minimum */
 } snap_act_t;
 
-/* A reference-counted array of cells or acts: copies of a snapshot share them (snapshot_copy), and the collector
+/* A reference-counted array of cells or acts: copies of a snapshot share them (snap_copy), and the collector
  * shares an unchanged collection's with the last sample, so what does not change is held once. Read through
  * snap_coll_cells / snap_coll_acts; the elements follow the header. */
 typedef struct {
@@ -186,11 +187,14 @@ typedef struct {
    char caveat[SNAP_TEXT]; /* why a figure is missing, "" otherwise */
 } snap_op_t;
 
-/* One migration in flight. */
+/* One migration in flight. A 6.0+ moveRange may give only its min (or only its max): the other bound is then "". */
 typedef struct {
    char ns[SNAP_NAME];
-   char min[SNAP_TEXT]; /* the range's min, shell style (as snap_chunk_t.min) */
+   char min[SNAP_TEXT]; /* the range's min, shell style (as snap_chunk_t.min); "" when not given */
    char max[SNAP_TEXT];
+   char min_json[SNAP_TEXT]; /* the same bounds as relaxed Extended JSON (the chunk map marks the range from them);
+                              * "" when not given or longer than SNAP_TEXT */
+   char max_json[SNAP_TEXT];
    char from[SNAP_NAME];
    char to[SNAP_NAME];
 } snap_migration_t;
@@ -234,7 +238,7 @@ typedef struct {
    int64_t total_docs;
    double total_writes_ps;
    double total_reads_ps;
-} snapshot_t;
+} snap_t;
 
 /* A collection's chunk list for the drill-down view (fetched on demand, capped). */
 typedef struct {
@@ -296,12 +300,12 @@ void
 snap_coll_hot_range (const snap_coll_t *co, char *buf, size_t len);
 
 void
-snapshot_destroy (snapshot_t *snap);
+snap_destroy (snap_t *snap);
 
 /* Copies src into dst (dst is overwritten, not freed first): shards and collections are copied, their cells and acts
  * shared (one more reference each; nothing writes to a shared array, see snap_coll_cell_add). */
 void
-snapshot_copy (snapshot_t *dst, const snapshot_t *src);
+snap_copy (snap_t *dst, const snap_t *src);
 
 /* ---- a collection's cells and acts ---- */
 
@@ -366,13 +370,13 @@ snap_coll_share_acts (snap_coll_t *dst, const snap_coll_t *src);
 
 /* Makes dst (overwritten, not freed first) a read-only view of src: the same shards and collections, shared by a
  * reference count instead of copied (src then shares them too). Neither may change its shards or collections
- * afterwards (the scalar fields are each one's own); each is freed with snapshot_destroy. */
+ * afterwards (the scalar fields are each one's own); each is freed with snap_destroy. */
 void
-snapshot_share (snapshot_t *dst, snapshot_t *src);
+snap_share (snap_t *dst, snap_t *src);
 
 /* Index of shard name in snap, or -1. */
 int
-snapshot_shard_index (const snapshot_t *snap, const char *name);
+snap_shard_index (const snap_t *snap, const char *name);
 
 /* Frees what chunks owns and zeroes it (safe on a zeroed one). */
 void
