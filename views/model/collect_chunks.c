@@ -421,9 +421,40 @@ keep_version (coll_meta_t *m, const bson_t *d)
    }
 }
 
+/* Appends to the $or array or, from element *n on, the clauses that keep a collection's chunks at the ends of its
+ * key space: {uuid: U, "min.k1": MinKey} and {uuid: U, "max.k1": MaxKey}, k1 the key's first field (by ns before
+ * 5.0). Only such chunks can hold the least min or the greatest max, and only they are what chunk_end_doc takes;
+ * the $group after them sees two or so chunks per collection instead of all of them. A first field whose name has
+ * a dot (or starts with $) would be read as a path: the collection is then kept whole, {uuid: U}. */
+static void
+append_ends_clauses (bson_t * or, uint32_t *n, const coll_meta_t *m)
+{
+   const char *coll_field = m->by_uuid && m->has_uuid ? "uuid" : "ns";
+   bson_iter_t it;
+   const char *k1 = bson_iter_init (&it, &m->key) && bson_iter_next (&it) ? bson_iter_key (&it) : NULL;
+   bool whole = !k1 || !*k1 || strchr (k1, '.') || k1[0] == '$';
+   for (int end = 0; end < (whole ? 1 : 2); end++) {
+      char nb[16], path[SNAP_NAME + 8];
+      const char *ns;
+      bson_t clause;
+      bson_uint32_to_string ((*n)++, &ns, nb, sizeof nb);
+      BSON_APPEND_DOCUMENT_BEGIN (or, ns, &clause);
+      collect_append_chunk_coll (&clause, coll_field, m);
+      if (!whole) {
+         bson_snprintf (path, sizeof path, "%s.%s", end ? "max" : "min", k1);
+         if (end)
+            BSON_APPEND_MAXKEY (&clause, path);
+         else
+            BSON_APPEND_MINKEY (&clause, path);
+      }
+      bson_append_document_end (or, &clause);
+   }
+}
+
 /* The chunks at both ends of every collection's key space (those marked changed, with only_changed), one
  * document per collection: the chunk with the greatest max (its max is MaxKey) and the one with the least min
- * (MinKey), with their owners. */
+ * (MinKey), with their owners. A $match keeps only the chunks whose key's first field is MinKey in min or MaxKey in
+ * max (append_ends_clauses), so the $group compares a few chunks per collection, not all of them. */
 static bool
 sample_chunk_ends (collect_t *c, snap_t *s, const lookup_t *lk, const coll_meta_t *metas, size_t nmetas,
                    bool only_changed, sh_error_t *err)
@@ -438,7 +469,25 @@ sample_chunk_ends (collect_t *c, snap_t *s, const lookup_t *lk, const coll_meta_
    uint32_t k;
    bool ok = false;
 
-   chunks_agg_begin (&cmd, &pipeline, &k, metas, nmetas, only_changed);
+   chunks_agg_begin (&cmd, &pipeline, &k, metas, nmetas, false);
+   {
+      bson_t match, or ;
+      uint32_t n = 0;
+      bson_uint32_to_string (k++, &ks, kb, sizeof kb);
+      BSON_APPEND_DOCUMENT_BEGIN (&pipeline, ks, &stage);
+      BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
+      BSON_APPEND_ARRAY_BEGIN (&match, "$or", & or);
+      for (size_t i = 0; i < nmetas; i++)
+         if (metas[i].changed || !only_changed)
+            append_ends_clauses (& or, &n, &metas[i]);
+      bson_append_array_end (&match, & or);
+      bson_append_document_end (&stage, &match);
+      bson_append_document_end (&pipeline, &stage);
+      if (n == 0) { /* no collection: nothing to ask ($or needs a clause) */
+         ok = true;
+         goto done;
+      }
+   }
    bson_uint32_to_string (k, &ks, kb, sizeof kb);
    BSON_APPEND_DOCUMENT_BEGIN (&pipeline, ks, &stage);
    BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
