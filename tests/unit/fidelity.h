@@ -151,4 +151,33 @@ find_chunk (sim_t *s, const char *filter_json, bson_t *out)
 
 /* ---- zones (items 1, 6, 10) ---- */
 
+/* A command sent on its own client from a thread (pthread_create (&th, NULL, fid_bg_run, &bg)), so the test's
+ * main client stays free to look at the operation while it runs: set port, db and cmd (borrowed) and t0
+ * (bson_get_monotonic_time ()); after pthread_join, ok, code (code_of the reply) and done_ms (when it replied,
+ * milliseconds from t0). */
+typedef struct {
+   int port;
+   const char *db;
+   const bson_t *cmd;
+   int64_t t0;
+   bool ok;
+   int32_t code;
+   int64_t done_ms;
+} fid_bg_t;
+
+static inline void *
+fid_bg_run (void *arg)
+{
+   fid_bg_t *r = arg;
+   mongoc_client_t *c = simproc_client (r->port, "serverSelectionTimeoutMS=5000&socketTimeoutMS=60000");
+   bson_t reply;
+   r->ok = c && mongoc_client_command_simple (c, r->db, r->cmd, NULL, &reply, NULL);
+   r->done_ms = (bson_get_monotonic_time () - r->t0) / 1000;
+   r->code = c ? code_of (&reply) : -1;
+   if (c)
+      bson_destroy (&reply);
+   mongoc_client_destroy (c);
+   return NULL;
+}
+
 #endif

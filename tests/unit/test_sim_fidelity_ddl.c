@@ -255,29 +255,6 @@ test_refine_same_key (sim_t *s, const char *v)
 
 /* ---- item 4: commitReshardCollection ---- */
 
-typedef struct {
-   int port;
-   bool ok;
-   int64_t done_ms; /* when the reshardCollection replied, from the test's start */
-   int64_t t0;
-} reshard_run_t;
-
-/* Runs { reshardCollection: "cm.c", key: { cb: 1 } } on its own client (the main thread's stays free). */
-static void *
-reshard_thread (void *arg)
-{
-   reshard_run_t *r = arg;
-   mongoc_client_t *c = simproc_client (r->port, "serverSelectionTimeoutMS=5000&socketTimeoutMS=60000");
-   bson_t *cmd = BCON_NEW ("reshardCollection", BCON_UTF8 ("cm.c"), "key", "{", "cb", BCON_INT32 (1), "}");
-   bson_t reply;
-   r->ok = c && mongoc_client_command_simple (c, "admin", cmd, NULL, &reply, NULL);
-   r->done_ms = (bson_get_monotonic_time () - r->t0) / 1000;
-   bson_destroy (&reply);
-   bson_destroy (cmd);
-   mongoc_client_destroy (c);
-   return NULL;
-}
-
 /* The coordinator state of cm.c's resharding in config.reshardingOperations into out (size 32), "" when none. */
 static void
 reshard_state (sim_t *s, char *out)
@@ -326,9 +303,10 @@ test_commit_reshard (const char *v)
    CHECK (name, code_of (&reply) == 26 && !strcmp (errmsg_of (&reply), "collection cm.none not found"));
    bson_destroy (&reply);
 
-   reshard_run_t r = { .port = s.port, .t0 = bson_get_monotonic_time () };
+   bson_t *reshard = BCON_NEW ("reshardCollection", BCON_UTF8 ("cm.c"), "key", "{", "cb", BCON_INT32 (1), "}");
+   fid_bg_t r = { .port = s.port, .db = "admin", .cmd = reshard, .t0 = bson_get_monotonic_time () };
    pthread_t th;
-   pthread_create (&th, NULL, reshard_thread, &r);
+   pthread_create (&th, NULL, fid_bg_run, &r);
    for (int i = 0; i < 200 && strcmp (state, "applying") != 0; i++) {
       usleep (50 * 1000);
       reshard_state (&s, state);
@@ -336,6 +314,7 @@ test_commit_reshard (const char *v)
    snprintf (name, sizeof name, "%s.commitReshardCollection while applying ok", v);
    CHECK (name, !strcmp (state, "applying") && simproc_run_ok (&s, "admin", "{\"commitReshardCollection\": \"cm.c\"}"));
    pthread_join (th, NULL);
+   bson_destroy (reshard);
    snprintf (name, sizeof name, "%s.commitReshardCollection ends the resharding early (%lld ms < 5700), new key", v,
              (long long) r.done_ms);
    CHECK (name, r.ok && r.done_ms < 5700 && r.done_ms > 4000 &&

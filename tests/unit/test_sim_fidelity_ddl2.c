@@ -68,28 +68,6 @@ test_unshard_collection (sim_t *s)
 
 /* ---- abortReshardCollection / abortMoveCollection / abortUnshardCollection ---- */
 
-typedef struct {
-   int port;
-   bool ok;
-   int32_t code;
-} reshard_run_t;
-
-/* Runs { reshardCollection: "ab.c", key: { b: 1 } } on its own client. */
-static void *
-reshard_thread (void *arg)
-{
-   reshard_run_t *r = arg;
-   mongoc_client_t *c = simproc_client (r->port, "serverSelectionTimeoutMS=5000&socketTimeoutMS=60000");
-   bson_t *cmd = BCON_NEW ("reshardCollection", BCON_UTF8 ("ab.c"), "key", "{", "b", BCON_INT32 (1), "}");
-   bson_t reply;
-   r->ok = c && mongoc_client_command_simple (c, "admin", cmd, NULL, &reply, NULL);
-   r->code = code_of (&reply);
-   bson_destroy (&reply);
-   bson_destroy (cmd);
-   mongoc_client_destroy (c);
-   return NULL;
-}
-
 /* Waits (up to 10 s) until ab.c's resharding is in coordinator state want ("" for any). */
 static bool
 wait_state (sim_t *s, const char *want)
@@ -130,8 +108,9 @@ test_aborts (void)
    CHECK ("8.0.abortReshardCollection unknown collection 26", code_of (&reply) == 26);
    bson_destroy (&reply);
 
-   reshard_run_t r = { .port = s.port };
-   pthread_create (&th, NULL, reshard_thread, &r);
+   bson_t *reshard = BCON_NEW ("reshardCollection", BCON_UTF8 ("ab.c"), "key", "{", "b", BCON_INT32 (1), "}");
+   fid_bg_t r = { .port = s.port, .db = "admin", .cmd = reshard, .t0 = bson_get_monotonic_time () };
+   pthread_create (&th, NULL, fid_bg_run, &r);
    bool running = wait_state (&s, "");
    simproc_run_json (&s, "admin", "{\"abortMoveCollection\": \"ab.c\"}", &reply);
    CHECK ("8.0.abortMoveCollection of a reshardCollection 20 provenance text, still running",
@@ -150,11 +129,12 @@ test_aborts (void)
           aborted && ended && !r.ok && r.code == 341 &&
              count_config (&s, "collections", "{\"_id\": \"ab.c\", \"key\": {\"a\": 1}}") == 1);
 
-   r = (reshard_run_t){ .port = s.port };
-   pthread_create (&th, NULL, reshard_thread, &r);
+   r = (fid_bg_t){ .port = s.port, .db = "admin", .cmd = reshard, .t0 = bson_get_monotonic_time () };
+   pthread_create (&th, NULL, fid_bg_run, &r);
    bool committing = wait_state (&s, "committing");
    simproc_run_json (&s, "admin", "{\"abortReshardCollection\": \"ab.c\"}", &reply);
    pthread_join (th, NULL);
+   bson_destroy (reshard);
    CHECK ("8.0.abortReshardCollection after the decision 340 text, the resharding commits",
           committing && code_of (&reply) == 340 &&
              !strcmp (errmsg_of (&reply), "Can't abort resharding operation after the decision has been persisted") &&
