@@ -549,6 +549,7 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    bson_iter_t it;
    sh_error_t ignored;
    status_db_t *dbs = NULL, **order = NULL;
+   status_rows_index_t index = { NULL, 0 };
    size_t n_dbs = 0, cap;
    uint32_t n = 0;
    bool ok = false, aggregated;
@@ -615,6 +616,8 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    aggregated = status_can_aggregate (&s->collections, verbose);
    if (aggregated && !status_aggregate_rows (ctx, s->cfg, &s->rows, err))
       goto done;
+   if (aggregated)
+      status_rows_index_init (&index, &s->rows);
 
    BSON_APPEND_ARRAY_BEGIN (&s->result, "databases", &arr);
    for (size_t i = 0; i < n_dbs; i++) {
@@ -636,7 +639,7 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
          if (aggregated) {
             bson_t counts, chunks, tags, empty = BSON_INITIALIZER;
             status_coll_rows_t rows = { &empty, &empty, &empty };
-            status_find_rows (&s->rows, bson_iter_utf8 (&id, NULL), &rows, &counts, &chunks, &tags);
+            status_find_rows (&index, bson_iter_utf8 (&id, NULL), &rows, &counts, &chunks, &tags);
             status_collection_render (&c, &rows, verbose, &colls);
          } else {
             failed = !status_collection (ctx, s->cfg, &c, verbose, &colls, err);
@@ -650,9 +653,11 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
       }
    }
    bson_append_array_end (&s->result, &arr);
+   status_rows_index_destroy (&index);
    bson_reinit (&s->rows); /* rendered into the result: not kept while it prints */
    ok = true;
 done:
+   status_rows_index_destroy (&index);
    for (size_t i = 0; i < n_dbs; i++) {
       if (dbs[i].owned)
          bson_destroy (&dbs[i].doc);

@@ -40,10 +40,34 @@ typedef struct {
    bson_value_t shard, n; /* borrowed; n is EOD when absent */
 } status_count_t;
 
+/* Orders counts by shard as the server's $sort { shard: 1 } does: shard names (strings) by their bytes, anything
+ * else by MongoDB's value order. */
 static int
 status_count_cmp (const void *a, const void *b)
 {
-   return order_values (&((const status_count_t *) a)->shard, &((const status_count_t *) b)->shard);
+   const bson_value_t *x = &(*(const status_count_t *const *) a)->shard;
+   const bson_value_t *y = &(*(const status_count_t *const *) b)->shard;
+
+   if (x->value_type == BSON_TYPE_UTF8 && y->value_type == BSON_TYPE_UTF8) {
+      uint32_t xl = x->value.v_utf8.len, yl = y->value.v_utf8.len;
+      int c = memcmp (x->value.v_utf8.str, y->value.v_utf8.str, xl < yl ? xl : yl);
+
+      return c != 0 ? (c < 0 ? -1 : 1) : (xl < yl ? -1 : xl > yl);
+   }
+   return order_values (x, y);
+}
+
+/* Appends value under key (key_len bytes), with the usual types (a string, an int32) appended directly. */
+static void
+status_append_field (bson_t *doc, const char *key, int key_len, const bson_value_t *v)
+{
+   if (v->value_type == BSON_TYPE_UTF8) {
+      bson_append_utf8 (doc, key, key_len, v->value.v_utf8.str, (int) v->value.v_utf8.len);
+   } else if (v->value_type == BSON_TYPE_INT32) {
+      bson_append_int32 (doc, key, key_len, v->value.v_int32);
+   } else {
+      bson_append_value (doc, key, key_len, v);
+   }
 }
 
 /* Appends counts ({ shard, nChunks } or the aggregate's unordered { _id: shard, nChunks }) to arr as { shard,
@@ -51,8 +75,8 @@ status_count_cmp (const void *a, const void *b)
 static void
 status_append_counts (const bson_t *counts, bson_t *arr)
 {
-   status_count_t *v = bson_malloc0 ((bson_count_keys (counts) + 1) * sizeof *v);
-   size_t n = 0;
+   size_t n = 0, cap = 16;
+   status_count_t *v = bson_malloc (cap * sizeof *v), **sorted;
    bson_iter_t it, f;
    bson_iter_init (&it, counts);
    while (bson_iter_next (&it)) {
@@ -60,6 +84,12 @@ status_append_counts (const bson_t *counts, bson_t *arr)
       bool shard = false, id = false, walk;
       if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
+      if (n == cap) {
+         cap *= 2;
+         v = bson_realloc (v, cap * sizeof *v);
+      }
+      v[n].shard.value_type = BSON_TYPE_EOD;
+      v[n].n.value_type = BSON_TYPE_EOD;
       /* one pass: the first "shard" (else the first "_id") and the first "nChunks" */
       walk = bson_iter_init (&f, &d);
       while (walk && bson_iter_next (&f)) {
@@ -76,11 +106,14 @@ status_append_counts (const bson_t *counts, bson_t *arr)
       }
       n++;
    }
-   /* groups already in shard order (a sorted read, a single shard) cost n - 1 comparisons, not a sort; others stop
-    * at their first inversion */
+   /* pointers are sorted, not the entries: qsort then moves 8 bytes at a time. Groups already in shard order (a
+    * sorted read, a single shard) cost n - 1 comparisons, not a sort; others stop at their first inversion. */
+   sorted = bson_malloc ((n ? n : 1) * sizeof *sorted);
+   for (size_t i = 0; i < n; i++)
+      sorted[i] = &v[i];
    for (size_t i = 1; i < n; i++) {
-      if (status_count_cmp (&v[i - 1], &v[i]) > 0) {
-         qsort (v, n, sizeof *v, status_count_cmp);
+      if (status_count_cmp (&sorted[i - 1], &sorted[i]) > 0) {
+         qsort (sorted, n, sizeof *sorted, status_count_cmp);
          break;
       }
    }
@@ -88,14 +121,15 @@ status_append_counts (const bson_t *counts, bson_t *arr)
       bson_t e;
       char k[16];
       const char *kk;
-      bson_uint32_to_string ((uint32_t) i, &kk, k, sizeof k);
-      BSON_APPEND_DOCUMENT_BEGIN (arr, kk, &e);
-      if (v[i].shard.value_type != BSON_TYPE_EOD)
-         BSON_APPEND_VALUE (&e, "shard", &v[i].shard);
-      if (v[i].n.value_type != BSON_TYPE_EOD)
-         BSON_APPEND_VALUE (&e, "nChunks", &v[i].n);
+      size_t klen = bson_uint32_to_string ((uint32_t) i, &kk, k, sizeof k);
+      bson_append_document_begin (arr, kk, (int) klen, &e);
+      if (sorted[i]->shard.value_type != BSON_TYPE_EOD)
+         status_append_field (&e, "shard", 5, &sorted[i]->shard);
+      if (sorted[i]->n.value_type != BSON_TYPE_EOD)
+         status_append_field (&e, "nChunks", 7, &sorted[i]->n);
       bson_append_document_end (arr, &e);
    }
+   bson_free (sorted);
    bson_free (v);
 }
 
@@ -266,24 +300,66 @@ status_aggregate_rows (sh_ctx_t *ctx, const char *cfg, bson_t *docs, sh_error_t 
    return status_run_docs (ctx, cfg, cmd, 0, docs, err);
 }
 
-/* Points rows (and the three static arrays behind them) at ns's entry in docs, status_aggregate_rows' result; false
- * when the aggregate did not return the collection (dropped in between). */
-bool
-status_find_rows (const bson_t *docs, const char *ns, status_coll_rows_t *rows, bson_t *counts, bson_t *chunks,
-                  bson_t *tags)
+static int
+status_rows_entry_cmp (const void *a, const void *b)
+{
+   return strcmp (((const status_rows_entry_t *) a)->ns, ((const status_rows_entry_t *) b)->ns);
+}
+
+void
+status_rows_index_init (status_rows_index_t *ix, const bson_t *docs)
 {
    bson_iter_t it, f;
+   bool sorted = true;
+
+   ix->n = 0;
+   ix->v = bson_malloc ((bson_count_keys (docs) + 1) * sizeof *ix->v);
    bson_iter_init (&it, docs);
    while (bson_iter_next (&it)) {
       bson_t d;
       if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&f, &d, "_id") ||
-          !BSON_ITER_HOLDS_UTF8 (&f) || strcmp (bson_iter_utf8 (&f, NULL), ns) != 0)
+          !BSON_ITER_HOLDS_UTF8 (&f))
          continue;
-      if (!docget_sub (&d, "counts", BSON_TYPE_ARRAY, counts) || !docget_sub (&d, "chunks", BSON_TYPE_ARRAY, chunks) ||
-          !docget_sub (&d, "tags", BSON_TYPE_ARRAY, tags))
-         return false;
-      *rows = (status_coll_rows_t){ counts, chunks, tags };
-      return true;
+      ix->v[ix->n].ns = bson_iter_utf8 (&f, NULL);
+      ix->v[ix->n].data = bson_get_data (&d);
+      ix->v[ix->n].len = d.len;
+      if (ix->n > 0 && strcmp (ix->v[ix->n - 1].ns, ix->v[ix->n].ns) > 0)
+         sorted = false;
+      ix->n++;
    }
-   return false;
+   /* the aggregate sorts by _id already (and _id is unique); a reply that is not sorted is sorted here */
+   if (!sorted)
+      qsort (ix->v, ix->n, sizeof *ix->v, status_rows_entry_cmp);
+}
+
+void
+status_rows_index_destroy (status_rows_index_t *ix)
+{
+   bson_free (ix->v);
+   ix->v = NULL;
+   ix->n = 0;
+}
+
+bool
+status_find_rows (const status_rows_index_t *ix, const char *ns, status_coll_rows_t *rows, bson_t *counts,
+                  bson_t *chunks, bson_t *tags)
+{
+   size_t lo = 0, hi = ix->n;
+   bson_t d;
+
+   /* the first entry whose ns is not below ns */
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (strcmp (ix->v[mid].ns, ns) < 0)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   if (lo == ix->n || strcmp (ix->v[lo].ns, ns) != 0 || !bson_init_static (&d, ix->v[lo].data, ix->v[lo].len))
+      return false;
+   if (!docget_sub (&d, "counts", BSON_TYPE_ARRAY, counts) || !docget_sub (&d, "chunks", BSON_TYPE_ARRAY, chunks) ||
+       !docget_sub (&d, "tags", BSON_TYPE_ARRAY, tags))
+      return false;
+   *rows = (status_coll_rows_t){ counts, chunks, tags };
+   return true;
 }

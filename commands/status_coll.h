@@ -46,9 +46,29 @@ status_can_aggregate (const bson_t *collections, bool verbose);
 bool
 status_aggregate_rows (sh_ctx_t *ctx, const char *cfg, bson_t *docs, sh_error_t *err);
 
-/* Points rows (and counts, chunks, tags, static views) at ns's entry in docs; false when it is not there. */
+/* status_aggregate_rows' result by namespace, for looking each collection up without a scan. Borrows docs. */
+typedef struct {
+   const char *ns;
+   const uint8_t *data; /* the { _id, counts, chunks, tags } document */
+   uint32_t len;
+} status_rows_entry_t;
+
+typedef struct {
+   status_rows_entry_t *v; /* sorted by ns (strcmp) */
+   size_t n;
+} status_rows_index_t;
+
+/* Indexes docs (status_aggregate_rows' result, which must outlive ix); release with status_rows_index_destroy. */
+void
+status_rows_index_init (status_rows_index_t *ix, const bson_t *docs);
+
+void
+status_rows_index_destroy (status_rows_index_t *ix);
+
+/* Points rows (and counts, chunks, tags, static views into the indexed docs) at ns's entry; false when it is not
+ * there (dropped between the two reads). */
 bool
-status_find_rows (const bson_t *docs, const char *ns, status_coll_rows_t *rows, bson_t *counts, bson_t *chunks,
-                  bson_t *tags);
+status_find_rows (const status_rows_index_t *ix, const char *ns, status_coll_rows_t *rows, bson_t *counts,
+                  bson_t *chunks, bson_t *tags);
 
 #endif

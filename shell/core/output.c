@@ -38,6 +38,7 @@ typedef struct output_frame {
 /* The buffer of one output_inspect call and where it goes. */
 struct output_writer {
    bson_string_t *out;
+   bson_string_t *scratch; /* where a span is rebuilt before it replaces the original (kept for the whole call) */
    FILE *sink;          /* NULL: the caller takes the whole string */
    output_frame_t *top; /* innermost open container */
    int pending;         /* open containers not committed (barriers included) */
@@ -85,13 +86,21 @@ output_frame_free_entries (output_frame_t *f)
    f->entries = NULL;
 }
 
-/* Replaces everything from start on with the contents of text (consumed). */
+/* The writer's scratch string, emptied, for rebuilding a span. */
+static bson_string_t *
+output_scratch (struct output_writer *w)
+{
+   w->scratch->len = 0;
+   w->scratch->str[0] = '\0';
+   return w->scratch;
+}
+
+/* Replaces everything from start on with the contents of text (the scratch string, left as it is). */
 static void
-output_replace_tail (bson_string_t *out, size_t start, bson_string_t *text)
+output_replace_tail (bson_string_t *out, size_t start, const bson_string_t *text)
 {
    out->len = (uint32_t) start;
    output_append_n (out, text->str, text->len);
-   bson_string_free (text, true);
 }
 
 /* Rewrites f's span as the one-entry-per-line layout (the last entry may still be in progress) and writes later
@@ -336,7 +345,7 @@ output_reduce (output_ctx_t *ctx, output_frame_t *f, bool has_more, bool all_num
    const char *open = f->is_array ? "[" : "{";
    const char *close = f->is_array ? "]" : "}";
    bson_string_t *out = ctx->writer->out;
-   bson_string_t *text = NULL, *rows = NULL;
+   bson_string_t *text, *rows = NULL;
    const char *s;
    size_t len;
 
@@ -346,7 +355,8 @@ output_reduce (output_ctx_t *ctx, output_frame_t *f, bool has_more, bool all_num
       output_append (out, close);
       return;
    }
-   text = bson_string_new (open);
+   text = output_scratch (ctx->writer);
+   output_append_c (text, open[0]);
    if (!ctx->opts->expanded && f->is_array && f->n > 6) {
       rows = output_group_array (ctx, f, has_more, all_numbers);
    }
@@ -407,7 +417,7 @@ output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key, size_t
 {
    if (key_len == 9 && memcmp (key, "__proto__", 9) == 0) {
       OUTPUT_LIT (out, "['__proto__']");
-   } else if (output_is_identifier (key)) {
+   } else if (output_is_identifier_n (key, key_len)) {
       output_append_n (out, key, key_len);
    } else {
       output_quoted (out, ctx, key);
@@ -525,15 +535,15 @@ output_key_order (const bson_t *doc, output_slot_t **order, size_t *count)
 
 /* Indents every line after the first of the text from start on by indent columns. */
 static void
-output_reindent (bson_string_t *out, size_t start, int indent)
+output_reindent (struct output_writer *w, size_t start, int indent)
 {
-   bson_string_t *text;
+   bson_string_t *out = w->out, *text;
    const char *p, *end, *nl;
 
    if (indent <= 0 || !memchr (out->str + start, '\n', out->len - start)) {
       return;
    }
-   text = bson_string_new (NULL);
+   text = output_scratch (w);
    for (p = out->str + start, end = out->str + out->len; p < end; p = nl + 1) {
       nl = memchr (p, '\n', (size_t) (end - p));
       if (!nl) {
@@ -559,7 +569,7 @@ output_fresh (output_ctx_t *ctx, const bson_value_t *value, double break_length)
    sub.indentation_lvl = 0;
    sub.current_depth = 0;
    output_inspect (&sub, value, 0, NULL);
-   output_reindent (ctx->writer->out, barrier.start, ctx->indentation_lvl);
+   output_reindent (ctx->writer, barrier.start, ctx->indentation_lvl);
    output_frame_pop (ctx, &barrier);
 }
 
@@ -678,17 +688,20 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
       output_stylize_n (out, ctx, digits, (size_t) (buf + sizeof buf - 1 - digits), OUTPUT_STYLE_NUMBER);
       break;
    }
-   case BSON_TYPE_INT64:
+   case BSON_TYPE_INT64: {
+      const char *digits = output_int_str (buf, sizeof buf, value->value.v_int64);
+
       OUTPUT_LIT (out, "Long(");
-      output_quoted (out, ctx, output_int_str (buf, sizeof buf, value->value.v_int64));
+      output_quoted_plain (out, ctx, digits, (size_t) (buf + sizeof buf - 1 - digits));
       OUTPUT_LIT (out, ")");
       break;
+   }
    case BSON_TYPE_DECIMAL128: {
       char dec[BSON_DECIMAL128_STRING];
 
       bson_decimal128_to_string (&value->value.v_decimal128, dec);
       OUTPUT_LIT (out, "Decimal128(");
-      output_quoted (out, ctx, dec);
+      output_quoted_plain (out, ctx, dec, strlen (dec));
       OUTPUT_LIT (out, ")");
       break;
    }
@@ -711,7 +724,7 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
    case BSON_TYPE_OID:
       bson_oid_to_string (&value->value.v_oid, buf);
       OUTPUT_LIT (out, "ObjectId(");
-      output_quoted (out, ctx, buf);
+      output_quoted_plain (out, ctx, buf, 24);
       OUTPUT_LIT (out, ")");
       break;
    case BSON_TYPE_BOOL:
@@ -801,7 +814,7 @@ output_inspect (output_ctx_t *ctx, const bson_value_t *value, int recurse_times,
 static char *
 output_run (const bson_value_t *value, const output_opts_t *opts, FILE *sink, bool *ok)
 {
-   struct output_writer w = { .out = bson_string_new (NULL), .sink = sink };
+   struct output_writer w = { .out = bson_string_new (NULL), .scratch = bson_string_new (NULL), .sink = sink };
    output_ctx_t ctx;
 
    memset (&ctx, 0, sizeof ctx);
@@ -813,6 +826,7 @@ output_run (const bson_value_t *value, const output_opts_t *opts, FILE *sink, bo
    ctx.max_array_length = opts->depth < 0 ? -1 : OUTPUT_MAX_ARRAY_LENGTH;
    ctx.max_string_length = opts->depth < 0 ? -1 : OUTPUT_MAX_STRING_LENGTH;
    output_inspect (&ctx, value, 0, NULL);
+   bson_string_free (w.scratch, true);
    if (!sink) {
       return bson_string_free (w.out, false);
    }

@@ -149,9 +149,18 @@ output_binary (bson_string_t *out, const output_ctx_t *ctx, bson_subtype_t subty
 void
 output_regex (bson_string_t *out, const output_ctx_t *ctx, const char *pattern, const char *options);
 
+/* Appends s (NUL-terminated, len bytes), which the caller vouches holds only printable ASCII other than ' and \
+ * (digits, hex, a Decimal128's text), quoted as output_quoted quotes it: in single quotes, nothing escaped. */
+void
+output_quoted_plain (bson_string_t *out, const output_ctx_t *ctx, const char *s, size_t len);
+
 /* keyStrRegExp: /^[a-zA-Z_][a-zA-Z_0-9]*$/ */
 bool
 output_is_identifier (const char *key);
+
+/* The same for the len bytes at key. */
+bool
+output_is_identifier_n (const char *key, size_t len);
 
 /* True when key is a JS array index ("0", "17", up to 2^32 - 2): such keys come first in a JS object. */
 bool

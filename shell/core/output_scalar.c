@@ -78,6 +78,31 @@ output_spaces (bson_string_t *out, long n)
    out->str[out->len] = '\0';
 }
 
+/* True when the len bytes at s are all ASCII without ESC: then String.length and the width are both len. Reads
+ * eight bytes at a time (most of what the formatter measures is plain ASCII). */
+static bool
+output_plain_ascii (const unsigned char *s, size_t len)
+{
+   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull, esc = 0x1b1b1b1b1b1b1b1bull;
+   size_t i = 0;
+
+   for (; i + 8 <= len; i += 8) {
+      uint64_t v, x;
+
+      memcpy (&v, s + i, 8);
+      x = v ^ esc; /* a zero byte where v holds ESC */
+      if ((v & highs) || ((x - ones) & ~x & highs)) {
+         return false;
+      }
+   }
+   for (; i < len; i++) {
+      if (s[i] >= 0x80 || s[i] == 0x1b) {
+         return false;
+      }
+   }
+   return true;
+}
+
 /* Measures s as JS would after removeColors(): *units is String.length (UTF-16 code units) and *width the
  * number of code points (our stand-in for getStringWidth, which also knows wide and zero-width characters). */
 void
@@ -86,6 +111,11 @@ output_measure_n (const char *s, size_t len, size_t *units, size_t *width)
    size_t u = 0, w = 0;
    const unsigned char *end = (const unsigned char *) s + len;
 
+   if (output_plain_ascii ((const unsigned char *) s, len)) {
+      *units = len;
+      *width = len;
+      return;
+   }
    for (const unsigned char *p = (const unsigned char *) s; p < end; p++) {
       if (p[0] == 0x1b && end - p >= 4 && p[1] == '[' && p[2] >= '0' && p[2] <= '9') {
          const unsigned char *q = p + 3;
@@ -362,6 +392,21 @@ output_quoted (bson_string_t *out, const output_ctx_t *ctx, const char *s)
    bson_string_free (piece, true);
 }
 
+void
+output_quoted_plain (bson_string_t *out, const output_ctx_t *ctx, const char *s, size_t len)
+{
+   if (ctx->opts->color) {
+      output_quoted (out, ctx, s);
+      return;
+   }
+   output_reserve (out, len + 2);
+   out->str[out->len] = '\'';
+   memcpy (out->str + out->len + 1, s, len);
+   out->str[out->len + 1 + len] = '\'';
+   out->len += (uint32_t) (len + 2);
+   out->str[out->len] = '\0';
+}
+
 /* Number.prototype.toString for a double: the shortest digits that read back as d, in fixed notation for
  * exponents in [-7, 20] and as 1.5e+21 otherwise. -0 gives "0"; the caller handles util.inspect's "-0". */
 static void
@@ -581,19 +626,44 @@ output_regex (bson_string_t *out, const output_ctx_t *ctx, const char *pattern, 
    bson_string_free (re, true);
 }
 
+/* Which ASCII bytes keyStrRegExp allows: 2 anywhere (letters, '_'), 1 after the first character (digits), 0 never
+ * (bytes from 128 on are never allowed either). */
+static const unsigned char output_ident_class[128] = {
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+   0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+   2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2,
+   0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+   2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0,
+};
+
+static inline bool
+output_ident_char (unsigned char c, bool first)
+{
+   return c < 128 && output_ident_class[c] > (first ? 1 : 0);
+}
+
 /* keyStrRegExp: /^[a-zA-Z_][a-zA-Z_0-9]*$/ */
 bool
-output_is_identifier (const char *key)
+output_is_identifier_n (const char *key, size_t len)
 {
-   if (!((*key >= 'a' && *key <= 'z') || (*key >= 'A' && *key <= 'Z') || *key == '_')) {
+   if (len == 0 || !output_ident_char ((unsigned char) key[0], true)) {
       return false;
    }
-   for (const char *p = key + 1; *p; p++) {
-      if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) {
+   for (size_t i = 1; i < len; i++) {
+      if (!output_ident_char ((unsigned char) key[i], false)) {
          return false;
       }
    }
    return true;
+}
+
+bool
+output_is_identifier (const char *key)
+{
+   return output_is_identifier_n (key, strlen (key));
 }
 
 /* True when key is a JS array index ("0", "17", up to 2^32 - 2): such keys come first in a JS object. */
@@ -602,7 +672,7 @@ output_index_key (const char *key, uint32_t *index)
 {
    uint64_t v = 0;
 
-   if (!*key || (key[0] == '0' && key[1]) || strlen (key) > 10) {
+   if (key[0] < '0' || key[0] > '9' || (key[0] == '0' && key[1]) || strlen (key) > 10) {
       return false;
    }
    for (const char *p = key; *p; p++) {
