@@ -457,6 +457,104 @@ output_slot (bson_iter_t *iter, uint32_t index)
    return slot;
 }
 
+/* The little-endian int32 at p as an unsigned length. */
+static uint32_t
+output_le32 (const uint8_t *p)
+{
+   return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+/* output_key_order's common case without bson_iter_next's per-element checks: walks the raw elements of a document
+ * (len bytes at data) by the BSON spec's sizes and counts them. Returns 0 (*count set) when it reached the end and
+ * no key starts with a digit, so no key can be an array index; 1 when some key may be one; -1 when it cannot tell
+ * (an unknown type, lengths that do not add up): the iterator decides in both cases. */
+static int
+output_raw_scan (const uint8_t *data, uint32_t len, size_t *count)
+{
+   uint64_t pos = 4, size;
+   size_t n = 0;
+
+   if (len < 5 || data[len - 1] != 0) {
+      return -1;
+   }
+   while (pos < (uint64_t) len - 1) {
+      uint8_t type = data[pos++];
+      const uint8_t *key = data + pos, *nul = memchr (key, 0, len - pos);
+
+      if (!nul) {
+         return -1;
+      }
+      if (*key >= '0' && *key <= '9') {
+         return 1;
+      }
+      pos += (uint64_t) (nul - key) + 1;
+      switch (type) {
+      case BSON_TYPE_UNDEFINED:
+      case BSON_TYPE_NULL:
+      case BSON_TYPE_MINKEY:
+      case BSON_TYPE_MAXKEY:
+         size = 0;
+         break;
+      case BSON_TYPE_BOOL:
+         size = 1;
+         break;
+      case BSON_TYPE_INT32:
+         size = 4;
+         break;
+      case BSON_TYPE_DOUBLE:
+      case BSON_TYPE_DATE_TIME:
+      case BSON_TYPE_TIMESTAMP:
+      case BSON_TYPE_INT64:
+         size = 8;
+         break;
+      case BSON_TYPE_OID:
+         size = 12;
+         break;
+      case BSON_TYPE_DECIMAL128:
+         size = 16;
+         break;
+      case BSON_TYPE_UTF8:
+      case BSON_TYPE_CODE:
+      case BSON_TYPE_SYMBOL:
+      case BSON_TYPE_DOCUMENT:
+      case BSON_TYPE_ARRAY:
+      case BSON_TYPE_CODEWSCOPE:
+      case BSON_TYPE_BINARY:
+      case BSON_TYPE_DBPOINTER:
+         if (pos + 4 > len) {
+            return -1;
+         }
+         size = output_le32 (data + pos);
+         if (type == BSON_TYPE_UTF8 || type == BSON_TYPE_CODE || type == BSON_TYPE_SYMBOL) {
+            size += 4; /* the length, then the string and its NUL */
+         } else if (type == BSON_TYPE_BINARY) {
+            size += 5; /* the length and the subtype, then the bytes */
+         } else if (type == BSON_TYPE_DBPOINTER) {
+            size += 4 + 12; /* the collection as a string, then the ObjectId */
+         }
+         break;
+      case BSON_TYPE_REGEX: {
+         const uint8_t *p = memchr (data + pos, 0, len - pos), *q = p ? memchr (p + 1, 0, len - (uint64_t) (p + 1 - data)) : NULL;
+
+         if (!q) {
+            return -1;
+         }
+         size = (uint64_t) (q + 1 - (data + pos));
+         break;
+      }
+      default:
+         return -1;
+      }
+      if (pos + size > (uint64_t) len - 1) {
+         return -1;
+      }
+      pos += size;
+      n++;
+   }
+   *count = n;
+   return 0;
+}
+
 /* Orders a document's keys as a JS object holds them: array-index keys ascending first, then the rest in
  * insertion order. Sets *order (caller frees with bson_free; NULL when no key is an array index: insertion order
  * then) and *count; returns false on corrupt BSON. */
@@ -470,6 +568,9 @@ output_key_order (const bson_t *doc, output_slot_t **order, size_t *count)
 
    *order = NULL;
    *count = 0;
+   if (output_raw_scan (bson_get_data (doc), doc->len, count) == 0) {
+      return true; /* insertion order */
+   }
    if (!bson_iter_init (&iter, doc)) {
       return false;
    }

@@ -78,20 +78,37 @@ output_spaces (bson_string_t *out, long n)
    out->str[out->len] = '\0';
 }
 
-/* True when the len bytes at s are all ASCII without ESC: then String.length and the width are both len. Reads
- * eight bytes at a time (most of what the formatter measures is plain ASCII). */
+/* Word-at-a-time tests on eight bytes v (most of what the formatter handles is plain ASCII, so it is read eight
+ * bytes at a time and only a word that may hold something special is looked at byte by byte). Each is exact in
+ * saying whether some byte matches. */
+#define OUTPUT_ONES 0x0101010101010101ull
+#define OUTPUT_HIGHS 0x8080808080808080ull
+
+/* some byte of v is below n (n <= 128) */
+static inline uint64_t
+output_word_below (uint64_t v, unsigned n)
+{
+   return (v - OUTPUT_ONES * n) & ~v & OUTPUT_HIGHS;
+}
+
+/* some byte of v equals c */
+static inline uint64_t
+output_word_has (uint64_t v, unsigned char c)
+{
+   return output_word_below (v ^ (OUTPUT_ONES * c), 1);
+}
+
+/* True when the len bytes at s are all ASCII without ESC: then String.length and the width are both len. */
 static bool
 output_plain_ascii (const unsigned char *s, size_t len)
 {
-   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull, esc = 0x1b1b1b1b1b1b1b1bull;
    size_t i = 0;
 
    for (; i + 8 <= len; i += 8) {
-      uint64_t v, x;
+      uint64_t v;
 
       memcpy (&v, s + i, 8);
-      x = v ^ esc; /* a zero byte where v holds ESC */
-      if ((v & highs) || ((x - ones) & ~x & highs)) {
+      if ((v & OUTPUT_HIGHS) || output_word_has (v, 0x1b)) {
          return false;
       }
    }
@@ -101,6 +118,50 @@ output_plain_ascii (const unsigned char *s, size_t len)
       }
    }
    return true;
+}
+
+/* True when the len bytes at s are all ASCII (so String.length is len). */
+static bool
+output_ascii (const unsigned char *s, size_t len)
+{
+   size_t i = 0;
+
+   for (; i + 8 <= len; i += 8) {
+      uint64_t v;
+
+      memcpy (&v, s + i, 8);
+      if (v & OUTPUT_HIGHS) {
+         return false;
+      }
+   }
+   for (; i < len; i++) {
+      if (s[i] >= 0x80) {
+         return false;
+      }
+   }
+   return true;
+}
+
+/* How many bytes from s on strEscape copies as they are: printable ASCII other than the backslash and, when the
+ * quote is ', the single quote. */
+static size_t
+output_plain_run (const char *s, size_t len, char quote)
+{
+   size_t i = 0;
+
+   for (; i + 8 <= len; i += 8) {
+      uint64_t v;
+
+      memcpy (&v, s + i, 8);
+      if ((v & OUTPUT_HIGHS) || output_word_below (v, 0x20) || output_word_has (v, 0x7f) ||
+          output_word_has (v, '\\') || (quote == '\'' && output_word_has (v, '\''))) {
+         break;
+      }
+   }
+   while (i < len && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\' && !(s[i] == '\'' && quote == '\'')) {
+      i++;
+   }
+   return i;
 }
 
 /* Measures s as JS would after removeColors(): *units is String.length (UTF-16 code units) and *width the
@@ -257,9 +318,7 @@ output_str_escape (bson_string_t *out, const char *s, size_t len, bool lone_high
       size_t n, run = i;
 
       /* a run of printable ASCII that needs no escape goes in one piece */
-      while (run < len && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '\\' && !(s[run] == '\'' && quote == '\'')) {
-         run++;
-      }
+      run += output_plain_run (s + i, len - i, quote);
       if (run > i) {
          output_append_n (out, s + i, run - i);
          i = run;
@@ -309,11 +368,17 @@ output_str_escape (bson_string_t *out, const char *s, size_t len, bool lone_high
 void
 output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *s, size_t len)
 {
-   size_t units = 0, cut = len, remaining = 0;
+   size_t units = 0, cut = len, remaining = 0, counted = 0;
    bool lone = false;
    uint32_t surrogate = 0;
 
-   for (size_t i = 0; i < len;) {
+   /* nothing to cut (units never exceed bytes) and all ASCII: a byte is a unit */
+   if ((ctx->max_string_length < 0 || len <= (size_t) ctx->max_string_length) &&
+       output_ascii ((const unsigned char *) s, len)) {
+      units = len;
+      counted = len;
+   }
+   for (size_t i = counted; i < len;) {
       uint32_t cp;
       size_t n, u;
 
@@ -626,9 +691,8 @@ output_regex (bson_string_t *out, const output_ctx_t *ctx, const char *pattern, 
    bson_string_free (re, true);
 }
 
-/* Which ASCII bytes keyStrRegExp allows: 2 anywhere (letters, '_'), 1 after the first character (digits), 0 never
- * (bytes from 128 on are never allowed either). */
-static const unsigned char output_ident_class[128] = {
+/* Which bytes keyStrRegExp allows: 2 anywhere (letters, '_'), 1 after the first character (digits), 0 never. */
+static const unsigned char output_ident_class[256] = {
    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -637,23 +701,25 @@ static const unsigned char output_ident_class[128] = {
    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2,
    0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0,
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
-
-static inline bool
-output_ident_char (unsigned char c, bool first)
-{
-   return c < 128 && output_ident_class[c] > (first ? 1 : 0);
-}
 
 /* keyStrRegExp: /^[a-zA-Z_][a-zA-Z_0-9]*$/ */
 bool
 output_is_identifier_n (const char *key, size_t len)
 {
-   if (len == 0 || !output_ident_char ((unsigned char) key[0], true)) {
+   if (len == 0 || output_ident_class[(unsigned char) key[0]] != 2) {
       return false;
    }
    for (size_t i = 1; i < len; i++) {
-      if (!output_ident_char ((unsigned char) key[i], false)) {
+      if (!output_ident_class[(unsigned char) key[i]]) {
          return false;
       }
    }
