@@ -70,6 +70,50 @@ status_append_field (bson_t *doc, const char *key, int key_len, const bson_value
    }
 }
 
+/* Writes v at p as BSON's little-endian int32. */
+static void
+status_put_le32 (uint8_t *p, uint32_t v)
+{
+   p[0] = (uint8_t) v;
+   p[1] = (uint8_t) (v >> 8);
+   p[2] = (uint8_t) (v >> 16);
+   p[3] = (uint8_t) (v >> 24);
+}
+
+/* Appends { shard, nChunks } under key. The usual row (a shard name, an int32 count) is encoded here and appended
+ * whole, a quarter of the work of building it field by field (a million rows on a large cluster); anything else is
+ * built field by field. */
+static void
+status_append_count_doc (bson_t *arr, const char *key, int key_len, const status_count_t *c)
+{
+   uint8_t raw[128];
+   bson_t e;
+
+   if (c->shard.value_type == BSON_TYPE_UTF8 && c->n.value_type == BSON_TYPE_INT32 && c->shard.value.v_utf8.len < 64) {
+      /* int32 size | 0x02 "shard\0" int32 (len + 1) bytes NUL | 0x10 "nChunks\0" int32 | NUL */
+      uint32_t slen = c->shard.value.v_utf8.len, total = 30 + slen;
+
+      status_put_le32 (raw, total);
+      memcpy (raw + 4, "\x02shard", 7);
+      status_put_le32 (raw + 11, slen + 1);
+      memcpy (raw + 15, c->shard.value.v_utf8.str, slen);
+      raw[15 + slen] = 0;
+      memcpy (raw + 16 + slen, "\x10nChunks", 9);
+      status_put_le32 (raw + 25 + slen, (uint32_t) c->n.value.v_int32);
+      raw[29 + slen] = 0;
+      if (bson_init_static (&e, raw, total)) {
+         bson_append_document (arr, key, key_len, &e);
+         return;
+      }
+   }
+   bson_append_document_begin (arr, key, key_len, &e);
+   if (c->shard.value_type != BSON_TYPE_EOD)
+      status_append_field (&e, "shard", 5, &c->shard);
+   if (c->n.value_type != BSON_TYPE_EOD)
+      status_append_field (&e, "nChunks", 7, &c->n);
+   bson_append_document_end (arr, &e);
+}
+
 /* Appends counts ({ shard, nChunks } or the aggregate's unordered { _id: shard, nChunks }) to arr as { shard,
  * nChunks } in the server's order of the shard values (the $sort { shard: 1 } of mongosh's read). */
 static void
@@ -118,16 +162,10 @@ status_append_counts (const bson_t *counts, bson_t *arr)
       }
    }
    for (size_t i = 0; i < n; i++) {
-      bson_t e;
       char k[16];
       const char *kk;
       size_t klen = bson_uint32_to_string ((uint32_t) i, &kk, k, sizeof k);
-      bson_append_document_begin (arr, kk, (int) klen, &e);
-      if (sorted[i]->shard.value_type != BSON_TYPE_EOD)
-         status_append_field (&e, "shard", 5, &sorted[i]->shard);
-      if (sorted[i]->n.value_type != BSON_TYPE_EOD)
-         status_append_field (&e, "nChunks", 7, &sorted[i]->n);
-      bson_append_document_end (arr, &e);
+      status_append_count_doc (arr, kk, (int) klen, sorted[i]);
    }
    bson_free (sorted);
    bson_free (v);
