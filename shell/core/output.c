@@ -426,7 +426,7 @@ output_key (bson_string_t *out, const output_ctx_t *ctx, const char *key, size_t
 
 /* One property "key: value" (or just the value in an array), the value indented two more columns. */
 static void
-output_property (output_ctx_t *ctx, const char *key, size_t key_len, bson_iter_t *iter, int recurse_times,
+output_property (output_ctx_t *ctx, const char *key, size_t key_len, const bson_value_t *value, int recurse_times,
                  bool is_array)
 {
    if (!is_array) {
@@ -434,7 +434,7 @@ output_property (output_ctx_t *ctx, const char *key, size_t key_len, bson_iter_t
       OUTPUT_LIT (ctx->writer->out, ": ");
    }
    ctx->indentation_lvl += 2;
-   output_inspect (ctx, bson_iter_value (iter), recurse_times, key);
+   output_inspect (ctx, value, recurse_times, key);
    ctx->indentation_lvl -= 2;
 }
 
@@ -455,104 +455,6 @@ output_slot (bson_iter_t *iter, uint32_t index)
    slot.key_len = bson_iter_key_len (iter);
    slot.index = index;
    return slot;
-}
-
-/* The little-endian int32 at p as an unsigned length. */
-static uint32_t
-output_le32 (const uint8_t *p)
-{
-   return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
-}
-
-/* output_key_order's common case without bson_iter_next's per-element checks: walks the raw elements of a document
- * (len bytes at data) by the BSON spec's sizes and counts them. Returns 0 (*count set) when it reached the end and
- * no key starts with a digit, so no key can be an array index; 1 when some key may be one; -1 when it cannot tell
- * (an unknown type, lengths that do not add up): the iterator decides in both cases. */
-static int
-output_raw_scan (const uint8_t *data, uint32_t len, size_t *count)
-{
-   uint64_t pos = 4, size;
-   size_t n = 0;
-
-   if (len < 5 || data[len - 1] != 0) {
-      return -1;
-   }
-   while (pos < (uint64_t) len - 1) {
-      uint8_t type = data[pos++];
-      const uint8_t *key = data + pos, *nul = memchr (key, 0, len - pos);
-
-      if (!nul) {
-         return -1;
-      }
-      if (*key >= '0' && *key <= '9') {
-         return 1;
-      }
-      pos += (uint64_t) (nul - key) + 1;
-      switch (type) {
-      case BSON_TYPE_UNDEFINED:
-      case BSON_TYPE_NULL:
-      case BSON_TYPE_MINKEY:
-      case BSON_TYPE_MAXKEY:
-         size = 0;
-         break;
-      case BSON_TYPE_BOOL:
-         size = 1;
-         break;
-      case BSON_TYPE_INT32:
-         size = 4;
-         break;
-      case BSON_TYPE_DOUBLE:
-      case BSON_TYPE_DATE_TIME:
-      case BSON_TYPE_TIMESTAMP:
-      case BSON_TYPE_INT64:
-         size = 8;
-         break;
-      case BSON_TYPE_OID:
-         size = 12;
-         break;
-      case BSON_TYPE_DECIMAL128:
-         size = 16;
-         break;
-      case BSON_TYPE_UTF8:
-      case BSON_TYPE_CODE:
-      case BSON_TYPE_SYMBOL:
-      case BSON_TYPE_DOCUMENT:
-      case BSON_TYPE_ARRAY:
-      case BSON_TYPE_CODEWSCOPE:
-      case BSON_TYPE_BINARY:
-      case BSON_TYPE_DBPOINTER:
-         if (pos + 4 > len) {
-            return -1;
-         }
-         size = output_le32 (data + pos);
-         if (type == BSON_TYPE_UTF8 || type == BSON_TYPE_CODE || type == BSON_TYPE_SYMBOL) {
-            size += 4; /* the length, then the string and its NUL */
-         } else if (type == BSON_TYPE_BINARY) {
-            size += 5; /* the length and the subtype, then the bytes */
-         } else if (type == BSON_TYPE_DBPOINTER) {
-            size += 4 + 12; /* the collection as a string, then the ObjectId */
-         }
-         break;
-      case BSON_TYPE_REGEX: {
-         const uint8_t *p = memchr (data + pos, 0, len - pos), *q = p ? memchr (p + 1, 0, len - (uint64_t) (p + 1 - data)) : NULL;
-
-         if (!q) {
-            return -1;
-         }
-         size = (uint64_t) (q + 1 - (data + pos));
-         break;
-      }
-      default:
-         return -1;
-      }
-      if (pos + size > (uint64_t) len - 1) {
-         return -1;
-      }
-      pos += size;
-      n++;
-   }
-   *count = n;
-   return 0;
 }
 
 /* Orders a document's keys as a JS object holds them: array-index keys ascending first, then the rest in
@@ -681,14 +583,15 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
 {
    bson_string_t *out = ctx->writer->out;
    bson_t doc;
-   bson_iter_t iter;
+   output_elems_t elems;
+   output_elem_t e;
    output_slot_t *order = NULL;
    size_t count = 0;
    output_frame_t f;
    bool has_more = false, all_numbers = true;
 
    /* an empty document is 5 bytes: its length and the terminating NUL */
-   if (!bson_init_static (&doc, data, data_len) || data_len <= 5 || !bson_iter_init (&iter, &doc)) {
+   if (!bson_init_static (&doc, data, data_len) || data_len <= 5) {
       output_append_n (out, is_array ? "[]" : "{}", 2);
       return;
    }
@@ -704,19 +607,20 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
    recurse_times++;
    ctx->current_depth = recurse_times;
    output_frame_begin (ctx, &f, is_array, false);
+   output_elems_init (&elems, data, data_len);
 
    if (is_array) {
       size_t n = 0, more = 0;
       bool one_line = key && ctx->opts->one_line_key && strcmp (key, ctx->opts->one_line_key) == 0;
 
-      while (bson_iter_next (&iter)) {
-         bson_type_t t = bson_iter_type (&iter);
+      while (output_elems_next (&elems, &e)) {
+         bson_type_t t = e.value.value_type;
 
          if (ctx->max_array_length >= 0 && n >= (size_t) ctx->max_array_length) {
             if (t != BSON_TYPE_INT32 && t != BSON_TYPE_DOUBLE) {
                all_numbers = false; /* util.inspect also looks at the first element not shown */
             }
-            for (more = 1; bson_iter_next (&iter); more++) {
+            for (more = 1; output_elems_next (&elems, &e); more++) {
             }
             break;
          }
@@ -726,10 +630,10 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
          output_entry_begin (ctx, &f);
          if (one_line && t == BSON_TYPE_DOCUMENT) {
             ctx->indentation_lvl += 2;
-            output_fresh (ctx, bson_iter_value (&iter), INFINITY);
+            output_fresh (ctx, &e.value, INFINITY);
             ctx->indentation_lvl -= 2;
          } else {
-            output_property (ctx, NULL, 0, &iter, recurse_times, true);
+            output_property (ctx, NULL, 0, &e.value, recurse_times, true);
          }
          output_entry_end (ctx, &f, true);
          n++;
@@ -745,11 +649,11 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
          bson_iter_t at;
 
          if (!order) {
-            if (!bson_iter_next (&iter)) {
+            if (!output_elems_next (&elems, &e)) {
                break;
             }
             output_entry_begin (ctx, &f);
-            output_property (ctx, bson_iter_key (&iter), bson_iter_key_len (&iter), &iter, recurse_times, false);
+            output_property (ctx, e.key, e.key_len, &e.value, recurse_times, false);
             output_entry_end (ctx, &f, true);
             continue;
          }
@@ -757,7 +661,7 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
             continue;
          }
          output_entry_begin (ctx, &f);
-         output_property (ctx, bson_iter_key (&at), order[i].key_len, &at, recurse_times, false);
+         output_property (ctx, bson_iter_key (&at), order[i].key_len, bson_iter_value (&at), recurse_times, false);
          output_entry_end (ctx, &f, true);
       }
    }

@@ -166,4 +166,33 @@ output_is_identifier_n (const char *key, size_t len);
 bool
 output_index_key (const char *key, uint32_t *index);
 
+/* Walks the raw elements of a document (len bytes at data) by the BSON spec's sizes and counts them, for the key
+ * order: returns 0 (*count set) when it reached the end and no key starts with a digit, so none can be an array
+ * index; 1 when some key may be one; -1 when it cannot tell (an unknown type, lengths that do not add up). */
+int
+output_raw_scan (const uint8_t *data, uint32_t len, size_t *count);
+
+/* A reader of a document's elements in order, straight from its bytes (output_elems.c). */
+typedef struct {
+   const uint8_t *data;
+   uint32_t len;
+   uint32_t pos; /* where the next element starts */
+} output_elems_t;
+
+/* One element: its key (NUL-terminated, inside the document) and its value (pointing into the document). */
+typedef struct {
+   const char *key;
+   uint32_t key_len;
+   bson_value_t value;
+} output_elem_t;
+
+/* Starts reading the document of len bytes at data (which must outlive the reader). */
+void
+output_elems_init (output_elems_t *w, const uint8_t *data, uint32_t len);
+
+/* Reads the next element into e. False at the end, and at the first element bson_iter_next would reject (then
+ * every later call is false too), so a corrupt document is read as far as libbson's iterator reads it. */
+bool
+output_elems_next (output_elems_t *w, output_elem_t *e);
+
 #endif
