@@ -7,7 +7,7 @@
 #include "shell/core/output_int.h"
 
 /* The little-endian int32 at p as an unsigned length. */
-static uint32_t
+static inline uint32_t
 output_le32 (const uint8_t *p)
 {
    return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
@@ -15,7 +15,7 @@ output_le32 (const uint8_t *p)
 
 /* The size of the value of type at data + pos (before the bounds check), or false for a type this file does not
  * know. */
-static bool
+static inline bool
 output_value_size (const uint8_t *data, uint32_t len, uint64_t pos, uint8_t type, uint64_t *size)
 {
    switch (type) {
@@ -117,7 +117,7 @@ output_elems_init (output_elems_t *w, const uint8_t *data, uint32_t len)
 }
 
 /* The little-endian 64 bits at p. */
-static uint64_t
+static inline uint64_t
 output_le64 (const uint8_t *p)
 {
    return (uint64_t) output_le32 (p) | (uint64_t) output_le32 (p + 4) << 32;
@@ -142,7 +142,6 @@ output_elems_next (output_elems_t *w, output_elem_t *e)
    e->key = (const char *) data + w->pos + 1;
    e->key_len = (uint32_t) (nul - (data + w->pos + 1));
    o = (uint64_t) (nul + 1 - data); /* where the value starts */
-   memset (&e->value, 0, sizeof e->value);
    e->value.value_type = (bson_type_t) type;
    switch (type) {
    case BSON_TYPE_UTF8:
