@@ -314,6 +314,23 @@ test_escape_positions (void)
       bson_free (alone);
    }
    CHECK ("escape: every byte at every position of a word escaped as it is alone", bad == 0);
+
+   /* with ', " and ` all in the string the quote is ' and every ' is escaped, wherever it falls in a word */
+   bad = 0;
+   for (size_t pos = 0; pos < 17; pos++) {
+      char s[32], expected[64];
+      char *got;
+      memset (s, 'a', 24);
+      s[pos] = '\'';
+      s[22] = '"';
+      s[23] = '`';
+      s[24] = 0;
+      bson_snprintf (expected, sizeof expected, "'%.*s\\'%.*s'", (int) pos, s, (int) (23 - pos), s + pos + 1);
+      got = quoted (s, false);
+      bad += strcmp (got, expected) != 0;
+      bson_free (got);
+   }
+   CHECK ("escape: a single quote at every position of a word escaped inside single quotes", bad == 0);
 }
 
 static void
