@@ -39,10 +39,10 @@ typedef struct output_frame {
 struct output_writer {
    bson_string_t *out;
    bson_string_t *scratch; /* where a span is rebuilt before it replaces the original (kept for the whole call) */
-   FILE *sink;          /* NULL: the caller takes the whole string */
-   output_frame_t *top; /* innermost open container */
-   int pending;         /* open containers not committed (barriers included) */
-   bool failed;         /* a write to the sink failed */
+   FILE *sink;             /* NULL: the caller takes the whole string */
+   output_frame_t *top;    /* innermost open container */
+   int pending;            /* open containers not committed (barriers included) */
+   bool failed;            /* a write to the sink failed */
 };
 
 #ifndef OUTPUT_FLUSH_BYTES /* a test build sets 1 to write at every chance */
@@ -436,104 +436,6 @@ output_property (output_ctx_t *ctx, const char *key, size_t key_len, const bson_
    ctx->indentation_lvl += 2;
    output_inspect (ctx, value, recurse_times, key);
    ctx->indentation_lvl -= 2;
-}
-
-/* Where one element starts, so an iterator can be rebuilt there (bson_iter_t needs 128-byte alignment, which a
- * heap array of them would not have). */
-typedef struct {
-   uint32_t offset;
-   uint32_t key_len;
-   uint32_t index; /* the value of an array-index key */
-} output_slot_t;
-
-static output_slot_t
-output_slot (bson_iter_t *iter, uint32_t index)
-{
-   output_slot_t slot;
-
-   slot.offset = bson_iter_offset (iter);
-   slot.key_len = bson_iter_key_len (iter);
-   slot.index = index;
-   return slot;
-}
-
-/* Orders a document's keys as a JS object holds them: array-index keys ascending first, then the rest in
- * insertion order. Sets *order (caller frees with bson_free; NULL when no key is an array index: insertion order
- * then) and *count; returns false on corrupt BSON. */
-static bool
-output_key_order (const bson_t *doc, output_slot_t **order, size_t *count)
-{
-   bson_iter_t iter;
-   size_t n = 0, cap = 8, nindex = 0;
-   output_slot_t *slots;
-   bool *is_index;
-
-   *order = NULL;
-   *count = 0;
-   if (output_raw_scan (bson_get_data (doc), doc->len, count) == 0) {
-      return true; /* insertion order */
-   }
-   if (!bson_iter_init (&iter, doc)) {
-      return false;
-   }
-   while (bson_iter_next (&iter)) {
-      uint32_t v;
-
-      n++;
-      if (output_index_key (bson_iter_key (&iter), &v)) {
-         nindex++;
-         break;
-      }
-   }
-   if (nindex == 0) {
-      *count = n; /* insertion order: no slots needed */
-      return true;
-   }
-   n = 0;
-   nindex = 0;
-   BSON_ASSERT (bson_iter_init (&iter, doc));
-   slots = bson_malloc (cap * sizeof *slots);
-   is_index = bson_malloc (cap * sizeof *is_index);
-   while (bson_iter_next (&iter)) {
-      uint32_t v = 0;
-
-      if (n == cap) {
-         cap *= 2;
-         slots = bson_realloc (slots, cap * sizeof *slots);
-         is_index = bson_realloc (is_index, cap * sizeof *is_index);
-      }
-      is_index[n] = output_index_key (bson_iter_key (&iter), &v);
-      nindex += is_index[n];
-      slots[n++] = output_slot (&iter, v);
-   }
-   if (nindex > 0) {
-      /* index keys first, insertion-sorted by value (documents rarely have more than a few), then the rest */
-      output_slot_t *sorted = bson_malloc (n * sizeof *sorted);
-      size_t k = 0;
-
-      for (size_t i = 0; i < n; i++) {
-         if (is_index[i]) {
-            size_t j = k++;
-
-            while (j > 0 && sorted[j - 1].index > slots[i].index) {
-               sorted[j] = sorted[j - 1];
-               j--;
-            }
-            sorted[j] = slots[i];
-         }
-      }
-      for (size_t i = 0; i < n; i++) {
-         if (!is_index[i]) {
-            sorted[k++] = slots[i];
-         }
-      }
-      bson_free (slots);
-      slots = sorted;
-   }
-   bson_free (is_index);
-   *order = slots;
-   *count = n;
-   return true;
 }
 
 /* Indents every line after the first of the text from start on by indent columns. */

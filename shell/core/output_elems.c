@@ -1,5 +1,6 @@
 /* Reading BSON elements straight from a document's bytes for the formatter, which meets every element of what it
- * prints: the keys a document holds (output_raw_scan) and each element's key and value (output_elems_next), without
+ * prints: the order of a document's keys (output_key_order, with output_raw_scan for the common case) and each
+ * element's key and value (output_elems_next), without
  * the per-element cost of bson_iter_next plus bson_iter_value. Stops where bson_iter_next would stop (the same
  * bounds and terminator checks for the types read here; the rarer types are read by libbson itself). */
 #include <string.h>
@@ -232,4 +233,92 @@ output_elems_next (output_elems_t *w, output_elem_t *e)
 stop:
    w->pos = len;
    return false;
+}
+
+/* Where the element iter is on starts, and the array index its key holds. */
+static output_slot_t
+output_slot (bson_iter_t *iter, uint32_t index)
+{
+   output_slot_t slot;
+
+   slot.offset = bson_iter_offset (iter);
+   slot.key_len = bson_iter_key_len (iter);
+   slot.index = index;
+   return slot;
+}
+
+bool
+output_key_order (const bson_t *doc, output_slot_t **order, size_t *count)
+{
+   bson_iter_t iter;
+   size_t n = 0, cap = 8, nindex = 0;
+   output_slot_t *slots;
+   bool *is_index;
+
+   *order = NULL;
+   *count = 0;
+   if (output_raw_scan (bson_get_data (doc), doc->len, count) == 0) {
+      return true; /* insertion order */
+   }
+   if (!bson_iter_init (&iter, doc)) {
+      return false;
+   }
+   while (bson_iter_next (&iter)) {
+      uint32_t v;
+
+      n++;
+      if (output_index_key (bson_iter_key (&iter), &v)) {
+         nindex++;
+         break;
+      }
+   }
+   if (nindex == 0) {
+      *count = n; /* insertion order: no slots needed */
+      return true;
+   }
+   n = 0;
+   nindex = 0;
+   BSON_ASSERT (bson_iter_init (&iter, doc));
+   slots = bson_malloc (cap * sizeof *slots);
+   is_index = bson_malloc (cap * sizeof *is_index);
+   while (bson_iter_next (&iter)) {
+      uint32_t v = 0;
+
+      if (n == cap) {
+         cap *= 2;
+         slots = bson_realloc (slots, cap * sizeof *slots);
+         is_index = bson_realloc (is_index, cap * sizeof *is_index);
+      }
+      is_index[n] = output_index_key (bson_iter_key (&iter), &v);
+      nindex += is_index[n];
+      slots[n++] = output_slot (&iter, v);
+   }
+   if (nindex > 0) {
+      /* index keys first, insertion-sorted by value (documents rarely have more than a few), then the rest */
+      output_slot_t *sorted = bson_malloc (n * sizeof *sorted);
+      size_t k = 0;
+
+      for (size_t i = 0; i < n; i++) {
+         if (is_index[i]) {
+            size_t j = k++;
+
+            while (j > 0 && sorted[j - 1].index > slots[i].index) {
+               sorted[j] = sorted[j - 1];
+               j--;
+            }
+            sorted[j] = slots[i];
+         }
+      }
+      for (size_t i = 0; i < n; i++) {
+         if (!is_index[i]) {
+            sorted[k++] = slots[i];
+         }
+      }
+      bson_free (slots);
+      slots = sorted;
+   }
+   bson_free (is_index);
+   *order = slots;
+   *count = n;
+   return true;
 }

@@ -166,6 +166,20 @@ output_is_identifier_n (const char *key, size_t len);
 bool
 output_index_key (const char *key, uint32_t *index);
 
+/* Where one element starts, so an iterator can be rebuilt there (bson_iter_t needs 128-byte alignment, which a
+ * heap array of them would not have). */
+typedef struct {
+   uint32_t offset;
+   uint32_t key_len;
+   uint32_t index; /* the value of an array-index key */
+} output_slot_t;
+
+/* Orders a document's keys as a JS object holds them: array-index keys ascending first, then the rest in
+ * insertion order. Sets *order (caller frees with bson_free; NULL when no key is an array index: insertion order
+ * then) and *count; returns false on corrupt BSON. */
+bool
+output_key_order (const bson_t *doc, output_slot_t **order, size_t *count);
+
 /* Walks the raw elements of a document (len bytes at data) by the BSON spec's sizes and counts them, for the key
  * order: returns 0 (*count set) when it reached the end and no key starts with a digit, so none can be an array
  * index; 1 when some key may be one; -1 when it cannot tell (an unknown type, lengths that do not add up). */

@@ -94,7 +94,8 @@ same_value (const bson_value_t *a, const bson_value_t *b)
              a->value.v_timestamp.increment == b->value.v_timestamp.increment;
    case BSON_TYPE_BINARY:
       return a->value.v_binary.subtype == b->value.v_binary.subtype &&
-             a->value.v_binary.data_len == b->value.v_binary.data_len && a->value.v_binary.data == b->value.v_binary.data;
+             a->value.v_binary.data_len == b->value.v_binary.data_len &&
+             a->value.v_binary.data == b->value.v_binary.data;
    default:
       return true; /* the rarer types come from bson_iter_value on both sides */
    }
@@ -364,8 +365,8 @@ test_status_counts (void)
    bson_t coll = BSON_INITIALIZER, counts = BSON_INITIALIZER, empty = BSON_INITIALIZER, colls = BSON_INITIALIZER;
    bson_t expected = BSON_INITIALIZER, got, arr, d;
    bson_iter_t it, f;
-   const char *shards[] = { "shard0003", "shard0001", "a-very-long-shard-name-that-does-not-fit-the-short-row-buffer-xyz",
-                            "shard0002" };
+   const char *shards[] = { "shard0003", "shard0001",
+                            "a-very-long-shard-name-that-does-not-fit-the-short-row-buffer-xyz", "shard0002" };
    status_coll_rows_t rows = { &counts, &empty, &empty };
    char k[16];
    const char *kk;
@@ -396,9 +397,11 @@ test_status_counts (void)
          const char *shard;
          int64_t n;
          bool is_long;
-      } want[] = { { NULL, 1, false },         { "a-very-long-shard-name-that-does-not-fit-the-short-row-buffer-xyz", 21, false },
-                   { "shard0000", 5, true },   { "shard0001", 14, false },
-                   { "shard0002", 28, false }, { "shard0003", 7, false } };
+      } want[] = {
+         { NULL, 1, false },         { "a-very-long-shard-name-that-does-not-fit-the-short-row-buffer-xyz", 21, false },
+         { "shard0000", 5, true },   { "shard0001", 14, false },
+         { "shard0002", 28, false }, { "shard0003", 7, false }
+      };
       for (uint32_t i = 0; i < 6; i++) {
          bson_uint32_to_string (i, &kk, k, sizeof k);
          BSON_APPEND_DOCUMENT_BEGIN (&arr, kk, &d);
@@ -415,9 +418,9 @@ test_status_counts (void)
    }
    bson_append_array_end (&expected, &arr);
 
-   CHECK ("status counts: rendered",
-          bson_iter_init_find (&it, &colls, "db.c") && BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &f) &&
-             bson_iter_find (&f, "chunkMetadata") && BSON_ITER_HOLDS_ARRAY (&f));
+   CHECK ("status counts: rendered", bson_iter_init_find (&it, &colls, "db.c") && BSON_ITER_HOLDS_DOCUMENT (&it) &&
+                                        bson_iter_recurse (&it, &f) && bson_iter_find (&f, "chunkMetadata") &&
+                                        BSON_ITER_HOLDS_ARRAY (&f));
    {
       const uint8_t *data;
       uint32_t len;
