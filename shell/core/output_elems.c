@@ -11,7 +11,10 @@
 static inline uint32_t
 output_le32 (const uint8_t *p)
 {
-   return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+   uint32_t v;
+
+   memcpy (&v, p, sizeof v);
+   return BSON_UINT32_FROM_LE (v);
 }
 
 /* The size of the value of type at data + pos (before the bounds check), or false for a type this file does not
