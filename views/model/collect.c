@@ -233,7 +233,7 @@ ops_quiet (const collect_t *c, const int64_t ops[COLLECT_OPS])
  * merge, zones, the balancer's switches and status), the router's own status and the connection's commands.
  * moveChunk and moveRange are not here: the recipient shard inserts the chunk's documents, and those batches count
  * as its writes. A find, aggregate, getMore, count or distinct is never here, config reads included: the router's
- * counters do not say which collection a read was for. Sorted (strcmp). */
+ * counters do not say which collection a read was for. */
 static const char *const quiet_neutral[] = {
    "<UNKNOWN>",
    "addShardToZone",
@@ -273,17 +273,13 @@ static const char *const quiet_neutral[] = {
    "whatsmyuri",
 };
 
-static int
-neutral_cmp (const void *key, const void *elem)
-{
-   return strcmp (key, *(const char *const *) elem);
-}
-
 static bool
 quiet_is_neutral (const char *name)
 {
-   return bsearch (name, quiet_neutral, sizeof quiet_neutral / sizeof quiet_neutral[0], sizeof quiet_neutral[0],
-                   neutral_cmp) != NULL;
+   for (size_t i = 0; i < sizeof quiet_neutral / sizeof quiet_neutral[0]; i++)
+      if (!strcmp (quiet_neutral[i], name))
+         return true;
+   return false;
 }
 
 /* One entry of metrics.commands: its total ("<UNKNOWN>" is a number of its own), -1 when unreadable. */
