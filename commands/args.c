@@ -212,6 +212,11 @@ args_adjust_run_command (bson_t *dst, const bson_t *cmd)
       }
    }
    mirror &= set_parameter;
+   if (!resize && !sample && !mirror) {
+      /* nothing to adjust (most commands): the document's bytes as they are, not re-appended field by field */
+      bson_concat (dst, cmd);
+      return;
+   }
    bson_iter_init (&it, cmd);
    while (bson_iter_next (&it)) {
       const char *k = bson_iter_key (&it);

@@ -11,8 +11,8 @@
 /* One request a helper sends: the database, the exact command document (field order and BSON types as mongosh
  * sends them), and the path (admin or read). */
 typedef struct {
-   char *db; /* owned */
-   bson_t cmd;
+   bson_t cmd; /* first: bson_t is 128-byte aligned, so db and path fit in the next 128 bytes (256, not 384) */
+   char *db;   /* owned */
    conn_path_t path;
 } sh_request_t;
 

@@ -757,7 +757,8 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    conn_forget_if_broken (ctx);
    bson_free (validate_db);
    validate_db = NULL;
-   if (!check_args (&run, &reqs, err))
+   /* requests taken from the statement's validation passed check_args there, with these arguments */
+   if (!run.built && !check_args (&run, &reqs, err))
       goto done;
    if (c->build && !run.built)
       run.built = &reqs;

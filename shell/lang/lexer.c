@@ -455,7 +455,15 @@ lex_number (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
                    (int) (tok->pos.len > 40 ? 40 : tok->pos.len), tok->text);
          goto done;
       }
-      tok->num = lex_strtod (lx->src + tok->pos.offset, lx->off - tok->pos.offset);
+      if (tok->form == SH_NUM_INT && lx->off - tok->pos.offset <= 15) {
+         /* at most 15 decimal digits: the integer is exact in a double, no strtod (nor a locale) needed */
+         double v = 0;
+         for (size_t i = tok->pos.offset; i < lx->off; i++)
+            v = v * 10 + (lx->src[i] - '0');
+         tok->num = v;
+      } else {
+         tok->num = lex_strtod (lx->src + tok->pos.offset, lx->off - tok->pos.offset);
+      }
    }
    if (lex_ident_char (lx, lx->off, false) == 0) {
       lex_finish (lx, tok, SH_TOK_NUMBER);

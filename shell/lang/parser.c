@@ -49,7 +49,9 @@ parser_advance (parser_t *p)
    p->prev_end.col = p->lx.col;
    p->prev_end.offset = p->lx.off;
    p->prev_end.len = 0;
-   sh_token_destroy (&p->tok);
+   /* the token's own memory only: sh_lex_next sets every field */
+   bson_free (p->tok.str);
+   p->tok.str = NULL;
    if (!sh_lex_next (&p->lx, &p->tok, p->err)) {
       p->incomplete = p->lx.incomplete;
       return false;

@@ -216,12 +216,23 @@ done:
    return ok;
 }
 
+/* Whether a document or array at the current token is read into a bson_t of its own and then copied into dst, rather
+ * than begun inside dst: libbson moves a small dst (a call's arguments so far, held inside their bson_t) to the heap
+ * to begin a child in it, an allocation for every db.adminCommand({ ping: 1 }). Only for an argument itself (depth
+ * 1: inside the call's parentheses) or a value alone, so no byte is copied twice; what it holds is begun inside it. */
+static bool
+p_alone (const parser_t *p)
+{
+   return p->depth <= 1;
+}
+
 static bool
 p_document (parser_t *p, bson_t *dst, const char *key, int key_len)
 {
    sh_pos_t open = p->tok.pos;
    parse_keyset_t keys = { 0 };
    bson_t child;
+   bool alone = p_alone (p);
    bool began = false, ok = false;
    char *k = NULL;
    const char *key_now;
@@ -231,7 +242,9 @@ p_document (parser_t *p, bson_t *dst, const char *key, int key_len)
    if (!parser_open (p)) {
       goto done;
    }
-   if (!parser_appended (p, bson_append_document_begin (dst, key, key_len, &child), open)) {
+   if (alone) {
+      bson_init (&child);
+   } else if (!parser_appended (p, bson_append_document_begin (dst, key, key_len, &child), open)) {
       goto done;
    }
    began = true;
@@ -263,7 +276,10 @@ p_document (parser_t *p, bson_t *dst, const char *key, int key_len)
    }
    ok = parser_close (p);
 done:
-   if (began) {
+   if (began && alone) {
+      ok = ok && parser_appended (p, bson_append_document (dst, key, key_len, &child), open);
+      bson_destroy (&child);
+   } else if (began) {
       bson_append_document_end (dst, &child);
    }
    bson_free (k);
@@ -276,13 +292,16 @@ p_array (parser_t *p, bson_t *dst, const char *key, int key_len)
 {
    sh_pos_t open = p->tok.pos;
    bson_t child;
+   bool alone = p_alone (p);
    bool began = false, ok = false;
    uint32_t i = 0;
 
    if (!parser_open (p)) {
       goto done;
    }
-   if (!parser_appended (p, bson_append_array_begin (dst, key, key_len, &child), open)) {
+   if (alone) {
+      bson_init (&child);
+   } else if (!parser_appended (p, bson_append_array_begin (dst, key, key_len, &child), open)) {
       goto done;
    }
    began = true;
@@ -305,7 +324,10 @@ p_array (parser_t *p, bson_t *dst, const char *key, int key_len)
    }
    ok = parser_close (p);
 done:
-   if (began) {
+   if (began && alone) {
+      ok = ok && parser_appended (p, bson_append_array (dst, key, key_len, &child), open);
+      bson_destroy (&child);
+   } else if (began) {
       bson_append_array_end (dst, &child);
    }
    return ok;
