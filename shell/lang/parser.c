@@ -234,13 +234,75 @@ parser_appended (parser_t *p, bool ok, sh_pos_t pos)
 }
 
 /* ---------------------------------------------------------------------------------------------------------------
+ * The script's blocks: what its statements keep for good (segment arrays, names) is cut from a few large blocks
+ * freed with the script, not allocated and freed piece by piece (two names and a segment array per statement).
+ */
+
+struct sh_parse_block {
+   struct sh_parse_block *next;
+   size_t used, cap; /* bytes of data used and held */
+};
+
+#define P_BLOCK_HEAD 128          /* the data starts 128 bytes in: a segment holds a bson_t, 128-byte aligned */
+#define P_BLOCK_FIRST 2048        /* the first block's data (a statement typed at the prompt needs little) */
+#define P_BLOCK_NEXT (64u * 1024) /* the next ones' */
+
+/* n bytes (align: a power of two, at most 128) from the script's blocks, uninitialised; freed with the script. */
+static void *
+p_block_alloc (sh_script_t *s, size_t n, size_t align)
+{
+   struct sh_parse_block *b = s->blocks;
+   size_t at, cap;
+
+   if (b) {
+      at = (b->used + align - 1) & ~(align - 1);
+      if (at <= b->cap && n <= b->cap - at) {
+         b->used = at + n;
+         return (char *) b + P_BLOCK_HEAD + at;
+      }
+   }
+   cap = b ? P_BLOCK_NEXT : P_BLOCK_FIRST;
+   if (n > cap) {
+      cap = n;
+   }
+   b = bson_aligned_alloc (128, P_BLOCK_HEAD + cap);
+   b->next = s->blocks;
+   b->used = n;
+   b->cap = cap;
+   s->blocks = b;
+   return (char *) b + P_BLOCK_HEAD;
+}
+
+static void
+p_blocks_free (sh_script_t *s)
+{
+   while (s->blocks) {
+      struct sh_parse_block *next = s->blocks->next;
+
+      bson_free (s->blocks);
+      s->blocks = next;
+   }
+}
+
+/* A NUL-terminated copy of n bytes of text in the script's blocks. */
+static char *
+p_block_strndup (sh_script_t *s, const char *text, size_t n)
+{
+   char *out = p_block_alloc (s, n + 1, 1);
+
+   memcpy (out, text, n);
+   out[n] = '\0';
+   return out;
+}
+
+/* ---------------------------------------------------------------------------------------------------------------
  * Statements
  */
 
+/* A segment's own memory: its arguments and their positions (the name and the segment are the script's). */
 static void
 p_seg_destroy (sh_seg_t *seg)
 {
-   bson_free (seg->name);
    bson_destroy (&seg->args);
    bson_free (seg->arg_pos);
 }
@@ -257,7 +319,6 @@ p_stmt_destroy (sh_stmt_t *st)
    for (i = 0; i < st->nsegs; i++) {
       p_seg_destroy (&st->segs[i]);
    }
-   bson_free (st->segs);
    memset (st, 0, sizeof *st);
 }
 
@@ -360,7 +421,8 @@ p_chain (parser_t *p, sh_stmt_t *st)
          seg->bracket = true;
       }
       seg->pos = p->tok.pos;
-      seg->name = seg->bracket ? bson_strdup (p->tok.str) : parser_strndup (p->tok.text, p->tok.pos.len);
+      seg->name = seg->bracket ? p_block_strndup (p->out, p->tok.str, p->tok.str_len)
+                               : p_block_strndup (p->out, p->tok.text, p->tok.pos.len);
       if (!parser_advance (p)) {
          goto done;
       }
@@ -381,7 +443,7 @@ p_chain (parser_t *p, sh_stmt_t *st)
          break;
       }
    }
-   st->segs = SH_ALLOC_ARRAY (sh_seg_t, n);
+   st->segs = p_block_alloc (p->out, n * sizeof (sh_seg_t), BSON_ALIGNOF (sh_seg_t));
    st->nsegs = n;
    for (i = 0; i < n; i++) {
       p_seg_move (&st->segs[i], &tmp[i]);
@@ -519,7 +581,6 @@ p_statement (parser_t *p, sh_stmt_t *st)
    if (st->nsegs == 1 && st->segs[0].is_call && st->segs[0].argc == 0 &&
        (strcmp (st->segs[0].name, "exit") == 0 || strcmp (st->segs[0].name, "quit") == 0)) {
       p_seg_destroy (&st->segs[0]);
-      bson_free (st->segs);
       st->segs = NULL;
       st->nsegs = 0;
       st->kind = SH_STMT_EXIT;
@@ -561,6 +622,7 @@ p_script (parser_t *p, sh_script_t *out)
 {
    size_t cap = 0;
 
+   p->out = out;
    if (p->lx.len > INT32_MAX) {
       sh_pos_t start = { 1, 1, 0, 0 };
 
@@ -635,6 +697,7 @@ sh_script_destroy (sh_script_t *script)
       p_stmt_destroy (&script->stmts[i]);
    }
    bson_free (script->stmts);
+   p_blocks_free (script);
    bson_free (script->name);
    bson_free (script->source);
    memset (script, 0, sizeof *script);

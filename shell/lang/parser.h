@@ -14,7 +14,7 @@
 typedef struct {
    bson_t args;        /* when is_call: array document {"0": v0, "1": v1, ...}; always initialised. First: bson_t is
                         * 128-byte aligned, so the fields after it fit in one more 128 bytes */
-   char *name;         /* owned, UTF-8 */
+   char *name;         /* UTF-8; the script's (its blocks), not freed alone */
    sh_pos_t pos;       /* position of the name */
    bool bracket;       /* written as ["name"] */
    bool is_call;       /* followed by parentheses */
@@ -39,7 +39,7 @@ typedef struct {
    sh_pos_t word_pos;
    char *word2; /* owned or NULL */
    sh_pos_t word2_pos;
-   sh_seg_t *segs; /* SH_STMT_CHAIN: segs[0] is the root identifier; owned */
+   sh_seg_t *segs; /* SH_STMT_CHAIN: segs[0] is the root identifier; the script's (its blocks), not freed alone */
    size_t nsegs;
    /* What the statement resolves to, kept by the layer that resolves it (shell/dispatch.c, dispatch_prepare) so the
     * steps of a script (validation, pre-flight, output, run) resolve it once; opaque here. Owned: freed with the
@@ -55,6 +55,9 @@ typedef struct {
    size_t source_len;
    sh_stmt_t *stmts; /* owned */
    size_t n;
+   /* the blocks the statements' segment arrays and names are cut from, freed together with the script (parser.c);
+    * owned */
+   struct sh_parse_block *blocks;
 } sh_script_t;
 
 /* Parses all of text (len bytes; it need not be NUL-terminated) into out. On success returns true and out holds

@@ -31,7 +31,8 @@ typedef struct {
    sh_error_t *err;
    parse_open_t open[PARSE_MAX_DEPTH];
    int depth;
-   bool incomplete; /* the error is the text ending inside an open bracket, string, regex or comment */
+   bool incomplete;  /* the error is the text ending inside an open bracket, string, regex or comment */
+   sh_script_t *out; /* the script being parsed (its blocks hold the segments), NULL while parsing a value alone */
 } parser_t;
 
 /* Arguments of a call: an array document and where each argument starts (pos.len spans the whole argument). */
