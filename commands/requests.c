@@ -10,6 +10,7 @@ bson_t *
 sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
 {
    sh_request_t *r;
+   size_t len;
    if (out->n == out->cap) {
       /* a bson_t may not be moved by realloc (an allocated one points into itself, and libbson declares it
        * 128-byte aligned): a new aligned array, each document copied over and the old one destroyed */
@@ -17,6 +18,10 @@ sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
       sh_request_t *v = SH_ALLOC_ARRAY (sh_request_t, cap);
       for (size_t i = 0; i < out->n; i++) {
          v[i].db = out->v[i].db;
+         if (out->v[i].db == out->v[i].db_buf) {
+            memcpy (v[i].db_buf, out->v[i].db_buf, sizeof v[i].db_buf);
+            v[i].db = v[i].db_buf;
+         }
          v[i].path = out->v[i].path;
          bson_copy_to (&out->v[i].cmd, &v[i].cmd);
          bson_destroy (&out->v[i].cmd);
@@ -26,7 +31,13 @@ sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
       out->cap = cap;
    }
    r = &out->v[out->n++];
-   r->db = bson_strdup (db);
+   len = strlen (db);
+   if (len < sizeof r->db_buf) { /* a database name is at most 64 bytes: no allocation */
+      memcpy (r->db_buf, db, len + 1);
+      r->db = r->db_buf;
+   } else {
+      r->db = bson_strdup (db);
+   }
    r->path = path;
    bson_init (&r->cmd);
    return &r->cmd;
@@ -59,7 +70,8 @@ sh_requests_destroy (sh_requests_t *out)
 {
    for (size_t i = 0; i < out->n; i++) {
       bson_destroy (&out->v[i].cmd);
-      bson_free (out->v[i].db);
+      if (out->v[i].db != out->v[i].db_buf)
+         bson_free (out->v[i].db);
    }
    bson_free (out->v);
    out->v = NULL;
