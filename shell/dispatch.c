@@ -443,8 +443,9 @@ struct sh_resolved {
    resolved_t r;
    bool writes;        /* dispatch_call_writes (pure in the entry and the arguments) */
    sh_requests_t reqs; /* what dispatch_validate built, for the run (built_keep) */
-   char *built_db;     /* the database reqs were built for; owned; NULL when none are kept */
+   char *built_db;     /* the database reqs were built for: built_db_buf when it fits, else owned; NULL when none */
    size_t built_len;   /* the bytes they count for (built_bytes) */
+   char built_db_buf[72];
 };
 
 static void
@@ -532,7 +533,8 @@ static void
 built_drop (struct sh_resolved *rec)
 {
    sh_requests_destroy (&rec->reqs);
-   bson_free (rec->built_db);
+   if (rec->built_db != rec->built_db_buf)
+      bson_free (rec->built_db);
    rec->built_db = NULL;
    built_bytes -= rec->built_len;
    rec->built_len = 0;
@@ -542,7 +544,7 @@ built_drop (struct sh_resolved *rec)
 static void
 built_keep (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
 {
-   size_t len = sizeof *rec + strlen (db) + 1;
+   size_t db_len = strlen (db), len = sizeof *rec + db_len + 1;
    const sh_cmd_t *c = rec->r.call.cmd;
    if (!c->build || (c->flags & CMD_CLOCK))
       return;
@@ -553,7 +555,12 @@ built_keep (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
       return;
    rec->reqs = *reqs;
    memset (reqs, 0, sizeof *reqs);
-   rec->built_db = bson_strdup (db);
+   if (db_len < sizeof rec->built_db_buf) {
+      memcpy (rec->built_db_buf, db, db_len + 1);
+      rec->built_db = rec->built_db_buf;
+   } else {
+      rec->built_db = bson_strdup (db);
+   }
    rec->built_len = len;
    built_bytes += len;
 }

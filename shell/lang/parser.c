@@ -284,6 +284,12 @@ p_blocks_free (sh_script_t *s)
    }
 }
 
+void *
+parser_block_alloc (parser_t *p, size_t n, size_t align)
+{
+   return p_block_alloc (p->out, n, align);
+}
+
 /* A NUL-terminated copy of n bytes of text in the script's blocks. */
 static char *
 p_block_strndup (sh_script_t *s, const char *text, size_t n)
@@ -299,12 +305,11 @@ p_block_strndup (sh_script_t *s, const char *text, size_t n)
  * Statements
  */
 
-/* A segment's own memory: its arguments and their positions (the name and the segment are the script's). */
+/* A segment's own memory: its arguments (the segment, its name and its argument positions are the script's). */
 static void
 p_seg_destroy (sh_seg_t *seg)
 {
    bson_destroy (&seg->args);
-   bson_free (seg->arg_pos);
 }
 
 static void
@@ -329,7 +334,7 @@ p_seg_call (parser_t *p, sh_seg_t *seg)
    parse_args_t args = { 0 };
    bool ok = false;
 
-   if (!parser_args (p, &args)) {
+   if (!parser_args (p, &args, true)) {
       goto done;
    }
    bson_destroy (&seg->args);
@@ -343,8 +348,7 @@ p_seg_call (parser_t *p, sh_seg_t *seg)
    args.pos = NULL;
    ok = true;
 done:
-   bson_destroy (&args.arr);
-   bson_free (args.pos);
+   bson_destroy (&args.arr); /* args.pos is the script's */
    return ok;
 }
 
@@ -513,6 +517,9 @@ done:
    return ok;
 }
 
+static bool
+p_chain_stmt (parser_t *p, sh_stmt_t *st);
+
 /* One statement; the current token is its first. Leaves the token after it current. */
 static bool
 p_statement (parser_t *p, sh_stmt_t *st)
@@ -544,6 +551,11 @@ p_statement (parser_t *p, sh_stmt_t *st)
       sh_error_hint (p->err, "%s", parser_js_hint);
       return false;
    }
+   /* db and sh, the roots of nearly every statement, are neither keywords nor JavaScript words */
+   if (p->tok.pos.len == 2 && (!memcmp (p->tok.text, "db", 2) || !memcmp (p->tok.text, "sh", 2))) {
+      st->kind = SH_STMT_CHAIN;
+      return p_chain_stmt (p, st);
+   }
    for (i = 0; i < sizeof keywords / sizeof keywords[0]; i++) {
       sh_lexer_t saved = p->lx;
       sh_token_t word = { 0 };
@@ -574,6 +586,13 @@ p_statement (parser_t *p, sh_stmt_t *st)
       return false;
    }
    st->kind = SH_STMT_CHAIN;
+   return p_chain_stmt (p, st);
+}
+
+/* A member/call chain statement (p_statement's last case); exit() and quit() become the exit statement. */
+static bool
+p_chain_stmt (parser_t *p, sh_stmt_t *st)
+{
    if (!p_chain (p, st)) {
       return false;
    }

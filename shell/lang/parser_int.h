@@ -49,6 +49,11 @@ typedef struct {
 bool
 parser_fail (parser_t *p, sh_pos_t pos, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
 
+/* n bytes (align: a power of two, at most 128) from the blocks of the script being parsed (p->out, which must be set),
+ * uninitialised; freed with the script. */
+void *
+parser_block_alloc (parser_t *p, size_t n, size_t align);
+
 /* Moves to the next token; false with p->err set when the lexer fails. */
 bool
 parser_advance (parser_t *p);
@@ -91,10 +96,11 @@ parser_appended (parser_t *p, bool ok, sh_pos_t pos);
 bool
 parser_value (parser_t *p, bson_t *dst, const char *key, int key_len);
 
-/* Parses "(a, b, ...)" into args, initialised here; the caller destroys args->arr and frees args->pos with bson_free
- * whatever the result. The current token is the '('. */
+/* Parses "(a, b, ...)" into args, initialised here; the caller destroys args->arr whatever the result, and frees
+ * args->pos with bson_free unless keep: then args->pos is the script's (parser_block_alloc), kept with its statement.
+ * The current token is the '('. */
 bool
-parser_args (parser_t *p, parse_args_t *args);
+parser_args (parser_t *p, parse_args_t *args, bool keep);
 
 /* parser_ctor.c: names in values */
 

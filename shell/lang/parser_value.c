@@ -423,7 +423,7 @@ sh_value_dbref (const bson_iter_t *it, const char **name, uint32_t *len)
 /* Parses "(a, b, ...)" into args (initialised here; the caller destroys args->arr and frees args->pos). The current
  * token is the '('. */
 bool
-parser_args (parser_t *p, parse_args_t *args)
+parser_args (parser_t *p, parse_args_t *args, bool keep)
 {
    size_t cap = 0;
    bool ok = false;
@@ -446,7 +446,15 @@ parser_args (parser_t *p, parse_args_t *args)
       }
       if ((size_t) args->argc == cap) {
          cap = cap ? cap * 2 : 4;
-         args->pos = bson_realloc (args->pos, cap * sizeof (sh_pos_t));
+         if (keep) {
+            sh_pos_t *bigger = parser_block_alloc (p, cap * sizeof (sh_pos_t), BSON_ALIGNOF (sh_pos_t));
+            if (args->argc) {
+               memcpy (bigger, args->pos, (size_t) args->argc * sizeof (sh_pos_t));
+            }
+            args->pos = bigger;
+         } else {
+            args->pos = bson_realloc (args->pos, cap * sizeof (sh_pos_t));
+         }
       }
       start.len = p->prev_end.offset - start.offset;
       args->pos[args->argc++] = start;
