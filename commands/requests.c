@@ -1,10 +1,32 @@
 /* The requests of a call: the list build() fills (grown without moving a bson_t by realloc), and
  * sh_requests_build, the one place an executor gets a call's requests, built once per statement. */
+#include <stdint.h>
 #include <string.h>
 
 #include "commands/requests.h"
 #include "commands/table.h"
-#include "shell/lib/aligned.h"
+
+/* The list's array, 128-byte aligned as libbson declares bson_t: cut from a malloc'ed block with room to align it,
+ * the distance to the block's start kept in the byte just before (1 to 128). memalign, behind bson_aligned_alloc0,
+ * costs several times as much to allocate and to free, once per statement of a script. Not zeroed. */
+static sh_request_t *
+req_array_new (size_t cap)
+{
+   const size_t align = BSON_ALIGNOF (sh_request_t);
+   uint8_t *raw = bson_malloc (cap * sizeof (sh_request_t) + align);
+   size_t pad = align - ((uintptr_t) raw & (align - 1));
+   raw[pad - 1] = (uint8_t) pad;
+   return (sh_request_t *) (raw + pad);
+}
+
+static void
+req_array_free (sh_request_t *v)
+{
+   if (v) {
+      uint8_t *p = (uint8_t *) v;
+      bson_free (p - p[-1]);
+   }
+}
 
 bson_t *
 sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
@@ -15,7 +37,7 @@ sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
       /* a bson_t may not be moved by realloc (an allocated one points into itself, and libbson declares it
        * 128-byte aligned): a new aligned array, each document copied over and the old one destroyed */
       size_t cap = out->cap ? 2 * out->cap : 1; /* most calls send one request */
-      sh_request_t *v = SH_ALLOC_ARRAY (sh_request_t, cap);
+      sh_request_t *v = req_array_new (cap);
       for (size_t i = 0; i < out->n; i++) {
          v[i].db = out->v[i].db;
          if (out->v[i].db == out->v[i].db_buf) {
@@ -26,7 +48,7 @@ sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
          bson_copy_to (&out->v[i].cmd, &v[i].cmd);
          bson_destroy (&out->v[i].cmd);
       }
-      bson_free (out->v);
+      req_array_free (out->v);
       out->v = v;
       out->cap = cap;
    }
@@ -73,7 +95,7 @@ sh_requests_destroy (sh_requests_t *out)
       if (out->v[i].db != out->v[i].db_buf)
          bson_free (out->v[i].db);
    }
-   bson_free (out->v);
+   req_array_free (out->v);
    out->v = NULL;
    out->n = 0;
    out->cap = 0;
