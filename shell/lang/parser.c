@@ -243,15 +243,20 @@ struct sh_parse_block {
    size_t used, cap; /* bytes of data used and held */
 };
 
+/* A script's blocks: made with the script, borrowed by each of its statements (sh_stmt_alloc). */
+struct sh_parse_arena {
+   struct sh_parse_block *blocks;
+};
+
 #define P_BLOCK_HEAD 128          /* the data starts 128 bytes in: a segment holds a bson_t, 128-byte aligned */
 #define P_BLOCK_FIRST 2048        /* the first block's data (a statement typed at the prompt needs little) */
 #define P_BLOCK_NEXT (64u * 1024) /* the next ones' */
 
-/* n bytes (align: a power of two, at most 128) from the script's blocks, uninitialised; freed with the script. */
+/* n bytes (align: a power of two, at most 128) from the arena's blocks, uninitialised; freed with the script. */
 static void *
-p_block_alloc (sh_script_t *s, size_t n, size_t align)
+p_arena_alloc (struct sh_parse_arena *a, size_t n, size_t align)
 {
-   struct sh_parse_block *b = s->blocks;
+   struct sh_parse_block *b = a->blocks;
    size_t at, cap;
 
    if (b) {
@@ -266,28 +271,44 @@ p_block_alloc (sh_script_t *s, size_t n, size_t align)
       cap = n;
    }
    b = bson_aligned_alloc (128, P_BLOCK_HEAD + cap);
-   b->next = s->blocks;
+   b->next = a->blocks;
    b->used = n;
    b->cap = cap;
-   s->blocks = b;
+   a->blocks = b;
    return (char *) b + P_BLOCK_HEAD;
 }
 
 static void
-p_blocks_free (sh_script_t *s)
+p_arena_free (struct sh_parse_arena *a)
 {
-   while (s->blocks) {
-      struct sh_parse_block *next = s->blocks->next;
-
-      bson_free (s->blocks);
-      s->blocks = next;
+   if (!a) {
+      return;
    }
+   while (a->blocks) {
+      struct sh_parse_block *next = a->blocks->next;
+
+      bson_free (a->blocks);
+      a->blocks = next;
+   }
+   bson_free (a);
+}
+
+static void *
+p_block_alloc (sh_script_t *s, size_t n, size_t align)
+{
+   return p_arena_alloc (s->arena, n, align);
 }
 
 void *
 parser_block_alloc (parser_t *p, size_t n, size_t align)
 {
    return p_block_alloc (p->out, n, align);
+}
+
+void *
+sh_stmt_alloc (const sh_stmt_t *stmt, size_t n, size_t align)
+{
+   return stmt->arena ? p_arena_alloc (stmt->arena, n, align) : NULL;
 }
 
 /* A NUL-terminated copy of n bytes of text in the script's blocks. */
@@ -642,6 +663,9 @@ p_script (parser_t *p, sh_script_t *out)
    size_t cap = 0;
 
    p->out = out;
+   if (!out->arena) {
+      out->arena = bson_malloc0 (sizeof *out->arena);
+   }
    if (p->lx.len > INT32_MAX) {
       sh_pos_t start = { 1, 1, 0, 0 };
 
@@ -665,6 +689,7 @@ p_script (parser_t *p, sh_script_t *out)
       }
       st = &out->stmts[out->n++];
       memset (st, 0, sizeof *st);
+      st->arena = out->arena;
       if (!p_statement (p, st)) {
          return false;
       }
@@ -716,7 +741,7 @@ sh_script_destroy (sh_script_t *script)
       p_stmt_destroy (&script->stmts[i]);
    }
    bson_free (script->stmts);
-   p_blocks_free (script);
+   p_arena_free (script->arena);
    bson_free (script->name);
    bson_free (script->source);
    memset (script, 0, sizeof *script);
