@@ -18,6 +18,20 @@ so_name_is (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
    return true;
 }
 
+/* True when stmt cannot be print or printjson without resolving it: use, show, help and exit, and the statements
+ * rooted at db or sh, whose entries are db.* and sh.* (nearly every statement of a script). */
+static bool
+so_not_print (const sh_stmt_t *stmt)
+{
+   const char *root;
+   if (stmt->kind != SH_STMT_CHAIN)
+      return true;
+   if (stmt->nsegs == 0 || stmt->segs[0].is_call)
+      return false;
+   root = stmt->segs[0].name;
+   return (root[0] == 'd' && root[1] == 'b' && !root[2]) || (root[0] == 's' && root[1] == 'h' && !root[2]);
+}
+
 void
 script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size_t len)
 {
@@ -79,8 +93,10 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
    so->file = file;
    so->source = source;
    so->stmt = stmt;
-   sh_error_clear (&err);
-   dispatch_with_call (ctx, stmt, so_name_is, &so->is_print, &err);
+   if (!so_not_print (stmt)) {
+      sh_error_clear (&err);
+      dispatch_with_call (ctx, stmt, so_name_is, &so->is_print, &err);
+   }
    fflush (ctx->out_fp);
    so->saved_place_file = ctx->place.file;
    so->saved_place_line = ctx->place.line;

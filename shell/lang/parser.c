@@ -322,6 +322,12 @@ p_block_strndup (sh_script_t *s, const char *text, size_t n)
    return out;
 }
 
+char *
+parser_block_strndup (parser_t *p, const char *s, size_t n)
+{
+   return p_block_strndup (p->out, s, n);
+}
+
 /* ---------------------------------------------------------------------------------------------------------------
  * Statements
  */

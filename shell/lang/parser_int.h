@@ -54,6 +54,10 @@ parser_fail (parser_t *p, sh_pos_t pos, const char *fmt, ...) __attribute__ ((fo
 void *
 parser_block_alloc (parser_t *p, size_t n, size_t align);
 
+/* A NUL-terminated copy of n bytes of s in the blocks of the script being parsed (p->out must be set). */
+char *
+parser_block_strndup (parser_t *p, const char *s, size_t n);
+
 /* Moves to the next token; false with p->err set when the lexer fails. */
 bool
 parser_advance (parser_t *p);
