@@ -485,8 +485,9 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
 {
    bson_string_t *out = ctx->writer->out;
    bson_t doc;
-   output_elems_t elems;
-   output_elem_t e;
+   bson_iter_t iter;
+   output_saved_iter_t saved[OUTPUT_SAVED_ITERS];
+   bson_value_t v;
    output_slot_t *order = NULL;
    size_t count = 0;
    output_frame_t f;
@@ -501,7 +502,7 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
       output_stylize (out, ctx, is_array ? "[Array]" : "[Object]", OUTPUT_STYLE_SPECIAL);
       return;
    }
-   if (!is_array && (!output_key_order (&doc, &order, &count) || count == 0)) {
+   if (!is_array && (!output_key_order (&doc, saved, &order, &count) || count == 0)) {
       OUTPUT_LIT (out, "{}");
       bson_free (order);
       return;
@@ -509,33 +510,35 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
    recurse_times++;
    ctx->current_depth = recurse_times;
    output_frame_begin (ctx, &f, is_array, false);
-   output_elems_init (&elems, data, data_len);
 
    if (is_array) {
       size_t n = 0, more = 0;
       bool one_line = key && ctx->opts->one_line_key && strcmp (key, ctx->opts->one_line_key) == 0;
 
-      while (output_elems_next (&elems, &e)) {
-         bson_type_t t = e.value.value_type;
+      BSON_ASSERT (bson_iter_init (&iter, &doc)); /* bson_init_static checked the header */
+
+      while (bson_iter_next (&iter)) {
+         bson_type_t t = bson_iter_type_unsafe (&iter);
 
          if (ctx->max_array_length >= 0 && n >= (size_t) ctx->max_array_length) {
             if (t != BSON_TYPE_INT32 && t != BSON_TYPE_DOUBLE) {
                all_numbers = false; /* util.inspect also looks at the first element not shown */
             }
-            for (more = 1; output_elems_next (&elems, &e); more++) {
+            for (more = 1; bson_iter_next (&iter); more++) {
             }
             break;
          }
          if (t != BSON_TYPE_INT32 && t != BSON_TYPE_DOUBLE) {
             all_numbers = false;
          }
+         output_iter_value (&iter, &v);
          output_entry_begin (ctx, &f);
          if (one_line && t == BSON_TYPE_DOCUMENT) {
             ctx->indentation_lvl += 2;
-            output_fresh (ctx, &e.value, INFINITY);
+            output_fresh (ctx, &v, INFINITY);
             ctx->indentation_lvl -= 2;
          } else {
-            output_property (ctx, NULL, 0, &e.value, recurse_times, true);
+            output_property (ctx, NULL, 0, &v, recurse_times, true);
          }
          output_entry_end (ctx, &f, true);
          n++;
@@ -551,19 +554,29 @@ output_inspect_container (output_ctx_t *ctx, const uint8_t *data, uint32_t data_
          bson_iter_t at;
 
          if (!order) {
-            if (!output_elems_next (&elems, &e)) {
+            /* the elements output_key_order walked and kept, then on from the last of them */
+            bson_iter_t *cur = &iter;
+
+            if (i < OUTPUT_SAVED_ITERS) {
+               cur = &saved[i].iter;
+            } else if (i == OUTPUT_SAVED_ITERS) {
+               iter = saved[i - 1].iter;
+            }
+            if (cur == &iter && !bson_iter_next (&iter)) {
                break;
             }
+            output_iter_value (cur, &v);
             output_entry_begin (ctx, &f);
-            output_property (ctx, e.key, e.key_len, &e.value, recurse_times, false);
+            output_property (ctx, bson_iter_key_unsafe (cur), bson_iter_key_len (cur), &v, recurse_times, false);
             output_entry_end (ctx, &f, true);
             continue;
          }
          if (!bson_iter_init_from_data_at_offset (&at, data, data_len, order[i].offset, order[i].key_len)) {
             continue;
          }
+         output_iter_value (&at, &v);
          output_entry_begin (ctx, &f);
-         output_property (ctx, bson_iter_key (&at), order[i].key_len, bson_iter_value (&at), recurse_times, false);
+         output_property (ctx, bson_iter_key (&at), order[i].key_len, &v, recurse_times, false);
          output_entry_end (ctx, &f, true);
       }
    }

@@ -174,39 +174,74 @@ typedef struct {
    uint32_t index; /* the value of an array-index key */
 } output_slot_t;
 
+/* How many elements' iterators output_key_order keeps, so that the formatter does not walk them a second time. */
+#define OUTPUT_SAVED_ITERS 8
+
+/* One kept iterator: wrapped so that an array of them is allowed (bson_iter_t's alignment exceeds its size). */
+typedef struct {
+   bson_iter_t iter;
+} output_saved_iter_t;
+
 /* Orders a document's keys as a JS object holds them: array-index keys ascending first, then the rest in
  * insertion order. Sets *order (caller frees with bson_free; NULL when no key is an array index: insertion order
- * then) and *count; returns false on corrupt BSON. */
+ * then) and *count; returns false on corrupt BSON. In insertion order, saved[i] (OUTPUT_SAVED_ITERS of them) holds an
+ * iterator on element i for i < *count: the caller goes on from the last of them with bson_iter_next. */
 bool
-output_key_order (const bson_t *doc, output_slot_t **order, size_t *count);
+output_key_order (const bson_t *doc, output_saved_iter_t *saved, output_slot_t **order, size_t *count);
 
-/* Walks the raw elements of a document (len bytes at data) by the BSON spec's sizes and counts them, for the key
- * order: returns 0 (*count set) when it reached the end and no key starts with a digit, so none can be an array
- * index; 1 when some key may be one; -1 when it cannot tell (an unknown type, lengths that do not add up). */
-int
-output_raw_scan (const uint8_t *data, uint32_t len, size_t *count);
+/* Points *v at the value of the element iter is on (after bson_iter_next returned true, which checked its bounds), as
+ * bson_iter_value would, without the copy into the iterator: libbson's inline accessors for the types the formatter
+ * meets most, its other accessors for the rest. The strings, documents and bytes *v points to are the document's. */
+static inline void
+output_iter_value (bson_iter_t *iter, bson_value_t *v)
+{
+   size_t len;
 
-/* A reader of a document's elements in order, straight from its bytes (output_elems.c). */
-typedef struct {
-   const uint8_t *data;
-   uint32_t len;
-   uint32_t pos; /* where the next element starts */
-} output_elems_t;
-
-/* One element: its key (NUL-terminated, inside the document) and its value (pointing into the document). */
-typedef struct {
-   const char *key;
-   uint32_t key_len;
-   bson_value_t value;
-} output_elem_t;
-
-/* Starts reading the document of len bytes at data (which must outlive the reader). */
-void
-output_elems_init (output_elems_t *w, const uint8_t *data, uint32_t len);
-
-/* Reads the next element into e. False at the end, and at the first element bson_iter_next would reject (then
- * every later call is false too), so a corrupt document is read as far as libbson's iterator reads it. */
-bool
-output_elems_next (output_elems_t *w, output_elem_t *e);
+   v->value_type = bson_iter_type_unsafe (iter);
+   switch (v->value_type) {
+   case BSON_TYPE_UTF8:
+      v->value.v_utf8.str = (char *) bson_iter_utf8_unsafe (iter, &len);
+      v->value.v_utf8.len = (uint32_t) len;
+      break;
+   case BSON_TYPE_DOCUMENT:
+      bson_iter_document (iter, &v->value.v_doc.data_len, (const uint8_t **) &v->value.v_doc.data);
+      break;
+   case BSON_TYPE_ARRAY:
+      bson_iter_array (iter, &v->value.v_doc.data_len, (const uint8_t **) &v->value.v_doc.data);
+      break;
+   case BSON_TYPE_INT32:
+      v->value.v_int32 = bson_iter_int32_unsafe (iter);
+      break;
+   case BSON_TYPE_INT64:
+      v->value.v_int64 = bson_iter_int64_unsafe (iter);
+      break;
+   case BSON_TYPE_DOUBLE:
+      v->value.v_double = bson_iter_double_unsafe (iter);
+      break;
+   case BSON_TYPE_BOOL:
+      v->value.v_bool = bson_iter_bool_unsafe (iter);
+      break;
+   case BSON_TYPE_OID:
+      v->value.v_oid = *bson_iter_oid_unsafe (iter);
+      break;
+   case BSON_TYPE_DECIMAL128:
+      bson_iter_decimal128_unsafe (iter, &v->value.v_decimal128);
+      break;
+   case BSON_TYPE_DATE_TIME:
+      v->value.v_datetime = bson_iter_date_time (iter);
+      break;
+   case BSON_TYPE_TIMESTAMP:
+      bson_iter_timestamp (iter, &v->value.v_timestamp.timestamp, &v->value.v_timestamp.increment);
+      break;
+   case BSON_TYPE_NULL:
+   case BSON_TYPE_UNDEFINED:
+   case BSON_TYPE_MINKEY:
+   case BSON_TYPE_MAXKEY:
+      break;
+   default:
+      *v = *bson_iter_value (iter); /* binary, regex, code, symbol, DBPointer, code with scope */
+      break;
+   }
+}
 
 #endif
