@@ -70,91 +70,12 @@ status_append_field (bson_t *doc, const char *key, int key_len, const bson_value
    }
 }
 
-/* Writes v at p as BSON's little-endian int32. */
-static void
-status_put_le32 (uint8_t *p, uint32_t v)
-{
-   p[0] = (uint8_t) v;
-   p[1] = (uint8_t) (v >> 8);
-   p[2] = (uint8_t) (v >> 16);
-   p[3] = (uint8_t) (v >> 24);
-}
-
-/* A BSON array written straight into bytes: "0", "1", ... each an embedded document. */
-typedef struct {
-   uint8_t *buf;
-   size_t len, cap;
-} status_raw_array_t;
-
-/* Makes room for n more bytes. */
-static uint8_t *
-status_raw_reserve (status_raw_array_t *a, size_t n)
-{
-   if (a->len + n > a->cap) {
-      while (a->len + n > a->cap)
-         a->cap = a->cap ? 2 * a->cap : 256;
-      a->buf = bson_realloc (a->buf, a->cap);
-   }
-   return a->buf + a->len;
-}
-
-/* Appends element i: 0x03, its key, then the document's bytes (len bytes at doc). */
-static void
-status_raw_append_doc (status_raw_array_t *a, uint32_t i, const uint8_t *doc, uint32_t len)
-{
-   char k[16];
-   const char *kk;
-   size_t klen = bson_uint32_to_string (i, &kk, k, sizeof k);
-   uint8_t *p = status_raw_reserve (a, 1 + klen + 1 + len);
-
-   p[0] = BSON_TYPE_DOCUMENT;
-   memcpy (p + 1, kk, klen);
-   p[1 + klen] = 0;
-   memcpy (p + 2 + klen, doc, len);
-   a->len += 2 + klen + len;
-}
-
-/* Appends { shard, nChunks } as element i. The usual row (a shard name, an int32 count) is encoded here, a fraction
- * of the work of building it field by field (a million rows on a large cluster); anything else is built by libbson
- * and copied. */
-static void
-status_append_count_doc (status_raw_array_t *a, uint32_t i, const status_count_t *c)
-{
-   uint8_t raw[128];
-   bson_t e;
-
-   if (c->shard.value_type == BSON_TYPE_UTF8 && c->n.value_type == BSON_TYPE_INT32 && c->shard.value.v_utf8.len < 64) {
-      /* int32 size | 0x02 "shard\0" int32 (len + 1) bytes NUL | 0x10 "nChunks\0" int32 | NUL */
-      uint32_t slen = c->shard.value.v_utf8.len, total = 30 + slen;
-
-      status_put_le32 (raw, total);
-      memcpy (raw + 4, "\x02shard", 7);
-      status_put_le32 (raw + 11, slen + 1);
-      memcpy (raw + 15, c->shard.value.v_utf8.str, slen);
-      raw[15 + slen] = 0;
-      memcpy (raw + 16 + slen, "\x10nChunks", 9);
-      status_put_le32 (raw + 25 + slen, (uint32_t) c->n.value.v_int32);
-      raw[29 + slen] = 0;
-      status_raw_append_doc (a, i, raw, total);
-      return;
-   }
-   bson_init (&e);
-   if (c->shard.value_type != BSON_TYPE_EOD)
-      status_append_field (&e, "shard", 5, &c->shard);
-   if (c->n.value_type != BSON_TYPE_EOD)
-      status_append_field (&e, "nChunks", 7, &c->n);
-   status_raw_append_doc (a, i, bson_get_data (&e), e.len);
-   bson_destroy (&e);
-}
-
 /* Appends "chunkMetadata": counts ({ shard, nChunks } or the aggregate's unordered { _id: shard, nChunks }) as
- * { shard, nChunks } in the server's order of the shard values (the $sort { shard: 1 } of mongosh's read), the array
- * written as bytes and appended to res once. */
+ * { shard, nChunks } in the server's order of the shard values (the $sort { shard: 1 } of mongosh's read). */
 static void
 status_append_counts (const bson_t *counts, bson_t *res)
 {
-   status_raw_array_t a = { NULL, 0, 0 };
-   bson_t arr;
+   bson_t arr, e;
    size_t n = 0, cap = 16;
    status_count_t *v = bson_malloc (cap * sizeof *v), **sorted;
    bson_iter_t it, f;
@@ -197,16 +118,22 @@ status_append_counts (const bson_t *counts, bson_t *res)
          break;
       }
    }
-   status_raw_reserve (&a, 4);
-   a.len = 4; /* the length, written at the end */
-   for (size_t i = 0; i < n; i++)
-      status_append_count_doc (&a, (uint32_t) i, sorted[i]);
-   *status_raw_reserve (&a, 1) = 0;
-   a.len++;
-   status_put_le32 (a.buf, (uint32_t) a.len);
-   if (bson_init_static (&arr, a.buf, a.len))
-      bson_append_array (res, "chunkMetadata", 13, &arr);
-   bson_free (a.buf);
+   bson_init (&e);
+   bson_append_array_begin (res, "chunkMetadata", 13, &arr);
+   for (size_t i = 0; i < n; i++) {
+      char k[16];
+      const char *kk;
+      size_t klen = bson_uint32_to_string ((uint32_t) i, &kk, k, sizeof k);
+
+      bson_reinit (&e);
+      if (sorted[i]->shard.value_type != BSON_TYPE_EOD)
+         status_append_field (&e, "shard", 5, &sorted[i]->shard);
+      if (sorted[i]->n.value_type != BSON_TYPE_EOD)
+         status_append_field (&e, "nChunks", 7, &sorted[i]->n);
+      bson_append_document (&arr, kk, (int) klen, &e);
+   }
+   bson_append_array_end (res, &arr);
+   bson_destroy (&e);
    bson_free (sorted);
    bson_free (v);
 }
