@@ -169,6 +169,17 @@ bool
 simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
                    simq_docs_t *out, bson_error_t *error);
 
+/* Runs the stages of a pipeline after the one *at is on (the stages up to it already applied by the caller, so none
+ * of the rest is the first) over input (borrowed, read in place) into out (owned by the caller). */
+bool
+simq_run_pipeline_after (const simq_docs_t *input, const bson_iter_t *at, const simq_env_t *env, simq_var_t *vars,
+                         simq_docs_t *out, bson_error_t *error);
+
+/* True when the pipeline element *at is a valid { $limit: n }, with n (capped at SIZE_MAX) in *k; otherwise the
+ * element runs as a stage of its own and reports its own error. */
+bool
+simq_limit_of (const bson_iter_t *at, size_t *k);
+
 /* The foreign-field indexes one pipeline's $lookup stages share (simq_agg_lookup.c); NULL until the first. */
 typedef struct simq_lookup_cache simq_lookup_cache_t;
 
