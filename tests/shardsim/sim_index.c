@@ -529,7 +529,7 @@ sim_raw_sub (const uint8_t *raw, const char *field, bson_t *out)
    uint32_t len;
    const uint8_t *data;
    sim_raw_view (raw, &doc);
-   if (!bson_iter_init_find (&it, &doc, field) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+   if (!simq_iter_find (&it, &doc, field) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
       return false;
    }
    bson_iter_document (&it, &len, &data);
@@ -545,7 +545,7 @@ sim_raw_tight (const sim_coll_t *coll, const uint8_t *raw)
    bson_t doc;
    bson_iter_t it;
    sim_raw_view (raw, &doc);
-   if (!coll->part_field || !bson_iter_init_find (&it, &doc, coll->part_field)) {
+   if (!coll->part_field || !simq_iter_find (&it, &doc, coll->part_field)) {
       return false;
    }
    if (BSON_ITER_HOLDS_UTF8 (&it)) {

@@ -474,10 +474,120 @@ simq_hash_value (const bson_value_t *v)
 
 /* ---- paths ---- */
 
+/* The size of the value of an element of type t at d[v], within len bytes; false when it is not a known type or does
+ * not fit (then simq_iter_find leaves the document to libbson). */
+static bool
+simq_raw_value_size (uint8_t t, const uint8_t *d, uint32_t len, uint32_t v, uint64_t *sz)
+{
+   uint32_t rem = len - v;
+   int32_t l = 0;
+   const uint8_t *nul;
+   if ((t == 0x02 || t == 0x03 || t == 0x04 || t == 0x05 || t == 0x0C || t == 0x0D || t == 0x0E || t == 0x0F)) {
+      if (rem < 4) {
+         return false;
+      }
+      memcpy (&l, d + v, 4);
+      l = (int32_t) BSON_UINT32_FROM_LE ((uint32_t) l);
+      if (l < 0) {
+         return false;
+      }
+   }
+   switch (t) {
+   case 0x01: /* double */
+   case 0x09: /* date */
+   case 0x11: /* timestamp */
+   case 0x12: /* int64 */
+      *sz = 8;
+      break;
+   case 0x02: /* string, code, symbol: int32 length (with the NUL) then the bytes */
+   case 0x0D:
+   case 0x0E:
+      *sz = 4 + (uint64_t) l;
+      break;
+   case 0x03: /* document, array, code with scope: int32 total length */
+   case 0x04:
+   case 0x0F:
+      *sz = (uint64_t) l;
+      break;
+   case 0x05: /* binary: length, subtype, bytes */
+      *sz = 5 + (uint64_t) l;
+      break;
+   case 0x06: /* undefined, null, MaxKey, MinKey */
+   case 0x0A:
+   case 0x7F:
+   case 0xFF:
+      *sz = 0;
+      break;
+   case 0x07: /* ObjectId */
+      *sz = 12;
+      break;
+   case 0x08: /* boolean */
+      *sz = 1;
+      break;
+   case 0x0B: /* regex: two C strings */
+      if (!(nul = memchr (d + v, 0, rem)) || !(nul = memchr (nul + 1, 0, (size_t) (d + len - nul - 1)))) {
+         return false;
+      }
+      *sz = (uint64_t) (nul - (d + v)) + 1;
+      break;
+   case 0x0C: /* DBPointer: string then ObjectId */
+      *sz = 4 + (uint64_t) l + 12;
+      break;
+   case 0x10: /* int32 */
+      *sz = 4;
+      break;
+   case 0x13: /* decimal128 */
+      *sz = 16;
+      break;
+   default:
+      return false;
+   }
+   return *sz <= rem;
+}
+
+bool
+simq_iter_find (bson_iter_t *iter, const bson_t *doc, const char *key)
+{
+   const uint8_t *d = bson_get_data (doc);
+   uint32_t len = doc->len, o = 4;
+   while (o + 1 < len && d[o] != 0) { /* a 0 type before len - 1: malformed, libbson decides */
+      uint32_t k = o + 1, i = 0;
+      uint64_t sz;
+      /* the key against key, byte by byte up to the first difference, then on to its NUL */
+      while (k + i < len && d[k + i] == (uint8_t) key[i] && key[i] != '\0') {
+         i++;
+      }
+      if (k + i < len && d[k + i] == 0 && key[i] == '\0') {
+         if (bson_iter_init_from_data_at_offset (iter, d, len, o, i)) {
+            return true;
+         }
+         break;
+      }
+      while (k + i < len && d[k + i] != 0) {
+         i++;
+      }
+      if (k + i >= len || !simq_raw_value_size (d[o], d, len, k + i + 1, &sz)) {
+         break;
+      }
+      o = k + i + 1 + (uint32_t) sz;
+   }
+   if (o + 1 == len && d[o] == 0) {
+      return false; /* walked to the terminator: absent */
+   }
+   return bson_iter_init_find (iter, doc, key);
+}
+
 bool
 simq_get_path (const bson_t *doc, const char *path, bson_value_t *out)
 {
    bson_iter_t it, child;
+   if (!strchr (path, '.')) {
+      if (!simq_iter_find (&it, doc, path)) {
+         return false;
+      }
+      *out = *bson_iter_value (&it);
+      return true;
+   }
    if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &child)) {
       return false;
    }

@@ -70,6 +70,11 @@ simq_htab_next (const simq_htab_t *t, uint64_t hash, size_t *probe);
 bool
 simq_htab_remove (simq_htab_t *t, uint64_t hash, uintptr_t val);
 
+/* bson_iter_init_find (iter, doc, key) (the first element named key, *iter on it), walking the document's bytes
+ * instead of decoding each element before it; a document it cannot walk goes to bson_iter_init_find itself. */
+bool
+simq_iter_find (bson_iter_t *iter, const bson_t *doc, const char *key);
+
 /* Looks up a dotted path ("details.note", "min.uid"). On success *out borrows from doc (valid while doc lives).
  * Returns false when the path is absent. Arrays on the path are not expanded here. */
 bool

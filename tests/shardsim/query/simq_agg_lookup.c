@@ -441,7 +441,7 @@ simq_lookup_equal (const bson_t *fdoc, const char *foreign, const bson_value_t *
    bson_iter_t it;
    bson_t filter = BSON_INITIALIZER, cond, list;
    bool ok;
-   if (!bson_iter_init_find (&it, fdoc, foreign)) {
+   if (!simq_iter_find (&it, fdoc, foreign)) {
       *m = false;
       return true;
    }
