@@ -525,15 +525,12 @@ static bool
 sim_raw_sub (const uint8_t *raw, const char *field, bson_t *out)
 {
    bson_t doc;
-   bson_iter_t it;
-   uint32_t len;
-   const uint8_t *data;
+   bson_value_t v;
    sim_raw_view (raw, &doc);
-   if (!simq_iter_find (&it, &doc, field) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+   if (!simq_find_value (&doc, field, &v) || v.value_type != BSON_TYPE_DOCUMENT) {
       return false;
    }
-   bson_iter_document (&it, &len, &data);
-   return bson_init_static (out, data, len);
+   return bson_init_static (out, v.value.v_doc.data, v.value.v_doc.data_len);
 }
 
 /* Whether a document's partition value is held whole by its partition key (sim_store.c keeps "s:" + the string or
@@ -543,20 +540,17 @@ static bool
 sim_raw_tight (const sim_coll_t *coll, const uint8_t *raw)
 {
    bson_t doc;
-   bson_iter_t it;
+   bson_value_t v;
    sim_raw_view (raw, &doc);
-   if (!coll->part_field || !simq_iter_find (&it, &doc, coll->part_field)) {
+   if (!coll->part_field || !simq_find_value (&doc, coll->part_field, &v)) {
       return false;
    }
-   if (BSON_ITER_HOLDS_UTF8 (&it)) {
-      uint32_t len;
-      const char *s = bson_iter_utf8 (&it, &len);
-      return len < 100 && strlen (s) == len;
+   if (v.value_type == BSON_TYPE_UTF8) {
+      return v.value.v_utf8.len < 100 && strlen (v.value.v_utf8.str) == v.value.v_utf8.len;
    }
    /* The key has no subtype: only UUIDs count (another subtype with the same bytes is loose). */
-   const bson_value_t *v = bson_iter_value (&it);
-   return v->value_type == BSON_TYPE_BINARY && v->value.v_binary.subtype == BSON_SUBTYPE_UUID &&
-          v->value.v_binary.data_len < 50;
+   return v.value_type == BSON_TYPE_BINARY && v.value.v_binary.subtype == BSON_SUBTYPE_UUID &&
+          v.value.v_binary.data_len < 50;
 }
 
 /* Whether a document lacks a max above its min (it then keeps the ranges from being known disjoint). */

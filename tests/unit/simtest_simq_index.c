@@ -28,6 +28,23 @@ iter_find_compare (const char *name, const bson_t *doc, const char *key)
    } else {
       UNIT_PASS (what);
    }
+   /* simq_find_value: the value bson_iter_value gives, the same bytes once appended */
+   bson_value_t v;
+   bool fv = simq_find_value (doc, key, &v);
+   snprintf (what, sizeof what, "simq_find_value = bson_iter_value: %s, key '%s'", name, key);
+   if (fv != fa) {
+      UNIT_FAIL (what, "libbson %s, simq_find_value %s\n", fa ? "found" : "absent", fv ? "found" : "absent");
+   } else if (fa) {
+      bson_t x = BSON_INITIALIZER, y = BSON_INITIALIZER;
+      bson_iter_init_find (&a, doc, key);
+      bson_append_value (&x, "v", 1, bson_iter_value (&a));
+      bson_append_value (&y, "v", 1, &v);
+      CHECK (what, bson_equal (&x, &y));
+      bson_destroy (&x);
+      bson_destroy (&y);
+   } else {
+      UNIT_PASS (what);
+   }
 }
 
 static const char *const find_keys[] = { "d",  "s",   "o", "a",  "bin", "u",  "oid", "t",  "dt",  "nul",
@@ -70,6 +87,9 @@ test_iter_find_types (void)
    BSON_APPEND_UTF8 (doc, "", "empty key");
    BSON_APPEND_UTF8 (doc, "s", "second s"); /* a repeated key: the first one is found */
    BSON_APPEND_REGEX (doc, "re2", "", "");
+   BSON_APPEND_BINARY (doc, "b2", BSON_SUBTYPE_BINARY_DEPRECATED, bytes, sizeof bytes);
+   BSON_APPEND_BINARY (doc, "uu", BSON_SUBTYPE_UUID, bytes, 0);
+   BSON_APPEND_UTF8 (doc, "es", "");
    for (size_t k = 0; k < sizeof find_keys / sizeof find_keys[0]; k++) {
       iter_find_compare ("every BSON type", doc, find_keys[k]);
    }

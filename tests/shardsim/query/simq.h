@@ -74,6 +74,10 @@ simq_htab_remove (simq_htab_t *t, uint64_t hash, uintptr_t val);
  * instead of decoding each element before it; a document it cannot walk goes to bson_iter_init_find itself. */
 bool
 simq_iter_find (bson_iter_t *iter, const bson_t *doc, const char *key);
+/* The value of the first element named key, as bson_iter_value gives it (borrowed from doc), through the same walk
+ * (decoded in place for the common types); false when absent. */
+bool
+simq_find_value (const bson_t *doc, const char *key, bson_value_t *out);
 
 /* Looks up a dotted path ("details.note", "min.uid"). On success *out borrows from doc (valid while doc lives).
  * Returns false when the path is absent. Arrays on the path are not expanded here. */

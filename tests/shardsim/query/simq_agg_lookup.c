@@ -438,15 +438,15 @@ simq_lookup_sole_value (const bson_t *doc, const char *local, bson_value_t *v)
 static bool
 simq_lookup_equal (const bson_t *fdoc, const char *foreign, const bson_value_t *v, bool *m, bson_error_t *error)
 {
-   bson_iter_t it;
+   bson_value_t f;
    bson_t filter = BSON_INITIALIZER, cond, list;
    bool ok;
-   if (!simq_iter_find (&it, fdoc, foreign)) {
+   if (!simq_find_value (fdoc, foreign, &f)) {
       *m = false;
       return true;
    }
-   if (!BSON_ITER_HOLDS_ARRAY (&it)) {
-      *m = order_values (bson_iter_value (&it), v) == 0;
+   if (f.value_type != BSON_TYPE_ARRAY) {
+      *m = order_values (&f, v) == 0;
       return true;
    }
    BSON_APPEND_DOCUMENT_BEGIN (&filter, foreign, &cond);
