@@ -310,7 +310,7 @@ sim_stage_sharded_data_distribution (sim_agg_t *agg, const bson_iter_t *arg, sim
       const char *ns = bson_iter_utf8 (&it, NULL);
       sim_shard_stat_t *st = NULL;
       size_t n = sim_coll_shard_stats (ns, &st);
-      bson_t *d = bson_new ();
+      bson_t *d = bson_sized_new (64 + strlen (ns) + n * 160); /* one allocation for a thousand shards' rows */
       bson_t arr;
       BSON_APPEND_UTF8 (d, "ns", ns);
       BSON_APPEND_ARRAY_BEGIN (d, "shards", &arr);

@@ -475,14 +475,14 @@ simq_hash_value (const bson_value_t *v)
 /* ---- paths ---- */
 
 /* The size of the value of an element of type t at d[v], within len bytes; false when it is not a known type or does
- * not fit (then simq_iter_find leaves the document to libbson). */
+ * not fit (then the walk leaves the document to libbson). */
 static bool
 simq_raw_value_size (uint8_t t, const uint8_t *d, uint32_t len, uint32_t v, uint64_t *sz)
 {
    uint32_t rem = len - v;
    int32_t l = 0;
    const uint8_t *nul;
-   if ((t == 0x02 || t == 0x03 || t == 0x04 || t == 0x05 || t == 0x0C || t == 0x0D || t == 0x0E || t == 0x0F)) {
+   if (t == 0x02 || t == 0x03 || t == 0x04 || t == 0x05 || t == 0x0C || t == 0x0D || t == 0x0E) {
       if (rem < 4) {
          return false;
       }
@@ -503,11 +503,16 @@ simq_raw_value_size (uint8_t t, const uint8_t *d, uint32_t len, uint32_t v, uint
    case 0x0D:
    case 0x0E:
       *sz = 4 + (uint64_t) l;
+      if (l < 1 || *sz > rem || d[v + *sz - 1] != 0) {
+         return false;
+      }
       break;
-   case 0x03: /* document, array, code with scope: int32 total length */
+   case 0x03: /* document, array: int32 total length */
    case 0x04:
-   case 0x0F:
       *sz = (uint64_t) l;
+      if (l < 5) {
+         return false;
+      }
       break;
    case 0x05: /* binary: length, subtype, bytes */
       *sz = 5 + (uint64_t) l;
@@ -532,6 +537,9 @@ simq_raw_value_size (uint8_t t, const uint8_t *d, uint32_t len, uint32_t v, uint
       break;
    case 0x0C: /* DBPointer: string then ObjectId */
       *sz = 4 + (uint64_t) l + 12;
+      if (l < 1) {
+         return false;
+      }
       break;
    case 0x10: /* int32 */
       *sz = 4;
@@ -545,28 +553,28 @@ simq_raw_value_size (uint8_t t, const uint8_t *d, uint32_t len, uint32_t v, uint
    return *sz <= rem;
 }
 
-/* Where the first element named key (klen bytes) of doc starts (*o: its type byte, *v: its value, *sz: the value's
- * size): 1 found, 0 absent (walked to the terminator), -1 when the walk cannot tell (malformed or an unknown type). */
-static int
-simq_raw_locate (const uint8_t *d, uint32_t len, const char *key, size_t klen, uint32_t *o, uint32_t *v, uint64_t *sz)
+int
+simq_raw_find (const bson_t *doc, const char *key, size_t klen, uint32_t *off, uint32_t *val, uint64_t *size)
 {
-   *o = 4;
-   while (*o + 1 < len && d[*o] != 0) { /* a 0 type before len - 1: malformed */
-      uint32_t k = *o + 1;
+   const uint8_t *d = bson_get_data (doc);
+   uint32_t len = doc->len, o = 4;
+   while (o + 1 < len && d[o] != 0) { /* a 0 type before len - 1: malformed */
+      uint32_t k = o + 1;
       size_t kl = strnlen ((const char *) d + k, len - k);
       if (kl == len - k) {
          return -1; /* no NUL after the key */
       }
-      *v = k + (uint32_t) kl + 1;
-      if (!simq_raw_value_size (d[*o], d, len, *v, sz)) {
+      *val = k + (uint32_t) kl + 1;
+      if (!simq_raw_value_size (d[o], d, len, *val, size)) {
          return -1;
       }
       if (kl == klen && memcmp (d + k, key, klen) == 0) {
+         *off = o;
          return 1;
       }
-      *o = *v + (uint32_t) *sz;
+      o = *val + (uint32_t) *size;
    }
-   return *o + 1 == len && d[*o] == 0 ? 0 : -1;
+   return len >= 5 && o + 1 == len && d[o] == 0 ? 0 : -1;
 }
 
 bool
@@ -576,7 +584,7 @@ simq_iter_find (bson_iter_t *iter, const bson_t *doc, const char *key)
    uint32_t o, v;
    uint64_t sz;
    size_t klen = strlen (key);
-   int found = simq_raw_locate (d, doc->len, key, klen, &o, &v, &sz);
+   int found = simq_raw_find (doc, key, klen, &o, &v, &sz);
    if (found == 1 && bson_iter_init_from_data_at_offset (iter, d, doc->len, o, (uint32_t) klen)) {
       return true;
    }
@@ -594,7 +602,7 @@ simq_raw_i32 (const uint8_t *p)
    return (int32_t) BSON_UINT32_FROM_LE (x);
 }
 
-/* The value of type t at d[v] (sz bytes, located by simq_raw_locate) as bson_iter_value gives it, borrowed from d;
+/* The value of type t at d[v] (sz bytes, located by simq_raw_find) as bson_iter_value gives it, borrowed from d;
  * false for the types left to libbson (regex, DBPointer, code, symbol, code with scope) and for a string without
  * its NUL or a document too short to be one. */
 static bool
@@ -673,7 +681,7 @@ simq_find_value (const bson_t *doc, const char *key, bson_value_t *out)
    uint32_t o, v;
    uint64_t sz;
    bson_iter_t it;
-   int found = simq_raw_locate (d, doc->len, key, strlen (key), &o, &v, &sz);
+   int found = simq_raw_find (doc, key, strlen (key), &o, &v, &sz);
    if (found == 1 && simq_raw_value (d[o], d, v, sz, out)) {
       return true;
    }

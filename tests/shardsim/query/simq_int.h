@@ -53,6 +53,13 @@ simq_value_missing (const bson_value_t *v);
 void
 simq_append_value (bson_t *doc, const char *key, int key_len, const bson_value_t *v);
 
+/* Where the first top-level element of doc named key[0, klen) starts, found by stepping over the elements' raw bytes
+ * (no decoding): 1 found (*off: its type byte, *val: its value, *size: the value's bytes), 0 absent, -1 when the walk
+ * cannot tell (a malformed document, an unknown type): the caller asks libbson. simq_iter_find and simq_find_value
+ * (simq.h) are built on it. */
+int
+simq_raw_find (const bson_t *doc, const char *key, size_t klen, uint32_t *off, uint32_t *val, uint64_t *size);
+
 /* Every value a query path reaches, the way the server's matcher traverses it: embedded documents, implicit
  * traversal of arrays of documents, numeric components as array indexes, and a leaf array contributing both itself
  * and (marked expanded) each of its elements. missing is set when some branch of the path does not exist. Values are
