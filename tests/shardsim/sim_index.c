@@ -1,14 +1,18 @@
 /* shardsim's indexes over the document store, kept current by the store's hooks (sim_store.c) so that they are never
- * stale, and built lazily on first use so that collections nobody asks about (the large scenario's million chunks,
- * the bulk loader's documents) pay nothing:
+ * stale, and (all but the range index, below) built lazily on first use so that collections nobody asks about (the
+ * bulk loader's documents) pay nothing:
  *   - the _id index of a collection: a simq_htab_t multimap from simq_hash_value (_id) to the stored document, so
  *     the duplicate-key check of an insert costs O(1) instead of a scan (equality is order_values, as the scan
  *     had it: 1, 1.0 and NumberLong(1) are the same _id);
  *   - the range index of a partition (config.chunks per collection, config.tags per namespace): its documents ordered
  *     by their embedded-document min, ties in storage order (exactly the order of a stable sort { min: 1 }), with a
  *     count of what keeps the [min, max) ranges from being pairwise disjoint (counted when first asked for, then
- *     kept: a walk in min order, such as sh.status's $lookup, needs only the order). find { uuid } sort { min: 1 }
- * limit n walks it, updateZoneKeyRange checks overlaps and split finds the chunk holding a key by binary search;
+ *     kept: a walk in min order, such as sh.status's $lookup, needs only the order). It starts with the partition's
+ *     first document (the config server's { uuid: 1, min: 1 } index exists from a collection's first chunk on; the
+ *     large scenario's million chunks, inserted in min order, cost one comparison each) and is rebuilt on next use
+ *     after a document without an embedded-document min or a replacement with a tie dropped it. find { uuid } sort
+ *     { min: 1 } limit n walks it, updateZoneKeyRange checks overlaps and split finds the chunk holding a key by
+ *     binary search;
  *   - the unique secondary indexes of a collection: per index a multimap from the hash of each key a document
  *     generates to the document, built on the first write that asks and rebuilt whenever the index list changed,
  *     so that insert and update refuse a duplicate key (E11000) as the server does;
@@ -850,6 +854,12 @@ sim_index_added (sim_coll_t *coll, size_t part, const uint8_t *raw)
    }
    sim_uniq_added (coll, raw);
    sim_vmax_added (&coll->parts[part], raw);
+   if (!r && coll->part_field && coll->parts[part].docs.n == 1) {
+      /* A partition's first document starts its range index, as the config server's { uuid: 1, min: 1 } index
+       * exists from a collection's first chunk on: documents that come in min order then cost one comparison
+       * each, and the first walk in min order (sh.status) finds the index built. */
+      r = coll->parts[part].rindex = bson_malloc0 (sizeof *r);
+   }
    if (!r) {
       return;
    }
