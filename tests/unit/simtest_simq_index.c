@@ -1,11 +1,12 @@
-/* Unit tests for the query engine's index-answered paths: simq_iter_find (a walk of the document's bytes) against
- * bson_iter_init_find on every BSON type, keys that are prefixes of others, repeated and absent keys, and malformed
- * documents; and $lookup answered by the caller's index (env->equal_docs, as shardsim's partitions and range
+/* Unit tests for the query engine's index-answered and in-place paths: simq_iter_find (a walk of the document's bytes)
+ * against bson_iter_init_find on every BSON type, keys that are prefixes of others, repeated and absent keys, and
+ * malformed documents; and $lookup answered by the caller's index (env->equal_docs, as shardsim's partitions and range
  * indexes answer config.chunks by uuid sorted by min) against the same $lookup without it (the engine's own scan and
  * sort): the same documents, in the same order, and the same errors, whether the index hands a superset in
  * collection order, the same sorted by the leading $sort's field, exactly the matches, or refuses. Foreign values mix
  * types (numbers equal across int32/double, arrays holding the value, missing fields) and mins tie, so both the
- * equality and the order of ties show. */
+ * equality and the order of ties show; and comparisons ($eq … $cmp) reading a top-level field, a literal or a constant
+ * in place against the same through the evaluator. */
 #include "tests/unit/simq_cases.h"
 
 /* ---- simq_iter_find ---- */
@@ -291,6 +292,26 @@ static const char *const ix_locals =
    "[{\"l\": \"A\"}, {\"l\": \"B\"}, {\"l\": 1}, {\"l\": 1.0}, {\"l\": \"C\"}, {\"l\": [\"A\", \"B\"]}, {\"l\": null}, "
    "{\"q\": 1}, {\"l\": \"none\"}, {\"l\": 2}, {\"l\": [\"B\"]}, {\"l\": {\"$minKey\": 1}}]";
 
+/* Runs pipeline_json (a JSON array) over docs into out (initialised here). */
+static bool
+ix_aggregate (const simq_docs_t *docs, const char *pipeline_json, simq_docs_t *out, bson_error_t *error)
+{
+   char *wrapped = bson_strdup_printf ("{\"p\": %s}", pipeline_json);
+   bson_t *w = json (wrapped), pipeline;
+   bson_iter_t it;
+   const uint8_t *data;
+   uint32_t len;
+   bool ok;
+   bson_iter_init_find (&it, w, "p");
+   bson_iter_array (&it, &len, &data);
+   bson_init_static (&pipeline, data, len);
+   simq_docs_init (out);
+   ok = simq_aggregate (docs, &pipeline, NULL, out, error);
+   bson_destroy (w);
+   bson_free (wrapped);
+   return ok;
+}
+
 /* The $lookup of pipeline p (NULL: none) through env, into *out (the canonical JSON, or the error code). */
 static char *
 ix_run (const simq_docs_t *locals, const char *p, const simq_env_t *env)
@@ -356,6 +377,73 @@ test_lookup_index (bool with_arrays, ix_mode_t mode, const char *mode_name)
    simq_docs_clear (&locals);
 }
 
+/* ---- comparisons with borrowed arguments ---- */
+
+/* A comparison's arguments read in place (a top-level "$field", a { $literal }, a constant) against the same arguments
+ * through the evaluator ("$$CURRENT.field", $ifNull around the literal or constant): the same results and errors,
+ * over documents whose fields mix types and are sometimes missing. */
+static void
+test_compare_borrowed (void)
+{
+   static const char *const ops[] = { "$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$cmp" };
+   static const char *const args[][2] = {
+      { "\"$min\"", "\"$$CURRENT.min\"" },
+      { "\"$u\"", "\"$$CURRENT.u\"" },
+      { "\"$nothere\"", "\"$$CURRENT.nothere\"" },
+      { "{\"$literal\": {\"k\": 5}}", "{\"$ifNull\": [{\"$literal\": {\"k\": 5}}, 0]}" },
+      { "{\"$literal\": {\"k\": {\"$minKey\": 1}}}", "{\"$ifNull\": [{\"$literal\": {\"k\": {\"$minKey\": 1}}}, 0]}" },
+      { "{\"$literal\": \"$u\"}", "{\"$ifNull\": [{\"$literal\": \"$u\"}, 0]}" },
+      { "{\"$literal\": [1, 2]}", "{\"$ifNull\": [{\"$literal\": [1, 2]}, 0]}" },
+      { "\"A\"", "{\"$ifNull\": [\"A\", 0]}" },
+      { "5", "{\"$ifNull\": [5, 0]}" },
+      { "true", "{\"$ifNull\": [true, 0]}" },
+      { "null", "{\"$ifNull\": [null, null]}" },
+   };
+   simq_docs_t docs;
+   ix_foreign (true, &docs);
+   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+      for (size_t a = 0; a < sizeof args / sizeof args[0]; a++) {
+         for (size_t b = 0; b < sizeof args / sizeof args[0]; b += 2) {
+            char fast[600], plain[600], name[700];
+            simq_docs_t x, y;
+            bson_error_t e1 = { 0 }, e2 = { 0 };
+            bool ok1, ok2;
+            snprintf (fast, sizeof fast, "[{\"$project\": {\"r\": {\"%s\": [%s, %s]}}}]", ops[o], args[a][0],
+                      args[b][0]);
+            snprintf (plain, sizeof plain, "[{\"$project\": {\"r\": {\"%s\": [%s, %s]}}}]", ops[o], args[a][1],
+                      args[b][1]);
+            snprintf (name, sizeof name, "comparison with borrowed arguments = evaluated: %s", fast);
+            ok1 = ix_aggregate (&docs, fast, &x, &e1);
+            ok2 = ix_aggregate (&docs, plain, &y, &e2);
+            if (ok1 != ok2 || (!ok1 && e1.code != e2.code)) {
+               UNIT_FAIL (name, "borrowed %s (%u), evaluated %s (%u)\n", ok1 ? "ok" : "failed", e1.code,
+                          ok2 ? "ok" : "failed", e2.code);
+            } else if (ok1) {
+               char *cx = docs_canonical (&x), *cy = docs_canonical (&y);
+               CHECK_STR (name, cy, cx);
+               bson_free (cx);
+               bson_free (cy);
+            } else {
+               UNIT_PASS (name);
+            }
+            simq_docs_clear (&x);
+            simq_docs_clear (&y);
+         }
+      }
+      /* the wrong number of arguments: the same error, whatever the arguments are */
+      char one[200], three[200];
+      simq_docs_t x;
+      bson_error_t e = { 0 };
+      snprintf (one, sizeof one, "[{\"$project\": {\"r\": {\"%s\": [\"$min\"]}}}]", ops[o]);
+      snprintf (three, sizeof three, "[{\"$project\": {\"r\": {\"%s\": [\"$min\", 1, {\"$literal\": 2}]}}}]", ops[o]);
+      CHECK (one, !ix_aggregate (&docs, one, &x, &e) && e.code == 16020);
+      simq_docs_clear (&x);
+      CHECK (three, !ix_aggregate (&docs, three, &x, &e) && e.code == 16020);
+      simq_docs_clear (&x);
+   }
+   simq_docs_clear (&docs);
+}
+
 int
 main (void)
 {
@@ -366,5 +454,6 @@ main (void)
    test_lookup_index (false, IX_EXACT, "exactly the matches");
    test_lookup_index (true, IX_UNSORTED_ONLY, "collection order only");
    test_lookup_index (true, IX_REFUSE, "refusing");
+   test_compare_borrowed ();
    UNIT_EXIT ();
 }

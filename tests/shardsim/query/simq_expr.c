@@ -588,6 +588,74 @@ simq_op_cmp (const void *key, const void *def)
    return strcmp ((const char *) key, ((const simq_op_def_t *) def)->name);
 }
 
+/* An argument of a comparison ($eq $lt … $cmp, which reads its arguments and keeps none) borrowed where simq_eval
+ * would copy the same value: a top-level "$field" of $$CURRENT (missing when absent), a { $literal: v }, or a
+ * constant that is not an object or an array (nor a string naming a path or variable). False (nothing set) for any
+ * other argument, which is evaluated. */
+static bool
+simq_borrow_arg (const bson_value_t *arg, const simq_ectx_t *ctx, bson_value_t *out)
+{
+   bson_t spec;
+   bson_iter_t it;
+   if (arg->value_type == BSON_TYPE_UTF8 && arg->value.v_utf8.str[0] == '$') {
+      const char *s = arg->value.v_utf8.str;
+      if (s[1] == '$' || s[1] == '\0' || !ctx->current || strlen (s) != arg->value.v_utf8.len || strchr (s, '.')) {
+         return false;
+      }
+      if (!simq_find_value (ctx->current, s + 1, out)) {
+         simq_value_set_missing (out);
+      }
+      return true;
+   }
+   if (arg->value_type == BSON_TYPE_DOCUMENT) {
+      if (!simq_value_as_doc (arg, &spec) || !bson_iter_init (&it, &spec) || !bson_iter_next (&it) ||
+          strcmp (bson_iter_key (&it), "$literal") != 0 || bson_iter_next (&it)) {
+         return false;
+      }
+      bson_iter_init (&it, &spec);
+      bson_iter_next (&it);
+      *out = *bson_iter_value (&it);
+      return true;
+   }
+   if (arg->value_type == BSON_TYPE_ARRAY) {
+      return false;
+   }
+   *out = *arg;
+   return true;
+}
+
+/* A comparison with its arguments borrowed where they can be (simq_borrow_arg), the others evaluated in order:
+ * what simq_eval_args + simq_op_compare give, without copying a field or a literal per document. */
+static bool
+simq_eval_compare (const char *op, const simq_args_t *args, const simq_ectx_t *ctx, bson_value_t *out,
+                   bson_error_t *error)
+{
+   bson_value_t vals[64];
+   bool owned[64];
+   bool ok = true;
+   for (size_t i = 0; i < args->n; i++) {
+      owned[i] = !simq_borrow_arg (&args->v[i], ctx, &vals[i]);
+      if (owned[i]) {
+         simq_value_set_missing (&vals[i]);
+      }
+   }
+   for (size_t i = 0; ok && i < args->n; i++) {
+      if (owned[i]) {
+         ok = simq_eval (&args->v[i], ctx, &vals[i], error);
+      }
+   }
+   ok = ok && simq_op_compare (op, args, vals, args->n, out, error);
+   for (size_t i = 0; i < args->n; i++) {
+      if (owned[i]) {
+         simq_value_destroy (&vals[i]);
+      }
+   }
+   if (!ok) {
+      simq_value_destroy (out);
+   }
+   return ok;
+}
+
 /* Evaluates { op: arg }: looks op up once in simq_op_table, then hands the raw argument, the unevaluated arguments or
  * their values (owned here, freed after) to the operator's function. */
 static bool
@@ -611,6 +679,9 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
    }
    if (def && def->lazy) {
       return def->lazy (op, &args, ctx, out, error);
+   }
+   if (def && def->vals == simq_op_compare) {
+      return simq_eval_compare (op, &args, ctx, out, error);
    }
    nvals = args.n;
    if (simq_eval_args (&args, ctx, vals, error)) {
