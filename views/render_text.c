@@ -97,10 +97,15 @@ json_balancer (FILE *out, const snap_t *s)
       json_str (out, m->from);
       fputs (", \"to\": ", out);
       json_str (out, m->to);
-      fputs (", \"min\": ", out);
-      json_str (out, m->min);
-      fputs (", \"max\": ", out);
-      json_str (out, m->max);
+      /* the bounds as the hot range gives them: relaxed Extended JSON documents (null when the server gave none), then
+       * the range as the screen shows it */
+      fprintf (out, ", \"min\": %s, \"max\": %s, \"range\": ", m->min_json[0] ? m->min_json : "null",
+               m->max_json[0] ? m->max_json : "null");
+      {
+         char range[2 * SNAP_TEXT + 8];
+         snprintf (range, sizeof range, "%s -> %s", m->min[0] ? m->min : "?", m->max[0] ? m->max : "?");
+         json_str (out, range);
+      }
       fputs ("}", out);
    }
    fputs ("], \"activeWindow\": ", out);

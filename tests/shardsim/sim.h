@@ -28,6 +28,11 @@ sim_server_run (int *listen_fd);
 void
 sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply);
 
+/* Counts one command of the simulated workload's clients in serverStatus metrics.commands (name: "find", "insert",
+ * "update"), as the router counts a client's. Caller holds sim_g.lock. */
+void
+sim_cmd_count_traffic (const char *name);
+
 /* Whether the command is an awaitable hello (topologyVersion + maxAwaitTimeMS); *wait_ms receives the wait. */
 bool
 sim_cmd_is_awaitable_hello (const bson_t *cmd, int64_t *wait_ms);

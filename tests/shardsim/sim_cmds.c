@@ -312,6 +312,9 @@ sim_cmd_get_cmd_line_opts (sim_ctx_t *ctx, bson_t *reply)
 }
 
 static void
+sim_cmd_append_metrics (bson_t *reply);
+
+static void
 sim_cmd_server_status (sim_ctx_t *ctx, bson_t *reply)
 {
    (void) ctx;
@@ -333,6 +336,7 @@ sim_cmd_server_status (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_INT32 (&d, "available", (int32_t) (838860 - sim_g.conns_current));
    BSON_APPEND_INT32 (&d, "totalCreated", (int32_t) sim_g.conns_total);
    bson_append_document_end (reply, &d);
+   sim_cmd_append_metrics (reply); /* sections in name order: connections, metrics, opcounters, sharding */
    BSON_APPEND_DOCUMENT_BEGIN (reply, "opcounters", &d);
    BSON_APPEND_INT64 (&d, "insert", sim_g.op_insert);
    BSON_APPEND_INT64 (&d, "query", sim_g.op_query);
@@ -751,6 +755,126 @@ sim_cmd_lookup (const char *name)
    return NULL;
 }
 
+/* ---- metrics.commands ---- */
+
+/* serverStatus metrics.commands as a mongos keeps it (docs/shardsim.md, "metrics.commands"): one {failed, total}
+ * pair of NumberLong per command the router registers, under the command's name (an alias counts under the name it
+ * stands for), zeros included, and "<UNKNOWN>" for names no command has. Guarded by sim_g.lock. */
+typedef struct {
+   int64_t total, failed;
+} sim_cmd_count_t;
+
+static sim_cmd_count_t sim_cmd_counts[sizeof sim_cmd_table / sizeof sim_cmd_table[0]];
+static int64_t sim_cmd_unknown;
+
+/* The name an alias is counted under (isMaster is a command of its own on 4.4, hello's alias from 5.0). */
+static const char *
+sim_cmd_canonical (const char *name)
+{
+   static const char *const pairs[][2] = {
+      { "buildinfo", "buildInfo" },
+      { "dbstats", "dbStats" },
+      { "findandmodify", "findAndModify" },
+      { "deleteIndexes", "dropIndexes" },
+      { "enablesharding", "enableSharding" },
+      { "shardcollection", "shardCollection" },
+      { "addshard", "addShard" },
+      { "removeshard", "removeShard" },
+      { "moveprimary", "movePrimary" },
+      { "listshards", "listShards" },
+      { "movechunk", "moveChunk" },
+      { "getshardversion", "getShardVersion" },
+      { "flushrouterconfig", "flushRouterConfig" },
+   };
+   if (!strcmp (name, "isMaster") || !strcmp (name, "ismaster")) {
+      return sim_ver_ge (50) ? "hello" : "isMaster";
+   }
+   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+      if (!strcmp (pairs[i][0], name)) {
+         return pairs[i][1];
+      }
+   }
+   return name;
+}
+
+/* The counter of a table entry's command (NULL for the simulator's own sim* commands: no router has them). */
+static sim_cmd_count_t *
+sim_cmd_counter (const sim_cmd_def_t *def)
+{
+   const sim_cmd_def_t *canon;
+   if (!strncmp (def->name, "sim", 3)) {
+      return NULL;
+   }
+   canon = sim_cmd_lookup (sim_cmd_canonical (def->name));
+   return &sim_cmd_counts[(canon ? canon : def) - sim_cmd_table];
+}
+
+void
+sim_cmd_count_traffic (const char *name)
+{
+   const sim_cmd_def_t *def = sim_cmd_lookup (name);
+   sim_cmd_count_t *c = def ? sim_cmd_counter (def) : NULL;
+   if (c) {
+      c->total++;
+   }
+}
+
+static void
+sim_cmd_append_metrics (bson_t *reply)
+{
+   size_t n = sizeof sim_cmd_table / sizeof sim_cmd_table[0], k = 0;
+   const char **names = bson_malloc (n * sizeof *names);
+   bson_t m, cmds, c;
+   for (size_t i = 0; i < n; i++) {
+      const char *nm = sim_cmd_table[i].name;
+      if (sim_cmd_table[i].since <= sim_g.ver->num && strncmp (nm, "sim", 3) != 0 &&
+          !strcmp (sim_cmd_canonical (nm), nm)) {
+         names[k++] = nm;
+      }
+   }
+   /* the server's metric tree is a map: its keys come out in byte order, "<UNKNOWN>" first */
+   qsort (names, k, sizeof *names, sim_cmd_name_cmp);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "metrics", &m);
+   BSON_APPEND_DOCUMENT_BEGIN (&m, "commands", &cmds);
+   BSON_APPEND_INT64 (&cmds, "<UNKNOWN>", sim_cmd_unknown);
+   for (size_t i = 0; i < k; i++) {
+      const sim_cmd_count_t *cnt = &sim_cmd_counts[sim_cmd_lookup (names[i]) - sim_cmd_table];
+      BSON_APPEND_DOCUMENT_BEGIN (&cmds, names[i], &c);
+      BSON_APPEND_INT64 (&c, "failed", cnt->failed);
+      BSON_APPEND_INT64 (&c, "total", cnt->total);
+      bson_append_document_end (&cmds, &c);
+   }
+   bson_append_document_end (&m, &cmds);
+   bson_append_document_end (reply, &m);
+   bson_free (names);
+}
+
+/* Counts a command that reached the router's dispatch, before it runs (a serverStatus counts itself, as the server's
+ * does): its total, or "<UNKNOWN>" for a name no command of this version has. Returns the counter whose failed the
+ * reply's ok: 0 adds to (sim_cmd_count_failed), NULL when there is none. */
+static sim_cmd_count_t *
+sim_cmd_count_start (const sim_cmd_def_t *def)
+{
+   sim_cmd_count_t *c;
+   if (!def || def->since > sim_g.ver->num) {
+      sim_cmd_unknown++;
+      return NULL;
+   }
+   if ((c = sim_cmd_counter (def))) {
+      c->total++;
+   }
+   return c;
+}
+
+static void
+sim_cmd_count_failed (sim_cmd_count_t *c, const bson_t *reply)
+{
+   bson_iter_t it;
+   if (c && (!bson_iter_init_find (&it, reply, "ok") || !bson_iter_as_bool (&it))) {
+      c->failed++;
+   }
+}
+
 static bool
 sim_op_query_allowed (const char *name)
 {
@@ -793,7 +917,9 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
       .conn = conn, .db = msg->db, .name = name, .cmd = &msg->cmd, .op_query = msg->opcode == SIM_OP_QUERY
    };
    const sim_cmd_def_t *def = sim_cmd_lookup (name);
+   sim_cmd_count_t *cnt = NULL; /* its metrics.commands entry: counted past the OP_QUERY check */
    if (sim_fault_fail (name, reply)) {
+      cnt = sim_cmd_count_start (def);
       goto done; /* simFault failCommand */
    }
    if (msg->opcode == SIM_OP_QUERY && sim_ver_ge (60) && !sim_op_query_allowed (name)) {
@@ -801,8 +927,9 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
                        "Unsupported OP_QUERY command: %s. The client driver may require an upgrade. For more details "
                        "see https://dochub.mongodb.org/core/legacy-opcode-removal",
                        name);
-      goto done;
+      goto done; /* refused before any command is looked up: not counted */
    }
+   cnt = sim_cmd_count_start (def);
    if (msg->opcode == SIM_OP_QUERY && !sim_op_query_allowed (name)) {
       sim_g.op_deprecated += sim_ver_ge (50) ? 1 : 0;
    }
@@ -847,6 +974,7 @@ sim_cmd_run (sim_conn_t *conn, const sim_msg_t *msg, bson_t *reply)
    }
    def->fn (&ctx, reply);
 done:
+   sim_cmd_count_failed (cnt, reply);
    sim_append_cluster_time (reply);
    pthread_mutex_unlock (&sim_g.lock);
    sim_log_command (conn->id, msg->opcode, msg->db, &msg->cmd, t_ms, sim_log_thread_cpu_us () - cpu0);

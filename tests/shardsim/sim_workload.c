@@ -602,6 +602,7 @@ sim_wl_run (sim_workload_t *w, int64_t ops)
          sim_wl_shard_of (coll, t, &view, shard);
          if (u < w->read_share) {
             sim_g.op_query++;
+            sim_cmd_count_traffic ("find");
             w->reads++;
             if (shard[0]) {
                sim_coll_count_op (coll, shard, 0, 50);
@@ -619,6 +620,7 @@ sim_wl_run (sim_workload_t *w, int64_t ops)
          sim_coll_replace (coll, pos, &upd);
          bson_destroy (&upd);
          sim_g.op_update++;
+         sim_cmd_count_traffic ("update");
          w->updates++;
          if (shard[0]) {
             sim_coll_count_op (coll, shard, 1, 50);
@@ -631,6 +633,7 @@ sim_wl_run (sim_workload_t *w, int64_t ops)
       sim_wl_shard_of (coll, t, &doc, shard);
       bson_destroy (&doc);
       sim_g.op_insert++;
+      sim_cmd_count_traffic ("insert");
       w->inserts++;
       if (shard[0]) {
          sim_coll_count_op (coll, shard, 1, 50);

@@ -6,7 +6,10 @@
  * and how many collections each counted again, and that every change did change the counts (so a stale sample
  * could not pass). test_quiet checks the skipped $collStats: a sample after which only the dashboard's own reads
  * moved the router's counters reads none, and an insert, an update or a find by another client makes the next one
- * read them again, with the write rate showing the writes and going back to 0 once they stop. */
+ * read them again, with the write rate showing the writes and going back to 0 once they stop. test_quiet_commands
+ * checks the rule by the router's metrics.commands: other clients' splits leave the next refresh quiet while its chunk
+ * counts show them, the dashboard's own drill-down reads are subtracted, and another client's aggregate, find or insert
+ * is never hidden. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +356,100 @@ test_quiet (void)
    fclose (sink);
 }
 
+/* The chunks of collection ns in snap (-1 when it is not there). */
+static int64_t
+coll_chunks (const snap_t *snap, const char *ns)
+{
+   for (size_t i = 0; i < snap->ncolls; i++)
+      if (!strcmp (snap->colls[i].ns, ns))
+         return snap->colls[i].chunks;
+   return -1;
+}
+
+/* The quiet test by the router's metrics.commands: other clients' splits, balancer status reads and unknown commands
+ * leave the next refresh quiet (no $collStats) while its chunk counts show the splits; the dashboard's own drill-down
+ * reads between two refreshes are subtracted exactly; another client's aggregate, find of config data or insert
+ * makes it read the counters again. */
+static void
+test_quiet_commands (void)
+{
+   sim_t sim;
+   const char *args[] = { "--scenario", "large", "--large-shards", "4", "--large-collections", "3", "--large-chunks",
+                          "30",         NULL };
+   sh_options_t opts;
+   sh_ctx_t ctx;
+   collect_opts_t o = collect_opts_default ();
+   collect_t *c;
+   snap_t cur = { 0 }, full = { 0 };
+   snap_chunks_t drill;
+   FILE *sink = tmpfile ();
+   const char *ns = "db000.coll000";
+   bool split_ok = true;
+   int64_t before;
+
+   if (!simproc_start (&sim, "/tmp/shardsh-test-dash-quiet-cmds.port", args, 100, 50,
+                       "serverSelectionTimeoutMS=5000")) {
+      UNIT_FAIL ("dash_quiet_cmds/start", "%s", "shardsim did not start");
+      sim_stop (&sim);
+      fclose (sink);
+      return;
+   }
+   simctx_init (&ctx, &opts, sink, sim.port);
+   o.interval_s = 20;
+   c = collect_new (&ctx, &o);
+   CHECK ("dash_quiet_cmds/first_samples", collect_sample (c, &cur) && collect_sample (c, &cur) && cur.quiet);
+   before = coll_chunks (&cur, ns);
+   /* five splits by another client (more than the 3 commands the opcounters rule lets pass), a balancer status read
+    * and an unknown command */
+   for (int j = 0; j < 5; j++) {
+      char cmd[160];
+      snprintf (cmd, sizeof cmd, "{\"split\": \"%s\", \"middle\": {\"k\": {\"$numberLong\": \"%d\"}}}", ns,
+                j * 1000 + 500);
+      split_ok = run (sim.client, "admin", cmd) && split_ok;
+   }
+   CHECK ("dash_quiet_cmds/splits", split_ok && run (sim.client, "admin", "{\"balancerStatus\": 1}"));
+   {
+      bson_t *cmd = BCON_NEW ("noSuchCommand", BCON_INT32 (1));
+      bson_t reply;
+      mongoc_client_command_simple (sim.client, "admin", cmd, NULL, &reply, NULL);
+      bson_destroy (&reply);
+      bson_destroy (cmd);
+   }
+   CHECK ("dash_quiet_cmds/splits_quiet", collect_sample (c, &cur) && cur.quiet && cur.stats_read == 0);
+   CHECK ("dash_quiet_cmds/splits_counted", before > 0 && coll_chunks (&cur, ns) == before + 5 && cur.incremental);
+   CHECK ("dash_quiet_cmds/same_as_full_read",
+          full_sample (&ctx, &full) && coll_chunks (&full, ns) == coll_chunks (&cur, ns) && cur.nshards > 0 &&
+             cell_chunks (&cur, ns, cur.shards[0].name) >= 0 &&
+             cell_chunks (&full, ns, cur.shards[0].name) == cell_chunks (&cur, ns, cur.shards[0].name));
+   /* the fresh collector above shares the client: its commands are the dashboard's own too, but were not counted by
+    * this collector; a sample sets the baseline again */
+   CHECK ("dash_quiet_cmds/other_collector_not_own", collect_sample (c, &cur) && !cur.quiet);
+   CHECK ("dash_quiet_cmds/baseline_again", collect_sample (c, &cur) && cur.quiet);
+   /* the drill-down's reads between two refreshes are the dashboard's own */
+   memset (&drill, 0, sizeof drill);
+   CHECK ("dash_quiet_cmds/drill", collect_chunks (c, ns, &drill));
+   snap_chunks_destroy (&drill);
+   CHECK ("dash_quiet_cmds/own_drill_quiet", collect_sample (c, &cur) && cur.quiet && cur.stats_read == 0);
+   /* another client's aggregate on user data: one command, which the opcounters rule let pass */
+   CHECK ("dash_quiet_cmds/aggregate",
+          run (sim.client, "db000", "{\"aggregate\": \"coll000\", \"pipeline\": [], \"cursor\": {}}"));
+   CHECK ("dash_quiet_cmds/aggregate_not_hidden", collect_sample (c, &cur) && !cur.quiet && cur.stats_read > 0);
+   CHECK ("dash_quiet_cmds/quiet_again", collect_sample (c, &cur) && cur.quiet);
+   /* a find is a find: config data or user data, the router's counters do not say */
+   CHECK ("dash_quiet_cmds/config_find", run (sim.client, "config", "{\"find\": \"shards\"}"));
+   CHECK ("dash_quiet_cmds/config_find_not_quiet", collect_sample (c, &cur) && !cur.quiet);
+   CHECK ("dash_quiet_cmds/insert",
+          run (sim.client, "db000", "{\"insert\": \"coll000\", \"documents\": [{\"k\": 7}]}"));
+   CHECK ("dash_quiet_cmds/insert_not_quiet",
+          collect_sample (c, &cur) && !cur.quiet && cur.stats_read > 0 && coll_rate (&cur, ns, true) > 0);
+   snap_destroy (&full);
+   snap_destroy (&cur);
+   collect_free (c);
+   conn_destroy (&ctx);
+   sim_stop (&sim);
+   fclose (sink);
+}
+
 /* The collector's timeouts go through the connection (conn_set_timeouts): the connection string stays the user's, a
  * client made with other timeouts is dropped (the next command connects with the new ones), the same timeouts keep
  * it, and a string that sets its own timeouts is left alone. No I/O: the client never sends. */
@@ -397,6 +494,7 @@ main (void)
    run_version ("5.0");
    run_version ("7.0");
    test_quiet ();
+   test_quiet_commands ();
    test_timeouts ();
    UNIT_EXIT ();
 }

@@ -89,6 +89,24 @@ capture (void (*fn) (FILE *, const snap_t *), const snap_t *s)
    return buf;
 }
 
+/* A migration of ns in flight from shard01 to shard02 over { uid: min } -> { uid: max } (-1: a bound not given). */
+static void
+set_migration (snap_migration_t *mg, const char *ns, int min, int max)
+{
+   memset (mg, 0, sizeof *mg);
+   snprintf (mg->ns, sizeof mg->ns, "%s", ns);
+   snprintf (mg->from, sizeof mg->from, "shard01");
+   snprintf (mg->to, sizeof mg->to, "shard02");
+   if (min >= 0) {
+      snprintf (mg->min, sizeof mg->min, "{ uid: %d }", min);
+      snprintf (mg->min_json, sizeof mg->min_json, "{ \"uid\" : %d }", min);
+   }
+   if (max >= 0) {
+      snprintf (mg->max, sizeof mg->max, "{ uid: %d }", max);
+      snprintf (mg->max_json, sizeof mg->max_json, "{ \"uid\" : %d }", max);
+   }
+}
+
 static void
 test_json (void)
 {
@@ -146,6 +164,8 @@ test_json (void)
    /* a draining shard has its drain figures (unknown ones null), the others null; an unknown count of migrations is
     * null, not 0 */
    s.balancer.migrations = -1;
+   set_migration (&s.migs[0], "app.users", 30, -1); /* a migration whose max the server did not give */
+   s.nmigs = 1;
    s.shards[2].draining = true;
    s.shards[2].drain = (snap_drain_t){ .chunks = 6, .bytes = 3000, .databases = 1, .bytes_ps = 100, .eta_s = -1 };
    json = capture (render_json, &s);
@@ -164,6 +184,15 @@ test_json (void)
       bson_iter_init (&it, doc);
       CHECK ("render/json_migrations_unknown",
              bson_iter_find_descendant (&it, "balancer.migrationsInFlight", &f) && BSON_ITER_HOLDS_NULL (&f));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_migration_min_document",
+             bson_iter_find_descendant (&it, "balancer.migrations.0.min.uid", &f) && bson_iter_as_int64 (&f) == 30);
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_migration_max_null",
+             bson_iter_find_descendant (&it, "balancer.migrations.0.max", &f) && BSON_ITER_HOLDS_NULL (&f));
+      bson_iter_init (&it, doc);
+      CHECK ("render/json_migration_range_text", bson_iter_find_descendant (&it, "balancer.migrations.0.range", &f) &&
+                                                    !strcmp (bson_iter_utf8 (&f, NULL), "{ uid: 30 } -> ?"));
       bson_destroy (doc);
    }
    free (json);
@@ -322,23 +351,6 @@ chunkmap_canned (chunkmap_data_t *m)
       chunkmap_add_range (m->map, &a, &b, i < 5 ? 0 : 1, 0);
       bson_destroy (&a);
       bson_destroy (&b);
-   }
-}
-
-static void
-set_migration (snap_migration_t *mg, const char *ns, int min, int max)
-{
-   memset (mg, 0, sizeof *mg);
-   snprintf (mg->ns, sizeof mg->ns, "%s", ns);
-   snprintf (mg->from, sizeof mg->from, "shard01");
-   snprintf (mg->to, sizeof mg->to, "shard02");
-   if (min >= 0) {
-      snprintf (mg->min, sizeof mg->min, "{ uid: %d }", min);
-      snprintf (mg->min_json, sizeof mg->min_json, "{ \"uid\" : %d }", min);
-   }
-   if (max >= 0) {
-      snprintf (mg->max, sizeof mg->max, "{ uid: %d }", max);
-      snprintf (mg->max_json, sizeof mg->max_json, "{ \"uid\" : %d }", max);
    }
 }
 

@@ -19,8 +19,9 @@ typedef struct {
 
 typedef struct {
    chunkmap_data_t *d;
-   uint64_t *zone_shards; /* per zone: the shards (bitmask over the first 64) whose tags name it */
-   size_t nzone_shards;
+   char **tags;          /* the zone names config.shards' tags give, not all of them this collection's zones */
+   uint64_t *tag_shards; /* per name in tags: the shards (bitmask over the first 64) whose tags name it */
+   size_t ntags;
    chunkmap_docs_t docs;
 } chunkmap_reading_t;
 
@@ -49,16 +50,18 @@ chunkmap_intern (char ***list, size_t *n, const char *name)
    return (int) (*n)++;
 }
 
-/* The index of zone name (added when new) and its entry in the zones' shard masks. */
+/* The shard mask of tag name (added, with no shard, when new). The legend's zones are the collection's own, interned
+ * when one of its ranges names them; the shards' tags may name zones of every collection. */
 static uint64_t *
-chunkmap_zone (chunkmap_reading_t *r, const char *name, int *z)
+chunkmap_tag (chunkmap_reading_t *r, const char *name)
 {
-   *z = chunkmap_intern (&r->d->zones, &r->d->nzones, name);
-   while (r->nzone_shards < r->d->nzones) {
-      r->zone_shards = bson_realloc (r->zone_shards, (r->nzone_shards + 1) * sizeof *r->zone_shards);
-      r->zone_shards[r->nzone_shards++] = 0;
+   size_t n = r->ntags;
+   int i = chunkmap_intern (&r->tags, &r->ntags, name);
+   if (r->ntags != n) {
+      r->tag_shards = bson_realloc (r->tag_shards, r->ntags * sizeof *r->tag_shards);
+      r->tag_shards[i] = 0;
    }
-   return &r->zone_shards[*z];
+   return &r->tag_shards[i];
 }
 
 /* Each zone named in a shard's tags allows that shard. */
@@ -73,8 +76,7 @@ chunkmap_zone_shards (chunkmap_reading_t *r, const bson_t *shard_doc)
    }
    while (bson_iter_next (&it)) {
       if (BSON_ITER_HOLDS_UTF8 (&it)) {
-         int z;
-         *chunkmap_zone (r, bson_iter_utf8 (&it, NULL), &z) |= (uint64_t) 1 << s;
+         *chunkmap_tag (r, bson_iter_utf8 (&it, NULL)) |= (uint64_t) 1 << s;
       }
    }
 }
@@ -143,8 +145,9 @@ chunkmap_on_zone (void *data, const bson_t *doc)
 {
    chunkmap_reading_t *r = data;
    bson_t min, max;
-   int z;
-   uint64_t allowed = *chunkmap_zone (r, docget_utf8 (doc, "tag", ""), &z); /* 0: a zone no shard is in */
+   const char *name = docget_utf8 (doc, "tag", "");
+   int z = chunkmap_intern (&r->d->zones, &r->d->nzones, name);
+   uint64_t allowed = *chunkmap_tag (r, name); /* 0: a zone no shard is in */
    if (docget_sub (doc, "min", BSON_TYPE_DOCUMENT, &min) && docget_sub (doc, "max", BSON_TYPE_DOCUMENT, &max)) {
       chunkmap_add_zone (r->d->map, &min, &max, z, allowed);
    }
@@ -284,7 +287,7 @@ chunkmap_read_chunks (sh_ctx_t *ctx, const bson_t *filter, size_t limit, chunkma
 bool
 chunkmap_read (sh_ctx_t *ctx, const char *ns, size_t limit, int64_t since_ms, chunkmap_data_t *out, sh_error_t *err)
 {
-   chunkmap_reading_t r = { out, NULL, 0, { NULL, 0, 0 } };
+   chunkmap_reading_t r = { .d = out };
    bson_t *cmd, filter, key;
    bool ok = false;
 
@@ -338,7 +341,11 @@ chunkmap_read (sh_ctx_t *ctx, const char *ns, size_t limit, int64_t since_ms, ch
    ok = chunkmap_each (ctx, cmd, chunkmap_on_event, &r, err);
 done:
    chunkmap_docs_destroy (&r.docs);
-   bson_free (r.zone_shards);
+   for (size_t i = 0; i < r.ntags; i++) {
+      bson_free (r.tags[i]);
+   }
+   bson_free (r.tags);
+   bson_free (r.tag_shards);
    if (!ok) {
       chunkmap_data_destroy (out);
    }

@@ -124,6 +124,9 @@ collect_free (collect_t *c)
       progress_reading_destroy (c->ops_prev);
       free (c->ops_prev);
    }
+   collect_unwatch (c);
+   if (c->have_cmds_prev)
+      bson_destroy (&c->cmds_prev);
    snap_destroy (&c->prev);
    free (c);
 }
@@ -151,11 +154,20 @@ read_opcounters (const bson_t *reply, int64_t ops[COLLECT_OPS])
       ops[k] = docget_int (reply, paths[k], -1);
 }
 
+/* What the refresh's first serverStatus says of the commands the router ran: its metrics.commands (when it reports
+ * them) and, at that moment, how many of each the dashboard's client had sent. */
+typedef struct {
+   bson_t cmds; /* initialised in every case */
+   bool have_cmds;
+   int64_t own[COLLECT_OWN_NAMES];
+   bool own_ok;
+} cmds_reading_t;
+
 static bool
-sample_server_status (collect_t *c, snap_t *s, int64_t ops[COLLECT_OPS], sh_error_t *err)
+sample_server_status (collect_t *c, snap_t *s, int64_t ops[COLLECT_OPS], cmds_reading_t *rd, sh_error_t *err)
 {
    bson_t *cmd = BCON_NEW ("serverStatus", BCON_INT32 (1));
-   bson_t reply;
+   bson_t reply, sub;
    bool ok = true;
    if (!collect_run_cmd (c, "admin", cmd, &reply, err)) {
       ok = !collect_fatal (err);
@@ -165,6 +177,14 @@ sample_server_status (collect_t *c, snap_t *s, int64_t ops[COLLECT_OPS], sh_erro
    bson_strncpy (s->version, docget_utf8 (&reply, "version", ""), sizeof s->version);
    sscanf (s->version, "%d.%d", &s->vmajor, &s->vminor);
    read_opcounters (&reply, ops);
+   /* this serverStatus is in both: the router counts it before it runs, the driver before it sends it */
+   memcpy (rd->own, c->own_n, sizeof rd->own);
+   rd->own_ok = c->own_ok && !c->own_overflow;
+   if (docget_sub (&reply, "metrics.commands", BSON_TYPE_DOCUMENT, &sub)) {
+      bson_destroy (&rd->cmds);
+      bson_copy_to (&sub, &rd->cmds);
+      rd->have_cmds = true;
+   }
 done:
    bson_destroy (cmd);
    bson_destroy (&reply);
@@ -191,12 +211,11 @@ sample_ops_end (collect_t *c)
 /* True when, since the last good sample, the router counted no write at all (insert, update and delete as at that
  * sample's start: the dashboard never writes) and no read but the dashboard's own (find and getMore as at its end,
  * and at most COLLECT_OWN_IDLE_COMMANDS other commands): the shards' latency counters cannot have moved but by the
- * dashboard's reads, so the $collStats can be skipped. Traffic through another router does not show here. */
+ * dashboard's reads, so the $collStats can be skipped. Traffic through another router does not show here. The rule
+ * for a router that does not report metrics.commands. */
 static bool
 ops_quiet (const collect_t *c, const int64_t ops[COLLECT_OPS])
 {
-   if (!c->have_prev)
-      return false;
    for (int k = 0; k < COLLECT_OPS; k++)
       if (ops[k] < 0 || c->op_prev[k] < 0 || c->op_end[k] < 0)
          return false;
@@ -207,6 +226,143 @@ ops_quiet (const collect_t *c, const int64_t ops[COLLECT_OPS])
           ops[COLLECT_OP_GETMORE] == c->op_end[COLLECT_OP_GETMORE] &&
           ops[COLLECT_OP_COMMAND] >= c->op_end[COLLECT_OP_COMMAND] &&
           ops[COLLECT_OP_COMMAND] - c->op_end[COLLECT_OP_COMMAND] <= COLLECT_OWN_IDLE_COMMANDS;
+}
+
+/* The commands that move none of the counters a quiet refresh carries (the shards' latencyStats reads and writes
+ * behind the read and write rates, and the data behind the key ends): metadata changes that move no document (split,
+ * merge, zones, the balancer's switches and status), the router's own status and the connection's commands.
+ * moveChunk and moveRange are not here: the recipient shard inserts the chunk's documents, and those batches count
+ * as its writes. A find, aggregate, getMore, count or distinct is never here, config reads included: the router's
+ * counters do not say which collection a read was for. */
+static const char *const quiet_neutral[] = {
+   "<UNKNOWN>",
+   "addShardToZone",
+   "authenticate",
+   "balancerCollectionStatus",
+   "balancerStart",
+   "balancerStatus",
+   "balancerStop",
+   "buildInfo",
+   "clearJumboFlag",
+   "configureCollectionBalancing",
+   "connectionStatus",
+   "endSessions",
+   "getCmdLineOpts",
+   "getDefaultRWConcern",
+   "getLog",
+   "getParameter",
+   "getShardVersion",
+   "hello",
+   "hostInfo",
+   "isMaster",
+   "killCursors",
+   "listCommands",
+   "listShards",
+   "logout",
+   "mergeAllChunksOnShard",
+   "mergeChunks",
+   "ping",
+   "refreshSessions",
+   "removeShardFromZone",
+   "saslContinue",
+   "saslStart",
+   "serverStatus",
+   "split",
+   "startSession",
+   "updateZoneKeyRange",
+   "whatsmyuri",
+};
+
+static bool
+quiet_is_neutral (const char *name)
+{
+   for (size_t i = 0; i < sizeof quiet_neutral / sizeof quiet_neutral[0]; i++)
+      if (!strcmp (quiet_neutral[i], name))
+         return true;
+   return false;
+}
+
+/* One entry of metrics.commands: its total ("<UNKNOWN>" is a number of its own), -1 when unreadable. */
+static int64_t
+cmds_total (bson_iter_t *it)
+{
+   bson_t d;
+   if (BSON_ITER_HOLDS_NUMBER (it))
+      return bson_iter_as_int64 (it);
+   if (!docget_iter_sub (it, BSON_TYPE_DOCUMENT, &d))
+      return -1;
+   return docget_int (&d, "total", -1);
+}
+
+/* The commands named name the dashboard's client sent between the last good sample's first serverStatus and this
+ * one's. */
+static int64_t
+own_delta (const collect_t *c, const cmds_reading_t *rd, const char *name)
+{
+   for (int i = 0; i < c->nown; i++)
+      if (!strcmp (c->own_name[i], name))
+         return rd->own[i] - c->own_prev[i];
+   return 0;
+}
+
+/* The rule with metrics.commands: from the last good sample's first serverStatus to this one's, the router counted
+ * no write (insert, update and delete opcounters unchanged), its query and getmore counters moved by the dashboard's
+ * own find and getMore exactly, and every command outside quiet_neutral ran exactly as often as the dashboard's client
+ * sent it. Anyone else's find, aggregate, insert, count… makes the refresh read the counters again; anyone's split,
+ * zone change or status read does not. */
+static bool
+cmds_quiet (const collect_t *c, const int64_t ops[COLLECT_OPS], const cmds_reading_t *rd)
+{
+   bson_iter_t it, p;
+   for (int k = 0; k < COLLECT_OPS; k++)
+      if (ops[k] < 0 || c->op_prev[k] < 0)
+         return false;
+   if (ops[COLLECT_OP_INSERT] != c->op_prev[COLLECT_OP_INSERT] ||
+       ops[COLLECT_OP_UPDATE] != c->op_prev[COLLECT_OP_UPDATE] ||
+       ops[COLLECT_OP_DELETE] != c->op_prev[COLLECT_OP_DELETE] ||
+       ops[COLLECT_OP_QUERY] - c->op_prev[COLLECT_OP_QUERY] != own_delta (c, rd, "find") ||
+       ops[COLLECT_OP_GETMORE] - c->op_prev[COLLECT_OP_GETMORE] != own_delta (c, rd, "getMore"))
+      return false;
+   if (!bson_iter_init (&it, &rd->cmds))
+      return false;
+   while (bson_iter_next (&it)) {
+      const char *name = bson_iter_key (&it);
+      int64_t now = cmds_total (&it), before = 0;
+      if (quiet_is_neutral (name) || now < 0)
+         continue; /* now < 0: a group of counters, not a command (old servers' mapreduce.shardedfinish) */
+      if (bson_iter_init_find (&p, &c->cmds_prev, name))
+         before = cmds_total (&p);
+      if (before < 0 || now - before != own_delta (c, rd, name))
+         return false;
+   }
+   return true;
+}
+
+/* Whether this sample is quiet: by metrics.commands when the router reports them and the dashboard's own commands
+ * were counted over the whole span, else by the opcounters alone (ops_quiet). */
+static bool
+sample_quiet (const collect_t *c, const int64_t ops[COLLECT_OPS], const cmds_reading_t *rd)
+{
+   if (!c->have_prev)
+      return false;
+   if (rd->have_cmds && c->have_cmds_prev && rd->own_ok && c->own_prev_ok)
+      return cmds_quiet (c, ops, rd);
+   return ops_quiet (c, ops);
+}
+
+/* A good sample's router counters become the next one's baseline: its opcounters and, from its first serverStatus,
+ * metrics.commands (taken from rd) and the dashboard's own commands counted then. */
+static void
+keep_counters (collect_t *c, const int64_t ops[COLLECT_OPS], cmds_reading_t *rd)
+{
+   memcpy (c->op_prev, ops, sizeof c->op_prev);
+   memcpy (c->own_prev, rd->own, sizeof rd->own);
+   c->own_prev_ok = rd->own_ok;
+   if (c->have_cmds_prev)
+      bson_destroy (&c->cmds_prev);
+   c->have_cmds_prev = rd->have_cmds;
+   bson_steal (&c->cmds_prev, &rd->cmds);
+   bson_init (&rd->cmds);
 }
 
 /* A quiet sample: the counters of every collection read at or after the last sample's start still hold (no write
@@ -531,6 +687,7 @@ collect_sample (collect_t *c, snap_t *snap)
    coll_meta_t *metas = NULL;
    size_t nmetas = 0;
    int64_t ops[COLLECT_OPS] = { -1, -1, -1, -1, -1, -1 }; /* -1: not read */
+   cmds_reading_t rd = { .have_cmds = false };
    int64_t t0 = clock_mono_ms ();
    bson_t tags = BSON_INITIALIZER;
    int *own_reads = NULL;
@@ -542,13 +699,14 @@ collect_sample (collect_t *c, snap_t *snap)
 
    memset (&s, 0, sizeof s);
    memset (&lk, 0, sizeof lk);
+   bson_init (&rd.cmds);
    sh_error_clear (&err);
    apply_timeouts (c);
    c->round_trips = 0;
    c->seq++;
    c->deadline_mono_ms = t0 + (int64_t) (c->opts.interval_s * 500.0);
-   if (!sample_server_status (c, &s, ops, &err) || !sample_balancer (c, &s, &err) || !sample_shards (c, &s, &err) ||
-       !collect_sample_collections (c, &s, &metas, &nmetas, &err))
+   if (!sample_server_status (c, &s, ops, &rd, &err) || !sample_balancer (c, &s, &err) ||
+       !sample_shards (c, &s, &err) || !collect_sample_collections (c, &s, &metas, &nmetas, &err))
       goto done;
    collect_lookup_build (&s, metas, nmetas, &lk);
    if (!collect_sample_chunks (c, &s, metas, nmetas, &lk, &tags, &err) || !collect_sample_events (c, &s, &err) ||
@@ -577,7 +735,7 @@ collect_sample (collect_t *c, snap_t *snap)
    /* the counters: every collection without $shardedDataDistribution (it also gives the sizes), else a few, and
     * none when only the dashboard's own reads moved the router's counters */
    n = sdd && s.ncolls > COLLECT_STATS_PER_REFRESH ? COLLECT_STATS_PER_REFRESH : s.ncolls;
-   s.quiet = sdd && ops_quiet (c, ops);
+   s.quiet = sdd && sample_quiet (c, ops, &rd);
    if (s.quiet) {
       n = 0;
       stats_hold (c, &s, t0);
@@ -632,7 +790,7 @@ collect_sample (collect_t *c, snap_t *snap)
       }
    }
    push_history (c, &s, t0);
-   memcpy (c->op_prev, ops, sizeof ops);
+   keep_counters (c, ops, &rd);
    snap_destroy (&c->prev);
    snap_share (&c->prev, &s); /* the one on screen and the one rates are computed against: held once */
    c->have_prev = true;
@@ -668,6 +826,7 @@ done:
    collect_lookup_destroy (&lk);
    snap_destroy (&s);
    bson_destroy (&tags);
+   bson_destroy (&rd.cmds);
    return ok;
 }
 

@@ -36,6 +36,7 @@ enum {
    COLLECT_OP_COMMAND,
    COLLECT_OPS
 };
+#define COLLECT_OWN_NAMES 32         /* command names the collector counts its own sends of (it uses about 10) */
 #define COLLECT_TRENDS_PER_REFRESH 2 /* collections whose key ends are read per refresh (two finds each) */
 
 /* A chunk's size as dataSize last gave it. */
@@ -118,6 +119,20 @@ struct collect {
    bson_t tags;
    bool have_tags;
    bool full_next;
+   /* The commands the session's client sent, per name, as the driver reports them (collect_watch: getMore and
+    * killCursors included), and the router's metrics.commands and those counts at the last good sample's first
+    * serverStatus: the quiet test subtracts the dashboard's own commands exactly. */
+   mongoc_apm_callbacks_t *apm; /* owned: its command-started callback (collect_watch) */
+   mongoc_client_t *apm_client; /* the client it last set them on (borrowed; NULL: none) */
+   bool own_ok;                 /* counting works (a client, callbacks set before the last command) */
+   bool own_overflow;           /* a name found no place: the counts are incomplete */
+   char own_name[COLLECT_OWN_NAMES][32];
+   int64_t own_n[COLLECT_OWN_NAMES];
+   int nown;
+   int64_t own_prev[COLLECT_OWN_NAMES]; /* own_n at the last good sample's first serverStatus (0 past nown then) */
+   bool own_prev_ok;                    /* own_ok then */
+   bson_t cmds_prev;                    /* the router's metrics.commands then */
+   bool have_cmds_prev;
    /* The long operations (sh.progress's reading), the last one kept for rates. */
    progress_reading_t
       *ops_prev; /* owned; NULL before the first (a reading holds bson_t: kept by pointer, not copied) */
@@ -191,6 +206,18 @@ collect_run_each (collect_t *c, const char *db, const bson_t *cmd, int64_t batch
 
 #define COLLECT_BATCH_DOCS 4096    /* documents per batch of a streamed reply with one document per group */
 #define COLLECT_BATCH_ENTRIES 4096 /* per-shard entries per batch of a reply with one document per collection */
+
+/* Counts one command the collector's client sent (called by the driver's command-started event). */
+void
+collect_own_count (collect_t *c, const char *name);
+
+/* The commands named name the collector's client sent so far. */
+int64_t
+collect_own_sent (const collect_t *c, const char *name);
+
+/* Clears the APM callbacks collect_watch set on the session's client and frees them (collect_free calls it). */
+void
+collect_unwatch (collect_t *c);
 
 /* True when err spoils the whole sample (anything but a server's refusal of one command). */
 bool

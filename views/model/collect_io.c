@@ -37,6 +37,80 @@ collect_first_type (const bson_t *doc)
    return BSON_TYPE_EOD;
 }
 
+/* ---- the collector's own commands, counted per name ---- */
+
+void
+collect_own_count (collect_t *c, const char *name)
+{
+   for (int i = 0; i < c->nown; i++) {
+      if (!strcmp (c->own_name[i], name)) {
+         c->own_n[i]++;
+         return;
+      }
+   }
+   if (c->nown == COLLECT_OWN_NAMES || strlen (name) >= sizeof c->own_name[0]) {
+      c->own_overflow = true; /* counted nowhere: the quiet test then fails */
+      return;
+   }
+   bson_strncpy (c->own_name[c->nown], name, sizeof c->own_name[0]);
+   c->own_n[c->nown++] = 1;
+}
+
+int64_t
+collect_own_sent (const collect_t *c, const char *name)
+{
+   for (int i = 0; i < c->nown; i++)
+      if (!strcmp (c->own_name[i], name))
+         return c->own_n[i];
+   return 0;
+}
+
+/* The driver's command-started event (every command the client sends, getMore and killCursors included; not its
+ * handshake and server checks). */
+static void
+own_started (const mongoc_apm_command_started_t *event)
+{
+   collect_own_count (mongoc_apm_command_started_get_context (event),
+                      mongoc_apm_command_started_get_command_name (event));
+}
+
+/* Makes sure the session's client reports every command it sends to this collector (collect_own_count) before one
+ * is sent: the client is created here when missing (conn_ensure: no I/O), and the callbacks are set again before
+ * every command, so a client the connection replaced, or one another collector used meanwhile, counts for this one
+ * (the other's commands are not this one's). The client stays the connection's: only its APM callbacks are set, and
+ * collect_unwatch clears them. Under --dry-run or the canned transport nothing is counted (no client): c->own_ok is
+ * false. */
+static void
+collect_watch (collect_t *c)
+{
+   sh_error_t err;
+   c->own_ok = false;
+   if (c->ctx->opts && c->ctx->opts->dry_run)
+      return;
+   sh_error_clear (&err);
+   if (!c->ctx->client && !conn_ensure (c->ctx, &err))
+      return;
+   if (!c->ctx->client)
+      return;
+   if (!c->apm) {
+      c->apm = mongoc_apm_callbacks_new ();
+      mongoc_apm_set_command_started_cb (c->apm, own_started);
+   }
+   c->own_ok = mongoc_client_set_apm_callbacks (c->ctx->client, c->apm, c);
+   c->apm_client = c->own_ok ? c->ctx->client : NULL;
+}
+
+void
+collect_unwatch (collect_t *c)
+{
+   if (c->apm_client && c->ctx->client == c->apm_client)
+      mongoc_client_set_apm_callbacks (c->ctx->client, NULL, NULL);
+   c->apm_client = NULL;
+   if (c->apm)
+      mongoc_apm_callbacks_destroy (c->apm);
+   c->apm = NULL;
+}
+
 /* ---- round trips ---- */
 
 /* Every command of a sample goes through these two: they count round trips and enforce the sample's deadline. */
@@ -57,6 +131,7 @@ collect_run_cmd (collect_t *c, const char *db, const bson_t *cmd, bson_t *reply,
       bson_init (reply);
       return false;
    }
+   collect_watch (c);
    c->round_trips++;
    return conn_run (c->ctx, db, cmd, CONN_ADMIN, reply, err);
 }
@@ -68,6 +143,7 @@ collect_run_docs (collect_t *c, const char *db, const bson_t *cmd, size_t max, b
       bson_init (docs);
       return false;
    }
+   collect_watch (c);
    c->round_trips++;
    return conn_run_docs (c->ctx, db, cmd, CONN_ADMIN, max, docs, NULL, err);
 }
@@ -85,6 +161,7 @@ collect_run_each (collect_t *c, const char *db, const bson_t *cmd, int64_t batch
    int r = 0;
    if (over_deadline (c, err))
       return false;
+   collect_watch (c);
    c->round_trips++;
    if (batch < 1)
       batch = 1;
