@@ -36,6 +36,15 @@ find_arg (const sh_call_t *call, int i, bson_iter_t *it)
    if (i < 0 || i >= call->argc)
       return false;
    bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
+   /* the arguments are { "0": …, "1": … } in order: argument i is element i, its key checked rather than searched */
+   if (bson_iter_init (it, call->args)) {
+      int n = 0;
+      bool more;
+      while ((more = bson_iter_next (it)) && n < i)
+         n++;
+      if (more && n == i && !strcmp (bson_iter_key (it), k))
+         return true;
+   }
    return bson_iter_init_find (it, call->args, k);
 }
 
@@ -212,6 +221,11 @@ args_adjust_run_command (bson_t *dst, const bson_t *cmd)
       }
    }
    mirror &= set_parameter;
+   if (!resize && !sample && !mirror) {
+      /* nothing to adjust (most commands): the document's bytes as they are, not re-appended field by field */
+      bson_concat (dst, cmd);
+      return;
+   }
    bson_iter_init (&it, cmd);
    while (bson_iter_next (&it)) {
       const char *k = bson_iter_key (&it);

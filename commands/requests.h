@@ -11,9 +11,10 @@
 /* One request a helper sends: the database, the exact command document (field order and BSON types as mongosh
  * sends them), and the path (admin or read). */
 typedef struct {
-   char *db; /* owned */
-   bson_t cmd;
+   bson_t cmd; /* first: bson_t is 128-byte aligned, so the rest fits in the next 128 bytes (256 in all) */
+   char *db;   /* db_buf when the name fits there, else owned */
    conn_path_t path;
+   char db_buf[96];
 } sh_request_t;
 
 /* The requests of one call, in order; the shared executor stops at the first that fails. Starts as { .n = 0 }; grows

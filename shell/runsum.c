@@ -120,19 +120,22 @@ rs_state (run_summary_t *rs, const sh_call_t *call)
       if (z)
          rs_set (&rs->zones, z, 2);
    } else if (!strcmp (n, "db.adminCommand")) {
+      /* the command's name: a string argument ("balancerStop" is { balancerStop: 1 }) or the document's first key */
       bson_t doc;
       bson_iter_t it;
-      if (args_doc (call, 0, &doc) && bson_iter_init (&it, &doc) && bson_iter_next (&it) &&
-          BSON_ITER_HOLDS_UTF8 (&it)) {
-         if (!strcmp (bson_iter_key (&it), "removeShard"))
-            rs_set (&rs->draining, bson_iter_utf8 (&it, NULL), 1);
-         else if (!strcmp (bson_iter_key (&it), "balancerStop"))
-            rs_balancer (rs, true);
-      } else if (bson_iter_init (&it, &doc) && bson_iter_next (&it) && !strcmp (bson_iter_key (&it), "balancerStop")) {
-         rs_balancer (rs, true);
-      } else if (bson_iter_init (&it, &doc) && bson_iter_next (&it) && !strcmp (bson_iter_key (&it), "balancerStart")) {
-         rs_balancer (rs, false);
+      const char *cmd = a0, *value = NULL;
+      if (!cmd && args_doc (call, 0, &doc) && bson_iter_init (&it, &doc) && bson_iter_next (&it)) {
+         cmd = bson_iter_key (&it);
+         value = BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : NULL;
       }
+      if (!cmd)
+         return;
+      if (!strcmp (cmd, "removeShard") && value)
+         rs_set (&rs->draining, value, 1);
+      else if (!strcmp (cmd, "balancerStop"))
+         rs_balancer (rs, true);
+      else if (!strcmp (cmd, "balancerStart"))
+         rs_balancer (rs, false);
    }
 }
 

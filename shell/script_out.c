@@ -18,23 +18,43 @@ so_name_is (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
    return true;
 }
 
+/* True when stmt cannot be print or printjson without resolving it: use, show, help and exit, and the statements
+ * rooted at db or sh, whose entries are db.* and sh.* (nearly every statement of a script). */
+static bool
+so_not_print (const sh_stmt_t *stmt)
+{
+   const char *root;
+   if (stmt->kind != SH_STMT_CHAIN)
+      return true;
+   if (stmt->nsegs == 0 || stmt->segs[0].is_call)
+      return false;
+   root = stmt->segs[0].name;
+   return (root[0] == 'd' && root[1] == 'b' && !root[2]) || (root[0] == 's' && root[1] == 'h' && !root[2]);
+}
+
 void
 script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size_t len)
 {
    size_t b = stmt->end_pos.offset, i = stmt->pos.offset, o = 0;
    bool space = false;
-   for (; source && i < b && source[i] && o + 6 < len; i++) {
-      char c = source[i];
-      if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v') { /* isspace's, unlocalised */
+   if (!source) {
+      buf[0] = '\0';
+      return;
+   }
+   for (; i < b && o + 6 < len; i++) {
+      unsigned char c = (unsigned char) source[i];
+      if (c <= ' ' && (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v')) { /* isspace's */
          space = o > 0;
          continue;
       }
+      if (c == '\0')
+         break;
       if (space)
          buf[o++] = ' ';
       space = false;
-      buf[o++] = source[i];
+      buf[o++] = (char) c;
    }
-   if (source && i < b && source[i]) {
+   if (i < b && source[i]) {
       memcpy (buf + o, "...", 3);
       o += 3;
    }
@@ -73,8 +93,10 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
    so->file = file;
    so->source = source;
    so->stmt = stmt;
-   sh_error_clear (&err);
-   dispatch_with_call (ctx, stmt, so_name_is, &so->is_print, &err);
+   if (!so_not_print (stmt)) {
+      sh_error_clear (&err);
+      dispatch_with_call (ctx, stmt, so_name_is, &so->is_print, &err);
+   }
    fflush (ctx->out_fp);
    so->saved_place_file = ctx->place.file;
    so->saved_place_line = ctx->place.line;
@@ -164,19 +186,31 @@ so_status (FILE *e, const script_place_t *at, const char *stmt, bool ok, const s
    if (ok) {
       /* "%s:%d ok %s\n" without fprintf's format parsing (one line per statement of a -f script); a line number
        * is never negative */
-      char num[16];
-      size_t i = sizeof num;
+      char num[16], line[1024];
+      size_t i = sizeof num, f = strlen (at->file), s = strlen (stmt), n;
       unsigned v = at->line > 0 ? (unsigned) at->line : 0u;
       do {
          num[--i] = (char) ('0' + v % 10);
          v /= 10;
       } while (v);
-      fputs_unlocked (at->file, e);
-      putc_unlocked (':', e);
-      fwrite_unlocked (num + i, 1, sizeof num - i, e);
-      fputs_unlocked (" ok ", e);
-      fputs_unlocked (stmt, e);
-      putc_unlocked ('\n', e);
+      n = sizeof num - i;
+      if (f + n + s + 6 > sizeof line) { /* a long file name: piece by piece */
+         fputs_unlocked (at->file, e);
+         putc_unlocked (':', e);
+         fwrite_unlocked (num + i, 1, n, e);
+         fputs_unlocked (" ok ", e);
+         fputs_unlocked (stmt, e);
+         putc_unlocked ('\n', e);
+         return;
+      }
+      /* the line assembled here and written at once */
+      memcpy (line, at->file, f);
+      line[f] = ':';
+      memcpy (line + f + 1, num + i, n);
+      memcpy (line + f + 1 + n, " ok ", 4);
+      memcpy (line + f + 5 + n, stmt, s);
+      line[f + 5 + n + s] = '\n';
+      fwrite_unlocked (line, 1, f + n + s + 6, e);
    } else if (err->code && err->code_name[0])
       fprintf (e, "%s:%d error %d %s: %s\n", at->file, at->line, err->code, err->code_name, err->message);
    else if (err->code)

@@ -18,8 +18,16 @@
 void
 sh_error_clear (sh_error_t *err)
 {
+   /* the fields one by one, not a memset of the whole 1.4 KB (twice per statement of a script): the strings are read
+    * only up to their NUL, and every setter (error_vset) starts from a zeroed error */
    if (err) {
-      memset (err, 0, sizeof *err);
+      err->kind = SH_ERR_NONE;
+      err->code = 0;
+      err->code_name[0] = '\0';
+      err->message[0] = '\0';
+      err->hint[0] = '\0';
+      err->has_pos = false;
+      memset (&err->pos, 0, sizeof err->pos);
    }
 }
 

@@ -109,7 +109,7 @@ sh_utf8_seq_len (const char *s, size_t avail, unsigned *cp)
    return n;
 }
 
-static sh_pos_t
+static inline sh_pos_t
 lex_pos (const sh_lexer_t *lx)
 {
    sh_pos_t pos;
@@ -121,7 +121,7 @@ lex_pos (const sh_lexer_t *lx)
    return pos;
 }
 
-static int
+static inline int
 lex_peek (const sh_lexer_t *lx, size_t ahead)
 {
    if (lx->off + ahead >= lx->len) {
@@ -131,7 +131,7 @@ lex_peek (const sh_lexer_t *lx, size_t ahead)
 }
 
 /* Moves past one character of n bytes that is not a line break. */
-static void
+static inline void
 lex_skip (sh_lexer_t *lx, size_t n)
 {
    lx->off += n;
@@ -139,14 +139,14 @@ lex_skip (sh_lexer_t *lx, size_t n)
 }
 
 /* Moves past n ASCII characters, none of them a line break. */
-static void
+static inline void
 lex_skip_ascii (sh_lexer_t *lx, size_t n)
 {
    lx->off += n;
    lx->col += (int) n;
 }
 
-static void
+static inline void
 lex_skip_newline (sh_lexer_t *lx)
 {
    lx->off++;
@@ -341,7 +341,7 @@ lex_strndup (const char *s, size_t n)
    return out;
 }
 
-static void
+static inline void
 lex_finish (sh_lexer_t *lx, sh_token_t *tok, sh_tok_kind_t kind)
 {
    tok->kind = kind;
@@ -388,7 +388,7 @@ lex_strtod (const char *text, size_t len)
    return v;
 }
 
-static bool
+static inline bool
 lex_is_digit (int c)
 {
    return c >= '0' && c <= '9';
@@ -455,7 +455,15 @@ lex_number (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
                    (int) (tok->pos.len > 40 ? 40 : tok->pos.len), tok->text);
          goto done;
       }
-      tok->num = lex_strtod (lx->src + tok->pos.offset, lx->off - tok->pos.offset);
+      if (tok->form == SH_NUM_INT && lx->off - tok->pos.offset <= 15) {
+         /* at most 15 decimal digits: the integer is exact in a double, no strtod (nor a locale) needed */
+         double v = 0;
+         for (size_t i = tok->pos.offset; i < lx->off; i++)
+            v = v * 10 + (lx->src[i] - '0');
+         tok->num = v;
+      } else {
+         tok->num = lex_strtod (lx->src + tok->pos.offset, lx->off - tok->pos.offset);
+      }
    }
    if (lex_ident_char (lx, lx->off, false) == 0) {
       lex_finish (lx, tok, SH_TOK_NUMBER);

@@ -49,7 +49,9 @@ parser_advance (parser_t *p)
    p->prev_end.col = p->lx.col;
    p->prev_end.offset = p->lx.off;
    p->prev_end.len = 0;
-   sh_token_destroy (&p->tok);
+   /* the token's own memory only: sh_lex_next sets every field */
+   bson_free (p->tok.str);
+   p->tok.str = NULL;
    if (!sh_lex_next (&p->lx, &p->tok, p->err)) {
       p->incomplete = p->lx.incomplete;
       return false;
@@ -232,15 +234,109 @@ parser_appended (parser_t *p, bool ok, sh_pos_t pos)
 }
 
 /* ---------------------------------------------------------------------------------------------------------------
+ * The script's blocks: what its statements keep for good (segment arrays, names) is cut from a few large blocks
+ * freed with the script, not allocated and freed piece by piece (two names and a segment array per statement).
+ */
+
+struct sh_parse_block {
+   struct sh_parse_block *next;
+   size_t used, cap; /* bytes of data used and held */
+};
+
+/* A script's blocks: made with the script, borrowed by each of its statements (sh_stmt_alloc). */
+struct sh_parse_arena {
+   struct sh_parse_block *blocks;
+};
+
+#define P_BLOCK_HEAD 128          /* the data starts 128 bytes in: a segment holds a bson_t, 128-byte aligned */
+#define P_BLOCK_FIRST 2048        /* the first block's data (a statement typed at the prompt needs little) */
+#define P_BLOCK_NEXT (64u * 1024) /* the next ones' */
+
+/* n bytes (align: a power of two, at most 128) from the arena's blocks, uninitialised; freed with the script. */
+static void *
+p_arena_alloc (struct sh_parse_arena *a, size_t n, size_t align)
+{
+   struct sh_parse_block *b = a->blocks;
+   size_t at, cap;
+
+   if (b) {
+      at = (b->used + align - 1) & ~(align - 1);
+      if (at <= b->cap && n <= b->cap - at) {
+         b->used = at + n;
+         return (char *) b + P_BLOCK_HEAD + at;
+      }
+   }
+   cap = b ? P_BLOCK_NEXT : P_BLOCK_FIRST;
+   if (n > cap) {
+      cap = n;
+   }
+   b = bson_aligned_alloc (128, P_BLOCK_HEAD + cap);
+   b->next = a->blocks;
+   b->used = n;
+   b->cap = cap;
+   a->blocks = b;
+   return (char *) b + P_BLOCK_HEAD;
+}
+
+static void
+p_arena_free (struct sh_parse_arena *a)
+{
+   if (!a) {
+      return;
+   }
+   while (a->blocks) {
+      struct sh_parse_block *next = a->blocks->next;
+
+      bson_free (a->blocks);
+      a->blocks = next;
+   }
+   bson_free (a);
+}
+
+static void *
+p_block_alloc (sh_script_t *s, size_t n, size_t align)
+{
+   return p_arena_alloc (s->arena, n, align);
+}
+
+void *
+parser_block_alloc (parser_t *p, size_t n, size_t align)
+{
+   return p_block_alloc (p->out, n, align);
+}
+
+void *
+sh_stmt_alloc (const sh_stmt_t *stmt, size_t n, size_t align)
+{
+   return stmt->arena ? p_arena_alloc (stmt->arena, n, align) : NULL;
+}
+
+/* A NUL-terminated copy of n bytes of text in the script's blocks. */
+static char *
+p_block_strndup (sh_script_t *s, const char *text, size_t n)
+{
+   char *out = p_block_alloc (s, n + 1, 1);
+
+   memcpy (out, text, n);
+   out[n] = '\0';
+   return out;
+}
+
+char *
+parser_block_strndup (parser_t *p, const char *s, size_t n)
+{
+   return p_block_strndup (p->out, s, n);
+}
+
+/* ---------------------------------------------------------------------------------------------------------------
  * Statements
  */
 
+/* A segment's own memory: its arguments (the segment, its name and its argument positions are the script's). */
 static void
 p_seg_destroy (sh_seg_t *seg)
 {
-   bson_free (seg->name);
    bson_destroy (&seg->args);
-   bson_free (seg->arg_pos);
 }
 
 static void
@@ -255,7 +351,6 @@ p_stmt_destroy (sh_stmt_t *st)
    for (i = 0; i < st->nsegs; i++) {
       p_seg_destroy (&st->segs[i]);
    }
-   bson_free (st->segs);
    memset (st, 0, sizeof *st);
 }
 
@@ -266,7 +361,7 @@ p_seg_call (parser_t *p, sh_seg_t *seg)
    parse_args_t args = { 0 };
    bool ok = false;
 
-   if (!parser_args (p, &args)) {
+   if (!parser_args (p, &args, true)) {
       goto done;
    }
    bson_destroy (&seg->args);
@@ -280,8 +375,7 @@ p_seg_call (parser_t *p, sh_seg_t *seg)
    args.pos = NULL;
    ok = true;
 done:
-   bson_destroy (&args.arr);
-   bson_free (args.pos);
+   bson_destroy (&args.arr); /* args.pos is the script's */
    return ok;
 }
 
@@ -358,7 +452,8 @@ p_chain (parser_t *p, sh_stmt_t *st)
          seg->bracket = true;
       }
       seg->pos = p->tok.pos;
-      seg->name = seg->bracket ? bson_strdup (p->tok.str) : parser_strndup (p->tok.text, p->tok.pos.len);
+      seg->name = seg->bracket ? p_block_strndup (p->out, p->tok.str, p->tok.str_len)
+                               : p_block_strndup (p->out, p->tok.text, p->tok.pos.len);
       if (!parser_advance (p)) {
          goto done;
       }
@@ -379,7 +474,7 @@ p_chain (parser_t *p, sh_stmt_t *st)
          break;
       }
    }
-   st->segs = SH_ALLOC_ARRAY (sh_seg_t, n);
+   st->segs = p_block_alloc (p->out, n * sizeof (sh_seg_t), BSON_ALIGNOF (sh_seg_t));
    st->nsegs = n;
    for (i = 0; i < n; i++) {
       p_seg_move (&st->segs[i], &tmp[i]);
@@ -449,6 +544,9 @@ done:
    return ok;
 }
 
+static bool
+p_chain_stmt (parser_t *p, sh_stmt_t *st);
+
 /* One statement; the current token is its first. Leaves the token after it current. */
 static bool
 p_statement (parser_t *p, sh_stmt_t *st)
@@ -480,6 +578,11 @@ p_statement (parser_t *p, sh_stmt_t *st)
       sh_error_hint (p->err, "%s", parser_js_hint);
       return false;
    }
+   /* db and sh, the roots of nearly every statement, are neither keywords nor JavaScript words */
+   if (p->tok.pos.len == 2 && (!memcmp (p->tok.text, "db", 2) || !memcmp (p->tok.text, "sh", 2))) {
+      st->kind = SH_STMT_CHAIN;
+      return p_chain_stmt (p, st);
+   }
    for (i = 0; i < sizeof keywords / sizeof keywords[0]; i++) {
       sh_lexer_t saved = p->lx;
       sh_token_t word = { 0 };
@@ -510,6 +613,13 @@ p_statement (parser_t *p, sh_stmt_t *st)
       return false;
    }
    st->kind = SH_STMT_CHAIN;
+   return p_chain_stmt (p, st);
+}
+
+/* A member/call chain statement (p_statement's last case); exit() and quit() become the exit statement. */
+static bool
+p_chain_stmt (parser_t *p, sh_stmt_t *st)
+{
    if (!p_chain (p, st)) {
       return false;
    }
@@ -517,7 +627,6 @@ p_statement (parser_t *p, sh_stmt_t *st)
    if (st->nsegs == 1 && st->segs[0].is_call && st->segs[0].argc == 0 &&
        (strcmp (st->segs[0].name, "exit") == 0 || strcmp (st->segs[0].name, "quit") == 0)) {
       p_seg_destroy (&st->segs[0]);
-      bson_free (st->segs);
       st->segs = NULL;
       st->nsegs = 0;
       st->kind = SH_STMT_EXIT;
@@ -559,6 +668,10 @@ p_script (parser_t *p, sh_script_t *out)
 {
    size_t cap = 0;
 
+   p->out = out;
+   if (!out->arena) {
+      out->arena = bson_malloc0 (sizeof *out->arena);
+   }
    if (p->lx.len > INT32_MAX) {
       sh_pos_t start = { 1, 1, 0, 0 };
 
@@ -582,6 +695,7 @@ p_script (parser_t *p, sh_script_t *out)
       }
       st = &out->stmts[out->n++];
       memset (st, 0, sizeof *st);
+      st->arena = out->arena;
       if (!p_statement (p, st)) {
          return false;
       }
@@ -633,6 +747,7 @@ sh_script_destroy (sh_script_t *script)
       p_stmt_destroy (&script->stmts[i]);
    }
    bson_free (script->stmts);
+   p_arena_free (script->arena);
    bson_free (script->name);
    bson_free (script->source);
    memset (script, 0, sizeof *script);

@@ -14,7 +14,7 @@
 typedef struct {
    bson_t args;        /* when is_call: array document {"0": v0, "1": v1, ...}; always initialised. First: bson_t is
                         * 128-byte aligned, so the fields after it fit in one more 128 bytes */
-   char *name;         /* owned, UTF-8 */
+   char *name;         /* UTF-8; the script's (its blocks), not freed alone */
    sh_pos_t pos;       /* position of the name */
    bool bracket;       /* written as ["name"] */
    bool is_call;       /* followed by parentheses */
@@ -39,13 +39,14 @@ typedef struct {
    sh_pos_t word_pos;
    char *word2; /* owned or NULL */
    sh_pos_t word2_pos;
-   sh_seg_t *segs; /* SH_STMT_CHAIN: segs[0] is the root identifier; owned */
+   sh_seg_t *segs; /* SH_STMT_CHAIN: segs[0] is the root identifier; the script's (its blocks), not freed alone */
    size_t nsegs;
    /* What the statement resolves to, kept by the layer that resolves it (shell/dispatch.c, dispatch_prepare) so the
     * steps of a script (validation, pre-flight, output, run) resolve it once; opaque here. Owned: freed with the
     * statement by resolved_free. NULL until then, and for a statement nobody prepared. */
    struct sh_resolved *resolved;
    void (*resolved_free) (struct sh_resolved *resolved);
+   struct sh_parse_arena *arena; /* the script's blocks (sh_stmt_alloc); borrowed */
 } sh_stmt_t;
 
 /* A whole parsed input: every statement, in order. The source text is kept so errors can show the line. */
@@ -55,6 +56,9 @@ typedef struct {
    size_t source_len;
    sh_stmt_t *stmts; /* owned */
    size_t n;
+   /* the blocks the statements' segment arrays and names (and what sh_stmt_alloc gives) are cut from, freed together
+    * with the script (parser.c); owned */
+   struct sh_parse_arena *arena;
 } sh_script_t;
 
 /* Parses all of text (len bytes; it need not be NUL-terminated) into out. On success returns true and out holds
@@ -62,6 +66,12 @@ typedef struct {
  * first error (kind SH_ERR_PARSE) and leaves out empty but still safe to destroy. Nothing is sent anywhere. */
 bool
 sh_parse_script (const char *name, const char *text, size_t len, sh_script_t *out, sh_error_t *err);
+
+/* n bytes (align: a power of two, at most 128) that live as long as stmt's script, uninitialised and never freed
+ * alone: for what a layer keeps per statement (dispatch's record), without an allocation and a free each. NULL when
+ * stmt belongs to no script. */
+void *
+sh_stmt_alloc (const sh_stmt_t *stmt, size_t n, size_t align);
 
 /* Releases everything out owns; out may be zeroed or the result of a failed parse. */
 void

@@ -782,7 +782,7 @@ p_ctor_call (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t
    uint32_t t = 0, inc = 0;
    bool ok = false;
 
-   if (!parser_args (p, &c.args)) {
+   if (!parser_args (p, &c.args, false)) {
       goto done;
    }
    switch (kind) {

@@ -31,7 +31,8 @@ typedef struct {
    sh_error_t *err;
    parse_open_t open[PARSE_MAX_DEPTH];
    int depth;
-   bool incomplete; /* the error is the text ending inside an open bracket, string, regex or comment */
+   bool incomplete;  /* the error is the text ending inside an open bracket, string, regex or comment */
+   sh_script_t *out; /* the script being parsed (its blocks hold the segments), NULL while parsing a value alone */
 } parser_t;
 
 /* Arguments of a call: an array document and where each argument starts (pos.len spans the whole argument). */
@@ -47,6 +48,15 @@ typedef struct {
 /* Sets p->err (kind SH_ERR_PARSE) at pos to the formatted message, control characters replaced. Returns false. */
 bool
 parser_fail (parser_t *p, sh_pos_t pos, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+
+/* n bytes (align: a power of two, at most 128) from the blocks of the script being parsed (p->out, which must be set),
+ * uninitialised; freed with the script. */
+void *
+parser_block_alloc (parser_t *p, size_t n, size_t align);
+
+/* A NUL-terminated copy of n bytes of s in the blocks of the script being parsed (p->out must be set). */
+char *
+parser_block_strndup (parser_t *p, const char *s, size_t n);
 
 /* Moves to the next token; false with p->err set when the lexer fails. */
 bool
@@ -90,10 +100,11 @@ parser_appended (parser_t *p, bool ok, sh_pos_t pos);
 bool
 parser_value (parser_t *p, bson_t *dst, const char *key, int key_len);
 
-/* Parses "(a, b, ...)" into args, initialised here; the caller destroys args->arr and frees args->pos with bson_free
- * whatever the result. The current token is the '('. */
+/* Parses "(a, b, ...)" into args, initialised here; the caller destroys args->arr whatever the result, and frees
+ * args->pos with bson_free unless keep: then args->pos is the script's (parser_block_alloc), kept with its statement.
+ * The current token is the '('. */
 bool
-parser_args (parser_t *p, parse_args_t *args);
+parser_args (parser_t *p, parse_args_t *args, bool keep);
 
 /* parser_ctor.c: names in values */
 

@@ -18,6 +18,7 @@ typedef struct {
    size_t *lens;
    size_t cap;
    size_t n;
+   bool borrowed; /* the keys are the script's (parser_block_alloc): not freed here */
 } parse_keyset_t;
 
 /* A JavaScript number goes over the wire as int32 when it is an integer in int32 range (and not -0), else as a
@@ -52,10 +53,10 @@ p_keyset_destroy (parse_keyset_t *ks)
 {
    size_t i;
 
-   for (i = 0; i < ks->cap; i++) {
+   for (i = 0; !ks->borrowed && i < ks->cap; i++) {
       bson_free (ks->keys[i]);
    }
-   for (i = 0; !ks->cap && i < ks->n; i++) {
+   for (i = 0; !ks->borrowed && !ks->cap && i < ks->n; i++) {
       bson_free (ks->few[i]);
    }
    bson_free (ks->keys);
@@ -109,6 +110,7 @@ p_keyset_add (parse_keyset_t *ks, char *key, size_t len)
       parse_keyset_t bigger = { 0 };
 
       bigger.cap = ks->cap * 2;
+      bigger.borrowed = ks->borrowed;
       bigger.keys = bson_malloc0 (bigger.cap * sizeof (char *));
       bigger.lens = bson_malloc0 (bigger.cap * sizeof (size_t));
       for (i = 0; i < ks->cap; i++) {
@@ -134,8 +136,8 @@ p_keyset_add (parse_keyset_t *ks, char *key, size_t len)
    return true;
 }
 
-/* Reads a document key: a name (a.b and $name included), a quoted string or a number. On success *key is owned by
- * the caller. */
+/* Reads a document key: a name (a.b and $name included), a quoted string or a number. On success *key is the
+ * script's memory when a script is parsed (p->out: not freed), else owned by the caller. */
 static bool
 p_key (parser_t *p, char **key, size_t *key_len, sh_pos_t *key_pos)
 {
@@ -146,9 +148,12 @@ p_key (parser_t *p, char **key, size_t *key_len, sh_pos_t *key_pos)
    *key_pos = p->tok.pos;
    if (p->tok.kind == SH_TOK_IDENT) {
       /* a plain name (the common case) is copied as it is; a dotted one is assembled in s */
-      char *first = parser_strndup (p->tok.text, p->tok.pos.len);
+      char *first =
+         p->out ? parser_block_strndup (p, p->tok.text, p->tok.pos.len) : parser_strndup (p->tok.text, p->tok.pos.len);
       if (!parser_advance (p)) {
-         bson_free (first);
+         if (!p->out) {
+            bson_free (first);
+         }
          goto done;
       }
       if (!(p->tok.kind == SH_TOK_DOT && p->tok.pos.offset == p->prev_end.offset)) {
@@ -158,7 +163,9 @@ p_key (parser_t *p, char **key, size_t *key_len, sh_pos_t *key_pos)
          return true;
       }
       s = bson_string_new (first);
-      bson_free (first);
+      if (!p->out) {
+         bson_free (first);
+      }
       /* Dotted bare keys such as a.b (not valid JavaScript, but what people type for shard keys). */
       while (p->tok.kind == SH_TOK_DOT && p->tok.pos.offset == p->prev_end.offset) {
          if (!parser_advance (p)) {
@@ -205,6 +212,11 @@ p_key (parser_t *p, char **key, size_t *key_len, sh_pos_t *key_pos)
       goto done;
    }
    ok = true;
+   if (p->out) { /* the script's memory, as a plain name's */
+      char *kept = parser_block_strndup (p, *key, *key_len);
+      bson_free (*key);
+      *key = kept;
+   }
 done:
    if (s) {
       bson_string_free (s, true);
@@ -216,22 +228,36 @@ done:
    return ok;
 }
 
+/* Whether a document or array at the current token is read into a bson_t of its own and then copied into dst, rather
+ * than begun inside dst: libbson moves a small dst (a call's arguments so far, held inside their bson_t) to the heap
+ * to begin a child in it, an allocation for every db.adminCommand({ ping: 1 }). Only for an argument itself (depth
+ * 1: inside the call's parentheses) or a value alone, so no byte is copied twice; what it holds is begun inside it. */
+static bool
+p_alone (const parser_t *p)
+{
+   return p->depth <= 1;
+}
+
 static bool
 p_document (parser_t *p, bson_t *dst, const char *key, int key_len)
 {
    sh_pos_t open = p->tok.pos;
    parse_keyset_t keys = { 0 };
    bson_t child;
+   bool alone = p_alone (p);
    bool began = false, ok = false;
    char *k = NULL;
    const char *key_now;
    size_t k_len = 0;
    sh_pos_t k_pos;
 
+   keys.borrowed = p->out != NULL; /* p_key gives the script's memory then */
    if (!parser_open (p)) {
       goto done;
    }
-   if (!parser_appended (p, bson_append_document_begin (dst, key, key_len, &child), open)) {
+   if (alone) {
+      bson_init (&child);
+   } else if (!parser_appended (p, bson_append_document_begin (dst, key, key_len, &child), open)) {
       goto done;
    }
    began = true;
@@ -263,10 +289,15 @@ p_document (parser_t *p, bson_t *dst, const char *key, int key_len)
    }
    ok = parser_close (p);
 done:
-   if (began) {
+   if (began && alone) {
+      ok = ok && parser_appended (p, bson_append_document (dst, key, key_len, &child), open);
+      bson_destroy (&child);
+   } else if (began) {
       bson_append_document_end (dst, &child);
    }
-   bson_free (k);
+   if (!keys.borrowed) {
+      bson_free (k);
+   }
    p_keyset_destroy (&keys);
    return ok;
 }
@@ -276,13 +307,16 @@ p_array (parser_t *p, bson_t *dst, const char *key, int key_len)
 {
    sh_pos_t open = p->tok.pos;
    bson_t child;
+   bool alone = p_alone (p);
    bool began = false, ok = false;
    uint32_t i = 0;
 
    if (!parser_open (p)) {
       goto done;
    }
-   if (!parser_appended (p, bson_append_array_begin (dst, key, key_len, &child), open)) {
+   if (alone) {
+      bson_init (&child);
+   } else if (!parser_appended (p, bson_append_array_begin (dst, key, key_len, &child), open)) {
       goto done;
    }
    began = true;
@@ -305,7 +339,10 @@ p_array (parser_t *p, bson_t *dst, const char *key, int key_len)
    }
    ok = parser_close (p);
 done:
-   if (began) {
+   if (began && alone) {
+      ok = ok && parser_appended (p, bson_append_array (dst, key, key_len, &child), open);
+      bson_destroy (&child);
+   } else if (began) {
       bson_append_array_end (dst, &child);
    }
    return ok;
@@ -401,7 +438,7 @@ sh_value_dbref (const bson_iter_t *it, const char **name, uint32_t *len)
 /* Parses "(a, b, ...)" into args (initialised here; the caller destroys args->arr and frees args->pos). The current
  * token is the '('. */
 bool
-parser_args (parser_t *p, parse_args_t *args)
+parser_args (parser_t *p, parse_args_t *args, bool keep)
 {
    size_t cap = 0;
    bool ok = false;
@@ -424,7 +461,15 @@ parser_args (parser_t *p, parse_args_t *args)
       }
       if ((size_t) args->argc == cap) {
          cap = cap ? cap * 2 : 4;
-         args->pos = bson_realloc (args->pos, cap * sizeof (sh_pos_t));
+         if (keep) {
+            sh_pos_t *bigger = parser_block_alloc (p, cap * sizeof (sh_pos_t), BSON_ALIGNOF (sh_pos_t));
+            if (args->argc) {
+               memcpy (bigger, args->pos, (size_t) args->argc * sizeof (sh_pos_t));
+            }
+            args->pos = bigger;
+         } else {
+            args->pos = bson_realloc (args->pos, cap * sizeof (sh_pos_t));
+         }
       }
       start.len = p->prev_end.offset - start.offset;
       args->pos[args->argc++] = start;

@@ -127,6 +127,14 @@ if sim_start --scenario demo --version 7.0; then
    check_eq "plan/summary exits 1" 1 "$rc"
    check_contains "plan/summary lists what ran" "summary: ran $TMPD/stop.js:1, $TMPD/stop.js:2; failed $TMPD/stop.js:3; did not run: $TMPD/stop.js:4" "$out"
    check_contains "plan/summary warns the balancer is stopped" "WARNING: the balancer is stopped" "$out"
+   # db.adminCommand with a string names the command: "ping" changes nothing, "balancerStop" stops the balancer
+   # (a string argument once sent the summary reading an unset document: a crash)
+   printf 'sh.startBalancer()\ndb.adminCommand("ping")\ndb.adminCommand("balancerStop")\ndb.getSiblingDB("app").notes.insertOne({_id: 1})\n' > "$TMPD/str.js"
+   out=$("$SHARDSH" --norc --quiet "$SIM_URI" --continue-on-error -f "$TMPD/str.js" 2>&1)
+   rc=$?
+   check_eq "plan/summary after string adminCommands exits 1" 1 "$rc"
+   check_contains "plan/summary of string adminCommands" "summary: ran $TMPD/str.js:1, $TMPD/str.js:2, $TMPD/str.js:3; failed $TMPD/str.js:4" "$out"
+   check_contains "plan/summary: adminCommand(\"balancerStop\") stopped the balancer" "WARNING: the balancer is stopped" "$out"
    sim_stop
 else
    fail "plan/summary" "shardsim did not start"
