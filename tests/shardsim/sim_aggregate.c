@@ -51,6 +51,56 @@ sim_agg_collection (void *ud, const char *coll, const simq_docs_t **docs)
    return true;
 }
 
+/* $lookup's equality on a collection's partition field (config.chunks by uuid or ns, config.tags by ns) answered
+ * from the store as the config server's { uuid: 1, min: 1 } / { ns: 1, min: 1 } indexes answer it: the partition of
+ * v (every document equal to v is there: the partition key is a function of the value) in storage order, or its
+ * range index (min order, ties in storage order) when order_field is "min". A document whose field holds an array
+ * (which may hold v) is in the partition keyed "": while that partition has documents, the engine scans. The
+ * partition holds v alone (exact) when its range index says every value is held whole by the key (tight) and so is
+ * v. */
+static bool
+sim_agg_equal_docs (void *ud, const char *coll, const char *field, const bson_value_t *v, const char *order_field,
+                    const uint8_t *const **docs, size_t *n, bool *exact)
+{
+   sim_agg_t *agg = ud;
+   sim_coll_t *c = sim_coll_get (agg->ctx->db, coll);
+   bson_value_t other = { .value_type = BSON_TYPE_NULL };
+   bool v_whole, tight = false;
+   size_t p;
+   if (!c || !c->part_field || strcmp (field, c->part_field) != 0 ||
+       (v->value_type != BSON_TYPE_BINARY && v->value_type != BSON_TYPE_UTF8) ||
+       (order_field && strcmp (order_field, "min") != 0)) {
+      return false;
+   }
+   p = sim_coll_find_part (c, &other);
+   if (p != SIZE_MAX && c->parts[p].docs.n > 0) {
+      return false;
+   }
+   *docs = NULL;
+   *n = 0;
+   *exact = false;
+   p = sim_coll_find_part (c, v);
+   if (p == SIZE_MAX) {
+      return true; /* no document holds v */
+   }
+   /* what sim_raw_tight (sim_index.c) asks of a stored value */
+   v_whole = v->value_type == BSON_TYPE_BINARY
+                ? v->value.v_binary.subtype == BSON_SUBTYPE_UUID && v->value.v_binary.data_len < 50
+                : v->value.v_utf8.len < 100 && strlen (v->value.v_utf8.str) == v->value.v_utf8.len;
+   if (!order_field) {
+      /* the range index knows whether the partition holds one value (built here, it is the one a later walk in min
+       * order, as sh.status's next $lookup, reads) */
+      size_t m;
+      *exact = sim_part_by_min (c, p, &m, NULL, &tight) && tight && v_whole;
+      *docs = (const uint8_t *const *) c->parts[p].docs.v;
+      *n = c->parts[p].docs.n;
+      return true;
+   }
+   *docs = sim_part_by_min (c, p, n, NULL, &tight);
+   *exact = tight && v_whole;
+   return *docs != NULL; /* NULL: some document has no embedded-document min */
+}
+
 static void
 sim_append_latency (bson_t *doc, const char *name, int64_t us, int64_t ops)
 {
@@ -260,7 +310,7 @@ sim_stage_sharded_data_distribution (sim_agg_t *agg, const bson_iter_t *arg, sim
       const char *ns = bson_iter_utf8 (&it, NULL);
       sim_shard_stat_t *st = NULL;
       size_t n = sim_coll_shard_stats (ns, &st);
-      bson_t *d = bson_new ();
+      bson_t *d = bson_sized_new (64 + strlen (ns) + n * 160); /* one allocation for a thousand shards' rows */
       bson_t arr;
       BSON_APPEND_UTF8 (d, "ns", ns);
       BSON_APPEND_ARRAY_BEGIN (d, "shards", &arr);
@@ -542,6 +592,7 @@ sim_crud_aggregate_run (sim_ctx_t *ctx, bson_t *reply)
    }
    simq_env_t env = { .ud = &agg,
                       .collection = sim_agg_collection,
+                      .equal_docs = sim_agg_equal_docs,
                       .stage = sim_agg_stage,
                       .now_ms = clock_wall_ms (),
                       .interrupted = sim_agg_interrupted };

@@ -661,7 +661,7 @@ sim_coll_shard_stats (const char *ns, sim_shard_stat_t **out)
          bson_iter_t it;
          sim_pos_t at = { p, i };
          sim_coll_view (chunks, at, &view);
-         if (bson_iter_init_find (&it, &view, "shard") && BSON_ITER_HOLDS_UTF8 (&it)) {
+         if (simq_iter_find (&it, &view, "shard") && BSON_ITER_HOLDS_UTF8 (&it)) {
             sim_stat_for (&st, bson_iter_utf8 (&it, NULL))->chunks++;
          }
       }

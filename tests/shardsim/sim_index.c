@@ -1,13 +1,18 @@
 /* shardsim's indexes over the document store, kept current by the store's hooks (sim_store.c) so that they are never
- * stale, and built lazily on first use so that collections nobody asks about (the large scenario's million chunks,
- * the bulk loader's documents) pay nothing:
+ * stale, and (all but the range index, below) built lazily on first use so that collections nobody asks about (the
+ * bulk loader's documents) pay nothing:
  *   - the _id index of a collection: a simq_htab_t multimap from simq_hash_value (_id) to the stored document, so
  *     the duplicate-key check of an insert costs O(1) instead of a scan (equality is order_values, as the scan
  *     had it: 1, 1.0 and NumberLong(1) are the same _id);
  *   - the range index of a partition (config.chunks per collection, config.tags per namespace): its documents ordered
  *     by their embedded-document min, ties in storage order (exactly the order of a stable sort { min: 1 }), with a
- *     count of what keeps the [min, max) ranges from being pairwise disjoint. find { uuid } sort { min: 1 } limit n
- *     walks it, updateZoneKeyRange checks overlaps and split finds the chunk holding a key by binary search;
+ *     count of what keeps the [min, max) ranges from being pairwise disjoint (counted when first asked for, then
+ *     kept: a walk in min order, such as sh.status's $lookup, needs only the order). It starts with the partition's
+ *     first document (the config server's { uuid: 1, min: 1 } index exists from a collection's first chunk on; the
+ *     large scenario's million chunks, inserted in min order, cost one comparison each) and is rebuilt on next use
+ *     after a document without an embedded-document min or a replacement with a tie dropped it. find { uuid } sort
+ *     { min: 1 } limit n walks it, updateZoneKeyRange checks overlaps and split finds the chunk holding a key by
+ *     binary search;
  *   - the unique secondary indexes of a collection: per index a multimap from the hash of each key a document
  *     generates to the document, built on the first write that asks and rebuilt whenever the index list changed,
  *     so that insert and update refuse a duplicate key (E11000) as the server does;
@@ -22,8 +27,9 @@ typedef struct sim_rindex {
    const uint8_t **v; /* the documents, ordered by (min, storage position) */
    size_t n;
    size_t cap;
-   size_t nconflicts; /* entries without a max above their min, plus adjacent entries whose ranges overlap */
-   size_t nloose;     /* documents whose partition value is not held whole by the partition key */
+   size_t nconflicts;    /* entries without a max above their min, plus adjacent entries whose ranges overlap */
+   bool conflicts_known; /* nconflicts is counted (on first need: a walk in min order asks only the order) */
+   size_t nloose;        /* documents whose partition value is not held whole by the partition key */
 } sim_rindex_t;
 
 static uint32_t
@@ -523,15 +529,12 @@ static bool
 sim_raw_sub (const uint8_t *raw, const char *field, bson_t *out)
 {
    bson_t doc;
-   bson_iter_t it;
-   uint32_t len;
-   const uint8_t *data;
+   bson_value_t v;
    sim_raw_view (raw, &doc);
-   if (!bson_iter_init_find (&it, &doc, field) || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+   if (!simq_find_value (&doc, field, &v) || v.value_type != BSON_TYPE_DOCUMENT) {
       return false;
    }
-   bson_iter_document (&it, &len, &data);
-   return bson_init_static (out, data, len);
+   return bson_init_static (out, v.value.v_doc.data, v.value.v_doc.data_len);
 }
 
 /* Whether a document's partition value is held whole by its partition key (sim_store.c keeps "s:" + the string or
@@ -541,20 +544,17 @@ static bool
 sim_raw_tight (const sim_coll_t *coll, const uint8_t *raw)
 {
    bson_t doc;
-   bson_iter_t it;
+   bson_value_t v;
    sim_raw_view (raw, &doc);
-   if (!coll->part_field || !bson_iter_init_find (&it, &doc, coll->part_field)) {
+   if (!coll->part_field || !simq_find_value (&doc, coll->part_field, &v)) {
       return false;
    }
-   if (BSON_ITER_HOLDS_UTF8 (&it)) {
-      uint32_t len;
-      const char *s = bson_iter_utf8 (&it, &len);
-      return len < 100 && strlen (s) == len;
+   if (v.value_type == BSON_TYPE_UTF8) {
+      return v.value.v_utf8.len < 100 && strlen (v.value.v_utf8.str) == v.value.v_utf8.len;
    }
    /* The key has no subtype: only UUIDs count (another subtype with the same bytes is loose). */
-   const bson_value_t *v = bson_iter_value (&it);
-   return v->value_type == BSON_TYPE_BINARY && v->value.v_binary.subtype == BSON_SUBTYPE_UUID &&
-          v->value.v_binary.data_len < 50;
+   return v.value_type == BSON_TYPE_BINARY && v.value.v_binary.subtype == BSON_SUBTYPE_UUID &&
+          v.value.v_binary.data_len < 50;
 }
 
 /* Whether a document lacks a max above its min (it then keeps the ranges from being known disjoint). */
@@ -587,11 +587,11 @@ sim_min_cmp_raw (const uint8_t *a, const uint8_t *b)
    return order_docs (&x, &y);
 }
 
-/* A document with its min and max located once, for building an index: comparisons then cost no field lookup.
- * (Raw pointers, not bson_t views: a static bson_t points into itself and cannot be moved by copying.) */
+/* A document with its min located once, for building an index: comparisons then cost no field lookup. (Raw
+ * pointers, not bson_t views: a static bson_t points into itself and cannot be moved by copying.) */
 typedef struct {
    const uint8_t *raw;
-   const uint8_t *min, *max; /* the embedded documents; max NULL when absent */
+   const uint8_t *min; /* the embedded document */
 } sim_rent_t;
 
 static int
@@ -635,19 +635,6 @@ sim_rindex_sort (sim_rent_t *v, sim_rent_t *tmp, size_t n)
    memcpy (v, tmp, k * sizeof *v);
 }
 
-/* sim_rindex_bad and sim_rindex_clash on located entries. */
-static bool
-sim_rent_bad (const sim_rent_t *e)
-{
-   return !e->max || sim_rent_docs_cmp (e->min, e->max) >= 0;
-}
-
-static bool
-sim_rent_clash (const sim_rent_t *a, const sim_rent_t *b)
-{
-   return !sim_rent_bad (a) && !sim_rent_bad (b) && sim_rent_docs_cmp (a->max, b->min) > 0;
-}
-
 static void
 sim_rindex_destroy (sim_rindex_t *r)
 {
@@ -683,7 +670,7 @@ sim_rindex_build (sim_coll_t *coll, size_t p)
    r->v = bson_malloc (r->cap * sizeof *r->v);
    for (size_t i = 0; i < docs->n; i++) {
       sim_rent_t *e = &ents[i];
-      bson_t min, max;
+      bson_t min;
       e->raw = docs->v[i];
       if (!sim_raw_sub (docs->v[i], "min", &min)) {
          bson_free (ents);
@@ -691,7 +678,6 @@ sim_rindex_build (sim_coll_t *coll, size_t p)
          return NULL;
       }
       e->min = bson_get_data (&min);
-      e->max = sim_raw_sub (docs->v[i], "max", &max) ? bson_get_data (&max) : NULL;
       r->nloose += sim_raw_tight (coll, docs->v[i]) ? 0 : 1;
    }
    sim_rent_t *tmp = bson_malloc (cap * sizeof *tmp);
@@ -699,10 +685,6 @@ sim_rindex_build (sim_coll_t *coll, size_t p)
    bson_free (tmp);
    for (size_t i = 0; i < docs->n; i++) {
       r->v[r->n++] = ents[i].raw;
-      r->nconflicts += sim_rent_bad (&ents[i]) ? 1 : 0;
-      if (i > 0 && sim_rent_clash (&ents[i - 1], &ents[i])) {
-         r->nconflicts++;
-      }
    }
    bson_free (ents);
    return r;
@@ -747,22 +729,26 @@ sim_rindex_insert_at (sim_rindex_t *r, size_t i, const uint8_t *raw)
       r->cap = r->cap ? r->cap * 2 : 16;
       r->v = bson_realloc (r->v, r->cap * sizeof *r->v);
    }
-   if (i > 0 && i < r->n && sim_rindex_clash (r->v[i - 1], r->v[i])) {
+   if (r->conflicts_known && i > 0 && i < r->n && sim_rindex_clash (r->v[i - 1], r->v[i])) {
       r->nconflicts--;
    }
    memmove (&r->v[i + 1], &r->v[i], (r->n - i) * sizeof *r->v);
    r->v[i] = raw;
    r->n++;
-   r->nconflicts += sim_rindex_conflicts_at (r, i);
+   if (r->conflicts_known) {
+      r->nconflicts += sim_rindex_conflicts_at (r, i);
+   }
 }
 
 static void
 sim_rindex_remove_at (sim_rindex_t *r, size_t i)
 {
-   r->nconflicts -= sim_rindex_conflicts_at (r, i);
+   if (r->conflicts_known) {
+      r->nconflicts -= sim_rindex_conflicts_at (r, i);
+   }
    memmove (&r->v[i], &r->v[i + 1], (r->n - i - 1) * sizeof *r->v);
    r->n--;
-   if (i > 0 && i < r->n && sim_rindex_clash (r->v[i - 1], r->v[i])) {
+   if (r->conflicts_known && i > 0 && i < r->n && sim_rindex_clash (r->v[i - 1], r->v[i])) {
       r->nconflicts++;
    }
 }
@@ -802,6 +788,22 @@ sim_part_by_min (sim_coll_t *coll, size_t part, size_t *n, bool *disjoint, bool 
       }
    }
    *n = p->rindex->n;
+   if (disjoint && !p->rindex->conflicts_known) { /* what sim_rindex_conflicts_at counts, each bad test once */
+      sim_rindex_t *r = p->rindex;
+      bool prev_bad = false;
+      r->nconflicts = 0;
+      for (size_t i = 0; i < r->n; i++) {
+         bool bad = sim_rindex_bad (r->v[i]);
+         bson_t amax, bmin;
+         r->nconflicts += bad ? 1 : 0;
+         if (i > 0 && !bad && !prev_bad && sim_raw_sub (r->v[i - 1], "max", &amax) &&
+             sim_raw_sub (r->v[i], "min", &bmin) && order_docs (&amax, &bmin) > 0) {
+            r->nconflicts++;
+         }
+         prev_bad = bad;
+      }
+      r->conflicts_known = true;
+   }
    if (disjoint) {
       *disjoint = p->rindex->nconflicts == 0;
    }
@@ -852,6 +854,12 @@ sim_index_added (sim_coll_t *coll, size_t part, const uint8_t *raw)
    }
    sim_uniq_added (coll, raw);
    sim_vmax_added (&coll->parts[part], raw);
+   if (!r && coll->part_field && coll->parts[part].docs.n == 1) {
+      /* A partition's first document starts its range index, as the config server's { uuid: 1, min: 1 } index
+       * exists from a collection's first chunk on: documents that come in min order then cost one comparison
+       * each, and the first walk in min order (sh.status) finds the index built. */
+      r = coll->parts[part].rindex = bson_malloc0 (sizeof *r);
+   }
    if (!r) {
       return;
    }

@@ -438,6 +438,49 @@ test_range_index (void)
    sim_coll_drop (tags);
 }
 
+/* The index starts with a partition's first document but counts its conflicts only when first asked: writes before
+ * that (overlaps inserted, deleted, replaced) leave the count to that first question, which must see them all. */
+static void
+test_range_index_conflicts_late (void)
+{
+   char got[256];
+   bool disjoint = true, tight = false;
+   sim_coll_t *tags = sim_coll_ensure ("config", "tags");
+   sim_hits_t hits = { 0 };
+   bson_error_t err;
+   tag (tags, 0, 0, 10);
+   tag (tags, 1, 5, 15); /* overlaps 0 */
+   tag (tags, 2, 20, 30);
+   order_of (tags, "a.b", got, sizeof got, NULL, NULL); /* the order alone: conflicts still uncounted */
+   CHECK_STR ("range index, conflicts uncounted: in order", "0,1,2", got);
+   tag (tags, 3, 25, 40); /* overlaps 2 */
+   order_of (tags, "a.b", got, sizeof got, &disjoint, &tight);
+   CHECK ("range index, conflicts counted late: two overlaps seen", !disjoint && tight);
+   bson_t *filter = json ("{\"i\": {\"$in\": [1, 3]}}");
+   sim_coll_match (tags, filter, 0, &hits, &err);
+   sim_coll_delete (tags, &hits);
+   sim_hits_destroy (&hits);
+   bson_destroy (filter);
+   order_of (tags, "a.b", got, sizeof got, &disjoint, &tight);
+   CHECK_STR ("range index, conflicts counted: deletes kept the order", "0,2", got);
+   CHECK ("range index, conflicts counted: disjoint once both overlaps are gone", disjoint);
+   sim_coll_drop (tags);
+   tags = sim_coll_ensure ("config", "tags");
+   tag (tags, 0, 0, 10);
+   tag (tags, 1, 5, 15);
+   filter = json ("{\"i\": 1}");
+   hits = (sim_hits_t){ 0 };
+   sim_coll_match (tags, filter, 0, &hits, &err);
+   bson_t *nd = json ("{\"ns\": \"a.b\", \"i\": 1, \"min\": {\"k\": 10}, \"max\": {\"k\": 15}, \"tag\": \"Z\"}");
+   sim_coll_replace (tags, hits.v[0], nd); /* the overlap replaced by a touching range before anyone asked */
+   bson_destroy (nd);
+   sim_hits_destroy (&hits);
+   bson_destroy (filter);
+   order_of (tags, "a.b", got, sizeof got, &disjoint, &tight);
+   CHECK ("range index, conflicts counted late: a replaced overlap is gone", disjoint);
+   sim_coll_drop (tags);
+}
+
 /* ---- $or over partitions ---- */
 
 /* The hits of filter as a comma list of positions; full_scan wraps the filter in {$and: [filter]}, which the
@@ -682,6 +725,7 @@ main (void)
    test_htab ();
    test_id_index ();
    test_range_index ();
+   test_range_index_conflicts_late ();
    test_or_partitions ();
    test_group ();
    test_duplicate_insert ();

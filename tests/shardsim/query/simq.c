@@ -474,10 +474,231 @@ simq_hash_value (const bson_value_t *v)
 
 /* ---- paths ---- */
 
+/* The size of the value of an element of type t at d[v], within len bytes; false when it is not a known type or does
+ * not fit (then the walk leaves the document to libbson). */
+static bool
+simq_raw_value_size (uint8_t t, const uint8_t *d, uint32_t len, uint32_t v, uint64_t *sz)
+{
+   uint32_t rem = len - v;
+   int32_t l = 0;
+   const uint8_t *nul;
+   if (t == 0x02 || t == 0x03 || t == 0x04 || t == 0x05 || t == 0x0C || t == 0x0D || t == 0x0E) {
+      if (rem < 4) {
+         return false;
+      }
+      memcpy (&l, d + v, 4);
+      l = (int32_t) BSON_UINT32_FROM_LE ((uint32_t) l);
+      if (l < 0) {
+         return false;
+      }
+   }
+   switch (t) {
+   case 0x01: /* double */
+   case 0x09: /* date */
+   case 0x11: /* timestamp */
+   case 0x12: /* int64 */
+      *sz = 8;
+      break;
+   case 0x02: /* string, code, symbol: int32 length (with the NUL) then the bytes */
+   case 0x0D:
+   case 0x0E:
+      *sz = 4 + (uint64_t) l;
+      if (l < 1 || *sz > rem || d[v + *sz - 1] != 0) {
+         return false;
+      }
+      break;
+   case 0x03: /* document, array: int32 total length */
+   case 0x04:
+      *sz = (uint64_t) l;
+      if (l < 5) {
+         return false;
+      }
+      break;
+   case 0x05: /* binary: length, subtype, bytes */
+      *sz = 5 + (uint64_t) l;
+      break;
+   case 0x06: /* undefined, null, MaxKey, MinKey */
+   case 0x0A:
+   case 0x7F:
+   case 0xFF:
+      *sz = 0;
+      break;
+   case 0x07: /* ObjectId */
+      *sz = 12;
+      break;
+   case 0x08: /* boolean */
+      *sz = 1;
+      break;
+   case 0x0B: /* regex: two C strings */
+      if (!(nul = memchr (d + v, 0, rem)) || !(nul = memchr (nul + 1, 0, (size_t) (d + len - nul - 1)))) {
+         return false;
+      }
+      *sz = (uint64_t) (nul - (d + v)) + 1;
+      break;
+   case 0x0C: /* DBPointer: string then ObjectId */
+      *sz = 4 + (uint64_t) l + 12;
+      if (l < 1) {
+         return false;
+      }
+      break;
+   case 0x10: /* int32 */
+      *sz = 4;
+      break;
+   case 0x13: /* decimal128 */
+      *sz = 16;
+      break;
+   default:
+      return false;
+   }
+   return *sz <= rem;
+}
+
+int
+simq_raw_find (const bson_t *doc, const char *key, size_t klen, uint32_t *off, uint32_t *val, uint64_t *size)
+{
+   const uint8_t *d = bson_get_data (doc);
+   uint32_t len = doc->len, o = 4;
+   while (o + 1 < len && d[o] != 0) { /* a 0 type before len - 1: malformed */
+      uint32_t k = o + 1;
+      size_t kl = strnlen ((const char *) d + k, len - k);
+      if (kl == len - k) {
+         return -1; /* no NUL after the key */
+      }
+      *val = k + (uint32_t) kl + 1;
+      if (!simq_raw_value_size (d[o], d, len, *val, size)) {
+         return -1;
+      }
+      if (kl == klen && memcmp (d + k, key, klen) == 0) {
+         *off = o;
+         return 1;
+      }
+      o = *val + (uint32_t) *size;
+   }
+   return len >= 5 && o + 1 == len && d[o] == 0 ? 0 : -1;
+}
+
+bool
+simq_iter_find (bson_iter_t *iter, const bson_t *doc, const char *key)
+{
+   const uint8_t *d = bson_get_data (doc);
+   uint32_t o, v;
+   uint64_t sz;
+   size_t klen = strlen (key);
+   int found = simq_raw_find (doc, key, klen, &o, &v, &sz);
+   if (found == 1 && bson_iter_init_from_data_at_offset (iter, d, doc->len, o, (uint32_t) klen)) {
+      return true;
+   }
+   if (found == 0) {
+      return false;
+   }
+   return bson_iter_init_find (iter, doc, key);
+}
+
+static int32_t
+simq_raw_i32 (const uint8_t *p)
+{
+   uint32_t x;
+   memcpy (&x, p, 4);
+   return (int32_t) BSON_UINT32_FROM_LE (x);
+}
+
+/* The value of type t at d[v] (sz bytes, located by simq_raw_find) as bson_iter_value gives it, borrowed from d;
+ * false for the types left to libbson (regex, DBPointer, code, symbol, code with scope) and for a string without
+ * its NUL or a document too short to be one. */
+static bool
+simq_raw_value (uint8_t t, const uint8_t *d, uint32_t v, uint64_t sz, bson_value_t *out)
+{
+   uint64_t u;
+   memset (out, 0, sizeof *out);
+   out->value_type = (bson_type_t) t;
+   switch (t) {
+   case BSON_TYPE_DOUBLE:
+      memcpy (&u, d + v, 8);
+      u = BSON_UINT64_FROM_LE (u);
+      memcpy (&out->value.v_double, &u, 8);
+      return true;
+   case BSON_TYPE_UTF8:
+      if (sz < 5 || d[v + sz - 1] != 0) {
+         return false;
+      }
+      out->value.v_utf8.str = (char *) (d + v + 4);
+      out->value.v_utf8.len = (uint32_t) (sz - 5);
+      return true;
+   case BSON_TYPE_DOCUMENT:
+   case BSON_TYPE_ARRAY:
+      if (sz < 5) {
+         return false;
+      }
+      out->value.v_doc.data = (uint8_t *) (d + v);
+      out->value.v_doc.data_len = (uint32_t) sz;
+      return true;
+   case BSON_TYPE_BINARY:
+      out->value.v_binary.subtype = (bson_subtype_t) d[v + 4];
+      out->value.v_binary.data = (uint8_t *) (d + v + 5);
+      out->value.v_binary.data_len = (uint32_t) (sz - 5);
+      return out->value.v_binary.subtype != BSON_SUBTYPE_BINARY_DEPRECATED;
+   case BSON_TYPE_OID:
+      memcpy (out->value.v_oid.bytes, d + v, 12);
+      return true;
+   case BSON_TYPE_BOOL:
+      out->value.v_bool = d[v] != 0;
+      return d[v] <= 1;
+   case BSON_TYPE_DATE_TIME:
+      memcpy (&u, d + v, 8);
+      out->value.v_datetime = (int64_t) BSON_UINT64_FROM_LE (u);
+      return true;
+   case BSON_TYPE_INT32:
+      out->value.v_int32 = simq_raw_i32 (d + v);
+      return true;
+   case BSON_TYPE_TIMESTAMP:
+      out->value.v_timestamp.increment = (uint32_t) simq_raw_i32 (d + v);
+      out->value.v_timestamp.timestamp = (uint32_t) simq_raw_i32 (d + v + 4);
+      return true;
+   case BSON_TYPE_INT64:
+      memcpy (&u, d + v, 8);
+      out->value.v_int64 = (int64_t) BSON_UINT64_FROM_LE (u);
+      return true;
+   case BSON_TYPE_DECIMAL128:
+      memcpy (&u, d + v, 8);
+      out->value.v_decimal128.low = BSON_UINT64_FROM_LE (u);
+      memcpy (&u, d + v + 8, 8);
+      out->value.v_decimal128.high = BSON_UINT64_FROM_LE (u);
+      return true;
+   case BSON_TYPE_UNDEFINED:
+   case BSON_TYPE_NULL:
+   case BSON_TYPE_MINKEY:
+   case BSON_TYPE_MAXKEY:
+      return true;
+   default:
+      return false;
+   }
+}
+
+bool
+simq_find_value (const bson_t *doc, const char *key, bson_value_t *out)
+{
+   const uint8_t *d = bson_get_data (doc);
+   uint32_t o, v;
+   uint64_t sz;
+   bson_iter_t it;
+   int found = simq_raw_find (doc, key, strlen (key), &o, &v, &sz);
+   if (found == 1 && simq_raw_value (d[o], d, v, sz, out)) {
+      return true;
+   }
+   if (found == 0 || !simq_iter_find (&it, doc, key)) {
+      return false;
+   }
+   *out = *bson_iter_value (&it);
+   return true;
+}
+
 bool
 simq_get_path (const bson_t *doc, const char *path, bson_value_t *out)
 {
    bson_iter_t it, child;
+   if (!strchr (path, '.')) {
+      return simq_find_value (doc, path, out);
+   }
    if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &child)) {
       return false;
    }

@@ -70,6 +70,15 @@ simq_htab_next (const simq_htab_t *t, uint64_t hash, size_t *probe);
 bool
 simq_htab_remove (simq_htab_t *t, uint64_t hash, uintptr_t val);
 
+/* bson_iter_init_find (iter, doc, key) (the first element named key, *iter on it), walking the document's bytes
+ * instead of decoding each element before it; a document it cannot walk goes to bson_iter_init_find itself. */
+bool
+simq_iter_find (bson_iter_t *iter, const bson_t *doc, const char *key);
+/* The value of the first element named key, as bson_iter_value gives it (borrowed from doc), through the same walk
+ * (decoded in place for the common types); false when absent. */
+bool
+simq_find_value (const bson_t *doc, const char *key, bson_value_t *out);
+
 /* Looks up a dotted path ("details.note", "min.uid"). On success *out borrows from doc (valid while doc lives).
  * Returns false when the path is absent. Arrays on the path are not expanded here. */
 bool
@@ -109,6 +118,16 @@ typedef struct {
     * pipeline runs (a pipeline's $lookup stages keep an index of them). Return false if absent (then the lookup sees
     * an empty collection). */
    bool (*collection) (void *ud, const char *coll, const simq_docs_t **docs);
+   /* For $lookup's equality on a top-level foreignField, answered from the caller's own indexes (as the server's
+    * { uuid: 1, min: 1 } index on config.chunks answers it) instead of collection (): a superset of the documents of
+    * coll that { field: v } matches (v a single value, never null, undefined or missing), as raw BSON (length
+    * first) in *docs[0, *n), borrowed and unchanged while the pipeline runs. In the collection's order when
+    * order_field is NULL; else in the order a stable ascending sort on the top-level field order_field gives the
+    * collection's order (the order $sort { <order_field>: 1 } gives the matches). The engine tests every document
+    * itself, so the superset may hold others, unless *exact is set (every one of them matches). Return false when it
+    * cannot answer that (the engine then asks collection () and scans). */
+   bool (*equal_docs) (void *ud, const char *coll, const char *field, const bson_value_t *v, const char *order_field,
+                       const uint8_t *const **docs, size_t *n, bool *exact);
    /* For stages the engine does not implement itself ($collStats, $shardedDataDistribution, $currentOp,
     * $listClusterCatalog, ...). Return 1 when handled (out filled from in), 0 when the stage is unknown (the engine
     * then fails with 40324 "Unrecognized pipeline stage name: '$x'"), -1 on error (error set). */

@@ -763,15 +763,13 @@ simq_sort_spec_of (const bson_value_t *arg, bson_t *spec, bson_error_t *error)
    return true;
 }
 
-/* True when elem (the pipeline element after a $sort) is a valid { $limit: n }, with n (capped at SIZE_MAX) in *k;
- * otherwise the element runs as a stage of its own and reports its own error. */
-static bool
-simq_limit_of (bson_iter_t *elem, size_t *k)
+bool
+simq_limit_of (const bson_iter_t *at, size_t *k)
 {
    bson_t stage;
-   bson_iter_t si;
+   bson_iter_t si, elem = *at;
    int64_t n;
-   if (!BSON_ITER_HOLDS_DOCUMENT (elem) || !simq_value_as_doc (bson_iter_value (elem), &stage) ||
+   if (!BSON_ITER_HOLDS_DOCUMENT (&elem) || !simq_value_as_doc (bson_iter_value (&elem), &stage) ||
        bson_count_keys (&stage) != 1 || !bson_iter_init (&si, &stage) || !bson_iter_next (&si) ||
        strcmp (bson_iter_key (&si), "$limit") != 0 || !simq_is_integral_number (bson_iter_value (&si), &n) || n <= 0) {
       return false;
@@ -818,12 +816,12 @@ simq_stage_sort (const bson_t *spec, bool has_limit, size_t limit, simq_docs_t *
  * here), except when borrowed: then they are the caller's, read in place by the first stage (which copies only what
  * it outputs: a $match its matches, a $group nothing, a $sort + $limit its first documents) and never freed here. */
 static bool
-simq_run_stages (simq_docs_t *cur, bool borrowed, bson_iter_t *it, const simq_env_t *env, simq_var_t *vars,
+simq_run_stages (simq_docs_t *cur, bool borrowed, bson_iter_t *it, bool first, const simq_env_t *env, simq_var_t *vars,
                  simq_docs_t *out, bson_error_t *error)
 {
    simq_docs_t next;
    simq_lookup_cache_t *cache = NULL;
-   bool ok = false, first = true;
+   bool ok = false;
 
    simq_docs_init (&next);
    while (bson_iter_next (it)) {
@@ -904,7 +902,7 @@ simq_run_pipeline_taking (simq_docs_t *input, const bson_t *pipeline, const simq
       simq_docs_clear (&cur);
       return simq_fail (error, 14, "'pipeline' option must be specified as an array");
    }
-   return simq_run_stages (&cur, false, &it, env, vars, out, error);
+   return simq_run_stages (&cur, false, &it, true, env, vars, out, error);
 }
 
 /* Runs pipeline over the documents of input, which stay the caller's: the first stage reads them in place. */
@@ -918,7 +916,16 @@ simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_
    if (!bson_iter_init (&it, pipeline)) {
       return simq_fail (error, 14, "'pipeline' option must be specified as an array");
    }
-   return simq_run_stages (&view, true, &it, env, vars, out, error);
+   return simq_run_stages (&view, true, &it, true, env, vars, out, error);
+}
+
+bool
+simq_run_pipeline_after (const simq_docs_t *input, const bson_iter_t *at, const simq_env_t *env, simq_var_t *vars,
+                         simq_docs_t *out, bson_error_t *error)
+{
+   simq_docs_t view = *input; /* borrowed, as in simq_run_pipeline */
+   bson_iter_t it = *at;
+   return simq_run_stages (&view, true, &it, false, env, vars, out, error);
 }
 
 bool

@@ -41,8 +41,43 @@ typedef struct {
 
 typedef struct {
    bson_value_t key; /* owned */
-   simq_acc_t *accs;
+   simq_acc_t *accs; /* in a block of simq_acc_pool_t */
 } simq_group_t;
+
+/* The accumulators of a $group's groups, allocated a block of groups at a time (simq_acc_t holds a bson_t, which
+ * libbson declares 128-byte aligned, so each block is an aligned allocation): a group of a thousand-group $group no
+ * longer costs an allocation of its own. */
+#define SIMQ_ACC_BLOCK 64
+typedef struct {
+   simq_acc_t **blocks;
+   size_t nblocks, capblocks;
+   size_t used; /* groups placed in the last block */
+} simq_acc_pool_t;
+
+/* Room for the n accumulators of one more group, zeroed. */
+static simq_acc_t *
+simq_acc_pool_take (simq_acc_pool_t *pool, size_t n)
+{
+   if (pool->nblocks == 0 || pool->used == SIMQ_ACC_BLOCK) {
+      if (pool->nblocks == pool->capblocks) {
+         pool->capblocks = pool->capblocks ? pool->capblocks * 2 : 8;
+         pool->blocks = bson_realloc (pool->blocks, pool->capblocks * sizeof *pool->blocks);
+      }
+      pool->blocks[pool->nblocks++] =
+         bson_aligned_alloc0 (BSON_ALIGNOF (simq_acc_t), SIMQ_ACC_BLOCK * n * sizeof (simq_acc_t));
+      pool->used = 0;
+   }
+   return &pool->blocks[pool->nblocks - 1][n * pool->used++];
+}
+
+static void
+simq_acc_pool_destroy (simq_acc_pool_t *pool)
+{
+   for (size_t b = 0; b < pool->nblocks; b++) {
+      bson_free (pool->blocks[b]);
+   }
+   bson_free (pool->blocks);
+}
 
 static const struct {
    const char *name;
@@ -300,6 +335,7 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
    simq_group_t *groups = NULL;
    size_t ngroups = 0, gcap = 0;
    simq_htab_t index; /* group key hash -> index + 1 in groups */
+   simq_acc_pool_t pool = { 0 };
    simq_htab_init (&index);
 
    if (arg->value_type != BSON_TYPE_DOCUMENT || !simq_value_as_doc (arg, &spec)) {
@@ -365,8 +401,7 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
          } else {
             g->key = key;
          }
-         /* simq_acc_t holds a bson_t, which libbson declares 128-byte aligned: malloc gives only 16 */
-         g->accs = bson_aligned_alloc0 (BSON_ALIGNOF (simq_acc_t), (naccs + 1) * sizeof (simq_acc_t));
+         g->accs = simq_acc_pool_take (&pool, naccs + 1);
          for (size_t a = 0; a < naccs; a++) {
             simq_value_set_missing (&g->accs[a].value);
             bson_init (&g->accs[a].list);
@@ -414,8 +449,8 @@ cleanup:
          simq_value_destroy (&groups[i].accs[a].value);
          bson_destroy (&groups[i].accs[a].list);
       }
-      bson_free (groups[i].accs);
    }
+   simq_acc_pool_destroy (&pool);
    bson_free (groups);
    bson_free (accs);
    simq_htab_destroy (&index);

@@ -271,22 +271,23 @@ simq_lookup_bind_let (const bson_value_t *let, const simq_ectx_t *ctx, simq_var_
    return ok;
 }
 
-bool
-simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
-                   simq_lookup_cache_t **cache, simq_docs_t *out, bson_error_t *error)
-{
-   bson_t spec, pipeline;
-   bson_iter_t it;
-   const char *from = NULL, *local = NULL, *foreign = NULL, *as = NULL;
-   const bson_value_t *let = NULL;
-   bson_value_t let_v, pipe_v;
-   bool have_pipeline = false;
-   const simq_docs_t *foreign_docs = NULL;
-   simq_docs_t empty;
-   simq_lookup_index_t own = { .built = false }, *ix;
-   bool indexable;
+/* A $lookup's arguments, borrowed from its specification. */
+typedef struct {
+   const char *from, *local, *foreign, *as;
+   const bson_value_t *let;
+   bson_value_t let_v;
+   bson_t pipeline;
+   bool have_pipeline;
+} simq_lookup_spec_t;
 
-   simq_docs_init (&empty);
+/* Parses a $lookup specification into ls, with the server's errors. */
+static bool
+simq_lookup_parse (const bson_value_t *arg, simq_lookup_spec_t *ls, bson_error_t *error)
+{
+   bson_t spec;
+   bson_iter_t it;
+
+   memset (ls, 0, sizeof *ls);
    if (arg->value_type != BSON_TYPE_DOCUMENT || !simq_value_as_doc (arg, &spec)) {
       return simq_fail (error, 40319, "the $lookup stage specification must be an object, but found %s",
                         simq_type_name (arg->value_type));
@@ -296,16 +297,16 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
       const char *k = bson_iter_key (&it);
       if (strcmp (k, "from") == 0) {
          if (BSON_ITER_HOLDS_UTF8 (&it)) {
-            from = bson_iter_utf8 (&it, NULL);
+            ls->from = bson_iter_utf8 (&it, NULL);
          } else if (BSON_ITER_HOLDS_DOCUMENT (&it)) {
             bson_t fd;
             bson_iter_t fi;
             simq_value_as_doc (bson_iter_value (&it), &fd);
             if (bson_iter_init_find (&fi, &fd, "coll") && BSON_ITER_HOLDS_UTF8 (&fi)) {
-               from = bson_iter_utf8 (&fi, NULL);
+               ls->from = bson_iter_utf8 (&fi, NULL);
             }
          }
-         if (!from) {
+         if (!ls->from) {
             return simq_fail (error, 40321, "$lookup 'from' field must be a string");
          }
       } else if (strcmp (k, "localField") == 0 || strcmp (k, "foreignField") == 0 || strcmp (k, "as") == 0) {
@@ -314,71 +315,258 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
                               simq_type_name (bson_iter_type (&it)));
          }
          if (k[0] == 'l') {
-            local = bson_iter_utf8 (&it, NULL);
+            ls->local = bson_iter_utf8 (&it, NULL);
          } else if (k[0] == 'f') {
-            foreign = bson_iter_utf8 (&it, NULL);
+            ls->foreign = bson_iter_utf8 (&it, NULL);
          } else {
-            as = bson_iter_utf8 (&it, NULL);
+            ls->as = bson_iter_utf8 (&it, NULL);
          }
       } else if (strcmp (k, "let") == 0) {
          if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
             return simq_fail (error, 9, "$lookup argument 'let' must be an object, is type %s",
                               simq_type_name (bson_iter_type (&it)));
          }
-         let_v = *bson_iter_value (&it);
-         let = &let_v;
+         ls->let_v = *bson_iter_value (&it);
+         ls->let = &ls->let_v;
       } else if (strcmp (k, "pipeline") == 0) {
          if (!BSON_ITER_HOLDS_ARRAY (&it)) {
             return simq_fail (error, 9, "'pipeline' option must be specified as an array");
          }
-         pipe_v = *bson_iter_value (&it);
-         simq_value_as_doc (&pipe_v, &pipeline);
-         have_pipeline = true;
+         simq_value_as_doc (bson_iter_value (&it), &ls->pipeline);
+         ls->have_pipeline = true;
       } else {
          return simq_fail (error, 9, "unknown argument to $lookup: %s", k);
       }
    }
-   if (!as) {
+   if (!ls->as) {
       return simq_fail (error, 9, "must specify 'as' field for a $lookup");
    }
-   if ((local == NULL) != (foreign == NULL) || (!local && !have_pipeline)) {
+   if ((ls->local == NULL) != (ls->foreign == NULL) || (!ls->local && !ls->have_pipeline)) {
       return simq_fail (error, 9,
                         "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be "
                         "specified");
    }
-   if (!from && !have_pipeline) {
+   if (!ls->from && !ls->have_pipeline) {
       return simq_fail (error, 9, "must specify 'from' field for a $lookup");
    }
-   if (!(from && env && env->collection && env->collection (env->ud, from, &foreign_docs))) {
-      foreign_docs = &empty;
+   return true;
+}
+
+/* The foreign documents of a $lookup, asked of env->collection only when a document needs them (a lookup answered
+ * by env->equal_docs never does), with the index of the foreign field. */
+typedef struct {
+   const simq_lookup_spec_t *ls;
+   const simq_env_t *env;
+   simq_lookup_cache_t **cache;
+   const simq_docs_t *docs; /* NULL until asked */
+   simq_docs_t empty;
+   simq_lookup_index_t own, *ix;
+   bool indexable;
+} simq_lookup_foreign_t;
+
+static void
+simq_lookup_foreign_resolve (simq_lookup_foreign_t *fo)
+{
+   const simq_lookup_spec_t *ls = fo->ls;
+   if (fo->docs) {
+      return;
+   }
+   if (!(ls->from && fo->env && fo->env->collection && fo->env->collection (fo->env->ud, ls->from, &fo->docs))) {
+      fo->docs = &fo->empty;
    }
    /* a top-level foreignField over more than a handful of documents: index it once */
-   indexable = local && foreign && !strchr (foreign, '.') && foreign_docs->n > 16;
-   ix = indexable ? simq_lookup_cached (cache, foreign_docs, foreign, &own) : &own;
+   fo->indexable = ls->local && ls->foreign && !strchr (ls->foreign, '.') && fo->docs->n > 16;
+   fo->ix = fo->indexable ? simq_lookup_cached (fo->cache, fo->docs, ls->foreign, &fo->own) : &fo->own;
+}
 
-   for (size_t i = 0; i < in->n; i++) {
-      simq_docs_t matched, piped; /* matched: a view of foreign_docs (borrowed pointers) */
+/* The pipeline's leading { $sort: { f: 1 } } on a top-level field f and the valid { $limit: n } right after it: what
+ * an index of the caller ordered on f answers in place of both (the server's walk of { uuid: 1, min: 1 }). */
+typedef struct {
+   const char *order_field; /* NULL: the pipeline does not start so */
+   size_t take;             /* n, SIZE_MAX without the $limit */
+   bson_iter_t last;        /* the last stage answered: the $sort or its $limit */
+} simq_lookup_lead_t;
+
+static void
+simq_lookup_lead (const simq_lookup_spec_t *ls, simq_lookup_lead_t *lead)
+{
+   bson_iter_t it, si, ki;
+   bson_t stage, spec;
+   int64_t d;
+   lead->order_field = NULL;
+   lead->take = SIZE_MAX;
+   if (!ls->have_pipeline || !bson_iter_init (&it, &ls->pipeline) || !bson_iter_next (&it) ||
+       !BSON_ITER_HOLDS_DOCUMENT (&it) || !simq_value_as_doc (bson_iter_value (&it), &stage) ||
+       bson_count_keys (&stage) != 1 || !bson_iter_init (&si, &stage) || !bson_iter_next (&si) ||
+       strcmp (bson_iter_key (&si), "$sort") != 0 || !BSON_ITER_HOLDS_DOCUMENT (&si) ||
+       !simq_value_as_doc (bson_iter_value (&si), &spec) || bson_count_keys (&spec) != 1 ||
+       !bson_iter_init (&ki, &spec) || !bson_iter_next (&ki) || bson_iter_key_len (&ki) == 0 ||
+       strchr (bson_iter_key (&ki), '.') || !simq_is_integral_number (bson_iter_value (&ki), &d) || d != 1) {
+      return;
+   }
+   lead->order_field = bson_iter_key (&ki);
+   lead->last = it;
+   if (bson_iter_next (&it) && simq_limit_of (&it, &lead->take)) {
+      lead->last = it;
+   }
+}
+
+/* The one value doc's localField reaches, when the equality has that value alone and it is neither null nor
+ * undefined (which also match a missing foreign field): the values simq_lookup_local_matches would list. Borrowed
+ * from doc. */
+static bool
+simq_lookup_sole_value (const bson_t *doc, const char *local, bson_value_t *v)
+{
+   simq_pvals_t pv;
+   size_t k = 0;
+   simq_path_values (doc, local, &pv);
+   for (size_t j = 0; j < pv.n; j++) {
+      const bson_value_t *x = &pv.v[j].v;
+      if ((!pv.v[j].expanded && x->value_type == BSON_TYPE_ARRAY) || x->value_type == BSON_TYPE_REGEX) {
+         continue;
+      }
+      if (k++ == 0) {
+         *v = *x;
+      }
+   }
+   simq_pvals_destroy (&pv);
+   return k == 1 && v->value_type != BSON_TYPE_NULL && v->value_type != BSON_TYPE_UNDEFINED;
+}
+
+/* Whether { foreign: { $in: [v] } } matches fdoc (foreign a top-level field): a plain value by comparison, an array
+ * (element matching) through the matcher. */
+static bool
+simq_lookup_equal (const bson_t *fdoc, const char *foreign, const bson_value_t *v, bool *m, bson_error_t *error)
+{
+   bson_value_t f;
+   bson_t filter = BSON_INITIALIZER, cond, list;
+   bool ok;
+   if (!simq_find_value (fdoc, foreign, &f)) {
+      *m = false;
+      return true;
+   }
+   if (f.value_type != BSON_TYPE_ARRAY) {
+      *m = order_values (&f, v) == 0;
+      return true;
+   }
+   BSON_APPEND_DOCUMENT_BEGIN (&filter, foreign, &cond);
+   BSON_APPEND_ARRAY_BEGIN (&cond, "$in", &list);
+   bson_append_value (&list, "0", 1, v);
+   bson_append_array_end (&cond, &list);
+   bson_append_document_end (&filter, &cond);
+   ok = simq_match (fdoc, &filter, m, error);
+   bson_destroy (&filter);
+   return ok;
+}
+
+/* Views of raw documents (bson_t, which libbson aligns to 128 bytes: not an array of pointers' memory). */
+typedef struct {
+   bson_t *v;
+   size_t cap;
+} simq_views_t;
+
+/* doc's matches answered by env->equal_docs, when doc's localField reaches one value it answers for: views (in
+ * views) of the foreign documents { foreign: v } matches appended to matched, in the collection's order, or, when
+ * *lead names a leading $sort the caller's index has (then *sorted is set), in that order and at most lead->take of
+ * them. Returns 1 when answered, 0 when the engine must find the matches itself, -1 on error. */
+static int
+simq_lookup_from_index (const simq_lookup_spec_t *ls, const simq_env_t *env, const bson_t *doc,
+                        const simq_lookup_lead_t *lead, simq_views_t *views, simq_docs_t *matched, bool *sorted,
+                        bson_error_t *error)
+{
+   const uint8_t *const *raw = NULL;
+   size_t n = 0, take = SIZE_MAX;
+   bson_value_t v;
+   bool exact = false;
+
+   *sorted = false;
+   if (!env || !env->equal_docs || !ls->from || strchr (ls->foreign, '.') ||
+       !simq_lookup_sole_value (doc, ls->local, &v)) {
+      return 0;
+   }
+   if (lead->order_field && env->equal_docs (env->ud, ls->from, ls->foreign, &v, lead->order_field, &raw, &n, &exact)) {
+      *sorted = true;
+      take = lead->take;
+   } else if (!env->equal_docs (env->ud, ls->from, ls->foreign, &v, NULL, &raw, &n, &exact)) {
+      return 0;
+   }
+   if (n > views->cap) {
+      bson_free (views->v);
+      views->cap = n;
+      views->v = bson_aligned_alloc0 (BSON_ALIGNOF (bson_t), views->cap * sizeof (bson_t));
+   }
+   for (size_t i = 0; i < n && matched->n < take; i++) {
+      const uint8_t *d = raw[i];
+      uint32_t len = (uint32_t) d[0] | (uint32_t) d[1] << 8 | (uint32_t) d[2] << 16 | (uint32_t) d[3] << 24;
+      bool m;
+      if (simq_interrupted (env, i, error)) {
+         return -1;
+      }
+      bson_init_static (&views->v[i], d, len);
+      m = exact;
+      if (!exact && !simq_lookup_equal (&views->v[i], ls->foreign, &v, &m, error)) {
+         return -1;
+      }
+      if (m) {
+         simq_docs_push_owned (matched, &views->v[i]); /* borrowed: matched is a view */
+      }
+   }
+   return 1;
+}
+
+bool
+simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                   simq_lookup_cache_t **cache, simq_docs_t *out, bson_error_t *error)
+{
+   simq_lookup_spec_t ls;
+   simq_lookup_foreign_t fo;
+   simq_lookup_lead_t lead;
+   simq_views_t views = { NULL, 0 };
+   bool ok = true;
+
+   if (!simq_lookup_parse (arg, &ls, error)) {
+      return false;
+   }
+   memset (&fo, 0, sizeof fo);
+   fo.ls = &ls;
+   fo.env = env;
+   fo.cache = cache;
+   simq_docs_init (&fo.empty);
+   simq_lookup_lead (&ls, &lead);
+
+   for (size_t i = 0; ok && i < in->n; i++) {
+      simq_docs_t matched, piped; /* matched: a view of the foreign documents (borrowed pointers) */
       const simq_docs_t *result = &matched;
       bson_t arr = BSON_INITIALIZER, next;
       bson_value_t arrv;
       simq_var_t *head = vars;
       simq_ectx_t ctx;
-      bool ok = true;
+      bool sorted = false;
 
       simq_docs_init (&matched);
       simq_docs_init (&piped);
       simq_ectx_for (in->v[i], env, vars, &ctx);
-      if (local) {
-         ok = simq_lookup_local_matches (in->v[i], local, foreign, foreign_docs, indexable, ix, &matched, error);
-      } else {
-         result = foreign_docs;
-      }
-      if (ok && have_pipeline) {
-         if (let) {
-            ok = simq_lookup_bind_let (let, &ctx, &head, error);
+      if (ls.local) {
+         int got = simq_lookup_from_index (&ls, env, in->v[i], &lead, &views, &matched, &sorted, error);
+         ok = got >= 0;
+         if (got == 0) {
+            simq_lookup_foreign_resolve (&fo);
+            ok = simq_lookup_local_matches (in->v[i], ls.local, ls.foreign, fo.docs, fo.indexable, fo.ix, &matched,
+                                            error);
          }
-         if (ok) { /* the sub-pipeline's first stage reads the matches in place (simq_run_pipeline) */
-            ok = simq_run_pipeline (result, &pipeline, env, head, &piped, error);
+      } else {
+         simq_lookup_foreign_resolve (&fo);
+         result = fo.docs;
+      }
+      if (ok && ls.have_pipeline) {
+         if (ls.let) {
+            ok = simq_lookup_bind_let (ls.let, &ctx, &head, error);
+         }
+         if (ok && sorted) { /* the leading $sort (and $limit) answered by the index: the stages after them */
+            ok = simq_run_pipeline_after (result, &lead.last, env, head, &piped, error);
+            result = &piped;
+         } else if (ok) { /* the sub-pipeline's first stage reads the matches in place (simq_run_pipeline) */
+            ok = simq_run_pipeline (result, &ls.pipeline, env, head, &piped, error);
             result = &piped;
          }
       }
@@ -391,11 +579,12 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
       if (ok) {
          for (size_t r = 0; r < result->n; r++) {
             char key[24];
-            snprintf (key, sizeof key, "%zu", r);
-            bson_append_document (&arr, key, -1, result->v[r]);
+            const char *kp;
+            bson_uint32_to_string ((uint32_t) r, &kp, key, sizeof key);
+            bson_append_document (&arr, kp, -1, result->v[r]);
          }
          simq_value_from_doc (&arr, true, &arrv);
-         ok = simq_set_path (in->v[i], as, &arrv, &next, error);
+         ok = simq_set_path (in->v[i], ls.as, &arrv, &next, error);
          simq_value_destroy (&arrv);
          if (ok) {
             simq_docs_push_owned (out, bson_copy (&next));
@@ -403,15 +592,12 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
          bson_destroy (&next);
       }
       bson_destroy (&arr);
-      bson_free (matched.v); /* a view of foreign_docs: the documents are not matched's */
+      bson_free (matched.v); /* a view of the foreign documents: the documents are not matched's */
       simq_docs_clear (&piped);
-      if (!ok) {
-         simq_lookup_index_destroy (&own);
-         return false;
-      }
    }
-   simq_lookup_index_destroy (&own);
-   return true;
+   simq_lookup_index_destroy (&fo.own);
+   bson_free (views.v);
+   return ok;
 }
 
 /* $unionWith: "coll" or { coll, pipeline }: the input, then the documents of coll (in the pipeline's database) run

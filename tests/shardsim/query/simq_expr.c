@@ -148,98 +148,17 @@ simq_num_result (const simq_num_t *n, bson_value_t *out)
 static void
 simq_resolve_path (const bson_value_t *v, const char *path, bson_value_t *out);
 
-/* The size of the value of a BSON element of type t at p (end: the document's end); 0 when the type is unknown or
- * the value does not fit (the caller then walks the document with bson_iter). */
-static size_t
-simq_raw_value_size (uint8_t t, const uint8_t *p, const uint8_t *end)
-{
-   size_t avail = (size_t) (end - p);
-   uint32_t l;
-   switch (t) {
-   case BSON_TYPE_UNDEFINED:
-   case BSON_TYPE_NULL:
-   case BSON_TYPE_MINKEY:
-   case BSON_TYPE_MAXKEY:
-      return SIZE_MAX; /* no bytes: told apart from failure */
-   case BSON_TYPE_BOOL:
-      return avail >= 1 ? 1 : 0;
-   case BSON_TYPE_INT32:
-      return avail >= 4 ? 4 : 0;
-   case BSON_TYPE_DOUBLE:
-   case BSON_TYPE_DATE_TIME:
-   case BSON_TYPE_TIMESTAMP:
-   case BSON_TYPE_INT64:
-      return avail >= 8 ? 8 : 0;
-   case BSON_TYPE_OID:
-      return avail >= 12 ? 12 : 0;
-   case BSON_TYPE_DECIMAL128:
-      return avail >= 16 ? 16 : 0;
-   case BSON_TYPE_UTF8:
-   case BSON_TYPE_CODE:
-   case BSON_TYPE_SYMBOL:
-   case BSON_TYPE_DOCUMENT:
-   case BSON_TYPE_ARRAY:
-   case BSON_TYPE_BINARY:
-      if (avail < 4) {
-         return 0;
-      }
-      memcpy (&l, p, 4);
-      l = BSON_UINT32_FROM_LE (l);
-      if (t == BSON_TYPE_UTF8 || t == BSON_TYPE_CODE || t == BSON_TYPE_SYMBOL) {
-         return (size_t) l + 4 <= avail && l > 0 ? (size_t) l + 4 : 0;
-      }
-      if (t == BSON_TYPE_BINARY) {
-         return (size_t) l + 5 <= avail ? (size_t) l + 5 : 0;
-      }
-      return l >= 5 && l <= avail ? l : 0;
-   default:
-      return 0;
-   }
-}
-
-/* Where the top-level field named key[0, len) starts in doc (its type byte), found by stepping over the elements'
- * raw bytes: the first such field, as bson_iter finds it. 1 found (*off, *keylen set), 0 absent, -1 when the walk
- * cannot tell (an unusual type): the caller iterates instead. */
-static int
-simq_raw_find (const bson_t *doc, const char *key, size_t len, uint32_t *off, uint32_t *keylen)
-{
-   const uint8_t *data = bson_get_data (doc);
-   const uint8_t *end = data + doc->len - 1, *p = data + 4;
-   if (doc->len < 5) {
-      return -1;
-   }
-   while (p < end) {
-      uint8_t t = *p;
-      const uint8_t *k = p + 1;
-      const uint8_t *z = memchr (k, 0, (size_t) (end - k));
-      if (!z) {
-         return -1;
-      }
-      size_t kl = (size_t) (z - k);
-      size_t vs = simq_raw_value_size (t, z + 1, end);
-      if (vs == 0) {
-         return -1;
-      }
-      if (kl == len && memcmp (k, key, len) == 0) {
-         *off = (uint32_t) (p - data);
-         *keylen = (uint32_t) kl;
-         return 1;
-      }
-      p = z + 1 + (vs == SIZE_MAX ? 0 : vs);
-   }
-   return p == end ? 0 : -1;
-}
-
 static void
 simq_resolve_in_doc (const bson_t *doc, const char *path, bson_value_t *out)
 {
    const char *dot = strchr (path, '.');
    size_t len = dot ? (size_t) (dot - path) : strlen (path);
    bson_iter_t it;
-   uint32_t off, keylen;
+   uint32_t off, val, keylen = (uint32_t) len;
+   uint64_t size;
 
    simq_value_set_missing (out);
-   switch (simq_raw_find (doc, path, len, &off, &keylen)) {
+   switch (simq_raw_find (doc, path, len, &off, &val, &size)) {
    case 0:
       return;
    case 1:
@@ -309,7 +228,8 @@ simq_append_top_field (bson_t *built, const char *key, int key_len, const bson_v
 {
    const char *s;
    size_t len;
-   uint32_t off, keylen;
+   uint32_t off, val, keylen;
+   uint64_t size;
    bson_iter_t it;
    if (expr->value_type != BSON_TYPE_UTF8 || !ctx->current)
       return false;
@@ -317,7 +237,8 @@ simq_append_top_field (bson_t *built, const char *key, int key_len, const bson_v
    len = expr->value.v_utf8.len;
    if (len < 2 || s[0] != '$' || s[1] == '$' || strlen (s) != len || memchr (s, '.', len))
       return false;
-   switch (simq_raw_find (ctx->current, s + 1, len - 1, &off, &keylen)) {
+   keylen = (uint32_t) (len - 1);
+   switch (simq_raw_find (ctx->current, s + 1, len - 1, &off, &val, &size)) {
    case 0:
       return true;
    case 1:
@@ -667,6 +588,74 @@ simq_op_cmp (const void *key, const void *def)
    return strcmp ((const char *) key, ((const simq_op_def_t *) def)->name);
 }
 
+/* An argument of a comparison ($eq $lt … $cmp, which reads its arguments and keeps none) borrowed where simq_eval
+ * would copy the same value: a top-level "$field" of $$CURRENT (missing when absent), a { $literal: v }, or a
+ * constant that is not an object or an array (nor a string naming a path or variable). False (nothing set) for any
+ * other argument, which is evaluated. */
+static bool
+simq_borrow_arg (const bson_value_t *arg, const simq_ectx_t *ctx, bson_value_t *out)
+{
+   bson_t spec;
+   bson_iter_t it;
+   if (arg->value_type == BSON_TYPE_UTF8 && arg->value.v_utf8.str[0] == '$') {
+      const char *s = arg->value.v_utf8.str;
+      if (s[1] == '$' || s[1] == '\0' || !ctx->current || strlen (s) != arg->value.v_utf8.len || strchr (s, '.')) {
+         return false;
+      }
+      if (!simq_find_value (ctx->current, s + 1, out)) {
+         simq_value_set_missing (out);
+      }
+      return true;
+   }
+   if (arg->value_type == BSON_TYPE_DOCUMENT) {
+      if (!simq_value_as_doc (arg, &spec) || !bson_iter_init (&it, &spec) || !bson_iter_next (&it) ||
+          strcmp (bson_iter_key (&it), "$literal") != 0 || bson_iter_next (&it)) {
+         return false;
+      }
+      bson_iter_init (&it, &spec);
+      bson_iter_next (&it);
+      *out = *bson_iter_value (&it);
+      return true;
+   }
+   if (arg->value_type == BSON_TYPE_ARRAY) {
+      return false;
+   }
+   *out = *arg;
+   return true;
+}
+
+/* A comparison with its arguments borrowed where they can be (simq_borrow_arg), the others evaluated in order:
+ * what simq_eval_args + simq_op_compare give, without copying a field or a literal per document. */
+static bool
+simq_eval_compare (const char *op, const simq_args_t *args, const simq_ectx_t *ctx, bson_value_t *out,
+                   bson_error_t *error)
+{
+   bson_value_t vals[64];
+   bool owned[64];
+   bool ok = true;
+   for (size_t i = 0; i < args->n; i++) {
+      owned[i] = !simq_borrow_arg (&args->v[i], ctx, &vals[i]);
+      if (owned[i]) {
+         simq_value_set_missing (&vals[i]);
+      }
+   }
+   for (size_t i = 0; ok && i < args->n; i++) {
+      if (owned[i]) {
+         ok = simq_eval (&args->v[i], ctx, &vals[i], error);
+      }
+   }
+   ok = ok && simq_op_compare (op, args, vals, args->n, out, error);
+   for (size_t i = 0; i < args->n; i++) {
+      if (owned[i]) {
+         simq_value_destroy (&vals[i]);
+      }
+   }
+   if (!ok) {
+      simq_value_destroy (out);
+   }
+   return ok;
+}
+
 /* Evaluates { op: arg }: looks op up once in simq_op_table, then hands the raw argument, the unevaluated arguments or
  * their values (owned here, freed after) to the operator's function. */
 static bool
@@ -690,6 +679,9 @@ simq_eval_operator (const char *op, const bson_value_t *arg, const simq_ectx_t *
    }
    if (def && def->lazy) {
       return def->lazy (op, &args, ctx, out, error);
+   }
+   if (def && def->vals == simq_op_compare) {
+      return simq_eval_compare (op, &args, ctx, out, error);
    }
    nvals = args.n;
    if (simq_eval_args (&args, ctx, vals, error)) {

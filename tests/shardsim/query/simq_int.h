@@ -53,6 +53,13 @@ simq_value_missing (const bson_value_t *v);
 void
 simq_append_value (bson_t *doc, const char *key, int key_len, const bson_value_t *v);
 
+/* Where the first top-level element of doc named key[0, klen) starts, found by stepping over the elements' raw bytes
+ * (no decoding): 1 found (*off: its type byte, *val: its value, *size: the value's bytes), 0 absent, -1 when the walk
+ * cannot tell (a malformed document, an unknown type): the caller asks libbson. simq_iter_find and simq_find_value
+ * (simq.h) are built on it. */
+int
+simq_raw_find (const bson_t *doc, const char *key, size_t klen, uint32_t *off, uint32_t *val, uint64_t *size);
+
 /* Every value a query path reaches, the way the server's matcher traverses it: embedded documents, implicit
  * traversal of arrays of documents, numeric components as array indexes, and a leaf array contributing both itself
  * and (marked expanded) each of its elements. missing is set when some branch of the path does not exist. Values are
@@ -168,6 +175,17 @@ simq_run_pipeline_taking (simq_docs_t *input, const bson_t *pipeline, const simq
 bool
 simq_run_pipeline (const simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
                    simq_docs_t *out, bson_error_t *error);
+
+/* Runs the stages of a pipeline after the one *at is on (the stages up to it already applied by the caller, so none
+ * of the rest is the first) over input (borrowed, read in place) into out (owned by the caller). */
+bool
+simq_run_pipeline_after (const simq_docs_t *input, const bson_iter_t *at, const simq_env_t *env, simq_var_t *vars,
+                         simq_docs_t *out, bson_error_t *error);
+
+/* True when the pipeline element *at is a valid { $limit: n }, with n (capped at SIZE_MAX) in *k; otherwise the
+ * element runs as a stage of its own and reports its own error. */
+bool
+simq_limit_of (const bson_iter_t *at, size_t *k);
 
 /* The foreign-field indexes one pipeline's $lookup stages share (simq_agg_lookup.c); NULL until the first. */
 typedef struct simq_lookup_cache simq_lookup_cache_t;
