@@ -98,9 +98,10 @@ output_word_has (uint64_t v, unsigned char c)
    return output_word_below (v ^ (OUTPUT_ONES * c), 1);
 }
 
-/* True when the len bytes at s are all ASCII without ESC: then String.length and the width are both len. */
+/* True when the len bytes at s are all ASCII (so String.length is len) and, with no_esc, none is ESC (then the width
+ * is len too). */
 static bool
-output_plain_ascii (const unsigned char *s, size_t len)
+output_ascii (const unsigned char *s, size_t len, bool no_esc)
 {
    size_t i = 0;
 
@@ -108,34 +109,12 @@ output_plain_ascii (const unsigned char *s, size_t len)
       uint64_t v;
 
       memcpy (&v, s + i, 8);
-      if ((v & OUTPUT_HIGHS) || output_word_has (v, 0x1b)) {
+      if ((v & OUTPUT_HIGHS) || (no_esc && output_word_has (v, 0x1b))) {
          return false;
       }
    }
    for (; i < len; i++) {
-      if (s[i] >= 0x80 || s[i] == 0x1b) {
-         return false;
-      }
-   }
-   return true;
-}
-
-/* True when the len bytes at s are all ASCII (so String.length is len). */
-static bool
-output_ascii (const unsigned char *s, size_t len)
-{
-   size_t i = 0;
-
-   for (; i + 8 <= len; i += 8) {
-      uint64_t v;
-
-      memcpy (&v, s + i, 8);
-      if (v & OUTPUT_HIGHS) {
-         return false;
-      }
-   }
-   for (; i < len; i++) {
-      if (s[i] >= 0x80) {
+      if (s[i] >= 0x80 || (no_esc && s[i] == 0x1b)) {
          return false;
       }
    }
@@ -172,7 +151,7 @@ output_measure_n (const char *s, size_t len, size_t *units, size_t *width)
    size_t u = 0, w = 0;
    const unsigned char *end = (const unsigned char *) s + len;
 
-   if (output_plain_ascii ((const unsigned char *) s, len)) {
+   if (output_ascii ((const unsigned char *) s, len, true)) {
       *units = len;
       *width = len;
       return;
@@ -374,7 +353,7 @@ output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *
 
    /* nothing to cut (units never exceed bytes) and all ASCII: a byte is a unit */
    if ((ctx->max_string_length < 0 || len <= (size_t) ctx->max_string_length) &&
-       output_ascii ((const unsigned char *) s, len)) {
+       output_ascii ((const unsigned char *) s, len, false)) {
       units = len;
       counted = len;
    }

@@ -1,4 +1,4 @@
-/* Helpers shared by the query engine's unit tests (simtest_simq.c, simtest_simq_agg.c): documents written as relaxed
+/* Helpers shared by the query engine's unit tests (simtest_simq*.c): documents written as relaxed
  * extended JSON (with the $x-spelled operators libbson's reader would take for legacy syntax) and results compared as
  * canonical extended JSON, so numeric types must match exactly. */
 #ifndef SHARDSH_SIMQ_CASES_H
@@ -88,6 +88,28 @@ docs_from_json (const char *array_json, simq_docs_t *docs)
    bson_free (wrapped);
 }
 
+/* Runs pipeline_json (a JSON array of stages) over docs with env (NULL: none) into out (initialised here); false with
+ * error set when the pipeline fails. */
+static inline bool
+cases_aggregate (const simq_docs_t *docs, const char *pipeline_json, const simq_env_t *env, simq_docs_t *out,
+                 bson_error_t *error)
+{
+   char *wrapped = bson_strdup_printf ("{\"p\": %s}", pipeline_json);
+   bson_t *w = json (wrapped), pipeline;
+   bson_iter_t it;
+   const uint8_t *data;
+   uint32_t len;
+   bool ok;
+
+   bson_iter_init_find (&it, w, "p");
+   bson_iter_array (&it, &len, &data);
+   bson_init_static (&pipeline, data, len);
+   simq_docs_init (out);
+   ok = simq_aggregate (docs, &pipeline, env, out, error);
+   bson_destroy (w);
+   bson_free (wrapped);
+   return ok;
+}
 /* The array as canonical JSON: [ {...}, {...} ]. Caller frees. */
 static inline char *
 docs_canonical (const simq_docs_t *docs)

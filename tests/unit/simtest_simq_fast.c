@@ -326,27 +326,6 @@ test_fast_lookup_shared (simq_docs_t *foreign)
    }
 }
 
-/* Runs pipeline_json over docs into out (a JSON array; one pipeline). */
-static bool
-fast_run (const simq_docs_t *docs, const char *pipeline_json, simq_docs_t *out, bson_error_t *error)
-{
-   char *wrapped = bson_strdup_printf ("{\"p\": %s}", pipeline_json);
-   bson_t *w = json (wrapped), pipeline;
-   bson_iter_t it;
-   const uint8_t *data;
-   uint32_t len;
-   bool ok;
-
-   bson_iter_init_find (&it, w, "p");
-   bson_iter_array (&it, &len, &data);
-   bson_init_static (&pipeline, data, len);
-   simq_docs_init (out);
-   ok = simq_aggregate (docs, &pipeline, NULL, out, error);
-   bson_destroy (w);
-   bson_free (wrapped);
-   return ok;
-}
-
 /* A $group accumulator on a top-level "$field" (read in place) or a number (used as is), and object expressions
  * whose fields are top-level "$field"s (appended in place), against the same arguments through the expression
  * evaluator ("$$CURRENT.field", {$literal: n}): the same groups, values and errors. The
@@ -397,8 +376,8 @@ test_fast_group_accs (const simq_docs_t *foreign)
                    "[{\"$group\": {\"_id\": %s, \"a\": %s, \"n\": {\"$sum\": {\"$literal\": 1}}}}]", ids[k][1],
                    accs[a][1]);
          snprintf (name, sizeof name, "$group accumulator in place = evaluated: %s", fast_p);
-         ok1 = fast_run (foreign, fast_p, &fast, &e1);
-         ok2 = fast_run (foreign, plain_p, &plain, &e2);
+         ok1 = cases_aggregate (foreign, fast_p, NULL, &fast, &e1);
+         ok2 = cases_aggregate (foreign, plain_p, NULL, &plain, &e2);
          if (ok1 != ok2 || (!ok1 && e1.code != e2.code)) {
             UNIT_FAIL (name, "fast %s (%u %s), plain %s (%u %s)\n", ok1 ? "ok" : "failed", e1.code, e1.message,
                        ok2 ? "ok" : "failed", e2.code, e2.message);

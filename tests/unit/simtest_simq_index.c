@@ -292,26 +292,6 @@ static const char *const ix_locals =
    "[{\"l\": \"A\"}, {\"l\": \"B\"}, {\"l\": 1}, {\"l\": 1.0}, {\"l\": \"C\"}, {\"l\": [\"A\", \"B\"]}, {\"l\": null}, "
    "{\"q\": 1}, {\"l\": \"none\"}, {\"l\": 2}, {\"l\": [\"B\"]}, {\"l\": {\"$minKey\": 1}}]";
 
-/* Runs pipeline_json (a JSON array) over docs into out (initialised here). */
-static bool
-ix_aggregate (const simq_docs_t *docs, const char *pipeline_json, simq_docs_t *out, bson_error_t *error)
-{
-   char *wrapped = bson_strdup_printf ("{\"p\": %s}", pipeline_json);
-   bson_t *w = json (wrapped), pipeline;
-   bson_iter_t it;
-   const uint8_t *data;
-   uint32_t len;
-   bool ok;
-   bson_iter_init_find (&it, w, "p");
-   bson_iter_array (&it, &len, &data);
-   bson_init_static (&pipeline, data, len);
-   simq_docs_init (out);
-   ok = simq_aggregate (docs, &pipeline, NULL, out, error);
-   bson_destroy (w);
-   bson_free (wrapped);
-   return ok;
-}
-
 /* The $lookup of pipeline p (NULL: none) through env, into *out (the canonical JSON, or the error code). */
 static char *
 ix_run (const simq_docs_t *locals, const char *p, const simq_env_t *env)
@@ -413,8 +393,8 @@ test_compare_borrowed (void)
             snprintf (plain, sizeof plain, "[{\"$project\": {\"r\": {\"%s\": [%s, %s]}}}]", ops[o], args[a][1],
                       args[b][1]);
             snprintf (name, sizeof name, "comparison with borrowed arguments = evaluated: %s", fast);
-            ok1 = ix_aggregate (&docs, fast, &x, &e1);
-            ok2 = ix_aggregate (&docs, plain, &y, &e2);
+            ok1 = cases_aggregate (&docs, fast, NULL, &x, &e1);
+            ok2 = cases_aggregate (&docs, plain, NULL, &y, &e2);
             if (ok1 != ok2 || (!ok1 && e1.code != e2.code)) {
                UNIT_FAIL (name, "borrowed %s (%u), evaluated %s (%u)\n", ok1 ? "ok" : "failed", e1.code,
                           ok2 ? "ok" : "failed", e2.code);
@@ -436,9 +416,9 @@ test_compare_borrowed (void)
       bson_error_t e = { 0 };
       snprintf (one, sizeof one, "[{\"$project\": {\"r\": {\"%s\": [\"$min\"]}}}]", ops[o]);
       snprintf (three, sizeof three, "[{\"$project\": {\"r\": {\"%s\": [\"$min\", 1, {\"$literal\": 2}]}}}]", ops[o]);
-      CHECK (one, !ix_aggregate (&docs, one, &x, &e) && e.code == 16020);
+      CHECK (one, !cases_aggregate (&docs, one, NULL, &x, &e) && e.code == 16020);
       simq_docs_clear (&x);
-      CHECK (three, !ix_aggregate (&docs, three, &x, &e) && e.code == 16020);
+      CHECK (three, !cases_aggregate (&docs, three, NULL, &x, &e) && e.code == 16020);
       simq_docs_clear (&x);
    }
    simq_docs_clear (&docs);

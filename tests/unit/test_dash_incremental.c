@@ -290,14 +290,22 @@ run_version (const char *version)
    fclose (sink);
 }
 
-/* The collection ns's write and read rates in snap (-1 when it is not there). */
-static double
-coll_rate (const snap_t *snap, const char *ns, bool writes)
+/* The collection ns's record in snap (NULL when it is not there). */
+static const snap_coll_t *
+coll_of (const snap_t *snap, const char *ns)
 {
    for (size_t i = 0; i < snap->ncolls; i++)
       if (!strcmp (snap->colls[i].ns, ns))
-         return writes ? snap->colls[i].writes_ps : snap->colls[i].reads_ps;
-   return -1;
+         return &snap->colls[i];
+   return NULL;
+}
+
+/* The collection ns's write or read rate in snap (-1 when it is not there). */
+static double
+coll_rate (const snap_t *snap, const char *ns, bool writes)
+{
+   const snap_coll_t *co = coll_of (snap, ns);
+   return !co ? -1 : writes ? co->writes_ps : co->reads_ps;
 }
 
 static void
@@ -360,10 +368,8 @@ test_quiet (void)
 static int64_t
 coll_chunks (const snap_t *snap, const char *ns)
 {
-   for (size_t i = 0; i < snap->ncolls; i++)
-      if (!strcmp (snap->colls[i].ns, ns))
-         return snap->colls[i].chunks;
-   return -1;
+   const snap_coll_t *co = coll_of (snap, ns);
+   return co ? co->chunks : -1;
 }
 
 /* The quiet test by the router's metrics.commands: other clients' splits, balancer status reads and unknown commands
