@@ -299,26 +299,15 @@ ix_run (const simq_docs_t *locals, const char *p, const simq_env_t *env)
    char *spec = bson_strdup_printf ("[{\"$lookup\": {\"from\": \"f\", \"localField\": \"l\", \"foreignField\": \"u\", "
                                     "%s%s%s\"as\": \"m\"}}]",
                                     p ? "\"let\": {\"x\": \"$l\"}, \"pipeline\": " : "", p ? p : "", p ? ", " : "");
-   char *wrapped = bson_strdup_printf ("{\"p\": %s}", spec);
-   bson_t *w = json (wrapped), pipeline;
-   bson_iter_t it;
-   const uint8_t *data;
-   uint32_t len;
    simq_docs_t out;
    bson_error_t error = { 0 };
    char *res;
-   bson_iter_init_find (&it, w, "p");
-   bson_iter_array (&it, &len, &data);
-   bson_init_static (&pipeline, data, len);
-   simq_docs_init (&out);
-   if (simq_aggregate (locals, &pipeline, env, &out, &error)) {
+   if (cases_aggregate (locals, spec, env, &out, &error)) {
       res = docs_canonical (&out);
    } else {
       res = bson_strdup_printf ("error %u", error.code);
    }
    simq_docs_clear (&out);
-   bson_destroy (w);
-   bson_free (wrapped);
    bson_free (spec);
    return res;
 }
