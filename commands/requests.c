@@ -28,6 +28,15 @@ req_array_free (sh_request_t *v)
    }
 }
 
+void
+sh_requests_init_in (sh_requests_t *out, sh_request_t *slot)
+{
+   out->v = slot;
+   out->n = 0;
+   out->cap = 1;
+   out->v_lent = true;
+}
+
 bson_t *
 sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
 {
@@ -48,9 +57,11 @@ sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path)
          bson_copy_to (&out->v[i].cmd, &v[i].cmd);
          bson_destroy (&out->v[i].cmd);
       }
-      req_array_free (out->v);
+      if (!out->v_lent)
+         req_array_free (out->v);
       out->v = v;
       out->cap = cap;
+      out->v_lent = false;
    }
    r = &out->v[out->n++];
    len = strlen (db);
@@ -95,8 +106,10 @@ sh_requests_destroy (sh_requests_t *out)
       if (out->v[i].db != out->v[i].db_buf)
          bson_free (out->v[i].db);
    }
-   req_array_free (out->v);
+   if (!out->v_lent)
+      req_array_free (out->v);
    out->v = NULL;
    out->n = 0;
    out->cap = 0;
+   out->v_lent = false;
 }

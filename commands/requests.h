@@ -23,14 +23,21 @@ typedef struct {
    sh_request_t *v;
    size_t n;
    size_t cap;
+   bool v_lent; /* v is the caller's slot (sh_requests_init_in): never freed here */
 } sh_requests_t;
+
+/* Starts out empty with room for its first request in *slot, lent by the caller (who keeps it alive and 128-byte
+ * aligned as long as out's requests): a call that sends one request allocates no list. A second request moves the
+ * list to memory of its own; the slot is then left unused. */
+void
+sh_requests_init_in (sh_requests_t *out, sh_request_t *slot);
 
 /* Initialises the next request in out for db (copied) and path and returns its command document to fill, valid until
  * the next sh_requests_add on out. */
 bson_t *
 sh_requests_add (sh_requests_t *out, const char *db, conn_path_t path);
 
-/* Destroys every request and frees the list; out->n becomes 0 and out can be used again. */
+/* Destroys every request and frees the list (not a lent slot); out becomes { .n = 0 } and can be used again. */
 void
 sh_requests_destroy (sh_requests_t *out);
 

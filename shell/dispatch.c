@@ -446,7 +446,8 @@ struct sh_resolved {
    char *built_db;     /* the database reqs were built for: built_db_buf when it fits, else owned; NULL when none */
    size_t built_len;   /* the bytes they count for (built_bytes) */
    char built_db_buf[72];
-   bool in_arena; /* rec is the script's memory (sh_stmt_alloc), not freed here */
+   sh_request_t *slot; /* where a single request is built for reqs (built_slot): the script's memory; NULL until used */
+   bool in_arena;      /* rec is the script's memory (sh_stmt_alloc), not freed here */
 };
 
 static void
@@ -567,6 +568,28 @@ built_keep (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
    }
    rec->built_len = len;
    built_bytes += len;
+}
+
+/* The slot in the script's memory the requests of stmt's validation start in (sh_requests_init_in), made on first use,
+ * after dropping what its record keeps; NULL when they would not be kept (no record in a script, an entry that builds
+ * again when it runs, BUILT_MAX_BYTES kept already). A call that sends one request then allocates nothing for its list,
+ * here or when its run frees it. */
+static sh_request_t *
+built_slot (const sh_stmt_t *stmt)
+{
+   struct sh_resolved *rec = stmt->resolved;
+   const sh_cmd_t *c;
+   if (!rec || !rec->in_arena)
+      return NULL;
+   c = rec->r.call.cmd;
+   if (!c->build || (c->flags & CMD_CLOCK))
+      return NULL;
+   built_drop (rec);
+   if (built_bytes + sizeof *rec->slot > BUILT_MAX_BYTES)
+      return NULL;
+   if (!rec->slot)
+      rec->slot = sh_stmt_alloc (stmt, sizeof *rec->slot, BSON_ALIGNOF (sh_request_t));
+   return rec->slot;
 }
 
 /* Takes the requests rec keeps into *reqs (empty on entry) when they were built for db; false when there are none. */
@@ -709,6 +732,9 @@ dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    sh_requests_t reqs = { .n = 0 };
    char *current = ctx->db;
    /* resolve against the database the statement will run on (build() only names it in its requests) */
+   sh_request_t *slot = built_slot (stmt);
+   if (slot)
+      sh_requests_init_in (&reqs, slot);
    if (validate_db)
       ctx->db = validate_db;
    ok = (r = stmt_call (ctx, stmt, &tmp, &call, err)) && !mod_error (r, err) && check_args (&call, &reqs, err);
