@@ -14,8 +14,11 @@ build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char
 {
    bson_iter_t it, f;
    bson_t typed;
-   if (!args_check (call, 0, ARG_STRING | ARG_OBJECT, true, "Database", method, err) || !args_get (call, 0, &it))
-      return false;
+   /* argument 0 read once when it is a string or a document (what is sent); anything else gets mongosh's check */
+   if (!args_get (call, 0, &it) || !(BSON_ITER_HOLDS_UTF8 (&it) || BSON_ITER_HOLDS_DOCUMENT (&it))) {
+      if (!args_check (call, 0, ARG_STRING | ARG_OBJECT, true, "Database", method, err) || !args_get (call, 0, &it))
+         return false;
+   }
    if (BSON_ITER_HOLDS_UTF8 (&it)) {
       BSON_APPEND_INT32 (sh_requests_add (out, db, CONN_ADMIN), bson_iter_utf8 (&it, NULL), 1);
       return true;
@@ -76,10 +79,26 @@ static const char *const read_only_commands[] = {
    "whatsmyuri",
 };
 
-static int
-name_cmp (const void *key, const void *elem)
+/* Whether name is in read_only_commands: a binary search that compares first bytes before calling strcmp (the order
+ * is strcmp's, byte by byte as unsigned char). */
+static bool
+is_read_only_name (const char *name)
 {
-   return strcmp ((const char *) key, *(const char *const *) elem);
+   size_t lo = 0, hi = sizeof read_only_commands / sizeof read_only_commands[0];
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      const char *m = read_only_commands[mid];
+      int c = (int) (unsigned char) name[0] - (int) (unsigned char) m[0];
+      if (!c)
+         c = strcmp (name, m);
+      if (!c)
+         return true;
+      if (c < 0)
+         hi = mid;
+      else
+         lo = mid + 1;
+   }
+   return false;
 }
 
 static bool
@@ -95,8 +114,7 @@ raw_is_readonly (const sh_call_t *call)
       name = bson_iter_key (&f);
    if (!name)
       return true;
-   if (!bsearch (name, read_only_commands, sizeof read_only_commands / sizeof read_only_commands[0],
-                 sizeof read_only_commands[0], name_cmp))
+   if (!is_read_only_name (name))
       return false;
    /* an aggregate that writes ($out, $merge) is not a read */
    if (!strcmp (name, "aggregate") && BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &f) &&

@@ -35,16 +35,23 @@ find_arg (const sh_call_t *call, int i, bson_iter_t *it)
    const char *k;
    if (i < 0 || i >= call->argc)
       return false;
-   bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
    /* the arguments are { "0": …, "1": … } in order: argument i is element i, its key checked rather than searched */
    if (bson_iter_init (it, call->args)) {
       int n = 0;
       bool more;
       while ((more = bson_iter_next (it)) && n < i)
          n++;
-      if (more && n == i && !strcmp (bson_iter_key (it), k))
-         return true;
+      if (more && n == i) {
+         const char *got = bson_iter_key_unsafe (it);
+         if (i < 10) { /* a one-digit key, compared in place */
+            if (got[0] == (char) ('0' + i) && !got[1])
+               return true;
+         } else if (bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key) && !strcmp (got, k)) {
+            return true;
+         }
+      }
    }
+   bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
    return bson_iter_init_find (it, call->args, k);
 }
 
@@ -90,11 +97,23 @@ type_list (unsigned types, char *buf, size_t len)
    }
 }
 
-static bool
-type_ok (unsigned types, const char *t)
+/* The arg_type_t bit of the value at it, as args_typeof names it (0 for undefined, which no check accepts). */
+static unsigned
+type_bit (const bson_iter_t *it)
 {
-   return (!strcmp (t, "string") && (types & ARG_STRING)) || (!strcmp (t, "number") && (types & ARG_NUMBER)) ||
-          (!strcmp (t, "boolean") && (types & ARG_BOOL)) || (!strcmp (t, "object") && (types & ARG_OBJECT));
+   switch (bson_iter_type (it)) {
+   case BSON_TYPE_UTF8:
+      return ARG_STRING;
+   case BSON_TYPE_INT32:
+   case BSON_TYPE_DOUBLE:
+      return ARG_NUMBER;
+   case BSON_TYPE_BOOL:
+      return ARG_BOOL;
+   case BSON_TYPE_UNDEFINED:
+      return 0;
+   default:
+      return ARG_OBJECT;
+   }
 }
 
 bool
@@ -112,9 +131,9 @@ args_check (const sh_call_t *call, int i, unsigned types, bool required, const c
                        "[COMMON-10001] Missing required argument at position %d (%s.%s)", i, owner, method);
       return false;
    }
-   t = args_typeof (&it);
-   if (type_ok (types, t))
+   if (types & type_bit (&it))
       return true;
+   t = args_typeof (&it);
    type_list (types, expected, sizeof expected);
    sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[i] : call->pos,
                     "[COMMON-10001] Argument at position %d must be of type %s, got %s instead (%s.%s)", i, expected, t,
@@ -210,14 +229,29 @@ args_adjust_run_command (bson_t *dst, const bson_t *cmd)
    bson_iter_t it;
    bool resize = false, sample = false, set_parameter = false, mirror = false;
 
-   /* which commands these are, in one pass over the top-level names */
+   /* which commands these are, in one pass over the top-level names (their first letters tell most names apart) */
    if (bson_iter_init (&it, cmd)) {
       while (bson_iter_next (&it)) {
          const char *k = bson_iter_key (&it);
-         resize |= !strcmp (k, "replSetResizeOplog");
-         sample |= !strcmp (k, "profile") || !strcmp (k, "configureQueryAnalyzer");
-         set_parameter |= !strcmp (k, "setParameter");
-         mirror |= !strcmp (k, "mirrorReads");
+         switch (k[0]) {
+         case 'r':
+            resize |= !strcmp (k, "replSetResizeOplog");
+            break;
+         case 'p':
+            sample |= !strcmp (k, "profile");
+            break;
+         case 'c':
+            sample |= !strcmp (k, "configureQueryAnalyzer");
+            break;
+         case 's':
+            set_parameter |= !strcmp (k, "setParameter");
+            break;
+         case 'm':
+            mirror |= !strcmp (k, "mirrorReads");
+            break;
+         default:
+            break;
+         }
       }
    }
    mirror &= set_parameter;

@@ -284,13 +284,17 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
             return;
          continue;
       }
+      script_show_t show = SCRIPT_SHOW_ALL;
+      bool status = false;
       for (size_t s = 0; s < ins[i].lit.n && !ctx->exit_requested; s++) {
          const sh_stmt_t *st = &ins[i].lit.stmts[s];
          script_out_t so;
          output_opts_t out_saved;
          FILE *batch_fp = NULL;
-         bool ok, status, direct;
-         script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, s, verbose, &status);
+         bool ok, direct;
+         /* the same for every statement of a file: only --eval's last statement shows more */
+         if (s == 0 || inputs[i].text)
+            show = script_show (ctx, &inputs[i], &ins[i].lit, s, verbose, &status);
          sh_error_clear (&err);
          script_out_begin (&so, ctx, show, status, ins[i].lit.name, ins[i].lit.source, st);
          ctx->confirm_effect = preflight_effect (pf, i, s);

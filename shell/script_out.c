@@ -1,6 +1,7 @@
 /* What one statement of a script shows: its output held back and sorted (prints, results; dry-run requests print as
  * they are made, conn.c), the status line on stderr, the --json object; and the same report for a JavaScript call.
  * See script_out.h and docs/plan.md. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,7 +43,20 @@ script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size
       return;
    }
    for (; i < b && o + 6 < len; i++) {
-      unsigned char c = (unsigned char) source[i];
+      unsigned char c;
+      /* eight bytes none of which is white space or NUL (no byte below 0x21: exact for the whole word), with room
+       * for all of them: copied at once, as the byte loop would copy them one by one */
+      if (!space && b - i >= 8 && o + 14 < len) {
+         uint64_t v;
+         memcpy (&v, source + i, 8);
+         if (!((v - 0x2121212121212121ull) & ~v & 0x8080808080808080ull)) {
+            memcpy (buf + o, &v, 8);
+            o += 8;
+            i += 7;
+            continue;
+         }
+      }
+      c = (unsigned char) source[i];
       if (c <= ' ' && (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v')) { /* isspace's */
          space = o > 0;
          continue;

@@ -681,7 +681,9 @@ lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
 
    memset (tok, 0, sizeof *tok);
    lx->incomplete = false;
-   if (!lex_skip_space (lx, err, false, &saw_nl)) {
+   /* a printable ASCII character other than '/' and '#' starts no space or comment: nothing to skip (most tokens) */
+   c = lx->off < lx->len ? (unsigned char) lx->src[lx->off] : -1;
+   if (!(c > ' ' && c < 0x7f && c != '/' && c != '#') && !lex_skip_space (lx, err, false, &saw_nl)) {
       return false;
    }
    tok->nl_before = saw_nl;

@@ -50,8 +50,10 @@ parser_advance (parser_t *p)
    p->prev_end.offset = p->lx.off;
    p->prev_end.len = 0;
    /* the token's own memory only: sh_lex_next sets every field */
-   bson_free (p->tok.str);
-   p->tok.str = NULL;
+   if (p->tok.str) {
+      bson_free (p->tok.str);
+      p->tok.str = NULL;
+   }
    if (!sh_lex_next (&p->lx, &p->tok, p->err)) {
       p->incomplete = p->lx.incomplete;
       return false;
