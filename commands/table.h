@@ -50,6 +50,8 @@ typedef struct sh_call {
    int64_t batch_size;           /* a cursor's .batchSize(n) (the engine's cursors), 0 when absent */
    const sh_requests_t *built;   /* the requests build() already made for this call (the dispatcher's checks), or
                                   * NULL: sh_requests_build hands them on instead of building again */
+   bool args_no_binary;          /* known to hold no binary value, so no Database object (the parser says so for the
+                                  * calls it reads): the dispatcher's check does not look; false: it looks */
 } sh_call_t;
 
 /* Pure: turns a call into requests appended to out (out->n starts at 0; each request's cmd is initialised by the

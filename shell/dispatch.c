@@ -28,6 +28,13 @@ typedef struct {
    sh_error_t *mod_err; /* a modifier's bad value: reported after resolve, so the statement stays literal; owned */
 } resolved_t;
 
+/* name == word, its first byte compared before strcmp is called (most names differ there). */
+static inline bool
+is_word (const char *name, const char *word)
+{
+   return name[0] == word[0] && !strcmp (name, word);
+}
+
 /* The arguments of a call that has none. */
 static const bson_t no_args = BSON_INITIALIZER;
 
@@ -69,6 +76,7 @@ set_call_args (resolved_t *r, const sh_seg_t *seg)
    r->call.arg_pos = seg->arg_pos;
    r->call.pos = seg->pos;
    r->call.close_pos = seg->close_pos;
+   r->call.args_no_binary = seg->no_binary;
 }
 
 static void
@@ -89,6 +97,7 @@ set_word_args (resolved_t *r, const sh_stmt_t *stmt)
    r->call.arg_pos = n ? r->word_pos : NULL;
    r->call.pos = stmt->pos;
    r->call.close_pos = stmt->end_pos;
+   r->call.args_no_binary = true; /* the words are strings */
 }
 
 static bool
@@ -300,7 +309,7 @@ resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err
    bool ok = false;
 
    while (i < stmt->nsegs && stmt->segs[i].is_call &&
-          (!strcmp (stmt->segs[i].name, "getSiblingDB") || !strcmp (stmt->segs[i].name, "getSisterDB"))) {
+          (is_word (stmt->segs[i].name, "getSiblingDB") || is_word (stmt->segs[i].name, "getSisterDB"))) {
       db = seg_str_arg (&stmt->segs[i]);
       if (!db || !*db) {
          sh_error_set_at (err, SH_ERR_ARGS, stmt->segs[i].argc ? stmt->segs[i].arg_pos[0] : stmt->segs[i].close_pos,
@@ -319,7 +328,7 @@ resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err
       ok = true;
       goto done;
    }
-   if (stmt->segs[i].is_call && strcmp (stmt->segs[i].name, "getCollection") != 0) {
+   if (stmt->segs[i].is_call && !is_word (stmt->segs[i].name, "getCollection")) {
       set_name (r, "db.", stmt->segs[i].name);
       set_call_args (r, &stmt->segs[i]);
       if (i + 1 < stmt->nsegs) {
@@ -389,7 +398,7 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
          return false;
       }
       root = &stmt->segs[0];
-      if (!strcmp (root->name, "sh") && !root->is_call) {
+      if (is_word (root->name, "sh") && !root->is_call) {
          if (stmt->nsegs < 2) {
             sh_error_set_at (err, SH_ERR_USAGE, root->pos, "'sh' needs a helper: sh.help() lists them");
             return false;
@@ -408,7 +417,7 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
             return false;
          }
          set_call_args (r, &stmt->segs[1]);
-      } else if (!strcmp (root->name, "db") && !root->is_call) {
+      } else if (is_word (root->name, "db") && !root->is_call) {
          if (!resolve_db (ctx, stmt, r, err))
             return false;
       } else {
@@ -424,7 +433,7 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
       }
       break;
    }
-   if (!strcmp (r->name, "quit"))
+   if (is_word (r->name, "quit"))
       bson_strncpy (r->name, "exit", sizeof r->name);
    r->call.cmd = find_cmd (r->name);
    if (!r->call.cmd) {
@@ -496,7 +505,7 @@ static bool
 check_args (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_iter_t it;
-   if (bson_iter_init (&it, call->args)) {
+   if (!call->args_no_binary && bson_iter_init (&it, call->args)) {
       for (int i = 0; bson_iter_next (&it); i++) {
          const char *name;
          uint32_t len;
@@ -535,6 +544,8 @@ static char *validate_db;
 static void
 built_drop (struct sh_resolved *rec)
 {
+   if (!rec->built_db && !rec->reqs.v)
+      return; /* nothing kept */
    sh_requests_destroy (&rec->reqs);
    if (rec->built_db != rec->built_db_buf)
       bson_free (rec->built_db);
@@ -770,7 +781,7 @@ dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt)
    } else {
       rec = bson_malloc0 (sizeof *rec);
    }
-   resolved_init (&rec->r);
+   /* rec->r is zeroed with rec: resolved_init's state */
    err.kind = SH_ERR_NONE; /* only its kind is read, and a failed resolve sets it whole */
    if (resolve (ctx, stmt, &rec->r, &err)) {
       rec->writes = dispatch_call_writes (&rec->r.call);

@@ -202,12 +202,15 @@ lex_is_curly_quote (unsigned cp)
    return cp == 0x2018 || cp == 0x2019 || cp == 0x201c || cp == 0x201d;
 }
 
-/* An ASCII character that may continue an identifier. */
+/* An ASCII character that may continue an identifier: '$' and digits among the codes below 64, letters and '_' among
+ * the 64 after them, each a bit. */
 static inline bool
 lex_ascii_ident (char ch)
 {
+   static const uint64_t low = (1ull << '$') | (0x3ffull << '0');
+   static const uint64_t high = (0x3ffffffull << ('A' - 64)) | (1ull << ('_' - 64)) | (0x3ffffffull << ('a' - 64));
    unsigned char c = (unsigned char) ch;
-   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+   return c < 64 ? (low >> c) & 1 : c < 128 && ((high >> (c - 64)) & 1);
 }
 
 /* Byte length of the identifier character at off (0 when there is none). start selects the first-character rule. */
@@ -772,8 +775,10 @@ lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
    if (lex_ident_char (lx, lx->off, true)) {
       /* ASCII letters, digits, _ and $ in one pass (most names), then lex_ident_char for whatever follows */
       for (;;) {
-         while (lx->off < lx->len && lex_ascii_ident (lx->src[lx->off]))
-            lex_skip (lx, 1);
+         const char *from = lx->src + lx->off, *q = from, *end = lx->src + lx->len;
+         while (q < end && lex_ascii_ident (*q))
+            q++;
+         lex_skip_ascii (lx, (size_t) (q - from));
          if (!(n = lex_ident_char (lx, lx->off, false)))
             break;
          lex_skip (lx, n);

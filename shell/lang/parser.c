@@ -6,6 +6,7 @@
 #include "shell/lang/parser.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -363,9 +364,11 @@ p_seg_call (parser_t *p, sh_seg_t *seg)
    parse_args_t args = { 0 };
    bool ok = false;
 
+   p->binary = false;
    if (!parser_args (p, &args, true)) {
       goto done;
    }
+   seg->no_binary = !p->binary;
    bson_destroy (&seg->args);
    bson_steal (&seg->args, &args.arr);
    bson_init (&args.arr);
@@ -393,6 +396,7 @@ p_seg_move (sh_seg_t *dst, sh_seg_t *src)
    dst->argc = src->argc;
    dst->arg_pos = src->arg_pos;
    dst->close_pos = src->close_pos;
+   dst->no_binary = src->no_binary;
    bson_steal (&dst->args, &src->args);
    src->name = NULL;
    src->arg_pos = NULL;
@@ -426,8 +430,9 @@ p_chain (parser_t *p, sh_stmt_t *st)
          cap = bigger_cap;
       }
       seg = &tmp[n++];
-      memset (seg, 0, sizeof *seg);
       bson_init (&seg->args);
+      /* the fields after args: bson_init has set args */
+      memset (&seg->name, 0, sizeof *seg - offsetof (sh_seg_t, name));
       if (n == 1) {
          /* The root: the caller has checked it is a name. */
       } else if (p->tok.kind == SH_TOK_DOT) {

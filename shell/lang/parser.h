@@ -21,6 +21,7 @@ typedef struct {
    int argc;           /* number of arguments */
    sh_pos_t *arg_pos;  /* argc positions (start of each argument), owned; NULL when argc == 0 */
    sh_pos_t close_pos; /* position of the closing parenthesis (for "missing argument" carets) */
+   bool no_binary;     /* is_call: no argument holds binary data anywhere (so none is a Database object) */
 } sh_seg_t;
 
 typedef enum {

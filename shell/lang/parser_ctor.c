@@ -730,6 +730,7 @@ p_ctor_uuid (ctor_call_t *c)
          return p_ctor_fail_text (c, 0, "invalid UUID", ": expected 32 hex digits, optionally as 8-4-4-4-12");
       }
    }
+   c->p->binary = true;
    return parser_appended (c->p, bson_append_binary (c->dst, c->key, c->key_len, BSON_SUBTYPE_UUID, uuid, 16),
                            c->name_pos);
 }
@@ -765,6 +766,7 @@ p_ctor_binary (ctor_call_t *c, bool is_base64)
    } else if (bin_len > INT32_MAX - 64) {
       parser_fail (c->p, c->args.pos[1], "binary data too large");
    } else {
+      c->p->binary = true;
       ok = parser_appended (
          c->p, bson_append_binary (c->dst, c->key, c->key_len, (bson_subtype_t) v, bin, (uint32_t) bin_len),
          c->name_pos);

@@ -33,6 +33,7 @@ typedef struct {
    int depth;
    bool incomplete;  /* the error is the text ending inside an open bracket, string, regex or comment */
    sh_script_t *out; /* the script being parsed (its blocks hold the segments), NULL while parsing a value alone */
+   bool binary;      /* a binary value was appended (BinData, UUID, a Database object) since it was last cleared */
 } parser_t;
 
 /* Arguments of a call: an array document and where each argument starts (pos.len spans the whole argument). */

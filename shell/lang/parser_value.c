@@ -53,6 +53,9 @@ p_keyset_destroy (parse_keyset_t *ks)
 {
    size_t i;
 
+   if (ks->borrowed && !ks->cap) {
+      return; /* the script's keys, no hash: nothing of its own */
+   }
    for (i = 0; !ks->borrowed && i < ks->cap; i++) {
       bson_free (ks->keys[i]);
    }
@@ -61,7 +64,6 @@ p_keyset_destroy (parse_keyset_t *ks)
    }
    bson_free (ks->keys);
    bson_free (ks->lens);
-   memset (ks, 0, sizeof *ks);
 }
 
 /* Slot of key in ks: where it is, or the empty slot where it would go. ks->cap is a power of two. */
@@ -392,6 +394,7 @@ p_dbref (parser_t *p, bson_t *dst, const char *key, int key_len)
       memcpy (buf + tag, p->tok.str, len);
    }
    buf[tag + len] = '\0';
+   p->binary = true;
    if (!parser_appended (
           p, bson_append_binary (dst, key, key_len, BSON_SUBTYPE_USER, (const uint8_t *) buf, (uint32_t) (tag + len)),
           pos)) {
