@@ -333,7 +333,7 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
                return;
             }
          }
-         fflush (ctx->out_fp);
+         /* stdout was flushed by script_out_end, and nothing has written to it since */
       }
    }
 }

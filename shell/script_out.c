@@ -47,12 +47,22 @@ script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size
       /* eight bytes none of which is white space or NUL (no byte below 0x21: exact for the whole word), with room
        * for all of them: copied at once, as the byte loop would copy them one by one */
       if (!space && b - i >= 8 && o + 14 < len) {
-         uint64_t v;
+         uint64_t v, below;
+         size_t k = 8;
          memcpy (&v, source + i, 8);
-         if (!((v - 0x2121212121212121ull) & ~v & 0x8080808080808080ull)) {
-            memcpy (buf + o, &v, 8);
-            o += 8;
-            i += 7;
+         below = (v - 0x2121212121212121ull) & ~v & 0x8080808080808080ull;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+         /* the lowest bit set is the first such byte (a borrow only runs upward, past it): the bytes before it too */
+         if (below)
+            k = (size_t) __builtin_ctzll (below) >> 3;
+#else
+         if (below)
+            k = 0;
+#endif
+         if (k) {
+            memcpy (buf + o, source + i, k);
+            o += k;
+            i += k - 1;
             continue;
          }
       }

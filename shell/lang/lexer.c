@@ -772,14 +772,16 @@ lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
    if (lex_is_digit (c)) {
       return lex_number (lx, tok, err);
    }
-   if (lex_ident_char (lx, lx->off, true)) {
-      /* ASCII letters, digits, _ and $ in one pass (most names), then lex_ident_char for whatever follows */
+   /* an ASCII name character that is not a digit (a digit was taken above) starts a name without more checks */
+   if ((c < 0x80 && lex_ascii_ident ((char) c)) || lex_ident_char (lx, lx->off, true)) {
+      /* ASCII letters, digits, _ and $ in one pass (most names), then lex_ident_char for whatever follows (nothing
+       * when it is ASCII: the pass took every ASCII name character) */
       for (;;) {
          const char *from = lx->src + lx->off, *q = from, *end = lx->src + lx->len;
          while (q < end && lex_ascii_ident (*q))
             q++;
          lex_skip_ascii (lx, (size_t) (q - from));
-         if (!(n = lex_ident_char (lx, lx->off, false)))
+         if (q == end || (unsigned char) *q < 0x80 || !(n = lex_ident_char (lx, lx->off, false)))
             break;
          lex_skip (lx, n);
       }

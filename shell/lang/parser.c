@@ -397,7 +397,11 @@ p_seg_move (sh_seg_t *dst, sh_seg_t *src)
    dst->arg_pos = src->arg_pos;
    dst->close_pos = src->close_pos;
    dst->no_binary = src->no_binary;
-   bson_steal (&dst->args, &src->args);
+   if (src->is_call) {
+      bson_steal (&dst->args, &src->args);
+   } else {
+      bson_init (&dst->args); /* a name's args are empty: nothing to move */
+   }
    src->name = NULL;
    src->arg_pos = NULL;
 }
