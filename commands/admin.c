@@ -14,16 +14,21 @@ build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char
 {
    bson_iter_t it, f;
    bson_t typed;
-   /* argument 0 read once when it is a string or a document (what is sent); anything else gets mongosh's check */
-   if (!args_get (call, 0, &it) || !(BSON_ITER_HOLDS_UTF8 (&it) || BSON_ITER_HOLDS_DOCUMENT (&it))) {
+   bson_type_t type = BSON_TYPE_EOD;
+   /* argument 0 read once when it is a string or a document (what is sent); anything else gets mongosh's check. Its
+    * type read in place (bson_iter_type_unsafe: the iterator stands on an element) */
+   if (args_get (call, 0, &it))
+      type = bson_iter_type_unsafe (&it);
+   if (type != BSON_TYPE_UTF8 && type != BSON_TYPE_DOCUMENT) {
       if (!args_check (call, 0, ARG_STRING | ARG_OBJECT, true, "Database", method, err) || !args_get (call, 0, &it))
          return false;
+      type = bson_iter_type_unsafe (&it);
    }
-   if (BSON_ITER_HOLDS_UTF8 (&it)) {
+   if (type == BSON_TYPE_UTF8) {
       BSON_APPEND_INT32 (sh_requests_add (out, db, CONN_ADMIN), bson_iter_utf8 (&it, NULL), 1);
       return true;
    }
-   if (!BSON_ITER_HOLDS_DOCUMENT (&it) || !bson_iter_recurse (&it, &f) || !bson_iter_next (&f)) {
+   if (type != BSON_TYPE_DOCUMENT || !bson_iter_recurse (&it, &f) || !bson_iter_next (&f)) {
       sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[0] : call->pos,
                        "%s needs a command document such as { ping: 1 }", method);
       return false;
@@ -108,10 +113,11 @@ raw_is_readonly (const sh_call_t *call)
    const char *name = NULL;
    if (!args_get (call, 0, &it))
       return true;
-   if (BSON_ITER_HOLDS_UTF8 (&it))
+   /* the type read in place: the iterator stands on an element */
+   if (bson_iter_type_unsafe (&it) == BSON_TYPE_UTF8)
       name = bson_iter_utf8 (&it, NULL);
-   else if (BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &f) && bson_iter_next (&f))
-      name = bson_iter_key (&f);
+   else if (bson_iter_type_unsafe (&it) == BSON_TYPE_DOCUMENT && bson_iter_recurse (&it, &f) && bson_iter_next (&f))
+      name = bson_iter_key_unsafe (&f);
    if (!name)
       return true;
    if (!is_read_only_name (name))

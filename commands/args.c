@@ -58,7 +58,7 @@ find_arg (const sh_call_t *call, int i, bson_iter_t *it)
 bool
 args_get (const sh_call_t *call, int i, bson_iter_t *it)
 {
-   return find_arg (call, i, it) && bson_iter_type (it) != BSON_TYPE_UNDEFINED;
+   return find_arg (call, i, it) && bson_iter_type_unsafe (it) != BSON_TYPE_UNDEFINED; /* it stands on an element */
 }
 
 const char *

@@ -884,6 +884,27 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    return ok;
 }
 
+static bool
+store_writes (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
+{
+   (void) call;
+   (void) err;
+   *(bool *) data = writes;
+   return true;
+}
+
+bool
+dispatch_stmt_writes (sh_ctx_t *ctx, const sh_stmt_t *stmt, bool *writes, sh_error_t *err)
+{
+   if (stmt->resolved) { /* the record knows: no call to copy */
+      if (mod_error (&stmt->resolved->r, err))
+         return false;
+      *writes = stmt->resolved->writes;
+      return true;
+   }
+   return dispatch_with_call (ctx, stmt, store_writes, writes, err);
+}
+
 bool
 dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, void *data, sh_error_t *err)
 {

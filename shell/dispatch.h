@@ -44,6 +44,11 @@ dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err);
 bool
 dispatch_call_writes (const sh_call_t *call);
 
+/* Whether stmt changes the cluster (dispatch_call_writes of its call) into *writes, from its record when it has one;
+ * false with err set when it does not resolve (*writes untouched). */
+bool
+dispatch_stmt_writes (sh_ctx_t *ctx, const sh_stmt_t *stmt, bool *writes, sh_error_t *err);
+
 /* What dispatch_with_call hands over: the resolved call of a statement (borrowed for the callback's length) and
  * whether it changes the cluster (not CMD_READONLY for this call). */
 typedef bool (*dispatch_call_fn) (void *data, const sh_call_t *call, bool writes, sh_error_t *err);

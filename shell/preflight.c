@@ -510,15 +510,6 @@ typedef struct {
 } pf_pass_t;
 
 static bool
-pf_any_write (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
-{
-   (void) call;
-   (void) err;
-   ((pf_pass_t *) data)->writes |= writes;
-   return true;
-}
-
-static bool
 pf_check_one (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
 {
    pf_pass_t *p = data;
@@ -565,8 +556,10 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
       if (!scripts[i] && js && js->may_write (js->data, i))
          p.writes = true;
       for (size_t s = 0; scripts[i] && s < scripts[i]->n && !p.writes; s++) {
+         bool writes = false;
          sh_error_clear (&err);
-         dispatch_with_call (ctx, &scripts[i]->stmts[s], pf_any_write, &p, &err);
+         if (dispatch_stmt_writes (ctx, &scripts[i]->stmts[s], &writes, &err))
+            p.writes |= writes;
       }
    }
    if (!p.writes && !plan)

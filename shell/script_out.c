@@ -3,6 +3,7 @@
  * See script_out.h and docs/plan.md. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 
 #include "shell/core/output.h"
@@ -104,6 +105,15 @@ so_sink (void)
    return sink;
 }
 
+/* fflush (f) when f holds bytes not written yet: a flush with nothing to write does nothing, and a -f statement
+ * mostly writes nothing to stdout (__fpending costs a few instructions, fflush takes the stream's lock). */
+static void
+so_flush_pending (FILE *f)
+{
+   if (__fpending (f) > 0)
+      fflush (f);
+}
+
 void
 script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool status, const char *file,
                   const char *source, const sh_stmt_t *stmt)
@@ -121,7 +131,7 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
       sh_error_clear (&err);
       dispatch_with_call (ctx, stmt, so_name_is, &so->is_print, &err);
    }
-   fflush (ctx->out_fp);
+   so_flush_pending (ctx->out_fp);
    so->saved_place_file = ctx->place.file;
    so->saved_place_line = ctx->place.line;
    so->saved_place_col = ctx->place.col;
@@ -270,7 +280,7 @@ script_out_end (script_out_t *so, bool ok, const sh_error_t *err)
                so->capturing && ctx->captured && bson_iter_init_find (&v, &so->capture, "v") ? bson_iter_value (&v)
                                                                                              : NULL,
                text->str);
-   fflush (ctx->out_fp);
+   so_flush_pending (ctx->out_fp);
    if (so->capturing) {
       ctx->capture = so->saved_capture;
       ctx->captured = so->saved_captured;

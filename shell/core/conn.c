@@ -194,6 +194,18 @@ is_cursor_command (const bson_t *cmd)
           !strcmp (name, "listIndexes") || !strcmp (name, "checkMetadataConsistency");
 }
 
+/* Whether reply has an "ok" field: the first one (where servers put it) looked at before searching. */
+static bool
+reply_has_ok (const bson_t *reply)
+{
+   bson_iter_t it;
+   const char *k;
+   if (!bson_iter_init (&it, reply) || !bson_iter_next (&it))
+      return false;
+   k = bson_iter_key_unsafe (&it);
+   return (k[0] == 'o' && k[1] == 'k' && !k[2]) || bson_iter_find (&it, "ok");
+}
+
 /* libmongoc takes a well-framed reply whose body is not a BSON document for a success (it finds no "ok: 0" in it)
  * and hands it on, as it is or as an empty document: check it before anything reads it. A server's reply always has
  * "ok", and a cursor command's a "cursor" document. The BSON itself is checked here only when the stream did not
@@ -206,7 +218,7 @@ conn_reply_valid (sh_ctx_t *ctx, const bson_t *cmd, bson_t *reply, bool cursor, 
    const char *why = NULL;
    if (ctx->conn.reply_unchecked && !bsonvalid_bson (reply))
       why = "not a BSON document";
-   else if (!bson_iter_init_find (&it, reply, "ok"))
+   else if (!reply_has_ok (reply))
       why = "no \"ok\" field";
    else if (cursor && !(bson_iter_init_find (&it, reply, "cursor") && BSON_ITER_HOLDS_DOCUMENT (&it)))
       why = "no cursor document";

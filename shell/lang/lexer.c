@@ -682,7 +682,14 @@ lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
    size_t n;
    int c;
 
-   memset (tok, 0, sizeof *tok);
+   /* every field of tok, field by field (cheaper than clearing its bytes): kind, pos, text and nl_before are set
+    * again below, the rest stay empty unless a string, regex or number fills them. A new field is set here too */
+   tok->kind = SH_TOK_EOF;
+   tok->str = NULL;
+   tok->str_len = 0;
+   memset (tok->flags, 0, sizeof tok->flags);
+   tok->num = 0;
+   tok->form = SH_NUM_INT;
    lx->incomplete = false;
    /* a printable ASCII character other than '/' and '#' starts no space or comment: nothing to skip (most tokens) */
    c = lx->off < lx->len ? (unsigned char) lx->src[lx->off] : -1;
