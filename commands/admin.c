@@ -37,7 +37,7 @@ build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char
       sh_error_set_at (err, SH_ERR_ARGS, call->pos, "invalid command document");
       return false;
    }
-   args_adjust_run_command (sh_requests_add (out, db, CONN_ADMIN), &typed);
+   args_adjust_run_command_at (sh_requests_add (out, db, CONN_ADMIN), &typed, &f); /* f: its first element */
    return true;
 }
 

@@ -226,32 +226,43 @@ double_convertible (const bson_iter_t *it)
 void
 args_adjust_run_command (bson_t *dst, const bson_t *cmd)
 {
-   bson_iter_t it;
-   bool resize = false, sample = false, set_parameter = false, mirror = false;
+   args_adjust_run_command_at (dst, cmd, NULL);
+}
 
-   /* which commands these are, in one pass over the top-level names (their first letters tell most names apart) */
-   if (bson_iter_init (&it, cmd)) {
-      while (bson_iter_next (&it)) {
-         const char *k = bson_iter_key (&it);
-         switch (k[0]) {
-         case 'r':
-            resize |= !strcmp (k, "replSetResizeOplog");
-            break;
-         case 'p':
-            sample |= !strcmp (k, "profile");
-            break;
-         case 'c':
-            sample |= !strcmp (k, "configureQueryAnalyzer");
-            break;
-         case 's':
-            set_parameter |= !strcmp (k, "setParameter");
-            break;
-         case 'm':
-            mirror |= !strcmp (k, "mirrorReads");
-            break;
-         default:
-            break;
-         }
+void
+args_adjust_run_command_at (bson_t *dst, const bson_t *cmd, const bson_iter_t *first)
+{
+   bson_iter_t it;
+   bool resize = false, sample = false, set_parameter = false, mirror = false, more;
+
+   /* which commands these are, in one pass over the top-level names (their first letters tell most names apart),
+    * from the first element the caller stands on when it does */
+   if (first) {
+      it = *first;
+      more = true;
+   } else {
+      more = bson_iter_init (&it, cmd) && bson_iter_next (&it);
+   }
+   for (; more; more = bson_iter_next (&it)) {
+      const char *k = bson_iter_key_unsafe (&it);
+      switch (k[0]) {
+      case 'r':
+         resize |= !strcmp (k, "replSetResizeOplog");
+         break;
+      case 'p':
+         sample |= !strcmp (k, "profile");
+         break;
+      case 'c':
+         sample |= !strcmp (k, "configureQueryAnalyzer");
+         break;
+      case 's':
+         set_parameter |= !strcmp (k, "setParameter");
+         break;
+      case 'm':
+         mirror |= !strcmp (k, "mirrorReads");
+         break;
+      default:
+         break;
       }
    }
    mirror &= set_parameter;

@@ -82,6 +82,11 @@ args_doc (const sh_call_t *call, int i, bson_t *doc);
 void
 args_adjust_run_command (bson_t *dst, const bson_t *cmd);
 
+/* The same, with first an iterator standing on cmd's first element (its names are read from there on, the iterator
+ * copied), or NULL. */
+void
+args_adjust_run_command_at (bson_t *dst, const bson_t *cmd, const bson_iter_t *first);
+
 /* True when pipeline (an iterator on an array of stages) writes: a $out or $merge stage. Such an aggregate is not a
  * read under --readonly. */
 bool

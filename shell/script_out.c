@@ -120,7 +120,14 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
 {
    sh_error_t err;
    bool hold = show != SCRIPT_SHOW_ALL;
-   memset (so, 0, sizeof *so);
+   /* every field, one by one (so->capture is initialised below): cheaper than clearing its bytes */
+   so->is_print = false;
+   so->saved_out = NULL;
+   so->buf = NULL;
+   so->len = 0;
+   so->capturing = false;
+   so->saved_capture = NULL;
+   so->saved_captured = false;
    so->ctx = ctx;
    so->show = show;
    so->status = status;

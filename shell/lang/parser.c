@@ -359,7 +359,7 @@ p_stmt_destroy (sh_stmt_t *st)
 static bool
 p_seg_call (parser_t *p, sh_seg_t *seg)
 {
-   parse_args_t args = { 0 };
+   parse_args_t args; /* parser_args sets it */
    bool ok = false;
 
    p->binary = false;

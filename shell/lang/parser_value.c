@@ -244,7 +244,7 @@ static bool
 p_document (parser_t *p, bson_t *dst, const char *key, int key_len)
 {
    sh_pos_t open = p->tok.pos;
-   parse_keyset_t keys = { 0 };
+   parse_keyset_t keys; /* its fields one by one: few[] and few_len[] are read only below n */
    bson_t child;
    bool alone = p_alone (p);
    bool began = false, ok = false;
@@ -253,6 +253,10 @@ p_document (parser_t *p, bson_t *dst, const char *key, int key_len)
    size_t k_len = 0;
    sh_pos_t k_pos;
 
+   keys.keys = NULL;
+   keys.lens = NULL;
+   keys.cap = 0;
+   keys.n = 0;
    keys.borrowed = p->out != NULL; /* p_key gives the script's memory then */
    if (!parser_open (p)) {
       goto done;
