@@ -283,12 +283,19 @@ find_cmd (const char *name)
       char name[64];
       const sh_cmd_t *cmd;
    } cache[64];
-   uint32_t h = 2166136261u; /* FNV-1a */
-   size_t len = 0;
+   /* the slot from the length and the last eight bytes (the table's names differ there: their prefixes are shared),
+    * multiplied through and cut to the top six bits */
+   size_t len = strlen (name);
+   uint64_t v = 0;
+   uint32_t h;
    const sh_cmd_t *cmd;
-   for (const char *p = name; *p; p++, len++)
-      h = (h ^ (uint8_t) *p) * 16777619u;
-   h %= sizeof cache / sizeof cache[0];
+   if (len >= 8) {
+      memcpy (&v, name + len - 8, 8);
+   } else {
+      for (size_t i = 0; i < len; i++)
+         v = v << 8 | (uint8_t) name[i];
+   }
+   h = (uint32_t) (((v ^ len) * 0x9e3779b97f4a7c15ull) >> 58);
    if (cache[h].cmd && !strcmp (cache[h].name, name))
       return cache[h].cmd;
    cmd = sh_cmd_find (name);

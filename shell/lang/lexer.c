@@ -693,7 +693,8 @@ done:
    return ok;
 }
 
-static bool
+/* Not inlined into sh_lex_next: its one-character fast path then saves no registers. */
+static bool __attribute__ ((noinline))
 lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
 {
    bool saw_nl = false;
@@ -834,9 +835,62 @@ lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
    return false;
 }
 
+/* The one-character tokens lex_next reads as they are, by their byte: its kind, or SH_TOK_EOF for any other byte.
+ * Not '.', which may start a number, nor '/' and '=', which may start a comment or "=>". */
+static sh_tok_kind_t
+lex_punct (unsigned char c)
+{
+   switch (c) {
+   case '{':
+      return SH_TOK_LBRACE;
+   case '}':
+      return SH_TOK_RBRACE;
+   case '[':
+      return SH_TOK_LBRACKET;
+   case ']':
+      return SH_TOK_RBRACKET;
+   case '(':
+      return SH_TOK_LPAREN;
+   case ')':
+      return SH_TOK_RPAREN;
+   case ',':
+      return SH_TOK_COMMA;
+   case ':':
+      return SH_TOK_COLON;
+   case ';':
+      return SH_TOK_SEMI;
+   case '+':
+      return SH_TOK_PLUS;
+   case '-':
+      return SH_TOK_MINUS;
+   default:
+      return SH_TOK_EOF;
+   }
+}
+
 bool
 sh_lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
 {
+   /* a one-character token right at the lexer's position (no space before it: most punctuation), as lex_next would
+    * make it, without its work */
+   if (lx->off < lx->len) {
+      sh_tok_kind_t kind = lex_punct ((unsigned char) lx->src[lx->off]);
+      if (kind != SH_TOK_EOF) {
+         tok->kind = kind;
+         tok->pos = lex_pos (lx);
+         tok->pos.len = 1;
+         tok->text = lx->src + lx->off;
+         tok->nl_before = false;
+         tok->str = NULL;
+         tok->str_len = 0;
+         memset (tok->flags, 0, sizeof tok->flags);
+         tok->num = 0;
+         tok->form = SH_NUM_INT;
+         lx->incomplete = false;
+         lex_skip (lx, 1);
+         return true;
+      }
+   }
    if (!lex_next (lx, tok, err)) {
       sh_token_destroy (tok);
       return false;

@@ -360,26 +360,21 @@ static bool
 p_seg_call (parser_t *p, sh_seg_t *seg)
 {
    parse_args_t args; /* parser_args sets it */
-   bool ok = false;
 
    p->binary = false;
    if (!parser_args (p, &args, true)) {
-      goto done;
+      bson_destroy (&args.arr); /* args.pos is the script's */
+      return false;
    }
    seg->no_binary = !p->binary;
    bson_destroy (&seg->args);
-   bson_steal (&seg->args, &args.arr);
-   bson_init (&args.arr);
+   bson_steal (&seg->args, &args.arr); /* args.arr is destroyed by it */
    seg->is_call = true;
    seg->argc = args.argc;
    seg->arg_pos = args.pos;
    seg->close_pos = args.close;
    seg->close_pos.len = 1;
-   args.pos = NULL;
-   ok = true;
-done:
-   bson_destroy (&args.arr); /* args.pos is the script's */
-   return ok;
+   return true;
 }
 
 /* Moves the segment at src into dst (whose contents are not initialised); src is left empty (no args to destroy). */
