@@ -17,7 +17,6 @@
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {
    sh_call_t call;
-   char name[192];    /* table name looked up */
    char *db;          /* owned: the database the call runs on */
    char *coll;        /* owned: collection for db.<coll>.<method> */
    bson_t *word_args; /* arguments made from `use x`, `show x`, `help x`; owned, NULL when there are none */
@@ -26,6 +25,7 @@ typedef struct {
    bson_t *mods;        /* find's other cursor modifiers (call.modifiers); owned, NULL when none */
    char terminal[16];   /* call.terminal */
    sh_error_t *mod_err; /* a modifier's bad value: reported after resolve, so the statement stays literal; owned */
+   char name[192];      /* table name looked up (last: a record leaves it uncleared, record_init) */
 } resolved_t;
 
 /* name == word, its first byte compared before strcmp is called (most names differ there). */
@@ -461,10 +461,21 @@ struct sh_resolved {
    sh_requests_t reqs; /* what dispatch_validate built, for the run (built_keep) */
    char *built_db;     /* the database reqs were built for: built_db_buf when it fits, else owned; NULL when none */
    size_t built_len;   /* the bytes they count for (built_bytes) */
-   char built_db_buf[72];
    sh_request_t *slot; /* where a single request is built for reqs (built_slot): the script's memory; NULL until used */
    bool in_arena;      /* rec is the script's memory (sh_stmt_alloc), not freed here */
+   char built_db_buf[72]; /* last: record_init leaves it uncleared */
 };
+
+/* A cleared record: every field zero but its two name buffers, which are written before they are read, emptied
+ * (cheaper than clearing their 264 bytes). */
+static void
+record_init (struct sh_resolved *rec)
+{
+   memset (rec, 0, offsetof (struct sh_resolved, r.name));
+   rec->r.name[0] = '\0';
+   memset (&rec->writes, 0, offsetof (struct sh_resolved, built_db_buf) - offsetof (struct sh_resolved, writes));
+   rec->built_db_buf[0] = '\0';
+}
 
 static void
 built_drop (struct sh_resolved *rec);
@@ -783,12 +794,12 @@ dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt)
       return true;
    /* in the script's memory when the statement has a script: no allocation, and no free when the script ends */
    if ((rec = sh_stmt_alloc (stmt, sizeof *rec, BSON_ALIGNOF (struct sh_resolved)))) {
-      memset (rec, 0, sizeof *rec);
+      record_init (rec);
       rec->in_arena = true;
    } else {
       rec = bson_malloc0 (sizeof *rec);
    }
-   /* rec->r is zeroed with rec: resolved_init's state */
+   /* rec->r is cleared with rec: resolved_init's state (its name emptied) */
    err.kind = SH_ERR_NONE; /* only its kind is read, and a failed resolve sets it whole */
    if (resolve (ctx, stmt, &rec->r, &err)) {
       rec->writes = dispatch_call_writes (&rec->r.call);

@@ -138,8 +138,9 @@ p_keyset_add (parse_keyset_t *ks, char *key, size_t len)
    return true;
 }
 
-/* Reads a document key: a name (a.b and $name included), a quoted string or a number. On success *key is the
- * script's memory when a script is parsed (p->out: not freed), else owned by the caller. */
+/* Reads a document key: a name (a.b and $name included), a quoted string or a number. On success *key (*key_len
+ * bytes, not always NUL-terminated) is the script's memory when a script is parsed (p->out: not freed; a plain name
+ * is its bytes in the script's text), else owned by the caller (NUL-terminated). */
 static bool
 p_key (parser_t *p, char **key, size_t *key_len, sh_pos_t *key_pos)
 {
@@ -149,25 +150,21 @@ p_key (parser_t *p, char **key, size_t *key_len, sh_pos_t *key_pos)
    *key = NULL;
    *key_pos = p->tok.pos;
    if (p->tok.kind == SH_TOK_IDENT) {
-      /* a plain name (the common case) is copied as it is; a dotted one is assembled in s */
-      char *first =
-         p->out ? parser_block_strndup (p, p->tok.text, p->tok.pos.len) : parser_strndup (p->tok.text, p->tok.pos.len);
+      /* a plain name (the common case) is taken as it is (in a script: its bytes in the text, which the script
+       * keeps); a dotted one is assembled in s */
+      const char *first = p->tok.text;
+      size_t first_len = p->tok.pos.len;
       if (!parser_advance (p)) {
-         if (!p->out) {
-            bson_free (first);
-         }
          goto done;
       }
       if (!(p->tok.kind == SH_TOK_DOT && p->tok.pos.offset == p->prev_end.offset)) {
          key_pos->len = p->prev_end.offset - key_pos->offset;
-         *key_len = strlen (first);
-         *key = first;
+         *key_len = first_len;
+         *key = p->out ? (char *) first : parser_strndup (first, first_len);
          return true;
       }
-      s = bson_string_new (first);
-      if (!p->out) {
-         bson_free (first);
-      }
+      s = bson_string_new (NULL);
+      bson_string_append_printf (s, "%.*s", (int) first_len, first);
       /* Dotted bare keys such as a.b (not valid JavaScript, but what people type for shard keys). */
       while (p->tok.kind == SH_TOK_DOT && p->tok.pos.offset == p->prev_end.offset) {
          if (!parser_advance (p)) {
