@@ -101,6 +101,8 @@ sh_requests_build_count (void)
 void
 sh_requests_destroy (sh_requests_t *out)
 {
+   if (!out->v)
+      return; /* { .n = 0 } as it started: nothing to release */
    for (size_t i = 0; i < out->n; i++) {
       bson_destroy (&out->v[i].cmd);
       if (out->v[i].db != out->v[i].db_buf)

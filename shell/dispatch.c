@@ -48,12 +48,19 @@ resolved_init (resolved_t *r)
 static void
 resolved_destroy (resolved_t *r)
 {
-   bson_free (r->db);
-   bson_free (r->coll);
-   bson_destroy (r->word_args);
-   bson_destroy (r->sort);
-   bson_destroy (r->mods);
-   bson_free (r->mod_err);
+   /* most are NULL (a statement has no words, sort or modifiers): no call for those */
+   if (r->db)
+      bson_free (r->db);
+   if (r->coll)
+      bson_free (r->coll);
+   if (r->word_args)
+      bson_destroy (r->word_args);
+   if (r->sort)
+      bson_destroy (r->sort);
+   if (r->mods)
+      bson_destroy (r->mods);
+   if (r->mod_err)
+      bson_free (r->mod_err);
 }
 
 /* r->name = prefix followed by name, cut to fit (as bson_snprintf would). */
