@@ -204,26 +204,24 @@ lex_is_curly_quote (unsigned cp)
 
 /* What a byte is, for the lexer's fast paths: LEX_NAME, an ASCII character that may continue an identifier (letters,
  * digits, '_', '$'); LEX_PLAIN, a printable ASCII character other than '/' and '#', in front of which there is no
- * space or comment to skip. */
+ * space or comment to skip; and above those two bits the kind of the one-character token lex_next reads the byte as
+ * (SH_TOK_EOF for none; not '.', which may start a number, nor '/' or '=', which may start a comment or "=>"). */
 enum { LEX_NAME = 1, LEX_PLAIN = 2 };
+#define LEX_ONE(kind) (LEX_PLAIN | (kind) << 2)
+_Static_assert(SH_TOK_OTHER < 64, "a token kind fits above the two bits");
+/* clang-format off */
 static const unsigned char lex_class[256] = {
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x00 */
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x10 */
-   0, 2, 2, 0, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, /* 0x20 */
-   3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, /* 0x30 */
-   2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 0x40 */
-   3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 3, /* 0x50 */
-   2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 0x60 */
-   3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 0, /* 0x70 */
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x80 */
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x90 */
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xa0 */
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xb0 */
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xc0 */
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xd0 */
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xe0 */
-   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xf0 */
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+   0, 2, 2, 0, 3, 2, 2, 2, LEX_ONE (SH_TOK_LPAREN), LEX_ONE (SH_TOK_RPAREN), 2, LEX_ONE (SH_TOK_PLUS), LEX_ONE (SH_TOK_COMMA), LEX_ONE (SH_TOK_MINUS), 2, 0,
+   3, 3, 3, 3, 3, 3, 3, 3, 3, 3, LEX_ONE (SH_TOK_COLON), LEX_ONE (SH_TOK_SEMI), 2, 2, 2, 2,
+   2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+   3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, LEX_ONE (SH_TOK_LBRACKET), 2, LEX_ONE (SH_TOK_RBRACKET), 2, 3,
+   2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+   3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, LEX_ONE (SH_TOK_LBRACE), 2, LEX_ONE (SH_TOK_RBRACE), 2, 0,
+   /* 0x80 to 0xff: 0 */
 };
+/* clang-format on */
 
 /* An ASCII character that may continue an identifier. */
 static inline bool
@@ -694,7 +692,7 @@ done:
 }
 
 /* Not inlined into sh_lex_next: its one-character fast path then saves no registers. */
-static bool __attribute__ ((noinline))
+__attribute__ ((noinline)) static bool
 lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
 {
    bool saw_nl = false;
@@ -835,46 +833,12 @@ lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
    return false;
 }
 
-/* The one-character tokens lex_next reads as they are, by their byte: its kind, or SH_TOK_EOF for any other byte.
- * Not '.', which may start a number, nor '/' and '=', which may start a comment or "=>". */
-static sh_tok_kind_t
-lex_punct (unsigned char c)
-{
-   switch (c) {
-   case '{':
-      return SH_TOK_LBRACE;
-   case '}':
-      return SH_TOK_RBRACE;
-   case '[':
-      return SH_TOK_LBRACKET;
-   case ']':
-      return SH_TOK_RBRACKET;
-   case '(':
-      return SH_TOK_LPAREN;
-   case ')':
-      return SH_TOK_RPAREN;
-   case ',':
-      return SH_TOK_COMMA;
-   case ':':
-      return SH_TOK_COLON;
-   case ';':
-      return SH_TOK_SEMI;
-   case '+':
-      return SH_TOK_PLUS;
-   case '-':
-      return SH_TOK_MINUS;
-   default:
-      return SH_TOK_EOF;
-   }
-}
-
 bool
 sh_lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
 {
-   /* a one-character token right at the lexer's position (no space before it: most punctuation), as lex_next would
-    * make it, without its work */
+   /* a one-character token right here (most punctuation): made as lex_next would make it, without its work */
    if (lx->off < lx->len) {
-      sh_tok_kind_t kind = lex_punct ((unsigned char) lx->src[lx->off]);
+      sh_tok_kind_t kind = (sh_tok_kind_t) (lex_class[(unsigned char) lx->src[lx->off]] >> 2);
       if (kind != SH_TOK_EOF) {
          tok->kind = kind;
          tok->pos = lex_pos (lx);

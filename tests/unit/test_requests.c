@@ -126,6 +126,47 @@ test_build_once_long (void)
    bson_free (ctx.hello_db);
 }
 
+/* A list that starts in a lent slot (sh_requests_init_in): its first request is built there, a second moves every
+ * request to memory of its own (the first whole, the slot left alone), and destroying it frees no slot. */
+static void
+test_lent_slot (void)
+{
+   static sh_request_t slot; /* static: libbson's alignment, and alive after the list */
+   sh_requests_t reqs;
+   char big[300];
+   bson_iter_t it;
+   bool whole = true;
+
+   memset (big, 'y', sizeof big - 1);
+   big[sizeof big - 1] = '\0';
+   sh_requests_init_in (&reqs, &slot);
+   BSON_APPEND_INT32 (sh_requests_add (&reqs, "admin", CONN_ADMIN), "ping", 1);
+   CHECK ("requests/the first request is built in the lent slot", reqs.n == 1 && reqs.v == &slot);
+   BSON_APPEND_UTF8 (sh_requests_add (&reqs, "config", CONN_READ), "pad", big);
+   for (int i = 0; i < 6; i++)
+      BSON_APPEND_INT32 (sh_requests_add (&reqs, "admin", CONN_READ), "n", i);
+   CHECK ("requests/a second request moves the list out of the slot", reqs.n == 8 && reqs.v != &slot && !reqs.v_lent);
+   if (!bson_iter_init_find (&it, &reqs.v[0].cmd, "ping") || bson_iter_int32 (&it) != 1 ||
+       strcmp (reqs.v[0].db, "admin") != 0)
+      whole = false;
+   if (!bson_iter_init_find (&it, &reqs.v[1].cmd, "pad") || strlen (bson_iter_utf8 (&it, NULL)) != 299 ||
+       strcmp (reqs.v[1].db, "config") != 0)
+      whole = false;
+   for (int i = 0; i < 6; i++) {
+      if (!bson_iter_init_find (&it, &reqs.v[2 + i].cmd, "n") || bson_iter_int32 (&it) != i)
+         whole = false;
+   }
+   CHECK ("requests/the requests built in the slot and after it stay whole and in order", whole);
+   sh_requests_destroy (&reqs);
+   CHECK ("requests/destroy after a slot empties the list", reqs.n == 0 && reqs.v == NULL && !reqs.v_lent);
+   /* one request that stays in the slot: destroyed there, nothing freed (ASan and valgrind would say) */
+   sh_requests_init_in (&reqs, &slot);
+   BSON_APPEND_UTF8 (sh_requests_add (&reqs, "admin", CONN_ADMIN), "pad", big);
+   CHECK ("requests/a large request in the slot", reqs.n == 1 && reqs.v == &slot && reqs.v[0].cmd.len > 300);
+   sh_requests_destroy (&reqs);
+   CHECK ("requests/destroy leaves the slot's list empty", reqs.n == 0 && reqs.v == NULL);
+}
+
 int
 main (void)
 {
@@ -162,6 +203,7 @@ main (void)
    BSON_APPEND_INT32 (sh_requests_add (&reqs, "admin", CONN_ADMIN), "ping", 1);
    CHECK ("requests/usable again after destroy", reqs.n == 1);
    sh_requests_destroy (&reqs);
+   test_lent_slot ();
    test_build_once ();
    test_build_once_long ();
    UNIT_EXIT ();
