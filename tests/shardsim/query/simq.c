@@ -557,22 +557,24 @@ int
 simq_raw_find (const bson_t *doc, const char *key, size_t klen, uint32_t *off, uint32_t *val, uint64_t *size)
 {
    const uint8_t *d = bson_get_data (doc);
-   uint32_t len = doc->len, o = 4;
+   const uint32_t len = doc->len;
+   uint32_t o = 4, e, v; /* locals, written out once found */
+   uint64_t sz;
    while (o + 1 < len && d[o] != 0) { /* a 0 type before len - 1: malformed */
-      uint32_t k = o + 1;
-      size_t kl = strnlen ((const char *) d + k, len - k);
-      if (kl == len - k) {
-         return -1; /* no NUL after the key */
-      }
-      *val = k + (uint32_t) kl + 1;
-      if (!simq_raw_value_size (d[o], d, len, *val, size)) {
-         return -1;
-      }
-      if (kl == klen && memcmp (d + k, key, klen) == 0) {
+      for (e = o + 1; e < len && e - o - 1 < klen && d[e] == (uint8_t) key[e - o - 1];)
+         e++; /* the key compared in line (keys are short: a call per element cost more), then its NUL */
+      bool same = e - o - 1 == klen;
+      while (e < len && d[e] != 0)
+         e++;
+      if (e == len || !simq_raw_value_size (d[o], d, len, v = e + 1, &sz))
+         return -1; /* no NUL after the key, or a value the walk cannot size */
+      if (same && e - o - 1 == klen) {
          *off = o;
+         *val = v;
+         *size = sz;
          return 1;
       }
-      o = *val + (uint32_t) *size;
+      o = v + (uint32_t) sz;
    }
    return len >= 5 && o + 1 == len && d[o] == 0 ? 0 : -1;
 }

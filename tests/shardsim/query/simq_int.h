@@ -164,6 +164,13 @@ bool
 simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
                   simq_docs_t *out, bson_error_t *error);
 
+/* The same $group with its documents appended to arr (an array being built, empty: keys "0", "1", ...) instead of
+ * into a list: the bytes that appending each of simq_stage_group's documents with bson_append_document gives, without
+ * a document of its own per group. On error arr is left as it was. */
+bool
+simq_group_into_array (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                       bson_t *arr, bson_error_t *error);
+
 /* Runs pipeline over the documents of *input, which it takes (input is left empty). */
 bool
 simq_run_pipeline_taking (simq_docs_t *input, const bson_t *pipeline, const simq_env_t *env, simq_var_t *vars,
