@@ -24,7 +24,8 @@ typedef struct {
    simq_acc_kind_t kind;
    bson_value_t expr; /* borrowed */
    const char *path;  /* expr is "$<path>", a top-level field: read in place (NULL otherwise) */
-   bool literal;      /* expr is a number: used as is, not evaluated */
+   size_t path_len;
+   bool literal; /* expr is a number: used as is, not evaluated */
 } simq_acc_spec_t;
 
 typedef struct {
@@ -319,6 +320,7 @@ simq_acc_parse (const char *field, bson_iter_t *it, simq_acc_spec_t *acc, bson_e
    acc->field = field;
    acc->expr = *bson_iter_value (&ai);
    acc->path = simq_top_field (&acc->expr);
+   acc->path_len = acc->path ? strlen (acc->path) : 0;
    acc->literal = simq_is_number (&acc->expr);
    return true;
 }
@@ -333,6 +335,7 @@ simq_group_run (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t
    bson_iter_t it;
    bson_value_t id_expr;
    const char *id_field = NULL; /* _id is "$<id_field>", a top-level field */
+   size_t id_len = 0;
    bool have_id = false, ok = false;
    simq_acc_spec_t *accs = NULL;
    size_t naccs = 0;
@@ -365,6 +368,7 @@ simq_group_run (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t
    }
    /* _id "$field" on a top-level field: its value read in place (missing: null), copied only for a new group */
    id_field = simq_top_field (&id_expr);
+   id_len = id_field ? strlen (id_field) : 0;
 
    for (size_t d = 0; d < in->n; d++) {
       simq_ectx_t ctx;
@@ -375,7 +379,7 @@ simq_group_run (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t
       }
       simq_ectx_for (in->v[d], env, vars, &ctx);
       if (id_field) {
-         if (!simq_get_path (in->v[d], id_field, &key)) {
+         if (!simq_find_value_n (in->v[d], id_field, id_len, &key)) { /* no dot: simq_get_path's own answer */
             memset (&key, 0, sizeof key);
             key.value_type = BSON_TYPE_NULL;
          }
@@ -416,7 +420,7 @@ simq_group_run (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t
          if (accs[a].kind == SIMQ_ACC_COUNT) {
             simq_value_set_missing (&v);
          } else if (accs[a].path) {
-            if (!simq_get_path (in->v[d], accs[a].path, &v))
+            if (!simq_find_value_n (in->v[d], accs[a].path, accs[a].path_len, &v))
                simq_value_set_missing (&v);
          } else if (accs[a].literal) {
             v = accs[a].expr;

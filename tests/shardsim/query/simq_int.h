@@ -59,6 +59,9 @@ simq_append_value (bson_t *doc, const char *key, int key_len, const bson_value_t
  * (simq.h) are built on it. */
 int
 simq_raw_find (const bson_t *doc, const char *key, size_t klen, uint32_t *off, uint32_t *val, uint64_t *size);
+/* simq_find_value (simq.h) with key's length (strlen (key)) known: for a field read per document. */
+bool
+simq_find_value_n (const bson_t *doc, const char *key, size_t klen, bson_value_t *out);
 
 /* Every value a query path reaches, the way the server's matcher traverses it: embedded documents, implicit
  * traversal of arrays of documents, numeric components as array indexes, and a leaf array contributing both itself
