@@ -9,6 +9,7 @@
 #include "shell/core/conn_int.h"
 #include "shell/core/interrupt.h"
 #include "shell/core/server_error.h"
+#include "shell/lib/bsonvalid.h"
 #include "shell/lib/secret.h"
 
 static void
@@ -203,7 +204,7 @@ conn_reply_valid (sh_ctx_t *ctx, const bson_t *cmd, bson_t *reply, bool cursor, 
 {
    bson_iter_t it;
    const char *why = NULL;
-   if (ctx->conn.reply_unchecked && !bson_validate (reply, BSON_VALIDATE_NONE, NULL))
+   if (ctx->conn.reply_unchecked && !bsonvalid_bson (reply))
       why = "not a BSON document";
    else if (!bson_iter_init_find (&it, reply, "ok"))
       why = "no \"ok\" field";

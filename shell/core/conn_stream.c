@@ -14,6 +14,7 @@
 #include "shell/core/conn_int.h"
 #include "shell/core/interrupt.h"
 #include "shell/core/server_error.h"
+#include "shell/lib/bsonvalid.h"
 
 /* The canned-reply transport of tests and fuzzing (conn_set_transport); NULL in the shell. Process-wide on purpose:
  * it stands for the network, not for a session. */
@@ -188,17 +189,15 @@ conn_get32 (const uint8_t *p)
    return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
 }
 
-/* Whether [p, end) starts with a valid BSON document (BSON_VALIDATE_NONE); *next is the byte after it. */
+/* Whether [p, end) starts with a valid BSON document (shell/lib/bsonvalid.h); *next is the byte after it. */
 static bool
 conn_wire_doc (const uint8_t *p, const uint8_t *end, const uint8_t **next)
 {
-   bson_t doc;
    uint32_t len;
    if (end - p < 5)
       return false;
    len = conn_get32 (p);
-   if (len < 5 || len > (size_t) (end - p) || !bson_init_static (&doc, p, len) ||
-       !bson_validate (&doc, BSON_VALIDATE_NONE, NULL))
+   if (len < 5 || len > (size_t) (end - p) || !bsonvalid_data (p, len))
       return false;
    *next = p + len;
    return true;

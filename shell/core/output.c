@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "shell/core/output_int.h"
+#include "shell/lib/bsonvalid.h"
 
 /* One document or array being laid out. Its entries are formatted straight into the shared buffer one after
  * another from start on; at its end reduce() rewrites that span in the layout util.inspect picks. As soon as the
@@ -811,7 +812,7 @@ output_format_doc (const bson_t *doc, const output_opts_t *opts)
       json = bson_as_relaxed_extended_json (doc, NULL);
       return json ? json : bson_strdup (OUTPUT_INVALID_BSON);
    }
-   if (!bson_validate (doc, BSON_VALIDATE_NONE, NULL)) {
+   if (!bsonvalid_bson (doc)) {
       return bson_strdup (OUTPUT_INVALID_BSON);
    }
    value.value.v_doc.data = (uint8_t *) bson_get_data (doc);
@@ -827,7 +828,7 @@ output_format_array (const bson_t *array, const output_opts_t *opts)
    if (!array) {
       return bson_strdup ("null");
    }
-   if (!bson_validate (array, BSON_VALIDATE_NONE, NULL)) {
+   if (!bsonvalid_bson (array)) {
       return bson_strdup (OUTPUT_INVALID_BSON);
    }
    value.value.v_doc.data = (uint8_t *) bson_get_data (array);
@@ -869,10 +870,7 @@ output_format_value (const bson_value_t *value, const output_opts_t *opts)
       return bson_strdup ("");
    }
    if (value->value_type == BSON_TYPE_DOCUMENT || value->value_type == BSON_TYPE_ARRAY) {
-      bson_t check;
-
-      if (!bson_init_static (&check, value->value.v_doc.data, value->value.v_doc.data_len) ||
-          !bson_validate (&check, BSON_VALIDATE_NONE, NULL)) {
+      if (!bsonvalid_data (value->value.v_doc.data, value->value.v_doc.data_len)) {
          return bson_strdup (OUTPUT_INVALID_BSON);
       }
    }

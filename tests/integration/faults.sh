@@ -114,6 +114,12 @@ if sim_start --scenario demo --load app.big:ascending:300 --fault-bad-reply find
       'sh.getBalancerState()\ndb.adminCommand({simFault: "badReply", command: "balancerStatus", kind: "bson", times: 2})\nsh.isBalancerRunning()\nprint("not reached")\n'
    check_script badbson 3 "error: invalid reply to balancerStatus: not a BSON document"
 
+   # framed right at every level with ok: 1, but a string is not UTF-8 and the element after it is broken (libbson
+   # 1.23's bson_validate passes it: it stops looking after the string)
+   run_script badutf8 "$SIM_URI/?$OPTS" \
+      'sh.getBalancerState()\ndb.adminCommand({simFault: "badReply", command: "balancerStatus", kind: "utf8", times: 2})\nsh.isBalancerRunning()\nprint("not reached")\n'
+   check_script badutf8 3 "error: invalid reply to balancerStatus: not a BSON document"
+
    # ... and on a write path (not retried)
    run_script badbsonw "$SIM_URI/?$OPTS" \
       'db.adminCommand({simFault: "badReply", command: "balancerStop", kind: "bson"})\nsh.stopBalancer()\nprint("not reached")\n'

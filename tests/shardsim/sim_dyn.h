@@ -147,6 +147,7 @@ typedef enum {
    SIM_WIRE_BAD_BSON,   /* the frame is right, the body is not BSON */
    SIM_WIRE_BAD_LENGTH, /* the header claims 2^31-1 bytes */
    SIM_WIRE_TRUNCATED,  /* the header claims 64 bytes more than are sent; the connection stays open */
+   SIM_WIRE_BAD_UTF8,   /* the body is {ok: 1.0, a: <not UTF-8>, d: <a document whose element is broken>} */
    SIM_WIRE_CLOSE,      /* no reply: the connection is closed */
 } sim_wire_fault_t;
 /* Before a command runs: whether to close the connection instead of answering (closeOn; consumes one time). */

@@ -35,6 +35,7 @@ static const char *const sim_wire_fault_names[] = {
    [SIM_WIRE_BAD_BSON] = "bson",
    [SIM_WIRE_BAD_LENGTH] = "length",
    [SIM_WIRE_TRUNCATED] = "truncated",
+   [SIM_WIRE_BAD_UTF8] = "utf8",
    [SIM_WIRE_CLOSE] = "close",
 };
 
@@ -116,7 +117,7 @@ sim_fault_wire_flag (const char *flag, const char *val, char *errbuf, size_t err
    sim_wire_fault_t k = close ? SIM_WIRE_CLOSE : kind ? sim_wire_fault_parse (kind) : SIM_WIRE_OK;
    if (!cmd || k == SIM_WIRE_OK || (times && *end) || t == 0) {
       bson_snprintf (errbuf, errlen, "bad %s %s (%s)", flag, val,
-                     close ? "CMD[:TIMES]" : "CMD:bson|length|truncated[:TIMES]");
+                     close ? "CMD[:TIMES]" : "CMD:bson|length|truncated|utf8[:TIMES]");
       return false;
    }
    pthread_mutex_lock (&sim_fault_lock);
@@ -309,6 +310,32 @@ sim_fault_garble (sim_wire_fault_t kind, uint8_t *msg, size_t len, size_t doc_le
        * element type and no terminating NUL */
       memset (msg + len - doc_len + 4, 0xFF, doc_len - 4);
       return len;
+   case SIM_WIRE_BAD_UTF8: {
+      /* {ok: 1.0, p: <binary filling the body's size>, a: "\xff\xfe", d: {x: <type 0x33>}}: well framed at every
+       * level, but a string is not UTF-8 and the element after it holds a document whose only element has no valid
+       * type (libbson 1.23's bson_validate stops looking at a document after such a string and calls it valid) */
+      const size_t fixed = 50; /* the body with an empty p */
+      bson_t *d;
+      bson_t sub;
+      if (doc_len < fixed) {
+         return sim_fault_garble (SIM_WIRE_BAD_BSON, msg, len, doc_len);
+      }
+      uint8_t *pad = bson_malloc0 (doc_len - fixed + 1);
+      d = bson_sized_new (doc_len);
+      BSON_APPEND_DOUBLE (d, "ok", 1.0);
+      bson_append_binary (d, "p", 1, BSON_SUBTYPE_BINARY, pad, (uint32_t) (doc_len - fixed));
+      bson_append_utf8 (d, "a", 1, "\xff\xfe", 2);
+      BSON_APPEND_DOCUMENT_BEGIN (d, "d", &sub);
+      BSON_APPEND_INT32 (&sub, "x", 1);
+      bson_append_document_end (d, &sub);
+      if (d->len == doc_len) {
+         memcpy (msg + len - doc_len, bson_get_data (d), doc_len);
+         msg[len - 9] = 0x33; /* x's type: before "x\0", its int32, d's and the body's terminators */
+      }
+      bson_destroy (d);
+      bson_free (pad);
+      return len;
+   }
    case SIM_WIRE_BAD_LENGTH:
       claim = 0x7FFFFFFF; /* more than any maxMessageSizeBytes */
       break;

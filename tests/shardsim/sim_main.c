@@ -30,8 +30,8 @@ sim_usage (FILE *out)
             "                [--chunk-size-kb N] [--balancer-interval-ms N] [--migration-ms N] [--live]\n"
             "                [--doc-bytes N] [--reshard-ms N]\n"
             "                [--fault-delay-ms N] [--fault-fail CMD:CODE[:TIMES]] [--fault-hang-ms N]\n"
-            "                [--fault-refuse-ms N] [--fault-drop-every-ms N]\n"
-            "                [--fault-bad-reply CMD:bson|length|truncated[:TIMES]] [--fault-close-on CMD[:TIMES]]\n"
+            "                [--fault-refuse-ms N] [--fault-drop-every-ms N] [--fault-close-on CMD[:TIMES]]\n"
+            "                [--fault-bad-reply CMD:bson|length|truncated|utf8[:TIMES]]\n"
             "                [--auth USER:PASSWORD[@DB]]... [--tls-cert PEM [--tls-ca PEM]]\n"
             "A wire-protocol mongos simulator for tests and demos (not a database). Listens on 127.0.0.1 only.\n");
 }

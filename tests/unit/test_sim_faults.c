@@ -6,6 +6,7 @@
 #include "tests/unit/unit.h"
 #include "tests/unit/simproc.h"
 
+#include "shell/lib/bsonvalid.h"
 #include "shell/lib/clock.h"
 
 /* A client with this socket timeout (short server selection and connect timeouts, for the hang and refuse cases). */
@@ -344,13 +345,14 @@ typedef struct {
    uint32_t claimed;
    size_t got;
    bool valid_doc;
+   bool top_reads; /* the body's top level iterates to its end and has ok: 1 (what a first look sees) */
    bool closed;
 } raw_reply_t;
 
 static raw_reply_t
 raw_ping_reply (int fd)
 {
-   raw_reply_t r = { 0, 0, false, false };
+   raw_reply_t r = { 0, 0, false, false, false };
    uint8_t buf[4096];
    if (!raw_ping (fd)) {
       r.closed = true;
@@ -366,7 +368,17 @@ raw_ping_reply (int fd)
    r.got += raw_read (fd, buf + 16, want, &r.closed);
    if (r.got == r.claimed && r.got > 21 && get32 (buf + 12) == 2013) {
       bson_t doc;
-      r.valid_doc = bson_init_static (&doc, buf + 21, r.got - 21) && bson_validate (&doc, BSON_VALIDATE_NONE, NULL);
+      bson_iter_t it;
+      r.valid_doc = bsonvalid_data (buf + 21, r.got - 21);
+      if (bson_init_static (&doc, buf + 21, r.got - 21) && bson_iter_init (&it, &doc)) {
+         double ok = 0;
+         while (bson_iter_next (&it)) {
+            if (!strcmp (bson_iter_key (&it), "ok")) {
+               ok = bson_iter_as_double (&it);
+            }
+         }
+         r.top_reads = it.err_off == 0 && ok == 1.0;
+      }
    }
    return r;
 }
@@ -404,6 +416,14 @@ test_wire_faults (void)
    CHECK ("wire.badReply bson: the header length is the message's", a.got == a.claimed && a.claimed > 21);
    CHECK ("wire.badReply bson: the body is not BSON", !a.valid_doc && !a.closed);
    CHECK ("wire.badReply bson: once (times 1), then a valid reply", b.valid_doc && b.got == b.claimed);
+
+   /* utf8: framed right at every level, ok: 1 at the top, but a string is not UTF-8 and a nested element broken */
+   sim_fault_cmd (&s, "{\"simFault\": \"badReply\", \"command\": \"ping\", \"kind\": \"utf8\"}");
+   a = raw_ping_reply (fd);
+   b = raw_ping_reply (fd);
+   CHECK ("wire.badReply utf8: framed, its top level reads with ok: 1, and it is not valid BSON",
+          a.got == a.claimed && a.top_reads && !a.valid_doc && !a.closed);
+   CHECK ("wire.badReply utf8: once, then a valid reply", b.valid_doc && b.top_reads);
 
    /* length: the header claims 2^31-1 bytes */
    sim_fault_cmd (&s, "{\"simFault\": \"badReply\", \"command\": \"ping\", \"kind\": \"length\"}");
