@@ -8,7 +8,9 @@ SAN       ?=
 PREFIX    ?= /usr/local
 
 WARN      := -Wall -Wextra -Werror -Wno-missing-field-initializers
-BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I.
+# -O2 as mongo-c-driver's own release builds; the sanitizer builds stay at -O1 (their reports read better)
+OPT       := $(if $(SAN),-O1,-O2)
+BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g $(OPT) $(WARN) -I.
 ifneq ($(SAN),)
 # gcc's -fsanitize=undefined leaves out float-cast-overflow (a double cast to an integer it cannot hold): named here
 BASEFLAGS += -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
@@ -65,11 +67,19 @@ binaries: $(BINDIR)/shardsh $(BINDIR)/shardsim $(JS_PLUGIN)
 deps:
 	sh tests/deps.sh
 
-$(BUILD)/%.o: %.c
+# The flags the objects of $(BUILD) were compiled with, rewritten only when they change: every object depends on it,
+# so a change of OPT, SAN or CFLAGS rebuilds them instead of linking stale ones.
+FLAGS_FILE := $(BUILD)/.flags
+FLAGS_NOW  := $(BASEFLAGS) $(CFLAGS)
+ifneq ($(MAKECMDGOALS),clean)
+$(shell mkdir -p $(BUILD) && { [ -f $(FLAGS_FILE) ] && [ "$$(cat $(FLAGS_FILE))" = '$(FLAGS_NOW)' ] || echo '$(FLAGS_NOW)' > $(FLAGS_FILE); })
+endif
+
+$(BUILD)/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/tests/shardsim/%.o: tests/shardsim/%.c
+$(BUILD)/tests/shardsim/%.o: tests/shardsim/%.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) $(SIM_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 

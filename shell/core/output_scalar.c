@@ -9,6 +9,7 @@
 
 #include "shell/core/output.h"
 #include "shell/core/output_int.h"
+#include "shell/lib/ascii.h"
 
 /* Appends text wrapped in the SGR codes of style when colours are on. */
 void
@@ -78,47 +79,13 @@ output_spaces (bson_string_t *out, long n)
    out->str[out->len] = '\0';
 }
 
-/* Word-at-a-time tests on eight bytes v (most of what the formatter handles is plain ASCII, so it is read eight
- * bytes at a time and only a word that may hold something special is looked at byte by byte). Each is exact in
- * saying whether some byte matches. */
-#define OUTPUT_ONES 0x0101010101010101ull
-#define OUTPUT_HIGHS 0x8080808080808080ull
-
-/* some byte of v is below n (n <= 128) */
-static inline uint64_t
-output_word_below (uint64_t v, unsigned n)
-{
-   return (v - OUTPUT_ONES * n) & ~v & OUTPUT_HIGHS;
-}
-
-/* some byte of v equals c */
-static inline uint64_t
-output_word_has (uint64_t v, unsigned char c)
-{
-   return output_word_below (v ^ (OUTPUT_ONES * c), 1);
-}
-
-/* True when the len bytes at s are all ASCII (so String.length is len) and, with no_esc, none is ESC (then the width
- * is len too). */
+/* Most of what the formatter handles is plain ASCII, so it is read eight bytes at a time (shell/lib/ascii.h) and only
+ * a word that may hold something special is looked at byte by byte. True when the len bytes at s are all ASCII (so
+ * String.length is len) and, with no_esc, none is ESC (then the width is len too). */
 static bool
 output_ascii (const unsigned char *s, size_t len, bool no_esc)
 {
-   size_t i = 0;
-
-   for (; i + 8 <= len; i += 8) {
-      uint64_t v;
-
-      memcpy (&v, s + i, 8);
-      if ((v & OUTPUT_HIGHS) || (no_esc && output_word_has (v, 0x1b))) {
-         return false;
-      }
-   }
-   for (; i < len; i++) {
-      if (s[i] >= 0x80 || (no_esc && s[i] == 0x1b)) {
-         return false;
-      }
-   }
-   return true;
+   return ascii_only (s, len, no_esc ? 0x1b : -1);
 }
 
 /* How many bytes from s on strEscape copies as they are: printable ASCII other than the backslash and, when the
@@ -132,8 +99,8 @@ output_plain_run (const char *s, size_t len, char quote)
       uint64_t v;
 
       memcpy (&v, s + i, 8);
-      if ((v & OUTPUT_HIGHS) || output_word_below (v, 0x20) || output_word_has (v, 0x7f) || output_word_has (v, '\\') ||
-          (quote == '\'' && output_word_has (v, '\''))) {
+      if ((v & ASCII_HIGHS) || ascii_word_below (v, 0x20) || ascii_word_has (v, 0x7f) || ascii_word_has (v, '\\') ||
+          (quote == '\'' && ascii_word_has (v, '\''))) {
          break;
       }
    }

@@ -5,27 +5,14 @@
 
 #include <string.h>
 
+#include "shell/lib/ascii.h"
+
 /* Whether the len bytes at s are UTF-8 (allow_nul: a NUL byte may appear; keys, read up to their NUL, never hold
- * one). ASCII is checked eight bytes at a time; anything else goes to libbson's decoder. */
+ * one): ASCII is checked eight bytes at a time, anything else by libbson's decoder. */
 static bool
 bsonvalid_utf8 (const char *s, size_t len, bool allow_nul)
 {
-   size_t i = 0;
-
-   for (; i + 8 <= len; i += 8) {
-      uint64_t v;
-
-      memcpy (&v, s + i, 8);
-      if (v & 0x8080808080808080ull) {
-         return bson_utf8_validate (s, len, allow_nul);
-      }
-   }
-   for (; i < len; i++) {
-      if ((unsigned char) s[i] >= 0x80) {
-         return bson_utf8_validate (s, len, allow_nul);
-      }
-   }
-   return true;
+   return ascii_only ((const unsigned char *) s, len, -1) || bson_utf8_validate (s, len, allow_nul);
 }
 
 static bool

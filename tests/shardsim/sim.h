@@ -293,6 +293,11 @@ typedef struct {
 size_t
 sim_coll_shard_stats (const char *ns, sim_shard_stat_t **out);
 
+/* Whether sim_coll_shard_stats (ns) counts ns's chunks alone (ns sharded, without documents: every count and size
+ * 0); then *chunks and *part (SIZE_MAX when it has no chunk) locate its config.chunks partition. */
+bool
+sim_coll_chunks_only (const char *ns, sim_coll_t **chunks, size_t *part);
+
 /* Renders doc the way the server prints BSON in messages ("{ x: 10, y: MinKey }"); bson_free the result. */
 char *
 sim_bson_str (const bson_t *doc);

@@ -300,38 +300,7 @@ sim_stage_sharded_data_distribution (sim_agg_t *agg, const bson_iter_t *arg, sim
    if (colls) {
       sim_coll_collect (colls, NULL, &cdocs, &e);
    }
-   for (size_t i = 0; i < cdocs.n; i++) {
-      bson_iter_t it;
-      if ((bson_iter_init_find (&it, cdocs.v[i], "dropped") && bson_iter_as_bool (&it)) ||
-          (bson_iter_init_find (&it, cdocs.v[i], "unsplittable") && bson_iter_as_bool (&it)) ||
-          !bson_iter_init_find (&it, cdocs.v[i], "_id") || !BSON_ITER_HOLDS_UTF8 (&it)) {
-         continue;
-      }
-      const char *ns = bson_iter_utf8 (&it, NULL);
-      sim_shard_stat_t *st = NULL;
-      size_t n = sim_coll_shard_stats (ns, &st);
-      bson_t *d = bson_sized_new (64 + strlen (ns) + n * 160); /* one allocation for a thousand shards' rows */
-      bson_t arr;
-      BSON_APPEND_UTF8 (d, "ns", ns);
-      BSON_APPEND_ARRAY_BEGIN (d, "shards", &arr);
-      for (size_t k = 0; k < n; k++) {
-         bson_t s;
-         char key[16];
-         const char *kp;
-         int64_t avg = st[k].count ? st[k].size / st[k].count : 0;
-         bson_uint32_to_string ((uint32_t) k, &kp, key, sizeof key);
-         BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &s);
-         BSON_APPEND_UTF8 (&s, "shardName", st[k].shard);
-         BSON_APPEND_INT64 (&s, "numOrphanedDocs", 0);
-         BSON_APPEND_INT64 (&s, "numOwnedDocuments", st[k].count);
-         BSON_APPEND_INT64 (&s, "ownedSizeBytes", avg * st[k].count);
-         BSON_APPEND_INT64 (&s, "orphanedSizeBytes", 0);
-         bson_append_document_end (&arr, &s);
-      }
-      bson_append_array_end (d, &arr);
-      simq_docs_push_owned (out, d);
-      bson_free (st);
-   }
+   sim_distribution_docs (&cdocs, out);
    simq_docs_clear (&cdocs);
    return 1;
 }

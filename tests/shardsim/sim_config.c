@@ -690,6 +690,23 @@ sim_coll_shard_stats (const char *ns, sim_shard_stat_t **out)
 }
 
 bool
+sim_coll_chunks_only (const char *ns, sim_coll_t **chunks, size_t *part)
+{
+   sim_shcoll_t sc;
+   bool sharded = sim_shcoll_load (ns, &sc);
+   sim_coll_t *coll = sim_coll_get_ns (ns);
+   /* the branch of sim_coll_shard_stats that scans the chunks and finds no document to count */
+   bool only = sharded && !(coll && sim_coll_count (coll));
+   *chunks = NULL;
+   *part = SIZE_MAX;
+   if (only) {
+      *part = sim_chunks_part (&sc, chunks);
+   }
+   sim_shcoll_destroy (&sc);
+   return only;
+}
+
+bool
 sim_db_ensure (const char *db, char *primary)
 {
    primary[0] = '\0';

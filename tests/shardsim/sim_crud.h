@@ -48,6 +48,11 @@ sim_reply_cursor (bson_t *reply, const char *ns, simq_docs_t *docs, int64_t batc
 void
 sim_current_op_rows (sim_ctx_t *ctx, bool idle, simq_docs_t *out);
 
+/* The $shardedDataDistribution documents (sim_distrib.c) of the sharded collections among cdocs (config.collections
+ * documents, borrowed: neither dropped nor unsplittable), in cdocs' order, appended to out (owned by the caller). */
+void
+sim_distribution_docs (const simq_docs_t *cdocs, simq_docs_t *out);
+
 /* The collection named by the command's first field; false (error replied) when it is not a string. */
 bool
 sim_target (sim_ctx_t *ctx, bson_t *reply, const char **coll);

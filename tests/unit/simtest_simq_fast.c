@@ -183,6 +183,14 @@ static const struct {
    { "[{\"$group\": {\"_id\": \"$min\", \"n\": {\"$sum\": 1}, \"f\": {\"$first\": \"$i\"}}}]", "$$CURRENT.min" },
    { "[{\"$group\": {\"_id\": \"$u\", \"n\": {\"$sum\": 1}}}]", "$$CURRENT.u" },
    { "[{\"$group\": {\"_id\": \"$nothere\", \"n\": {\"$sum\": 1}}}]", "$$CURRENT.nothere" },
+   /* a $lookup sub-pipeline of one $group writes its groups into the lookup's array: every accumulator kind, an
+    * evaluated _id (owned keys), and a $sum that fails (decimal) */
+   { "[{\"$group\": {\"_id\": \"$u\", \"p\": {\"$push\": \"$min\"}, \"s\": {\"$addToSet\": \"$min\"}, \"a\": "
+     "{\"$avg\": \"$i\"}, \"x\": {\"$max\": \"$min\"}, \"y\": {\"$min\": \"$min\"}, \"l\": {\"$last\": \"$i\"}, "
+     "\"c\": {\"$count\": {}}}}]",
+     "$$CURRENT.u" },
+   { "[{\"$group\": {\"_id\": {\"k\": \"$u\", \"m\": \"$min\"}, \"n\": {\"$sum\": \"$i\"}}}]", NULL },
+   { "[{\"$group\": {\"_id\": \"$u\", \"t\": {\"$sum\": \"$min\"}}}]", "$$CURRENT.u" },
    { "[{\"$group\": {\"_id\": \"$min\", \"n\": {\"$sum\": 1}}}, {\"$sort\": {\"_id\": 1}}, {\"$limit\": 4}]",
      "$$CURRENT.min" },
    { "[]", NULL },

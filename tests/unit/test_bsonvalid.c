@@ -111,46 +111,51 @@ check_utf8 (void)
    bson_destroy (&b);
 }
 
+/* {[a: "\xff\xfe",] d: {x: 1}} with the byte from_end bytes before its end set to b; *len is its length. */
+static uint8_t *
+damaged (bool bad_string, size_t from_end, uint8_t b, size_t *len)
+{
+   bson_t doc, sub;
+   uint8_t *copy;
+
+   bson_init (&doc);
+   if (bad_string) {
+      bson_append_utf8 (&doc, "a", 1, "\xff\xfe", 2);
+   }
+   BSON_APPEND_DOCUMENT_BEGIN (&doc, "d", &sub);
+   BSON_APPEND_INT32 (&sub, "x", 1);
+   bson_append_document_end (&doc, &sub);
+   *len = doc.len;
+   copy = bson_malloc (doc.len);
+   memcpy (copy, bson_get_data (&doc), doc.len);
+   copy[doc.len - from_end] = b;
+   bson_destroy (&doc);
+   return copy;
+}
+
 /* The two kinds of damage libbson 1.23's bson_validate lets through (see bsonvalid.h). */
 static void
 check_holes (void)
 {
-   bson_t b, sub;
-   uint8_t *copy;
+   bson_t view;
+   output_opts_t o = output_opts_default (OUTPUT_PRETTY, false);
+   size_t len;
+   char *s;
+   /* x's type (before "x\0", its int32 and the two terminators) made 0x33: after the bad string libbson stops
+    * looking at the document */
+   uint8_t *copy = damaged (true, 9, 0x33, &len);
 
-   /* {a: "\xff\xfe", d: {x: <type 0x33>}}: after the bad string libbson stops looking at the document */
-   bson_init (&b);
-   bson_append_utf8 (&b, "a", 1, "\xff\xfe", 2);
-   BSON_APPEND_DOCUMENT_BEGIN (&b, "d", &sub);
-   BSON_APPEND_INT32 (&sub, "x", 1);
-   bson_append_document_end (&b, &sub);
-   copy = bson_malloc (b.len);
-   memcpy (copy, bson_get_data (&b), b.len);
-   copy[b.len - 9] = 0x33;
-   CHECK ("hole: a broken element after a string that is not UTF-8", !bsonvalid_data (copy, b.len));
-   {
-      bson_t view;
-      output_opts_t o = output_opts_default (OUTPUT_PRETTY, false);
-      char *s;
-      bson_init_static (&view, copy, b.len);
-      s = output_format_doc (&view, &o);
-      CHECK_STR ("hole: the printer shows it as invalid", OUTPUT_INVALID_BSON, s);
-      bson_free (s);
-   }
+   CHECK ("hole: a broken element after a string that is not UTF-8", !bsonvalid_data (copy, len));
+   bson_init_static (&view, copy, len);
+   s = output_format_doc (&view, &o);
+   CHECK_STR ("hole: the printer shows it as invalid", OUTPUT_INVALID_BSON, s);
+   bson_free (s);
    bson_free (copy);
-   bson_destroy (&b);
 
-   /* {d: {x: 1}} whose nested document lost its terminator: it still fits its parent */
-   bson_init (&b);
-   BSON_APPEND_DOCUMENT_BEGIN (&b, "d", &sub);
-   BSON_APPEND_INT32 (&sub, "x", 1);
-   bson_append_document_end (&b, &sub);
-   copy = bson_malloc (b.len);
-   memcpy (copy, bson_get_data (&b), b.len);
-   copy[b.len - 2] = 0x01;
-   CHECK ("hole: a nested document without its terminator", !bsonvalid_data (copy, b.len));
+   /* the nested document's terminator made 1: it still fits its parent */
+   copy = damaged (false, 2, 0x01, &len);
+   CHECK ("hole: a nested document without its terminator", !bsonvalid_data (copy, len));
    bson_free (copy);
-   bson_destroy (&b);
 }
 
 static void

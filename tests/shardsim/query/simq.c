@@ -557,22 +557,25 @@ int
 simq_raw_find (const bson_t *doc, const char *key, size_t klen, uint32_t *off, uint32_t *val, uint64_t *size)
 {
    const uint8_t *d = bson_get_data (doc);
-   uint32_t len = doc->len, o = 4;
+   const uint32_t len = doc->len;
+   const uint8_t *end = d + len, *ke = (const uint8_t *) key + klen, *p, *kp;
+   uint32_t o = 4, e, v; /* locals, written out once found */
+   uint64_t sz;
    while (o + 1 < len && d[o] != 0) { /* a 0 type before len - 1: malformed */
-      uint32_t k = o + 1;
-      size_t kl = strnlen ((const char *) d + k, len - k);
-      if (kl == len - k) {
-         return -1; /* no NUL after the key */
-      }
-      *val = k + (uint32_t) kl + 1;
-      if (!simq_raw_value_size (d[o], d, len, *val, size)) {
-         return -1;
-      }
-      if (kl == klen && memcmp (d + k, key, klen) == 0) {
+      for (p = d + o + 1, kp = (const uint8_t *) key; p < end && kp < ke && *p == *kp; p++)
+         kp++; /* the key compared in line (keys are short: a call per element cost more), then its NUL */
+      while (p < end && *p != 0)
+         p++;
+      e = (uint32_t) (p - d);
+      if (e == len || !simq_raw_value_size (d[o], d, len, v = e + 1, &sz))
+         return -1; /* no NUL after the key, or a value the walk cannot size */
+      if (kp == ke && e - o - 1 == klen) {
          *off = o;
+         *val = v;
+         *size = sz;
          return 1;
       }
-      o = *val + (uint32_t) *size;
+      o = v + (uint32_t) sz;
    }
    return len >= 5 && o + 1 == len && d[o] == 0 ? 0 : -1;
 }
@@ -677,11 +680,17 @@ simq_raw_value (uint8_t t, const uint8_t *d, uint32_t v, uint64_t sz, bson_value
 bool
 simq_find_value (const bson_t *doc, const char *key, bson_value_t *out)
 {
+   return simq_find_value_n (doc, key, strlen (key), out);
+}
+
+bool
+simq_find_value_n (const bson_t *doc, const char *key, size_t klen, bson_value_t *out)
+{
    const uint8_t *d = bson_get_data (doc);
    uint32_t o, v;
    uint64_t sz;
    bson_iter_t it;
-   int found = simq_raw_find (doc, key, strlen (key), &o, &v, &sz);
+   int found = simq_raw_find (doc, key, klen, &o, &v, &sz);
    if (found == 1 && simq_raw_value (d[o], d, v, sz, out)) {
       return true;
    }

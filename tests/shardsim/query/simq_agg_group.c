@@ -24,7 +24,8 @@ typedef struct {
    simq_acc_kind_t kind;
    bson_value_t expr; /* borrowed */
    const char *path;  /* expr is "$<path>", a top-level field: read in place (NULL otherwise) */
-   bool literal;      /* expr is a number: used as is, not evaluated */
+   size_t path_len;
+   bool literal; /* expr is a number: used as is, not evaluated */
 } simq_acc_spec_t;
 
 typedef struct {
@@ -40,7 +41,7 @@ typedef struct {
 } simq_acc_t;
 
 typedef struct {
-   bson_value_t key; /* owned */
+   bson_value_t key; /* owned, or borrowed from an input document when _id is a top-level field (see key_owned) */
    simq_acc_t *accs; /* in a block of simq_acc_pool_t */
 } simq_group_t;
 
@@ -64,10 +65,12 @@ simq_acc_pool_take (simq_acc_pool_t *pool, size_t n)
          pool->blocks = bson_realloc (pool->blocks, pool->capblocks * sizeof *pool->blocks);
       }
       pool->blocks[pool->nblocks++] =
-         bson_aligned_alloc0 (BSON_ALIGNOF (simq_acc_t), SIMQ_ACC_BLOCK * n * sizeof (simq_acc_t));
+         bson_aligned_alloc (BSON_ALIGNOF (simq_acc_t), SIMQ_ACC_BLOCK * n * sizeof (simq_acc_t));
       pool->used = 0;
    }
-   return &pool->blocks[pool->nblocks - 1][n * pool->used++];
+   simq_acc_t *accs = &pool->blocks[pool->nblocks - 1][n * pool->used++];
+   memset (accs, 0, n * sizeof *accs); /* a group's own: not the whole block, most of which a small $group never uses */
+   return accs;
 }
 
 static void
@@ -317,18 +320,22 @@ simq_acc_parse (const char *field, bson_iter_t *it, simq_acc_spec_t *acc, bson_e
    acc->field = field;
    acc->expr = *bson_iter_value (&ai);
    acc->path = simq_top_field (&acc->expr);
+   acc->path_len = acc->path ? strlen (acc->path) : 0;
    acc->literal = simq_is_number (&acc->expr);
    return true;
 }
 
-bool
-simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
-                  simq_docs_t *out, bson_error_t *error)
+/* $group over in: one document per group into out, or, with arr, appended to arr as its elements "0", "1", ...
+ * (the bytes bson_append_document of each of those documents would append). */
+static bool
+simq_group_run (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                simq_docs_t *out, bson_t *arr, bson_error_t *error)
 {
    bson_t spec;
    bson_iter_t it;
    bson_value_t id_expr;
    const char *id_field = NULL; /* _id is "$<id_field>", a top-level field */
+   size_t id_len = 0;
    bool have_id = false, ok = false;
    simq_acc_spec_t *accs = NULL;
    size_t naccs = 0;
@@ -361,6 +368,7 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
    }
    /* _id "$field" on a top-level field: its value read in place (missing: null), copied only for a new group */
    id_field = simq_top_field (&id_expr);
+   id_len = id_field ? strlen (id_field) : 0;
 
    for (size_t d = 0; d < in->n; d++) {
       simq_ectx_t ctx;
@@ -371,7 +379,7 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
       }
       simq_ectx_for (in->v[d], env, vars, &ctx);
       if (id_field) {
-         if (!simq_get_path (in->v[d], id_field, &key)) {
+         if (!simq_find_value_n (in->v[d], id_field, id_len, &key)) { /* no dot: simq_get_path's own answer */
             memset (&key, 0, sizeof key);
             key.value_type = BSON_TYPE_NULL;
          }
@@ -396,11 +404,7 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
          }
          g = &groups[ngroups++];
          simq_htab_add (&index, h, (uintptr_t) ngroups);
-         if (id_field) {
-            simq_value_copy (&key, &g->key);
-         } else {
-            g->key = key;
-         }
+         g->key = key; /* _id "$field": borrowed from in->v[d], which the stage only reads and outlives it */
          g->accs = simq_acc_pool_take (&pool, naccs + 1);
          for (size_t a = 0; a < naccs; a++) {
             simq_value_set_missing (&g->accs[a].value);
@@ -416,7 +420,7 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
          if (accs[a].kind == SIMQ_ACC_COUNT) {
             simq_value_set_missing (&v);
          } else if (accs[a].path) {
-            if (!simq_get_path (in->v[d], accs[a].path, &v))
+            if (!simq_find_value_n (in->v[d], accs[a].path, accs[a].path_len, &v))
                simq_value_set_missing (&v);
          } else if (accs[a].literal) {
             v = accs[a].expr;
@@ -434,17 +438,31 @@ simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env
       }
    }
    for (size_t i = 0; i < ngroups; i++) {
-      bson_t *doc = bson_new ();
+      bson_t child, *doc = &child;
+      char key[16];
+      const char *kp;
+      if (arr) {
+         bson_uint32_to_string ((uint32_t) i, &kp, key, sizeof key);
+         BSON_APPEND_DOCUMENT_BEGIN (arr, kp, &child);
+      } else {
+         doc = bson_new ();
+      }
       BSON_APPEND_VALUE (doc, "_id", &groups[i].key);
       for (size_t a = 0; a < naccs; a++) {
          simq_acc_result (&groups[i].accs[a], &accs[a], doc);
       }
-      simq_docs_push_owned (out, doc);
+      if (arr) {
+         bson_append_document_end (arr, &child);
+      } else {
+         simq_docs_push_owned (out, doc);
+      }
    }
    ok = true;
 cleanup:
    for (size_t i = 0; i < ngroups; i++) {
-      simq_value_destroy (&groups[i].key);
+      if (!id_field) {
+         simq_value_destroy (&groups[i].key);
+      }
       for (size_t a = 0; a < naccs; a++) {
          simq_value_destroy (&groups[i].accs[a].value);
          bson_destroy (&groups[i].accs[a].list);
@@ -455,4 +473,18 @@ cleanup:
    bson_free (accs);
    simq_htab_destroy (&index);
    return ok;
+}
+
+bool
+simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                  simq_docs_t *out, bson_error_t *error)
+{
+   return simq_group_run (arg, in, env, vars, out, NULL, error);
+}
+
+bool
+simq_group_into_array (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                       bson_t *arr, bson_error_t *error)
+{
+   return simq_group_run (arg, in, env, vars, NULL, arr, error);
 }

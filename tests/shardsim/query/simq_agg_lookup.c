@@ -411,6 +411,23 @@ simq_lookup_lead (const simq_lookup_spec_t *ls, simq_lookup_lead_t *lead)
    }
 }
 
+/* The argument of the pipeline's one stage when the pipeline is [{ $group: arg }] (sh.status's count of a
+ * collection's chunks per shard), into *arg (borrowed from ls); false otherwise. */
+static bool
+simq_lookup_sole_group (const simq_lookup_spec_t *ls, bson_value_t *arg)
+{
+   bson_iter_t it, si;
+   bson_t stage;
+   if (!ls->have_pipeline || !bson_iter_init (&it, &ls->pipeline) || !bson_iter_next (&it) ||
+       !BSON_ITER_HOLDS_DOCUMENT (&it) || !simq_value_as_doc (bson_iter_value (&it), &stage) ||
+       bson_count_keys (&stage) != 1 || !bson_iter_init (&si, &stage) || !bson_iter_next (&si) ||
+       strcmp (bson_iter_key (&si), "$group") != 0 || bson_iter_next (&it)) {
+      return false;
+   }
+   *arg = *bson_iter_value (&si);
+   return true;
+}
+
 /* The one value doc's localField reaches, when the equality has that value alone and it is neither null nor
  * undefined (which also match a missing foreign field): the values simq_lookup_local_matches would list. Borrowed
  * from doc. */
@@ -522,7 +539,8 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
    simq_lookup_foreign_t fo;
    simq_lookup_lead_t lead;
    simq_views_t views = { NULL, 0 };
-   bool ok = true;
+   bson_value_t group_arg;
+   bool ok = true, group_only;
 
    if (!simq_lookup_parse (arg, &ls, error)) {
       return false;
@@ -533,6 +551,7 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
    fo.cache = cache;
    simq_docs_init (&fo.empty);
    simq_lookup_lead (&ls, &lead);
+   group_only = simq_lookup_sole_group (&ls, &group_arg);
 
    for (size_t i = 0; ok && i < in->n; i++) {
       simq_docs_t matched, piped; /* matched: a view of the foreign documents (borrowed pointers) */
@@ -541,7 +560,7 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
       bson_value_t arrv;
       simq_var_t *head = vars;
       simq_ectx_t ctx;
-      bool sorted = false;
+      bool sorted = false, in_arr = false; /* in_arr: the result is in arr already */
 
       simq_docs_init (&matched);
       simq_docs_init (&piped);
@@ -565,6 +584,10 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
          if (ok && sorted) { /* the leading $sort (and $limit) answered by the index: the stages after them */
             ok = simq_run_pipeline_after (result, &lead.last, env, head, &piped, error);
             result = &piped;
+         } else if (ok && group_only) { /* the $group's documents written into arr: what the loop below appends */
+            ok =
+               !simq_interrupted (env, 0, error) && simq_group_into_array (&group_arg, result, env, head, &arr, error);
+            in_arr = true;
          } else if (ok) { /* the sub-pipeline's first stage reads the matches in place (simq_run_pipeline) */
             ok = simq_run_pipeline (result, &ls.pipeline, env, head, &piped, error);
             result = &piped;
@@ -577,7 +600,7 @@ simq_stage_lookup (const bson_value_t *arg, const simq_docs_t *in, const simq_en
          bson_free (node);
       }
       if (ok) {
-         for (size_t r = 0; r < result->n; r++) {
+         for (size_t r = 0; !in_arr && r < result->n; r++) {
             char key[24];
             const char *kp;
             bson_uint32_to_string ((uint32_t) r, &kp, key, sizeof key);

@@ -59,6 +59,9 @@ simq_append_value (bson_t *doc, const char *key, int key_len, const bson_value_t
  * (simq.h) are built on it. */
 int
 simq_raw_find (const bson_t *doc, const char *key, size_t klen, uint32_t *off, uint32_t *val, uint64_t *size);
+/* simq_find_value (simq.h) with key's length (strlen (key)) known: for a field read per document. */
+bool
+simq_find_value_n (const bson_t *doc, const char *key, size_t klen, bson_value_t *out);
 
 /* Every value a query path reaches, the way the server's matcher traverses it: embedded documents, implicit
  * traversal of arrays of documents, numeric components as array indexes, and a leaf array contributing both itself
@@ -163,6 +166,13 @@ simq_interrupted (const simq_env_t *env, size_t i, bson_error_t *error);
 bool
 simq_stage_group (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
                   simq_docs_t *out, bson_error_t *error);
+
+/* The same $group with its documents appended to arr (an array being built, empty: keys "0", "1", ...) instead of
+ * into a list: the bytes that appending each of simq_stage_group's documents with bson_append_document gives, without
+ * a document of its own per group. On error arr is left as it was. */
+bool
+simq_group_into_array (const bson_value_t *arg, const simq_docs_t *in, const simq_env_t *env, simq_var_t *vars,
+                       bson_t *arr, bson_error_t *error);
 
 /* Runs pipeline over the documents of *input, which it takes (input is left empty). */
 bool
