@@ -8,6 +8,7 @@
 
 #include "shell/core/output.h"
 #include "shell/dispatch.h"
+#include "shell/lib/ascii.h"
 #include "shell/script_out.h"
 
 static bool
@@ -51,7 +52,7 @@ script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size
          uint64_t v, below;
          size_t k = 8;
          memcpy (&v, source + i, 8);
-         below = (v - 0x2121212121212121ull) & ~v & 0x8080808080808080ull;
+         below = ascii_word_below (v, 0x21);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
          /* the lowest bit set is the first such byte (a borrow only runs upward, past it): the bytes before it too */
          if (below)
