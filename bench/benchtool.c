@@ -4,7 +4,9 @@
  *                                         "wall_s user_s sys_s maxrss_kib exit" from wait4()'s rusage
  *   benchtool ping URI N                 N pings through one libmongoc client: "median_us mean_us min_us"
  *   benchtool cmds URI DB FILE           send each line of FILE (canonical Extended JSON) as a command to DB through
- *                                         one client, in order: "n wall_s" (the no-shell floor for a script)
+ *                                         one client, in order: "n wall_s" (the no-shell floor for a script). Sent
+ *                                         with mongoc_client_command_with_opts, as shardsh sends them: both put an
+ *                                         implicit session's lsid on each command, as mongosh does
  *   benchtool load URI DB COLL N         insert N generated documents with unordered bulk writes of 10,000
  *   benchtool nop                        exit at once (the RSS floor of any program linking libmongoc)
  *   benchtool proxy PORTFILE PORT        TCP proxy 127.0.0.1:0 -> 127.0.0.1:PORT counting bytes; on SIGTERM prints
@@ -174,11 +176,11 @@ cmd_cmds (int argc, char **argv)
    mongoc_client_t *c = client_for (argv[0]);
    bson_t reply;
    bson_t *ping = BCON_NEW ("ping", BCON_INT32 (1));
-   mongoc_client_command_simple (c, "admin", ping, NULL, &reply, &error); /* connect outside the timing */
+   mongoc_client_command_with_opts (c, "admin", ping, NULL, NULL, &reply, &error); /* connect outside the timing */
    bson_destroy (&reply);
    double t0 = now_s ();
    for (size_t i = 0; i < n; i++) {
-      if (!mongoc_client_command_simple (c, argv[1], cmds[i], NULL, &reply, &error)) {
+      if (!mongoc_client_command_with_opts (c, argv[1], cmds[i], NULL, NULL, &reply, &error)) {
          fprintf (stderr, "benchtool: command %zu: %s\n", i + 1, error.message);
          return 1;
       }
