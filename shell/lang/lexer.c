@@ -691,6 +691,19 @@ done:
    return ok;
 }
 
+/* tok starts as kind with no string, flags or number, set field by field (cheaper than clearing it): new fields too */
+static inline void
+lex_tok_begin (sh_lexer_t *lx, sh_token_t *tok, sh_tok_kind_t kind)
+{
+   tok->kind = kind;
+   tok->str = NULL;
+   tok->str_len = 0;
+   memset (tok->flags, 0, sizeof tok->flags);
+   tok->num = 0;
+   tok->form = SH_NUM_INT;
+   lx->incomplete = false;
+}
+
 /* Not inlined into sh_lex_next: its one-character fast path then saves no registers. */
 __attribute__ ((noinline)) static bool
 lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
@@ -700,15 +713,8 @@ lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
    size_t n;
    int c;
 
-   /* every field of tok, field by field (cheaper than clearing its bytes): kind, pos, text and nl_before are set
-    * again below, the rest stay empty unless a string, regex or number fills them. A new field is set here too */
-   tok->kind = SH_TOK_EOF;
-   tok->str = NULL;
-   tok->str_len = 0;
-   memset (tok->flags, 0, sizeof tok->flags);
-   tok->num = 0;
-   tok->form = SH_NUM_INT;
-   lx->incomplete = false;
+   /* pos, text and nl_before are set below; the rest stay empty unless a string, regex or number fills them */
+   lex_tok_begin (lx, tok, SH_TOK_EOF);
    /* a printable ASCII character other than '/' and '#' starts no space or comment: nothing to skip (most tokens) */
    if ((lx->off >= lx->len || !(lex_class[(unsigned char) lx->src[lx->off]] & LEX_PLAIN)) &&
        !lex_skip_space (lx, err, false, &saw_nl)) {
@@ -840,17 +846,11 @@ sh_lex_next (sh_lexer_t *lx, sh_token_t *tok, sh_error_t *err)
    if (lx->off < lx->len) {
       sh_tok_kind_t kind = (sh_tok_kind_t) (lex_class[(unsigned char) lx->src[lx->off]] >> 2);
       if (kind != SH_TOK_EOF) {
-         tok->kind = kind;
+         lex_tok_begin (lx, tok, kind);
          tok->pos = lex_pos (lx);
          tok->pos.len = 1;
          tok->text = lx->src + lx->off;
          tok->nl_before = false;
-         tok->str = NULL;
-         tok->str_len = 0;
-         memset (tok->flags, 0, sizeof tok->flags);
-         tok->num = 0;
-         tok->form = SH_NUM_INT;
-         lx->incomplete = false;
          lex_skip (lx, 1);
          return true;
       }

@@ -48,19 +48,26 @@ sdd_each (sim_t *s, const char *coll, void (*each) (const bson_t *doc, sdd_wants
    mongoc_collection_destroy (c);
 }
 
-static void
-sdd_add_coll (const bson_t *doc, sdd_wants_t *w)
+/* The 16 bytes of doc's uuid, or NULL when it has none of that size. */
+static const uint8_t *
+uuid_at (const bson_t *doc)
 {
    bson_iter_t it;
    const uint8_t *data;
    uint32_t len;
    bson_subtype_t st;
-   if (w->n == SDD_MAX_COLLS || !str_at (doc, "_id") || !bson_iter_init_find (&it, doc, "uuid") ||
-       !BSON_ITER_HOLDS_BINARY (&it)) {
-      return;
+   if (!bson_iter_init_find (&it, doc, "uuid") || !BSON_ITER_HOLDS_BINARY (&it)) {
+      return NULL;
    }
    bson_iter_binary (&it, &st, &len, &data);
-   if (len != 16) {
+   return len == 16 ? data : NULL;
+}
+
+static void
+sdd_add_coll (const bson_t *doc, sdd_wants_t *w)
+{
+   const uint8_t *data = uuid_at (doc);
+   if (w->n == SDD_MAX_COLLS || !str_at (doc, "_id") || !data) {
       return;
    }
    sdd_want_t *c = &w->v[w->n++];
@@ -72,16 +79,12 @@ sdd_add_coll (const bson_t *doc, sdd_wants_t *w)
 static void
 sdd_add_chunk (const bson_t *doc, sdd_wants_t *w)
 {
-   bson_iter_t it;
-   const uint8_t *data;
-   uint32_t len;
-   bson_subtype_t st;
+   const uint8_t *data = uuid_at (doc);
    const char *shard = str_at (doc, "shard");
-   if (!shard || !bson_iter_init_find (&it, doc, "uuid") || !BSON_ITER_HOLDS_BINARY (&it)) {
+   if (!shard || !data) {
       return;
    }
-   bson_iter_binary (&it, &st, &len, &data);
-   for (size_t i = 0; len == 16 && i < w->n; i++) {
+   for (size_t i = 0; i < w->n; i++) {
       sdd_want_t *c = &w->v[i];
       size_t k = 0;
       if (memcmp (c->uuid, data, 16) != 0) {
