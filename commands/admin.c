@@ -84,26 +84,13 @@ static const char *const read_only_commands[] = {
    "whatsmyuri",
 };
 
-/* Whether name is in read_only_commands: a binary search that compares first bytes before calling strcmp (the order
- * is strcmp's, byte by byte as unsigned char). */
-static bool
-is_read_only_name (const char *name)
+/* strcmp's order for bsearch, the first bytes compared before strcmp is called (most probes differ there). */
+static int
+name_cmp (const void *key, const void *elem)
 {
-   size_t lo = 0, hi = sizeof read_only_commands / sizeof read_only_commands[0];
-   while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      const char *m = read_only_commands[mid];
-      int c = (int) (unsigned char) name[0] - (int) (unsigned char) m[0];
-      if (!c)
-         c = strcmp (name, m);
-      if (!c)
-         return true;
-      if (c < 0)
-         hi = mid;
-      else
-         lo = mid + 1;
-   }
-   return false;
+   const char *a = key, *b = *(const char *const *) elem;
+   int c = (int) (unsigned char) a[0] - (int) (unsigned char) b[0];
+   return c ? c : strcmp (a, b);
 }
 
 static bool
@@ -120,7 +107,8 @@ raw_is_readonly (const sh_call_t *call)
       name = bson_iter_key_unsafe (&f);
    if (!name)
       return true;
-   if (!is_read_only_name (name))
+   if (!bsearch (name, read_only_commands, sizeof read_only_commands / sizeof read_only_commands[0],
+                 sizeof read_only_commands[0], name_cmp))
       return false;
    /* an aggregate that writes ($out, $merge) is not a read */
    if (!strcmp (name, "aggregate") && BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &f) &&

@@ -9,23 +9,44 @@
 #include "commands/args.h"
 #include "shell/lib/docget.h"
 
-const char *
-args_typeof (const bson_iter_t *it)
+/* The arg_type_t bit of the value at it, JavaScript's typeof of it (0 for undefined, which no check accepts). */
+static unsigned
+type_bit (const bson_iter_t *it)
 {
    switch (bson_iter_type (it)) {
    case BSON_TYPE_UTF8:
-      return "string";
+      return ARG_STRING;
    case BSON_TYPE_INT32:
    case BSON_TYPE_DOUBLE:
-      return "number";
+      return ARG_NUMBER;
    case BSON_TYPE_BOOL:
-      return "boolean";
+      return ARG_BOOL;
    case BSON_TYPE_UNDEFINED:
-      return "undefined";
+      return 0;
    default:
       /* documents, arrays, null, ObjectId, Long, Decimal128, dates, MinKey/MaxKey, regexes: JS objects */
-      return "object";
+      return ARG_OBJECT;
    }
+}
+
+/* Each arg_type_t bit's typeof name, in the order a type list names them. */
+static const struct {
+   unsigned bit;
+   const char *name;
+} type_names[] = { { ARG_STRING, "string" },
+                   { ARG_NUMBER, "number" },
+                   { ARG_BOOL, "boolean" },
+                   { ARG_OBJECT, "object" } };
+
+const char *
+args_typeof (const bson_iter_t *it)
+{
+   unsigned bit = type_bit (it);
+   for (size_t j = 0; j < sizeof type_names / sizeof type_names[0]; j++) {
+      if (type_names[j].bit == bit)
+         return type_names[j].name;
+   }
+   return "undefined";
 }
 
 static bool
@@ -81,38 +102,13 @@ args_append (const sh_call_t *call, int i, bson_t *doc, const char *key)
 static void
 type_list (unsigned types, char *buf, size_t len)
 {
-   static const struct {
-      unsigned bit;
-      const char *name;
-   } names[] = {
-      { ARG_STRING, "string" }, { ARG_NUMBER, "number" }, { ARG_BOOL, "boolean" }, { ARG_OBJECT, "object" }
-   };
    buf[0] = '\0';
-   for (size_t j = 0; j < sizeof names / sizeof names[0]; j++) {
-      if (types & names[j].bit) {
+   for (size_t j = 0; j < sizeof type_names / sizeof type_names[0]; j++) {
+      if (types & type_names[j].bit) {
          if (buf[0])
             bson_strncpy (buf + strlen (buf), " or ", len - strlen (buf));
-         bson_strncpy (buf + strlen (buf), names[j].name, len - strlen (buf));
+         bson_strncpy (buf + strlen (buf), type_names[j].name, len - strlen (buf));
       }
-   }
-}
-
-/* The arg_type_t bit of the value at it, as args_typeof names it (0 for undefined, which no check accepts). */
-static unsigned
-type_bit (const bson_iter_t *it)
-{
-   switch (bson_iter_type (it)) {
-   case BSON_TYPE_UTF8:
-      return ARG_STRING;
-   case BSON_TYPE_INT32:
-   case BSON_TYPE_DOUBLE:
-      return ARG_NUMBER;
-   case BSON_TYPE_BOOL:
-      return ARG_BOOL;
-   case BSON_TYPE_UNDEFINED:
-      return 0;
-   default:
-      return ARG_OBJECT;
    }
 }
 

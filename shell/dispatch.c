@@ -579,6 +579,15 @@ built_drop (struct sh_resolved *rec)
    rec->built_len = 0;
 }
 
+/* Whether the requests rec's entry builds are kept from its validation for its run: not for an entry that builds
+ * none, nor for one whose requests read the clock (built again when it runs). */
+static bool
+built_kept (const struct sh_resolved *rec)
+{
+   const sh_cmd_t *c = rec->r.call.cmd;
+   return c->build && !(c->flags & CMD_CLOCK);
+}
+
 /* Keeps reqs (taken over: *reqs is left empty) in rec for its run on db. (Not in the script's memory like rec: the
  * run frees them, and libmongoc's allocations reuse what they free; kept to the script's end instead, libmongoc's
  * own allocations cost some 1,500 instructions more per command.) */
@@ -586,8 +595,7 @@ static void
 built_keep (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
 {
    size_t db_len = strlen (db), len = sizeof *rec + db_len + 1;
-   const sh_cmd_t *c = rec->r.call.cmd;
-   if (!c->build || (c->flags & CMD_CLOCK))
+   if (!built_kept (rec))
       return;
    for (size_t i = 0; i < reqs->n; i++)
       len += sizeof reqs->v[i] + reqs->v[i].cmd.len + strlen (reqs->v[i].db) + 1;
@@ -614,11 +622,7 @@ static sh_request_t *
 built_slot (const sh_stmt_t *stmt)
 {
    struct sh_resolved *rec = stmt->resolved;
-   const sh_cmd_t *c;
-   if (!rec || !rec->in_arena)
-      return NULL;
-   c = rec->r.call.cmd;
-   if (!c->build || (c->flags & CMD_CLOCK))
+   if (!rec || !rec->in_arena || !built_kept (rec))
       return NULL;
    built_drop (rec);
    if (built_bytes + sizeof *rec->slot > BUILT_MAX_BYTES)

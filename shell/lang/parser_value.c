@@ -7,6 +7,7 @@
 
 #include "shell/lang/parser.h"
 #include "shell/lang/parser_int.h"
+#include "shell/lib/fnv.h"
 
 /* Keys already used in one document, to refuse duplicates; the set owns them. The first PARSE_FEW_KEYS are checked
  * by a linear scan (no allocation: most documents are small); past them, open addressing over the same keys. */
@@ -36,18 +37,6 @@ p_append_number (bson_t *dst, const char *key, int key_len, double v)
  * Documents and arrays
  */
 
-static uint64_t
-p_hash (const char *s, size_t len)
-{
-   uint64_t h = 1469598103934665603u;
-   size_t i;
-
-   for (i = 0; i < len; i++) {
-      h = (h ^ (unsigned char) s[i]) * 1099511628211u;
-   }
-   return h;
-}
-
 static void
 p_keyset_destroy (parse_keyset_t *ks)
 {
@@ -70,7 +59,7 @@ p_keyset_destroy (parse_keyset_t *ks)
 static size_t
 p_keyset_slot (const parse_keyset_t *ks, const char *key, size_t len)
 {
-   size_t i = (size_t) p_hash (key, len) & (ks->cap - 1);
+   size_t i = (size_t) fnv_hash64 (key, len) & (ks->cap - 1);
 
    while (ks->keys[i] && !(ks->lens[i] == len && memcmp (ks->keys[i], key, len) == 0)) {
       i = (i + 1) & (ks->cap - 1);

@@ -4,6 +4,7 @@
  * Callers hold sim_g.lock. */
 #include "tests/shardsim/sim.h"
 
+#include "shell/lib/fnv.h"
 #include "shell/lib/hashkey.h"
 
 #include <stdlib.h>
@@ -593,22 +594,12 @@ typedef struct {
    simq_htab_t index; /* hash of the shard name -> index + 1 in arr */
 } sim_stats_t;
 
-static uint64_t
-sim_name_hash (const char *s)
-{
-   uint64_t h = 0xCBF29CE484222325ull; /* FNV-1a */
-   for (; *s; s++) {
-      h = (h ^ (uint8_t) *s) * 0x100000001B3ull;
-   }
-   return h;
-}
-
 /* The entry of shard, appended when new. An entry holds the name cut to 63 bytes; a longer name never matches it and
  * gets an entry per call, as the list this map replaced did. */
 static sim_shard_stat_t *
 sim_stat_for (sim_stats_t *st, const char *shard)
 {
-   uint64_t h = sim_name_hash (shard);
+   uint64_t h = fnv_hash64 (shard, strlen (shard));
    size_t probe = 0;
    uintptr_t v;
    while ((v = simq_htab_next (&st->index, h, &probe)) != 0) {

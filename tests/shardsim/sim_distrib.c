@@ -6,6 +6,8 @@
  * five appends per row and collection. Callers hold sim_g.lock. */
 #include "tests/shardsim/sim_crud.h"
 
+#include "shell/lib/fnv.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,21 +35,11 @@ typedef struct {
    sim_shard_stat_t *st; /* else */
 } sim_dcoll_t;
 
-static uint64_t
-sim_dname_hash (const char *s, size_t len)
-{
-   uint64_t h = 0xCBF29CE484222325ull; /* FNV-1a */
-   for (size_t i = 0; i < len; i++) {
-      h = (h ^ (uint8_t) s[i]) * 0x100000001B3ull;
-   }
-   return h;
-}
-
 /* The index of name (len bytes, no NUL, shorter than 63) in names, added when new. */
 static uint32_t
 sim_dname_intern (sim_dnames_t *names, const char *name, size_t len)
 {
-   uint64_t h = sim_dname_hash (name, len);
+   uint64_t h = fnv_hash64 (name, len);
    size_t probe = 0;
    uintptr_t v;
    while ((v = simq_htab_next (&names->index, h, &probe)) != 0) {
