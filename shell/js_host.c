@@ -13,7 +13,6 @@
 #include "shell/js_host.h"
 #include "shell/preflight.h"
 #include "shell/runsum.h"
-#include "shell/script_out.h"
 
 /* One engine per process (the shell has one session). */
 static struct {
@@ -32,12 +31,11 @@ static struct {
    size_t n_cursors, cap_cursors;
    int last_handle;
    /* the script running (js_host_run_script), NULL in the REPL: its calls name file:line (--dry-run's requests) and,
-    * when report is set, each call is reported as show says (a status line, or a --json object) */
+    * when report is set, each call is reported through it */
    const char *run_file;
    const char *run_text; /* its text, for the columns where calls start */
    size_t run_len;
-   bool report;
-   script_show_t show;
+   const js_host_report_t *report; /* NULL: calls are not reported */
    run_summary_t *rs; /* when set, every call that sends something is recorded in it (file:line, ran or failed) */
    bool call_failed;  /* a call of the running script failed (it is in rs) */
    /* the pre-flight's run (js_host_preflight): reads are sent, writes are checked against pf and not sent */
@@ -231,7 +229,7 @@ call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok,
              const bson_t *result, bool has_result, const char *text)
 {
    bool print = !strcmp (jc->name, "print") || !strcmp (jc->name, "printjson");
-   script_place_t at = { js_state.run_file, jc->line, call_start_col (jc->line, jc->col) };
+   bool json = js_state.report && js_state.report->json;
    bson_iter_t v;
    bson_string_t *stmt;
    if (js_state.run_file && !(call->cmd->flags & CMD_CLIENT_ONLY)) {
@@ -239,11 +237,11 @@ call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok,
       if (js_state.rs)
          run_summary_note (js_state.rs, js_state.run_file, jc->line, call, ok);
    }
-   if (!js_state.report || ((call->cmd->flags & CMD_CLIENT_ONLY) && !(print && js_state.show == SCRIPT_SHOW_JSON)))
+   if (!js_state.report || ((call->cmd->flags & CMD_CLIENT_ONLY) && !(print && json)))
       return;
-   stmt = call_text (ctx, jc, js_state.show == SCRIPT_SHOW_JSON ? 4000 : 500);
-   script_out_call (
-      ctx, js_state.show, &at, stmt->str, ok, err,
+   stmt = call_text (ctx, jc, json ? 4000 : 500);
+   js_state.report->call (
+      js_state.report->arg, ctx, js_state.run_file, jc->line, call_start_col (jc->line, jc->col), stmt->str, ok, err,
       has_result && !jc->open_cursor && bson_iter_init_find (&v, result, "v") ? bson_iter_value (&v) : NULL, text);
    bson_string_free (stmt, true);
 }
@@ -350,7 +348,7 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
     * as mongosh; under --dry-run the requests are still printed where they are sent */
    capture = strcmp (jc->name, "print") != 0 && strcmp (jc->name, "printjson") != 0;
    /* under --json a print's text is the value of its object, not a line of its own */
-   json_print = !capture && js_state.report && js_state.show == SCRIPT_SHOW_JSON;
+   json_print = !capture && js_state.report && js_state.report->json;
    ctx->capture = capture ? result : NULL;
    ctx->captured = false;
    if ((capture || json_print) && (text = open_memstream (&text_buf, &text_len)) != NULL) {
@@ -640,8 +638,8 @@ source_line (const char *text, size_t len, int line)
 }
 
 js_run_t
-js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, bool report,
-                    script_show_t show, run_summary_t *rs, sh_error_t *err)
+js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value,
+                    const js_host_report_t *report, run_summary_t *rs, sh_error_t *err)
 {
    js_run_t rc;
    js_state.rs = rs;
@@ -650,7 +648,6 @@ js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t le
    js_state.run_text = text;
    js_state.run_len = len;
    js_state.report = report;
-   js_state.show = show;
    rc = js_host_run (ctx, name, text, len, show_value, err);
    if (rc == JS_RUN_FAILED && !js_state.call_failed) {
       /* an error of the JavaScript itself: in the summary, and under --json an object of its own at its place, its
@@ -658,17 +655,16 @@ js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t le
       int line = err->has_pos ? err->pos.line : 1;
       if (rs)
          run_summary_note (rs, name, line, NULL, false);
-      if (report && show == SCRIPT_SHOW_JSON) {
-         script_place_t at = { name, line, err->has_pos ? err->pos.col : 1 };
+      if (report && report->json) {
          char *src = source_line (text, len, line);
-         script_out_call (ctx, show, &at, src, false, err, NULL, NULL);
+         report->call (report->arg, ctx, name, line, err->has_pos ? err->pos.col : 1, src, false, err, NULL, NULL);
          bson_free (src);
       }
    }
    js_state.rs = NULL;
    js_state.run_file = NULL;
    js_state.run_text = NULL;
-   js_state.report = false;
+   js_state.report = NULL;
    return rc;
 }
 
@@ -763,7 +759,7 @@ js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len
       return 0;
    }
    sh_error_clear (&err);
-   r = js_host_run_script (ctx, name, text, len, false, false, SCRIPT_SHOW_PRINTS, NULL, &err);
+   r = js_host_run_script (ctx, name, text, len, false, NULL, NULL, &err);
    if (js_state.pre.failed) {
       err = js_state.pre.err;
       if (!err.hint[0])

@@ -11,7 +11,6 @@
 #include "shell/core/errors.h"
 #include "shell/lang/js_engine.h"
 #include "shell/runsum.h"
-#include "shell/script_out.h"
 
 /* The engine for ctx, loading the plugin and creating the engine on the first call; NULL with err set when the plugin
  * is missing or cannot start (the literal path keeps working). The engine lives until js_host_shutdown. */
@@ -36,11 +35,6 @@ js_host_check (sh_ctx_t *ctx, const char *name, const char *text, size_t len, sh
 js_run_t
 js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, sh_error_t *err);
 
-/* js_host_run for a script input named name (a -f file, "<eval>"): every command-table call it makes names
- * name:line (--dry-run's requests print "[dry-run] name:line db {...}") and, with report, is reported as show says
- * (SCRIPT_SHOW_JSON: one object per call on stdout, print's included; else a status line per call on stderr, entries
- * that send nothing excepted). rs (may be NULL) records every call that sends something, ran or failed, and an
- * uncaught error of the JavaScript itself as failed at its line. name and rs are borrowed for the run. */
 /* True when text (JavaScript) may write: it names, as a word, a helper of the command table that can change the
  * cluster (the engine reaches the cluster through the table only; a name built at run time is not seen). */
 bool
@@ -62,9 +56,24 @@ js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len
 void
 js_host_preflight_done (void);
 
+/* How a script's calls are reported (the script runner's status lines or --json objects): call is called once per
+ * finished call at file:line:col (stmt: the call as text; result: its value or NULL; text: what print printed under
+ * json, else NULL; everything borrowed for the call). json: one object per call, print's included; otherwise entries
+ * that send nothing are not reported. */
+typedef struct {
+   bool json;
+   void (*call) (void *arg, sh_ctx_t *ctx, const char *file, int line, int col, const char *stmt, bool ok,
+                 const sh_error_t *err, const bson_value_t *result, const char *text);
+   void *arg;
+} js_host_report_t;
+
+/* js_host_run for a script input named name (a -f file, "<eval>"): every command-table call it makes names
+ * name:line (--dry-run's requests print "[dry-run] name:line db {...}") and, when report is set, is reported through
+ * it. rs (may be NULL) records every call that sends something, ran or failed, and an uncaught error of the
+ * JavaScript itself as failed at its line. name, report and rs are borrowed for the run. */
 js_run_t
-js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, bool report,
-                    script_show_t show, run_summary_t *rs, sh_error_t *err);
+js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value,
+                    const js_host_report_t *report, run_summary_t *rs, sh_error_t *err);
 
 /* For the REPL: true when text is a complete JavaScript statement (also when the engine is not available). */
 bool

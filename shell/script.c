@@ -208,6 +208,16 @@ typedef struct {
    int64_t written_ms;
 } script_err_batch_t;
 
+/* js_host_report_t's call: a JavaScript call's status line or --json object, as script_out_call shows it (arg: the
+ * script_show_t). */
+static void
+script_js_report (void *arg, sh_ctx_t *ctx, const char *file, int line, int col, const char *stmt, bool ok,
+                  const sh_error_t *err, const bson_value_t *result, const char *text)
+{
+   script_place_t at = { file, line, col };
+   script_out_call (ctx, *(const script_show_t *) arg, &at, stmt, ok, err, result, text);
+}
+
 static void
 script_err_batch_begin (sh_ctx_t *ctx, script_err_batch_t *b)
 {
@@ -268,11 +278,12 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          js_run_t r;
          bool status;
          script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, 0, verbose, &status);
+         js_host_report_t report = { show == SCRIPT_SHOW_JSON, script_js_report, &show };
          script_err_batch_flush (ctx, eb, true);
          sh_error_clear (&err);
          ins[i].js_rs = run_summary_new ();
          r = js_host_run_script (ctx, inputs[i].name, ins[i].js, ins[i].js_len, inputs[i].text != NULL,
-                                 status || show == SCRIPT_SHOW_JSON, show, ins[i].js_rs, &err);
+                                 status || show == SCRIPT_SHOW_JSON ? &report : NULL, ins[i].js_rs, &err);
          ins[i].st[0] = r != JS_RUN_FAILED && r != JS_RUN_STOPPED ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
          if (r == JS_RUN_FAILED)
             script_report (ctx, &err, inputs[i].name, ins[i].js);
