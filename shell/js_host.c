@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "commands/commands.h"
-#include "shell/dispatch.h"
+#include "commands/dispatch.h"
 #include "shell/core/interrupt.h"
 #include "shell/js_host.h"
 #include "shell/preflight.h"

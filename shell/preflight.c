@@ -7,7 +7,7 @@
 #include "commands/commands.h"
 #include "shell/core/conn.h"
 #include "shell/core/output.h"
-#include "shell/dispatch.h"
+#include "commands/dispatch.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/order.h"
 #include "shell/pf_model.h"

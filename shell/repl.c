@@ -16,7 +16,7 @@
 
 #include "commands/commands.h"
 #include "shell/lib/secret.h"
-#include "shell/dispatch.h"
+#include "commands/dispatch.h"
 #include "shell/core/interrupt.h"
 #include "shell/js_host.h"
 #include "shell/lang/parser.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shell/dispatch.h"
+#include "commands/dispatch.h"
 #include "shell/js_host.h"
 #include "shell/lang/parser.h"
 #include "shell/lib/clock.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "shell/core/output.h"
-#include "shell/dispatch.h"
+#include "commands/dispatch.h"
 #include "shell/lib/ascii.h"
 #include "shell/script_out.h"
 

@@ -42,7 +42,7 @@ typedef struct {
    sh_pos_t word2_pos;
    sh_seg_t *segs; /* SH_STMT_CHAIN: segs[0] is the root identifier; the script's (its blocks), not freed alone */
    size_t nsegs;
-   /* What the statement resolves to, kept by the layer that resolves it (shell/dispatch.c, dispatch_prepare) so the
+   /* What the statement resolves to, kept by the layer that resolves it (commands/dispatch.c, dispatch_prepare) so the
     * steps of a script (validation, pre-flight, output, run) resolve it once; opaque here. Owned: freed with the
     * statement by resolved_free. NULL until then, and for a statement nobody prepared. */
    struct sh_resolved *resolved;

@@ -9,7 +9,7 @@
 
 #include "shell/core/conn.h"
 #include "shell/lib/secret.h"
-#include "shell/dispatch.h"
+#include "commands/dispatch.h"
 #include "tests/fuzz/fuzz.h"
 #include "shell/lang/parser.h"
 #include "shell/repl.h"

@@ -10,7 +10,7 @@
 
 #include "commands/commands.h"
 #include "shell/core/conn.h"
-#include "shell/dispatch.h"
+#include "commands/dispatch.h"
 #include "tests/fuzz/fuzz.h"
 #include "shell/lang/parser.h"
 #include "shell/lib/bsonvalid.h"

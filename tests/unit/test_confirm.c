@@ -1,6 +1,6 @@
 /* Confirmation answers (issue 18): y and yes (any case) alone on the line run a destructive command; anything else
  * refuses it. */
-#include "shell/dispatch.h"
+#include "commands/dispatch.h"
 #include "tests/unit/unit.h"
 
 int

@@ -12,7 +12,7 @@
 #include "commands/args.h"
 #include "commands/exec.h"
 #include "shell/core/conn.h"
-#include "shell/dispatch.h"
+#include "commands/dispatch.h"
 
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {
