@@ -54,7 +54,7 @@ dispatch_stmt_writes (sh_ctx_t *ctx, const sh_stmt_t *stmt, bool *writes, sh_err
 typedef bool (*dispatch_call_fn) (void *data, const sh_call_t *call, bool writes, sh_error_t *err);
 
 /* Resolves stmt without sending anything and calls fn with its call; returns fn's answer, or false with err set when
- * the statement does not resolve. Used by the script pre-flight (shell/preflight.c). */
+ * the statement does not resolve. Used by the script pre-flight (shell/plan/preflight.c). */
 bool
 dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, void *data, sh_error_t *err);
 

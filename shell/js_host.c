@@ -11,8 +11,8 @@
 #include "commands/dispatch.h"
 #include "shell/core/interrupt.h"
 #include "shell/js_host.h"
-#include "shell/preflight.h"
-#include "shell/runsum.h"
+#include "shell/plan/preflight.h"
+#include "shell/plan/runsum.h"
 
 /* One engine per process (the shell has one session). */
 static struct {

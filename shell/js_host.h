@@ -10,7 +10,7 @@
 #include "shell/core/ctx.h"
 #include "shell/core/errors.h"
 #include "shell/lang/js_engine.h"
-#include "shell/runsum.h"
+#include "shell/plan/runsum.h"
 
 /* The engine for ctx, loading the plugin and creating the engine on the first call; NULL with err set when the plugin
  * is missing or cannot start (the literal path keeps working). The engine lives until js_host_shutdown. */

@@ -11,7 +11,7 @@
 #include "views/dashboard.h"
 #include "shell/js_host.h"
 #include "shell/repl.h"
-#include "shell/preflight.h"
+#include "shell/plan/preflight.h"
 #include "shell/script.h"
 
 #define SHARDSH_VERSION "0.1.0"

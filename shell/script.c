@@ -9,8 +9,8 @@
 #include "shell/js_host.h"
 #include "shell/lang/parser.h"
 #include "shell/lib/clock.h"
-#include "shell/preflight.h"
-#include "shell/runsum.h"
+#include "shell/plan/preflight.h"
+#include "shell/plan/runsum.h"
 #include "shell/script.h"
 #include "shell/script_out.h"
 
@@ -126,7 +126,7 @@ script_note_call (void *data, const sh_call_t *call, bool writes, sh_error_t *er
    return true;
 }
 
-/* The record of a run that failed (shell/runsum.h), written from what became of each statement: only a failed run
+/* The record of a run that failed (shell/plan/runsum.h), written from what became of each statement: only a failed run
  * prints one, so the statements that ran are resolved again here rather than noted one by one as they run. */
 static run_summary_t *
 script_summary (sh_ctx_t *ctx, const script_input_t *inputs, const script_checked_t *ins, size_t n,
@@ -408,7 +408,7 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
          }
       }
    }
-   /* 2. pre-flight: the literal statements against the cluster before anything that writes (shell/preflight.c) */
+   /* 2. pre-flight: the literal statements against the cluster before anything that writes (shell/plan/preflight.c) */
    lits = bson_malloc0 ((n ? n : 1) * sizeof *lits);
    for (size_t i = 0; i < n; i++) {
       lits[i] = ins[i].js ? NULL : &ins[i].lit;

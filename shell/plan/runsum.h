@@ -7,7 +7,7 @@
 
 #include "commands/commands.h"
 #include "shell/core/ctx.h"
-#include "shell/preflight.h"
+#include "shell/plan/preflight.h"
 
 typedef struct run_summary run_summary_t;
 

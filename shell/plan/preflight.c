@@ -1,6 +1,6 @@
 /* Pre-flight of a script: every literal statement checked in script order against the model of the cluster
- * (shell/pf_model.c), which each statement then updates; under --plan the effects come from shell/pf_plan.c. See
- * preflight.h and docs/plan.md. */
+ * (shell/plan/pf_model.c), which each statement then updates; under --plan the effects come from shell/plan/pf_plan.c.
+ * See preflight.h and docs/plan.md. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,8 +10,8 @@
 #include "commands/dispatch.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/order.h"
-#include "shell/pf_model.h"
-#include "shell/preflight.h"
+#include "shell/plan/pf_model.h"
+#include "shell/plan/preflight.h"
 
 /* The error position: argument i when known, else the helper's name. */
 static sh_pos_t

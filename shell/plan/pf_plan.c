@@ -11,7 +11,7 @@
 #include "shell/core/output.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/order.h"
-#include "shell/pf_model.h"
+#include "shell/plan/pf_model.h"
 
 void
 pf_plan_move (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max, const char *from,

@@ -3,7 +3,7 @@
  * shards but no ranges, a shard draining). See runsum.h. */
 #include <string.h>
 
-#include "shell/runsum.h"
+#include "shell/plan/runsum.h"
 
 struct run_summary {
    bson_string_t *ran, *failed, *skipped;

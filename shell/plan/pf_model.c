@@ -7,7 +7,7 @@
 #include "shell/core/conn.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/order.h"
-#include "shell/pf_model.h"
+#include "shell/plan/pf_model.h"
 
 bool
 pf_model_has_tag (const pf_shard_t *s, const char *zone)

@@ -1,7 +1,8 @@
-/* The pre-flight's model of the cluster (private to shell/preflight.c, shell/pf_model.c and shell/pf_plan.c): the
- * shards with their zones, the zone ranges, the sharded collections and, once read, their chunks with sizes; what
- * each statement checked so far changed in it; and the plan's totals. pf_model.c reads the cluster into it (read-only
- * queries) and answers questions about it; pf_plan.c computes what the balancer would move. See preflight.h. */
+/* The pre-flight's model of the cluster (private to shell/plan/preflight.c, shell/plan/pf_model.c and
+ * shell/plan/pf_plan.c): the shards with their zones, the zone ranges, the sharded collections and, once read, their
+ * chunks with sizes; what each statement checked so far changed in it; and the plan's totals. pf_model.c reads the
+ * cluster into it (read-only queries) and answers questions about it; pf_plan.c computes what the balancer would move.
+ * See preflight.h. */
 #ifndef SHARDSH_PF_MODEL_H
 #define SHARDSH_PF_MODEL_H
 
@@ -10,7 +11,7 @@
 
 #include "shell/core/ctx.h"
 #include "shell/core/errors.h"
-#include "shell/preflight.h"
+#include "shell/plan/preflight.h"
 
 #define PF_MAX_CHUNKS 100000 /* config.chunks read per namespace; beyond it chunk checks are skipped */
 #define PF_MAX_DOCS 100000   /* config.shards, config.tags, config.collections */
@@ -66,7 +67,7 @@ struct preflight {
    int64_t docs, bytes;
 };
 
-/* ---- the model (shell/pf_model.c) ---- */
+/* ---- the model (shell/plan/pf_model.c) ---- */
 
 /* Reads buildInfo, config.shards, config.tags and config.collections (each bounded) into pf, whose bson fields are
  * initialized. False with err set when the cluster cannot be read. */
@@ -143,7 +144,7 @@ pf_model_count_range (preflight_t *pf, const pf_coll_t *c, const bson_t *min, co
 void
 pf_model_chunk_size (preflight_t *pf, const pf_coll_t *c, pf_chunk_t *k, int64_t *docs, int64_t *bytes);
 
-/* ---- the plan (shell/pf_plan.c) ---- */
+/* ---- the plan (shell/plan/pf_plan.c) ---- */
 
 /* Records a move of [min, max) of c from -> to (to NULL: no shard can take it) with its size: printed under --plan
  * (not --json), counted in the totals and the JSON moves, and kept as the statement's effect. */
