@@ -20,7 +20,7 @@ JS_SAN    := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-po
              -fno-sanitize-recover=undefined,float-cast-overflow
 endif
 
-# The JavaScript engine plugin (shell/lang/js_engine.cpp, the only C++): SpiderMonkey 102 and libbson, loaded with dlopen.
+# The JavaScript engine plugin (shell/js/js_engine.cpp, the only C++): SpiderMonkey 102 and libbson, loaded with dlopen.
 JS_PKGS    := mozjs-102 libbson-1.0
 JS_CXXFLAGS = -std=c++17 -fPIC -g -O1 $(WARN) -I. $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) $(JS_SAN)
 JS_LIBS     = $(shell pkg-config --libs $(JS_PKGS) 2>/dev/null) -pthread
@@ -34,8 +34,8 @@ CFLAGS_ALL  = $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL  = $(SANLD) $(PKG_LIBS) -lm $(LDFLAGS)
 
 # The shell: everything under shell/, commands/ and views/ goes into one archive that main and the unit tests link.
-# (the JavaScript prelude, shell/lang/js_prelude.c, goes into the engine plugin only)
-CORE_SRCS := $(filter-out shell/main.c shell/lang/js_prelude.c,$(wildcard shell/*.c shell/*/*.c commands/*.c views/*.c views/*/*.c))
+# (the JavaScript prelude, shell/js/js_prelude.c, goes into the engine plugin only)
+CORE_SRCS := $(filter-out shell/main.c shell/js/js_prelude.c,$(wildcard shell/*.c shell/*/*.c commands/*.c views/*.c views/*/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(BUILD)/shell/main.o
 CORE_LIB  := $(BUILD)/libshardsh.a
@@ -91,10 +91,10 @@ $(BINDIR)/shardsh: $(MAIN_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDLIBS_ALL)
 
-$(JS_PLUGIN): shell/lang/js_engine.cpp shell/lang/js_prelude.c shell/lang/js_engine.h shell/lang/js_prelude.h \
+$(JS_PLUGIN): shell/js/js_engine.cpp shell/js/js_prelude.c shell/js/js_engine.h shell/js/js_prelude.h \
               shell/core/errors.h
 	@mkdir -p $(dir $@) $(BUILD)/plugin
-	$(CC) $(BASEFLAGS) -fPIC -c shell/lang/js_prelude.c -o $(BUILD)/plugin/js_prelude.o
+	$(CC) $(BASEFLAGS) -fPIC -c shell/js/js_prelude.c -o $(BUILD)/plugin/js_prelude.o
 	$(CXX) $(JS_CXXFLAGS) -shared -o $@ $< $(BUILD)/plugin/js_prelude.o $(SANLD) $(JS_LIBS)
 
 $(BINDIR)/shardsim: $(SIM_OBJS)
@@ -159,11 +159,11 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 
 # the bridge's target loads its own build of the engine plugin, instrumented so coverage guides the fuzzer through it
 # (ASan only: the C fuzzer links no C++ UBSan runtime; the ASan suite runs the plugin under UBSan)
-$(FUZZ_BUILD)/shardsh-js.so: shell/lang/js_engine.cpp shell/lang/js_prelude.c shell/lang/js_engine.h \
-                             shell/lang/js_prelude.h shell/core/errors.h
+$(FUZZ_BUILD)/shardsh-js.so: shell/js/js_engine.cpp shell/js/js_prelude.c shell/js/js_engine.h \
+                             shell/js/js_prelude.h shell/core/errors.h
 	@mkdir -p $(dir $@)/plugin
 	$(FUZZ_CC) -std=c11 -fPIC -g -O1 $(WARN) -I. -fsanitize=fuzzer-no-link,address \
-	   -c shell/lang/js_prelude.c -o $(dir $@)/plugin/js_prelude.o
+	   -c shell/js/js_prelude.c -o $(dir $@)/plugin/js_prelude.o
 	$(FUZZ_CC)++ -std=c++17 -fPIC -g -O1 $(WARN) -Wno-unknown-warning-option -I. \
 	   $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) -fsanitize=fuzzer-no-link,address \
 	   -shared -o $@ $< $(dir $@)/plugin/js_prelude.o $(JS_LIBS)

@@ -9,7 +9,7 @@
 #include "shell/lib/secret.h"
 #include "shell/core/conn.h"
 #include "views/dashboard.h"
-#include "shell/js_host.h"
+#include "shell/js/js_host.h"
 #include "shell/repl.h"
 #include "shell/plan/preflight.h"
 #include "shell/script.h"

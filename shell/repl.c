@@ -18,7 +18,7 @@
 #include "shell/lib/secret.h"
 #include "commands/dispatch.h"
 #include "shell/core/interrupt.h"
-#include "shell/js_host.h"
+#include "shell/js/js_host.h"
 #include "shell/lang/parser.h"
 #include "shell/repl.h"
 #include "shell/script.h"

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "commands/dispatch.h"
-#include "shell/js_host.h"
+#include "shell/js/js_host.h"
 #include "shell/lang/parser.h"
 #include "shell/lib/clock.h"
 #include "shell/plan/preflight.h"

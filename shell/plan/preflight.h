@@ -49,7 +49,7 @@ preflight_plan_end (preflight_t *pf);
 const char *
 preflight_effect (const preflight_t *pf, size_t input, size_t stmt);
 
-/* The JavaScript inputs of a run, for preflight_scripts (the work is the JavaScript host's, shell/js_host.c; it is
+/* The JavaScript inputs of a run, for preflight_scripts (the work is the JavaScript host's, shell/js/js_host.c; it is
  * handed in so that the pre-flight does not call the host, which calls the pre-flight). */
 typedef struct {
    /* True when JavaScript input i may write (it names a helper that writes). */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "shell/js_host.h"
+#include "shell/js/js_host.h"
 #include "shell/lib/bsonvalid.h"
 
 static sh_ctx_t js_fuzz_ctx;

@@ -7,7 +7,7 @@
 
 #include "commands/commands.h"
 #include "shell/core/conn.h"
-#include "shell/js_host.h"
+#include "shell/js/js_host.h"
 #include "tests/unit/unit.h"
 
 /* The transport: keeps the last command and answers per command name. */

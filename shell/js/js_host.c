@@ -10,7 +10,7 @@
 #include "commands/commands.h"
 #include "commands/dispatch.h"
 #include "shell/core/interrupt.h"
-#include "shell/js_host.h"
+#include "shell/js/js_host.h"
 #include "shell/plan/preflight.h"
 #include "shell/plan/runsum.h"
 

@@ -3,7 +3,7 @@
  * Long, Timestamp and UUID, print, ...) from the command table's names the shell hands over, and returns the
  * functions the engine calls (enc, dec, show, describe, complete, install). Kept as C text so the one C++ file
  * holds only what needs SpiderMonkey; compiled into the plugin beside it. */
-#include "shell/lang/js_prelude.h"
+#include "shell/js/js_prelude.h"
 
 const char js_prelude_source[] =
    "\n"

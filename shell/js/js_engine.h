@@ -1,5 +1,5 @@
-/* The JavaScript engine plugin's C interface. The engine (SpiderMonkey, shell/lang/js_engine.cpp) is built as a shared
- * object, bin/shardsh-js.so, that the shell loads with dlopen on first need (shell/js_host.c): literal statements
+/* The JavaScript engine plugin's C interface. The engine (SpiderMonkey, shell/js/js_engine.cpp) is built as a shared
+ * object, bin/shardsh-js.so, that the shell loads with dlopen on first need (shell/js/js_host.c): literal statements
  * never load it. The plugin does not link the shell: everything it needs from the shell (run a command-table entry,
  * print a value, the current database, Ctrl-C) comes in a js_host_t of C function pointers, and it exports one
  * function, shardsh_js_engine_api, returning its table of entry points. */

@@ -38,8 +38,8 @@
 #include <jsapi.h>
 #pragma GCC diagnostic pop
 
-#include "shell/lang/js_engine.h"
-#include "shell/lang/js_prelude.h"
+#include "shell/js/js_engine.h"
+#include "shell/js/js_prelude.h"
 
 /* JS::Rooted links itself into the context's list of stack roots by address, which GCC 12 takes for a dangling
  * pointer to a local; that is how SpiderMonkey's rooting works, so only this warning is silenced. */

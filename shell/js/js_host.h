@@ -9,7 +9,7 @@
 
 #include "shell/core/ctx.h"
 #include "shell/core/errors.h"
-#include "shell/lang/js_engine.h"
+#include "shell/js/js_engine.h"
 #include "shell/plan/runsum.h"
 
 /* The engine for ctx, loading the plugin and creating the engine on the first call; NULL with err set when the plugin
