@@ -430,3 +430,13 @@ cmd_append_number (bson_t *doc, const char *key, double v)
    else
       BSON_APPEND_DOUBLE (doc, key, v);
 }
+
+bool
+cmd_run_docs (sh_ctx_t *ctx, const char *db, bson_t *cmd, size_t max, bson_t *docs, sh_error_t *err)
+{
+   bool ok;
+   bson_destroy (docs);
+   ok = conn_run_docs (ctx, db, cmd, CONN_READ, max, docs, NULL, err);
+   bson_destroy (cmd);
+   return ok;
+}

@@ -135,4 +135,9 @@ cmd_first_doc (const bson_t *docs, bson_t *doc);
 void
 cmd_warn (sh_ctx_t *ctx, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
+/* Runs cmd (destroyed here) as a cursor command on db and replaces *docs (initialised) with up to max documents (0:
+ * all), an array document as conn_run_docs fills. */
+bool
+cmd_run_docs (sh_ctx_t *ctx, const char *db, bson_t *cmd, size_t max, bson_t *docs, sh_error_t *err);
+
 #endif

@@ -72,44 +72,6 @@ status_destroy (status_t *s)
       bson_destroy (all[i]);
 }
 
-bool
-status_run_docs (sh_ctx_t *ctx, const char *db, bson_t *cmd, size_t max, bson_t *docs, sh_error_t *err)
-{
-   bool ok;
-   bson_destroy (docs);
-   ok = conn_run_docs (ctx, db, cmd, CONN_READ, max, docs, NULL, err);
-   bson_destroy (cmd);
-   return ok;
-}
-
-bool
-status_truthy (const bson_t *doc, const char *path)
-{
-   bson_iter_t it, f;
-   if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &f))
-      return false;
-   switch (bson_iter_type (&f)) {
-   case BSON_TYPE_NULL:
-   case BSON_TYPE_UNDEFINED:
-      return false;
-   case BSON_TYPE_UTF8: {
-      uint32_t len;
-      bson_iter_utf8 (&f, &len);
-      return len > 0;
-   }
-   case BSON_TYPE_DOUBLE: {
-      double d = bson_iter_double (&f);
-      return d == d && d != 0;
-   }
-   case BSON_TYPE_BOOL:
-   case BSON_TYPE_INT32:
-   case BSON_TYPE_INT64:
-      return bson_iter_as_bool (&f);
-   default:
-      return true; /* documents, arrays, ObjectIds, dates, ...: objects are status_truthy */
-   }
-}
-
 /* JS Date.prototype.toString() in local time: "Tue Jan 02 2024 03:04:05 GMT+0000 (Coordinated Universal Time)" */
 static void
 js_date_string (int64_t ms, char *buf, size_t len)
@@ -134,14 +96,14 @@ phase_version (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
    cmd = BCON_NEW ("find", BCON_UTF8 ("version"), "filter", "{", "}", "projection", "{", "minCompatibleVersion",
                    BCON_INT32 (0), "excluding", BCON_INT32 (0), "upgradeId", BCON_INT32 (0), "upgradeState",
                    BCON_INT32 (0), "}", "limit", BCON_INT32 (1));
-   if (!status_run_docs (ctx, s->cfg, cmd, 1, &s->version, err))
+   if (!cmd_run_docs (ctx, s->cfg, cmd, 1, &s->version, err))
       return false;
    cmd = BCON_NEW ("find", BCON_UTF8 ("shards"), "filter", "{", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
-   if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->shards, err))
+   if (!cmd_run_docs (ctx, s->cfg, cmd, 0, &s->shards, err))
       return false;
    cmd = BCON_NEW ("find", BCON_UTF8 ("mongos"), "filter", "{", "}", "sort", "{", "ping", BCON_INT32 (-1), "}", "limit",
                    BCON_INT32 (1));
-   return status_run_docs (ctx, s->cfg, cmd, 1, &s->mongos, err);
+   return cmd_run_docs (ctx, s->cfg, cmd, 1, &s->mongos, err);
 }
 
 /* Phase 2: "<adjective> mongoses": the versions of the mongoses pinged within a minute of the newest ping (verbose:
@@ -166,7 +128,7 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
       if (verbose) {
          cmd = BCON_NEW ("find", BCON_UTF8 ("mongos"), "filter", "{", "ping", "{", "$gt", BCON_DATE_TIME (ping - 60000),
                          "}", "}", "sort", "{", "ping", BCON_INT32 (-1), "}");
-         if (!status_run_docs (ctx, s->cfg, cmd, 0, &docs, err))
+         if (!cmd_run_docs (ctx, s->cfg, cmd, 0, &docs, err))
             goto done;
          BSON_APPEND_ARRAY (&s->result, key, &docs);
       } else {
@@ -176,7 +138,7 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
                          BCON_DATE_TIME (ping - 60000), "}", "}", "}", "{", "$group", "{", "_id",
                          BCON_UTF8 ("$mongoVersion"), "num", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{", "$sort",
                          "{", "num", BCON_INT32 (-1), "}", "}", "]", "cursor", "{", "}");
-         if (!status_run_docs (ctx, s->cfg, cmd, 0, &docs, err))
+         if (!cmd_run_docs (ctx, s->cfg, cmd, 0, &docs, err))
             goto done;
          BSON_APPEND_ARRAY_BEGIN (&s->result, key, &arr);
          bson_iter_init (&it, &docs);
@@ -210,7 +172,7 @@ find_setting (sh_ctx_t *ctx, const char *cfg, const char *id, bson_t *docs, sh_e
 {
    bson_t *cmd = bson_new ();
    cmd_append_find_id (cmd, "settings", id);
-   return status_run_docs (ctx, cfg, cmd, 1, docs, err);
+   return cmd_run_docs (ctx, cfg, cmd, 1, docs, err);
 }
 
 /* One "Migration Results" entry: the count is the key, so equal counts overwrite and keys sort numerically. */
@@ -281,7 +243,7 @@ status_has_actionlog (sh_ctx_t *ctx, const status_t *s, bool *has, sh_error_t *e
 
    has_actionlog = true;
    if (cmd_first_doc (&s->version, &version) && bson_iter_init_find (&it, &version, "currentVersion") &&
-       status_truthy (&version, "currentVersion")) {
+       docget_truthy (&version, "currentVersion")) {
       double cv = BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_double (&it) : 0;
       has_actionlog = cv > 5;
       if (cv == 5) {
@@ -360,13 +322,13 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
    sh_error_clear (&ignored);
    bson_destroy (&s->balancer_status);
    if (conn_run (ctx, "admin", cmd, CONN_ADMIN, &s->balancer_status, &ignored))
-      running = status_truthy (&s->balancer_status, "inBalancerRound") ? "yes" : "no";
+      running = docget_truthy (&s->balancer_status, "inBalancerRound") ? "yes" : "no";
    bson_destroy (cmd);
    if (!find_setting (ctx, s->cfg, "balancer", &s->settings_window, err))
       goto done;
    cmd = bson_new ();
    cmd_append_locks_find (cmd);
-   if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->locks, err))
+   if (!cmd_run_docs (ctx, s->cfg, cmd, 0, &s->locks, err))
       goto done;
 
    /* actionlog and changelog only where the metadata has them: no currentVersion (5.0+), or currentVersion > 5 */
@@ -376,7 +338,7 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       int64_t yesterday = cmd_yesterday_ms (clock_wall_ms ());
       cmd = bson_new ();
       cmd_append_actionlog_find (cmd);
-      if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->actionlog, err))
+      if (!cmd_run_docs (ctx, s->cfg, cmd, 0, &s->actionlog, err))
          goto done;
       bson_iter_init (&it, &s->actionlog);
       while (bson_iter_next (&it)) {
@@ -393,11 +355,11 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
       }
       cmd = bson_new ();
       cmd_append_changelog_aggregate (cmd, false, yesterday);
-      if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->ok_migrations, err))
+      if (!cmd_run_docs (ctx, s->cfg, cmd, 0, &s->ok_migrations, err))
          goto done;
       cmd = bson_new ();
       cmd_append_changelog_aggregate (cmd, true, yesterday);
-      if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->failed_migrations, err))
+      if (!cmd_run_docs (ctx, s->cfg, cmd, 0, &s->failed_migrations, err))
          goto done;
       add_migration_rows (&s->ok_migrations, false, &rows);
       add_migration_rows (&s->failed_migrations, true, &rows);
@@ -408,19 +370,19 @@ phase_balancer (sh_ctx_t *ctx, status_t *s, sh_error_t *err)
    /* the result, in the order of mongosh's usual completion */
    BSON_APPEND_DOCUMENT_BEGIN (&s->result, "autosplit", &doc);
    BSON_APPEND_UTF8 (&doc, "Currently enabled",
-                     !cmd_first_doc (&s->settings_autosplit, &version) || status_truthy (&version, "enabled") ? "yes"
+                     !cmd_first_doc (&s->settings_autosplit, &version) || docget_truthy (&version, "enabled") ? "yes"
                                                                                                               : "no");
    bson_append_document_end (&s->result, &doc);
    if (cmd_first_doc (&s->settings_automerge, &version)) {
       BSON_APPEND_DOCUMENT_BEGIN (&s->result, "automerge", &doc);
-      BSON_APPEND_UTF8 (&doc, "Currently enabled", status_truthy (&version, "enabled") ? "yes" : "no");
+      BSON_APPEND_UTF8 (&doc, "Currently enabled", docget_truthy (&version, "enabled") ? "yes" : "no");
       bson_append_document_end (&s->result, &doc);
    }
    /* the balancer keys in the order mongosh's concurrent tasks usually complete against one mongos (mongosh's own
     * order varies from run to run) */
    BSON_APPEND_UTF8 (&balancer, "Currently running", running);
    BSON_APPEND_UTF8 (&balancer, "Currently enabled",
-                     !cmd_first_doc (&s->settings_balancer, &version) || !status_truthy (&version, "stopped") ? "yes"
+                     !cmd_first_doc (&s->settings_balancer, &version) || !docget_truthy (&version, "stopped") ? "yes"
                                                                                                               : "no");
    if (cmd_first_doc (&s->settings_window, &version) && bson_iter_init_find (&it, &version, "activeWindow")) {
       bson_t w;
@@ -555,11 +517,11 @@ phase_databases (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    bool ok = false, aggregated;
 
    cmd = BCON_NEW ("find", BCON_UTF8 ("databases"), "filter", "{", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
-   if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->databases, err))
+   if (!cmd_run_docs (ctx, s->cfg, cmd, 0, &s->databases, err))
       goto done;
    cmd = BCON_NEW ("find", BCON_UTF8 ("collections"), "filter", "{", "dropped", "{", "$ne", BCON_BOOL (true), "}",
                    "unsplittable", "{", "$ne", BCON_BOOL (true), "}", "}", "sort", "{", "_id", BCON_INT32 (1), "}");
-   if (!status_run_docs (ctx, s->cfg, cmd, 0, &s->collections, err))
+   if (!cmd_run_docs (ctx, s->cfg, cmd, 0, &s->collections, err))
       goto done;
    /* errors are swallowed: before 6.0.3 the section is undefined */
    cmd = BCON_NEW ("aggregate", BCON_INT32 (1), "pipeline", "[", "{", "$shardedDataDistribution", "{", "}", "}", "]",

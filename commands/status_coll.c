@@ -15,7 +15,7 @@ static void
 append_flag (bson_t *dst, const char *key, const bson_t *coll, const char *field, bool negate)
 {
    bson_iter_t it;
-   bool v = status_truthy (coll, field);
+   bool v = docget_truthy (coll, field);
    if (bson_iter_init_find (&it, coll, field) && !BSON_ITER_HOLDS_BOOL (&it) && !BSON_ITER_HOLDS_UNDEFINED (&it)) {
       bson_t arr, d;
       BSON_APPEND_ARRAY_BEGIN (dst, key, &arr);
@@ -183,7 +183,7 @@ status_collection_render (const bson_t *coll, const status_coll_rows_t *rows, bo
          else
             BSON_APPEND_UNDEFINED (&entry, fields[i][1]);
       }
-      if (status_truthy (&d, "jumbo"))
+      if (docget_truthy (&d, "jumbo"))
          BSON_APPEND_UTF8 (&entry, "jumbo", "yes");
       bson_append_document_end (&arr, &entry);
    }
@@ -237,15 +237,15 @@ status_collection (sh_ctx_t *ctx, const char *cfg, const bson_t *coll, bool verb
                    "$group", "{", "_id", BCON_UTF8 ("$shard"), "cnt", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{",
                    "$project", "{", "_id", BCON_INT32 (0), "shard", BCON_UTF8 ("$_id"), "nChunks", BCON_UTF8 ("$cnt"),
                    "}", "}", "{", "$sort", "{", "shard", BCON_INT32 (1), "}", "}", "]", "cursor", "{", "}");
-   if (!status_run_docs (ctx, cfg, cmd, 0, &counts, err))
+   if (!cmd_run_docs (ctx, cfg, cmd, 0, &counts, err))
       goto done;
    cmd = BCON_NEW ("find", BCON_UTF8 ("chunks"), "filter", BCON_DOCUMENT (&match), "sort", "{", "min", BCON_INT32 (1),
                    "}");
-   if (!status_run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS + 1, &chunks, err))
+   if (!cmd_run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS + 1, &chunks, err))
       goto done;
    cmd = BCON_NEW ("find", BCON_UTF8 ("tags"), "filter", "{", "ns", BCON_UTF8 (ns), "}", "sort", "{", "min",
                    BCON_INT32 (1), "}");
-   if (!status_run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS, &tags, err))
+   if (!cmd_run_docs (ctx, cfg, cmd, verbose ? 0 : STATUS_MAX_ROWS, &tags, err))
       goto done;
    status_collection_render (coll, &(status_coll_rows_t){ &counts, &chunks, &tags }, verbose, colls);
    ok = true;
@@ -300,7 +300,7 @@ status_aggregate_rows (sh_ctx_t *ctx, const char *cfg, bson_t *docs, sh_error_t 
       "}", "{", "$project", "{", "_id", BCON_INT32 (0), "tag", BCON_INT32 (1), "min", BCON_INT32 (1), "max",
       BCON_INT32 (1), "}", "}", "]", "as", BCON_UTF8 ("tags"), "}", "}", "{", "$project", "{", "uuid", BCON_INT32 (0),
       "}", "}", "]", "cursor", "{", "}");
-   return status_run_docs (ctx, cfg, cmd, 0, docs, err);
+   return cmd_run_docs (ctx, cfg, cmd, 0, docs, err);
 }
 
 static int

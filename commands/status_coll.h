@@ -1,5 +1,5 @@
-/* What sh.status's two files share: status.c (the phases, the result, printing) and status_coll.c (one sharded
- * collection's section). Private to them. */
+/* One sharded collection's section of sh.status (status_coll.c), for status.c (the phases, the result, printing).
+ * status_coll.c calls nothing of status.c. Private to them. */
 #ifndef SHARDSH_STATUS_COLL_H
 #define SHARDSH_STATUS_COLL_H
 
@@ -19,14 +19,6 @@
 typedef struct {
    const bson_t *counts, *chunks, *tags;
 } status_coll_rows_t;
-
-/* Runs cmd (destroyed here) as a cursor command on db and replaces *docs with up to max documents (0: all). */
-bool
-status_run_docs (sh_ctx_t *ctx, const char *db, bson_t *cmd, size_t max, bson_t *docs, sh_error_t *err);
-
-/* JS truthiness of a field (absent, null, undefined, false, 0, NaN and "" are false). */
-bool
-status_truthy (const bson_t *doc, const char *path);
 
 /* Appends "<ns>": { shardKey, unique, balancing, allowMigrations, chunkMetadata, chunks, tags } to colls from rows
  * (coll is the config.collections document). */

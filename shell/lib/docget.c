@@ -77,3 +77,31 @@ docget_sub (const bson_t *doc, const char *path, bson_type_t type, bson_t *sub)
    bson_iter_t f;
    return docget_iter (doc, path, &f) && docget_iter_sub (&f, type, sub);
 }
+
+bool
+docget_truthy (const bson_t *doc, const char *path)
+{
+   bson_iter_t f;
+   if (!docget_iter (doc, path, &f))
+      return false;
+   switch (bson_iter_type (&f)) {
+   case BSON_TYPE_NULL:
+   case BSON_TYPE_UNDEFINED:
+      return false;
+   case BSON_TYPE_UTF8: {
+      uint32_t len;
+      bson_iter_utf8 (&f, &len);
+      return len > 0;
+   }
+   case BSON_TYPE_DOUBLE: {
+      double d = bson_iter_double (&f);
+      return d == d && d != 0;
+   }
+   case BSON_TYPE_BOOL:
+   case BSON_TYPE_INT32:
+   case BSON_TYPE_INT64:
+      return bson_iter_as_bool (&f);
+   default:
+      return true; /* documents, arrays, ObjectIds, dates, ...: objects are truthy */
+   }
+}

@@ -25,7 +25,7 @@ docget_int (const bson_t *doc, const char *path, int64_t dflt);
 double
 docget_double (const bson_t *doc, const char *path, double dflt, bool *present);
 
-/* The field at path by JavaScript truthiness (bson_iter_as_bool); false when absent. */
+/* The field at path as the server reads a flag (bson_iter_as_bool: "" and NaN are true); false when absent. */
 bool
 docget_bool (const bson_t *doc, const char *path);
 
@@ -37,5 +37,9 @@ docget_sub (const bson_t *doc, const char *path, bson_type_t type, bson_t *sub);
 /* Views the document or array the iterator is on into sub (as docget_sub). */
 bool
 docget_iter_sub (const bson_iter_t *it, bson_type_t type, bson_t *sub);
+
+/* The field at path by JavaScript truthiness: false when absent, null, undefined, false, 0, NaN or "". */
+bool
+docget_truthy (const bson_t *doc, const char *path);
 
 #endif
