@@ -342,22 +342,6 @@ p_uuid_decode (const char *s, size_t len, uint8_t out[16])
  * Constructors: ObjectId("..."), NumberLong(5), Timestamp(1, 2), ...
  */
 
-typedef enum {
-   CTOR_OBJECTID,
-   CTOR_ISODATE,
-   CTOR_DATE,
-   CTOR_LONG,
-   CTOR_INT,
-   CTOR_DECIMAL,
-   CTOR_DOUBLE,
-   CTOR_TIMESTAMP,
-   CTOR_UUID,
-   CTOR_BINDATA,
-   CTOR_HEXDATA,
-   CTOR_MINKEY,
-   CTOR_MAXKEY,
-} ctor_kind_t;
-
 static const struct {
    const char *name;
    ctor_kind_t kind;
@@ -372,9 +356,8 @@ static const struct {
    { "MinKey", CTOR_MINKEY },       { "MaxKey", CTOR_MAXKEY },
 };
 
-/* Looks a constructor up by the name token; false if there is none of that name. */
-static bool
-p_ctor_find (const sh_token_t *tok, ctor_kind_t *kind)
+bool
+parser_ctor_find (const sh_token_t *tok, ctor_kind_t *kind)
 {
    size_t i;
 
@@ -572,16 +555,16 @@ typedef struct {
    int key_len;
    const char *name;
    sh_pos_t name_pos;
-   parse_args_t args;
+   const parse_args_t *args;
 } ctor_call_t;
 
 /* Fails at argument i with "<what> <argument text>...": the argument's text as written, clipped to 60 bytes. */
 static bool
 p_ctor_fail_text (ctor_call_t *c, int i, const char *what, const char *expected)
 {
-   const char *text = c->p->lx.src + c->args.pos[i].offset;
+   const char *text = c->p->lx.src + c->args->pos[i].offset;
 
-   return parser_fail (c->p, c->args.pos[i], "%s %.*s%s", what, parser_clip (text, c->args.pos[i].len, 60), text,
+   return parser_fail (c->p, c->args->pos[i], "%s %.*s%s", what, parser_clip (text, c->args->pos[i].len, 60), text,
                        expected);
 }
 
@@ -592,18 +575,18 @@ p_ctor_objectid (ctor_call_t *c)
    bson_oid_t oid;
    bson_iter_t it;
 
-   if (!p_ctor_arity (c->p, c->name, &c->args, 0, 1, "a string of 24 hex digits")) {
+   if (!p_ctor_arity (c->p, c->name, c->args, 0, 1, "a string of 24 hex digits")) {
       return false;
    }
-   if (c->args.argc == 0) {
+   if (c->args->argc == 0) {
       bson_oid_init (&oid, NULL);
    } else {
       uint32_t len;
       const char *s;
 
-      p_arg (&c->args, 0, &it);
+      p_arg (c->args, 0, &it);
       if (!BSON_ITER_HOLDS_UTF8 (&it)) {
-         return parser_fail (c->p, c->args.pos[0], "%s takes a string of 24 hex digits", c->name);
+         return parser_fail (c->p, c->args->pos[0], "%s takes a string of 24 hex digits", c->name);
       }
       s = bson_iter_utf8 (&it, &len);
       if (!bson_oid_is_valid (s, len)) {
@@ -623,20 +606,20 @@ p_ctor_date (ctor_call_t *c, bool as_string)
    if (as_string) {
       char buf[128];
 
-      if (c->args.argc > 0) {
-         return parser_fail (c->p, c->args.pos[0],
+      if (c->args->argc > 0) {
+         return parser_fail (c->p, c->args->pos[0],
                              "Date() without new ignores its arguments and returns the current time as a "
                              "string; use new Date(...) or ISODate(...)");
       }
       p_date_string (buf, sizeof buf);
       return parser_appended (c->p, bson_append_utf8 (c->dst, c->key, c->key_len, buf, -1), c->name_pos);
    }
-   if (!p_ctor_arity (c->p, c->name, &c->args, 0, 1, "milliseconds or an ISO date string")) {
+   if (!p_ctor_arity (c->p, c->name, c->args, 0, 1, "milliseconds or an ISO date string")) {
       return false;
    }
-   if (c->args.argc == 0) {
+   if (c->args->argc == 0) {
       ms = clock_wall_ms ();
-   } else if (!p_ctor_date_arg (c->p, c->name, &c->args, &ms)) {
+   } else if (!p_ctor_date_arg (c->p, c->name, c->args, &ms)) {
       return false;
    }
    return parser_appended (c->p, bson_append_date_time (c->dst, c->key, c->key_len, ms), c->name_pos);
@@ -648,8 +631,8 @@ p_ctor_int (ctor_call_t *c, bool is_long)
 {
    int64_t i64 = 0;
 
-   if (!p_ctor_arity (c->p, c->name, &c->args, 1, 1, "an integer or a string of digits") ||
-       !p_ctor_integer (c->p, c->name, &c->args, is_long ? INT64_MIN : INT32_MIN, is_long ? INT64_MAX : INT32_MAX,
+   if (!p_ctor_arity (c->p, c->name, c->args, 1, 1, "an integer or a string of digits") ||
+       !p_ctor_integer (c->p, c->name, c->args, is_long ? INT64_MIN : INT32_MIN, is_long ? INT64_MAX : INT32_MAX,
                         &i64)) {
       return false;
    }
@@ -668,19 +651,19 @@ p_ctor_decimal (ctor_call_t *c)
    const char *s;
    size_t len;
 
-   if (!p_ctor_arity (c->p, c->name, &c->args, 1, 1, "a string such as \"1.25\"")) {
+   if (!p_ctor_arity (c->p, c->name, c->args, 1, 1, "a string such as \"1.25\"")) {
       return false;
    }
-   p_arg (&c->args, 0, &it);
+   p_arg (c->args, 0, &it);
    if (BSON_ITER_HOLDS_UTF8 (&it)) {
       uint32_t slen;
 
       s = bson_iter_utf8 (&it, &slen);
       len = slen;
    } else if (BSON_ITER_HOLDS_NUMBER (&it)) {
-      s = p_arg_text (c->p, &c->args, 0, &len);
+      s = p_arg_text (c->p, c->args, 0, &len);
    } else {
-      return parser_fail (c->p, c->args.pos[0], "%s takes a string such as \"1.25\"", c->name);
+      return parser_fail (c->p, c->args->pos[0], "%s takes a string such as \"1.25\"", c->name);
    }
    if (len > INT32_MAX || !bson_decimal128_from_string_w_len (s, (int) len, &dec)) {
       return p_ctor_fail_text (c, 0, "invalid decimal", "");
@@ -694,11 +677,11 @@ p_ctor_double (ctor_call_t *c)
 {
    double v;
 
-   if (!p_ctor_arity (c->p, c->name, &c->args, 1, 1, "a number")) {
+   if (!p_ctor_arity (c->p, c->name, c->args, 1, 1, "a number")) {
       return false;
    }
-   if (!p_arg_number (&c->args, 0, &v)) {
-      return parser_fail (c->p, c->args.pos[0], "%s takes a number", c->name);
+   if (!p_arg_number (c->args, 0, &v)) {
+      return parser_fail (c->p, c->args->pos[0], "%s takes a number", c->name);
    }
    return parser_appended (c->p, bson_append_double (c->dst, c->key, c->key_len, v), c->name_pos);
 }
@@ -710,10 +693,10 @@ p_ctor_uuid (ctor_call_t *c)
    uint8_t uuid[16];
    bson_iter_t it;
 
-   if (!p_ctor_arity (c->p, c->name, &c->args, 0, 1, "a string of 32 hex digits")) {
+   if (!p_ctor_arity (c->p, c->name, c->args, 0, 1, "a string of 32 hex digits")) {
       return false;
    }
-   if (c->args.argc == 0) {
+   if (c->args->argc == 0) {
       p_random_bytes (uuid, sizeof uuid);
       uuid[6] = (uint8_t) ((uuid[6] & 0x0f) | 0x40);
       uuid[8] = (uint8_t) ((uuid[8] & 0x3f) | 0x80);
@@ -721,9 +704,9 @@ p_ctor_uuid (ctor_call_t *c)
       uint32_t len;
       const char *s;
 
-      p_arg (&c->args, 0, &it);
+      p_arg (c->args, 0, &it);
       if (!BSON_ITER_HOLDS_UTF8 (&it)) {
-         return parser_fail (c->p, c->args.pos[0], "UUID takes a string of 32 hex digits");
+         return parser_fail (c->p, c->args->pos[0], "UUID takes a string of 32 hex digits");
       }
       s = bson_iter_utf8 (&it, &len);
       if (!p_uuid_decode (s, len, uuid)) {
@@ -748,23 +731,23 @@ p_ctor_binary (ctor_call_t *c, bool is_base64)
    double v;
    bool ok = false;
 
-   if (!p_ctor_arity (c->p, c->name, &c->args, 2, 2, is_base64 ? "(subtype, \"base64\")" : "(subtype, \"hex\")")) {
+   if (!p_ctor_arity (c->p, c->name, c->args, 2, 2, is_base64 ? "(subtype, \"base64\")" : "(subtype, \"hex\")")) {
       return false;
    }
-   if (!p_arg_number (&c->args, 0, &v) || !(v >= 0 && v <= 255 && v == floor (v))) {
-      return parser_fail (c->p, c->args.pos[0], "%s subtype must be an integer from 0 to 255", c->name);
+   if (!p_arg_number (c->args, 0, &v) || !(v >= 0 && v <= 255 && v == floor (v))) {
+      return parser_fail (c->p, c->args->pos[0], "%s subtype must be an integer from 0 to 255", c->name);
    }
-   p_arg (&c->args, 1, &it);
+   p_arg (c->args, 1, &it);
    if (!BSON_ITER_HOLDS_UTF8 (&it)) {
-      return parser_fail (c->p, c->args.pos[1], "%s takes its data as a %s string", c->name, what);
+      return parser_fail (c->p, c->args->pos[1], "%s takes its data as a %s string", c->name, what);
    }
    s = bson_iter_utf8 (&it, &len);
    bin = bson_malloc (len / 2 + len / 4 * 3 + 1);
    if (is_base64 ? !p_base64_decode (s, len, bin, &bin_len)
                  : (len % 2 != 0 || !p_hex_decode (s, len, bin, bin_len = len / 2))) {
-      parser_fail (c->p, c->args.pos[1], "invalid %s data in %s", what, c->name);
+      parser_fail (c->p, c->args->pos[1], "invalid %s data in %s", what, c->name);
    } else if (bin_len > INT32_MAX - 64) {
-      parser_fail (c->p, c->args.pos[1], "binary data too large");
+      parser_fail (c->p, c->args->pos[1], "binary data too large");
    } else {
       c->p->binary = true;
       ok = parser_appended (
@@ -775,18 +758,16 @@ p_ctor_binary (ctor_call_t *c, bool is_base64)
    return ok;
 }
 
-/* Builds the value of a constructor call into dst. The current token is the '(' after the name. */
-static bool
-p_ctor_call (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t kind, const char *name, bool is_new,
-             sh_pos_t name_pos)
+bool
+parser_ctor_build (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t kind, const char *name,
+                   bool is_new, sh_pos_t name_pos, const parse_args_t *args)
 {
-   ctor_call_t c = { .p = p, .dst = dst, .key = key, .key_len = key_len, .name = name, .name_pos = name_pos };
+   ctor_call_t c = {
+      .p = p, .dst = dst, .key = key, .key_len = key_len, .name = name, .name_pos = name_pos, .args = args
+   };
    uint32_t t = 0, inc = 0;
    bool ok = false;
 
-   if (!parser_args (p, &c.args, false)) {
-      goto done;
-   }
    switch (kind) {
    case CTOR_OBJECTID:
       ok = p_ctor_objectid (&c);
@@ -807,7 +788,7 @@ p_ctor_call (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t
       ok = p_ctor_double (&c);
       break;
    case CTOR_TIMESTAMP:
-      ok = p_ctor_timestamp (p, &c.args, &t, &inc) &&
+      ok = p_ctor_timestamp (p, c.args, &t, &inc) &&
            parser_appended (p, bson_append_timestamp (dst, key, key_len, t, inc), name_pos);
       break;
    case CTOR_UUID:
@@ -819,7 +800,7 @@ p_ctor_call (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t
       break;
    case CTOR_MINKEY:
    case CTOR_MAXKEY:
-      ok = p_ctor_arity (p, name, &c.args, 0, 0, "no arguments") &&
+      ok = p_ctor_arity (p, name, c.args, 0, 0, "no arguments") &&
            parser_appended (
               p, kind == CTOR_MINKEY ? bson_append_minkey (dst, key, key_len) : bson_append_maxkey (dst, key, key_len),
               name_pos);
@@ -828,77 +809,5 @@ p_ctor_call (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t
       parser_fail (p, name_pos, "unknown function '%s' in a value", name);
       break;
    }
-done:
-   bson_destroy (&c.args.arr);
-   bson_free (c.args.pos);
    return ok;
-}
-
-/* A value that starts with a name: true, null, NaN, MinKey, ObjectId(...), new Date(...), ... */
-bool
-parser_name_value (parser_t *p, bson_t *dst, const char *key, int key_len)
-{
-   static const char *const js_words[] = { "function", "this",  "typeof", "void", "delete", "class", "async",
-                                           "await",    "yield", "var",    "let",  "const",  NULL };
-   sh_pos_t pos = p->tok.pos;
-   ctor_kind_t kind;
-   char name[64];
-   bool is_new = false;
-
-   if (parser_is_ident (&p->tok, "true") || parser_is_ident (&p->tok, "false")) {
-      return parser_appended (p, bson_append_bool (dst, key, key_len, p->tok.text[0] == 't'), pos) &&
-             parser_advance (p);
-   }
-   if (parser_is_ident (&p->tok, "null")) {
-      return parser_appended (p, bson_append_null (dst, key, key_len), pos) && parser_advance (p);
-   }
-   if (parser_is_ident (&p->tok, "undefined")) {
-      return parser_appended (p, bson_append_undefined (dst, key, key_len), pos) && parser_advance (p);
-   }
-   if (parser_is_ident (&p->tok, "NaN")) {
-      return parser_appended (p, bson_append_double (dst, key, key_len, NAN), pos) && parser_advance (p);
-   }
-   if (parser_is_ident (&p->tok, "Infinity")) {
-      return parser_appended (p, bson_append_double (dst, key, key_len, INFINITY), pos) && parser_advance (p);
-   }
-   if (parser_is_ident (&p->tok, "new")) {
-      is_new = true;
-      if (!parser_advance (p)) {
-         return false;
-      }
-      if (p->tok.kind != SH_TOK_IDENT) {
-         return parser_unexpected (p, "expected a constructor name after 'new'");
-      }
-   }
-   snprintf (name, sizeof name, "%.*s", parser_clip (p->tok.text, p->tok.pos.len, sizeof name - 1), p->tok.text);
-   if (parser_in_list (p->tok.text, p->tok.pos.len, js_words)) {
-      return parser_fail (p, p->tok.pos, "unexpected '%s': %s", name, parser_js_hint);
-   }
-   if (!p_ctor_find (&p->tok, &kind)) {
-      sh_pos_t at = p->tok.pos;
-
-      if (!parser_advance (p)) {
-         return false;
-      }
-      if (p->tok.kind == SH_TOK_LPAREN || is_new) {
-         return parser_fail (p, at, "unknown function '%s' in a value", name);
-      }
-      parser_fail (p, at, "unexpected name '%s': values must be literals (variables are not supported)", name);
-      sh_error_hint (p->err, "%s", parser_js_hint);
-      return false;
-   }
-   pos = p->tok.pos;
-   if (!parser_advance (p)) {
-      return false;
-   }
-   if (p->tok.kind != SH_TOK_LPAREN) {
-      if (kind == CTOR_MINKEY) {
-         return parser_appended (p, bson_append_minkey (dst, key, key_len), pos);
-      }
-      if (kind == CTOR_MAXKEY) {
-         return parser_appended (p, bson_append_maxkey (dst, key, key_len), pos);
-      }
-      return parser_unexpected (p, is_new ? "expected '(' after the constructor name" : "expected '(' after the name");
-   }
-   return p_ctor_call (p, dst, key, key_len, kind, name, is_new, pos);
 }

@@ -1,7 +1,8 @@
-/* The parser's private interface, shared by its three files: parser.c (tokens, errors, statements and the public
- * entry points), parser_value.c (documents, arrays, call arguments, plain values) and parser_ctor.c (names in values
- * and the constructors mongosh offers: ObjectId, ISODate, NumberLong, Timestamp, UUID, BinData, ...). Not for use
- * outside shell/lang. Every function here reports failure by returning false with p->err set (see parser_fail). */
+/* The parser's private interface, shared by its four files: parser_base.c (tokens, errors, the script's blocks),
+ * parser.c (statements and the public entry points), parser_value.c (documents, arrays, call arguments, plain values)
+ * and parser_ctor.c (names in values and the constructors mongosh offers: ObjectId, ISODate, NumberLong, Timestamp,
+ * UUID, BinData, ...). Not for use outside shell/lang. Every function here reports failure by returning false with
+ * p->err set (see parser_fail). */
 #ifndef SHARDSH_PARSER_INT_H
 #define SHARDSH_PARSER_INT_H
 
@@ -44,7 +45,7 @@ typedef struct {
    sh_pos_t close;
 } parse_args_t;
 
-/* parser.c: tokens and errors */
+/* parser_base.c: tokens, errors and the script's blocks */
 
 /* Sets p->err (kind SH_ERR_PARSE) at pos to the formatted message, control characters replaced. Returns false. */
 bool
@@ -95,6 +96,30 @@ parser_in_list (const char *text, size_t len, const char *const *list);
 bool
 parser_appended (parser_t *p, bool ok, sh_pos_t pos);
 
+/* Describes a token for messages: "end of input", "'='", "name 'foo'", "number 5", "string \"abc\"". */
+void
+parser_describe (const sh_token_t *tok, char *buf, size_t size);
+
+/* True when kind closes a bracket. */
+bool
+parser_is_closer (sh_tok_kind_t kind);
+
+/* n bytes (align: a power of two, at most 128) from script s's blocks, uninitialised; freed with the script. */
+void *
+parser_script_alloc (sh_script_t *s, size_t n, size_t align);
+
+/* A NUL-terminated copy of n bytes of text in script s's blocks. */
+char *
+parser_script_strndup (sh_script_t *s, const char *text, size_t n);
+
+/* A script's blocks, none yet; freed with parser_arena_free. */
+struct sh_parse_arena *
+parser_arena_new (void);
+
+/* Frees a script's blocks (NULL is allowed). */
+void
+parser_arena_free (struct sh_parse_arena *a);
+
 /* parser_value.c: values */
 
 /* Appends the value at the current token to dst under key (key_len bytes, or -1 for NUL-terminated). */
@@ -107,10 +132,36 @@ parser_value (parser_t *p, bson_t *dst, const char *key, int key_len);
 bool
 parser_args (parser_t *p, parse_args_t *args, bool keep);
 
-/* parser_ctor.c: names in values */
-
 /* Appends a value that starts with a name: true, null, NaN, MinKey, ObjectId(...), new Date(...), ... */
 bool
 parser_name_value (parser_t *p, bson_t *dst, const char *key, int key_len);
+
+/* parser_ctor.c: the constructors, from their parsed arguments (it calls nothing of parser_value.c) */
+
+typedef enum {
+   CTOR_OBJECTID,
+   CTOR_ISODATE,
+   CTOR_DATE,
+   CTOR_LONG,
+   CTOR_INT,
+   CTOR_DECIMAL,
+   CTOR_DOUBLE,
+   CTOR_TIMESTAMP,
+   CTOR_UUID,
+   CTOR_BINDATA,
+   CTOR_HEXDATA,
+   CTOR_MINKEY,
+   CTOR_MAXKEY,
+} ctor_kind_t;
+
+/* Looks a constructor up by the name token; false if there is none of that name. */
+bool
+parser_ctor_find (const sh_token_t *tok, ctor_kind_t *kind);
+
+/* Appends to dst under key the value of constructor kind called (name, as written, at name_pos; is_new: with new)
+ * with args (borrowed, parsed by parser_args). */
+bool
+parser_ctor_build (parser_t *p, bson_t *dst, const char *key, int key_len, ctor_kind_t kind, const char *name,
+                   bool is_new, sh_pos_t name_pos, const parse_args_t *args);
 
 #endif

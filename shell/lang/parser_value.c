@@ -538,3 +538,77 @@ parser_value (parser_t *p, bson_t *dst, const char *key, int key_len)
       return parser_unexpected (p, "expected a value");
    }
 }
+
+/* A value that starts with a name: true, null, NaN, MinKey, ObjectId(...), new Date(...), ... */
+bool
+parser_name_value (parser_t *p, bson_t *dst, const char *key, int key_len)
+{
+   static const char *const js_words[] = { "function", "this",  "typeof", "void", "delete", "class", "async",
+                                           "await",    "yield", "var",    "let",  "const",  NULL };
+   sh_pos_t pos = p->tok.pos;
+   ctor_kind_t kind;
+   char name[64];
+   bool is_new = false;
+   parse_args_t args;
+   bool ok;
+
+   if (parser_is_ident (&p->tok, "true") || parser_is_ident (&p->tok, "false")) {
+      return parser_appended (p, bson_append_bool (dst, key, key_len, p->tok.text[0] == 't'), pos) &&
+             parser_advance (p);
+   }
+   if (parser_is_ident (&p->tok, "null")) {
+      return parser_appended (p, bson_append_null (dst, key, key_len), pos) && parser_advance (p);
+   }
+   if (parser_is_ident (&p->tok, "undefined")) {
+      return parser_appended (p, bson_append_undefined (dst, key, key_len), pos) && parser_advance (p);
+   }
+   if (parser_is_ident (&p->tok, "NaN")) {
+      return parser_appended (p, bson_append_double (dst, key, key_len, NAN), pos) && parser_advance (p);
+   }
+   if (parser_is_ident (&p->tok, "Infinity")) {
+      return parser_appended (p, bson_append_double (dst, key, key_len, INFINITY), pos) && parser_advance (p);
+   }
+   if (parser_is_ident (&p->tok, "new")) {
+      is_new = true;
+      if (!parser_advance (p)) {
+         return false;
+      }
+      if (p->tok.kind != SH_TOK_IDENT) {
+         return parser_unexpected (p, "expected a constructor name after 'new'");
+      }
+   }
+   snprintf (name, sizeof name, "%.*s", parser_clip (p->tok.text, p->tok.pos.len, sizeof name - 1), p->tok.text);
+   if (parser_in_list (p->tok.text, p->tok.pos.len, js_words)) {
+      return parser_fail (p, p->tok.pos, "unexpected '%s': %s", name, parser_js_hint);
+   }
+   if (!parser_ctor_find (&p->tok, &kind)) {
+      sh_pos_t at = p->tok.pos;
+
+      if (!parser_advance (p)) {
+         return false;
+      }
+      if (p->tok.kind == SH_TOK_LPAREN || is_new) {
+         return parser_fail (p, at, "unknown function '%s' in a value", name);
+      }
+      parser_fail (p, at, "unexpected name '%s': values must be literals (variables are not supported)", name);
+      sh_error_hint (p->err, "%s", parser_js_hint);
+      return false;
+   }
+   pos = p->tok.pos;
+   if (!parser_advance (p)) {
+      return false;
+   }
+   if (p->tok.kind != SH_TOK_LPAREN) {
+      if (kind == CTOR_MINKEY) {
+         return parser_appended (p, bson_append_minkey (dst, key, key_len), pos);
+      }
+      if (kind == CTOR_MAXKEY) {
+         return parser_appended (p, bson_append_maxkey (dst, key, key_len), pos);
+      }
+      return parser_unexpected (p, is_new ? "expected '(' after the constructor name" : "expected '(' after the name");
+   }
+   ok = parser_args (p, &args, false) && parser_ctor_build (p, dst, key, key_len, kind, name, is_new, pos, &args);
+   bson_destroy (&args.arr);
+   bson_free (args.pos);
+   return ok;
+}
