@@ -1,9 +1,13 @@
 #!/bin/sh
-# `make layers-check`: the layout's rules, checked from the sources. (1) Every project #include goes down the layer
-# table below (or stays in its own folder); (2) no source file is over 1,000 lines; (3) no function is over 150 lines
-# (mongo-c-driver style: the name at column 0, the body closed by a "}" at column 0). Prints each breach as
-# file:line: what, and exits 1 when there is one. The table is the README's layout table.
+# `make layers-check`: the layout's rules, checked from the sources and the build. (1) Every project #include goes
+# down the layer table below (or stays in its own folder); (2) no circle among the product's files: no file calls a
+# function of a file that calls back into it, directly or round a longer loop (read from the build's objects with nm,
+# so the check fails when it cannot see them); (3) no source file is over 1,000 lines; (4) no function is over 150
+# lines (mongo-c-driver style: the name at column 0, the body closed by a "}" at column 0); (5) nothing at the top
+# of the tree but the entries of the root allow-list. Prints each breach as file:line: what and exits 1 when there is
+# one, 2 when it cannot check. The table is the README's layout table. BUILD names the build (default build).
 cd "$(dirname "$0")/../.." || exit 2
+BUILD=${BUILD:-build}
 
 # folder: the folders it may include from (besides itself)
 LAYERS='
@@ -11,20 +15,27 @@ shell/lib:
 shell/core: shell/lib
 shell/lang: shell/core shell/lib
 commands: shell/lang shell/core shell/lib
+shell/plan: commands shell/lang shell/core shell/lib
+shell/js: shell/plan commands shell/lang shell/core shell/lib
 views/model: commands shell/core shell/lib
 views: views/model shell/lib
-shell: commands views views/model shell/lang shell/core shell/lib
+shell: shell/js shell/plan commands views views/model shell/lang shell/core shell/lib
 tests/shardsim/query: shell/lib
 tests/shardsim: tests/shardsim/query shell/lib
 '
+# what may sit at the top of the tree (tracked or not ignored): anything else is litter
+ROOT_ALLOW='.ci .clang-format .gitignore Makefile README.md bench commands docs shell tests views'
 MAX_FILE=${MAX_FILE:-1000}
 MAX_FUNC=${MAX_FUNC:-150}
 
+out=$(mktemp -d) || { echo "layers-check: cannot make a temporary folder" >&2; exit 2; }
+trap 'rm -rf "$out"' EXIT
 SRCS=$(find shell commands views tests/shardsim tests/unit tests/fuzz bench -type f \
           \( -name '*.c' -o -name '*.h' -o -name '*.cpp' \) | sort)
+[ -n "$SRCS" ] || { echo "layers-check: no sources found" >&2; exit 2; }
 fail=0
 
-# (1) includes
+# (1) includes; a folder missing from the table may include nothing of the project
 for f in $(echo "$SRCS" | grep -v '^tests/unit/\|^tests/fuzz/\|^bench/'); do
    dir=$(dirname "$f")
    allowed=$(echo "$LAYERS" | awk -F': *' -v d="$dir" '$1 == d { print $2 }')
@@ -39,10 +50,48 @@ for f in $(echo "$SRCS" | grep -v '^tests/unit/\|^tests/fuzz/\|^bench/'); do
          echo "$f:$n: $dir may not include $inc (allowed: ${allowed:-nothing of the project})"
       fi
    done
-done > build/.layers-includes 2>/dev/null || { mkdir -p build && : > build/.layers-includes; }
-if [ -s build/.layers-includes ]; then cat build/.layers-includes; fail=1; fi
+done > "$out/includes" || { echo "layers-check: cannot write $out/includes" >&2; exit 2; }
+if [ -s "$out/includes" ]; then cat "$out/includes"; fail=1; fi
 
-# (2) file length, (3) function length
+# (2) circles: an edge a -> b when a's object needs a function b's object defines (data, such as the command table's
+# entries, is not a call); the product's files (shell, commands, views) from the build, every one of them required
+PROD=$(echo "$SRCS" | grep '^\(shell\|commands\|views\)/.*\.c$' | grep -v '^shell/js/js_prelude\.c$')
+for f in $PROD; do
+   o="$BUILD/${f%.c}.o"
+   if [ ! -f "$o" ]; then
+      echo "layers-check: cannot see the build: $o is missing (build first: make binaries)" >&2
+      exit 2
+   fi
+   nm "$o" | awk -v f="$f" '$1 == "U" { print "U", f, $2 } $2 == "T" { print "T", f, $3 }'
+done > "$out/syms" || { echo "layers-check: nm failed" >&2; exit 2; }
+awk '
+   $1 == "T" { def[$3] = $2; next }
+   { use[NR] = $2; sym[NR] = $3 }
+   END {
+      for (i in use) if ((sym[i] in def) && def[sym[i]] != use[i]) edge[use[i] SUBSEP def[sym[i]]] = 1
+      for (e in edge) { split(e, ab, SUBSEP); out[ab[1]] = out[ab[1]] " " ab[2] }
+      # a file is on a circle when it can reach itself: a depth-first walk from each file
+      for (a in out) {
+         delete seen; n = split(out[a], stack, " "); top = n; path = ""
+         while (top > 0) {
+            b = stack[top--]
+            if (b == a) { circ[a] = 1; break }
+            if (b in seen) continue
+            seen[b] = 1
+            m = split(out[b], nx, " ")
+            for (k = 1; k <= m; k++) stack[++top] = nx[k]
+         }
+      }
+      for (a in circ) {
+         m = split(out[a], nx, " "); back = ""
+         for (k = 1; k <= m; k++) if (nx[k] in circ) back = back " " nx[k]
+         printf "%s:1: on a circle: it calls%s, which call back into it\n", a, back
+      }
+   }
+' "$out/syms" | sort > "$out/circles"
+if [ -s "$out/circles" ]; then cat "$out/circles"; fail=1; fi
+
+# (3) file length, (4) function length
 for f in $SRCS; do
    awk -v f="$f" -v maxf="$MAX_FILE" -v maxfn="$MAX_FUNC" '
       /^[A-Za-z_][A-Za-z_0-9]* \(/ && !/;[ \t]*$/ { name = $1; start = FNR; pending = 1; infn = 0; next }
@@ -51,10 +100,23 @@ for f in $SRCS; do
       infn && /^}/ { if (FNR - start + 1 > maxfn) printf "%s:%d: function %s is %d lines (limit %d)\n", f, start, name, FNR - start + 1, maxfn; infn = 0 }
       END { if (FNR > maxf) printf "%s:%d: file is %d lines (limit %d)\n", f, FNR, FNR, maxf }
    ' "$f"
-done > build/.layers-sizes
-if [ -s build/.layers-sizes ]; then cat build/.layers-sizes; fail=1; fi
+done > "$out/sizes" || { echo "layers-check: cannot write $out/sizes" >&2; exit 2; }
+if [ -s "$out/sizes" ]; then cat "$out/sizes"; fail=1; fi
+
+# (5) the root allow-list, from git when this is a checkout (tracked files and untracked ones not ignored)
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+   roots=$(git ls-files --cached --others --exclude-standard | cut -d/ -f1 | sort -u)
+else
+   roots=$(ls -A | grep -v '^\(bin\|build\|build-.*\|\.cache\|\.git\)$')
+fi
+for r in $roots; do
+   case " $ROOT_ALLOW " in
+   *" $r "*) ;;
+   *) echo "$r:1: not allowed at the top of the tree (tests/layout/check.sh's ROOT_ALLOW)"; fail=1 ;;
+   esac
+done
 
 if [ $fail = 0 ]; then
-   echo "layers-check: $(echo "$SRCS" | wc -l) files: includes follow the layers, files <= $MAX_FILE lines, functions <= $MAX_FUNC lines"
+   echo "layers-check: $(echo "$SRCS" | wc -l) files: includes follow the layers, no circle among $(echo "$PROD" | wc -w) objects, files <= $MAX_FILE lines, functions <= $MAX_FUNC lines, root as allowed"
 fi
 exit $fail
