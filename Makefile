@@ -34,8 +34,8 @@ CFLAGS_ALL  = $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL  = $(SANLD) $(PKG_LIBS) -lm $(LDFLAGS)
 
 # The shell: everything under shell/, commands/ and views/ goes into one archive that main and the unit tests link.
-# (the JavaScript prelude, shell/js/js_prelude.c, goes into the engine plugin only)
-CORE_SRCS := $(filter-out shell/main.c shell/js/js_prelude.c,$(wildcard shell/*.c shell/*/*.c commands/*.c views/*.c views/*/*.c))
+# (the JavaScript prelude, shell/js/js_prelude.js, goes into the engine plugin only)
+CORE_SRCS := $(filter-out shell/main.c,$(wildcard shell/*.c shell/*/*.c commands/*.c views/*.c views/*/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(BUILD)/shell/main.o
 CORE_LIB  := $(BUILD)/libshardsh.a
@@ -91,10 +91,20 @@ $(BINDIR)/shardsh: $(MAIN_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDLIBS_ALL)
 
-$(JS_PLUGIN): shell/js/js_engine.cpp shell/js/js_prelude.c shell/js/js_engine.h shell/js/js_prelude.h \
+# The prelude is a JavaScript file embedded at build time: checked with node --check (Node.js comes with npm, which
+# tests/deps.sh installs; without it the engine's own compile at start is the check), then written out as a C array.
+%/gen/js_prelude.c: shell/js/js_prelude.js
+	@mkdir -p $(dir $@)
+	@if command -v node >/dev/null 2>&1; then node --check $<; \
+	 else echo "$<: node not found: its syntax is checked when the engine starts" >&2; fi
+	@{ echo '/* Generated from $< by the Makefile: do not edit. */'; echo '#include "shell/js/js_prelude.h"'; \
+	   echo 'const char js_prelude_source[] = {'; od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	   echo '0x00 };'; echo 'const size_t js_prelude_source_len = sizeof js_prelude_source - 1;'; } > $@.tmp && mv $@.tmp $@
+
+$(JS_PLUGIN): shell/js/js_engine.cpp $(BUILD)/gen/js_prelude.c shell/js/js_engine.h shell/js/js_prelude.h \
               shell/core/errors.h
 	@mkdir -p $(dir $@) $(BUILD)/plugin
-	$(CC) $(BASEFLAGS) -fPIC -c shell/js/js_prelude.c -o $(BUILD)/plugin/js_prelude.o
+	$(CC) $(BASEFLAGS) -fPIC -c $(BUILD)/gen/js_prelude.c -o $(BUILD)/plugin/js_prelude.o
 	$(CXX) $(JS_CXXFLAGS) -shared -o $@ $< $(BUILD)/plugin/js_prelude.o $(SANLD) $(JS_LIBS)
 
 $(BINDIR)/shardsim: $(SIM_OBJS)
@@ -159,11 +169,11 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 
 # the bridge's target loads its own build of the engine plugin, instrumented so coverage guides the fuzzer through it
 # (ASan only: the C fuzzer links no C++ UBSan runtime; the ASan suite runs the plugin under UBSan)
-$(FUZZ_BUILD)/shardsh-js.so: shell/js/js_engine.cpp shell/js/js_prelude.c shell/js/js_engine.h \
+$(FUZZ_BUILD)/shardsh-js.so: shell/js/js_engine.cpp $(FUZZ_BUILD)/gen/js_prelude.c shell/js/js_engine.h \
                              shell/js/js_prelude.h shell/core/errors.h
 	@mkdir -p $(dir $@)/plugin
 	$(FUZZ_CC) -std=c11 -fPIC -g -O1 $(WARN) -I. -fsanitize=fuzzer-no-link,address \
-	   -c shell/js/js_prelude.c -o $(dir $@)/plugin/js_prelude.o
+	   -c $(FUZZ_BUILD)/gen/js_prelude.c -o $(dir $@)/plugin/js_prelude.o
 	$(FUZZ_CC)++ -std=c++17 -fPIC -g -O1 $(WARN) -Wno-unknown-warning-option -I. \
 	   $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) -fsanitize=fuzzer-no-link,address \
 	   -shared -o $@ $< $(dir $@)/plugin/js_prelude.o $(JS_LIBS)

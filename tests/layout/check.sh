@@ -55,7 +55,7 @@ if [ -s "$out/includes" ]; then cat "$out/includes"; fail=1; fi
 
 # (2) circles: an edge a -> b when a's object needs a function b's object defines (data, such as the command table's
 # entries, is not a call); the product's files (shell, commands, views) from the build, every one of them required
-PROD=$(echo "$SRCS" | grep '^\(shell\|commands\|views\)/.*\.c$' | grep -v '^shell/js/js_prelude\.c$')
+PROD=$(echo "$SRCS" | grep '^\(shell\|commands\|views\)/.*\.c$')
 for f in $PROD; do
    o="$BUILD/${f%.c}.o"
    if [ ! -f "$o" ]; then

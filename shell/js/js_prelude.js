@@ -1,0 +1,508 @@
+/* shardsh JavaScript prelude: everything scripts see (sh, db, cursors, BSON constructors, print), evaluated once per engine by js_engine.cpp; embedded in the plugin at build time (Makefile, js_prelude.h) and checked with node --check. */
+(function (global, N) {
+'use strict';
+const PRELUDE = 'shardsh:prelude';
+const hide = (o, k, v) => Object.defineProperty(o, k, { value: v, writable: true, configurable: true, enumerable: false });
+const KIND = { PARSE: 1, ARGS: 2, USAGE: 3, SERVER: 4 };
+
+/* ---- base64 over byte arrays ---- */
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+function b64(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
+    s += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] + (i + 1 < bytes.length ? B64[(n >> 6) & 63] : '=') +
+         (i + 2 < bytes.length ? B64[n & 63] : '=');
+  }
+  return s;
+}
+function utf8(s) { return Array.from(unescape(encodeURIComponent(s)), (c) => c.charCodeAt(0)); }
+
+/* ---- BSON values ---- */
+function ObjectId(hex) {
+  if (!(this instanceof ObjectId)) return new ObjectId(hex);
+  if (hex === undefined || hex === null) hex = N.oid();
+  if (hex instanceof ObjectId) hex = hex.str;
+  if (typeof hex !== 'string' || !/^[0-9a-fA-F]{24}$/.test(hex))
+    throw new TypeError('ObjectId() takes a string of 24 hexadecimal characters');
+  hide(this, 'str', hex.toLowerCase());
+}
+ObjectId.prototype.toHexString = function () { return this.str; };
+ObjectId.prototype.toString = function () { return this.str; };
+ObjectId.prototype.toJSON = function () { return this.str; };
+ObjectId.prototype.equals = function (o) { return o instanceof ObjectId && o.str === this.str; };
+ObjectId.prototype.getTimestamp = function () { return new Date(parseInt(this.str.slice(0, 8), 16) * 1000); };
+
+const INT64_MAX = 9223372036854775807n, INT64_MIN = -9223372036854775808n;
+function Long(v, high) {
+  if (!(this instanceof Long)) return new Long(v, high);
+  let b;
+  if (typeof v === 'number' && typeof high === 'number')
+    b = BigInt.asIntN(64, (BigInt(high >>> 0) << 32n) | BigInt(v >>> 0));
+  else if (v instanceof Long) b = v._v;
+  else if (typeof v === 'bigint') b = v;
+  else if (typeof v === 'number' || v instanceof Number) {
+    v = Number(v);
+    if (!Number.isFinite(v)) throw new RangeError('NumberLong needs a finite number, got ' + v);
+    b = BigInt(Math.trunc(v));
+  } else if (typeof v === 'string' || v instanceof String) {
+    const t = String(v).trim();
+    if (!/^[+-]?[0-9]+$/.test(t)) throw new TypeError('NumberLong needs an integer, got "' + v + '"');
+    b = BigInt(t);
+  } else if (v === undefined) b = 0n;
+  else throw new TypeError('NumberLong needs a number or a string');
+  if (b > INT64_MAX || b < INT64_MIN) throw new RangeError('NumberLong: ' + b + ' is out of the 64-bit range');
+  hide(this, '_v', b);
+}
+Long.prototype.valueOf = function () { return Number(this._v); };
+Long.prototype.toNumber = Long.prototype.valueOf;
+Long.prototype.toString = function (r) { return this._v.toString(r); };
+Long.prototype.toJSON = function () { return this._v.toString(); };
+Long.prototype.equals = function (o) { return o instanceof Long ? o._v === this._v : Number(this._v) === o; };
+Long.fromNumber = (n) => new Long(n);
+Long.fromString = (s) => new Long(String(s));
+Long.fromBigInt = (b) => new Long(b);
+
+function intArg(v, what) {
+  const n = Math.trunc(Number(v));
+  if (!Number.isFinite(n) || n < -2147483648 || n > 2147483647) throw new RangeError(what + ': ' + v + ' is out of the 32-bit range');
+  return n;
+}
+function Int32(v) { if (!(this instanceof Int32)) return new Int32(v); hide(this, '_v', v === undefined ? 0 : intArg(v, 'NumberInt')); }
+Int32.prototype.valueOf = function () { return this._v; };
+Int32.prototype.toString = function () { return String(this._v); };
+Int32.prototype.toJSON = Int32.prototype.valueOf;
+function Double(v) { if (!(this instanceof Double)) return new Double(v); hide(this, '_v', Number(v === undefined ? 0 : v)); }
+Double.prototype.valueOf = function () { return this._v; };
+Double.prototype.toString = function () { return String(this._v); };
+Double.prototype.toJSON = Double.prototype.valueOf;
+function Decimal128(s) {
+  if (!(this instanceof Decimal128)) return new Decimal128(s);
+  if (s === undefined) s = '0';
+  if (typeof s === 'number') s = String(s);
+  if (typeof s !== 'string') throw new TypeError('NumberDecimal needs a string');
+  hide(this, '_v', s);
+}
+Decimal128.prototype.toString = function () { return this._v; };
+Decimal128.prototype.toJSON = function () { return { $numberDecimal: this._v }; };
+function Timestamp(t, i) {
+  if (!(this instanceof Timestamp)) return new Timestamp(t, i);
+  if (t instanceof Long) { i = Number(t._v & 0xffffffffn); t = Number(t._v >> 32n); }
+  else if (t && typeof t === 'object') { i = t.i; t = t.t; }
+  const ok = (x) => Number.isInteger(x) && x >= 0 && x <= 4294967295;
+  t = t === undefined ? 0 : Number(t); i = i === undefined ? 0 : Number(i);
+  if (!ok(t) || !ok(i)) throw new RangeError('Timestamp needs t and i from 0 to 4294967295');
+  this.t = t; this.i = i;
+}
+Timestamp.prototype.toString = function () { return 'Timestamp({ t: ' + this.t + ', i: ' + this.i + ' })'; };
+function Binary(base64, subType) {
+  if (!(this instanceof Binary)) return new Binary(base64, subType);
+  if (typeof base64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length % 4)
+    throw new TypeError('BinData needs base64 data');
+  subType = subType === undefined ? 0 : Number(subType);
+  if (!Number.isInteger(subType) || subType < 0 || subType > 255) throw new RangeError('BinData: subtype ' + subType + ' is not a byte');
+  hide(this, 'base64', base64); hide(this, 'sub_type', subType);
+}
+Binary.prototype.toString = function () { return this.base64; };
+function BinData(subType, base64) { return new Binary(base64, subType); }
+function hexBytes(hex) { const out = []; for (let i = 0; i < hex.length; i += 2) out.push(parseInt(hex.slice(i, i + 2), 16)); return out; }
+function UUID(s) {
+  if (s === undefined) {
+    const b = []; for (let i = 0; i < 16; i++) b.push(Math.floor(Math.random() * 256));
+    b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
+    return new Binary(b64(b), 4);
+  }
+  const hex = String(s).replace(/-/g, '');
+  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new TypeError('UUID needs 32 hexadecimal characters, got "' + s + '"');
+  return new Binary(b64(hexBytes(hex)), 4);
+}
+function HexData(subType, hex) {
+  if (!/^([0-9a-fA-F]{2})*$/.test(String(hex))) throw new TypeError('HexData needs hexadecimal pairs');
+  return new Binary(b64(hexBytes(String(hex))), subType);
+}
+function MinKey() { if (!(this instanceof MinKey)) return new MinKey(); }
+function MaxKey() { if (!(this instanceof MaxKey)) return new MaxKey(); }
+function BSONRegExp(pattern, options) { if (!(this instanceof BSONRegExp)) return new BSONRegExp(pattern, options); this.pattern = String(pattern); this.options = String(options || ''); }
+function Code(code) { if (!(this instanceof Code)) return new Code(code); this.code = String(code); }
+function ISODate(s) {
+  if (s === undefined) return new Date();
+  let t = String(s);
+  if (/T\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(t)) t += 'Z';
+  const d = new Date(t);
+  if (isNaN(d.getTime())) throw new TypeError('"' + s + '" is not a valid ISODate');
+  return d;
+}
+
+/* ---- JavaScript -> canonical Extended JSON ---- */
+function encNum(v) {
+  if (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 && !Object.is(v, -0)) return '{"$numberInt":"' + v + '"}';
+  return '{"$numberDouble":"' + (Object.is(v, -0) ? '-0.0' : String(v)) + '"}';
+}
+const SKIP = {};
+function enc1(v, depth, undef) {
+  if (depth > 150) throw new RangeError('a value nested deeper than 150 levels (or cyclic) cannot be converted to BSON');
+  switch (typeof v) {
+    case 'number': return encNum(v);
+    case 'string': return JSON.stringify(v);
+    case 'boolean': return v ? 'true' : 'false';
+    case 'bigint':
+      if (v > INT64_MAX || v < INT64_MIN) throw new RangeError(v + ' is out of the 64-bit range');
+      return '{"$numberLong":"' + v + '"}';
+    case 'undefined': return undef ? '{"$undefined":true}' : 'null';
+    case 'symbol': return SKIP;
+    case 'function':
+      if (v === MinKey) return '{"$minKey":1}';
+      if (v === MaxKey) return '{"$maxKey":1}';
+      return SKIP;
+  }
+  if (v === null) return 'null';
+  if (v instanceof ObjectId) return '{"$oid":"' + v.str + '"}';
+  if (v instanceof Long) return '{"$numberLong":"' + v._v + '"}';
+  if (v instanceof Int32) return '{"$numberInt":"' + v._v + '"}';
+  if (v instanceof Double) return '{"$numberDouble":"' + (Object.is(v._v, -0) ? '-0.0' : String(v._v)) + '"}';
+  if (v instanceof Decimal128) return '{"$numberDecimal":' + JSON.stringify(v._v) + '}';
+  if (v instanceof Timestamp) return '{"$timestamp":{"t":' + v.t + ',"i":' + v.i + '}}';
+  if (v instanceof Binary) return '{"$binary":{"base64":"' + v.base64 + '","subType":"' + v.sub_type.toString(16).padStart(2, '0') + '"}}';
+  if (v instanceof MinKey) return '{"$minKey":1}';
+  if (v instanceof MaxKey) return '{"$maxKey":1}';
+  if (v instanceof Date) {
+    const t = v.getTime();
+    if (isNaN(t)) throw new RangeError('an invalid Date cannot be converted to BSON');
+    return '{"$date":{"$numberLong":"' + t + '"}}';
+  }
+  if (v instanceof RegExp) return '{"$regularExpression":{"pattern":' + JSON.stringify(v.source) + ',"options":"' + v.flags.replace(/[^imsu]/g, '').split('').sort().join('') + '"}}';
+  if (v instanceof BSONRegExp) return '{"$regularExpression":{"pattern":' + JSON.stringify(v.pattern) + ',"options":' + JSON.stringify(v.options.split('').sort().join('')) + '}}';
+  if (v instanceof Code) return '{"$code":' + JSON.stringify(v.code) + '}';
+  if (v instanceof Number) return encNum(Number(v));
+  if (v instanceof String) return JSON.stringify(String(v));
+  if (v instanceof Boolean) return v.valueOf() ? 'true' : 'false';
+  /* a Database object where a helper takes one (sh.status(db)): the tagged binary the shell's dispatch knows */
+  if (v instanceof Database) return '{"$binary":{"base64":"' + b64(utf8('shardsh:db:' + v._name)) + '","subType":"80"}}';
+  if (v instanceof Collection) return JSON.stringify(v._db + '.' + v._name);
+  if (v instanceof Cursor) throw new TypeError('a cursor cannot be sent: call .toArray() first');
+  if (Array.isArray(v)) {
+    const parts = [];
+    for (let i = 0; i < v.length; i++) { const e = enc1(v[i], depth + 1, undef); parts.push(e === SKIP ? 'null' : e); }
+    return '[' + parts.join(',') + ']';
+  }
+  const parts = [];
+  for (const k of Object.keys(v)) {
+    const e = enc1(v[k], depth + 1, undef);
+    if (e !== SKIP) parts.push(JSON.stringify(k) + ':' + e);
+  }
+  return '{' + parts.join(',') + '}';
+}
+function enc(v) { const e = enc1(v, 0, false); return e === SKIP ? 'null' : e; }
+/* call arguments: a document {"0": ...}; an undefined argument is BSON undefined, so the helper sees it missing.
+ * undef: undefined inside documents stays undefined (what print shows) instead of null (what the driver sends) */
+function encArgs(args, undef) {
+  const parts = [];
+  for (let i = 0; i < args.length; i++) {
+    const e = args[i] === undefined ? SKIP : enc1(args[i], 1, undef);
+    parts.push('"' + i + '":' + (e === SKIP ? '{"$undefined":true}' : e));
+  }
+  return '{' + parts.join(',') + '}';
+}
+
+/* ---- canonical Extended JSON -> JavaScript ---- */
+function revive(k, v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  const keys = Object.keys(v);
+  if (keys.length === 0 || keys[0][0] !== '$') return v;
+  try {
+    if (keys.length === 1) {
+      switch (keys[0]) {
+        case '$numberInt': return parseInt(v.$numberInt, 10);
+        case '$numberDouble': return Number(v.$numberDouble);
+        case '$numberLong': return new Long(v.$numberLong);
+        case '$numberDecimal': return new Decimal128(v.$numberDecimal);
+        case '$oid': return new ObjectId(v.$oid);
+        case '$date': return new Date(Number(v.$date));
+        case '$binary': return new Binary(v.$binary.base64, parseInt(v.$binary.subType, 16));
+        case '$timestamp': return new Timestamp(v.$timestamp.t, v.$timestamp.i);
+        case '$regularExpression': {
+          const p = v.$regularExpression.pattern, o = v.$regularExpression.options;
+          if (/^[imsu]*$/.test(o)) { try { return new RegExp(p, o); } catch (e) { /* not a JavaScript pattern */ } }
+          return new BSONRegExp(p, o);
+        }
+        case '$minKey': return new MinKey();
+        case '$maxKey': return new MaxKey();
+        case '$undefined': return undefined;
+        case '$symbol': return String(v.$symbol);
+        case '$code': return new Code(v.$code);
+      }
+    }
+  } catch (e) { /* a user document that only looks like Extended JSON stays a document */ }
+  return v;
+}
+function dec(s) { return JSON.parse(s, revive); }
+
+/* ---- where a call is in the user's script: the first stack frame outside the prelude ---- */
+function userFrame(stack) {
+  for (const l of String(stack).split('\n')) {
+    const m = /@(.*):(\d+):(\d+)$/.exec(l);
+    if (m && m[1] !== PRELUDE) return [Number(m[2]), Number(m[3])];
+  }
+  return null;
+}
+function callerPos() { return userFrame(new Error().stack) || [0, 0]; }
+
+function shError(d, pos) {
+  const e = new Error(d.message);
+  e.name = d.kind === KIND.SERVER ? 'MongoServerError' : 'MongoshError';
+  if (d.code) e.code = d.code;
+  if (d.codeName) e.codeName = d.codeName;
+  if (d.kind === KIND.SERVER) e.errmsg = d.message;
+  hide(e, '__sh', { kind: d.kind, code: d.code, codeName: d.codeName, hint: d.hint, line: d.line || pos[0], col: d.col || pos[1] });
+  return e;
+}
+
+/* ---- calling the command table ---- */
+function entry(name, db, coll, args, mods, open) {
+  const pos = callerPos();
+  let m = '';
+  if (mods) {
+    const o = {};
+    for (const k of ['sort', 'limit', 'skip']) if (mods[k] !== undefined) o[k] = mods[k];
+    if (mods.batch) o.batchSize = mods.batch;
+    if (open) o.open = true;
+    m = enc(o);
+  }
+  const r = N.call(name, db, coll, encArgs(args, name === 'print' || name === 'printjson'), args.length, m, pos[0], pos[1]);
+  if (r === 'N') return undefined;
+  const d = dec(r.slice(1));
+  if (r[0] === 'E') throw shError(d, pos);
+  if (typeof d.stats === 'string' && d.v !== null && typeof d.v === 'object') hide(d.v, '__shStats', d.stats);
+  return d.v;
+}
+
+/* ---- Database and Collection (db.<coll> through a Proxy) ---- */
+function checkName(n, what) {
+  if (typeof n !== 'string' || n === '') throw new TypeError(what + ' needs a name string');
+  return n;
+}
+function Database(name) { hide(this, '_name', name); }
+Database.prototype.getName = function () { return this._name; };
+Database.prototype.getSiblingDB = function (n) { return makeDb(checkName(n, 'getSiblingDB')); };
+Database.prototype.getSisterDB = Database.prototype.getSiblingDB;
+Database.prototype.getCollection = function (n) { return makeColl(this._name, checkName(n, 'getCollection')); };
+Database.prototype.toString = function () { return this._name; };
+function makeDb(name) {
+  return new Proxy(new Database(name), {
+    get(t, p, r) { return typeof p === 'symbol' || p in t || p.startsWith('_') ? Reflect.get(t, p, r) : makeColl(t._name, p); },
+  });
+}
+function Collection(db, name) { hide(this, '_db', db); hide(this, '_name', name); }
+Collection.prototype.getName = function () { return this._name; };
+Collection.prototype.getFullName = function () { return this._db + '.' + this._name; };
+Collection.prototype.getDB = function () { return makeDb(this._db); };
+Collection.prototype.toString = Collection.prototype.getFullName;
+function makeColl(db, name) {
+  return new Proxy(new Collection(db, name), {
+    get(t, p, r) { return typeof p === 'symbol' || p in t || p.startsWith('_') ? Reflect.get(t, p, r) : makeColl(t._db, t._name + '.' + p); },
+  });
+}
+
+/* ---- cursors: nothing is sent until the first document is needed; then a live server cursor (a handle of the
+ * shell's) gives batches on demand, as the driver's: getMore only when the documents received are used up ---- */
+function Cursor(name, db, coll, args, handle) {
+  hide(this, '_q', { name, db, coll, args: Array.from(args), sort: undefined, projection: undefined, limit: 0, skip: 0,
+                     batch: 0, opened: false, id: 0, h: null, buf: [], pos: 0, more: true, maps: [] });
+  if (handle === undefined) {
+    /* mongosh: the cursor made last is the one "it" continues */
+    lastCursor = this;
+    N.cursorCurrent(false);
+  } else {
+    this._adopt(handle);
+  }
+}
+function notStarted(c, what) {
+  if (c._q.opened) throw new Error('cannot call ' + what + '() after the cursor has been read');
+  return c._q;
+}
+function countArg(n, what) {
+  n = Number(n);
+  if (!Number.isInteger(n) || n < 0 || n > 2147483647) throw new RangeError(what + ' needs an integer from 0 to 2147483647');
+  return n;
+}
+Cursor.prototype._adopt = function (id) {
+  const q = this._q;
+  q.opened = true;
+  if (typeof id === 'number' && id > 0) { q.id = id; q.h = N.cursorHandle(id); } else q.more = false;
+};
+Cursor.prototype._open = function () {
+  const q = this._q;
+  if (q.opened) return;
+  const args = q.args.slice();
+  if (q.projection !== undefined) { if (args.length < 1) args.push({}); args[1] = q.projection; }
+  q.opened = true;
+  this._adopt(entry(q.name, q.db, q.coll, args, q, true));
+};
+/* up to max more documents from the server (0: the next one and those received with it) */
+Cursor.prototype._pull = function (max) {
+  const q = this._q;
+  if (!q.more || !q.id) { q.more = false; return; }
+  const pos = callerPos();
+  const r = N.cursorNext(q.id, max);
+  const d = dec(r.slice(1));
+  if (r[0] === 'E') { q.more = false; this._release(); throw shError(d, pos); }
+  if (q.pos > 0) { q.buf = q.buf.slice(q.pos); q.pos = 0; }
+  for (const x of d.v) q.buf.push(x);
+  q.more = d.more;
+  if (!q.more) this._release();
+};
+Cursor.prototype._release = function () {
+  const q = this._q;
+  if (q.id) N.cursorClose(q.id);
+  q.id = 0; q.h = null;
+};
+Cursor.prototype._left = function () { return this._q.buf.length - this._q.pos; };
+Cursor.prototype._hasMore = function () { return !this._q.opened || this._left() > 0 || this._q.more; };
+Cursor.prototype._apply = function (d) { for (const f of this._q.maps) d = f(d); return d; };
+Cursor.prototype.sort = function (s) { notStarted(this, 'sort').sort = s; return this; };
+Cursor.prototype.limit = function (n) { notStarted(this, 'limit').limit = countArg(n, 'limit'); return this; };
+Cursor.prototype.skip = function (n) { notStarted(this, 'skip').skip = countArg(n, 'skip'); return this; };
+Cursor.prototype.project = function (p) { notStarted(this, 'project').projection = p; return this; };
+Cursor.prototype.projection = Cursor.prototype.project;
+Cursor.prototype.batchSize = function (n) { notStarted(this, 'batchSize').batch = countArg(n, 'batchSize'); return this; };
+Cursor.prototype.pretty = function () { return this; };
+Cursor.prototype.hasNext = function () {
+  this._open();
+  if (this._left() === 0) this._pull(0);
+  return this._left() > 0;
+};
+Cursor.prototype.next = function () { return this.hasNext() ? this._apply(this._q.buf[this._q.pos++]) : null; };
+Cursor.prototype.tryNext = Cursor.prototype.next;
+Cursor.prototype.isExhausted = function () { return this._q.opened && this._left() === 0 && !this._q.more; };
+Cursor.prototype.close = function () { const q = this._q; q.opened = true; this._release(); q.more = false; q.buf = []; q.pos = 0; };
+Cursor.prototype.toArray = function () {
+  this._open();
+  while (this._q.more && this._q.id) this._pull(2147483647);
+  const q = this._q, d = q.buf.slice(q.pos);
+  q.buf = []; q.pos = 0;
+  return d.map((x) => this._apply(x));
+};
+Cursor.prototype.forEach = function (f) { while (this.hasNext()) f(this.next()); };
+Cursor.prototype.map = function (f) { this._q.maps.push(f); return this; };
+Cursor.prototype.itcount = function () { let n = 0; while (this.hasNext()) { this.next(); n++; } return n; };
+/* mongosh's cursor.count(): the count command on the filter (skip and limit not applied), through db.runCommand;
+ * size(): the same with skip and limit applied */
+Cursor.prototype._count = function (applied) {
+  const q = this._q;
+  if (q.name !== 'db.collection.find') throw new TypeError((applied ? 'size' : 'count') + '() is for find cursors');
+  const cmd = { count: q.coll, query: q.args[0] === undefined ? {} : q.args[0] };
+  if (applied && q.limit) cmd.limit = q.limit;
+  if (applied && q.skip) cmd.skip = q.skip;
+  const r = entry('db.runCommand', q.db, null, [cmd], null);
+  return r && typeof r === 'object' ? Number(r.n) : r;
+};
+Cursor.prototype.count = function () { return this._count(false); };
+Cursor.prototype.size = function () { return this._count(true); };
+/* up to n documents for display, asking the server for no more than they need */
+Cursor.prototype._batch = function (n) {
+  this._open();
+  if (this._left() < n && this._q.more) this._pull(n - this._left());
+  const q = this._q, b = q.buf.slice(q.pos, q.pos + n);
+  q.pos += b.length;
+  return b.map((x) => this._apply(x));
+};
+Cursor.prototype[Symbol.iterator] = function* () { while (this.hasNext()) yield this.next(); };
+Cursor.prototype.toString = function () { return '[Cursor ' + this._q.db + '.' + this._q.coll + ']'; };
+/* what "it" read: printed as mongosh prints a CursorIterationResult ("no cursor" when empty) */
+function ItResult(docs, more) { hide(this, '_docs', docs); hide(this, '_more', more); }
+
+/* ---- the API, generated from the command table's names ---- */
+const sh = {};
+let lastCursor = null;
+let dbOverride = null;
+function currentDb() { return dbOverride || makeDb(N.currentDb()); }
+function named(f, n) { Object.defineProperty(f, 'name', { value: n }); return f; }
+function install(names) {
+  for (const name of names) {
+    let m;
+    if ((m = /^sh\.(\w+)$/.exec(name))) {
+      sh[m[1]] = named(function (...a) { return entry(name, null, null, a, null); }, m[1]);
+    } else if ((m = /^db\.collection\.(\w+)$/.exec(name))) {
+      const cursor = m[1] === 'find' || m[1] === 'aggregate';
+      Collection.prototype[m[1]] = named(cursor ? function (...a) { return new Cursor(name, this._db, this._name, a); }
+                                                : function (...a) { return entry(name, this._db, this._name, a, null); }, m[1]);
+    } else if ((m = /^db\.(\w+)$/.exec(name))) {
+      if (!(m[1] in Database.prototype))
+        Database.prototype[m[1]] = named(function (...a) { return entry(name, this._name, null, a, null); }, m[1]);
+    } else if (/^\w+$/.test(name)) {
+      global[name] = named(function (...a) {
+        const r = entry(name, null, null, a, null);
+        if (name === 'use') dbOverride = null;
+        return r;
+      }, name);
+    }
+  }
+  if (global.exit) global.quit = global.exit;
+}
+Object.defineProperty(global, 'db', { get: currentDb, set(v) { dbOverride = v instanceof Database ? v : null; }, configurable: true });
+Object.defineProperty(global, 'it', {
+  get() {
+    /* a find or aggregate typed as a literal statement after the engine's last cursor: "it" continues that one */
+    const h = N.cursorCurrent(true);
+    if (h >= 0) lastCursor = h > 0 ? new Cursor('db.collection.find', null, null, [], h) : null;
+    if (!lastCursor) return new ItResult([], false);
+    const b = lastCursor._batch(20);
+    return new ItResult(b, lastCursor._hasMore());
+  },
+  configurable: true,
+});
+const api = { sh, ObjectId, Long, NumberLong: Long, Int32, NumberInt: Int32, Double, Decimal128, NumberDecimal: Decimal128,
+              Timestamp, Binary, BinData, UUID, HexData, MinKey, MaxKey, BSONRegExp, Code, ISODate, Database, Collection, DBQuery: Cursor };
+for (const k of Object.keys(api)) Object.defineProperty(global, k, { value: api[k], writable: true, configurable: true, enumerable: false });
+
+/* ---- the value of an expression, for the REPL and --eval ---- */
+function show(v) {
+  if (v === undefined) return null;
+  if (v instanceof Cursor) { const b = v._batch(20); return [enc({ v: b }), v._hasMore(), undefined, 1]; }
+  if (v instanceof ItResult) return [enc({ v: v._docs }), v._more, undefined, 2];
+  if (v instanceof Database) return [enc({ v: v._name }), false];
+  if (v instanceof Collection) return [enc({ v: v._db + '.' + v._name }), false];
+  if (typeof v === 'function') return [enc({ v: '[Function: ' + (v.name || '(anonymous)') + ']' }), false];
+  if (typeof v === 'symbol') return [enc({ v: v.toString() }), false];
+  if (v !== null && typeof v === 'object' && typeof v.__shStats === 'string') return [enc({ v }), false, v.__shStats];
+  return [enc({ v }), false];
+}
+
+/* ---- an uncaught exception as the shell reports errors ---- */
+function describe(e, rline, rcol, rinfile, rmsg) {
+  if (e !== null && typeof e === 'object' && e.__sh) {
+    const s = e.__sh;
+    return enc({ kind: s.kind, code: s.code | 0, codeName: s.codeName || '', message: String(e.message), hint: s.hint || '', line: s.line, col: s.col });
+  }
+  let pos = null, message;
+  if (e instanceof Error) {
+    pos = e instanceof SyntaxError || rinfile ? null : userFrame(e.stack);
+    message = e.name + ': ' + e.message;
+  } else {
+    try { message = 'uncaught exception: ' + String(e); } catch (x) { message = rmsg; }
+  }
+  if (!pos && rinfile) pos = [rline, rcol];
+  return enc({ kind: e instanceof SyntaxError ? KIND.PARSE : KIND.USAGE, code: 0, codeName: '', message, hint: '', line: pos ? pos[0] : 0, col: pos ? pos[1] : 0 });
+}
+
+/* ---- Tab completion ---- */
+function complete(prefix) {
+  const i = prefix.lastIndexOf('.');
+  const head = i < 0 ? '' : prefix.slice(0, i), tail = i < 0 ? prefix : prefix.slice(i + 1);
+  let base = global;
+  if (head) {
+    if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(head)) return [];
+    for (const p of head.split('.')) {
+      try { base = base[p]; } catch (e) { return []; }
+      if (base === null || (typeof base !== 'object' && typeof base !== 'function')) return [];
+    }
+  }
+  const seen = new Set();
+  for (let o = base; o && o !== Object.prototype && o !== Function.prototype; o = Object.getPrototypeOf(o))
+    for (const n of Object.getOwnPropertyNames(o))
+      if (n.startsWith(tail) && !n.startsWith('_') && n !== 'constructor' && /^[A-Za-z_$][\w$]*$/.test(n)) seen.add(n);
+  return JSON.stringify(Array.from(seen).sort().map((n) => (head ? head + '.' : '') + n));
+}
+
+return { enc, dec, show, describe, complete, install, encTop: (v) => enc({ v }) };
+})
