@@ -38,20 +38,19 @@ typedef struct sh_call {
    const char *coll;   /* db.<coll>.<method>: the collection, else NULL */
    const bson_t *args; /* arguments as an array document ({"0": …}); never NULL */
    int argc;
-   const sh_pos_t *arg_pos;      /* argc positions, or NULL */
-   sh_pos_t pos;                 /* the helper's name in the source */
-   sh_pos_t close_pos;           /* its closing parenthesis */
-   const bson_t *sort;           /* .sort(doc) after a read, or NULL */
-   const bson_t *projection_mod; /* reserved */
-   int64_t limit;                /* .limit(n), 0 when absent */
-   int64_t skip;                 /* .skip(n), 0 when absent */
-   const bson_t *modifiers;      /* find's other cursor modifiers as chained ({ hint, maxTimeMS, ... }), or NULL */
-   const char *terminal;         /* a cursor method ending the chain: "count", "size", "itcount"; NULL when none */
-   int64_t batch_size;           /* a cursor's .batchSize(n) (the engine's cursors), 0 when absent */
-   const sh_requests_t *built;   /* the requests build() already made for this call (the dispatcher's checks), or
-                                  * NULL: sh_requests_build hands them on instead of building again */
-   bool args_no_binary;          /* known to hold no binary value, so no Database object (the parser says so for the
-                                  * calls it reads): the dispatcher's check does not look; false: it looks */
+   const sh_pos_t *arg_pos;    /* argc positions, or NULL */
+   sh_pos_t pos;               /* the helper's name in the source */
+   sh_pos_t close_pos;         /* its closing parenthesis */
+   const bson_t *sort;         /* .sort(doc) after a read, or NULL */
+   int64_t limit;              /* .limit(n), 0 when absent */
+   int64_t skip;               /* .skip(n), 0 when absent */
+   const bson_t *modifiers;    /* find's other cursor modifiers as chained ({ hint, maxTimeMS, ... }), or NULL */
+   const char *terminal;       /* a cursor method ending the chain: "count", "size", "itcount"; NULL when none */
+   int64_t batch_size;         /* a cursor's .batchSize(n) (the engine's cursors), 0 when absent */
+   const sh_requests_t *built; /* the requests build() already made for this call (the dispatcher's checks), or
+                                * NULL: sh_requests_build hands them on instead of building again */
+   bool args_no_binary;        /* known to hold no binary value, so no Database object (the parser says so for the
+                                * calls it reads): the dispatcher's check does not look; false: it looks */
 } sh_call_t;
 
 /* Pure: turns a call into requests appended to out (out->n starts at 0; each request's cmd is initialised by the

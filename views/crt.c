@@ -42,7 +42,6 @@ volatile sig_atomic_t crt_quit_signal;
 
 static SCREEN *crt_screen;
 static volatile sig_atomic_t crt_active;
-static bool crt_color;
 static int crt_attrs[CRT_N];
 
 /* What the fatal-signal handler restores without curses (it may only make async-signal-safe calls): the terminal
@@ -199,7 +198,6 @@ crt_scheme (bool color)
       [CRT_KEY] = A_REVERSE,
    };
    memcpy (crt_attrs, mono, sizeof crt_attrs);
-   crt_color = false;
    if (!color || !has_colors () || start_color () == ERR)
       return;
    use_default_colors ();
@@ -207,7 +205,6 @@ crt_scheme (bool color)
       init_pair ((short) (i + 1), pairs[i].fg, pairs[i].bg);
       crt_attrs[pairs[i].e] = COLOR_PAIR ((int) i + 1) | pairs[i].extra;
    }
-   crt_color = true;
 }
 
 bool
@@ -253,10 +250,4 @@ int
 crt_attr (crt_elem_t elem)
 {
    return elem < CRT_N ? crt_attrs[elem] : 0;
-}
-
-bool
-crt_has_color (void)
-{
-   return crt_color;
 }

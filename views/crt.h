@@ -69,8 +69,4 @@ crt_destroy (void);
 int
 crt_attr (crt_elem_t elem);
 
-/* Whether the colour scheme (not monochrome) is active. */
-bool
-crt_has_color (void);
-
 #endif

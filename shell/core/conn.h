@@ -115,11 +115,4 @@ typedef bool (*conn_transport_fn) (void *data, const char *db, const bson_t *cmd
 void
 conn_set_transport (conn_transport_fn fn, void *data);
 
-/* server_error_from_mongoc (server_error.h) without a session: the user is "(none)" and no client is marked stale.
- * Fills err from a libmongoc error and, when there is one, the server's reply (for codeName). A refused login becomes
- * "authentication failed for user 'U' on database 'D'" (code 18 AuthenticationFailed when the server said so) and a
- * server certificate the CA did not sign "TLS: the server's certificate was not signed by the CA in FILE". */
-void
-conn_error_from_mongoc (sh_error_t *err, const bson_error_t *error, const bson_t *reply);
-
 #endif

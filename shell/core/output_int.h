@@ -113,10 +113,6 @@ output_measure (const char *s, size_t *units, size_t *width);
 void
 output_measure_n (const char *s, size_t len, size_t *units, size_t *width);
 
-/* String.length of s (UTF-16 code units), as output_measure counts it. */
-size_t
-output_units (const char *s);
-
 /* Decodes one UTF-8 sequence at s (n bytes left). Returns its length in bytes and sets *cp; an invalid byte
  * decodes as U+FFFD of length 1, as TextDecoder does in the JS driver. */
 size_t

@@ -150,15 +150,6 @@ output_measure (const char *s, size_t *units, size_t *width)
    output_measure_n (s, strlen (s), units, width);
 }
 
-size_t
-output_units (const char *s)
-{
-   size_t u, w;
-
-   output_measure (s, &u, &w);
-   return u;
-}
-
 /* Decodes one UTF-8 sequence at s (n bytes left). Returns its length in bytes and sets *cp; an invalid byte
  * decodes as U+FFFD of length 1, as TextDecoder does in the JS driver. */
 size_t

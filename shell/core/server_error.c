@@ -124,12 +124,6 @@ server_error_network (const sh_ctx_t *ctx, sh_error_t *err, const bson_error_t *
    return false;
 }
 
-void
-conn_error_from_mongoc (sh_error_t *err, const bson_error_t *error, const bson_t *reply)
-{
-   server_error_from_mongoc (NULL, err, error, reply);
-}
-
 /* Marks ctx's client for replacement before the next statement (conn_forget_if_broken). */
 static void
 server_error_mark_stale (sh_ctx_t *ctx)

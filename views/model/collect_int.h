@@ -211,10 +211,6 @@ collect_run_each (collect_t *c, const char *db, const bson_t *cmd, int64_t batch
 void
 collect_own_count (collect_t *c, const char *name);
 
-/* The commands named name the collector's client sent so far. */
-int64_t
-collect_own_sent (const collect_t *c, const char *name);
-
 /* Clears the APM callbacks collect_watch set on the session's client and frees them (collect_free calls it). */
 void
 collect_unwatch (collect_t *c);

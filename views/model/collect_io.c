@@ -56,15 +56,6 @@ collect_own_count (collect_t *c, const char *name)
    c->own_n[c->nown++] = 1;
 }
 
-int64_t
-collect_own_sent (const collect_t *c, const char *name)
-{
-   for (int i = 0; i < c->nown; i++)
-      if (!strcmp (c->own_name[i], name))
-         return c->own_n[i];
-   return 0;
-}
-
 /* The driver's command-started event (every command the client sends, getMore and killCursors included; not its
  * handshake and server checks). */
 static void
