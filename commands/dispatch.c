@@ -947,3 +947,13 @@ dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, v
    stmt_call_done (stmt, &tmp);
    return ok;
 }
+
+bool
+dispatch_script_is_literal (sh_ctx_t *ctx, sh_script_t *script)
+{
+   for (size_t s = 0; s < script->n; s++) {
+      if (!dispatch_prepare (ctx, &script->stmts[s]))
+         return false;
+   }
+   return true;
+}

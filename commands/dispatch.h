@@ -67,4 +67,9 @@ confirm_answer_yes (const char *line);
 bool
 dispatch_version_at_least (const int have[3], const char *need);
 
+/* True when every statement of script belongs to the literal path (dispatch_prepare, which keeps what each resolves
+ * to for the later steps); otherwise the text is JavaScript and goes to the engine. */
+bool
+dispatch_script_is_literal (sh_ctx_t *ctx, sh_script_t *script);
+
 #endif

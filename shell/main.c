@@ -67,7 +67,7 @@ main_run (sh_options_t *opts)
       output_opts_default (opts->json ? OUTPUT_JSON : OUTPUT_PRETTY, color_ok && !opts->json && isatty (STDOUT_FILENO));
    ctx.err_color = color_ok && isatty (STDERR_FILENO);
    if (!sh_options_connection_string (opts, &uri, &db, &err)) {
-      script_report (&ctx, &err, NULL, NULL);
+      sh_error_report (&ctx, &err, NULL, NULL);
       goto done;
    }
    if (opts->username && !opts->password && !opts->dry_run)

@@ -21,7 +21,6 @@
 #include "shell/js/js_host.h"
 #include "shell/lang/parser.h"
 #include "shell/repl.h"
-#include "shell/script.h"
 
 char *
 repl_history_path (void)
@@ -324,7 +323,7 @@ repl_run (sh_ctx_t *ctx)
          sh_error_clear (&err);
          sh_error_clear (&jerr);
          parsed = sh_parse_script ("<repl>", pending->str, pending->len, &script, &err);
-         literal = parsed && script_is_literal (ctx, &script);
+         literal = parsed && dispatch_script_is_literal (ctx, &script);
          /* JavaScript with an open block, string or template literal: read on */
          if (!parsed && js_host_engine (ctx, &jerr) && !js_host_is_compilable (ctx, pending->str, pending->len)) {
             sh_script_destroy (&script);
@@ -340,21 +339,21 @@ repl_run (sh_ctx_t *ctx)
             for (size_t i = 0; i < script.n && !ctx->exit_requested && !sh_interrupted (); i++) {
                sh_error_clear (&err);
                if (!dispatch_stmt (ctx, &script.stmts[i], &err))
-                  script_report (ctx, &err, NULL, script.source);
+                  sh_error_report (ctx, &err, NULL, script.source);
                fflush (ctx->out_fp);
             }
          } else if (!js_host_engine (ctx, &jerr)) {
             if (!parsed) {
                sh_error_hint (&err, "%s", jerr.message);
-               script_report (ctx, &err, NULL, pending->str);
+               sh_error_report (ctx, &err, NULL, pending->str);
             } else {
-               script_report (ctx, &jerr, NULL, pending->str);
+               sh_error_report (ctx, &jerr, NULL, pending->str);
             }
          } else {
             /* JavaScript: variables persist between lines; the value of an expression is printed */
             sh_error_clear (&jerr);
             if (js_host_run (ctx, "<repl>", pending->str, pending->len, true, &jerr) == JS_RUN_FAILED)
-               script_report (ctx, &jerr, NULL, pending->str);
+               sh_error_report (ctx, &jerr, NULL, pending->str);
          }
          sh_script_destroy (&script);
          bson_string_truncate (pending, 0);

@@ -51,23 +51,6 @@ script_read_file (const char *path, size_t *len, sh_error_t *err)
    return buf;
 }
 
-void
-script_report (sh_ctx_t *ctx, const sh_error_t *err, const char *name, const char *source)
-{
-   sh_error_render (ctx->err_fp, err, name, source, ctx->err_color);
-   fflush (ctx->err_fp);
-}
-
-bool
-script_is_literal (sh_ctx_t *ctx, sh_script_t *script)
-{
-   for (size_t s = 0; s < script->n; s++) {
-      if (!dispatch_prepare (ctx, &script->stmts[s]))
-         return false;
-   }
-   return true;
-}
-
 /* What became of a statement (of a JavaScript input: of the whole input), for the run summary. */
 enum { SCRIPT_ST_NOT_RUN, SCRIPT_ST_OK, SCRIPT_ST_FAILED };
 
@@ -97,14 +80,14 @@ script_check_js (sh_ctx_t *ctx, const script_input_t *in, const char *text, size
    if (js_host_check (ctx, in->name, text, len, &err))
       return true;
    if (err.kind == SH_ERR_PARSE) {
-      script_report (ctx, &err, in->name, text);
+      sh_error_report (ctx, &err, in->name, text);
    } else if (lit_err) {
       /* no engine: the literal parser's own error, and why JavaScript is not an option */
       sh_error_t e = *lit_err;
       sh_error_hint (&e, "%s", err.message);
-      script_report (ctx, &e, in->name, text);
+      sh_error_report (ctx, &e, in->name, text);
    } else {
-      script_report (ctx, &err, in->name, text);
+      sh_error_report (ctx, &err, in->name, text);
    }
    return false;
 }
@@ -286,7 +269,7 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
                                  status || show == SCRIPT_SHOW_JSON ? &report : NULL, ins[i].js_rs, &err);
          ins[i].st[0] = r != JS_RUN_FAILED && r != JS_RUN_STOPPED ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
          if (r == JS_RUN_FAILED)
-            script_report (ctx, &err, inputs[i].name, ins[i].js);
+            sh_error_report (ctx, &err, inputs[i].name, ins[i].js);
          if ((r == JS_RUN_FAILED && !go_on) || (r == JS_RUN_STOPPED && !ctx->exit_requested))
             *pr = (script_progress_t){ .failed = true, .skipping = true, .skip_i = i + 1 };
          else
@@ -337,7 +320,7 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
             fflush (ctx->err_fp); /* its status line, at once */
          ins[i].st[s] = ok ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
          if (!ok) {
-            script_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
+            sh_error_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
             pr->failed = true;
             if (!go_on) {
                *pr = (script_progress_t){ .failed = true, .skipping = true, .skip_i = i, .skip_s = s + 1 };
@@ -386,11 +369,11 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
          text = bson_strdup (inputs[i].text);
          len = strlen (text);
       } else if (!(text = script_read_file (inputs[i].name, &len, &err))) {
-         script_report (ctx, &err, NULL, NULL);
+         sh_error_report (ctx, &err, NULL, NULL);
          goto done;
       }
       parsed = sh_parse_script (inputs[i].name, text, len, &ins[i].lit, &err);
-      if (!parsed || !script_is_literal (ctx, &ins[i].lit)) {
+      if (!parsed || !dispatch_script_is_literal (ctx, &ins[i].lit)) {
          sh_script_destroy (&ins[i].lit);
          memset (&ins[i].lit, 0, sizeof ins[i].lit);
          ins[i].js = text;
@@ -403,7 +386,7 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
       for (size_t s = 0; s < ins[i].lit.n; s++) {
          sh_error_clear (&err);
          if (!dispatch_validate (ctx, &ins[i].lit.stmts[s], &err)) {
-            script_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
+            sh_error_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
             goto done;
          }
       }

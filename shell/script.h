@@ -17,11 +17,6 @@ typedef struct {
 /* Exit codes of a run. */
 enum { SCRIPT_OK = 0, SCRIPT_FAILED = 1, SCRIPT_NOT_RUN = 2 };
 
-/* True when every statement of script belongs to the literal path (dispatch_prepare, which keeps what each resolves
- * to for the later steps); otherwise the text is JavaScript and goes to the engine. */
-bool
-script_is_literal (sh_ctx_t *ctx, sh_script_t *script);
-
 /* Parses and checks every input, then runs them all in order. An input the literal grammar does not take whole is
  * JavaScript: compiled whole by the engine in the checking phase (a syntax error: SCRIPT_NOT_RUN), then run. Returns
  * SCRIPT_OK, SCRIPT_FAILED (a statement failed: reported with its position) or SCRIPT_NOT_RUN (a file could not be read
@@ -34,9 +29,5 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
  * NULL with err set (SH_ERR_IO). *len receives its length. */
 char *
 script_read_file (const char *path, size_t *len, sh_error_t *err);
-
-/* Prints err the way every mode reports errors (with the source line and caret when there is one). */
-void
-script_report (sh_ctx_t *ctx, const sh_error_t *err, const char *name, const char *source);
 
 #endif

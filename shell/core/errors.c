@@ -1,6 +1,7 @@
 /* Errors as values: filling an sh_error_t, and rendering one for people as "file:line:col: error: message" with the
  * source line and a caret under the offending token. */
 #include "shell/core/errors.h"
+#include "shell/core/ctx.h"
 #include "shell/lib/secret.h"
 
 #include <ctype.h>
@@ -291,4 +292,11 @@ sh_error_render (FILE *out, const sh_error_t *err, const char *file, const char 
    if (err->hint[0]) {
       fprintf (out, "%shint:%s %s\n", color ? ERR_CYAN : "", color ? ERR_RESET : "", err->hint);
    }
+}
+
+void
+sh_error_report (const struct sh_ctx *ctx, const sh_error_t *err, const char *name, const char *source)
+{
+   sh_error_render (ctx->err_fp, err, name, source, ctx->err_color);
+   fflush (ctx->err_fp);
 }

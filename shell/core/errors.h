@@ -66,4 +66,11 @@ sh_error_hint (sh_error_t *err, const char *fmt, ...) __attribute__ ((format (pr
 void
 sh_error_render (FILE *out, const sh_error_t *err, const char *file, const char *source, bool color);
 
+struct sh_ctx;
+
+/* Prints err to ctx's error stream (ctx->err_fp, coloured when ctx->err_color) as sh_error_render does, and flushes
+ * it: how every front end (the REPL, scripts, main) reports an error. name and source as sh_error_render's. */
+void
+sh_error_report (const struct sh_ctx *ctx, const sh_error_t *err, const char *name, const char *source);
+
 #endif
