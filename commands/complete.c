@@ -18,7 +18,10 @@ typedef struct {
    bool valid;
 } complete_cache_t;
 
-static complete_cache_t complete_cache[5];
+/* The session's cache (ctx->session.complete): the last five lists asked for. */
+struct cmd_complete_cache {
+   complete_cache_t slot[5];
+};
 
 /* Appends the string at path of every document in docs to values (skipping repeats). */
 static void
@@ -70,16 +73,20 @@ cmd_complete_values (sh_ctx_t *ctx, const char *kind, const char *db)
       goto done;
    if (!db)
       db = "";
-   for (size_t i = 0; i < sizeof complete_cache / sizeof complete_cache[0]; i++) {
-      complete_cache_t *c = &complete_cache[i];
+   if (!ctx->session.complete)
+      ctx->session.complete = bson_malloc0 (sizeof *ctx->session.complete);
+   complete_cache_t *cache = ctx->session.complete->slot;
+   const size_t n_cache = sizeof ctx->session.complete->slot / sizeof cache[0];
+   for (size_t i = 0; i < n_cache; i++) {
+      complete_cache_t *c = &cache[i];
       if (c->valid && !strcmp (c->kind, kind) && !strcmp (c->db, db) && now - c->at < COMPLETE_TTL_SECONDS) {
          values = &c->values;
          goto done;
       }
    }
    /* a free slot, else the oldest */
-   for (size_t i = 0; i < sizeof complete_cache / sizeof complete_cache[0]; i++) {
-      complete_cache_t *c = &complete_cache[i];
+   for (size_t i = 0; i < n_cache; i++) {
+      complete_cache_t *c = &cache[i];
       if (!c->valid) {
          slot = c;
          break;
@@ -130,15 +137,18 @@ done:
 }
 
 void
-cmd_complete_reset (void)
+cmd_complete_reset (sh_ctx_t *ctx)
 {
-   for (size_t i = 0; i < sizeof complete_cache / sizeof complete_cache[0]; i++) {
-      if (complete_cache[i].valid)
-         bson_destroy (&complete_cache[i].values);
-      bson_free (complete_cache[i].db);
-      complete_cache[i].db = NULL;
-      complete_cache[i].valid = false;
+   struct cmd_complete_cache *cc = ctx->session.complete;
+   if (!cc)
+      return;
+   for (size_t i = 0; i < sizeof cc->slot / sizeof cc->slot[0]; i++) {
+      if (cc->slot[i].valid)
+         bson_destroy (&cc->slot[i].values);
+      bson_free (cc->slot[i].db);
    }
+   bson_free (cc);
+   ctx->session.complete = NULL;
 }
 
 const char *

@@ -15,9 +15,9 @@
 const bson_t *
 cmd_complete_values (sh_ctx_t *ctx, const char *kind, const char *db);
 
-/* Frees the cached completion values. */
+/* Frees the session's cached completion values (ctx->session.complete). */
 void
-cmd_complete_reset (void);
+cmd_complete_reset (sh_ctx_t *ctx);
 
 /* The completion kind of argument index of cmd (from arg_kinds) into buf, or NULL when it has none. */
 const char *

@@ -22,29 +22,24 @@
 
 /* ---- the session's previous reading ---- */
 
-static progress_reading_t *pg_prev;
-
 void
-cmd_progress_reset (void)
+cmd_progress_reset (sh_ctx_t *ctx)
 {
-   if (pg_prev) {
-      progress_reading_destroy (pg_prev);
-      bson_free (pg_prev);
-      pg_prev = NULL;
+   progress_reading_t *prev = ctx->session.progress_prev;
+   if (prev) {
+      progress_reading_destroy (prev);
+      bson_free (prev);
+      ctx->session.progress_prev = NULL;
    }
 }
 
 /* Keeps a copy of r as the session's previous reading (bson_t cannot be moved by value). */
 static void
-pg_keep (const progress_reading_t *r)
+pg_keep (sh_ctx_t *ctx, const progress_reading_t *r)
 {
-   static bool registered;
-   if (!registered) {
-      atexit (cmd_progress_reset);
-      registered = true;
-   }
-   cmd_progress_reset ();
-   pg_prev = bson_malloc (sizeof *pg_prev);
+   progress_reading_t *pg_prev;
+   cmd_progress_reset (ctx);
+   pg_prev = ctx->session.progress_prev = bson_malloc (sizeof *pg_prev);
    pg_prev->at_ms = r->at_ms;
    bson_copy_to (&r->ops, &pg_prev->ops);
    bson_copy_to (&r->coordinators, &pg_prev->coordinators);
@@ -496,8 +491,8 @@ exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
          bson_destroy (&operations);
          break;
       }
-      progress_compute (&r, pg_prev, &operations);
-      pg_keep (&r);
+      progress_compute (&r, ctx->session.progress_prev, &operations);
+      pg_keep (ctx, &r);
       progress_reading_destroy (&r);
       if (ctx->out.mode == OUTPUT_JSON || ctx->capture) {
          /* --json, or a JavaScript call: the document (captured as the call's value in JavaScript) */
@@ -508,7 +503,7 @@ exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       } else {
          if (watch) {
             char when[32];
-            time_t t = (time_t) (pg_prev->at_ms / 1000);
+            time_t t = (time_t) (ctx->session.progress_prev->at_ms / 1000);
             struct tm tm;
             localtime_r (&t, &tm);
             strftime (when, sizeof when, "%H:%M:%S", &tm);

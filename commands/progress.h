@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 /* One reading. Every array is owned; progress_reading_init makes them empty. */
-typedef struct {
+typedef struct progress_reading {
    int64_t at_ms; /* when it was taken (ms since the epoch) */
    bson_t ops;    /* $currentOp rows: resharding donors/recipients (originatingCommand.reshardCollection) and range
                    * migrations (command._shardsvrMoveRange / command.moveChunk) */
@@ -42,8 +42,8 @@ progress_compute (const progress_reading_t *now, const progress_reading_t *prev,
 bool
 cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err);
 
-/* Forgets the session's previous reading (kept by sh.progress for rates). */
+/* Forgets the session's previous reading (ctx->session.progress_prev, kept by sh.progress for rates). */
 void
-cmd_progress_reset (void);
+cmd_progress_reset (sh_ctx_t *ctx);
 
 #endif

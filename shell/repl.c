@@ -119,13 +119,13 @@ repl_complete_any (const char *text, int state)
 
 /* The session, for the completion callbacks (readline passes no user data). */
 static sh_ctx_t *repl_ctx;
-static const bson_t *complete_values; /* the live values being offered */
 
 static char *
 repl_complete_value (const char *text, int state)
 {
    static bson_iter_t it;
    static size_t len;
+   const bson_t *complete_values = repl_ctx ? repl_ctx->session.complete_values : NULL;
    if (!state) {
       len = strlen (text);
       if (!complete_values || !bson_iter_init (&it, complete_values))
@@ -184,6 +184,7 @@ repl_complete_db_member (const char *text, int state)
    static bool names_done;
    static bson_iter_t it;
    static bool have_values;
+   const bson_t *complete_values = repl_ctx ? repl_ctx->session.complete_values : NULL;
    size_t len = strlen (text);
    char *m;
    if (!state) {
@@ -241,11 +242,13 @@ repl_complete (const char *text, int start, int end)
    if (!k && start == 4 && !strncmp (rl_line_buffer, "use ", 4))
       k = "db";
    if (k) {
-      complete_values = repl_ctx ? cmd_complete_values (repl_ctx, k, repl_ctx->db) : NULL;
+      if (repl_ctx)
+         repl_ctx->session.complete_values = cmd_complete_values (repl_ctx, k, repl_ctx->db);
       return rl_completion_matches (text, repl_complete_value);
    }
    if (!strncmp (text, "db.", 3) && !strchr (text + 3, '.')) {
-      complete_values = repl_ctx ? cmd_complete_values (repl_ctx, "coll", repl_ctx->db) : NULL;
+      if (repl_ctx)
+         repl_ctx->session.complete_values = cmd_complete_values (repl_ctx, "coll", repl_ctx->db);
       return rl_completion_matches (text, repl_complete_db_member);
    }
    if (!strncmp (text, "db.", 3) && strchr (text + 3, '.') > text + 3)
@@ -361,7 +364,7 @@ repl_run (sh_ctx_t *ctx)
    }
    bson_string_free (pending, true);
    bson_free (hist);
-   cmd_complete_reset ();
+   cmd_complete_reset (ctx);
    repl_ctx = NULL;
    return 0;
 }

@@ -10,7 +10,9 @@
 #include "shell/core/options.h"
 #include "shell/core/output.h"
 
-struct sh_call; /* commands/table.h */
+struct sh_call;            /* commands/table.h */
+struct cmd_complete_cache; /* commands/complete.c */
+struct progress_reading;   /* commands/progress.h */
 
 typedef struct sh_ctx {
    const sh_options_t *opts;   /* borrowed from main */
@@ -64,6 +66,13 @@ typedef struct sh_ctx {
                                          * conn_run cleared it: conn_run checks the reply's BSON itself then */
       struct conn_cursor *live_cursors; /* every open cursor: a dropped client detaches them first */
    } conn;                              /* the connection's own state: read and written by shell/core/conn*.c only */
+   /* What is kept from one statement to the next for the session's later ones; each is owned by the file named and
+    * freed by its reset (cmd_complete_reset, cmd_progress_reset) when the session ends. */
+   struct {
+      struct cmd_complete_cache *complete;    /* completion candidates by kind and database (commands/complete.c) */
+      const bson_t *complete_values;          /* the values the REPL's completion is offering (borrowed from it) */
+      struct progress_reading *progress_prev; /* sh.progress's previous reading, for its rates (commands/progress.c) */
+   } session;
 } sh_ctx_t;
 
 #endif
