@@ -467,7 +467,6 @@ struct sh_resolved {
    bool writes;        /* dispatch_call_writes (pure in the entry and the arguments) */
    sh_requests_t reqs; /* what dispatch_validate built, for the run (built_keep) */
    char *built_db;     /* the database reqs were built for: built_db_buf when it fits, else owned; NULL when none */
-   size_t built_len;   /* the bytes they count for (built_bytes) */
    sh_request_t *slot; /* where a single request is built for reqs (built_slot): the script's memory; NULL until used */
    bool in_arena;      /* rec is the script's memory (sh_stmt_alloc), not freed here */
    char built_db_buf[72]; /* last: record_init leaves it uncleared */
@@ -553,17 +552,24 @@ check_args (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
  * build() is pure in the call (which entry, database, collection, arguments and cursor modifiers), so the requests
  * dispatch_validate built for a prepared statement are the ones its run would build: they are kept in the
  * statement's record with the database they were built for, and its run takes them when it runs on that database.
- * Entries whose build() reads the clock (CMD_CLOCK) build again when they run, and so do statements validated while
- * BUILT_MAX_BYTES are kept already. */
+ * Entries whose build() reads the clock (CMD_CLOCK) build again when they run, and so do statements a check
+ * (dispatch_check_t) validates after it has kept BUILT_MAX_BYTES. */
 
 #define BUILT_MAX_BYTES ((size_t) 64 << 20)
 
-/* The bytes all records keep (requests waiting for their run). */
-static size_t built_bytes;
+void
+dispatch_check_init (dispatch_check_t *chk)
+{
+   chk->db = NULL;
+   chk->kept = 0;
+}
 
-/* The database a `use` earlier in the statements being validated switches to (owned), so the statements after it
- * are built for the database they will run on; NULL when none. Cleared when statements start to run. */
-static char *validate_db;
+void
+dispatch_check_destroy (dispatch_check_t *chk)
+{
+   bson_free (chk->db);
+   chk->db = NULL;
+}
 
 /* Drops what rec keeps. */
 static void
@@ -575,8 +581,6 @@ built_drop (struct sh_resolved *rec)
    if (rec->built_db != rec->built_db_buf)
       bson_free (rec->built_db);
    rec->built_db = NULL;
-   built_bytes -= rec->built_len;
-   rec->built_len = 0;
 }
 
 /* Whether the requests rec's entry builds are kept from its validation for its run: not for an entry that builds
@@ -592,7 +596,7 @@ built_kept (const struct sh_resolved *rec)
  * run frees them, and libmongoc's allocations reuse what they free; kept to the script's end instead, libmongoc's
  * own allocations cost some 1,500 instructions more per command.) */
 static void
-built_keep (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
+built_keep (dispatch_check_t *chk, struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
 {
    size_t db_len = strlen (db), len = sizeof *rec + db_len + 1;
    if (!built_kept (rec))
@@ -600,7 +604,7 @@ built_keep (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
    for (size_t i = 0; i < reqs->n; i++)
       len += sizeof reqs->v[i] + reqs->v[i].cmd.len + strlen (reqs->v[i].db) + 1;
    built_drop (rec);
-   if (built_bytes + len > BUILT_MAX_BYTES)
+   if (chk->kept + len > BUILT_MAX_BYTES)
       return;
    rec->reqs = *reqs;
    memset (reqs, 0, sizeof *reqs);
@@ -610,8 +614,7 @@ built_keep (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
    } else {
       rec->built_db = bson_strdup (db);
    }
-   rec->built_len = len;
-   built_bytes += len;
+   chk->kept += len;
 }
 
 /* The slot in the script's memory the requests of stmt's validation start in (sh_requests_init_in), made on first use,
@@ -619,13 +622,13 @@ built_keep (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
  * again when it runs, BUILT_MAX_BYTES kept already). A call that sends one request then allocates nothing for its list,
  * here or when its run frees it. */
 static sh_request_t *
-built_slot (const sh_stmt_t *stmt)
+built_slot (const dispatch_check_t *chk, const sh_stmt_t *stmt)
 {
    struct sh_resolved *rec = stmt->resolved;
    if (!rec || !rec->in_arena || !built_kept (rec))
       return NULL;
    built_drop (rec);
-   if (built_bytes + sizeof *rec->slot > BUILT_MAX_BYTES)
+   if (chk->kept + sizeof *rec->slot > BUILT_MAX_BYTES)
       return NULL;
    if (!rec->slot)
       rec->slot = sh_stmt_alloc (stmt, sizeof *rec->slot, BSON_ALIGNOF (sh_request_t));
@@ -763,7 +766,7 @@ mod_error (const resolved_t *r, sh_error_t *err)
 }
 
 bool
-dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
+dispatch_validate (sh_ctx_t *ctx, dispatch_check_t *chk, const sh_stmt_t *stmt, sh_error_t *err)
 {
    resolved_t tmp;
    const resolved_t *r;
@@ -772,11 +775,11 @@ dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    sh_requests_t reqs = { .n = 0 };
    char *current = ctx->db;
    /* resolve against the database the statement will run on (build() only names it in its requests) */
-   sh_request_t *slot = built_slot (stmt);
+   sh_request_t *slot = built_slot (chk, stmt);
    if (slot)
       sh_requests_init_in (&reqs, slot);
-   if (validate_db)
-      ctx->db = validate_db;
+   if (chk->db)
+      ctx->db = chk->db;
    ok = (r = stmt_call (ctx, stmt, &tmp, &call, err)) && !mod_error (r, err) && check_args (&call, &reqs, err);
    ctx->db = current;
    if (ok && ctx->opts && ctx->opts->readonly &&
@@ -785,10 +788,10 @@ dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
       ok = false;
    }
    if (ok && stmt->resolved)
-      built_keep (stmt->resolved, call.db, &reqs);
+      built_keep (chk, stmt->resolved, call.db, &reqs);
    if (ok && stmt->kind == SH_STMT_USE && stmt->word) {
-      bson_free (validate_db);
-      validate_db = bson_strdup (stmt->word);
+      bson_free (chk->db);
+      chk->db = bson_strdup (stmt->word);
    }
    sh_requests_destroy (&reqs);
    stmt_call_done (stmt, &tmp);
@@ -838,8 +841,6 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    sh_call_t run = *call; /* the call as the executor sees it: with the requests built once */
 
    conn_forget_if_broken (ctx);
-   bson_free (validate_db);
-   validate_db = NULL;
    /* requests taken from the statement's validation passed check_args there, with these arguments */
    if (!run.built && !check_args (&run, &reqs, err))
       goto done;
@@ -892,8 +893,6 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
    sh_call_t call;
    bool ok = false;
 
-   bson_free (validate_db); /* statements run: the validation's `use` has done its work */
-   validate_db = NULL;
    r = stmt_call (ctx, stmt, &tmp, &call, err);
    if (!r || mod_error (r, err)) {
       const sh_cmd_t *cmd = r ? r->call.cmd : tmp.call.cmd;

@@ -32,12 +32,28 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
 bool
 dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt);
 
-/* Checks that every statement of a script names a known helper with arguments that pass its checks, without
- * sending anything, so a script with a mistake on line 40 sends nothing at all. Returns false with err set at the
- * first bad statement. The requests the check builds for a prepared statement (dispatch_prepare) wait in its record
- * for its run (dispatch_stmt), which sends them instead of building again when it runs on the same database. */
+/* One pass of checks over a script's statements before any of them runs (dispatch_validate): the database a `use`
+ * among them switches the statements after it to (owned), and the bytes of requests its checks have kept for the
+ * run (at most 64 MB: the statements after that build again when they run). _init before the first statement,
+ * _destroy after the last (the requests stay with their statements). */
+typedef struct {
+   char *db;
+   size_t kept;
+} dispatch_check_t;
+
+void
+dispatch_check_init (dispatch_check_t *chk);
+
+void
+dispatch_check_destroy (dispatch_check_t *chk);
+
+/* Checks that stmt, the next statement of chk's pass, names a known helper with arguments that pass its checks,
+ * without sending anything, so a script with a mistake on line 40 sends nothing at all. False with err set when it
+ * does not. The requests the check builds for a prepared statement (dispatch_prepare) wait in its record (the
+ * checked statement, stmt->resolved) for its run (dispatch_stmt), which sends them instead of building again when it
+ * runs on the same database. */
 bool
-dispatch_validate (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err);
+dispatch_validate (sh_ctx_t *ctx, dispatch_check_t *chk, const sh_stmt_t *stmt, sh_error_t *err);
 
 /* Whether call may change the cluster, the --readonly rule: the entry's readonly_if for this call's arguments, else
  * its flags (CMD_READONLY or CMD_CLIENT_ONLY mean it does not). call is borrowed. */

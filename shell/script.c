@@ -357,7 +357,9 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
    int rc = SCRIPT_NOT_RUN;
    script_progress_t pr = { .failed = false };
    bool ran = false;
+   dispatch_check_t check; /* the literal statements' checks, across all inputs (a `use` in one holds for the next) */
 
+   dispatch_check_init (&check);
    /* 1. parse and check everything: nothing is sent when any input has a mistake. An input the literal grammar
     * takes whole keeps today's path; any other is JavaScript, compiled whole by the engine */
    for (size_t i = 0; i < n; i++) {
@@ -385,12 +387,13 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
       bson_free (text);
       for (size_t s = 0; s < ins[i].lit.n; s++) {
          sh_error_clear (&err);
-         if (!dispatch_validate (ctx, &ins[i].lit.stmts[s], &err)) {
+         if (!dispatch_validate (ctx, &check, &ins[i].lit.stmts[s], &err)) {
             sh_error_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
             goto done;
          }
       }
    }
+   dispatch_check_destroy (&check);
    /* 2. pre-flight: the literal statements against the cluster before anything that writes (shell/plan/preflight.c) */
    lits = bson_malloc0 ((n ? n : 1) * sizeof *lits);
    for (size_t i = 0; i < n; i++) {
@@ -414,6 +417,7 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
    ran = true;
    script_run (ctx, inputs, ins, n, verbose, pf, &pr);
 done:
+   dispatch_check_destroy (&check);
    if (pr.failed) {
       rc = SCRIPT_FAILED;
       rs = ran ? script_summary (ctx, inputs, ins, n, &pr) : NULL;

@@ -47,6 +47,7 @@ run_statements (const sh_script_t *script)
 {
    sh_options_t opts;
    sh_ctx_t ctx;
+   dispatch_check_t check;
 
    memset (&opts, 0, sizeof opts);
    opts.dry_run = true;
@@ -57,10 +58,11 @@ run_statements (const sh_script_t *script)
    ctx.out_fp = sink ();
    ctx.err_fp = sink ();
    conn_init (&ctx, "mongodb://user:secret@127.0.0.1:1/?serverSelectionTimeoutMS=1", "test");
+   dispatch_check_init (&check);
    for (size_t s = 0; s < script->n; s++) {
       sh_error_t err;
       sh_error_clear (&err);
-      if (!dispatch_validate (&ctx, &script->stmts[s], &err)) {
+      if (!dispatch_validate (&ctx, &check, &script->stmts[s], &err)) {
          sh_error_render (sink (), &err, script->name, script->source, true);
          continue;
       }
@@ -71,6 +73,7 @@ run_statements (const sh_script_t *script)
          sh_error_render (sink (), &err, script->name, script->source, false);
       ctx.exit_requested = false;
    }
+   dispatch_check_destroy (&check);
    conn_destroy (&ctx);
 }
 

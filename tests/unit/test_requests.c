@@ -29,6 +29,7 @@ static const char build_once_script[] = "sh.moveChunk(\"app.users\", {_id: 5}, \
 static void
 test_build_once (void)
 {
+   dispatch_check_t check;
    sh_options_t opts;
    sh_ctx_t ctx;
    sh_script_t script;
@@ -50,10 +51,12 @@ test_build_once (void)
       UNIT_FAIL ("requests/build once: the script parses", "%s", err.message);
       return;
    }
+   dispatch_check_init (&check);
    before = sh_requests_build_count ();
    for (size_t i = 0; i < script.n; i++)
-      ok = dispatch_prepare (&ctx, &script.stmts[i]) && dispatch_validate (&ctx, &script.stmts[i], &err) && ok;
+      ok = dispatch_prepare (&ctx, &script.stmts[i]) && dispatch_validate (&ctx, &check, &script.stmts[i], &err) && ok;
    validated = sh_requests_build_count () - before;
+   dispatch_check_destroy (&check);
    for (size_t i = 0; i < script.n; i++) {
       const sh_stmt_t *st = &script.stmts[i];
       ok = dispatch_stmt (&ctx, st, &err) && ok;
@@ -84,6 +87,7 @@ test_build_once (void)
 static void
 test_build_once_long (void)
 {
+   dispatch_check_t check;
    sh_options_t opts;
    sh_ctx_t ctx;
    sh_script_t script;
@@ -109,10 +113,12 @@ test_build_once_long (void)
       fclose (sink);
       return;
    }
+   dispatch_check_init (&check);
    before = sh_requests_build_count ();
    for (size_t i = 0; i < script.n; i++)
-      ok = dispatch_prepare (&ctx, &script.stmts[i]) && dispatch_validate (&ctx, &script.stmts[i], &err) && ok;
+      ok = dispatch_prepare (&ctx, &script.stmts[i]) && dispatch_validate (&ctx, &check, &script.stmts[i], &err) && ok;
    validated = sh_requests_build_count () - before;
+   dispatch_check_destroy (&check);
    for (size_t i = 0; i < script.n; i++)
       ok = dispatch_stmt (&ctx, &script.stmts[i], &err) && ok;
    ran = sh_requests_build_count () - before - validated;
