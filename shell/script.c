@@ -185,7 +185,7 @@ script_show (const sh_ctx_t *ctx, const script_input_t *in, const sh_script_t *l
 /* The run's lines on stderr (a status line per statement, warnings, errors) when stderr is not a terminal and nobody
  * is asked to confirm: batched in a buffer of their own instead of written one at a time, and written before anything
  * of a statement may reach stdout (so `2>&1` keeps its order), when 100 ms went by since the last write (checked as
- * each statement starts), on an error (script_report flushes) and at the end. A terminal gets each line at once. */
+ * each statement starts), on an error (sh_error_report flushes) and at the end. A terminal gets each line at once. */
 typedef struct {
    FILE *saved; /* ctx->err_fp before the run; NULL when not batching */
    int64_t written_ms;
