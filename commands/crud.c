@@ -7,6 +7,7 @@
 #include "commands/requests.h"
 #include "commands/args.h"
 #include "commands/exec.h"
+#include "commands/result.h"
 #include "shell/lib/docget.h"
 
 #define CRUD_DEFAULT_BATCH 20 /* like mongosh's shell batch size */
@@ -220,16 +221,8 @@ cmd_cursor_read (conn_cursor_t *c, size_t max, bson_t *docs, bool *more, sh_erro
 void
 cmd_print_cursor_batch (sh_ctx_t *ctx, const bson_t *docs, bool more, bool iteration)
 {
-   output_opts_t saved = ctx->out;
-   if (bson_empty (docs) && ctx->out.mode != OUTPUT_JSON) {
-      fprintf (ctx->out_fp, "%s\n", iteration ? "no cursor" : "");
-      return;
-   }
-   ctx->out.depth = -1; /* mongosh prints a cursor's documents at full depth */
-   cmd_print_array (ctx, docs);
-   ctx->out = saved;
-   if (more && ctx->out.mode != OUTPUT_JSON)
-      fprintf (ctx->out_fp, "%s\n", CMD_MORE_HINT);
+   sh_result_t r = { .kind = SH_RESULT_BATCH, .doc = docs, .more = more, .iteration = iteration };
+   sh_result_present (ctx, &r);
 }
 
 /* find and aggregate as mongosh runs them: a live cursor, of which a statement prints the first 20 documents; the

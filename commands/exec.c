@@ -1,5 +1,6 @@
 /* The shared executor most helpers use (send build()'s requests in order, render the last reply), and the result
- * printers every command renders through, so pretty and --json output stay one code path. */
+ * printers every command renders through: each fills a result (commands/result.h) and hands it to the presenter, so
+ * pretty and --json output stay one code path. */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -7,69 +8,28 @@
 #include "commands/table.h"
 #include "commands/requests.h"
 #include "commands/exec.h"
+#include "commands/result.h"
 #include "shell/lib/docget.h"
-
-/* The capture mode: the value replaces any earlier one (the last result of a call is its value). */
-static bool
-capture_value (sh_ctx_t *ctx, const bson_value_t *value)
-{
-   if (!ctx->capture)
-      return false;
-   bson_reinit (ctx->capture);
-   BSON_APPEND_VALUE (ctx->capture, "v", value);
-   ctx->captured = true;
-   return true;
-}
-
-static bool
-capture_doc (sh_ctx_t *ctx, const bson_t *doc, bson_type_t type)
-{
-   bson_value_t v = { .value_type = type };
-   v.value.v_doc.data = (uint8_t *) bson_get_data (doc);
-   v.value.v_doc.data_len = doc->len;
-   return capture_value (ctx, &v);
-}
 
 void
 cmd_print_doc (sh_ctx_t *ctx, const bson_t *doc)
 {
-   char *s;
-   if (capture_doc (ctx, doc, BSON_TYPE_DOCUMENT) || ctx->results_unseen)
-      return;
-   s = output_format_doc (doc, &ctx->out);
-   fprintf (ctx->out_fp, "%s\n", s);
-   bson_free (s);
+   sh_result_t r = { .kind = SH_RESULT_DOC, .doc = doc };
+   sh_result_present (ctx, &r);
 }
 
 void
 cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value)
 {
-   char *s;
-   if (capture_value (ctx, value) || ctx->results_unseen)
-      return;
-   s = output_format_value (value, &ctx->out);
-   fprintf (ctx->out_fp, "%s\n", s);
-   bson_free (s);
+   sh_result_t r = { .kind = SH_RESULT_VALUE, .value = value };
+   sh_result_present (ctx, &r);
 }
 
 void
 cmd_print_array (sh_ctx_t *ctx, const bson_t *array)
 {
-   if (capture_doc (ctx, array, BSON_TYPE_ARRAY) || ctx->results_unseen)
-      return;
-   if (ctx->out.mode == OUTPUT_JSON) {
-      /* --json: one document per line, so scripts can read results a line at a time */
-      bson_iter_t it;
-      bson_iter_init (&it, array);
-      while (bson_iter_next (&it))
-         cmd_print_value (ctx, bson_iter_value (&it));
-      return;
-   }
-   {
-      char *s = output_format_array (array, &ctx->out);
-      fprintf (ctx->out_fp, "%s\n", s);
-      bson_free (s);
-   }
+   sh_result_t r = { .kind = SH_RESULT_ARRAY, .doc = array };
+   sh_result_present (ctx, &r);
 }
 
 void
@@ -221,36 +181,8 @@ cmd_dry_run (const sh_ctx_t *ctx)
 void
 cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key)
 {
-   output_opts_t o = ctx->out;
-   bson_iter_t it;
-   bool first = true;
-
-   if (capture_doc (ctx, stats, BSON_TYPE_DOCUMENT)) {
-      /* the engine prints the value back as a StatsResult */
-      BSON_APPEND_UTF8 (ctx->capture, "stats", one_line_key ? one_line_key : "");
-      return;
-   }
-   if (ctx->results_unseen)
-      return;
-   o.one_line_key = one_line_key;
-   if (o.mode == OUTPUT_JSON) {
-      char *s = output_format_doc (stats, &o);
-      fprintf (ctx->out_fp, "%s\n", s);
-      bson_free (s);
-      return;
-   }
-   bson_iter_init (&it, stats);
-   while (bson_iter_next (&it)) {
-      fprintf (ctx->out_fp, "%s%s\n", first ? "" : "---\n", bson_iter_key (&it));
-      /* undefined (a section mongosh leaves undefined) prints as the word, as util.inspect does; the rest is
-       * written as it is formatted (a section can be hundreds of megabytes: sh.status on a large cluster) */
-      if (BSON_ITER_HOLDS_UNDEFINED (&it))
-         fputs ("undefined", ctx->out_fp);
-      else
-         output_write_value (ctx->out_fp, bson_iter_value (&it), &o);
-      fputc ('\n', ctx->out_fp);
-      first = false;
-   }
+   sh_result_t r = { .kind = SH_RESULT_STATS, .doc = stats, .stats_key = one_line_key };
+   sh_result_present (ctx, &r);
 }
 
 bool
