@@ -10,6 +10,7 @@
 #include "commands/config_reads.h"
 #include "commands/exec.h"
 #include "commands/requests.h"
+#include "commands/session.h"
 #include "commands/table.h"
 #include "shell/lib/clock.h"
 #include "shell/lib/docget.h"

@@ -5,8 +5,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "commands/complete.h"
-#include "commands/progress.h"
+#include "commands/session.h"
 #include "shell/cli.h"
 #include "shell/lib/secret.h"
 #include "shell/core/conn.h"
@@ -108,8 +107,7 @@ main_run (sh_options_t *opts)
 done:
    bson_free (inputs);
    js_host_shutdown ();
-   cmd_complete_reset (&ctx);
-   cmd_progress_reset (&ctx);
+   cmd_session_end (&ctx);
    conn_destroy (&ctx);
    bson_free (uri);
    bson_free (db);

@@ -220,6 +220,7 @@ render_helpers (const bson_t *doc, reply_mode_t mode, output_mode_t out, uint32_
          if (!dispatch_stmt (&ctx, &render_scripts[i].stmts[s], &err))
             sh_error_render (render_sink, &err, render_scripts[i].name, render_scripts[i].source, ctx.err_color);
       }
+      cmd_session_end (&ctx);
       conn_destroy (&ctx);
    }
    conn_set_transport (NULL, NULL);
