@@ -206,6 +206,7 @@ static int
 act_help (dash_t *d)
 {
    d->help = !d->help;
+   d->help_scroll = 0;
    return VIEW_REDRAW;
 }
 
@@ -304,11 +305,8 @@ actions_dispatch (dash_t *d, int key)
 {
    if (d->filtering)
       return filter_key (d, key);
-   if (d->help && key != KEY_RESIZE) {
-      /* any key closes the overlay; q still quits */
-      d->help = false;
-      return key == 'q' ? VIEW_QUIT : VIEW_REDRAW;
-   }
+   if (d->help && key != KEY_RESIZE)
+      return actions_help_key (d, key);
    d->key = key;
    for (size_t i = 0; i < actions_count; i++)
       for (int k = 0; k < ACTION_MAX_KEYS && actions_table[i].keys[k]; k++)
@@ -358,49 +356,6 @@ actions_draw_bar (const dash_t *d, int y)
       attroff (crt_attr (CRT_KEY));
       addstr ("Interval");
    }
-}
-
-void
-actions_draw_help (const dash_t *d)
-{
-   int w = d->cols - 4 < 110 ? d->cols - 4 : 110;
-   /* title, one row per action, then (with room) one per panel, the legend */
-   int h = (int) actions_count + 2 + (int) actions_panel_count;
-   int x0, y0, rows;
-   char line[160];
-   if (h > d->lines) /* the whole screen when it needs it (at 80x24 every action still fits) */
-      h = d->lines;
-   rows = h - 2;
-   x0 = (d->cols - w) / 2;
-   y0 = (d->lines - h) / 2;
-   attron (crt_attr (CRT_TITLE_FOCUS));
-   mvhline (y0, x0, ' ', w);
-   mvaddnstr (y0, x0 + 1, "shardsh dashboard keys (any key closes)", w - 2);
-   attroff (crt_attr (CRT_TITLE_FOCUS));
-   for (int r = 1; r < h; r++)
-      mvhline (y0 + r, x0, ' ', w);
-   for (int i = 0; i < (int) actions_count && i < rows; i++) {
-      attron (crt_attr (CRT_KEY));
-      mvaddnstr (y0 + 1 + i, x0 + 2, actions_table[i].key_name, 14);
-      attroff (crt_attr (CRT_KEY));
-      mvaddnstr (y0 + 1 + i, x0 + 17, actions_table[i].help, w - 19);
-   }
-   for (int i = 0; i < (int) actions_panel_count && (int) actions_count + i < rows; i++) {
-      int y = y0 + 1 + (int) actions_count + i;
-      attron (crt_attr (CRT_TITLE));
-      mvaddnstr (y, x0 + 2, actions_panels[i].name, 14);
-      attroff (crt_attr (CRT_TITLE));
-      mvaddnstr (y, x0 + 17, actions_panels[i].help, w - 19);
-   }
-   if (rows < (int) (actions_count + actions_panel_count))
-      snprintf (line, sizeof line, "(%d more: enlarge the terminal)",
-                (int) (actions_count + actions_panel_count) - rows);
-   else
-      snprintf (line, sizeof line, "%s hot: >= %.1fx fair share of writes, >= %.1f/s  %s imbalanced  %s outside zone",
-                crt_glyphs->hot, d->snap.hot_factor, d->snap.hot_min_rate, crt_glyphs->imbalanced, crt_glyphs->ooz);
-   attron (crt_attr (CRT_DIM));
-   mvaddnstr (y0 + h - 1, x0 + 2, line, w - 4);
-   attroff (crt_attr (CRT_DIM));
 }
 
 void

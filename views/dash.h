@@ -40,6 +40,7 @@ typedef struct {
    char map_error[256];  /* why the map could not be read, "" when it was */
    int key;              /* the key being dispatched (an action bound to two keys tells them apart by it) */
    bool help;            /* the help overlay is open */
+   int help_scroll;      /* its first line shown (it scrolls when the terminal is shorter than the help) */
    bool paused;          /* sampling stopped; the UI stays live */
    int64_t paused_at_ms;
    bool filtering;                    /* typing a filter */

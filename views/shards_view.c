@@ -76,13 +76,15 @@ void
 view_shards_draw (dash_t *d, panel_t *p)
 {
    const snap_t *s = &d->snap;
+   /* what goes first when narrow (fit.h): the zones and the trend, then the sparkline, then the bar, before a
+    * figure (documents, reads) */
    panel_col_t cols[] = {
       { "SHARD", 10, 0 },     { "STATE", 5, 1 },
-      { "ZONES", 9, 4 },      { "CHUNKS", 6, 0, true },
-      { "", 12, 2 },          { "DATA", 8, 1, true },
-      { "DOCS", 7, 4, true }, { "W/S", 7, 0, true },
-      { "R/S", 7, 2, true },  { "WRITES", 12, 3, false, false, SNAP_HIST },
-      { "TREND", 14, 4 },     { "HOT", 4, 0 },
+      { "ZONES", 9, 5 },      { "CHUNKS", 6, 0, true },
+      { "", 12, 3 },          { "DATA", 8, 1, true },
+      { "DOCS", 7, 2, true }, { "W/S", 7, 0, true },
+      { "R/S", 7, 2, true },  { "WRITES", 12, 4, false, false, SNAP_HIST },
+      { "TREND", 14, 5 },     { "HOT", 4, 0 },
    };
    enum { C_NAME, C_STATE, C_ZONES, C_CHUNKS, C_BAR, C_DATA, C_DOCS, C_WPS, C_RPS, C_SPARK, C_TREND, C_HOT, C_N };
    size_t *order = calloc (s->nshards ? s->nshards : 1, sizeof *order);

@@ -516,10 +516,20 @@ test_screen (void)
    CHECK ("screen/function_bar", screen_has ("?Help") && screen_has ("qQuit"));
    /* help overlay from the action table */
    actions_dispatch (&d, '?');
-   screen_draw (&d);
-   for (size_t i = 0; i < actions_count; i++)
-      all_keys = all_keys && screen_has (actions_table[i].key_name);
-   CHECK ("screen/help_lists_every_action", d.help && all_keys);
+   {
+      /* at 80x24 the help scrolls: every key is on one of its pages */
+      bool seen[64] = { false };
+      for (int page = 0; page < 4; page++) {
+         screen_draw (&d);
+         for (size_t i = 0; i < actions_count && i < 64; i++)
+            seen[i] = seen[i] || screen_has (actions_table[i].key_name);
+         actions_dispatch (&d, KEY_NPAGE);
+      }
+      for (size_t i = 0; i < actions_count && i < 64; i++)
+         all_keys = all_keys && seen[i];
+      CHECK ("screen/help_lists_every_action", d.help && all_keys && !screen_has ("enlarge the terminal"));
+      actions_dispatch (&d, 'g');
+   }
    /* with room, the panels too */
    resizeterm (45, 160);
    screen_layout (&d, 45, 160);
