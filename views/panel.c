@@ -192,12 +192,13 @@ panel_sort_result (int c, const char *xname, const char *yname, bool inv)
    return inv ? -c : c;
 }
 
-void
+bool
 panel_important_first (size_t *order, size_t n, const bool *important, int room)
 {
    size_t *tmp, k = 0;
+   bool moved;
    if (room < 0 || n <= (size_t) room || !n)
-      return;
+      return false;
    tmp = malloc (n * sizeof *tmp);
    if (!tmp)
       abort ();
@@ -207,8 +208,10 @@ panel_important_first (size_t *order, size_t n, const bool *important, int room)
    for (size_t i = 0; i < n; i++)
       if (!important[order[i]])
          tmp[k++] = order[i];
+   moved = memcmp (order, tmp, n * sizeof *tmp) != 0;
    memcpy (order, tmp, n * sizeof *tmp);
    free (tmp);
+   return moved;
 }
 
 void

@@ -79,8 +79,9 @@ int
 panel_sort_result (int c, const char *xname, const char *yname, bool inv);
 
 /* When the n ordered rows do not fit in room rows, moves the important ones (important[original index]) to the
- * front, keeping their order and the others': draining, hot or imbalanced rows are never the ones pushed off. */
-void
+ * front, keeping their order and the others': draining, hot or imbalanced rows are never the ones pushed off.
+ * Returns whether that changed the order (a view says so in its title). */
+bool
 panel_important_first (size_t *order, size_t n, const bool *important, int room);
 
 /* Sets nrows, keeps selected within range (following sel_key when it names a row: pass the index of that row in

@@ -160,6 +160,8 @@ typedef struct {
    char min[SNAP_TEXT];  /* the range, shell style; "" for rounds */
    char max[SNAP_TEXT];
    char error[SNAP_TEXT]; /* a failure's message, "" otherwise */
+   char id[SNAP_NAME];    /* the log entry's _id as text ("<host>-<time>-<ObjectId>"); its details are read by it */
+   bool actionlog;        /* from config.actionlog (a balancer round), else config.changelog */
 } snap_event_t;
 
 typedef struct {
