@@ -151,6 +151,15 @@ static int
 act_enter (dash_t *d)
 {
    const char *ns;
+   if (!d->drill && d->focus == DASH_EVENTS) { /* the selected event's details */
+      const snap_event_t *e = view_events_selected (d);
+      if (!e)
+         return VIEW_OK;
+      d->detail_event = *e;
+      d->detail = true;
+      d->detail_scroll = 0;
+      return VIEW_FETCH_DETAIL | VIEW_REDRAW;
+   }
    if (d->drill || d->focus != DASH_COLLS)
       return VIEW_OK;
    ns = view_colls_selected (d);
@@ -231,7 +240,12 @@ const action_t actions_table[] = {
      "focus the next panel (shards, collections, events)",
      act_next_panel },
    { { KEY_BTAB, KEY_LEFT, 'h' }, "S-Tab Left h", NULL, "focus the previous panel", act_prev_panel },
-   { { '\n', '\r', KEY_ENTER }, "Enter", "Chunks", "list the selected collection's chunks and zones", act_enter },
+   { { '\n', '\r', KEY_ENTER },
+     "Enter",
+     "Chunks",
+     "list the selected collection's chunks and zones; on the events panel, the event's details (its whole log "
+     "entry, the chunk's owner now, the failure)",
+     act_enter },
    { { KEY_ESC }, "Esc", NULL, "go back: close help or the chunk list, else clear the filter", act_back },
    { { 'm' },
      "m",
@@ -300,6 +314,28 @@ filter_key (dash_t *d, int key)
    return VIEW_REDRAW;
 }
 
+/* A key while the event details are open: the scrolling keys move them, q quits, any other key closes them. */
+static int
+detail_key (dash_t *d, int key)
+{
+   int total = view_event_detail_lines (d), rows = d->lines - 4 > 1 ? d->lines - 4 : 1;
+   int max = total - rows > 0 ? total - rows : 0;
+   int delta = key == 'j' || key == KEY_DOWN    ? 1
+               : key == 'k' || key == KEY_UP    ? -1
+               : key == KEY_NPAGE || key == ' ' ? rows
+               : key == KEY_PPAGE               ? -rows
+               : key == 'G' || key == KEY_END   ? total
+               : key == 'g' || key == KEY_HOME  ? -total
+                                                : 0;
+   if (!delta) {
+      d->detail = false;
+      return key == 'q' ? VIEW_QUIT : VIEW_REDRAW;
+   }
+   d->detail_scroll += delta;
+   d->detail_scroll = d->detail_scroll < 0 ? 0 : d->detail_scroll > max ? max : d->detail_scroll;
+   return VIEW_REDRAW;
+}
+
 int
 actions_dispatch (dash_t *d, int key)
 {
@@ -307,6 +343,8 @@ actions_dispatch (dash_t *d, int key)
       return filter_key (d, key);
    if (d->help && key != KEY_RESIZE)
       return actions_help_key (d, key);
+   if (d->detail && key != KEY_RESIZE)
+      return detail_key (d, key);
    d->key = key;
    for (size_t i = 0; i < actions_count; i++)
       for (int k = 0; k < ACTION_MAX_KEYS && actions_table[i].keys[k]; k++)

@@ -97,6 +97,14 @@ view_events_order (const dash_t *d, size_t *out)
    return events_sorted (d, out, &pinned);
 }
 
+const snap_event_t *
+view_events_selected (const dash_t *d)
+{
+   size_t order[SNAP_EVENTS], n = view_events_order (d, order);
+   int sel = d->panels[DASH_EVENTS].selected;
+   return sel >= 0 && (size_t) sel < n ? &d->snap.events[order[sel]] : NULL;
+}
+
 /* "shard01 -> shard03" for a migration, "shard01" for a split, "" for a round. */
 static void
 route_text (const snap_event_t *e, char *buf, size_t len)

@@ -106,6 +106,8 @@ screen_draw (dash_t *d)
       view_events_draw (d, &d->panels[DASH_EVENTS]);
    }
    actions_draw_bar (d, d->lines - 1);
+   if (d->detail)
+      view_event_detail_draw (d);
    if (d->help)
       actions_draw_help (d);
 }
@@ -208,6 +210,14 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
       }
       if (react & VIEW_FETCH_CHUNKS) {
          fetch_chunks (d, src);
+         react |= VIEW_REDRAW;
+      }
+      if (react & VIEW_FETCH_DETAIL) {
+         snap_event_detail_destroy (&d->ev_detail);
+         if (!src->event_detail)
+            bson_strncpy (d->ev_detail.read_error, "this source has no event details", sizeof d->ev_detail.read_error);
+         else
+            src->event_detail (src->ud, &d->detail_event, &d->ev_detail);
          react |= VIEW_REDRAW;
       }
       if (react & VIEW_FETCH_MAP) {
