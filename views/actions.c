@@ -189,7 +189,7 @@ act_back (dash_t *d)
       snprintf (d->filter, sizeof d->filter, "%s", d->main_filter);
    } else
       d->filter[0] = '\0';
-   return VIEW_REDRAW;
+   return VIEW_RELAYOUT | VIEW_REDRAW;
 }
 
 /* m: the chunk map of the drilled-down collection, or the chunk list again. */
@@ -311,7 +311,7 @@ filter_key (dash_t *d, int key)
    }
    for (int i = 0; i < DASH_NPANELS; i++)
       d->panels[i].scroll = 0;
-   return VIEW_REDRAW;
+   return VIEW_RELAYOUT | VIEW_REDRAW; /* the panels are sized to the rows the filter keeps */
 }
 
 /* A key while the event details are open: the scrolling keys move them, q quits, any other key closes them. */
