@@ -8,8 +8,8 @@
 #include "views/crt.h"
 #include "views/views.h"
 
-/* One operation's line as parts (fit.h): what it is and its percent, rate and time left are kept; the caveat and
- * then the phase are cut, then dropped, first. */
+/* One operation's line as parts (fit.h): what it is and its percent, rate and time left are kept; the caveat is cut
+ * (it is text), then dropped, then the phase (never cut: "step 1 of 6"). */
 static void
 draw_op (const snap_op_t *o, int y, int x, int w)
 {
@@ -17,8 +17,8 @@ draw_op (const snap_op_t *o, int y, int x, int w)
    char caveat[SNAP_TEXT + 4] = "";
    int warn = o->caveat[0] ? crt_attr (CRT_WARN) : 0;
    fit_part_t parts[] = {
-      { what, 0, 12, warn }, { phase, 2, 8, warn }, { pct, 0, 0, warn },
-      { rate, 0, 0, warn },  { eta, 0, 0, warn },   { caveat, 1, 10, warn },
+      { what, 0, 12, warn }, { phase, 1, 0, warn }, { pct, 0, 0, warn },
+      { rate, 0, 0, warn },  { eta, 0, 0, warn },   { caveat, 2, 10, warn },
    };
    snprintf (what, sizeof what, "%s %s%s%s", o->type, o->ns[0] ? o->ns : o->shard,
              o->ns[0] && o->shard[0] ? " on " : "", o->ns[0] ? o->shard : "");
