@@ -284,7 +284,7 @@ const action_panel_t actions_panels[] = {
    { "Shards", "state, zones, chunks, data, documents, write/read rates, write sparkline (one scale), trend, HOT" },
    { "Draining", "per draining shard: chunks, data and databases left, rate over the last minutes, time left" },
    { "Collections", "key, chunks per shard, data, balance verdict and why, jumbo, outside zone, writes, hot range" },
-   { "Events", "migrations (from -> to), splits, balancer rounds; failures kept on screen" },
+   { "Events", "migrations (from -> to), splits, balancer rounds; failures kept on screen; Enter: an event's details" },
    { "Chunks (Enter)", "zone ranges, then chunks: range, shard, documents, size, jumbo, zone, HOT and -> moving" },
    { "Chunk map (m)", "the key space as cells by owning shard, zones beneath, marks, and a replay of recent events" },
 };
