@@ -181,6 +181,10 @@ fi
 $TM resize-window -t dash -x 200 -y 50
 frame
 s=$(screen)
+# one chunk's "moved" is above its own "moving" of the same second (the rest is true time order, checked above)
+bad=$(printf '%s\n' "$s" | awk '/^.Events \(/ { on = 1; next } on && / moving / { k = $1 substr($0, 23); m[k] = 1 }
+   on && / moved / { k = $1 substr($0, 23); if (k in m) print }')
+check_eq "dash_fit/200/moved_above_moving" "" "$bad"
 check_contains "dash_fit/200/header_window" "window always" "$(printf '%s\n' "$s" | head -1)"
 check_contains "dash_fit/200/header_rounds" "rounds " "$(printf '%s\n' "$s" | head -1)"
 head=$(printf '%s\n' "$s" | grep -m1 '^SHARD ')
