@@ -585,6 +585,22 @@ test_screen (void)
    test_screen_chunks (&d);
    actions_dispatch (&d, 27);
    CHECK ("screen/esc_back", !d.drill);
+   /* the focus is marked in text; Enter on an event asks for its details and the overlay shows what was read */
+   screen_draw (&d);
+   CHECK ("screen/focus_marked", screen_has (">Collections ("));
+   d.focus = DASH_EVENTS;
+   d.panels[DASH_EVENTS].selected = 0;
+   CHECK ("screen/event_enter", (actions_dispatch (&d, '\n') & VIEW_FETCH_DETAIL) && d.detail);
+   snprintf (d.ev_detail.owner, sizeof d.ev_detail.owner, "shard02");
+   snprintf (d.ev_detail.owner_range, sizeof d.ev_detail.owner_range, "{ ts: 1 } -> { ts: 5 }");
+   snprintf (d.ev_detail.error, sizeof d.ev_detail.error, "recipient timed out");
+   d.ev_detail.doc = bson_strdup ("{\n  what: 'moveChunk.error',\n  ns: 'app.events'\n}");
+   screen_draw (&d);
+   CHECK ("screen/event_details", screen_has ("owner now: shard02") && screen_has ("failure: recipient timed out") &&
+                                     screen_has ("what: 'moveChunk.error'") && screen_has (">Event "));
+   actions_dispatch (&d, 27);
+   CHECK ("screen/event_details_close", !d.detail);
+   d.focus = DASH_COLLS;
    CHECK ("screen/interval_keys", (actions_dispatch (&d, '+') & VIEW_INTERVAL) && d.interval_s > 2.0);
    screen_draw (&d);
    CHECK ("screen/totals_rows", screen_has ("TOTAL"));
