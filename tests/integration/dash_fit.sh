@@ -243,6 +243,22 @@ $(screen)"
    check_contains "$T/new_key" "region" "$s"
 done
 quit_dash
+
+# --- events at the same millisecond: the order they were written in (their _ids' ObjectIds, one process), one
+# chunk's ending above its own start: the migration of { x: 0 } starts (a6) and ends (a8), then { x: 10 } starts (aa)
+ins=""
+for e in 'a6 moveChunk.start 0 10' 'a8 moveChunk.from 0 10' 'aa moveChunk.start 10 20'; do
+   set -- $e
+   ins="$ins db.getSiblingDB('config').changelog.insertOne({_id: 'h:1-2030-01-01T00:00:00.000+00:00-6b0b08afed52f614920884$1',
+      time: ISODate('2030-01-01T00:00:00Z'), what: '$2', ns: 'app.x',
+      details: {min: {x: $3}, max: {x: $4}, from: 'shard01', to: 'shard02', note: 'success'}});"
+done
+"$SHARDSH" --quiet --norc "$SIM_URI" --eval "$ins" > /dev/null 2>&1
+got=$("$SHARDSH" --quiet --norc --json --dashboard --once "$SIM_URI" 2> /dev/null |
+   jq -c '[.events[] | select(.ns == "app.x") | .what + " " + .text]')
+check_eq "dash_fit/events_same_ms_sequence" \
+   '["moveChunk.start shard01 -> shard02 { x: 10 } -> { x: 20 }","moveChunk.from shard01 -> shard02 { x: 0 } -> { x: 10 }","moveChunk.start shard01 -> shard02 { x: 0 } -> { x: 10 }"]' \
+   "$got"
 # nothing on stderr (no sanitizer report, no warning) from any session
 check_eq "dash_fit/stderr_clean" "" "$(cat "$TMPD"/dash.*.err 2> /dev/null | grep -v '^$')"
 sim_stop
