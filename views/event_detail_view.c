@@ -50,7 +50,7 @@ push_wrapped (lines_t *l, const char *text, int w)
       } else {
          k = fit_wrap (one + indent, w - (int) indent > 8 ? w - (int) indent : 8, st, ln, 64);
          for (size_t i = 0; i < k; i++) {
-            char buf[1024];
+            char buf[4096];
             snprintf (buf, sizeof buf, "%*s%.*s", (int) indent, "", (int) ln[i], one + indent + st[i]);
             push (l, buf, strlen (buf));
          }

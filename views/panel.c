@@ -115,7 +115,7 @@ panel_fit_columns (panel_col_t *cols, size_t n, int width)
 static void
 put_cells (int y, int x, int w, const char *s, bool right)
 {
-   char buf[1024];
+   char buf[4096];
    int pad;
    if (w <= 0)
       return;
@@ -267,7 +267,7 @@ panel_cell (const panel_t *p, int y, const panel_col_t *col, const char *text, i
 void
 panel_put_parts (int y, int x, const fit_part_t *parts, size_t n)
 {
-   char buf[1024];
+   char buf[4096];
    for (size_t i = 0; i < n; i++) {
       if (parts[i].w <= 0)
          continue;
@@ -282,7 +282,7 @@ panel_put_parts (int y, int x, const fit_part_t *parts, size_t n)
 void
 panel_put_words (int y, int x, int w, const char *text)
 {
-   char buf[1024];
+   char buf[4096];
    if (w <= 0)
       return;
    fit_cut_words (buf, sizeof buf, text, w, crt_glyphs->ellipsis);
