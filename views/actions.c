@@ -151,6 +151,15 @@ static int
 act_enter (dash_t *d)
 {
    const char *ns;
+   if (!d->drill && d->focus == DASH_EVENTS) { /* the selected event's details */
+      const snap_event_t *e = view_events_selected (d);
+      if (!e)
+         return VIEW_OK;
+      d->detail_event = *e;
+      d->detail = true;
+      d->detail_scroll = 0;
+      return VIEW_FETCH_DETAIL | VIEW_REDRAW;
+   }
    if (d->drill || d->focus != DASH_COLLS)
       return VIEW_OK;
    ns = view_colls_selected (d);
@@ -180,7 +189,7 @@ act_back (dash_t *d)
       snprintf (d->filter, sizeof d->filter, "%s", d->main_filter);
    } else
       d->filter[0] = '\0';
-   return VIEW_REDRAW;
+   return VIEW_RELAYOUT | VIEW_REDRAW;
 }
 
 /* m: the chunk map of the drilled-down collection, or the chunk list again. */
@@ -206,6 +215,7 @@ static int
 act_help (dash_t *d)
 {
    d->help = !d->help;
+   d->help_scroll = 0;
    return VIEW_REDRAW;
 }
 
@@ -230,7 +240,12 @@ const action_t actions_table[] = {
      "focus the next panel (shards, collections, events)",
      act_next_panel },
    { { KEY_BTAB, KEY_LEFT, 'h' }, "S-Tab Left h", NULL, "focus the previous panel", act_prev_panel },
-   { { '\n', '\r', KEY_ENTER }, "Enter", "Chunks", "list the selected collection's chunks and zones", act_enter },
+   { { '\n', '\r', KEY_ENTER },
+     "Enter",
+     "Chunks",
+     "list the selected collection's chunks and zones; on the events panel, the event's details (its whole log "
+     "entry, the chunk's owner now, the failure)",
+     act_enter },
    { { KEY_ESC }, "Esc", NULL, "go back: close help or the chunk list, else clear the filter", act_back },
    { { 'm' },
      "m",
@@ -269,7 +284,7 @@ const action_panel_t actions_panels[] = {
    { "Shards", "state, zones, chunks, data, documents, write/read rates, write sparkline (one scale), trend, HOT" },
    { "Draining", "per draining shard: chunks, data and databases left, rate over the last minutes, time left" },
    { "Collections", "key, chunks per shard, data, balance verdict and why, jumbo, outside zone, writes, hot range" },
-   { "Events", "migrations (from -> to), splits, balancer rounds; failures kept on screen" },
+   { "Events", "migrations (from -> to), splits, balancer rounds; failures kept on screen; Enter: an event's details" },
    { "Chunks (Enter)", "zone ranges, then chunks: range, shard, documents, size, jumbo, zone, HOT and -> moving" },
    { "Chunk map (m)", "the key space as cells by owning shard, zones beneath, marks, and a replay of recent events" },
 };
@@ -296,6 +311,28 @@ filter_key (dash_t *d, int key)
    }
    for (int i = 0; i < DASH_NPANELS; i++)
       d->panels[i].scroll = 0;
+   return VIEW_RELAYOUT | VIEW_REDRAW; /* the panels are sized to the rows the filter keeps */
+}
+
+/* A key while the event details are open: the scrolling keys move them, q quits, any other key closes them. */
+static int
+detail_key (dash_t *d, int key)
+{
+   int total = view_event_detail_lines (d), rows = d->lines - 4 > 1 ? d->lines - 4 : 1;
+   int max = total - rows > 0 ? total - rows : 0;
+   int delta = key == 'j' || key == KEY_DOWN    ? 1
+               : key == 'k' || key == KEY_UP    ? -1
+               : key == KEY_NPAGE || key == ' ' ? rows
+               : key == KEY_PPAGE               ? -rows
+               : key == 'G' || key == KEY_END   ? total
+               : key == 'g' || key == KEY_HOME  ? -total
+                                                : 0;
+   if (!delta) {
+      d->detail = false;
+      return key == 'q' ? VIEW_QUIT : VIEW_REDRAW;
+   }
+   d->detail_scroll += delta;
+   d->detail_scroll = d->detail_scroll < 0 ? 0 : d->detail_scroll > max ? max : d->detail_scroll;
    return VIEW_REDRAW;
 }
 
@@ -304,11 +341,10 @@ actions_dispatch (dash_t *d, int key)
 {
    if (d->filtering)
       return filter_key (d, key);
-   if (d->help && key != KEY_RESIZE) {
-      /* any key closes the overlay; q still quits */
-      d->help = false;
-      return key == 'q' ? VIEW_QUIT : VIEW_REDRAW;
-   }
+   if (d->help && key != KEY_RESIZE)
+      return actions_help_key (d, key);
+   if (d->detail && key != KEY_RESIZE)
+      return detail_key (d, key);
    d->key = key;
    for (size_t i = 0; i < actions_count; i++)
       for (int k = 0; k < ACTION_MAX_KEYS && actions_table[i].keys[k]; k++)
@@ -358,49 +394,6 @@ actions_draw_bar (const dash_t *d, int y)
       attroff (crt_attr (CRT_KEY));
       addstr ("Interval");
    }
-}
-
-void
-actions_draw_help (const dash_t *d)
-{
-   int w = d->cols - 4 < 110 ? d->cols - 4 : 110;
-   /* title, one row per action, then (with room) one per panel, the legend */
-   int h = (int) actions_count + 2 + (int) actions_panel_count;
-   int x0, y0, rows;
-   char line[160];
-   if (h > d->lines) /* the whole screen when it needs it (at 80x24 every action still fits) */
-      h = d->lines;
-   rows = h - 2;
-   x0 = (d->cols - w) / 2;
-   y0 = (d->lines - h) / 2;
-   attron (crt_attr (CRT_TITLE_FOCUS));
-   mvhline (y0, x0, ' ', w);
-   mvaddnstr (y0, x0 + 1, "shardsh dashboard keys (any key closes)", w - 2);
-   attroff (crt_attr (CRT_TITLE_FOCUS));
-   for (int r = 1; r < h; r++)
-      mvhline (y0 + r, x0, ' ', w);
-   for (int i = 0; i < (int) actions_count && i < rows; i++) {
-      attron (crt_attr (CRT_KEY));
-      mvaddnstr (y0 + 1 + i, x0 + 2, actions_table[i].key_name, 14);
-      attroff (crt_attr (CRT_KEY));
-      mvaddnstr (y0 + 1 + i, x0 + 17, actions_table[i].help, w - 19);
-   }
-   for (int i = 0; i < (int) actions_panel_count && (int) actions_count + i < rows; i++) {
-      int y = y0 + 1 + (int) actions_count + i;
-      attron (crt_attr (CRT_TITLE));
-      mvaddnstr (y, x0 + 2, actions_panels[i].name, 14);
-      attroff (crt_attr (CRT_TITLE));
-      mvaddnstr (y, x0 + 17, actions_panels[i].help, w - 19);
-   }
-   if (rows < (int) (actions_count + actions_panel_count))
-      snprintf (line, sizeof line, "(%d more: enlarge the terminal)",
-                (int) (actions_count + actions_panel_count) - rows);
-   else
-      snprintf (line, sizeof line, "%s hot: >= %.1fx fair share of writes, >= %.1f/s  %s imbalanced  %s outside zone",
-                crt_glyphs->hot, d->snap.hot_factor, d->snap.hot_min_rate, crt_glyphs->imbalanced, crt_glyphs->ooz);
-   attron (crt_attr (CRT_DIM));
-   mvaddnstr (y0 + h - 1, x0 + 2, line, w - 4);
-   attroff (crt_attr (CRT_DIM));
 }
 
 void

@@ -41,9 +41,14 @@ actions_dispatch (dash_t *d, int key);
 void
 actions_draw_bar (const dash_t *d, int y);
 
-/* Draws the help overlay from the table. */
+/* help_view.c: draws the help overlay from the table, from line d->help_scroll. */
 void
 actions_draw_help (const dash_t *d);
+
+/* help_view.c: a key while the help is open: j/k, PgUp/PgDn (Space), g/G scroll it; q quits; any other key closes it.
+ * Returns a view_reaction bitmask. */
+int
+actions_help_key (dash_t *d, int key);
 
 /* Writes the key table as Markdown rows ("| keys | what it does |"), as docs/dashboard.md carries it. */
 void

@@ -74,8 +74,11 @@ chunkmap_view_legend (const chunkmap_data_t *m, int y, const panel_t *p)
       if (o >= 0 && (size_t) o < m->nshards)
          owned[o]++;
    }
+   /* a removed shard (named only by events) is listed only while the replay shows it owning ranges */
    for (size_t s = 0; s < m->nshards && len < sizeof line - 64; s++) {
-      len += (size_t) snprintf (line + len, sizeof line - len, "%s%c %s (%zu)", s ? "  " : "",
+      if (s >= m->nlisted && !owned[s])
+         continue;
+      len += (size_t) snprintf (line + len, sizeof line - len, "%s%c %s (%zu)", len ? "  " : "",
                                 chunkmap_view_symbol ((int) s), m->shards[s], owned[s]);
    }
    free (owned);

@@ -90,8 +90,9 @@ view_chunks_draw (dash_t *d, panel_t *p)
    const snap_chunks_t *c = &d->chunks;
    panel_col_t cols[] = {
       { "", 5, 0 },
-      { "MIN", 20, 0, false, true },
-      { "MAX", 20, 0, false, true },
+      /* the bounds are cut (with an ellipsis) before the documents and size are dropped */
+      { "MIN", 20, 0, false, true, 0, 12 },
+      { "MAX", 20, 0, false, true, 0, 12 },
       { "SHARD", 10, 0 },
       { "DOCS", 7, 1, true },
       { "SIZE", 8, 1, true },

@@ -219,17 +219,29 @@ view_colls_draw (dash_t *d, panel_t *p)
       panel_cell (p, y, &cols[C_HOT], buf, ra ? ra : crt_attr (CRT_HOT));
    }
    if ((fy = panel_footer_y (p)) >= 0) {
+      /* filtered: the totals of the rows shown, and said so */
       int dim = crt_attr (CRT_DIM);
+      int64_t chunks = s->total_chunks, bytes = s->total_bytes, jumbo = s->total_jumbo;
+      double wps = s->total_writes_ps;
       char buf[64];
+      if (n != s->ncolls) {
+         chunks = bytes = jumbo = 0;
+         wps = 0;
+         for (size_t i = 0; i < n; i++) {
+            chunks += s->colls[order[i]].chunks;
+            bytes += s->colls[order[i]].data_bytes;
+            jumbo += s->colls[order[i]].jumbo;
+            wps += s->colls[order[i]].writes_ps;
+         }
+      }
       mvhline (fy, p->x, ' ', p->w);
-      panel_cell (p, fy, &cols[C_NS], "TOTAL", dim);
-      snprintf (buf, sizeof buf, "%lld", (long long) s->total_chunks);
+      panel_cell (p, fy, &cols[C_NS], n != s->ncolls ? "TOTAL (shown)" : "TOTAL", dim);
+      snprintf (buf, sizeof buf, "%lld", (long long) chunks);
       panel_cell (p, fy, &cols[C_CHUNKS], buf, dim);
-      panel_cell (p, fy, &cols[C_DATA], snap_fmt_bytes (s->total_bytes, buf, sizeof buf), dim);
-      snprintf (buf, sizeof buf, "%lld", (long long) s->total_jumbo);
-      panel_cell (p, fy, &cols[C_JUMBO], s->total_jumbo ? buf : "-", dim);
-      panel_cell (p, fy, &cols[C_WPS], s->rates_valid ? snap_fmt_count (s->total_writes_ps, buf, sizeof buf) : "-",
-                  dim);
+      panel_cell (p, fy, &cols[C_DATA], snap_fmt_bytes (bytes, buf, sizeof buf), dim);
+      snprintf (buf, sizeof buf, "%lld", (long long) jumbo);
+      panel_cell (p, fy, &cols[C_JUMBO], jumbo ? buf : "-", dim);
+      panel_cell (p, fy, &cols[C_WPS], s->rates_valid ? snap_fmt_count (wps, buf, sizeof buf) : "-", dim);
    }
    free (order);
 }

@@ -22,6 +22,8 @@ static const crt_glyphs_t glyphs_utf8 = {
    .down = "\xe2\x96\xbc",
    .jumbo = "J",
    .ooz = "Z!",
+   .ellipsis = "\xe2\x80\xa6",
+   .focus = "\xe2\x96\xb6",
 };
 static const crt_glyphs_t glyphs_ascii = {
    .hot = "^HOT",
@@ -34,6 +36,8 @@ static const crt_glyphs_t glyphs_ascii = {
    .down = "v",
    .jumbo = "J",
    .ooz = "Z!",
+   .ellipsis = "~",
+   .focus = ">",
 };
 
 const crt_glyphs_t *crt_glyphs = &glyphs_ascii;

@@ -37,7 +37,9 @@ typedef struct {
    const char *arrow;     /* "→" */
    const char *up, *down; /* sort direction */
    const char *jumbo;
-   const char *ooz; /* outside zone */
+   const char *ooz;      /* outside zone */
+   const char *ellipsis; /* the end of a cut name: "…" (one cell) */
+   const char *focus;    /* before the focused panel's title: "▶" (one cell) */
 } crt_glyphs_t;
 
 extern const crt_glyphs_t *crt_glyphs;

@@ -27,6 +27,7 @@ dash_destroy (dash_t *d)
    snap_destroy (&d->snap);
    snap_chunks_destroy (&d->chunks);
    chunkmap_data_destroy (&d->cmap);
+   snap_event_detail_destroy (&d->ev_detail);
 }
 
 bool

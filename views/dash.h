@@ -24,6 +24,7 @@ enum view_reaction {
    VIEW_INTERVAL = 1 << 5,     /* the interval changed */
    VIEW_FULL = 1 << 6,         /* sample now, re-reading everything (not only what changed) */
    VIEW_FETCH_MAP = 1 << 7,    /* the chunk map needs (re)reading */
+   VIEW_FETCH_DETAIL = 1 << 8, /* the selected event's details need reading (d->detail_event) */
 };
 
 #define DASH_MIN_COLS 60
@@ -35,12 +36,17 @@ typedef struct {
    snap_chunks_t chunks; /* drill-down data (owned) */
    bool drill;           /* the chunk view is open */
    char drill_ns[SNAP_NAME];
-   bool map;             /* the drill-down shows the chunk map instead of the list (m) */
-   chunkmap_data_t cmap; /* the chunk map's data (owned); its replay position is the map's */
-   char map_error[256];  /* why the map could not be read, "" when it was */
-   int key;              /* the key being dispatched (an action bound to two keys tells them apart by it) */
-   bool help;            /* the help overlay is open */
-   bool paused;          /* sampling stopped; the UI stays live */
+   bool map;                      /* the drill-down shows the chunk map instead of the list (m) */
+   chunkmap_data_t cmap;          /* the chunk map's data (owned); its replay position is the map's */
+   char map_error[256];           /* why the map could not be read, "" when it was */
+   int key;                       /* the key being dispatched (an action bound to two keys tells them apart by it) */
+   bool help;                     /* the help overlay is open */
+   int help_scroll;               /* its first line shown (it scrolls when the terminal is shorter than the help) */
+   bool detail;                   /* the event details overlay is open (Enter on the events panel) */
+   int detail_scroll;             /* its first line shown */
+   snap_event_t detail_event;     /* the event it shows (a copy: the snapshot moves on) */
+   snap_event_detail_t ev_detail; /* what the collector read about it (owned) */
+   bool paused;                   /* sampling stopped; the UI stays live */
    int64_t paused_at_ms;
    bool filtering;                    /* typing a filter */
    char filter[DASH_FILTER_MAX];      /* namespace or shard substring; "" = none */

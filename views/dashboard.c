@@ -47,6 +47,12 @@ src_chunkmap (void *ud, const char *ns, chunkmap_data_t *out, char *error, size_
    return collect_chunkmap (ud, ns, out, error, len);
 }
 
+static bool
+src_event_detail (void *ud, const snap_event_t *e, snap_event_detail_t *out)
+{
+   return collect_event_detail (ud, e, out);
+}
+
 static void
 sleep_s (double s)
 {
@@ -114,7 +120,8 @@ dashboard_run (struct sh_ctx *ctx)
                             .chunk_sizes = src_chunk_sizes,
                             .set_interval = src_set_interval,
                             .request_full = src_request_full,
-                            .chunkmap = src_chunkmap };
+                            .chunkmap = src_chunkmap,
+                            .event_detail = src_event_detail };
       bool color = !io.opts->no_color && !(no_color && *no_color);
       dash_init (&d, copts.interval_s);
       rc = screen_run (&d, &src, color, io.opts->frames);

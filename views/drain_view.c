@@ -38,7 +38,7 @@ view_drain_draw (const dash_t *d, const panel_t *p)
       attron (crt_attr (CRT_WARN));
       mvaddnstr (y, p->x + 1, crt_glyphs->draining, p->w - 2);
       attroff (crt_attr (CRT_WARN));
-      mvaddnstr (y, p->x + 7, line, p->w - 8 > 0 ? p->w - 8 : 0);
+      panel_put_words (y, p->x + 7, p->w - 8, line);
       y++;
    }
 }

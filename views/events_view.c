@@ -69,8 +69,9 @@ event_cmp (const void *a, const void *b)
    return sort_inv ? -c : c;
 }
 
-size_t
-view_events_order (const dash_t *d, size_t *out)
+/* The rows in screen order; *pinned tells whether failures were moved above newer rows (rows ran short). */
+static size_t
+events_sorted (const dash_t *d, size_t *out, bool *pinned)
 {
    const snap_t *s = &d->snap;
    bool important[SNAP_EVENTS];
@@ -85,8 +86,23 @@ view_events_order (const dash_t *d, size_t *out)
    sort_key = d->sort[DASH_EVENTS];
    sort_inv = d->invert[DASH_EVENTS];
    qsort (out, n, sizeof *out, event_cmp);
-   panel_important_first (out, n, important, panel_body_h (&d->panels[DASH_EVENTS]));
+   *pinned = panel_important_first (out, n, important, panel_body_h (&d->panels[DASH_EVENTS]));
    return n;
+}
+
+size_t
+view_events_order (const dash_t *d, size_t *out)
+{
+   bool pinned;
+   return events_sorted (d, out, &pinned);
+}
+
+const snap_event_t *
+view_events_selected (const dash_t *d)
+{
+   size_t order[SNAP_EVENTS], n = view_events_order (d, order);
+   int sel = d->panels[DASH_EVENTS].selected;
+   return sel >= 0 && (size_t) sel < n ? &d->snap.events[order[sel]] : NULL;
 }
 
 /* "shard01 -> shard03" for a migration, "shard01" for a split, "" for a round. */
@@ -125,7 +141,8 @@ view_events_draw (dash_t *d, panel_t *p)
    };
    enum { C_TIME, C_KIND, C_ROUTE, C_NS, C_TEXT, C_N };
    size_t order[SNAP_EVENTS];
-   size_t n = view_events_order (d, order);
+   bool pinned;
+   size_t n = events_sorted (d, order, &pinned);
    char title[64], info[64], route[2 * SNAP_NAME + 8], detail[3 * SNAP_TEXT];
 
    for (size_t i = 0; i < s->nevents; i++) {
@@ -138,7 +155,9 @@ view_events_draw (dash_t *d, panel_t *p)
    }
    panel_update (p, (int) n, -1);
    snprintf (title, sizeof title, "Events (%zu%s)", n, n != s->nevents ? " filtered" : "");
-   snprintf (info, sizeof info, "sort: %s %s", dash_sort_name (DASH_EVENTS, d->sort[DASH_EVENTS]),
+   /* failures moved above newer rows (rows ran short) are said to be, not shown under a plain time order */
+   snprintf (info, sizeof info, "%ssort: %s %s", pinned ? "failures pinned first, then " : "",
+             dash_sort_name (DASH_EVENTS, d->sort[DASH_EVENTS]),
              d->invert[DASH_EVENTS] ? crt_glyphs->up : crt_glyphs->down);
    panel_draw_frame (p, cols, C_N, title, info);
    for (size_t i = 0; i < n; i++) {

@@ -40,32 +40,50 @@ panel_text_width (const char *const *texts, size_t n)
    return w;
 }
 
+/* The width a column takes while the columns are chosen: a name column counts at its min. */
+static int
+col_least (const panel_col_t *c)
+{
+   return c->min > 0 && c->min < c->width ? c->min : c->width;
+}
+
 void
 panel_fit_columns (panel_col_t *cols, size_t n, int width)
 {
    int max_prio = 0, total, x = 0, nflex = 0, slack;
    for (size_t i = 0; i < n; i++)
       max_prio = cols[i].prio > max_prio ? cols[i].prio : max_prio;
-   /* drop the highest priority numbers until the fixed widths fit (a negative priority: never shown) */
+   /* drop the highest priority numbers until the columns fit with their names narrowed (a negative priority: never
+    * shown) */
    for (int cut = max_prio + 1; cut >= 0; cut--) {
       total = 0;
       for (size_t i = 0; i < n; i++)
          if (cols[i].prio >= 0 && cols[i].prio < cut)
-            total += cols[i].width + 1;
+            total += col_least (&cols[i]) + 1;
       if (total - 1 <= width || cut == 0) {
          for (size_t i = 0; i < n; i++)
             cols[i].x = cols[i].prio >= 0 && cols[i].prio < cut ? 0 : -1;
          break;
       }
    }
+   /* narrow the names only as far as needed, the least important (then the rightmost) first */
    total = 0;
-   for (size_t i = 0; i < n; i++) {
+   for (size_t i = 0; i < n; i++)
       cols[i].w = cols[i].x >= 0 ? cols[i].width : 0;
-      if (cols[i].x >= 0) {
-         total += cols[i].width + 1;
-         nflex += cols[i].flex;
+   for (size_t i = 0; i < n; i++)
+      total += cols[i].x >= 0 ? cols[i].w + 1 : 0;
+   for (int pr = max_prio; pr >= 0 && total - 1 > width; pr--)
+      for (size_t k = n; k-- > 0 && total - 1 > width;) {
+         int cut;
+         if (cols[k].x < 0 || cols[k].prio != pr || col_least (&cols[k]) >= cols[k].w)
+            continue;
+         cut =
+            cols[k].w - col_least (&cols[k]) < total - 1 - width ? cols[k].w - col_least (&cols[k]) : total - 1 - width;
+         cols[k].w -= cut;
+         total -= cut;
       }
-   }
+   for (size_t i = 0; i < n; i++)
+      nflex += cols[i].x >= 0 && cols[i].flex;
    slack = width - (total - 1) > 0 ? width - (total - 1) : 0;
    /* first the columns whose content is cut (a long namespace or key), the most important first */
    for (int pr = 0; pr <= max_prio && slack > 0; pr++)
@@ -92,34 +110,24 @@ panel_fit_columns (panel_col_t *cols, size_t n, int width)
    }
 }
 
-/* Prints at most w cells of s at (y, x), padding with spaces. */
+/* Prints at most w cells of s at (y, x), padding with spaces: a text too wide ends in the ellipsis; a figure
+ * (right-aligned) too wide is never cut, the ellipsis alone stands for it. */
 static void
 put_cells (int y, int x, int w, const char *s, bool right)
 {
-   int len = meter_width (s), pad, cut = 0;
-   const char *p = s;
+   char buf[4096];
+   int pad;
    if (w <= 0)
       return;
-   if (len > w) {
-      /* keep the first w cells (code points) */
-      int k = 0;
-      while (*p && k < w) {
-         p++;
-         while (((unsigned char) *p & 0xC0) == 0x80)
-            p++;
-         k++;
-      }
-      cut = (int) (p - s);
-      len = w;
-   } else {
-      cut = (int) strlen (s);
-   }
-   pad = w - len;
+   if (right && meter_width (s) > w)
+      s = crt_glyphs->ellipsis;
+   fit_cut (buf, sizeof buf, s, w, crt_glyphs->ellipsis);
+   pad = w - meter_width (buf);
    move (y, x);
    if (right)
       for (int i = 0; i < pad; i++)
          addch (' ');
-   addnstr (s, cut);
+   addstr (buf);
    if (!right)
       for (int i = 0; i < pad; i++)
          addch (' ');
@@ -133,6 +141,8 @@ panel_draw_title (const panel_t *p, const char *title, const char *info)
       return;
    attron (attr);
    mvhline (p->y, p->x, ' ', p->w);
+   if (p->focused && p->w > 0)
+      mvaddstr (p->y, p->x, crt_glyphs->focus);
    if (title)
       put_cells (p->y, p->x + 1, p->w - 2 > 0 ? p->w - 2 : 0, title, false);
    if (info) {
@@ -182,12 +192,13 @@ panel_sort_result (int c, const char *xname, const char *yname, bool inv)
    return inv ? -c : c;
 }
 
-void
+bool
 panel_important_first (size_t *order, size_t n, const bool *important, int room)
 {
    size_t *tmp, k = 0;
+   bool moved;
    if (room < 0 || n <= (size_t) room || !n)
-      return;
+      return false;
    tmp = malloc (n * sizeof *tmp);
    if (!tmp)
       abort ();
@@ -197,8 +208,10 @@ panel_important_first (size_t *order, size_t n, const bool *important, int room)
    for (size_t i = 0; i < n; i++)
       if (!important[order[i]])
          tmp[k++] = order[i];
+   moved = memcmp (order, tmp, n * sizeof *tmp) != 0;
    memcpy (order, tmp, n * sizeof *tmp);
    free (tmp);
+   return moved;
 }
 
 void
@@ -249,6 +262,31 @@ panel_cell (const panel_t *p, int y, const panel_col_t *col, const char *text, i
    attron (attr);
    put_cells (y, p->x + col->x, col->w, text ? text : "", col->right);
    attroff (attr);
+}
+
+void
+panel_put_parts (int y, int x, const fit_part_t *parts, size_t n)
+{
+   char buf[4096];
+   for (size_t i = 0; i < n; i++) {
+      if (parts[i].w <= 0)
+         continue;
+      fit_cut (buf, sizeof buf, parts[i].text, parts[i].w, crt_glyphs->ellipsis);
+      attron (parts[i].attr);
+      mvaddstr (y, x, buf);
+      attroff (parts[i].attr);
+      x += parts[i].w;
+   }
+}
+
+void
+panel_put_words (int y, int x, int w, const char *text)
+{
+   char buf[4096];
+   if (w <= 0)
+      return;
+   fit_cut_words (buf, sizeof buf, text, w, crt_glyphs->ellipsis);
+   mvaddstr (y, x, buf);
 }
 
 void

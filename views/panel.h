@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "views/fit.h"
 #include "views/model/snapshot.h"
 
 typedef struct {
@@ -16,6 +17,8 @@ typedef struct {
    bool right;        /* right-aligned */
    bool flex;         /* takes the width left over */
    int want;          /* the width its content needs (0: width is enough); slack widens it up to that first */
+   int min;           /* > 0: a name column, narrowed down to min cells (cut with an ellipsis) before any column is
+                       * dropped (fit.h's rule) */
    int x;             /* computed: offset in the panel, -1 when hidden */
    int w;             /* computed: width in effect */
 } panel_col_t;
@@ -41,9 +44,10 @@ panel_body_h (const panel_t *p);
 int
 panel_footer_y (const panel_t *p);
 
-/* Assigns x and w to the columns that fit in width (one space between columns). Columns are dropped by priority
- * until the rest fit; the width left over goes first to the columns whose content is wider than their width (up to
- * their want, the most important first), then to the flexible ones. */
+/* Assigns x and w to the columns that fit in width (one space between columns). The name columns (min > 0) are
+ * narrowed first, the least important first; then columns are dropped by priority until the rest fit; the width left
+ * over goes first to the columns whose content is wider than their width (up to their want, the most important first),
+ * then to the flexible ones. */
 void
 panel_fit_columns (panel_col_t *cols, size_t n, int width);
 
@@ -51,7 +55,8 @@ panel_fit_columns (panel_col_t *cols, size_t n, int width);
 int
 panel_text_width (const char *const *texts, size_t n);
 
-/* Draws the title row: title at the left, info at the right (either may be NULL). */
+/* Draws the title row: title at the left, info at the right (either may be NULL). The focused panel's title starts
+ * with the focus glyph (▶, > in ASCII) and is drawn bold and reversed, so the focus survives --no-color. */
 void
 panel_draw_title (const panel_t *p, const char *title, const char *info);
 
@@ -74,8 +79,9 @@ int
 panel_sort_result (int c, const char *xname, const char *yname, bool inv);
 
 /* When the n ordered rows do not fit in room rows, moves the important ones (important[original index]) to the
- * front, keeping their order and the others': draining, hot or imbalanced rows are never the ones pushed off. */
-void
+ * front, keeping their order and the others': draining, hot or imbalanced rows are never the ones pushed off.
+ * Returns whether that changed the order (a view says so in its title). */
+bool
 panel_important_first (size_t *order, size_t n, const bool *important, int room);
 
 /* Sets nrows, keeps selected within range (following sel_key when it names a row: pass the index of that row in
@@ -95,6 +101,15 @@ panel_begin_row (const panel_t *p, int y, bool selected);
 /* Prints text in column col of row y, truncated or padded to the column width, with attr. */
 void
 panel_cell (const panel_t *p, int y, const panel_col_t *col, const char *text, int attr);
+
+/* Draws the parts of a line (fit.h: fit_parts has set their w) from (y, x), each with its attr, a cut name ending in
+ * the ellipsis. */
+void
+panel_put_parts (int y, int x, const fit_part_t *parts, size_t n);
+
+/* Prints text at (y, x) in at most w cells, cut after its last whole word with an ellipsis when it is wider. */
+void
+panel_put_words (int y, int x, int w, const char *text);
 
 /* Moves the selection by delta rows (clamped). */
 void

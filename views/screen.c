@@ -24,6 +24,25 @@ grow (int *h, int need, int *left)
    }
 }
 
+/* The rows a panel shows under the filter (at least 1). */
+static size_t
+filtered_rows (const dash_t *d, int panel)
+{
+   const snap_t *s = &d->snap;
+   size_t n = panel == DASH_SHARDS ? s->nshards : panel == DASH_COLLS ? s->ncolls : s->nevents, k;
+   size_t *tmp;
+   if (!d->filter[0] || !n)
+      return n ? n : 1;
+   tmp = malloc (n * sizeof *tmp);
+   if (!tmp)
+      abort ();
+   k = panel == DASH_SHARDS  ? view_shards_order (d, tmp)
+       : panel == DASH_COLLS ? view_colls_order (d, tmp)
+                             : view_events_order (d, tmp);
+   free (tmp);
+   return k ? k : 1;
+}
+
 void
 screen_layout (dash_t *d, int lines, int cols)
 {
@@ -36,10 +55,10 @@ screen_layout (dash_t *d, int lines, int cols)
    body = lines - 3; /* two header lines, one function bar */
    for (size_t i = 0; i < s->nshards; i++)
       ndrain += s->shards[i].draining;
-   /* content: title, headings, rows, and the totals row */
-   shards_need = 3 + (int) (s->nshards ? s->nshards : 3);
-   colls_need = 3 + (int) (s->ncolls ? s->ncolls : 1);
-   events_need = 2 + (int) (s->nevents ? s->nevents : 1);
+   /* content: title, headings, rows (those the filter keeps), and the totals row */
+   shards_need = 3 + (int) (s->nshards ? filtered_rows (d, DASH_SHARDS) : 3);
+   colls_need = 3 + (int) (s->ncolls ? filtered_rows (d, DASH_COLLS) : 1);
+   events_need = 2 + (int) (s->nevents ? filtered_rows (d, DASH_EVENTS) : 1);
    drain_h = ndrain ? 1 + (ndrain < 4 ? ndrain : 4) : 0;
    /* the strip only when every shard row still fits beside the other panels' least */
    if (drain_h && body - drain_h < (shards_need - 1) + 4 + 3)
@@ -106,6 +125,8 @@ screen_draw (dash_t *d)
       view_events_draw (d, &d->panels[DASH_EVENTS]);
    }
    actions_draw_bar (d, d->lines - 1);
+   if (d->detail)
+      view_event_detail_draw (d);
    if (d->help)
       actions_draw_help (d);
 }
@@ -208,6 +229,14 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
       }
       if (react & VIEW_FETCH_CHUNKS) {
          fetch_chunks (d, src);
+         react |= VIEW_REDRAW;
+      }
+      if (react & VIEW_FETCH_DETAIL) {
+         snap_event_detail_destroy (&d->ev_detail);
+         if (!src->event_detail)
+            bson_strncpy (d->ev_detail.read_error, "this source has no event details", sizeof d->ev_detail.read_error);
+         else
+            src->event_detail (src->ud, &d->detail_event, &d->ev_detail);
          react |= VIEW_REDRAW;
       }
       if (react & VIEW_FETCH_MAP) {

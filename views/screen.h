@@ -23,6 +23,8 @@ typedef struct {
    void (*request_full) (void *ud);
    /* Reads the chunk map of ns into *out (destroying what it held), or writes why not into error. May be NULL. */
    bool (*chunkmap) (void *ud, const char *ns, chunkmap_data_t *out, char *error, size_t len);
+   /* Reads the details of event e into *out (destroying what it held). May be NULL. */
+   bool (*event_detail) (void *ud, const snap_event_t *e, snap_event_detail_t *out);
 } dash_source_t;
 
 /* Recomputes every rectangle from lines x cols and the snapshot's row counts: each panel is sized to its content

@@ -76,13 +76,15 @@ void
 view_shards_draw (dash_t *d, panel_t *p)
 {
    const snap_t *s = &d->snap;
+   /* what goes first when narrow (fit.h): the zones and the trend, then the sparkline, then the bar, before a
+    * figure (documents, reads) */
    panel_col_t cols[] = {
       { "SHARD", 10, 0 },     { "STATE", 5, 1 },
-      { "ZONES", 9, 4 },      { "CHUNKS", 6, 0, true },
-      { "", 12, 2 },          { "DATA", 8, 1, true },
-      { "DOCS", 7, 4, true }, { "W/S", 7, 0, true },
-      { "R/S", 7, 2, true },  { "WRITES", 12, 3, false, false, SNAP_HIST },
-      { "TREND", 14, 4 },     { "HOT", 4, 0 },
+      { "ZONES", 9, 5 },      { "CHUNKS", 6, 0, true },
+      { "", 12, 3 },          { "DATA", 8, 1, true },
+      { "DOCS", 7, 2, true }, { "W/S", 7, 0, true },
+      { "R/S", 7, 2, true },  { "WRITES", 12, 4, false, false, SNAP_HIST },
+      { "TREND", 14, 5 },     { "HOT", 4, 0 },
    };
    enum { C_NAME, C_STATE, C_ZONES, C_CHUNKS, C_BAR, C_DATA, C_DOCS, C_WPS, C_RPS, C_SPARK, C_TREND, C_HOT, C_N };
    size_t *order = calloc (s->nshards ? s->nshards : 1, sizeof *order);
@@ -99,6 +101,8 @@ view_shards_draw (dash_t *d, panel_t *p)
    for (size_t i = 0; i < s->nshards; i++)
       names[i] = s->shards[i].name;
    cols[C_NAME].want = panel_text_width (names, s->nshards);
+   if (n != s->nshards && cols[C_NAME].want < 13) /* room for "TOTAL (shown)" */
+      cols[C_NAME].want = 13;
    panel_fit_columns (cols, C_N, p->w);
    for (size_t i = 0; i < n; i++) {
       const snap_shard_t *sh = &s->shards[order[i]];
@@ -149,16 +153,30 @@ view_shards_draw (dash_t *d, panel_t *p)
       panel_cell (p, y, &cols[C_HOT], sh->hot ? crt_glyphs->hot : "", ra ? ra : crt_attr (CRT_HOT));
    }
    if ((fy = panel_footer_y (p)) >= 0) {
+      /* filtered: the totals of the rows shown, and said so */
       int dim = crt_attr (CRT_DIM);
+      int64_t chunks = s->total_chunks, bytes = s->total_bytes, docs = s->total_docs;
+      double wps = s->total_writes_ps, rps = s->total_reads_ps;
+      if (n != s->nshards) {
+         chunks = bytes = docs = 0;
+         wps = rps = 0;
+         for (size_t i = 0; i < n; i++) {
+            const snap_shard_t *sh = &s->shards[order[i]];
+            chunks += sh->chunks;
+            bytes += sh->data_bytes;
+            docs += sh->docs;
+            wps += sh->writes_ps;
+            rps += sh->reads_ps;
+         }
+      }
       mvhline (fy, p->x, ' ', p->w);
-      panel_cell (p, fy, &cols[C_NAME], "TOTAL", dim);
-      snprintf (buf, sizeof buf, "%lld", (long long) s->total_chunks);
+      panel_cell (p, fy, &cols[C_NAME], n != s->nshards ? "TOTAL (shown)" : "TOTAL", dim);
+      snprintf (buf, sizeof buf, "%lld", (long long) chunks);
       panel_cell (p, fy, &cols[C_CHUNKS], buf, dim);
-      panel_cell (p, fy, &cols[C_DATA], snap_fmt_bytes (s->total_bytes, buf, sizeof buf), dim);
-      panel_cell (p, fy, &cols[C_DOCS], snap_fmt_count ((double) s->total_docs, buf, sizeof buf), dim);
-      panel_cell (p, fy, &cols[C_WPS], s->rates_valid ? snap_fmt_count (s->total_writes_ps, buf, sizeof buf) : "-",
-                  dim);
-      panel_cell (p, fy, &cols[C_RPS], s->rates_valid ? snap_fmt_count (s->total_reads_ps, buf, sizeof buf) : "-", dim);
+      panel_cell (p, fy, &cols[C_DATA], snap_fmt_bytes (bytes, buf, sizeof buf), dim);
+      panel_cell (p, fy, &cols[C_DOCS], snap_fmt_count ((double) docs, buf, sizeof buf), dim);
+      panel_cell (p, fy, &cols[C_WPS], s->rates_valid ? snap_fmt_count (wps, buf, sizeof buf) : "-", dim);
+      panel_cell (p, fy, &cols[C_RPS], s->rates_valid ? snap_fmt_count (rps, buf, sizeof buf) : "-", dim);
    }
    free (names);
    free (order);

@@ -63,6 +63,20 @@ view_chunks_visible (const dash_t *d, size_t *out, size_t max);
 void
 view_chunkmap_draw (const dash_t *d, const panel_t *p);
 
+/* event_detail_view.c: the selected event's details over the panels (Enter on the events panel): the event, a
+ * failure's text, the chunk holding its range now and its owner, then the whole log entry, from line
+ * d->detail_scroll. */
+void
+view_event_detail_draw (const dash_t *d);
+
+/* The number of lines the details overlay has at the terminal's width (for scrolling). */
+int
+view_event_detail_lines (const dash_t *d);
+
+/* The selected row's event of the events panel, or NULL. */
+const snap_event_t *
+view_events_selected (const dash_t *d);
+
 /* The namespace of the selected collection row, or NULL. */
 const char *
 view_colls_selected (const dash_t *d);

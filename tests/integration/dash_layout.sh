@@ -115,7 +115,7 @@ if [ -n "$imb" ]; then
       k=$((k + 1))
    done
    wait_clock_moves
-   check_contains "dash_layout/80/imbalance_reason" "holds" "$(screen | grep ' Collections (')"
+   check_contains "dash_layout/80/imbalance_reason" "holds" "$(screen | grep 'Collections (')"
 else
    skip "dash_layout/80/imbalance_reason" "no collection is imbalanced any more: $(screen)"
 fi

@@ -62,7 +62,7 @@ for size in 80x24 160x45; do
    # the shards and collections panels are still there
    s=$(screen)
    check_contains "$T/shards_panel" "Shards (3)" "$s"
-   check_contains "$T/collections_panel" " Collections (" "$s"
+   check_contains "$T/collections_panel" "Collections (" "$s"
    $TM send-keys -t dash q
 done
 

@@ -137,7 +137,8 @@ typedef struct {
    chunkmap_t *map; /* owned */
    char **shards;   /* shard names; a range's owner indexes this list; owned */
    size_t nshards;
-   char **zones; /* zone names; a cell's zone indexes this list; owned */
+   size_t nlisted; /* the first nlisted shards are config.shards'; the others only events name (removed shards) */
+   char **zones;   /* zone names; a cell's zone indexes this list; owned */
    size_t nzones;
    char *key; /* the shard key pattern as mongosh prints it ("{ zipcode: 1 }"); owned */
    char *low; /* the lowest bound and the highest, as mongosh prints them ("{ x: MinKey() }"); owned */

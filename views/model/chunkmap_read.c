@@ -23,7 +23,25 @@ typedef struct {
    uint64_t *tag_shards; /* per name in tags: the shards (bitmask over the first 64) whose tags name it */
    size_t ntags;
    chunkmap_docs_t docs;
+   bson_t key; /* the collection's shard key: an event whose bounds have other fields was of an older key */
 } chunkmap_reading_t;
+
+/* Whether bound has the fields of key, in key's order (a range of this incarnation of the collection, not of the
+ * key it had before a resharding or a refine). */
+static bool
+chunkmap_same_fields (const bson_t *bound, const bson_t *key)
+{
+   bson_iter_t a, b;
+   if (!bson_iter_init (&a, bound) || !bson_iter_init (&b, key)) {
+      return false;
+   }
+   while (bson_iter_next (&b)) {
+      if (!bson_iter_next (&a) || strcmp (bson_iter_key (&a), bson_iter_key (&b)) != 0) {
+         return false;
+      }
+   }
+   return !bson_iter_next (&a);
+}
 
 /* The index of name in list[0, n), or -1. */
 static int
@@ -201,7 +219,7 @@ chunkmap_on_event (void *data, const bson_t *doc)
          uint32_t n = bson_count_keys (&merged);
          char k[16];
          bson_snprintf (k, sizeof k, "%u.min", 0u);
-         if (n && docget_sub (&merged, k, BSON_TYPE_DOCUMENT, &first)) {
+         if (n && docget_sub (&merged, k, BSON_TYPE_DOCUMENT, &first) && chunkmap_same_fields (&first, &r->key)) {
             bson_snprintf (k, sizeof k, "%u.max", n - 1);
             if (docget_sub (&merged, k, BSON_TYPE_DOCUMENT, &last)) {
                chunkmap_log_event (r, t, kind, &first, &last, -1, -1);
@@ -210,7 +228,7 @@ chunkmap_on_event (void *data, const bson_t *doc)
          }
       }
    }
-   if (have) {
+   if (have && chunkmap_same_fields (&min, &r->key)) {
       chunkmap_log_event (r, t, kind, &min, &max, from, to);
    }
    return true;
@@ -289,8 +307,10 @@ chunkmap_read (sh_ctx_t *ctx, const char *ns, size_t limit, int64_t since_ms, ch
 {
    chunkmap_reading_t r = { .d = out };
    bson_t *cmd, filter, key;
+   bson_iter_t it;
    bool ok = false;
 
+   bson_init (&r.key);
    memset (out, 0, sizeof *out);
    out->map = chunkmap_new ();
    out->read_ms = clock_wall_ms ();
@@ -298,6 +318,7 @@ chunkmap_read (sh_ctx_t *ctx, const char *ns, size_t limit, int64_t since_ms, ch
    if (!chunkmap_each (ctx, cmd, chunkmap_on_shard, &r, err)) {
       goto done;
    }
+   out->nlisted = out->nshards;
    cmd = BCON_NEW ("find", "collections", "filter", "{", "_id", BCON_UTF8 (ns), "}", "limit", BCON_INT32 (1));
    if (!chunkmap_each (ctx, cmd, chunkmap_on_coll, &r, err)) {
       goto done;
@@ -311,6 +332,17 @@ chunkmap_read (sh_ctx_t *ctx, const char *ns, size_t limit, int64_t since_ms, ch
       char buf[256];
       output_format_doc_line (&key, buf, sizeof buf);
       out->key = bson_strdup (buf);
+      bson_copy_to_excluding_noinit (&key, &r.key, "", NULL);
+   }
+   /* the replay stops where this incarnation began (shardCollection, a resharding or a refine gives the collection a
+    * new timestamp, 5.0+; before, a new lastmodEpoch): the events before it are of another key's ranges */
+   if (docget_iter (r.docs.v[0], "timestamp", &it) && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+      uint32_t ts, inc;
+      bson_iter_timestamp (&it, &ts, &inc);
+      since_ms = (int64_t) ts * 1000 > since_ms ? (int64_t) ts * 1000 : since_ms;
+   } else if (docget_iter (r.docs.v[0], "lastmodEpoch", &it) && BSON_ITER_HOLDS_OID (&it)) {
+      int64_t epoch_ms = (int64_t) bson_oid_get_time_t (bson_iter_oid (&it)) * 1000;
+      since_ms = epoch_ms > since_ms ? epoch_ms : since_ms;
    }
    chunkmap_chunk_filter (r.docs.v[0], ns, &filter);
    chunkmap_docs_destroy (&r.docs);
@@ -340,6 +372,7 @@ chunkmap_read (sh_ctx_t *ctx, const char *ns, size_t limit, int64_t since_ms, ch
                    "time", BCON_INT32 (-1), "}", "limit", BCON_INT32 (CHUNKMAP_READ_EVENTS));
    ok = chunkmap_each (ctx, cmd, chunkmap_on_event, &r, err);
 done:
+   bson_destroy (&r.key);
    chunkmap_docs_destroy (&r.docs);
    for (size_t i = 0; i < r.ntags; i++) {
       bson_free (r.tags[i]);

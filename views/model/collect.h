@@ -95,6 +95,13 @@ collect_chunk_sizes (collect_t *c, snap_chunks_t *chunks, const size_t *rows, si
 bool
 collect_chunkmap (collect_t *c, const char *ns, chunkmap_data_t *out, char *error, size_t len);
 
+/* collect_detail.c: reads the details of event e into *out (destroying what it held): its whole log entry by _id
+ * (config.changelog, or config.actionlog for a balancer round), and for an event with a range the chunk holding
+ * its min now (config.chunks, one indexed find) and its owner. Three reads at most, on Enter only. Returns false,
+ * with out->read_error set, when the entry could not be read (what was read is kept). */
+bool
+collect_event_detail (collect_t *c, const snap_event_t *e, snap_event_detail_t *out);
+
 /* ---- pure judgement, exported for the unit tests ---- */
 
 /* The chunk-count difference at which a pre-6.0 balancer moves chunks: 2 below 20 chunks, 4 below 80, else 8. */

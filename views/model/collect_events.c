@@ -26,7 +26,7 @@ event_range (const bson_t *details, const char *prefix, snap_event_t *e)
 }
 
 static void
-add_event (snap_t *s, const bson_t *d, bool actionlog)
+add_event (snap_t *s, const bson_t *d, bool actionlog, const char *id)
 {
    snap_event_t *e;
    const char *what = docget_utf8 (d, "what", "");
@@ -38,6 +38,8 @@ add_event (snap_t *s, const bson_t *d, bool actionlog)
    e = &s->events[s->nevents++];
    memset (e, 0, sizeof *e);
    bson_strncpy (e->what, what, sizeof e->what);
+   bson_strncpy (e->id, id, sizeof e->id);
+   e->actionlog = actionlog;
    bson_strncpy (e->ns, docget_utf8 (d, "ns", ""), sizeof e->ns);
    if (bson_iter_init_find (&it, d, "time") && BSON_ITER_HOLDS_DATE_TIME (&it))
       e->time_ms = bson_iter_date_time (&it);
@@ -85,7 +87,18 @@ add_event (snap_t *s, const bson_t *d, bool actionlog)
    bson_destroy (&details);
 }
 
-/* Newest first; at equal times an ending (moved, failed) sorts before its start, as it happened after it. */
+/* Whether two log _ids ("<host>-<time>-<ObjectId>") come from the same process at the same time, so that their
+ * ObjectIds (whose counter grows) give the order the entries were written in. */
+static bool
+ids_comparable (const char *a, const char *b)
+{
+   const char *da = strrchr (a, '-'), *db = strrchr (b, '-');
+   return da && db && da - a == db - b && strlen (da) == 25 && strlen (db) == 25 && !strncmp (a, b, (size_t) (da - a));
+}
+
+/* True time order, newest first. At equal times: one chunk's ending (moved, failed) before its own start; else the
+ * order the entries were written in, from their _ids' ObjectIds when one process wrote both; else an ending before a
+ * start. */
 static int
 event_cmp (const void *a, const void *b)
 {
@@ -93,6 +106,10 @@ event_cmp (const void *a, const void *b)
    int rx = x->kind == SNAP_EV_MIGRATE_START, ry = y->kind == SNAP_EV_MIGRATE_START;
    if (x->time_ms != y->time_ms)
       return x->time_ms > y->time_ms ? -1 : 1;
+   if (rx != ry && x->min[0] && !strcmp (x->ns, y->ns) && !strcmp (x->min, y->min))
+      return rx - ry;
+   if (ids_comparable (x->id, y->id) && strcmp (x->id, y->id) != 0)
+      return strcmp (x->id, y->id) > 0 ? -1 : 1;
    if (rx != ry)
       return rx - ry;
    return strcmp (x->text, y->text);
@@ -199,7 +216,7 @@ collect_sample_events (collect_t *c, snap_t *s, sh_error_t *err)
             continue;
          if (nseen < SNAP_EVENTS)
             bson_strncpy (seen[nseen++], id, sizeof seen[0]);
-         add_event (s, &d, !strcmp (docget_utf8 (&d, "what", ""), "balancer.round"));
+         add_event (s, &d, !strcmp (docget_utf8 (&d, "what", ""), "balancer.round"), id);
       }
    }
    qsort (s->events, s->nevents, sizeof s->events[0], event_cmp);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bson/bson.h>
+
 #include "views/model/snapshot.h"
 
 /* Out of memory is the one failure the dashboard does not survive. */
@@ -654,4 +656,11 @@ snap_fmt_op (const snap_op_t *o, char *buf, size_t len)
       snprintf (buf + n, len - n, " (%s)", o->caveat);
    }
    return buf;
+}
+
+void
+snap_event_detail_destroy (snap_event_detail_t *d)
+{
+   bson_free (d->doc);
+   memset (d, 0, sizeof *d);
 }

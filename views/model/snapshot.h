@@ -160,6 +160,8 @@ typedef struct {
    char min[SNAP_TEXT];  /* the range, shell style; "" for rounds */
    char max[SNAP_TEXT];
    char error[SNAP_TEXT]; /* a failure's message, "" otherwise */
+   char id[SNAP_NAME];    /* the log entry's _id as text ("<host>-<time>-<ObjectId>"); its details are read by it */
+   bool actionlog;        /* from config.actionlog (a balancer round), else config.changelog */
 } snap_event_t;
 
 typedef struct {
@@ -239,6 +241,22 @@ typedef struct {
    double total_writes_ps;
    double total_reads_ps;
 } snap_t;
+
+/* One event's details (Enter on the events panel), read on demand by the collector: the whole log entry, the shard
+ * that owns the chunk holding the event's range now, and a failure's text. */
+typedef struct {
+   char id[SNAP_NAME];                  /* the event's _id */
+   char *doc;                           /* the whole log entry as mongosh prints it (several lines); owned; NULL
+                                         * when it could not be read */
+   char owner[SNAP_NAME];               /* the shard owning the chunk that holds the event's min now; "" when none */
+   char owner_range[2 * SNAP_TEXT + 8]; /* that chunk's bounds, "{ x: 10 } -> { x: 20 }" */
+   char error[SNAP_TEXT];               /* the failure's text, "" for a success */
+   char read_error[SNAP_TEXT];          /* why the entry or the owner could not be read, "" otherwise */
+} snap_event_detail_t;
+
+/* Frees what d holds (a zeroed struct is fine) and zeroes it. */
+void
+snap_event_detail_destroy (snap_event_detail_t *d);
 
 /* A collection's chunk list for the drill-down view (fetched on demand, capped). */
 typedef struct {
