@@ -228,8 +228,6 @@ test_forms (sh_ctx_t *ctx)
       { "db.runCommand({collStats: \"ev\"})", "coll_stats_command", true },
       { "db.ev.stats()", "coll_stats_command", false },
       { "db.adminCommand({currentOp: 1})", "current_op_command", true },
-      { "sh.enableSharding(\"app\")", "enable_sharding", true },
-      { "db.adminCommand({enableSharding: \"app\"})", "enable_sharding", true },
       { "db.runCommand({getLastError: 1})", "get_last_error", true },
       { "db.runCommand({mapReduce: \"ev\", map: \"f\", reduce: \"g\", out: {inline: 1}})", "map_reduce", true },
       { "db.ev.find({\"a.b\": null})", "dotted_path_null", true },
