@@ -22,6 +22,7 @@
 #include "shell/lang/parser.h"
 #include "shell/repl.h"
 #include "shell/script.h"
+#include "shell/traps.h"
 
 char *
 repl_history_path (void)
@@ -353,6 +354,7 @@ repl_run (sh_ctx_t *ctx)
          } else {
             /* JavaScript: variables persist between lines; the value of an expression is printed */
             sh_error_clear (&jerr);
+            traps_check_js (ctx, NULL, pending->str, pending->len);
             if (js_host_run (ctx, "<repl>", pending->str, pending->len, true, &jerr) == JS_RUN_FAILED)
                script_report (ctx, &jerr, NULL, pending->str);
          }

@@ -46,6 +46,52 @@ trap_list_has (const char *list, const char *name, int len)
    return false;
 }
 
+/* Every name the TRAP_CALL rows match on (helpers and command names), hashed, with its row: a call is matched by
+ * hashing its name (and command) once instead of scanning every row's lists (the check runs for every statement). */
+typedef struct {
+   uint64_t hash;
+   uint8_t row;
+   bool helper; /* a helper's name, else a command's */
+} trap_name_t;
+
+static trap_name_t trap_names[128];
+static size_t trap_nnames;
+static bool trap_names_ready;
+
+static void
+trap_names_add (const char *list, size_t row, bool helper)
+{
+   for (const char *p = list; p && *p;) {
+      const char *bar = strchr (p, '|');
+      size_t k = bar ? (size_t) (bar - p) : strlen (p);
+      BSON_ASSERT (trap_nnames < sizeof trap_names / sizeof trap_names[0]);
+      trap_names[trap_nnames++] = (trap_name_t){ fnv_hash64 (p, k), (uint8_t) row, helper };
+      p = bar ? bar + 1 : NULL;
+   }
+}
+
+/* The rows (a bit each, table order) one of whose names hashes as name does. */
+static uint64_t
+trap_rows_named (const char *name, bool helper)
+{
+   uint64_t h = fnv_hash64 (name, strlen (name)), rows = 0;
+   if (!trap_names_ready) {
+      BSON_ASSERT (sizeof traps / sizeof traps[0] <= 64);
+      for (size_t i = 0; i < sizeof traps / sizeof traps[0]; i++) {
+         if (traps[i].kind == TRAP_CALL) {
+            trap_names_add (traps[i].helpers, i, true);
+            trap_names_add (traps[i].target, i, false);
+         }
+      }
+      trap_names_ready = true;
+   }
+   for (size_t i = 0; i < trap_nnames; i++) {
+      if (trap_names[i].hash == h && trap_names[i].helper == helper)
+         rows |= (uint64_t) 1 << trap_names[i].row;
+   }
+   return rows;
+}
+
 /* The filter of a read or write of a collection into *filter (empty when it has none), and the argument it is (-1:
  * none). False when call is not such a read or write. */
 static bool
@@ -150,6 +196,8 @@ trap_call_matches (const trap_t *t, const trap_call_t *c)
 size_t
 traps_match_call (const sh_call_t *call, const trap_t **out, size_t max)
 {
+   static const sh_cmd_t *last_cmd;
+   static uint64_t last_rows;
    trap_call_t c;
    bson_t filter;
    bson_iter_t it;
@@ -157,23 +205,40 @@ traps_match_call (const sh_call_t *call, const trap_t **out, size_t max)
    bool query;
    char ns[512] = "";
    size_t n = 0;
+   uint64_t named;
    c.name = (call->cmd->flags & CMD_ALIAS) && call->cmd->alias_of ? call->cmd->alias_of : call->cmd->name;
    c.command = NULL;
    bson_init (&c.doc);
-   if (!strcmp (c.name, "db.adminCommand") || !strcmp (c.name, "db.runCommand")) {
-      if (args_str (call, 0))
-         c.command = args_str (call, 0);
-      else if (args_doc (call, 0, &c.doc) && bson_iter_init (&it, &c.doc) && bson_iter_next (&it))
-         c.command = bson_iter_key (&it);
+   if ((!strcmp (c.name, "db.adminCommand") || !strcmp (c.name, "db.runCommand")) && bson_iter_init (&it, call->args) &&
+       bson_iter_next (&it)) {
+      /* the first argument: a command name, or a document whose first key is the command */
+      if (BSON_ITER_HOLDS_UTF8 (&it)) {
+         c.command = bson_iter_utf8 (&it, NULL);
+      } else if (BSON_ITER_HOLDS_DOCUMENT (&it)) {
+         uint32_t len;
+         const uint8_t *data;
+         bson_iter_document (&it, &len, &data);
+         if (bson_init_static (&c.doc, data, len) && bson_iter_init (&it, &c.doc) && bson_iter_next (&it))
+            c.command = bson_iter_key (&it);
+      }
    }
+   /* the TRAP_CALL rows that may match (by hash; each is then checked by name); a script's statements mostly call one
+    * entry after another, so the entry's rows are kept for the next call */
+   if (call->cmd != last_cmd) {
+      last_rows = trap_rows_named (c.name, true);
+      last_cmd = call->cmd;
+   }
+   named = last_rows | (c.command ? trap_rows_named (c.command, false) : 0);
    query = trap_filter (call, c.name, &filter, &arg);
+   if (!named && !query)
+      return 0;
    if (query)
       bson_snprintf (ns, sizeof ns, "%s.%s", call->db ? call->db : "test", call->coll);
    for (size_t i = 0; i < sizeof traps / sizeof traps[0] && n < max; i++) {
       const trap_t *t = &traps[i];
       bool hit = false;
       if (t->kind == TRAP_CALL) {
-         hit = trap_call_matches (t, &c);
+         hit = (named & ((uint64_t) 1 << i)) && trap_call_matches (t, &c);
       } else if (query && (t->kind == TRAP_QUERY || t->kind == TRAP_DOTTED_NULL) &&
                  (!strcmp (t->target, "*") || !strcmp (t->target, ns))) {
          if (t->kind == TRAP_DOTTED_NULL)
