@@ -123,9 +123,12 @@ units: binaries $(UNIT_BINS) $(SIMU_BINS)
 
 # docs/commands.md and the COMMANDS section of docs/shardsh.1, regenerated from the command table
 # (commands/table.def and the entries it lists); the unit test test_commands_doc fails while either is stale.
+# docs/traps.md's table likewise from commands/traps.def (test_traps).
 docs: deps
 	@$(MAKE) --no-print-directory $(BUILD)/tests/test_commands_doc
 	$(BUILD)/tests/test_commands_doc --write
+	@$(MAKE) --no-print-directory $(BUILD)/tests/test_traps
+	$(BUILD)/tests/test_traps --write
 
 # The README's test command and CI's: checks the formatting, builds everything, then runs the suite, the same suite
 # under ASan+UBSan, and the libFuzzer targets over their saved corpus and regressions (a replay: CI gives the same

@@ -21,6 +21,7 @@
 #include "shell/js/js_host.h"
 #include "shell/lang/parser.h"
 #include "shell/repl.h"
+#include "commands/traps.h"
 
 char *
 repl_history_path (void)
@@ -355,6 +356,7 @@ repl_run (sh_ctx_t *ctx)
          } else {
             /* JavaScript: variables persist between lines; the value of an expression is printed */
             sh_error_clear (&jerr);
+            traps_check_js (ctx, NULL, pending->str, pending->len);
             if (js_host_run (ctx, "<repl>", pending->str, pending->len, true, &jerr) == JS_RUN_FAILED)
                sh_error_report (ctx, &jerr, NULL, pending->str);
          }

@@ -13,6 +13,7 @@
 #include "shell/plan/runsum.h"
 #include "shell/script.h"
 #include "shell/script_out.h"
+#include "commands/traps.h"
 
 char *
 script_read_file (const char *path, size_t *len, sh_error_t *err)
@@ -344,6 +345,25 @@ script_run (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *ins, 
    script_err_batch_end (ctx, &eb);
 }
 
+/* Step 2's first part: the version traps of every input (commands/traps.c), said before anything runs; lits[i] is the
+ * literal script of input i, NULL for JavaScript. */
+static void
+script_traps (sh_ctx_t *ctx, const script_input_t *inputs, const script_checked_t *ins, const sh_script_t **lits,
+              size_t n)
+{
+   const char **js = bson_malloc0 ((n ? n : 1) * sizeof *js), **names = bson_malloc0 ((n ? n : 1) * sizeof *names);
+   size_t *js_len = bson_malloc0 ((n ? n : 1) * sizeof *js_len);
+   for (size_t i = 0; i < n; i++) {
+      js[i] = ins[i].js;
+      js_len[i] = ins[i].js_len;
+      names[i] = inputs[i].name;
+   }
+   traps_check_scripts (ctx, lits, js, js_len, names, n);
+   bson_free (js);
+   bson_free (names);
+   bson_free (js_len);
+}
+
 int
 script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool verbose)
 {
@@ -401,6 +421,7 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
       nstmts += ins[i].js ? 2 : ins[i].lit.n;
       all_eval &= inputs[i].text != NULL;
    }
+   script_traps (ctx, inputs, ins, lits, n);
    /* a single --eval statement has nothing before it to protect: it is checked by its own run. JavaScript inputs are
     * run by the pre-flight with their writes held back (js_host_preflight), then run afresh */
    {

@@ -28,6 +28,9 @@ typedef struct sh_ctx {
    bool warned_not_mongos;     /* SHAPI-10003 printed once */
    bool warned_autosplit;      /* the 6.0.3 autosplit deprecation printed once */
    int server_version[3];      /* from buildInfo, {0,0,0} until known */
+   uint64_t traps_seen[64];    /* commands/traps.c: the version-trap warnings given, a hash of trap and place each (of
+                                * the trap alone in the REPL); when full, no more are given */
+   size_t traps_nseen;         /* ... how many */
    bool exit_requested;        /* exit / quit was run */
    bson_t *capture;            /* when set (the JavaScript engine), results are stored here as { v: <value> } instead of
                                 * printed (cmd_print_doc, _value, _array, _stats); owned by whoever set it */

@@ -13,6 +13,7 @@
 #include "shell/js/js_host.h"
 #include "shell/plan/preflight.h"
 #include "shell/plan/runsum.h"
+#include "commands/traps.h"
 
 /* One engine per process (the shell has one session). */
 static struct {
@@ -329,6 +330,7 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    call.limit = jc->limit;
    call.skip = jc->skip;
    call.batch_size = jc->batch_size;
+   traps_check_call (ctx, &call, js_state.run_file, true); /* version traps: before it runs or is checked */
    if (js_state.pre.pf) {
       /* the pre-flight's run: a write is checked against the model and then runs as under --dry-run */
       bool skip;
