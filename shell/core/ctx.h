@@ -25,6 +25,7 @@ typedef struct sh_ctx {
    char *hello_db;             /* database the mongos check last ran on; NULL when not yet */
    bool warned_not_mongos;     /* SHAPI-10003 printed once */
    bool warned_autosplit;      /* the 6.0.3 autosplit deprecation printed once */
+   bool warned_remove_shard;   /* the 8.3 removeShard deprecation printed once */
    int server_version[3];      /* from buildInfo, {0,0,0} until known */
    bool exit_requested;        /* exit / quit was run */
    bson_t *capture;            /* when set (the JavaScript engine), results are stored here as { v: <value> } instead of
