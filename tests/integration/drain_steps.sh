@@ -3,13 +3,18 @@
 # through db.adminCommand (mongosh 2.12 has no helpers for them), the pre-flight knows the shard a
 # startShardDraining / stopShardDraining / commitShardRemoval names, --readonly lets shardDrainingStatus through and
 # refuses the others, a paused drain (stopShardDraining) and a resumed one, and sh.removeShard's 8.3 deprecation
-# warning (once a session; none on 8.2).
+# warning (once a session; none on 8.2); help's list gives each helper's minimum server version.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
 
 run() { NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI/test" --eval "$1" 2>&1; }
 runf() { NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$@" "$SIM_URI/test" "$TMPD/s.js" 2>&1; }
+
+# help's list says the server version a helper needs
+out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet --eval 'sh.help()' 2>&1)
+check_contains "drain_steps sh.help() shows a helper's minimum version" "Draining progress of one shard, or of every draining shard (MongoDB 8.2+)" "$out"
+check_contains "drain_steps sh.help() shows the 8.3 minimum" "(MongoDB 8.3+)" "$out"
 
 if sim_start --scenario demo --version 8.3; then
    # the pre-flight: an unknown shard is found before anything is sent
