@@ -452,6 +452,12 @@ test_personality_edges (void)
       run (&s, "{\"hello\": 1}", &reply);
       CHECK ("9.0.hello maxWireVersion 29", int_at (&reply, "maxWireVersion", -1) == 29);
       bson_destroy (&reply);
+      CHECK ("9.0.checkMetadataConsistency performStrictChunkChecksIfBelowThreshold a number",
+             run_code (&s, "{\"checkMetadataConsistency\": 1, \"performStrictChunkChecksIfBelowThreshold\": 10, "
+                           "\"cursor\": {}}") == -1);
+      CHECK ("9.0.checkMetadataConsistency performStrictChunkChecksIfBelowThreshold not a number 14",
+             run_code (&s, "{\"checkMetadataConsistency\": 1, \"performStrictChunkChecksIfBelowThreshold\": \"x\", "
+                           "\"cursor\": {}}") == 14);
       fid_end (&s, "9.0.edges ");
    }
 }
