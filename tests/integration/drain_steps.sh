@@ -3,7 +3,7 @@
 # through db.adminCommand (mongosh 2.12 has no helpers for them), the pre-flight knows the shard a
 # startShardDraining / stopShardDraining / commitShardRemoval names, --readonly lets shardDrainingStatus through and
 # refuses the others, a paused drain (stopShardDraining) and a resumed one, and sh.removeShard's 8.3 deprecation
-# warning (once a session; none on 8.2); help's list gives each helper's minimum server version.
+# warning (once a session; none on 8.2), sh.progress's last step of a drain; help's list gives each helper's minimum server version.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
@@ -48,6 +48,15 @@ if sim_start --scenario demo --version 8.3; then
    sim_stop
 else
    fail "drain_steps.8.3" "shardsim did not start"
+fi
+
+# sh.progress on a drained shard names the step that finishes it: commitShardRemoval from 8.3
+if sim_start --version 9.0 --shards 3; then
+   out=$(run 'db.adminCommand({startShardDraining: "shard03"}); sh.progress()')
+   check_contains "drain_steps sh.progress drained shard: commitShardRemoval finishes it (9.0)" "drained: run commitShardRemoval to finish" "$out"
+   sim_stop
+else
+   fail "drain_steps.9.0" "shardsim did not start"
 fi
 
 if sim_start --scenario demo --version 8.2; then
