@@ -279,8 +279,22 @@ sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    const char *shard = bson_iter_utf8 (&it, NULL);
+   if (!sim_shard_get (shard, NULL) && sim_ver_ge (83)) {
+      /* 8.3's _configsvrRemoveShard: a shard the registry does not know is one already removed (a retry) */
+      BSON_APPEND_UTF8 (reply, "shard", shard);
+      BSON_APPEND_UTF8 (reply, "msg", "removeshard completed successfully");
+      BSON_APPEND_UTF8 (reply, "state", "completed");
+      sim_reply_ok (reply);
+      return;
+   }
    if (!sim_shard_get (shard, NULL)) {
       sim_reply_error (reply, 70, "Shard %s not found", shard);
+      return;
+   }
+   if (!strcmp (shard, "config") && sim_ver_ge (83)) {
+      sim_reply_error (reply, 20,
+                       "Cannot remove the config server as a shard using removeShard. To transition the config shard "
+                       "to a dedicated config server use the transitionToDedicatedConfigServer command.");
       return;
    }
    /* 8.3 starts the drain through checkPreconditionsAndStartDrain, whose texts say "drain" */

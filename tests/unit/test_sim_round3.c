@@ -414,6 +414,12 @@ test_drain_steps (const char *v)
    snprintf (name, sizeof name, "%s.commitShardRemoval with a database left 20 text", v);
    CHECK (name, code_of (&reply) == 20 && !strcmp (errmsg_of (&reply), want) && draining (&s, owner));
    bson_destroy (&reply);
+   /* removeShard of a shard that is gone (shard03, removed above): a retry, answered completed */
+   run (&s, "{\"removeShard\": \"shard03\"}", &reply);
+   snprintf (name, sizeof name, "%s.removeShard of a removed shard answers completed", v);
+   CHECK (name, code_of (&reply) == -1 && str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "completed") &&
+                   str_at (&reply, "shard") && !strcmp (str_at (&reply, "shard"), "shard03"));
+   bson_destroy (&reply);
    /* The last shard that is not draining. */
    snprintf (json, sizeof json, "{\"startShardDraining\": \"%s\"}", strcmp (owner, "shard01") ? "shard01" : "shard02");
    run (&s, json, &reply);
