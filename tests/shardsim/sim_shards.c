@@ -265,6 +265,39 @@ sim_remove_shard_lists (const sim_drain_progress_t *p, bson_t *reply)
    BSON_APPEND_ARRAY (reply, "collectionsToMove", &p->colls);
 }
 
+/* 8.3's removeShard reply, as ShardingCatalogManager::appendShardDrainingStatus writes it (the mongos passes it
+ * through): for a started or ongoing drain the note, dbsToMove and collectionsToMove; shard (started, completed);
+ * msg; then the RemoveShardProgress (state, remaining: { chunks (of sharded collections), collectionsToMove, dbs,
+ * jumboChunks, estimatedRemainingBytes }). A drained shard is removed (completed). */
+static void
+sim_remove_shard_reply83 (const char *shard, bool started, const sim_drain_progress_t *p, bson_t *reply)
+{
+   bool done = !started && p->total == 0 && p->ndbs == 0;
+   bson_t rem;
+   if (done) {
+      sim_drain_commit (shard);
+   } else {
+      sim_remove_shard_lists (p, reply);
+   }
+   if (started || done) {
+      BSON_APPEND_UTF8 (reply, "shard", shard);
+   }
+   BSON_APPEND_UTF8 (reply, "msg",
+                     started ? "draining started successfully"
+                     : done  ? "removeshard completed successfully"
+                             : "draining ongoing");
+   BSON_APPEND_UTF8 (reply, "state", started ? "started" : done ? "completed" : "ongoing");
+   if (!started && !done) {
+      BSON_APPEND_DOCUMENT_BEGIN (reply, "remaining", &rem);
+      BSON_APPEND_INT64 (&rem, "chunks", p->chunks);
+      BSON_APPEND_INT64 (&rem, "collectionsToMove", p->ncolls);
+      BSON_APPEND_INT64 (&rem, "dbs", p->ndbs);
+      BSON_APPEND_INT64 (&rem, "jumboChunks", p->jumbo);
+      BSON_APPEND_INT64 (&rem, "estimatedRemainingBytes", p->bytes);
+      bson_append_document_end (reply, &rem);
+   }
+}
+
 void
 sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -313,7 +346,9 @@ sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
       sim_drain_start (shard);
    }
    sim_drain_progress (shard, &p);
-   if (started) {
+   if (sim_ver_ge (83)) {
+      sim_remove_shard_reply83 (shard, started, &p, reply);
+   } else if (started) {
       BSON_APPEND_UTF8 (reply, "msg", "draining started successfully");
       BSON_APPEND_UTF8 (reply, "state", "started");
       BSON_APPEND_UTF8 (reply, "shard", shard);
