@@ -32,6 +32,9 @@ if sim_start --scenario demo --version 8.3; then
    check_contains "drain_steps --readonly refuses stopShardDraining" "refused by --readonly" "$(runf --readonly)"
    out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet --readonly "$SIM_URI/test" --eval 'db.adminCommand({shardDrainingStatus: "shard03"})' 2>&1)
    check_contains "drain_steps --readonly lets shardDrainingStatus through (the server answers)" "MongoServerError[IllegalOperation]: The shard shard03 isn't draining (code 20)" "$out"
+   # --plan: startShardDraining drains the shard in the model as removeShard does
+   printf 'db.adminCommand({startShardDraining: "shard03"})\n' > "$TMPD/s.js"
+   check_contains "drain_steps --plan startShardDraining shows the drain" "shard shard03 drains: 6 chunks" "$(runf --plan)"
    # start, pause, resume
    out=$(run 'db.adminCommand({startShardDraining: "shard03"})')
    check_contains "drain_steps startShardDraining ok" "ok: 1" "$out"
