@@ -3,7 +3,7 @@
 # through db.adminCommand (mongosh 2.12 has no helpers for them), the pre-flight knows the shard a
 # startShardDraining / stopShardDraining / commitShardRemoval names, --readonly lets shardDrainingStatus through and
 # refuses the others, a paused drain (stopShardDraining) and a resumed one, and sh.removeShard's 8.3 deprecation
-# warning (once a session; none on 8.2), sh.progress's last step of a drain; help's list gives each helper's minimum server version.
+# warning (once a session; none on 8.2), sh.progress's last step of a drain, the run summary's drain warnings; help's list gives each helper's minimum server version.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
@@ -57,6 +57,11 @@ fi
 if sim_start --version 9.0 --shards 3; then
    out=$(run 'db.adminCommand({startShardDraining: "shard03"}); sh.progress()')
    check_contains "drain_steps sh.progress drained shard: commitShardRemoval finishes it (9.0)" "drained: run commitShardRemoval to finish" "$out"
+   # the summary after a failed statement: a drain started twice warned once, a paused one not at all
+   printf 'db.adminCommand({startShardDraining: "shard02"})\ndb.adminCommand({startShardDraining: "shard02"})\ndb.adminCommand({stopShardDraining: "shard03"})\ndb.adminCommand({stopShardDraining: "shard09"})\n' > "$TMPD/s.js"
+   out=$(runf --no-preflight)
+   check_eq "drain_steps summary warns once per draining shard" 1 "$(printf '%s\n' "$out" | grep -c 'WARNING: shard shard02 is draining')"
+   check_not_contains "drain_steps summary: no warning for a paused drain" "shard shard03 is draining" "$out"
    sim_stop
 else
    fail "drain_steps.9.0" "shardsim did not start"
