@@ -120,7 +120,7 @@ sim_drain_add_name (const char ***names, size_t *n, const char *ns)
          return;
       }
    }
-   *names = realloc (*names, (*n + 1) * sizeof **names);
+   *names = bson_realloc (*names, (*n + 1) * sizeof **names);
    (*names)[(*n)++] = ns;
 }
 
@@ -177,7 +177,7 @@ sim_drain_unsharded_on (const char *shard, const simq_docs_t *sharded, const sim
       BSON_APPEND_UTF8 (&p->colls, kp, names[i]);
    }
    p->ncolls = (int64_t) nnames;
-   free (names);
+   bson_free (names);
    simq_docs_clear (&unsplittable);
    simq_docs_clear (&chunks_all);
 }
