@@ -650,6 +650,7 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "configureQueryAnalyzer", 70, true, sim_cmd_configure_query_analyzer, SIM_K_COMMAND },
    { "shardDrainingStatus", 82, true, sim_cmd_shard_draining_status, SIM_K_COMMAND },
    { "getTransitionToDedicatedConfigServerStatus", 83, true, sim_cmd_transition_status, SIM_K_COMMAND },
+   { "transitionFromDedicatedConfigServer", 80, true, sim_cmd_transition_from_dedicated, SIM_K_COMMAND },
    { "startShardDraining", 83, true, sim_cmd_start_shard_draining, SIM_K_COMMAND },
    { "stopShardDraining", 83, true, sim_cmd_stop_shard_draining, SIM_K_COMMAND },
    { "commitShardRemoval", 83, true, sim_cmd_commit_shard_removal, SIM_K_COMMAND },

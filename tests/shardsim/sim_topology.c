@@ -1,8 +1,10 @@
 /* shardsim's 8.3 topology commands: the drain of a shard in steps (startShardDraining, stopShardDraining,
  * commitShardRemoval) and the config shard's transition to a dedicated config server
- * (start/stop/commitTransitionToDedicatedConfigServer). They follow the mongos commands (cluster_*_cmd.cpp: the
- * reply is { ok: 1 } only) and the config server's (configsvr_*_command.cpp, ShardingCatalogManager::
- * checkPreconditionsAndStartDrain and stopDrain); docs/shardsim.md lists the sources. Callers hold sim_g.lock. */
+ * (start/stop/commitTransitionToDedicatedConfigServer), and 8.0's transitionFromDedicatedConfigServer, which makes the
+ * config server a shard named "config" so that the transition has something to drain. They follow the mongos commands
+ * (cluster_*_cmd.cpp: the reply is { ok: 1 } only) and the config server's (configsvr_*_command.cpp,
+ * ShardingCatalogManager:: checkPreconditionsAndStartDrain and stopDrain); docs/shardsim.md lists the sources. Callers
+ * hold sim_g.lock. */
 #include "tests/shardsim/sim_admin.h"
 #include "tests/shardsim/query/simq_int.h"
 
@@ -152,4 +154,19 @@ sim_cmd_transition_dedicated (sim_ctx_t *ctx, bson_t *reply)
                        "getTransitionToDedicatedConfigServerStatus command to check the draining status",
                        reply);
    }
+}
+
+/* { transitionFromDedicatedConfigServer: 1 } (8.0+): the config server joins as the shard "config" (its host the
+ * configDB of getCmdLineOpts), with an addShard changelog entry; ok when it is a shard already
+ * (ShardingCatalogManager::addConfigShard → addShard with the config server's connection string). */
+void
+sim_cmd_transition_from_dedicated (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_error_t err;
+   (void) ctx;
+   if (!sim_op_add_shard ("config", "configRepl/127.0.0.1:27100", &err)) {
+      sim_reply_error (reply, (int) err.code, "%s", err.message);
+      return;
+   }
+   sim_reply_ok (reply);
 }

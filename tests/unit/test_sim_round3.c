@@ -449,6 +449,42 @@ test_drain_steps (const char *v)
    fid_end (&s, pre);
 }
 
+/* The config shard's transition (transitionFromDedicatedConfigServer makes one): start, pause, resume, commit. */
+static void
+test_config_shard (const char *v)
+{
+   sim_t s;
+   bson_t reply;
+   char name[200], pre[32];
+   const char *args[] = { "--version", v, "--shards", "2", NULL };
+   snprintf (pre, sizeof pre, "%s.config shard ", v);
+   if (!fid_begin (&s, args, pre))
+      return;
+   snprintf (name, sizeof name, "%s.transitionFromDedicatedConfigServer adds the shard config", v);
+   CHECK (name, run_code (&s, "{\"transitionFromDedicatedConfigServer\": 1}") == -1 &&
+                   count_config (&s, "shards", "{\"_id\": \"config\"}") == 1);
+   run (&s, "{\"startShardDraining\": \"config\"}", &reply);
+   snprintf (name, sizeof name, "%s.startShardDraining of the config shard 20", v);
+   CHECK (name,
+          code_of (&reply) == 20 && !strncmp (errmsg_of (&reply), "Cannot drain the config server as a shard", 41));
+   bson_destroy (&reply);
+   snprintf (name, sizeof name, "%s.startTransitionToDedicatedConfigServer drains the config shard", v);
+   CHECK (name, run_code (&s, "{\"startTransitionToDedicatedConfigServer\": 1}") == -1 && draining (&s, "config"));
+   run (&s, "{\"getTransitionToDedicatedConfigServerStatus\": 1}", &reply);
+   snprintf (name, sizeof name, "%s.getTransitionToDedicatedConfigServerStatus drained config shard", v);
+   CHECK (name, str_at (&reply, "state") && !strcmp (str_at (&reply, "state"), "drainingComplete"));
+   bson_destroy (&reply);
+   snprintf (name, sizeof name, "%s.stopTransitionToDedicatedConfigServer pauses it", v);
+   CHECK (name, run_code (&s, "{\"stopTransitionToDedicatedConfigServer\": 1}") == -1 && !draining (&s, "config"));
+   snprintf (name, sizeof name, "%s.commitTransitionToDedicatedConfigServer of a paused transition 117", v);
+   CHECK (name, run_code (&s, "{\"commitTransitionToDedicatedConfigServer\": 1}") == 117);
+   simproc_run_ok (&s, "admin", "{\"startTransitionToDedicatedConfigServer\": 1}");
+   snprintf (name, sizeof name, "%s.commitTransitionToDedicatedConfigServer removes the config shard", v);
+   CHECK (name, run_code (&s, "{\"commitTransitionToDedicatedConfigServer\": 1}") == -1 &&
+                   count_config (&s, "shards", "{\"_id\": \"config\"}") == 0);
+   fid_end (&s, pre);
+}
+
 /* 8.2 and older have none of 8.3's commands (59 CommandNotFound); 9.0 is its own release (buildInfo, wire 29). */
 static void
 test_personality_edges (void)
@@ -504,6 +540,7 @@ main (void)
    test_round_actionlog ("8.0");
    test_drain_steps ("8.3");
    test_drain_steps ("9.0");
+   test_config_shard ("8.3");
    test_personality_edges ();
    mongoc_cleanup ();
    UNIT_EXIT ();
