@@ -35,7 +35,11 @@ help_list (FILE *out, const char *prefix)
       const sh_cmd_t *c = sh_cmd_table[i];
       if (prefix && strncmp (c->name, prefix, strlen (prefix)) != 0)
          continue;
-      fprintf (out, "  %-34s %s\n", c->usage, c->summary);
+      /* the server version a helper needs, as `help <name>` says it at length */
+      if (c->since)
+         fprintf (out, "  %-34s %s (MongoDB %s+)\n", c->usage, c->summary, c->since);
+      else
+         fprintf (out, "  %-34s %s\n", c->usage, c->summary);
    }
 }
 

@@ -364,6 +364,16 @@ cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
    n = pg_ids (&shards, ids, PG_MAX_DRAINS);
    if (n && !pg_gather_drains (ctx, ids, n, r, err))
       goto done;
+   if (n) {
+      /* how a drained shard is removed depends on the version (8.3: commitShardRemoval); the session knows it */
+      int v[3];
+      sh_error_t ignored;
+      sh_error_clear (&ignored);
+      if (conn_server_version (ctx, v, &ignored)) {
+         r->version[0] = v[0];
+         r->version[1] = v[1];
+      }
+   }
    n = pg_ids (&colls, ids, PG_MAX_DEFRAGS);
    for (size_t i = 0; i < n; i++) {
       bson_t cmd = BSON_INITIALIZER, reply, d;

@@ -17,6 +17,7 @@ typedef struct progress_reading {
                          * moved: <chunks it gave since the start>, recentChunks, recentBytes: <in the last windowSecs> ,
                          * windowSecs } */
    bson_t defrags;      /* per defragmenting collection: { ns, phase, remaining: <remainingChunksToProcess> } */
+   int version[2];      /* the server's major and minor version when a shard drains ({0, 0}: not known) */
 } progress_reading_t;
 
 void

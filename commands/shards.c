@@ -135,7 +135,22 @@ exec_remove_shard (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bson_t reply;
    bson_iter_t it, d;
    const char *state = "", *shard = args_str (call, 0);
-   bool ok = cmd_run_build (ctx, call, &reply, err);
+   int v[3];
+   sh_error_t ignored;
+   bool ok;
+
+   /* MongoDB 8.3 deprecates removeShard (docs: removeShard, "Starting in MongoDB 8.3 ..."); said once a session, as
+    * mongosh says its deprecations, and the command is still sent */
+   sh_error_clear (&ignored);
+   if (!cmd_dry_run (ctx) && !ctx->warned_remove_shard && conn_server_version (ctx, v, &ignored) &&
+       (v[0] > 8 || (v[0] == 8 && v[1] >= 3))) {
+      ctx->warned_remove_shard = true;
+      cmd_warn (ctx, "DeprecationWarning: Starting in MongoDB 8.3, the removeShard command is deprecated and will be "
+                     "removed in a future release. Drain a shard with startShardDraining, follow it with "
+                     "shardDrainingStatus, pause it with stopShardDraining and remove the drained shard with "
+                     "commitShardRemoval (through db.adminCommand).\n");
+   }
+   ok = cmd_run_build (ctx, call, &reply, err);
 
    if (!ok || cmd_dry_run (ctx))
       goto done;

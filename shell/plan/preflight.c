@@ -326,6 +326,25 @@ pf_remove_shard (preflight_t *pf, const sh_call_t *call, const char *id, sh_erro
       return true;
    return pf_plan_drain (pf, id, err);
 }
+/* db.adminCommand of a command naming a shard: removeShard and 8.3's startShardDraining drain it (pf_remove_shard);
+ * stopShardDraining pauses the drain (the model's shard is no longer draining); commitShardRemoval and
+ * shardDrainingStatus need the shard to exist. Other commands are not checked. */
+static bool
+pf_raw_shard_command (preflight_t *pf, const sh_call_t *call, const char *command, const char *id, sh_error_t *err)
+{
+   if (!strcmp (command, "removeShard") || !strcmp (command, "startShardDraining"))
+      return pf_remove_shard (pf, call, id, err);
+   if (!strcmp (command, "stopShardDraining")) {
+      if (!pf_need_shard (pf, call, 0, id, false, err))
+         return false;
+      pf_model_shard (pf, id)->draining = false;
+      return true;
+   }
+   if (!strcmp (command, "commitShardRemoval") || !strcmp (command, "shardDrainingStatus"))
+      return pf_need_shard (pf, call, 0, id, false, err);
+   return true;
+}
+
 /* True when index (a key pattern) supports the shard key: the key's fields are its first fields, in order, ranged
  * fields ascending or descending and a hashed field hashed. */
 static bool
@@ -454,9 +473,8 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
    } else if (!strcmp (name, "db.adminCommand") || !strcmp (name, "db.runCommand")) {
       bson_t doc;
       bson_iter_t it;
-      if (args_doc (call, 0, &doc) && bson_iter_init (&it, &doc) && bson_iter_next (&it) &&
-          !strcmp (bson_iter_key (&it), "removeShard") && BSON_ITER_HOLDS_UTF8 (&it))
-         ok = pf_remove_shard (pf, call, bson_iter_utf8 (&it, NULL), err);
+      if (args_doc (call, 0, &doc) && bson_iter_init (&it, &doc) && bson_iter_next (&it) && BSON_ITER_HOLDS_UTF8 (&it))
+         ok = pf_raw_shard_command (pf, call, bson_iter_key (&it), bson_iter_utf8 (&it, NULL), err);
    } else if (!strcmp (name, "sh.shardCollection")) {
       const char *ns = args_str (call, 0);
       bson_t key;

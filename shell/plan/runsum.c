@@ -64,6 +64,22 @@ rs_get (const bson_t *doc, const char *key)
    return v;
 }
 
+/* The position of key's first element in doc (SIZE_MAX when there is none). */
+static size_t
+rs_first (const bson_t *doc, const char *key)
+{
+   bson_iter_t it;
+   size_t i = 0;
+   if (!bson_iter_init (&it, doc))
+      return SIZE_MAX;
+   while (bson_iter_next (&it)) {
+      if (!strcmp (bson_iter_key (&it), key))
+         return i;
+      i++;
+   }
+   return SIZE_MAX;
+}
+
 static bool
 rs_arg_bool (const sh_call_t *call, int i, bool *v)
 {
@@ -130,8 +146,10 @@ rs_state (run_summary_t *rs, const sh_call_t *call)
       }
       if (!cmd)
          return;
-      if (!strcmp (cmd, "removeShard") && value)
+      if ((!strcmp (cmd, "removeShard") || !strcmp (cmd, "startShardDraining")) && value)
          rs_set (&rs->draining, value, 1);
+      else if ((!strcmp (cmd, "stopShardDraining") || !strcmp (cmd, "commitShardRemoval")) && value)
+         rs_set (&rs->draining, value, 2); /* paused (8.3), or removed */
       else if (!strcmp (cmd, "balancerStop"))
          rs_balancer (rs, true);
       else if (!strcmp (cmd, "balancerStart"))
@@ -223,8 +241,13 @@ run_summary_print (sh_ctx_t *ctx, const run_summary_t *rs, const preflight_t *pf
       }
    }
    if (bson_iter_init (&it, &rs->draining)) {
-      while (bson_iter_next (&it))
-         fprintf (e, "WARNING: shard %s is draining (removeShard ran)\n", bson_iter_key (&it));
+      size_t i = 0;
+      while (bson_iter_next (&it)) {
+         /* once per shard (a drain started twice is one drain), and not when it was paused or removed after */
+         if (rs_get (&rs->draining, bson_iter_key (&it)) == 1 && rs_first (&rs->draining, bson_iter_key (&it)) == i)
+            fprintf (e, "WARNING: shard %s is draining (removeShard or startShardDraining ran)\n", bson_iter_key (&it));
+         i++;
+      }
    }
    if (bson_iter_init (&it, &rs->zones)) {
       while (bson_iter_next (&it)) {

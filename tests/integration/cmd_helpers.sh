@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every helper through bin/shardsh against shardsim (8.3, 8.0 and 4.4): the command documents shardsim logged must be
+# Every helper through bin/shardsh against shardsim (9.0, 8.3, 8.0 and 4.4): the command documents shardsim logged must be
 # exactly the documents --dry-run prints for the same script, which tests/scripts/dryrun_*.out pin to mongosh's
 # (reference §2.1, §5). Ignored: the handshake and monitoring hellos, buildInfo (the version gate), getMore,
 # killCursors, endSessions and the envelope (lsid, $clusterTime, $db, $readPreference); the mongos check's
@@ -21,7 +21,7 @@ fi
 grep -v -h -E '^//|shardDrainingStatus|getTransitionToDedicated|getShardLocation|waitForBalancer|printShardingSizes|db\.hello\(|db\.version\(' \
    tests/scripts/dryrun_sh_commands.js tests/scripts/dryrun_db_helpers.js tests/scripts/dryrun_design_card.js \
    tests/scripts/dryrun_zone_range.js tests/scripts/dryrun_db_methods.js > "$TMPD/all.js"
-# 8.3 (shardsim's newest personality) takes every helper, the three above included
+# 8.3 and 9.0 (shardsim's newest personalities) take every helper, the three above included
 grep -v -h -E '^//|waitForBalancer|printShardingSizes|db\.hello\(|db\.version\(' tests/scripts/dryrun_sh_commands.js \
    tests/scripts/dryrun_db_helpers.js tests/scripts/dryrun_design_card.js tests/scripts/dryrun_zone_range.js \
    tests/scripts/dryrun_db_methods.js > "$TMPD/all83.js"
@@ -41,10 +41,10 @@ normalise_dry() {
       jq -c 'if .cmd.aggregate == "changelog" then .cmd.pipeline[0]["$match"].time["$gt"] = "<date>" else . end'
 }
 
-for v in 8.3 8.0 4.4; do
+for v in 9.0 8.3 8.0 4.4; do
    js="$TMPD/all.js"
    [ "$v" = 4.4 ] && js="$TMPD/all44.js"
-   [ "$v" = 8.3 ] && js="$TMPD/all83.js"
+   [ "$v" = 8.3 ] || [ "$v" = 9.0 ] && js="$TMPD/all83.js"
    NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run --json "$js" > "$TMPD/dry.out" 2> /dev/null
    normalise_dry "$TMPD/dry.out" > "$TMPD/expected"
    if ! sim_start --scenario demo --version "$v" --log-commands "$TMPD/sim-$v.log"; then

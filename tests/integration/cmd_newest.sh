@@ -49,14 +49,15 @@ fi
 
 # ---- 8.3 ----
 if sim_start --scenario demo --version 8.3; then
-   run 'sh.removeShard("shard02")' > /dev/null
-   out=$(run 'sh.shardDrainingStatus("shard02")' | jq -c '[.state, (.remaining | keys_unsorted), (.remaining.estimatedRemainingBytes > 0)]')
+   # shard01 and shard02 are each the only shard of a zone with ranges (163 from 6.0): shard03 drains
+   run 'sh.removeShard("shard03")' > /dev/null
+   out=$(run 'sh.shardDrainingStatus("shard03")' | jq -c '[.state, (.remaining | keys_unsorted), (.remaining.estimatedRemainingBytes > 0)]')
    check_eq "newest.8.3 progress carries estimatedRemainingBytes" \
       '["ongoing",["chunks","collectionsToMove","dbs","jumboChunks","estimatedRemainingBytes"],true]' "$out"
    out=$(run 'sh.listShards({draining: true})' | jq -s -c 'map(._id)')
-   check_eq "newest.8.3 listShards({draining: true})" '["shard02"]' "$out"
+   check_eq "newest.8.3 listShards({draining: true})" '["shard03"]' "$out"
    out=$(run 'sh.listShards({draining: false})' | jq -s -c 'map(._id)')
-   check_eq "newest.8.3 listShards({draining: false})" '["shard01","shard03"]' "$out"
+   check_eq "newest.8.3 listShards({draining: false})" '["shard01","shard02"]' "$out"
    out=$(run 'sh.listShards({draining: 1})')
    check_contains "newest.8.3 listShards filter type error" "[TypeMismatch]" "$out"
    out=$(run 'sh.getTransitionToDedicatedConfigServerStatus()')

@@ -66,8 +66,8 @@ run_case() {
    fi
 }
 
-# Cases: VERSIONS|NAME|MODE|shardsh code|mongosh code (empty: the same). 8.2 and 8.3 (shardsim's newest
-# personalities) run the helpers that need them. Helpers whose server minimum is above the simulated version are
+# Cases: VERSIONS|NAME|MODE|shardsh code|mongosh code (empty: the same). 8.2, 8.3 and 9.0 (shardsim's newest
+# personalities) run the helpers that need them, and 8.3's drain steps through db.adminCommand. Helpers whose server minimum is above the simulated version are
 # left out of that version (shardsh refuses them before sending; tests/scripts cover that).
 CASES='4.4 8.0|enableSharding|seq|sh.enableSharding("newdb")|
 4.4 8.0|enableSharding.primary|seq|sh.enableSharding("newdb2", "shard02")|
@@ -140,16 +140,20 @@ CASES='4.4 8.0|enableSharding|seq|sh.enableSharding("newdb")|
 4.4 8.0|removeShard|seq|sh.removeShard("shard03")|db.adminCommand({removeShard: "shard03"})
 8.0|configureCollectionBalancing|seq|sh.configureCollectionBalancing("app.events", {chunkSize: 256})|db.adminCommand({configureCollectionBalancing: "app.events", chunkSize: 256})
 4.4 8.0|getRecentFailedRounds|seq|sh.getRecentFailedRounds()|db.hello(); db.getSiblingDB("config").actionlog.find({what: "balancer.round"}).sort({time: -1}).limit(5).toArray()
-8.2 8.3|status.newest|status|sh.status()|
-8.2 8.3|shardDrainingStatus|seq|sh.shardDrainingStatus("shard03")|
-8.2 8.3|shardDrainingStatus.no-id|seq|sh.shardDrainingStatus()|
-8.3|getTransitionToDedicatedConfigServerStatus|seq|sh.getTransitionToDedicatedConfigServerStatus()|
-8.3|listShards.draining|seq|sh.listShards({draining: true})|
-8.2 8.3|getShardLocation|seq|db.getSiblingDB("app").users.getShardLocation()|
-8.2 8.3|getShardLocation.missing|seq|db.getSiblingDB("app").nope.getShardLocation()|
+8.2 8.3 9.0|status.newest|status|sh.status()|
+8.2 8.3 9.0|shardDrainingStatus|seq|sh.shardDrainingStatus("shard03")|
+8.2 8.3 9.0|shardDrainingStatus.no-id|seq|sh.shardDrainingStatus()|
+8.3 9.0|getTransitionToDedicatedConfigServerStatus|seq|sh.getTransitionToDedicatedConfigServerStatus()|
+8.3 9.0|listShards.draining|seq|sh.listShards({draining: true})|
+8.2 8.3 9.0|getShardLocation|seq|db.getSiblingDB("app").users.getShardLocation()|
+8.2 8.3 9.0|getShardLocation.missing|seq|db.getSiblingDB("app").nope.getShardLocation()|
+8.3 9.0|startShardDraining|seq|db.adminCommand({startShardDraining: "shard03"})|
+8.3 9.0|stopShardDraining|seq|db.adminCommand({stopShardDraining: "shard03"})|
+8.3 9.0|commitShardRemoval|seq|db.adminCommand({commitShardRemoval: "shard03"})|
+8.3 9.0|startTransitionToDedicatedConfigServer|seq|db.adminCommand({startTransitionToDedicatedConfigServer: 1})|
 4.4 8.0|getActiveMigrations|seq|sh.getActiveMigrations()|db.hello(); db.getSiblingDB("config").locks.find({state: {$eq: 2}}).toArray()'
 
-for v in 4.4 8.0 8.2 8.3; do
+for v in 4.4 8.0 8.2 8.3 9.0; do
    LOGF="$TMPD/compare-$v.log"
    : > "$LOGF"
    if ! sim_start --scenario demo --version "$v" --log-commands "$LOGF"; then
@@ -163,7 +167,7 @@ for v in 4.4 8.0 8.2 8.3; do
       run_case "$v" "$name" "$mode" "$ours" "$theirs"
    done
    # convertShardKeyToHashed: shardsh computes locally (sends nothing), mongosh asks the server; the values agree
-   [ "$v" = 8.2 ] || [ "$v" = 8.3 ] && { mongosh_close; sim_stop; continue; }
+   [ "$v" = 8.2 ] || [ "$v" = 8.3 ] || [ "$v" = 9.0 ] && { mongosh_close; sim_stop; continue; }
    for value in 42 '"hello"' '{a: 1}' 'NumberLong("-5")' '1.5' 'ObjectId("65f000000000000000000001")'; do
       ours=$(NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval "convertShardKeyToHashed($value)" 2>&1)
       mongosh_run "convertShardKeyToHashed($value)" "$TMPD/theirs.out"

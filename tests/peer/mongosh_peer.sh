@@ -1,5 +1,6 @@
 #!/bin/sh
-# Peer check: the real mongosh 2.12.0 (a client nobody here wrote) against shardsim's demo cluster, for 4.4 and 8.0.
+# Peer check: the real mongosh 2.12.0 (a client nobody here wrote) against shardsim's demo cluster, for 4.4, 8.0, 8.3
+# and 9.0.
 # Asserts what mongosh prints for sh.status(), sh.status(true) and getShardDistribution(), and that the sh.* helpers
 # succeed (no MongoServerError). Installs mongosh into the repo-local .cache/ when missing (MONGOSH overrides the path).
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,8 +34,8 @@ t("startBalancer", () => sh.startBalancer().ok);
 t("orderChunksOnShard03", () => db.getSiblingDB("config").chunks.countDocuments({ shard: "shard03", min: { customer: "c030", ts: MinKey() } }));
 '
 
-for v in 4.4 8.0; do
-   case $v in 4.4) full=4.4.29 ;; 8.0) full=8.0.4 ;; esac
+for v in 4.4 8.0 8.3 9.0; do
+   case $v in 4.4) full=4.4.29 ;; 8.0) full=8.0.4 ;; 8.3) full=8.3.0 ;; 9.0) full=9.0.0 ;; esac
    if ! sim_start --scenario demo --version "$v"; then
       fail "mongosh-peer.$v.start" "shardsim did not start"
       continue
@@ -71,7 +72,7 @@ undefined" "$st"
    check_contains "mongosh-peer.$v.getShardDistribution shard03" "Shard shard03 at shard03/" "$dist"
    # app.users' hashed initial chunks: 2 per shard up to 7.0, one per shard from 8.0 (docs/shardsim.md)
    per=2
-   [ "$v" = 8.0 ] && per=1
+   [ "$v" = 4.4 ] || per=1
    check_contains "mongosh-peer.$v.getShardDistribution chunks" "chunks: $per" "$dist"
    check_contains "mongosh-peer.$v.getShardDistribution totals" "docs: 200" "$dist"
    check_not_contains "mongosh-peer.$v.getShardDistribution no error" "Error" "$dist"

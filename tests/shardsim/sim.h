@@ -538,6 +538,9 @@ bool
 sim_zone_of (const char *ns, const bson_t *min, const bson_t *max, char *out, size_t outlen);
 bool
 sim_shard_in_zone (const char *shard, const char *zone);
+/* Whether shard is the only shard of zone and zone has ranges (the server's ZoneStillInUse condition). */
+bool
+sim_zone_needs_shard (const char *shard, const char *zone);
 bool
 sim_shard_is_draining (const char *shard);
 /* Marks db partitioned in config.databases (4.4–6.0; what enableSharding records). */
@@ -555,6 +558,28 @@ bool
 sim_setting_view (const char *id, bson_t *view);
 
 /* ---- draining status and the cluster catalog (sim_drain.c) ---- */
+
+/* What is left on a draining shard (topology_change_helpers::getDrainingProgress): chunks of sharded collections
+ * (total: with the tracked unsharded ones) and jumbo ones, the bytes of its chunks (8.3's estimatedRemainingBytes),
+ * databases whose primary it is (dbs, an array) and the unsharded collections that live on it (colls, sorted).
+ * Filled by sim_drain_progress, released by sim_drain_progress_destroy. */
+typedef struct {
+   int64_t chunks, total, jumbo, bytes;
+   bson_t dbs, colls;
+   int64_t ndbs, ncolls;
+} sim_drain_progress_t;
+void
+sim_drain_progress (const char *shard, sim_drain_progress_t *p);
+void
+sim_drain_progress_destroy (sim_drain_progress_t *p);
+/* The removeShard / startShardDraining preconditions (sim_shards.c): false with the error in reply. */
+bool
+sim_drain_precheck (const char *shard, const char *last_msg, const char *zone_fmt, bson_t *reply);
+/* Sets shard draining (removeShard.start changelog); deletes a drained shard (removeShard changelog). */
+void
+sim_drain_start (const char *shard);
+void
+sim_drain_commit (const char *shard);
 
 /* { shardDrainingStatus: <shard> } (8.2+) and { getTransitionToDedicatedConfigServerStatus: 1 } (8.3+). */
 void

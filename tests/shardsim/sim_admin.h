@@ -198,6 +198,19 @@ sim_cmd_add_shard (sim_ctx_t *ctx, bson_t *reply);
  * caller holds sim_g.lock). */
 void
 sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply);
+/* 8.3's startShardDraining, stopShardDraining, commitShardRemoval and start/stop/commitTransitionToDedicatedConfig-
+ * Server (sim_topology.c). */
+void
+sim_cmd_start_shard_draining (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_stop_shard_draining (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_commit_shard_removal (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_transition_dedicated (sim_ctx_t *ctx, bson_t *reply);
+/* 8.0's transitionFromDedicatedConfigServer: the config server becomes the shard "config" (sim_topology.c). */
+void
+sim_cmd_transition_from_dedicated (sim_ctx_t *ctx, bson_t *reply);
 
 /* The movePrimary / moveprimary command (sim_handler_t: reads ctx->cmd, fills reply, which the caller initialised; the
  * caller holds sim_g.lock). */

@@ -196,14 +196,30 @@ sim_migrations_doc_remove (const char *id)
    bson_destroy (&filter);
 }
 
+void
+sim_round_details (bson_t *d, int64_t exec_ms, int32_t candidates, int32_t moved)
+{
+   BSON_APPEND_INT64 (d, "executionTimeMillis", exec_ms);
+   BSON_APPEND_BOOL (d, sim_ver_ge (60) ? "errorOccurred" : "errorOccured", false);
+   BSON_APPEND_INT32 (d, "candidateChunks", candidates);
+   BSON_APPEND_INT32 (d, "chunksMoved", moved);
+   if (sim_ver_ge (70)) {
+      bson_t t;
+      /* shardsim's selection visits every collection each round: none is kept in the imbalanced cache */
+      BSON_APPEND_INT32 (d, "imbalancedCachedCollections", 0);
+      BSON_APPEND_DOCUMENT_BEGIN (d, "times", &t);
+      BSON_APPEND_INT64 (&t, "selectionTimeMillis", 0);
+      BSON_APPEND_INT64 (&t, "throttleTimeMillis", 0);
+      BSON_APPEND_INT64 (&t, "migrationTimeMillis", exec_ms);
+      bson_append_document_end (d, &t);
+   }
+}
+
 static void
 sim_round_finish (int64_t now)
 {
    bson_t d = BSON_INITIALIZER;
-   BSON_APPEND_INT32 (&d, "executionTimeMillis", (int32_t) (now - sim_dyn.round_start_ms));
-   BSON_APPEND_BOOL (&d, sim_ver_ge (60) ? "errorOccurred" : "errorOccured", false);
-   BSON_APPEND_INT32 (&d, "candidateChunks", sim_dyn.round_candidates);
-   BSON_APPEND_INT32 (&d, "chunksMoved", sim_dyn.round_moved);
+   sim_round_details (&d, now - sim_dyn.round_start_ms, sim_dyn.round_candidates, sim_dyn.round_moved);
    sim_changelog (true, "balancer.round", "", "config", &d, now);
    bson_destroy (&d);
    sim_dyn.in_round = false;

@@ -139,6 +139,35 @@ sim_chunks_cut_by_zone (const sim_shcoll_t *sc, const simq_docs_t *all)
    return cut;
 }
 
+/* Whether the balancer policy could move chunk of ns: not jumbo, and some shard other than its owner that is not
+ * draining and is in the chunk's zone (any shard when it has none) could receive it. The chunk's zone is copied into
+ * zone_out ("" for none) when given. */
+static bool
+sim_bcs_movable (const char *ns, const bson_t *chunk, const simq_docs_t *shards, char *zone_out)
+{
+   bson_t cmin, cmax;
+   char zone[128] = "";
+   const char *owner = sim_chunk_shard (chunk);
+   bool found = false;
+   docget_sub (chunk, "min", BSON_TYPE_EOD, &cmin);
+   docget_sub (chunk, "max", BSON_TYPE_EOD, &cmax);
+   if (!sim_zone_of (ns, &cmin, &cmax, zone, sizeof zone)) {
+      zone[0] = '\0';
+   }
+   if (zone_out) {
+      bson_strncpy (zone_out, zone, sizeof zone);
+   }
+   if (docget_bool (chunk, "jumbo")) {
+      return false;
+   }
+   for (size_t s = 0; s < shards->n && !found; s++) {
+      const char *id = docget_utf8 (shards->v[s], "_id", NULL);
+      found = id && strcmp (id, owner) != 0 && !docget_bool (shards->v[s], "draining") &&
+              (!zone[0] || sim_shard_in_zone (id, zone));
+   }
+   return found;
+}
+
 void
 sim_cmd_balancer_collection_status (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -180,17 +209,17 @@ sim_cmd_balancer_collection_status (sim_ctx_t *ctx, bson_t *reply)
    if (!violation && sim_chunks_cut_by_zone (&sc, &all)) {
       violation = "zoneViolation";
    }
+   /* BalancerPolicy::balance steps 1 and 2: a draining shard's chunk, then a chunk outside its zone, each only when
+    * the policy would move it (not jumbo, and _getLeastLoadedReceiverShard finds a shard for it). */
    for (size_t i = 0; i < all.n && !violation; i++) {
-      if (sim_shard_is_draining (sim_chunk_shard (all.v[i]))) {
+      if (sim_shard_is_draining (sim_chunk_shard (all.v[i])) && sim_bcs_movable (ns, all.v[i], &shards, NULL)) {
          violation = "draining";
       }
    }
    for (size_t i = 0; i < all.n && !violation; i++) {
-      bson_t cmin, cmax;
       char zone[128];
-      docget_sub (all.v[i], "min", BSON_TYPE_EOD, &cmin);
-      docget_sub (all.v[i], "max", BSON_TYPE_EOD, &cmax);
-      if (sim_zone_of (ns, &cmin, &cmax, zone, sizeof zone) && !sim_shard_in_zone (sim_chunk_shard (all.v[i]), zone)) {
+      if (sim_bcs_movable (ns, all.v[i], &shards, zone) && zone[0] &&
+          !sim_shard_in_zone (sim_chunk_shard (all.v[i]), zone)) {
          violation = "zoneViolation";
       }
    }

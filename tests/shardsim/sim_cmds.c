@@ -650,6 +650,13 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "configureQueryAnalyzer", 70, true, sim_cmd_configure_query_analyzer, SIM_K_COMMAND },
    { "shardDrainingStatus", 82, true, sim_cmd_shard_draining_status, SIM_K_COMMAND },
    { "getTransitionToDedicatedConfigServerStatus", 83, true, sim_cmd_transition_status, SIM_K_COMMAND },
+   { "transitionFromDedicatedConfigServer", 80, true, sim_cmd_transition_from_dedicated, SIM_K_COMMAND },
+   { "startShardDraining", 83, true, sim_cmd_start_shard_draining, SIM_K_COMMAND },
+   { "stopShardDraining", 83, true, sim_cmd_stop_shard_draining, SIM_K_COMMAND },
+   { "commitShardRemoval", 83, true, sim_cmd_commit_shard_removal, SIM_K_COMMAND },
+   { "startTransitionToDedicatedConfigServer", 83, true, sim_cmd_transition_dedicated, SIM_K_COMMAND },
+   { "stopTransitionToDedicatedConfigServer", 83, true, sim_cmd_transition_dedicated, SIM_K_COMMAND },
+   { "commitTransitionToDedicatedConfigServer", 83, true, sim_cmd_transition_dedicated, SIM_K_COMMAND },
    { "flushRouterConfig", 44, true, sim_cmd_flush_router_config, SIM_K_COMMAND },
    { "flushrouterconfig", 44, true, sim_cmd_flush_router_config, SIM_K_COMMAND },
    /* the simulator's own control commands (no real server has them) */

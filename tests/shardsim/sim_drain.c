@@ -49,22 +49,145 @@ sim_drain_is_sharded (const simq_docs_t *sharded, const char *ns)
    return false;
 }
 
-/* What is left on a draining shard: chunks (and jumbo ones) of sharded collections, databases whose primary it is,
- * and the unsharded collections of those databases (sorted), plus the bytes of its chunks. */
-typedef struct {
-   int64_t chunks, jumbo, bytes;
-   bson_t dbs, colls; /* arrays */
-   int64_t ndbs, ncolls;
-} sim_drain_progress_t;
+/* Whether two documents have the same binary uuid field. */
+static bool
+sim_drain_same_uuid (const bson_t *a, const bson_t *b)
+{
+   bson_iter_t ia, ib;
+   const uint8_t *ua, *ub;
+   uint32_t la, lb;
+   bson_subtype_t st;
+   if (!bson_iter_init_find (&ia, a, "uuid") || !BSON_ITER_HOLDS_BINARY (&ia) ||
+       !bson_iter_init_find (&ib, b, "uuid") || !BSON_ITER_HOLDS_BINARY (&ib)) {
+      return false;
+   }
+   bson_iter_binary (&ia, &st, &la, &ua);
+   bson_iter_binary (&ib, &st, &lb, &ub);
+   return la == lb && !memcmp (ua, ub, la);
+}
+
+/* The shard an unsharded collection lives on: its chunk's owner when it is tracked (unsplittable, 8.0's
+ * moveCollection), else its database's primary (NULL when neither is known). */
+static const char *
+sim_drain_unsharded_home (const simq_docs_t *unsplittable, const simq_docs_t *chunks_all, const char *ns,
+                          const char *primary)
+{
+   for (size_t i = 0; i < unsplittable->n; i++) {
+      if (strcmp (docget_utf8 (unsplittable->v[i], "_id", NULL), ns) != 0) {
+         continue;
+      }
+      for (size_t k = 0; k < chunks_all->n; k++) {
+         if (sim_drain_same_uuid (unsplittable->v[i], chunks_all->v[k])) {
+            return docget_utf8 (chunks_all->v[k], "shard", NULL);
+         }
+      }
+   }
+   return primary;
+}
+
+void
+sim_drain_progress_destroy (sim_drain_progress_t *p)
+{
+   bson_destroy (&p->dbs);
+   bson_destroy (&p->colls);
+}
+
+/* The config.collections documents of the tracked unsharded collections (unsplittable, 8.0+). */
+static void
+sim_drain_unsplittable (simq_docs_t *out)
+{
+   simq_docs_t all;
+   bson_error_t e;
+   sim_coll_t *cc = sim_coll_get ("config", "collections");
+   simq_docs_init (&all);
+   if (cc) {
+      sim_coll_collect (cc, NULL, &all, &e);
+   }
+   for (size_t i = 0; i < all.n; i++) {
+      if (!docget_bool (all.v[i], "dropped") && docget_bool (all.v[i], "unsplittable") &&
+          docget_utf8 (all.v[i], "_id", NULL)) {
+         simq_docs_push_copy (out, all.v[i]);
+      }
+   }
+   simq_docs_clear (&all);
+}
 
 static void
+sim_drain_add_name (const char ***names, size_t *n, const char *ns)
+{
+   for (size_t i = 0; i < *n; i++) {
+      if (!strcmp ((*names)[i], ns)) {
+         return;
+      }
+   }
+   *names = bson_realloc (*names, (*n + 1) * sizeof **names);
+   (*names)[(*n)++] = ns;
+}
+
+/* The unsharded collections that live on shard, as the config server's makeUnshardedCollectionsOnSpecificShard-
+ * Aggregation selects them ($listClusterCatalog with shards: not sharded, not in config/admin, not system.*),
+ * sorted, into p->colls. */
+static void
+sim_drain_unsharded_on (const char *shard, const simq_docs_t *sharded, const simq_docs_t *dbs, sim_drain_progress_t *p)
+{
+   simq_docs_t unsplittable, chunks_all;
+   bson_error_t e;
+   const char **names = NULL;
+   size_t nnames = 0;
+   sim_coll_t *cc = sim_coll_get ("config", "chunks");
+
+   simq_docs_init (&unsplittable);
+   simq_docs_init (&chunks_all);
+   sim_drain_unsplittable (&unsplittable);
+   if (cc && unsplittable.n) {
+      sim_coll_collect (cc, NULL, &chunks_all, &e);
+   }
+   for (size_t c = 0; c < sim_g.ncolls; c++) {
+      const sim_coll_t *coll = sim_g.colls[c];
+      const char *primary = NULL, *home;
+      if (!strcmp (coll->db, "config") || !strcmp (coll->db, "admin") || !strcmp (coll->db, "local") ||
+          !strncmp (coll->name, "system.", 7) || sim_drain_is_sharded (sharded, coll->ns)) {
+         continue;
+      }
+      for (size_t i = 0; i < dbs->n && !primary; i++) {
+         const char *id = docget_utf8 (dbs->v[i], "_id", NULL);
+         if (id && !strcmp (id, coll->db)) {
+            primary = docget_utf8 (dbs->v[i], "primary", NULL);
+         }
+      }
+      home = sim_drain_unsharded_home (&unsplittable, &chunks_all, coll->ns, primary);
+      if (home && !strcmp (home, shard)) {
+         sim_drain_add_name (&names, &nnames, coll->ns);
+      }
+   }
+   for (size_t i = 0; i < unsplittable.n; i++) { /* tracked ones that hold no document here */
+      const char *ns = docget_utf8 (unsplittable.v[i], "_id", NULL);
+      const char *home = sim_drain_unsharded_home (&unsplittable, &chunks_all, ns, NULL);
+      if (home && !strcmp (home, shard) && strncmp (ns, "config.", 7) != 0 && strncmp (ns, "admin.", 6) != 0) {
+         sim_drain_add_name (&names, &nnames, ns);
+      }
+   }
+   if (nnames) {
+      qsort (names, nnames, sizeof *names, sim_drain_cmp_str);
+   }
+   for (size_t i = 0; i < nnames; i++) {
+      char key[16];
+      const char *kp;
+      bson_uint32_to_string ((uint32_t) i, &kp, key, sizeof key);
+      BSON_APPEND_UTF8 (&p->colls, kp, names[i]);
+   }
+   p->ncolls = (int64_t) nnames;
+   bson_free (names);
+   simq_docs_clear (&unsplittable);
+   simq_docs_clear (&chunks_all);
+}
+
+void
 sim_drain_progress (const char *shard, sim_drain_progress_t *p)
 {
    simq_docs_t sharded, dbs, chunks;
    bson_error_t e;
    bson_t filter = BSON_INITIALIZER;
-   const char **names = NULL;
-   size_t nnames = 0;
 
    memset (p, 0, sizeof *p);
    bson_init (&p->dbs);
@@ -80,9 +203,10 @@ sim_drain_progress (const char *shard, sim_drain_progress_t *p)
       sim_coll_collect (cc, &filter, &chunks, &e);
    }
    for (size_t i = 0; i < chunks.n; i++) {
-      p->chunks++;
+      p->total++;
       p->jumbo += docget_bool (chunks.v[i], "jumbo") ? 1 : 0;
    }
+   p->chunks = p->total;
    for (size_t i = 0; sim_ver_ge (83) && p->chunks && i < sharded.n; i++) {
       sim_shard_stat_t *st = NULL; /* estimatedRemainingBytes, 8.3 only */
       size_t n = sim_coll_shard_stats (docget_utf8 (sharded.v[i], "_id", NULL), &st);
@@ -107,27 +231,22 @@ sim_drain_progress (const char *shard, sim_drain_progress_t *p)
       }
       bson_uint32_to_string ((uint32_t) p->ndbs++, &kp, key, sizeof key);
       BSON_APPEND_UTF8 (&p->dbs, kp, id);
-      for (size_t c = 0; c < sim_g.ncolls; c++) {
-         const sim_coll_t *coll = sim_g.colls[c];
-         if (strcmp (coll->db, id) != 0 || !strncmp (coll->name, "system.", 7) ||
-             sim_drain_is_sharded (&sharded, coll->ns)) {
-            continue;
+   }
+   sim_drain_unsharded_on (shard, &sharded, &dbs, p);
+   if (p->ncolls && p->chunks) { /* remaining.chunks counts the chunks of sharded collections only */
+      simq_docs_t unsplittable;
+      simq_docs_init (&unsplittable);
+      sim_drain_unsplittable (&unsplittable);
+      for (size_t k = 0; k < chunks.n; k++) {
+         for (size_t i = 0; i < unsplittable.n; i++) {
+            if (sim_drain_same_uuid (unsplittable.v[i], chunks.v[k])) {
+               p->chunks--;
+               break;
+            }
          }
-         names = realloc (names, (nnames + 1) * sizeof *names);
-         names[nnames++] = coll->ns;
       }
+      simq_docs_clear (&unsplittable);
    }
-   if (nnames) {
-      qsort (names, nnames, sizeof *names, sim_drain_cmp_str);
-   }
-   for (size_t i = 0; i < nnames; i++) {
-      char key[16];
-      const char *kp;
-      bson_uint32_to_string ((uint32_t) i, &kp, key, sizeof key);
-      BSON_APPEND_UTF8 (&p->colls, kp, names[i]);
-   }
-   p->ncolls = (int64_t) nnames;
-   free (names);
    bson_destroy (&filter);
    simq_docs_clear (&sharded);
    simq_docs_clear (&dbs);
@@ -142,7 +261,7 @@ sim_drain_reply (const char *shard, bson_t *reply)
    bson_t rem;
 
    sim_drain_progress (shard, &p);
-   if (p.chunks == 0 && p.ndbs == 0 && p.ncolls == 0) {
+   if (p.total == 0 && p.ndbs == 0 && p.ncolls == 0) {
       BSON_APPEND_UTF8 (reply, "state", "drainingComplete");
       BSON_APPEND_UTF8 (reply, "msg", "draining completed successfully");
       sim_reply_ok (reply);

@@ -53,6 +53,12 @@ extern sim_dyn_t sim_dyn;
 bool
 sim_balancer_settings (char mode[16], int *win_start, int *win_stop);
 
+/* The details of a successful balancer.round actionlog entry (Balancer's BalanceRoundDetails::toBSON):
+ * executionTimeMillis (int64), errorOccured (4.4/5.0) / errorOccurred false, candidateChunks, chunksMoved, and from
+ * 7.0 imbalancedCachedCollections and times { selectionTimeMillis, throttleTimeMillis, migrationTimeMillis }. */
+void
+sim_round_details (bson_t *d, int64_t exec_ms, int32_t candidates, int32_t moved);
+
 /* Starts the background thread (workloads, balancer rounds, migrations, periodic connection drops). */
 bool
 sim_dyn_start (void);

@@ -23,7 +23,7 @@ static void
 sim_usage (FILE *out)
 {
    fprintf (out,
-            "usage: shardsim [--port N] [--port-file F] [--version 4.4|5.0|6.0|7.0|8.0|8.2|8.3]\n"
+            "usage: shardsim [--port N] [--port-file F] [--version 4.4|5.0|6.0|7.0|8.0|8.2|8.3|9.0]\n"
             "                [--scenario empty|demo|large] [--shards N] [--log-commands FILE] [--seed N]\n"
             "                [--large-shards N] [--large-collections N] [--large-chunks N]\n"
             "                [--workload NS:KIND:RATE[:READS[:UPDATES]]]... [--load NS:KIND:COUNT[:unsharded]]...\n"
@@ -218,7 +218,7 @@ main (int argc, char **argv)
    rc = 1;
    sim_g.ver = sim_version_find (o.version);
    if (!sim_g.ver) {
-      fprintf (stderr, "shardsim: unknown --version %s (4.4, 5.0, 6.0, 7.0, 8.0, 8.2, 8.3)\n", o.version);
+      fprintf (stderr, "shardsim: unknown --version %s (4.4, 5.0, 6.0, 7.0, 8.0, 8.2, 8.3, 9.0)\n", o.version);
       rc = 2;
       goto cleanup;
    }

@@ -148,6 +148,16 @@ sim_cmd_check_metadata_consistency (sim_ctx_t *ctx, bson_t *reply)
          return;
       }
    }
+   /* 9.0's performStrictChunkChecksIfBelowThreshold: a chunk-count threshold (the IDL's safeInt64, default 2^60 - 1),
+    * checked for its type; shardsim's metadata has no inconsistency to find at any threshold */
+   if (sim_ver_ge (90) && bson_iter_init_find (&it, ctx->cmd, "performStrictChunkChecksIfBelowThreshold") &&
+       !BSON_ITER_HOLDS_NUMBER (&it)) {
+      sim_reply_error (reply, 14,
+                       "BSON field 'checkMetadataConsistency.performStrictChunkChecksIfBelowThreshold' is the wrong "
+                       "type '%s', expected types '[long, int, decimal, double]'",
+                       simq_type_name (bson_iter_type (&it)));
+      return;
+   }
    int64_t batch = -1;
    bson_t cursor;
    if (docget_sub (ctx->cmd, "cursor", BSON_TYPE_DOCUMENT, &cursor) &&

@@ -56,7 +56,7 @@ sim_mfail_round (int64_t now)
       return false;
    }
    bson_t d = BSON_INITIALIZER;
-   BSON_APPEND_INT32 (&d, "executionTimeMillis", 0);
+   BSON_APPEND_INT64 (&d, "executionTimeMillis", 0);
    BSON_APPEND_BOOL (&d, sim_ver_ge (60) ? "errorOccurred" : "errorOccured", true);
    BSON_APPEND_UTF8 (&d, "errmsg", errmsg);
    sim_changelog (true, "balancer.round", "", "config", &d, now);

@@ -361,7 +361,7 @@ sim_reshard_current_op (simq_docs_t *out)
          bool have = !op->estimate_lost && (f >= SIM_RS_T_APPLY || (bytes > 0 && approx_bytes > 0));
          int64_t remaining = 0;
          if (have && f >= SIM_RS_T_APPLY) {
-            remaining = (op->end_ms - now) / 1000;
+            remaining = 0; /* applying began and no oplog entry was fetched (shardsim writes none) */
          } else if (have) {
             double done = (double) (bytes < approx_bytes ? bytes : approx_bytes);
             remaining = (int64_t) ((double) copy_secs * ((2.0 * (double) approx_bytes) / done - 1.0));
@@ -370,6 +370,8 @@ sim_reshard_current_op (simq_docs_t *out)
             BSON_APPEND_INT64 (d, "remainingOperationTimeEstimatedSecs", remaining < 0 ? 0 : remaining);
          } else if (!sim_ver_ge (60)) {
             BSON_APPEND_INT64 (d, "remainingOperationTimeEstimatedSecs", -1);
+         } else if (!sim_ver_ge (70)) {
+            BSON_APPEND_INT64 (d, "remainingOperationTimeEstimatedSecs", 0); /* 6.0: value_or(0) */
          }
          BSON_APPEND_INT64 (d, "approxDocumentsToCopy", approx_docs);
          BSON_APPEND_INT64 (d, "approxBytesToCopy", approx_bytes);

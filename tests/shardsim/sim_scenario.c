@@ -134,13 +134,12 @@ sim_demo_history (void)
    const char *flag = sim_ver_ge (60) ? "errorOccurred" : "errorOccured";
    for (int i = 0; i < 5; i++) {
       doc = bson_new ();
-      BSON_APPEND_INT32 (doc, "executionTimeMillis", 12 + i * 7);
-      BSON_APPEND_BOOL (doc, flag, i == 3);
       if (i == 3) {
+         BSON_APPEND_INT64 (doc, "executionTimeMillis", 12 + i * 7);
+         BSON_APPEND_BOOL (doc, flag, true);
          BSON_APPEND_UTF8 (doc, "errmsg", "could not acquire collection lock for app.orders to migrate chunks");
       } else {
-         BSON_APPEND_INT32 (doc, "candidateChunks", i == 4 ? 1 : 0);
-         BSON_APPEND_INT32 (doc, "chunksMoved", i == 4 ? 1 : 0);
+         sim_round_details (doc, 12 + i * 7, i == 4 ? 1 : 0, i == 4 ? 1 : 0);
       }
       sim_changelog (true, "balancer.round", "", "config", doc, now - (5 - i) * 10000);
       bson_destroy (doc);

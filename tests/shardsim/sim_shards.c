@@ -171,52 +171,140 @@ sim_cmd_add_shard (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
-/* Counts the chunks still on a draining shard (jumbo ones also into *jumbo), as the config server's
- * ShardingCatalogManager::removeShard reports them (_getDrainingProgress: totalChunks, jumboChunks). It moves none:
- * the balancer drains the shard (BalancerPolicy::balance, draining shards first). */
-static int64_t
-sim_drain_count (const char *shard, int64_t *jumbo)
+/* The checks before a shard is set draining or looked at again (ShardingCatalogManager::removeShard; 8.3's
+ * checkPreconditionsAndStartDrain): 4.4/5.0 refuse only the last shard (several drains at once since 4.2.1); from
+ * 6.0 there must be another shard that is not draining (20), and no zone of the shard may have ranges and no other
+ * shard (163). last_msg and zone_fmt are the texts of the command asking. False with the error in reply. */
+bool
+sim_drain_precheck (const char *shard, const char *last_msg, const char *zone_fmt, bson_t *reply)
 {
-   int64_t remaining = 0;
-   *jumbo = 0;
-   simq_docs_t colls;
-   simq_docs_init (&colls);
-   bson_error_t e;
-   sim_coll_t *cc = sim_coll_get ("config", "collections");
-   if (cc) {
-      sim_coll_collect (cc, NULL, &colls, &e);
-   }
-   for (size_t c = 0; c < colls.n; c++) {
-      const char *ns = docget_utf8 (colls.v[c], "_id", NULL);
-      sim_shcoll_t sc;
-      if (!ns || !sim_shcoll_load (ns, &sc)) {
-         sim_shcoll_destroy (&sc);
-         continue;
+   simq_docs_t shards;
+   size_t others = 0;
+   bson_t doc, tags;
+   bool ok = true;
+
+   simq_docs_init (&shards);
+   sim_shards_list (&shards);
+   for (size_t i = 0; i < shards.n; i++) {
+      const char *id = docget_utf8 (shards.v[i], "_id", NULL);
+      if (id && strcmp (id, shard) != 0 && (!sim_ver_ge (60) || !docget_bool (shards.v[i], "draining"))) {
+         others++;
       }
-      simq_docs_t chunks;
-      simq_docs_init (&chunks);
-      sim_chunks_of (&sc, &chunks);
-      for (size_t k = 0; k < chunks.n; k++) {
-         if (strcmp (sim_chunk_shard (chunks.v[k]), shard) != 0) {
-            continue;
-         }
-         remaining++;
-         bson_iter_t it;
-         if (bson_iter_init_find (&it, chunks.v[k], "jumbo") && bson_iter_as_bool (&it)) {
-            (*jumbo)++;
+   }
+   simq_docs_clear (&shards);
+   if (others == 0) {
+      sim_reply_error (reply, 20, "%s", last_msg);
+      return false;
+   }
+   if (!sim_ver_ge (60) || !sim_shard_get (shard, &doc)) {
+      return true;
+   }
+   if (docget_sub (&doc, "tags", BSON_TYPE_EOD, &tags)) {
+      bson_iter_t it;
+      bson_iter_init (&it, &tags);
+      while (ok && bson_iter_next (&it)) {
+         if (BSON_ITER_HOLDS_UTF8 (&it) && sim_zone_needs_shard (shard, bson_iter_utf8 (&it, NULL))) {
+            sim_reply_error (reply, 163, zone_fmt, bson_iter_utf8 (&it, NULL));
+            ok = false;
          }
       }
-      simq_docs_clear (&chunks);
-      sim_shcoll_destroy (&sc);
    }
-   simq_docs_clear (&colls);
-   return remaining;
+   bson_destroy (&doc);
+   return ok;
+}
+
+/* Sets shard draining with its removeShard.start changelog entry. */
+void
+sim_drain_start (const char *shard)
+{
+   bson_t set = BSON_INITIALIZER, details = BSON_INITIALIZER;
+   BSON_APPEND_BOOL (&set, "draining", true);
+   sim_config_update ("shards", shard, &set, NULL, false);
+   BSON_APPEND_UTF8 (&details, "shard", shard);
+   sim_changelog (false, "removeShard.start", "", "config", &details, clock_wall_ms ());
+   bson_destroy (&set);
+   bson_destroy (&details);
+}
+
+/* Deletes a drained shard from config.shards with its removeShard changelog entry. */
+void
+sim_drain_commit (const char *shard)
+{
+   sim_coll_t *shards_coll = sim_coll_get ("config", "shards");
+   sim_pos_t pos;
+   if (sim_find_by_sid (shards_coll, shard, &pos)) {
+      sim_hits_t h = { &pos, 1, 1 };
+      sim_coll_delete (shards_coll, &h);
+   }
+   bson_t details = BSON_INITIALIZER;
+   BSON_APPEND_UTF8 (&details, "shard", shard);
+   sim_changelog (false, "removeShard", "", "config", &details, clock_wall_ms ());
+   bson_destroy (&details);
+   sim_g.nshards--;
+}
+
+/* The note and lists of a started or ongoing removeShard: up to 7.0 "you need to drop or movePrimary these
+ * databases" with dbsToMove; from 8.0 (appendDBAndCollDrainingInfo) the moveCollection note when a database or an
+ * unsharded collection is left, dbsToMove and collectionsToMove (the unsharded collections living on the shard). */
+static void
+sim_remove_shard_lists (const sim_drain_progress_t *p, bson_t *reply)
+{
+   if (!sim_ver_ge (80)) {
+      if (p->ndbs) {
+         BSON_APPEND_UTF8 (reply, "note", "you need to drop or movePrimary these databases");
+      }
+      BSON_APPEND_ARRAY (reply, "dbsToMove", &p->dbs);
+      return;
+   }
+   if (p->ndbs || p->ncolls) {
+      BSON_APPEND_UTF8 (reply, "note",
+                        "you need to call moveCollection for collectionsToMove and afterwards movePrimary for the "
+                        "dbsToMove");
+   }
+   BSON_APPEND_ARRAY (reply, "dbsToMove", &p->dbs);
+   BSON_APPEND_ARRAY (reply, "collectionsToMove", &p->colls);
+}
+
+/* 8.3's removeShard reply, as ShardingCatalogManager::appendShardDrainingStatus writes it (the mongos passes it
+ * through): for a started or ongoing drain the note, dbsToMove and collectionsToMove; shard (started, completed);
+ * msg; then the RemoveShardProgress (state, remaining: { chunks (of sharded collections), collectionsToMove, dbs,
+ * jumboChunks, estimatedRemainingBytes }). A drained shard is removed (completed). */
+static void
+sim_remove_shard_reply83 (const char *shard, bool started, const sim_drain_progress_t *p, bson_t *reply)
+{
+   bool done = !started && p->total == 0 && p->ndbs == 0;
+   bson_t rem;
+   if (done) {
+      sim_drain_commit (shard);
+   } else {
+      sim_remove_shard_lists (p, reply);
+   }
+   if (started || done) {
+      BSON_APPEND_UTF8 (reply, "shard", shard);
+   }
+   BSON_APPEND_UTF8 (reply, "msg",
+                     started ? "draining started successfully"
+                     : done  ? "removeshard completed successfully"
+                             : "draining ongoing");
+   BSON_APPEND_UTF8 (reply, "state", started ? "started" : done ? "completed" : "ongoing");
+   if (!started && !done) {
+      BSON_APPEND_DOCUMENT_BEGIN (reply, "remaining", &rem);
+      BSON_APPEND_INT64 (&rem, "chunks", p->chunks);
+      BSON_APPEND_INT64 (&rem, "collectionsToMove", p->ncolls);
+      BSON_APPEND_INT64 (&rem, "dbs", p->ndbs);
+      BSON_APPEND_INT64 (&rem, "jumboChunks", p->jumbo);
+      BSON_APPEND_INT64 (&rem, "estimatedRemainingBytes", p->bytes);
+      bson_append_document_end (reply, &rem);
+   }
 }
 
 void
 sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it;
+   sim_drain_progress_t p;
+   bson_t rem;
+
    bson_iter_init (&it, ctx->cmd);
    bson_iter_next (&it);
    if (!BSON_ITER_HOLDS_UTF8 (&it)) {
@@ -224,114 +312,67 @@ sim_cmd_remove_shard (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    const char *shard = bson_iter_utf8 (&it, NULL);
+   if (!sim_shard_get (shard, NULL) && sim_ver_ge (83)) {
+      /* 8.3's _configsvrRemoveShard: a shard the registry does not know is one already removed (a retry) */
+      BSON_APPEND_UTF8 (reply, "shard", shard);
+      BSON_APPEND_UTF8 (reply, "msg", "removeshard completed successfully");
+      BSON_APPEND_UTF8 (reply, "state", "completed");
+      sim_reply_ok (reply);
+      return;
+   }
    if (!sim_shard_get (shard, NULL)) {
       sim_reply_error (reply, 70, "Shard %s not found", shard);
       return;
    }
-   simq_docs_t shards;
-   simq_docs_init (&shards);
-   sim_shards_list (&shards);
-   size_t nshards = shards.n;
-   bool other_draining = false;
-   for (size_t i = 0; i < shards.n; i++) {
-      const char *id = docget_utf8 (shards.v[i], "_id", NULL);
-      if (id && strcmp (id, shard) != 0 && sim_shard_is_draining (id)) {
-         other_draining = true;
-      }
-   }
-   simq_docs_clear (&shards);
-   if (nshards <= 1) {
-      sim_reply_error (reply, 20, "Operation not allowed because it would remove the last shard");
+   if (!strcmp (shard, "config") && sim_ver_ge (83)) {
+      sim_reply_error (reply, 20,
+                       "Cannot remove the config server as a shard using removeShard. To transition the config shard "
+                       "to a dedicated config server use the transitionToDedicatedConfigServer command.");
       return;
    }
-   if (other_draining && !sim_ver_ge (60)) {
-      sim_reply_error (reply, 117, "Can't have more than one draining shard at a time");
+   /* 8.3 starts the drain through checkPreconditionsAndStartDrain, whose texts say "drain" */
+   if (!sim_drain_precheck (shard,
+                            sim_ver_ge (83) ? "Operation not allowed because it would drain the last shard"
+                                            : "Operation not allowed because it would remove the last shard",
+                            sim_ver_ge (83) ? "Operation not allowed because there is no other shard in zone %s to "
+                                              "drain to."
+                                            : "Operation not allowed because it would remove the only shard for zone "
+                                              "%s which has a chunk range is associated with it",
+                            reply)) {
       return;
    }
-   /* Databases whose primary is this shard. */
-   bson_t dbs_arr = BSON_INITIALIZER;
-   int64_t ndbs = 0;
-   sim_coll_t *dbs = sim_coll_get ("config", "databases");
-   for (size_t p = 0; dbs && p < dbs->nparts; p++) {
-      for (size_t i = 0; i < dbs->parts[p].docs.n; i++) {
-         bson_t view;
-         sim_pos_t pos = { p, i };
-         sim_coll_view (dbs, pos, &view);
-         const char *primary = docget_utf8 (&view, "primary", NULL), *id = docget_utf8 (&view, "_id", NULL);
-         if (primary && id && !strcmp (primary, shard)) {
-            char key[16];
-            const char *kp;
-            bson_uint32_to_string ((uint32_t) ndbs++, &kp, key, sizeof key);
-            BSON_APPEND_UTF8 (&dbs_arr, kp, id);
-         }
-      }
+   bool started = !sim_shard_is_draining (shard);
+   if (started) {
+      sim_drain_start (shard);
    }
-   int64_t jumbo = 0;
-   if (!sim_shard_is_draining (shard)) {
-      bson_t set = BSON_INITIALIZER, details = BSON_INITIALIZER;
-      BSON_APPEND_BOOL (&set, "draining", true);
-      sim_config_update ("shards", shard, &set, NULL, false);
-      BSON_APPEND_UTF8 (&details, "shard", shard);
-      sim_changelog (false, "removeShard.start", "", "config", &details, clock_wall_ms ());
-      bson_destroy (&set);
-      bson_destroy (&details);
+   sim_drain_progress (shard, &p);
+   if (sim_ver_ge (83)) {
+      sim_remove_shard_reply83 (shard, started, &p, reply);
+   } else if (started) {
       BSON_APPEND_UTF8 (reply, "msg", "draining started successfully");
       BSON_APPEND_UTF8 (reply, "state", "started");
       BSON_APPEND_UTF8 (reply, "shard", shard);
-      if (ndbs) {
-         BSON_APPEND_UTF8 (reply, "note", "you need to drop or movePrimary these databases");
-      }
-      BSON_APPEND_ARRAY (reply, "dbsToMove", &dbs_arr);
-      if (sim_ver_ge (80)) {
-         bson_t empty = BSON_INITIALIZER;
-         BSON_APPEND_ARRAY (reply, "collectionsToMove", &empty);
-         bson_destroy (&empty);
-      }
-      sim_reply_ok (reply);
-      goto cleanup;
-   }
-   int64_t remaining = sim_drain_count (shard, &jumbo);
-   if (remaining == 0 && ndbs == 0) {
-      sim_coll_t *shards_coll = sim_coll_get ("config", "shards");
-      sim_pos_t pos;
-      if (sim_find_by_sid (shards_coll, shard, &pos)) {
-         sim_hits_t h = { &pos, 1, 1 };
-         sim_coll_delete (shards_coll, &h);
-      }
-      bson_t details = BSON_INITIALIZER;
-      BSON_APPEND_UTF8 (&details, "shard", shard);
-      sim_changelog (false, "removeShard", "", "config", &details, clock_wall_ms ());
-      bson_destroy (&details);
-      sim_g.nshards--;
+      sim_remove_shard_lists (&p, reply);
+   } else if (p.total == 0 && p.ndbs == 0) {
+      sim_drain_commit (shard);
       BSON_APPEND_UTF8 (reply, "msg", "removeshard completed successfully");
       BSON_APPEND_UTF8 (reply, "state", "completed");
       BSON_APPEND_UTF8 (reply, "shard", shard);
-      sim_reply_ok (reply);
-      goto cleanup;
-   }
-   bson_t rem;
-   BSON_APPEND_UTF8 (reply, "msg", "draining ongoing");
-   BSON_APPEND_UTF8 (reply, "state", "ongoing");
-   BSON_APPEND_DOCUMENT_BEGIN (reply, "remaining", &rem);
-   BSON_APPEND_INT64 (&rem, "chunks", remaining);
-   BSON_APPEND_INT64 (&rem, "dbs", ndbs);
-   BSON_APPEND_INT64 (&rem, "jumboChunks", jumbo);
-   if (sim_ver_ge (80)) {
-      BSON_APPEND_INT64 (&rem, "collectionsToMove", 0);
-   }
-   bson_append_document_end (reply, &rem);
-   if (ndbs) {
-      BSON_APPEND_UTF8 (reply, "note", "you need to drop or movePrimary these databases");
-   }
-   BSON_APPEND_ARRAY (reply, "dbsToMove", &dbs_arr);
-   if (sim_ver_ge (80)) {
-      bson_t empty = BSON_INITIALIZER;
-      BSON_APPEND_ARRAY (reply, "collectionsToMove", &empty);
-      bson_destroy (&empty);
+   } else {
+      BSON_APPEND_UTF8 (reply, "msg", "draining ongoing");
+      BSON_APPEND_UTF8 (reply, "state", "ongoing");
+      BSON_APPEND_DOCUMENT_BEGIN (reply, "remaining", &rem);
+      BSON_APPEND_INT64 (&rem, "chunks", p.total);
+      BSON_APPEND_INT64 (&rem, "dbs", p.ndbs);
+      BSON_APPEND_INT64 (&rem, "jumboChunks", p.jumbo);
+      if (sim_ver_ge (80)) {
+         BSON_APPEND_INT64 (&rem, "collectionsToMove", p.ncolls);
+      }
+      bson_append_document_end (reply, &rem);
+      sim_remove_shard_lists (&p, reply);
    }
    sim_reply_ok (reply);
-cleanup:
-   bson_destroy (&dbs_arr);
+   sim_drain_progress_destroy (&p);
 }
 
 /* movePrimary: 4.4-6.0 _configsvrMovePrimary / the 5.0 MovePrimaryCoordinator (admin/config/local and an empty to

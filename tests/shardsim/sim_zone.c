@@ -468,6 +468,36 @@ sim_cmd_add_shard_to_zone (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
+/* ShardingCatalogManager::_isShardRequiredByZoneStillInUse: shard is the only shard in zone and config.tags holds a
+ * range of the zone. */
+bool
+sim_zone_needs_shard (const char *shard, const char *zone)
+{
+   if (!sim_shard_in_zone (shard, zone)) {
+      return false;
+   }
+   simq_docs_t shards;
+   simq_docs_init (&shards);
+   sim_shards_list (&shards);
+   int holders = 0;
+   for (size_t i = 0; i < shards.n; i++) {
+      holders += sim_shard_in_zone (docget_utf8 (shards.v[i], "_id", NULL), zone);
+   }
+   simq_docs_clear (&shards);
+   sim_coll_t *tagc = sim_coll_get ("config", "tags");
+   bool used = false;
+   for (size_t p = 0; tagc && p < tagc->nparts && !used; p++) {
+      for (size_t i = 0; i < tagc->parts[p].docs.n && !used; i++) {
+         bson_t view;
+         sim_pos_t pos = { p, i };
+         sim_coll_view (tagc, pos, &view);
+         const char *t = docget_utf8 (&view, "tag", NULL);
+         used = t && !strcmp (t, zone);
+      }
+   }
+   return holders <= 1 && used;
+}
+
 void
 sim_cmd_remove_shard_from_zone (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -485,31 +515,10 @@ sim_cmd_remove_shard_from_zone (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 70, "shard %s does not exist", shard);
       goto cleanup_set;
    }
-   if (sim_shard_in_zone (shard, zone)) {
+   if (sim_zone_needs_shard (shard, zone)) {
       /* Last shard in the zone while a range still uses it → ZoneStillInUse. */
-      simq_docs_t shards;
-      simq_docs_init (&shards);
-      sim_shards_list (&shards);
-      int holders = 0;
-      for (size_t i = 0; i < shards.n; i++) {
-         holders += sim_shard_in_zone (docget_utf8 (shards.v[i], "_id", NULL), zone);
-      }
-      simq_docs_clear (&shards);
-      sim_coll_t *tagc = sim_coll_get ("config", "tags");
-      bool used = false;
-      for (size_t p = 0; tagc && p < tagc->nparts && !used; p++) {
-         for (size_t i = 0; i < tagc->parts[p].docs.n && !used; i++) {
-            bson_t view;
-            sim_pos_t pos = { p, i };
-            sim_coll_view (tagc, pos, &view);
-            const char *t = docget_utf8 (&view, "tag", NULL);
-            used = t && !strcmp (t, zone);
-         }
-      }
-      if (holders <= 1 && used) {
-         sim_reply_error (reply, 163, "cannot remove a shard from zone if a chunk range is associated with it");
-         goto cleanup;
-      }
+      sim_reply_error (reply, 163, "cannot remove a shard from zone if a chunk range is associated with it");
+      goto cleanup;
    }
    uint32_t n = 0;
    BSON_APPEND_ARRAY_BEGIN (&set, "tags", &arr);

@@ -332,11 +332,12 @@ probe_call (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
    return ok;
 }
 
-/* Starts shardsim (demo scenario) on a free port and sends every request each entry's example builds. */
+/* Starts shardsim (demo scenario, the given personality) on a free port and sends every request each entry's example
+ * builds. */
 static void
-test_shardsim_answers (void)
+test_shardsim_answers (const char *version)
 {
-   const char *args[] = { "--scenario", "demo", "--version", "8.3", NULL };
+   const char *args[] = { "--scenario", "demo", "--version", version, NULL };
    sim_t sim;
    sh_options_t opts;
    sh_ctx_t ctx;
@@ -376,7 +377,8 @@ test_shardsim_answers (void)
          continue;
       }
       probed++;
-      bson_snprintf (name, sizeof name, "commands_doc/shardsim answers %s's requests (not CommandNotFound)", c->name);
+      bson_snprintf (name, sizeof name, "commands_doc/shardsim %s answers %s's requests (not CommandNotFound)", version,
+                     c->name);
       if (ok && p.not_found && sim_gap (p.command))
          printf ("SKIP %s: shardsim does not implement %s yet\n", name, p.command);
       else if (ok && !p.not_found)
@@ -465,7 +467,8 @@ main (int argc, char **argv)
              (sh_cmd_find ("sh.reshardCollection")->flags & CMD_DESTRUCTIVE) &&
              (sh_cmd_find ("sh.stopBalancer")->flags & CMD_DESTRUCTIVE) &&
              sh_cmd_find ("sh.setBalancerState")->destructive_if);
-   test_shardsim_answers ();
+   test_shardsim_answers ("8.3");
+   test_shardsim_answers ("9.0");
    free (scripts);
    free (generated);
    free (on_disk);

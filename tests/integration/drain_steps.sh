@@ -1,0 +1,75 @@
+#!/bin/sh
+# MongoDB 8.3's drain in steps through shardsh, against shardsim's 8.3 personality (one shardsim): the commands go
+# through db.adminCommand (mongosh 2.12 has no helpers for them), the pre-flight knows the shard a
+# startShardDraining / stopShardDraining / commitShardRemoval names, --readonly lets shardDrainingStatus through and
+# refuses the others, a paused drain (stopShardDraining) and a resumed one, and sh.removeShard's 8.3 deprecation
+# warning (once a session; none on 8.2), sh.progress's last step of a drain, the run summary's drain warnings; help's list gives each helper's minimum server version.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+. tests/lib.sh
+
+run() { NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI/test" --eval "$1" 2>&1; }
+runf() { NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$@" "$SIM_URI/test" "$TMPD/s.js" 2>&1; }
+
+# help's list says the server version a helper needs
+out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet --eval 'sh.help()' 2>&1)
+check_contains "drain_steps sh.help() shows a helper's minimum version" "Draining progress of one shard, or of every draining shard (MongoDB 8.2+)" "$out"
+check_contains "drain_steps sh.help() shows the 8.3 minimum" "(MongoDB 8.3+)" "$out"
+
+if sim_start --scenario demo --version 8.3; then
+   # the pre-flight: an unknown shard is found before anything is sent
+   printf 'db.adminCommand({startShardDraining: "shard03"})\ndb.adminCommand({startShardDraining: "shard09"})\n' > "$TMPD/s.js"
+   out=$(runf)
+   rc=$?
+   check_eq "drain_steps pre-flight exit 2" 2 "$rc"
+   check_contains "drain_steps pre-flight names the unknown shard" "s.js:2:17: error: shard shard09 does not exist; shards: shard01, shard02, shard03" "$out"
+   out=$(run 'db.getSiblingDB("config").shards.countDocuments({draining: true})')
+   check_eq "drain_steps pre-flight: nothing was written" 0 "$out"
+   printf 'db.adminCommand({commitShardRemoval: "nope"})\n' > "$TMPD/s.js"
+   check_contains "drain_steps pre-flight commitShardRemoval unknown shard" "error: shard nope does not exist" "$(runf)"
+   # --readonly: the status is a read, the steps are writes
+   printf 'db.adminCommand({stopShardDraining: "shard03"})\n' > "$TMPD/s.js"
+   check_contains "drain_steps --readonly refuses stopShardDraining" "refused by --readonly" "$(runf --readonly)"
+   out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet --readonly "$SIM_URI/test" --eval 'db.adminCommand({shardDrainingStatus: "shard03"})' 2>&1)
+   check_contains "drain_steps --readonly lets shardDrainingStatus through (the server answers)" "MongoServerError[IllegalOperation]: The shard shard03 isn't draining (code 20)" "$out"
+   # --plan: startShardDraining drains the shard in the model as removeShard does
+   printf 'db.adminCommand({startShardDraining: "shard03"})\n' > "$TMPD/s.js"
+   check_contains "drain_steps --plan startShardDraining shows the drain" "shard shard03 drains: 6 chunks" "$(runf --plan)"
+   # start, pause, resume
+   out=$(run 'db.adminCommand({startShardDraining: "shard03"})')
+   check_contains "drain_steps startShardDraining ok" "ok: 1" "$out"
+   check_contains "drain_steps status ongoing" "state: 'ongoing'" "$(run 'db.adminCommand({shardDrainingStatus: "shard03"})')"
+   run 'db.adminCommand({stopShardDraining: "shard03"})' > /dev/null
+   check_contains "drain_steps paused: the status says it is not draining" "isn't draining (code 20)" "$(run 'db.adminCommand({shardDrainingStatus: "shard03"})')"
+   check_contains "drain_steps commitShardRemoval of a paused drain 117" "[ConflictingOperationInProgress]: Shard shard03 is not currently draining (code 117)" "$(run 'db.adminCommand({commitShardRemoval: "shard03"})')"
+   run 'db.adminCommand({startShardDraining: "shard03"})' > /dev/null
+   check_contains "drain_steps commitShardRemoval with chunks left 20" "isn't completely drained" "$(run 'db.adminCommand({commitShardRemoval: "shard03"})')"
+   # sh.removeShard on 8.3: the deprecation, once
+   out=$(run 'sh.removeShard("shard03"); sh.removeShard("shard03")')
+   check_contains "drain_steps sh.removeShard 8.3 deprecation" "DeprecationWarning: Starting in MongoDB 8.3, the removeShard command is deprecated" "$out"
+   check_eq "drain_steps sh.removeShard deprecation once a session" 1 "$(printf '%s\n' "$out" | grep -c DeprecationWarning)"
+   sim_stop
+else
+   fail "drain_steps.8.3" "shardsim did not start"
+fi
+
+# sh.progress on a drained shard names the step that finishes it: commitShardRemoval from 8.3
+if sim_start --version 9.0 --shards 3; then
+   out=$(run 'db.adminCommand({startShardDraining: "shard03"}); sh.progress()')
+   check_contains "drain_steps sh.progress drained shard: commitShardRemoval finishes it (9.0)" "drained: run commitShardRemoval to finish" "$out"
+   # the summary after a failed statement: a drain started twice warned once, a paused one not at all
+   printf 'db.adminCommand({startShardDraining: "shard02"})\ndb.adminCommand({startShardDraining: "shard02"})\ndb.adminCommand({stopShardDraining: "shard03"})\ndb.adminCommand({stopShardDraining: "shard09"})\n' > "$TMPD/s.js"
+   out=$(runf --no-preflight)
+   check_eq "drain_steps summary warns once per draining shard" 1 "$(printf '%s\n' "$out" | grep -c 'WARNING: shard shard02 is draining')"
+   check_not_contains "drain_steps summary: no warning for a paused drain" "shard shard03 is draining" "$out"
+   sim_stop
+else
+   fail "drain_steps.9.0" "shardsim did not start"
+fi
+
+if sim_start --scenario demo --version 8.2; then
+   check_not_contains "drain_steps sh.removeShard 8.2 no deprecation" "DeprecationWarning" "$(run 'sh.removeShard("shard03")')"
+   sim_stop
+else
+   fail "drain_steps.8.2" "shardsim did not start"
+fi
