@@ -15,8 +15,15 @@ typedef struct {
    bson_t coordinators; /* config.reshardingOperations documents */
    bson_t drains;       /* per draining shard: { shard, chunks: <left>, dbs: <databases it is primary of>, [startedMs],
                          * moved: <chunks it gave since the start>, recentChunks, recentBytes: <in the last windowSecs> ,
-                         * windowSecs } */
+                         * windowSecs, jumbo: <chunks flagged jumbo left>, [jumboNs, jumboMin: <one of them, as
+                         * text>], stuckZones: [ { ns, zone, min, max: <shell-style texts>, chunks } ] (chunks in a zone range
+                         * whose       zone has no shard that could take them) } */
    bson_t defrags;      /* per defragmenting collection: { ns, phase, remaining: <remainingChunksToProcess> } */
+   /* Read only while a shard drains, for why its chunks may not move (commands/stuck.h): */
+   bson_t shards;   /* config.shards documents { _id, draining, tags } */
+   bson_t balancer; /* balancerStatus reply */
+   bson_t settings; /* config.settings { _id: "balancer" } (empty when none) */
+   int now_minutes; /* local time of day in minutes at the reading, for the balancing window; -1 unknown */
 } progress_reading_t;
 
 void
@@ -26,9 +33,10 @@ progress_reading_destroy (progress_reading_t *r);
 
 /* Pure: appends to operations (an array document, initialised by the caller) one document per long operation of
  * now, in the order resharding-like operations, migrations, drains and config-shard transitions, defragmentations:
- * { type, ns, shard, phase, percent, bytesPerSec, etaSec, caveat } with null where a figure is unknown or known to
- * be unreliable (caveat then says why). prev (may be NULL) is an earlier reading of the same session: rates over the
- * interval between the two. */
+ * { type, ns, shard, phase, percent, bytesPerSec, etaSec, caveat, stuck, fix } with null where a figure is unknown or
+ * known to be unreliable (caveat then says why); stuck says why an operation cannot finish as things stand and fix the
+ * command that changes it (both null otherwise; etaSec is then null). prev (may be NULL) is an earlier reading of the
+ * same session: rates over the interval between the two. */
 void
 progress_compute (const progress_reading_t *now, const progress_reading_t *prev, bson_t *operations);
 

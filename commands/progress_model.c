@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands/progress.h"
+#include "commands/stuck.h"
 
 #define PG_MAX_GROUPS 64
 #define PG_MAX_SHARDS 64
@@ -18,6 +19,10 @@ progress_reading_init (progress_reading_t *r)
    bson_init (&r->coordinators);
    bson_init (&r->drains);
    bson_init (&r->defrags);
+   bson_init (&r->shards);
+   bson_init (&r->balancer);
+   bson_init (&r->settings);
+   r->now_minutes = -1;
 }
 
 void
@@ -27,6 +32,9 @@ progress_reading_destroy (progress_reading_t *r)
    bson_destroy (&r->coordinators);
    bson_destroy (&r->drains);
    bson_destroy (&r->defrags);
+   bson_destroy (&r->shards);
+   bson_destroy (&r->balancer);
+   bson_destroy (&r->settings);
 }
 
 /* ---- small readers ---- */
@@ -208,6 +216,7 @@ typedef struct {
    const char *phase;
    double percent, bytes_per_sec, eta; /* < 0: null */
    const char *caveat;                 /* NULL or "": null */
+   const char *stuck, *fix;            /* why it cannot finish as things stand, what changes it; NULL: null */
 } pg_op_t;
 
 static void
@@ -230,7 +239,9 @@ pg_append (bson_t *operations, uint32_t *n, const pg_op_t *op)
       BSON_APPEND_DOUBLE (&d, "bytesPerSec", floor (op->bytes_per_sec + 0.5));
    else
       BSON_APPEND_NULL (&d, "bytesPerSec");
-   if (op->eta >= 0 && op->eta < 2147483647.0)
+   if (op->stuck && op->stuck[0])
+      BSON_APPEND_NULL (&d, "etaSec"); /* it will not end as things stand */
+   else if (op->eta >= 0 && op->eta < 2147483647.0)
       BSON_APPEND_INT32 (&d, "etaSec", (int32_t) (op->eta + 0.5)); /* a plain number in JavaScript, not a Long */
    else if (op->eta >= 0 && op->eta < 9.2e18)
       BSON_APPEND_INT64 (&d, "etaSec", (int64_t) (op->eta + 0.5));
@@ -240,6 +251,13 @@ pg_append (bson_t *operations, uint32_t *n, const pg_op_t *op)
       BSON_APPEND_UTF8 (&d, "caveat", op->caveat);
    else
       BSON_APPEND_NULL (&d, "caveat");
+   if (op->stuck && op->stuck[0]) {
+      BSON_APPEND_UTF8 (&d, "stuck", op->stuck);
+      BSON_APPEND_UTF8 (&d, "fix", op->fix ? op->fix : "");
+   } else {
+      BSON_APPEND_NULL (&d, "stuck");
+      BSON_APPEND_NULL (&d, "fix");
+   }
    bson_append_document_end (operations, &d);
 }
 
@@ -395,6 +413,65 @@ pg_migrations (const progress_reading_t *now, bson_t *out, uint32_t *n)
 
 /* ---- draining shards and config-shard transitions ---- */
 
+/* Appends "; " and text to buf (or text alone when buf is empty). */
+static void
+pg_join (char *buf, size_t len, const char *text)
+{
+   size_t used = strlen (buf);
+   if (used + 3 < len)
+      bson_snprintf (buf + used, len - used, "%s%s", used ? "; " : "", text);
+}
+
+/* Why draining shard d (a drains document) cannot finish as things stand (stuck.h), into why and fix ("" when it
+ * can): the balancer stopped or outside its window, every other shard draining, chunks of a zone no shard can take,
+ * jumbo chunks, or databases still to movePrimary once no chunk is left. */
+static void
+pg_drain_stuck (const progress_reading_t *now, const bson_t *d, const char *shard, char *why, char *fix, size_t len)
+{
+   stuck_t st;
+   bson_iter_t it;
+   double left = pg_num0 (d, "chunks"), dbs = pg_num0 (d, "dbs"), jumbo = pg_num0 (d, "jumbo");
+   why[0] = fix[0] = '\0';
+   if (left > 0 && stuck_balancer (&now->balancer, &now->settings, now->now_minutes, &st)) {
+      pg_join (why, len, st.why);
+      pg_join (fix, len, st.fix);
+      return;
+   }
+   if (left > 0 && !bson_empty (&now->shards) &&
+       stuck_no_recipient (&now->shards, NULL, NULL, NULL, NULL, shard, (int64_t) left, &st)) {
+      pg_join (why, len, st.why);
+      pg_join (fix, len, st.fix);
+      return;
+   }
+   if (bson_iter_init_find (&it, d, "stuckZones") && BSON_ITER_HOLDS_ARRAY (&it) && bson_iter_recurse (&it, &it)) {
+      while (bson_iter_next (&it)) {
+         bson_t z;
+         if (!pg_doc_at (&it, &z) ||
+             !stuck_no_recipient (&now->shards, pg_str (&z, "ns"), pg_str (&z, "zone"), pg_str (&z, "min"),
+                                  pg_str (&z, "max"), shard, (int64_t) pg_num0 (&z, "chunks"), &st))
+            continue;
+         pg_join (why, len, st.why);
+         pg_join (fix, len, st.fix);
+      }
+   }
+   if (jumbo > 0) {
+      char to[128];
+      stuck_recipients (&now->shards, NULL, shard, to, sizeof to);
+      stuck_jumbo_draining (shard, (int64_t) jumbo, pg_str (d, "jumboNs"), pg_str (d, "jumboMin"), to, &st);
+      pg_join (why, len, st.why);
+      pg_join (fix, len, st.fix);
+   }
+   if (left <= 0 && dbs > 0) {
+      char text[256];
+      bson_snprintf (text, sizeof text,
+                     "no chunk is left, but %.0f database%s still ha%s %s as primary: the drain ends only once they "
+                     "move",
+                     dbs, dbs == 1 ? "" : "s", dbs == 1 ? "s" : "ve", shard);
+      pg_join (why, len, text);
+      pg_join (fix, len, "db.adminCommand({movePrimary: \"<db>\", to: \"<shard>\"}) for each");
+   }
+}
+
 static void
 pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
 {
@@ -403,7 +480,7 @@ pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
       return;
    while (bson_iter_next (&it)) {
       bson_t d;
-      char caveat[512] = "", phase[96];
+      char caveat[512] = "", phase[96], why[1024], fix[1024];
       if (!pg_doc_at (&it, &d))
          continue;
       const char *shard = pg_str (&d, "shard");
@@ -446,6 +523,9 @@ pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
          pg_caveat (caveat, sizeof caveat, "%s",
                     "databases still have this shard as primary: movePrimary them (the time left counts chunks only)");
       op.caveat = caveat;
+      pg_drain_stuck (now, &d, shard, why, fix, sizeof why);
+      op.stuck = why;
+      op.fix = fix;
       pg_append (out, n, &op);
    }
 }
