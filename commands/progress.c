@@ -236,13 +236,15 @@ pg_append_jumbo_sum (bson_t *group)
 
 /* Runs a find of config.<coll> with filter and limit, into docs (initialised in every case). */
 static bool
-pg_find (sh_ctx_t *ctx, const char *coll, const bson_t *filter, int limit, bson_t *docs, sh_error_t *err)
+pg_find (sh_ctx_t *ctx, progress_reading_t *r, const char *coll, const bson_t *filter, int limit, bson_t *docs,
+         sh_error_t *err)
 {
    bson_t cmd = BSON_INITIALIZER;
    BSON_APPEND_UTF8 (&cmd, "find", coll);
    BSON_APPEND_DOCUMENT (&cmd, "filter", filter);
    if (limit > 0)
       BSON_APPEND_INT32 (&cmd, "limit", limit);
+   r->reads++;
    bool ok = conn_run_docs (ctx, "config", &cmd, CONN_READ, (size_t) (limit > 0 ? limit : 0), docs, NULL, err);
    bson_destroy (&cmd);
    return ok;
@@ -251,7 +253,7 @@ pg_find (sh_ctx_t *ctx, const char *coll, const bson_t *filter, int limit, bson_
 /* One jumbo chunk left on draining shard id, named in d as jumboNs and jumboMin (text): a find of config.chunks, and
  * of config.collections by uuid when the chunk names no ns (5.0+). */
 static bool
-pg_jumbo_example (sh_ctx_t *ctx, const char *id, bson_t *d, sh_error_t *err)
+pg_jumbo_example (sh_ctx_t *ctx, progress_reading_t *r, const char *id, bson_t *d, sh_error_t *err)
 {
    bson_t filter = BSON_INITIALIZER, docs, chunk, colls, coll;
    bson_iter_t it;
@@ -259,7 +261,7 @@ pg_jumbo_example (sh_ctx_t *ctx, const char *id, bson_t *d, sh_error_t *err)
    bool ok;
    BSON_APPEND_UTF8 (&filter, "shard", id);
    BSON_APPEND_BOOL (&filter, "jumbo", true);
-   ok = pg_find (ctx, "chunks", &filter, 1, &docs, err);
+   ok = pg_find (ctx, r, "chunks", &filter, 1, &docs, err);
    bson_destroy (&filter);
    if (ok && cmd_first_doc (&docs, &chunk)) {
       if (bson_iter_init_find (&it, &chunk, "min"))
@@ -270,7 +272,7 @@ pg_jumbo_example (sh_ctx_t *ctx, const char *id, bson_t *d, sh_error_t *err)
       } else if (bson_iter_init_find (&it, &chunk, "uuid")) {
          bson_init (&filter);
          bson_append_value (&filter, "uuid", 4, bson_iter_value (&it));
-         ok = pg_find (ctx, "collections", &filter, 1, &colls, err);
+         ok = pg_find (ctx, r, "collections", &filter, 1, &colls, err);
          bson_destroy (&filter);
          if (ok && cmd_first_doc (&colls, &coll) && bson_iter_init_find (&it, &coll, "_id") &&
              BSON_ITER_HOLDS_UTF8 (&it))
@@ -312,7 +314,8 @@ pg_append_dead (bson_t *d, const bson_t *dead, const char *id)
 /* The chunks of one zone range (tag: a config.tags document) on the draining shards ids, when no shard could take
  * them, as { ns, zone, min, max, shard, chunks } rows appended to dead. */
 static bool
-pg_dead_range (sh_ctx_t *ctx, const bson_t *tag, const char *const *ids, size_t n, bson_t *dead, sh_error_t *err)
+pg_dead_range (sh_ctx_t *ctx, progress_reading_t *r, const bson_t *tag, const char *const *ids, size_t n, bson_t *dead,
+               sh_error_t *err)
 {
    bson_t zmin, zmax, filter = BSON_INITIALIZER, colls, coll, match = BSON_INITIALIZER, group = BSON_INITIALIZER;
    bson_t sub, in, cmd = BSON_INITIALIZER, counts;
@@ -325,7 +328,7 @@ pg_dead_range (sh_ctx_t *ctx, const bson_t *tag, const char *const *ids, size_t 
        !docget_sub (tag, "max", BSON_TYPE_DOCUMENT, &zmax))
       return true;
    BSON_APPEND_UTF8 (&filter, "_id", ns);
-   ok = pg_find (ctx, "collections", &filter, 1, &colls, err);
+   ok = pg_find (ctx, r, "collections", &filter, 1, &colls, err);
    if (!ok || !cmd_first_doc (&colls, &coll))
       goto done;
    cmd_append_chunks_match (&match, &coll);
@@ -348,6 +351,7 @@ pg_dead_range (sh_ctx_t *ctx, const bson_t *tag, const char *const *ids, size_t 
    BSON_APPEND_INT32 (&sub, "$sum", 1);
    bson_append_document_end (&group, &sub);
    pg_append_group (&cmd, "chunks", &match, &group);
+   r->reads++;
    ok = conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &counts, NULL, err);
    if (ok && bson_iter_init (&it, &counts)) {
       bson_iter_t v;
@@ -391,14 +395,15 @@ pg_gather_stuck (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_readi
    bool ok = false;
    size_t probed = 0;
    bson_destroy (&r->shards);
-   if (!pg_find (ctx, "shards", &filter, 0, &r->shards, err))
+   if (!pg_find (ctx, r, "shards", &filter, 0, &r->shards, err))
       goto done;
    BSON_APPEND_INT32 (&cmd, "balancerStatus", 1);
    bson_destroy (&r->balancer);
+   r->reads++;
    if (!conn_run (ctx, "admin", &cmd, CONN_READ, &r->balancer, err))
       goto done;
    BSON_APPEND_UTF8 (&filter, "_id", "balancer");
-   bool got = pg_find (ctx, "settings", &filter, 1, &docs, err);
+   bool got = pg_find (ctx, r, "settings", &filter, 1, &docs, err);
    if (got && cmd_first_doc (&docs, &first)) {
       bson_destroy (&r->settings);
       bson_copy_to (&first, &r->settings);
@@ -413,7 +418,7 @@ pg_gather_stuck (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_readi
       r->now_minutes = tm.tm_hour * 60 + tm.tm_min;
    }
    bson_reinit (&filter);
-   if (!pg_find (ctx, "tags", &filter, PG_MAX_TAGS, &tags, err)) {
+   if (!pg_find (ctx, r, "tags", &filter, PG_MAX_TAGS, &tags, err)) {
       bson_destroy (&tags);
       goto done;
    }
@@ -426,7 +431,7 @@ pg_gather_stuck (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_readi
              stuck_recipients (&r->shards, zone, NULL, NULL, 0) > 0)
             continue;
          probed++;
-         ok = pg_dead_range (ctx, &tag, ids, n, dead, err);
+         ok = pg_dead_range (ctx, r, &tag, ids, n, dead, err);
       }
    }
    bson_destroy (&tags);
@@ -467,6 +472,7 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
    bson_append_document_end (&group, &sub);
    pg_append_group (&cmd, "changelog", &match, &group);
    bson_destroy (&starts);
+   r->reads++;
    if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &starts, NULL, err))
       goto done;
 
@@ -498,6 +504,7 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
    pg_append_recent_sum (&group, "recentBytes", since, "$details.counts.clonedBytes");
    pg_append_group (&cmd, "changelog", &match, &group);
    bson_destroy (&moved);
+   r->reads++;
    if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &moved, NULL, err))
       goto done;
 
@@ -526,6 +533,7 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
       pg_append_group (&cmd, pass ? "databases" : "chunks", &match, &group);
       bson_t *dst = pass ? &dbs : &chunks;
       bson_destroy (dst);
+      r->reads++;
       if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, dst, NULL, err))
          goto done;
    }
@@ -555,7 +563,7 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
       BSON_APPEND_DOUBLE (&d, "windowSecs", (double) window / 1000.0);
       int64_t jumbo = pg_lookup_num (&chunks, ids[i], "jumbo");
       BSON_APPEND_INT64 (&d, "jumbo", jumbo);
-      if (jumbo > 0 && !pg_jumbo_example (ctx, ids[i], &d, err)) {
+      if (jumbo > 0 && !pg_jumbo_example (ctx, r, ids[i], &d, err)) {
          bson_append_document_end (&r->drains, &d);
          goto done;
       }
@@ -605,6 +613,7 @@ cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
    bson_t *results[] = { &r->ops, &r->coordinators, &shards, &colls };
    for (size_t i = 0; i < 4; i++) {
       bson_destroy (results[i]);
+      r->reads++;
       if (!conn_run_docs (ctx, reqs.v[i].db, &reqs.v[i].cmd, reqs.v[i].path, 0, results[i], NULL, err))
          goto done;
    }
@@ -617,6 +626,7 @@ cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
       char key[16];
       const char *k;
       BSON_APPEND_UTF8 (&cmd, "balancerCollectionStatus", ids[i]);
+      r->reads++;
       bool ran = conn_run (ctx, "admin", &cmd, CONN_ADMIN, &reply, err);
       bson_destroy (&cmd);
       if (!ran) {
@@ -814,11 +824,15 @@ const sh_cmd_t cmd_sh_progress = {
    .usage = "sh.progress([{ watch: <bool>, intervalSecs: <1-3600>, count: <n> }])",
    .summary = "Every long operation (resharding, moveCollection, unshardCollection, migrations, drains, "
               "defragmentation, config-shard transitions) with phase, percent, rate and time left",
-   .sends = "admin { aggregate: 1, pipeline: [ { $currentOp: { allUsers: true, idleConnections: false, localOps: "
-            "false } }, { $match: resharding and migration rows } ], cursor: {} }; config find reshardingOperations, "
-            "shards { draining: true }, collections { defragmentCollection: true }; per draining shard config "
-            "aggregates of changelog (removeShard.start, moveChunk.commit), chunks and databases counts; per "
-            "defragmenting collection admin { balancerCollectionStatus }",
+   .sends =
+      "admin { aggregate: 1, pipeline: [ { $currentOp: { allUsers: true, idleConnections: false, localOps: "
+      "false } }, { $match: resharding and migration rows } ], cursor: {} }; config find reshardingOperations, "
+      "shards { draining: true }, collections { defragmentCollection: true }; per draining shard config "
+      "aggregates of changelog (removeShard.start, moveChunk.commit), chunks and databases counts, and for why a drain "
+      "may be stuck config find shards, settings { _id: \"balancer\" }, tags, admin { balancerStatus: 1 }, per "
+      "zone range no shard can take a find of collections and a count of its chunks on the draining shards, per "
+      "draining shard with jumbo chunks a find of one; per "
+      "defragmenting collection admin { balancerCollectionStatus }",
    .example = "sh.progress()",
    .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
    .build = build_progress,

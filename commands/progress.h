@@ -24,6 +24,7 @@ typedef struct {
    bson_t balancer; /* balancerStatus reply */
    bson_t settings; /* config.settings { _id: "balancer" } (empty when none) */
    int now_minutes; /* local time of day in minutes at the reading, for the balancing window; -1 unknown */
+   int reads;       /* commands the gathering sent */
 } progress_reading_t;
 
 void

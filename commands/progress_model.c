@@ -23,6 +23,7 @@ progress_reading_init (progress_reading_t *r)
    bson_init (&r->balancer);
    bson_init (&r->settings);
    r->now_minutes = -1;
+   r->reads = 0;
 }
 
 void

@@ -12,7 +12,7 @@ void
 view_ops_draw (const dash_t *d, const panel_t *p)
 {
    const snap_t *s = &d->snap;
-   char title[64], line[SNAP_TEXT * 2];
+   char title[64], line[SNAP_TEXT * 2 + 1024];
    int y = p->y + 1;
 
    if (p->h <= 0)
@@ -23,10 +23,10 @@ view_ops_draw (const dash_t *d, const panel_t *p)
       const snap_op_t *o = &s->ops[i];
       mvhline (y, p->x, ' ', p->w);
       snap_fmt_op (o, line, sizeof line);
-      if (o->caveat[0])
+      if (o->caveat[0] || o->stuck[0])
          attron (crt_attr (CRT_WARN));
       mvaddnstr (y, p->x + 1, line, p->w - 2);
-      if (o->caveat[0])
+      if (o->caveat[0] || o->stuck[0])
          attroff (crt_attr (CRT_WARN));
    }
 }

@@ -504,18 +504,31 @@ push_history (collect_t *c, snap_t *s, int64_t now_ms)
       } else {
          if (!h->drain)
             h->drain = collect_calloc (SNAP_HIST, sizeof *h->drain);
+         /* a drain that has emptied keeps the readings up to the one that saw it empty: its rate is the one it
+          * left at, not one that decays as the window fills with time in which there was nothing to move */
+         bool done = h->ndrain > 0 && !h->drain[h->ndrain - 1].chunks && !h->drain[h->ndrain - 1].bytes &&
+                     !s->shards[i].chunks && !s->shards[i].data_bytes;
          /* keep one reading at or before the window's start, so the rate spans the whole window */
-         while (h->ndrain >= 2 && (h->drain[1].ms <= now_ms - COLLECT_DRAIN_WINDOW_MS || h->ndrain == SNAP_HIST)) {
+         while (!done && h->ndrain >= 2 &&
+                (h->drain[1].ms <= now_ms - COLLECT_DRAIN_WINDOW_MS || h->ndrain == SNAP_HIST)) {
             memmove (h->drain, h->drain + 1, (size_t) (h->ndrain - 1) * sizeof h->drain[0]);
             h->ndrain--;
          }
-         if (h->ndrain == SNAP_HIST)
-            h->ndrain--;
-         h->drain[h->ndrain].ms = now_ms;
-         h->drain[h->ndrain].bytes = s->shards[i].data_bytes;
-         h->drain[h->ndrain].chunks = s->shards[i].chunks;
-         h->ndrain++;
+         if (!done) {
+            if (h->ndrain == SNAP_HIST)
+               h->ndrain--;
+            h->drain[h->ndrain].ms = now_ms;
+            h->drain[h->ndrain].bytes = s->shards[i].data_bytes;
+            h->drain[h->ndrain].chunks = s->shards[i].chunks;
+            h->ndrain++;
+         }
          collect_drain_progress (&s->shards[i], h->drain, h->ndrain);
+         /* the shared model's verdict (sh.progress's drain row): stuck means no time left can be told */
+         const snap_op_t *op = snap_drain_op (s, s->shards[i].name);
+         if (op && op->stuck[0]) {
+            s->shards[i].drain.stuck = true;
+            s->shards[i].drain.eta_s = -1;
+         }
       }
       if (s->rates_valid) {
          if (h->nhist == SNAP_HIST) {
