@@ -170,6 +170,20 @@ ex_chunks_on (const ex_reading_t *r, const char *id)
    return 0;
 }
 
+/* The collection's jumbo chunks on shard id (per_shard), 0 when none. */
+static double
+ex_jumbo_on (const ex_reading_t *r, const char *id)
+{
+   bson_iter_t p;
+   bson_t ps;
+   const char *pid;
+   if (bson_iter_init (&p, &r->per_shard))
+      while (bson_iter_next (&p))
+         if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = ex_str (&ps, "_id")) && !strcmp (pid, id))
+            return docget_double (&ps, "jumbo", 0, NULL);
+   return 0;
+}
+
 /* The zone ranges without a shard that could take their chunks (stuck.h), for draining shard id: one stuck finding
  * per range holding chunks on it. Returns how many. */
 static int
@@ -220,8 +234,8 @@ ex_diag_draining (const ex_reading_t *r, ex_findings_t *fs)
             ex_add_stuck (fs, "noRecipient", st.why, st.fix, st.why);
             continue;
          }
-         if (ex_diag_dead_zones (r, id, fs))
-            continue;
+         if (ex_diag_dead_zones (r, id, fs) || ex_jumbo_on (r, id) >= chunks)
+            continue; /* stuck findings say it all (the jumbo one follows) */
          bson_snprintf (detail, sizeof detail,
                         "shard %s is draining (removeShard) and still holds %.0f chunk%s of the collection: the "
                         "balancer moves them off first and balances the rest after",

@@ -177,7 +177,7 @@ stuck_jumbo_draining (const char *from, int64_t jumbo, const char *example_ns, c
                   (long long) jumbo, jumbo == 1 ? "" : "s", from);
    bson_snprintf (out->fix, sizeof out->fix,
                   "db.adminCommand({moveChunk: \"%s\", find: %s, to: \"%s\", forceJumbo: true}) for each (or split "
-                  "it and db.adminCommand({clearJumboFlag: …}))",
+                  "it and db.adminCommand({clearJumboFlag: ...}))",
                   example_ns ? example_ns : "<ns>", example_min ? example_min : "<min>", to && to[0] ? to : "<shard>");
    return true;
 }
