@@ -1,0 +1,52 @@
+#!/bin/sh
+# One balance truth on 8.0 (issue 32): a drain held by a jumbo chunk, and by a balancing window that is closed.
+# (8.0 refuses to drain the only shard of a zone with ranges, so the zone case is tests/integration/stuck_44.sh's.)
+# sh.progress(), sh.explainBalance() and the dashboard must say STUCK, why and the same fix (commands/stuck.h), with
+# no time left. One shardsim (8.0 demo), driven round by round with {simBalancer: "round"}.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+. tests/lib.sh
+
+if ! command -v jq > /dev/null 2>&1; then
+   skip "stuck_80" "jq is not installed"
+   exit 0
+fi
+
+run() { NO_COLOR=1 "$SHARDSH" --norc --quiet --yes --json "$SIM_URI/test" --eval "$1" 2>&1; }
+rounds() { for _i in $(seq "$1"); do run 'db.adminCommand({simBalancer: "round"})' > /dev/null; done; }
+
+if ! sim_start --scenario demo --version 8.0; then
+   fail "stuck_80.start" "shardsim did not start"
+   exit 0
+fi
+
+# ---- a jumbo chunk on the draining shard: everything else leaves, it stays ----
+run 'db.getSiblingDB("config").chunks.updateOne({shard: "shard03"}, {$set: {jumbo: true}})' > /dev/null
+run 'sh.removeShard("shard03")' > /dev/null
+rounds 8
+prog=$(run 'sh.progress()' | jq -c '.operations[] | select(.type == "drain")')
+check_contains "stuck_80.progress the drain is stuck on a jumbo chunk" "1 jumbo chunk on draining shard03" \
+   "$(echo "$prog" | jq -r .stuck)"
+check_eq "stuck_80.progress no time left" "null" "$(echo "$prog" | jq -c .etaSec)"
+prog_fix=$(echo "$prog" | jq -r .fix)
+check_contains "stuck_80.progress the fix moves it with forceJumbo (the namespace read through its uuid)" \
+   'moveChunk: "app.events"' "$prog_fix"
+expl=$(run 'sh.explainBalance("app.events")' | jq -c '[.findings[] | select(.stuck != null)][0]')
+check_eq "stuck_80.explain the jumbo finding is stuck" "jumboChunks" "$(echo "$expl" | jq -r .cause)"
+check_eq "stuck_80.explain no drainingShard finding besides it" "null" \
+   "$(run 'sh.explainBalance("app.events")' | jq -c '[.findings[].cause] | index("drainingShard")')"
+dash=$(NO_COLOR=1 "$SHARDSH" --norc --quiet --dashboard --once --json "$SIM_URI" 2> /dev/null |
+   jq -c '.shards[] | select(.shard == "shard03") | .drain')
+check_eq "stuck_80.agree progress, explainBalance and the dashboard give the same fix" \
+   "$prog_fix|$prog_fix|$prog_fix" "$prog_fix|$(echo "$expl" | jq -r .fix)|$(echo "$dash" | jq -r .fix)"
+check_eq "stuck_80.dashboard no time left" "null" "$(echo "$dash" | jq -c .etaSec)"
+
+# ---- a closed balancing window: nothing moves until it opens ----
+start=$(date -d '+2 hours' +%H:00)
+stop=$(date -d '+3 hours' +%H:00)
+run "sh.setBalancerWindow(\"$start\", \"$stop\")" > /dev/null
+prog=$(run 'sh.progress()' | jq -c '.operations[] | select(.type == "drain")')
+check_contains "stuck_80.window outside the window is why nothing moves" "outside the balancing window $start-$stop" \
+   "$(echo "$prog" | jq -r .stuck)"
+check_contains "stuck_80.window the fix widens it" "sh.setBalancerWindow(" "$(echo "$prog" | jq -r .fix)"
+sim_stop
