@@ -176,6 +176,9 @@ sample_server_status (collect_t *c, snap_t *s, int64_t ops[COLLECT_OPS], cmds_re
    bson_strncpy (s->host, docget_utf8 (&reply, "host", ""), sizeof s->host);
    bson_strncpy (s->version, docget_utf8 (&reply, "version", ""), sizeof s->version);
    sscanf (s->version, "%d.%d", &s->vmajor, &s->vminor);
+   /* the router's chunk size (its balancer configuration: what balancerCollectionStatus judges with), 0 when the
+    * reply has none; config.settings chunksize, read next, overrides it (sample_balancer) */
+   s->balancer.chunk_size_bytes = docget_int (&reply, "sharding.maxChunkSizeInBytes", 0);
    read_opcounters (&reply, ops);
    /* this serverStatus is in both: the router counts it before it runs, the driver before it sends it */
    memcpy (rd->own, c->own_n, sizeof rd->own);
@@ -387,8 +390,10 @@ sample_balancer (collect_t *c, snap_t *s, sh_error_t *err)
    bool ok = false;
 
    s->balancer.rounds = -1;
-   s->balancer.chunk_size_bytes =
-      (int64_t) (s->vmajor >= 6 || !s->vmajor ? COLLECT_DEFAULT_RANGE_MB : COLLECT_OLD_DEFAULT_RANGE_MB) * 1024 * 1024;
+   if (s->balancer.chunk_size_bytes <= 0)
+      s->balancer.chunk_size_bytes =
+         (int64_t) (s->vmajor >= 6 || !s->vmajor ? COLLECT_DEFAULT_RANGE_MB : COLLECT_OLD_DEFAULT_RANGE_MB) * 1024 *
+         1024;
    bson_init (&docs);
    if (collect_run_cmd (c, "admin", status, &reply, err)) {
       bson_strncpy (s->balancer.mode, docget_utf8 (&reply, "mode", ""), sizeof s->balancer.mode);

@@ -85,6 +85,7 @@ typedef struct {
    int64_t chunks;           /* total chunks */
    int64_t jumbo;            /* total jumbo chunks */
    int64_t out_of_zone;      /* total chunks outside their zone */
+   int64_t straddling;       /* chunks straddling a zone range's bound (to be split there before they can move) */
    int64_t data_bytes;       /* total data size */
    int64_t docs;             /* total documents */
    double writes_ps;         /* total writes per second */
