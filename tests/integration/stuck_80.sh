@@ -1,5 +1,7 @@
 #!/bin/sh
-# One balance truth on 8.0 (issue 32): a drain held by a jumbo chunk, and by a balancing window that is closed.
+# One balance truth on 8.0 (issue 32): a collection with a chunk straddling a zone boundary judged alike by
+# balancerCollectionStatus, sh.explainBalance, the dashboard and --plan, with the cluster's own chunk size (issue 36);
+# then a drain held by a jumbo chunk, and by a balancing window that is closed.
 # (8.0 refuses to drain the only shard of a zone with ranges, so the zone case is tests/integration/stuck_44.sh's.)
 # sh.progress(), sh.explainBalance() and the dashboard must say STUCK, why and the same fix (commands/stuck.h), with
 # no time left. One shardsim (8.0 demo), driven round by round with {simBalancer: "round"}.
@@ -15,10 +17,33 @@ fi
 run() { NO_COLOR=1 "$SHARDSH" --norc --quiet --yes --json "$SIM_URI/test" --eval "$1" 2>&1; }
 rounds() { for _i in $(seq "$1"); do run 'db.adminCommand({simBalancer: "round"})' > /dev/null; done; }
 
-if ! sim_start --scenario demo --version 8.0; then
+if ! sim_start --scenario demo --version 8.0 --chunk-size-kb 1024; then
    fail "stuck_80.start" "shardsim did not start"
    exit 0
 fi
+
+# ---- the cluster's chunk size: the dashboard judges with what balancerCollectionStatus reports ----
+dash=$(NO_COLOR=1 "$SHARDSH" --norc --quiet --dashboard --once --json "$SIM_URI" 2> /dev/null)
+check_eq "stuck_80.chunksize the dashboard's chunk size is the cluster's" \
+   "$(run 'db.adminCommand({balancerCollectionStatus: "app.orders"})' | jq '.chunkSize * 1048576 | floor')" \
+   "$(echo "$dash" | jq .balancer.chunkSizeBytes)"
+check_contains "stuck_80.chunksize the verdict says so" "3 x range 1.0 MB" \
+   "$(echo "$dash" | jq -r '.collections[] | select(.ns == "app.orders") | .balanceWhy')"
+
+# ---- a zone range whose bound falls inside a chunk: every view says it is not balanced ----
+echo 'sh.updateZoneKeyRange("app.orders", {customer: "c030", ts: MinKey}, {customer: "c040", ts: MinKey}, "SFO")' \
+   > "$TMPD/zone.js"
+out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet --plan -f "$TMPD/zone.js" "$SIM_URI/test" 2>&1)
+check_contains "stuck_80.straddle --plan splits at the bound and moves the piece into the zone" \
+   "move app.orders [{ customer: 'c030', ts: MinKey() }," "$out"
+NO_COLOR=1 "$SHARDSH" --norc --quiet -f "$TMPD/zone.js" "$SIM_URI/test" > /dev/null 2>&1
+check_eq "stuck_80.straddle balancerCollectionStatus says zoneViolation" '[false,"zoneViolation"]' \
+   "$(run 'db.adminCommand({balancerCollectionStatus: "app.orders"})' | jq -c '[.balancerCompliant, .firstComplianceViolation]')"
+check_eq "stuck_80.straddle explainBalance agrees" '[false,"zoneViolation",true]' \
+   "$(run 'sh.explainBalance("app.orders")' | jq -c '[.balanced, .verdict, ([.findings[].cause] | index("chunkStraddlesZone") != null)]')"
+check_eq "stuck_80.straddle the dashboard agrees" '["imbalanced","2 chunks straddle a zone boundary"]' \
+   "$(NO_COLOR=1 "$SHARDSH" --norc --quiet --dashboard --once --json "$SIM_URI" 2> /dev/null |
+      jq -c '.collections[] | select(.ns == "app.orders") | [.balance, .balanceWhy]')"
 
 # ---- a jumbo chunk on the draining shard: everything else leaves, it stays ----
 run 'db.getSiblingDB("config").chunks.updateOne({shard: "shard03"}, {$set: {jumbo: true}})' > /dev/null
