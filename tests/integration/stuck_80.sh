@@ -1,7 +1,8 @@
 #!/bin/sh
 # One balance truth on 8.0 (issue 32): a collection with a chunk straddling a zone boundary judged alike by
 # balancerCollectionStatus, sh.explainBalance, the dashboard and --plan, with the cluster's own chunk size (issue 36);
-# then a drain held by a jumbo chunk, and by a balancing window that is closed.
+# then a drain held by a jumbo chunk, and by a balancing window that is closed; and Ctrl-C on a blocking moveCollection
+# says the operation goes on on the server and how to follow or abort it.
 # (8.0 refuses to drain the only shard of a zone with ranges, so the zone case is tests/integration/stuck_44.sh's.)
 # sh.progress(), sh.explainBalance() and the dashboard must say STUCK, why and the same fix (commands/stuck.h), with
 # no time left. One shardsim (8.0 demo), driven round by round with {simBalancer: "round"}.
@@ -17,7 +18,7 @@ fi
 run() { NO_COLOR=1 "$SHARDSH" --norc --quiet --yes --json "$SIM_URI/test" --eval "$1" 2>&1; }
 rounds() { for _i in $(seq "$1"); do run 'db.adminCommand({simBalancer: "round"})' > /dev/null; done; }
 
-if ! sim_start --scenario demo --version 8.0 --chunk-size-kb 1024; then
+if ! sim_start --scenario demo --version 8.0 --chunk-size-kb 1024 --reshard-ms 4000; then
    fail "stuck_80.start" "shardsim did not start"
    exit 0
 fi
@@ -74,4 +75,24 @@ prog=$(run 'sh.progress()' | jq -c '.operations[] | select(.type == "drain")')
 check_contains "stuck_80.window outside the window is why nothing moves" "outside the balancing window $start-$stop" \
    "$(echo "$prog" | jq -r .stuck)"
 check_contains "stuck_80.window the fix widens it" "sh.setBalancerWindow(" "$(echo "$prog" | jq -r .fix)"
+
+# ---- Ctrl-C on a blocking moveCollection: the shell stops waiting, the server goes on ----
+if command -v tmux > /dev/null 2>&1; then
+   T="tmux -S $TMPD/stuck-tmux.sock"
+   $T new-session -d -s st -x 160 -y 40 "NO_COLOR=1 $(pwd)/$SHARDSH --norc --yes $SIM_URI/test; sleep 30"
+   sleep 1
+   $T send-keys -t st 'sh.moveCollection("logs.archive", "shard01")' Enter
+   sleep 1.5
+   $T send-keys -t st C-c
+   sleep 1
+   screen=$($T capture-pane -t st -p -J 2> /dev/null)
+   check_contains "stuck_80.interrupt Ctrl-C says the moveCollection goes on on the server" \
+      "the moveCollection goes on on the server: follow it with sh.progress()" "$screen"
+   check_contains "stuck_80.interrupt and how to abort it" 'sh.abortMoveCollection("logs.archive")' "$screen"
+   check_eq "stuck_80.interrupt the operation is still running" "moveCollection" \
+      "$(run 'sh.progress()' | jq -r '[.operations[] | select(.type == "moveCollection")][0].type')"
+   $T kill-server 2> /dev/null
+else
+   skip "stuck_80.interrupt" "tmux is not installed"
+fi
 sim_stop
