@@ -41,6 +41,7 @@ typedef struct {
    int key;              /* the key being dispatched (an action bound to two keys tells them apart by it) */
    bool help;            /* the help overlay is open */
    bool paused;          /* sampling stopped; the UI stays live */
+   bool loading;         /* the first sample (a full read of the cluster) is being taken */
    int64_t paused_at_ms;
    bool filtering;                    /* typing a filter */
    char filter[DASH_FILTER_MAX];      /* namespace or shard substring; "" = none */

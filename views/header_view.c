@@ -76,6 +76,10 @@ view_header_draw (const dash_t *d)
    fmt_clock (s->sampled_at_ms, clock, sizeof clock);
    snprintf (buf, sizeof buf, " every %.1fs  last sample %s", d->interval_s, clock);
    put (d, 0, buf);
+   if (d->loading) {
+      put (d, 0, " ");
+      put (d, crt_attr (CRT_PAUSED), " LOADING: the first full read of the cluster (seconds on a large one) ");
+   }
    if (s->stale) {
       snprintf (buf, sizeof buf, " STALE %llds: %s ",
                 (long long) ((d->now_ms - (s->sampled_at_ms ? s->sampled_at_ms : d->now_ms)) / 1000), s->error);

@@ -34,7 +34,9 @@ timeout_for (double interval_s)
 static void
 apply_timeouts (collect_t *c)
 {
-   conn_set_timeouts (c->ctx, timeout_for (c->opts.interval_s));
+   int ms = timeout_for (c->opts.interval_s);
+   /* the first full read may wait long for its replies; a router that does not answer is still found out quickly */
+   conn_set_timeouts_split (c->ctx, ms, c->ever_sampled ? ms : COLLECT_FIRST_READ_MS);
 }
 
 void
@@ -722,7 +724,7 @@ collect_sample (collect_t *c, snap_t *snap)
    apply_timeouts (c);
    c->round_trips = 0;
    c->seq++;
-   c->deadline_mono_ms = t0 + (int64_t) (c->opts.interval_s * 500.0);
+   c->deadline_mono_ms = t0 + (c->ever_sampled ? (int64_t) (c->opts.interval_s * 500.0) : COLLECT_FIRST_READ_MS);
    if (!sample_server_status (c, &s, ops, &rd, &err) || !sample_balancer (c, &s, &err) ||
        !sample_shards (c, &s, &err) || !collect_sample_collections (c, &s, &metas, &nmetas, &err))
       goto done;
@@ -824,6 +826,7 @@ collect_sample (collect_t *c, snap_t *snap)
    bson_init (&tags);
    c->have_tags = true;
    c->full_next = false;
+   c->ever_sampled = true;
    snap_destroy (snap);
    *snap = s;
    memset (&s, 0, sizeof s);
