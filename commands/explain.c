@@ -352,6 +352,22 @@ ex_names_ns (const char *text, const char *ns)
    return false;
 }
 
+/* Whether text names some namespace: a word, a dot and a word that starts with a letter ("app.orders", not "3.4"). */
+static bool
+ex_names_any_ns (const char *text)
+{
+   for (const char *p = text ? strchr (text, '.') : NULL; p; p = strchr (p + 1, '.'))
+      if (p > text && (isalnum ((unsigned char) p[-1]) || p[-1] == '_') &&
+          (isalpha ((unsigned char) p[1]) || p[1] == '_')) {
+         const char *w = p;
+         while (w > text && (isalnum ((unsigned char) w[-1]) || w[-1] == '_' || w[-1] == '-'))
+            w--;
+         if (isalpha ((unsigned char) *w) || *w == '_')
+            return true;
+      }
+   return false;
+}
+
 /* The same range failing again and again (at least STUCK_FAILURES of the recent failures share their min): stuck. */
 static void
 ex_diag_repeated (const ex_reading_t *r, ex_findings_t *fs)
@@ -420,14 +436,14 @@ ex_diag_recent (const ex_reading_t *r, ex_findings_t *fs)
       }
    }
    ex_diag_repeated (r, fs);
-   /* a failed round concerns this collection only when its error names it */
+   /* a failed round concerns this collection when its error names it, or names no collection at all */
    int failed_rounds = 0;
    const char *last_round_err = NULL;
    if (bson_iter_init (&it, &r->rounds)) {
       while (bson_iter_next (&it)) {
          bson_t d;
          if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && cmd_round_failed (&d, true) &&
-             ex_names_ns (ex_str (&d, "details.errmsg"), r->ns)) {
+             (ex_names_ns (ex_str (&d, "details.errmsg"), r->ns) || !ex_names_any_ns (ex_str (&d, "details.errmsg")))) {
             if (!failed_rounds++)
                last_round_err = ex_str (&d, "details.errmsg");
          }
