@@ -57,6 +57,7 @@ pg_keep (const progress_reading_t *r)
    bson_copy_to (&r->balancer, &pg_prev->balancer);
    bson_copy_to (&r->settings, &pg_prev->settings);
    pg_prev->now_minutes = r->now_minutes;
+   bson_copy_to (&r->stalls, &pg_prev->stalls);
 }
 
 /* ---- requests ---- */
@@ -787,6 +788,7 @@ exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
          bson_destroy (&operations);
          break;
       }
+      progress_track_stalls (&r, pg_prev);
       progress_compute (&r, pg_prev, &operations);
       pg_keep (&r);
       progress_reading_destroy (&r);

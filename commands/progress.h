@@ -25,6 +25,8 @@ typedef struct {
    bson_t settings; /* config.settings { _id: "balancer" } (empty when none) */
    int now_minutes; /* local time of day in minutes at the reading, for the balancing window; -1 unknown */
    int reads;       /* commands the gathering sent */
+   bson_t stalls;   /* { <operation key>: { n: <readings in a row without progress>, since: <at_ms of the first> } },
+                     * set by progress_track_stalls */
 } progress_reading_t;
 
 void
@@ -40,6 +42,17 @@ progress_reading_destroy (progress_reading_t *r);
  * same session: rates over the interval between the two. */
 void
 progress_compute (const progress_reading_t *now, const progress_reading_t *prev, bson_t *operations);
+
+/* Pure: sets now->stalls from prev's (may be NULL): an operation whose figures did not move since prev (a drain's
+ * chunks left, a resharding's bytes copied, a migration's step) counts one more reading without progress; after
+ * PROGRESS_STALL_READINGS of them spanning PROGRESS_STALL_SECS (a chunk's migration can take minutes: a few quick
+ * readings prove nothing) progress_compute calls it stuck, unless a known cause says why. Call it before
+ * progress_compute, on every reading of a session (sh.progress's watch, the dashboard's refreshes). */
+void
+progress_track_stalls (progress_reading_t *now, const progress_reading_t *prev);
+
+#define PROGRESS_STALL_READINGS 3
+#define PROGRESS_STALL_SECS 300
 
 /* ---- gathering (commands/progress.c) ---- */
 

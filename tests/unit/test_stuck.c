@@ -153,6 +153,48 @@ main (void)
       bson_destroy (&ops);
       progress_reading_destroy (&r);
    }
+   /* no progress: the same chunks left over PROGRESS_STALL_READINGS readings spanning PROGRESS_STALL_SECS */
+   {
+      progress_reading_t r[5];
+      const char *drain = "{\"0\": {\"shard\": \"s3\", \"chunks\": 5, \"dbs\": 0, \"recentChunks\": 1, "
+                          "\"recentBytes\": 100, \"windowSecs\": 300, \"jumbo\": 0, \"stuckZones\": []}}";
+      for (int i = 0; i < 5; i++) {
+         bson_t ops = BSON_INITIALIZER;
+         progress_reading_init (&r[i]);
+         r[i].at_ms = 1000000 + (int64_t) i * 100000; /* every 100 s */
+         set_json (&r[i].shards, SHARDS_SFO_DRAINING);
+         set_json (&r[i].balancer, "{\"mode\": \"full\"}");
+         set_json (&r[i].drains, drain);
+         set_json (&r[i].ops, "{\"0\": {\"shard\": \"s3\", \"msg\": \"step 4 of 6\", \"command\": "
+                              "{\"_shardsvrMoveRange\": \"app.x\", \"toShard\": \"s1\", \"min\": {\"k\": 1}}}}");
+         progress_track_stalls (&r[i], i ? &r[i - 1] : NULL);
+         progress_compute (&r[i], i ? &r[i - 1] : NULL, &ops);
+         if (i == 2)
+            CHECK_STR ("stuck progress two unchanged readings over 200 s are not a stall", "null",
+                       op_field (&ops, "stuck", b1, sizeof b1));
+         if (i == 3) {
+            CHECK ("stuck progress a migration at the same step for 300 s is stuck",
+                   strstr (op_field (&ops, "stuck", b1, sizeof b1), "no progress over the last 3 readings (300 s)"));
+         }
+         if (i == 4) {
+            bson_iter_t it;
+            bool drain_stuck = false;
+            if (bson_iter_init_find (&it, &ops, "1") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
+               bson_t op;
+               uint32_t len;
+               const uint8_t *data;
+               bson_iter_document (&it, &len, &data);
+               if (bson_init_static (&op, data, len) && bson_iter_init_find (&it, &op, "stuck") &&
+                   BSON_ITER_HOLDS_UTF8 (&it))
+                  drain_stuck = strstr (bson_iter_utf8 (&it, NULL), "no progress over the last 4 readings") != NULL;
+            }
+            CHECK ("stuck progress a drain whose chunks left did not move for 400 s is stuck", drain_stuck);
+         }
+         bson_destroy (&ops);
+      }
+      for (int i = 0; i < 5; i++)
+         progress_reading_destroy (&r[i]);
+   }
    bson_destroy (shards);
    bson_destroy (empty);
    UNIT_EXIT ();

@@ -48,6 +48,7 @@ collect_sample_operations (collect_t *c, snap_t *s, sh_error_t *err)
       bson_destroy (&ops);
       return false;
    }
+   progress_track_stalls (now, c->ops_prev);
    progress_compute (now, c->ops_prev, &ops);
    s->nops = 0;
    s->ops_total = 0;
