@@ -110,6 +110,26 @@ stuck_recipients (const bson_t *shards, const char *zone, const char *except, ch
    return n;
 }
 
+bool
+stuck_shard_draining (const bson_t *shards, const char *id)
+{
+   bson_iter_t it;
+   if (!bson_iter_init (&it, shards))
+      return false;
+   while (bson_iter_next (&it)) {
+      uint32_t len;
+      const uint8_t *data;
+      bson_t sd;
+      const char *sid;
+      if (!BSON_ITER_HOLDS_DOCUMENT (&it))
+         continue;
+      bson_iter_document (&it, &len, &data);
+      if (bson_init_static (&sd, data, len) && (sid = st_str (&sd, "_id")) && !strcmp (sid, id))
+         return st_is (&sd, "draining", true);
+   }
+   return false;
+}
+
 /* The shards of shards holding zone, each with " (draining)" when it drains, comma-separated into buf. */
 static void
 st_zone_shards (const bson_t *shards, const char *zone, char *buf, size_t len)

@@ -40,6 +40,10 @@ stuck_balancer (const bson_t *balancer_status, const bson_t *settings, int now_m
 size_t
 stuck_recipients (const bson_t *shards, const char *zone, const char *except, char *first, size_t first_len);
 
+/* Whether shard id of shards (config.shards documents) is draining. */
+bool
+stuck_shard_draining (const bson_t *shards, const char *id);
+
 /* chunks chunks of ns (NULL: of every collection) on shard from, inside zone's range [min, max) (shell-style texts,
  * NULL when unknown; zone NULL or "": in no zone), must leave from (it drains, or they sit outside their zone): stuck
  * when no shard can take them. The fix adds a shard to the zone or removes the range (with no zone: adds a shard). */

@@ -2,7 +2,8 @@
 # One balance truth on 8.0 (issue 32): a collection with a chunk straddling a zone boundary judged alike by
 # balancerCollectionStatus, sh.explainBalance, the dashboard and --plan, with the cluster's own chunk size (issue 36);
 # then a drain held by a jumbo chunk, and by a balancing window that is closed; and Ctrl-C on a blocking moveCollection
-# says the operation goes on on the server and how to follow or abort it.
+# says the operation goes on on the server and how to follow or abort it; explainBalance names the hot range the
+# dashboard flags.
 # (8.0 refuses to drain the only shard of a zone with ranges, so the zone case is tests/integration/stuck_44.sh's.)
 # sh.progress(), sh.explainBalance() and the dashboard must say STUCK, why and the same fix (commands/stuck.h), with
 # no time left. One shardsim (8.0 demo), driven round by round with {simBalancer: "round"}.
@@ -95,4 +96,14 @@ if command -v tmux > /dev/null 2>&1; then
 else
    skip "stuck_80.interrupt" "tmux is not installed"
 fi
+# ---- a hot range: explainBalance names the one the dashboard flags (inserts at the top of an ascending key) ----
+run 'db.adminCommand({simWorkload: "start", ns: "app.hot", kind: "ascending", rate: 300})' > /dev/null
+sleep 2
+expl=$(run 'sh.explainBalance("app.hot")' | jq -c '[.findings[] | select(.cause == "hotRange")][0]')
+dash=$(NO_COLOR=1 "$SHARDSH" --norc --quiet --dashboard --once --json "$SIM_URI" 2> /dev/null |
+   jq -r '.collections[] | select(.ns == "app.hot") | .hotRange.shard')
+check_contains "stuck_80.hot explainBalance names the hot range" "the chunk whose max is MaxKey, on ${dash:-(no hot range on the dashboard)}," \
+   "$(echo "$expl" | jq -r .detail)"
+check_contains "stuck_80.hot its fix" 'sh.adviseShardKey("app.hot")' "$(echo "$expl" | jq -r .fix)"
+run 'db.adminCommand({simWorkload: "stop"})' > /dev/null
 sim_stop
