@@ -503,6 +503,11 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
    bson_append_document_end (&group, &sub);
    pg_append_recent_sum (&group, "recentChunks", since, NULL);
    pg_append_recent_sum (&group, "recentBytes", since, "$details.counts.clonedBytes");
+   /* all it gave and its last commit: a drain that has emptied keeps the rate it left at */
+   pg_append_recent_sum (&group, "bytes", 0, "$details.counts.clonedBytes");
+   BSON_APPEND_DOCUMENT_BEGIN (&group, "last", &sub);
+   BSON_APPEND_UTF8 (&sub, "$max", "$time");
+   bson_append_document_end (&group, &sub);
    pg_append_group (&cmd, "changelog", &match, &group);
    bson_destroy (&moved);
    r->reads++;
@@ -557,6 +562,9 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
       }
       BSON_APPEND_INT64 (&d, "recentChunks", pg_lookup_num (&moved, ids[i], "recentChunks"));
       BSON_APPEND_INT64 (&d, "recentBytes", pg_lookup_num (&moved, ids[i], "recentBytes"));
+      BSON_APPEND_INT64 (&d, "bytes", pg_lookup_num (&moved, ids[i], "bytes"));
+      if (pg_lookup (&moved, ids[i], "last", &v) && BSON_ITER_HOLDS_DATE_TIME (&v))
+         BSON_APPEND_INT64 (&d, "lastMs", bson_iter_date_time (&v));
       /* the window: the last minutes, or the time since the drain started when that is shorter */
       int64_t window = PG_RECENT_MS;
       if (started > since && r->at_ms > started)

@@ -570,7 +570,12 @@ pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
          pg_caveat (caveat, sizeof caveat, "%s",
                     "the drain's start (removeShard.start) is no longer in config.changelog: percent unknown");
       }
-      if (window > 0) {
+      double started = 0, last = 0;
+      if (left <= 0 && pg_num (&d, "startedMs", &started) && pg_num (&d, "lastMs", &last) && last > started) {
+         /* emptied: the rate it left at, over its whole drain (not one that decays with the idle time since) */
+         op.bytes_per_sec = pg_num0 (&d, "bytes") * 1000.0 / (last - started);
+         op.eta = 0;
+      } else if (window > 0) {
          op.bytes_per_sec = recent_bytes / window;
          if (recent > 0)
             op.eta = left * window / recent;

@@ -195,6 +195,25 @@ main (void)
       for (int i = 0; i < 5; i++)
          progress_reading_destroy (&r[i]);
    }
+   /* a drain that has emptied keeps the rate it left at: the same an hour later */
+   {
+      progress_reading_t r;
+      char at[2][64];
+      progress_reading_init (&r);
+      set_json (&r.drains, "{\"0\": {\"shard\": \"s3\", \"chunks\": 0, \"dbs\": 0, \"startedMs\": 1000000, "
+                           "\"moved\": 10, \"recentChunks\": 0, \"recentBytes\": 0, \"windowSecs\": 300, "
+                           "\"bytes\": 1000000, \"lastMs\": 1100000, \"jumbo\": 0, \"stuckZones\": []}}");
+      for (int k = 0; k < 2; k++) {
+         bson_t ops = BSON_INITIALIZER;
+         r.at_ms = 1200000 + (int64_t) k * 3600000;
+         progress_compute (&r, NULL, &ops);
+         op_field (&ops, "bytesPerSec", at[k], sizeof at[k]);
+         bson_destroy (&ops);
+      }
+      CHECK_STR ("stuck progress an emptied drain's rate is the one it left at", "10000", at[0]);
+      CHECK_STR ("stuck progress and it does not decay an hour later", "10000", at[1]);
+      progress_reading_destroy (&r);
+   }
    bson_destroy (shards);
    bson_destroy (empty);
    UNIT_EXIT ();
