@@ -13,12 +13,12 @@ typedef struct {
    bson_t ops;    /* $currentOp rows: resharding donors/recipients (originatingCommand.reshardCollection) and range
                    * migrations (command._shardsvrMoveRange / command.moveChunk) */
    bson_t coordinators; /* config.reshardingOperations documents */
-   bson_t
-      drains;      /* per draining shard: { shard, chunks: <left>, dbs: <databases it is primary of>, [startedMs],
-                    * moved: <chunks it gave since the start>, recentChunks, recentBytes: <in the last windowSecs> ,
-                    * windowSecs, bytes: <given since the start>, [lastMs: <its last commit>], jumbo: <chunks flagged jumbo
-                    * left>, [jumboNs, jumboMin: <one of them, as      text>], stuckZones: [ { ns, zone, min, max: <shell-style
-                    * texts>, chunks } ] (chunks in a zone range      whose       zone has no shard that could take them) } */
+   /* drains: per draining shard { shard, chunks: <left>, dbs: <databases it is primary of>, [startedMs], moved:
+    * <chunks it gave since the start>, recentChunks, recentBytes: <in the last windowSecs>, windowSecs, bytes:
+    * <given since the start>, [lastMs: <its last commit>], jumbo: <chunks flagged jumbo left>, [jumboNs, jumboMin:
+    * <one of them, as text>], stuckZones: [ { ns, zone, min, max: <shell-style texts>, chunks } ] (chunks in a zone
+    * range whose zone has no shard that could take them) } */
+   bson_t drains;
    bson_t defrags; /* per defragmenting collection: { ns, phase, remaining: <remainingChunksToProcess> } */
    /* Read only while a shard drains, for why its chunks may not move (commands/stuck.h): */
    bson_t shards;   /* config.shards documents { _id, draining, tags } */

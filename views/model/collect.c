@@ -530,11 +530,12 @@ push_history (collect_t *c, snap_t *s, int64_t now_ms)
             h->ndrain++;
          }
          collect_drain_progress (&s->shards[i], h->drain, h->ndrain);
-         /* the shared model's verdict (sh.progress's drain row): stuck means no time left can be told */
+         /* the time left is sh.progress's (its drain row), so the panel and the Operations line say the same; stuck
+          * (the shared model's verdict) means none can be told */
          const snap_op_t *op = snap_drain_op (s, s->shards[i].name);
-         if (op && op->stuck[0]) {
-            s->shards[i].drain.stuck = true;
-            s->shards[i].drain.eta_s = -1;
+         if (op) {
+            s->shards[i].drain.stuck = op->stuck[0] != '\0';
+            s->shards[i].drain.eta_s = op->stuck[0] || op->eta_s < 0 ? -1 : (int64_t) (op->eta_s + 0.5);
          }
       }
       if (s->rates_valid) {
