@@ -93,4 +93,12 @@ check_eq "stuck_44.fixed after the fix the chunk left" '"chunks moved; 1 databas
    "$(echo "$prog" | jq -c .phase)"
 check_contains "stuck_44.fixed what holds it now is the database (movePrimary)" \
    'db.adminCommand({movePrimary: "<db>", to: "<shard>"})' "$(echo "$prog" | jq -r .fix)"
+# a phase longer than the old fixed column ("chunks moved; 1 database to movePrimary"): the columns still line up
+table=$(text 'sh.progress()')
+hdr=$(echo "$table" | grep '^TYPE')
+row=$(echo "$table" | grep '^drain')
+check_eq "stuck_44.progress a long phase keeps the columns (LEFT)" "$(printf '%s' "${hdr%%LEFT*}" | wc -c)" \
+   "$(printf '%s' "${row%%STUCK*}" | wc -c)"
+check_eq "stuck_44.progress a long phase keeps the columns (SHARDS)" "$(printf '%s' "${hdr%%SHARDS*}" | wc -c)" \
+   "$(printf '%s' "${row%%shard02*}" | wc -c)"
 sim_stop
