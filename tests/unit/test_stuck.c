@@ -49,12 +49,12 @@ op_field (const bson_t *ops, const char *name, char *buf, size_t len)
    "[\"SFO\"]}, "                                                                                                      \
    "\"2\": {\"_id\": \"s3\"}}"
 
-int
-main (void)
+/* The model's verdicts and their fixes. */
+static void
+test_verdicts (const bson_t *shards, const bson_t *empty)
 {
    stuck_t st;
-   char first[64], b1[1024];
-   bson_t *shards = json (SHARDS_SFO_DRAINING), *empty = bson_new ();
+   char first[64];
 
    /* recipients: not draining, holding the zone */
    CHECK ("stuck recipients of no zone skip the draining shard", stuck_recipients (shards, NULL, NULL, first, 64) == 2);
@@ -118,6 +118,13 @@ main (void)
           stuck_repeated_failure ("app.x", "from { k: 1 }", 3, "boom", &st) && strstr (st.why, "failed 3 times: boom"));
    CHECK ("stuck no progress over 3 readings", stuck_no_progress (3, 6, &st) && strstr (st.why, "3 readings"));
    CHECK ("stuck 2 readings are not enough", !stuck_no_progress (2, 4, &st));
+}
+
+/* sh.progress's rows carrying the verdicts: stuck drains, stalls over readings, an emptied drain's rate. */
+static void
+test_progress_rows (void)
+{
+   char b1[1024];
 
    /* sh.progress's drain row: stuck, fix, etaSec null; and a drain that moves is not stuck */
    {
@@ -214,6 +221,14 @@ main (void)
       CHECK_STR ("stuck progress and it does not decay an hour later", "10000", at[1]);
       progress_reading_destroy (&r);
    }
+}
+
+int
+main (void)
+{
+   bson_t *shards = json (SHARDS_SFO_DRAINING), *empty = bson_new ();
+   test_verdicts (shards, empty);
+   test_progress_rows ();
    bson_destroy (shards);
    bson_destroy (empty);
    UNIT_EXIT ();
