@@ -73,6 +73,23 @@ check_eq "stuck_44.dashboard the operation agrees" "$dash_fix" \
 check_contains "stuck_44.dashboard text says STUCK" "STUCK: 1 chunk of app.stores" \
    "$(NO_COLOR=1 "$SHARDSH" --norc --quiet --dashboard --once "$SIM_URI" 2> /dev/null)"
 
+if command -v tmux > /dev/null 2>&1; then
+   T="tmux -S $TMPD/stuck-tmux.sock"
+   $T new-session -d -s dash -x 80 -y 24 "NO_COLOR=1 $(pwd)/$SHARDSH --norc --dashboard $SIM_URI; sleep 30"
+   seen=0
+   i=0
+   while [ $i -lt 60 ] && [ "$seen" = 0 ]; do
+      sleep 0.1
+      i=$((i + 1))
+      screen=$($T capture-pane -t dash -p 2> /dev/null)
+      case "$screen" in *"Draining"*"STUCK: 1 chunk of app.stores"*) seen=1 ;; esac
+   done
+   check_eq "stuck_44.dashboard 80x24 shows STUCK in the Draining panel" 1 "$seen"
+   check_not_contains "stuck_44.dashboard 80x24 shows no time left for it" "0s left" "$screen"
+   $T send-keys -t dash q
+   $T kill-server 2> /dev/null
+fi
+
 check_eq "stuck_44.agree the four views give the same fix" "$prog_fix|$prog_fix|$prog_fix|$prog_fix" \
    "$prog_fix|$expl_fix|$dash_fix|$plan_fix"
 
