@@ -5,6 +5,7 @@
  * collection, failed balancer rounds), each with the command that would change it. The reads are bounded: one
  * collection's chunks grouped by shard, its zone ranges (at most EX_MAX_ZONES, two probes each), the last few
  * changelog and actionlog entries. explain_diagnose() is the pure part (reading in, findings out). */
+#include <ctype.h>
 #include <string.h>
 #include <time.h>
 
@@ -13,6 +14,9 @@
 #include "commands/args.h"
 #include "commands/exec.h"
 #include "commands/config_reads.h"
+#include "commands/stuck.h"
+#include "commands/explain_hot.h"
+#include "commands/explain_zones.h"
 #include "shell/lib/docget.h"
 
 #define EX_MAX_ZONES 10
@@ -30,6 +34,7 @@ typedef struct {
    bson_t zones;     /* [ { zone, min, max, shards: [..], straddling: [min of a chunk], outside: n, outsideShard } ] */
    bson_t failures;  /* recent failed moveChunk.from entries of ns, newest first */
    bson_t rounds;    /* the last balancer.round entries */
+   bson_t hot;       /* explain_hot_range's { shard, field, share }, empty when no hot range */
    int now_minutes;  /* local time of day in minutes, for the balancing window */
 } ex_reading_t;
 
@@ -46,6 +51,7 @@ ex_reading_init (ex_reading_t *r, const char *ns)
    bson_init (&r->zones);
    bson_init (&r->failures);
    bson_init (&r->rounds);
+   bson_init (&r->hot);
    r->now_minutes = -1;
 }
 
@@ -61,6 +67,7 @@ ex_reading_destroy (ex_reading_t *r)
    bson_destroy (&r->zones);
    bson_destroy (&r->failures);
    bson_destroy (&r->rounds);
+   bson_destroy (&r->hot);
 }
 
 /* ---- the pure diagnosis ---- */
@@ -91,8 +98,10 @@ typedef struct {
    uint32_t n;
 } ex_findings_t;
 
+/* One finding { rank, cause, detail, fix, stuck }: stuck (NULL: null) says why the chunks it concerns cannot move
+ * as things stand (commands/stuck.h), fix is then the command that changes it. */
 static void
-ex_add (ex_findings_t *f, const char *cause, const char *detail, const char *fix)
+ex_add_stuck (ex_findings_t *f, const char *cause, const char *detail, const char *fix, const char *stuck)
 {
    char key[16];
    const char *k;
@@ -107,7 +116,17 @@ ex_add (ex_findings_t *f, const char *cause, const char *detail, const char *fix
       BSON_APPEND_UTF8 (&d, "fix", fix);
    else
       BSON_APPEND_NULL (&d, "fix");
+   if (stuck)
+      BSON_APPEND_UTF8 (&d, "stuck", stuck);
+   else
+      BSON_APPEND_NULL (&d, "stuck");
    bson_append_document_end (f->out, &d);
+}
+
+static void
+ex_add (ex_findings_t *f, const char *cause, const char *detail, const char *fix)
+{
+   ex_add_stuck (f, cause, detail, fix, NULL);
 }
 
 static int
@@ -129,7 +148,64 @@ ex_json (const bson_iter_t *it, char *buf, size_t len)
       output_format_value_line (bson_iter_value ((bson_iter_t *) it), buf, len);
 }
 
-/* Finding 3: draining shards that still hold chunks of the collection. */
+/* The collection's chunks on shard id (per_shard), 0 when none. */
+static double
+ex_chunks_on (const ex_reading_t *r, const char *id)
+{
+   bson_iter_t p;
+   bson_t ps;
+   const char *pid;
+   if (bson_iter_init (&p, &r->per_shard))
+      while (bson_iter_next (&p))
+         if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = ex_str (&ps, "_id")) && !strcmp (pid, id))
+            return docget_double (&ps, "chunks", 0, NULL);
+   return 0;
+}
+
+/* The collection's jumbo chunks on shard id (per_shard), 0 when none. */
+static double
+ex_jumbo_on (const ex_reading_t *r, const char *id)
+{
+   bson_iter_t p;
+   bson_t ps;
+   const char *pid;
+   if (bson_iter_init (&p, &r->per_shard))
+      while (bson_iter_next (&p))
+         if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = ex_str (&ps, "_id")) && !strcmp (pid, id))
+            return docget_double (&ps, "jumbo", 0, NULL);
+   return 0;
+}
+
+/* The zone ranges without a shard that could take their chunks (stuck.h), for draining shard id: one stuck finding
+ * per range holding chunks on it. Returns how many. */
+static int
+ex_diag_dead_zones (const ex_reading_t *r, const char *id, ex_findings_t *fs)
+{
+   bson_iter_t it, v;
+   int n = 0;
+   if (!bson_iter_init (&it, &r->zones))
+      return 0;
+   while (bson_iter_next (&it)) {
+      bson_t z;
+      char zmin[256] = "", zmax[256] = "", path[200];
+      stuck_t st;
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &z) || !ex_is (&z, "noRecipient", true))
+         continue;
+      bson_snprintf (path, sizeof path, "drainingChunks.%s", id);
+      double chunks = docget_double (&z, path, 0, NULL);
+      if (bson_iter_init_find (&v, &z, "min"))
+         ex_json (&v, zmin, sizeof zmin);
+      if (bson_iter_init_find (&v, &z, "max"))
+         ex_json (&v, zmax, sizeof zmax);
+      if (stuck_no_recipient (&r->shards, r->ns, ex_str (&z, "zone"), zmin, zmax, id, (int64_t) chunks, &st)) {
+         ex_add_stuck (fs, "noRecipient", st.why, st.fix, st.why);
+         n++;
+      }
+   }
+   return n;
+}
+
+/* Finding 3: draining shards that still hold chunks of the collection, stuck when no shard can take them. */
 static void
 ex_diag_draining (const ex_reading_t *r, ex_findings_t *fs)
 {
@@ -137,32 +213,31 @@ ex_diag_draining (const ex_reading_t *r, ex_findings_t *fs)
    char detail[1024];
    if (bson_iter_init (&it, &r->shards)) {
       while (bson_iter_next (&it)) {
-         bson_t sd, ps;
-         bson_iter_t p;
+         bson_t sd;
          const char *id;
-         double chunks = 0;
+         stuck_t st;
          if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = ex_str (&sd, "_id")) ||
              !ex_is (&sd, "draining", true))
             continue;
-         if (bson_iter_init (&p, &r->per_shard)) {
-            while (bson_iter_next (&p)) {
-               const char *pid;
-               if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = ex_str (&ps, "_id")) && !strcmp (pid, id))
-                  chunks = docget_double (&ps, "chunks", 0, NULL);
-            }
+         double chunks = ex_chunks_on (r, id);
+         if (chunks <= 0)
+            continue;
+         if (stuck_no_recipient (&r->shards, r->ns, NULL, NULL, NULL, id, (int64_t) chunks, &st)) {
+            ex_add_stuck (fs, "noRecipient", st.why, st.fix, st.why);
+            continue;
          }
-         if (chunks > 0) {
-            bson_snprintf (detail, sizeof detail,
-                           "shard %s is draining (removeShard) and still holds %.0f chunk%s of the collection: the "
-                           "balancer moves them off first and balances the rest after",
-                           id, chunks, chunks == 1 ? "" : "s");
-            ex_add (fs, "drainingShard", detail, "sh.progress() to follow the drain");
-         }
+         if (ex_diag_dead_zones (r, id, fs) || ex_jumbo_on (r, id) >= chunks)
+            continue; /* stuck findings say it all (the jumbo one follows) */
+         bson_snprintf (detail, sizeof detail,
+                        "shard %s is draining (removeShard) and still holds %.0f chunk%s of the collection: the "
+                        "balancer moves them off first and balances the rest after",
+                        id, chunks, chunks == 1 ? "" : "s");
+         ex_add (fs, "drainingShard", detail, "sh.progress() to follow the drain");
       }
    }
 }
 
-/* Finding 4: jumbo chunks, per shard. */
+/* Finding 4: jumbo chunks, per shard (stuck on a draining shard: the balancer never moves them). */
 static void
 ex_diag_jumbo (const ex_reading_t *r, ex_findings_t *fs)
 {
@@ -192,7 +267,17 @@ ex_diag_jumbo (const ex_reading_t *r, ex_findings_t *fs)
                         "db.getSiblingDB(\"config\").settings.updateOne({_id: \"balancer\"}, {$set: "
                         "{attemptToBalanceJumboChunks: true}}, {upsert: true})",
                         ns, ns, min[0] ? min : "<min>");
-         ex_add (fs, "jumboChunks", detail, fix);
+         stuck_t st;
+         bool on_draining =
+            stuck_recipients (&r->shards, NULL, NULL, NULL, 0) > 0 && stuck_shard_draining (&r->shards, id);
+         if (on_draining) {
+            char to[128];
+            stuck_recipients (&r->shards, NULL, id, to, sizeof to);
+            stuck_jumbo_draining (id, (int64_t) jumbo, ns, min[0] ? min : NULL, to, &st);
+            ex_add_stuck (fs, "jumboChunks", detail, st.fix, st.why);
+         } else {
+            ex_add (fs, "jumboChunks", detail, fix);
+         }
       }
    }
 }
@@ -245,6 +330,75 @@ ex_diag_zones (const ex_reading_t *r, ex_findings_t *fs)
    }
 }
 
+/* Whether text names namespace ns as a whole word (not "app.orders2" for "app.orders"). */
+static bool
+ex_names_ns (const char *text, const char *ns)
+{
+   size_t n = strlen (ns);
+   for (const char *p = text ? strstr (text, ns) : NULL; p; p = strstr (p + 1, ns)) {
+      bool start = p == text || !(isalnum ((unsigned char) p[-1]) || p[-1] == '.' || p[-1] == '_');
+      bool end = !(isalnum ((unsigned char) p[n]) || p[n] == '.' || p[n] == '_' || p[n] == '-');
+      if (start && end)
+         return true;
+   }
+   return false;
+}
+
+/* Whether text names some namespace: a word, a dot and a word that starts with a letter ("app.orders", not "3.4"). */
+static bool
+ex_names_any_ns (const char *text)
+{
+   for (const char *p = text ? strchr (text, '.') : NULL; p; p = strchr (p + 1, '.'))
+      if (p > text && (isalnum ((unsigned char) p[-1]) || p[-1] == '_') &&
+          (isalpha ((unsigned char) p[1]) || p[1] == '_')) {
+         const char *w = p;
+         while (w > text && (isalnum ((unsigned char) w[-1]) || w[-1] == '_' || w[-1] == '-'))
+            w--;
+         if (isalpha ((unsigned char) *w) || *w == '_')
+            return true;
+      }
+   return false;
+}
+
+/* The same range failing again and again (at least STUCK_FAILURES of the recent failures share their min): stuck. */
+static void
+ex_diag_repeated (const ex_reading_t *r, ex_findings_t *fs)
+{
+   char mins[EX_RECENT][256];
+   int counts[EX_RECENT];
+   const char *errs[EX_RECENT];
+   int n = 0;
+   bson_iter_t it, m;
+   if (!bson_iter_init (&it, &r->failures))
+      return;
+   while (bson_iter_next (&it) && n < EX_RECENT) {
+      bson_t d;
+      char min[256] = "";
+      int k;
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !docget_iter (&d, "details.min", &m))
+         continue;
+      ex_json (&m, min, sizeof min);
+      if (!min[0])
+         continue;
+      for (k = 0; k < n && strcmp (mins[k], min); k++)
+         ;
+      if (k == n) {
+         bson_strncpy (mins[n], min, sizeof mins[n]);
+         counts[n] = 0;
+         errs[n] = ex_str (&d, "details.errmsg");
+         n++;
+      }
+      counts[k]++;
+   }
+   for (int k = 0; k < n; k++) {
+      stuck_t st;
+      char range[300];
+      bson_snprintf (range, sizeof range, "from %s", mins[k]);
+      if (stuck_repeated_failure (r->ns, range, counts[k], errs[k], &st))
+         ex_add_stuck (fs, "repeatedMigrationFailure", st.why, st.fix, st.why);
+   }
+}
+
 /* Finding 7: recent failed migrations and failed balancer rounds. */
 static void
 ex_diag_recent (const ex_reading_t *r, ex_findings_t *fs)
@@ -273,20 +427,24 @@ ex_diag_recent (const ex_reading_t *r, ex_findings_t *fs)
                  "has the details");
       }
    }
+   ex_diag_repeated (r, fs);
+   /* a failed round concerns this collection when its error names it, or names no collection at all */
    int failed_rounds = 0;
    const char *last_round_err = NULL;
    if (bson_iter_init (&it, &r->rounds)) {
       while (bson_iter_next (&it)) {
          bson_t d;
-         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && cmd_round_failed (&d, true)) {
+         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && cmd_round_failed (&d, true) &&
+             (ex_names_ns (ex_str (&d, "details.errmsg"), r->ns) || !ex_names_any_ns (ex_str (&d, "details.errmsg")))) {
             if (!failed_rounds++)
                last_round_err = ex_str (&d, "details.errmsg");
          }
       }
    }
    if (failed_rounds) {
-      bson_snprintf (detail, sizeof detail, "%d of the last %d balancer rounds failed; the newest error: %s",
-                     failed_rounds, EX_RECENT, last_round_err ? last_round_err : "(none given)");
+      bson_snprintf (detail, sizeof detail,
+                     "%d of the last %d balancer rounds failed on this collection; the newest error: %s", failed_rounds,
+                     EX_RECENT, last_round_err ? last_round_err : "(none given)");
       ex_add (fs, "failedBalancerRounds", detail, "sh.getRecentFailedRounds(); the config server primary's log");
    }
 }
@@ -323,10 +481,12 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
 
    /* 1. the balancer itself */
    const char *mode = ex_str (&r->balancer, "mode");
+   stuck_t st;
    if ((mode && !strcmp (mode, "off")) || ex_is (&r->settings, "stopped", true)) {
-      ex_add (&fs, "balancerOff",
-              "the balancer is stopped (balancerStatus mode \"off\"): nothing moves in any collection",
-              "sh.startBalancer()");
+      stuck_balancer (&r->balancer, &r->settings, -1, &st);
+      ex_add_stuck (&fs, "balancerOff",
+                    "the balancer is stopped (balancerStatus mode \"off\"): nothing moves in any collection", st.fix,
+                    st.why);
    }
    const char *start = ex_str (&r->settings, "activeWindow.start"), *stop = ex_str (&r->settings, "activeWindow.stop");
    int s = ex_hhmm (start), e = ex_hhmm (stop);
@@ -337,7 +497,8 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
                         "outside the balancing window %s-%s (server-local time, compared with this machine's clock): "
                         "the balancer waits until %s",
                         start, stop, start);
-         ex_add (&fs, "outsideWindow", detail, "sh.setBalancerWindow(\"<start>\", \"<stop>\") to widen it");
+         stuck_balancer (&r->balancer, &r->settings, r->now_minutes, &st);
+         ex_add_stuck (&fs, "outsideWindow", detail, st.fix, st.why[0] ? st.why : detail);
       }
    }
    /* 2. the collection's own settings */
@@ -345,15 +506,14 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
       bson_snprintf (detail, sizeof detail,
                      "the collection is excluded from balancing (config.collections noBalance: true), so no chunk of "
                      "it moves");
-      bson_snprintf (fix, sizeof fix, "sh.enableBalancing(\"%s\")", ns);
-      ex_add (&fs, "noBalance", detail, fix);
+      stuck_no_balance (ns, &st);
+      ex_add_stuck (&fs, "noBalance", detail, st.fix, st.why);
    }
    if (ex_is (&r->coll, "allowMigrations", false) || ex_is (&r->coll, "permitMigrations", false)) {
       bson_snprintf (fix, sizeof fix, "sh.enableMigrations(\"%s\")", ns);
-      ex_add (&fs, "migrationsNotAllowed",
-              "migrations of the collection are not allowed (setAllowMigrations false: config.collections "
-              "allowMigrations/permitMigrations false)",
-              fix);
+      const char *why = "migrations of the collection are not allowed (setAllowMigrations false: config.collections "
+                        "allowMigrations/permitMigrations false)";
+      ex_add_stuck (&fs, "migrationsNotAllowed", why, fix, why);
    }
    ex_diag_draining (r, &fs);
    ex_diag_jumbo (r, &fs);
@@ -366,6 +526,20 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
                      "and moves its chunks itself meanwhile",
                      phase ? phase : "?");
       ex_add (&fs, "defragmenting", detail, "sh.progress() to follow it");
+   }
+   if (!bson_empty (&r->hot)) {
+      /* the hot range the dashboard flags, measured the same way (explain_hot.c) */
+      bson_snprintf (detail, sizeof detail,
+                     "hot range: the inserts go to the top of the key { %s: 1 }: the chunk whose max is MaxKey, on %s, "
+                     "took %.0f%% of the collection's writes over a second (the balancer moves chunks, not writes)",
+                     ex_str (&r->hot, "field"), ex_str (&r->hot, "shard"),
+                     100.0 * docget_double (&r->hot, "share", 0, NULL));
+      bson_snprintf (
+         fix, sizeof fix,
+         "sh.adviseShardKey(\"%s\") for a key that spreads inserts, then sh.reshardCollection(\"%s\", <that "
+         "key>)",
+         ns, ns);
+      ex_add (&fs, "hotRange", detail, fix);
    }
    ex_diag_recent (r, &fs);
    if (!compliant && fs.n == 0) {
@@ -487,149 +661,6 @@ ex_append_per_shard (bson_t *cmd, const bson_t *coll)
    cmd_append_empty (cmd, "cursor");
 }
 
-/* The shards whose tags hold zone, as an array under key. */
-static void
-ex_append_zone_shards (bson_t *doc, const char *key, const bson_t *shards, const char *zone)
-{
-   bson_t arr;
-   bson_iter_t it, t;
-   uint32_t n = 0;
-   BSON_APPEND_ARRAY_BEGIN (doc, key, &arr);
-   if (bson_iter_init (&it, shards)) {
-      while (bson_iter_next (&it)) {
-         bson_t sd;
-         const char *id;
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = ex_str (&sd, "_id")) ||
-             !bson_iter_init_find (&t, &sd, "tags") || !BSON_ITER_HOLDS_ARRAY (&t))
-            continue;
-         bson_iter_t a;
-         bson_iter_recurse (&t, &a);
-         while (bson_iter_next (&a)) {
-            if (BSON_ITER_HOLDS_UTF8 (&a) && !strcmp (bson_iter_utf8 (&a, NULL), zone)) {
-               char key2[16];
-               const char *k;
-               bson_uint32_to_string (n++, &k, key2, sizeof key2);
-               BSON_APPEND_UTF8 (&arr, k, id);
-            }
-         }
-      }
-   }
-   bson_append_array_end (doc, &arr);
-}
-
-/* Probes one zone range: chunks straddling its min or max (find, limit 1 each) and chunks inside it on shards outside
- * the zone (grouped by shard). Appends { zone, min, max, straddling: [bound…], outside, outsideShard } to zones. */
-static bool
-ex_probe_zone (sh_ctx_t *ctx, const bson_t *coll, const bson_t *shards, const bson_t *tag, bson_t *zones, uint32_t i,
-               sh_error_t *err)
-{
-   bson_iter_t it;
-   bson_t zmin, zmax, entry, straddling, zone_shards = BSON_INITIALIZER;
-   const char *zone = ex_str (tag, "tag");
-   char key[16];
-   const char *k;
-   uint32_t ns = 0;
-   bool ok = false;
-   if (!zone || !docget_sub (tag, "min", BSON_TYPE_DOCUMENT, &zmin) ||
-       !docget_sub (tag, "max", BSON_TYPE_DOCUMENT, &zmax)) {
-      bson_destroy (&zone_shards);
-      return true;
-   }
-   ex_append_zone_shards (&zone_shards, "s", shards, zone);
-   bson_uint32_to_string (i, &k, key, sizeof key);
-   BSON_APPEND_DOCUMENT_BEGIN (zones, k, &entry);
-   BSON_APPEND_UTF8 (&entry, "zone", zone);
-   BSON_APPEND_DOCUMENT (&entry, "min", &zmin);
-   BSON_APPEND_DOCUMENT (&entry, "max", &zmax);
-   BSON_APPEND_ARRAY_BEGIN (&entry, "straddling", &straddling);
-   for (int b = 0; b < 2; b++) {
-      const bson_t *bound = b ? &zmax : &zmin;
-      bson_t cmd = BSON_INITIALIZER, filter, lt, gt, docs;
-      bool found = false;
-      BSON_APPEND_UTF8 (&cmd, "find", "chunks");
-      BSON_APPEND_DOCUMENT_BEGIN (&cmd, "filter", &filter);
-      cmd_append_chunks_match (&filter, coll);
-      BSON_APPEND_DOCUMENT_BEGIN (&filter, "min", &lt);
-      BSON_APPEND_DOCUMENT (&lt, "$lt", bound);
-      bson_append_document_end (&filter, &lt);
-      BSON_APPEND_DOCUMENT_BEGIN (&filter, "max", &gt);
-      BSON_APPEND_DOCUMENT (&gt, "$gt", bound);
-      bson_append_document_end (&filter, &gt);
-      bson_append_document_end (&cmd, &filter);
-      BSON_APPEND_INT32 (&cmd, "limit", 1);
-      bool ran = conn_run_docs (ctx, "config", &cmd, CONN_READ, 1, &docs, NULL, err);
-      found = ran && !bson_empty (&docs);
-      bson_destroy (&cmd);
-      bson_destroy (&docs);
-      if (!ran)
-         goto done;
-      if (found) {
-         bson_uint32_to_string (ns++, &k, key, sizeof key);
-         BSON_APPEND_DOCUMENT (&straddling, k, bound);
-      }
-   }
-   bson_append_array_end (&entry, &straddling);
-   /* chunks inside the range on a shard outside the zone */
-   {
-      bson_t cmd = BSON_INITIALIZER, pipeline, stage, match, gte, lte, nin, group, acc, docs, first;
-      BSON_APPEND_UTF8 (&cmd, "aggregate", "chunks");
-      BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
-      BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
-      BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
-      cmd_append_chunks_match (&match, coll);
-      BSON_APPEND_DOCUMENT_BEGIN (&match, "min", &gte);
-      BSON_APPEND_DOCUMENT (&gte, "$gte", &zmin);
-      bson_append_document_end (&match, &gte);
-      BSON_APPEND_DOCUMENT_BEGIN (&match, "max", &lte);
-      BSON_APPEND_DOCUMENT (&lte, "$lte", &zmax);
-      bson_append_document_end (&match, &lte);
-      BSON_APPEND_DOCUMENT_BEGIN (&match, "shard", &nin);
-      if (bson_iter_init_find (&it, &zone_shards, "s"))
-         bson_append_value (&nin, "$nin", -1, bson_iter_value (&it));
-      bson_append_document_end (&match, &nin);
-      bson_append_document_end (&stage, &match);
-      bson_append_document_end (&pipeline, &stage);
-      BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
-      BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
-      BSON_APPEND_UTF8 (&group, "_id", "$shard");
-      BSON_APPEND_DOCUMENT_BEGIN (&group, "n", &acc);
-      BSON_APPEND_INT32 (&acc, "$sum", 1);
-      bson_append_document_end (&group, &acc);
-      bson_append_document_end (&stage, &group);
-      bson_append_document_end (&pipeline, &stage);
-      bson_append_array_end (&cmd, &pipeline);
-      cmd_append_empty (&cmd, "cursor");
-      bool ran = conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &docs, NULL, err);
-      bson_destroy (&cmd);
-      if (!ran) {
-         bson_destroy (&docs);
-         goto done;
-      }
-      double outside = 0;
-      bson_iter_t d;
-      bool named = false;
-      bson_iter_init (&d, &docs);
-      while (bson_iter_next (&d)) {
-         if (docget_iter_sub (&d, BSON_TYPE_DOCUMENT, &first)) {
-            outside += docget_double (&first, "n", 0, NULL);
-            if (!named && ex_str (&first, "_id")) {
-               BSON_APPEND_UTF8 (&entry, "outsideShard", ex_str (&first, "_id"));
-               named = true;
-            }
-         }
-      }
-      cmd_append_number (&entry, "outside", outside);
-      bson_destroy (&docs);
-   }
-   ok = true;
-done:
-   if (!ok)
-      bson_append_array_end (&entry, &straddling);
-   bson_append_document_end (zones, &entry);
-   bson_destroy (&zone_shards);
-   return ok;
-}
-
 static bool
 exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
@@ -681,11 +712,16 @@ exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       }
       bson_iter_t it;
       uint32_t i = 0;
+      bson_destroy (&r.hot);
+      if (!explain_hot_range (ctx, r.ns, &r.coll, (size_t) bson_count_keys (&r.shards), &r.hot, err)) {
+         bson_destroy (&tags);
+         goto done;
+      }
       bson_iter_init (&it, &tags);
       while (bson_iter_next (&it) && i < EX_MAX_ZONES) {
          bson_t tag;
          if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &tag) &&
-             !ex_probe_zone (ctx, &r.coll, &r.shards, &tag, &r.zones, i++, err)) {
+             !explain_probe_zone (ctx, &r.coll, &r.shards, &tag, &r.zones, i++, err)) {
             bson_destroy (&tags);
             goto done;
          }
@@ -721,8 +757,8 @@ exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
             bson_t d;
             if (!docget_iter_sub (&f, BSON_TYPE_DOCUMENT, &d))
                continue;
-            fprintf (ctx->out_fp, "  %lld. %s: %s\n", (long long) docget_double (&d, "rank", 0, NULL),
-                     ex_str (&d, "cause"), ex_str (&d, "detail"));
+            fprintf (ctx->out_fp, "  %lld. %s%s: %s\n", (long long) docget_double (&d, "rank", 0, NULL),
+                     ex_str (&d, "stuck") ? "STUCK " : "", ex_str (&d, "cause"), ex_str (&d, "detail"));
             if (ex_str (&d, "fix"))
                fprintf (ctx->out_fp, "     fix: %s\n", ex_str (&d, "fix"));
          }
@@ -746,7 +782,10 @@ const sh_cmd_t cmd_sh_explain_balance = {
             "\"balancer\" }, collections { _id: <ns> }, shards, tags { ns } (first 10 by min), aggregate changelog "
             "(the last 5 failed moveChunk.from of <ns>), find actionlog (the last 5 balancer rounds); then config "
             "aggregate chunks of <ns> grouped by shard (counts and jumbo) and, per zone range, two bounded finds "
-            "(chunks straddling its bounds) and one grouped count (chunks inside it on shards outside the zone)",
+            "(chunks straddling its bounds) and one grouped count (chunks inside it on shards outside the zone), and "
+            "for a zone no shard can take one grouped count of its chunks; for a ranged key, twice one second apart, "
+            "<db> aggregate [ { $collStats: { latencyStats: {} } } ] and a find of the highest key, then config find "
+            "chunks sorted by max (the hot range)",
    .example = "sh.explainBalance(\"app.events\")",
    .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
    .build = build_explain_balance,

@@ -15,10 +15,13 @@
 #include "shell/lib/docget.h"
 #include "shell/core/interrupt.h"
 #include "commands/progress.h"
+#include "commands/stuck.h"
 
 #define PG_RECENT_MS (5 * 60 * 1000) /* the window of "rate over the last minutes" */
 #define PG_MAX_DRAINS 32
 #define PG_MAX_DEFRAGS 16
+#define PG_MAX_TAGS 1000 /* zone ranges read while a shard drains */
+#define PG_MAX_DEAD 8    /* zone ranges without a recipient probed for chunks on the draining shards */
 
 /* ---- the session's previous reading ---- */
 
@@ -45,6 +48,11 @@ pg_keep (sh_ctx_t *ctx, const progress_reading_t *r)
    bson_copy_to (&r->coordinators, &pg_prev->coordinators);
    bson_copy_to (&r->drains, &pg_prev->drains);
    bson_copy_to (&r->defrags, &pg_prev->defrags);
+   bson_copy_to (&r->shards, &pg_prev->shards);
+   bson_copy_to (&r->balancer, &pg_prev->balancer);
+   bson_copy_to (&r->settings, &pg_prev->settings);
+   pg_prev->now_minutes = r->now_minutes;
+   bson_copy_to (&r->stalls, &pg_prev->stalls);
 }
 
 /* ---- requests ---- */
@@ -201,12 +209,240 @@ pg_lookup_num (const bson_t *docs, const char *id, const char *field)
              : 0;
 }
 
+/* jumbo: { $sum: { $cond: [ { $eq: [ "$jumbo", true ] }, 1, 0 ] } } */
+static void
+pg_append_jumbo_sum (bson_t *group)
+{
+   bson_t acc, sum, cond, eq, args;
+   BSON_APPEND_DOCUMENT_BEGIN (group, "jumbo", &acc);
+   BSON_APPEND_DOCUMENT_BEGIN (&acc, "$sum", &sum);
+   BSON_APPEND_ARRAY_BEGIN (&sum, "$cond", &cond);
+   BSON_APPEND_DOCUMENT_BEGIN (&cond, "0", &eq);
+   BSON_APPEND_ARRAY_BEGIN (&eq, "$eq", &args);
+   BSON_APPEND_UTF8 (&args, "0", "$jumbo");
+   BSON_APPEND_BOOL (&args, "1", true);
+   bson_append_array_end (&eq, &args);
+   bson_append_document_end (&cond, &eq);
+   BSON_APPEND_INT32 (&cond, "1", 1);
+   BSON_APPEND_INT32 (&cond, "2", 0);
+   bson_append_array_end (&sum, &cond);
+   bson_append_document_end (&acc, &sum);
+   bson_append_document_end (group, &acc);
+}
+
+/* Runs a find of config.<coll> with filter and limit, into docs (initialised in every case). */
+static bool
+pg_find (sh_ctx_t *ctx, progress_reading_t *r, const char *coll, const bson_t *filter, int limit, bson_t *docs,
+         sh_error_t *err)
+{
+   bson_t cmd = BSON_INITIALIZER;
+   BSON_APPEND_UTF8 (&cmd, "find", coll);
+   BSON_APPEND_DOCUMENT (&cmd, "filter", filter);
+   if (limit > 0)
+      BSON_APPEND_INT32 (&cmd, "limit", limit);
+   r->reads++;
+   bool ok = conn_run_docs (ctx, "config", &cmd, CONN_READ, (size_t) (limit > 0 ? limit : 0), docs, NULL, err);
+   bson_destroy (&cmd);
+   return ok;
+}
+
+/* One jumbo chunk left on draining shard id, named in d as jumboNs and jumboMin (text): a find of config.chunks, and
+ * of config.collections by uuid when the chunk names no ns (5.0+). */
+static bool
+pg_jumbo_example (sh_ctx_t *ctx, progress_reading_t *r, const char *id, bson_t *d, sh_error_t *err)
+{
+   bson_t filter = BSON_INITIALIZER, docs, chunk, colls, coll;
+   bson_iter_t it;
+   char min[256] = "";
+   bool ok;
+   BSON_APPEND_UTF8 (&filter, "shard", id);
+   BSON_APPEND_BOOL (&filter, "jumbo", true);
+   ok = pg_find (ctx, r, "chunks", &filter, 1, &docs, err);
+   bson_destroy (&filter);
+   if (ok && cmd_first_doc (&docs, &chunk)) {
+      if (bson_iter_init_find (&it, &chunk, "min"))
+         output_format_value_line (bson_iter_value (&it), min, sizeof min);
+      BSON_APPEND_UTF8 (d, "jumboMin", min);
+      if (bson_iter_init_find (&it, &chunk, "ns") && BSON_ITER_HOLDS_UTF8 (&it)) {
+         BSON_APPEND_UTF8 (d, "jumboNs", bson_iter_utf8 (&it, NULL));
+      } else if (bson_iter_init_find (&it, &chunk, "uuid")) {
+         bson_init (&filter);
+         bson_append_value (&filter, "uuid", 4, bson_iter_value (&it));
+         ok = pg_find (ctx, r, "collections", &filter, 1, &colls, err);
+         bson_destroy (&filter);
+         if (ok && cmd_first_doc (&colls, &coll) && bson_iter_init_find (&it, &coll, "_id") &&
+             BSON_ITER_HOLDS_UTF8 (&it))
+            BSON_APPEND_UTF8 (d, "jumboNs", bson_iter_utf8 (&it, NULL));
+         bson_destroy (&colls);
+      }
+   }
+   bson_destroy (&docs);
+   return ok;
+}
+
+/* Appends to d the stuckZones entries of dead ({ ns, zone, min, max, shard, chunks } rows) whose shard is id. */
+static void
+pg_append_dead (bson_t *d, const bson_t *dead, const char *id)
+{
+   bson_t arr, row, e;
+   bson_iter_t it;
+   uint32_t n = 0;
+   BSON_APPEND_ARRAY_BEGIN (d, "stuckZones", &arr);
+   if (bson_iter_init (&it, dead)) {
+      while (bson_iter_next (&it)) {
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &row) || strcmp (docget_utf8 (&row, "shard", ""), id))
+            continue;
+         char key[16];
+         const char *k;
+         bson_iter_t f;
+         bson_uint32_to_string (n++, &k, key, sizeof key);
+         BSON_APPEND_DOCUMENT_BEGIN (&arr, k, &e);
+         bson_iter_init (&f, &row);
+         while (bson_iter_next (&f))
+            if (strcmp (bson_iter_key (&f), "shard"))
+               bson_append_iter (&e, NULL, 0, &f);
+         bson_append_document_end (&arr, &e);
+      }
+   }
+   bson_append_array_end (d, &arr);
+}
+
+/* The chunks of one zone range (tag: a config.tags document) on the draining shards ids, when no shard could take
+ * them, as { ns, zone, min, max, shard, chunks } rows appended to dead. */
+static bool
+pg_dead_range (sh_ctx_t *ctx, progress_reading_t *r, const bson_t *tag, const char *const *ids, size_t n, bson_t *dead,
+               sh_error_t *err)
+{
+   bson_t zmin, zmax, filter = BSON_INITIALIZER, colls, coll, match = BSON_INITIALIZER, group = BSON_INITIALIZER;
+   bson_t sub, in, cmd = BSON_INITIALIZER, counts;
+   const char *ns = docget_utf8 (tag, "ns", NULL), *zone = docget_utf8 (tag, "tag", NULL);
+   char key[16], a[240], b[240];
+   const char *k;
+   bson_iter_t it;
+   bool ok = true;
+   if (!ns || !zone || !docget_sub (tag, "min", BSON_TYPE_DOCUMENT, &zmin) ||
+       !docget_sub (tag, "max", BSON_TYPE_DOCUMENT, &zmax))
+      return true;
+   BSON_APPEND_UTF8 (&filter, "_id", ns);
+   ok = pg_find (ctx, r, "collections", &filter, 1, &colls, err);
+   if (!ok || !cmd_first_doc (&colls, &coll))
+      goto done;
+   cmd_append_chunks_match (&match, &coll);
+   BSON_APPEND_DOCUMENT_BEGIN (&match, "min", &sub);
+   BSON_APPEND_DOCUMENT (&sub, "$gte", &zmin);
+   bson_append_document_end (&match, &sub);
+   BSON_APPEND_DOCUMENT_BEGIN (&match, "max", &sub);
+   BSON_APPEND_DOCUMENT (&sub, "$lte", &zmax);
+   bson_append_document_end (&match, &sub);
+   BSON_APPEND_DOCUMENT_BEGIN (&match, "shard", &sub);
+   BSON_APPEND_ARRAY_BEGIN (&sub, "$in", &in);
+   for (size_t i = 0; i < n; i++) {
+      bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
+      BSON_APPEND_UTF8 (&in, k, ids[i]);
+   }
+   bson_append_array_end (&sub, &in);
+   bson_append_document_end (&match, &sub);
+   BSON_APPEND_UTF8 (&group, "_id", "$shard");
+   BSON_APPEND_DOCUMENT_BEGIN (&group, "n", &sub);
+   BSON_APPEND_INT32 (&sub, "$sum", 1);
+   bson_append_document_end (&group, &sub);
+   pg_append_group (&cmd, "chunks", &match, &group);
+   r->reads++;
+   ok = conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &counts, NULL, err);
+   if (ok && bson_iter_init (&it, &counts)) {
+      bson_iter_t v;
+      bson_iter_init_find (&v, tag, "min");
+      output_format_value_line (bson_iter_value (&v), a, sizeof a);
+      bson_iter_init_find (&v, tag, "max");
+      output_format_value_line (bson_iter_value (&v), b, sizeof b);
+      for (size_t i = 0; i < n; i++) {
+         int64_t c = pg_lookup_num (&counts, ids[i], "n");
+         if (c <= 0)
+            continue;
+         bson_t row;
+         bson_uint32_to_string ((uint32_t) bson_count_keys (dead), &k, key, sizeof key);
+         BSON_APPEND_DOCUMENT_BEGIN (dead, k, &row);
+         BSON_APPEND_UTF8 (&row, "ns", ns);
+         BSON_APPEND_UTF8 (&row, "zone", zone);
+         BSON_APPEND_UTF8 (&row, "min", a);
+         BSON_APPEND_UTF8 (&row, "max", b);
+         BSON_APPEND_UTF8 (&row, "shard", ids[i]);
+         BSON_APPEND_INT64 (&row, "chunks", c);
+         bson_append_document_end (dead, &row);
+      }
+   }
+   bson_destroy (&counts);
+done:
+   bson_destroy (&filter);
+   bson_destroy (&colls);
+   bson_destroy (&match);
+   bson_destroy (&group);
+   bson_destroy (&cmd);
+   return ok;
+}
+
+/* What the stuck model needs while shards drain (progress.h): every shard with its zones, the balancer's state and
+ * settings, and the chunks of zone ranges no shard can take (dead, at most PG_MAX_DEAD ranges probed). */
+static bool
+pg_gather_stuck (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_reading_t *r, bson_t *dead, sh_error_t *err)
+{
+   bson_t filter = BSON_INITIALIZER, cmd = BSON_INITIALIZER, docs, tags, first;
+   bson_iter_t it;
+   bool ok = false;
+   size_t probed = 0;
+   bson_destroy (&r->shards);
+   if (!pg_find (ctx, r, "shards", &filter, 0, &r->shards, err))
+      goto done;
+   BSON_APPEND_INT32 (&cmd, "balancerStatus", 1);
+   bson_destroy (&r->balancer);
+   r->reads++;
+   if (!conn_run (ctx, "admin", &cmd, CONN_READ, &r->balancer, err))
+      goto done;
+   BSON_APPEND_UTF8 (&filter, "_id", "balancer");
+   bool got = pg_find (ctx, r, "settings", &filter, 1, &docs, err);
+   if (got && cmd_first_doc (&docs, &first)) {
+      bson_destroy (&r->settings);
+      bson_copy_to (&first, &r->settings);
+   }
+   bson_destroy (&docs);
+   if (!got)
+      goto done;
+   {
+      time_t t = time (NULL);
+      struct tm tm;
+      localtime_r (&t, &tm);
+      r->now_minutes = tm.tm_hour * 60 + tm.tm_min;
+   }
+   bson_reinit (&filter);
+   if (!pg_find (ctx, r, "tags", &filter, PG_MAX_TAGS, &tags, err)) {
+      bson_destroy (&tags);
+      goto done;
+   }
+   ok = true;
+   if (bson_iter_init (&it, &tags)) {
+      while (ok && bson_iter_next (&it) && probed < PG_MAX_DEAD) {
+         bson_t tag;
+         const char *zone;
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &tag) || !(zone = docget_utf8 (&tag, "tag", NULL)) ||
+             stuck_recipients (&r->shards, zone, NULL, NULL, 0) > 0)
+            continue;
+         probed++;
+         ok = pg_dead_range (ctx, r, &tag, ids, n, dead, err);
+      }
+   }
+   bson_destroy (&tags);
+done:
+   bson_destroy (&filter);
+   bson_destroy (&cmd);
+   return ok;
+}
+
 /* Appends the figures of the draining shards (ids) to r->drains. */
 static bool
 pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_reading_t *r, sh_error_t *err)
 {
    bson_t match = BSON_INITIALIZER, group = BSON_INITIALIZER, in, sub, ors, br, cmd = BSON_INITIALIZER;
-   bson_t starts, moved, chunks, dbs;
+   bson_t starts, moved, chunks, dbs, dead = BSON_INITIALIZER;
    bool ok = false;
    int64_t since = r->at_ms - PG_RECENT_MS;
    char key[16];
@@ -232,6 +468,7 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
    bson_append_document_end (&group, &sub);
    pg_append_group (&cmd, "changelog", &match, &group);
    bson_destroy (&starts);
+   r->reads++;
    if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &starts, NULL, err))
       goto done;
 
@@ -261,8 +498,14 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
    bson_append_document_end (&group, &sub);
    pg_append_recent_sum (&group, "recentChunks", since, NULL);
    pg_append_recent_sum (&group, "recentBytes", since, "$details.counts.clonedBytes");
+   /* all it gave and its last commit: a drain that has emptied keeps the rate it left at */
+   pg_append_recent_sum (&group, "bytes", 0, "$details.counts.clonedBytes");
+   BSON_APPEND_DOCUMENT_BEGIN (&group, "last", &sub);
+   BSON_APPEND_UTF8 (&sub, "$max", "$time");
+   bson_append_document_end (&group, &sub);
    pg_append_group (&cmd, "changelog", &match, &group);
    bson_destroy (&moved);
+   r->reads++;
    if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &moved, NULL, err))
       goto done;
 
@@ -286,13 +529,18 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
       BSON_APPEND_DOCUMENT_BEGIN (&group, "n", &sub);
       BSON_APPEND_INT32 (&sub, "$sum", 1);
       bson_append_document_end (&group, &sub);
+      if (!pass)
+         pg_append_jumbo_sum (&group);
       pg_append_group (&cmd, pass ? "databases" : "chunks", &match, &group);
       bson_t *dst = pass ? &dbs : &chunks;
       bson_destroy (dst);
+      r->reads++;
       if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, dst, NULL, err))
          goto done;
    }
 
+   if (!pg_gather_stuck (ctx, ids, n, r, &dead, err))
+      goto done;
    for (size_t i = 0; i < n; i++) {
       bson_t d;
       bson_iter_t v;
@@ -309,11 +557,21 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
       }
       BSON_APPEND_INT64 (&d, "recentChunks", pg_lookup_num (&moved, ids[i], "recentChunks"));
       BSON_APPEND_INT64 (&d, "recentBytes", pg_lookup_num (&moved, ids[i], "recentBytes"));
+      BSON_APPEND_INT64 (&d, "bytes", pg_lookup_num (&moved, ids[i], "bytes"));
+      if (pg_lookup (&moved, ids[i], "last", &v) && BSON_ITER_HOLDS_DATE_TIME (&v))
+         BSON_APPEND_INT64 (&d, "lastMs", bson_iter_date_time (&v));
       /* the window: the last minutes, or the time since the drain started when that is shorter */
       int64_t window = PG_RECENT_MS;
       if (started > since && r->at_ms > started)
          window = r->at_ms - started;
       BSON_APPEND_DOUBLE (&d, "windowSecs", (double) window / 1000.0);
+      int64_t jumbo = pg_lookup_num (&chunks, ids[i], "jumbo");
+      BSON_APPEND_INT64 (&d, "jumbo", jumbo);
+      if (jumbo > 0 && !pg_jumbo_example (ctx, r, ids[i], &d, err)) {
+         bson_append_document_end (&r->drains, &d);
+         goto done;
+      }
+      pg_append_dead (&d, &dead, ids[i]);
       bson_append_document_end (&r->drains, &d);
    }
    ok = true;
@@ -325,6 +583,7 @@ done:
    bson_destroy (&moved);
    bson_destroy (&chunks);
    bson_destroy (&dbs);
+   bson_destroy (&dead);
    return ok;
 }
 
@@ -358,6 +617,7 @@ cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
    bson_t *results[] = { &r->ops, &r->coordinators, &shards, &colls };
    for (size_t i = 0; i < 4; i++) {
       bson_destroy (results[i]);
+      r->reads++;
       if (!conn_run_docs (ctx, reqs.v[i].db, &reqs.v[i].cmd, reqs.v[i].path, 0, results[i], NULL, err))
          goto done;
    }
@@ -380,6 +640,7 @@ cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
       char key[16];
       const char *k;
       BSON_APPEND_UTF8 (&cmd, "balancerCollectionStatus", ids[i]);
+      r->reads++;
       bool ran = conn_run (ctx, "admin", &cmd, CONN_ADMIN, &reply, err);
       bson_destroy (&cmd);
       if (!ran) {
@@ -429,49 +690,88 @@ pg_field (const bson_t *op, const char *key, char *buf, size_t len)
    return buf;
 }
 
+/* One operation's cells, formatted for the table. */
+typedef struct {
+   char type[32], ns[256], shard[512], phase[160], pct[16], rate[32], eta[32], caveat[1024], stuck[1024], fix[1024];
+} pg_row_t;
+
+static void
+pg_format_row (const bson_t *op, pg_row_t *row)
+{
+   bool present;
+   double v;
+   bson_strncpy (row->pct, "-", sizeof row->pct);
+   bson_strncpy (row->rate, "-", sizeof row->rate);
+   bson_strncpy (row->eta, "?", sizeof row->eta); /* unknown is "?", never 0 */
+   pg_field (op, "type", row->type, sizeof row->type);
+   if (!pg_field (op, "ns", row->ns, sizeof row->ns)[0])
+      bson_strncpy (row->ns, "-", sizeof row->ns);
+   pg_field (op, "shard", row->shard, sizeof row->shard);
+   pg_field (op, "phase", row->phase, sizeof row->phase);
+   pg_field (op, "caveat", row->caveat, sizeof row->caveat);
+   pg_field (op, "stuck", row->stuck, sizeof row->stuck);
+   pg_field (op, "fix", row->fix, sizeof row->fix);
+   v = docget_double (op, "percent", 0, &present);
+   if (present)
+      bson_snprintf (row->pct, sizeof row->pct, "%.1f%%", v);
+   v = docget_double (op, "bytesPerSec", 0, &present);
+   if (present) {
+      cmd_format_bytes (v, row->rate, sizeof row->rate - 2);
+      strcat (row->rate, "/s");
+   }
+   v = docget_double (op, "etaSec", 0, &present);
+   if (row->stuck[0])
+      bson_strncpy (row->eta, "STUCK", sizeof row->eta);
+   else if (present)
+      bson_snprintf (row->eta, sizeof row->eta,
+                     v >= 3600 ? "%.0fh%02.0fm"
+                     : v >= 60 ? "%.0fm%02.0fs"
+                               : "%.0fs",
+                     v >= 3600 ? (double) ((int64_t) v / 3600)
+                     : v >= 60 ? (double) ((int64_t) v / 60)
+                               : v,
+                     v >= 3600 ? (double) (((int64_t) v % 3600) / 60) : (double) ((int64_t) v % 60));
+}
+
+/* The table: each column as wide as its widest cell (a long phase widens its column instead of pushing the others
+ * out of line); a stuck operation shows STUCK as its time left, then why and the fix on their own lines. */
 static void
 pg_print_table (sh_ctx_t *ctx, const bson_t *operations)
 {
    bson_iter_t it;
-   bool any = false;
+   size_t n = 0, k = 0;
+   int w[6] = { 4, 9, 5, 4, 4, 4 }; /* TYPE NAMESPACE PHASE DONE RATE LEFT */
    bson_iter_init (&it, operations);
-   while (bson_iter_next (&it)) {
+   while (bson_iter_next (&it))
+      n++;
+   if (!n) {
+      fprintf (ctx->out_fp, "no long operation is running\n");
+      return;
+   }
+   pg_row_t *rows = bson_malloc0 (n * sizeof *rows);
+   bson_iter_init (&it, operations);
+   while (bson_iter_next (&it) && k < n) {
       bson_t op;
-      char type[32], ns[256], shard[512], phase[96], caveat[1024], pct[16] = "-", rate[32] = "-", eta[32] = "-";
-      bool present;
-      double v;
       if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &op))
          continue;
-      if (!any)
-         fprintf (ctx->out_fp, "%-19s %-16s %-26s %-7s %-11s %-8s %s\n", "TYPE", "NAMESPACE", "PHASE", "DONE", "RATE",
-                  "LEFT", "SHARDS");
-      any = true;
-      v = docget_double (&op, "percent", 0, &present);
-      if (present)
-         bson_snprintf (pct, sizeof pct, "%.1f%%", v);
-      v = docget_double (&op, "bytesPerSec", 0, &present);
-      if (present) {
-         cmd_format_bytes (v, rate, sizeof rate - 2);
-         strcat (rate, "/s");
-      }
-      v = docget_double (&op, "etaSec", 0, &present);
-      if (present)
-         bson_snprintf (eta, sizeof eta,
-                        v >= 3600 ? "%.0fh%02.0fm"
-                        : v >= 60 ? "%.0fm%02.0fs"
-                                  : "%.0fs",
-                        v >= 3600 ? (double) ((int64_t) v / 3600)
-                        : v >= 60 ? (double) ((int64_t) v / 60)
-                                  : v,
-                        v >= 3600 ? (double) (((int64_t) v % 3600) / 60) : (double) ((int64_t) v % 60));
-      fprintf (ctx->out_fp, "%-19s %-16s %-26s %-7s %-11s %-8s %s\n", pg_field (&op, "type", type, sizeof type),
-               pg_field (&op, "ns", ns, sizeof ns)[0] ? ns : "-", pg_field (&op, "phase", phase, sizeof phase), pct,
-               rate, eta, pg_field (&op, "shard", shard, sizeof shard));
-      if (pg_field (&op, "caveat", caveat, sizeof caveat)[0])
-         fprintf (ctx->out_fp, "    caveat: %s\n", caveat);
+      pg_row_t *r = &rows[k++];
+      pg_format_row (&op, r);
+      const char *cells[6] = { r->type, r->ns, r->phase, r->pct, r->rate, r->eta };
+      for (int c = 0; c < 6; c++)
+         w[c] = (int) strlen (cells[c]) > w[c] ? (int) strlen (cells[c]) : w[c];
    }
-   if (!any)
-      fprintf (ctx->out_fp, "no long operation is running\n");
+   fprintf (ctx->out_fp, "%-*s %-*s %-*s %-*s %-*s %-*s %s\n", w[0], "TYPE", w[1], "NAMESPACE", w[2], "PHASE", w[3],
+            "DONE", w[4], "RATE", w[5], "LEFT", "SHARDS");
+   for (size_t i = 0; i < k; i++) {
+      const pg_row_t *r = &rows[i];
+      fprintf (ctx->out_fp, "%-*s %-*s %-*s %-*s %-*s %-*s %s\n", w[0], r->type, w[1], r->ns, w[2], r->phase, w[3],
+               r->pct, w[4], r->rate, w[5], r->eta, r->shard);
+      if (r->stuck[0])
+         fprintf (ctx->out_fp, "    STUCK: %s\n    fix: %s\n", r->stuck, r->fix);
+      if (r->caveat[0])
+         fprintf (ctx->out_fp, "    caveat: %s\n", r->caveat);
+   }
+   bson_free (rows);
 }
 
 static bool
@@ -501,6 +801,7 @@ exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
          bson_destroy (&operations);
          break;
       }
+      progress_track_stalls (&r, ctx->session.progress_prev);
       progress_compute (&r, ctx->session.progress_prev, &operations);
       pg_keep (ctx, &r);
       progress_reading_destroy (&r);
@@ -538,11 +839,15 @@ const sh_cmd_t cmd_sh_progress = {
    .usage = "sh.progress([{ watch: <bool>, intervalSecs: <1-3600>, count: <n> }])",
    .summary = "Every long operation (resharding, moveCollection, unshardCollection, migrations, drains, "
               "defragmentation, config-shard transitions) with phase, percent, rate and time left",
-   .sends = "admin { aggregate: 1, pipeline: [ { $currentOp: { allUsers: true, idleConnections: false, localOps: "
-            "false } }, { $match: resharding and migration rows } ], cursor: {} }; config find reshardingOperations, "
-            "shards { draining: true }, collections { defragmentCollection: true }; per draining shard config "
-            "aggregates of changelog (removeShard.start, moveChunk.commit), chunks and databases counts; per "
-            "defragmenting collection admin { balancerCollectionStatus }",
+   .sends =
+      "admin { aggregate: 1, pipeline: [ { $currentOp: { allUsers: true, idleConnections: false, localOps: "
+      "false } }, { $match: resharding and migration rows } ], cursor: {} }; config find reshardingOperations, "
+      "shards { draining: true }, collections { defragmentCollection: true }; per draining shard config "
+      "aggregates of changelog (removeShard.start, moveChunk.commit), chunks and databases counts, and for why a drain "
+      "may be stuck config find shards, settings { _id: \"balancer\" }, tags, admin { balancerStatus: 1 }, per "
+      "zone range no shard can take a find of collections and a count of its chunks on the draining shards, per "
+      "draining shard with jumbo chunks a find of one; per "
+      "defragmenting collection admin { balancerCollectionStatus }",
    .example = "sh.progress()",
    .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,
    .build = build_progress,

@@ -13,11 +13,22 @@ typedef struct progress_reading {
    bson_t ops;    /* $currentOp rows: resharding donors/recipients (originatingCommand.reshardCollection) and range
                    * migrations (command._shardsvrMoveRange / command.moveChunk) */
    bson_t coordinators; /* config.reshardingOperations documents */
-   bson_t drains;       /* per draining shard: { shard, chunks: <left>, dbs: <databases it is primary of>, [startedMs],
-                         * moved: <chunks it gave since the start>, recentChunks, recentBytes: <in the last windowSecs> ,
-                         * windowSecs } */
-   bson_t defrags;      /* per defragmenting collection: { ns, phase, remaining: <remainingChunksToProcess> } */
-   int version[2];      /* the server's major and minor version when a shard drains ({0, 0}: not known) */
+   /* drains: per draining shard { shard, chunks: <left>, dbs: <databases it is primary of>, [startedMs], moved:
+    * <chunks it gave since the start>, recentChunks, recentBytes: <in the last windowSecs>, windowSecs, bytes:
+    * <given since the start>, [lastMs: <its last commit>], jumbo: <chunks flagged jumbo left>, [jumboNs, jumboMin:
+    * <one of them, as text>], stuckZones: [ { ns, zone, min, max: <shell-style texts>, chunks } ] (chunks in a zone
+    * range whose zone has no shard that could take them) } */
+   bson_t drains;
+   bson_t defrags; /* per defragmenting collection: { ns, phase, remaining: <remainingChunksToProcess> } */
+   /* Read only while a shard drains, for why its chunks may not move (commands/stuck.h): */
+   bson_t shards;   /* config.shards documents { _id, draining, tags } */
+   bson_t balancer; /* balancerStatus reply */
+   bson_t settings; /* config.settings { _id: "balancer" } (empty when none) */
+   int now_minutes; /* local time of day in minutes at the reading, for the balancing window; -1 unknown */
+   int reads;       /* commands the gathering sent */
+   int version[2];  /* the server's major and minor version when a shard drains ({0, 0}: not known) */
+   bson_t stalls;   /* { <operation key>: { n: <readings in a row without progress>, since: <at_ms of the first> } },
+                     * set by progress_track_stalls */
 } progress_reading_t;
 
 void
@@ -27,11 +38,23 @@ progress_reading_destroy (progress_reading_t *r);
 
 /* Pure: appends to operations (an array document, initialised by the caller) one document per long operation of
  * now, in the order resharding-like operations, migrations, drains and config-shard transitions, defragmentations:
- * { type, ns, shard, phase, percent, bytesPerSec, etaSec, caveat } with null where a figure is unknown or known to
- * be unreliable (caveat then says why). prev (may be NULL) is an earlier reading of the same session: rates over the
- * interval between the two. */
+ * { type, ns, shard, phase, percent, bytesPerSec, etaSec, caveat, stuck, fix } with null where a figure is unknown or
+ * known to be unreliable (caveat then says why); stuck says why an operation cannot finish as things stand and fix the
+ * command that changes it (both null otherwise; etaSec is then null). prev (may be NULL) is an earlier reading of the
+ * same session: rates over the interval between the two. */
 void
 progress_compute (const progress_reading_t *now, const progress_reading_t *prev, bson_t *operations);
+
+/* Pure: sets now->stalls from prev's (may be NULL): an operation whose figures did not move since prev (a drain's
+ * chunks left, a resharding's bytes copied, a migration's step) counts one more reading without progress; after
+ * PROGRESS_STALL_READINGS of them spanning PROGRESS_STALL_SECS (a chunk's migration can take minutes: a few quick
+ * readings prove nothing) progress_compute calls it stuck, unless a known cause says why. Call it before
+ * progress_compute, on every reading of a session (sh.progress's watch, the dashboard's refreshes). */
+void
+progress_track_stalls (progress_reading_t *now, const progress_reading_t *prev);
+
+#define PROGRESS_STALL_READINGS 3
+#define PROGRESS_STALL_SECS 300
 
 /* ---- gathering (commands/progress.c) ---- */
 

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "commands/progress.h"
+#include "commands/stuck.h"
+#include "shell/core/output.h"
 
 #define PG_MAX_GROUPS 64
 #define PG_MAX_SHARDS 64
@@ -19,6 +21,12 @@ progress_reading_init (progress_reading_t *r)
    bson_init (&r->coordinators);
    bson_init (&r->drains);
    bson_init (&r->defrags);
+   bson_init (&r->shards);
+   bson_init (&r->balancer);
+   bson_init (&r->settings);
+   r->now_minutes = -1;
+   r->reads = 0;
+   bson_init (&r->stalls);
 }
 
 void
@@ -28,6 +36,10 @@ progress_reading_destroy (progress_reading_t *r)
    bson_destroy (&r->coordinators);
    bson_destroy (&r->drains);
    bson_destroy (&r->defrags);
+   bson_destroy (&r->shards);
+   bson_destroy (&r->balancer);
+   bson_destroy (&r->settings);
+   bson_destroy (&r->stalls);
 }
 
 /* ---- small readers ---- */
@@ -75,6 +87,43 @@ pg_doc_at (const bson_iter_t *it, bson_t *doc)
       return false;
    bson_iter_document (it, &len, &data);
    return bson_init_static (doc, data, len);
+}
+
+/* "migration <ns> <from> -> <to> <min>" of a migration row, into key; false when the row is not a migration. */
+static bool
+pg_migration_key (const bson_t *row, char *key, size_t len)
+{
+   const char *ns = pg_str (row, "command._shardsvrMoveRange");
+   const char *from, *to;
+   char min[256] = "";
+   bson_iter_t it, f;
+   if (!ns)
+      ns = pg_str (row, "command.moveChunk");
+   if (!ns)
+      return false;
+   from = pg_str (row, "command.fromShard");
+   if (!from)
+      from = pg_str (row, "shard");
+   to = pg_str (row, "command.toShard");
+   if (bson_iter_init (&it, row) && bson_iter_find_descendant (&it, "command.min", &f))
+      output_format_value_line (bson_iter_value (&f), min, sizeof min);
+   bson_snprintf (key, len, "migration %s %s -> %s %s", ns, from ? from : "?", to ? to : "?", min);
+   return true;
+}
+
+static bool
+pg_stall_get (const progress_reading_t *r, const char *key, int *n, int64_t *since);
+
+/* A stall of key in now long enough to call the operation stuck (stuck.h), into st. */
+static bool
+pg_stalled (const progress_reading_t *now, const char *key, stuck_t *st)
+{
+   int n = 0;
+   int64_t since = 0;
+   stuck_clear (st);
+   return pg_stall_get (now, key, &n, &since) && n >= PROGRESS_STALL_READINGS &&
+          now->at_ms - since >= PROGRESS_STALL_SECS * 1000 &&
+          stuck_no_progress (n, (double) (now->at_ms - since) / 1000.0, st);
 }
 
 /* ---- resharding-like operations: rows grouped by namespace ---- */
@@ -209,6 +258,7 @@ typedef struct {
    const char *phase;
    double percent, bytes_per_sec, eta; /* < 0: null */
    const char *caveat;                 /* NULL or "": null */
+   const char *stuck, *fix;            /* why it cannot finish as things stand, what changes it; NULL: null */
 } pg_op_t;
 
 static void
@@ -231,7 +281,9 @@ pg_append (bson_t *operations, uint32_t *n, const pg_op_t *op)
       BSON_APPEND_DOUBLE (&d, "bytesPerSec", floor (op->bytes_per_sec + 0.5));
    else
       BSON_APPEND_NULL (&d, "bytesPerSec");
-   if (op->eta >= 0 && op->eta < 2147483647.0)
+   if (op->stuck && op->stuck[0])
+      BSON_APPEND_NULL (&d, "etaSec"); /* it will not end as things stand */
+   else if (op->eta >= 0 && op->eta < 2147483647.0)
       BSON_APPEND_INT32 (&d, "etaSec", (int32_t) (op->eta + 0.5)); /* a plain number in JavaScript, not a Long */
    else if (op->eta >= 0 && op->eta < 9.2e18)
       BSON_APPEND_INT64 (&d, "etaSec", (int64_t) (op->eta + 0.5));
@@ -241,6 +293,13 @@ pg_append (bson_t *operations, uint32_t *n, const pg_op_t *op)
       BSON_APPEND_UTF8 (&d, "caveat", op->caveat);
    else
       BSON_APPEND_NULL (&d, "caveat");
+   if (op->stuck && op->stuck[0]) {
+      BSON_APPEND_UTF8 (&d, "stuck", op->stuck);
+      BSON_APPEND_UTF8 (&d, "fix", op->fix ? op->fix : "");
+   } else {
+      BSON_APPEND_NULL (&d, "stuck");
+      BSON_APPEND_NULL (&d, "fix");
+   }
    bson_append_document_end (operations, &d);
 }
 
@@ -350,6 +409,13 @@ pg_reshards (const progress_reading_t *now, const progress_reading_t *prev, bson
          pg_caveat (caveat, sizeof caveat, "%s", "no estimate before the recipients have copied data");
       }
       op.caveat = caveat;
+      char key[600];
+      stuck_t st;
+      bson_snprintf (key, sizeof key, "reshard %s", g->ns);
+      if (!past_copy && pg_stalled (now, key, &st)) {
+         op.stuck = st.why;
+         op.fix = st.fix;
+      }
       pg_append (out, n, &op);
    }
    bson_free (groups);
@@ -390,11 +456,84 @@ pg_migrations (const progress_reading_t *now, bson_t *out, uint32_t *n)
       }
       op.phase = phase;
       op.caveat = "percent from the donor's step count; a migration reports no byte counts, so no rate or time left";
+      char key[600];
+      stuck_t st;
+      if (pg_migration_key (&row, key, sizeof key) && pg_stalled (now, key, &st)) {
+         op.stuck = st.why;
+         op.fix = st.fix;
+      }
       pg_append (out, n, &op);
    }
 }
 
 /* ---- draining shards and config-shard transitions ---- */
+
+/* Appends "; " and text to buf (or text alone when buf is empty). */
+static void
+pg_join (char *buf, size_t len, const char *text)
+{
+   size_t used = strlen (buf);
+   if (used + 3 < len)
+      bson_snprintf (buf + used, len - used, "%s%s", used ? "; " : "", text);
+}
+
+/* Why draining shard d (a drains document) cannot finish as things stand (stuck.h), into why and fix ("" when it
+ * can): the balancer stopped or outside its window, every other shard draining, chunks of a zone no shard can take,
+ * jumbo chunks, or databases still to movePrimary once no chunk is left. */
+static void
+pg_drain_stuck (const progress_reading_t *now, const bson_t *d, const char *shard, char *why, char *fix, size_t len)
+{
+   stuck_t st;
+   bson_iter_t it;
+   double left = pg_num0 (d, "chunks"), dbs = pg_num0 (d, "dbs"), jumbo = pg_num0 (d, "jumbo");
+   why[0] = fix[0] = '\0';
+   if (left > 0 && stuck_balancer (&now->balancer, &now->settings, now->now_minutes, &st)) {
+      pg_join (why, len, st.why);
+      pg_join (fix, len, st.fix);
+      return;
+   }
+   if (left > 0 && !bson_empty (&now->shards) &&
+       stuck_no_recipient (&now->shards, NULL, NULL, NULL, NULL, shard, (int64_t) left, &st)) {
+      pg_join (why, len, st.why);
+      pg_join (fix, len, st.fix);
+      return;
+   }
+   if (bson_iter_init_find (&it, d, "stuckZones") && BSON_ITER_HOLDS_ARRAY (&it) && bson_iter_recurse (&it, &it)) {
+      while (bson_iter_next (&it)) {
+         bson_t z;
+         if (!pg_doc_at (&it, &z) ||
+             !stuck_no_recipient (&now->shards, pg_str (&z, "ns"), pg_str (&z, "zone"), pg_str (&z, "min"),
+                                  pg_str (&z, "max"), shard, (int64_t) pg_num0 (&z, "chunks"), &st))
+            continue;
+         pg_join (why, len, st.why);
+         pg_join (fix, len, st.fix);
+      }
+   }
+   if (jumbo > 0) {
+      char to[128];
+      stuck_recipients (&now->shards, NULL, shard, to, sizeof to);
+      stuck_jumbo_draining (shard, (int64_t) jumbo, pg_str (d, "jumboNs"), pg_str (d, "jumboMin"), to, &st);
+      pg_join (why, len, st.why);
+      pg_join (fix, len, st.fix);
+   }
+   if (!why[0] && left > 0) {
+      char key[600];
+      bson_snprintf (key, sizeof key, "drain %s", shard);
+      if (pg_stalled (now, key, &st)) {
+         pg_join (why, len, st.why);
+         pg_join (fix, len, st.fix);
+      }
+   }
+   if (left <= 0 && dbs > 0) {
+      char text[256];
+      bson_snprintf (text, sizeof text,
+                     "no chunk is left, but %.0f database%s still ha%s %s as primary: the drain ends only once they "
+                     "move",
+                     dbs, dbs == 1 ? "" : "s", dbs == 1 ? "s" : "ve", shard);
+      pg_join (why, len, text);
+      pg_join (fix, len, "db.adminCommand({movePrimary: \"<db>\", to: \"<shard>\"}) for each");
+   }
+}
 
 static void
 pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
@@ -404,7 +543,7 @@ pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
       return;
    while (bson_iter_next (&it)) {
       bson_t d;
-      char caveat[512] = "", phase[96];
+      char caveat[512] = "", phase[96], why[1024], fix[1024];
       if (!pg_doc_at (&it, &d))
          continue;
       const char *shard = pg_str (&d, "shard");
@@ -436,7 +575,12 @@ pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
          pg_caveat (caveat, sizeof caveat, "%s",
                     "the drain's start (removeShard.start) is no longer in config.changelog: percent unknown");
       }
-      if (window > 0) {
+      double started = 0, last = 0;
+      if (left <= 0 && pg_num (&d, "startedMs", &started) && pg_num (&d, "lastMs", &last) && last > started) {
+         /* emptied: the rate it left at, over its whole drain (not one that decays with the idle time since) */
+         op.bytes_per_sec = pg_num0 (&d, "bytes") * 1000.0 / (last - started);
+         op.eta = 0;
+      } else if (window > 0) {
          op.bytes_per_sec = recent_bytes / window;
          if (recent > 0)
             op.eta = left * window / recent;
@@ -451,6 +595,9 @@ pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
          pg_caveat (caveat, sizeof caveat, "%s",
                     "databases still have this shard as primary: movePrimary them (the time left counts chunks only)");
       op.caveat = caveat;
+      pg_drain_stuck (now, &d, shard, why, fix, sizeof why);
+      op.stuck = why;
+      op.fix = fix;
       pg_append (out, n, &op);
    }
 }
@@ -513,4 +660,129 @@ progress_compute (const progress_reading_t *now, const progress_reading_t *prev,
    pg_migrations (now, operations, &n);
    pg_drains (now, operations, &n);
    pg_defrags (now, prev, operations, &n);
+}
+
+/* ---- readings without progress ---- */
+
+/* The stall entry of key in r (n, since), false when none. */
+static bool
+pg_stall_get (const progress_reading_t *r, const char *key, int *n, int64_t *since)
+{
+   bson_iter_t it, f;
+   if (!r || !bson_iter_init_find (&it, &r->stalls, key) || !BSON_ITER_HOLDS_DOCUMENT (&it))
+      return false;
+   *n = bson_iter_recurse (&it, &f) && bson_iter_find (&f, "n") ? bson_iter_as_int64 (&f) : 0;
+   *since = bson_iter_recurse (&it, &f) && bson_iter_find (&f, "since") ? bson_iter_as_int64 (&f) : 0;
+   return true;
+}
+
+/* One operation's figure now and at prev (NAN: prev did not see it): appends its stall entry to out. */
+static void
+pg_stall_put (bson_t *out, const progress_reading_t *now, const progress_reading_t *prev, const char *key, double value,
+              double before)
+{
+   int n = 0;
+   int64_t since = now->at_ms;
+   bson_t d;
+   if (bson_has_field (out, key))
+      return;
+   if (!isnan (before) && before == value) {
+      int pn = 0;
+      int64_t ps = prev->at_ms;
+      if (pg_stall_get (prev, key, &pn, &ps))
+         since = ps;
+      else
+         since = prev->at_ms;
+      n = pn + 1;
+   }
+   BSON_APPEND_DOCUMENT_BEGIN (out, key, &d);
+   BSON_APPEND_INT32 (&d, "n", n);
+   BSON_APPEND_INT64 (&d, "since", since);
+   bson_append_document_end (out, &d);
+}
+
+/* The chunks left of draining shard in r's drains, NAN when r does not list it. */
+static double
+pg_drain_left (const progress_reading_t *r, const char *shard)
+{
+   bson_iter_t it;
+   if (!r || !bson_iter_init (&it, &r->drains))
+      return NAN;
+   while (bson_iter_next (&it)) {
+      bson_t d;
+      const char *s;
+      if (pg_doc_at (&it, &d) && (s = pg_str (&d, "shard")) && !strcmp (s, shard))
+         return pg_num0 (&d, "chunks");
+   }
+   return NAN;
+}
+
+/* The step of the migration of ns from -> to in r's rows ("step k of n" → k), NAN when r does not list it. */
+static double
+pg_migration_step (const progress_reading_t *r, const char *key)
+{
+   bson_iter_t it;
+   if (!r || !bson_iter_init (&it, &r->ops))
+      return NAN;
+   while (bson_iter_next (&it)) {
+      bson_t row;
+      char k[512];
+      int step = 0, of = 0;
+      if (!pg_doc_at (&it, &row) || !pg_migration_key (&row, k, sizeof k))
+         continue;
+      if (!strcmp (k, key)) {
+         const char *msg = pg_str (&row, "msg");
+         return msg && sscanf (msg, "step %d of %d", &step, &of) == 2 ? step : 0;
+      }
+   }
+   return NAN;
+}
+
+void
+progress_track_stalls (progress_reading_t *now, const progress_reading_t *prev)
+{
+   bson_t out = BSON_INITIALIZER;
+   bson_iter_t it;
+   char key[600];
+   if (prev && (prev->at_ms >= now->at_ms || now->at_ms - prev->at_ms > PG_RATE_MAX_AGE_MS))
+      prev = NULL; /* not the same watch: nothing to compare with */
+   if (bson_iter_init (&it, &now->drains)) {
+      while (bson_iter_next (&it)) {
+         bson_t d;
+         const char *shard;
+         if (!pg_doc_at (&it, &d) || !(shard = pg_str (&d, "shard")))
+            continue;
+         bson_snprintf (key, sizeof key, "drain %s", shard);
+         pg_stall_put (&out, now, prev, key, pg_num0 (&d, "chunks"), pg_drain_left (prev, shard));
+      }
+   }
+   {
+      pg_group_t *groups = bson_malloc0 (PG_MAX_GROUPS * sizeof *groups);
+      pg_group_t *pgroups = bson_malloc0 (PG_MAX_GROUPS * sizeof *pgroups);
+      size_t ng = pg_group_reshards (&now->ops, groups), pn = prev ? pg_group_reshards (&prev->ops, pgroups) : 0;
+      for (size_t i = 0; i < ng; i++) {
+         double before = NAN;
+         for (size_t k = 0; k < pn; k++)
+            if (!strcmp (pgroups[k].ns, groups[i].ns))
+               before = pgroups[k].copied;
+         bson_snprintf (key, sizeof key, "reshard %s", groups[i].ns);
+         pg_stall_put (&out, now, prev, key, groups[i].copied, before);
+      }
+      bson_free (groups);
+      bson_free (pgroups);
+   }
+   if (bson_iter_init (&it, &now->ops)) {
+      while (bson_iter_next (&it)) {
+         bson_t row;
+         const char *msg;
+         int step = 0, of = 0;
+         if (!pg_doc_at (&it, &row) || !pg_migration_key (&row, key, sizeof key))
+            continue;
+         msg = pg_str (&row, "msg");
+         pg_stall_put (&out, now, prev, key, msg && sscanf (msg, "step %d of %d", &step, &of) == 2 ? step : 0,
+                       pg_migration_step (prev, key));
+      }
+   }
+   bson_destroy (&now->stalls);
+   bson_steal (&now->stalls, &out);
 }

@@ -7,6 +7,7 @@
 #include "commands/table.h"
 #include "commands/requests.h"
 #include "commands/args.h"
+#include "commands/exec.h"
 #include "shell/lib/docget.h"
 
 /* Builds { <name>: ns, key[, unique][, ...options] } into cmd, as mongosh's _runShardCollection does. */
@@ -145,6 +146,23 @@ const sh_cmd_t cmd_sh_shard_collection = {
    .not_found_hint = ". Are you connected to mongos?",
 };
 
+/* reshardCollection, moveCollection and unshardCollection block until they commit. Ctrl-C stops the wait, not the
+ * operation: the server goes on with it, so the error says so and how to follow or abort it. */
+static bool
+exec_resharding (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   bool ok = cmd_exec_requests (ctx, call, err);
+   if (!ok && err->kind == SH_ERR_INTERRUPTED) {
+      const char *name = call->cmd->name + 3; /* after "sh." */
+      const char *ns = args_str (call, 0) ? args_str (call, 0) : "<namespace>";
+      sh_error_hint (err,
+                     "the %s goes on on the server: follow it with sh.progress(), abort it with "
+                     "sh.abort%c%s(\"%s\")",
+                     name, name[0] - 'a' + 'A', name + 1, ns);
+   }
+   return ok;
+}
+
 const sh_cmd_t cmd_sh_reshard_collection = {
    .name = "sh.reshardCollection",
    .usage = "sh.reshardCollection(namespace, key[, unique][, options])",
@@ -154,6 +172,7 @@ const sh_cmd_t cmd_sh_reshard_collection = {
    .since = "5.0",
    .flags = CMD_DESTRUCTIVE,
    .build = build_reshard_collection,
+   .exec = exec_resharding,
    .arg_kinds = "ns",
    .not_found_hint = ". Are you connected to mongos?",
 };
@@ -202,6 +221,7 @@ const sh_cmd_t cmd_sh_move_collection = {
    .since = "8.0",
    .flags = CMD_DESTRUCTIVE,
    .build = args_build_method_to_shard,
+   .exec = exec_resharding,
    .arg_kinds = "ns,shard",
 };
 
@@ -225,6 +245,7 @@ const sh_cmd_t cmd_sh_unshard_collection = {
    .since = "8.0",
    .flags = CMD_DESTRUCTIVE,
    .build = args_build_method_to_shard,
+   .exec = exec_resharding,
    .arg_kinds = "ns,shard",
 };
 

@@ -47,6 +47,7 @@ typedef struct {
    snap_event_t detail_event;     /* the event it shows (a copy: the snapshot moves on) */
    snap_event_detail_t ev_detail; /* what the collector read about it (owned) */
    bool paused;                   /* sampling stopped; the UI stays live */
+   bool loading;                  /* the first sample (a full read of the cluster) is being taken */
    int64_t paused_at_ms;
    bool filtering;                    /* typing a filter */
    char filter[DASH_FILTER_MAX];      /* namespace or shard substring; "" = none */

@@ -13,7 +13,7 @@ view_drain_draw (const dash_t *d, const panel_t *p)
    const snap_t *s = &d->snap;
    size_t nd = 0;
    int y = p->y + 1;
-   char title[64], rate[40], eta[32], bytes[32], line[SNAP_NAME + 256];
+   char title[64], rate[40], eta[32], bytes[32], line[SNAP_NAME + 640];
 
    if (p->h <= 0)
       return;
@@ -30,10 +30,16 @@ view_drain_draw (const dash_t *d, const panel_t *p)
       snprintf (dbs, sizeof dbs, "%lld", (long long) dr->databases);
       snap_fmt_rate_bytes (dr->bytes_ps, rate, sizeof rate);
       snap_fmt_duration (dr->eta_s, eta, sizeof eta);
-      snprintf (line, sizeof line, "%s: %lld chunks, %s, %s dbs left %s %s left %s %s, %.2f chunks/s over %.0fs",
-                sh->name, (long long) dr->chunks, snap_fmt_bytes (dr->bytes, bytes, sizeof bytes),
-                dr->databases >= 0 ? dbs : "?", crt_glyphs->arrow, eta, crt_glyphs->arrow, rate,
-                dr->chunks_ps > 0 ? dr->chunks_ps : 0, dr->window_s);
+      const snap_op_t *op = dr->stuck ? snap_drain_op (s, sh->name) : NULL;
+      if (op) /* STUCK where the time left would be, and why (the fix is in --json and sh.progress()) */
+         snprintf (line, sizeof line, "%s: %lld chunks, %s, %s dbs left %s STUCK: %s", sh->name, (long long) dr->chunks,
+                   snap_fmt_bytes (dr->bytes, bytes, sizeof bytes), dr->databases >= 0 ? dbs : "?", crt_glyphs->arrow,
+                   op->stuck);
+      else
+         snprintf (line, sizeof line, "%s: %lld chunks, %s, %s dbs left %s %s left %s %s, %.2f chunks/s over %.0fs",
+                   sh->name, (long long) dr->chunks, snap_fmt_bytes (dr->bytes, bytes, sizeof bytes),
+                   dr->databases >= 0 ? dbs : "?", crt_glyphs->arrow, eta, crt_glyphs->arrow, rate,
+                   dr->chunks_ps > 0 ? dr->chunks_ps : 0, dr->window_s);
       mvhline (y, p->x, ' ', p->w);
       attron (crt_attr (CRT_WARN));
       mvaddnstr (y, p->x + 1, crt_glyphs->draining, p->w - 2);

@@ -46,10 +46,13 @@ view_header_draw (const dash_t *d)
       { window, 2 },
       { migr, 0, 0, b->migrations > 0 ? crt_attr (CRT_WARN) : 0 },
    };
-   /* the sample clock, STALE with its error and PAUSED stay (PAUSED's age is cut first, then the error); the cost,
-    * then the router's rates go first */
+   /* the sample clock, LOADING, STALE with its error and PAUSED stay (PAUSED's age is cut first, then the error); the
+    * cost, then the router's rates go first */
    fit_part_t bottom[] = {
       { every, 0 },
+      { d->loading ? " " : "", 0 },
+      { d->loading ? " LOADING: the first full read of the cluster (seconds on a large one) " : "", 0, 30,
+        crt_attr (CRT_PAUSED) },
       { s->stale ? " " : "", 0 },
       { stale, 0, 30, crt_attr (CRT_STALE) },
       { d->paused ? " " : "", 0 },

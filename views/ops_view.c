@@ -8,14 +8,15 @@
 #include "views/crt.h"
 #include "views/views.h"
 
-/* One operation's line as parts (fit.h): what it is and its percent, rate and time left are kept; the caveat is cut
- * (it is text), then dropped, then the phase (never cut: "step 1 of 6"). */
+/* One operation's line as parts (fit.h): what it is and its percent, rate and time left (or STUCK) are kept; the
+ * caveat, or why it is stuck and its fix, is cut (it is text), then dropped, then the phase (never cut: "step 1 of 6").
+ */
 static void
 draw_op (const snap_op_t *o, int y, int x, int w)
 {
    char what[2 * SNAP_NAME + 48], phase[SNAP_TEXT + 2], pct[16] = "", rate[40] = "", eta[40] = "", left[32];
-   char caveat[SNAP_TEXT + 4] = "";
-   int warn = o->caveat[0] ? crt_attr (CRT_WARN) : 0;
+   char caveat[sizeof o->stuck + sizeof o->fix + SNAP_TEXT + 16] = "";
+   int warn = o->caveat[0] || o->stuck[0] ? crt_attr (CRT_WARN) : 0;
    fit_part_t parts[] = {
       { what, 0, 12, warn }, { phase, 1, 0, warn }, { pct, 0, 0, warn },
       { rate, 0, 0, warn },  { eta, 0, 0, warn },   { caveat, 2, 10, warn },
@@ -29,9 +30,13 @@ draw_op (const snap_op_t *o, int y, int x, int w)
       rate[0] = ' ';
       snap_fmt_rate_bytes (o->bytes_ps, rate + 1, sizeof rate - 1);
    }
-   if (o->eta_s >= 0)
+   if (o->stuck[0])
+      snprintf (eta, sizeof eta, " STUCK");
+   else if (o->eta_s >= 0)
       snprintf (eta, sizeof eta, " %s left", snap_fmt_duration (o->eta_s, left, sizeof left));
-   if (o->caveat[0])
+   if (o->stuck[0])
+      snprintf (caveat, sizeof caveat, ": %s; fix: %s", o->stuck, o->fix);
+   else if (o->caveat[0])
       snprintf (caveat, sizeof caveat, " (%s)", o->caveat);
    fit_parts (parts, sizeof parts / sizeof parts[0], w);
    panel_put_parts (y, x, parts, sizeof parts / sizeof parts[0]);

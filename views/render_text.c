@@ -121,6 +121,22 @@ json_balancer (FILE *out, const snap_t *s)
    fprintf (out, ", \"chunkSizeBytes\": %lld}", (long long) s->balancer.chunk_size_bytes);
 }
 
+/* , "stuck": <why>, "fix": <command> of a stuck operation, or both null (o NULL). */
+static void
+json_stuck (FILE *out, const snap_op_t *o)
+{
+   fputs (", \"stuck\": ", out);
+   if (o)
+      json_str (out, o->stuck);
+   else
+      fputs ("null", out);
+   fputs (", \"fix\": ", out);
+   if (o)
+      json_str (out, o->fix);
+   else
+      fputs ("null", out);
+}
+
 /* The elements of render_json's "shards" array. */
 static void
 json_shards (FILE *out, const snap_t *s)
@@ -150,7 +166,9 @@ json_shards (FILE *out, const snap_t *s)
          json_rate (out, d->chunks_ps >= 0, d->chunks_ps);
          fputs (", \"etaSec\": ", out);
          json_int (out, d->eta_s >= 0, d->eta_s);
-         fprintf (out, ", \"windowSec\": %.1f}}", d->window_s);
+         fprintf (out, ", \"windowSec\": %.1f", d->window_s);
+         json_stuck (out, d->stuck ? snap_drain_op (s, sh->name) : NULL);
+         fputs ("}}", out);
       } else {
          fputs ("null}", out);
       }
@@ -270,6 +288,7 @@ render_json (FILE *out, const snap_t *s)
       json_rate (out, o->eta_s >= 0, o->eta_s);
       fputs (", \"caveat\": ", out);
       json_str (out, o->caveat);
+      json_stuck (out, o->stuck[0] ? o : NULL);
       fputs ("}", out);
    }
    fputs ("]}\n", out);
@@ -316,12 +335,14 @@ render_text (FILE *out, const snap_t *s)
       snap_fmt_rate_bytes (sh->drain.bytes_ps, rate, sizeof rate);
       snap_fmt_duration (sh->drain.eta_s, eta, sizeof eta);
       snprintf (dbs, sizeof dbs, "%lld", (long long) sh->drain.databases);
-      fprintf (out, "draining %s: %lld chunks, %s, %s databases left; %s over %.0fs; about %s left\n", sh->name,
+      const snap_op_t *op = sh->drain.stuck ? snap_drain_op (s, sh->name) : NULL;
+      fprintf (out, "draining %s: %lld chunks, %s, %s databases left; %s over %.0fs; %s%s%s\n", sh->name,
                (long long) sh->drain.chunks, snap_fmt_bytes (sh->drain.bytes, a, sizeof a),
-               sh->drain.databases >= 0 ? dbs : "?", rate, sh->drain.window_s, eta);
+               sh->drain.databases >= 0 ? dbs : "?", rate, sh->drain.window_s, op ? "STUCK: " : "about ",
+               op ? op->stuck : eta, op ? "" : " left");
    }
    for (size_t i = 0; i < s->nops; i++) {
-      char line[SNAP_TEXT * 2];
+      char line[SNAP_TEXT * 2 + 1024];
       fprintf (out, "%s%s\n", i ? "" : "\noperations:\n", snap_fmt_op (&s->ops[i], line, sizeof line));
    }
    if (s->ops_total > s->nops)

@@ -171,7 +171,16 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
       if (crt_quit_signal)
          break;
       if (!d->paused && now >= next_sample) {
+         if (!d->frames) {
+            /* the first full read may take seconds on a large cluster: say so while it runs */
+            d->loading = true;
+            screen_layout (d, LINES, COLS);
+            screen_draw (d);
+            wnoutrefresh (stdscr);
+            doupdate ();
+         }
          src->sample (src->ud, &d->snap);
+         d->loading = false;
          if (d->drill && !d->map) /* the map is read when opened and on r, not every sample */
             fetch_chunks (d, src);
          d->frames++;

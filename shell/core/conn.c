@@ -124,7 +124,9 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
    if (ctx->conn.timeouts_ms > 0) {
       mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, ctx->conn.timeouts_ms);
       mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_CONNECTTIMEOUTMS, ctx->conn.timeouts_ms);
-      mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_SOCKETTIMEOUTMS, ctx->conn.timeouts_ms);
+      mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_SOCKETTIMEOUTMS,
+                                      ctx->conn.read_timeout_ms > 0 ? ctx->conn.read_timeout_ms
+                                                                    : ctx->conn.timeouts_ms);
    }
    conn_note_identity (ctx, uri);
    if (!mongoc_uri_has_option (uri, MONGOC_URI_APPNAME))
@@ -158,7 +160,7 @@ done:
    return ok;
 }
 bool
-conn_set_timeouts (sh_ctx_t *ctx, int32_t ms)
+conn_set_timeouts_split (sh_ctx_t *ctx, int32_t ms, int32_t socket_ms)
 {
    mongoc_uri_t *uri = ctx->uri ? mongoc_uri_new_with_error (ctx->uri, NULL) : NULL;
    bool users = !uri || mongoc_uri_has_option (uri, MONGOC_URI_SOCKETTIMEOUTMS) ||
@@ -169,11 +171,20 @@ conn_set_timeouts (sh_ctx_t *ctx, int32_t ms)
       return false;
    if (ms < 0)
       ms = 0;
-   if (ms != ctx->conn.timeouts_ms) {
+   if (socket_ms < 0)
+      socket_ms = 0;
+   if (ms != ctx->conn.timeouts_ms || socket_ms != ctx->conn.read_timeout_ms) {
       ctx->conn.timeouts_ms = ms;
+      ctx->conn.read_timeout_ms = socket_ms;
       conn_drop_client (ctx, false);
    }
    return true;
+}
+
+bool
+conn_set_timeouts (sh_ctx_t *ctx, int32_t ms)
+{
+   return conn_set_timeouts_split (ctx, ms, ms);
 }
 
 /* The name of the first field: the command's name. */

@@ -36,6 +36,11 @@ conn_destroy (sh_ctx_t *ctx);
 bool
 conn_set_timeouts (sh_ctx_t *ctx, int32_t ms);
 
+/* conn_set_timeouts with a socketTimeoutMS of its own (socket_ms): a long read (a large cluster's first full read)
+ * may wait longer for its reply than for a server to be selected or connected to. */
+bool
+conn_set_timeouts_split (sh_ctx_t *ctx, int32_t ms, int32_t socket_ms);
+
 /* After a network error, drops the client so the next command connects afresh instead of repeating the error for
  * the driver's 5 s cooldown (a statement's start calls it: dispatch_stmt). */
 void

@@ -64,6 +64,7 @@ typedef struct sh_ctx {
       char tls_ca[1024];                /* the CA file it trusts, "" when none */
       int32_t socket_timeout_ms;        /* its socketTimeoutMS, for "no reply" messages */
       int32_t timeouts_ms;              /* conn_set_timeouts' value; 0: the connection string's own */
+      int32_t read_timeout_ms;          /* conn_set_timeouts_split's socket value (0: timeouts_ms) */
       bool client_stale;                /* a network error: the next statement starts with a new client */
       bool bad_reply_seen;              /* the stream refused a reply's bytes, for the error's wording; read once */
       bool reply_unchecked;             /* a reply passed the stream unchecked (an opcode it does not read) since

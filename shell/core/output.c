@@ -759,6 +759,61 @@ output_run (const bson_value_t *value, const output_opts_t *opts, FILE *sink, bo
    return NULL;
 }
 
+/* libbson writes a double with 20 significant digits ("19.699999999999999289"): each such number of json (a
+ * relaxed Extended JSON text it wrote) is rewritten as the shortest text that reads back as the same double ("19.7"),
+ * as mongosh's EJSON.stringify prints it; a number that would then look like an integer keeps ".0". Strings are left
+ * alone. Takes json (bson_malloc'd, may be NULL) and returns its replacement. */
+static char *
+output_json_tidy (char *json)
+{
+   bson_string_t *out;
+   const char *p, *copied;
+   bool in_str = false;
+   if (!json)
+      return json;
+   out = bson_string_new (NULL);
+   copied = json;
+   for (p = json; *p; p++) {
+      if (in_str) {
+         if (*p == '\\' && p[1])
+            p++;
+         else if (*p == '"')
+            in_str = false;
+         continue;
+      }
+      if (*p == '"') {
+         in_str = true;
+         continue;
+      }
+      if (!(*p == '-' || (*p >= '0' && *p <= '9')))
+         continue;
+      const char *q = p;
+      while (*q && strchr ("+-0123456789.eE", *q))
+         q++;
+      size_t len = (size_t) (q - p);
+      char tok[64];
+      if (len > 17 && len < sizeof tok && memchr (p, '.', len)) {
+         memcpy (tok, p, len);
+         tok[len] = '\0';
+         char *end;
+         double d = strtod (tok, &end);
+         if (end == tok + len && isfinite (d)) {
+            size_t before;
+            bson_string_append_printf (out, "%.*s", (int) (p - copied), copied);
+            before = out->len;
+            output_shortest_double (out, d);
+            if (!strpbrk (out->str + before, ".eE"))
+               bson_string_append (out, ".0");
+            copied = q;
+         }
+      }
+      p = q - 1;
+   }
+   bson_string_append (out, copied);
+   bson_free (json);
+   return bson_string_free (out, false);
+}
+
 /* Relaxed Extended JSON for one value: wraps it as { "v" : … } and keeps what follows the key. */
 static char *
 output_json_value (const bson_value_t *value)
@@ -772,7 +827,8 @@ output_json_value (const bson_value_t *value)
    if (!bson_append_value (&wrapper, "v", 1, value)) {
       goto done;
    }
-   json = bson_as_relaxed_extended_json (&wrapper, &len);
+   json = output_json_tidy (bson_as_relaxed_extended_json (&wrapper, NULL));
+   len = json ? strlen (json) : 0;
    if (!json || len < sizeof prefix - 1 + sizeof suffix - 1 || strncmp (json, prefix, sizeof prefix - 1) != 0) {
       goto done;
    }
@@ -809,7 +865,7 @@ output_format_doc (const bson_t *doc, const output_opts_t *opts)
       return bson_strdup ("null");
    }
    if (opts->mode == OUTPUT_JSON) {
-      json = bson_as_relaxed_extended_json (doc, NULL);
+      json = output_json_tidy (bson_as_relaxed_extended_json (doc, NULL));
       return json ? json : bson_strdup (OUTPUT_INVALID_BSON);
    }
    if (!bsonvalid_bson (doc)) {

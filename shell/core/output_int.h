@@ -127,6 +127,10 @@ output_inspect_string (bson_string_t *out, const output_ctx_t *ctx, const char *
 void
 output_quoted (bson_string_t *out, const output_ctx_t *ctx, const char *s);
 
+/* Number.prototype.toString of a finite d: the shortest digits that read back as d ("19.7"), uncoloured. */
+void
+output_shortest_double (bson_string_t *out, double d);
+
 /* util.inspect's formatNumber: a JS number, yellow, with -0 kept. */
 void
 output_number (bson_string_t *out, const output_ctx_t *ctx, double d);

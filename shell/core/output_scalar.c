@@ -475,6 +475,12 @@ output_js_number (bson_string_t *out, double d)
    }
 }
 
+void
+output_shortest_double (bson_string_t *out, double d)
+{
+   output_js_number (out, d);
+}
+
 /* util.inspect's formatNumber: a JS number, yellow, with -0 kept. */
 void
 output_number (bson_string_t *out, const output_ctx_t *ctx, double d)

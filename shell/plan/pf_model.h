@@ -65,6 +65,8 @@ struct preflight {
    bson_t moves; /* array of { ns, min, max, from, to, docs, bytes } */
    int nmoves;
    int64_t docs, bytes;
+   bson_t stuck; /* array of { ns, min, max, from, docs, bytes, stuck, fix }: chunks that will not move */
+   int nstuck;
 };
 
 /* ---- the model (shell/plan/pf_model.c) ---- */

@@ -7,11 +7,73 @@
 #include <string.h>
 
 #include "commands/commands.h"
+#include "commands/stuck.h"
 #include "shell/core/conn.h"
 #include "shell/core/output.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/order.h"
 #include "shell/plan/pf_model.h"
+
+/* The model's shards as config.shards documents { _id, draining, tags }, for commands/stuck.h. */
+static void
+pf_plan_shards_doc (const preflight_t *pf, bson_t *out)
+{
+   char key[16];
+   for (size_t s = 0; s < pf->nshards; s++) {
+      bson_t d;
+      bson_snprintf (key, sizeof key, "%zu", s);
+      BSON_APPEND_DOCUMENT_BEGIN (out, key, &d);
+      BSON_APPEND_UTF8 (&d, "_id", pf->shards[s].id);
+      BSON_APPEND_BOOL (&d, "draining", pf->shards[s].draining);
+      if (pf->shards[s].tags)
+         BSON_APPEND_ARRAY (&d, "tags", pf->shards[s].tags);
+      bson_append_document_end (out, &d);
+   }
+}
+
+/* A chunk that must leave from (it drains, or lies outside its zone) but that no shard can take: printed as "will not
+ * move" with why and the fix (commands/stuck.h), counted apart from the moves. */
+static void
+pf_plan_stuck (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max, const char *from,
+               int64_t docs, int64_t bytes)
+{
+   char a[256], b[256], key[16];
+   bson_t shards = BSON_INITIALIZER, m;
+   stuck_t st;
+   const char *zone = pf_model_zone_of (pf, c->ns, min, max);
+   output_format_doc_line (min, a, sizeof a);
+   output_format_doc_line (max, b, sizeof b);
+   char zmin[256] = "", zmax[256] = "";
+   for (size_t r = 0; zone && r < pf->nranges; r++) {
+      const pf_range_t *g = &pf->ranges[r];
+      if (!strcmp (g->ns, c->ns) && !strcmp (g->zone, zone) && order_keys (g->min, min) <= 0 &&
+          order_keys (min, g->max) < 0) {
+         output_format_doc_line (g->min, zmin, sizeof zmin);
+         output_format_doc_line (g->max, zmax, sizeof zmax);
+      }
+   }
+   pf_plan_shards_doc (pf, &shards);
+   if (!stuck_no_recipient (&shards, c->ns, zone, zmin[0] ? zmin : NULL, zmax[0] ? zmax : NULL, from, 1, &st)) {
+      bson_snprintf (st.why, sizeof st.why, "no shard can take it");
+      bson_snprintf (st.fix, sizeof st.fix, "sh.explainBalance(\"%s\")", c->ns);
+   }
+   bson_destroy (&shards);
+   if (pf->plan && !pf->ctx->opts->json)
+      fprintf (pf->ctx->out_fp, "   will not move %s [%s, %s) %lld docs on %s: STUCK: %s\n      fix: %s\n", c->ns, a, b,
+               (long long) docs, from, st.why, st.fix);
+   bson_snprintf (pf->effect, sizeof pf->effect, "will not move %s [%s, %s) on %s: %s", c->ns, a, b, from, st.why);
+   bson_snprintf (key, sizeof key, "%d", pf->nstuck++);
+   BSON_APPEND_DOCUMENT_BEGIN (&pf->stuck, key, &m);
+   BSON_APPEND_UTF8 (&m, "ns", c->ns);
+   BSON_APPEND_DOCUMENT (&m, "min", min);
+   BSON_APPEND_DOCUMENT (&m, "max", max);
+   BSON_APPEND_UTF8 (&m, "from", from);
+   BSON_APPEND_INT64 (&m, "docs", docs);
+   BSON_APPEND_INT64 (&m, "bytes", bytes);
+   BSON_APPEND_UTF8 (&m, "stuck", st.why);
+   BSON_APPEND_UTF8 (&m, "fix", st.fix);
+   bson_append_document_end (&pf->stuck, &m);
+}
 
 void
 pf_plan_move (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max, const char *from,
@@ -19,24 +81,25 @@ pf_plan_move (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson
 {
    char a[256], b[256], sz[32], key[16];
    bson_t m;
+   if (!to) {
+      pf_plan_stuck (pf, c, min, max, from, docs, bytes);
+      return;
+   }
    output_format_doc_line (min, a, sizeof a);
    output_format_doc_line (max, b, sizeof b);
    cmd_format_bytes ((double) bytes, sz, sizeof sz);
    if (pf->plan && !pf->ctx->opts->json)
       fprintf (pf->ctx->out_fp, "   move %s [%s, %s) %lld docs, %s %s -> %s\n", c->ns, a, b, (long long) docs, sz, from,
-               to ? to : "(no shard in the zone)");
+               to);
    bson_snprintf (pf->effect, sizeof pf->effect, "move %s [%s, %s) %lld docs, %s %s -> %s", c->ns, a, b,
-                  (long long) docs, sz, from, to ? to : "?");
+                  (long long) docs, sz, from, to);
    bson_snprintf (key, sizeof key, "%d", pf->nmoves++);
    BSON_APPEND_DOCUMENT_BEGIN (&pf->moves, key, &m);
    BSON_APPEND_UTF8 (&m, "ns", c->ns);
    BSON_APPEND_DOCUMENT (&m, "min", min);
    BSON_APPEND_DOCUMENT (&m, "max", max);
    BSON_APPEND_UTF8 (&m, "from", from);
-   if (to)
-      BSON_APPEND_UTF8 (&m, "to", to);
-   else
-      BSON_APPEND_NULL (&m, "to");
+   BSON_APPEND_UTF8 (&m, "to", to);
    BSON_APPEND_INT64 (&m, "docs", docs);
    BSON_APPEND_INT64 (&m, "bytes", bytes);
    bson_append_document_end (&pf->moves, &m);
@@ -342,11 +405,16 @@ preflight_plan_end (preflight_t *pf)
    char *json;
    cmd_format_bytes ((double) pf->bytes, sz, sizeof sz);
    if (!pf->ctx->opts->json) {
-      fprintf (pf->ctx->out_fp, "total: %d chunks, %lld docs, %s would move\n", pf->nmoves, (long long) pf->docs, sz);
+      fprintf (pf->ctx->out_fp, "total: %d chunks, %lld docs, %s would move", pf->nmoves, (long long) pf->docs, sz);
+      if (pf->nstuck)
+         fprintf (pf->ctx->out_fp, "; %d chunk%s will not move (STUCK: see above)", pf->nstuck,
+                  pf->nstuck == 1 ? "" : "s");
+      fputc ('\n', pf->ctx->out_fp);
       return;
    }
    BSON_APPEND_DOCUMENT_BEGIN (&doc, "plan", &plan);
    BSON_APPEND_ARRAY (&plan, "moves", &pf->moves);
+   BSON_APPEND_ARRAY (&plan, "willNotMove", &pf->stuck);
    BSON_APPEND_INT64 (&plan, "chunks", pf->nmoves);
    BSON_APPEND_INT64 (&plan, "docs", pf->docs);
    BSON_APPEND_INT64 (&plan, "bytes", pf->bytes);

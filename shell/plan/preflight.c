@@ -638,7 +638,8 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
       preflight_plan_end (p.pf);
    fflush (ctx->out_fp);
    *out = p.pf;
-   return 0;
+   /* a plan with chunks that will not move (stuck: no shard can take them) exits 3 (docs/plan.md) */
+   return plan && p.pf->nstuck ? PREFLIGHT_PLAN_STUCK : 0;
 }
 
 bool
@@ -668,6 +669,7 @@ preflight_new (sh_ctx_t *ctx, bool plan, sh_error_t *err)
    pf->ctx = ctx;
    pf->plan = plan;
    bson_init (&pf->moves);
+   bson_init (&pf->stuck);
    bson_init (&pf->ranged_zones);
    bson_init (&pf->new_indexes);
    if (!pf_model_load (pf, err)) {
@@ -684,6 +686,7 @@ preflight_free (preflight_t *pf)
       return;
    pf_model_destroy (pf);
    bson_destroy (&pf->moves);
+   bson_destroy (&pf->stuck);
    bson_destroy (&pf->ranged_zones);
    for (size_t i = 0; i < pf->neffects; i++)
       bson_free (pf->effects[i]);

@@ -40,6 +40,9 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
 bool
 preflight_describe (sh_ctx_t *ctx, const sh_call_t *call, char *buf, size_t len);
 
+/* The exit status of a --plan whose chunks include some that will not move (no shard can take them). */
+#define PREFLIGHT_PLAN_STUCK 3
+
 /* Under --plan: prints the closing total (and the --json plan line). */
 void
 preflight_plan_end (preflight_t *pf);

@@ -75,7 +75,7 @@ if start; then
    json=$(NO_COLOR=1 "$SHARDSH" --norc --quiet --dashboard --once --json "$SIM_URI" 2>&1)
    check_eq "dash_ops/once_json_types" '["drain","reshardCollection"]' \
       "$(echo "$json" | jq -c '[.operations[].type] | map(select(. == "reshardCollection" or . == "drain")) | unique')"
-   check_eq "dash_ops/once_json_fields" '["bytesPerSec","caveat","etaSec","ns","percent","phase","shard","type"]' \
+   check_eq "dash_ops/once_json_fields" '["bytesPerSec","caveat","etaSec","fix","ns","percent","phase","shard","stuck","type"]' \
       "$(echo "$json" | jq -c '.operations[0] | keys')"
    check_eq "dash_ops/once_json_total" "$(echo "$json" | jq '.operations | length')" "$(echo "$json" | jq '.operationsTotal')"
 else

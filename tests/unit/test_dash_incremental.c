@@ -477,9 +477,11 @@ test_timeouts (void)
    c = collect_new (&ctx, &o);
    CHECK ("dash_timeouts/uri_stays_the_users", !strcmp (ctx.uri, plain));
    CHECK ("dash_timeouts/asked_45_percent", ctx.conn.timeouts_ms == 900);
+   /* the first full read waits for its replies as long as a large cluster needs, whatever the interval */
+   CHECK ("dash_timeouts/first_read_waits_longer", ctx.conn.read_timeout_ms == COLLECT_FIRST_READ_MS);
    sh_error_clear (&err);
    CHECK ("dash_timeouts/client_created", conn_ensure (&ctx, &err) && ctx.client);
-   CHECK ("dash_timeouts/same_keeps_client", conn_set_timeouts (&ctx, 900) && ctx.client);
+   CHECK ("dash_timeouts/same_keeps_client", conn_set_timeouts_split (&ctx, 900, COLLECT_FIRST_READ_MS) && ctx.client);
    CHECK ("dash_timeouts/change_drops_client",
           conn_set_timeouts (&ctx, 1800) && !ctx.client && ctx.conn.timeouts_ms == 1800);
    collect_free (c);

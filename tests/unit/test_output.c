@@ -320,6 +320,25 @@ test_values (void)
    CHECK_STR ("top-level string in JSON is quoted", "\"it's\"", s);
    bson_free (s);
 
+   /* --json prints a double as a person would (mongosh's EJSON.stringify: 19.7), not libbson's 20 digits
+    * (19.699999999999999289); 1.0 stays a double; a string that looks like a number is left alone */
+   {
+      bson_t *d = BCON_NEW ("pct", BCON_DOUBLE (19.7), "one", BCON_DOUBLE (1.0), "tiny", BCON_DOUBLE (0.1 + 0.2), "big",
+                            BCON_DOUBLE (1.7976931348623157e308), "s", BCON_UTF8 ("19.699999999999999289"));
+      s = output_format_doc (d, &json);
+      CHECK_STR ("json doubles shortest",
+                 "{ \"pct\" : 19.7, \"one\" : 1.0, \"tiny\" : 0.30000000000000004, \"big\" : "
+                 "1.7976931348623157e+308, \"s\" : \"19.699999999999999289\" }",
+                 s);
+      bson_free (s);
+      v.value_type = BSON_TYPE_DOUBLE;
+      v.value.v_double = 19.7;
+      s = output_format_value (&v, &json);
+      CHECK_STR ("json top-level double shortest", "19.7", s);
+      bson_free (s);
+      bson_destroy (d);
+   }
+
    /* mongosh --nodb --quiet --eval "true" prints: true */
    v.value_type = BSON_TYPE_BOOL;
    v.value.v_bool = true;

@@ -34,7 +34,9 @@ timeout_for (double interval_s)
 static void
 apply_timeouts (collect_t *c)
 {
-   conn_set_timeouts (c->ctx, timeout_for (c->opts.interval_s));
+   int ms = timeout_for (c->opts.interval_s);
+   /* the first full read may wait long for its replies; a router that does not answer is still found out quickly */
+   conn_set_timeouts_split (c->ctx, ms, c->ever_sampled ? ms : COLLECT_FIRST_READ_MS);
 }
 
 void
@@ -176,6 +178,9 @@ sample_server_status (collect_t *c, snap_t *s, int64_t ops[COLLECT_OPS], cmds_re
    bson_strncpy (s->host, docget_utf8 (&reply, "host", ""), sizeof s->host);
    bson_strncpy (s->version, docget_utf8 (&reply, "version", ""), sizeof s->version);
    sscanf (s->version, "%d.%d", &s->vmajor, &s->vminor);
+   /* the router's chunk size (its balancer configuration: what balancerCollectionStatus judges with), 0 when the
+    * reply has none; config.settings chunksize, read next, overrides it (sample_balancer) */
+   s->balancer.chunk_size_bytes = docget_int (&reply, "sharding.maxChunkSizeInBytes", 0);
    read_opcounters (&reply, ops);
    /* this serverStatus is in both: the router counts it before it runs, the driver before it sends it */
    memcpy (rd->own, c->own_n, sizeof rd->own);
@@ -387,8 +392,10 @@ sample_balancer (collect_t *c, snap_t *s, sh_error_t *err)
    bool ok = false;
 
    s->balancer.rounds = -1;
-   s->balancer.chunk_size_bytes =
-      (int64_t) (s->vmajor >= 6 || !s->vmajor ? COLLECT_DEFAULT_RANGE_MB : COLLECT_OLD_DEFAULT_RANGE_MB) * 1024 * 1024;
+   if (s->balancer.chunk_size_bytes <= 0)
+      s->balancer.chunk_size_bytes =
+         (int64_t) (s->vmajor >= 6 || !s->vmajor ? COLLECT_DEFAULT_RANGE_MB : COLLECT_OLD_DEFAULT_RANGE_MB) * 1024 *
+         1024;
    bson_init (&docs);
    if (collect_run_cmd (c, "admin", status, &reply, err)) {
       bson_strncpy (s->balancer.mode, docget_utf8 (&reply, "mode", ""), sizeof s->balancer.mode);
@@ -504,18 +511,32 @@ push_history (collect_t *c, snap_t *s, int64_t now_ms)
       } else {
          if (!h->drain)
             h->drain = collect_calloc (SNAP_HIST, sizeof *h->drain);
+         /* a drain that has emptied keeps the readings up to the one that saw it empty: its rate is the one it
+          * left at, not one that decays as the window fills with time in which there was nothing to move */
+         bool done = h->ndrain > 0 && !h->drain[h->ndrain - 1].chunks && !h->drain[h->ndrain - 1].bytes &&
+                     !s->shards[i].chunks && !s->shards[i].data_bytes;
          /* keep one reading at or before the window's start, so the rate spans the whole window */
-         while (h->ndrain >= 2 && (h->drain[1].ms <= now_ms - COLLECT_DRAIN_WINDOW_MS || h->ndrain == SNAP_HIST)) {
+         while (!done && h->ndrain >= 2 &&
+                (h->drain[1].ms <= now_ms - COLLECT_DRAIN_WINDOW_MS || h->ndrain == SNAP_HIST)) {
             memmove (h->drain, h->drain + 1, (size_t) (h->ndrain - 1) * sizeof h->drain[0]);
             h->ndrain--;
          }
-         if (h->ndrain == SNAP_HIST)
-            h->ndrain--;
-         h->drain[h->ndrain].ms = now_ms;
-         h->drain[h->ndrain].bytes = s->shards[i].data_bytes;
-         h->drain[h->ndrain].chunks = s->shards[i].chunks;
-         h->ndrain++;
+         if (!done) {
+            if (h->ndrain == SNAP_HIST)
+               h->ndrain--;
+            h->drain[h->ndrain].ms = now_ms;
+            h->drain[h->ndrain].bytes = s->shards[i].data_bytes;
+            h->drain[h->ndrain].chunks = s->shards[i].chunks;
+            h->ndrain++;
+         }
          collect_drain_progress (&s->shards[i], h->drain, h->ndrain);
+         /* the time left is sh.progress's (its drain row), so the panel and the Operations line say the same; stuck
+          * (the shared model's verdict) means none can be told */
+         const snap_op_t *op = snap_drain_op (s, s->shards[i].name);
+         if (op) {
+            s->shards[i].drain.stuck = op->stuck[0] != '\0';
+            s->shards[i].drain.eta_s = op->stuck[0] || op->eta_s < 0 ? -1 : (int64_t) (op->eta_s + 0.5);
+         }
       }
       if (s->rates_valid) {
          if (h->nhist == SNAP_HIST) {
@@ -704,7 +725,7 @@ collect_sample (collect_t *c, snap_t *snap)
    apply_timeouts (c);
    c->round_trips = 0;
    c->seq++;
-   c->deadline_mono_ms = t0 + (int64_t) (c->opts.interval_s * 500.0);
+   c->deadline_mono_ms = t0 + (c->ever_sampled ? (int64_t) (c->opts.interval_s * 500.0) : COLLECT_FIRST_READ_MS);
    if (!sample_server_status (c, &s, ops, &rd, &err) || !sample_balancer (c, &s, &err) ||
        !sample_shards (c, &s, &err) || !collect_sample_collections (c, &s, &metas, &nmetas, &err))
       goto done;
@@ -806,6 +827,7 @@ collect_sample (collect_t *c, snap_t *snap)
    bson_init (&tags);
    c->have_tags = true;
    c->full_next = false;
+   c->ever_sampled = true;
    snap_destroy (snap);
    *snap = s;
    memset (&s, 0, sizeof s);

@@ -40,6 +40,9 @@ typedef struct collect collect_t;
 #define COLLECT_DEFAULT_HOT_MIN_RATE 1.0
 #define COLLECT_MIN_INTERVAL 0.2
 #define COLLECT_MAX_INTERVAL 600.0
+#define COLLECT_FIRST_READ_MS                                                                                          \
+   120000 /* the budget of the first full read (1,000 shards and 1,000,000 chunks take                                 \
+           * about 10 s), whatever the interval: it is never cut at the steady budget */
 
 /* Defaults, overridden by SHARDSH_HOT_FACTOR and SHARDSH_HOT_MIN_RATE when set. */
 collect_opts_t

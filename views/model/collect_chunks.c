@@ -184,19 +184,60 @@ collect_append_chunk_coll (bson_t *b, const char *key, const coll_meta_t *m)
       bson_append_utf8 (b, key, -1, m->ns, -1);
 }
 
-/* Appends {op: ["$min", {"$literal": bound}]} as element key of the array arr (a chunk's min against a zone bound). */
+/* Appends {op: [field, {"$literal": bound}]} as element key of the array arr (a chunk's bound against a zone
+ * bound). */
 static void
-append_min_cmp (bson_t *arr, const char *key, const char *op, const bson_t *bound)
+append_bound_cmp (bson_t *arr, const char *key, const char *op, const char *field, const bson_t *bound)
 {
    bson_t e, a, lit;
    BSON_APPEND_DOCUMENT_BEGIN (arr, key, &e);
    BSON_APPEND_ARRAY_BEGIN (&e, op, &a);
-   BSON_APPEND_UTF8 (&a, "0", "$min");
+   BSON_APPEND_UTF8 (&a, "0", field);
    BSON_APPEND_DOCUMENT_BEGIN (&a, "1", &lit);
    BSON_APPEND_DOCUMENT (&lit, "$literal", bound);
    bson_append_document_end (&a, &lit);
    bson_append_array_end (&e, &a);
    bson_append_document_end (arr, &e);
+}
+
+/* Appends the $switch branch k: a chunk of meta's collection with min < b < max for a bound b of [mn, mx) is
+ * { straddles: zone }. */
+static void
+append_straddle_branch (bson_t *branches, uint32_t k, const coll_meta_t *meta, const bson_t *mn, const bson_t *mx,
+                        const char *zone)
+{
+   char kb[16];
+   const char *ks;
+   bson_t br, cs, and, e1, a, or, side, sand, then;
+   bson_uint32_to_string (k, &ks, kb, sizeof kb);
+   BSON_APPEND_DOCUMENT_BEGIN (branches, ks, &br);
+   BSON_APPEND_DOCUMENT_BEGIN (&br, "case", &cs);
+   BSON_APPEND_ARRAY_BEGIN (&cs, "$and", &and);
+   BSON_APPEND_DOCUMENT_BEGIN (&and, "0", &e1);
+   BSON_APPEND_ARRAY_BEGIN (&e1, "$eq", &a);
+   BSON_APPEND_UTF8 (&a, "0", meta->by_uuid && meta->has_uuid ? "$uuid" : "$ns");
+   collect_append_chunk_coll (&a, "1", meta);
+   bson_append_array_end (&e1, &a);
+   bson_append_document_end (&and, &e1);
+   BSON_APPEND_DOCUMENT_BEGIN (&and, "1", & or);
+   BSON_APPEND_ARRAY_BEGIN (& or, "$or", &side);
+   for (int b = 0; b < 2; b++) {
+      const bson_t *bound = b ? mx : mn;
+      BSON_APPEND_DOCUMENT_BEGIN (&side, b ? "1" : "0", &e1);
+      BSON_APPEND_ARRAY_BEGIN (&e1, "$and", &sand);
+      append_bound_cmp (&sand, "0", "$lt", "$min", bound);
+      append_bound_cmp (&sand, "1", "$gt", "$max", bound);
+      bson_append_array_end (&e1, &sand);
+      bson_append_document_end (&side, &e1);
+   }
+   bson_append_array_end (& or, &side);
+   bson_append_document_end (&and, & or);
+   bson_append_array_end (&cs, &and);
+   bson_append_document_end (&br, &cs);
+   BSON_APPEND_DOCUMENT_BEGIN (&br, "then", &then);
+   BSON_APPEND_UTF8 (&then, "straddles", zone);
+   bson_append_document_end (&br, &then);
+   bson_append_document_end (branches, &br);
 }
 
 /* Builds the $switch that names the zone holding each chunk's min, from config.tags. Returns false (nothing
@@ -209,43 +250,53 @@ append_zone_switch (bson_t *id, const bson_t *tags, const coll_meta_t *metas, si
    uint32_t k = 0;
    if (!bson_iter_init (&it, tags))
       return false;
-   while (bson_iter_next (&it)) {
-      bson_t t, mn, mx;
-      int mi;
-      if (!docget_sub (tags, bson_iter_key (&it), BSON_TYPE_EOD, &t) || !docget_sub (&t, "min", BSON_TYPE_EOD, &mn) ||
-          !docget_sub (&t, "max", BSON_TYPE_EOD, &mx))
-         continue;
-      mi = collect_find_meta (metas, nmetas, docget_utf8 (&t, "ns", ""));
-      if (mi < 0)
-         continue;
-      if (k == 0) {
-         BSON_APPEND_DOCUMENT_BEGIN (id, "z", &sw);
-         BSON_APPEND_DOCUMENT_BEGIN (&sw, "$switch", &sw_in);
-         BSON_APPEND_ARRAY_BEGIN (&sw_in, "branches", &branches);
-      }
-      {
-         char kb[16];
-         const char *ks;
-         bson_t br, cs, and, e1;
-         bson_uint32_to_string (k++, &ks, kb, sizeof kb);
-         BSON_APPEND_DOCUMENT_BEGIN (&branches, ks, &br);
-         BSON_APPEND_DOCUMENT_BEGIN (&br, "case", &cs);
-         BSON_APPEND_ARRAY_BEGIN (&cs, "$and", &and);
-         BSON_APPEND_DOCUMENT_BEGIN (&and, "0", &e1);
-         {
-            bson_t a;
-            BSON_APPEND_ARRAY_BEGIN (&e1, "$eq", &a);
-            BSON_APPEND_UTF8 (&a, "0", metas[mi].by_uuid && metas[mi].has_uuid ? "$uuid" : "$ns");
-            collect_append_chunk_coll (&a, "1", &metas[mi]);
-            bson_append_array_end (&e1, &a);
+   /* two passes over the ranges: first the chunks straddling a range's bound (the balancer must split them there
+    * before it can place them: balancerCollectionStatus says zoneViolation), named { straddles: <zone> }; then
+    * the zone holding each other chunk's min */
+   for (int pass = 0; pass < 2; pass++) {
+      bson_iter_init (&it, tags);
+      while (bson_iter_next (&it)) {
+         bson_t t, mn, mx;
+         int mi;
+         if (!docget_sub (tags, bson_iter_key (&it), BSON_TYPE_EOD, &t) ||
+             !docget_sub (&t, "min", BSON_TYPE_EOD, &mn) || !docget_sub (&t, "max", BSON_TYPE_EOD, &mx))
+            continue;
+         mi = collect_find_meta (metas, nmetas, docget_utf8 (&t, "ns", ""));
+         if (mi < 0)
+            continue;
+         if (k == 0) {
+            BSON_APPEND_DOCUMENT_BEGIN (id, "z", &sw);
+            BSON_APPEND_DOCUMENT_BEGIN (&sw, "$switch", &sw_in);
+            BSON_APPEND_ARRAY_BEGIN (&sw_in, "branches", &branches);
          }
-         bson_append_document_end (&and, &e1);
-         append_min_cmp (&and, "1", "$gte", &mn);
-         append_min_cmp (&and, "2", "$lt", &mx);
-         bson_append_array_end (&cs, &and);
-         bson_append_document_end (&br, &cs);
-         BSON_APPEND_UTF8 (&br, "then", docget_utf8 (&t, "tag", ""));
-         bson_append_document_end (&branches, &br);
+         if (pass == 0) {
+            append_straddle_branch (&branches, k++, &metas[mi], &mn, &mx, docget_utf8 (&t, "tag", ""));
+            continue;
+         }
+         {
+            char kb[16];
+            const char *ks;
+            bson_t br, cs, and, e1;
+            bson_uint32_to_string (k++, &ks, kb, sizeof kb);
+            BSON_APPEND_DOCUMENT_BEGIN (&branches, ks, &br);
+            BSON_APPEND_DOCUMENT_BEGIN (&br, "case", &cs);
+            BSON_APPEND_ARRAY_BEGIN (&cs, "$and", &and);
+            BSON_APPEND_DOCUMENT_BEGIN (&and, "0", &e1);
+            {
+               bson_t a;
+               BSON_APPEND_ARRAY_BEGIN (&e1, "$eq", &a);
+               BSON_APPEND_UTF8 (&a, "0", metas[mi].by_uuid && metas[mi].has_uuid ? "$uuid" : "$ns");
+               collect_append_chunk_coll (&a, "1", &metas[mi]);
+               bson_append_array_end (&e1, &a);
+            }
+            bson_append_document_end (&and, &e1);
+            append_bound_cmp (&and, "1", "$gte", "$min", &mn);
+            append_bound_cmp (&and, "2", "$lt", "$min", &mx);
+            bson_append_array_end (&cs, &and);
+            bson_append_document_end (&br, &cs);
+            BSON_APPEND_UTF8 (&br, "then", docget_utf8 (&t, "tag", ""));
+            bson_append_document_end (&branches, &br);
+         }
       }
    }
    if (k == 0)
@@ -542,6 +593,8 @@ chunk_group_doc (void *data, const bson_t *d)
    zone = docget_utf8 (&gid, "z", NULL);
    if (zone && *zone && !collect_shard_in_zone (&s->shards[si], zone))
       co->out_of_zone += n;
+   if (docget_utf8 (&gid, "z.straddles", NULL))
+      co->straddling += n;
    return true;
 }
 
@@ -645,6 +698,7 @@ carry_chunks (const collect_t *c, snap_t *s, coll_meta_t *metas, size_t nmetas)
       co->chunks = pc->chunks;
       co->jumbo = pc->jumbo;
       co->out_of_zone = pc->out_of_zone;
+      co->straddling = pc->straddling;
       co->top_shard = pc->top_shard;
       co->bottom_shard = pc->bottom_shard;
       snap_coll_share_ends (co, pc);

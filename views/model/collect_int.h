@@ -93,6 +93,8 @@ struct collect {
    collect_opts_t opts;
    snap_t prev; /* the last good snapshot (rates are computed against it) */
    bool have_prev;
+   bool ever_sampled; /* a sample succeeded once: the first full read (which may take seconds on a large cluster)
+                       * is behind, and the steady refresh's budget applies */
    int64_t prev_mono_ms;
    int64_t op_prev[COLLECT_OPS]; /* mongos opcounters at the start of prev (collect_ops_t order; -1: not read) */
    int64_t op_end[COLLECT_OPS];  /* the same at the end of prev (its last command): the quiet test's baseline */

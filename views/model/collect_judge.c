@@ -75,6 +75,13 @@ judge_balance (const snap_t *s, snap_coll_t *co)
       dmin = bytes < dmin ? bytes : dmin;
       dmax = bytes > dmax ? bytes : dmax;
    }
+   if (co->straddling) {
+      /* the balancer splits them at the bound first: balancerCollectionStatus says zoneViolation meanwhile */
+      co->balance = SNAP_BAL_IMBALANCED;
+      bson_snprintf (co->balance_why, sizeof co->balance_why, "%lld chunk%s straddle%s a zone boundary",
+                     (long long) co->straddling, co->straddling == 1 ? "" : "s", co->straddling == 1 ? "s" : "");
+      return;
+   }
    if (co->out_of_zone) {
       co->balance = SNAP_BAL_IMBALANCED;
       bson_snprintf (co->balance_why, sizeof co->balance_why, "%lld chunks outside their zone",

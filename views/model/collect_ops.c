@@ -19,6 +19,8 @@ collect_ops_row (const bson_t *op, snap_op_t *o)
    bson_strncpy (o->shard, docget_utf8 (op, "shard", ""), sizeof o->shard);
    bson_strncpy (o->phase, docget_utf8 (op, "phase", ""), sizeof o->phase);
    bson_strncpy (o->caveat, docget_utf8 (op, "caveat", ""), sizeof o->caveat);
+   bson_strncpy (o->stuck, docget_utf8 (op, "stuck", ""), sizeof o->stuck);
+   bson_strncpy (o->fix, docget_utf8 (op, "fix", ""), sizeof o->fix);
    v = docget_double (op, "percent", -1, &present);
    o->percent = present ? v : -1;
    v = docget_double (op, "bytesPerSec", -1, &present);
@@ -37,14 +39,16 @@ collect_sample_operations (collect_t *c, snap_t *s, sh_error_t *err)
 
    progress_reading_init (now);
    ok = cmd_progress_gather (c->ctx, now, err);
-   /* its reads: the four of sh.progress's build(), four more for draining shards, one per defragmenting collection */
-   c->round_trips += 4 + (bson_count_keys (&now->drains) ? 4 : 0) + (int) bson_count_keys (&now->defrags);
+   /* its reads: the four of sh.progress's build(), eight more while shards drain (and a few per zone range no shard
+    * can take or jumbo chunk left), one per defragmenting collection */
+   c->round_trips += now->reads;
    if (!ok) {
       progress_reading_destroy (now);
       free (now);
       bson_destroy (&ops);
       return false;
    }
+   progress_track_stalls (now, c->ops_prev);
    progress_compute (now, c->ops_prev, &ops);
    s->nops = 0;
    s->ops_total = 0;

@@ -646,12 +646,17 @@ snap_fmt_op (const snap_op_t *o, char *buf, size_t len)
       rate[0] = ' ';
       snap_fmt_rate_bytes (o->bytes_ps, rate + 1, sizeof rate - 1);
    }
-   if (o->eta_s >= 0)
+   if (o->stuck[0])
+      snprintf (eta, sizeof eta, " STUCK");
+   else if (o->eta_s >= 0)
       snprintf (eta, sizeof eta, " %s left", snap_fmt_duration (o->eta_s, left, sizeof left));
    snprintf (buf, len, "%s %s%s%s%s%s%s%s%s%s", o->type, o->ns[0] ? o->ns : o->shard,
              o->ns[0] && o->shard[0] ? " on " : "", o->ns[0] ? o->shard : "", o->phase[0] ? " " : "", o->phase, pct,
              rate, eta, "");
-   if (o->caveat[0]) {
+   if (o->stuck[0]) {
+      size_t n = strlen (buf);
+      snprintf (buf + n, len - n, ": %s; fix: %s", o->stuck, o->fix);
+   } else if (o->caveat[0]) {
       size_t n = strlen (buf);
       snprintf (buf + n, len - n, " (%s)", o->caveat);
    }
@@ -663,4 +668,14 @@ snap_event_detail_destroy (snap_event_detail_t *d)
 {
    bson_free (d->doc);
    memset (d, 0, sizeof *d);
+}
+
+const snap_op_t *
+snap_drain_op (const snap_t *s, const char *name)
+{
+   for (size_t i = 0; i < s->nops; i++)
+      if ((!strcmp (s->ops[i].type, "drain") || !strcmp (s->ops[i].type, "configShardTransition")) &&
+          !strcmp (s->ops[i].shard, name))
+         return &s->ops[i];
+   return NULL;
 }

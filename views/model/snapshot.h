@@ -85,6 +85,7 @@ typedef struct {
    int64_t chunks;           /* total chunks */
    int64_t jumbo;            /* total jumbo chunks */
    int64_t out_of_zone;      /* total chunks outside their zone */
+   int64_t straddling;       /* chunks straddling a zone range's bound (to be split there before they can move) */
    int64_t data_bytes;       /* total data size */
    int64_t docs;             /* total documents */
    double writes_ps;         /* total writes per second */
@@ -115,7 +116,8 @@ typedef struct {
    double bytes_ps;   /* bytes leaving per second over the last minutes; -1 before two readings */
    double chunks_ps;  /* chunks leaving per second over the same span */
    double window_s;   /* the span the rates cover */
-   int64_t eta_s;     /* estimated seconds left; -1 when it cannot be told (no progress yet) */
+   int64_t eta_s;     /* estimated seconds left; -1 when it cannot be told (no progress yet, or stuck) */
+   bool stuck;        /* it cannot finish as things stand: its operation (snap_drain_op) says why and the fix */
 } snap_drain_t;
 
 typedef struct {
@@ -187,6 +189,8 @@ typedef struct {
    double bytes_ps;        /* -1 when unknown */
    double eta_s;           /* -1 when unknown */
    char caveat[SNAP_TEXT]; /* why a figure is missing, "" otherwise */
+   char stuck[512];        /* why it cannot finish as things stand (commands/stuck.h), "" otherwise */
+   char fix[512];          /* the command that changes that, "" otherwise */
 } snap_op_t;
 
 /* One migration in flight. A 6.0+ moveRange may give only its min (or only its max): the other bound is then "". */
@@ -288,6 +292,10 @@ typedef struct {
    size_t nzones;
    char error[SNAP_TEXT]; /* non-empty when the fetch failed */
 } snap_chunks_t;
+
+/* The operation (sh.progress's drain or configShardTransition row) of draining shard name, NULL when not listed. */
+const snap_op_t *
+snap_drain_op (const snap_t *s, const char *name);
 
 /* One long operation on one line, as the Operations panel and the batch text show it: "reshardCollection app.users
  * cloning 42% 1.2 MB/s 3m05s left" (unknown figures left out, the caveat last). Returns buf. */
