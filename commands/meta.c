@@ -20,8 +20,9 @@ help_entry (FILE *out, const sh_cmd_t *c)
       fprintf (out, "  needs MongoDB %s or later\n", c->since);
    if (c->sends)
       fprintf (out, "  sends: %s\n", c->sends);
-   if (c->flags & CMD_DESTRUCTIVE)
-      fprintf (out, "  asks for confirmation in a terminal (skip with --yes)\n");
+   if (sh_cmd_row (c) && sh_cmd_row (c)->effect != CMD_EFFECT_NONE)
+      fprintf (out, "  asks for confirmation in a terminal when it %s (skip with --yes)\n",
+               cmd_effect_summary (sh_cmd_row (c)->effect));
    if (!(c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)))
       fprintf (out, "  refused under --readonly%s\n", c->readonly_if ? " unless the command only reads" : "");
    if (c->example)

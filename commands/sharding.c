@@ -152,7 +152,6 @@ const sh_cmd_t cmd_sh_reshard_collection = {
    .sends = "admin { reshardCollection: <ns>, key: <key>[, unique: <unique>][, ...options] }",
    .example = "sh.reshardCollection(\"app.users\", {uid: 1, ts: 1})",
    .since = "5.0",
-   .flags = CMD_DESTRUCTIVE,
    .build = build_reshard_collection,
    .arg_kinds = "ns",
    .not_found_hint = ". Are you connected to mongos?",
@@ -200,7 +199,6 @@ const sh_cmd_t cmd_sh_move_collection = {
    .sends = "admin { moveCollection: <ns>, toShard: <shard> }",
    .example = "sh.moveCollection(\"app.logs\", \"shard02\")",
    .since = "8.0",
-   .flags = CMD_DESTRUCTIVE,
    .build = args_build_method_to_shard,
    .arg_kinds = "ns,shard",
 };
@@ -223,7 +221,6 @@ const sh_cmd_t cmd_sh_unshard_collection = {
    .sends = "admin { unshardCollection: <ns>, toShard: <shard> }",
    .example = "sh.unshardCollection(\"app.events\", \"shard01\")",
    .since = "8.0",
-   .flags = CMD_DESTRUCTIVE,
    .build = args_build_method_to_shard,
    .arg_kinds = "ns,shard",
 };

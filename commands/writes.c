@@ -405,15 +405,9 @@ exec_find_and_modify (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 }
 
 #define WRITE_ENTRY(var, nm, use, sum, snd, ex, b, e)                                                                  \
-   const sh_cmd_t var = { .name = nm,                                                                                  \
-                          .usage = use,                                                                                \
-                          .summary = sum,                                                                              \
-                          .sends = snd,                                                                                \
-                          .example = ex,                                                                               \
-                          .build = b,                                                                                  \
-                          .exec = e,                                                                                   \
-                          .destructive_if = wr_config_write,                                                           \
-                          .arg_kinds = NULL }
+   const sh_cmd_t var = {                                                                                              \
+      .name = nm, .usage = use, .summary = sum, .sends = snd, .example = ex, .build = b, .exec = e, .arg_kinds = NULL  \
+   }
 
 WRITE_ENTRY (cmd_db_coll_insert_one, "db.collection.insertOne", "db.<collection>.insertOne(document[, options])",
              "Insert one document (an _id ObjectId is added when it has none); options: writeConcern",
