@@ -10,6 +10,7 @@
 #include "shell/dispatch.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/order.h"
+#include "shell/lib/secret.h"
 #include "shell/pf_model.h"
 #include "shell/preflight.h"
 
@@ -428,8 +429,11 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
                        call->cmd->name, call->cmd->since, pf->version[0], pf->version[1], pf->version[2]);
       return false;
    }
-   if (pf->plan && writes && !pf->ctx->opts->json)
-      fprintf (pf->ctx->out_fp, "%s:%d %s\n", file, call->pos.line, stmt_text);
+   if (pf->plan && writes && !pf->ctx->opts->json) {
+      char *shown = secret_redact_source_str (stmt_text); /* the plan line never shows a password */
+      fprintf (pf->ctx->out_fp, "%s:%d %s\n", file, call->pos.line, shown);
+      bson_free (shown);
+   }
    if (!strcmp (name, "sh.addShardToZone") || !strcmp (name, "sh.removeShardFromZone")) {
       ok = pf_shard_zone (pf, call, name[3] == 'a', err);
    } else if (!strcmp (name, "sh.updateZoneKeyRange")) {
