@@ -2,6 +2,8 @@
 #include <mongoc/mongoc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -42,6 +44,35 @@ main_ask_password (void)
    memset (buf, 0, sizeof buf);
    fclose (tty);
    return pw;
+}
+
+/* Keeps passwords out of reach of other users of the machine once the options hold their own copies: the process
+ * title (what ps and /proc/PID/cmdline show, read from argv's memory) gets -p's value and the secrets of every other
+ * argument (a connection string's password, a pwd in --eval code) overwritten with '*', as mongosh hides them from its
+ * title; and no core dump (nor ptrace by other processes of the user) can carry them off. */
+static void
+main_hide_secrets (int argc, char **argv)
+{
+   struct rlimit none = { 0, 0 };
+   setrlimit (RLIMIT_CORE, &none);
+   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
+   for (int i = 1; i < argc; i++) {
+      size_t n = strlen (argv[i]), m;
+      bool flag = !strcmp (argv[i], "-p") || !strcmp (argv[i], "--password");
+      if ((!strncmp (argv[i], "--password=", 11) || !strncmp (argv[i], "-p=", 3)) && strchr (argv[i], '=')) {
+         char *v = strchr (argv[i], '=') + 1;
+         memset (v, '*', strlen (v));
+         continue;
+      }
+      if (flag && i + 1 < argc && argv[i + 1][0] != '-') {
+         memset (argv[i + 1], '*', strlen (argv[i + 1]));
+         i++;
+         continue;
+      }
+      /* the same rule as every other output (shell/lib/secret.h); what it shortens is padded with blanks */
+      m = secret_mask_source (argv[i], n);
+      memset (argv[i] + m, ' ', n - m);
+   }
 }
 
 static int
@@ -133,6 +164,7 @@ main (int argc, char **argv)
       sh_options_destroy (&opts);
       return 0;
    }
+   main_hide_secrets (argc, argv);
    mongoc_init ();
    rc = main_run (&opts);
    mongoc_cleanup ();
