@@ -4,12 +4,12 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "shell/cli.h"
 #include "shell/lib/secret.h"
 #include "shell/core/conn.h"
+#include "shell/core/prompt.h"
 #include "views/dashboard.h"
 #include "shell/js_host.h"
 #include "shell/repl.h"
@@ -17,34 +17,6 @@
 #include "shell/script.h"
 
 #define SHARDSH_VERSION "0.1.0"
-
-/* Asks for the password on the terminal without echo. Returns a bson_malloc'd string or NULL. */
-static char *
-main_ask_password (void)
-{
-   struct termios old, quiet;
-   char buf[512];
-   FILE *tty = fopen ("/dev/tty", "r+");
-   char *pw = NULL;
-   if (!tty)
-      return NULL;
-   fputs ("Enter password: ", tty);
-   fflush (tty);
-   if (tcgetattr (fileno (tty), &old) == 0) {
-      quiet = old;
-      quiet.c_lflag &= ~(tcflag_t) ECHO;
-      tcsetattr (fileno (tty), TCSAFLUSH, &quiet);
-   }
-   if (fgets (buf, sizeof buf, tty)) {
-      buf[strcspn (buf, "\r\n")] = '\0';
-      pw = bson_strdup (buf);
-   }
-   tcsetattr (fileno (tty), TCSAFLUSH, &old);
-   fputs ("\n", tty);
-   memset (buf, 0, sizeof buf);
-   fclose (tty);
-   return pw;
-}
 
 /* Keeps passwords out of reach of other users of the machine once the options hold their own copies: the process
  * title (what ps and /proc/PID/cmdline show, read from argv's memory) gets -p's value and the secrets of every other
@@ -101,8 +73,11 @@ main_run (sh_options_t *opts)
       script_report (&ctx, &err, NULL, NULL);
       goto done;
    }
-   if (opts->username && !opts->password && !opts->dry_run)
-      opts->password = main_ask_password ();
+   if (opts->username && !opts->password && !opts->dry_run) {
+      sh_error_t ask;
+      sh_error_clear (&ask);
+      opts->password = sh_prompt_password ("Enter password", "--password", &ask);
+   }
    conn_init (&ctx, uri, db);
 
    if (opts->dashboard) {
