@@ -531,10 +531,27 @@ pf_check_one (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
       p->pf->ctx->db = bson_strdup (args_str (call, 0));
       return true;
    }
+
    if (!preflight_call (p->pf, call, writes, p->script->name, text, err))
       return false;
    p->wrote |= writes;
    return true;
+}
+
+/* A db.auth before the script's first write, with its password given, runs before the pre-flight reads, as the run
+ * will run it first: the cluster is read as the user the script names (a password to ask for waits for the run). */
+static bool
+pf_auth_first (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
+{
+   sh_ctx_t *ctx = data;
+   bool unseen = ctx->results_unseen, ok = true;
+   (void) writes;
+   if (strcmp (call->cmd->name, "db.auth") != 0 || (call->argc < 2 && args_str (call, 0)))
+      return true;
+   ctx->results_unseen = true;
+   ok = call->cmd->exec (ctx, call, err);
+   ctx->results_unseen = unseen;
+   return ok;
 }
 
 /* Puts back the current database the pre-flight's `use` statements moved; frees saved. */
@@ -564,6 +581,13 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
          sh_error_clear (&err);
          if (dispatch_stmt_writes (ctx, &scripts[i]->stmts[s], &writes, &err))
             p.writes |= writes;
+         sh_error_clear (&err);
+         if (!p.writes && !dispatch_with_call (ctx, &scripts[i]->stmts[s], pf_auth_first, ctx, &err) &&
+             err.kind != SH_ERR_NONE) {
+            sh_error_hint (&err, "the script's db.auth, run before the pre-flight reads; nothing was written");
+            sh_error_render (ctx->err_fp, &err, scripts[i]->name, scripts[i]->source, ctx->err_color);
+            return 1;
+         }
       }
    }
    if (!p.writes && !plan)
