@@ -82,7 +82,7 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
          'db.getSiblingDB("app").dropDatabase()' 'db.getSiblingDB("app").users.drop()' 'db.killOp("shard01:1")' \
          'db.adminCommand({balancerStop: 1})' 'db.getSiblingDB("app").runCommand({drop: "users"})' \
          'db.getSiblingDB("app").runCommand({dropDatabase: 1})' 'db.adminCommand({removeShard: "shard03"})' \
-         'db.getSiblingDB("app").users.deleteMany({})' \
+         'db.getSiblingDB("app").users.deleteMany({})' 'db.getSiblingDB("app").users.remove({})' \
          'db.getSiblingDB("app").runCommand({delete: "users", deletes: [{q: {}, limit: 0}]})'; do
          $TM send-keys -t c "$call" Enter
          if wait_for "Type 'yes' to run it"; then
@@ -99,7 +99,7 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
          *alancerStop* | *setBalancerState*) check_contains "cmd_safety.confirm names the stop: $call" \
             "stops the balancer. Type" "$(screen)" ;;
          *emoveShard*) check_contains "cmd_safety.confirm names the removal: $call" "removes shard shard03" "$(screen)" ;;
-         *deleteMany* | *deletes:*) check_contains "cmd_safety.confirm names the delete: $call" \
+         *deleteMany* | *deletes:* | *remove\(\{\}\)*) check_contains "cmd_safety.confirm names the delete: $call" \
             "deletes every document of app.users" "$(screen)" ;;
          esac
          $TM send-keys -t c 'no' Enter

@@ -103,7 +103,8 @@ test_spellings (sh_ctx_t *ctx)
                                           "db.getSiblingDB(\"app\").runCommand({dropDatabase: 1})", NULL };
    static const char *const delete_all[] = {
       "db.getSiblingDB(\"app\").events.deleteMany({})",
-      "db.getSiblingDB(\"app\").runCommand({delete: \"events\", deletes: [{q: {}, limit: 0}]})", NULL
+      "db.getSiblingDB(\"app\").runCommand({delete: \"events\", deletes: [{q: {}, limit: 0}]})",
+      "db.getSiblingDB(\"app\").events.remove({})", NULL
    };
    static const char *const remove_shard[] = { "sh.removeShard(\"shard03\")",
                                                "db.adminCommand({removeShard: \"shard03\"})", NULL };
@@ -124,6 +125,7 @@ test_spellings (sh_ctx_t *ctx)
    static const char *const harmless[] = {
       "db.getSiblingDB(\"app\").events.deleteMany({k: 1})",
       "db.getSiblingDB(\"app\").events.deleteOne({})",
+      "db.getSiblingDB(\"app\").events.remove({}, true)",
       "db.adminCommand({balancerStart: 1})",
       "sh.setBalancerState(true)",
       "sh.disableBalancing(\"app.events\")",
