@@ -46,6 +46,12 @@ check_eq "secrets/caret still under the token after masking" "$name_col" "$caret
 out=$("$SHARDSH" --dry-run --norc --eval 'print("mongodb://carl:Pw-print-8@h:1/")' --eval 'x y' 2>&1)
 secret_absent "secrets/error source line masks user:password@" "Pw-print-8" "$out"
 
+# values shown on stdout: print, printjson, and the value of an --eval (a string, a document)
+out=$("$SHARDSH" --dry-run --norc --eval 'const u = "mongodb://v:Pw-value-17@h:1"; print(u); u' \
+   --eval 'printjson({user: "v", pwd: "Pw-value-18"}); ({pwd: "Pw-value-18"})' 2>&1)
+secret_absent "secrets/print and an --eval string value" "Pw-value-17" "$out" 'mongodb://v:***********@h:1'
+secret_absent "secrets/printjson and an --eval document value" "Pw-value-18" "$out" "pwd: '****'"
+
 # connection strings in error messages
 out=$("$SHARDSH" --norc 'mongodb://dora:Pw-baduri-9@127.0.0.1:1/?serverSelectionTimeoutMS=zz' --eval 'sh.status()' 2>&1)
 secret_absent "secrets/invalid connection string error" "Pw-baduri-9" "$out" 'mongodb://dora:****@'
