@@ -77,7 +77,9 @@ secret_absent "secrets/--password not in --dry-run output" "Pw-flag-12" "$out"
 if ! sim_start --scenario demo; then
    skip "secrets/server errors" "shardsim did not start"
 else
-   out=$("$SHARDSH" --norc "$SIM_URI" --eval 'db.adminCommand({createUser: "ann", pwd: "Pw-server-13", roles: []})' 2>&1)
+   # the second createUser of the same user fails at the server (51003): its source line is shown, masked
+   out=$("$SHARDSH" --norc "$SIM_URI" --eval 'db.adminCommand({createUser: "ann", pwd: "Pw-server-13", roles: []})' \
+      --eval 'db.adminCommand({createUser: "ann", pwd: "Pw-server-13", roles: []})' 2>&1)
    secret_absent "secrets/server error shows the source line masked" "Pw-server-13" "$out" 'pwd: "************"'
    out=$("$SHARDSH" --norc "$SIM_URI" --eval 'sh.addShard("rs9/mongodb://gus:Pw-addshard-14@127.0.0.1:1")' 2>&1)
    secret_absent "secrets/addShard error hides the password" "Pw-addshard-14" "$out"
@@ -131,6 +133,15 @@ out=$("$SHARDSH" --norc "mongodb://$HP/?serverSelectionTimeoutMS=3000" --eval "d
    --eval 'sh.getBalancerState()' 2>&1 < /dev/null)
 all="$all$out"
 check_contains "secrets/channels: --eval db.auth answers { ok: 1 }" "{ ok: 1 }" "$out"
+# createUser and changeUserPassword really change what the cluster accepts; db.auth then authenticates as that user
+out=$("$SHARDSH" --norc "mongodb://ann:$PW@$HP/?serverSelectionTimeoutMS=3000" \
+   --eval 'db.getSiblingDB("admin").createUser({user: "cu", pwd: "Pw-created-32", roles: ["root"]})' \
+   --eval 'db.getSiblingDB("admin").changeUserPassword("cu", "Pw-changed-33")' \
+   --eval 'db.getSiblingDB("admin").auth("cu", "Pw-changed-33")' --eval 'db.adminCommand({connectionStatus: 1})' 2>&1)
+check_contains "secrets/channels: auth as the user createUser made, with changeUserPassword's password" "user: 'cu'" \
+   "$out"
+secret_absent "secrets/channels: createUser's password" "Pw-created-32" "$out"
+secret_absent "secrets/channels: changeUserPassword's password" "Pw-changed-33" "$out"
 # a password left out, with no terminal to ask on: said so, nothing sent, nothing shown
 out=$(setsid "$SHARDSH" --norc "mongodb://$HP/?serverSelectionTimeoutMS=3000" --eval 'db.getSiblingDB("admin").auth("ann")' \
    2>&1 < /dev/null)
