@@ -83,7 +83,8 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
          'db.adminCommand({balancerStop: 1})' 'db.getSiblingDB("app").runCommand({drop: "users"})' \
          'db.getSiblingDB("app").runCommand({dropDatabase: 1})' 'db.adminCommand({removeShard: "shard03"})' \
          'db.getSiblingDB("app").users.deleteMany({})' 'db.getSiblingDB("app").users.remove({})' \
-         'db.getSiblingDB("app").runCommand({delete: "users", deletes: [{q: {}, limit: 0}]})'; do
+         'db.getSiblingDB("app").runCommand({delete: "users", deletes: [{q: {}, limit: 0}]})' \
+         'const c = "users"; db.getSiblingDB("app").runCommand({drop: c})'; do
          $TM send-keys -t c "$call" Enter
          if wait_for "Type 'yes' to run it"; then
             pass "cmd_safety.confirm asks for $call"
@@ -92,7 +93,7 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
          fi
          # the question names the effect, whichever way the statement is written
          case "$call" in
-         *drop\(\)* | *'{drop: "users"}'*) check_contains "cmd_safety.confirm names the drop: $call" \
+         *drop\(\)* | *'{drop: "users"}'* | *'{drop: c}'*) check_contains "cmd_safety.confirm names the drop: $call" \
             "drops collection app.users. Type" "$(screen)" ;;
          *ropDatabase*) check_contains "cmd_safety.confirm names the database drop: $call" "drops database app " \
             "$(screen)" ;;
