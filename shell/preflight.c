@@ -551,7 +551,33 @@ pf_auth_first (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
    ctx->results_unseen = true;
    ok = call->cmd->exec (ctx, call, err);
    ctx->results_unseen = unseen;
+   if (!ok && !err->has_pos) { /* reported at its statement, as the run would */
+      err->has_pos = true;
+      err->pos = call->pos;
+   }
    return ok;
+}
+
+/* Runs pf_auth_first on the literal statements before the scripts' first write; false (reported) when one fails. */
+static bool
+pf_auth_before_reads (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n)
+{
+   for (size_t i = 0; i < n && scripts[i]; i++) {
+      for (size_t s = 0; s < scripts[i]->n; s++) {
+         sh_error_t err;
+         bool writes = false;
+         sh_error_clear (&err);
+         if (dispatch_stmt_writes (ctx, &scripts[i]->stmts[s], &writes, &err) && writes)
+            return true;
+         sh_error_clear (&err);
+         if (!dispatch_with_call (ctx, &scripts[i]->stmts[s], pf_auth_first, ctx, &err) && err.kind != SH_ERR_NONE) {
+            sh_error_hint (&err, "the script's db.auth, run before the pre-flight reads; nothing was written");
+            sh_error_render (ctx->err_fp, &err, scripts[i]->name, scripts[i]->source, ctx->err_color);
+            return false;
+         }
+      }
+   }
+   return true;
 }
 
 /* Puts back the current database the pre-flight's `use` statements moved; frees saved. */
@@ -581,17 +607,12 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
          sh_error_clear (&err);
          if (dispatch_stmt_writes (ctx, &scripts[i]->stmts[s], &writes, &err))
             p.writes |= writes;
-         sh_error_clear (&err);
-         if (!p.writes && !dispatch_with_call (ctx, &scripts[i]->stmts[s], pf_auth_first, ctx, &err) &&
-             err.kind != SH_ERR_NONE) {
-            sh_error_hint (&err, "the script's db.auth, run before the pre-flight reads; nothing was written");
-            sh_error_render (ctx->err_fp, &err, scripts[i]->name, scripts[i]->source, ctx->err_color);
-            return 1;
-         }
       }
    }
    if (!p.writes && !plan)
       return 0;
+   if (!pf_auth_before_reads (ctx, scripts, n))
+      return 1;
    sh_error_clear (&err);
    if (!(p.pf = preflight_new (ctx, plan, &err))) {
       if (plan)

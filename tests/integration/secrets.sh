@@ -133,6 +133,12 @@ out=$("$SHARDSH" --norc "mongodb://$HP/?serverSelectionTimeoutMS=3000" --eval "d
    --eval 'sh.getBalancerState()' 2>&1 < /dev/null)
 all="$all$out"
 check_contains "secrets/channels: --eval db.auth answers { ok: 1 }" "{ ok: 1 }" "$out"
+# a writing script's db.auth runs before its pre-flight reads: a wrong password stops it there, at its line
+printf 'db.getSiblingDB("admin").auth("ann", "Pw-wrong-34")\nsh.stopBalancer()\n' > "$TMPD/badauth.js"
+out=$("$SHARDSH" --norc "mongodb://$HP/?serverSelectionTimeoutMS=3000" -f "$TMPD/badauth.js" 2>&1 < /dev/null)
+check_contains "secrets/channels: a wrong db.auth stops the script before its pre-flight, at its line" \
+   "badauth.js:1:26: MongoServerError[AuthenticationFailed]" "$out"
+secret_absent "secrets/channels: the wrong password is not shown" "Pw-wrong-34" "$out"
 # createUser and changeUserPassword really change what the cluster accepts; db.auth then authenticates as that user
 out=$("$SHARDSH" --norc "mongodb://ann:$PW@$HP/?serverSelectionTimeoutMS=3000" \
    --eval 'db.getSiblingDB("admin").createUser({user: "cu", pwd: "Pw-created-32", roles: ["root"]})' \
