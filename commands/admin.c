@@ -93,6 +93,19 @@ name_cmp (const void *key, const void *elem)
    return c ? c : strcmp (a, b);
 }
 
+/* True when the validate command document the iterator is on asks for a form that changes or locks the collection. */
+static bool
+raw_validate_changes (const bson_iter_t *cmd)
+{
+   static const char *const changing[] = { "repair", "full", "fixMultikey" };
+   bson_iter_t f;
+   for (size_t i = 0; i < sizeof changing / sizeof changing[0]; i++) {
+      if (bson_iter_recurse (cmd, &f) && bson_iter_find (&f, changing[i]) && bson_iter_as_bool (&f))
+         return true;
+   }
+   return false;
+}
+
 static bool
 raw_is_readonly (const sh_call_t *call)
 {
@@ -109,6 +122,10 @@ raw_is_readonly (const sh_call_t *call)
       return true;
    if (!bsearch (name, read_only_commands, sizeof read_only_commands / sizeof read_only_commands[0],
                  sizeof read_only_commands[0], name_cmp))
+      return false;
+   /* validate reads, except the forms the manual says change or lock the collection: repair: true fixes records and
+    * indexes, full: true takes an exclusive lock and forces a checkpoint, fixMultikey rewrites index metadata */
+   if (!strcmp (name, "validate") && BSON_ITER_HOLDS_DOCUMENT (&it) && raw_validate_changes (&it))
       return false;
    /* an aggregate that writes ($out, $merge) is not a read */
    if (!strcmp (name, "aggregate") && BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &f) &&

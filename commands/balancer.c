@@ -63,13 +63,6 @@ build_set_balancer_state (const sh_call_t *call, sh_requests_t *out, sh_error_t 
 }
 
 static bool
-set_balancer_state_stops (const sh_call_t *call)
-{
-   bson_iter_t it;
-   return args_get (call, 0, &it) && BSON_ITER_HOLDS_BOOL (&it) && !bson_iter_bool (&it);
-}
-
-static bool
 build_get_balancer_state (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    (void) call;
@@ -127,7 +120,6 @@ const sh_cmd_t cmd_sh_stop_balancer = {
    .sends = "admin { balancerStop: 1, maxTimeMS: <timeout> }",
    .example = "sh.stopBalancer()",
    .since = "3.4",
-   .flags = CMD_DESTRUCTIVE,
    .build = build_stop_balancer,
 };
 
@@ -141,7 +133,6 @@ const sh_cmd_t cmd_sh_set_balancer_state = {
    .since = "3.4",
    .flags = CMD_ALIAS,
    .build = build_set_balancer_state,
-   .destructive_if = set_balancer_state_stops,
 };
 
 const sh_cmd_t cmd_sh_get_balancer_state = {

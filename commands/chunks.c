@@ -95,7 +95,6 @@ const sh_cmd_t cmd_sh_move_chunk = {
    .summary = "Move the chunk holding query to the destination shard",
    .sends = "admin { moveChunk: <ns>, find: <query>, to: <destination> }",
    .example = "sh.moveChunk(\"app.events\", {ts: 1000}, \"shard02\")",
-   .flags = CMD_DESTRUCTIVE,
    .build = build_move_chunk,
    .arg_kinds = "ns,,shard",
 };
@@ -107,7 +106,7 @@ const sh_cmd_t cmd_sh_move_range = {
    .sends = "admin { moveRange: <ns>, toShard: <shard>, min: <min or null>, max: <max or null> }",
    .example = "sh.moveRange(\"app.events\", \"shard02\", {ts: 1000})",
    .since = "6.0",
-   .flags = CMD_DESTRUCTIVE | CMD_MONGOS_CHECK,
+   .flags = CMD_MONGOS_CHECK,
    .build = build_move_range,
    .arg_kinds = "ns,shard",
 };

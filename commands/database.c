@@ -511,14 +511,6 @@ build_rename_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *
    return true;
 }
 
-/* dropTarget: true drops the target collection when it exists. */
-static bool
-rename_drops (const sh_call_t *call)
-{
-   bson_iter_t it;
-   return args_get (call, 1, &it) && BSON_ITER_HOLDS_BOOL (&it) && bson_iter_bool (&it);
-}
-
 static bool
 exec_coll_name (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
@@ -621,7 +613,6 @@ const sh_cmd_t cmd_db_kill_op = {
    .summary = "End an operation currentOp shows (a shard's as \"<shard>:<opid>\")",
    .sends = "admin { killOp: 1, op: <opid> }",
    .example = "db.killOp(\"shard01:12345\")",
-   .flags = CMD_DESTRUCTIVE,
    .build = build_kill_op,
 };
 const sh_cmd_t cmd_db_aggregate = {
@@ -718,7 +709,6 @@ const sh_cmd_t cmd_db_drop_database = {
    .summary = "Drop the current database and every collection in it",
    .sends = "<db> { dropDatabase: 1[, writeConcern] }",
    .example = "db.getSiblingDB(\"scratch\").dropDatabase()",
-   .flags = CMD_DESTRUCTIVE,
    .build = build_drop_database,
    .exec = exec_ok_result,
 };
@@ -738,7 +728,6 @@ const sh_cmd_t cmd_db_coll_drop = {
    .sends = "<db> { listCollections: 1, filter: { name: <coll> }, cursor: {}, nameOnly: false, "
             "authorizedCollections: false } then <db> { drop: <coll>[, writeConcern] }",
    .example = "db.getSiblingDB(\"scratch\").tmp.drop()",
-   .flags = CMD_DESTRUCTIVE,
    .build = build_coll_drop,
    .exec = exec_coll_drop,
 };
@@ -750,7 +739,6 @@ const sh_cmd_t cmd_db_coll_rename_collection = {
    .example = "db.getSiblingDB(\"app\").notes.renameCollection(\"notes_2024\")",
    .build = build_rename_collection,
    .exec = exec_ok_result,
-   .destructive_if = rename_drops,
 };
 const sh_cmd_t cmd_db_coll_get_name = {
    .name = "db.collection.getName",

@@ -657,13 +657,20 @@ dispatch_call_writes (const sh_call_t *call)
    return (c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)) == 0;
 }
 
-static bool
-is_destructive_call (const sh_call_t *call)
+/* The call's effect on the cluster (commands/effect.h): read from the requests it builds, so a raw command and the
+ * helper that sends the same document agree; an entry that builds nothing has the effect its table.def line declares.
+ */
+static void
+call_effect (const sh_call_t *call, cmd_effect_info_t *out)
 {
-   const sh_cmd_t *c = call->cmd;
-   if (c->destructive_if)
-      return c->destructive_if (call);
-   return (c->flags & CMD_DESTRUCTIVE) != 0;
+   const sh_cmd_row_t *row;
+   if (call->built) {
+      cmd_effect_of_requests (call->built, out);
+      return;
+   }
+   row = sh_cmd_row (call->cmd);
+   out->kind = row && row->effect != CMD_EFFECT_ARGS ? row->effect : CMD_EFFECT_NONE;
+   out->what[0] = '\0';
 }
 
 /* True when the call passes a Database object where its entry takes one (mongosh skips the mongos check then). */
@@ -696,7 +703,7 @@ confirm_answer_yes (const char *line)
 }
 
 static bool
-confirm (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+confirm (sh_ctx_t *ctx, const sh_call_t *call, const cmd_effect_info_t *e, sh_error_t *err)
 {
    char line[64], effect[1024];
    /* the effect the plan knows: from the script's pre-flight, or read now for this call */
@@ -704,13 +711,8 @@ confirm (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       fprintf (ctx->err_fp, "%s\n", ctx->confirm_effect);
    else if (ctx->describe_effect && ctx->describe_effect (ctx, call, effect, sizeof effect))
       fprintf (ctx->err_fp, "%s\n", effect);
-   /* a write to a config.* collection (destructive per call) says so; other entries move or drop data */
-   if (call->coll && !strcmp (call->db, "config"))
-      fprintf (ctx->err_fp,
-               "%s writes config.%s, the cluster's metadata. Type 'yes' to run it [y/N]: ", call->cmd->name,
-               call->coll);
-   else
-      fprintf (ctx->err_fp, "%s moves data or stops balancing. Type 'yes' to run it [y/N]: ", call->cmd->name);
+   cmd_effect_describe (e, effect, sizeof effect);
+   fprintf (ctx->err_fp, "%s %s. Type 'yes' to run it [y/N]: ", call->cmd->name, effect);
    fflush (ctx->err_fp);
    /* y or yes (any case), then the end of the line */
    if (!fgets (line, sizeof line, stdin) || !confirm_answer_yes (line)) {
@@ -861,8 +863,11 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
          goto done;
       }
    }
-   if (is_destructive_call (call) && ctx->interactive && !dry && !(ctx->opts && ctx->opts->yes)) {
-      if (!confirm (ctx, call, err))
+   /* by effect, not by spelling: a person at a terminal confirms what the requests would do, unless it is under way */
+   if (ctx->interactive && !dry && !(ctx->opts && ctx->opts->yes)) {
+      cmd_effect_info_t effect;
+      call_effect (&run, &effect);
+      if (effect.kind != CMD_EFFECT_NONE && !cmd_effect_under_way (ctx, &effect) && !confirm (ctx, call, &effect, err))
          goto done;
    }
    if ((c->flags & CMD_MONGOS_CHECK) && !dry && !has_dbref (call)) {

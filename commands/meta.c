@@ -8,6 +8,7 @@
 #include "commands/args.h"
 #include "commands/exec.h"
 #include "shell/lib/docget.h"
+#include "shell/lib/secret.h"
 #include "shell/core/interrupt.h"
 
 static void
@@ -20,8 +21,9 @@ help_entry (FILE *out, const sh_cmd_t *c)
       fprintf (out, "  needs MongoDB %s or later\n", c->since);
    if (c->sends)
       fprintf (out, "  sends: %s\n", c->sends);
-   if (c->flags & CMD_DESTRUCTIVE)
-      fprintf (out, "  asks for confirmation in a terminal (skip with --yes)\n");
+   if (sh_cmd_row (c) && sh_cmd_row (c)->effect != CMD_EFFECT_NONE)
+      fprintf (out, "  asks for confirmation in a terminal when it %s (skip with --yes)\n",
+               cmd_effect_summary (sh_cmd_row (c)->effect));
    if (!(c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)))
       fprintf (out, "  refused under --readonly%s\n", c->readonly_if ? " unless the command only reads" : "");
    if (c->example)
@@ -130,6 +132,7 @@ exec_print (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       char *s;
       o.mode = OUTPUT_PRETTY;
       s = output_format_value (bson_iter_value (&it), &o);
+      s[secret_mask_source (s, strlen (s))] = '\0'; /* what leaves shardsh never shows a password (secret.h) */
       fprintf (ctx->out_fp, "%s%s", first ? "" : " ", s);
       bson_free (s);
       first = false;
@@ -147,8 +150,20 @@ exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    /* mongosh's printjson inspects with compact: false, one entry per line at every level */
    ctx->out.expanded = true;
    bson_iter_init (&it, call->args);
-   while (bson_iter_next (&it))
-      cmd_print_value (ctx, bson_iter_value (&it));
+   while (bson_iter_next (&it)) {
+      bson_t doc, shown = BSON_INITIALIZER;
+      bson_value_t v;
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &doc)) {
+         cmd_print_value (ctx, bson_iter_value (&it));
+         continue;
+      }
+      secret_redact_doc (&doc, &shown); /* its pwd and password fields, and connection strings, hidden */
+      v.value_type = BSON_TYPE_DOCUMENT;
+      v.value.v_doc.data = (uint8_t *) bson_get_data (&shown);
+      v.value.v_doc.data_len = shown.len;
+      cmd_print_value (ctx, &v);
+      bson_destroy (&shown);
+   }
    ctx->out = saved;
    return true;
 }

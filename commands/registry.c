@@ -6,23 +6,23 @@
 #include "commands/table.h"
 
 /* the entries, defined in their family files */
-#define CMD(symbol, family, min_args, max_args, callable) extern const sh_cmd_t cmd_##symbol;
+#define CMD(symbol, family, min_args, max_args, callable, effect) extern const sh_cmd_t cmd_##symbol;
 #include "commands/table.def"
 #undef CMD
 
 const sh_cmd_t *const sh_cmd_table[] = {
-#define CMD(symbol, family, min_args, max_args, callable) &cmd_##symbol,
+#define CMD(symbol, family, min_args, max_args, callable, effect) &cmd_##symbol,
 #include "commands/table.def"
 #undef CMD
    NULL,
 };
 
 const sh_cmd_row_t sh_cmd_rows[] = {
-#define CMD(symbol, family, min_args, max_args, callable)                                                              \
-   { &cmd_##symbol, "cmd_" #symbol, #family, min_args, max_args, callable },
+#define CMD(symbol, family, min_args, max_args, callable, effect)                                                      \
+   { &cmd_##symbol, "cmd_" #symbol, #family, min_args, max_args, callable, CMD_EFFECT_##effect },
 #include "commands/table.def"
 #undef CMD
-   { NULL, NULL, NULL, 0, 0, false },
+   { NULL, NULL, NULL, 0, 0, false, CMD_EFFECT_NONE },
 };
 
 const sh_cmd_row_t *
@@ -152,10 +152,8 @@ sh_cmd_write_markdown (FILE *out)
          fprintf (out, "| alias | of `%s` |\n", c->alias_of);
       if (c->flags & CMD_MONGOS_CHECK)
          fputs ("| check | `{ hello: 1 }` on the current database, once |\n", out);
-      if (c->flags & CMD_DESTRUCTIVE)
-         fputs ("| confirm | yes |\n", out);
-      if (c->destructive_if)
-         fputs ("| confirm | depending on the arguments |\n", out);
+      if (sh_cmd_row (c) && sh_cmd_row (c)->effect != CMD_EFFECT_NONE)
+         fprintf (out, "| confirm | when it %s |\n", cmd_effect_summary (sh_cmd_row (c)->effect));
       if (!(c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)))
          fprintf (out, "| writes | %s |\n", c->readonly_if ? "unless the command only reads" : "yes");
       if (c->flags & CMD_EXTRA)

@@ -8,13 +8,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "commands/effect.h"
 #include "commands/requests.h"
 #include "shell/core/ctx.h"
 #include "shell/core/errors.h"
 
 typedef enum {
-   CMD_READONLY = 1 << 0,     /* changes nothing in the cluster: allowed under --readonly */
-   CMD_DESTRUCTIVE = 1 << 1,  /* moves or drops data or stops balancing: confirm in a terminal unless --yes */
+   CMD_READONLY = 1 << 0, /* changes nothing in the cluster: allowed under --readonly */
+   /* 1 << 1 was CMD_DESTRUCTIVE: what asks for confirmation is the effect of the requests now (effect.h) */
    CMD_MONGOS_CHECK = 1 << 2, /* mongosh's one-time { hello: 1 } check on the current database runs first */
    CMD_CLIENT_ONLY = 1 << 3,  /* sends nothing (help, use, print) */
    CMD_ALIAS = 1 << 4,        /* a deprecated alias: help names alias_of */
@@ -73,11 +74,10 @@ typedef struct sh_cmd {
    cmd_ret_t ret;        /* how the shared executor renders the result */
    cmd_build_fn build;   /* NULL when exec does everything */
    cmd_exec_fn exec;     /* NULL: the shared executor (run build's requests, render per ret) */
-   bool (*destructive_if) (const sh_call_t *call); /* when set, decides CMD_DESTRUCTIVE per call */
-   bool (*readonly_if) (const sh_call_t *call);    /* when set, decides CMD_READONLY per call */
-   const char *not_found_hint;                     /* appended to a CommandNotFound (59) error, as mongosh appends it */
-   int dbref_arg;         /* 1-based position of an argument that may be a Database object (db or
-                           * db.getSiblingDB("x"), sh.status's configDB); 0: none. Given, it skips the mongos check */
+   bool (*readonly_if) (const sh_call_t *call); /* when set, decides CMD_READONLY per call */
+   const char *not_found_hint;                  /* appended to a CommandNotFound (59) error, as mongosh appends it */
+   int dbref_arg;                               /* 1-based position of an argument that may be a Database object (db or
+                                                 * db.getSiblingDB("x"), sh.status's configDB); 0: none. Given, it skips the mongos check */
    const char *arg_kinds; /* live completion per argument position, comma-separated: "ns", "shard", "zone", "db",
                            * "coll" or "" (nothing); NULL when no argument completes */
 } sh_cmd_t;
@@ -93,6 +93,7 @@ typedef struct {
    int min_args;        /* arguments the call needs */
    int max_args;        /* arguments it takes; -1 for any number (print) */
    bool callable;       /* written name(...); false for the statement words use, show, help and exit */
+   cmd_effect_t effect; /* what it does to the cluster (effect.h); CMD_EFFECT_ARGS when its arguments decide */
 } sh_cmd_row_t;
 
 /* The rows of the table, in the same order as sh_cmd_table, ended by a row whose cmd is NULL (registry.c). */

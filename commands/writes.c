@@ -224,9 +224,19 @@ static bool
 build_delete_common (const sh_call_t *call, sh_requests_t *out, int32_t limit, sh_error_t *err)
 {
    bson_t opts, *cmd, deletes, d;
-   if (!args_check (call, 0, ARG_OBJECT, true, "Collection", args_method (call), err) ||
-       !wr_options (call, 1, &opts, err))
+   bson_iter_t just_one;
+   bool remove = !strcmp (args_method (call), "remove");
+   if (!args_check (call, 0, ARG_OBJECT, true, "Collection", args_method (call), err))
       return false;
+   /* remove(query, justOne) takes a boolean where the others take options */
+   if (remove && args_get (call, 1, &just_one) && BSON_ITER_HOLDS_BOOL (&just_one)) {
+      bson_init (&opts);
+      limit = bson_iter_bool (&just_one) ? 1 : 0;
+   } else if (!wr_options (call, 1, &opts, err)) {
+      return false;
+   } else if (remove && bson_iter_init_find (&just_one, &opts, "justOne")) {
+      limit = bson_iter_as_bool (&just_one) ? 1 : 0;
+   }
    cmd = sh_requests_add (out, call->db, CONN_ADMIN);
    BSON_APPEND_UTF8 (cmd, "delete", call->coll);
    BSON_APPEND_ARRAY_BEGIN (cmd, "deletes", &deletes);
@@ -320,6 +330,9 @@ exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 
    if (!sh_requests_build (call, &reqs, err))
       goto done;
+   if (!strcmp (method, "remove"))
+      cmd_warn (ctx, "DeprecationWarning: Collection.remove() is deprecated. Use deleteOne, deleteMany, "
+                     "findOneAndDelete, or bulkWrite.");
    if (wr_config_write (call))
       cmd_warn (ctx, "Warning: %s writes config.%s directly: the cluster's own metadata, which the servers maintain",
                 args_method (call), call->coll);
@@ -350,7 +363,7 @@ exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
          }
       }
       bson_append_document_end (&result, &ids);
-   } else if (!strncmp (method, "delete", 6)) {
+   } else if (!strncmp (method, "delete", 6) || !strcmp (method, "remove")) {
       BSON_APPEND_INT32 (&result, "deletedCount", wr_count (&reply, "n"));
    } else {
       /* UpdateResult */
@@ -405,15 +418,9 @@ exec_find_and_modify (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 }
 
 #define WRITE_ENTRY(var, nm, use, sum, snd, ex, b, e)                                                                  \
-   const sh_cmd_t var = { .name = nm,                                                                                  \
-                          .usage = use,                                                                                \
-                          .summary = sum,                                                                              \
-                          .sends = snd,                                                                                \
-                          .example = ex,                                                                               \
-                          .build = b,                                                                                  \
-                          .exec = e,                                                                                   \
-                          .destructive_if = wr_config_write,                                                           \
-                          .arg_kinds = NULL }
+   const sh_cmd_t var = {                                                                                              \
+      .name = nm, .usage = use, .summary = sum, .sends = snd, .example = ex, .build = b, .exec = e, .arg_kinds = NULL  \
+   }
 
 WRITE_ENTRY (cmd_db_coll_insert_one, "db.collection.insertOne", "db.<collection>.insertOne(document[, options])",
              "Insert one document (an _id ObjectId is added when it has none); options: writeConcern",
@@ -454,6 +461,12 @@ WRITE_ENTRY (cmd_db_coll_delete_many, "db.collection.deleteMany", "db.<collectio
              "<db> { delete: <coll>, deletes: [ { q: <filter>, limit: 0[, collation][, hint] } ], ordered: true"
              "[, writeConcern] }",
              "db.getSiblingDB(\"app\").notes.deleteMany({text: \"done\"})", build_delete_many, exec_write);
+WRITE_ENTRY (cmd_db_coll_remove, "db.collection.remove", "db.<collection>.remove(query[, justOne])",
+             "Deprecated: delete the matching documents (justOne: true or { justOne: true } deletes the first); "
+             "options: collation, hint, writeConcern",
+             "<db> { delete: <coll>, deletes: [ { q: <query>, limit: 0 or 1[, collation][, hint] } ], ordered: true"
+             "[, writeConcern] }",
+             "db.getSiblingDB(\"app\").notes.remove({text: \"done\"}, true)", build_delete_many, exec_write);
 WRITE_ENTRY (cmd_db_coll_find_one_and_update, "db.collection.findOneAndUpdate",
              "db.<collection>.findOneAndUpdate(filter, update[, options])",
              "Update one document and print it (before the update unless returnDocument: \"after\"); options: "

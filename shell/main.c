@@ -2,13 +2,15 @@
 #include <mongoc/mongoc.h>
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "commands/session.h"
 #include "shell/cli.h"
 #include "shell/lib/secret.h"
 #include "shell/core/conn.h"
+#include "shell/core/prompt.h"
 #include "views/dashboard.h"
 #include "shell/js/js_host.h"
 #include "shell/repl.h"
@@ -17,32 +19,33 @@
 
 #define SHARDSH_VERSION "0.1.0"
 
-/* Asks for the password on the terminal without echo. Returns a bson_malloc'd string or NULL. */
-static char *
-main_ask_password (void)
+/* Keeps passwords out of reach of other users of the machine once the options hold their own copies: the process
+ * title (what ps and /proc/PID/cmdline show, read from argv's memory) gets -p's value and the secrets of every other
+ * argument (a connection string's password, a pwd in --eval code) overwritten with '*', as mongosh hides them from its
+ * title; and no core dump (nor ptrace by other processes of the user) can carry them off. */
+static void
+main_hide_secrets (int argc, char **argv)
 {
-   struct termios old, quiet;
-   char buf[512];
-   FILE *tty = fopen ("/dev/tty", "r+");
-   char *pw = NULL;
-   if (!tty)
-      return NULL;
-   fputs ("Enter password: ", tty);
-   fflush (tty);
-   if (tcgetattr (fileno (tty), &old) == 0) {
-      quiet = old;
-      quiet.c_lflag &= ~(tcflag_t) ECHO;
-      tcsetattr (fileno (tty), TCSAFLUSH, &quiet);
+   struct rlimit none = { 0, 0 };
+   setrlimit (RLIMIT_CORE, &none);
+   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
+   for (int i = 1; i < argc; i++) {
+      size_t n = strlen (argv[i]), m;
+      bool flag = !strcmp (argv[i], "-p") || !strcmp (argv[i], "--password");
+      if ((!strncmp (argv[i], "--password=", 11) || !strncmp (argv[i], "-p=", 3)) && strchr (argv[i], '=')) {
+         char *v = strchr (argv[i], '=') + 1;
+         memset (v, '*', strlen (v));
+         continue;
+      }
+      if (flag && i + 1 < argc && argv[i + 1][0] != '-') {
+         memset (argv[i + 1], '*', strlen (argv[i + 1]));
+         i++;
+         continue;
+      }
+      /* the same rule as every other output (shell/lib/secret.h); what it shortens is padded with blanks */
+      m = secret_mask_source (argv[i], n);
+      memset (argv[i] + m, ' ', n - m);
    }
-   if (fgets (buf, sizeof buf, tty)) {
-      buf[strcspn (buf, "\r\n")] = '\0';
-      pw = bson_strdup (buf);
-   }
-   tcsetattr (fileno (tty), TCSAFLUSH, &old);
-   fputs ("\n", tty);
-   memset (buf, 0, sizeof buf);
-   fclose (tty);
-   return pw;
 }
 
 static int
@@ -71,8 +74,11 @@ main_run (sh_options_t *opts)
       sh_error_report (&ctx, &err, NULL, NULL);
       goto done;
    }
-   if (opts->username && !opts->password && !opts->dry_run)
-      opts->password = main_ask_password ();
+   if (opts->username && !opts->password && !opts->dry_run) {
+      sh_error_t ask;
+      sh_error_clear (&ask);
+      opts->password = sh_prompt_password ("Enter password", "--password", &ask);
+   }
    conn_init (&ctx, uri, db);
 
    if (opts->dashboard) {
@@ -135,6 +141,7 @@ main (int argc, char **argv)
       sh_options_destroy (&opts);
       return 0;
    }
+   main_hide_secrets (argc, argv);
    mongoc_init ();
    rc = main_run (&opts);
    mongoc_cleanup ();

@@ -9,6 +9,7 @@
 #include "shell/core/output.h"
 #include "commands/dispatch.h"
 #include "shell/lib/ascii.h"
+#include "shell/lib/secret.h"
 #include "shell/script_out.h"
 
 static bool
@@ -80,6 +81,8 @@ script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size
       space = false;
       buf[o++] = (char) c;
    }
+   /* the text as it is shown: status lines, --json, --dry-run never show a password (shell/lib/secret.h) */
+   o = secret_mask_source (buf, o);
    if (i < b && source[i]) {
       memcpy (buf + o, "...", 3);
       o += 3;
@@ -205,9 +208,11 @@ so_json (FILE *out, const script_place_t *at, const char *stmt, bool ok, const s
       BSON_APPEND_UTF8 (&doc, "codeName", err->code_name);
    else
       BSON_APPEND_NULL (&doc, "codeName");
-   if (!ok)
-      BSON_APPEND_UTF8 (&doc, "errmsg", err->message);
-   else
+   if (!ok) {
+      char *msg = secret_redact_source_str (err->message);
+      BSON_APPEND_UTF8 (&doc, "errmsg", msg);
+      bson_free (msg);
+   } else
       BSON_APPEND_NULL (&doc, "errmsg");
    if (ok && result)
       BSON_APPEND_VALUE (&doc, "result", result);
@@ -253,12 +258,16 @@ so_status (FILE *e, const script_place_t *at, const char *stmt, bool ok, const s
       memcpy (line + f + 5 + n, stmt, s);
       line[f + 5 + n + s] = '\n';
       fwrite_unlocked (line, 1, f + n + s + 6, e);
-   } else if (err->code && err->code_name[0])
-      fprintf (e, "%s:%d error %d %s: %s\n", at->file, at->line, err->code, err->code_name, err->message);
-   else if (err->code)
-      fprintf (e, "%s:%d error %d: %s\n", at->file, at->line, err->code, err->message);
-   else
-      fprintf (e, "%s:%d error: %s\n", at->file, at->line, err->message);
+   } else {
+      char *msg = secret_redact_source_str (err->message);
+      if (err->code && err->code_name[0])
+         fprintf (e, "%s:%d error %d %s: %s\n", at->file, at->line, err->code, err->code_name, msg);
+      else if (err->code)
+         fprintf (e, "%s:%d error %d: %s\n", at->file, at->line, err->code, msg);
+      else
+         fprintf (e, "%s:%d error: %s\n", at->file, at->line, msg);
+      bson_free (msg);
+   }
    /* a statement's line is flushed by the script runner: at once on a terminal, batched otherwise (shell/script.c) */
 }
 
@@ -306,12 +315,14 @@ void
 script_out_call (sh_ctx_t *ctx, script_show_t show, const script_place_t *at, const char *stmt, bool ok,
                  const sh_error_t *err, const bson_value_t *result, const char *text)
 {
+   char *shown = secret_redact_source_str (stmt); /* a JavaScript call's text, its secrets hidden */
    if (show == SCRIPT_SHOW_JSON) {
-      so_json (ctx->out_fp, at, stmt, ok, err, result, text);
+      so_json (ctx->out_fp, at, shown, ok, err, result, text);
       fflush (ctx->out_fp);
    } else {
       fflush (ctx->out_fp); /* its --dry-run request first */
-      so_status (ctx->err_fp, at, stmt, ok, err);
+      so_status (ctx->err_fp, at, shown, ok, err);
       fflush (ctx->err_fp); /* at once: the script's prints may follow on stdout at any call */
    }
+   bson_free (shown);
 }

@@ -38,6 +38,18 @@ conn_init (sh_ctx_t *ctx, const char *uri, const char *db)
    ctx->client = NULL;
 }
 
+/* Frees a set of db.auth credentials (user, password, source, mechanism), the password zeroed first. */
+static void
+conn_auth_free (char *set[4])
+{
+   if (set[1])
+      memset (set[1], 0, strlen (set[1]));
+   for (int i = 0; i < 4; i++) {
+      bson_free (set[i]);
+      set[i] = NULL;
+   }
+}
+
 void
 conn_destroy (sh_ctx_t *ctx)
 {
@@ -58,6 +70,7 @@ conn_destroy (sh_ctx_t *ctx)
    ctx->db = NULL;
    bson_free (ctx->hello_db);
    ctx->hello_db = NULL;
+   conn_auth_free (ctx->conn.auth_set);
 }
 
 /* Notes who the client authenticates as and which CA file it trusts, for error messages only (server_error.c). */
@@ -121,6 +134,13 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
       mongoc_uri_set_username (uri, ctx->opts->username);
    if (ctx->opts && ctx->opts->password)
       mongoc_uri_set_password (uri, ctx->opts->password);
+   if (ctx->conn.auth_set[0]) { /* db.auth's credentials win */
+      mongoc_uri_set_username (uri, ctx->conn.auth_set[0]);
+      mongoc_uri_set_password (uri, ctx->conn.auth_set[1]);
+      mongoc_uri_set_auth_source (uri, ctx->conn.auth_set[2]);
+      if (ctx->conn.auth_set[3])
+         mongoc_uri_set_auth_mechanism (uri, ctx->conn.auth_set[3]);
+   }
    if (ctx->conn.timeouts_ms > 0) {
       mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, ctx->conn.timeouts_ms);
       mongoc_uri_set_option_as_int32 (uri, MONGOC_URI_CONNECTTIMEOUTMS, ctx->conn.timeouts_ms);
@@ -159,6 +179,54 @@ done:
    mongoc_uri_destroy (uri);
    return ok;
 }
+
+bool
+conn_authenticate (sh_ctx_t *ctx, const char *user, const char *pwd, const char *source, const char *mechanism,
+                   sh_error_t *err)
+{
+   char *saved[4];
+   mongoc_client_t *old = ctx->client;
+   bson_t ping = BSON_INITIALIZER, reply = BSON_INITIALIZER;
+   bool ok;
+
+   /* as mongosh: the current cursor is let go, the new credentials tried on a client of their own */
+   conn_cursor_free (ctx->cursor);
+   ctx->cursor = NULL;
+   ctx->cursor_fresh = false;
+   memcpy (saved, ctx->conn.auth_set, sizeof saved);
+   ctx->conn.auth_set[0] = bson_strdup (user);
+   ctx->conn.auth_set[1] = bson_strdup (pwd);
+   ctx->conn.auth_set[2] = bson_strdup (source);
+   ctx->conn.auth_set[3] = mechanism ? bson_strdup (mechanism) : NULL;
+   ctx->client = NULL;
+   BSON_APPEND_INT32 (&ping, "ping", 1);
+   ok = conn_ensure (ctx, err);
+   if (ok) {
+      bson_destroy (&reply); /* conn_run initialises it in every case */
+      ok = conn_run (ctx, source, &ping, CONN_ADMIN, &reply, err);
+   }
+   bson_destroy (&reply);
+   if (!ok && err->kind == SH_ERR_NONE)
+      sh_error_set (err, SH_ERR_USAGE, "authentication failed");
+   bson_destroy (&ping);
+   if (!ok) { /* the old client and credentials stay */
+      if (ctx->client)
+         mongoc_client_destroy (ctx->client);
+      ctx->client = old;
+      conn_auth_free (ctx->conn.auth_set);
+      memcpy (ctx->conn.auth_set, saved, sizeof saved);
+      return false;
+   }
+   conn_auth_free (saved);
+   if (old) {
+      mongoc_client_t *now = ctx->client;
+      ctx->client = old;
+      conn_drop_client (ctx, false); /* its cursors detached first */
+      ctx->client = now;
+   }
+   return true;
+}
+
 bool
 conn_set_timeouts_split (sh_ctx_t *ctx, int32_t ms, int32_t socket_ms)
 {

@@ -27,6 +27,14 @@ conn_init (sh_ctx_t *ctx, const char *uri, const char *db);
 void
 conn_destroy (sh_ctx_t *ctx);
 
+/* db.auth: authenticates the session as user with pwd on database source (mechanism NULL: the connection string's,
+ * else negotiated), as mongosh does by connecting a new client with these credentials. The new client is tried first
+ * (a ping); on success it replaces the old one (whose cursors are closed) and is used from then on, on failure the old
+ * client and credentials stay and err says why (the server's "Authentication failed", code 18). Copies the strings. */
+bool
+conn_authenticate (sh_ctx_t *ctx, const char *user, const char *pwd, const char *source, const char *mechanism,
+                   sh_error_t *err);
+
 /* Sets serverSelectionTimeoutMS, connectTimeoutMS and socketTimeoutMS of ctx's connection to ms (0: back to the
  * connection string's own). The connection owns the client and the connection string: ctx->uri stays the user's, the
  * timeouts are applied when the client is created, and a client made with other timeouts is dropped here (its

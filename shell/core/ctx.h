@@ -70,6 +70,8 @@ typedef struct sh_ctx {
       bool reply_unchecked;             /* a reply passed the stream unchecked (an opcode it does not read) since
                                          * conn_run cleared it: conn_run checks the reply's BSON itself then */
       struct conn_cursor *live_cursors; /* every open cursor: a dropped client detaches them first */
+      char *auth_set[4];                /* db.auth's user, password, source and mechanism (conn_authenticate), put
+                                         * over the connection string's by conn_ensure; owned, zeroed when freed */
    } conn;                              /* the connection's own state: read and written by shell/core/conn*.c only */
    /* What is kept from one statement to the next for the session's later ones; each is owned by the file named and
     * freed by its reset (cmd_complete_reset, cmd_progress_reset) when the session ends. */

@@ -136,90 +136,6 @@ error_put_line (FILE *out, const char *line, size_t len)
    }
 }
 
-/* Appends the characters of src[0, n) to out as one '*' each (UTF-8 continuation bytes add nothing), so the masked
- * line keeps its column count and the caret stays under the right character. */
-static size_t
-error_put_stars (char *out, const char *src, size_t n)
-{
-   size_t w = 0;
-   for (size_t i = 0; i < n; i++) {
-      if (((unsigned char) src[i] & 0xc0) != 0x80)
-         out[w++] = '*';
-   }
-   return w;
-}
-
-/* True when line[i, ...) starts a secret field name (secret_is_field, not inside a longer identifier), optionally
- * quoted, then a colon and an opening quote. Sets *value to the byte after that quote. */
-static bool
-error_secret_key_at (const char *line, size_t len, size_t i, size_t *value)
-{
-   size_t j = i;
-   if (i > 0 && (isalnum ((unsigned char) line[i - 1]) || line[i - 1] == '_' || line[i - 1] == '$'))
-      return false;
-   while (j < len && (isalnum ((unsigned char) line[j]) || line[j] == '_' || line[j] == '$'))
-      j++;
-   if (!secret_is_field (line + i, j - i))
-      return false;
-   if (j < len && (line[j] == '"' || line[j] == '\''))
-      j++;
-   while (j < len && (line[j] == ' ' || line[j] == '\t'))
-      j++;
-   if (j >= len || line[j] != ':')
-      return false;
-   j++;
-   while (j < len && (line[j] == ' ' || line[j] == '\t'))
-      j++;
-   if (j < len && (line[j] == '"' || line[j] == '\'' || line[j] == '`')) {
-      *value = j + 1;
-      return true;
-   }
-   return false;
-}
-
-/* A copy of the source line with its secrets masked: the password of scheme://user:password@host and the string value
- * of a pwd or password field, one '*' per character. Caller frees with free(); *out_len receives its length. */
-static char *
-error_mask_line (const char *line, size_t len, size_t *out_len)
-{
-   char *out = malloc (len + 1);
-   size_t i = 0, w = 0, value;
-
-   if (!out) {
-      *out_len = 0;
-      return NULL;
-   }
-   while (i < len) {
-      size_t ps, pe;
-      if (i + 3 <= len && !memcmp (line + i, "://", 3)) {
-         size_t u = i + 3;
-         memcpy (out + w, line + i, 3);
-         w += 3;
-         i = u;
-         if (secret_uri_password (line + u, len - u, &ps, &pe)) {
-            memcpy (out + w, line + u, ps);
-            w += ps;
-            w += error_put_stars (out + w, line + u + ps, pe - ps);
-            i = u + pe;
-         }
-      } else if (error_secret_key_at (line, len, i, &value)) {
-         char q = line[value - 1];
-         size_t e = value;
-         while (e < len && line[e] != q)
-            e += line[e] == '\\' && e + 1 < len ? 2 : 1;
-         memcpy (out + w, line + i, value - i);
-         w += value - i;
-         w += error_put_stars (out + w, line + value, (e < len ? e : len) - value);
-         i = e < len ? e : len;
-      } else {
-         out[w++] = line[i++];
-      }
-   }
-   out[w] = '\0';
-   *out_len = w;
-   return out;
-}
-
 /* Writes the indentation that puts a caret under character number col (1-based) of the line: a tab for each tab
  * before it, a space for every other character. */
 static void
@@ -250,6 +166,7 @@ sh_error_render (FILE *out, const sh_error_t *err, const char *file, const char 
 {
    const char *line = NULL;
    size_t line_len = 0;
+   char *message;
 
    if (!out || !err) {
       return;
@@ -262,25 +179,28 @@ sh_error_render (FILE *out, const sh_error_t *err, const char *file, const char 
       fprintf (out, "%d:%d:", err->pos.line, err->pos.col);
       fputs (color ? ERR_RESET " " : " ", out);
    }
+   /* a message may quote the statement (an unknown method, a bad argument): its secrets are hidden too */
+   message = secret_redact_source_str (err->message);
    if (err->kind == SH_ERR_SERVER) {
       fprintf (out, "%sMongoServerError", color ? ERR_RED : "");
       if (err->code_name[0]) {
          fprintf (out, "[%s]", err->code_name);
       }
-      fprintf (out, ":%s %s", color ? ERR_RESET : "", err->message);
+      fprintf (out, ":%s %s", color ? ERR_RESET : "", message);
       if (err->code) {
          fprintf (out, " (code %d)", err->code);
       }
       fputc ('\n', out);
    } else {
-      fprintf (out, "%serror:%s %s\n", color ? ERR_RED : "", color ? ERR_RESET : "", err->message);
+      fprintf (out, "%serror:%s %s\n", color ? ERR_RED : "", color ? ERR_RESET : "", message);
    }
+   bson_free (message);
    if (err->has_pos && source && err->pos.line > 0) {
       line = error_find_line (source, err->pos.line, &line_len);
    }
    if (line) {
       size_t masked_len;
-      char *masked = error_mask_line (line, line_len, &masked_len);
+      char *masked = secret_redact_source (line, line_len, &masked_len);
       fputs ("  ", out);
       if (masked)
          error_put_line (out, masked, masked_len);

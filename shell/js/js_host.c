@@ -14,6 +14,7 @@
 #include "shell/plan/preflight.h"
 #include "shell/plan/runsum.h"
 #include "commands/traps.h"
+#include "shell/lib/secret.h"
 
 /* One engine per process (the shell has one session). */
 static struct {
@@ -428,6 +429,31 @@ host_current_db (void *data)
    return ((sh_ctx_t *) data)->db;
 }
 
+/* Prints a completion value with its secrets hidden (shell/lib/secret.h): a string masked, a document's pwd and
+ * password fields and connection strings. */
+static void
+host_show_value (sh_ctx_t *ctx, const bson_value_t *value)
+{
+   bson_value_t v = *value;
+   bson_t doc, shown = BSON_INITIALIZER;
+   char *s = NULL;
+   if (value->value_type == BSON_TYPE_UTF8) {
+      size_t len;
+      if ((s = secret_redact_source (value->value.v_utf8.str, value->value.v_utf8.len, &len))) {
+         v.value.v_utf8.str = s;
+         v.value.v_utf8.len = (uint32_t) len;
+      }
+   } else if (value->value_type == BSON_TYPE_DOCUMENT &&
+              bson_init_static (&doc, value->value.v_doc.data, value->value.v_doc.data_len)) {
+      secret_redact_doc (&doc, &shown);
+      v.value.v_doc.data = (uint8_t *) bson_get_data (&shown);
+      v.value.v_doc.data_len = shown.len;
+   }
+   cmd_print_value (ctx, &v);
+   free (s);
+   bson_destroy (&shown);
+}
+
 static void
 host_show (void *data, const bson_value_t *value, bool more, const char *stats_key, int cursor)
 {
@@ -450,7 +476,7 @@ host_show (void *data, const bson_value_t *value, bool more, const char *stats_k
             bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len))
       cmd_print_array (ctx, &array);
    else
-      cmd_print_value (ctx, value);
+      host_show_value (ctx, value);
    ctx->out = saved;
    if (more)
       fprintf (ctx->out_fp, "%s\n", CMD_MORE_HINT);

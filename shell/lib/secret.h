@@ -1,7 +1,9 @@
-/* What counts as a secret, written once: the REPL keeps such lines out of its history, the connection layer masks
- * them in what it prints and logs, and error messages mask them under the caret. Two kinds: the password of a
- * connection string (scheme://user:password@host) and the value of a field named pwd or password. The redact functions
- * copy text and documents with the secrets hidden. */
+/* What counts as a secret, written once, and the one way to hide it wherever text leaves shardsh: the REPL keeps such
+ * lines out of its history, the connection layer masks them in what it prints and logs, statement text is masked in
+ * status lines, --json, --plan, --dry-run and under an error's caret. Three kinds: the password of a connection
+ * string (scheme://user:password@host, up to its last '@', so an unescaped '/' or ':' in it stays hidden), the value
+ * of a field named pwd or password, and the password argument of auth(user, pwd) and changeUserPassword(user, pwd).
+ * The redact functions copy text and documents with the secrets hidden. */
 #ifndef SHARDSH_SECRET_H
 #define SHARDSH_SECRET_H
 
@@ -32,6 +34,22 @@ secret_redact_uri (const char *uri);
  * caller frees with bson_free. */
 char *
 secret_redact_text (const char *text);
+
+/* Masks the secrets of source text in place (text[0, len), not necessarily NUL-terminated): each hidden character
+ * becomes one '*' (a multi-byte character one star too), so columns stay where they were. Returns the new length
+ * (<= len); the bytes after it are left as they were. */
+size_t
+secret_mask_source (char *text, size_t len);
+
+/* A copy of source text (a statement, a script line) with every secret above masked one '*' per character, so
+ * columns stay where they were (a caret under it still points at the right character). len bytes of text are read.
+ * Returns malloc'd text (free with free()); *out_len (may be NULL) receives its length. NULL when out of memory. */
+char *
+secret_redact_source (const char *text, size_t len, size_t *out_len);
+
+/* secret_redact_source of a NUL-terminated string; caller frees with bson_free. */
+char *
+secret_redact_source_str (const char *text);
 
 /* Copies src into dst (initialised by the caller) with every secret hidden, at any depth: the value of a field named
  * pwd or password (any case) becomes "****", and strings pass through secret_redact_text. For --dry-run output. */

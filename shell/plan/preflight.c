@@ -12,6 +12,7 @@
 #include "shell/lib/order.h"
 #include "shell/plan/pf_model.h"
 #include "shell/plan/preflight.h"
+#include "shell/lib/secret.h"
 
 /* The error position: argument i when known, else the helper's name. */
 static sh_pos_t
@@ -447,8 +448,11 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
                        call->cmd->name, call->cmd->since, pf->version[0], pf->version[1], pf->version[2]);
       return false;
    }
-   if (pf->plan && writes && !pf->ctx->opts->json)
-      fprintf (pf->ctx->out_fp, "%s:%d %s\n", file, call->pos.line, stmt_text);
+   if (pf->plan && writes && !pf->ctx->opts->json) {
+      char *shown = secret_redact_source_str (stmt_text); /* the plan line never shows a password */
+      fprintf (pf->ctx->out_fp, "%s:%d %s\n", file, call->pos.line, shown);
+      bson_free (shown);
+   }
    if (!strcmp (name, "sh.addShardToZone") || !strcmp (name, "sh.removeShardFromZone")) {
       ok = pf_shard_zone (pf, call, name[3] == 'a', err);
    } else if (!strcmp (name, "sh.updateZoneKeyRange")) {
@@ -545,9 +549,52 @@ pf_check_one (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
       p->pf->ctx->db = bson_strdup (args_str (call, 0));
       return true;
    }
+
    if (!preflight_call (p->pf, call, writes, p->script->name, text, err))
       return false;
    p->wrote |= writes;
+   return true;
+}
+
+/* A db.auth before the script's first write, with its password given, runs before the pre-flight reads, as the run
+ * will run it first: the cluster is read as the user the script names (a password to ask for waits for the run). */
+static bool
+pf_auth_first (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
+{
+   sh_ctx_t *ctx = data;
+   bool unseen = ctx->results_unseen, ok = true;
+   (void) writes;
+   if (strcmp (call->cmd->name, "db.auth") != 0 || (call->argc < 2 && args_str (call, 0)))
+      return true;
+   ctx->results_unseen = true;
+   ok = call->cmd->exec (ctx, call, err);
+   ctx->results_unseen = unseen;
+   if (!ok && !err->has_pos) { /* reported at its statement, as the run would */
+      err->has_pos = true;
+      err->pos = call->pos;
+   }
+   return ok;
+}
+
+/* Runs pf_auth_first on the literal statements before the scripts' first write; false (reported) when one fails. */
+static bool
+pf_auth_before_reads (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n)
+{
+   for (size_t i = 0; i < n && scripts[i]; i++) {
+      for (size_t s = 0; s < scripts[i]->n; s++) {
+         sh_error_t err;
+         bool writes = false;
+         sh_error_clear (&err);
+         if (dispatch_stmt_writes (ctx, &scripts[i]->stmts[s], &writes, &err) && writes)
+            return true;
+         sh_error_clear (&err);
+         if (!dispatch_with_call (ctx, &scripts[i]->stmts[s], pf_auth_first, ctx, &err) && err.kind != SH_ERR_NONE) {
+            sh_error_hint (&err, "the script's db.auth, run before the pre-flight reads; nothing was written");
+            sh_error_render (ctx->err_fp, &err, scripts[i]->name, scripts[i]->source, ctx->err_color);
+            return false;
+         }
+      }
+   }
    return true;
 }
 
@@ -582,6 +629,8 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
    }
    if (!p.writes && !plan)
       return 0;
+   if (!pf_auth_before_reads (ctx, scripts, n))
+      return 1;
    sh_error_clear (&err);
    if (!(p.pf = preflight_new (ctx, plan, &err))) {
       if (plan)

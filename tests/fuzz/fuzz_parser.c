@@ -1,7 +1,8 @@
 /* libFuzzer target for what operators type: arbitrary bytes through the statement parser (sh_parse_script,
  * sh_parse_needs_more, sh_parse_value), the caret renderer (sh_error_render at the parse error and at every position
  * the parser hands out), the dispatcher's checks (dispatch_validate: every build() on whatever arguments parsed),
- * a --dry-run run of the statements, and the credential filters (secret_redact_uri, secret_line_is_sensitive).
+ * a --dry-run run of the statements, and the credential filters (secret_redact_uri, secret_redact_source_str,
+ * secret_line_is_sensitive).
  * Built by `make fuzz`; tests/unit/test_fuzz_regressions.c replays saved inputs through fuzz_parser_one. */
 #include <stdint.h>
 #include <stdio.h>
@@ -120,6 +121,7 @@ fuzz_parser_one (const uint8_t *data, size_t size)
    bson_destroy (&doc);
 
    bson_free (secret_redact_uri (text));
+   bson_free (secret_redact_source_str (text)); /* the in-place mask of every statement shown (stars, memmove) */
    (void) secret_line_is_sensitive (text);
    bson_free (text);
 }

@@ -79,13 +79,30 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       for call in 'sh.stopBalancer()' 'sh.setBalancerState(false)' 'sh.moveChunk("app.orders", {customer: "c031", ts: new Date(0)}, "shard03")' \
          'sh.removeShard("shard03")' 'sh.unshardCollection("app.events", "shard01")' \
          'db.getSiblingDB("config").chunks.updateOne({ns: "app.users"}, {$set: {jumbo: true}})' \
-         'db.getSiblingDB("app").dropDatabase()' 'db.getSiblingDB("app").users.drop()' 'db.killOp("shard01:1")'; do
+         'db.getSiblingDB("app").dropDatabase()' 'db.getSiblingDB("app").users.drop()' 'db.killOp("shard01:1")' \
+         'db.adminCommand({balancerStop: 1})' 'db.getSiblingDB("app").runCommand({drop: "users"})' \
+         'db.getSiblingDB("app").runCommand({dropDatabase: 1})' 'db.adminCommand({removeShard: "shard03"})' \
+         'db.getSiblingDB("app").users.deleteMany({})' 'db.getSiblingDB("app").users.remove({})' \
+         'db.getSiblingDB("app").runCommand({delete: "users", deletes: [{q: {}, limit: 0}]})' \
+         'const c = "users"; db.getSiblingDB("app").runCommand({drop: c})'; do
          $TM send-keys -t c "$call" Enter
          if wait_for "Type 'yes' to run it"; then
             pass "cmd_safety.confirm asks for $call"
          else
             fail "cmd_safety.confirm asks for $call" "$(screen | tail -3)"
          fi
+         # the question names the effect, whichever way the statement is written
+         case "$call" in
+         *drop\(\)* | *'{drop: "users"}'* | *'{drop: c}'*) check_contains "cmd_safety.confirm names the drop: $call" \
+            "drops collection app.users. Type" "$(screen)" ;;
+         *ropDatabase*) check_contains "cmd_safety.confirm names the database drop: $call" "drops database app " \
+            "$(screen)" ;;
+         *alancerStop* | *setBalancerState*) check_contains "cmd_safety.confirm names the stop: $call" \
+            "stops the balancer. Type" "$(screen)" ;;
+         *emoveShard*) check_contains "cmd_safety.confirm names the removal: $call" "removes shard shard03" "$(screen)" ;;
+         *deleteMany* | *deletes:* | *remove\(\{\}\)*) check_contains "cmd_safety.confirm names the delete: $call" \
+            "deletes every document of app.users" "$(screen)" ;;
+         esac
          $TM send-keys -t c 'no' Enter
          wait_for 'not run: not confirmed' ||
             fail "cmd_safety.confirm declined $call" "$(screen | tail -3) [tmux: $($TM list-panes -F '#{pane_dead} #{pane_current_command}' 2>&1)]"
@@ -96,7 +113,7 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
          while [ $i -lt 150 ] && screen | grep -q "Type 'yes'"; do sleep 0.1; i=$((i + 1)); done
       done
       sleep 0.3
-      if grep -q -E '"(balancerStop|moveChunk|removeShard|unshardCollection|update|dropDatabase|drop|killOp)"' "$TMPD/confirm.log"; then
+      if grep -q -E '"(balancerStop|moveChunk|removeShard|unshardCollection|update|dropDatabase|drop|killOp|delete)"' "$TMPD/confirm.log"; then
          fail "cmd_safety.confirm declined sends nothing" "$(grep -E 'balancerStop|moveChunk' "$TMPD/confirm.log" | head -c 300)"
       else
          pass "cmd_safety.confirm declined sends nothing"
@@ -117,6 +134,14 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/confirm.log"; t
       $TM send-keys -t c 'db.getSiblingDB("config").settings.updateOne({_id: "chunksize"}, {$set: {value: 64}}, {upsert: true})' Enter
       wait_for 'upsertedCount' || fail "cmd_safety.confirm config.settings runs" "$(screen | tail -3)"
       check_not_contains "cmd_safety.confirm config.settings does not ask" "Type 'yes'" "$(screen)"
+      # polling a drain already under way does not ask again (config.shards says draining: true)
+      NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval 'db.adminCommand({removeShard: "shard02"})' \
+         > /dev/null 2>&1 < /dev/null
+      $TM send-keys -t c C-l
+      $TM clear-history -t c
+      $TM send-keys -t c 'sh.removeShard("shard02")' Enter
+      wait_for 'ongoing' || fail "cmd_safety.confirm drain poll runs" "$(screen | tail -3)"
+      check_not_contains "cmd_safety.confirm drain poll does not ask again" "Type 'yes'" "$(screen)"
       $TM kill-server 2> /dev/null
       # --yes: no question in a terminal either
       : > "$TMPD/confirm.log"

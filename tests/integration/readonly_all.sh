@@ -128,5 +128,15 @@ for c in aaa aggregatez insert getShardVersionX pingg zzz update validat; do
    hs_ro "db.adminCommand({$c: 1})"
    check_eq "readonly_all/raw $c is refused" "2" "$?"
 done
+# validate reads, but the manual's repair: true changes the collection and full: true locks it exclusively
+# (fixMultikey rewrites index metadata): those forms are refused, the plain and background forms pass
+for c in '{validate: "users", repair: true}' '{validate: "users", full: true}' '{validate: "users", fixMultikey: true}'; do
+   hs_ro "db.getSiblingDB(\"app\").runCommand($c)"
+   check_eq "readonly_all/raw $c is refused" "2" "$?"
+done
+for c in '{validate: "users"}' '{validate: "users", full: false, background: true}'; do
+   hs_ro "db.getSiblingDB(\"app\").runCommand($c)"
+   check_eq "readonly_all/raw $c passes" "0" "$?"
+done
 sim_stop
 echo "readonly_all: $covered entries run ($refused expected refused), $((count - covered)) skipped"

@@ -46,6 +46,12 @@ check_eq "secrets/caret still under the token after masking" "$name_col" "$caret
 out=$("$SHARDSH" --dry-run --norc --eval 'print("mongodb://carl:Pw-print-8@h:1/")' --eval 'x y' 2>&1)
 secret_absent "secrets/error source line masks user:password@" "Pw-print-8" "$out"
 
+# values shown on stdout: print, printjson, and the value of an --eval (a string, a document)
+out=$("$SHARDSH" --dry-run --norc --eval 'const u = "mongodb://v:Pw-value-17@h:1"; print(u); u' \
+   --eval 'printjson({user: "v", pwd: "Pw-value-18"}); ({pwd: "Pw-value-18"})' 2>&1)
+secret_absent "secrets/print and an --eval string value" "Pw-value-17" "$out" 'mongodb://v:***********@h:1'
+secret_absent "secrets/printjson and an --eval document value" "Pw-value-18" "$out" "pwd: '****'"
+
 # connection strings in error messages
 out=$("$SHARDSH" --norc 'mongodb://dora:Pw-baduri-9@127.0.0.1:1/?serverSelectionTimeoutMS=zz' --eval 'sh.status()' 2>&1)
 secret_absent "secrets/invalid connection string error" "Pw-baduri-9" "$out" 'mongodb://dora:****@'
@@ -71,7 +77,9 @@ secret_absent "secrets/--password not in --dry-run output" "Pw-flag-12" "$out"
 if ! sim_start --scenario demo; then
    skip "secrets/server errors" "shardsim did not start"
 else
-   out=$("$SHARDSH" --norc "$SIM_URI" --eval 'db.adminCommand({createUser: "ann", pwd: "Pw-server-13", roles: []})' 2>&1)
+   # the second createUser of the same user fails at the server (51003): its source line is shown, masked
+   out=$("$SHARDSH" --norc "$SIM_URI" --eval 'db.adminCommand({createUser: "ann", pwd: "Pw-server-13", roles: []})' \
+      --eval 'db.adminCommand({createUser: "ann", pwd: "Pw-server-13", roles: []})' 2>&1)
    secret_absent "secrets/server error shows the source line masked" "Pw-server-13" "$out" 'pwd: "************"'
    out=$("$SHARDSH" --norc "$SIM_URI" --eval 'sh.addShard("rs9/mongodb://gus:Pw-addshard-14@127.0.0.1:1")' 2>&1)
    secret_absent "secrets/addShard error hides the password" "Pw-addshard-14" "$out"
@@ -84,3 +92,124 @@ else
    fi
    sim_stop
 fi
+
+# ---- every output channel, one known password (issue 31) ----
+# shardsim --auth knows user ann with the password PW; every channel shardsh writes to runs statements that carry PW
+# in each form a password takes (db.auth positional and document, changeUserPassword, createUser's pwd, a field of a
+# raw command, a connection string whose password holds '/' and ':') and must not show it: stdout, stderr, -f status
+# lines, --json, --plan, --dry-run, the history file, the dashboard's --once --json, the process title (ps) while a
+# dashboard runs; and the process gives no core dump.
+PW='Pw-known-31'
+if ! sim_start --auth "ann:$PW"; then
+   skip "secrets/channels" "shardsim --auth did not start"
+   exit 0
+fi
+HP="127.0.0.1:$SIM_PORT"
+cat > "$TMPD/pw.js" << EOF2
+db.getSiblingDB("admin").auth("ann", "$PW")
+db.getSiblingDB("admin").auth({user: "ann", pwd: "$PW", mechanism: "SCRAM-SHA-256"})
+db.adminCommand({ping: 1, pwd: "$PW"})
+print("mongodb://ann:$PW@$HP/admin")
+sh.getBalancerState()
+db.getSiblingDB("admin").changeUserPassword("ann", "$PW")
+EOF2
+all=""
+# -f: stdout (print, results) and stderr (status lines, the error of the last statement, which shardsim lacks)
+out=$("$SHARDSH" --norc "mongodb://$HP/?serverSelectionTimeoutMS=3000" -f "$TMPD/pw.js" 2>&1 < /dev/null)
+all="$all$out"
+check_contains "secrets/channels: db.auth really authenticates (the read after it runs)" "pw.js:5 ok sh.getBalancerState()" \
+   "$out"
+secret_absent "secrets/channels: -f stdout and status lines" "$PW" "$out" 'pw.js:1 ok db.getSiblingDB("admin").auth("ann", "***********")'
+out=$("$SHARDSH" --norc --json "mongodb://$HP/?serverSelectionTimeoutMS=3000" -f "$TMPD/pw.js" 2>&1 < /dev/null)
+all="$all$out"
+secret_absent "secrets/channels: --json statement, errmsg and result fields" "$PW" "$out" '"statement" : "db.adminCommand({ping: 1, pwd: \"***********\"})"'
+out=$("$SHARDSH" --norc --plan "mongodb://ann:$PW@$HP/?serverSelectionTimeoutMS=3000" -f "$TMPD/pw.js" 2>&1 < /dev/null)
+all="$all$out"
+secret_absent "secrets/channels: --plan lines" "$PW" "$out" 'pw.js:6 db.getSiblingDB("admin").changeUserPassword("ann", "***********")'
+out=$("$SHARDSH" --norc --dry-run -u ann -p "$PW" -f "$TMPD/pw.js" 2>&1 < /dev/null)
+all="$all$out"
+secret_absent "secrets/channels: --dry-run requests and status lines" "$PW" "$out" '"pwd" : "****"'
+out=$("$SHARDSH" --norc "mongodb://$HP/?serverSelectionTimeoutMS=3000" --eval "db.getSiblingDB(\"admin\").auth(\"ann\", \"$PW\")" \
+   --eval 'sh.getBalancerState()' 2>&1 < /dev/null)
+all="$all$out"
+check_contains "secrets/channels: --eval db.auth answers { ok: 1 }" "{ ok: 1 }" "$out"
+# a writing script's db.auth runs before its pre-flight reads: a wrong password stops it there, at its line
+printf 'db.getSiblingDB("admin").auth("ann", "Pw-wrong-34")\nsh.stopBalancer()\n' > "$TMPD/badauth.js"
+out=$("$SHARDSH" --norc "mongodb://$HP/?serverSelectionTimeoutMS=3000" -f "$TMPD/badauth.js" 2>&1 < /dev/null)
+check_contains "secrets/channels: a wrong db.auth stops the script before its pre-flight, at its line" \
+   "badauth.js:1:26: MongoServerError[AuthenticationFailed]" "$out"
+secret_absent "secrets/channels: the wrong password is not shown" "Pw-wrong-34" "$out"
+# createUser and changeUserPassword really change what the cluster accepts; db.auth then authenticates as that user
+out=$("$SHARDSH" --norc "mongodb://ann:$PW@$HP/?serverSelectionTimeoutMS=3000" \
+   --eval 'db.getSiblingDB("admin").createUser({user: "cu", pwd: "Pw-created-32", roles: ["root"]})' \
+   --eval 'db.getSiblingDB("admin").changeUserPassword("cu", "Pw-changed-33")' \
+   --eval 'db.getSiblingDB("admin").auth("cu", "Pw-changed-33")' --eval 'db.adminCommand({connectionStatus: 1})' 2>&1)
+check_contains "secrets/channels: auth as the user createUser made, with changeUserPassword's password" "user: 'cu'" \
+   "$out"
+secret_absent "secrets/channels: createUser's password" "Pw-created-32" "$out"
+secret_absent "secrets/channels: changeUserPassword's password" "Pw-changed-33" "$out"
+# a password left out, with no terminal to ask on: said so, nothing sent, nothing shown
+out=$(setsid "$SHARDSH" --norc "mongodb://$HP/?serverSelectionTimeoutMS=3000" --eval 'db.getSiblingDB("admin").auth("ann")' \
+   2>&1 < /dev/null)
+check_contains "secrets/channels: db.auth(user) without a terminal says so" "no terminal to ask for it" "$out"
+# a connection string whose password holds '/' and ':' (invalid unless escaped): error and dashboard JSON error
+out=$("$SHARDSH" --norc "mongodb://ann:Pw/sl:ash-31@$HP/?serverSelectionTimeoutMS=300" --eval 'sh.status()' 2>&1)
+secret_absent "secrets/channels: invalid connection string, '/' and ':' in the password" "sl:ash" "$out" 'ann:****@'
+out=$("$SHARDSH" --norc "mongodb://ann:Pw/sl:ash-31@$HP/?serverSelectionTimeoutMS=300" --dashboard --once --json 2>&1)
+secret_absent "secrets/channels: dashboard --once --json error field" "sl:ash" "$out" '"error": "invalid connection string'
+out=$("$SHARDSH" --norc "mongodb://ann:$PW@$HP/?serverSelectionTimeoutMS=3000" --dashboard --once --json 2>&1)
+all="$all$out"
+secret_absent "secrets/channels: dashboard --once --json" "$PW" "$out" '"cluster"'
+# the process title while a dashboard runs, and no core dump
+"$SHARDSH" --norc -u ann -p "$PW" "mongodb://ann:$PW@$HP/?serverSelectionTimeoutMS=3000" --dashboard -d 1 -n 30 \
+   > /dev/null 2>&1 < /dev/null &
+dash=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q 'dashboard' "/proc/$dash/cmdline" 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+title=$(ps -o args= -p "$dash" 2> /dev/null)
+cmdline=$(tr '\0' ' ' < "/proc/$dash/cmdline" 2> /dev/null)
+core=$(awk '/Max core file size/ { print $5 }' "/proc/$dash/limits" 2> /dev/null)
+kill "$dash" 2> /dev/null
+wait "$dash" 2> /dev/null
+secret_absent "secrets/channels: ps never shows -p or the connection string's password" "$PW" "$title" '-p ***********'
+secret_absent "secrets/channels: /proc/PID/cmdline neither" "$PW" "$cmdline" "mongodb://ann:***********@"
+check_eq "secrets/channels: no core dump (RLIMIT_CORE 0)" "0" "$core"
+# the REPL: the password asked for is not echoed; the history file never holds any form of it
+if command -v tmux > /dev/null 2>&1; then
+   tui_server
+   TUI_PANE=s TUI_TENTHS=150
+   HIST="$TMPD/history"
+   $TM new-session -d -s s -x 150 -y 40 "SHARDSH_HISTFILE=$HIST NO_COLOR=1 $(pwd)/$SHARDSH --norc mongodb://$HP/?serverSelectionTimeoutMS=3000; echo EXITED=\$?; sleep 30"
+   wait_for 'test>' || fail "secrets/channels: REPL starts" "$(screen | tail -3)"
+   $TM send-keys -t s 'db.getSiblingDB("admin").auth("ann")' Enter
+   if wait_for 'Enter password:'; then
+      pass "secrets/channels: db.auth(user) asks for the password in a terminal"
+   else
+      fail "secrets/channels: db.auth(user) asks for the password in a terminal" "$(screen | tail -3)"
+   fi
+   $TM send-keys -t s "$PW" Enter
+   wait_for '{ ok: 1 }' || fail "secrets/channels: the asked password authenticates" "$(screen | tail -3)"
+   $TM send-keys -t s 'sh.getBalancerState()' Enter
+   wait_for 'true' || fail "secrets/channels: the authenticated session reads" "$(screen | tail -3)"
+   $TM send-keys -t s "db.getSiblingDB(\"admin\").auth(\"ann\", \"$PW\")" Enter
+   $TM send-keys -t s "db.getSiblingDB(\"admin\").changeUserPassword(\"ann\", \"$PW\")" Enter
+   $TM send-keys -t s "db.adminCommand({ping: 1, pwd: \"$PW\"})" Enter
+   $TM send-keys -t s 'sh.isBalancerRunning()' Enter
+   wait_for 'inBalancerRound' || fail "secrets/channels: REPL statements ran" "$(screen | tail -3)"
+   $TM send-keys -t s 'exit' Enter
+   wait_for 'EXITED=0' || fail "secrets/channels: REPL exits" "$(screen | tail -3)"
+   shown=$(TUI_CAPTURE="-S -200" screen)
+   $TM kill-server 2> /dev/null
+   # the typed lines echo as typed (the terminal's own echo): only the asked password and the history are checked
+   case "$shown" in
+   *"Enter password: $PW"* | *"password:$PW"*) fail "secrets/channels: the asked password is not echoed" "$shown" ;;
+   *) pass "secrets/channels: the asked password is not echoed" ;;
+   esac
+   secret_absent "secrets/channels: history file" "$PW" "$(cat "$HIST" 2> /dev/null)" 'sh.isBalancerRunning()'
+   check_not_contains "secrets/channels: history leaves out every auth( line" 'auth(' "$(cat "$HIST" 2> /dev/null)"
+else
+   skip "secrets/channels: REPL" "tmux is not installed"
+fi
+secret_absent "secrets/channels: nothing above shows it" "$PW" "$all"
+sim_stop

@@ -9,6 +9,7 @@
  * hex(MD5("user:mongo:password")), as its password. The users' keys are derived once at start; the passwords are
  * zeroed right after, and secrets of a conversation are zeroed when it ends. */
 #include "tests/shardsim/sim.h"
+#include "shell/lib/secret.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -48,6 +49,7 @@ struct sim_scram {
 /* Users are added before the server starts and only read afterwards: no lock. */
 static sim_user_t *sim_users;
 static size_t sim_nusers;
+static bool sim_auth_required; /* --auth was given: commands need an authenticated connection */
 static uint8_t sim_sign_key[20];
 static int64_t sim_sign_key_id;
 
@@ -412,8 +414,9 @@ sim_auth_derive_user (sim_user_t *u, sim_scram_algo_t algo, const char *password
    return ok;
 }
 
-bool
-sim_auth_add_user (char *spec, char *errbuf, size_t errlen)
+/* Adds a user from USER:PASSWORD[@DB] (sim_auth_add_user's spec, also built by createUser). */
+static bool
+sim_auth_add (char *spec, char *errbuf, size_t errlen)
 {
    char *colon = strchr (spec, ':');
    if (!colon || colon == spec) {
@@ -472,9 +475,101 @@ done:
 }
 
 bool
+sim_auth_add_user (char *spec, char *errbuf, size_t errlen)
+{
+   if (!sim_auth_add (spec, errbuf, errlen))
+      return false;
+   sim_auth_required = true;
+   return true;
+}
+
+bool
 sim_auth_enabled (void)
 {
-   return sim_nusers > 0;
+   return sim_auth_required;
+}
+
+/* The password field of a user-management command: its string, or NULL (then *why says what is wrong, or is empty
+ * when the field is simply absent). */
+static const char *
+sim_auth_cmd_pwd (const bson_t *cmd, const char *name, char *why, size_t whylen)
+{
+   bson_iter_t it;
+   why[0] = '\0';
+   if (!bson_iter_init_find (&it, cmd, "pwd"))
+      return NULL;
+   if (!BSON_ITER_HOLDS_UTF8 (&it) || !*bson_iter_utf8 (&it, NULL)) {
+      bson_snprintf (why, whylen, "BSON field '%s.pwd' must be a non-empty string", name);
+      return NULL;
+   }
+   return bson_iter_utf8 (&it, NULL);
+}
+
+void
+sim_cmd_create_user (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   char why[256], err[256], *spec;
+   const char *user, *pwd;
+   if (!bson_iter_init_find (&it, ctx->cmd, "createUser") || !BSON_ITER_HOLDS_UTF8 (&it) ||
+       !*bson_iter_utf8 (&it, NULL)) {
+      sim_reply_error (reply, 14, "BSON field 'createUser.createUser' is the wrong type, expected type 'string'");
+      return;
+   }
+   user = bson_iter_utf8 (&it, NULL);
+   if (!(pwd = sim_auth_cmd_pwd (ctx->cmd, "createUser", why, sizeof why))) {
+      if (why[0])
+         sim_reply_error (reply, 2, "%s", why);
+      else
+         sim_reply_error (reply, 2,
+                          "Must provide a 'pwd' field for all user documents, except those with '$external' as the "
+                          "user's source db");
+      return;
+   }
+   if (sim_auth_find_user (user, ctx->db)) {
+      sim_reply_error (reply, 51003, "User \"%s@%s\" already exists", user, ctx->db);
+      return;
+   }
+   spec = bson_strdup_printf ("%s:%s@%s", user, pwd, ctx->db);
+   if (!sim_auth_add (spec, err, sizeof err))
+      sim_reply_error (reply, 2, "%s", err);
+   else
+      sim_reply_ok (reply);
+   OPENSSL_cleanse (spec, strlen (spec));
+   bson_free (spec);
+}
+
+void
+sim_cmd_update_user (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_iter_t it;
+   char why[256];
+   const char *user, *pwd;
+   sim_user_t *u = NULL;
+   if (!bson_iter_init_find (&it, ctx->cmd, "updateUser") || !BSON_ITER_HOLDS_UTF8 (&it)) {
+      sim_reply_error (reply, 14, "BSON field 'updateUser.updateUser' is the wrong type, expected type 'string'");
+      return;
+   }
+   user = bson_iter_utf8 (&it, NULL);
+   for (size_t i = 0; i < sim_nusers && !u; i++) {
+      if (!strcmp (sim_users[i].user, user) && !strcmp (sim_users[i].db, ctx->db))
+         u = &sim_users[i];
+   }
+   if (!u) {
+      sim_reply_error (reply, 11, "Could not find user \"%s@%s\"", user, ctx->db);
+      return;
+   }
+   pwd = sim_auth_cmd_pwd (ctx->cmd, "updateUser", why, sizeof why);
+   if (why[0]) {
+      sim_reply_error (reply, 2, "%s", why);
+      return;
+   }
+   if (pwd && (!sim_auth_printable (pwd, strlen (pwd)) || !sim_auth_derive_user (u, SIM_SCRAM_SHA1, pwd) ||
+               !sim_auth_derive_user (u, SIM_SCRAM_SHA256, pwd))) {
+      sim_reply_error (reply, 2, "updateUser: the password must be printable ASCII");
+      return;
+   }
+   sim_reply_ok (reply); /* roles and customData are not kept: every user is root */
 }
 
 void
@@ -486,6 +581,7 @@ sim_auth_destroy (void)
    bson_free (sim_users);
    sim_users = NULL;
    sim_nusers = 0;
+   sim_auth_required = false;
    OPENSSL_cleanse (sim_sign_key, sizeof sim_sign_key);
 }
 
@@ -789,6 +885,11 @@ sim_auth_redact_for_log (const bson_t *cmd, bson_t *out)
    if (!strcmp (name, "saslStart") || !strcmp (name, "saslContinue")) {
       bson_init (out);
       sim_auth_copy_redacted (cmd, out);
+      return true;
+   }
+   if (!strcmp (name, "createUser") || !strcmp (name, "updateUser")) {
+      bson_init (out);
+      secret_redact_doc (cmd, out); /* their pwd shown as "****", as shardsh's --dry-run shows it */
       return true;
    }
    if (!bson_iter_init_find (&it, cmd, "speculativeAuthenticate") || !BSON_ITER_HOLDS_DOCUMENT (&it)) {

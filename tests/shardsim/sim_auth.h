@@ -38,6 +38,15 @@ sim_auth_add_user (char *spec, char *errbuf, size_t errlen);
 bool
 sim_auth_enabled (void);
 
+/* createUser on the database the command runs on ({ createUser, pwd, ... }: roles and the rest are not kept, every
+ * user is root), and updateUser (a new pwd re-derives its keys): as the server's user_management_commands.cpp answers
+ * them (51003 for a user that exists, 11 UserNotFound for one that does not, 2 BadValue without pwd). A user made
+ * here does not turn authentication on: only --auth does. Callers hold sim_g.lock. */
+void
+sim_cmd_create_user (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_update_user (sim_ctx_t *ctx, bson_t *reply);
+
 /* Frees the users (their keys zeroed). */
 void
 sim_auth_destroy (void);
@@ -67,7 +76,8 @@ sim_auth_sign_cluster_time (uint32_t secs, uint32_t inc, uint8_t hash[20], int64
 
 /* For --log-commands: when cmd carries SASL payloads (saslStart, saslContinue, a handshake's speculativeAuthenticate),
  * initialises out with a copy showing each payload as "###" and returns true (PLAIN payloads hold the password, SCRAM
- * proofs allow guessing it offline); false, out untouched, for every other command. */
+ * proofs allow guessing it offline), and for createUser/updateUser a copy with their pwd as "****"; false, out
+ * untouched, for every other command. */
 bool
 sim_auth_redact_for_log (const bson_t *cmd, bson_t *out);
 

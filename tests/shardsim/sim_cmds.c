@@ -579,6 +579,8 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "serverStatus", 44, false, sim_cmd_server_status, SIM_K_COMMAND },
    { "listDatabases", 44, true, sim_cmd_list_databases, SIM_K_COMMAND },
    { "connectionStatus", 44, false, sim_cmd_connection_status, SIM_K_COMMAND },
+   { "createUser", 44, false, sim_cmd_create_user, SIM_K_COMMAND },
+   { "updateUser", 44, false, sim_cmd_update_user, SIM_K_COMMAND },
    { "whatsmyuri", 44, false, sim_cmd_whatsmyuri, SIM_K_COMMAND },
    { "endSessions", 44, false, sim_cmd_end_sessions, SIM_K_COMMAND },
    { "getLog", 44, true, sim_cmd_get_log, SIM_K_COMMAND },

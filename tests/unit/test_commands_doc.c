@@ -457,16 +457,16 @@ main (int argc, char **argv)
       bson_snprintf (name, sizeof name, "commands_doc/%s has a dry-run case in tests/scripts", c->name);
       CHECK (name, scripts && has_dry_run_case (scripts, c->name));
    }
-   CHECK ("commands_doc/destructive: removeShard, moveChunk, moveRange, moveCollection, unshardCollection, "
-          "reshardCollection, stopBalancer",
-          (sh_cmd_find ("sh.removeShard")->flags & CMD_DESTRUCTIVE) &&
-             (sh_cmd_find ("sh.moveChunk")->flags & CMD_DESTRUCTIVE) &&
-             (sh_cmd_find ("sh.moveRange")->flags & CMD_DESTRUCTIVE) &&
-             (sh_cmd_find ("sh.moveCollection")->flags & CMD_DESTRUCTIVE) &&
-             (sh_cmd_find ("sh.unshardCollection")->flags & CMD_DESTRUCTIVE) &&
-             (sh_cmd_find ("sh.reshardCollection")->flags & CMD_DESTRUCTIVE) &&
-             (sh_cmd_find ("sh.stopBalancer")->flags & CMD_DESTRUCTIVE) &&
-             sh_cmd_find ("sh.setBalancerState")->destructive_if);
+   CHECK ("commands_doc/confirmed effects: removeShard, moveChunk, moveRange, moveCollection, unshardCollection, "
+          "reshardCollection, stopBalancer (table.def's effect column; test_effect checks each against its requests)",
+          sh_cmd_row (sh_cmd_find ("sh.removeShard"))->effect == CMD_EFFECT_REMOVE_SHARD &&
+             sh_cmd_row (sh_cmd_find ("sh.moveChunk"))->effect == CMD_EFFECT_MOVE &&
+             sh_cmd_row (sh_cmd_find ("sh.moveRange"))->effect == CMD_EFFECT_MOVE &&
+             sh_cmd_row (sh_cmd_find ("sh.moveCollection"))->effect == CMD_EFFECT_MOVE &&
+             sh_cmd_row (sh_cmd_find ("sh.unshardCollection"))->effect == CMD_EFFECT_MOVE &&
+             sh_cmd_row (sh_cmd_find ("sh.reshardCollection"))->effect == CMD_EFFECT_MOVE &&
+             sh_cmd_row (sh_cmd_find ("sh.stopBalancer"))->effect == CMD_EFFECT_STOP_BALANCER &&
+             sh_cmd_row (sh_cmd_find ("sh.setBalancerState"))->effect == CMD_EFFECT_ARGS);
    test_shardsim_answers ("8.3");
    test_shardsim_answers ("9.0");
    free (scripts);
