@@ -13,7 +13,6 @@
 #include "commands/exec.h"
 #include "shell/core/conn.h"
 #include "commands/dispatch.h"
-#include "commands/traps.h"
 
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {
@@ -911,10 +910,6 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
       sh_requests_t taken = { .n = 0 };
       if (built_take (stmt->resolved, call.db, &taken))
          call.built = &taken;
-      /* a version trap is said before it runs; a script's statements (they have a place) were checked by its trap
-       * pass before anything ran */
-      if (!ctx->place.file)
-         traps_check_call (ctx, &call, NULL, false);
       ok = dispatch_call (ctx, &call, err);
       sh_requests_destroy (&taken);
    }

@@ -483,6 +483,24 @@ trap_stmt (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
    return true;
 }
 
+/* traps_check_stmt's callback: one REPL statement's call, warned on stderr. */
+static bool
+trap_repl_stmt (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
+{
+   (void) writes;
+   (void) err;
+   trap_check_call_to (data, call, NULL, false);
+   return true;
+}
+
+void
+traps_check_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt)
+{
+   sh_error_t err;
+   sh_error_clear (&err);
+   dispatch_with_call (ctx, stmt, trap_repl_stmt, ctx, &err);
+}
+
 void
 traps_check_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, const char *const *js, const size_t *js_len,
                      const char *const *names, size_t n)

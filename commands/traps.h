@@ -74,6 +74,12 @@ traps_check_call (sh_ctx_t *ctx, const sh_call_t *call, const char *file, bool t
 void
 traps_check_js (sh_ctx_t *ctx, const char *file, const char *text, size_t len);
 
+/* Warns (stderr, once per session per trap) of the version traps of one REPL statement, before dispatch runs it:
+ * resolves it on its own (a failure is dispatch's to report). A script's statements are checked by
+ * traps_check_scripts instead. */
+void
+traps_check_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt);
+
 /* The trap pass of a run, before anything is sent: every literal statement of scripts (n inputs; NULL for a
  * JavaScript input, whose text is js[i], js_len[i] bytes, named names[i]) checked as traps_check_call and
  * traps_check_js check them. Not under --dry-run or --no-preflight. */

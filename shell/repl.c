@@ -342,6 +342,7 @@ repl_run (sh_ctx_t *ctx)
             /* Ctrl-C abandons the rest of what was typed too */
             for (size_t i = 0; i < script.n && !ctx->exit_requested && !sh_interrupted (); i++) {
                sh_error_clear (&err);
+               traps_check_stmt (ctx, &script.stmts[i]);
                if (!dispatch_stmt (ctx, &script.stmts[i], &err))
                   sh_error_report (ctx, &err, NULL, script.source);
                fflush (ctx->out_fp);
