@@ -96,5 +96,13 @@ check_eq "exporter_prom/rules_loaded" 8 "$rules"
 c=$(curl -s -G --data-urlencode 'query=shardsh_migrations_succeeded_total{cluster="demo"}' \
    "http://127.0.0.1:$PROM_PORT/api/v1/query" | jq -r '.data.result | length' 2> /dev/null)
 check_eq "exporter_prom/counter_series" 1 "$c"
+# every query of the shipped Grafana dashboard parses and runs on this Prometheus ($cluster, $namespace: all)
+bad=0
+jq -r '.panels[].targets[].expr' docs/exporter/grafana.json | sed 's/\$cluster/.*/g; s/\$namespace/.*/g' > "$TMPD/exprs"
+while IFS= read -r e; do
+   st=$(curl -s -G --data-urlencode "query=$e" "http://127.0.0.1:$PROM_PORT/api/v1/query" | jq -r '.status' 2> /dev/null)
+   [ "$st" = success ] || { bad=$((bad + 1)); echo "bad query: $e" >&2; }
+done < "$TMPD/exprs"
+check_eq "exporter_prom/grafana_queries" 0 "$bad"
 stop_all
 sim_stop
