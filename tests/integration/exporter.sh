@@ -55,6 +55,15 @@ if ! command -v curl > /dev/null 2>&1; then
    skip "exporter" "curl is not installed (tests/deps.sh installs it)"
    exit 0
 fi
+# the command line: a bad address, two clusters with one name, extra connection strings without --exporter
+"$SHARDSH" --exporter 127.0.0.1:99999 mongodb://127.0.0.1:1 > /dev/null 2> "$TMPD/bad.err"
+check_eq "exporter/bad_address_exit" 2 "$?"
+check_contains "exporter/bad_address_said" "is not an address" "$(cat "$TMPD/bad.err")"
+"$SHARDSH" --exporter 0 a=mongodb://127.0.0.1:1 a=mongodb://127.0.0.1:2 > /dev/null 2> "$TMPD/dup.err"
+check_eq "exporter/duplicate_name_exit" 2 "$?"
+"$SHARDSH" mongodb://127.0.0.1:1 mongodb://127.0.0.1:2 > /dev/null 2>&1 < /dev/null
+check_eq "exporter/two_uris_need_exporter" 2 "$?"
+
 if ! sim_start --scenario demo --version 7.0 --balancer-interval-ms 150 --migration-ms 200; then
    fail "exporter/start" "shardsim did not start"
    exit 0
