@@ -412,6 +412,7 @@ exporter_run (const sh_options_t *opts, const exporter_cluster_t *clusters, size
    sigaddset (&set, SIGTERM);
    pthread_sigmask (SIG_BLOCK, &set, &old);
    signal (SIGPIPE, SIG_IGN);
+   tzset (); /* localtime_r in the HTTP thread then reads the time zone without first setting it up */
    ex_init (&ex, opts, clusters, n);
    d = ex_listen (&ex, host, port, &bound);
    if (!d) {
