@@ -97,6 +97,9 @@ for line in $(printf '%s\n' "$counts" | sed 's/.*"_id" : "\([^"]*\)", "n" : \([0
    n=$((n + 1))
 done
 [ "$n" -gt 0 ] || fail "exporter/direct_count" "no chunk counts from config.chunks: $counts"
+collchunks=$(shsh 'const u = db.getSiblingDB("config").collections.findOne({_id: "app.users"}).uuid;
+print(db.getSiblingDB("config").chunks.countDocuments({uuid: u}))')
+check_eq "exporter/collection_chunks" "$collchunks" "$(value "$m" 'shardsh_collection_chunks{cluster="east",namespace="app.users"}')"
 check_eq "exporter/balancer_off" 0 "$(value "$m" 'shardsh_balancer_enabled{cluster="east"}')"
 check_eq "exporter/two_clusters_agree" "$(value "$m" 'shardsh_shard_chunks{cluster="east",shard="shard01"}')" \
    "$(value "$m" 'shardsh_shard_chunks{cluster="west",shard="shard01"}')"
