@@ -39,6 +39,7 @@ typedef struct {
    bool up;
    int64_t refreshes, errors;
    metrics_totals_t totals;
+   double router_cpu_s; /* over the last good refresh; -1 unknown */
 } exp_cluster_t;
 
 typedef struct exporter {
@@ -194,7 +195,8 @@ ex_cluster_loop (void *arg)
 
    while (!ex_stopping (ex)) {
       int64_t t0 = clock_mono_ms ();
-      bool ok = expsrc_sample (c->src, &work), tok = false;
+      double cpu = -1;
+      bool ok = expsrc_sample (c->src, &work, &cpu), tok = false;
       expsrc_totals_t t;
       if (!ok)
          ex_log (c, "refresh failed", work.error, last_err, sizeof last_err);
@@ -211,6 +213,8 @@ ex_cluster_loop (void *arg)
       snap_destroy (&c->pub);
       snap_copy (&c->pub, &work);
       c->up = ok;
+      if (ok)
+         c->router_cpu_s = cpu;
       c->refreshes++;
       c->errors += !ok;
       if (tok) {
@@ -251,7 +255,8 @@ ex_render (exporter_t *ex, bool om, size_t *len)
                                    .up = c->up,
                                    .refreshes = c->refreshes,
                                    .refresh_errors = c->errors,
-                                   .totals = c->totals };
+                                   .totals = c->totals,
+                                   .router_cpu_s = c->router_cpu_s };
    }
    metrics_render (mc, ex->n, &o, &out);
    for (size_t i = ex->n; i-- > 0;)
@@ -387,6 +392,7 @@ ex_init (exporter_t *ex, const sh_options_t *opts, const exporter_cluster_t *clu
       c->name = clusters[i].name;
       c->ex = ex;
       c->totals = (metrics_totals_t){ -1, -1, -1 };
+      c->router_cpu_s = -1;
       pthread_mutex_init (&c->lock, NULL);
       c->src = expsrc_new (clusters[i].uri, clusters[i].db, opts, ex->interval_s);
    }

@@ -258,6 +258,12 @@ render_refresh (m_out_t *m, const metrics_cluster_t *cl, size_t n)
    for (size_t i = 0; i < n; i++)
       if (has_data (&cl[i]))
          one_int (m, cl[i].name, cl[i].snap->round_trips);
+   fam (m, "shardsh_refresh_router_cpu_seconds", M_GAUGE,
+        "CPU the router process spent over the last good refresh (serverStatus extra_info user and system time before "
+        "and after it; with whatever else it ran meanwhile); absent where the router does not report it.");
+   for (size_t i = 0; i < n; i++)
+      if (has_data (&cl[i]) && cl[i].router_cpu_s >= 0)
+         one_num (m, cl[i].name, cl[i].router_cpu_s);
    fam (m, "shardsh_cluster_info", M_GAUGE, "The router that answered the last refresh: its server version (value 1).");
    for (size_t i = 0; i < n; i++) {
       if (!has_data (&cl[i]))

@@ -27,6 +27,7 @@ typedef struct {
    int64_t refreshes;       /* refreshes tried by this process */
    int64_t refresh_errors;  /* ... of which failed */
    metrics_totals_t totals; /* server-side totals */
+   double router_cpu_s;     /* the router's CPU over the last good refresh (serverStatus extra_info); < 0: unknown */
 } metrics_cluster_t;
 
 typedef struct {

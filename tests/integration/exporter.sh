@@ -101,6 +101,12 @@ collchunks=$(shsh 'const u = db.getSiblingDB("config").collections.findOne({_id:
 print(db.getSiblingDB("config").chunks.countDocuments({uuid: u}))')
 [ -n "$collchunks" ] || collchunks="(no count from config.chunks)"
 check_eq "exporter/collection_chunks" "$collchunks" "$(value "$m" 'shardsh_collection_chunks{cluster="east",namespace="app.users"}')"
+cpu=$(value "$m" 'shardsh_refresh_router_cpu_seconds{cluster="east"}')
+if [ -n "$cpu" ] && awk -v v="$cpu" 'BEGIN { exit !(v >= 0 && v < 60) }'; then
+   pass "exporter/router_cpu"
+else
+   fail "exporter/router_cpu" "shardsim reports extra_info: expected the router's CPU of a refresh, got [$cpu]"
+fi
 check_eq "exporter/balancer_off" 0 "$(value "$m" 'shardsh_balancer_enabled{cluster="east"}')"
 check_eq "exporter/two_clusters_agree" "$(value "$m" 'shardsh_shard_chunks{cluster="east",shard="shard01"}')" \
    "$(value "$m" 'shardsh_shard_chunks{cluster="west",shard="shard01"}')"

@@ -97,6 +97,8 @@ test_render (void)
    make_snap (&b, "5.0.9");
    cl[0].snap = &a;
    cl[1].snap = &b;
+   cl[0].router_cpu_s = 0.25;
+   cl[1].router_cpu_s = -1;
    metrics_render (cl, 2, &o, &t);
    o.openmetrics = true;
    metrics_render (cl, 2, &o, &om);
@@ -144,6 +146,8 @@ test_render (void)
                                     has_line (t.data, "shardsh_balancer_window_start_seconds{cluster=\"east\"} 82800"));
    CHECK ("metrics/timestamp",
           has_line (t.data, "shardsh_last_refresh_timestamp_seconds{cluster=\"east\"} 1700000000.5"));
+   CHECK ("metrics/router_cpu", has_line (t.data, "shardsh_refresh_router_cpu_seconds{cluster=\"east\"} 0.25") &&
+                                   !strstr (t.data, "shardsh_refresh_router_cpu_seconds{cluster=\"west\"}"));
    CHECK ("metrics/version_label", has_line (t.data, "shardsh_cluster_info{cluster=\"west\",version=\"5.0.9\"} 1"));
 
    /* the cap: whole collections only, in order; the pair gauge says how many */

@@ -44,10 +44,37 @@ expsrc_free (expsrc_t *src)
    free (src);
 }
 
-bool
-expsrc_sample (expsrc_t *src, snap_t *snap)
+/* The router's process CPU so far (extra_info user_time_us + system_time_us), in microseconds; -1 when unknown. */
+static int64_t
+router_cpu_us (expsrc_t *src)
 {
-   return collect_sample (src->c, snap);
+   bson_t *cmd = BCON_NEW ("serverStatus", BCON_INT32 (1), "metrics", BCON_INT32 (0));
+   bson_t reply;
+   bson_iter_t u, s;
+   sh_error_t err;
+   int64_t v = -1;
+   sh_error_clear (&err);
+   if (conn_run (&src->ctx, "admin", cmd, CONN_ADMIN, &reply, &err) && bson_iter_init (&u, &reply) &&
+       bson_iter_find_descendant (&u, "extra_info.user_time_us", &s) && BSON_ITER_HOLDS_NUMBER (&s)) {
+      int64_t user = bson_iter_as_int64 (&s);
+      if (bson_iter_init (&u, &reply) && bson_iter_find_descendant (&u, "extra_info.system_time_us", &s) &&
+          BSON_ITER_HOLDS_NUMBER (&s) && user >= 0 && bson_iter_as_int64 (&s) >= 0 &&
+          user <= INT64_MAX - bson_iter_as_int64 (&s))
+         v = user + bson_iter_as_int64 (&s);
+   }
+   bson_destroy (&reply);
+   bson_destroy (cmd);
+   return v;
+}
+
+bool
+expsrc_sample (expsrc_t *src, snap_t *snap, double *router_cpu_s)
+{
+   int64_t before = router_cpu_us (src), after;
+   bool ok = collect_sample (src->c, snap);
+   after = ok && before >= 0 ? router_cpu_us (src) : -1;
+   *router_cpu_s = after >= before && before >= 0 ? (double) (after - before) / 1e6 : -1;
+   return ok;
 }
 
 /* { count: coll, query: filter } on config: the number into *n. */

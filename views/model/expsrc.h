@@ -31,9 +31,10 @@ void
 expsrc_free (expsrc_t *src);
 
 /* One refresh of the collector (collect_sample's contract: *snap replaced on success, kept and marked stale on
- * failure). */
+ * failure), between two serverStatus commands whose extra_info user and system times (Linux servers) give the
+ * router's CPU over the refresh: *router_cpu_s, or -1 when the router does not report them or one failed. */
 bool
-expsrc_sample (expsrc_t *src, snap_t *snap);
+expsrc_sample (expsrc_t *src, snap_t *snap, double *router_cpu_s);
 
 /* Counts the totals on the server (three count commands). On failure returns false, leaves *t as it was and writes
  * the reason, with any password in it masked, into error (len bytes). */
