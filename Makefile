@@ -1,5 +1,5 @@
 # shardsh: build, test and install. Flags come from pkg-config; `make deps` installs what is missing.
-PKGS      := libmongoc-1.0 libbson-1.0 ncursesw libedit libcrypto
+PKGS      := libmongoc-1.0 libbson-1.0 ncursesw libedit libcrypto libmicrohttpd
 SIM_PKGS  := libbson-1.0 libssl libcrypto
 CC        ?= cc
 CXX       ?= c++

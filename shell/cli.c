@@ -44,10 +44,44 @@ cli_set_str (char **dst, const char *v)
    *dst = bson_strdup (v);
 }
 
+/* --exporter-pairs N: 0 to 100000000. */
+static bool
+cli_pairs (const char *v, const char *name, long *out, sh_error_t *err)
+{
+   char *end;
+   errno = 0;
+   *out = strtol (v, &end, 10);
+   if (*end || end == v || errno == ERANGE || *out < 0 || *out > 100000000) {
+      sh_error_set (err, SH_ERR_USAGE, "option '%s' needs a number of pairs from 0 to 100000000, got '%s'", name, v);
+      return false;
+   }
+   return true;
+}
+
+/* More than one connection string is for --exporter only, and --exporter runs alone. */
+static bool
+cli_check_exporter (const sh_options_t *opts, sh_error_t *err)
+{
+   if (opts->n_more_conns && !opts->exporter) {
+      sh_error_set (err, SH_ERR_USAGE, "unexpected argument '%s'", opts->more_conns[0]);
+      return false;
+   }
+   if (opts->exporter && (opts->dashboard || opts->plan || opts->dry_run || opts->n_evals || opts->n_files)) {
+      sh_error_set (err, SH_ERR_USAGE, "--exporter serves metrics: it cannot be combined with %s",
+                    opts->dashboard ? "--dashboard"
+                    : opts->plan    ? "--plan"
+                    : opts->dry_run ? "--dry-run"
+                                    : "a script or --eval");
+      return false;
+   }
+   return true;
+}
+
 bool
 sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
 {
    memset (opts, 0, sizeof *opts);
+   opts->exporter_pairs = -1;
    for (int i = 1; i < argc; i++) {
       const char *a = argv[i];
       const char *v = NULL;
@@ -60,8 +94,7 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          } else if (!opts->conn_arg) {
             opts->conn_arg = bson_strdup (a);
          } else {
-            sh_error_set (err, SH_ERR_USAGE, "unexpected argument '%s'", a);
-            return false;
+            cli_push (&opts->more_conns, &opts->n_more_conns, a); /* --exporter's clusters; refused otherwise */
          }
          continue;
       }
@@ -143,6 +176,13 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          opts->no_color = true;
       } else if (IS ("--dashboard")) {
          opts->dashboard = true;
+      } else if (IS ("--exporter")) {
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         cli_set_str (&opts->exporter, v);
+      } else if (IS ("--exporter-pairs")) {
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err) || !cli_pairs (v, name, &opts->exporter_pairs, err))
+            return false;
       } else if (IS ("--once")) {
          opts->once = true;
       } else if (IS ("--interval") || IS ("-d")) {
@@ -177,6 +217,8 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
       }
 #undef IS
    }
+   if (!cli_check_exporter (opts, err))
+      return false;
    if (opts->plan && (opts->dry_run || opts->dashboard)) {
       sh_error_set (err, SH_ERR_USAGE, "--plan reads the cluster: it cannot be combined with %s",
                     opts->dry_run ? "--dry-run" : "--dashboard");
@@ -195,6 +237,10 @@ sh_options_destroy (sh_options_t *opts)
    bson_free (opts->evals);
    bson_free (opts->files);
    bson_free (opts->conn_arg);
+   for (size_t i = 0; i < opts->n_more_conns; i++)
+      bson_free (opts->more_conns[i]);
+   bson_free (opts->more_conns);
+   bson_free (opts->exporter);
    bson_free (opts->host);
    bson_free (opts->port);
    bson_free (opts->username);
@@ -230,6 +276,12 @@ sh_options_usage (FILE *out)
       "                              a terminal. Every script is parsed whole before anything is sent.\n"
       "  --continue-on-error         keep running a script after a failed statement\n"
       "  --dashboard                 the live ncurses dashboard (--interval SECONDS, -n FRAMES, --once)\n"
+      "  --exporter ADDRESS URI...   serve the dashboard's figures of one or more clusters at http://ADDRESS/metrics\n"
+      "                              (Prometheus text or OpenMetrics; ADDRESS HOST:PORT or PORT, loopback by "
+      "default);\n"
+      "                              NAME=URI sets a cluster's label; --interval SECONDS; --exporter-pairs N caps the\n"
+      "                              (collection, shard) series per cluster (default 20000); read-only "
+      "(docs/exporter.md)\n"
       "\n"
       "Safety and output:\n"
       "  --plan                      check a script against the cluster and print what it would change and move;\n"

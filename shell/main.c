@@ -12,6 +12,7 @@
 #include "shell/core/conn.h"
 #include "shell/core/prompt.h"
 #include "views/dashboard.h"
+#include "views/exporter.h"
 #include "shell/js/js_host.h"
 #include "shell/repl.h"
 #include "shell/plan/preflight.h"
@@ -46,6 +47,59 @@ main_hide_secrets (int argc, char **argv)
       m = secret_mask_source (argv[i], n);
       memset (argv[i] + m, ' ', n - m);
    }
+}
+
+/* --exporter: every positional connection string ("NAME=URI" or "URI") becomes a cluster, its URI built as for the
+ * shell (credentials, TLS, --host/--port), its label given or its host list; then the exporter runs, read-only. */
+static int
+main_exporter (sh_options_t *opts)
+{
+   size_t n = (opts->conn_arg ? 1 : 0) + opts->n_more_conns;
+   exporter_cluster_t *cl = bson_malloc0 ((n ? n : 1) * sizeof *cl);
+   char (*names)[128] = bson_malloc0 ((n ? n : 1) * sizeof *names);
+   sh_error_t err;
+   int rc = 2;
+
+   sh_error_clear (&err);
+   opts->readonly = true;
+   if (opts->username && !opts->password) {
+      sh_error_t ask;
+      sh_error_clear (&ask);
+      opts->password = sh_prompt_password ("Enter password", "--password", &ask);
+   }
+   for (size_t i = 0; i < (n ? n : 1); i++) {
+      sh_options_t one = *opts;
+      char *uri = NULL, *db = NULL;
+      const char *arg = i == 0 ? opts->conn_arg : opts->more_conns[i - 1];
+      one.conn_arg = arg ? (char *) exporter_cluster_arg (arg, names[i], sizeof names[i]) : NULL;
+      if (!sh_options_connection_string (&one, &uri, &db, &err)) {
+         sh_error_render (stderr, &err, NULL, NULL, false);
+         n = i;
+         goto done;
+      }
+      if (!names[i][0])
+         exporter_default_name (uri, names[i], sizeof names[i]);
+      for (size_t j = 0; j < i; j++) {
+         if (!strcmp (names[j], names[i])) {
+            fprintf (stderr, "shardsh: --exporter: two clusters are named '%s': name them NAME=URI\n", names[i]);
+            bson_free (uri);
+            bson_free (db);
+            n = i;
+            goto done;
+         }
+      }
+      cl[i] = (exporter_cluster_t){ .name = names[i], .uri = uri, .db = db };
+   }
+   n = n ? n : 1;
+   rc = exporter_run (opts, cl, n);
+done:
+   for (size_t i = 0; i < n; i++) {
+      bson_free ((char *) cl[i].uri);
+      bson_free ((char *) cl[i].db);
+   }
+   bson_free (cl);
+   bson_free (names);
+   return rc;
 }
 
 static int
@@ -143,7 +197,7 @@ main (int argc, char **argv)
    }
    main_hide_secrets (argc, argv);
    mongoc_init ();
-   rc = main_run (&opts);
+   rc = opts.exporter ? main_exporter (&opts) : main_run (&opts);
    mongoc_cleanup ();
    sh_options_destroy (&opts);
    return rc;

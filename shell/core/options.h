@@ -32,10 +32,14 @@ typedef struct {
    bool verbose;      /* --verbose: a -f script shows every result (docs/plan.md, "Script output") */
    bool norc;
    bool no_color;
-   bool dashboard;  /* --dashboard */
-   bool once;       /* --once (dashboard batch) */
-   double interval; /* --interval SECONDS (dashboard); 0 = default */
-   long frames;     /* -n FRAMES (dashboard); 0 = until quit */
+   bool dashboard;      /* --dashboard */
+   bool once;           /* --once (dashboard batch) */
+   double interval;     /* --interval SECONDS (dashboard); 0 = default */
+   long frames;         /* -n FRAMES (dashboard); 0 = until quit */
+   char *exporter;      /* --exporter ADDRESS: serve /metrics there (views/exporter.h); owned or NULL */
+   long exporter_pairs; /* --exporter-pairs N: (collection, shard) pairs exported per cluster; -1 = default */
+   char **more_conns;   /* positional connection strings after the first (only --exporter takes them); owned */
+   size_t n_more_conns;
    bool show_help;
    bool show_version;
 } sh_options_t;

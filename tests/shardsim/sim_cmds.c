@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -314,6 +315,23 @@ sim_cmd_get_cmd_line_opts (sim_ctx_t *ctx, bson_t *reply)
 static void
 sim_cmd_append_metrics (bson_t *reply);
 
+/* extra_info as a Linux server writes it (src/mongo/util/processinfo_linux.cpp, ProcessInfo::getExtraInfo): the
+ * process's getrusage(RUSAGE_SELF) user and system times in microseconds, the part the exporter reads. */
+static void
+sim_cmd_append_extra_info (bson_t *reply)
+{
+   struct rusage ru;
+   bson_t d;
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "extra_info", &d);
+   BSON_APPEND_UTF8 (&d, "note", "fields vary by platform");
+   if (getrusage (RUSAGE_SELF, &ru) == 0) {
+      BSON_APPEND_INT64 (&d, "user_time_us", (int64_t) ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec);
+      BSON_APPEND_INT64 (&d, "system_time_us", (int64_t) ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec);
+      BSON_APPEND_INT64 (&d, "maximum_resident_set_kb", (int64_t) ru.ru_maxrss);
+   }
+   bson_append_document_end (reply, &d);
+}
+
 static void
 sim_cmd_server_status (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -336,7 +354,8 @@ sim_cmd_server_status (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_INT32 (&d, "available", (int32_t) (838860 - sim_g.conns_current));
    BSON_APPEND_INT32 (&d, "totalCreated", (int32_t) sim_g.conns_total);
    bson_append_document_end (reply, &d);
-   sim_cmd_append_metrics (reply); /* sections in name order: connections, metrics, opcounters, sharding */
+   sim_cmd_append_extra_info (reply);
+   sim_cmd_append_metrics (reply); /* sections in name order: connections, extra_info, metrics, opcounters, sharding */
    BSON_APPEND_DOCUMENT_BEGIN (reply, "opcounters", &d);
    BSON_APPEND_INT64 (&d, "insert", sim_g.op_insert);
    BSON_APPEND_INT64 (&d, "query", sim_g.op_query);
