@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "commands/commands.h"
-#include "shell/dispatch.h"
+#include "commands/dispatch.h"
 #include "shell/lang/parser.h"
 #include "tests/unit/unit.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "commands/commands.h"
-#include "shell/dispatch.h"
+#include "commands/dispatch.h"
 #include "commands/traps.h"
 #include "tests/unit/unit.h"
 
