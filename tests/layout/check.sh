@@ -13,7 +13,8 @@ shell/lang: shell/core shell/lib
 commands: shell/lang shell/core shell/lib
 views/model: commands shell/core shell/lib
 views: views/model shell/lib
-shell: commands views views/model shell/lang shell/core shell/lib
+shell/desired: commands shell/lang shell/core shell/lib
+shell: shell/desired commands views views/model shell/lang shell/core shell/lib
 tests/shardsim/query: shell/lib
 tests/shardsim: tests/shardsim/query shell/lib
 '
