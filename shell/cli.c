@@ -44,6 +44,29 @@ cli_set_str (char **dst, const char *v)
    *dst = bson_strdup (v);
 }
 
+/* The modes that exclude each other (--plan, --dashboard, --export, --diff, scripts). */
+static bool
+cli_check_modes (const sh_options_t *opts, sh_error_t *err)
+{
+   if (opts->plan && (opts->dry_run || opts->dashboard)) {
+      sh_error_set (err, SH_ERR_USAGE, "--plan reads the cluster: it cannot be combined with %s",
+                    opts->dry_run ? "--dry-run" : "--dashboard");
+      return false;
+   }
+   if ((opts->export_spec || opts->diff_file) &&
+       (opts->dry_run || opts->dashboard || opts->plan || opts->n_evals || opts->n_files)) {
+      sh_error_set (err, SH_ERR_USAGE,
+                    "--export and --diff read the cluster and run nothing: they cannot be combined "
+                    "with --dry-run, --dashboard, --plan, --eval or a script");
+      return false;
+   }
+   if (opts->export_spec && opts->diff_file) {
+      sh_error_set (err, SH_ERR_USAGE, "--export and --diff cannot be combined");
+      return false;
+   }
+   return true;
+}
+
 bool
 sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
 {
@@ -143,6 +166,12 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          opts->no_color = true;
       } else if (IS ("--dashboard")) {
          opts->dashboard = true;
+      } else if (IS ("--export")) {
+         opts->export_spec = true;
+      } else if (IS ("--diff")) {
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         cli_set_str (&opts->diff_file, v);
       } else if (IS ("--once")) {
          opts->once = true;
       } else if (IS ("--interval") || IS ("-d")) {
@@ -177,12 +206,7 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
       }
 #undef IS
    }
-   if (opts->plan && (opts->dry_run || opts->dashboard)) {
-      sh_error_set (err, SH_ERR_USAGE, "--plan reads the cluster: it cannot be combined with %s",
-                    opts->dry_run ? "--dry-run" : "--dashboard");
-      return false;
-   }
-   return true;
+   return cli_check_modes (opts, err);
 }
 
 void
@@ -195,6 +219,7 @@ sh_options_destroy (sh_options_t *opts)
    bson_free (opts->evals);
    bson_free (opts->files);
    bson_free (opts->conn_arg);
+   bson_free (opts->diff_file);
    bson_free (opts->host);
    bson_free (opts->port);
    bson_free (opts->username);
@@ -230,6 +255,9 @@ sh_options_usage (FILE *out)
       "                              a terminal. Every script is parsed whole before anything is sent.\n"
       "  --continue-on-error         keep running a script after a failed statement\n"
       "  --dashboard                 the live ncurses dashboard (--interval SECONDS, -n FRAMES, --once)\n"
+      "  --export                    print the cluster's sharding as a spec file (docs/desired-state.md)\n"
+      "  --diff FILE                 the statements that make the cluster match the spec FILE, with --plan's\n"
+      "                              estimate of what would move; exit 0 no drift, 3 drift, 2 invalid spec, 1 error\n"
       "\n"
       "Safety and output:\n"
       "  --plan                      check a script against the cluster and print what it would change and move;\n"

@@ -8,6 +8,7 @@
 #include "shell/cli.h"
 #include "shell/lib/secret.h"
 #include "shell/core/conn.h"
+#include "shell/desired/desired.h"
 #include "views/dashboard.h"
 #include "shell/js_host.h"
 #include "shell/repl.h"
@@ -44,6 +45,14 @@ main_ask_password (void)
    return pw;
 }
 
+/* --diff's estimate: the diff's statements through --plan's pass (desired_plan_fn; main_run sets --plan). */
+static int
+main_plan_text (sh_ctx_t *ctx, const char *name, const char *text)
+{
+   script_input_t in = { .name = name, .text = text };
+   return script_run_inputs (ctx, &in, 1, false);
+}
+
 static int
 main_run (sh_options_t *opts)
 {
@@ -76,6 +85,11 @@ main_run (sh_options_t *opts)
 
    if (opts->dashboard) {
       rc = dashboard_run (&ctx);
+   } else if (opts->export_spec) {
+      rc = desired_export (&ctx);
+   } else if (opts->diff_file) {
+      opts->plan = true; /* the statements go through --plan's pass only: nothing that writes is sent */
+      rc = desired_diff (&ctx, opts->diff_file, main_plan_text);
    } else if (opts->n_evals || opts->n_files || piped) {
       inputs = bson_malloc0 ((opts->n_evals + opts->n_files + 1) * sizeof *inputs);
       for (size_t i = 0; i < opts->n_evals; i++) {
