@@ -53,15 +53,15 @@ cli_check_modes (const sh_options_t *opts, sh_error_t *err)
                     opts->dry_run ? "--dry-run" : "--dashboard");
       return false;
    }
-   if ((opts->export_spec || opts->diff_file) &&
+   if ((opts->export_spec || opts->diff_file || opts->apply_file) &&
        (opts->dry_run || opts->dashboard || opts->plan || opts->n_evals || opts->n_files)) {
       sh_error_set (err, SH_ERR_USAGE,
-                    "--export and --diff read the cluster and run nothing: they cannot be combined "
+                    "--export, --diff and --apply read the cluster themselves: they cannot be combined "
                     "with --dry-run, --dashboard, --plan, --eval or a script");
       return false;
    }
-   if (opts->export_spec && opts->diff_file) {
-      sh_error_set (err, SH_ERR_USAGE, "--export and --diff cannot be combined");
+   if ((opts->export_spec ? 1 : 0) + (opts->diff_file ? 1 : 0) + (opts->apply_file ? 1 : 0) > 1) {
+      sh_error_set (err, SH_ERR_USAGE, "--export, --diff and --apply cannot be combined");
       return false;
    }
    return true;
@@ -168,10 +168,12 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          opts->dashboard = true;
       } else if (IS ("--export")) {
          opts->export_spec = true;
-      } else if (IS ("--diff")) {
+      } else if (IS ("--diff") || IS ("--apply")) {
          if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
-         cli_set_str (&opts->diff_file, v);
+         cli_set_str (name[2] == 'd' ? &opts->diff_file : &opts->apply_file, v);
+      } else if (IS ("--allow-expensive")) {
+         opts->allow_expensive = true;
       } else if (IS ("--once")) {
          opts->once = true;
       } else if (IS ("--interval") || IS ("-d")) {
@@ -220,6 +222,7 @@ sh_options_destroy (sh_options_t *opts)
    bson_free (opts->files);
    bson_free (opts->conn_arg);
    bson_free (opts->diff_file);
+   bson_free (opts->apply_file);
    bson_free (opts->host);
    bson_free (opts->port);
    bson_free (opts->username);
@@ -258,6 +261,8 @@ sh_options_usage (FILE *out)
       "  --export                    print the cluster's sharding as a spec file (docs/desired-state.md)\n"
       "  --diff FILE                 the statements that make the cluster match the spec FILE, with --plan's\n"
       "                              estimate of what would move; exit 0 no drift, 3 drift, 2 invalid spec, 1 error\n"
+      "  --apply FILE                run those statements (as a script: pre-flight, confirmations, summary);\n"
+      "                              --allow-expensive: reshard/drain where the spec marks it\n"
       "\n"
       "Safety and output:\n"
       "  --plan                      check a script against the cluster and print what it would change and move;\n"

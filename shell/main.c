@@ -45,11 +45,12 @@ main_ask_password (void)
    return pw;
 }
 
-/* --diff's estimate: the diff's statements through --plan's pass (desired_plan_fn; main_run sets --plan). */
+/* The diff's statements through the script runner (desired_plan_fn): --plan's pass for --diff (main_run sets --plan),
+ * a run for --apply. */
 static int
 main_plan_text (sh_ctx_t *ctx, const char *name, const char *text)
 {
-   script_input_t in = { .name = name, .text = text };
+   script_input_t in = { .name = name, .text = text, .as_file = !ctx->opts->plan };
    return script_run_inputs (ctx, &in, 1, false);
 }
 
@@ -90,6 +91,8 @@ main_run (sh_options_t *opts)
    } else if (opts->diff_file) {
       opts->plan = true; /* the statements go through --plan's pass only: nothing that writes is sent */
       rc = desired_diff (&ctx, opts->diff_file, main_plan_text);
+   } else if (opts->apply_file) {
+      rc = desired_apply (&ctx, opts->apply_file, main_plan_text);
    } else if (opts->n_evals || opts->n_files || piped) {
       inputs = bson_malloc0 ((opts->n_evals + opts->n_files + 1) * sizeof *inputs);
       for (size_t i = 0; i < opts->n_evals; i++) {

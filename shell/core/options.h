@@ -32,12 +32,14 @@ typedef struct {
    bool verbose;      /* --verbose: a -f script shows every result (docs/plan.md, "Script output") */
    bool norc;
    bool no_color;
-   bool dashboard;   /* --dashboard */
-   bool export_spec; /* --export: print the cluster's sharding spec (docs/desired-state.md) */
-   char *diff_file;  /* --diff FILE: the statements that make the cluster match the spec FILE; owned */
-   bool once;        /* --once (dashboard batch) */
-   double interval;  /* --interval SECONDS (dashboard); 0 = default */
-   long frames;      /* -n FRAMES (dashboard); 0 = until quit */
+   bool dashboard;       /* --dashboard */
+   bool export_spec;     /* --export: print the cluster's sharding spec (docs/desired-state.md) */
+   char *diff_file;      /* --diff FILE: the statements that make the cluster match the spec FILE; owned */
+   char *apply_file;     /* --apply FILE: run those statements; owned */
+   bool allow_expensive; /* --allow-expensive: --apply may reshard and drain where the spec marks it */
+   bool once;            /* --once (dashboard batch) */
+   double interval;      /* --interval SECONDS (dashboard); 0 = default */
+   long frames;          /* -n FRAMES (dashboard); 0 = until quit */
    bool show_help;
    bool show_version;
 } sh_options_t;

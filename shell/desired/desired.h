@@ -50,4 +50,14 @@ typedef int (*desired_plan_fn) (sh_ctx_t *ctx, const char *name, const char *tex
 int
 desired_diff (sh_ctx_t *ctx, const char *file, desired_plan_fn plan);
 
+/* --apply FILE: the diff (expensive changes only when the spec marks them, allowReshard/allowDrain, and
+ * --allow-expensive is given), printed, then its statements run through run (the script runner: pre-flight,
+ * confirmations, status lines, the summary of a run that stops half way). Nothing is sent when there is no drift, so
+ * a second apply writes nothing; an interrupted apply is finished by the next, which diffs again. Returns
+ * DESIRED_NO_DRIFT when everything was applied, DESIRED_DRIFT when a difference was left (no statement fixes it, or an
+ * expensive change was left out), DESIRED_INVALID for an invalid spec or a statement the pre-flight refused (nothing
+ * written), DESIRED_ERROR when the cluster could not be read or a statement failed. */
+int
+desired_apply (sh_ctx_t *ctx, const char *file, desired_plan_fn run);
+
 #endif

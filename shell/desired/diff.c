@@ -42,6 +42,20 @@ diff_add (diff_t *d, bool expensive, const char *note, const char *fmt, ...)
    bson_free (stmt);
 }
 
+void
+diff_add_expensive (diff_t *d, bool marked, const char *mark, const char *note, const char *stmt)
+{
+   char *why;
+   if (!d->apply || (marked && d->allow_expensive)) {
+      diff_add (d, true, note, "%s", stmt);
+      return;
+   }
+   why = bson_strdup_printf ("%s; left out: it needs %s in the spec and --allow-expensive", note, mark);
+   diff_add (d, true, why, NULL);
+   d->skipped++;
+   bson_free (why);
+}
+
 bool
 diff_field (const bson_t *doc, const char *key, bson_type_t type, bson_t *out)
 {
@@ -136,8 +150,10 @@ diff_shards_missing_or_draining (diff_t *d, const bson_t *want, const bson_t *ha
       if (missing || !diff_differs (&ws, &hs, "draining"))
          continue;
       if (docget_bool (&ws, "draining")) {
+         char *stmt = bson_strdup_printf ("sh.removeShard('%s')", id);
          diff_cost_drain (d, id, note, sizeof note);
-         diff_add (d, true, note, "sh.removeShard('%s')", id);
+         diff_add_expensive (d, docget_bool (&ws, "allowDrain"), "allowDrain: true", note, stmt);
+         bson_free (stmt);
       } else {
          bson_snprintf (note, sizeof note,
                         "shard %s is draining and the spec says it should not be: no statement stops "
@@ -160,14 +176,25 @@ diff_build (diff_t *d, const bson_t *want, const bson_t *have)
    bool has_wc = docget_sub (want, "collections", BSON_TYPE_DOCUMENT, &wc) &&
                  docget_sub (have, "collections", BSON_TYPE_DOCUMENT, &hc);
    bool stop = has_wb && diff_differs (&wb, &hb, "stopped") && docget_bool (&wb, "stopped");
+   int removals = 0;
+   bool wrap;
+   if (has_wc)
+      diff_ranges (d, &wc, &hc, &removals);
+   /* ranges replaced while the balancer runs: it could move chunks for the state in between */
+   wrap = removals && !stop && !docget_bool (have, "balancer.stopped");
    if (stop)
       diff_add (d, false, NULL, "sh.stopBalancer()");
    if (has_ws) {
       diff_shards_missing_or_draining (d, &ws, &hs, true);
       diff_shard_zones (d, &ws, &hs, false);
    }
+   if (wrap)
+      diff_add (d, false, "the balancer is stopped while zone ranges are replaced, and started again after",
+                "sh.stopBalancer()");
    if (has_wc)
-      diff_ranges (d, &wc, &hc);
+      diff_ranges (d, &wc, &hc, NULL);
+   if (wrap)
+      diff_add (d, false, NULL, "sh.startBalancer()");
    if (has_ws)
       diff_shard_zones (d, &ws, &hs, true);
    if (has_wc)

@@ -29,7 +29,7 @@ dc_range_in (const bson_t *ranges, const bson_t *min, const bson_t *max, const c
 
 /* The ranges of from (of ns) missing in to: removed (remove) or added. */
 static void
-dc_ranges_missing (diff_t *d, const char *ns, const bson_t *from, const bson_t *to, bool remove)
+dc_ranges_missing (diff_t *d, const char *ns, const bson_t *from, const bson_t *to, bool remove, int *count)
 {
    bson_iter_t it;
    bson_iter_init (&it, from);
@@ -41,6 +41,10 @@ dc_ranges_missing (diff_t *d, const char *ns, const bson_t *from, const bson_t *
           !docget_sub (&r, "max", BSON_TYPE_DOCUMENT, &mx) || !(zone = docget_utf8 (&r, "zone", NULL)) ||
           dc_range_in (to, &mn, &mx, zone))
          continue;
+      if (count) {
+         (*count)++;
+         continue;
+      }
       output_format_doc_line (&mn, a, sizeof a);
       output_format_doc_line (&mx, b, sizeof b);
       if (remove)
@@ -51,10 +55,10 @@ dc_ranges_missing (diff_t *d, const char *ns, const bson_t *from, const bson_t *
 }
 
 void
-diff_ranges (diff_t *d, const bson_t *want, const bson_t *have)
+diff_ranges (diff_t *d, const bson_t *want, const bson_t *have, int *removals)
 {
    static const bson_t empty = BSON_INITIALIZER;
-   for (int pass = 0; pass < 2; pass++) {
+   for (int pass = 0; pass < (removals ? 1 : 2); pass++) {
       bson_iter_t it;
       bson_iter_init (&it, want);
       while (bson_iter_next (&it)) {
@@ -65,9 +69,9 @@ diff_ranges (diff_t *d, const bson_t *want, const bson_t *have)
          if (!diff_field (have, ns, BSON_TYPE_DOCUMENT, &hc) || !docget_sub (&hc, "zones", BSON_TYPE_ARRAY, &hz))
             hz = empty;
          if (pass == 0)
-            dc_ranges_missing (d, ns, &hz, &wz, true);
+            dc_ranges_missing (d, ns, &hz, &wz, true, removals);
          else
-            dc_ranges_missing (d, ns, &wz, &hz, false);
+            dc_ranges_missing (d, ns, &wz, &hz, false, NULL);
       }
    }
 }
@@ -93,7 +97,7 @@ static void
 dc_key (diff_t *d, const char *ns, const bson_t *wc, const bson_t *hc, bool sharded)
 {
    bson_t key;
-   char k[1024], note[1200], sz[32];
+   char k[1024], note[1200], sz[32], stmt[1200];
    int64_t docs, bytes;
    if (!docget_sub (wc, "key", BSON_TYPE_DOCUMENT, &key))
       return;
@@ -112,7 +116,8 @@ dc_key (diff_t *d, const char *ns, const bson_t *wc, const bson_t *hc, bool shar
    else
       bson_snprintf (note, sizeof note, "resharding %s to %s rewrites the whole collection: %lld docs, %s", ns, k,
                      (long long) docs, sz);
-   diff_add (d, true, note, "sh.reshardCollection('%s', %s)", ns, k);
+   bson_snprintf (stmt, sizeof stmt, "sh.reshardCollection('%s', %s)", ns, k);
+   diff_add_expensive (d, docget_bool (wc, "allowReshard"), "allowReshard: true", note, stmt);
 }
 
 void
@@ -159,9 +164,8 @@ diff_cost_drain (diff_t *d, const char *id, char *note, size_t len)
    bson_destroy (&reply);
    bson_destroy (&cmd);
    if (n < 0)
-      bson_snprintf (note, len, "draining %s moves every chunk it holds (count unknown); the plan below sizes them",
-                     id);
+      bson_snprintf (note, len, "draining %s moves every chunk it holds (--diff's plan sizes them)", id);
    else
-      bson_snprintf (note, len, "draining %s moves its %lld chunks to the other shards; the plan below sizes them", id,
+      bson_snprintf (note, len, "draining %s moves its %lld chunks to the other shards (--diff's plan sizes them)", id,
                      (long long) n);
 }

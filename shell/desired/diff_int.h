@@ -14,6 +14,9 @@ typedef struct {
    bson_t changes;      /* array of { statement (or null), expensive, note? } */
    int n;               /* changes */
    int nstmts;          /* changes with a statement */
+   bool apply;          /* for --apply: an expensive change without its mark and --allow-expensive is left out */
+   bool allow_expensive;
+   int skipped; /* expensive changes left out */
 } diff_t;
 
 /* Records one change: note (may be NULL) as a comment, then the statement fmt (NULL: drift no statement fixes). */
@@ -32,9 +35,15 @@ diff_differs (const bson_t *want, const bson_t *have, const char *key);
 void
 diff_build (diff_t *d, const bson_t *want, const bson_t *have);
 
-/* diff_coll.c: zone ranges (removals, then additions) and per-collection settings. */
+/* An expensive change (marked: the spec's allowReshard/allowDrain): shown with its cost under --diff; under --apply
+ * recorded as a statement only when marked and --allow-expensive was given, else as a note (and counted skipped). */
 void
-diff_ranges (diff_t *d, const bson_t *want, const bson_t *have);
+diff_add_expensive (diff_t *d, bool marked, const char *mark, const char *note, const char *stmt);
+
+/* diff_coll.c: zone ranges (removals, then additions) and per-collection settings. removals: when not NULL, only
+ * counts the ranges to remove into it (nothing is added to d). */
+void
+diff_ranges (diff_t *d, const bson_t *want, const bson_t *have, int *removals);
 void
 diff_collections (diff_t *d, const bson_t *want, const bson_t *have);
 

@@ -82,12 +82,13 @@ diff_print (sh_ctx_t *ctx, diff_t *d, const char *file)
    fflush (ctx->out_fp);
 }
 
-int
-desired_diff (sh_ctx_t *ctx, const char *file, desired_plan_fn plan)
+/* The spec against the cluster: d built (apply: for --apply). DESIRED_NO_DRIFT when d holds the changes (d->text
+ * and d->changes to free with diff_free), else the error code (reported; nothing to free). */
+static int
+diff_compute (sh_ctx_t *ctx, const char *file, bool apply, diff_t *d)
 {
    bson_t want, have;
    sh_error_t err;
-   diff_t d;
    int rc = diff_read_spec (ctx, file, &want);
    if (rc != DESIRED_NO_DRIFT) {
       bson_destroy (&want);
@@ -100,11 +101,32 @@ desired_diff (sh_ctx_t *ctx, const char *file, desired_plan_fn plan)
       bson_destroy (&have);
       return DESIRED_ERROR;
    }
-   d.ctx = ctx;
-   d.text = bson_string_new (NULL);
-   bson_init (&d.changes);
-   d.n = d.nstmts = 0;
-   diff_build (&d, &want, &have);
+   memset (d, 0, sizeof *d);
+   d->ctx = ctx;
+   d->text = bson_string_new (NULL);
+   bson_init (&d->changes);
+   d->apply = apply;
+   d->allow_expensive = ctx->opts && ctx->opts->allow_expensive;
+   diff_build (d, &want, &have);
+   bson_destroy (&want);
+   bson_destroy (&have);
+   return DESIRED_NO_DRIFT;
+}
+
+static void
+diff_free (diff_t *d)
+{
+   bson_string_free (d->text, true);
+   bson_destroy (&d->changes);
+}
+
+int
+desired_diff (sh_ctx_t *ctx, const char *file, desired_plan_fn plan)
+{
+   diff_t d;
+   int rc = diff_compute (ctx, file, false, &d);
+   if (rc != DESIRED_NO_DRIFT)
+      return rc;
    diff_print (ctx, &d, file);
    rc = d.n ? DESIRED_DRIFT : DESIRED_NO_DRIFT;
    if (d.nstmts) {
@@ -116,9 +138,28 @@ desired_diff (sh_ctx_t *ctx, const char *file, desired_plan_fn plan)
       if (prc != 0)
          rc = DESIRED_ERROR; /* a statement the cluster would refuse (reported by the plan), or a read failed */
    }
-   bson_string_free (d.text, true);
-   bson_destroy (&d.changes);
-   bson_destroy (&want);
-   bson_destroy (&have);
+   diff_free (&d);
+   return rc;
+}
+
+int
+desired_apply (sh_ctx_t *ctx, const char *file, desired_plan_fn run)
+{
+   diff_t d;
+   int rc = diff_compute (ctx, file, true, &d);
+   if (rc != DESIRED_NO_DRIFT)
+      return rc;
+   diff_print (ctx, &d, file);
+   if (d.nstmts) {
+      if (!(ctx->opts && ctx->opts->json))
+         fprintf (ctx->out_fp, "\n// applying them:\n");
+      fflush (ctx->out_fp);
+      rc = run (ctx, "<apply>", d.text->str);
+      /* the runner's 1 (a statement failed) and 2 (the pre-flight refused one: nothing written) are ours */
+      rc = rc == 0 ? DESIRED_NO_DRIFT : rc == 2 ? DESIRED_INVALID : DESIRED_ERROR;
+   }
+   if (rc == DESIRED_NO_DRIFT && d.n > d.nstmts)
+      rc = DESIRED_DRIFT; /* what no statement fixes, or expensive changes left out */
+   diff_free (&d);
    return rc;
 }

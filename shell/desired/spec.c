@@ -236,10 +236,10 @@ chk_shards (chk_t *c, const bson_iter_t *it, bson_t *out)
          bson_snprintf (sub, sizeof sub, "%s/%s", path, k);
          if (!strcmp (k, "zones"))
             ok = chk_zone_list (c, &f, sub, &doc);
-         else if (!strcmp (k, "draining"))
+         else if (!strcmp (k, "draining") || !strcmp (k, "allowDrain"))
             ok = chk_bool (c, &f, sub, &doc, k);
          else
-            ok = chk_fail (c, sub, "expected zones or draining, got the field %s%s", k, NULL);
+            ok = chk_fail (c, sub, "expected zones, draining or allowDrain, got the field %s%s", k, NULL);
       }
       bson_append_document_end (&all, &doc);
    }

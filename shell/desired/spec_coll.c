@@ -183,7 +183,7 @@ cc_field (cc_t *c, const bson_iter_t *f, const char *sub, bson_t *doc)
    if (!strcmp (k, "zones"))
       return cc_zones (c, f, sub, doc);
    if (!strcmp (k, "unique") || !strcmp (k, "balancing") || !strcmp (k, "allowMigrations") ||
-       !strcmp (k, "autoMerge")) {
+       !strcmp (k, "autoMerge") || !strcmp (k, "allowReshard")) {
       if (!BSON_ITER_HOLDS_BOOL (f))
          return cc_fail (c, sub, "expected true or false%s", NULL);
       return BSON_APPEND_BOOL (doc, k, bson_iter_bool (f));
@@ -198,8 +198,8 @@ cc_field (cc_t *c, const bson_iter_t *f, const char *sub, bson_t *doc)
       return BSON_APPEND_INT32 (doc, k, (int32_t) v);
    }
    return cc_fail (c, sub,
-                   "expected one of key, unique, balancing, chunkSizeMB, allowMigrations, autoMerge, zones, got the "
-                   "field %s",
+                   "expected one of key, unique, balancing, chunkSizeMB, allowMigrations, autoMerge, zones, "
+                   "allowReshard, got the field %s",
                    k);
 }
 

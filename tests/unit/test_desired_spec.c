@@ -40,7 +40,7 @@ static const bad_case_t bad[] = {
      "shards.s1.zones.1: expected a zone name" },
    { "shard zone twice", "{ shards: { s1: { zones: ['NYC', 'NYC'] } } }", 1, 26, "NYC is listed twice" },
    { "shard unknown field", "{ shards: { s1: { tags: [] } } }", 1, 25,
-     "expected zones or draining, got the field tags" },
+     "expected zones, draining or allowDrain, got the field tags" },
    { "draining not a boolean", "{ shards: { s1: { draining: 1 } } }", 1, 29,
      "shards.s1.draining: expected true or false" },
    { "bad namespace", "{ collections: { orders: {} } }", 1, 26,
