@@ -5,7 +5,7 @@
 # statements (exit 3; the balancer stopped around the range changes) with --plan's move estimate, and the same as data
 # under --json; --diff sends no write; an invalid spec exits 2 at file:line:col before anything is sent to the
 # cluster; --apply runs them, then --diff finds no drift and a second --apply sends no write (shardsim's command
-# log); a drain is left out unless the spec marks it and --allow-expensive is given.
+# log); an --apply stopped half way by a failure is finished by the next; a drain is left out unless the spec marks it and --allow-expensive is given.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 export NO_COLOR=1
@@ -44,7 +44,8 @@ PY
 
 for v in 8.0 4.4; do
    log="$TMPD/desired.$v.log"
-   if ! sim_start --scenario demo --version "$v" --log-commands "$log"; then
+   # the first updateZoneKeyRange fails (InterruptedAtShutdown): the first --apply stops half way
+   if ! sim_start --scenario demo --version "$v" --log-commands "$log" --fault-fail updateZoneKeyRange:11600:1; then
       fail "desired/$v" "shardsim did not start"
       continue
    fi
@@ -85,10 +86,14 @@ for v in 8.0 4.4; do
       "bad.js:2:53: error: balancer.activeWindow.stop: expected a time \"HH:MM\" (00:00 to 23:59), got 5am" "$out"
    check_eq "desired/$v an invalid spec sends nothing" "$before" "$(wc -l < "$log")"
 
-   "$SHARDSH" --norc --quiet --apply "$TMPD/drift.$v.js" "$SIM_URI" > "$TMPD/apply.out" 2>&1
-   check_eq "desired/$v --apply exits 0" 0 "$?"
-   check_contains "desired/$v --apply runs the statements as a script" \
-      "<apply>:7 ok sh.disableBalancing('app.events')" "$(cat "$TMPD/apply.out")"
+   out=$("$SHARDSH" --norc --quiet --apply "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
+   check_eq "desired/$v an --apply interrupted by a failure exits 1" 1 "$?"
+   check_contains "desired/$v the interrupted --apply says the balancer was left stopped" "balancer" \
+      "$(printf '%s\n' "$out" | sed -n '/updateZoneKeyRange/,$p' | grep -i 'stopped')"
+   out=$("$SHARDSH" --norc --quiet --apply "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
+   check_eq "desired/$v the next --apply finishes the job (exit 0)" 0 "$?"
+   check_contains "desired/$v the next --apply restarts the balancer" "ok sh.startBalancer()" "$out"
+   check_contains "desired/$v --apply runs the statements as a script" "ok sh.disableBalancing('app.events')" "$out"
    out=$("$SHARDSH" --norc --quiet --diff "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
    check_eq "desired/$v --diff after --apply finds no drift" 0 "$?"
    writes=$(grep -E -c "$WRITES" "$log")
