@@ -136,6 +136,16 @@ export_ranges (const bson_t *tags, const char *ns, bson_t *out)
    bson_free (r);
 }
 
+/* chunkSizeMB: an int32 as the spec writes it, or (a size no spec accepts, kept so that it shows as drift) an int64. */
+static void
+export_mb (bson_t *doc, int64_t mb)
+{
+   if (mb >= INT32_MIN && mb <= INT32_MAX)
+      BSON_APPEND_INT32 (doc, "chunkSizeMB", (int32_t) mb);
+   else
+      BSON_APPEND_INT64 (doc, "chunkSizeMB", mb);
+}
+
 /* One sharded collection's canonical entry from its config.collections document c. */
 static void
 export_coll (const bson_t *c, const char *ns, const bson_t *tags, bson_t *all)
@@ -148,7 +158,7 @@ export_coll (const bson_t *c, const char *ns, const bson_t *tags, bson_t *all)
    BSON_APPEND_BOOL (&doc, "unique", docget_bool (c, "unique"));
    BSON_APPEND_BOOL (&doc, "balancing", !docget_bool (c, "noBalance"));
    if (bson_iter_init_find (&it, c, "maxChunkSizeBytes") && BSON_ITER_HOLDS_NUMBER (&it))
-      BSON_APPEND_INT32 (&doc, "chunkSizeMB", (int32_t) (bson_iter_as_int64 (&it) / (1024 * 1024)));
+      export_mb (&doc, bson_iter_as_int64 (&it) / (1024 * 1024));
    else
       BSON_APPEND_NULL (&doc, "chunkSizeMB");
    /* setAllowMigrations stores permitMigrations: false from 5.0, allowMigrations: false before */
@@ -218,7 +228,7 @@ export_balancer (sh_ctx_t *ctx, const bson_t *settings, bson_t *out)
    /* the default chunk size: 64 MB before 6.0, 128 MB from 6.0 */
    sh_error_clear (&ignored);
    conn_server_version (ctx, version, &ignored);
-   BSON_APPEND_INT32 (&b, "chunkSizeMB", (int32_t) docget_int (&chunk, "value", version[0] >= 6 ? 128 : 64));
+   export_mb (&b, docget_int (&chunk, "value", version[0] >= 6 ? 128 : 64));
    /* _secondaryThrottle: true, false or a write concern (which throttles) */
    BSON_APPEND_BOOL (&b, "secondaryThrottle",
                      bson_iter_init_find (&it, &bal, "_secondaryThrottle") &&
