@@ -83,8 +83,9 @@ diff_balancer_settings (diff_t *d, const bson_t *want, const bson_t *have)
    const char *upd = "db.getSiblingDB('config').settings.updateOne";
    if (diff_differs (want, have, "activeWindow")) {
       if (docget_sub (want, "activeWindow", BSON_TYPE_DOCUMENT, &w))
-         diff_add (d, false, NULL, "sh.setBalancerWindow('%s', '%s')", docget_utf8 (&w, "start", ""),
-                   docget_utf8 (&w, "stop", ""));
+         diff_add (d, false, NULL,
+                   "%s({ _id: 'balancer' }, { $set: { activeWindow: { start: '%s', stop: '%s' } } }, { upsert: true })",
+                   upd, docget_utf8 (&w, "start", ""), docget_utf8 (&w, "stop", ""));
       else
          diff_add (d, false, NULL, "%s({ _id: 'balancer' }, { $unset: { activeWindow: true } })", upd);
    }
@@ -150,7 +151,7 @@ diff_shards_missing_or_draining (diff_t *d, const bson_t *want, const bson_t *ha
       if (missing || !diff_differs (&ws, &hs, "draining"))
          continue;
       if (docget_bool (&ws, "draining")) {
-         char *stmt = bson_strdup_printf ("sh.removeShard('%s')", id);
+         char *stmt = bson_strdup_printf ("db.adminCommand({ removeShard: '%s' })", id);
          diff_cost_drain (d, id, note, sizeof note);
          diff_add_expensive (d, docget_bool (&ws, "allowDrain"), "allowDrain: true", note, stmt);
          bson_free (stmt);

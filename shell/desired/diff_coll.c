@@ -138,7 +138,7 @@ diff_collections (diff_t *d, const bson_t *want, const bson_t *have)
       if (diff_differs (&wc, &hc, "balancing"))
          diff_add (d, false, NULL, "sh.%sBalancing('%s')", docget_bool (&wc, "balancing") ? "enable" : "disable", ns);
       if (diff_differs (&wc, &hc, "chunkSizeMB"))
-         diff_add (d, false, NULL, "sh.configureCollectionBalancing('%s', { chunkSize: %d })", ns,
+         diff_add (d, false, NULL, "db.adminCommand({ configureCollectionBalancing: '%s', chunkSize: %d })", ns,
                    (int) docget_int (&wc, "chunkSizeMB", 0));
       if (diff_differs (&wc, &hc, "allowMigrations"))
          diff_add (d, false, NULL, "sh.%sMigrations('%s')", docget_bool (&wc, "allowMigrations") ? "enable" : "disable",

@@ -19,7 +19,7 @@ sh.updateZoneKeyRange('app.stores', { zipcode: '30000' }, { zipcode: '30100' }, 
 sh.updateZoneKeyRange('app.stores', { zipcode: '94102' }, { zipcode: '94188' }, 'NYC')
 sh.startBalancer()
 sh.disableBalancing('app.events')
-sh.setBalancerWindow('01:00', '05:00')"
+db.getSiblingDB('config').settings.updateOne({ _id: 'balancer' }, { \$set: { activeWindow: { start: '01:00', stop: '05:00' } } }, { upsert: true })"
 
 cat > "$TMPD/bad.js" << 'JS'
 {

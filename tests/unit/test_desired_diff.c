@@ -84,7 +84,8 @@ main (void)
               "sh.startBalancer()\n"
               "sh.removeShardFromZone('s2', 'B')\n"
               "sh.disableBalancing('d.c')\n"
-              "sh.setBalancerWindow('01:00', '05:00')\n",
+              "db.getSiblingDB('config').settings.updateOne({ _id: 'balancer' }, { $set: { activeWindow: { start: "
+              "'01:00', stop: '05:00' } } }, { upsert: true })\n",
               t);
    CHECK ("diff: eight changes", n == 8);
    bson_free (t);
@@ -102,7 +103,7 @@ main (void)
                  "                 'd.new': { key: { h: 'hashed' } } } }",
                  false, &n, &skipped);
    CHECK_STR ("diff: collection and balancer settings, a new sharded collection",
-              "sh.configureCollectionBalancing('d.c', { chunkSize: 32 })\n"
+              "db.adminCommand({ configureCollectionBalancing: 'd.c', chunkSize: 32 })\n"
               "sh.disableMigrations('d.c')\n"
               "sh.disableAutoMerger('d.c')\n"
               "sh.shardCollection('d.new', { h: 'hashed' }, false)\n"
