@@ -44,6 +44,35 @@ cli_set_str (char **dst, const char *v)
    *dst = bson_strdup (v);
 }
 
+/* --interval SECONDS: above 0 and at most 86400 (NaN fails both comparisons; the upper bound keeps every millisecond
+ * conversion of it in range). */
+static bool
+cli_interval (const char *v, const char *name, double *out, sh_error_t *err)
+{
+   char *end;
+   *out = strtod (v, &end);
+   if (*end || end == v || !(*out > 0 && *out <= 86400)) {
+      sh_error_set (err, SH_ERR_USAGE, "option '%s' needs a number of seconds above 0 and at most 86400, got '%s'",
+                    name, v);
+      return false;
+   }
+   return true;
+}
+
+/* -n FRAMES: 1 to INT32_MAX. */
+static bool
+cli_frames (const char *v, long *out, sh_error_t *err)
+{
+   char *end;
+   errno = 0;
+   *out = strtol (v, &end, 10);
+   if (*end || end == v || errno == ERANGE || *out <= 0 || *out > INT32_MAX) {
+      sh_error_set (err, SH_ERR_USAGE, "option '-n' needs a positive number of frames, got '%s'", v);
+      return false;
+   }
+   return true;
+}
+
 /* --exporter-pairs N: 0 to 100000000. */
 static bool
 cli_pairs (const char *v, const char *name, long *out, sh_error_t *err)
@@ -72,6 +101,29 @@ cli_check_exporter (const sh_options_t *opts, sh_error_t *err)
                     : opts->plan    ? "--plan"
                     : opts->dry_run ? "--dry-run"
                                     : "a script or --eval");
+      return false;
+   }
+   return true;
+}
+
+/* The modes that exclude each other (--plan, --dashboard, --export, --diff, scripts). */
+static bool
+cli_check_modes (const sh_options_t *opts, sh_error_t *err)
+{
+   if (opts->plan && (opts->dry_run || opts->dashboard)) {
+      sh_error_set (err, SH_ERR_USAGE, "--plan reads the cluster: it cannot be combined with %s",
+                    opts->dry_run ? "--dry-run" : "--dashboard");
+      return false;
+   }
+   if ((opts->export_spec || opts->diff_file || opts->apply_file) &&
+       (opts->dry_run || opts->dashboard || opts->plan || opts->exporter || opts->n_evals || opts->n_files)) {
+      sh_error_set (err, SH_ERR_USAGE,
+                    "--export, --diff and --apply read the cluster themselves: they cannot be combined "
+                    "with --dry-run, --dashboard, --exporter, --plan, --eval or a script");
+      return false;
+   }
+   if ((opts->export_spec ? 1 : 0) + (opts->diff_file ? 1 : 0) + (opts->apply_file ? 1 : 0) > 1) {
+      sh_error_set (err, SH_ERR_USAGE, "--export, --diff and --apply cannot be combined");
       return false;
    }
    return true;
@@ -183,29 +235,22 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
       } else if (IS ("--exporter-pairs")) {
          if (!cli_take_value (argc, argv, &i, eq, name, &v, err) || !cli_pairs (v, name, &opts->exporter_pairs, err))
             return false;
+      } else if (IS ("--export")) {
+         opts->export_spec = true;
+      } else if (IS ("--diff") || IS ("--apply")) {
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
+            return false;
+         cli_set_str (name[2] == 'd' ? &opts->diff_file : &opts->apply_file, v);
+      } else if (IS ("--allow-expensive")) {
+         opts->allow_expensive = true;
       } else if (IS ("--once")) {
          opts->once = true;
       } else if (IS ("--interval") || IS ("-d")) {
-         char *end;
-         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err) || !cli_interval (v, name, &opts->interval, err))
             return false;
-         opts->interval = strtod (v, &end);
-         /* NaN fails both comparisons; the upper bound keeps every millisecond conversion of it in range */
-         if (*end || end == v || !(opts->interval > 0 && opts->interval <= 86400)) {
-            sh_error_set (err, SH_ERR_USAGE,
-                          "option '%s' needs a number of seconds above 0 and at most 86400, got '%s'", name, v);
-            return false;
-         }
       } else if (IS ("-n")) {
-         char *end;
-         if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err) || !cli_frames (v, &opts->frames, err))
             return false;
-         errno = 0;
-         opts->frames = strtol (v, &end, 10);
-         if (*end || end == v || errno == ERANGE || opts->frames <= 0 || opts->frames > INT32_MAX) {
-            sh_error_set (err, SH_ERR_USAGE, "option '-n' needs a positive number of frames, got '%s'", v);
-            return false;
-         }
       } else if (IS ("-h") || IS ("--help")) {
          opts->show_help = true;
       } else if (IS ("--version")) {
@@ -219,12 +264,7 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
    }
    if (!cli_check_exporter (opts, err))
       return false;
-   if (opts->plan && (opts->dry_run || opts->dashboard)) {
-      sh_error_set (err, SH_ERR_USAGE, "--plan reads the cluster: it cannot be combined with %s",
-                    opts->dry_run ? "--dry-run" : "--dashboard");
-      return false;
-   }
-   return true;
+   return cli_check_modes (opts, err);
 }
 
 void
@@ -241,6 +281,8 @@ sh_options_destroy (sh_options_t *opts)
       bson_free (opts->more_conns[i]);
    bson_free (opts->more_conns);
    bson_free (opts->exporter);
+   bson_free (opts->diff_file);
+   bson_free (opts->apply_file);
    bson_free (opts->host);
    bson_free (opts->port);
    bson_free (opts->username);
@@ -282,6 +324,11 @@ sh_options_usage (FILE *out)
       "                              NAME=URI sets a cluster's label; --interval SECONDS; --exporter-pairs N caps the\n"
       "                              (collection, shard) series per cluster (default 20000); read-only "
       "(docs/exporter.md)\n"
+      "  --export                    print the cluster's sharding as a spec file (docs/desired-state.md)\n"
+      "  --diff FILE                 the statements that make the cluster match the spec FILE, with --plan's\n"
+      "                              estimate of what would move; exit 0 no drift, 3 drift, 2 invalid spec, 1 error\n"
+      "  --apply FILE                run those statements (as a script: pre-flight, confirmations, summary);\n"
+      "                              --allow-expensive: reshard/drain where the spec marks it\n"
       "\n"
       "Safety and output:\n"
       "  --plan                      check a script against the cluster and print what it would change and move;\n"

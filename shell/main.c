@@ -11,6 +11,7 @@
 #include "shell/lib/secret.h"
 #include "shell/core/conn.h"
 #include "shell/core/prompt.h"
+#include "shell/desired/desired.h"
 #include "views/dashboard.h"
 #include "views/exporter.h"
 #include "shell/js/js_host.h"
@@ -102,6 +103,15 @@ done:
    return rc;
 }
 
+/* The diff's statements through the script runner (desired_plan_fn): --plan's pass for --diff (main_run sets --plan),
+ * a run for --apply. */
+static int
+main_plan_text (sh_ctx_t *ctx, const char *name, const char *text)
+{
+   script_input_t in = { .name = name, .text = text, .as_file = !ctx->opts->plan };
+   return script_run_inputs (ctx, &in, 1, false);
+}
+
 static int
 main_run (sh_options_t *opts)
 {
@@ -137,6 +147,13 @@ main_run (sh_options_t *opts)
 
    if (opts->dashboard) {
       rc = dashboard_run (&ctx);
+   } else if (opts->export_spec) {
+      rc = desired_export (&ctx);
+   } else if (opts->diff_file) {
+      opts->plan = true; /* the statements go through --plan's pass only: nothing that writes is sent */
+      rc = desired_diff (&ctx, opts->diff_file, main_plan_text);
+   } else if (opts->apply_file) {
+      rc = desired_apply (&ctx, opts->apply_file, main_plan_text);
    } else if (opts->n_evals || opts->n_files || piped) {
       inputs = bson_malloc0 ((opts->n_evals + opts->n_files + 1) * sizeof *inputs);
       for (size_t i = 0; i < opts->n_evals; i++) {

@@ -173,7 +173,8 @@ static script_show_t
 script_show (const sh_ctx_t *ctx, const script_input_t *in, const sh_script_t *lit, size_t s, bool verbose,
              bool *status)
 {
-   bool file = !in->text && strcmp (in->name, "-") != 0 && strcmp (in->name, "<stdin>") != 0 && !ctx->interactive;
+   bool file = (!in->text || in->as_file) && strcmp (in->name, "-") != 0 && strcmp (in->name, "<stdin>") != 0 &&
+               !ctx->interactive;
    bool json = ctx->opts && ctx->opts->json;
    *status = file && !json;
    if (file)

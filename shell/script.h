@@ -12,6 +12,7 @@
 typedef struct {
    const char *name; /* "<eval>", a file path or "<stdin>" */
    const char *text; /* NULL: read the file called name ("-" or "<stdin>": standard input) */
+   bool as_file;     /* text given but shown as a -f file is (status lines): --apply's statements */
 } script_input_t;
 
 /* Exit codes of a run. */

@@ -40,6 +40,10 @@ typedef struct {
    long exporter_pairs; /* --exporter-pairs N: (collection, shard) pairs exported per cluster; -1 = default */
    char **more_conns;   /* positional connection strings after the first (only --exporter takes them); owned */
    size_t n_more_conns;
+   bool export_spec;     /* --export: print the cluster's sharding spec (docs/desired-state.md) */
+   char *diff_file;      /* --diff FILE: the statements that make the cluster match the spec FILE; owned */
+   char *apply_file;     /* --apply FILE: run those statements; owned */
+   bool allow_expensive; /* --apply may reshard and drain where the spec marks it */
    bool show_help;
    bool show_version;
 } sh_options_t;

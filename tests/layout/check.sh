@@ -19,7 +19,8 @@ shell/plan: commands shell/lang shell/core shell/lib
 shell/js: shell/plan commands shell/lang shell/core shell/lib
 views/model: commands shell/core shell/lib
 views: views/model shell/lib
-shell: shell/js shell/plan commands views views/model shell/lang shell/core shell/lib
+shell/desired: commands shell/lang shell/core shell/lib
+shell: shell/desired shell/js shell/plan commands views views/model shell/lang shell/core shell/lib
 tests/shardsim/query: shell/lib
 tests/shardsim: tests/shardsim/query shell/lib
 '

@@ -1,0 +1,165 @@
+/* --diff's entry (docs/desired-state.md): check the spec (nothing is read before it passes), export the cluster,
+ * build the statements, print them (or the JSON changes), then run them through --plan's pass for the estimate of
+ * what the balancer would move. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "shell/core/output.h"
+#include "shell/desired/desired.h"
+#include "shell/desired/diff_int.h"
+
+/* The whole file at path (NUL-terminated, bson_free'd by the caller) or NULL with err set. */
+static char *
+desired_read_file (const char *path, size_t *len, sh_error_t *err)
+{
+   FILE *f = fopen (path, "rb");
+   bson_string_t *s;
+   char buf[8192];
+   size_t n;
+   if (!f) {
+      sh_error_set (err, SH_ERR_IO, "cannot read the spec file %s: %s", path, strerror (errno));
+      return NULL;
+   }
+   s = bson_string_new (NULL);
+   while ((n = fread (buf, 1, sizeof buf, f)) > 0) {
+      if (s->len + n > 64u * 1024 * 1024) {
+         sh_error_set (err, SH_ERR_IO, "the spec file %s is over 64 MiB", path);
+         fclose (f);
+         bson_string_free (s, true);
+         return NULL;
+      }
+      bson_string_append_printf (s, "%.*s", (int) n, buf);
+   }
+   fclose (f);
+   *len = s->len;
+   return bson_string_free (s, false);
+}
+
+/* Reads and checks the spec file into want. DESIRED_NO_DRIFT when it is valid, else DESIRED_INVALID (reported). */
+static int
+diff_read_spec (sh_ctx_t *ctx, const char *file, bson_t *want)
+{
+   sh_error_t err;
+   size_t len = 0;
+   char *text;
+   int rc = DESIRED_NO_DRIFT;
+   sh_error_clear (&err);
+   bson_init (want);
+   text = desired_read_file (file, &len, &err);
+   if (!text) {
+      sh_error_render (ctx->err_fp, &err, file, NULL, ctx->err_color);
+      return DESIRED_INVALID;
+   }
+   bson_destroy (want);
+   if (!desired_spec_parse (file, text, len, want, &err)) {
+      sh_error_render (ctx->err_fp, &err, file, text, ctx->err_color);
+      rc = DESIRED_INVALID;
+   }
+   bson_free (text);
+   return rc;
+}
+
+static void
+diff_print (sh_ctx_t *ctx, diff_t *d, const char *file)
+{
+   if (ctx->opts && ctx->opts->json) {
+      bson_t out = BSON_INITIALIZER;
+      output_opts_t o = output_opts_default (OUTPUT_JSON, false);
+      char *s;
+      BSON_APPEND_BOOL (&out, "drift", d->n > 0);
+      BSON_APPEND_ARRAY (&out, "changes", &d->changes);
+      s = output_format_doc (&out, &o);
+      fprintf (ctx->out_fp, "%s\n", s);
+      bson_free (s);
+      bson_destroy (&out);
+   } else if (d->n == 0) {
+      fprintf (ctx->out_fp, "// no drift: the cluster matches %s\n", file);
+   } else {
+      fprintf (ctx->out_fp, "// drift: %d change%s to make the cluster match %s\n%s", d->n, d->n == 1 ? "" : "s", file,
+               d->text->str);
+   }
+   fflush (ctx->out_fp);
+}
+
+/* The spec against the cluster: d built (apply: for --apply). DESIRED_NO_DRIFT when d holds the changes (d->text
+ * and d->changes to free with diff_free), else the error code (reported; nothing to free). */
+static int
+diff_compute (sh_ctx_t *ctx, const char *file, bool apply, diff_t *d)
+{
+   bson_t want, have;
+   sh_error_t err;
+   int rc = diff_read_spec (ctx, file, &want);
+   if (rc != DESIRED_NO_DRIFT) {
+      bson_destroy (&want);
+      return rc;
+   }
+   sh_error_clear (&err);
+   if (!desired_export_read (ctx, &have, &err)) {
+      sh_error_render (ctx->err_fp, &err, NULL, NULL, ctx->err_color);
+      bson_destroy (&want);
+      bson_destroy (&have);
+      return DESIRED_ERROR;
+   }
+   memset (d, 0, sizeof *d);
+   d->ctx = ctx;
+   d->text = bson_string_new (NULL);
+   bson_init (&d->changes);
+   d->apply = apply;
+   d->allow_expensive = ctx->opts && ctx->opts->allow_expensive;
+   diff_build (d, &want, &have);
+   bson_destroy (&want);
+   bson_destroy (&have);
+   return DESIRED_NO_DRIFT;
+}
+
+static void
+diff_free (diff_t *d)
+{
+   bson_string_free (d->text, true);
+   bson_destroy (&d->changes);
+}
+
+int
+desired_diff (sh_ctx_t *ctx, const char *file, desired_plan_fn plan)
+{
+   diff_t d;
+   int rc = diff_compute (ctx, file, false, &d);
+   if (rc != DESIRED_NO_DRIFT)
+      return rc;
+   diff_print (ctx, &d, file);
+   rc = d.n ? DESIRED_DRIFT : DESIRED_NO_DRIFT;
+   if (d.nstmts) {
+      int prc;
+      if (!(ctx->opts && ctx->opts->json))
+         fprintf (ctx->out_fp, "\n// what the balancer would then move (--plan of the statements above):\n");
+      fflush (ctx->out_fp);
+      prc = plan (ctx, "<diff>", d.text->str);
+      if (prc != 0)
+         rc = DESIRED_ERROR; /* a statement the cluster would refuse (reported by the plan), or a read failed */
+   }
+   diff_free (&d);
+   return rc;
+}
+
+int
+desired_apply (sh_ctx_t *ctx, const char *file, desired_plan_fn run)
+{
+   diff_t d;
+   int rc = diff_compute (ctx, file, true, &d);
+   if (rc != DESIRED_NO_DRIFT)
+      return rc;
+   diff_print (ctx, &d, file);
+   if (d.nstmts) {
+      if (!(ctx->opts && ctx->opts->json))
+         fprintf (ctx->out_fp, "\n// applying them:\n");
+      fflush (ctx->out_fp);
+      rc = run (ctx, "<apply>", d.text->str);
+      /* the runner's 1 (a statement failed) and 2 (the pre-flight refused one: nothing written) are ours */
+      rc = rc == 0 ? DESIRED_NO_DRIFT : rc == 2 ? DESIRED_INVALID : DESIRED_ERROR;
+   }
+   if (rc == DESIRED_NO_DRIFT && d.n > d.nstmts)
+      rc = DESIRED_DRIFT; /* what no statement fixes, or expensive changes left out */
+   diff_free (&d);
+   return rc;
+}

@@ -1,0 +1,258 @@
+/* The spec check of collections (docs/desired-state.md): each namespace's shard key and shardCollection options, its
+ * balancing settings and its zone ranges, rewritten in canonical form (ranges sorted by min, none overlapping). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shell/desired/desired.h"
+#include "shell/desired/spec_locs.h"
+#include "shell/lib/order.h"
+
+bool
+spec_check_collections (const spec_locs_t *locs, sh_error_t *err, const bson_iter_t *it, bson_t *out);
+
+typedef struct {
+   const spec_locs_t *locs;
+   sh_error_t *err;
+} cc_t;
+
+static bool
+cc_fail (cc_t *c, const char *path, const char *fmt, const char *a)
+{
+   char shown[512];
+   bson_snprintf (shown, sizeof shown, "%s", path + 1);
+   for (char *p = shown; *p; p++)
+      if (*p == '/')
+         *p = '.';
+   sh_error_set_at (c->err, SH_ERR_PARSE, spec_locs_at (c->locs, path), "%s: ", shown);
+   bson_snprintf (c->err->message + strlen (c->err->message), sizeof c->err->message - strlen (c->err->message), fmt,
+                  a ? a : "");
+   return false;
+}
+
+/* A shard key: a non-empty document whose values are 1 or "hashed". */
+static bool
+cc_key (cc_t *c, const bson_iter_t *it, const char *path, bson_t *out)
+{
+   bson_iter_t k;
+   bson_t key;
+   int n = 0;
+   if (!BSON_ITER_HOLDS_DOCUMENT (it))
+      return cc_fail (c, path, "expected a shard key document such as { zipcode: 1 } or { _id: \"hashed\" }%s", NULL);
+   bson_iter_recurse (it, &k);
+   while (bson_iter_next (&k)) {
+      bool one = BSON_ITER_HOLDS_NUMBER (&k) && bson_iter_as_double (&k) == 1;
+      bool hashed = BSON_ITER_HOLDS_UTF8 (&k) && !strcmp (bson_iter_utf8 (&k, NULL), "hashed");
+      n++;
+      if (!one && !hashed)
+         return cc_fail (c, path, "expected 1 or \"hashed\" for the key field %s", bson_iter_key (&k));
+   }
+   if (!n)
+      return cc_fail (c, path, "expected at least one key field%s", NULL);
+   bson_iter_recurse (it, &k);
+   BSON_APPEND_DOCUMENT_BEGIN (out, "key", &key);
+   while (bson_iter_next (&k)) {
+      if (BSON_ITER_HOLDS_UTF8 (&k))
+         BSON_APPEND_UTF8 (&key, bson_iter_key (&k), "hashed");
+      else
+         BSON_APPEND_INT32 (&key, bson_iter_key (&k), 1);
+   }
+   bson_append_document_end (out, &key);
+   return true;
+}
+
+typedef struct {
+   const char *zone;
+   const uint8_t *min, *max; /* into the spec (a bson_t view cannot be copied: it points into itself) */
+   uint32_t min_len, max_len;
+   int index; /* in the spec, for positions */
+} cc_range_t;
+
+static void
+cc_view (const uint8_t *data, uint32_t len, bson_t *out)
+{
+   bson_init_static (out, data, len);
+}
+
+static int
+cc_range_cmp (const void *a, const void *b)
+{
+   const cc_range_t *x = a, *y = b;
+   bson_t p, q;
+   cc_view (x->min, x->min_len, &p);
+   cc_view (y->min, y->min_len, &q);
+   return order_keys (&p, &q);
+}
+
+/* One { zone, min, max } element into r (views into the spec). */
+static bool
+cc_range (cc_t *c, const bson_iter_t *it, const char *path, cc_range_t *r)
+{
+   bson_iter_t f;
+   bson_t mn, mx;
+   char sub[512];
+   bool has_min = false, has_max = false;
+   r->zone = NULL;
+   if (!BSON_ITER_HOLDS_DOCUMENT (it))
+      return cc_fail (c, path, "expected a range { zone: \"NYC\", min: {...}, max: {...} }%s", NULL);
+   bson_iter_recurse (it, &f);
+   while (bson_iter_next (&f)) {
+      const char *k = bson_iter_key (&f);
+      bson_snprintf (sub, sizeof sub, "%s/%s", path, k);
+      if (!strcmp (k, "zone")) {
+         if (!BSON_ITER_HOLDS_UTF8 (&f) || !bson_iter_utf8 (&f, NULL)[0])
+            return cc_fail (c, sub, "expected a zone name (a non-empty string)%s", NULL);
+         r->zone = bson_iter_utf8 (&f, NULL);
+      } else if (!strcmp (k, "min") || !strcmp (k, "max")) {
+         bool is_min = k[1] == 'i';
+         if (!BSON_ITER_HOLDS_DOCUMENT (&f))
+            return cc_fail (c, sub, "expected a document of shard key values such as { zipcode: \"10001\" }%s", NULL);
+         bson_iter_document (&f, is_min ? &r->min_len : &r->max_len, is_min ? &r->min : &r->max);
+         *(is_min ? &has_min : &has_max) = true;
+      } else {
+         return cc_fail (c, sub, "expected zone, min or max, got the field %s", k);
+      }
+   }
+   if (!r->zone || !has_min || !has_max)
+      return cc_fail (c, path, "expected zone, min and max: %s is missing",
+                      !r->zone   ? "zone"
+                      : !has_min ? "min"
+                                 : "max");
+   cc_view (r->min, r->min_len, &mn);
+   cc_view (r->max, r->max_len, &mx);
+   if (order_keys (&mn, &mx) >= 0) {
+      bson_snprintf (sub, sizeof sub, "%s/max", path);
+      return cc_fail (c, sub, "expected max above min%s", NULL);
+   }
+   return true;
+}
+
+static bool
+cc_zones (cc_t *c, const bson_iter_t *it, const char *path, bson_t *out)
+{
+   bson_iter_t z;
+   cc_range_t *r = NULL;
+   size_t n = 0;
+   bool ok = true;
+   bson_t arr;
+   char sub[512], key[16];
+   if (!BSON_ITER_HOLDS_ARRAY (it))
+      return cc_fail (c, path, "expected an array of ranges [ { zone, min, max }, ... ]%s", NULL);
+   bson_iter_recurse (it, &z);
+   while (ok && bson_iter_next (&z)) {
+      r = bson_realloc (r, (n + 1) * sizeof *r);
+      bson_snprintf (sub, sizeof sub, "%s/%s", path, bson_iter_key (&z));
+      r[n].index = (int) n;
+      ok = cc_range (c, &z, sub, &r[n]);
+      n++;
+   }
+   if (ok && n)
+      qsort (r, n, sizeof *r, cc_range_cmp);
+   for (size_t i = 1; ok && i < n; i++) {
+      bson_t pmax, cmin;
+      cc_view (r[i - 1].max, r[i - 1].max_len, &pmax);
+      cc_view (r[i].min, r[i].min_len, &cmin);
+      if (order_keys (&pmax, &cmin) > 0) {
+         bson_snprintf (sub, sizeof sub, "%s/%d", path, r[i].index > r[i - 1].index ? r[i].index : r[i - 1].index);
+         ok = cc_fail (c, sub, "expected ranges that do not overlap: this one overlaps the range of zone %s",
+                       r[i].index > r[i - 1].index ? r[i - 1].zone : r[i].zone);
+      }
+   }
+   BSON_APPEND_ARRAY_BEGIN (out, "zones", &arr);
+   for (size_t i = 0; ok && i < n; i++) {
+      bson_t d, mn, mx;
+      bson_snprintf (key, sizeof key, "%zu", i);
+      cc_view (r[i].min, r[i].min_len, &mn);
+      cc_view (r[i].max, r[i].max_len, &mx);
+      BSON_APPEND_DOCUMENT_BEGIN (&arr, key, &d);
+      BSON_APPEND_UTF8 (&d, "zone", r[i].zone);
+      BSON_APPEND_DOCUMENT (&d, "min", &mn);
+      BSON_APPEND_DOCUMENT (&d, "max", &mx);
+      bson_append_document_end (&arr, &d);
+   }
+   bson_append_array_end (out, &arr);
+   bson_free (r);
+   return ok;
+}
+
+static bool
+cc_field (cc_t *c, const bson_iter_t *f, const char *sub, bson_t *doc)
+{
+   const char *k = bson_iter_key (f);
+   if (!strcmp (k, "key"))
+      return cc_key (c, f, sub, doc);
+   if (!strcmp (k, "zones"))
+      return cc_zones (c, f, sub, doc);
+   if (!strcmp (k, "unique") || !strcmp (k, "balancing") || !strcmp (k, "allowMigrations") ||
+       !strcmp (k, "autoMerge") || !strcmp (k, "allowReshard")) {
+      if (!BSON_ITER_HOLDS_BOOL (f))
+         return cc_fail (c, sub, "expected true or false%s", NULL);
+      return BSON_APPEND_BOOL (doc, k, bson_iter_bool (f));
+   }
+   if (!strcmp (k, "chunkSizeMB")) {
+      double v = BSON_ITER_HOLDS_NUMBER (f) ? bson_iter_as_double (f) : -1;
+      if (BSON_ITER_HOLDS_NULL (f))
+         return BSON_APPEND_NULL (doc, k);
+      if (!(v >= 1 && v <= 1024) || v != (double) (int32_t) v)
+         return cc_fail (c, sub, "expected a whole number of megabytes from 1 to 1024, or null (the cluster's)%s",
+                         NULL);
+      return BSON_APPEND_INT32 (doc, k, (int32_t) v);
+   }
+   return cc_fail (c, sub,
+                   "expected one of key, unique, balancing, chunkSizeMB, allowMigrations, autoMerge, zones, "
+                   "allowReshard, got the field %s",
+                   k);
+}
+
+static int
+cc_cmp_str (const void *a, const void *b)
+{
+   return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+bool
+spec_check_collections (const spec_locs_t *locs, sh_error_t *err, const bson_iter_t *it, bson_t *out)
+{
+   cc_t c = { locs, err };
+   bson_iter_t k;
+   const char **names = NULL;
+   size_t n = 0;
+   bson_t all;
+   bool ok = true;
+   if (!BSON_ITER_HOLDS_DOCUMENT (it))
+      return cc_fail (&c, "/collections", "expected a document { \"db.coll\": { key: {...}, ... } }%s", NULL);
+   bson_iter_recurse (it, &k);
+   while (bson_iter_next (&k)) {
+      names = bson_realloc (names, (n + 1) * sizeof *names);
+      names[n++] = bson_iter_key (&k);
+   }
+   if (n)
+      qsort (names, n, sizeof *names, cc_cmp_str);
+   BSON_APPEND_DOCUMENT_BEGIN (out, "collections", &all);
+   for (size_t i = 0; ok && i < n; i++) {
+      bson_iter_t s, f;
+      bson_t doc;
+      char path[400], sub[512];
+      const char *dot = strchr (names[i], '.');
+      bson_snprintf (path, sizeof path, "/collections/%s", names[i]);
+      if (!dot || dot == names[i] || !dot[1]) {
+         ok = cc_fail (&c, path, "expected a namespace \"db.collection\", got \"%s\"", names[i]);
+         break;
+      }
+      bson_iter_recurse (it, &s);
+      bson_iter_find (&s, names[i]);
+      if (!BSON_ITER_HOLDS_DOCUMENT (&s)) {
+         ok = cc_fail (&c, path, "expected a document { key: {...}, balancing: true, zones: [...] }%s", NULL);
+         break;
+      }
+      bson_iter_recurse (&s, &f);
+      BSON_APPEND_DOCUMENT_BEGIN (&all, names[i], &doc);
+      while (ok && bson_iter_next (&f)) {
+         bson_snprintf (sub, sizeof sub, "%s/%s", path, bson_iter_key (&f));
+         ok = cc_field (&c, &f, sub, &doc);
+      }
+      bson_append_document_end (&all, &doc);
+   }
+   bson_append_document_end (out, &all);
+   bson_free (names);
+   return ok;
+}
