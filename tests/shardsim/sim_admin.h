@@ -42,6 +42,10 @@ sim_split_ns (const char *ns, char *db, size_t dblen, const char **coll);
 void
 sim_admin_error (bson_t *reply, const bson_error_t *err);
 
+/* hello, isMaster, ismaster (sim_hello.c): the handshake's reply. */
+void
+sim_cmd_hello (sim_ctx_t *ctx, bson_t *reply);
+
 /* The string value of the command's first field; NULL (error 14 replied) when it is not a string. Borrows ctx->cmd. */
 const char *
 sim_first_string (sim_ctx_t *ctx, bson_t *reply);
