@@ -25,17 +25,27 @@ ONLY=${TEST_ONLY:-}
 JOBS=${SHARDSH_JOBS:-2}
 case "$JOBS" in '' | *[!0-9]* | 0) echo "tests/run.sh: SHARDSH_JOBS must be a positive number" >&2; exit 2 ;; esac
 
+cpu_ms() {
+   # $1, $2: the output of the shell's `times` before and after a test; prints the CPU time (user+sys) of the
+   # children reaped in between, in ms (the second line of `times` holds the children's "0m1.5s 0m0.2s")
+   awk 'function ms(t) { split(t, a, "m"); sub("s", "", a[2]); return a[1] * 60000 + a[2] * 1000 }
+        FNR == 2 { v[FILENAME] = ms($1) + ms($2) } END { printf "%d", v[ARGV[2]] - v[ARGV[1]] }' "$1" "$2"
+}
+
 run_one() {
    # $1: label, rest: command. Keeps its PASS/FAIL/SKIP lines (prefixed with the pass) in the test's own .res file,
    # which suite_collect adds to the log in queue order; a crash or a non-zero exit without a FAIL line is a failure
    # too.
    label=$1; shift
    out="$LOGDIR/$(echo "$label" | tr '/ :' '___').log"
-   t0=$(date +%s)
+   t0=$(date +%s%N)
+   times > "$out.c0"
    "$@" > "$out" 2>&1
    rc=$?
-   t1=$(date +%s)
-   [ $((t1 - t0)) -ge 20 ] && echo "  [$PREFIX$label] took $((t1 - t0))s"
+   times > "$out.c1"
+   t1=$(date +%s%N)
+   # wall and CPU (user+sys of the test and every process it waited for) in ms, for the timing report
+   printf '%s\t%s\t%s\n' "$PREFIX$label" $(((t1 - t0) / 1000000)) "$(cpu_ms "$out.c0" "$out.c1")" >> "$LOGDIR/timing"
    grep -E '^(PASS|FAIL|SKIP) ' "$out" | sed "s/^\([A-Z]*\) /\1 $PREFIX/" > "$out.res"
    if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
       echo "FAIL $PREFIX$label: exited with status $rc (see $out)" >> "$out.res"
@@ -118,6 +128,15 @@ for pass in $PASSES; do
       ;;
    esac
 done
+
+# the timing report: every test's wall and CPU time over all passes in $LOGDIR/timing.txt, the ten slowest here
+find "$LOGDIR" -name timing -exec cat {} + | sort -t '	' -k2,2nr > "$LOGDIR/timing.txt"
+if [ -s "$LOGDIR/timing.txt" ]; then
+   echo "  the ten slowest tests (wall s, CPU s; all in $LOGDIR/timing.txt):"
+   head -10 "$LOGDIR/timing.txt" | awk -F '\t' '{ printf "  %7.1f %7.1f  %s\n", $2 / 1000, $3 / 1000, $1 }'
+   awk -F '\t' '{ w += $2; c += $3 } END { printf "  all tests: %.1f s wall summed, %.1f s CPU\n", w / 1000, c / 1000 }' \
+      "$LOGDIR/timing.txt"
+fi
 
 passed=$(grep -c '^PASS ' "$LOG")
 failed=$(grep -c '^FAIL ' "$LOG")
