@@ -3,7 +3,7 @@
 # "SKIP name: why"; the runner collects them over the passes in SHARDSH_PASSES and ends with one tally line
 # "N passed, N failed, N skipped". Exits non-zero when anything failed. Passes:
 #   plain  every unit binary, script case, integration and peer test, against $BUILD / $BINDIR
-#   asan   the same suite built with ASan+UBSan (build/asan), peer tests left to the plain pass
+#   asan   the tests whose passes line names asan, built with ASan+UBSan (build/asan)
 #   fuzz   each libFuzzer target replays its saved corpus and regressions once (build/fuzz), when clang built
 #          them: deterministic; the random campaign is `make fuzz`
 # SHARDSH_JOBS (default 2) tests run at a time; TEST_ONLY=<text> runs only the tests whose label contains it.
@@ -67,6 +67,23 @@ suite_queue() {
    done
 }
 
+test_source() {
+   # $1: a label; prints the file that holds the test's passes line (a unit binary's is its C source)
+   case "$1" in
+   unit/*) echo "tests/unit/${1#unit/}.c" ;;
+   tests/scripts) echo tests/scripts/run.sh ;;
+   *) echo "$1" ;;
+   esac
+}
+
+test_passes() {
+   # $1: a label; prints the passes its source names in a line "passes: plain asan" within its first three lines
+   # ("# passes: ..." in a script, "/* passes: ... */" in C): each test says where it runs, and one that says
+   # nothing fails. plain: every test; asan: what the sanitizers can find something in (units, scripts, faults,
+   # secrets, JavaScript, plan), not the tmux screen tests nor the mongosh peer checks.
+   head -3 "$(test_source "$1")" 2> /dev/null | sed -n 's|^[#/* ]*passes:\([a-z ]*\).*|\1|p' | head -1
+}
+
 suite_worker() {
    # takes the queue's tests one at a time: a test is run by the worker whose mkdir of its claim directory succeeds
    n=0
@@ -85,12 +102,20 @@ run_suite() {
    mkdir -p "$LOGDIR"
    suite_queue | while IFS='	' read -r label cmd; do
       case "$label" in *"$ONLY"*) ;; *) continue ;; esac
-      if [ -n "${SHARDSH_SAN:-}" ] && [ "${label#tests/peer/}" != "$label" ]; then
-         echo "SKIP $PREFIX$label: the mongosh peer checks run in the plain pass" >> "$LOG"
-         continue
-      fi
+      passes=$(test_passes "$label")
+      case " $passes " in
+      "  ")
+         echo "FAIL $PREFIX$label: says no passes (a line '# passes: plain asan' near the top of $(test_source "$label"))" >> "$LOG"
+         continue ;;
+      *" $PASS "*) ;;
+      *) echo "$PREFIX$label" >> "$LOGDIR/not-in-pass"; continue ;;
+      esac
+      for p in $passes; do
+         case "$p" in plain | asan) ;; *) echo "FAIL $PREFIX$label: unknown pass '$p' in its passes line" >> "$LOG" ;; esac
+      done
       printf '%s\t%s\n' "$label" "$cmd"
    done > "$LOGDIR/queue"
+   [ -f "$LOGDIR/not-in-pass" ] && echo "  [$PASS] $(wc -l < "$LOGDIR/not-in-pass") tests not in this pass (their passes line)"
    w=0
    while [ "$w" -lt "$JOBS" ]; do
       suite_worker &
@@ -107,14 +132,14 @@ for pass in $PASSES; do
    case "$pass" in
    plain)
       PREFIX=""
-      (export BUILD BINDIR; run_suite)
+      (PASS=plain; export BUILD BINDIR; run_suite)
       ;;
    asan)
       PREFIX="asan:"
       echo "  [asan] the suite under AddressSanitizer and UndefinedBehaviorSanitizer"
       (BUILD=build/asan BINDIR=build/asan/bin SHARDSH_SAN=1 \
           ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-          LOGDIR="$LOGDIR/asan"; mkdir -p "$LOGDIR"; export BUILD BINDIR SHARDSH_SAN ASAN_OPTIONS UBSAN_OPTIONS; run_suite)
+          LOGDIR="$LOGDIR/asan" PASS=asan; mkdir -p "$LOGDIR"; export BUILD BINDIR SHARDSH_SAN ASAN_OPTIONS UBSAN_OPTIONS; run_suite)
       ;;
    fuzz)
       PREFIX=""

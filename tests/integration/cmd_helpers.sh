@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # Every helper through bin/shardsh against shardsim (8.3, 8.0 and 4.4): the command documents shardsim logged must be
 # exactly the documents --dry-run prints for the same script, which tests/scripts/dryrun_*.out pin to mongosh's
 # (reference §2.1, §5). Ignored: the handshake and monitoring hellos, buildInfo (the version gate), getMore,

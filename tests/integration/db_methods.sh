@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The weekly operator jobs of issue 17 against shardsim 4.4 and 8.0, through bin/shardsh, checked where it matters by
 # mongosh 2.12 (the peer client): the manual's chunk-size change lands in config.settings where mongosh reads it;
 # createIndex lets sh.shardCollection shard a non-empty collection (refused before it); a running migration shows in

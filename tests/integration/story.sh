@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The cluster's story, live against shardsim: timed resharding, moveCollection and unshardCollection as shardsim
 # models them ($currentOp donor and recipient rows, config.reshardingOperations, the commit at the end), then
 # sh.progress() during a reshardCollection and a drain, sh.explainBalance on collections kept imbalanced by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # Peer check of the JavaScript engine: the JavaScript script cases (tests/scripts/js_*.js) run through mongosh 2.12.0
 # and through shardsh, each against its own fresh shardsim --scenario demo; what they print must be the same, and so
 # must the exit status (0, or 1 for the script a server error stops). Then --eval expressions: the value printed.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # Peer check: the real mongosh 2.12.0 (a client nobody here wrote) against shardsim's demo cluster, for 4.4 and 8.0.
 # Asserts what mongosh prints for sh.status(), sh.status(true) and getShardDistribution(), and that the sh.* helpers
 # succeed (no MongoServerError). Installs mongosh into the repo-local .cache/ when missing (MONGOSH overrides the path).

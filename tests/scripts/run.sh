@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # Script tests: every tests/scripts/NAME.js runs through bin/shardsh and its stdout, stderr and exit code are
 # compared with NAME.out, NAME.err (when present) and NAME.code (default 0). Optional files:
 #   NAME.args  extra shardsh arguments (one line; {{URI}} is replaced by the simulated cluster's address)

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The command table's meta-tests, driven by the table itself (commands/table.def), so a new entry needs no test
  * edit: docs/commands.md and the COMMANDS section of docs/shardsh.1 are exactly what the table generates (`make docs`,
  * which runs `test_commands_doc --write`); every entry carries what help and the docs need, is defined in the family
