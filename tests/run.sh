@@ -6,7 +6,8 @@
 #   asan   the tests whose passes line names asan, built with ASan+UBSan (build/asan)
 #   fuzz   each libFuzzer target replays its saved corpus and regressions once (build/fuzz), when clang built
 #          them: deterministic; the random campaign is `make fuzz`
-# SHARDSH_JOBS (default 2) tests run at a time; TEST_ONLY=<text> runs only the tests whose label contains it.
+# SHARDSH_JOBS (default 2) tests run at a time; TEST_ONLY=<text> runs only the tests whose label contains it;
+# SHARDSH_BG_BUILD is a build to run during the plain pass (below). The ten slowest tests are printed at the end.
 BUILD=${BUILD:-build}
 BINDIR=${BINDIR:-bin}
 PASSES=${SHARDSH_PASSES:-plain}
@@ -128,7 +129,29 @@ run_suite() {
    done < "$LOGDIR/queue"
 }
 
+# SHARDSH_BG_BUILD: a command (the sanitizer and fuzz builds, from `make test`) run in the background while the plain
+# pass runs, which mostly waits on servers and terminals; the next pass starts once it has ended, and fails when it did
+BG_PID=""
+if [ -n "${SHARDSH_BG_BUILD:-}" ]; then
+   echo "  [build] in the background during the plain pass (log in $LOGDIR/bg-build.log)"
+   sh -c "$SHARDSH_BG_BUILD" > "$LOGDIR/bg-build.log" 2>&1 < /dev/null &
+   BG_PID=$!
+fi
+bg_build_wait() {
+   # waits for the background build once; false when it failed (one FAIL line, the log's end printed)
+   [ -n "$BG_PID" ] || return "${BG_RC:-0}"
+   wait "$BG_PID"
+   BG_RC=$?
+   BG_PID=""
+   if [ "$BG_RC" -ne 0 ]; then
+      echo "FAIL build: the background build failed with status $BG_RC (see $LOGDIR/bg-build.log)" >> "$LOG"
+      tail -20 "$LOGDIR/bg-build.log" | sed 's/^/  [build] /'
+   fi
+   return "$BG_RC"
+}
+
 for pass in $PASSES; do
+   [ "$pass" = plain ] || bg_build_wait || continue
    case "$pass" in
    plain)
       PREFIX=""
@@ -153,6 +176,8 @@ for pass in $PASSES; do
       ;;
    esac
 done
+
+bg_build_wait
 
 # the timing report: every test's wall and CPU time over all passes in $LOGDIR/timing.txt, the ten slowest here
 find "$LOGDIR" -name timing -exec cat {} + | sort -t '	' -k2,2nr > "$LOGDIR/timing.txt"
