@@ -6,7 +6,7 @@
 #   asan   the tests whose passes line names asan, built with ASan+UBSan (build/asan)
 #   fuzz   each libFuzzer target replays its saved corpus and regressions once (build/fuzz), when clang built
 #          them: deterministic; the random campaign is `make fuzz`
-# SHARDSH_JOBS (default 2) tests run at a time; TEST_ONLY=<text> runs only the tests whose label contains it;
+# SHARDSH_JOBS (default 4) tests run at a time; TEST_ONLY=<text> runs only the tests whose label contains it;
 # SHARDSH_BG_BUILD is a build to run during the plain pass (below). The ten slowest tests are printed at the end.
 BUILD=${BUILD:-build}
 BINDIR=${BINDIR:-bin}
@@ -23,7 +23,7 @@ LOG="$LOGDIR/all.log"
 : > "$LOG"
 ONLY=${TEST_ONLY:-}
 
-JOBS=${SHARDSH_JOBS:-2}
+JOBS=${SHARDSH_JOBS:-4}
 case "$JOBS" in '' | *[!0-9]* | 0) echo "tests/run.sh: SHARDSH_JOBS must be a positive number" >&2; exit 2 ;; esac
 
 cpu_ms() {
@@ -97,7 +97,8 @@ suite_worker() {
 }
 
 run_suite() {
-   # runs the suite on $JOBS workers (SHARDSH_JOBS, default 2: most tests wait on a server or a terminal, and every
+   # runs the suite on $JOBS workers (SHARDSH_JOBS, default 4: the plain pass measured 657 s of test wall time for
+   # 232 s of CPU: most tests wait on a server, a timer or a terminal; every
    # test has its own temporary folder, shardsim ports and tmux socket), then adds each test's results to the log in
    # queue order, so the log does not depend on which worker ran what
    mkdir -p "$LOGDIR"
