@@ -97,10 +97,10 @@ suite_worker() {
 }
 
 run_suite() {
-   # runs the suite on $JOBS workers (SHARDSH_JOBS, default 4: the plain pass measured 657 s of test wall time for
-   # 232 s of CPU: most tests wait on a server, a timer or a terminal; every
-   # test has its own temporary folder, shardsim ports and tmux socket), then adds each test's results to the log in
-   # queue order, so the log does not depend on which worker ran what
+   # runs the pass's tests (their passes line) on $JOBS workers, then adds each test's results to the log in queue
+   # order, so the log does not depend on which worker ran what. SHARDSH_JOBS defaults to 4: most tests wait on a
+   # server, a timer or a terminal (the plain pass measured 657 s of test wall time for 232 s of CPU), and every
+   # test has its own temporary folder, shardsim ports and tmux socket
    mkdir -p "$LOGDIR"
    suite_queue | while IFS='	' read -r label cmd; do
       case "$label" in *"$ONLY"*) ;; *) continue ;; esac
