@@ -81,7 +81,7 @@ test_passes() {
    # $1: a label; prints the passes its source names in a line "passes: plain asan" within its first three lines
    # ("# passes: ..." in a script, "/* passes: ... */" in C): each test says where it runs, and one that says
    # nothing fails. plain: every test; asan: what the sanitizers can find something in (units, scripts, faults,
-   # secrets, JavaScript, plan), not the tmux screen tests nor the mongosh peer checks.
+   # secrets, JavaScript, plan, the read-only commands), not the tmux screen tests nor the mongosh peer checks.
    head -3 "$(test_source "$1")" 2> /dev/null | sed -n 's|^[#/* ]*passes:\([a-z ]*\).*|\1|p' | head -1
 }
 
