@@ -208,3 +208,18 @@ ensure_mongosh() {
    fi
    return 0
 }
+
+# A script case is one file, tests/scripts/NAME.case, in parts: a line "=== PART" (args, sim, tier, code, js, out,
+# err, log; tests/scripts/run.sh says what each holds) begins a part, which is every line up to the next such line.
+# case_split CASE DIR: writes each part of CASE into DIR/NAME.PART (NAME.js, NAME.out, ...), as separate files.
+case_split() {
+   awk -v out="$2/$(basename "$1" .case)" '
+      /^=== [a-z]+$/ { if (f) close(f); f = out "." $2; printf "" > f; next }
+      f { print > f }
+      !f { print FILENAME ": a line before the first === part" > "/dev/stderr"; exit 1 }' "$1"
+}
+
+# case_part CASE PART: prints one part of a case (nothing when the case has no such part).
+case_part() {
+   awk -v want="$2" '/^=== [a-z]+$/ { on = ($2 == want); next } on { print }' "$1"
+}

@@ -3,10 +3,11 @@
 # "SKIP name: why"; the runner collects them over the passes in SHARDSH_PASSES and ends with one tally line
 # "N passed, N failed, N skipped". Exits non-zero when anything failed. Passes:
 #   plain  every unit binary, script case, integration and peer test, against $BUILD / $BINDIR
-#   asan   the same suite built with ASan+UBSan (build/asan), peer tests left to the plain pass
+#   asan   the tests whose passes line names asan, built with ASan+UBSan (build/asan)
 #   fuzz   each libFuzzer target replays its saved corpus and regressions once (build/fuzz), when clang built
 #          them: deterministic; the random campaign is `make fuzz`
-# SHARDSH_JOBS (default 2) tests run at a time; TEST_ONLY=<text> runs only the tests whose label contains it.
+# SHARDSH_JOBS (default 4) tests run at a time; TEST_ONLY=<text> runs only the tests whose label contains it;
+# SHARDSH_BG_BUILD is a build to run during the plain pass (below). The ten slowest tests are printed at the end.
 BUILD=${BUILD:-build}
 BINDIR=${BINDIR:-bin}
 PASSES=${SHARDSH_PASSES:-plain}
@@ -22,8 +23,15 @@ LOG="$LOGDIR/all.log"
 : > "$LOG"
 ONLY=${TEST_ONLY:-}
 
-JOBS=${SHARDSH_JOBS:-2}
+JOBS=${SHARDSH_JOBS:-4}
 case "$JOBS" in '' | *[!0-9]* | 0) echo "tests/run.sh: SHARDSH_JOBS must be a positive number" >&2; exit 2 ;; esac
+
+cpu_ms() {
+   # $1, $2: the output of the shell's `times` before and after a test; prints the CPU time (user+sys) of the
+   # children reaped in between, in ms (the second line of `times` holds the children's "0m1.5s 0m0.2s")
+   awk 'function ms(t) { split(t, a, "m"); sub("s", "", a[2]); return a[1] * 60000 + a[2] * 1000 }
+        FNR == 2 { v[FILENAME] = ms($1) + ms($2) } END { printf "%d", v[ARGV[2]] - v[ARGV[1]] }' "$1" "$2"
+}
 
 run_one() {
    # $1: label, rest: command. Keeps its PASS/FAIL/SKIP lines (prefixed with the pass) in the test's own .res file,
@@ -31,11 +39,14 @@ run_one() {
    # too.
    label=$1; shift
    out="$LOGDIR/$(echo "$label" | tr '/ :' '___').log"
-   t0=$(date +%s)
+   t0=$(date +%s%N)
+   times > "$out.c0"
    "$@" > "$out" 2>&1
    rc=$?
-   t1=$(date +%s)
-   [ $((t1 - t0)) -ge 20 ] && echo "  [$PREFIX$label] took $((t1 - t0))s"
+   times > "$out.c1"
+   t1=$(date +%s%N)
+   # wall and CPU (user+sys of the test and every process it waited for) in ms, for the timing report
+   printf '%s\t%s\t%s\n' "$PREFIX$label" $(((t1 - t0) / 1000000)) "$(cpu_ms "$out.c0" "$out.c1")" >> "$LOGDIR/timing"
    grep -E '^(PASS|FAIL|SKIP) ' "$out" | sed "s/^\([A-Z]*\) /\1 $PREFIX/" > "$out.res"
    if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
       echo "FAIL $PREFIX$label: exited with status $rc (see $out)" >> "$out.res"
@@ -57,6 +68,23 @@ suite_queue() {
    done
 }
 
+test_source() {
+   # $1: a label; prints the file that holds the test's passes line (a unit binary's is its C source)
+   case "$1" in
+   unit/*) echo "tests/unit/${1#unit/}.c" ;;
+   tests/scripts) echo tests/scripts/run.sh ;;
+   *) echo "$1" ;;
+   esac
+}
+
+test_passes() {
+   # $1: a label; prints the passes its source names in a line "passes: plain asan" within its first three lines
+   # ("# passes: ..." in a script, "/* passes: ... */" in C): each test says where it runs, and one that says
+   # nothing fails. plain: every test; asan: what the sanitizers can find something in (units, scripts, faults,
+   # secrets, JavaScript, plan, the read-only commands), not the tmux screen tests nor the mongosh peer checks.
+   head -3 "$(test_source "$1")" 2> /dev/null | sed -n 's|^[#/* ]*passes:\([a-z ]*\).*|\1|p' | head -1
+}
+
 suite_worker() {
    # takes the queue's tests one at a time: a test is run by the worker whose mkdir of its claim directory succeeds
    n=0
@@ -69,18 +97,27 @@ suite_worker() {
 }
 
 run_suite() {
-   # runs the suite on $JOBS workers (SHARDSH_JOBS, default 2: most tests wait on a server or a terminal, and every
-   # test has its own temporary folder, shardsim ports and tmux socket), then adds each test's results to the log in
-   # queue order, so the log does not depend on which worker ran what
+   # runs the pass's tests (their passes line) on $JOBS workers, then adds each test's results to the log in queue
+   # order, so the log does not depend on which worker ran what. SHARDSH_JOBS defaults to 4: most tests wait on a
+   # server, a timer or a terminal (the plain pass measured 657 s of test wall time for 232 s of CPU), and every
+   # test has its own temporary folder, shardsim ports and tmux socket
    mkdir -p "$LOGDIR"
    suite_queue | while IFS='	' read -r label cmd; do
       case "$label" in *"$ONLY"*) ;; *) continue ;; esac
-      if [ -n "${SHARDSH_SAN:-}" ] && [ "${label#tests/peer/}" != "$label" ]; then
-         echo "SKIP $PREFIX$label: the mongosh peer checks run in the plain pass" >> "$LOG"
-         continue
-      fi
+      passes=$(test_passes "$label")
+      case " $passes " in
+      "  ")
+         echo "FAIL $PREFIX$label: says no passes (a line '# passes: plain asan' near the top of $(test_source "$label"))" >> "$LOG"
+         continue ;;
+      *" $PASS "*) ;;
+      *) echo "$PREFIX$label" >> "$LOGDIR/not-in-pass"; continue ;;
+      esac
+      for p in $passes; do
+         case "$p" in plain | asan) ;; *) echo "FAIL $PREFIX$label: unknown pass '$p' in its passes line" >> "$LOG" ;; esac
+      done
       printf '%s\t%s\n' "$label" "$cmd"
    done > "$LOGDIR/queue"
+   [ -f "$LOGDIR/not-in-pass" ] && echo "  [$PASS] $(wc -l < "$LOGDIR/not-in-pass") tests not in this pass (their passes line)"
    w=0
    while [ "$w" -lt "$JOBS" ]; do
       suite_worker &
@@ -93,18 +130,40 @@ run_suite() {
    done < "$LOGDIR/queue"
 }
 
+# SHARDSH_BG_BUILD: a command (the sanitizer and fuzz builds, from `make test`) run in the background while the plain
+# pass runs, which mostly waits on servers and terminals; the next pass starts once it has ended, and fails when it did
+BG_PID=""
+if [ -n "${SHARDSH_BG_BUILD:-}" ]; then
+   echo "  [build] in the background during the plain pass (log in $LOGDIR/bg-build.log)"
+   sh -c "$SHARDSH_BG_BUILD" > "$LOGDIR/bg-build.log" 2>&1 < /dev/null &
+   BG_PID=$!
+fi
+bg_build_wait() {
+   # waits for the background build once; false when it failed (one FAIL line, the log's end printed)
+   [ -n "$BG_PID" ] || return "${BG_RC:-0}"
+   wait "$BG_PID"
+   BG_RC=$?
+   BG_PID=""
+   if [ "$BG_RC" -ne 0 ]; then
+      echo "FAIL build: the background build failed with status $BG_RC (see $LOGDIR/bg-build.log)" >> "$LOG"
+      tail -20 "$LOGDIR/bg-build.log" | sed 's/^/  [build] /'
+   fi
+   return "$BG_RC"
+}
+
 for pass in $PASSES; do
+   [ "$pass" = plain ] || bg_build_wait || continue
    case "$pass" in
    plain)
       PREFIX=""
-      (export BUILD BINDIR; run_suite)
+      (PASS=plain; export BUILD BINDIR; run_suite)
       ;;
    asan)
       PREFIX="asan:"
       echo "  [asan] the suite under AddressSanitizer and UndefinedBehaviorSanitizer"
       (BUILD=build/asan BINDIR=build/asan/bin SHARDSH_SAN=1 \
           ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-          LOGDIR="$LOGDIR/asan"; mkdir -p "$LOGDIR"; export BUILD BINDIR SHARDSH_SAN ASAN_OPTIONS UBSAN_OPTIONS; run_suite)
+          LOGDIR="$LOGDIR/asan" PASS=asan; mkdir -p "$LOGDIR"; export BUILD BINDIR SHARDSH_SAN ASAN_OPTIONS UBSAN_OPTIONS; run_suite)
       ;;
    fuzz)
       PREFIX=""
@@ -118,6 +177,17 @@ for pass in $PASSES; do
       ;;
    esac
 done
+
+bg_build_wait
+
+# the timing report: every test's wall and CPU time over all passes in $LOGDIR/timing.txt, the ten slowest here
+find "$LOGDIR" -name timing -exec cat {} + | sort -t '	' -k2,2nr > "$LOGDIR/timing.txt"
+if [ -s "$LOGDIR/timing.txt" ]; then
+   echo "  the ten slowest tests (wall s, CPU s; all in $LOGDIR/timing.txt):"
+   head -10 "$LOGDIR/timing.txt" | awk -F '\t' '{ printf "  %7.1f %7.1f  %s\n", $2 / 1000, $3 / 1000, $1 }'
+   awk -F '\t' '{ w += $2; c += $3 } END { printf "  all tests: %.1f s wall summed, %.1f s CPU\n", w / 1000, c / 1000 }' \
+      "$LOGDIR/timing.txt"
+fi
 
 passed=$(grep -c '^PASS ' "$LOG")
 failed=$(grep -c '^FAIL ' "$LOG")

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # sh.adviseShardKey against shardsim: a collection built through the wire with one field per known property
 # (bench/advisor_load.c: ascending, random, hashed, low cardinality, zipf, compound coarse+fine) must get, for each
 # candidate, the verdict that property implies; on 7.0 the server's analyzeShardKey stands beside shardsh's figures,

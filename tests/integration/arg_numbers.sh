@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # Every user number that becomes an integer is range-checked before anything is sent: NaN, the infinities, negatives
 # and values past int32/int64 end in an argument error at the argument (file:line:col and a caret), exit 2, and
 # shardsim's command log shows that nothing at all was sent (each bad call follows a valid write in its script).

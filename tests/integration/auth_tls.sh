@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # Credentials and TLS, against shardsim --auth (SCRAM-SHA-256/-1) and --tls-cert/--tls-ca: the right password runs
 # a command; a wrong one fails with exit status 1 and one line naming the user and the database; no credentials get
 # the server's "requires authentication"; --authenticationDatabase picks the user's database; -u alone asks for the

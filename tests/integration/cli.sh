@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # The three ways to run shardsh without a prompt (--eval, -f and positional *.js, standard input), their exit codes,
 # --json, --continue-on-error and the rc file, mostly under --dry-run so no cluster is needed; the server-error
 # cases run against shardsim.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # Tab completion of live arguments in the interactive shell, against shardsim through tmux: shard names, namespaces,
 # zone names and database names come from the connected cluster (after a first command has connected).
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)

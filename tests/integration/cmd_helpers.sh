@@ -1,6 +1,7 @@
 #!/bin/sh
+# passes: plain
 # Every helper through bin/shardsh against shardsim (9.0, 8.3, 8.0 and 4.4): the command documents shardsim logged must be
-# exactly the documents --dry-run prints for the same script, which tests/scripts/dryrun_*.out pin to mongosh's
+# exactly the documents --dry-run prints for the same script, which tests/scripts/dryrun_*.case pin to mongosh's
 # (reference §2.1, §5). Ignored: the handshake and monitoring hellos, buildInfo (the version gate), getMore,
 # killCursors, endSessions and the envelope (lsid, $clusterTime, $db, $readPreference); the mongos check's
 # { hello: 1 } is kept and must come once per database (the scripts run on test, then `use app`, which in mongosh
@@ -18,13 +19,13 @@ fi
 # the helpers, minus those above 8.0 (shardDrainingStatus, getTransitionToDedicatedConfigServerStatus,
 # getShardLocation: refused by the version gate) and the pollers (their request count depends on timing)
 # db.hello() would count as a mongos check and db.version()'s buildInfo is dropped from the log as driver traffic
+for c in dryrun_sh_commands dryrun_db_helpers dryrun_design_card dryrun_zone_range dryrun_db_methods; do
+   case_part "tests/scripts/$c.case" js
+done > "$TMPD/dryrun_all.js"
 grep -v -h -E '^//|shardDrainingStatus|getTransitionToDedicated|getShardLocation|waitForBalancer|printShardingSizes|db\.hello\(|db\.version\(' \
-   tests/scripts/dryrun_sh_commands.js tests/scripts/dryrun_db_helpers.js tests/scripts/dryrun_design_card.js \
-   tests/scripts/dryrun_zone_range.js tests/scripts/dryrun_db_methods.js > "$TMPD/all.js"
+   "$TMPD/dryrun_all.js" > "$TMPD/all.js"
 # 8.3 and 9.0 (shardsim's newest personalities) take every helper, the three above included
-grep -v -h -E '^//|waitForBalancer|printShardingSizes|db\.hello\(|db\.version\(' tests/scripts/dryrun_sh_commands.js \
-   tests/scripts/dryrun_db_helpers.js tests/scripts/dryrun_design_card.js tests/scripts/dryrun_zone_range.js \
-   tests/scripts/dryrun_db_methods.js > "$TMPD/all83.js"
+grep -v -h -E '^//|waitForBalancer|printShardingSizes|db\.hello\(|db\.version\(' "$TMPD/dryrun_all.js" > "$TMPD/all83.js"
 grep -v -E 'moveRange|reshard|Reshard|AutoMerger|checkMetadataConsistency|shardAndDistribute|moveCollection|MoveCollection|unshard|Unshard|isConfigShard|getShardedDataDistribution|configureCollectionBalancing|analyzeShardKey|configureQueryAnalyzer' \
    "$TMPD/all.js" > "$TMPD/all44.js"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The helpers that need MongoDB 8.0.10, 8.2 or 8.3, live against shardsim's 8.2 and 8.3 personalities: the replies
 # shardsh shows (sh.shardDrainingStatus through a drain the simulated balancer finishes, getShardLocation,
 # listShards' 8.3 filter, getTransitionToDedicatedConfigServerStatus), the server errors with code and codeName,

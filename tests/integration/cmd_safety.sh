@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # Safety around the command table against shardsim: --readonly refuses every helper that changes the cluster before
 # anything is sent (and lets the reading ones through); helpers newer than the cluster are refused with the version
 # they need; in a terminal the destructive helpers ask first (declining sends nothing), while --eval and --yes never

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # sh.status() against shardsim's demo cluster (4.4: chunks keyed by ns; 8.0: by uuid): the facts shardsh prints
 # (shards, collections, chunk counts per shard, zones) are checked directly, and the whole printout is compared with
 # mongosh's (installed into .cache/mongosh when missing; skipped, saying why, only when npm cannot). The balancer section is compared as a set of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The dashboard's chunk map through tmux at 80x24 and 160x45 against shardsim 7.0 (issue 21): after two migrations
 # and a split of app.stores (on top of the demo's own migration), Enter on the collection and m show its key space from MinKey to MaxKey as cells by
 # owning shard with the zones (NYC, SFO) beneath and a legend whose range counts match config.chunks; [ steps the

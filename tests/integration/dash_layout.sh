@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The dashboard's layout through tmux at 60x16, 80x24, 160x45 and 240x60 against shardsim with an ascending, a hashed
 # and a zoned workload and a draining shard: the draining shard is never the row pushed off, events keep their
 # source -> destination, the hot range is readable at 80 columns, namespaces and keys are whole before space is left

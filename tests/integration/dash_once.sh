@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The dashboard's batch modes against shardsim: --once --json agrees with config.chunks counted directly; an
 # ascending workload makes the shard holding the MaxKey chunk hot and names that chunk's range; a hashed workload
 # makes no shard hot; the round trips of a refresh grow with neither chunks nor shards nor collections; plain --once

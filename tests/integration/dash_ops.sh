@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The dashboard's Operations strip (issue 21) through tmux at 80x24 and 160x45, against shardsim 8.0 running a timed
 # reshardCollection and draining shard03: the strip lists both as sh.progress() does (type, namespace or shard, phase,
 # percent) and the resharding's percent rises between two samples; the --once text and JSON carry the same list.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The dashboard gives the terminal back whatever signal ends it: for SIGINT, SIGTERM, SIGHUP, SIGSEGV and SIGABRT,
 # a tmux pane runs an interactive sh (dash: it does not restore the tty modes of a job that dies, so what the pane
 # shows afterwards is what shardsh left), the dashboard is started in it and killed with the signal once it has drawn.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The interactive dashboard driven through tmux (send-keys, capture-pane) against shardsim: the panels show the
 # scenario's shards and chunk counts, ? opens the help, / filters, a resize re-lays out (and says when the terminal
 # is too small), Space stops the sample clock, a shardsim restart shows STALE and then recovers, q quits.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # `make demo`, as a newcomer runs it: without a terminal it shows the tour and exits 0; in a terminal (tmux) it opens
 # the live dashboard, q quits, and either way the demo's shardsim is stopped afterwards.
 cd "$(dirname "$0")/../.." || exit 2

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # Faults injected by shardsim (docs/shardsim.md, "Faults"): an error reply with a given code, replies slower than the
 # socket timeout, a router that stops answering, a connection dropped mid-command, refused connections, a router that
 # stops and comes back, garbled replies (a body that is not BSON, a header length out of range, a header that claims

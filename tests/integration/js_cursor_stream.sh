@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # Cursors stream, as mongosh's do: against shardsim with 1,200 chunks and every command logged, printing a cursor
 # sends one find and no more than its 20 documents need (with batchSize(5): find + 3 getMores of 5), "it" continues
 # the same server cursor (after a JavaScript cursor and after a literal find typed in the REPL), toArray() reads

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # The JavaScript engine from the outside: --eval prints its last value as mongosh does, a literal --eval never loads
 # the engine, a missing plugin fails JavaScript clearly while literal statements keep working, and the interactive
 # shell (driven through tmux) keeps variables between lines, reads an open block over several lines, completes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # Plan before apply (issue 18, docs/plan.md), on shardsim with data, 7.0 and 4.4: a script whose last line names a
 # missing zone, a range overlapping an existing one, or a 6.0-only helper on 4.4 exits 2 and the cluster receives no
 # write; --plan on a script that adds a zone range predicts the chunks, documents and bytes the balancer then moves

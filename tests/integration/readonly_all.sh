@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # --readonly proven by shardsim's command log: every entry of the command table (listed by the binary's own `help`,
 # so a new helper is covered without touching this file) runs its documented example under --readonly against
 # shardsim --log-commands. The log must hold no command that changes the cluster, every entry that `help NAME` says

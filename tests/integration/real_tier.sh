@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # Live command tests that hold on any sharded cluster, so that they run against shardsim (the default) and, under the
 # opt-in real-cluster tier (SHARDSH_TEST_URI, tests/lib.sh), against the real cluster: the read-only part always,
 # the write part only with SHARDSH_TEST_WRITES=1 and only in the scratch database $SIM_SCRATCH_DB

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The interactive shell, driven through tmux as a person would: multi-line input, Ctrl-C dropping a line, Tab
 # completion, Ctrl-D, and a history file (mode 0600) that never receives a password typed or passed.
 cd "$(dirname "$0")/../.." || exit 2

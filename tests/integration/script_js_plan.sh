@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # Pre-flight and plan of JavaScript inputs (issue 18, docs/plan.md "JavaScript"), on shardsim 7.0 and 4.4: a script
 # the literal grammar does not take runs first with its reads sent and its writes checked against the model and held
 # back. A missing zone on its last line, a range overlapping an existing one, a 6.0-only helper on 4.4, an undefined

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # Script output an operator can read and a program can parse (issue 18, docs/plan.md "Script output"), on shardsim:
 # a -f script's stdout carries only what it prints and stderr one line per statement; --verbose shows every result;
 # --json gives one object per statement, errors included; --eval prints the value of its last statement; --dry-run

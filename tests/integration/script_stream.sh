@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # The statement path of a long -f script (issue 20), on shardsim: its status lines on a stderr that is not a terminal
 # are batched, yet stdout and stderr sent to one file keep the order the statements ran in (a print's line before its
 # status line, every status line before the next print, the error and the run summary last); a script longer than

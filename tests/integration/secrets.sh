@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # Passwords never reach the screen: --dry-run requests (pwd/password fields at any depth, user:password@ in any
 # string, pretty and --json), error messages that echo a connection string (bad URI, unreachable server, a server's
 # errmsg), the source line shown under an error, and the dashboard header when there is one. Every case uses a

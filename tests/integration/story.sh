@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The cluster's story, live against shardsim: timed resharding, moveCollection and unshardCollection as shardsim
 # models them ($currentOp donor and recipient rows, config.reshardingOperations, the commit at the end), then
 # sh.progress() during a reshardCollection and a drain, sh.explainBalance on collections kept imbalanced by
@@ -20,9 +21,9 @@ reshard_rows() {
       jq -c '.cursor.firstBatch[]'
 }
 
-# ---- the dry-run golden is what goes on the wire: tests/scripts/dryrun_story.js live against shardsim (minus the
+# ---- the dry-run golden is what goes on the wire: tests/scripts/dryrun_story.case live against shardsim (minus the
 # endless watch, and explainBalance, whose follow-up reads depend on the cluster) ----
-grep -v -E '^//|watch|explainBalance' tests/scripts/dryrun_story.js > "$TMPD/story_dry.js"
+case_part tests/scripts/dryrun_story.case js | grep -v -E '^//|watch|explainBalance' > "$TMPD/story_dry.js"
 NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run --json -f "$TMPD/story_dry.js" 2> /dev/null |
    jq -c 'select(.dryRun) | {db: .db, cmd: .command}' > "$TMPD/story_expected"
 if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/story_sim.log"; then

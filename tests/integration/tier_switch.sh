@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The opt-in real-cluster tier's switching logic (tests/lib.sh): no real cluster here, so a shardsim started by hand
 # stands in for one. With SHARDSH_TEST_URI pointing at it, the script goldens marked read-only (NAME.tier) and
 # tests/integration/real_tier.sh run against it (their commands reach its log; no shardsim of their own is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The shell under valgrind (memcheck): a --dry-run script, a script against shardsim --scenario demo, and the
 # dashboard for two frames when this build has one. Any invalid read/write, use of uninitialised memory or a
 # definitely/indirectly lost block fails the case. Skipped when valgrind is absent or the binaries are ASan builds

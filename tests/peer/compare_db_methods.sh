@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The mongosh comparison for the database and collection methods (issue 17): each statement runs through bin/shardsh
 # and through mongosh 2.12 against the same shardsim (--log-commands, 4.4 and 8.0), and the command documents both
 # clients sent must be equal: the same commands, databases, field order and BSON types, in the same order. Ignored as

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Peer check of the JavaScript engine: the JavaScript script cases (tests/scripts/js_*.js) run through mongosh 2.12.0
+# passes: plain
+# Peer check of the JavaScript engine: the JavaScript script cases (the js part of tests/scripts/js_*.case) run through mongosh 2.12.0
 # and through shardsh, each against its own fresh shardsim --scenario demo; what they print must be the same, and so
 # must the exit status (0, or 1 for the script a server error stops). Then --eval expressions: the value printed.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -9,10 +10,12 @@ cd "$ROOT" || exit 2
 ensure_mongosh js-peer || exit 0
 
 for name in js_balancer_wait js_presplit_move js_reads js_server_error js_cursor_stream; do
-   js="tests/scripts/$name.js"
+   mkdir -p "$TMPD/cases"
+   case_split "tests/scripts/$name.case" "$TMPD/cases"
+   js="$TMPD/cases/$name.js"
    for who in shardsh mongosh; do
       # shellcheck disable=SC2046
-      if ! sim_start $(cat "tests/scripts/$name.sim" 2>/dev/null || echo --scenario demo); then
+      if ! sim_start $(cat "$TMPD/cases/$name.sim" 2>/dev/null || echo --scenario demo); then
          fail "js-peer/$name" "shardsim did not start"
          continue 2
       fi

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # Peer check of util.inspect's limits: mongosh 2.12 prints an --eval value without them (every array entry, every
 # level, as its non-interactive printing does), while its REPL cuts arrays at 100 entries ("... N more items"). The
 # same --eval statements through bin/shardsh and mongosh against one shardsim must print the same text, for an array

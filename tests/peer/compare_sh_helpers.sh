@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The mongosh comparison: every helper runs through bin/shardsh and through mongosh 2.12 against the same shardsim
 # (--log-commands), and the command documents each client sent must be equal: the same commands, databases, field
 # order and BSON types, in the same order (as a multiset for sh.status and getShardDistribution, whose queries mongosh

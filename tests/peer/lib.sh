@@ -69,3 +69,22 @@ mongosh_close() {
    wait "$MS_PID" 2> /dev/null
    MS_PID=""
 }
+
+# mongosh_batch URI STMTS OUTDIR: one mongosh prints what `mongosh URI --eval STMT` would print for each line STMT of
+# the file STMTS (an expression), into OUTDIR/N.out for line N (from 1): starting mongosh costs ~1.5 s of CPU, so one
+# process runs them all, in order. print() formats a value with the writer --eval uses (cursors by their first
+# batch, shell results as mongosh shows them); a thrown error prints as --eval prints it, "Name: message". One
+# difference: print() keeps util.inspect's limits (6 levels, 100 array entries) where --eval prints every level and
+# entry, so a plain value past them (tests/peer/compare_output_limits.sh's cases) needs a real --eval.
+mongosh_batch() {
+   _n=0
+   : > "$3/batch.js"
+   while IFS= read -r _s; do
+      _n=$((_n + 1))
+      printf 'print("@@mongosh_batch %d");\ntry { print(%s); } catch (e) { print(e.name + ": " + e.message); }\n' \
+         "$_n" "$_s" >> "$3/batch.js"
+   done < "$2"
+   "$MONGOSH" "$1" --norc --quiet --file "$3/batch.js" > "$3/batch.out" 2>&1 < /dev/null
+   awk -v dir="$3" '/^@@mongosh_batch [0-9]+$/ { if (f) close(f); f = dir "/" $2 ".out"; printf "" > f; next } f { print > f }' \
+      "$3/batch.out"
+}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # Peer check: the real mongosh 2.12.0 (a client nobody here wrote) against shardsim's demo cluster, for 4.4, 8.0, 8.3
 # and 9.0.
 # Asserts what mongosh prints for sh.status(), sh.status(true) and getShardDistribution(), and that the sh.* helpers
@@ -6,6 +7,7 @@
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
+. tests/peer/lib.sh
 
 ensure_mongosh mongosh-peer || exit 0
 
@@ -40,7 +42,18 @@ for v in 4.4 8.0 8.3 9.0; do
       fail "mongosh-peer.$v.start" "shardsim did not start"
       continue
    fi
-   st=$("$MONGOSH" "$SIM_URI/test" --quiet --eval 'sh.status()' 2>&1)
+   # one mongosh per version (tests/peer/lib.sh's mongosh_batch): each line's value as --eval prints it, in order;
+   # the helpers' script is one line, its own prints in its part
+   rm -rf "$TMPD/ms.$v" && mkdir -p "$TMPD/ms.$v"
+   {
+      echo 'sh.status()'
+      echo 'sh.status(true)'
+      echo 'db.getSiblingDB("app").users.getShardDistribution()'
+      echo "(() => { $(printf '%s' "$HELPERS" | tr '\n' ' ') })()"
+      echo 'sh.status()'
+   } > "$TMPD/ms.$v/stmts"
+   mongosh_batch "$SIM_URI/test" "$TMPD/ms.$v/stmts" "$TMPD/ms.$v"
+   st=$(cat "$TMPD/ms.$v/1.out" 2> /dev/null)
    for needle in "shardingVersion" "_id: 'shard01'" "_id: 'shard02'" "_id: 'shard03'" "tags: [ 'NYC' ]" \
       "tags: [ 'SFO' ]" "active mongoses" "'$full': 1" "_id: 'app'" "_id: 'logs'" "'app.events'" "'app.users'" \
       "'app.orders'" "'app.stores'" "'logs.requests'" "'config.system.sessions'" "shardKey: { uid: 'hashed' }" \
@@ -62,12 +75,12 @@ undefined" "$st"
       ;;
    esac
 
-   stv=$("$MONGOSH" "$SIM_URI/test" --quiet --eval 'sh.status(true)' 2>&1)
+   stv=$(cat "$TMPD/ms.$v/2.out" 2> /dev/null)
    check_contains "mongosh-peer.$v.status(true) mongos documents" "mongoVersion: '$full'" "$stv"
    check_contains "mongosh-peer.$v.status(true) chunks" "'on shard': 'shard02'" "$stv"
    check_not_contains "mongosh-peer.$v.status(true) no error" "MongoServerError" "$stv"
 
-   dist=$("$MONGOSH" "$SIM_URI/test" --quiet --eval 'db.getSiblingDB("app").users.getShardDistribution()' 2>&1)
+   dist=$(cat "$TMPD/ms.$v/3.out" 2> /dev/null)
    check_contains "mongosh-peer.$v.getShardDistribution shard01" "Shard shard01 at shard01/127.0.0.1:27018" "$dist"
    check_contains "mongosh-peer.$v.getShardDistribution shard03" "Shard shard03 at shard03/" "$dist"
    # app.users' hashed initial chunks: 2 per shard up to 7.0, one per shard from 8.0 (docs/shardsim.md)
@@ -77,7 +90,7 @@ undefined" "$st"
    check_contains "mongosh-peer.$v.getShardDistribution totals" "docs: 200" "$dist"
    check_not_contains "mongosh-peer.$v.getShardDistribution no error" "Error" "$dist"
 
-   out=$("$MONGOSH" "$SIM_URI/test" --quiet --eval "$HELPERS" 2>&1)
+   out=$(cat "$TMPD/ms.$v/4.out" 2> /dev/null)
    for h in getBalancerState isBalancerRunning addShardToZone updateZoneKeyRange removeRangeFromZone splitAt moveChunk \
       shardCollection enableBalancing disableBalancing stopBalancer startBalancer; do
       line=$(echo "$out" | grep "^[A-Z]* $h[ :]")
@@ -93,7 +106,7 @@ undefined" "$st"
    check_contains "mongosh-peer.$v.disableBalancing modified" "OK disableBalancing 1" "$out"
    check_contains "mongosh-peer.$v.moveChunk moved the split chunk" "OK orderChunksOnShard03 1" "$out"
 
-   after=$("$MONGOSH" "$SIM_URI/test" --quiet --eval 'sh.status()' 2>&1)
+   after=$(cat "$TMPD/ms.$v/5.out" 2> /dev/null)
    check_contains "mongosh-peer.$v.status after shows app.peer" "'app.peer'" "$after"
    check_contains "mongosh-peer.$v.status after shows disabled balancing" "balancing: false" "$after"
    check_contains "mongosh-peer.$v.status after shows CHI zone" "'CHI'" "$after"

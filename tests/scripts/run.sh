@@ -1,23 +1,35 @@
 #!/bin/sh
-# Script tests: every tests/scripts/NAME.js runs through bin/shardsh and its stdout, stderr and exit code are
-# compared with NAME.out, NAME.err (when present) and NAME.code (default 0). Optional files:
-#   NAME.args  extra shardsh arguments (one line; {{URI}} is replaced by the simulated cluster's address)
-#   NAME.sim   start shardsim with these arguments first (one line) and log every command it receives;
-#              NAME.log then holds lines that must appear in that log (a command name and fields, in order) or
-#              the single word NONE, meaning the log must hold no command at all
-#   NAME.tier  "read": the script may run against a real cluster under the opt-in tier (SHARDSH_TEST_URI set,
-#              tests/lib.sh): it sends nothing that changes the cluster and its expected files do not depend on
-#              shardsim's scenario data. Under that tier every other NAME.sim script is reported SKIP, and the
-#              NAME.log check (which needs shardsim's --log-commands) is reported SKIP on its own
-# In expected files, {{PORT}} stands for the simulated cluster's port.
+# passes: plain asan
+# Script tests: every case is one file, tests/scripts/NAME.case, in parts (a line "=== PART" begins one; see
+# tests/lib.sh's case_split). Its js part runs through bin/shardsh as NAME.js and stdout, stderr and exit code are
+# compared with its out part, err part (when present) and code part (default 0). Optional parts:
+#   args  extra shardsh arguments (one line; {{URI}} is replaced by the simulated cluster's address)
+#   sim   start shardsim with these arguments first (one line) and log every command it receives; the log part then
+#         holds lines that must appear in that log (a command name and fields, in order) or the single word NONE,
+#         meaning the log must hold no command at all
+#   tier  "read": the script may run against a real cluster under the opt-in tier (SHARDSH_TEST_URI set,
+#         tests/lib.sh): it sends nothing that changes the cluster and its expected parts do not depend on
+#         shardsim's scenario data. Under that tier every other case with a sim part is reported SKIP, and the log
+#         check (which needs shardsim's --log-commands) is reported SKIP on its own
+# In expected parts, {{PORT}} stands for the simulated cluster's port.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 ROOT=$(pwd)
 SHARDSH_ABS="$ROOT/$SHARDSH"
 
+CASES="$TMPD/cases"
+mkdir -p "$CASES"
+# a case in the old many-file format (NAME.js beside NAME.out, ...) would not run: say so
 for js in tests/scripts/*.js; do
-   base=${js%.js}
-   name=$(basename "$base")
+   [ -f "$js" ] && fail "script/$(basename "$js" .js)" "$js: a case is one file now, NAME.case in parts (see run.sh)"
+done
+for case in tests/scripts/*.case; do
+   name=$(basename "$case" .case)
+   base="$CASES/$name"
+   if ! case_split "$case" "$CASES" || ! [ -f "$base.js" ]; then
+      fail "script/$name" "$case has no js part or a line before its first part"
+      continue
+   fi
    args=""
    [ -f "$base.args" ] && args=$(cat "$base.args")
    if [ -f "$base.sim" ]; then
@@ -33,8 +45,8 @@ for js in tests/scripts/*.js; do
    fi
    expected_code=0
    [ -f "$base.code" ] && expected_code=$(cat "$base.code")
-   # run from tests/scripts so file names in messages are short and stable
-   (cd tests/scripts && NO_COLOR=1 "$SHARDSH_ABS" --norc --quiet $args "$name.js" > "$TMPD/$name.stdout" 2> "$TMPD/$name.stderr" < /dev/null)
+   # run from the case's folder so file names in messages are short and stable
+   (cd "$CASES" && NO_COLOR=1 "$SHARDSH_ABS" --norc --quiet $args "$name.js" > "$TMPD/$name.stdout" 2> "$TMPD/$name.stderr" < /dev/null)
    code=$?
    sim_stop
    ok=1

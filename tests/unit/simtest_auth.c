@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The simulator's SCRAM server (tests/shardsim/sim_auth.c) against the published exchanges: RFC 7677's SCRAM-SHA-256
  * example and RFC 5802's SCRAM-SHA-1 example (user "user", password "pencil", fixed nonces and salts), MongoDB's
  * SCRAM-SHA-1 password digest, and the failures: a wrong proof, a changed nonce, a bad channel binding, malformed

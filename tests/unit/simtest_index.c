@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Unit tests for the simulator's hash and index structures: simq_hash_value against order_values (values the
  * comparison calls equal must hash alike, across numeric types), the simq_htab_t multimap (duplicates, colliding
  * hashes, deletes with backward shift, growth; checked against a plain list), the store's _id index (sim_index.c:

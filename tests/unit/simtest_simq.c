@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Unit tests for the simulator's query engine (tests/shardsim/query/simq*.c): value ordering, paths, matching,
  * projection, sorting, updates and upsert seeds, table-driven (helpers in simq_cases.h). Aggregation is in
  * simtest_simq_agg.c. */

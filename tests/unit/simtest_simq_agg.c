@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Unit tests for the simulator's query engine's aggregation (tests/shardsim/query/simq_agg*.c), table-driven
  * (helpers in simq_cases.h): every stage shardsim supports, the exact pipelines mongosh's sh.status() and
  * getShardDistribution() send (mongosh-sh-helpers.md §4.2-4.5, §5.1), the indexed $lookup and $sample. */

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Unit tests for the query engine's fast paths (tests/shardsim/query/simq_sort.c, simq_agg.c, simq_agg_lookup.c,
  * simq_agg_group.c), each checked against the plain path on tricky inputs: a $sort followed by $limit (the bounded
  * top-k) against $sort and $limit run as two pipelines (the full stable sort, then the first n); a $lookup's

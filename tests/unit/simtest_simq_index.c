@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Unit tests for the query engine's index-answered and in-place paths: simq_iter_find (a walk of the document's bytes)
  * against bson_iter_init_find on every BSON type, keys that are prefixes of others, repeated and absent keys, and
  * malformed documents; and $lookup answered by the caller's index (env->equal_docs, as shardsim's partitions and range

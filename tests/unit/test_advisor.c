@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Unit tests for commands/advisor_model.c, the shard-key advisor's pure analysis: synthetic samples with known
  * properties (ascending, descending, random, hashed, low cardinality, zipf, compound coarse+fine, arrays, missing
  * fields, natural order) must each get the figures and the verdict those properties imply; plus the BSON order,

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Unit tests for shell/lib/bsonvalid.c, the BSON check every server reply and every printed document passes: valid
  * documents of every type pass, damage at any level fails (including the two kinds libbson 1.23's bson_validate lets
  * through), and over a deterministic sweep of byte mutations nothing it accepts is refused by libbson's own check

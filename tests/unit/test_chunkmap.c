@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Unit tests for the chunk map's model (views/model/chunkmap.c): ranges reduced to cells by majority owner, zones
  * and their edges, marks, out-of-zone owners, and the replay stepping back and forward over migrations (splits
  * change no owner), at ten ranges and at a million. */

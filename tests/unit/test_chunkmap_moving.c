@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The chunk map's moving mark against shardsim (4.4: config.migrations; 7.0: the donors' _shardsvrMoveRange in
  * $currentOp): with a live balancer whose migrations last a minute and a draining shard to give it work, the
  * collector's snapshot lists a migration in flight whose Extended JSON bounds parse and read as its shell-style

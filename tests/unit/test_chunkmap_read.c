@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The chunk map's reader (views/model/chunkmap_read.c) against shardsim's demo cluster, 7.0 (chunks by uuid) and
  * 4.4 (chunks by ns): every chunk of a zoned collection in key order with its zones and their shards, a migration
  * read back from config.changelog and undone by the replay, a bounded sample when the collection has more chunks

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The command table's meta-tests, driven by the table itself (commands/table.def), so a new entry needs no test
  * edit: docs/commands.md and the COMMANDS section of docs/shardsh.1 are exactly what the table generates (`make docs`,
  * which runs `test_commands_doc --write`); every entry carries what help and the docs need, is defined in the family
@@ -217,7 +218,28 @@ family_defines (const char *family, const char *symbol)
    return found;
 }
 
-/* Every tests/scripts/NAME.js whose NAME.args holds --dry-run, one after another (caller frees). */
+/* The part PART of a tests/scripts case's text: the lines after its line "=== PART" up to the next "=== " line
+ * (tests/lib.sh's case_split); NULL when the case has no such part, else the caller frees. */
+static char *
+case_part (const char *text, const char *part)
+{
+   char head[64];
+   bson_snprintf (head, sizeof head, "=== %s\n", part);
+   for (const char *p = text; p; p = strchr (p, '\n') ? strchr (p, '\n') + 1 : NULL) {
+      if (strncmp (p, head, strlen (head)) == 0) {
+         const char *from = p + strlen (head);
+         const char *end = strstr (from, "\n=== ");
+         size_t n = end ? (size_t) (end - from) + 1 : strlen (from);
+         if (from[0] == '=' && strncmp (from, "=== ", 4) == 0) {
+            n = 0; /* an empty part */
+         }
+         return bson_strndup (from, n);
+      }
+   }
+   return NULL;
+}
+
+/* The js part of every tests/scripts/NAME.case whose args part holds --dry-run, one after another (caller frees). */
 static char *
 dry_run_scripts (void)
 {
@@ -227,20 +249,21 @@ dry_run_scripts (void)
    while (d && (e = readdir (d))) {
       size_t n = strlen (e->d_name), len;
       char path[512];
-      char *args, *js;
-      if (n < 4 || strcmp (e->d_name + n - 3, ".js") != 0)
+      char *text, *args, *js;
+      if (n < 6 || strcmp (e->d_name + n - 5, ".case") != 0)
          continue;
-      bson_snprintf (path, sizeof path, "tests/scripts/%.*s.args", (int) (n - 3), e->d_name);
-      args = read_path (path, &len);
-      if (args && strstr (args, "--dry-run")) {
-         bson_snprintf (path, sizeof path, "tests/scripts/%s", e->d_name);
-         if ((js = read_path (path, &len))) {
-            bson_string_append (all, "\n");
-            bson_string_append (all, js);
-            free (js);
-         }
+      bson_snprintf (path, sizeof path, "tests/scripts/%s", e->d_name);
+      if (!(text = read_path (path, &len)))
+         continue;
+      args = case_part (text, "args");
+      js = case_part (text, "js");
+      if (args && strstr (args, "--dry-run") && js) {
+         bson_string_append (all, "\n");
+         bson_string_append (all, js);
       }
-      free (args);
+      bson_free (args);
+      bson_free (js);
+      free (text);
    }
    if (d)
       closedir (d);

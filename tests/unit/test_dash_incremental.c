@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The dashboard collector's incremental refresh against shardsim (demo scenario, 4.4, 5.0 and 7.0 metadata): after
  * each change to the cluster (a split, a merge, a migration, a new collection, a dropped collection, a shard added
  * to a zone) the next sample of a long-lived collector, which reads only what changed, must equal the first sample

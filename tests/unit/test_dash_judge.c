@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The dashboard's judgement from canned snapshots: rates from two samples, hot shards (twice the fair share above
  * the minimum rate), the hot key range, the balance verdict by the server version's policy, and the totals. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The dashboard's rendering from a canned snapshot: --once --json (valid JSON with the documented fields), plain
  * text, meters, and the curses screen drawn into a virtual 80x24 terminal (panels, help overlay from the key table,
  * filter, too-small notice). Also checks docs/dashboard.md carries the key table. */

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Replays the fuzz targets' seed corpus and every input that once crashed them (tests/fuzz/regressions/) through
  * the same entry points, without libFuzzer, so `make test` and `make asan` keep those inputs fixed. A crash here is
  * a failure of this binary (tests/run.sh reports the exit status). */

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Unit tests for hashkey_value(): MongoDB's hashed-index key (BSONElementHasher::hash64, seed 0).
  *
  * Every expected value below is a test vector from MongoDB's own unit test src/mongo/db/hasher_test.cpp

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The JavaScript engine's bridge, through the plugin the shell loads: JavaScript values to BSON (numbers as mongosh
  * sends them, every BSON constructor), BSON to JavaScript values and back, calls of command-table entries through a
  * canned-reply transport (what goes on the wire, results read as values, server errors as exceptions with code and

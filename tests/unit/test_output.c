@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Unit tests for shell/core/output.c: the golden cases in tests/unit/output_cases.txt (each one what mongosh 2.12
  * printed for the same BSON, the command recorded beside it), plus cases built here with BCON and bson_append_*
  * for JSON mode, the options and the edge cases mongosh cannot show. */

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The output formatter's fast paths against the slow ways they replace: values read with libbson's inline accessors
  * (output_iter_value) against bson_iter_value, on every BSON type and on every one-byte corruption of a document;
  * the key order read in one pass with the first iterators kept; the word-at-a-time measuring and escaping against a

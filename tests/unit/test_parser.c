@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Unit tests for the mongosh-literal lexer and parser (shell/lang/lexer.c, shell/lang/parser.c) and for caret rendering
  * (shell/core/errors.c). Most cases live in tests/unit/parser_cases.txt; the ones that need C (random values, deep
  * nesting, argument positions, rendering, a small mutation fuzz) are written out below. */

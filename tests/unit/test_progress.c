@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* sh.progress()'s pure computation (commands/progress_model.c): readings in, operations out, with the server's
  * traps turned into caveats — a recipient without data, an estimate lost after a failover, a drain whose start
  * left the changelog — and rates from two readings. */

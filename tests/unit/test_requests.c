@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* sh_requests_t, the list every build() fills: it grows past its first allocation without moving a bson_t by
  * realloc (an allocated bson_t points into itself), so every document added stays whole, in order, whatever its
  * size; and each element keeps libbson's alignment. And build() runs once per statement: the dispatcher's checks

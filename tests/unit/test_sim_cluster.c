@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Integration tests of shardsim through libmongoc: starts $BINDIR/shardsim (--port 0 --port-file), checks the
  * handshake and envelope per version, errors, cursor batching, and for each sharding admin command one success case
  * (with the config.* state that follows) and at least one documented error. */

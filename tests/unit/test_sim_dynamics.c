@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Integration tests of shardsim's live cluster through libmongoc: workloads of each seed-document distribution
  * (ascending inserts into the MaxKey chunk and top-only splits before 6.0, an even hashed spread, low cardinality
  * bounded chunk counts, zipf jumbo chunks, location zones), the balancer's policy and controls (balancerStop,

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Integration tests of shardsim's faults on demand (simFault and the --fault-* flags) through libmongoc and raw
  * sockets: failing the next K calls of a command with a code, delaying replies, hanging then coming back, refusing
  * new connections then accepting again, dropping every connection (once and periodically), garbled replies (a body

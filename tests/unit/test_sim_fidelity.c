@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* shardsim against the MongoDB server's own code (issue 15): each check reproduces one behaviour the server's source
  * defines (zone range removal and validation, the donor's chunk size limit and forceJumbo, moveRange's bounds and
  * early return, numInitialChunks' limit, moveChunk's argument order and error texts per version, balancerStatus

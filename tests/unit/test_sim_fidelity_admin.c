@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* shardsim's administrative commands against the MongoDB server's own code (issue 15): addShard's existing-shard
  * checks, listShards' natural order, movePrimary's checks per version, flushRouterConfig's argument,
  * configureCollectionBalancing, analyzeShardKey and configureQueryAnalyzer, $shardedDataDistribution's position,

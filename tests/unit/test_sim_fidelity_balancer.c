@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* shardsim's balancer against the MongoDB server's own code (issue 15): balancerStatus modes, the chunk-count policy
  * of 4.4/5.0, jumbo chunks not picked, balancerCollectionStatus and zone cuts, activeWindow parsing, the auto-merger's
  * history window, balancerStart/Stop, split and merge argument checks, and removeShard per version. docs/shardsim.md

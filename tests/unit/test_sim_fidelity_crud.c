@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* shardsim against the MongoDB server's own code (issue 15), the generic and CRUD commands: each check reproduces one
  * behaviour the server's source defines (unique indexes and the duplicate-key write error, createIndexes conflicts,
  * the currentOp command's filter, getLog, getParameter, strict parsing of find and the write commands, the

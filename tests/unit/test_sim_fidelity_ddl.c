@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* shardsim against the MongoDB server's own code (issue 15), the sharding DDL commands: reshardCollection's checks
  * before any metadata changes (configsvr_reshard_collection_cmd.cpp, resharding_util.cpp validateZones),
  * shardCollection's argument checks (the create-collection coordinator's _checkCommandArguments,

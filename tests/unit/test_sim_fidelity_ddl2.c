@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* shardsim against the MongoDB server's own code, the DDL commands of the review's last pass: moveCollection and
  * unshardCollection (reshard_collection_coordinator.cpp ReshardCollectionCoordinator::_runImpl,
  * sharding_util::selectLeastLoadedNonDrainingShard), the three abort commands

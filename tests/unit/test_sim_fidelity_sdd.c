@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* shardsim's $shardedDataDistribution against config.chunks and the documents inserted: one document per sharded
  * collection of config.collections, its rows the shards holding its chunks in name order, each { shardName,
  * numOrphanedDocs, numOwnedDocuments, ownedSizeBytes, orphanedSizeBytes } of NumberLong. A collection without

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* shardsim's serverStatus metrics.commands against the MongoDB server's own code: one {failed, total} pair of
  * NumberLong per command the router registers, under the command's name (aliases count under it), zeros included,
  * "<UNKNOWN>" for names no command has, the serverStatus that reads them counted in its own reply, failures counted

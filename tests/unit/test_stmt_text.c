@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* script_out_stmt_text, the statement text of a status line and a --json object: every run of white space one
  * space, none at either end, cut with "..." where the buffer ends, and stopped at a NUL byte. It copies words eight
  * bytes at a time; here it is compared with the rule written byte by byte, over generated statements of every

@@ -1,1 +1,0 @@
-sh.addShardToZone("shard01")

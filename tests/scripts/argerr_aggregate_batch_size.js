@@ -1,1 +1,0 @@
-db.users.aggregate([], {batchSize: 1e12})

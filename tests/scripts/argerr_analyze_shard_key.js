@@ -1,2 +1,0 @@
-use app
-db.users.analyzeShardKey()

@@ -1,1 +1,0 @@
-sh.setBalancerWindow("25:00", "06:00")

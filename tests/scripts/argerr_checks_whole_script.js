@@ -1,2 +1,0 @@
-sh.enableAutoSplit()
-sh.disableMigrations(null)

@@ -1,2 +1,0 @@
-sh.status(false, db.getSiblingDB("config"))
-sh.status(false, "config")

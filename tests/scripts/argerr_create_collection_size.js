@@ -1,1 +1,0 @@
-db.createCollection("c", {capped: true, size: 0})

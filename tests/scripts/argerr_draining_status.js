@@ -1,1 +1,0 @@
-sh.shardDrainingStatus(2)

@@ -1,1 +1,0 @@
-db.users.createIndex({ts: 1}, {expireAfterSeconds: -1})

@@ -1,1 +1,0 @@
-db.killOp("shard01")

@@ -1,1 +1,0 @@
-sh.listShards("shard01")

@@ -1,1 +1,0 @@
-db.users.find().maxTimeMS(-5)

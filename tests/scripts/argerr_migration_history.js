@@ -1,1 +1,0 @@
-sh.migrationHistory({since: 1e12})

@@ -1,1 +1,0 @@
-sh.moveCollection("app.logs")

@@ -1,1 +1,0 @@
-sh.progress({intervalSecs: 0})

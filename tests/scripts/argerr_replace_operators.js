@@ -1,1 +1,0 @@
-db.users.replaceOne({_id: 1}, {$set: {plan: "free"}})

@@ -1,1 +1,0 @@
-db.users.updateOne({_id: 1}, {plan: "free"})

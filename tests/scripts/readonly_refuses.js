@@ -1,2 +1,0 @@
-sh.getBalancerState()
-sh.stopBalancer()

@@ -1,2 +1,0 @@
-sh.getBalancerState()
-sh.moveChunck("app.events", {ts: 1}, "shard02")
