@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The dashboard right at 80x24 and 200x50 through a drain and a resharding (issue 36), against one shardsim 8.0: the
 # header never cuts a word, the Operations line keeps its rate and time left, the shards drop the sparkline before a
 # figure, the chunk list keeps documents and size, ? fits (it scrolls), the focus is marked in text (also with

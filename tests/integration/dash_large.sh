@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # The dashboard on a large cluster with default settings (issue 32, item 5): the first full read takes seconds, longer
 # than the steady refresh's budget (half the 2 s interval); it must not be cut at that budget. -n 2 --interval 2
 # exits 0 and lists every shard, and the refresh after it is the cheap incremental one; on screen the header says

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # Sharding as code (issue 34, docs/desired-state.md) on shardsim 8.0 and 4.4, one shardsim per version: --export
 # twice gives the same bytes; --diff of the export finds no drift (exit 0); a spec that adds a zone range, moves a
 # range to another zone, sets the balancer window and disables balancing on one collection gives exactly those

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # MongoDB 8.3's drain in steps through shardsh, against shardsim's 8.3 personality (one shardsim): the commands go
 # through db.adminCommand (mongosh 2.12 has no helpers for them), the pre-flight knows the shard a
 # startShardDraining / stopShardDraining / commitShardRemoval names, --readonly lets shardDrainingStatus through and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # shardsh --exporter against shardsim: /metrics in both formats (content negotiation by Accept), two clusters by
 # name, series that agree with the cluster counted directly (chunks per shard, migrations from the changelog), the
 # counters unchanged across a restart of the exporter, scrapes that never fail while migrations run, promtool's

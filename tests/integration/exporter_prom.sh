@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain
 # A real Prometheus scrapes shardsh --exporter over shardsim: Prometheus on a free loopback port with its storage in
 # the test's directory and a 1 s scrape interval, stopped by its PID; a series is queried back through its HTTP API
 # and must equal what the exporter serves (and the target must be healthy). SKIP only when Debian's prometheus

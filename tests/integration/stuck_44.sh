@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # One balance truth on 4.4 (issue 32): drain the only shard of zone SFO on the demo cluster. The balancer can never
 # move that chunk; sh.progress(), sh.explainBalance(), the dashboard and --plan must all say it is STUCK, why, and the
 # same fix (commands/stuck.h), with no time left (null, shown as ?). Also: a failed balancer round is listed only

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # One balance truth on 8.0 (issue 32): a collection with a chunk straddling a zone boundary judged alike by
 # balancerCollectionStatus, sh.explainBalance, the dashboard and --plan, with the cluster's own chunk size (issue 36);
 # then a drain held by a jumbo chunk, and by a balancing window that is closed; and Ctrl-C on a blocking moveCollection

@@ -1,4 +1,5 @@
 #!/bin/sh
+# passes: plain asan
 # Version traps (issue 37, docs/traps.md), on shardsim 4.4, 8.2 and 8.3: each trap of the issue warns where it bites
 # and not where it does not (config.chunks by ns from 5.0, the autosplit helpers and setting from 6.0.3, removeShard
 # from 8.3, cleanupOrphaned deprecated from 8.0 and waiting an hour from 8.2, the isBalancerRunning wait loop on every

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The dashboard's one shrinking rule (views/fit.c, and panel_fit_columns on it): names cut with an ellipsis before
  * anything is dropped, then the least important parts dropped whole, never a word or figure cut; the help's wrap. */
 #include <stdio.h>

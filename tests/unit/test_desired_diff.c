@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The order of --diff's statements (shell/desired/diff.c, docs/desired-state.md), from a spec and a cluster's export
  * given as literals, no cluster involved: a shard joins a zone before a range points at it, live ranges are removed
  * (the balancer stopped around them while it runs) before the new ones are added, a shard leaves a zone after its

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The spec check of --export/--diff (shell/desired/spec.c, docs/desired-state.md): every invalid spec is refused at
  * the offending value's line:col with what was expected, and a valid one comes out in canonical form (names and zone
  * lists sorted, ranges sorted by min, numbers as the export writes them). Nothing here needs a cluster. */

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Confirmations by effect (issue 31), checked through the command table: every entry's example builds requests whose
  * effect (commands/effect.c) is the one its table.def line declares, an entry whose arguments decide builds its
  * requests (so the dispatcher can read them), and a helper and the raw command that sends the same document have the

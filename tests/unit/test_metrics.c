@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The exporter's renderer (views/metrics.c) on hand-built snapshots: series and values, one HELP/TYPE per family over
  * two clusters, counters named as each format wants, a drain's ETA left out while unknown, the fixed verdict, reason
  * and caveat label sets, label escaping, the pair cap, and the exporter's address and Accept parsing. */

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The one secret rule (shell/lib/secret.c, issue 31): what the source-text mask hides (connection-string passwords up
  * to the last '@', so an unescaped '/' or ':' stays hidden; pwd/password fields; the password argument of auth() and
  * changeUserPassword()), that it keeps columns, and which lines the history leaves out. */

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* shardsim against the MongoDB server's own code, round three (issue 33): the eight differences a third review
  * found (removeShard's checks per version, balancerCollectionStatus only when a migration could be scheduled,
  * resharding's remaining-time estimate, 8.0's collectionsToMove, the balancer.round actionlog entry) and the 8.3

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* The "why isn't this moving" model (commands/stuck.c), pure: recipients by zone and draining state, every stuck
  * verdict with its fix, and sh.progress's drain rows carrying them (commands/progress_model.c). */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* passes: plain asan */
 /* Version traps (issue 37, commands/traps.def): every row of the table is complete and cited, docs/traps.md's table is
  * exactly what the table generates (`make docs` runs `test_traps --write`), versions match by [since, until), each
  * statement form matches what it should and nothing else, the JavaScript check finds a helper's value used as a
