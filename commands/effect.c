@@ -25,8 +25,9 @@ cmd_effect_summary (cmd_effect_t kind)
 {
    static const char *const summaries[] = {
       "changes nothing",
-      "drops, deletes without a filter, removes a shard, stops the balancer, moves data, kills an operation or writes "
-      "the cluster's metadata (its arguments decide)",
+      /* parenthesised: one element in two literals (clang's -Wstring-concatenation) */
+      ("drops, deletes without a filter, removes a shard, stops the balancer, moves data, kills an operation or writes "
+       "the cluster's metadata (its arguments decide)"),
       "writes the cluster's metadata (config.*)",
       "kills an operation",
       "moves data between shards",
