@@ -662,8 +662,8 @@ op_family (m_out_t *m, const metrics_cluster_t *cl, size_t n, int which)
    static const char *const names[] = { "shardsh_operation_percent", "shardsh_operation_eta_seconds",
                                         "shardsh_operation_active" };
    static const char *const helps[] = {
-      "A long operation's progress as sh.progress() computes it; absent where the server's figures cannot be trusted "
-      "(the caveat label says why).",
+      ("A long operation's progress as sh.progress() computes it; absent where the server's figures cannot be trusted "
+       "(the caveat label says why)."),
       "A long operation's time left; absent when unknown.",
       "1 for each long operation in progress (sh.progress()), with its caveat."
    };
