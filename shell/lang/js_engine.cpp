@@ -29,6 +29,7 @@
 #include <js/Exception.h>
 #include <js/GlobalObject.h>
 #include <js/Initialization.h>
+#include <js/Promise.h>
 #include <js/Interrupt.h>
 #include <js/Object.h>
 #include <js/PropertyAndElement.h>
@@ -36,9 +37,11 @@
 #include <js/SourceText.h>
 #include <js/String.h>
 #include <jsapi.h>
+#include <jsfriendapi.h>
 #pragma GCC diagnostic pop
 
 #include "shell/lang/js_engine.h"
+#include "shell/lang/js_keys.h"
 #include "shell/lang/js_prelude.h"
 
 /* JS::Rooted links itself into the context's list of stack roots by address, which GCC 12 takes for a dangling
@@ -86,8 +89,22 @@ js_init_process (void)
 
 /* ---- the engine ---- */
 
+/* Where SpiderMonkey runs code outside a script of ours: a promise job that failed is handed here to report; the
+ * exception of a job (not a rejection, which the promise keeps) is dropped, as a browser drops it to its console. */
+struct js_preparer : public js::ScriptEnvironmentPreparer {
+   JSContext *cx = nullptr;
+   void
+   invoke (JS::HandleObject global, Closure &closure) override
+   {
+      JSAutoRealm ar (cx, global);
+      if (!closure (cx))
+         JS_ClearPendingException (cx);
+   }
+};
+
 struct js_engine {
    js_host_t host;
+   js_preparer preparer;
    JSContext *cx;
    JS::PersistentRootedObject *global;  /* the realm's global */
    JS::PersistentRootedObject *prelude; /* the object the prelude returned */
@@ -132,14 +149,13 @@ ejson_to_bson (JSContext *cx, JS::HandleValue json, bson_t *doc, sh_error_t *err
 {
    JS::UniqueChars s = js_to_utf8 (cx, json);
    bson_error_t error;
-   bson_init (doc);
    if (!s) {
+      bson_init (doc);
       JS_ClearPendingException (cx);
       js_err_set (err, SH_ERR_ARGS, "the value cannot be converted to BSON");
       return false;
    }
-   if (!bson_init_from_json (doc, s.get (), -1, &error)) {
-      bson_reinit (doc);
+   if (!js_keys_parse (s.get (), doc, &error)) {
       js_err_set (err, SH_ERR_ARGS, "the value cannot be converted to BSON: %s", error.message);
       return false;
    }
@@ -152,7 +168,15 @@ static JSString *
 bson_to_ejson_string (JSContext *cx, const bson_t *doc, const char *prefix)
 {
    size_t len = 0;
-   char *s = bson_as_canonical_extended_json (doc, &len);
+   char *s;
+   if (js_keys_any (doc, true)) {
+      bson_t marked = BSON_INITIALIZER;
+      js_keys_copy (doc, &marked, true);
+      s = bson_as_canonical_extended_json (&marked, &len);
+      bson_destroy (&marked);
+   } else {
+      s = bson_as_canonical_extended_json (doc, &len);
+   }
    if (!s) {
       JS_ReportErrorASCII (cx, "a reply could not be converted to a JavaScript value (invalid BSON or UTF-8)");
       return nullptr;
@@ -317,13 +341,14 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
       goto done;
    if (!(argj = js_to_utf8 (cx, args[3])) || !(modj = js_to_utf8 (cx, args[5])))
       goto done;
-   if (!bson_init_from_json (&cargs, argj.get (), -1, &error)) {
-      bson_reinit (&cargs);
+   bson_destroy (&cargs);
+   if (!js_keys_parse (argj.get (), &cargs, &error)) {
       JS_ReportErrorUTF8 (cx, "the arguments cannot be converted to BSON: %s", error.message);
       goto done;
    }
-   if (modj.get ()[0] && !bson_init_from_json (&mods, modj.get (), -1, &error)) {
-      bson_reinit (&mods);
+   if (modj.get ()[0])
+      bson_destroy (&mods);
+   if (modj.get ()[0] && !js_keys_parse (modj.get (), &mods, &error)) {
       JS_ReportErrorUTF8 (cx, "the cursor options cannot be converted to BSON: %s", error.message);
       goto done;
    }
@@ -384,6 +409,26 @@ native_oid (JSContext *cx, unsigned argc, JS::Value *vp)
    if (!(s = JS_NewStringCopyZ (cx, hex)))
       return false;
    args.rval ().setString (s);
+   return true;
+}
+
+/* __sh.decimalOk(s): whether s is a Decimal128 string libbson (and mongosh's js-bson) accept: "12,50", "1e6145" and
+ * " 1" are not, "NaN", "-Infinity" and ".5" are. */
+static bool
+native_decimal_ok (JSContext *cx, unsigned argc, JS::Value *vp)
+{
+   JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
+   bson_decimal128_t dec;
+   JS::UniqueChars s;
+   size_t len;
+   if (args.length () < 1 || !args[0].isString ()) {
+      args.rval ().setBoolean (false);
+      return true;
+   }
+   if (!(s = js_to_utf8 (cx, args[0])))
+      return false;
+   len = strlen (s.get ());
+   args.rval ().setBoolean (len <= INT32_MAX && bson_decimal128_from_string_w_len (s.get (), (int) len, &dec));
    return true;
 }
 
@@ -514,6 +559,7 @@ static const JSFunctionSpec native_functions[] = {
    JS_FN ("cursorClose", native_cursor_close, 1, 0),
    JS_FN ("cursorCurrent", native_cursor_current, 1, 0),
    JS_FN ("oid", native_oid, 0, 0),
+   JS_FN ("decimalOk", native_decimal_ok, 1, 0),
    JS_FN ("currentDb", native_current_db, 0, 0),
    JS_FS_END,
 };
@@ -549,7 +595,10 @@ engine_new (const js_host_t *host, sh_error_t *err)
       return nullptr;
    }
    JS_SetContextPrivate (e->cx, e);
-   if (!JS::InitSelfHostedCode (e->cx)) {
+   /* promises: SpiderMonkey's own job queue, drained after each run (engine_run) */
+   e->preparer.cx = e->cx;
+   js::SetScriptEnvironmentPreparer (e->cx, &e->preparer);
+   if (!js::UseInternalJobQueues (e->cx) || !JS::InitSelfHostedCode (e->cx)) {
       js_err_set (err, SH_ERR_USAGE, "the JavaScript engine could not start");
       engine_free (e);
       return nullptr;
@@ -640,19 +689,60 @@ clamp_to_text (sh_error_t *err, const char *text, size_t len)
    }
 }
 
+/* text compiled as a script named name, its first line line (nullptr, exception pending, on a syntax error) */
+static JSScript *
+compile_text (JSContext *cx, const char *name, unsigned line, const char *text, size_t len)
+{
+   JS::CompileOptions opts (cx);
+   JS::SourceText<mozilla::Utf8Unit> src;
+   opts.setFileAndLine (name, line);
+   if (!src.init (cx, text, len, JS::SourceOwnership::Borrowed))
+      return nullptr;
+   return JS::Compile (cx, opts, src);
+}
+
+/* The script of text. Text that uses await outside a function (mongosh scripts do, top-level await) does not
+ * compile as a script: it is compiled once more as the body of an async arrow function called at once, first as an
+ * expression (its value is the promise's: `await x` shows x), else as a block; *wrapped says so, and the run's value
+ * is then that promise. The wrapper's first line is line 0, so positions stay the user's. On a syntax error in
+ * every form, nullptr with the script's own error pending. */
+static JSScript *
+compile_user (JSContext *cx, const char *name, const char *text, size_t len, bool *wrapped)
+{
+   static const char await_word[] = "await";
+   JS::RootedScript script (cx, compile_text (cx, name, 1, text, len));
+   *wrapped = false;
+   if (script || !memmem (text, len, await_word, sizeof await_word - 1))
+      return script;
+   JS_ClearPendingException (cx);
+   {
+      size_t n = len;
+      while (n > 0 && (text[n - 1] == ';' || text[n - 1] == ' ' || text[n - 1] == '\n' || text[n - 1] == '\t' ||
+                       text[n - 1] == '\r'))
+         n--;
+      std::string expr = "(async () => (\n" + std::string (text, n) + "\n))()";
+      std::string block = "(async () => {\n" + std::string (text, len) + "\n})()";
+      script = compile_text (cx, name, 0, expr.c_str (), expr.size ());
+      if (!script) {
+         JS_ClearPendingException (cx);
+         script = compile_text (cx, name, 0, block.c_str (), block.size ());
+      }
+   }
+   if (script) {
+      *wrapped = true;
+      return script;
+   }
+   JS_ClearPendingException (cx);
+   return compile_text (cx, name, 1, text, len);
+}
+
 static bool
 engine_check (js_engine_t *e, const char *name, const char *text, size_t len, sh_error_t *err)
 {
    JSContext *cx = e->cx;
    JSAutoRealm ar (cx, *e->global);
-   JS::CompileOptions opts (cx);
-   JS::SourceText<mozilla::Utf8Unit> src;
-   opts.setFileAndLine (name, 1);
-   if (!src.init (cx, text, len, JS::SourceOwnership::Borrowed)) {
-      describe_exception (e, name, SH_ERR_PARSE, err);
-      return false;
-   }
-   JS::RootedScript script (cx, JS::Compile (cx, opts, src));
+   bool wrapped;
+   JS::RootedScript script (cx, compile_user (cx, name, text, len, &wrapped));
    if (!script) {
       describe_exception (e, name, SH_ERR_PARSE, err);
       err->kind = SH_ERR_PARSE;
@@ -662,23 +752,45 @@ engine_check (js_engine_t *e, const char *name, const char *text, size_t len, sh
    return true;
 }
 
+/* A promise the run gave (top-level await, or a value the REPL shows) stands for what it settled to, as mongosh
+ * awaits it: its value, or its rejection as the run's error (false, err set). Still pending after the jobs ran:
+ * nothing to show. */
+static bool
+settle (js_engine_t *e, const char *name, JS::MutableHandleValue rv, sh_error_t *err)
+{
+   JSContext *cx = e->cx;
+   if (!rv.isObject ())
+      return true;
+   JS::RootedObject p (cx, &rv.toObject ());
+   if (!JS::IsPromiseObject (p))
+      return true;
+   switch (JS::GetPromiseState (p)) {
+   case JS::PromiseState::Fulfilled:
+      rv.set (JS::GetPromiseResult (p));
+      return true;
+   case JS::PromiseState::Rejected: {
+      JS::RootedValue exc (cx, JS::GetPromiseResult (p));
+      JS_SetPendingException (cx, exc);
+      describe_exception (e, name, SH_ERR_USAGE, err);
+      return false;
+   }
+   case JS::PromiseState::Pending:
+   default:
+      rv.setUndefined ();
+      return true;
+   }
+}
+
 static js_run_t
 engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool show_value, sh_error_t *err)
 {
    JSContext *cx = e->cx;
    JSAutoRealm ar (cx, *e->global);
-   JS::CompileOptions opts (cx);
-   JS::SourceText<mozilla::Utf8Unit> src;
    JS::RootedValue rv (cx);
    std::thread watcher;
-   bool ok;
+   bool ok, wrapped;
 
-   opts.setFileAndLine (name, 1);
-   if (!src.init (cx, text, len, JS::SourceOwnership::Borrowed)) {
-      describe_exception (e, name, SH_ERR_PARSE, err);
-      return JS_RUN_FAILED;
-   }
-   JS::RootedScript script (cx, JS::Compile (cx, opts, src));
+   JS::RootedScript script (cx, compile_user (cx, name, text, len, &wrapped));
    if (!script) {
       describe_exception (e, name, SH_ERR_PARSE, err);
       err->kind = SH_ERR_PARSE;
@@ -700,6 +812,10 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
       });
    }
    ok = JS_ExecuteScript (cx, script, &rv);
+   /* the promise jobs the statement queued (.then callbacks, async functions after an await) run now, as a
+    * mongosh statement's do before the next one */
+   if (ok)
+      js::RunJobs (cx);
    if (watcher.joinable ()) {
       e->running = false;
       watcher.join ();
@@ -710,6 +826,8 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
       describe_exception (e, name, SH_ERR_USAGE, err);
       return JS_RUN_FAILED;
    }
+   if ((wrapped || show_value) && !settle (e, name, &rv, err))
+      return JS_RUN_FAILED;
    if (show_value && e->host.show) {
       JS::RootedValue shown (cx), json (cx), more (cx);
       JS::RootedValueArray<1> args (cx);
