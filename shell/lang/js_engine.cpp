@@ -22,6 +22,7 @@
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
 #include <js/Array.h>
 #include <js/CallAndConstruct.h>
+#include <js/CharacterEncoding.h>
 #include <js/CompilationAndEvaluation.h>
 #include <js/Context.h>
 #include <js/Conversions.h>
@@ -124,6 +125,16 @@ static JSString *
 js_utf8_string (JSContext *cx, const char *s, size_t len)
 {
    return JS_NewStringCopyUTF8N (cx, JS::UTF8Chars (s, len));
+}
+
+/* True when v is a string holding U+0000, which its UTF-8 C string would cut short (a name must not be). */
+static bool
+js_has_nul (JSContext *cx, JS::HandleValue v, const char *utf8)
+{
+   JSLinearString *lin;
+   if (!v.isString () || !utf8 || !(lin = JS_EnsureLinearString (cx, v.toString ())))
+      return false;
+   return JS::GetDeflatedUTF8StringLength (lin) != strlen (utf8);
 }
 
 /* The UTF-8 bytes of v, which must be a string. */
@@ -352,6 +363,13 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
       JS_ReportErrorUTF8 (cx, "the cursor options cannot be converted to BSON: %s", error.message);
       goto done;
    }
+   if (js_has_nul (cx, args[1], db.get ()) || js_has_nul (cx, args[2], coll.get ())) {
+      js_err_set (&err, SH_ERR_ARGS, "invalid %s name '%s': it contains a NUL byte",
+                  js_has_nul (cx, args[1], db.get ()) ? "database" : "collection",
+                  js_has_nul (cx, args[1], db.get ()) ? db.get () : coll.get ());
+      out = error_string (cx, &err);
+      goto reply;
+   }
    call.name = name.get ();
    call.db = db.get ();
    call.coll = coll.get ();
@@ -385,6 +403,7 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    } else {
       out = bson_to_ejson_string (cx, &result, "R");
    }
+reply:
    if (out) {
       args.rval ().setString (out);
       ok = true;
