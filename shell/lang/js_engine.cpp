@@ -42,7 +42,7 @@
 #pragma GCC diagnostic pop
 
 #include "shell/lang/js_engine.h"
-#include "shell/lang/js_keys.h"
+#include "shell/lang/js_bson.h"
 #include "shell/lang/js_prelude.h"
 
 /* JS::Rooted links itself into the context's list of stack roots by address, which GCC 12 takes for a dangling
@@ -166,7 +166,7 @@ ejson_to_bson (JSContext *cx, JS::HandleValue json, bson_t *doc, sh_error_t *err
       js_err_set (err, SH_ERR_ARGS, "the value cannot be converted to BSON");
       return false;
    }
-   if (!js_keys_parse (s.get (), doc, &error)) {
+   if (!js_bson_parse (s.get (), doc, &error)) {
       js_err_set (err, SH_ERR_ARGS, "the value cannot be converted to BSON: %s", error.message);
       return false;
    }
@@ -179,22 +179,15 @@ static JSString *
 bson_to_ejson_string (JSContext *cx, const bson_t *doc, const char *prefix)
 {
    size_t len = 0;
-   char *s;
-   if (js_keys_any (doc, true)) {
-      bson_t marked = BSON_INITIALIZER;
-      js_keys_copy (doc, &marked, true);
-      s = bson_as_canonical_extended_json (&marked, &len);
-      bson_destroy (&marked);
-   } else {
-      s = bson_as_canonical_extended_json (doc, &len);
-   }
+   char *s = js_bson_to_json (doc, prefix, &len);
+   JSString *out;
    if (!s) {
       JS_ReportErrorASCII (cx, "a reply could not be converted to a JavaScript value (invalid BSON or UTF-8)");
       return nullptr;
    }
-   std::string tagged = std::string (prefix) + s;
+   out = js_utf8_string (cx, s, len);
    bson_free (s);
-   return js_utf8_string (cx, tagged.c_str (), tagged.size ());
+   return out;
 }
 
 /* A JavaScript value (a prelude "enc" result string) to BSON, through the prelude. */
@@ -299,24 +292,10 @@ describe_exception (js_engine_t *e, const char *name, sh_err_kind_t fallback, sh
 static JSString *
 error_string (JSContext *cx, const sh_error_t *err)
 {
-   bson_t edoc = BSON_INITIALIZER;
    size_t len = 0;
-   char *s;
-   JSString *out;
-   BSON_APPEND_INT32 (&edoc, "kind", (int32_t) err->kind);
-   BSON_APPEND_INT32 (&edoc, "code", err->code);
-   BSON_APPEND_UTF8 (&edoc, "codeName", err->code_name);
-   BSON_APPEND_UTF8 (&edoc, "message", err->message);
-   BSON_APPEND_UTF8 (&edoc, "hint", err->hint);
-   BSON_APPEND_INT32 (&edoc, "line", err->has_pos ? err->pos.line : 0);
-   BSON_APPEND_INT32 (&edoc, "col", err->has_pos ? err->pos.col : 0);
-   s = bson_as_canonical_extended_json (&edoc, &len);
-   {
-      std::string tagged = std::string ("E") + (s ? s : "{}");
-      out = js_utf8_string (cx, tagged.c_str (), tagged.size ());
-   }
+   char *s = js_bson_error_json (err, &len);
+   JSString *out = js_utf8_string (cx, s, len);
    bson_free (s);
-   bson_destroy (&edoc);
    return out;
 }
 
@@ -353,13 +332,13 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    if (!(argj = js_to_utf8 (cx, args[3])) || !(modj = js_to_utf8 (cx, args[5])))
       goto done;
    bson_destroy (&cargs);
-   if (!js_keys_parse (argj.get (), &cargs, &error)) {
+   if (!js_bson_parse (argj.get (), &cargs, &error)) {
       JS_ReportErrorUTF8 (cx, "the arguments cannot be converted to BSON: %s", error.message);
       goto done;
    }
    if (modj.get ()[0])
       bson_destroy (&mods);
-   if (modj.get ()[0] && !js_keys_parse (modj.get (), &mods, &error)) {
+   if (modj.get ()[0] && !js_bson_parse (modj.get (), &mods, &error)) {
       JS_ReportErrorUTF8 (cx, "the cursor options cannot be converted to BSON: %s", error.message);
       goto done;
    }
