@@ -8,6 +8,7 @@
 #include "tests/fuzz/fuzz_parser.c"
 #include "tests/fuzz/fuzz_js_bridge.c"
 #include "tests/fuzz/fuzz_render.c"
+#include "tests/fuzz/fuzz_reply.c"
 #include "tests/unit/unit.h"
 
 /* Reads a whole file; returns a bson_malloc'd buffer (caller frees) or NULL. */
@@ -38,7 +39,7 @@ by_name (const struct dirent **a, const struct dirent **b)
 
 /* Runs every file of dir through one target. each: a PASS line per file (regressions) rather than one per
  * directory (the corpus). Returns the number of files run. */
-typedef enum { TARGET_PARSER, TARGET_RENDER, TARGET_JS_BRIDGE } target_t;
+typedef enum { TARGET_PARSER, TARGET_RENDER, TARGET_JS_BRIDGE, TARGET_REPLY } target_t;
 
 static int
 replay_dir (const char *dir, target_t target, bool each)
@@ -64,6 +65,8 @@ replay_dir (const char *dir, target_t target, bool each)
             fuzz_render_one (data, len, true);
          else if (target == TARGET_JS_BRIDGE)
             ran_one = fuzz_js_bridge_one (data, len);
+         else if (target == TARGET_REPLY)
+            ran_one = fuzz_reply_one (data, len);
          else
             fuzz_parser_one (data, len);
          ran += ran_one;
@@ -89,8 +92,11 @@ main (void)
    CHECK ("fuzz corpus: render seeds replayed (every helper, every option)", n > 20);
    n = replay_dir ("tests/fuzz/corpus/js_bridge", TARGET_JS_BRIDGE, false);
    CHECK ("fuzz corpus: JavaScript bridge seeds replayed (the engine plugin loaded)", n > 10);
+   n = replay_dir ("tests/fuzz/corpus/reply", TARGET_REPLY, false);
+   CHECK ("fuzz corpus: reply seeds replayed (the edge check, then libmongoc's readers)", n > 5);
    replay_dir ("tests/fuzz/regressions/parser", TARGET_PARSER, true);
    replay_dir ("tests/fuzz/regressions/render", TARGET_RENDER, true);
    replay_dir ("tests/fuzz/regressions/js_bridge", TARGET_JS_BRIDGE, true);
+   replay_dir ("tests/fuzz/regressions/reply", TARGET_REPLY, true);
    UNIT_EXIT ();
 }
