@@ -13,14 +13,16 @@ replyshape_code_zero (const bson_iter_t *it)
 static const char *
 replyshape_cursor (bson_iter_t *cursor)
 {
-   bool has_id = false;
+   bool has_id = false, open = false, has_ns = false;
    while (bson_iter_next (cursor)) {
       const char *k = bson_iter_key (cursor);
       if (!strcmp (k, "id")) {
          if (!BSON_ITER_HOLDS_INT64 (cursor) && !BSON_ITER_HOLDS_INT32 (cursor))
             return "cursor.id is not an integer";
          has_id = true;
+         open = bson_iter_as_int64 (cursor) != 0;
       } else if (!strcmp (k, "ns")) {
+         has_ns = true;
          uint32_t len;
          const char *ns, *dot;
          if (!BSON_ITER_HOLDS_UTF8 (cursor))
@@ -45,7 +47,10 @@ replyshape_cursor (bson_iter_t *cursor)
          }
       }
    }
-   return has_id ? NULL : "the cursor has no id";
+   if (!has_id)
+      return "the cursor has no id";
+   /* an open cursor's getMore and killCursors are sent to its ns (libmongoc aborts without one) */
+   return open && !has_ns ? "an open cursor has no ns" : NULL;
 }
 
 const char *
