@@ -148,7 +148,8 @@ FUZZ_CFLAGS   = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I. \
                 $(PKG_CFLAGS) -fsanitize=address,undefined,float-cast-overflow \
                 -fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
 FUZZ_OBJS    := $(CORE_SRCS:%.c=$(FUZZ_BUILD)/%.o)
-FUZZ_BINS    := $(FUZZ_BUILD)/fuzz_parser $(FUZZ_BUILD)/fuzz_render $(FUZZ_BUILD)/fuzz_js_bridge $(FUZZ_BUILD)/fuzz_reply
+FUZZ_BINS    := $(FUZZ_BUILD)/fuzz_parser $(FUZZ_BUILD)/fuzz_render $(FUZZ_BUILD)/fuzz_js_bridge $(FUZZ_BUILD)/fuzz_reply \
+                $(FUZZ_BUILD)/fuzz_numbers
 
 .SECONDARY: $(FUZZ_OBJS)
 
@@ -176,7 +177,7 @@ $(FUZZ_BUILD)/fuzz_js_bridge: $(FUZZ_BUILD)/shardsh-js.so
 
 # the unit test that replays the corpus and the saved crashes compiles the targets' sources in
 $(BUILD)/tests/test_fuzz_regressions: tests/fuzz/fuzz_parser.c tests/fuzz/fuzz_render.c tests/fuzz/fuzz_js_bridge.c \
-                                      tests/fuzz/fuzz_reply.c tests/fuzz/fuzz.h
+                                      tests/fuzz/fuzz_reply.c tests/fuzz/fuzz_numbers.c tests/fuzz/fuzz.h
 
 fuzz: deps
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) is needed (apt-get install clang)" >&2; exit 1; }

@@ -30,4 +30,10 @@ fuzz_js_bridge_one (const uint8_t *data, size_t size);
 bool
 fuzz_reply_one (const uint8_t *data, size_t size);
 
+/* tests/fuzz/fuzz_numbers.c: the bytes become the number fields of every reply (int32, int64 or double as they
+ * choose) while the dashboard collector samples twice, sh.status() and the advisor read them and --plan weighs a move.
+ * Returns false when there are too few bytes (nothing was run). */
+bool
+fuzz_numbers_one (const uint8_t *data, size_t size);
+
 #endif
