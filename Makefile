@@ -35,7 +35,7 @@ LDLIBS_ALL  = $(SANLD) $(PKG_LIBS) -lm $(LDFLAGS)
 
 # The shell: everything under shell/, commands/ and views/ goes into one archive that main and the unit tests link.
 # (the JavaScript prelude, shell/lang/js_prelude.c, and the bridge's key marks, js_bson.c, go into the engine plugin only)
-JS_PLUGIN_CSRCS := shell/lang/js_prelude.c shell/lang/js_bson.c
+JS_PLUGIN_CSRCS := shell/lang/js_prelude.c shell/lang/js_bson.c shell/lang/js_util.c
 CORE_SRCS := $(filter-out shell/main.c $(JS_PLUGIN_CSRCS),$(wildcard shell/*.c shell/*/*.c commands/*.c views/*.c views/*/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(BUILD)/shell/main.o
@@ -93,11 +93,13 @@ $(BINDIR)/shardsh: $(MAIN_OBJ) $(CORE_LIB)
 	$(CC) -o $@ $^ $(LDLIBS_ALL)
 
 $(JS_PLUGIN): shell/lang/js_engine.cpp $(JS_PLUGIN_CSRCS) shell/lang/js_engine.h shell/lang/js_prelude.h \
-              shell/lang/js_bson.h shell/core/errors.h
+              shell/lang/js_bson.h shell/lang/js_util.h shell/core/errors.h
 	@mkdir -p $(dir $@) $(BUILD)/plugin
 	$(CC) $(BASEFLAGS) $(shell pkg-config --cflags libbson-1.0) -fPIC -c shell/lang/js_prelude.c -o $(BUILD)/plugin/js_prelude.o
 	$(CC) $(BASEFLAGS) $(shell pkg-config --cflags libbson-1.0) -fPIC -c shell/lang/js_bson.c -o $(BUILD)/plugin/js_bson.o
-	$(CXX) $(JS_CXXFLAGS) -shared -o $@ $< $(BUILD)/plugin/js_prelude.o $(BUILD)/plugin/js_bson.o $(SANLD) $(JS_LIBS)
+	$(CC) $(BASEFLAGS) -fPIC -c shell/lang/js_util.c -o $(BUILD)/plugin/js_util.o
+	$(CXX) $(JS_CXXFLAGS) -shared -o $@ $< $(BUILD)/plugin/js_prelude.o $(BUILD)/plugin/js_bson.o \
+	   $(BUILD)/plugin/js_util.o $(SANLD) $(JS_LIBS)
 
 $(BINDIR)/shardsim: $(SIM_OBJS)
 	@mkdir -p $(dir $@)
@@ -163,15 +165,17 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 # the bridge's target loads its own build of the engine plugin, instrumented so coverage guides the fuzzer through it
 # (ASan only: the C fuzzer links no C++ UBSan runtime; the ASan suite runs the plugin under UBSan)
 $(FUZZ_BUILD)/shardsh-js.so: shell/lang/js_engine.cpp $(JS_PLUGIN_CSRCS) shell/lang/js_engine.h \
-                             shell/lang/js_prelude.h shell/lang/js_bson.h shell/core/errors.h
+                             shell/lang/js_prelude.h shell/lang/js_bson.h shell/lang/js_util.h shell/core/errors.h
 	@mkdir -p $(dir $@)/plugin
 	$(FUZZ_CC) -std=c11 -fPIC -g -O1 $(WARN) -I. -fsanitize=fuzzer-no-link,address \
 	   -c shell/lang/js_prelude.c -o $(dir $@)/plugin/js_prelude.o
 	$(FUZZ_CC) -std=c11 -fPIC -g -O1 $(WARN) -I. $(shell pkg-config --cflags libbson-1.0) \
 	   -fsanitize=fuzzer-no-link,address -c shell/lang/js_bson.c -o $(dir $@)/plugin/js_bson.o
+	$(FUZZ_CC) -std=c11 -D_DEFAULT_SOURCE -fPIC -g -O1 $(WARN) -I. -fsanitize=fuzzer-no-link,address \
+	   -c shell/lang/js_util.c -o $(dir $@)/plugin/js_util.o
 	$(FUZZ_CC)++ -std=c++17 -fPIC -g -O1 $(WARN) -Wno-unknown-warning-option -I. \
 	   $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) -fsanitize=fuzzer-no-link,address \
-	   -shared -o $@ $< $(dir $@)/plugin/js_prelude.o $(dir $@)/plugin/js_bson.o $(JS_LIBS)
+	   -shared -o $@ $< $(dir $@)/plugin/js_prelude.o $(dir $@)/plugin/js_bson.o $(dir $@)/plugin/js_util.o $(JS_LIBS)
 
 $(FUZZ_BUILD)/fuzz_js_bridge: $(FUZZ_BUILD)/shardsh-js.so
 

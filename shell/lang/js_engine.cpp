@@ -43,6 +43,7 @@
 
 #include "shell/lang/js_engine.h"
 #include "shell/lang/js_bson.h"
+#include "shell/lang/js_util.h"
 #include "shell/lang/js_prelude.h"
 
 /* JS::Rooted links itself into the context's list of stack roots by address, which GCC 12 takes for a dangling
@@ -53,27 +54,7 @@
  * (enc, dec, show, describe, complete, install). Named PRELUDE_NAME in stacks, so locations skip its frames. */
 #define PRELUDE_NAME "shardsh:prelude"
 
-/* ---- errors: the shell's sh_error_t, filled here without linking the shell ---- */
-
-static void
-js_err_clear (sh_error_t *err)
-{
-   memset (err, 0, sizeof *err);
-}
-
-static void
-js_err_set (sh_error_t *err, sh_err_kind_t kind, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
-
-static void
-js_err_set (sh_error_t *err, sh_err_kind_t kind, const char *fmt, ...)
-{
-   va_list ap;
-   js_err_clear (err);
-   err->kind = kind;
-   va_start (ap, fmt);
-   vsnprintf (err->message, sizeof err->message, fmt, ap);
-   va_end (ap);
-}
+/* errors: the shell's sh_error_t, filled without linking the shell (js_err_set, js_util.c) */
 
 /* ---- process-wide initialisation ---- */
 
@@ -110,6 +91,8 @@ struct js_engine {
    JS::PersistentRootedObject *global;  /* the realm's global */
    JS::PersistentRootedObject *prelude; /* the object the prelude returned */
    std::atomic<bool> running;
+   std::atomic<bool> out_of_memory; /* the watcher stopped the run: the process grew past memory_mb */
+   size_t memory_mb;                /* js_util_memory_limit_mb () */
 };
 
 static const JSClass js_global_class = { "global", JSCLASS_GLOBAL_FLAGS, &JS::DefaultGlobalClassOps };
@@ -567,7 +550,7 @@ static bool
 on_interrupt (JSContext *cx)
 {
    js_engine_t *e = engine_of (cx);
-   return !(e->host.interrupted && e->host.interrupted (e->host.data));
+   return !e->out_of_memory && !(e->host.interrupted && e->host.interrupted (e->host.data));
 }
 
 /* ---- the C interface ---- */
@@ -587,7 +570,11 @@ engine_new (const js_host_t *host, sh_error_t *err)
    e = new js_engine_t ();
    e->host = *host;
    e->running = false;
-   if (!(e->cx = JS_NewContext (JS::DefaultHeapMaxBytes))) {
+   e->out_of_memory = false;
+   e->memory_mb = js_util_memory_limit_mb ();
+   /* the GC heap may take the whole limit (SpiderMonkey's default, 32 MiB, failed a 300,000-chunk read); the
+    * watcher of engine_run bounds everything else the process takes */
+   if (!(e->cx = JS_NewContext (e->memory_mb >= 4095 ? 0xFFFFFFFFu : (uint32_t) (e->memory_mb << 20)))) {
       js_err_set (err, SH_ERR_USAGE, "the JavaScript engine could not create a context");
       delete e;
       return nullptr;
@@ -661,32 +648,6 @@ engine_free (js_engine_t *e)
    delete e;
 }
 
-/* A syntax error found at the end of the script ("got end of script") is placed just after its last character
- * rather than on the empty line after the final newline, so the caret shows the statement left open. */
-static void
-clamp_to_text (sh_error_t *err, const char *text, size_t len)
-{
-   int line = 1, col = 1, end_line = 1, end_col = 1;
-   for (size_t i = 0; i < len; i++) {
-      unsigned char c = (unsigned char) text[i];
-      if (c == '\n') {
-         line++;
-         col = 1;
-         continue;
-      }
-      if ((c & 0xc0) != 0x80)
-         col++;
-      if (c != ' ' && c != '\t' && c != '\r') {
-         end_line = line;
-         end_col = col;
-      }
-   }
-   if (err->has_pos && (err->pos.line > end_line || (err->pos.line == end_line && err->pos.col > end_col))) {
-      err->pos.line = end_line;
-      err->pos.col = end_col;
-   }
-}
-
 /* text compiled as a script named name, its first line line (nullptr, exception pending, on a syntax error) */
 static JSScript *
 compile_text (JSContext *cx, const char *name, unsigned line, const char *text, size_t len)
@@ -744,10 +705,21 @@ engine_check (js_engine_t *e, const char *name, const char *text, size_t len, sh
    if (!script) {
       describe_exception (e, name, SH_ERR_PARSE, err);
       err->kind = SH_ERR_PARSE;
-      clamp_to_text (err, text, len);
+      js_util_clamp_to_text (err, text, len);
       return false;
    }
    return true;
+}
+
+/* True when the pending exception is SpiderMonkey's own "out of memory" (its GC heap reached the limit). */
+static bool
+out_of_memory_pending (JSContext *cx)
+{
+   JS::RootedValue exc (cx);
+   if (!JS_IsExceptionPending (cx) || !JS_GetPendingException (cx, &exc) || !exc.isString ())
+      return false;
+   JS::UniqueChars s = JS_EncodeStringToUTF8 (cx, JS::RootedString (cx, exc.toString ()));
+   return s && !strcmp (s.get (), "out of memory");
 }
 
 /* A promise the run gave (top-level await, or a value the REPL shows) stands for what it settled to, as mongosh
@@ -792,16 +764,23 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
    if (!script) {
       describe_exception (e, name, SH_ERR_PARSE, err);
       err->kind = SH_ERR_PARSE;
-      clamp_to_text (err, text, len);
+      js_util_clamp_to_text (err, text, len);
       return JS_RUN_FAILED;
    }
-   if (e->host.interrupted) {
+   {
       /* Ctrl-C cannot call into the engine from the signal handler: a thread watches the flag and asks the engine
-       * to interrupt itself, which it does at its next safe point (a loop's back edge, a call) */
+       * to interrupt itself, which it does at its next safe point (a loop's back edge, a call); it watches the
+       * process's memory the same way (SpiderMonkey bounds its GC heap, not what it mallocs for strings and arrays) */
       e->running = true;
+      e->out_of_memory = false;
       watcher = std::thread ([e] () {
-         while (e->running) {
-            if (e->host.interrupted (e->host.data)) {
+         for (int tick = 0; e->running; tick++) {
+            if (e->host.interrupted && e->host.interrupted (e->host.data)) {
+               JS_RequestInterruptCallback (e->cx);
+               break;
+            }
+            if (tick % 5 == 0 && js_util_rss_mb () > e->memory_mb) {
+               e->out_of_memory = true;
                JS_RequestInterruptCallback (e->cx);
                break;
             }
@@ -817,6 +796,16 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
    if (watcher.joinable ()) {
       e->running = false;
       watcher.join ();
+   }
+   if (!ok && (e->out_of_memory || out_of_memory_pending (cx))) {
+      /* the statement's garbage goes; what the script keeps in variables stays (the REPL lives on) */
+      JS_ClearPendingException (cx);
+      e->out_of_memory = false;
+      JS_GC (cx);
+      js_err_set (err, SH_ERR_USAGE,
+                  "out of memory in JavaScript: the script took more than %zu MiB (SHARDSH_JS_MEMORY_MB raises it)",
+                  e->memory_mb);
+      return JS_RUN_FAILED;
    }
    if (!ok) {
       if (!JS_IsExceptionPending (cx))

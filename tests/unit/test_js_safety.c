@@ -168,6 +168,22 @@ test_constructors (js_engine_t *e)
                    "\"$numberDecimal\" : \"0.5\" }, { \"$numberDecimal\" : \"1E+3\" } ] }"));
 }
 
+/* The memory limit: a run that grows the process past SHARDSH_JS_MEMORY_MB (256 here) stops with a clear error and
+ * the engine goes on. */
+static void
+test_memory (js_engine_t *e)
+{
+   const js_engine_api_t *api = js_host_api ();
+   const char *hog = "var hog = []; while (true) hog.push('x'.repeat(4096) + hog.length);";
+   sh_error_t err;
+   sh_error_clear (&err);
+   CHECK ("js safety: a script past the memory limit stops with \"out of memory in JavaScript\"",
+          api->run (e, "m.js", hog, strlen (hog), false, &err) == JS_RUN_FAILED &&
+             strstr (err.message, "out of memory in JavaScript"));
+   api->run (e, "m.js", "hog = null;", strlen ("hog = null;"), false, &err);
+   CHECK ("js safety: the engine runs on after it", eval_is (e, "1 + 1", "{ \"v\" : { \"$numberInt\" : \"2\" } }"));
+}
+
 int
 main (void)
 {
@@ -180,6 +196,7 @@ main (void)
    FILE *sink = tmpfile ();
 
    setenv ("SHARDSH_JS_PLUGIN", plugin, 1);
+   setenv ("SHARDSH_JS_MEMORY_MB", "256", 1);
    memset (&opts, 0, sizeof opts);
    memset (&ctx, 0, sizeof ctx);
    ctx.opts = &opts;
@@ -194,6 +211,7 @@ main (void)
       test_strings_and_keys (e);
       test_promises (e);
       test_constructors (e);
+      test_memory (e);
    } else {
       printf ("  (%s)\n", err.message);
    }
