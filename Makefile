@@ -34,8 +34,10 @@ CFLAGS_ALL  = $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL  = $(SANLD) $(PKG_LIBS) -lm $(LDFLAGS)
 
 # The shell: everything under shell/, commands/ and views/ goes into one archive that main and the unit tests link.
-# (the JavaScript prelude, shell/js/js_prelude.js, goes into the engine plugin only)
-CORE_SRCS := $(filter-out shell/main.c,$(wildcard shell/*.c shell/*/*.c commands/*.c views/*.c views/*/*.c))
+# (the JavaScript prelude, shell/js/js_prelude.js, and the bridge's plain-C parts, js_bson.c and js_util.c, go into
+# the engine plugin only)
+JS_PLUGIN_CSRCS := shell/js/js_bson.c shell/js/js_util.c
+CORE_SRCS := $(filter-out shell/main.c $(JS_PLUGIN_CSRCS),$(wildcard shell/*.c shell/*/*.c commands/*.c views/*.c views/*/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(BUILD)/shell/main.o
 CORE_LIB  := $(BUILD)/libshardsh.a
@@ -101,11 +103,14 @@ $(BINDIR)/shardsh: $(MAIN_OBJ) $(CORE_LIB)
 	   echo 'const char js_prelude_source[] = {'; od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	   echo '0x00 };'; echo 'const size_t js_prelude_source_len = sizeof js_prelude_source - 1;'; } > $@.tmp && mv $@.tmp $@
 
-$(JS_PLUGIN): shell/js/js_engine.cpp $(BUILD)/gen/js_prelude.c shell/js/js_engine.h shell/js/js_prelude.h \
-              shell/core/errors.h
+$(JS_PLUGIN): shell/js/js_engine.cpp $(BUILD)/gen/js_prelude.c $(JS_PLUGIN_CSRCS) shell/js/js_engine.h \
+              shell/js/js_prelude.h shell/js/js_bson.h shell/js/js_util.h shell/core/errors.h
 	@mkdir -p $(dir $@) $(BUILD)/plugin
 	$(CC) $(BASEFLAGS) -fPIC -c $(BUILD)/gen/js_prelude.c -o $(BUILD)/plugin/js_prelude.o
-	$(CXX) $(JS_CXXFLAGS) -shared -o $@ $< $(BUILD)/plugin/js_prelude.o $(SANLD) $(JS_LIBS)
+	$(CC) $(BASEFLAGS) $(shell pkg-config --cflags libbson-1.0) -fPIC -c shell/js/js_bson.c -o $(BUILD)/plugin/js_bson.o
+	$(CC) $(BASEFLAGS) -fPIC -c shell/js/js_util.c -o $(BUILD)/plugin/js_util.o
+	$(CXX) $(JS_CXXFLAGS) -shared -o $@ $< $(BUILD)/plugin/js_prelude.o $(BUILD)/plugin/js_bson.o \
+	   $(BUILD)/plugin/js_util.o $(SANLD) $(JS_LIBS)
 
 $(BINDIR)/shardsim: $(SIM_OBJS)
 	@mkdir -p $(dir $@)
@@ -161,7 +166,8 @@ FUZZ_CFLAGS   = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -g -O1 $(WARN) -I. \
                 $(PKG_CFLAGS) -fsanitize=address,undefined,float-cast-overflow \
                 -fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
 FUZZ_OBJS    := $(CORE_SRCS:%.c=$(FUZZ_BUILD)/%.o)
-FUZZ_BINS    := $(FUZZ_BUILD)/fuzz_parser $(FUZZ_BUILD)/fuzz_render $(FUZZ_BUILD)/fuzz_js_bridge
+FUZZ_BINS    := $(FUZZ_BUILD)/fuzz_parser $(FUZZ_BUILD)/fuzz_render $(FUZZ_BUILD)/fuzz_js_bridge $(FUZZ_BUILD)/fuzz_reply \
+                $(FUZZ_BUILD)/fuzz_numbers
 
 .SECONDARY: $(FUZZ_OBJS)
 
@@ -174,20 +180,25 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 
 # the bridge's target loads its own build of the engine plugin, instrumented so coverage guides the fuzzer through it
 # (ASan only: the C fuzzer links no C++ UBSan runtime; the ASan suite runs the plugin under UBSan)
-$(FUZZ_BUILD)/shardsh-js.so: shell/js/js_engine.cpp $(FUZZ_BUILD)/gen/js_prelude.c shell/js/js_engine.h \
-                             shell/js/js_prelude.h shell/core/errors.h
+$(FUZZ_BUILD)/shardsh-js.so: shell/js/js_engine.cpp $(FUZZ_BUILD)/gen/js_prelude.c $(JS_PLUGIN_CSRCS) \
+                             shell/js/js_engine.h shell/js/js_prelude.h shell/js/js_bson.h shell/js/js_util.h \
+                             shell/core/errors.h
 	@mkdir -p $(dir $@)/plugin
 	$(FUZZ_CC) -std=c11 -fPIC -g -O1 $(WARN) -I. -fsanitize=fuzzer-no-link,address \
 	   -c $(FUZZ_BUILD)/gen/js_prelude.c -o $(dir $@)/plugin/js_prelude.o
+	$(FUZZ_CC) -std=c11 -fPIC -g -O1 $(WARN) -I. $(shell pkg-config --cflags libbson-1.0) \
+	   -fsanitize=fuzzer-no-link,address -c shell/js/js_bson.c -o $(dir $@)/plugin/js_bson.o
+	$(FUZZ_CC) -std=c11 -D_DEFAULT_SOURCE -fPIC -g -O1 $(WARN) -I. -fsanitize=fuzzer-no-link,address \
+	   -c shell/js/js_util.c -o $(dir $@)/plugin/js_util.o
 	$(FUZZ_CC)++ -std=c++17 -fPIC -g -O1 $(WARN) -Wno-unknown-warning-option -I. \
 	   $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) -fsanitize=fuzzer-no-link,address \
-	   -shared -o $@ $< $(dir $@)/plugin/js_prelude.o $(JS_LIBS)
+	   -shared -o $@ $< $(dir $@)/plugin/js_prelude.o $(dir $@)/plugin/js_bson.o $(dir $@)/plugin/js_util.o $(JS_LIBS)
 
 $(FUZZ_BUILD)/fuzz_js_bridge: $(FUZZ_BUILD)/shardsh-js.so
 
 # the unit test that replays the corpus and the saved crashes compiles the targets' sources in
 $(BUILD)/tests/test_fuzz_regressions: tests/fuzz/fuzz_parser.c tests/fuzz/fuzz_render.c tests/fuzz/fuzz_js_bridge.c \
-                                      tests/fuzz/fuzz.h
+                                      tests/fuzz/fuzz_reply.c tests/fuzz/fuzz_numbers.c tests/fuzz/fuzz.h
 
 fuzz: deps
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) is needed (apt-get install clang)" >&2; exit 1; }

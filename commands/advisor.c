@@ -4,6 +4,7 @@
  * the server's analyzeShardKey beside shardsh's figures. The analysis itself is advisor_model.c. */
 #include <string.h>
 
+#include "shell/lib/checked.h"
 #include "commands/advisor_model.h"
 #include "commands/table.h"
 #include "commands/requests.h"
@@ -317,8 +318,8 @@ advisor_read_chunk_map (sh_ctx_t *ctx, const advisor_args_t *a, advisor_data_t *
    /* the cluster-wide chunk size (MB) */
    cmd_append_find_id (&cmd, "settings", "chunksize");
    if (advisor_try_docs (ctx, "config", &cmd, 1, &docs, NULL) && cmd_first_doc (&docs, &setting) &&
-       bson_iter_init_find (&f, &setting, "value") && BSON_ITER_HOLDS_NUMBER (&f) && bson_iter_as_int64 (&f) > 0)
-      d->chunk_bytes = bson_iter_as_int64 (&f) * 1024 * 1024;
+       docget_int (&setting, "value", 0) > 0)
+      d->chunk_bytes = ck_mul (docget_int (&setting, "value", 0), 1024 * 1024);
 
    bson_reinit (&cmd);
    cmd_append_find_id (&cmd, "collections", a->ns);
@@ -331,9 +332,8 @@ advisor_read_chunk_map (sh_ctx_t *ctx, const advisor_args_t *a, advisor_data_t *
    bson_copy_to_excluding_noinit (&coll, &d->coll_doc, "", NULL);
    bson_concat (&d->key, &key);
    d->sharded = true;
-   if (bson_iter_init_find (&f, &coll, "maxChunkSizeBytes") && BSON_ITER_HOLDS_NUMBER (&f) &&
-       bson_iter_as_int64 (&f) > 0)
-      d->chunk_bytes = bson_iter_as_int64 (&f);
+   if (docget_int (&coll, "maxChunkSizeBytes", 0) > 0)
+      d->chunk_bytes = docget_int (&coll, "maxChunkSizeBytes", 0);
 
    /* chunks are keyed by uuid when the collection entry has a timestamp (5.0+), else by ns */
    bson_reinit (&cmd);
@@ -666,8 +666,7 @@ exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bson_destroy (&reply);
    if (!conn_run (ctx, reqs.v[ri].db, &reqs.v[ri].cmd, reqs.v[ri].path, &reply, err))
       goto done;
-   if (bson_iter_init_find (&it, &reply, "n") && BSON_ITER_HOLDS_NUMBER (&it))
-      d.total = bson_iter_as_int64 (&it);
+   d.total = ck_nonneg (docget_int (&reply, "n", d.total));
    ri++;
    bson_destroy (&d.docs);
    if (!conn_run_docs (ctx, reqs.v[ri].db, &reqs.v[ri].cmd, reqs.v[ri].path, (size_t) a.sample_size, &d.docs, NULL,

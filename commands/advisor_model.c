@@ -1,6 +1,7 @@
 /* The shard-key advisor's analysis: from a bounded sample of documents, one candidate key, the chunk map and the
  * shards, the figures the seed documents ask about (cardinality, frequency, monotonicity), where the next inserts
  * would land, how sampled queries would be targeted, and a verdict in plain words. Pure: no I/O, no globals. */
+#include "shell/lib/checked.h"
 #include "commands/advisor_model.h"
 #include "shell/lib/order.h"
 #include "shell/lib/hashkey.h"
@@ -638,7 +639,7 @@ advisor_frequency (advisor_result_t *r, const advisor_entry_t *sorted, size_t n,
       double est = (double) d + (double) f1 * (double) (f1 - 1) / (2.0 * (double) (f2 + 1));
       if (sample->total_docs > 0 && est > (double) sample->total_docs)
          est = (double) sample->total_docs;
-      r->distinct_estimated = (int64_t) llround (est);
+      r->distinct_estimated = ck_from_double (est);
       if (r->distinct_estimated < d)
          r->distinct_estimated = d;
    }

@@ -13,6 +13,7 @@
 #include "commands/exec.h"
 #include "shell/core/conn.h"
 #include "commands/dispatch.h"
+#include "shell/lib/names.h"
 
 /* Everything a resolved call borrows or owns for the length of one dispatch. */
 typedef struct {
@@ -124,13 +125,13 @@ unknown_name (const char *name, sh_pos_t pos, sh_error_t *err)
    return false;
 }
 
-/* The string argument of a call like getSiblingDB("x"), or NULL. */
+/* The string argument of a call like getSiblingDB("x"), or NULL; *len: its length in bytes. */
 static const char *
-seg_str_arg (const sh_seg_t *seg)
+seg_str_arg (const sh_seg_t *seg, uint32_t *len)
 {
    bson_iter_t it;
    if (seg->is_call && seg->argc >= 1 && bson_iter_init_find (&it, &seg->args, "0") && BSON_ITER_HOLDS_UTF8 (&it))
-      return bson_iter_utf8 (&it, NULL);
+      return bson_iter_utf8 (&it, len);
    return NULL;
 }
 
@@ -324,10 +325,16 @@ resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err
 
    while (i < stmt->nsegs && stmt->segs[i].is_call &&
           (is_word (stmt->segs[i].name, "getSiblingDB") || is_word (stmt->segs[i].name, "getSisterDB"))) {
-      db = seg_str_arg (&stmt->segs[i]);
+      uint32_t len = 0;
+      const char *why;
+      db = seg_str_arg (&stmt->segs[i], &len);
       if (!db || !*db) {
          sh_error_set_at (err, SH_ERR_ARGS, stmt->segs[i].argc ? stmt->segs[i].arg_pos[0] : stmt->segs[i].close_pos,
                           "%s needs a database name string", stmt->segs[i].name);
+         goto done;
+      }
+      if ((why = names_db_invalid (db, len))) {
+         sh_error_set_at (err, SH_ERR_ARGS, stmt->segs[i].arg_pos[0], "invalid database name '%s': it %s", db, why);
          goto done;
       }
       i++;
@@ -354,9 +361,14 @@ resolve_db (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err
    }
    coll = bson_string_new (NULL);
    if (stmt->segs[i].is_call) { /* getCollection("name") */
-      const char *name = seg_str_arg (&stmt->segs[i]);
+      uint32_t len = 0;
+      const char *name = seg_str_arg (&stmt->segs[i], &len), *why;
       if (!name || !*name) {
          sh_error_set_at (err, SH_ERR_ARGS, stmt->segs[i].close_pos, "getCollection needs a collection name string");
+         goto done;
+      }
+      if ((why = names_coll_invalid (db, name, len))) {
+         sh_error_set_at (err, SH_ERR_ARGS, stmt->segs[i].arg_pos[0], "invalid collection name '%s': it %s", name, why);
          goto done;
       }
       bson_string_append (coll, name);
@@ -522,6 +534,40 @@ stmt_call_done (const sh_stmt_t *stmt, resolved_t *tmp)
       resolved_destroy (tmp);
 }
 
+/* The names a call acts on, checked before anything is sent (shell/lib/names.h): its database and collection, and
+ * no NUL byte in a string argument (a namespace or a name the server would read cut short). */
+static bool
+check_names (const sh_call_t *call, sh_error_t *err)
+{
+   const char *why;
+   bson_iter_t it;
+   if (call->cmd->flags & CMD_CLIENT_ONLY)
+      return true;
+   if (call->db && (why = names_db_invalid (call->db, strlen (call->db)))) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->pos, "invalid database name '%s': it %s", call->db, why);
+      return false;
+   }
+   if (call->coll && call->db && (why = names_coll_invalid (call->db, call->coll, strlen (call->coll)))) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->pos, "invalid collection name '%s': it %s", call->coll, why);
+      return false;
+   }
+   if (!bson_iter_init (&it, call->args))
+      return true;
+   for (int i = 0; bson_iter_next (&it); i++) {
+      uint32_t len;
+      const char *s;
+      if (!BSON_ITER_HOLDS_UTF8 (&it))
+         continue;
+      s = bson_iter_utf8 (&it, &len);
+      if (names_has_nul (s, len)) {
+         sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos && i < call->argc ? call->arg_pos[i] : call->pos,
+                          "%s: argument %d holds a NUL byte, which would cut it short", call->cmd->name, i + 1);
+         return false;
+      }
+   }
+   return true;
+}
+
 /* The argument checks: no Database object where the entry takes none, then the entry's pure build(), whose requests
  * land in out (initialised by the caller, destroyed by it either way) so the run can hand them on. A call whose
  * requests were built already (call->built) is not built again. */
@@ -529,6 +575,8 @@ static bool
 check_args (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_iter_t it;
+   if (!check_names (call, err))
+      return false;
    if (!call->args_no_binary && bson_iter_init (&it, call->args)) {
       for (int i = 0; bson_iter_next (&it); i++) {
          const char *name;

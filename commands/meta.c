@@ -8,6 +8,7 @@
 #include "commands/args.h"
 #include "commands/exec.h"
 #include "shell/lib/docget.h"
+#include "shell/lib/names.h"
 #include "shell/lib/secret.h"
 #include "shell/core/interrupt.h"
 
@@ -99,10 +100,14 @@ exec_sh_help (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 static bool
 exec_use (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   const char *name = args_str (call, 0);
-   if (!name || !*name || strpbrk (name, "/\\. \"$") || strlen (name) > 63) {
-      sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[0] : call->pos, "invalid database name '%s'",
-                       name ? name : "");
+   const char *name = args_str (call, 0), *why = NULL;
+   bson_iter_t it;
+   uint32_t len = 0;
+   if (name && args_get (call, 0, &it))
+      (void) bson_iter_utf8 (&it, &len);
+   if (!name || (why = names_db_invalid (name, len))) {
+      sh_error_set_at (err, SH_ERR_ARGS, call->arg_pos ? call->arg_pos[0] : call->pos, "invalid database name '%s'%s%s",
+                       name ? name : "", why ? ": it " : "", why ? why : "");
       return false;
    }
    bson_free (ctx->db);

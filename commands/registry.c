@@ -45,24 +45,33 @@ sh_cmd_find (const char *name)
    return NULL;
 }
 
-/* Damerau-free Levenshtein distance, case-insensitive, bounded to short names. */
+/* Damerau-free Levenshtein distance, case-insensitive, bounded to short names; any distance over limit is reported
+ * as limit + 1 as soon as it is certain (lengths too far apart, or a whole row over it), so a script of long unknown
+ * names costs little (a fuzzed one took seconds). */
 static size_t
-edit_distance (const char *a, const char *b)
+edit_distance (const char *a, const char *b, size_t limit)
 {
    size_t la = strlen (a), lb = strlen (b);
    size_t prev[128], cur[128];
    if (la >= 127 || lb >= 127)
       return 1000;
+   if ((la > lb ? la - lb : lb - la) > limit)
+      return limit + 1;
    for (size_t j = 0; j <= lb; j++)
       prev[j] = j;
    for (size_t i = 1; i <= la; i++) {
-      cur[0] = i;
+      size_t row_min;
+      cur[0] = row_min = i;
       for (size_t j = 1; j <= lb; j++) {
          char ca = a[i - 1] | 0x20, cb = b[j - 1] | 0x20;
          size_t sub = prev[j - 1] + (ca != cb);
          size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
          cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+         if (cur[j] < row_min)
+            row_min = cur[j];
       }
+      if (row_min > limit)
+         return limit + 1;
       memcpy (prev, cur, (lb + 1) * sizeof prev[0]);
    }
    return prev[lb];
@@ -77,7 +86,7 @@ sh_cmd_suggest (const char *name, const char **out, size_t max)
    if (max > 8)
       max = 8;
    for (size_t i = 0; sh_cmd_table[i]; i++) {
-      size_t d = edit_distance (name, sh_cmd_table[i]->name);
+      size_t d = edit_distance (name, sh_cmd_table[i]->name, limit);
       size_t pos;
       if (d > limit)
          continue;

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "shell/lib/checked.h"
 #include "commands/table.h"
 #include "commands/requests.h"
 #include "commands/args.h"
@@ -76,10 +77,14 @@ status_destroy (status_t *s)
 static void
 js_date_string (int64_t ms, char *buf, size_t len)
 {
-   time_t secs = (time_t) (ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+   time_t secs = (time_t) (ms >= 0 ? ms / 1000 : ck_sub (ms, 999) / 1000);
    struct tm tm;
    char head[64], zone[16], name[64];
-   localtime_r (&secs, &tm);
+   /* a JavaScript Date holds +-8.64e15 ms; beyond it (a server's nonsense) it is an Invalid Date */
+   if (ms > 8640000000000000 || ms < -8640000000000000 || !localtime_r (&secs, &tm)) {
+      bson_strncpy (buf, "Invalid Date", len);
+      return;
+   }
    strftime (head, sizeof head, "%a %b %d %Y %H:%M:%S", &tm);
    strftime (zone, sizeof zone, "%z", &tm);
    strftime (name, sizeof name, "%Z", &tm);
@@ -206,8 +211,7 @@ add_migration_rows (const bson_t *docs, bool failures, migration_rows_t *rows)
       size_t i;
       if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
-      if (bson_iter_init_find (&f, &d, "count") && BSON_ITER_HOLDS_NUMBER (&f))
-         count = bson_iter_as_int64 (&f);
+      count = docget_int (&d, "count", 0);
       if (bson_iter_init_find (&f, &d, "_id") && BSON_ITER_HOLDS_UTF8 (&f))
          id = bson_iter_utf8 (&f, NULL);
       if (bson_iter_init_find (&f, &d, "from") && BSON_ITER_HOLDS_UTF8 (&f))

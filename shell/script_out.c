@@ -175,7 +175,7 @@ static void
 so_flush (script_out_t *so, bson_string_t *text)
 {
    FILE *out = so->ctx->out_fp;
-   const char *p = so->buf, *end = so->buf + so->len;
+   const char *p = so->buf, *end = p ? p + so->len : NULL; /* no buffer: nothing held back (NULL + 0 is UB) */
    while (p && p < end) {
       const char *nl = memchr (p, '\n', (size_t) (end - p));
       size_t n = nl ? (size_t) (nl - p) : (size_t) (end - p);

@@ -105,6 +105,7 @@ void
 conn_forget_if_broken (sh_ctx_t *ctx)
 {
    ctx->conn.bad_reply_seen = false; /* a refused reply whose read was retried with success */
+   ctx->conn.bad_reply_why = NULL;
    if (sh_interrupt_took_socket ())
       ctx->conn.client_stale = true; /* even when its reply had arrived: the socket is shut */
    if (ctx->conn.client_stale && !conn_transport_active ())

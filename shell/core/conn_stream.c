@@ -15,6 +15,7 @@
 #include "shell/core/interrupt.h"
 #include "shell/core/server_error.h"
 #include "shell/lib/bsonvalid.h"
+#include "shell/lib/replyshape.h"
 
 /* The canned-reply transport of tests and fuzzing (conn_set_transport); NULL in the shell. Process-wide on purpose:
  * it stands for the network, not for a session. */
@@ -39,12 +40,18 @@ conn_transport_run (const char *db, const bson_t *cmd, bson_t *reply, bson_error
 {
    bson_iter_t it;
    uint32_t code = 0;
-   const char *msg = "Unknown command error";
+   const char *msg = "Unknown command error", *why;
 
    memset (error, 0, sizeof *error);
    if (!conn_transport (conn_transport_data, db, cmd, reply, error)) {
       if (!error->domain)
          bson_set_error (error, MONGOC_ERROR_STREAM, MONGOC_ERROR_STREAM_SOCKET, "connection closed");
+      return false;
+   }
+   if ((why = replyshape_why (reply))) {
+      /* the edge check the stream makes on a server's replies */
+      bson_set_error (error, MONGOC_ERROR_PROTOCOL, MONGOC_ERROR_PROTOCOL_INVALID_REPLY, "invalid reply to %s: %s",
+                      bson_iter_init (&it, cmd) && bson_iter_next (&it) ? bson_iter_key (&it) : "a command", why);
       return false;
    }
    if (bson_iter_init_find (&it, reply, "ok") && bson_iter_as_bool (&it))
@@ -203,17 +210,29 @@ conn_wire_doc (const uint8_t *p, const uint8_t *end, const uint8_t **next)
    return true;
 }
 
+/* Whether the reply document at p (valid BSON) has the shape the driver trusts (shell/lib/replyshape.h); *why says
+ * why not. */
+static bool
+conn_wire_shape (const uint8_t *p, const char **why)
+{
+   bson_t doc;
+   if (!bson_init_static (&doc, p, conn_get32 (p)))
+      return false;
+   return (*why = replyshape_why (&doc)) == NULL;
+}
+
 /* Whether a reply message (rest: everything after its length prefix, n bytes) carries only valid BSON: every section
  * of an OP_MSG (one body, document sequences), every document of an OP_REPLY; *checked says whether it was looked
  * at (false: an opcode passed unread). libmongoc 1.23 does not check an
  * OP_MSG body: one that is not BSON leaves its reply uninitialised and the command "succeeds" with whatever was there
  * (_mongoc_rpc_reply_get_first_msg ignores bson_init_static's answer). Other opcodes (OP_COMPRESSED) pass. */
 static bool
-conn_wire_valid (const uint8_t *rest, size_t n, bool *checked)
+conn_wire_valid (const uint8_t *rest, size_t n, bool *checked, const char **why)
 {
-   const uint8_t *p, *end = rest + n;
+   const uint8_t *p, *end = rest + n, *body = NULL;
    int bodies = 0;
    *checked = true;
+   *why = NULL;
    if (n < 12)
       return false;
    p = rest + 12;
@@ -227,6 +246,7 @@ conn_wire_valid (const uint8_t *rest, size_t n, bool *checked)
       while (p < end) {
          uint8_t kind = *p++;
          if (kind == 0) {
+            body = p;
             if (!conn_wire_doc (p, end, &p))
                return false;
             bodies++;
@@ -249,16 +269,17 @@ conn_wire_valid (const uint8_t *rest, size_t n, bool *checked)
             return false;
          }
       }
-      return bodies == 1;
+      return bodies == 1 && conn_wire_shape (body, why);
    case 1: /* OP_REPLY: flags, cursor id, starting from, number returned, documents */
       if (end - p < 20)
          return false;
       p += 20;
+      body = p;
       while (p < end) {
          if (!conn_wire_doc (p, end, &p))
             return false;
       }
-      return true;
+      return body == end || conn_wire_shape (body, why);
    default:
       *checked = false;
       return true;
@@ -292,16 +313,17 @@ conn_stream_track (conn_stream_t *cs, const mongoc_iovec_t *iov, size_t iovcnt, 
             }
          } else {
             bool ok = true, checked = true;
+            const char *why = NULL;
             k = len < cs->need ? len : cs->need;
             if (cs->acc_len == 0 && k == cs->msg_rest) {
-               ok = conn_wire_valid (p, k, &checked);
+               ok = conn_wire_valid (p, k, &checked, &why);
             } else {
                if (!cs->acc)
                   cs->acc = bson_malloc (cs->msg_rest);
                memcpy (cs->acc + cs->acc_len, p, k);
                cs->acc_len += k;
                if (cs->acc_len == cs->msg_rest) {
-                  ok = conn_wire_valid (cs->acc, cs->acc_len, &checked);
+                  ok = conn_wire_valid (cs->acc, cs->acc_len, &checked, &why);
                   bson_free (cs->acc);
                   cs->acc = NULL;
                   cs->acc_len = 0;
@@ -312,8 +334,10 @@ conn_stream_track (conn_stream_t *cs, const mongoc_iovec_t *iov, size_t iovcnt, 
             cs->need -= k;
             if (cs->need == 0)
                cs->len_got = 0;
-            if (!ok)
+            if (!ok) {
+               cs->ctx->conn.bad_reply_why = why;
                return false;
+            }
          }
          p += k;
          len -= k;

@@ -67,6 +67,7 @@ typedef struct sh_ctx {
       int32_t read_timeout_ms;          /* conn_set_timeouts_split's socket value (0: timeouts_ms) */
       bool client_stale;                /* a network error: the next statement starts with a new client */
       bool bad_reply_seen;              /* the stream refused a reply's bytes, for the error's wording; read once */
+      const char *bad_reply_why;        /* ... and why, when it was its shape (static; NULL: not BSON) */
       bool reply_unchecked;             /* a reply passed the stream unchecked (an opcode it does not read) since
                                          * conn_run cleared it: conn_run checks the reply's BSON itself then */
       struct conn_cursor *live_cursors; /* every open cursor: a dropped client detaches them first */

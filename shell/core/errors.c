@@ -103,37 +103,55 @@ error_find_line (const char *source, int line, size_t *len)
    return p;
 }
 
-/* Writes the source line, replacing control characters and bytes that are not UTF-8 by '?' so the terminal shows
- * exactly one column for each character the lexer counted. */
+/* Writes text safe for a terminal: no control character reaches it (an escape sequence in a zone name or a server's
+ * errmsg would drive the terminal). line: the source line under a caret, each control character and byte that is
+ * not UTF-8 shown as '?' so the terminal shows exactly one column for each character the lexer counted; otherwise a
+ * message (from the cluster, often): newlines and tabs kept, other controls (C0, DEL, C1) shown as \xNN as mongosh
+ * shows them in strings, bytes that are not UTF-8 as '?'. */
 static void
-error_put_line (FILE *out, const char *line, size_t len)
+error_put_safe (FILE *out, const char *text, size_t len, bool line)
 {
    size_t i = 0;
 
    while (i < len) {
-      unsigned char c = (unsigned char) line[i];
+      unsigned char c = (unsigned char) text[i];
       size_t n = 1, k;
 
-      if (c == '\t' || (c >= 0x20 && c < 0x7f)) {
+      if (c == '\t' || (c >= 0x20 && c < 0x7f) || (c == '\n' && !line)) {
          fputc (c, out);
       } else if (c >= 0xc2 && c <= 0xf4) {
          n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
          for (k = 1; k < n; k++) {
-            if (i + k >= len || ((unsigned char) line[i + k] & 0xc0) != 0x80) {
+            if (i + k >= len || ((unsigned char) text[i + k] & 0xc0) != 0x80) {
                break;
             }
          }
-         if (k == n) {
-            fwrite (line + i, 1, n, out);
-         } else {
+         if (k != n) {
             n = 1;
             fputc ('?', out);
+         } else if (c == 0xc2 && (unsigned char) text[i + 1] < 0xa0) {
+            /* U+0080..U+009F: C1 controls (0x9b alone is a CSI on some terminals) */
+            if (line)
+               fputc ('?', out);
+            else
+               fprintf (out, "\\x%02X", (unsigned char) text[i + 1]);
+         } else {
+            fwrite (text + i, 1, n, out);
          }
+      } else if (!line && (c < 0x20 || c == 0x7f)) {
+         fprintf (out, "\\x%02X", c);
       } else {
          fputc ('?', out);
       }
       i += n;
    }
+}
+
+/* error_put_safe of a NUL-terminated message. */
+static void
+error_put_text (FILE *out, const char *text)
+{
+   error_put_safe (out, text, strlen (text), false);
 }
 
 /* Writes the indentation that puts a caret under character number col (1-based) of the line: a tab for each tab
@@ -181,18 +199,24 @@ sh_error_render (FILE *out, const sh_error_t *err, const char *file, const char 
    }
    /* a message may quote the statement (an unknown method, a bad argument): its secrets are hidden too */
    message = secret_redact_source_str (err->message);
+   /* message, codeName and hint often hold the cluster's text (errmsg, zone and shard names): written safe */
    if (err->kind == SH_ERR_SERVER) {
       fprintf (out, "%sMongoServerError", color ? ERR_RED : "");
       if (err->code_name[0]) {
-         fprintf (out, "[%s]", err->code_name);
+         fputc ('[', out);
+         error_put_text (out, err->code_name);
+         fputc (']', out);
       }
-      fprintf (out, ":%s %s", color ? ERR_RESET : "", message);
+      fprintf (out, ":%s ", color ? ERR_RESET : "");
+      error_put_text (out, message);
       if (err->code) {
          fprintf (out, " (code %d)", err->code);
       }
       fputc ('\n', out);
    } else {
-      fprintf (out, "%serror:%s %s\n", color ? ERR_RED : "", color ? ERR_RESET : "", message);
+      fprintf (out, "%serror:%s ", color ? ERR_RED : "", color ? ERR_RESET : "");
+      error_put_text (out, message);
+      fputc ('\n', out);
    }
    bson_free (message);
    if (err->has_pos && source && err->pos.line > 0) {
@@ -203,14 +227,16 @@ sh_error_render (FILE *out, const sh_error_t *err, const char *file, const char 
       char *masked = secret_redact_source (line, line_len, &masked_len);
       fputs ("  ", out);
       if (masked)
-         error_put_line (out, masked, masked_len);
+         error_put_safe (out, masked, masked_len, true);
       free (masked);
       fputs ("\n  ", out);
       error_put_indent (out, line, line_len, err->pos.col);
       fprintf (out, "%s^%s\n", color ? ERR_GREEN : "", color ? ERR_RESET : "");
    }
    if (err->hint[0]) {
-      fprintf (out, "%shint:%s %s\n", color ? ERR_CYAN : "", color ? ERR_RESET : "", err->hint);
+      fprintf (out, "%shint:%s ", color ? ERR_CYAN : "", color ? ERR_RESET : "");
+      error_put_text (out, err->hint);
+      fputc ('\n', out);
    }
 }
 

@@ -159,10 +159,12 @@ server_error_from_mongoc (sh_ctx_t *ctx, sh_error_t *err, const bson_error_t *er
       /* conn_stream_readv refused the reply's bytes */
       const char *send = strstr (error->message, "Failed to send \"");
       const char *name = send ? send + strlen ("Failed to send \"") : "";
+      const char *why = ctx->conn.bad_reply_why ? ctx->conn.bad_reply_why : "not a BSON document";
       ctx->conn.bad_reply_seen = false;
+      ctx->conn.bad_reply_why = NULL;
       server_error_mark_stale (ctx);
-      sh_error_set (err, SH_ERR_NETWORK, "invalid reply to %.*s: not a BSON document",
-                    *name ? (int) strcspn (name, "\"") : (int) strlen ("a command"), *name ? name : "a command");
+      sh_error_set (err, SH_ERR_NETWORK, "invalid reply to %.*s: %s",
+                    *name ? (int) strcspn (name, "\"") : (int) strlen ("a command"), *name ? name : "a command", why);
       return;
    }
    if (!server) {

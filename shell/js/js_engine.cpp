@@ -22,6 +22,7 @@
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
 #include <js/Array.h>
 #include <js/CallAndConstruct.h>
+#include <js/CharacterEncoding.h>
 #include <js/CompilationAndEvaluation.h>
 #include <js/Context.h>
 #include <js/Conversions.h>
@@ -29,6 +30,7 @@
 #include <js/Exception.h>
 #include <js/GlobalObject.h>
 #include <js/Initialization.h>
+#include <js/Promise.h>
 #include <js/Interrupt.h>
 #include <js/Object.h>
 #include <js/PropertyAndElement.h>
@@ -36,10 +38,13 @@
 #include <js/SourceText.h>
 #include <js/String.h>
 #include <jsapi.h>
+#include <jsfriendapi.h>
 #pragma GCC diagnostic pop
 
+#include "shell/js/js_bson.h"
 #include "shell/js/js_engine.h"
 #include "shell/js/js_prelude.h"
+#include "shell/js/js_util.h"
 
 /* JS::Rooted links itself into the context's list of stack roots by address, which GCC 12 takes for a dangling
  * pointer to a local; that is how SpiderMonkey's rooting works, so only this warning is silenced. */
@@ -49,27 +54,7 @@
  * (enc, dec, show, describe, complete, install). Named PRELUDE_NAME in stacks, so locations skip its frames. */
 #define PRELUDE_NAME "shardsh:prelude"
 
-/* ---- errors: the shell's sh_error_t, filled here without linking the shell ---- */
-
-static void
-js_err_clear (sh_error_t *err)
-{
-   memset (err, 0, sizeof *err);
-}
-
-static void
-js_err_set (sh_error_t *err, sh_err_kind_t kind, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
-
-static void
-js_err_set (sh_error_t *err, sh_err_kind_t kind, const char *fmt, ...)
-{
-   va_list ap;
-   js_err_clear (err);
-   err->kind = kind;
-   va_start (ap, fmt);
-   vsnprintf (err->message, sizeof err->message, fmt, ap);
-   va_end (ap);
-}
+/* errors: the shell's sh_error_t, filled without linking the shell (js_err_set, js_util.c) */
 
 /* ---- process-wide initialisation ---- */
 
@@ -86,12 +71,28 @@ js_init_process (void)
 
 /* ---- the engine ---- */
 
+/* Where SpiderMonkey runs code outside a script of ours: a promise job that failed is handed here to report; the
+ * exception of a job (not a rejection, which the promise keeps) is dropped, as a browser drops it to its console. */
+struct js_preparer : public js::ScriptEnvironmentPreparer {
+   JSContext *cx = nullptr;
+   void
+   invoke (JS::HandleObject global, Closure &closure) override
+   {
+      JSAutoRealm ar (cx, global);
+      if (!closure (cx))
+         JS_ClearPendingException (cx);
+   }
+};
+
 struct js_engine {
    js_host_t host;
+   js_preparer preparer;
    JSContext *cx;
    JS::PersistentRootedObject *global;  /* the realm's global */
    JS::PersistentRootedObject *prelude; /* the object the prelude returned */
    std::atomic<bool> running;
+   std::atomic<bool> out_of_memory; /* the watcher stopped the run: the process grew past memory_mb */
+   size_t memory_mb;                /* js_util_memory_limit_mb () */
 };
 
 static const JSClass js_global_class = { "global", JSCLASS_GLOBAL_FLAGS, &JS::DefaultGlobalClassOps };
@@ -107,6 +108,16 @@ static JSString *
 js_utf8_string (JSContext *cx, const char *s, size_t len)
 {
    return JS_NewStringCopyUTF8N (cx, JS::UTF8Chars (s, len));
+}
+
+/* True when v is a string holding U+0000, which its UTF-8 C string would cut short (a name must not be). */
+static bool
+js_has_nul (JSContext *cx, JS::HandleValue v, const char *utf8)
+{
+   JSLinearString *lin;
+   if (!v.isString () || !utf8 || !(lin = JS_EnsureLinearString (cx, v.toString ())))
+      return false;
+   return JS::GetDeflatedUTF8StringLength (lin) != strlen (utf8);
 }
 
 /* The UTF-8 bytes of v, which must be a string. */
@@ -132,14 +143,13 @@ ejson_to_bson (JSContext *cx, JS::HandleValue json, bson_t *doc, sh_error_t *err
 {
    JS::UniqueChars s = js_to_utf8 (cx, json);
    bson_error_t error;
-   bson_init (doc);
    if (!s) {
+      bson_init (doc);
       JS_ClearPendingException (cx);
       js_err_set (err, SH_ERR_ARGS, "the value cannot be converted to BSON");
       return false;
    }
-   if (!bson_init_from_json (doc, s.get (), -1, &error)) {
-      bson_reinit (doc);
+   if (!js_bson_parse (s.get (), doc, &error)) {
       js_err_set (err, SH_ERR_ARGS, "the value cannot be converted to BSON: %s", error.message);
       return false;
    }
@@ -152,14 +162,15 @@ static JSString *
 bson_to_ejson_string (JSContext *cx, const bson_t *doc, const char *prefix)
 {
    size_t len = 0;
-   char *s = bson_as_canonical_extended_json (doc, &len);
+   char *s = js_bson_to_json (doc, prefix, &len);
+   JSString *out;
    if (!s) {
       JS_ReportErrorASCII (cx, "a reply could not be converted to a JavaScript value (invalid BSON or UTF-8)");
       return nullptr;
    }
-   std::string tagged = std::string (prefix) + s;
+   out = js_utf8_string (cx, s, len);
    bson_free (s);
-   return js_utf8_string (cx, tagged.c_str (), tagged.size ());
+   return out;
 }
 
 /* A JavaScript value (a prelude "enc" result string) to BSON, through the prelude. */
@@ -264,24 +275,10 @@ describe_exception (js_engine_t *e, const char *name, sh_err_kind_t fallback, sh
 static JSString *
 error_string (JSContext *cx, const sh_error_t *err)
 {
-   bson_t edoc = BSON_INITIALIZER;
    size_t len = 0;
-   char *s;
-   JSString *out;
-   BSON_APPEND_INT32 (&edoc, "kind", (int32_t) err->kind);
-   BSON_APPEND_INT32 (&edoc, "code", err->code);
-   BSON_APPEND_UTF8 (&edoc, "codeName", err->code_name);
-   BSON_APPEND_UTF8 (&edoc, "message", err->message);
-   BSON_APPEND_UTF8 (&edoc, "hint", err->hint);
-   BSON_APPEND_INT32 (&edoc, "line", err->has_pos ? err->pos.line : 0);
-   BSON_APPEND_INT32 (&edoc, "col", err->has_pos ? err->pos.col : 0);
-   s = bson_as_canonical_extended_json (&edoc, &len);
-   {
-      std::string tagged = std::string ("E") + (s ? s : "{}");
-      out = js_utf8_string (cx, tagged.c_str (), tagged.size ());
-   }
+   char *s = js_bson_error_json (err, &len);
+   JSString *out = js_utf8_string (cx, s, len);
    bson_free (s);
-   bson_destroy (&edoc);
    return out;
 }
 
@@ -317,15 +314,23 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
       goto done;
    if (!(argj = js_to_utf8 (cx, args[3])) || !(modj = js_to_utf8 (cx, args[5])))
       goto done;
-   if (!bson_init_from_json (&cargs, argj.get (), -1, &error)) {
-      bson_reinit (&cargs);
+   bson_destroy (&cargs);
+   if (!js_bson_parse (argj.get (), &cargs, &error)) {
       JS_ReportErrorUTF8 (cx, "the arguments cannot be converted to BSON: %s", error.message);
       goto done;
    }
-   if (modj.get ()[0] && !bson_init_from_json (&mods, modj.get (), -1, &error)) {
-      bson_reinit (&mods);
+   if (modj.get ()[0])
+      bson_destroy (&mods);
+   if (modj.get ()[0] && !js_bson_parse (modj.get (), &mods, &error)) {
       JS_ReportErrorUTF8 (cx, "the cursor options cannot be converted to BSON: %s", error.message);
       goto done;
+   }
+   if (js_has_nul (cx, args[1], db.get ()) || js_has_nul (cx, args[2], coll.get ())) {
+      js_err_set (&err, SH_ERR_ARGS, "invalid %s name '%s': it contains a NUL byte",
+                  js_has_nul (cx, args[1], db.get ()) ? "database" : "collection",
+                  js_has_nul (cx, args[1], db.get ()) ? db.get () : coll.get ());
+      out = error_string (cx, &err);
+      goto reply;
    }
    call.name = name.get ();
    call.db = db.get ();
@@ -360,6 +365,7 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    } else {
       out = bson_to_ejson_string (cx, &result, "R");
    }
+reply:
    if (out) {
       args.rval ().setString (out);
       ok = true;
@@ -384,6 +390,26 @@ native_oid (JSContext *cx, unsigned argc, JS::Value *vp)
    if (!(s = JS_NewStringCopyZ (cx, hex)))
       return false;
    args.rval ().setString (s);
+   return true;
+}
+
+/* __sh.decimalOk(s): whether s is a Decimal128 string libbson (and mongosh's js-bson) accept: "12,50", "1e6145" and
+ * " 1" are not, "NaN", "-Infinity" and ".5" are. */
+static bool
+native_decimal_ok (JSContext *cx, unsigned argc, JS::Value *vp)
+{
+   JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
+   bson_decimal128_t dec;
+   JS::UniqueChars s;
+   size_t len;
+   if (args.length () < 1 || !args[0].isString ()) {
+      args.rval ().setBoolean (false);
+      return true;
+   }
+   if (!(s = js_to_utf8 (cx, args[0])))
+      return false;
+   len = strlen (s.get ());
+   args.rval ().setBoolean (len <= INT32_MAX && bson_decimal128_from_string_w_len (s.get (), (int) len, &dec));
    return true;
 }
 
@@ -514,6 +540,7 @@ static const JSFunctionSpec native_functions[] = {
    JS_FN ("cursorClose", native_cursor_close, 1, 0),
    JS_FN ("cursorCurrent", native_cursor_current, 1, 0),
    JS_FN ("oid", native_oid, 0, 0),
+   JS_FN ("decimalOk", native_decimal_ok, 1, 0),
    JS_FN ("currentDb", native_current_db, 0, 0),
    JS_FS_END,
 };
@@ -523,7 +550,7 @@ static bool
 on_interrupt (JSContext *cx)
 {
    js_engine_t *e = engine_of (cx);
-   return !(e->host.interrupted && e->host.interrupted (e->host.data));
+   return !e->out_of_memory && !(e->host.interrupted && e->host.interrupted (e->host.data));
 }
 
 /* ---- the C interface ---- */
@@ -543,13 +570,20 @@ engine_new (const js_host_t *host, sh_error_t *err)
    e = new js_engine_t ();
    e->host = *host;
    e->running = false;
-   if (!(e->cx = JS_NewContext (JS::DefaultHeapMaxBytes))) {
+   e->out_of_memory = false;
+   e->memory_mb = js_util_memory_limit_mb ();
+   /* the GC heap may take the whole limit (SpiderMonkey's default, 32 MiB, failed a 300,000-chunk read); the
+    * watcher of engine_run bounds everything else the process takes */
+   if (!(e->cx = JS_NewContext (e->memory_mb >= 4095 ? 0xFFFFFFFFu : (uint32_t) (e->memory_mb << 20)))) {
       js_err_set (err, SH_ERR_USAGE, "the JavaScript engine could not create a context");
       delete e;
       return nullptr;
    }
    JS_SetContextPrivate (e->cx, e);
-   if (!JS::InitSelfHostedCode (e->cx)) {
+   /* promises: SpiderMonkey's own job queue, drained after each run (engine_run) */
+   e->preparer.cx = e->cx;
+   js::SetScriptEnvironmentPreparer (e->cx, &e->preparer);
+   if (!js::UseInternalJobQueues (e->cx) || !JS::InitSelfHostedCode (e->cx)) {
       js_err_set (err, SH_ERR_USAGE, "the JavaScript engine could not start");
       engine_free (e);
       return nullptr;
@@ -614,30 +648,51 @@ engine_free (js_engine_t *e)
    delete e;
 }
 
-/* A syntax error found at the end of the script ("got end of script") is placed just after its last character
- * rather than on the empty line after the final newline, so the caret shows the statement left open. */
-static void
-clamp_to_text (sh_error_t *err, const char *text, size_t len)
+/* text compiled as a script named name, its first line line (nullptr, exception pending, on a syntax error) */
+static JSScript *
+compile_text (JSContext *cx, const char *name, unsigned line, const char *text, size_t len)
 {
-   int line = 1, col = 1, end_line = 1, end_col = 1;
-   for (size_t i = 0; i < len; i++) {
-      unsigned char c = (unsigned char) text[i];
-      if (c == '\n') {
-         line++;
-         col = 1;
-         continue;
-      }
-      if ((c & 0xc0) != 0x80)
-         col++;
-      if (c != ' ' && c != '\t' && c != '\r') {
-         end_line = line;
-         end_col = col;
+   JS::CompileOptions opts (cx);
+   JS::SourceText<mozilla::Utf8Unit> src;
+   opts.setFileAndLine (name, line);
+   if (!src.init (cx, text, len, JS::SourceOwnership::Borrowed))
+      return nullptr;
+   return JS::Compile (cx, opts, src);
+}
+
+/* The script of text. Text that uses await outside a function (mongosh scripts do, top-level await) does not
+ * compile as a script: it is compiled once more as the body of an async arrow function called at once, first as an
+ * expression (its value is the promise's: `await x` shows x), else as a block; *wrapped says so, and the run's value
+ * is then that promise. The wrapper's first line is line 0, so positions stay the user's. On a syntax error in
+ * every form, nullptr with the script's own error pending. */
+static JSScript *
+compile_user (JSContext *cx, const char *name, const char *text, size_t len, bool *wrapped)
+{
+   static const char await_word[] = "await";
+   JS::RootedScript script (cx, compile_text (cx, name, 1, text, len));
+   *wrapped = false;
+   if (script || !memmem (text, len, await_word, sizeof await_word - 1))
+      return script;
+   JS_ClearPendingException (cx);
+   {
+      size_t n = len;
+      while (n > 0 && (text[n - 1] == ';' || text[n - 1] == ' ' || text[n - 1] == '\n' || text[n - 1] == '\t' ||
+                       text[n - 1] == '\r'))
+         n--;
+      std::string expr = "(async () => (\n" + std::string (text, n) + "\n))()";
+      std::string block = "(async () => {\n" + std::string (text, len) + "\n})()";
+      script = compile_text (cx, name, 0, expr.c_str (), expr.size ());
+      if (!script) {
+         JS_ClearPendingException (cx);
+         script = compile_text (cx, name, 0, block.c_str (), block.size ());
       }
    }
-   if (err->has_pos && (err->pos.line > end_line || (err->pos.line == end_line && err->pos.col > end_col))) {
-      err->pos.line = end_line;
-      err->pos.col = end_col;
+   if (script) {
+      *wrapped = true;
+      return script;
    }
+   JS_ClearPendingException (cx);
+   return compile_text (cx, name, 1, text, len);
 }
 
 static bool
@@ -645,21 +700,55 @@ engine_check (js_engine_t *e, const char *name, const char *text, size_t len, sh
 {
    JSContext *cx = e->cx;
    JSAutoRealm ar (cx, *e->global);
-   JS::CompileOptions opts (cx);
-   JS::SourceText<mozilla::Utf8Unit> src;
-   opts.setFileAndLine (name, 1);
-   if (!src.init (cx, text, len, JS::SourceOwnership::Borrowed)) {
-      describe_exception (e, name, SH_ERR_PARSE, err);
-      return false;
-   }
-   JS::RootedScript script (cx, JS::Compile (cx, opts, src));
+   bool wrapped;
+   JS::RootedScript script (cx, compile_user (cx, name, text, len, &wrapped));
    if (!script) {
       describe_exception (e, name, SH_ERR_PARSE, err);
       err->kind = SH_ERR_PARSE;
-      clamp_to_text (err, text, len);
+      js_util_clamp_to_text (err, text, len);
       return false;
    }
    return true;
+}
+
+/* True when the pending exception is SpiderMonkey's own "out of memory" (its GC heap reached the limit). */
+static bool
+out_of_memory_pending (JSContext *cx)
+{
+   JS::RootedValue exc (cx);
+   if (!JS_IsExceptionPending (cx) || !JS_GetPendingException (cx, &exc) || !exc.isString ())
+      return false;
+   JS::UniqueChars s = JS_EncodeStringToUTF8 (cx, JS::RootedString (cx, exc.toString ()));
+   return s && !strcmp (s.get (), "out of memory");
+}
+
+/* A promise the run gave (top-level await, or a value the REPL shows) stands for what it settled to, as mongosh
+ * awaits it: its value, or its rejection as the run's error (false, err set). Still pending after the jobs ran:
+ * nothing to show. */
+static bool
+settle (js_engine_t *e, const char *name, JS::MutableHandleValue rv, sh_error_t *err)
+{
+   JSContext *cx = e->cx;
+   if (!rv.isObject ())
+      return true;
+   JS::RootedObject p (cx, &rv.toObject ());
+   if (!JS::IsPromiseObject (p))
+      return true;
+   switch (JS::GetPromiseState (p)) {
+   case JS::PromiseState::Fulfilled:
+      rv.set (JS::GetPromiseResult (p));
+      return true;
+   case JS::PromiseState::Rejected: {
+      JS::RootedValue exc (cx, JS::GetPromiseResult (p));
+      JS_SetPendingException (cx, exc);
+      describe_exception (e, name, SH_ERR_USAGE, err);
+      return false;
+   }
+   case JS::PromiseState::Pending:
+   default:
+      rv.setUndefined ();
+      return true;
+   }
 }
 
 static js_run_t
@@ -667,31 +756,31 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
 {
    JSContext *cx = e->cx;
    JSAutoRealm ar (cx, *e->global);
-   JS::CompileOptions opts (cx);
-   JS::SourceText<mozilla::Utf8Unit> src;
    JS::RootedValue rv (cx);
    std::thread watcher;
-   bool ok;
+   bool ok, wrapped;
 
-   opts.setFileAndLine (name, 1);
-   if (!src.init (cx, text, len, JS::SourceOwnership::Borrowed)) {
-      describe_exception (e, name, SH_ERR_PARSE, err);
-      return JS_RUN_FAILED;
-   }
-   JS::RootedScript script (cx, JS::Compile (cx, opts, src));
+   JS::RootedScript script (cx, compile_user (cx, name, text, len, &wrapped));
    if (!script) {
       describe_exception (e, name, SH_ERR_PARSE, err);
       err->kind = SH_ERR_PARSE;
-      clamp_to_text (err, text, len);
+      js_util_clamp_to_text (err, text, len);
       return JS_RUN_FAILED;
    }
-   if (e->host.interrupted) {
+   {
       /* Ctrl-C cannot call into the engine from the signal handler: a thread watches the flag and asks the engine
-       * to interrupt itself, which it does at its next safe point (a loop's back edge, a call) */
+       * to interrupt itself, which it does at its next safe point (a loop's back edge, a call); it watches the
+       * process's memory the same way (SpiderMonkey bounds its GC heap, not what it mallocs for strings and arrays) */
       e->running = true;
+      e->out_of_memory = false;
       watcher = std::thread ([e] () {
-         while (e->running) {
-            if (e->host.interrupted (e->host.data)) {
+         for (int tick = 0; e->running; tick++) {
+            if (e->host.interrupted && e->host.interrupted (e->host.data)) {
+               JS_RequestInterruptCallback (e->cx);
+               break;
+            }
+            if (tick % 5 == 0 && js_util_rss_mb () > e->memory_mb) {
+               e->out_of_memory = true;
                JS_RequestInterruptCallback (e->cx);
                break;
             }
@@ -700,9 +789,23 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
       });
    }
    ok = JS_ExecuteScript (cx, script, &rv);
+   /* the promise jobs the statement queued (.then callbacks, async functions after an await) run now, as a
+    * mongosh statement's do before the next one */
+   if (ok)
+      js::RunJobs (cx);
    if (watcher.joinable ()) {
       e->running = false;
       watcher.join ();
+   }
+   if (!ok && (e->out_of_memory || out_of_memory_pending (cx))) {
+      /* the statement's garbage goes; what the script keeps in variables stays (the REPL lives on) */
+      JS_ClearPendingException (cx);
+      e->out_of_memory = false;
+      JS_GC (cx);
+      js_err_set (err, SH_ERR_USAGE,
+                  "out of memory in JavaScript: the script took more than %zu MiB (SHARDSH_JS_MEMORY_MB raises it)",
+                  e->memory_mb);
+      return JS_RUN_FAILED;
    }
    if (!ok) {
       if (!JS_IsExceptionPending (cx))
@@ -710,6 +813,8 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
       describe_exception (e, name, SH_ERR_USAGE, err);
       return JS_RUN_FAILED;
    }
+   if ((wrapped || show_value) && !settle (e, name, &rv, err))
+      return JS_RUN_FAILED;
    if (show_value && e->host.show) {
       JS::RootedValue shown (cx), json (cx), more (cx);
       JS::RootedValueArray<1> args (cx);

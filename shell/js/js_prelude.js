@@ -81,6 +81,7 @@ function Decimal128(s) {
   if (s === undefined) s = '0';
   if (typeof s === 'number') s = String(s);
   if (typeof s !== 'string') throw new TypeError('NumberDecimal needs a string');
+  if (!N.decimalOk(s)) throw new TypeError(JSON.stringify(s) + ' is not a valid Decimal128 string');
   hide(this, '_v', s);
 }
 Decimal128.prototype.toString = function () { return this._v; };
@@ -134,6 +135,13 @@ function ISODate(s) {
 }
 
 /* ---- JavaScript -> canonical Extended JSON ---- */
+/* a lone surrogate becomes U+FFFD, as node's UTF-8 encoder (and so mongosh) writes it */
+function wellFormed(s) {
+  return /[\ud800-\udfff]/.test(s) ? s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd') : s;
+}
+/* a key that starts with '$' (or the mark) travels with the mark \u0001 in front, so it is never read as one of
+ * Extended JSON's own wrappers ({$regex: /x/}, a stored {$numberInt: 'x', other: 1}); js_engine.cpp strips it */
+function markKey(k) { return k[0] === '$' || k[0] === '\u0001' ? '\u0001' + k : k; }
 function encNum(v) {
   if (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 && !Object.is(v, -0)) return '{"$numberInt":"' + v + '"}';
   return '{"$numberDouble":"' + (Object.is(v, -0) ? '-0.0' : String(v)) + '"}';
@@ -143,7 +151,7 @@ function enc1(v, depth, undef) {
   if (depth > 150) throw new RangeError('a value nested deeper than 150 levels (or cyclic) cannot be converted to BSON');
   switch (typeof v) {
     case 'number': return encNum(v);
-    case 'string': return JSON.stringify(v);
+    case 'string': return JSON.stringify(wellFormed(v));
     case 'boolean': return v ? 'true' : 'false';
     case 'bigint':
       if (v > INT64_MAX || v < INT64_MIN) throw new RangeError(v + ' is out of the 64-bit range');
@@ -174,7 +182,7 @@ function enc1(v, depth, undef) {
   if (v instanceof BSONRegExp) return '{"$regularExpression":{"pattern":' + JSON.stringify(v.pattern) + ',"options":' + JSON.stringify(v.options.split('').sort().join('')) + '}}';
   if (v instanceof Code) return '{"$code":' + JSON.stringify(v.code) + '}';
   if (v instanceof Number) return encNum(Number(v));
-  if (v instanceof String) return JSON.stringify(String(v));
+  if (v instanceof String) return JSON.stringify(wellFormed(String(v)));
   if (v instanceof Boolean) return v.valueOf() ? 'true' : 'false';
   /* a Database object where a helper takes one (sh.status(db)): the tagged binary the shell's dispatch knows */
   if (v instanceof Database) return '{"$binary":{"base64":"' + b64(utf8('shardsh:db:' + v._name)) + '","subType":"80"}}';
@@ -188,7 +196,7 @@ function enc1(v, depth, undef) {
   const parts = [];
   for (const k of Object.keys(v)) {
     const e = enc1(v[k], depth + 1, undef);
-    if (e !== SKIP) parts.push(JSON.stringify(k) + ':' + e);
+    if (e !== SKIP) parts.push(JSON.stringify(markKey(wellFormed(k))) + ':' + e);
   }
   return '{' + parts.join(',') + '}';
 }
@@ -235,7 +243,17 @@ function revive(k, v) {
   } catch (e) { /* a user document that only looks like Extended JSON stays a document */ }
   return v;
 }
-function dec(s) { return JSON.parse(s, revive); }
+/* a document whose keys carry the mark (js_engine.cpp put it on every key starting with '$') is a document */
+function reviveMarked(k, v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  const keys = Object.keys(v);
+  if (!keys.some((x) => x[0] === '\u0001')) return revive(k, v);
+  const o = {};
+  for (const x of keys)
+    Object.defineProperty(o, x[0] === '\u0001' ? x.slice(1) : x, { value: v[x], writable: true, enumerable: true, configurable: true });
+  return o;
+}
+function dec(s) { return JSON.parse(s, s.indexOf('\\u0001') < 0 ? revive : reviveMarked); }
 
 /* ---- where a call is in the user's script: the first stack frame outside the prelude ---- */
 function userFrame(stack) {
@@ -342,10 +360,10 @@ Cursor.prototype._open = function () {
 Cursor.prototype._pull = function (max) {
   const q = this._q;
   if (!q.more || !q.id) { q.more = false; return; }
-  const pos = callerPos();
   const r = N.cursorNext(q.id, max);
   const d = dec(r.slice(1));
-  if (r[0] === 'E') { q.more = false; this._release(); throw shError(d, pos); }
+  /* the caller's place, read only on failure: a stack per document would cost more than the document */
+  if (r[0] === 'E') { q.more = false; this._release(); throw shError(d, callerPos()); }
   if (q.pos > 0) { q.buf = q.buf.slice(q.pos); q.pos = 0; }
   for (const x of d.v) q.buf.push(x);
   q.more = d.more;
@@ -368,7 +386,7 @@ Cursor.prototype.batchSize = function (n) { notStarted(this, 'batchSize').batch 
 Cursor.prototype.pretty = function () { return this; };
 Cursor.prototype.hasNext = function () {
   this._open();
-  if (this._left() === 0) this._pull(0);
+  if (this._left() === 0) this._pull(1); /* one document at a time: converted as the script asks */
   return this._left() > 0;
 };
 Cursor.prototype.next = function () { return this.hasNext() ? this._apply(this._q.buf[this._q.pos++]) : null; };

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "shell/lib/names.h"
 #include "shell/lang/parser.h"
 #include "shell/lang/parser_int.h"
 #include "shell/lib/fnv.h"
@@ -374,7 +375,7 @@ p_dbref (parser_t *p, bson_t *dst, const char *key, int key_len)
          return parser_unexpected (p, "expected a database name string");
       }
       len = p->tok.str_len;
-      if (len == 0 || len > 1024 || memchr (p->tok.str, '\0', len) || memchr (p->tok.str, '.', len)) {
+      if (names_db_invalid (p->tok.str, len)) {
          return parser_fail (p, p->tok.pos, "invalid database name");
       }
    }

@@ -1,4 +1,5 @@
 /* Dotted-path getters over BSON documents (see docget.h). */
+#include "shell/lib/checked.h"
 #include "shell/lib/docget.h"
 
 bool
@@ -32,6 +33,11 @@ int64_t
 docget_int (const bson_t *doc, const char *path, int64_t dflt)
 {
    bson_iter_t f;
+   if (docget_iter (doc, path, &f) && BSON_ITER_HOLDS_DOUBLE (&f)) {
+      /* bson_iter_as_int64 casts the double: out of range that is undefined; saturate (NaN: the default) */
+      double d = bson_iter_double (&f);
+      return isnan (d) ? dflt : ck_from_double (trunc (d));
+   }
    if (docget_iter (doc, path, &f) && BSON_ITER_HOLDS_NUMBER (&f)) {
       return bson_iter_as_int64 (&f);
    }

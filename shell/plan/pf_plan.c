@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "shell/lib/checked.h"
 #include "commands/commands.h"
 #include "commands/stuck.h"
 #include "shell/core/conn.h"
@@ -103,8 +104,8 @@ pf_plan_move (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson
    BSON_APPEND_INT64 (&m, "docs", docs);
    BSON_APPEND_INT64 (&m, "bytes", bytes);
    bson_append_document_end (&pf->moves, &m);
-   pf->docs += docs;
-   pf->bytes += bytes;
+   pf->docs = ck_add (pf->docs, docs);
+   pf->bytes = ck_add (pf->bytes, bytes);
 }
 
 /* Splits the chunk of c holding bound there (the balancer splits at zone boundaries before it moves; moveRange moves
@@ -126,7 +127,7 @@ pf_plan_split_at (preflight_t *pf, pf_coll_t *c, const bson_t *bound)
                pf_model_data_size (pf, c, k->min, bound, &left_docs, &left_bytes);
             else
                left_bytes =
-                  k->docs > 0 ? (int64_t) llround ((double) k->bytes * (double) left_docs / (double) k->docs) : 0;
+                  k->docs > 0 ? ck_from_double ((double) k->bytes * (double) left_docs / (double) k->docs) : 0;
          }
          c->chunks = bson_realloc (c->chunks, (c->nchunks + 1) * sizeof *c->chunks);
          k = &c->chunks[i];
@@ -157,7 +158,7 @@ pf_plan_load_of (preflight_t *pf, const pf_coll_t *c, const char *shard, const c
       const char *z = pf_model_zone_of (pf, c->ns, k->min, k->max);
       if (strcmp (k->shard, shard) != 0 || strcmp (z ? z : "", zone ? zone : "") != 0)
          continue;
-      l += pf->version[0] >= 6 ? (k->bytes > 0 ? k->bytes : 0) : 1;
+      l = ck_add (l, pf->version[0] >= 6 ? ck_nonneg (k->bytes) : 1);
    }
    return l;
 }
@@ -312,8 +313,8 @@ pf_plan_drain (preflight_t *pf, const char *id, sh_error_t *err)
          has = true;
          chunks++;
          pf_model_chunk_size (pf, c, &c->chunks[j], &d, &b);
-         docs += d;
-         bytes += b;
+         docs = ck_add (docs, d);
+         bytes = ck_add (bytes, b);
       }
       ncolls += has;
    }

@@ -24,4 +24,16 @@ fuzz_render_one (const uint8_t *data, size_t size, bool everything);
 bool
 fuzz_js_bridge_one (const uint8_t *data, size_t size);
 
+/* tests/fuzz/fuzz_reply.c: when the bytes are a valid BSON document, the edge check a server's reply passes
+ * (shell/lib/replyshape.h), then, when it accepts it, libmongoc's cursor and error readers over it. Returns false when
+ * the bytes are not a valid BSON document (nothing was run). */
+bool
+fuzz_reply_one (const uint8_t *data, size_t size);
+
+/* tests/fuzz/fuzz_numbers.c: the bytes become the number fields of every reply (int32, int64 or double as they
+ * choose) while the dashboard collector samples twice, sh.status() and the advisor read them and --plan weighs a move.
+ * Returns false when there are too few bytes (nothing was run). */
+bool
+fuzz_numbers_one (const uint8_t *data, size_t size);
+
 #endif

@@ -1,5 +1,6 @@
 /* libFuzzer target for the JavaScript engine's bridge: bytes that validate as a BSON document are converted to a
- * JavaScript value and back to BSON (the way replies reach scripts and values reach the wire), then once more; the
+ * JavaScript value and back to BSON (the way replies reach scripts and values reach the wire), then once more (other
+ * bytes become JavaScript strings first, lone surrogates and all: js_fuzz_utf16_expr); the
  * second trip must give exactly the document the first gave (a conversion may normalise once, an integral double
  * becomes an int32, but never drift), and neither may crash, leak or trip the sanitizers. The engine is the plugin
  * the shell loads ($SHARDSH_JS_PLUGIN, else $BINDIR/shardsh-js.so, else bin/shardsh-js.so).
@@ -128,18 +129,60 @@ js_fuzz_types (bson_iter_t *it, int depth)
    return seen;
 }
 
+/* JavaScript -> BSON: bytes that are not a BSON document are read as UTF-16 code units (lone surrogates and all),
+ * cut in two, and written as \uXXXX escapes into an object literal whose keys are those strings, plain, after '$'
+ * and as Extended JSON's own wrapper names, so the engine converts strings no UTF-8 text can hold and keys that look
+ * like Extended JSON. Its BSON (when it converts) then makes the round trips below. Returns the expression
+ * (bson_malloc'd). */
+static char *
+js_fuzz_utf16_expr (const uint8_t *data, size_t size)
+{
+   bson_string_t *k = bson_string_new (NULL), *v = bson_string_new (NULL), *x;
+   size_t half = size / 4 * 2;
+   for (size_t i = 0; i + 1 < size; i += 2)
+      bson_string_append_printf (i < half ? k : v, "\\u%02x%02x", data[i], data[i + 1]);
+   x = bson_string_new (NULL);
+   bson_string_append_printf (x,
+                              "({\"%s\": \"%s\", \"$%s\": [\"%s\", {$numberInt: \"%s\", \"%s\": 1}], "
+                              "$regex: /a/, $oid: \"%s\", \"\\u0001%s\": {$in: [/b/i, \"%s\"]}})",
+                              k->str, v->str, k->str, v->str, v->str, k->str, v->str, k->str, v->str);
+   bson_string_free (k, true);
+   bson_string_free (v, true);
+   return bson_string_free (x, false);
+}
+
 bool
 fuzz_js_bridge_one (const uint8_t *data, size_t size)
 {
    js_engine_t *e = js_fuzz_start ();
    const js_engine_api_t *api = js_host_api ();
-   bson_t in, once, twice;
+   bson_t in, once, twice, made;
    sh_error_t err;
+   bool from_js = false;
 
    if (!e || !api)
       return false;
-   if (size < 5 || size > INT32_MAX || !bsonvalid_data (data, size) || !bson_init_static (&in, data, size))
-      return true;
+   if (size < 5 || size > INT32_MAX || !bsonvalid_data (data, size) || !bson_init_static (&in, data, size)) {
+      char *expr;
+      bson_iter_t it;
+      uint32_t len;
+      const uint8_t *d;
+      if (size < 2 || size > 4096)
+         return true;
+      expr = js_fuzz_utf16_expr (data, size);
+      sh_error_clear (&err);
+      from_js = api->eval_to_bson (e, expr, &made, &err);
+      bson_free (expr);
+      if (!from_js || !bson_iter_init_find (&it, &made, "v") || !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+         bson_destroy (&made);
+         return true;
+      }
+      bson_iter_document (&it, &len, &d);
+      if (!bson_init_static (&in, d, len)) {
+         bson_destroy (&made);
+         return true;
+      }
+   }
    {
       bson_iter_t it;
       if (bson_iter_init (&it, &in))
@@ -159,6 +202,8 @@ fuzz_js_bridge_one (const uint8_t *data, size_t size)
       bson_destroy (&twice);
    }
    bson_destroy (&once);
+   if (from_js)
+      bson_destroy (&made);
    return true;
 }
 

@@ -19,7 +19,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktra
 # between inputs (see tests/fuzz/lsan-mozjs.supp), so only that target is given the suppression
 SHARDSH_JS_PLUGIN="$ROOT/$FUZZ_BUILD/shardsh-js.so"
 export SHARDSH_JS_PLUGIN
-TARGETS="parser render js_bridge"
+TARGETS=${FUZZ_TARGETS:-"parser render js_bridge reply numbers"}
 
 if [ "$MODE" = replay ]; then
    status=0

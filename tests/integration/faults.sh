@@ -141,6 +141,17 @@ if sim_start --scenario demo --load app.big:ascending:300 --fault-bad-reply find
       'db.adminCommand({simFault: "badReply", command: "getMore", kind: "bson"})\ndb.getSiblingDB("app").big.find().limit(150).itcount()\nprint("not reached")\n'
    check_script badgetmore 2 "error: invalid reply to getMore: not a BSON document"
 
+   # well-formed replies of the wrong shape, refused at the edge before libmongoc's cursor code reads them (it
+   # aborted on each: a cursor ns that is not a string, has no dot or no collection; a failure with code 0)
+   for k in ns-type ns-nodot ns-nocoll ok0-code0; do
+      run_script "shape_$k" "$SIM_URI/?$OPTS" \
+         "db.adminCommand({simFault: \"badReply\", command: \"find\", kind: \"$k\", times: 2})\nsh.status()\nprint(\"not reached\")\n"
+      check_script "shape_$k" 2 "error: invalid reply to find: "
+   done
+   run_script shape_getmore "$SIM_URI/?$OPTS" \
+      'db.adminCommand({simFault: "badReply", command: "getMore", kind: "ok0-code0"})\ndb.getSiblingDB("app").big.find().limit(150).itcount()\nprint("not reached")\n'
+   check_script shape_getmore 2 "error: invalid reply to getMore: a failure with code 0"
+
    # without faults the same read returns its 150 documents (the faults above are what failed)
    "$SHARDSH" --norc --quiet --json "$SIM_URI/?$OPTS" --eval 'db.getSiblingDB("app").big.find().limit(150)' > "$TMPD/big.json" 2>&1
    check_eq "faults/midcursor/control_reads_150" 150 "$(grep -c '"_id"' "$TMPD/big.json")"

@@ -154,7 +154,14 @@ typedef enum {
    SIM_WIRE_BAD_LENGTH, /* the header claims 2^31-1 bytes */
    SIM_WIRE_TRUNCATED,  /* the header claims 64 bytes more than are sent; the connection stays open */
    SIM_WIRE_BAD_UTF8,   /* the body is {ok: 1.0, a: <not UTF-8>, d: <a document whose element is broken>} */
-   SIM_WIRE_CLOSE,      /* no reply: the connection is closed */
+   /* well-formed BSON of the wrong shape (sim_fault_rewrite), for the client's edge checks: */
+   SIM_REPLY_NS_TYPE,    /* the cursor's ns is an int32 */
+   SIM_REPLY_NS_NODOT,   /* the cursor's ns has no dot ("config") */
+   SIM_REPLY_NS_NOCOLL,  /* the cursor's ns has no collection ("config.") */
+   SIM_REPLY_ID_TYPE,    /* the cursor's id is a string */
+   SIM_REPLY_BATCH_TYPE, /* the cursor's batch is a document, not an array */
+   SIM_REPLY_OK0_CODE0,  /* {ok: 0, code: 0}: a failure without a code or a message */
+   SIM_WIRE_CLOSE,       /* no reply: the connection is closed */
 } sim_wire_fault_t;
 /* Before a command runs: whether to close the connection instead of answering (closeOn; consumes one time). */
 bool
@@ -162,6 +169,10 @@ sim_fault_close_on (const char *cmd_name);
 /* Before a reply is sent: how to garble it (badReply; consumes one time), SIM_WIRE_OK for not at all. */
 sim_wire_fault_t
 sim_fault_bad_reply (const char *cmd_name);
+/* For the reply kinds (SIM_REPLY_*): replaces reply with the malformed document and returns true; false for the wire
+ * kinds, which sim_fault_garble applies after serialisation. */
+bool
+sim_fault_rewrite (sim_wire_fault_t kind, bson_t *reply);
 /* Garbles the wire message msg (len bytes, ending with its doc_len-byte document) in place for kind; returns the
  * number of bytes to send. */
 size_t

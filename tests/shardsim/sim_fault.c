@@ -36,6 +36,12 @@ static const char *const sim_wire_fault_names[] = {
    [SIM_WIRE_BAD_LENGTH] = "length",
    [SIM_WIRE_TRUNCATED] = "truncated",
    [SIM_WIRE_BAD_UTF8] = "utf8",
+   [SIM_REPLY_NS_TYPE] = "ns-type",
+   [SIM_REPLY_NS_NODOT] = "ns-nodot",
+   [SIM_REPLY_NS_NOCOLL] = "ns-nocoll",
+   [SIM_REPLY_ID_TYPE] = "id-type",
+   [SIM_REPLY_BATCH_TYPE] = "batch-type",
+   [SIM_REPLY_OK0_CODE0] = "ok0-code0",
    [SIM_WIRE_CLOSE] = "close",
 };
 
@@ -116,8 +122,10 @@ sim_fault_wire_flag (const char *flag, const char *val, char *errbuf, size_t err
    long long t = times ? strtoll (times, &end, 10) : 1;
    sim_wire_fault_t k = close ? SIM_WIRE_CLOSE : kind ? sim_wire_fault_parse (kind) : SIM_WIRE_OK;
    if (!cmd || k == SIM_WIRE_OK || (times && *end) || t == 0) {
-      bson_snprintf (errbuf, errlen, "bad %s %s (%s)", flag, val,
-                     close ? "CMD[:TIMES]" : "CMD:bson|length|truncated|utf8[:TIMES]");
+      bson_snprintf (
+         errbuf, errlen, "bad %s %s (%s)", flag, val,
+         close ? "CMD[:TIMES]"
+               : "CMD:bson|length|truncated|utf8|ns-type|ns-nodot|ns-nocoll|id-type|batch-type|ok0-code0[:TIMES]");
       return false;
    }
    pthread_mutex_lock (&sim_fault_lock);
@@ -295,6 +303,55 @@ sim_wire_fault_t
 sim_fault_bad_reply (const char *cmd_name)
 {
    return sim_fault_take_wire (cmd_name, false);
+}
+
+bool
+sim_fault_rewrite (sim_wire_fault_t kind, bson_t *reply)
+{
+   bson_t cursor, batch;
+   bson_iter_t it, in;
+   bool getmore = false;
+   if (kind < SIM_REPLY_NS_TYPE || kind > SIM_REPLY_OK0_CODE0) {
+      return false;
+   }
+   /* the batch the true reply had, kept so the cursor still reads as one */
+   if (bson_iter_init_find (&it, reply, "cursor") && BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &in)) {
+      getmore = bson_iter_find (&in, "nextBatch");
+   }
+   bson_t out = BSON_INITIALIZER;
+   if (kind == SIM_REPLY_OK0_CODE0) {
+      BSON_APPEND_DOUBLE (&out, "ok", 0);
+      BSON_APPEND_INT32 (&out, "code", 0);
+   } else {
+      BSON_APPEND_DOCUMENT_BEGIN (&out, "cursor", &cursor);
+      if (kind == SIM_REPLY_ID_TYPE) {
+         BSON_APPEND_UTF8 (&cursor, "id", "0");
+      } else {
+         /* a bad ns matters once the client sends a getMore: the cursor stays open */
+         BSON_APPEND_INT64 (&cursor, "id", kind == SIM_REPLY_BATCH_TYPE ? 0 : 4242);
+      }
+      if (kind == SIM_REPLY_NS_TYPE) {
+         BSON_APPEND_INT32 (&cursor, "ns", 5);
+      } else {
+         BSON_APPEND_UTF8 (&cursor, "ns",
+                           kind == SIM_REPLY_NS_NODOT    ? "config"
+                           : kind == SIM_REPLY_NS_NOCOLL ? "config."
+                                                         : "config.x");
+      }
+      if (kind == SIM_REPLY_BATCH_TYPE) {
+         BSON_APPEND_DOCUMENT_BEGIN (&cursor, getmore ? "nextBatch" : "firstBatch", &batch);
+         BSON_APPEND_INT32 (&batch, "a", 1);
+         bson_append_document_end (&cursor, &batch);
+      } else {
+         BSON_APPEND_ARRAY_BEGIN (&cursor, getmore ? "nextBatch" : "firstBatch", &batch);
+         bson_append_array_end (&cursor, &batch);
+      }
+      bson_append_document_end (&out, &cursor);
+      BSON_APPEND_DOUBLE (&out, "ok", 1);
+   }
+   bson_destroy (reply);
+   bson_steal (reply, &out);
+   return true;
 }
 
 size_t

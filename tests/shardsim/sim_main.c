@@ -31,7 +31,7 @@ sim_usage (FILE *out)
             "                [--doc-bytes N] [--reshard-ms N]\n"
             "                [--fault-delay-ms N] [--fault-fail CMD:CODE[:TIMES]] [--fault-hang-ms N]\n"
             "                [--fault-refuse-ms N] [--fault-drop-every-ms N] [--fault-close-on CMD[:TIMES]]\n"
-            "                [--fault-bad-reply CMD:bson|length|truncated|utf8[:TIMES]]\n"
+            "                [--fault-bad-reply CMD:KIND[:TIMES]]\n"
             "                [--auth USER:PASSWORD[@DB]]... [--tls-cert PEM [--tls-ca PEM]]\n"
             "A wire-protocol mongos simulator for tests and demos (not a database). Listens on 127.0.0.1 only.\n");
 }

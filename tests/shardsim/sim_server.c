@@ -199,7 +199,11 @@ sim_serve_one (sim_conn_t *conn, const uint8_t *data, size_t len, bool *keep)
    for (int64_t until = clock_wall_ms () + delay; delay > 0 && !sim_g.shutting_down && clock_wall_ms () < until;) {
       usleep (2000);
    }
-   *keep = sim_send_reply_as (conn, &msg, exhaust ? SIM_MSG_MORE_TO_COME : 0, &reply, sim_fault_bad_reply (cmd_name));
+   sim_wire_fault_t bad = sim_fault_bad_reply (cmd_name);
+   if (sim_fault_rewrite (bad, &reply)) {
+      bad = SIM_WIRE_OK; /* a well-formed reply of the wrong shape */
+   }
+   *keep = sim_send_reply_as (conn, &msg, exhaust ? SIM_MSG_MORE_TO_COME : 0, &reply, bad);
    bson_destroy (&reply);
    pthread_mutex_lock (&sim_g.conn_lock);
    if (conn->close_after_reply) {

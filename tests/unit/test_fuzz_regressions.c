@@ -9,6 +9,8 @@
 #include "tests/fuzz/fuzz_parser.c"
 #include "tests/fuzz/fuzz_js_bridge.c"
 #include "tests/fuzz/fuzz_render.c"
+#include "tests/fuzz/fuzz_reply.c"
+#include "tests/fuzz/fuzz_numbers.c"
 #include "tests/unit/unit.h"
 
 /* Reads a whole file; returns a bson_malloc'd buffer (caller frees) or NULL. */
@@ -39,7 +41,7 @@ by_name (const struct dirent **a, const struct dirent **b)
 
 /* Runs every file of dir through one target. each: a PASS line per file (regressions) rather than one per
  * directory (the corpus). Returns the number of files run. */
-typedef enum { TARGET_PARSER, TARGET_RENDER, TARGET_JS_BRIDGE } target_t;
+typedef enum { TARGET_PARSER, TARGET_RENDER, TARGET_JS_BRIDGE, TARGET_REPLY, TARGET_NUMBERS } target_t;
 
 static int
 replay_dir (const char *dir, target_t target, bool each)
@@ -65,6 +67,10 @@ replay_dir (const char *dir, target_t target, bool each)
             fuzz_render_one (data, len, true);
          else if (target == TARGET_JS_BRIDGE)
             ran_one = fuzz_js_bridge_one (data, len);
+         else if (target == TARGET_REPLY)
+            ran_one = fuzz_reply_one (data, len);
+         else if (target == TARGET_NUMBERS)
+            ran_one = fuzz_numbers_one (data, len);
          else
             fuzz_parser_one (data, len);
          ran += ran_one;
@@ -90,8 +96,14 @@ main (void)
    CHECK ("fuzz corpus: render seeds replayed (every helper, every option)", n > 20);
    n = replay_dir ("tests/fuzz/corpus/js_bridge", TARGET_JS_BRIDGE, false);
    CHECK ("fuzz corpus: JavaScript bridge seeds replayed (the engine plugin loaded)", n > 10);
+   n = replay_dir ("tests/fuzz/corpus/reply", TARGET_REPLY, false);
+   CHECK ("fuzz corpus: reply seeds replayed (the edge check, then libmongoc's readers)", n > 5);
+   n = replay_dir ("tests/fuzz/corpus/numbers", TARGET_NUMBERS, false);
+   CHECK ("fuzz corpus: numbers seeds replayed (collector, sh.status, advisor, plan)", n >= 3);
    replay_dir ("tests/fuzz/regressions/parser", TARGET_PARSER, true);
    replay_dir ("tests/fuzz/regressions/render", TARGET_RENDER, true);
    replay_dir ("tests/fuzz/regressions/js_bridge", TARGET_JS_BRIDGE, true);
+   replay_dir ("tests/fuzz/regressions/reply", TARGET_REPLY, true);
+   replay_dir ("tests/fuzz/regressions/numbers", TARGET_NUMBERS, true);
    UNIT_EXIT ();
 }

@@ -347,13 +347,14 @@ typedef struct {
    size_t got;
    bool valid_doc;
    bool top_reads; /* the body's top level iterates to its end and has ok: 1 (what a first look sees) */
+   bool ok0_code0; /* the body is valid BSON with ok: 0 and code: 0 (badReply ok0-code0) */
    bool closed;
 } raw_reply_t;
 
 static raw_reply_t
 raw_ping_reply (int fd)
 {
-   raw_reply_t r = { 0, 0, false, false, false };
+   raw_reply_t r = { 0, 0, false, false, false, false };
    uint8_t buf[4096];
    if (!raw_ping (fd)) {
       r.closed = true;
@@ -373,12 +374,16 @@ raw_ping_reply (int fd)
       r.valid_doc = bsonvalid_data (buf + 21, r.got - 21);
       if (bson_init_static (&doc, buf + 21, r.got - 21) && bson_iter_init (&it, &doc)) {
          double ok = 0;
+         bool code0 = false;
          while (bson_iter_next (&it)) {
             if (!strcmp (bson_iter_key (&it), "ok")) {
                ok = bson_iter_as_double (&it);
+            } else if (!strcmp (bson_iter_key (&it), "code")) {
+               code0 = BSON_ITER_HOLDS_INT32 (&it) && bson_iter_int32 (&it) == 0;
             }
          }
          r.top_reads = it.err_off == 0 && ok == 1.0;
+         r.ok0_code0 = r.valid_doc && ok == 0 && code0;
       }
    }
    return r;
@@ -408,6 +413,13 @@ test_wire_faults (void)
    int fd = simproc_raw_connect (s.port, 1);
    a = raw_ping_reply (fd);
    CHECK ("wire.a ping before any fault is a valid reply", a.valid_doc && a.got == a.claimed && !a.closed);
+
+   /* ok0-code0: valid BSON of a shape libmongoc asserts on (a failure without a code) */
+   CHECK ("wire.badReply ok0-code0 set",
+          sim_fault_cmd (&s, "{\"simFault\": \"badReply\", \"command\": \"ping\", \"kind\": \"ok0-code0\"}"));
+   a = raw_ping_reply (fd);
+   b = raw_ping_reply (fd);
+   CHECK ("wire.badReply ok0-code0: {ok: 0, code: 0}, once", a.ok0_code0 && !a.closed && b.valid_doc && !b.ok0_code0);
 
    /* bson: the frame is right, the document is not */
    CHECK ("wire.badReply bson set",

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shell/lib/checked.h"
 #include "views/model/collect_int.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/clock.h"
@@ -416,7 +417,7 @@ sample_balancer (collect_t *c, snap_t *s, sh_error_t *err)
          if (!strcmp (docget_utf8 (&d, "_id", ""), "chunksize")) {
             int64_t mb = docget_int (&d, "value", 0);
             if (mb > 0)
-               s->balancer.chunk_size_bytes = mb * 1024 * 1024;
+               s->balancer.chunk_size_bytes = ck_mul (mb, 1024 * 1024);
          } else {
             const char *start = docget_utf8 (&d, "activeWindow.start", NULL);
             const char *stop = docget_utf8 (&d, "activeWindow.stop", NULL);
@@ -503,7 +504,7 @@ push_history (collect_t *c, snap_t *s, int64_t now_ms)
          h->first_chunks = s->shards[i].chunks;
          h->first_bytes = s->shards[i].data_bytes;
       }
-      s->shards[i].chunks_delta = s->shards[i].chunks - h->first_chunks;
+      s->shards[i].chunks_delta = ck_sub (s->shards[i].chunks, h->first_chunks);
       s->shards[i].bytes_delta = s->shards[i].data_bytes - h->first_bytes;
       s->shards[i].trend_s = (double) (now_ms - h->first_ms) / 1000.0;
       if (!s->shards[i].draining) {
@@ -600,13 +601,6 @@ pick_for_trend (const void *a, const void *b)
    return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* |x| */
-static int64_t
-abs64 (int64_t x)
-{
-   return x < 0 ? -x : x;
-}
-
 /* How much co's documents and bytes differ from pc's (the shards of pc mapped to co's by inv, prev index -> cur
  * index or -1). */
 static int64_t
@@ -620,12 +614,13 @@ size_activity (const snap_coll_t *co, const snap_coll_t *pc, const int *smap, co
       return 0;
    for (size_t k = 0; k < n; k++) {
       const snap_cell_t *p = smap[cv[k].shard] >= 0 ? snap_coll_cell (pc, smap[cv[k].shard]) : NULL;
-      act += abs64 (cv[k].docs - (p ? p->docs : 0)) + abs64 (cv[k].data_bytes - (p ? p->data_bytes : 0));
+      act = ck_add (act, ck_add (ck_abs (ck_sub (cv[k].docs, p ? p->docs : 0)),
+                                 ck_abs (ck_sub (cv[k].data_bytes, p ? p->data_bytes : 0))));
    }
    /* the shards that held some of it and hold nothing now */
    for (size_t k = 0; k < m; k++)
       if (inv[pv[k].shard] < 0 || !snap_coll_cell (co, inv[pv[k].shard]))
-         act += abs64 (pv[k].docs) + abs64 (pv[k].data_bytes);
+         act = ck_add (act, ck_add (ck_abs (pv[k].docs), ck_abs (pv[k].data_bytes)));
    return act;
 }
 
@@ -689,14 +684,14 @@ sum_totals (snap_t *s)
       co->data_bytes = co->docs = 0;
       for (size_t k = 0; k < n; k++) {
          snap_shard_t *sh = &s->shards[cv[k].shard];
-         sh->chunks += cv[k].chunks;
-         sh->data_bytes += cv[k].data_bytes;
-         sh->docs += cv[k].docs;
-         co->data_bytes += cv[k].data_bytes;
-         co->docs += cv[k].docs;
+         sh->chunks = ck_add (sh->chunks, cv[k].chunks);
+         sh->data_bytes = ck_add (sh->data_bytes, cv[k].data_bytes);
+         sh->docs = ck_add (sh->docs, cv[k].docs);
+         co->data_bytes = ck_add (co->data_bytes, cv[k].data_bytes);
+         co->docs = ck_add (co->docs, cv[k].docs);
       }
       for (size_t k = 0; k < m; k++)
-         s->shards[av[k].shard].jumbo += av[k].jumbo;
+         s->shards[av[k].shard].jumbo = ck_add (s->shards[av[k].shard].jumbo, av[k].jumbo);
    }
 }
 

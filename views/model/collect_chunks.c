@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shell/lib/checked.h"
 #include "views/model/collect_int.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/aligned.h"
@@ -582,19 +583,22 @@ chunk_group_doc (void *data, const bson_t *d)
    if (si < 0)
       return true;
    co = &s->colls[mi];
-   n = docget_int (d, "n", 0);
-   j = docget_int (d, "j", 0);
+   /* counts of chunks: never negative, and each fits the cell's int32 */
+   n = ck_nonneg (docget_int (d, "n", 0));
+   j = ck_nonneg (docget_int (d, "j", 0));
+   n = n > INT32_MAX ? INT32_MAX : n;
+   j = j > INT32_MAX ? INT32_MAX : j;
    /* the groups of one (collection, shard) by zone add up in snap_coll_tidy */
    snap_coll_cell_add (co, si)->chunks = (int32_t) n;
    if (j)
       snap_coll_act_add (co, si)->jumbo = (int32_t) j;
-   co->chunks += n;
-   co->jumbo += j;
+   co->chunks = ck_add (co->chunks, n);
+   co->jumbo = ck_add (co->jumbo, j);
    zone = docget_utf8 (&gid, "z", NULL);
    if (zone && *zone && !collect_shard_in_zone (&s->shards[si], zone))
-      co->out_of_zone += n;
+      co->out_of_zone = ck_add (co->out_of_zone, n);
    if (docget_utf8 (&gid, "z.straddles", NULL))
-      co->straddling += n;
+      co->straddling = ck_add (co->straddling, n);
    return true;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shell/lib/checked.h"
 #include "views/model/collect_int.h"
 #include "shell/core/output.h"
 
@@ -248,14 +249,14 @@ collect_judge (snap_t *cur, const snap_t *prev, double dt_s, const int *own_read
       const snap_cell_t *cv = snap_coll_cells (&cur->colls[i], &n);
       cur->colls[i].docs = 0;
       for (size_t k = 0; k < n; k++)
-         cur->colls[i].docs += cv[k].docs;
+         cur->colls[i].docs = ck_add (cur->colls[i].docs, cv[k].docs);
    }
    for (size_t s = 0; s < cur->nshards; s++) {
       const snap_shard_t *sh = &cur->shards[s];
-      cur->total_chunks += sh->chunks;
-      cur->total_jumbo += sh->jumbo;
-      cur->total_bytes += sh->data_bytes;
-      cur->total_docs += sh->docs;
+      cur->total_chunks = ck_add (cur->total_chunks, sh->chunks);
+      cur->total_jumbo = ck_add (cur->total_jumbo, sh->jumbo);
+      cur->total_bytes = ck_add (cur->total_bytes, sh->data_bytes);
+      cur->total_docs = ck_add (cur->total_docs, sh->docs);
       cur->total_writes_ps += sh->writes_ps;
       cur->total_reads_ps += sh->reads_ps;
    }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shell/lib/checked.h"
 #include "views/model/collect_int.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/order.h"
@@ -95,8 +96,9 @@ distribution_doc (void *data, const bson_t *d)
          continue;
       rc->v[n].shard = si;
       rc->v[n].chunks = 0;
-      rc->v[n].data_bytes = docget_int (&e, "ownedSizeBytes", 0);
-      rc->v[n].docs = docget_int (&e, "numOwnedDocuments", 0);
+      /* a negative size or count from the server counts as none */
+      rc->v[n].data_bytes = ck_nonneg (docget_int (&e, "ownedSizeBytes", 0));
+      rc->v[n].docs = ck_nonneg (docget_int (&e, "numOwnedDocuments", 0));
       if (rc->v[n].data_bytes || rc->v[n].docs)
          n++;
    }
@@ -278,8 +280,8 @@ collect_sample_coll_stats (collect_t *c, snap_t *s, size_t ci, bool storage, con
          if (!storage || nsizes == s->nshards)
             continue;
          sizes[nsizes].shard = si;
-         sizes[nsizes].data_bytes = docget_int (&d, "storageStats.size", 0);
-         sizes[nsizes].docs = docget_int (&d, "storageStats.count", 0);
+         sizes[nsizes].data_bytes = ck_nonneg (docget_int (&d, "storageStats.size", 0));
+         sizes[nsizes].docs = ck_nonneg (docget_int (&d, "storageStats.count", 0));
          if (sizes[nsizes].data_bytes || sizes[nsizes].docs)
             nsizes++;
       }

@@ -1,0 +1,47 @@
+/* Keys that look like Extended JSON, for the engine plugin's bridge (js_bson.c). Values cross between BSON and
+ * JavaScript as canonical Extended JSON, which cannot tell a user's key "$regex" or "$numberInt" from the format's own
+ * wrappers; so on both sides every key that starts with '$' (or with the mark itself) travels with one JS_KEY_MARK
+ * byte in front: the prelude adds it when it encodes and strips it when it decodes, js_bson.c does the same for BSON.
+ * Part of the plugin only (hidden symbols); libbson only. */
+#ifndef SHARDSH_JS_BSON_H
+#define SHARDSH_JS_BSON_H
+
+#include <bson/bson.h>
+#include <stdbool.h>
+
+#include "shell/core/errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define JS_KEY_MARK '\x01'
+
+/* True when a key anywhere in doc (arrays included) needs the mark (mark) or carries it (!mark). */
+bool
+js_bson_keys_any (const bson_t *doc, bool mark) __attribute__ ((visibility ("hidden")));
+
+/* Copies in into out (initialised by the caller) with one mark added to (mark) or removed from (!mark) every key
+ * that needs or carries it, at every depth. */
+void
+js_bson_keys_copy (const bson_t *in, bson_t *out, bool mark) __attribute__ ((visibility ("hidden")));
+
+/* Parses canonical Extended JSON text written by the prelude into doc (initialised by the callee in every case, empty
+ * on failure), the marks the prelude put on keys removed. */
+bool
+js_bson_parse (const char *json, bson_t *doc, bson_error_t *error) __attribute__ ((visibility ("hidden")));
+
+/* prefix + doc as canonical Extended JSON, its keys marked (what the prelude's dec reads), bson_malloc'd (*len: its
+ * length); NULL when doc is not valid BSON or UTF-8. */
+char *
+js_bson_to_json (const bson_t *doc, const char *prefix, size_t *len) __attribute__ ((visibility ("hidden")));
+
+/* "E" + err as canonical Extended JSON (what the prelude's shError reads), bson_malloc'd; *len: its length. */
+char *
+js_bson_error_json (const sh_error_t *err, size_t *len) __attribute__ ((visibility ("hidden")));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

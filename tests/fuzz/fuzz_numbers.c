@@ -1,0 +1,213 @@
+/* libFuzzer target for numbers a server sends (counts and sizes near INT64_MAX, negative sizes, doubles out of any
+ * integer's range, NaN): the bytes become the number fields of the documents every command gets back through the
+ * canned-reply transport (conn_set_transport), each value an int32, an int64 or a double as the bytes choose, in
+ * every field the consumers read (n, count, size, nChunks, storageStats, ownedSizeBytes, chunk size settings, ...),
+ * while the dashboard collector takes two samples (sums, differences, rates), sh.status() and the shard-key advisor
+ * read them, and --plan weighs a move. Nothing may overflow (UBSan, float-cast-overflow included) or crash.
+ * Built by `make fuzz`; tests/unit/test_fuzz_regressions.c replays saved inputs through fuzz_numbers_one. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "shell/core/conn.h"
+#include "shell/script.h"
+#include "tests/fuzz/fuzz.h"
+#include "views/model/collect.h"
+#include "views/model/snapshot.h"
+
+/* The fields the consumers read numbers from. */
+static const char *const numbers_fields[] = {
+   "n",
+   "j",
+   "count",
+   "size",
+   "storageSize",
+   "totalSize",
+   "nChunks",
+   "numObjects",
+   "ownedSizeBytes",
+   "numOwnedDocuments",
+   "value",
+   "maxChunkSizeBytes",
+   "avgObjSize",
+   "nindexes",
+   "totalIndexSize",
+   "cnt",
+   "numChunks",
+   "docs",
+};
+#define NUMBERS_NFIELDS (sizeof numbers_fields / sizeof numbers_fields[0])
+
+typedef struct {
+   const uint8_t *p;
+   size_t left;
+} numbers_src_t;
+
+static uint64_t
+numbers_take (numbers_src_t *src, size_t n)
+{
+   uint64_t v = 0;
+   for (size_t i = 0; i < n; i++) {
+      v = v << 8 | (src->left ? *src->p : 0);
+      if (src->left) {
+         src->p++;
+         src->left--;
+      }
+   }
+   return v;
+}
+
+/* Appends key: one number from the bytes, of the type they choose. */
+static void
+numbers_append (bson_t *doc, const char *key, numbers_src_t *src)
+{
+   uint8_t kind = (uint8_t) numbers_take (src, 1);
+   uint64_t bits = numbers_take (src, 8);
+   double d;
+   switch (kind % 6) {
+   case 0:
+      BSON_APPEND_INT32 (doc, key, (int32_t) (uint32_t) bits);
+      break;
+   case 1:
+      BSON_APPEND_INT64 (doc, key, (int64_t) bits);
+      break;
+   case 2:
+      memcpy (&d, &bits, sizeof d); /* any double: NaN, infinities, 1e300, subnormals */
+      BSON_APPEND_DOUBLE (doc, key, d);
+      break;
+   case 3:
+      BSON_APPEND_INT64 (doc, key,
+                         (bits & 1) ? INT64_MAX - (int64_t) (bits >> 56) : INT64_MIN + (int64_t) (bits >> 56));
+      break;
+   case 4:
+      BSON_APPEND_INT64 (doc, key, -(int64_t) (bits >> 40));
+      break;
+   default:
+      BSON_APPEND_DOUBLE (doc, key, (bits & 1 ? 1.0 : -1.0) * 9.3e18 * (double) (1 + (bits >> 60)));
+      break;
+   }
+}
+
+/* One document of numbers (the shard, chunk and stats fields around them plausible). */
+static void
+numbers_doc (bson_t *doc, numbers_src_t *src, int which)
+{
+   bson_t sub;
+   BSON_APPEND_UTF8 (doc, "_id", which ? "shard02" : "shard01");
+   BSON_APPEND_UTF8 (doc, "shard", which ? "shard02" : "shard01");
+   BSON_APPEND_UTF8 (doc, "host", "rs/127.0.0.1:1");
+   for (size_t i = 0; i < NUMBERS_NFIELDS; i++)
+      numbers_append (doc, numbers_fields[i], src);
+   BSON_APPEND_DOCUMENT_BEGIN (doc, "storageStats", &sub);
+   numbers_append (&sub, "size", src);
+   numbers_append (&sub, "count", src);
+   bson_append_document_end (doc, &sub);
+   BSON_APPEND_DATE_TIME (doc, "ping", (int64_t) numbers_take (src, 8));
+   BSON_APPEND_DOCUMENT_BEGIN (doc, "min", &sub);
+   numbers_append (&sub, "k", src);
+   bson_append_document_end (doc, &sub);
+   BSON_APPEND_DOCUMENT_BEGIN (doc, "max", &sub);
+   BSON_APPEND_MAXKEY (&sub, "k");
+   bson_append_document_end (doc, &sub);
+}
+
+typedef struct {
+   bson_t docs[2];
+} numbers_reply_t;
+
+static bool
+numbers_transport (void *data, const char *db, const bson_t *cmd, bson_t *reply, bson_error_t *error)
+{
+   const numbers_reply_t *r = data;
+   bson_iter_t it;
+   const char *name = bson_iter_init (&it, cmd) && bson_iter_next (&it) ? bson_iter_key (&it) : "";
+   (void) db;
+   (void) error;
+   bson_init (reply);
+   if (!strcmp (name, "find") || !strcmp (name, "aggregate") || !strcmp (name, "listCollections") ||
+       !strcmp (name, "listIndexes")) {
+      bson_t cursor, batch;
+      BSON_APPEND_DOCUMENT_BEGIN (reply, "cursor", &cursor);
+      BSON_APPEND_INT64 (&cursor, "id", 0);
+      BSON_APPEND_UTF8 (&cursor, "ns", "config.x");
+      BSON_APPEND_ARRAY_BEGIN (&cursor, "firstBatch", &batch);
+      BSON_APPEND_DOCUMENT (&batch, "0", &r->docs[0]);
+      BSON_APPEND_DOCUMENT (&batch, "1", &r->docs[1]);
+      bson_append_array_end (&cursor, &batch);
+      bson_append_document_end (reply, &cursor);
+   } else {
+      bson_concat (reply, &r->docs[0]);
+      if (!strcmp (name, "buildInfo"))
+         BSON_APPEND_UTF8 (reply, "version", "7.0.0");
+   }
+   BSON_APPEND_DOUBLE (reply, "ok", 1);
+   return true;
+}
+
+static FILE *numbers_sink;
+
+bool
+fuzz_numbers_one (const uint8_t *data, size_t size)
+{
+   numbers_src_t src = { data, size };
+   numbers_reply_t r;
+   sh_options_t opts;
+   sh_ctx_t ctx;
+   script_input_t in[] = {
+      { "<eval>", "sh.status()\nsh.status(true)\ndb.getSiblingDB(\"app\").events.getShardDistribution()\n"
+                  "sh.adviseShardKey(\"app.events\")\n" },
+      { "<plan>", "sh.moveChunk(\"app.events\", {k: 1}, \"shard02\")\n" },
+   };
+   collect_opts_t co = collect_opts_default ();
+   collect_t *c;
+   snap_t snap;
+
+   if (size < 8)
+      return false;
+   if (!numbers_sink)
+      numbers_sink = fopen ("/dev/null", "w");
+   bson_init (&r.docs[0]);
+   bson_init (&r.docs[1]);
+   numbers_doc (&r.docs[0], &src, 0);
+   numbers_doc (&r.docs[1], &src, 1);
+
+   memset (&opts, 0, sizeof opts);
+   memset (&ctx, 0, sizeof ctx);
+   opts.yes = true;
+   opts.no_preflight = true;
+   ctx.opts = &opts;
+   ctx.out = output_opts_default (OUTPUT_PRETTY, false);
+   ctx.out_fp = numbers_sink;
+   ctx.err_fp = numbers_sink;
+   conn_set_transport (numbers_transport, &r);
+   conn_init (&ctx, "mongodb://127.0.0.1:1/", "test");
+
+   /* the dashboard: two samples, so differences and rates are taken */
+   memset (&snap, 0, sizeof snap);
+   co.interval_s = 1;
+   c = collect_new (&ctx, &co);
+   collect_sample (c, &snap);
+   collect_sample (c, &snap);
+   collect_free (c);
+   snap_destroy (&snap);
+
+   script_run_inputs (&ctx, &in[0], 1, false);
+   opts.plan = true;
+   opts.no_preflight = false;
+   script_run_inputs (&ctx, &in[1], 1, false);
+
+   conn_set_transport (NULL, NULL);
+   conn_destroy (&ctx);
+   bson_destroy (&r.docs[0]);
+   bson_destroy (&r.docs[1]);
+   return true;
+}
+
+#ifndef FUZZ_NO_MAIN
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+   fuzz_numbers_one (data, size);
+   return 0;
+}
+#endif
