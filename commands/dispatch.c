@@ -742,33 +742,6 @@ dispatch_version_at_least (const int have[3], const char *need)
    return true;
 }
 
-bool
-confirm_answer_yes (const char *line)
-{
-   size_t n = strcspn (line, "\r\n");
-   return (n == 1 && (line[0] == 'y' || line[0] == 'Y')) || (n == 3 && !strncasecmp (line, "yes", 3));
-}
-
-static bool
-confirm (sh_ctx_t *ctx, const sh_call_t *call, const cmd_effect_info_t *e, sh_error_t *err)
-{
-   char line[64], effect[1024];
-   /* the effect the plan knows: from the script's pre-flight, or read now for this call */
-   if (ctx->confirm_effect && ctx->confirm_effect[0])
-      fprintf (ctx->err_fp, "%s\n", ctx->confirm_effect);
-   else if (ctx->describe_effect && ctx->describe_effect (ctx, call, effect, sizeof effect))
-      fprintf (ctx->err_fp, "%s\n", effect);
-   cmd_effect_describe (e, effect, sizeof effect);
-   fprintf (ctx->err_fp, "%s %s. Type 'yes' to run it [y/N]: ", call->cmd->name, effect);
-   fflush (ctx->err_fp);
-   /* y or yes (any case), then the end of the line */
-   if (!fgets (line, sizeof line, stdin) || !confirm_answer_yes (line)) {
-      sh_error_set_at (err, SH_ERR_CONFIRM, call->pos, "%s not run: not confirmed", call->cmd->name);
-      return false;
-   }
-   return true;
-}
-
 /* mongosh's getConfigDB check: { hello: 1 } on the current database once, a warning when not a mongos. */
 static bool
 mongos_check (sh_ctx_t *ctx, sh_error_t *err)
@@ -914,7 +887,8 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    if (ctx->interactive && !dry && !(ctx->opts && ctx->opts->yes)) {
       cmd_effect_info_t effect;
       call_effect (&run, &effect);
-      if (effect.kind != CMD_EFFECT_NONE && !cmd_effect_under_way (ctx, &effect) && !confirm (ctx, call, &effect, err))
+      if (effect.kind != CMD_EFFECT_NONE && !cmd_effect_under_way (ctx, &effect) &&
+          !cmd_effect_confirm (ctx, call, &effect, err))
          goto done;
    }
    if ((c->flags & CMD_MONGOS_CHECK) && !dry && !has_dbref (call)) {

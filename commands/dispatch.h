@@ -74,10 +74,6 @@ typedef bool (*dispatch_call_fn) (void *data, const sh_call_t *call, bool writes
 bool
 dispatch_with_call (sh_ctx_t *ctx, const sh_stmt_t *stmt, dispatch_call_fn fn, void *data, sh_error_t *err);
 
-/* True when a confirmation answer is y or yes (any case) alone on its line. */
-bool
-confirm_answer_yes (const char *line);
-
 /* Compares a table entry's "since" ("6.0") with a server version triple: true when the server is at least that.
  * The one version comparison of the gate, the pre-flight and the plan. */
 bool

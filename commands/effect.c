@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "commands/table.h"
 #include "shell/core/conn.h"
 #include "shell/lib/docget.h"
 
@@ -240,4 +241,31 @@ cmd_effect_under_way (sh_ctx_t *ctx, const cmd_effect_info_t *e)
    bson_destroy (&docs);
    bson_destroy (&cmd);
    return draining;
+}
+
+bool
+confirm_answer_yes (const char *line)
+{
+   size_t n = strcspn (line, "\r\n");
+   return (n == 1 && (line[0] == 'y' || line[0] == 'Y')) || (n == 3 && !strncasecmp (line, "yes", 3));
+}
+
+bool
+cmd_effect_confirm (sh_ctx_t *ctx, const sh_call_t *call, const cmd_effect_info_t *e, sh_error_t *err)
+{
+   char line[64], effect[1024];
+   /* the effect the plan knows: from the script's pre-flight, or read now for this call */
+   if (ctx->confirm_effect && ctx->confirm_effect[0])
+      fprintf (ctx->err_fp, "%s\n", ctx->confirm_effect);
+   else if (ctx->describe_effect && ctx->describe_effect (ctx, call, effect, sizeof effect))
+      fprintf (ctx->err_fp, "%s\n", effect);
+   cmd_effect_describe (e, effect, sizeof effect);
+   fprintf (ctx->err_fp, "%s %s. Type 'yes' to run it [y/N]: ", call->cmd->name, effect);
+   fflush (ctx->err_fp);
+   /* y or yes (any case), then the end of the line */
+   if (!fgets (line, sizeof line, stdin) || !confirm_answer_yes (line)) {
+      sh_error_set_at (err, SH_ERR_CONFIRM, call->pos, "%s not run: not confirmed", call->cmd->name);
+      return false;
+   }
+   return true;
 }

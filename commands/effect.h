@@ -14,6 +14,8 @@
 #include "shell/core/ctx.h"
 #include "shell/core/errors.h"
 
+struct sh_call; /* commands/table.h, which includes this header */
+
 /* Effects in rising order of harm: when a call sends several requests, the highest one is the call's. */
 typedef enum {
    CMD_EFFECT_NONE = 0,      /* asks nothing */
@@ -60,5 +62,15 @@ cmd_effect_describe (const cmd_effect_info_t *e, char *buf, size_t size);
  * Reads the cluster; false when it cannot tell. */
 bool
 cmd_effect_under_way (sh_ctx_t *ctx, const cmd_effect_info_t *e);
+
+/* True when a confirmation answer is y or yes (any case) alone on its line. */
+bool
+confirm_answer_yes (const char *line);
+
+/* Asks the person at the terminal (stderr, then a line of stdin) whether to run call, naming its effect e (and the
+ * plan's effect when the pre-flight or describe_effect knows it). False with err SH_ERR_CONFIRM unless the answer is
+ * yes. */
+bool
+cmd_effect_confirm (sh_ctx_t *ctx, const struct sh_call *call, const cmd_effect_info_t *e, sh_error_t *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* passes: plain asan */
 /* Confirmation answers (issue 18): y and yes (any case) alone on the line run a destructive command; anything else
  * refuses it. */
-#include "commands/dispatch.h"
+#include "commands/effect.h"
 #include "tests/unit/unit.h"
 
 int
