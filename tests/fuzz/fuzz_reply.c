@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "shell/core/conn.h"
+#include "shell/core/server_error.h"
 #include "shell/lib/bsonvalid.h"
 #include "shell/lib/replyshape.h"
 #include "tests/fuzz/fuzz.h"
@@ -60,7 +61,7 @@ fuzz_reply_one (const uint8_t *data, size_t size)
       n++;
    sh_error_clear (&err);
    if (mongoc_cursor_error_document (cursor, &error, &d))
-      conn_error_from_mongoc (&err, &error, d);
+      server_error_from_mongoc (NULL, &err, &error, d);
    mongoc_cursor_destroy (cursor);
    bson_destroy (&opts);
    return true;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "shell/core/conn.h"
-#include "shell/js_host.h"
+#include "shell/js/js_host.h"
 #include "tests/unit/unit.h"
 
 /* Evaluates expr into *doc ({ v: <value> }); false when it threw. */

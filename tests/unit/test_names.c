@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "shell/core/conn.h"
-#include "shell/js_host.h"
+#include "shell/js/js_host.h"
 #include "shell/lib/names.h"
 #include "shell/script.h"
 #include "tests/unit/unit.h"
