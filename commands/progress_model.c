@@ -7,6 +7,7 @@
 #include "commands/progress.h"
 #include "commands/stuck.h"
 #include "shell/core/output.h"
+#include "shell/lib/checked.h"
 
 #define PG_MAX_GROUPS 64
 #define PG_MAX_SHARDS 64
@@ -493,7 +494,7 @@ pg_drain_stuck (const progress_reading_t *now, const bson_t *d, const char *shar
       return;
    }
    if (left > 0 && !bson_empty (&now->shards) &&
-       stuck_no_recipient (&now->shards, NULL, NULL, NULL, NULL, shard, (int64_t) left, &st)) {
+       stuck_no_recipient (&now->shards, NULL, NULL, NULL, NULL, shard, ck_from_double (left), &st)) {
       pg_join (why, len, st.why);
       pg_join (fix, len, st.fix);
       return;
@@ -503,7 +504,7 @@ pg_drain_stuck (const progress_reading_t *now, const bson_t *d, const char *shar
          bson_t z;
          if (!pg_doc_at (&it, &z) ||
              !stuck_no_recipient (&now->shards, pg_str (&z, "ns"), pg_str (&z, "zone"), pg_str (&z, "min"),
-                                  pg_str (&z, "max"), shard, (int64_t) pg_num0 (&z, "chunks"), &st))
+                                  pg_str (&z, "max"), shard, ck_from_double (pg_num0 (&z, "chunks")), &st))
             continue;
          pg_join (why, len, st.why);
          pg_join (fix, len, st.fix);
@@ -512,7 +513,7 @@ pg_drain_stuck (const progress_reading_t *now, const bson_t *d, const char *shar
    if (jumbo > 0) {
       char to[128];
       stuck_recipients (&now->shards, NULL, shard, to, sizeof to);
-      stuck_jumbo_draining (shard, (int64_t) jumbo, pg_str (d, "jumboNs"), pg_str (d, "jumboMin"), to, &st);
+      stuck_jumbo_draining (shard, ck_from_double (jumbo), pg_str (d, "jumboNs"), pg_str (d, "jumboMin"), to, &st);
       pg_join (why, len, st.why);
       pg_join (fix, len, st.fix);
    }
