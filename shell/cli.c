@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "shell/cli.h"
+#include "shell/core/conn.h"
 
 static void
 cli_push (char ***v, size_t *n, const char *s)
@@ -383,6 +384,12 @@ sh_options_connection_string (const sh_options_t *opts, char **uri_out, char **d
    if (arg && cli_has_scheme (arg)) {
       const char *hosts = strstr (arg, "://") + 3;
       const char *slash = strchr (hosts, '/');
+      mongoc_uri_t *parsed;
+      /* checked whole now: a database name read from a string libmongoc refuses (a password holding '/') would show
+       * part of the password in the first statement's error */
+      if (!(parsed = conn_uri_parse (arg, err)))
+         goto done;
+      mongoc_uri_destroy (parsed);
       bson_string_append (uri, arg);
       if (slash && slash[1] && slash[1] != '?') {
          size_t len = strcspn (slash + 1, "?");

@@ -113,6 +113,23 @@ conn_forget_if_broken (sh_ctx_t *ctx)
    ctx->conn.client_stale = false;
 }
 
+mongoc_uri_t *
+conn_uri_parse (const char *text, sh_error_t *err)
+{
+   bson_error_t error;
+   mongoc_uri_t *uri;
+   mongoc_log_set_handler (conn_log_handler, NULL); /* libmongoc's own line about it stays hidden */
+   uri = mongoc_uri_new_with_error (text, &error);
+   if (!uri) {
+      char *shown = secret_redact_uri (text);
+      char *why = secret_redact_text (error.message);
+      sh_error_set (err, SH_ERR_USAGE, "invalid connection string '%s': %s", shown, why);
+      bson_free (why);
+      bson_free (shown);
+   }
+   return uri;
+}
+
 bool
 conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
 {
@@ -122,15 +139,8 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
 
    if (ctx->client || conn_transport_active ())
       return true;
-   uri = mongoc_uri_new_with_error (ctx->uri, &error);
-   if (!uri) {
-      char *shown = secret_redact_uri (ctx->uri);
-      char *why = secret_redact_text (error.message);
-      sh_error_set (err, SH_ERR_USAGE, "invalid connection string '%s': %s", shown, why);
-      bson_free (why);
-      bson_free (shown);
+   if (!(uri = conn_uri_parse (ctx->uri, err)))
       goto done;
-   }
    if (ctx->opts && ctx->opts->username)
       mongoc_uri_set_username (uri, ctx->opts->username);
    if (ctx->opts && ctx->opts->password)

@@ -59,6 +59,11 @@ conn_forget_if_broken (sh_ctx_t *ctx);
 bool
 conn_ensure (sh_ctx_t *ctx, sh_error_t *err);
 
+/* Parses a connection string with libmongoc (no network). NULL with err set when it is invalid: the message shows the
+ * string and libmongoc's reason with their passwords masked (shell/lib/secret.h). The caller destroys the URI. */
+mongoc_uri_t *
+conn_uri_parse (const char *text, sh_error_t *err);
+
 /* Runs cmd on database db. reply is initialised by the callee in every case and destroyed by the caller. On ok: 0
  * returns false with err kind SH_ERR_SERVER (code, codeName, errmsg from the reply); on a network failure
  * SH_ERR_NETWORK. Under --dry-run prints "[dry-run] <db> <canonical JSON>" and answers { ok: 1.0 } (a cursor
