@@ -127,9 +127,9 @@ ex_json (const bson_iter_t *it, char *buf, size_t len)
       output_format_value_line (bson_iter_value ((bson_iter_t *) it), buf, len);
 }
 
-/* The collection's chunks on shard id (per_shard), 0 when none. */
+/* The number at field (chunks, jumbo) of shard id's row in per_shard, 0 when none. */
 static double
-ex_chunks_on (const ex_reading_t *r, const char *id)
+ex_per_shard (const ex_reading_t *r, const char *id, const char *field)
 {
    bson_iter_t p;
    bson_t ps;
@@ -138,22 +138,7 @@ ex_chunks_on (const ex_reading_t *r, const char *id)
       while (bson_iter_next (&p))
          if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = docget_utf8 (&ps, "_id", NULL)) &&
              !strcmp (pid, id))
-            return docget_double (&ps, "chunks", 0, NULL);
-   return 0;
-}
-
-/* The collection's jumbo chunks on shard id (per_shard), 0 when none. */
-static double
-ex_jumbo_on (const ex_reading_t *r, const char *id)
-{
-   bson_iter_t p;
-   bson_t ps;
-   const char *pid;
-   if (bson_iter_init (&p, &r->per_shard))
-      while (bson_iter_next (&p))
-         if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = docget_utf8 (&ps, "_id", NULL)) &&
-             !strcmp (pid, id))
-            return docget_double (&ps, "jumbo", 0, NULL);
+            return docget_double (&ps, field, 0, NULL);
    return 0;
 }
 
@@ -201,14 +186,14 @@ ex_diag_draining (const ex_reading_t *r, ex_findings_t *fs)
          if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = docget_utf8 (&sd, "_id", NULL)) ||
              !docget_is (&sd, "draining", true))
             continue;
-         double chunks = ex_chunks_on (r, id);
+         double chunks = ex_per_shard (r, id, "chunks");
          if (chunks <= 0)
             continue;
          if (stuck_no_recipient (&r->shards, r->ns, NULL, NULL, NULL, id, (int64_t) chunks, &st)) {
             ex_add_stuck (fs, "noRecipient", st.why, st.fix, st.why);
             continue;
          }
-         if (ex_diag_dead_zones (r, id, fs) || ex_jumbo_on (r, id) >= chunks)
+         if (ex_diag_dead_zones (r, id, fs) || ex_per_shard (r, id, "jumbo") >= chunks)
             continue; /* stuck findings say it all (the jumbo one follows) */
          bson_snprintf (detail, sizeof detail,
                         "shard %s is draining (removeShard) and still holds %.0f chunk%s of the collection: the "
