@@ -72,27 +72,6 @@ ex_reading_destroy (ex_reading_t *r)
 
 /* ---- the pure diagnosis ---- */
 
-static const char *
-ex_str (const bson_t *doc, const char *path)
-{
-   bson_iter_t it, f;
-   if (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f) && BSON_ITER_HOLDS_UTF8 (&f))
-      return bson_iter_utf8 (&f, NULL);
-   return NULL;
-}
-
-/* Whether path holds a value that is exactly value (a bool, or a number compared as bool); false when absent. */
-static bool
-ex_is (const bson_t *doc, const char *path, bool value)
-{
-   bson_iter_t it, f;
-   if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &f))
-      return false;
-   if (!BSON_ITER_HOLDS_BOOL (&f) && !BSON_ITER_HOLDS_NUMBER (&f))
-      return false;
-   return bson_iter_as_bool (&f) == value;
-}
-
 typedef struct {
    bson_t *out;
    uint32_t n;
@@ -148,31 +127,18 @@ ex_json (const bson_iter_t *it, char *buf, size_t len)
       output_format_value_line (bson_iter_value ((bson_iter_t *) it), buf, len);
 }
 
-/* The collection's chunks on shard id (per_shard), 0 when none. */
+/* The number at field (chunks, jumbo) of shard id's row in per_shard, 0 when none. */
 static double
-ex_chunks_on (const ex_reading_t *r, const char *id)
+ex_per_shard (const ex_reading_t *r, const char *id, const char *field)
 {
    bson_iter_t p;
    bson_t ps;
    const char *pid;
    if (bson_iter_init (&p, &r->per_shard))
       while (bson_iter_next (&p))
-         if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = ex_str (&ps, "_id")) && !strcmp (pid, id))
-            return docget_double (&ps, "chunks", 0, NULL);
-   return 0;
-}
-
-/* The collection's jumbo chunks on shard id (per_shard), 0 when none. */
-static double
-ex_jumbo_on (const ex_reading_t *r, const char *id)
-{
-   bson_iter_t p;
-   bson_t ps;
-   const char *pid;
-   if (bson_iter_init (&p, &r->per_shard))
-      while (bson_iter_next (&p))
-         if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = ex_str (&ps, "_id")) && !strcmp (pid, id))
-            return docget_double (&ps, "jumbo", 0, NULL);
+         if (docget_iter_sub (&p, BSON_TYPE_DOCUMENT, &ps) && (pid = docget_utf8 (&ps, "_id", NULL)) &&
+             !strcmp (pid, id))
+            return docget_double (&ps, field, 0, NULL);
    return 0;
 }
 
@@ -189,7 +155,7 @@ ex_diag_dead_zones (const ex_reading_t *r, const char *id, ex_findings_t *fs)
       bson_t z;
       char zmin[256] = "", zmax[256] = "", path[200];
       stuck_t st;
-      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &z) || !ex_is (&z, "noRecipient", true))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &z) || !docget_is (&z, "noRecipient", true))
          continue;
       bson_snprintf (path, sizeof path, "drainingChunks.%s", id);
       double chunks = docget_double (&z, path, 0, NULL);
@@ -197,7 +163,8 @@ ex_diag_dead_zones (const ex_reading_t *r, const char *id, ex_findings_t *fs)
          ex_json (&v, zmin, sizeof zmin);
       if (bson_iter_init_find (&v, &z, "max"))
          ex_json (&v, zmax, sizeof zmax);
-      if (stuck_no_recipient (&r->shards, r->ns, ex_str (&z, "zone"), zmin, zmax, id, (int64_t) chunks, &st)) {
+      if (stuck_no_recipient (&r->shards, r->ns, docget_utf8 (&z, "zone", NULL), zmin, zmax, id, (int64_t) chunks,
+                              &st)) {
          ex_add_stuck (fs, "noRecipient", st.why, st.fix, st.why);
          n++;
       }
@@ -216,17 +183,17 @@ ex_diag_draining (const ex_reading_t *r, ex_findings_t *fs)
          bson_t sd;
          const char *id;
          stuck_t st;
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = ex_str (&sd, "_id")) ||
-             !ex_is (&sd, "draining", true))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &sd) || !(id = docget_utf8 (&sd, "_id", NULL)) ||
+             !docget_is (&sd, "draining", true))
             continue;
-         double chunks = ex_chunks_on (r, id);
+         double chunks = ex_per_shard (r, id, "chunks");
          if (chunks <= 0)
             continue;
          if (stuck_no_recipient (&r->shards, r->ns, NULL, NULL, NULL, id, (int64_t) chunks, &st)) {
             ex_add_stuck (fs, "noRecipient", st.why, st.fix, st.why);
             continue;
          }
-         if (ex_diag_dead_zones (r, id, fs) || ex_jumbo_on (r, id) >= chunks)
+         if (ex_diag_dead_zones (r, id, fs) || ex_per_shard (r, id, "jumbo") >= chunks)
             continue; /* stuck findings say it all (the jumbo one follows) */
          bson_snprintf (detail, sizeof detail,
                         "shard %s is draining (removeShard) and still holds %.0f chunk%s of the collection: the "
@@ -252,7 +219,7 @@ ex_diag_jumbo (const ex_reading_t *r, ex_findings_t *fs)
          const char *id;
          double jumbo;
          char min[512] = "";
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !(id = ex_str (&d, "_id")) ||
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !(id = docget_utf8 (&d, "_id", NULL)) ||
              (jumbo = docget_double (&d, "jumbo", 0, NULL)) <= 0)
             continue;
          if (bson_iter_init_find (&m, &d, "jumboMin"))
@@ -296,7 +263,7 @@ ex_diag_zones (const ex_reading_t *r, ex_findings_t *fs)
          bson_iter_t v;
          char zmin[256] = "", zmax[256] = "", at[256] = "";
          const char *zone;
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &z) || !(zone = ex_str (&z, "zone")))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &z) || !(zone = docget_utf8 (&z, "zone", NULL)))
             continue;
          if (bson_iter_init_find (&v, &z, "min"))
             ex_json (&v, zmin, sizeof zmin);
@@ -304,7 +271,7 @@ ex_diag_zones (const ex_reading_t *r, ex_findings_t *fs)
             ex_json (&v, zmax, sizeof zmax);
          double outside = docget_double (&z, "outside", 0, NULL);
          if (outside > 0) {
-            const char *shard = ex_str (&z, "outsideShard");
+            const char *shard = docget_utf8 (&z, "outsideShard", NULL);
             bson_snprintf (detail, sizeof detail,
                            "%.0f chunk%s of zone %s [%s, %s) on %s, a shard outside the zone (zone violation)", outside,
                            outside == 1 ? "" : "s", zone, zmin, zmax, shard ? shard : "?");
@@ -385,7 +352,7 @@ ex_diag_repeated (const ex_reading_t *r, ex_findings_t *fs)
       if (k == n) {
          bson_strncpy (mins[n], min, sizeof mins[n]);
          counts[n] = 0;
-         errs[n] = ex_str (&d, "details.errmsg");
+         errs[n] = docget_utf8 (&d, "details.errmsg", NULL);
          n++;
       }
       counts[k]++;
@@ -411,8 +378,8 @@ ex_diag_recent (const ex_reading_t *r, ex_findings_t *fs)
          bson_t d;
          if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
             continue;
-         const char *err = ex_str (&d, "details.errmsg"), *from = ex_str (&d, "details.from"),
-                    *to = ex_str (&d, "details.to");
+         const char *err = docget_utf8 (&d, "details.errmsg", NULL), *from = docget_utf8 (&d, "details.from", NULL),
+                    *to = docget_utf8 (&d, "details.to", NULL);
          char when[32] = "?";
          if (bson_iter_init_find (&f, &d, "time") && BSON_ITER_HOLDS_DATE_TIME (&f)) {
             time_t t = (time_t) (bson_iter_date_time (&f) / 1000);
@@ -435,9 +402,10 @@ ex_diag_recent (const ex_reading_t *r, ex_findings_t *fs)
       while (bson_iter_next (&it)) {
          bson_t d;
          if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && cmd_round_failed (&d, true) &&
-             (ex_names_ns (ex_str (&d, "details.errmsg"), r->ns) || !ex_names_any_ns (ex_str (&d, "details.errmsg")))) {
+             (ex_names_ns (docget_utf8 (&d, "details.errmsg", NULL), r->ns) ||
+              !ex_names_any_ns (docget_utf8 (&d, "details.errmsg", NULL)))) {
             if (!failed_rounds++)
-               last_round_err = ex_str (&d, "details.errmsg");
+               last_round_err = docget_utf8 (&d, "details.errmsg", NULL);
          }
       }
    }
@@ -457,8 +425,8 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
    bson_iter_t it;
    char detail[1024], fix[1024];
    const char *ns = r->ns;
-   bool compliant = ex_is (&r->status, "balancerCompliant", true);
-   const char *verdict = ex_str (&r->status, "firstComplianceViolation");
+   bool compliant = docget_is (&r->status, "balancerCompliant", true);
+   const char *verdict = docget_utf8 (&r->status, "firstComplianceViolation", NULL);
    ex_findings_t fs = { &findings, 0 };
 
    BSON_APPEND_UTF8 (out, "ns", ns);
@@ -472,7 +440,7 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
       while (bson_iter_next (&it)) {
          bson_t d;
          const char *id;
-         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && (id = ex_str (&d, "_id")))
+         if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && (id = docget_utf8 (&d, "_id", NULL)))
             cmd_append_number (&per, id, docget_double (&d, "chunks", 0, NULL));
       }
    }
@@ -480,15 +448,16 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
    BSON_APPEND_ARRAY_BEGIN (out, "findings", &findings);
 
    /* 1. the balancer itself */
-   const char *mode = ex_str (&r->balancer, "mode");
+   const char *mode = docget_utf8 (&r->balancer, "mode", NULL);
    stuck_t st;
-   if ((mode && !strcmp (mode, "off")) || ex_is (&r->settings, "stopped", true)) {
+   if ((mode && !strcmp (mode, "off")) || docget_is (&r->settings, "stopped", true)) {
       stuck_balancer (&r->balancer, &r->settings, -1, &st);
       ex_add_stuck (&fs, "balancerOff",
                     "the balancer is stopped (balancerStatus mode \"off\"): nothing moves in any collection", st.fix,
                     st.why);
    }
-   const char *start = ex_str (&r->settings, "activeWindow.start"), *stop = ex_str (&r->settings, "activeWindow.stop");
+   const char *start = docget_utf8 (&r->settings, "activeWindow.start", NULL),
+              *stop = docget_utf8 (&r->settings, "activeWindow.stop", NULL);
    int s = ex_hhmm (start), e = ex_hhmm (stop);
    if (s >= 0 && e >= 0 && r->now_minutes >= 0) {
       bool inside = s <= e ? (r->now_minutes >= s && r->now_minutes < e) : (r->now_minutes >= s || r->now_minutes < e);
@@ -502,14 +471,14 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
       }
    }
    /* 2. the collection's own settings */
-   if (ex_is (&r->coll, "noBalance", true)) {
+   if (docget_is (&r->coll, "noBalance", true)) {
       bson_snprintf (detail, sizeof detail,
                      "the collection is excluded from balancing (config.collections noBalance: true), so no chunk of "
                      "it moves");
       stuck_no_balance (ns, &st);
       ex_add_stuck (&fs, "noBalance", detail, st.fix, st.why);
    }
-   if (ex_is (&r->coll, "allowMigrations", false) || ex_is (&r->coll, "permitMigrations", false)) {
+   if (docget_is (&r->coll, "allowMigrations", false) || docget_is (&r->coll, "permitMigrations", false)) {
       bson_snprintf (fix, sizeof fix, "sh.enableMigrations(\"%s\")", ns);
       const char *why = "migrations of the collection are not allowed (setAllowMigrations false: config.collections "
                         "allowMigrations/permitMigrations false)";
@@ -519,8 +488,8 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
    ex_diag_jumbo (r, &fs);
    ex_diag_zones (r, &fs);
    /* 6. defragmentation */
-   if (ex_is (&r->coll, "defragmentCollection", true) || (verdict && !strcmp (verdict, "defragmentingChunks"))) {
-      const char *phase = ex_str (&r->status, "details.currentPhase");
+   if (docget_is (&r->coll, "defragmentCollection", true) || (verdict && !strcmp (verdict, "defragmentingChunks"))) {
+      const char *phase = docget_utf8 (&r->status, "details.currentPhase", NULL);
       bson_snprintf (detail, sizeof detail,
                      "the collection is being defragmented (phase %s): the balancer merges "
                      "and moves its chunks itself meanwhile",
@@ -532,7 +501,7 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
       bson_snprintf (detail, sizeof detail,
                      "hot range: the inserts go to the top of the key { %s: 1 }: the chunk whose max is MaxKey, on %s, "
                      "took %.0f%% of the collection's writes over a second (the balancer moves chunks, not writes)",
-                     ex_str (&r->hot, "field"), ex_str (&r->hot, "shard"),
+                     docget_utf8 (&r->hot, "field", NULL), docget_utf8 (&r->hot, "shard", NULL),
                      100.0 * docget_double (&r->hot, "share", 0, NULL));
       bson_snprintf (
          fix, sizeof fix,
@@ -743,8 +712,8 @@ exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       cmd_print_doc (ctx, &out); /* --json, or a JavaScript call: the document is the value */
    } else {
       bson_iter_t it, f;
-      const char *verdict = ex_str (&out, "verdict");
-      fprintf (ctx->out_fp, "%s: %s", r.ns, ex_is (&out, "balanced", true) ? "balanced" : "not balanced");
+      const char *verdict = docget_utf8 (&out, "verdict", NULL);
+      fprintf (ctx->out_fp, "%s: %s", r.ns, docget_is (&out, "balanced", true) ? "balanced" : "not balanced");
       if (verdict)
          fprintf (ctx->out_fp, " (balancerCollectionStatus: %s)", verdict);
       fprintf (ctx->out_fp, "\n  chunks per shard:");
@@ -758,9 +727,10 @@ exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
             if (!docget_iter_sub (&f, BSON_TYPE_DOCUMENT, &d))
                continue;
             fprintf (ctx->out_fp, "  %lld. %s%s: %s\n", (long long) docget_double (&d, "rank", 0, NULL),
-                     ex_str (&d, "stuck") ? "STUCK " : "", ex_str (&d, "cause"), ex_str (&d, "detail"));
-            if (ex_str (&d, "fix"))
-               fprintf (ctx->out_fp, "     fix: %s\n", ex_str (&d, "fix"));
+                     docget_utf8 (&d, "stuck", NULL) ? "STUCK " : "", docget_utf8 (&d, "cause", NULL),
+                     docget_utf8 (&d, "detail", NULL));
+            if (docget_utf8 (&d, "fix", NULL))
+               fprintf (ctx->out_fp, "     fix: %s\n", docget_utf8 (&d, "fix", NULL));
          }
       }
    }

@@ -39,13 +39,14 @@ exz_append_zone_shards (bson_t *doc, const char *key, const bson_t *shards, cons
    bson_append_array_end (doc, &arr);
 }
 
-/* For a zone range without a shard that could take its chunks: { noRecipient: true, drainingChunks: { <shard>: n } }
- * into entry, n the chunks inside [zmin, zmax) on each draining shard (one grouped count). */
+/* Runs the grouped count of coll's chunks inside [zmin, zmax] per shard into docs (the caller destroys docs on every
+ * path): aggregate on config.chunks, $match the range, then $group { _id: "$shard", n: { $sum: 1 } }. With nin (may
+ * be NULL) the match also holds shard: { $nin: <the array under "s" in nin> }, an empty condition when it has none. */
 static bool
-exz_probe_dead_zone (sh_ctx_t *ctx, const bson_t *coll, const bson_t *shards, const bson_t *zmin, const bson_t *zmax,
-                     bson_t *entry, sh_error_t *err)
+exz_count_in_range (sh_ctx_t *ctx, const bson_t *coll, const bson_t *zmin, const bson_t *zmax, const bson_t *nin,
+                    bson_t *docs, sh_error_t *err)
 {
-   bson_t cmd = BSON_INITIALIZER, pipeline, stage, match, sub, group, acc, docs, per;
+   bson_t cmd = BSON_INITIALIZER, pipeline, stage, match, sub, group, acc;
    bson_iter_t it;
    BSON_APPEND_UTF8 (&cmd, "aggregate", "chunks");
    BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
@@ -58,6 +59,12 @@ exz_probe_dead_zone (sh_ctx_t *ctx, const bson_t *coll, const bson_t *shards, co
    BSON_APPEND_DOCUMENT_BEGIN (&match, "max", &sub);
    BSON_APPEND_DOCUMENT (&sub, "$lte", zmax);
    bson_append_document_end (&match, &sub);
+   if (nin) {
+      BSON_APPEND_DOCUMENT_BEGIN (&match, "shard", &sub);
+      if (bson_iter_init_find (&it, nin, "s"))
+         bson_append_value (&sub, "$nin", -1, bson_iter_value (&it));
+      bson_append_document_end (&match, &sub);
+   }
    bson_append_document_end (&stage, &match);
    bson_append_document_end (&pipeline, &stage);
    BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
@@ -70,8 +77,20 @@ exz_probe_dead_zone (sh_ctx_t *ctx, const bson_t *coll, const bson_t *shards, co
    bson_append_document_end (&pipeline, &stage);
    bson_append_array_end (&cmd, &pipeline);
    cmd_append_empty (&cmd, "cursor");
-   bool ran = conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &docs, NULL, err);
+   bool ran = conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, docs, NULL, err);
    bson_destroy (&cmd);
+   return ran;
+}
+
+/* For a zone range without a shard that could take its chunks: { noRecipient: true, drainingChunks: { <shard>: n } }
+ * into entry, n the chunks inside [zmin, zmax) on each draining shard (one grouped count). */
+static bool
+exz_probe_dead_zone (sh_ctx_t *ctx, const bson_t *coll, const bson_t *shards, const bson_t *zmin, const bson_t *zmax,
+                     bson_t *entry, sh_error_t *err)
+{
+   bson_t docs, per;
+   bson_iter_t it;
+   bool ran = exz_count_in_range (ctx, coll, zmin, zmax, NULL, &docs, err);
    BSON_APPEND_BOOL (entry, "noRecipient", true);
    BSON_APPEND_DOCUMENT_BEGIN (entry, "drainingChunks", &per);
    if (ran && bson_iter_init (&it, &docs)) {
@@ -96,7 +115,6 @@ bool
 explain_probe_zone (sh_ctx_t *ctx, const bson_t *coll, const bson_t *shards, const bson_t *tag, bson_t *zones,
                     uint32_t i, sh_error_t *err)
 {
-   bson_iter_t it;
    bson_t zmin, zmax, entry, straddling, zone_shards = BSON_INITIALIZER;
    const char *zone = docget_utf8 (tag, "tag", NULL);
    char key[16];
@@ -145,36 +163,8 @@ explain_probe_zone (sh_ctx_t *ctx, const bson_t *coll, const bson_t *shards, con
    straddling_open = false;
    /* chunks inside the range on a shard outside the zone */
    {
-      bson_t cmd = BSON_INITIALIZER, pipeline, stage, match, gte, lte, nin, group, acc, docs, first;
-      BSON_APPEND_UTF8 (&cmd, "aggregate", "chunks");
-      BSON_APPEND_ARRAY_BEGIN (&cmd, "pipeline", &pipeline);
-      BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
-      BSON_APPEND_DOCUMENT_BEGIN (&stage, "$match", &match);
-      cmd_append_chunks_match (&match, coll);
-      BSON_APPEND_DOCUMENT_BEGIN (&match, "min", &gte);
-      BSON_APPEND_DOCUMENT (&gte, "$gte", &zmin);
-      bson_append_document_end (&match, &gte);
-      BSON_APPEND_DOCUMENT_BEGIN (&match, "max", &lte);
-      BSON_APPEND_DOCUMENT (&lte, "$lte", &zmax);
-      bson_append_document_end (&match, &lte);
-      BSON_APPEND_DOCUMENT_BEGIN (&match, "shard", &nin);
-      if (bson_iter_init_find (&it, &zone_shards, "s"))
-         bson_append_value (&nin, "$nin", -1, bson_iter_value (&it));
-      bson_append_document_end (&match, &nin);
-      bson_append_document_end (&stage, &match);
-      bson_append_document_end (&pipeline, &stage);
-      BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
-      BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &group);
-      BSON_APPEND_UTF8 (&group, "_id", "$shard");
-      BSON_APPEND_DOCUMENT_BEGIN (&group, "n", &acc);
-      BSON_APPEND_INT32 (&acc, "$sum", 1);
-      bson_append_document_end (&group, &acc);
-      bson_append_document_end (&stage, &group);
-      bson_append_document_end (&pipeline, &stage);
-      bson_append_array_end (&cmd, &pipeline);
-      cmd_append_empty (&cmd, "cursor");
-      bool ran = conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &docs, NULL, err);
-      bson_destroy (&cmd);
+      bson_t docs, first;
+      bool ran = exz_count_in_range (ctx, coll, &zmin, &zmax, &zone_shards, &docs, err);
       if (!ran) {
          bson_destroy (&docs);
          goto done;

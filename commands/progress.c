@@ -134,6 +134,23 @@ build_progress (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return true;
 }
 
+/* field: { $in: [ ids[0], … ids[n-1] ] } into match (the shards a query is about). */
+static void
+pg_append_in (bson_t *match, const char *field, const char *const *ids, size_t n)
+{
+   bson_t sub, in;
+   char key[16];
+   const char *k;
+   BSON_APPEND_DOCUMENT_BEGIN (match, field, &sub);
+   BSON_APPEND_ARRAY_BEGIN (&sub, "$in", &in);
+   for (size_t i = 0; i < n; i++) {
+      bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
+      BSON_APPEND_UTF8 (&in, k, ids[i]);
+   }
+   bson_append_array_end (&sub, &in);
+   bson_append_document_end (match, &sub);
+}
+
 /* { aggregate: <coll>, pipeline: [ { $match: <match> }, { $group: <group> } ], cursor: {} } */
 static void
 pg_append_group (bson_t *cmd, const char *coll, const bson_t *match, const bson_t *group)
@@ -314,7 +331,7 @@ pg_dead_range (sh_ctx_t *ctx, progress_reading_t *r, const bson_t *tag, const ch
                sh_error_t *err)
 {
    bson_t zmin, zmax, filter = BSON_INITIALIZER, colls, coll, match = BSON_INITIALIZER, group = BSON_INITIALIZER;
-   bson_t sub, in, cmd = BSON_INITIALIZER, counts;
+   bson_t sub, cmd = BSON_INITIALIZER, counts;
    const char *ns = docget_utf8 (tag, "ns", NULL), *zone = docget_utf8 (tag, "tag", NULL);
    char key[16], a[240], b[240];
    const char *k;
@@ -334,14 +351,7 @@ pg_dead_range (sh_ctx_t *ctx, progress_reading_t *r, const bson_t *tag, const ch
    BSON_APPEND_DOCUMENT_BEGIN (&match, "max", &sub);
    BSON_APPEND_DOCUMENT (&sub, "$lte", &zmax);
    bson_append_document_end (&match, &sub);
-   BSON_APPEND_DOCUMENT_BEGIN (&match, "shard", &sub);
-   BSON_APPEND_ARRAY_BEGIN (&sub, "$in", &in);
-   for (size_t i = 0; i < n; i++) {
-      bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
-      BSON_APPEND_UTF8 (&in, k, ids[i]);
-   }
-   bson_append_array_end (&sub, &in);
-   bson_append_document_end (&match, &sub);
+   pg_append_in (&match, "shard", ids, n);
    BSON_APPEND_UTF8 (&group, "_id", "$shard");
    BSON_APPEND_DOCUMENT_BEGIN (&group, "n", &sub);
    BSON_APPEND_INT32 (&sub, "$sum", 1);
@@ -441,7 +451,7 @@ done:
 static bool
 pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_reading_t *r, sh_error_t *err)
 {
-   bson_t match = BSON_INITIALIZER, group = BSON_INITIALIZER, in, sub, ors, br, cmd = BSON_INITIALIZER;
+   bson_t match = BSON_INITIALIZER, group = BSON_INITIALIZER, sub, ors, br, cmd = BSON_INITIALIZER;
    bson_t starts, moved, chunks, dbs, dead = BSON_INITIALIZER;
    bool ok = false;
    int64_t since = r->at_ms - PG_RECENT_MS;
@@ -454,14 +464,7 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
    bson_init (&dbs);
    /* when each drain started: the newest removeShard.start of the shard */
    BSON_APPEND_UTF8 (&match, "what", "removeShard.start");
-   BSON_APPEND_DOCUMENT_BEGIN (&match, "details.shard", &sub);
-   BSON_APPEND_ARRAY_BEGIN (&sub, "$in", &in);
-   for (size_t i = 0; i < n; i++) {
-      bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
-      BSON_APPEND_UTF8 (&in, k, ids[i]);
-   }
-   bson_append_array_end (&sub, &in);
-   bson_append_document_end (&match, &sub);
+   pg_append_in (&match, "details.shard", ids, n);
    BSON_APPEND_UTF8 (&group, "_id", "$details.shard");
    BSON_APPEND_DOCUMENT_BEGIN (&group, "started", &sub);
    BSON_APPEND_UTF8 (&sub, "$max", "$time");
@@ -515,14 +518,7 @@ pg_gather_drains (sh_ctx_t *ctx, const char *const *ids, size_t n, progress_read
       bson_reinit (&match);
       bson_reinit (&group);
       bson_reinit (&cmd);
-      BSON_APPEND_DOCUMENT_BEGIN (&match, field, &sub);
-      BSON_APPEND_ARRAY_BEGIN (&sub, "$in", &in);
-      for (size_t i = 0; i < n; i++) {
-         bson_uint32_to_string ((uint32_t) i, &k, key, sizeof key);
-         BSON_APPEND_UTF8 (&in, k, ids[i]);
-      }
-      bson_append_array_end (&sub, &in);
-      bson_append_document_end (&match, &sub);
+      pg_append_in (&match, field, ids, n);
       char path[16];
       bson_snprintf (path, sizeof path, "$%s", field);
       BSON_APPEND_UTF8 (&group, "_id", path);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands/stuck.h"
+#include "shell/lib/docget.h"
 
 void
 stuck_clear (stuck_t *s)
@@ -17,27 +18,6 @@ stuck_is (const stuck_t *s)
    return s->why[0] != '\0';
 }
 
-static const char *
-st_str (const bson_t *doc, const char *path)
-{
-   bson_iter_t it, f;
-   if (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f) && BSON_ITER_HOLDS_UTF8 (&f))
-      return bson_iter_utf8 (&f, NULL);
-   return NULL;
-}
-
-/* Whether path holds exactly value (a bool, or a number read as one); false when absent. */
-static bool
-st_is (const bson_t *doc, const char *path, bool value)
-{
-   bson_iter_t it, f;
-   if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &f))
-      return false;
-   if (!BSON_ITER_HOLDS_BOOL (&f) && !BSON_ITER_HOLDS_NUMBER (&f))
-      return false;
-   return bson_iter_as_bool (&f) == value;
-}
-
 static int
 st_hhmm (const char *s)
 {
@@ -50,14 +30,15 @@ st_hhmm (const char *s)
 bool
 stuck_balancer (const bson_t *balancer_status, const bson_t *settings, int now_minutes, stuck_t *out)
 {
-   const char *mode = st_str (balancer_status, "mode");
+   const char *mode = docget_utf8 (balancer_status, "mode", NULL);
    stuck_clear (out);
-   if ((mode && !strcmp (mode, "off")) || st_is (settings, "stopped", true)) {
+   if ((mode && !strcmp (mode, "off")) || docget_is (settings, "stopped", true)) {
       bson_snprintf (out->why, sizeof out->why, "the balancer is stopped: nothing moves");
       bson_snprintf (out->fix, sizeof out->fix, "sh.startBalancer()");
       return true;
    }
-   const char *start = st_str (settings, "activeWindow.start"), *stop = st_str (settings, "activeWindow.stop");
+   const char *start = docget_utf8 (settings, "activeWindow.start", NULL),
+              *stop = docget_utf8 (settings, "activeWindow.stop", NULL);
    int s = st_hhmm (start), e = st_hhmm (stop);
    if (s >= 0 && e >= 0 && s != e && now_minutes >= 0) {
       bool inside = s < e ? (now_minutes >= s && now_minutes < e) : (now_minutes >= s || now_minutes < e);
@@ -101,8 +82,9 @@ stuck_recipients (const bson_t *shards, const char *zone, const char *except, ch
       if (!BSON_ITER_HOLDS_DOCUMENT (&it))
          continue;
       bson_iter_document (&it, &len, &data);
-      if (!bson_init_static (&sd, data, len) || !(id = st_str (&sd, "_id")) || st_is (&sd, "draining", true) ||
-          (except && !strcmp (id, except)) || (zone && zone[0] && !st_has_tag (&sd, zone)))
+      if (!bson_init_static (&sd, data, len) || !(id = docget_utf8 (&sd, "_id", NULL)) ||
+          docget_is (&sd, "draining", true) || (except && !strcmp (id, except)) ||
+          (zone && zone[0] && !st_has_tag (&sd, zone)))
          continue;
       if (!n++ && first && first_len)
          bson_strncpy (first, id, first_len);
@@ -124,8 +106,8 @@ stuck_shard_draining (const bson_t *shards, const char *id)
       if (!BSON_ITER_HOLDS_DOCUMENT (&it))
          continue;
       bson_iter_document (&it, &len, &data);
-      if (bson_init_static (&sd, data, len) && (sid = st_str (&sd, "_id")) && !strcmp (sid, id))
-         return st_is (&sd, "draining", true);
+      if (bson_init_static (&sd, data, len) && (sid = docget_utf8 (&sd, "_id", NULL)) && !strcmp (sid, id))
+         return docget_is (&sd, "draining", true);
    }
    return false;
 }
@@ -147,10 +129,10 @@ st_zone_shards (const bson_t *shards, const char *zone, char *buf, size_t len)
       if (!BSON_ITER_HOLDS_DOCUMENT (&it))
          continue;
       bson_iter_document (&it, &dlen, &data);
-      if (!bson_init_static (&sd, data, dlen) || !(id = st_str (&sd, "_id")) || !st_has_tag (&sd, zone))
+      if (!bson_init_static (&sd, data, dlen) || !(id = docget_utf8 (&sd, "_id", NULL)) || !st_has_tag (&sd, zone))
          continue;
       bson_snprintf (buf + used, len - used, "%s%s%s", used ? ", " : "", id,
-                     st_is (&sd, "draining", true) ? " (draining)" : "");
+                     docget_is (&sd, "draining", true) ? " (draining)" : "");
    }
 }
 

@@ -14,30 +14,13 @@
 static void
 draw_op (const snap_op_t *o, int y, int x, int w)
 {
-   char what[2 * SNAP_NAME + 48], phase[SNAP_TEXT + 2], pct[16] = "", rate[40] = "", eta[40] = "", left[32];
-   char caveat[sizeof o->stuck + sizeof o->fix + SNAP_TEXT + 16] = "";
+   snap_op_parts_t p;
    int warn = o->caveat[0] || o->stuck[0] ? crt_attr (CRT_WARN) : 0;
+   snap_op_parts (o, &p);
    fit_part_t parts[] = {
-      { what, 0, 12, warn }, { phase, 1, 0, warn }, { pct, 0, 0, warn },
-      { rate, 0, 0, warn },  { eta, 0, 0, warn },   { caveat, 2, 10, warn },
+      { p.what, 0, 12, warn }, { p.phase, 1, 0, warn }, { p.pct, 0, 0, warn },
+      { p.rate, 0, 0, warn },  { p.eta, 0, 0, warn },   { p.caveat, 2, 10, warn },
    };
-   snprintf (what, sizeof what, "%s %s%s%s", o->type, o->ns[0] ? o->ns : o->shard,
-             o->ns[0] && o->shard[0] ? " on " : "", o->ns[0] ? o->shard : "");
-   snprintf (phase, sizeof phase, "%s%s", o->phase[0] ? " " : "", o->phase);
-   if (o->percent >= 0)
-      snprintf (pct, sizeof pct, " %.0f%%", o->percent);
-   if (o->bytes_ps >= 0) {
-      rate[0] = ' ';
-      snap_fmt_rate_bytes (o->bytes_ps, rate + 1, sizeof rate - 1);
-   }
-   if (o->stuck[0])
-      snprintf (eta, sizeof eta, " STUCK");
-   else if (o->eta_s >= 0)
-      snprintf (eta, sizeof eta, " %s left", snap_fmt_duration (o->eta_s, left, sizeof left));
-   if (o->stuck[0])
-      snprintf (caveat, sizeof caveat, ": %s; fix: %s", o->stuck, o->fix);
-   else if (o->caveat[0])
-      snprintf (caveat, sizeof caveat, " (%s)", o->caveat);
    fit_parts (parts, sizeof parts / sizeof parts[0], w);
    panel_put_parts (y, x, parts, sizeof parts / sizeof parts[0]);
 }

@@ -8,8 +8,8 @@
 #include "shell/core/conn.h"
 #include "shell/core/output.h"
 #include "shell/desired/desired.h"
+#include "shell/desired/ranges.h"
 #include "shell/lib/docget.h"
-#include "shell/lib/order.h"
 
 #define EXPORT_MAX_DOCS 100000
 
@@ -79,29 +79,12 @@ export_shards (const bson_t *docs, bson_t *out)
 
 /* The ranges of ns from config.tags (sorted by ns, then min: the find's order within a namespace is by min only
  * when the server sorts it so, so they are sorted here again) as the "zones" array of out. */
-typedef struct {
-   const uint8_t *min, *max; /* into the tags' documents (a bson_t view cannot be copied: it points into itself) */
-   uint32_t min_len, max_len;
-   const char *zone;
-} export_range_t;
-
-static int
-export_range_cmp (const void *a, const void *b)
-{
-   const export_range_t *x = a, *y = b;
-   bson_t p, q;
-   bson_init_static (&p, x->min, x->min_len);
-   bson_init_static (&q, y->min, y->min_len);
-   return order_keys (&p, &q);
-}
-
 static void
 export_ranges (const bson_t *tags, const char *ns, bson_t *out)
 {
    bson_iter_t it;
-   export_range_t *r = NULL;
+   desired_range_t *r = NULL;
    size_t n = 0;
-   bson_t arr;
    bson_iter_init (&it, tags);
    while (bson_iter_next (&it)) {
       bson_t d, mn, mx;
@@ -118,21 +101,8 @@ export_ranges (const bson_t *tags, const char *ns, bson_t *out)
       r[n++].zone = zone;
    }
    if (n)
-      qsort (r, n, sizeof *r, export_range_cmp);
-   BSON_APPEND_ARRAY_BEGIN (out, "zones", &arr);
-   for (size_t i = 0; i < n; i++) {
-      bson_t d, mn, mx;
-      char key[16];
-      bson_snprintf (key, sizeof key, "%zu", i);
-      bson_init_static (&mn, r[i].min, r[i].min_len);
-      bson_init_static (&mx, r[i].max, r[i].max_len);
-      BSON_APPEND_DOCUMENT_BEGIN (&arr, key, &d);
-      BSON_APPEND_UTF8 (&d, "zone", r[i].zone);
-      BSON_APPEND_DOCUMENT (&d, "min", &mn);
-      BSON_APPEND_DOCUMENT (&d, "max", &mx);
-      bson_append_document_end (&arr, &d);
-   }
-   bson_append_array_end (out, &arr);
+      qsort (r, n, sizeof *r, desired_range_cmp);
+   desired_ranges_append (out, r, n);
    bson_free (r);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "shell/desired/desired.h"
+#include "shell/desired/ranges.h"
 #include "shell/desired/spec_locs.h"
 #include "shell/lib/order.h"
 
@@ -60,32 +61,15 @@ cc_key (cc_t *c, const bson_iter_t *it, const char *path, bson_t *out)
    return true;
 }
 
-typedef struct {
-   const char *zone;
-   const uint8_t *min, *max; /* into the spec (a bson_t view cannot be copied: it points into itself) */
-   uint32_t min_len, max_len;
-   int index; /* in the spec, for positions */
-} cc_range_t;
-
 static void
 cc_view (const uint8_t *data, uint32_t len, bson_t *out)
 {
    bson_init_static (out, data, len);
 }
 
-static int
-cc_range_cmp (const void *a, const void *b)
-{
-   const cc_range_t *x = a, *y = b;
-   bson_t p, q;
-   cc_view (x->min, x->min_len, &p);
-   cc_view (y->min, y->min_len, &q);
-   return order_keys (&p, &q);
-}
-
 /* One { zone, min, max } element into r (views into the spec). */
 static bool
-cc_range (cc_t *c, const bson_iter_t *it, const char *path, cc_range_t *r)
+cc_range (cc_t *c, const bson_iter_t *it, const char *path, desired_range_t *r)
 {
    bson_iter_t f;
    bson_t mn, mx;
@@ -130,11 +114,10 @@ static bool
 cc_zones (cc_t *c, const bson_iter_t *it, const char *path, bson_t *out)
 {
    bson_iter_t z;
-   cc_range_t *r = NULL;
+   desired_range_t *r = NULL;
    size_t n = 0;
    bool ok = true;
-   bson_t arr;
-   char sub[512], key[16];
+   char sub[512];
    if (!BSON_ITER_HOLDS_ARRAY (it))
       return cc_fail (c, path, "expected an array of ranges [ { zone, min, max }, ... ]%s", NULL);
    bson_iter_recurse (it, &z);
@@ -146,7 +129,7 @@ cc_zones (cc_t *c, const bson_iter_t *it, const char *path, bson_t *out)
       n++;
    }
    if (ok && n)
-      qsort (r, n, sizeof *r, cc_range_cmp);
+      qsort (r, n, sizeof *r, desired_range_cmp);
    for (size_t i = 1; ok && i < n; i++) {
       bson_t pmax, cmin;
       cc_view (r[i - 1].max, r[i - 1].max_len, &pmax);
@@ -157,19 +140,7 @@ cc_zones (cc_t *c, const bson_iter_t *it, const char *path, bson_t *out)
                        r[i].index > r[i - 1].index ? r[i - 1].zone : r[i].zone);
       }
    }
-   BSON_APPEND_ARRAY_BEGIN (out, "zones", &arr);
-   for (size_t i = 0; ok && i < n; i++) {
-      bson_t d, mn, mx;
-      bson_snprintf (key, sizeof key, "%zu", i);
-      cc_view (r[i].min, r[i].min_len, &mn);
-      cc_view (r[i].max, r[i].max_len, &mx);
-      BSON_APPEND_DOCUMENT_BEGIN (&arr, key, &d);
-      BSON_APPEND_UTF8 (&d, "zone", r[i].zone);
-      BSON_APPEND_DOCUMENT (&d, "min", &mn);
-      BSON_APPEND_DOCUMENT (&d, "max", &mx);
-      bson_append_document_end (&arr, &d);
-   }
-   bson_append_array_end (out, &arr);
+   desired_ranges_append (out, r, ok ? n : 0);
    bson_free (r);
    return ok;
 }

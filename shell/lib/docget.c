@@ -63,6 +63,16 @@ docget_bool (const bson_t *doc, const char *path)
 }
 
 bool
+docget_is (const bson_t *doc, const char *path, bool value)
+{
+   bson_iter_t f;
+   if (!docget_iter (doc, path, &f) || (!BSON_ITER_HOLDS_BOOL (&f) && !BSON_ITER_HOLDS_NUMBER (&f))) {
+      return false;
+   }
+   return bson_iter_as_bool (&f) == value;
+}
+
+bool
 docget_iter_sub (const bson_iter_t *it, bson_type_t type, bson_t *sub)
 {
    const uint8_t *data;

@@ -29,6 +29,11 @@ docget_double (const bson_t *doc, const char *path, double dflt, bool *present);
 bool
 docget_bool (const bson_t *doc, const char *path);
 
+/* Whether the field at path is a bool, or a number read as one, equal to value; false when absent or of another type
+ * (so docget_is (doc, p, false) is not the negation of docget_is (doc, p, true)). */
+bool
+docget_is (const bson_t *doc, const char *path, bool value);
+
 /* Views the document or array at path into sub (static: borrows doc, needs no destroy). type is BSON_TYPE_DOCUMENT,
  * BSON_TYPE_ARRAY or BSON_TYPE_EOD for either. False when absent or of another type. */
 bool

@@ -18,9 +18,10 @@ sim_drain_cmp_str (const void *a, const void *b)
    return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-/* The config.collections documents of the sharded collections (not dropped, not unsplittable). */
+/* The config.collections documents of the live collections (not dropped) whose unsplittable flag is unsplittable:
+ * false gives the sharded collections, true the tracked unsharded ones (8.0+). */
 static void
-sim_drain_sharded (simq_docs_t *out)
+sim_drain_colls (simq_docs_t *out, bool unsplittable)
 {
    simq_docs_t all;
    bson_error_t e;
@@ -30,7 +31,7 @@ sim_drain_sharded (simq_docs_t *out)
       sim_coll_collect (cc, NULL, &all, &e);
    }
    for (size_t i = 0; i < all.n; i++) {
-      if (!docget_bool (all.v[i], "dropped") && !docget_bool (all.v[i], "unsplittable") &&
+      if (!docget_bool (all.v[i], "dropped") && docget_bool (all.v[i], "unsplittable") == unsplittable &&
           docget_utf8 (all.v[i], "_id", NULL)) {
          simq_docs_push_copy (out, all.v[i]);
       }
@@ -92,26 +93,6 @@ sim_drain_progress_destroy (sim_drain_progress_t *p)
    bson_destroy (&p->colls);
 }
 
-/* The config.collections documents of the tracked unsharded collections (unsplittable, 8.0+). */
-static void
-sim_drain_unsplittable (simq_docs_t *out)
-{
-   simq_docs_t all;
-   bson_error_t e;
-   sim_coll_t *cc = sim_coll_get ("config", "collections");
-   simq_docs_init (&all);
-   if (cc) {
-      sim_coll_collect (cc, NULL, &all, &e);
-   }
-   for (size_t i = 0; i < all.n; i++) {
-      if (!docget_bool (all.v[i], "dropped") && docget_bool (all.v[i], "unsplittable") &&
-          docget_utf8 (all.v[i], "_id", NULL)) {
-         simq_docs_push_copy (out, all.v[i]);
-      }
-   }
-   simq_docs_clear (&all);
-}
-
 static void
 sim_drain_add_name (const char ***names, size_t *n, const char *ns)
 {
@@ -138,7 +119,7 @@ sim_drain_unsharded_on (const char *shard, const simq_docs_t *sharded, const sim
 
    simq_docs_init (&unsplittable);
    simq_docs_init (&chunks_all);
-   sim_drain_unsplittable (&unsplittable);
+   sim_drain_colls (&unsplittable, true);
    if (cc && unsplittable.n) {
       sim_coll_collect (cc, NULL, &chunks_all, &e);
    }
@@ -195,7 +176,7 @@ sim_drain_progress (const char *shard, sim_drain_progress_t *p)
    simq_docs_init (&sharded);
    simq_docs_init (&dbs);
    simq_docs_init (&chunks);
-   sim_drain_sharded (&sharded);
+   sim_drain_colls (&sharded, false);
 
    BSON_APPEND_UTF8 (&filter, "shard", shard);
    sim_coll_t *cc = sim_coll_get ("config", "chunks");
@@ -236,7 +217,7 @@ sim_drain_progress (const char *shard, sim_drain_progress_t *p)
    if (p->ncolls && p->chunks) { /* remaining.chunks counts the chunks of sharded collections only */
       simq_docs_t unsplittable;
       simq_docs_init (&unsplittable);
-      sim_drain_unsplittable (&unsplittable);
+      sim_drain_colls (&unsplittable, true);
       for (size_t k = 0; k < chunks.n; k++) {
          for (size_t i = 0; i < unsplittable.n; i++) {
             if (sim_drain_same_uuid (unsplittable.v[i], chunks.v[k])) {
@@ -435,7 +416,7 @@ sim_stage_list_cluster_catalog (sim_ctx_t *ctx, const char *coll, const bson_ite
       with_shards = bson_iter_as_bool (&child);
    }
    simq_docs_init (&sharded);
-   sim_drain_sharded (&sharded);
+   sim_drain_colls (&sharded, false);
    for (size_t i = 0; i < sim_g.ncolls; i++) {
       const sim_coll_t *c = sim_g.colls[i];
       if (!sim_cat_wanted (ctx->db, c->db) || (!strcmp (c->db, "config") && strncmp (c->name, "system.", 7) != 0)) {

@@ -636,30 +636,36 @@ snap_fmt_count (double n, char *buf, size_t len)
    return buf;
 }
 
+void
+snap_op_parts (const snap_op_t *o, snap_op_parts_t *p)
+{
+   char left[32];
+   memset (p, 0, sizeof *p);
+   snprintf (p->what, sizeof p->what, "%s %s%s%s", o->type, o->ns[0] ? o->ns : o->shard,
+             o->ns[0] && o->shard[0] ? " on " : "", o->ns[0] ? o->shard : "");
+   snprintf (p->phase, sizeof p->phase, "%s%s", o->phase[0] ? " " : "", o->phase);
+   if (o->percent >= 0)
+      snprintf (p->pct, sizeof p->pct, " %.0f%%", o->percent);
+   if (o->bytes_ps >= 0) {
+      p->rate[0] = ' ';
+      snap_fmt_rate_bytes (o->bytes_ps, p->rate + 1, sizeof p->rate - 1);
+   }
+   if (o->stuck[0])
+      snprintf (p->eta, sizeof p->eta, " STUCK");
+   else if (o->eta_s >= 0)
+      snprintf (p->eta, sizeof p->eta, " %s left", snap_fmt_duration (o->eta_s, left, sizeof left));
+   if (o->stuck[0])
+      snprintf (p->caveat, sizeof p->caveat, ": %s; fix: %s", o->stuck, o->fix);
+   else if (o->caveat[0])
+      snprintf (p->caveat, sizeof p->caveat, " (%s)", o->caveat);
+}
+
 char *
 snap_fmt_op (const snap_op_t *o, char *buf, size_t len)
 {
-   char pct[16] = "", rate[40] = "", eta[40] = "", left[32];
-   if (o->percent >= 0)
-      snprintf (pct, sizeof pct, " %.0f%%", o->percent);
-   if (o->bytes_ps >= 0) {
-      rate[0] = ' ';
-      snap_fmt_rate_bytes (o->bytes_ps, rate + 1, sizeof rate - 1);
-   }
-   if (o->stuck[0])
-      snprintf (eta, sizeof eta, " STUCK");
-   else if (o->eta_s >= 0)
-      snprintf (eta, sizeof eta, " %s left", snap_fmt_duration (o->eta_s, left, sizeof left));
-   snprintf (buf, len, "%s %s%s%s%s%s%s%s%s%s", o->type, o->ns[0] ? o->ns : o->shard,
-             o->ns[0] && o->shard[0] ? " on " : "", o->ns[0] ? o->shard : "", o->phase[0] ? " " : "", o->phase, pct,
-             rate, eta, "");
-   if (o->stuck[0]) {
-      size_t n = strlen (buf);
-      snprintf (buf + n, len - n, ": %s; fix: %s", o->stuck, o->fix);
-   } else if (o->caveat[0]) {
-      size_t n = strlen (buf);
-      snprintf (buf + n, len - n, " (%s)", o->caveat);
-   }
+   snap_op_parts_t p;
+   snap_op_parts (o, &p);
+   snprintf (buf, len, "%s%s%s%s%s%s", p.what, p.phase, p.pct, p.rate, p.eta, p.caveat);
    return buf;
 }
 

@@ -297,8 +297,25 @@ typedef struct {
 const snap_op_t *
 snap_drain_op (const snap_t *s, const char *name);
 
-/* One long operation on one line, as the Operations panel and the batch text show it: "reshardCollection app.users
- * cloning 42% 1.2 MB/s 3m05s left" (unknown figures left out, the caveat last). Returns buf. */
+/* One long operation's line in parts, each "" when unknown, each with its leading separator: what ("drain shard01",
+ * "migration app.users on shard01"), phase (" cloning"), pct (" 42%"), rate (" 1.2 MB/s"), eta (" 3m05s left" or
+ * " STUCK") and caveat (": <why stuck>; fix: <command>" or " (<caveat>)"). The buffers hold every part whole. */
+typedef struct {
+   char what[2 * SNAP_NAME + 48];
+   char phase[SNAP_TEXT + 2];
+   char pct[16];
+   char rate[40];
+   char eta[40];
+   char caveat[sizeof ((snap_op_t *) 0)->stuck + sizeof ((snap_op_t *) 0)->fix + SNAP_TEXT + 16];
+} snap_op_parts_t;
+
+/* Fills p with o's parts: the one formatter of an operation's figures (the Operations panel fits the parts to a
+ * width, snap_fmt_op joins them). */
+void
+snap_op_parts (const snap_op_t *o, snap_op_parts_t *p);
+
+/* One long operation on one line, as the batch text shows it: "reshardCollection app.users cloning 42% 1.2 MB/s
+ * 3m05s left" (the parts of snap_op_parts joined: unknown figures left out, the caveat last). Returns buf. */
 char *
 snap_fmt_op (const snap_op_t *o, char *buf, size_t len);
 
