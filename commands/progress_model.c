@@ -8,6 +8,7 @@
 #include "commands/stuck.h"
 #include "shell/core/output.h"
 #include "shell/lib/checked.h"
+#include "shell/lib/docget.h"
 
 #define PG_MAX_GROUPS 64
 #define PG_MAX_SHARDS 64
@@ -45,15 +46,6 @@ progress_reading_destroy (progress_reading_t *r)
 
 /* ---- small readers ---- */
 
-static const char *
-pg_str (const bson_t *doc, const char *path)
-{
-   bson_iter_t it, f;
-   if (bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f) && BSON_ITER_HOLDS_UTF8 (&f))
-      return bson_iter_utf8 (&f, NULL);
-   return NULL;
-}
-
 /* The number at path; false when absent or not a number. */
 static bool
 pg_num (const bson_t *doc, const char *path, double *out)
@@ -72,40 +64,22 @@ pg_num0 (const bson_t *doc, const char *path)
    return pg_num (doc, path, &v) ? v : 0;
 }
 
-static bool
-pg_has (const bson_t *doc, const char *path)
-{
-   bson_iter_t it, f;
-   return bson_iter_init (&it, doc) && bson_iter_find_descendant (&it, path, &f);
-}
-
-static bool
-pg_doc_at (const bson_iter_t *it, bson_t *doc)
-{
-   uint32_t len;
-   const uint8_t *data;
-   if (!BSON_ITER_HOLDS_DOCUMENT (it))
-      return false;
-   bson_iter_document (it, &len, &data);
-   return bson_init_static (doc, data, len);
-}
-
 /* "migration <ns> <from> -> <to> <min>" of a migration row, into key; false when the row is not a migration. */
 static bool
 pg_migration_key (const bson_t *row, char *key, size_t len)
 {
-   const char *ns = pg_str (row, "command._shardsvrMoveRange");
+   const char *ns = docget_utf8 (row, "command._shardsvrMoveRange", NULL);
    const char *from, *to;
    char min[256] = "";
    bson_iter_t it, f;
    if (!ns)
-      ns = pg_str (row, "command.moveChunk");
+      ns = docget_utf8 (row, "command.moveChunk", NULL);
    if (!ns)
       return false;
-   from = pg_str (row, "command.fromShard");
+   from = docget_utf8 (row, "command.fromShard", NULL);
    if (!from)
-      from = pg_str (row, "shard");
-   to = pg_str (row, "command.toShard");
+      from = docget_utf8 (row, "shard", NULL);
+   to = docget_utf8 (row, "command.toShard", NULL);
    if (bson_iter_init (&it, row) && bson_iter_find_descendant (&it, "command.min", &f))
       output_format_value_line (bson_iter_value (&f), min, sizeof min);
    bson_snprintf (key, len, "migration %s %s -> %s %s", ns, from ? from : "?", to ? to : "?", min);
@@ -171,12 +145,14 @@ pg_group_reshards (const bson_t *ops, pg_group_t *groups)
       return 0;
    while (bson_iter_next (&it)) {
       bson_t row;
+      bson_iter_t f;
       const char *ns, *shard, *desc;
-      if (!pg_doc_at (&it, &row) || !pg_has (&row, "originatingCommand.reshardCollection"))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &row) ||
+          !docget_iter (&row, "originatingCommand.reshardCollection", &f))
          continue;
-      ns = pg_str (&row, "ns");
-      shard = pg_str (&row, "shard");
-      desc = pg_str (&row, "desc");
+      ns = docget_utf8 (&row, "ns", NULL);
+      shard = docget_utf8 (&row, "shard", NULL);
+      desc = docget_utf8 (&row, "desc", NULL);
       if (!ns || !shard || !desc)
          continue;
       pg_group_t *g = NULL;
@@ -191,11 +167,11 @@ pg_group_reshards (const bson_t *ops, pg_group_t *groups)
          bson_strncpy (g->ns, ns, sizeof g->ns);
          g->eta = -1;
       }
-      const char *prov = pg_str (&row, "provenance");
+      const char *prov = docget_utf8 (&row, "provenance", NULL);
       if (prov && !g->provenance[0])
          bson_strncpy (g->provenance, prov, sizeof g->provenance);
       if (strstr (desc, "Recipient")) {
-         const char *state = pg_str (&row, "recipientState");
+         const char *state = docget_utf8 (&row, "recipientState", NULL);
          double approx = pg_num0 (&row, "approxBytesToCopy"), copied = pg_num0 (&row, "bytesCopied"), eta = -1;
          if (g->nrecipients < PG_MAX_SHARDS && !pg_in (g->recipients, g->nrecipients, shard))
             bson_strncpy (g->recipients[g->nrecipients++], shard, 64);
@@ -215,7 +191,7 @@ pg_group_reshards (const bson_t *ops, pg_group_t *groups)
          if (copying && approx > 0 && copied == 0)
             pg_list_add (g->no_data, sizeof g->no_data, shard);
       } else if (strstr (desc, "Donor")) {
-         const char *state = pg_str (&row, "donorState");
+         const char *state = docget_utf8 (&row, "donorState", NULL);
          if (g->ndonors < PG_MAX_SHARDS && !pg_in (g->donors, g->ndonors, shard))
             bson_strncpy (g->donors[g->ndonors++], shard, 64);
          if (state && !g->nrecipients_state && !g->state[0])
@@ -234,7 +210,7 @@ pg_coordinator (const bson_t *coordinators, const char *ns, bson_t *doc)
       return false;
    while (bson_iter_next (&it)) {
       const char *cns;
-      if (pg_doc_at (&it, doc) && (cns = pg_str (doc, "ns")) && !strcmp (cns, ns))
+      if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, doc) && (cns = docget_utf8 (doc, "ns", NULL)) && !strcmp (cns, ns))
          return true;
    }
    return false;
@@ -348,8 +324,8 @@ pg_reshards (const progress_reading_t *now, const progress_reading_t *prev, bson
       bson_t coord;
       char shard[512] = "", caveat[1024] = "", phase[64];
       bool have_coord = pg_coordinator (&now->coordinators, g->ns, &coord);
-      const char *cstate = have_coord ? pg_str (&coord, "state") : NULL;
-      const char *cprov = have_coord ? pg_str (&coord, "provenance") : NULL;
+      const char *cstate = have_coord ? docget_utf8 (&coord, "state", NULL) : NULL;
+      const char *cprov = have_coord ? docget_utf8 (&coord, "provenance", NULL) : NULL;
       pg_op_t op = { .ns = g->ns, .percent = -1, .bytes_per_sec = -1, .eta = -1 };
 
       op.type = pg_reshard_type (g->provenance[0] ? g->provenance : cprov ? cprov : "");
@@ -435,18 +411,18 @@ pg_migrations (const progress_reading_t *now, bson_t *out, uint32_t *n)
       const char *ns, *from, *to, *msg;
       char shard[160], phase[64] = "";
       int k = 0, of = 0;
-      if (!pg_doc_at (&it, &row))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &row))
          continue;
-      ns = pg_str (&row, "command._shardsvrMoveRange");
+      ns = docget_utf8 (&row, "command._shardsvrMoveRange", NULL);
       if (!ns)
-         ns = pg_str (&row, "command.moveChunk");
+         ns = docget_utf8 (&row, "command.moveChunk", NULL);
       if (!ns)
          continue;
-      from = pg_str (&row, "command.fromShard");
+      from = docget_utf8 (&row, "command.fromShard", NULL);
       if (!from)
-         from = pg_str (&row, "shard");
-      to = pg_str (&row, "command.toShard");
-      msg = pg_str (&row, "msg");
+         from = docget_utf8 (&row, "shard", NULL);
+      to = docget_utf8 (&row, "command.toShard", NULL);
+      msg = docget_utf8 (&row, "msg", NULL);
       snprintf (shard, sizeof shard, "%s -> %s", from ? from : "?", to ? to : "?");
       pg_op_t op = { .type = "migration", .ns = ns, .shard = shard, .percent = -1, .bytes_per_sec = -1, .eta = -1 };
       if (msg && sscanf (msg, "step %d of %d", &k, &of) == 2 && of > 0 && k >= 1 && k <= of) {
@@ -502,9 +478,10 @@ pg_drain_stuck (const progress_reading_t *now, const bson_t *d, const char *shar
    if (bson_iter_init_find (&it, d, "stuckZones") && BSON_ITER_HOLDS_ARRAY (&it) && bson_iter_recurse (&it, &it)) {
       while (bson_iter_next (&it)) {
          bson_t z;
-         if (!pg_doc_at (&it, &z) ||
-             !stuck_no_recipient (&now->shards, pg_str (&z, "ns"), pg_str (&z, "zone"), pg_str (&z, "min"),
-                                  pg_str (&z, "max"), shard, ck_from_double (pg_num0 (&z, "chunks")), &st))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &z) ||
+             !stuck_no_recipient (&now->shards, docget_utf8 (&z, "ns", NULL), docget_utf8 (&z, "zone", NULL),
+                                  docget_utf8 (&z, "min", NULL), docget_utf8 (&z, "max", NULL), shard,
+                                  ck_from_double (pg_num0 (&z, "chunks")), &st))
             continue;
          pg_join (why, len, st.why);
          pg_join (fix, len, st.fix);
@@ -513,7 +490,8 @@ pg_drain_stuck (const progress_reading_t *now, const bson_t *d, const char *shar
    if (jumbo > 0) {
       char to[128];
       stuck_recipients (&now->shards, NULL, shard, to, sizeof to);
-      stuck_jumbo_draining (shard, ck_from_double (jumbo), pg_str (d, "jumboNs"), pg_str (d, "jumboMin"), to, &st);
+      stuck_jumbo_draining (shard, ck_from_double (jumbo), docget_utf8 (d, "jumboNs", NULL),
+                            docget_utf8 (d, "jumboMin", NULL), to, &st);
       pg_join (why, len, st.why);
       pg_join (fix, len, st.fix);
    }
@@ -539,15 +517,15 @@ pg_drain_stuck (const progress_reading_t *now, const bson_t *d, const char *shar
 static void
 pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
 {
-   bson_iter_t it;
+   bson_iter_t it, f;
    if (!bson_iter_init (&it, &now->drains))
       return;
    while (bson_iter_next (&it)) {
       bson_t d;
       char caveat[512] = "", phase[96], why[1024], fix[1024];
-      if (!pg_doc_at (&it, &d))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d))
          continue;
-      const char *shard = pg_str (&d, "shard");
+      const char *shard = docget_utf8 (&d, "shard", NULL);
       if (!shard)
          continue;
       double left = pg_num0 (&d, "chunks"), moved = pg_num0 (&d, "moved"), dbs = pg_num0 (&d, "dbs");
@@ -570,7 +548,7 @@ pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
       else
          snprintf (phase, sizeof phase, "drained: run removeShard again to finish");
       op.phase = phase;
-      if (pg_has (&d, "startedMs")) {
+      if (docget_iter (&d, "startedMs", &f)) {
          op.percent = left + moved > 0 ? moved * 100.0 / (left + moved) : 100.0;
       } else {
          pg_caveat (caveat, sizeof caveat, "%s",
@@ -614,7 +592,7 @@ pg_prev_defrag (const progress_reading_t *prev, const char *ns, double *remainin
    while (bson_iter_next (&it)) {
       bson_t d;
       const char *pns;
-      if (pg_doc_at (&it, &d) && (pns = pg_str (&d, "ns")) && !strcmp (pns, ns))
+      if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && (pns = docget_utf8 (&d, "ns", NULL)) && !strcmp (pns, ns))
          return pg_num (&d, "remaining", remaining);
    }
    return false;
@@ -629,12 +607,12 @@ pg_defrags (const progress_reading_t *now, const progress_reading_t *prev, bson_
    while (bson_iter_next (&it)) {
       bson_t d;
       double remaining = -1, before = -1;
-      if (!pg_doc_at (&it, &d) || !pg_str (&d, "ns"))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !docget_utf8 (&d, "ns", NULL))
          continue;
       pg_op_t op = { .type = "defragmentation",
-                     .ns = pg_str (&d, "ns"),
+                     .ns = docget_utf8 (&d, "ns", NULL),
                      .shard = "",
-                     .phase = pg_str (&d, "phase"),
+                     .phase = docget_utf8 (&d, "phase", NULL),
                      .percent = -1,
                      .bytes_per_sec = -1,
                      .eta = -1 };
@@ -712,7 +690,7 @@ pg_drain_left (const progress_reading_t *r, const char *shard)
    while (bson_iter_next (&it)) {
       bson_t d;
       const char *s;
-      if (pg_doc_at (&it, &d) && (s = pg_str (&d, "shard")) && !strcmp (s, shard))
+      if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && (s = docget_utf8 (&d, "shard", NULL)) && !strcmp (s, shard))
          return pg_num0 (&d, "chunks");
    }
    return NAN;
@@ -729,10 +707,10 @@ pg_migration_step (const progress_reading_t *r, const char *key)
       bson_t row;
       char k[512];
       int step = 0, of = 0;
-      if (!pg_doc_at (&it, &row) || !pg_migration_key (&row, k, sizeof k))
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &row) || !pg_migration_key (&row, k, sizeof k))
          continue;
       if (!strcmp (k, key)) {
-         const char *msg = pg_str (&row, "msg");
+         const char *msg = docget_utf8 (&row, "msg", NULL);
          return msg && sscanf (msg, "step %d of %d", &step, &of) == 2 ? step : 0;
       }
    }
@@ -751,7 +729,7 @@ progress_track_stalls (progress_reading_t *now, const progress_reading_t *prev)
       while (bson_iter_next (&it)) {
          bson_t d;
          const char *shard;
-         if (!pg_doc_at (&it, &d) || !(shard = pg_str (&d, "shard")))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !(shard = docget_utf8 (&d, "shard", NULL)))
             continue;
          bson_snprintf (key, sizeof key, "drain %s", shard);
          pg_stall_put (&out, now, prev, key, pg_num0 (&d, "chunks"), pg_drain_left (prev, shard));
@@ -777,9 +755,9 @@ progress_track_stalls (progress_reading_t *now, const progress_reading_t *prev)
          bson_t row;
          const char *msg;
          int step = 0, of = 0;
-         if (!pg_doc_at (&it, &row) || !pg_migration_key (&row, key, sizeof key))
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &row) || !pg_migration_key (&row, key, sizeof key))
             continue;
-         msg = pg_str (&row, "msg");
+         msg = docget_utf8 (&row, "msg", NULL);
          pg_stall_put (&out, now, prev, key, msg && sscanf (msg, "step %d of %d", &step, &of) == 2 ? step : 0,
                        pg_migration_step (prev, key));
       }
