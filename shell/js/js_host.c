@@ -469,14 +469,19 @@ host_show (void *data, const bson_value_t *value, bool more, const char *stats_k
    /* --eval's value is inspected without a depth limit, as mongosh prints it; the REPL keeps depth 6 */
    if (!ctx->interactive)
       ctx->out.depth = -1;
-   if (stats_key && value->value_type == BSON_TYPE_DOCUMENT &&
-       bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len))
-      cmd_print_stats (ctx, &array, *stats_key ? stats_key : NULL);
-   else if (value->value_type == BSON_TYPE_ARRAY &&
-            bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len))
-      cmd_print_array (ctx, &array);
-   else
+   if (((stats_key && value->value_type == BSON_TYPE_DOCUMENT) || value->value_type == BSON_TYPE_ARRAY) &&
+       bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len)) {
+      /* shown with its secrets hidden, as host_show_value shows a document */
+      bson_t shown = BSON_INITIALIZER;
+      secret_redact_doc (&array, &shown);
+      if (value->value_type == BSON_TYPE_ARRAY)
+         cmd_print_array (ctx, &shown);
+      else
+         cmd_print_stats (ctx, &shown, *stats_key ? stats_key : NULL);
+      bson_destroy (&shown);
+   } else {
       host_show_value (ctx, value);
+   }
    ctx->out = saved;
    if (more)
       fprintf (ctx->out_fp, "%s\n", CMD_MORE_HINT);

@@ -52,6 +52,10 @@ out=$("$SHARDSH" --dry-run --norc --eval 'const u = "mongodb://v:Pw-value-17@h:1
    --eval 'printjson({user: "v", pwd: "Pw-value-18"}); ({pwd: "Pw-value-18"})' 2>&1)
 secret_absent "secrets/print and an --eval string value" "Pw-value-17" "$out" 'mongodb://v:***********@h:1'
 secret_absent "secrets/printjson and an --eval document value" "Pw-value-18" "$out" "pwd: '****'"
+# an array value: its documents and strings are masked as a document's are
+out=$("$SHARDSH" --dry-run --norc --eval '[{user: "w", pwd: "Pw-value-19"}, "mongodb://w:Pw-value-20@h:1"]' 2>&1)
+secret_absent "secrets/an --eval array value's document" "Pw-value-19" "$out" "pwd: '****'"
+secret_absent "secrets/an --eval array value's connection string" "Pw-value-20" "$out" 'mongodb://w:****@h:1'
 
 # connection strings in error messages
 out=$("$SHARDSH" --norc 'mongodb://dora:Pw-baduri-9@127.0.0.1:1/?serverSelectionTimeoutMS=zz' --eval 'sh.status()' 2>&1)
