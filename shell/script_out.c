@@ -1,6 +1,7 @@
 /* What one statement of a script shows: its output held back and sorted (prints, results; dry-run requests print as
  * they are made, conn.c), the status line on stderr, the --json object; and the same report for a JavaScript call.
  * See script_out.h and docs/plan.md. */
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -41,9 +42,15 @@ script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size
 {
    size_t b = stmt->end_pos.offset, i = stmt->pos.offset, o = 0;
    bool space = false;
+   char *whole = NULL;
    if (!source) {
       buf[0] = '\0';
       return;
+   }
+   if (b - i + 7 > len && (whole = secret_redact_source (source + i, b - i, &b))) {
+      /* it may be cut: its secrets are hidden in the whole text first, so a password cut in two is still seen */
+      source = whole;
+      i = 0;
    }
    for (; i < b && o + 6 < len; i++) {
       unsigned char c;
@@ -88,6 +95,7 @@ script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size
       o += 3;
    }
    buf[o] = '\0';
+   free (whole);
 }
 
 /* Where the output of a statement that shows none of it goes (a -f statement that is not a print; its dry-run

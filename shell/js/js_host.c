@@ -203,11 +203,15 @@ call_text (const sh_ctx_t *ctx, const js_call_t *jc, size_t max)
    }
    bson_string_append_printf (s, "%s(", name);
    if (jc->args && jc->argc > 0) {
-      /* the arguments as an array, printed as the shell prints one ("[ 'shard01', 'NYC' ]"), without its brackets */
+      /* the arguments as an array, printed as the shell prints one ("[ 'shard01', 'NYC' ]"), without its brackets;
+       * their secrets hidden before the text is cut at max, where a password's end could fall */
+      bson_t shown = BSON_INITIALIZER;
+      secret_redact_doc (jc->args, &shown);
       v.value_type = BSON_TYPE_ARRAY;
-      v.value.v_doc.data = (uint8_t *) bson_get_data (jc->args);
-      v.value.v_doc.data_len = jc->args->len;
+      v.value.v_doc.data = (uint8_t *) bson_get_data (&shown);
+      v.value.v_doc.data_len = shown.len;
       output_format_value_line (&v, buf, max);
+      bson_destroy (&shown);
       n = strlen (buf);
       if (n > 4 && buf[0] == '[' && buf[n - 1] == ']')
          bson_string_append_printf (s, "%.*s", (int) (n - 4), buf + 2);

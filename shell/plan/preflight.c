@@ -2,6 +2,7 @@
  * (shell/plan/pf_model.c), which each statement then updates; under --plan the effects come from shell/plan/pf_plan.c.
  * See preflight.h and docs/plan.md. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands/commands.h"
@@ -539,10 +540,16 @@ pf_check_one (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
    size_t a = p->stmt->pos.offset, b = p->stmt->end_pos.offset;
    char text[512];
    size_t len = b > a ? b - a : 0;
+   /* the statement's secrets hidden before it is cut to fit, where a password's end could fall */
+   char *masked = secret_redact_source (src + a, len, &len);
    if (len >= sizeof text)
       len = sizeof text - 1;
-   memcpy (text, src + a, len);
+   if (masked)
+      memcpy (text, masked, len);
+   else
+      len = 0;
    text[len] = '\0';
+   free (masked);
    if (!strcmp (call->cmd->name, "use") && args_str (call, 0)) {
       /* as the run will: later statements resolve against this database (restored after the pre-flight) */
       bson_free (p->pf->ctx->db);

@@ -98,6 +98,16 @@ else
    sim_stop
 fi
 
+# a statement too long for its status line: its secrets are hidden before it is cut, so a connection string whose
+# password the cut splits (its '@' beyond the cut) is still masked: literal and JavaScript status lines, --plan
+pad=$(printf 'a%.0s' $(seq 1 446))
+printf 'db.adminCommand({ping: 1, x: "%s", y: "mongodb://u:Pw-cut-21-long-enough-to-be-cut@h:1"})\n' "$pad" > "$TMPD/cut.js"
+printf 'const u = "%s"; db.adminCommand({ping: 1, x: u, y: "mongodb://u:Pw-cut-21-long-enough-to-be-cut@h:1"})\n' "$pad" > "$TMPD/cutjs.js"
+out=$("$SHARDSH" --dry-run --norc -f "$TMPD/cut.js" 2>&1)
+secret_absent "secrets/a cut status line (literal)" "u:Pw" "$out" "cut.js:1 ok db.adminCommand"
+out=$("$SHARDSH" --dry-run --norc -f "$TMPD/cutjs.js" 2>&1)
+secret_absent "secrets/a cut status line (JavaScript call)" "u:Pw" "$out" "cutjs.js:1 ok db.adminCommand"
+
 # ---- every output channel, one known password (issue 31) ----
 # shardsim --auth knows user ann with the password PW; every channel shardsh writes to runs statements that carry PW
 # in each form a password takes (db.auth positional and document, changeUserPassword, createUser's pwd, a field of a
@@ -131,6 +141,11 @@ secret_absent "secrets/channels: --json statement, errmsg and result fields" "$P
 out=$("$SHARDSH" --norc --plan "mongodb://ann:$PW@$HP/?serverSelectionTimeoutMS=3000" -f "$TMPD/pw.js" 2>&1 < /dev/null)
 all="$all$out"
 secret_absent "secrets/channels: --plan lines" "$PW" "$out" 'pw.js:6 db.getSiblingDB("admin").changeUserPassword("ann", "***********")'
+pad=$(printf 'a%.0s' $(seq 1 410))
+printf 'db.getSiblingDB("config").settings.updateOne({_id: "zz"}, {$set: {x: "%s", y: "mongodb://u:Pw-cut-22-long-enough-to-be-cut@h:1"}}, {upsert: true})\n' \
+   "$pad" > "$TMPD/cutplan.js"
+out=$("$SHARDSH" --norc --plan "mongodb://ann:$PW@$HP/?serverSelectionTimeoutMS=3000" -f "$TMPD/cutplan.js" 2>&1 < /dev/null)
+secret_absent "secrets/channels: a cut --plan line" "u:Pw" "$out" 'cutplan.js:1'
 out=$("$SHARDSH" --norc --dry-run -u ann -p "$PW" -f "$TMPD/pw.js" 2>&1 < /dev/null)
 all="$all$out"
 secret_absent "secrets/channels: --dry-run requests and status lines" "$PW" "$out" '"pwd" : "****"'
