@@ -108,15 +108,6 @@ ex_add (ex_findings_t *f, const char *cause, const char *detail, const char *fix
    ex_add_stuck (f, cause, detail, fix, NULL);
 }
 
-static int
-ex_hhmm (const char *s)
-{
-   int h, m;
-   if (!s || sscanf (s, "%d:%d", &h, &m) != 2 || h < 0 || h > 23 || m < 0 || m > 59)
-      return -1;
-   return h * 60 + m;
-}
-
 /* A document rendered on one line as mongosh prints it ({ level: MinKey() }), so that a fix can be typed back, into
  * buf. */
 static void
@@ -456,19 +447,14 @@ explain_diagnose (const ex_reading_t *r, bson_t *out)
                     "the balancer is stopped (balancerStatus mode \"off\"): nothing moves in any collection", st.fix,
                     st.why);
    }
-   const char *start = docget_utf8 (&r->settings, "activeWindow.start", NULL),
-              *stop = docget_utf8 (&r->settings, "activeWindow.stop", NULL);
-   int s = ex_hhmm (start), e = ex_hhmm (stop);
-   if (s >= 0 && e >= 0 && r->now_minutes >= 0) {
-      bool inside = s <= e ? (r->now_minutes >= s && r->now_minutes < e) : (r->now_minutes >= s || r->now_minutes < e);
-      if (!inside) {
-         bson_snprintf (detail, sizeof detail,
-                        "outside the balancing window %s-%s (server-local time, compared with this machine's clock): "
-                        "the balancer waits until %s",
-                        start, stop, start);
-         stuck_balancer (&r->balancer, &r->settings, r->now_minutes, &st);
-         ex_add_stuck (&fs, "outsideWindow", detail, st.fix, st.why[0] ? st.why : detail);
-      }
+   if (stuck_window (&r->settings, r->now_minutes, &st)) {
+      const char *start = docget_utf8 (&r->settings, "activeWindow.start", NULL),
+                 *stop = docget_utf8 (&r->settings, "activeWindow.stop", NULL);
+      bson_snprintf (detail, sizeof detail,
+                     "outside the balancing window %s-%s (server-local time, compared with this machine's clock): "
+                     "the balancer waits until %s",
+                     start, stop, start);
+      ex_add_stuck (&fs, "outsideWindow", detail, st.fix, st.why);
    }
    /* 2. the collection's own settings */
    if (docget_is (&r->coll, "noBalance", true)) {

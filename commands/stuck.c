@@ -28,18 +28,12 @@ st_hhmm (const char *s)
 }
 
 bool
-stuck_balancer (const bson_t *balancer_status, const bson_t *settings, int now_minutes, stuck_t *out)
+stuck_window (const bson_t *settings, int now_minutes, stuck_t *out)
 {
-   const char *mode = docget_utf8 (balancer_status, "mode", NULL);
-   stuck_clear (out);
-   if ((mode && !strcmp (mode, "off")) || docget_is (settings, "stopped", true)) {
-      bson_snprintf (out->why, sizeof out->why, "the balancer is stopped: nothing moves");
-      bson_snprintf (out->fix, sizeof out->fix, "sh.startBalancer()");
-      return true;
-   }
    const char *start = docget_utf8 (settings, "activeWindow.start", NULL),
               *stop = docget_utf8 (settings, "activeWindow.stop", NULL);
    int s = st_hhmm (start), e = st_hhmm (stop);
+   stuck_clear (out);
    if (s >= 0 && e >= 0 && s != e && now_minutes >= 0) {
       bool inside = s < e ? (now_minutes >= s && now_minutes < e) : (now_minutes >= s || now_minutes < e);
       if (!inside) {
@@ -51,6 +45,19 @@ stuck_balancer (const bson_t *balancer_status, const bson_t *settings, int now_m
       }
    }
    return false;
+}
+
+bool
+stuck_balancer (const bson_t *balancer_status, const bson_t *settings, int now_minutes, stuck_t *out)
+{
+   const char *mode = docget_utf8 (balancer_status, "mode", NULL);
+   stuck_clear (out);
+   if ((mode && !strcmp (mode, "off")) || docget_is (settings, "stopped", true)) {
+      bson_snprintf (out->why, sizeof out->why, "the balancer is stopped: nothing moves");
+      bson_snprintf (out->fix, sizeof out->fix, "sh.startBalancer()");
+      return true;
+   }
+   return stuck_window (settings, now_minutes, out);
 }
 
 static bool

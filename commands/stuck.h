@@ -34,6 +34,11 @@ stuck_is (const stuck_t *s);
 bool
 stuck_balancer (const bson_t *balancer_status, const bson_t *settings, int now_minutes, stuck_t *out);
 
+/* The balancing window alone: true, with why and fix, when now_minutes (>= 0, local time of day) is outside settings'
+ * activeWindow (a window whose start equals its stop, or an unreadable one, is no limit, as the server reads it). */
+bool
+stuck_window (const bson_t *settings, int now_minutes, stuck_t *out);
+
 /* How many shards of shards (config.shards documents, as an array document) could take a chunk: not draining, not
  * named except (NULL: none), and holding zone in their tags when zone is neither NULL nor "". When first is not
  * NULL it receives the first such shard's name ("" when none). */

@@ -101,6 +101,15 @@ test_verdicts (const bson_t *shards, const bson_t *empty)
       CHECK ("stuck a window over midnight, inside", !stuck_balancer (full, night, 30, &st));
       CHECK ("stuck a window over midnight, outside", stuck_balancer (full, night, 12 * 60, &st));
       CHECK ("stuck the window unknown without the time", !stuck_balancer (full, win, -1, &st));
+      /* the window alone (what explainBalance reports beside a stopped balancer) */
+      CHECK ("stuck window alone, outside, though the balancer is off",
+             stuck_window (win, 600, &st) && strstr (st.why, "01:00-03:00") && strstr (st.fix, "setBalancerWindow"));
+      CHECK ("stuck window alone, inside", !stuck_window (win, 90, &st));
+      {
+         bson_t *same = json ("{\"activeWindow\": {\"start\": \"02:00\", \"stop\": \"02:00\"}}");
+         CHECK ("stuck a window whose start is its stop is no limit", !stuck_window (same, 600, &st));
+         bson_destroy (same);
+      }
       bson_destroy (off);
       bson_destroy (full);
       bson_destroy (win);
