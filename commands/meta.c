@@ -116,12 +116,23 @@ exec_use (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    return true;
 }
 
+/* quit(n) / exit(n): the process's exit status, an integer from 0 to 255 (mongosh's process.exit(n)) */
+static bool
+build_exit (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   (void) out;
+   return args_check (call, 0, ARG_NUMBER, false, "Shell", "quit", err) &&
+          args_int (call, 0, 0, 255, "the exit status", NULL, err);
+}
+
 static bool
 exec_exit (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   (void) call;
-   (void) err;
+   int64_t code = 0;
+   if (!build_exit (call, NULL, err) || !args_int (call, 0, 0, 255, "the exit status", &code, err))
+      return false;
    ctx->exit_requested = true;
+   ctx->exit_code = (int) code;
    return true;
 }
 
@@ -329,9 +340,10 @@ const sh_cmd_t cmd_show = {
 
 const sh_cmd_t cmd_exit = {
    .name = "exit",
-   .usage = "exit | quit",
-   .summary = "Leave the shell",
+   .usage = "exit | quit | quit(status)",
+   .summary = "Leave the shell (a script: with this exit status, 0 to 255)",
    .flags = CMD_CLIENT_ONLY | CMD_READONLY,
+   .build = build_exit,
    .exec = exec_exit,
 };
 
