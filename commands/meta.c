@@ -340,7 +340,7 @@ const sh_cmd_t cmd_show = {
 
 const sh_cmd_t cmd_exit = {
    .name = "exit",
-   .usage = "exit | quit | quit(status)",
+   .usage = "exit [status] | quit [status]",
    .summary = "Leave the shell (a script: with this exit status, 0 to 255)",
    .flags = CMD_CLIENT_ONLY | CMD_READONLY,
    .build = build_exit,
