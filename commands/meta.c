@@ -1,5 +1,6 @@
 /* The shell's own commands: help (all of it generated from the command table), sh.help(), use, show, exit, print,
  * printjson, db.getName() and sleep. */
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -120,9 +121,18 @@ exec_use (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 static bool
 build_exit (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
+   bson_iter_t it;
    (void) out;
-   return args_check (call, 0, ARG_NUMBER, false, "Shell", "quit", err) &&
-          args_int (call, 0, 0, 255, "the exit status", NULL, err);
+   if (!args_check (call, 0, ARG_NUMBER, false, "Shell", "quit", err))
+      return false;
+   /* mongosh's quit(2.5) is refused by process.exit; args_int would truncate it */
+   if (args_get (call, 0, &it) && BSON_ITER_HOLDS_DOUBLE (&it) && isfinite (bson_iter_double (&it)) &&
+       bson_iter_double (&it) != trunc (bson_iter_double (&it))) {
+      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0), "quit: the exit status must be an integer, got %g",
+                       bson_iter_double (&it));
+      return false;
+   }
+   return args_int (call, 0, 0, 255, "the exit status", NULL, err);
 }
 
 static bool

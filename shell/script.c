@@ -491,7 +491,7 @@ script_end (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *ins, 
       return rc;
    }
    rs = script_summary (ctx, inputs, ins, n, pr);
-   if (run_summary_worth (rs) || sig || quit || closed)
+   if (run_summary_worth (rs) || sig || closed)
       run_summary_print (ctx, rs, pf);
    run_summary_free (rs);
    return rc;
