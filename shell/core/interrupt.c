@@ -12,6 +12,7 @@ static volatile sig_atomic_t sh_interrupt_flag;
 static volatile sig_atomic_t sh_interrupt_fd = -1; /* the watched socket, -1 for none */
 static volatile sig_atomic_t sh_interrupt_cut;     /* the handler shut the watched socket down */
 static volatile sig_atomic_t sh_interrupt_sig;     /* the signal that set the flag (scripts), 0 for none */
+static volatile sig_atomic_t sh_interrupt_again;   /* a second signal came */
 static volatile sig_atomic_t sh_interrupt_gentle;  /* scripts: the first signal leaves the socket alone */
 
 /* Only async-signal-safe calls: shutdown(2) makes the driver's poll(2) on that socket return at once. */
@@ -22,6 +23,8 @@ sh_interrupt_handler (int sig)
    int fd = sh_interrupt_fd;
    bool again = sh_interrupt_flag != 0;
    sh_interrupt_flag = 1;
+   if (again)
+      sh_interrupt_again = 1;
    if (!sh_interrupt_sig)
       sh_interrupt_sig = sig;
    /* a script waits for the reply of the statement it is sending (the signal ends the run at the next statement
@@ -63,6 +66,12 @@ sh_interrupt_signal (void)
 }
 
 bool
+sh_interrupt_cuts (void)
+{
+   return sh_interrupt_flag != 0 && (!sh_interrupt_gentle || sh_interrupt_again != 0);
+}
+
+bool
 sh_interrupted (void)
 {
    return sh_interrupt_flag != 0;
@@ -72,6 +81,8 @@ void
 sh_interrupt_clear (void)
 {
    sh_interrupt_flag = 0;
+   sh_interrupt_again = 0;
+   sh_interrupt_sig = 0;
    sh_interrupt_fd = -1;
 }
 

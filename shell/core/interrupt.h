@@ -28,6 +28,12 @@ sh_interrupt_signal (void);
 bool
 sh_interrupted (void);
 
+/* True when a wait for the server is to end now: Ctrl-C in the shell; in a script run, a second signal (the first
+ * lets the statement being sent get its reply). The connection layer asks this, the waits between statements ask
+ * sh_interrupted. */
+bool
+sh_interrupt_cuts (void);
+
 /* Clears the flag and the watched socket (the REPL, before each prompt: nothing is awaited there). */
 void
 sh_interrupt_clear (void);
