@@ -1,6 +1,7 @@
-/* The record of a script run that stopped at a failure: which statements ran, which failed, which did not run, and
- * the dangerous state the ones that ran left behind (balancer or auto-merger stopped, noBalance set, a zone with
- * shards but no ranges, a shard draining). See runsum.h. */
+/* The record of a script run that stopped before its end (a failure, a signal, quit(n)): which statements ran, which
+ * failed, which may have been applied (unknown: the reply was lost), which did not run, and the dangerous state the
+ * ones that ran left behind (balancer or auto-merger stopped, noBalance set, a zone with shards but no ranges, a shard
+ * draining). See runsum.h. */
 #include <string.h>
 
 #include "commands/dispatch.h"
@@ -208,7 +209,11 @@ run_summary_note_call (run_summary_t *rs, const char *file, int line, const sh_c
 void
 run_summary_rest (run_summary_t *rs, const char *file, int line)
 {
-   bson_string_append_printf (rs->skipped, "%s%s after line %d", rs->nskipped++ ? ", " : "", file, line);
+   /* line 0: it stopped before any call (a signal in a loop of plain JavaScript) */
+   if (line > 0)
+      bson_string_append_printf (rs->skipped, "%s%s after line %d", rs->nskipped++ ? ", " : "", file, line);
+   else
+      bson_string_append_printf (rs->skipped, "%s%s from where it stopped", rs->nskipped++ ? ", " : "", file);
 }
 
 void
