@@ -1,5 +1,6 @@
 /* The shell's own commands: help (all of it generated from the command table), sh.help(), use, show, exit, print,
  * printjson, db.getName() and sleep. */
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -116,12 +117,32 @@ exec_use (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    return true;
 }
 
+/* quit(n) / exit(n): the process's exit status, an integer from 0 to 255 (mongosh's process.exit(n)) */
+static bool
+build_exit (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_iter_t it;
+   (void) out;
+   if (!args_check (call, 0, ARG_NUMBER, false, "Shell", "quit", err))
+      return false;
+   /* mongosh's quit(2.5) is refused by process.exit; args_int would truncate it */
+   if (args_get (call, 0, &it) && BSON_ITER_HOLDS_DOUBLE (&it) && isfinite (bson_iter_double (&it)) &&
+       bson_iter_double (&it) != trunc (bson_iter_double (&it))) {
+      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0), "quit: the exit status must be an integer, got %g",
+                       bson_iter_double (&it));
+      return false;
+   }
+   return args_int (call, 0, 0, 255, "the exit status", NULL, err);
+}
+
 static bool
 exec_exit (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 {
-   (void) call;
-   (void) err;
+   int64_t code = 0;
+   if (!build_exit (call, NULL, err) || !args_int (call, 0, 0, 255, "the exit status", &code, err))
+      return false;
    ctx->exit_requested = true;
+   ctx->exit_code = (int) code;
    return true;
 }
 
@@ -329,9 +350,10 @@ const sh_cmd_t cmd_show = {
 
 const sh_cmd_t cmd_exit = {
    .name = "exit",
-   .usage = "exit | quit",
-   .summary = "Leave the shell",
+   .usage = "exit [status] | quit [status]",
+   .summary = "Leave the shell (a script: with this exit status, 0 to 255)",
    .flags = CMD_CLIENT_ONLY | CMD_READONLY,
+   .build = build_exit,
    .exec = exec_exit,
 };
 

@@ -207,6 +207,8 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          opts->tls = true;
       } else if (IS ("--quiet")) {
          opts->quiet = true;
+      } else if (IS ("--no-status")) {
+         opts->no_status = true;
       } else if (IS ("--json")) {
          opts->json = true;
       } else if (IS ("--verbose")) {
@@ -342,12 +344,14 @@ sh_options_usage (FILE *out)
       "                              {file, line, col, statement, ok, code, codeName, errmsg, result} per statement\n"
       "  --verbose                   a -f script shows every result, not only what it prints\n"
       "  --no-color                  no colours (also when NO_COLOR is set)\n"
-      "  --quiet                     no banner\n"
+      "  --quiet                     no banner; a script's status lines only for failures\n"
+      "  --no-status                 no status lines on stderr for a -f script's statements (errors stay)\n"
       "  --norc                      do not run ~/.shardshrc\n"
       "  --version, --help\n"
       "\n"
       "Exit status: 0 success; 1 a statement failed (the server's code and codeName are shown);\n"
-      "2 bad options or a parse error (nothing was sent).\n",
+      "2 bad options or a parse error (nothing was sent); quit(n): n; 130 SIGINT, 143 SIGTERM (a script stops at\n"
+      "the next statement and prints its summary).\n",
       out);
 }
 

@@ -10,6 +10,7 @@
 #include "shell/cli.h"
 #include "shell/lib/secret.h"
 #include "shell/core/conn.h"
+#include "shell/core/interrupt.h"
 #include "shell/core/prompt.h"
 #include "shell/desired/desired.h"
 #include "views/dashboard.h"
@@ -153,6 +154,7 @@ main_run (sh_options_t *opts)
       opts->plan = true; /* the statements go through --plan's pass only: nothing that writes is sent */
       rc = desired_diff (&ctx, opts->diff_file, main_plan_text);
    } else if (opts->apply_file) {
+      sh_interrupt_install_script (); /* a summary on every way the run ends (docs/plan.md, "How a run ends") */
       rc = desired_apply (&ctx, opts->apply_file, main_plan_text);
    } else if (opts->n_evals || opts->n_files || piped) {
       inputs = bson_malloc0 ((opts->n_evals + opts->n_files + 1) * sizeof *inputs);
@@ -164,6 +166,7 @@ main_run (sh_options_t *opts)
          inputs[n++].name = opts->files[i];
       if (!opts->n_evals && !opts->n_files)
          inputs[n++].name = "<stdin>";
+      sh_interrupt_install_script ();
       rc = script_run_inputs (&ctx, inputs, n, opts->verbose);
    } else {
       char *rc_path = getenv ("HOME") ? bson_strdup_printf ("%s/.shardshrc", getenv ("HOME")) : NULL;

@@ -1,11 +1,13 @@
 /* The script runner: parse everything, check everything, then send; JavaScript inputs go to the engine. See
  * script.h. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "commands/dispatch.h"
+#include "shell/core/interrupt.h"
 #include "shell/js/js_host.h"
 #include "shell/lang/parser.h"
 #include "shell/lib/clock.h"
@@ -53,7 +55,10 @@ script_read_file (const char *path, size_t *len, sh_error_t *err)
 }
 
 /* What became of a statement (of a JavaScript input: of the whole input), for the run summary. */
-enum { SCRIPT_ST_NOT_RUN, SCRIPT_ST_OK, SCRIPT_ST_FAILED };
+enum { SCRIPT_ST_NOT_RUN, SCRIPT_ST_OK, SCRIPT_ST_FAILED, SCRIPT_ST_UNKNOWN };
+
+/* Why a run stopped before its end (docs/plan.md, "How a run ends"). */
+typedef enum { SCRIPT_STOP_NONE, SCRIPT_STOP_FAILED, SCRIPT_STOP_SIGNAL, SCRIPT_STOP_QUIT } script_stop_t;
 
 /* One input after checking: a literal script (today's path) or JavaScript text for the engine. */
 typedef struct {
@@ -69,6 +74,7 @@ typedef struct {
    bool failed;
    bool skipping;
    size_t skip_i, skip_s; /* input and statement where skipping began */
+   script_stop_t stop;    /* why it stopped (skipping from skip_i, skip_s), SCRIPT_STOP_NONE when it ran to its end */
 } script_progress_t;
 
 /* Checks an input the literal grammar did not take as JavaScript: compiled whole, nothing run. lit_err is the literal
@@ -98,6 +104,7 @@ typedef struct {
    run_summary_t *rs;
    const char *file;
    int line;
+   bool unknown; /* its reply was lost */
 } script_note_t;
 
 static bool
@@ -106,7 +113,10 @@ script_note_call (void *data, const sh_call_t *call, bool writes, sh_error_t *er
    script_note_t *n = data;
    (void) writes;
    (void) err;
-   run_summary_note (n->rs, n->file, n->line, call, true);
+   if (n->unknown)
+      run_summary_unknown (n->rs, n->file, n->line, call);
+   else
+      run_summary_note (n->rs, n->file, n->line, call, true);
    return true;
 }
 
@@ -123,7 +133,7 @@ script_summary (sh_ctx_t *ctx, const script_input_t *inputs, const script_checke
          const char *file = ins[i].js ? inputs[i].name : ins[i].lit.name;
          int line = ins[i].js ? 1 : ins[i].lit.stmts[s].pos.line;
          uint8_t st = ins[i].st ? ins[i].st[s] : SCRIPT_ST_NOT_RUN;
-         script_note_t note = { rs, file, line };
+         script_note_t note = { rs, file, line, st == SCRIPT_ST_UNKNOWN };
          sh_error_t err;
          if (pr->skipping && (i > pr->skip_i || (i == pr->skip_i && s >= pr->skip_s))) {
             run_summary_skipped (rs, file, line);
@@ -131,9 +141,13 @@ script_summary (sh_ctx_t *ctx, const script_input_t *inputs, const script_checke
             run_summary_append (rs, ins[i].js_rs); /* its calls, each at its line */
          } else if (st == SCRIPT_ST_FAILED) {
             run_summary_note (rs, file, line, NULL, false);
-         } else if (st == SCRIPT_ST_OK) {
+         } else if (st == SCRIPT_ST_OK || st == SCRIPT_ST_UNKNOWN) {
             sh_error_clear (&err);
-            if (ins[i].js || !dispatch_with_call (ctx, &ins[i].lit.stmts[s], script_note_call, &note, &err))
+            if (!ins[i].js && dispatch_with_call (ctx, &ins[i].lit.stmts[s], script_note_call, &note, &err))
+               continue;
+            if (st == SCRIPT_ST_UNKNOWN)
+               run_summary_unknown (rs, file, line, NULL);
+            else
                run_summary_note (rs, file, line, NULL, true);
          }
       }
@@ -176,7 +190,7 @@ script_show (const sh_ctx_t *ctx, const script_input_t *in, const sh_script_t *l
    bool file = (!in->text || in->as_file) && strcmp (in->name, "-") != 0 && strcmp (in->name, "<stdin>") != 0 &&
                !ctx->interactive;
    bool json = ctx->opts && ctx->opts->json;
-   *status = file && !json;
+   *status = file && !json && !(ctx->opts && ctx->opts->no_status);
    if (file)
       return json ? SCRIPT_SHOW_JSON : verbose ? SCRIPT_SHOW_ALL : SCRIPT_SHOW_PRINTS;
    if (in->text && !verbose && s + 1 < lit->n)
@@ -248,6 +262,61 @@ script_err_batch_end (sh_ctx_t *ctx, script_err_batch_t *b)
    b->saved = NULL;
 }
 
+/* What became of a literal statement that failed with err: unknown when it writes and its reply was lost. */
+static uint8_t
+script_lit_failed (sh_ctx_t *ctx, const sh_stmt_t *st, const sh_error_t *err)
+{
+   bool writes = false;
+   sh_error_t e;
+   sh_error_clear (&e);
+   if (!run_summary_reply_lost (err) || !dispatch_stmt_writes (ctx, (sh_stmt_t *) st, &writes, &e) || !writes)
+      return SCRIPT_ST_FAILED;
+   return SCRIPT_ST_UNKNOWN;
+}
+
+/* True when text (len bytes) has anything but white space after its line line. */
+static bool
+script_text_after (const char *text, size_t len, int line)
+{
+   size_t i = 0;
+   for (int l = 1; l <= line && i < len; i++)
+      l += text[i] == '\n';
+   for (; i < len; i++) {
+      if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
+         return true;
+   }
+   return false;
+}
+
+/* After JavaScript input i ran with result r (err its error): records why it stopped in pr and, when its text goes on
+ * after the line where it stopped, that the rest did not run. True when the run ends here. */
+static bool
+script_js_stopped (sh_ctx_t *ctx, const script_input_t *in, script_checked_t *ck, js_run_t r, const sh_error_t *err,
+                   bool go_on, size_t i, script_progress_t *pr)
+{
+   script_stop_t stop = SCRIPT_STOP_NONE;
+   int line;
+   if (r == JS_RUN_FAILED)
+      stop = SCRIPT_STOP_FAILED;
+   else if (r == JS_RUN_STOPPED)
+      stop = ctx->exit_requested ? SCRIPT_STOP_QUIT : sh_interrupt_signal () ? SCRIPT_STOP_SIGNAL : SCRIPT_STOP_FAILED;
+   if (stop == SCRIPT_STOP_NONE)
+      return false;
+   if (stop != SCRIPT_STOP_FAILED)
+      ck->st[0] = SCRIPT_ST_OK; /* it stopped as asked: what it ran is in its record */
+   line = r == JS_RUN_FAILED && err->has_pos ? err->pos.line : run_summary_last_line (ck->js_rs);
+   if (script_text_after (ck->js, ck->js_len, line))
+      run_summary_rest (ck->js_rs, in->name, line);
+   if (stop == SCRIPT_STOP_FAILED && go_on) {
+      pr->failed = true;
+      return false;
+   }
+   *pr = (script_progress_t){
+      .failed = pr->failed || stop == SCRIPT_STOP_FAILED, .skipping = true, .skip_i = i + 1, .stop = stop
+   };
+   return true;
+}
+
 /* script_run's loop (eb: the batched stderr). */
 static void
 script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *ins, size_t n, bool verbose,
@@ -256,14 +325,22 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
    bool go_on = ctx->opts && ctx->opts->continue_on_error;
    bool dry = ctx->opts && ctx->opts->dry_run;
    sh_error_t err;
-   for (size_t i = 0; i < n && !ctx->exit_requested; i++) {
+   for (size_t i = 0; i < n; i++) {
+      if (ctx->exit_requested || sh_interrupted ()) {
+         *pr = (script_progress_t){ .failed = pr->failed,
+                                    .skipping = true,
+                                    .skip_i = i,
+                                    .stop = ctx->exit_requested ? SCRIPT_STOP_QUIT : SCRIPT_STOP_SIGNAL };
+         return;
+      }
       ins[i].st = bson_malloc0 (ins[i].js ? 1 : ins[i].lit.n + 1);
       if (ins[i].js) {
          /* --eval prints the value of its last expression, as mongosh does; a file prints only what it prints */
          js_run_t r;
          bool status;
          script_show_t show = script_show (ctx, &inputs[i], &ins[i].lit, 0, verbose, &status);
-         js_host_report_t report = { show == SCRIPT_SHOW_JSON, script_js_report, &show };
+         js_host_report_t report = { show == SCRIPT_SHOW_JSON, !(ctx->opts && ctx->opts->quiet), script_js_report,
+                                     &show };
          script_err_batch_flush (ctx, eb, true);
          sh_error_clear (&err);
          ins[i].js_rs = run_summary_new ();
@@ -272,18 +349,23 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          ins[i].st[0] = r != JS_RUN_FAILED && r != JS_RUN_STOPPED ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
          if (r == JS_RUN_FAILED)
             sh_error_report (ctx, &err, inputs[i].name, ins[i].js);
-         if ((r == JS_RUN_FAILED && !go_on) || (r == JS_RUN_STOPPED && !ctx->exit_requested))
-            *pr = (script_progress_t){ .failed = true, .skipping = true, .skip_i = i + 1 };
-         else
-            pr->failed |= r == JS_RUN_FAILED;
-         if (pr->skipping)
+         if (script_js_stopped (ctx, &inputs[i], &ins[i], r, &err, go_on, i, pr))
             return;
          continue;
       }
       script_show_t show = SCRIPT_SHOW_ALL;
       bool status = false;
-      for (size_t s = 0; s < ins[i].lit.n && !ctx->exit_requested; s++) {
+      for (size_t s = 0; s < ins[i].lit.n; s++) {
          const sh_stmt_t *st = &ins[i].lit.stmts[s];
+         if (ctx->exit_requested || sh_interrupted ()) {
+            /* quit(n) or a signal: the run ends at this statement boundary */
+            *pr = (script_progress_t){ .failed = pr->failed,
+                                       .skipping = true,
+                                       .skip_i = i,
+                                       .skip_s = s,
+                                       .stop = ctx->exit_requested ? SCRIPT_STOP_QUIT : SCRIPT_STOP_SIGNAL };
+            return;
+         }
          script_out_t so;
          output_opts_t out_saved;
          FILE *batch_fp = NULL;
@@ -320,12 +402,24 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          script_out_end (&so, ok, &err);
          if (!eb->saved)
             fflush (ctx->err_fp); /* its status line, at once */
-         ins[i].st[s] = ok ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
+         ins[i].st[s] = ok ? SCRIPT_ST_OK : script_lit_failed (ctx, st, &err);
+         if (!ok && sh_interrupt_signal () && err.kind == SH_ERR_INTERRUPTED) {
+            /* a wait or a reply cut short by the signal: the run ends here (said by the summary's first line) */
+            bool lost = ins[i].st[s] == SCRIPT_ST_UNKNOWN;
+            if (!lost)
+               ins[i].st[s] = SCRIPT_ST_NOT_RUN;
+            *pr = (script_progress_t){
+               .failed = pr->failed, .skipping = true, .skip_i = i, .skip_s = s + lost, .stop = SCRIPT_STOP_SIGNAL
+            };
+            return;
+         }
          if (!ok) {
             sh_error_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
             pr->failed = true;
             if (!go_on) {
-               *pr = (script_progress_t){ .failed = true, .skipping = true, .skip_i = i, .skip_s = s + 1 };
+               *pr = (script_progress_t){
+                  .failed = true, .skipping = true, .skip_i = i, .skip_s = s + 1, .stop = SCRIPT_STOP_FAILED
+               };
                return;
             }
          }
@@ -365,13 +459,50 @@ script_traps (sh_ctx_t *ctx, const script_input_t *inputs, const script_checked_
    bson_free (js_len);
 }
 
+/* How the run ended (docs/plan.md, "How a run ends"), and the summary on stderr when it did not simply run to its end:
+ * a statement failed, a signal stopped it, quit(n) with n other than 0, or stdout was closed under it. Returns the exit
+ * status: 128 + the signal, quit's n, SCRIPT_FAILED, else rc. */
+static int
+script_end (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *ins, size_t n, const script_progress_t *pr,
+            const preflight_t *pf, bool ran, int rc)
+{
+   int sig = sh_interrupt_signal ();
+   bool quit = ctx->exit_requested && ctx->exit_code != 0;
+   bool closed = ran && ctx->out_fp && (fflush (ctx->out_fp) != 0 || ferror (ctx->out_fp));
+   run_summary_t *rs;
+   if (pr->failed)
+      rc = SCRIPT_FAILED;
+   if (ctx->exit_requested)
+      rc = ctx->exit_code;
+   if (sig)
+      rc = 128 + sig;
+   if (!pr->failed && !sig && !quit && !closed)
+      return rc;
+   if (sig)
+      fprintf (ctx->err_fp, "shardsh: stopped by %s %s (exit %d)\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+               ran ? "at a statement boundary" : "before anything was sent", rc);
+   else if (quit)
+      fprintf (ctx->err_fp, "shardsh: the script called quit(%d)\n", ctx->exit_code);
+   if (closed)
+      fprintf (ctx->err_fp, "shardsh: stdout was closed: what the script printed after that was lost%s\n",
+               pr->stop == SCRIPT_STOP_NONE ? "; the script ran to its end" : "");
+   if (!ran) {
+      fflush (ctx->err_fp);
+      return rc;
+   }
+   rs = script_summary (ctx, inputs, ins, n, pr);
+   if (run_summary_worth (rs) || sig || closed)
+      run_summary_print (ctx, rs, pf);
+   run_summary_free (rs);
+   return rc;
+}
+
 int
 script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool verbose)
 {
    script_checked_t *ins = bson_malloc0 (n * sizeof *ins);
    const sh_script_t **lits = NULL;
    preflight_t *pf = NULL;
-   run_summary_t *rs = NULL;
    size_t nstmts = 0;
    bool all_eval = true;
    sh_error_t err;
@@ -432,21 +563,15 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
                                                                       : preflight_scripts (ctx, lits, n, &js, &pf);
       js_host_preflight_done ();
    }
-   if (rc != SCRIPT_OK || (ctx->opts && ctx->opts->plan))
-      goto done;
+   if (rc != SCRIPT_OK || (ctx->opts && ctx->opts->plan) || sh_interrupted ())
+      goto done; /* a signal during the pre-flight: nothing was sent */
    /* 3. run */
    rc = SCRIPT_OK;
    ran = true;
    script_run (ctx, inputs, ins, n, verbose, pf, &pr);
 done:
    dispatch_check_destroy (&check);
-   if (pr.failed) {
-      rc = SCRIPT_FAILED;
-      rs = ran ? script_summary (ctx, inputs, ins, n, &pr) : NULL;
-      if (rs && run_summary_worth (rs))
-         run_summary_print (ctx, rs, pf);
-   }
-   run_summary_free (rs);
+   rc = script_end (ctx, inputs, ins, n, &pr, pf, ran, rc);
    preflight_free (pf);
    bson_free (lits);
    for (size_t i = 0; i < n; i++) {

@@ -310,7 +310,7 @@ script_out_end (script_out_t *so, bool ok, const sh_error_t *err)
       ctx->capture = so->saved_capture;
       ctx->captured = so->saved_captured;
    }
-   if (so->status)
+   if (so->status && (!ok || !(ctx->opts && ctx->opts->quiet))) /* --quiet: failures only */
       so_status (ctx->err_fp, &at, stmt, ok, err);
    if (text)
       bson_string_free (text, true);

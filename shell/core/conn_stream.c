@@ -388,7 +388,7 @@ conn_stream_writev (mongoc_stream_t *stream, mongoc_iovec_t *iov, size_t iovcnt,
    conn_stream_t *cs = (conn_stream_t *) stream;
    ssize_t n = -1;
    sh_interrupt_watch_fd (cs->fd);
-   if (sh_interrupted ())
+   if (sh_interrupt_cuts ())
       errno = EINTR;
    else
       n = mongoc_stream_writev (cs->base, iov, iovcnt, timeout_msec);
@@ -401,7 +401,7 @@ conn_stream_readv (mongoc_stream_t *stream, mongoc_iovec_t *iov, size_t iovcnt, 
    conn_stream_t *cs = (conn_stream_t *) stream;
    ssize_t n = -1;
    sh_interrupt_watch_fd (cs->fd);
-   if (sh_interrupted ())
+   if (sh_interrupt_cuts ())
       errno = EINTR;
    else
       n = mongoc_stream_readv (cs->base, iov, iovcnt, min_bytes, timeout_msec);
@@ -494,7 +494,7 @@ conn_stream_initiator (const mongoc_uri_t *uri, const mongoc_host_list_t *host, 
    conn_stream_t *cs;
    int64_t started;
 
-   if (sh_interrupted ()) {
+   if (sh_interrupt_cuts ()) {
       bson_set_error (error, MONGOC_ERROR_STREAM, MONGOC_ERROR_STREAM_CONNECT, "interrupted calling hello on '%s'",
                       host->host_and_port);
       return NULL;

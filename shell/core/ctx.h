@@ -33,6 +33,7 @@ typedef struct sh_ctx {
                                 * the trap alone in the REPL); when full, no more are given */
    size_t traps_nseen;         /* ... how many */
    bool exit_requested;        /* exit / quit was run */
+   int exit_code;              /* ... with this status (quit(n), 0 to 255) */
    bson_t *capture;            /* when set (the JavaScript engine), results are stored here as { v: <value> } instead of
                                 * printed (cmd_print_doc, _value, _array, _stats); owned by whoever set it */
    bool captured;              /* a result was stored in capture */

@@ -13,9 +13,26 @@
 void
 sh_interrupt_install (void);
 
+/* For a script run (docs/plan.md, "How a run ends"): SIGINT and SIGTERM set the flag and remember which signal
+ * came first, without cutting the watched socket (the statement being sent gets its reply; the run stops at the next
+ * statement boundary, a wait or sleep ends at once); a second signal cuts it as in the shell. SIGPIPE is ignored: a
+ * closed stdout makes writes to it fail (EPIPE) and the script goes on changing the cluster to its end. */
+void
+sh_interrupt_install_script (void);
+
+/* The signal (SIGINT, SIGTERM) that interrupted a script run, 0 when none came (or the REPL's handler is in use). */
+int
+sh_interrupt_signal (void);
+
 /* True when Ctrl-C arrived since the last sh_interrupt_clear. */
 bool
 sh_interrupted (void);
+
+/* True when a wait for the server is to end now: Ctrl-C in the shell; in a script run, a second signal (the first
+ * lets the statement being sent get its reply). The connection layer asks this, the waits between statements ask
+ * sh_interrupted. */
+bool
+sh_interrupt_cuts (void);
 
 /* Clears the flag and the watched socket (the REPL, before each prompt: nothing is awaited there). */
 void

@@ -21,11 +21,12 @@ typedef struct {
    size_t n_evals;
    char **files; /* -f/--file FILE and positional *.js; owned */
    size_t n_files;
-   bool quiet;
-   bool json;     /* one JSON document per line */
-   bool dry_run;  /* print requests, send nothing */
-   bool readonly; /* refuse every command that changes the cluster */
-   bool yes;      /* do not ask for confirmation */
+   bool quiet;     /* --quiet: no banner; a script's status lines only for failures */
+   bool no_status; /* --no-status: no status lines at all (errors and the summary stay) */
+   bool json;      /* one JSON document per line */
+   bool dry_run;   /* print requests, send nothing */
+   bool readonly;  /* refuse every command that changes the cluster */
+   bool yes;       /* do not ask for confirmation */
    bool continue_on_error;
    bool no_preflight; /* --no-preflight: scripts are not checked against the cluster before the first write */
    bool plan;         /* --plan: check, print what would change and move, send nothing that writes */

@@ -138,7 +138,7 @@ server_error_from_mongoc (sh_ctx_t *ctx, sh_error_t *err, const bson_error_t *er
    bson_iter_t it;
    bool server = error->domain == MONGOC_ERROR_SERVER || error->domain == MONGOC_ERROR_WRITE_CONCERN;
 
-   if (!server && !(reply && bson_iter_init_find (&it, reply, "ok")) && sh_interrupted ()) {
+   if (!server && !(reply && bson_iter_init_find (&it, reply, "ok")) && sh_interrupt_cuts ()) {
       /* Ctrl-C cut the wait (the driver saw a closed connection, or its retry found Ctrl-C pending) */
       const char *send = strstr (error->message, "Failed to send \"");
       const char *name = send ? send + strlen ("Failed to send \"") : "";

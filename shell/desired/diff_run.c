@@ -155,8 +155,9 @@ desired_apply (sh_ctx_t *ctx, const char *file, desired_plan_fn run)
          fprintf (ctx->out_fp, "\n// applying them:\n");
       fflush (ctx->out_fp);
       rc = run (ctx, "<apply>", d.text->str);
-      /* the runner's 1 (a statement failed) and 2 (the pre-flight refused one: nothing written) are ours */
-      rc = rc == 0 ? DESIRED_NO_DRIFT : rc == 2 ? DESIRED_INVALID : DESIRED_ERROR;
+      /* the runner's 1 (a statement failed) and 2 (the pre-flight refused one: nothing written) are ours; 128 + a
+       * signal (SIGINT, SIGTERM: stopped at a statement boundary, with its summary) stays */
+      rc = rc == 0 ? DESIRED_NO_DRIFT : rc == 2 ? DESIRED_INVALID : rc > 128 ? rc : DESIRED_ERROR;
    }
    if (rc == DESIRED_NO_DRIFT && d.n > d.nstmts)
       rc = DESIRED_DRIFT; /* what no statement fixes, or expensive changes left out */

@@ -238,12 +238,18 @@ call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok,
    bool json = js_state.report && js_state.report->json;
    bson_iter_t v;
    bson_string_t *stmt;
+   if (js_state.rs)
+      run_summary_at (js_state.rs, jc->line); /* where the script stops if it stops after this call */
    if (js_state.run_file && !(call->cmd->flags & CMD_CLIENT_ONLY)) {
       js_state.call_failed |= !ok;
       if (js_state.rs)
-         run_summary_note (js_state.rs, js_state.run_file, jc->line, call, ok);
+         run_summary_note_call (js_state.rs, js_state.run_file, jc->line, call, ok, err);
    }
    if (!js_state.report || ((call->cmd->flags & CMD_CLIENT_ONLY) && !(print && json)))
+      return;
+   /* status lines: for calls that change the cluster; a failure only if the script does not catch it, which is known
+    * when it ends (then its error is reported) */
+   if (!json && (!ok || !dispatch_call_writes (call) || !js_state.report->status_ok))
       return;
    stmt = call_text (ctx, jc, json ? 4000 : 500);
    js_state.report->call (
@@ -552,7 +558,9 @@ static bool
 host_stop (void *data)
 {
    sh_ctx_t *ctx = data;
-   return ctx->exit_requested || (ctx->interactive && sh_interrupted ()) || js_state.pre.failed || js_state.pre.capped;
+   /* a script's SIGINT or SIGTERM (sh_interrupt_install_script) stops it too, after the call that was running */
+   return ctx->exit_requested || ((ctx->interactive || sh_interrupt_signal ()) && sh_interrupted ()) ||
+          js_state.pre.failed || js_state.pre.capped;
 }
 
 static bool
@@ -607,7 +615,7 @@ js_host_engine (sh_ctx_t *ctx, sh_error_t *err)
    host.cursor_next = host_cursor_next;
    host.cursor_close = host_cursor_close;
    host.cursor_current = host_cursor_current;
-   host.interrupted = ctx->interactive ? host_interrupted : NULL;
+   host.interrupted = host_interrupted; /* the REPL's Ctrl-C, a script's SIGINT or SIGTERM (never set otherwise) */
    host.names = js_state.names;
    host.n_names = n;
    js_state.engine = js_state.api->engine_new (&host, err);

@@ -58,10 +58,12 @@ js_host_preflight_done (void);
 
 /* How a script's calls are reported (the script runner's status lines or --json objects): call is called once per
  * finished call at file:line:col (stmt: the call as text; result: its value or NULL; text: what print printed under
- * json, else NULL; everything borrowed for the call). json: one object per call, print's included; otherwise entries
- * that send nothing are not reported. */
+ * json, else NULL; everything borrowed for the call). json: one object per call, print's included; otherwise only a
+ * call that changes the cluster and succeeded, and only when status_ok (a failure is reported when the script ends
+ * on it, uncaught; reads get no status line). */
 typedef struct {
    bool json;
+   bool status_ok;
    void (*call) (void *arg, sh_ctx_t *ctx, const char *file, int line, int col, const char *stmt, bool ok,
                  const sh_error_t *err, const bson_value_t *result, const char *text);
    void *arg;

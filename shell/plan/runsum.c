@@ -1,13 +1,16 @@
-/* The record of a script run that stopped at a failure: which statements ran, which failed, which did not run, and
- * the dangerous state the ones that ran left behind (balancer or auto-merger stopped, noBalance set, a zone with
- * shards but no ranges, a shard draining). See runsum.h. */
+/* The record of a script run that stopped before its end (a failure, a signal, quit(n)): which statements ran, which
+ * failed, which may have been applied (unknown: the reply was lost), which did not run, and the dangerous state the
+ * ones that ran left behind (balancer or auto-merger stopped, noBalance set, a zone with shards but no ranges, a shard
+ * draining). See runsum.h. */
 #include <string.h>
 
+#include "commands/dispatch.h"
 #include "shell/plan/runsum.h"
 
 struct run_summary {
-   bson_string_t *ran, *failed, *skipped;
-   int nran, nskipped;
+   bson_string_t *ran, *failed, *skipped, *unknown;
+   int nran, nskipped, nunknown;
+   int last_line; /* of the last statement or call noted */
    bool balancer_stopped, automerge_stopped;
    bool balancer_set, automerge_set; /* a statement set balancer_stopped / automerge_stopped (for appending) */
    bson_t no_balance;                /* ns -> true/false, last state */
@@ -22,6 +25,7 @@ run_summary_new (void)
    rs->ran = bson_string_new (NULL);
    rs->failed = bson_string_new (NULL);
    rs->skipped = bson_string_new (NULL);
+   rs->unknown = bson_string_new (NULL);
    bson_init (&rs->no_balance);
    bson_init (&rs->draining);
    bson_init (&rs->zones);
@@ -36,6 +40,7 @@ run_summary_free (run_summary_t *rs)
    bson_string_free (rs->ran, true);
    bson_string_free (rs->failed, true);
    bson_string_free (rs->skipped, true);
+   bson_string_free (rs->unknown, true);
    bson_destroy (&rs->no_balance);
    bson_destroy (&rs->draining);
    bson_destroy (&rs->zones);
@@ -160,6 +165,7 @@ rs_state (run_summary_t *rs, const sh_call_t *call)
 void
 run_summary_note (run_summary_t *rs, const char *file, int line, const sh_call_t *call, bool ok)
 {
+   rs->last_line = line;
    if (ok) {
       bson_string_append_printf (rs->ran, "%s%s:%d", rs->nran++ ? ", " : "", file, line);
       if (call)
@@ -167,6 +173,65 @@ run_summary_note (run_summary_t *rs, const char *file, int line, const sh_call_t
    } else {
       bson_string_append_printf (rs->failed, "%s%s:%d", rs->failed->len ? ", " : "", file, line);
    }
+}
+
+bool
+run_summary_reply_lost (const sh_error_t *err)
+{
+   if (!err)
+      return false;
+   if (err->kind == SH_ERR_INTERRUPTED)
+      return !strncmp (err->message, "interrupted: stopped waiting for the reply", 42);
+   /* "cannot reach HOST" (server selection failed): nothing was sent */
+   return err->kind == SH_ERR_NETWORK && strncmp (err->message, "cannot reach ", 13) != 0 &&
+          strncmp (err->message, "authentication failed", 21) != 0 && strncmp (err->message, "TLS:", 4) != 0;
+}
+
+void
+run_summary_unknown (run_summary_t *rs, const char *file, int line, const sh_call_t *call)
+{
+   rs->last_line = line;
+   bson_string_append_printf (rs->unknown, "%s%s:%d", rs->nunknown++ ? ", " : "", file, line);
+   if (call)
+      rs_state (rs, call);
+}
+
+void
+run_summary_note_call (run_summary_t *rs, const char *file, int line, const sh_call_t *call, bool ok,
+                       const sh_error_t *err)
+{
+   if (!ok && call && run_summary_reply_lost (err) && dispatch_call_writes (call))
+      run_summary_unknown (rs, file, line, call);
+   else
+      run_summary_note (rs, file, line, call, ok);
+}
+
+void
+run_summary_rest (run_summary_t *rs, const char *file, int line)
+{
+   /* line 0: it stopped before any call (a signal in a loop of plain JavaScript) */
+   if (line > 0)
+      bson_string_append_printf (rs->skipped, "%s%s after line %d", rs->nskipped++ ? ", " : "", file, line);
+   else
+      bson_string_append_printf (rs->skipped, "%s%s from where it stopped", rs->nskipped++ ? ", " : "", file);
+}
+
+void
+run_summary_at (run_summary_t *rs, int line)
+{
+   rs->last_line = line;
+}
+
+int
+run_summary_last_line (const run_summary_t *rs)
+{
+   return rs->last_line;
+}
+
+bool
+run_summary_has_failed (const run_summary_t *rs)
+{
+   return rs->failed->len > 0 || rs->nunknown > 0;
 }
 
 /* Appends every element of from to doc (later elements win when read back with rs_get). zones: a zone doc already
@@ -192,6 +257,11 @@ run_summary_append (run_summary_t *rs, const run_summary_t *from)
    rs->nran += from->nran;
    if (from->failed->len)
       bson_string_append_printf (rs->failed, "%s%s", rs->failed->len ? ", " : "", from->failed->str);
+   if (from->nunknown)
+      bson_string_append_printf (rs->unknown, "%s%s", rs->nunknown ? ", " : "", from->unknown->str);
+   rs->nunknown += from->nunknown;
+   if (from->last_line)
+      rs->last_line = from->last_line;
    if (from->nskipped)
       bson_string_append_printf (rs->skipped, "%s%s", rs->nskipped ? ", " : "", from->skipped->str);
    rs->nskipped += from->nskipped;
@@ -213,7 +283,7 @@ run_summary_skipped (run_summary_t *rs, const char *file, int line)
 bool
 run_summary_worth (const run_summary_t *rs)
 {
-   return rs->nran > 0 || rs->nskipped > 0;
+   return rs->nran > 0 || rs->nskipped > 0 || rs->nunknown > 0;
 }
 
 void
@@ -221,8 +291,10 @@ run_summary_print (sh_ctx_t *ctx, const run_summary_t *rs, const preflight_t *pf
 {
    FILE *e = ctx->err_fp;
    bson_iter_t it;
-   fprintf (e, "summary: ran %s; failed %s; did not run: %s\n", rs->nran ? rs->ran->str : "nothing",
-            rs->failed->len ? rs->failed->str : "nothing", rs->nskipped ? rs->skipped->str : "nothing");
+   fprintf (e, "summary: ran %s; failed %s; %s%s%sdid not run: %s\n", rs->nran ? rs->ran->str : "nothing",
+            rs->failed->len ? rs->failed->str : "nothing", rs->nunknown ? "unknown \u2014 check the cluster: " : "",
+            rs->nunknown ? rs->unknown->str : "", rs->nunknown ? "; " : "",
+            rs->nskipped ? rs->skipped->str : "nothing");
    if (ctx->opts && ctx->opts->dry_run) {
       /* nothing was sent: no state was left behind */
       fprintf (e, "--dry-run: nothing was sent\n");

@@ -6,7 +6,8 @@
 # statements (exit 3; the balancer stopped around the range changes) with --plan's move estimate, and the same as data
 # under --json; --diff sends no write; an invalid spec exits 2 at file:line:col before anything is sent to the
 # cluster; --apply runs them, then --diff finds no drift and a second --apply sends no write (shardsim's command
-# log); an --apply stopped half way by a failure is finished by the next; a drain is left out unless the spec marks it and --allow-expensive is given.
+# log); an --apply stopped half way by a failure, by a lost connection (the write whose reply was lost is "unknown")
+# or by Ctrl-C (exit 130, with its summary) is finished by the next; a drain is left out unless the spec marks it and --allow-expensive is given.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 export NO_COLOR=1
@@ -87,29 +88,73 @@ for v in 8.0 4.4; do
       "bad.js:2:53: error: balancer.activeWindow.stop: expected a time \"HH:MM\" (00:00 to 23:59), got 5am" "$out"
    check_eq "desired/$v an invalid spec sends nothing" "$before" "$(wc -l < "$log")"
 
-   out=$("$SHARDSH" --norc --quiet --apply "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
+   out=$("$SHARDSH" --norc --apply "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
    check_eq "desired/$v an --apply interrupted by a failure exits 1" 1 "$?"
    check_contains "desired/$v the interrupted --apply says the balancer was left stopped" "balancer" \
       "$(printf '%s\n' "$out" | sed -n '/updateZoneKeyRange/,$p' | grep -i 'stopped')"
-   out=$("$SHARDSH" --norc --quiet --apply "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
+   out=$("$SHARDSH" --norc --apply "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
    check_eq "desired/$v the next --apply finishes the job (exit 0)" 0 "$?"
    check_contains "desired/$v the next --apply restarts the balancer" "ok sh.startBalancer()" "$out"
    check_contains "desired/$v --apply runs the statements as a script" "ok sh.disableBalancing('app.events')" "$out"
    out=$("$SHARDSH" --norc --quiet --diff "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
    check_eq "desired/$v --diff after --apply finds no drift" 0 "$?"
    writes=$(grep -E -c "$WRITES" "$log")
-   out=$("$SHARDSH" --norc --quiet --apply "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
+   out=$("$SHARDSH" --norc --apply "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
    check_eq "desired/$v a second --apply exits 0" 0 "$?"
    check_eq "desired/$v a second --apply sends no write" "$writes" "$(grep -E -c "$WRITES" "$log")"
 
+   # an --apply cut by a lost connection: the write whose reply never came is "unknown", the next --apply finishes
+   "$SHARDSH" --norc --apply "$TMPD/export.$v.js" "$SIM_URI" > /dev/null 2>&1
+   check_eq "desired/$v --apply of the export puts the cluster back" 0 "$?"
+   "$SHARDSH" --norc "$SIM_URI" --eval 'db.adminCommand({simFault: "closeOn", command: "updateZoneKeyRange"})' \
+      > /dev/null 2>&1
+   out=$("$SHARDSH" --norc --apply "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
+   check_eq "desired/$v an --apply cut by a lost connection exits 1" 1 "$?"
+   check_contains "desired/$v the cut --apply: its summary, the lost write unknown" \
+      "summary: ran <apply>:2; failed nothing; unknown — check the cluster: <apply>:3; did not run: <apply>:4," "$out"
+   "$SHARDSH" --norc --apply "$TMPD/drift.$v.js" "$SIM_URI" > /dev/null 2>&1
+   check_eq "desired/$v the --apply after a lost connection finishes the job" 0 "$?"
+   "$SHARDSH" --norc --diff "$TMPD/drift.$v.js" "$SIM_URI" > /dev/null 2>&1
+   check_eq "desired/$v ... and --diff then finds no drift" 0 "$?"
+
+   # Ctrl-C mid-apply (8.0 only: the cost is the same on both): every reply slowed by 300 ms, SIGINT sent once the
+   # balancerStop reached shardsim; the run ends after its reply, with the summary, exit 130
+   if [ "$v" = 8.0 ]; then
+      "$SHARDSH" --norc --apply "$TMPD/export.$v.js" "$SIM_URI" > /dev/null 2>&1
+      "$SHARDSH" --norc "$SIM_URI" --eval 'db.adminCommand({simFault: "delay", ms: 300})' > /dev/null 2>&1
+      n0=$(wc -l < "$log")
+      "$SHARDSH" --norc --apply "$TMPD/drift.$v.js" "$SIM_URI" > "$TMPD/int.out" 2> "$TMPD/int.err" &
+      pid=$!
+      i=0
+      while [ $i -lt 500 ] && ! tail -n +$((n0 + 1)) "$log" | grep -q '"balancerStop"'; do
+         sleep 0.02
+         i=$((i + 1))
+      done
+      kill -INT $pid
+      wait $pid
+      check_eq "desired/$v an --apply stopped by Ctrl-C exits 130" 130 "$?"
+      "$SHARDSH" --norc "$SIM_URI" --eval 'db.adminCommand({simFault: "clear"})' > /dev/null 2>&1
+      check_contains "desired/$v the Ctrl-C'd --apply says so" "shardsh: stopped by SIGINT at a statement boundary" \
+         "$(cat "$TMPD/int.err")"
+      check_contains "desired/$v the Ctrl-C'd --apply leaves a summary" \
+         "summary: ran <apply>:2; failed nothing; did not run: <apply>:3, <apply>:4," "$(cat "$TMPD/int.err")"
+      check_contains "desired/$v the Ctrl-C'd --apply warns the balancer is stopped" "WARNING: the balancer is stopped" \
+         "$(cat "$TMPD/int.err")"
+      out=$("$SHARDSH" --norc --apply "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
+      check_eq "desired/$v the --apply after Ctrl-C finishes the job" 0 "$?"
+      check_contains "desired/$v ... restarting the balancer" "ok sh.startBalancer()" "$out"
+      "$SHARDSH" --norc --diff "$TMPD/drift.$v.js" "$SIM_URI" > /dev/null 2>&1
+      check_eq "desired/$v ... and --diff then finds no drift" 0 "$?"
+   fi
+
    sed 's/shard03: { zones: \[\], draining: false }/shard03: { zones: [], draining: true }/' "$TMPD/drift.$v.js" \
       > "$TMPD/drain.$v.js"
-   out=$("$SHARDSH" --norc --quiet --apply "$TMPD/drain.$v.js" "$SIM_URI" --allow-expensive 2>&1)
+   out=$("$SHARDSH" --norc --apply "$TMPD/drain.$v.js" "$SIM_URI" --allow-expensive 2>&1)
    check_eq "desired/$v --apply of an unmarked drain exits 3 (drift left)" 3 "$?"
    check_contains "desired/$v --apply says why the drain is left out" \
       "left out: it needs allowDrain: true in the spec and --allow-expensive" "$out"
    sed 's/draining: true }/draining: true, allowDrain: true }/' "$TMPD/drain.$v.js" > "$TMPD/drain2.$v.js"
-   out=$("$SHARDSH" --norc --quiet --apply "$TMPD/drain2.$v.js" "$SIM_URI" 2>&1)
+   out=$("$SHARDSH" --norc --apply "$TMPD/drain2.$v.js" "$SIM_URI" 2>&1)
    check_eq "desired/$v --apply of a marked drain without --allow-expensive exits 3" 3 "$?"
    check_eq "desired/$v a drain left out sends no removeShard" 0 "$(grep -c '"removeShard"' "$log")"
    out=$("$SHARDSH" --norc --quiet --diff "$TMPD/drain2.$v.js" "$SIM_URI" 2>&1)

@@ -65,7 +65,7 @@ for v in 7.0 4.4; do
          fail "js_plan/$v/$case" "shardsim did not start"
          continue
       fi
-      out=$(cd "$TMPD" && "$ROOT_SH" --norc --quiet "$SIM_URI" "$case.js" 2>&1)
+      out=$(cd "$TMPD" && "$ROOT_SH" --norc "$SIM_URI" "$case.js" 2>&1)
       rc=$?
       sim_stop
       check_eq "js_plan/$v/$case exits 2" 2 "$rc"
@@ -103,14 +103,13 @@ for (const s of shards.slice(0, 2)) {
 sh.updateZoneKeyRange("app.stores", {zipcode: "90000"}, {zipcode: "90100"}, "EU");
 print("zoned", shards.length - 1);
 JS
-   out=$(cd "$TMPD" && "$ROOT_SH" --norc --quiet "$SIM_URI" ok.js 2> ok.err)
+   out=$(cd "$TMPD" && "$ROOT_SH" --norc "$SIM_URI" ok.js 2> ok.err)
    check_eq "js_plan/ok: runs (exit 0)" 0 "$?"
    check_eq "js_plan/ok: prints once" "zoned 2" "$out"
    check_eq "js_plan/ok: each addShardToZone sent once" 2 "$(writes "$TMPD/ok.log" addShardToZone)"
    check_eq "js_plan/ok: the range sent once" 1 "$(writes "$TMPD/ok.log" updateZoneKeyRange)"
    check_eq "js_plan/ok: the status lines are the real run's" \
-      "ok.js:1 ok db.getSiblingDB('config').shards.find()
-ok.js:3 ok sh.addShardToZone('shard01', 'EU')
+      "ok.js:3 ok sh.addShardToZone('shard01', 'EU')
 ok.js:3 ok sh.addShardToZone('shard02', 'EU')
 ok.js:5 ok sh.updateZoneKeyRange('app.stores', { zipcode: '90000' }, { zipcode: '90100' }, 'EU')" "$(cat "$TMPD/ok.err")"
 
@@ -120,7 +119,7 @@ sh.shardCollection("shop.carts", {cart: 1});
 const coll = db.getSiblingDB("config").collections.findOne({_id: "shop.carts"});
 print("key", Object.keys(coll.key).join(","));
 JS
-   out=$(cd "$TMPD" && "$ROOT_SH" --norc --quiet "$SIM_URI" reads_own.js 2> reads_own.err)
+   out=$(cd "$TMPD" && "$ROOT_SH" --norc "$SIM_URI" reads_own.js 2> reads_own.err)
    check_eq "js_plan/reads its own writes: runs (exit 0)" 0 "$?"
    check_eq "js_plan/reads its own writes: its output" "key cart" "$out"
    check_contains "js_plan/reads its own writes: the pre-flight says where it stopped following" \
@@ -135,7 +134,7 @@ const items = db.getSiblingDB("config").collections.findOne({_id: "shop.items"})
 sh.splitAt(items._id, {sku: "m"});
 print("split", items._id);
 JS
-   out=$(cd "$TMPD" && "$ROOT_SH" --norc --quiet "$SIM_URI" -f items_lit.js -f items_js.js 2> items.err)
+   out=$(cd "$TMPD" && "$ROOT_SH" --norc "$SIM_URI" -f items_lit.js -f items_js.js 2> items.err)
    check_eq "js_plan/reads an earlier input's write: runs (exit 0)" 0 "$?"
    check_eq "js_plan/reads an earlier input's write: its output" "split shop.items" "$out"
    check_contains "js_plan/reads an earlier input's write: a warning, not a failure" \
@@ -148,7 +147,7 @@ while (sh.getBalancerState()) { sleep(100); }
 print("stopped");
 sh.startBalancer();
 JS
-   out=$(cd "$TMPD" && "$ROOT_SH" --norc --quiet "$SIM_URI" poll.js 2> poll.err)
+   out=$(cd "$TMPD" && "$ROOT_SH" --norc "$SIM_URI" poll.js 2> poll.err)
    check_eq "js_plan/polling loop: runs (exit 0)" 0 "$?"
    check_eq "js_plan/polling loop: its output" "stopped" "$out"
    check_contains "js_plan/polling loop: the pre-flight stops following it" \
@@ -156,7 +155,7 @@ JS
 
    # --readonly: nothing is written, so nothing is run twice
    : > "$TMPD/ok.log"
-   out=$(cd "$TMPD" && "$ROOT_SH" --norc --quiet --readonly "$SIM_URI" ok.js 2>&1)
+   out=$(cd "$TMPD" && "$ROOT_SH" --norc --readonly "$SIM_URI" ok.js 2>&1)
    check_eq "js_plan/--readonly: one read of config.shards (no pre-flight run)" 1 \
       "$(grep -c '"find" : "shards"' "$TMPD/ok.log")"
    sim_stop
@@ -169,7 +168,7 @@ json_field() { printf '%s\n' "$2" | sed -n "s/.*\"$1\" : \([0-9]*\).*/\1/p" | he
 
 # moved NS: "docs bytes" of the moveChunk.commit entries of NS
 moved() {
-   o=$("$ROOT_SH" --norc --quiet --json "$SIM_URI" --eval "db.getSiblingDB(\"config\").changelog.aggregate([{\$match: {what: \"moveChunk.commit\", ns: \"$1\"}}, {\$group: {_id: null, docs: {\$sum: \"\$details.counts.cloned\"}, bytes: {\$sum: \"\$details.counts.clonedBytes\"}}}])" 2>&1)
+   o=$("$ROOT_SH" --norc --json "$SIM_URI" --eval "db.getSiblingDB(\"config\").changelog.aggregate([{\$match: {what: \"moveChunk.commit\", ns: \"$1\"}}, {\$group: {_id: null, docs: {\$sum: \"\$details.counts.cloned\"}, bytes: {\$sum: \"\$details.counts.clonedBytes\"}}}])" 2>&1)
    echo "$(json_field docs "$o") $(json_field bytes "$o")"
 }
 
@@ -183,17 +182,17 @@ for (const [zone, [shard, lo, hi]] of Object.entries(zones)) {
   sh.updateZoneKeyRange("app.ev", {ip: lo}, {ip: hi}, zone);
 }
 JS
-   lit=$("$ROOT_SH" --norc --quiet --plan --json "$SIM_URI" -f "$TMPD/zones_lit.js" 2>&1 | tail -1)
-   js=$("$ROOT_SH" --norc --quiet --plan --json "$SIM_URI" -f "$TMPD/zones_js.js" 2>&1 | tail -1)
+   lit=$("$ROOT_SH" --norc --plan --json "$SIM_URI" -f "$TMPD/zones_lit.js" 2>&1 | tail -1)
+   js=$("$ROOT_SH" --norc --plan --json "$SIM_URI" -f "$TMPD/zones_js.js" 2>&1 | tail -1)
    no_write "js_plan/--plan sends no write" "$TMPD/zones.log"
    check_contains "js_plan/--plan --json ends with the plan line" '{ "plan" : { "moves" : [' "$js"
    check_eq "js_plan/--plan of the JavaScript loop is the literal script's plan" "$lit" "$js"
-   text=$("$ROOT_SH" --norc --quiet --plan "$SIM_URI" -f "$TMPD/zones_js.js" 2>&1)
+   text=$("$ROOT_SH" --norc --plan "$SIM_URI" -f "$TMPD/zones_js.js" 2>&1)
    check_contains "js_plan/--plan names each call at its line" \
       "$TMPD/zones_js.js:4 sh.updateZoneKeyRange('app.ev', { ip: '056.' }, { ip: '057.' }, 'EU')" "$text"
    pdocs=$(json_field docs "$js")
    pbytes=$(printf '%s\n' "$js" | sed -n 's/.*"docs" : [0-9]*, "bytes" : \([0-9]*\) } }$/\1/p')
-   "$ROOT_SH" --norc --quiet "$SIM_URI" -f "$TMPD/zones_js.js" > /dev/null 2>&1
+   "$ROOT_SH" --norc "$SIM_URI" -f "$TMPD/zones_js.js" > /dev/null 2>&1
    i=0
    while [ $i -lt 150 ]; do
       got=$(moved app.ev)

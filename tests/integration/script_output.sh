@@ -25,7 +25,7 @@ JS
 
 # --dry-run needs no cluster
 cd "$TMPD" || exit 2
-out=$("$SH" --norc --quiet --dry-run notes.js 2> dry.err)
+out=$("$SH" --norc --dry-run notes.js 2> dry.err)
 check_eq "script_output/--dry-run names file:line, relaxed JSON" \
    '[dry-run] notes.js:2 admin { "balancerStop" : 1, "maxTimeMS" : 60000 }
 inserting 2
@@ -44,12 +44,12 @@ notes.js:6 ok printjson({n: 1})
 notes.js:7 ok db.getSiblingDB("app").notes.findOne({_id: 1})
 notes.js:8 ok db.getSiblingDB("app").notes.insertOne({_id: 1})
 notes.js:9 ok sh.startBalancer()' "$(cat dry.err)"
-out=$("$SH" --norc --quiet --dry-run --json notes.js 2>&1 | head -2)
+out=$("$SH" --norc --dry-run --json notes.js 2>&1 | head -2)
 check_eq "script_output/--dry-run --json: file and line, canonical command, then the statement" \
    '{"dryRun": true, "file": "notes.js", "line": 2, "db": "admin", "command": { "balancerStop" : { "$numberInt" : "1" }, "maxTimeMS" : { "$numberInt" : "60000" } }}
 { "file" : "notes.js", "line" : 2, "col" : 1, "statement" : "sh.stopBalancer()", "ok" : true, "code" : null, "codeName" : null, "errmsg" : null, "result" : null }' \
    "$out"
-out=$("$SH" --norc --quiet --dry-run --eval 'sh.stopBalancer()' --eval 'sh.startBalancer(); sh.getBalancerState()' 2>&1)
+out=$("$SH" --norc --dry-run --eval 'sh.stopBalancer()' --eval 'sh.startBalancer(); sh.getBalancerState()' 2>&1)
 check_eq "script_output/--dry-run --eval names <eval>:line" \
    '[dry-run] <eval>:1 admin { "balancerStop" : 1, "maxTimeMS" : 60000 }
 [dry-run] <eval>:1 admin { "balancerStart" : 1, "maxTimeMS" : 60000 }
@@ -68,7 +68,7 @@ print("zones:", zones.length);
 if (zones.length > 1) { sh.stopBalancer(); }
 db.getSiblingDB("app").notes.insertOne({_id: 2, n: 1.5});
 JS
-out=$("$SH" --norc --quiet --dry-run zones.js 2> jsdry.err)
+out=$("$SH" --norc --dry-run zones.js 2> jsdry.err)
 check_eq "script_output/JavaScript --dry-run: requests name file:line, relaxed JSON" \
    '[dry-run] zones.js:4 admin { "addShardToZone" : "shard01", "zone" : "NYC" }
 [dry-run] zones.js:4 admin { "addShardToZone" : "shard01", "zone" : "SFO" }
@@ -80,7 +80,7 @@ check_eq "script_output/JavaScript: a status line per call that sends something,
 zones.js:4 ok sh.addShardToZone('shard01', 'SFO')
 zones.js:7 ok sh.stopBalancer()
 zones.js:8 ok db.getSiblingDB('app').notes.insertOne({ _id: 2, n: 1.5 })" "$(cat jsdry.err)"
-"$SH" --norc --quiet --dry-run --json zones.js > jsdry.json 2> jsdry.err
+"$SH" --norc --dry-run --json zones.js > jsdry.json 2> jsdry.err
 check_eq "script_output/JavaScript --json: one object per call (print's too), each after its requests" \
    'dry 4 null
 4 3 sh.addShardToZone('"'shard01', 'NYC'"')
@@ -97,7 +97,7 @@ check_eq "script_output/JavaScript --json: a print's object holds what it printe
 check_eq "script_output/JavaScript --json: the dry-run command stays canonical" '{"$numberDouble":"1.5"}' \
    "$(jq -c 'select(.dryRun and .line == 8) | .command.documents[0].n' jsdry.json)"
 check_eq "script_output/JavaScript --json: no status lines on stderr" "" "$(cat jsdry.err)"
-out=$("$SH" --norc --quiet --dry-run --eval 'for (const s of ["shard01"]) sh.addShardToZone(s, "NYC")' 2>&1)
+out=$("$SH" --norc --dry-run --eval 'for (const s of ["shard01"]) sh.addShardToZone(s, "NYC")' 2>&1)
 check_eq "script_output/JavaScript --eval names <eval>:line" \
    '[dry-run] <eval>:1 admin { "addShardToZone" : "shard01", "zone" : "NYC" }
 { ok: 1 }' "$out"
@@ -110,18 +110,18 @@ for (const z of ["NYC"]) {
 }
 sh.startBalancer();
 JS
-out=$("$SH" --norc --quiet --dry-run typo.js 2>&1)
+out=$("$SH" --norc --dry-run typo.js 2>&1)
 check_eq "script_output/JavaScript error: located at file:line:col with a caret, exit 1" \
    '[dry-run] typo.js:1 admin { "balancerStop" : 1, "maxTimeMS" : 60000 }
 typo.js:1 ok sh.stopBalancer()
 typo.js:3:4: error: ReferenceError: zoen is not defined
      sh.addShardToZone("shard01", zoen);
      ^
-summary: ran typo.js:1; failed typo.js:3; did not run: nothing
+summary: ran typo.js:1; failed typo.js:3; did not run: typo.js after line 3
 --dry-run: nothing was sent
 exit 1' "$out
-exit $("$SH" --norc --quiet --dry-run typo.js > /dev/null 2>&1; echo $?)"
-out=$("$SH" --norc --quiet --dry-run --json typo.js 2> /dev/null | grep -v dryRun)
+exit $("$SH" --norc --dry-run typo.js > /dev/null 2>&1; echo $?)"
+out=$("$SH" --norc --dry-run --json typo.js 2> /dev/null | grep -v dryRun)
 check_eq "script_output/JavaScript error under --json: an object of its own at its place" \
    '{ "file" : "typo.js", "line" : 1, "col" : 1, "statement" : "sh.stopBalancer()", "ok" : true, "code" : null, "codeName" : null, "errmsg" : null, "result" : { "ok" : 1 } }
 { "file" : "typo.js", "line" : 3, "col" : 4, "statement" : "sh.addShardToZone(\"shard01\", zoen);", "ok" : false, "code" : null, "codeName" : null, "errmsg" : "ReferenceError: zoen is not defined", "result" : null }' \
@@ -134,7 +134,7 @@ if ! sim_start --scenario demo --version 7.0; then
 fi
 cd "$TMPD" || exit 2
 
-"$SH" --norc --quiet "$SIM_URI" notes.js > run.out 2> run.err
+"$SH" --norc "$SIM_URI" notes.js > run.out 2> run.err
 check_eq "script_output/-f: exit 1 on the failed statement" 1 "$?"
 check_eq "script_output/-f: stdout carries only what the script prints" 'inserting 2
 {
@@ -151,7 +151,7 @@ notes.js:8:30: MongoServerError[DuplicateKey]: E11000 duplicate key error collec
    "$(head -7 run.err)"
 
 # --json: one object per statement, the error's included; results are the helpers' values
-"$SH" --norc --quiet --json --continue-on-error "$SIM_URI" notes.js > json.out 2> json.err
+"$SH" --norc --json --continue-on-error "$SIM_URI" notes.js > json.out 2> json.err
 check_eq "script_output/--json: one object per statement" 7 "$(wc -l < json.out | tr -d ' ')"
 check_eq "script_output/--json: a print's object" \
    '{ "file" : "notes.js", "line" : 3, "col" : 1, "statement" : "print(\"inserting\", 2)", "ok" : true, "code" : null, "codeName" : null, "errmsg" : null, "result" : "inserting 2" }' \
@@ -166,19 +166,19 @@ check_eq "script_output/--json: every statement's keys" \
 check_eq "script_output/--json: no status lines on stderr" "" "$(grep -E '^notes\.js:[0-9]+ (ok|error)' json.err)"
 
 # --verbose: every result, as the interactive shell shows it
-"$SH" --norc --quiet --verbose --continue-on-error "$SIM_URI" -f notes.js > verbose.out 2> /dev/null
+"$SH" --norc --verbose --continue-on-error "$SIM_URI" -f notes.js > verbose.out 2> /dev/null
 check_contains "script_output/--verbose shows results" '{ _id: 1, text: '"'a'"' }' "$(cat verbose.out)"
 check_contains "script_output/--verbose shows full server replies" 'operationTime: Timestamp(' "$(cat verbose.out)"
 
 # --eval: the value of its last statement; prints on the way
-out=$("$SH" --norc --quiet "$SIM_URI" \
+out=$("$SH" --norc "$SIM_URI" \
    --eval 'print("counting"); db.getSiblingDB("app").notes.countDocuments({}); db.getSiblingDB("app").notes.findOne({_id: 1}, {_id: 0})' 2>&1)
 check_eq "script_output/--eval prints its last statement's value" "counting
 { text: 'a' }" "$out"
 
 # standard input keeps the shell's output: every result
 out=$(printf 'db.getSiblingDB("app").notes.countDocuments({})\ndb.getSiblingDB("app").notes.findOne({_id: 1}, {_id: 0})\n' |
-   "$SH" --norc --quiet "$SIM_URI" 2>&1)
+   "$SH" --norc "$SIM_URI" 2>&1)
 check_eq "script_output/standard input shows every result" "1
 { text: 'a' }" "$out"
 
@@ -192,17 +192,16 @@ for (const z of ["NYC"]) {
 sh.updateZoneKeyRange("app.notes", {_id: MinKey}, {_id: 5}, "NOPE");
 print("not reached");
 JS
-"$SH" --norc --quiet --no-preflight "$SIM_URI" jsfail.js > jsfail.out 2> jsfail.err
+"$SH" --norc --no-preflight "$SIM_URI" jsfail.js > jsfail.out 2> jsfail.err
 check_eq "script_output/JavaScript run-time failure: exit 1" 1 "$?"
 check_eq "script_output/JavaScript run-time failure: nothing after it ran" "" "$(cat jsfail.out)"
 check_eq "script_output/JavaScript run-time failure: status lines, the error at the call, the summary, the warnings" \
    "jsfail.js:1 ok sh.stopBalancer()
 jsfail.js:3 ok sh.addShardToZone('shard01', 'NYC')
-jsfail.js:5 error 177 ZoneNotFound: zone NOPE does not exist
 jsfail.js:5:4: MongoServerError[ZoneNotFound]: zone NOPE does not exist (code 177)
   sh.updateZoneKeyRange(\"app.notes\", {_id: MinKey}, {_id: 5}, \"NOPE\");
      ^
-summary: ran jsfail.js:1, jsfail.js:3; failed jsfail.js:5; did not run: nothing
+summary: ran jsfail.js:1, jsfail.js:3; failed jsfail.js:5; did not run: jsfail.js after line 5
 WARNING: the balancer is stopped: nothing balances until sh.startBalancer()
 WARNING: zone NYC has shards but no ranges" "$(cat jsfail.err)"
 cd "$ROOT" || exit 2

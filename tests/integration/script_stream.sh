@@ -25,7 +25,7 @@ db.adminCommand({ping: 1})
 db.adminCommand({nosuchcmd: 1})
 db.adminCommand({ping: 1})
 JS
-"$SH" --norc --quiet --yes "$SIM_URI" -f mix.js > mix.out 2>&1
+"$SH" --norc --yes "$SIM_URI" -f mix.js > mix.out 2>&1
 check_eq "script_stream/2>&1: exit 1 on the failed statement" 1 "$?"
 check_eq "script_stream/2>&1: prints, status lines, the error and the summary in the order they happened" \
    'mix.js:1 ok db.adminCommand({ping: 1})
@@ -47,7 +47,7 @@ summary: ran mix.js:1, mix.js:2, mix.js:3, mix.js:4, mix.js:5; failed mix.js:6; 
 # 5,000 statements, each a different command document: more than the queue of validated requests holds
 awk 'BEGIN { for (i = 1; i <= 5000; i++) printf "db.adminCommand({ping: 1, comment: \"s%d\"})\n", i }' > long.js
 : > "$TMPD/cmds.log"
-"$SH" --norc --quiet --yes "$SIM_URI" -f long.js > long.out 2> long.err
+"$SH" --norc --yes "$SIM_URI" -f long.js > long.out 2> long.err
 check_eq "script_stream/5,000 statements: exit 0" 0 "$?"
 check_eq "script_stream/5,000 statements: nothing on stdout (results are not shown)" "" "$(cat long.out)"
 check_eq "script_stream/5,000 statements: a status line each, in order" \

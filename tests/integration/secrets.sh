@@ -102,7 +102,7 @@ fi
 # password the cut splits (its '@' beyond the cut) is still masked: literal and JavaScript status lines, --plan
 pad=$(printf 'a%.0s' $(seq 1 446))
 printf 'db.adminCommand({ping: 1, x: "%s", y: "mongodb://u:Pw-cut-21-long-enough-to-be-cut@h:1"})\n' "$pad" > "$TMPD/cut.js"
-printf 'const u = "%s"; db.adminCommand({ping: 1, x: u, y: "mongodb://u:Pw-cut-21-long-enough-to-be-cut@h:1"})\n' "$pad" > "$TMPD/cutjs.js"
+printf 'const u = "%s"; db.adminCommand({balancerStop: 1, x: u, y: "mongodb://u:Pw-cut-21-long-enough-to-be-cut@h:1"})\n' "$pad" > "$TMPD/cutjs.js"
 out=$("$SHARDSH" --dry-run --norc -f "$TMPD/cut.js" 2>&1)
 secret_absent "secrets/a cut status line (literal)" "u:Pw" "$out" "cut.js:1 ok db.adminCommand"
 out=$("$SHARDSH" --dry-run --norc -f "$TMPD/cutjs.js" 2>&1)

@@ -46,7 +46,7 @@ for case in tests/scripts/*.case; do
    expected_code=0
    [ -f "$base.code" ] && expected_code=$(cat "$base.code")
    # run from the case's folder so file names in messages are short and stable
-   (cd "$CASES" && NO_COLOR=1 "$SHARDSH_ABS" --norc --quiet $args "$name.js" > "$TMPD/$name.stdout" 2> "$TMPD/$name.stderr" < /dev/null)
+   (cd "$CASES" && NO_COLOR=1 "$SHARDSH_ABS" --norc $args "$name.js" > "$TMPD/$name.stdout" 2> "$TMPD/$name.stderr" < /dev/null)
    code=$?
    sim_stop
    ok=1
