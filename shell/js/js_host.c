@@ -11,6 +11,7 @@
 #include "commands/dispatch.h"
 #include "shell/core/interrupt.h"
 #include "shell/js/js_host.h"
+#include "shell/js/js_host_int.h"
 #include "shell/plan/preflight.h"
 #include "shell/plan/runsum.h"
 #include "commands/traps.h"
@@ -38,25 +39,10 @@ static struct {
    const char *run_text; /* its text, for the columns where calls start */
    size_t run_len;
    const js_host_report_t *report; /* NULL: calls are not reported */
-   run_summary_t *rs; /* when set, every call that sends something is recorded in it (file:line, ran or failed) */
-   bool call_failed;  /* a call of the running script failed (it is in rs) */
-   /* the pre-flight's run (js_host_preflight): reads are sent, writes are checked against pf and not sent */
-   struct {
-      preflight_t *pf;   /* set while a pre-flight run lasts */
-      bool failed;       /* a write would fail: err holds why, the run stops */
-      sh_error_t err;    /* ... */
-      size_t calls;      /* calls made so far */
-      bool capped;       /* JS_HOST_PREFLIGHT_CALLS reached: the run stops, the rest is not checked */
-      bool ran;          /* a pre-flight run happened: the engine starts afresh for the real run */
-      bool held;         /* a write was held back (checked, not sent) */
-      sh_options_t opts; /* ctx->opts with dry_run set, for the writes */
-      FILE *null_fp;     /* where the writes' --dry-run requests go (/dev/null) */
-   } pre;
+   run_summary_t *rs;      /* when set, every call that sends something is recorded in it (file:line, ran or failed) */
+   bool call_failed;       /* a call of the running script failed (it is in rs) */
+   const js_host_pf_t *pf; /* the pre-flight's hooks while it runs the script (js_preflight.c), else NULL */
 } js_state;
-
-/* How many calls the pre-flight follows a JavaScript input for (a loop waiting for what a write does never ends when
- * the write is held back). */
-#define JS_HOST_PREFLIGHT_CALLS 10000
 
 /* ---- the engine's cursors ---- */
 
@@ -172,8 +158,8 @@ call_start_col (int line, int col)
 /* The call as the script would write it, with its arguments' values: "sh.addShardToZone('shard01', 'NYC')",
  * "db.getSiblingDB('app').notes.insertOne({ _id: 1 })" (db. alone for the current database). Cut at max bytes with
  * "...". Caller frees with bson_string_free. */
-static bson_string_t *
-call_text (const sh_ctx_t *ctx, const js_call_t *jc, size_t max)
+bson_string_t *
+js_host_call_text (const sh_ctx_t *ctx, const js_call_t *jc, size_t max)
 {
    bson_string_t *s = bson_string_new (NULL);
    const char *name = jc->name;
@@ -245,45 +231,11 @@ call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok,
    }
    if (!js_state.report || ((call->cmd->flags & CMD_CLIENT_ONLY) && !(print && json)))
       return;
-   stmt = call_text (ctx, jc, json ? 4000 : 500);
+   stmt = js_host_call_text (ctx, jc, json ? 4000 : 500);
    js_state.report->call (
       js_state.report->arg, ctx, js_state.run_file, jc->line, call_start_col (jc->line, jc->col), stmt->str, ok, err,
       has_result && !jc->open_cursor && bson_iter_init_find (&v, result, "v") ? bson_iter_value (&v) : NULL, text);
    bson_string_free (stmt, true);
-}
-
-/* The pre-flight's part of a call (js_state.pre.pf set): false when the call is not to be run (print, sleep: *skip;
- * a write the model refuses: err set, the run stops). A write that passes runs under --dry-run (argument checks,
- * a synthetic reply, nothing sent): *dry says so. */
-static bool
-call_preflight (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool *skip, bool *dry, sh_error_t *err)
-{
-   const char *n = call->cmd->name;
-   bool writes = dispatch_call_writes (call);
-   bson_string_t *text;
-   bool ok;
-   *skip = !strcmp (n, "print") || !strcmp (n, "printjson") || !strcmp (n, "sleep");
-   *dry = false;
-   if (*skip)
-      return true;
-   if (++js_state.pre.calls > JS_HOST_PREFLIGHT_CALLS) {
-      js_state.pre.capped = true;
-      *skip = true;
-      return true;
-   }
-   if (call->cmd->flags & CMD_CLIENT_ONLY)
-      return true;
-   text = call_text (ctx, jc, 500);
-   ok = preflight_call (js_state.pre.pf, call, writes, js_state.run_file, text->str, err);
-   bson_string_free (text, true);
-   if (!ok) {
-      js_state.pre.failed = true;
-      js_state.pre.err = *err;
-      return false;
-   }
-   *dry = writes;
-   js_state.pre.held |= writes;
-   return true;
 }
 
 /* Runs one table entry for the engine through dispatch_call, its result captured instead of printed. */
@@ -336,18 +288,16 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    call.skip = jc->skip;
    call.batch_size = jc->batch_size;
    traps_check_call (ctx, &call, js_state.run_file, true); /* version traps: before it runs or is checked */
-   if (js_state.pre.pf) {
+   if (js_state.pf) {
       /* the pre-flight's run: a write is checked against the model and then runs as under --dry-run */
       bool skip;
-      if (!call_preflight (ctx, &call, jc, &skip, &pre_dry, err) || skip) {
+      bool go = js_state.pf->call (ctx, &call, jc, js_state.run_file, &skip, &pre_dry, err);
+      if (!go || skip) {
          bson_free (positions);
-         return !js_state.pre.failed;
+         return go;
       }
-      if (pre_dry && ctx->opts) {
-         js_state.pre.opts = *ctx->opts;
-         js_state.pre.opts.dry_run = true;
-         ctx->opts = &js_state.pre.opts;
-      }
+      if (pre_dry)
+         js_state.pf->dry_opts (ctx);
    }
 
    /* print and printjson print; everything else returns its result as a value. What an executor prints as text of
@@ -366,7 +316,7 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
       ctx->out.color = false;
    }
    if (pre_dry)
-      ctx->dry_fp = js_state.pre.null_fp; /* its request is not shown */
+      ctx->dry_fp = js_state.pf->null_fp (); /* its request is not shown */
    if (js_state.run_file) {
       ctx->place.file = js_state.run_file;
       ctx->place.line = jc->line;
@@ -375,11 +325,8 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    if (jc->open_cursor)
       ctx->cursor_out = &cursor;
    ok = dispatch_call (ctx, &call, err);
-   if (pre_dry && !ok) {
-      /* a write the run would refuse (its arguments): the script would stop here after the writes before it */
-      js_state.pre.failed = true;
-      js_state.pre.err = *err;
-   }
+   if (pre_dry && !ok)
+      js_state.pf->refused (err); /* a write the run would refuse (its arguments) */
    ctx->cursor_out = NULL;
    if (cursor) {
       /* a live cursor for the engine: its handle is the value */
@@ -552,7 +499,7 @@ static bool
 host_stop (void *data)
 {
    sh_ctx_t *ctx = data;
-   return ctx->exit_requested || (ctx->interactive && sh_interrupted ()) || js_state.pre.failed || js_state.pre.capped;
+   return ctx->exit_requested || (ctx->interactive && sh_interrupted ()) || (js_state.pf && js_state.pf->stopping ());
 }
 
 static bool
@@ -624,6 +571,12 @@ fail:
    js_state.failed = true;
    sh_error_set (err, SH_ERR_USAGE, "%s", js_state.why);
    return NULL;
+}
+
+void
+js_host_set_preflight (const js_host_pf_t *hooks)
+{
+   js_state.pf = hooks;
 }
 
 const js_engine_api_t *
@@ -703,147 +656,6 @@ js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t le
    js_state.run_text = NULL;
    js_state.report = NULL;
    return rc;
-}
-
-/* Whether the call of c written at p (just after its name) in text may write, for an entry whose answer depends on
- * its arguments (readonly_if): a command document written out, {ping: 1} or "ping", is asked about by its first key;
- * an aggregate writes when the text names $out or $merge; anything else (a variable) may write. */
-static bool
-may_write_at (const sh_cmd_t *c, const char *text, const char *p, const char *end)
-{
-   char key[128];
-   size_t k = 0;
-   char quote = 0;
-   bson_t args = BSON_INITIALIZER, doc;
-   sh_call_t call;
-   bool writes, is_doc;
-   if (!strcmp (strrchr (c->name, '.') ? strrchr (c->name, '.') + 1 : c->name, "aggregate"))
-      return memmem (text, (size_t) (end - text), "$out", 4) || memmem (text, (size_t) (end - text), "$merge", 6);
-   while (p < end && isspace ((unsigned char) *p))
-      p++;
-   if (p >= end || *p != '(')
-      return true;
-   for (p++; p < end && isspace ((unsigned char) *p); p++)
-      ;
-   is_doc = p < end && *p == '{';
-   if (is_doc) {
-      for (p++; p < end && isspace ((unsigned char) *p); p++)
-         ;
-   }
-   if (p < end && (*p == '"' || *p == '\''))
-      quote = *p++;
-   while (p < end && k + 1 < sizeof key &&
-          (quote ? *p != quote : (isalnum ((unsigned char) *p) || *p == '_' || *p == '$')))
-      key[k++] = *p++;
-   key[k] = '\0';
-   if (!k || (!is_doc && !quote))
-      return true;
-   if (is_doc) {
-      BSON_APPEND_DOCUMENT_BEGIN (&args, "0", &doc);
-      BSON_APPEND_INT32 (&doc, key, 1);
-      bson_append_document_end (&args, &doc);
-   } else {
-      BSON_APPEND_UTF8 (&args, "0", key);
-   }
-   memset (&call, 0, sizeof call);
-   call.cmd = c;
-   call.args = &args;
-   call.argc = 1;
-   writes = !c->readonly_if (&call);
-   bson_destroy (&args);
-   return writes;
-}
-
-bool
-js_host_may_write (const char *text, size_t len)
-{
-   for (size_t i = 0; sh_cmd_table[i]; i++) {
-      const sh_cmd_t *c = sh_cmd_table[i];
-      const char *m = strrchr (c->name, '.'), *p = text, *end = text + len;
-      size_t n;
-      if (!c->readonly_if && (c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)))
-         continue;
-      m = m ? m + 1 : c->name;
-      n = strlen (m);
-      /* the helper's name as a word of the text (the engine reaches the cluster through the table only) */
-      while (p + n <= end && (p = memmem (p, (size_t) (end - p), m, n)) != NULL) {
-         bool before = p > text && (isalnum ((unsigned char) p[-1]) || p[-1] == '_' || p[-1] == '$');
-         bool after = p + n < end && (isalnum ((unsigned char) p[n]) || p[n] == '_' || p[n] == '$');
-         if (!before && !after && (!c->readonly_if || may_write_at (c, text, p + n, end)))
-            return true;
-         p += n;
-      }
-   }
-   return false;
-}
-
-int
-js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len, preflight_t *pf, bool *wrote)
-{
-   sh_error_t err;
-   js_run_t r;
-   bool saved_exit = ctx->exit_requested;
-   int rc = 0;
-
-   memset (&js_state.pre, 0, sizeof js_state.pre);
-   js_state.pre.pf = pf;
-   js_state.pre.ran = true;
-   js_state.pre.held = *wrote; /* an earlier input's writes are held back too */
-   js_state.pre.null_fp = fopen ("/dev/null", "w");
-   if (!js_state.pre.null_fp) {
-      memset (&js_state.pre, 0, sizeof js_state.pre);
-      cmd_warn (ctx, "%s: not checked by the pre-flight (cannot open /dev/null)", name);
-      return 0;
-   }
-   sh_error_clear (&err);
-   r = js_host_run_script (ctx, name, text, len, false, NULL, NULL, &err);
-   if (js_state.pre.failed) {
-      err = js_state.pre.err;
-      if (!err.hint[0])
-         sh_error_hint (&err, "found by the pre-flight: nothing was written (--no-preflight skips it)");
-      rc = 2;
-   } else if (r == JS_RUN_FAILED && err.kind == SH_ERR_NETWORK) {
-      sh_error_hint (&err, "the pre-flight could not read the cluster; nothing was written");
-      rc = 1;
-   } else if (r == JS_RUN_FAILED && (!js_state.pre.held || !strncmp (err.message, "ReferenceError", 14))) {
-      /* the script would stop here when it runs, after the writes before it: it stops now. An undefined name does
-       * not come from what a write returned; neither does anything before the first write */
-      sh_error_hint (&err, "found by the pre-flight, which runs the JavaScript with its writes held back: nothing was "
-                           "written (--no-preflight skips it)");
-      rc = 2;
-   } else if (r == JS_RUN_FAILED) {
-      /* it may come from a write's held-back reply (a collection the script shards is not there yet) */
-      cmd_warn (ctx,
-                "%s:%d: the pre-flight stopped here (%s): the script may depend on what a write before it returns; "
-                "the rest is checked as it runs",
-                name, err.has_pos ? err.pos.line : 1, err.message);
-   } else if (js_state.pre.capped) {
-      cmd_warn (ctx,
-                "%s: the pre-flight stopped following it after %d calls (a loop waiting for what a write does?); the "
-                "rest is checked as it runs",
-                name, JS_HOST_PREFLIGHT_CALLS);
-   }
-   if (rc)
-      sh_error_render (ctx->err_fp, &err, name, text, ctx->err_color);
-   fflush (ctx->err_fp);
-   *wrote = js_state.pre.held;
-   fclose (js_state.pre.null_fp);
-   js_state.pre.null_fp = NULL;
-   js_state.pre.pf = NULL;
-   js_state.pre.failed = false;
-   js_state.pre.capped = false;
-   ctx->exit_requested = saved_exit;
-   return rc;
-}
-
-void
-js_host_preflight_done (void)
-{
-   if (!js_state.pre.ran)
-      return;
-   /* the real run starts from a fresh engine: nothing the pre-flight's run declared or opened is left */
-   js_host_shutdown ();
-   js_state.pre.ran = false;
 }
 
 bool
