@@ -15,6 +15,16 @@
 #include "shell/plan/preflight.h"
 #include "shell/lib/secret.h"
 
+/* The server's code and codeName for what the model refused (the server would refuse it so): kept with err, which
+ * stays a usage error when reported, and thrown with them into a JavaScript script that catches it. */
+static bool
+pf_code (sh_error_t *err, int code, const char *name)
+{
+   err->code = code;
+   bson_strncpy (err->code_name, name, sizeof err->code_name);
+   return false;
+}
+
 /* The error position: argument i when known, else the helper's name. */
 static sh_pos_t
 pf_at (const sh_call_t *call, int i)
@@ -36,6 +46,7 @@ pf_check_bound (const sh_call_t *call, int i, const bson_t *bound, const pf_coll
       if (!bson_iter_next (&k) || strcmp (bson_iter_key (&b), bson_iter_key (&k)) != 0) {
          sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "%s is not a prefix of the shard key %s of %s", got, key,
                           c->ns);
+         pf_code (err, 61, "ShardKeyNotFound");
          return false;
       }
       if (BSON_ITER_HOLDS_UTF8 (&k) && !strcmp (bson_iter_utf8 (&k, NULL), "hashed") && !BSON_ITER_HOLDS_INT64 (&b) &&
@@ -43,11 +54,13 @@ pf_check_bound (const sh_call_t *call, int i, const bson_t *bound, const pf_coll
          sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i),
                           "the hashed field '%s' of %s needs NumberLong(…), MinKey or MaxKey, got %s",
                           bson_iter_key (&b), c->ns, got);
+         pf_code (err, 61, "ShardKeyNotFound");
          return false;
       }
    }
    if (bson_count_keys (bound) == 0) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "an empty bound is not a prefix of the shard key %s", key);
+      pf_code (err, 61, "ShardKeyNotFound");
       return false;
    }
    return true;
@@ -80,10 +93,12 @@ pf_need_shard (preflight_t *pf, const sh_call_t *call, int i, const char *id, bo
    if (!s) {
       pf_model_list (pf, false, list, sizeof list);
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "shard %s does not exist; shards: %s", id ? id : "?", list);
+      pf_code (err, 70, "ShardNotFound");
       return false;
    }
    if (not_draining && s->draining) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "shard %s is draining: nothing can move to it", id);
+      pf_code (err, 20, "IllegalOperation");
       return false;
    }
    return true;
@@ -95,6 +110,7 @@ pf_need_sharded (preflight_t *pf, const sh_call_t *call, int i, const char *ns, 
    *out = pf_model_coll (pf, ns);
    if (!*out) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "%s is not a sharded collection", ns ? ns : "?");
+      pf_code (err, 118, "NamespaceNotSharded");
       return false;
    }
    return true;
@@ -122,6 +138,7 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
    }
    if (order_keys (&min, &max) >= 0) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, ns_i + 1), "min %s should be less than max %s", a, b);
+      pf_code (err, 2, "BadValue");
       ok = false;
       goto done;
    }
@@ -149,6 +166,7 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
    if (!pf_model_zone_exists (pf, zone)) {
       pf_model_list (pf, true, list, sizeof list);
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, ns_i + 3), "zone %s does not exist; zones: %s", zone, list);
+      pf_code (err, 177, "ZoneNotFound");
       ok = false;
       goto done;
    }
@@ -170,6 +188,7 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, ns_i + 1),
                        "RangeOverlapConflict: zone range [%s, %s) of %s overlaps the range [%s, %s) of zone %s", a, b,
                        ns, ra, rb, r->zone);
+      pf_code (err, 178, "RangeOverlapConflict");
       ok = false;
       goto done;
    }
@@ -221,6 +240,7 @@ pf_shard_zone (preflight_t *pf, const sh_call_t *call, bool add, sh_error_t *err
       if (holders == 1 && pf_model_zone_in_use (pf, zone)) {
          sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 1),
                           "ZoneStillInUse: shard %s is the last shard of zone %s, which still has ranges", id, zone);
+         pf_code (err, 163, "ZoneStillInUse");
          bson_destroy (&tags);
          return false;
       }
@@ -284,6 +304,7 @@ pf_move (preflight_t *pf, const sh_call_t *call, bool range, sh_error_t *err)
    if (zone && !pf_model_has_tag (pf_model_shard (pf, to), zone)) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, range ? 1 : 2),
                        "shard %s is not in zone %s, the zone of the chunk: the server refuses the move", to, zone);
+      pf_code (err, 20, "IllegalOperation");
       return false;
    }
    if (!strcmp (k->shard, to)) {
@@ -421,6 +442,7 @@ pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const 
          sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 1),
                           "no index of %s supports the shard key %s and it holds %lld documents", ns, kj,
                           (long long) n);
+         pf_code (err, 72, "InvalidOptions");
          sh_error_hint (err, "create one first: db.getSiblingDB(\"%s\").%s.createIndex(%s)", db, dot + 1, kj);
          ok = false;
       }
@@ -447,6 +469,7 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
    if (call->cmd->since && !dispatch_version_at_least (pf->version, call->cmd->since)) {
       sh_error_set_at (err, SH_ERR_VERSION, call->pos, "%s needs MongoDB %s and the cluster runs %d.%d.%d",
                        call->cmd->name, call->cmd->since, pf->version[0], pf->version[1], pf->version[2]);
+      pf_code (err, 59, "CommandNotFound");
       return false;
    }
    if (pf->plan && writes && !pf->ctx->opts->json) {
@@ -489,6 +512,7 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
             char have[256];
             output_format_doc_line (c->key, have, sizeof have);
             sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 0), "%s is already sharded with the key %s", ns, have);
+            pf_code (err, 23, "AlreadyInitialized");
             return false;
          }
          if (!c && !pf_supported_key (pf, call, ns, &key, err))
