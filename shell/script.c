@@ -161,8 +161,10 @@ static int
 script_js_check (void *data, size_t i, preflight_t *pf, bool *wrote)
 {
    const script_js_pf_t *j = data;
-   if (!script_js_may_write (data, i))
-      return 0; /* it sends nothing that writes: nothing to check before it runs */
+   /* every JavaScript input is run, the read-only ones too: with the others it is one program (a library's
+    * functions), and an error in it after a write would half-apply the script */
+   if (!j->ins[i].js || (j->ctx->opts && j->ctx->opts->readonly))
+      return 0;
    return js_host_preflight (j->ctx, j->inputs[i].name, j->ins[i].js, j->ins[i].js_len, pf, wrote);
 }
 

@@ -13,20 +13,32 @@
 
 /* the pre-flight's run (js_host_preflight): reads are sent, writes are checked against pf and not sent */
 static struct {
-   preflight_t *pf;   /* set while a pre-flight run lasts */
-   bool failed;       /* a write would fail: err holds why, the run stops */
-   sh_error_t err;    /* ... */
-   size_t calls;      /* calls made so far */
-   bool capped;       /* JS_HOST_PREFLIGHT_CALLS reached: the run stops, the rest is not checked */
-   bool ran;          /* a pre-flight run happened: the engine starts afresh for the real run */
-   bool held;         /* a write was held back (checked, not sent) */
-   sh_options_t opts; /* ctx->opts with dry_run set, for the writes */
-   FILE *null_fp;     /* where the writes' --dry-run requests go (/dev/null) */
+   preflight_t *pf;        /* set while a pre-flight run lasts */
+   bool failed;            /* the cluster could not be read: err holds why, the run stops */
+   sh_error_t err;         /* ... */
+   size_t calls;           /* calls made so far */
+   int64_t start;          /* when it started (bson_get_monotonic_time) */
+   bool stopped;           /* it stopped following the script at stop_file:stop_line, for the reason why */
+   const char *stop_file;  /* ... (borrowed: the input's name) */
+   int stop_line;          /* ... */
+   char why[160];          /* ... */
+   bool ran;               /* a pre-flight run happened: the engine starts afresh for the real run */
+   bool held;              /* a write was held back (checked, not sent) */
+   bool read_after;        /* a read was sent after a held-back write (its answer may miss what the write does) */
+   bool refused;           /* a held-back write was refused and thrown into the script as the server would */
+   sh_error_t refused_err; /* the last one as the model reports it */
+   sh_error_t thrown;      /* ... and as the script got it */
+   bson_t seen;            /* "line:col call" of each call that is not a write -> how often it was made */
+   sh_options_t opts;      /* ctx->opts with dry_run set, for the writes */
+   FILE *null_fp;          /* where the writes' --dry-run requests go (/dev/null) */
 } pre;
 
-/* How many calls the pre-flight follows a JavaScript input for (a loop waiting for what a write does never ends when
- * the write is held back). */
-#define JS_HOST_PREFLIGHT_CALLS 10000
+/* How far the pre-flight follows a JavaScript input (docs/plan.md): a loop waiting for what a held-back write does
+ * never ends, so it stops following at these calls, or when the same call that is not a write comes from the same
+ * place a JS_PREFLIGHT_REPEAT'th time, or after JS_PREFLIGHT_MS of the input's time. */
+#define JS_PREFLIGHT_CALLS 1000
+#define JS_PREFLIGHT_REPEAT 3
+#define JS_PREFLIGHT_MS 2000
 
 static void
 pf_hook_dry_opts (sh_ctx_t *ctx)
@@ -47,47 +59,100 @@ pf_hook_null_fp (void)
 static void
 pf_hook_refused (const sh_error_t *err)
 {
-   /* the script would stop here after the writes before it */
-   pre.failed = true;
-   pre.err = *err;
+   /* the script gets it as the run would: only an uncaught one refuses the script */
+   pre.refused = true;
+   pre.refused_err = *err;
+   pre.thrown = *err;
 }
 
 static bool
 pf_hook_stopping (void)
 {
-   return pre.failed || pre.capped;
+   return pre.failed || pre.stopped;
 }
 
-/* The pre-flight's part of a call (pre.pf set): false when the call is not to be run (print, sleep: *skip;
- * a write the model refuses: err set, the run stops). A write that passes runs under --dry-run (argument checks,
- * a synthetic reply, nothing sent): *dry says so. */
+/* The pre-flight stops following the script at call jc of file, for the reason why. */
+static void
+follow_stop (const char *file, const js_call_t *jc, const char *why)
+{
+   pre.stopped = true;
+   pre.stop_file = file;
+   pre.stop_line = jc->line;
+   bson_strncpy (pre.why, why, sizeof pre.why);
+}
+
+/* How many times the call jc (not a write) was made from its place, this one included. */
+static int
+seen_count (const sh_ctx_t *ctx, const js_call_t *jc)
+{
+   bson_string_t *text = js_host_call_text (ctx, jc, 500);
+   char *key = bson_strdup_printf ("%d:%d %s", jc->line, jc->col, text->str);
+   bson_iter_t it;
+   int n = 1;
+   if (bson_iter_init_find (&it, &pre.seen, key) && BSON_ITER_HOLDS_INT32 (&it)) {
+      n = bson_iter_int32 (&it) + 1;
+      bson_iter_overwrite_int32 (&it, n);
+   } else {
+      BSON_APPEND_INT32 (&pre.seen, key, 1);
+   }
+   bson_free (key);
+   bson_string_free (text, true);
+   return n;
+}
+
+/* The pre-flight's part of a call (pre.pf set): print and printjson do not run (*skip); a sleep after a held-back
+ * write, a call beyond the budget or one repeated from the same place stop the following (*skip, and the run stops
+ * without an error); a write the model refuses is thrown into the script as the server would refuse it (false, err
+ * with its code and codeName); one the model accepts runs under --dry-run (argument checks, a synthetic reply,
+ * nothing sent): *dry says so. A cluster that cannot be read stops the run (false, pre.failed). */
 static bool
 pf_hook_call (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, const char *file, bool *skip, bool *dry,
               sh_error_t *err)
 {
    const char *n = call->cmd->name;
    bool writes = dispatch_call_writes (call);
+   bool sleeps = !strcmp (n, "sleep");
    bson_string_t *text;
    bool ok;
-   *skip = !strcmp (n, "print") || !strcmp (n, "printjson") || !strcmp (n, "sleep");
+   *skip = true;
    *dry = false;
-   if (*skip)
+   if (!strcmp (n, "print") || !strcmp (n, "printjson"))
       return true;
-   if (++pre.calls > JS_HOST_PREFLIGHT_CALLS) {
-      pre.capped = true;
-      *skip = true;
+   if (sleeps && pre.held) {
+      follow_stop (file, jc, "a sleep: it may wait for what a held-back write does");
       return true;
    }
-   if (call->cmd->flags & CMD_CLIENT_ONLY)
+   if (++pre.calls > JS_PREFLIGHT_CALLS || (bson_get_monotonic_time () - pre.start) / 1000 > JS_PREFLIGHT_MS) {
+      char why[96];
+      bson_snprintf (why, sizeof why, "its budget: %d calls or %d ms", JS_PREFLIGHT_CALLS, JS_PREFLIGHT_MS);
+      follow_stop (file, jc, why);
+      return true;
+   }
+   if (!writes && seen_count (ctx, jc) >= JS_PREFLIGHT_REPEAT) {
+      follow_stop (file, jc, "the same call again: a loop waiting for the cluster to change");
+      return true;
+   }
+   *skip = sleeps; /* a sleep before any held-back write is not waited */
+   if (sleeps || (call->cmd->flags & CMD_CLIENT_ONLY))
       return true;
    text = js_host_call_text (ctx, jc, 500);
    ok = preflight_call (pre.pf, call, writes, file, text->str, err);
    bson_string_free (text, true);
-   if (!ok) {
+   if (!ok && (err->kind == SH_ERR_NETWORK || err->kind == SH_ERR_SERVER)) {
       pre.failed = true;
       pre.err = *err;
       return false;
    }
+   if (!ok) {
+      /* the script gets what the server would throw; only an uncaught one refuses the script */
+      pre.refused = true;
+      pre.refused_err = *err;
+      if (err->code)
+         err->kind = SH_ERR_SERVER;
+      pre.thrown = *err;
+      return false;
+   }
+   pre.read_after |= pre.held && !writes;
    *dry = writes;
    pre.held |= writes;
    return true;
@@ -168,6 +233,27 @@ js_host_may_write (const char *text, size_t len)
    return false;
 }
 
+/* Whether the uncaught error err of a script that ran with its writes held back is the script's own, not something
+ * a held-back write's effect could explain (docs/plan.md): anything before the first held-back write, an undefined
+ * name or a syntax error; after one, any error when nothing was read since (a read then may miss what the write
+ * makes; the write's own reply is taken as the run's, { ok: 1 }). */
+static bool
+own_error (const sh_error_t *err)
+{
+   const char *m = err->message;
+   if (!pre.held || err->kind == SH_ERR_PARSE || !strncmp (m, "ReferenceError", 14) || !strncmp (m, "SyntaxError", 11))
+      return true;
+   return !pre.read_after;
+}
+
+/* True when err (uncaught) is the last held-back write the script got thrown. */
+static bool
+is_thrown (const sh_error_t *err)
+{
+   return pre.refused && err->code == pre.thrown.code && !strcmp (err->message, pre.thrown.message) &&
+          (!err->has_pos || !pre.thrown.has_pos || err->pos.line == pre.thrown.pos.line);
+}
+
 int
 js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len, preflight_t *pf, bool *wrote)
 {
@@ -186,45 +272,50 @@ js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len
       cmd_warn (ctx, "%s: not checked by the pre-flight (cannot open /dev/null)", name);
       return 0;
    }
+   bson_init (&pre.seen);
+   pre.start = bson_get_monotonic_time ();
    js_host_set_preflight (&pf_hooks);
    sh_error_clear (&err);
    r = js_host_run_script (ctx, name, text, len, false, NULL, NULL, &err);
-   if (pre.failed) {
-      err = pre.err;
+   if (pre.failed || (r == JS_RUN_FAILED && err.kind == SH_ERR_NETWORK)) {
+      if (pre.failed)
+         err = pre.err;
+      sh_error_hint (&err, "the pre-flight could not read the cluster; nothing was written");
+      rc = 1;
+   } else if (r == JS_RUN_FAILED && is_thrown (&err)) {
+      /* a held-back write the cluster would refuse, and the script does not catch it */
+      err = pre.refused_err;
       if (!err.hint[0])
          sh_error_hint (&err, "found by the pre-flight: nothing was written (--no-preflight skips it)");
       rc = 2;
-   } else if (r == JS_RUN_FAILED && err.kind == SH_ERR_NETWORK) {
-      sh_error_hint (&err, "the pre-flight could not read the cluster; nothing was written");
-      rc = 1;
-   } else if (r == JS_RUN_FAILED && (!pre.held || !strncmp (err.message, "ReferenceError", 14))) {
-      /* the script would stop here when it runs, after the writes before it: it stops now. An undefined name does
-       * not come from what a write returned; neither does anything before the first write */
+   } else if (r == JS_RUN_FAILED && own_error (&err)) {
+      /* the script would stop here when it runs, after the writes before it: it stops now */
       sh_error_hint (&err, "found by the pre-flight, which runs the JavaScript with its writes held back: nothing was "
                            "written (--no-preflight skips it)");
       rc = 2;
    } else if (r == JS_RUN_FAILED) {
       /* it may come from a write's held-back reply (a collection the script shards is not there yet) */
       cmd_warn (ctx,
-                "%s:%d: the pre-flight stopped here (%s): the script may depend on what a write before it returns; "
+                "pre-flight: followed to %s:%d (%s, after a read that may miss what a held-back write makes); "
                 "the rest is checked as it runs",
                 name, err.has_pos ? err.pos.line : 1, err.message);
-   } else if (pre.capped) {
-      cmd_warn (ctx,
-                "%s: the pre-flight stopped following it after %d calls (a loop waiting for what a write does?); the "
-                "rest is checked as it runs",
-                name, JS_HOST_PREFLIGHT_CALLS);
+      rc = PREFLIGHT_PLAN_PART;
+   } else if (pre.stopped) {
+      cmd_warn (ctx, "pre-flight: followed to %s:%d (%s); the rest is checked as it runs", pre.stop_file, pre.stop_line,
+                pre.why);
+      rc = PREFLIGHT_PLAN_PART;
    }
-   if (rc)
+   if (rc == 1 || rc == 2)
       sh_error_render (ctx->err_fp, &err, name, text, ctx->err_color);
    fflush (ctx->err_fp);
    *wrote = pre.held;
    fclose (pre.null_fp);
+   bson_destroy (&pre.seen);
    pre.null_fp = NULL;
    pre.pf = NULL;
    js_host_set_preflight (NULL);
    pre.failed = false;
-   pre.capped = false;
+   pre.stopped = false;
    ctx->exit_requested = saved_exit;
    return rc;
 }

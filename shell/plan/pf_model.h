@@ -61,6 +61,7 @@ struct preflight {
    size_t *effect_base;
    size_t ninputs, neffects;
    bson_t new_indexes; /* ns -> key of each index the script creates before it shards */
+   bool partial;       /* the pre-flight stopped following a JavaScript input: the plan covers the script up to there */
    /* plan totals */
    bson_t moves; /* array of { ns, min, max, from, to, docs, bytes } */
    int nmoves;

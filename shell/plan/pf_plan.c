@@ -410,12 +410,15 @@ preflight_plan_end (preflight_t *pf)
       if (pf->nstuck)
          fprintf (pf->ctx->out_fp, "; %d chunk%s will not move (STUCK: see above)", pf->nstuck,
                   pf->nstuck == 1 ? "" : "s");
+      if (pf->partial)
+         fprintf (pf->ctx->out_fp, "; the script was followed in part only (see stderr): the rest is not planned");
       fputc ('\n', pf->ctx->out_fp);
       return;
    }
    BSON_APPEND_DOCUMENT_BEGIN (&doc, "plan", &plan);
    BSON_APPEND_ARRAY (&plan, "moves", &pf->moves);
    BSON_APPEND_ARRAY (&plan, "willNotMove", &pf->stuck);
+   BSON_APPEND_BOOL (&plan, "complete", !pf->partial); /* false: the script was followed in part only */
    BSON_APPEND_INT64 (&plan, "chunks", pf->nmoves);
    BSON_APPEND_INT64 (&plan, "docs", pf->docs);
    BSON_APPEND_INT64 (&plan, "bytes", pf->bytes);

@@ -645,6 +645,7 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
    pf_pass_t p = { 0 };
    sh_error_t err;
    bool plan = ctx->opts && ctx->opts->plan;
+   bool part = false; /* it stopped following a JavaScript input */
    *out = NULL;
    if (!ctx->opts || ctx->opts->dry_run || (ctx->opts->no_preflight && !plan))
       return 0;
@@ -683,6 +684,10 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
       p.script = scripts[i];
       if (!scripts[i] && js) {
          int rc = js->check (js->data, i, p.pf, &p.wrote);
+         if (rc == PREFLIGHT_PLAN_PART) {
+            part = true; /* the model no longer knows what the inputs after this point meet */
+            break;
+         }
          if (rc != 0) {
             preflight_free (p.pf);
             pf_restore_db (ctx, saved_db);
@@ -714,12 +719,16 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
       }
    }
    pf_restore_db (ctx, saved_db);
+   p.pf->partial = part;
    if (plan)
       preflight_plan_end (p.pf);
    fflush (ctx->out_fp);
    *out = p.pf;
-   /* a plan with chunks that will not move (stuck: no shard can take them) exits 3 (docs/plan.md) */
-   return plan && p.pf->nstuck ? PREFLIGHT_PLAN_STUCK : 0;
+   /* a plan with chunks that will not move (stuck: no shard can take them) exits 3, one that could not follow the
+    * whole script 4 (docs/plan.md) */
+   if (!plan)
+      return 0;
+   return p.pf->nstuck ? PREFLIGHT_PLAN_STUCK : part ? PREFLIGHT_PLAN_PART : 0;
 }
 
 bool
