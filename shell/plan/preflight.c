@@ -298,8 +298,12 @@ pf_move (preflight_t *pf, const sh_call_t *call, bool range, sh_error_t *err)
          k = pf_model_chunk_at (c, &key);
       bson_destroy (&key);
    }
-   if (!k)
+   if (!k) {
+      /* the server finds the chunk (a hashed or partial key): it moves, its size unknown */
+      if (!range && args_doc (call, 1, &q))
+         pf_plan_move_unknown (pf, c, &q, to);
       return true;
+   }
    zone = pf_model_zone_of (pf, ns, k->min, k->max);
    if (zone && !pf_model_has_tag (pf_model_shard (pf, to), zone)) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, range ? 1 : 2),
@@ -322,10 +326,10 @@ pf_move (preflight_t *pf, const sh_call_t *call, bool range, sh_error_t *err)
       k = pf_model_chunk_at (c, &min);
    }
    /* sizes only when they are shown: the plan, or a confirmation in a terminal */
-   docs = bytes = 0;
+   docs = bytes = -1;
    if (pf->plan || pf->ctx->interactive)
       pf_model_chunk_size (pf, c, k, &docs, &bytes);
-   pf_plan_move (pf, c, k->min, k->max, k->shard, to, docs, bytes);
+   pf_plan_move (pf, c, k->min, k->max, k->shard, to, docs, bytes, true);
    bson_free (k->shard);
    k->shard = bson_strdup (to);
    bson_destroy (&max);
@@ -451,6 +455,80 @@ pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const 
    return ok;
 }
 
+/* The statements that change the balancer's state, its window or a collection's balancing, in the model: what the
+ * balancer would move is then counted as when it runs, or not while it is stopped (pf_plan_move). True when call is
+ * one of them. */
+static bool
+pf_balancer_stmt (preflight_t *pf, const sh_call_t *call, const char *name)
+{
+   bson_iter_t it;
+   bson_t doc;
+   const char *cmd = NULL;
+   if (!strcmp (name, "db.adminCommand") || !strcmp (name, "db.runCommand")) {
+      if (args_doc (call, 0, &doc) && bson_iter_init (&it, &doc) && bson_iter_next (&it))
+         cmd = bson_iter_key (&it);
+      else
+         cmd = args_str (call, 0);
+   }
+   if (!strcmp (name, "sh.stopBalancer") || (cmd && !strcmp (cmd, "balancerStop"))) {
+      pf->balancer_off = true;
+   } else if (!strcmp (name, "sh.startBalancer") || (cmd && !strcmp (cmd, "balancerStart"))) {
+      pf->balancer_off = false;
+   } else if (!strcmp (name, "sh.setBalancerState") && args_get (call, 0, &it) && BSON_ITER_HOLDS_BOOL (&it)) {
+      pf->balancer_off = !bson_iter_bool (&it);
+   } else if (!strcmp (name, "sh.setBalancerWindow") && args_str (call, 0) && args_str (call, 1)) {
+      bson_snprintf (pf->window, sizeof pf->window, "%s-%s", args_str (call, 0), args_str (call, 1));
+   } else if ((!strcmp (name, "sh.disableBalancing") || !strcmp (name, "sh.enableBalancing")) && args_str (call, 0) &&
+              pf_model_coll (pf, args_str (call, 0))) {
+      pf_model_coll (pf, args_str (call, 0))->no_balance = name[3] == 'd';
+   } else {
+      return false;
+   }
+   return true;
+}
+
+/* Whether the plan models what call (a write) changes: the sh.* helpers and shard commands preflight_call follows, and
+ * the data writes of db.* (they change no placement). Another sh.* helper or command is "not planned". */
+static bool
+pf_modelled (const sh_call_t *call, const char *name)
+{
+   static const char *const sh_known[] = { "sh.updateZoneKeyRange",
+                                           "sh.removeRangeFromZone",
+                                           "sh.moveChunk",
+                                           "sh.moveRange",
+                                           "sh.splitAt",
+                                           "sh.splitFind",
+                                           "sh.shardCollection",
+                                           "sh.stopBalancer",
+                                           "sh.startBalancer",
+                                           "sh.setBalancerState",
+                                           "sh.setBalancerWindow",
+                                           "sh.disableBalancing",
+                                           "sh.enableBalancing",
+                                           "sh.enableSharding",
+                                           NULL };
+   static const char *const cmd_known[] = {
+      "removeShard", "startShardDraining", "stopShardDraining", "commitShardRemoval", "balancerStop", "balancerStart",
+      NULL
+   };
+   const char *const *known = sh_known;
+   const char *what = name;
+   bson_t doc;
+   bson_iter_t it;
+   if (!strcmp (name, "db.adminCommand") || !strcmp (name, "db.runCommand")) {
+      known = cmd_known;
+      what = args_doc (call, 0, &doc) && bson_iter_init (&it, &doc) && bson_iter_next (&it) ? bson_iter_key (&it)
+                                                                                            : args_str (call, 0);
+   } else if (strncmp (name, "sh.", 3) != 0) {
+      return true;
+   }
+   for (size_t i = 0; what && known[i]; i++) {
+      if (!strcmp (what, known[i]))
+         return true;
+   }
+   return false;
+}
+
 /* The canonical name of an entry (an alias's target). */
 static const char *
 pf_name (const sh_call_t *call)
@@ -464,6 +542,7 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
 {
    const char *name = pf_name (call);
    bool ok = true;
+   pf_coll_t *c0;
    pf->effect[0] = '\0';
    pf->file = file;
    if (call->cmd->since && !dispatch_version_at_least (pf->version, call->cmd->since)) {
@@ -477,7 +556,11 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
       fprintf (pf->ctx->out_fp, "%s:%d %s\n", file, call->pos.line, shown);
       bson_free (shown);
    }
-   if (!strcmp (name, "sh.addShardToZone") || !strcmp (name, "sh.removeShardFromZone")) {
+   if (pf_balancer_stmt (pf, call, name)) {
+      /* its effect is on when the balancer moves, counted with the moves (an unsharded namespace is the run's) */
+      if (!strcmp (name, "sh.disableBalancing") || !strcmp (name, "sh.enableBalancing"))
+         ok = pf_need_sharded (pf, call, 0, args_str (call, 0), &c0, err);
+   } else if (!strcmp (name, "sh.addShardToZone") || !strcmp (name, "sh.removeShardFromZone")) {
       ok = pf_shard_zone (pf, call, name[3] == 'a', err);
    } else if (!strcmp (name, "sh.updateZoneKeyRange")) {
       bson_iter_t z;
@@ -533,7 +616,9 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
    }
    if (ok && pf->plan && writes && !pf->ctx->opts->json && !pf->effect[0] && strcmp (name, "sh.removeShard") &&
        strcmp (name, "sh.addShardToZone") && strcmp (name, "sh.removeShardFromZone"))
-      fprintf (pf->ctx->out_fp, "   (nothing moves)\n");
+      fprintf (pf->ctx->out_fp, pf_modelled (call, name)
+                                   ? "   (nothing moves)\n"
+                                   : "   (not planned: the plan does not model what it changes)\n");
    return ok;
 }
 
