@@ -272,8 +272,13 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          r = js_host_run_script (ctx, inputs[i].name, ins[i].js, ins[i].js_len, inputs[i].text != NULL,
                                  status || show == SCRIPT_SHOW_JSON ? &report : NULL, ins[i].js_rs, &err);
          ins[i].st[0] = r != JS_RUN_FAILED && r != JS_RUN_STOPPED ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
-         if (r == JS_RUN_FAILED)
-            sh_error_report (ctx, &err, inputs[i].name, ins[i].js);
+         if (r == JS_RUN_FAILED) {
+            /* at its place: in a function a library defined, that file's */
+            const char *ef = js_host_error_file (), *et = NULL;
+            size_t el;
+            bool lib = ef && js_host_file_text (ef, &et, &el);
+            sh_error_report (ctx, &err, lib ? ef : inputs[i].name, lib ? et : ins[i].js);
+         }
          if ((r == JS_RUN_FAILED && !go_on) || (r == JS_RUN_STOPPED && !ctx->exit_requested))
             *pr = (script_progress_t){ .failed = true, .skipping = true, .skip_i = i + 1 };
          else

@@ -36,8 +36,13 @@ static struct {
    /* the script running (js_host_run_script), NULL in the REPL: its calls name file:line (--dry-run's requests) and,
     * when report is set, each call is reported through it */
    const char *run_file;
-   const char *run_text; /* its text, for the columns where calls start */
-   size_t run_len;
+   /* the scripts run so far in this engine (copies): a call or an error in a function one of them defined (a
+    * library's) is at a place in that one */
+   struct {
+      char *name, *text;
+      size_t len;
+   } * files;
+   size_t n_files;
    const js_host_report_t *report; /* NULL: calls are not reported */
    run_summary_t *rs;      /* when set, every call that sends something is recorded in it (file:line, ran or failed) */
    bool call_failed;       /* a call of the running script failed (it is in rs) */
@@ -112,24 +117,33 @@ plugin_path (void)
 
 /* ---- callbacks ---- */
 
+/* The script a call of the running script is in: the file of its place (a function a library defined), else the
+ * one running; NULL in the REPL. */
+static const char *
+call_file (const js_call_t *jc)
+{
+   return js_state.run_file && jc->file && *jc->file ? jc->file : js_state.run_file;
+}
+
 /* The 1-based column where the call expression ending in the callee at (line, col) starts in the running script's
  * text: SpiderMonkey places a call at its method's name ("sh.|addShardToZone(") or at the parenthesis ("print|("); the
  * start is found by walking back over the callee's chain (names, dots, bracketed and parenthesised parts). */
 static int
-call_start_col (int line, int col)
+call_start_col (const char *file, int line, int col)
 {
-   const char *t = js_state.run_text, *p, *ls;
+   const char *t = NULL, *p, *ls;
+   size_t len = 0;
    int l = 1;
-   if (!t || line < 1 || col < 1)
+   if (!file || !js_host_file_text (file, &t, &len) || line < 1 || col < 1)
       return col;
-   for (p = t; l < line && p < t + js_state.run_len; p++)
+   for (p = t; l < line && p < t + len; p++)
       l += *p == '\n';
    ls = p;
    for (int c = 1; c < col; c++, p++) {
-      if (p >= t + js_state.run_len || *p == '\n')
+      if (p >= t + len || *p == '\n')
          return col;
    }
-   if (p >= t + js_state.run_len)
+   if (p >= t + len)
       return col;
    p--; /* before the parenthesis (then the name is walked over) or before the name */
    for (;;) {
@@ -222,18 +236,19 @@ call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok,
 {
    bool print = !strcmp (jc->name, "print") || !strcmp (jc->name, "printjson");
    bool json = js_state.report && js_state.report->json;
+   const char *file = call_file (jc);
    bson_iter_t v;
    bson_string_t *stmt;
-   if (js_state.run_file && !(call->cmd->flags & CMD_CLIENT_ONLY)) {
+   if (file && !(call->cmd->flags & CMD_CLIENT_ONLY)) {
       js_state.call_failed |= !ok;
       if (js_state.rs)
-         run_summary_note (js_state.rs, js_state.run_file, jc->line, call, ok);
+         run_summary_note (js_state.rs, file, jc->line, call, ok);
    }
    if (!js_state.report || ((call->cmd->flags & CMD_CLIENT_ONLY) && !(print && json)))
       return;
    stmt = js_host_call_text (ctx, jc, json ? 4000 : 500);
    js_state.report->call (
-      js_state.report->arg, ctx, js_state.run_file, jc->line, call_start_col (jc->line, jc->col), stmt->str, ok, err,
+      js_state.report->arg, ctx, file, jc->line, call_start_col (file, jc->line, jc->col), stmt->str, ok, err,
       has_result && !jc->open_cursor && bson_iter_init_find (&v, result, "v") ? bson_iter_value (&v) : NULL, text);
    bson_string_free (stmt, true);
 }
@@ -287,11 +302,11 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    call.limit = jc->limit;
    call.skip = jc->skip;
    call.batch_size = jc->batch_size;
-   traps_check_call (ctx, &call, js_state.run_file, true); /* version traps: before it runs or is checked */
+   traps_check_call (ctx, &call, call_file (jc), true); /* version traps: before it runs or is checked */
    if (js_state.pf) {
       /* the pre-flight's run: a write is checked against the model and then runs as under --dry-run */
       bool skip;
-      bool go = js_state.pf->call (ctx, &call, jc, js_state.run_file, &skip, &pre_dry, err);
+      bool go = js_state.pf->call (ctx, &call, jc, call_file (jc), &skip, &pre_dry, err);
       if (!go || skip) {
          bson_free (positions);
          return go;
@@ -318,7 +333,7 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    if (pre_dry)
       ctx->dry_fp = js_state.pf->null_fp (); /* its request is not shown */
    if (js_state.run_file) {
-      ctx->place.file = js_state.run_file;
+      ctx->place.file = call_file (jc);
       ctx->place.line = jc->line;
       ctx->place.col = jc->col;
    }
@@ -627,33 +642,72 @@ source_line (const char *text, size_t len, int line)
    return bson_strndup (p, (size_t) (e - p));
 }
 
+/* Keeps a copy of script name's text for the places in it (js_state.files); a name run again is replaced. */
+static void
+files_add (const char *name, const char *text, size_t len)
+{
+   size_t i = 0;
+   while (i < js_state.n_files && strcmp (js_state.files[i].name, name) != 0)
+      i++;
+   if (i == js_state.n_files) {
+      js_state.files = bson_realloc (js_state.files, (js_state.n_files + 1) * sizeof *js_state.files);
+      js_state.files[js_state.n_files++].name = bson_strdup (name);
+   } else {
+      bson_free (js_state.files[i].text);
+   }
+   js_state.files[i].text = bson_strndup (text, len);
+   js_state.files[i].len = len;
+}
+
+bool
+js_host_file_text (const char *name, const char **text, size_t *len)
+{
+   for (size_t i = 0; name && i < js_state.n_files; i++) {
+      if (!strcmp (js_state.files[i].name, name)) {
+         *text = js_state.files[i].text;
+         *len = js_state.files[i].len;
+         return true;
+      }
+   }
+   return false;
+}
+
+const char *
+js_host_error_file (void)
+{
+   const char *f = js_state.engine && js_state.api->error_file ? js_state.api->error_file (js_state.engine) : NULL;
+   return f && *f ? f : NULL;
+}
+
 js_run_t
 js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value,
                     const js_host_report_t *report, run_summary_t *rs, sh_error_t *err)
 {
    js_run_t rc;
+   const char *efile = name, *etext = text;
+   size_t elen = len;
+   files_add (name, text, len);
    js_state.rs = rs;
    js_state.call_failed = false;
    js_state.run_file = name;
-   js_state.run_text = text;
-   js_state.run_len = len;
    js_state.report = report;
    rc = js_host_run (ctx, name, text, len, show_value, err);
    if (rc == JS_RUN_FAILED && !js_state.call_failed) {
       /* an error of the JavaScript itself: in the summary, and under --json an object of its own at its place, its
        * statement the source line */
       int line = err->has_pos ? err->pos.line : 1;
+      if (js_host_error_file () && js_host_file_text (js_host_error_file (), &etext, &elen))
+         efile = js_host_error_file (); /* in a function a library defined */
       if (rs)
-         run_summary_note (rs, name, line, NULL, false);
+         run_summary_note (rs, efile, line, NULL, false);
       if (report && report->json) {
-         char *src = source_line (text, len, line);
-         report->call (report->arg, ctx, name, line, err->has_pos ? err->pos.col : 1, src, false, err, NULL, NULL);
+         char *src = source_line (etext, elen, line);
+         report->call (report->arg, ctx, efile, line, err->has_pos ? err->pos.col : 1, src, false, err, NULL, NULL);
          bson_free (src);
       }
    }
    js_state.rs = NULL;
    js_state.run_file = NULL;
-   js_state.run_text = NULL;
    js_state.report = NULL;
    return rc;
 }
@@ -676,4 +730,11 @@ js_host_shutdown (void)
    cursors_sweep (true);
    bson_free (js_state.names);
    js_state.names = NULL;
+   for (size_t i = 0; i < js_state.n_files; i++) {
+      bson_free (js_state.files[i].name);
+      bson_free (js_state.files[i].text);
+   }
+   bson_free (js_state.files);
+   js_state.files = NULL;
+   js_state.n_files = 0;
 }

@@ -51,6 +51,16 @@ js_host_may_write (const char *text, size_t len);
 int
 js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len, struct preflight *pf, bool *wrote);
 
+/* The text (len bytes) of script name as this engine last ran it (js_host_run_script): for a place in a function
+ * another input defined. False when it did not run one of that name. Borrowed until js_host_shutdown. */
+bool
+js_host_file_text (const char *name, const char **text, size_t *len);
+
+/* The script of the last uncaught error's place when it is not the one that ran (an error in a function a library
+ * defined: "lib.js"), else NULL. Borrowed until the next run. */
+const char *
+js_host_error_file (void);
+
 /* After the pre-flight: when a pre-flight run happened, the engine is shut down so the real run starts afresh (its
  * variables and cursors are gone). */
 void

@@ -19,7 +19,7 @@ static struct {
    size_t calls;           /* calls made so far */
    int64_t start;          /* when it started (bson_get_monotonic_time) */
    bool stopped;           /* it stopped following the script at stop_file:stop_line, for the reason why */
-   const char *stop_file;  /* ... (borrowed: the input's name) */
+   char stop_file[256];    /* ... */
    int stop_line;          /* ... */
    char why[160];          /* ... */
    bool ran;               /* a pre-flight run happened: the engine starts afresh for the real run */
@@ -27,6 +27,7 @@ static struct {
    bool read_after;        /* a read was sent after a held-back write (its answer may miss what the write does) */
    bool refused;           /* a held-back write was refused and thrown into the script as the server would */
    sh_error_t refused_err; /* the last one as the model reports it */
+   char refused_file[256]; /* ... in this script (a library's when the call is in its function) */
    sh_error_t thrown;      /* ... and as the script got it */
    bson_t seen;            /* "line:col call" of each call that is not a write -> how often it was made */
    sh_options_t opts;      /* ctx->opts with dry_run set, for the writes */
@@ -76,7 +77,7 @@ static void
 follow_stop (const char *file, const js_call_t *jc, const char *why)
 {
    pre.stopped = true;
-   pre.stop_file = file;
+   bson_strncpy (pre.stop_file, file ? file : "", sizeof pre.stop_file);
    pre.stop_line = jc->line;
    bson_strncpy (pre.why, why, sizeof pre.why);
 }
@@ -147,6 +148,7 @@ pf_hook_call (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, const c
       /* the script gets what the server would throw; only an uncaught one refuses the script */
       pre.refused = true;
       pre.refused_err = *err;
+      bson_strncpy (pre.refused_file, file ? file : "", sizeof pre.refused_file);
       if (err->code)
          err->kind = SH_ERR_SERVER;
       pre.thrown = *err;
@@ -261,6 +263,8 @@ js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len
    js_run_t r;
    bool saved_exit = ctx->exit_requested;
    int rc = 0;
+   const char *efile = name, *etext = text;
+   size_t elen = len;
 
    memset (&pre, 0, sizeof pre);
    pre.pf = pf;
@@ -277,6 +281,8 @@ js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len
    js_host_set_preflight (&pf_hooks);
    sh_error_clear (&err);
    r = js_host_run_script (ctx, name, text, len, false, NULL, NULL, &err);
+   if (r == JS_RUN_FAILED && js_host_error_file () && js_host_file_text (js_host_error_file (), &etext, &elen))
+      efile = js_host_error_file (); /* in a function an earlier input (a library) defined */
    if (pre.failed || (r == JS_RUN_FAILED && err.kind == SH_ERR_NETWORK)) {
       if (pre.failed)
          err = pre.err;
@@ -285,6 +291,8 @@ js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len
    } else if (r == JS_RUN_FAILED && is_thrown (&err)) {
       /* a held-back write the cluster would refuse, and the script does not catch it */
       err = pre.refused_err;
+      if (js_host_file_text (pre.refused_file, &etext, &elen))
+         efile = pre.refused_file;
       if (!err.hint[0])
          sh_error_hint (&err, "found by the pre-flight: nothing was written (--no-preflight skips it)");
       rc = 2;
@@ -298,7 +306,7 @@ js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len
       cmd_warn (ctx,
                 "pre-flight: followed to %s:%d (%s, after a read that may miss what a held-back write makes); "
                 "the rest is checked as it runs",
-                name, err.has_pos ? err.pos.line : 1, err.message);
+                efile, err.has_pos ? err.pos.line : 1, err.message);
       rc = PREFLIGHT_PLAN_PART;
    } else if (pre.stopped) {
       cmd_warn (ctx, "pre-flight: followed to %s:%d (%s); the rest is checked as it runs", pre.stop_file, pre.stop_line,
@@ -306,7 +314,7 @@ js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len
       rc = PREFLIGHT_PLAN_PART;
    }
    if (rc == 1 || rc == 2)
-      sh_error_render (ctx->err_fp, &err, name, text, ctx->err_color);
+      sh_error_render (ctx->err_fp, &err, efile, etext, ctx->err_color);
    fflush (ctx->err_fp);
    *wrote = pre.held;
    fclose (pre.null_fp);

@@ -138,9 +138,39 @@ run lib -f lib.js -f main.js
 check_eq "follow/library: runs (exit 0)" 0 "$rc"
 check_eq "follow/library: its output" "zoned 2" "$out"
 check_eq "follow/library: each write sent once" 2 "$(count addShardToZone)"
+check_eq "follow/library: status lines name the library's file and line" \
+   "lib.js:2 ok sh.addShardToZone('shard01', 'EU')
+lib.js:2 ok sh.addShardToZone('shard02', 'EU')" "$err"
 # a bug after the library's writes refuses the whole program
 printf 'zoneAll(["shard01"], "EU");\nzoneAll(["shard02"], "EU").toFixed(-1);\n' > "$TMPD/main2.js"
 run lib2 -f lib.js -f main2.js
 check_eq "follow/library bug: exit 2" 2 "$rc"
 check_eq "follow/library bug: nothing written" 0 "$(grep -E -c "$WRITES" "$LOG")"
+# an error inside a library function, after its writes: refused, at the library's file and line
+cat > "$TMPD/lib3.js" << 'JS'
+function zoneAll(shards, zone) {
+  for (const s of shards) sh.addShardToZone(s, zone);
+  return shards.lenght.toFixed();
+}
+function moveTo(to) {
+  sh.moveChunk("app.events", {ts: 5}, to);
+}
+JS
+printf 'zoneAll(["shard01"], "EU");
+' > "$TMPD/main3.js"
+run lib3 -f lib3.js -f main3.js
+check_eq "follow/library function's bug: exit 2" 2 "$rc"
+check_contains "follow/library function's bug: at the library's line, with its source" \
+   "lib3.js:3:3: error: TypeError: shards.lenght is undefined
+    return shards.lenght.toFixed();" "$err"
+check_eq "follow/library function's bug: nothing written" 0 "$(grep -E -c "$WRITES" "$LOG")"
+printf 'sh.stopBalancer();\nmoveTo("nope");\n' > "$TMPD/main4.js"
+run lib4 -f lib3.js -f main4.js
+check_contains "follow/library function's refused write: at the library's line" \
+   "lib3.js:6:6: error: shard nope does not exist" "$err"
+# the run (no pre-flight) names it the same
+run lib5 --no-preflight -f lib3.js -f main3.js
+check_contains "follow/library function's bug in the run: at the library's line" \
+   "lib3.js:3:3: error: TypeError: shards.lenght is undefined" "$err"
+check_contains "follow/library function's bug in the run: the summary's place" "failed lib3.js:3" "$err"
 sim_stop
