@@ -45,7 +45,8 @@ js_host_may_write (const char *text, size_t len);
  * (preflight_call: the model, the plan under --plan) and then run as under --dry-run (nothing sent, a synthetic
  * { ok: 1 } reply); print and printjson do nothing. A write the model refuses is thrown into the script with the
  * server's code and codeName. It stops following the script at a sleep after a held-back write, at the third
- * identical call (not a write) from one place, or past its budget (1000 calls, 2 s): a warning "followed to
+ * identical call (not a write) from one place, or past its budget (1000 calls that are not writes, 5 s of its own
+ * time): a warning "followed to
  * file:line", and PREFLIGHT_PLAN_PART. Returns 0 when it ran to its end, 2 when an uncaught error refuses the script
  * (a refused write, or an error of its own: reported at file:line:col with a caret), 1 when the cluster could not be
  * read, PREFLIGHT_PLAN_PART when it stopped following it (including an uncaught error after a read that may miss

@@ -95,6 +95,21 @@ reads=$(grep -c '"find" : "settings"' "$LOG")
 [ "$reads" -le 20 ] && pass "follow/while-true: $reads reads of the balancer's state in all" ||
    fail "follow/while-true: $reads reads of the balancer's state" "expected a few"
 
+# the budget counts reads, not writes: 1,500 writes from a loop are followed to the end (the bad zone after them is
+# found), 1,100 different reads after a held-back write are not
+printf 'for (let i = 0; i < 1500; i++) sh.addShardToZone("shard01", "Z" + i);\nsh.updateZoneKeyRange("app.stores", {zipcode: "1"}, {zipcode: "2"}, "NOPE");\n' \
+   > "$TMPD/many_writes.js"
+run many_writes -f many_writes.js
+check_eq "follow/1,500 writes: followed to the end, the bad zone refused (exit 2)" 2 "$rc"
+check_contains "follow/1,500 writes: the zone" "many_writes.js:2:4: error: zone NOPE does not exist" "$err"
+check_eq "follow/1,500 writes: nothing written" 0 "$(grep -E -c "$WRITES" "$LOG")"
+printf 'sh.stopBalancer();\nfor (let i = 0; i < 1100; i++) db.getSiblingDB("config").shards.findOne({_id: "x" + i});\nsh.startBalancer();\n' \
+   > "$TMPD/many_reads.js"
+run many_reads -f many_reads.js
+check_eq "follow/1,100 reads: runs (exit 0)" 0 "$rc"
+check_contains "follow/1,100 reads: stops following at the budget" \
+   "pre-flight: followed to many_reads.js:2 (its budget: 1000 calls that read or 5000 ms)" "$err"
+
 # 2. a refused write the script catches: thrown as the server would, and the script runs to its end
 cat > "$TMPD/catch.js" << 'JS'
 sh.stopBalancer();
