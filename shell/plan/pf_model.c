@@ -307,9 +307,11 @@ pf_model_data_size (preflight_t *pf, const pf_coll_t *c, const bson_t *min, cons
    BSON_APPEND_BOOL (&cmd, "estimate", true);
    sh_error_clear (&err);
    *docs = *bytes = -1; /* unknown, never 0: the plan says so */
-   if (conn_run (pf->ctx, "admin", &cmd, CONN_READ, &reply, &err)) {
-      *docs = BSON_MAX (docget_int (&reply, "numObjects", 0), 0);
-      *bytes = BSON_MAX (docget_int (&reply, "size", 0), 0);
+   if (conn_run (pf->ctx, "admin", &cmd, CONN_READ, &reply, &err) && docget_int (&reply, "numObjects", -1) >= 0 &&
+       docget_int (&reply, "size", -1) >= 0) {
+      /* a reply without them is not a size either */
+      *docs = docget_int (&reply, "numObjects", -1);
+      *bytes = docget_int (&reply, "size", -1);
    }
    bson_destroy (&cmd);
    bson_destroy (&reply);

@@ -203,8 +203,9 @@ pf_plan_split_at (preflight_t *pf, pf_coll_t *c, const bson_t *bound)
             left_docs = pf_model_count_range (pf, c, k->min, bound);
             if (left_docs < 0)
                pf_model_data_size (pf, c, k->min, bound, &left_docs, &left_bytes);
-            else if (k->docs < 0 || k->bytes < 0)
-               left_bytes = -1; /* the parent's size is unknown, so is the piece's */
+            else if (k->docs < 0 || k->bytes < 0 || (k->docs == 0 && left_docs > 0))
+               left_bytes =
+                  -1; /* the parent's size is unknown (or says nothing of these documents): so is the piece's */
             else
                left_bytes =
                   k->docs > 0 ? ck_from_double ((double) k->bytes * (double) left_docs / (double) k->docs) : 0;
