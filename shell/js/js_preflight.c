@@ -163,6 +163,8 @@ pf_hook_call (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, const c
       return false;
    }
    pre.read_after |= pre.held && !writes;
+   if (writes) /* where it is, should its own arguments be refused as it runs dry (pf_hook_refused) */
+      bson_strncpy (pre.refused_file, file ? file : "", sizeof pre.refused_file);
    *dry = writes;
    pre.held |= writes;
    return true;
