@@ -175,8 +175,10 @@ static int
 script_js_check (void *data, size_t i, preflight_t *pf, bool *wrote)
 {
    const script_js_pf_t *j = data;
-   if (!script_js_may_write (data, i))
-      return 0; /* it sends nothing that writes: nothing to check before it runs */
+   /* every JavaScript input is run, the read-only ones too: with the others it is one program (a library's
+    * functions), and an error in it after a write would half-apply the script */
+   if (!j->ins[i].js || (j->ctx->opts && j->ctx->opts->readonly))
+      return 0;
    return js_host_preflight (j->ctx, j->inputs[i].name, j->ins[i].js, j->ins[i].js_len, pf, wrote);
 }
 
@@ -347,8 +349,13 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          r = js_host_run_script (ctx, inputs[i].name, ins[i].js, ins[i].js_len, inputs[i].text != NULL,
                                  status || show == SCRIPT_SHOW_JSON ? &report : NULL, ins[i].js_rs, &err);
          ins[i].st[0] = r != JS_RUN_FAILED && r != JS_RUN_STOPPED ? SCRIPT_ST_OK : SCRIPT_ST_FAILED;
-         if (r == JS_RUN_FAILED)
-            sh_error_report (ctx, &err, inputs[i].name, ins[i].js);
+         if (r == JS_RUN_FAILED) {
+            /* at its place: in a function a library defined, that file's */
+            const char *ef = js_host_error_file (), *et = NULL;
+            size_t el;
+            bool lib = ef && js_host_file_text (ef, &et, &el);
+            sh_error_report (ctx, &err, lib ? ef : inputs[i].name, lib ? et : ins[i].js);
+         }
          if (script_js_stopped (ctx, &inputs[i], &ins[i], r, &err, go_on, i, pr))
             return;
          continue;

@@ -93,6 +93,7 @@ struct js_engine {
    std::atomic<bool> running;
    std::atomic<bool> out_of_memory; /* the watcher stopped the run: the process grew past memory_mb */
    size_t memory_mb;                /* js_util_memory_limit_mb () */
+   std::string error_file;          /* the script of the last error's place, "" for the one run (error_file) */
 };
 
 static const JSClass js_global_class = { "global", JSCLASS_GLOBAL_FLAGS, &JS::DefaultGlobalClassOps };
@@ -211,6 +212,7 @@ describe_exception (js_engine_t *e, const char *name, sh_err_kind_t fallback, sh
    bson_t doc;
    bson_iter_t it;
 
+   e->error_file.clear ();
    if (!JS::StealPendingExceptionStack (cx, &stack)) {
       js_err_set (err, fallback, "uncaught exception (no details)");
       return;
@@ -259,6 +261,9 @@ describe_exception (js_engine_t *e, const char *name, sh_err_kind_t fallback, sh
       bson_strncpy (err->message, bson_iter_utf8 (&it, NULL), sizeof err->message);
    if (bson_iter_init_find (&it, &doc, "hint") && BSON_ITER_HOLDS_UTF8 (&it))
       bson_strncpy (err->hint, bson_iter_utf8 (&it, NULL), sizeof err->hint);
+   if (bson_iter_init_find (&it, &doc, "file") && BSON_ITER_HOLDS_UTF8 (&it) &&
+       strcmp (bson_iter_utf8 (&it, NULL), name))
+      e->error_file = bson_iter_utf8 (&it, NULL);
    if (bson_iter_init_find (&it, &doc, "line") && BSON_ITER_HOLDS_INT32 (&it) && bson_iter_int32 (&it) > 0) {
       err->has_pos = true;
       err->pos.line = bson_iter_int32 (&it);
@@ -282,15 +287,15 @@ error_string (JSContext *cx, const sh_error_t *err)
    return out;
 }
 
-/* __sh.call(name, db, coll, argsJson, argc, modsJson, line, col): runs a table entry through the shell. Returns "N"
- * (no value), "R" + {"v": value} or "E" + the error, as canonical Extended JSON. Returns false without an exception
+/* __sh.call(name, db, coll, argsJson, argc, modsJson, line, col[, file]): runs a table entry through the shell. Returns
+ * "N" (no value), "R" + {"v": value} or "E" + the error, as canonical Extended JSON. Returns false without an exception
  * (the script stops, uncatchably) after exit or Ctrl-C. */
 static bool
 native_call (JSContext *cx, unsigned argc, JS::Value *vp)
 {
    JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
    js_engine_t *e = engine_of (cx);
-   JS::UniqueChars name, db, coll, argj, modj;
+   JS::UniqueChars name, db, coll, argj, modj, file;
    bson_t cargs = BSON_INITIALIZER, mods = BSON_INITIALIZER, result = BSON_INITIALIZER, sort;
    bson_error_t error;
    bson_iter_t it;
@@ -339,6 +344,8 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    call.argc = args[4].isInt32 () ? args[4].toInt32 () : 0;
    call.line = args[6].isInt32 () ? args[6].toInt32 () : 0;
    call.col = args[7].isInt32 () ? args[7].toInt32 () : 0;
+   if (args.length () > 8 && args[8].isString () && (file = js_to_utf8 (cx, args[8])))
+      call.file = file.get ();
    if (bson_iter_init_find (&it, &mods, "sort") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
       uint32_t len;
       const uint8_t *data;
@@ -961,9 +968,15 @@ engine_eval_to_bson (js_engine_t *e, const char *expr, bson_t *out, sh_error_t *
    return value_to_bson (e, "encTop", v, out, err);
 }
 
+static const char *
+engine_error_file (js_engine_t *e)
+{
+   return e->error_file.c_str ();
+}
+
 static const js_engine_api_t js_api = {
    JS_ENGINE_ABI,        engine_new,      engine_free,           engine_check,        engine_run,
-   engine_is_compilable, engine_complete, engine_bson_roundtrip, engine_eval_to_bson,
+   engine_is_compilable, engine_complete, engine_bson_roundtrip, engine_eval_to_bson, engine_error_file,
 };
 
 extern "C" const js_engine_api_t *

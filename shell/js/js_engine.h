@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever js_host_t or js_engine_api_t change: a plugin of another version is refused. */
-#define JS_ENGINE_ABI 3
+#define JS_ENGINE_ABI 4
 
 /* The plugin's file name, looked up beside the running executable. */
 #define JS_ENGINE_PLUGIN "shardsh-js.so"
@@ -39,6 +39,7 @@ typedef struct {
    bool open_cursor;   /* find/aggregate: open a live cursor; the result is { v: <cursor handle> } (see cursor_next) */
    int line;           /* where the call is in the script (1-based), 0 when unknown */
    int col;
+   const char *file; /* the script of that place, as named when it was run; NULL or "": the one running */
 } js_call_t;
 
 /* What the engine needs from the shell. data is passed back to every callback. */
@@ -106,6 +107,10 @@ typedef struct {
    bool (*bson_roundtrip) (js_engine_t *engine, const bson_t *in, bson_t *out, sh_error_t *err);
    /* Evaluates expr and converts its value to BSON as { v: <value> } into out (initialised by the callee). */
    bool (*eval_to_bson) (js_engine_t *engine, const char *expr, bson_t *out, sh_error_t *err);
+   /* The script (as named when it was run) of the place of the last error run or check set: the file of a function
+    * an earlier run defined when the error is in it (a library's), else "" (the one run). Borrowed until the next
+    * run. */
+   const char *(*error_file) (js_engine_t *engine);
 } js_engine_api_t;
 
 /* The plugin's only export. */

@@ -11,6 +11,7 @@
 #include "commands/dispatch.h"
 #include "shell/core/interrupt.h"
 #include "shell/js/js_host.h"
+#include "shell/js/js_host_int.h"
 #include "shell/plan/preflight.h"
 #include "shell/plan/runsum.h"
 #include "commands/traps.h"
@@ -35,28 +36,18 @@ static struct {
    /* the script running (js_host_run_script), NULL in the REPL: its calls name file:line (--dry-run's requests) and,
     * when report is set, each call is reported through it */
    const char *run_file;
-   const char *run_text; /* its text, for the columns where calls start */
-   size_t run_len;
-   const js_host_report_t *report; /* NULL: calls are not reported */
-   run_summary_t *rs; /* when set, every call that sends something is recorded in it (file:line, ran or failed) */
-   bool call_failed;  /* a call of the running script failed (it is in rs) */
-   /* the pre-flight's run (js_host_preflight): reads are sent, writes are checked against pf and not sent */
+   /* the scripts run so far in this engine (copies): a call or an error in a function one of them defined (a
+    * library's) is at a place in that one */
    struct {
-      preflight_t *pf;   /* set while a pre-flight run lasts */
-      bool failed;       /* a write would fail: err holds why, the run stops */
-      sh_error_t err;    /* ... */
-      size_t calls;      /* calls made so far */
-      bool capped;       /* JS_HOST_PREFLIGHT_CALLS reached: the run stops, the rest is not checked */
-      bool ran;          /* a pre-flight run happened: the engine starts afresh for the real run */
-      bool held;         /* a write was held back (checked, not sent) */
-      sh_options_t opts; /* ctx->opts with dry_run set, for the writes */
-      FILE *null_fp;     /* where the writes' --dry-run requests go (/dev/null) */
-   } pre;
+      char *name, *text;
+      size_t len;
+   } * files;
+   size_t n_files;
+   const js_host_report_t *report; /* NULL: calls are not reported */
+   run_summary_t *rs;      /* when set, every call that sends something is recorded in it (file:line, ran or failed) */
+   bool call_failed;       /* a call of the running script failed (it is in rs) */
+   const js_host_pf_t *pf; /* the pre-flight's hooks while it runs the script (js_preflight.c), else NULL */
 } js_state;
-
-/* How many calls the pre-flight follows a JavaScript input for (a loop waiting for what a write does never ends when
- * the write is held back). */
-#define JS_HOST_PREFLIGHT_CALLS 10000
 
 /* ---- the engine's cursors ---- */
 
@@ -126,24 +117,33 @@ plugin_path (void)
 
 /* ---- callbacks ---- */
 
+/* The script a call of the running script is in: the file of its place (a function a library defined), else the
+ * one running; NULL in the REPL. */
+static const char *
+call_file (const js_call_t *jc)
+{
+   return js_state.run_file && jc->file && *jc->file ? jc->file : js_state.run_file;
+}
+
 /* The 1-based column where the call expression ending in the callee at (line, col) starts in the running script's
  * text: SpiderMonkey places a call at its method's name ("sh.|addShardToZone(") or at the parenthesis ("print|("); the
  * start is found by walking back over the callee's chain (names, dots, bracketed and parenthesised parts). */
 static int
-call_start_col (int line, int col)
+call_start_col (const char *file, int line, int col)
 {
-   const char *t = js_state.run_text, *p, *ls;
+   const char *t = NULL, *p, *ls;
+   size_t len = 0;
    int l = 1;
-   if (!t || line < 1 || col < 1)
+   if (!file || !js_host_file_text (file, &t, &len) || line < 1 || col < 1)
       return col;
-   for (p = t; l < line && p < t + js_state.run_len; p++)
+   for (p = t; l < line && p < t + len; p++)
       l += *p == '\n';
    ls = p;
    for (int c = 1; c < col; c++, p++) {
-      if (p >= t + js_state.run_len || *p == '\n')
+      if (p >= t + len || *p == '\n')
          return col;
    }
-   if (p >= t + js_state.run_len)
+   if (p >= t + len)
       return col;
    p--; /* before the parenthesis (then the name is walked over) or before the name */
    for (;;) {
@@ -172,8 +172,8 @@ call_start_col (int line, int col)
 /* The call as the script would write it, with its arguments' values: "sh.addShardToZone('shard01', 'NYC')",
  * "db.getSiblingDB('app').notes.insertOne({ _id: 1 })" (db. alone for the current database). Cut at max bytes with
  * "...". Caller frees with bson_string_free. */
-static bson_string_t *
-call_text (const sh_ctx_t *ctx, const js_call_t *jc, size_t max)
+bson_string_t *
+js_host_call_text (const sh_ctx_t *ctx, const js_call_t *jc, size_t max)
 {
    bson_string_t *s = bson_string_new (NULL);
    const char *name = jc->name;
@@ -236,14 +236,15 @@ call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok,
 {
    bool print = !strcmp (jc->name, "print") || !strcmp (jc->name, "printjson");
    bool json = js_state.report && js_state.report->json;
+   const char *file = call_file (jc);
    bson_iter_t v;
    bson_string_t *stmt;
-   if (js_state.rs)
+   if (js_state.rs && file && !strcmp (file, js_state.run_file))
       run_summary_at (js_state.rs, jc->line); /* where the script stops if it stops after this call */
-   if (js_state.run_file && !(call->cmd->flags & CMD_CLIENT_ONLY)) {
+   if (file && !(call->cmd->flags & CMD_CLIENT_ONLY)) {
       js_state.call_failed |= !ok;
       if (js_state.rs)
-         run_summary_note_call (js_state.rs, js_state.run_file, jc->line, call, ok, err);
+         run_summary_note_call (js_state.rs, file, jc->line, call, ok, err);
    }
    if (!js_state.report || ((call->cmd->flags & CMD_CLIENT_ONLY) && !(print && json)))
       return;
@@ -251,45 +252,11 @@ call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok,
     * when it ends (then its error is reported) */
    if (!json && (!ok || !dispatch_call_writes (call) || !js_state.report->status_ok))
       return;
-   stmt = call_text (ctx, jc, json ? 4000 : 500);
+   stmt = js_host_call_text (ctx, jc, json ? 4000 : 500);
    js_state.report->call (
-      js_state.report->arg, ctx, js_state.run_file, jc->line, call_start_col (jc->line, jc->col), stmt->str, ok, err,
+      js_state.report->arg, ctx, file, jc->line, call_start_col (file, jc->line, jc->col), stmt->str, ok, err,
       has_result && !jc->open_cursor && bson_iter_init_find (&v, result, "v") ? bson_iter_value (&v) : NULL, text);
    bson_string_free (stmt, true);
-}
-
-/* The pre-flight's part of a call (js_state.pre.pf set): false when the call is not to be run (print, sleep: *skip;
- * a write the model refuses: err set, the run stops). A write that passes runs under --dry-run (argument checks,
- * a synthetic reply, nothing sent): *dry says so. */
-static bool
-call_preflight (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool *skip, bool *dry, sh_error_t *err)
-{
-   const char *n = call->cmd->name;
-   bool writes = dispatch_call_writes (call);
-   bson_string_t *text;
-   bool ok;
-   *skip = !strcmp (n, "print") || !strcmp (n, "printjson") || !strcmp (n, "sleep");
-   *dry = false;
-   if (*skip)
-      return true;
-   if (++js_state.pre.calls > JS_HOST_PREFLIGHT_CALLS) {
-      js_state.pre.capped = true;
-      *skip = true;
-      return true;
-   }
-   if (call->cmd->flags & CMD_CLIENT_ONLY)
-      return true;
-   text = call_text (ctx, jc, 500);
-   ok = preflight_call (js_state.pre.pf, call, writes, js_state.run_file, text->str, err);
-   bson_string_free (text, true);
-   if (!ok) {
-      js_state.pre.failed = true;
-      js_state.pre.err = *err;
-      return false;
-   }
-   *dry = writes;
-   js_state.pre.held |= writes;
-   return true;
 }
 
 /* Runs one table entry for the engine through dispatch_call, its result captured instead of printed. */
@@ -341,19 +308,17 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    call.limit = jc->limit;
    call.skip = jc->skip;
    call.batch_size = jc->batch_size;
-   traps_check_call (ctx, &call, js_state.run_file, true); /* version traps: before it runs or is checked */
-   if (js_state.pre.pf) {
+   traps_check_call (ctx, &call, call_file (jc), true); /* version traps: before it runs or is checked */
+   if (js_state.pf) {
       /* the pre-flight's run: a write is checked against the model and then runs as under --dry-run */
       bool skip;
-      if (!call_preflight (ctx, &call, jc, &skip, &pre_dry, err) || skip) {
+      bool go = js_state.pf->call (ctx, &call, jc, call_file (jc), &skip, &pre_dry, err);
+      if (!go || skip) {
          bson_free (positions);
-         return !js_state.pre.failed;
+         return go;
       }
-      if (pre_dry && ctx->opts) {
-         js_state.pre.opts = *ctx->opts;
-         js_state.pre.opts.dry_run = true;
-         ctx->opts = &js_state.pre.opts;
-      }
+      if (pre_dry)
+         js_state.pf->dry_opts (ctx);
    }
 
    /* print and printjson print; everything else returns its result as a value. What an executor prints as text of
@@ -372,20 +337,17 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
       ctx->out.color = false;
    }
    if (pre_dry)
-      ctx->dry_fp = js_state.pre.null_fp; /* its request is not shown */
+      ctx->dry_fp = js_state.pf->null_fp (); /* its request is not shown */
    if (js_state.run_file) {
-      ctx->place.file = js_state.run_file;
+      ctx->place.file = call_file (jc);
       ctx->place.line = jc->line;
       ctx->place.col = jc->col;
    }
    if (jc->open_cursor)
       ctx->cursor_out = &cursor;
    ok = dispatch_call (ctx, &call, err);
-   if (pre_dry && !ok) {
-      /* a write the run would refuse (its arguments): the script would stop here after the writes before it */
-      js_state.pre.failed = true;
-      js_state.pre.err = *err;
-   }
+   if (pre_dry && !ok)
+      js_state.pf->refused (err); /* a write the run would refuse (its arguments) */
    ctx->cursor_out = NULL;
    if (cursor) {
       /* a live cursor for the engine: its handle is the value */
@@ -560,7 +522,7 @@ host_stop (void *data)
    sh_ctx_t *ctx = data;
    /* a script's SIGINT or SIGTERM (sh_interrupt_install_script) stops it too, after the call that was running */
    return ctx->exit_requested || ((ctx->interactive || sh_interrupt_signal ()) && sh_interrupted ()) ||
-          js_state.pre.failed || js_state.pre.capped;
+          (js_state.pf && js_state.pf->stopping ());
 }
 
 static bool
@@ -634,6 +596,12 @@ fail:
    return NULL;
 }
 
+void
+js_host_set_preflight (const js_host_pf_t *hooks)
+{
+   js_state.pf = hooks;
+}
+
 const js_engine_api_t *
 js_host_api (void)
 {
@@ -682,176 +650,74 @@ source_line (const char *text, size_t len, int line)
    return bson_strndup (p, (size_t) (e - p));
 }
 
+/* Keeps a copy of script name's text for the places in it (js_state.files); a name run again is replaced. */
+static void
+files_add (const char *name, const char *text, size_t len)
+{
+   size_t i = 0;
+   while (i < js_state.n_files && strcmp (js_state.files[i].name, name) != 0)
+      i++;
+   if (i == js_state.n_files) {
+      js_state.files = bson_realloc (js_state.files, (js_state.n_files + 1) * sizeof *js_state.files);
+      js_state.files[js_state.n_files++].name = bson_strdup (name);
+   } else {
+      bson_free (js_state.files[i].text);
+   }
+   js_state.files[i].text = bson_strndup (text, len);
+   js_state.files[i].len = len;
+}
+
+bool
+js_host_file_text (const char *name, const char **text, size_t *len)
+{
+   for (size_t i = 0; name && i < js_state.n_files; i++) {
+      if (!strcmp (js_state.files[i].name, name)) {
+         *text = js_state.files[i].text;
+         *len = js_state.files[i].len;
+         return true;
+      }
+   }
+   return false;
+}
+
+const char *
+js_host_error_file (void)
+{
+   const char *f = js_state.engine && js_state.api->error_file ? js_state.api->error_file (js_state.engine) : NULL;
+   return f && *f ? f : NULL;
+}
+
 js_run_t
 js_host_run_script (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value,
                     const js_host_report_t *report, run_summary_t *rs, sh_error_t *err)
 {
    js_run_t rc;
+   const char *efile = name, *etext = text;
+   size_t elen = len;
+   files_add (name, text, len);
    js_state.rs = rs;
    js_state.call_failed = false;
    js_state.run_file = name;
-   js_state.run_text = text;
-   js_state.run_len = len;
    js_state.report = report;
    rc = js_host_run (ctx, name, text, len, show_value, err);
    if (rc == JS_RUN_FAILED && !js_state.call_failed) {
       /* an error of the JavaScript itself: in the summary, and under --json an object of its own at its place, its
        * statement the source line */
       int line = err->has_pos ? err->pos.line : 1;
+      if (js_host_error_file () && js_host_file_text (js_host_error_file (), &etext, &elen))
+         efile = js_host_error_file (); /* in a function a library defined */
       if (rs)
-         run_summary_note (rs, name, line, NULL, false);
+         run_summary_note (rs, efile, line, NULL, false);
       if (report && report->json) {
-         char *src = source_line (text, len, line);
-         report->call (report->arg, ctx, name, line, err->has_pos ? err->pos.col : 1, src, false, err, NULL, NULL);
+         char *src = source_line (etext, elen, line);
+         report->call (report->arg, ctx, efile, line, err->has_pos ? err->pos.col : 1, src, false, err, NULL, NULL);
          bson_free (src);
       }
    }
    js_state.rs = NULL;
    js_state.run_file = NULL;
-   js_state.run_text = NULL;
    js_state.report = NULL;
    return rc;
-}
-
-/* Whether the call of c written at p (just after its name) in text may write, for an entry whose answer depends on
- * its arguments (readonly_if): a command document written out, {ping: 1} or "ping", is asked about by its first key;
- * an aggregate writes when the text names $out or $merge; anything else (a variable) may write. */
-static bool
-may_write_at (const sh_cmd_t *c, const char *text, const char *p, const char *end)
-{
-   char key[128];
-   size_t k = 0;
-   char quote = 0;
-   bson_t args = BSON_INITIALIZER, doc;
-   sh_call_t call;
-   bool writes, is_doc;
-   if (!strcmp (strrchr (c->name, '.') ? strrchr (c->name, '.') + 1 : c->name, "aggregate"))
-      return memmem (text, (size_t) (end - text), "$out", 4) || memmem (text, (size_t) (end - text), "$merge", 6);
-   while (p < end && isspace ((unsigned char) *p))
-      p++;
-   if (p >= end || *p != '(')
-      return true;
-   for (p++; p < end && isspace ((unsigned char) *p); p++)
-      ;
-   is_doc = p < end && *p == '{';
-   if (is_doc) {
-      for (p++; p < end && isspace ((unsigned char) *p); p++)
-         ;
-   }
-   if (p < end && (*p == '"' || *p == '\''))
-      quote = *p++;
-   while (p < end && k + 1 < sizeof key &&
-          (quote ? *p != quote : (isalnum ((unsigned char) *p) || *p == '_' || *p == '$')))
-      key[k++] = *p++;
-   key[k] = '\0';
-   if (!k || (!is_doc && !quote))
-      return true;
-   if (is_doc) {
-      BSON_APPEND_DOCUMENT_BEGIN (&args, "0", &doc);
-      BSON_APPEND_INT32 (&doc, key, 1);
-      bson_append_document_end (&args, &doc);
-   } else {
-      BSON_APPEND_UTF8 (&args, "0", key);
-   }
-   memset (&call, 0, sizeof call);
-   call.cmd = c;
-   call.args = &args;
-   call.argc = 1;
-   writes = !c->readonly_if (&call);
-   bson_destroy (&args);
-   return writes;
-}
-
-bool
-js_host_may_write (const char *text, size_t len)
-{
-   for (size_t i = 0; sh_cmd_table[i]; i++) {
-      const sh_cmd_t *c = sh_cmd_table[i];
-      const char *m = strrchr (c->name, '.'), *p = text, *end = text + len;
-      size_t n;
-      if (!c->readonly_if && (c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)))
-         continue;
-      m = m ? m + 1 : c->name;
-      n = strlen (m);
-      /* the helper's name as a word of the text (the engine reaches the cluster through the table only) */
-      while (p + n <= end && (p = memmem (p, (size_t) (end - p), m, n)) != NULL) {
-         bool before = p > text && (isalnum ((unsigned char) p[-1]) || p[-1] == '_' || p[-1] == '$');
-         bool after = p + n < end && (isalnum ((unsigned char) p[n]) || p[n] == '_' || p[n] == '$');
-         if (!before && !after && (!c->readonly_if || may_write_at (c, text, p + n, end)))
-            return true;
-         p += n;
-      }
-   }
-   return false;
-}
-
-int
-js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len, preflight_t *pf, bool *wrote)
-{
-   sh_error_t err;
-   js_run_t r;
-   bool saved_exit = ctx->exit_requested;
-   int rc = 0;
-
-   memset (&js_state.pre, 0, sizeof js_state.pre);
-   js_state.pre.pf = pf;
-   js_state.pre.ran = true;
-   js_state.pre.held = *wrote; /* an earlier input's writes are held back too */
-   js_state.pre.null_fp = fopen ("/dev/null", "w");
-   if (!js_state.pre.null_fp) {
-      memset (&js_state.pre, 0, sizeof js_state.pre);
-      cmd_warn (ctx, "%s: not checked by the pre-flight (cannot open /dev/null)", name);
-      return 0;
-   }
-   sh_error_clear (&err);
-   r = js_host_run_script (ctx, name, text, len, false, NULL, NULL, &err);
-   if (js_state.pre.failed) {
-      err = js_state.pre.err;
-      if (!err.hint[0])
-         sh_error_hint (&err, "found by the pre-flight: nothing was written (--no-preflight skips it)");
-      rc = 2;
-   } else if (r == JS_RUN_FAILED && err.kind == SH_ERR_NETWORK) {
-      sh_error_hint (&err, "the pre-flight could not read the cluster; nothing was written");
-      rc = 1;
-   } else if (r == JS_RUN_FAILED && (!js_state.pre.held || !strncmp (err.message, "ReferenceError", 14))) {
-      /* the script would stop here when it runs, after the writes before it: it stops now. An undefined name does
-       * not come from what a write returned; neither does anything before the first write */
-      sh_error_hint (&err, "found by the pre-flight, which runs the JavaScript with its writes held back: nothing was "
-                           "written (--no-preflight skips it)");
-      rc = 2;
-   } else if (r == JS_RUN_FAILED) {
-      /* it may come from a write's held-back reply (a collection the script shards is not there yet) */
-      cmd_warn (ctx,
-                "%s:%d: the pre-flight stopped here (%s): the script may depend on what a write before it returns; "
-                "the rest is checked as it runs",
-                name, err.has_pos ? err.pos.line : 1, err.message);
-   } else if (js_state.pre.capped) {
-      cmd_warn (ctx,
-                "%s: the pre-flight stopped following it after %d calls (a loop waiting for what a write does?); the "
-                "rest is checked as it runs",
-                name, JS_HOST_PREFLIGHT_CALLS);
-   }
-   if (rc)
-      sh_error_render (ctx->err_fp, &err, name, text, ctx->err_color);
-   fflush (ctx->err_fp);
-   *wrote = js_state.pre.held;
-   fclose (js_state.pre.null_fp);
-   js_state.pre.null_fp = NULL;
-   js_state.pre.pf = NULL;
-   js_state.pre.failed = false;
-   js_state.pre.capped = false;
-   ctx->exit_requested = saved_exit;
-   return rc;
-}
-
-void
-js_host_preflight_done (void)
-{
-   if (!js_state.pre.ran)
-      return;
-   /* the real run starts from a fresh engine: nothing the pre-flight's run declared or opened is left */
-   js_host_shutdown ();
-   js_state.pre.ran = false;
 }
 
 bool
@@ -872,4 +738,11 @@ js_host_shutdown (void)
    cursors_sweep (true);
    bson_free (js_state.names);
    js_state.names = NULL;
+   for (size_t i = 0; i < js_state.n_files; i++) {
+      bson_free (js_state.files[i].name);
+      bson_free (js_state.files[i].text);
+   }
+   bson_free (js_state.files);
+   js_state.files = NULL;
+   js_state.n_files = 0;
 }

@@ -40,16 +40,30 @@ js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool
 bool
 js_host_may_write (const char *text, size_t len);
 
-/* The pre-flight of JavaScript input name (text, len bytes) against pf, in its place among the inputs: the script runs
- * with every read sent and every write checked against pf (preflight_call: the model, the plan under --plan) and then
- * run as under --dry-run (nothing sent, a synthetic { ok: 1 } reply); print, printjson and sleep do nothing. It
- * assumes the script does not depend on what its writes return. Returns 0 to go on, 2 when a write would fail or the
- * script stops on an error (reported at file:line:col with a caret), 1 when the cluster could not be read. After
- * JS_HOST_PREFLIGHT_CALLS calls it stops following the script, with a warning, and returns 0. *wrote: in, whether an
- * earlier input writes (then an error may come from a held-back write: a warning, not a failure, unless it is an
- * undefined name); out, the same including this input. Writes nothing. */
+/* The pre-flight of JavaScript input name (text, len bytes) against pf, in its place among the inputs
+ * (shell/js/js_preflight.c, docs/plan.md): the script runs with every read sent and every write checked against pf
+ * (preflight_call: the model, the plan under --plan) and then run as under --dry-run (nothing sent, a synthetic
+ * { ok: 1 } reply); print and printjson do nothing. A write the model refuses is thrown into the script with the
+ * server's code and codeName. It stops following the script at a sleep after a held-back write, at the third
+ * identical call (not a write) from one place, or past its budget (1000 calls that are not writes, 5 s of its own
+ * time): a warning "followed to
+ * file:line", and PREFLIGHT_PLAN_PART. Returns 0 when it ran to its end, 2 when an uncaught error refuses the script
+ * (a refused write, or an error of its own: reported at file:line:col with a caret), 1 when the cluster could not be
+ * read, PREFLIGHT_PLAN_PART when it stopped following it (including an uncaught error after a read that may miss
+ * what a held-back write makes). *wrote: in, whether an earlier input writes (its writes are held back too); out,
+ * the same including this input. Writes nothing. */
 int
 js_host_preflight (sh_ctx_t *ctx, const char *name, const char *text, size_t len, struct preflight *pf, bool *wrote);
+
+/* The text (len bytes) of script name as this engine last ran it (js_host_run_script): for a place in a function
+ * another input defined. False when it did not run one of that name. Borrowed until js_host_shutdown. */
+bool
+js_host_file_text (const char *name, const char **text, size_t *len);
+
+/* The script of the last uncaught error's place when it is not the one that ran (an error in a function a library
+ * defined: "lib.js"), else NULL. Borrowed until the next run. */
+const char *
+js_host_error_file (void);
 
 /* After the pre-flight: when a pre-flight run happened, the engine is shut down so the real run starts afresh (its
  * variables and cursors are gone). */

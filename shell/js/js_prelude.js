@@ -255,15 +255,16 @@ function reviveMarked(k, v) {
 }
 function dec(s) { return JSON.parse(s, s.indexOf('\\u0001') < 0 ? revive : reviveMarked); }
 
-/* ---- where a call is in the user's script: the first stack frame outside the prelude ---- */
+/* ---- where a call is in the user's script: the first stack frame outside the prelude: [line, col, file] (the file
+ * of a function another input defined, a library's) ---- */
 function userFrame(stack) {
   for (const l of String(stack).split('\n')) {
     const m = /@(.*):(\d+):(\d+)$/.exec(l);
-    if (m && m[1] !== PRELUDE) return [Number(m[2]), Number(m[3])];
+    if (m && m[1] !== PRELUDE) return [Number(m[2]), Number(m[3]), m[1]];
   }
   return null;
 }
-function callerPos() { return userFrame(new Error().stack) || [0, 0]; }
+function callerPos() { return userFrame(new Error().stack) || [0, 0, '']; }
 
 function shError(d, pos) {
   const e = new Error(d.message);
@@ -271,7 +272,7 @@ function shError(d, pos) {
   if (d.code) e.code = d.code;
   if (d.codeName) e.codeName = d.codeName;
   if (d.kind === KIND.SERVER) e.errmsg = d.message;
-  hide(e, '__sh', { kind: d.kind, code: d.code, codeName: d.codeName, hint: d.hint, line: d.line || pos[0], col: d.col || pos[1] });
+  hide(e, '__sh', { kind: d.kind, code: d.code, codeName: d.codeName, hint: d.hint, line: d.line || pos[0], col: d.col || pos[1], file: pos[2] || '' });
   return e;
 }
 
@@ -286,7 +287,7 @@ function entry(name, db, coll, args, mods, open) {
     if (open) o.open = true;
     m = enc(o);
   }
-  const r = N.call(name, db, coll, encArgs(args, name === 'print' || name === 'printjson'), args.length, m, pos[0], pos[1]);
+  const r = N.call(name, db, coll, encArgs(args, name === 'print' || name === 'printjson'), args.length, m, pos[0], pos[1], pos[2] || '');
   if (r === 'N') return undefined;
   const d = dec(r.slice(1));
   if (r[0] === 'E') throw shError(d, pos);
@@ -490,7 +491,7 @@ function show(v) {
 function describe(e, rline, rcol, rinfile, rmsg) {
   if (e !== null && typeof e === 'object' && e.__sh) {
     const s = e.__sh;
-    return enc({ kind: s.kind, code: s.code | 0, codeName: s.codeName || '', message: String(e.message), hint: s.hint || '', line: s.line, col: s.col });
+    return enc({ kind: s.kind, code: s.code | 0, codeName: s.codeName || '', message: String(e.message), hint: s.hint || '', line: s.line, col: s.col, file: s.file || '' });
   }
   let pos = null, message;
   if (e instanceof Error) {
@@ -500,7 +501,7 @@ function describe(e, rline, rcol, rinfile, rmsg) {
     try { message = 'uncaught exception: ' + String(e); } catch (x) { message = rmsg; }
   }
   if (!pos && rinfile) pos = [rline, rcol];
-  return enc({ kind: e instanceof SyntaxError ? KIND.PARSE : KIND.USAGE, code: 0, codeName: '', message, hint: '', line: pos ? pos[0] : 0, col: pos ? pos[1] : 0 });
+  return enc({ kind: e instanceof SyntaxError ? KIND.PARSE : KIND.USAGE, code: 0, codeName: '', message, hint: '', line: pos ? pos[0] : 0, col: pos ? pos[1] : 0, file: pos && pos[2] ? pos[2] : '' });
 }
 
 /* ---- Tab completion ---- */

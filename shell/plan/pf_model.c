@@ -156,6 +156,31 @@ pf_model_find (sh_ctx_t *ctx, const char *coll, bson_t *docs, sh_error_t *err)
    return ok;
 }
 
+/* The balancer's state and window from config.settings { _id: "balancer" } (stopped, or mode "off": stopped). A
+ * settings collection that cannot be read leaves the balancer running without a window, as the server's default. */
+static void
+pf_model_load_balancer (preflight_t *pf)
+{
+   bson_t docs, d, w;
+   bson_iter_t it, f;
+   sh_error_t e;
+   sh_error_clear (&e);
+   if (pf_model_find (pf->ctx, "settings", &docs, &e) && bson_iter_init (&it, &docs)) {
+      while (bson_iter_next (&it)) {
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !bson_iter_init_find (&f, &d, "_id") ||
+             !BSON_ITER_HOLDS_UTF8 (&f) || strcmp (bson_iter_utf8 (&f, NULL), "balancer") != 0)
+            continue;
+         pf->balancer_off = (bson_iter_init_find (&f, &d, "stopped") && bson_iter_as_bool (&f)) ||
+                            (bson_iter_init_find (&f, &d, "mode") && BSON_ITER_HOLDS_UTF8 (&f) &&
+                             !strcmp (bson_iter_utf8 (&f, NULL), "off"));
+         if (docget_sub (&d, "activeWindow", BSON_TYPE_DOCUMENT, &w))
+            bson_snprintf (pf->window, sizeof pf->window, "%s-%s", docget_utf8 (&w, "start", "?"),
+                           docget_utf8 (&w, "stop", "?"));
+      }
+   }
+   bson_destroy (&docs);
+}
+
 bool
 pf_model_load (preflight_t *pf, sh_error_t *err)
 {
@@ -165,6 +190,7 @@ pf_model_load (preflight_t *pf, sh_error_t *err)
 
    if (!conn_server_version (pf->ctx, pf->version, err))
       return false;
+   pf_model_load_balancer (pf);
    if (!pf_model_find (pf->ctx, "shards", &docs, err)) {
       bson_destroy (&docs);
       return false;
@@ -215,20 +241,43 @@ pf_model_load (preflight_t *pf, sh_error_t *err)
             continue;
          if (bson_iter_init_find (&dropped, &d, "dropped") && bson_iter_as_bool (&dropped))
             continue;
-         pf_model_coll_add (pf, bson_iter_utf8 (&id, NULL), &d, &key);
+         pf_model_coll_add (pf, bson_iter_utf8 (&id, NULL), &d, &key)->no_balance =
+            bson_iter_init_find (&dropped, &d, "noBalance") && bson_iter_as_bool (&dropped);
       }
    }
    bson_destroy (&docs);
    return ok;
 }
 
-/* Reads the chunks of c (sorted by min, bounded) once. */
+/* One config.chunks document into the chunks of c (conn_run_each). */
+static bool
+pf_model_add_chunk (void *data, const bson_t *d)
+{
+   pf_coll_t *c = data;
+   bson_t mn, mx;
+   bson_iter_t sh;
+   pf_chunk_t *k;
+   if (!docget_sub (d, "min", BSON_TYPE_DOCUMENT, &mn) || !docget_sub (d, "max", BSON_TYPE_DOCUMENT, &mx) ||
+       !bson_iter_init_find (&sh, d, "shard") || !BSON_ITER_HOLDS_UTF8 (&sh))
+      return true;
+   if (c->nchunks == c->cap_chunks) {
+      c->cap_chunks = c->cap_chunks ? 2 * c->cap_chunks : 64;
+      c->chunks = bson_realloc (c->chunks, c->cap_chunks * sizeof *c->chunks);
+   }
+   k = &c->chunks[c->nchunks++];
+   k->min = bson_copy (&mn);
+   k->max = bson_copy (&mx);
+   k->shard = bson_strdup (bson_iter_utf8 (&sh, NULL));
+   k->docs = k->bytes = -1;
+   return true;
+}
+
+/* Reads the chunks of c (sorted by min, all of them, a batch at a time) once. */
 bool
 pf_model_load_chunks (preflight_t *pf, pf_coll_t *c, sh_error_t *err)
 {
-   bson_t cmd = BSON_INITIALIZER, filter, sort, docs;
-   bson_iter_t it;
-   bool more = false, ok;
+   bson_t cmd = BSON_INITIALIZER, filter, sort;
+   bool ok;
    if (c->chunks_loaded)
       return true;
    c->chunks_loaded = true;
@@ -239,27 +288,8 @@ pf_model_load_chunks (preflight_t *pf, pf_coll_t *c, sh_error_t *err)
    BSON_APPEND_DOCUMENT_BEGIN (&cmd, "sort", &sort);
    BSON_APPEND_INT32 (&sort, "min", 1);
    bson_append_document_end (&cmd, &sort);
-   ok = conn_run_docs (pf->ctx, "config", &cmd, CONN_READ, PF_MAX_CHUNKS, &docs, &more, err);
-   c->chunks_truncated = more;
-   if (ok && bson_iter_init (&it, &docs)) {
-      while (bson_iter_next (&it)) {
-         bson_t d, mn, mx;
-         bson_iter_t sh;
-         pf_chunk_t *k;
-         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !docget_sub (&d, "min", BSON_TYPE_DOCUMENT, &mn) ||
-             !docget_sub (&d, "max", BSON_TYPE_DOCUMENT, &mx) || !bson_iter_init_find (&sh, &d, "shard") ||
-             !BSON_ITER_HOLDS_UTF8 (&sh))
-            continue;
-         c->chunks = bson_realloc (c->chunks, (c->nchunks + 1) * sizeof *c->chunks);
-         k = &c->chunks[c->nchunks++];
-         k->min = bson_copy (&mn);
-         k->max = bson_copy (&mx);
-         k->shard = bson_strdup (bson_iter_utf8 (&sh, NULL));
-         k->docs = k->bytes = -1;
-      }
-   }
+   ok = conn_run_each (pf->ctx, "config", &cmd, CONN_READ, pf_model_add_chunk, c, NULL, err);
    bson_destroy (&cmd);
-   bson_destroy (&docs);
    return ok;
 }
 
@@ -276,10 +306,12 @@ pf_model_data_size (preflight_t *pf, const pf_coll_t *c, const bson_t *min, cons
    BSON_APPEND_DOCUMENT (&cmd, "max", max);
    BSON_APPEND_BOOL (&cmd, "estimate", true);
    sh_error_clear (&err);
-   *docs = *bytes = 0;
-   if (conn_run (pf->ctx, "admin", &cmd, CONN_READ, &reply, &err)) {
-      *docs = BSON_MAX (docget_int (&reply, "numObjects", 0), 0);
-      *bytes = BSON_MAX (docget_int (&reply, "size", 0), 0);
+   *docs = *bytes = -1; /* unknown, never 0: the plan says so */
+   if (conn_run (pf->ctx, "admin", &cmd, CONN_READ, &reply, &err) && docget_int (&reply, "numObjects", -1) >= 0 &&
+       docget_int (&reply, "size", -1) >= 0) {
+      /* a reply without them is not a size either */
+      *docs = docget_int (&reply, "numObjects", -1);
+      *bytes = docget_int (&reply, "size", -1);
    }
    bson_destroy (&cmd);
    bson_destroy (&reply);

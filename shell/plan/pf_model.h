@@ -13,8 +13,7 @@
 #include "shell/core/errors.h"
 #include "shell/plan/preflight.h"
 
-#define PF_MAX_CHUNKS 100000 /* config.chunks read per namespace; beyond it chunk checks are skipped */
-#define PF_MAX_DOCS 100000   /* config.shards, config.tags, config.collections */
+#define PF_MAX_DOCS 100000 /* config.shards, config.tags, config.collections */
 
 typedef struct {
    char *id;
@@ -38,15 +37,28 @@ typedef struct {
    char *ns;
    bson_t *meta; /* the config.collections document (empty for one the script shards) */
    bson_t *key;
-   bool chunks_loaded, chunks_truncated;
-   pf_chunk_t *chunks;
-   size_t nchunks;
+   bool chunks_loaded;
+   bool no_balance;    /* noBalance: the balancer leaves it alone (sh.disableBalancing) */
+   pf_chunk_t *chunks; /* all of them, however many */
+   size_t nchunks, cap_chunks;
 } pf_coll_t;
+
+/* Who makes a move the plan counts, and when it happens. */
+typedef enum {
+   PF_BY_COMMAND,  /* the script's own command moves it, where it runs */
+   PF_BY_BALANCER, /* the balancer moves it when it runs (in its window, if it has one) */
+   PF_NOT_STOPPED, /* the balancer would move it, but not while it is stopped */
+   PF_NOT_NO_BAL,  /* the balancer would move it, but not while balancing of its collection is disabled */
+   PF_BY_N
+} pf_by_t;
 
 struct preflight {
    sh_ctx_t *ctx;
    bool plan;
    int version[3];
+   bool balancer_off; /* config.settings balancer stopped or mode off, then as the script changes it */
+   char window[64];   /* the balancer's activeWindow ("01:00-05:00"), "" when none */
+   int nby[PF_BY_N];  /* moves by who makes them */
    pf_shard_t *shards;
    size_t nshards;
    pf_range_t *ranges;
@@ -61,11 +73,13 @@ struct preflight {
    size_t *effect_base;
    size_t ninputs, neffects;
    bson_t new_indexes; /* ns -> key of each index the script creates before it shards */
+   bool partial;       /* the pre-flight stopped following a JavaScript input: the plan covers the script up to there */
    /* plan totals */
    bson_t moves; /* array of { ns, min, max, from, to, docs, bytes } */
    int nmoves;
-   int64_t docs, bytes;
-   bson_t stuck; /* array of { ns, min, max, from, docs, bytes, stuck, fix }: chunks that will not move */
+   int64_t docs, bytes; /* of the moves whose size is known */
+   int nunknown;        /* moves whose size could not be read (dataSize failed): not in docs and bytes */
+   bson_t stuck;        /* array of { ns, min, max, from, docs, bytes, stuck, fix }: chunks that will not move */
    int nstuck;
 };
 
@@ -80,7 +94,7 @@ pf_model_load (preflight_t *pf, sh_error_t *err);
 void
 pf_model_destroy (preflight_t *pf);
 
-/* Reads the chunks of c (sorted by min, at most PF_MAX_CHUNKS: chunks_truncated beyond) once. */
+/* Reads the chunks of c (sorted by min, all of them, a batch at a time) once. */
 bool
 pf_model_load_chunks (preflight_t *pf, pf_coll_t *c, sh_error_t *err);
 
@@ -133,7 +147,7 @@ pf_model_zone_in_use (const preflight_t *pf, const char *zone);
 pf_chunk_t *
 pf_model_chunk_at (pf_coll_t *c, const bson_t *key);
 
-/* dataSize of [min, max) of c (estimate: true): documents and bytes, 0 when it cannot be read. */
+/* dataSize of [min, max) of c (estimate: true): documents and bytes, -1 (unknown) when it cannot be read. */
 void
 pf_model_data_size (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max, int64_t *docs,
                     int64_t *bytes);
@@ -142,17 +156,25 @@ pf_model_data_size (preflight_t *pf, const pf_coll_t *c, const bson_t *min, cons
 int64_t
 pf_model_count_range (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max);
 
-/* Documents and bytes of chunk k of c (read once with dataSize). */
+/* Documents and bytes of chunk k of c (read once with dataSize; -1 when it could not be read). */
 void
 pf_model_chunk_size (preflight_t *pf, const pf_coll_t *c, pf_chunk_t *k, int64_t *docs, int64_t *bytes);
 
 /* ---- the plan (shell/plan/pf_plan.c) ---- */
 
-/* Records a move of [min, max) of c from -> to (to NULL: no shard can take it) with its size: printed under --plan
- * (not --json), counted in the totals and the JSON moves, and kept as the statement's effect. */
+/* Records a move by the balancer (by_command false: tagged with when the balancer makes it, from the model's balancer
+ * state and c's noBalance) or by the script's command of [min, max) of c from -> to (to NULL: no shard can take it)
+ * with its size (docs or bytes -1:
+ * unknown, shown so and counted apart): printed under --plan (not --json), counted in the totals and the JSON moves,
+ * and kept as the statement's effect. */
 void
 pf_plan_move (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max, const char *from,
-              const char *to, int64_t docs, int64_t bytes);
+              const char *to, int64_t docs, int64_t bytes, bool by_command);
+
+/* Records a move by the script's command of the chunk of c holding query (a hashed or partial shard key, or chunks
+ * not known: the server finds it) to to, its size unknown. */
+void
+pf_plan_move_unknown (preflight_t *pf, const pf_coll_t *c, const bson_t *query, const char *to);
 
 /* Splits the chunk of c that holds bound strictly inside at bound, sharing its size between the pieces when sizes
  * are shown (the plan, or a confirmation in a terminal). */

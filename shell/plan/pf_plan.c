@@ -15,6 +15,32 @@
 #include "shell/lib/order.h"
 #include "shell/plan/pf_model.h"
 
+/* "824 docs, 159KiB", or "size unknown" when docs or bytes could not be read, into buf. */
+static void
+pf_plan_size_text (int64_t docs, int64_t bytes, char *buf, size_t len)
+{
+   char sz[32];
+   if (docs < 0 || bytes < 0) {
+      bson_strncpy (buf, "size unknown", len);
+      return;
+   }
+   cmd_format_bytes ((double) bytes, sz, sizeof sz);
+   bson_snprintf (buf, len, "%lld docs, %s", (long long) docs, sz);
+}
+
+/* Appends docs and bytes to m, null when unknown. */
+static void
+pf_plan_append_size (bson_t *m, int64_t docs, int64_t bytes)
+{
+   if (docs < 0 || bytes < 0) {
+      BSON_APPEND_NULL (m, "docs");
+      BSON_APPEND_NULL (m, "bytes");
+   } else {
+      BSON_APPEND_INT64 (m, "docs", docs);
+      BSON_APPEND_INT64 (m, "bytes", bytes);
+   }
+}
+
 /* The model's shards as config.shards documents { _id, draining, tags }, for commands/stuck.h. */
 static void
 pf_plan_shards_doc (const preflight_t *pf, bson_t *out)
@@ -59,9 +85,12 @@ pf_plan_stuck (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bso
       bson_snprintf (st.fix, sizeof st.fix, "sh.explainBalance(\"%s\")", c->ns);
    }
    bson_destroy (&shards);
-   if (pf->plan && !pf->ctx->opts->json)
-      fprintf (pf->ctx->out_fp, "   will not move %s [%s, %s) %lld docs on %s: STUCK: %s\n      fix: %s\n", c->ns, a, b,
-               (long long) docs, from, st.why, st.fix);
+   if (pf->plan && !pf->ctx->opts->json) {
+      char size[64];
+      pf_plan_size_text (docs, bytes, size, sizeof size);
+      fprintf (pf->ctx->out_fp, "   will not move %s [%s, %s) %s on %s: STUCK: %s\n      fix: %s\n", c->ns, a, b, size,
+               from, st.why, st.fix);
+   }
    bson_snprintf (pf->effect, sizeof pf->effect, "will not move %s [%s, %s) on %s: %s", c->ns, a, b, from, st.why);
    bson_snprintf (key, sizeof key, "%d", pf->nstuck++);
    BSON_APPEND_DOCUMENT_BEGIN (&pf->stuck, key, &m);
@@ -69,31 +98,54 @@ pf_plan_stuck (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bso
    BSON_APPEND_DOCUMENT (&m, "min", min);
    BSON_APPEND_DOCUMENT (&m, "max", max);
    BSON_APPEND_UTF8 (&m, "from", from);
-   BSON_APPEND_INT64 (&m, "docs", docs);
-   BSON_APPEND_INT64 (&m, "bytes", bytes);
+   pf_plan_append_size (&m, docs, bytes);
    BSON_APPEND_UTF8 (&m, "stuck", st.why);
    BSON_APPEND_UTF8 (&m, "fix", st.fix);
    bson_append_document_end (&pf->stuck, &m);
 }
 
+/* Who makes a move of c and when (the model's balancer state now, c's noBalance), and its words in the plan. */
+static pf_by_t
+pf_plan_by (const preflight_t *pf, const pf_coll_t *c, bool by_command, char *when, size_t len)
+{
+   pf_by_t by = by_command         ? PF_BY_COMMAND
+                : pf->balancer_off ? PF_NOT_STOPPED
+                : c->no_balance    ? PF_NOT_NO_BAL
+                                   : PF_BY_BALANCER;
+   when[0] = '\0';
+   if (by == PF_NOT_STOPPED)
+      bson_strncpy (when, " not while the balancer is stopped", len);
+   else if (by == PF_NOT_NO_BAL)
+      bson_snprintf (when, len, " not while balancing of %s is disabled", c->ns);
+   else if (by == PF_BY_BALANCER && pf->window[0])
+      bson_snprintf (when, len, " when the balancer runs (its window: %s)", pf->window);
+   else if (by == PF_BY_BALANCER)
+      bson_strncpy (when, " when the balancer runs", len);
+   return by;
+}
+
+static const char *const pf_by_json[PF_BY_N] = { "command", "balancer", "notWhileBalancerStopped",
+                                                 "notWhileBalancingDisabled" };
+
 void
 pf_plan_move (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max, const char *from,
-              const char *to, int64_t docs, int64_t bytes)
+              const char *to, int64_t docs, int64_t bytes, bool by_command)
 {
-   char a[256], b[256], sz[32], key[16];
+   char a[256], b[256], size[64], key[16], when[160];
    bson_t m;
+   pf_by_t by;
    if (!to) {
       pf_plan_stuck (pf, c, min, max, from, docs, bytes);
       return;
    }
    output_format_doc_line (min, a, sizeof a);
    output_format_doc_line (max, b, sizeof b);
-   cmd_format_bytes ((double) bytes, sz, sizeof sz);
+   pf_plan_size_text (docs, bytes, size, sizeof size);
+   by = pf_plan_by (pf, c, by_command, when, sizeof when);
+   pf->nby[by]++;
    if (pf->plan && !pf->ctx->opts->json)
-      fprintf (pf->ctx->out_fp, "   move %s [%s, %s) %lld docs, %s %s -> %s\n", c->ns, a, b, (long long) docs, sz, from,
-               to);
-   bson_snprintf (pf->effect, sizeof pf->effect, "move %s [%s, %s) %lld docs, %s %s -> %s", c->ns, a, b,
-                  (long long) docs, sz, from, to);
+      fprintf (pf->ctx->out_fp, "   move %s [%s, %s) %s %s -> %s%s\n", c->ns, a, b, size, from, to, when);
+   bson_snprintf (pf->effect, sizeof pf->effect, "move %s [%s, %s) %s %s -> %s%s", c->ns, a, b, size, from, to, when);
    bson_snprintf (key, sizeof key, "%d", pf->nmoves++);
    BSON_APPEND_DOCUMENT_BEGIN (&pf->moves, key, &m);
    BSON_APPEND_UTF8 (&m, "ns", c->ns);
@@ -101,11 +153,37 @@ pf_plan_move (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson
    BSON_APPEND_DOCUMENT (&m, "max", max);
    BSON_APPEND_UTF8 (&m, "from", from);
    BSON_APPEND_UTF8 (&m, "to", to);
-   BSON_APPEND_INT64 (&m, "docs", docs);
-   BSON_APPEND_INT64 (&m, "bytes", bytes);
+   pf_plan_append_size (&m, docs, bytes);
+   BSON_APPEND_UTF8 (&m, "by", pf_by_json[by]);
    bson_append_document_end (&pf->moves, &m);
-   pf->docs = ck_add (pf->docs, docs);
-   pf->bytes = ck_add (pf->bytes, bytes);
+   if (docs < 0 || bytes < 0) {
+      pf->nunknown++;
+   } else {
+      pf->docs = ck_add (pf->docs, docs);
+      pf->bytes = ck_add (pf->bytes, bytes);
+   }
+}
+
+void
+pf_plan_move_unknown (preflight_t *pf, const pf_coll_t *c, const bson_t *query, const char *to)
+{
+   char q[256], key[16];
+   bson_t m;
+   output_format_doc_line (query, q, sizeof q);
+   if (pf->plan && !pf->ctx->opts->json)
+      fprintf (pf->ctx->out_fp, "   move the chunk of %s holding %s -> %s (the server finds it: size unknown)\n", c->ns,
+               q, to);
+   bson_snprintf (pf->effect, sizeof pf->effect, "move the chunk of %s holding %s -> %s (size unknown)", c->ns, q, to);
+   bson_snprintf (key, sizeof key, "%d", pf->nmoves++);
+   BSON_APPEND_DOCUMENT_BEGIN (&pf->moves, key, &m);
+   BSON_APPEND_UTF8 (&m, "ns", c->ns);
+   BSON_APPEND_DOCUMENT (&m, "find", query);
+   BSON_APPEND_UTF8 (&m, "to", to);
+   pf_plan_append_size (&m, -1, -1);
+   BSON_APPEND_UTF8 (&m, "by", pf_by_json[PF_BY_COMMAND]);
+   bson_append_document_end (&pf->moves, &m);
+   pf->nunknown++;
+   pf->nby[PF_BY_COMMAND]++;
 }
 
 /* Splits the chunk of c holding bound there (the balancer splits at zone boundaries before it moves; moveRange moves
@@ -125,11 +203,17 @@ pf_plan_split_at (preflight_t *pf, pf_coll_t *c, const bson_t *bound)
             left_docs = pf_model_count_range (pf, c, k->min, bound);
             if (left_docs < 0)
                pf_model_data_size (pf, c, k->min, bound, &left_docs, &left_bytes);
+            else if (k->docs < 0 || k->bytes < 0 || (k->docs == 0 && left_docs > 0))
+               left_bytes =
+                  -1; /* the parent's size is unknown (or says nothing of these documents): so is the piece's */
             else
                left_bytes =
                   k->docs > 0 ? ck_from_double ((double) k->bytes * (double) left_docs / (double) k->docs) : 0;
          }
-         c->chunks = bson_realloc (c->chunks, (c->nchunks + 1) * sizeof *c->chunks);
+         if (c->nchunks == c->cap_chunks) {
+            c->cap_chunks = c->cap_chunks ? 2 * c->cap_chunks : 64;
+            c->chunks = bson_realloc (c->chunks, c->cap_chunks * sizeof *c->chunks);
+         }
          k = &c->chunks[i];
          right.min = bson_copy (bound);
          right.max = bson_copy (k->max);
@@ -187,7 +271,7 @@ pf_plan_rebalance (preflight_t *pf, pf_coll_t *c)
          }
       }
       pf_model_chunk_size (pf, c, k, &docs, &bytes);
-      pf_plan_move (pf, c, k->min, k->max, k->shard, to, docs, bytes);
+      pf_plan_move (pf, c, k->min, k->max, k->shard, to, docs, bytes, false);
       if (to) {
          bson_free (k->shard);
          k->shard = bson_strdup (to);
@@ -211,8 +295,6 @@ pf_plan_all (preflight_t *pf, const char *only_ns, bool every, sh_error_t *err)
          continue;
       if (!pf_model_load_chunks (pf, c, err))
          return false;
-      if (c->chunks_truncated)
-         continue;
       for (size_t r = 0; r < pf->nranges; r++) {
          if (!strcmp (pf->ranges[r].ns, c->ns)) {
             pf_plan_split_at (pf, c, pf->ranges[r].min);
@@ -297,7 +379,7 @@ pf_plan_rate (preflight_t *pf, double *cloned, double *ms)
 bool
 pf_plan_drain (preflight_t *pf, const char *id, sh_error_t *err)
 {
-   int64_t chunks = 0, docs = 0, bytes = 0;
+   int64_t chunks = 0, docs = 0, bytes = 0, unknown = 0;
    int ncolls = 0, ndbs;
    double cloned, ms;
    char sz[32];
@@ -313,6 +395,10 @@ pf_plan_drain (preflight_t *pf, const char *id, sh_error_t *err)
          has = true;
          chunks++;
          pf_model_chunk_size (pf, c, &c->chunks[j], &d, &b);
+         if (d < 0 || b < 0) {
+            unknown++;
+            continue;
+         }
          docs = ck_add (docs, d);
          bytes = ck_add (bytes, b);
       }
@@ -325,6 +411,8 @@ pf_plan_drain (preflight_t *pf, const char *id, sh_error_t *err)
       fprintf (pf->ctx->out_fp,
                "   shard %s drains: %lld chunks, %lld docs, %s in %d collections; %d databases to move their primary",
                id, (long long) chunks, (long long) docs, sz, ncolls, ndbs);
+      if (unknown)
+         fprintf (pf->ctx->out_fp, " (the size of %lld chunks is unknown: not counted)", (long long) unknown);
       if (cloned > 0 && ms > 0)
          fprintf (pf->ctx->out_fp, "; about %.1f s at the recent migration rate (%.0f bytes/s)\n",
                   (double) bytes / (cloned / (ms / 1000.0)), cloned / (ms / 1000.0));
@@ -398,6 +486,24 @@ pf_plan_initial_chunks (preflight_t *pf, const sh_call_t *call, const char *ns, 
    return true;
 }
 
+/* Under --plan: who makes the moves of the total, the parts that have any: ": 1 by the script's commands, 2 when
+ * the balancer runs, ...". */
+static void
+pf_plan_total_by (const preflight_t *pf)
+{
+   static const char *const words[PF_BY_N] = { "by the script's commands", "when the balancer runs",
+                                               "not while the balancer is stopped",
+                                               "not while balancing of their collection is disabled" };
+   const char *sep = ": ";
+   for (int i = 0; i < PF_BY_N; i++) {
+      if (!pf->nby[i])
+         continue;
+      fprintf (pf->ctx->out_fp, "%s%d %s", sep, pf->nby[i],
+               i == PF_NOT_STOPPED && !pf->balancer_off ? "once the script starts the balancer again" : words[i]);
+      sep = ", ";
+   }
+}
+
 void
 preflight_plan_end (preflight_t *pf)
 {
@@ -407,15 +513,29 @@ preflight_plan_end (preflight_t *pf)
    cmd_format_bytes ((double) pf->bytes, sz, sizeof sz);
    if (!pf->ctx->opts->json) {
       fprintf (pf->ctx->out_fp, "total: %d chunks, %lld docs, %s would move", pf->nmoves, (long long) pf->docs, sz);
+      if (pf->nunknown)
+         fprintf (pf->ctx->out_fp, " (and the unknown size of %d of them)", pf->nunknown);
+      pf_plan_total_by (pf);
       if (pf->nstuck)
          fprintf (pf->ctx->out_fp, "; %d chunk%s will not move (STUCK: see above)", pf->nstuck,
                   pf->nstuck == 1 ? "" : "s");
+      if (pf->partial)
+         fprintf (pf->ctx->out_fp, "; the script was followed in part only (see stderr): the rest is not planned");
       fputc ('\n', pf->ctx->out_fp);
       return;
    }
    BSON_APPEND_DOCUMENT_BEGIN (&doc, "plan", &plan);
    BSON_APPEND_ARRAY (&plan, "moves", &pf->moves);
    BSON_APPEND_ARRAY (&plan, "willNotMove", &pf->stuck);
+   BSON_APPEND_BOOL (&plan, "complete", !pf->partial);      /* false: the script was followed in part only */
+   BSON_APPEND_INT64 (&plan, "unknownSizes", pf->nunknown); /* moves whose docs and bytes are null */
+   {
+      bson_t by;
+      BSON_APPEND_DOCUMENT_BEGIN (&plan, "by", &by); /* the moves by who makes them (pf_by_json) */
+      for (int i = 0; i < PF_BY_N; i++)
+         BSON_APPEND_INT32 (&by, pf_by_json[i], pf->nby[i]);
+      bson_append_document_end (&plan, &by);
+   }
    BSON_APPEND_INT64 (&plan, "chunks", pf->nmoves);
    BSON_APPEND_INT64 (&plan, "docs", pf->docs);
    BSON_APPEND_INT64 (&plan, "bytes", pf->bytes);

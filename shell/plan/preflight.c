@@ -15,6 +15,16 @@
 #include "shell/plan/preflight.h"
 #include "shell/lib/secret.h"
 
+/* The server's code and codeName for what the model refused (the server would refuse it so): kept with err, which
+ * stays a usage error when reported, and thrown with them into a JavaScript script that catches it. */
+static bool
+pf_code (sh_error_t *err, int code, const char *name)
+{
+   err->code = code;
+   bson_strncpy (err->code_name, name, sizeof err->code_name);
+   return false;
+}
+
 /* The error position: argument i when known, else the helper's name. */
 static sh_pos_t
 pf_at (const sh_call_t *call, int i)
@@ -36,6 +46,7 @@ pf_check_bound (const sh_call_t *call, int i, const bson_t *bound, const pf_coll
       if (!bson_iter_next (&k) || strcmp (bson_iter_key (&b), bson_iter_key (&k)) != 0) {
          sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "%s is not a prefix of the shard key %s of %s", got, key,
                           c->ns);
+         pf_code (err, 61, "ShardKeyNotFound");
          return false;
       }
       if (BSON_ITER_HOLDS_UTF8 (&k) && !strcmp (bson_iter_utf8 (&k, NULL), "hashed") && !BSON_ITER_HOLDS_INT64 (&b) &&
@@ -43,11 +54,13 @@ pf_check_bound (const sh_call_t *call, int i, const bson_t *bound, const pf_coll
          sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i),
                           "the hashed field '%s' of %s needs NumberLong(…), MinKey or MaxKey, got %s",
                           bson_iter_key (&b), c->ns, got);
+         pf_code (err, 61, "ShardKeyNotFound");
          return false;
       }
    }
    if (bson_count_keys (bound) == 0) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "an empty bound is not a prefix of the shard key %s", key);
+      pf_code (err, 61, "ShardKeyNotFound");
       return false;
    }
    return true;
@@ -80,10 +93,12 @@ pf_need_shard (preflight_t *pf, const sh_call_t *call, int i, const char *id, bo
    if (!s) {
       pf_model_list (pf, false, list, sizeof list);
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "shard %s does not exist; shards: %s", id ? id : "?", list);
+      pf_code (err, 70, "ShardNotFound");
       return false;
    }
    if (not_draining && s->draining) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "shard %s is draining: nothing can move to it", id);
+      pf_code (err, 20, "IllegalOperation");
       return false;
    }
    return true;
@@ -95,6 +110,7 @@ pf_need_sharded (preflight_t *pf, const sh_call_t *call, int i, const char *ns, 
    *out = pf_model_coll (pf, ns);
    if (!*out) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, i), "%s is not a sharded collection", ns ? ns : "?");
+      pf_code (err, 118, "NamespaceNotSharded");
       return false;
    }
    return true;
@@ -122,6 +138,7 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
    }
    if (order_keys (&min, &max) >= 0) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, ns_i + 1), "min %s should be less than max %s", a, b);
+      pf_code (err, 2, "BadValue");
       ok = false;
       goto done;
    }
@@ -149,6 +166,7 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
    if (!pf_model_zone_exists (pf, zone)) {
       pf_model_list (pf, true, list, sizeof list);
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, ns_i + 3), "zone %s does not exist; zones: %s", zone, list);
+      pf_code (err, 177, "ZoneNotFound");
       ok = false;
       goto done;
    }
@@ -170,6 +188,7 @@ pf_zone_range (preflight_t *pf, const sh_call_t *call, int ns_i, const char *zon
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, ns_i + 1),
                        "RangeOverlapConflict: zone range [%s, %s) of %s overlaps the range [%s, %s) of zone %s", a, b,
                        ns, ra, rb, r->zone);
+      pf_code (err, 178, "RangeOverlapConflict");
       ok = false;
       goto done;
    }
@@ -221,6 +240,7 @@ pf_shard_zone (preflight_t *pf, const sh_call_t *call, bool add, sh_error_t *err
       if (holders == 1 && pf_model_zone_in_use (pf, zone)) {
          sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 1),
                           "ZoneStillInUse: shard %s is the last shard of zone %s, which still has ranges", id, zone);
+         pf_code (err, 163, "ZoneStillInUse");
          bson_destroy (&tags);
          return false;
       }
@@ -278,12 +298,17 @@ pf_move (preflight_t *pf, const sh_call_t *call, bool range, sh_error_t *err)
          k = pf_model_chunk_at (c, &key);
       bson_destroy (&key);
    }
-   if (!k)
+   if (!k) {
+      /* the server finds the chunk (a hashed or partial key): it moves, its size unknown */
+      if (!range && args_doc (call, 1, &q))
+         pf_plan_move_unknown (pf, c, &q, to);
       return true;
+   }
    zone = pf_model_zone_of (pf, ns, k->min, k->max);
    if (zone && !pf_model_has_tag (pf_model_shard (pf, to), zone)) {
       sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, range ? 1 : 2),
                        "shard %s is not in zone %s, the zone of the chunk: the server refuses the move", to, zone);
+      pf_code (err, 20, "IllegalOperation");
       return false;
    }
    if (!strcmp (k->shard, to)) {
@@ -301,10 +326,10 @@ pf_move (preflight_t *pf, const sh_call_t *call, bool range, sh_error_t *err)
       k = pf_model_chunk_at (c, &min);
    }
    /* sizes only when they are shown: the plan, or a confirmation in a terminal */
-   docs = bytes = 0;
+   docs = bytes = -1;
    if (pf->plan || pf->ctx->interactive)
       pf_model_chunk_size (pf, c, k, &docs, &bytes);
-   pf_plan_move (pf, c, k->min, k->max, k->shard, to, docs, bytes);
+   pf_plan_move (pf, c, k->min, k->max, k->shard, to, docs, bytes, true);
    bson_free (k->shard);
    k->shard = bson_strdup (to);
    bson_destroy (&max);
@@ -421,12 +446,87 @@ pf_supported_key (preflight_t *pf, const sh_call_t *call, const char *ns, const 
          sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 1),
                           "no index of %s supports the shard key %s and it holds %lld documents", ns, kj,
                           (long long) n);
+         pf_code (err, 72, "InvalidOptions");
          sh_error_hint (err, "create one first: db.getSiblingDB(\"%s\").%s.createIndex(%s)", db, dot + 1, kj);
          ok = false;
       }
    }
    bson_destroy (&cmd);
    return ok;
+}
+
+/* The statements that change the balancer's state, its window or a collection's balancing, in the model: what the
+ * balancer would move is then counted as when it runs, or not while it is stopped (pf_plan_move). True when call is
+ * one of them. */
+static bool
+pf_balancer_stmt (preflight_t *pf, const sh_call_t *call, const char *name)
+{
+   bson_iter_t it;
+   bson_t doc;
+   const char *cmd = NULL;
+   if (!strcmp (name, "db.adminCommand") || !strcmp (name, "db.runCommand")) {
+      if (args_doc (call, 0, &doc) && bson_iter_init (&it, &doc) && bson_iter_next (&it))
+         cmd = bson_iter_key (&it);
+      else
+         cmd = args_str (call, 0);
+   }
+   if (!strcmp (name, "sh.stopBalancer") || (cmd && !strcmp (cmd, "balancerStop"))) {
+      pf->balancer_off = true;
+   } else if (!strcmp (name, "sh.startBalancer") || (cmd && !strcmp (cmd, "balancerStart"))) {
+      pf->balancer_off = false;
+   } else if (!strcmp (name, "sh.setBalancerState") && args_get (call, 0, &it) && BSON_ITER_HOLDS_BOOL (&it)) {
+      pf->balancer_off = !bson_iter_bool (&it);
+   } else if (!strcmp (name, "sh.setBalancerWindow") && args_str (call, 0) && args_str (call, 1)) {
+      bson_snprintf (pf->window, sizeof pf->window, "%s-%s", args_str (call, 0), args_str (call, 1));
+   } else if ((!strcmp (name, "sh.disableBalancing") || !strcmp (name, "sh.enableBalancing")) && args_str (call, 0) &&
+              pf_model_coll (pf, args_str (call, 0))) {
+      pf_model_coll (pf, args_str (call, 0))->no_balance = name[3] == 'd';
+   } else {
+      return false;
+   }
+   return true;
+}
+
+/* Whether the plan models what call (a write) changes: the sh.* helpers and shard commands preflight_call follows, and
+ * the data writes of db.* (they change no placement). Another sh.* helper or command is "not planned". */
+static bool
+pf_modelled (const sh_call_t *call, const char *name)
+{
+   static const char *const sh_known[] = { "sh.updateZoneKeyRange",
+                                           "sh.removeRangeFromZone",
+                                           "sh.moveChunk",
+                                           "sh.moveRange",
+                                           "sh.splitAt",
+                                           "sh.splitFind",
+                                           "sh.shardCollection",
+                                           "sh.stopBalancer",
+                                           "sh.startBalancer",
+                                           "sh.setBalancerState",
+                                           "sh.setBalancerWindow",
+                                           "sh.disableBalancing",
+                                           "sh.enableBalancing",
+                                           "sh.enableSharding",
+                                           NULL };
+   static const char *const cmd_known[] = {
+      "removeShard", "startShardDraining", "stopShardDraining", "commitShardRemoval", "balancerStop", "balancerStart",
+      NULL
+   };
+   const char *const *known = sh_known;
+   const char *what = name;
+   bson_t doc;
+   bson_iter_t it;
+   if (!strcmp (name, "db.adminCommand") || !strcmp (name, "db.runCommand")) {
+      known = cmd_known;
+      what = args_doc (call, 0, &doc) && bson_iter_init (&it, &doc) && bson_iter_next (&it) ? bson_iter_key (&it)
+                                                                                            : args_str (call, 0);
+   } else if (strncmp (name, "sh.", 3) != 0) {
+      return true;
+   }
+   for (size_t i = 0; what && known[i]; i++) {
+      if (!strcmp (what, known[i]))
+         return true;
+   }
+   return false;
 }
 
 /* The canonical name of an entry (an alias's target). */
@@ -442,11 +542,13 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
 {
    const char *name = pf_name (call);
    bool ok = true;
+   pf_coll_t *c0;
    pf->effect[0] = '\0';
    pf->file = file;
    if (call->cmd->since && !dispatch_version_at_least (pf->version, call->cmd->since)) {
       sh_error_set_at (err, SH_ERR_VERSION, call->pos, "%s needs MongoDB %s and the cluster runs %d.%d.%d",
                        call->cmd->name, call->cmd->since, pf->version[0], pf->version[1], pf->version[2]);
+      pf_code (err, 59, "CommandNotFound");
       return false;
    }
    if (pf->plan && writes && !pf->ctx->opts->json) {
@@ -454,7 +556,11 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
       fprintf (pf->ctx->out_fp, "%s:%d %s\n", file, call->pos.line, shown);
       bson_free (shown);
    }
-   if (!strcmp (name, "sh.addShardToZone") || !strcmp (name, "sh.removeShardFromZone")) {
+   if (pf_balancer_stmt (pf, call, name)) {
+      /* its effect is on when the balancer moves, counted with the moves (an unsharded namespace is the run's) */
+      if (!strcmp (name, "sh.disableBalancing") || !strcmp (name, "sh.enableBalancing"))
+         ok = pf_need_sharded (pf, call, 0, args_str (call, 0), &c0, err);
+   } else if (!strcmp (name, "sh.addShardToZone") || !strcmp (name, "sh.removeShardFromZone")) {
       ok = pf_shard_zone (pf, call, name[3] == 'a', err);
    } else if (!strcmp (name, "sh.updateZoneKeyRange")) {
       bson_iter_t z;
@@ -489,6 +595,7 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
             char have[256];
             output_format_doc_line (c->key, have, sizeof have);
             sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 0), "%s is already sharded with the key %s", ns, have);
+            pf_code (err, 23, "AlreadyInitialized");
             return false;
          }
          if (!c && !pf_supported_key (pf, call, ns, &key, err))
@@ -509,7 +616,9 @@ preflight_call (preflight_t *pf, const sh_call_t *call, bool writes, const char 
    }
    if (ok && pf->plan && writes && !pf->ctx->opts->json && !pf->effect[0] && strcmp (name, "sh.removeShard") &&
        strcmp (name, "sh.addShardToZone") && strcmp (name, "sh.removeShardFromZone"))
-      fprintf (pf->ctx->out_fp, "   (nothing moves)\n");
+      fprintf (pf->ctx->out_fp, pf_modelled (call, name)
+                                   ? "   (nothing moves)\n"
+                                   : "   (not planned: the plan does not model what it changes)\n");
    return ok;
 }
 
@@ -621,6 +730,7 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
    pf_pass_t p = { 0 };
    sh_error_t err;
    bool plan = ctx->opts && ctx->opts->plan;
+   bool part = false; /* it stopped following a JavaScript input */
    *out = NULL;
    if (!ctx->opts || ctx->opts->dry_run || (ctx->opts->no_preflight && !plan))
       return 0;
@@ -659,6 +769,10 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
       p.script = scripts[i];
       if (!scripts[i] && js) {
          int rc = js->check (js->data, i, p.pf, &p.wrote);
+         if (rc == PREFLIGHT_PLAN_PART) {
+            part = true; /* the model no longer knows what the inputs after this point meet */
+            break;
+         }
          if (rc != 0) {
             preflight_free (p.pf);
             pf_restore_db (ctx, saved_db);
@@ -690,12 +804,16 @@ preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, c
       }
    }
    pf_restore_db (ctx, saved_db);
+   p.pf->partial = part;
    if (plan)
       preflight_plan_end (p.pf);
    fflush (ctx->out_fp);
    *out = p.pf;
-   /* a plan with chunks that will not move (stuck: no shard can take them) exits 3 (docs/plan.md) */
-   return plan && p.pf->nstuck ? PREFLIGHT_PLAN_STUCK : 0;
+   /* a plan with chunks that will not move (stuck: no shard can take them) exits 3, one that could not follow the
+    * whole script 4 (docs/plan.md) */
+   if (!plan)
+      return 0;
+   return p.pf->nstuck ? PREFLIGHT_PLAN_STUCK : part ? PREFLIGHT_PLAN_PART : 0;
 }
 
 bool

@@ -43,6 +43,11 @@ preflight_describe (sh_ctx_t *ctx, const sh_call_t *call, char *buf, size_t len)
 /* The exit status of a --plan whose chunks include some that will not move (no shard can take them). */
 #define PREFLIGHT_PLAN_STUCK 3
 
+/* The exit status of a --plan that could not follow the whole script (a JavaScript input waits or polls for what a
+ * held-back write does, or ran out of the pre-flight's budget): the plan covers the script up to there. Also what
+ * preflight_js_t.check returns when it stopped following its input. */
+#define PREFLIGHT_PLAN_PART 4
+
 /* Under --plan: prints the closing total (and the --json plan line). */
 void
 preflight_plan_end (preflight_t *pf);
@@ -58,8 +63,10 @@ typedef struct {
    /* True when JavaScript input i may write (it names a helper that writes). */
    bool (*may_write) (void *data, size_t input);
    /* Checks JavaScript input i against pf in its place among the inputs: returns 0 to go on, 2 when it would fail
-    * and 1 when the cluster could not be read (both reported on ctx->err_fp). Writes nothing. *wrote: in, whether a
-    * statement before it writes (its effect is in pf, not in the cluster); out, the same after it. */
+    * and 1 when the cluster could not be read (both reported on ctx->err_fp), PREFLIGHT_PLAN_PART when it stopped
+    * following the input (said on ctx->err_fp: the inputs after that point are not checked). Writes nothing.
+    * *wrote: in, whether a statement before it writes (its effect is in pf, not in the cluster); out, the same after
+    * it. */
    int (*check) (void *data, size_t input, preflight_t *pf, bool *wrote);
    void *data;
 } preflight_js_t;
@@ -68,7 +75,9 @@ typedef struct {
  * reads the cluster and checks every literal statement in order (preflight_call), and every JavaScript input through
  * js (may be NULL: JavaScript inputs are not checked) in its place. Nothing runs it under --dry-run or --no-preflight
  * (unless --plan). Returns 0 to go on (*out: the model, or NULL when none was made; free it), 2 when a statement
- * would fail (reported as file:line:col), 1 when the cluster could not be read. Nothing is written. */
+ * would fail (reported as file:line:col), 1 when the cluster could not be read; under --plan PREFLIGHT_PLAN_STUCK
+ * or PREFLIGHT_PLAN_PART (*out set). A pre-flight that stopped following a JavaScript input checks nothing after
+ * it and returns 0 (the run goes on). Nothing is written. */
 int
 preflight_scripts (sh_ctx_t *ctx, const sh_script_t *const *scripts, size_t n, const preflight_js_t *js,
                    preflight_t **out);
