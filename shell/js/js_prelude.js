@@ -692,20 +692,29 @@ function bsonsize(o) {
   return docSize(Object.entries(JSON.parse(enc(o))));
 }
 /* load(file): the file run in the global scope, its path resolved from the working directory as mongosh's
- * (path.resolve); __filename and __dirname are the file's while it runs. Returns true. */
+ * (path.resolve). Returns true. __filename and __dirname are the loaded file's while it runs, else the running
+ * script's (a -f file, as mongosh sets them; undefined in --eval and the REPL). */
 const loaded = new Set();
+let loadFile = null;
+function scriptFile() {
+  if (loadFile) return loadFile;
+  let f = null;
+  for (const l of String(new Error().stack).split('\n')) {
+    const m = /@(.*):\d+:\d+$/.exec(l);
+    if (m && m[1] !== PRELUDE) f = m[1];
+  }
+  return f && f[0] !== '<' ? N.load(f, null) : undefined;
+}
+function dirOf(p) { return p === undefined ? undefined : p.replace(/\/[^/]*$/, '') || '/'; }
 function load(file) {
   if (typeof file !== 'string') throw new TypeError('load needs a file name');
-  const abs = N.load(file, null);
-  const prev = global.__filename;
+  const abs = N.load(file, null), prev = loadFile;
   loaded.add(file);
-  global.__filename = abs;
-  global.__dirname = abs.replace(/\/[^/]*$/, '') || '/';
+  loadFile = abs;
   try {
     N.load(file, abs);
   } finally {
-    if (prev === undefined) { delete global.__filename; delete global.__dirname; }
-    else { global.__filename = prev; global.__dirname = prev.replace(/\/[^/]*$/, '') || '/'; }
+    loadFile = prev;
   }
   return true;
 }
@@ -719,6 +728,8 @@ function finishApi() {
   rs.hello = named(() => makeDb('admin').hello(), 'hello');
   const g = { console, EJSON, bsonsize, load, rs, version: () => MONGOSH_VERSION, Mongo: unsupported('Mongo()'), connect: unsupported('connect()') };
   for (const k of Object.keys(g)) Object.defineProperty(global, k, { value: g[k], writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(global, '__filename', { get: scriptFile, configurable: true });
+  Object.defineProperty(global, '__dirname', { get: () => dirOf(scriptFile()), configurable: true });
   const homes = { db: Database.prototype, 'db.collection': Collection.prototype, cursor: Cursor.prototype, 'db.getMongo()': MongoClient.prototype, rs, sh };
   for (const [where, list] of Object.entries(MONGOSH_API)) {
     for (const n of list.split(' ')) {

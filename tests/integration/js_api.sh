@@ -52,16 +52,17 @@ check_eq "js-api/EJSON relaxed and canonical" '{"a":5,"d":{"$date":"1970-01-01T0
 check_eq "js-api/EJSON.parse" "number object" "$(js 'const o = EJSON.parse("{\"a\": {\"$numberLong\": \"5\"}}"); const c = EJSON.parse("{\"a\": {\"$numberLong\": \"5\"}}", {relaxed: false}); print(typeof o.a, typeof c.a)')"
 check_eq "js-api/console.log prints as print" "x 1 { a: 1 }" "$(js 'console.log("x", 1, {a: 1})')"
 check_eq "js-api/version is mongosh's" "2.12.0" "$(js 'version()')"
+check_eq "js-api/no __filename in --eval, as mongosh" "undefined" "$(js 'typeof __filename')"
 
 # load(): relative to the working directory, __dirname set while it runs, the file's own errors named
 mkdir -p "$TMPD/load/sub"
 printf 'var libValue = 7;\nfunction twice(x) { return x * 2; }\nprint("dir", __dirname.split("/").pop());\n' > "$TMPD/load/sub/lib.js"
 printf 'var a = 1;\nnull.foo;\n' > "$TMPD/load/sub/bad.js"
-printf 'print(load("sub/lib.js"), libValue, twice(3), typeof __dirname);\nload("sub/bad.js");\n' > "$TMPD/load/main.js"
+printf 'print(load("sub/lib.js"), libValue, twice(3), __filename.split("/").pop());\nload("sub/bad.js");\n' > "$TMPD/load/main.js"
 out=$(cd "$TMPD/load" && "$OLDPWD/$SHARDSH" --norc --quiet --dry-run -f main.js 2>&1)
 rc=$?
 check_eq "js-api/load runs the file from the working directory" "dir sub
-true 7 6 undefined" "$(printf '%s\n' "$out" | head -2)"
+true 7 6 main.js" "$(printf '%s\n' "$out" | head -2)"
 check_contains "js-api/an error inside a loaded file names it" "main.js:2:" "$out"
 check_contains "js-api/an error inside a loaded file names its line" "in sub/bad.js:2:1: TypeError" "$out"
 check_eq "js-api/an error inside a loaded file ends the script with 1" "1" "$rc"

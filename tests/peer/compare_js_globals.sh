@@ -33,7 +33,7 @@ fi
 mkdir -p "$TMPD/g/sub"
 printf 'var libValue = 7;\nfunction twice(x) { return x * 2; }\nprint("loaded", __filename.split("/").slice(-2).join("/"));\n' > "$TMPD/g/sub/lib.js"
 cat > "$TMPD/g/main.js" <<'JS'
-print(load("sub/lib.js"), libValue, twice(21));
+print(load("sub/lib.js"), libValue, twice(21), __filename.split("/").pop(), __filename === __dirname + "/main.js");
 print(NumberLong("42") + 1, typeof (NumberLong("42") + 1), NumberLong("42") * 2, NumberLong("42") == 42);
 print(JSON.stringify(NumberLong("-5")), JSON.stringify(Timestamp({t: 1, i: 2})), JSON.stringify(MinKey()));
 print(NumberInt(5) + 1, Double(2.5) + 1, NumberDecimal("1.5") + 1);
