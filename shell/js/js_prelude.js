@@ -547,14 +547,16 @@ const fromTable = new Set();
 function unsupported(what) {
   const f = function () {
     const e = new Error('shardsh does not support ' + what + ' yet');
+    const pos = callerPos();
     e.name = 'MongoshUnimplementedError';
-    hide(e, '__sh', { kind: KIND.USAGE, line: callerPos()[0], col: callerPos()[1] });
+    hide(e, '__sh', { kind: KIND.USAGE, line: pos[0], col: pos[1] });
     throw e;
   };
   hide(f, '__shUnsupported', true);
   return f;
 }
-function MongoClient() { hide(this, '_dbs', {}); }
+/* what db.getMongo() gives: the one connection shardsh has (mongosh's Mongo) */
+function MongoClient() {}
 MongoClient.prototype.getDB = function (n) { return makeDb(checkName(n, 'getDB')); };
 MongoClient.prototype.getCollection = function (ns) {
   const i = String(ns).indexOf('.');
