@@ -487,7 +487,6 @@ function named(f, n) { Object.defineProperty(f, 'name', { value: n }); return f;
 function install(names) {
   for (const name of names) {
     let m;
-    fromTable.add(name);
     if ((m = /^rs\.(\w+)$/.exec(name))) {
       rs[m[1]] = named(function (...a) { return entry(name, null, null, a, null); }, m[1]);
     } else if ((m = /^sh\.(\w+)$/.exec(name))) {
@@ -508,7 +507,7 @@ function install(names) {
     }
   }
   if (global.exit) global.quit = global.exit;
-  finishApi();
+  finishApi(names);
 }
 Object.defineProperty(global, 'db', { get: currentDb, set(v) { dbOverride = v instanceof Database ? v : null; }, configurable: true });
 Object.defineProperty(global, 'it', {
@@ -543,7 +542,7 @@ const MONGOSH_API = {
 };
 const MONGOSH_VERSION = '2.12.0';
 const rs = {};
-const fromTable = new Set();
+let fromTable = null; /* the command table's names (install) */
 function unsupported(what) {
   const f = function () {
     const e = new Error('shardsh does not support ' + what + ' yet');
@@ -720,7 +719,8 @@ function load(file) {
   }
   return true;
 }
-function finishApi() {
+function finishApi(tableNames) {
+  fromTable = new Set(tableNames);
   const print0 = global.print;
   if (print0) global.print = named(function (...a) { return print0(...a.map(printable)); }, 'print');
   const dbIsMaster = Database.prototype.isMaster;
@@ -733,11 +733,21 @@ function finishApi() {
   Object.defineProperty(global, '__filename', { get: scriptFile, configurable: true });
   Object.defineProperty(global, '__dirname', { get: () => dirOf(scriptFile()), configurable: true });
   const homes = { db: Database.prototype, 'db.collection': Collection.prototype, cursor: Cursor.prototype, 'db.getMongo()': MongoClient.prototype, rs, sh };
-  for (const [where, list] of Object.entries(MONGOSH_API)) {
-    for (const n of list.split(' ')) {
-      const home = where ? homes[where] : global;
-      if (!(n in home)) Object.defineProperty(home, n, { value: unsupported(where ? where + '.' + n + '()' : n), writable: true, configurable: true, enumerable: false });
-    }
+  for (const n of MONGOSH_API[''].split(' '))
+    if (!(n in global)) Object.defineProperty(global, n, { value: unsupported(n), writable: true, configurable: true, enumerable: false });
+  /* the other names are found, when asked for, through a Proxy at the end of each home's prototype chain (so `n in
+   * db` is true for them and a Database never makes them collections); nothing is made for names never used, which
+   * keeps the engine's start-up what it was */
+  for (const where of Object.keys(homes)) {
+    const names = new Set(MONGOSH_API[where].split(' ')), made = new Map(), home = homes[where];
+    Object.setPrototypeOf(home, new Proxy(Object.getPrototypeOf(home), {
+      has: (t, p) => names.has(p) || Reflect.has(t, p),
+      get(t, p, r) {
+        if (!names.has(p)) return Reflect.get(t, p, r);
+        if (!made.has(p)) made.set(p, unsupported(where + '.' + p + '()'));
+        return made.get(p);
+      },
+    }));
   }
   /* what docs/javascript.md's table shows: each name and where it comes from */
   hide(global, '__shardshApi', () => Object.entries(MONGOSH_API).map(([where, list]) => [where, list.split(' ').map((n) => {
