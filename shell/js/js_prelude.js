@@ -742,6 +742,7 @@ function finishApi(tableNames) {
     const names = new Set(MONGOSH_API[where].split(' ')), made = new Map(), home = homes[where];
     Object.setPrototypeOf(home, new Proxy(Object.getPrototypeOf(home), {
       has: (t, p) => names.has(p) || Reflect.has(t, p),
+      ownKeys: () => [], /* Tab completion lists what the home has, not Object.prototype's names */
       get(t, p, r) {
         if (!names.has(p)) return Reflect.get(t, p, r);
         if (!made.has(p)) made.set(p, unsupported(where + '.' + p + '()'));

@@ -40,6 +40,8 @@ check_eq "js-api/a mongosh method shardsh lacks says so" "shardsh does not suppo
    "$(js 'try { db.watch() } catch (e) { e.message }')"
 check_eq "js-api/a collection method shardsh lacks says so" "shardsh does not support db.collection.mapReduce() yet" \
    "$(js 'try { db.users.mapReduce() } catch (e) { e.message }')"
+check_eq "js-api/Tab's walk of db finds its methods, not Object.prototype's" "false true" \
+   "$(js 'let seen = []; for (let o = db; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) seen.push(...Object.getOwnPropertyNames(o)); print(seen.includes("hasOwnProperty"), seen.includes("getMongo"))')"
 check_eq "js-api/an unknown name is still a collection" "app.things" \
    "$(js 'db.getSiblingDB("app").things.getFullName()')"
 check_eq "js-api/NumberLong + 1 concatenates as in mongosh" "421 84" "$(js 'print(NumberLong("42") + 1, NumberLong("42") * 2)')"
