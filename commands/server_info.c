@@ -1,10 +1,11 @@
-/* What mongosh asks a server about itself and its replica set: db.hostInfo, db.isMaster, db.serverCmdLineOpts,
- * rs.status and rs.conf, each sending the command mongosh 2.12 sends (database.ts, replica-set.ts) through the shared
- * executor. Through a mongos, replSetGetStatus and replSetGetConfig are refused (CommandNotFound) as they are for
- * mongosh; the prelude gives rs.conf mongosh's fallback to local.system.replset and db.isMaster its isWritablePrimary.
- */
+/* What mongosh asks a server about itself and its replica set: db.hostInfo, db.isMaster, db.serverCmdLineOpts and
+ * rs.status, rs.conf, rs.initiate, rs.stepDown, rs.freeze, rs.syncFrom, each sending the command mongosh 2.12 sends
+ * (database.ts, replica-set.ts) through the shared executor. A mongos has none of the replSet* commands: they fail
+ * with CommandNotFound as they do for mongosh; the prelude gives rs.conf mongosh's fallback to local.system.replset
+ * and db.isMaster its isWritablePrimary. */
 #include "commands/table.h"
 #include "commands/requests.h"
+#include "commands/args.h"
 
 /* { <name>: 1 } on admin */
 static bool
@@ -44,6 +45,62 @@ build_rs_conf (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    (void) call;
    (void) err;
    return build_admin_1 ("replSetGetConfig", out);
+}
+
+/* { replSetInitiate: <config, {} when absent> } */
+static bool
+build_rs_initiate (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_t *cmd;
+   bson_iter_t it;
+   if (!args_check (call, 0, ARG_OBJECT, false, "ReplicaSet", "initiate", err))
+      return false;
+   cmd = sh_requests_add (out, "admin", CONN_ADMIN);
+   if (args_get (call, 0, &it))
+      args_append (call, 0, cmd, "replSetInitiate");
+   else {
+      bson_t empty = BSON_INITIALIZER;
+      BSON_APPEND_DOCUMENT (cmd, "replSetInitiate", &empty);
+   }
+   return true;
+}
+
+/* { replSetStepDown: <secs, 60 when absent>[, secondaryCatchUpPeriodSecs] } */
+static bool
+build_rs_step_down (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_t *cmd;
+   bson_iter_t it;
+   if (!args_check (call, 0, ARG_NUMBER, false, "ReplicaSet", "stepDown", err) ||
+       !args_check (call, 1, ARG_NUMBER, false, "ReplicaSet", "stepDown", err))
+      return false;
+   cmd = sh_requests_add (out, "admin", CONN_ADMIN);
+   if (args_get (call, 0, &it))
+      args_append (call, 0, cmd, "replSetStepDown");
+   else
+      BSON_APPEND_INT32 (cmd, "replSetStepDown", 60);
+   args_append (call, 1, cmd, "secondaryCatchUpPeriodSecs");
+   return true;
+}
+
+/* { replSetFreeze: <secs> } */
+static bool
+build_rs_freeze (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   if (!args_check (call, 0, ARG_NUMBER, true, "ReplicaSet", "freeze", err))
+      return false;
+   args_append (call, 0, sh_requests_add (out, "admin", CONN_ADMIN), "replSetFreeze");
+   return true;
+}
+
+/* { replSetSyncFrom: <host> } */
+static bool
+build_rs_sync_from (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   if (!args_check (call, 0, ARG_STRING, true, "ReplicaSet", "syncFrom", err))
+      return false;
+   args_append (call, 0, sh_requests_add (out, "admin", CONN_ADMIN), "replSetSyncFrom");
+   return true;
 }
 
 /* isMaster on the current database, as mongosh's _runReadCommand */
@@ -99,4 +156,36 @@ const sh_cmd_t cmd_rs_conf = {
    .example = "rs.conf()",
    .flags = CMD_READONLY,
    .build = build_rs_conf,
+};
+const sh_cmd_t cmd_rs_initiate = {
+   .name = "rs.initiate",
+   .usage = "rs.initiate([config])",
+   .summary = "Initiate a replica set (a mongos has no such command: CommandNotFound, as for mongosh)",
+   .sends = "admin { replSetInitiate: <config, {}> }",
+   .example = "rs.initiate()",
+   .build = build_rs_initiate,
+};
+const sh_cmd_t cmd_rs_step_down = {
+   .name = "rs.stepDown",
+   .usage = "rs.stepDown([stepdownSecs[, catchUpSecs]])",
+   .summary = "Make the primary step down (a mongos has no such command: CommandNotFound, as for mongosh)",
+   .sends = "admin { replSetStepDown: <stepdownSecs, 60>[, secondaryCatchUpPeriodSecs: <catchUpSecs>] }",
+   .example = "rs.stepDown(120, 10)",
+   .build = build_rs_step_down,
+};
+const sh_cmd_t cmd_rs_freeze = {
+   .name = "rs.freeze",
+   .usage = "rs.freeze(secs)",
+   .summary = "Keep this member from seeking election for secs (a mongos has no such command)",
+   .sends = "admin { replSetFreeze: <secs> }",
+   .example = "rs.freeze(60)",
+   .build = build_rs_freeze,
+};
+const sh_cmd_t cmd_rs_sync_from = {
+   .name = "rs.syncFrom",
+   .usage = "rs.syncFrom(host)",
+   .summary = "Make this member sync from host (a mongos has no such command)",
+   .sends = "admin { replSetSyncFrom: <host> }",
+   .example = "rs.syncFrom(\"rs0-2.example.net:27017\")",
+   .build = build_rs_sync_from,
 };

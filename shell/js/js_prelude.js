@@ -318,6 +318,8 @@ function shError(d, pos) {
   const e = new Error(d.message);
   e.name = d.kind === KIND.SERVER ? 'MongoServerError' : 'MongoshError';
   if (d.code) e.code = d.code;
+  /* an argument refused as mongosh refuses it is mongosh's error: its name and code */
+  if (d.kind === KIND.ARGS && d.message.startsWith('[COMMON-10001] ')) { e.name = 'MongoshInvalidInputError'; e.code = 'COMMON-10001'; }
   if (d.codeName) e.codeName = d.codeName;
   if (d.kind === KIND.SERVER) e.errmsg = d.message;
   hide(e, '__sh', { kind: d.kind, code: d.code, codeName: d.codeName, hint: d.hint, line: d.line || pos[0], col: d.col || pos[1] });
@@ -726,6 +728,26 @@ function finishApi(tableNames) {
   const dbIsMaster = Database.prototype.isMaster;
   if (dbIsMaster && !dbIsMaster.__shUnsupported) Database.prototype.isMaster = named(function () { return isMasterValue(dbIsMaster.call(this)); }, 'isMaster');
   if (fromTable.has('rs.conf')) { rs.conf = named(rsConf, 'conf'); rs.config = named(rsConf, 'config'); }
+  /* what reads the replica set's config or the local database first fails there through a mongos, as mongosh's
+   * does (CommandNotFound, then IllegalOperation for local); past that, on a replica set, shardsh says it lacks it */
+  for (const n of ['add', 'addArb', 'remove', 'reconfig', 'reconfigForPSASet'])
+    rs[n] = named(function () { rsConf(); return unsupported('rs.' + n + '()')(); }, n);
+  const replInfo = (n, first) => named(function () { first(); return unsupported('db.' + n + '()')(); }, n);
+  const localNames = () => makeDb('local').getCollectionNames();
+  Database.prototype.getReplicationInfo = replInfo('getReplicationInfo', localNames);
+  Database.prototype.printReplicationInfo = replInfo('printReplicationInfo', localNames);
+  Database.prototype.printSecondaryReplicationInfo = replInfo('printSecondaryReplicationInfo',
+    () => makeDb('local').getCollection('system.replset').countDocuments({}));
+  rs.printReplicationInfo = named(() => currentDb().printReplicationInfo(), 'printReplicationInfo');
+  rs.printSecondaryReplicationInfo = named(() => currentDb().printSecondaryReplicationInfo(), 'printSecondaryReplicationInfo');
+  const deprecated = (text) => named(function () {
+    const e = new Error('[COMMON-10003] ' + text);
+    e.name = 'MongoshDeprecatedError';
+    e.code = 'COMMON-10003';
+    throw e;
+  }, 'printSlaveReplicationInfo');
+  rs.printSlaveReplicationInfo = deprecated('printSlaveReplicationInfo has been deprecated. Use printSecondaryReplicationInfo instead');
+  Database.prototype.printSlaveReplicationInfo = deprecated('Method deprecated, use db.printSecondaryReplicationInfo instead');
   rs.isMaster = named(() => makeDb('admin').isMaster(), 'isMaster');
   rs.hello = named(() => makeDb('admin').hello(), 'hello');
   const g = { console, EJSON, bsonsize, load, rs, version: () => MONGOSH_VERSION, Mongo: unsupported('Mongo()'), connect: unsupported('connect()') };

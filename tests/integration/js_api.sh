@@ -53,6 +53,8 @@ check_eq "js-api/EJSON relaxed and canonical" '{"a":5,"d":{"$date":"1970-01-01T0
    "$(js 'print(EJSON.stringify({a: NumberLong("5"), d: new Date(0)}), EJSON.stringify({a: NumberLong("5"), b: 1}, {relaxed: false}))')"
 check_eq "js-api/EJSON.parse" "number object" "$(js 'const o = EJSON.parse("{\"a\": {\"$numberLong\": \"5\"}}"); const c = EJSON.parse("{\"a\": {\"$numberLong\": \"5\"}}", {relaxed: false}); print(typeof o.a, typeof c.a)')"
 check_eq "js-api/console.log prints as print" "x 1 { a: 1 }" "$(js 'console.log("x", 1, {a: 1})')"
+check_eq "js-api/a refused argument is mongosh's error" "MongoshInvalidInputError COMMON-10001" \
+   "$(js 'try { rs.freeze() } catch (e) { print(e.name, e.code) }')"
 check_eq "js-api/version is mongosh's" "2.12.0" "$(js 'version()')"
 check_eq "js-api/no __filename in --eval, as mongosh" "undefined" "$(js 'typeof __filename')"
 

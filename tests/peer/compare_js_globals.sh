@@ -2,7 +2,7 @@
 # passes: plain
 # Peer check of mongosh's globals and values in shardsh's engine (issue 29): the prelude's list of mongosh's shell API
 # is the installed mongosh 2.12's own (its shell-api signatures), and one script using load, console, EJSON,
-# bsonsize, version, rs.* through a mongos, db.isMaster/serverCmdLineOpts and Long/UUID/MinKey values prints the same
+# bsonsize, version, every rs.* method through a mongos (mostly mongos's errors), db.isMaster/serverCmdLineOpts and Long/UUID/MinKey values prints the same
 # through mongosh and shardsh against one shardsim (one mongosh process).
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
@@ -50,9 +50,27 @@ printjson(EJSON.serialize({a: NumberLong("5"), b: 1}));
 printjson(EJSON.deserialize({a: {$numberLong: "5"}, b: {$numberInt: "1"}}));
 printjson(EJSON.parse('{"a": {"$numberLong": "5"}, "b": 1, "c": {"$date": "1970-01-01T00:00:00Z"}}'));
 console.log("log", 1, {a: 1}); console.error("err"); console.warn("warn"); console.info("info");
-for (const f of [() => rs.status(), () => rs.conf(), () => db.hostInfo().system.numCores]) {
-  try { print(f()); } catch (e) { print(e.name, e.code, e.codeName, e.message); }
-}
+try { print('rs.status()', "->", rs.status()); } catch (e) { print('rs.status()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('rs.conf()', "->", rs.conf()); } catch (e) { print('rs.conf()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('rs.config()', "->", rs.config()); } catch (e) { print('rs.config()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('rs.initiate()', "->", rs.initiate()); } catch (e) { print('rs.initiate()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print("rs.initiate({_id: 'x'})", "->", rs.initiate({_id: 'x'})); } catch (e) { print("rs.initiate({_id: 'x'})", "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('rs.stepDown()', "->", rs.stepDown()); } catch (e) { print('rs.stepDown()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('rs.stepDown(10, 5)', "->", rs.stepDown(10, 5)); } catch (e) { print('rs.stepDown(10, 5)', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('rs.freeze(5)', "->", rs.freeze(5)); } catch (e) { print('rs.freeze(5)', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print("rs.syncFrom('a:1')", "->", rs.syncFrom('a:1')); } catch (e) { print("rs.syncFrom('a:1')", "ERR", e.name, e.code, e.codeName, e.message); }
+try { print("rs.add('x:1')", "->", rs.add('x:1')); } catch (e) { print("rs.add('x:1')", "ERR", e.name, e.code, e.codeName, e.message); }
+try { print("rs.addArb('x:1')", "->", rs.addArb('x:1')); } catch (e) { print("rs.addArb('x:1')", "ERR", e.name, e.code, e.codeName, e.message); }
+try { print("rs.remove('x:1')", "->", rs.remove('x:1')); } catch (e) { print("rs.remove('x:1')", "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('rs.reconfig({})', "->", rs.reconfig({})); } catch (e) { print('rs.reconfig({})', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('rs.printReplicationInfo()', "->", rs.printReplicationInfo()); } catch (e) { print('rs.printReplicationInfo()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('rs.printSecondaryReplicationInfo()', "->", rs.printSecondaryReplicationInfo()); } catch (e) { print('rs.printSecondaryReplicationInfo()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('rs.printSlaveReplicationInfo()', "->", rs.printSlaveReplicationInfo()); } catch (e) { print('rs.printSlaveReplicationInfo()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('db.printReplicationInfo()', "->", db.printReplicationInfo()); } catch (e) { print('db.printReplicationInfo()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('db.getReplicationInfo()', "->", db.getReplicationInfo()); } catch (e) { print('db.getReplicationInfo()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('db.printSecondaryReplicationInfo()', "->", db.printSecondaryReplicationInfo()); } catch (e) { print('db.printSecondaryReplicationInfo()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('db.printSlaveReplicationInfo()', "->", db.printSlaveReplicationInfo()); } catch (e) { print('db.printSlaveReplicationInfo()', "ERR", e.name, e.code, e.codeName, e.message); }
+try { print('db.hostInfo().system.numCores', "->", db.hostInfo().system.numCores); } catch (e) { print('db.hostInfo().system.numCores', "ERR", e.name, e.code, e.codeName, e.message); }
 print(db.isMaster().isWritablePrimary, db.isMaster().msg, rs.hello().msg, rs.isMaster().ismaster);
 printjson(db.serverCmdLineOpts().parsed.sharding);
 print(db.getMongo().getDB("app").getName(), db.getMongo().getCollection("app.users").getFullName());

@@ -321,8 +321,14 @@ typedef struct {
 static const char *const sim_gaps[] = { NULL };
 
 /* Commands a mongos itself does not have (CommandNotFound from a real mongos too), sent by entries whose answer
- * through a mongos is that error, as mongosh's is: rs.status, rs.conf (commands/server_info.c). */
-static const char *const mongos_lacks[] = { "replSetGetStatus", "replSetGetConfig", NULL };
+ * through a mongos is that error, as mongosh's is: the rs.* entries (commands/server_info.c). */
+static const char *const mongos_lacks[] = { "replSetGetStatus",
+                                            "replSetGetConfig",
+                                            "replSetInitiate",
+                                            "replSetStepDown",
+                                            "replSetFreeze",
+                                            "replSetSyncFrom",
+                                            NULL };
 
 static bool
 mongos_lacks_command (const char *command)
