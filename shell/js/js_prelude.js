@@ -543,11 +543,12 @@ const MONGOSH_API = {
   sh: 'enableSharding commitReshardCollection abortReshardCollection shardCollection reshardCollection status addShard addShardToZone addShardTag updateZoneKeyRange addTagRange removeRangeFromZone removeTagRange removeShardFromZone removeShardTag enableAutoSplit disableAutoSplit splitAt splitFind moveChunk moveRange balancerCollectionStatus enableBalancing disableBalancing enableMigrations disableMigrations getBalancerState isBalancerRunning startBalancer stopBalancer setBalancerState getShardedDataDistribution startAutoMerger stopAutoMerger isAutoMergerEnabled disableAutoMerger enableAutoMerger checkMetadataConsistency shardAndDistributeCollection moveCollection abortMoveCollection unshardCollection abortUnshardCollection listShards isConfigShardEnabled shardDrainingStatus getTransitionToDedicatedConfigServerStatus',
 };
 const MONGOSH_VERSION = '2.12.0';
+const ONE_CONNECTION = 'a script uses the connection shardsh was started with (db.getMongo(), db.getSiblingDB(name))';
 const rs = {};
 let fromTable = null; /* the command table's names (install) */
-function unsupported(what) {
+function unsupported(what, why) {
   const f = function () {
-    const e = new Error('shardsh does not support ' + what + ' yet');
+    const e = new Error('shardsh does not support ' + what + ' yet' + (why ? ': ' + why : ''));
     const pos = callerPos();
     e.name = 'MongoshUnimplementedError';
     hide(e, '__sh', { kind: KIND.USAGE, line: pos[0], col: pos[1] });
@@ -750,7 +751,7 @@ function finishApi(tableNames) {
   Database.prototype.printSlaveReplicationInfo = deprecated('Method deprecated, use db.printSecondaryReplicationInfo instead');
   rs.isMaster = named(() => makeDb('admin').isMaster(), 'isMaster');
   rs.hello = named(() => makeDb('admin').hello(), 'hello');
-  const g = { console, EJSON, bsonsize, load, rs, version: () => MONGOSH_VERSION, Mongo: unsupported('Mongo()'), connect: unsupported('connect()') };
+  const g = { console, EJSON, bsonsize, load, rs, version: () => MONGOSH_VERSION, Mongo: unsupported('Mongo()', ONE_CONNECTION), connect: unsupported('connect()', ONE_CONNECTION) };
   for (const k of Object.keys(g)) Object.defineProperty(global, k, { value: g[k], writable: true, configurable: true, enumerable: false });
   Object.defineProperty(global, '__filename', { get: scriptFile, configurable: true });
   Object.defineProperty(global, '__dirname', { get: () => dirOf(scriptFile()), configurable: true });
