@@ -446,6 +446,10 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
       } else if (is_word (root->name, "db") && !root->is_call) {
          if (!resolve_db (ctx, stmt, r, err))
             return false;
+      } else if (is_word (root->name, "rs") && !root->is_call && stmt->nsegs == 2 && stmt->segs[1].is_call &&
+                 (set_name (r, "rs.", stmt->segs[1].name), find_cmd (r->name))) {
+         /* rs.<m>() of a table entry (commands/server_info.c); any other rs.<m> is the engine's */
+         set_call_args (r, &stmt->segs[1]);
       } else {
          if (!root->is_call) {
             return unknown_name (root->name, root->pos, err);

@@ -145,3 +145,24 @@ js_bson_error_json (const sh_error_t *err, size_t *len)
    }
    return s;
 }
+
+size_t
+js_bson_string_array (const char *json, char **out, size_t max)
+{
+   /* a JSON array: wrapped so libbson reads it as a document */
+   char *wrapped = bson_strdup_printf ("{\"a\": %s}", json);
+   bson_t doc;
+   bson_iter_t it, a;
+   size_t n = 0;
+   if (bson_init_from_json (&doc, wrapped, -1, NULL)) {
+      if (bson_iter_init_find (&it, &doc, "a") && bson_iter_recurse (&it, &a)) {
+         while (n < max && bson_iter_next (&a)) {
+            if (BSON_ITER_HOLDS_UTF8 (&a))
+               out[n++] = strdup (bson_iter_utf8 (&a, NULL));
+         }
+      }
+      bson_destroy (&doc);
+   }
+   bson_free (wrapped);
+   return n;
+}

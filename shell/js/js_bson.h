@@ -40,6 +40,11 @@ js_bson_to_json (const bson_t *doc, const char *prefix, size_t *len) __attribute
 char *
 js_bson_error_json (const sh_error_t *err, size_t *len) __attribute__ ((visibility ("hidden")));
 
+/* The strings of a JSON array of strings (the prelude's completions), at most max, each strdup'ed into out; returns
+ * how many. */
+size_t
+js_bson_string_array (const char *json, char **out, size_t max) __attribute__ ((visibility ("hidden")));
+
 #ifdef __cplusplus
 }
 #endif

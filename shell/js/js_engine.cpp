@@ -8,6 +8,7 @@
  * sends them). Rooting: every JSObject held across calls is a PersistentRooted owned by the engine; everything else
  * lives in JS::Rooted on the stack. */
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
@@ -384,6 +385,42 @@ done:
    return ok;
 }
 
+static JSScript *
+compile_text (JSContext *cx, const char *name, unsigned line, const char *text, size_t len);
+
+/* __sh.load(name, path): the file at path (absolute, or null: just the path name resolved against the working
+ * directory, as node's path.resolve) run in the global scope, compiled as name; false with an exception pending when it
+ * cannot be read or does not compile or throws. */
+static bool
+native_load (JSContext *cx, unsigned argc, JS::Value *vp)
+{
+   JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
+   JS::UniqueChars name, path;
+   JS::RootedValue rv (cx);
+   size_t len = 0;
+   char *text;
+   if (!(name = js_to_utf8 (cx, args.get (0))))
+      return false;
+   if (args.get (1).isNull ()) {
+      char *abs = js_util_resolve_path (name.get ());
+      JSString *s = abs ? JS_NewStringCopyZ (cx, abs) : nullptr;
+      free (abs);
+      if (s)
+         args.rval ().setString (s);
+      return s != nullptr;
+   }
+   if (!(path = js_to_utf8 (cx, args.get (1))))
+      return false;
+   if (!(text = js_util_read_file (path.get (), &len))) {
+      JS_ReportErrorUTF8 (cx, "load: cannot read %s: %s", path.get (), strerror (errno));
+      return false;
+   }
+   JS::RootedScript script (cx, compile_text (cx, name.get (), 1, text, len));
+   free (text);
+   args.rval ().setUndefined ();
+   return script && JS_ExecuteScript (cx, script, &rv);
+}
+
 /* __sh.oid(): a new ObjectId's hex string. */
 static bool
 native_oid (JSContext *cx, unsigned argc, JS::Value *vp)
@@ -546,6 +583,7 @@ static const JSFunctionSpec native_functions[] = {
    JS_FN ("cursorNext", native_cursor_next, 2, 0),
    JS_FN ("cursorClose", native_cursor_close, 1, 0),
    JS_FN ("cursorCurrent", native_cursor_current, 1, 0),
+   JS_FN ("load", native_load, 2, 0),
    JS_FN ("oid", native_oid, 0, 0),
    JS_FN ("decimalOk", native_decimal_ok, 1, 0),
    JS_FN ("currentDb", native_current_db, 0, 0),
@@ -873,10 +911,7 @@ engine_complete (js_engine_t *e, const char *prefix, char **out, size_t max)
    JS::RootedValue rv (cx);
    JS::RootedValueArray<1> args (cx);
    JSString *p = js_utf8_string (cx, prefix, strlen (prefix));
-   bson_t doc;
-   bson_iter_t it;
    size_t n = 0;
-   char *json;
 
    if (!p) {
       JS_ClearPendingException (cx);
@@ -891,20 +926,8 @@ engine_complete (js_engine_t *e, const char *prefix, char **out, size_t max)
       JS::UniqueChars s = js_to_utf8 (cx, rv);
       if (!s)
          return 0;
-      /* a JSON array: wrap it so libbson reads it as a document */
-      json = bson_strdup_printf ("{\"a\": %s}", s.get ());
+      n = js_bson_string_array (s.get (), out, max);
    }
-   if (bson_init_from_json (&doc, json, -1, NULL)) {
-      bson_iter_t a;
-      if (bson_iter_init_find (&it, &doc, "a") && bson_iter_recurse (&it, &a)) {
-         while (n < max && bson_iter_next (&a)) {
-            if (BSON_ITER_HOLDS_UTF8 (&a))
-               out[n++] = strdup (bson_iter_utf8 (&a, NULL));
-         }
-      }
-      bson_destroy (&doc);
-   }
-   bson_free (json);
    /* let and const at the top level live in the global lexical environment, not on the global object */
    if (!strchr (prefix, '.')) {
       JS::RootedObject lex (cx, JS_GlobalLexicalEnvironment (*e->global));

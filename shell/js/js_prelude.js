@@ -17,6 +17,38 @@ function b64(bytes) {
   return s;
 }
 function utf8(s) { return Array.from(unescape(encodeURIComponent(s)), (c) => c.charCodeAt(0)); }
+function unb64(s) {
+  const out = [];
+  for (let i = 0; i + 3 < s.length; i += 4) {
+    const n = (B64.indexOf(s[i]) << 18) | (B64.indexOf(s[i + 1]) << 12) | (Math.max(B64.indexOf(s[i + 2]), 0) << 6) | Math.max(B64.indexOf(s[i + 3]), 0);
+    out.push((n >> 16) & 255);
+    if (s[i + 2] !== '=') out.push((n >> 8) & 255);
+    if (s[i + 3] !== '=') out.push(n & 255);
+  }
+  return out;
+}
+/* bytes as UTF-8, each maximal invalid subpart one U+FFFD (the WHATWG decoder's rule, which node's Buffer follows) */
+function utf8Decode(b) {
+  let s = '';
+  for (let i = 0; i < b.length;) {
+    const c = b[i];
+    let n = 0, cp = 0, lo = 0x80, hi = 0xbf;
+    if (c < 0x80) { s += String.fromCharCode(c); i++; continue; }
+    if (c >= 0xc2 && c <= 0xdf) { n = 1; cp = c & 0x1f; }
+    else if (c >= 0xe0 && c <= 0xef) { n = 2; cp = c & 0x0f; if (c === 0xe0) lo = 0xa0; if (c === 0xed) hi = 0x9f; }
+    else if (c >= 0xf0 && c <= 0xf4) { n = 3; cp = c & 0x07; if (c === 0xf0) lo = 0x90; if (c === 0xf4) hi = 0x8f; }
+    else { s += '\ufffd'; i++; continue; }
+    let j = 1;
+    for (; j <= n; j++) {
+      const x = b[i + j];
+      if (x === undefined || x < lo || x > hi) break;
+      cp = (cp << 6) | (x & 0x3f); lo = 0x80; hi = 0xbf;
+    }
+    if (j <= n) { s += '\ufffd'; i += j; continue; }
+    s += String.fromCodePoint(cp); i += n + 1;
+  }
+  return s;
+}
 
 /* ---- BSON values ---- */
 function ObjectId(hex) {
@@ -54,10 +86,13 @@ function Long(v, high) {
   if (b > INT64_MAX || b < INT64_MIN) throw new RangeError('NumberLong: ' + b + ' is out of the 64-bit range');
   hide(this, '_v', b);
 }
-Long.prototype.valueOf = function () { return Number(this._v); };
-Long.prototype.toNumber = Long.prototype.valueOf;
+/* no valueOf, as js-bson's Long: its primitive is its string, so NumberLong("42") + 1 is "421" and * 2 is 84, as in
+ * mongosh; JSON.stringify shows js-bson's fields (high, low, unsigned) */
+Long.prototype.toNumber = function () { return Number(this._v); };
 Long.prototype.toString = function (r) { return this._v.toString(r); };
-Long.prototype.toJSON = function () { return this._v.toString(); };
+Long.prototype.toJSON = function () {
+  return { high: Number(BigInt.asIntN(32, this._v >> 32n)), low: Number(BigInt.asIntN(32, this._v)), unsigned: false };
+};
 Long.prototype.equals = function (o) { return o instanceof Long ? o._v === this._v : Number(this._v) === o; };
 Long.fromNumber = (n) => new Long(n);
 Long.fromString = (s) => new Long(String(s));
@@ -96,6 +131,8 @@ function Timestamp(t, i) {
   this.t = t; this.i = i;
 }
 Timestamp.prototype.toString = function () { return 'Timestamp({ t: ' + this.t + ', i: ' + this.i + ' })'; };
+/* js-bson's Timestamp is a Long: JSON.stringify gives its 64-bit value as a string */
+Timestamp.prototype.toJSON = function () { return { $timestamp: String((BigInt(this.t) << 32n) | BigInt(this.i)) }; };
 function Binary(base64, subType) {
   if (!(this instanceof Binary)) return new Binary(base64, subType);
   if (typeof base64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length % 4)
@@ -104,7 +141,13 @@ function Binary(base64, subType) {
   if (!Number.isInteger(subType) || subType < 0 || subType > 255) throw new RangeError('BinData: subtype ' + subType + ' is not a byte');
   hide(this, 'base64', base64); hide(this, 'sub_type', subType);
 }
-Binary.prototype.toString = function () { return this.base64; };
+/* js-bson's Binary.toString(encoding): 'hex', 'base64', else the bytes read as UTF-8 (U+FFFD for what is not) */
+Binary.prototype.toString = function (encoding) {
+  if (encoding === 'base64') return this.base64;
+  const bytes = unb64(this.base64);
+  if (encoding === 'hex') return bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
+  return utf8Decode(bytes);
+};
 function BinData(subType, base64) { return new Binary(base64, subType); }
 function hexBytes(hex) { const out = []; for (let i = 0; i < hex.length; i += 2) out.push(parseInt(hex.slice(i, i + 2), 16)); return out; }
 function UUID(s) {
@@ -256,13 +299,19 @@ function reviveMarked(k, v) {
 function dec(s) { return JSON.parse(s, s.indexOf('\\u0001') < 0 ? revive : reviveMarked); }
 
 /* ---- where a call is in the user's script: the first stack frame outside the prelude: [line, col, file] (the file
- * of a function another input defined, a library's) ---- */
-function userFrame(stack) {
+ * of a function another input defined, a library's). A file load() ran is skipped too: positions are the running
+ * script's, at the load() call; inner: [file, line, col] of the innermost frame, loaded files included ---- */
+function userFrame(stack, inner) {
   for (const l of String(stack).split('\n')) {
     const m = /@(.*):(\d+):(\d+)$/.exec(l);
-    if (m && m[1] !== PRELUDE) return [Number(m[2]), Number(m[3]), m[1]];
+    if (m && m[1] !== PRELUDE && (inner || !loaded.has(m[1]))) return inner ? [m[1], Number(m[2]), Number(m[3])] : [Number(m[2]), Number(m[3]), m[1]];
   }
   return null;
+}
+/* "in FILE:LINE:COL: " when the error e happened inside a file load() ran, else "" */
+function loadedPlace(e) {
+  const f = e instanceof SyntaxError && loaded.has(e.fileName) ? [e.fileName, e.lineNumber, e.columnNumber + 1] : userFrame(e.stack, true);
+  return f && loaded.has(f[0]) ? 'in ' + f[0] + ':' + f[1] + ':' + f[2] + ': ' : '';
 }
 function callerPos() { return userFrame(new Error().stack) || [0, 0, '']; }
 
@@ -270,6 +319,8 @@ function shError(d, pos) {
   const e = new Error(d.message);
   e.name = d.kind === KIND.SERVER ? 'MongoServerError' : 'MongoshError';
   if (d.code) e.code = d.code;
+  /* an argument refused as mongosh refuses it is mongosh's error: its name and code */
+  if (d.kind === KIND.ARGS && d.message.startsWith('[COMMON-10001] ')) { e.name = 'MongoshInvalidInputError'; e.code = 'COMMON-10001'; }
   if (d.codeName) e.codeName = d.codeName;
   if (d.kind === KIND.SERVER) e.errmsg = d.message;
   hide(e, '__sh', { kind: d.kind, code: d.code, codeName: d.codeName, hint: d.hint, line: d.line || pos[0], col: d.col || pos[1], file: pos[2] || '' });
@@ -439,7 +490,9 @@ function named(f, n) { Object.defineProperty(f, 'name', { value: n }); return f;
 function install(names) {
   for (const name of names) {
     let m;
-    if ((m = /^sh\.(\w+)$/.exec(name))) {
+    if ((m = /^rs\.(\w+)$/.exec(name))) {
+      rs[m[1]] = named(function (...a) { return entry(name, null, null, a, null); }, m[1]);
+    } else if ((m = /^sh\.(\w+)$/.exec(name))) {
       sh[m[1]] = named(function (...a) { return entry(name, null, null, a, null); }, m[1]);
     } else if ((m = /^db\.collection\.(\w+)$/.exec(name))) {
       const cursor = m[1] === 'find' || m[1] === 'aggregate';
@@ -457,6 +510,7 @@ function install(names) {
     }
   }
   if (global.exit) global.quit = global.exit;
+  finishApi(names);
 }
 Object.defineProperty(global, 'db', { get: currentDb, set(v) { dbOverride = v instanceof Database ? v : null; }, configurable: true });
 Object.defineProperty(global, 'it', {
@@ -473,6 +527,262 @@ Object.defineProperty(global, 'it', {
 const api = { sh, ObjectId, Long, NumberLong: Long, Int32, NumberInt: Int32, Double, Decimal128, NumberDecimal: Decimal128,
               Timestamp, Binary, BinData, UUID, HexData, MinKey, MaxKey, BSONRegExp, Code, ISODate, Database, Collection, DBQuery: Cursor };
 for (const k of Object.keys(api)) Object.defineProperty(global, k, { value: api[k], writable: true, configurable: true, enumerable: false });
+
+/* ---- globals and helpers mongosh has beyond the command table: console, EJSON, bsonsize, version, load, rs,
+ * db.getMongo(); every other name of mongosh's shell API that shardsh lacks is a function saying so (never a collection
+ * proxy). MONGOSH_API is mongosh 2.12's list (its shell-api signatures and its globals); tests/integration/js_api.sh
+ * checks it against mongosh and docs/javascript.md's table against what this engine defines ---- */
+const MONGOSH_API = {
+  '': 'use show exit quit Mongo connect it version load enableTelemetry disableTelemetry passwordPrompt sleep print printjson convertShardKeyToHashed cls isInteractive ' +
+      'db rs sh sp config log help console EJSON bsonsize buildInfo edit snippet ObjectId ISODate NumberLong Long NumberInt Int32 Double NumberDecimal Decimal128 ' +
+      'Timestamp UUID BinData Binary HexData MinKey MaxKey BSONRegExp BSONSymbol Code DBRef DBQuery MD5 LegacyCSharpUUID LegacyJavaUUID LegacyPythonUUID',
+  db: 'getMongo getName getCollectionNames getCollectionInfos runCommand adminCommand aggregate getSiblingDB getCollection dropDatabase createUser updateUser changeUserPassword logout dropUser dropAllUsers auth grantRolesToUser revokeRolesFromUser getUser getUsers createCollection createEncryptedCollection createView createRole updateRole dropRole dropAllRoles grantRolesToRole revokeRolesFromRole grantPrivilegesToRole revokePrivilegesFromRole getRole getRoles currentOp killOp shutdownServer fsyncLock fsyncUnlock version serverBits isMaster hello serverBuildInfo serverStatus stats hostInfo serverCmdLineOpts rotateCertificates printCollectionStats getProfilingStatus setProfilingLevel setLogLevel getLogComponents cloneDatabase cloneCollection copyDatabase commandHelp listCommands getLastErrorObj getLastError printShardingStatus printSecondaryReplicationInfo getReplicationInfo printReplicationInfo printSlaveReplicationInfo setSecondaryOk watch sql checkMetadataConsistency',
+  'db.collection': 'aggregate bulkWrite count countDocuments deleteMany deleteOne distinct estimatedDocumentCount find findAndModify findOne renameCollection findOneAndDelete findOneAndReplace findOneAndUpdate insert insertMany insertOne isCapped remove replaceOne update updateMany updateOne compactStructuredEncryptionData convertToCapped createIndexes createIndex ensureIndex getIndexes getIndexSpecs getIndices getIndexKeys dropIndexes dropIndex totalIndexSize reIndex getDB getMongo dataSize storageSize totalSize drop exists getFullName getName runCommand explain stats latencyStats initializeOrderedBulkOp initializeUnorderedBulkOp getPlanCache mapReduce validate getShardVersion getShardDistribution getShardLocation watch hideIndex unhideIndex analyzeShardKey configureQueryAnalyzer checkMetadataConsistency getSearchIndexes createSearchIndex createSearchIndexes dropSearchIndex updateSearchIndex',
+  cursor: 'addOption allowDiskUse allowPartialResults collation comment count hasNext hint limit max maxAwaitTimeMS min next noCursorTimeout oplogReplay readPref returnKey size tailable maxScan showRecordId readConcern projection skip sort explain batchSize toArray maxTimeMS objsLeftInBatch close forEach tryNext isClosed isExhausted itcount pretty map disableBlockWarnings',
+  'db.getMongo()': 'connect getDB getCollection getURI use getDBs bulkWrite getDBNames show close getReadPrefMode getReadPrefTagSet getReadPref getReadConcern getWriteConcern setReadPref setReadConcern setWriteConcern startSession setCausalConsistency isCausalConsistency setSlaveOk setSecondaryOk watch getClientEncryption getKeyVault convertShardKeyToHashed',
+  rs: 'initiate config conf reconfig reconfigForPSASet status isMaster hello printSecondaryReplicationInfo printSlaveReplicationInfo printReplicationInfo add addArb remove freeze stepDown syncFrom secondaryOk',
+  sh: 'enableSharding commitReshardCollection abortReshardCollection shardCollection reshardCollection status addShard addShardToZone addShardTag updateZoneKeyRange addTagRange removeRangeFromZone removeTagRange removeShardFromZone removeShardTag enableAutoSplit disableAutoSplit splitAt splitFind moveChunk moveRange balancerCollectionStatus enableBalancing disableBalancing enableMigrations disableMigrations getBalancerState isBalancerRunning startBalancer stopBalancer setBalancerState getShardedDataDistribution startAutoMerger stopAutoMerger isAutoMergerEnabled disableAutoMerger enableAutoMerger checkMetadataConsistency shardAndDistributeCollection moveCollection abortMoveCollection unshardCollection abortUnshardCollection listShards isConfigShardEnabled shardDrainingStatus getTransitionToDedicatedConfigServerStatus',
+};
+const MONGOSH_VERSION = '2.12.0';
+const ONE_CONNECTION = 'a script uses the connection shardsh was started with (db.getMongo(), db.getSiblingDB(name))';
+const rs = {};
+let fromTable = null; /* the command table's names (install) */
+function unsupported(what, why) {
+  const f = function () {
+    const e = new Error('shardsh does not support ' + what + ' yet' + (why ? ': ' + why : ''));
+    const pos = callerPos();
+    e.name = 'MongoshUnimplementedError';
+    hide(e, '__sh', { kind: KIND.USAGE, line: pos[0], col: pos[1] });
+    throw e;
+  };
+  hide(f, '__shUnsupported', true);
+  return f;
+}
+/* what db.getMongo() gives: the one connection shardsh has (mongosh's Mongo) */
+function MongoClient() {}
+MongoClient.prototype.getDB = function (n) { return makeDb(checkName(n, 'getDB')); };
+MongoClient.prototype.getCollection = function (ns) {
+  const i = String(ns).indexOf('.');
+  if (i <= 0) throw new TypeError('getCollection needs a namespace: "db.collection"');
+  return makeColl(ns.slice(0, i), ns.slice(i + 1));
+};
+MongoClient.prototype.use = function (n) { return global.use(n); };
+MongoClient.prototype.toString = function () { return '[Mongo]'; };
+Database.prototype.getMongo = function () { return new MongoClient(); };
+Collection.prototype.getMongo = Database.prototype.getMongo;
+Database.prototype.help = function () { return global.help(); };
+/* mongosh's isMaster: the command's answer with isWritablePrimary = ismaster */
+function isMasterValue(r) { if (r && typeof r === 'object') r.isWritablePrimary = r.ismaster; return r; }
+/* rs.conf(): replSetGetConfig's config; where the server has no such command (a mongos), mongosh reads
+ * local.system.replset, which a mongos refuses */
+function rsConf() {
+  let r;
+  try { r = entry('rs.conf', null, null, [], null); } catch (e) {
+    if (e.codeName !== 'CommandNotFound' && e.codeName !== 'APIStrictError') throw e;
+    const d = makeDb('local').getCollection('system.replset').findOne();
+    if (d === null) throw new Error('No documents in local.system.replset');
+    return d;
+  }
+  return r && r.config !== undefined ? r.config : r;
+}
+const console = {};
+for (const k of ['log', 'info', 'debug', 'error', 'warn', 'trace']) console[k] = named(function (...a) { return global.print(...a); }, k);
+/* print shows a function as node's inspect does (mongosh's MinKey and MaxKey are functions with two properties) */
+function printable(v) {
+  if (typeof v !== 'function') return v;
+  const n = v.name ? ': ' + v.name : ' (anonymous)';
+  if (v === MinKey || v === MaxKey) return '[Function' + n + '] {\n  toBSON: [Function: toBSON],\n  help: [Function (anonymous)] Help\n}';
+  return (/^class\b/.test(Function.prototype.toString.call(v)) ? '[class' + (v.name ? ' ' + v.name : ' (anonymous)') : '[Function' + n) + ']';
+}
+/* ---- EJSON as js-bson's: relaxed by default; serialize/deserialize go through plain objects ---- */
+function isoDate(d) { const s = d.toISOString(); return d.getUTCMilliseconds() !== 0 ? s : s.slice(0, -5) + 'Z'; }
+function ejsonOut(v, relaxed, depth) {
+  if (depth > 150) throw new RangeError('Converting circular structure to EJSON');
+  if (v === undefined) return null;
+  if (typeof v === 'number') {
+    if (relaxed && Number.isFinite(v)) return v;
+    if (Number.isInteger(v) && !Object.is(v, -0)) {
+      if (v >= -2147483648 && v <= 2147483647) return { $numberInt: String(v) };
+      if (v >= -9223372036854775808 && v <= 9223372036854775807) return { $numberLong: String(v) };
+    }
+    return { $numberDouble: Object.is(v, -0) ? '-0.0' : String(v) };
+  }
+  if (typeof v === 'bigint') return relaxed ? Number(BigInt.asIntN(64, v)) : { $numberLong: String(BigInt.asIntN(64, v)) };
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => ejsonOut(x, relaxed, depth + 1));
+  if (v instanceof Date) {
+    const t = v.getTime();
+    return relaxed && t > -1 && t < 253402300800000 ? { $date: isoDate(v) } : { $date: { $numberLong: String(t) } };
+  }
+  if (v instanceof Long) return relaxed ? Number(v._v) : { $numberLong: String(v._v) };
+  if (v instanceof Int32) return relaxed ? v._v : { $numberInt: String(v._v) };
+  if (v instanceof Double) {
+    if (relaxed && Number.isFinite(v._v)) return v._v;
+    return { $numberDouble: Object.is(v._v, -0) ? '-0.0' : Number.isInteger(v._v) ? v._v.toFixed(1) : String(v._v) };
+  }
+  if (v instanceof ObjectId) return { $oid: v.str };
+  if (v instanceof Decimal128) return { $numberDecimal: v._v };
+  if (v instanceof Timestamp) return { $timestamp: { t: v.t, i: v.i } };
+  if (v instanceof Binary) return { $binary: { base64: v.base64, subType: v.sub_type.toString(16).padStart(2, '0') } };
+  if (v instanceof MinKey) return { $minKey: 1 };
+  if (v instanceof MaxKey) return { $maxKey: 1 };
+  if (v instanceof RegExp) return { $regularExpression: { pattern: v.source, options: v.flags.replace(/[^imsux]/g, '').split('').sort().join('') } };
+  if (v instanceof BSONRegExp) return { $regularExpression: { pattern: v.pattern, options: v.options.split('').sort().join('') } };
+  if (v instanceof Code) return { $code: v.code };
+  const o = {};
+  for (const k of Object.keys(v)) o[k] = ejsonOut(v[k], relaxed, depth + 1);
+  return o;
+}
+function ejsonIn(v, relaxed) {
+  if (typeof v === 'number') {
+    if (relaxed) return v;
+    if (Number.isInteger(v) && !Object.is(v, -0)) return v >= -2147483648 && v <= 2147483647 ? new Int32(v) : new Long(v);
+    return new Double(v);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  if (v.$undefined) return null;
+  if (typeof v.$numberLong === 'string') { const l = new Long(v.$numberLong); return relaxed ? Number(l._v) : l; }
+  if (typeof v.$numberInt === 'string') return relaxed ? parseInt(v.$numberInt, 10) : new Int32(parseInt(v.$numberInt, 10));
+  if (typeof v.$numberDouble === 'string') return relaxed ? Number(v.$numberDouble) : new Double(Number(v.$numberDouble));
+  if (v.$date !== undefined && v.$date !== null) {
+    const d = v.$date;
+    if (typeof d === 'string') return new Date(Date.parse(d));
+    if (d instanceof Long) return new Date(Number(d._v));
+    if (typeof d === 'number' && relaxed) return new Date(d);
+    throw new TypeError('Unrecognized type for EJSON date: ' + typeof d);
+  }
+  const r = revive('', v);
+  return r;
+}
+const EJSON = Object.freeze({
+  stringify(value, replacer, space, options) {
+    if (space !== null && typeof space === 'object') { options = space; space = undefined; }
+    if (replacer !== null && typeof replacer === 'object' && !Array.isArray(replacer)) { options = replacer; replacer = undefined; }
+    const relaxed = !(options && options.relaxed === false);
+    return JSON.stringify(ejsonOut(value, relaxed, 0), replacer, space);
+  },
+  parse(text, options) {
+    const relaxed = !(options && options.relaxed === false);
+    return JSON.parse(text, (k, v) => ejsonIn(v, relaxed));
+  },
+  serialize(value, options) { return JSON.parse(EJSON.stringify(value, options || {})); },
+  deserialize(ejson, options) { return EJSON.parse(JSON.stringify(ejson), options || {}); },
+});
+/* bsonsize(doc): its size in BSON bytes, from the canonical Extended JSON it is sent as */
+function utf8Len(s) { return utf8(s).length; }
+function ejsonSize(v) {
+  if (v === null || typeof v === 'boolean') return v === null ? 0 : 1;
+  if (typeof v === 'string') return 4 + utf8Len(v) + 1;
+  if (Array.isArray(v)) return docSize(v.map((x, i) => [String(i), x]));
+  const k = Object.keys(v)[0];
+  switch (k) {
+    case '$numberInt': return 4;
+    case '$numberDouble': case '$numberLong': case '$date': case '$timestamp': return 8;
+    case '$numberDecimal': return 16;
+    case '$oid': return 12;
+    case '$binary': return 5 + unb64(v.$binary.base64).length;
+    case '$regularExpression': return utf8Len(v[k].pattern) + 1 + v[k].options.length + 1;
+    case '$code': return 4 + utf8Len(v.$code) + 1;
+    case '$minKey': case '$maxKey': case '$undefined': return 0;
+  }
+  return docSize(Object.entries(v));
+}
+function docSize(entries) {
+  let n = 5;
+  for (const [k, x] of entries) n += 1 + utf8Len(k[0] === '\u0001' ? k.slice(1) : k) + 1 + ejsonSize(x);
+  return n;
+}
+function bsonsize(o) {
+  if (o === null || typeof o !== 'object') throw new TypeError('bsonsize needs a document');
+  return docSize(Object.entries(JSON.parse(enc(o))));
+}
+/* load(file): the file run in the global scope, its path resolved from the working directory as mongosh's
+ * (path.resolve). Returns true. __filename and __dirname are the loaded file's while it runs, else the running
+ * script's (a -f file, as mongosh sets them; undefined in --eval and the REPL). */
+const loaded = new Set();
+let loadFile = null;
+function scriptFile() {
+  if (loadFile) return loadFile;
+  let f = null;
+  for (const l of String(new Error().stack).split('\n')) {
+    const m = /@(.*):\d+:\d+$/.exec(l);
+    if (m && m[1] !== PRELUDE) f = m[1];
+  }
+  return f && f[0] !== '<' ? N.load(f, null) : undefined;
+}
+function dirOf(p) { return p === undefined ? undefined : p.replace(/\/[^/]*$/, '') || '/'; }
+function load(file) {
+  if (typeof file !== 'string') throw new TypeError('load needs a file name');
+  const abs = N.load(file, null), prev = loadFile;
+  loaded.add(file);
+  loadFile = abs;
+  try {
+    N.load(file, abs);
+  } finally {
+    loadFile = prev;
+  }
+  return true;
+}
+function finishApi(tableNames) {
+  fromTable = new Set(tableNames);
+  const print0 = global.print;
+  if (print0) global.print = named(function (...a) { return print0(...a.map(printable)); }, 'print');
+  const dbIsMaster = Database.prototype.isMaster;
+  if (dbIsMaster && !dbIsMaster.__shUnsupported) Database.prototype.isMaster = named(function () { return isMasterValue(dbIsMaster.call(this)); }, 'isMaster');
+  if (fromTable.has('rs.conf')) { rs.conf = named(rsConf, 'conf'); rs.config = named(rsConf, 'config'); }
+  /* what reads the replica set's config or the local database first fails there through a mongos, as mongosh's
+   * does (CommandNotFound, then IllegalOperation for local); past that, on a replica set, shardsh says it lacks it */
+  for (const n of ['add', 'addArb', 'remove', 'reconfig', 'reconfigForPSASet'])
+    rs[n] = named(function () { rsConf(); return unsupported('rs.' + n + '()')(); }, n);
+  const replInfo = (n, first) => named(function () { first(); return unsupported('db.' + n + '()')(); }, n);
+  const localNames = () => makeDb('local').getCollectionNames();
+  Database.prototype.getReplicationInfo = replInfo('getReplicationInfo', localNames);
+  Database.prototype.printReplicationInfo = replInfo('printReplicationInfo', localNames);
+  Database.prototype.printSecondaryReplicationInfo = replInfo('printSecondaryReplicationInfo',
+    () => makeDb('local').getCollection('system.replset').countDocuments({}));
+  rs.printReplicationInfo = named(() => currentDb().printReplicationInfo(), 'printReplicationInfo');
+  rs.printSecondaryReplicationInfo = named(() => currentDb().printSecondaryReplicationInfo(), 'printSecondaryReplicationInfo');
+  const deprecated = (text) => named(function () {
+    const e = new Error('[COMMON-10003] ' + text);
+    e.name = 'MongoshDeprecatedError';
+    e.code = 'COMMON-10003';
+    throw e;
+  }, 'printSlaveReplicationInfo');
+  rs.printSlaveReplicationInfo = deprecated('printSlaveReplicationInfo has been deprecated. Use printSecondaryReplicationInfo instead');
+  Database.prototype.printSlaveReplicationInfo = deprecated('Method deprecated, use db.printSecondaryReplicationInfo instead');
+  rs.isMaster = named(() => makeDb('admin').isMaster(), 'isMaster');
+  rs.hello = named(() => makeDb('admin').hello(), 'hello');
+  const g = { console, EJSON, bsonsize, load, rs, version: () => MONGOSH_VERSION, Mongo: unsupported('Mongo()', ONE_CONNECTION), connect: unsupported('connect()', ONE_CONNECTION) };
+  for (const k of Object.keys(g)) Object.defineProperty(global, k, { value: g[k], writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(global, '__filename', { get: scriptFile, configurable: true });
+  Object.defineProperty(global, '__dirname', { get: () => dirOf(scriptFile()), configurable: true });
+  const homes = { db: Database.prototype, 'db.collection': Collection.prototype, cursor: Cursor.prototype, 'db.getMongo()': MongoClient.prototype, rs, sh };
+  for (const n of MONGOSH_API[''].split(' '))
+    if (!(n in global)) Object.defineProperty(global, n, { value: unsupported(n), writable: true, configurable: true, enumerable: false });
+  /* the other names are found, when asked for, through a Proxy at the end of each home's prototype chain (so `n in
+   * db` is true for them and a Database never makes them collections); nothing is made for names never used, which
+   * keeps the engine's start-up what it was */
+  for (const where of Object.keys(homes)) {
+    const names = new Set(MONGOSH_API[where].split(' ')), made = new Map(), home = homes[where];
+    Object.setPrototypeOf(home, new Proxy(Object.getPrototypeOf(home), {
+      has: (t, p) => names.has(p) || Reflect.has(t, p),
+      ownKeys: () => [], /* Tab completion lists what the home has, not Object.prototype's names */
+      get(t, p, r) {
+        if (!names.has(p)) return Reflect.get(t, p, r);
+        if (!made.has(p)) made.set(p, unsupported(where + '.' + p + '()'));
+        return made.get(p);
+      },
+    }));
+  }
+  /* what docs/javascript.md's table shows: each name and where it comes from */
+  hide(global, '__shardshApi', () => Object.entries(MONGOSH_API).map(([where, list]) => [where, list.split(' ').map((n) => {
+    const home = where ? homes[where] : global;
+    const v = home === global ? Object.getOwnPropertyDescriptor(global, n) : { value: home[n] };
+    const f = v ? (v.get ? v.get : v.value) : undefined;
+    const key = where === '' ? n : where + '.' + n;
+    return [n, f && f.__shUnsupported ? 'no' : fromTable.has(key) ? 'table' : 'engine'];
+  })]));
+}
 
 /* ---- the value of an expression, for the REPL and --eval ---- */
 function show(v) {
@@ -495,8 +805,9 @@ function describe(e, rline, rcol, rinfile, rmsg) {
   }
   let pos = null, message;
   if (e instanceof Error) {
-    pos = e instanceof SyntaxError || rinfile ? null : userFrame(e.stack);
-    message = e.name + ': ' + e.message;
+    const place = loadedPlace(e);
+    pos = (e instanceof SyntaxError || rinfile) && !place ? null : userFrame(e.stack);
+    message = place + e.name + ': ' + e.message;
   } else {
     try { message = 'uncaught exception: ' + String(e); } catch (x) { message = rmsg; }
   }

@@ -1,5 +1,7 @@
-/* The engine plugin's plain-C helpers: errors, a syntax error's place, the memory limit (js_util.h). Compiled into
- * the plugin beside the prelude. */
+/* The engine plugin's plain-C helpers: errors, a syntax error's place, the memory limit, the files load() reads
+ * (js_util.h). Compiled into the plugin beside the prelude. */
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,4 +77,75 @@ js_util_rss_mb (void)
       resident = 0;
    fclose (f);
    return page > 0 ? (size_t) (resident * (unsigned long long) page / (1024 * 1024)) : 0;
+}
+
+char *
+js_util_read_file (const char *path, size_t *len)
+{
+   FILE *f = fopen (path, "rb");
+   char *buf = NULL;
+   size_t cap = 0, n = 0, got;
+   int saved;
+   if (!f)
+      return NULL;
+   do {
+      if (n + 4096 + 1 > cap) {
+         char *b = realloc (buf, cap = (cap ? cap * 2 : 8192));
+         if (!b) {
+            free (buf);
+            fclose (f);
+            errno = ENOMEM;
+            return NULL;
+         }
+         buf = b;
+      }
+      got = fread (buf + n, 1, cap - n - 1, f);
+      n += got;
+   } while (got > 0);
+   saved = ferror (f) ? EIO : 0;
+   fclose (f);
+   if (saved) {
+      free (buf);
+      errno = saved;
+      return NULL;
+   }
+   buf[n] = '\0';
+   *len = n;
+   return buf;
+}
+
+char *
+js_util_resolve_path (const char *path)
+{
+   char cwd[PATH_MAX];
+   size_t plen = strlen (path), clen, n = 0;
+   char *joined, *out, *seg, *save = NULL;
+   if (path[0] != '/' && !getcwd (cwd, sizeof cwd))
+      snprintf (cwd, sizeof cwd, "/");
+   clen = path[0] == '/' ? 0 : strlen (cwd);
+   joined = malloc (clen + plen + 2);
+   out = malloc (clen + plen + 2);
+   if (!joined || !out) {
+      free (joined);
+      free (out);
+      return NULL;
+   }
+   snprintf (joined, clen + plen + 2, "%s/%s", path[0] == '/' ? "" : cwd, path);
+   out[0] = '\0';
+   for (seg = strtok_r (joined, "/", &save); seg; seg = strtok_r (NULL, "/", &save)) {
+      if (!strcmp (seg, "."))
+         continue;
+      if (!strcmp (seg, "..")) {
+         while (n > 0 && out[n - 1] != '/')
+            n--;
+         n = n > 0 ? n - 1 : 0;
+         out[n] = '\0';
+         continue;
+      }
+      n += (size_t) sprintf (out + n, "/%s", seg);
+   }
+   if (n == 0)
+      strcpy (out, "/");
+   free (joined);
+   return out;
 }

@@ -36,6 +36,16 @@ js_util_memory_limit_mb (void) __attribute__ ((visibility ("hidden")));
 size_t
 js_util_rss_mb (void) __attribute__ ((visibility ("hidden")));
 
+/* The whole file at path, NUL-terminated, its length in *len; NULL (errno set) when it cannot be read. Caller frees
+ * with free(). */
+char *
+js_util_read_file (const char *path, size_t *len) __attribute__ ((visibility ("hidden")));
+
+/* path made absolute against the working directory and normalised ("." and ".." resolved, as node's
+ * path.resolve); caller frees with free(). */
+char *
+js_util_resolve_path (const char *path) __attribute__ ((visibility ("hidden")));
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,7 +13,7 @@ cd "$ROOT" || exit 2
 READS=" find aggregate count distinct listDatabases listCollections listIndexes listShards hello isMaster ismaster
  buildInfo buildinfo ping balancerStatus serverStatus getParameter getCmdLineOpts currentOp getShardVersion
  analyzeShardKey balancerCollectionStatus shardDrainingStatus checkMetadataConsistency connectionStatus endSessions
- getMore killCursors saslStart saslContinue dbStats listCommands "
+ getMore killCursors saslStart saslContinue dbStats listCommands hostInfo replSetGetStatus replSetGetConfig "
 READS=" $(echo $READS) " # one space between names, and around them
 
 hs() { NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run --eval "$1" 2>&1; }

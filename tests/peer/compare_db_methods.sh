@@ -100,6 +100,14 @@ stats|db.getSiblingDB("app").stats()|
 stats.scale|db.getSiblingDB("app").stats(1024)|
 stats.options|db.getSiblingDB("app").stats({scale: 1024, freeStorage: 1})|
 hello|db.hello()|
+hostInfo|db.hostInfo()|
+serverCmdLineOpts|db.serverCmdLineOpts()|
+rs.status|rs.status()|
+rs.initiate|rs.initiate({_id: "rs0", members: [{_id: 0, host: "a:27017"}]})|
+rs.stepDown|rs.stepDown()|
+rs.stepDown.catchUp|rs.stepDown(120, 10)|
+rs.freeze|rs.freeze(60)|
+rs.syncFrom|rs.syncFrom("rs0-2.example.net:27017")|
 coll.stats|db.getSiblingDB("app").users.stats()|
 coll.stats.scale|db.getSiblingDB("app").users.stats(1024)|
 coll.stats.options|db.getSiblingDB("app").events.stats({scale: 1000, indexDetails: true})|

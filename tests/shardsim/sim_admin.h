@@ -46,6 +46,11 @@ sim_admin_error (bson_t *reply, const bson_error_t *err);
 void
 sim_cmd_hello (sim_ctx_t *ctx, bson_t *reply);
 
+/* hostInfo as a Linux mongos answers it (src/mongo/db/commands/generic_servers.cpp, HostInfoCmd, and
+ * src/mongo/util/processinfo_linux.cpp): system, os and extra, with fixed figures for a 4-core, 16 GiB host. */
+void
+sim_cmd_host_info (sim_ctx_t *ctx, bson_t *reply);
+
 /* The string value of the command's first field; NULL (error 14 replied) when it is not a string. Borrows ctx->cmd. */
 const char *
 sim_first_string (sim_ctx_t *ctx, bson_t *reply);

@@ -474,6 +474,7 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "buildinfo", 44, false, sim_cmd_build_info, SIM_K_COMMAND },
    { "getParameter", 44, true, sim_cmd_get_parameter, SIM_K_COMMAND },
    { "getCmdLineOpts", 44, true, sim_cmd_get_cmd_line_opts, SIM_K_COMMAND },
+   { "hostInfo", 44, true, sim_cmd_host_info, SIM_K_COMMAND },
    { "serverStatus", 44, false, sim_cmd_server_status, SIM_K_COMMAND },
    { "listDatabases", 44, true, sim_cmd_list_databases, SIM_K_COMMAND },
    { "connectionStatus", 44, false, sim_cmd_connection_status, SIM_K_COMMAND },

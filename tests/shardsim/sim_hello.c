@@ -1,5 +1,5 @@
 /* shardsim's handshake: hello / isMaster as a mongos answers it (the fields it accepts, helloOk, the topology
- * version and awaitable hellos, the wire versions of the personality, authentication's mechanisms). */
+ * version and awaitable hellos, the wire versions of the personality, authentication's mechanisms), and hostInfo. */
 #include "tests/shardsim/sim_admin.h"
 
 #include <string.h>
@@ -121,5 +121,37 @@ sim_cmd_hello (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_INT32 (reply, "maxWireVersion", sim_g.ver->max_wire);
    BSON_APPEND_INT32 (reply, "minWireVersion", 0);
    sim_auth_hello (ctx, reply); /* --auth: saslSupportedMechs, speculativeAuthenticate */
+   sim_reply_ok (reply);
+}
+
+void
+sim_cmd_host_info (sim_ctx_t *ctx, bson_t *reply)
+{
+   bson_t sys, os, extra;
+   (void) ctx;
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "system", &sys);
+   BSON_APPEND_DATE_TIME (&sys, "currentTime", clock_wall_ms ());
+   BSON_APPEND_UTF8 (&sys, "hostname", "127.0.0.1");
+   BSON_APPEND_INT32 (&sys, "cpuAddrSize", 64);
+   BSON_APPEND_INT64 (&sys, "memSizeMB", 16384);
+   BSON_APPEND_INT64 (&sys, "memLimitMB", 16384);
+   BSON_APPEND_INT32 (&sys, "numCores", 4);
+   BSON_APPEND_INT32 (&sys, "numPhysicalCores", 4);
+   BSON_APPEND_INT32 (&sys, "numCpuSockets", 1);
+   BSON_APPEND_UTF8 (&sys, "cpuArch", "x86_64");
+   BSON_APPEND_BOOL (&sys, "numaEnabled", false);
+   BSON_APPEND_INT32 (&sys, "numNumaNodes", 1);
+   bson_append_document_end (reply, &sys);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "os", &os);
+   BSON_APPEND_UTF8 (&os, "type", "Linux");
+   BSON_APPEND_UTF8 (&os, "name", "Ubuntu");
+   BSON_APPEND_UTF8 (&os, "version", "22.04");
+   bson_append_document_end (reply, &os);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "extra", &extra);
+   BSON_APPEND_UTF8 (&extra, "versionString", "Linux version 5.15.0");
+   BSON_APPEND_INT32 (&extra, "pageSize", 4096);
+   BSON_APPEND_INT32 (&extra, "numPages", 4194304);
+   BSON_APPEND_INT32 (&extra, "maxOpenFiles", 64000);
+   bson_append_document_end (reply, &extra);
    sim_reply_ok (reply);
 }

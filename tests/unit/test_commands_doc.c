@@ -320,6 +320,26 @@ typedef struct {
  * shardsim answers them, so this list only shrinks. */
 static const char *const sim_gaps[] = { NULL };
 
+/* Commands a mongos itself does not have (CommandNotFound from a real mongos too), sent by entries whose answer
+ * through a mongos is that error, as mongosh's is: the rs.* entries (commands/server_info.c). */
+static const char *const mongos_lacks[] = { "replSetGetStatus",
+                                            "replSetGetConfig",
+                                            "replSetInitiate",
+                                            "replSetStepDown",
+                                            "replSetFreeze",
+                                            "replSetSyncFrom",
+                                            NULL };
+
+static bool
+mongos_lacks_command (const char *command)
+{
+   for (size_t i = 0; mongos_lacks[i]; i++) {
+      if (!strcmp (mongos_lacks[i], command))
+         return true;
+   }
+   return false;
+}
+
 static bool
 sim_gap (const char *command)
 {
@@ -404,7 +424,7 @@ test_shardsim_answers (const char *version)
                      c->name);
       if (ok && p.not_found && sim_gap (p.command))
          printf ("SKIP %s: shardsim does not implement %s yet\n", name, p.command);
-      else if (ok && !p.not_found)
+      else if (ok && (!p.not_found || mongos_lacks_command (p.command)))
          UNIT_PASS (name);
       else
          UNIT_FAIL (name, "%s", p.not_found ? p.what : err.message);
