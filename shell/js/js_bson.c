@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "shell/js/js_bson.h"
+#include "shell/js/js_util.h"
 
 /* deeper documents are copied as they are (the prelude refuses values nested deeper than 150) */
 #define JS_KEYS_MAX_DEPTH 200
@@ -165,4 +166,33 @@ js_bson_string_array (const char *json, char **out, size_t max)
    }
    bson_free (wrapped);
    return n;
+}
+
+const char *
+js_bson_error_read (const bson_t *doc, sh_err_kind_t fallback, sh_error_t *err)
+{
+   bson_iter_t it;
+   const char *file = NULL;
+   js_err_clear (err);
+   err->kind = fallback;
+   if (bson_iter_init_find (&it, doc, "kind") && BSON_ITER_HOLDS_INT32 (&it))
+      err->kind = (sh_err_kind_t) bson_iter_int32 (&it);
+   if (bson_iter_init_find (&it, doc, "code") && BSON_ITER_HOLDS_INT32 (&it))
+      err->code = bson_iter_int32 (&it);
+   if (bson_iter_init_find (&it, doc, "codeName") && BSON_ITER_HOLDS_UTF8 (&it))
+      bson_strncpy (err->code_name, bson_iter_utf8 (&it, NULL), sizeof err->code_name);
+   if (bson_iter_init_find (&it, doc, "message") && BSON_ITER_HOLDS_UTF8 (&it))
+      bson_strncpy (err->message, bson_iter_utf8 (&it, NULL), sizeof err->message);
+   if (bson_iter_init_find (&it, doc, "hint") && BSON_ITER_HOLDS_UTF8 (&it))
+      bson_strncpy (err->hint, bson_iter_utf8 (&it, NULL), sizeof err->hint);
+   if (bson_iter_init_find (&it, doc, "file") && BSON_ITER_HOLDS_UTF8 (&it))
+      file = bson_iter_utf8 (&it, NULL);
+   if (bson_iter_init_find (&it, doc, "line") && BSON_ITER_HOLDS_INT32 (&it) && bson_iter_int32 (&it) > 0) {
+      err->has_pos = true;
+      err->pos.line = bson_iter_int32 (&it);
+      err->pos.col = 1;
+      if (bson_iter_init_find (&it, doc, "col") && BSON_ITER_HOLDS_INT32 (&it) && bson_iter_int32 (&it) > 0)
+         err->pos.col = bson_iter_int32 (&it);
+   }
+   return file;
 }

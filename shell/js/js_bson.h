@@ -40,6 +40,11 @@ js_bson_to_json (const bson_t *doc, const char *prefix, size_t *len) __attribute
 char *
 js_bson_error_json (const sh_error_t *err, size_t *len) __attribute__ ((visibility ("hidden")));
 
+/* Fills err (cleared first; its kind fallback unless doc says) from the prelude's describe() document: kind, code,
+ * codeName, message, hint, line and col. Returns the file doc names (borrowed from doc), or NULL. */
+const char *
+js_bson_error_read (const bson_t *doc, sh_err_kind_t fallback, sh_error_t *err) __attribute__ ((visibility ("hidden")));
+
 /* The strings of a JSON array of strings (the prelude's completions), at most max, each strdup'ed into out; returns
  * how many. */
 size_t

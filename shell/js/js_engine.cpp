@@ -211,7 +211,6 @@ describe_exception (js_engine_t *e, const char *name, sh_err_kind_t fallback, sh
    bool rinfile = false;
    std::string rmsg = "uncaught exception";
    bson_t doc;
-   bson_iter_t it;
 
    e->error_file.clear ();
    if (!JS::StealPendingExceptionStack (cx, &stack)) {
@@ -250,27 +249,10 @@ describe_exception (js_engine_t *e, const char *name, sh_err_kind_t fallback, sh
          return;
       }
    }
-   js_err_clear (err);
-   err->kind = fallback;
-   if (bson_iter_init_find (&it, &doc, "kind") && BSON_ITER_HOLDS_INT32 (&it))
-      err->kind = (sh_err_kind_t) bson_iter_int32 (&it);
-   if (bson_iter_init_find (&it, &doc, "code") && BSON_ITER_HOLDS_INT32 (&it))
-      err->code = bson_iter_int32 (&it);
-   if (bson_iter_init_find (&it, &doc, "codeName") && BSON_ITER_HOLDS_UTF8 (&it))
-      bson_strncpy (err->code_name, bson_iter_utf8 (&it, NULL), sizeof err->code_name);
-   if (bson_iter_init_find (&it, &doc, "message") && BSON_ITER_HOLDS_UTF8 (&it))
-      bson_strncpy (err->message, bson_iter_utf8 (&it, NULL), sizeof err->message);
-   if (bson_iter_init_find (&it, &doc, "hint") && BSON_ITER_HOLDS_UTF8 (&it))
-      bson_strncpy (err->hint, bson_iter_utf8 (&it, NULL), sizeof err->hint);
-   if (bson_iter_init_find (&it, &doc, "file") && BSON_ITER_HOLDS_UTF8 (&it) &&
-       strcmp (bson_iter_utf8 (&it, NULL), name))
-      e->error_file = bson_iter_utf8 (&it, NULL);
-   if (bson_iter_init_find (&it, &doc, "line") && BSON_ITER_HOLDS_INT32 (&it) && bson_iter_int32 (&it) > 0) {
-      err->has_pos = true;
-      err->pos.line = bson_iter_int32 (&it);
-      err->pos.col = 1;
-      if (bson_iter_init_find (&it, &doc, "col") && BSON_ITER_HOLDS_INT32 (&it) && bson_iter_int32 (&it) > 0)
-         err->pos.col = bson_iter_int32 (&it);
+   {
+      const char *file = js_bson_error_read (&doc, fallback, err);
+      if (file && strcmp (file, name))
+         e->error_file = file;
    }
    bson_destroy (&doc);
 }
@@ -955,20 +937,15 @@ engine_bson_roundtrip (js_engine_t *e, const bson_t *in, bson_t *out, sh_error_t
    JS::RootedString s (cx, bson_to_ejson_string (cx, in, ""));
    JS::RootedValue v (cx);
    JS::RootedValueArray<1> args (cx);
-   if (!s) {
-      JS_ClearPendingException (cx);
-      bson_init (out);
-      js_err_set (err, SH_ERR_ARGS, "the document cannot be converted to a JavaScript value");
-      return false;
+   if (s) {
+      args[0].setString (s);
+      if (prelude_call (e, "dec", args, &v))
+         return value_to_bson (e, "enc", v, out, err);
    }
-   args[0].setString (s);
-   if (!prelude_call (e, "dec", args, &v)) {
-      JS_ClearPendingException (cx);
-      bson_init (out);
-      js_err_set (err, SH_ERR_ARGS, "the document cannot be converted to a JavaScript value");
-      return false;
-   }
-   return value_to_bson (e, "enc", v, out, err);
+   JS_ClearPendingException (cx);
+   bson_init (out);
+   js_err_set (err, SH_ERR_ARGS, "the document cannot be converted to a JavaScript value");
+   return false;
 }
 
 static bool
