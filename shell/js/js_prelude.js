@@ -187,7 +187,10 @@ function enc1(v, depth, undef) {
   /* a Database object where a helper takes one (sh.status(db)): the tagged binary the shell's dispatch knows */
   if (v instanceof Database) return '{"$binary":{"base64":"' + b64(utf8('shardsh:db:' + v._name)) + '","subType":"80"}}';
   if (v instanceof Collection) return JSON.stringify(v._db + '.' + v._name);
-  if (v instanceof Cursor) throw new TypeError('a cursor cannot be sent: call .toArray() first');
+  if (v instanceof Cursor) {
+    if (undef) return enc1(v._printable(), depth, undef); /* print(cursor) prints what the shell shows */
+    throw new TypeError('a cursor cannot be sent: call .toArray() first');
+  }
   if (Array.isArray(v)) {
     const parts = [];
     for (let i = 0; i < v.length; i++) { const e = enc1(v[i], depth + 1, undef); parts.push(e === SKIP ? 'null' : e); }
@@ -290,6 +293,7 @@ function entry(name, db, coll, args, mods, open) {
   if (r === 'N') return undefined;
   const d = dec(r.slice(1));
   if (r[0] === 'E') throw shError(d, pos);
+  if (d.cursor) return docsCursor(name, d.v, d.cursor);
   if (typeof d.stats === 'string' && d.v !== null && typeof d.v === 'object') hide(d.v, '__shStats', d.stats);
   return d.v;
 }
@@ -426,6 +430,22 @@ Cursor.prototype._batch = function (n) {
 };
 Cursor.prototype[Symbol.iterator] = function* () { while (this.hasNext()) yield this.next(); };
 Cursor.prototype.toString = function () { return '[Cursor ' + this._q.db + '.' + this._q.coll + ']'; };
+/* a cursor mongosh returns from an entry the table flags as one (db.aggregate, sh.getShardedDataDistribution,
+ * checkMetadataConsistency: CMD_CURSOR_AGG / CMD_CURSOR_CMD), its documents read whole by the shell; kind 'cmd' is a
+ * RunCommandCursor, shown as its iteration result { cursorHasMore, documents } */
+function docsCursor(name, docs, kind) {
+  const c = new Cursor(name, null, null, [], 0);
+  c._q.buf = docs;
+  c._q.kind = kind;
+  lastCursor = c;
+  N.cursorCurrent(false);
+  return c;
+}
+/* what print() and the shell show for a cursor: its next batch of 20, or a RunCommandCursor's iteration result */
+Cursor.prototype._printable = function () {
+  const b = this._batch(20);
+  return this._q.kind === 'cmd' ? { cursorHasMore: this._hasMore(), documents: b } : b;
+};
 /* what "it" read: printed as mongosh prints a CursorIterationResult ("no cursor" when empty) */
 function ItResult(docs, more) { hide(this, '_docs', docs); hide(this, '_more', more); }
 
@@ -476,6 +496,7 @@ for (const k of Object.keys(api)) Object.defineProperty(global, k, { value: api[
 /* ---- the value of an expression, for the REPL and --eval ---- */
 function show(v) {
   if (v === undefined) return null;
+  if (v instanceof Cursor && v._q.kind === 'cmd') return [enc({ v: v._printable() }), false];
   if (v instanceof Cursor) { const b = v._batch(20); return [enc({ v: b }), v._hasMore(), undefined, 1]; }
   if (v instanceof ItResult) return [enc({ v: v._docs }), v._more, undefined, 2];
   if (v instanceof Database) return [enc({ v: v._name }), false];
