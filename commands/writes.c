@@ -8,6 +8,7 @@
 #include "commands/requests.h"
 #include "commands/args.h"
 #include "commands/exec.h"
+#include "commands/writes.h"
 #include "shell/lib/docget.h"
 
 static sh_pos_t
@@ -116,8 +117,8 @@ build_insert_one (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return true;
 }
 
-static bool
-build_insert_many (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+bool
+writes_build_insert_many (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_iter_t it, el, o;
    bson_t opts, *cmd, docs;
@@ -165,8 +166,8 @@ build_insert_many (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 
 /* update, updateMany, replaceOne: { update, updates: [ { q, u[, upsert][, multi][, hint][, arrayFilters]
  * [, collation] } ], ordered: true[, bypassDocumentValidation][, let][, comment][, writeConcern] } */
-static bool
-build_update_common (const sh_call_t *call, sh_requests_t *out, bool multi, bool replacement, sh_error_t *err)
+bool
+writes_build_update (const sh_call_t *call, sh_requests_t *out, bool multi, bool replacement, sh_error_t *err)
 {
    const char *method = args_method (call);
    bson_iter_t o;
@@ -204,19 +205,19 @@ build_update_common (const sh_call_t *call, sh_requests_t *out, bool multi, bool
 static bool
 build_update_one (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   return build_update_common (call, out, false, false, err);
+   return writes_build_update (call, out, false, false, err);
 }
 
 static bool
 build_update_many (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   return build_update_common (call, out, true, false, err);
+   return writes_build_update (call, out, true, false, err);
 }
 
 static bool
 build_replace_one (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   return build_update_common (call, out, false, true, err);
+   return writes_build_update (call, out, false, true, err);
 }
 
 /* { delete, deletes: [ { q, limit[, collation][, hint] } ], ordered: true[, let][, comment][, writeConcern] } */
@@ -268,8 +269,8 @@ build_delete_many (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 
 /* { findAndModify, query, remove: false, new, upsert[, sort][, fields][, maxTimeMS][, writeConcern][, collation]
  * [, hint], update[, bypassDocumentValidation][, arrayFilters] } */
-static bool
-build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+bool
+writes_build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_iter_t o;
    bson_t opts, *cmd;
@@ -430,7 +431,7 @@ WRITE_ENTRY (cmd_db_coll_insert_one, "db.collection.insertOne", "db.<collection>
 WRITE_ENTRY (cmd_db_coll_insert_many, "db.collection.insertMany", "db.<collection>.insertMany(documents[, options])",
              "Insert an array of documents; options: ordered, writeConcern",
              "<db> { insert: <coll>, ordered: true[, writeConcern], documents: [ ... ] }",
-             "db.getSiblingDB(\"app\").notes.insertMany([{_id: 2}, {_id: 3}])", build_insert_many, exec_write);
+             "db.getSiblingDB(\"app\").notes.insertMany([{_id: 2}, {_id: 3}])", writes_build_insert_many, exec_write);
 WRITE_ENTRY (cmd_db_coll_update_one, "db.collection.updateOne", "db.<collection>.updateOne(filter, update[, options])",
              "Update the first matching document; options: upsert, arrayFilters, collation, hint, writeConcern",
              "<db> { update: <coll>, updates: [ { q: <filter>, u: <update>[, upsert][, hint][, arrayFilters]"
@@ -474,4 +475,4 @@ WRITE_ENTRY (cmd_db_coll_find_one_and_update, "db.collection.findOneAndUpdate",
              "<db> { findAndModify: <coll>, query: <filter>, remove: false, new: <bool>, upsert: <bool>[, sort]"
              "[, fields], update: <update>[, arrayFilters] }",
              "db.getSiblingDB(\"app\").notes.findOneAndUpdate({_id: 1}, {$inc: {n: 1}}, {returnDocument: \"after\"})",
-             build_find_one_and_update, exec_find_and_modify);
+             writes_build_find_one_and_update, exec_find_and_modify);
