@@ -1,0 +1,102 @@
+#!/bin/sh
+# passes: plain
+# Peer check of issue 29's legacy collection methods and cursors: what each statement prints through shardsh --eval
+# and through mongosh 2.12 (one mongosh per version and batch: tests/peer/lib.sh's mongosh_batch), each client against
+# its own fresh shardsim --scenario demo so both see the same data. mongosh prints its deprecation warnings with
+# print() on stdout; shardsh writes them on stderr (docs/javascript.md): they are taken out of mongosh's output and
+# must be on shardsh's stderr. The commands the legacy methods send are compared by compare_db_methods.sh.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+. tests/lib.sh
+. tests/peer/lib.sh
+
+ensure_mongosh legacy-peer || exit 0
+
+# one statement a line, run in this order (later ones see earlier writes)
+cat > "$TMPD/legacy.stmts" <<'JS'
+db.getSiblingDB("config").settings.update({_id: "balancer"}, {$set: {stopped: true}}, true)
+db.getSiblingDB("config").settings.update({_id: "balancer"}, {$set: {stopped: true}}, {upsert: true})
+db.getSiblingDB("config").settings.findOne({_id: "balancer"})
+db.getSiblingDB("scratch").notes.insert({_id: 1, a: 1})
+db.getSiblingDB("scratch").notes.insert([{_id: 2}, {_id: 3, a: 2}])
+db.getSiblingDB("scratch").notes.update({_id: 2}, {$set: {b: 1}})
+db.getSiblingDB("scratch").notes.update({}, {$set: {c: 1}}, {multi: true})
+db.getSiblingDB("scratch").notes.update({_id: 9}, {$set: {c: 2}}, {upsert: true})
+db.getSiblingDB("scratch").notes.update({_id: 1}, {z: 1})
+db.getSiblingDB("scratch").notes.findAndModify({query: {_id: 1}, update: {$inc: {n: 1}}, new: true})
+db.getSiblingDB("scratch").notes.findAndModify({query: {_id: 1}, update: {$inc: {n: 1}}, fields: {n: 1}})
+db.getSiblingDB("scratch").notes.findAndModify({query: {_id: 77}, update: {$inc: {n: 1}}})
+db.getSiblingDB("scratch").notes.ensureIndex({a: 1})
+db.getSiblingDB("scratch").notes.ensureIndex({a: 1, c: -1}, {name: "ac"})
+db.getSiblingDB("scratch").notes.find().sort({_id: 1}).toArray()
+JS
+# cursors (7.0+: checkMetadataConsistency)
+cat > "$TMPD/cursor.stmts" <<'JS'
+sh.checkMetadataConsistency()
+db.getSiblingDB("app").checkMetadataConsistency()
+db.getSiblingDB("app").users.checkMetadataConsistency()
+sh.checkMetadataConsistency().toArray()
+sh.checkMetadataConsistency().itcount()
+sh.checkMetadataConsistency().hasNext()
+sh.getShardedDataDistribution().map(d => d.ns).toArray()
+sh.getShardedDataDistribution().itcount()
+db.getSiblingDB("admin").aggregate([{$shardedDataDistribution: {}}, {$sort: {ns: 1}}]).next().ns
+db.getSiblingDB("admin").aggregate([{$currentOp: {}}, {$match: {nothing: 1}}])
+db.getSiblingDB("admin").aggregate([{$currentOp: {}}, {$match: {nothing: 1}}]).toArray()
+sh.stopBalancer() && sh.getShardedDataDistribution().toArray().length
+JS
+
+# check_batch LABEL VERSION STMTS: every statement of STMTS through both clients, outputs compared line by line
+check_batch() {
+   label=$1 v=$2 stmts=$3
+   mkdir -p "$TMPD/$label.m" "$TMPD/$label.s"
+   if ! sim_start --scenario demo --version "$v"; then
+      fail "legacy-peer/$label.$v" "shardsim did not start"
+      return
+   fi
+   mongosh_batch "$SIM_URI/test" "$stmts" "$TMPD/$label.m"
+   sim_stop
+   if ! sim_start --scenario demo --version "$v"; then
+      fail "legacy-peer/$label.$v" "shardsim did not start"
+      return
+   fi
+   n=0
+   while IFS= read -r s; do
+      n=$((n + 1))
+      NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI/test" --eval "$s" > "$TMPD/$label.s/$n.out" \
+         2> "$TMPD/$label.s/$n.err" < /dev/null
+   done < "$stmts"
+   sim_stop
+   n=0
+   while IFS= read -r s; do
+      n=$((n + 1))
+      m="$TMPD/$label.m/$n.out"
+      grep -v '^DeprecationWarning: ' "$m" > "$m.values"
+      # a thrown error: mongosh's print shows "Name: message", shardsh's --eval the same message at file:line:col
+      if grep -q '^[A-Za-z]*Error: ' "$m.values"; then
+         msg=$(sed -n 's/^[A-Za-z]*Error: //p' "$m.values" | head -n 1)
+         if grep -qF "$msg" "$TMPD/$label.s/$n.err"; then
+            pass "legacy-peer/$label.$v.$n fails as mongosh does"
+         else
+            fail "legacy-peer/$label.$v.$n fails as mongosh does" "$s: mongosh: $msg; shardsh: $(head -c 300 "$TMPD/$label.s/$n.err")"
+         fi
+      elif cmp -s "$m.values" "$TMPD/$label.s/$n.out"; then
+         pass "legacy-peer/$label.$v.$n prints what mongosh prints"
+      else
+         fail "legacy-peer/$label.$v.$n prints what mongosh prints" \
+            "$s: $(diff "$m.values" "$TMPD/$label.s/$n.out" | head -10 | tr '\n' '|')"
+      fi
+      grep '^DeprecationWarning: ' "$m" | while IFS= read -r w; do
+         if grep -qxF "$w" "$TMPD/$label.s/$n.err"; then
+            pass "legacy-peer/$label.$v.$n warns on stderr as mongosh warns"
+         else
+            fail "legacy-peer/$label.$v.$n warns on stderr as mongosh warns" "$s: no '$w' in $(head -c 200 "$TMPD/$label.s/$n.err")"
+         fi
+      done
+   done < "$stmts"
+}
+
+for v in 4.4 8.0; do
+   check_batch legacy "$v" "$TMPD/legacy.stmts"
+done
+check_batch cursor 8.0 "$TMPD/cursor.stmts"
