@@ -319,6 +319,27 @@ Collection.prototype.getName = function () { return this._name; };
 Collection.prototype.getFullName = function () { return this._db + '.' + this._name; };
 Collection.prototype.getDB = function () { return makeDb(this._db); };
 Collection.prototype.toString = Collection.prototype.getFullName;
+/* db.<coll>.explain(verbosity): mongosh's Explainable; find gives a cursor whose value is its explain */
+function Explainable(coll, verbosity) { hide(this, '_c', coll); hide(this, '_v', explainVerbosity(verbosity)); }
+Explainable.prototype.getVerbosity = function () { return this._v; };
+Explainable.prototype.find = function (...a) {
+  const c = this._c.find(...a);
+  c._q.explain = this._v;
+  return c;
+};
+Explainable.prototype.aggregate = function (pipeline, opts) {
+  const inner = Object.assign({ aggregate: this._c._name, pipeline: pipeline === undefined ? [] : pipeline, cursor: {} }, opts || {});
+  return explainRun(this._c._db, inner, this._v);
+};
+Explainable.prototype.count = function (query, opts) {
+  return explainRun(this._c._db, Object.assign({ count: this._c._name, query: query === undefined ? {} : query }, opts || {}), this._v);
+};
+Explainable.prototype.distinct = function (key, query, opts) {
+  const inner = { distinct: this._c._name, key };
+  if (query !== undefined) inner.query = query;
+  return explainRun(this._c._db, Object.assign(inner, opts || {}), this._v);
+};
+Collection.prototype.explain = function (verbosity) { return new Explainable(this, verbosity); };
 function makeColl(db, name) {
   return new Proxy(new Collection(db, name), {
     get(t, p, r) { return typeof p === 'symbol' || p in t || p.startsWith('_') ? Reflect.get(t, p, r) : makeColl(t._db, t._name + '.' + p); },
@@ -418,6 +439,32 @@ Cursor.prototype._count = function (applied) {
   const r = entry('db.runCommand', q.db, null, [cmd], null);
   return r && typeof r === 'object' ? Number(r.n) : r;
 };
+/* mongosh's explain(verbosity) of a find cursor: the explain command of the find it would send, through
+ * db.runCommand, trimmed as mongosh trims it (aggregate-or-find-cursor.ts) */
+function explainVerbosity(v) {
+  if (v === undefined || v === false) return 'queryPlanner';
+  if (v === true) return 'allPlansExecution';
+  return v;
+}
+function explainRun(db, inner, verbosity) {
+  const r = entry('db.runCommand', db, null, [{ explain: inner, verbosity }], null);
+  if (r && typeof r === 'object') {
+    if (verbosity !== 'executionStats' && verbosity !== 'allPlansExecution') delete r.executionStats;
+    else if (verbosity === 'executionStats' && r.executionStats) delete r.executionStats.allPlansExecution;
+  }
+  return r;
+}
+Cursor.prototype.explain = function (verbosity) {
+  const q = this._q;
+  if (q.name !== 'db.collection.find') throw new TypeError('explain() is for find cursors here; aggregate: db.coll.explain().aggregate(...)');
+  const inner = { find: q.coll, filter: q.args[0] === undefined ? {} : q.args[0] };
+  if (q.sort !== undefined) inner.sort = q.sort;
+  const proj = q.projection !== undefined ? q.projection : q.args[1];
+  if (proj !== undefined) inner.projection = proj;
+  if (q.skip) inner.skip = q.skip;
+  if (q.limit) inner.limit = q.limit;
+  return explainRun(q.db, inner, explainVerbosity(verbosity));
+};
 Cursor.prototype.count = function () { return this._count(false); };
 Cursor.prototype.size = function () { return this._count(true); };
 /* up to n documents for display, asking the server for no more than they need */
@@ -496,6 +543,7 @@ for (const k of Object.keys(api)) Object.defineProperty(global, k, { value: api[
 /* ---- the value of an expression, for the REPL and --eval ---- */
 function show(v) {
   if (v === undefined) return null;
+  if (v instanceof Cursor && v._q.explain) return [enc({ v: v.explain(v._q.explain) }), false];
   if (v instanceof Cursor && v._q.kind === 'cmd') return [enc({ v: v._printable() }), false];
   if (v instanceof Cursor) { const b = v._batch(20); return [enc({ v: b }), v._hasMore(), undefined, 1]; }
   if (v instanceof ItResult) return [enc({ v: v._docs }), v._more, undefined, 2];
