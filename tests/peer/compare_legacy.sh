@@ -1,6 +1,6 @@
 #!/bin/sh
 # passes: plain
-# Peer check of issue 29's legacy collection methods and cursors: what each statement prints through shardsh --eval
+# Peer check of issue 29's legacy collection methods, cursors and explain: what each statement prints through shardsh --eval
 # and through mongosh 2.12 (one mongosh per version and batch: tests/peer/lib.sh's mongosh_batch), each client against
 # its own fresh shardsim --scenario demo so both see the same data. mongosh prints its deprecation warnings with
 # print() on stdout; shardsh writes them on stderr (docs/javascript.md): they are taken out of mongosh's output and
@@ -44,6 +44,18 @@ db.getSiblingDB("admin").aggregate([{$shardedDataDistribution: {}}, {$sort: {ns:
 db.getSiblingDB("admin").aggregate([{$currentOp: {}}, {$match: {nothing: 1}}])
 db.getSiblingDB("admin").aggregate([{$currentOp: {}}, {$match: {nothing: 1}}]).toArray()
 sh.stopBalancer() && sh.getShardedDataDistribution().toArray().length
+JS
+# explain through shardsim's mongos (the router's serverInfo and $clusterTime differ between the two shardsims; JSON
+# text, as print() would cut the plans' depth; without the Long totalChildMillis, which JSON.stringify writes
+# differently: issue 29 item 5)
+cat > "$TMPD/explain.stmts" <<'JS'
+JSON.stringify(db.getSiblingDB("app").users.find({uid: 5}).explain().queryPlanner)
+(e => { delete e.executionStages.totalChildMillis; return JSON.stringify(e); })(db.getSiblingDB("app").users.find({uid: {$gt: 5}}).sort({uid: 1}).limit(3).explain("executionStats").executionStats)
+JSON.stringify(db.getSiblingDB("app").users.explain().find({uid: {$lt: 3}}).projection({uid: 1}).explain().queryPlanner.winningPlan)
+db.getSiblingDB("app").orders.explain("executionStats").count({}).executionStats.executionStages.shards.map(s => s.shardName)
+JSON.stringify(db.getSiblingDB("app").users.explain().distinct("uid", {uid: 3}).queryPlanner)
+Object.keys(db.getSiblingDB("app").users.find().explain(true))
+Object.keys(db.getSiblingDB("app").users.find().explain("executionStats").executionStats)
 JS
 
 # check_batch LABEL VERSION STMTS: every statement of STMTS through both clients, outputs compared line by line
@@ -98,5 +110,6 @@ check_batch() {
 
 for v in 4.4 8.0; do
    check_batch legacy "$v" "$TMPD/legacy.stmts"
+   check_batch explain "$v" "$TMPD/explain.stmts"
 done
 check_batch cursor 8.0 "$TMPD/cursor.stmts"

@@ -34,6 +34,16 @@ typedef struct {
    size_t n;
 } ex_plan_t;
 
+/* BSONObjBuilder::appendNumber's choice for a long long: an int below 2^30 either way, else a long. */
+static void
+ex_number (bson_t *doc, const char *key, int64_t v)
+{
+   if (v < (1LL << 30) && v > -(1LL << 30))
+      BSON_APPEND_INT32 (doc, key, (int32_t) v);
+   else
+      BSON_APPEND_INT64 (doc, key, v);
+}
+
 /* Adds shard name (once) to the plan; its connection string from config.shards. */
 static ex_shard_t *
 ex_add_shard (ex_plan_t *p, const char *name)
@@ -284,7 +294,7 @@ ex_query_planner (sim_ctx_t *ctx, const ex_plan_t *p, bool sharded, bson_t *repl
    bson_t qp, wp, arr, s, pq;
    bson_snprintf (ns, sizeof ns, "%s.%s", ctx->db, p->coll);
    BSON_APPEND_DOCUMENT_BEGIN (reply, "queryPlanner", &qp);
-   BSON_APPEND_INT64 (&qp, "mongosPlannerVersion", 1);
+   ex_number (&qp, "mongosPlannerVersion", 1);
    BSON_APPEND_DOCUMENT_BEGIN (&qp, "winningPlan", &wp);
    BSON_APPEND_UTF8 (&wp, "stage", stage);
    BSON_APPEND_ARRAY_BEGIN (&wp, "shards", &arr);
@@ -335,17 +345,17 @@ ex_exec_stats (const ex_plan_t *p, bool sharded, bson_t *reply)
    if (!strcmp (p->verb, "count"))
       ret = 0; /* COUNT returns no documents; nCounted says how many matched */
    BSON_APPEND_DOCUMENT_BEGIN (reply, "executionStats", &es);
-   BSON_APPEND_INT64 (&es, "nReturned", ret);
-   BSON_APPEND_INT64 (&es, "executionTimeMillis", 0);
-   BSON_APPEND_INT64 (&es, "totalKeysExamined", 0);
-   BSON_APPEND_INT64 (&es, "totalDocsExamined", examined);
+   ex_number (&es, "nReturned", ret);
+   ex_number (&es, "executionTimeMillis", 0);
+   ex_number (&es, "totalKeysExamined", 0);
+   ex_number (&es, "totalDocsExamined", examined);
    BSON_APPEND_DOCUMENT_BEGIN (&es, "executionStages", &st);
    BSON_APPEND_UTF8 (&st, "stage", stage);
-   BSON_APPEND_INT64 (&st, "nReturned", ret);
-   BSON_APPEND_INT64 (&st, "executionTimeMillis", 0);
-   BSON_APPEND_INT64 (&st, "totalKeysExamined", 0);
-   BSON_APPEND_INT64 (&st, "totalDocsExamined", examined);
-   BSON_APPEND_INT64 (&st, "totalChildMillis", 0);
+   ex_number (&st, "nReturned", ret);
+   ex_number (&st, "executionTimeMillis", 0);
+   ex_number (&st, "totalKeysExamined", 0);
+   ex_number (&st, "totalDocsExamined", examined);
+   BSON_APPEND_INT64 (&st, "totalChildMillis", 0); /* append(long long): a long */
    BSON_APPEND_ARRAY_BEGIN (&st, "shards", &arr);
    for (size_t i = 0; i < p->n; i++) {
       char key[16];
