@@ -28,6 +28,9 @@ db.getSiblingDB("scratch").notes.findAndModify({query: {_id: 1}, update: {$inc: 
 db.getSiblingDB("scratch").notes.findAndModify({query: {_id: 77}, update: {$inc: {n: 1}}})
 db.getSiblingDB("scratch").notes.ensureIndex({a: 1})
 db.getSiblingDB("scratch").notes.ensureIndex({a: 1, c: -1}, {name: "ac"})
+db.getSiblingDB("scratch").notes.bulkWrite([{insertOne: {document: {_id: 31}}}, {insertOne: {document: {_id: 32}}}, {updateOne: {filter: {_id: 31}, update: {$set: {a: 1}}}}, {updateMany: {filter: {}, update: {$set: {b: 1}}, upsert: true}}, {replaceOne: {filter: {_id: 37}, replacement: {x: 1}, upsert: true}}, {deleteOne: {filter: {_id: 32}}}, {insertOne: {document: {_id: 33}}}, {deleteMany: {filter: {x: 5}}}])
+db.getSiblingDB("scratch").notes.bulkWrite([{insertOne: {document: {_id: 41}}}, {deleteOne: {filter: {_id: 41}}}, {insertOne: {document: {_id: 42}}}, {updateOne: {filter: {_id: 42}, update: {$set: {a: 1}}}}], {ordered: false})
+db.getSiblingDB("scratch").notes.bulkWrite([{insertOne: {document: {_id: 1}}}])
 db.getSiblingDB("scratch").notes.find().sort({_id: 1}).toArray()
 JS
 # cursors (7.0+: checkMetadataConsistency)
