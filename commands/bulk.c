@@ -80,7 +80,7 @@ bw_batches (const bson_t *ops, bool ordered, int *batch, size_t max)
    return n;
 }
 
-/* Appends { q, u[, upsert][, multi][, collation][, arrayFilters][, hint] } or { q, limit[, collation][, hint] }. */
+/* Appends { q, u[, upsert][, multi][, hint][, arrayFilters][, collation] } or { q, limit[, collation][, hint] }. */
 static void
 bw_statement (bson_t *arr, const char *key, const char *name, const bson_t *spec)
 {
@@ -99,12 +99,14 @@ bw_statement (bson_t *arr, const char *key, const char *name, const bson_t *spec
       if (!strcmp (name, "updateMany"))
          BSON_APPEND_BOOL (&s, "multi", true);
    }
-   if (bson_iter_init_find (&f, spec, "collation"))
-      BSON_APPEND_VALUE (&s, "collation", bson_iter_value (&f));
-   if (bson_iter_init_find (&f, spec, "arrayFilters"))
-      BSON_APPEND_VALUE (&s, "arrayFilters", bson_iter_value (&f));
-   if (bson_iter_init_find (&f, spec, "hint"))
-      BSON_APPEND_VALUE (&s, "hint", bson_iter_value (&f));
+   /* the driver's makeUpdateStatement: hint, arrayFilters, collation; makeDeleteStatement: collation, hint */
+   for (int i = 0; i < 3; i++) {
+      static const char *const upd[] = { "hint", "arrayFilters", "collation" }, *const del[] = { "collation", "hint",
+                                                                                                 "" };
+      const char *k = strncmp (name, "delete", 6) ? upd[i] : del[i];
+      if (*k && bson_iter_init_find (&f, spec, k))
+         BSON_APPEND_VALUE (&s, k, bson_iter_value (&f));
+   }
    bson_append_document_end (arr, &s);
 }
 

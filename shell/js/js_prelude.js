@@ -340,6 +340,37 @@ Explainable.prototype.distinct = function (key, query, opts) {
   return explainRun(this._c._db, Object.assign(inner, opts || {}), this._v);
 };
 Collection.prototype.explain = function (verbosity) { return new Explainable(this, verbosity); };
+/* initializeOrderedBulkOp / initializeUnorderedBulkOp: mongosh's Bulk, whose operations execute() hands to the
+ * db.collection.bulkWrite entry (the driver batches both alike) */
+function Bulk(coll, ordered) { hide(this, '_c', coll); hide(this, '_ordered', ordered); hide(this, '_ops', []); hide(this, '_done', false); }
+Bulk.prototype.insert = function (doc) { this._ops.push({ insertOne: { document: doc } }); return this; };
+Bulk.prototype.find = function (query) {
+  if (query === undefined) throw new TypeError('Missing required argument at position 0 (Bulk.find)');
+  return new BulkFindOp(this, query);
+};
+/* execute(writeConcern): mongosh 2.12 does not send the write concern given here (bulk.ts only logs it) */
+Bulk.prototype.execute = function () {
+  if (this._done) throw new Error('MongoBatchReExecutionError: Batch cannot be re-executed');
+  const r = entry('db.collection.bulkWrite', this._c._db, this._c._name, [this._ops, { ordered: this._ordered }], null);
+  this._done = true;
+  return r;
+};
+Bulk.prototype.getOperations = function () { return this._ops.slice(); };
+function BulkFindOp(bulk, query) { hide(this, '_b', bulk); hide(this, '_o', { filter: query }); }
+BulkFindOp.prototype._add = function (kind, extra) { this._b._ops.push({ [kind]: Object.assign({}, this._o, extra) }); return this._b; };
+BulkFindOp.prototype.upsert = function () { this._o.upsert = true; return this; };
+BulkFindOp.prototype.collation = function (c) { this._o.collation = c; return this; };
+BulkFindOp.prototype.arrayFilters = function (f) { this._o.arrayFilters = f; return this; };
+BulkFindOp.prototype.hint = function (h) { this._o.hint = h; return this; };
+BulkFindOp.prototype.updateOne = function (u) { return this._add('updateOne', { update: u }); };
+BulkFindOp.prototype.update = function (u) { return this._add('updateMany', { update: u }); };
+BulkFindOp.prototype.replaceOne = function (r) { return this._add('replaceOne', { replacement: r }); };
+BulkFindOp.prototype.deleteOne = function () { delete this._o.upsert; return this._add('deleteOne', {}); };
+BulkFindOp.prototype.removeOne = BulkFindOp.prototype.deleteOne;
+BulkFindOp.prototype.delete = function () { delete this._o.upsert; return this._add('deleteMany', {}); };
+BulkFindOp.prototype.remove = BulkFindOp.prototype.delete;
+Collection.prototype.initializeOrderedBulkOp = function () { return new Bulk(this, true); };
+Collection.prototype.initializeUnorderedBulkOp = function () { return new Bulk(this, false); };
 function makeColl(db, name) {
   return new Proxy(new Collection(db, name), {
     get(t, p, r) { return typeof p === 'symbol' || p in t || p.startsWith('_') ? Reflect.get(t, p, r) : makeColl(t._db, t._name + '.' + p); },

@@ -4,7 +4,8 @@
 # and through mongosh 2.12 (one mongosh per version and batch: tests/peer/lib.sh's mongosh_batch), each client against
 # its own fresh shardsim --scenario demo so both see the same data. mongosh prints its deprecation warnings with
 # print() on stdout; shardsh writes them on stderr (docs/javascript.md): they are taken out of mongosh's output and
-# must be on shardsh's stderr. The commands the legacy methods send are compared by compare_db_methods.sh.
+# must be on shardsh's stderr. The writes both send to the scratch database must be the same (and the legacy
+# methods' requests are compared again by compare_db_methods.sh).
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
@@ -31,6 +32,8 @@ db.getSiblingDB("scratch").notes.ensureIndex({a: 1, c: -1}, {name: "ac"})
 db.getSiblingDB("scratch").notes.bulkWrite([{insertOne: {document: {_id: 31}}}, {insertOne: {document: {_id: 32}}}, {updateOne: {filter: {_id: 31}, update: {$set: {a: 1}}}}, {updateMany: {filter: {}, update: {$set: {b: 1}}, upsert: true}}, {replaceOne: {filter: {_id: 37}, replacement: {x: 1}, upsert: true}}, {deleteOne: {filter: {_id: 32}}}, {insertOne: {document: {_id: 33}}}, {deleteMany: {filter: {x: 5}}}])
 db.getSiblingDB("scratch").notes.bulkWrite([{insertOne: {document: {_id: 41}}}, {deleteOne: {filter: {_id: 41}}}, {insertOne: {document: {_id: 42}}}, {updateOne: {filter: {_id: 42}, update: {$set: {a: 1}}}}], {ordered: false})
 db.getSiblingDB("scratch").notes.bulkWrite([{insertOne: {document: {_id: 1}}}])
+(() => { const b = db.getSiblingDB("scratch").bk.initializeOrderedBulkOp(); b.insert({_id: 1}); b.insert({_id: 2}); b.find({_id: 1}).upsert().updateOne({$set: {a: 1}}); b.find({_id: 5}).upsert().replaceOne({r: 1}); b.find({_id: 2}).remove(); b.find({}).update({$set: {z: 1}}); return b.execute(); })()
+(() => { const u = db.getSiblingDB("scratch").bk.initializeUnorderedBulkOp(); u.find({_id: 9}).removeOne(); u.insert({_id: 9}); u.find({_id: 9}).collation({locale: "en"}).updateOne({$inc: {n: 1}}); return u.execute({w: 1}); })()
 db.getSiblingDB("scratch").notes.find().sort({_id: 1}).toArray()
 JS
 # cursors (7.0+: checkMetadataConsistency)
@@ -65,13 +68,13 @@ JS
 check_batch() {
    label=$1 v=$2 stmts=$3
    mkdir -p "$TMPD/$label.m" "$TMPD/$label.s"
-   if ! sim_start --scenario demo --version "$v"; then
+   if ! sim_start --scenario demo --version "$v" --log-commands "$TMPD/$label.$v.m.log"; then
       fail "legacy-peer/$label.$v" "shardsim did not start"
       return
    fi
    mongosh_batch "$SIM_URI/test" "$stmts" "$TMPD/$label.m"
    sim_stop
-   if ! sim_start --scenario demo --version "$v"; then
+   if ! sim_start --scenario demo --version "$v" --log-commands "$TMPD/$label.$v.s.log"; then
       fail "legacy-peer/$label.$v" "shardsim did not start"
       return
    fi
@@ -109,6 +112,19 @@ check_batch() {
          fi
       done
    done < "$stmts"
+   # the writes both clients sent to scratch, in order (shardsh's pre-flight reads config.*, which is left out)
+   for who in m s; do
+      normalise "$TMPD/$label.$v.$who.log" | jq -c 'select(.db == "scratch" and (.cmd | keys_unsorted[0] |
+         IN("insert", "update", "delete", "findAndModify", "createIndexes")))' > "$TMPD/$label.$v.$who.writes"
+   done
+   if [ ! -s "$TMPD/$label.$v.m.writes" ]; then
+      pass "legacy-peer/$label.$v writes nothing to scratch, as mongosh"
+   elif cmp -s "$TMPD/$label.$v.m.writes" "$TMPD/$label.$v.s.writes"; then
+      pass "legacy-peer/$label.$v sends the writes mongosh sends"
+   else
+      fail "legacy-peer/$label.$v sends the writes mongosh sends" \
+         "$(diff "$TMPD/$label.$v.m.writes" "$TMPD/$label.$v.s.writes" | head -8 | cut -c1-300 | tr '\n' '|')"
+   fi
 }
 
 for v in 4.4 8.0; do
