@@ -296,7 +296,7 @@ exec_bulk_write (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    for (size_t b = 0; b < reqs.n; b++) {
       const char *verb;
       int64_t up_before;
-      bson_reinit (&reply);
+      bson_destroy (&reply); /* conn_run initialises it in every case */
       if (!conn_run (ctx, reqs.v[b].db, &reqs.v[b].cmd, reqs.v[b].path, &reply, err))
          goto done;
       if (cmd_dry_run (ctx))
