@@ -103,14 +103,32 @@ lg_fam_options (const bson_t *spec, bson_t *opts)
    }
 }
 
-/* findAndModify({ query, update[, new][, upsert][, sort][, fields] }): mongosh's findOneAndUpdate. The remove and
- * replacement forms (mongosh's findOneAndDelete and findOneAndReplace) are not supported yet. */
+static bool
+lg_build_fam_update (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return writes_build_find_and_modify (call, out, WRITES_FAM_UPDATE, err);
+}
+
+static bool
+lg_build_fam_replace (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return writes_build_find_and_modify (call, out, WRITES_FAM_REPLACE, err);
+}
+
+static bool
+lg_build_fam_delete (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return writes_build_find_and_modify (call, out, WRITES_FAM_DELETE, err);
+}
+
+/* findAndModify({ query[, update | remove: true][, new][, upsert][, sort][, fields] }): as mongosh, findOneAndDelete
+ * with remove, findOneAndUpdate with update operators or a pipeline, findOneAndReplace with a replacement. */
 static bool
 build_find_and_modify (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_t spec, args = BSON_INITIALIZER, opts;
-   bson_iter_t it, u;
-   bool ok;
+   bson_iter_t it, u, first;
+   bool ok, remove;
    if (!args_check (call, 0, ARG_OBJECT, true, "Collection", "findAndModify", err))
       return false;
    if (!args_doc (call, 0, &spec)) {
@@ -122,32 +140,32 @@ build_find_and_modify (const sh_call_t *call, sh_requests_t *out, sh_error_t *er
                        "[COMMON-10001] Missing required property: \"query\" (Collection.findAndModify)");
       return false;
    }
-   if (bson_iter_init_find (&it, &spec, "remove") && bson_iter_as_bool (&it)) {
-      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0),
-                       "shardsh does not support findAndModify({remove: true}) yet (mongosh's findOneAndDelete)");
-      return false;
-   }
-   if (!bson_iter_init_find (&u, &spec, "update")) {
-      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0),
-                       "[COMMON-10001] Must specify options.update or options.remove");
-      return false;
-   }
    if (bson_has_field (&spec, "fields") && bson_has_field (&spec, "projection")) {
       sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0),
                        "[COMMON-10001] Cannot specify both .fields and .projection for findAndModify()");
       return false;
    }
+   remove = bson_iter_init_find (&it, &spec, "remove") && bson_iter_as_bool (&it);
+   if (!remove && !bson_iter_init_find (&u, &spec, "update")) {
+      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0),
+                       "[COMMON-10001] Must specify options.update or options.remove");
+      return false;
+   }
    bson_iter_init_find (&it, &spec, "query");
    BSON_APPEND_VALUE (&args, "0", bson_iter_value (&it));
-   BSON_APPEND_VALUE (&args, "1", bson_iter_value (&u));
-   BSON_APPEND_DOCUMENT_BEGIN (&args, "2", &opts);
+   if (!remove)
+      BSON_APPEND_VALUE (&args, "1", bson_iter_value (&u));
+   BSON_APPEND_DOCUMENT_BEGIN (&args, remove ? "1" : "2", &opts);
    lg_fam_options (&spec, &opts);
    bson_append_document_end (&args, &opts);
-   ok = lg_build_with (call, &args, 3, writes_build_find_one_and_update, out, err);
-   if (!ok && strstr (err->message, "Update document requires atomic operators"))
-      bson_snprintf (err->message, sizeof err->message,
-                     "shardsh does not support findAndModify with a replacement document yet (mongosh's "
-                     "findOneAndReplace): give update operators such as {$set: ...}");
+   if (remove) {
+      ok = lg_build_with (call, &args, 2, lg_build_fam_delete, out, err);
+   } else {
+      /* an array (a pipeline) or a first key with $ is an update; anything else a replacement */
+      bool update = BSON_ITER_HOLDS_ARRAY (&u) || (BSON_ITER_HOLDS_DOCUMENT (&u) && bson_iter_recurse (&u, &first) &&
+                                                   bson_iter_next (&first) && bson_iter_key (&first)[0] == '$');
+      ok = lg_build_with (call, &args, 3, update ? lg_build_fam_update : lg_build_fam_replace, out, err);
+   }
    bson_destroy (&args);
    return ok;
 }
@@ -284,11 +302,11 @@ const sh_cmd_t cmd_db_coll_update = {
 
 const sh_cmd_t cmd_db_coll_find_and_modify = {
    .name = "db.collection.findAndModify",
-   .usage = "db.<collection>.findAndModify({query, update[, new][, upsert][, sort][, fields]})",
-   .summary = "Deprecated: update one document and print it (before the update unless new: true); mongosh's "
-              "findOneAndUpdate",
-   .sends = "<db> { findAndModify: <coll>, query: <query>, remove: false, new: <bool>, upsert: <bool>[, sort]"
-            "[, fields], update: <update> }",
+   .usage = "db.<collection>.findAndModify({query, update | remove: true[, new][, upsert][, sort][, fields]})",
+   .summary = "Deprecated: update, replace or remove one document and print it (before the update unless new: "
+              "true); mongosh's findOneAndUpdate, findOneAndReplace or findOneAndDelete",
+   .sends = "<db> { findAndModify: <coll>, query: <query>, remove: <bool>, new: <bool>, upsert: <bool>[, sort]"
+            "[, fields][, update: <update>] }",
    .example = "db.getSiblingDB(\"app\").notes.findAndModify({query: {_id: 1}, update: {$inc: {n: 1}}, new: true})",
    .build = build_find_and_modify,
    .exec = exec_legacy,

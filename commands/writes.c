@@ -267,18 +267,22 @@ build_delete_many (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return build_delete_common (call, out, 0, err);
 }
 
-/* { findAndModify, query, remove: false, new, upsert[, sort][, fields][, maxTimeMS][, writeConcern][, collation]
- * [, hint], update[, bypassDocumentValidation][, arrayFilters] } */
+/* { findAndModify, query, remove, new, upsert[, sort][, fields][, maxTimeMS][, writeConcern][, collation][, hint]
+ * [, update][, bypassDocumentValidation][, arrayFilters] }: the delete form (remove: true, new and upsert false, no
+ * update) takes (filter[, options]), the others (filter, update[, options]). */
 bool
-writes_build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+writes_build_find_and_modify (const sh_call_t *call, sh_requests_t *out, writes_fam_t kind, sh_error_t *err)
 {
    bson_iter_t o;
    bson_t opts, *cmd;
-   bool is_new = false, upsert = false;
-   if (!args_check (call, 0, ARG_OBJECT, true, "Collection", "findOneAndUpdate", err) ||
-       !wr_check_update (call, 1, false, err) || !wr_options (call, 2, &opts, err))
+   bool is_new = false, upsert = false, del = kind == WRITES_FAM_DELETE;
+   if (!args_check (call, 0, ARG_OBJECT, true, "Collection", args_method (call), err) ||
+       (!del && !wr_check_update (call, 1, kind == WRITES_FAM_REPLACE, err)) ||
+       !wr_options (call, del ? 1 : 2, &opts, err))
       return false;
-   if (bson_iter_init_find (&o, &opts, "returnDocument")) {
+   if (del) {
+      /* findOneAndDelete: neither a new document nor an upsert */
+   } else if (bson_iter_init_find (&o, &opts, "returnDocument")) {
       if (!BSON_ITER_HOLDS_UTF8 (&o) ||
           (strcmp (bson_iter_utf8 (&o, NULL), "after") != 0 && strcmp (bson_iter_utf8 (&o, NULL), "before") != 0)) {
          sh_error_set_at (err, SH_ERR_ARGS, wr_arg_pos (call, 2),
@@ -289,12 +293,12 @@ writes_build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_
    } else if (bson_iter_init_find (&o, &opts, "returnNewDocument")) {
       is_new = bson_iter_as_bool (&o);
    }
-   if (bson_iter_init_find (&o, &opts, "upsert"))
+   if (!del && bson_iter_init_find (&o, &opts, "upsert"))
       upsert = bson_iter_as_bool (&o);
    cmd = sh_requests_add (out, call->db, CONN_ADMIN);
    BSON_APPEND_UTF8 (cmd, "findAndModify", call->coll);
    args_append (call, 0, cmd, "query");
-   BSON_APPEND_BOOL (cmd, "remove", false);
+   BSON_APPEND_BOOL (cmd, "remove", del);
    BSON_APPEND_BOOL (cmd, "new", is_new);
    BSON_APPEND_BOOL (cmd, "upsert", upsert);
    wr_copy (&opts, "sort", cmd);
@@ -304,10 +308,17 @@ writes_build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_
    wr_copy (&opts, "writeConcern", cmd);
    wr_copy (&opts, "collation", cmd);
    wr_copy (&opts, "hint", cmd);
-   args_append (call, 1, cmd, "update");
+   if (!del)
+      args_append (call, 1, cmd, "update");
    wr_copy (&opts, "bypassDocumentValidation", cmd);
    wr_copy (&opts, "arrayFilters", cmd);
    return true;
+}
+
+bool
+writes_build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return writes_build_find_and_modify (call, out, WRITES_FAM_UPDATE, err);
 }
 
 /* A count field of a write reply (n, nModified), 0 when absent. */

@@ -16,6 +16,16 @@ writes_build_insert_many (const sh_call_t *call, sh_requests_t *out, sh_error_t 
 bool
 writes_build_update (const sh_call_t *call, sh_requests_t *out, bool multi, bool replacement, sh_error_t *err);
 
+typedef enum {
+   WRITES_FAM_UPDATE,  /* findOneAndUpdate(filter, update[, options]) */
+   WRITES_FAM_REPLACE, /* findOneAndReplace(filter, replacement[, options]) */
+   WRITES_FAM_DELETE,  /* findOneAndDelete(filter[, options]) */
+} writes_fam_t;
+
+/* The findAndModify command the driver sends for kind, the call shaped as that method. */
+bool
+writes_build_find_and_modify (const sh_call_t *call, sh_requests_t *out, writes_fam_t kind, sh_error_t *err);
+
 /* findOneAndUpdate(filter, update[, options]): the findAndModify command the driver sends. */
 bool
 writes_build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t *err);
