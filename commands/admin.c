@@ -58,6 +58,7 @@ static const char *const read_only_commands[] = {
    "dataSize",
    "dbStats",
    "distinct",
+   "explain", /* explains a write without running it */
    "find",
    "getCmdLineOpts",
    "getDefaultRWConcern",

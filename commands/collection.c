@@ -458,7 +458,7 @@ const sh_cmd_t cmd_sh_check_metadata_consistency = {
    .sends = "admin { checkMetadataConsistency: 1 }",
    .example = "sh.checkMetadataConsistency()",
    .since = "7.0",
-   .flags = CMD_READONLY,
+   .flags = CMD_READONLY | CMD_CURSOR_CMD,
    .build = build_sh_check_metadata,
    .exec = cmd_exec_cursor,
 };
@@ -470,7 +470,7 @@ const sh_cmd_t cmd_db_check_metadata_consistency = {
    .sends = "<db> { checkMetadataConsistency: 1, ...options }",
    .example = "db.checkMetadataConsistency({checkIndexes: true})",
    .since = "7.0",
-   .flags = CMD_READONLY,
+   .flags = CMD_READONLY | CMD_CURSOR_CMD,
    .build = build_db_check_metadata,
    .exec = cmd_exec_cursor,
 };
@@ -482,7 +482,7 @@ const sh_cmd_t cmd_db_coll_check_metadata_consistency = {
    .sends = "<db> { checkMetadataConsistency: <coll>, ...options }",
    .example = "db.users.checkMetadataConsistency()",
    .since = "7.0",
-   .flags = CMD_READONLY,
+   .flags = CMD_READONLY | CMD_CURSOR_CMD,
    .build = build_coll_check_metadata,
    .exec = cmd_exec_cursor,
 };
@@ -494,7 +494,7 @@ const sh_cmd_t cmd_sh_get_sharded_data_distribution = {
    .sends = "admin { aggregate: 1, pipeline: [ { $shardedDataDistribution: <options> } ], cursor: {} }",
    .example = "sh.getShardedDataDistribution()",
    .since = "6.0.3",
-   .flags = CMD_READONLY,
+   .flags = CMD_READONLY | CMD_CURSOR_AGG,
    .build = build_sharded_data_distribution,
    .exec = exec_sharded_data_distribution,
 };

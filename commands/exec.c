@@ -226,9 +226,18 @@ cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    bool ok = cmd_run_build_docs (ctx, call, 0, &docs, NULL, err);
 
    if (ok && !cmd_dry_run (ctx))
-      cmd_print_array (ctx, &docs);
+      cmd_print_cursor_docs (ctx, call->cmd, &docs);
    bson_destroy (&docs);
    return ok;
+}
+
+void
+cmd_print_cursor_docs (sh_ctx_t *ctx, const sh_cmd_t *cmd, const bson_t *docs)
+{
+   sh_result_t r = { .kind = SH_RESULT_CURSOR, .doc = docs, .run_command = (cmd->flags & CMD_CURSOR_CMD) != 0 };
+   if (!(cmd->flags & (CMD_CURSOR_AGG | CMD_CURSOR_CMD)))
+      r.kind = SH_RESULT_ARRAY;
+   sh_result_present (ctx, &r);
 }
 
 bool

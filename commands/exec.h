@@ -58,7 +58,13 @@ cmd_print_array (sh_ctx_t *ctx, const bson_t *array);
 void
 cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key);
 
-/* Runs the single cursor request of build() and prints its documents as an array (nothing under --dry-run). */
+/* Prints the documents docs (an array document) of a cursor cmd's call read whole: as a cursor of mongosh's when the
+ * entry says it returns one (CMD_CURSOR_AGG, CMD_CURSOR_CMD; the engine then gets a Cursor), else as an array. */
+void
+cmd_print_cursor_docs (sh_ctx_t *ctx, const sh_cmd_t *cmd, const bson_t *docs);
+
+/* Runs the single cursor request of build() and prints its documents per cmd_print_cursor_docs (nothing under
+ * --dry-run). */
 bool
 cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
 

@@ -8,6 +8,7 @@
 #include "commands/requests.h"
 #include "commands/args.h"
 #include "commands/exec.h"
+#include "commands/writes.h"
 #include "shell/lib/docget.h"
 
 static sh_pos_t
@@ -105,8 +106,8 @@ ix_append_spec (bson_t *indexes, const char *k, const bson_t *key, const bson_t 
 }
 
 /* createIndex(keys[, options[, commitQuorum]]) and createIndexes([keys...][, options[, commitQuorum]]) */
-static bool
-build_create_common (const sh_call_t *call, sh_requests_t *out, bool many, sh_error_t *err)
+bool
+indexes_build_create (const sh_call_t *call, sh_requests_t *out, bool many, sh_error_t *err)
 {
    const char *method = args_method (call);
    bson_iter_t it, el;
@@ -168,13 +169,13 @@ build_create_common (const sh_call_t *call, sh_requests_t *out, bool many, sh_er
 static bool
 build_create_index (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   return build_create_common (call, out, false, err);
+   return indexes_build_create (call, out, false, err);
 }
 
 static bool
 build_create_indexes (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   return build_create_common (call, out, true, err);
+   return indexes_build_create (call, out, true, err);
 }
 
 /* createIndex prints the name it created; createIndexes the list of names (from the request: the server's reply

@@ -108,6 +108,33 @@ present_batch (sh_ctx_t *ctx, const sh_result_t *r)
       fprintf (ctx->out_fp, "%s\n", CMD_MORE_HINT);
 }
 
+/* A cursor mongosh hands back as a value, every document read: for the engine its documents with the cursor's kind
+ * beside them ({ v: [...], cursor: "agg" | "cmd" }: the prelude makes a Cursor of them); shown, an AggregationCursor
+ * prints as a batch (mongosh's formatCursor: an empty one is an empty line) and a RunCommandCursor, which mongosh's
+ * formatter has no case for, as its iteration result { cursorHasMore: false, documents: [...] }. */
+static void
+present_cursor (sh_ctx_t *ctx, const sh_result_t *r)
+{
+   if (capture_doc (ctx, r->doc, BSON_TYPE_ARRAY)) {
+      BSON_APPEND_UTF8 (ctx->capture, "cursor", r->run_command ? "cmd" : "agg");
+      return;
+   }
+   if (ctx->results_unseen)
+      return;
+   if (r->run_command && ctx->out.mode != OUTPUT_JSON) {
+      bson_t doc = BSON_INITIALIZER;
+      BSON_APPEND_BOOL (&doc, "cursorHasMore", false);
+      BSON_APPEND_ARRAY (&doc, "documents", r->doc);
+      present_doc (ctx, &doc);
+      bson_destroy (&doc);
+      return;
+   }
+   {
+      sh_result_t batch = { .kind = SH_RESULT_BATCH, .doc = r->doc };
+      present_batch (ctx, &batch);
+   }
+}
+
 void
 sh_result_present (sh_ctx_t *ctx, const sh_result_t *r)
 {
@@ -134,6 +161,9 @@ sh_result_present (sh_ctx_t *ctx, const sh_result_t *r)
       break;
    case SH_RESULT_BATCH:
       present_batch (ctx, r);
+      break;
+   case SH_RESULT_CURSOR:
+      present_cursor (ctx, r);
       break;
    }
 }

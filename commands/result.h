@@ -11,11 +11,14 @@
 #include "shell/core/ctx.h"
 
 typedef enum {
-   SH_RESULT_DOC,   /* a document: a reply, an update result */
-   SH_RESULT_ARRAY, /* an array document of values (--json: one line per value) */
-   SH_RESULT_VALUE, /* one value: true/false, a string, a number, a document */
-   SH_RESULT_STATS, /* a StatsResult: each top-level key on its own line, sections joined by "---" */
-   SH_RESULT_BATCH, /* a batch of a cursor: its documents at full depth, then the "it" hint when it has more */
+   SH_RESULT_DOC,    /* a document: a reply, an update result */
+   SH_RESULT_ARRAY,  /* an array document of values (--json: one line per value) */
+   SH_RESULT_VALUE,  /* one value: true/false, a string, a number, a document */
+   SH_RESULT_STATS,  /* a StatsResult: each top-level key on its own line, sections joined by "---" */
+   SH_RESULT_BATCH,  /* a batch of a cursor: its documents at full depth, then the "it" hint when it has more */
+   SH_RESULT_CURSOR, /* every document of a cursor mongosh returns as a value (db.aggregate, checkMetadataConsistency):
+                      * an AggregationCursor prints as a batch, a RunCommandCursor as { cursorHasMore, documents }; the
+                      * engine gets a Cursor holding them */
 } sh_result_kind_t;
 
 /* A result; everything it points to is borrowed from the executor for the time it is presented. */
@@ -26,6 +29,7 @@ typedef struct {
    const char *stats_key; /* STATS: the key whose value prints on one line (output_opts_t's one_line_key), or NULL */
    bool more;             /* BATCH: the cursor may give more ("it" continues it) */
    bool iteration;        /* BATCH: the batch "it" asked for ("no cursor" when it is empty) */
+   bool run_command;      /* CURSOR: a RunCommandCursor (mongosh prints its iteration result as a document) */
 } sh_result_t;
 
 /* Shows r: as the call's value when the JavaScript engine asked for values (ctx->capture), not at all when nobody

@@ -21,6 +21,8 @@ typedef enum {
    CMD_ALIAS = 1 << 4,        /* a deprecated alias: help names alias_of */
    CMD_EXTRA = 1 << 5,        /* not in mongosh: a helper shardsh adds (or brings back from the legacy shell) */
    CMD_CLOCK = 1 << 6,        /* build() reads the clock: a script's validation does not hand its requests on */
+   CMD_CURSOR_AGG = 1 << 7,   /* mongosh returns an AggregationCursor (cmd_exec_cursor: the engine gets a Cursor) */
+   CMD_CURSOR_CMD = 1 << 8,   /* mongosh returns a RunCommandCursor (printed as { cursorHasMore, documents }) */
 } cmd_flags_t;
 
 typedef enum {

@@ -8,6 +8,7 @@
 #include "commands/requests.h"
 #include "commands/args.h"
 #include "commands/exec.h"
+#include "commands/writes.h"
 #include "shell/lib/docget.h"
 
 static sh_pos_t
@@ -116,8 +117,8 @@ build_insert_one (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return true;
 }
 
-static bool
-build_insert_many (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+bool
+writes_build_insert_many (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
    bson_iter_t it, el, o;
    bson_t opts, *cmd, docs;
@@ -165,8 +166,8 @@ build_insert_many (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 
 /* update, updateMany, replaceOne: { update, updates: [ { q, u[, upsert][, multi][, hint][, arrayFilters]
  * [, collation] } ], ordered: true[, bypassDocumentValidation][, let][, comment][, writeConcern] } */
-static bool
-build_update_common (const sh_call_t *call, sh_requests_t *out, bool multi, bool replacement, sh_error_t *err)
+bool
+writes_build_update (const sh_call_t *call, sh_requests_t *out, bool multi, bool replacement, sh_error_t *err)
 {
    const char *method = args_method (call);
    bson_iter_t o;
@@ -204,19 +205,19 @@ build_update_common (const sh_call_t *call, sh_requests_t *out, bool multi, bool
 static bool
 build_update_one (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   return build_update_common (call, out, false, false, err);
+   return writes_build_update (call, out, false, false, err);
 }
 
 static bool
 build_update_many (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   return build_update_common (call, out, true, false, err);
+   return writes_build_update (call, out, true, false, err);
 }
 
 static bool
 build_replace_one (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 {
-   return build_update_common (call, out, false, true, err);
+   return writes_build_update (call, out, false, true, err);
 }
 
 /* { delete, deletes: [ { q, limit[, collation][, hint] } ], ordered: true[, let][, comment][, writeConcern] } */
@@ -266,18 +267,22 @@ build_delete_many (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return build_delete_common (call, out, 0, err);
 }
 
-/* { findAndModify, query, remove: false, new, upsert[, sort][, fields][, maxTimeMS][, writeConcern][, collation]
- * [, hint], update[, bypassDocumentValidation][, arrayFilters] } */
-static bool
-build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+/* { findAndModify, query, remove, new, upsert[, sort][, fields][, maxTimeMS][, writeConcern][, collation][, hint]
+ * [, update][, bypassDocumentValidation][, arrayFilters] }: the delete form (remove: true, new and upsert false, no
+ * update) takes (filter[, options]), the others (filter, update[, options]). */
+bool
+writes_build_find_and_modify (const sh_call_t *call, sh_requests_t *out, writes_fam_t kind, sh_error_t *err)
 {
    bson_iter_t o;
    bson_t opts, *cmd;
-   bool is_new = false, upsert = false;
-   if (!args_check (call, 0, ARG_OBJECT, true, "Collection", "findOneAndUpdate", err) ||
-       !wr_check_update (call, 1, false, err) || !wr_options (call, 2, &opts, err))
+   bool is_new = false, upsert = false, del = kind == WRITES_FAM_DELETE;
+   if (!args_check (call, 0, ARG_OBJECT, true, "Collection", args_method (call), err) ||
+       (!del && !wr_check_update (call, 1, kind == WRITES_FAM_REPLACE, err)) ||
+       !wr_options (call, del ? 1 : 2, &opts, err))
       return false;
-   if (bson_iter_init_find (&o, &opts, "returnDocument")) {
+   if (del) {
+      /* findOneAndDelete: neither a new document nor an upsert */
+   } else if (bson_iter_init_find (&o, &opts, "returnDocument")) {
       if (!BSON_ITER_HOLDS_UTF8 (&o) ||
           (strcmp (bson_iter_utf8 (&o, NULL), "after") != 0 && strcmp (bson_iter_utf8 (&o, NULL), "before") != 0)) {
          sh_error_set_at (err, SH_ERR_ARGS, wr_arg_pos (call, 2),
@@ -288,12 +293,12 @@ build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t
    } else if (bson_iter_init_find (&o, &opts, "returnNewDocument")) {
       is_new = bson_iter_as_bool (&o);
    }
-   if (bson_iter_init_find (&o, &opts, "upsert"))
+   if (!del && bson_iter_init_find (&o, &opts, "upsert"))
       upsert = bson_iter_as_bool (&o);
    cmd = sh_requests_add (out, call->db, CONN_ADMIN);
    BSON_APPEND_UTF8 (cmd, "findAndModify", call->coll);
    args_append (call, 0, cmd, "query");
-   BSON_APPEND_BOOL (cmd, "remove", false);
+   BSON_APPEND_BOOL (cmd, "remove", del);
    BSON_APPEND_BOOL (cmd, "new", is_new);
    BSON_APPEND_BOOL (cmd, "upsert", upsert);
    wr_copy (&opts, "sort", cmd);
@@ -303,10 +308,17 @@ build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t
    wr_copy (&opts, "writeConcern", cmd);
    wr_copy (&opts, "collation", cmd);
    wr_copy (&opts, "hint", cmd);
-   args_append (call, 1, cmd, "update");
+   if (!del)
+      args_append (call, 1, cmd, "update");
    wr_copy (&opts, "bypassDocumentValidation", cmd);
    wr_copy (&opts, "arrayFilters", cmd);
    return true;
+}
+
+bool
+writes_build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   return writes_build_find_and_modify (call, out, WRITES_FAM_UPDATE, err);
 }
 
 /* A count field of a write reply (n, nModified), 0 when absent. */
@@ -430,7 +442,7 @@ WRITE_ENTRY (cmd_db_coll_insert_one, "db.collection.insertOne", "db.<collection>
 WRITE_ENTRY (cmd_db_coll_insert_many, "db.collection.insertMany", "db.<collection>.insertMany(documents[, options])",
              "Insert an array of documents; options: ordered, writeConcern",
              "<db> { insert: <coll>, ordered: true[, writeConcern], documents: [ ... ] }",
-             "db.getSiblingDB(\"app\").notes.insertMany([{_id: 2}, {_id: 3}])", build_insert_many, exec_write);
+             "db.getSiblingDB(\"app\").notes.insertMany([{_id: 2}, {_id: 3}])", writes_build_insert_many, exec_write);
 WRITE_ENTRY (cmd_db_coll_update_one, "db.collection.updateOne", "db.<collection>.updateOne(filter, update[, options])",
              "Update the first matching document; options: upsert, arrayFilters, collation, hint, writeConcern",
              "<db> { update: <coll>, updates: [ { q: <filter>, u: <update>[, upsert][, hint][, arrayFilters]"
@@ -474,4 +486,4 @@ WRITE_ENTRY (cmd_db_coll_find_one_and_update, "db.collection.findOneAndUpdate",
              "<db> { findAndModify: <coll>, query: <filter>, remove: false, new: <bool>, upsert: <bool>[, sort]"
              "[, fields], update: <update>[, arrayFilters] }",
              "db.getSiblingDB(\"app\").notes.findOneAndUpdate({_id: 1}, {$inc: {n: 1}}, {returnDocument: \"after\"})",
-             build_find_one_and_update, exec_find_and_modify);
+             writes_build_find_one_and_update, exec_find_and_modify);

@@ -230,7 +230,10 @@ function enc1(v, depth, undef) {
   /* a Database object where a helper takes one (sh.status(db)): the tagged binary the shell's dispatch knows */
   if (v instanceof Database) return '{"$binary":{"base64":"' + b64(utf8('shardsh:db:' + v._name)) + '","subType":"80"}}';
   if (v instanceof Collection) return JSON.stringify(v._db + '.' + v._name);
-  if (v instanceof Cursor) throw new TypeError('a cursor cannot be sent: call .toArray() first');
+  if (v instanceof Cursor) {
+    if (undef) return enc1(v._printable(), depth, undef); /* print(cursor) prints what the shell shows */
+    throw new TypeError('a cursor cannot be sent: call .toArray() first');
+  }
   if (Array.isArray(v)) {
     const parts = [];
     for (let i = 0; i < v.length; i++) { const e = enc1(v[i], depth + 1, undef); parts.push(e === SKIP ? 'null' : e); }
@@ -342,6 +345,7 @@ function entry(name, db, coll, args, mods, open) {
   if (r === 'N') return undefined;
   const d = dec(r.slice(1));
   if (r[0] === 'E') throw shError(d, pos);
+  if (d.cursor) return docsCursor(name, d.v, d.cursor);
   if (typeof d.stats === 'string' && d.v !== null && typeof d.v === 'object') hide(d.v, '__shStats', d.stats);
   return d.v;
 }
@@ -367,6 +371,58 @@ Collection.prototype.getName = function () { return this._name; };
 Collection.prototype.getFullName = function () { return this._db + '.' + this._name; };
 Collection.prototype.getDB = function () { return makeDb(this._db); };
 Collection.prototype.toString = Collection.prototype.getFullName;
+/* db.<coll>.explain(verbosity): mongosh's Explainable; find gives a cursor whose value is its explain */
+function Explainable(coll, verbosity) { hide(this, '_c', coll); hide(this, '_v', explainVerbosity(verbosity)); }
+Explainable.prototype.getVerbosity = function () { return this._v; };
+Explainable.prototype.find = function (...a) {
+  const c = this._c.find(...a);
+  c._q.explain = this._v;
+  return c;
+};
+Explainable.prototype.aggregate = function (pipeline, opts) {
+  const inner = Object.assign({ aggregate: this._c._name, pipeline: pipeline === undefined ? [] : pipeline, cursor: {} }, opts || {});
+  return explainRun(this._c._db, inner, this._v);
+};
+Explainable.prototype.count = function (query, opts) {
+  return explainRun(this._c._db, Object.assign({ count: this._c._name, query: query === undefined ? {} : query }, opts || {}), this._v);
+};
+Explainable.prototype.distinct = function (key, query, opts) {
+  const inner = { distinct: this._c._name, key };
+  if (query !== undefined) inner.query = query;
+  return explainRun(this._c._db, Object.assign(inner, opts || {}), this._v);
+};
+Collection.prototype.explain = function (verbosity) { return new Explainable(this, verbosity); };
+/* initializeOrderedBulkOp / initializeUnorderedBulkOp: mongosh's Bulk, whose operations execute() hands to the
+ * db.collection.bulkWrite entry (the driver batches both alike) */
+function Bulk(coll, ordered) { hide(this, '_c', coll); hide(this, '_ordered', ordered); hide(this, '_ops', []); hide(this, '_done', false); }
+Bulk.prototype.insert = function (doc) { this._ops.push({ insertOne: { document: doc } }); return this; };
+Bulk.prototype.find = function (query) {
+  if (query === undefined) throw new TypeError('Missing required argument at position 0 (Bulk.find)');
+  return new BulkFindOp(this, query);
+};
+/* execute(writeConcern): mongosh 2.12 does not send the write concern given here (bulk.ts only logs it) */
+Bulk.prototype.execute = function () {
+  if (this._done) throw new Error('MongoBatchReExecutionError: Batch cannot be re-executed');
+  const r = entry('db.collection.bulkWrite', this._c._db, this._c._name, [this._ops, { ordered: this._ordered }], null);
+  this._done = true;
+  return r;
+};
+Bulk.prototype.getOperations = function () { return this._ops.slice(); };
+function BulkFindOp(bulk, query) { hide(this, '_b', bulk); hide(this, '_o', { filter: query }); }
+BulkFindOp.prototype._add = function (kind, extra) { this._b._ops.push({ [kind]: Object.assign({}, this._o, extra) }); return this._b; };
+BulkFindOp.prototype.upsert = function () { this._o.upsert = true; return this; };
+BulkFindOp.prototype.collation = function (c) { this._o.collation = c; return this; };
+BulkFindOp.prototype.arrayFilters = function (f) { this._o.arrayFilters = f; return this; };
+BulkFindOp.prototype.hint = function (h) { this._o.hint = h; return this; };
+BulkFindOp.prototype.updateOne = function (u) { return this._add('updateOne', { update: u }); };
+BulkFindOp.prototype.update = function (u) { return this._add('updateMany', { update: u }); };
+BulkFindOp.prototype.replaceOne = function (r) { return this._add('replaceOne', { replacement: r }); };
+BulkFindOp.prototype.deleteOne = function () { delete this._o.upsert; return this._add('deleteOne', {}); };
+BulkFindOp.prototype.removeOne = BulkFindOp.prototype.deleteOne;
+BulkFindOp.prototype.delete = function () { delete this._o.upsert; return this._add('deleteMany', {}); };
+BulkFindOp.prototype.remove = BulkFindOp.prototype.delete;
+Collection.prototype.initializeOrderedBulkOp = function () { return new Bulk(this, true); };
+Collection.prototype.initializeUnorderedBulkOp = function () { return new Bulk(this, false); };
 function makeColl(db, name) {
   return new Proxy(new Collection(db, name), {
     get(t, p, r) { return typeof p === 'symbol' || p in t || p.startsWith('_') ? Reflect.get(t, p, r) : makeColl(t._db, t._name + '.' + p); },
@@ -466,6 +522,32 @@ Cursor.prototype._count = function (applied) {
   const r = entry('db.runCommand', q.db, null, [cmd], null);
   return r && typeof r === 'object' ? Number(r.n) : r;
 };
+/* mongosh's explain(verbosity) of a find cursor: the explain command of the find it would send, through
+ * db.runCommand, trimmed as mongosh trims it (aggregate-or-find-cursor.ts) */
+function explainVerbosity(v) {
+  if (v === undefined || v === false) return 'queryPlanner';
+  if (v === true) return 'allPlansExecution';
+  return v;
+}
+function explainRun(db, inner, verbosity) {
+  const r = entry('db.runCommand', db, null, [{ explain: inner, verbosity }], null);
+  if (r && typeof r === 'object') {
+    if (verbosity !== 'executionStats' && verbosity !== 'allPlansExecution') delete r.executionStats;
+    else if (verbosity === 'executionStats' && r.executionStats) delete r.executionStats.allPlansExecution;
+  }
+  return r;
+}
+Cursor.prototype.explain = function (verbosity) {
+  const q = this._q;
+  if (q.name !== 'db.collection.find') throw new TypeError('explain() is for find cursors here; aggregate: db.coll.explain().aggregate(...)');
+  const inner = { find: q.coll, filter: q.args[0] === undefined ? {} : q.args[0] };
+  if (q.sort !== undefined) inner.sort = q.sort;
+  const proj = q.projection !== undefined ? q.projection : q.args[1];
+  if (proj !== undefined) inner.projection = proj;
+  if (q.skip) inner.skip = q.skip;
+  if (q.limit) inner.limit = q.limit;
+  return explainRun(q.db, inner, explainVerbosity(verbosity));
+};
 Cursor.prototype.count = function () { return this._count(false); };
 Cursor.prototype.size = function () { return this._count(true); };
 /* up to n documents for display, asking the server for no more than they need */
@@ -478,6 +560,22 @@ Cursor.prototype._batch = function (n) {
 };
 Cursor.prototype[Symbol.iterator] = function* () { while (this.hasNext()) yield this.next(); };
 Cursor.prototype.toString = function () { return '[Cursor ' + this._q.db + '.' + this._q.coll + ']'; };
+/* a cursor mongosh returns from an entry the table flags as one (db.aggregate, sh.getShardedDataDistribution,
+ * checkMetadataConsistency: CMD_CURSOR_AGG / CMD_CURSOR_CMD), its documents read whole by the shell; kind 'cmd' is a
+ * RunCommandCursor, shown as its iteration result { cursorHasMore, documents } */
+function docsCursor(name, docs, kind) {
+  const c = new Cursor(name, null, null, [], 0);
+  c._q.buf = docs;
+  c._q.kind = kind;
+  lastCursor = c;
+  N.cursorCurrent(false);
+  return c;
+}
+/* what print() and the shell show for a cursor: its next batch of 20, or a RunCommandCursor's iteration result */
+Cursor.prototype._printable = function () {
+  const b = this._batch(20);
+  return this._q.kind === 'cmd' ? { cursorHasMore: this._hasMore(), documents: b } : b;
+};
 /* what "it" read: printed as mongosh prints a CursorIterationResult ("no cursor" when empty) */
 function ItResult(docs, more) { hide(this, '_docs', docs); hide(this, '_more', more); }
 
@@ -787,6 +885,8 @@ function finishApi(tableNames) {
 /* ---- the value of an expression, for the REPL and --eval ---- */
 function show(v) {
   if (v === undefined) return null;
+  if (v instanceof Cursor && v._q.explain) return [enc({ v: v.explain(v._q.explain) }), false];
+  if (v instanceof Cursor && v._q.kind === 'cmd') return [enc({ v: v._printable() }), false];
   if (v instanceof Cursor) { const b = v._batch(20); return [enc({ v: b }), v._hasMore(), undefined, 1]; }
   if (v instanceof ItResult) return [enc({ v: v._docs }), v._more, undefined, 2];
   if (v instanceof Database) return [enc({ v: v._name }), false];

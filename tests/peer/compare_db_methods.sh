@@ -61,6 +61,14 @@ deleteMany|db.getSiblingDB("app").notes.deleteMany({n: {$gt: 100}}, {writeConcer
 findOneAndUpdate|db.getSiblingDB("app").notes.findOneAndUpdate({_id: 1}, {$inc: {n: 1}})|
 findOneAndUpdate.options|db.getSiblingDB("app").notes.findOneAndUpdate({_id: 1}, {$inc: {n: 1}}, {upsert: true, returnDocument: "after", projection: {n: 1}, sort: {_id: 1}, maxTimeMS: 500, collation: {locale: "en"}})|
 findOneAndUpdate.returnNewDocument|db.getSiblingDB("app").notes.findOneAndUpdate({_id: 1}, {$set: {b: 1}}, {returnNewDocument: true})|
+legacy.update.balancer|db.getSiblingDB("config").settings.update({_id: "balancer"}, {$set: {stopped: true}}, true)|
+legacy.update.multi|db.getSiblingDB("app").notes.update({n: {$gte: 1}}, {$set: {m: 1}}, {multi: true, upsert: true, writeConcern: {w: 1}})|
+legacy.insert|db.getSiblingDB("app").notes.insert({_id: 21, text: "l"})|
+legacy.insert.array|db.getSiblingDB("app").notes.insert([{_id: 22}, {n: 5}], {ordered: false})|
+legacy.findAndModify|db.getSiblingDB("app").notes.findAndModify({query: {_id: 1}, update: {$inc: {n: 1}}, new: true, fields: {n: 1}, sort: {_id: 1}})|
+legacy.ensureIndex|db.getSiblingDB("app").notes.ensureIndex({legacy: 1}, {sparse: true})|
+bulkWrite|db.getSiblingDB("app").notes.bulkWrite([{insertOne: {document: {_id: 51}}}, {updateOne: {filter: {_id: 51}, update: {$set: {a: 1}}, upsert: true, collation: {locale: "en"}}}, {updateMany: {filter: {a: 1}, update: {$set: {b: 1}}}}, {replaceOne: {filter: {_id: 52}, replacement: {r: 1}, upsert: true}}, {deleteOne: {filter: {_id: 51}}}, {insertOne: {document: {n: 1}}}, {deleteMany: {filter: {r: 1}}}])|
+bulkWrite.unordered|db.getSiblingDB("app").notes.bulkWrite([{deleteOne: {filter: {_id: 61}, collation: {locale: "en"}, hint: {_id: 1}}}, {insertOne: {document: {_id: 61}}}, {updateOne: {filter: {_id: 61}, update: {$set: {a: 2}}, collation: {locale: "en"}, arrayFilters: [{x: 1}], hint: {_id: 1}}}], {ordered: false, writeConcern: {w: 1}})|
 createIndex|db.getSiblingDB("app").notes.createIndex({text: 1})|
 createIndex.options|db.getSiblingDB("app").notes.createIndex({n: 1, text: -1}, {unique: false, name: "n_text", expireAfterSeconds: 3600})|
 createIndex.hashed|db.getSiblingDB("app").notes.createIndex({m: "hashed"}, {hidden: true})|

@@ -319,6 +319,10 @@ void
 sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_cmd_distinct (sim_ctx_t *ctx, bson_t *reply);
+/* { explain: { find | count | distinct: <coll>, ... }, verbosity }: the sharded explain a mongos gives
+ * (sim_explain.c). */
+void
+sim_cmd_explain (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_cmd_insert (sim_ctx_t *ctx, bson_t *reply);
 void

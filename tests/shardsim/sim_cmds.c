@@ -490,6 +490,7 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "count", 44, false, sim_cmd_count, SIM_K_COMMAND },
    { "dataSize", 44, false, sim_cmd_data_size, SIM_K_COMMAND },
    { "distinct", 44, false, sim_cmd_distinct, SIM_K_COMMAND },
+   { "explain", 44, false, sim_cmd_explain, SIM_K_COMMAND },
    { "insert", 44, false, sim_cmd_insert, SIM_K_WRITE },
    { "update", 44, false, sim_cmd_update, SIM_K_WRITE },
    { "delete", 44, false, sim_cmd_delete, SIM_K_WRITE },

@@ -1,0 +1,354 @@
+/* db.collection.bulkWrite(operations[, options]): the insert, update and delete commands the Node driver under
+ * mongosh 2.12 batches the operations into (ordered: consecutive operations of one kind in one command; unordered:
+ * every insert, then every update, then every delete), and mongosh's BulkWriteResult summed from their replies, the
+ * inserted and upserted _ids keyed by the operation's index (packages/shell-api/src/collection.ts, result.ts). */
+#include <string.h>
+
+#include "commands/table.h"
+#include "commands/requests.h"
+#include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
+
+enum { BW_INSERT, BW_UPDATE, BW_DELETE, BW_KINDS };
+
+/* The kind of operation op (a document { insertOne: {...} } and the like), its spec in spec; -1 when unknown. */
+static int
+bw_kind (const bson_iter_t *op, bson_t *spec, const char **name)
+{
+   static const struct {
+      const char *name;
+      int kind;
+   } ops[] = { { "insertOne", BW_INSERT },  { "updateOne", BW_UPDATE }, { "updateMany", BW_UPDATE },
+               { "replaceOne", BW_UPDATE }, { "deleteOne", BW_DELETE }, { "deleteMany", BW_DELETE } };
+   bson_iter_t f;
+   if (!BSON_ITER_HOLDS_DOCUMENT (op) || !bson_iter_recurse (op, &f) || !bson_iter_next (&f))
+      return -1;
+   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+      if (!strcmp (bson_iter_key (&f), ops[i].name) && docget_iter_sub (&f, BSON_TYPE_DOCUMENT, spec)) {
+         *name = ops[i].name;
+         return ops[i].kind;
+      }
+   }
+   return -1;
+}
+
+/* Whether the call's options ask for an unordered bulk (ordered: false). */
+static bool
+bw_ordered (const sh_call_t *call)
+{
+   bson_t opts;
+   bson_iter_t o;
+   return !(args_doc (call, 1, &opts) && bson_iter_init_find (&o, &opts, "ordered") && !bson_iter_as_bool (&o));
+}
+
+/* The batch each operation goes to, in the order the batches are sent: batch[i] for operation i (max of them);
+ * returns how many batches. Ordered: a new batch whenever the kind changes; unordered: one batch per kind present,
+ * the inserts first, then the updates, then the deletes. */
+static size_t
+bw_batches (const bson_t *ops, bool ordered, int *batch, size_t max)
+{
+   bson_iter_t it;
+   bson_t spec;
+   const char *name;
+   size_t i = 0, n = 0;
+   int last = -1, slot[BW_KINDS] = { -1, -1, -1 };
+   if (!ordered) {
+      bool present[BW_KINDS] = { false, false, false };
+      bson_iter_init (&it, ops);
+      while (bson_iter_next (&it)) {
+         int k = bw_kind (&it, &spec, &name);
+         if (k >= 0)
+            present[k] = true;
+      }
+      for (int k = 0; k < BW_KINDS; k++) {
+         if (present[k])
+            slot[k] = (int) n++;
+      }
+   }
+   bson_iter_init (&it, ops);
+   while (bson_iter_next (&it) && i < max) {
+      int k = bw_kind (&it, &spec, &name);
+      if (k < 0)
+         k = BW_INSERT; /* bw_check refused it before */
+      if (ordered && k != last) {
+         n++;
+         last = k;
+      }
+      batch[i++] = ordered ? (int) n - 1 : slot[k];
+   }
+   return n;
+}
+
+/* Appends { q, u[, upsert][, multi][, hint][, arrayFilters][, collation] } or { q, limit[, collation][, hint] }. */
+static void
+bw_statement (bson_t *arr, const char *key, const char *name, const bson_t *spec)
+{
+   bson_t s;
+   bson_iter_t f;
+   BSON_APPEND_DOCUMENT_BEGIN (arr, key, &s);
+   if (bson_iter_init_find (&f, spec, "filter"))
+      BSON_APPEND_VALUE (&s, "q", bson_iter_value (&f));
+   if (!strncmp (name, "delete", 6)) {
+      BSON_APPEND_INT32 (&s, "limit", strcmp (name, "deleteOne") == 0 ? 1 : 0);
+   } else {
+      if (bson_iter_init_find (&f, spec, !strcmp (name, "replaceOne") ? "replacement" : "update"))
+         BSON_APPEND_VALUE (&s, "u", bson_iter_value (&f));
+      if (bson_iter_init_find (&f, spec, "upsert") && BSON_ITER_HOLDS_BOOL (&f))
+         BSON_APPEND_BOOL (&s, "upsert", bson_iter_bool (&f));
+      if (!strcmp (name, "updateMany"))
+         BSON_APPEND_BOOL (&s, "multi", true);
+   }
+   /* the driver's makeUpdateStatement: hint, arrayFilters, collation; makeDeleteStatement: collation, hint */
+   for (int i = 0; i < 3; i++) {
+      static const char *const upd[] = { "hint", "arrayFilters", "collation" }, *const del[] = { "collation", "hint",
+                                                                                                 "" };
+      const char *k = strncmp (name, "delete", 6) ? upd[i] : del[i];
+      if (*k && bson_iter_init_find (&f, spec, k))
+         BSON_APPEND_VALUE (&s, k, bson_iter_value (&f));
+   }
+   bson_append_document_end (arr, &s);
+}
+
+/* insertOne's document, with a new ObjectId _id as its last field when it has none (as the driver adds it). */
+static void
+bw_document (bson_t *arr, const char *key, const bson_t *spec)
+{
+   bson_t doc, out;
+   if (!docget_sub (spec, "document", BSON_TYPE_DOCUMENT, &doc))
+      bson_init (&doc);
+   BSON_APPEND_DOCUMENT_BEGIN (arr, key, &out);
+   bson_concat (&out, &doc);
+   if (!bson_has_field (&doc, "_id")) {
+      bson_oid_t oid;
+      bson_oid_init (&oid, NULL);
+      BSON_APPEND_OID (&out, "_id", &oid);
+   }
+   bson_append_document_end (arr, &out);
+}
+
+#define BW_MAX_OPS 100000
+
+/* Checks every operation: a document of one known kind with the fields its kind needs. */
+static bool
+bw_check (const sh_call_t *call, const bson_t *ops, size_t *n, sh_error_t *err)
+{
+   static const char *const needs[][2] = { { "insertOne", "document" }, { "updateOne", "update" },
+                                           { "updateMany", "update" },  { "replaceOne", "replacement" },
+                                           { "deleteOne", "filter" },   { "deleteMany", "filter" } };
+   bson_iter_t it;
+   bson_t spec;
+   const char *name;
+   *n = 0;
+   bson_iter_init (&it, ops);
+   while (bson_iter_next (&it)) {
+      if (bw_kind (&it, &spec, &name) < 0) {
+         sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0),
+                          "MongoInvalidArgumentError: Invalid BulkWriteOperation at index %zu: an operation is one of "
+                          "insertOne, updateOne, updateMany, replaceOne, deleteOne, deleteMany",
+                          *n);
+         return false;
+      }
+      for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++) {
+         if (!strcmp (name, needs[i][0]) && !bson_has_field (&spec, needs[i][1])) {
+            sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0),
+                             "MongoInvalidArgumentError: %s at index %zu needs %s", name, *n, needs[i][1]);
+            return false;
+         }
+      }
+      if (++*n > BW_MAX_OPS) {
+         sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0), "bulkWrite takes at most %d operations here",
+                          BW_MAX_OPS);
+         return false;
+      }
+   }
+   if (!*n) {
+      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0),
+                       "MongoInvalidArgumentError: Invalid BulkOperation, Batch cannot be empty");
+      return false;
+   }
+   return true;
+}
+
+static bool
+build_bulk_write (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   static const char *const cmd_name[] = { "insert", "update", "delete" };
+   static const char *const list_name[] = { "documents", "updates", "deletes" };
+   bson_iter_t it, o;
+   bson_t ops, opts, spec, *cmd, list;
+   const char *name;
+   bool ordered = bw_ordered (call);
+   size_t n = 0, nb;
+   int *batch;
+
+   if (!args_check (call, 0, ARG_OBJECT, true, "Collection", "bulkWrite", err) ||
+       !args_check (call, 1, ARG_OBJECT, false, "Collection", "bulkWrite", err))
+      return false;
+   args_get (call, 0, &it);
+   if (!docget_iter_sub (&it, BSON_TYPE_ARRAY, &ops)) {
+      sh_error_set_at (err, SH_ERR_ARGS, args_pos (call, 0),
+                       "MongoInvalidArgumentError: bulkWrite needs an array of operations");
+      return false;
+   }
+   if (!bw_check (call, &ops, &n, err))
+      return false;
+   batch = bson_malloc (n * sizeof *batch);
+   nb = bw_batches (&ops, ordered, batch, n);
+   for (size_t b = 0; b < nb; b++) {
+      uint32_t k = 0;
+      int kind;
+      bson_iter_init (&it, &ops);
+      for (size_t i = 0; bson_iter_next (&it); i++) {
+         if (batch[i] != (int) b)
+            continue;
+         kind = bw_kind (&it, &spec, &name);
+         if (k == 0) {
+            cmd = sh_requests_add (out, call->db, CONN_ADMIN);
+            BSON_APPEND_UTF8 (cmd, cmd_name[kind], call->coll);
+            BSON_APPEND_BOOL (cmd, "ordered", ordered);
+            if (args_doc (call, 1, &opts) && bson_iter_init_find (&o, &opts, "writeConcern"))
+               BSON_APPEND_VALUE (cmd, "writeConcern", bson_iter_value (&o));
+            BSON_APPEND_ARRAY_BEGIN (cmd, list_name[kind], &list);
+         }
+         {
+            char key[16];
+            const char *kk;
+            bson_uint32_to_string (k++, &kk, key, sizeof key);
+            if (kind == BW_INSERT)
+               bw_document (&list, kk, &spec);
+            else
+               bw_statement (&list, kk, name, &spec);
+         }
+      }
+      if (k)
+         bson_append_array_end (cmd, &list);
+   }
+   bson_free (batch);
+   return true;
+}
+
+/* Appends to ids, keyed by the operation's index, the _id of each document sent (insert) or upserted (update) by
+ * request b: its operations are those whose batch is b, in order. */
+static void
+bw_ids (const bson_t *cmd, const bson_t *reply, const int *batch, size_t n, int b, bson_t *inserted, bson_t *upserted)
+{
+   size_t *index = bson_malloc ((n ? n : 1) * sizeof *index), m = 0;
+   bson_iter_t it, d, f;
+   for (size_t i = 0; i < n; i++) {
+      if (batch[i] == b)
+         index[m++] = i;
+   }
+   if (bson_iter_init_find (&it, cmd, "documents") && bson_iter_recurse (&it, &d)) {
+      for (size_t j = 0; bson_iter_next (&d) && j < m; j++) {
+         char key[24];
+         bson_snprintf (key, sizeof key, "%zu", index[j]);
+         if (bson_iter_recurse (&d, &f) && bson_iter_find (&f, "_id"))
+            BSON_APPEND_VALUE (inserted, key, bson_iter_value (&f));
+      }
+   }
+   if (bson_iter_init_find (&it, reply, "upserted") && bson_iter_recurse (&it, &d)) {
+      while (bson_iter_next (&d)) {
+         bson_iter_t ix, id;
+         int64_t j;
+         char key[24];
+         if (!bson_iter_recurse (&d, &ix) || !bson_iter_find (&ix, "index") || !BSON_ITER_HOLDS_NUMBER (&ix) ||
+             !bson_iter_recurse (&d, &id) || !bson_iter_find (&id, "_id"))
+            continue;
+         j = bson_iter_as_int64 (&ix);
+         if (j < 0 || (size_t) j >= m)
+            continue;
+         bson_snprintf (key, sizeof key, "%zu", index[j]);
+         BSON_APPEND_VALUE (upserted, key, bson_iter_value (&id));
+      }
+   }
+   bson_free (index);
+}
+
+/* A count of a write reply (n, nModified), 0 when absent. */
+static int64_t
+bw_count (const bson_t *reply, const char *key)
+{
+   bson_iter_t it;
+   return bson_iter_init_find (&it, reply, key) && BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_int64 (&it) : 0;
+}
+
+/* Sends the batches in order, stopping at the first that fails (the driver's MongoBulkWriteError), and prints
+ * mongosh's BulkWriteResult. */
+static bool
+exec_bulk_write (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+{
+   sh_requests_t reqs = { .n = 0 };
+   bson_t reply = BSON_INITIALIZER, inserted = BSON_INITIALIZER, upserted = BSON_INITIALIZER, ops, result;
+   bson_iter_t it;
+   int64_t counts[5] = { 0, 0, 0, 0, 0 }; /* inserted, matched, modified, deleted, upserted */
+   int *batch = NULL;
+   size_t n = 0;
+   bool ok = false;
+
+   if (!sh_requests_build (call, &reqs, err))
+      goto done;
+   args_get (call, 0, &it);
+   docget_iter_sub (&it, BSON_TYPE_ARRAY, &ops);
+   n = bson_count_keys (&ops);
+   batch = bson_malloc ((n ? n : 1) * sizeof *batch);
+   bw_batches (&ops, bw_ordered (call), batch, n);
+   for (size_t b = 0; b < reqs.n; b++) {
+      const char *verb;
+      int64_t up_before;
+      bson_destroy (&reply); /* conn_run initialises it in every case */
+      if (!conn_run (ctx, reqs.v[b].db, &reqs.v[b].cmd, reqs.v[b].path, &reply, err))
+         goto done;
+      if (cmd_dry_run (ctx))
+         continue;
+      if (!cmd_check_write_errors (&reply, err))
+         goto done;
+      verb = bson_iter_init (&it, &reqs.v[b].cmd) && bson_iter_next (&it) ? bson_iter_key (&it) : "";
+      up_before = (int64_t) bson_count_keys (&upserted);
+      bw_ids (&reqs.v[b].cmd, &reply, batch, n, (int) b, &inserted, &upserted);
+      if (!strcmp (verb, "insert")) {
+         counts[0] += bw_count (&reply, "n");
+      } else if (!strcmp (verb, "update")) {
+         int64_t ups = (int64_t) bson_count_keys (&upserted) - up_before;
+         counts[1] += bw_count (&reply, "n") - ups;
+         counts[2] += bw_count (&reply, "nModified");
+         counts[4] += ups;
+      } else {
+         counts[3] += bw_count (&reply, "n");
+      }
+   }
+   ok = true;
+   if (cmd_dry_run (ctx))
+      goto done;
+   bson_init (&result);
+   BSON_APPEND_BOOL (&result, "acknowledged", true);
+   BSON_APPEND_INT32 (&result, "insertedCount", (int32_t) counts[0]);
+   BSON_APPEND_DOCUMENT (&result, "insertedIds", &inserted);
+   BSON_APPEND_INT32 (&result, "matchedCount", (int32_t) counts[1]);
+   BSON_APPEND_INT32 (&result, "modifiedCount", (int32_t) counts[2]);
+   BSON_APPEND_INT32 (&result, "deletedCount", (int32_t) counts[3]);
+   BSON_APPEND_INT32 (&result, "upsertedCount", (int32_t) counts[4]);
+   BSON_APPEND_DOCUMENT (&result, "upsertedIds", &upserted);
+   cmd_print_doc (ctx, &result);
+   bson_destroy (&result);
+done:
+   bson_free (batch);
+   bson_destroy (&reply);
+   bson_destroy (&inserted);
+   bson_destroy (&upserted);
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
+const sh_cmd_t cmd_db_coll_bulk_write = {
+   .name = "db.collection.bulkWrite",
+   .usage = "db.<collection>.bulkWrite(operations[, options])",
+   .summary = "Run insertOne, updateOne, updateMany, replaceOne, deleteOne and deleteMany operations in batches; "
+              "options: ordered, writeConcern",
+   .sends = "<db> { insert | update | delete: <coll>, ordered: <bool>[, writeConcern], documents | updates | "
+            "deletes: [ ... ] } per batch of consecutive operations of one kind (unordered: one per kind)",
+   .example = "db.getSiblingDB(\"app\").notes.bulkWrite([{insertOne: {document: {_id: 8}}}, {deleteOne: {filter: "
+              "{_id: 8}}}])",
+   .build = build_bulk_write,
+   .exec = exec_bulk_write,
+};
