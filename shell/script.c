@@ -309,7 +309,7 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          out_saved = ctx->out;
          if (show == SCRIPT_SHOW_ALL && !ctx->interactive && !so.is_print)
             ctx->out.depth = -1;
-         ok = dispatch_stmt (ctx, st, &err);
+         ok = dispatch_stmt (ctx, st, NULL, &err);
          if (direct) {
             fflush (ctx->err_fp);
             ctx->err_fp = batch_fp;

@@ -374,7 +374,13 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    }
    if (jc->open_cursor)
       ctx->cursor_out = &cursor;
-   ok = dispatch_call (ctx, &call, err);
+   {
+      sh_result_t r;
+      sh_result_init (&r);
+      ok = dispatch_call (ctx, &call, &r, err);
+      sh_result_present (ctx, &r);
+      sh_result_destroy (&r);
+   }
    if (pre_dry && !ok) {
       /* a write the run would refuse (its arguments): the script would stop here after the writes before it */
       js_state.pre.failed = true;
@@ -453,7 +459,13 @@ host_show_value (sh_ctx_t *ctx, const bson_value_t *value)
       v.value.v_doc.data = (uint8_t *) bson_get_data (&shown);
       v.value.v_doc.data_len = shown.len;
    }
-   cmd_print_value (ctx, &v);
+   {
+      sh_result_t r;
+      sh_result_init (&r);
+      sh_result_set_value (&r, &v);
+      sh_result_present (ctx, &r);
+      sh_result_destroy (&r);
+   }
    free (s);
    bson_destroy (&shown);
 }
@@ -464,9 +476,13 @@ host_show (void *data, const bson_value_t *value, bool more, const char *stats_k
    sh_ctx_t *ctx = data;
    output_opts_t saved = ctx->out;
    bson_t array;
+   sh_result_t r;
    if (cursor && value->value_type == BSON_TYPE_ARRAY &&
        bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len)) {
-      cmd_print_cursor_batch (ctx, &array, more, cursor == 2);
+      sh_result_init (&r);
+      sh_result_set_batch (&r, &array, more, cursor == 2);
+      sh_result_present (ctx, &r);
+      sh_result_destroy (&r);
       fflush (ctx->out_fp);
       return;
    }
@@ -478,10 +494,13 @@ host_show (void *data, const bson_value_t *value, bool more, const char *stats_k
       /* shown with its secrets hidden, as host_show_value shows a document */
       bson_t shown = BSON_INITIALIZER;
       secret_redact_doc (&array, &shown);
+      sh_result_init (&r);
       if (value->value_type == BSON_TYPE_ARRAY)
-         cmd_print_array (ctx, &shown);
+         sh_result_set_array (&r, &shown);
       else
-         cmd_print_stats (ctx, &shown, *stats_key ? stats_key : NULL);
+         sh_result_take_stats (&r, &shown, *stats_key ? stats_key : NULL);
+      sh_result_present (ctx, &r);
+      sh_result_destroy (&r);
       bson_destroy (&shown);
    } else {
       host_show_value (ctx, value);
