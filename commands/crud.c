@@ -277,12 +277,12 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t 
    bson_iter_t it;
    bool more = false, ok = false;
    const char *name = call->cmd->name;
-   /* a captured result (the JavaScript engine's cursors) holds every document: the engine pages them itself */
+   /* a result taken as a value (the JavaScript engine's cursors) holds every document: the engine pages them itself */
    size_t max =
-      call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON || ctx->capture ? 0 : CRUD_DEFAULT_BATCH);
+      call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON || res->as_value ? 0 : CRUD_DEFAULT_BATCH);
 
    if (!call->terminal && (!strcmp (name, "db.collection.find") || !strcmp (name, "db.collection.aggregate")) &&
-       (ctx->cursor_out || (!ctx->capture && ctx->out.mode != OUTPUT_JSON)))
+       (ctx->cursor_out || (!res->as_value && ctx->out.mode != OUTPUT_JSON)))
       return exec_live_cursor (ctx, call, res, err);
    if (call->terminal && strcmp (call->terminal, "itcount") != 0) {
       /* count()/size(): a count command, not a cursor; its reply's n */

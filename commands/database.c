@@ -323,7 +323,7 @@ exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_e
       sh_result_set_doc (res, &reply);
       goto done;
    }
-   if (ctx->capture) {
+   if (res->as_value) {
       /* a JavaScript caller gets mongosh's value: the commands, slaveOk renamed as above */
       bson_t value = BSON_INITIALIZER, c, one;
       bson_iter_init (&it, &cmds);

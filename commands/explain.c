@@ -694,7 +694,7 @@ exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh
       r.now_minutes = tm.tm_hour * 60 + tm.tm_min;
    }
    explain_diagnose (&r, &out);
-   if (ctx->out.mode == OUTPUT_JSON || ctx->capture) {
+   if (ctx->out.mode == OUTPUT_JSON || res->as_value) {
       sh_result_set_doc (res, &out); /* --json, or a JavaScript call: the document is the value */
    } else {
       bson_iter_t it, f;

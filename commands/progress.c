@@ -802,8 +802,8 @@ exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_
       pg_keep (ctx, &r);
       progress_reading_destroy (&r);
       sh_result_reset (res); /* each round replaces the one before */
-      if (ctx->out.mode == OUTPUT_JSON || ctx->capture) {
-         /* --json, or a JavaScript call: the document (captured as the call's value in JavaScript) */
+      if (ctx->out.mode == OUTPUT_JSON || res->as_value) {
+         /* --json, or a JavaScript call: the document (the call's value in JavaScript) */
          bson_t doc = BSON_INITIALIZER;
          BSON_APPEND_ARRAY (&doc, "operations", &operations);
          sh_result_set_doc (res, &doc);

@@ -26,10 +26,11 @@ sh_result_destroy (sh_result_t *r)
 void
 sh_result_reset (sh_result_t *r)
 {
-   bool stream = r->stream;
+   bool stream = r->stream, as_value = r->as_value;
    sh_ctx_t *ctx = r->stream_ctx;
    sh_result_destroy (r);
    sh_result_init (r);
+   r->as_value = as_value;
    r->stream = stream;
    r->stream_ctx = ctx;
 }
@@ -115,27 +116,6 @@ result_value_of (const sh_result_t *r)
    return bson_iter_init_find (&it, &r->doc, "v") ? bson_iter_value (&it) : NULL;
 }
 
-/* The capture mode: the value replaces any earlier one (the last result of a call is its value). */
-static bool
-capture_value (sh_ctx_t *ctx, const bson_value_t *value)
-{
-   if (!ctx->capture)
-      return false;
-   bson_reinit (ctx->capture);
-   BSON_APPEND_VALUE (ctx->capture, "v", value);
-   ctx->captured = true;
-   return true;
-}
-
-static bool
-capture_doc (sh_ctx_t *ctx, const bson_t *doc, bson_type_t type)
-{
-   bson_value_t v = { .value_type = type };
-   v.value.v_doc.data = (uint8_t *) bson_get_data (doc);
-   v.value.v_doc.data_len = doc->len;
-   return capture_value (ctx, &v);
-}
-
 /* A document as mongosh prints it (pretty, or one relaxed Extended JSON line under --json). */
 static void
 present_doc (sh_ctx_t *ctx, const bson_t *doc)
@@ -199,8 +179,8 @@ present_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key)
    }
 }
 
-/* A batch of a cursor: an empty one is an empty line (a cursor's value) or "no cursor" (what "it" found), printed
- * even when the engine asks for values (its text becomes the call's value); the documents at full depth. */
+/* A batch of a cursor: an empty one is an empty line (a cursor's value) or "no cursor" (what "it" found); the
+ * documents at full depth. */
 static void
 present_batch (sh_ctx_t *ctx, const sh_result_t *r)
 {
@@ -210,8 +190,7 @@ present_batch (sh_ctx_t *ctx, const sh_result_t *r)
       return;
    }
    ctx->out.depth = -1; /* mongosh prints a cursor's documents at full depth */
-   if (!capture_doc (ctx, &r->doc, BSON_TYPE_ARRAY) && !ctx->results_unseen)
-      present_array (ctx, &r->doc);
+   present_array (ctx, &r->doc);
    ctx->out = saved;
    if (r->more && ctx->out.mode != OUTPUT_JSON)
       fprintf (ctx->out_fp, "%s\n", CMD_MORE_HINT);
@@ -224,19 +203,15 @@ sh_result_present (sh_ctx_t *ctx, const sh_result_t *r)
    case SH_RESULT_NONE:
       break;
    case SH_RESULT_DOC:
-      if (!capture_doc (ctx, &r->doc, BSON_TYPE_DOCUMENT) && !ctx->results_unseen) {
-         if (r->text)
-            fwrite (r->text->str, 1, r->text->len, ctx->out_fp);
-         present_doc (ctx, &r->doc);
-      }
+      if (r->text)
+         fwrite (r->text->str, 1, r->text->len, ctx->out_fp);
+      present_doc (ctx, &r->doc);
       break;
    case SH_RESULT_VALUE:
-      if (!capture_value (ctx, result_value_of (r)) && !ctx->results_unseen)
-         present_value (ctx, result_value_of (r));
+      present_value (ctx, result_value_of (r));
       break;
    case SH_RESULT_ARRAY:
-      if (!capture_doc (ctx, &r->doc, BSON_TYPE_ARRAY) && !ctx->results_unseen)
-         present_array (ctx, &r->doc);
+      present_array (ctx, &r->doc);
       if (r->more && ctx->out.mode != OUTPUT_JSON)
          fprintf (ctx->out_fp, "%s\n", CMD_MORE_HINT);
       break;
@@ -244,12 +219,7 @@ sh_result_present (sh_ctx_t *ctx, const sh_result_t *r)
       fwrite (r->text->str, 1, r->text->len, ctx->out_fp);
       break;
    case SH_RESULT_STATS:
-      if (capture_doc (ctx, &r->doc, BSON_TYPE_DOCUMENT)) {
-         /* the engine prints the value back as a StatsResult */
-         BSON_APPEND_UTF8 (ctx->capture, "stats", r->stats_key ? r->stats_key : "");
-      } else if (!ctx->results_unseen) {
-         present_stats (ctx, &r->doc, r->stats_key);
-      }
+      present_stats (ctx, &r->doc, r->stats_key);
       break;
    case SH_RESULT_BATCH:
       present_batch (ctx, r);
@@ -284,6 +254,8 @@ sh_result_value (sh_ctx_t *ctx, const sh_result_t *r, bson_t *holder)
       value_of_doc (holder, &r->doc, BSON_TYPE_ARRAY);
       break;
    case SH_RESULT_TEXT:
+      if (!r->text->len)
+         return false;
       len = r->text->len;
       while (len > 0 && r->text->str[len - 1] == '\n')
          len--;
@@ -291,7 +263,7 @@ sh_result_value (sh_ctx_t *ctx, const sh_result_t *r, bson_t *holder)
       break;
    case SH_RESULT_STATS:
       value_of_doc (holder, &r->doc, BSON_TYPE_DOCUMENT);
-      BSON_APPEND_UTF8 (holder, "stats", r->stats_key ? r->stats_key : "");
+      BSON_APPEND_UTF8 (holder, "stats", r->stats_key ? r->stats_key : ""); /* shown back as a StatsResult */
       break;
    case SH_RESULT_BATCH:
       if (bson_empty (&r->doc) && ctx->out.mode != OUTPUT_JSON)

@@ -35,12 +35,15 @@ typedef struct sh_result {
    char *stats_key;      /* STATS: the key whose value prints on one line (output_opts_t's one_line_key), or NULL */
    bool more;            /* ARRAY, BATCH: the cursor may give more ("it" continues it) */
    bool iteration;       /* BATCH: the batch "it" asked for ("no cursor" when it is empty) */
+   bool as_value;        /* set by the caller: it takes the result as a value (the JavaScript engine, a -f statement's
+                          * --json object), so a report is its document rather than its text and a cursor's
+                          * result holds every document */
    bool stream;          /* set by the caller: a watch's earlier rounds are presented as they come (sh_result_round);
                           * false: each round replaces the one before */
    sh_ctx_t *stream_ctx; /* ... presented through this context (set with stream) */
 } sh_result_t;
 
-/* An empty result (SH_RESULT_NONE) that streams nothing. */
+/* An empty result (SH_RESULT_NONE), shown by its caller (not as_value), that streams nothing. */
 void
 sh_result_init (sh_result_t *r);
 
@@ -48,7 +51,7 @@ sh_result_init (sh_result_t *r);
 void
 sh_result_destroy (sh_result_t *r);
 
-/* Empties r (SH_RESULT_NONE), keeping stream and stream_ctx. */
+/* Empties r (SH_RESULT_NONE), keeping what the caller set (as_value, stream, stream_ctx). */
 void
 sh_result_reset (sh_result_t *r);
 
@@ -92,7 +95,7 @@ sh_result_present (sh_ctx_t *ctx, const sh_result_t *r);
 /* r as a value into holder (reinitialised), as { v: <value> } and, for a StatsResult, stats: <its one-line key or "">
  * (the engine prints it back as one): a document, array or value as it is, TEXT as a string without its trailing
  * newlines, a BATCH as its array of documents (pretty output: an empty batch is "" or "no cursor", the text it
- * shows). False (holder left empty) for a NONE result. */
+ * shows). False (holder left empty) for a NONE result and an empty TEXT. */
 bool
 sh_result_value (sh_ctx_t *ctx, const sh_result_t *r, bson_t *holder);
 

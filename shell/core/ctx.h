@@ -33,11 +33,6 @@ typedef struct sh_ctx {
                                 * the trap alone in the REPL); when full, no more are given */
    size_t traps_nseen;         /* ... how many */
    bool exit_requested;        /* exit / quit was run */
-   bson_t *capture;            /* when set (the JavaScript engine), results are stored here as { v: <value> } instead of
-                                * printed (cmd_print_doc, _value, _array, _stats); owned by whoever set it */
-   bool captured;              /* a result was stored in capture */
-   bool results_unseen;        /* set by the script runner around a statement whose results nobody sees (a -f script
-                                * shows only what it prints): cmd_print_doc, _value, _array and _stats skip them */
    struct conn_cursor *cursor; /* the session's current cursor ("it" continues it): the last find or aggregate printed
                                 * by a literal statement while it has more; owned, killed when replaced */
    bool cursor_fresh;          /* a literal find or aggregate ran after the engine's last cursor ("it": that one) */
