@@ -220,7 +220,7 @@ cmd_cursor_read (conn_cursor_t *c, size_t max, bson_t *docs, bool *more, sh_erro
 
 /* find and aggregate as mongosh runs them: a live cursor, of which a statement prints the first 20 documents; the
  * cursor stays the session's current one while it has more ("it" continues it) and is killed when replaced. For the
- * engine (ctx->cursor_out) the cursor is handed over unread. */
+ * engine (res->want_cursor) the cursor is handed over unread. */
 static bool
 exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
@@ -244,8 +244,8 @@ exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_err
    if (!c)
       goto done;
    ok = true;
-   if (ctx->cursor_out) {
-      *ctx->cursor_out = c;
+   if (res->want_cursor) {
+      sh_result_set_cursor (res, c);
       goto done;
    }
    conn_cursor_free (ctx->cursor);
@@ -282,7 +282,7 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t 
       call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON || res->as_value ? 0 : CRUD_DEFAULT_BATCH);
 
    if (!call->terminal && (!strcmp (name, "db.collection.find") || !strcmp (name, "db.collection.aggregate")) &&
-       (ctx->cursor_out || (!res->as_value && ctx->out.mode != OUTPUT_JSON)))
+       (res->want_cursor || (!res->as_value && ctx->out.mode != OUTPUT_JSON)))
       return exec_live_cursor (ctx, call, res, err);
    if (call->terminal && strcmp (call->terminal, "itcount") != 0) {
       /* count()/size(): a count command, not a cursor; its reply's n */

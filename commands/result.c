@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands/result.h"
+#include "shell/core/conn.h"
 #include "shell/core/output.h"
 
 void
@@ -19,6 +20,8 @@ sh_result_destroy (sh_result_t *r)
    if (r->text)
       bson_string_free (r->text, true);
    bson_free (r->stats_key);
+   conn_cursor_free (r->cursor);
+   r->cursor = NULL;
    r->text = NULL;
    r->stats_key = NULL;
 }
@@ -26,11 +29,12 @@ sh_result_destroy (sh_result_t *r)
 void
 sh_result_reset (sh_result_t *r)
 {
-   bool stream = r->stream, as_value = r->as_value;
+   bool stream = r->stream, as_value = r->as_value, want_cursor = r->want_cursor;
    sh_ctx_t *ctx = r->stream_ctx;
    sh_result_destroy (r);
    sh_result_init (r);
    r->as_value = as_value;
+   r->want_cursor = want_cursor;
    r->stream = stream;
    r->stream_ctx = ctx;
 }
@@ -77,6 +81,25 @@ sh_result_set_batch (sh_result_t *r, const bson_t *docs, bool more, bool iterati
    r->kind = SH_RESULT_BATCH;
    r->more = more;
    r->iteration = iteration;
+}
+
+void
+sh_result_set_cursor (sh_result_t *r, struct conn_cursor *c)
+{
+   sh_result_reset (r);
+   r->cursor = c;
+   r->kind = SH_RESULT_CURSOR;
+}
+
+struct conn_cursor *
+sh_result_take_cursor (sh_result_t *r)
+{
+   struct conn_cursor *c = r->kind == SH_RESULT_CURSOR ? r->cursor : NULL;
+   if (c) {
+      r->cursor = NULL;
+      r->kind = SH_RESULT_NONE;
+   }
+   return c;
 }
 
 bson_string_t *
@@ -201,6 +224,7 @@ sh_result_present (sh_ctx_t *ctx, const sh_result_t *r)
 {
    switch (r->kind) {
    case SH_RESULT_NONE:
+   case SH_RESULT_CURSOR:
       break;
    case SH_RESULT_DOC:
       if (r->text)
@@ -243,6 +267,7 @@ sh_result_value (sh_ctx_t *ctx, const sh_result_t *r, bson_t *holder)
    bson_reinit (holder);
    switch (r->kind) {
    case SH_RESULT_NONE:
+   case SH_RESULT_CURSOR:
       return false;
    case SH_RESULT_DOC:
       value_of_doc (holder, &r->doc, BSON_TYPE_DOCUMENT);

@@ -11,6 +11,8 @@
 
 #include "shell/core/ctx.h"
 
+struct conn_cursor; /* shell/core/conn.h */
+
 /* What follows a cursor's first batch when it has more, on the result stream, as mongosh prints it. */
 #define CMD_MORE_HINT "Type \"it\" for more"
 
@@ -23,6 +25,7 @@ typedef enum {
                         * value (its trailing newlines dropped) for the engine */
    SH_RESULT_STATS,    /* a StatsResult: each top-level key on its own line, sections joined by "---" */
    SH_RESULT_BATCH,    /* a batch of a cursor: its documents at full depth, then the "it" hint when it has more */
+   SH_RESULT_CURSOR,   /* a live cursor, unread, for a caller that asked for one (want_cursor); never presented */
 } sh_result_kind_t;
 
 /* A result; it owns everything it holds (sh_result_init, sh_result_destroy). Filling it again replaces what it held:
@@ -30,14 +33,17 @@ typedef enum {
 typedef struct sh_result {
    sh_result_kind_t kind;
    bson_t doc; /* DOC, ARRAY, STATS, BATCH (an array document of the batch's documents); VALUE: { v: <value> } */
-   bson_string_t *text;  /* TEXT: the text, with its newlines; DOC: a note printed before the document, not part of
-                          * its value (sh_result_note); NULL otherwise */
-   char *stats_key;      /* STATS: the key whose value prints on one line (output_opts_t's one_line_key), or NULL */
-   bool more;            /* ARRAY, BATCH: the cursor may give more ("it" continues it) */
-   bool iteration;       /* BATCH: the batch "it" asked for ("no cursor" when it is empty) */
+   bson_string_t *text; /* TEXT: the text, with its newlines; DOC: a note printed before the document, not part of
+                         * its value (sh_result_note); NULL otherwise */
+   char *stats_key;     /* STATS: the key whose value prints on one line (output_opts_t's one_line_key), or NULL */
+   struct conn_cursor *cursor; /* CURSOR: owned, freed with r unless taken (sh_result_take_cursor) */
+   bool more;                  /* ARRAY, BATCH: the cursor may give more ("it" continues it) */
+   bool iteration;             /* BATCH: the batch "it" asked for ("no cursor" when it is empty) */
    bool as_value;        /* set by the caller: it takes the result as a value (the JavaScript engine, a -f statement's
                           * --json object), so a report is its document rather than its text and a cursor's
                           * result holds every document */
+   bool want_cursor;     /* set by the caller: find and aggregate hand over their live cursor unread (the engine pages
+                          * it itself) */
    bool stream;          /* set by the caller: a watch's earlier rounds are presented as they come (sh_result_round);
                           * false: each round replaces the one before */
    sh_ctx_t *stream_ctx; /* ... presented through this context (set with stream) */
@@ -51,7 +57,7 @@ sh_result_init (sh_result_t *r);
 void
 sh_result_destroy (sh_result_t *r);
 
-/* Empties r (SH_RESULT_NONE), keeping what the caller set (as_value, stream, stream_ctx). */
+/* Empties r (SH_RESULT_NONE), keeping what the caller set (as_value, want_cursor, stream, stream_ctx). */
 void
 sh_result_reset (sh_result_t *r);
 
@@ -74,6 +80,14 @@ sh_result_take_stats (sh_result_t *r, bson_t *stats, const char *one_line_key);
 void
 sh_result_set_batch (sh_result_t *r, const bson_t *docs, bool more, bool iteration);
 
+/* Fills r with a live cursor, taking it over. */
+void
+sh_result_set_cursor (sh_result_t *r, struct conn_cursor *c);
+
+/* The cursor of a CURSOR result, now the caller's (r keeps none); NULL for any other kind. */
+struct conn_cursor *
+sh_result_take_cursor (sh_result_t *r);
+
 /* Makes r a TEXT result (emptying it when it was another kind) and returns its text to append to; owned by r. */
 bson_string_t *
 sh_result_text (sh_result_t *r);
@@ -95,7 +109,7 @@ sh_result_present (sh_ctx_t *ctx, const sh_result_t *r);
 /* r as a value into holder (reinitialised), as { v: <value> } and, for a StatsResult, stats: <its one-line key or "">
  * (the engine prints it back as one): a document, array or value as it is, TEXT as a string without its trailing
  * newlines, a BATCH as its array of documents (pretty output: an empty batch is "" or "no cursor", the text it
- * shows). False (holder left empty) for a NONE result and an empty TEXT. */
+ * shows). False (holder left empty) for a NONE or CURSOR result and an empty TEXT. */
 bool
 sh_result_value (sh_ctx_t *ctx, const sh_result_t *r, bson_t *holder);
 

@@ -363,17 +363,16 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
       ctx->place.line = jc->line;
       ctx->place.col = jc->col;
    }
-   if (jc->open_cursor)
-      ctx->cursor_out = &cursor;
    sh_result_init (&r);
    r.as_value = as_value;
+   r.want_cursor = jc->open_cursor;
    ok = dispatch_call (ctx, &call, &r, err);
    if (pre_dry && !ok) {
       /* a write the run would refuse (its arguments): the script would stop here after the writes before it */
       js_state.pre.failed = true;
       js_state.pre.err = *err;
    }
-   ctx->cursor_out = NULL;
+   cursor = sh_result_take_cursor (&r);
    ctx->place.file = saved_file;
    ctx->place.line = saved_line;
    ctx->place.col = saved_col;
