@@ -1,5 +1,6 @@
-/* The shared executor and the printers (commands/exec.c): runs a call's requests, renders replies as mongosh does
- * (documents, values, cursors, StatsResults), the common request pieces several families append, and warnings. */
+/* The shared executor (commands/exec.c): runs a call's requests and fills the call's result (commands/result.h: an
+ * executor fills a result, never prints it); cursor reads, the common request pieces several families append, and
+ * warnings. */
 #ifndef SHARDSH_EXEC_H
 #define SHARDSH_EXEC_H
 
