@@ -131,12 +131,11 @@ sh_result_round (sh_result_t *r)
    sh_result_reset (r);
 }
 
-/* The value of a VALUE result (stored as { v: <value> }). */
+/* The value of a VALUE result (stored as { v: <value> }), read through it (the value lives in the iterator). */
 static const bson_value_t *
-result_value_of (const sh_result_t *r)
+result_value_of (const sh_result_t *r, bson_iter_t *it)
 {
-   bson_iter_t it;
-   return bson_iter_init_find (&it, &r->doc, "v") ? bson_iter_value (&it) : NULL;
+   return bson_iter_init_find (it, &r->doc, "v") ? bson_iter_value (it) : NULL;
 }
 
 /* A document as mongosh prints it (pretty, or one relaxed Extended JSON line under --json). */
@@ -222,6 +221,7 @@ present_batch (sh_ctx_t *ctx, const sh_result_t *r)
 void
 sh_result_present (sh_ctx_t *ctx, const sh_result_t *r)
 {
+   bson_iter_t it;
    switch (r->kind) {
    case SH_RESULT_NONE:
    case SH_RESULT_CURSOR:
@@ -232,7 +232,8 @@ sh_result_present (sh_ctx_t *ctx, const sh_result_t *r)
       present_doc (ctx, &r->doc);
       break;
    case SH_RESULT_VALUE:
-      present_value (ctx, result_value_of (r));
+      if (result_value_of (r, &it))
+         present_value (ctx, bson_iter_value (&it));
       break;
    case SH_RESULT_ARRAY:
       present_array (ctx, &r->doc);
@@ -263,6 +264,7 @@ value_of_doc (bson_t *holder, const bson_t *doc, bson_type_t type)
 bool
 sh_result_value (sh_ctx_t *ctx, const sh_result_t *r, bson_t *holder)
 {
+   bson_iter_t it;
    size_t len;
    bson_reinit (holder);
    switch (r->kind) {
@@ -273,7 +275,9 @@ sh_result_value (sh_ctx_t *ctx, const sh_result_t *r, bson_t *holder)
       value_of_doc (holder, &r->doc, BSON_TYPE_DOCUMENT);
       break;
    case SH_RESULT_VALUE:
-      BSON_APPEND_VALUE (holder, "v", result_value_of (r));
+      if (!result_value_of (r, &it))
+         return false;
+      BSON_APPEND_VALUE (holder, "v", bson_iter_value (&it));
       break;
    case SH_RESULT_ARRAY:
       value_of_doc (holder, &r->doc, BSON_TYPE_ARRAY);

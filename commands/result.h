@@ -71,8 +71,9 @@ sh_result_set_array (sh_result_t *r, const bson_t *array);
 void
 sh_result_set_value (sh_result_t *r, const bson_value_t *value);
 
-/* Fills r with a StatsResult, taking stats over (bson_steal: stats is left an empty document, still the caller's to
- * destroy; a section can be hundreds of megabytes: sh.status on a large cluster). one_line_key is copied. */
+/* Fills r with a StatsResult, taking stats over (bson_steal: a section can be hundreds of megabytes, sh.status on a
+ * large cluster). stats is a document initialised in place (bson_init, BSON_INITIALIZER), never one from bson_new;
+ * it is left an empty document, still the caller's to destroy. one_line_key is copied. */
 void
 sh_result_take_stats (sh_result_t *r, bson_t *stats, const char *one_line_key);
 

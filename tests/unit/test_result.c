@@ -76,7 +76,7 @@ test_kinds (void)
    probe_t p;
    sh_result_t r;
    bson_t *doc = BCON_NEW ("a", BCON_INT32 (1));
-   bson_t *stats = BCON_NEW ("s", "{", "n", BCON_INT32 (2), "}");
+   bson_t stats = BSON_INITIALIZER, sub;
    bson_t empty = BSON_INITIALIZER;
    bson_value_t t = { .value_type = BSON_TYPE_BOOL };
 
@@ -112,9 +112,12 @@ test_kinds (void)
    (void) sh_result_text (&r);
    CHECK_VALUE ("result/text: empty text gives no value", "none", &p, &r);
 
-   sh_result_take_stats (&r, stats, "chunks");
-   CHECK ("result/stats: taken over, the caller's document left empty", bson_empty (stats));
-   bson_destroy (stats);
+   BSON_APPEND_DOCUMENT_BEGIN (&stats, "s", &sub);
+   BSON_APPEND_INT32 (&sub, "n", 2);
+   bson_append_document_end (&stats, &sub);
+   sh_result_take_stats (&r, &stats, "chunks");
+   CHECK ("result/stats: taken over, the caller's document left empty", bson_empty (&stats));
+   bson_destroy (&stats);
    sh_result_present (&p.ctx, &r);
    CHECK_STR ("result/stats: key, then value", "s\n{ n: 2 }\n", probe_out (&p));
    CHECK_VALUE ("result/stats: the engine shows it back as a StatsResult",
