@@ -268,7 +268,7 @@ done:
    return ok;
 }
 
-/* Runs the one cursor request and prints the documents: a list, or the single document (null when none) for
+/* Runs the one cursor request; its result is the documents: a list, or the single document (null when none) for
  * findOne, or the count for countDocuments. */
 static bool
 exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)

@@ -220,7 +220,7 @@ exec_sleep (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *
    return true;
 }
 
-/* show dbs | collections | shards | zones | balancer: each runs one read and prints it */
+/* show dbs | collections | shards | zones | balancer: each runs one read; its result is the text or documents read */
 static bool
 exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {

@@ -127,8 +127,8 @@ field_count (const bson_t *doc, const char *path)
    return 0;
 }
 
-/* Sends removeShard (which starts draining, or reports on it) and prints one line saying where the drain stands
- * before the reply. */
+/* Sends removeShard (which starts draining, or reports on it); its result is the reply, with a note saying where the
+ * drain stands printed before it. */
 static bool
 exec_remove_shard (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
