@@ -936,7 +936,6 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_result_t *result, sh_err
       if (!result) {
          sh_result_init (&shown);
          shown.stream = true;
-         shown.stream_ctx = ctx;
       }
       ok = dispatch_call (ctx, &call, result ? result : &shown, err);
       if (!result) {

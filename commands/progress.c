@@ -822,7 +822,7 @@ exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_
       bson_destroy (&operations);
       if (!watch || (count && round >= count))
          break;
-      sh_result_round (res); /* a watch's round is shown now, where its caller shows results */
+      sh_result_round (ctx, res); /* a watch's round is shown now, where its caller shows results */
       if (!sh_sleep_ms (interval * 1000))
          break; /* Ctrl-C ends the watch; the shell goes on */
    }

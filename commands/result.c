@@ -30,13 +30,11 @@ void
 sh_result_reset (sh_result_t *r)
 {
    bool stream = r->stream, as_value = r->as_value, want_cursor = r->want_cursor;
-   sh_ctx_t *ctx = r->stream_ctx;
    sh_result_destroy (r);
    sh_result_init (r);
    r->as_value = as_value;
    r->want_cursor = want_cursor;
    r->stream = stream;
-   r->stream_ctx = ctx;
 }
 
 void
@@ -122,12 +120,12 @@ sh_result_note (sh_result_t *r, bson_string_t *note)
 }
 
 void
-sh_result_round (sh_result_t *r)
+sh_result_round (sh_ctx_t *ctx, sh_result_t *r)
 {
-   if (!r->stream || !r->stream_ctx)
+   if (!r->stream)
       return;
-   sh_result_present (r->stream_ctx, r);
-   fflush (r->stream_ctx->out_fp);
+   sh_result_present (ctx, r);
+   fflush (ctx->out_fp);
    sh_result_reset (r);
 }
 

@@ -39,14 +39,13 @@ typedef struct sh_result {
    struct conn_cursor *cursor; /* CURSOR: owned, freed with r unless taken (sh_result_take_cursor) */
    bool more;                  /* ARRAY, BATCH: the cursor may give more ("it" continues it) */
    bool iteration;             /* BATCH: the batch "it" asked for ("no cursor" when it is empty) */
-   bool as_value;        /* set by the caller: it takes the result as a value (the JavaScript engine, a -f statement's
-                          * --json object), so a report is its document rather than its text and a cursor's
-                          * result holds every document */
-   bool want_cursor;     /* set by the caller: find and aggregate hand over their live cursor unread (the engine pages
-                          * it itself) */
-   bool stream;          /* set by the caller: a watch's earlier rounds are presented as they come (sh_result_round);
-                          * false: each round replaces the one before */
-   sh_ctx_t *stream_ctx; /* ... presented through this context (set with stream) */
+   bool as_value;    /* set by the caller: it takes the result as a value (the JavaScript engine, a -f statement's
+                      * --json object), so a report is its document rather than its text and a cursor's
+                      * result holds every document */
+   bool want_cursor; /* set by the caller: find and aggregate hand over their live cursor unread (the engine pages
+                      * it itself) */
+   bool stream;      /* set by the caller: a watch's earlier rounds are presented as they come (sh_result_round);
+                      * false: each round replaces the one before */
 } sh_result_t;
 
 /* An empty result (SH_RESULT_NONE), shown by its caller (not as_value), that streams nothing. */
@@ -57,7 +56,7 @@ sh_result_init (sh_result_t *r);
 void
 sh_result_destroy (sh_result_t *r);
 
-/* Empties r (SH_RESULT_NONE), keeping what the caller set (as_value, want_cursor, stream, stream_ctx). */
+/* Empties r (SH_RESULT_NONE), keeping what the caller set (as_value, want_cursor, stream). */
 void
 sh_result_reset (sh_result_t *r);
 
@@ -98,9 +97,10 @@ sh_result_text (sh_result_t *r);
 void
 sh_result_note (sh_result_t *r, bson_string_t *note);
 
-/* A watch's round is complete: presented now and emptied when r->stream, else kept (the next round replaces it). */
+/* A watch's round is complete: presented now on ctx and emptied when r->stream, else kept (the next round replaces
+ * it). */
 void
-sh_result_round (sh_result_t *r);
+sh_result_round (sh_ctx_t *ctx, sh_result_t *r);
 
 /* Shows r on ctx->out_fp as ctx->out says (pretty or --json), as the REPL, a script and --json show a statement's
  * result; a NONE result shows nothing. */

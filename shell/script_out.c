@@ -133,7 +133,6 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
    sh_result_init (&so->result);
    /* a watch's rounds show as they come where results show; under --json the statement's value goes into its object */
    so->result.stream = show == SCRIPT_SHOW_ALL;
-   so->result.stream_ctx = ctx;
    so->result.as_value = show == SCRIPT_SHOW_JSON && !so->is_print;
 }
 

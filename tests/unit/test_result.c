@@ -158,14 +158,13 @@ test_rounds (void)
    r.as_value = true;
    r.want_cursor = true;
    bson_string_append (sh_result_text (&r), "round 1\n");
-   sh_result_round (&r);
+   sh_result_round (&p.ctx, &r);
    CHECK ("result/round: kept when the caller does not stream", r.kind == SH_RESULT_TEXT);
    sh_result_reset (&r);
    CHECK ("result/reset: keeps what the caller asked for", r.as_value && r.want_cursor && r.kind == SH_RESULT_NONE);
    r.stream = true;
-   r.stream_ctx = &p.ctx;
    bson_string_append (sh_result_text (&r), "round 1\n");
-   sh_result_round (&r);
+   sh_result_round (&p.ctx, &r);
    CHECK_STR ("result/round: shown at once when the caller streams", "round 1\n", probe_out (&p));
    CHECK ("result/round: ... and emptied for the next", r.kind == SH_RESULT_NONE && r.stream);
    sh_result_destroy (&r);
