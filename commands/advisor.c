@@ -483,69 +483,71 @@ advisor_all_oid_ids (const bson_t *docs)
 /* ---- rendering ---- */
 
 static void
-advisor_print_one (sh_ctx_t *ctx, size_t rank, const advisor_result_t *r, const advisor_limits_t *limits)
+advisor_print_one (bson_string_t *o, size_t rank, const advisor_result_t *r, const advisor_limits_t *limits)
 {
-   FILE *o = ctx->out_fp;
    char *key = advisor_key_string (&r->key);
    char a[32], b[32], c[32];
    output_opts_t one_line = output_opts_default (OUTPUT_PRETTY, false);
    one_line.break_length = 0;
 
-   fprintf (o, "%zu. %s  (%s)  score %d\n", rank, key, r->origin, r->score);
-   fprintf (o, "   verdict       %s\n", r->verdict);
+   bson_string_append_printf (o, "%zu. %s  (%s)  score %d\n", rank, key, r->origin, r->score);
+   bson_string_append_printf (o, "   verdict       %s\n", r->verdict);
    if (!r->sampled)
       goto done;
-   fprintf (o, "   cardinality   %s distinct in %s sampled; %s%s in all: at most that many chunks\n",
-            advisor_count_string (r->distinct_sampled, a, sizeof a), advisor_count_string (r->sampled, b, sizeof b),
-            r->all_unique ? "up to " : "about ", advisor_count_string (r->distinct_estimated, c, sizeof c));
+   bson_string_append_printf (o, "   cardinality   %s distinct in %s sampled; %s%s in all: at most that many chunks\n",
+                              advisor_count_string (r->distinct_sampled, a, sizeof a),
+                              advisor_count_string (r->sampled, b, sizeof b), r->all_unique ? "up to " : "about ",
+                              advisor_count_string (r->distinct_estimated, c, sizeof c));
    if (r->nmcv) {
       char *v = output_format_doc (&r->mcv[0].value, &one_line);
-      fprintf (o, "   frequency     most common %s holds %.1f%%", v, 100.0 * r->mcv[0].share);
+      bson_string_append_printf (o, "   frequency     most common %s holds %.1f%%", v, 100.0 * r->mcv[0].share);
       bson_free (v);
       if (r->nhot)
-         fprintf (o, "; %zu value%s at or above %.0f%% hold %.0f%%", r->nhot, r->nhot == 1 ? "" : "s",
-                  100.0 * limits->hot_share, 100.0 * r->hot_share);
+         bson_string_append_printf (o, "; %zu value%s at or above %.0f%% hold %.0f%%", r->nhot, r->nhot == 1 ? "" : "s",
+                                    100.0 * limits->hot_share, 100.0 * r->hot_share);
       if (r->jumbo_at_docs)
-         fprintf (o, "; its chunk fills at about %s documents", advisor_count_string (r->jumbo_at_docs, a, sizeof a));
-      fputc ('\n', o);
+         bson_string_append_printf (o, "; its chunk fills at about %s documents",
+                                    advisor_count_string (r->jumbo_at_docs, a, sizeof a));
+      bson_string_append_c (o, '\n');
    }
-   fprintf (o, "   monotonicity  %s (rank correlation %.2f with %s)\n",
-            r->mono == ADVISOR_MONO_ASCENDING    ? "ascending"
-            : r->mono == ADVISOR_MONO_DESCENDING ? "descending"
-            : r->mono == ADVISOR_MONO_NOT        ? "not monotonic"
-                                                 : "unknown",
-            r->correlation,
-            r->order == ADVISOR_ORDER_OBJECTID  ? "the ObjectId time of _id"
-            : r->order == ADVISOR_ORDER_NATURAL ? "natural order"
-                                                : "no known insertion order");
+   bson_string_append_printf (o, "   monotonicity  %s (rank correlation %.2f with %s)\n",
+                              r->mono == ADVISOR_MONO_ASCENDING    ? "ascending"
+                              : r->mono == ADVISOR_MONO_DESCENDING ? "descending"
+                              : r->mono == ADVISOR_MONO_NOT        ? "not monotonic"
+                                                                   : "unknown",
+                              r->correlation,
+                              r->order == ADVISOR_ORDER_OBJECTID  ? "the ObjectId time of _id"
+                              : r->order == ADVISOR_ORDER_NATURAL ? "natural order"
+                                                                  : "no known insertion order");
    if (r->nspread) {
-      fprintf (o, "   write spread ");
+      bson_string_append_printf (o, "   write spread ");
       for (size_t i = 0; i < r->nspread; i++)
-         fprintf (o, "%s %s %.0f%%", i ? "," : "", r->spread[i].shard, 100.0 * r->spread[i].share);
-      fprintf (o, " (%s%s)\n",
-               r->spread_actual ? "the collection's chunk map"
-               : r->hashed      ? "an even split of the hashed range"
-                                : "an even split of the sampled range",
-               r->spread_extrapolated ? ", every next insert beyond the newest value" : "");
+         bson_string_append_printf (o, "%s %s %.0f%%", i ? "," : "", r->spread[i].shard, 100.0 * r->spread[i].share);
+      bson_string_append_printf (o, " (%s%s)\n",
+                                 r->spread_actual ? "the collection's chunk map"
+                                 : r->hashed      ? "an even split of the hashed range"
+                                                  : "an even split of the sampled range",
+                                 r->spread_extrapolated ? ", every next insert beyond the newest value" : "");
    } else {
-      fprintf (o, "   write spread  no shards (not a sharded cluster)\n");
+      bson_string_append_printf (o, "   write spread  no shards (not a sharded cluster)\n");
    }
    if (r->reads + r->writes)
-      fprintf (o,
-               "   queries       %s reads: %.0f%% one shard, %.0f%% several, %.0f%% all; %s writes: %.0f%% one shard, "
-               "%.0f%% several, %.0f%% all\n",
-               advisor_count_string (r->reads, a, sizeof a), r->read_single, r->read_multi, r->read_scatter,
-               advisor_count_string (r->writes, b, sizeof b), r->write_single, r->write_multi, r->write_scatter);
+      bson_string_append_printf (
+         o,
+         "   queries       %s reads: %.0f%% one shard, %.0f%% several, %.0f%% all; %s writes: %.0f%% one shard, "
+         "%.0f%% several, %.0f%% all\n",
+         advisor_count_string (r->reads, a, sizeof a), r->read_single, r->read_multi, r->read_scatter,
+         advisor_count_string (r->writes, b, sizeof b), r->write_single, r->write_multi, r->write_scatter);
    else
-      fprintf (o, "   queries       no sampled queries (configureQueryAnalyzer, 7.0+)\n");
+      bson_string_append_printf (o, "   queries       no sampled queries (configureQueryAnalyzer, 7.0+)\n");
    if (r->has_server)
-      fprintf (o, "   server        %s\n", r->server_note);
+      bson_string_append_printf (o, "   server        %s\n", r->server_note);
 done:
    bson_free (key);
 }
 
 static void
-advisor_print_json (sh_ctx_t *ctx, const advisor_args_t *a, const advisor_data_t *d, const advisor_result_t *v,
+advisor_print_json (sh_result_t *res, const advisor_args_t *a, const advisor_data_t *d, const advisor_result_t *v,
                     size_t n)
 {
    bson_t doc = BSON_INITIALIZER, arr, one;
@@ -575,36 +577,37 @@ advisor_print_json (sh_ctx_t *ctx, const advisor_args_t *a, const advisor_data_t
       bson_destroy (&one);
    }
    bson_append_array_end (&doc, &arr);
-   cmd_print_doc (ctx, &doc);
+   sh_result_set_doc (res, &doc);
    bson_destroy (&doc);
 }
 
 static void
-advisor_print (sh_ctx_t *ctx, const advisor_args_t *a, const advisor_data_t *d, const advisor_result_t *v, size_t n)
+advisor_print (sh_result_t *res, const advisor_args_t *a, const advisor_data_t *d, const advisor_result_t *v, size_t n)
 {
-   FILE *o = ctx->out_fp;
+   bson_string_t *o = sh_result_text (res);
    char x[32], y[32];
-   fprintf (o, "%s: %s of %s documents sampled; %zu shard%s; ", a->ns,
-            advisor_count_string ((int64_t) bson_count_keys (&d->docs), x, sizeof x),
-            advisor_count_string (d->total, y, sizeof y), d->nshards, d->nshards == 1 ? "" : "s");
+   bson_string_append_printf (o, "%s: %s of %s documents sampled; %zu shard%s; ", a->ns,
+                              advisor_count_string ((int64_t) bson_count_keys (&d->docs), x, sizeof x),
+                              advisor_count_string (d->total, y, sizeof y), d->nshards, d->nshards == 1 ? "" : "s");
    if (d->sharded) {
       char *key = advisor_key_string (&d->key);
-      fprintf (o, "sharded on %s with %zu chunk%s%s\n", key, d->nchunks, d->nchunks == 1 ? "" : "s",
-               d->chunks_truncated ? " (more not read)" : "");
+      bson_string_append_printf (o, "sharded on %s with %zu chunk%s%s\n", key, d->nchunks, d->nchunks == 1 ? "" : "s",
+                                 d->chunks_truncated ? " (more not read)" : "");
       bson_free (key);
    } else {
-      fprintf (o, "not sharded\n");
+      bson_string_append_printf (o, "not sharded\n");
    }
    if (!n) {
-      fprintf (o,
-               "no candidate keys: no index could back a shard key; name one, e.g. sh.adviseShardKey(\"%s\", "
-               "{field: 1})\n",
-               a->ns);
+      bson_string_append_printf (
+         o,
+         "no candidate keys: no index could back a shard key; name one, e.g. sh.adviseShardKey(\"%s\", "
+         "{field: 1})\n",
+         a->ns);
       return;
    }
    for (size_t i = 0; i < n; i++) {
-      fputc ('\n', o);
-      advisor_print_one (ctx, i + 1, &v[i], &a->limits);
+      bson_string_append_c (o, '\n');
+      advisor_print_one (o, i + 1, &v[i], &a->limits);
    }
 }
 
@@ -634,7 +637,7 @@ advisor_run_server (sh_ctx_t *ctx, const advisor_args_t *a, advisor_result_t *r)
 }
 
 static bool
-exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    advisor_args_t a;
    advisor_data_t d;
@@ -748,9 +751,9 @@ exec_advise_shard_key (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    }
    if (!dry) {
       if (ctx->out.mode == OUTPUT_JSON)
-         advisor_print_json (ctx, &a, &d, results, nres);
+         advisor_print_json (res, &a, &d, results, nres);
       else
-         advisor_print (ctx, &a, &d, results, nres);
+         advisor_print (res, &a, &d, results, nres);
    }
    ok = true;
 done:

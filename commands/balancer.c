@@ -74,7 +74,7 @@ build_get_balancer_state (const sh_call_t *call, sh_requests_t *out, sh_error_t 
 
 /* true when there is no balancer document, else !doc.stopped */
 static bool
-exec_get_balancer_state (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_get_balancer_state (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t doc;
    bson_iter_t it;
@@ -86,7 +86,7 @@ exec_get_balancer_state (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       goto done;
    v.value.v_bool = !(found && bson_iter_init_find (&it, &doc, "stopped") && bson_iter_as_bool (&it));
    if (!cmd_dry_run (ctx))
-      cmd_print_value (ctx, &v);
+      sh_result_set_value (res, &v);
    ok = true;
 done:
    bson_destroy (&doc);
@@ -235,7 +235,8 @@ poll_status (sh_ctx_t *ctx, bson_t *reply, bool *in_round, int64_t *rounds, bool
  * until_off: mode "off" and no round in progress; wait_round: a round that started after the call has finished;
  * otherwise: no round in progress. Prints the last status. */
 static bool
-wait_balancer (sh_ctx_t *ctx, const sh_call_t *call, bool until_off, bool wait_round, int timeout_arg, sh_error_t *err)
+wait_balancer (sh_ctx_t *ctx, const sh_call_t *call, bool until_off, bool wait_round, int timeout_arg, sh_result_t *res,
+               sh_error_t *err)
 {
    bson_t reply = BSON_INITIALIZER;
    int64_t timeout = WAIT_DEFAULT_TIMEOUT_MS, start = clock_mono_ms (), first_rounds = -1, rounds;
@@ -276,7 +277,7 @@ wait_balancer (sh_ctx_t *ctx, const sh_call_t *call, bool until_off, bool wait_r
          goto done;
       }
    }
-   cmd_print_doc (ctx, &reply);
+   sh_result_set_doc (res, &reply);
    ok = true;
 done:
    bson_destroy (&reply);
@@ -284,24 +285,24 @@ done:
 }
 
 static bool
-exec_wait_for_balancer (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_wait_for_balancer (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_iter_t it;
    bool wait_round = args_get (call, 0, &it) && bson_iter_as_bool (&it);
-   return wait_balancer (ctx, call, false, wait_round, 1, err);
+   return wait_balancer (ctx, call, false, wait_round, 1, res, err);
 }
 
 static bool
-exec_wait_for_balancer_off (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_wait_for_balancer_off (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
-   return wait_balancer (ctx, call, true, false, 0, err);
+   return wait_balancer (ctx, call, true, false, 0, res, err);
 }
 
 /* ---- the balancing window (config.settings { _id: "balancer" }.activeWindow) ---- */
 
 /* activeWindow of the balancer document, or null */
 static bool
-exec_get_balancer_window (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_get_balancer_window (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t doc;
    bson_iter_t it;
@@ -311,10 +312,10 @@ exec_get_balancer_window (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       goto done;
    if (!cmd_dry_run (ctx)) {
       if (found && bson_iter_init_find (&it, &doc, "activeWindow")) {
-         cmd_print_value (ctx, bson_iter_value (&it));
+         sh_result_set_value (res, bson_iter_value (&it));
       } else {
          bson_value_t null_value = { .value_type = BSON_TYPE_NULL };
-         cmd_print_value (ctx, &null_value);
+         sh_result_set_value (res, &null_value);
       }
    }
    ok = true;

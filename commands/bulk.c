@@ -273,10 +273,10 @@ bw_count (const bson_t *reply, const char *key)
    return bson_iter_init_find (&it, reply, key) && BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_int64 (&it) : 0;
 }
 
-/* Sends the batches in order, stopping at the first that fails (the driver's MongoBulkWriteError), and prints
- * mongosh's BulkWriteResult. */
+/* Sends the batches in order, stopping at the first that fails (the driver's MongoBulkWriteError), and fills res
+ * with mongosh's BulkWriteResult. */
 static bool
-exec_bulk_write (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_bulk_write (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    bson_t reply = BSON_INITIALIZER, inserted = BSON_INITIALIZER, upserted = BSON_INITIALIZER, ops, result;
@@ -329,7 +329,7 @@ exec_bulk_write (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    BSON_APPEND_INT32 (&result, "deletedCount", (int32_t) counts[3]);
    BSON_APPEND_INT32 (&result, "upsertedCount", (int32_t) counts[4]);
    BSON_APPEND_DOCUMENT (&result, "upsertedIds", &upserted);
-   cmd_print_doc (ctx, &result);
+   sh_result_set_doc (res, &result);
    bson_destroy (&result);
 done:
    bson_free (batch);

@@ -272,7 +272,7 @@ db_coll_stats_result (const sh_call_t *call, const bson_t *docs, bool sharded, d
 }
 
 static bool
-exec_coll_stats (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_coll_stats (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    bson_t docs = BSON_INITIALIZER, colls = BSON_INITIALIZER, result = BSON_INITIALIZER, opts;
@@ -307,7 +307,7 @@ exec_coll_stats (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    if (cmd_dry_run (ctx))
       goto done;
    db_coll_stats_result (call, &docs, !bson_empty (&colls), scale, details, only, &result);
-   cmd_print_doc (ctx, &result);
+   sh_result_set_doc (res, &result);
 done:
    bson_destroy (&docs);
    bson_destroy (&colls);

@@ -95,7 +95,7 @@ build_get_shard_location (const sh_call_t *call, sh_requests_t *out, sh_error_t 
 
 /* { shards, sharded } of the first document; an error when the catalog does not know the namespace */
 static bool
-exec_get_shard_location (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_get_shard_location (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t docs, first, result = BSON_INITIALIZER;
    bson_iter_t f;
@@ -117,7 +117,7 @@ exec_get_shard_location (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       bson_append_value (&result, "shards", -1, bson_iter_value (&f));
    if (bson_iter_init_find (&f, &first, "sharded"))
       bson_append_value (&result, "sharded", -1, bson_iter_value (&f));
-   cmd_print_doc (ctx, &result);
+   sh_result_set_doc (res, &result);
    ok = true;
 done:
    bson_free (ns);
@@ -180,9 +180,9 @@ build_sharded_data_distribution (const sh_call_t *call, sh_requests_t *out, sh_e
 
 /* mongosh rewrites "unknown stage" (40324) into a sentence about the versions that have the stage */
 static bool
-exec_sharded_data_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_sharded_data_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
-   bool ok = cmd_exec_cursor (ctx, call, err);
+   bool ok = cmd_exec_cursor (ctx, call, res, err);
    if (!ok && err->kind == SH_ERR_SERVER && err->code == 40324) {
       char original[sizeof err->message];
       bson_strncpy (original, err->message, sizeof original);
@@ -251,7 +251,7 @@ count_shard_chunks (sh_ctx_t *ctx, const bson_t *coll, const char *shard, double
 }
 
 static bool
-exec_get_shard_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_get_shard_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t cmd = BSON_INITIALIZER, stats, coll, result = BSON_INITIALIZER, totals = BSON_INITIALIZER, host;
    bson_t pipeline, stage, sub;
@@ -380,7 +380,7 @@ exec_get_shard_distribution (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *e
    }
    BSON_APPEND_DOCUMENT (&result, "Totals", &totals);
    if (!cmd_dry_run (ctx))
-      cmd_print_stats (ctx, &result, NULL);
+      sh_result_take_stats (res, &result, NULL);
    ok = true;
 done:
    for (size_t i = 0; i < n_shards; i++)

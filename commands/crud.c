@@ -218,18 +218,11 @@ cmd_cursor_read (conn_cursor_t *c, size_t max, bson_t *docs, bool *more, sh_erro
    return r >= 0;
 }
 
-void
-cmd_print_cursor_batch (sh_ctx_t *ctx, const bson_t *docs, bool more, bool iteration)
-{
-   sh_result_t r = { .kind = SH_RESULT_BATCH, .doc = docs, .more = more, .iteration = iteration };
-   sh_result_present (ctx, &r);
-}
-
 /* find and aggregate as mongosh runs them: a live cursor, of which a statement prints the first 20 documents; the
  * cursor stays the session's current one while it has more ("it" continues it) and is killed when replaced. For the
- * engine (ctx->cursor_out) the cursor is handed over unread. */
+ * engine (res->want_cursor) the cursor is handed over unread. */
 static bool
-exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    conn_cursor_t *c;
@@ -251,8 +244,8 @@ exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    if (!c)
       goto done;
    ok = true;
-   if (ctx->cursor_out) {
-      *ctx->cursor_out = c;
+   if (res->want_cursor) {
+      sh_result_set_cursor (res, c);
       goto done;
    }
    conn_cursor_free (ctx->cursor);
@@ -264,7 +257,7 @@ exec_live_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    }
    ok = cmd_cursor_read (c, CMD_CURSOR_BATCH, &docs, &more, err);
    if (ok)
-      cmd_print_cursor_batch (ctx, &docs, more, false);
+      sh_result_set_batch (res, &docs, more, false);
    bson_destroy (&docs);
    if (ok && more)
       ctx->cursor = c;
@@ -275,22 +268,22 @@ done:
    return ok;
 }
 
-/* Runs the one cursor request and prints the documents: a list, or the single document (null when none) for
+/* Runs the one cursor request; its result is the documents: a list, or the single document (null when none) for
  * findOne, or the count for countDocuments. */
 static bool
-exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t docs;
    bson_iter_t it;
    bool more = false, ok = false;
    const char *name = call->cmd->name;
-   /* a captured result (the JavaScript engine's cursors) holds every document: the engine pages them itself */
+   /* a result taken as a value (the JavaScript engine's cursors) holds every document: the engine pages them itself */
    size_t max =
-      call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON || ctx->capture ? 0 : CRUD_DEFAULT_BATCH);
+      call->limit ? (size_t) call->limit : (ctx->out.mode == OUTPUT_JSON || res->as_value ? 0 : CRUD_DEFAULT_BATCH);
 
    if (!call->terminal && (!strcmp (name, "db.collection.find") || !strcmp (name, "db.collection.aggregate")) &&
-       (ctx->cursor_out || (!ctx->capture && ctx->out.mode != OUTPUT_JSON)))
-      return exec_live_cursor (ctx, call, err);
+       (res->want_cursor || (!res->as_value && ctx->out.mode != OUTPUT_JSON)))
+      return exec_live_cursor (ctx, call, res, err);
    if (call->terminal && strcmp (call->terminal, "itcount") != 0) {
       /* count()/size(): a count command, not a cursor; its reply's n */
       bson_value_t n = { .value_type = BSON_TYPE_INT32 };
@@ -298,7 +291,7 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
          goto done;
       n.value.v_int32 = (int32_t) docget_double (&docs, "n", 0, NULL);
       if (!cmd_dry_run (ctx))
-         cmd_print_value (ctx, &n);
+         sh_result_set_value (res, &n);
       ok = true;
       goto done;
    }
@@ -312,13 +305,13 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       /* itcount(): how many documents the cursor gave */
       bson_value_t n = { .value_type = BSON_TYPE_INT32 };
       n.value.v_int32 = (int32_t) bson_count_keys (&docs);
-      cmd_print_value (ctx, &n);
+      sh_result_set_value (res, &n);
    } else if (!strcmp (name, "db.collection.findOne")) {
       bson_value_t null_value = { .value_type = BSON_TYPE_NULL };
       if (bson_iter_init (&it, &docs) && bson_iter_next (&it))
-         cmd_print_value (ctx, bson_iter_value (&it));
+         sh_result_set_value (res, bson_iter_value (&it));
       else
-         cmd_print_value (ctx, &null_value);
+         sh_result_set_value (res, &null_value);
    } else if (!strcmp (name, "db.collection.countDocuments")) {
       bson_value_t n = { .value_type = BSON_TYPE_INT32 };
       bson_iter_t f;
@@ -326,11 +319,10 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       if (bson_iter_init (&it, &docs) && bson_iter_next (&it) && bson_iter_recurse (&it, &f) &&
           bson_iter_find (&f, "n") && BSON_ITER_HOLDS_NUMBER (&f))
          n.value.v_int32 = (int32_t) bson_iter_as_int64 (&f);
-      cmd_print_value (ctx, &n);
+      sh_result_set_value (res, &n);
    } else {
-      cmd_print_array (ctx, &docs);
-      if (more)
-         fprintf (ctx->out_fp, "%s\n", CMD_MORE_HINT);
+      sh_result_set_array (res, &docs);
+      res->more = more;
    }
    ok = true;
 done:
@@ -340,13 +332,13 @@ done:
 
 /* distinct answers { values: [...] }: print the values as mongosh does. */
 static bool
-exec_distinct (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_distinct (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t reply, values;
    bool ok = cmd_run_build (ctx, call, &reply, err);
 
    if (ok && !cmd_dry_run (ctx) && docget_sub (&reply, "values", BSON_TYPE_ARRAY, &values))
-      cmd_print_array (ctx, &values);
+      sh_result_set_array (res, &values);
    bson_destroy (&reply);
    return ok;
 }

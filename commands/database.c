@@ -68,14 +68,14 @@ build_current_op (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 
 /* mongosh prints { inprog: [ ... ], ok: 1 }. */
 static bool
-exec_current_op (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_current_op (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t docs, result = BSON_INITIALIZER;
    bool ok = cmd_run_build_docs (ctx, call, 0, &docs, NULL, err);
    if (ok && !cmd_dry_run (ctx)) {
       BSON_APPEND_ARRAY (&result, "inprog", &docs);
       BSON_APPEND_INT32 (&result, "ok", 1);
-      cmd_print_doc (ctx, &result);
+      sh_result_set_doc (res, &result);
    }
    bson_destroy (&docs);
    bson_destroy (&result);
@@ -202,13 +202,13 @@ build_version (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 
 /* version() prints the server's version string. */
 static bool
-exec_version (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_version (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t reply;
    bson_iter_t it;
    bool ok = cmd_run_build (ctx, call, &reply, err);
    if (ok && !cmd_dry_run (ctx) && bson_iter_init_find (&it, &reply, "version"))
-      cmd_print_value (ctx, bson_iter_value (&it));
+      sh_result_set_value (res, bson_iter_value (&it));
    bson_destroy (&reply);
    return ok;
 }
@@ -246,7 +246,7 @@ build_get_collection_names (const sh_call_t *call, sh_requests_t *out, sh_error_
 
 /* getCollectionNames prints the names as an array. */
 static bool
-exec_get_collection_names (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_get_collection_names (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t docs, names = BSON_INITIALIZER;
    bson_iter_t it, f;
@@ -262,7 +262,7 @@ exec_get_collection_names (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
             BSON_APPEND_VALUE (&names, k, bson_iter_value (&f));
          }
       }
-      cmd_print_array (ctx, &names);
+      sh_result_set_array (res, &names);
    }
    bson_destroy (&docs);
    bson_destroy (&names);
@@ -311,7 +311,7 @@ db_list_versions (bson_string_t *out, const bson_t *c, const char *key, const ch
  * that is true, its help on the next line, then its API versions; commands separated by a blank line. Under --json
  * the reply. */
 static bool
-exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t reply, cmds;
    bson_iter_t it, f;
@@ -320,10 +320,10 @@ exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    if (!ok || cmd_dry_run (ctx))
       goto done;
    if (ctx->out.mode == OUTPUT_JSON || !docget_sub (&reply, "commands", BSON_TYPE_DOCUMENT, &cmds)) {
-      cmd_print_doc (ctx, &reply);
+      sh_result_set_doc (res, &reply);
       goto done;
    }
-   if (ctx->capture) {
+   if (res->as_value) {
       /* a JavaScript caller gets mongosh's value: the commands, slaveOk renamed as above */
       bson_t value = BSON_INITIALIZER, c, one;
       bson_iter_init (&it, &cmds);
@@ -342,7 +342,7 @@ exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
             BSON_APPEND_VALUE (&one, "secondaryOverrideOk", bson_iter_value (&f));
          bson_append_document_end (&value, &one);
       }
-      cmd_print_doc (ctx, &value);
+      sh_result_set_doc (res, &value);
       bson_destroy (&value);
       goto done;
    }
@@ -369,7 +369,7 @@ exec_list_commands (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       db_list_versions (out, &c, "apiVersions", "API Versions");
       db_list_versions (out, &c, "deprecatedApiVersions", "Deprecated API Versions");
    }
-   fprintf (ctx->out_fp, "%s\n", out->str);
+   bson_string_append_printf (sh_result_text (res), "%s\n", out->str);
 done:
    if (out)
       bson_string_free (out, true);
@@ -419,7 +419,7 @@ fail:
  * reply (a 5.0+ mongos answers { ok: 1 } alone); createCollection and renameCollection print { ok: 1 } (the driver
  * hands mongosh a collection object, not the reply). Failures are errors either way. */
 static bool
-exec_ok_result (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_ok_result (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t reply, result = BSON_INITIALIZER;
    bool ok = cmd_run_build (ctx, call, &reply, err);
@@ -427,7 +427,7 @@ exec_ok_result (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       BSON_APPEND_INT32 (&result, "ok", 1);
       if (!strcmp (args_method (call), "dropDatabase"))
          BSON_APPEND_UTF8 (&result, "dropped", call->db);
-      cmd_print_doc (ctx, &result);
+      sh_result_set_doc (res, &result);
    }
    bson_destroy (&reply);
    bson_destroy (&result);
@@ -458,7 +458,7 @@ build_coll_drop (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 }
 
 static bool
-exec_coll_drop (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_coll_drop (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    bson_t docs = BSON_INITIALIZER, reply = BSON_INITIALIZER;
@@ -481,7 +481,7 @@ exec_coll_drop (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    }
    ok = true;
    if (!cmd_dry_run (ctx))
-      cmd_print_value (ctx, &result);
+      sh_result_set_value (res, &result);
 done:
    bson_destroy (&docs);
    bson_destroy (&reply);
@@ -512,15 +512,16 @@ build_rename_collection (const sh_call_t *call, sh_requests_t *out, sh_error_t *
 }
 
 static bool
-exec_coll_name (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_coll_name (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_value_t v = { .value_type = BSON_TYPE_UTF8 };
    char *s = !strcmp (args_method (call), "getFullName") ? bson_strdup_printf ("%s.%s", call->db, call->coll)
                                                          : bson_strdup (call->coll);
+   (void) ctx;
    (void) err;
    v.value.v_utf8.str = s;
    v.value.v_utf8.len = (uint32_t) strlen (s);
-   cmd_print_value (ctx, &v);
+   sh_result_set_value (res, &v);
    bson_free (s);
    return true;
 }
@@ -578,7 +579,7 @@ build_count (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 
 /* count replies { n, ok }: print n. count() also warns, as mongosh does, that it is deprecated. */
 static bool
-exec_count (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_count (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t reply;
    bson_iter_t it;
@@ -588,7 +589,7 @@ exec_count (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
                      "estimatedDocumentCount.");
    ok = cmd_run_build (ctx, call, &reply, err);
    if (ok && !cmd_dry_run (ctx) && bson_iter_init_find (&it, &reply, "n"))
-      cmd_print_value (ctx, bson_iter_value (&it));
+      sh_result_set_value (res, bson_iter_value (&it));
    bson_destroy (&reply);
    return ok;
 }

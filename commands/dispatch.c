@@ -859,7 +859,7 @@ dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt)
 }
 
 bool
-dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *result, sh_error_t *err)
 {
    const sh_cmd_t *c = call->cmd;
    bool dry = ctx->opts && ctx->opts->dry_run;
@@ -899,7 +899,7 @@ dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       if (!mongos_check (ctx, err))
          goto done;
    }
-   ok = c->exec ? c->exec (ctx, &run, err) : cmd_exec_requests (ctx, &run, err);
+   ok = c->exec ? c->exec (ctx, &run, result, err) : cmd_exec_requests (ctx, &run, result, err);
    if (!ok && err->kind == SH_ERR_SERVER && err->code == 59 && c->not_found_hint) {
       size_t len = strlen (err->message);
       bson_strncpy (err->message + len, c->not_found_hint, sizeof err->message - len);
@@ -917,11 +917,12 @@ done:
 }
 
 bool
-dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
+dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_result_t *result, sh_error_t *err)
 {
    resolved_t tmp;
    const resolved_t *r;
    sh_call_t call;
+   sh_result_t shown; /* no result asked for: presented here */
    bool ok = false;
 
    r = stmt_call (ctx, stmt, &tmp, &call, err);
@@ -936,7 +937,15 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err)
       sh_requests_t taken = { .n = 0 };
       if (built_take (stmt->resolved, call.db, &taken))
          call.built = &taken;
-      ok = dispatch_call (ctx, &call, err);
+      if (!result) {
+         sh_result_init (&shown);
+         shown.stream = true;
+      }
+      ok = dispatch_call (ctx, &call, result ? result : &shown, err);
+      if (!result) {
+         sh_result_present (ctx, &shown);
+         sh_result_destroy (&shown);
+      }
       sh_requests_destroy (&taken);
    }
    stmt_call_done (stmt, &tmp);

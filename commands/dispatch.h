@@ -13,15 +13,18 @@
 #include "shell/lang/parser.h"
 
 /* Runs one statement. Returns false with err set (positions point into the statement's source) when it failed;
- * the shell goes on either way. Never exits the process (exit / quit set ctx->exit_requested). */
+ * the shell goes on either way. Never exits the process (exit / quit set ctx->exit_requested). Its result goes into
+ * result (initialised by the caller; what a failed call left there may be shown too) for the caller to present or
+ * read; with result NULL it is presented here (sh_result_present: a watch's rounds as they come), the REPL's way. */
 bool
-dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_error_t *err);
+dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_result_t *result, sh_error_t *err);
 
 /* The checks and the run of one resolved call, shared by both front ends (literal statements and the JavaScript
  * engine): argument checks (the entry's pure build), --readonly, the server-version gate, confirmation of destructive
- * commands, mongosh's one-time mongos check, then the entry's executor. A failure without a position gets call->pos. */
+ * commands, mongosh's one-time mongos check, then the entry's executor, which fills result (initialised by the caller;
+ * presented or read by the caller, never here). A failure without a position gets call->pos. */
 bool
-dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
+dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *result, sh_error_t *err);
 
 /* Resolves stmt once and keeps what it resolves to in stmt->resolved (freed with the statement), so the later steps
  * (dispatch_validate, dispatch_with_call, dispatch_stmt) do not resolve it again; a statement that does not resolve

@@ -1,6 +1,5 @@
-/* The shared executor most helpers use (send build()'s requests in order, render the last reply), and the result
- * printers every command renders through: each fills a result (commands/result.h) and hands it to the presenter, so
- * pretty and --json output stay one code path. */
+/* The shared executor most helpers use (send build()'s requests in order, hand over the last reply as the result), and
+ * the helpers executors share. */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -10,27 +9,6 @@
 #include "commands/exec.h"
 #include "commands/result.h"
 #include "shell/lib/docget.h"
-
-void
-cmd_print_doc (sh_ctx_t *ctx, const bson_t *doc)
-{
-   sh_result_t r = { .kind = SH_RESULT_DOC, .doc = doc };
-   sh_result_present (ctx, &r);
-}
-
-void
-cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value)
-{
-   sh_result_t r = { .kind = SH_RESULT_VALUE, .value = value };
-   sh_result_present (ctx, &r);
-}
-
-void
-cmd_print_array (sh_ctx_t *ctx, const bson_t *array)
-{
-   sh_result_t r = { .kind = SH_RESULT_ARRAY, .doc = array };
-   sh_result_present (ctx, &r);
-}
 
 void
 cmd_warn (sh_ctx_t *ctx, const char *fmt, ...)
@@ -91,7 +69,7 @@ cmd_check_write_errors (const bson_t *reply, sh_error_t *err)
 /* An update reply { n, nModified, upserted, writeErrors, ok } as mongosh's UpdateResult. A write error becomes the
  * call's error, as the driver would throw it. */
 static bool
-render_update_result (sh_ctx_t *ctx, const bson_t *reply, sh_error_t *err)
+render_update_result (const bson_t *reply, sh_result_t *out, sh_error_t *err)
 {
    bson_iter_t it, sub;
    int64_t n = 0, modified = 0, upserted = 0;
@@ -127,13 +105,13 @@ render_update_result (sh_ctx_t *ctx, const bson_t *reply, sh_error_t *err)
    BSON_APPEND_INT32 (&result, "matchedCount", (int32_t) (n - upserted));
    BSON_APPEND_INT32 (&result, "modifiedCount", (int32_t) modified);
    BSON_APPEND_INT32 (&result, "upsertedCount", (int32_t) upserted);
-   cmd_print_doc (ctx, &result);
+   sh_result_set_doc (out, &result);
    bson_destroy (&result);
    return true;
 }
 
 bool
-cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    const sh_requests_t *rq = call->built; /* built once already (dispatch_call): sent as they are, not copied */
@@ -156,13 +134,13 @@ cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    }
    switch (call->cmd->ret) {
    case CMD_RET_UPDATE:
-      ok = render_update_result (ctx, &reply, err);
+      ok = render_update_result (&reply, res, err);
       goto done;
    case CMD_RET_NONE:
       break;
    case CMD_RET_RAW:
    default:
-      cmd_print_doc (ctx, &reply);
+      sh_result_set_doc (res, &reply);
       break;
    }
    ok = true;
@@ -176,13 +154,6 @@ bool
 cmd_dry_run (const sh_ctx_t *ctx)
 {
    return ctx->opts && ctx->opts->dry_run;
-}
-
-void
-cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key)
-{
-   sh_result_t r = { .kind = SH_RESULT_STATS, .doc = stats, .stats_key = one_line_key };
-   sh_result_present (ctx, &r);
 }
 
 bool
@@ -220,24 +191,19 @@ done:
 }
 
 bool
-cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t docs;
    bool ok = cmd_run_build_docs (ctx, call, 0, &docs, NULL, err);
 
-   if (ok && !cmd_dry_run (ctx))
-      cmd_print_cursor_docs (ctx, call->cmd, &docs);
+   if (ok && !cmd_dry_run (ctx)) {
+      if (call->cmd->flags & (CMD_CURSOR_AGG | CMD_CURSOR_CMD))
+         sh_result_set_docs (res, &docs, (call->cmd->flags & CMD_CURSOR_CMD) != 0);
+      else
+         sh_result_set_array (res, &docs);
+   }
    bson_destroy (&docs);
    return ok;
-}
-
-void
-cmd_print_cursor_docs (sh_ctx_t *ctx, const sh_cmd_t *cmd, const bson_t *docs)
-{
-   sh_result_t r = { .kind = SH_RESULT_CURSOR, .doc = docs, .run_command = (cmd->flags & CMD_CURSOR_CMD) != 0 };
-   if (!(cmd->flags & (CMD_CURSOR_AGG | CMD_CURSOR_CMD)))
-      r.kind = SH_RESULT_ARRAY;
-   sh_result_present (ctx, &r);
 }
 
 bool

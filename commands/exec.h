@@ -1,5 +1,6 @@
-/* The shared executor and the printers (commands/exec.c): runs a call's requests, renders replies as mongosh does
- * (documents, values, cursors, StatsResults), the common request pieces several families append, and warnings. */
+/* The shared executor (commands/exec.c): runs a call's requests and fills the call's result (commands/result.h: an
+ * executor fills a result, never prints it); cursor reads, the common request pieces several families append, and
+ * warnings. */
 #ifndef SHARDSH_EXEC_H
 #define SHARDSH_EXEC_H
 
@@ -7,34 +8,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "commands/result.h"
 #include "commands/table.h"
 #include "shell/core/conn.h"
 #include "shell/core/ctx.h"
 
-/* What follows a cursor's first batch when it has more, on the result stream, as mongosh prints it. */
-#define CMD_MORE_HINT "Type \"it\" for more"
-
-/* The printers below store their value in ctx->capture as { v: <value> } (and set ctx->captured) instead of printing
- * when ctx->capture is set: that is how a call from the JavaScript engine gets its result as a value. Otherwise, under
- * ctx->results_unseen (a -f script's statement, whose results nobody sees), they format and print nothing. */
-
-/* Runs build()'s requests one after another (stopping at the first failure) and prints the last reply per ret. */
+/* Runs build()'s requests one after another (stopping at the first failure) and fills result with the last reply per
+ * ret (nothing under --dry-run). */
 bool
-cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
+cmd_exec_requests (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *result, sh_error_t *err);
 
 /* The first write error (writeErrors[0]) or else the writeConcernError of a write command's reply as err
  * (SH_ERR_SERVER with the server's errmsg, code and codeName, the name looked up from the code when the server left
  * it out), as the driver throws it; true when the reply has neither. */
 bool
 cmd_check_write_errors (const bson_t *reply, sh_error_t *err);
-
-/* Prints a document result (pretty or JSON per ctx->out). */
-void
-cmd_print_doc (sh_ctx_t *ctx, const bson_t *doc);
-
-/* Prints a single value result (true/false, a string, a number, a document). */
-void
-cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value);
 
 /* mongosh's displayBatchSize: how many documents a cursor shows at a time ("it" shows the next as many). */
 #define CMD_CURSOR_BATCH 20
@@ -44,29 +32,10 @@ cmd_print_value (sh_ctx_t *ctx, const bson_value_t *value);
 bool
 cmd_cursor_read (conn_cursor_t *c, size_t max, bson_t *docs, bool *more, sh_error_t *err);
 
-/* Prints a batch of a cursor as mongosh prints one (documents at full depth, then the "it" hint when more); an empty
- * batch prints an empty line as a cursor's value and "no cursor" when "it" found nothing (iteration). */
-void
-cmd_print_cursor_batch (sh_ctx_t *ctx, const bson_t *docs, bool more, bool iteration);
-
-/* Prints a list of documents (an array document) as mongosh prints an array. */
-void
-cmd_print_array (sh_ctx_t *ctx, const bson_t *array);
-
-/* Prints a StatsResult as mongosh does: each top-level key on its own line followed by its value, sections joined
- * by a line "---" (one JSON document under --json). one_line_key is output_opts_t's (NULL for none). */
-void
-cmd_print_stats (sh_ctx_t *ctx, const bson_t *stats, const char *one_line_key);
-
-/* Prints the documents docs (an array document) of a cursor cmd's call read whole: as a cursor of mongosh's when the
- * entry says it returns one (CMD_CURSOR_AGG, CMD_CURSOR_CMD; the engine then gets a Cursor), else as an array. */
-void
-cmd_print_cursor_docs (sh_ctx_t *ctx, const sh_cmd_t *cmd, const bson_t *docs);
-
-/* Runs the single cursor request of build() and prints its documents per cmd_print_cursor_docs (nothing under
+/* Runs the single cursor request of build() and fills result with its documents as an array (nothing under
  * --dry-run). */
 bool
-cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
+cmd_exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *result, sh_error_t *err);
 
 /* True under --dry-run: requests are printed, not sent, and results are not rendered. */
 bool

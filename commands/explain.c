@@ -617,7 +617,7 @@ ex_append_per_shard (bson_t *cmd, const bson_t *coll)
 }
 
 static bool
-exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    ex_reading_t r;
@@ -694,29 +694,30 @@ exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       r.now_minutes = tm.tm_hour * 60 + tm.tm_min;
    }
    explain_diagnose (&r, &out);
-   if (ctx->out.mode == OUTPUT_JSON || ctx->capture) {
-      cmd_print_doc (ctx, &out); /* --json, or a JavaScript call: the document is the value */
+   if (ctx->out.mode == OUTPUT_JSON || res->as_value) {
+      sh_result_set_doc (res, &out); /* --json, or a JavaScript call: the document is the value */
    } else {
       bson_iter_t it, f;
       const char *verdict = docget_utf8 (&out, "verdict", NULL);
-      fprintf (ctx->out_fp, "%s: %s", r.ns, docget_is (&out, "balanced", true) ? "balanced" : "not balanced");
+      bson_string_t *o = sh_result_text (res);
+      bson_string_append_printf (o, "%s: %s", r.ns, docget_is (&out, "balanced", true) ? "balanced" : "not balanced");
       if (verdict)
-         fprintf (ctx->out_fp, " (balancerCollectionStatus: %s)", verdict);
-      fprintf (ctx->out_fp, "\n  chunks per shard:");
+         bson_string_append_printf (o, " (balancerCollectionStatus: %s)", verdict);
+      bson_string_append_printf (o, "\n  chunks per shard:");
       if (bson_iter_init_find (&it, &out, "chunksPerShard") && bson_iter_recurse (&it, &f))
          while (bson_iter_next (&f))
-            fprintf (ctx->out_fp, " %s %lld", bson_iter_key (&f), (long long) bson_iter_as_int64 (&f));
-      fprintf (ctx->out_fp, "\n");
+            bson_string_append_printf (o, " %s %lld", bson_iter_key (&f), (long long) bson_iter_as_int64 (&f));
+      bson_string_append_c (o, '\n');
       if (bson_iter_init_find (&it, &out, "findings") && bson_iter_recurse (&it, &f)) {
          while (bson_iter_next (&f)) {
             bson_t d;
             if (!docget_iter_sub (&f, BSON_TYPE_DOCUMENT, &d))
                continue;
-            fprintf (ctx->out_fp, "  %lld. %s%s: %s\n", (long long) docget_double (&d, "rank", 0, NULL),
-                     docget_utf8 (&d, "stuck", NULL) ? "STUCK " : "", docget_utf8 (&d, "cause", NULL),
-                     docget_utf8 (&d, "detail", NULL));
+            bson_string_append_printf (o, "  %lld. %s%s: %s\n", (long long) docget_double (&d, "rank", 0, NULL),
+                                       docget_utf8 (&d, "stuck", NULL) ? "STUCK " : "", docget_utf8 (&d, "cause", NULL),
+                                       docget_utf8 (&d, "detail", NULL));
             if (docget_utf8 (&d, "fix", NULL))
-               fprintf (ctx->out_fp, "     fix: %s\n", docget_utf8 (&d, "fix", NULL));
+               bson_string_append_printf (o, "     fix: %s\n", docget_utf8 (&d, "fix", NULL));
          }
       }
    }

@@ -16,14 +16,15 @@ build_convert_shard_key_to_hashed (const sh_call_t *call, sh_requests_t *out, sh
 }
 
 static bool
-exec_convert_shard_key_to_hashed (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_convert_shard_key_to_hashed (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_iter_t it;
    bson_value_t v = { .value_type = BSON_TYPE_INT64 };
+   (void) ctx;
    if (!args_check (call, 0, ARG_ANY, true, "Mongo", "convertShardKeyToHashed", err) || !args_get (call, 0, &it))
       return false;
    v.value.v_int64 = hashkey_value (bson_iter_value (&it));
-   cmd_print_value (ctx, &v);
+   sh_result_set_value (res, &v);
    return true;
 }
 

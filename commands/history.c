@@ -274,7 +274,7 @@ hi_str (bson_iter_t *it, const char *path, const char *fallback)
 }
 
 static bool
-exec_migration_history (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_migration_history (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    bson_t groups = BSON_INITIALIZER, moved = BSON_INITIALIZER, rounds = BSON_INITIALIZER, out = BSON_INITIALIZER;
@@ -333,7 +333,7 @@ exec_migration_history (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    hi_append_tallies (&out, "byDonor", "shard", &by[1], false);
    hi_append_tallies (&out, "byRecipient", "shard", &by[2], false);
    hi_append_tallies (&out, "byNamespace", "ns", &by[3], false);
-   cmd_print_doc (ctx, &out);
+   sh_result_set_doc (res, &out);
    ok = true;
 done:
    bson_free (by);

@@ -181,7 +181,7 @@ build_create_indexes (const sh_call_t *call, sh_requests_t *out, sh_error_t *err
 /* createIndex prints the name it created; createIndexes the list of names (from the request: the server's reply
  * does not name them). */
 static bool
-exec_create (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_create (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    bson_t reply = BSON_INITIALIZER, names = BSON_INITIALIZER;
@@ -206,9 +206,9 @@ exec_create (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       }
    }
    if (many) {
-      cmd_print_array (ctx, &names);
+      sh_result_set_array (res, &names);
    } else if (bson_iter_init (&it, &names) && bson_iter_next (&it)) {
-      cmd_print_value (ctx, bson_iter_value (&it));
+      sh_result_set_value (res, bson_iter_value (&it));
    }
 done:
    bson_destroy (&reply);

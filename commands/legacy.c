@@ -235,9 +235,9 @@ lg_result (const char *method, const bson_t *cmd, const bson_t *reply, bson_t *r
 }
 
 /* Warns as mongosh does, then runs the call: update through the shared executor (an UpdateResult), the others by
- * their one request, printed as lg_result says. */
+ * their one request, res filled as lg_result says. */
 static bool
-exec_legacy (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_legacy (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    bson_t reply = BSON_INITIALIZER, result = BSON_INITIALIZER;
@@ -247,7 +247,7 @@ exec_legacy (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 
    lg_warn_deprecation (ctx, method);
    if (call->cmd->ret == CMD_RET_UPDATE)
-      return cmd_exec_requests (ctx, call, err);
+      return cmd_exec_requests (ctx, call, res, err);
    if (!sh_requests_build (call, &reqs, err))
       goto done;
    bson_destroy (&reply);
@@ -263,9 +263,9 @@ exec_legacy (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       if (!strcmp (method, "ensureIndex")) {
          bson_t names;
          docget_iter_sub (&v, BSON_TYPE_ARRAY, &names);
-         cmd_print_array (ctx, &names);
+         sh_result_set_array (res, &names);
       } else {
-         cmd_print_value (ctx, bson_iter_value (&v));
+         sh_result_set_value (res, bson_iter_value (&v));
       }
    }
 done:

@@ -14,26 +14,27 @@
 #include "shell/core/interrupt.h"
 
 static void
-help_entry (FILE *out, const sh_cmd_t *c)
+help_entry (bson_string_t *out, const sh_cmd_t *c)
 {
-   fprintf (out, "%s\n  %s\n", c->usage, c->summary);
+   bson_string_append_printf (out, "%s\n  %s\n", c->usage, c->summary);
    if (c->alias_of)
-      fprintf (out, "  alias of: %s\n", c->alias_of);
+      bson_string_append_printf (out, "  alias of: %s\n", c->alias_of);
    if (c->since)
-      fprintf (out, "  needs MongoDB %s or later\n", c->since);
+      bson_string_append_printf (out, "  needs MongoDB %s or later\n", c->since);
    if (c->sends)
-      fprintf (out, "  sends: %s\n", c->sends);
+      bson_string_append_printf (out, "  sends: %s\n", c->sends);
    if (sh_cmd_row (c) && sh_cmd_row (c)->effect != CMD_EFFECT_NONE)
-      fprintf (out, "  asks for confirmation in a terminal when it %s (skip with --yes)\n",
-               cmd_effect_summary (sh_cmd_row (c)->effect));
+      bson_string_append_printf (out, "  asks for confirmation in a terminal when it %s (skip with --yes)\n",
+                                 cmd_effect_summary (sh_cmd_row (c)->effect));
    if (!(c->flags & (CMD_READONLY | CMD_CLIENT_ONLY)))
-      fprintf (out, "  refused under --readonly%s\n", c->readonly_if ? " unless the command only reads" : "");
+      bson_string_append_printf (out, "  refused under --readonly%s\n",
+                                 c->readonly_if ? " unless the command only reads" : "");
    if (c->example)
-      fprintf (out, "  example: %s\n", c->example);
+      bson_string_append_printf (out, "  example: %s\n", c->example);
 }
 
 static void
-help_list (FILE *out, const char *prefix)
+help_list (bson_string_t *out, const char *prefix)
 {
    for (size_t i = 0; sh_cmd_table[i]; i++) {
       const sh_cmd_t *c = sh_cmd_table[i];
@@ -41,31 +42,33 @@ help_list (FILE *out, const char *prefix)
          continue;
       /* the server version a helper needs, as `help <name>` says it at length */
       if (c->since)
-         fprintf (out, "  %-34s %s (MongoDB %s+)\n", c->usage, c->summary, c->since);
+         bson_string_append_printf (out, "  %-34s %s (MongoDB %s+)\n", c->usage, c->summary, c->since);
       else
-         fprintf (out, "  %-34s %s\n", c->usage, c->summary);
+         bson_string_append_printf (out, "  %-34s %s\n", c->usage, c->summary);
    }
 }
 
 static bool
-exec_help (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_help (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    const char *topic = args_str (call, 0);
    const sh_cmd_t *c;
+   (void) ctx;
    if (!topic) {
-      fprintf (ctx->out_fp, "shardsh: mongosh's sharding helpers, scripts and a live dashboard.\n\n"
-                            "Sharding helpers (sh.help() lists them alone):\n");
-      help_list (ctx->out_fp, "sh.");
-      fprintf (ctx->out_fp, "\nDatabase and collection helpers:\n");
-      help_list (ctx->out_fp, "db.");
-      fprintf (ctx->out_fp, "\nShell:\n");
+      bson_string_t *out = sh_result_text (res);
+      bson_string_append (out, "shardsh: mongosh's sharding helpers, scripts and a live dashboard.\n\n"
+                               "Sharding helpers (sh.help() lists them alone):\n");
+      help_list (out, "sh.");
+      bson_string_append (out, "\nDatabase and collection helpers:\n");
+      help_list (out, "db.");
+      bson_string_append (out, "\nShell:\n");
       for (size_t i = 0; sh_cmd_table[i]; i++) {
          c = sh_cmd_table[i];
          if (strncmp (c->name, "sh.", 3) && strncmp (c->name, "db.", 3))
-            fprintf (ctx->out_fp, "  %-34s %s\n", c->usage, c->summary);
+            bson_string_append_printf (out, "  %-34s %s\n", c->usage, c->summary);
       }
-      fprintf (ctx->out_fp,
-               "\n'help <name>' (for example 'help sh.moveChunk') shows usage, what is sent and an example.\n");
+      bson_string_append (
+         out, "\n'help <name>' (for example 'help sh.moveChunk') shows usage, what is sent and an example.\n");
       return true;
    }
    c = sh_cmd_find (topic);
@@ -84,22 +87,24 @@ exec_help (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
                         n > 2 ? ", " : "", n > 2 ? near[2] : "");
       return false;
    }
-   help_entry (ctx->out_fp, c);
+   help_entry (sh_result_text (res), c);
    return true;
 }
 
 static bool
-exec_sh_help (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_sh_help (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
+   bson_string_t *out = sh_result_text (res);
+   (void) ctx;
    (void) call;
    (void) err;
-   fprintf (ctx->out_fp, "Sharding helpers ('help sh.<name>' for details):\n");
-   help_list (ctx->out_fp, "sh.");
+   bson_string_append (out, "Sharding helpers ('help sh.<name>' for details):\n");
+   help_list (out, "sh.");
    return true;
 }
 
 static bool
-exec_use (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_use (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    const char *name = args_str (call, 0), *why = NULL;
    bson_iter_t it;
@@ -113,7 +118,7 @@ exec_use (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    }
    bson_free (ctx->db);
    ctx->db = bson_strdup (name);
-   fprintf (ctx->out_fp, "switched to db %s\n", name);
+   bson_string_append_printf (sh_result_text (res), "switched to db %s\n", name);
    return true;
 }
 
@@ -136,9 +141,10 @@ build_exit (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 }
 
 static bool
-exec_exit (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_exit (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    int64_t code = 0;
+   (void) res;
    if (!build_exit (call, NULL, err) || !args_int (call, 0, 0, 255, "the exit status", &code, err))
       return false;
    ctx->exit_requested = true;
@@ -147,10 +153,11 @@ exec_exit (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 }
 
 static bool
-exec_print (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_print (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_iter_t it;
    bool first = true;
+   bson_string_t *out = sh_result_text (res);
    (void) err;
    bson_iter_init (&it, call->args);
    while (bson_iter_next (&it)) {
@@ -159,19 +166,21 @@ exec_print (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       o.mode = OUTPUT_PRETTY;
       s = output_format_value (bson_iter_value (&it), &o);
       s[secret_mask_source (s, strlen (s))] = '\0'; /* what leaves shardsh never shows a password (secret.h) */
-      fprintf (ctx->out_fp, "%s%s", first ? "" : " ", s);
+      bson_string_append_printf (out, "%s%s", first ? "" : " ", s);
       bson_free (s);
       first = false;
    }
-   fputc ('\n', ctx->out_fp);
+   bson_string_append_c (out, '\n');
    return true;
 }
 
 static bool
-exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_iter_t it;
    output_opts_t saved = ctx->out;
+   bson_string_t *out = sh_result_text (res);
+   char *s;
    (void) err;
    /* mongosh's printjson inspects with compact: false, one entry per line at every level */
    ctx->out.expanded = true;
@@ -180,14 +189,18 @@ exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       bson_t doc, shown = BSON_INITIALIZER;
       bson_value_t v;
       if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &doc)) {
-         cmd_print_value (ctx, bson_iter_value (&it));
+         s = output_format_value (bson_iter_value (&it), &ctx->out);
+         bson_string_append_printf (out, "%s\n", s);
+         bson_free (s);
          continue;
       }
       secret_redact_doc (&doc, &shown); /* its pwd and password fields, and connection strings, hidden */
       v.value_type = BSON_TYPE_DOCUMENT;
       v.value.v_doc.data = (uint8_t *) bson_get_data (&shown);
       v.value.v_doc.data_len = shown.len;
-      cmd_print_value (ctx, &v);
+      s = output_format_value (&v, &ctx->out);
+      bson_string_append_printf (out, "%s\n", s);
+      bson_free (s);
       bson_destroy (&shown);
    }
    ctx->out = saved;
@@ -195,10 +208,11 @@ exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
 }
 
 static bool
-exec_get_name (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_get_name (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
+   (void) ctx;
    (void) err;
-   fprintf (ctx->out_fp, "%s\n", call->db);
+   bson_string_append_printf (sh_result_text (res), "%s\n", call->db);
    return true;
 }
 
@@ -213,10 +227,11 @@ build_sleep (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 }
 
 static bool
-exec_sleep (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_sleep (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    int64_t ms = 0;
    (void) ctx;
+   (void) res;
    if (!build_sleep (call, NULL, err) || !args_int (call, 0, 0, INT32_MAX, "ms", &ms, err))
       return false;
    if (!sh_sleep_ms (ms)) {
@@ -226,9 +241,9 @@ exec_sleep (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    return true;
 }
 
-/* show dbs | collections | shards | zones | balancer: each runs one read and prints it */
+/* show dbs | collections | shards | zones | balancer: each runs one read; its result is the text or documents read */
 static bool
-exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    const char *what = args_str (call, 0);
    bson_t cmd = BSON_INITIALIZER, reply = BSON_INITIALIZER, docs = BSON_INITIALIZER;
@@ -255,7 +270,7 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
                name = bson_iter_utf8 (&f, NULL);
             if (bson_iter_recurse (&d, &f) && bson_iter_find (&f, "sizeOnDisk") && BSON_ITER_HOLDS_NUMBER (&f))
                size = bson_iter_as_double (&f);
-            fprintf (ctx->out_fp, "%-20s %.2f KiB\n", name, size / 1024.0);
+            bson_string_append_printf (sh_result_text (res), "%-20s %.2f KiB\n", name, size / 1024.0);
          }
       }
    } else if (!strcmp (what, "collections") || !strcmp (what, "tables")) {
@@ -269,7 +284,7 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       while (bson_iter_next (&it)) {
          bson_iter_t f;
          if (bson_iter_recurse (&it, &f) && bson_iter_find (&f, "name") && BSON_ITER_HOLDS_UTF8 (&f))
-            fprintf (ctx->out_fp, "%s\n", bson_iter_utf8 (&f, NULL));
+            bson_string_append_printf (sh_result_text (res), "%s\n", bson_iter_utf8 (&f, NULL));
       }
    } else if (!strcmp (what, "shards")) {
       bson_t arr;
@@ -278,7 +293,7 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       if (!conn_run (ctx, "admin", &cmd, CONN_ADMIN, &reply, err))
          goto done;
       if (docget_sub (&reply, "shards", BSON_TYPE_ARRAY, &arr))
-         cmd_print_array (ctx, &arr);
+         sh_result_set_array (res, &arr);
    } else if (!strcmp (what, "zones")) {
       bson_t sort;
       BSON_APPEND_UTF8 (&cmd, "find", "tags");
@@ -290,14 +305,14 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       bson_destroy (&docs);
       if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &docs, NULL, err))
          goto done;
-      cmd_print_array (ctx, &docs);
+      sh_result_set_array (res, &docs);
    } else if (!strcmp (what, "balancer")) {
       BSON_APPEND_INT32 (&cmd, "balancerStatus", 1);
       bson_destroy (&reply);
       if (!conn_run (ctx, "admin", &cmd, CONN_READ, &reply, err))
          goto done;
       if (!cmd_dry_run (ctx))
-         cmd_print_doc (ctx, &reply);
+         sh_result_set_doc (res, &reply);
    } else {
       sh_error_set_at (err, SH_ERR_USAGE, call->arg_pos ? call->arg_pos[0] : call->pos,
                        "unknown 'show %s': use dbs, collections, shards, zones or balancer", what);

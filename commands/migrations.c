@@ -138,7 +138,7 @@ build_active_migrations (const sh_call_t *call, sh_requests_t *out, sh_error_t *
 
 /* [ { _id: <lock _id, the namespace>, when: <date> } ] as the legacy shell returned */
 static bool
-exec_active_migrations (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_active_migrations (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t docs, result = BSON_INITIALIZER;
    bson_iter_t it, f;
@@ -161,7 +161,7 @@ exec_active_migrations (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       bson_append_document_end (&result, &entry);
    }
    if (!cmd_dry_run (ctx))
-      cmd_print_array (ctx, &result);
+      sh_result_set_array (res, &result);
    ok = true;
 done:
    bson_destroy (&docs);
@@ -183,7 +183,7 @@ build_recent_migrations (const sh_call_t *call, sh_requests_t *out, sh_error_t *
 
 /* successes ({ _id: "Success", count }) followed by failures ({ _id: <errmsg or "aborted">, from, to, count }) */
 static bool
-exec_recent_migrations (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_recent_migrations (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    bson_t docs = BSON_INITIALIZER, result = BSON_INITIALIZER;
@@ -206,7 +206,7 @@ exec_recent_migrations (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       }
    }
    if (!cmd_dry_run (ctx))
-      cmd_print_array (ctx, &result);
+      sh_result_set_array (res, &result);
    ok = true;
 done:
    bson_destroy (&docs);
@@ -239,7 +239,7 @@ cmd_round_failed (const bson_t *round, bool both_spellings)
 /* { count, lastErr, lastTime } over the last 5 rounds, as the legacy shell reported them; a round counts as failed
  * under either spelling of details.errorOccurred (4.4/5.0 wrote "errorOccured") */
 static bool
-exec_recent_failed_rounds (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_recent_failed_rounds (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t docs, result = BSON_INITIALIZER;
    bson_iter_t it, f;
@@ -270,7 +270,7 @@ exec_recent_failed_rounds (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
    BSON_APPEND_VALUE (&result, "lastErr", &last_err);
    BSON_APPEND_VALUE (&result, "lastTime", &last_time);
    if (!cmd_dry_run (ctx))
-      cmd_print_doc (ctx, &result);
+      sh_result_set_doc (res, &result);
    ok = true;
 done:
    bson_destroy (&docs);

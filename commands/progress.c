@@ -732,7 +732,7 @@ pg_format_row (const bson_t *op, pg_row_t *row)
 /* The table: each column as wide as its widest cell (a long phase widens its column instead of pushing the others
  * out of line); a stuck operation shows STUCK as its time left, then why and the fix on their own lines. */
 static void
-pg_print_table (sh_ctx_t *ctx, const bson_t *operations)
+pg_print_table (bson_string_t *o, const bson_t *operations)
 {
    bson_iter_t it;
    size_t n = 0, k = 0;
@@ -741,7 +741,7 @@ pg_print_table (sh_ctx_t *ctx, const bson_t *operations)
    while (bson_iter_next (&it))
       n++;
    if (!n) {
-      fprintf (ctx->out_fp, "no long operation is running\n");
+      bson_string_append_printf (o, "no long operation is running\n");
       return;
    }
    pg_row_t *rows = bson_malloc0 (n * sizeof *rows);
@@ -756,22 +756,22 @@ pg_print_table (sh_ctx_t *ctx, const bson_t *operations)
       for (int c = 0; c < 6; c++)
          w[c] = (int) strlen (cells[c]) > w[c] ? (int) strlen (cells[c]) : w[c];
    }
-   fprintf (ctx->out_fp, "%-*s %-*s %-*s %-*s %-*s %-*s %s\n", w[0], "TYPE", w[1], "NAMESPACE", w[2], "PHASE", w[3],
-            "DONE", w[4], "RATE", w[5], "LEFT", "SHARDS");
+   bson_string_append_printf (o, "%-*s %-*s %-*s %-*s %-*s %-*s %s\n", w[0], "TYPE", w[1], "NAMESPACE", w[2], "PHASE",
+                              w[3], "DONE", w[4], "RATE", w[5], "LEFT", "SHARDS");
    for (size_t i = 0; i < k; i++) {
       const pg_row_t *r = &rows[i];
-      fprintf (ctx->out_fp, "%-*s %-*s %-*s %-*s %-*s %-*s %s\n", w[0], r->type, w[1], r->ns, w[2], r->phase, w[3],
-               r->pct, w[4], r->rate, w[5], r->eta, r->shard);
+      bson_string_append_printf (o, "%-*s %-*s %-*s %-*s %-*s %-*s %s\n", w[0], r->type, w[1], r->ns, w[2], r->phase,
+                                 w[3], r->pct, w[4], r->rate, w[5], r->eta, r->shard);
       if (r->stuck[0])
-         fprintf (ctx->out_fp, "    STUCK: %s\n    fix: %s\n", r->stuck, r->fix);
+         bson_string_append_printf (o, "    STUCK: %s\n    fix: %s\n", r->stuck, r->fix);
       if (r->caveat[0])
-         fprintf (ctx->out_fp, "    caveat: %s\n", r->caveat);
+         bson_string_append_printf (o, "    caveat: %s\n", r->caveat);
    }
    bson_free (rows);
 }
 
 static bool
-exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_iter_t it;
    bson_t opts;
@@ -801,11 +801,12 @@ exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       progress_compute (&r, ctx->session.progress_prev, &operations);
       pg_keep (ctx, &r);
       progress_reading_destroy (&r);
-      if (ctx->out.mode == OUTPUT_JSON || ctx->capture) {
-         /* --json, or a JavaScript call: the document (captured as the call's value in JavaScript) */
+      sh_result_reset (res); /* each round replaces the one before */
+      if (ctx->out.mode == OUTPUT_JSON || res->as_value) {
+         /* --json, or a JavaScript call: the document (the call's value in JavaScript) */
          bson_t doc = BSON_INITIALIZER;
          BSON_APPEND_ARRAY (&doc, "operations", &operations);
-         cmd_print_doc (ctx, &doc);
+         sh_result_set_doc (res, &doc);
          bson_destroy (&doc);
       } else {
          if (watch) {
@@ -814,14 +815,14 @@ exec_progress (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
             struct tm tm;
             localtime_r (&t, &tm);
             strftime (when, sizeof when, "%H:%M:%S", &tm);
-            fprintf (ctx->out_fp, "%s-- %s --\n", round > 1 ? "\n" : "", when);
+            bson_string_append_printf (sh_result_text (res), "%s-- %s --\n", round > 1 ? "\n" : "", when);
          }
-         pg_print_table (ctx, &operations);
+         pg_print_table (sh_result_text (res), &operations);
       }
-      fflush (ctx->out_fp);
       bson_destroy (&operations);
       if (!watch || (count && round >= count))
          break;
+      sh_result_round (ctx, res); /* a watch's round is shown now, where its caller shows results */
       if (!sh_sleep_ms (interval * 1000))
          break; /* Ctrl-C ends the watch; the shell goes on */
    }

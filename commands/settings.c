@@ -60,7 +60,7 @@ build_settings_write (const sh_call_t *call, sh_requests_t *out, sh_error_t *err
 
 /* mongosh warns once per session that autosplit is a no-op from 6.0.3, then sends the update anyway. */
 static bool
-exec_auto_split (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_auto_split (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    int v[3];
    sh_error_t ignored;
@@ -74,7 +74,7 @@ exec_auto_split (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
                 "perform an operation. For details, see Balancing Policy Changes: "
                 "https://www.mongodb.com/docs/manual/release-notes/6.0/#balancing-policy-changes\n");
    }
-   return cmd_exec_requests (ctx, call, err);
+   return cmd_exec_requests (ctx, call, res, err);
 }
 
 static bool
@@ -89,7 +89,7 @@ build_is_auto_merger_enabled (const sh_call_t *call, sh_requests_t *out, sh_erro
 /* true when there is no automerge document, else doc.enabled as stored (mongosh does not force a boolean; a
  * document without the field prints nothing, as mongosh prints undefined) */
 static bool
-exec_is_auto_merger_enabled (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_is_auto_merger_enabled (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t doc;
    bson_iter_t it;
@@ -102,12 +102,12 @@ exec_is_auto_merger_enabled (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *e
       if (!found) {
          bson_value_t t = { .value_type = BSON_TYPE_BOOL };
          t.value.v_bool = true;
-         cmd_print_value (ctx, &t);
+         sh_result_set_value (res, &t);
       } else if (bson_iter_init_find (&it, &doc, "enabled")) {
-         cmd_print_value (ctx, bson_iter_value (&it));
+         sh_result_set_value (res, bson_iter_value (&it));
       } else {
          bson_value_t u = { .value_type = BSON_TYPE_UNDEFINED };
-         cmd_print_value (ctx, &u);
+         sh_result_set_value (res, &u);
       }
    }
    ok = true;

@@ -149,9 +149,9 @@ const sh_cmd_t cmd_sh_shard_collection = {
 /* reshardCollection, moveCollection and unshardCollection block until they commit. Ctrl-C stops the wait, not the
  * operation: the server goes on with it, so the error says so and how to follow or abort it. */
 static bool
-exec_resharding (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_resharding (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
-   bool ok = cmd_exec_requests (ctx, call, err);
+   bool ok = cmd_exec_requests (ctx, call, res, err);
    if (!ok && err->kind == SH_ERR_INTERRUPTED) {
       const char *name = call->cmd->name + 3; /* after "sh." */
       const char *ns = args_str (call, 0) ? args_str (call, 0) : "<namespace>";

@@ -19,7 +19,7 @@ sizes_run_docs (sh_ctx_t *ctx, const char *db, bson_t *cmd, bson_t *docs, sh_err
 }
 
 static bool
-exec_print_sharding_sizes (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_print_sharding_sizes (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t colls = BSON_INITIALIZER, stats = BSON_INITIALIZER, result = BSON_INITIALIZER, *cmd;
    bson_iter_t it;
@@ -71,7 +71,7 @@ exec_print_sharding_sizes (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err
       bson_append_document_end (&result, &entry);
    }
    if (!cmd_dry_run (ctx))
-      cmd_print_stats (ctx, &result, NULL);
+      sh_result_take_stats (res, &result, NULL);
    ok = true;
 done:
    bson_free (db);

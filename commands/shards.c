@@ -42,12 +42,12 @@ run_list_shards (sh_ctx_t *ctx, const sh_call_t *call, bson_t *shards, sh_error_
 
 /* reply.shards ?? [] */
 static bool
-exec_list_shards (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_list_shards (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t shards;
    bool ok = run_list_shards (ctx, call, &shards, err);
    if (ok && !cmd_dry_run (ctx))
-      cmd_print_array (ctx, &shards);
+      sh_result_set_array (res, &shards);
    bson_destroy (&shards);
    return ok;
 }
@@ -63,7 +63,7 @@ build_is_config_shard_enabled (const sh_call_t *call, sh_requests_t *out, sh_err
 
 /* { enabled: false } or { enabled: true, host[, tags] } from the shard whose _id is "config" */
 static bool
-exec_is_config_shard_enabled (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_is_config_shard_enabled (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t shards, result = BSON_INITIALIZER;
    bson_iter_t it, f;
@@ -86,7 +86,7 @@ exec_is_config_shard_enabled (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *
    if (!found)
       BSON_APPEND_BOOL (&result, "enabled", false);
    if (!cmd_dry_run (ctx))
-      cmd_print_doc (ctx, &result);
+      sh_result_set_doc (res, &result);
    ok = true;
 done:
    bson_destroy (&shards);
@@ -127,16 +127,17 @@ field_count (const bson_t *doc, const char *path)
    return 0;
 }
 
-/* Sends removeShard (which starts draining, or reports on it) and prints one line saying where the drain stands
- * before the reply. */
+/* Sends removeShard (which starts draining, or reports on it); its result is the reply, with a note saying where the
+ * drain stands printed before it. */
 static bool
-exec_remove_shard (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_remove_shard (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t reply;
    bson_iter_t it, d;
    const char *state = "", *shard = args_str (call, 0);
    int v[3];
    sh_error_t ignored;
+   bson_string_t *note = NULL; /* where the drain stands, before the reply */
    bool ok;
 
    /* MongoDB 8.3 deprecates removeShard (docs: removeShard, "Starting in MongoDB 8.3 ..."); said once a session, as
@@ -157,34 +158,37 @@ exec_remove_shard (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    if (bson_iter_init_find (&it, &reply, "state") && BSON_ITER_HOLDS_UTF8 (&it))
       state = bson_iter_utf8 (&it, NULL);
    if (ctx->out.mode != OUTPUT_JSON) {
+      note = bson_string_new (NULL);
       if (!strcmp (state, "started")) {
-         fprintf (ctx->out_fp, "draining of %s started: call sh.removeShard(\"%s\") again to follow it\n", shard,
-                  shard);
+         bson_string_append_printf (note, "draining of %s started: call sh.removeShard(\"%s\") again to follow it\n",
+                                    shard, shard);
       } else if (!strcmp (state, "ongoing")) {
-         fprintf (ctx->out_fp,
-                  "draining %s: %lld chunks, %lld databases, %lld jumbo chunks and %lld unsharded collections left\n",
-                  shard, (long long) field_count (&reply, "remaining.chunks"),
-                  (long long) field_count (&reply, "remaining.dbs"),
-                  (long long) field_count (&reply, "remaining.jumboChunks"),
-                  (long long) field_count (&reply, "remaining.collectionsToMove"));
+         bson_string_append_printf (
+            note, "draining %s: %lld chunks, %lld databases, %lld jumbo chunks and %lld unsharded collections left\n",
+            shard, (long long) field_count (&reply, "remaining.chunks"),
+            (long long) field_count (&reply, "remaining.dbs"),
+            (long long) field_count (&reply, "remaining.jumboChunks"),
+            (long long) field_count (&reply, "remaining.collectionsToMove"));
       } else if (!strcmp (state, "completed")) {
-         fprintf (ctx->out_fp, "%s is drained and removed from the cluster\n", shard);
+         bson_string_append_printf (note, "%s is drained and removed from the cluster\n", shard);
       }
       if (bson_iter_init_find (&it, &reply, "dbsToMove") && BSON_ITER_HOLDS_ARRAY (&it) &&
           bson_iter_recurse (&it, &d)) {
          bool any = false;
          while (bson_iter_next (&d)) {
             if (BSON_ITER_HOLDS_UTF8 (&d)) {
-               fprintf (ctx->out_fp, "%s%s",
-                        any ? ", " : "databases to move with movePrimary: ", bson_iter_utf8 (&d, NULL));
+               bson_string_append_printf (
+                  note, "%s%s", any ? ", " : "databases to move with movePrimary: ", bson_iter_utf8 (&d, NULL));
                any = true;
             }
          }
          if (any)
-            fputc ('\n', ctx->out_fp);
+            bson_string_append_c (note, '\n');
       }
    }
-   cmd_print_doc (ctx, &reply);
+   sh_result_set_doc (res, &reply);
+   if (note)
+      sh_result_note (res, note);
 done:
    bson_destroy (&reply);
    return ok;

@@ -652,7 +652,7 @@ status_config_db (const sh_ctx_t *ctx, const sh_call_t *call, char *buf, size_t 
 }
 
 static bool
-exec_status (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_status (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    status_t s;
    bson_t version;
@@ -690,7 +690,7 @@ exec_status (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
        !phase_databases (ctx, &s, verbose, err))
       goto done;
    if (!cmd_dry_run (ctx))
-      cmd_print_stats (ctx, &s.result, "chunks");
+      sh_result_take_stats (res, &s.result, "chunks");
    ok = true;
 done:
    status_destroy (&s);

@@ -32,6 +32,7 @@ typedef enum {
 } cmd_ret_t;
 
 struct sh_cmd;
+struct sh_result; /* commands/result.h */
 
 /* A resolved call: which entry, where it runs, its arguments and their positions. Everything is borrowed from the
  * parsed statement and the context, valid for the duration of one dispatch. */
@@ -61,8 +62,10 @@ typedef struct sh_call {
  * destroys whatever requests were initialised either way (sh_requests_destroy). */
 typedef bool (*cmd_build_fn) (const sh_call_t *call, sh_requests_t *out, sh_error_t *err);
 
-/* Effectful: runs the call (sending, rendering). Returns false with err set on failure; never exits. */
-typedef bool (*cmd_exec_fn) (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err);
+/* Effectful: runs the call (sending) and fills result (sh_result_t, commands/result.h: initialised by the caller,
+ * empty; the caller presents it or takes it as a value), never printing it. Returns false with err set on failure
+ * (result may hold a part, not shown); never exits. */
+typedef bool (*cmd_exec_fn) (sh_ctx_t *ctx, const sh_call_t *call, struct sh_result *result, sh_error_t *err);
 
 typedef struct sh_cmd {
    const char *name;     /* "sh.moveChunk", "db.adminCommand", "db.collection.find", "use" */

@@ -449,7 +449,7 @@ trap_check_call_to (sh_ctx_t *ctx, const sh_call_t *call, const char *file, bool
 void
 traps_check_call (sh_ctx_t *ctx, const sh_call_t *call, const char *file, bool to_stdout)
 {
-   trap_check_call_to (ctx, call, file, to_stdout && !ctx->capture);
+   trap_check_call_to (ctx, call, file, to_stdout);
 }
 
 void

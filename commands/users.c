@@ -30,7 +30,7 @@ users_forget (char *pw)
 
 /* mongosh's auth: (user), (user, password) or ({ user, pwd[, mechanism] }) on the database the call runs on. */
 static bool
-exec_auth (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_auth (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    const char *user = NULL, *pwd = NULL, *mechanism = NULL;
    char *asked = NULL;
@@ -69,7 +69,7 @@ exec_auth (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    if (!cmd_dry_run (ctx) && !conn_authenticate (ctx, user ? user : "", pwd, call->db, mechanism, err))
       goto done;
    BSON_APPEND_INT32 (&ok_doc, "ok", 1);
-   cmd_print_doc (ctx, &ok_doc);
+   sh_result_set_doc (res, &ok_doc);
    ok = true;
 done:
    users_forget (asked);
@@ -191,7 +191,7 @@ build_change_user_password (const sh_call_t *call, sh_requests_t *out, sh_error_
 /* Runs the built request; when it must carry a password and has none, asks for one first (placed right after the
  * command's first field, where a typed one would be). Under --dry-run nothing is asked. */
 static bool
-exec_with_password (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_with_password (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 }, asked_reqs = { .n = 0 };
    sh_call_t run = *call;
@@ -224,7 +224,7 @@ exec_with_password (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    } else {
       run.built = &reqs;
    }
-   ok = cmd_exec_requests (ctx, &run, err);
+   ok = cmd_exec_requests (ctx, &run, res, err);
 done:
    users_forget (pw);
    sh_requests_destroy (&reqs);

@@ -333,7 +333,7 @@ wr_count (const bson_t *reply, const char *key)
 
 /* Sends the single request of build(), warning first about a direct config.* write; renders per method. */
 static bool
-exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    sh_requests_t reqs = { .n = 0 };
    bson_t reply = BSON_INITIALIZER, result = BSON_INITIALIZER;
@@ -397,7 +397,7 @@ exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
       BSON_APPEND_INT32 (&result, "modifiedCount", wr_count (&reply, "nModified"));
       BSON_APPEND_INT32 (&result, "upsertedCount", upserted);
    }
-   cmd_print_doc (ctx, &result);
+   sh_result_set_doc (res, &result);
    ok = true;
 done:
    bson_destroy (&reply);
@@ -408,7 +408,7 @@ done:
 
 /* findAndModify answers { lastErrorObject, value, ok }: mongosh prints the value (a document, or null). */
 static bool
-exec_find_and_modify (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
+exec_find_and_modify (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t reply;
    bson_iter_t it;
@@ -419,10 +419,10 @@ exec_find_and_modify (sh_ctx_t *ctx, const sh_call_t *call, sh_error_t *err)
    ok = cmd_run_build (ctx, call, &reply, err);
    if (ok && !cmd_dry_run (ctx)) {
       if (bson_iter_init_find (&it, &reply, "value")) {
-         cmd_print_value (ctx, bson_iter_value (&it));
+         sh_result_set_value (res, bson_iter_value (&it));
       } else {
          bson_value_t null = { .value_type = BSON_TYPE_NULL };
-         cmd_print_value (ctx, &null);
+         sh_result_set_value (res, &null);
       }
    }
    bson_destroy (&reply);

@@ -343,7 +343,7 @@ repl_run (sh_ctx_t *ctx)
             for (size_t i = 0; i < script.n && !ctx->exit_requested && !sh_interrupted (); i++) {
                sh_error_clear (&err);
                traps_check_stmt (ctx, &script.stmts[i]);
-               if (!dispatch_stmt (ctx, &script.stmts[i], &err))
+               if (!dispatch_stmt (ctx, &script.stmts[i], NULL, &err))
                   sh_error_report (ctx, &err, NULL, script.source);
                fflush (ctx->out_fp);
             }

@@ -383,11 +383,10 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          sh_error_clear (&err);
          script_out_begin (&so, ctx, show, status, ins[i].lit.name, ins[i].lit.source, st);
          ctx->confirm_effect = preflight_effect (pf, i, s);
-         /* a -f statement shows what it prints: its results are not even formatted */
-         ctx->results_unseen = show == SCRIPT_SHOW_PRINTS && !so.is_print;
          /* stderr's lines so far go out before anything of this statement may reach stdout; while such a statement
-          * runs, what it writes to stderr (a warning) goes out at once, between its stdout lines */
-         direct = eb->saved && (!ctx->results_unseen || dry);
+          * runs, what it writes to stderr (a warning) goes out at once, between its stdout lines (a -f statement shows
+          * what it prints: its results are not even formatted) */
+         direct = eb->saved && (!script_out_unseen (&so) || dry);
          script_err_batch_flush (ctx, eb, direct);
          if (direct) {
             batch_fp = ctx->err_fp;
@@ -398,15 +397,14 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          out_saved = ctx->out;
          if (show == SCRIPT_SHOW_ALL && !ctx->interactive && !so.is_print)
             ctx->out.depth = -1;
-         ok = dispatch_stmt (ctx, st, &err);
+         ok = dispatch_stmt (ctx, st, &so.result, &err);
          if (direct) {
             fflush (ctx->err_fp);
             ctx->err_fp = batch_fp;
          }
-         ctx->out = out_saved;
-         ctx->results_unseen = false;
          ctx->confirm_effect = NULL;
          script_out_end (&so, ok, &err);
+         ctx->out = out_saved;
          if (!eb->saved)
             fflush (ctx->err_fp); /* its status line, at once */
          ins[i].st[s] = ok ? SCRIPT_ST_OK : script_lit_failed (ctx, st, &err);

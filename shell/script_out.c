@@ -1,5 +1,5 @@
-/* What one statement of a script shows: its output held back and sorted (prints, results; dry-run requests print as
- * they are made, conn.c), the status line on stderr, the --json object; and the same report for a JavaScript call.
+/* What one statement of a script shows: its result, shown or not or put in its --json object (dry-run requests print
+ * as they are made, conn.c), the status line on stderr; and the same report for a JavaScript call.
  * See script_out.h and docs/plan.md. */
 #include <stdlib.h>
 #include <stdint.h>
@@ -98,25 +98,6 @@ script_out_stmt_text (const char *source, const sh_stmt_t *stmt, char *buf, size
    free (whole);
 }
 
-/* Where the output of a statement that shows none of it goes (a -f statement that is not a print; its dry-run
- * requests go to ctx->dry_fp): dropped as it is written, with nothing allocated per statement. One for the process. */
-static ssize_t
-so_drop (void *cookie, const char *buf, size_t size)
-{
-   (void) cookie;
-   (void) buf;
-   return (ssize_t) size;
-}
-
-static FILE *
-so_sink (void)
-{
-   static FILE *sink;
-   if (!sink)
-      sink = fopencookie (NULL, "w", (cookie_io_functions_t){ .write = so_drop });
-   return sink;
-}
-
 /* fflush (f) when f holds bytes not written yet: a flush with nothing to write does nothing, and a -f statement
  * mostly writes nothing to stdout (__fpending costs a few instructions, fflush takes the stream's lock). */
 static void
@@ -131,15 +112,7 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
                   const char *source, const sh_stmt_t *stmt)
 {
    sh_error_t err;
-   bool hold = show != SCRIPT_SHOW_ALL;
-   /* every field, one by one (so->capture is initialised below): cheaper than clearing its bytes */
    so->is_print = false;
-   so->saved_out = NULL;
-   so->buf = NULL;
-   so->len = 0;
-   so->capturing = false;
-   so->saved_capture = NULL;
-   so->saved_captured = false;
    so->ctx = ctx;
    so->show = show;
    so->status = status;
@@ -154,43 +127,31 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
    so->saved_place_file = ctx->place.file;
    so->saved_place_line = ctx->place.line;
    so->saved_place_col = ctx->place.col;
-   so->saved_dry_fp = ctx->dry_fp;
    ctx->place.file = file;
    ctx->place.line = stmt->pos.line;
    ctx->place.col = stmt->pos.col;
-   if (hold) {
-      bool drop = show == SCRIPT_SHOW_PRINTS && !so->is_print;
-      FILE *mem = drop ? so_sink () : open_memstream (&so->buf, &so->len);
-      if (mem) {
-         so->saved_out = ctx->out_fp;
-         /* --dry-run requests are not held back: they print, with their place, as they are made (conn.c) */
-         ctx->dry_fp = ctx->dry_fp ? ctx->dry_fp : ctx->out_fp;
-         ctx->out_fp = mem;
-      }
-   }
-   bson_init (&so->capture);
-   if (show == SCRIPT_SHOW_JSON && !so->is_print) {
-      so->saved_capture = ctx->capture;
-      so->saved_captured = ctx->captured;
-      so->capturing = true;
-      ctx->capture = &so->capture;
-      ctx->captured = false;
-   }
+   sh_result_init (&so->result);
+   /* a watch's rounds show as they come where results show; under --json the statement's value goes into its object */
+   so->result.stream = show == SCRIPT_SHOW_ALL;
+   so->result.as_value = show == SCRIPT_SHOW_JSON && !so->is_print;
 }
 
-/* Writes the held-back output as show says; under SCRIPT_SHOW_JSON it is collected into text instead. */
-static void
-so_flush (script_out_t *so, bson_string_t *text)
+bool
+script_out_unseen (const script_out_t *so)
 {
-   FILE *out = so->ctx->out_fp;
-   const char *p = so->buf, *end = p ? p + so->len : NULL; /* no buffer: nothing held back (NULL + 0 is UB) */
-   while (p && p < end) {
+   return so->show == SCRIPT_SHOW_PRINTS && !so->is_print;
+}
+
+/* A text result's lines into text, as the --json object's result: joined by newlines, without the blank lines
+ * before the first and the newline after the last. */
+static void
+so_text_lines (const bson_string_t *shown, bson_string_t *text)
+{
+   const char *p = shown->str, *end = p + shown->len;
+   while (p < end) {
       const char *nl = memchr (p, '\n', (size_t) (end - p));
       size_t n = nl ? (size_t) (nl - p) : (size_t) (end - p);
-      if (so->show == SCRIPT_SHOW_JSON)
-         bson_string_append_printf (text, "%s%.*s", text->len ? "\n" : "", (int) n, p);
-      else if (so->show == SCRIPT_SHOW_ALL || so->is_print)
-         fprintf (out, "%.*s%s", (int) n, p, nl ? "\n" : "");
+      bson_string_append_printf (text, "%s%.*s", text->len ? "\n" : "", (int) n, p);
       p = nl ? nl + 1 : end;
    }
 }
@@ -285,15 +246,18 @@ script_out_end (script_out_t *so, bool ok, const sh_error_t *err)
    sh_ctx_t *ctx = so->ctx;
    bson_string_t *text = so->show == SCRIPT_SHOW_JSON ? bson_string_new (NULL) : NULL; /* the JSON's result */
    script_place_t at = { so->file, so->stmt->pos.line, so->stmt->pos.col };
+   bson_t value = BSON_INITIALIZER;
+   bool has_value = false;
    char stmt[4096];
    bson_iter_t v;
-   if (so->saved_out) {
-      if (ctx->out_fp != so_sink ())
-         fclose (ctx->out_fp);
-      ctx->out_fp = so->saved_out;
-      so_flush (so, text);
+   if (so->show == SCRIPT_SHOW_JSON) {
+      if (so->result.kind == SH_RESULT_TEXT)
+         so_text_lines (so->result.text, text);
+      else if (so->result.as_value)
+         has_value = sh_result_value (ctx, &so->result, &value);
+   } else if (!script_out_unseen (so)) {
+      sh_result_present (ctx, &so->result);
    }
-   ctx->dry_fp = so->saved_dry_fp;
    ctx->place.file = so->saved_place_file;
    ctx->place.line = so->saved_place_line;
    ctx->place.col = so->saved_place_col;
@@ -302,21 +266,14 @@ script_out_end (script_out_t *so, bool ok, const sh_error_t *err)
       script_out_stmt_text (so->source, so->stmt, stmt, so->show == SCRIPT_SHOW_JSON ? sizeof stmt : 512);
    if (so->show == SCRIPT_SHOW_JSON)
       so_json (ctx->out_fp, &at, stmt, ok, err,
-               so->capturing && ctx->captured && bson_iter_init_find (&v, &so->capture, "v") ? bson_iter_value (&v)
-                                                                                             : NULL,
-               text->str);
+               has_value && bson_iter_init_find (&v, &value, "v") ? bson_iter_value (&v) : NULL, text->str);
    so_flush_pending (ctx->out_fp);
-   if (so->capturing) {
-      ctx->capture = so->saved_capture;
-      ctx->captured = so->saved_captured;
-   }
    if (so->status && (!ok || !(ctx->opts && ctx->opts->quiet))) /* --quiet: failures only */
       so_status (ctx->err_fp, &at, stmt, ok, err);
    if (text)
       bson_string_free (text, true);
-   bson_destroy (&so->capture);
-   free (so->buf); /* open_memstream's buffer is malloc'ed */
-   so->buf = NULL;
+   bson_destroy (&value);
+   sh_result_destroy (&so->result);
 }
 
 void

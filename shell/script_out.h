@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "commands/result.h"
 #include "shell/core/ctx.h"
 #include "shell/core/errors.h"
 #include "shell/lang/parser.h"
@@ -34,28 +35,25 @@ typedef struct {
    bool is_print; /* print / printjson: their text is the statement's output */
    const char *file;
    const sh_stmt_t *stmt;
-   const char *source; /* the script's text */
-   FILE *saved_out;    /* ctx->out_fp while the statement's output is held back, else NULL */
-   char *buf;          /* the held-back output (open_memstream) */
-   size_t len;
-   bool capturing;        /* ctx->capture points at capture for this statement */
-   bson_t *saved_capture; /* ctx->capture and ctx->captured before it */
-   bool saved_captured;
-   bson_t capture;               /* the statement's value under SCRIPT_SHOW_JSON */
-   const char *saved_place_file; /* ctx->place and ctx->dry_fp before the statement */
+   const char *source;           /* the script's text */
+   sh_result_t result;           /* the statement's result, for dispatch_stmt to fill (script_out_begin sets it up) */
+   const char *saved_place_file; /* ctx->place before the statement */
    int saved_place_line;
    int saved_place_col;
-   FILE *saved_dry_fp;
 } script_out_t;
 
-/* Starts statement stmt of file (text source): from here its output goes where show says, and ctx->place names
- * file:line (for --dry-run's requests, which print as they are made, never held back); status asks for the stderr
- * line at the end. Always followed by script_out_end. */
+/* Starts statement stmt of file (text source): so->result is to be filled by its run (dispatch_stmt), and ctx->place
+ * names file:line (for --dry-run's requests, which print as they are made); status asks for the stderr line at the
+ * end. Always followed by script_out_end. */
 void
 script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool status, const char *file,
                   const char *source, const sh_stmt_t *stmt);
 
-/* Ends the statement: writes what show keeps of its output to stdout (dry-run requests with file:line), then the
+/* Whether nobody sees the statement's result (a -f statement that is not a print): it is not presented. */
+bool
+script_out_unseen (const script_out_t *so);
+
+/* Ends the statement: presents its result on stdout when show shows it (with ctx->out as the statement ran), then the
  * status line on stderr ("file:line ok <statement>" or "file:line error <code> <codeName>: <message>"; err is the
  * statement's error when ok is false) or, under SCRIPT_SHOW_JSON, its JSON object on stdout. Restores ctx. */
 void

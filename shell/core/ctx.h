@@ -35,16 +35,9 @@ typedef struct sh_ctx {
    size_t traps_nseen;         /* ... how many */
    bool exit_requested;        /* exit / quit was run */
    int exit_code;              /* ... with this status (quit(n), 0 to 255) */
-   bson_t *capture;            /* when set (the JavaScript engine), results are stored here as { v: <value> } instead of
-                                * printed (cmd_print_doc, _value, _array, _stats); owned by whoever set it */
-   bool captured;              /* a result was stored in capture */
-   bool results_unseen;        /* set by the script runner around a statement whose results nobody sees (a -f script
-                                * shows only what it prints): cmd_print_doc, _value, _array and _stats skip them */
    struct conn_cursor *cursor; /* the session's current cursor ("it" continues it): the last find or aggregate printed
                                 * by a literal statement while it has more; owned, killed when replaced */
    bool cursor_fresh;          /* a literal find or aggregate ran after the engine's last cursor ("it": that one) */
-   struct conn_cursor *
-      *cursor_out;             /* set by the engine: find and aggregate open a live cursor here and print nothing */
    const char *confirm_effect; /* when set, the confirmation prompt names this effect first (from the plan); borrowed */
    /* Reads what a call would change, for the confirmation prompt when no plan named it (the program sets it to the
     * pre-flight's preflight_describe; NULL: the prompt names no effect). Writes the text into buf; false: none. */
@@ -57,8 +50,8 @@ typedef struct sh_ctx {
       int line;
       int col;
    } place;
-   /* When set, --dry-run's requests print here instead of out_fp: a statement's output may be held back, its
-    * requests are not. Borrowed. */
+   /* When set, --dry-run's requests print here instead of out_fp (the pre-flight's run of a script's JavaScript hides
+    * the requests of the writes it holds back). Borrowed. */
    FILE *dry_fp;
    struct {
       char auth_user[128];              /* who the client authenticates as (conn_ensure), for error messages only */

@@ -259,7 +259,7 @@ call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok,
    bson_string_free (stmt, true);
 }
 
-/* Runs one table entry for the engine through dispatch_call, its result captured instead of printed. */
+/* Runs one table entry for the engine through dispatch_call and hands its result over as the call's value. */
 static bool
 host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh_error_t *err)
 {
@@ -267,18 +267,16 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    sh_call_t call;
    sh_pos_t pos = { .line = jc->line, .col = jc->col };
    sh_pos_t *positions;
-   bson_t *saved = ctx->capture;
-   bool saved_captured = ctx->captured;
-   bool capture, ok;
-   FILE *text = NULL, *saved_out = NULL, *saved_dry = ctx->dry_fp;
+   bool as_value, ok;
+   FILE *saved_dry = ctx->dry_fp;
    const sh_options_t *saved_ctx_opts = ctx->opts;
    bool pre_dry = false;
    const char *saved_file = ctx->place.file;
    int saved_line = ctx->place.line, saved_col = ctx->place.col;
    bool json_print;
-   output_opts_t saved_opts;
-   char *text_buf = NULL;
-   size_t text_len = 0;
+   output_opts_t saved_opts = ctx->out;
+   char *text = NULL;
+   sh_result_t r;
    conn_cursor_t *cursor = NULL;
 
    *has_result = false;
@@ -321,21 +319,14 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
          js_state.pf->dry_opts (ctx);
    }
 
-   /* print and printjson print; everything else returns its result as a value. What an executor prints as text of
-    * its own (sh.status(), show, help) becomes a string value, so a script prints it only when it prints the value,
-    * as mongosh; under --dry-run the requests are still printed where they are sent */
-   capture = strcmp (jc->name, "print") != 0 && strcmp (jc->name, "printjson") != 0;
+   /* print and printjson print; everything else returns its result as a value. What an executor renders as text of
+    * its own (show, help, use) becomes a string value, so a script prints it only when it prints the value, as
+    * mongosh; under --dry-run the requests are still printed where they are sent */
+   as_value = strcmp (jc->name, "print") != 0 && strcmp (jc->name, "printjson") != 0;
    /* under --json a print's text is the value of its object, not a line of its own */
-   json_print = !capture && js_state.report && js_state.report->json;
-   ctx->capture = capture ? result : NULL;
-   ctx->captured = false;
-   if ((capture || json_print) && (text = open_memstream (&text_buf, &text_len)) != NULL) {
-      saved_out = ctx->out_fp;
-      saved_opts = ctx->out;
-      ctx->dry_fp = saved_dry ? saved_dry : saved_out; /* --dry-run's requests still print as they are made */
-      ctx->out_fp = text;
-      ctx->out.color = false;
-   }
+   json_print = !as_value && js_state.report && js_state.report->json;
+   if (as_value || json_print)
+      ctx->out.color = false; /* a value's text, not a terminal's */
    if (pre_dry)
       ctx->dry_fp = js_state.pf->null_fp (); /* its request is not shown */
    if (js_state.run_file) {
@@ -343,40 +334,37 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
       ctx->place.line = jc->line;
       ctx->place.col = jc->col;
    }
-   if (jc->open_cursor)
-      ctx->cursor_out = &cursor;
-   ok = dispatch_call (ctx, &call, err);
+   sh_result_init (&r);
+   r.as_value = as_value;
+   r.want_cursor = jc->open_cursor;
+   ok = dispatch_call (ctx, &call, &r, err);
    if (pre_dry && !ok)
       js_state.pf->refused (err); /* a write the run would refuse (its arguments) */
-   ctx->cursor_out = NULL;
-   if (cursor) {
-      /* a live cursor for the engine: its handle is the value */
-      bson_reinit (result);
-      BSON_APPEND_INT32 (result, "v", cursors_add (cursor));
-      ctx->captured = true;
-   }
+   cursor = sh_result_take_cursor (&r);
    ctx->place.file = saved_file;
    ctx->place.line = saved_line;
    ctx->place.col = saved_col;
    ctx->dry_fp = saved_dry;
-   if (text) {
-      ctx->out_fp = saved_out;
-      ctx->out = saved_opts;
-      fclose (text);
-      if (json_print) {
-         while (text_len > 0 && text_buf[text_len - 1] == '\n')
-            text_len--;
-         text_buf[text_len] = '\0';
-      } else if (ok && !ctx->captured && text_len > 0) {
-         while (text_len > 0 && text_buf[text_len - 1] == '\n')
-            text_len--;
-         bson_reinit (result);
-         bson_append_utf8 (result, "v", 1, text_buf, (int) text_len);
-         ctx->captured = true;
+   ctx->out = saved_opts;
+   if (cursor) {
+      /* a live cursor for the engine: its handle is the value */
+      bson_reinit (result);
+      BSON_APPEND_INT32 (result, "v", cursors_add (cursor));
+      *has_result = as_value;
+   } else if (json_print) {
+      if (r.kind == SH_RESULT_TEXT) {
+         size_t len = r.text->len;
+         while (len > 0 && r.text->str[len - 1] == '\n')
+            len--;
+         text = bson_strndup (r.text->str, len);
       }
+   } else if (!as_value) {
+      sh_result_present (ctx, &r); /* print's text */
+   } else if (r.kind != SH_RESULT_TEXT || ok) {
+      *has_result = sh_result_value (ctx, &r, result);
    }
-   *has_result = capture && ctx->captured;
-   if (ok && capture && !*has_result && cmd_dry_run (ctx) && !(call.cmd->flags & CMD_CLIENT_ONLY)) {
+   sh_result_destroy (&r);
+   if (ok && as_value && !*has_result && cmd_dry_run (ctx) && !(call.cmd->flags & CMD_CLIENT_ONLY)) {
       /* --dry-run: nothing was sent, so every command answers a synthetic { ok: 1 } (cursors: no documents) */
       bson_t v;
       bson_reinit (result);
@@ -386,10 +374,8 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
       *has_result = true;
    }
    ctx->opts = saved_ctx_opts;
-   call_report (ctx, &call, jc, ok, err, result, *has_result, json_print ? text_buf : NULL);
-   free (text_buf); /* open_memstream's buffer is malloc'ed */
-   ctx->capture = saved;
-   ctx->captured = saved_captured;
+   call_report (ctx, &call, jc, ok, err, result, *has_result, json_print ? (text ? text : "") : NULL);
+   bson_free (text);
    fflush (ctx->out_fp);
    bson_free (positions);
    return ok;
@@ -421,7 +407,13 @@ host_show_value (sh_ctx_t *ctx, const bson_value_t *value)
       v.value.v_doc.data = (uint8_t *) bson_get_data (&shown);
       v.value.v_doc.data_len = shown.len;
    }
-   cmd_print_value (ctx, &v);
+   {
+      sh_result_t r;
+      sh_result_init (&r);
+      sh_result_set_value (&r, &v);
+      sh_result_present (ctx, &r);
+      sh_result_destroy (&r);
+   }
    free (s);
    bson_destroy (&shown);
 }
@@ -432,9 +424,13 @@ host_show (void *data, const bson_value_t *value, bool more, const char *stats_k
    sh_ctx_t *ctx = data;
    output_opts_t saved = ctx->out;
    bson_t array;
+   sh_result_t r;
    if (cursor && value->value_type == BSON_TYPE_ARRAY &&
        bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len)) {
-      cmd_print_cursor_batch (ctx, &array, more, cursor == 2);
+      sh_result_init (&r);
+      sh_result_set_batch (&r, &array, more, cursor == 2);
+      sh_result_present (ctx, &r);
+      sh_result_destroy (&r);
       fflush (ctx->out_fp);
       return;
    }
@@ -446,10 +442,13 @@ host_show (void *data, const bson_value_t *value, bool more, const char *stats_k
       /* shown with its secrets hidden, as host_show_value shows a document */
       bson_t shown = BSON_INITIALIZER;
       secret_redact_doc (&array, &shown);
+      sh_result_init (&r);
       if (value->value_type == BSON_TYPE_ARRAY)
-         cmd_print_array (ctx, &shown);
+         sh_result_set_array (&r, &shown);
       else
-         cmd_print_stats (ctx, &shown, *stats_key ? stats_key : NULL);
+         sh_result_take_stats (&r, &shown, *stats_key ? stats_key : NULL);
+      sh_result_present (ctx, &r);
+      sh_result_destroy (&r);
       bson_destroy (&shown);
    } else {
       host_show_value (ctx, value);

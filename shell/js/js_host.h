@@ -1,5 +1,5 @@
 /* The shell's side of the JavaScript engine: loads the plugin (bin/shardsh-js.so, beside the executable) with dlopen
- * on first need, hands it the callbacks it runs on (a command-table entry through dispatch_call in capture mode,
+ * on first need, hands it the callbacks it runs on (a command-table entry through dispatch_call, its result as a value,
  * printing a value, the current database, Ctrl-C) and runs scripts in it. Literal statements never come here. */
 #ifndef SHARDSH_JS_HOST_H
 #define SHARDSH_JS_HOST_H

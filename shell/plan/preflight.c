@@ -678,13 +678,14 @@ static bool
 pf_auth_first (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
 {
    sh_ctx_t *ctx = data;
-   bool unseen = ctx->results_unseen, ok = true;
+   sh_result_t unseen; /* its result is not shown */
+   bool ok = true;
    (void) writes;
    if (strcmp (call->cmd->name, "db.auth") != 0 || (call->argc < 2 && args_str (call, 0)))
       return true;
-   ctx->results_unseen = true;
-   ok = call->cmd->exec (ctx, call, err);
-   ctx->results_unseen = unseen;
+   sh_result_init (&unseen);
+   ok = call->cmd->exec (ctx, call, &unseen, err);
+   sh_result_destroy (&unseen);
    if (!ok && !err->has_pos) { /* reported at its statement, as the run would */
       err->has_pos = true;
       err->pos = call->pos;

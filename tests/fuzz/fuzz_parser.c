@@ -70,7 +70,7 @@ run_statements (const sh_script_t *script)
       if (stmt_sleeps (&script->stmts[s]))
          continue;
       sh_error_clear (&err);
-      if (!dispatch_stmt (&ctx, &script->stmts[s], &err))
+      if (!dispatch_stmt (&ctx, &script->stmts[s], NULL, &err))
          sh_error_render (sink (), &err, script->name, script->source, false);
       ctx.exit_requested = false;
    }

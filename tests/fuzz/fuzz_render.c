@@ -217,7 +217,7 @@ render_helpers (const bson_t *doc, reply_mode_t mode, output_mode_t out, uint32_
       for (size_t s = 0; s < render_scripts[i].n && !ctx.exit_requested; s++) {
          sh_error_t err;
          sh_error_clear (&err);
-         if (!dispatch_stmt (&ctx, &render_scripts[i].stmts[s], &err))
+         if (!dispatch_stmt (&ctx, &render_scripts[i].stmts[s], NULL, &err))
             sh_error_render (render_sink, &err, render_scripts[i].name, render_scripts[i].source, ctx.err_color);
       }
       cmd_session_end (&ctx);

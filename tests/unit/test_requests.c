@@ -60,7 +60,7 @@ test_build_once (void)
    dispatch_check_destroy (&check);
    for (size_t i = 0; i < script.n; i++) {
       const sh_stmt_t *st = &script.stmts[i];
-      ok = dispatch_stmt (&ctx, st, &err) && ok;
+      ok = dispatch_stmt (&ctx, st, NULL, &err) && ok;
       if (st->kind == SH_STMT_CHAIN)
          with_build++;
    }
@@ -121,7 +121,7 @@ test_build_once_long (void)
    validated = sh_requests_build_count () - before;
    dispatch_check_destroy (&check);
    for (size_t i = 0; i < script.n; i++)
-      ok = dispatch_stmt (&ctx, &script.stmts[i], &err) && ok;
+      ok = dispatch_stmt (&ctx, &script.stmts[i], NULL, &err) && ok;
    ran = sh_requests_build_count () - before - validated;
    CHECK ("requests/build once, long: 5,000 statements validate and run under --dry-run", ok && script.n == 5000);
    CHECK ("requests/build once, long: validation builds each once", validated == 5000);
