@@ -319,12 +319,53 @@ pf_plan_misplaced (preflight_t *pf, const pf_chunk_t *k, const char *zone)
    return owner && (owner->draining || (zone && !pf_model_has_tag (owner, zone)));
 }
 
+/* The sizes of the misplaced chunks of c that are not known yet, read a window at a time where they are empty: one
+ * dataSize over the span of up to 64 of them (at most 128 chunks wide) that answers 0 documents and 0 bytes says
+ * that every chunk inside is empty, exactly, and a size of 0 counts in no load, so reading it early changes no
+ * choice. A span holding data leaves its chunks to be read one by one when they move, as before; after four such
+ * spans the collection is taken to hold data and no more spans are asked. Pre-split empty chunks (a zone layout made
+ * ahead of the data) thus cost one round trip per 64 moves instead of one each. */
+static void
+pf_plan_prefetch_empty (preflight_t *pf, pf_coll_t *c)
+{
+   int full = 0;
+   size_t i = 0;
+   while (i < c->nchunks && full < 4) {
+      size_t first = c->nchunks, last = 0, n = 0, j;
+      int64_t docs, bytes;
+      for (j = i; j < c->nchunks && n < 64 && (first == c->nchunks || j - first < 128); j++) {
+         const pf_chunk_t *k = &c->chunks[j];
+         if ((k->docs >= 0 && k->bytes >= 0) ||
+             !pf_plan_misplaced (pf, k, pf_model_zone_of (pf, c->ns, k->min, k->max)))
+            continue;
+         if (first == c->nchunks)
+            first = j;
+         last = j;
+         n++;
+      }
+      i = j;
+      if (n < 2)
+         continue; /* one chunk: its own dataSize when it moves */
+      pf_model_data_size (pf, c, c->chunks[first].min, c->chunks[last].max, &docs, &bytes);
+      if (docs != 0 || bytes != 0) {
+         full++;
+         continue;
+      }
+      for (j = first; j <= last; j++) {
+         pf_chunk_t *k = &c->chunks[j];
+         if (k->docs < 0 || k->bytes < 0)
+            k->docs = k->bytes = 0;
+      }
+   }
+}
+
 /* The chunks of c that now lie on a shard that may not hold them (outside their zone, or draining) move to the least
  * loaded shard allowed; each is printed and counted, and the model follows. */
 static void
 pf_plan_rebalance (preflight_t *pf, pf_coll_t *c)
 {
    pf_loads_t l;
+   pf_plan_prefetch_empty (pf, c);
    pf_loads_init (&l, pf, c);
    for (size_t i = 0; i < c->nchunks; i++) {
       pf_chunk_t *k = &c->chunks[i];
