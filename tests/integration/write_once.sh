@@ -3,7 +3,8 @@
 # A write is sent once (issue 30; docs/reliability.md, "Writes are sent once"): shardsim applies balancerStart and
 # holds its reply past socketTimeoutMS (simFault delay for a window shorter than the timeout). libmongoc's read
 # helper used to send it a second time on a new connection (retryReads), which then succeeded; now shardsim logs it
-# once, the statement is reported as "unknown — check the cluster" and the script stops with exit 1. A read
+# once, the statement is reported as "unknown — check the cluster" and the script stops with exit 1; the same from
+# JavaScript. A read
 # (the hello of the mongos check before sh.getBalancerState) may still be retried by the driver: the statement
 # succeeds with two hellos logged.
 cd "$(dirname "$0")/../.." || exit 2
@@ -41,6 +42,12 @@ check_not_contains "write_once/balancerStart_stops" "not reached" "$OUT"
 run stop 'sh.getBalancerState()\ndb.adminCommand({simFault: "delay", ms: 3000, forMs: 700})\nsh.stopBalancer()\n'
 check_eq "write_once/balancerStop_sent_once" 2 "$(count balancerStop)" # 1 from the first script
 check_contains "write_once/balancerStop_unknown" "unknown — check the cluster: $TMPD/stop.js:3;" "$OUT"
+
+# the same write called from JavaScript: sent once, unknown
+run js 'sh.stopBalancer()\ndb.adminCommand({simFault: "delay", ms: 3000, forMs: 700})\nfor (const i of [1]) { sh.startBalancer() }\n'
+check_eq "write_once/js_balancerStart_sent_once" 1 "$(count_after_fault balancerStart)"
+check_eq "write_once/js_exit_1" 1 "$RC"
+check_contains "write_once/js_unknown" "unknown — check the cluster: $TMPD/js.js:3;" "$OUT"
 
 # a read whose reply is lost is sent again by the driver (retryReads) and the statement succeeds
 run read 'db.adminCommand({simFault: "delay", ms: 3000, forMs: 700})\nsh.getBalancerState()\n'
