@@ -319,24 +319,27 @@ pf_plan_misplaced (preflight_t *pf, const pf_chunk_t *k, const char *zone)
    return owner && (owner->draining || (zone && !pf_model_has_tag (owner, zone)));
 }
 
-/* The sizes of the misplaced chunks of c that are not known yet, read a window at a time where they are empty: one
- * dataSize over the span of up to 64 of them (at most 128 chunks wide) that answers 0 documents and 0 bytes says
- * that every chunk inside is empty, exactly, and a size of 0 counts in no load, so reading it early changes no
- * choice. A span holding data leaves its chunks to be read one by one when they move, as before; after four such
- * spans the collection is taken to hold data and no more spans are asked. Pre-split empty chunks (a zone layout made
- * ahead of the data) thus cost one round trip per 64 moves instead of one each. */
+/* The sizes of the chunks of c that are not known yet and are about to be read (the ones on shard on, or with on
+ * NULL the misplaced ones), read a span at a time where they are empty: one dataSize over a span of them that answers
+ * 0 documents and 0 bytes says that every chunk inside is empty, exactly, and a size of 0 counts in no load, so
+ * reading it early changes no choice. A span starts at 64 such chunks (at most 4 times as many chunks wide) and
+ * doubles after each empty one, up to 4,096; one holding data leaves its chunks to be read one by one as before and
+ * starts again at 64, and after four such spans the collection is taken to hold data and no more spans are asked.
+ * Pre-split empty chunks (a zone layout made ahead of the data, a drain of a new shard) thus cost a few round trips
+ * instead of one each. */
 static void
-pf_plan_prefetch_empty (preflight_t *pf, pf_coll_t *c)
+pf_plan_prefetch_empty (preflight_t *pf, pf_coll_t *c, const char *on)
 {
    int full = 0;
-   size_t i = 0;
+   size_t i = 0, want = 64;
    while (i < c->nchunks && full < 4) {
       size_t first = c->nchunks, last = 0, n = 0, j;
       int64_t docs, bytes;
-      for (j = i; j < c->nchunks && n < 64 && (first == c->nchunks || j - first < 128); j++) {
+      for (j = i; j < c->nchunks && n < want && (first == c->nchunks || j - first < 4 * want); j++) {
          const pf_chunk_t *k = &c->chunks[j];
-         if ((k->docs >= 0 && k->bytes >= 0) ||
-             !pf_plan_misplaced (pf, k, pf_model_zone_of (pf, c->ns, k->min, k->max)))
+         if (k->docs >= 0 && k->bytes >= 0)
+            continue;
+         if (on ? strcmp (k->shard, on) != 0 : !pf_plan_misplaced (pf, k, pf_model_zone_of (pf, c->ns, k->min, k->max)))
             continue;
          if (first == c->nchunks)
             first = j;
@@ -345,10 +348,11 @@ pf_plan_prefetch_empty (preflight_t *pf, pf_coll_t *c)
       }
       i = j;
       if (n < 2)
-         continue; /* one chunk: its own dataSize when it moves */
+         continue; /* one chunk: its own dataSize when it is read */
       pf_model_data_size (pf, c, c->chunks[first].min, c->chunks[last].max, &docs, &bytes);
       if (docs != 0 || bytes != 0) {
          full++;
+         want = 64;
          continue;
       }
       for (j = first; j <= last; j++) {
@@ -356,6 +360,7 @@ pf_plan_prefetch_empty (preflight_t *pf, pf_coll_t *c)
          if (k->docs < 0 || k->bytes < 0)
             k->docs = k->bytes = 0;
       }
+      want = BSON_MIN (2 * want, 4096);
    }
 }
 
@@ -365,7 +370,7 @@ static void
 pf_plan_rebalance (preflight_t *pf, pf_coll_t *c)
 {
    pf_loads_t l;
-   pf_plan_prefetch_empty (pf, c);
+   pf_plan_prefetch_empty (pf, c, NULL);
    pf_loads_init (&l, pf, c);
    for (size_t i = 0; i < c->nchunks; i++) {
       pf_chunk_t *k = &c->chunks[i];
@@ -511,6 +516,7 @@ pf_plan_drain (preflight_t *pf, const char *id, sh_error_t *err)
       bool has = false;
       if (!pf_model_load_chunks (pf, c, err))
          return false;
+      pf_plan_prefetch_empty (pf, c, id);
       for (size_t j = 0; j < c->nchunks; j++) {
          int64_t d, b;
          if (strcmp (c->chunks[j].shard, id) != 0)

@@ -4,7 +4,7 @@
 # over its last chunks plans their moves (it used to read 100,000 chunks, skip the namespace and say nothing moves).
 # And --plan stays fast with many moves there: a zone over the last 1,500 chunks plans 1,000 moves in a couple of
 # seconds (it took 131 s: a linear load scan per move and a dataSize per move; now a kept load table, and one
-# dataSize per span of empty chunks; shardsim's log counts the dataSize calls).
+# dataSize per span of empty chunks; shardsim's log counts the dataSize calls), and so does a drain of 33,500 chunks.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 export NO_COLOR=1
@@ -40,4 +40,18 @@ check_contains "plan_moves: the last move" \
 n=$(grep -c '"cmd": { "dataSize"' "$LOG")
 if [ "$n" -le 20 ]; then pass "plan_moves: few dataSize calls"; else fail "plan_moves: few dataSize calls" "$n sent"; fi
 if [ "$ms" -lt 15000 ]; then pass "plan_moves: fast"; else fail "plan_moves: fast" "took $ms ms"; fi
+
+printf 'db.adminCommand({removeShard: "shard03"})\n' > "$TMPD/drain.js"
+: > "$LOG"
+t0=$(date +%s%3N)
+out=$("$SHARDSH" --norc --quiet --plan "$SIM_URI" -f "$TMPD/drain.js" 2>&1)
+rc=$?
+ms=$(($(date +%s%3N) - t0))
+echo "# plan_drain: $ms ms" >&2
+check_eq "plan_drain: exits 0" 0 "$rc"
+check_contains "plan_drain: what drains" "shard shard03 drains: 33500 chunks, 0 docs, 0B in 1 collections" "$out"
+check_contains "plan_drain: the total" "total: 33500 chunks, 0 docs, 0B would move: 33500 when the balancer runs" "$out"
+n=$(grep -c '"cmd": { "dataSize"' "$LOG")
+if [ "$n" -le 30 ]; then pass "plan_drain: few dataSize calls"; else fail "plan_drain: few dataSize calls" "$n sent"; fi
+if [ "$ms" -lt 15000 ]; then pass "plan_drain: fast"; else fail "plan_drain: fast" "took $ms ms"; fi
 sim_stop
