@@ -426,6 +426,12 @@ conn_command_read_only (const bson_t *cmd)
                                         "analyzeShardKey",
                                         "explain",
                                         "getLog",
+                                        "shardDrainingStatus",
+                                        "getTransitionToDedicatedConfigServerStatus",
+                                        "currentOp",
+                                        "usersInfo",
+                                        "rolesInfo",
+                                        "getDefaultRWConcern",
                                         NULL };
    bson_iter_t it, stages, stage;
    const char *name;
