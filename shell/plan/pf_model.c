@@ -365,15 +365,23 @@ pf_model_chunk_size (preflight_t *pf, const pf_coll_t *c, pf_chunk_t *k, int64_t
 const char *
 pf_model_zone_of (const preflight_t *pf, const char *ns, const bson_t *min, const bson_t *max)
 {
+   size_t r = pf_model_zone_range (pf, ns, min, max);
+   return r < pf->nranges ? pf->ranges[r].zone : NULL;
+}
+
+/* The index of the zone range holding all of [min, max) of ns, pf->nranges when none. */
+size_t
+pf_model_zone_range (const preflight_t *pf, const char *ns, const bson_t *min, const bson_t *max)
+{
    size_t i = pf_model_range_pos (pf, ns, min);
-   const pf_range_t *r = NULL;
-   if (i < pf->nranges && !strcmp (pf->ranges[i].ns, ns) && !order_keys (pf->ranges[i].min, min))
-      r = &pf->ranges[i];
-   else if (i > 0 && !strcmp (pf->ranges[i - 1].ns, ns))
-      r = &pf->ranges[i - 1];
-   if (r && order_keys (r->min, min) <= 0 && order_keys (max, r->max) <= 0)
-      return r->zone;
-   return NULL;
+   if (!(i < pf->nranges && !strcmp (pf->ranges[i].ns, ns) && !order_keys (pf->ranges[i].min, min))) {
+      if (!(i > 0 && !strcmp (pf->ranges[i - 1].ns, ns)))
+         return pf->nranges;
+      i--;
+   }
+   if (order_keys (pf->ranges[i].min, min) <= 0 && order_keys (max, pf->ranges[i].max) <= 0)
+      return i;
+   return pf->nranges;
 }
 
 /* True when zone has a range in the model now. */
@@ -398,11 +406,32 @@ preflight_zone_has_ranges (const preflight_t *pf, const char *zone)
 pf_chunk_t *
 pf_model_chunk_at (pf_coll_t *c, const bson_t *key)
 {
+   size_t i = pf_model_chunk_index (c, key);
+   return i < c->nchunks ? &c->chunks[i] : NULL;
+}
+
+/* Chunks are kept sorted by min (config.chunks is read so, a split inserts the right piece after the left) and do
+ * not overlap, so a binary search finds the one holding key in logarithmic time: --plan over 100,000 chunks splits
+ * and looks up without a pass over them. Should the model's order ever differ from order_keys' (the server's sort),
+ * a linear pass answers instead, as before. */
+size_t
+pf_model_chunk_index (const pf_coll_t *c, const bson_t *key)
+{
+   size_t lo = 0, hi = c->nchunks;
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (order_keys (c->chunks[mid].min, key) <= 0)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   if (lo > 0 && order_keys (key, c->chunks[lo - 1].max) < 0)
+      return lo - 1;
    for (size_t i = 0; i < c->nchunks; i++) {
       if (order_keys (c->chunks[i].min, key) <= 0 && order_keys (key, c->chunks[i].max) < 0)
-         return &c->chunks[i];
+         return i;
    }
-   return NULL;
+   return c->nchunks;
 }
 
 void

@@ -139,6 +139,10 @@ pf_model_range_remove (preflight_t *pf, size_t i);
 const char *
 pf_model_zone_of (const preflight_t *pf, const char *ns, const bson_t *min, const bson_t *max);
 
+/* The index of the zone range holding all of [min, max) of ns (as pf_model_zone_of), pf->nranges when none. */
+size_t
+pf_model_zone_range (const preflight_t *pf, const char *ns, const bson_t *min, const bson_t *max);
+
 /* True when zone has a range in the model now. */
 bool
 pf_model_zone_in_use (const preflight_t *pf, const char *zone);
@@ -146,6 +150,10 @@ pf_model_zone_in_use (const preflight_t *pf, const char *zone);
 /* The chunk of c holding key (a document of the shard key's values), or NULL. */
 pf_chunk_t *
 pf_model_chunk_at (pf_coll_t *c, const bson_t *key);
+
+/* The index of the chunk of c holding key, c->nchunks when none (logarithmic while the chunks are sorted by min). */
+size_t
+pf_model_chunk_index (const pf_coll_t *c, const bson_t *key);
 
 /* dataSize of [min, max) of c (estimate: true): documents and bytes, -1 (unknown) when it cannot be read. */
 void
