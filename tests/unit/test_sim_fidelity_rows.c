@@ -1,0 +1,428 @@
+/* passes: plain asan */
+/* The fidelity checks written as data rows (issue 38): every tests/unit/fidelity/<name>.json holds one header and then
+ * rows, each a JSON document; this one driver starts shardsim per version of the header, runs the rows in order and
+ * turns each row that names a check into one PASS/FAIL line "<version>.<check>". docs/shardsim.md names the server
+ * file and function each check follows; tests/unit/fidelity/README.md describes the row format. */
+#include <dirent.h>
+#include <stdlib.h>
+
+#include "tests/unit/fidelity.h"
+
+#define FR_MAX_FILES 64
+
+/* One version's run of a file: the simulator, the last reply a check ran and the idle clients rows opened. */
+typedef struct {
+   sim_t sim;
+   const char *version;
+   bson_t last;
+   bool last_ok;
+   mongoc_client_t *idle[4];
+   int nidle;
+} fr_run_t;
+
+/* The string at key of row, or dflt. */
+static const char *
+fr_str (const bson_t *row, const char *key, const char *dflt)
+{
+   bson_iter_t it;
+   return bson_iter_init_find (&it, row, key) && BSON_ITER_HOLDS_UTF8 (&it) ? bson_iter_utf8 (&it, NULL) : dflt;
+}
+
+/* The document or array at key of row into out (static, borrowed from row); false when absent. */
+static bool
+fr_doc (const bson_t *row, const char *key, bson_t *out)
+{
+   bson_iter_t it;
+   uint32_t len;
+   const uint8_t *data;
+   if (!bson_iter_init_find (&it, row, key) || !(BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_ARRAY (&it)))
+      return false;
+   if (BSON_ITER_HOLDS_DOCUMENT (&it))
+      bson_iter_document (&it, &len, &data);
+   else
+      bson_iter_array (&it, &len, &data);
+   return bson_init_static (out, data, len);
+}
+
+/* Whether row applies to version: no "v", or "v" lists it. */
+static bool
+fr_applies (const bson_t *row, const char *version)
+{
+   bson_t vs;
+   bson_iter_t it;
+   if (!fr_doc (row, "v", &vs))
+      return true;
+   bson_iter_init (&it, &vs);
+   while (bson_iter_next (&it))
+      if (BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), version))
+         return true;
+   return false;
+}
+
+/* Runs cmd on db; reply always initialised. */
+static bool
+fr_command (fr_run_t *r, const char *db, const bson_t *cmd, bson_t *reply)
+{
+   bson_error_t err;
+   return mongoc_client_command_simple (r->sim.client, db, cmd, NULL, reply, &err);
+}
+
+/* Appends to why (size len) one failed expectation. */
+static void
+fr_why (char *why, size_t len, const char *fmt, const char *a, const char *b)
+{
+   size_t used = strlen (why);
+   if (used + 4 < len)
+      snprintf (why + used, len - used, used ? "; " : "");
+   used = strlen (why);
+   if (used < len)
+      snprintf (why + used, len - used, fmt, a ? a : "(null)", b ? b : "(null)");
+}
+
+/* Whether the value it points at equals want (a string, a bool, null, or a number compared as an integer the way
+ * the C checks read them: bson_iter_as_int64, or as a double when want is one). */
+static bool
+fr_value_is (const bson_iter_t *it, const bson_iter_t *want)
+{
+   switch (bson_iter_type (want)) {
+   case BSON_TYPE_UTF8:
+      return BSON_ITER_HOLDS_UTF8 (it) && !strcmp (bson_iter_utf8 (it, NULL), bson_iter_utf8 (want, NULL));
+   case BSON_TYPE_BOOL:
+      return BSON_ITER_HOLDS_BOOL (it) && bson_iter_bool (it) == bson_iter_bool (want);
+   case BSON_TYPE_NULL:
+      return BSON_ITER_HOLDS_NULL (it);
+   case BSON_TYPE_DOUBLE:
+      return BSON_ITER_HOLDS_NUMBER (it) && bson_iter_as_double (it) == bson_iter_double (want);
+   default:
+      return BSON_ITER_HOLDS_NUMBER (it) && BSON_ITER_HOLDS_NUMBER (want) &&
+             bson_iter_as_int64 (it) == bson_iter_as_int64 (want);
+   }
+}
+
+/* The number of elements of the array at path of doc, -1 when it is not an array. */
+static int64_t
+fr_len (const bson_t *doc, const char *path)
+{
+   bson_iter_t it, d, a;
+   int64_t n = 0;
+   if (!bson_iter_init (&it, doc) || !bson_iter_find_descendant (&it, path, &d) || !BSON_ITER_HOLDS_ARRAY (&d) ||
+       !bson_iter_recurse (&d, &a))
+      return -1;
+   while (bson_iter_next (&a))
+      n++;
+   return n;
+}
+
+/* The strings of a string-or-array field of expect, one by one through fn; false when one fails. */
+static bool
+fr_each_str (const bson_t *expect, const char *key, const char *subject, bool want, char *why, size_t len)
+{
+   bson_iter_t it, a;
+   bool ok = true;
+   if (!bson_iter_init_find (&it, expect, key))
+      return true;
+   if (BSON_ITER_HOLDS_UTF8 (&it)) {
+      bool found = strstr (subject, bson_iter_utf8 (&it, NULL)) != NULL;
+      if (found != want)
+         fr_why (why, len, want ? "no [%s] in [%s]" : "[%s] in [%s]", bson_iter_utf8 (&it, NULL), subject);
+      return found == want;
+   }
+   if (!BSON_ITER_HOLDS_ARRAY (&it) || !bson_iter_recurse (&it, &a))
+      return false;
+   while (bson_iter_next (&a)) {
+      bool found = BSON_ITER_HOLDS_UTF8 (&a) && strstr (subject, bson_iter_utf8 (&a, NULL)) != NULL;
+      if (found != want) {
+         fr_why (why, len, want ? "no [%s] in [%s]" : "[%s] in [%s]",
+                 BSON_ITER_HOLDS_UTF8 (&a) ? bson_iter_utf8 (&a, NULL) : "?", subject);
+         ok = false;
+      }
+   }
+   return ok;
+}
+
+/* The reply's expectations: ok, code (-1: none), errmsg (exact), errmsg~ (contains), errmsg^ (starts with), at
+ * ({path: value}), has / hasnt (paths), json~ / json!~ (the reply as relaxed JSON contains), len / minlen ({path:
+ * n}: an array's length), firstkey. */
+static bool
+fr_expect_reply (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
+{
+   bson_iter_t it, e, d;
+   bson_t sub;
+   bool ok = true;
+   const bson_t *reply = &r->last;
+   const char *msg = errmsg_of (reply);
+   char num[32];
+   if (bson_iter_init_find (&it, expect, "ok") && bson_iter_as_bool (&it) != r->last_ok) {
+      fr_why (why, len, "ok is %s, not %s", r->last_ok ? "true" : "false", bson_iter_as_bool (&it) ? "true" : "false");
+      ok = false;
+   }
+   if (bson_iter_init_find (&it, expect, "code") && code_of (reply) != bson_iter_as_int64 (&it)) {
+      snprintf (num, sizeof num, "%d", code_of (reply));
+      fr_why (why, len, "code %s%s", num, "");
+      ok = false;
+   }
+   if (fr_str (expect, "errmsg", NULL) && strcmp (msg, fr_str (expect, "errmsg", ""))) {
+      fr_why (why, len, "errmsg [%s], expected [%s]", msg, fr_str (expect, "errmsg", ""));
+      ok = false;
+   }
+   if (fr_str (expect, "errmsg^", NULL) &&
+       strncmp (msg, fr_str (expect, "errmsg^", ""), strlen (fr_str (expect, "errmsg^", "")))) {
+      fr_why (why, len, "errmsg [%s] does not start with [%s]", msg, fr_str (expect, "errmsg^", ""));
+      ok = false;
+   }
+   ok = fr_each_str (expect, "errmsg~", msg, true, why, len) && ok;
+   if (bson_iter_init_find (&it, expect, "json~") || bson_iter_init_find (&it, expect, "json!~")) {
+      char *j = bson_as_relaxed_extended_json (reply, NULL);
+      ok = fr_each_str (expect, "json~", j ? j : "", true, why, len) && ok;
+      ok = fr_each_str (expect, "json!~", j ? j : "", false, why, len) && ok;
+      bson_free (j);
+   }
+   if (fr_doc (expect, "at", &sub) && bson_iter_init (&e, &sub)) {
+      while (bson_iter_next (&e)) {
+         if (!bson_iter_init (&it, reply) || !bson_iter_find_descendant (&it, bson_iter_key (&e), &d) ||
+             !fr_value_is (&d, &e)) {
+            fr_why (why, len, "%s is not as expected%s", bson_iter_key (&e), "");
+            ok = false;
+         }
+      }
+   }
+   for (int pass = 0; pass < 2; pass++) {
+      if (fr_doc (expect, pass ? "hasnt" : "has", &sub) && bson_iter_init (&e, &sub)) {
+         while (bson_iter_next (&e)) {
+            const char *path = BSON_ITER_HOLDS_UTF8 (&e) ? bson_iter_utf8 (&e, NULL) : "";
+            if (has_at (reply, path) == (pass == 1)) {
+               fr_why (why, len, pass ? "%s is there%s" : "%s is missing%s", path, "");
+               ok = false;
+            }
+         }
+      }
+   }
+   for (int pass = 0; pass < 2; pass++) {
+      if (fr_doc (expect, pass ? "minlen" : "len", &sub) && bson_iter_init (&e, &sub)) {
+         while (bson_iter_next (&e)) {
+            int64_t n = fr_len (reply, bson_iter_key (&e)), want = bson_iter_as_int64 (&e);
+            if (pass ? n < want : n != want) {
+               snprintf (num, sizeof num, "%" PRId64, n);
+               fr_why (why, len, "%s has %s elements", bson_iter_key (&e), num);
+               ok = false;
+            }
+         }
+      }
+   }
+   if (fr_str (expect, "firstkey", NULL) && !(bson_iter_init (&it, reply) && bson_iter_next (&it) &&
+                                              !strcmp (bson_iter_key (&it), fr_str (expect, "firstkey", "")))) {
+      fr_why (why, len, "the first key is not %s%s", fr_str (expect, "firstkey", ""), "");
+      ok = false;
+   }
+   return ok;
+}
+
+/* count: [{db (default config), coll, filter, n | min}]: documents counted after the command. */
+static bool
+fr_expect_counts (fr_run_t *r, const bson_t *expect, char *why, size_t len)
+{
+   bson_t counts, c, filter;
+   bson_iter_t it, f;
+   bool ok = true;
+   if (!fr_doc (expect, "count", &counts) || !bson_iter_init (&it, &counts))
+      return true;
+   while (bson_iter_next (&it)) {
+      if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
+         ok = false;
+         continue;
+      }
+      uint32_t l;
+      const uint8_t *data;
+      bson_iter_document (&it, &l, &data);
+      bson_init_static (&c, data, l);
+      if (!fr_doc (&c, "filter", &filter))
+         bson_init (&filter);
+      mongoc_collection_t *coll =
+         mongoc_client_get_collection (r->sim.client, fr_str (&c, "db", "config"), fr_str (&c, "coll", ""));
+      int64_t n = mongoc_collection_count_documents (coll, &filter, NULL, NULL, NULL, NULL);
+      mongoc_collection_destroy (coll);
+      bool good = bson_iter_init_find (&f, &c, "min")
+                     ? n >= bson_iter_as_int64 (&f)
+                     : bson_iter_init_find (&f, &c, "n") && n == bson_iter_as_int64 (&f);
+      if (!good) {
+         char num[32];
+         snprintf (num, sizeof num, "%" PRId64, n);
+         fr_why (why, len, "%s count %s", fr_str (&c, "coll", ""), num);
+         ok = false;
+      }
+   }
+   return ok;
+}
+
+/* One row: a step (no "check": its command runs, its reply is dropped), an idle client ("idle": true: a second
+ * connection that pings and stays open), or a check: its "pre" commands must succeed, its "run" (if any) becomes
+ * the last reply, and its "expect" is judged on the last reply and the counts that follow. */
+static void
+fr_row (fr_run_t *r, const bson_t *row)
+{
+   bson_t cmd, pre;
+   bson_iter_t it;
+   char name[512], why[2048] = "";
+   const char *db = fr_str (row, "db", "admin");
+   const char *check = fr_str (row, "check", NULL);
+   if (!fr_applies (row, r->version))
+      return;
+   if (bson_iter_init_find (&it, row, "idle") && r->nidle < 4) {
+      bson_error_t err;
+      bson_t *ping = BCON_NEW ("ping", BCON_INT32 (1));
+      mongoc_client_t *c = simproc_client (r->sim.port, "serverSelectionTimeoutMS=5000");
+      if (c)
+         mongoc_client_command_simple (c, "admin", ping, NULL, NULL, &err);
+      bson_destroy (ping);
+      r->idle[r->nidle++] = c;
+      return;
+   }
+   if (!check) {
+      bson_t reply;
+      if (fr_doc (row, "run", &cmd) && !fr_command (r, db, &cmd, &reply)) {
+         char *j = bson_as_relaxed_extended_json (&reply, NULL);
+         fprintf (stderr, "%s: step failed: %s\n", r->version, j);
+         bson_free (j);
+      }
+      bson_destroy (&reply);
+      return;
+   }
+   bool ok = true;
+   if (fr_doc (row, "pre", &pre) && bson_iter_init (&it, &pre)) {
+      while (bson_iter_next (&it)) {
+         bson_t step, c, reply;
+         uint32_t l;
+         const uint8_t *data;
+         if (!BSON_ITER_HOLDS_DOCUMENT (&it))
+            continue;
+         bson_iter_document (&it, &l, &data);
+         bson_init_static (&step, data, l);
+         if (fr_doc (&step, "run", &c) && !fr_command (r, fr_str (&step, "db", "admin"), &c, &reply)) {
+            fr_why (why, sizeof why, "a pre command failed%s%s", "", "");
+            ok = false;
+         }
+         bson_destroy (&reply);
+      }
+   }
+   if (fr_doc (row, "run", &cmd)) {
+      bson_destroy (&r->last);
+      r->last_ok = fr_command (r, db, &cmd, &r->last);
+   }
+   bson_t expect;
+   if (!fr_doc (row, "expect", &expect))
+      bson_init (&expect);
+   ok = fr_expect_reply (r, &expect, why, sizeof why) && ok;
+   ok = fr_expect_counts (r, &expect, why, sizeof why) && ok;
+   snprintf (name, sizeof name, "%s.%s", r->version, check);
+   if (ok) {
+      UNIT_PASS (name);
+   } else {
+      char *j = bson_as_relaxed_extended_json (&r->last, NULL);
+      UNIT_FAIL (name, "%s (reply %.300s)", why, j ? j : "");
+      bson_free (j);
+   }
+}
+
+/* Runs every row of path (its header first) once per version of the header. */
+static void
+fr_file (const char *path)
+{
+   bson_json_reader_t *reader;
+   bson_error_t err;
+   bson_t header = BSON_INITIALIZER, versions, args_doc;
+   bson_iter_t it;
+   int rc;
+   size_t nrows = 0, cap = 64;
+   bson_t **rows = malloc (cap * sizeof *rows);
+
+   if (!(reader = bson_json_reader_new_from_file (path, &err))) {
+      UNIT_FAIL (path, "cannot read it: %s", err.message);
+      free (rows);
+      return;
+   }
+   rc = bson_json_reader_read (reader, &header, &err);
+   while (rc > 0) {
+      bson_t *row = bson_new ();
+      rc = bson_json_reader_read (reader, row, &err);
+      if (rc <= 0) {
+         bson_destroy (row);
+         break;
+      }
+      if (nrows == cap)
+         rows = realloc (rows, (cap *= 2) * sizeof *rows);
+      rows[nrows++] = row;
+   }
+   if (rc < 0)
+      UNIT_FAIL (path, "not JSON rows: %s", err.message);
+   bson_json_reader_destroy (reader);
+
+   if (rc >= 0 && fr_doc (&header, "versions", &versions) && bson_iter_init (&it, &versions)) {
+      while (bson_iter_next (&it)) {
+         const char *argv[32];
+         size_t n = 0;
+         char pre[64];
+         fr_run_t r = { .version = bson_iter_utf8 (&it, NULL), .last_ok = false };
+         bson_iter_t a;
+         argv[n++] = "--version";
+         argv[n++] = r.version;
+         if (fr_doc (&header, "args", &args_doc) && bson_iter_init (&a, &args_doc))
+            while (bson_iter_next (&a) && n < 30)
+               if (BSON_ITER_HOLDS_UTF8 (&a))
+                  argv[n++] = bson_iter_utf8 (&a, NULL);
+         argv[n] = NULL;
+         snprintf (pre, sizeof pre, "%s.%s", r.version, fr_str (&header, "prefix", ""));
+         bson_init (&r.last);
+         if (fid_begin (&r.sim, argv, pre)) {
+            for (size_t i = 0; i < nrows; i++)
+               fr_row (&r, rows[i]);
+            for (int i = 0; i < r.nidle; i++)
+               mongoc_client_destroy (r.idle[i]);
+            fid_end (&r.sim, pre);
+         }
+         bson_destroy (&r.last);
+      }
+   }
+   for (size_t i = 0; i < nrows; i++)
+      bson_destroy (rows[i]);
+   free (rows);
+   bson_destroy (&header);
+}
+
+static int
+fr_cmp (const void *a, const void *b)
+{
+   return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+int
+main (void)
+{
+   /* FIDELITY_ROWS_DIR: another folder of row files (a mutated copy, to see the checks fail) */
+   const char *dir = getenv ("FIDELITY_ROWS_DIR") ? getenv ("FIDELITY_ROWS_DIR") : "tests/unit/fidelity";
+   char *files[FR_MAX_FILES];
+   size_t n = 0;
+   DIR *d = opendir (dir);
+   struct dirent *e;
+   mongoc_init ();
+   mongoc_log_set_handler (NULL, NULL);
+   if (!d) {
+      UNIT_FAIL ("fidelity rows", "cannot open %s", dir);
+   } else {
+      while ((e = readdir (d)) && n < FR_MAX_FILES) {
+         size_t l = strlen (e->d_name);
+         if (l > 5 && !strcmp (e->d_name + l - 5, ".json")) {
+            files[n] = malloc (strlen (dir) + l + 2);
+            sprintf (files[n++], "%s/%s", dir, e->d_name);
+         }
+      }
+      closedir (d);
+   }
+   qsort (files, n, sizeof *files, fr_cmp);
+   CHECK ("fidelity rows: files found", n > 0);
+   for (size_t i = 0; i < n; i++) {
+      fr_file (files[i]);
+      free (files[i]);
+   }
+   mongoc_cleanup ();
+   UNIT_EXIT ();
+}
