@@ -4,7 +4,9 @@
  * turns each row that names a check into one PASS/FAIL line "<version>.<check>". docs/shardsim.md names the server
  * file and function each check follows; tests/unit/fidelity/README.md describes the row format. */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "tests/unit/fidelity.h"
 
@@ -18,6 +20,12 @@ typedef struct {
    bool last_ok;
    mongoc_client_t *idle[4];
    int nidle;
+   bson_t marks;   /* { <name>: <number> }: values "mark" steps saved */
+   bool waited;    /* what the last "wait" step saw */
+   bson_t *bg_cmd; /* the background command while one runs ("bg" step, joined by a check's "join") */
+   fid_bg_t bg;
+   pthread_t bg_thread;
+   bool bg_running;
 } fr_run_t;
 
 /* The string at key of row, or dflt. */
@@ -57,6 +65,30 @@ fr_applies (const bson_t *row, const char *version)
       if (BSON_ITER_HOLDS_UTF8 (&it) && !strcmp (bson_iter_utf8 (&it, NULL), version))
          return true;
    return false;
+}
+
+/* Finds path in doc into out: dotted keys, where a "$first" segment stands for the first key of its document. */
+static bool
+fr_find (const bson_t *doc, const char *path, bson_iter_t *out)
+{
+   char buf[512], *save = NULL, *seg;
+   bson_iter_t it, child;
+   bson_strncpy (buf, path, sizeof buf);
+   if (!bson_iter_init (&it, doc))
+      return false;
+   bool first = true;
+   for (seg = strtok_r (buf, ".", &save); seg; seg = strtok_r (NULL, ".", &save)) {
+      if (!first) {
+         if (!(BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_ARRAY (&it)) || !bson_iter_recurse (&it, &child))
+            return false;
+         it = child;
+      }
+      first = false;
+      if (!strcmp (seg, "$first") ? !bson_iter_next (&it) : !bson_iter_find (&it, seg))
+         return false;
+   }
+   *out = it;
+   return !first;
 }
 
 /* Runs cmd on db; reply always initialised. */
@@ -179,8 +211,7 @@ fr_expect_reply (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
    }
    if (fr_doc (expect, "at", &sub) && bson_iter_init (&e, &sub)) {
       while (bson_iter_next (&e)) {
-         if (!bson_iter_init (&it, reply) || !bson_iter_find_descendant (&it, bson_iter_key (&e), &d) ||
-             !fr_value_is (&d, &e)) {
+         if (!fr_find (reply, bson_iter_key (&e), &d) || !fr_value_is (&d, &e)) {
             fr_why (why, len, "%s is not as expected%s", bson_iter_key (&e), "");
             ok = false;
          }
@@ -190,7 +221,7 @@ fr_expect_reply (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
       if (fr_doc (expect, pass ? "hasnt" : "has", &sub) && bson_iter_init (&e, &sub)) {
          while (bson_iter_next (&e)) {
             const char *path = BSON_ITER_HOLDS_UTF8 (&e) ? bson_iter_utf8 (&e, NULL) : "";
-            if (has_at (reply, path) == (pass == 1)) {
+            if (fr_find (reply, path, &d) == (pass == 1)) {
                fr_why (why, len, pass ? "%s is there%s" : "%s is missing%s", path, "");
                ok = false;
             }
@@ -217,7 +248,166 @@ fr_expect_reply (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
    return ok;
 }
 
-/* count: [{db (default config), coll, filter, n | min}]: documents counted after the command. */
+/* The BSON type name the rows use for a value: int32, int64, double, bool, string, date, object, array, null. */
+static const char *
+fr_type_name (const bson_iter_t *it)
+{
+   switch (bson_iter_type (it)) {
+   case BSON_TYPE_INT32:
+      return "int32";
+   case BSON_TYPE_INT64:
+      return "int64";
+   case BSON_TYPE_DOUBLE:
+      return "double";
+   case BSON_TYPE_BOOL:
+      return "bool";
+   case BSON_TYPE_UTF8:
+      return "string";
+   case BSON_TYPE_DATE_TIME:
+      return "date";
+   case BSON_TYPE_DOCUMENT:
+      return "object";
+   case BSON_TYPE_ARRAY:
+      return "array";
+   case BSON_TYPE_NULL:
+      return "null";
+   default:
+      return "other";
+   }
+}
+
+/* The rest of a reply's expectations: type ({path: type name or "absent"}), gt ({path: number}: a number above it),
+ * sum ({path: [paths]}: a number equal to theirs added), waited (the last wait step's result), bg ({ok, code}: the
+ * joined background command's). */
+static bool
+fr_expect_more (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
+{
+   bson_iter_t e, d, p, it;
+   bson_t sub, paths;
+   bool ok = true;
+   if (fr_doc (expect, "type", &sub) && bson_iter_init (&e, &sub)) {
+      while (bson_iter_next (&e)) {
+         const char *want = BSON_ITER_HOLDS_UTF8 (&e) ? bson_iter_utf8 (&e, NULL) : "";
+         const char *got = fr_find (&r->last, bson_iter_key (&e), &d) ? fr_type_name (&d) : "absent";
+         if (strcmp (want, got)) {
+            fr_why (why, len, "%s is of type %s", bson_iter_key (&e), got);
+            ok = false;
+         }
+      }
+   }
+   if (fr_doc (expect, "gt", &sub) && bson_iter_init (&e, &sub)) {
+      while (bson_iter_next (&e)) {
+         if (!fr_find (&r->last, bson_iter_key (&e), &d) || !BSON_ITER_HOLDS_NUMBER (&d) ||
+             !(bson_iter_as_double (&d) > bson_iter_as_double (&e))) {
+            fr_why (why, len, "%s is not above the bound%s", bson_iter_key (&e), "");
+            ok = false;
+         }
+      }
+   }
+   if (fr_doc (expect, "sum", &sub) && bson_iter_init (&e, &sub)) {
+      while (bson_iter_next (&e)) {
+         double total = 0;
+         bool found = fr_find (&r->last, bson_iter_key (&e), &d) && BSON_ITER_HOLDS_NUMBER (&d);
+         if (fr_doc (&sub, bson_iter_key (&e), &paths) && bson_iter_init (&p, &paths)) {
+            while (bson_iter_next (&p)) {
+               if (!BSON_ITER_HOLDS_UTF8 (&p) || !fr_find (&r->last, bson_iter_utf8 (&p, NULL), &it) ||
+                   !BSON_ITER_HOLDS_NUMBER (&it))
+                  found = false;
+               else
+                  total += bson_iter_as_double (&it);
+            }
+         }
+         if (!found || bson_iter_as_double (&d) != total) {
+            fr_why (why, len, "%s is not the sum%s", bson_iter_key (&e), "");
+            ok = false;
+         }
+      }
+   }
+   if (bson_iter_init_find (&e, expect, "waited") && bson_iter_as_bool (&e) != r->waited) {
+      fr_why (why, len, "the wait %s%s", r->waited ? "ended" : "timed out", "");
+      ok = false;
+   }
+   if (fr_doc (expect, "bg", &sub)) {
+      if ((bson_iter_init_find (&e, &sub, "ok") && bson_iter_as_bool (&e) != r->bg.ok) ||
+          (bson_iter_init_find (&e, &sub, "code") && bson_iter_as_int64 (&e) != r->bg.code)) {
+         fr_why (why, len, "the background command ended %s%s", r->bg.ok ? "ok" : "in an error", "");
+         ok = false;
+      }
+   }
+   return ok;
+}
+
+/* The number the first document of {db (config), coll, filter} holds at path (a date as milliseconds), into out;
+ * has_path says whether the path is there. False when there is no such document or number. */
+static bool
+fr_find_doc_num (fr_run_t *r, const bson_t *spec, bool *has_path, double *out)
+{
+   bson_t filter;
+   const bson_t *doc;
+   bson_iter_t it;
+   bool found = false;
+   if (!fr_doc (spec, "filter", &filter))
+      bson_init (&filter);
+   mongoc_collection_t *c =
+      mongoc_client_get_collection (r->sim.client, fr_str (spec, "db", "config"), fr_str (spec, "coll", ""));
+   mongoc_cursor_t *cur = mongoc_collection_find_with_opts (c, &filter, NULL, NULL);
+   *has_path = false;
+   if (mongoc_cursor_next (cur, &doc) && fr_find (doc, fr_str (spec, "path", ""), &it)) {
+      *has_path = true;
+      if (BSON_ITER_HOLDS_DATE_TIME (&it)) {
+         *out = (double) bson_iter_date_time (&it);
+         found = true;
+      } else if (BSON_ITER_HOLDS_NUMBER (&it)) {
+         *out = bson_iter_as_double (&it);
+         found = true;
+      }
+   }
+   mongoc_cursor_destroy (cur);
+   mongoc_collection_destroy (c);
+   return found;
+}
+
+/* The number saved under name by a mark step (0 when none). */
+static double
+fr_mark (const fr_run_t *r, const char *name)
+{
+   bson_iter_t it;
+   return name && bson_iter_init_find (&it, &r->marks, name) ? bson_iter_as_double (&it) : 0;
+}
+
+/* find: [{db (config), coll, filter, path, mark | exists}]: the first matching document's value at path equals a
+ * mark (and is above 0), and/or the path is there (exists: true) or not (false). */
+static bool
+fr_expect_find (fr_run_t *r, const bson_t *expect, char *why, size_t len)
+{
+   bson_t list, spec;
+   bson_iter_t it, f;
+   bool ok = true;
+   if (!fr_doc (expect, "find", &list) || !bson_iter_init (&it, &list))
+      return true;
+   while (bson_iter_next (&it)) {
+      uint32_t l;
+      const uint8_t *data;
+      double v = 0;
+      bool has = false, good = true;
+      if (!BSON_ITER_HOLDS_DOCUMENT (&it))
+         continue;
+      bson_iter_document (&it, &l, &data);
+      bson_init_static (&spec, data, l);
+      bool num = fr_find_doc_num (r, &spec, &has, &v);
+      if (fr_str (&spec, "mark", NULL))
+         good = num && v > 0 && v == fr_mark (r, fr_str (&spec, "mark", NULL));
+      if (bson_iter_init_find (&f, &spec, "exists"))
+         good = good && has == bson_iter_as_bool (&f);
+      if (!good) {
+         fr_why (why, len, "%s in %s is not as expected", fr_str (&spec, "path", ""), fr_str (&spec, "coll", ""));
+         ok = false;
+      }
+   }
+   return ok;
+}
+
+/* count: [{db (default config), coll, filter, n | min | plus with mark}]: documents counted after the command. */
 static bool
 fr_expect_counts (fr_run_t *r, const bson_t *expect, char *why, size_t len)
 {
@@ -241,9 +431,13 @@ fr_expect_counts (fr_run_t *r, const bson_t *expect, char *why, size_t len)
          mongoc_client_get_collection (r->sim.client, fr_str (&c, "db", "config"), fr_str (&c, "coll", ""));
       int64_t n = mongoc_collection_count_documents (coll, &filter, NULL, NULL, NULL, NULL);
       mongoc_collection_destroy (coll);
-      bool good = bson_iter_init_find (&f, &c, "min")
-                     ? n >= bson_iter_as_int64 (&f)
-                     : bson_iter_init_find (&f, &c, "n") && n == bson_iter_as_int64 (&f);
+      bool good;
+      if (bson_iter_init_find (&f, &c, "min"))
+         good = n >= bson_iter_as_int64 (&f);
+      else if (bson_iter_init_find (&f, &c, "plus"))
+         good = n == (int64_t) fr_mark (r, fr_str (&c, "mark", NULL)) + bson_iter_as_int64 (&f);
+      else
+         good = bson_iter_init_find (&f, &c, "n") && n == bson_iter_as_int64 (&f);
       if (!good) {
          char num[32];
          snprintf (num, sizeof num, "%" PRId64, n);
@@ -254,32 +448,165 @@ fr_expect_counts (fr_run_t *r, const bson_t *expect, char *why, size_t len)
    return ok;
 }
 
-/* One row: a step (no "check": its command runs, its reply is dropped), an idle client ("idle": true: a second
- * connection that pings and stays open), or a check: its "pre" commands must succeed, its "run" (if any) becomes
- * the last reply, and its "expect" is judged on the last reply and the counts that follow. */
+/* gen: {db, coll, n, first (0), doc}: inserts n documents, one command each, from doc with "$i" standing for the
+ * number (first, first + 1, ...) and "$pad200" for a string of 200 x (insert_docs' documents). */
+static void
+fr_gen (fr_run_t *r, const bson_t *gen)
+{
+   bson_t doc;
+   bson_iter_t it;
+   char pad[203], *tmpl;
+   int64_t first = 0, n = 0;
+   if (!fr_doc (gen, "doc", &doc))
+      return;
+   if (bson_iter_init_find (&it, gen, "first"))
+      first = bson_iter_as_int64 (&it);
+   if (bson_iter_init_find (&it, gen, "n"))
+      n = bson_iter_as_int64 (&it);
+   memset (pad, 'x', sizeof pad);
+   pad[0] = pad[201] = '"';
+   pad[202] = '\0';
+   tmpl = bson_as_relaxed_extended_json (&doc, NULL);
+   for (int64_t i = first; i < first + n && tmpl; i++) {
+      char num[32], *json = bson_strdup (tmpl), *at;
+      bson_snprintf (num, sizeof num, "%" PRId64, i);
+      while ((at = strstr (json, "\"$i\"")) || (at = strstr (json, "\"$pad200\""))) {
+         bool is_i = !strncmp (at, "\"$i\"", 4);
+         *at = '\0';
+         char *next = bson_strdup_printf ("%s%s%s", json, is_i ? num : pad, at + (is_i ? 4 : 9));
+         bson_free (json);
+         json = next;
+      }
+      char *cmd = bson_strdup_printf ("{\"insert\": \"%s\", \"documents\": [%s]}", fr_str (gen, "coll", ""), json);
+      simproc_run_ok (&r->sim, fr_str (gen, "db", "test"), cmd);
+      bson_free (cmd);
+      bson_free (json);
+   }
+   bson_free (tmpl);
+}
+
+/* A step that is no command: gen (fr_gen), mark ({name, count | find}: saves a count or a found number), sleep_ms,
+ * bg ({db, run}: the command starts on its own client in a thread), wait ({db, coll, filter, ms}: polls until a
+ * document matches; waited says whether one did), idle (a second client pings and stays open). True when row is
+ * one. */
+static bool
+fr_special_step (fr_run_t *r, const bson_t *row)
+{
+   bson_t sub, spec;
+   bson_iter_t it;
+   if (fr_doc (row, "gen", &sub)) {
+      fr_gen (r, &sub);
+   } else if (fr_doc (row, "mark", &sub)) {
+      double v = 0;
+      bool has;
+      if (fr_doc (&sub, "count", &spec)) {
+         bson_t filter;
+         if (!fr_doc (&spec, "filter", &filter))
+            bson_init (&filter);
+         mongoc_collection_t *c =
+            mongoc_client_get_collection (r->sim.client, fr_str (&spec, "db", "config"), fr_str (&spec, "coll", ""));
+         v = (double) mongoc_collection_count_documents (c, &filter, NULL, NULL, NULL, NULL);
+         mongoc_collection_destroy (c);
+      } else if (fr_doc (&sub, "find", &spec)) {
+         fr_find_doc_num (r, &spec, &has, &v);
+      }
+      BSON_APPEND_DOUBLE (&r->marks, fr_str (&sub, "name", ""), v);
+   } else if (bson_iter_init_find (&it, row, "sleep_ms")) {
+      usleep ((useconds_t) (bson_iter_as_int64 (&it) * 1000));
+   } else if (fr_doc (row, "bg", &sub) && !r->bg_running && fr_doc (&sub, "run", &spec)) {
+      r->bg_cmd = bson_copy (&spec);
+      r->bg = (fid_bg_t){
+         .port = r->sim.port, .db = fr_str (&sub, "db", "admin"), .cmd = r->bg_cmd, .t0 = bson_get_monotonic_time ()
+      };
+      r->bg_running = pthread_create (&r->bg_thread, NULL, fid_bg_run, &r->bg) == 0;
+   } else if (fr_doc (row, "wait", &sub)) {
+      int64_t ms = bson_iter_init_find (&it, &sub, "ms") ? bson_iter_as_int64 (&it) : 10000;
+      bson_t filter;
+      if (!fr_doc (&sub, "filter", &filter))
+         bson_init (&filter);
+      mongoc_collection_t *c =
+         mongoc_client_get_collection (r->sim.client, fr_str (&sub, "db", "config"), fr_str (&sub, "coll", ""));
+      r->waited = false;
+      for (int64_t waited = 0; waited <= ms && !r->waited; waited += 10) {
+         r->waited = mongoc_collection_count_documents (c, &filter, NULL, NULL, NULL, NULL) > 0;
+         if (!r->waited)
+            usleep (10 * 1000);
+      }
+      mongoc_collection_destroy (c);
+   } else if (bson_iter_init_find (&it, row, "idle")) {
+      if (r->nidle < 4) {
+         bson_error_t err;
+         bson_t *ping = BCON_NEW ("ping", BCON_INT32 (1));
+         mongoc_client_t *c = simproc_client (r->sim.port, "serverSelectionTimeoutMS=5000");
+         if (c)
+            mongoc_client_command_simple (c, "admin", ping, NULL, NULL, &err);
+         bson_destroy (ping);
+         r->idle[r->nidle++] = c;
+      }
+   } else {
+      return false;
+   }
+   return true;
+}
+
+/* Waits for the background command (a check's "join"). */
+static void
+fr_join (fr_run_t *r)
+{
+   if (r->bg_running) {
+      pthread_join (r->bg_thread, NULL);
+      r->bg_running = false;
+      bson_destroy (r->bg_cmd);
+      r->bg_cmd = NULL;
+   }
+}
+
+/* A check's "pre" (before its command) or "post" (after its counts) commands, key: all must succeed. */
+static bool
+fr_pre (fr_run_t *r, const bson_t *row, const char *key, char *why, size_t len)
+{
+   bson_t pre, step, c, reply;
+   bson_iter_t it;
+   bool ok = true;
+   if (!fr_doc (row, key, &pre) || !bson_iter_init (&it, &pre))
+      return true;
+   while (bson_iter_next (&it)) {
+      uint32_t l;
+      const uint8_t *data;
+      if (!BSON_ITER_HOLDS_DOCUMENT (&it))
+         continue;
+      bson_iter_document (&it, &l, &data);
+      bson_init_static (&step, data, l);
+      if (fr_doc (&step, "run", &c) && !fr_command (r, fr_str (&step, "db", "admin"), &c, &reply)) {
+         fr_why (why, len, "a %s command failed%s", key, "");
+         ok = false;
+      }
+      if (fr_doc (&step, "run", &c))
+         bson_destroy (&reply);
+   }
+   return ok;
+}
+
+/* One row: a step (no "check": its command runs and its reply is dropped, or fr_special_step), or a check: its "pre"
+ * commands must succeed, its "run" (if any) becomes the last reply, and its "expect" is judged on the last reply and
+ * what follows, in this order: the reply, the counts, the "post" commands (must succeed), the join of the background
+ * command when "join" is "after" ("before": right after the command), find, then the rest (types, the wait, the
+ * background command's end). */
 static void
 fr_row (fr_run_t *r, const bson_t *row)
 {
-   bson_t cmd, pre;
-   bson_iter_t it;
+   bson_t cmd, expect;
    char name[512], why[2048] = "";
    const char *db = fr_str (row, "db", "admin");
    const char *check = fr_str (row, "check", NULL);
+   const char *join = fr_str (row, "join", "");
    if (!fr_applies (row, r->version))
       return;
-   if (bson_iter_init_find (&it, row, "idle") && r->nidle < 4) {
-      bson_error_t err;
-      bson_t *ping = BCON_NEW ("ping", BCON_INT32 (1));
-      mongoc_client_t *c = simproc_client (r->sim.port, "serverSelectionTimeoutMS=5000");
-      if (c)
-         mongoc_client_command_simple (c, "admin", ping, NULL, NULL, &err);
-      bson_destroy (ping);
-      r->idle[r->nidle++] = c;
-      return;
-   }
    if (!check) {
       bson_t reply;
-      if (fr_doc (row, "run", &cmd) && !fr_command (r, db, &cmd, &reply)) {
+      if (fr_special_step (r, row) || !fr_doc (row, "run", &cmd))
+         return;
+      if (!fr_command (r, db, &cmd, &reply)) {
          char *j = bson_as_relaxed_extended_json (&reply, NULL);
          fprintf (stderr, "%s: step failed: %s\n", r->version, j);
          bson_free (j);
@@ -287,32 +614,22 @@ fr_row (fr_run_t *r, const bson_t *row)
       bson_destroy (&reply);
       return;
    }
-   bool ok = true;
-   if (fr_doc (row, "pre", &pre) && bson_iter_init (&it, &pre)) {
-      while (bson_iter_next (&it)) {
-         bson_t step, c, reply;
-         uint32_t l;
-         const uint8_t *data;
-         if (!BSON_ITER_HOLDS_DOCUMENT (&it))
-            continue;
-         bson_iter_document (&it, &l, &data);
-         bson_init_static (&step, data, l);
-         if (fr_doc (&step, "run", &c) && !fr_command (r, fr_str (&step, "db", "admin"), &c, &reply)) {
-            fr_why (why, sizeof why, "a pre command failed%s%s", "", "");
-            ok = false;
-         }
-         bson_destroy (&reply);
-      }
-   }
+   bool ok = fr_pre (r, row, "pre", why, sizeof why);
    if (fr_doc (row, "run", &cmd)) {
       bson_destroy (&r->last);
       r->last_ok = fr_command (r, db, &cmd, &r->last);
    }
-   bson_t expect;
+   if (!strcmp (join, "before"))
+      fr_join (r);
    if (!fr_doc (row, "expect", &expect))
       bson_init (&expect);
    ok = fr_expect_reply (r, &expect, why, sizeof why) && ok;
    ok = fr_expect_counts (r, &expect, why, sizeof why) && ok;
+   ok = fr_pre (r, row, "post", why, sizeof why) && ok;
+   if (!strcmp (join, "after"))
+      fr_join (r);
+   ok = fr_expect_find (r, &expect, why, sizeof why) && ok;
+   ok = fr_expect_more (r, &expect, why, sizeof why) && ok;
    snprintf (name, sizeof name, "%s.%s", r->version, check);
    if (ok) {
       UNIT_PASS (name);
@@ -372,14 +689,17 @@ fr_file (const char *path)
          argv[n] = NULL;
          snprintf (pre, sizeof pre, "%s.%s", r.version, fr_str (&header, "prefix", ""));
          bson_init (&r.last);
+         bson_init (&r.marks);
          if (fid_begin (&r.sim, argv, pre)) {
             for (size_t i = 0; i < nrows; i++)
                fr_row (&r, rows[i]);
+            fr_join (&r);
             for (int i = 0; i < r.nidle; i++)
                mongoc_client_destroy (r.idle[i]);
             fid_end (&r.sim, pre);
          }
          bson_destroy (&r.last);
+         bson_destroy (&r.marks);
       }
    }
    for (size_t i = 0; i < nrows; i++)
