@@ -5,6 +5,7 @@
  * file and function each check follows; tests/unit/fidelity/README.md describes the row format. */
 #include <dirent.h>
 #include <pthread.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -277,8 +278,9 @@ fr_type_name (const bson_iter_t *it)
 }
 
 /* The rest of a reply's expectations: type ({path: type name or "absent"}), gt ({path: number}: a number above it),
- * sum ({path: [paths]}: a number equal to theirs added), waited (the last wait step's result), bg ({ok, code}: the
- * joined background command's). */
+ * sum ({path: [paths]}: a number equal to theirs added), prefix ({path: text}: a string starting with it), nottrue
+ * ([paths]: absent, not a bool, or false), waited (the last wait step's result), bg ({ok, code}: the joined
+ * background command's). */
 static bool
 fr_expect_more (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
 {
@@ -319,6 +321,25 @@ fr_expect_more (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
          }
          if (!found || bson_iter_as_double (&d) != total) {
             fr_why (why, len, "%s is not the sum%s", bson_iter_key (&e), "");
+            ok = false;
+         }
+      }
+   }
+   if (fr_doc (expect, "prefix", &sub) && bson_iter_init (&e, &sub)) {
+      while (bson_iter_next (&e)) {
+         const char *want = BSON_ITER_HOLDS_UTF8 (&e) ? bson_iter_utf8 (&e, NULL) : "";
+         if (!fr_find (&r->last, bson_iter_key (&e), &d) || !BSON_ITER_HOLDS_UTF8 (&d) ||
+             strncmp (bson_iter_utf8 (&d, NULL), want, strlen (want))) {
+            fr_why (why, len, "%s does not start with %s", bson_iter_key (&e), want);
+            ok = false;
+         }
+      }
+   }
+   if (fr_doc (expect, "nottrue", &sub) && bson_iter_init (&e, &sub)) {
+      while (bson_iter_next (&e)) {
+         const char *path = BSON_ITER_HOLDS_UTF8 (&e) ? bson_iter_utf8 (&e, NULL) : "";
+         if (fr_find (&r->last, path, &d) && BSON_ITER_HOLDS_BOOL (&d) && bson_iter_bool (&d)) {
+            fr_why (why, len, "%s is true%s", path, "");
             ok = false;
          }
       }
@@ -739,8 +760,26 @@ main (void)
    }
    qsort (files, n, sizeof *files, fr_cmp);
    CHECK ("fidelity rows: files found", n > 0);
+   /* one process per file, all at once (each starts its own shardsim on its own port): the files' lines interleave,
+    * each line whole (line-buffered); a file whose process fails or dies counts as a failure here too */
+   fflush (stdout);
+   pid_t pids[FR_MAX_FILES];
    for (size_t i = 0; i < n; i++) {
-      fr_file (files[i]);
+      pids[i] = fork ();
+      if (pids[i] == 0) {
+         setvbuf (stdout, NULL, _IOLBF, 0);
+         fr_file (files[i]);
+         fflush (stdout);
+         _exit (unit_failed ? 1 : 0);
+      }
+   }
+   for (size_t i = 0; i < n; i++) {
+      int status = 0;
+      if (pids[i] < 0 || waitpid (pids[i], &status, 0) < 0 || !WIFEXITED (status)) {
+         UNIT_FAIL (files[i], "its run did not end normally (status %d)", status);
+      } else if (WEXITSTATUS (status) != 0) {
+         unit_failed++; /* its FAIL lines are printed */
+      }
       free (files[i]);
    }
    mongoc_cleanup ();
