@@ -2,7 +2,8 @@
 /* shardsim's balancer against the MongoDB server's own code (issue 15): balancerStatus modes, the chunk-count policy
  * of 4.4/5.0, jumbo chunks not picked, balancerCollectionStatus and zone cuts, activeWindow parsing, the auto-merger's
  * history window, balancerStart/Stop, split and merge argument checks, and removeShard per version. docs/shardsim.md
- * names the server file and function each one follows. Zones, placement and moves are test_sim_fidelity.c. */
+ * names the server file and function each one follows. Zones, placement and moves are tests/unit/fidelity/chunks.json.
+ */
 #include "tests/unit/fidelity.h"
 
 static void

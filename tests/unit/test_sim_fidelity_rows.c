@@ -358,8 +358,9 @@ fr_expect_more (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
    return ok;
 }
 
-/* The number the first document of {db (config), coll, filter} holds at path (a date as milliseconds), into out;
- * has_path says whether the path is there. False when there is no such document or number. */
+/* The number the first document of {db (config), coll, filter} holds at path (a date as milliseconds; a path ending
+ * in ".$t" or ".$i": that part of the timestamp there), into out; has_path says whether the path is there. False when
+ * there is no such document or number. */
 static bool
 fr_find_doc_num (fr_run_t *r, const bson_t *spec, bool *has_path, double *out)
 {
@@ -372,10 +373,25 @@ fr_find_doc_num (fr_run_t *r, const bson_t *spec, bool *has_path, double *out)
    mongoc_collection_t *c =
       mongoc_client_get_collection (r->sim.client, fr_str (spec, "db", "config"), fr_str (spec, "coll", ""));
    mongoc_cursor_t *cur = mongoc_collection_find_with_opts (c, &filter, NULL, NULL);
+   char path[256];
+   const char *part = NULL; /* "$t" or "$i": that part of a timestamp */
+   bson_strncpy (path, fr_str (spec, "path", ""), sizeof path);
+   size_t pl = strlen (path);
+   if (pl > 3 && (!strcmp (path + pl - 3, ".$t") || !strcmp (path + pl - 3, ".$i"))) {
+      part = path + pl - 2;
+      path[pl - 3] = '\0';
+   }
    *has_path = false;
-   if (mongoc_cursor_next (cur, &doc) && fr_find (doc, fr_str (spec, "path", ""), &it)) {
+   if (mongoc_cursor_next (cur, &doc) && fr_find (doc, path, &it)) {
       *has_path = true;
-      if (BSON_ITER_HOLDS_DATE_TIME (&it)) {
+      if (part && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+         uint32_t t, i;
+         bson_iter_timestamp (&it, &t, &i);
+         *out = part[1] == 't' ? (double) t : (double) i;
+         found = true;
+      } else if (part) {
+         found = false;
+      } else if (BSON_ITER_HOLDS_DATE_TIME (&it)) {
          *out = (double) bson_iter_date_time (&it);
          found = true;
       } else if (BSON_ITER_HOLDS_NUMBER (&it)) {
@@ -396,8 +412,8 @@ fr_mark (const fr_run_t *r, const char *name)
    return name && bson_iter_init_find (&it, &r->marks, name) ? bson_iter_as_double (&it) : 0;
 }
 
-/* find: [{db (config), coll, filter, path, mark | exists}]: the first matching document's value at path equals a
- * mark (and is above 0), and/or the path is there (exists: true) or not (false). */
+/* find: [{db (config), coll, filter, path, mark | is | gt | exists}]: the first matching document's value at path
+ * equals a mark (and is above 0), equals is, is above gt, and/or the path is there (exists: true) or not (false). */
 static bool
 fr_expect_find (fr_run_t *r, const bson_t *expect, char *why, size_t len)
 {
@@ -418,6 +434,10 @@ fr_expect_find (fr_run_t *r, const bson_t *expect, char *why, size_t len)
       bool num = fr_find_doc_num (r, &spec, &has, &v);
       if (fr_str (&spec, "mark", NULL))
          good = num && v > 0 && v == fr_mark (r, fr_str (&spec, "mark", NULL));
+      if (bson_iter_init_find (&f, &spec, "is"))
+         good = good && num && v == bson_iter_as_double (&f);
+      if (bson_iter_init_find (&f, &spec, "gt"))
+         good = good && num && v > bson_iter_as_double (&f);
       if (bson_iter_init_find (&f, &spec, "exists"))
          good = good && has == bson_iter_as_bool (&f);
       if (!good) {
@@ -426,6 +446,39 @@ fr_expect_find (fr_run_t *r, const bson_t *expect, char *why, size_t len)
       }
    }
    return ok;
+}
+
+/* chunkorder: {field, is}: the shards of the chunks whose min has field, in min order, one character each (the last
+ * of the shard's name), are is. */
+static bool
+fr_expect_chunkorder (fr_run_t *r, const bson_t *expect, char *why, size_t len)
+{
+   bson_t spec;
+   char f[160], got[256];
+   size_t n = 0;
+   const bson_t *doc;
+   bson_error_t err;
+   if (!fr_doc (expect, "chunkorder", &spec))
+      return true;
+   bson_snprintf (f, sizeof f, "{\"min.%s\": {\"$exists\": true}}", fr_str (&spec, "field", ""));
+   bson_t *filter = bson_new_from_json ((const uint8_t *) f, -1, &err);
+   bson_t *opts = BCON_NEW ("sort", "{", "min", BCON_INT32 (1), "}");
+   mongoc_collection_t *c = mongoc_client_get_collection (r->sim.client, "config", "chunks");
+   mongoc_cursor_t *cur = mongoc_collection_find_with_opts (c, filter, opts, NULL);
+   while (mongoc_cursor_next (cur, &doc) && n + 1 < sizeof got) {
+      const char *sh = str_at (doc, "shard");
+      got[n++] = sh && sh[0] ? sh[strlen (sh) - 1] : '?';
+   }
+   got[n] = '\0';
+   mongoc_cursor_destroy (cur);
+   mongoc_collection_destroy (c);
+   bson_destroy (opts);
+   bson_destroy (filter);
+   if (strcmp (got, fr_str (&spec, "is", ""))) {
+      fr_why (why, len, "chunks in order on %s, expected %s", got, fr_str (&spec, "is", ""));
+      return false;
+   }
+   return true;
 }
 
 /* count: [{db (default config), coll, filter, n | min | plus with mark}]: documents counted after the command. */
@@ -650,6 +703,7 @@ fr_row (fr_run_t *r, const bson_t *row)
    if (!strcmp (join, "after"))
       fr_join (r);
    ok = fr_expect_find (r, &expect, why, sizeof why) && ok;
+   ok = fr_expect_chunkorder (r, &expect, why, sizeof why) && ok;
    ok = fr_expect_more (r, &expect, why, sizeof why) && ok;
    snprintf (name, sizeof name, "%s.%s", r->version, check);
    if (ok) {
