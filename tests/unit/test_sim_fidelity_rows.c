@@ -21,9 +21,10 @@ typedef struct {
    bool last_ok;
    mongoc_client_t *idle[4];
    int nidle;
-   bson_t marks;   /* { <name>: <number> }: values "mark" steps saved */
-   bool waited;    /* what the last "wait" step saw */
-   bson_t *bg_cmd; /* the background command while one runs ("bg" step, joined by a check's "join") */
+   bson_t marks;    /* { <name>: <number> }: values "mark" steps saved */
+   bool waited;     /* what the last "wait" step saw */
+   int64_t took_ms; /* how long the last check's command took */
+   bson_t *bg_cmd;  /* the background command while one runs ("bg" step, joined by a check's "join") */
    fid_bg_t bg;
    pthread_t bg_thread;
    bool bg_running;
@@ -132,6 +133,21 @@ fr_value_is (const bson_iter_t *it, const bson_iter_t *want)
    }
 }
 
+/* Whether two values of one type are the same (ObjectId, Timestamp, or as fr_value_is). */
+static bool
+fr_same_value (const bson_iter_t *a, const bson_iter_t *b)
+{
+   if (BSON_ITER_HOLDS_OID (a))
+      return bson_oid_equal (bson_iter_oid (a), bson_iter_oid (b));
+   if (BSON_ITER_HOLDS_TIMESTAMP (a)) {
+      uint32_t t1, i1, t2, i2;
+      bson_iter_timestamp (a, &t1, &i1);
+      bson_iter_timestamp (b, &t2, &i2);
+      return t1 == t2 && i1 == i2;
+   }
+   return fr_value_is (a, b);
+}
+
 /* The number of elements of the array at path of doc, -1 when it is not an array. */
 static int64_t
 fr_len (const bson_t *doc, const char *path)
@@ -212,7 +228,16 @@ fr_expect_reply (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
    }
    if (fr_doc (expect, "at", &sub) && bson_iter_init (&e, &sub)) {
       while (bson_iter_next (&e)) {
-         if (!fr_find (reply, bson_iter_key (&e), &d) || !fr_value_is (&d, &e)) {
+         bson_t m;
+         bson_iter_t mv;
+         const char *mark = fr_doc (&sub, bson_iter_key (&e), &m) ? fr_str (&m, "$mark", NULL) : NULL;
+         bool same;
+         if (mark) /* {"$mark": name}: the value a mark step saved, same type and bytes */
+            same = fr_find (reply, bson_iter_key (&e), &d) && bson_iter_init_find (&mv, &r->marks, mark) &&
+                   bson_iter_type (&d) == bson_iter_type (&mv) && fr_same_value (&d, &mv);
+         else
+            same = fr_find (reply, bson_iter_key (&e), &d) && fr_value_is (&d, &e);
+         if (!same) {
             fr_why (why, len, "%s is not as expected%s", bson_iter_key (&e), "");
             ok = false;
          }
@@ -348,9 +373,17 @@ fr_expect_more (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
       fr_why (why, len, "the wait %s%s", r->waited ? "ended" : "timed out", "");
       ok = false;
    }
+   if (bson_iter_init_find (&e, expect, "took_lt") && r->took_ms >= bson_iter_as_int64 (&e)) {
+      char num[32];
+      bson_snprintf (num, sizeof num, "%" PRId64, r->took_ms);
+      fr_why (why, len, "the command took %s ms%s", num, "");
+      ok = false;
+   }
    if (fr_doc (expect, "bg", &sub)) {
       if ((bson_iter_init_find (&e, &sub, "ok") && bson_iter_as_bool (&e) != r->bg.ok) ||
-          (bson_iter_init_find (&e, &sub, "code") && bson_iter_as_int64 (&e) != r->bg.code)) {
+          (bson_iter_init_find (&e, &sub, "code") && bson_iter_as_int64 (&e) != r->bg.code) ||
+          (bson_iter_init_find (&e, &sub, "done_lt") && r->bg.done_ms >= bson_iter_as_int64 (&e)) ||
+          (bson_iter_init_find (&e, &sub, "done_gt") && r->bg.done_ms <= bson_iter_as_int64 (&e))) {
          fr_why (why, len, "the background command ended %s%s", r->bg.ok ? "ok" : "in an error", "");
          ok = false;
       }
@@ -362,7 +395,7 @@ fr_expect_more (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
  * in ".$t" or ".$i": that part of the timestamp there), into out; has_path says whether the path is there. False when
  * there is no such document or number. */
 static bool
-fr_find_doc_num (fr_run_t *r, const bson_t *spec, bool *has_path, double *out)
+fr_find_doc_num (fr_run_t *r, const bson_t *spec, bool *has_path, double *out, bson_t *raw, const char *raw_key)
 {
    bson_t filter;
    const bson_t *doc;
@@ -370,9 +403,13 @@ fr_find_doc_num (fr_run_t *r, const bson_t *spec, bool *has_path, double *out)
    bool found = false;
    if (!fr_doc (spec, "filter", &filter))
       bson_init (&filter);
+   bson_t sort, opts = BSON_INITIALIZER;
+   if (fr_doc (spec, "sort", &sort))
+      BSON_APPEND_DOCUMENT (&opts, "sort", &sort);
    mongoc_collection_t *c =
       mongoc_client_get_collection (r->sim.client, fr_str (spec, "db", "config"), fr_str (spec, "coll", ""));
-   mongoc_cursor_t *cur = mongoc_collection_find_with_opts (c, &filter, NULL, NULL);
+   mongoc_cursor_t *cur = mongoc_collection_find_with_opts (c, &filter, &opts, NULL);
+   bson_destroy (&opts);
    char path[256];
    const char *part = NULL; /* "$t" or "$i": that part of a timestamp */
    bson_strncpy (path, fr_str (spec, "path", ""), sizeof path);
@@ -384,6 +421,8 @@ fr_find_doc_num (fr_run_t *r, const bson_t *spec, bool *has_path, double *out)
    *has_path = false;
    if (mongoc_cursor_next (cur, &doc) && fr_find (doc, path, &it)) {
       *has_path = true;
+      if (raw && !part)
+         bson_append_iter (raw, raw_key, -1, &it);
       if (part && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
          uint32_t t, i;
          bson_iter_timestamp (&it, &t, &i);
@@ -409,11 +448,16 @@ static double
 fr_mark (const fr_run_t *r, const char *name)
 {
    bson_iter_t it;
-   return name && bson_iter_init_find (&it, &r->marks, name) ? bson_iter_as_double (&it) : 0;
+   if (!name || !bson_iter_init_find (&it, &r->marks, name))
+      return 0;
+   return BSON_ITER_HOLDS_DATE_TIME (&it) ? (double) bson_iter_date_time (&it)
+          : BSON_ITER_HOLDS_NUMBER (&it)  ? bson_iter_as_double (&it)
+                                          : 0;
 }
 
-/* find: [{db (config), coll, filter, path, mark | is | gt | exists}]: the first matching document's value at path
- * equals a mark (and is above 0), equals is, is above gt, and/or the path is there (exists: true) or not (false). */
+/* find: [{db (config), coll, filter, sort, path, same | mark | is | gt | exists}]: the first matching document's value
+ * at path is the very value a mark saved (same), equals a numeric mark (and is above 0), equals is, is above gt,
+ * and/or the path is there (exists: true) or not (false). */
 static bool
 fr_expect_find (fr_run_t *r, const bson_t *expect, char *why, size_t len)
 {
@@ -431,7 +475,14 @@ fr_expect_find (fr_run_t *r, const bson_t *expect, char *why, size_t len)
          continue;
       bson_iter_document (&it, &l, &data);
       bson_init_static (&spec, data, l);
-      bool num = fr_find_doc_num (r, &spec, &has, &v);
+      bson_t raw = BSON_INITIALIZER;
+      bson_iter_t rv, mv;
+      bool num = fr_find_doc_num (r, &spec, &has, &v, &raw, "v");
+      if (fr_str (&spec, "same", NULL)) /* the value a mark step saved, same type and bytes (an ObjectId …) */
+         good = bson_iter_init_find (&rv, &raw, "v") &&
+                bson_iter_init_find (&mv, &r->marks, fr_str (&spec, "same", "")) &&
+                bson_iter_type (&rv) == bson_iter_type (&mv) && fr_same_value (&rv, &mv);
+      bson_destroy (&raw);
       if (fr_str (&spec, "mark", NULL))
          good = num && v > 0 && v == fr_mark (r, fr_str (&spec, "mark", NULL));
       if (bson_iter_init_find (&f, &spec, "is"))
@@ -582,7 +633,12 @@ fr_special_step (fr_run_t *r, const bson_t *row)
          v = (double) mongoc_collection_count_documents (c, &filter, NULL, NULL, NULL, NULL);
          mongoc_collection_destroy (c);
       } else if (fr_doc (&sub, "find", &spec)) {
-         fr_find_doc_num (r, &spec, &has, &v);
+         /* the value itself (an ObjectId, a Timestamp, a number: "$mark" in at compares it), or a timestamp part */
+         if (fr_find_doc_num (r, &spec, &has, &v, &r->marks, fr_str (&sub, "name", "")) || !has ||
+             strstr (fr_str (&spec, "path", ""), ".$"))
+            if (!bson_has_field (&r->marks, fr_str (&sub, "name", "")))
+               BSON_APPEND_DOUBLE (&r->marks, fr_str (&sub, "name", ""), v);
+         return true;
       }
       BSON_APPEND_DOUBLE (&r->marks, fr_str (&sub, "name", ""), v);
    } else if (bson_iter_init_find (&it, row, "sleep_ms")) {
@@ -690,8 +746,10 @@ fr_row (fr_run_t *r, const bson_t *row)
    }
    bool ok = fr_pre (r, row, "pre", why, sizeof why);
    if (fr_doc (row, "run", &cmd)) {
+      int64_t t0 = bson_get_monotonic_time ();
       bson_destroy (&r->last);
       r->last_ok = fr_command (r, db, &cmd, &r->last);
+      r->took_ms = (bson_get_monotonic_time () - t0) / 1000;
    }
    if (!strcmp (join, "before"))
       fr_join (r);
