@@ -30,6 +30,9 @@ typedef struct {
    bool bg_running;
 } fr_run_t;
 
+static double
+fr_mark (const fr_run_t *r, const char *name);
+
 /* The string at key of row, or dflt. */
 static const char *
 fr_str (const bson_t *row, const char *key, const char *dflt)
@@ -373,6 +376,15 @@ fr_expect_more (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
       fr_why (why, len, "the wait %s%s", r->waited ? "ended" : "timed out", "");
       ok = false;
    }
+   if (fr_doc (expect, "marks_pos", &sub) && bson_iter_init (&e, &sub)) {
+      while (bson_iter_next (&e)) {
+         if (!BSON_ITER_HOLDS_UTF8 (&e) || !(fr_mark (r, bson_iter_utf8 (&e, NULL)) > 0)) {
+            fr_why (why, len, "mark %s is not above 0%s", BSON_ITER_HOLDS_UTF8 (&e) ? bson_iter_utf8 (&e, NULL) : "?",
+                    "");
+            ok = false;
+         }
+      }
+   }
    if (bson_iter_init_find (&e, expect, "took_lt") && r->took_ms >= bson_iter_as_int64 (&e)) {
       char num[32];
       bson_snprintf (num, sizeof num, "%" PRId64, r->took_ms);
@@ -559,6 +571,8 @@ fr_expect_counts (fr_run_t *r, const bson_t *expect, char *why, size_t len)
       bool good;
       if (bson_iter_init_find (&f, &c, "min"))
          good = n >= bson_iter_as_int64 (&f);
+      else if (bson_iter_init_find (&f, &c, "above") && bson_iter_as_bool (&f))
+         good = n > (int64_t) fr_mark (r, fr_str (&c, "mark", NULL));
       else if (bson_iter_init_find (&f, &c, "plus"))
          good = n == (int64_t) fr_mark (r, fr_str (&c, "mark", NULL)) + bson_iter_as_int64 (&f);
       else
@@ -573,65 +587,113 @@ fr_expect_counts (fr_run_t *r, const bson_t *expect, char *why, size_t len)
    return ok;
 }
 
-/* gen: {db, coll, n, first (0), doc}: inserts n documents, one command each, from doc with "$i" standing for the
- * number (first, first + 1, ...) and "$pad200" for a string of 200 x (insert_docs' documents). */
-static void
-fr_gen (fr_run_t *r, const bson_t *gen)
+/* tmpl (JSON) with the string "$i" replaced by the number i and "$pad200" by a string of 200 x; the caller frees. */
+static char *
+fr_subst (const char *tmpl, int64_t i)
 {
-   bson_t doc;
-   bson_iter_t it;
-   char pad[203], *tmpl;
-   int64_t first = 0, n = 0;
-   if (!fr_doc (gen, "doc", &doc))
-      return;
-   if (bson_iter_init_find (&it, gen, "first"))
-      first = bson_iter_as_int64 (&it);
-   if (bson_iter_init_find (&it, gen, "n"))
-      n = bson_iter_as_int64 (&it);
+   char pad[203], num[32], *json = bson_strdup (tmpl), *at;
    memset (pad, 'x', sizeof pad);
    pad[0] = pad[201] = '"';
    pad[202] = '\0';
-   tmpl = bson_as_relaxed_extended_json (&doc, NULL);
-   for (int64_t i = first; i < first + n && tmpl; i++) {
-      char num[32], *json = bson_strdup (tmpl), *at;
-      bson_snprintf (num, sizeof num, "%" PRId64, i);
-      while ((at = strstr (json, "\"$i\"")) || (at = strstr (json, "\"$pad200\""))) {
-         bool is_i = !strncmp (at, "\"$i\"", 4);
-         *at = '\0';
-         char *next = bson_strdup_printf ("%s%s%s", json, is_i ? num : pad, at + (is_i ? 4 : 9));
-         bson_free (json);
-         json = next;
-      }
-      char *cmd = bson_strdup_printf ("{\"insert\": \"%s\", \"documents\": [%s]}", fr_str (gen, "coll", ""), json);
-      simproc_run_ok (&r->sim, fr_str (gen, "db", "test"), cmd);
-      bson_free (cmd);
+   bson_snprintf (num, sizeof num, "%" PRId64, i);
+   while ((at = strstr (json, "\"$i\"")) || (at = strstr (json, "\"$pad200\""))) {
+      bool is_i = !strncmp (at, "\"$i\"", 4);
+      *at = '\0';
+      char *next = bson_strdup_printf ("%s%s%s", json, is_i ? num : pad, at + (is_i ? 4 : 9));
       bson_free (json);
+      json = next;
    }
-   bson_free (tmpl);
+   return json;
 }
 
-/* A step that is no command: gen (fr_gen), mark ({name, count | find}: saves a count or a found number), sleep_ms,
- * bg ({db, run}: the command starts on its own client in a thread), wait ({db, coll, filter, ms}: polls until a
- * document matches; waited says whether one did), idle (a second client pings and stays open). True when row is
- * one. */
+/* gen: {db, coll, n, first (0), doc}: inserts n documents, one command each, from doc (fr_subst: "$i" the number,
+ * first, first + 1, ..., "$pad200" 200 x: insert_docs' documents). repeat: {db, from, to (excluded), step (1), run}:
+ * runs the command for each number, "$i" in it standing for the number. */
+static void
+fr_gen (fr_run_t *r, const bson_t *gen, bool repeat)
+{
+   bson_t doc;
+   bson_iter_t it;
+   int64_t from = 0, to = 0, step = 1;
+   if (!fr_doc (gen, repeat ? "run" : "doc", &doc))
+      return;
+   if (bson_iter_init_find (&it, gen, repeat ? "from" : "first"))
+      from = bson_iter_as_int64 (&it);
+   if (bson_iter_init_find (&it, gen, repeat ? "to" : "n"))
+      to = repeat ? bson_iter_as_int64 (&it) : from + bson_iter_as_int64 (&it);
+   if (bson_iter_init_find (&it, gen, "step") && bson_iter_as_int64 (&it) > 0)
+      step = bson_iter_as_int64 (&it);
+   /* run may be a list of commands: each of them for each number, in order */
+   bool list = repeat && bson_iter_init_find (&it, gen, "run") && BSON_ITER_HOLDS_ARRAY (&it);
+   for (int64_t i = from; i < to; i += step) {
+      bson_iter_t el;
+      bool more = list ? bson_iter_init (&el, &doc) : true;
+      while (more) {
+         bson_t one;
+         char *tmpl;
+         if (list) {
+            if (!bson_iter_next (&el))
+               break;
+            uint32_t l;
+            const uint8_t *data;
+            if (!BSON_ITER_HOLDS_DOCUMENT (&el))
+               continue;
+            bson_iter_document (&el, &l, &data);
+            bson_init_static (&one, data, l);
+            tmpl = bson_as_relaxed_extended_json (&one, NULL);
+         } else {
+            tmpl = bson_as_relaxed_extended_json (&doc, NULL);
+            more = false;
+         }
+         char *json = fr_subst (tmpl, i);
+         char *cmd =
+            repeat ? bson_strdup (json)
+                   : bson_strdup_printf ("{\"insert\": \"%s\", \"documents\": [%s]}", fr_str (gen, "coll", ""), json);
+         simproc_run_ok (&r->sim, fr_str (gen, "db", repeat ? "admin" : "test"), cmd);
+         bson_free (cmd);
+         bson_free (json);
+         bson_free (tmpl);
+      }
+   }
+}
+
+/* Forgets the mark name (a mark step saves it again). */
+static void
+fr_marks_drop (fr_run_t *r, const char *name)
+{
+   bson_t kept = BSON_INITIALIZER;
+   bson_copy_to_excluding_noinit (&r->marks, &kept, name, NULL);
+   bson_destroy (&r->marks);
+   bson_steal (&r->marks, &kept);
+}
+
+/* A step that is no command: gen and repeat (fr_gen), mark ({name, count | find}: saves a count or a found value),
+ * sleep_ms, bg ({db, run}: the command starts on its own client in a thread), wait ({db, coll, filter, n, ms,
+ * every_ms}: polls until a document matches, or n do; waited says whether it came), idle (a second client pings and
+ * stays open). True when row is one. */
 static bool
 fr_special_step (fr_run_t *r, const bson_t *row)
 {
    bson_t sub, spec;
    bson_iter_t it;
    if (fr_doc (row, "gen", &sub)) {
-      fr_gen (r, &sub);
+      fr_gen (r, &sub, false);
+   } else if (fr_doc (row, "repeat", &sub)) {
+      fr_gen (r, &sub, true);
    } else if (fr_doc (row, "mark", &sub)) {
       double v = 0;
       bool has;
+      fr_marks_drop (r, fr_str (&sub, "name", ""));
       if (fr_doc (&sub, "count", &spec)) {
          bson_t filter;
          if (!fr_doc (&spec, "filter", &filter))
             bson_init (&filter);
          mongoc_collection_t *c =
             mongoc_client_get_collection (r->sim.client, fr_str (&spec, "db", "config"), fr_str (&spec, "coll", ""));
-         v = (double) mongoc_collection_count_documents (c, &filter, NULL, NULL, NULL, NULL);
+         BSON_APPEND_INT64 (&r->marks, fr_str (&sub, "name", ""),
+                            mongoc_collection_count_documents (c, &filter, NULL, NULL, NULL, NULL));
          mongoc_collection_destroy (c);
+         return true;
       } else if (fr_doc (&sub, "find", &spec)) {
          /* the value itself (an ObjectId, a Timestamp, a number: "$mark" in at compares it), or a timestamp part */
          if (fr_find_doc_num (r, &spec, &has, &v, &r->marks, fr_str (&sub, "name", "")) || !has ||
@@ -656,11 +718,14 @@ fr_special_step (fr_run_t *r, const bson_t *row)
          bson_init (&filter);
       mongoc_collection_t *c =
          mongoc_client_get_collection (r->sim.client, fr_str (&sub, "db", "config"), fr_str (&sub, "coll", ""));
+      int64_t every = bson_iter_init_find (&it, &sub, "every_ms") ? bson_iter_as_int64 (&it) : 10;
+      int64_t want = bson_iter_init_find (&it, &sub, "n") ? bson_iter_as_int64 (&it) : -1;
       r->waited = false;
-      for (int64_t waited = 0; waited <= ms && !r->waited; waited += 10) {
-         r->waited = mongoc_collection_count_documents (c, &filter, NULL, NULL, NULL, NULL) > 0;
+      for (int64_t waited = 0; waited <= ms && !r->waited; waited += every) {
+         int64_t n = mongoc_collection_count_documents (c, &filter, NULL, NULL, NULL, NULL);
+         r->waited = want < 0 ? n > 0 : n == want;
          if (!r->waited)
-            usleep (10 * 1000);
+            usleep ((useconds_t) (every * 1000));
       }
       mongoc_collection_destroy (c);
    } else if (bson_iter_init_find (&it, row, "idle")) {
@@ -717,6 +782,25 @@ fr_pre (fr_run_t *r, const bson_t *row, const char *key, char *why, size_t len)
    return ok;
 }
 
+/* A check's expectations once its command ran, in this order: the reply, the counts, the "post" commands (must
+ * succeed), the join of the background command when join is "after" ("before": first), find, the chunk order,
+ * then the rest (types, the wait, the background command's end). */
+static bool
+fr_expect_check (fr_run_t *r, const bson_t *row, const bson_t *expect, const char *join, char *why, size_t len)
+{
+   bool ok;
+   if (!strcmp (join, "before"))
+      fr_join (r);
+   ok = fr_expect_reply (r, expect, why, len);
+   ok = fr_expect_counts (r, expect, why, len) && ok;
+   ok = fr_pre (r, row, "post", why, len) && ok;
+   if (!strcmp (join, "after"))
+      fr_join (r);
+   ok = fr_expect_find (r, expect, why, len) && ok;
+   ok = fr_expect_chunkorder (r, expect, why, len) && ok;
+   return fr_expect_more (r, expect, why, len) && ok;
+}
+
 /* One row: a step (no "check": its command runs and its reply is dropped, or fr_special_step), or a check: its "pre"
  * commands must succeed, its "run" (if any) becomes the last reply, and its "expect" is judged on the last reply and
  * what follows, in this order: the reply, the counts, the "post" commands (must succeed), the join of the background
@@ -744,25 +828,32 @@ fr_row (fr_run_t *r, const bson_t *row)
       bson_destroy (&reply);
       return;
    }
-   bool ok = fr_pre (r, row, "pre", why, sizeof why);
-   if (fr_doc (row, "run", &cmd)) {
-      int64_t t0 = bson_get_monotonic_time ();
-      bson_destroy (&r->last);
-      r->last_ok = fr_command (r, db, &cmd, &r->last);
-      r->took_ms = (bson_get_monotonic_time () - t0) / 1000;
-   }
-   if (!strcmp (join, "before"))
-      fr_join (r);
+   bson_t until;
+   bson_iter_t it;
+   int64_t times = bson_iter_init_find (&it, row, "times") ? bson_iter_as_int64 (&it) : 1;
+   bool has_until = fr_doc (row, "until", &until), ok = true;
    if (!fr_doc (row, "expect", &expect))
       bson_init (&expect);
-   ok = fr_expect_reply (r, &expect, why, sizeof why) && ok;
-   ok = fr_expect_counts (r, &expect, why, sizeof why) && ok;
-   ok = fr_pre (r, row, "post", why, sizeof why) && ok;
-   if (!strcmp (join, "after"))
-      fr_join (r);
-   ok = fr_expect_find (r, &expect, why, sizeof why) && ok;
-   ok = fr_expect_chunkorder (r, &expect, why, sizeof why) && ok;
-   ok = fr_expect_more (r, &expect, why, sizeof why) && ok;
+   /* "times": the pre commands and the command run that many times, every time judged (all must hold); with
+    * "until", up to that many times until the until expectations hold of the reply, then judged once */
+   for (int64_t k = 0; k < times; k++) {
+      ok = fr_pre (r, row, "pre", why, sizeof why) && ok;
+      if (fr_doc (row, "run", &cmd)) {
+         int64_t t0 = bson_get_monotonic_time ();
+         bson_destroy (&r->last);
+         r->last_ok = fr_command (r, db, &cmd, &r->last);
+         r->took_ms = (bson_get_monotonic_time () - t0) / 1000;
+      }
+      if (has_until) {
+         char scratch[256] = "";
+         if (fr_expect_reply (r, &until, scratch, sizeof scratch) || k + 1 == times)
+            ok = fr_expect_check (r, row, &expect, join, why, sizeof why) && ok;
+         if (fr_expect_reply (r, &until, scratch, sizeof scratch))
+            break;
+      } else {
+         ok = fr_expect_check (r, row, &expect, join, why, sizeof why) && ok;
+      }
+   }
    snprintf (name, sizeof name, "%s.%s", r->version, check);
    if (ok) {
       UNIT_PASS (name);
