@@ -44,9 +44,13 @@ pg_keep (sh_ctx_t *ctx, const progress_reading_t *r)
    cmd_progress_reset (ctx);
    pg_prev = ctx->session.progress_prev = bson_malloc (sizeof *pg_prev);
    pg_prev->at_ms = r->at_ms;
+   pg_prev->version[0] = r->version[0];
+   pg_prev->version[1] = r->version[1];
+   pg_prev->reads = r->reads;
    bson_copy_to (&r->ops, &pg_prev->ops);
    bson_copy_to (&r->coordinators, &pg_prev->coordinators);
    bson_copy_to (&r->drains, &pg_prev->drains);
+   bson_copy_to (&r->paused, &pg_prev->paused);
    bson_copy_to (&r->defrags, &pg_prev->defrags);
    bson_copy_to (&r->shards, &pg_prev->shards);
    bson_copy_to (&r->balancer, &pg_prev->balancer);

@@ -49,6 +49,9 @@ if sim_start --scenario demo --version 8.3; then
    check_contains "drain_steps sh.progress paused drain: PAUSED as its time left" "PAUSED" "$out"
    check_contains "drain_steps sh.progress paused drain: how to resume" 'db.adminCommand({startShardDraining: "shard03"}) resumes it' "$out"
    check_not_contains "drain_steps sh.progress paused drain is not stuck" "STUCK" "$out"
+   # a watch keeps the previous reading (paused drains included) and frees it at the next one
+   out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval 'sh.progress({watch: true, intervalSecs: 1, count: 3})' 2>&1)
+   check_eq "drain_steps sh.progress watch with a paused drain: three tables" 3 "$(printf '%s\n' "$out" | grep -c '^TYPE ')"
    out=$(NO_COLOR=1 "$SHARDSH" --dashboard --once "$SIM_URI" 2>&1)
    check_contains "drain_steps dashboard --once shows the paused drain" "drain shard03 paused: 6 chunks left" "$out"
    check_contains "drain_steps dashboard --once paused drain: PAUSED" "PAUSED" "$out"
