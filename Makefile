@@ -116,7 +116,7 @@ $(BINDIR)/shardsim: $(SIM_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(SANLD) $(SIM_LIBS)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) tests/unit/unit.h tests/unit/simproc.h tests/unit/fidelity.h tests/unit/simctx.h
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) tests/unit/unit.h tests/unit/simproc.h tests/unit/fidelity.h tests/unit/fidelity_rows.h tests/unit/simctx.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(CORE_LIB) $(LDLIBS_ALL)
 
