@@ -583,4 +583,123 @@ fr_expect_counts (fr_run_t *r, const bson_t *expect, char *why, size_t len)
    return ok;
 }
 
+/* The int64 at path of the document saved under mark (a check's "save" or a mark step's "reply"), or of the last
+ * reply when mark is NULL; false when either is missing or not an int64. */
+static bool
+fr_saved_long (const fr_run_t *r, const char *mark, const char *path, int64_t *out)
+{
+   bson_iter_t it, d;
+   bson_t saved;
+   const bson_t *doc = &r->last;
+   if (mark) {
+      uint32_t l;
+      const uint8_t *data;
+      if (!bson_iter_init_find (&it, &r->marks, mark) || !BSON_ITER_HOLDS_DOCUMENT (&it))
+         return false;
+      bson_iter_document (&it, &l, &data);
+      bson_init_static (&saved, data, l);
+      doc = &saved;
+   }
+   if (!fr_find (doc, path, &d) || !BSON_ITER_HOLDS_INT64 (&d))
+      return false;
+   *out = bson_iter_int64 (&d);
+   return true;
+}
+
+/* delta: [{mark, path, is | min, from_min}]: the int64 at path grew by is (or at least min) since the reply saved
+ * under mark, whose value was at least from_min; delta_same: [{mark, a, b}]: a and b grew by the same amount. */
+static bool
+fr_expect_deltas (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
+{
+   bson_t list, spec;
+   bson_iter_t it, f;
+   bool ok = true;
+   for (int pass = 0; pass < 2; pass++) {
+      if (!fr_doc (expect, pass ? "delta_same" : "delta", &list) || !bson_iter_init (&it, &list))
+         continue;
+      while (bson_iter_next (&it)) {
+         uint32_t l;
+         const uint8_t *data;
+         int64_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+         bool good;
+         if (!BSON_ITER_HOLDS_DOCUMENT (&it))
+            continue;
+         bson_iter_document (&it, &l, &data);
+         bson_init_static (&spec, data, l);
+         const char *mark = fr_str (&spec, "mark", ""), *a = fr_str (&spec, pass ? "a" : "path", "");
+         good = fr_saved_long (r, mark, a, &a0) && fr_saved_long (r, NULL, a, &a1);
+         if (pass) {
+            const char *b = fr_str (&spec, "b", "");
+            good = good && fr_saved_long (r, mark, b, &b0) && fr_saved_long (r, NULL, b, &b1) && a1 - a0 == b1 - b0;
+         } else {
+            if (bson_iter_init_find (&f, &spec, "is"))
+               good = good && a1 - a0 == bson_iter_as_int64 (&f);
+            if (bson_iter_init_find (&f, &spec, "min"))
+               good = good && a1 - a0 >= bson_iter_as_int64 (&f);
+            if (bson_iter_init_find (&f, &spec, "from_min"))
+               good = good && a0 >= bson_iter_as_int64 (&f);
+         }
+         if (!good) {
+            fr_why (why, len, "%s did not grow as expected since %s", a, mark);
+            ok = false;
+         }
+      }
+   }
+   return ok;
+}
+
+/* entries: {path, min, shape: [keys], type, plain}: the document at path has at least min keys, in byte order, each a
+ * document of exactly the shape's keys in order, of type (int64) each, but the key plain, itself of that type.
+ * key_before: {key: other}: the reply's key right before key is other. */
+static bool
+fr_expect_shape (const fr_run_t *r, const bson_t *expect, char *why, size_t len)
+{
+   bson_t spec, shape;
+   bson_iter_t d, p, f, s, e;
+   bool ok = true;
+   if (fr_doc (expect, "entries", &spec)) {
+      char prev[128] = "";
+      int64_t n = 0, min = bson_iter_init_find (&e, &spec, "min") ? bson_iter_as_int64 (&e) : 0;
+      const char *type = fr_str (&spec, "type", "int64"), *plain = fr_str (&spec, "plain", "");
+      bool good = fr_find (&r->last, fr_str (&spec, "path", ""), &d) && BSON_ITER_HOLDS_DOCUMENT (&d) &&
+                  bson_iter_recurse (&d, &p) && fr_doc (&spec, "shape", &shape);
+      while (good && bson_iter_next (&p)) {
+         const char *k = bson_iter_key (&p);
+         good = strcmp (prev, k) < 0;
+         bson_strncpy (prev, k, sizeof prev);
+         n++;
+         if (!strcmp (k, plain)) {
+            good = good && !strcmp (fr_type_name (&p), type);
+            continue;
+         }
+         good = good && BSON_ITER_HOLDS_DOCUMENT (&p) && bson_iter_recurse (&p, &f) && bson_iter_init (&s, &shape);
+         while (good && bson_iter_next (&s))
+            good = BSON_ITER_HOLDS_UTF8 (&s) && bson_iter_next (&f) &&
+                   !strcmp (bson_iter_key (&f), bson_iter_utf8 (&s, NULL)) && !strcmp (fr_type_name (&f), type);
+         good = good && !bson_iter_next (&f);
+      }
+      if (!good || n < min) {
+         fr_why (why, len, "%s's entries are not as expected (at %s)", fr_str (&spec, "path", ""), prev);
+         ok = false;
+      }
+   }
+   if (fr_doc (expect, "key_before", &spec) && bson_iter_init (&e, &spec)) {
+      while (bson_iter_next (&e)) {
+         const char *before = "";
+         bool good = false;
+         if (bson_iter_init (&d, &r->last))
+            while (bson_iter_next (&d)) {
+               if (!strcmp (bson_iter_key (&d), bson_iter_key (&e)))
+                  good = BSON_ITER_HOLDS_UTF8 (&e) && !strcmp (before, bson_iter_utf8 (&e, NULL));
+               before = bson_iter_key (&d);
+            }
+         if (!good) {
+            fr_why (why, len, "%s does not come right after the expected key%s", bson_iter_key (&e), "");
+            ok = false;
+         }
+      }
+   }
+   return ok;
+}
+
 #endif

@@ -120,6 +120,14 @@ fr_special_step (fr_run_t *r, const bson_t *row)
                             mongoc_collection_count_documents (c, &filter, NULL, NULL, NULL, NULL));
          mongoc_collection_destroy (c);
          return true;
+      } else if (fr_doc (&sub, "reply", &spec)) { /* {db, run}: the command's whole reply, for later deltas */
+         bson_t cmd, reply;
+         if (fr_doc (&spec, "run", &cmd)) {
+            fr_command (r, fr_str (&spec, "db", "admin"), &cmd, &reply);
+            BSON_APPEND_DOCUMENT (&r->marks, fr_str (&sub, "name", ""), &reply);
+            bson_destroy (&reply);
+         }
+         return true;
       } else if (fr_doc (&sub, "find", &spec)) {
          /* the value itself (an ObjectId, a Timestamp, a number: "$mark" in at compares it), or a timestamp part */
          if (fr_find_doc_num (r, &spec, &has, &v, &r->marks, fr_str (&sub, "name", "")) || !has ||
@@ -224,6 +232,8 @@ fr_expect_check (fr_run_t *r, const bson_t *row, const bson_t *expect, const cha
       fr_join (r);
    ok = fr_expect_find (r, expect, why, len) && ok;
    ok = fr_expect_chunkorder (r, expect, why, len) && ok;
+   ok = fr_expect_deltas (r, expect, why, len) && ok;
+   ok = fr_expect_shape (r, expect, why, len) && ok;
    return fr_expect_more (r, expect, why, len) && ok;
 }
 
@@ -279,6 +289,10 @@ fr_row (fr_run_t *r, const bson_t *row)
       } else {
          ok = fr_expect_check (r, row, &expect, join, why, sizeof why) && ok;
       }
+   }
+   if (fr_str (row, "save", NULL)) { /* the reply, for later deltas */
+      fr_marks_drop (r, fr_str (row, "save", ""));
+      BSON_APPEND_DOCUMENT (&r->marks, fr_str (row, "save", ""), &r->last);
    }
    snprintf (name, sizeof name, "%s.%s", r->version, check);
    if (ok) {
