@@ -44,9 +44,13 @@ pg_keep (sh_ctx_t *ctx, const progress_reading_t *r)
    cmd_progress_reset (ctx);
    pg_prev = ctx->session.progress_prev = bson_malloc (sizeof *pg_prev);
    pg_prev->at_ms = r->at_ms;
+   pg_prev->version[0] = r->version[0];
+   pg_prev->version[1] = r->version[1];
+   pg_prev->reads = r->reads;
    bson_copy_to (&r->ops, &pg_prev->ops);
    bson_copy_to (&r->coordinators, &pg_prev->coordinators);
    bson_copy_to (&r->drains, &pg_prev->drains);
+   bson_copy_to (&r->paused, &pg_prev->paused);
    bson_copy_to (&r->defrags, &pg_prev->defrags);
    bson_copy_to (&r->shards, &pg_prev->shards);
    bson_copy_to (&r->balancer, &pg_prev->balancer);
@@ -583,6 +587,25 @@ done:
    return ok;
 }
 
+/* 8.3+: the shards whose drain is paused (stopShardDraining unset their draining; the balancer leaves them alone):
+ * those whose newest removeShard.start / removeShard.stopShardDraining / removeShard changelog entry is a
+ * stopShardDraining (ShardingCatalogManager::stopDrain logs it with details.shard), as { _id, last } documents into
+ * r->paused (one config { aggregate: "changelog" }). */
+static bool
+pg_gather_paused (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
+{
+   bson_t *cmd = BCON_NEW ("aggregate", "changelog", "pipeline", "[", "{", "$match", "{", "what", "{", "$in", "[",
+                           "removeShard.start", "removeShard.stopShardDraining", "removeShard", "]", "}", "}", "}", "{",
+                           "$sort", "{", "time", BCON_INT32 (1), "}", "}", "{", "$group", "{", "_id", "$details.shard",
+                           "last", "{", "$last", "$what", "}", "}", "}", "{", "$match", "{", "last",
+                           "removeShard.stopShardDraining", "}", "}", "]", "cursor", "{", "}");
+   bson_destroy (&r->paused);
+   r->reads++;
+   bool ok = conn_run_docs (ctx, "config", cmd, CONN_READ, 0, &r->paused, NULL, err);
+   bson_destroy (cmd);
+   return ok;
+}
+
 /* The _id strings of docs (at most max), borrowed from docs. */
 static size_t
 pg_ids (const bson_t *docs, const char **ids, size_t max)
@@ -618,10 +641,9 @@ cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
          goto done;
    }
    n = pg_ids (&shards, ids, PG_MAX_DRAINS);
-   if (n && !pg_gather_drains (ctx, ids, n, r, err))
-      goto done;
-   if (n) {
-      /* how a drained shard is removed depends on the version (8.3: commitShardRemoval); the session knows it */
+   {
+      /* how a drained shard is removed (8.3: commitShardRemoval) and whether a drain can be paused depend on the
+       * version; the session knows it (unknown under --dry-run: no paused drain is looked for then) */
       int v[3];
       sh_error_t ignored;
       sh_error_clear (&ignored);
@@ -630,6 +652,11 @@ cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
          r->version[1] = v[1];
       }
    }
+   if ((r->version[0] > 8 || (r->version[0] == 8 && r->version[1] >= 3)) && !pg_gather_paused (ctx, r, err))
+      goto done;
+   n += pg_ids (&r->paused, ids + n, PG_MAX_DRAINS - n);
+   if (n && !pg_gather_drains (ctx, ids, n, r, err))
+      goto done;
    n = pg_ids (&colls, ids, PG_MAX_DEFRAGS);
    for (size_t i = 0; i < n; i++) {
       bson_t cmd = BSON_INITIALIZER, reply, d;
@@ -718,6 +745,8 @@ pg_format_row (const bson_t *op, pg_row_t *row)
    v = docget_double (op, "etaSec", 0, &present);
    if (row->stuck[0])
       bson_strncpy (row->eta, "STUCK", sizeof row->eta);
+   else if (!strncmp (row->phase, "paused:", 7)) /* a drain stopShardDraining paused: nothing moves */
+      bson_strncpy (row->eta, "PAUSED", sizeof row->eta);
    else if (present)
       bson_snprintf (row->eta, sizeof row->eta,
                      v >= 3600 ? "%.0fh%02.0fm"
@@ -843,7 +872,8 @@ const sh_cmd_t cmd_sh_progress = {
       "aggregates of changelog (removeShard.start, moveChunk.commit), chunks and databases counts, and for why a drain "
       "may be stuck config find shards, settings { _id: \"balancer\" }, tags, admin { balancerStatus: 1 }, per "
       "zone range no shard can take a find of collections and a count of its chunks on the draining shards, per "
-      "draining shard with jumbo chunks a find of one; per "
+      "draining shard with jumbo chunks a find of one; on 8.3+ a config aggregate of changelog for the drains "
+      "stopShardDraining paused (their figures read as a draining shard's); per "
       "defragmenting collection admin { balancerCollectionStatus }",
    .example = "sh.progress()",
    .flags = CMD_READONLY | CMD_MONGOS_CHECK | CMD_EXTRA,

@@ -19,6 +19,8 @@ typedef struct progress_reading {
     * <one of them, as text>], stuckZones: [ { ns, zone, min, max: <shell-style texts>, chunks } ] (chunks in a zone
     * range whose zone has no shard that could take them) } */
    bson_t drains;
+   bson_t paused;  /* 8.3+: per shard whose drain stopShardDraining paused { _id: <shard>, last: "removeShard.
+                    * stopShardDraining" } (draining is unset; its figures are in drains as for a draining shard) */
    bson_t defrags; /* per defragmenting collection: { ns, phase, remaining: <remainingChunksToProcess> } */
    /* Read only while a shard drains, for why its chunks may not move (commands/stuck.h): */
    bson_t shards;   /* config.shards documents { _id, draining, tags } */

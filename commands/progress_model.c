@@ -22,6 +22,7 @@ progress_reading_init (progress_reading_t *r)
    bson_init (&r->ops);
    bson_init (&r->coordinators);
    bson_init (&r->drains);
+   bson_init (&r->paused);
    bson_init (&r->defrags);
    bson_init (&r->shards);
    bson_init (&r->balancer);
@@ -37,6 +38,7 @@ progress_reading_destroy (progress_reading_t *r)
    bson_destroy (&r->ops);
    bson_destroy (&r->coordinators);
    bson_destroy (&r->drains);
+   bson_destroy (&r->paused);
    bson_destroy (&r->defrags);
    bson_destroy (&r->shards);
    bson_destroy (&r->balancer);
@@ -514,6 +516,38 @@ pg_drain_stuck (const progress_reading_t *now, const bson_t *d, const char *shar
    }
 }
 
+/* Whether shard's drain is paused (listed in now->paused). */
+static bool
+pg_paused (const progress_reading_t *now, const char *shard)
+{
+   bson_iter_t it;
+   if (!bson_iter_init (&it, &now->paused))
+      return false;
+   while (bson_iter_next (&it)) {
+      bson_t d;
+      const char *id;
+      if (docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) && (id = docget_utf8 (&d, "_id", NULL)) && !strcmp (id, shard))
+         return true;
+   }
+   return false;
+}
+
+/* A drain stopShardDraining paused: what is left, no rate or time left (nothing moves until it is resumed), and how
+ * to resume it in the caveat. */
+static void
+pg_paused_drain (const bson_t *d, const char *shard, char *phase, size_t phase_len, char *caveat, size_t caveat_len)
+{
+   double left = pg_num0 (d, "chunks"), dbs = pg_num0 (d, "dbs");
+   if (left > 0)
+      bson_snprintf (phase, phase_len, "paused: %.0f chunk%s left", left, left == 1 ? "" : "s");
+   else
+      bson_snprintf (phase, phase_len, "paused: %.0f database%s to movePrimary", dbs, dbs == 1 ? "" : "s");
+   bson_snprintf (caveat, caveat_len,
+                  "the drain is paused (stopShardDraining): the balancer leaves the shard alone until "
+                  "db.adminCommand({startShardDraining: \"%s\"}) resumes it",
+                  shard);
+}
+
 static void
 pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
 {
@@ -548,6 +582,14 @@ pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
       else
          snprintf (phase, sizeof phase, "drained: run removeShard again to finish");
       op.phase = phase;
+      if (pg_paused (now, shard)) {
+         pg_paused_drain (&d, shard, phase, sizeof phase, caveat, sizeof caveat);
+         if (docget_iter (&d, "startedMs", &f))
+            op.percent = left + moved > 0 ? moved * 100.0 / (left + moved) : 100.0;
+         op.caveat = caveat;
+         pg_append (out, n, &op);
+         continue;
+      }
       if (docget_iter (&d, "startedMs", &f)) {
          op.percent = left + moved > 0 ? moved * 100.0 / (left + moved) : 100.0;
       } else {

@@ -43,7 +43,20 @@ if sim_start --scenario demo --version 8.3; then
    run 'db.adminCommand({stopShardDraining: "shard03"})' > /dev/null
    check_contains "drain_steps paused: the status says it is not draining" "isn't draining (code 20)" "$(run 'db.adminCommand({shardDrainingStatus: "shard03"})')"
    check_contains "drain_steps commitShardRemoval of a paused drain 117" "[ConflictingOperationInProgress]: Shard shard03 is not currently draining (code 117)" "$(run 'db.adminCommand({commitShardRemoval: "shard03"})')"
+   # sh.progress and the dashboard show the paused drain as paused (not gone, not stuck)
+   out=$(run 'sh.progress()')
+   check_contains "drain_steps sh.progress shows the paused drain" "paused: 6 chunks left" "$out"
+   check_contains "drain_steps sh.progress paused drain: PAUSED as its time left" "PAUSED" "$out"
+   check_contains "drain_steps sh.progress paused drain: how to resume" 'db.adminCommand({startShardDraining: "shard03"}) resumes it' "$out"
+   check_not_contains "drain_steps sh.progress paused drain is not stuck" "STUCK" "$out"
+   # a watch keeps the previous reading (paused drains included) and frees it at the next one
+   out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval 'sh.progress({watch: true, intervalSecs: 1, count: 3})' 2>&1)
+   check_eq "drain_steps sh.progress watch with a paused drain: three tables" 3 "$(printf '%s\n' "$out" | grep -c '^TYPE ')"
+   out=$(NO_COLOR=1 "$SHARDSH" --dashboard --once "$SIM_URI" 2>&1)
+   check_contains "drain_steps dashboard --once shows the paused drain" "drain shard03 paused: 6 chunks left" "$out"
+   check_contains "drain_steps dashboard --once paused drain: PAUSED" "PAUSED" "$out"
    run 'db.adminCommand({startShardDraining: "shard03"})' > /dev/null
+   check_not_contains "drain_steps sh.progress resumed drain is no longer paused" "paused:" "$(run 'sh.progress()')"
    check_contains "drain_steps commitShardRemoval with chunks left 20" "isn't completely drained" "$(run 'db.adminCommand({commitShardRemoval: "shard03"})')"
    # sh.removeShard on 8.3: the deprecation, once
    out=$(run 'sh.removeShard("shard03"); sh.removeShard("shard03")')

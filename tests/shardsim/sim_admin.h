@@ -34,6 +34,10 @@ sim_find_by_sid (sim_coll_t *coll, const char *id, sim_pos_t *pos);
 void
 sim_config_update (const char *name, const char *id, const bson_t *set, const char *const *unset, bool upsert);
 
+/* Appends serverStatus's shardingStatistics section of the personality (sim_shstats.c). */
+void
+sim_append_sharding_statistics (bson_t *reply);
+
 /* Splits "db.coll"; false when it is not a valid namespace. */
 bool
 sim_split_ns (const char *ns, char *db, size_t dblen, const char **coll);

@@ -234,7 +234,8 @@ sim_cmd_server_status (sim_ctx_t *ctx, bson_t *reply)
    BSON_APPEND_INT32 (&d, "totalCreated", (int32_t) sim_g.conns_total);
    bson_append_document_end (reply, &d);
    sim_cmd_append_extra_info (reply);
-   sim_cmd_append_metrics (reply); /* sections in name order: connections, extra_info, metrics, opcounters, sharding */
+   sim_cmd_append_metrics (reply); /* sections in name order: connections, extra_info, metrics, opcounters, sharding,
+                                    * shardingStatistics */
    BSON_APPEND_DOCUMENT_BEGIN (reply, "opcounters", &d);
    BSON_APPEND_INT64 (&d, "insert", sim_g.op_insert);
    BSON_APPEND_INT64 (&d, "query", sim_g.op_query);
@@ -267,6 +268,7 @@ sim_cmd_server_status (sim_ctx_t *ctx, bson_t *reply)
                       sim_dyn.chunk_size_bytes > 0 ? sim_dyn.chunk_size_bytes
                                                    : (sim_ver_ge (60) ? 134217728 : 67108864));
    bson_append_document_end (reply, &d);
+   sim_append_sharding_statistics (reply);
    sim_reply_ok (reply);
 }
 

@@ -160,6 +160,27 @@ main (void)
    bson_destroy (&ops2);
    progress_reading_destroy (&r);
 
+   /* 8.3+: a drain stopShardDraining paused (draining unset, listed in paused): what is left, no time left, how to
+    * resume it; not stuck (nothing is wrong, it waits for the operator) */
+   progress_reading_init (&r);
+   r.at_ms = 400000;
+   r.version[0] = 8;
+   r.version[1] = 3;
+   set_json (&r.drains, "{\"0\": {\"shard\": \"s3\", \"chunks\": 3, \"dbs\": 0, \"startedMs\": 1, \"moved\": 1, "
+                        "\"recentChunks\": 1, \"recentBytes\": 100, \"windowSecs\": 300}}");
+   set_json (&r.paused, "{\"0\": {\"_id\": \"s3\", \"last\": \"removeShard.stopShardDraining\"}}");
+   bson_reinit (&ops);
+   progress_compute (&r, NULL, &ops);
+   CHECK_STR ("progress paused drain phase", "paused: 3 chunks left", field (&ops, 0, "phase", b1, sizeof b1));
+   CHECK_STR ("progress paused drain: no time left", "null", field (&ops, 0, "etaSec", b1, sizeof b1));
+   CHECK_STR ("progress paused drain: no rate", "null", field (&ops, 0, "bytesPerSec", b1, sizeof b1));
+   CHECK_STR ("progress paused drain: percent of its drain", "25", field (&ops, 0, "percent", b1, sizeof b1));
+   CHECK_STR ("progress paused drain is not stuck", "null", field (&ops, 0, "stuck", b1, sizeof b1));
+   field (&ops, 0, "caveat", b3, sizeof b3);
+   CHECK ("progress paused drain caveat says how to resume",
+          strstr (b3, "paused (stopShardDraining)") && strstr (b3, "db.adminCommand({startShardDraining: \"s3\"})"));
+   progress_reading_destroy (&r);
+
    /* nothing running */
    progress_reading_init (&r);
    bson_reinit (&ops);

@@ -652,6 +652,8 @@ snap_op_parts (const snap_op_t *o, snap_op_parts_t *p)
    }
    if (o->stuck[0])
       snprintf (p->eta, sizeof p->eta, " STUCK");
+   else if (!strncmp (o->phase, "paused:", 7)) /* sh.progress's paused drain (stopShardDraining) */
+      snprintf (p->eta, sizeof p->eta, " PAUSED");
    else if (o->eta_s >= 0)
       snprintf (p->eta, sizeof p->eta, " %s left", snap_fmt_duration (o->eta_s, left, sizeof left));
    if (o->stuck[0])
