@@ -458,12 +458,22 @@ host_show_value (sh_ctx_t *ctx, const bson_value_t *value)
    bson_destroy (&shown);
 }
 
+/* How many completion values host_show has printed (js_host_values_shown). */
+static size_t host_shown;
+
+size_t
+js_host_values_shown (void)
+{
+   return host_shown;
+}
+
 static void
 host_show (void *data, const bson_value_t *value, bool more, const char *stats_key, int cursor)
 {
    sh_ctx_t *ctx = data;
    output_opts_t saved = ctx->out;
    bson_t array;
+   host_shown++;
    if (cursor && value->value_type == BSON_TYPE_ARRAY &&
        bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len)) {
       cmd_print_cursor_batch (ctx, &array, more, cursor == 2);
