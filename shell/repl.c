@@ -284,6 +284,7 @@ typedef struct {
    int line;                  /* lines read so far */
    int first;                 /* the line where the pending entry began */
    bson_string_t *transcript; /* standard input so far, for an error's source line; owned, NULL at a terminal */
+   bool bad_line;             /* the line just read held a NUL byte (reported): it and its entry are dropped */
    char *buf;                 /* getline's buffer; owned (malloc) */
    size_t cap;
 } repl_reader_t;
@@ -294,7 +295,7 @@ static char *
 repl_read_line (sh_ctx_t *ctx, repl_reader_t *rd, const char *prompt)
 {
    ssize_t n;
-   char *line;
+   char *line, *nul;
    if (!rd->piped)
       return readline (prompt);
    fputs (prompt, ctx->out_fp);
@@ -303,11 +304,21 @@ repl_read_line (sh_ctx_t *ctx, repl_reader_t *rd, const char *prompt)
       return NULL;
    while (n > 0 && (rd->buf[n - 1] == '\n' || rd->buf[n - 1] == '\r'))
       n--;
+   rd->line++;
+   if ((nul = memchr (rd->buf, '\0', (size_t) n)) != NULL) {
+      /* a NUL byte would end the line early: the line is refused whole, as a script's would be */
+      sh_error_t err;
+      sh_pos_t at = { .line = rd->line, .col = (int) (nul - rd->buf) + 1 };
+      sh_error_clear (&err);
+      sh_error_set_at (&err, SH_ERR_PARSE, at, "a NUL byte: the line is not run");
+      sh_error_report (ctx, &err, "<stdin>", NULL);
+      rd->bad_line = true;
+      n = 0;
+   }
    if (!(line = malloc ((size_t) n + 1)))
       return NULL;
    memcpy (line, rd->buf, (size_t) n);
    line[n] = '\0';
-   rd->line++;
    bson_string_append_printf (rd->transcript, "%s\n", line);
    return line;
 }
@@ -494,6 +505,12 @@ repl_run (sh_ctx_t *ctx)
          if (!rd.piped)
             fputc ('\n', stdout); /* Ctrl-D */
          break;                   /* the end of standard input: what is still open is dropped, as mongosh drops it */
+      }
+      if (rd.bad_line) {
+         rd.bad_line = false;
+         free (line);
+         bson_string_truncate (pending, 0);
+         continue;
       }
       if (sh_interrupted ()) {
          free (line);

@@ -40,6 +40,11 @@ check_contains "stdin/error inside a multi-line entry at its stdin line" "<stdin
 out=$(printf 'f()\nprint("next")\n' | "$SHARDSH" --quiet --norc "$SIM_URI" 2> /dev/null)
 check_contains "stdin/the line after an error runs" "next" "$out"
 
+# a NUL byte would cut the line short: the line is refused, at its place, and the input goes on
+out=$(printf 'print(\000"x")\nprint(2)\n' | "$SHARDSH" --quiet --norc "$SIM_URI" 2>&1)
+check_contains "stdin/a NUL byte: the line is refused at its place" "<stdin>:1:7: error: a NUL byte" "$out"
+check_contains "stdin/a NUL byte: the next line runs" "${P}2" "$out"
+
 # an entry still open at the end of the input is dropped without a word, as mongosh drops it
 out=$(printf 'print(1)\nfunction g() {\n' | "$SHARDSH" --quiet --norc "$SIM_URI" 2>&1)
 rc=$?
