@@ -2,9 +2,9 @@
 # passes: plain
 # Peer check of standard input read as mongosh 2.12.0 reads it (a heredoc, a pipe): the same lines go to mongosh and to
 # shardsh, with --eval and --shell first, against one shardsim --scenario demo (8.0); then --nodb. What they write to
-# stdout must be the same byte for byte (prompts, `use`, literal statements, JavaScript, multi-line entries, `it`, the
-# empty line after an undefined value, the final prompt), and so must the exit status (0: a failed line does not stop
-# the input). One difference is allowed: mongosh writes an error as "Uncaught ..." on stdout where shardsh writes it as
+# stdout must be the same byte for byte (prompts, `use`, literal statements, JavaScript, multi-line entries, cursors of
+# both kinds and `it`, the empty line after an undefined value, the final prompt), and so must the exit status (0: a
+# failed line does not stop the input). One difference is allowed: mongosh writes an error as "Uncaught ..." on stdout where shardsh writes it as
 # <stdin>:LINE:COL on stderr (docs/javascript.md), so mongosh's "Uncaught" lines are taken out of its stdout.
 # One mongosh process per run (starting one costs ~1.5 s of CPU).
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,6 +43,11 @@ for (let i = 0; i < 2; i++) {
   print("i", i)
 }
 db.getName()
+var c = db.users.find({}, { _id: 0 }).sort({ uid: 1 })
+c
+it
+db.orders.find().sort({ _id: 1 }).limit(25)
+it
 exit
 print("not run")
 EOF
