@@ -1,7 +1,8 @@
 #!/bin/sh
 # passes: plain
 # Peer check of standard input read as mongosh 2.12.0 reads it (a heredoc, a pipe): the same lines go to mongosh and to
-# shardsh, with --eval and --shell first, against one shardsim --scenario demo (8.0); then --nodb. What they write to
+# shardsh, with --eval and --shell first, against one shardsim --scenario demo (8.0); then --nodb; then
+# --authenticationMechanism against shardsim --auth. What they write to
 # stdout must be the same byte for byte (prompts, `use`, literal statements, JavaScript, multi-line entries, cursors of
 # both kinds and `it`, the empty line after an undefined value, the final prompt), and so must the exit status (0: a
 # failed line does not stop the input). One difference is allowed: mongosh writes an error as "Uncaught ..." on stdout where shardsh writes it as
@@ -95,3 +96,25 @@ check_eq "stdin-peer/--nodb: exit status as mongosh's" "$(cat "$TMPD/mn.rc")" "$
 check_contains "stdin-peer/--nodb: mongosh has no database" "No connected database" "$(cat "$TMPD/mn.out")"
 check_contains "stdin-peer/--nodb: nor has shardsh" \
    "<stdin>:3:4: error: no connected database: shardsh was started with --nodb" "$(cat "$TMPD/sn.err")"
+
+# --authenticationMechanism: both clients authenticate with the mechanism asked for (the handshake's
+# speculativeAuthenticate names it) and print the same
+PW='Peer-mech-9x'
+if ! sim_start --auth "ann:$PW" --log-commands "$TMPD/auth.log"; then
+   fail "stdin-peer/auth start" "shardsim did not start"
+   exit 0
+fi
+mechs() { jq -r 'select(.cmd.speculativeAuthenticate) | .cmd.speculativeAuthenticate.mechanism' | sort -u | tr '\n' ' '; }
+printf 'sh.getBalancerState()\n' > "$TMPD/auth.txt"
+"$MONGOSH" --norc --quiet -u ann -p "$PW" --authenticationMechanism SCRAM-SHA-1 "$SIM_URI" < "$TMPD/auth.txt" \
+   > "$TMPD/ma.out" 2>&1
+from=$(wc -l < "$TMPD/auth.log")
+NO_COLOR=1 "$SHARDSH" --norc --quiet -u ann -p "$PW" --authenticationMechanism SCRAM-SHA-1 "$SIM_URI" \
+   < "$TMPD/auth.txt" > "$TMPD/sa.out" 2>&1
+sim_stop
+check_eq "stdin-peer/--authenticationMechanism: the same output" "$(cat "$TMPD/ma.out")" "$(cat "$TMPD/sa.out")"
+check_eq "stdin-peer/--authenticationMechanism: mongosh's mechanism" "SCRAM-SHA-1 " \
+   "$(head -n "$from" "$TMPD/auth.log" | mechs)"
+check_eq "stdin-peer/--authenticationMechanism: shardsh's, the same" "SCRAM-SHA-1 " \
+   "$(tail -n +"$((from + 1))" "$TMPD/auth.log" | mechs)"
+check_not_contains "stdin-peer/--authenticationMechanism: no password shown" "$PW" "$(cat "$TMPD/sa.out")"
