@@ -443,35 +443,41 @@ repl_entry (sh_ctx_t *ctx, repl_reader_t *rd, const char *text, size_t len)
 }
 
 /* The prompt: "[direct: mongos] test> " as mongosh's, "> " without a connection (--nodb), "... " on a continued
- * entry. Read from standard input, the first prompt waits for the server's answer to the driver's handshake, as
- * mongosh's does (it connects before its first prompt): the prompt then names a mongos already. */
+ * entry. */
 static void
-repl_prompt (sh_ctx_t *ctx, const repl_reader_t *rd, bool continued, char *buf, size_t len)
+repl_prompt (sh_ctx_t *ctx, bool continued, char *buf, size_t len)
 {
-   if (continued) {
+   if (continued)
       bson_strncpy (buf, "... ", len);
-      return;
-   }
-   if (!ctx->uri) {
+   else if (!ctx->uri)
       bson_strncpy (buf, "> ", len);
-      return;
+   else
+      bson_snprintf (buf, len, "%s%s> ", repl_is_mongos (ctx) ? "[direct: mongos] " : "", ctx->db);
+}
+
+/* Read from standard input, the shell connects before its first prompt, as mongosh does (its buildInfo): the prompt
+ * names a mongos from the start, and a cluster that cannot be reached or refuses the credentials ends the run before
+ * anything runs (false, reported), as mongosh exits 1 then. Any other error waits for the statements that meet it. */
+static bool
+repl_connect_first (sh_ctx_t *ctx)
+{
+   int version[3];
+   sh_error_t err;
+   sh_error_clear (&err);
+   if (!ctx->uri || conn_server_version (ctx, version, &err))
+      return true;
+   if (err.kind == SH_ERR_NETWORK || (err.kind == SH_ERR_SERVER && err.code == 18)) {
+      sh_error_report (ctx, &err, NULL, NULL);
+      return false;
    }
-   if (rd->piped && rd->line == 0 && !ctx->client && !(ctx->opts && ctx->opts->dry_run)) {
-      sh_error_t err;
-      bson_error_t error;
-      sh_error_clear (&err);
-      if (conn_ensure (ctx, &err)) {
-         mongoc_server_description_t *sd = mongoc_client_select_server (ctx->client, false, NULL, &error);
-         mongoc_server_description_destroy (sd);
-      }
-   }
-   bson_snprintf (buf, len, "%s%s> ", repl_is_mongos (ctx) ? "[direct: mongos] " : "", ctx->db);
+   return true;
 }
 
 int
 repl_run (sh_ctx_t *ctx)
 {
    repl_reader_t rd = { .piped = !isatty (STDIN_FILENO) };
+   int rc = 0;
    if (rd.piped)
       rd.transcript = bson_string_new (NULL);
    bson_string_t *pending = bson_string_new (NULL);
@@ -488,10 +494,12 @@ repl_run (sh_ctx_t *ctx)
          read_history (rd.hist);
    }
 
-   while (!ctx->exit_requested) {
+   if (rd.piped && !(ctx->opts && ctx->opts->dry_run) && !repl_connect_first (ctx))
+      rc = 1;
+   while (!ctx->exit_requested && rc == 0) {
       char prompt[192];
       char *line;
-      repl_prompt (ctx, &rd, pending->len > 0, prompt, sizeof prompt);
+      repl_prompt (ctx, pending->len > 0, prompt, sizeof prompt);
       sh_interrupt_clear ();
       errno = 0;
       line = repl_read_line (ctx, &rd, prompt);
@@ -536,5 +544,5 @@ repl_run (sh_ctx_t *ctx)
    free (rd.buf);
    cmd_complete_reset (ctx);
    repl_ctx = NULL;
-   return 0;
+   return rc;
 }

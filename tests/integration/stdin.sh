@@ -53,6 +53,12 @@ check_eq "stdin/an open entry at the end: dropped" "${P}1
 ${P}... " "$out"
 check_eq "stdin/an open entry at the end: exit 0" "0" "$rc"
 
+# connected before the first prompt, as mongosh: a cluster that cannot be reached ends the run before any line, exit 1
+out=$(printf 'print("ran")\n' | "$SHARDSH" --quiet --norc "mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=2000" 2>&1)
+rc=$?
+check_eq "stdin/unreachable cluster: exit 1" "1" "$rc"
+check_eq "stdin/unreachable cluster: said, nothing run" "error: cannot reach 127.0.0.1:1: connection refused" "$out"
+
 # nobody at a terminal: nothing asks for a confirmation (stdin holds the script), and no history is written
 out=$(printf 'sh.stopBalancer()\nsh.getBalancerState()\n' | "$SHARDSH" --quiet --norc "$SIM_URI" 2>&1)
 check_not_contains "stdin/no confirmation asked" "Proceed" "$out"
@@ -102,6 +108,11 @@ out=$("$SHARDSH" --norc --quiet -u ann -p "$PW" --authenticationMechanism SCRAM-
 check_eq "stdin/--authenticationMechanism SCRAM-SHA-1 authenticates" "true" "$out"
 mech=$(jq -r 'select(.cmd.speculativeAuthenticate) | .cmd.speculativeAuthenticate.mechanism' "$TMPD/auth.log" | sort -u)
 check_eq "stdin/--authenticationMechanism reaches the handshake" "SCRAM-SHA-1" "$mech"
+out=$(printf 'print("ran")\n' | "$SHARDSH" --norc --quiet -u ann -p Wrong-pw-3 "127.0.0.1:$SIM_PORT" 2>&1)
+rc=$?
+check_eq "stdin/refused credentials: exit 1 before any line" "1" "$rc"
+check_not_contains "stdin/refused credentials: nothing run" "ran" "$out"
+check_not_contains "stdin/refused credentials: password not shown" "Wrong-pw-3" "$out"
 out=$("$SHARDSH" --norc --quiet -u ann -p "$PW" --authenticationMechanism PLAIN "127.0.0.1:$SIM_PORT" \
    --eval 'sh.getBalancerState()' 2>&1)
 check_contains "stdin/--authenticationMechanism PLAIN: the server's refusal" "mechanism PLAIN which is not enabled" "$out"

@@ -1,8 +1,8 @@
 #!/bin/sh
 # passes: plain
 # Peer check of standard input read as mongosh 2.12.0 reads it (a heredoc, a pipe): the same lines go to mongosh and to
-# shardsh, with --eval and --shell first, against one shardsim --scenario demo (8.0); then --nodb; then
-# --authenticationMechanism against shardsim --auth. What they write to
+# shardsh, with --eval and --shell first, against one shardsim --scenario demo (8.0); then --nodb, an unreachable
+# cluster, and --authenticationMechanism against shardsim --auth. What they write to
 # stdout must be the same byte for byte (prompts, `use`, literal statements, JavaScript, multi-line entries, cursors of
 # both kinds and `it`, the empty line after an undefined value, the final prompt), and so must the exit status (0: a
 # failed line does not stop the input). One difference is allowed: mongosh writes an error as "Uncaught ..." on stdout where shardsh writes it as
@@ -96,6 +96,14 @@ check_eq "stdin-peer/--nodb: exit status as mongosh's" "$(cat "$TMPD/mn.rc")" "$
 check_contains "stdin-peer/--nodb: mongosh has no database" "No connected database" "$(cat "$TMPD/mn.out")"
 check_contains "stdin-peer/--nodb: nor has shardsh" \
    "<stdin>:3:4: error: no connected database: shardsh was started with --nodb" "$(cat "$TMPD/sn.err")"
+
+# a cluster that cannot be reached: both end before the first line, exit 1
+printf 'print("ran")\n' | "$MONGOSH" --norc --quiet "mongodb://127.0.0.1:1/test" > "$TMPD/mu.out" 2>&1
+mrc=$?
+printf 'print("ran")\n' | "$SHARDSH" --norc --quiet "mongodb://127.0.0.1:1" > "$TMPD/su.out" 2>&1
+check_eq "stdin-peer/unreachable: exit status as mongosh's" "$mrc" "$?"
+check_not_contains "stdin-peer/unreachable: mongosh runs nothing" "ran" "$(cat "$TMPD/mu.out")"
+check_not_contains "stdin-peer/unreachable: nor does shardsh" "ran" "$(cat "$TMPD/su.out")"
 
 # --authenticationMechanism: both clients authenticate with the mechanism asked for (the handshake's
 # speculativeAuthenticate names it) and print the same
