@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +279,9 @@ repl_is_mongos (sh_ctx_t *ctx)
 /* Where the REPL reads its lines: libedit at a terminal, else standard input as mongosh reads it when it is not a
  * terminal (a heredoc, a pipe): the prompt is written to stdout before each line, nothing goes to the history, and
  * errors name <stdin> and the line. */
+/* How much of standard input is kept for the source lines of errors. */
+#define REPL_TRANSCRIPT_MAX (16u << 20)
+
 typedef struct {
    bool piped;
    char *hist;                /* the history file (a terminal only); owned, may be NULL */
@@ -304,7 +308,8 @@ repl_read_line (sh_ctx_t *ctx, repl_reader_t *rd, const char *prompt)
       return NULL;
    while (n > 0 && (rd->buf[n - 1] == '\n' || rd->buf[n - 1] == '\r'))
       n--;
-   rd->line++;
+   if (rd->line < INT_MAX)
+      rd->line++;
    if ((nul = memchr (rd->buf, '\0', (size_t) n)) != NULL) {
       /* a NUL byte would end the line early: the line is refused whole, as a script's would be */
       sh_error_t err;
@@ -319,7 +324,9 @@ repl_read_line (sh_ctx_t *ctx, repl_reader_t *rd, const char *prompt)
       return NULL;
    memcpy (line, rd->buf, (size_t) n);
    line[n] = '\0';
-   bson_string_append_printf (rd->transcript, "%s\n", line);
+   /* past REPL_TRANSCRIPT_MAX an error shows no source line: a long pipe is not kept whole */
+   if (rd->transcript->len < REPL_TRANSCRIPT_MAX)
+      bson_string_append_printf (rd->transcript, "%s\n", line);
    return line;
 }
 
