@@ -490,8 +490,9 @@ repl_run (sh_ctx_t *ctx)
    bson_string_t *pending = bson_string_new (NULL);
 
    repl_ctx = ctx;
-   sh_interrupt_install (); /* a read interrupted by Ctrl-C returns */
    if (!rd.piped) {
+      /* a read interrupted by Ctrl-C returns; read from a pipe, Ctrl-C ends the process as it ends a script */
+      sh_interrupt_install ();
       rd.hist = repl_history_path ();
       rl_catch_signals = 0;
       rl_readline_name = "shardsh";

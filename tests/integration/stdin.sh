@@ -66,6 +66,10 @@ check_contains "stdin/the balancer stopped" "${P}false" "$out"
 check_contains "stdin/balancerStop sent" '"balancerStop"' "$(cat "$TMPD/cmds.log")"
 [ ! -s "$SHARDSH_HISTFILE" ] && pass "stdin/no history written" || fail "stdin/no history written" "$(cat "$SHARDSH_HISTFILE")"
 
+# Ctrl-C ends a pipe's run as it ends a script's, also inside a JavaScript loop (the REPL's handler is for a terminal)
+printf 'while (true) {}\n' | timeout -k 3 -s INT 1 env --default-signal=INT "$SHARDSH" --quiet --norc --nodb > /dev/null 2>&1
+check_eq "stdin/Ctrl-C ends a loop read from a pipe (124: ended by the INT, not killed after it)" "124" "$?"
+
 # -f - reads standard input as a script: checked whole (a syntax error sends nothing, exit 2)
 out=$(printf 'sh.startBalancer()\nsh.getBalancerState(\n' | "$SHARDSH" --quiet --norc "$SIM_URI" -f - 2>&1)
 rc=$?
