@@ -276,12 +276,12 @@ repl_is_mongos (sh_ctx_t *ctx)
    return mongos;
 }
 
-/* Where the REPL reads its lines: libedit at a terminal, else standard input as mongosh reads it when it is not a
- * terminal (a heredoc, a pipe): the prompt is written to stdout before each line, nothing goes to the history, and
- * errors name <stdin> and the line. */
 /* How much of standard input is kept for the source lines of errors. */
 #define REPL_TRANSCRIPT_MAX (16u << 20)
 
+/* Where the REPL reads its lines: libedit at a terminal, else standard input as mongosh reads it when it is not a
+ * terminal (a heredoc, a pipe): the prompt is written to stdout before each line, nothing goes to the history, and
+ * errors name <stdin> and the line. */
 typedef struct {
    bool piped;
    char *hist;                /* the history file (a terminal only); owned, may be NULL */
@@ -313,7 +313,8 @@ repl_read_line (sh_ctx_t *ctx, repl_reader_t *rd, const char *prompt)
    if ((nul = memchr (rd->buf, '\0', (size_t) n)) != NULL) {
       /* a NUL byte would end the line early: the line is refused whole, as a script's would be */
       sh_error_t err;
-      sh_pos_t at = { .line = rd->line, .col = (int) (nul - rd->buf) + 1 };
+      size_t off = (size_t) (nul - rd->buf);
+      sh_pos_t at = { .line = rd->line, .col = off < INT_MAX ? (int) off + 1 : INT_MAX, .offset = off };
       sh_error_clear (&err);
       sh_error_set_at (&err, SH_ERR_PARSE, at, "a NUL byte: the line is not run");
       sh_error_report (ctx, &err, "<stdin>", NULL);
