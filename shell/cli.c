@@ -88,6 +88,51 @@ cli_pairs (const char *v, const char *name, long *out, sh_error_t *err)
    return true;
 }
 
+/* --authenticationMechanism: one of the mechanisms mongosh accepts (the node driver's list, DEFAULT aside). */
+static bool
+cli_auth_mechanism (const char *v, sh_error_t *err)
+{
+   static const char *const known[] = { "SCRAM-SHA-1", "SCRAM-SHA-256", "MONGODB-X509", "GSSAPI",
+                                        "PLAIN",       "MONGODB-AWS",   "MONGODB-OIDC", NULL };
+   for (size_t i = 0; known[i]; i++) {
+      if (!strcmp (v, known[i]))
+         return true;
+   }
+   sh_error_set (err, SH_ERR_USAGE,
+                 "option '--authenticationMechanism' needs one of SCRAM-SHA-1, SCRAM-SHA-256, "
+                 "MONGODB-X509, GSSAPI, PLAIN, MONGODB-AWS, MONGODB-OIDC, got '%s'",
+                 v);
+   return false;
+}
+
+/* --nodb starts no connection: nothing that names a server or reads the cluster goes with it; --shell needs a prompt
+ * after the scripts, which the other modes do not have. */
+static bool
+cli_check_nodb_shell (const sh_options_t *opts, sh_error_t *err)
+{
+   bool other_mode = opts->dashboard || opts->exporter || opts->export_spec || opts->diff_file || opts->apply_file;
+   if (opts->nodb && (opts->conn_arg || opts->host || opts->port)) {
+      sh_error_set (err, SH_ERR_USAGE, "--nodb starts no connection: it cannot be combined with %s",
+                    opts->conn_arg ? "a connection string"
+                    : opts->host   ? "--host"
+                                   : "--port");
+      return false;
+   }
+   if (opts->nodb && (other_mode || opts->plan)) {
+      sh_error_set (err, SH_ERR_USAGE,
+                    "--nodb starts no connection: it cannot be combined with --plan, --dashboard, "
+                    "--exporter, --export, --diff or --apply");
+      return false;
+   }
+   if (opts->shell && (other_mode || opts->plan)) {
+      sh_error_set (err, SH_ERR_USAGE,
+                    "--shell opens the shell after the scripts: it cannot be combined with --plan, "
+                    "--dashboard, --exporter, --export, --diff or --apply");
+      return false;
+   }
+   return true;
+}
+
 /* More than one connection string is for --exporter only, and --exporter runs alone. */
 static bool
 cli_check_exporter (const sh_options_t *opts, sh_error_t *err)
@@ -193,6 +238,14 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
          if (!cli_take_value (argc, argv, &i, eq, name, &v, err))
             return false;
          cli_set_str (&opts->auth_db, v);
+      } else if (IS ("--authenticationMechanism")) {
+         if (!cli_take_value (argc, argv, &i, eq, name, &v, err) || !cli_auth_mechanism (v, err))
+            return false;
+         cli_set_str (&opts->auth_mechanism, v);
+      } else if (IS ("--shell")) {
+         opts->shell = true;
+      } else if (IS ("--nodb")) {
+         opts->nodb = true;
       } else if (IS ("--tls") || IS ("--ssl")) {
          opts->tls = true;
       } else if (IS ("--tlsCAFile")) {
@@ -265,7 +318,7 @@ sh_options_parse (int argc, char **argv, sh_options_t *opts, sh_error_t *err)
       }
 #undef IS
    }
-   if (!cli_check_exporter (opts, err))
+   if (!cli_check_exporter (opts, err) || !cli_check_nodb_shell (opts, err))
       return false;
    return cli_check_modes (opts, err);
 }
@@ -294,6 +347,7 @@ sh_options_destroy (sh_options_t *opts)
       bson_free (opts->password);
    }
    bson_free (opts->auth_db);
+   bson_free (opts->auth_mechanism);
    bson_free (opts->tls_ca_file);
    bson_free (opts->tls_cert_key_file);
    memset (opts, 0, sizeof *opts);
@@ -313,12 +367,18 @@ sh_options_usage (FILE *out)
       "  --host HOST, --port PORT    server to connect to\n"
       "  -u, --username USER         user name; -p, --password [PW] password (asked for without echo)\n"
       "  --authenticationDatabase DB database that holds the user\n"
+      "  --authenticationMechanism M SCRAM-SHA-256, SCRAM-SHA-1, MONGODB-X509, PLAIN, GSSAPI, MONGODB-AWS or\n"
+      "                              MONGODB-OIDC (the connection's authMechanism)\n"
+      "  --nodb                      no connection: JavaScript and print work, helpers that need a server fail\n"
       "  --tls, --tlsCAFile FILE, --tlsCertificateKeyFile FILE\n"
       "\n"
       "What to run:\n"
       "  --eval CODE                 run CODE (repeatable); no prompt\n"
-      "  -f, --file FILE             run a script (repeatable); *.js arguments too. Standard input when it is not\n"
-      "                              a terminal. Every script is parsed whole before anything is sent.\n"
+      "  -f, --file FILE             run a script (repeatable); *.js arguments too; '-f -' reads standard input.\n"
+      "                              Every script is parsed whole before anything is sent.\n"
+      "  --shell                     the shell after the --eval and -f scripts\n"
+      "  (standard input)            when it is not a terminal and no script is given: read as mongosh reads it,\n"
+      "                              line by line as the shell reads them, each statement run when complete\n"
       "  --continue-on-error         keep running a script after a failed statement\n"
       "  --dashboard                 the live ncurses dashboard (--interval SECONDS, -n FRAMES, --once)\n"
       "  --exporter ADDRESS URI...   serve the dashboard's figures of one or more clusters at http://ADDRESS/metrics\n"

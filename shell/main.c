@@ -113,6 +113,31 @@ main_plan_text (sh_ctx_t *ctx, const char *name, const char *text)
    return script_run_inputs (ctx, &in, 1, false);
 }
 
+/* The shell: the banner, ~/.shardshrc, then the REPL (shell/repl.c: a person at a terminal, or standard input read as
+ * mongosh reads it when it is not a terminal, where nobody can be asked to confirm). uri is NULL under --nodb. */
+static int
+main_shell (sh_ctx_t *ctx, const char *uri)
+{
+   const sh_options_t *opts = ctx->opts;
+   char *rc_path = getenv ("HOME") ? bson_strdup_printf ("%s/.shardshrc", getenv ("HOME")) : NULL;
+   int rc;
+   ctx->interactive = isatty (STDIN_FILENO);
+   if (!opts->quiet) {
+      char *shown = uri ? secret_redact_uri (uri) : bson_strdup ("nothing (--nodb)");
+      printf ("shardsh %s, connecting to %s\nType 'help' for the helpers, 'exit' or Ctrl-D to leave.\n",
+              SHARDSH_VERSION, shown);
+      bson_free (shown);
+   }
+   if (rc_path && !opts->norc && access (rc_path, R_OK) == 0) {
+      script_input_t rcfile = { .name = rc_path };
+      script_run_inputs (ctx, &rcfile, 1, false);
+   }
+   bson_free (rc_path);
+   rc = repl_run (ctx);
+   ctx->interactive = false;
+   return rc;
+}
+
 static int
 main_run (sh_options_t *opts)
 {
@@ -135,11 +160,13 @@ main_run (sh_options_t *opts)
    ctx.out =
       output_opts_default (opts->json ? OUTPUT_JSON : OUTPUT_PRETTY, color_ok && !opts->json && isatty (STDOUT_FILENO));
    ctx.err_color = color_ok && isatty (STDERR_FILENO);
-   if (!sh_options_connection_string (opts, &uri, &db, &err)) {
+   if (opts->nodb) {
+      db = bson_strdup ("test"); /* no connection: uri stays NULL (conn_ensure refuses) */
+   } else if (!sh_options_connection_string (opts, &uri, &db, &err)) {
       sh_error_report (&ctx, &err, NULL, NULL);
       goto done;
    }
-   if (opts->username && !opts->password && !opts->dry_run) {
+   if (opts->username && !opts->password && !opts->dry_run && uri) {
       sh_error_t ask;
       sh_error_clear (&ask);
       opts->password = sh_prompt_password ("Enter password", "--password", &ask);
@@ -156,7 +183,7 @@ main_run (sh_options_t *opts)
    } else if (opts->apply_file) {
       sh_interrupt_install_script (); /* a summary on every way the run ends (docs/plan.md, "How a run ends") */
       rc = desired_apply (&ctx, opts->apply_file, main_plan_text);
-   } else if (opts->n_evals || opts->n_files || piped) {
+   } else if (opts->n_evals || opts->n_files || (piped && (opts->dry_run || opts->plan || opts->json))) {
       inputs = bson_malloc0 ((opts->n_evals + opts->n_files + 1) * sizeof *inputs);
       for (size_t i = 0; i < opts->n_evals; i++) {
          inputs[n].name = "<eval>";
@@ -168,21 +195,10 @@ main_run (sh_options_t *opts)
          inputs[n++].name = "<stdin>";
       sh_interrupt_install_script ();
       rc = script_run_inputs (&ctx, inputs, n, opts->verbose);
+      if (opts->shell && rc == SCRIPT_OK && !ctx.exit_requested)
+         rc = main_shell (&ctx, uri); /* --shell: the shell after the scripts, as mongosh's */
    } else {
-      char *rc_path = getenv ("HOME") ? bson_strdup_printf ("%s/.shardshrc", getenv ("HOME")) : NULL;
-      ctx.interactive = true;
-      if (!opts->quiet) {
-         char *shown = secret_redact_uri (uri);
-         printf ("shardsh %s, connecting to %s\nType 'help' for the helpers, 'exit' or Ctrl-D to leave.\n",
-                 SHARDSH_VERSION, shown);
-         bson_free (shown);
-      }
-      if (rc_path && !opts->norc && access (rc_path, R_OK) == 0) {
-         script_input_t rcfile = { .name = rc_path };
-         script_run_inputs (&ctx, &rcfile, 1, false);
-      }
-      bson_free (rc_path);
-      rc = repl_run (&ctx);
+      rc = main_shell (&ctx, uri);
    }
 done:
    bson_free (inputs);

@@ -8,7 +8,11 @@
 
 #include "shell/core/ctx.h"
 
-/* Runs the read-eval-print loop until exit, quit or Ctrl-D. Returns the process exit status (0). */
+/* Runs the read-eval-print loop until exit, quit or Ctrl-D. Returns the process exit status (0). When standard input
+ * is not a terminal it is read as mongosh reads it: connected first (a cluster that cannot be reached or refuses the
+ * credentials: reported, 1), then line by line, each prompt written to stdout before its line, an
+ * entry run once complete (a literal statement without the engine), an error reported as <stdin>:LINE:COL and the next
+ * entry run, an empty line after an entry whose value is undefined; the end of the input ends it. */
 int
 repl_run (sh_ctx_t *ctx);
 

@@ -139,12 +139,20 @@ conn_ensure (sh_ctx_t *ctx, sh_error_t *err)
 
    if (ctx->client || conn_transport_active ())
       return true;
+   if (!ctx->uri) {
+      /* --nodb: mongosh says "[SHAPI-10004] No connected database" */
+      sh_error_set (err, SH_ERR_USAGE, "no connected database: shardsh was started with --nodb");
+      return false;
+   }
    if (!(uri = conn_uri_parse (ctx->uri, err)))
       goto done;
    if (ctx->opts && ctx->opts->username)
       mongoc_uri_set_username (uri, ctx->opts->username);
    if (ctx->opts && ctx->opts->password)
       mongoc_uri_set_password (uri, ctx->opts->password);
+   /* --authenticationMechanism, set once the user is (the connection string alone may name none) */
+   if (ctx->opts && ctx->opts->auth_mechanism)
+      mongoc_uri_set_auth_mechanism (uri, ctx->opts->auth_mechanism);
    if (ctx->conn.auth_set[0]) { /* db.auth's credentials win */
       mongoc_uri_set_username (uri, ctx->conn.auth_set[0]);
       mongoc_uri_set_password (uri, ctx->conn.auth_set[1]);

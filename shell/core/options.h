@@ -7,13 +7,14 @@
 #include <stddef.h>
 
 typedef struct {
-   char *conn_arg;     /* positional connection string or host[:port][/db] or db name; owned or NULL */
-   char *host;         /* --host */
-   char *port;         /* --port */
-   char *username;     /* -u/--username */
-   char *password;     /* -p/--password (may be asked for) */
-   bool password_flag; /* -p given without a value */
-   char *auth_db;      /* --authenticationDatabase */
+   char *conn_arg;       /* positional connection string or host[:port][/db] or db name; owned or NULL */
+   char *host;           /* --host */
+   char *port;           /* --port */
+   char *username;       /* -u/--username */
+   char *password;       /* -p/--password (may be asked for) */
+   bool password_flag;   /* -p given without a value */
+   char *auth_db;        /* --authenticationDatabase */
+   char *auth_mechanism; /* --authenticationMechanism: the connection's authMechanism (SCRAM-SHA-256, ...) */
    bool tls;
    char *tls_ca_file;
    char *tls_cert_key_file;
@@ -32,6 +33,8 @@ typedef struct {
    bool plan;         /* --plan: check, print what would change and move, send nothing that writes */
    bool verbose;      /* --verbose: a -f script shows every result (docs/plan.md, "Script output") */
    bool norc;
+   bool shell; /* --shell: the REPL after the --eval and -f scripts */
+   bool nodb;  /* --nodb: no connection; whatever needs a server fails with a clear error */
    bool no_color;
    bool dashboard;      /* --dashboard */
    bool once;           /* --once (dashboard batch) */

@@ -418,6 +418,15 @@ host_show_value (sh_ctx_t *ctx, const bson_value_t *value)
    bson_destroy (&shown);
 }
 
+/* How many completion values host_show has printed (js_host_values_shown). */
+static size_t host_shown;
+
+size_t
+js_host_values_shown (void)
+{
+   return host_shown;
+}
+
 static void
 host_show (void *data, const bson_value_t *value, bool more, const char *stats_key, int cursor)
 {
@@ -425,6 +434,7 @@ host_show (void *data, const bson_value_t *value, bool more, const char *stats_k
    output_opts_t saved = ctx->out;
    bson_t array;
    sh_result_t r;
+   host_shown++;
    if (cursor && value->value_type == BSON_TYPE_ARRAY &&
        bson_init_static (&array, value->value.v_doc.data, value->value.v_doc.data_len)) {
       sh_result_init (&r);

@@ -35,6 +35,11 @@ js_host_check (sh_ctx_t *ctx, const char *name, const char *text, size_t len, sh
 js_run_t
 js_host_run (sh_ctx_t *ctx, const char *name, const char *text, size_t len, bool show_value, sh_error_t *err);
 
+/* How many completion values js_host_run has printed since the process started: standard input read as mongosh reads
+ * it prints an empty line after a statement whose value is undefined (shell/repl.c). */
+size_t
+js_host_values_shown (void);
+
 /* True when text (JavaScript) may write: it names, as a word, a helper of the command table that can change the
  * cluster (the engine reaches the cluster through the table only; a name built at run time is not seen). */
 bool
