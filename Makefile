@@ -186,7 +186,7 @@ $(FUZZ_BUILD)/shardsh-js.so: shell/js/js_engine.cpp $(FUZZ_BUILD)/gen/js_prelude
 	@mkdir -p $(dir $@)/plugin
 	$(FUZZ_CC) -std=c11 -fPIC -g -O1 $(WARN) -I. -fsanitize=fuzzer-no-link,address \
 	   -c $(FUZZ_BUILD)/gen/js_prelude.c -o $(dir $@)/plugin/js_prelude.o
-	$(FUZZ_CC) -std=c11 -fPIC -g -O1 $(WARN) -I. $(shell pkg-config --cflags libbson-1.0) \
+	$(FUZZ_CC) -std=c11 -D_DEFAULT_SOURCE -fPIC -g -O1 $(WARN) -I. $(shell pkg-config --cflags libbson-1.0) \
 	   -fsanitize=fuzzer-no-link,address -c shell/js/js_bson.c -o $(dir $@)/plugin/js_bson.o
 	$(FUZZ_CC) -std=c11 -D_DEFAULT_SOURCE -fPIC -g -O1 $(WARN) -I. -fsanitize=fuzzer-no-link,address \
 	   -c shell/js/js_util.c -o $(dir $@)/plugin/js_util.o
