@@ -156,6 +156,7 @@ act_enter (dash_t *d)
       if (!e)
          return VIEW_OK;
       d->detail_event = *e;
+      dash_detail_changed (d);
       d->detail = true;
       d->detail_scroll = 0;
       return VIEW_FETCH_DETAIL | VIEW_REDRAW;

@@ -67,11 +67,12 @@ view_chunkmap_draw (const dash_t *d, const panel_t *p);
  * failure's text, the chunk holding its range now and its owner, then the whole log entry, from line
  * d->detail_scroll. */
 void
-view_event_detail_draw (const dash_t *d);
+view_event_detail_draw (dash_t *d);
 
-/* The number of lines the details overlay has at the terminal's width (for scrolling). */
+/* The number of lines the details overlay has at the terminal's width (for scrolling); the wrapped lines are kept in
+ * d->detail_wrap for the draws that follow. */
 int
-view_event_detail_lines (const dash_t *d);
+view_event_detail_lines (dash_t *d);
 
 /* The selected row's event of the events panel, or NULL. */
 const snap_event_t *
