@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "shell/lang/lexer_int.h"
+#include "shell/lib/utf8.h"
 
 void
 lex_buf_put (lex_buf_t *b, const char *bytes, size_t n)
@@ -27,28 +28,7 @@ void
 lex_buf_put_cp (lex_buf_t *b, unsigned cp)
 {
    char out[4];
-   size_t n;
-
-   if (cp < 0x80) {
-      out[0] = (char) cp;
-      n = 1;
-   } else if (cp < 0x800) {
-      out[0] = (char) (0xc0 | (cp >> 6));
-      out[1] = (char) (0x80 | (cp & 0x3f));
-      n = 2;
-   } else if (cp < 0x10000) {
-      out[0] = (char) (0xe0 | (cp >> 12));
-      out[1] = (char) (0x80 | ((cp >> 6) & 0x3f));
-      out[2] = (char) (0x80 | (cp & 0x3f));
-      n = 3;
-   } else {
-      out[0] = (char) (0xf0 | (cp >> 18));
-      out[1] = (char) (0x80 | ((cp >> 12) & 0x3f));
-      out[2] = (char) (0x80 | ((cp >> 6) & 0x3f));
-      out[3] = (char) (0x80 | (cp & 0x3f));
-      n = 4;
-   }
-   lex_buf_put (b, out, n);
+   lex_buf_put (b, out, utf8_encode (cp, out));
 }
 
 size_t
