@@ -217,15 +217,20 @@ spec_check_collections (const spec_locs_t *locs, sh_error_t *err, const bson_ite
 {
    cc_t c = { locs, err };
    bson_iter_t k;
-   cc_ns_t *ns = NULL;
+   cc_ns_t *ns;
    size_t n = 0;
    bson_t all;
    bool ok = true;
    if (!BSON_ITER_HOLDS_DOCUMENT (it))
       return cc_fail (&c, "/collections", "expected a document { \"db.coll\": { key: {...}, ... } }%s", NULL);
    bson_iter_recurse (it, &k);
+   while (bson_iter_next (&k))
+      n++;
+   /* bson_iter_t is over-aligned (libbson's BSON_EXTRA_ALIGN): malloc's 16 bytes are not enough */
+   ns = bson_aligned_alloc0 (BSON_ALIGNOF (cc_ns_t), (n ? n : 1) * sizeof *ns);
+   n = 0;
+   bson_iter_recurse (it, &k);
    while (bson_iter_next (&k)) {
-      ns = bson_realloc (ns, (n + 1) * sizeof *ns);
       ns[n].name = bson_iter_key (&k);
       ns[n++].value = k;
    }
