@@ -129,10 +129,11 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
    }
    ping = bson_iter_date_time (&it);
    {
+      int64_t since = ck_sub (ping, 60000); /* a ping near INT64_MIN from a broken config.mongos must not overflow */
       const char *key = ping >= clock_wall_ms () - 60000 ? "active mongoses" : "most recently active mongoses";
       if (verbose) {
-         cmd = BCON_NEW ("find", BCON_UTF8 ("mongos"), "filter", "{", "ping", "{", "$gt", BCON_DATE_TIME (ping - 60000),
-                         "}", "}", "sort", "{", "ping", BCON_INT32 (-1), "}");
+         cmd = BCON_NEW ("find", BCON_UTF8 ("mongos"), "filter", "{", "ping", "{", "$gt", BCON_DATE_TIME (since), "}",
+                         "}", "sort", "{", "ping", BCON_INT32 (-1), "}");
          if (!cmd_run_docs (ctx, s->cfg, cmd, 0, &docs, err))
             goto done;
          BSON_APPEND_ARRAY (&s->result, key, &docs);
@@ -140,9 +141,9 @@ phase_mongoses (sh_ctx_t *ctx, status_t *s, bool verbose, sh_error_t *err)
          bson_t arr;
          uint32_t n = 0;
          cmd = BCON_NEW ("aggregate", BCON_UTF8 ("mongos"), "pipeline", "[", "{", "$match", "{", "ping", "{", "$gt",
-                         BCON_DATE_TIME (ping - 60000), "}", "}", "}", "{", "$group", "{", "_id",
-                         BCON_UTF8 ("$mongoVersion"), "num", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{", "$sort",
-                         "{", "num", BCON_INT32 (-1), "}", "}", "]", "cursor", "{", "}");
+                         BCON_DATE_TIME (since), "}", "}", "}", "{", "$group", "{", "_id", BCON_UTF8 ("$mongoVersion"),
+                         "num", "{", "$sum", BCON_INT32 (1), "}", "}", "}", "{", "$sort", "{", "num", BCON_INT32 (-1),
+                         "}", "}", "]", "cursor", "{", "}");
          if (!cmd_run_docs (ctx, s->cfg, cmd, 0, &docs, err))
             goto done;
          BSON_APPEND_ARRAY_BEGIN (&s->result, key, &arr);

@@ -156,6 +156,7 @@ act_enter (dash_t *d)
       if (!e)
          return VIEW_OK;
       d->detail_event = *e;
+      dash_detail_changed (d);
       d->detail = true;
       d->detail_scroll = 0;
       return VIEW_FETCH_DETAIL | VIEW_REDRAW;
@@ -320,19 +321,12 @@ detail_key (dash_t *d, int key)
 {
    int total = view_event_detail_lines (d), rows = d->lines - 4 > 1 ? d->lines - 4 : 1;
    int max = total - rows > 0 ? total - rows : 0;
-   int delta = key == 'j' || key == KEY_DOWN    ? 1
-               : key == 'k' || key == KEY_UP    ? -1
-               : key == KEY_NPAGE || key == ' ' ? rows
-               : key == KEY_PPAGE               ? -rows
-               : key == 'G' || key == KEY_END   ? total
-               : key == 'g' || key == KEY_HOME  ? -total
-                                                : 0;
+   int delta = panel_scroll_delta (key, rows, total);
    if (!delta) {
       d->detail = false;
       return key == 'q' ? VIEW_QUIT : VIEW_REDRAW;
    }
-   d->detail_scroll += delta;
-   d->detail_scroll = d->detail_scroll < 0 ? 0 : d->detail_scroll > max ? max : d->detail_scroll;
+   panel_scroll_by (&d->detail_scroll, delta, max);
    return VIEW_REDRAW;
 }
 

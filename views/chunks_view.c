@@ -84,22 +84,31 @@ view_chunks_visible (const dash_t *d, size_t *out, size_t max)
    return k;
 }
 
+/* The chunk list's columns as drawn before fitting; the bounds are cut (with an ellipsis) before the documents and
+ * size are dropped. */
+static const panel_col_t chunk_cols[VIEW_CHUNK_NCOLS] = {
+   { "", 5, 0 },
+   { "MIN", 20, 0, false, true, 0, 12 },
+   { "MAX", 20, 0, false, true, 0, 12 },
+   { "SHARD", 10, 0 },
+   { "DOCS", 7, 1, true },
+   { "SIZE", 8, 1, true },
+   { "JUMBO", 5, 3 },
+   { "ZONE", 10, 2 },
+   { "MARK", 14, 0 },
+};
+
+void
+view_chunks_columns (panel_col_t cols[VIEW_CHUNK_NCOLS])
+{
+   memcpy (cols, chunk_cols, sizeof chunk_cols);
+}
+
 void
 view_chunks_draw (dash_t *d, panel_t *p)
 {
    const snap_chunks_t *c = &d->chunks;
-   panel_col_t cols[] = {
-      { "", 5, 0 },
-      /* the bounds are cut (with an ellipsis) before the documents and size are dropped */
-      { "MIN", 20, 0, false, true, 0, 12 },
-      { "MAX", 20, 0, false, true, 0, 12 },
-      { "SHARD", 10, 0 },
-      { "DOCS", 7, 1, true },
-      { "SIZE", 8, 1, true },
-      { "JUMBO", 5, 3 },
-      { "ZONE", 10, 2 },
-      { "MARK", 14, 0 },
-   };
+   panel_col_t cols[VIEW_CHUNK_NCOLS];
    enum { C_KIND, C_MIN, C_MAX, C_SHARD, C_DOCS, C_SIZE, C_JUMBO, C_ZONE, C_MARK, C_N };
    size_t total = c->nzones + c->nchunks;
    size_t *order = calloc (total ? total : 1, sizeof *order);
@@ -109,6 +118,7 @@ view_chunks_draw (dash_t *d, panel_t *p)
 
    if (!order)
       abort ();
+   view_chunks_columns (cols);
    n = view_chunks_order (d, order);
    for (size_t i = 0; i < n; i++)
       nch += order[i] >= c->nzones;

@@ -1,5 +1,6 @@
 /* The dashboard's state (dash.h): its life, the filter every view applies, and the sort choices of each panel. */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "views/dash.h"
@@ -28,6 +29,22 @@ dash_destroy (dash_t *d)
    snap_chunks_destroy (&d->chunks);
    chunkmap_data_destroy (&d->cmap);
    snap_event_detail_destroy (&d->ev_detail);
+   dash_lines_clear (&d->detail_wrap);
+}
+
+void
+dash_detail_changed (dash_t *d)
+{
+   d->detail_gen++;
+}
+
+void
+dash_lines_clear (dash_lines_t *l)
+{
+   for (size_t i = 0; i < l->n; i++)
+      free (l->v[i]);
+   free (l->v);
+   memset (l, 0, sizeof *l);
 }
 
 bool

@@ -31,6 +31,14 @@ enum view_reaction {
 #define DASH_MIN_LINES 16
 #define DASH_FILTER_MAX 64
 
+/* Text lines as an overlay shows them (owned strings), with the width and generation they were made for. */
+typedef struct {
+   char **v;
+   size_t n, cap;
+   int width;
+   unsigned gen;
+} dash_lines_t;
+
 typedef struct {
    snap_t snap;          /* the snapshot on screen (owned) */
    snap_chunks_t chunks; /* drill-down data (owned) */
@@ -46,8 +54,12 @@ typedef struct {
    int detail_scroll;             /* its first line shown */
    snap_event_t detail_event;     /* the event it shows (a copy: the snapshot moves on) */
    snap_event_detail_t ev_detail; /* what the collector read about it (owned) */
-   bool paused;                   /* sampling stopped; the UI stays live */
-   bool loading;                  /* the first sample (a full read of the cluster) is being taken */
+   unsigned detail_gen;           /* bumped (dash_detail_changed) whenever detail_event or ev_detail changes */
+   /* the overlay's text wrapped to width cells (owned): event_detail_view.c wraps it again only when the width or
+    * detail_gen changed, not on every draw and key */
+   dash_lines_t detail_wrap;
+   bool paused;  /* sampling stopped; the UI stays live */
+   bool loading; /* the first sample (a full read of the cluster) is being taken */
    int64_t paused_at_ms;
    bool filtering;                    /* typing a filter */
    char filter[DASH_FILTER_MAX];      /* namespace or shard substring; "" = none */
@@ -75,6 +87,14 @@ dash_init (dash_t *d, double interval_s);
 /* Frees what d owns (its contents; d itself is the caller's). */
 void
 dash_destroy (dash_t *d);
+
+/* Says that d->detail_event or d->ev_detail changed, so the details overlay's lines are made again. */
+void
+dash_detail_changed (dash_t *d);
+
+/* Frees the lines of l and empties it (width and generation forgotten). */
+void
+dash_lines_clear (dash_lines_t *l);
 
 /* Whether the filter admits this text (case-insensitive substring; an empty filter admits everything). */
 bool

@@ -11,10 +11,7 @@
 #include "views/fit.h"
 #include "views/views.h"
 
-typedef struct {
-   char **v;
-   size_t n, cap;
-} lines_t;
+typedef dash_lines_t lines_t;
 
 static void
 push (lines_t *l, const char *s, size_t len)
@@ -63,20 +60,11 @@ push_wrapped (lines_t *l, const char *text, int w)
 }
 
 static void
-lines_free (lines_t *l)
-{
-   for (size_t i = 0; i < l->n; i++)
-      free (l->v[i]);
-   free (l->v);
-}
-
-static void
 build (const dash_t *d, lines_t *l, int w)
 {
    const snap_event_t *e = &d->detail_event;
    const snap_event_detail_t *x = &d->ev_detail;
    char buf[4 * SNAP_TEXT];
-   memset (l, 0, sizeof *l);
    if (e->min[0]) {
       snprintf (buf, sizeof buf, "range: %s %s %s", e->min, crt_glyphs->arrow, e->max);
       push_wrapped (l, buf, w);
@@ -104,23 +92,32 @@ build (const dash_t *d, lines_t *l, int w)
    }
 }
 
-int
-view_event_detail_lines (const dash_t *d)
+/* d's overlay lines at width w: the ones made before, unless the width or the event changed since. */
+static const lines_t *
+wrapped (dash_t *d, int w)
 {
-   lines_t l;
-   int n;
-   build (d, &l, d->cols - 2);
-   n = (int) l.n;
-   lines_free (&l);
-   return n;
+   lines_t *l = &d->detail_wrap;
+   if (l->v && l->width == w && l->gen == d->detail_gen)
+      return l;
+   dash_lines_clear (l);
+   build (d, l, w);
+   l->width = w;
+   l->gen = d->detail_gen;
+   return l;
+}
+
+int
+view_event_detail_lines (dash_t *d)
+{
+   return (int) wrapped (d, d->cols - 2)->n;
 }
 
 void
-view_event_detail_draw (const dash_t *d)
+view_event_detail_draw (dash_t *d)
 {
    const snap_event_t *e = &d->detail_event;
    int top = 2, h = d->lines - 3, rows = h - 1, first = d->detail_scroll;
-   lines_t l;
+   const lines_t *l;
    char title[3 * SNAP_NAME + 96], when[16];
    time_t t = (time_t) (e->time_ms / 1000);
    struct tm tm;
@@ -128,19 +125,18 @@ view_event_detail_draw (const dash_t *d)
 
    if (h < 2)
       return;
-   build (d, &l, d->cols - 2);
+   l = wrapped (d, d->cols - 2);
    localtime_r (&t, &tm);
    strftime (when, sizeof when, "%H:%M:%S", &tm);
    snprintf (title, sizeof title, "Event %s %s %s%s%s %s", when, e->what, e->from, e->to[0] ? " -> " : "", e->to,
              e->ns);
-   if (first > (int) l.n - rows)
-      first = (int) l.n - rows > 0 ? (int) l.n - rows : 0;
-   panel_draw_title (&p, title, (int) l.n > rows ? "j/k scroll  Esc: back" : "Esc: back");
+   if (first > (int) l->n - rows)
+      first = (int) l->n - rows > 0 ? (int) l->n - rows : 0;
+   panel_draw_title (&p, title, (int) l->n > rows ? "j/k scroll  Esc: back" : "Esc: back");
    for (int i = 0; i < rows; i++) {
       int y = top + 1 + i;
       mvhline (y, 0, ' ', d->cols);
-      if (first + i < (int) l.n)
-         mvaddnstr (y, 1, l.v[first + i], d->cols - 2);
+      if (first + i < (int) l->n)
+         mvaddnstr (y, 1, l->v[first + i], d->cols - 2);
    }
-   lines_free (&l);
 }

@@ -38,7 +38,7 @@ typedef struct {
    snap_t pub;           /* a copy of the latest snapshot (its cells shared with the collector's, read-only) */
    bool up;
    int64_t refreshes, errors;
-   metrics_totals_t totals;
+   expsrc_totals_t totals;
    double router_cpu_s; /* over the last good refresh; -1 unknown */
 } exp_cluster_t;
 
@@ -391,7 +391,7 @@ ex_init (exporter_t *ex, const sh_options_t *opts, const exporter_cluster_t *clu
       exp_cluster_t *c = &ex->cl[i];
       c->name = clusters[i].name;
       c->ex = ex;
-      c->totals = (metrics_totals_t){ -1, -1, -1 };
+      c->totals = (expsrc_totals_t){ -1, -1, -1 };
       c->router_cpu_s = -1;
       pthread_mutex_init (&c->lock, NULL);
       c->src = expsrc_new (clusters[i].uri, clusters[i].db, opts, ex->interval_s);

@@ -103,18 +103,11 @@ actions_help_key (dash_t *d, int key)
    int w = d->cols - 4 < 110 ? d->cols - 4 : 110;
    int total = (int) help_lines (d, w - 19, names, attrs, texts, HELP_LINES);
    int max = help_max_scroll (d, total), page = d->lines - 3 > 1 ? d->lines - 3 : 1;
-   int delta = key == 'j' || key == KEY_DOWN    ? 1
-               : key == 'k' || key == KEY_UP    ? -1
-               : key == KEY_NPAGE || key == ' ' ? page
-               : key == KEY_PPAGE               ? -page
-               : key == 'G' || key == KEY_END   ? total
-               : key == 'g' || key == KEY_HOME  ? -total
-                                                : 0;
+   int delta = panel_scroll_delta (key, page, total);
    if (!delta || !max) {
       d->help = false;
       return key == 'q' ? VIEW_QUIT : VIEW_REDRAW;
    }
-   d->help_scroll += delta;
-   d->help_scroll = d->help_scroll < 0 ? 0 : d->help_scroll > max ? max : d->help_scroll;
+   panel_scroll_by (&d->help_scroll, delta, max);
    return VIEW_REDRAW;
 }

@@ -568,37 +568,41 @@ render_verdicts (m_out_t *m, const metrics_cluster_t *cl, size_t n)
    }
 }
 
-/* How many collections of s fit in max pairs, whole collections in snapshot order; *pairs gets all pairs. */
-static size_t
-pairs_fit (const snap_t *s, size_t max, size_t *pairs, size_t *shown)
+/* One cluster's (collection, shard) pairs: all of them, and the whole collections (in snapshot order) that fit in
+ * the scrape's max_pairs, with the pairs those hold. Counted once a scrape and shared by the three pair families. */
+typedef struct {
+   size_t ncolls; /* collections exported */
+   size_t pairs;  /* pairs in all */
+   size_t shown;  /* pairs exported */
+} pairs_fit_t;
+
+static pairs_fit_t
+pairs_fit (const snap_t *s, size_t max)
 {
-   size_t k, used = 0;
-   *pairs = 0;
-   for (k = 0; k < s->ncolls; k++) {
+   pairs_fit_t f = { 0, 0, 0 };
+   bool full = false;
+   for (size_t k = 0; s && k < s->ncolls; k++) {
       size_t nc = 0;
       snap_coll_cells (&s->colls[k], &nc);
-      *pairs += nc;
+      f.pairs += nc;
+      if (!full && f.shown + nc <= max) {
+         f.shown += nc;
+         f.ncolls++;
+      } else {
+         full = true;
+      }
    }
-   for (k = 0; k < s->ncolls; k++) {
-      size_t nc = 0;
-      snap_coll_cells (&s->colls[k], &nc);
-      if (used + nc > max)
-         break;
-      used += nc;
-   }
-   *shown = used;
-   return k;
+   return f;
 }
 
 static void
-pair_family (m_out_t *m, const metrics_cluster_t *cl, size_t n, bool bytes)
+pair_family (m_out_t *m, const metrics_cluster_t *cl, size_t n, const pairs_fit_t *fit, bool bytes)
 {
    fam (m, bytes ? "shardsh_collection_shard_data_bytes" : "shardsh_collection_shard_chunks", M_GAUGE,
         bytes ? "The collection's data on the shard." : "The collection's chunks on the shard.");
    for (size_t i = 0; i < n; i++) {
       const snap_t *s = has_data (&cl[i]);
-      size_t pairs, shown, ncolls = s ? pairs_fit (s, m->o->max_pairs, &pairs, &shown) : 0;
-      for (size_t k = 0; k < ncolls; k++) {
+      for (size_t k = 0; s && k < fit[i].ncolls; k++) {
          size_t nc = 0;
          const snap_cell_t *c = snap_coll_cells (&s->colls[k], &nc);
          for (size_t j = 0; j < nc; j++) {
@@ -616,6 +620,11 @@ pair_family (m_out_t *m, const metrics_cluster_t *cl, size_t n, bool bytes)
 static void
 render_colls (m_out_t *m, const metrics_cluster_t *cl, size_t n)
 {
+   pairs_fit_t *fit = calloc (n ? n : 1, sizeof *fit);
+   if (!fit)
+      abort ();
+   for (size_t i = 0; i < n; i++)
+      fit[i] = pairs_fit (has_data (&cl[i]), m->o->max_pairs);
    coll_family (m, cl, n, "shardsh_collection_chunks", "The sharded collection's chunks.", co_chunks);
    coll_family (m, cl, n, "shardsh_collection_data_bytes", "The sharded collection's data size.", co_bytes);
    coll_family (m, cl, n, "shardsh_collection_documents", "The sharded collection's documents.", co_docs);
@@ -625,23 +634,21 @@ render_colls (m_out_t *m, const metrics_cluster_t *cl, size_t n)
    coll_family (m, cl, n, "shardsh_collection_balancing_disabled", "1 when balancing is disabled for the collection.",
                 co_nobalance);
    render_verdicts (m, cl, n);
-   pair_family (m, cl, n, false);
-   pair_family (m, cl, n, true);
+   pair_family (m, cl, n, fit, false);
+   pair_family (m, cl, n, fit, true);
    fam (m, "shardsh_collection_shard_pairs", M_GAUGE,
         "(collection, shard) pairs holding something; the per-pair series cover the first of them (exported).");
    for (size_t i = 0; i < n; i++) {
-      const snap_t *s = has_data (&cl[i]);
-      size_t pairs, shown;
-      if (!s)
+      if (!has_data (&cl[i]))
          continue;
-      pairs_fit (s, m->o->max_pairs, &pairs, &shown);
       sample (m, cl[i].name);
       label (m, "set", "all");
-      end_int (m, (int64_t) pairs);
+      end_int (m, (int64_t) fit[i].pairs);
       sample (m, cl[i].name);
       label (m, "set", "exported");
-      end_int (m, (int64_t) shown);
+      end_int (m, (int64_t) fit[i].shown);
    }
+   free (fit);
 }
 
 /* Whether ops[k]'s labels repeat an earlier one's (a series must be unique). */

@@ -9,25 +9,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "views/model/expsrc.h"
 #include "views/model/snapshot.h"
-
-/* Migration and round totals, counted on the server (config.changelog, config.actionlog), so that they never go
- * backwards across a restart of shardsh; -1 when not read yet. */
-typedef struct {
-   int64_t moves_ok;      /* moveChunk.from entries with note "success" and no errmsg (sh.migrationHistory's rule) */
-   int64_t moves_failed;  /* moveChunk.from entries with another note or an errmsg */
-   int64_t rounds_failed; /* config.actionlog balancer.round entries with errorOccur(r)ed */
-} metrics_totals_t;
 
 /* One cluster as a scrape sees it. Everything is borrowed for the call. */
 typedef struct {
-   const char *name;        /* the cluster label */
-   const snap_t *snap;      /* the latest snapshot; NULL (or sampled_at_ms 0) before the first good refresh */
-   bool up;                 /* the last refresh succeeded */
-   int64_t refreshes;       /* refreshes tried by this process */
-   int64_t refresh_errors;  /* ... of which failed */
-   metrics_totals_t totals; /* server-side totals */
-   double router_cpu_s;     /* the router's CPU over the last good refresh (serverStatus extra_info); < 0: unknown */
+   const char *name;       /* the cluster label */
+   const snap_t *snap;     /* the latest snapshot; NULL (or sampled_at_ms 0) before the first good refresh */
+   bool up;                /* the last refresh succeeded */
+   int64_t refreshes;      /* refreshes tried by this process */
+   int64_t refresh_errors; /* ... of which failed */
+   expsrc_totals_t totals; /* server-side totals (config.changelog, config.actionlog); -1 when not read yet */
+   double router_cpu_s;    /* the router's CPU over the last good refresh (serverStatus extra_info); < 0: unknown */
 } metrics_cluster_t;
 
 typedef struct {

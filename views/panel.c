@@ -296,3 +296,22 @@ panel_move (panel_t *p, int delta)
    p->sel_key[0] = '\0';
    panel_update (p, p->nrows, -1);
 }
+
+int
+panel_scroll_delta (int key, int page, int total)
+{
+   return key == 'j' || key == KEY_DOWN    ? 1
+          : key == 'k' || key == KEY_UP    ? -1
+          : key == KEY_NPAGE || key == ' ' ? page
+          : key == KEY_PPAGE               ? -page
+          : key == 'G' || key == KEY_END   ? total
+          : key == 'g' || key == KEY_HOME  ? -total
+                                           : 0;
+}
+
+void
+panel_scroll_by (int *scroll, int delta, int max)
+{
+   *scroll += delta;
+   *scroll = *scroll < 0 ? 0 : *scroll > max ? max : *scroll;
+}

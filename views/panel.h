@@ -115,4 +115,13 @@ panel_put_words (int y, int x, int w, const char *text);
 void
 panel_move (panel_t *p, int delta);
 
+/* The scrolling keys of an overlay (help, event details) of total lines shown page at a time: how far key moves it
+ * (j/k and the arrows a line, PgDn/space and PgUp a page, g/G and Home/End all the way), 0 when key is not one. */
+int
+panel_scroll_delta (int key, int page, int total);
+
+/* *scroll moved by delta, kept within 0..max. */
+void
+panel_scroll_by (int *scroll, int delta, int max);
+
 #endif

@@ -246,6 +246,7 @@ screen_run (dash_t *d, const dash_source_t *src, bool color, long max_frames)
             bson_strncpy (d->ev_detail.read_error, "this source has no event details", sizeof d->ev_detail.read_error);
          else
             src->event_detail (src->ud, &d->detail_event, &d->ev_detail);
+         dash_detail_changed (d);
          react |= VIEW_REDRAW;
       }
       if (react & VIEW_FETCH_MAP) {

@@ -50,6 +50,12 @@ view_ops_draw (const dash_t *d, const panel_t *p);
 void
 view_chunks_draw (dash_t *d, panel_t *p);
 
+/* The chunk list's columns (KIND, MIN, MAX, SHARD, DOCS, SIZE, JUMBO, ZONE, MARK) as view_chunks_draw starts from
+ * before it fits them to the panel (panel_fit_columns): copied into cols. */
+#define VIEW_CHUNK_NCOLS 9
+void
+view_chunks_columns (panel_col_t cols[VIEW_CHUNK_NCOLS]);
+
 /* The row numbers (zones first, then chunks) of the drill-down in screen order; returns their number. */
 size_t
 view_chunks_order (const dash_t *d, size_t *out);
@@ -67,11 +73,12 @@ view_chunkmap_draw (const dash_t *d, const panel_t *p);
  * failure's text, the chunk holding its range now and its owner, then the whole log entry, from line
  * d->detail_scroll. */
 void
-view_event_detail_draw (const dash_t *d);
+view_event_detail_draw (dash_t *d);
 
-/* The number of lines the details overlay has at the terminal's width (for scrolling). */
+/* The number of lines the details overlay has at the terminal's width (for scrolling); the wrapped lines are kept in
+ * d->detail_wrap for the draws that follow. */
 int
-view_event_detail_lines (const dash_t *d);
+view_event_detail_lines (dash_t *d);
 
 /* The selected row's event of the events panel, or NULL. */
 const snap_event_t *

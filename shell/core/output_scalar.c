@@ -10,6 +10,7 @@
 #include "shell/core/output.h"
 #include "shell/core/output_int.h"
 #include "shell/lib/ascii.h"
+#include "shell/lib/utf8.h"
 
 /* Appends text wrapped in the SGR codes of style when colours are on. */
 void
@@ -197,27 +198,7 @@ static void
 output_append_cp (bson_string_t *out, uint32_t cp)
 {
    char buf[4];
-   size_t n;
-
-   if (cp < 0x80) {
-      buf[0] = (char) cp;
-      n = 1;
-   } else if (cp < 0x800) {
-      buf[0] = (char) (0xc0 | (cp >> 6));
-      buf[1] = (char) (0x80 | (cp & 0x3f));
-      n = 2;
-   } else if (cp < 0x10000) {
-      buf[0] = (char) (0xe0 | (cp >> 12));
-      buf[1] = (char) (0x80 | ((cp >> 6) & 0x3f));
-      buf[2] = (char) (0x80 | (cp & 0x3f));
-      n = 3;
-   } else {
-      buf[0] = (char) (0xf0 | (cp >> 18));
-      buf[1] = (char) (0x80 | ((cp >> 12) & 0x3f));
-      buf[2] = (char) (0x80 | ((cp >> 6) & 0x3f));
-      buf[3] = (char) (0x80 | (cp & 0x3f));
-      n = 4;
-   }
+   size_t n = utf8_encode (cp, buf);
    bson_string_append_printf (out, "%.*s", (int) n, buf);
 }
 

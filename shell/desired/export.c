@@ -77,33 +77,85 @@ export_shards (const bson_t *docs, bson_t *out)
    bson_append_document_end (out, &all);
 }
 
-/* The ranges of ns from config.tags (sorted by ns, then min: the find's order within a namespace is by min only
- * when the server sorts it so, so they are sorted here again) as the "zones" array of out. */
+/* config.tags read once: every range with its namespace, sorted by namespace and then by min (the find's order
+ * within a namespace is by min only when the server sorts it so, so they are sorted here again), so that each
+ * collection finds its own run by a binary search instead of a walk over every tag. */
+typedef struct {
+   desired_range_t *r; /* owned; views into the tags reply */
+   const char **ns;    /* owned array; r[i]'s namespace, a view into the tags reply */
+   size_t n;
+} export_tags_t;
+
+typedef struct {
+   const char *ns;
+   desired_range_t r;
+} export_tag_t;
+
+static int
+export_tag_cmp (const void *a, const void *b)
+{
+   const export_tag_t *x = a, *y = b;
+   int c = strcmp (x->ns, y->ns);
+   return c ? c : desired_range_cmp (&x->r, &y->r);
+}
+
 static void
-export_ranges (const bson_t *tags, const char *ns, bson_t *out)
+export_tags_init (export_tags_t *t, const bson_t *tags)
 {
    bson_iter_t it;
-   desired_range_t *r = NULL;
+   export_tag_t *all = NULL;
    size_t n = 0;
    bson_iter_init (&it, tags);
    while (bson_iter_next (&it)) {
       bson_t d, mn, mx;
-      const char *zone;
-      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || strcmp (docget_utf8 (&d, "ns", ""), ns) ||
+      const char *zone, *ns;
+      if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &d) || !(ns = docget_utf8 (&d, "ns", NULL)) ||
           !(zone = docget_utf8 (&d, "tag", NULL)) || !docget_sub (&d, "min", BSON_TYPE_DOCUMENT, &mn) ||
           !docget_sub (&d, "max", BSON_TYPE_DOCUMENT, &mx))
          continue;
-      r = bson_realloc (r, (n + 1) * sizeof *r);
-      r[n].min = bson_get_data (&mn);
-      r[n].min_len = mn.len;
-      r[n].max = bson_get_data (&mx);
-      r[n].max_len = mx.len;
-      r[n++].zone = zone;
+      all = bson_realloc (all, (n + 1) * sizeof *all);
+      memset (&all[n], 0, sizeof all[n]);
+      all[n].ns = ns;
+      all[n].r.min = bson_get_data (&mn);
+      all[n].r.min_len = mn.len;
+      all[n].r.max = bson_get_data (&mx);
+      all[n].r.max_len = mx.len;
+      all[n++].r.zone = zone;
    }
    if (n)
-      qsort (r, n, sizeof *r, desired_range_cmp);
-   desired_ranges_append (out, r, n);
-   bson_free (r);
+      qsort (all, n, sizeof *all, export_tag_cmp);
+   t->n = n;
+   t->r = bson_malloc0 ((n ? n : 1) * sizeof *t->r);
+   t->ns = bson_malloc0 ((n ? n : 1) * sizeof *t->ns);
+   for (size_t i = 0; i < n; i++) {
+      t->r[i] = all[i].r;
+      t->ns[i] = all[i].ns;
+   }
+   bson_free (all);
+}
+
+static void
+export_tags_destroy (export_tags_t *t)
+{
+   bson_free (t->r);
+   bson_free ((void *) t->ns);
+}
+
+/* The ranges of ns as the "zones" array of out. */
+static void
+export_ranges (const export_tags_t *t, const char *ns, bson_t *out)
+{
+   size_t lo = 0, hi = t->n, end;
+   while (lo < hi) { /* the first entry whose namespace is not below ns */
+      size_t mid = lo + (hi - lo) / 2;
+      if (strcmp (t->ns[mid], ns) < 0)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   for (end = lo; end < t->n && !strcmp (t->ns[end], ns); end++)
+      ;
+   desired_ranges_append (out, t->r + lo, end - lo);
 }
 
 /* chunkSizeMB: an int32 as the spec writes it, or (a size no spec accepts, kept so that it shows as drift) an int64. */
@@ -118,7 +170,7 @@ export_mb (bson_t *doc, int64_t mb)
 
 /* One sharded collection's canonical entry from its config.collections document c. */
 static void
-export_coll (const bson_t *c, const char *ns, const bson_t *tags, bson_t *all)
+export_coll (const bson_t *c, const char *ns, const export_tags_t *tags, bson_t *all)
 {
    bson_t doc, key;
    bson_iter_t it;
@@ -145,6 +197,8 @@ export_collections (const bson_t *colls, const bson_t *tags, bson_t *out)
 {
    bson_iter_t it;
    bson_t all;
+   export_tags_t t;
+   export_tags_init (&t, tags);
    BSON_APPEND_DOCUMENT_BEGIN (out, "collections", &all);
    bson_iter_init (&it, colls); /* sorted by _id */
    while (bson_iter_next (&it)) {
@@ -153,9 +207,10 @@ export_collections (const bson_t *colls, const bson_t *tags, bson_t *out)
       if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &c) || !(ns = docget_utf8 (&c, "_id", NULL)) ||
           docget_bool (&c, "dropped") || !strncmp (ns, "config.", 7))
          continue;
-      export_coll (&c, ns, tags, &all);
+      export_coll (&c, ns, &t, &all);
    }
    bson_append_document_end (out, &all);
+   export_tags_destroy (&t);
 }
 
 /* The config.settings document whose _id is id into *out (a view into settings), or an empty document. */

@@ -6,6 +6,7 @@
 #include "shell/desired/desired.h"
 #include "shell/desired/ranges.h"
 #include "shell/desired/spec_locs.h"
+#include "shell/lib/names.h"
 #include "shell/lib/order.h"
 
 bool
@@ -174,10 +175,41 @@ cc_field (cc_t *c, const bson_iter_t *f, const char *sub, bson_t *doc)
                    k);
 }
 
+/* One namespace of the spec and where its value stands, so the sorted walk needs no second search. */
+typedef struct {
+   const char *name;
+   bson_iter_t value;
+} cc_ns_t;
+
 static int
-cc_cmp_str (const void *a, const void *b)
+cc_cmp_ns (const void *a, const void *b)
 {
-   return strcmp (*(char *const *) a, *(char *const *) b);
+   return strcmp (((const cc_ns_t *) a)->name, ((const cc_ns_t *) b)->name);
+}
+
+/* False with why filled ("the database name is empty", ...) unless name is "db.coll" with both parts valid as the
+ * server and mongosh judge them (names.h). */
+static bool
+cc_ns_valid (const char *name, char *why, size_t why_size)
+{
+   const char *dot = strchr (name, '.');
+   char db[NAMES_DB_MAX + 1];
+   const char *bad;
+   if (!dot) {
+      bson_snprintf (why, why_size, "it has no dot");
+      return false;
+   }
+   if ((bad = names_db_invalid (name, (size_t) (dot - name)))) {
+      bson_snprintf (why, why_size, "the database name %s", bad);
+      return false;
+   }
+   memcpy (db, name, (size_t) (dot - name));
+   db[dot - name] = '\0';
+   if ((bad = names_coll_invalid (db, dot + 1, strlen (dot + 1)))) {
+      bson_snprintf (why, why_size, "the collection name %s", bad);
+      return false;
+   }
+   return true;
 }
 
 bool
@@ -185,38 +217,42 @@ spec_check_collections (const spec_locs_t *locs, sh_error_t *err, const bson_ite
 {
    cc_t c = { locs, err };
    bson_iter_t k;
-   const char **names = NULL;
+   cc_ns_t *ns;
    size_t n = 0;
    bson_t all;
    bool ok = true;
    if (!BSON_ITER_HOLDS_DOCUMENT (it))
       return cc_fail (&c, "/collections", "expected a document { \"db.coll\": { key: {...}, ... } }%s", NULL);
    bson_iter_recurse (it, &k);
+   while (bson_iter_next (&k))
+      n++;
+   /* bson_iter_t is over-aligned (libbson's BSON_EXTRA_ALIGN): malloc's 16 bytes are not enough */
+   ns = bson_aligned_alloc0 (BSON_ALIGNOF (cc_ns_t), (n ? n : 1) * sizeof *ns);
+   n = 0;
+   bson_iter_recurse (it, &k);
    while (bson_iter_next (&k)) {
-      names = bson_realloc (names, (n + 1) * sizeof *names);
-      names[n++] = bson_iter_key (&k);
+      ns[n].name = bson_iter_key (&k);
+      ns[n++].value = k;
    }
    if (n)
-      qsort (names, n, sizeof *names, cc_cmp_str);
+      qsort (ns, n, sizeof *ns, cc_cmp_ns);
    BSON_APPEND_DOCUMENT_BEGIN (out, "collections", &all);
    for (size_t i = 0; ok && i < n; i++) {
-      bson_iter_t s, f;
+      bson_iter_t f;
       bson_t doc;
-      char path[400], sub[512];
-      const char *dot = strchr (names[i], '.');
-      bson_snprintf (path, sizeof path, "/collections/%s", names[i]);
-      if (!dot || dot == names[i] || !dot[1]) {
-         ok = cc_fail (&c, path, "expected a namespace \"db.collection\", got \"%s\"", names[i]);
+      char path[400], sub[512], why[128];
+      bson_snprintf (path, sizeof path, "/collections/%s", ns[i].name);
+      if (!cc_ns_valid (ns[i].name, why, sizeof why)) {
+         bson_snprintf (sub, sizeof sub, "expected a namespace \"db.collection\", got \"%%s\": %s", why);
+         ok = cc_fail (&c, path, sub, ns[i].name);
          break;
       }
-      bson_iter_recurse (it, &s);
-      bson_iter_find (&s, names[i]);
-      if (!BSON_ITER_HOLDS_DOCUMENT (&s)) {
+      if (!BSON_ITER_HOLDS_DOCUMENT (&ns[i].value)) {
          ok = cc_fail (&c, path, "expected a document { key: {...}, balancing: true, zones: [...] }%s", NULL);
          break;
       }
-      bson_iter_recurse (&s, &f);
-      BSON_APPEND_DOCUMENT_BEGIN (&all, names[i], &doc);
+      bson_iter_recurse (&ns[i].value, &f);
+      BSON_APPEND_DOCUMENT_BEGIN (&all, ns[i].name, &doc);
       while (ok && bson_iter_next (&f)) {
          bson_snprintf (sub, sizeof sub, "%s/%s", path, bson_iter_key (&f));
          ok = cc_field (&c, &f, sub, &doc);
@@ -224,6 +260,6 @@ spec_check_collections (const spec_locs_t *locs, sh_error_t *err, const bson_ite
       bson_append_document_end (&all, &doc);
    }
    bson_append_document_end (out, &all);
-   bson_free (names);
+   bson_free (ns);
    return ok;
 }

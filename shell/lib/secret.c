@@ -296,20 +296,25 @@ secret_mask_source (char *text, size_t len)
    return len;
 }
 
+/* Copies len bytes of text into out (len + 1 bytes), masks them and ends them with a NUL; returns the masked
+ * length. The one body of both redact_source functions, which differ only in their allocator. */
+static size_t
+secret_redact_into (char *out, const char *text, size_t len)
+{
+   memcpy (out, text, len);
+   len = secret_mask_source (out, len);
+   out[len] = '\0';
+   return len;
+}
+
 char *
 secret_redact_source (const char *text, size_t len, size_t *out_len)
 {
    char *out = malloc (len + 1);
-   if (!out) {
-      if (out_len)
-         *out_len = 0;
-      return NULL;
-   }
-   memcpy (out, text, len);
-   len = secret_mask_source (out, len);
-   out[len] = '\0';
+   if (out)
+      len = secret_redact_into (out, text, len);
    if (out_len)
-      *out_len = len;
+      *out_len = out ? len : 0;
    return out;
 }
 
@@ -318,7 +323,6 @@ secret_redact_source_str (const char *text)
 {
    size_t len = strlen (text);
    char *out = bson_malloc (len + 1);
-   memcpy (out, text, len);
-   out[secret_mask_source (out, len)] = '\0';
+   secret_redact_into (out, text, len);
    return out;
 }

@@ -31,9 +31,10 @@ bool
 fuzz_reply_one (const uint8_t *data, size_t size);
 
 /* tests/fuzz/fuzz_numbers.c: the bytes become the number fields of every reply (int32, int64 or double as they
- * choose) while the dashboard collector samples twice, sh.status() and the advisor read them and --plan weighs a move.
- * Returns false when there are too few bytes (nothing was run). */
+ * choose) while the dashboard collector samples twice, sh.status() and the advisor read them and --plan weighs a move:
+ * every one of these consumers when everything, else the one the last byte picks. Returns false when there are too
+ * few bytes (nothing was run). */
 bool
-fuzz_numbers_one (const uint8_t *data, size_t size);
+fuzz_numbers_one (const uint8_t *data, size_t size, bool everything);
 
 #endif

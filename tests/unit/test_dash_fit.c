@@ -6,6 +6,7 @@
 
 #include "views/fit.h"
 #include "views/panel.h"
+#include "views/views.h"
 #include "tests/unit/unit.h"
 
 static void
@@ -37,27 +38,43 @@ test_parts (void)
    CHECK_STR ("fit/words", "7 chunks, 26 KB~", fit_cut_words (buf, sizeof buf, "7 chunks, 26 KB, 0 dbs left", 20, "~"));
 }
 
+/* The last visible column ends within width. */
+static bool
+cols_fit (const panel_col_t *cols, size_t n, int width)
+{
+   int end = 0;
+   for (size_t i = 0; i < n; i++)
+      if (cols[i].x >= 0)
+         end = cols[i].x + cols[i].w;
+   return end <= width;
+}
+
 static void
 test_columns (void)
 {
-   /* the chunk list at 80: the bounds are cut before the documents and size are dropped */
-   panel_col_t cols[] = {
-      { "", 5, 0 },
-      { "MIN", 20, 0, false, true, 0, 12 },
-      { "MAX", 20, 0, false, true, 0, 12 },
-      { "SHARD", 10, 0 },
-      { "DOCS", 7, 1, true },
-      { "SIZE", 8, 1, true },
-      { "MARK", 14, 0 },
-   };
-   panel_fit_columns (cols, 7, 80);
-   CHECK ("columns/80_figures_kept", cols[4].x >= 0 && cols[5].x >= 0);
-   CHECK ("columns/80_names_cut", cols[1].w < 20 && cols[1].w >= 12 && cols[2].w >= 12);
-   CHECK ("columns/80_fits", cols[6].x + cols[6].w <= 80);
-   panel_fit_columns (cols, 7, 200);
-   CHECK ("columns/200_whole", cols[1].w >= 20 && cols[2].w >= 20 && cols[4].x >= 0);
-   panel_fit_columns (cols, 7, 60);
-   CHECK ("columns/60_drops_figures_last", cols[4].x < 0 && cols[2].w == 12 && cols[1].w >= 12);
+   /* the chunk list's own table (chunks_view.c), all nine columns: the bounds are cut before anything is dropped,
+    * then JUMBO (3), ZONE (2), and only then DOCS and SIZE (1); KIND, SHARD and MARK always stay */
+   enum { KIND, MIN, MAX, SHARD, DOCS, SIZE, JUMBO, ZONE, MARK };
+   panel_col_t cols[VIEW_CHUNK_NCOLS];
+   view_chunks_columns (cols);
+   CHECK ("columns/table", !strcmp (cols[MIN].title, "MIN") && !strcmp (cols[MARK].title, "MARK") && cols[MIN].min > 0);
+   panel_fit_columns (cols, VIEW_CHUNK_NCOLS, 200);
+   CHECK ("columns/200_whole", cols[MIN].w >= 20 && cols[MAX].w >= 20 && cols[JUMBO].x >= 0 && cols[ZONE].x >= 0 &&
+                                  cols_fit (cols, VIEW_CHUNK_NCOLS, 200));
+   panel_fit_columns (cols, VIEW_CHUNK_NCOLS, 100);
+   CHECK ("columns/100_names_cut_first", cols[JUMBO].x >= 0 && cols[ZONE].x >= 0 && cols[MAX].w < 20 &&
+                                            cols[MAX].w >= 12 && cols_fit (cols, VIEW_CHUNK_NCOLS, 100));
+   panel_fit_columns (cols, VIEW_CHUNK_NCOLS, 90);
+   CHECK ("columns/90_jumbo_goes_first",
+          cols[JUMBO].x < 0 && cols[ZONE].x >= 0 && cols[DOCS].x >= 0 && cols_fit (cols, VIEW_CHUNK_NCOLS, 90));
+   panel_fit_columns (cols, VIEW_CHUNK_NCOLS, 80);
+   CHECK ("columns/80_figures_kept", cols[ZONE].x < 0 && cols[DOCS].x >= 0 && cols[SIZE].x >= 0);
+   CHECK ("columns/80_names_cut", cols[MIN].w < 20 && cols[MIN].w >= 12 && cols[MAX].w >= 12);
+   CHECK ("columns/80_fits", cols_fit (cols, VIEW_CHUNK_NCOLS, 80));
+   panel_fit_columns (cols, VIEW_CHUNK_NCOLS, 60);
+   CHECK ("columns/60_drops_figures_last", cols[DOCS].x < 0 && cols[SIZE].x < 0 && cols[MAX].w == 12 &&
+                                              cols[MIN].w >= 12 && cols[KIND].x >= 0 && cols[SHARD].x >= 0 &&
+                                              cols[MARK].x >= 0 && cols_fit (cols, VIEW_CHUNK_NCOLS, 60));
 }
 
 static void

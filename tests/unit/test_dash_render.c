@@ -599,6 +599,17 @@ test_screen (void)
    screen_draw (&d);
    CHECK ("screen/event_details", screen_has ("owner now: shard02") && screen_has ("failure: recipient timed out") &&
                                      screen_has ("what: 'moveChunk.error'") && screen_has (">Event "));
+   {
+      /* the overlay is wrapped once, not on every draw and key; a new reading of the event wraps it again */
+      char **kept = d.detail_wrap.v;
+      actions_dispatch (&d, 'j');
+      screen_draw (&d);
+      CHECK ("screen/event_details_wrapped_once", kept && d.detail_wrap.v == kept);
+      snprintf (d.ev_detail.error, sizeof d.ev_detail.error, "donor stepped down");
+      dash_detail_changed (&d);
+      screen_draw (&d);
+      CHECK ("screen/event_details_rewrapped", screen_has ("failure: donor stepped down"));
+   }
    actions_dispatch (&d, 27);
    CHECK ("screen/event_details_close", !d.detail);
    d.focus = DASH_COLLS;

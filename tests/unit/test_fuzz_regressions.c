@@ -70,7 +70,7 @@ replay_dir (const char *dir, target_t target, bool each)
          else if (target == TARGET_REPLY)
             ran_one = fuzz_reply_one (data, len);
          else if (target == TARGET_NUMBERS)
-            ran_one = fuzz_numbers_one (data, len);
+            ran_one = fuzz_numbers_one (data, len, true);
          else
             fuzz_parser_one (data, len);
          ran += ran_one;

@@ -243,8 +243,7 @@ chunkmap_each (sh_ctx_t *ctx, bson_t *cmd, conn_doc_fn fn, chunkmap_reading_t *r
    return ok;
 }
 
-/* The filter that selects the collection's chunks: { uuid } from 5.0, { ns } before. */
-static void
+void
 chunkmap_chunk_filter (const bson_t *coll, const char *ns, bson_t *filter)
 {
    bson_iter_t it;

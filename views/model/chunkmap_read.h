@@ -18,4 +18,10 @@
 bool
 chunkmap_read (sh_ctx_t *ctx, const char *ns, size_t limit, int64_t since_ms, chunkmap_data_t *out, sh_error_t *err);
 
+/* Initialises filter (the caller destroys it) with what selects the chunks of ns in config.chunks, given its
+ * config.collections document coll: { uuid } from 5.0 (a collection with a timestamp has its chunks keyed by uuid),
+ * { ns } before. */
+void
+chunkmap_chunk_filter (const bson_t *coll, const char *ns, bson_t *filter);
+
 #endif

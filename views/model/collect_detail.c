@@ -3,6 +3,7 @@
 #include <mongoc/mongoc.h>
 #include <string.h>
 
+#include "views/model/chunkmap_read.h"
 #include "views/model/collect_int.h"
 #include "shell/core/output.h"
 #include "shell/lib/docget.h"
@@ -59,7 +60,6 @@ static void
 read_owner (collect_t *c, const char *ns, const bson_t *min, snap_event_detail_t *out)
 {
    bson_t filter = BSON_INITIALIZER, coll, chunk, sort = BSON_INITIALIZER, lte;
-   bson_iter_t it;
    sh_error_t err;
    sh_error_clear (&err);
    BSON_APPEND_UTF8 (&filter, "_id", ns);
@@ -68,11 +68,8 @@ read_owner (collect_t *c, const char *ns, const bson_t *min, snap_event_detail_t
       bson_destroy (&filter);
       return;
    }
-   bson_reinit (&filter);
-   if (bson_iter_init_find (&it, &coll, "uuid") && BSON_ITER_HOLDS_BINARY (&it) && bson_has_field (&coll, "timestamp"))
-      bson_append_iter (&filter, "uuid", 4, &it);
-   else
-      BSON_APPEND_UTF8 (&filter, "ns", ns);
+   bson_destroy (&filter);
+   chunkmap_chunk_filter (&coll, ns, &filter);
    BSON_APPEND_DOCUMENT_BEGIN (&filter, "min", &lte);
    BSON_APPEND_DOCUMENT (&lte, "$lte", min);
    bson_append_document_end (&filter, &lte);

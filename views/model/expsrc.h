@@ -13,9 +13,10 @@
 
 typedef struct expsrc expsrc_t;
 
-/* The totals as counted on the server; -1 where not read. */
+/* Migration and round totals as counted on the server, so that the exporter's counters never go backwards across a
+ * restart of shardsh (also what the metrics renderer is handed: metrics.h); -1 where not read. */
 typedef struct {
-   int64_t moves_ok;      /* config.changelog moveChunk.from, note "success" and no errmsg */
+   int64_t moves_ok;      /* config.changelog moveChunk.from, note "success" and no errmsg (sh.migrationHistory's) */
    int64_t moves_failed;  /* moveChunk.from with another note or an errmsg */
    int64_t rounds_failed; /* config.actionlog balancer.round with errorOccured or errorOccurred true */
 } expsrc_totals_t;
