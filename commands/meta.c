@@ -180,17 +180,21 @@ exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error
    bson_iter_t it;
    output_opts_t saved = ctx->out;
    bson_string_t *out = sh_result_text (res);
+   const char *sep = "";
    char *s;
    (void) err;
-   /* mongosh's printjson inspects with compact: false, one entry per line at every level */
+   /* mongosh's printjson inspects with compact: false, one entry per line at every level; its arguments go on one
+    * line, a space apart, as print's do (forEach(printjson) passes the document, its index and the array) */
    ctx->out.expanded = true;
    bson_iter_init (&it, call->args);
    while (bson_iter_next (&it)) {
       bson_t doc, shown = BSON_INITIALIZER;
       bson_value_t v;
+      bson_string_append (out, sep);
+      sep = " ";
       if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &doc)) {
          s = output_format_value (bson_iter_value (&it), &ctx->out);
-         bson_string_append_printf (out, "%s\n", s);
+         bson_string_append (out, s);
          bson_free (s);
          continue;
       }
@@ -199,10 +203,11 @@ exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error
       v.value.v_doc.data = (uint8_t *) bson_get_data (&shown);
       v.value.v_doc.data_len = shown.len;
       s = output_format_value (&v, &ctx->out);
-      bson_string_append_printf (out, "%s\n", s);
+      bson_string_append (out, s);
       bson_free (s);
       bson_destroy (&shown);
    }
+   bson_string_append_c (out, '\n');
    ctx->out = saved;
    return true;
 }
