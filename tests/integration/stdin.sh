@@ -48,6 +48,20 @@ app     112.00 KiB
 logs     32.00 KiB
 [direct: mongos] config> " "$out"
 
+# literal db.isMaster() and rs.conf() as mongosh answers them (commands/server_info.c, not the prelude): the
+# reply with isWritablePrimary, and rs.conf's fallback to local.system.replset, which a mongos refuses
+out=$(printf 'db.isMaster()\n' | SHARDSH_JS_PLUGIN=/nonexistent/shardsh-js.so "$SHARDSH" --quiet --norc "$SIM_URI" 2>&1)
+case $out in
+*"isWritablePrimary: true"*) pass "stdin/literal db.isMaster() has isWritablePrimary" ;;
+*) fail "stdin/literal db.isMaster() has isWritablePrimary" "$out" ;;
+esac
+out=$(SHARDSH_JS_PLUGIN=/nonexistent/shardsh-js.so "$SHARDSH" --quiet --norc "$SIM_URI" --eval 'rs.conf()' 2>&1)
+case $out in
+*"MongoServerError[IllegalOperation]: Can't use 'local' database through mongos (code 20)"*)
+   pass "stdin/literal rs.conf() fails as mongosh's (IllegalOperation)" ;;
+*) fail "stdin/literal rs.conf() fails as mongosh's (IllegalOperation)" "$out" ;;
+esac
+
 # literal lines never start the engine; a JavaScript line without it fails alone and the input goes on (exit 0)
 out=$(printf 'sh.getBalancerState()\nvar k = 1\nuse app\ndb.getName()\n' |
    SHARDSH_JS_PLUGIN=/nonexistent/shardsh-js.so "$SHARDSH" --quiet --norc "$SIM_URI" 2> "$TMPD/err")

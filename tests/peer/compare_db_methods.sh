@@ -116,6 +116,7 @@ rs.stepDown|rs.stepDown()|
 rs.stepDown.catchUp|rs.stepDown(120, 10)|
 rs.freeze|rs.freeze(60)|
 rs.syncFrom|rs.syncFrom("rs0-2.example.net:27017")|
+rs.conf|rs.conf()|
 coll.stats|db.getSiblingDB("app").users.stats()|
 coll.stats.scale|db.getSiblingDB("app").users.stats(1024)|
 coll.stats.options|db.getSiblingDB("app").events.stats({scale: 1000, indexDetails: true})|
