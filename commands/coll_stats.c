@@ -1,5 +1,6 @@
 /* db.<collection>.stats(): mongosh's aggregation of $collStats over the shards, the sizes scaled and summed, each
- * shard's own figures beside them, and whether the collection is sharded read from config.collections. */
+ * shard's own figures beside them, and whether the collection is sharded read from config.collections; and
+ * dataSize(), storageSize(), totalIndexSize(), totalSize(): one of those sizes summed over the shards. */
 #include <math.h>
 #include <string.h>
 
@@ -315,6 +316,93 @@ done:
    sh_requests_destroy (&reqs);
    return ok;
 }
+
+/* ---- dataSize, storageSize, totalIndexSize, totalSize ---- */
+
+/* The storageStats field a size helper sums: dataSize() reads size, the others their own name. */
+static const char *
+size_stat_key (const sh_call_t *call)
+{
+   const char *m = strrchr (call->cmd->name, '.');
+   m = m ? m + 1 : call->cmd->name;
+   return !strcmp (m, "dataSize") ? "size" : m;
+}
+
+/* mongosh's _getSingleStorageStatValue: { aggregate: <coll>, pipeline: [ { $collStats: { storageStats: {} } },
+ * { $group: { _id: null, value: { $sum: "$storageStats.<key>" } } } ], cursor: {} } */
+static bool
+build_size_stat (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
+{
+   bson_t *cmd, pipeline, stage, inner, ss;
+   char *path = bson_strdup_printf ("$storageStats.%s", size_stat_key (call));
+   (void) err;
+   cmd = sh_requests_add (out, call->db, CONN_READ);
+   BSON_APPEND_UTF8 (cmd, "aggregate", call->coll);
+   BSON_APPEND_ARRAY_BEGIN (cmd, "pipeline", &pipeline);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "0", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$collStats", &inner);
+   cmd_append_empty (&inner, "storageStats");
+   bson_append_document_end (&stage, &inner);
+   bson_append_document_end (&pipeline, &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&pipeline, "1", &stage);
+   BSON_APPEND_DOCUMENT_BEGIN (&stage, "$group", &inner);
+   BSON_APPEND_NULL (&inner, "_id");
+   BSON_APPEND_DOCUMENT_BEGIN (&inner, "value", &ss);
+   BSON_APPEND_UTF8 (&ss, "$sum", path);
+   bson_append_document_end (&inner, &ss);
+   bson_append_document_end (&stage, &inner);
+   bson_append_document_end (&pipeline, &stage);
+   bson_append_array_end (cmd, &pipeline);
+   cmd_append_empty (cmd, "cursor");
+   bson_free (path);
+   return true;
+}
+
+/* The value of the one document the pipeline returns (a number), as mongosh returns it. */
+static bool
+exec_size_stat (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
+{
+   sh_requests_t reqs = { .n = 0 };
+   bson_t docs = BSON_INITIALIZER, first;
+   bson_iter_t it, v;
+   bool ok = false;
+   if (!sh_requests_build (call, &reqs, err) ||
+       !conn_run_docs (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, 0, &docs, NULL, err))
+      goto done;
+   ok = true;
+   if (cmd_dry_run (ctx))
+      goto done;
+   if (!bson_iter_init (&it, &docs) || !bson_iter_next (&it) || !docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &first) ||
+       !bson_iter_init_find (&v, &first, "value")) {
+      sh_error_set (err, SH_ERR_SERVER, "Error running $collStats aggregation stage on %s.%s", call->db, call->coll);
+      ok = false;
+      goto done;
+   }
+   sh_result_set_value (res, bson_iter_value (&v));
+done:
+   bson_destroy (&docs);
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
+#define SIZE_STAT_ENTRY(sym, method, what, key)                                                                        \
+   const sh_cmd_t sym = {                                                                                              \
+      .name = "db.collection." method,                                                                                 \
+      .usage = "db.<collection>." method "()",                                                                         \
+      .summary = what ", summed over the shards (bytes)",                                                              \
+      .sends = "<db> { aggregate: <coll>, pipeline: [ { $collStats: { storageStats: {} } }, { $group: { _id: null, "   \
+               "value: { $sum: \"$storageStats." key "\" } } } ], cursor: {} }",                                       \
+      .example = "db.getSiblingDB(\"app\").users." method "()",                                                        \
+      .flags = CMD_READONLY,                                                                                           \
+      .build = build_size_stat,                                                                                        \
+      .exec = exec_size_stat,                                                                                          \
+   }
+
+SIZE_STAT_ENTRY (cmd_db_coll_data_size, "dataSize", "The collection's uncompressed data size", "size");
+SIZE_STAT_ENTRY (cmd_db_coll_storage_size, "storageSize", "The collection's storage on disk", "storageSize");
+SIZE_STAT_ENTRY (cmd_db_coll_total_index_size, "totalIndexSize", "The size of the collection's indexes",
+                 "totalIndexSize");
+SIZE_STAT_ENTRY (cmd_db_coll_total_size, "totalSize", "The collection's storage and indexes together", "totalSize");
 
 /* ---- entry ---- */
 

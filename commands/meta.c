@@ -1,6 +1,8 @@
 /* The shell's own commands: help (all of it generated from the command table), sh.help(), use, show, exit, print,
  * printjson, db.getName() and sleep. */
+#include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -116,6 +118,11 @@ exec_use (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *er
                        name ? name : "", why ? ": it " : "", why ? why : "");
       return false;
    }
+   /* as mongosh's use: nothing to switch when it is the current database already */
+   if (ctx->db && !strcmp (ctx->db, name)) {
+      bson_string_append_printf (sh_result_text (res), "already on db %s\n", name);
+      return true;
+   }
    bson_free (ctx->db);
    ctx->db = bson_strdup (name);
    bson_string_append_printf (sh_result_text (res), "switched to db %s\n", name);
@@ -180,17 +187,21 @@ exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error
    bson_iter_t it;
    output_opts_t saved = ctx->out;
    bson_string_t *out = sh_result_text (res);
+   const char *sep = "";
    char *s;
    (void) err;
-   /* mongosh's printjson inspects with compact: false, one entry per line at every level */
+   /* mongosh's printjson inspects with compact: false, one entry per line at every level; its arguments go on one
+    * line, a space apart, as print's do (forEach(printjson) passes the document, its index and the array) */
    ctx->out.expanded = true;
    bson_iter_init (&it, call->args);
    while (bson_iter_next (&it)) {
       bson_t doc, shown = BSON_INITIALIZER;
       bson_value_t v;
+      bson_string_append (out, sep);
+      sep = " ";
       if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &doc)) {
          s = output_format_value (bson_iter_value (&it), &ctx->out);
-         bson_string_append_printf (out, "%s\n", s);
+         bson_string_append (out, s);
          bson_free (s);
          continue;
       }
@@ -199,10 +210,11 @@ exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error
       v.value.v_doc.data = (uint8_t *) bson_get_data (&shown);
       v.value.v_doc.data_len = shown.len;
       s = output_format_value (&v, &ctx->out);
-      bson_string_append_printf (out, "%s\n", s);
+      bson_string_append (out, s);
       bson_free (s);
       bson_destroy (&shown);
    }
+   bson_string_append_c (out, '\n');
    ctx->out = saved;
    return true;
 }
@@ -241,6 +253,125 @@ exec_sleep (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *
    return true;
 }
 
+/* A character's place in a name as ICU's root collation (mongosh's localeCompare) orders ASCII at its first level:
+ * punctuation, then digits, then letters without regard to case. */
+static int
+show_char_rank (unsigned char c)
+{
+   static const char punct[] = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+   const char *p;
+   if (isdigit (c))
+      return 100 + c;
+   if (isalpha (c))
+      return 200 + tolower (c);
+   p = c ? strchr (punct, c) : NULL;
+   return p ? (int) (p - punct) + 1 : 300 + c;
+}
+
+/* qsort's order of collection names as mongosh sorts them (localeCompare): first level, then lower case first */
+static int
+show_name_cmp (const void *a, const void *b)
+{
+   const unsigned char *x = *(const unsigned char *const *) a, *y = *(const unsigned char *const *) b;
+   size_t i;
+   for (i = 0; x[i] && y[i]; i++)
+      if (show_char_rank (x[i]) != show_char_rank (y[i]))
+         return show_char_rank (x[i]) - show_char_rank (y[i]);
+   if (x[i] || y[i])
+      return x[i] ? 1 : -1;
+   for (i = 0; x[i]; i++)
+      if (x[i] != y[i])
+         return islower (x[i]) ? -1 : 1;
+   return 0;
+}
+
+/* show collections as mongosh prints it: names sorted, system.* (and enxcol_.*) last, a view or time-series
+ * collection's badge after the names padded to the longest (text-table's two-space gap). docs: listCollections's. */
+static void
+show_collections_table (const bson_t *docs, bson_string_t *out)
+{
+   bson_iter_t it, f;
+   const char **names;
+   size_t n = 0, width = 0, pass, i;
+   names = bson_malloc0 (sizeof *names * (bson_count_keys (docs) + 1));
+   bson_iter_init (&it, docs);
+   while (bson_iter_next (&it))
+      if (bson_iter_recurse (&it, &f) && bson_iter_find (&f, "name") && BSON_ITER_HOLDS_UTF8 (&f))
+         names[n++] = bson_iter_utf8 (&f, NULL);
+   qsort (names, n, sizeof *names, show_name_cmp);
+   if (n == 0)
+      bson_string_append_c (out, '\n'); /* mongosh prints the empty table: an empty line */
+   for (i = 0; i < n; i++)
+      width = strlen (names[i]) > width ? strlen (names[i]) : width;
+   for (pass = 0; pass < 2; pass++) {
+      for (i = 0; i < n; i++) {
+         const char *badge = "", *type = NULL;
+         bool sys = !strncmp (names[i], "system.", 7) || !strncmp (names[i], "enxcol_.", 8);
+         if (sys != (pass == 1))
+            continue;
+         bson_iter_init (&it, docs);
+         while (!type && bson_iter_next (&it))
+            if (bson_iter_recurse (&it, &f) && bson_iter_find (&f, "name") && BSON_ITER_HOLDS_UTF8 (&f) &&
+                !strcmp (bson_iter_utf8 (&f, NULL), names[i]) && bson_iter_recurse (&it, &f) &&
+                bson_iter_find (&f, "type") && BSON_ITER_HOLDS_UTF8 (&f))
+               type = bson_iter_utf8 (&f, NULL);
+         if (type && !strcmp (type, "view"))
+            badge = "[view]";
+         else if (type && !strcmp (type, "timeseries"))
+            badge = "[time-series]";
+         if (*badge)
+            bson_string_append_printf (out, "%-*s  %s\n", (int) width, names[i], badge);
+         else
+            bson_string_append_printf (out, "%s\n", names[i]);
+      }
+   }
+   bson_free (names);
+}
+
+/* A size as mongosh's show dbs writes it (numeral's '0.00 ib'; '0 ib' up to 1000 bytes) into buf. */
+static void
+show_size_text (double bytes, char *buf, size_t len)
+{
+   static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+   size_t u = 0;
+   if (bytes <= 1000) {
+      snprintf (buf, len, "%.0f B", bytes);
+      return;
+   }
+   while (bytes >= 1024 && u + 1 < sizeof units / sizeof *units) {
+      bytes /= 1024;
+      u++;
+   }
+   snprintf (buf, len, "%.2f %s", bytes, units[u]);
+}
+
+/* show dbs as mongosh prints it: names padded to the longest, two spaces, sizes aligned right. d: the databases. */
+static void
+show_dbs_table (const bson_iter_t *dbs, bson_string_t *out)
+{
+   bson_iter_t d, f;
+   size_t pass, nw = 0, sw = 0;
+   for (pass = 0; pass < 2; pass++) {
+      d = *dbs;
+      while (bson_iter_next (&d)) {
+         const char *name = "";
+         char size[64];
+         double bytes = 0;
+         if (bson_iter_recurse (&d, &f) && bson_iter_find (&f, "name") && BSON_ITER_HOLDS_UTF8 (&f))
+            name = bson_iter_utf8 (&f, NULL);
+         if (bson_iter_recurse (&d, &f) && bson_iter_find (&f, "sizeOnDisk") && BSON_ITER_HOLDS_NUMBER (&f))
+            bytes = bson_iter_as_double (&f);
+         show_size_text (bytes, size, sizeof size);
+         if (pass == 0) {
+            nw = strlen (name) > nw ? strlen (name) : nw;
+            sw = strlen (size) > sw ? strlen (size) : sw;
+         } else {
+            bson_string_append_printf (out, "%-*s  %*s\n", (int) nw, name, (int) sw, size);
+         }
+      }
+   }
+}
+
 /* show dbs | collections | shards | zones | balancer: each runs one read; its result is the text or documents read */
 static bool
 exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
@@ -260,19 +391,8 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *e
       bson_destroy (&reply);
       if (!conn_run (ctx, "admin", &cmd, CONN_ADMIN, &reply, err))
          goto done;
-      if (bson_iter_init_find (&it, &reply, "databases") && BSON_ITER_HOLDS_ARRAY (&it) &&
-          bson_iter_recurse (&it, &d)) {
-         while (bson_iter_next (&d)) {
-            bson_iter_t f;
-            const char *name = "";
-            double size = 0;
-            if (bson_iter_recurse (&d, &f) && bson_iter_find (&f, "name") && BSON_ITER_HOLDS_UTF8 (&f))
-               name = bson_iter_utf8 (&f, NULL);
-            if (bson_iter_recurse (&d, &f) && bson_iter_find (&f, "sizeOnDisk") && BSON_ITER_HOLDS_NUMBER (&f))
-               size = bson_iter_as_double (&f);
-            bson_string_append_printf (sh_result_text (res), "%-20s %.2f KiB\n", name, size / 1024.0);
-         }
-      }
+      if (bson_iter_init_find (&it, &reply, "databases") && BSON_ITER_HOLDS_ARRAY (&it) && bson_iter_recurse (&it, &d))
+         show_dbs_table (&d, sh_result_text (res));
    } else if (!strcmp (what, "collections") || !strcmp (what, "tables")) {
       BSON_APPEND_INT32 (&cmd, "listCollections", 1);
       cmd_append_empty (&cmd, "filter");
@@ -280,12 +400,7 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *e
       bson_destroy (&docs);
       if (!conn_run_docs (ctx, ctx->db, &cmd, CONN_ADMIN, 0, &docs, NULL, err))
          goto done;
-      bson_iter_init (&it, &docs);
-      while (bson_iter_next (&it)) {
-         bson_iter_t f;
-         if (bson_iter_recurse (&it, &f) && bson_iter_find (&f, "name") && BSON_ITER_HOLDS_UTF8 (&f))
-            bson_string_append_printf (sh_result_text (res), "%s\n", bson_iter_utf8 (&f, NULL));
-      }
+      show_collections_table (&docs, sh_result_text (res));
    } else if (!strcmp (what, "shards")) {
       bson_t arr;
       BSON_APPEND_INT32 (&cmd, "listShards", 1);

@@ -1,11 +1,15 @@
 /* What mongosh asks a server about itself and its replica set: db.hostInfo, db.isMaster, db.serverCmdLineOpts and
  * rs.status, rs.conf, rs.initiate, rs.stepDown, rs.freeze, rs.syncFrom, each sending the command mongosh 2.12 sends
  * (database.ts, replica-set.ts) through the shared executor. A mongos has none of the replSet* commands: they fail
- * with CommandNotFound as they do for mongosh; the prelude gives rs.conf mongosh's fallback to local.system.replset
- * and db.isMaster its isWritablePrimary. */
+ * with CommandNotFound as they do for mongosh; rs.conf then falls back, as mongosh does, to local.system.replset
+ * (which a mongos refuses with IllegalOperation), and db.isMaster adds isWritablePrimary as mongosh's does. */
+#include <string.h>
+
 #include "commands/table.h"
 #include "commands/requests.h"
 #include "commands/args.h"
+#include "commands/exec.h"
+#include "shell/lib/docget.h"
 
 /* { <name>: 1 } on admin */
 static bool
@@ -112,6 +116,90 @@ build_is_master (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return true;
 }
 
+/* db.isMaster(): the reply with isWritablePrimary set to its ismaster, last, as mongosh's isMaster sets it */
+static bool
+exec_is_master (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
+{
+   sh_requests_t reqs = { .n = 0 };
+   bson_t reply = BSON_INITIALIZER, shown = BSON_INITIALIZER;
+   bson_iter_t it;
+   bool ok = false;
+   if (!sh_requests_build (call, &reqs, err))
+      goto done;
+   bson_destroy (&reply);
+   if (!conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, &reply, err))
+      goto done;
+   ok = true;
+   if (!bson_iter_init_find (&it, &reply, "ismaster")) {
+      sh_result_set_doc (res, &reply);
+      goto done;
+   }
+   bson_copy_to_excluding_noinit (&reply, &shown, "isWritablePrimary", NULL);
+   BSON_APPEND_VALUE (&shown, "isWritablePrimary", bson_iter_value (&it));
+   sh_result_set_doc (res, &shown);
+done:
+   bson_destroy (&reply);
+   bson_destroy (&shown);
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
+/* rs.conf()'s fallback where the server has no replSetGetConfig (a mongos, or API strict): mongosh's
+ * local.system.replset findOne, which a mongos refuses with IllegalOperation. */
+static bool
+rs_conf_fallback (sh_ctx_t *ctx, sh_result_t *res, sh_error_t *err)
+{
+   bson_t find = BSON_INITIALIZER, docs = BSON_INITIALIZER, first;
+   bson_iter_t it;
+   bool ok = false;
+   BSON_APPEND_UTF8 (&find, "find", "system.replset");
+   cmd_append_empty (&find, "filter");
+   BSON_APPEND_INT32 (&find, "limit", 1);
+   bson_destroy (&docs);
+   if (!conn_run_docs (ctx, "local", &find, CONN_READ, 1, &docs, NULL, err))
+      goto done;
+   ok = true;
+   if (cmd_dry_run (ctx))
+      goto done;
+   if (bson_iter_init (&it, &docs) && bson_iter_next (&it) && docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &first))
+      sh_result_set_doc (res, &first);
+   else {
+      sh_error_set (err, SH_ERR_SERVER, "No documents in local.system.replset");
+      ok = false;
+   }
+done:
+   bson_destroy (&find);
+   bson_destroy (&docs);
+   return ok;
+}
+
+/* rs.conf(): replSetGetConfig's config; where there is no such command, local.system.replset's document */
+static bool
+exec_rs_conf (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
+{
+   sh_requests_t reqs = { .n = 0 };
+   bson_t reply = BSON_INITIALIZER, config;
+   bool ok = false;
+   if (!sh_requests_build (call, &reqs, err))
+      goto done;
+   bson_destroy (&reply);
+   if (conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, &reply, err)) {
+      if (docget_sub (&reply, "config", BSON_TYPE_DOCUMENT, &config))
+         sh_result_set_doc (res, &config);
+      else
+         sh_result_set_doc (res, &reply);
+      ok = true;
+   } else if (err->kind == SH_ERR_SERVER &&
+              (!strcmp (err->code_name, "CommandNotFound") || !strcmp (err->code_name, "APIStrictError"))) {
+      sh_error_clear (err);
+      ok = rs_conf_fallback (ctx, res, err);
+   }
+done:
+   bson_destroy (&reply);
+   sh_requests_destroy (&reqs);
+   return ok;
+}
+
 const sh_cmd_t cmd_db_host_info = {
    .name = "db.hostInfo",
    .usage = "db.hostInfo()",
@@ -129,6 +217,7 @@ const sh_cmd_t cmd_db_is_master = {
    .example = "db.isMaster()",
    .flags = CMD_READONLY,
    .build = build_is_master,
+   .exec = exec_is_master,
 };
 const sh_cmd_t cmd_db_server_cmd_line_opts = {
    .name = "db.serverCmdLineOpts",
@@ -151,11 +240,13 @@ const sh_cmd_t cmd_rs_status = {
 const sh_cmd_t cmd_rs_conf = {
    .name = "rs.conf",
    .usage = "rs.conf()",
-   .summary = "Replica set: its configuration (a mongos has no such command)",
-   .sends = "admin { replSetGetConfig: 1 }",
+   .summary = "Replica set: its configuration (a mongos has none: local.system.replset, refused, as mongosh)",
+   .sends = "admin { replSetGetConfig: 1 }, where that command is not found local { find: \"system.replset\", "
+            "filter: {}, limit: 1 }",
    .example = "rs.conf()",
    .flags = CMD_READONLY,
    .build = build_rs_conf,
+   .exec = exec_rs_conf,
 };
 const sh_cmd_t cmd_rs_initiate = {
    .name = "rs.initiate",

@@ -367,9 +367,7 @@ repl_run_literal (sh_ctx_t *ctx, const repl_reader_t *rd, const sh_script_t *scr
       const sh_stmt_t *st = &script->stmts[i];
       sh_error_clear (&err);
       traps_check_stmt (ctx, st);
-      if (st->kind == SH_STMT_USE && st->word && ctx->db && !strcmp (st->word, ctx->db))
-         fprintf (ctx->out_fp, "already on db %s\n", ctx->db); /* as mongosh: nothing to switch */
-      else if (!dispatch_stmt (ctx, st, NULL, &err))
+      if (!dispatch_stmt (ctx, st, NULL, &err))
          repl_report (ctx, rd, &err, script->source, true);
       else if (rd->piped && repl_stmt_undefined (st))
          blank = true;

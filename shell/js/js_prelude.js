@@ -825,6 +825,8 @@ function finishApi(tableNames) {
   fromTable = new Set(tableNames);
   const print0 = global.print;
   if (print0) global.print = named(function (...a) { return print0(...a.map(printable)); }, 'print');
+  const printjson0 = global.printjson; /* mongosh's printjson shows a function as print does */
+  if (printjson0) global.printjson = named(function (...a) { return printjson0(...a.map(printable)); }, 'printjson');
   const dbIsMaster = Database.prototype.isMaster;
   if (dbIsMaster && !dbIsMaster.__shUnsupported) Database.prototype.isMaster = named(function () { return isMasterValue(dbIsMaster.call(this)); }, 'isMaster');
   if (fromTable.has('rs.conf')) { rs.conf = named(rsConf, 'conf'); rs.config = named(rsConf, 'config'); }

@@ -22,6 +22,46 @@ ${P}1
 
 ${P}" "$out"
 
+# use of the current database from --eval too (commands/meta.c's use, not the REPL's), as mongosh prints it
+out=$("$SHARDSH" --quiet --norc "$SIM_URI" --eval 'use test' 2>&1)
+check_eq "stdin/--eval use of the current database" "already on db test" "$out"
+# show collections sorted as mongosh sorts them (localeCompare, system.* last), show dbs padded to the longest name
+out=$(printf 'use config\nshow collections\nshow dbs\n' | "$SHARDSH" --quiet --norc "$SIM_URI" 2>&1)
+check_eq "stdin/show collections and dbs as mongosh prints them" "${P}switched to db config
+[direct: mongos] config> actionlog
+changelog
+chunks
+collections
+databases
+lockpings
+locks
+migrations
+mongos
+settings
+shards
+tags
+version
+system.sessions
+[direct: mongos] config> admin    40.00 KiB
+config   77.25 KiB
+app     112.00 KiB
+logs     32.00 KiB
+[direct: mongos] config> " "$out"
+
+# literal db.isMaster() and rs.conf() as mongosh answers them (commands/server_info.c, not the prelude): the
+# reply with isWritablePrimary, and rs.conf's fallback to local.system.replset, which a mongos refuses
+out=$(printf 'db.isMaster()\n' | SHARDSH_JS_PLUGIN=/nonexistent/shardsh-js.so "$SHARDSH" --quiet --norc "$SIM_URI" 2>&1)
+case $out in
+*"isWritablePrimary: true"*) pass "stdin/literal db.isMaster() has isWritablePrimary" ;;
+*) fail "stdin/literal db.isMaster() has isWritablePrimary" "$out" ;;
+esac
+out=$(SHARDSH_JS_PLUGIN=/nonexistent/shardsh-js.so "$SHARDSH" --quiet --norc "$SIM_URI" --eval 'rs.conf()' 2>&1)
+case $out in
+*"MongoServerError[IllegalOperation]: Can't use 'local' database through mongos (code 20)"*)
+   pass "stdin/literal rs.conf() fails as mongosh's (IllegalOperation)" ;;
+*) fail "stdin/literal rs.conf() fails as mongosh's (IllegalOperation)" "$out" ;;
+esac
+
 # literal lines never start the engine; a JavaScript line without it fails alone and the input goes on (exit 0)
 out=$(printf 'sh.getBalancerState()\nvar k = 1\nuse app\ndb.getName()\n' |
    SHARDSH_JS_PLUGIN=/nonexistent/shardsh-js.so "$SHARDSH" --quiet --norc "$SIM_URI" 2> "$TMPD/err")

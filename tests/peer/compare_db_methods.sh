@@ -116,9 +116,14 @@ rs.stepDown|rs.stepDown()|
 rs.stepDown.catchUp|rs.stepDown(120, 10)|
 rs.freeze|rs.freeze(60)|
 rs.syncFrom|rs.syncFrom("rs0-2.example.net:27017")|
+rs.conf|rs.conf()|
 coll.stats|db.getSiblingDB("app").users.stats()|
 coll.stats.scale|db.getSiblingDB("app").users.stats(1024)|
 coll.stats.options|db.getSiblingDB("app").events.stats({scale: 1000, indexDetails: true})|
+coll.dataSize|db.getSiblingDB("app").users.dataSize()|
+coll.storageSize|db.getSiblingDB("app").users.storageSize()|
+coll.totalIndexSize|db.getSiblingDB("app").users.totalIndexSize()|
+coll.totalSize|db.getSiblingDB("app").users.totalSize()|
 getCollectionNames|db.getSiblingDB("app").getCollectionNames()|
 getCollectionInfos|db.getSiblingDB("app").getCollectionInfos({name: "users"})|
 listCommands|db.listCommands()|
