@@ -692,12 +692,12 @@ MongoClient.prototype.use = function (n) {
 MongoClient.prototype.getURI = function () { return onConn(this._conn, entry, null, ['Mongo.uri', null, null, [], null]); };
 MongoClient.prototype.toString = MongoClient.prototype.getURI;
 MongoClient.prototype.toJSON = MongoClient.prototype.getURI;
+/* Mongo() without a string connects to 127.0.0.1:27017, as mongosh's */
 function Mongo(uri) {
-  if (uri === undefined) return new MongoClient(0);
+  if (uri === undefined) uri = 'mongodb://127.0.0.1:27017';
   if (typeof uri !== 'string') throw new TypeError('Mongo() needs a connection string');
   return new MongoClient(entry('Mongo.open', null, null, [uri], null));
 }
-Mongo.prototype = MongoClient.prototype;
 /* connect("host:port/db"): the database of a new connection (the string's, else test) */
 function connect(uri) {
   if (typeof uri !== 'string') throw new TypeError('connect() needs a connection string');
