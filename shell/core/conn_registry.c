@@ -20,6 +20,34 @@ registry_uri_text (const char *uri)
    return bson_strdup_printf ("mongodb://%s", uri);
 }
 
+/* mongosh's options for a connection to one host (its connection string shows them): directConnection=true unless it
+ * names a replica set or load balancer, serverSelectionTimeoutMS=2000 unless given. Takes text; returns its
+ * replacement. */
+static char *
+registry_uri_options (char *text, const mongoc_uri_t *parsed)
+{
+   const mongoc_host_list_t *hosts = mongoc_uri_get_hosts (parsed);
+   bool direct, timeout;
+   const char *q, *scheme_end;
+   char *out;
+
+   if (strncmp (text, "mongodb://", 10) != 0 || !hosts || hosts->next)
+      return text;
+   direct = !mongoc_uri_has_option (parsed, MONGOC_URI_DIRECTCONNECTION) && !mongoc_uri_get_replica_set (parsed) &&
+            !mongoc_uri_has_option (parsed, MONGOC_URI_LOADBALANCED);
+   timeout = !mongoc_uri_has_option (parsed, MONGOC_URI_SERVERSELECTIONTIMEOUTMS);
+   if (!direct && !timeout)
+      return text;
+   q = strchr (text, '?');
+   scheme_end = text + 10;
+   out = bson_strdup_printf ("%s%s%s%s%s%s", text, strchr (scheme_end, '/') ? "" : "/", q ? (q[1] ? "&" : "") : "?",
+                             direct ? "directConnection=true" : "", direct && timeout ? "&" : "",
+                             timeout ? "serverSelectionTimeoutMS=2000" : "");
+   memset (text, 0, strlen (text));
+   bson_free (text);
+   return out;
+}
+
 int
 conn_registry_open (sh_ctx_t *ctx, const char *uri, sh_error_t *err)
 {
@@ -41,6 +69,7 @@ conn_registry_open (sh_ctx_t *ctx, const char *uri, sh_error_t *err)
       bson_free (text);
       return 0;
    }
+   text = registry_uri_options (text, parsed);
    db = mongoc_uri_get_database (parsed);
    /* the session's settings; its connection, caches and cursor are its own */
    other = bson_malloc (sizeof *other);

@@ -688,10 +688,8 @@ MongoClient.prototype.use = function (n) {
   if (this._conn) unsupported('use() on a second connection')();
   return global.use(n);
 };
-/* the connection string, its password hidden (mongosh prints a Mongo as it) */
+/* the connection string, its password hidden */
 MongoClient.prototype.getURI = function () { return onConn(this._conn, entry, null, ['Mongo.uri', null, null, [], null]); };
-MongoClient.prototype.toString = MongoClient.prototype.getURI;
-MongoClient.prototype.toJSON = MongoClient.prototype.getURI;
 /* Mongo() without a string connects to 127.0.0.1:27017, as mongosh's */
 function Mongo(uri) {
   if (uri === undefined) uri = 'mongodb://127.0.0.1:27017';

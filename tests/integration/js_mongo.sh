@@ -42,9 +42,9 @@ shard01,shard02,shard03,shard04
 4
 4 4
 4 4
-config shard04 mongodb://127.0.0.1:$P2/config
+config shard04 mongodb://127.0.0.1:$P2/config?directConnection=true&serverSelectionTimeoutMS=2000
 2 2
-mongodb://u:****@127.0.0.1:$P2
+mongodb://u:****@127.0.0.1:$P2/?directConnection=true&serverSelectionTimeoutMS=2000
 caught MongoshError
 OUT
 if [ $rc -eq 0 ] && cmp -s "$TMPD/want" "$TMPD/out"; then

@@ -111,6 +111,7 @@ print(b.getDB("config").shards.find().toArray().length, b.getDB("config").getCol
 print(b.getDB("config").shards.aggregate([{\$count: "n"}]).toArray()[0].n, b.getDB("config").shards.find().itcount());
 const d = connect("127.0.0.1:$P2/config");
 print(d.getName(), d.shards.find({}, {_id: 1}).sort({_id: -1}).limit(1).next()._id);
+print(b.getURI(), d.getMongo().getURI(), String(b), new Mongo("mongodb://127.0.0.1:$P2/admin?appName=x").getURI());
 print(db.adminCommand({listShards: 1}).shards.length, db.getMongo().getDB("admin").runCommand({listShards: 1}).shards.length);
 JS
 NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI" "$TMPD/two.js" > "$TMPD/two.shardsh" 2>&1 < /dev/null
