@@ -379,8 +379,10 @@ function onConnGet(t, p, r, c) {
   const v = Reflect.get(t, p, r);
   return c && typeof v === 'function' && !p.startsWith('_') ? function (...a) { return onConn(c, v, this, a); } : v;
 }
-function bindConn(proto, conn) {
-  for (const k of Object.getOwnPropertyNames(proto)) {
+/* the methods names of proto (all when names is null) run on conn(this): only those that send, so a cursor's
+ * hasNext/next cost nothing more */
+function bindConn(proto, conn, names) {
+  for (const k of names || Object.getOwnPropertyNames(proto)) {
     const f = proto[k];
     if (k === 'constructor' || typeof f !== 'function') continue;
     proto[k] = named(function (...a) { return onConn(conn(this), f, this, a); }, k);
@@ -702,8 +704,8 @@ function connect(uri) {
   const m = /^(?:mongodb(?:\+srv)?:\/\/)?[^/?]*\/([^?]*)/.exec(uri);
   return new Mongo(uri).getDB(m && m[1] ? decodeURIComponent(m[1]) : 'test');
 }
-bindConn(Cursor.prototype, (c) => c._q.conn);
-bindConn(Bulk.prototype, (b) => b._c._conn);
+bindConn(Cursor.prototype, (c) => c._q.conn, ['_open', '_count', 'explain']);
+bindConn(Bulk.prototype, (b) => b._c._conn, ['execute']);
 bindConn(Explainable.prototype, (e) => e._c._conn);
 Database.prototype.getMongo = function () { return new MongoClient(this._conn); };
 Collection.prototype.getMongo = Database.prototype.getMongo;
