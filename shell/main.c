@@ -10,6 +10,7 @@
 #include "shell/cli.h"
 #include "shell/lib/secret.h"
 #include "shell/core/conn.h"
+#include "shell/core/conn_registry.h"
 #include "shell/core/interrupt.h"
 #include "shell/core/prompt.h"
 #include "shell/desired/desired.h"
@@ -204,6 +205,7 @@ done:
    bson_free (inputs);
    js_host_shutdown ();
    cmd_session_end (&ctx);
+   conn_registry_free (&ctx); /* the script's second connections (new Mongo(uri)) */
    conn_destroy (&ctx);
    bson_free (uri);
    bson_free (db);

@@ -76,6 +76,8 @@ typedef struct sh_ctx {
       const bson_t *complete_values;          /* the values the REPL's completion is offering (borrowed from it) */
       struct progress_reading *progress_prev; /* sh.progress's previous reading, for its rates (commands/progress.c) */
    } session;
+   struct conn_registry *others; /* the second connections a script opened (new Mongo(uri)): conn_registry.h; owned,
+                                  * freed by conn_registry_free; NULL when none */
 } sh_ctx_t;
 
 #endif

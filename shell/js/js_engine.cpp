@@ -270,9 +270,9 @@ error_string (JSContext *cx, const sh_error_t *err)
    return out;
 }
 
-/* __sh.call(name, db, coll, argsJson, argc, modsJson, line, col[, file]): runs a table entry through the shell. Returns
- * "N" (no value), "R" + {"v": value} or "E" + the error, as canonical Extended JSON. Returns false without an exception
- * (the script stops, uncatchably) after exit or Ctrl-C. */
+/* __sh.call(name, db, coll, argsJson, argc, modsJson, line, col[, file[, conn]]): runs a table entry through the shell.
+ * Returns "N" (no value), "R" + {"v": value} or "E" + the error, as canonical Extended JSON. Returns false without an
+ * exception (the script stops, uncatchably) after exit or Ctrl-C. */
 static bool
 native_call (JSContext *cx, unsigned argc, JS::Value *vp)
 {
@@ -329,6 +329,8 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    call.col = args[7].isInt32 () ? args[7].toInt32 () : 0;
    if (args.length () > 8 && args[8].isString () && (file = js_to_utf8 (cx, args[8])))
       call.file = file.get ();
+   if (args.length () > 9 && args[9].isInt32 ())
+      call.conn = args[9].toInt32 ();
    if (bson_iter_init_find (&it, &mods, "sort") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
       uint32_t len;
       const uint8_t *data;

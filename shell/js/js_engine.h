@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever js_host_t or js_engine_api_t change: a plugin of another version is refused. */
-#define JS_ENGINE_ABI 4
+#define JS_ENGINE_ABI 5
 
 /* The plugin's file name, looked up beside the running executable. */
 #define JS_ENGINE_PLUGIN "shardsh-js.so"
@@ -40,6 +40,9 @@ typedef struct {
    int line;           /* where the call is in the script (1-based), 0 when unknown */
    int col;
    const char *file; /* the script of that place, as named when it was run; NULL or "": the one running */
+   int conn;         /* the connection it runs on: 0 the session's, else a second one's id (new Mongo(uri)). Two names
+                      * are the host's own: "Mongo.open" (args: the connection string; value: the new id) and
+                      * "Mongo.uri" (value: connection conn's string, its password hidden) */
 } js_call_t;
 
 /* What the engine needs from the shell. data is passed back to every callback. */

@@ -11,10 +11,13 @@
 #include "commands/dispatch.h"
 #include "shell/core/interrupt.h"
 #include "shell/js/js_host.h"
+#include "shell/core/conn_registry.h"
 #include "shell/js/js_host_int.h"
 #include "shell/plan/preflight.h"
 #include "shell/plan/runsum.h"
 #include "commands/traps.h"
+#include "commands/complete.h"
+#include "commands/progress.h"
 #include "shell/lib/secret.h"
 
 /* One engine per process (the shell has one session). */
@@ -259,6 +262,41 @@ call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok,
    bson_string_free (stmt, true);
 }
 
+/* The host's own names (js_engine.h): "Mongo.open" opens a second connection (its id is the value), "Mongo.uri" gives a
+ * connection's string with its password hidden. */
+static bool
+host_mongo (sh_ctx_t *ctx, const js_call_t *jc, bson_t *result, bool *has_result, sh_error_t *err)
+{
+   sh_pos_t pos = { .line = jc->line, .col = jc->col };
+   bson_iter_t it;
+
+   if (strcmp (jc->name, "Mongo.open") == 0) {
+      int id;
+      if (!bson_iter_init_find (&it, jc->args, "0") || !BSON_ITER_HOLDS_UTF8 (&it)) {
+         sh_error_set_at (err, SH_ERR_ARGS, pos, "Mongo() needs a connection string");
+         return false;
+      }
+      id = conn_registry_open (ctx, bson_iter_utf8 (&it, NULL), err);
+      if (!id) {
+         err->pos = pos;
+         err->has_pos = true;
+         return false;
+      }
+      bson_reinit (result);
+      BSON_APPEND_INT32 (result, "v", id);
+   } else if (strcmp (jc->name, "Mongo.uri") == 0) {
+      char *uri = conn_registry_uri (ctx, jc->conn);
+      bson_reinit (result);
+      BSON_APPEND_UTF8 (result, "v", uri ? uri : "");
+      bson_free (uri);
+   } else {
+      sh_error_set_at (err, SH_ERR_USAGE, pos, "unknown helper '%s'", jc->name);
+      return false;
+   }
+   *has_result = true;
+   return true;
+}
+
 /* Runs one table entry for the engine through dispatch_call and hands its result over as the call's value. */
 static bool
 host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh_error_t *err)
@@ -281,6 +319,20 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
 
    *has_result = false;
    cursors_sweep (false);
+   if (strncmp (jc->name, "Mongo.", 6) == 0)
+      return host_mongo (ctx, jc, result, has_result, err);
+   if (jc->conn != 0) {
+      /* a call on a second connection runs in that connection's context */
+      sh_ctx_t *other = conn_registry_get (ctx, jc->conn);
+      if (!other) {
+         sh_error_set_at (err, SH_ERR_USAGE, pos, "no such connection (%d)", jc->conn);
+         return false;
+      }
+      ctx = other;
+      saved_dry = ctx->dry_fp;
+      saved_ctx_opts = ctx->opts;
+      saved_opts = ctx->out;
+   }
    memset (&call, 0, sizeof call);
    call.cmd = sh_cmd_find (jc->name);
    if (!call.cmd) {
@@ -378,6 +430,11 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    bson_free (text);
    fflush (ctx->out_fp);
    bson_free (positions);
+   if (ctx != data) {
+      /* a second connection keeps no session caches: they are freed with the session's */
+      cmd_progress_reset (ctx);
+      cmd_complete_reset (ctx);
+   }
    return ok;
 }
 

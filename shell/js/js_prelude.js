@@ -341,7 +341,7 @@ function entry(name, db, coll, args, mods, open) {
     if (open) o.open = true;
     m = enc(o);
   }
-  const r = N.call(name, db, coll, encArgs(args, name === 'print' || name === 'printjson'), args.length, m, pos[0], pos[1], pos[2] || '');
+  const r = N.call(name, db, coll, encArgs(args, name === 'print' || name === 'printjson'), args.length, m, pos[0], pos[1], pos[2] || '', connId);
   if (r === 'N') return undefined;
   const d = dec(r.slice(1));
   if (r[0] === 'E') throw shError(d, pos);
@@ -355,21 +355,43 @@ function checkName(n, what) {
   if (typeof n !== 'string' || n === '') throw new TypeError(what + ' needs a name string');
   return n;
 }
-function Database(name) { hide(this, '_name', name); }
+function Database(name, conn) { hide(this, '_name', name); hide(this, '_conn', conn || 0); }
 Database.prototype.getName = function () { return this._name; };
-Database.prototype.getSiblingDB = function (n) { return makeDb(checkName(n, 'getSiblingDB')); };
+Database.prototype.getSiblingDB = function (n) { return makeDb(checkName(n, 'getSiblingDB'), this._conn); };
 Database.prototype.getSisterDB = Database.prototype.getSiblingDB;
-Database.prototype.getCollection = function (n) { return makeColl(this._name, checkName(n, 'getCollection')); };
+Database.prototype.getCollection = function (n) { return makeColl(this._name, checkName(n, 'getCollection'), this._conn); };
 Database.prototype.toString = function () { return this._name; };
-function makeDb(name) {
-  return new Proxy(new Database(name), {
-    get(t, p, r) { return typeof p === 'symbol' || p in t || p.startsWith('_') ? Reflect.get(t, p, r) : makeColl(t._name, p); },
+function makeDb(name, conn) {
+  return new Proxy(new Database(name, conn), {
+    get(t, p, r) { return typeof p === 'symbol' || p in t || p.startsWith('_') ? onConnGet(t, p, r, t._conn) : makeColl(t._name, p, t._conn); },
   });
 }
-function Collection(db, name) { hide(this, '_db', db); hide(this, '_name', name); }
+/* ---- second connections (new Mongo(uri)): connId is the connection a call goes to (0: the session's); a Database,
+ * Collection, Cursor, Bulk or explain of a second connection sets it while its methods run ---- */
+let connId = 0;
+function onConn(c, f, self, a) {
+  if (c === connId) return f.apply(self, a);
+  const saved = connId;
+  connId = c;
+  try { return f.apply(self, a); } finally { connId = saved; }
+}
+function onConnGet(t, p, r, c) {
+  const v = Reflect.get(t, p, r);
+  return c && typeof v === 'function' && !p.startsWith('_') ? function (...a) { return onConn(c, v, this, a); } : v;
+}
+/* the methods names of proto (all when names is null) run on conn(this): only those that send, so a cursor's
+ * hasNext/next cost nothing more */
+function bindConn(proto, conn, names) {
+  for (const k of names || Object.getOwnPropertyNames(proto)) {
+    const f = proto[k];
+    if (k === 'constructor' || typeof f !== 'function') continue;
+    proto[k] = named(function (...a) { return onConn(conn(this), f, this, a); }, k);
+  }
+}
+function Collection(db, name, conn) { hide(this, '_db', db); hide(this, '_name', name); hide(this, '_conn', conn || 0); }
 Collection.prototype.getName = function () { return this._name; };
 Collection.prototype.getFullName = function () { return this._db + '.' + this._name; };
-Collection.prototype.getDB = function () { return makeDb(this._db); };
+Collection.prototype.getDB = function () { return makeDb(this._db, this._conn); };
 Collection.prototype.toString = Collection.prototype.getFullName;
 /* db.<coll>.explain(verbosity): mongosh's Explainable; find gives a cursor whose value is its explain */
 function Explainable(coll, verbosity) { hide(this, '_c', coll); hide(this, '_v', explainVerbosity(verbosity)); }
@@ -423,9 +445,9 @@ BulkFindOp.prototype.delete = function () { delete this._o.upsert; return this._
 BulkFindOp.prototype.remove = BulkFindOp.prototype.delete;
 Collection.prototype.initializeOrderedBulkOp = function () { return new Bulk(this, true); };
 Collection.prototype.initializeUnorderedBulkOp = function () { return new Bulk(this, false); };
-function makeColl(db, name) {
-  return new Proxy(new Collection(db, name), {
-    get(t, p, r) { return typeof p === 'symbol' || p in t || p.startsWith('_') ? Reflect.get(t, p, r) : makeColl(t._db, t._name + '.' + p); },
+function makeColl(db, name, conn) {
+  return new Proxy(new Collection(db, name, conn), {
+    get(t, p, r) { return typeof p === 'symbol' || p in t || p.startsWith('_') ? onConnGet(t, p, r, t._conn) : makeColl(t._db, t._name + '.' + p, t._conn); },
   });
 }
 
@@ -433,7 +455,7 @@ function makeColl(db, name) {
  * shell's) gives batches on demand, as the driver's: getMore only when the documents received are used up ---- */
 function Cursor(name, db, coll, args, handle) {
   hide(this, '_q', { name, db, coll, args: Array.from(args), sort: undefined, projection: undefined, limit: 0, skip: 0,
-                     batch: 0, opened: false, id: 0, h: null, buf: [], pos: 0, more: true, maps: [] });
+                     batch: 0, opened: false, id: 0, h: null, buf: [], pos: 0, more: true, maps: [], conn: connId });
   if (handle === undefined) {
     /* mongosh: the cursor made last is the one "it" continues */
     lastCursor = this;
@@ -642,7 +664,6 @@ const MONGOSH_API = {
   sh: 'enableSharding commitReshardCollection abortReshardCollection shardCollection reshardCollection status addShard addShardToZone addShardTag updateZoneKeyRange addTagRange removeRangeFromZone removeTagRange removeShardFromZone removeShardTag enableAutoSplit disableAutoSplit splitAt splitFind moveChunk moveRange balancerCollectionStatus enableBalancing disableBalancing enableMigrations disableMigrations getBalancerState isBalancerRunning startBalancer stopBalancer setBalancerState getShardedDataDistribution startAutoMerger stopAutoMerger isAutoMergerEnabled disableAutoMerger enableAutoMerger checkMetadataConsistency shardAndDistributeCollection moveCollection abortMoveCollection unshardCollection abortUnshardCollection listShards isConfigShardEnabled shardDrainingStatus getTransitionToDedicatedConfigServerStatus',
 };
 const MONGOSH_VERSION = '2.12.0';
-const ONE_CONNECTION = 'a script uses the connection shardsh was started with (db.getMongo(), db.getSiblingDB(name))';
 const rs = {};
 let fromTable = null; /* the command table's names (install) */
 function unsupported(what, why) {
@@ -656,17 +677,37 @@ function unsupported(what, why) {
   hide(f, '__shUnsupported', true);
   return f;
 }
-/* what db.getMongo() gives: the one connection shardsh has (mongosh's Mongo) */
-function MongoClient() {}
-MongoClient.prototype.getDB = function (n) { return makeDb(checkName(n, 'getDB')); };
+/* mongosh's Mongo: db.getMongo() (the session's connection, 0) or new Mongo(uri) / connect(uri) (a second connection,
+ * opened by the host: shell/core/conn_registry.h); its databases and collections send on it */
+function MongoClient(conn) { hide(this, '_conn', conn || 0); }
+MongoClient.prototype.getDB = function (n) { return makeDb(checkName(n, 'getDB'), this._conn); };
 MongoClient.prototype.getCollection = function (ns) {
   const i = String(ns).indexOf('.');
   if (i <= 0) throw new TypeError('getCollection needs a namespace: "db.collection"');
-  return makeColl(ns.slice(0, i), ns.slice(i + 1));
+  return makeColl(ns.slice(0, i), ns.slice(i + 1), this._conn);
 };
-MongoClient.prototype.use = function (n) { return global.use(n); };
-MongoClient.prototype.toString = function () { return '[Mongo]'; };
-Database.prototype.getMongo = function () { return new MongoClient(); };
+MongoClient.prototype.use = function (n) {
+  if (this._conn) unsupported('use() on a second connection')();
+  return global.use(n);
+};
+/* the connection string, its password hidden */
+MongoClient.prototype.getURI = function () { return onConn(this._conn, entry, null, ['Mongo.uri', null, null, [], null]); };
+/* Mongo() without a string connects to 127.0.0.1:27017, as mongosh's */
+function Mongo(uri) {
+  if (uri === undefined) uri = 'mongodb://127.0.0.1:27017';
+  if (typeof uri !== 'string') throw new TypeError('Mongo() needs a connection string');
+  return new MongoClient(entry('Mongo.open', null, null, [uri], null));
+}
+/* connect("host:port/db"): the database of a new connection (the string's, else test) */
+function connect(uri) {
+  if (typeof uri !== 'string') throw new TypeError('connect() needs a connection string');
+  const m = /^(?:mongodb(?:\+srv)?:\/\/)?[^/?]*\/([^?]*)/.exec(uri);
+  return new Mongo(uri).getDB(m && m[1] ? decodeURIComponent(m[1]) : 'test');
+}
+bindConn(Cursor.prototype, (c) => c._q.conn, ['_open', '_count', 'explain']);
+bindConn(Bulk.prototype, (b) => b._c._conn, ['execute']);
+bindConn(Explainable.prototype, (e) => e._c._conn);
+Database.prototype.getMongo = function () { return new MongoClient(this._conn); };
 Collection.prototype.getMongo = Database.prototype.getMongo;
 Database.prototype.help = function () { return global.help(); };
 /* mongosh's isMaster: the command's answer with isWritablePrimary = ismaster */
@@ -852,7 +893,7 @@ function finishApi(tableNames) {
   Database.prototype.printSlaveReplicationInfo = deprecated('Method deprecated, use db.printSecondaryReplicationInfo instead');
   rs.isMaster = named(() => makeDb('admin').isMaster(), 'isMaster');
   rs.hello = named(() => makeDb('admin').hello(), 'hello');
-  const g = { console, EJSON, bsonsize, load, rs, version: () => MONGOSH_VERSION, Mongo: unsupported('Mongo()', ONE_CONNECTION), connect: unsupported('connect()', ONE_CONNECTION) };
+  const g = { console, EJSON, bsonsize, load, rs, version: () => MONGOSH_VERSION, Mongo, connect };
   for (const k of Object.keys(g)) Object.defineProperty(global, k, { value: g[k], writable: true, configurable: true, enumerable: false });
   Object.defineProperty(global, '__filename', { get: scriptFile, configurable: true });
   Object.defineProperty(global, '__dirname', { get: () => dirOf(scriptFile()), configurable: true });

@@ -3,7 +3,8 @@
 # Peer check of mongosh's globals and values in shardsh's engine (issue 29): the prelude's list of mongosh's shell API
 # is the installed mongosh 2.12's own (its shell-api signatures), and one script using load, console, EJSON,
 # bsonsize, version, every rs.* method through a mongos (mostly mongos's errors), db.isMaster/serverCmdLineOpts and Long/UUID/MinKey values prints the same
-# through mongosh and shardsh against one shardsim (one mongosh process).
+# through mongosh and shardsh against one shardsim (one mongosh process); a script reading two shardsims through
+# two Mongo objects and connect() prints the same through both.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
@@ -87,4 +88,40 @@ if cmp -s "$TMPD/g.mongosh" "$TMPD/g.shardsh"; then
 else
    fail "js-globals-peer/the globals script prints what mongosh prints" \
       "$(diff "$TMPD/g.mongosh" "$TMPD/g.shardsh" | head -20 | tr '\n' '|')"
+fi
+
+# second connections: one script reads two clusters (2 and 4 shards) through two Mongo objects and connect()
+if ! sim_start --shards 4; then
+   fail "js-globals-peer/shardsim" "shardsim did not start"
+   exit 0
+fi
+PID2=$SIM_PID
+P2=$SIM_PORT
+SIM_PID=""
+if ! sim_start --shards 2; then
+   kill "$PID2" 2>/dev/null
+   fail "js-globals-peer/shardsim" "shardsim did not start"
+   exit 0
+fi
+cat > "$TMPD/two.js" <<JS
+const a = new Mongo("$SIM_URI"), b = Mongo("127.0.0.1:$P2");
+for (const m of [a, b]) print(m.getDB("admin").runCommand({listShards: 1}).shards.map((s) => s._id).join(","));
+print(b.getDB("config").getSiblingDB("admin").adminCommand({listShards: 1}).shards.length, typeof Mongo, typeof connect);
+print(b.getDB("config").shards.find().toArray().length, b.getDB("config").getCollection("shards").countDocuments({}));
+print(b.getDB("config").shards.aggregate([{\$count: "n"}]).toArray()[0].n, b.getDB("config").shards.find().itcount());
+const d = connect("127.0.0.1:$P2/config");
+print(d.getName(), d.shards.find({}, {_id: 1}).sort({_id: -1}).limit(1).next()._id);
+print(b.getURI(), d.getMongo().getURI(), String(b), new Mongo("mongodb://127.0.0.1:$P2/admin?appName=x").getURI());
+print(db.adminCommand({listShards: 1}).shards.length, db.getMongo().getDB("admin").runCommand({listShards: 1}).shards.length);
+JS
+NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI" "$TMPD/two.js" > "$TMPD/two.shardsh" 2>&1 < /dev/null
+"$MONGOSH" --norc --quiet "$SIM_URI/test" "$TMPD/two.js" > "$TMPD/two.mongosh" 2>&1 < /dev/null
+sim_stop
+kill "$PID2" 2>/dev/null
+wait "$PID2" 2>/dev/null
+if cmp -s "$TMPD/two.mongosh" "$TMPD/two.shardsh"; then
+   pass "js-globals-peer/two clusters read through two Mongo objects as in mongosh"
+else
+   fail "js-globals-peer/two clusters read through two Mongo objects as in mongosh" \
+      "$(diff "$TMPD/two.mongosh" "$TMPD/two.shardsh" | head -12 | tr '\n' '|')"
 fi

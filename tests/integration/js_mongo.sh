@@ -1,0 +1,60 @@
+#!/bin/sh
+# passes: plain asan
+# Second connections in JavaScript (issue 29): new Mongo(uri), Mongo(string), connect("host:port/db") against two shardsims
+# (2 and 4 shards): each Mongo's databases, collections and cursors send on its own connection, the session's stays
+# its own, getURI hides the password, a bad connection string is an error the script can catch.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+. tests/lib.sh
+
+if ! sim_start --shards 4; then
+   fail "js-mongo/shardsim" "shardsim did not start"
+   exit 0
+fi
+PID2=$SIM_PID
+P2=$SIM_PORT
+SIM_PID=""
+if ! sim_start --shards 2; then
+   kill "$PID2" 2>/dev/null
+   fail "js-mongo/shardsim" "shardsim did not start"
+   exit 0
+fi
+cat > "$TMPD/two.js" <<JS
+const a = new Mongo("$SIM_URI"), b = Mongo("127.0.0.1:$P2");
+for (const m of [a, b]) print(m.getDB("admin").runCommand({listShards: 1}).shards.map((s) => s._id).join(","));
+print(b.getDB("config").getSiblingDB("admin").adminCommand({listShards: 1}).shards.length);
+print(b.getDB("config").shards.find().toArray().length, b.getDB("config").getCollection("shards").countDocuments({}));
+print(b.getDB("config").shards.aggregate([{\$count: "n"}]).toArray()[0].n, b.getDB("config").shards.find().itcount());
+const d = connect("127.0.0.1:$P2/config");
+print(d.getName(), d.shards.find({}, {_id: 1}).sort({_id: -1}).limit(1).next()._id, d.getMongo().getURI());
+print(db.adminCommand({listShards: 1}).shards.length, db.getMongo().getDB("admin").runCommand({listShards: 1}).shards.length);
+print(new Mongo("mongodb://u:secret@127.0.0.1:$P2").getURI());
+try { Mongo("mongodb://"); } catch (e) { print("caught", e.name); }
+JS
+"$SHARDSH" --norc --quiet "$SIM_URI" -f "$TMPD/two.js" > "$TMPD/out" 2> "$TMPD/err" < /dev/null
+rc=$?
+sim_stop
+kill "$PID2" 2>/dev/null
+wait "$PID2" 2>/dev/null
+cat > "$TMPD/want" <<OUT
+shard01,shard02
+shard01,shard02,shard03,shard04
+4
+4 4
+4 4
+config shard04 mongodb://127.0.0.1:$P2/config?directConnection=true&serverSelectionTimeoutMS=2000
+2 2
+mongodb://u:****@127.0.0.1:$P2/?directConnection=true&serverSelectionTimeoutMS=2000
+caught MongoshError
+OUT
+if [ $rc -eq 0 ] && cmp -s "$TMPD/want" "$TMPD/out"; then
+   pass "js-mongo/two clusters read through two Mongo objects"
+else
+   fail "js-mongo/two clusters read through two Mongo objects" \
+      "rc=$rc $(diff "$TMPD/want" "$TMPD/out" | head -12 | tr '\n' '|') $(head -3 "$TMPD/err" | tr '\n' '|')"
+fi
+if grep -q secret "$TMPD/out" "$TMPD/err"; then
+   fail "js-mongo/no password printed" "$(grep secret "$TMPD/out" "$TMPD/err" | head -2)"
+else
+   pass "js-mongo/no password printed"
+fi
