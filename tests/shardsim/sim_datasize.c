@@ -114,7 +114,8 @@ sim_data_size_sharded (sim_coll_t *coll, sim_ctab_t *t, const bson_t *min, const
    sim_ds_shards_t v = { NULL, 0, 0 };
    size_t partial[2], npartial = 0;
 
-   for (size_t i = 0; i < t->n; i++) {
+   /* The shards' totals: for the estimate's averages, or the answer itself without a range. */
+   for (size_t i = 0; (estimate || !min) && i < t->n; i++) {
       sim_ds_shard_t *s = sim_ds_shard (&v, t->v[i].shard);
       s->docs += t->v[i].docs;
       s->bytes += t->v[i].bytes;
