@@ -106,7 +106,8 @@ sim_ds_scan_partial (sim_coll_t *coll, sim_ctab_t *t, const size_t *partial, siz
  * db/commands/dbcommands.cpp CmdDataSize scans the shard key index over [min, max)). The chunks wholly inside the
  * range count from the chunk table; the (at most two) chunks min or max cut through are scanned. With estimate each
  * shard counts its documents in the range times its own average object size (its bytes / its documents, integer
- * division), as CmdDataSize does. Chunks are found by binary search (sim_ctab_locate), not a walk of the table. */
+ * division), as CmdDataSize does; without a range the estimate is the exact size (the collection's dataSize). Chunks
+ * are found by binary search (sim_ctab_locate), not a walk of the table. */
 static void
 sim_data_size_sharded (sim_coll_t *coll, sim_ctab_t *t, const bson_t *min, const bson_t *max, bool estimate,
                        int64_t *size, int64_t *objects)
@@ -153,7 +154,7 @@ sim_data_size_sharded (sim_coll_t *coll, sim_ctab_t *t, const bson_t *min, const
    for (size_t k = 0; k < v.n; k++) {
       const sim_ds_shard_t *s = &v.v[k];
       *objects += s->in_docs;
-      *size += estimate ? (s->docs ? s->in_docs * (s->bytes / s->docs) : 0) : s->in_bytes;
+      *size += estimate && min ? (s->docs ? s->in_docs * (s->bytes / s->docs) : 0) : s->in_bytes;
    }
    bson_free (v.v);
 }
