@@ -1,8 +1,8 @@
 /* shardsim's dataSize through the router: { dataSize: "db.coll", keyPattern, min, max, estimate } answers the size,
- * document count and time of a sharded collection's key range, summed over the chunks that lie inside [min, max)
- * (the router sends it to every shard and adds their answers up; the chunk table keeps each chunk's documents and
- * bytes current). Without min and max: the whole collection. An unsharded collection is answered by its primary
- * shard (documents scanned). Callers hold sim_g.lock. */
+ * document count and time of a collection's key range [min, max) as the shards' index scans would (the router sends
+ * it to every shard and adds their answers up; the chunk table keeps each chunk's documents and bytes current, so
+ * only the chunks min or max cut through are scanned). Without min and max: the whole collection. An unsharded
+ * collection is answered by its primary shard (documents scanned). Callers hold sim_g.lock. */
 #include <string.h>
 
 #include "tests/shardsim/sim.h"
@@ -43,13 +43,129 @@ sim_data_size_unsharded (sim_coll_t *coll, const bson_t *min, const bson_t *max,
    }
 }
 
+/* One shard's part of a sharded collection's dataSize: its documents and bytes in all (for the estimate's average
+ * object size) and inside [min, max). */
+typedef struct {
+   const char *shard;
+   int64_t docs, bytes, in_docs, in_bytes;
+} sim_ds_shard_t;
+
+typedef struct {
+   sim_ds_shard_t *v;
+   size_t n, cap;
+} sim_ds_shards_t;
+
+/* The entry of shard in s (added when new; s->v grows as shards appear). */
+static sim_ds_shard_t *
+sim_ds_shard (sim_ds_shards_t *s, const char *shard)
+{
+   for (size_t i = 0; i < s->n; i++) {
+      if (!strcmp (s->v[i].shard, shard)) {
+         return &s->v[i];
+      }
+   }
+   if (s->n == s->cap) {
+      s->cap = s->cap ? s->cap * 2 : 8;
+      s->v = bson_realloc (s->v, s->cap * sizeof *s->v);
+   }
+   s->v[s->n] = (sim_ds_shard_t){ shard, 0, 0, 0, 0 };
+   return &s->v[s->n++];
+}
+
+/* Adds the documents of the chunks partial[] of t (those min or max cuts through) that lie in [min, max):
+ * one scan of the collection, each document's shard key compared with the bounds as the shard's index scan would. */
+static void
+sim_ds_scan_partial (sim_coll_t *coll, sim_ctab_t *t, const size_t *partial, size_t npartial, const bson_t *min,
+                     const bson_t *max, sim_ds_shards_t *v)
+{
+   for (size_t p = 0; p < coll->nparts; p++) {
+      for (size_t d = 0; d < coll->parts[p].docs.n; d++) {
+         bson_t view, key;
+         sim_pos_t pos = { p, d };
+         sim_coll_view (coll, pos, &view);
+         sim_shard_key_of (&t->sc, &view, &key);
+         if (order_docs (&key, min) >= 0 && order_docs (&key, max) < 0) {
+            for (size_t k = 0; k < npartial; k++) {
+               bson_t cmin, cmax;
+               sim_chunk_min (&t->v[partial[k]], &cmin);
+               sim_chunk_max (&t->v[partial[k]], &cmax);
+               if (order_docs (&key, &cmin) >= 0 && order_docs (&key, &cmax) < 0) {
+                  sim_ds_shard_t *s = sim_ds_shard (v, t->v[partial[k]].shard);
+                  s->in_docs++;
+                  s->in_bytes += view.len;
+                  break;
+               }
+            }
+         }
+         bson_destroy (&key);
+      }
+   }
+}
+
+/* A sharded collection: every shard answers for its own documents (s/commands/cluster_data_size_cmd.cpp scatters,
+ * db/commands/dbcommands.cpp CmdDataSize scans the shard key index over [min, max)). The chunks wholly inside the
+ * range count from the chunk table; the (at most two) chunks min or max cut through are scanned. With estimate each
+ * shard counts its documents in the range times its own average object size (its bytes / its documents, integer
+ * division), as CmdDataSize does; without a range the estimate is the exact size (the collection's dataSize). Chunks
+ * are found by binary search (sim_ctab_locate), not a walk of the table. */
+static void
+sim_data_size_sharded (sim_coll_t *coll, sim_ctab_t *t, const bson_t *min, const bson_t *max, bool estimate,
+                       int64_t *size, int64_t *objects)
+{
+   sim_ds_shards_t v = { NULL, 0, 0 };
+   size_t partial[2], npartial = 0;
+
+   /* The shards' totals: for the estimate's averages, or the answer itself without a range. */
+   for (size_t i = 0; (estimate || !min) && i < t->n; i++) {
+      sim_ds_shard_t *s = sim_ds_shard (&v, t->v[i].shard);
+      s->docs += t->v[i].docs;
+      s->bytes += t->v[i].bytes;
+      if (!min) {
+         s->in_docs += t->v[i].docs;
+         s->in_bytes += t->v[i].bytes;
+      }
+   }
+   if (min && order_docs (min, max) < 0) {
+      size_t i = sim_ctab_locate (t, min);
+      for (i = i == SIZE_MAX ? 0 : i; i < t->n; i++) {
+         bson_t cmin, cmax;
+         sim_chunk_min (&t->v[i], &cmin);
+         sim_chunk_max (&t->v[i], &cmax);
+         if (order_docs (&cmin, max) >= 0) {
+            break;
+         }
+         if (order_docs (&cmax, min) <= 0) {
+            continue;
+         }
+         if (order_docs (&cmin, min) < 0 || order_docs (&cmax, max) > 0) {
+            if (npartial < 2) {
+               partial[npartial++] = i;
+            }
+            continue;
+         }
+         sim_ds_shard_t *s = sim_ds_shard (&v, t->v[i].shard);
+         s->in_docs += t->v[i].docs;
+         s->in_bytes += t->v[i].bytes;
+      }
+      if (npartial) {
+         sim_ds_scan_partial (coll, t, partial, npartial, min, max, &v);
+      }
+   }
+   for (size_t k = 0; k < v.n; k++) {
+      const sim_ds_shard_t *s = &v.v[k];
+      *objects += s->in_docs;
+      *size += estimate && min ? (s->docs ? s->in_docs * (s->bytes / s->docs) : 0) : s->in_bytes;
+   }
+   bson_free (v.v);
+}
+
 void
 sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply)
 {
    bson_iter_t it;
    bson_t min, max;
    const char *ns = NULL;
-   bool have_min, have_max;
+   bool have_min, have_max, estimate;
    sim_coll_t *coll;
    sim_ctab_t *t;
    int64_t size = 0, objects = 0;
@@ -60,6 +176,7 @@ sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply)
       sim_reply_error (reply, 73, "Invalid namespace specified '%s'", ns ? ns : "");
       return;
    }
+   estimate = bson_iter_init_find (&it, ctx->cmd, "estimate") && bson_iter_as_bool (&it);
    have_min = docget_sub (ctx->cmd, "min", BSON_TYPE_DOCUMENT, &min);
    have_max = docget_sub (ctx->cmd, "max", BSON_TYPE_DOCUMENT, &max);
    if (have_min != have_max) {
@@ -71,14 +188,8 @@ sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply)
    if (coll && !t) {
       sim_data_size_unsharded (coll, have_min ? &min : NULL, have_min ? &max : NULL, &size, &objects);
    }
-   for (size_t i = 0; t && i < t->n; i++) {
-      bson_t cmin, cmax;
-      sim_chunk_min (&t->v[i], &cmin);
-      sim_chunk_max (&t->v[i], &cmax);
-      if (have_min && (order_docs (&cmin, &min) < 0 || order_docs (&cmax, &max) > 0))
-         continue;
-      size += t->v[i].bytes;
-      objects += t->v[i].docs;
+   if (t) {
+      sim_data_size_sharded (coll, t, have_min ? &min : NULL, have_min ? &max : NULL, estimate, &size, &objects);
    }
    BSON_APPEND_INT64 (reply, "size", size);
    BSON_APPEND_INT64 (reply, "numObjects", objects);

@@ -86,6 +86,24 @@ sim_add_db (const char *db, const char *primary)
    } while (0)
 
 /* app.stores' 60 documents: zip codes in the NYC range, the SFO range or elsewhere, a name and whether it is open. */
+/* The demo's i-th ObjectId: a fixed time (2026-01-01T00:00:00Z plus i seconds) and eight bytes of the seeded
+ * generator, so that a hashed _id places the same documents on the same shards in every fresh demo cluster (an
+ * inserted document without _id gets a time- and process-based ObjectId). */
+static void
+sim_demo_oid (int i, bson_oid_t *out)
+{
+   uint8_t b[12];
+   uint32_t t = 1767225600u + (uint32_t) i;
+   uint64_t r = sim_rand ();
+   for (int k = 0; k < 4; k++) {
+      b[k] = (uint8_t) (t >> (24 - 8 * k));
+   }
+   for (int k = 0; k < 8; k++) {
+      b[4 + k] = (uint8_t) (r >> (56 - 8 * k));
+   }
+   bson_oid_init_from_data (out, b);
+}
+
 static void
 sim_demo_stores (void)
 {
@@ -260,8 +278,10 @@ sim_demo (char *errbuf, size_t errlen)
    SIM_TRY (sim_op_shard_collection ("logs.requests", key, false, 0, false, &err));
    for (int i = 0; i < 100; i++) {
       static const char *paths[] = { "/", "/login", "/api/orders", "/api/users", "/health" };
-      doc = BCON_NEW ("path", BCON_UTF8 (paths[sim_rand () % 5]), "status", BCON_INT32 (sim_rand () % 10 ? 200 : 500),
-                      "ms", BCON_INT32 ((int32_t) (sim_rand () % 900)));
+      bson_oid_t id;
+      sim_demo_oid (i, &id);
+      doc = BCON_NEW ("_id", BCON_OID (&id), "path", BCON_UTF8 (paths[sim_rand () % 5]), "status",
+                      BCON_INT32 (sim_rand () % 10 ? 200 : 500), "ms", BCON_INT32 ((int32_t) (sim_rand () % 900)));
       sim_crud_insert_one ("logs", "requests", doc);
       bson_destroy (doc);
       doc = NULL;
