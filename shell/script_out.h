@@ -1,5 +1,6 @@
 /* What one statement of a script shows (issue 18, docs/plan.md): in a -f script stdout carries what the script prints
- * and stderr one line per statement that changes the cluster or fails ("zones.js:7 ok sh.stopBalancer()"); under --json one object per statement
+ * and stderr one line per statement that changes the cluster or fails ("zones.js:7 ok sh.stopBalancer()"); under --json
+ * one object per statement
  * ({file, line, col, statement, ok, code, codeName, errmsg, result}); --eval shows the value of its last statement;
  * --dry-run requests name file:line and print relaxed Extended JSON (canonical under --json). A statement runs
  * between script_out_begin and script_out_end, which hold its output back when only part of it is shown. */
