@@ -208,7 +208,7 @@ static void
 so_status (FILE *e, const script_place_t *at, const char *stmt, bool ok, const sh_error_t *err)
 {
    if (ok) {
-      /* "%s:%d ok %s\n" without fprintf's format parsing (one line per statement of a -f script); a line number
+      /* "%s:%d ok %s\n" without fprintf's format parsing (one line per write of a -f script); a line number
        * is never negative */
       char num[16], line[1024];
       size_t i = sizeof num, f = strlen (at->file), s = strlen (stmt), n;
