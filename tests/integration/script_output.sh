@@ -170,10 +170,11 @@ out=$("$SH" --norc "$SIM_URI" \
 check_eq "script_output/--eval prints its last statement's value" "counting
 { text: 'a' }" "$out"
 
-# standard input keeps the shell's output: every result
+# standard input as a script (-f -) keeps the shell's output: every result (without -f it is read line by line with
+# mongosh's prompts, tests/integration/stdin.sh)
 out=$(printf 'db.getSiblingDB("app").notes.countDocuments({})\ndb.getSiblingDB("app").notes.findOne({_id: 1}, {_id: 0})\n' |
-   "$SH" --norc "$SIM_URI" 2>&1)
-check_eq "script_output/standard input shows every result" "1
+   "$SH" --norc "$SIM_URI" -f - 2>&1)
+check_eq "script_output/standard input (-f -) shows every result" "1
 { text: 'a' }" "$out"
 
 # JavaScript: a run-time failure after sh.stopBalancer() leaves the summary and the warnings (--no-preflight: the
