@@ -183,7 +183,7 @@ script_js_check (void *data, size_t i, preflight_t *pf, bool *wrote)
 }
 
 /* What statement s of literal input in shows (docs/plan.md, "Script output"): a -f file what it prints, a status line
- * per statement on stderr and, under --json, one object per statement; --eval the value of its last statement;
+ * per write or failure on stderr and, under --json, one object per statement; --eval the value of its last statement;
  * standard input and the rc file everything, as the interactive shell does. --verbose shows everything. */
 static script_show_t
 script_show (const sh_ctx_t *ctx, const script_input_t *in, const sh_script_t *lit, size_t s, bool verbose,
@@ -200,10 +200,11 @@ script_show (const sh_ctx_t *ctx, const script_input_t *in, const sh_script_t *l
    return SCRIPT_SHOW_ALL;
 }
 
-/* The run's lines on stderr (a status line per statement, warnings, errors) when stderr is not a terminal and nobody
- * is asked to confirm: batched in a buffer of their own instead of written one at a time, and written before anything
- * of a statement may reach stdout (so `2>&1` keeps its order), when 100 ms went by since the last write (checked as
- * each statement starts), on an error (sh_error_report flushes) and at the end. A terminal gets each line at once. */
+/* The run's lines on stderr (a status line per write or failure, warnings, errors) when stderr is not a terminal and
+ * nobody is asked to confirm: batched in a buffer of their own instead of written one at a time, and written before
+ * anything of a statement may reach stdout (so `2>&1` keeps its order), when 100 ms went by since the last write
+ * (checked as each statement starts), on an error (sh_error_report flushes) and at the end. A terminal gets each line
+ * at once. */
 typedef struct {
    FILE *saved; /* ctx->err_fp before the run; NULL when not batching */
    int64_t written_ms;

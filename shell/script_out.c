@@ -17,9 +17,10 @@ static bool
 so_name_is (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
 {
    const char *n = call->cmd->name;
-   (void) writes;
+   script_out_t *so = data;
    (void) err;
-   *(bool *) data = !strcmp (n, "print") || !strcmp (n, "printjson");
+   so->is_print = !strcmp (n, "print") || !strcmp (n, "printjson");
+   so->writes = writes;
    return true;
 }
 
@@ -113,6 +114,7 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
 {
    sh_error_t err;
    so->is_print = false;
+   so->writes = true; /* a statement that does not resolve fails: its line is an error line */
    so->ctx = ctx;
    so->show = show;
    so->status = status;
@@ -121,7 +123,13 @@ script_out_begin (script_out_t *so, sh_ctx_t *ctx, script_show_t show, bool stat
    so->stmt = stmt;
    if (!so_not_print (stmt)) {
       sh_error_clear (&err);
-      dispatch_with_call (ctx, stmt, so_name_is, &so->is_print, &err);
+      dispatch_with_call (ctx, stmt, so_name_is, so, &err);
+   } else if (status) {
+      /* a status line only for a statement that changes the cluster (or fails): reads get none, as in JavaScript
+       * (a prepared statement's record knows, nothing is resolved again) */
+      sh_error_clear (&err);
+      if (!dispatch_stmt_writes (ctx, stmt, &so->writes, &err))
+         so->writes = true;
    }
    so_flush_pending (ctx->out_fp);
    so->saved_place_file = ctx->place.file;
@@ -200,7 +208,7 @@ static void
 so_status (FILE *e, const script_place_t *at, const char *stmt, bool ok, const sh_error_t *err)
 {
    if (ok) {
-      /* "%s:%d ok %s\n" without fprintf's format parsing (one line per statement of a -f script); a line number
+      /* "%s:%d ok %s\n" without fprintf's format parsing (one line per write of a -f script); a line number
        * is never negative */
       char num[16], line[1024];
       size_t i = sizeof num, f = strlen (at->file), s = strlen (stmt), n;
@@ -261,14 +269,17 @@ script_out_end (script_out_t *so, bool ok, const sh_error_t *err)
    ctx->place.file = so->saved_place_file;
    ctx->place.line = so->saved_place_line;
    ctx->place.col = so->saved_place_col;
+   /* a status line for a statement that changes the cluster (--quiet: none) and for every failure, a read's too (the
+    * script did not catch it): a report that reads 500 collections prints none */
+   bool line = so->status && (!ok || (so->writes && !(ctx->opts && ctx->opts->quiet)));
    /* the statement's text only where it is shown: the JSON object, or an ok status line */
-   if (so->show == SCRIPT_SHOW_JSON || (so->status && ok))
+   if (so->show == SCRIPT_SHOW_JSON || (line && ok))
       script_out_stmt_text (so->source, so->stmt, stmt, so->show == SCRIPT_SHOW_JSON ? sizeof stmt : 512);
    if (so->show == SCRIPT_SHOW_JSON)
       so_json (ctx->out_fp, &at, stmt, ok, err,
                has_value && bson_iter_init_find (&v, &value, "v") ? bson_iter_value (&v) : NULL, text->str);
    so_flush_pending (ctx->out_fp);
-   if (so->status && (!ok || !(ctx->opts && ctx->opts->quiet))) /* --quiet: failures only */
+   if (line)
       so_status (ctx->err_fp, &at, stmt, ok, err);
    if (text)
       bson_string_free (text, true);

@@ -1,5 +1,6 @@
 /* What one statement of a script shows (issue 18, docs/plan.md): in a -f script stdout carries what the script prints
- * and stderr one line per statement ("zones.js:7 ok sh.stopBalancer()"); under --json one object per statement
+ * and stderr one line per statement that changes the cluster or fails ("zones.js:7 ok sh.stopBalancer()"); under --json
+ * one object per statement
  * ({file, line, col, statement, ok, code, codeName, errmsg, result}); --eval shows the value of its last statement;
  * --dry-run requests name file:line and print relaxed Extended JSON (canonical under --json). A statement runs
  * between script_out_begin and script_out_end, which hold its output back when only part of it is shown. */
@@ -31,8 +32,9 @@ typedef struct {
 typedef struct {
    sh_ctx_t *ctx;
    script_show_t show;
-   bool status;   /* a status line on stderr when the statement ends */
+   bool status;   /* a status line on stderr when the statement ends (a write's, or a failure's) */
    bool is_print; /* print / printjson: their text is the statement's output */
+   bool writes;   /* the statement changes the cluster (dispatch_stmt_writes; true when it does not resolve) */
    const char *file;
    const sh_stmt_t *stmt;
    const char *source;           /* the script's text */
@@ -54,8 +56,9 @@ bool
 script_out_unseen (const script_out_t *so);
 
 /* Ends the statement: presents its result on stdout when show shows it (with ctx->out as the statement ran), then the
- * status line on stderr ("file:line ok <statement>" or "file:line error <code> <codeName>: <message>"; err is the
- * statement's error when ok is false) or, under SCRIPT_SHOW_JSON, its JSON object on stdout. Restores ctx. */
+ * status line on stderr ("file:line ok <statement>" for a statement that changes the cluster, unless --quiet; or
+ * "file:line error <code> <codeName>: <message>" for any that failed, a read's too; err is the statement's error when
+ * ok is false) or, under SCRIPT_SHOW_JSON, its JSON object on stdout. Restores ctx. */
 void
 script_out_end (script_out_t *so, bool ok, const sh_error_t *err);
 

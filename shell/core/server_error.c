@@ -78,9 +78,58 @@ server_error_auth_tls (const sh_ctx_t *ctx, sh_error_t *err, const bson_error_t 
    return true;
 }
 
+/* The commands shardsh sends that only read: a lost reply to one of them changed nothing. Any other command whose reply
+ * was lost (a write, or a name not listed here) may have been applied by the server. */
+static const char *const server_error_reads[] = {
+   "aggregate",
+   "balancerStatus",
+   "buildInfo",
+   "collStats",
+   "connectionStatus",
+   "count",
+   "currentOp",
+   "dataSize",
+   "dbStats",
+   "distinct",
+   "explain",
+   "find",
+   "getCmdLineOpts",
+   "getDefaultRWConcern",
+   "getLog",
+   "getMore",
+   "getParameter",
+   "hello",
+   "hostInfo",
+   "isMaster",
+   "ismaster",
+   "listCollections",
+   "listDatabases",
+   "listIndexes",
+   "listSearchIndexes",
+   "listShards",
+   "ping",
+   "replSetGetStatus",
+   "rolesInfo",
+   "serverStatus",
+   "usersInfo",
+};
+
+/* What a lost reply to command name (n bytes) adds to its message: for a command that may change the cluster, that
+ * it may have been applied (the run summary lists it as "unknown — check the cluster"); "" for a read. */
+static const char *
+server_error_lost_note (const char *name, size_t n)
+{
+   for (size_t i = 0; i < sizeof server_error_reads / sizeof server_error_reads[0]; i++) {
+      if (strlen (server_error_reads[i]) == n && !memcmp (server_error_reads[i], name, n))
+         return "";
+   }
+   return "; it may have been applied: check the cluster";
+}
+
 /* One line in plain words for a server that refuses connections, stops answering, drops the connection or answers
  * garbage, instead of the driver's wording: "cannot reach HOST: connection refused|socket timeout" for a failed server
- * selection, "no reply to CMD: ..." for a command whose connection broke or timed out, "invalid reply to CMD: ..." for
+ * selection, "no reply to CMD: ..." for a command whose connection broke or timed out (one that may write: "...; it
+ * may have been applied: check the cluster"), "invalid reply to CMD: ..." for
  * a reply the driver could not read. False for other errors. */
 static bool
 server_error_network (const sh_ctx_t *ctx, sh_error_t *err, const bson_error_t *error)
@@ -99,9 +148,11 @@ server_error_network (const sh_ctx_t *ctx, sh_error_t *err, const bson_error_t *
    }
    if (send && strstr (m, "socket error or timeout")) {
       const char *name = send + strlen ("Failed to send \"");
-      sh_error_set (err, SH_ERR_NETWORK,
-                    "no reply to %.*s: the connection was closed or the reply took longer than socketTimeoutMS (%d ms)",
-                    (int) strcspn (name, "\""), name, (int) (ctx ? ctx->conn.socket_timeout_ms : 300000));
+      size_t n = strcspn (name, "\"");
+      sh_error_set (
+         err, SH_ERR_NETWORK,
+         "no reply to %.*s: the connection was closed or the reply took longer than socketTimeoutMS (%d ms)%s", (int) n,
+         name, (int) (ctx ? ctx->conn.socket_timeout_ms : 300000), server_error_lost_note (name, n));
       return true;
    }
    if (send && (size = strstr (m, "Message size ")) != NULL) {
@@ -144,8 +195,8 @@ server_error_from_mongoc (sh_ctx_t *ctx, sh_error_t *err, const bson_error_t *er
       const char *name = send ? send + strlen ("Failed to send \"") : "";
       server_error_mark_stale (ctx);
       if (*name)
-         sh_error_set (err, SH_ERR_INTERRUPTED, "interrupted: stopped waiting for the reply to %.*s",
-                       (int) strcspn (name, "\""), name);
+         sh_error_set (err, SH_ERR_INTERRUPTED, "interrupted: stopped waiting for the reply to %.*s%s",
+                       (int) strcspn (name, "\""), name, server_error_lost_note (name, strcspn (name, "\"")));
       else
          sh_error_set (err, SH_ERR_INTERRUPTED, "interrupted: stopped waiting for the server");
       return;

@@ -12,7 +12,7 @@ ROOT=$(pwd)
 SH="$ROOT/$SHARDSH"
 
 cat > "$TMPD/notes.js" << 'JS'
-// stdout: what the script prints; stderr: a line per statement
+// stdout: what the script prints; stderr: a line per statement that writes or fails
 sh.stopBalancer()
 print("inserting", 2)
 db.getSiblingDB("app").notes.insertOne({_id: 1,
@@ -36,12 +36,9 @@ inserting 2
 [dry-run] notes.js:7 app { "find" : "notes", "filter" : { "_id" : 1 }, "limit" : 1 }
 [dry-run] notes.js:8 app { "insert" : "notes", "documents" : [ { "_id" : 1 } ], "ordered" : true }
 [dry-run] notes.js:9 admin { "balancerStart" : 1, "maxTimeMS" : 60000 }' "$out"
-check_eq "script_output/--dry-run: a line per statement on stderr" \
+check_eq "script_output/--dry-run: a line per statement that writes on stderr (prints and reads: none)" \
    'notes.js:2 ok sh.stopBalancer()
-notes.js:3 ok print("inserting", 2)
 notes.js:4 ok db.getSiblingDB("app").notes.insertOne({_id: 1, text: "a"})
-notes.js:6 ok printjson({n: 1})
-notes.js:7 ok db.getSiblingDB("app").notes.findOne({_id: 1})
 notes.js:8 ok db.getSiblingDB("app").notes.insertOne({_id: 1})
 notes.js:9 ok sh.startBalancer()' "$(cat dry.err)"
 out=$("$SH" --norc --dry-run --json notes.js 2>&1 | head -2)
@@ -140,15 +137,12 @@ check_eq "script_output/-f: stdout carries only what the script prints" 'inserti
 {
   n: 1
 }' "$(cat run.out)"
-check_eq "script_output/-f: stderr has a line per statement, the error with its code and codeName" \
+check_eq "script_output/-f: stderr has a line per write, the error with its code and codeName" \
    'notes.js:2 ok sh.stopBalancer()
-notes.js:3 ok print("inserting", 2)
 notes.js:4 ok db.getSiblingDB("app").notes.insertOne({_id: 1, text: "a"})
-notes.js:6 ok printjson({n: 1})
-notes.js:7 ok db.getSiblingDB("app").notes.findOne({_id: 1})
 notes.js:8 error 11000 DuplicateKey: E11000 duplicate key error collection: app.notes index: _id_ dup key: { _id: 1 }
 notes.js:8:30: MongoServerError[DuplicateKey]: E11000 duplicate key error collection: app.notes index: _id_ dup key: { _id: 1 } (code 11000)' \
-   "$(head -7 run.err)"
+   "$(head -4 run.err)"
 
 # --json: one object per statement, the error's included; results are the helpers' values
 "$SH" --norc --json --continue-on-error "$SIM_URI" notes.js > json.out 2> json.err
@@ -182,6 +176,12 @@ out=$(printf 'db.getSiblingDB("app").notes.countDocuments({})\ndb.getSiblingDB("
 check_eq "script_output/standard input shows every result" "[direct: mongos] test> 1
 [direct: mongos] test> { text: 'a' }
 [direct: mongos] test> " "$out"
+# standard input as a script (-f -) keeps the shell's output: every result (without -f it is read line by line with
+# mongosh's prompts, tests/integration/stdin.sh)
+out=$(printf 'db.getSiblingDB("app").notes.countDocuments({})\ndb.getSiblingDB("app").notes.findOne({_id: 1}, {_id: 0})\n' |
+   "$SH" --norc "$SIM_URI" -f - 2>&1)
+check_eq "script_output/standard input (-f -) shows every result" "1
+{ text: 'a' }" "$out"
 
 # JavaScript: a run-time failure after sh.stopBalancer() leaves the summary and the warnings (--no-preflight: the
 # pre-flight would find the missing zone before anything runs, tests/integration/script_js_plan.sh)

@@ -3,10 +3,9 @@
 # A write is sent once (issue 30; docs/reliability.md, "Writes are sent once"): shardsim applies balancerStart and
 # holds its reply past socketTimeoutMS (simFault delay for a window shorter than the timeout). libmongoc's read
 # helper used to send it a second time on a new connection (retryReads), which then succeeded; now shardsim logs it
-# once, the statement is reported as "unknown — check the cluster" and the script stops with exit 1; the same from
-# JavaScript. A read
-# (the hello of the mongos check before sh.getBalancerState) may still be retried by the driver: the statement
-# succeeds with two hellos logged.
+# once, the statement is reported as "unknown — check the cluster" (its error line: "it may have been applied") and
+# the script stops with exit 1; the same from JavaScript. A read (the hello of the mongos check before
+# sh.getBalancerState) may still be retried by the driver: the statement succeeds with two hellos logged.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 export NO_COLOR=1
@@ -37,6 +36,10 @@ check_eq "write_once/balancerStart_sent_once" 1 "$(count balancerStart)"
 check_eq "write_once/balancerStart_exit_1" 1 "$RC"
 check_contains "write_once/balancerStart_unknown" "unknown — check the cluster: $TMPD/start.js:3;" "$OUT"
 check_not_contains "write_once/balancerStart_stops" "not reached" "$OUT"
+# its error line says so too: the server may have applied the write (not just "no reply")
+check_contains "write_once/balancerStart_error_may_have_applied" \
+   "start.js:3 error: no reply to balancerStart: the connection was closed or the reply took longer than socketTimeoutMS (1000 ms); it may have been applied: check the cluster" \
+   "$OUT"
 
 # the same on the admin path (balancerStop): sent once
 run stop 'sh.getBalancerState()\ndb.adminCommand({simFault: "delay", ms: 3000, forMs: 700})\nsh.stopBalancer()\n'
@@ -48,6 +51,9 @@ run js 'sh.stopBalancer()\ndb.adminCommand({simFault: "delay", ms: 3000, forMs: 
 check_eq "write_once/js_balancerStart_sent_once" 1 "$(count_after_fault balancerStart)"
 check_eq "write_once/js_exit_1" 1 "$RC"
 check_contains "write_once/js_unknown" "unknown — check the cluster: $TMPD/js.js:3;" "$OUT"
+check_contains "write_once/js_error_may_have_applied" \
+   "no reply to balancerStart: the connection was closed or the reply took longer than socketTimeoutMS (1000 ms); it may have been applied: check the cluster" \
+   "$OUT"
 
 # a read whose reply is lost is sent again by the driver (retryReads) and the statement succeeds
 run read 'db.adminCommand({simFault: "delay", ms: 3000, forMs: 700})\nsh.getBalancerState()\n'
