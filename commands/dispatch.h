@@ -52,8 +52,9 @@ dispatch_check_destroy (dispatch_check_t *chk);
 
 /* A checked statement: what dispatch_check found a statement to be, carried to its run (dispatch_run). It owns the
  * requests the check built (unless the entry reads the clock, or the pass kept its 64 MB already) with the database
- * they were built for, and borrows the statement (which must outlive it). Made by dispatch_check, freed by
- * dispatch_checked_free; the script runner keeps one per literal statement from its check to its run. */
+ * they were built for, and borrows the statement (which must outlive it: its memory may be the statement's script's).
+ * Made by dispatch_check, freed by dispatch_checked_free; the script runner keeps one per literal statement from its
+ * check to its run. */
 typedef struct sh_checked sh_checked_t;
 
 /* Checks that stmt, the next statement of chk's pass, names a known helper with arguments that pass its checks,
