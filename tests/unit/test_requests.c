@@ -25,8 +25,9 @@ static const char build_once_script[] = "sh.moveChunk(\"app.users\", {_id: 5}, \
                                         "db.users.count()\n"
                                         "sh.getRecentMigrations()\n";
 
-/* Runs the script as the script runner does (prepare and validate every statement, then run each) under --dry-run and
- * checks that build() ran once per statement that has one, and that what was sent is what building again would send. */
+/* Runs the script as the script runner does (prepare and check every statement, keeping its checked statement, then
+ * run each with it) under --dry-run and checks that build() ran once per statement that has one, and that what was
+ * sent is what building again would send. */
 static void
 test_build_once (void)
 {
