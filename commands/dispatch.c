@@ -966,13 +966,7 @@ store_writes (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
 bool
 dispatch_stmt_writes (sh_ctx_t *ctx, const sh_stmt_t *stmt, bool *writes, sh_error_t *err)
 {
-   if (stmt->resolved) { /* the record knows: no call to copy */
-      if (mod_error (&stmt->resolved->r, err))
-         return false;
-      *writes = stmt->resolved->writes;
-      return true;
-   }
-   return dispatch_with_call (ctx, stmt, store_writes, writes, err);
+   return dispatch_with_call (ctx, stmt, store_writes, writes, err); /* from the record when there is one */
 }
 
 bool
