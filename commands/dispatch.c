@@ -26,7 +26,7 @@ typedef struct {
    bson_t *mods;        /* find's other cursor modifiers (call.modifiers); owned, NULL when none */
    char terminal[16];   /* call.terminal */
    sh_error_t *mod_err; /* a modifier's bad value: reported after resolve, so the statement stays literal; owned */
-   char name[192];      /* table name looked up (last: a record leaves it uncleared, record_init) */
+   char name[192];      /* table name looked up (last: a record leaves it uncleared, dispatch_prepare) */
 } resolved_t;
 
 /* name == word, its first byte compared before strcmp is called (most names differ there). */
@@ -475,37 +475,29 @@ resolve (sh_ctx_t *ctx, const sh_stmt_t *stmt, resolved_t *r, sh_error_t *err)
    return true;
 }
 
-/* A statement's record (sh_stmt_t.resolved): its resolved call, made once by dispatch_prepare, with what the
- * steps of a script ask of it. The call's database is the current one at each use unless the statement names one
- * (getSiblingDB): r.db is then set. */
+/* A statement's record (sh_stmt_t.resolved): what it resolves to, made once by dispatch_prepare. Pure in the
+ * statement's text, so the steps that only read it (the pre-flight, status lines, the run summary) do not resolve
+ * again; it holds no requests (those travel in a checked statement, sh_checked_t). The call's database is the current
+ * one at each use unless the statement names one (getSiblingDB): r.db is then set. */
 struct sh_resolved {
    resolved_t r;
-   bool writes;        /* dispatch_call_writes (pure in the entry and the arguments) */
-   sh_requests_t reqs; /* what dispatch_validate built, for the run (built_keep) */
-   char *built_db;     /* the database reqs were built for: built_db_buf when it fits, else owned; NULL when none */
-   sh_request_t *slot; /* where a single request is built for reqs (built_slot): the script's memory; NULL until used */
-   bool in_arena;      /* rec is the script's memory (sh_stmt_alloc), not freed here */
-   char built_db_buf[72]; /* last: record_init leaves it uncleared */
+   bool writes;   /* dispatch_call_writes (pure in the entry and the arguments) */
+   bool in_arena; /* rec is the script's memory (sh_stmt_alloc), not freed here */
 };
 
-/* A cleared record: every field zero but its two name buffers, which are written before they are read, emptied
- * (cheaper than clearing their 264 bytes). */
-static void
-record_init (struct sh_resolved *rec)
-{
-   memset (rec, 0, offsetof (struct sh_resolved, r.name));
-   rec->r.name[0] = '\0';
-   memset (&rec->writes, 0, offsetof (struct sh_resolved, built_db_buf) - offsetof (struct sh_resolved, writes));
-   rec->built_db_buf[0] = '\0';
-}
-
-static void
-built_drop (struct sh_resolved *rec);
+/* A checked statement (dispatch_check): the requests its check built, for its run. */
+struct sh_checked {
+   sh_request_t slot;     /* first (128-byte aligned): where a single request is built (sh_requests_init_in) */
+   const sh_stmt_t *stmt; /* borrowed: outlives this */
+   sh_requests_t reqs;    /* what the check built, for the run (checked_keep) */
+   char *built_db;        /* the database reqs were built for: built_db_buf when it fits, else owned; NULL when none */
+   bool in_arena;         /* the script's memory (sh_stmt_alloc), not freed here */
+   char built_db_buf[72];
+};
 
 static void
 record_free (struct sh_resolved *rec)
 {
-   built_drop (rec);
    resolved_destroy (&rec->r);
    if (!rec->in_arena)
       bson_free (rec);
@@ -600,12 +592,12 @@ check_args (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return sh_requests_build (call, out, err);
 }
 
-/* ---- requests built while a script is validated, handed on to the statement's run ----
+/* ---- requests built while a script is checked, handed on to the statement's run ----
  * build() is pure in the call (which entry, database, collection, arguments and cursor modifiers), so the requests
- * dispatch_validate built for a prepared statement are the ones its run would build: they are kept in the
- * statement's record with the database they were built for, and its run takes them when it runs on that database.
- * Entries whose build() reads the clock (CMD_CLOCK) build again when they run, and so do statements a check
- * (dispatch_check_t) validates after it has kept BUILT_MAX_BYTES. */
+ * dispatch_check built for a statement are the ones its run would build: the checked statement (sh_checked_t) keeps
+ * them with the database they were built for, and its run (dispatch_run) takes them when it runs on that database.
+ * Entries whose build() reads the clock (CMD_CLOCK) build again when they run, and so do statements a check pass
+ * (dispatch_check_t) checks after it has kept BUILT_MAX_BYTES. */
 
 #define BUILT_MAX_BYTES ((size_t) 64 << 20)
 
@@ -623,79 +615,57 @@ dispatch_check_destroy (dispatch_check_t *chk)
    chk->db = NULL;
 }
 
-/* Drops what rec keeps. */
 static void
-built_drop (struct sh_resolved *rec)
+checked_drop (sh_checked_t *checked)
 {
-   if (!rec->built_db && !rec->reqs.v)
+   if (!checked->built_db && !checked->reqs.v)
       return; /* nothing kept */
-   sh_requests_destroy (&rec->reqs);
-   if (rec->built_db != rec->built_db_buf)
-      bson_free (rec->built_db);
-   rec->built_db = NULL;
+   sh_requests_destroy (&checked->reqs);
+   if (checked->built_db != checked->built_db_buf)
+      bson_free (checked->built_db);
+   checked->built_db = NULL;
 }
 
-/* Whether the requests rec's entry builds are kept from its validation for its run: not for an entry that builds
- * none, nor for one whose requests read the clock (built again when it runs). */
-static bool
-built_kept (const struct sh_resolved *rec)
+void
+dispatch_checked_free (sh_checked_t *checked)
 {
-   const sh_cmd_t *c = rec->r.call.cmd;
-   return c->build && !(c->flags & CMD_CLOCK);
-}
-
-/* Keeps reqs (taken over: *reqs is left empty) in rec for its run on db. (Not in the script's memory like rec: the
- * run frees them, and libmongoc's allocations reuse what they free; kept to the script's end instead, libmongoc's
- * own allocations cost some 1,500 instructions more per command.) */
-static void
-built_keep (dispatch_check_t *chk, struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
-{
-   size_t db_len = strlen (db), len = sizeof *rec + db_len + 1;
-   if (!built_kept (rec))
+   if (!checked)
       return;
+   checked_drop (checked);
+   if (!checked->in_arena)
+      bson_free (checked);
+}
+
+/* Keeps reqs (taken over: *reqs is left empty) in checked for its run on db, within chk's budget. */
+static void
+checked_keep (dispatch_check_t *chk, sh_checked_t *checked, const char *db, sh_requests_t *reqs)
+{
+   size_t db_len = strlen (db), len = sizeof *checked + db_len + 1;
    for (size_t i = 0; i < reqs->n; i++)
       len += sizeof reqs->v[i] + reqs->v[i].cmd.len + strlen (reqs->v[i].db) + 1;
-   built_drop (rec);
    if (chk->kept + len > BUILT_MAX_BYTES)
       return;
-   rec->reqs = *reqs;
+   checked->reqs = *reqs;
    memset (reqs, 0, sizeof *reqs);
-   if (db_len < sizeof rec->built_db_buf) {
-      memcpy (rec->built_db_buf, db, db_len + 1);
-      rec->built_db = rec->built_db_buf;
+   if (db_len < sizeof checked->built_db_buf) {
+      memcpy (checked->built_db_buf, db, db_len + 1);
+      checked->built_db = checked->built_db_buf;
    } else {
-      rec->built_db = bson_strdup (db);
+      checked->built_db = bson_strdup (db);
    }
    chk->kept += len;
 }
 
-/* The slot in the script's memory the requests of stmt's validation start in (sh_requests_init_in), made on first use,
- * after dropping what its record keeps; NULL when they would not be kept (no record in a script, an entry that builds
- * again when it runs, BUILT_MAX_BYTES kept already). A call that sends one request then allocates nothing for its list,
- * here or when its run frees it. */
-static sh_request_t *
-built_slot (const dispatch_check_t *chk, const sh_stmt_t *stmt)
-{
-   struct sh_resolved *rec = stmt->resolved;
-   if (!rec || !rec->in_arena || !built_kept (rec))
-      return NULL;
-   built_drop (rec);
-   if (chk->kept + sizeof *rec->slot > BUILT_MAX_BYTES)
-      return NULL;
-   if (!rec->slot)
-      rec->slot = sh_stmt_alloc (stmt, sizeof *rec->slot, BSON_ALIGNOF (sh_request_t));
-   return rec->slot;
-}
-
-/* Takes the requests rec keeps into *reqs (empty on entry) when they were built for db; false when there are none. */
+/* Takes the requests checked keeps into *reqs (empty on entry) when they were built for db; false when there are
+ * none. */
 static bool
-built_take (struct sh_resolved *rec, const char *db, sh_requests_t *reqs)
+checked_take (sh_checked_t *checked, const char *db, sh_requests_t *reqs)
 {
-   if (!rec || !rec->built_db || strcmp (rec->built_db, db) != 0)
+   if (!checked || !checked->built_db || strcmp (checked->built_db, db) != 0)
       return false;
-   *reqs = rec->reqs;
-   memset (&rec->reqs, 0, sizeof rec->reqs);
-   built_drop (rec);
+   *reqs = checked->reqs;
+   memset (&checked->reqs, 0, sizeof checked->reqs);
+   checked_drop (checked);
    return true;
 }
 
@@ -792,8 +762,8 @@ mod_error (const resolved_t *r, sh_error_t *err)
    return r->mod_err != NULL;
 }
 
-bool
-dispatch_validate (sh_ctx_t *ctx, dispatch_check_t *chk, const sh_stmt_t *stmt, sh_error_t *err)
+sh_checked_t *
+dispatch_check (sh_ctx_t *ctx, dispatch_check_t *chk, const sh_stmt_t *stmt, sh_error_t *err)
 {
    resolved_t tmp;
    const resolved_t *r;
@@ -801,10 +771,21 @@ dispatch_validate (sh_ctx_t *ctx, dispatch_check_t *chk, const sh_stmt_t *stmt, 
    bool ok;
    sh_requests_t reqs = { .n = 0 };
    char *current = ctx->db;
+   /* in the script's memory when the statement has one: ~1,400 instructions less than an allocation and its free */
+   sh_checked_t *checked = sh_stmt_alloc (stmt, sizeof *checked, BSON_ALIGNOF (sh_checked_t));
+
+   if (checked) {
+      checked->in_arena = true;
+   } else {
+      checked = bson_aligned_alloc (BSON_ALIGNOF (sh_checked_t), sizeof *checked);
+      checked->in_arena = false;
+   }
+   checked->stmt = stmt;
+   checked->built_db = NULL;
+   memset (&checked->reqs, 0, sizeof checked->reqs);
+   /* a call that sends one request builds it in the checked statement: no list allocated, here or at the run */
+   sh_requests_init_in (&reqs, &checked->slot);
    /* resolve against the database the statement will run on (build() only names it in its requests) */
-   sh_request_t *slot = built_slot (chk, stmt);
-   if (slot)
-      sh_requests_init_in (&reqs, slot);
    if (chk->db)
       ctx->db = chk->db;
    ok = (r = stmt_call (ctx, stmt, &tmp, &call, err)) && !mod_error (r, err) && check_args (&call, &reqs, err);
@@ -814,15 +795,20 @@ dispatch_validate (sh_ctx_t *ctx, dispatch_check_t *chk, const sh_stmt_t *stmt, 
       sh_error_set_at (err, SH_ERR_READONLY, call.pos, "%s changes the cluster: refused by --readonly", call.cmd->name);
       ok = false;
    }
-   if (ok && stmt->resolved)
-      built_keep (chk, stmt->resolved, call.db, &reqs);
+   /* kept for the run unless the entry builds none or reads the clock (built again when it runs) */
+   if (ok && call.cmd->build && !(call.cmd->flags & CMD_CLOCK))
+      checked_keep (chk, checked, call.db, &reqs);
    if (ok && stmt->kind == SH_STMT_USE && stmt->word) {
       bson_free (chk->db);
       chk->db = bson_strdup (stmt->word);
    }
    sh_requests_destroy (&reqs);
    stmt_call_done (stmt, &tmp);
-   return ok;
+   if (!ok) {
+      dispatch_checked_free (checked);
+      return NULL;
+   }
+   return checked;
 }
 
 bool
@@ -835,7 +821,10 @@ dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt)
       return true;
    /* in the script's memory when the statement has a script: no allocation, and no free when the script ends */
    if ((rec = sh_stmt_alloc (stmt, sizeof *rec, BSON_ALIGNOF (struct sh_resolved)))) {
-      record_init (rec);
+      /* cleared but for its name buffer (written before it is read): emptied, cheaper than clearing its bytes */
+      memset (&rec->r, 0, offsetof (resolved_t, name));
+      rec->r.name[0] = '\0';
+      rec->writes = false;
       rec->in_arena = true;
    } else {
       rec = bson_malloc0 (sizeof *rec);
@@ -916,8 +905,9 @@ done:
    return ok;
 }
 
-bool
-dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_result_t *result, sh_error_t *err)
+/* Runs stmt (dispatch_stmt), sending the requests checked (NULL: none) kept for it when it runs on their database. */
+static bool
+stmt_run (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_checked_t *checked, sh_result_t *result, sh_error_t *err)
 {
    resolved_t tmp;
    const resolved_t *r;
@@ -935,7 +925,7 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_result_t *result, sh_err
       }
    } else {
       sh_requests_t taken = { .n = 0 };
-      if (built_take (stmt->resolved, call.db, &taken))
+      if (checked_take (checked, call.db, &taken))
          call.built = &taken;
       if (!result) {
          sh_result_init (&shown);
@@ -952,6 +942,18 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_result_t *result, sh_err
    return ok;
 }
 
+bool
+dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_result_t *result, sh_error_t *err)
+{
+   return stmt_run (ctx, stmt, NULL, result, err);
+}
+
+bool
+dispatch_run (sh_ctx_t *ctx, sh_checked_t *checked, sh_result_t *result, sh_error_t *err)
+{
+   return stmt_run (ctx, checked->stmt, checked, result, err);
+}
+
 static bool
 store_writes (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
 {
@@ -964,13 +966,7 @@ store_writes (void *data, const sh_call_t *call, bool writes, sh_error_t *err)
 bool
 dispatch_stmt_writes (sh_ctx_t *ctx, const sh_stmt_t *stmt, bool *writes, sh_error_t *err)
 {
-   if (stmt->resolved) { /* the record knows: no call to copy */
-      if (mod_error (&stmt->resolved->r, err))
-         return false;
-      *writes = stmt->resolved->writes;
-      return true;
-   }
-   return dispatch_with_call (ctx, stmt, store_writes, writes, err);
+   return dispatch_with_call (ctx, stmt, store_writes, writes, err); /* from the record when there is one */
 }
 
 bool

@@ -26,19 +26,19 @@ dispatch_stmt (sh_ctx_t *ctx, const sh_stmt_t *stmt, sh_result_t *result, sh_err
 bool
 dispatch_call (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *result, sh_error_t *err);
 
-/* Resolves stmt once and keeps what it resolves to in stmt->resolved (freed with the statement), so the later steps
- * (dispatch_validate, dispatch_with_call, dispatch_stmt) do not resolve it again; a statement that does not resolve
- * keeps none (each step then resolves it and reports why). Returns true when stmt belongs to the literal path: it
- * resolves to a table entry, or it is sh.<name>(...) (whose unknown names keep the literal path's "did you mean").
- * Anything else (a variable, a field read off a result, a cursor method the literal grammar lacks) is JavaScript.
- * No I/O. */
+/* Resolves stmt once and keeps what it resolves to in stmt->resolved (freed with the statement; pure in its text, no
+ * requests), so the later steps (dispatch_check, dispatch_with_call, dispatch_stmt) do not resolve it again; a
+ * statement that does not resolve keeps none (each step then resolves it and reports why). Returns true when stmt
+ * belongs to the literal path: it resolves to a table entry, or it is sh.<name>(...) (whose unknown names keep the
+ * literal path's "did you mean"). Anything else (a variable, a field read off a result, a cursor method the literal
+ * grammar lacks) is JavaScript. No I/O. */
 bool
 dispatch_prepare (sh_ctx_t *ctx, sh_stmt_t *stmt);
 
-/* One pass of checks over a script's statements before any of them runs (dispatch_validate): the database a `use`
- * among them switches the statements after it to (owned), and the bytes of requests its checks have kept for the
- * run (at most 64 MB: the statements after that build again when they run). _init before the first statement,
- * _destroy after the last (the requests stay with their statements). */
+/* One pass of checks over a script's statements before any of them runs (dispatch_check): the database a `use`
+ * among them switches the statements after it to (owned), and the bytes of requests its checked statements keep for
+ * their runs (at most 64 MB: the statements after that build again when they run). _init before the first statement,
+ * _destroy after the last (the requests stay with their checked statements). */
 typedef struct {
    char *db;
    size_t kept;
@@ -50,13 +50,28 @@ dispatch_check_init (dispatch_check_t *chk);
 void
 dispatch_check_destroy (dispatch_check_t *chk);
 
+/* A checked statement: what dispatch_check found a statement to be, carried to its run (dispatch_run). It owns the
+ * requests the check built (unless the entry reads the clock, or the pass kept its 64 MB already) with the database
+ * they were built for, and borrows the statement (which must outlive it: its memory may be the statement's script's).
+ * Made by dispatch_check, freed by dispatch_checked_free; the script runner keeps one per literal statement from its
+ * check to its run. */
+typedef struct sh_checked sh_checked_t;
+
 /* Checks that stmt, the next statement of chk's pass, names a known helper with arguments that pass its checks,
- * without sending anything, so a script with a mistake on line 40 sends nothing at all. False with err set when it
- * does not. The requests the check builds for a prepared statement (dispatch_prepare) wait in its record (the
- * checked statement, stmt->resolved) for its run (dispatch_stmt), which sends them instead of building again when it
- * runs on the same database. */
+ * without sending anything, so a script with a mistake on line 40 sends nothing at all. Returns the checked statement
+ * (owned by the caller), or NULL with err set when it does not pass. */
+sh_checked_t *
+dispatch_check (sh_ctx_t *ctx, dispatch_check_t *chk, const sh_stmt_t *stmt, sh_error_t *err);
+
+/* Runs a checked statement as dispatch_stmt runs its statement, sending the requests its check built instead of
+ * building again when it runs on the database they were built for (they are used up: a second run builds again).
+ * checked stays the caller's. */
 bool
-dispatch_validate (sh_ctx_t *ctx, dispatch_check_t *chk, const sh_stmt_t *stmt, sh_error_t *err);
+dispatch_run (sh_ctx_t *ctx, sh_checked_t *checked, sh_result_t *result, sh_error_t *err);
+
+/* Frees a checked statement and the requests it still holds; NULL is ignored. */
+void
+dispatch_checked_free (sh_checked_t *checked);
 
 /* Whether call may change the cluster, the --readonly rule: the entry's readonly_if for this call's arguments, else
  * its flags (CMD_READONLY or CMD_CLIENT_ONLY mean it does not). call is borrowed. */

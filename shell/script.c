@@ -65,8 +65,10 @@ typedef struct {
    sh_script_t lit;
    char *js; /* owned; NULL for a literal input */
    size_t js_len;
-   uint8_t *st;          /* SCRIPT_ST_* per statement (one for a JavaScript input); owned, NULL until the run */
-   run_summary_t *js_rs; /* a JavaScript input's calls as they ran (js_host_run_script); owned, NULL until the run */
+   uint8_t *st;            /* SCRIPT_ST_* per statement (one for a JavaScript input); owned, NULL until the run */
+   run_summary_t *js_rs;   /* a JavaScript input's calls as they ran (js_host_run_script); owned, NULL until the run */
+   sh_checked_t **checked; /* a literal input's checked statements (dispatch_check), one per statement, each freed by
+                            * its run; owned, NULL for JavaScript */
 } script_checked_t;
 
 /* How far a run got: whether a statement failed, and from which one on nothing ran because of it. */
@@ -398,7 +400,9 @@ script_run_all (sh_ctx_t *ctx, const script_input_t *inputs, script_checked_t *i
          out_saved = ctx->out;
          if (show == SCRIPT_SHOW_ALL && !ctx->interactive && !so.is_print)
             ctx->out.depth = -1;
-         ok = dispatch_stmt (ctx, st, &so.result, &err);
+         ok = dispatch_run (ctx, ins[i].checked[s], &so.result, &err);
+         dispatch_checked_free (ins[i].checked[s]); /* its requests were sent: nothing of its check is kept */
+         ins[i].checked[s] = NULL;
          if (direct) {
             fflush (ctx->err_fp);
             ctx->err_fp = batch_fp;
@@ -543,9 +547,10 @@ script_run_inputs (sh_ctx_t *ctx, const script_input_t *inputs, size_t n, bool v
          continue;
       }
       bson_free (text);
+      ins[i].checked = bson_malloc0 ((ins[i].lit.n ? ins[i].lit.n : 1) * sizeof *ins[i].checked);
       for (size_t s = 0; s < ins[i].lit.n; s++) {
          sh_error_clear (&err);
-         if (!dispatch_validate (ctx, &check, &ins[i].lit.stmts[s], &err)) {
+         if (!(ins[i].checked[s] = dispatch_check (ctx, &check, &ins[i].lit.stmts[s], &err))) {
             sh_error_report (ctx, &err, ins[i].lit.name, ins[i].lit.source);
             goto done;
          }
@@ -581,6 +586,9 @@ done:
    preflight_free (pf);
    bson_free (lits);
    for (size_t i = 0; i < n; i++) {
+      for (size_t s = 0; ins[i].checked && s < ins[i].lit.n; s++)
+         dispatch_checked_free (ins[i].checked[s]); /* the statements that did not run */
+      bson_free (ins[i].checked);
       sh_script_destroy (&ins[i].lit);
       bson_free (ins[i].js);
       bson_free (ins[i].st);

@@ -1,6 +1,6 @@
 /* libFuzzer target for what operators type: arbitrary bytes through the statement parser (sh_parse_script,
  * sh_parse_needs_more, sh_parse_value), the caret renderer (sh_error_render at the parse error and at every position
- * the parser hands out), the dispatcher's checks (dispatch_validate: every build() on whatever arguments parsed),
+ * the parser hands out), the dispatcher's checks (dispatch_check: every build() on whatever arguments parsed),
  * a --dry-run run of the statements, and the credential filters (secret_redact_uri, secret_redact_source_str,
  * secret_line_is_sensitive).
  * Built by `make fuzz`; tests/unit/test_fuzz_regressions.c replays saved inputs through fuzz_parser_one. */
@@ -62,17 +62,19 @@ run_statements (const sh_script_t *script)
    dispatch_check_init (&check);
    for (size_t s = 0; s < script->n; s++) {
       sh_error_t err;
+      sh_checked_t *checked;
       sh_error_clear (&err);
-      if (!dispatch_validate (&ctx, &check, &script->stmts[s], &err)) {
+      if (!(checked = dispatch_check (&ctx, &check, &script->stmts[s], &err))) {
          sh_error_render (sink (), &err, script->name, script->source, true);
          continue;
       }
-      if (stmt_sleeps (&script->stmts[s]))
-         continue;
-      sh_error_clear (&err);
-      if (!dispatch_stmt (&ctx, &script->stmts[s], NULL, &err))
-         sh_error_render (sink (), &err, script->name, script->source, false);
-      ctx.exit_requested = false;
+      if (!stmt_sleeps (&script->stmts[s])) {
+         sh_error_clear (&err);
+         if (!dispatch_run (&ctx, checked, NULL, &err))
+            sh_error_render (sink (), &err, script->name, script->source, false);
+         ctx.exit_requested = false;
+      }
+      dispatch_checked_free (checked);
    }
    dispatch_check_destroy (&check);
    conn_destroy (&ctx);

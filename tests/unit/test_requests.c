@@ -25,12 +25,14 @@ static const char build_once_script[] = "sh.moveChunk(\"app.users\", {_id: 5}, \
                                         "db.users.count()\n"
                                         "sh.getRecentMigrations()\n";
 
-/* Runs the script as the script runner does (prepare and validate every statement, then run each) under --dry-run and
- * checks that build() ran once per statement that has one, and that what was sent is what building again would send. */
+/* Runs the script as the script runner does (prepare and check every statement, keeping its checked statement, then
+ * run each with it) under --dry-run and checks that build() ran once per statement that has one, and that what was
+ * sent is what building again would send. */
 static void
 test_build_once (void)
 {
    dispatch_check_t check;
+   sh_checked_t **checked;
    sh_options_t opts;
    sh_ctx_t ctx;
    sh_script_t script;
@@ -52,18 +54,22 @@ test_build_once (void)
       UNIT_FAIL ("requests/build once: the script parses", "%s", err.message);
       return;
    }
+   checked = bson_malloc0 (script.n * sizeof *checked);
    dispatch_check_init (&check);
    before = sh_requests_build_count ();
    for (size_t i = 0; i < script.n; i++)
-      ok = dispatch_prepare (&ctx, &script.stmts[i]) && dispatch_validate (&ctx, &check, &script.stmts[i], &err) && ok;
+      ok = dispatch_prepare (&ctx, &script.stmts[i]) &&
+           (checked[i] = dispatch_check (&ctx, &check, &script.stmts[i], &err)) && ok;
    validated = sh_requests_build_count () - before;
    dispatch_check_destroy (&check);
    for (size_t i = 0; i < script.n; i++) {
       const sh_stmt_t *st = &script.stmts[i];
-      ok = dispatch_stmt (&ctx, st, NULL, &err) && ok;
+      ok = checked[i] && dispatch_run (&ctx, checked[i], NULL, &err) && ok;
+      dispatch_checked_free (checked[i]);
       if (st->kind == SH_STMT_CHAIN)
          with_build++;
    }
+   bson_free (checked);
    ran = sh_requests_build_count () - before - validated;
    CHECK ("requests/build once: every statement validates and runs under --dry-run", ok);
    /* validation builds every statement with a build(); the run builds again only sh.getRecentMigrations(), whose
@@ -84,11 +90,12 @@ test_build_once (void)
 }
 
 /* A long script (5,000 statements, past the 4,096 requests the dispatcher once kept) builds each statement once: the
- * requests its validation built wait in the statement's record for its run. */
+ * requests its check built wait in its checked statement (sh_checked_t) for its run. */
 static void
 test_build_once_long (void)
 {
    dispatch_check_t check;
+   sh_checked_t **checked;
    sh_options_t opts;
    sh_ctx_t ctx;
    sh_script_t script;
@@ -114,14 +121,19 @@ test_build_once_long (void)
       fclose (sink);
       return;
    }
+   checked = bson_malloc0 (script.n * sizeof *checked);
    dispatch_check_init (&check);
    before = sh_requests_build_count ();
    for (size_t i = 0; i < script.n; i++)
-      ok = dispatch_prepare (&ctx, &script.stmts[i]) && dispatch_validate (&ctx, &check, &script.stmts[i], &err) && ok;
+      ok = dispatch_prepare (&ctx, &script.stmts[i]) &&
+           (checked[i] = dispatch_check (&ctx, &check, &script.stmts[i], &err)) && ok;
    validated = sh_requests_build_count () - before;
    dispatch_check_destroy (&check);
-   for (size_t i = 0; i < script.n; i++)
-      ok = dispatch_stmt (&ctx, &script.stmts[i], NULL, &err) && ok;
+   for (size_t i = 0; i < script.n; i++) {
+      ok = checked[i] && dispatch_run (&ctx, checked[i], NULL, &err) && ok;
+      dispatch_checked_free (checked[i]);
+   }
+   bson_free (checked);
    ran = sh_requests_build_count () - before - validated;
    CHECK ("requests/build once, long: 5,000 statements validate and run under --dry-run", ok && script.n == 5000);
    CHECK ("requests/build once, long: validation builds each once", validated == 5000);
