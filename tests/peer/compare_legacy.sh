@@ -1,7 +1,7 @@
 #!/bin/sh
 # passes: plain
 # Peer check of issue 29's legacy collection methods, cursors and explain: what each statement prints through shardsh --eval
-# and through mongosh 2.12 (one mongosh per version and batch: tests/peer/lib.sh's mongosh_batch), each client against
+# and through mongosh 2.12 (one mongosh for every batch and version: tests/peer/lib.sh's mongosh_batches), each client against
 # its own fresh shardsim --scenario demo so both see the same data. mongosh prints its deprecation warnings with
 # print() on stdout; shardsh writes them on stderr (docs/javascript.md): they are taken out of mongosh's output and
 # must be on shardsh's stderr. The writes both send to the scratch database must be the same (and the legacy
@@ -68,16 +68,29 @@ Object.keys(db.getSiblingDB("app").users.find().explain(true))
 Object.keys(db.getSiblingDB("app").users.find().explain("executionStats").executionStats)
 JS
 
-# check_batch LABEL VERSION STMTS: every statement of STMTS through both clients, outputs compared line by line
-check_batch() {
-   label=$1 v=$2 stmts=$3
-   mkdir -p "$TMPD/$label.m" "$TMPD/$label.s"
+# mongosh's side first: every batch of both versions in one mongosh (tests/peer/lib.sh's mongosh_batches), each
+# batch against its own fresh shardsim, whose command log is read once it has stopped
+BATCHES="legacy:4.4 explain:4.4 legacy:8.0 explain:8.0 cursor:8.0"
+: > "$TMPD/batches"
+for b in $BATCHES; do
+   label=${b%:*} v=${b#*:}
+   mkdir -p "$TMPD/$label.$v.m"
    if ! sim_start --scenario demo --version "$v" --log-commands "$TMPD/$label.$v.m.log"; then
       fail "legacy-peer/$label.$v" "shardsim did not start"
-      return
+      continue
    fi
-   mongosh_batch "$SIM_URI/test" "$stmts" "$TMPD/$label.m"
-   sim_stop
+   sim_keep
+   : > "$TMPD/$label.$v.m/started"
+   echo "$SIM_URI/test $TMPD/$label.stmts $TMPD/$label.$v.m" >> "$TMPD/batches"
+done
+mongosh_batches "$TMPD/batches"
+sims_stop
+
+# check_batch LABEL VERSION STMTS: every statement of STMTS through shardsh, outputs compared line by line
+check_batch() {
+   label=$1 v=$2 stmts=$3
+   mkdir -p "$TMPD/$label.s"
+   [ -f "$TMPD/$label.$v.m/started" ] || return
    if ! sim_start --scenario demo --version "$v" --log-commands "$TMPD/$label.$v.s.log"; then
       fail "legacy-peer/$label.$v" "shardsim did not start"
       return
@@ -92,7 +105,7 @@ check_batch() {
    n=0
    while IFS= read -r s; do
       n=$((n + 1))
-      m="$TMPD/$label.m/$n.out"
+      m="$TMPD/$label.$v.m/$n.out"
       grep -v '^DeprecationWarning: ' "$m" > "$m.values"
       # a thrown error: mongosh's print shows "Name: message", shardsh's --eval the same message at file:line:col
       if grep -q '^[A-Za-z]*Error: ' "$m.values"; then

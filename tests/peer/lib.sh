@@ -77,14 +77,46 @@ mongosh_close() {
 # difference: print() keeps util.inspect's limits (6 levels, 100 array entries) where --eval prints every level and
 # entry, so a plain value past them (tests/peer/compare_output_limits.sh's cases) needs a real --eval.
 mongosh_batch() {
-   _n=0
-   : > "$3/batch.js"
-   while IFS= read -r _s; do
-      _n=$((_n + 1))
-      printf 'print("@@mongosh_batch %d");\ntry { print(%s); } catch (e) { print(e.name + ": " + e.message); }\n' \
-         "$_n" "$_s" >> "$3/batch.js"
-   done < "$2"
-   "$MONGOSH" "$1" --norc --quiet --file "$3/batch.js" > "$3/batch.out" 2>&1 < /dev/null
-   awk -v dir="$3" '/^@@mongosh_batch [0-9]+$/ { if (f) close(f); f = dir "/" $2 ".out"; printf "" > f; next } f { print > f }' \
-      "$3/batch.out"
+   printf '%s %s %s\n' "$1" "$2" "$3" > "$3/batch.list"
+   mongosh_batches "$3/batch.list"
+}
+
+# mongosh_batches LIST: mongosh_batch for several batches in one mongosh process: each line of LIST is "URI STMTS
+# OUTDIR" (no spaces in any of them), run in order, each after `db = connect(URI)` (the first on the URI mongosh
+# starts with, without a connect), so a batch can have its own fresh shardsim (or another version's). Each batch
+# starts with no deprecation warning shown yet, as a new mongosh process does (mongosh warns once per method).
+mongosh_batches() {
+   _js="$1.js"
+   : > "$_js"
+   _first=""
+   while read -r _uri _stmts _dir; do
+      if [ -z "$_first" ]; then
+         _first=$_uri
+      else
+         printf 'db = connect("%s");\ndb.getMongo()._instanceState.warningsShown.clear();\n' "$_uri" >> "$_js"
+      fi
+      _n=0
+      while IFS= read -r _s; do
+         _n=$((_n + 1))
+         printf 'print("@@mongosh_batch %s/%d.out");\ntry { print(%s); } catch (e) { print(e.name + ": " + e.message); }\n' \
+            "$_dir" "$_n" "$_s" >> "$_js"
+      done < "$_stmts"
+   done < "$1"
+   [ -n "$_first" ] || return 0
+   "$MONGOSH" "$_first" --norc --quiet --file "$_js" > "$1.out" 2>&1 < /dev/null
+   awk '/^@@mongosh_batch [^ ]+$/ { if (f) close(f); f = $2; printf "" > f; next } f { print > f }' "$1.out"
+}
+
+# sim_keep: hands the shardsim sim_start just started to SIMS_PIDS, so a driver holds several at once (one per
+# client and batch, each fresh: shardsim starts in milliseconds, mongosh in seconds); sims_stop stops them all, and
+# the EXIT trap this sets stops them when the driver ends early.
+sim_keep() {
+   SIMS_PIDS="${SIMS_PIDS:-} $SIM_PID"
+   SIM_PID=""
+   trap 'sims_stop; cleanup' EXIT
+}
+sims_stop() {
+   for _p in ${SIMS_PIDS:-}; do kill "$_p" 2> /dev/null; done
+   for _p in ${SIMS_PIDS:-}; do wait "$_p" 2> /dev/null; done
+   SIMS_PIDS=""
 }

@@ -36,14 +36,15 @@ t("startBalancer", () => sh.startBalancer().ok);
 t("orderChunksOnShard03", () => db.getSiblingDB("config").chunks.countDocuments({ shard: "shard03", min: { customer: "c030", ts: MinKey() } }));
 '
 
+# one mongosh for every version (tests/peer/lib.sh's mongosh_batches), each version's batch against its own shardsim:
+# each line's value as --eval prints it, in order; the helpers' script is one line, its own prints in its part
+: > "$TMPD/batches"
 for v in 4.4 8.0 8.3 9.0; do
-   case $v in 4.4) full=4.4.29 ;; 8.0) full=8.0.4 ;; 8.3) full=8.3.0 ;; 9.0) full=9.0.0 ;; esac
    if ! sim_start --scenario demo --version "$v"; then
       fail "mongosh-peer.$v.start" "shardsim did not start"
       continue
    fi
-   # one mongosh per version (tests/peer/lib.sh's mongosh_batch): each line's value as --eval prints it, in order;
-   # the helpers' script is one line, its own prints in its part
+   sim_keep
    rm -rf "$TMPD/ms.$v" && mkdir -p "$TMPD/ms.$v"
    {
       echo 'sh.status()'
@@ -52,7 +53,14 @@ for v in 4.4 8.0 8.3 9.0; do
       echo "(() => { $(printf '%s' "$HELPERS" | tr '\n' ' ') })()"
       echo 'sh.status()'
    } > "$TMPD/ms.$v/stmts"
-   mongosh_batch "$SIM_URI/test" "$TMPD/ms.$v/stmts" "$TMPD/ms.$v"
+   echo "$SIM_URI/test $TMPD/ms.$v/stmts $TMPD/ms.$v" >> "$TMPD/batches"
+done
+mongosh_batches "$TMPD/batches"
+sims_stop
+
+for v in 4.4 8.0 8.3 9.0; do
+   case $v in 4.4) full=4.4.29 ;; 8.0) full=8.0.4 ;; 8.3) full=8.3.0 ;; 9.0) full=9.0.0 ;; esac
+   [ -f "$TMPD/ms.$v/stmts" ] || continue
    st=$(cat "$TMPD/ms.$v/1.out" 2> /dev/null)
    for needle in "shardingVersion" "_id: 'shard01'" "_id: 'shard02'" "_id: 'shard03'" "tags: [ 'NYC' ]" \
       "tags: [ 'SFO' ]" "active mongoses" "'$full': 1" "_id: 'app'" "_id: 'logs'" "'app.events'" "'app.users'" \
@@ -110,5 +118,4 @@ undefined" "$st"
    check_contains "mongosh-peer.$v.status after shows app.peer" "'app.peer'" "$after"
    check_contains "mongosh-peer.$v.status after shows disabled balancing" "balancing: false" "$after"
    check_contains "mongosh-peer.$v.status after shows CHI zone" "'CHI'" "$after"
-   sim_stop
 done
