@@ -302,12 +302,13 @@ function reviveMarked(k, v) {
 function dec(s) { return JSON.parse(s, s.indexOf('\\u0001') < 0 ? revive : reviveMarked); }
 
 /* ---- where a call is in the user's script: the first stack frame outside the prelude: [line, col, file] (the file
- * of a function another input defined, a library's). A file load() ran is skipped too: positions are the running
- * script's, at the load() call; inner: [file, line, col] of the innermost frame, loaded files included ---- */
-function userFrame(stack, inner) {
+ * of a function another input defined, a library's, or of a file load() ran when withLoaded: a call's place). An
+ * error's place skips loaded files (it is at the load() call, its message says "in FILE:LINE:COL"); inner: [file,
+ * line, col] of the innermost frame, loaded files included ---- */
+function userFrame(stack, inner, withLoaded) {
   for (const l of String(stack).split('\n')) {
     const m = /@(.*):(\d+):(\d+)$/.exec(l);
-    if (m && m[1] !== PRELUDE && (inner || !loaded.has(m[1]))) return inner ? [m[1], Number(m[2]), Number(m[3])] : [Number(m[2]), Number(m[3]), m[1]];
+    if (m && m[1] !== PRELUDE && (inner || withLoaded || !loaded.has(m[1]))) return inner ? [m[1], Number(m[2]), Number(m[3])] : [Number(m[2]), Number(m[3]), m[1]];
   }
   return null;
 }
@@ -316,7 +317,7 @@ function loadedPlace(e) {
   const f = e instanceof SyntaxError && loaded.has(e.fileName) ? [e.fileName, e.lineNumber, e.columnNumber + 1] : userFrame(e.stack, true);
   return f && loaded.has(f[0]) ? 'in ' + f[0] + ':' + f[1] + ':' + f[2] + ': ' : '';
 }
-function callerPos() { return userFrame(new Error().stack) || [0, 0, '']; }
+function callerPos() { return userFrame(new Error().stack, false, true) || [0, 0, '']; }
 
 function shError(d, pos) {
   const e = new Error(d.message);

@@ -156,6 +156,14 @@ check_eq "follow/library: each write sent once" 2 "$(count addShardToZone)"
 check_eq "follow/library: status lines name the library's file and line" \
    "lib.js:2 ok sh.addShardToZone('shard01', 'EU')
 lib.js:2 ok sh.addShardToZone('shard02', 'EU')" "$err"
+# a file load()ed is part of the program too: its calls are at their place in that file
+printf 'load("lib.js");\nprint("zoned", zoneAll(["shard01", "shard02"], "EU"));\n' > "$TMPD/main_load.js"
+run lib_load -f main_load.js
+check_eq "follow/load: runs (exit 0)" 0 "$rc"
+check_eq "follow/load: each write sent once" 2 "$(count addShardToZone)"
+check_eq "follow/load: status lines name the loaded file's line" \
+   "lib.js:2 ok sh.addShardToZone('shard01', 'EU')
+lib.js:2 ok sh.addShardToZone('shard02', 'EU')" "$err"
 # a bug after the library's writes refuses the whole program
 printf 'zoneAll(["shard01"], "EU");\nzoneAll(["shard02"], "EU").toFixed(-1);\n' > "$TMPD/main2.js"
 run lib2 -f lib.js -f main2.js
