@@ -12,6 +12,7 @@
 #include "shell/lang/parser.h"
 #include "shell/lib/clock.h"
 #include "shell/plan/preflight.h"
+#include "shell/core/readfile.h"
 #include "shell/plan/runsum.h"
 #include "shell/script.h"
 #include "shell/script_out.h"
@@ -20,38 +21,7 @@
 char *
 script_read_file (const char *path, size_t *len, sh_error_t *err)
 {
-   bool is_stdin = !strcmp (path, "-") || !strcmp (path, "<stdin>");
-   FILE *f = is_stdin ? stdin : fopen (path, "rb");
-   char chunk[8192];
-   char *buf = NULL;
-   size_t cap = 0, used = 0, n;
-
-   if (!f) {
-      sh_error_set (err, SH_ERR_IO, "cannot read '%s': %s", path, strerror (errno));
-      return NULL;
-   }
-   /* byte-exact, so the parser sees (and reports) embedded NULs and invalid UTF-8 */
-   while ((n = fread (chunk, 1, sizeof chunk, f)) > 0) {
-      if (used + n + 1 > cap) {
-         cap = (used + n + 1) * 2;
-         buf = bson_realloc (buf, cap);
-      }
-      memcpy (buf + used, chunk, n);
-      used += n;
-   }
-   if (ferror (f)) {
-      sh_error_set (err, SH_ERR_IO, "cannot read '%s': %s", path, strerror (errno));
-      bson_free (buf);
-      buf = NULL;
-   } else {
-      if (!buf)
-         buf = bson_malloc (1);
-      buf[used] = '\0';
-      *len = used;
-   }
-   if (!is_stdin)
-      fclose (f);
-   return buf;
+   return readfile_all (path, 0, NULL, len, err);
 }
 
 /* What became of a statement (of a JavaScript input: of the whole input), for the run summary. */

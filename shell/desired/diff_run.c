@@ -7,34 +7,8 @@
 
 #include "shell/core/output.h"
 #include "shell/desired/desired.h"
+#include "shell/core/readfile.h"
 #include "shell/desired/diff_int.h"
-
-/* The whole file at path (NUL-terminated, bson_free'd by the caller) or NULL with err set. */
-static char *
-desired_read_file (const char *path, size_t *len, sh_error_t *err)
-{
-   FILE *f = fopen (path, "rb");
-   bson_string_t *s;
-   char buf[8192];
-   size_t n;
-   if (!f) {
-      sh_error_set (err, SH_ERR_IO, "cannot read the spec file %s: %s", path, strerror (errno));
-      return NULL;
-   }
-   s = bson_string_new (NULL);
-   while ((n = fread (buf, 1, sizeof buf, f)) > 0) {
-      if (s->len + n > 64u * 1024 * 1024) {
-         sh_error_set (err, SH_ERR_IO, "the spec file %s is over 64 MiB", path);
-         fclose (f);
-         bson_string_free (s, true);
-         return NULL;
-      }
-      bson_string_append_printf (s, "%.*s", (int) n, buf);
-   }
-   fclose (f);
-   *len = s->len;
-   return bson_string_free (s, false);
-}
 
 /* Reads and checks the spec file into want. DESIRED_NO_DRIFT when it is valid, else DESIRED_INVALID (reported). */
 static int
@@ -46,7 +20,8 @@ diff_read_spec (sh_ctx_t *ctx, const char *file, bson_t *want)
    int rc = DESIRED_NO_DRIFT;
    sh_error_clear (&err);
    bson_init (want);
-   text = desired_read_file (file, &len, &err);
+   /* byte for byte: a NUL is the parser's to refuse at file:line:col */
+   text = readfile_all (file, 64u * 1024 * 1024, "the spec file", &len, &err);
    if (!text) {
       sh_error_render (ctx->err_fp, &err, file, NULL, ctx->err_color);
       return DESIRED_INVALID;

@@ -87,6 +87,12 @@ for v in 8.0 4.4; do
    check_contains "desired/$v an invalid spec is refused at file:line:col" \
       "bad.js:2:53: error: balancer.activeWindow.stop: expected a time \"HH:MM\" (00:00 to 23:59), got 5am" "$out"
    check_eq "desired/$v an invalid spec sends nothing" "$before" "$(wc -l < "$log")"
+   # a NUL byte inside the spec is refused where it is (the reader keeps every byte; it used to cut the file there)
+   { head -c 200 "$TMPD/export.$v.js"; printf '\000'; tail -c +201 "$TMPD/export.$v.js"; } > "$TMPD/nul.$v.js"
+   out=$("$SHARDSH" --norc --quiet --diff "$TMPD/nul.$v.js" "$SIM_URI" 2>&1)
+   check_eq "desired/$v a spec holding a NUL byte exits 2" 2 "$?"
+   check_contains "desired/$v a spec's NUL byte is refused at file:line:col" "nul.$v.js:" "$out"
+   check_contains "desired/$v a spec's NUL byte is named" "unexpected NUL byte" "$out"
 
    out=$("$SHARDSH" --norc --apply "$TMPD/drift.$v.js" "$SIM_URI" 2>&1)
    check_eq "desired/$v an --apply interrupted by a failure exits 1" 1 "$?"
