@@ -6,6 +6,7 @@
 #include "commands/table.h"
 #include "commands/requests.h"
 #include "commands/args.h"
+#include "shell/core/readcmds.h"
 #include "shell/lib/docget.h"
 
 /* Copies the command document (or { <name>: 1 } for a string) into cmd, with mongosh's adjustRunCommand. */
@@ -41,72 +42,6 @@ build_raw (const sh_call_t *call, sh_requests_t *out, const char *db, const char
    return true;
 }
 
-/* Commands that only read: allowed through db.adminCommand / db.runCommand under --readonly. Sorted by strcmp:
- * looked up with bsearch (a script may check thousands of raw commands). */
-static const char *const read_only_commands[] = {
-   "aggregate",
-   "analyzeShardKey",
-   "balancerCollectionStatus",
-   "balancerStatus",
-   "buildInfo",
-   "buildinfo",
-   "checkMetadataConsistency",
-   "collStats",
-   "connectionStatus",
-   "count",
-   "currentOp",
-   "dataSize",
-   "dbStats",
-   "distinct",
-   "explain", /* explains a write without running it */
-   "find",
-   "getCmdLineOpts",
-   "getDefaultRWConcern",
-   "getLog",
-   "getMore",
-   "getParameter",
-   "getShardMap",
-   "getShardVersion",
-   "getTransitionToDedicatedConfigServerStatus",
-   "hello",
-   "hostInfo",
-   "isMaster",
-   "isdbgrid",
-   "ismaster",
-   "listCollections",
-   "listCommands",
-   "listDatabases",
-   "listIndexes",
-   "listShards",
-   "ping",
-   "serverStatus",
-   "shardDrainingStatus",
-   "validate",
-   "whatsmyuri",
-};
-
-/* strcmp's order for bsearch, the first bytes compared before strcmp is called (most probes differ there). */
-static int
-name_cmp (const void *key, const void *elem)
-{
-   const char *a = key, *b = *(const char *const *) elem;
-   int c = (int) (unsigned char) a[0] - (int) (unsigned char) b[0];
-   return c ? c : strcmp (a, b);
-}
-
-/* True when the validate command document the iterator is on asks for a form that changes or locks the collection. */
-static bool
-raw_validate_changes (const bson_iter_t *cmd)
-{
-   static const char *const changing[] = { "repair", "full", "fixMultikey" };
-   bson_iter_t f;
-   for (size_t i = 0; i < sizeof changing / sizeof changing[0]; i++) {
-      if (bson_iter_recurse (cmd, &f) && bson_iter_find (&f, changing[i]) && bson_iter_as_bool (&f))
-         return true;
-   }
-   return false;
-}
-
 static bool
 raw_is_readonly (const sh_call_t *call)
 {
@@ -121,16 +56,19 @@ raw_is_readonly (const sh_call_t *call)
       name = bson_iter_key_unsafe (&f);
    if (!name)
       return true;
-   if (!bsearch (name, read_only_commands, sizeof read_only_commands / sizeof read_only_commands[0],
-                 sizeof read_only_commands[0], name_cmp))
+   if (!readcmds_name (name)) /* the one list of commands that only read (shell/core/readcmds.c) */
       return false;
-   /* validate reads, except the forms the manual says change or lock the collection: repair: true fixes records and
-    * indexes, full: true takes an exclusive lock and forces a checkpoint, fixMultikey rewrites index metadata */
-   if (!strcmp (name, "validate") && BSON_ITER_HOLDS_DOCUMENT (&it) && raw_validate_changes (&it))
-      return false;
+   if (!strcmp (name, "validate") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
+      bson_t cmd;
+      const uint8_t *data;
+      uint32_t len;
+      bson_iter_document (&it, &len, &data);
+      if (bson_init_static (&cmd, data, len) && readcmds_validate_changes (&cmd))
+         return false;
+   }
    /* an aggregate that writes ($out, $merge) is not a read */
    if (!strcmp (name, "aggregate") && BSON_ITER_HOLDS_DOCUMENT (&it) && bson_iter_recurse (&it, &f) &&
-       bson_iter_find (&f, "pipeline") && args_pipeline_writes (&f))
+       bson_iter_find (&f, "pipeline") && readcmds_pipeline_writes (&f))
       return false;
    return true;
 }

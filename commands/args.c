@@ -292,20 +292,6 @@ args_adjust_run_command_at (bson_t *dst, const bson_t *cmd, const bson_iter_t *f
    }
 }
 
-bool
-args_pipeline_writes (const bson_iter_t *pipeline)
-{
-   bson_iter_t p, st;
-   if (!BSON_ITER_HOLDS_ARRAY (pipeline) || !bson_iter_recurse (pipeline, &p))
-      return false;
-   while (bson_iter_next (&p)) {
-      if (BSON_ITER_HOLDS_DOCUMENT (&p) && bson_iter_recurse (&p, &st) && bson_iter_next (&st) &&
-          (!strcmp (bson_iter_key (&st), "$out") || !strcmp (bson_iter_key (&st), "$merge")))
-         return true;
-   }
-   return false;
-}
-
 /* ---- integers from JavaScript numbers: every user number that becomes an integer passes here ---- */
 
 bool

@@ -87,11 +87,6 @@ args_adjust_run_command (bson_t *dst, const bson_t *cmd);
 void
 args_adjust_run_command_at (bson_t *dst, const bson_t *cmd, const bson_iter_t *first);
 
-/* True when pipeline (an iterator on an array of stages) writes: a $out or $merge stage. Such an aggregate is not a
- * read under --readonly. */
-bool
-args_pipeline_writes (const bson_iter_t *pipeline);
-
 /* A number (int32, int64 or double) as an integer in [min, max], a double truncated toward zero: false for NaN, the
  * infinities, anything outside the range and any other type. Every user number that becomes an integer goes through
  * this (or args_int / args_opt_int), so no conversion from double is ever undefined. */

@@ -6,6 +6,7 @@
 #include "commands/table.h"
 #include "commands/requests.h"
 #include "commands/args.h"
+#include "shell/core/readcmds.h"
 #include "commands/exec.h"
 #include "commands/result.h"
 #include "shell/lib/docget.h"
@@ -375,7 +376,7 @@ static bool
 aggregate_is_readonly (const sh_call_t *call)
 {
    bson_iter_t it;
-   return !(args_get (call, 0, &it) && args_pipeline_writes (&it));
+   return !(args_get (call, 0, &it) && readcmds_pipeline_writes (&it));
 }
 
 const sh_cmd_t cmd_db_coll_aggregate = {

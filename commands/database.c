@@ -8,6 +8,7 @@
 #include "commands/table.h"
 #include "commands/requests.h"
 #include "commands/args.h"
+#include "shell/core/readcmds.h"
 #include "commands/exec.h"
 #include "shell/lib/docget.h"
 
@@ -140,7 +141,7 @@ static bool
 db_aggregate_is_readonly (const sh_call_t *call)
 {
    bson_iter_t it;
-   return !(args_get (call, 0, &it) && args_pipeline_writes (&it));
+   return !(args_get (call, 0, &it) && readcmds_pipeline_writes (&it));
 }
 
 /* ---- server and database documents ---- */

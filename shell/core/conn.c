@@ -8,6 +8,7 @@
 
 #include "shell/core/conn_int.h"
 #include "shell/core/interrupt.h"
+#include "shell/core/readcmds.h"
 #include "shell/core/server_error.h"
 #include "shell/lib/bsonvalid.h"
 #include "shell/lib/secret.h"
@@ -395,86 +396,21 @@ dry_run_reply (const char *db, const bson_t *cmd, bson_t *reply)
    BSON_APPEND_DOUBLE (reply, "ok", 1.0);
 }
 
-/* Whether cmd only reads, so that sending it twice changes nothing. libmongoc's read helper
- * (mongoc_client_read_command_with_opts) retries ANY command once after a network error when retryReads is on (the
- * default), whatever it does; mongoc_client_command_with_opts never retries. Only the commands named here (and an
- * aggregate without $out or $merge) may take the retrying path; everything else, and every write such as
- * balancerStart (which mongosh sends on its read path), is sent exactly once: a reply lost after sending is
- * reported, never answered by sending the command again (docs/reliability.md, "Writes are sent once"). */
-static bool
-conn_command_read_only (const bson_t *cmd)
-{
-   static const char *const reads[] = { "find",
-                                        "count",
-                                        "distinct",
-                                        "listCollections",
-                                        "listIndexes",
-                                        "listDatabases",
-                                        "listShards",
-                                        "listCommands",
-                                        "dataSize",
-                                        "collStats",
-                                        "dbStats",
-                                        "hello",
-                                        "isMaster",
-                                        "ismaster",
-                                        "buildInfo",
-                                        "buildinfo",
-                                        "ping",
-                                        "serverStatus",
-                                        "hostInfo",
-                                        "connectionStatus",
-                                        "getCmdLineOpts",
-                                        "getParameter",
-                                        "getShardVersion",
-                                        "getShardMap",
-                                        "balancerStatus",
-                                        "balancerCollectionStatus",
-                                        "checkMetadataConsistency",
-                                        "analyzeShardKey",
-                                        "explain",
-                                        "getLog",
-                                        "shardDrainingStatus",
-                                        "getTransitionToDedicatedConfigServerStatus",
-                                        "currentOp",
-                                        "usersInfo",
-                                        "rolesInfo",
-                                        "getDefaultRWConcern",
-                                        NULL };
-   bson_iter_t it, stages, stage;
-   const char *name;
-   if (!bson_iter_init (&it, cmd) || !bson_iter_next (&it))
-      return false;
-   name = bson_iter_key (&it);
-   if (!strcmp (name, "aggregate")) {
-      if (!bson_iter_init_find (&it, cmd, "pipeline") || !BSON_ITER_HOLDS_ARRAY (&it) ||
-          !bson_iter_recurse (&it, &stages))
-         return false;
-      while (bson_iter_next (&stages)) {
-         if (!BSON_ITER_HOLDS_DOCUMENT (&stages) || !bson_iter_recurse (&stages, &stage) || !bson_iter_next (&stage))
-            return false;
-         if (!strcmp (bson_iter_key (&stage), "$out") || !strcmp (bson_iter_key (&stage), "$merge"))
-            return false;
-      }
-      return true;
-   }
-   for (size_t i = 0; reads[i]; i++) {
-      if (!strcmp (name, reads[i]))
-         return true;
-   }
-   return false;
-}
-
 /* Sends cmd through libmongoc: on the read path (prefs NULL: the client's) through the retrying read helper when it
- * only reads (conn_command_read_only), else through mongoc_client_command_with_opts with the same read preference,
- * which sends it once; on the admin path with prefs as given (NULL: primary). opts (may be NULL) is passed on. */
+ * only reads (readcmds_command: sending it twice changes nothing), else through mongoc_client_command_with_opts with
+ * the same read preference, which sends it once; on the admin path with prefs as given (NULL: primary). opts (may be
+ * NULL) is passed on. */
 static bool
 conn_send (sh_ctx_t *ctx, const char *db, const bson_t *cmd, conn_path_t path, const mongoc_read_prefs_t *prefs,
            const bson_t *opts, bson_t *reply, bson_error_t *error)
 {
    if (path != CONN_READ)
       return mongoc_client_command_with_opts (ctx->client, db, cmd, prefs, opts, reply, error);
-   if (conn_command_read_only (cmd))
+   /* libmongoc's read helper retries ANY command once after a network error when retryReads is on (the default);
+    * mongoc_client_command_with_opts never retries. So only a read may take the retrying path: every write, such as
+    * balancerStart (which mongosh sends on its read path), is sent exactly once, and a reply lost after sending is
+    * reported, never answered by sending the command again (docs/reliability.md, "Writes are sent once"). */
+   if (readcmds_command (cmd))
       return mongoc_client_read_command_with_opts (ctx->client, db, cmd, prefs, opts, reply, error);
    return mongoc_client_command_with_opts (
       ctx->client, db, cmd, prefs ? prefs : mongoc_client_get_read_prefs (ctx->client), opts, reply, error);

@@ -7,6 +7,7 @@
 #include "shell/core/conn.h"
 #include "shell/lib/secret.h"
 #include "shell/core/interrupt.h"
+#include "shell/core/readcmds.h"
 #include "shell/core/server_error.h"
 
 /* A server or driver message may echo a connection string (addShard, a bad seed list): hide its password. */
@@ -78,49 +79,16 @@ server_error_auth_tls (const sh_ctx_t *ctx, sh_error_t *err, const bson_error_t 
    return true;
 }
 
-/* The commands shardsh sends that only read: a lost reply to one of them changed nothing. Any other command whose reply
- * was lost (a write, or a name not listed here) may have been applied by the server. */
-static const char *const server_error_reads[] = {
-   "aggregate",
-   "balancerStatus",
-   "buildInfo",
-   "collStats",
-   "connectionStatus",
-   "count",
-   "currentOp",
-   "dataSize",
-   "dbStats",
-   "distinct",
-   "explain",
-   "find",
-   "getCmdLineOpts",
-   "getDefaultRWConcern",
-   "getLog",
-   "getMore",
-   "getParameter",
-   "hello",
-   "hostInfo",
-   "isMaster",
-   "ismaster",
-   "listCollections",
-   "listDatabases",
-   "listIndexes",
-   "listSearchIndexes",
-   "listShards",
-   "ping",
-   "replSetGetStatus",
-   "rolesInfo",
-   "serverStatus",
-   "usersInfo",
-};
-
 /* What a lost reply to command name (n bytes) adds to its message: for a command that may change the cluster, that
  * it may have been applied (the run summary lists it as "unknown — check the cluster"); "" for a read. */
 static const char *
 server_error_lost_note (const char *name, size_t n)
 {
-   for (size_t i = 0; i < sizeof server_error_reads / sizeof server_error_reads[0]; i++) {
-      if (strlen (server_error_reads[i]) == n && !memcmp (server_error_reads[i], name, n))
+   char cmd[64];
+   if (n < sizeof cmd) {
+      memcpy (cmd, name, n);
+      cmd[n] = '\0';
+      if (readcmds_name (cmd)) /* the one list of commands that only read (readcmds.c) */
          return "";
    }
    return "; it may have been applied: check the cluster";
