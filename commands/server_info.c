@@ -120,27 +120,18 @@ build_is_master (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
 static bool
 exec_is_master (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
-   sh_requests_t reqs = { .n = 0 };
-   bson_t reply = BSON_INITIALIZER, shown = BSON_INITIALIZER;
+   bson_t reply, shown = BSON_INITIALIZER;
    bson_iter_t it;
-   bool ok = false;
-   if (!sh_requests_build (call, &reqs, err))
-      goto done;
-   bson_destroy (&reply);
-   if (!conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, &reply, err))
-      goto done;
-   ok = true;
-   if (!bson_iter_init_find (&it, &reply, "ismaster")) {
+   bool ok = cmd_run_build (ctx, call, &reply, err);
+   if (ok && bson_iter_init_find (&it, &reply, "ismaster")) {
+      bson_copy_to_excluding_noinit (&reply, &shown, "isWritablePrimary", NULL);
+      BSON_APPEND_VALUE (&shown, "isWritablePrimary", bson_iter_value (&it));
+      sh_result_set_doc (res, &shown);
+   } else if (ok) {
       sh_result_set_doc (res, &reply);
-      goto done;
    }
-   bson_copy_to_excluding_noinit (&reply, &shown, "isWritablePrimary", NULL);
-   BSON_APPEND_VALUE (&shown, "isWritablePrimary", bson_iter_value (&it));
-   sh_result_set_doc (res, &shown);
-done:
    bson_destroy (&reply);
    bson_destroy (&shown);
-   sh_requests_destroy (&reqs);
    return ok;
 }
 
@@ -177,13 +168,9 @@ done:
 static bool
 exec_rs_conf (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
-   sh_requests_t reqs = { .n = 0 };
-   bson_t reply = BSON_INITIALIZER, config;
+   bson_t reply, config;
    bool ok = false;
-   if (!sh_requests_build (call, &reqs, err))
-      goto done;
-   bson_destroy (&reply);
-   if (conn_run (ctx, reqs.v[0].db, &reqs.v[0].cmd, reqs.v[0].path, &reply, err)) {
+   if (cmd_run_build (ctx, call, &reply, err)) {
       if (docget_sub (&reply, "config", BSON_TYPE_DOCUMENT, &config))
          sh_result_set_doc (res, &config);
       else
@@ -194,9 +181,7 @@ exec_rs_conf (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t
       sh_error_clear (err);
       ok = rs_conf_fallback (ctx, res, err);
    }
-done:
    bson_destroy (&reply);
-   sh_requests_destroy (&reqs);
    return ok;
 }
 
