@@ -1,12 +1,12 @@
 /* The JavaScript engine plugin (bin/shardsh-js.so): SpiderMonkey 102 behind the C interface of js_engine.h. The only
  * C++ in the project. One JSContext and one global realm per engine; JS_Init once per process (JS_ShutDown at exit).
  * Everything the scripts see (sh, db, Database, Collection, cursors, the BSON constructors, print, ...) is defined by
- * the prelude (js_prelude.js), in JavaScript, from the command table's names the shell hands over; every method call
- * comes back here through one native, __sh.call, which hands the call to the shell's dispatch. Values cross between
- * BSON and JavaScript as canonical Extended JSON: libbson writes and reads it on this side, the prelude on the other,
- * so no BSON value is ever guessed from a JavaScript number (int32 when integral and in range, else double, as mongosh
- * sends them). Rooting: every JSObject held across calls is a PersistentRooted owned by the engine; everything else
- * lives in JS::Rooted on the stack. */
+ * the prelude (the parts in prelude/), in JavaScript, from the command table's names the shell hands over; every method
+ * call comes back here through one native, __sh.call, which hands the call to the shell's dispatch. Values cross
+ * between BSON and JavaScript as canonical Extended JSON: libbson writes and reads it on this side, the prelude on the
+ * other, so no BSON value is ever guessed from a JavaScript number (int32 when integral and in range, else double, as
+ * mongosh sends them). Rooting: every JSObject held across calls is a PersistentRooted owned by the engine; everything
+ * else lives in JS::Rooted on the stack. */
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -51,8 +51,8 @@
  * pointer to a local; that is how SpiderMonkey's rooting works, so only this warning is silenced. */
 #pragma GCC diagnostic ignored "-Wdangling-pointer"
 
-/* The prelude (js_prelude.js): plain JavaScript evaluated once per engine. It returns the functions this file calls
- * (enc, dec, show, describe, complete, install). Named PRELUDE_NAME in stacks, so locations skip its frames. */
+/* The prelude (the parts in prelude/): plain JavaScript evaluated once per engine. It returns the functions this file
+ * calls (enc, dec, show, describe, complete, install). Named PRELUDE_NAME in stacks, so locations skip its frames. */
 #define PRELUDE_NAME "shardsh:prelude"
 
 /* errors: the shell's sh_error_t, filled without linking the shell (js_err_set, js_util.c) */

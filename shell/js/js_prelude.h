@@ -1,6 +1,6 @@
-/* The JavaScript prelude the engine plugin evaluates (js_prelude.js, written out as a C array at build time by the
- * Makefile, $(BUILD)/gen/js_prelude.c), declared for js_engine.cpp. Part of the plugin only: hidden, so the plugin
- * always reads its own copy. */
+/* The JavaScript prelude the engine plugin evaluates (the parts in shell/js/prelude/ concatenated, written out as a C
+ * array at build time by the Makefile, $(BUILD)/gen/js_prelude.c), declared for js_engine.cpp. Part of the plugin only:
+ * hidden, so the plugin always reads its own copy. */
 #ifndef SHARDSH_JS_PRELUDE_H
 #define SHARDSH_JS_PRELUDE_H
 
