@@ -65,10 +65,10 @@ main_exporter (sh_options_t *opts)
 
    sh_error_clear (&err);
    opts->readonly = true;
-   if (opts->username && !opts->password) {
-      sh_error_t ask;
-      sh_error_clear (&ask);
-      opts->password = sh_prompt_password ("Enter password", "--password", &ask);
+   if (opts->username && !opts->password &&
+       !(opts->password = sh_prompt_password ("Enter password", "--password", &err))) {
+      sh_error_render (stderr, &err, NULL, NULL, false);
+      goto done;
    }
    for (size_t i = 0; i < (n ? n : 1); i++) {
       sh_options_t one = *opts;
@@ -167,10 +167,10 @@ main_run (sh_options_t *opts)
       sh_error_report (&ctx, &err, NULL, NULL);
       goto done;
    }
-   if (opts->username && !opts->password && !opts->dry_run && uri) {
-      sh_error_t ask;
-      sh_error_clear (&ask);
-      opts->password = sh_prompt_password ("Enter password", "--password", &ask);
+   if (opts->username && !opts->password && !opts->dry_run && uri &&
+       !(opts->password = sh_prompt_password ("Enter password", "--password", &err))) {
+      sh_error_report (&ctx, &err, NULL, NULL); /* no terminal to ask on: say so rather than fail to authenticate */
+      goto done;
    }
    conn_init (&ctx, uri, db);
 

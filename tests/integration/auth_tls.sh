@@ -68,6 +68,16 @@ check_eq "auth/no credentials: exit status 1" "1" "$rc"
 check_contains "auth/no credentials: the server's refusal" \
    "MongoServerError[Unauthorized]: command balancerStatus requires authentication (code 13)" "$out"
 
+# -u without a password and no terminal to ask on (setsid: no controlling terminal): a usage error, exit 2, before
+# anything is sent (it used to connect without the password and fail to authenticate)
+if command -v setsid > /dev/null 2>&1; then
+   out=$(setsid "$SHARDSH" --norc -u ann "$HP" --eval 'sh.isBalancerRunning()' 2>&1 < /dev/null)
+   rc=$?
+   check_eq "auth/-u without a terminal: exit status 2" "2" "$rc"
+   one_error_line "auth/-u without a terminal: says there is no terminal to ask on" \
+      "no password given, and there is no terminal to ask for it" "$out"
+fi
+
 out=$("$SHARDSH" --norc -u ann -p Pw-wrong-1 "$HP" --eval 'sh.isBalancerRunning()' 2>&1)
 rc=$?
 check_eq "auth/wrong password: exit status 1" "1" "$rc"
