@@ -199,7 +199,7 @@ output_append_cp (bson_string_t *out, uint32_t cp)
 {
    char buf[4];
    size_t n = utf8_encode (cp, buf);
-   bson_string_append_printf (out, "%.*s", (int) n, buf);
+   output_append_n (out, buf, n); /* by length: a U+0000 would end a "%.*s" */
 }
 
 static bool
