@@ -6,7 +6,8 @@
 # `mongosh URI file.js`; *.stdin files are piped into standard input (heredoc style). mongosh starts slowly (~1 s of
 # CPU), so one mongosh per version runs every *.js script (load() of each in turn, `db = connect()` to the script's
 # own shardsim first, quit()/exit() turned into a thrown marker so the batch goes on) and one more runs every *.stdin
-# script (the inputs concatenated, each after a connect() line); shardsh, fast to start, runs each script on its own.
+# script (the inputs concatenated, each after a connect() line); shardsh, fast to start, runs each script on its own,
+# meanwhile (its runs overlap the mongosh batches).
 # Scripts listed in tests/peer/corpus/known-failing (a feature another branch is building) are SKIPped with the reason.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
@@ -107,6 +108,22 @@ JS
    printf 'void (db = connect("mongodb://127.0.0.1:%s/test")); print("@@corpus end")\n' "$(head -1 "$TMPD/ports")" \
       >> "$W/driver.stdin"
    first="mongodb://127.0.0.1:$(head -1 "$TMPD/ports")/test"
+   # shardsh runs every script on its own (its own process, exit code and cluster) while the mongosh batches run:
+   # the two use different clusters, so overlapping them saves the wall time of the shorter
+   (
+      for n in $names; do
+         uri="mongodb://127.0.0.1:$(cat "$W/$n.shport")/test"
+         (
+            cd "$CORPUS" || exit 1
+            case $n in
+            *.js) NO_COLOR=1 "$SHARDSH_ABS" --norc --quiet "$uri" "$n" < /dev/null ;;
+            *.stdin) NO_COLOR=1 "$SHARDSH_ABS" --norc --quiet "$uri" < "$n" ;;
+            esac > "$W/shardsh/$n.out" 2> "$W/shardsh/$n.err"
+            echo $? > "$W/shardsh/$n.out.rc"
+         )
+      done
+   ) &
+   shpid=$!
    # quit/exit: a thrown marker, so one script's quit(n) ends that script only (its code is printed, then compared)
    (
       cd "$CORPUS" || exit 1
@@ -134,17 +151,7 @@ JS
          f = dir "/" nm ".out"; printf "" > f; print 0 > (f ".rc"); close(f ".rc"); skip = 1; next }
       f && skip && line == "" { skip = 0; next }
       f { skip = 0; print line > f }' "$W/mongosh.stdin.out"
-   for n in $names; do
-      uri="mongodb://127.0.0.1:$(cat "$W/$n.shport")/test"
-      (
-         cd "$CORPUS" || exit 1
-         case $n in
-         *.js) NO_COLOR=1 "$SHARDSH_ABS" --norc --quiet "$uri" "$n" < /dev/null ;;
-         *.stdin) NO_COLOR=1 "$SHARDSH_ABS" --norc --quiet "$uri" < "$n" ;;
-         esac > "$W/shardsh/$n.out" 2> "$W/shardsh/$n.err"
-         echo $? > "$W/shardsh/$n.out.rc"
-      )
-   done
+   wait "$shpid"
    sims_stop
    match=0
    total=0
