@@ -28,7 +28,7 @@ typedef struct progress_reading {
    bson_t settings; /* config.settings { _id: "balancer" } (empty when none) */
    int now_minutes; /* local time of day in minutes at the reading, for the balancing window; -1 unknown */
    int reads;       /* commands the gathering sent */
-   int version[2];  /* the server's major and minor version when a shard drains ({0, 0}: not known) */
+   int version[3];  /* the server's version when a shard drains ({0, 0, 0}: not known) */
    bson_t stalls;   /* { <operation key>: { n: <readings in a row without progress>, since: <at_ms of the first> } },
                      * set by progress_track_stalls */
 } progress_reading_t;

@@ -7,6 +7,7 @@
 #include "commands/requests.h"
 #include "commands/args.h"
 #include "commands/exec.h"
+#include "commands/dispatch.h"
 #include "shell/lib/docget.h"
 
 static bool
@@ -140,16 +141,15 @@ exec_remove_shard (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_er
    bson_string_t *note = NULL; /* where the drain stands, before the reply */
    bool ok;
 
-   /* MongoDB 8.3 deprecates removeShard (docs: removeShard, "Starting in MongoDB 8.3 ..."); said once a session, as
-    * mongosh says its deprecations, and the command is still sent */
+   /* MongoDB 8.3 deprecates removeShard: the router logs this warning (id 10949600, cluster_remove_shard_cmd.cpp)
+    * and still runs it; mongosh has no sh.removeShard. Said once a session, with the server's words. */
    sh_error_clear (&ignored);
    if (!cmd_dry_run (ctx) && !ctx->warned_remove_shard && conn_server_version (ctx, v, &ignored) &&
-       (v[0] > 8 || (v[0] == 8 && v[1] >= 3))) {
+       dispatch_version_at_least (v, "8.3")) {
       ctx->warned_remove_shard = true;
-      cmd_warn (ctx, "DeprecationWarning: Starting in MongoDB 8.3, the removeShard command is deprecated and will be "
-                     "removed in a future release. Drain a shard with startShardDraining, follow it with "
-                     "shardDrainingStatus, pause it with stopShardDraining and remove the drained shard with "
-                     "commitShardRemoval (through db.adminCommand).\n");
+      cmd_warn (ctx, "DeprecationWarning: 'removeShard' command is deprecated. Please use the new shard removal API "
+                     "(startShardDraining, shardDrainingStatus, commitShardRemoval) instead! (the server logs this "
+                     "on MongoDB 8.3+; run them through db.adminCommand, pause a drain with stopShardDraining)\n");
    }
    ok = cmd_run_build (ctx, call, &reply, err);
 

@@ -60,7 +60,7 @@ if sim_start --scenario demo --version 8.3; then
    check_contains "drain_steps commitShardRemoval with chunks left 20" "isn't completely drained" "$(run 'db.adminCommand({commitShardRemoval: "shard03"})')"
    # sh.removeShard on 8.3: the deprecation, once
    out=$(run 'sh.removeShard("shard03"); sh.removeShard("shard03")')
-   check_contains "drain_steps sh.removeShard 8.3 deprecation" "DeprecationWarning: Starting in MongoDB 8.3, the removeShard command is deprecated" "$out"
+   check_contains "drain_steps sh.removeShard 8.3 deprecation" "DeprecationWarning: 'removeShard' command is deprecated. Please use the new shard removal API (startShardDraining, shardDrainingStatus, commitShardRemoval) instead!" "$out"
    check_eq "drain_steps sh.removeShard deprecation once a session" 1 "$(printf '%s\n' "$out" | grep -c DeprecationWarning)"
    sim_stop
 else
