@@ -230,7 +230,7 @@ const sh_cmd_t cmd_sh_is_config_shard_enabled = {
 const sh_cmd_t cmd_sh_shard_draining_status = {
    .name = "sh.shardDrainingStatus",
    .usage = "sh.shardDrainingStatus([shardId])",
-   .summary = "Draining progress of one shard, or of every draining shard",
+   .summary = "Draining progress of a draining shard (without a shard the server answers 14: it needs one)",
    .sends = "admin { shardDrainingStatus: <shardId> } (or { shardDrainingStatus: 1 })",
    .example = "sh.shardDrainingStatus(\"shard02\")",
    .since = "8.2",
@@ -253,7 +253,9 @@ const sh_cmd_t cmd_sh_transition_status = {
 const sh_cmd_t cmd_sh_remove_shard = {
    .name = "sh.removeShard",
    .usage = "sh.removeShard(shard)",
-   .summary = "Start draining a shard, or report how far its drain has come (call again until completed)",
+   .summary = "Start draining a shard, or report how far its drain has come (call again until completed); "
+              "MongoDB 8.3+ deprecates it for startShardDraining/stopShardDraining/commitShardRemoval "
+              "(db.adminCommand)",
    .sends = "admin { removeShard: <shard> }",
    .example = "sh.removeShard(\"shard03\")",
    .flags = CMD_EXTRA,
