@@ -587,23 +587,26 @@ done:
    return ok;
 }
 
-/* 8.3+: the shards whose drain is paused (stopShardDraining unset their draining; the balancer leaves them alone):
- * those whose newest removeShard.start / removeShard.stopShardDraining / removeShard changelog entry is a
- * stopShardDraining (ShardingCatalogManager::stopDrain logs it with details.shard), as { _id, last } documents into
- * r->paused (one config { aggregate: "changelog" }). */
-static bool
-pg_gather_paused (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
+bool
+cmd_progress_read_paused (sh_ctx_t *ctx, bson_t *out, sh_error_t *err)
 {
    bson_t *cmd = BCON_NEW ("aggregate", "changelog", "pipeline", "[", "{", "$match", "{", "what", "{", "$in", "[",
                            "removeShard.start", "removeShard.stopShardDraining", "removeShard", "]", "}", "}", "}", "{",
                            "$sort", "{", "time", BCON_INT32 (1), "}", "}", "{", "$group", "{", "_id", "$details.shard",
                            "last", "{", "$last", "$what", "}", "}", "}", "{", "$match", "{", "last",
                            "removeShard.stopShardDraining", "}", "}", "]", "cursor", "{", "}");
-   bson_destroy (&r->paused);
-   r->reads++;
-   bool ok = conn_run_docs (ctx, "config", cmd, CONN_READ, 0, &r->paused, NULL, err);
+   bool ok = conn_run_docs (ctx, "config", cmd, CONN_READ, 0, out, NULL, err);
    bson_destroy (cmd);
    return ok;
+}
+
+/* 8.3+: the paused drains into r->paused (one read). */
+static bool
+pg_gather_paused (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
+{
+   bson_destroy (&r->paused);
+   r->reads++;
+   return cmd_progress_read_paused (ctx, &r->paused, err);
 }
 
 /* The _id strings of docs (at most max), borrowed from docs. */

@@ -68,6 +68,14 @@ progress_track_stalls (progress_reading_t *now, const progress_reading_t *prev);
 bool
 cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err);
 
+/* 8.3+: the shards whose drain is paused (stopShardDraining unset their draining; the balancer leaves them alone):
+ * those whose newest removeShard.start / removeShard.stopShardDraining / removeShard changelog entry is a
+ * stopShardDraining (ShardingCatalogManager::stopDrain logs it with details.shard), as { _id: <shard>, last }
+ * documents into out (one config { aggregate: "changelog" }; out is initialised by the callee in every case). False
+ * with err set when the read fails. sh.progress, the dashboard and sh.explainBalance share it. */
+bool
+cmd_progress_read_paused (sh_ctx_t *ctx, bson_t *out, sh_error_t *err);
+
 /* Forgets the session's previous reading (ctx->session.progress_prev, kept by sh.progress for rates). */
 void
 cmd_progress_reset (sh_ctx_t *ctx);

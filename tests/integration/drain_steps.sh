@@ -63,6 +63,10 @@ if sim_start --scenario demo --version 8.3; then
    check_contains "drain_steps sh.progress paused drain: PAUSED as its time left" "PAUSED" "$out"
    check_contains "drain_steps sh.progress paused drain: how to resume" 'db.adminCommand({startShardDraining: "shard03"}) resumes it' "$out"
    check_not_contains "drain_steps sh.progress paused drain is not stuck" "STUCK" "$out"
+   # sh.explainBalance names the paused drain and how to resume it
+   out=$(run 'sh.explainBalance("app.users")')
+   check_contains "drain_steps explainBalance names the paused drain" "pausedDrain: the drain of shard shard03 is paused (stopShardDraining)" "$out"
+   check_contains "drain_steps explainBalance paused drain: the fix resumes it" 'fix: db.adminCommand({startShardDraining: "shard03"}) resumes the drain' "$out"
    # a watch keeps the previous reading (paused drains included) and frees it at the next one
    out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval 'sh.progress({watch: true, intervalSecs: 1, count: 3})' 2>&1)
    check_eq "drain_steps sh.progress watch with a paused drain: three tables" 3 "$(printf '%s\n' "$out" | grep -c '^TYPE ')"
@@ -71,6 +75,7 @@ if sim_start --scenario demo --version 8.3; then
    check_contains "drain_steps dashboard --once paused drain: PAUSED" "PAUSED" "$out"
    run 'db.adminCommand({startShardDraining: "shard03"})' > /dev/null
    check_not_contains "drain_steps sh.progress resumed drain is no longer paused" "paused:" "$(run 'sh.progress()')"
+   check_not_contains "drain_steps explainBalance resumed drain is no longer paused" "pausedDrain" "$(run 'sh.explainBalance("app.users")')"
    check_contains "drain_steps commitShardRemoval with chunks left 20" "isn't completely drained" "$(run 'db.adminCommand({commitShardRemoval: "shard03"})')"
    # sh.removeShard on 8.3: the deprecation, once
    out=$(run 'sh.removeShard("shard03"); sh.removeShard("shard03")')
