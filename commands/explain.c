@@ -17,6 +17,8 @@
 #include "commands/stuck.h"
 #include "commands/explain_hot.h"
 #include "commands/explain_zones.h"
+#include "commands/dispatch.h"
+#include "commands/progress.h"
 #include "shell/lib/docget.h"
 
 #define EX_MAX_ZONES 10
@@ -35,6 +37,7 @@ typedef struct {
    bson_t failures;  /* recent failed moveChunk.from entries of ns, newest first */
    bson_t rounds;    /* the last balancer.round entries */
    bson_t hot;       /* explain_hot_range's { shard, field, share }, empty when no hot range */
+   bson_t paused;    /* 8.3+: the shards whose drain is paused (cmd_progress_read_paused) */
    int now_minutes;  /* local time of day in minutes, for the balancing window */
 } ex_reading_t;
 
@@ -52,6 +55,7 @@ ex_reading_init (ex_reading_t *r, const char *ns)
    bson_init (&r->failures);
    bson_init (&r->rounds);
    bson_init (&r->hot);
+   bson_init (&r->paused);
    r->now_minutes = -1;
 }
 
@@ -67,6 +71,7 @@ ex_reading_destroy (ex_reading_t *r)
    bson_destroy (&r->zones);
    bson_destroy (&r->failures);
    bson_destroy (&r->rounds);
+   bson_destroy (&r->paused);
    bson_destroy (&r->hot);
 }
 
@@ -191,6 +196,25 @@ ex_diag_draining (const ex_reading_t *r, ex_findings_t *fs)
                         "balancer moves them off first and balances the rest after",
                         id, chunks, chunks == 1 ? "" : "s");
          ex_add (fs, "drainingShard", detail, "sh.progress() to follow the drain");
+      }
+   }
+   /* 8.3+: a paused drain (stopShardDraining): not draining, so the balancer treats the shard as any other */
+   if (bson_iter_init (&it, &r->paused)) {
+      while (bson_iter_next (&it)) {
+         bson_t pd;
+         char fix[256];
+         const char *id;
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &pd) || !(id = docget_utf8 (&pd, "_id", NULL)))
+            continue;
+         double chunks = ex_per_shard (r, id, "chunks");
+         if (chunks <= 0)
+            continue;
+         bson_snprintf (detail, sizeof detail,
+                        "the drain of shard %s is paused (stopShardDraining) and it still holds %.0f chunk%s of the "
+                        "collection: the balancer treats it as any other shard until the drain resumes",
+                        id, chunks, chunks == 1 ? "" : "s");
+         bson_snprintf (fix, sizeof fix, "db.adminCommand({startShardDraining: \"%s\"}) resumes the drain", id);
+         ex_add (fs, "pausedDrain", detail, fix);
       }
    }
 }
@@ -667,6 +691,16 @@ exec_explain_balance (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh
       }
       bson_iter_t it;
       uint32_t i = 0;
+      int v[3];
+      sh_error_t ignored;
+      sh_error_clear (&ignored);
+      if (conn_server_version (ctx, v, &ignored) && dispatch_version_at_least (v, "8.3")) {
+         bson_destroy (&r.paused);
+         if (!cmd_progress_read_paused (ctx, &r.paused, err)) {
+            bson_destroy (&tags);
+            goto done;
+         }
+      }
       bson_destroy (&r.hot);
       if (!explain_hot_range (ctx, r.ns, &r.coll, (size_t) bson_count_keys (&r.shards), &r.hot, err)) {
          bson_destroy (&tags);

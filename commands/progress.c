@@ -11,6 +11,7 @@
 #include "commands/requests.h"
 #include "commands/args.h"
 #include "commands/exec.h"
+#include "commands/dispatch.h"
 #include "shell/lib/clock.h"
 #include "shell/lib/docget.h"
 #include "shell/core/interrupt.h"
@@ -44,8 +45,7 @@ pg_keep (sh_ctx_t *ctx, const progress_reading_t *r)
    cmd_progress_reset (ctx);
    pg_prev = ctx->session.progress_prev = bson_malloc (sizeof *pg_prev);
    pg_prev->at_ms = r->at_ms;
-   pg_prev->version[0] = r->version[0];
-   pg_prev->version[1] = r->version[1];
+   memcpy (pg_prev->version, r->version, sizeof pg_prev->version);
    pg_prev->reads = r->reads;
    bson_copy_to (&r->ops, &pg_prev->ops);
    bson_copy_to (&r->coordinators, &pg_prev->coordinators);
@@ -587,23 +587,26 @@ done:
    return ok;
 }
 
-/* 8.3+: the shards whose drain is paused (stopShardDraining unset their draining; the balancer leaves them alone):
- * those whose newest removeShard.start / removeShard.stopShardDraining / removeShard changelog entry is a
- * stopShardDraining (ShardingCatalogManager::stopDrain logs it with details.shard), as { _id, last } documents into
- * r->paused (one config { aggregate: "changelog" }). */
-static bool
-pg_gather_paused (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
+bool
+cmd_progress_read_paused (sh_ctx_t *ctx, bson_t *out, sh_error_t *err)
 {
    bson_t *cmd = BCON_NEW ("aggregate", "changelog", "pipeline", "[", "{", "$match", "{", "what", "{", "$in", "[",
                            "removeShard.start", "removeShard.stopShardDraining", "removeShard", "]", "}", "}", "}", "{",
                            "$sort", "{", "time", BCON_INT32 (1), "}", "}", "{", "$group", "{", "_id", "$details.shard",
                            "last", "{", "$last", "$what", "}", "}", "}", "{", "$match", "{", "last",
                            "removeShard.stopShardDraining", "}", "}", "]", "cursor", "{", "}");
-   bson_destroy (&r->paused);
-   r->reads++;
-   bool ok = conn_run_docs (ctx, "config", cmd, CONN_READ, 0, &r->paused, NULL, err);
+   bool ok = conn_run_docs (ctx, "config", cmd, CONN_READ, 0, out, NULL, err);
    bson_destroy (cmd);
    return ok;
+}
+
+/* 8.3+: the paused drains into r->paused (one read). */
+static bool
+pg_gather_paused (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
+{
+   bson_destroy (&r->paused);
+   r->reads++;
+   return cmd_progress_read_paused (ctx, &r->paused, err);
 }
 
 /* The _id strings of docs (at most max), borrowed from docs. */
@@ -647,12 +650,10 @@ cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err)
       int v[3];
       sh_error_t ignored;
       sh_error_clear (&ignored);
-      if (conn_server_version (ctx, v, &ignored)) {
-         r->version[0] = v[0];
-         r->version[1] = v[1];
-      }
+      if (conn_server_version (ctx, v, &ignored))
+         memcpy (r->version, v, sizeof r->version);
    }
-   if ((r->version[0] > 8 || (r->version[0] == 8 && r->version[1] >= 3)) && !pg_gather_paused (ctx, r, err))
+   if (dispatch_version_at_least (r->version, "8.3") && !pg_gather_paused (ctx, r, err))
       goto done;
    n += pg_ids (&r->paused, ids + n, PG_MAX_DRAINS - n);
    if (n && !pg_gather_drains (ctx, ids, n, r, err))

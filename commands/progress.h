@@ -28,7 +28,7 @@ typedef struct progress_reading {
    bson_t settings; /* config.settings { _id: "balancer" } (empty when none) */
    int now_minutes; /* local time of day in minutes at the reading, for the balancing window; -1 unknown */
    int reads;       /* commands the gathering sent */
-   int version[2];  /* the server's major and minor version when a shard drains ({0, 0}: not known) */
+   int version[3];  /* the server's version when a shard drains ({0, 0, 0}: not known) */
    bson_t stalls;   /* { <operation key>: { n: <readings in a row without progress>, since: <at_ms of the first> } },
                      * set by progress_track_stalls */
 } progress_reading_t;
@@ -67,6 +67,14 @@ progress_track_stalls (progress_reading_t *now, const progress_reading_t *prev);
  * with err set when a read fails (r then holds what was read). A collector can call it, then progress_compute. */
 bool
 cmd_progress_gather (sh_ctx_t *ctx, progress_reading_t *r, sh_error_t *err);
+
+/* 8.3+: the shards whose drain is paused (stopShardDraining unset their draining; the balancer leaves them alone):
+ * those whose newest removeShard.start / removeShard.stopShardDraining / removeShard changelog entry is a
+ * stopShardDraining (ShardingCatalogManager::stopDrain logs it with details.shard), as { _id: <shard>, last }
+ * documents into out (one config { aggregate: "changelog" }; out is initialised by the callee in every case). False
+ * with err set when the read fails. sh.progress, the dashboard and sh.explainBalance share it. */
+bool
+cmd_progress_read_paused (sh_ctx_t *ctx, bson_t *out, sh_error_t *err);
 
 /* Forgets the session's previous reading (ctx->session.progress_prev, kept by sh.progress for rates). */
 void

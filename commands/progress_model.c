@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commands/dispatch.h"
 #include "commands/progress.h"
 #include "commands/stuck.h"
 #include "shell/core/output.h"
@@ -18,7 +19,7 @@ void
 progress_reading_init (progress_reading_t *r)
 {
    r->at_ms = 0;
-   r->version[0] = r->version[1] = 0;
+   r->version[0] = r->version[1] = r->version[2] = 0;
    bson_init (&r->ops);
    bson_init (&r->coordinators);
    bson_init (&r->drains);
@@ -575,7 +576,7 @@ pg_drains (const progress_reading_t *now, bson_t *out, uint32_t *n)
          snprintf (phase, sizeof phase, "draining: %.0f chunk%s left", left, left == 1 ? "" : "s");
       else if (dbs > 0)
          snprintf (phase, sizeof phase, "chunks moved; %.0f database%s to movePrimary", dbs, dbs == 1 ? "" : "s");
-      else if (now->version[0] > 8 || (now->version[0] == 8 && now->version[1] >= 3))
+      else if (dispatch_version_at_least (now->version, "8.3"))
          /* 8.3: the drain in steps ends with a commit (removeShard, deprecated, would still finish it) */
          snprintf (phase, sizeof phase, "drained: run %s to finish",
                    strcmp (shard, "config") ? "commitShardRemoval" : "commitTransitionToDedicatedConfigServer");

@@ -7,6 +7,7 @@
 #include "commands/requests.h"
 #include "commands/args.h"
 #include "commands/exec.h"
+#include "commands/dispatch.h"
 #include "shell/lib/docget.h"
 
 static bool
@@ -140,16 +141,15 @@ exec_remove_shard (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_er
    bson_string_t *note = NULL; /* where the drain stands, before the reply */
    bool ok;
 
-   /* MongoDB 8.3 deprecates removeShard (docs: removeShard, "Starting in MongoDB 8.3 ..."); said once a session, as
-    * mongosh says its deprecations, and the command is still sent */
+   /* MongoDB 8.3 deprecates removeShard: the router logs this warning (id 10949600, cluster_remove_shard_cmd.cpp)
+    * and still runs it; mongosh has no sh.removeShard. Said once a session, with the server's words. */
    sh_error_clear (&ignored);
    if (!cmd_dry_run (ctx) && !ctx->warned_remove_shard && conn_server_version (ctx, v, &ignored) &&
-       (v[0] > 8 || (v[0] == 8 && v[1] >= 3))) {
+       dispatch_version_at_least (v, "8.3")) {
       ctx->warned_remove_shard = true;
-      cmd_warn (ctx, "DeprecationWarning: Starting in MongoDB 8.3, the removeShard command is deprecated and will be "
-                     "removed in a future release. Drain a shard with startShardDraining, follow it with "
-                     "shardDrainingStatus, pause it with stopShardDraining and remove the drained shard with "
-                     "commitShardRemoval (through db.adminCommand).\n");
+      cmd_warn (ctx, "DeprecationWarning: 'removeShard' command is deprecated. Please use the new shard removal API "
+                     "(startShardDraining, shardDrainingStatus, commitShardRemoval) instead! (the server logs this "
+                     "on MongoDB 8.3+; run them through db.adminCommand, pause a drain with stopShardDraining)\n");
    }
    ok = cmd_run_build (ctx, call, &reply, err);
 
@@ -230,7 +230,7 @@ const sh_cmd_t cmd_sh_is_config_shard_enabled = {
 const sh_cmd_t cmd_sh_shard_draining_status = {
    .name = "sh.shardDrainingStatus",
    .usage = "sh.shardDrainingStatus([shardId])",
-   .summary = "Draining progress of one shard, or of every draining shard",
+   .summary = "Draining progress of a draining shard (without a shard the server answers 14: it needs one)",
    .sends = "admin { shardDrainingStatus: <shardId> } (or { shardDrainingStatus: 1 })",
    .example = "sh.shardDrainingStatus(\"shard02\")",
    .since = "8.2",
@@ -253,7 +253,9 @@ const sh_cmd_t cmd_sh_transition_status = {
 const sh_cmd_t cmd_sh_remove_shard = {
    .name = "sh.removeShard",
    .usage = "sh.removeShard(shard)",
-   .summary = "Start draining a shard, or report how far its drain has come (call again until completed)",
+   .summary = "Start draining a shard, or report how far its drain has come (call again until completed); "
+              "MongoDB 8.3+ deprecates it for startShardDraining/stopShardDraining/commitShardRemoval "
+              "(db.adminCommand)",
    .sends = "admin { removeShard: <shard> }",
    .example = "sh.removeShard(\"shard03\")",
    .flags = CMD_EXTRA,

@@ -354,20 +354,52 @@ pf_remove_shard (preflight_t *pf, const sh_call_t *call, const char *id, sh_erro
    return pf_plan_drain (pf, id, err);
 }
 /* db.adminCommand of a command naming a shard: removeShard and 8.3's startShardDraining drain it (pf_remove_shard);
- * stopShardDraining pauses the drain (the model's shard is no longer draining); commitShardRemoval and
- * shardDrainingStatus need the shard to exist. Other commands are not checked. */
+ * stopShardDraining pauses the drain (the model's shard is no longer draining; --plan says what that stops);
+ * commitShardRemoval needs a draining shard (117 as the commit coordinator's check; one the cluster does not know is
+ * removed already: ok); shardDrainingStatus needs the shard. 8.3's start/stop/commit refuse the config server as the
+ * server does (20: the transition commands drain it). Other commands are not checked. */
 static bool
 pf_raw_shard_command (preflight_t *pf, const sh_call_t *call, const char *command, const char *id, sh_error_t *err)
 {
+   static const char *const config_refused[][2] = {
+      { "startShardDraining", "startTransitionToDedicatedConfigServer" },
+      { "stopShardDraining", "stopTransitionToDedicatedConfigServer" },
+      { "commitShardRemoval", "commitTransitionToDedicatedConfigServer" },
+   };
+   for (size_t i = 0; id && i < sizeof config_refused / sizeof config_refused[0]; i++) {
+      if (!strcmp (command, config_refused[i][0]) && !strcmp (id, "config")) {
+         sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 0),
+                          "%s cannot take the config server: use %s for the config shard", command,
+                          config_refused[i][1]);
+         pf_code (err, 20, "IllegalOperation");
+         return false;
+      }
+   }
    if (!strcmp (command, "removeShard") || !strcmp (command, "startShardDraining"))
       return pf_remove_shard (pf, call, id, err);
    if (!strcmp (command, "stopShardDraining")) {
+      pf_shard_t *s;
       if (!pf_need_shard (pf, call, 0, id, false, err))
          return false;
-      pf_model_shard (pf, id)->draining = false;
+      s = pf_model_shard (pf, id);
+      if (s->draining && pf->plan && !pf->ctx->opts->json)
+         fprintf (pf->ctx->out_fp,
+                  "   drain of %s paused: the balancer leaves %s alone from here, so the moves planned off it above "
+                  "happen only as far as the balancer got before this (resume with startShardDraining)\n",
+                  id, id);
+      s->draining = false;
       return true;
    }
-   if (!strcmp (command, "commitShardRemoval") || !strcmp (command, "shardDrainingStatus"))
+   if (!strcmp (command, "commitShardRemoval")) {
+      pf_shard_t *s = id ? pf_model_shard (pf, id) : NULL;
+      if (s && !s->draining) {
+         sh_error_set_at (err, SH_ERR_USAGE, pf_at (call, 0), "Shard %s is not currently draining", id);
+         pf_code (err, 117, "ConflictingOperationInProgress");
+         return false;
+      }
+      return true;
+   }
+   if (!strcmp (command, "shardDrainingStatus"))
       return pf_need_shard (pf, call, 0, id, false, err);
    return true;
 }

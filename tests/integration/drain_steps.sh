@@ -14,7 +14,7 @@ runf() { NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$@" "$SIM_URI/test" "$TMPD/
 
 # help's list says the server version a helper needs
 out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet --eval 'sh.help()' 2>&1)
-check_contains "drain_steps sh.help() shows a helper's minimum version" "Draining progress of one shard, or of every draining shard (MongoDB 8.2+)" "$out"
+check_contains "drain_steps sh.help() shows a helper's minimum version" "Draining progress of a draining shard (without a shard the server answers 14: it needs one) (MongoDB 8.2+)" "$out"
 check_contains "drain_steps sh.help() shows the 8.3 minimum" "(MongoDB 8.3+)" "$out"
 
 if sim_start --scenario demo --version 8.3; then
@@ -26,8 +26,22 @@ if sim_start --scenario demo --version 8.3; then
    check_contains "drain_steps pre-flight names the unknown shard" "s.js:2:17: error: shard shard09 does not exist; shards: shard01, shard02, shard03" "$out"
    out=$(run 'db.getSiblingDB("config").shards.countDocuments({draining: true})')
    check_eq "drain_steps pre-flight: nothing was written" 0 "$out"
-   printf 'db.adminCommand({commitShardRemoval: "nope"})\n' > "$TMPD/s.js"
-   check_contains "drain_steps pre-flight commitShardRemoval unknown shard" "error: shard nope does not exist" "$(runf)"
+   # commitShardRemoval of a shard the cluster does not know is removed already: the server answers ok
+   printf 'printjson(db.adminCommand({commitShardRemoval: "nope"}))\n' > "$TMPD/s.js"
+   out=$(runf)
+   check_contains "drain_steps commitShardRemoval unknown shard: ok (removed already)" "ok: 1" "$out"
+   check_not_contains "drain_steps pre-flight lets commitShardRemoval of an unknown shard through" "error:" "$out"
+   # the pre-flight: a commit of a shard not draining is 117, the config server is refused (20), nothing sent
+   printf 'db.adminCommand({commitShardRemoval: "shard03"})\n' > "$TMPD/s.js"
+   out=$(runf)
+   rc=$?
+   check_eq "drain_steps pre-flight commitShardRemoval not draining exit 2" 2 "$rc"
+   check_contains "drain_steps pre-flight commitShardRemoval not draining 117" "s.js:1:17: error: Shard shard03 is not currently draining" "$out"
+   printf 'db.adminCommand({startShardDraining: "config"})\n' > "$TMPD/s.js"
+   check_contains "drain_steps pre-flight startShardDraining of the config server" "error: startShardDraining cannot take the config server: use startTransitionToDedicatedConfigServer" "$(runf)"
+   # --plan: a stop after a start says the drain is paused
+   printf 'db.adminCommand({startShardDraining: "shard03"})\ndb.adminCommand({stopShardDraining: "shard03"})\n' > "$TMPD/s.js"
+   check_contains "drain_steps --plan stopShardDraining says the drain pauses" "drain of shard03 paused: the balancer leaves shard03 alone" "$(runf --plan)"
    # --readonly: the status is a read, the steps are writes
    printf 'db.adminCommand({stopShardDraining: "shard03"})\n' > "$TMPD/s.js"
    check_contains "drain_steps --readonly refuses stopShardDraining" "refused by --readonly" "$(runf --readonly)"
@@ -49,6 +63,10 @@ if sim_start --scenario demo --version 8.3; then
    check_contains "drain_steps sh.progress paused drain: PAUSED as its time left" "PAUSED" "$out"
    check_contains "drain_steps sh.progress paused drain: how to resume" 'db.adminCommand({startShardDraining: "shard03"}) resumes it' "$out"
    check_not_contains "drain_steps sh.progress paused drain is not stuck" "STUCK" "$out"
+   # sh.explainBalance names the paused drain and how to resume it
+   out=$(run 'sh.explainBalance("app.users")')
+   check_contains "drain_steps explainBalance names the paused drain" "pausedDrain: the drain of shard shard03 is paused (stopShardDraining)" "$out"
+   check_contains "drain_steps explainBalance paused drain: the fix resumes it" 'fix: db.adminCommand({startShardDraining: "shard03"}) resumes the drain' "$out"
    # a watch keeps the previous reading (paused drains included) and frees it at the next one
    out=$(NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval 'sh.progress({watch: true, intervalSecs: 1, count: 3})' 2>&1)
    check_eq "drain_steps sh.progress watch with a paused drain: three tables" 3 "$(printf '%s\n' "$out" | grep -c '^TYPE ')"
@@ -57,10 +75,11 @@ if sim_start --scenario demo --version 8.3; then
    check_contains "drain_steps dashboard --once paused drain: PAUSED" "PAUSED" "$out"
    run 'db.adminCommand({startShardDraining: "shard03"})' > /dev/null
    check_not_contains "drain_steps sh.progress resumed drain is no longer paused" "paused:" "$(run 'sh.progress()')"
+   check_not_contains "drain_steps explainBalance resumed drain is no longer paused" "pausedDrain" "$(run 'sh.explainBalance("app.users")')"
    check_contains "drain_steps commitShardRemoval with chunks left 20" "isn't completely drained" "$(run 'db.adminCommand({commitShardRemoval: "shard03"})')"
    # sh.removeShard on 8.3: the deprecation, once
    out=$(run 'sh.removeShard("shard03"); sh.removeShard("shard03")')
-   check_contains "drain_steps sh.removeShard 8.3 deprecation" "DeprecationWarning: Starting in MongoDB 8.3, the removeShard command is deprecated" "$out"
+   check_contains "drain_steps sh.removeShard 8.3 deprecation" "DeprecationWarning: 'removeShard' command is deprecated. Please use the new shard removal API (startShardDraining, shardDrainingStatus, commitShardRemoval) instead!" "$out"
    check_eq "drain_steps sh.removeShard deprecation once a session" 1 "$(printf '%s\n' "$out" | grep -c DeprecationWarning)"
    sim_stop
 else

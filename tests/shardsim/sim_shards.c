@@ -463,18 +463,28 @@ sim_cmd_list_shards (sim_ctx_t *ctx, bson_t *reply)
    simq_docs_t shards;
    bson_t arr, filter;
    bson_iter_t it;
-   /* 8.3's filter: { draining: <bool> } and nothing else (SERVER-107014); older servers ignore the field */
+   /* 8.3's filter (SERVER-107014; list_shards.idl, parsed as "listShardsRequest" by cluster_list_shards_cmd.cpp): a
+    * strict { draining: <bool> } and nothing else; older servers ignore the field */
    int draining = -1;
-   if (sim_ver_ge (83) && docget_sub (ctx->cmd, "filter", BSON_TYPE_EOD, &filter) && bson_iter_init (&it, &filter)) {
+   if (sim_ver_ge (83) && bson_iter_init_find (&it, ctx->cmd, "filter")) {
+      if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
+         sim_reply_error (reply, 14,
+                          "BSON field 'listShardsRequest.filter' is the wrong type '%s', expected type 'object'",
+                          simq_type_name (bson_iter_type (&it)));
+         return;
+      }
+      docget_sub (ctx->cmd, "filter", BSON_TYPE_DOCUMENT, &filter);
+      bson_iter_init (&it, &filter);
       while (bson_iter_next (&it)) {
          if (strcmp (bson_iter_key (&it), "draining") != 0) {
-            sim_reply_error (reply, 40415, "BSON field 'ListShardsFilter.%s' is an unknown field.",
+            sim_reply_error (reply, 40415, "BSON field 'listShardsRequest.filter.%s' is an unknown field.",
                              bson_iter_key (&it));
             return;
          }
          if (!BSON_ITER_HOLDS_BOOL (&it)) {
             sim_reply_error (reply, 14,
-                             "BSON field 'ListShardsFilter.draining' is the wrong type '%s', expected type 'bool'",
+                             "BSON field 'listShardsRequest.filter.draining' is the wrong type '%s', expected type "
+                             "'bool'",
                              simq_type_name (bson_iter_type (&it)));
             return;
          }

@@ -12,11 +12,10 @@
 
 #define SIM_TOPO_LAST "Operation not allowed because it would drain the last shard"
 #define SIM_TOPO_ZONE "Operation not allowed because there is no other shard in zone %s to drain to."
-#define SIM_TOPO_CONFIG                                                                                                \
-   "transition the config shard to a dedicated config server use the transitionToDedicatedConfigServer command."
 
 /* The shard named by the command's first field (the IDL's command parameter, a string): NULL with 14 in reply for
- * another type, or with 70 (ShardRegistry::getShard) when there is no such shard. */
+ * another type, or with 70 when ShardRegistry::getShard knows no such shard. The registry always knows "config" (the
+ * config server, _configShardData), a shard or not, so "config" is returned even on a dedicated config server. */
 static const char *
 sim_topo_shard (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -29,18 +28,23 @@ sim_topo_shard (sim_ctx_t *ctx, bson_t *reply)
       return NULL;
    }
    const char *shard = bson_iter_utf8 (&it, NULL);
-   if (!sim_shard_get (shard, NULL)) {
+   if (strcmp (shard, "config") != 0 && !sim_shard_get (shard, NULL)) {
       sim_reply_error (reply, 70, "Shard %s not found", shard);
       return NULL;
    }
    return shard;
 }
 
-/* Sets shard draining after checkPreconditionsAndStartDrain's checks (20 last shard, 163 zone); a shard already
- * draining is left as it is. */
+/* ShardingCatalogManager::checkPreconditionsAndStartDrain: a shard config.shards does not hold is removed already
+ * (kCompleted: ok, nothing written); otherwise the drain's checks (20 last shard, 163 zone), then draining set with
+ * its removeShard.start changelog entry unless it is draining already. */
 static void
 sim_topo_start (const char *shard, bson_t *reply)
 {
+   if (!sim_shard_get (shard, NULL)) {
+      sim_reply_ok (reply);
+      return;
+   }
    if (!sim_drain_precheck (shard, SIM_TOPO_LAST, SIM_TOPO_ZONE, reply)) {
       return;
    }
@@ -50,11 +54,16 @@ sim_topo_start (const char *shard, bson_t *reply)
    sim_reply_ok (reply);
 }
 
-/* ShardingCatalogManager::stopDrain: unsets draining with a removeShard.stopShardDraining changelog entry; a shard
- * that is not draining is left as it is (ok). */
+/* ShardingCatalogManager::stopDrain: 70 "Couldn't find the shard X in the cluster" when config.shards does not hold
+ * it; a draining shard gets draining unset with a removeShard.stopShardDraining changelog entry; one that is not
+ * draining is left as it is (ok). */
 static void
 sim_topo_stop (const char *shard, bson_t *reply)
 {
+   if (!sim_shard_get (shard, NULL)) {
+      sim_reply_error (reply, 70, "Couldn't find the shard %s in the cluster", shard);
+      return;
+   }
    if (sim_shard_is_draining (shard)) {
       static const char *const unset[] = { "draining", NULL };
       bson_t set = BSON_INITIALIZER, details = BSON_INITIALIZER;
@@ -67,20 +76,29 @@ sim_topo_stop (const char *shard, bson_t *reply)
    sim_reply_ok (reply);
 }
 
-/* The remove-shard commit coordinator: a shard that is not draining is 117 ("Shard X is not currently draining",
- * ShardingCatalogManager::removeShard); one with chunks, databases or unsharded collections left is not removed
- * (20, not_drained_fmt); otherwise it is deleted. */
+/* The remove-shard commit coordinator (RemoveShardCommitCoordinator::_checkShardExistsAndIsDraining, then
+ * _checkShardIsEmpty): a shard removed already is fulfilled (ok); one that is not draining is 117 ("Shard X is not
+ * currently draining"); one with chunks, databases or unsharded collections left is not removed (20, "The shard X
+ * isn't completely drained. Please use the <status> command to check the draining status."); otherwise it is
+ * deleted. */
 static void
-sim_topo_commit (const char *shard, const char *not_drained_fmt, bson_t *reply)
+sim_topo_commit (const char *shard, const char *status_cmd, bson_t *reply)
 {
    sim_drain_progress_t p;
+   if (!sim_shard_get (shard, NULL)) {
+      sim_reply_ok (reply);
+      return;
+   }
    if (!sim_shard_is_draining (shard)) {
       sim_reply_error (reply, 117, "Shard %s is not currently draining", shard);
       return;
    }
    sim_drain_progress (shard, &p);
    if (p.total || p.ndbs || p.ncolls) {
-      sim_reply_error (reply, 20, not_drained_fmt, shard);
+      sim_reply_error (reply, 20,
+                       "The shard %s isn't completely drained. Please use the %s command to check the draining "
+                       "status.",
+                       shard, status_cmd);
    } else {
       sim_drain_commit (shard);
       sim_reply_ok (reply);
@@ -88,51 +106,72 @@ sim_topo_commit (const char *shard, const char *not_drained_fmt, bson_t *reply)
    sim_drain_progress_destroy (&p);
 }
 
+/* startShardDraining, stopShardDraining and commitShardRemoval refuse the config server (20, each with its text:
+ * configsvr_{start,stop}_shard_draining_command.cpp, configsvr_commit_shard_removal_command.cpp), whether or not it is
+ * a shard: the transition commands drain it instead. */
+static bool
+sim_topo_not_config (const char *shard, const char *msg, bson_t *reply)
+{
+   if (!strcmp (shard, "config")) {
+      sim_reply_error (reply, 20, "%s", msg);
+      return false;
+   }
+   return true;
+}
+
 void
 sim_cmd_start_shard_draining (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *shard = sim_topo_shard (ctx, reply);
-   if (!shard) {
-      return;
+   if (shard && sim_topo_not_config (shard,
+                                     "Cannot start the transition to dedicated config server using "
+                                     "startShardDraining when transitioning to a dedicated config server. Please, "
+                                     "use startTransitionToDedicatedConfigServer.",
+                                     reply)) {
+      sim_topo_start (shard, reply);
    }
-   if (!strcmp (shard, "config")) {
-      sim_reply_error (reply, 20, "Cannot drain the config server as a shard using startShardDraining. To %s",
-                       SIM_TOPO_CONFIG);
-      return;
-   }
-   sim_topo_start (shard, reply);
 }
 
 void
 sim_cmd_stop_shard_draining (sim_ctx_t *ctx, bson_t *reply)
 {
    const char *shard = sim_topo_shard (ctx, reply);
-   if (shard) {
+   if (shard && sim_topo_not_config (shard,
+                                     "Cannot stop the transition to dedicated config server using stopShardDraining "
+                                     "when transitioning to a dedicated config server. Please, use "
+                                     "stopTransitionToDedicatedConfigServer.",
+                                     reply)) {
       sim_topo_stop (shard, reply);
    }
 }
 
+/* commitShardRemoval of a shard the registry does not know is fulfilled (resolveShardId's ShardNotFound: ok). */
 void
 sim_cmd_commit_shard_removal (sim_ctx_t *ctx, bson_t *reply)
 {
+   bson_iter_t it;
+   bson_iter_init (&it, ctx->cmd);
+   bson_iter_next (&it);
+   if (BSON_ITER_HOLDS_UTF8 (&it) && strcmp (bson_iter_utf8 (&it, NULL), "config") != 0 &&
+       !sim_shard_get (bson_iter_utf8 (&it, NULL), NULL)) {
+      sim_reply_ok (reply);
+      return;
+   }
    const char *shard = sim_topo_shard (ctx, reply);
-   if (!shard) {
-      return;
+   if (shard && sim_topo_not_config (shard,
+                                     "Cannot remove the config server as a shard using commitShardRemoval when "
+                                     "transitioning to a dedicated config server. Please, use "
+                                     "commitTransitionToDedicatedConfigServer to complete the transition to "
+                                     "dedicated config server.",
+                                     reply)) {
+      sim_topo_commit (shard, "shardDrainingStatus", reply);
    }
-   if (!strcmp (shard, "config")) {
-      sim_reply_error (reply, 20, "Cannot remove the config server as a shard using commitShardRemoval. To %s",
-                       SIM_TOPO_CONFIG);
-      return;
-   }
-   sim_topo_commit (shard,
-                    "The shard %s isn't completely drained. Please use the shardDrainingStatus command to check the "
-                    "draining status",
-                    reply);
 }
 
-/* { start|stop|commitTransitionToDedicatedConfigServer: 1 }: the same steps for the "config" shard. A cluster
- * without one has a dedicated config server already, whose sharding state cannot accept them (203
- * ShardingStateNotInitialized, ShardingState::assertCanAcceptShardedCommands). */
+/* { start|stop|commitTransitionToDedicatedConfigServer: 1 }: the same steps for the "config" shard (the mongos sends
+ * _configsvrStart/StopShardDraining or _configsvrCommitShardRemoval for "config" with isTransitionToDedicatedCS). On
+ * a dedicated config server (no shard "config") start and commit find nothing to do (ok) and stop answers 70 from
+ * stopDrain. */
 void
 sim_cmd_transition_dedicated (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -140,19 +179,12 @@ sim_cmd_transition_dedicated (sim_ctx_t *ctx, bson_t *reply)
    bson_iter_init (&it, ctx->cmd);
    bson_iter_next (&it);
    const char *name = bson_iter_key (&it);
-   if (!sim_shard_get ("config", NULL)) {
-      sim_reply_error (reply, 203,
-                       "Cannot accept sharding commands if sharding state has not been initialized with a "
-                       "shardIdentity document");
-   } else if (!strcmp (name, "startTransitionToDedicatedConfigServer")) {
+   if (!strcmp (name, "startTransitionToDedicatedConfigServer")) {
       sim_topo_start ("config", reply);
    } else if (!strcmp (name, "stopTransitionToDedicatedConfigServer")) {
       sim_topo_stop ("config", reply);
    } else {
-      sim_topo_commit ("config",
-                       "The shard %s isn't completely drained. Please use the "
-                       "getTransitionToDedicatedConfigServerStatus command to check the draining status",
-                       reply);
+      sim_topo_commit ("config", "getTransitionToDedicatedConfigServerStatus", reply);
    }
 }
 

@@ -381,6 +381,8 @@ static void
 test_shardsim_answers (const char *version)
 {
    const char *args[] = { "--scenario", "demo", "--version", version, NULL };
+   int have[3] = { 0, 0, 0 };
+   sscanf (version, "%d.%d", &have[0], &have[1]);
    sim_t sim;
    sh_options_t opts;
    sh_ctx_t ctx;
@@ -406,6 +408,10 @@ test_shardsim_answers (const char *version)
       char name[256];
       bool ok;
       if ((c->flags & CMD_CLIENT_ONLY) || !c->example)
+         continue;
+      /* an entry newer than the personality (8.3's getTransitionToDedicatedConfigServerStatus on 8.2) is the
+       * server's CommandNotFound there, as the gate says before sending */
+      if (c->since && !dispatch_version_at_least (have, c->since))
          continue;
       if (!c->build) {
          exec_only++;
@@ -510,6 +516,7 @@ main (int argc, char **argv)
              sh_cmd_row (sh_cmd_find ("sh.reshardCollection"))->effect == CMD_EFFECT_MOVE &&
              sh_cmd_row (sh_cmd_find ("sh.stopBalancer"))->effect == CMD_EFFECT_STOP_BALANCER &&
              sh_cmd_row (sh_cmd_find ("sh.setBalancerState"))->effect == CMD_EFFECT_ARGS);
+   test_shardsim_answers ("8.2");
    test_shardsim_answers ("8.3");
    test_shardsim_answers ("9.0");
    free (scripts);
