@@ -113,6 +113,9 @@ EOF2
       esac
       "$SHARDSH" --norc --quiet "$SIM_URI" --eval 'db.getSiblingDB("admin").dropAllUsers()' > /dev/null 2>&1
    done
+   out=$(SHARDSH_DEBUG=1 "$SHARDSH" --norc "$SIM_URI" -f "$TMPD/prov.js" 2>&1 < /dev/null)
+   secret_absent "secrets/provisioning: driver log lines (SHARDSH_DEBUG=1)" "Pw-prov-2" "$out"
+   "$SHARDSH" --norc --quiet "$SIM_URI" --eval 'db.getSiblingDB("admin").dropAllUsers()' > /dev/null 2>&1
    check_contains "secrets/provisioning: the value keeps the real key" "44" \
       "$("$SHARDSH" --norc --quiet "$SIM_URI" -f "$TMPD/prov.js" 2>&1 < /dev/null)"
    check_contains "secrets/provisioning: the key is shown as ****" "storedKey: '****'" \
