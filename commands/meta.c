@@ -10,6 +10,7 @@
 #include "commands/requests.h"
 #include "commands/args.h"
 #include "commands/exec.h"
+#include "commands/users.h"
 #include "shell/lib/docget.h"
 #include "shell/lib/names.h"
 #include "shell/lib/secret.h"
@@ -372,7 +373,8 @@ show_dbs_table (const bson_iter_t *dbs, bson_string_t *out)
    }
 }
 
-/* show dbs | collections | shards | zones | balancer: each runs one read; its result is the text or documents read */
+/* show dbs | collections | shards | zones | balancer | users | roles: each runs one read; its result is the text or
+ * documents read */
 static bool
 exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
@@ -382,7 +384,8 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *e
    bool ok = false;
 
    if (!what) {
-      sh_error_set_at (err, SH_ERR_USAGE, call->pos, "show needs one of: dbs, collections, shards, zones, balancer");
+      sh_error_set_at (err, SH_ERR_USAGE, call->pos,
+                       "show needs one of: dbs, collections, shards, zones, balancer, users, roles");
       goto done;
    }
    if (!strcmp (what, "dbs") || !strcmp (what, "databases")) {
@@ -421,6 +424,9 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *e
       if (!conn_run_docs (ctx, "config", &cmd, CONN_READ, 0, &docs, NULL, err))
          goto done;
       sh_result_set_array (res, &docs);
+   } else if (!strcmp (what, "users") || !strcmp (what, "roles")) {
+      if (!users_show (ctx, !strcmp (what, "roles"), res, err))
+         goto done;
    } else if (!strcmp (what, "balancer")) {
       BSON_APPEND_INT32 (&cmd, "balancerStatus", 1);
       bson_destroy (&reply);
@@ -430,7 +436,7 @@ exec_show (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *e
          sh_result_set_doc (res, &reply);
    } else {
       sh_error_set_at (err, SH_ERR_USAGE, call->arg_pos ? call->arg_pos[0] : call->pos,
-                       "unknown 'show %s': use dbs, collections, shards, zones or balancer", what);
+                       "unknown 'show %s': use dbs, collections, shards, zones, balancer, users or roles", what);
       goto done;
    }
    ok = true;
@@ -470,9 +476,11 @@ const sh_cmd_t cmd_use = {
 
 const sh_cmd_t cmd_show = {
    .name = "show",
-   .usage = "show dbs|collections|shards|zones|balancer",
-   .summary = "List databases, collections, shards, zone ranges or the balancer's status",
-   .sends = "listDatabases / listCollections / listShards / config.tags find / balancerStatus",
+   .usage = "show dbs|collections|shards|zones|balancer|users|roles",
+   .summary = "List databases, collections, shards, zone ranges, the balancer's status, or the current database's "
+              "users or roles (built-in ones included)",
+   .sends = "listDatabases / listCollections / listShards / config.tags find / balancerStatus / usersInfo / "
+            "rolesInfo",
    .example = "show shards",
    .flags = CMD_READONLY,
    .exec = exec_show,

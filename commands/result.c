@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands/result.h"
+#include "shell/lib/secret.h"
 #include "shell/core/conn.h"
 #include "shell/core/output.h"
 
@@ -241,8 +242,8 @@ present_docs (sh_ctx_t *ctx, const sh_result_t *r)
    present_batch (ctx, r);
 }
 
-void
-sh_result_present (sh_ctx_t *ctx, const sh_result_t *r)
+static void
+result_present_kind (sh_ctx_t *ctx, const sh_result_t *r)
 {
    bson_iter_t it;
    switch (r->kind) {
@@ -276,6 +277,22 @@ sh_result_present (sh_ctx_t *ctx, const sh_result_t *r)
       present_docs (ctx, r);
       break;
    }
+}
+
+void
+sh_result_present (sh_ctx_t *ctx, const sh_result_t *r)
+{
+   if (r->kind != SH_RESULT_TEXT && r->kind != SH_RESULT_CURSOR && r->kind != SH_RESULT_NONE &&
+       secret_doc_has_credentials (&r->doc)) {
+      /* a user's salts and SCRAM keys (usersInfo with showCredentials) are never shown; its value keeps them */
+      sh_result_t shown = *r;
+      bson_init (&shown.doc);
+      secret_redact_doc (&r->doc, &shown.doc);
+      result_present_kind (ctx, &shown);
+      bson_destroy (&shown.doc);
+      return;
+   }
+   result_present_kind (ctx, r);
 }
 
 static void

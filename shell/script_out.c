@@ -197,7 +197,15 @@ so_json (FILE *out, const script_place_t *at, const char *stmt, bool ok, const s
       BSON_APPEND_UTF8 (&doc, "result", text);
    else
       BSON_APPEND_NULL (&doc, "result");
-   json = output_format_doc (&doc, &o);
+   if (secret_doc_has_credentials (&doc)) {
+      /* a user's salts and SCRAM keys (usersInfo with showCredentials) are never shown */
+      bson_t shown = BSON_INITIALIZER;
+      secret_redact_doc (&doc, &shown);
+      json = output_format_doc (&shown, &o);
+      bson_destroy (&shown);
+   } else {
+      json = output_format_doc (&doc, &o);
+   }
    fprintf (out, "%s\n", json);
    bson_free (json);
    bson_destroy (&doc);

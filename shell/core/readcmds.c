@@ -41,8 +41,10 @@ static const char *const readcmds_list[] = {
    "listIndexes",
    "listShards",
    "ping",
+   "rolesInfo",
    "serverStatus",
    "shardDrainingStatus",
+   "usersInfo",
    "validate",
    "whatsmyuri",
 };

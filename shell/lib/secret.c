@@ -141,8 +141,9 @@ secret_redact_text (const char *text)
    return bson_string_free (out, false);
 }
 
-void
-secret_redact_doc (const bson_t *src, bson_t *dst)
+/* secret_redact_doc; keys: inside a credentials document (every string is a salt or a key: hidden) */
+static void
+secret_redact_doc_in (const bson_t *src, bson_t *dst, bool keys)
 {
    bson_iter_t it;
 
@@ -150,7 +151,7 @@ secret_redact_doc (const bson_t *src, bson_t *dst)
       return;
    while (bson_iter_next (&it)) {
       const char *key = bson_iter_key (&it);
-      if (secret_is_field (key, strlen (key))) {
+      if (secret_is_field (key, strlen (key)) || (keys && BSON_ITER_HOLDS_UTF8 (&it))) {
          BSON_APPEND_UTF8 (dst, key, "****");
       } else if (BSON_ITER_HOLDS_UTF8 (&it)) {
          char *shown = secret_redact_text (bson_iter_utf8 (&it, NULL));
@@ -171,7 +172,7 @@ secret_redact_doc (const bson_t *src, bson_t *dst)
             BSON_APPEND_ARRAY_BEGIN (dst, key, &child);
          else
             BSON_APPEND_DOCUMENT_BEGIN (dst, key, &child);
-         secret_redact_doc (&sub, &child);
+         secret_redact_doc_in (&sub, &child, keys || (!array && !strcmp (key, "credentials")));
          if (array)
             bson_append_array_end (dst, &child);
          else
@@ -180,6 +181,36 @@ secret_redact_doc (const bson_t *src, bson_t *dst)
          bson_append_iter (dst, key, -1, &it);
       }
    }
+}
+
+void
+secret_redact_doc (const bson_t *src, bson_t *dst)
+{
+   secret_redact_doc_in (src, dst, false);
+}
+
+bool
+secret_doc_has_credentials (const bson_t *doc)
+{
+   bson_iter_t it, sub;
+   if (!bson_iter_init (&it, doc))
+      return false;
+   while (bson_iter_next (&it)) {
+      if (!strcmp (bson_iter_key (&it), "credentials") && BSON_ITER_HOLDS_DOCUMENT (&it))
+         return true;
+      if ((BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_ARRAY (&it)) && bson_iter_recurse (&it, &sub)) {
+         const uint8_t *data;
+         uint32_t len;
+         bson_t child;
+         if (BSON_ITER_HOLDS_ARRAY (&it))
+            bson_iter_array (&it, &len, &data);
+         else
+            bson_iter_document (&it, &len, &data);
+         if (bson_init_static (&child, data, len) && secret_doc_has_credentials (&child))
+            return true;
+      }
+   }
+   return false;
 }
 
 /* Replaces text[a, b) (of *len bytes) by one '*' per character (UTF-8 continuation bytes add none), so the text keeps

@@ -2,7 +2,8 @@
  * lines out of its history, the connection layer masks them in what it prints and logs, statement text is masked in
  * status lines, --json, --plan, --dry-run and under an error's caret. Three kinds: the password of a connection
  * string (scheme://user:password@host, up to its last '@', so an unescaped '/' or ':' in it stays hidden), the value
- * of a field named pwd or password, and the password argument of auth(user, pwd) and changeUserPassword(user, pwd).
+ * of a field named pwd or password, and the password argument of auth(user, pwd) and changeUserPassword(user, pwd);
+ * and, in documents shown, the salts and keys of a user's credentials (usersInfo with showCredentials).
  * The redact functions copy text and documents with the secrets hidden. */
 #ifndef SHARDSH_SECRET_H
 #define SHARDSH_SECRET_H
@@ -52,8 +53,15 @@ char *
 secret_redact_source_str (const char *text);
 
 /* Copies src into dst (initialised by the caller) with every secret hidden, at any depth: the value of a field named
- * pwd or password (any case) becomes "****", and strings pass through secret_redact_text. For --dry-run output. */
+ * pwd or password (any case) becomes "****", so does every string inside a credentials document (the salts and
+ * SCRAM keys usersInfo's showCredentials returns; iteration counts stay), and strings pass through
+ * secret_redact_text. For --dry-run output and every value printed. */
 void
 secret_redact_doc (const bson_t *src, bson_t *dst);
+
+/* True when doc holds, at any depth, a field named credentials whose value is a document (a usersInfo reply with
+ * showCredentials): a result showing it goes through secret_redact_doc first. */
+bool
+secret_doc_has_credentials (const bson_t *doc);
 
 #endif

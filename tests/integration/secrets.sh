@@ -88,6 +88,38 @@ else
    secret_absent "secrets/server error shows the source line masked" "Pw-server-13" "$out" 'pwd: "************"'
    out=$("$SHARDSH" --norc "$SIM_URI" --eval 'sh.addShard("rs9/mongodb://gus:Pw-addshard-14@127.0.0.1:1")' 2>&1)
    secret_absent "secrets/addShard error hides the password" "Pw-addshard-14" "$out"
+   # user provisioning (issue 29): the passwords of createUser/updateUser/changeUserPassword in a script, run,
+   # planned, dry-run and as --json, and the credentials usersInfo returns with showCredentials (salts and SCRAM keys
+   # shown as ****; the value keeps them: its storedKey has its 44 characters)
+   cat > "$TMPD/prov.js" << 'EOF2'
+const admin = db.getSiblingDB("admin");
+admin.createUser({user: "prov", pwd: "Pw-prov-23", roles: ["clusterMonitor"]});
+admin.updateUser("prov", {pwd: "Pw-prov-24", customData: {t: 1}});
+admin.changeUserPassword("prov", "Pw-prov-25");
+const u = admin.getUser("prov", {showCredentials: true});
+print(u ? u.credentials["SCRAM-SHA-256"].storedKey.length : "no user");
+printjson(u);
+admin.getUsers({showCredentials: true});
+admin.createUser({user: "prov", pwd: "Pw-prov-26", roles: []});
+EOF2
+   for mode in "" --json --plan --dry-run; do
+      out=$("$SHARDSH" --norc $mode "$SIM_URI" -f "$TMPD/prov.js" 2>&1 < /dev/null)
+      for pw in Pw-prov-23 Pw-prov-24 Pw-prov-25 Pw-prov-26; do
+         secret_absent "secrets/provisioning ${mode:-run}: $pw" "$pw" "$out"
+      done
+      case "$out" in
+      *"storedKey: '"[A-Za-z0-9+/]*"='"* | *'"storedKey" : "'[A-Za-z0-9+/]*'="'*) fail "secrets/provisioning ${mode:-run}: a SCRAM key is shown" "$out" ;;
+      *) pass "secrets/provisioning ${mode:-run}: no SCRAM key shown" ;;
+      esac
+      "$SHARDSH" --norc --quiet "$SIM_URI" --eval 'db.getSiblingDB("admin").dropAllUsers()' > /dev/null 2>&1
+   done
+   out=$(SHARDSH_DEBUG=1 "$SHARDSH" --norc "$SIM_URI" -f "$TMPD/prov.js" 2>&1 < /dev/null)
+   secret_absent "secrets/provisioning: driver log lines (SHARDSH_DEBUG=1)" "Pw-prov-2" "$out"
+   "$SHARDSH" --norc --quiet "$SIM_URI" --eval 'db.getSiblingDB("admin").dropAllUsers()' > /dev/null 2>&1
+   check_contains "secrets/provisioning: the value keeps the real key" "44" \
+      "$("$SHARDSH" --norc --quiet "$SIM_URI" -f "$TMPD/prov.js" 2>&1 < /dev/null)"
+   check_contains "secrets/provisioning: the key is shown as ****" "storedKey: '****'" \
+      "$("$SHARDSH" --norc --quiet "$SIM_URI" --eval 'db.getSiblingDB("admin").getUser("prov", {showCredentials: true})' 2>&1)"
    if "$SHARDSH" --help 2>&1 | grep -q -- '--dashboard'; then
       uri_pw=$(echo "$SIM_URI" | sed 's|mongodb://|mongodb://hank:Pw-dash-15@|')
       out=$(TERM=xterm timeout 20 "$SHARDSH" --norc "$uri_pw/?authMechanism=PLAIN" --dashboard --once 2>&1)

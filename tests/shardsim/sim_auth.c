@@ -489,87 +489,95 @@ sim_auth_enabled (void)
    return sim_auth_required;
 }
 
-/* The password field of a user-management command: its string, or NULL (then *why says what is wrong, or is empty
- * when the field is simply absent). */
-static const char *
-sim_auth_cmd_pwd (const bson_t *cmd, const char *name, char *why, size_t whylen)
+/* ---- the store user management changes (sim_usermgmt.c) ---- */
+
+bool
+sim_auth_has_user (const char *user, const char *db)
 {
-   bson_iter_t it;
-   why[0] = '\0';
-   if (!bson_iter_init_find (&it, cmd, "pwd"))
-      return NULL;
-   if (!BSON_ITER_HOLDS_UTF8 (&it) || !*bson_iter_utf8 (&it, NULL)) {
-      bson_snprintf (why, whylen, "BSON field '%s.pwd' must be a non-empty string", name);
-      return NULL;
-   }
-   return bson_iter_utf8 (&it, NULL);
+   return sim_auth_find_user (user, db) != NULL;
 }
 
-void
-sim_cmd_create_user (sim_ctx_t *ctx, bson_t *reply)
+bool
+sim_auth_create_user (const char *user, const char *db, const char *pwd, char *errbuf, size_t errlen)
 {
-   bson_iter_t it;
-   char why[256], err[256], *spec;
-   const char *user, *pwd;
-   if (!bson_iter_init_find (&it, ctx->cmd, "createUser") || !BSON_ITER_HOLDS_UTF8 (&it) ||
-       !*bson_iter_utf8 (&it, NULL)) {
-      sim_reply_error (reply, 14, "BSON field 'createUser.createUser' is the wrong type, expected type 'string'");
-      return;
-   }
-   user = bson_iter_utf8 (&it, NULL);
-   if (!(pwd = sim_auth_cmd_pwd (ctx->cmd, "createUser", why, sizeof why))) {
-      if (why[0])
-         sim_reply_error (reply, 2, "%s", why);
-      else
-         sim_reply_error (reply, 2,
-                          "Must provide a 'pwd' field for all user documents, except those with '$external' as the "
-                          "user's source db");
-      return;
-   }
-   if (sim_auth_find_user (user, ctx->db)) {
-      sim_reply_error (reply, 51003, "User \"%s@%s\" already exists", user, ctx->db);
-      return;
-   }
-   spec = bson_strdup_printf ("%s:%s@%s", user, pwd, ctx->db);
-   if (!sim_auth_add (spec, err, sizeof err))
-      sim_reply_error (reply, 2, "%s", err);
-   else
-      sim_reply_ok (reply);
+   char *spec = bson_strdup_printf ("%s:%s@%s", user, pwd, db);
+   bool ok = sim_auth_add (spec, errbuf, errlen);
    OPENSSL_cleanse (spec, strlen (spec));
    bson_free (spec);
+   return ok;
+}
+
+bool
+sim_auth_set_password (const char *user, const char *db, const char *pwd)
+{
+   sim_user_t *u = (sim_user_t *) sim_auth_find_user (user, db);
+   return u && sim_auth_printable (pwd, strlen (pwd)) && sim_auth_derive_user (u, SIM_SCRAM_SHA1, pwd) &&
+          sim_auth_derive_user (u, SIM_SCRAM_SHA256, pwd);
 }
 
 void
-sim_cmd_update_user (sim_ctx_t *ctx, bson_t *reply)
+sim_auth_remove_user (const char *user, const char *db)
 {
-   bson_iter_t it;
-   char why[256];
-   const char *user, *pwd;
-   sim_user_t *u = NULL;
-   if (!bson_iter_init_find (&it, ctx->cmd, "updateUser") || !BSON_ITER_HOLDS_UTF8 (&it)) {
-      sim_reply_error (reply, 14, "BSON field 'updateUser.updateUser' is the wrong type, expected type 'string'");
+   const sim_user_t *u = sim_auth_find_user (user, db);
+   if (!u)
       return;
+   size_t i = (size_t) (u - sim_users);
+   memmove (&sim_users[i], &sim_users[i + 1], (sim_nusers - i - 1) * sizeof *sim_users);
+   sim_nusers--;
+   OPENSSL_cleanse (&sim_users[sim_nusers], sizeof *sim_users);
+}
+
+size_t
+sim_auth_user_count (void)
+{
+   return sim_nusers;
+}
+
+void
+sim_auth_user_at (size_t i, const char **user, const char **db)
+{
+   *user = sim_users[i].user;
+   *db = sim_users[i].db;
+}
+
+/* Appends { iterationCount, salt, storedKey, serverKey } (base64) under name. */
+static void
+sim_auth_append_creds (bson_t *doc, const char *name, const sim_scram_creds_t *c)
+{
+   bson_t sub;
+   char *b;
+   BSON_APPEND_DOCUMENT_BEGIN (doc, name, &sub);
+   BSON_APPEND_INT32 (&sub, "iterationCount", c->iterations);
+   b = sim_b64_encode (c->salt, c->salt_len);
+   BSON_APPEND_UTF8 (&sub, "salt", b);
+   bson_free (b);
+   b = sim_b64_encode (c->stored_key, c->key_len);
+   BSON_APPEND_UTF8 (&sub, "storedKey", b);
+   bson_free (b);
+   b = sim_b64_encode (c->server_key, c->key_len);
+   BSON_APPEND_UTF8 (&sub, "serverKey", b);
+   bson_free (b);
+   bson_append_document_end (doc, &sub);
+}
+
+void
+sim_auth_append_credentials (const char *user, const char *db, bson_t *doc)
+{
+   const sim_user_t *u = sim_auth_find_user (user, db);
+   bson_t sub;
+   BSON_APPEND_DOCUMENT_BEGIN (doc, "credentials", &sub);
+   if (u) {
+      sim_auth_append_creds (&sub, "SCRAM-SHA-1", &u->sha1);
+      sim_auth_append_creds (&sub, "SCRAM-SHA-256", &u->sha256);
    }
-   user = bson_iter_utf8 (&it, NULL);
-   for (size_t i = 0; i < sim_nusers && !u; i++) {
-      if (!strcmp (sim_users[i].user, user) && !strcmp (sim_users[i].db, ctx->db))
-         u = &sim_users[i];
-   }
-   if (!u) {
-      sim_reply_error (reply, 11, "Could not find user \"%s@%s\"", user, ctx->db);
-      return;
-   }
-   pwd = sim_auth_cmd_pwd (ctx->cmd, "updateUser", why, sizeof why);
-   if (why[0]) {
-      sim_reply_error (reply, 2, "%s", why);
-      return;
-   }
-   if (pwd && (!sim_auth_printable (pwd, strlen (pwd)) || !sim_auth_derive_user (u, SIM_SCRAM_SHA1, pwd) ||
-               !sim_auth_derive_user (u, SIM_SCRAM_SHA256, pwd))) {
-      sim_reply_error (reply, 2, "updateUser: the password must be printable ASCII");
-      return;
-   }
-   sim_reply_ok (reply); /* roles and customData are not kept: every user is root */
+   bson_append_document_end (doc, &sub);
+}
+
+void
+sim_auth_logout (sim_conn_t *conn, const char *db)
+{
+   if (conn->authenticated && !strcmp (conn->auth_db, db))
+      conn->authenticated = false;
 }
 
 void

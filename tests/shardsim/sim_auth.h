@@ -38,14 +38,70 @@ sim_auth_add_user (char *spec, char *errbuf, size_t errlen);
 bool
 sim_auth_enabled (void);
 
-/* createUser on the database the command runs on ({ createUser, pwd, ... }: roles and the rest are not kept, every
- * user is root), and updateUser (a new pwd re-derives its keys): as the server's user_management_commands.cpp answers
- * them (51003 for a user that exists, 11 UserNotFound for one that does not, 2 BadValue without pwd). A user made
- * here does not turn authentication on: only --auth does. Callers hold sim_g.lock. */
+/* The credentials store user management changes (sim_usermgmt.c keeps each user's roles and custom data). Callers
+ * hold sim_g.lock. has_user: whether user@db has credentials; create_user: adds one with both mechanisms' keys
+ * (false with a message in errbuf: a non-printable password, a name too long); set_password: derives new keys (false
+ * when the user has none or the password is not printable ASCII); remove_user: forgets one (its keys zeroed);
+ * user_count / user_at: the users with credentials, in the order they were added (the names borrowed until the next
+ * change); append_credentials: appends credentials { SCRAM-SHA-1, SCRAM-SHA-256: { iterationCount, salt, storedKey,
+ * serverKey } } as usersInfo's showCredentials shows them; logout: the connection is no longer authenticated when it
+ * authenticated on db. */
+bool
+sim_auth_has_user (const char *user, const char *db);
+bool
+sim_auth_create_user (const char *user, const char *db, const char *pwd, char *errbuf, size_t errlen);
+bool
+sim_auth_set_password (const char *user, const char *db, const char *pwd);
+void
+sim_auth_remove_user (const char *user, const char *db);
+size_t
+sim_auth_user_count (void);
+void
+sim_auth_user_at (size_t i, const char **user, const char **db);
+void
+sim_auth_append_credentials (const char *user, const char *db, bson_t *doc);
+void
+sim_auth_logout (sim_conn_t *conn, const char *db);
+
+/* ---- user and role management (sim_usermgmt.c) ---- */
+
+/* The user and role management commands as a mongos answers them (user_management_commands.cpp): createUser,
+ * updateUser, dropUser, dropAllUsersFromDatabase, grantRolesToUser, revokeRolesFromUser, usersInfo, createRole,
+ * updateRole, dropRole, dropAllRolesFromDatabase, grantRolesToRole, revokeRolesFromRole, grantPrivilegesToRole,
+ * revokePrivilegesFromRole, rolesInfo and logout, on the database the command runs on. A user made here does not turn
+ * authentication on: only --auth does (and --auth's users hold root@admin). Callers hold sim_g.lock. */
 void
 sim_cmd_create_user (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_cmd_update_user (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_drop_user (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_drop_all_users (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_user_roles (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_users_info (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_create_role (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_update_role (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_drop_role (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_drop_all_roles (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_role_roles (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_role_privileges (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_roles_info (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_logout (sim_ctx_t *ctx, bson_t *reply);
+
+/* Frees the users and roles user management keeps. */
+void
+sim_usermgmt_destroy (void);
 
 /* Frees the users (their keys zeroed). */
 void

@@ -302,6 +302,7 @@ cleanup:
    sim_store_free ();
    sim_log_close ();
    sim_tls_destroy ();
+   sim_usermgmt_destroy ();
    sim_auth_destroy ();
    pthread_cond_destroy (&sim_dyn.round_done);
    pthread_mutex_destroy (&sim_g.lock);

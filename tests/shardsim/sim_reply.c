@@ -14,8 +14,9 @@ static const struct {
    int code;
    const char *name;
 } sim_code_names[] = {
-   { 86, "IndexKeySpecsConflict" },
-   { 197, "InvalidIndexSpecificationOption" },
+   { 5, "GraphContainsCycle" },       { 31, "RoleNotFound" },
+   { 65, "InvalidRoleModification" }, /* user management */
+   { 86, "IndexKeySpecsConflict" },   { 197, "InvalidIndexSpecificationOption" },
 };
 
 const char *

@@ -1,7 +1,8 @@
 /* passes: plain asan */
 /* The one secret rule (shell/lib/secret.c, issue 31): what the source-text mask hides (connection-string passwords up
  * to the last '@', so an unescaped '/' or ':' stays hidden; pwd/password fields; the password argument of auth() and
- * changeUserPassword()), that it keeps columns, and which lines the history leaves out. */
+ * changeUserPassword()), that it keeps columns, which lines the history leaves out, and the credentials a document
+ * shows. */
 #include <string.h>
 
 #include "shell/lib/secret.h"
@@ -13,6 +14,31 @@ check_mask (const char *name, const char *in, const char *want)
    char *got = secret_redact_source_str (in);
    CHECK_STR (name, want, got);
    bson_free (got);
+}
+
+/* usersInfo's showCredentials: the salts and keys of every mechanism become ****, iteration counts stay, at any depth
+ * (a users array); a document without credentials is not said to hold them. */
+static void
+check_credentials (void)
+{
+   bson_t *reply = BCON_NEW ("users", "[", "{", "user", BCON_UTF8 ("u"), "credentials", "{", "SCRAM-SHA-256", "{",
+                             "iterationCount", BCON_INT32 (15000), "salt", BCON_UTF8 ("c2FsdA=="), "storedKey",
+                             BCON_UTF8 ("a2V5MQ=="), "serverKey", BCON_UTF8 ("a2V5Mg=="), "}", "}", "}", "]");
+   bson_t *plain = BCON_NEW ("user", BCON_UTF8 ("u"), "db", BCON_UTF8 ("credentials"));
+   bson_t shown = BSON_INITIALIZER;
+   char *json;
+   CHECK ("secret/credentials: found in a users array", secret_doc_has_credentials (reply));
+   CHECK ("secret/credentials: not in a document without them", !secret_doc_has_credentials (plain));
+   secret_redact_doc (reply, &shown);
+   json = bson_as_relaxed_extended_json (&shown, NULL);
+   CHECK ("secret/credentials: salt and keys hidden", strstr (json, "c2FsdA") == NULL &&
+                                                         strstr (json, "a2V5") == NULL &&
+                                                         strstr (json, "\"storedKey\" : \"****\""));
+   CHECK ("secret/credentials: iteration count kept", strstr (json, "\"iterationCount\" : 15000") != NULL);
+   bson_free (json);
+   bson_destroy (&shown);
+   bson_destroy (reply);
+   bson_destroy (plain);
 }
 
 int
@@ -42,5 +68,6 @@ main (void)
           !secret_line_is_sensitive ("sh.status()") &&
              !secret_line_is_sensitive ("db.adminCommand({connectionStatus: 1})") &&
              !secret_line_is_sensitive ("db.authors.find()"));
+   check_credentials ();
    UNIT_EXIT ();
 }
