@@ -5,7 +5,7 @@
  * collection is answered by its primary shard (documents scanned). Callers hold sim_g.lock. */
 #include <string.h>
 
-#include "tests/shardsim/sim.h"
+#include "tests/shardsim/sim_admin.h"
 #include "tests/shardsim/query/simq.h"
 
 /* An unsharded collection (the router sends dataSize to the primary shard, s/commands/cluster_data_size_cmd.cpp; the
@@ -177,6 +177,22 @@ sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    estimate = bson_iter_init_find (&it, ctx->cmd, "estimate") && bson_iter_as_bool (&it);
+   if (sim_ver_ge (50)) {
+      /* The shard's CmdDataSize (5.0+): the presence of min and max first, then their types, each 2 BadValue. */
+      bool has_min = sim_has (ctx->cmd, "min"), has_max = sim_has (ctx->cmd, "max");
+      if (has_min != has_max) {
+         sim_reply_error (reply, 2, has_min ? "max must be set if min is set" : "min must be set if max is set");
+         return;
+      }
+      if (has_min && (!bson_iter_init_find (&it, ctx->cmd, "min") || !BSON_ITER_HOLDS_DOCUMENT (&it))) {
+         sim_reply_error (reply, 2, "min key must be an object");
+         return;
+      }
+      if (has_max && (!bson_iter_init_find (&it, ctx->cmd, "max") || !BSON_ITER_HOLDS_DOCUMENT (&it))) {
+         sim_reply_error (reply, 2, "max key must be an object");
+         return;
+      }
+   }
    have_min = docget_sub (ctx->cmd, "min", BSON_TYPE_DOCUMENT, &min);
    have_max = docget_sub (ctx->cmd, "max", BSON_TYPE_DOCUMENT, &max);
    if (have_min != have_max) {
@@ -191,8 +207,15 @@ sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply)
    if (t) {
       sim_data_size_sharded (coll, t, have_min ? &min : NULL, have_min ? &max : NULL, estimate, &size, &objects);
    }
-   BSON_APPEND_INT64 (reply, "size", size);
-   BSON_APPEND_INT64 (reply, "numObjects", objects);
-   BSON_APPEND_INT64 (reply, "millis", 0);
+   if (!sim_ver_ge (50)) {
+      /* The 4.4 router sums the shards' answers as doubles ("yes these are doubles...") and millis as an int. */
+      BSON_APPEND_DOUBLE (reply, "size", (double) size);
+      BSON_APPEND_DOUBLE (reply, "numObjects", (double) objects);
+      BSON_APPEND_INT32 (reply, "millis", 0);
+   } else {
+      BSON_APPEND_INT64 (reply, "size", size);
+      BSON_APPEND_INT64 (reply, "numObjects", objects);
+      BSON_APPEND_INT64 (reply, "millis", 0);
+   }
    sim_reply_ok (reply);
 }
