@@ -84,6 +84,49 @@ sim_collstats_scale (const bson_t *cmd, bson_t *reply)
    return 1;
 }
 
+/* A collection the primary shard does not have: appendCollectionStorageStats writes zeros (size, count, 6.0+
+ * numOrphanDocs, storageSize, totalSize, nindexes, totalIndexSize, indexDetails {}, indexSizes {}, scaleFactor)
+ * before its NamespaceNotFound, which the shard's collStats ignores; the router copies indexDetails, sums the
+ * zeros and writes the rest as for any collection (no capped: the shard did not say). */
+static void
+sim_collstats_missing (const char *ns, const char *primary, int64_t scale, const bson_t *head, bson_t *reply)
+{
+   bson_t shards, d, empty = BSON_INITIALIZER;
+   static const char *const sums[] = { "count", "size", "storageSize", "totalIndexSize", "totalSize" };
+   bson_concat (reply, head);
+   BSON_APPEND_DOCUMENT (reply, "indexDetails", &empty);
+   BSON_APPEND_UTF8 (reply, "ns", ns);
+   for (size_t k = 0; k < sizeof sums / sizeof sums[0]; k++) {
+      BSON_APPEND_INT32 (reply, sums[k], 0);
+   }
+   BSON_APPEND_DOCUMENT (reply, "indexSizes", &empty);
+   BSON_APPEND_DOUBLE (reply, "avgObjSize", 0.0);
+   BSON_APPEND_INT64 (reply, "maxSize", 0);
+   BSON_APPEND_INT32 (reply, "nindexes", 0);
+   BSON_APPEND_INT32 (reply, "scaleFactor", (int32_t) scale);
+   BSON_APPEND_INT32 (reply, "nchunks", 1);
+   BSON_APPEND_DOCUMENT_BEGIN (reply, "shards", &shards);
+   BSON_APPEND_DOCUMENT_BEGIN (&shards, primary, &d);
+   BSON_APPEND_UTF8 (&d, "ns", ns);
+   BSON_APPEND_INT32 (&d, "size", 0);
+   BSON_APPEND_INT32 (&d, "count", 0);
+   if (sim_ver_ge (60)) {
+      BSON_APPEND_INT32 (&d, "numOrphanDocs", 0);
+   }
+   BSON_APPEND_INT32 (&d, "storageSize", 0);
+   BSON_APPEND_INT32 (&d, "totalSize", 0);
+   BSON_APPEND_INT32 (&d, "nindexes", 0);
+   BSON_APPEND_INT32 (&d, "totalIndexSize", 0);
+   BSON_APPEND_DOCUMENT (&d, "indexDetails", &empty);
+   BSON_APPEND_DOCUMENT (&d, "indexSizes", &empty);
+   BSON_APPEND_INT32 (&d, "scaleFactor", (int32_t) scale);
+   BSON_APPEND_DOUBLE (&d, "ok", 1.0);
+   bson_append_document_end (&shards, &d);
+   bson_append_document_end (reply, &shards);
+   sim_reply_ok (reply);
+   bson_destroy (&empty);
+}
+
 /* The sums the router keeps over the shards' answers. */
 typedef struct {
    int64_t count, size, storage, idx, total, unscaled;
@@ -119,10 +162,8 @@ sim_cmd_coll_stats (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    if (!coll) {
-      /* The shard's collStats of a collection it does not have (appendCollectionStorageStats), which the router
-       * returns as its error. */
+      sim_collstats_missing (ns, primary, scale, &head, reply);
       bson_destroy (&head);
-      sim_reply_error (reply, 26, "Collection [%s] not found.", ns);
       return;
    }
    sim_shard_stat_t *st = NULL;
