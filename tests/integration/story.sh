@@ -17,7 +17,7 @@ run() { NO_COLOR=1 "$SHARDSH" --norc --quiet --yes --json "$SIM_URI/test" --eval
 
 # The resharding rows of $currentOp, one compact JSON line each.
 reshard_rows() {
-   run 'db.adminCommand({aggregate: 1, pipeline: [{$currentOp: {allUsers: true, idleConnections: true}}, {$match: {desc: /^ReshardingMetrics/}}], cursor: {}})' |
+   run 'db.adminCommand({aggregate: 1, pipeline: [{$currentOp: {allUsers: true, idleConnections: true}}, {$match: {desc: /^Resharding/}}], cursor: {}})' |
       jq -c '.cursor.firstBatch[]'
 }
 

@@ -314,6 +314,15 @@ void
 sim_cmd_kill_cursors (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_cmd_count (sim_ctx_t *ctx, bson_t *reply);
+/* sim_collstats.c: collStats as the router sums the shards' answers. */
+void
+sim_cmd_coll_stats (sim_ctx_t *ctx, bson_t *reply);
+
+/* sim_collstats.c: the storage statistics one shard reports for its part st of coll (size, count, …,
+ * scaleFactor), sizes divided by scale (>= 1), appended to d. */
+void
+sim_coll_storage_append (bson_t *d, const sim_coll_t *coll, const sim_shard_stat_t *st, int64_t scale);
+
 /* sim_datasize.c: dataSize over a sharded collection's key range, from the chunk table. */
 void
 sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply);

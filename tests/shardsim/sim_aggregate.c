@@ -194,7 +194,7 @@ sim_stage_coll_stats (sim_agg_t *agg, const bson_t *spec, simq_docs_t *out, bson
    sim_shard_host_t *hosts = sim_shard_hosts (&nhosts);
    for (size_t i = 0; i < n; i++) {
       bson_t *d = bson_new ();
-      bson_t sub, sizes, arr;
+      bson_t sub;
       char host[128] = "";
       sim_shard_host_t key;
       bson_strncpy (key.name, st[i].shard, sizeof key.name);
@@ -222,33 +222,8 @@ sim_stage_coll_stats (sim_agg_t *agg, const bson_t *spec, simq_docs_t *out, bson
          bson_append_document_end (d, &sub);
       }
       if (storage) {
-         int64_t avg = st[i].count ? st[i].size / st[i].count : 0;
-         int64_t storage_size = ((st[i].size + 4095) / 4096) * 4096 + 4096;
-         int64_t nidx = (int64_t) coll->indexes.n;
-         int64_t idx_size = 4096 * nidx + ((st[i].count * 32 + 4095) / 4096) * 4096 * nidx;
          BSON_APPEND_DOCUMENT_BEGIN (d, "storageStats", &sub);
-         BSON_APPEND_INT32 (&sub, "size", (int32_t) (st[i].size / scale));
-         BSON_APPEND_INT32 (&sub, "count", (int32_t) st[i].count);
-         BSON_APPEND_INT32 (&sub, "avgObjSize", (int32_t) avg);
-         if (sim_ver_ge (60)) {
-            BSON_APPEND_INT32 (&sub, "numOrphanDocs", 0);
-         }
-         BSON_APPEND_INT32 (&sub, "storageSize", (int32_t) (storage_size / scale));
-         BSON_APPEND_INT32 (&sub, "freeStorageSize", 0);
-         BSON_APPEND_BOOL (&sub, "capped", false);
-         BSON_APPEND_INT32 (&sub, "nindexes", (int32_t) nidx);
-         BSON_APPEND_ARRAY_BEGIN (&sub, "indexBuilds", &arr);
-         bson_append_array_end (&sub, &arr);
-         BSON_APPEND_INT32 (&sub, "totalIndexSize", (int32_t) (idx_size / scale));
-         BSON_APPEND_INT32 (&sub, "totalSize", (int32_t) ((storage_size + idx_size) / scale));
-         BSON_APPEND_DOCUMENT_BEGIN (&sub, "indexSizes", &sizes);
-         for (size_t k = 0; k < coll->indexes.n; k++) {
-            if (bson_iter_init_find (&it, coll->indexes.v[k], "name") && BSON_ITER_HOLDS_UTF8 (&it)) {
-               BSON_APPEND_INT32 (&sizes, bson_iter_utf8 (&it, NULL), (int32_t) (idx_size / nidx / scale));
-            }
-         }
-         bson_append_document_end (&sub, &sizes);
-         BSON_APPEND_INT32 (&sub, "scaleFactor", (int32_t) scale);
+         sim_coll_storage_append (&sub, coll, &st[i], scale);
          bson_append_document_end (d, &sub);
       }
       if (count) {

@@ -506,6 +506,8 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "killCursors", 44, false, sim_cmd_kill_cursors, SIM_K_COMMAND },
    { "count", 44, false, sim_cmd_count, SIM_K_COMMAND },
    { "dataSize", 44, false, sim_cmd_data_size, SIM_K_COMMAND },
+   { "collStats", 44, false, sim_cmd_coll_stats, SIM_K_COMMAND },
+   { "collstats", 44, false, sim_cmd_coll_stats, SIM_K_COMMAND },
    { "distinct", 44, false, sim_cmd_distinct, SIM_K_COMMAND },
    { "explain", 44, false, sim_cmd_explain, SIM_K_COMMAND },
    { "insert", 44, false, sim_cmd_insert, SIM_K_WRITE },
@@ -700,6 +702,7 @@ sim_cmd_canonical (const char *name)
    static const char *const pairs[][2] = {
       { "buildinfo", "buildInfo" },
       { "dbstats", "dbStats" },
+      { "collstats", "collStats" },
       { "findandmodify", "findAndModify" },
       { "deleteIndexes", "dropIndexes" },
       { "enablesharding", "enableSharding" },

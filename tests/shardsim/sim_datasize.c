@@ -5,8 +5,8 @@
  * collection is answered by its primary shard (documents scanned). Callers hold sim_g.lock. */
 #include <string.h>
 
-#include "tests/shardsim/sim.h"
-#include "tests/shardsim/query/simq.h"
+#include "tests/shardsim/sim_admin.h"
+#include "tests/shardsim/query/simq_int.h"
 
 /* An unsharded collection (the router sends dataSize to the primary shard, s/commands/cluster_data_size_cmd.cpp; the
  * shard's CmdDataSize in db/commands/dbcommands.cpp): the whole collection, or with min and max the documents whose
@@ -159,6 +159,75 @@ sim_data_size_sharded (sim_coll_t *coll, sim_ctab_t *t, const bson_t *min, const
    bson_free (v.v);
 }
 
+/* The argument checks before any data is read. 7.0+: the router's IDL (DataSizeCommand: keyPattern, min and max
+ * objects, 14), then the shard's typed CmdDataSize ("Max must [not ]be set if min is [not ]set."); 5.0/6.0 the
+ * errmsgRun revision read (6.1-era: "max must be set if min is set", "min key must be an object"), all 2 BadValue;
+ * 4.4 none (the 4.x shard only compares the bounds' emptiness). */
+static bool
+sim_data_size_args (const bson_t *cmd, bson_t *reply)
+{
+   bson_iter_t it;
+   bool has_min = sim_has (cmd, "min"), has_max = sim_has (cmd, "max");
+   if (sim_ver_ge (70)) {
+      static const char *const objects[] = { "keyPattern", "min", "max" };
+      for (size_t k = 0; k < 3; k++) {
+         if (bson_iter_init_find (&it, cmd, objects[k]) && !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+            sim_reply_error (reply, 14, "BSON field 'dataSize.%s' is the wrong type '%s', expected type 'object'",
+                             objects[k], simq_type_name (bson_iter_type (&it)));
+            return false;
+         }
+      }
+      if (has_min != has_max) {
+         sim_reply_error (reply, 2,
+                          has_min ? "Max must be set if min is set." : "Max must not be set if min is not set.");
+         return false;
+      }
+   } else if (sim_ver_ge (50)) {
+      if (has_min != has_max) {
+         sim_reply_error (reply, 2, has_min ? "max must be set if min is set" : "min must be set if max is set");
+         return false;
+      }
+      static const char *const bounds[] = { "min", "max" };
+      for (size_t k = 0; has_min && k < 2; k++) {
+         if (bson_iter_init_find (&it, cmd, bounds[k]) && !BSON_ITER_HOLDS_DOCUMENT (&it)) {
+            sim_reply_error (reply, 2, "%s key must be an object", bounds[k]);
+            return false;
+         }
+      }
+   }
+   return true;
+}
+
+/* 7.0+ shard, sharded collection: a keyPattern other than the shard key, or a bound without the shard key's fields,
+ * 2 BadValue (the texts print the bound as BSONObj::toString does). */
+static bool
+sim_data_size_key_checks (const bson_t *cmd, const sim_shcoll_t *sc, bson_t *reply)
+{
+   bson_t kp, b;
+   if (docget_sub (cmd, "keyPattern", BSON_TYPE_DOCUMENT, &kp) && !bson_empty (&kp) && !bson_equal (&kp, &sc->key)) {
+      sim_reply_error (reply, 2, "keyPattern must be empty or must be an object that equals the shard key");
+      return false;
+   }
+   static const char *const bounds[] = { "min", "max" };
+   for (size_t k = 0; k < 2; k++) {
+      if (!docget_sub (cmd, bounds[k], BSON_TYPE_DOCUMENT, &b) || bson_empty (&b)) {
+         continue;
+      }
+      bson_iter_t f;
+      bool full = bson_count_keys (&b) == bson_count_keys (&sc->key);
+      for (bool more = bson_iter_init (&f, &sc->key) && bson_iter_next (&f); more && full; more = bson_iter_next (&f)) {
+         full = sim_has (&b, bson_iter_key (&f));
+      }
+      if (!full) {
+         char *str = sim_bson_str (&b);
+         sim_reply_error (reply, 2, "%s value %s does not have shard key", bounds[k], str);
+         bson_free (str);
+         return false;
+      }
+   }
+   return true;
+}
+
 void
 sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -177,22 +246,42 @@ sim_cmd_data_size (sim_ctx_t *ctx, bson_t *reply)
       return;
    }
    estimate = bson_iter_init_find (&it, ctx->cmd, "estimate") && bson_iter_as_bool (&it);
-   have_min = docget_sub (ctx->cmd, "min", BSON_TYPE_DOCUMENT, &min);
-   have_max = docget_sub (ctx->cmd, "max", BSON_TYPE_DOCUMENT, &max);
-   if (have_min != have_max) {
-      sim_reply_error (reply, 9, "only one of min or max specified");
+   if (!sim_data_size_args (ctx->cmd, reply)) {
       return;
    }
+   have_min = docget_sub (ctx->cmd, "min", BSON_TYPE_DOCUMENT, &min) && !bson_empty (&min);
+   have_max = docget_sub (ctx->cmd, "max", BSON_TYPE_DOCUMENT, &max) && !bson_empty (&max);
    coll = sim_coll_get_ns (ns);
    t = coll ? sim_ctab_get (coll) : NULL;
    if (coll && !t) {
       sim_data_size_unsharded (coll, have_min ? &min : NULL, have_min ? &max : NULL, &size, &objects);
    }
+   if (coll && sim_coll_count (coll) > 0 && have_min != have_max) {
+      /* A shard holding documents checks that both bounds have fields (an empty collection answers zeros first):
+       * 7.0+ 2 BadValue; before, CmdDataSize's errmsg without a code, which the router's getStatusFromCommandResult
+       * turns into 8 UnknownError. */
+      if (sim_ver_ge (70)) {
+         sim_reply_error (reply, 2, "Only one of min or max specified");
+      } else {
+         sim_reply_error (reply, 8, "only one of min or max specified");
+      }
+      return;
+   }
+   if (t && sim_ver_ge (70) && !sim_data_size_key_checks (ctx->cmd, &t->sc, reply)) {
+      return;
+   }
    if (t) {
       sim_data_size_sharded (coll, t, have_min ? &min : NULL, have_min ? &max : NULL, estimate, &size, &objects);
    }
-   BSON_APPEND_INT64 (reply, "size", size);
-   BSON_APPEND_INT64 (reply, "numObjects", objects);
-   BSON_APPEND_INT64 (reply, "millis", 0);
+   if (!sim_ver_ge (50)) {
+      /* The 4.4 router sums the shards' answers as doubles ("yes these are doubles...") and millis as an int. */
+      BSON_APPEND_DOUBLE (reply, "size", (double) size);
+      BSON_APPEND_DOUBLE (reply, "numObjects", (double) objects);
+      BSON_APPEND_INT32 (reply, "millis", 0);
+   } else {
+      BSON_APPEND_INT64 (reply, "size", size);
+      BSON_APPEND_INT64 (reply, "numObjects", objects);
+      BSON_APPEND_INT64 (reply, "millis", 0);
+   }
    sim_reply_ok (reply);
 }

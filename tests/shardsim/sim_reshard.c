@@ -301,22 +301,160 @@ sim_rs_store (const sim_rs_t *op, bool remove)
 
 /* ---- $currentOp rows ---- */
 
+/* The row's head: 5.0's ReshardingMetrics::reportForCurrentOp ("Resharding<Role>Service <id>", unique a bool), 6.0+'s
+ * ShardingDataTransformInstanceMetrics's ("ReshardingMetrics<Role>Service <id>", unique the string "false"). */
 static void
-sim_rs_row_head (const sim_rs_t *op, const char *shard, const char *role, bson_t *d, int64_t now)
+sim_rs_row_head (const sim_rs_t *op, const char *role, bson_t *d, int64_t now)
 {
    char uuid[37];
    char desc[96];
+   bson_t sub;
+   bson_iter_t it;
    const uint8_t *u = op->uuid;
    bson_snprintf (uuid, sizeof uuid, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
                   u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-   bson_snprintf (desc, sizeof desc, "ReshardingMetrics%sService %s", role, uuid);
-   BSON_APPEND_UTF8 (d, "shard", shard);
+   bson_snprintf (desc, sizeof desc, "Resharding%s%sService %s", sim_ver_ge (60) ? "Metrics" : "", role, uuid);
    BSON_APPEND_UTF8 (d, "type", "op");
    BSON_APPEND_UTF8 (d, "desc", desc);
    BSON_APPEND_UTF8 (d, "op", "command");
    BSON_APPEND_UTF8 (d, "ns", op->ns);
-   BSON_APPEND_DOCUMENT (d, "originatingCommand", op->cmd);
+   BSON_APPEND_DOCUMENT_BEGIN (d, "originatingCommand", &sub);
+   for (bool more = bson_iter_init (&it, op->cmd) && bson_iter_next (&it); more; more = bson_iter_next (&it)) {
+      if (sim_ver_ge (60) && !strcmp (bson_iter_key (&it), "unique")) {
+         BSON_APPEND_UTF8 (&sub, "unique", "false");
+      } else {
+         bson_append_iter (&sub, NULL, 0, &it);
+      }
+   }
+   bson_append_document_end (d, &sub);
    BSON_APPEND_INT64 (d, "totalOperationTimeElapsedSecs", (now - op->start_ms) / 1000);
+}
+
+/* A participant's figures at one moment. */
+typedef struct {
+   int64_t copy_secs, apply_secs, cs_secs, docs, bytes, approx_docs, approx_bytes, remaining;
+   bool have; /* an estimate of the time left */
+} sim_rs_fig_t;
+
+static void
+sim_rs_recipient_fig (const sim_rs_t *op, size_t i, double f, sim_rs_fig_t *g)
+{
+   g->approx_docs = f >= SIM_RS_T_CLONE ? op->total_docs / (int64_t) op->nrecipients : 0;
+   g->approx_bytes = f >= SIM_RS_T_CLONE ? op->total_bytes / (int64_t) op->nrecipients : 0;
+   sim_rs_copied (op, i, f, &g->docs, &g->bytes);
+   /* resharding::estimateRemainingRecipientTime (5.0: OperationMetrics::remainingOperationTime): applying began and
+    * no oplog entry fetched → 0 (shardsim fetches none); copying → the copy so far, assuming applying takes as long
+    * as copying (2 × approxBytesToCopy); otherwise no estimate. */
+   g->have = !op->estimate_lost && (f >= SIM_RS_T_APPLY || (g->bytes > 0 && g->approx_bytes > 0));
+   g->remaining = 0;
+   if (g->have && f < SIM_RS_T_APPLY) {
+      double done = (double) (g->bytes < g->approx_bytes ? g->bytes : g->approx_bytes);
+      g->remaining = (int64_t) ((double) g->copy_secs * ((2.0 * (double) g->approx_bytes) / done - 1.0));
+      g->remaining = g->remaining < 0 ? 0 : g->remaining;
+   }
+}
+
+/* 5.0: ReshardingMetrics::OperationMetrics::appendCurrentOpMetrics (opStatus "running"; -1 for no estimate). */
+static void
+sim_rs_row_50 (bool recipient, double f, const sim_rs_fig_t *g, bson_t *d)
+{
+   if (!recipient) {
+      BSON_APPEND_INT64 (d, "countWritesDuringCriticalSection", 0);
+      BSON_APPEND_INT64 (d, "totalCriticalSectionTimeElapsedSecs", g->cs_secs);
+      BSON_APPEND_UTF8 (d, "donorState", sim_rs_donor_state (f));
+   } else {
+      BSON_APPEND_INT64 (d, "remainingOperationTimeEstimatedSecs", g->have ? g->remaining : -1);
+      BSON_APPEND_INT64 (d, "approxDocumentsToCopy", g->approx_docs);
+      BSON_APPEND_INT64 (d, "documentsCopied", g->docs);
+      BSON_APPEND_INT64 (d, "approxBytesToCopy", g->approx_bytes);
+      BSON_APPEND_INT64 (d, "bytesCopied", g->bytes);
+      BSON_APPEND_INT64 (d, "totalCopyTimeElapsedSecs", g->copy_secs);
+      BSON_APPEND_INT64 (d, "oplogEntriesFetched", 0);
+      BSON_APPEND_INT64 (d, "oplogEntriesApplied", 0);
+      BSON_APPEND_INT64 (d, "totalApplyTimeElapsedSecs", g->apply_secs);
+      BSON_APPEND_UTF8 (d, "recipientState", sim_rs_recipient_state (f));
+   }
+   BSON_APPEND_UTF8 (d, "opStatus", "running");
+}
+
+/* 6.0+: the base's role fields (sharding_data_transform_instance_metrics.cpp); from 7.0 the phase durations and the
+ * oplog counts are already written first (ReshardingMetrics::reportForCurrentOp, appendElementsUnique skips them). */
+static void
+sim_rs_row_60 (const sim_rs_t *op, bool recipient, double f, const sim_rs_fig_t *g, bson_t *d)
+{
+   bool v70 = sim_ver_ge (70);
+   if (!recipient) {
+      BSON_APPEND_UTF8 (d, "donorState", sim_rs_donor_state (f));
+      if (!v70) {
+         BSON_APPEND_INT64 (d, "totalCriticalSectionTimeElapsedSecs", g->cs_secs);
+      }
+      BSON_APPEND_INT64 (d, "countWritesDuringCriticalSection", 0);
+      BSON_APPEND_INT64 (d, "countReadsDuringCriticalSection", 0);
+   } else {
+      BSON_APPEND_UTF8 (d, "recipientState", sim_rs_recipient_state (f));
+      if (!v70) {
+         BSON_APPEND_INT64 (d, "totalApplyTimeElapsedSecs", g->apply_secs);
+         BSON_APPEND_INT64 (d, "totalCopyTimeElapsedSecs", g->copy_secs);
+      }
+      if (g->have || !v70) {
+         /* 6.0: value_or(0) when there is no estimate; 7.0+ leave the field out */
+         BSON_APPEND_INT64 (d, "remainingOperationTimeEstimatedSecs", g->have ? g->remaining : 0);
+      }
+      BSON_APPEND_INT64 (d, "approxDocumentsToCopy", g->approx_docs);
+      BSON_APPEND_INT64 (d, "approxBytesToCopy", g->approx_bytes);
+      BSON_APPEND_INT64 (d, "bytesCopied", g->bytes);
+      BSON_APPEND_INT64 (d, "countWritesToStashCollections", 0);
+      for (size_t k = 0; !v70 && k < 5; k++) {
+         static const char *const counts[] = { "insertsApplied", "updatesApplied", "deletesApplied",
+                                               "oplogEntriesApplied", "oplogEntriesFetched" };
+         BSON_APPEND_INT64 (d, counts[k], 0);
+      }
+      BSON_APPEND_INT64 (d, "documentsCopied", g->docs);
+   }
+   if (sim_ver_ge (80)) {
+      BSON_APPEND_UTF8 (d, "provenance", op->provenance);
+   }
+}
+
+/* One participant's row, "shard" first as the router adds it. 7.0+ begin with every timed phase (0 when not begun: a
+ * donor copies nothing, a recipient has no critical section; 8.0 also the index build and a recipient's indexes), then
+ * a recipient's oplog counts (reportOplogApplicationCountMetrics' order). */
+static void
+sim_rs_row (const sim_rs_t *op, size_t i, bool recipient, double f, int64_t now, simq_docs_t *out)
+{
+   bson_t *d = bson_new ();
+   sim_rs_fig_t g = { 0 };
+   g.copy_secs = sim_rs_phase_secs (op, f, SIM_RS_T_CLONE, SIM_RS_T_APPLY);
+   g.apply_secs = sim_rs_phase_secs (op, f, SIM_RS_T_APPLY, SIM_RS_T_BLOCK);
+   g.cs_secs = sim_rs_phase_secs (op, f, SIM_RS_T_BLOCK, 1.0);
+   if (recipient) {
+      sim_rs_recipient_fig (op, i, f, &g);
+   }
+   BSON_APPEND_UTF8 (d, "shard", recipient ? op->recipients[i] : op->donors[i]);
+   if (sim_ver_ge (70)) {
+      BSON_APPEND_INT64 (d, "totalCopyTimeElapsedSecs", recipient ? g.copy_secs : 0);
+      BSON_APPEND_INT64 (d, "totalApplyTimeElapsedSecs", recipient ? g.apply_secs : 0);
+      BSON_APPEND_INT64 (d, "totalCriticalSectionTimeElapsedSecs", recipient ? 0 : g.cs_secs);
+      if (sim_ver_ge (80)) {
+         BSON_APPEND_INT64 (d, "totalIndexBuildTimeElapsedSecs", 0);
+         if (recipient) {
+            BSON_APPEND_INT64 (d, "indexesToBuild", 0);
+            BSON_APPEND_INT64 (d, "indexesBuilt", 0);
+         }
+      }
+      for (size_t k = 0; recipient && k < 5; k++) {
+         static const char *const counts[] = { "oplogEntriesFetched", "oplogEntriesApplied", "insertsApplied",
+                                               "updatesApplied", "deletesApplied" };
+         BSON_APPEND_INT64 (d, counts[k], 0);
+      }
+   }
+   sim_rs_row_head (op, recipient ? "Recipient" : "Donor", d, now);
+   if (sim_ver_ge (60)) {
+      sim_rs_row_60 (op, recipient, f, &g, d);
+   } else {
+      sim_rs_row_50 (recipient, f, &g, d);
+   }
+   simq_docs_push_owned (out, d);
 }
 
 void
@@ -329,64 +467,11 @@ sim_reshard_current_op (simq_docs_t *out)
          continue;
       }
       double f = sim_rs_frac (op, now);
-      int64_t copy_secs = sim_rs_phase_secs (op, f, SIM_RS_T_CLONE, SIM_RS_T_APPLY);
-      int64_t apply_secs = sim_rs_phase_secs (op, f, SIM_RS_T_APPLY, SIM_RS_T_BLOCK);
-      int64_t cs_secs = sim_rs_phase_secs (op, f, SIM_RS_T_BLOCK, 1.0);
       for (size_t i = 0; i < op->ndonors; i++) {
-         bson_t *d = bson_new ();
-         sim_rs_row_head (op, op->donors[i], "Donor", d, now);
-         BSON_APPEND_UTF8 (d, "donorState", sim_rs_donor_state (f));
-         BSON_APPEND_INT64 (d, "totalCriticalSectionTimeElapsedSecs", cs_secs);
-         BSON_APPEND_INT64 (d, "countWritesDuringCriticalSection", 0);
-         if (sim_ver_ge (60)) {
-            BSON_APPEND_INT64 (d, "countReadsDuringCriticalSection", 0);
-         }
-         if (sim_ver_ge (80)) {
-            BSON_APPEND_UTF8 (d, "provenance", op->provenance);
-         }
-         simq_docs_push_owned (out, d);
+         sim_rs_row (op, i, false, f, now, out);
       }
       for (size_t i = 0; i < op->nrecipients; i++) {
-         bson_t *d = bson_new ();
-         int64_t docs, bytes;
-         int64_t approx_docs = f >= SIM_RS_T_CLONE ? op->total_docs / (int64_t) op->nrecipients : 0;
-         int64_t approx_bytes = f >= SIM_RS_T_CLONE ? op->total_bytes / (int64_t) op->nrecipients : 0;
-         sim_rs_copied (op, i, f, &docs, &bytes);
-         sim_rs_row_head (op, op->recipients[i], "Recipient", d, now);
-         BSON_APPEND_UTF8 (d, "recipientState", sim_rs_recipient_state (f));
-         BSON_APPEND_INT64 (d, "totalApplyTimeElapsedSecs", apply_secs);
-         BSON_APPEND_INT64 (d, "totalCopyTimeElapsedSecs", copy_secs);
-         /* resharding::estimateRemainingRecipientTime: applying measured → from oplog entries; copying → the copy
-          * so far, assuming applying takes as long as copying (2 × approxBytesToCopy); otherwise no estimate. */
-         bool have = !op->estimate_lost && (f >= SIM_RS_T_APPLY || (bytes > 0 && approx_bytes > 0));
-         int64_t remaining = 0;
-         if (have && f >= SIM_RS_T_APPLY) {
-            remaining = 0; /* applying began and no oplog entry was fetched (shardsim writes none) */
-         } else if (have) {
-            double done = (double) (bytes < approx_bytes ? bytes : approx_bytes);
-            remaining = (int64_t) ((double) copy_secs * ((2.0 * (double) approx_bytes) / done - 1.0));
-         }
-         if (have) {
-            BSON_APPEND_INT64 (d, "remainingOperationTimeEstimatedSecs", remaining < 0 ? 0 : remaining);
-         } else if (!sim_ver_ge (60)) {
-            BSON_APPEND_INT64 (d, "remainingOperationTimeEstimatedSecs", -1);
-         } else if (!sim_ver_ge (70)) {
-            BSON_APPEND_INT64 (d, "remainingOperationTimeEstimatedSecs", 0); /* 6.0: value_or(0) */
-         }
-         BSON_APPEND_INT64 (d, "approxDocumentsToCopy", approx_docs);
-         BSON_APPEND_INT64 (d, "approxBytesToCopy", approx_bytes);
-         BSON_APPEND_INT64 (d, "bytesCopied", bytes);
-         BSON_APPEND_INT64 (d, "countWritesToStashCollections", 0);
-         BSON_APPEND_INT64 (d, "insertsApplied", 0);
-         BSON_APPEND_INT64 (d, "updatesApplied", 0);
-         BSON_APPEND_INT64 (d, "deletesApplied", 0);
-         BSON_APPEND_INT64 (d, "oplogEntriesApplied", 0);
-         BSON_APPEND_INT64 (d, "oplogEntriesFetched", 0);
-         BSON_APPEND_INT64 (d, "documentsCopied", docs);
-         if (sim_ver_ge (80)) {
-            BSON_APPEND_UTF8 (d, "provenance", op->provenance);
-         }
-         simq_docs_push_owned (out, d);
+         sim_rs_row (op, i, true, f, now, out);
       }
    }
 }
