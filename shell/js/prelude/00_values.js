@@ -53,7 +53,7 @@ function utf8Decode(b) {
 /* ---- BSON values ---- */
 function ObjectId(hex) {
   if (!(this instanceof ObjectId)) return new ObjectId(hex);
-  if (hex === undefined || hex === null) hex = N.oid();
+  if (hex === undefined || hex === null) hex = N.sys('oid');
   if (hex instanceof ObjectId) hex = hex.str;
   if (typeof hex !== 'string' || !/^[0-9a-fA-F]{24}$/.test(hex))
     throw new TypeError('ObjectId() takes a string of 24 hexadecimal characters');
@@ -116,7 +116,7 @@ function Decimal128(s) {
   if (s === undefined) s = '0';
   if (typeof s === 'number') s = String(s);
   if (typeof s !== 'string') throw new TypeError('NumberDecimal needs a string');
-  if (!N.decimalOk(s)) throw new TypeError(JSON.stringify(s) + ' is not a valid Decimal128 string');
+  if (N.sys('decimal', s) !== '1') throw new TypeError(JSON.stringify(s) + ' is not a valid Decimal128 string');
   hide(this, '_v', s);
 }
 Decimal128.prototype.toString = function () { return this._v; };

@@ -3,6 +3,7 @@ const console = {};
 for (const k of ['log', 'info', 'debug', 'error', 'warn', 'trace']) console[k] = named(function (...a) { return global.print(...a); }, k);
 /* print shows a function as node's inspect does (mongosh's MinKey and MaxKey are functions with two properties) */
 function printable(v) {
+  if (v instanceof Buffer) return bufferText(v);
   if (typeof v !== 'function') return v;
   const n = v.name ? ': ' + v.name : ' (anonymous)';
   if (v === MinKey || v === MaxKey) return '[Function' + n + '] {\n  toBSON: [Function: toBSON],\n  help: [Function (anonymous)] Help\n}';

@@ -1,0 +1,347 @@
+/* shardsh JavaScript prelude, part: what mongosh scripts use of Node.js (mongosh is a Node REPL): require("fs", "path",
+ * "os", "util"), process, Buffer, performance. Files, the environment and the host come from js_sys.c through
+ * N.sys(op, a, b), whose strings hold one byte a character. In the pre-flight the file writes do nothing and succeed
+ * (the run writes them), and process.stdout.write prints nothing (the run prints). Every other module, and every other
+ * name of these modules, throws `shardsh does not support X yet`. The parts are concatenated in name order by the
+ * Makefile into one function (opened in 00_values.js, closed in 90_shell.js). */
+
+/* ---- bytes ---- */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/* a string's UTF-8 bytes as a byte string (a lone surrogate is U+FFFD, as node writes it) */
+function toBytes(s) { return unescape(encodeURIComponent(String(s).replace(LONE_SURROGATE, '\ufffd'))); }
+/* a byte string read as UTF-8, each maximal invalid subpart one U+FFFD (as node's Buffer) */
+function fromBytes(bs) {
+  try { return decodeURIComponent(escape(bs)); } catch (e) { return utf8Decode(Array.from(bs, (c) => c.charCodeAt(0))); }
+}
+function sysCall(op, a, b) { return N.sys(op, a === undefined ? '' : a, b === undefined ? '' : b); }
+/* node's error for errno num of syscall on path: "ENOENT: no such file or directory, open 'x'" */
+function nodeError(num, syscall, path) {
+  const t = N.sys('errno', String(num), ''), sp = t.indexOf(' ');
+  const code = t.slice(0, sp);
+  const e = new Error(code + ': ' + t.slice(sp + 1) + ', ' + syscall + (path === undefined ? '' : " '" + path + "'"));
+  e.errno = -num; e.code = code; e.syscall = syscall;
+  if (path !== undefined) e.path = path;
+  return e;
+}
+function preflight() { return entry('Node.preflight', null, null, [], null) === true; }
+
+/* ---- Buffer: node's, for what fs gives and takes ---- */
+class Buffer extends Uint8Array {
+  static from(v, encoding) {
+    if (typeof v === 'string') return bufferOf(encodeText(v, encoding));
+    if (v instanceof ArrayBuffer) return new Buffer(v);
+    if (v !== null && typeof v === 'object' && typeof v.length === 'number') { const b = new Buffer(v.length); b.set(Array.from(v, (x) => x & 255)); return b; }
+    throw nodeTypeError('The first argument must be of type string or an instance of Buffer, ArrayBuffer, or Array or an Array-like Object.');
+  }
+  static alloc(n, fill) { const b = new Buffer(n); if (fill !== undefined) b.fill(typeof fill === 'number' ? fill : Buffer.from(String(fill))[0]); return b; }
+  static isBuffer(v) { return v instanceof Buffer; }
+  static byteLength(s, encoding) { return typeof s === 'string' ? encodeText(s, encoding).length : s.byteLength; }
+  static concat(list) {
+    const b = new Buffer(list.reduce((n, x) => n + x.length, 0));
+    let at = 0;
+    for (const x of list) { b.set(x, at); at += x.length; }
+    return b;
+  }
+  toString(encoding, start, end) { return decodeText(byteString(this.subarray(start || 0, end === undefined ? this.length : end)), encoding); }
+  toJSON() { return { type: 'Buffer', data: Array.from(this) }; }
+  equals(o) { return o instanceof Uint8Array && o.length === this.length && this.every((x, i) => x === o[i]); }
+}
+/* node prints a Buffer as <Buffer 68 69 ...>, its first 50 bytes */
+function bufferText(b) {
+  const hex = Array.from(b.subarray(0, 50), (x) => x.toString(16).padStart(2, '0')).join(' ');
+  return '<Buffer' + (hex ? ' ' + hex : '') + (b.length > 50 ? ' ... ' + (b.length - 50) + ' more bytes' : '') + '>';
+}
+function bufferOf(bs) { const b = new Buffer(bs.length); for (let i = 0; i < bs.length; i++) b[i] = bs.charCodeAt(i); return b; }
+function byteString(u8) {
+  let s = '';
+  for (let i = 0; i < u8.length; i += 8192) s += String.fromCharCode.apply(null, u8.subarray(i, i + 8192));
+  return s;
+}
+function encodingOf(e) {
+  const n = e === undefined || e === null ? 'utf8' : String(e).toLowerCase();
+  if (n === 'utf-8') return 'utf8';
+  if (n === 'binary') return 'latin1';
+  if (['utf8', 'hex', 'base64', 'latin1', 'ascii'].includes(n)) return n;
+  const err = new TypeError('Unknown encoding: ' + e);
+  err.code = 'ERR_UNKNOWN_ENCODING';
+  throw err;
+}
+function encodeText(s, e) {
+  switch (encodingOf(e)) {
+    case 'hex': { let o = ''; for (let i = 0; i + 1 < s.length && /^[0-9a-fA-F]{2}$/.test(s.slice(i, i + 2)); i += 2) o += String.fromCharCode(parseInt(s.slice(i, i + 2), 16)); return o; }
+    case 'base64': return String.fromCharCode(...unb64(s.replace(/[^A-Za-z0-9+/]/g, '').padEnd(Math.ceil(s.replace(/[^A-Za-z0-9+/]/g, '').length / 4) * 4, '=')));
+    case 'latin1': case 'ascii': return s.replace(/[^\u0000-\u00ff]/g, (c) => String.fromCharCode(c.charCodeAt(0) & 255));
+    default: return toBytes(s);
+  }
+}
+function decodeText(bs, e) {
+  switch (encodingOf(e)) {
+    case 'hex': return Array.from(bs, (c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join('');
+    case 'base64': return b64(Array.from(bs, (c) => c.charCodeAt(0)));
+    case 'latin1': return bs;
+    case 'ascii': return bs.replace(/[\u0080-\u00ff]/g, (c) => String.fromCharCode(c.charCodeAt(0) & 127));
+    default: return fromBytes(bs);
+  }
+}
+function nodeTypeError(message, code) { const e = new TypeError(message); e.code = code || 'ERR_INVALID_ARG_TYPE'; return e; }
+function received(v) {
+  if (v === null || v === undefined) return ' Received ' + v;
+  if (typeof v === 'object') return ' Received an instance of ' + ((v.constructor && v.constructor.name) || 'Object');
+  if (typeof v === 'function') return ' Received function ' + (v.name || '(anonymous)');
+  return ' Received type ' + typeof v + ' (' + (typeof v === 'string' ? "'" + v + "'" : String(v)) + ')';
+}
+
+/* ---- fs ---- */
+/* a path argument (a string or a Buffer) as a byte string; node refuses NUL bytes in it */
+function pathArg(p, name) {
+  if (p instanceof Uint8Array) p = fromBytes(byteString(p));
+  if (typeof p !== 'string') throw nodeTypeError('The "' + (name || 'path') + '" argument must be of type string or an instance of Buffer or URL.' + received(p));
+  if (p.includes('\u0000')) throw nodeTypeError("The argument '" + (name || 'path') + "' must be a string, Uint8Array, or URL without null bytes. Received " + JSON.stringify(p).replace(/^"|"$/g, "'"), 'ERR_INVALID_ARG_VALUE');
+  return p;
+}
+function optionsOf(o) { return typeof o === 'string' ? { encoding: o } : o || {}; }
+function dataArg(d, encoding) {
+  if (typeof d === 'string') return encodeText(d, encoding);
+  if (d instanceof Uint8Array) return byteString(d);
+  if (ArrayBuffer.isView(d)) return byteString(new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
+  throw nodeTypeError('The "data" argument must be of type string or an instance of Buffer, TypedArray, or DataView.' + received(d));
+}
+function writeFile(op, p, data, options) {
+  const path = pathArg(p), o = optionsOf(options), bytes = dataArg(data, o.encoding);
+  if (preflight()) return undefined;
+  const r = sysCall(o.flag && String(o.flag)[0] === 'a' ? 'append' : op, toBytes(path), bytes);
+  if (typeof r === 'number') throw nodeError(r, 'open', path);
+  return undefined;
+}
+function mkdirOne(path) { const r = sysCall('mkdir', toBytes(path)); return typeof r === 'number' ? r : 0; }
+const fs = {
+  readFileSync(p, options) {
+    const path = pathArg(p), o = optionsOf(options);
+    const r = sysCall('read', toBytes(path));
+    if (typeof r === 'number') throw r === 21 /* EISDIR */ ? nodeError(r, 'read') : nodeError(r, 'open', path);
+    return o.encoding ? decodeText(r, o.encoding) : bufferOf(r);
+  },
+  writeFileSync(p, data, options) { return writeFile('write', p, data, options); },
+  appendFileSync(p, data, options) { return writeFile('append', p, data, options); },
+  existsSync(p) {
+    try { p = pathArg(p); } catch (e) { return false; }
+    return sysCall('exists', toBytes(p)) !== '';
+  },
+  readdirSync(p, options) {
+    const path = pathArg(p), o = optionsOf(options);
+    if (o.withFileTypes) unsupported('fs.readdirSync() with withFileTypes')();
+    const r = sysCall('readdir', toBytes(path));
+    if (typeof r === 'number') throw nodeError(r, 'scandir', path);
+    const names = r.split('\u0000').slice(0, -1);
+    return o.encoding === 'buffer' ? names.map(bufferOf) : names.map((n) => decodeText(n, o.encoding));
+  },
+  /* {recursive: true}: every missing directory made; returns the first one made (absolute), as node's */
+  mkdirSync(p, options) {
+    const path = pathArg(p), o = typeof options === 'object' && options !== null ? options : {};
+    if (preflight()) return undefined;
+    if (!o.recursive) {
+      const r = mkdirOne(path);
+      if (r) throw nodeError(r, 'mkdir', path);
+      return undefined;
+    }
+    const abs = pathModule.resolve(path);
+    let first, at = '';
+    for (const part of abs.split('/').slice(1)) {
+      at += '/' + part;
+      const r = mkdirOne(at);
+      if (r === 0 && first === undefined) first = at;
+      /* a file in the way: the next mkdir says ENOTDIR; the last one's EEXIST is node's too */
+      if (r && (r !== 17 /* EEXIST */ || (at === abs && sysCall('exists', toBytes(at)) !== 'd'))) throw nodeError(r, 'mkdir', path);
+    }
+    return first;
+  },
+};
+
+/* ---- path: node's posix rules ---- */
+function pathParts(p, abs) {
+  const out = [];
+  for (const s of p.split('/')) {
+    if (!s || s === '.') continue;
+    if (s === '..') { if (out.length && out[out.length - 1] !== '..') out.pop(); else if (!abs) out.push('..'); } else out.push(s);
+  }
+  return out;
+}
+function strArg(p, name) {
+  if (typeof p !== 'string') throw nodeTypeError('The "' + name + '" argument must be of type string.' + received(p));
+  return p;
+}
+function trimSlashes(p) { let e = p.length; while (e > 1 && p[e - 1] === '/') e--; return p.slice(0, e); }
+const pathModule = {
+  sep: '/',
+  delimiter: ':',
+  normalize(p) {
+    strArg(p, 'path');
+    if (p === '') return '.';
+    const abs = p[0] === '/';
+    let r = pathParts(p, abs).join('/');
+    if (!r && !abs) r = '.';
+    if (r && p[p.length - 1] === '/') r += '/';
+    return (abs ? '/' : '') + r;
+  },
+  join(...a) {
+    const parts = a.map((x) => strArg(x, 'path')).filter((x) => x !== '');
+    return parts.length ? pathModule.normalize(parts.join('/')) : '.';
+  },
+  resolve(...a) {
+    let p = '';
+    for (let i = a.length - 1; i >= -1 && p[0] !== '/'; i--) {
+      const x = i >= 0 ? strArg(a[i], 'paths[' + i + ']') : process.cwd();
+      if (x) p = x + (p ? '/' + p : '');
+    }
+    return '/' + pathParts(p, true).join('/');
+  },
+  isAbsolute(p) { return strArg(p, 'path').length > 0 && p[0] === '/'; },
+  basename(p, ext) {
+    strArg(p, 'path');
+    if (ext !== undefined) strArg(ext, 'ext');
+    const t = trimSlashes(p);
+    let base = t === '/' ? '' : t.slice(t.lastIndexOf('/') + 1);
+    if (ext !== undefined && ext === p) return '';
+    if (ext !== undefined && ext !== base && base.endsWith(ext)) base = base.slice(0, base.length - ext.length);
+    return base;
+  },
+  dirname(p) {
+    strArg(p, 'path');
+    if (p === '') return '.';
+    const t = trimSlashes(p), i = t.lastIndexOf('/');
+    if (i < 0) return '.';
+    return i === 0 ? '/' : t.slice(0, i);
+  },
+  extname(p) {
+    const base = pathModule.basename(p), i = base.lastIndexOf('.');
+    return i <= 0 || /^\.+$/.test(base) ? '' : base.slice(i);
+  },
+  relative(from, to) {
+    const f = pathParts(pathModule.resolve(strArg(from, 'from')), true), t = pathParts(pathModule.resolve(strArg(to, 'to')), true);
+    let i = 0;
+    while (i < f.length && i < t.length && f[i] === t[i]) i++;
+    return f.slice(i).map(() => '..').concat(t.slice(i)).join('/');
+  },
+  parse(p) {
+    strArg(p, 'path');
+    const root = p[0] === '/' ? '/' : '', base = pathModule.basename(p), ext = pathModule.extname(p);
+    const dir = trimSlashes(p).lastIndexOf('/') < 0 ? '' : pathModule.dirname(p);
+    return { root, dir, base, ext, name: ext ? base.slice(0, base.length - ext.length) : base };
+  },
+  format(o) { const dir = o.dir || o.root || '', base = o.base || (o.name || '') + (o.ext || ''); return dir ? (dir === o.root ? dir + base : dir + '/' + base) : base; },
+  toNamespacedPath(p) { return p; },
+};
+pathModule.posix = pathModule;
+
+/* ---- os ---- */
+const os = {
+  EOL: '\n',
+  platform: () => 'linux',
+  type: () => 'Linux',
+  hostname: () => fromBytes(sysCall('hostname')),
+  homedir: () => { const r = sysCall('homedir'); return typeof r === 'number' ? '' : fromBytes(r); },
+  tmpdir: () => { const t = process.env.TMPDIR || process.env.TMP || process.env.TEMP || '/tmp'; return t.length > 1 ? trimSlashes(t) : t; },
+};
+
+/* ---- util: format and inspect ---- */
+/* node's util.inspect: strings quoted, everything else as print shows it, two levels deep unless options.depth says */
+function quoteString(s) {
+  const q = !s.includes("'") ? "'" : !s.includes('"') ? '"' : !s.includes('`') && !s.includes('${') ? '`' : "'";
+  return q + s.replace(/[\\\n\t\r\b\f\v]|[\u0000-\u001f]/g, (c) => JSON.stringify(c).slice(1, -1).replace(/^\\u00/, '\\x')).split(q).join(q === "'" ? "\\'" : q) + q;
+}
+function inspect(v, options) {
+  if (typeof v === 'string') return quoteString(v);
+  if (typeof v === 'bigint') return v + 'n';
+  if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
+  if (v === undefined || v === null || typeof v === 'boolean' || typeof v === 'symbol') return String(v);
+  if (typeof v === 'function') return printable(v);
+  if (v instanceof Buffer) return bufferText(v);
+  const d = options && typeof options === 'object' && 'depth' in options ? options.depth : 2;
+  const depth = d === null || d === Infinity ? -1 : Math.max(0, Math.min(Math.trunc(Number(d)) || 0, 1000));
+  const r = N.call('Node.inspect', null, null, encArgs([printable(v), depth], true), 2, '', 0, 0, '', 0);
+  if (r[0] === 'E') throw shError(dec(r.slice(1)), callerPos());
+  return dec(r.slice(1)).v;
+}
+function format(...a) {
+  if (typeof a[0] !== 'string') return a.map((x) => (typeof x === 'string' ? x : inspect(x))).join(' ');
+  let i = 1;
+  const s = a[0].replace(/%([sdifjoOc%])/g, (m, c) => {
+    if (c === '%') return '%';
+    if (i >= a.length) return m;
+    const x = a[i++];
+    switch (c) {
+      case 's': return typeof x === 'bigint' ? x + 'n' : typeof x === 'object' && x !== null ? inspect(x, { depth: 0 }) : typeof x === 'symbol' ? String(x) : Object.is(x, -0) ? '-0' : String(x);
+      case 'd': return typeof x === 'bigint' ? x + 'n' : typeof x === 'object' && x !== null ? 'NaN' : String(Number(x));
+      case 'i': return typeof x === 'bigint' ? x + 'n' : String(parseInt(x, 10));
+      case 'f': return String(parseFloat(x));
+      case 'j': try { return JSON.stringify(x); } catch (e) { return '[Circular]'; }
+      case 'c': return '';
+      default: return inspect(x, c === 'o' ? { depth: 4 } : undefined);
+    }
+  });
+  return [s].concat(a.slice(i).map((x) => (typeof x === 'string' ? x : inspect(x)))).join(' ');
+}
+const util = { format, inspect };
+
+/* ---- process ---- */
+let envCache = null;
+const hr = () => sysCall('hrtime').split(' ').map(Number);
+const hrStart = hr();
+function hrtime(prev) {
+  const [s, ns] = hr();
+  if (!prev) return [s, ns];
+  let ds = s - prev[0], dn = ns - prev[1];
+  if (dn < 0) { ds--; dn += 1e9; }
+  return [ds, dn];
+}
+hrtime.bigint = () => { const [s, ns] = hr(); return BigInt(s) * 1000000000n + BigInt(ns); };
+function writer(op) {
+  return { write(s) { if (!preflight()) sysCall(op, s instanceof Uint8Array ? byteString(s) : toBytes(s)); return true; }, isTTY: false };
+}
+const process = {
+  platform: 'linux',
+  get env() {
+    if (!envCache) {
+      envCache = {};
+      for (const kv of sysCall('env').split('\u0000').slice(0, -1)) {
+        const i = kv.indexOf('='), k = fromBytes(kv.slice(0, i));
+        if (i > 0 && !(k in envCache)) envCache[k] = fromBytes(kv.slice(i + 1));
+      }
+    }
+    return envCache;
+  },
+  /* [the executable, the executable, the arguments]: process.argv.slice(2) are the command line's, as in mongosh */
+  get argv() {
+    const exe = process.execPath;
+    return [exe, exe].concat(sysCall('argv').split('\u0000').slice(1, -1).map(fromBytes));
+  },
+  get execPath() { const r = sysCall('exe'); return typeof r === 'number' ? 'shardsh' : fromBytes(r); },
+  cwd() { const r = sysCall('cwd'); if (typeof r === 'number') throw nodeError(r, 'uv_cwd'); return fromBytes(r); },
+  exit(n) { return global.quit(n === undefined ? process.exitCode || 0 : n); },
+  exitCode: undefined,
+  hrtime,
+  stdout: writer('out'),
+  stderr: writer('err'),
+};
+const performance = { now: () => { const [s, ns] = hrtime(hrStart); return s * 1e3 + ns / 1e6; }, timeOrigin: Date.now() };
+
+/* ---- require ---- */
+/* each module: a name it lacks throws "shardsh does not support fs.statSync() yet" when called */
+function moduleOf(name, m) {
+  return new Proxy(m, {
+    get(t, p, r) {
+      if (typeof p === 'symbol' || p in t || p === 'then' || p === 'toJSON' || p === 'inspect' || p === 'default') return Reflect.get(t, p, r);
+      return unsupported(name + '.' + p + '()');
+    },
+  });
+}
+const modules = { fs: moduleOf('fs', fs), path: moduleOf('path', pathModule), os: moduleOf('os', os), util: moduleOf('util', util), buffer: { Buffer }, process };
+modules['path/posix'] = modules.path;
+function require(name) {
+  if (typeof name !== 'string') throw nodeTypeError('The "id" argument must be of type string.' + received(name));
+  const n = name.startsWith('node:') ? name.slice(5) : name;
+  if (Object.prototype.hasOwnProperty.call(modules, n)) return modules[n];
+  return unsupported('require(' + JSON.stringify(name) + ')')();
+}
+for (const [k, v] of Object.entries({ require, process, Buffer, performance }))
+  Object.defineProperty(global, k, { value: v, writable: true, configurable: true, enumerable: false });
