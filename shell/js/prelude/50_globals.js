@@ -35,7 +35,7 @@ function ejsonOut(v, relaxed, depth) {
     if (relaxed && Number.isFinite(v._v)) return v._v;
     return { $numberDouble: Object.is(v._v, -0) ? '-0.0' : Number.isInteger(v._v) ? v._v.toFixed(1) : String(v._v) };
   }
-  if (v instanceof ObjectId) return { $oid: v.str };
+  if (v instanceof ObjectId) return { $oid: v._hex };
   if (v instanceof Decimal128) return { $numberDecimal: v._v };
   if (v instanceof Timestamp) return { $timestamp: { t: v.t, i: v.i } };
   if (v instanceof Binary) return { $binary: { base64: v.base64, subType: v.sub_type.toString(16).padStart(2, '0') } };
