@@ -4,6 +4,7 @@ for (const k of ['log', 'info', 'debug', 'error', 'warn', 'trace']) console[k] =
 /* print shows a function as node's inspect does (mongosh's MinKey and MaxKey are functions with two properties) */
 function printable(v) {
   if (v instanceof Buffer) return bufferText(v);
+  if (v instanceof MongoClient) return v.getURI(); /* print(db.getMongo()) shows its connection string */
   if (typeof v !== 'function') return v;
   const n = v.name ? ': ' + v.name : ' (anonymous)';
   if (v === MinKey || v === MaxKey) return '[Function' + n + '] {\n  toBSON: [Function: toBSON],\n  help: [Function (anonymous)] Help\n}';
