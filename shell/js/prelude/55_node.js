@@ -114,6 +114,21 @@ function writeFile(op, p, data, options) {
   return undefined;
 }
 function mkdirOne(path) { const r = sysCall('mkdir', toBytes(path)); return typeof r === 'number' ? r : 0; }
+/* p and its missing parents made (parents first, named by cutting p as node's mkdirp does); the first one made, or
+ * undefined when p is a directory already; errors name the path asked for (whole) */
+function mkdirp(p, whole) {
+  let r = mkdirOne(p);
+  if (r === 2 /* ENOENT */) {
+    const parent = pathModule.dirname(p);
+    if (parent === p) throw nodeError(r, 'mkdir', whole);
+    const first = mkdirp(parent, whole);
+    r = mkdirOne(p);
+    if (!r) return first === undefined ? p : first;
+  }
+  if (!r) return p;
+  if (r === 17 /* EEXIST */ && sysCall('exists', toBytes(p)) === 'd') return undefined;
+  throw nodeError(r, 'mkdir', whole);
+}
 const fs = {
   readFileSync(p, options) {
     const path = pathArg(p), o = optionsOf(options);
@@ -135,7 +150,7 @@ const fs = {
     const names = r.split('\u0000').slice(0, -1);
     return o.encoding === 'buffer' ? names.map(bufferOf) : names.map((n) => decodeText(n, o.encoding));
   },
-  /* {recursive: true}: every missing directory made; returns the first one made (absolute), as node's */
+  /* {recursive: true}: every missing directory made; returns the first one made, as the path names it (node's) */
   mkdirSync(p, options) {
     const path = pathArg(p), o = typeof options === 'object' && options !== null ? options : {};
     if (preflight()) return undefined;
@@ -144,16 +159,7 @@ const fs = {
       if (r) throw nodeError(r, 'mkdir', path);
       return undefined;
     }
-    const abs = pathModule.resolve(path);
-    let first, at = '';
-    for (const part of abs.split('/').slice(1)) {
-      at += '/' + part;
-      const r = mkdirOne(at);
-      if (r === 0 && first === undefined) first = at;
-      /* a file in the way: the next mkdir says ENOTDIR; the last one's EEXIST is node's too */
-      if (r && (r !== 17 /* EEXIST */ || (at === abs && sysCall('exists', toBytes(at)) !== 'd'))) throw nodeError(r, 'mkdir', path);
-    }
-    return first;
+    return mkdirp(path, path);
   },
 };
 
