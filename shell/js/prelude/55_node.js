@@ -95,21 +95,45 @@ function received(v) {
 /* a path argument (a string or a Buffer) as a byte string; node refuses NUL bytes in it */
 function pathArg(p, name) {
   if (p instanceof Uint8Array) p = fromBytes(byteString(p));
+  if (typeof p === 'number') unsupported('a file descriptor as a path')();
   if (typeof p !== 'string') throw nodeTypeError('The "' + (name || 'path') + '" argument must be of type string or an instance of Buffer or URL.' + received(p));
-  if (p.includes('\u0000')) throw nodeTypeError("The argument '" + (name || 'path') + "' must be a string, Uint8Array, or URL without null bytes. Received " + JSON.stringify(p).replace(/^"|"$/g, "'"), 'ERR_INVALID_ARG_VALUE');
+  if (p.includes('\u0000')) throw nodeTypeError("The argument '" + (name || 'path') + "' must be a string, Uint8Array, or URL without null bytes. Received " + quoteString(p), 'ERR_INVALID_ARG_VALUE');
   return p;
 }
-function optionsOf(o) { return typeof o === 'string' ? { encoding: o } : o || {}; }
+/* fs's options: an encoding name or {encoding, flag}; an unknown encoding is refused before anything is done */
+function optionsOf(o) {
+  o = typeof o === 'string' ? { encoding: o } : o || {};
+  if (o.encoding !== undefined && o.encoding !== null && o.encoding !== 'buffer') {
+    try { encodingOf(o.encoding); } catch (e) {
+      throw nodeTypeError("The argument 'encoding' is invalid encoding. Received " + inspect(o.encoding), 'ERR_INVALID_ARG_VALUE');
+    }
+  }
+  return o;
+}
 function dataArg(d, encoding) {
   if (typeof d === 'string') return encodeText(d, encoding);
   if (d instanceof Uint8Array) return byteString(d);
   if (ArrayBuffer.isView(d)) return byteString(new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
   throw nodeTypeError('The "data" argument must be of type string or an instance of Buffer, TypedArray, or DataView.' + received(d));
 }
+/* the pre-flight's writes, kept in memory (absolute path -> its bytes, or true for a directory made) so that the
+ * script reads back what it wrote; forgotten once the run starts */
+let pfFiles = new Map();
+function pfWritten(path) {
+  if (!pfFiles.size) return undefined;
+  if (!preflight()) { pfFiles = new Map(); return undefined; }
+  return pfFiles.get(pathModule.resolve(path));
+}
 function writeFile(op, p, data, options) {
   const path = pathArg(p), o = optionsOf(options), bytes = dataArg(data, o.encoding);
-  if (preflight()) return undefined;
-  const r = sysCall(o.flag && String(o.flag)[0] === 'a' ? 'append' : op, toBytes(path), bytes);
+  const append = op === 'append' || (o.flag && String(o.flag)[0] === 'a');
+  if (preflight()) {
+    let before = append ? pfWritten(path) : '';
+    if (typeof before !== 'string') { const r = sysCall('read', toBytes(path)); before = typeof r === 'string' ? r : ''; }
+    pfFiles.set(pathModule.resolve(path), before + bytes);
+    return undefined;
+  }
+  const r = sysCall(append ? 'append' : op, toBytes(path), bytes);
   if (typeof r === 'number') throw nodeError(r, 'open', path);
   return undefined;
 }
@@ -131,16 +155,16 @@ function mkdirp(p, whole) {
 }
 const fs = {
   readFileSync(p, options) {
-    const path = pathArg(p), o = optionsOf(options);
-    const r = sysCall('read', toBytes(path));
+    const path = pathArg(p), o = optionsOf(options), w = pfWritten(path);
+    const r = typeof w === 'string' ? w : sysCall('read', toBytes(path));
     if (typeof r === 'number') throw r === 21 /* EISDIR */ ? nodeError(r, 'read') : nodeError(r, 'open', path);
-    return o.encoding ? decodeText(r, o.encoding) : bufferOf(r);
+    return o.encoding && o.encoding !== 'buffer' ? decodeText(r, o.encoding) : bufferOf(r);
   },
   writeFileSync(p, data, options) { return writeFile('write', p, data, options); },
   appendFileSync(p, data, options) { return writeFile('append', p, data, options); },
   existsSync(p) {
     try { p = pathArg(p); } catch (e) { return false; }
-    return sysCall('exists', toBytes(p)) !== '';
+    return pfWritten(p) !== undefined || sysCall('exists', toBytes(p)) !== '';
   },
   readdirSync(p, options) {
     const path = pathArg(p), o = optionsOf(options);
@@ -153,7 +177,7 @@ const fs = {
   /* {recursive: true}: every missing directory made; returns the first one made, as the path names it (node's) */
   mkdirSync(p, options) {
     const path = pathArg(p), o = typeof options === 'object' && options !== null ? options : {};
-    if (preflight()) return undefined;
+    if (preflight()) { pfFiles.set(pathModule.resolve(path), true); return undefined; }
     if (!o.recursive) {
       const r = mkdirOne(path);
       if (r) throw nodeError(r, 'mkdir', path);
