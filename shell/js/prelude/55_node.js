@@ -69,7 +69,7 @@ function encodingOf(e) {
 function encodeText(s, e) {
   switch (encodingOf(e)) {
     case 'hex': { let o = ''; for (let i = 0; i + 1 < s.length && /^[0-9a-fA-F]{2}$/.test(s.slice(i, i + 2)); i += 2) o += String.fromCharCode(parseInt(s.slice(i, i + 2), 16)); return o; }
-    case 'base64': return String.fromCharCode(...unb64(s.replace(/[^A-Za-z0-9+/]/g, '').padEnd(Math.ceil(s.replace(/[^A-Za-z0-9+/]/g, '').length / 4) * 4, '=')));
+    case 'base64': { const t = s.replace(/[^A-Za-z0-9+/]/g, ''); return byteString(Uint8Array.from(unb64(t.padEnd(Math.ceil(t.length / 4) * 4, '=')))); }
     case 'latin1': case 'ascii': return s.replace(/[^\u0000-\u00ff]/g, (c) => String.fromCharCode(c.charCodeAt(0) & 255));
     default: return toBytes(s);
   }
