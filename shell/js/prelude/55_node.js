@@ -365,7 +365,12 @@ function moduleOf(name, m) {
     },
   });
 }
-const modules = { fs: moduleOf('fs', fs), path: moduleOf('path', pathModule), os: moduleOf('os', os), util: moduleOf('util', util), buffer: { Buffer }, process };
+/* fs.promises (and require("fs/promises")): the same operations, their results as promises */
+const fsPromises = {};
+for (const [k, f] of [['readFile', 'readFileSync'], ['writeFile', 'writeFileSync'], ['appendFile', 'appendFileSync'], ['readdir', 'readdirSync'], ['mkdir', 'mkdirSync']])
+  fsPromises[k] = named(function (...a) { try { return Promise.resolve(fs[f](...a)); } catch (e) { return Promise.reject(e); } }, k);
+fs.promises = moduleOf('fs.promises', fsPromises);
+const modules = { fs: moduleOf('fs', fs), 'fs/promises': fs.promises, path: moduleOf('path', pathModule), os: moduleOf('os', os), util: moduleOf('util', util), buffer: { Buffer }, process };
 modules['path/posix'] = modules.path;
 function require(name) {
   if (typeof name !== 'string') throw nodeTypeError('The "id" argument must be of type string.' + received(name));
