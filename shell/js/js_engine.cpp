@@ -373,9 +373,10 @@ done:
 static JSScript *
 compile_text (JSContext *cx, const char *name, unsigned line, const char *text, size_t len);
 
-/* __sh.load(name, path): the file at path (absolute, or null: just the path name resolved against the working
- * directory, as node's path.resolve) run in the global scope, compiled as name; false with an exception pending when it
- * cannot be read or does not compile or throws. */
+/* __sh.load(name, path[, prefix, suffix]): the file at path (absolute, or null: just the path name resolved against the
+ * working directory, as node's path.resolve) run in the global scope, compiled as name; with prefix and suffix, the
+ * file's text between them, and the run's value returned (require() wraps a module in a function so). False with an
+ * exception pending when it cannot be read or does not compile or throws. */
 static bool
 native_load (JSContext *cx, unsigned argc, JS::Value *vp)
 {
@@ -399,6 +400,15 @@ native_load (JSContext *cx, unsigned argc, JS::Value *vp)
    if (!(text = js_util_read_file (path.get (), &len))) {
       JS_ReportErrorUTF8 (cx, "load: cannot read %s: %s", path.get (), strerror (errno));
       return false;
+   }
+   if (args.get (2).isString ()) {
+      /* require(): the file between prefix (on its first line, so lines stay the file's) and suffix; its value */
+      JS::UniqueChars pre = js_to_utf8 (cx, args[2]), post = js_to_utf8 (cx, args.get (3));
+      std::string body = std::string (pre ? pre.get () : "") + std::string (text, len) + (post ? post.get () : "");
+      free (text);
+      JS::RootedScript wrapped (cx,
+                                pre && post ? compile_text (cx, name.get (), 1, body.c_str (), body.size ()) : nullptr);
+      return wrapped && JS_ExecuteScript (cx, wrapped, args.rval ());
    }
    JS::RootedScript script (cx, compile_text (cx, name.get (), 1, text, len));
    free (text);

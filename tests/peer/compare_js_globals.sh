@@ -3,7 +3,7 @@
 # Peer check of mongosh's globals and values in shardsh's engine (issue 29): the prelude's list of mongosh's shell API
 # is the installed mongosh 2.12's own (its shell-api signatures), and one script using load, console, EJSON,
 # bsonsize, version, every rs.* method through a mongos (mostly mongos's errors), db.isMaster/serverCmdLineOpts and Long/UUID/MinKey values,
-# Node's require("fs"/"path"/"os"/"util") with fs's errors, process, Buffer, ObjectId/Timestamp as js-bson 6 has them,
+# Node's require("fs"/"path"/"os"/"util") with fs's errors, require of a module file and a JSON file, process, Buffer, ObjectId/Timestamp as js-bson 6 has them,
 # print(db.getMongo()) and a new Mongo that fails when made, prints the same
 # through mongosh and shardsh against one shardsim (one mongosh process); a script reading two shardsims through
 # two Mongo objects and connect() prints the same through both.
@@ -97,8 +97,14 @@ print(ts.t, ts.i, ts.getHighBits(), ts.getLowBits(), String(ts), ts.high, ts.low
 print(db.getMongo());
 printjson(db.getMongo());
 try { new Mongo("127.0.0.1:1"); print("connected"); } catch (e) { print("new Mongo of an unreachable host fails at once"); }
+const mod = require("./lib/mod");
+print(mod.v, mod.dir, mod.file, mod.self, require("./lib/mod.js") === mod, require("./sub/conf.json").zones, require("./sub/conf") === require("./sub/conf.json"));
+try { require("./nope"); } catch (e) { print(e.code, e.message.split("\n")[0]); }
 JS
 printf '{"zones": 3}\n' > "$TMPD/g/sub/conf.json"
+mkdir -p "$TMPD/g/lib"
+printf 'const o = require("./other");\nmodule.exports = { v: o.v + 1, dir: __dirname.split("/").pop(), file: __filename.split("/").pop(), self: this === exports };\n' > "$TMPD/g/lib/mod.js"
+printf 'exports.v = 41;\n' > "$TMPD/g/lib/other.js"
 if ! sim_start --scenario demo; then
    fail "js-globals-peer/shardsim" "shardsim did not start"
    exit 0

@@ -372,11 +372,47 @@ for (const [k, f] of [['readFile', 'readFileSync'], ['writeFile', 'writeFileSync
 fs.promises = nodeModule('fs.promises', fsPromises);
 const modules = { fs: nodeModule('fs', fs), 'fs/promises': fs.promises, path: nodeModule('path', pathModule), os: nodeModule('os', os), util: nodeModule('util', util), buffer: { Buffer }, process };
 modules['path/posix'] = modules.path;
-function require(name) {
+/* require("./x") of a file: resolved from the working directory (mongosh's require, as load()), a module's own
+ * requires from its folder (node's); x, x.js, x.json, x/index.js, x/index.json. A .json file is its parsed value, a
+ * .js file runs as node's CommonJS module (exports, require, module, __filename, __dirname) once per run: the
+ * pre-flight's modules are forgotten when the run starts, so their code runs there again. */
+let modCache = new Map(), modCacheInPreflight = false;
+function requireFile(name, from) {
+  const pf = inPreflight();
+  if (pf !== modCacheInPreflight) { modCache = new Map(); modCacheInPreflight = pf; }
+  const abs = pathModule.resolve(from, name);
+  const file = [abs, abs + '.js', abs + '.json', abs + '/index.js', abs + '/index.json'].find((f) => sysCall('exists', utf8Bytes(f)) === '1');
+  if (file === undefined) {
+    const e = new Error("Cannot find module '" + name + "'");
+    e.code = 'MODULE_NOT_FOUND';
+    throw e;
+  }
+  if (modCache.has(file)) return modCache.get(file).exports;
+  const module = { id: file, filename: file, exports: {}, loaded: false };
+  modCache.set(file, module);
+  try {
+    if (file.endsWith('.json')) {
+      try { module.exports = JSON.parse(fs.readFileSync(file, 'utf8')); } catch (e) { e.message = file + ': ' + e.message; throw e; }
+    } else {
+      loaded.add(file);
+      const dir = pathModule.dirname(file);
+      const fn = N.load(file, file, '(function (exports, require, module, __filename, __dirname) {', '\n})');
+      fn.call(module.exports, module.exports, named((n) => requireFrom(n, dir), 'require'), module, file, dir);
+    }
+  } catch (e) {
+    modCache.delete(file);
+    throw e;
+  }
+  module.loaded = true;
+  return module.exports;
+}
+function requireFrom(name, from) {
   if (typeof name !== 'string') throw nodeTypeError('The "id" argument must be of type string.' + nodeReceived(name));
+  if (/^\.\.?(\/|$)|^\//.test(name)) return requireFile(name, from === undefined ? process.cwd() : from);
   const n = name.startsWith('node:') ? name.slice(5) : name;
   if (Object.prototype.hasOwnProperty.call(modules, n)) return modules[n];
   return unsupported('require(' + JSON.stringify(name) + ')')();
 }
+function require(name) { return requireFrom(name); }
 for (const [k, v] of Object.entries({ require, process, Buffer, performance }))
   Object.defineProperty(global, k, { value: v, writable: true, configurable: true, enumerable: false });
