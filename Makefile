@@ -34,9 +34,9 @@ CFLAGS_ALL  = $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL  = $(SANLD) $(PKG_LIBS) -lm $(LDFLAGS)
 
 # The shell: everything under shell/, commands/ and views/ goes into one archive that main and the unit tests link.
-# (the JavaScript prelude, shell/js/prelude/*.js, and the bridge's plain-C parts, js_bson.c and js_util.c, go into
-# the engine plugin only)
-JS_PLUGIN_CSRCS := shell/js/js_bson.c shell/js/js_util.c
+# (the JavaScript prelude, shell/js/prelude/*.js, and the bridge's plain-C parts, js_bson.c, js_util.c and js_sys.c,
+# go into the engine plugin only)
+JS_PLUGIN_CSRCS := shell/js/js_bson.c shell/js/js_util.c shell/js/js_sys.c
 CORE_SRCS := $(filter-out shell/main.c $(JS_PLUGIN_CSRCS),$(wildcard shell/*.c shell/*/*.c commands/*.c views/*.c views/*/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(BUILD)/shell/main.o
@@ -108,13 +108,14 @@ PRELUDE_JS := $(sort $(wildcard shell/js/prelude/*.js))
 	   echo '0x00 };'; echo 'const size_t js_prelude_source_len = sizeof js_prelude_source - 1;'; } > $@.tmp && mv $@.tmp $@
 
 $(JS_PLUGIN): shell/js/js_engine.cpp $(BUILD)/gen/js_prelude.c $(JS_PLUGIN_CSRCS) shell/js/js_engine.h \
-              shell/js/js_prelude.h shell/js/js_bson.h shell/js/js_util.h shell/core/errors.h
+              shell/js/js_prelude.h shell/js/js_bson.h shell/js/js_util.h shell/js/js_sys.h shell/core/errors.h
 	@mkdir -p $(dir $@) $(BUILD)/plugin
 	$(CC) $(BASEFLAGS) -fPIC -c $(BUILD)/gen/js_prelude.c -o $(BUILD)/plugin/js_prelude.o
 	$(CC) $(BASEFLAGS) $(shell pkg-config --cflags libbson-1.0) -fPIC -c shell/js/js_bson.c -o $(BUILD)/plugin/js_bson.o
 	$(CC) $(BASEFLAGS) -fPIC -c shell/js/js_util.c -o $(BUILD)/plugin/js_util.o
+	$(CC) $(BASEFLAGS) $(shell pkg-config --cflags libbson-1.0) -fPIC -c shell/js/js_sys.c -o $(BUILD)/plugin/js_sys.o
 	$(CXX) $(JS_CXXFLAGS) -shared -o $@ $< $(BUILD)/plugin/js_prelude.o $(BUILD)/plugin/js_bson.o \
-	   $(BUILD)/plugin/js_util.o $(SANLD) $(JS_LIBS)
+	   $(BUILD)/plugin/js_util.o $(BUILD)/plugin/js_sys.o $(SANLD) $(JS_LIBS)
 
 $(BINDIR)/shardsim: $(SIM_OBJS)
 	@mkdir -p $(dir $@)
@@ -186,7 +187,7 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 # (ASan only: the C fuzzer links no C++ UBSan runtime; the ASan suite runs the plugin under UBSan)
 $(FUZZ_BUILD)/shardsh-js.so: shell/js/js_engine.cpp $(FUZZ_BUILD)/gen/js_prelude.c $(JS_PLUGIN_CSRCS) \
                              shell/js/js_engine.h shell/js/js_prelude.h shell/js/js_bson.h shell/js/js_util.h \
-                             shell/core/errors.h
+                             shell/js/js_sys.h shell/core/errors.h
 	@mkdir -p $(dir $@)/plugin
 	$(FUZZ_CC) -std=c11 -fPIC -g -O1 $(WARN) -I. -fsanitize=fuzzer-no-link,address \
 	   -c $(FUZZ_BUILD)/gen/js_prelude.c -o $(dir $@)/plugin/js_prelude.o
@@ -194,9 +195,12 @@ $(FUZZ_BUILD)/shardsh-js.so: shell/js/js_engine.cpp $(FUZZ_BUILD)/gen/js_prelude
 	   -fsanitize=fuzzer-no-link,address -c shell/js/js_bson.c -o $(dir $@)/plugin/js_bson.o
 	$(FUZZ_CC) -std=c11 -D_DEFAULT_SOURCE -fPIC -g -O1 $(WARN) -I. -fsanitize=fuzzer-no-link,address \
 	   -c shell/js/js_util.c -o $(dir $@)/plugin/js_util.o
+	$(FUZZ_CC) -std=c11 -D_DEFAULT_SOURCE -fPIC -g -O1 $(WARN) -I. $(shell pkg-config --cflags libbson-1.0) \
+	   -fsanitize=fuzzer-no-link,address -c shell/js/js_sys.c -o $(dir $@)/plugin/js_sys.o
 	$(FUZZ_CC)++ -std=c++17 -fPIC -g -O1 $(WARN) -Wno-unknown-warning-option -I. \
 	   $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) -fsanitize=fuzzer-no-link,address \
-	   -shared -o $@ $< $(dir $@)/plugin/js_prelude.o $(dir $@)/plugin/js_bson.o $(dir $@)/plugin/js_util.o $(JS_LIBS)
+	   -shared -o $@ $< $(dir $@)/plugin/js_prelude.o $(dir $@)/plugin/js_bson.o $(dir $@)/plugin/js_util.o \
+	   $(dir $@)/plugin/js_sys.o $(JS_LIBS)
 
 $(FUZZ_BUILD)/fuzz_js_bridge: $(FUZZ_BUILD)/shardsh-js.so
 

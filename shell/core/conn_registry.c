@@ -6,6 +6,9 @@
 #include "shell/core/conn_registry.h"
 #include "shell/lib/secret.h"
 
+/* the session's server selection timeout when neither its string nor --timeout sets one (conn.c's default) */
+#define REGISTRY_SESSION_SELECTION_MS 5000
+
 struct conn_registry {
    sh_ctx_t *v[CONN_REGISTRY_MAX];
    size_t n;
@@ -21,31 +24,55 @@ registry_uri_text (const char *uri)
 }
 
 /* mongosh's options for a connection to one host (its connection string shows them): directConnection=true unless it
- * names a replica set or load balancer, serverSelectionTimeoutMS=2000 unless given. Takes text; returns its
+ * names a replica set or load balancer, serverSelectionTimeoutMS=timeout_ms unless given, then appName=app when the
+ * string has none and app is not NULL (the session's: the name the server is told). Takes text; returns its
  * replacement. */
 static char *
-registry_uri_options (char *text, const mongoc_uri_t *parsed)
+registry_uri_options (char *text, const mongoc_uri_t *parsed, int timeout_ms, const char *app)
 {
    const mongoc_host_list_t *hosts = mongoc_uri_get_hosts (parsed);
-   bool direct, timeout;
-   const char *q, *scheme_end;
-   char *out;
+   const char *q, *sep;
+   bson_string_t *out;
 
    if (strncmp (text, "mongodb://", 10) != 0 || !hosts || hosts->next)
       return text;
-   direct = !mongoc_uri_has_option (parsed, MONGOC_URI_DIRECTCONNECTION) && !mongoc_uri_get_replica_set (parsed) &&
-            !mongoc_uri_has_option (parsed, MONGOC_URI_LOADBALANCED);
-   timeout = !mongoc_uri_has_option (parsed, MONGOC_URI_SERVERSELECTIONTIMEOUTMS);
-   if (!direct && !timeout)
-      return text;
    q = strchr (text, '?');
-   scheme_end = text + 10;
-   out = bson_strdup_printf ("%s%s%s%s%s%s", text, strchr (scheme_end, '/') ? "" : "/", q ? (q[1] ? "&" : "") : "?",
-                             direct ? "directConnection=true" : "", direct && timeout ? "&" : "",
-                             timeout ? "serverSelectionTimeoutMS=2000" : "");
+   out = bson_string_new (text);
+   if (!strchr (text + 10, '/'))
+      bson_string_append (out, "/");
+   sep = q ? (q[1] ? "&" : "") : "?";
+   if (!mongoc_uri_has_option (parsed, MONGOC_URI_DIRECTCONNECTION) && !mongoc_uri_get_replica_set (parsed) &&
+       !mongoc_uri_has_option (parsed, MONGOC_URI_LOADBALANCED)) {
+      bson_string_append_printf (out, "%sdirectConnection=true", sep);
+      sep = "&";
+   }
+   if (!mongoc_uri_has_option (parsed, MONGOC_URI_SERVERSELECTIONTIMEOUTMS)) {
+      bson_string_append_printf (out, "%sserverSelectionTimeoutMS=%d", sep, timeout_ms);
+      sep = "&";
+   }
+   if (app && !mongoc_uri_has_option (parsed, MONGOC_URI_APPNAME))
+      bson_string_append_printf (out, "%sappName=%s", sep, app);
    memset (text, 0, strlen (text));
    bson_free (text);
-   return out;
+   return bson_string_free (out, false);
+}
+
+/* mongosh connects when the Mongo object is made: an unreachable host (or refused credentials) fails at new Mongo(),
+ * not at its first command. A ping makes libmongoc connect (and authenticate); under --dry-run nothing is sent. */
+static bool
+registry_reach (sh_ctx_t *other, sh_error_t *err)
+{
+   bson_t ping = BSON_INITIALIZER, reply;
+   bool ok;
+   if (other->opts && other->opts->dry_run) {
+      bson_destroy (&ping);
+      return true;
+   }
+   BSON_APPEND_INT32 (&ping, "ping", 1);
+   ok = conn_run (other, "admin", &ping, CONN_ADMIN, &reply, err);
+   bson_destroy (&ping);
+   bson_destroy (&reply);
+   return ok;
 }
 
 int
@@ -69,7 +96,7 @@ conn_registry_open (sh_ctx_t *ctx, const char *uri, sh_error_t *err)
       bson_free (text);
       return 0;
    }
-   text = registry_uri_options (text, parsed);
+   text = registry_uri_options (text, parsed, 2000, NULL);
    db = mongoc_uri_get_database (parsed);
    /* the session's settings; its connection, caches and cursor are its own */
    other = bson_malloc (sizeof *other);
@@ -86,6 +113,11 @@ conn_registry_open (sh_ctx_t *ctx, const char *uri, sh_error_t *err)
    mongoc_uri_destroy (parsed);
    memset (text, 0, strlen (text));
    bson_free (text);
+   if (!registry_reach (other, err)) {
+      conn_destroy (other);
+      bson_free (other);
+      return 0;
+   }
    ctx->others->v[ctx->others->n++] = other;
    return (int) ctx->others->n;
 }
@@ -113,8 +145,21 @@ conn_registry_get (sh_ctx_t *ctx, int id)
 char *
 conn_registry_uri (const sh_ctx_t *ctx, int id)
 {
-   if (id == 0)
-      return ctx->uri ? secret_redact_uri (ctx->uri) : NULL;
+   if (id == 0) {
+      /* the session's string as its connection uses it: mongosh's options with shardsh's own timeout and name */
+      mongoc_uri_t *parsed = ctx->uri ? mongoc_uri_new_with_error (ctx->uri, NULL) : NULL;
+      char *text, *shown;
+      if (!parsed)
+         return ctx->uri ? secret_redact_uri (ctx->uri) : NULL;
+      text = registry_uri_options (bson_strdup (ctx->uri), parsed,
+                                   ctx->conn.timeouts_ms > 0 ? ctx->conn.timeouts_ms : REGISTRY_SESSION_SELECTION_MS,
+                                   "shardsh");
+      mongoc_uri_destroy (parsed);
+      shown = secret_redact_uri (text);
+      memset (text, 0, strlen (text));
+      bson_free (text);
+      return shown;
+   }
    if (!ctx->others || id < 1 || (size_t) id > ctx->others->n)
       return NULL;
    return secret_redact_uri (ctx->others->v[id - 1]->uri);

@@ -11,8 +11,9 @@
 #define CONN_REGISTRY_MAX 64
 
 /* Opens a second connection to uri (a connection string, or "host:port/db" as mongosh's connect() takes it): checks the
- * string (no network yet: the client is made by its first command) and returns its id, 1 or more. 0 with err set when
- * the string is invalid or CONN_REGISTRY_MAX are open. Its current database is the string's, else "test". */
+ * string and connects now, as mongosh's new Mongo() does (a ping; nothing under --dry-run), and returns its id, 1 or
+ * more. 0 with err set when the string is invalid, the server cannot be reached (SH_ERR_NETWORK) or refuses the
+ * credentials, or CONN_REGISTRY_MAX are open. Its current database is the string's, else "test". */
 int
 conn_registry_open (sh_ctx_t *ctx, const char *uri, sh_error_t *err);
 
@@ -21,7 +22,9 @@ conn_registry_open (sh_ctx_t *ctx, const char *uri, sh_error_t *err);
 sh_ctx_t *
 conn_registry_get (sh_ctx_t *ctx, int id);
 
-/* The connection string of connection id (0: the session's) with its password hidden, malloc'd (bson_free), or NULL
+/* The connection string of connection id with its password hidden, as mongosh shows it (a second connection's with the
+ * options conn_registry_open added; the session's with mongosh's options as this session uses them:
+ * directConnection=true for one host, its server selection timeout, appName=shardsh), malloc'd (bson_free), or NULL
  * for an unknown id. */
 char *
 conn_registry_uri (const sh_ctx_t *ctx, int id);

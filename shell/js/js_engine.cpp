@@ -45,6 +45,7 @@
 #include "shell/js/js_bson.h"
 #include "shell/js/js_engine.h"
 #include "shell/js/js_prelude.h"
+#include "shell/js/js_sys.h"
 #include "shell/js/js_util.h"
 
 /* JS::Rooted links itself into the context's list of stack roots by address, which GCC 12 takes for a dangling
@@ -372,9 +373,10 @@ done:
 static JSScript *
 compile_text (JSContext *cx, const char *name, unsigned line, const char *text, size_t len);
 
-/* __sh.load(name, path): the file at path (absolute, or null: just the path name resolved against the working
- * directory, as node's path.resolve) run in the global scope, compiled as name; false with an exception pending when it
- * cannot be read or does not compile or throws. */
+/* __sh.load(name, path[, prefix, suffix]): the file at path (absolute, or null: just the path name resolved against the
+ * working directory, as node's path.resolve) run in the global scope, compiled as name; with prefix and suffix, the
+ * file's text between them, and the run's value returned (require() wraps a module in a function so). False with an
+ * exception pending when it cannot be read or does not compile or throws. */
 static bool
 native_load (JSContext *cx, unsigned argc, JS::Value *vp)
 {
@@ -399,45 +401,43 @@ native_load (JSContext *cx, unsigned argc, JS::Value *vp)
       JS_ReportErrorUTF8 (cx, "load: cannot read %s: %s", path.get (), strerror (errno));
       return false;
    }
+   if (args.get (2).isString ()) {
+      /* require(): the file between prefix (on its first line, so lines stay the file's) and suffix; its value */
+      JS::UniqueChars pre = js_to_utf8 (cx, args[2]), post = js_to_utf8 (cx, args.get (3));
+      std::string body = std::string (pre ? pre.get () : "") + std::string (text, len) + (post ? post.get () : "");
+      free (text);
+      JS::RootedScript wrapped (cx,
+                                pre && post ? compile_text (cx, name.get (), 1, body.c_str (), body.size ()) : nullptr);
+      return wrapped && JS_ExecuteScript (cx, wrapped, args.rval ());
+   }
    JS::RootedScript script (cx, compile_text (cx, name.get (), 1, text, len));
    free (text);
    args.rval ().setUndefined ();
    return script && JS_ExecuteScript (cx, script, &rv);
 }
 
-/* __sh.oid(): a new ObjectId's hex string. */
+/* __sh.sys(op, a, b): js_sys_op on byte strings (each character one byte, the prelude's encoding): its result as such a
+ * string, or errno's number when it failed. */
 static bool
-native_oid (JSContext *cx, unsigned argc, JS::Value *vp)
+native_sys (JSContext *cx, unsigned argc, JS::Value *vp)
 {
    JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
-   bson_oid_t oid;
-   char hex[25];
-   JSString *s;
-   bson_oid_init (&oid, NULL);
-   bson_oid_to_string (&oid, hex);
-   if (!(s = JS_NewStringCopyZ (cx, hex)))
-      return false;
-   args.rval ().setString (s);
-   return true;
-}
-
-/* __sh.decimalOk(s): whether s is a Decimal128 string libbson (and mongosh's js-bson) accept: "12,50", "1e6145" and
- * " 1" are not, "NaN", "-Infinity" and ".5" are. */
-static bool
-native_decimal_ok (JSContext *cx, unsigned argc, JS::Value *vp)
-{
-   JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
-   bson_decimal128_t dec;
-   JS::UniqueChars s;
-   size_t len;
-   if (args.length () < 1 || !args[0].isString ()) {
-      args.rval ().setBoolean (false);
-      return true;
+   JS::UniqueChars s[3];
+   size_t len[3], n = 0;
+   int errnum = 0;
+   for (unsigned i = 0; i < 3; i++) {
+      JS::RootedString str (cx, JS::ToString (cx, args.get (i)));
+      if (!str || !(s[i] = JS_EncodeStringToLatin1 (cx, str)))
+         return false;
+      len[i] = JS_GetStringLength (str);
    }
-   if (!(s = js_to_utf8 (cx, args[0])))
+   char *out = js_sys_op (s[0].get (), s[1].get (), len[1], s[2].get (), len[2], &n, &errnum);
+   bool failed = out == nullptr;
+   JSString *r = out ? JS_NewStringCopyN (cx, out, n) : nullptr;
+   free (out);
+   if (!failed && !r)
       return false;
-   len = strlen (s.get ());
-   args.rval ().setBoolean (len <= INT32_MAX && bson_decimal128_from_string_w_len (s.get (), (int) len, &dec));
+   args.rval ().set (r ? JS::StringValue (r) : JS::Int32Value (errnum));
    return true;
 }
 
@@ -568,8 +568,7 @@ static const JSFunctionSpec native_functions[] = {
    JS_FN ("cursorClose", native_cursor_close, 1, 0),
    JS_FN ("cursorCurrent", native_cursor_current, 1, 0),
    JS_FN ("load", native_load, 2, 0),
-   JS_FN ("oid", native_oid, 0, 0),
-   JS_FN ("decimalOk", native_decimal_ok, 1, 0),
+   JS_FN ("sys", native_sys, 3, 0),
    JS_FN ("currentDb", native_current_db, 0, 0),
    JS_FS_END,
 };

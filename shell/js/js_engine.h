@@ -40,9 +40,11 @@ typedef struct {
    int line;           /* where the call is in the script (1-based), 0 when unknown */
    int col;
    const char *file; /* the script of that place, as named when it was run; NULL or "": the one running */
-   int conn;         /* the connection it runs on: 0 the session's, else a second one's id (new Mongo(uri)). Two names
-                      * are the host's own: "Mongo.open" (args: the connection string; value: the new id) and
-                      * "Mongo.uri" (value: connection conn's string, its password hidden) */
+   int conn;         /* the connection it runs on: 0 the session's, else a second one's id (new Mongo(uri)). Four names
+                      * are the host's own: "Mongo.open" (args: the connection string; value: the new id),
+                      * "Mongo.uri" (value: connection conn's string, its password hidden), "Node.preflight" (value:
+                      * whether the pre-flight runs the script) and "Node.inspect" (args: a value and a depth; value:
+                      * the value as print shows it) */
 } js_call_t;
 
 /* What the engine needs from the shell. data is passed back to every callback. */

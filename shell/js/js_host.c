@@ -12,6 +12,7 @@
 #include "shell/core/interrupt.h"
 #include "shell/js/js_host.h"
 #include "shell/core/conn_registry.h"
+#include "shell/core/output.h"
 #include "shell/js/js_host_int.h"
 #include "shell/plan/preflight.h"
 #include "shell/plan/runsum.h"
@@ -263,7 +264,9 @@ call_report (sh_ctx_t *ctx, const sh_call_t *call, const js_call_t *jc, bool ok,
 }
 
 /* The host's own names (js_engine.h): "Mongo.open" opens a second connection (its id is the value), "Mongo.uri" gives a
- * connection's string with its password hidden. */
+ * connection's string with its password hidden; for the prelude's Node.js modules, "Node.preflight" says whether the
+ * pre-flight runs the script (its file writes are no-ops) and "Node.inspect" is its first argument as print shows it,
+ * to the depth of its second (node's util.inspect). */
 static bool
 host_mongo (sh_ctx_t *ctx, const js_call_t *jc, bson_t *result, bool *has_result, sh_error_t *err)
 {
@@ -289,6 +292,19 @@ host_mongo (sh_ctx_t *ctx, const js_call_t *jc, bson_t *result, bool *has_result
       bson_reinit (result);
       BSON_APPEND_UTF8 (result, "v", uri ? uri : "");
       bson_free (uri);
+   } else if (strcmp (jc->name, "Node.preflight") == 0) {
+      bson_reinit (result);
+      BSON_APPEND_BOOL (result, "v", js_state.pf != NULL);
+   } else if (strcmp (jc->name, "Node.inspect") == 0 && bson_iter_init_find (&it, jc->args, "0")) {
+      output_opts_t o = output_opts_default (OUTPUT_PRETTY, false);
+      bson_iter_t depth;
+      char *s;
+      if (bson_iter_init_find (&depth, jc->args, "1") && BSON_ITER_HOLDS_INT32 (&depth))
+         o.depth = bson_iter_int32 (&depth);
+      s = output_format_value (bson_iter_value (&it), &o);
+      bson_reinit (result);
+      BSON_APPEND_UTF8 (result, "v", s);
+      bson_free (s);
    } else {
       sh_error_set_at (err, SH_ERR_USAGE, pos, "unknown helper '%s'", jc->name);
       return false;
@@ -319,7 +335,7 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
 
    *has_result = false;
    cursors_sweep (false);
-   if (strncmp (jc->name, "Mongo.", 6) == 0)
+   if (strncmp (jc->name, "Mongo.", 6) == 0 || strncmp (jc->name, "Node.", 5) == 0)
       return host_mongo (ctx, jc, result, has_result, err);
    if (jc->conn != 0) {
       /* a call on a second connection runs in that connection's context */

@@ -88,6 +88,7 @@ js_util_read_file (const char *path, size_t *len)
    int saved;
    if (!f)
       return NULL;
+   errno = 0;
    do {
       if (n + 4096 + 1 > cap) {
          char *b = realloc (buf, cap = (cap ? cap * 2 : 8192));
@@ -102,7 +103,7 @@ js_util_read_file (const char *path, size_t *len)
       got = fread (buf + n, 1, cap - n - 1, f);
       n += got;
    } while (got > 0);
-   saved = ferror (f) ? EIO : 0;
+   saved = ferror (f) ? (errno ? errno : EIO) : 0; /* a directory: EISDIR, as node's read */
    fclose (f);
    if (saved) {
       free (buf);

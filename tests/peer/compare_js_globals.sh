@@ -2,7 +2,9 @@
 # passes: plain
 # Peer check of mongosh's globals and values in shardsh's engine (issue 29): the prelude's list of mongosh's shell API
 # is the installed mongosh 2.12's own (its shell-api signatures), and one script using load, console, EJSON,
-# bsonsize, version, every rs.* method through a mongos (mostly mongos's errors), db.isMaster/serverCmdLineOpts and Long/UUID/MinKey values prints the same
+# bsonsize, version, every rs.* method through a mongos (mostly mongos's errors), db.isMaster/serverCmdLineOpts and Long/UUID/MinKey values,
+# Node's require("fs"/"path"/"os"/"util") with fs's errors, require of a module file and a JSON file, process, Buffer, ObjectId/Timestamp as js-bson 6 has them,
+# print(db.getMongo()) and a new Mongo that fails when made, prints the same
 # through mongosh and shardsh against one shardsim (one mongosh process); a script reading two shardsims through
 # two Mongo objects and connect() prints the same through both.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -75,13 +77,44 @@ try { print('db.hostInfo().system.numCores', "->", db.hostInfo().system.numCores
 print(db.isMaster().isWritablePrimary, db.isMaster().msg, rs.hello().msg, rs.isMaster().ismaster);
 printjson(db.serverCmdLineOpts().parsed.sharding);
 print(db.getMongo().getDB("app").getName(), db.getMongo().getCollection("app.users").getFullName());
+const fs = require("fs"), path = require("node:path"), os = require("os"), util = require("util");
+fs.writeFileSync("out.txt", "h\u00e9llo\n"); fs.appendFileSync("out.txt", "more"); fs.appendFileSync("out.txt", Buffer.from("!"));
+print(fs.readFileSync("out.txt", "utf8"), fs.readFileSync("out.txt").length, fs.readFileSync("out.txt"), fs.existsSync("out.txt"), fs.existsSync("nope"));
+print(JSON.parse(fs.readFileSync(path.join(__dirname, "sub", "conf.json"))).zones, fs.readFileSync("sub/conf.json", {encoding: "hex"}).slice(0, 6));
+print(JSON.stringify(fs.readdirSync("sub")), fs.mkdirSync("d1/d2", {recursive: true}), fs.mkdirSync("d3"), fs.mkdirSync("d3", {recursive: true}),
+  fs.mkdirSync(path.join(__dirname, "d4/d5/"), {recursive: true}) === path.join(__dirname, "d4"), fs.readdirSync(".").join(","));
+for (const f of [() => fs.readFileSync("nope.txt"), () => fs.readdirSync("nope"), () => fs.mkdirSync("sub"), () => fs.readFileSync("sub"), () => fs.writeFileSync("sub", "x"), () => fs.mkdirSync("out.txt/x", {recursive: true})])
+  try { f(); } catch (e) { print(e.name, e.code, e.errno, e.syscall, e.path, e.message); }
+print(path.join("a", "b", "../c", "d.json"), path.resolve("x") === process.cwd() + "/x", path.basename("/a/b.txt"), path.basename("/a/b.txt", ".txt"), path.dirname("/a/b/c"), path.extname("x.tar.gz"), path.relative("/a/b/c", "/a/d"), path.sep, path.isAbsolute("/x"), path.isAbsolute("x"));
+print(os.EOL === "\n", os.platform(), os.homedir() === process.env.HOME, os.tmpdir() === (process.env.TMPDIR || "/tmp").replace(/(.)\/$/, "$1"), typeof os.hostname());
+print(process.platform, process.env.PEER_SETTING, process.env.NOPE === undefined, typeof process.argv[0], process.cwd() === path.resolve("."), typeof process.exit);
+process.stdout.write("no newline|"); process.stdout.write("end\n");
+print(util.format("%s=%d %j %% %s", "a", 5, {x: 1}, "rest", 7, {y: [1]}), util.inspect({a: 1, b: "x", c: [1, 2], d: {e: {f: {g: 1}}}}), util.inspect("it's"), util.inspect(NumberLong("5")));
+print(typeof process.hrtime()[0], typeof performance.now(), typeof require("path").posix.join, Buffer.from("hi").toString("base64"), Buffer.from("aGk=", "base64").toString());
+print(ObjectId("0123456789abcdef01234567").str, ObjectId("0123456789abcdef01234567").getTimestamp(), ObjectId("0123456789abcdef01234567").toHexString());
+const ts = Timestamp({t: 5, i: 7}), big = Timestamp({t: 4294967295, i: 1});
+print(ts.t, ts.i, ts.getHighBits(), ts.getLowBits(), String(ts), ts.high, ts.low, big.t, big.getHighBits(), String(big));
+print(db.getMongo());
+printjson(db.getMongo());
+try { new Mongo("127.0.0.1:1"); print("connected"); } catch (e) { print("new Mongo of an unreachable host fails at once"); }
+const mod = require("./lib/mod");
+print(mod.v, mod.dir, mod.file, mod.self, require("./lib/mod.js") === mod, require("./sub/conf.json").zones, require("./sub/conf") === require("./sub/conf.json"));
+try { require("./nope"); } catch (e) { print(e.code, e.message.split("\n")[0]); }
 JS
+printf '{"zones": 3}\n' > "$TMPD/g/sub/conf.json"
+mkdir -p "$TMPD/g/lib"
+printf 'const o = require("./other");\nmodule.exports = { v: o.v + 1, dir: __dirname.split("/").pop(), file: __filename.split("/").pop(), self: this === exports };\n' > "$TMPD/g/lib/mod.js"
+printf 'exports.v = 41;\n' > "$TMPD/g/lib/other.js"
 if ! sim_start --scenario demo; then
    fail "js-globals-peer/shardsim" "shardsim did not start"
    exit 0
 fi
-(cd "$TMPD/g" && NO_COLOR=1 "$ROOT/$SHARDSH" --norc --quiet "$SIM_URI" main.js > ../g.shardsh 2> ../g.shardsh.err < /dev/null)
-(cd "$TMPD/g" && "$MONGOSH" --norc --quiet "$SIM_URI/test" main.js 2>&1 > ../g.mongosh < /dev/null | grep -v '^Warning: NumberLong' > ../g.mongosh.err)
+# the same files for both runs (main.js writes some); each side's own connection options (the timeout its session
+# uses, its appName) compared as one word
+cp -R "$TMPD/g" "$TMPD/g2"
+(cd "$TMPD/g" && PEER_SETTING=from-env NO_COLOR=1 "$ROOT/$SHARDSH" --norc --quiet "$SIM_URI/test" main.js > ../g.shardsh 2> ../g.shardsh.err < /dev/null)
+(cd "$TMPD/g2" && PEER_SETTING=from-env "$MONGOSH" --norc --quiet "$SIM_URI/test" main.js 2>&1 > ../g.mongosh < /dev/null | grep -v '^Warning: NumberLong' > ../g.mongosh.err)
+sed -i 's/serverSelectionTimeoutMS=[0-9]*&appName=[^&]*$/OPTIONS/' "$TMPD/g.shardsh" "$TMPD/g.mongosh"
 sim_stop
 if cmp -s "$TMPD/g.mongosh" "$TMPD/g.shardsh"; then
    pass "js-globals-peer/the globals script prints what mongosh prints"

@@ -4,7 +4,7 @@
 # shardsh, with --eval and --shell first, against one shardsim --scenario demo (8.0); then --nodb, an unreachable
 # cluster, and --authenticationMechanism against shardsim --auth. What they write to
 # stdout must be the same byte for byte (prompts, `use`, literal statements, JavaScript, multi-line entries, cursors of
-# both kinds and `it`, the empty line after an undefined value, the final prompt), and so must the exit status (0: a
+# both kinds and `it`, Node's require and a Buffer shown, the empty line after an undefined value, the final prompt), and so must the exit status (0: a
 # failed line does not stop the input). One difference is allowed: mongosh writes an error as "Uncaught ..." on stdout where shardsh writes it as
 # <stdin>:LINE:COL on stderr (docs/javascript.md), so mongosh's "Uncaught" lines are taken out of its stdout.
 # One mongosh process per run (starting one costs ~1.5 s of CPU).
@@ -49,6 +49,9 @@ c
 it
 db.orders.find().sort({ _id: 1 }).limit(25)
 it
+require("path").join("a", "b")
+Buffer.from("hi")
+Timestamp({ t: 1, i: 2 }).getHighBits()
 exit
 print("not run")
 EOF

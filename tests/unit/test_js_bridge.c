@@ -155,8 +155,9 @@ test_values (js_engine_t *e)
    CHECK ("js bridge: a BigInt is an int64", eval_type (e, "5n", NULL) == BSON_TYPE_INT64);
    /* the constructors */
    CHECK ("js bridge: ObjectId() makes a new one", eval_type (e, "ObjectId()", NULL) == BSON_TYPE_OID);
-   CHECK ("js bridge: ObjectId(hex)", eval_type (e, "ObjectId('5f0000000000000000000001').str", &v) == BSON_TYPE_UTF8 &&
-                                         !strcmp (v.value.v_utf8.str, "5f0000000000000000000001"));
+   CHECK ("js bridge: ObjectId(hex)",
+          eval_type (e, "ObjectId('5f0000000000000000000001').toHexString()", &v) == BSON_TYPE_UTF8 &&
+             !strcmp (v.value.v_utf8.str, "5f0000000000000000000001"));
    bson_value_destroy (&v);
    CHECK ("js bridge: ISODate",
           eval_type (e, "ISODate('1970-01-02T00:00:00')", &v) == BSON_TYPE_DATE_TIME && v.value.v_datetime == 86400000);

@@ -51,19 +51,20 @@ function utf8Decode(b) {
 }
 
 /* ---- BSON values ---- */
+/* js-bson 6's ObjectId: no .str (mongosh 2.x's is undefined); the hex string is toHexString() */
 function ObjectId(hex) {
   if (!(this instanceof ObjectId)) return new ObjectId(hex);
-  if (hex === undefined || hex === null) hex = N.oid();
-  if (hex instanceof ObjectId) hex = hex.str;
+  if (hex === undefined || hex === null) hex = N.sys('oid');
+  if (hex instanceof ObjectId) hex = hex._hex;
   if (typeof hex !== 'string' || !/^[0-9a-fA-F]{24}$/.test(hex))
     throw new TypeError('ObjectId() takes a string of 24 hexadecimal characters');
-  hide(this, 'str', hex.toLowerCase());
+  hide(this, '_hex', hex.toLowerCase());
 }
-ObjectId.prototype.toHexString = function () { return this.str; };
-ObjectId.prototype.toString = function () { return this.str; };
-ObjectId.prototype.toJSON = function () { return this.str; };
-ObjectId.prototype.equals = function (o) { return o instanceof ObjectId && o.str === this.str; };
-ObjectId.prototype.getTimestamp = function () { return new Date(parseInt(this.str.slice(0, 8), 16) * 1000); };
+ObjectId.prototype.toHexString = function () { return this._hex; };
+ObjectId.prototype.toString = function () { return this._hex; };
+ObjectId.prototype.toJSON = function () { return this._hex; };
+ObjectId.prototype.equals = function (o) { return o instanceof ObjectId && o._hex === this._hex; };
+ObjectId.prototype.getTimestamp = function () { return new Date(parseInt(this._hex.slice(0, 8), 16) * 1000); };
 
 const INT64_MAX = 9223372036854775807n, INT64_MIN = -9223372036854775808n;
 function Long(v, high) {
@@ -116,23 +117,35 @@ function Decimal128(s) {
   if (s === undefined) s = '0';
   if (typeof s === 'number') s = String(s);
   if (typeof s !== 'string') throw new TypeError('NumberDecimal needs a string');
-  if (!N.decimalOk(s)) throw new TypeError(JSON.stringify(s) + ' is not a valid Decimal128 string');
+  if (N.sys('decimal', s) !== '1') throw new TypeError(JSON.stringify(s) + ' is not a valid Decimal128 string');
   hide(this, '_v', s);
 }
 Decimal128.prototype.toString = function () { return this._v; };
 Decimal128.prototype.toJSON = function () { return { $numberDecimal: this._v }; };
+/* js-bson 6's Timestamp is an unsigned Long: its own low and high (signed 32-bit, as Long keeps them) and unsigned, t
+ * and i read from them, getHighBits/getLowBits, and its string is the 64-bit number's */
 function Timestamp(t, i) {
   if (!(this instanceof Timestamp)) return new Timestamp(t, i);
-  if (t instanceof Long) { i = Number(t._v & 0xffffffffn); t = Number(t._v >> 32n); }
+  if (t instanceof Long) { i = Number(t._v & 0xffffffffn); t = Number(BigInt.asUintN(64, t._v) >> 32n); }
   else if (t && typeof t === 'object') { i = t.i; t = t.t; }
   const ok = (x) => Number.isInteger(x) && x >= 0 && x <= 4294967295;
   t = t === undefined ? 0 : Number(t); i = i === undefined ? 0 : Number(i);
   if (!ok(t) || !ok(i)) throw new RangeError('Timestamp needs t and i from 0 to 4294967295');
-  this.t = t; this.i = i;
+  this.low = i | 0; this.high = t | 0; this.unsigned = true;
 }
-Timestamp.prototype.toString = function () { return 'Timestamp({ t: ' + this.t + ', i: ' + this.i + ' })'; };
+Object.defineProperty(Timestamp.prototype, 't', { get() { return this.high >>> 0; }, configurable: true });
+Object.defineProperty(Timestamp.prototype, 'i', { get() { return this.low >>> 0; }, configurable: true });
+const tsBig = (ts) => (BigInt(ts.t) << 32n) | BigInt(ts.i);
+Timestamp.prototype.getHighBits = function () { return this.high; };
+Timestamp.prototype.getLowBits = function () { return this.low; };
+Timestamp.prototype.getHighBitsUnsigned = function () { return this.t; };
+Timestamp.prototype.getLowBitsUnsigned = function () { return this.i; };
+Timestamp.prototype.toNumber = function () { return Number(tsBig(this)); };
+Timestamp.prototype.toBigInt = function () { return tsBig(this); };
+Timestamp.prototype.toString = function (r) { return tsBig(this).toString(r); };
+Timestamp.prototype.equals = function (o) { return o instanceof Timestamp && o.t === this.t && o.i === this.i; };
 /* js-bson's Timestamp is a Long: JSON.stringify gives its 64-bit value as a string */
-Timestamp.prototype.toJSON = function () { return { $timestamp: String((BigInt(this.t) << 32n) | BigInt(this.i)) }; };
+Timestamp.prototype.toJSON = function () { return { $timestamp: String(tsBig(this)) }; };
 function Binary(base64, subType) {
   if (!(this instanceof Binary)) return new Binary(base64, subType);
   if (typeof base64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length % 4)

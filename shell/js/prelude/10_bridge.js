@@ -29,7 +29,7 @@ function enc1(v, depth, undef) {
       return SKIP;
   }
   if (v === null) return 'null';
-  if (v instanceof ObjectId) return '{"$oid":"' + v.str + '"}';
+  if (v instanceof ObjectId) return '{"$oid":"' + v._hex + '"}';
   if (v instanceof Long) return '{"$numberLong":"' + v._v + '"}';
   if (v instanceof Int32) return '{"$numberInt":"' + v._v + '"}';
   if (v instanceof Double) return '{"$numberDouble":"' + (Object.is(v._v, -0) ? '-0.0' : String(v._v)) + '"}';

@@ -3,6 +3,8 @@ const console = {};
 for (const k of ['log', 'info', 'debug', 'error', 'warn', 'trace']) console[k] = named(function (...a) { return global.print(...a); }, k);
 /* print shows a function as node's inspect does (mongosh's MinKey and MaxKey are functions with two properties) */
 function printable(v) {
+  if (v instanceof Buffer) return bufferText(v);
+  if (v instanceof MongoClient) return v.getURI(); /* print(db.getMongo()) shows its connection string */
   if (typeof v !== 'function') return v;
   const n = v.name ? ': ' + v.name : ' (anonymous)';
   if (v === MinKey || v === MaxKey) return '[Function' + n + '] {\n  toBSON: [Function: toBSON],\n  help: [Function (anonymous)] Help\n}';
@@ -34,7 +36,7 @@ function ejsonOut(v, relaxed, depth) {
     if (relaxed && Number.isFinite(v._v)) return v._v;
     return { $numberDouble: Object.is(v._v, -0) ? '-0.0' : Number.isInteger(v._v) ? v._v.toFixed(1) : String(v._v) };
   }
-  if (v instanceof ObjectId) return { $oid: v.str };
+  if (v instanceof ObjectId) return { $oid: v._hex };
   if (v instanceof Decimal128) return { $numberDecimal: v._v };
   if (v instanceof Timestamp) return { $timestamp: { t: v.t, i: v.i } };
   if (v instanceof Binary) return { $binary: { base64: v.base64, subType: v.sub_type.toString(16).padStart(2, '0') } };

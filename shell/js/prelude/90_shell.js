@@ -9,6 +9,8 @@ function show(v) {
   if (v instanceof ItResult) return [enc({ v: v._docs }), v._more, undefined, 2];
   if (v instanceof Database) return [enc({ v: v._name }), false];
   if (v instanceof Collection) return [enc({ v: v._db + '.' + v._name }), false];
+  if (v instanceof MongoClient) return [enc({ v: v.getURI() }), false];
+  if (v instanceof Buffer) return [enc({ v: bufferText(v) }), false];
   if (typeof v === 'function') return [enc({ v: '[Function: ' + (v.name || '(anonymous)') + ']' }), false];
   if (typeof v === 'symbol') return [enc({ v: v.toString() }), false];
   if (v !== null && typeof v === 'object' && typeof v.__shStats === 'string') return [enc({ v }), false, v.__shStats];
