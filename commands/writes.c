@@ -342,9 +342,7 @@ exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *
 
    if (!sh_requests_build (call, &reqs, err))
       goto done;
-   if (!strcmp (method, "remove"))
-      cmd_warn (ctx, "DeprecationWarning: Collection.remove() is deprecated. Use deleteOne, deleteMany, "
-                     "findOneAndDelete, or bulkWrite.");
+   legacy_warn_deprecation (ctx, method); /* remove's, once a session */
    if (wr_config_write (call))
       cmd_warn (ctx, "Warning: %s writes config.%s directly: the cluster's own metadata, which the servers maintain",
                 args_method (call), call->coll);
