@@ -78,6 +78,8 @@ typedef struct sh_ctx {
    } session;
    struct conn_registry *others; /* the second connections a script opened (new Mongo(uri)): conn_registry.h; owned,
                                   * freed by conn_registry_free; NULL when none */
+   char *conn_name; /* a second connection's hosts ("host:port[,host:port]"), which --dry-run's lines name; set and
+                     * freed by conn_registry.c; NULL for the session's own connection */
 } sh_ctx_t;
 
 #endif
