@@ -92,8 +92,8 @@ Cursor.prototype._count = function (applied) {
   const r = entry('db.runCommand', q.db, null, [cmd], null);
   return r && typeof r === 'object' ? Number(r.n) : r;
 };
-/* mongosh's explain(verbosity) of a find cursor: the explain command of the find it would send, through
- * db.runCommand, trimmed as mongosh trims it (aggregate-or-find-cursor.ts) */
+/* mongosh's explain(verbosity) of a find or aggregate cursor: the explain command of the find or aggregate it would
+ * send, through db.runCommand, trimmed as mongosh trims it (aggregate-or-find-cursor.ts) */
 function explainVerbosity(v) {
   if (v === undefined || v === false) return 'queryPlanner';
   if (v === true) return 'allPlansExecution';
@@ -109,7 +109,15 @@ function explainRun(db, inner, verbosity) {
 }
 Cursor.prototype.explain = function (verbosity) {
   const q = this._q;
-  if (q.name !== 'db.collection.find') throw new TypeError('explain() is for find cursors here; aggregate: db.coll.explain().aggregate(...)');
+  if (q.name === 'db.collection.aggregate') {
+    /* an aggregation cursor: { explain: { aggregate, pipeline, ...options, cursor }, verbosity } */
+    const o = Object.assign({}, q.args[1] || {});
+    const cursor = o.cursor || {};
+    delete o.cursor;
+    const inner = Object.assign({ aggregate: q.coll, pipeline: q.args[0] === undefined ? [] : q.args[0] }, o, { cursor });
+    return explainRun(q.db, inner, explainVerbosity(verbosity));
+  }
+  if (q.name !== 'db.collection.find') throw new TypeError('explain() is for find and aggregate cursors');
   const inner = { find: q.coll, filter: q.args[0] === undefined ? {} : q.args[0] };
   if (q.sort !== undefined) inner.sort = q.sort;
   const proj = q.projection !== undefined ? q.projection : q.args[1];
