@@ -10,6 +10,7 @@
 #include "commands/args.h"
 #include "shell/core/readcmds.h"
 #include "commands/exec.h"
+#include "commands/writes.h"
 #include "shell/lib/docget.h"
 
 /* ---- currentOp / killOp ---- */
@@ -585,7 +586,7 @@ exec_count (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *
    bson_t reply;
    bson_iter_t it;
    bool ok;
-   legacy_warn_deprecation (ctx, args_method (call)); /* count's, once a session */
+   writes_warn_deprecation (ctx, args_method (call)); /* count's, once a session */
    ok = cmd_run_build (ctx, call, &reply, err);
    if (ok && !cmd_dry_run (ctx) && bson_iter_init_find (&it, &reply, "n"))
       sh_result_set_value (res, bson_iter_value (&it));

@@ -110,11 +110,6 @@ cmd_first_doc (const bson_t *docs, bson_t *doc);
 void
 cmd_warn (sh_ctx_t *ctx, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
-/* The deprecation warning mongosh prints for a legacy collection method (insert, update, remove, count), once a session
- * per method as mongosh's printDeprecationWarning prints it; nothing for another method (commands/legacy.c). */
-void
-legacy_warn_deprecation (sh_ctx_t *ctx, const char *method);
-
 /* Runs cmd (destroyed here) as a cursor command on db and replaces *docs (initialised) with up to max documents (0:
  * all), an array document as conn_run_docs fills. */
 bool
