@@ -73,6 +73,10 @@ db.getSiblingDB("app").orders.explain("executionStats").count({}).executionStats
 JSON.stringify(db.getSiblingDB("app").users.explain().distinct("uid", {uid: 3}).queryPlanner)
 Object.keys(db.getSiblingDB("app").users.find().explain(true))
 Object.keys(db.getSiblingDB("app").users.find().explain("executionStats").executionStats)
+(e => [e.queryPlanner.winningPlan.stage, e.queryPlanner.winningPlan.shards.map(s => [s.shardName, s.winningPlan.stage, s.winningPlan.inputStage.stage])])(db.getSiblingDB("app").users.explain().findAndModify({query: {uid: 3}, update: {$inc: {n: 1}}, new: true}))
+(e => [e.executionStats.executionStages.stage, e.executionStats.executionStages.shards.map(s => s.executionStages.stage)])(db.getSiblingDB("app").users.explain("executionStats").findOneAndDelete({uid: 4}))
+Object.keys(db.getSiblingDB("app").users.explain().findOneAndReplace({uid: 4}, {b: 1}))
+db.getSiblingDB("app").users.aggregate([{$match: {uid: 5}}]).explain()
 JS
 
 # mongosh's side first: every batch of both versions in one mongosh (tests/peer/lib.sh's mongosh_batches), each
