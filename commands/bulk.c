@@ -391,8 +391,8 @@ bw_result (const bw_sum_t *sum, const bson_t *inserted, bool driver, bson_t *res
 }
 
 /* The driver's MongoBulkWriteError after write errors or a write concern error: err is the first write error (else the
- * write concern error), with its code and codeName; res holds { result: BulkWriteResult, writeErrors: [...] }, which
- * the JavaScript host gives the thrown error (e.result, e.writeErrors). */
+ * write concern error), with its code and codeName; res, when its caller takes it as a value, holds { result:
+ * BulkWriteResult, writeErrors: [...] }, which the JavaScript host gives the thrown error (e.result, e.writeErrors). */
 static void
 bw_fail (const bw_sum_t *sum, const bson_t *inserted, sh_result_t *res, sh_error_t *err)
 {
@@ -410,7 +410,8 @@ bw_fail (const bw_sum_t *sum, const bson_t *inserted, sh_result_t *res, sh_error
    bw_result (sum, inserted, true, &result);
    bson_append_document_end (&detail, &result);
    BSON_APPEND_ARRAY (&detail, "writeErrors", &sum->errors);
-   sh_result_set_doc (res, &detail);
+   if (res->as_value)
+      sh_result_set_doc (res, &detail); /* a literal statement shows its result even when it fails: only the error */
    bson_destroy (&detail);
    bson_destroy (&reply);
 }
