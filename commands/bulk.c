@@ -233,12 +233,13 @@ build_bulk_write (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return true;
 }
 
-/* A count of a write reply (n, nModified), 0 when absent. */
+/* A count of a write reply (n, nModified), 0 when absent, kept within 0..INT32_MAX (so sums cannot overflow). */
 static int64_t
 bw_count (const bson_t *reply, const char *key)
 {
    bson_iter_t it;
-   return bson_iter_init_find (&it, reply, key) && BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_int64 (&it) : 0;
+   int64_t v = bson_iter_init_find (&it, reply, key) && BSON_ITER_HOLDS_NUMBER (&it) ? bson_iter_as_int64 (&it) : 0;
+   return v < 0 ? 0 : v > INT32_MAX ? INT32_MAX : v;
 }
 
 /* What the driver sums from the batches' replies (its bulkResult, mongodb/lib/bulk/common.js mergeBatchResults):
@@ -371,6 +372,13 @@ bw_inserted (const sh_requests_t *reqs, const int *batch, size_t n, const bw_sum
    bson_free (index);
 }
 
+/* A count summed from the server's replies as the int32 mongosh prints, saturated (a reply's n is not trusted). */
+static int32_t
+bw_i32 (int64_t v)
+{
+   return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t) v;
+}
+
 /* mongosh's BulkWriteResult of sum into result; driver: the driver's own BulkWriteResult instead (a
  * MongoBulkWriteError's result: no acknowledged, the inserted _ids last). */
 static void
@@ -378,12 +386,12 @@ bw_result (const bw_sum_t *sum, const bson_t *inserted, bool driver, bson_t *res
 {
    if (!driver)
       BSON_APPEND_BOOL (result, "acknowledged", true);
-   BSON_APPEND_INT32 (result, "insertedCount", (int32_t) sum->inserted);
+   BSON_APPEND_INT32 (result, "insertedCount", bw_i32 (sum->inserted));
    if (!driver)
       BSON_APPEND_DOCUMENT (result, "insertedIds", inserted);
-   BSON_APPEND_INT32 (result, "matchedCount", (int32_t) sum->matched);
-   BSON_APPEND_INT32 (result, "modifiedCount", (int32_t) sum->modified);
-   BSON_APPEND_INT32 (result, "deletedCount", (int32_t) sum->deleted);
+   BSON_APPEND_INT32 (result, "matchedCount", bw_i32 (sum->matched));
+   BSON_APPEND_INT32 (result, "modifiedCount", bw_i32 (sum->modified));
+   BSON_APPEND_INT32 (result, "deletedCount", bw_i32 (sum->deleted));
    BSON_APPEND_INT32 (result, "upsertedCount", (int32_t) bson_count_keys (&sum->upserted));
    BSON_APPEND_DOCUMENT (result, "upsertedIds", &sum->upserted);
    if (driver)
