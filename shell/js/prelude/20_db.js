@@ -65,7 +65,8 @@ Explainable.prototype.distinct = function (key, query, opts) {
 /* the write explains mongosh's Explainable has: the request the driver would send, inside explain (no writes) */
 Explainable.prototype.update = function (filter, update, opts) {
   const o = opts !== null && typeof opts === 'object' ? opts : {}, st = { q: filter, u: update };
-  for (const k of ['upsert', 'multi']) if (o[k] !== undefined) st[k] = o[k];
+  if (typeof o.upsert === 'boolean') st.upsert = o.upsert;
+  if (o.multi) st.multi = true; /* mongosh's update is updateMany with multi, else updateOne (no multi field) */
   for (const k of ['hint', 'arrayFilters', 'collation']) if (o[k] !== undefined) st[k] = o[k];
   return explainRun(this._c._db, { update: this._c._name, updates: [st], ordered: true }, this._v);
 };
@@ -80,8 +81,10 @@ Explainable.prototype._fam = function (query, update, remove, o) {
   if (o.sort !== undefined) inner.sort = o.sort;
   const fields = o.projection !== undefined ? o.projection : o.fields;
   if (fields !== undefined) inner.fields = fields;
+  /* in the driver's order, as writes.c's findAndModify builder */
+  for (const k of ['maxTimeMS', 'collation', 'hint']) if (o[k] !== undefined) inner[k] = o[k];
   if (!remove) inner.update = update;
-  for (const k of ['arrayFilters', 'collation', 'hint']) if (o[k] !== undefined) inner[k] = o[k];
+  for (const k of ['bypassDocumentValidation', 'arrayFilters']) if (o[k] !== undefined) inner[k] = o[k];
   return explainRun(this._c._db, inner, this._v);
 };
 Explainable.prototype.findAndModify = function (spec) {
