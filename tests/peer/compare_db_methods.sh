@@ -77,6 +77,8 @@ bulkWrite.unordered.failing|db.getSiblingDB("app").notes.bulkWrite([{insertOne: 
 explain.write.update|db.getSiblingDB("app").users.explain().update({uid: 1}, {$set: {a: 1}}, {multi: true, upsert: true, collation: {locale: "en"}})|
 explain.write.remove|db.getSiblingDB("app").users.explain("executionStats").remove({uid: {$gt: 190}}, true)|
 explain.write.findAndModify|db.getSiblingDB("app").users.explain().findAndModify({query: {uid: 3}, update: {$inc: {n: 1}}, new: true, upsert: true, sort: {uid: 1}, fields: {n: 1}})|
+explain.write.update.one|db.getSiblingDB("app").users.explain().update({uid: 1}, {$set: {a: 1}}, {multi: false, upsert: false, hint: {_id: 1}, arrayFilters: [{x: 1}], collation: {locale: "en"}})|
+explain.write.findAndModify.options|db.getSiblingDB("app").users.explain().findAndModify({query: {uid: 2}, update: {$set: {a: 1}}, upsert: true, collation: {locale: "en"}, arrayFilters: [{x: 1}], hint: {_id: 1}, fields: {a: 1}, maxTimeMS: 100, bypassDocumentValidation: true})|
 explain.findOneAndDelete|db.getSiblingDB("app").users.explain().findOneAndDelete({uid: 4}, {projection: {uid: 1}})|
 explain.findOneAndReplace|db.getSiblingDB("app").users.explain().findOneAndReplace({uid: 4}, {b: 1}, {returnDocument: "after"})|
 explain.aggregate-cursor|db.getSiblingDB("app").users.aggregate([{$match: {uid: 5}}], {allowDiskUse: true}).explain("executionStats")|
