@@ -81,6 +81,8 @@ explain.write.update.one|db.getSiblingDB("app").users.explain().update({uid: 1},
 explain.write.findAndModify.options|db.getSiblingDB("app").users.explain().findAndModify({query: {uid: 2}, update: {$set: {a: 1}}, upsert: true, collation: {locale: "en"}, arrayFilters: [{x: 1}], hint: {_id: 1}, fields: {a: 1}, maxTimeMS: 100, bypassDocumentValidation: true})|
 explain.findOneAndDelete|db.getSiblingDB("app").users.explain().findOneAndDelete({uid: 4}, {projection: {uid: 1}})|
 explain.findOneAndReplace|db.getSiblingDB("app").users.explain().findOneAndReplace({uid: 4}, {b: 1}, {returnDocument: "after"})|
+explain.aggregate-cursor.options|db.getSiblingDB("app").users.aggregate([{$match: {uid: 5}}], {batchSize: 5, maxTimeMS: 100, comment: "x", hint: {_id: 1}, let: {a: 1}, collation: {locale: "en"}, allowDiskUse: false}).explain()|
+explain.aggregate.options|db.getSiblingDB("app").users.explain("executionStats").aggregate([{$match: {uid: 5}}], {maxTimeMS: 100, allowDiskUse: true, batchSize: 3})|
 explain.aggregate-cursor|db.getSiblingDB("app").users.aggregate([{$match: {uid: 5}}], {allowDiskUse: true}).explain("executionStats")|
 createIndex|db.getSiblingDB("app").notes.createIndex({text: 1})|
 createIndex.options|db.getSiblingDB("app").notes.createIndex({n: 1, text: -1}, {unique: false, name: "n_text", expireAfterSeconds: 3600})|

@@ -50,10 +50,7 @@ Explainable.prototype.find = function (...a) {
   c._q.explain = this._v;
   return c;
 };
-Explainable.prototype.aggregate = function (pipeline, opts) {
-  const inner = Object.assign({ aggregate: this._c._name, pipeline: pipeline === undefined ? [] : pipeline, cursor: {} }, opts || {});
-  return explainRun(this._c._db, inner, this._v);
-};
+Explainable.prototype.aggregate = function (pipeline, opts) { return explainRun(this._c._db, explainAggregate(this._c._name, pipeline, opts), this._v); };
 Explainable.prototype.count = function (query, opts) {
   return explainRun(this._c._db, Object.assign({ count: this._c._name, query: query === undefined ? {} : query }, opts || {}), this._v);
 };

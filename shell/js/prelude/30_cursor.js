@@ -107,16 +107,20 @@ function explainRun(db, inner, verbosity) {
   }
   return r;
 }
+/* the aggregate command the driver sends inside explain, its options in the driver's order (AggregateOperation, then
+ * collation and maxTimeMS), batchSize in cursor */
+function explainAggregate(coll, pipeline, opts) {
+  const o = Object.assign({}, opts || {}), inner = { aggregate: coll, pipeline: pipeline === undefined ? [] : pipeline };
+  for (const k of ['bypassDocumentValidation', 'allowDiskUse', 'hint', 'let', 'comment']) if (o[k] !== undefined) inner[k] = o[k];
+  inner.cursor = Object.assign({}, o.cursor || {});
+  if (o.batchSize) inner.cursor.batchSize = o.batchSize;
+  for (const k of ['collation', 'maxTimeMS']) if (o[k] !== undefined) inner[k] = o[k];
+  for (const k of Object.keys(o)) if (!(k in inner) && k !== 'batchSize' && k !== 'explain') inner[k] = o[k];
+  return inner;
+}
 Cursor.prototype.explain = function (verbosity) {
   const q = this._q;
-  if (q.name === 'db.collection.aggregate') {
-    /* an aggregation cursor: { explain: { aggregate, pipeline, ...options, cursor }, verbosity } */
-    const o = Object.assign({}, q.args[1] || {});
-    const cursor = o.cursor || {};
-    delete o.cursor;
-    const inner = Object.assign({ aggregate: q.coll, pipeline: q.args[0] === undefined ? [] : q.args[0] }, o, { cursor });
-    return explainRun(q.db, inner, explainVerbosity(verbosity));
-  }
+  if (q.name === 'db.collection.aggregate') return explainRun(q.db, explainAggregate(q.coll, q.args[0], q.args[1]), explainVerbosity(verbosity));
   if (q.name !== 'db.collection.find') throw new TypeError('explain() is for find and aggregate cursors');
   const inner = { find: q.coll, filter: q.args[0] === undefined ? {} : q.args[0] };
   if (q.sort !== undefined) inner.sort = q.sort;
