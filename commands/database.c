@@ -10,6 +10,7 @@
 #include "commands/args.h"
 #include "shell/core/readcmds.h"
 #include "commands/exec.h"
+#include "commands/writes.h"
 #include "shell/lib/docget.h"
 
 /* ---- currentOp / killOp ---- */
@@ -578,16 +579,14 @@ build_count (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return true;
 }
 
-/* count replies { n, ok }: print n. count() also warns, as mongosh does, that it is deprecated. */
+/* count replies { n, ok }: print n. count() also warns, as mongosh does, that it is deprecated (once a session). */
 static bool
 exec_count (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
 {
    bson_t reply;
    bson_iter_t it;
    bool ok;
-   if (!strcmp (args_method (call), "count"))
-      cmd_warn (ctx, "DeprecationWarning: Collection.count() is deprecated. Use countDocuments or "
-                     "estimatedDocumentCount.");
+   writes_warn_deprecation (ctx, args_method (call)); /* count's, once a session */
    ok = cmd_run_build (ctx, call, &reply, err);
    if (ok && !cmd_dry_run (ctx) && bson_iter_init_find (&it, &reply, "n"))
       sh_result_set_value (res, bson_iter_value (&it));

@@ -177,23 +177,6 @@ build_ensure_index (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    return indexes_build_create (call, out, false, err);
 }
 
-/* The deprecation warning mongosh prints for the method, once a session as mongosh prints it (its
- * printDeprecationWarning), so a JavaScript script's pre-flight and its run say it once. */
-static void
-lg_warn_deprecation (sh_ctx_t *ctx, const char *method)
-{
-   static const char *const warnings[][2] = {
-      { "insert", "Collection.insert() is deprecated. Use insertOne, insertMany, or bulkWrite." },
-      { "update", "Collection.update() is deprecated. Use updateOne, updateMany, or bulkWrite." },
-   };
-   for (unsigned i = 0; i < sizeof warnings / sizeof warnings[0]; i++) {
-      if (!strcmp (method, warnings[i][0]) && !(ctx->warned_legacy & (1u << i))) {
-         ctx->warned_legacy |= 1u << i;
-         cmd_warn (ctx, "DeprecationWarning: %s", warnings[i][1]);
-      }
-   }
-}
-
 /* The result mongosh returns, from the request sent and the reply: InsertManyResult for insert, the names of the
  * indexes for ensureIndex, the document (or null) for findAndModify. Appended to result as { v: <value> }. */
 static void
@@ -245,7 +228,7 @@ exec_legacy (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t 
    bson_iter_t v;
    bool ok = false;
 
-   lg_warn_deprecation (ctx, method);
+   writes_warn_deprecation (ctx, method);
    if (call->cmd->ret == CMD_RET_UPDATE)
       return cmd_exec_requests (ctx, call, res, err);
    if (!sh_requests_build (call, &reqs, err))

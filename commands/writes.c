@@ -331,6 +331,24 @@ wr_count (const bson_t *reply, const char *key)
    return 0;
 }
 
+void
+writes_warn_deprecation (sh_ctx_t *ctx, const char *method)
+{
+   /* mongosh 2.12's collection.ts; printDeprecationWarning keeps the set of those shown (shell-instance-state.ts) */
+   static const char *const warnings[][2] = {
+      { "insert", "Collection.insert() is deprecated. Use insertOne, insertMany, or bulkWrite." },
+      { "update", "Collection.update() is deprecated. Use updateOne, updateMany, or bulkWrite." },
+      { "remove", "Collection.remove() is deprecated. Use deleteOne, deleteMany, findOneAndDelete, or bulkWrite." },
+      { "count", "Collection.count() is deprecated. Use countDocuments or estimatedDocumentCount." },
+   };
+   for (unsigned i = 0; i < sizeof warnings / sizeof warnings[0]; i++) {
+      if (!strcmp (method, warnings[i][0]) && !(ctx->warned_legacy & (1u << i))) {
+         ctx->warned_legacy |= 1u << i;
+         cmd_warn (ctx, "DeprecationWarning: %s", warnings[i][1]);
+      }
+   }
+}
+
 /* Sends the single request of build(), warning first about a direct config.* write; renders per method. */
 static bool
 exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *err)
@@ -342,9 +360,7 @@ exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *
 
    if (!sh_requests_build (call, &reqs, err))
       goto done;
-   if (!strcmp (method, "remove"))
-      cmd_warn (ctx, "DeprecationWarning: Collection.remove() is deprecated. Use deleteOne, deleteMany, "
-                     "findOneAndDelete, or bulkWrite.");
+   writes_warn_deprecation (ctx, method); /* remove's, once a session */
    if (wr_config_write (call))
       cmd_warn (ctx, "Warning: %s writes config.%s directly: the cluster's own metadata, which the servers maintain",
                 args_method (call), call->coll);

@@ -34,4 +34,9 @@ writes_build_find_one_and_update (const sh_call_t *call, sh_requests_t *out, sh_
 bool
 indexes_build_create (const sh_call_t *call, sh_requests_t *out, bool many, sh_error_t *err);
 
+/* The deprecation warning mongosh prints for a legacy collection method (insert, update, remove, count), once a session
+ * per method as mongosh's printDeprecationWarning prints it; nothing for another method. */
+void
+writes_warn_deprecation (sh_ctx_t *ctx, const char *method);
+
 #endif

@@ -346,7 +346,8 @@ dry_run_json_escape (bson_string_t *out, const char *s)
 
 /* Prints a request instead of sending it, passwords hidden (secret_redact_doc), on ctx->dry_fp (else out_fp): with
  * its place in the script when ctx->place names one, "[dry-run] zones.js:7 admin { relaxed Extended JSON }" or,
- * under --json, {"dryRun": true, "file", "line", "db", "command": canonical Extended JSON}. */
+ * under --json, {"dryRun": true, "file", "line", "db", "command": canonical Extended JSON}. A second connection's
+ * (new Mongo(uri)) names its hosts: "[dry-run] zones.js:9 host:27018/admin {...}", JSON "conn": "host:27018". */
 static void
 dry_run_print (sh_ctx_t *ctx, const char *db, const bson_t *cmd)
 {
@@ -365,13 +366,19 @@ dry_run_print (sh_ctx_t *ctx, const char *db, const bson_t *cmd)
          dry_run_json_escape (line, ctx->place.file);
          bson_string_append_printf (line, "\", \"line\": %d, ", ctx->place.line);
       }
+      if (ctx->conn_name) {
+         bson_string_append (line, "\"conn\": \"");
+         dry_run_json_escape (line, ctx->conn_name);
+         bson_string_append (line, "\", ");
+      }
       bson_string_append (line, "\"db\": \"");
       dry_run_json_escape (line, db);
       bson_string_append_printf (line, "\", \"command\": %s}", text ? text : "null");
    } else {
       if (ctx->place.file)
          bson_string_append_printf (line, "%s:%d ", ctx->place.file, ctx->place.line);
-      bson_string_append_printf (line, "%s %s", db, text ? text : OUTPUT_INVALID_BSON);
+      bson_string_append_printf (line, "%s%s%s %s", ctx->conn_name ? ctx->conn_name : "", ctx->conn_name ? "/" : "", db,
+                                 text ? text : OUTPUT_INVALID_BSON);
    }
    fprintf (fp, "%s\n", line->str);
    bson_string_free (line, true);

@@ -75,6 +75,18 @@ registry_reach (sh_ctx_t *other, sh_error_t *err)
    return ok;
 }
 
+/* The hosts of a connection string, "host:port[,host:port...]" as --dry-run names a second connection; malloc'd. */
+static char *
+registry_hosts (const mongoc_uri_t *parsed)
+{
+   bson_string_t *s = bson_string_new ("");
+   for (const mongoc_host_list_t *h = mongoc_uri_get_hosts (parsed); h; h = h->next)
+      bson_string_append_printf (s, "%s%s", s->len ? "," : "", h->host_and_port);
+   if (!s->len && mongoc_uri_get_srv_hostname (parsed))
+      bson_string_append (s, mongoc_uri_get_srv_hostname (parsed)); /* mongodb+srv:// names a service, not hosts */
+   return bson_string_free (s, false);
+}
+
 int
 conn_registry_open (sh_ctx_t *ctx, const char *uri, sh_error_t *err)
 {
@@ -107,6 +119,7 @@ conn_registry_open (sh_ctx_t *ctx, const char *uri, sh_error_t *err)
    other->hello_db = NULL;
    memset (other->server_version, 0, sizeof other->server_version);
    memset (&other->session, 0, sizeof other->session);
+   other->conn_name = registry_hosts (parsed);
    conn_init (other, text, db && *db ? db : "test");
    other->conn.timeouts_ms = ctx->conn.timeouts_ms;
    other->conn.read_timeout_ms = ctx->conn.read_timeout_ms;
@@ -172,6 +185,7 @@ conn_registry_free (sh_ctx_t *ctx)
       return;
    for (size_t i = 0; i < ctx->others->n; i++) {
       conn_destroy (ctx->others->v[i]);
+      bson_free (ctx->others->v[i]->conn_name);
       bson_free (ctx->others->v[i]);
    }
    bson_free (ctx->others);

@@ -28,7 +28,7 @@ typedef struct sh_ctx {
    bool warned_not_mongos;     /* SHAPI-10003 printed once */
    bool warned_autosplit;      /* the 6.0.3 autosplit deprecation printed once */
    bool warned_remove_shard;   /* the 8.3 removeShard deprecation printed once */
-   unsigned warned_legacy;     /* commands/legacy.c's deprecation warnings printed once each (bit per method) */
+   unsigned warned_legacy;     /* legacy methods' deprecation warnings printed once each (commands/writes.c) */
    int server_version[3];      /* from buildInfo, {0,0,0} until known */
    uint64_t traps_seen[64];    /* commands/traps.c: the version-trap warnings given, a hash of trap and place each (of
                                 * the trap alone in the REPL); when full, no more are given */
@@ -78,6 +78,8 @@ typedef struct sh_ctx {
    } session;
    struct conn_registry *others; /* the second connections a script opened (new Mongo(uri)): conn_registry.h; owned,
                                   * freed by conn_registry_free; NULL when none */
+   char *conn_name; /* a second connection's hosts ("host:port[,host:port]"), which --dry-run's lines name; set and
+                     * freed by conn_registry.c; NULL for the session's own connection */
 } sh_ctx_t;
 
 #endif

@@ -127,9 +127,10 @@ js_bson_to_json (const bson_t *doc, const char *prefix, size_t *len)
 }
 
 char *
-js_bson_error_json (const sh_error_t *err, size_t *len)
+js_bson_error_json (const sh_error_t *err, const bson_t *detail, size_t *len)
 {
    bson_t edoc = BSON_INITIALIZER;
+   bson_iter_t v;
    char *s;
    BSON_APPEND_INT32 (&edoc, "kind", (int32_t) err->kind);
    BSON_APPEND_INT32 (&edoc, "code", err->code);
@@ -138,6 +139,8 @@ js_bson_error_json (const sh_error_t *err, size_t *len)
    BSON_APPEND_UTF8 (&edoc, "hint", err->hint);
    BSON_APPEND_INT32 (&edoc, "line", err->has_pos ? err->pos.line : 0);
    BSON_APPEND_INT32 (&edoc, "col", err->has_pos ? err->pos.col : 0);
+   if (detail && bson_iter_init_find (&v, detail, "v"))
+      BSON_APPEND_VALUE (&edoc, "detail", bson_iter_value (&v));
    s = js_bson_to_json (&edoc, "E", len);
    bson_destroy (&edoc);
    if (!s) { /* a message that is not valid UTF-8 */

@@ -36,9 +36,11 @@ js_bson_parse (const char *json, bson_t *doc, bson_error_t *error) __attribute__
 char *
 js_bson_to_json (const bson_t *doc, const char *prefix, size_t *len) __attribute__ ((visibility ("hidden")));
 
-/* "E" + err as canonical Extended JSON (what the prelude's shError reads), bson_malloc'd; *len: its length. */
+/* "E" + err as canonical Extended JSON (what the prelude's shError reads), bson_malloc'd; *len: its length. detail
+ * (may be NULL) is the failed call's result { v: value }, given as the error's "detail" (a bulk write's result and
+ * write errors). */
 char *
-js_bson_error_json (const sh_error_t *err, size_t *len) __attribute__ ((visibility ("hidden")));
+js_bson_error_json (const sh_error_t *err, const bson_t *detail, size_t *len) __attribute__ ((visibility ("hidden")));
 
 /* Fills err (cleared first; its kind fallback unless doc says) from the prelude's describe() document: kind, code,
  * codeName, message, hint, line and col. Returns the file doc names (borrowed from doc), or NULL. */

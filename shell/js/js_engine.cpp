@@ -260,12 +260,13 @@ describe_exception (js_engine_t *e, const char *name, sh_err_kind_t fallback, sh
 
 /* ---- natives ---- */
 
-/* "E" + the error as canonical Extended JSON, what the prelude's shError reads. */
+/* "E" + the error as canonical Extended JSON, what the prelude's shError reads; detail (may be NULL): the failed
+ * call's result, { v: value }. */
 static JSString *
-error_string (JSContext *cx, const sh_error_t *err)
+error_string (JSContext *cx, const sh_error_t *err, const bson_t *detail)
 {
    size_t len = 0;
-   char *s = js_bson_error_json (err, &len);
+   char *s = js_bson_error_json (err, detail, &len);
    JSString *out = js_utf8_string (cx, s, len);
    bson_free (s);
    return out;
@@ -318,7 +319,7 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
       js_err_set (&err, SH_ERR_ARGS, "invalid %s name '%s': it contains a NUL byte",
                   js_has_nul (cx, args[1], db.get ()) ? "database" : "collection",
                   js_has_nul (cx, args[1], db.get ()) ? db.get () : coll.get ());
-      out = error_string (cx, &err);
+      out = error_string (cx, &err, NULL);
       goto reply;
    }
    call.name = name.get ();
@@ -350,7 +351,7 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    if (!e->host.call (e->host.data, &call, &result, &has, &err)) {
       if (err.kind == SH_ERR_INTERRUPTED || (e->host.stop && e->host.stop (e->host.data)))
          goto done; /* no exception: the script stops */
-      out = error_string (cx, &err);
+      out = error_string (cx, &err, has ? &result : NULL);
    } else if (e->host.stop && e->host.stop (e->host.data)) {
       goto done;
    } else if (!has) {
@@ -521,7 +522,7 @@ native_cursor_next (JSContext *cx, unsigned argc, JS::Value *vp)
    if (!e->host.cursor_next (e->host.data, args[0].toInt32 (), max > 0 ? (size_t) max : 0, &docs, &more, &err)) {
       if (err.kind == SH_ERR_INTERRUPTED || (e->host.stop && e->host.stop (e->host.data)))
          goto done; /* no exception: the script stops */
-      out = error_string (cx, &err);
+      out = error_string (cx, &err, NULL);
    } else if (e->host.stop && e->host.stop (e->host.data)) {
       goto done;
    } else {

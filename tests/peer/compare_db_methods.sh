@@ -25,9 +25,13 @@ ensure_mongosh compare-db || exit 0
 run_case() {
    v=$1 name=$2 ours=$3 theirs=${4:-$3}
    n0=$(wc -l < "$LOGF")
-   # $OURS_OPTS: --no-preflight for the cases that run several statements as JavaScript (shardsh's pre-flight reads
-   # of config before a script's first write are its own checks, not what the statements send)
-   NO_COLOR=1 "$SHARDSH" --norc --quiet --yes $OURS_OPTS "$SIM_URI/test" --eval "$ours" > "$TMPD/ours.out" 2>&1
+   # --no-preflight ($OURS_OPTS) for the cases that run several statements as JavaScript (shardsh's pre-flight reads
+   # of config before a script's first write are its own checks, not what the statements send), and for an explain of
+   # a legacy write (explain().update/remove/findAndModify names a write, so the pre-flight would send the explain, a
+   # read it follows, once more: the explain.write.* cases)
+   pf=$OURS_OPTS
+   case "$name" in explain.write.*) pf=--no-preflight ;; esac
+   NO_COLOR=1 "$SHARDSH" --norc --quiet --yes $pf "$SIM_URI/test" --eval "$ours" > "$TMPD/ours.out" 2>&1
    n1=$(wc -l < "$LOGF")
    mongosh_run "$theirs" "$TMPD/theirs.out"
    n2=$(wc -l < "$LOGF")
@@ -71,6 +75,17 @@ legacy.findAndModify|db.getSiblingDB("app").notes.findAndModify({query: {_id: 1}
 legacy.ensureIndex|db.getSiblingDB("app").notes.ensureIndex({legacy: 1}, {sparse: true})|
 bulkWrite|db.getSiblingDB("app").notes.bulkWrite([{insertOne: {document: {_id: 51}}}, {updateOne: {filter: {_id: 51}, update: {$set: {a: 1}}, upsert: true, collation: {locale: "en"}}}, {updateMany: {filter: {a: 1}, update: {$set: {b: 1}}}}, {replaceOne: {filter: {_id: 52}, replacement: {r: 1}, upsert: true}}, {deleteOne: {filter: {_id: 51}}}, {insertOne: {document: {n: 1}}}, {deleteMany: {filter: {r: 1}}}])|
 bulkWrite.unordered|db.getSiblingDB("app").notes.bulkWrite([{deleteOne: {filter: {_id: 61}, collation: {locale: "en"}, hint: {_id: 1}}}, {insertOne: {document: {_id: 61}}}, {updateOne: {filter: {_id: 61}, update: {$set: {a: 2}}, collation: {locale: "en"}, arrayFilters: [{x: 1}], hint: {_id: 1}}}], {ordered: false, writeConcern: {w: 1}})|
+bulkWrite.unordered.failing|db.getSiblingDB("app").notes.bulkWrite([{insertOne: {document: {_id: 71}}}, {insertOne: {document: {_id: 71}}}, {updateOne: {filter: {_id: 71}, update: {$set: {u: 1}}}}, {deleteOne: {filter: {_id: 72}}}], {ordered: false})|
+explain.write.update|db.getSiblingDB("app").users.explain().update({uid: 1}, {$set: {a: 1}}, {multi: true, upsert: true, collation: {locale: "en"}})|
+explain.write.remove|db.getSiblingDB("app").users.explain("executionStats").remove({uid: {$gt: 190}}, true)|
+explain.write.findAndModify|db.getSiblingDB("app").users.explain().findAndModify({query: {uid: 3}, update: {$inc: {n: 1}}, new: true, upsert: true, sort: {uid: 1}, fields: {n: 1}})|
+explain.write.update.one|db.getSiblingDB("app").users.explain().update({uid: 1}, {$set: {a: 1}}, {multi: false, upsert: false, hint: {_id: 1}, arrayFilters: [{x: 1}], collation: {locale: "en"}})|
+explain.write.findAndModify.options|db.getSiblingDB("app").users.explain().findAndModify({query: {uid: 2}, update: {$set: {a: 1}}, upsert: true, collation: {locale: "en"}, arrayFilters: [{x: 1}], hint: {_id: 1}, fields: {a: 1}, maxTimeMS: 100, bypassDocumentValidation: true})|
+explain.findOneAndDelete|db.getSiblingDB("app").users.explain().findOneAndDelete({uid: 4}, {projection: {uid: 1}})|
+explain.findOneAndReplace|db.getSiblingDB("app").users.explain().findOneAndReplace({uid: 4}, {b: 1}, {returnDocument: "after"})|
+explain.aggregate-cursor.options|db.getSiblingDB("app").users.aggregate([{$match: {uid: 5}}], {batchSize: 5, maxTimeMS: 100, comment: "x", hint: {_id: 1}, let: {a: 1}, collation: {locale: "en"}, allowDiskUse: false}).explain()|
+explain.aggregate.options|db.getSiblingDB("app").users.explain("executionStats").aggregate([{$match: {uid: 5}}], {maxTimeMS: 100, allowDiskUse: true, batchSize: 3})|
+explain.aggregate-cursor|db.getSiblingDB("app").users.aggregate([{$match: {uid: 5}}], {allowDiskUse: true}).explain("executionStats")|
 createIndex|db.getSiblingDB("app").notes.createIndex({text: 1})|
 createIndex.options|db.getSiblingDB("app").notes.createIndex({n: 1, text: -1}, {unique: false, name: "n_text", expireAfterSeconds: 3600})|
 createIndex.hashed|db.getSiblingDB("app").notes.createIndex({m: "hashed"}, {hidden: true})|

@@ -13,7 +13,9 @@ cd "$ROOT" || exit 2
 
 ensure_mongosh legacy-peer || exit 0
 
-# one statement a line, run in this order (later ones see earlier writes)
+# one statement a line, run in this order (later ones see earlier writes); the scratch.bw ones are failing bulks:
+# unordered sends every batch and throws every write error with the result (the driver's MongoBulkWriteError),
+# ordered stops after the failing batch
 cat > "$TMPD/legacy.stmts" <<'JS'
 db.getSiblingDB("config").settings.update({_id: "balancer"}, {$set: {stopped: true}}, true)
 db.getSiblingDB("config").settings.update({_id: "balancer"}, {$set: {stopped: true}}, {upsert: true})
@@ -39,6 +41,11 @@ db.getSiblingDB("scratch").notes.bulkWrite([{insertOne: {document: {_id: 1}}}])
 (() => { const b = db.getSiblingDB("scratch").bk.initializeOrderedBulkOp(); b.insert({_id: 1}); b.insert({_id: 2}); b.find({_id: 1}).upsert().updateOne({$set: {a: 1}}); b.find({_id: 5}).upsert().replaceOne({r: 1}); b.find({_id: 2}).remove(); b.find({}).update({$set: {z: 1}}); return b.execute(); })()
 (() => { const u = db.getSiblingDB("scratch").bk.initializeUnorderedBulkOp(); u.find({_id: 9}).removeOne(); u.insert({_id: 9}); u.find({_id: 9}).collation({locale: "en"}).updateOne({$inc: {n: 1}}); return u.execute({w: 1}); })()
 db.getSiblingDB("scratch").notes.find().sort({_id: 1}).toArray()
+(() => { try { const r = db.getSiblingDB("scratch").bw.bulkWrite([{insertOne: {document: {_id: 1}}}, {insertOne: {document: {_id: 1}}}, {updateOne: {filter: {_id: 60}, update: {$set: {a: 1}}, upsert: true}}, {insertOne: {document: {_id: 2}}}, {updateOne: {filter: {_id: 62}, update: {$set: {a: 1}}, upsert: true}}, {deleteOne: {filter: {_id: 2}}}], {ordered: false}); return r } catch (e) { return [e.name, e.code, e.message, Object.assign({}, e.result), e.writeErrors.map(w => [w.index, w.code, w.getOperation()])] } })()
+(() => { try { const r = db.getSiblingDB("scratch").bw.bulkWrite([{insertOne: {document: {_id: 3}}}, {updateOne: {filter: {_id: 3}, update: {$set: {b: 1}}}}, {insertOne: {document: {_id: 3}}}, {insertOne: {document: {_id: 4}}}, {deleteMany: {filter: {_id: 60}}}]); return r } catch (e) { return [e.name, e.code, Object.assign({}, e.result), e.writeErrors.length] } })()
+(() => { const u = db.getSiblingDB("scratch").bw.initializeUnorderedBulkOp(); u.insert({_id: 4}); u.find({_id: 70}).upsert().updateOne({$set: {c: 1}}); u.insert({_id: 5}); u.find({_id: 1}).remove(); try { const r = u.execute(); return r } catch (e) { return [e.name, Object.assign({}, e.result), e.writeErrors.map(w => [w.index, w.errmsg])] } })()
+db.getSiblingDB("scratch").bw.find().sort({_id: 1}).toArray()
+(() => { const c = db.getSiblingDB("scratch").dw; c.count(); c.count({a: 1}); c.remove({_id: 99}); c.remove({_id: 98}); c.insert({_id: 1}); c.insert({_id: 2}); c.update({_id: 1}, {$set: {a: 1}}); c.update({_id: 2}, {$set: {a: 1}}); return c.count() })()
 JS
 # cursors (7.0+: checkMetadataConsistency)
 cat > "$TMPD/cursor.stmts" <<'JS'
@@ -66,6 +73,10 @@ db.getSiblingDB("app").orders.explain("executionStats").count({}).executionStats
 JSON.stringify(db.getSiblingDB("app").users.explain().distinct("uid", {uid: 3}).queryPlanner)
 Object.keys(db.getSiblingDB("app").users.find().explain(true))
 Object.keys(db.getSiblingDB("app").users.find().explain("executionStats").executionStats)
+(e => [e.queryPlanner.winningPlan.stage, e.queryPlanner.winningPlan.shards.map(s => [s.shardName, s.winningPlan.stage, s.winningPlan.inputStage.stage])])(db.getSiblingDB("app").users.explain().findAndModify({query: {uid: 3}, update: {$inc: {n: 1}}, new: true}))
+(e => [e.executionStats.executionStages.stage, e.executionStats.executionStages.shards.map(s => s.executionStages.stage)])(db.getSiblingDB("app").users.explain("executionStats").findOneAndDelete({uid: 4}))
+Object.keys(db.getSiblingDB("app").users.explain().findOneAndReplace({uid: 4}, {b: 1}))
+db.getSiblingDB("app").users.aggregate([{$match: {uid: 5}}]).explain()
 JS
 
 # mongosh's side first: every batch of both versions in one mongosh (tests/peer/lib.sh's mongosh_batches), each
@@ -128,6 +139,16 @@ check_batch() {
             fail "legacy-peer/$label.$v.$n warns on stderr as mongosh warns" "$s: no '$w' in $(head -c 200 "$TMPD/$label.s/$n.err")"
          fi
       done
+      # each warning once a session (mongosh's printDeprecationWarning; its batch is one session, so it warns once for
+      # all its statements, and each shardsh --eval is a session of its own)
+      if grep -q '^DeprecationWarning: ' "$TMPD/$label.s/$n.err"; then
+         twice=$(grep '^DeprecationWarning: ' "$TMPD/$label.s/$n.err" | sort | uniq -d | head -n 1)
+         if [ -z "$twice" ]; then
+            pass "legacy-peer/$label.$v.$n warns once a session"
+         else
+            fail "legacy-peer/$label.$v.$n warns once a session" "$s: twice: $twice"
+         fi
+      fi
    done < "$stmts"
    # the writes both clients sent to scratch, in order (shardsh's pre-flight reads config.*, which is left out)
    for who in m s; do

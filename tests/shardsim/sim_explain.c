@@ -1,11 +1,14 @@
-/* shardsim's explain command as a mongos answers it for find, count and distinct: the shards the query targets, each
- * with the plan a shard's mongod reports (a collection scan, under SHARDING_FILTER on a sharded collection), merged
- * as ClusterExplain::buildExplainResult merges them (src/mongo/s/cluster_explain.cpp; 8.0+:
+/* shardsim's explain command as a mongos answers it for find, count, distinct, update, delete and findAndModify: the
+ * shards the query targets, each with the plan a shard's mongod reports (a collection scan, under SHARDING_FILTER on a
+ * sharded collection), merged as ClusterExplain::buildExplainResult merges them (src/mongo/s/cluster_explain.cpp; 8.0+:
  * src/mongo/s/query/explain/cluster_explain.cpp): queryPlanner.winningPlan { stage: SINGLE_SHARD | SHARD_MERGE |
  * SHARD_MERGE_SORT, shards: [...] }, executionStats summed from the shards for executionStats and
- * allPlansExecution, then the router's serverInfo (and from 5.0 serverParameters and command). Targeting: an
- * equality on every shard-key field goes to the chunk's shard, anything else to every shard owning a chunk, an
- * unsharded collection to its database's primary. docs/shardsim.md lists what is modelled and what is guessed. */
+ * allPlansExecution, then the router's serverInfo (and from 5.0 serverParameters and command). The writes explain
+ * their first statement: SHARD_WRITE (cluster_write_cmd.cpp) or, for findAndModify, SINGLE_SHARD, each shard's plan an
+ * UPDATE or DELETE stage over its scan with what it would have written (nMatched, nWouldModify, nWouldDelete).
+ * Targeting: an equality on every shard-key field goes to the chunk's shard, anything else to every shard owning a
+ * chunk, an unsharded collection to its database's primary. docs/shardsim.md lists what is modelled and what is
+ * guessed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,8 @@ typedef struct {
    bson_t filter;    /* the query (borrowed view, or empty) */
    bool sorted;      /* find with a sort: SHARD_MERGE_SORT */
    const char *verbosity;
+   const char *write; /* update, delete, findAndModify: the shard's write stage (UPDATE, DELETE), else NULL */
+   bool multi;        /* a write of every match (multi: true, limit: 0), else of the first */
    ex_shard_t shards[EXPLAIN_MAX_SHARDS];
    size_t n;
 } ex_plan_t;
@@ -237,11 +242,13 @@ ex_plan_stage (const ex_plan_t *p, bool sharded, const ex_shard_t *s, bool stats
    const char *stages[3];
    int n = 0;
    bson_t levels[4];
-   if (!strcmp (p->verb, "count"))
+   if (p->write)
+      stages[n++] = p->write;
+   else if (!strcmp (p->verb, "count"))
       stages[n++] = "COUNT";
    else if (!strcmp (p->verb, "distinct"))
       stages[n++] = "PROJECTION_DEFAULT";
-   if (sharded)
+   if (sharded && !p->write)
       stages[n++] = "SHARDING_FILTER";
    stages[n++] = "COLLSCAN";
    BSON_APPEND_DOCUMENT_BEGIN (out, key, &levels[0]);
@@ -259,6 +266,7 @@ ex_plan_stage (const ex_plan_t *p, bool sharded, const ex_shard_t *s, bool stats
          int64_t ret = scan || !strcmp (stages[i], "SHARDING_FILTER") || !strcmp (stages[i], "PROJECTION_DEFAULT")
                           ? s->matched
                           : 0;
+         int64_t wrote = p->multi || s->matched < 1 ? s->matched : 1;
          BSON_APPEND_INT32 (d, "nReturned", (int32_t) ret);
          BSON_APPEND_INT32 (d, "executionTimeMillisEstimate", 0);
          BSON_APPEND_INT32 (d, "works", (int32_t) (s->held + 1));
@@ -270,6 +278,13 @@ ex_plan_stage (const ex_plan_t *p, bool sharded, const ex_shard_t *s, bool stats
          BSON_APPEND_INT32 (d, "isEOF", 1);
          if (!strcmp (stages[i], "COUNT"))
             BSON_APPEND_INT32 (d, "nCounted", (int32_t) s->matched);
+         if (!strcmp (stages[i], "UPDATE")) { /* UpdateStage::getStats: what it would have done */
+            BSON_APPEND_INT32 (d, "nMatched", (int32_t) wrote);
+            BSON_APPEND_INT32 (d, "nWouldModify", (int32_t) wrote);
+            BSON_APPEND_INT32 (d, "nWouldUpsert", 0);
+         } else if (!strcmp (stages[i], "DELETE")) {
+            BSON_APPEND_INT32 (d, "nWouldDelete", (int32_t) wrote);
+         }
          if (scan) {
             BSON_APPEND_UTF8 (d, "direction", "forward");
             BSON_APPEND_INT32 (d, "docsExamined", (int32_t) s->held);
@@ -285,11 +300,21 @@ ex_plan_stage (const ex_plan_t *p, bool sharded, const ex_shard_t *s, bool stats
    bson_append_document_end (out, &levels[0]);
 }
 
+/* The router's stage (ClusterExplain's names): a write, SHARD_WRITE (cluster_write_cmd.cpp); findAndModify, which
+ * goes to one shard, SINGLE_SHARD (cluster_find_and_modify_cmd.cpp); a read by how many shards it reads. */
+static const char *
+ex_router_stage (const ex_plan_t *p)
+{
+   if (p->write && strcmp (p->verb, "findAndModify") != 0)
+      return "SHARD_WRITE";
+   return p->n == 1 ? "SINGLE_SHARD" : p->sorted ? "SHARD_MERGE_SORT" : "SHARD_MERGE";
+}
+
 /* queryPlanner: the router's stage and, per shard, what its mongod's queryPlanner holds. */
 static void
 ex_query_planner (sim_ctx_t *ctx, const ex_plan_t *p, bool sharded, bson_t *reply)
 {
-   const char *stage = p->n == 1 ? "SINGLE_SHARD" : p->sorted ? "SHARD_MERGE_SORT" : "SHARD_MERGE";
+   const char *stage = ex_router_stage (p);
    char ns[512];
    bson_t qp, wp, arr, s, pq;
    bson_snprintf (ns, sizeof ns, "%s.%s", ctx->db, p->coll);
@@ -334,7 +359,7 @@ ex_query_planner (sim_ctx_t *ctx, const ex_plan_t *p, bool sharded, bson_t *repl
 static void
 ex_exec_stats (const ex_plan_t *p, bool sharded, bson_t *reply)
 {
-   const char *stage = p->n == 1 ? "SINGLE_SHARD" : p->sorted ? "SHARD_MERGE_SORT" : "SHARD_MERGE";
+   const char *stage = ex_router_stage (p);
    bool all = !strcmp (p->verbosity, "allPlansExecution");
    int64_t ret = 0, examined = 0;
    bson_t es, st, arr, s, plans;
@@ -342,8 +367,8 @@ ex_exec_stats (const ex_plan_t *p, bool sharded, bson_t *reply)
       ret += p->shards[i].matched;
       examined += p->shards[i].held;
    }
-   if (!strcmp (p->verb, "count"))
-      ret = 0; /* COUNT returns no documents; nCounted says how many matched */
+   if (!strcmp (p->verb, "count") || p->write)
+      ret = 0; /* COUNT returns no documents (nCounted says how many matched), nor does a write */
    BSON_APPEND_DOCUMENT_BEGIN (reply, "executionStats", &es);
    ex_number (&es, "nReturned", ret);
    ex_number (&es, "executionTimeMillis", 0);
@@ -365,7 +390,7 @@ ex_exec_stats (const ex_plan_t *p, bool sharded, bson_t *reply)
       BSON_APPEND_DOCUMENT_BEGIN (&arr, k, &s);
       BSON_APPEND_UTF8 (&s, "shardName", sh->name);
       BSON_APPEND_BOOL (&s, "executionSuccess", true);
-      BSON_APPEND_INT32 (&s, "nReturned", (int32_t) (strcmp (p->verb, "count") ? sh->matched : 0));
+      BSON_APPEND_INT32 (&s, "nReturned", (int32_t) (strcmp (p->verb, "count") && !p->write ? sh->matched : 0));
       BSON_APPEND_INT32 (&s, "executionTimeMillis", 0);
       BSON_APPEND_INT32 (&s, "totalKeysExamined", 0);
       BSON_APPEND_INT32 (&s, "totalDocsExamined", (int32_t) sh->held);
@@ -414,6 +439,35 @@ ex_server_parameters (bson_t *reply)
    bson_append_document_end (reply, &d);
 }
 
+/* The filter of the explained command into q (a view of cmd, or empty) and, for a write, its stage: update and
+ * delete explain their first statement (updates[0].q, deletes[0].q), findAndModify its query. False with the error
+ * replied when a write has no statement. */
+static bool
+ex_write (ex_plan_t *p, const bson_t *cmd, bson_t *q, bson_t *reply)
+{
+   bson_t list, st;
+   bson_iter_t it;
+   bool upd = !strcmp (p->verb, "update");
+   if (upd || !strcmp (p->verb, "delete")) {
+      if (!docget_sub (cmd, upd ? "updates" : "deletes", BSON_TYPE_ARRAY, &list) || !bson_iter_init (&it, &list) ||
+          !bson_iter_next (&it) || !docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &st)) {
+         sim_reply_error (reply, 9, "Write batch sizes must be between 1 and 100000. Got 0 operations.");
+         return false;
+      }
+      p->write = upd ? "UPDATE" : "DELETE";
+      p->multi = upd ? (bson_iter_init_find (&it, &st, "multi") && bson_iter_as_bool (&it))
+                     : !(bson_iter_init_find (&it, &st, "limit") && bson_iter_as_int64 (&it) != 0);
+      if (!docget_sub (&st, "q", BSON_TYPE_DOCUMENT, q))
+         bson_init (q);
+      return true;
+   }
+   if (!strcmp (p->verb, "findAndModify"))
+      p->write = bson_iter_init_find (&it, cmd, "remove") && bson_iter_as_bool (&it) ? "DELETE" : "UPDATE";
+   if (!docget_sub (cmd, !strcmp (p->verb, "find") ? "filter" : "query", BSON_TYPE_DOCUMENT, q))
+      bson_init (q);
+   return true;
+}
+
 void
 sim_cmd_explain (sim_ctx_t *ctx, bson_t *reply)
 {
@@ -439,8 +493,9 @@ sim_cmd_explain (sim_ctx_t *ctx, bson_t *reply)
    bson_iter_init (&inner, &cmd);
    bson_iter_next (&inner);
    p->verb = bson_iter_key (&inner);
-   if (strcmp (p->verb, "find") != 0 && strcmp (p->verb, "count") != 0 && strcmp (p->verb, "distinct") != 0) {
-      /* aggregate, update, delete and findAndModify explains have other shapes, not modelled */
+   if (strcmp (p->verb, "find") != 0 && strcmp (p->verb, "count") != 0 && strcmp (p->verb, "distinct") != 0 &&
+       strcmp (p->verb, "update") != 0 && strcmp (p->verb, "delete") != 0 && strcmp (p->verb, "findAndModify") != 0) {
+      /* aggregate's explain through a router has another shape (splitPipeline, shards by name), not modelled */
       sim_reply_error (reply, 59, "Explain failed due to unknown command: %s", p->verb);
       goto done;
    }
@@ -450,8 +505,8 @@ sim_cmd_explain (sim_ctx_t *ctx, bson_t *reply)
       goto done;
    }
    p->coll = bson_iter_utf8 (&inner, NULL);
-   if (!docget_sub (&cmd, !strcmp (p->verb, "find") ? "filter" : "query", BSON_TYPE_DOCUMENT, &q))
-      bson_init (&q);
+   if (!ex_write (p, &cmd, &q, reply))
+      goto done;
    p->filter = q;
    p->sorted = !strcmp (p->verb, "find") && bson_has_field (&cmd, "sort");
    if (!ex_target (ctx, p, reply))
@@ -463,9 +518,21 @@ sim_cmd_explain (sim_ctx_t *ctx, bson_t *reply)
    bson_snprintf (ns, sizeof ns, "%s.%s", ctx->db, p->coll);
    {
       sim_shcoll_t sc;
+      bool keyed;
       sharded = sim_shcoll_load (ns, &sc);
+      keyed = !sharded || ex_equality_on_key (&sc, &p->filter);
       if (sharded)
          sim_shcoll_destroy (&sc);
+      if (!strcmp (p->verb, "findAndModify")) {
+         /* one shard (cluster_find_and_modify_cmd.cpp): the chunk's by the shard key; before 7.0 a sharded
+          * collection's query must hold it (getShardKey: 61); from 7.0 the two-phase explain is not modelled, the
+          * first shard read stands for it (docs/shardsim.md) */
+         if (!keyed && !sim_ver_ge (70)) {
+            sim_reply_error (reply, 61, "Query for sharded findAndModify must contain the shard key");
+            goto done;
+         }
+         p->n = 1;
+      }
    }
    ex_query_planner (ctx, p, sharded, reply);
    if (strcmp (p->verbosity, "queryPlanner") != 0)

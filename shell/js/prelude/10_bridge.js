@@ -141,6 +141,12 @@ function loadedPlace(e) {
 }
 function callerPos() { return userFrame(new Error().stack, false, true) || [0, 0, '']; }
 
+/* the driver's WriteError: { err: { index, code, errmsg, errInfo, op } } read through getters */
+function WriteError(w) { this.err = { index: w.index, code: w.code, errmsg: w.errmsg, errInfo: w.errInfo, op: w.op }; }
+for (const k of ['code', 'index', 'errmsg', 'errInfo']) Object.defineProperty(WriteError.prototype, k, { get() { return this.err[k]; } });
+WriteError.prototype.getOperation = function () { return this.err.op; };
+WriteError.prototype.toJSON = function () { return { code: this.err.code, index: this.err.index, errmsg: this.err.errmsg, op: this.err.op }; };
+WriteError.prototype.toString = function () { return 'WriteError(' + JSON.stringify(this.toJSON()) + ')'; };
 function shError(d, pos) {
   const e = new Error(d.message);
   e.name = d.kind === KIND.SERVER ? 'MongoServerError' : 'MongoshError';
@@ -149,6 +155,12 @@ function shError(d, pos) {
   if (d.kind === KIND.ARGS && d.message.startsWith('[COMMON-10001] ')) { e.name = 'MongoshInvalidInputError'; e.code = 'COMMON-10001'; }
   if (d.codeName) e.codeName = d.codeName;
   if (d.kind === KIND.SERVER) e.errmsg = d.message;
+  /* a bulk write's failure: the driver's MongoBulkWriteError, with the result and every write error (commands/bulk.c) */
+  if (d.detail && Array.isArray(d.detail.writeErrors)) {
+    e.name = 'MongoBulkWriteError';
+    e.writeErrors = d.detail.writeErrors.map((w) => new WriteError(w));
+    e.result = d.detail.result;
+  }
   hide(e, '__sh', { kind: d.kind, code: d.code, codeName: d.codeName, hint: d.hint, line: d.line || pos[0], col: d.col || pos[1], file: pos[2] || '' });
   return e;
 }

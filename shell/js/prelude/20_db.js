@@ -50,10 +50,7 @@ Explainable.prototype.find = function (...a) {
   c._q.explain = this._v;
   return c;
 };
-Explainable.prototype.aggregate = function (pipeline, opts) {
-  const inner = Object.assign({ aggregate: this._c._name, pipeline: pipeline === undefined ? [] : pipeline, cursor: {} }, opts || {});
-  return explainRun(this._c._db, inner, this._v);
-};
+Explainable.prototype.aggregate = function (pipeline, opts) { return explainRun(this._c._db, explainAggregate(this._c._name, pipeline, opts), this._v); };
 Explainable.prototype.count = function (query, opts) {
   return explainRun(this._c._db, Object.assign({ count: this._c._name, query: query === undefined ? {} : query }, opts || {}), this._v);
 };
@@ -62,6 +59,38 @@ Explainable.prototype.distinct = function (key, query, opts) {
   if (query !== undefined) inner.query = query;
   return explainRun(this._c._db, Object.assign(inner, opts || {}), this._v);
 };
+/* the write explains mongosh's Explainable has: the request the driver would send, inside explain (no writes) */
+Explainable.prototype.update = function (filter, update, opts) {
+  const o = opts !== null && typeof opts === 'object' ? opts : {}, st = { q: filter, u: update };
+  if (typeof o.upsert === 'boolean') st.upsert = o.upsert;
+  if (o.multi) st.multi = true; /* mongosh's update is updateMany with multi, else updateOne (no multi field) */
+  for (const k of ['hint', 'arrayFilters', 'collation']) if (o[k] !== undefined) st[k] = o[k];
+  return explainRun(this._c._db, { update: this._c._name, updates: [st], ordered: true }, this._v);
+};
+Explainable.prototype.remove = function (query, justOne) {
+  const o = justOne !== null && typeof justOne === 'object' ? justOne : { justOne: !!justOne }, st = { q: query, limit: o.justOne ? 1 : 0 };
+  for (const k of ['collation', 'hint']) if (o[k] !== undefined) st[k] = o[k];
+  return explainRun(this._c._db, { delete: this._c._name, deletes: [st], ordered: true }, this._v);
+};
+/* findAndModify and the findOneAnd* forms: { findAndModify, query, remove, new, upsert[, sort][, fields][, update] } */
+Explainable.prototype._fam = function (query, update, remove, o) {
+  const inner = { findAndModify: this._c._name, query, remove, new: !!(o.new || o.returnNewDocument || o.returnDocument === 'after'), upsert: !!o.upsert };
+  if (o.sort !== undefined) inner.sort = o.sort;
+  const fields = o.projection !== undefined ? o.projection : o.fields;
+  if (fields !== undefined) inner.fields = fields;
+  /* in the driver's order, as writes.c's findAndModify builder */
+  for (const k of ['maxTimeMS', 'collation', 'hint']) if (o[k] !== undefined) inner[k] = o[k];
+  if (!remove) inner.update = update;
+  for (const k of ['bypassDocumentValidation', 'arrayFilters']) if (o[k] !== undefined) inner[k] = o[k];
+  return explainRun(this._c._db, inner, this._v);
+};
+Explainable.prototype.findAndModify = function (spec) {
+  const o = spec || {};
+  return this._fam(o.query === undefined ? {} : o.query, o.update, !!o.remove, o);
+};
+Explainable.prototype.findOneAndDelete = function (filter, opts) { return this._fam(filter, undefined, true, opts || {}); };
+Explainable.prototype.findOneAndUpdate = function (filter, update, opts) { return this._fam(filter, update, false, opts || {}); };
+Explainable.prototype.findOneAndReplace = function (filter, replacement, opts) { return this._fam(filter, replacement, false, opts || {}); };
 Collection.prototype.explain = function (verbosity) { return new Explainable(this, verbosity); };
 /* initializeOrderedBulkOp / initializeUnorderedBulkOp: mongosh's Bulk, whose operations execute() hands to the
  * db.collection.bulkWrite entry (the driver batches both alike) */

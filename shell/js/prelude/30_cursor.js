@@ -92,8 +92,8 @@ Cursor.prototype._count = function (applied) {
   const r = entry('db.runCommand', q.db, null, [cmd], null);
   return r && typeof r === 'object' ? Number(r.n) : r;
 };
-/* mongosh's explain(verbosity) of a find cursor: the explain command of the find it would send, through
- * db.runCommand, trimmed as mongosh trims it (aggregate-or-find-cursor.ts) */
+/* mongosh's explain(verbosity) of a find or aggregate cursor: the explain command of the find or aggregate it would
+ * send, through db.runCommand, trimmed as mongosh trims it (aggregate-or-find-cursor.ts) */
 function explainVerbosity(v) {
   if (v === undefined || v === false) return 'queryPlanner';
   if (v === true) return 'allPlansExecution';
@@ -107,9 +107,21 @@ function explainRun(db, inner, verbosity) {
   }
   return r;
 }
+/* the aggregate command the driver sends inside explain, its options in the driver's order (AggregateOperation, then
+ * collation and maxTimeMS), batchSize in cursor */
+function explainAggregate(coll, pipeline, opts) {
+  const o = Object.assign({}, opts || {}), inner = { aggregate: coll, pipeline: pipeline === undefined ? [] : pipeline };
+  for (const k of ['bypassDocumentValidation', 'allowDiskUse', 'hint', 'let', 'comment']) if (o[k] !== undefined) inner[k] = o[k];
+  inner.cursor = Object.assign({}, o.cursor || {});
+  if (o.batchSize) inner.cursor.batchSize = o.batchSize;
+  for (const k of ['collation', 'maxTimeMS']) if (o[k] !== undefined) inner[k] = o[k];
+  for (const k of Object.keys(o)) if (!(k in inner) && k !== 'batchSize' && k !== 'explain') inner[k] = o[k];
+  return inner;
+}
 Cursor.prototype.explain = function (verbosity) {
   const q = this._q;
-  if (q.name !== 'db.collection.find') throw new TypeError('explain() is for find cursors here; aggregate: db.coll.explain().aggregate(...)');
+  if (q.name === 'db.collection.aggregate') return explainRun(q.db, explainAggregate(q.coll, q.args[0], q.args[1]), explainVerbosity(verbosity));
+  if (q.name !== 'db.collection.find') throw new TypeError('explain() is for find and aggregate cursors');
   const inner = { find: q.coll, filter: q.args[0] === undefined ? {} : q.args[0] };
   if (q.sort !== undefined) inner.sort = q.sort;
   const proj = q.projection !== undefined ? q.projection : q.args[1];
