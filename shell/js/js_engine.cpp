@@ -279,7 +279,7 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
    js_engine_t *e = engine_of (cx);
    JS::UniqueChars name, db, coll, argj, modj, file;
-   bson_t cargs = BSON_INITIALIZER, mods = BSON_INITIALIZER, result = BSON_INITIALIZER, sort;
+   bson_t cargs = BSON_INITIALIZER, mods = BSON_INITIALIZER, result = BSON_INITIALIZER, sort, opts;
    bson_error_t error;
    bson_iter_t it;
    js_call_t call;
@@ -345,6 +345,13 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    if (bson_iter_init_find (&it, &mods, "batchSize") && BSON_ITER_HOLDS_INT32 (&it))
       call.batch_size = bson_iter_int32 (&it);
    call.open_cursor = bson_iter_init_find (&it, &mods, "open") && bson_iter_as_bool (&it);
+   if (bson_iter_init_find (&it, &mods, "opts") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
+      uint32_t len;
+      const uint8_t *data;
+      bson_iter_document (&it, &len, &data);
+      if (bson_init_static (&opts, data, len))
+         call.modifiers = &opts;
+   }
 
    if (!e->host.call (e->host.data, &call, &result, &has, &err)) {
       if (err.kind == SH_ERR_INTERRUPTED || (e->host.stop && e->host.stop (e->host.data)))

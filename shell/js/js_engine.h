@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever js_host_t or js_engine_api_t change: a plugin of another version is refused. */
-#define JS_ENGINE_ABI 5
+#define JS_ENGINE_ABI 6
 
 /* The plugin's file name, looked up beside the running executable. */
 #define JS_ENGINE_PLUGIN "shardsh-js.so"
@@ -32,12 +32,13 @@ typedef struct {
    const char *coll;   /* the Collection object's name for db.collection.* entries, else NULL */
    const bson_t *args; /* the arguments as an array document {"0": …}; an undefined argument is BSON undefined */
    int argc;
-   const bson_t *sort; /* a cursor's .sort(doc), or NULL (.project(doc) is passed as find's second argument) */
-   int64_t limit;      /* a cursor's .limit(n), 0 when absent */
-   int64_t skip;       /* a cursor's .skip(n), 0 when absent */
-   int64_t batch_size; /* a cursor's .batchSize(n), 0 when absent: sent with find or aggregate and every getMore */
-   bool open_cursor;   /* find/aggregate: open a live cursor; the result is { v: <cursor handle> } (see cursor_next) */
-   int line;           /* where the call is in the script (1-based), 0 when unknown */
+   const bson_t *sort;      /* a cursor's .sort(doc), or NULL (.project(doc) is passed as find's second argument) */
+   int64_t limit;           /* a cursor's .limit(n), 0 when absent */
+   int64_t skip;            /* a cursor's .skip(n), 0 when absent */
+   int64_t batch_size;      /* a cursor's .batchSize(n), 0 when absent: sent with find or aggregate and every getMore */
+   const bson_t *modifiers; /* a find cursor's other options ({ hint, maxTimeMS, comment, ... }), or NULL */
+   bool open_cursor; /* find/aggregate: open a live cursor; the result is { v: <cursor handle> } (see cursor_next) */
+   int line;         /* where the call is in the script (1-based), 0 when unknown */
    int col;
    const char *file; /* the script of that place, as named when it was run; NULL or "": the one running */
    int conn;         /* the connection it runs on: 0 the session's, else a second one's id (new Mongo(uri)). Two names

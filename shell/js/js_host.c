@@ -358,6 +358,7 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    call.limit = jc->limit;
    call.skip = jc->skip;
    call.batch_size = jc->batch_size;
+   call.modifiers = jc->modifiers;
    traps_check_call (ctx, &call, call_file (jc), true); /* version traps: before it runs or is checked */
    if (js_state.pf) {
       /* the pre-flight's run: a write is checked against the model and then runs as under --dry-run */

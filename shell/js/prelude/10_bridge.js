@@ -161,6 +161,7 @@ function entry(name, db, coll, args, mods, open) {
     const o = {};
     for (const k of ['sort', 'limit', 'skip']) if (mods[k] !== undefined) o[k] = mods[k];
     if (mods.batch) o.batchSize = mods.batch;
+    if (mods.opts) o.opts = mods.opts;
     if (open) o.open = true;
     m = enc(o);
   }

@@ -62,9 +62,81 @@ Cursor.prototype.project = function (p) { notStarted(this, 'project').projection
 Cursor.prototype.projection = Cursor.prototype.project;
 Cursor.prototype.batchSize = function (n) { notStarted(this, 'batchSize').batch = countArg(n, 'batchSize'); return this; };
 Cursor.prototype.pretty = function () { return this; };
+/* ---- a find cursor's options (mongosh's Cursor over the driver's FindCursor): set before the first document is read,
+ * sent in the find command in the driver's order (commands/crud.c) ---- */
+function findOpt(c, what) {
+  const q = c._q;
+  if (q.name !== 'db.collection.find') throw new TypeError('cursor.' + what + ' is not a function (it is a find cursor\'s)');
+  if (q.opened) { const e = new Error('Cursor is already initialized'); e.name = 'MongoCursorInUseError'; throw e; }
+  if (!q.opts) q.opts = {};
+  return q.opts;
+}
+function optSetter(name, value) {
+  return function (v) {
+    if (arguments.length === 0 && value === undefined) throw new TypeError(name + '() needs an argument');
+    findOpt(this, name)[name] = value === undefined ? v : value;
+    return this;
+  };
+}
+Cursor.prototype.hint = optSetter('hint');
+Cursor.prototype.comment = optSetter('comment');
+Cursor.prototype.collation = optSetter('collation');
+Cursor.prototype.min = optSetter('min');
+Cursor.prototype.max = optSetter('max');
+Cursor.prototype.noCursorTimeout = optSetter('noCursorTimeout', true);
+/* mongosh sets the driver's "partial" flag, which the driver's find command does not read: nothing is sent */
+Cursor.prototype.allowPartialResults = function () { findOpt(this, 'allowPartialResults'); return this; };
+Cursor.prototype.oplogReplay = optSetter('oplogReplay', true);
+Cursor.prototype.showRecordId = optSetter('showRecordId', true);
+/* the driver's returnKey(value) and allowDiskUse(allow = true) */
+Cursor.prototype.returnKey = function (v) { findOpt(this, 'returnKey').returnKey = v; return this; };
+Cursor.prototype.allowDiskUse = function (v) {
+  const o = findOpt(this, 'allowDiskUse');
+  if (this._q.sort === undefined) {
+    const e = new Error('Option "allowDiskUse" requires a sort specification');
+    e.name = 'MongoInvalidArgumentError';
+    throw e;
+  }
+  o.allowDiskUse = v === undefined ? true : v;
+  return this;
+};
+Cursor.prototype.maxTimeMS = function (n) { findOpt(this, 'maxTimeMS').maxTimeMS = countArg(n, 'maxTimeMS'); return this; };
+Cursor.prototype.readConcern = function (level) { findOpt(this, 'readConcern').readConcern = { level }; return this; };
+/* a read preference other than the connection's own is not sent per cursor here */
+Cursor.prototype.readPref = function (mode, tags) {
+  if (mode === 'primary' && tags === undefined) { findOpt(this, 'readPref'); return this; }
+  return unsupported('cursor.readPref(' + JSON.stringify(mode) + ')', 'connect with readPreference=' + mode + ' in the connection string')();
+};
+/* tailable cursors wait on a capped collection for documents to come: not something a script here can end */
+Cursor.prototype.tailable = function () { return unsupported('tailable cursors')(); };
+Cursor.prototype.maxAwaitTimeMS = function () { return unsupported('maxAwaitTimeMS (tailable cursors)')(); };
+/* mongosh's addOption(flag): the driver's cursor flags by their legacy numbers */
+Cursor.prototype.addOption = function (flag) {
+  const names = { 2: 'tailable', 4: 'SlaveOk', 8: 'oplogReplay', 16: 'noTimeout', 32: 'awaitData', 64: 'exhaust', 128: 'partial' };
+  const e = (name, code, msg) => { const x = new Error((code ? '[' + code + '] ' : '') + msg); x.name = name; if (code) x.code = code; return x; };
+  if (flag === 4) throw e('MongoshUnimplementedError', 'COMMON-90002', 'the slaveOk option is not supported.');
+  const n = names[flag];
+  if (!n) throw e('MongoshInvalidInputError', 'COMMON-10001', 'Unknown option flag number: ' + flag + '.');
+  if (n === 'oplogReplay') return this.oplogReplay();
+  if (n === 'partial') return this.allowPartialResults();
+  if (n === 'tailable' || n === 'awaitData') return this.tailable();
+  if (n === 'exhaust') return unsupported('exhaust cursors')();
+  throw e('MongoInvalidArgumentError', '', 'Flag ' + n + ' is not one of tailable,oplogReplay,noCursorTimeout,awaitData,exhaust,partial');
+};
+Cursor.prototype.maxScan = function () {
+  const x = new Error('[COMMON-10003] `maxScan()` was removed because it was deprecated in MongoDB 4.0');
+  x.name = 'MongoshDeprecatedError';
+  x.code = 'COMMON-10003';
+  throw x;
+};
+Cursor.prototype.disableBlockWarnings = function () { return this; };
+/* the driver's closed (no server cursor and nothing received left) and bufferedCount() */
+Cursor.prototype.isClosed = function () { return this._q.opened && !this._q.more && this._left() === 0; };
+Cursor.prototype.objsLeftInBatch = function () { return this._q.opened ? this._left() : 0; };
+/* the next document and the rest of the batch it came with, as the driver buffers them */
 Cursor.prototype.hasNext = function () {
   this._open();
-  if (this._left() === 0) this._pull(1); /* one document at a time: converted as the script asks */
+  if (this._left() === 0) this._pull(0);
   return this._left() > 0;
 };
 Cursor.prototype.next = function () { return this.hasNext() ? this._apply(this._q.buf[this._q.pos++]) : null; };
