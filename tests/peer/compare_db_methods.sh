@@ -60,6 +60,15 @@ deleteOne|db.getSiblingDB("app").notes.deleteOne({_id: 3}, {collation: {locale: 
 deleteMany|db.getSiblingDB("app").notes.deleteMany({n: {$gt: 100}}, {writeConcern: {w: 1}})|
 findOneAndUpdate|db.getSiblingDB("app").notes.findOneAndUpdate({_id: 1}, {$inc: {n: 1}})|
 findOneAndUpdate.options|db.getSiblingDB("app").notes.findOneAndUpdate({_id: 1}, {$inc: {n: 1}}, {upsert: true, returnDocument: "after", projection: {n: 1}, sort: {_id: 1}, maxTimeMS: 500, collation: {locale: "en"}})|
+findOneAndDelete|db.getSiblingDB("app").notes.findOneAndDelete({_id: 9}, {sort: {_id: 1}, projection: {text: 1}, collation: {locale: "en"}, maxTimeMS: 100})|
+findOneAndReplace|db.getSiblingDB("app").notes.findOneAndReplace({_id: 2}, {text: "rr"}, {upsert: true, returnDocument: "after", sort: {_id: -1}})|
+coll.indexLists|var c = db.getSiblingDB("app").users; [c.getIndexSpecs().length, c.getIndices().length, c.getIndexKeys()]|
+coll.exists|var c = db.getSiblingDB("app").users; [c.exists().name, c.isCapped(), db.getSiblingDB("app").nothere.exists()]|
+coll.runCommand|db.getSiblingDB("app").users.runCommand("collStats", {scale: 1024})|
+coll.runCommand.doc|db.getSiblingDB("app").users.runCommand({count: "users", query: {uid: 1}})|
+coll.latencyStats|db.getSiblingDB("app").users.latencyStats({histograms: true})|
+coll.latencyStats.none|db.getSiblingDB("app").users.latencyStats()|
+coll.reIndex|db.getSiblingDB("app").users.reIndex()|
 findOneAndUpdate.returnNewDocument|db.getSiblingDB("app").notes.findOneAndUpdate({_id: 1}, {$set: {b: 1}}, {returnNewDocument: true})|
 legacy.update.balancer|db.getSiblingDB("config").settings.update({_id: "balancer"}, {$set: {stopped: true}}, true)|
 legacy.update.multi|db.getSiblingDB("app").notes.update({n: {$gte: 1}}, {$set: {m: 1}}, {multi: true, upsert: true, writeConcern: {w: 1}})|

@@ -147,6 +147,8 @@ function shError(d, pos) {
   if (d.code) e.code = d.code;
   /* an argument refused as mongosh refuses it is mongosh's error: its name and code */
   if (d.kind === KIND.ARGS && d.message.startsWith('[COMMON-10001] ')) { e.name = 'MongoshInvalidInputError'; e.code = 'COMMON-10001'; }
+  /* a check mongosh makes after a reply (isCapped of no collection) is its MongoshRuntimeError */
+  if (d.kind !== KIND.SERVER && d.message.startsWith('MongoshRuntimeError: ')) { e.name = 'MongoshRuntimeError'; e.message = d.message.slice(21); }
   if (d.codeName) e.codeName = d.codeName;
   if (d.kind === KIND.SERVER) e.errmsg = d.message;
   hide(e, '__sh', { kind: d.kind, code: d.code, codeName: d.codeName, hint: d.hint, line: d.line || pos[0], col: d.col || pos[1], file: pos[2] || '' });
