@@ -108,8 +108,8 @@ Cursor.prototype.readPref = function (mode, tags) {
   return unsupported('cursor.readPref(' + JSON.stringify(mode) + ')', 'connect with readPreference=' + mode + ' in the connection string')();
 };
 /* tailable cursors wait on a capped collection for documents to come: not something a script here can end */
-Cursor.prototype.tailable = function () { return unsupported('tailable cursors')(); };
-Cursor.prototype.maxAwaitTimeMS = function () { return unsupported('maxAwaitTimeMS (tailable cursors)')(); };
+Cursor.prototype.tailable = unsupported('tailable cursors');
+Cursor.prototype.maxAwaitTimeMS = unsupported('maxAwaitTimeMS (tailable cursors)');
 /* mongosh's addOption(flag): the driver's cursor flags by their legacy numbers */
 Cursor.prototype.addOption = function (flag) {
   const names = { 2: 'tailable', 4: 'SlaveOk', 8: 'oplogReplay', 16: 'noTimeout', 32: 'awaitData', 64: 'exhaust', 128: 'partial' };
@@ -119,7 +119,7 @@ Cursor.prototype.addOption = function (flag) {
   if (!n) throw e('MongoshInvalidInputError', 'COMMON-10001', 'Unknown option flag number: ' + flag + '.');
   if (n === 'oplogReplay') return this.oplogReplay();
   if (n === 'partial') return this.allowPartialResults();
-  if (n === 'tailable' || n === 'awaitData') return this.tailable();
+  if (n === 'tailable' || n === 'awaitData') return Cursor.prototype.tailable();
   if (n === 'exhaust') return unsupported('exhaust cursors')();
   throw e('MongoInvalidArgumentError', '', 'Flag ' + n + ' is not one of tailable,oplogReplay,noCursorTimeout,awaitData,exhaust,partial');
 };

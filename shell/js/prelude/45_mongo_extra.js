@@ -37,8 +37,8 @@ MongoClient.prototype.setReadPref = function (mode, tags) {
   if (mode === this.getReadPrefMode() && tags === undefined) return undefined;
   return unsupported('setReadPref()', 'connect with readPreference=' + mode + ' in the connection string')();
 };
-MongoClient.prototype.setReadConcern = function () { return unsupported('setReadConcern()', 'connect with readConcernLevel=<level> in the connection string')(); };
-MongoClient.prototype.setWriteConcern = function () { return unsupported('setWriteConcern()', 'connect with w=<value> in the connection string')(); };
+MongoClient.prototype.setReadConcern = unsupported('setReadConcern()', 'connect with readConcernLevel=<level> in the connection string');
+MongoClient.prototype.setWriteConcern = unsupported('setWriteConcern()', 'connect with w=<value> in the connection string');
 /* printCollectionStats(scale): each collection's stats(), an error's message where one fails, as a StatsResult */
 Database.prototype.printCollectionStats = function (scale) {
   if (scale === undefined) scale = 1;
