@@ -506,7 +506,8 @@ native_cursor_handle (JSContext *cx, unsigned argc, JS::Value *vp)
    return true;
 }
 
-/* __sh.cursorNext(id, max): "R" + { v: [documents], more: bool } or "E" + the error, as for __sh.call. */
+/* __sh.cursorNext(id, max): "R" + { v: [documents], more: bool } or "E" + the error, as for __sh.call; max < 0:
+ * the documents already received, no getMore. */
 static bool
 native_cursor_next (JSContext *cx, unsigned argc, JS::Value *vp)
 {
@@ -525,7 +526,12 @@ native_cursor_next (JSContext *cx, unsigned argc, JS::Value *vp)
    }
    max = args[1].toNumber ();
    js_err_clear (&err);
-   if (!e->host.cursor_next (e->host.data, args[0].toInt32 (), max > 0 ? (size_t) max : 0, &docs, &more, &err)) {
+   /* a negative count: only the documents already received (JS_CURSOR_RECEIVED) */
+   if (!e->host.cursor_next (e->host.data, args[0].toInt32 (),
+                             max < 0   ? JS_CURSOR_RECEIVED
+                             : max > 0 ? (size_t) max
+                                       : 0,
+                             &docs, &more, &err)) {
       if (err.kind == SH_ERR_INTERRUPTED || (e->host.stop && e->host.stop (e->host.data)))
          goto done; /* no exception: the script stops */
       out = error_string (cx, &err);

@@ -25,6 +25,9 @@ extern "C" {
 
 typedef struct js_engine js_engine_t;
 
+/* cursor_next's max for "the documents already received, without a getMore" */
+#define JS_CURSOR_RECEIVED ((size_t) -1)
+
 /* One call of a command-table entry from JavaScript. Everything is borrowed for the duration of the call. */
 typedef struct {
    const char *name;   /* table name: "sh.moveChunk", "db.adminCommand", "db.collection.find", "print" */
@@ -61,7 +64,8 @@ typedef struct {
    void (*show) (void *data, const bson_value_t *value, bool more, const char *stats_key, int cursor);
    /* Reads up to max documents (0: the next one and those already received with it, without a further getMore) of
     * the live cursor handle into docs, an array document initialised by the callee in every case; *more: the
-    * cursor may give more. False with err set when a getMore failed. */
+    * cursor may give more. False with err set when a getMore failed. max JS_CURSOR_RECEIVED: only the documents
+    * already received, none asked for (the driver's bufferedCount). */
    bool (*cursor_next) (void *data, int handle, size_t max, bson_t *docs, bool *more, sh_error_t *err);
    /* Closes a cursor handle (killCursors when its server cursor is open). now false: from a finalizer, during
     * garbage collection; the host closes it at its next safe point. Unknown handles are ignored. */

@@ -537,11 +537,14 @@ host_cursor_next (void *data, int handle, size_t max, bson_t *docs, bool *more, 
       bson_init (docs);
       return true;
    }
-   if (max)
+   if (max == JS_CURSOR_RECEIVED) {
+      bson_init (docs); /* only what is received: the loop below reads nothing when nothing is */
+   } else if (max) {
       return cmd_cursor_read (c, max, docs, more, err);
-   /* the next document, and the rest of its batch: no getMore beyond what the next document needs */
-   if (!cmd_cursor_read (c, 1, docs, more, err))
+   } else if (!cmd_cursor_read (c, 1, docs, more, err)) {
+      /* the next document, and the rest of its batch: no getMore beyond what the next document needs */
       return false;
+   }
    for (uint32_t n = bson_count_keys (docs); conn_cursor_buffered (c); n++) {
       const bson_t *doc;
       char key[16];

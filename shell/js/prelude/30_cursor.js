@@ -132,11 +132,15 @@ Cursor.prototype.maxScan = function () {
 Cursor.prototype.disableBlockWarnings = function () { return this; };
 /* the driver's closed (no server cursor and nothing received left) and bufferedCount() */
 Cursor.prototype.isClosed = function () { return this._q.opened && !this._q.more && this._left() === 0; };
-Cursor.prototype.objsLeftInBatch = function () { return this._q.opened ? this._left() : 0; };
-/* the next document and the rest of the batch it came with, as the driver buffers them */
+Cursor.prototype.objsLeftInBatch = function () {
+  const q = this._q;
+  if (!q.opened) return 0;
+  if (q.id && q.more) this._pull(-1); /* what the shell has received of the batch, none asked for */
+  return this._left();
+};
 Cursor.prototype.hasNext = function () {
   this._open();
-  if (this._left() === 0) this._pull(0);
+  if (this._left() === 0) this._pull(1); /* one document at a time: converted as the script asks */
   return this._left() > 0;
 };
 Cursor.prototype.next = function () { return this.hasNext() ? this._apply(this._q.buf[this._q.pos++]) : null; };
