@@ -93,6 +93,7 @@ find.projection|db.getSiblingDB("app").users.find().projection({uid: 1}).limit(2
 find.count|db.getSiblingDB("app").users.find({uid: 1}).skip(1).limit(4).count()|
 find.count-options|db.getSiblingDB("app").users.find({uid: 1}).limit(3).skip(1).hint({_id: 1}).maxTimeMS(500).collation({locale: "en"}).comment("c").count()|
 find.count-true|db.getSiblingDB("app").users.find({uid: 1}).skip(1).limit(4).count(true)|
+cursor.count-options|var c = db.getSiblingDB("app").users.find({uid: 1}).limit(3).skip(1).hint({_id: 1}).maxTimeMS(500).collation({locale: "en"}).comment("c"); c.count(); c.size()|
 find.size|db.getSiblingDB("app").users.find({uid: {$gt: 3}}).limit(4).size()|
 find.itcount|db.getSiblingDB("app").users.find({uid: 1}).itcount()|
 cursor.options|var c = db.getSiblingDB("app").users.find({uid: {$gt: 1}}).hint({_id: 1}).comment("c").noCursorTimeout().returnKey(false).showRecordId().allowPartialResults().maxTimeMS(100).readConcern("local").collation({locale: "en"}).sort({uid: 1}).allowDiskUse(false).limit(2); c.toArray(); var c = db.getSiblingDB("app").users.find().addOption(8).addOption(128).min({_id: MinKey}).max({_id: MaxKey}).hint({_id: 1}).batchSize(3); c.hasNext(); c.objsLeftInBatch()|

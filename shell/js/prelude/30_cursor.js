@@ -157,14 +157,16 @@ Cursor.prototype.toArray = function () {
 Cursor.prototype.forEach = function (f) { while (this.hasNext()) f(this.next()); };
 Cursor.prototype.map = function (f) { this._q.maps.push(f); return this; };
 Cursor.prototype.itcount = function () { let n = 0; while (this.hasNext()) { this.next(); n++; } return n; };
-/* mongosh's cursor.count(): the count command on the filter (skip and limit not applied), through db.runCommand;
- * size(): the same with skip and limit applied */
-Cursor.prototype._count = function (applied) {
+/* mongosh's cursor.count() and size(): the driver's count command on the filter with the cursor's skip and limit
+ * (mongosh 2.12's count applies them too), through db.runCommand */
+Cursor.prototype._count = function (what) {
   const q = this._q;
-  if (q.name !== 'db.collection.find') throw new TypeError((applied ? 'size' : 'count') + '() is for find cursors');
+  if (q.name !== 'db.collection.find') throw new TypeError(what + '() is for find cursors');
   const cmd = { count: q.coll, query: q.args[0] === undefined ? {} : q.args[0] };
-  if (applied && q.limit) cmd.limit = q.limit;
-  if (applied && q.skip) cmd.skip = q.skip;
+  if (q.limit) cmd.limit = q.limit;
+  if (q.skip) cmd.skip = q.skip;
+  /* the driver's count keeps these of the cursor's options */
+  for (const k of ['hint', 'maxTimeMS', 'collation']) if (q.opts && q.opts[k] !== undefined) cmd[k] = q.opts[k];
   const r = entry('db.runCommand', q.db, null, [cmd], null);
   return r && typeof r === 'object' ? Number(r.n) : r;
 };
@@ -194,8 +196,8 @@ Cursor.prototype.explain = function (verbosity) {
   if (q.limit) inner.limit = q.limit;
   return explainRun(q.db, inner, explainVerbosity(verbosity));
 };
-Cursor.prototype.count = function () { return this._count(false); };
-Cursor.prototype.size = function () { return this._count(true); };
+Cursor.prototype.count = function () { return this._count('count'); };
+Cursor.prototype.size = function () { return this._count('size'); };
 /* up to n documents for display, asking the server for no more than they need */
 Cursor.prototype._batch = function (n) {
   this._open();
