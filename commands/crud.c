@@ -162,6 +162,8 @@ build_aggregate (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    }
    if (have_opts && bson_iter_init_find (&it, &opts, "maxTimeMS"))
       BSON_APPEND_VALUE (cmd, "maxTimeMS", bson_iter_value (&it));
+   else
+      append_modifier (call, "maxTimeMS", cmd); /* the cursor's .maxTimeMS(n) (the engine's aggregate cursor) */
    return true;
 }
 

@@ -97,6 +97,7 @@ cursor.count-options|var c = db.getSiblingDB("app").users.find({uid: 1}).limit(3
 find.size|db.getSiblingDB("app").users.find({uid: {$gt: 3}}).limit(4).size()|
 find.itcount|db.getSiblingDB("app").users.find({uid: 1}).itcount()|
 cursor.options|var c = db.getSiblingDB("app").users.find({uid: {$gt: 1}}).hint({_id: 1}).comment("c").noCursorTimeout().returnKey(false).showRecordId().allowPartialResults().maxTimeMS(100).readConcern("local").collation({locale: "en"}).sort({uid: 1}).allowDiskUse(false).limit(2); c.toArray(); var c = db.getSiblingDB("app").users.find().addOption(8).addOption(128).min({_id: MinKey}).max({_id: MaxKey}).hint({_id: 1}).batchSize(3); c.hasNext(); c.objsLeftInBatch()|
+aggregate.cursor-maxTimeMS|var c = db.getSiblingDB("app").users.aggregate([{$match: {}}], {comment: "x"}).maxTimeMS(250).batchSize(2); c.hasNext()|
 aggregate.options|db.getSiblingDB("app").users.aggregate([{$match: {}}], {allowDiskUse: true, maxTimeMS: 100, comment: "x", hint: {_id: 1}, batchSize: 5})|
 estimatedDocumentCount|db.getSiblingDB("app").users.estimatedDocumentCount({maxTimeMS: 1000})|
 count|db.getSiblingDB("app").users.count({uid: {$gte: 0}}, {limit: 5, skip: 1})|

@@ -66,7 +66,9 @@ Cursor.prototype.pretty = function () { return this; };
  * sent in the find command in the driver's order (commands/crud.c) ---- */
 function findOpt(c, what) {
   const q = c._q;
-  if (q.name !== 'db.collection.find') throw new TypeError('cursor.' + what + ' is not a function (it is a find cursor\'s)');
+  /* an aggregate cursor has maxTimeMS too (mongosh's AbstractFiniteCursor) */
+  if (q.name !== 'db.collection.find' && !(what === 'maxTimeMS' && q.name === 'db.collection.aggregate'))
+    throw new TypeError('cursor.' + what + ' is not a function (it is a find cursor\'s)');
   if (q.opened) { const e = new Error('Cursor is already initialized'); e.name = 'MongoCursorInUseError'; throw e; }
   if (!q.opts) q.opts = {};
   return q.opts;
