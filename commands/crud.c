@@ -52,8 +52,22 @@ build_cursor_count (const sh_call_t *call, bson_t *cmd)
 static bool
 build_find_common (const sh_call_t *call, sh_requests_t *out, const char *method, bool one, sh_error_t *err)
 {
-   static const char *const late[] = { "comment",   "max",         "min",       "allowDiskUse",
-                                       "collation", "readConcern", "maxTimeMS", NULL };
+   /* the driver's order (makeFindCommand), then the options its command base appends */
+   static const char *const late[] = { "comment",
+                                       "max",
+                                       "min",
+                                       "returnKey",
+                                       "showRecordId",
+                                       "tailable",
+                                       "oplogReplay",
+                                       "noCursorTimeout",
+                                       "awaitData",
+                                       "allowPartialResults",
+                                       "allowDiskUse",
+                                       "readConcern",
+                                       "collation",
+                                       "maxTimeMS",
+                                       NULL };
    bson_iter_t it;
    bson_t *cmd;
    if (!check_doc_arg (call, 0, false, method, err) || !check_doc_arg (call, 1, false, method, err))
@@ -148,6 +162,8 @@ build_aggregate (const sh_call_t *call, sh_requests_t *out, sh_error_t *err)
    }
    if (have_opts && bson_iter_init_find (&it, &opts, "maxTimeMS"))
       BSON_APPEND_VALUE (cmd, "maxTimeMS", bson_iter_value (&it));
+   else
+      append_modifier (call, "maxTimeMS", cmd); /* the cursor's .maxTimeMS(n) (the engine's aggregate cursor) */
    return true;
 }
 
@@ -359,7 +375,8 @@ CRUD_ENTRY (cmd_db_coll_find, "db.collection.find", "db.<collection>.find([filte
             ".comment(), .allowDiskUse(), .min(doc), .max(doc), .readConcern(level), .projection(doc), "
             "and end with .count(), .size() or .itcount()",
             "<db> { find: <coll>, filter: <filter>[, sort][, projection][, hint][, skip][, limit]"
-            "[, comment][, max][, min][, allowDiskUse][, collation][, readConcern][, maxTimeMS] }; .count(): "
+            "[, comment][, max][, min][, returnKey][, showRecordId][, oplogReplay][, noCursorTimeout][, allowDiskUse]"
+            "[, readConcern][, collation][, maxTimeMS] }; .count(): "
             "{ count: <coll>, query: <filter> }",
             "db.getSiblingDB(\"config\").chunks.find({shard: \"shard01\"}).limit(5)", build_find, exec_cursor);
 CRUD_ENTRY (cmd_db_coll_find_one, "db.collection.findOne", "db.<collection>.findOne([filter][, projection])",

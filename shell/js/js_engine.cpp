@@ -281,7 +281,7 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    JS::CallArgs args = JS::CallArgsFromVp (argc, vp);
    js_engine_t *e = engine_of (cx);
    JS::UniqueChars name, db, coll, argj, modj, file;
-   bson_t cargs = BSON_INITIALIZER, mods = BSON_INITIALIZER, result = BSON_INITIALIZER, sort;
+   bson_t cargs = BSON_INITIALIZER, mods = BSON_INITIALIZER, result = BSON_INITIALIZER, sort, opts;
    bson_error_t error;
    bson_iter_t it;
    js_call_t call;
@@ -347,6 +347,13 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    if (bson_iter_init_find (&it, &mods, "batchSize") && BSON_ITER_HOLDS_INT32 (&it))
       call.batch_size = bson_iter_int32 (&it);
    call.open_cursor = bson_iter_init_find (&it, &mods, "open") && bson_iter_as_bool (&it);
+   if (bson_iter_init_find (&it, &mods, "opts") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
+      uint32_t len;
+      const uint8_t *data;
+      bson_iter_document (&it, &len, &data);
+      if (bson_init_static (&opts, data, len))
+         call.modifiers = &opts;
+   }
 
    if (!e->host.call (e->host.data, &call, &result, &has, &err)) {
       if (err.kind == SH_ERR_INTERRUPTED || (e->host.stop && e->host.stop (e->host.data)))
@@ -500,7 +507,8 @@ native_cursor_handle (JSContext *cx, unsigned argc, JS::Value *vp)
    return true;
 }
 
-/* __sh.cursorNext(id, max): "R" + { v: [documents], more: bool } or "E" + the error, as for __sh.call. */
+/* __sh.cursorNext(id, max): "R" + { v: [documents], more: bool } or "E" + the error, as for __sh.call; max < 0:
+ * the documents already received, no getMore. */
 static bool
 native_cursor_next (JSContext *cx, unsigned argc, JS::Value *vp)
 {
@@ -519,7 +527,12 @@ native_cursor_next (JSContext *cx, unsigned argc, JS::Value *vp)
    }
    max = args[1].toNumber ();
    js_err_clear (&err);
-   if (!e->host.cursor_next (e->host.data, args[0].toInt32 (), max > 0 ? (size_t) max : 0, &docs, &more, &err)) {
+   /* a negative count: only the documents already received (JS_CURSOR_RECEIVED) */
+   if (!e->host.cursor_next (e->host.data, args[0].toInt32 (),
+                             max < 0   ? JS_CURSOR_RECEIVED
+                             : max > 0 ? (size_t) max
+                                       : 0,
+                             &docs, &more, &err)) {
       if (err.kind == SH_ERR_INTERRUPTED || (e->host.stop && e->host.stop (e->host.data)))
          goto done; /* no exception: the script stops */
       out = error_string (cx, &err, NULL);

@@ -18,12 +18,15 @@ extern "C" {
 #endif
 
 /* Bumped whenever js_host_t or js_engine_api_t change: a plugin of another version is refused. */
-#define JS_ENGINE_ABI 5
+#define JS_ENGINE_ABI 6
 
 /* The plugin's file name, looked up beside the running executable. */
 #define JS_ENGINE_PLUGIN "shardsh-js.so"
 
 typedef struct js_engine js_engine_t;
+
+/* cursor_next's max for "the documents already received, without a getMore" */
+#define JS_CURSOR_RECEIVED ((size_t) -1)
 
 /* One call of a command-table entry from JavaScript. Everything is borrowed for the duration of the call. */
 typedef struct {
@@ -32,12 +35,13 @@ typedef struct {
    const char *coll;   /* the Collection object's name for db.collection.* entries, else NULL */
    const bson_t *args; /* the arguments as an array document {"0": …}; an undefined argument is BSON undefined */
    int argc;
-   const bson_t *sort; /* a cursor's .sort(doc), or NULL (.project(doc) is passed as find's second argument) */
-   int64_t limit;      /* a cursor's .limit(n), 0 when absent */
-   int64_t skip;       /* a cursor's .skip(n), 0 when absent */
-   int64_t batch_size; /* a cursor's .batchSize(n), 0 when absent: sent with find or aggregate and every getMore */
-   bool open_cursor;   /* find/aggregate: open a live cursor; the result is { v: <cursor handle> } (see cursor_next) */
-   int line;           /* where the call is in the script (1-based), 0 when unknown */
+   const bson_t *sort;      /* a cursor's .sort(doc), or NULL (.project(doc) is passed as find's second argument) */
+   int64_t limit;           /* a cursor's .limit(n), 0 when absent */
+   int64_t skip;            /* a cursor's .skip(n), 0 when absent */
+   int64_t batch_size;      /* a cursor's .batchSize(n), 0 when absent: sent with find or aggregate and every getMore */
+   const bson_t *modifiers; /* a find cursor's other options ({ hint, maxTimeMS, comment, ... }), or NULL */
+   bool open_cursor; /* find/aggregate: open a live cursor; the result is { v: <cursor handle> } (see cursor_next) */
+   int line;         /* where the call is in the script (1-based), 0 when unknown */
    int col;
    const char *file; /* the script of that place, as named when it was run; NULL or "": the one running */
    int conn;         /* the connection it runs on: 0 the session's, else a second one's id (new Mongo(uri)). Four names
@@ -62,7 +66,8 @@ typedef struct {
    void (*show) (void *data, const bson_value_t *value, bool more, const char *stats_key, int cursor);
    /* Reads up to max documents (0: the next one and those already received with it, without a further getMore) of
     * the live cursor handle into docs, an array document initialised by the callee in every case; *more: the
-    * cursor may give more. False with err set when a getMore failed. */
+    * cursor may give more. False with err set when a getMore failed. max JS_CURSOR_RECEIVED: only the documents
+    * already received, none asked for (the driver's bufferedCount). */
    bool (*cursor_next) (void *data, int handle, size_t max, bson_t *docs, bool *more, sh_error_t *err);
    /* Closes a cursor handle (killCursors when its server cursor is open). now false: from a finalizer, during
     * garbage collection; the host closes it at its next safe point. Unknown handles are ignored. */

@@ -374,6 +374,7 @@ host_call (void *data, const js_call_t *jc, bson_t *result, bool *has_result, sh
    call.limit = jc->limit;
    call.skip = jc->skip;
    call.batch_size = jc->batch_size;
+   call.modifiers = jc->modifiers;
    traps_check_call (ctx, &call, call_file (jc), true); /* version traps: before it runs or is checked */
    if (js_state.pf) {
       /* the pre-flight's run: a write is checked against the model and then runs as under --dry-run */
@@ -552,11 +553,14 @@ host_cursor_next (void *data, int handle, size_t max, bson_t *docs, bool *more, 
       bson_init (docs);
       return true;
    }
-   if (max)
+   if (max == JS_CURSOR_RECEIVED) {
+      bson_init (docs); /* only what is received: the loop below reads nothing when nothing is */
+   } else if (max) {
       return cmd_cursor_read (c, max, docs, more, err);
-   /* the next document, and the rest of its batch: no getMore beyond what the next document needs */
-   if (!cmd_cursor_read (c, 1, docs, more, err))
+   } else if (!cmd_cursor_read (c, 1, docs, more, err)) {
+      /* the next document, and the rest of its batch: no getMore beyond what the next document needs */
       return false;
+   }
    for (uint32_t n = bson_count_keys (docs); conn_cursor_buffered (c); n++) {
       const bson_t *doc;
       char key[16];

@@ -33,7 +33,7 @@ SIM_FLOORS='
 base: sim_state sim_reply sim_stop sim_fault sim_log sim_auth
 catalog: sim_store sim_index sim_ctab sim_config sim_admin sim_chunk sim_zone sim_crud sim_write sim_distrib
 operations: sim_balancer sim_balpolicy sim_migrate sim_split sim_drain sim_shards sim_reshard sim_shardcoll sim_ddlcheck sim_mfail
-commands: sim_cmds sim_hello sim_meta sim_analyze sim_aggregate sim_ddl sim_rename sim_topology sim_balset sim_datasize sim_collstats sim_shstats sim_explain sim_usermgmt sim_roles sim_authinfo
+commands: sim_cmds sim_hello sim_meta sim_analyze sim_aggregate sim_ddl sim_rename sim_topology sim_balset sim_datasize sim_collstats sim_shstats sim_explain sim_usermgmt sim_roles sim_authinfo sim_settings
 drivers: sim_workload sim_dyn sim_scenario
 network: sim_wire sim_tls sim_server
 main: sim_main

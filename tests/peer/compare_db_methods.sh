@@ -66,6 +66,12 @@ deleteOne|db.getSiblingDB("app").notes.deleteOne({_id: 3}, {collation: {locale: 
 deleteMany|db.getSiblingDB("app").notes.deleteMany({n: {$gt: 100}}, {writeConcern: {w: 1}})|
 findOneAndUpdate|db.getSiblingDB("app").notes.findOneAndUpdate({_id: 1}, {$inc: {n: 1}})|
 findOneAndUpdate.options|db.getSiblingDB("app").notes.findOneAndUpdate({_id: 1}, {$inc: {n: 1}}, {upsert: true, returnDocument: "after", projection: {n: 1}, sort: {_id: 1}, maxTimeMS: 500, collation: {locale: "en"}})|
+findOneAndDelete|db.getSiblingDB("app").notes.findOneAndDelete({_id: 9}, {sort: {_id: 1}, projection: {text: 1}, collation: {locale: "en"}, maxTimeMS: 100})|
+findOneAndReplace|db.getSiblingDB("app").notes.findOneAndReplace({_id: 2}, {text: "rr"}, {upsert: true, returnDocument: "after", sort: {_id: -1}})|
+coll.indexLists.exists|var c = db.getSiblingDB("app").users; [c.getIndexSpecs().length, c.getIndices().length, c.getIndexKeys()]; [c.exists().name, c.isCapped(), db.getSiblingDB("app").nothere.exists()]|
+coll.runCommand|db.getSiblingDB("app").users.runCommand("collStats", {scale: 1024}); db.getSiblingDB("app").users.runCommand({count: "users", query: {uid: 1}})|
+coll.latencyStats|db.getSiblingDB("app").users.latencyStats({histograms: true}); db.getSiblingDB("app").users.latencyStats()|
+coll.reIndex|db.getSiblingDB("app").users.reIndex()|
 findOneAndUpdate.returnNewDocument|db.getSiblingDB("app").notes.findOneAndUpdate({_id: 1}, {$set: {b: 1}}, {returnNewDocument: true})|
 legacy.update.balancer|db.getSiblingDB("config").settings.update({_id: "balancer"}, {$set: {stopped: true}}, true)|
 legacy.update.multi|db.getSiblingDB("app").notes.update({n: {$gte: 1}}, {$set: {m: 1}}, {multi: true, upsert: true, writeConcern: {w: 1}})|
@@ -104,8 +110,11 @@ find.projection|db.getSiblingDB("app").users.find().projection({uid: 1}).limit(2
 find.count|db.getSiblingDB("app").users.find({uid: 1}).skip(1).limit(4).count()|
 find.count-options|db.getSiblingDB("app").users.find({uid: 1}).limit(3).skip(1).hint({_id: 1}).maxTimeMS(500).collation({locale: "en"}).comment("c").count()|
 find.count-true|db.getSiblingDB("app").users.find({uid: 1}).skip(1).limit(4).count(true)|
+cursor.count-options|var c = db.getSiblingDB("app").users.find({uid: 1}).limit(3).skip(1).hint({_id: 1}).maxTimeMS(500).collation({locale: "en"}).comment("c"); c.count(); c.size()|
 find.size|db.getSiblingDB("app").users.find({uid: {$gt: 3}}).limit(4).size()|
 find.itcount|db.getSiblingDB("app").users.find({uid: 1}).itcount()|
+cursor.options|var c = db.getSiblingDB("app").users.find({uid: {$gt: 1}}).hint({_id: 1}).comment("c").noCursorTimeout().returnKey(false).showRecordId().allowPartialResults().maxTimeMS(100).readConcern("local").collation({locale: "en"}).sort({uid: 1}).allowDiskUse(false).limit(2); c.toArray(); var c = db.getSiblingDB("app").users.find().addOption(8).addOption(128).min({_id: MinKey}).max({_id: MaxKey}).hint({_id: 1}).batchSize(3); c.hasNext(); c.objsLeftInBatch()|
+aggregate.cursor-maxTimeMS|var c = db.getSiblingDB("app").users.aggregate([{$match: {}}], {comment: "x"}).maxTimeMS(250).batchSize(2); c.hasNext()|
 aggregate.options|db.getSiblingDB("app").users.aggregate([{$match: {}}], {allowDiskUse: true, maxTimeMS: 100, comment: "x", hint: {_id: 1}, batchSize: 5})|
 estimatedDocumentCount|db.getSiblingDB("app").users.estimatedDocumentCount({maxTimeMS: 1000})|
 count|db.getSiblingDB("app").users.count({uid: {$gte: 0}}, {limit: 5, skip: 1})|
@@ -144,6 +153,12 @@ coll.totalSize|db.getSiblingDB("app").users.totalSize()|
 getCollectionNames|db.getSiblingDB("app").getCollectionNames()|
 getCollectionInfos|db.getSiblingDB("app").getCollectionInfos({name: "users"})|
 listCommands|db.listCommands()|
+db.getProfilingStatus|db.getSiblingDB("app").getProfilingStatus()|
+db.setProfilingLevel|db.getSiblingDB("app").setProfilingLevel(0, {slowms: 200, sampleRate: 1})|
+db.setProfilingLevel.slowms|db.getSiblingDB("app").setProfilingLevel(0, 150)|
+db.setLogLevel|db.setLogLevel(1, "storage.journal")|
+db.setLogLevel.top|db.setLogLevel(0)|
+db.createView|db.getSiblingDB("scratch").createView("adults", "users", [{$match: {age: {$gte: 18}}}], {collation: {locale: "en"}})|
 createCollection|db.getSiblingDB("scratch").createCollection("tmp")|
 createCollection.capped|db.getSiblingDB("scratch").createCollection("capped", {capped: true, size: 4096, max: 10})|
 renameCollection|db.getSiblingDB("scratch").tmp.renameCollection("tmp2")|
@@ -179,9 +194,11 @@ for v in 4.4 8.0; do
       run_case "$v" "$name" "$ours" "$theirs"
    done
    # db.version(): its one request is a buildInfo on admin, which the filter above drops as driver traffic; kept here
-   # (mongosh's start-up buildInfo is not in the case's slice: mongosh runs all the cases of a version)
+   # (mongosh's start-up buildInfo is not in the case's slice: mongosh runs all the cases of a version); db.serverBits()
+   # sends one too (db.getLogComponents()'s getParameter is dropped as start-up traffic: tests/scripts checks its value)
    KEEPBI=1
    case version in *"${COMPARE_ONLY:-}"*) run_case "$v" version 'db.version(); db.version()' ;; esac
+   case db.serverBits in *"${COMPARE_ONLY:-}"*) run_case "$v" db.serverBits 'db.serverBits(); db.serverBits()' ;; esac
    mongosh_close
    sim_stop
 done

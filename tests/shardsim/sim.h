@@ -358,6 +358,14 @@ void
 sim_cmd_coll_mod (sim_ctx_t *ctx, bson_t *reply);
 void
 sim_cmd_create (sim_ctx_t *ctx, bson_t *reply);
+/* sim_settings.c: the router's profile settings and logComponentVerbosity */
+void
+sim_cmd_profile (sim_ctx_t *ctx, bson_t *reply);
+void
+sim_cmd_set_parameter (sim_ctx_t *ctx, bson_t *reply);
+/* Appends the logComponentVerbosity tree to out under as. */
+void
+sim_settings_append_verbosity (bson_t *out, const char *as);
 void
 sim_cmd_rename_collection (sim_ctx_t *ctx, bson_t *reply);
 void

@@ -94,6 +94,8 @@ sim_append_parameter (bson_t *reply, const char *name, const char *as)
       BSON_APPEND_DOCUMENT_BEGIN (reply, as, &d);
       BSON_APPEND_UTF8 (&d, "version", sim_g.ver->name);
       bson_append_document_end (reply, &d);
+   } else if (!strcmp (name, "logComponentVerbosity")) {
+      sim_settings_append_verbosity (reply, as);
    } else if (!strcmp (name, "logLevel")) {
       BSON_APPEND_INT32 (reply, as, 0);
    } else if (!strcmp (name, "authenticationMechanisms")) {
@@ -123,11 +125,9 @@ sim_cmd_get_parameter (sim_ctx_t *ctx, bson_t *reply)
       const char *name;
       bool runtime, startup;
    } params[] = {
-      { "authenticationMechanisms", false, true },
-      { "featureCompatibilityVersion", false, false },
-      { "logLevel", true, true },
-      { "maxTimeMSForHedgedReads", true, true },
-      { "readHedgingMode", true, true },
+      { "authenticationMechanisms", false, true }, { "featureCompatibilityVersion", false, false },
+      { "logComponentVerbosity", true, true },     { "logLevel", true, true },
+      { "maxTimeMSForHedgedReads", true, true },   { "readHedgingMode", true, true },
    };
    bson_iter_t it;
    bson_t opts, out = BSON_INITIALIZER;
@@ -475,6 +475,8 @@ static const sim_cmd_def_t sim_cmd_table[] = {
    { "buildInfo", 44, false, sim_cmd_build_info, SIM_K_COMMAND },
    { "buildinfo", 44, false, sim_cmd_build_info, SIM_K_COMMAND },
    { "getParameter", 44, true, sim_cmd_get_parameter, SIM_K_COMMAND },
+   { "setParameter", 44, true, sim_cmd_set_parameter, SIM_K_COMMAND },
+   { "profile", 44, false, sim_cmd_profile, SIM_K_COMMAND },
    { "getCmdLineOpts", 44, true, sim_cmd_get_cmd_line_opts, SIM_K_COMMAND },
    { "hostInfo", 44, true, sim_cmd_host_info, SIM_K_COMMAND },
    { "serverStatus", 44, false, sim_cmd_server_status, SIM_K_COMMAND },

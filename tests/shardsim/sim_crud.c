@@ -122,6 +122,70 @@ static const char *const sim_find_fields[] = { "filter",
                                                NULL };
 static const char *const sim_find_objects[] = { "filter", "projection", "sort", "collation", "min", "max", NULL };
 
+/* Two index key patterns equal as the server's BSONObj woCompare finds them: the same names in the same order, numbers
+ * by value. */
+static bool
+sim_key_equal (const bson_t *a, const bson_t *b)
+{
+   bson_iter_t x, y;
+   bool nx, ny;
+   if (!bson_iter_init (&x, a) || !bson_iter_init (&y, b)) {
+      return false;
+   }
+   while ((nx = bson_iter_next (&x)) & (ny = bson_iter_next (&y))) {
+      if (strcmp (bson_iter_key (&x), bson_iter_key (&y)) != 0) {
+         return false;
+      }
+      if (BSON_ITER_HOLDS_NUMBER (&x) && BSON_ITER_HOLDS_NUMBER (&y)) {
+         if (bson_iter_as_double (&x) != bson_iter_as_double (&y)) {
+            return false;
+         }
+      } else if (!BSON_ITER_HOLDS_UTF8 (&x) || !BSON_ITER_HOLDS_UTF8 (&y) ||
+                 strcmp (bson_iter_utf8 (&x, NULL), bson_iter_utf8 (&y, NULL)) != 0) {
+         return false;
+      }
+   }
+   return nx == ny;
+}
+
+/* A find's or count's hint against coll's indexes, as the query planner takes it
+ * (query_planner.cpp, QueryPlannerIXSelect::findIndexesByHint): a name, a key pattern, { $natural: ... } or {} (no
+ * hint); a hidden index is not one. False (error replied: 2 BadValue) when it names no index. The server's message is
+ * prefixed by the canonical query's own text ("error processing query: ns=... planner returned error :: caused by
+ * ::"), which this does not render. */
+static bool
+sim_hint_ok (const sim_coll_t *coll, const bson_t *cmd, bson_t *reply)
+{
+   bson_iter_t it;
+   bson_t hint;
+   const char *name = NULL;
+   if (!coll || !bson_iter_init_find (&it, cmd, "hint")) {
+      return true;
+   }
+   if (BSON_ITER_HOLDS_UTF8 (&it)) {
+      name = bson_iter_utf8 (&it, NULL);
+   } else if (BSON_ITER_HOLDS_DOCUMENT (&it) && docget_sub (cmd, "hint", BSON_TYPE_DOCUMENT, &hint)) {
+      if (bson_empty (&hint) || bson_has_field (&hint, "$natural")) {
+         return true;
+      }
+   } else {
+      return true;
+   }
+   for (size_t i = 0; i < coll->indexes.n; i++) {
+      const bson_t *spec = coll->indexes.v[i];
+      bson_t key;
+      if (docget_bool (spec, "hidden")) {
+         continue;
+      }
+      if (name ? !strcmp (docget_utf8 (spec, "name", ""), name)
+               : docget_sub (spec, "key", BSON_TYPE_DOCUMENT, &key) && sim_key_equal (&key, &hint)) {
+         return true;
+      }
+   }
+   sim_reply_error (reply, 2, "hint provided does not correspond to an existing index");
+   return false;
+}
+
 /* find's strict parsing: 5.0+ the IDL's 40415 and 14; 4.4 QueryRequest's 9 FailedToParse and 14. */
 static bool
 sim_find_args_ok (sim_ctx_t *ctx, bson_t *reply)
@@ -541,6 +605,9 @@ sim_crud_find_run (sim_ctx_t *ctx, bson_t *reply)
    }
    sim_coll_t *coll = sim_coll_get (ctx->db, name);
    bool sorted = false;
+   if (!sim_hint_ok (coll, ctx->cmd, reply)) {
+      goto cleanup;
+   }
    if (coll && have_sort) {
       int served = sim_find_by_min (coll, have_filter ? &filter : NULL, &sort, skip, limit, &docs, &err);
       if (served < 0) {
@@ -708,6 +775,9 @@ sim_crud_count_run (sim_ctx_t *ctx, bson_t *reply)
    int64_t limit = docget_int (ctx->cmd, "limit", 0);
    sim_coll_t *coll = sim_coll_get (ctx->db, name);
    int64_t n = 0;
+   if (!sim_hint_ok (coll, ctx->cmd, reply)) {
+      goto cleanup;
+   }
    if (coll) {
       if (!sim_coll_match (coll, have_query ? &query : NULL, 0, &hits, &err)) {
          sim_reply_simq_error (reply, &err);

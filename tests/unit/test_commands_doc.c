@@ -321,13 +321,14 @@ typedef struct {
 static const char *const sim_gaps[] = { NULL };
 
 /* Commands a mongos itself does not have (CommandNotFound from a real mongos too), sent by entries whose answer
- * through a mongos is that error, as mongosh's is: the rs.* entries (commands/server_info.c). */
+ * through a mongos is that error, as mongosh's is: the rs.* entries (commands/server_info.c) and reIndex. */
 static const char *const mongos_lacks[] = { "replSetGetStatus",
                                             "replSetGetConfig",
                                             "replSetInitiate",
                                             "replSetStepDown",
                                             "replSetFreeze",
                                             "replSetSyncFrom",
+                                            "reIndex", /* db.collection.reIndex (commands/coll_extra.c) */
                                             NULL };
 
 static bool

@@ -153,6 +153,8 @@ function shError(d, pos) {
   if (d.code) e.code = d.code;
   /* an argument refused as mongosh refuses it is mongosh's error: its name and code */
   if (d.kind === KIND.ARGS && d.message.startsWith('[COMMON-10001] ')) { e.name = 'MongoshInvalidInputError'; e.code = 'COMMON-10001'; }
+  /* a check mongosh makes after a reply (isCapped of no collection) is its MongoshRuntimeError */
+  if (d.kind !== KIND.SERVER && d.message.startsWith('MongoshRuntimeError: ')) { e.name = 'MongoshRuntimeError'; e.message = d.message.slice(21); }
   if (d.codeName) e.codeName = d.codeName;
   if (d.kind === KIND.SERVER) e.errmsg = d.message;
   /* a bulk write's failure: the driver's MongoBulkWriteError, with the result and every write error (commands/bulk.c) */
@@ -173,6 +175,7 @@ function entry(name, db, coll, args, mods, open) {
     const o = {};
     for (const k of ['sort', 'limit', 'skip']) if (mods[k] !== undefined) o[k] = mods[k];
     if (mods.batch) o.batchSize = mods.batch;
+    if (mods.opts) o.opts = mods.opts;
     if (open) o.open = true;
     m = enc(o);
   }

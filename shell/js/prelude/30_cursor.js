@@ -62,6 +62,84 @@ Cursor.prototype.project = function (p) { notStarted(this, 'project').projection
 Cursor.prototype.projection = Cursor.prototype.project;
 Cursor.prototype.batchSize = function (n) { notStarted(this, 'batchSize').batch = countArg(n, 'batchSize'); return this; };
 Cursor.prototype.pretty = function () { return this; };
+/* ---- a find cursor's options (mongosh's Cursor over the driver's FindCursor): set before the first document is read,
+ * sent in the find command in the driver's order (commands/crud.c) ---- */
+function findOpt(c, what) {
+  const q = c._q;
+  /* an aggregate cursor has maxTimeMS too (mongosh's AbstractFiniteCursor) */
+  if (q.name !== 'db.collection.find' && !(what === 'maxTimeMS' && q.name === 'db.collection.aggregate'))
+    throw new TypeError('cursor.' + what + ' is not a function (it is a find cursor\'s)');
+  if (q.opened) { const e = new Error('Cursor is already initialized'); e.name = 'MongoCursorInUseError'; throw e; }
+  if (!q.opts) q.opts = {};
+  return q.opts;
+}
+function optSetter(name, value) {
+  return function (v) {
+    if (arguments.length === 0 && value === undefined) throw new TypeError(name + '() needs an argument');
+    findOpt(this, name)[name] = value === undefined ? v : value;
+    return this;
+  };
+}
+Cursor.prototype.hint = optSetter('hint');
+Cursor.prototype.comment = optSetter('comment');
+Cursor.prototype.collation = optSetter('collation');
+Cursor.prototype.min = optSetter('min');
+Cursor.prototype.max = optSetter('max');
+Cursor.prototype.noCursorTimeout = optSetter('noCursorTimeout', true);
+/* mongosh sets the driver's "partial" flag, which the driver's find command does not read: nothing is sent */
+Cursor.prototype.allowPartialResults = function () { findOpt(this, 'allowPartialResults'); return this; };
+Cursor.prototype.oplogReplay = optSetter('oplogReplay', true);
+Cursor.prototype.showRecordId = optSetter('showRecordId', true);
+/* the driver's returnKey(value) and allowDiskUse(allow = true) */
+Cursor.prototype.returnKey = function (v) { findOpt(this, 'returnKey').returnKey = v; return this; };
+Cursor.prototype.allowDiskUse = function (v) {
+  const o = findOpt(this, 'allowDiskUse');
+  if (this._q.sort === undefined) {
+    const e = new Error('Option "allowDiskUse" requires a sort specification');
+    e.name = 'MongoInvalidArgumentError';
+    throw e;
+  }
+  o.allowDiskUse = v === undefined ? true : v;
+  return this;
+};
+Cursor.prototype.maxTimeMS = function (n) { findOpt(this, 'maxTimeMS').maxTimeMS = countArg(n, 'maxTimeMS'); return this; };
+Cursor.prototype.readConcern = function (level) { findOpt(this, 'readConcern').readConcern = { level }; return this; };
+/* a read preference other than the connection's own is not sent per cursor here */
+Cursor.prototype.readPref = function (mode, tags) {
+  if (mode === 'primary' && tags === undefined) { findOpt(this, 'readPref'); return this; }
+  return unsupported('cursor.readPref(' + JSON.stringify(mode) + ')', 'connect with readPreference=' + mode + ' in the connection string')();
+};
+/* tailable cursors wait on a capped collection for documents to come: not something a script here can end */
+Cursor.prototype.tailable = unsupported('tailable cursors');
+Cursor.prototype.maxAwaitTimeMS = unsupported('maxAwaitTimeMS (tailable cursors)');
+/* mongosh's addOption(flag): the driver's cursor flags by their legacy numbers */
+Cursor.prototype.addOption = function (flag) {
+  const names = { 2: 'tailable', 4: 'SlaveOk', 8: 'oplogReplay', 16: 'noTimeout', 32: 'awaitData', 64: 'exhaust', 128: 'partial' };
+  const e = (name, code, msg) => { const x = new Error((code ? '[' + code + '] ' : '') + msg); x.name = name; if (code) x.code = code; return x; };
+  if (flag === 4) throw e('MongoshUnimplementedError', 'COMMON-90002', 'the slaveOk option is not supported.');
+  const n = names[flag];
+  if (!n) throw e('MongoshInvalidInputError', 'COMMON-10001', 'Unknown option flag number: ' + flag + '.');
+  if (n === 'oplogReplay') return this.oplogReplay();
+  if (n === 'partial') return this.allowPartialResults();
+  if (n === 'tailable' || n === 'awaitData') return Cursor.prototype.tailable();
+  if (n === 'exhaust') return unsupported('exhaust cursors')();
+  throw e('MongoInvalidArgumentError', '', 'Flag ' + n + ' is not one of tailable,oplogReplay,noCursorTimeout,awaitData,exhaust,partial');
+};
+Cursor.prototype.maxScan = function () {
+  const x = new Error('[COMMON-10003] `maxScan()` was removed because it was deprecated in MongoDB 4.0');
+  x.name = 'MongoshDeprecatedError';
+  x.code = 'COMMON-10003';
+  throw x;
+};
+Cursor.prototype.disableBlockWarnings = function () { return this; };
+/* the driver's closed (no server cursor and nothing received left) and bufferedCount() */
+Cursor.prototype.isClosed = function () { return this._q.opened && !this._q.more && this._left() === 0; };
+Cursor.prototype.objsLeftInBatch = function () {
+  const q = this._q;
+  if (!q.opened) return 0;
+  if (q.id && q.more) this._pull(-1); /* what the shell has received of the batch, none asked for */
+  return this._left();
+};
 Cursor.prototype.hasNext = function () {
   this._open();
   if (this._left() === 0) this._pull(1); /* one document at a time: converted as the script asks */
@@ -81,14 +159,16 @@ Cursor.prototype.toArray = function () {
 Cursor.prototype.forEach = function (f) { while (this.hasNext()) f(this.next()); };
 Cursor.prototype.map = function (f) { this._q.maps.push(f); return this; };
 Cursor.prototype.itcount = function () { let n = 0; while (this.hasNext()) { this.next(); n++; } return n; };
-/* mongosh's cursor.count(): the count command on the filter (skip and limit not applied), through db.runCommand;
- * size(): the same with skip and limit applied */
-Cursor.prototype._count = function (applied) {
+/* mongosh's cursor.count() and size(): the driver's count command on the filter with the cursor's skip and limit
+ * (mongosh 2.12's count applies them too), through db.runCommand */
+Cursor.prototype._count = function (what) {
   const q = this._q;
-  if (q.name !== 'db.collection.find') throw new TypeError((applied ? 'size' : 'count') + '() is for find cursors');
+  if (q.name !== 'db.collection.find') throw new TypeError(what + '() is for find cursors');
   const cmd = { count: q.coll, query: q.args[0] === undefined ? {} : q.args[0] };
-  if (applied && q.limit) cmd.limit = q.limit;
-  if (applied && q.skip) cmd.skip = q.skip;
+  if (q.limit) cmd.limit = q.limit;
+  if (q.skip) cmd.skip = q.skip;
+  /* the driver's count keeps these of the cursor's options */
+  for (const k of ['hint', 'maxTimeMS', 'collation']) if (q.opts && q.opts[k] !== undefined) cmd[k] = q.opts[k];
   const r = entry('db.runCommand', q.db, null, [cmd], null);
   return r && typeof r === 'object' ? Number(r.n) : r;
 };
@@ -130,8 +210,8 @@ Cursor.prototype.explain = function (verbosity) {
   if (q.limit) inner.limit = q.limit;
   return explainRun(q.db, inner, explainVerbosity(verbosity));
 };
-Cursor.prototype.count = function () { return this._count(false); };
-Cursor.prototype.size = function () { return this._count(true); };
+Cursor.prototype.count = function () { return this._count('count'); };
+Cursor.prototype.size = function () { return this._count('size'); };
 /* up to n documents for display, asking the server for no more than they need */
 Cursor.prototype._batch = function (n) {
   this._open();
