@@ -199,3 +199,35 @@ js_bson_error_read (const bson_t *doc, sh_err_kind_t fallback, sh_error_t *err)
    }
    return file;
 }
+
+/* A document field of mods as a static view in out; false when absent or not a document. */
+static bool
+js_bson_sub_doc (const bson_t *mods, const char *key, bson_t *out)
+{
+   bson_iter_t it;
+   uint32_t len;
+   const uint8_t *data;
+
+   if (!bson_iter_init_find (&it, mods, key) || !BSON_ITER_HOLDS_DOCUMENT (&it))
+      return false;
+   bson_iter_document (&it, &len, &data);
+   return bson_init_static (out, data, len);
+}
+
+void
+js_bson_call_mods (const bson_t *mods, js_call_t *call, bson_t *sort, bson_t *opts)
+{
+   bson_iter_t it;
+
+   if (js_bson_sub_doc (mods, "sort", sort))
+      call->sort = sort;
+   if (bson_iter_init_find (&it, mods, "limit") && BSON_ITER_HOLDS_INT32 (&it))
+      call->limit = bson_iter_int32 (&it);
+   if (bson_iter_init_find (&it, mods, "skip") && BSON_ITER_HOLDS_INT32 (&it))
+      call->skip = bson_iter_int32 (&it);
+   if (bson_iter_init_find (&it, mods, "batchSize") && BSON_ITER_HOLDS_INT32 (&it))
+      call->batch_size = bson_iter_int32 (&it);
+   call->open_cursor = bson_iter_init_find (&it, mods, "open") && bson_iter_as_bool (&it);
+   if (js_bson_sub_doc (mods, "opts", opts))
+      call->modifiers = opts;
+}

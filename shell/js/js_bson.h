@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "shell/core/errors.h"
+#include "shell/js/js_engine.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,12 @@ js_bson_error_read (const bson_t *doc, sh_err_kind_t fallback, sh_error_t *err) 
  * how many. */
 size_t
 js_bson_string_array (const char *json, char **out, size_t max) __attribute__ ((visibility ("hidden")));
+
+/* The cursor options the prelude sends with a call (mods: sort, limit, skip, batchSize, open, opts) set on call; sort
+ * and opts are static views into mods (which must outlive call), set on call->sort / call->modifiers when present. */
+void
+js_bson_call_mods (const bson_t *mods, js_call_t *call, bson_t *sort, bson_t *opts)
+   __attribute__ ((visibility ("hidden")));
 
 #ifdef __cplusplus
 }

@@ -283,7 +283,6 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
    JS::UniqueChars name, db, coll, argj, modj, file;
    bson_t cargs = BSON_INITIALIZER, mods = BSON_INITIALIZER, result = BSON_INITIALIZER, sort, opts;
    bson_error_t error;
-   bson_iter_t it;
    js_call_t call;
    sh_error_t err;
    bool has = false, ok = false;
@@ -333,27 +332,7 @@ native_call (JSContext *cx, unsigned argc, JS::Value *vp)
       call.file = file.get ();
    if (args.length () > 9 && args[9].isInt32 ())
       call.conn = args[9].toInt32 ();
-   if (bson_iter_init_find (&it, &mods, "sort") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
-      uint32_t len;
-      const uint8_t *data;
-      bson_iter_document (&it, &len, &data);
-      if (bson_init_static (&sort, data, len))
-         call.sort = &sort;
-   }
-   if (bson_iter_init_find (&it, &mods, "limit") && BSON_ITER_HOLDS_INT32 (&it))
-      call.limit = bson_iter_int32 (&it);
-   if (bson_iter_init_find (&it, &mods, "skip") && BSON_ITER_HOLDS_INT32 (&it))
-      call.skip = bson_iter_int32 (&it);
-   if (bson_iter_init_find (&it, &mods, "batchSize") && BSON_ITER_HOLDS_INT32 (&it))
-      call.batch_size = bson_iter_int32 (&it);
-   call.open_cursor = bson_iter_init_find (&it, &mods, "open") && bson_iter_as_bool (&it);
-   if (bson_iter_init_find (&it, &mods, "opts") && BSON_ITER_HOLDS_DOCUMENT (&it)) {
-      uint32_t len;
-      const uint8_t *data;
-      bson_iter_document (&it, &len, &data);
-      if (bson_init_static (&opts, data, len))
-         call.modifiers = &opts;
-   }
+   js_bson_call_mods (&mods, &call, &sort, &opts);
 
    if (!e->host.call (e->host.data, &call, &result, &has, &err)) {
       if (err.kind == SH_ERR_INTERRUPTED || (e->host.stop && e->host.stop (e->host.data)))
