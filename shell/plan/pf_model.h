@@ -81,6 +81,10 @@ struct preflight {
    int nunknown;        /* moves whose size could not be read (dataSize failed): not in docs and bytes */
    bson_t stuck;        /* array of { ns, min, max, from, docs, bytes, stuck, fix }: chunks that will not move */
    int nstuck;
+   /* per entry of moves and of stuck: true when the balancer makes that move (or would) only because the shard it
+    * leaves drains (a chunk in its zone or in none): what a stopShardDraining of that shard withdraws */
+   bool *move_drain, *stuck_drain;
+   size_t cap_move_drain, cap_stuck_drain;
 };
 
 /* ---- the model (shell/plan/pf_model.c) ---- */
@@ -199,6 +203,13 @@ pf_plan_all (preflight_t *pf, const char *only_ns, bool every, sh_error_t *err);
  * config.changelog, then plans the moves of its chunks. */
 bool
 pf_plan_drain (preflight_t *pf, const char *id, sh_error_t *err);
+
+/* stopShardDraining of id (8.3+): the drain pauses, so the balancer's moves planned off id only because it drained
+ * (and the chunks that would not move off it for that reason) are withdrawn from the totals and the JSON moves, and
+ * the model's chunks go back to id (a startShardDraining plans them again). A move whose chunk has moved on since is
+ * kept, with the move that took it on. Sets *nmoves and *nstuck to what was withdrawn. */
+void
+pf_plan_pause (preflight_t *pf, const char *id, int *nmoves, int *nstuck);
 
 /* Under --plan, sh.shardCollection of a new ns with key: prints its initial chunks per shard. False with err set
  * when the options are wrong. */

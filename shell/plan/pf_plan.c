@@ -58,6 +58,33 @@ pf_plan_shards_doc (const preflight_t *pf, bson_t *out)
    }
 }
 
+/* Sets flag i of *v (growing it to hold i). */
+static void
+pf_plan_flag_set (bool **v, size_t *cap, size_t i, bool flag)
+{
+   if (i >= *cap) {
+      size_t n = *cap ? *cap : 64;
+      while (n <= i)
+         n *= 2;
+      *v = bson_realloc (*v, n * sizeof **v);
+      *cap = n;
+   }
+   (*v)[i] = flag;
+}
+
+/* True when the balancer moves [min, max) of c off from only because from drains: from drains and the chunk's zone
+ * (if it has one) is one of from's. */
+static bool
+pf_plan_drain_only (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson_t *max, const char *from)
+{
+   const pf_shard_t *s = pf_model_shard (pf, from);
+   const char *zone;
+   if (!s || !s->draining)
+      return false;
+   zone = pf_model_zone_of (pf, c->ns, min, max);
+   return !zone || pf_model_has_tag (s, zone);
+}
+
 /* A chunk that must leave from (it drains, or lies outside its zone) but that no shard can take: printed as "will not
  * move" with why and the fix (commands/stuck.h), counted apart from the moves. */
 static void
@@ -92,6 +119,8 @@ pf_plan_stuck (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bso
                from, st.why, st.fix);
    }
    bson_snprintf (pf->effect, sizeof pf->effect, "will not move %s [%s, %s) on %s: %s", c->ns, a, b, from, st.why);
+   pf_plan_flag_set (&pf->stuck_drain, &pf->cap_stuck_drain, (size_t) pf->nstuck,
+                     pf_plan_drain_only (pf, c, min, max, from));
    bson_snprintf (key, sizeof key, "%d", pf->nstuck++);
    BSON_APPEND_DOCUMENT_BEGIN (&pf->stuck, key, &m);
    BSON_APPEND_UTF8 (&m, "ns", c->ns);
@@ -146,6 +175,8 @@ pf_plan_move (preflight_t *pf, const pf_coll_t *c, const bson_t *min, const bson
    if (pf->plan && !pf->ctx->opts->json)
       fprintf (pf->ctx->out_fp, "   move %s [%s, %s) %s %s -> %s%s\n", c->ns, a, b, size, from, to, when);
    bson_snprintf (pf->effect, sizeof pf->effect, "move %s [%s, %s) %s %s -> %s%s", c->ns, a, b, size, from, to, when);
+   pf_plan_flag_set (&pf->move_drain, &pf->cap_move_drain, (size_t) pf->nmoves,
+                     !by_command && pf_plan_drain_only (pf, c, min, max, from));
    bson_snprintf (key, sizeof key, "%d", pf->nmoves++);
    BSON_APPEND_DOCUMENT_BEGIN (&pf->moves, key, &m);
    BSON_APPEND_UTF8 (&m, "ns", c->ns);
@@ -174,6 +205,7 @@ pf_plan_move_unknown (preflight_t *pf, const pf_coll_t *c, const bson_t *query, 
       fprintf (pf->ctx->out_fp, "   move the chunk of %s holding %s -> %s (the server finds it: size unknown)\n", c->ns,
                q, to);
    bson_snprintf (pf->effect, sizeof pf->effect, "move the chunk of %s holding %s -> %s (size unknown)", c->ns, q, to);
+   pf_plan_flag_set (&pf->move_drain, &pf->cap_move_drain, (size_t) pf->nmoves, false);
    bson_snprintf (key, sizeof key, "%d", pf->nmoves++);
    BSON_APPEND_DOCUMENT_BEGIN (&pf->moves, key, &m);
    BSON_APPEND_UTF8 (&m, "ns", c->ns);
@@ -549,6 +581,97 @@ pf_plan_drain (preflight_t *pf, const char *id, sh_error_t *err)
          fprintf (pf->ctx->out_fp, "; no recent migration in config.changelog to estimate the time from\n");
    }
    return pf_plan_all (pf, NULL, true, err);
+}
+
+/* True when every chunk of the model inside [min, max) of ns lies on shard on (a move's chunk is still where that
+ * move took it); with back set, they go back to back. */
+static bool
+pf_plan_still_on (preflight_t *pf, const bson_t *m, const char *on, const char *back)
+{
+   pf_coll_t *c = pf_model_coll (pf, docget_utf8 (m, "ns", ""));
+   bson_t min, max;
+   size_t i;
+   bool all = true;
+   if (!c || !docget_sub (m, "min", BSON_TYPE_DOCUMENT, &min) || !docget_sub (m, "max", BSON_TYPE_DOCUMENT, &max))
+      return false;
+   for (i = pf_model_chunk_index (c, &min); i < c->nchunks && order_keys (c->chunks[i].min, &max) < 0; i++) {
+      if (strcmp (c->chunks[i].shard, on) != 0)
+         all = false;
+      else if (back) {
+         bson_free (c->chunks[i].shard);
+         c->chunks[i].shard = bson_strdup (back);
+      }
+   }
+   return all;
+}
+
+/* Copies the entries of list (moves or stuck chunks) to a new array, renumbered, leaving out those whose flag is set
+ * and that withdraw (pf, entry, id) takes back; flags follow. Returns how many were left out. */
+static int
+pf_plan_withdraw_list (preflight_t *pf, bson_t *list, bool *flags, size_t nflags, const char *id,
+                       bool (*withdraw) (preflight_t *, const bson_t *, const char *))
+{
+   bson_t kept = BSON_INITIALIZER, m;
+   bson_iter_t it;
+   size_t i = 0, k = 0;
+   char key[16];
+   if (bson_iter_init (&it, list)) {
+      for (; bson_iter_next (&it); i++) {
+         if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &m))
+            continue;
+         if (i < nflags && flags[i] && !strcmp (docget_utf8 (&m, "from", ""), id) && withdraw (pf, &m, id))
+            continue;
+         bson_snprintf (key, sizeof key, "%zu", k);
+         BSON_APPEND_DOCUMENT (&kept, key, &m);
+         if (i < nflags)
+            flags[k] = flags[i];
+         k++;
+      }
+   }
+   bson_destroy (list);
+   bson_steal (list, &kept);
+   return (int) (i - k);
+}
+
+/* Takes a planned move m off id back, when its chunk is still where it took it: the totals lose it and the chunk goes
+ * back to id. */
+static bool
+pf_plan_withdraw_move (preflight_t *pf, const bson_t *m, const char *id)
+{
+   const char *to = docget_utf8 (m, "to", ""), *by = docget_utf8 (m, "by", "");
+   bson_iter_t it;
+   if (!pf_plan_still_on (pf, m, to, NULL))
+      return false;
+   pf_plan_still_on (pf, m, to, id);
+   for (int b = 0; b < PF_BY_N; b++)
+      if (!strcmp (by, pf_by_json[b]))
+         pf->nby[b]--;
+   if (docget_iter (m, "docs", &it) && BSON_ITER_HOLDS_INT64 (&it)) {
+      pf->docs = ck_sub (pf->docs, docget_int (m, "docs", 0));
+      pf->bytes = ck_sub (pf->bytes, docget_int (m, "bytes", 0));
+   } else {
+      pf->nunknown--;
+   }
+   return true;
+}
+
+/* A chunk that would not move off id because id drained: it stays, nothing is wrong with it once the drain pauses. */
+static bool
+pf_plan_withdraw_stuck (preflight_t *pf, const bson_t *m, const char *id)
+{
+   (void) pf;
+   (void) m;
+   (void) id;
+   return true;
+}
+
+void
+pf_plan_pause (preflight_t *pf, const char *id, int *nmoves, int *nstuck)
+{
+   *nmoves = pf_plan_withdraw_list (pf, &pf->moves, pf->move_drain, (size_t) pf->nmoves, id, pf_plan_withdraw_move);
+   pf->nmoves -= *nmoves;
+   *nstuck = pf_plan_withdraw_list (pf, &pf->stuck, pf->stuck_drain, (size_t) pf->nstuck, id, pf_plan_withdraw_stuck);
+   pf->nstuck -= *nstuck;
 }
 
 /* Under --plan, sh.shardCollection of a new collection: its initial chunks per shard. A hashed key: numInitialChunks

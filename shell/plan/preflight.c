@@ -354,7 +354,8 @@ pf_remove_shard (preflight_t *pf, const sh_call_t *call, const char *id, sh_erro
    return pf_plan_drain (pf, id, err);
 }
 /* db.adminCommand of a command naming a shard: removeShard and 8.3's startShardDraining drain it (pf_remove_shard);
- * stopShardDraining pauses the drain (the model's shard is no longer draining; --plan says what that stops);
+ * stopShardDraining pauses the drain (the model's shard is no longer draining and the moves planned off it for the
+ * drain leave the totals: pf_plan_pause; --plan says so);
  * commitShardRemoval needs a draining shard (117 as the commit coordinator's check; one the cluster does not know is
  * removed already: ok); shardDrainingStatus needs the shard. 8.3's start/stop/commit refuse the config server as the
  * server does (20: the transition commands drain it). Other commands are not checked. */
@@ -382,11 +383,22 @@ pf_raw_shard_command (preflight_t *pf, const sh_call_t *call, const char *comman
       if (!pf_need_shard (pf, call, 0, id, false, err))
          return false;
       s = pf_model_shard (pf, id);
-      if (s->draining && pf->plan && !pf->ctx->opts->json)
-         fprintf (pf->ctx->out_fp,
-                  "   drain of %s paused: the balancer leaves %s alone from here, so the moves planned off it above "
-                  "happen only as far as the balancer got before this (resume with startShardDraining)\n",
-                  id, id);
+      if (s->draining) {
+         int nmoves, nstuck;
+         pf_plan_pause (pf, id, &nmoves, &nstuck);
+         if (pf->plan && !pf->ctx->opts->json) {
+            fprintf (pf->ctx->out_fp, "   drain of %s paused: the balancer leaves %s alone from here", id, id);
+            if (nmoves)
+               fprintf (pf->ctx->out_fp, "; the total leaves out the %d move%s planned off it above", nmoves,
+                        nmoves == 1 ? "" : "s");
+            if (nstuck)
+               fprintf (pf->ctx->out_fp, "%s %d chunk%s that would not move",
+                        nmoves ? " and the" : "; the total leaves out the", nstuck, nstuck == 1 ? "" : "s");
+            if (nmoves)
+               fprintf (pf->ctx->out_fp, ": they happen only as far as the balancer gets before this");
+            fprintf (pf->ctx->out_fp, " (resume with startShardDraining)\n");
+         }
+      }
       s->draining = false;
       return true;
    }
@@ -894,6 +906,8 @@ preflight_free (preflight_t *pf)
    pf_model_destroy (pf);
    bson_destroy (&pf->moves);
    bson_destroy (&pf->stuck);
+   bson_free (pf->move_drain);
+   bson_free (pf->stuck_drain);
    bson_destroy (&pf->ranged_zones);
    for (size_t i = 0; i < pf->neffects; i++)
       bson_free (pf->effects[i]);

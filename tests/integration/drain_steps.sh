@@ -42,6 +42,26 @@ if sim_start --scenario demo --version 8.3; then
    # --plan: a stop after a start says the drain is paused
    printf 'db.adminCommand({startShardDraining: "shard03"})\ndb.adminCommand({stopShardDraining: "shard03"})\n' > "$TMPD/s.js"
    check_contains "drain_steps --plan stopShardDraining says the drain pauses" "drain of shard03 paused: the balancer leaves shard03 alone" "$(runf --plan)"
+   # ... and its totals leave out the moves the drain planned (a paused drain moves nothing), text and JSON
+   out=$(runf --plan)
+   check_contains "drain_steps --plan paused drain: the total leaves its moves out" "total: 0 chunks, 0 docs, 0B would move" "$out"
+   check_contains "drain_steps --plan paused drain: says how many it left out" "the total leaves out the 6 moves planned off it above" "$out"
+   out=$(runf --plan --json)
+   check_contains "drain_steps --plan --json paused drain: no moves" '"moves" : [  ]' "$out"
+   check_contains "drain_steps --plan --json paused drain: totals 0" '"by" : { "command" : 0, "balancer" : 0, "notWhileBalancerStopped" : 0, "notWhileBalancingDisabled" : 0 }, "chunks" : 0, "docs" : 0, "bytes" : 0' "$out"
+   # resumed: the chunks are back on the shard in the model and drain again, counted once
+   printf 'db.adminCommand({startShardDraining: "shard03"})\ndb.adminCommand({stopShardDraining: "shard03"})\ndb.adminCommand({startShardDraining: "shard03"})\n' > "$TMPD/s.js"
+   out=$(runf --plan)
+   check_eq "drain_steps --plan resumed drain plans its chunks again" 2 "$(printf '%s\n' "$out" | grep -c 'shard shard03 drains: 6 chunks, 187 docs')"
+   check_contains "drain_steps --plan resumed drain: total counts them once" "total: 6 chunks, 187 docs, 12KiB would move: 6 when the balancer runs" "$out"
+   # a move for a zone (not for the drain) stays in the total; a chunk stuck only by the drain leaves the STUCK list
+   printf 'sh.updateZoneKeyRange("app.stores", {zipcode: "10281"}, {zipcode: "94102"}, "NYC")\ndb.adminCommand({startShardDraining: "shard03"})\ndb.adminCommand({stopShardDraining: "shard03"})\n' > "$TMPD/s.js"
+   check_contains "drain_steps --plan paused drain keeps a zone's move" "total: 1 chunks, 18 docs, 1KiB would move: 1 when the balancer runs" "$(runf --plan)"
+   printf 'sh.addShardToZone("shard03", "LON")\nsh.updateZoneKeyRange("app.stores", {zipcode: "94188"}, {zipcode: MaxKey()}, "LON")\ndb.adminCommand({startShardDraining: "shard03"})\ndb.adminCommand({stopShardDraining: "shard03"})\n' > "$TMPD/s.js"
+   out=$(runf --plan --json)
+   rc=$?
+   check_eq "drain_steps --plan paused drain: a chunk stuck by it no longer exits 3" 0 "$rc"
+   check_contains "drain_steps --plan --json paused drain: willNotMove empty" '"willNotMove" : [  ]' "$out"
    # --readonly: the status is a read, the steps are writes
    printf 'db.adminCommand({stopShardDraining: "shard03"})\n' > "$TMPD/s.js"
    check_contains "drain_steps --readonly refuses stopShardDraining" "refused by --readonly" "$(runf --readonly)"

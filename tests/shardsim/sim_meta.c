@@ -5,6 +5,8 @@
 #include "tests/shardsim/sim_crud.h"
 #include "tests/shardsim/sim_ddlcheck.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 /* The config.databases document of db into out (initialised always); false when there is none. */
@@ -111,32 +113,194 @@ sim_cmd_get_shard_version (sim_ctx_t *ctx, bson_t *reply)
    sim_reply_ok (reply);
 }
 
-void
-sim_cmd_check_metadata_consistency (sim_ctx_t *ctx, bson_t *reply)
+/* The IDL's numeric types: long, int, decimal, double (libbson's BSON_ITER_HOLDS_NUMBER leaves decimal out). */
+static bool
+sim_meta_is_numeric (const bson_iter_t *it)
 {
-   bson_iter_t it;
-   char ns[300];
-   simq_docs_t none;
-   simq_docs_init (&none);
+   return BSON_ITER_HOLDS_NUMBER (it) || BSON_ITER_HOLDS_DECIMAL128 (it);
+}
+
+/* IDLParserContext::throwBadType: 14 "BSON field 'checkMetadataConsistency.<path>' is the wrong type '<type>',
+ * expected types '[<types>]'" (the newest idl_parser.cpp closes with "]'"; 7.x-era revisions wrote "']"). */
+static void
+sim_meta_bad_type (const char *path, const bson_iter_t *it, const char *types, bson_t *reply)
+{
+   sim_reply_error (reply, 14, "BSON field 'checkMetadataConsistency.%s' is the wrong type '%s', expected types '[%s]'",
+                    path, simq_type_name (bson_iter_type (it)), types);
+}
+
+/* BSONElement::exactNumberLong (parseIntegerElementToLong) of a numeric field: 9 FailedToParse "Expected an integer:
+ * <field>: <value>" for a double with a fraction, "Cannot represent as a 64-bit integer: ..." out of range (a decimal
+ * that is not an integer too). The value is written as StringBuilder::appendDoubleNice writes it ("%.16g", ".0" when
+ * that has no '.', 'E' or 'N'). */
+static bool
+sim_meta_exact_long (const char *field, const bson_iter_t *it, int64_t *out, bson_t *reply)
+{
+   if (BSON_ITER_HOLDS_DOUBLE (it)) {
+      double d = bson_iter_double (it);
+      char text[64];
+      bson_snprintf (text, sizeof text, "%.16g", d);
+      if (!strchr (text, '.') && !strchr (text, 'E') && !strchr (text, 'N')) {
+         bson_strncpy (text + strlen (text), ".0", sizeof text - strlen (text));
+      }
+      if (d != d) {
+         sim_reply_error (reply, 9, "Expected an integer, but found NaN in: %s: %s", field, text);
+         return false;
+      }
+      if (d >= 9223372036854775808.0 || d < -9223372036854775808.0) {
+         sim_reply_error (reply, 9, "Cannot represent as a 64-bit integer: %s: %s", field, text);
+         return false;
+      }
+      if (d != (double) (int64_t) d) {
+         sim_reply_error (reply, 9, "Expected an integer: %s: %s", field, text);
+         return false;
+      }
+      *out = (int64_t) d;
+      return true;
+   }
+   if (BSON_ITER_HOLDS_DECIMAL128 (it)) {
+      bson_decimal128_t dec;
+      char text[BSON_DECIMAL128_STRING];
+      char *end = NULL;
+      bson_iter_decimal128 (it, &dec);
+      bson_decimal128_to_string (&dec, text);
+      errno = 0;
+      long long v = strtoll (text, &end, 10);
+      if (!end || *end || end == text || ((v == LLONG_MAX || v == LLONG_MIN) && errno == ERANGE)) {
+         sim_reply_error (reply, 9, "Cannot represent as a 64-bit integer: %s: %s", field, text);
+         return false;
+      }
+      *out = (int64_t) v;
+      return true;
+   }
+   *out = bson_iter_as_int64 (it);
+   return true;
+}
+
+/* checkMetadataConsistency's request as its IDL (check_metadata_consistency.idl, CommonCheckMetadataRequestFields in
+ * metadata_consistency_types.idl) parses it on 9.0, field by field in the command's order: the first field a collection
+ * name or 1 (IDLParserContext::checkAndAssertCollectionName: 2 "Invalid command format: ...", 14 for another type,
+ * 2 before 9.0); checkIndexes and checkRangeDeletionIndexes safeBool; dbMetadataLockMaxTimeMS exactInt64 in
+ * [0, 2^31 - 1] (51024 from the generated validator); cursor an object whose batchSize is a safeInt64 >= 0;
+ * performStrictChunkChecksIfBelowThreshold a number (the 9.0 manual: an integer; its IDL was not found). Null and
+ * undefined values count as absent (checkAndAssertTypes); other fields are not checked (strict: false). Writes the
+ * namespace into ns and the batch size (-1: none) into batch; false with reply set on an error. */
+static bool
+sim_meta_parse (sim_ctx_t *ctx, char *ns, size_t nslen, int64_t *batch, bson_t *reply)
+{
+   bson_iter_t it, c;
+   int64_t v;
+   *batch = -1;
    if (!bson_iter_init (&it, ctx->cmd) || !bson_iter_next (&it)) {
       sim_reply_error (reply, 2, "checkMetadataConsistency needs a value");
-      return;
+      return false;
    }
    /* the namespace: <db>.$cmd.aggregate for the cluster (admin) and database levels, <db>.<coll> for a collection */
    if (BSON_ITER_HOLDS_UTF8 (&it)) {
-      const char *coll = bson_iter_utf8 (&it, NULL);
-      if (!strcmp (ctx->db, "admin")) {
-         sim_reply_error (reply, 73,
-                          "checkMetadataConsistency command on admin database can only be run without collection "
-                          "name. Found unexpected collection name: %s",
-                          coll);
-         return;
+      bson_snprintf (ns, nslen, "%s.%s", ctx->db, bson_iter_utf8 (&it, NULL));
+   } else if (BSON_ITER_HOLDS_BINARY (&it) && sim_ver_ge (90)) {
+      bson_subtype_t sub;
+      uint32_t len;
+      const uint8_t *data;
+      bson_iter_binary (&it, &sub, &len, &data);
+      if (sub == BSON_SUBTYPE_UUID) {
+         sim_reply_error (reply, 2, "Collection name must be provided. UUID is not valid in this context");
+         return false;
       }
-      bson_snprintf (ns, sizeof ns, "%s.%s", ctx->db, coll);
-   } else if (BSON_ITER_HOLDS_NUMBER (&it) && bson_iter_as_int64 (&it) == 1) {
-      bson_snprintf (ns, sizeof ns, "%s.$cmd.aggregate", ctx->db);
+      sim_reply_error (reply, 14, "collection name has invalid type binData");
+      return false;
+   } else if (sim_meta_is_numeric (&it)) {
+      if (bson_iter_as_double (&it) != 1.0) {
+         sim_reply_error (reply, 2,
+                          "Invalid command format: the 'checkMetadataConsistency' field must specify a collection "
+                          "name or 1");
+         return false;
+      }
+      bson_snprintf (ns, nslen, "%s.$cmd.aggregate", ctx->db);
    } else {
-      sim_reply_error (reply, 2, "Invalid value for checkMetadataConsistency: must be 1 or a collection name");
+      sim_reply_error (reply, sim_ver_ge (90) ? 14 : 2, "collection name has invalid type %s",
+                       simq_type_name (bson_iter_type (&it)));
+      return false;
+   }
+   while (bson_iter_next (&it)) {
+      const char *key = bson_iter_key (&it);
+      bool absent = BSON_ITER_HOLDS_NULL (&it) || BSON_ITER_HOLDS_UNDEFINED (&it);
+      if (!strcmp (key, "cursor")) {
+         if (absent) {
+            continue;
+         }
+         if (!BSON_ITER_HOLDS_DOCUMENT (&it)) {
+            sim_reply_error (reply, 14,
+                             "BSON field 'checkMetadataConsistency.cursor' is the wrong type '%s', expected type "
+                             "'object'",
+                             simq_type_name (bson_iter_type (&it)));
+            return false;
+         }
+         if (bson_iter_recurse (&it, &c) && bson_iter_find (&c, "batchSize") && !BSON_ITER_HOLDS_NULL (&c) &&
+             !BSON_ITER_HOLDS_UNDEFINED (&c)) {
+            if (!sim_meta_is_numeric (&c)) {
+               if (sim_ver_ge (90)) {
+                  sim_meta_bad_type ("cursor.batchSize", &c, "long, int, decimal, double", reply);
+                  return false;
+               }
+               continue;
+            }
+            *batch = bson_iter_as_int64 (&c);
+            if (*batch < 0 && sim_ver_ge (90)) {
+               sim_reply_error (reply, 51024,
+                                "BSON field 'checkMetadataConsistency.cursor.batchSize' value must be >= 0, actual "
+                                "value '%lld'",
+                                (long long) *batch);
+               return false;
+            }
+         }
+         continue;
+      }
+      if (!sim_ver_ge (90) || absent) {
+         continue;
+      }
+      if (!strcmp (key, "checkIndexes") || !strcmp (key, "checkRangeDeletionIndexes")) {
+         if (!sim_meta_is_numeric (&it) && !BSON_ITER_HOLDS_BOOL (&it)) {
+            sim_meta_bad_type (key, &it, "bool, long, int, decimal, double", reply);
+            return false;
+         }
+      } else if (!strcmp (key, "dbMetadataLockMaxTimeMS")) {
+         if (!sim_meta_is_numeric (&it)) {
+            sim_meta_bad_type (key, &it, "long, int, decimal, double", reply);
+            return false;
+         }
+         if (!sim_meta_exact_long (key, &it, &v, reply)) {
+            return false;
+         }
+         if (v < 0 || v > 2147483647) {
+            sim_reply_error (reply, 51024,
+                             "BSON field 'checkMetadataConsistency.dbMetadataLockMaxTimeMS' value must be %s %s, "
+                             "actual value '%lld'",
+                             v < 0 ? ">=" : "<=", v < 0 ? "0" : "2147483647", (long long) v);
+            return false;
+         }
+      } else if (!strcmp (key, "performStrictChunkChecksIfBelowThreshold") && !sim_meta_is_numeric (&it)) {
+         sim_meta_bad_type (key, &it, "long, int, decimal, double", reply);
+         return false;
+      }
+   }
+   return true;
+}
+
+void
+sim_cmd_check_metadata_consistency (sim_ctx_t *ctx, bson_t *reply)
+{
+   char ns[300];
+   int64_t batch;
+   simq_docs_t none;
+   if (!sim_meta_parse (ctx, ns, sizeof ns, &batch, reply)) {
+      return;
+   }
+   if (!strcmp (ctx->db, "admin") && strcmp (ns, "admin.$cmd.aggregate") != 0) {
+      sim_reply_error (reply, 73,
+                       "checkMetadataConsistency command on admin database can only be run without collection "
+                       "name. Found unexpected collection name: %s",
+                       ns + strlen ("admin."));
       return;
    }
    if (strcmp (ctx->db, "admin") != 0) {
@@ -148,21 +312,6 @@ sim_cmd_check_metadata_consistency (sim_ctx_t *ctx, bson_t *reply)
          return;
       }
    }
-   /* 9.0's performStrictChunkChecksIfBelowThreshold: a chunk-count threshold (the IDL's safeInt64, default 2^60 - 1),
-    * checked for its type; shardsim's metadata has no inconsistency to find at any threshold */
-   if (sim_ver_ge (90) && bson_iter_init_find (&it, ctx->cmd, "performStrictChunkChecksIfBelowThreshold") &&
-       !BSON_ITER_HOLDS_NUMBER (&it)) {
-      sim_reply_error (reply, 14,
-                       "BSON field 'checkMetadataConsistency.performStrictChunkChecksIfBelowThreshold' is the wrong "
-                       "type '%s', expected types '[long, int, decimal, double]'",
-                       simq_type_name (bson_iter_type (&it)));
-      return;
-   }
-   int64_t batch = -1;
-   bson_t cursor;
-   if (docget_sub (ctx->cmd, "cursor", BSON_TYPE_DOCUMENT, &cursor) &&
-       bson_iter_init_find (&it, &cursor, "batchSize") && BSON_ITER_HOLDS_NUMBER (&it)) {
-      batch = bson_iter_as_int64 (&it);
-   }
+   simq_docs_init (&none);
    sim_reply_cursor (reply, ns, &none, batch, true);
 }

@@ -77,15 +77,21 @@ sim_topo_stop (const char *shard, bson_t *reply)
 }
 
 /* The remove-shard commit coordinator (RemoveShardCommitCoordinator::_checkShardExistsAndIsDraining, then
- * _checkShardIsEmpty): a shard removed already is fulfilled (ok); one that is not draining is 117 ("Shard X is not
- * currently draining"); one with chunks, databases or unsharded collections left is not removed (20, "The shard X
- * isn't completely drained. Please use the <status> command to check the draining status."); otherwise it is
- * deleted. */
+ * _checkShardIsEmpty): a shard removed already is fulfilled (ok), and the check calls _finalizeShardRemoval first,
+ * which writes the removeShard changelog entry again (only the config shard gets here gone: the registry always knows
+ * the config server, while commitShardRemoval of another unknown shard returns before the coordinator); one that is not
+ * draining is 117 ("Shard X is not currently draining"); one with chunks, databases or unsharded collections left is
+ * not removed (20, "The shard X isn't completely drained. Please use the <status> command to check the draining
+ * status."); otherwise it is deleted. */
 static void
 sim_topo_commit (const char *shard, const char *status_cmd, bson_t *reply)
 {
    sim_drain_progress_t p;
    if (!sim_shard_get (shard, NULL)) {
+      bson_t details = BSON_INITIALIZER;
+      BSON_APPEND_UTF8 (&details, "shard", shard);
+      sim_changelog (false, "removeShard", "", "config", &details, clock_wall_ms ());
+      bson_destroy (&details);
       sim_reply_ok (reply);
       return;
    }
