@@ -9,11 +9,13 @@ cd "$ROOT" || exit 2
 . tests/lib.sh
 
 # The commands a server only reads with (first key of the command document, as shardsim logs it). Everything else
-# is taken as mutating; aggregate is mutating when its pipeline has $out or $merge.
+# is taken as mutating; aggregate is mutating when its pipeline has $out or $merge, profile unless its level is -1
+# (only the reading form, getProfilingStatus's, asks for -1).
 READS=" find aggregate count distinct listDatabases listCollections listIndexes listShards hello isMaster ismaster
  buildInfo buildinfo ping balancerStatus serverStatus getParameter getCmdLineOpts currentOp getShardVersion
  analyzeShardKey balancerCollectionStatus shardDrainingStatus checkMetadataConsistency connectionStatus endSessions
- getMore killCursors saslStart saslContinue dbStats listCommands hostInfo replSetGetStatus replSetGetConfig "
+ getMore killCursors saslStart saslContinue dbStats listCommands hostInfo replSetGetStatus replSetGetConfig usersInfo
+ rolesInfo "
 READS=" $(echo $READS) " # one space between names, and around them
 
 hs() { NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run --eval "$1" 2>&1; }
@@ -85,9 +87,11 @@ for name in $names; do
    bad=""
    cmds=$(sed -n 's/.*"cmd": { "\([^"]*\)".*/\1/p' "$TMPD/ro.log")
    for c in $cmds; do
+      [ "$c" = profile ] && continue # judged by its level, below
       case "$READS" in *" $c "*) ;; *) bad="$bad $c" ;; esac
    done
    if grep '"cmd": { "aggregate"' "$TMPD/ro.log" | grep -q -E '"\$(out|merge)"'; then bad="$bad aggregate+\$out/\$merge"; fi
+   if grep '"cmd": { "profile"' "$TMPD/ro.log" | grep -v -q -E '"profile" : (-1|\{ "\$numberInt" : "-1" \})[ ,}]'; then bad="$bad profile(level)"; fi
    if [ -n "$bad" ]; then
       fail "readonly_all/$name sends no write" "received:$bad for $example"
    else
