@@ -306,10 +306,12 @@ fault() {
    $T send-keys -t repl "db.adminCommand({simFault: $1})" Enter
    wait_count 'failCommands:' "$NFAULT" 30 || fail "faults/repl/inject" "$1: $(screen | grep -v '^$' | tail -n 3)"
 }
-# clear: removes every fault, from another client (retried: the fault may drop it)
+# clear: removes every fault, from another client (retried: the fault may drop it). Its socket timeout outlasts the
+# delays the faults set (3 s at most): an attempt given up while its reply was delayed was still carried out by
+# shardsim once the delay ended, clearing the next fault set (faults/repl/hang and drop then saw no error)
 clear_faults() {
    for _i in 1 2 3 4 5 6 7 8; do
-      "$SHARDSH" --norc --quiet "$SIM_URI/?socketTimeoutMS=1000&serverSelectionTimeoutMS=6000&connectTimeoutMS=6000" \
+      "$SHARDSH" --norc --quiet "$SIM_URI/?socketTimeoutMS=8000&serverSelectionTimeoutMS=6000&connectTimeoutMS=6000" \
          --eval 'db.adminCommand({simFault: "clear"})' > /dev/null 2>&1 && return 0
       sleep 0.2
    done
