@@ -349,13 +349,17 @@ if sim_start --scenario demo --load app.big:ascending:300; then
    sleep 1.2
    works hang
 
-   # connections dropped while a reply is delayed
-   fault '"delay", ms: 800, forMs: 2500'
+   # connections dropped while a reply is delayed (6 s of delays: the window must still be open when the statement
+   # comes, after the second fault's round trip, however loaded the machine is)
+   fault '"delay", ms: 800, forMs: 6000'
+   DELAY0=$(now_ms)
    fault '"dropEvery", ms: 300'
    send 'sh.getBalancerState()'
    reported drop "error: (no reply to find: the connection was closed|cannot reach 127.0.0.1:$port: Server closed connection)" \
       'sh.getBalancerState()'
-   sleep 2 # the delay's forMs: until then every new connection's hello waits 800 ms and is dropped
+   # the delay's forMs: until then every new connection's hello waits 800 ms and is dropped
+   left=$((6000 - ($(now_ms) - DELAY0)))
+   [ "$left" -gt 0 ] && sleep "$(((left + 999) / 1000))"
    clear_faults || fail "faults/repl/drop/clear" "simFault clear did not get through"
    works drop
 
