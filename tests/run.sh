@@ -60,10 +60,12 @@ run_one() {
 # The tests that take longest (wall time in the clean-clone runs, tests/run.sh's timing report), started first so
 # that the $JOBS workers end close together rather than waiting on one long test at the end; a label not listed
 # keeps its place after them. Keep it to the slowest dozen: the order of the rest matters little.
-SLOW_FIRST="tests/peer/compare_corpus.sh tests/peer/compare_js_scripts.sh tests/peer/compare_js_globals.sh
-unit/test_sim_dynamics tests/integration/valgrind.sh tests/integration/faults.sh tests/integration/readonly_all.sh
-tests/integration/stuck_80.sh tests/integration/story.sh tests/peer/compare_db_methods.sh
-tests/peer/compare_sh_helpers.sh tests/integration/dash_ops.sh unit/test_sim_fidelity_rows tests/integration/dash_fit.sh"
+# The mongosh peer tests come after the first few: on a clean clone mongosh is being installed meanwhile (below).
+SLOW_FIRST="unit/test_sim_dynamics tests/integration/valgrind.sh tests/integration/faults.sh
+tests/integration/readonly_all.sh tests/peer/compare_corpus.sh tests/peer/compare_js_scripts.sh
+tests/integration/stuck_80.sh tests/peer/compare_js_globals.sh tests/integration/story.sh
+tests/peer/compare_db_methods.sh tests/peer/compare_sh_helpers.sh tests/integration/dash_ops.sh
+unit/test_sim_fidelity_rows tests/integration/dash_fit.sh"
 
 suite_queue() {
    # the suite, one "label<TAB>command" per line: the SLOW_FIRST tests, then the mongosh peer scripts, the
@@ -220,6 +222,12 @@ for pass in $PASSES; do
       ;;
    esac
 done
+# mongosh for the peer tests: when none is installed yet (a clean clone) and no MONGOSH is given, its install
+# (tests/lib.sh ensure_mongosh, under its lock) starts now, while the first tests run; the peer tests wait on the
+# lock for it instead of three of them each waiting from their start
+if [ -z "${MONGOSH:-}" ] && [ ! -x .cache/mongosh/node_modules/.bin/mongosh ] && grep -q '	tests/peer/' "$POOL"; then
+   sh -c '. tests/lib.sh; ensure_mongosh mongosh-install > /dev/null' tests/peer/install > "$LOGDIR/mongosh-install.log" 2>&1 &
+fi
 w=0
 while [ "$w" -lt "$JOBS" ]; do
    pool_worker &
