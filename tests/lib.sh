@@ -127,12 +127,50 @@ sim_stop() {
 
 cleanup() {
    sim_stop
-   for _sock in "$TMPD"/tmux.*.sock; do
+   groups_stop
+   for _sock in "$TMPD"/tmux.*.sock "$TMPD"/group.*/tmux.*.sock; do
       [ -S "$_sock" ] && tmux -S "$_sock" kill-server 2> /dev/null
    done
    rm -rf "$TMPD"
 }
 trap cleanup EXIT
+
+# Independent parts of a test that mostly wait (timeouts, timed shardsim operations, terminals) run at once, each
+# in a background subshell with its own shardsim and folder, so the test takes as long as its longest part rather
+# than their sum; their result lines are printed in the order the parts were started, as if they had run one
+# after the other (the same PASS names).
+# group NAME FUNCTION [ARGS...]: runs FUNCTION in the background with TMPD set to its own folder $TMPD/group.NAME
+# (its shardsim's sim.out/sim.err, tmux sockets and files) and its output (stdout and stderr) kept until
+# groups_wait; a group's shardsim is stopped when the group ends. NAME: letters, digits, _ and -.
+GROUP_PIDS=""
+GROUP_NAMES=""
+group() {
+   _gname=$1
+   shift
+   mkdir -p "$TMPD/group.$_gname"
+   (
+      TMPD="$TMPD/group.$_gname"
+      SIM_PID=""
+      trap 'sim_stop' EXIT
+      trap 'exit 143' TERM
+      "$@"
+   ) > "$TMPD/group.$_gname.out" 2>&1 < /dev/null &
+   GROUP_PIDS="$GROUP_PIDS $!"
+   GROUP_NAMES="$GROUP_NAMES $_gname"
+}
+# groups_wait: waits for every group, then prints each one's output in the order they were started.
+groups_wait() {
+   for _p in $GROUP_PIDS; do wait "$_p"; done
+   GROUP_PIDS=""
+   for _g in $GROUP_NAMES; do cat "$TMPD/group.$_g.out"; done
+   GROUP_NAMES=""
+}
+# groups_stop: stops the groups still running (a test that ends early); their shardsims stop with them.
+groups_stop() {
+   for _p in $GROUP_PIDS; do kill "$_p" 2> /dev/null; done
+   for _p in $GROUP_PIDS; do wait "$_p" 2> /dev/null; done
+   GROUP_PIDS=""
+}
 
 # dash_require LABEL: ends the test with "SKIP LABEL: this build has no dashboard" when $SHARDSH has no --dashboard.
 dash_require() {

@@ -7,9 +7,12 @@
 #   fuzz   each libFuzzer target replays its saved corpus and regressions once (build/fuzz), when clang built
 #          them: deterministic; the random campaign is `make fuzz`
 # SHARDSH_JOBS (default 4) tests run at a time; TEST_ONLY=<text> runs only the tests whose label contains it;
-# SHARDSH_BG_BUILD is a build to run during the plain pass (below). The ten slowest tests are printed at the end.
+# SHARDSH_BG_BUILD is a build to run during the plain pass (below). The plain and asan passes share one pool of
+# workers (the asan tests queued after the plain ones, started once the background build is done), so the asan
+# pass does not wait for the plain pass's last test. The ten slowest tests are printed at the end.
 BUILD=${BUILD:-build}
 BINDIR=${BINDIR:-bin}
+UNITS_BUILD=$BUILD
 PASSES=${SHARDSH_PASSES:-plain}
 # libmongoc's constructor creates /dev/shm/mongoc-<pid> before main(); a stale file left by a killed process with
 # the same pid makes it print a warning on stderr, which would leak into tests that compare stderr
@@ -54,17 +57,36 @@ run_one() {
    grep -E '^FAIL ' "$out" | sed "s|^|  [$PREFIX$label] |"
 }
 
+# The tests that take longest (wall time in the clean-clone runs, tests/run.sh's timing report), started first so
+# that the $JOBS workers end close together rather than waiting on one long test at the end; a label not listed
+# keeps its place after them. Keep it to the slowest dozen: the order of the rest matters little.
+# The mongosh peer tests come after the first few: on a clean clone mongosh is being installed meanwhile (below).
+SLOW_FIRST="unit/test_sim_dynamics tests/integration/valgrind.sh tests/integration/faults.sh
+tests/integration/readonly_all.sh tests/peer/compare_corpus.sh tests/peer/compare_js_scripts.sh
+tests/integration/stuck_80.sh tests/peer/compare_js_globals.sh tests/integration/story.sh
+tests/peer/compare_db_methods.sh tests/peer/compare_sh_helpers.sh tests/integration/dash_ops.sh
+unit/test_sim_fidelity_rows tests/integration/dash_fit.sh"
+
 suite_queue() {
-   # the suite, one "label<TAB>command" per line, the longest first (the mongosh peer scripts, then the shell-level
-   # tests, then the unit binaries) so that $JOBS workers end close together. TEST_ONLY filters by label.
+   # the suite, one "label<TAB>command" per line: the SLOW_FIRST tests, then the mongosh peer scripts, the
+   # shell-level tests and the unit binaries, so that $JOBS workers end close together
+   suite_all > "$LOGDIR/all-tests"
+   for l in $SLOW_FIRST; do
+      awk -F '\t' -v l="$l" '$1 == l' "$LOGDIR/all-tests"
+   done
+   awk -F '\t' -v slow=" $(echo $SLOW_FIRST) " 'index(slow, " " $1 " ") == 0' "$LOGDIR/all-tests"
+}
+suite_all() {
    for t in tests/peer/*.sh tests/integration/*.sh; do
       [ -f "$t" ] || continue
       case "$t" in */lib.sh) continue ;; esac # shared functions, not a test
       echo "$t	sh $t"
    done
    [ -f tests/scripts/run.sh ] && echo "tests/scripts	sh tests/scripts/run.sh"
-   for t in "$BUILD"/tests/test_* "$BUILD"/tests/simtest_*; do
-      [ -x "$t" ] && echo "unit/$(basename "$t")	$t"
+   # the unit binaries as the first build has them (the asan pass's are queued before the background build made
+   # them: the same names, in $BUILD)
+   for t in "$UNITS_BUILD"/tests/test_* "$UNITS_BUILD"/tests/simtest_*; do
+      [ -x "$t" ] && echo "unit/$(basename "$t")	$BUILD/tests/$(basename "$t")"
    done
 }
 
@@ -85,64 +107,101 @@ test_passes() {
    head -3 "$(test_source "$1")" 2> /dev/null | sed -n 's|^[#/* ]*passes:\([a-z ]*\).*|\1|p' | head -1
 }
 
-suite_worker() {
-   # takes the queue's tests one at a time: a test is run by the worker whose mkdir of its claim directory succeeds
-   n=0
-   while IFS='	' read -r label cmd; do
-      n=$((n + 1))
-      mkdir "$LOGDIR/claim.$n" 2> /dev/null || continue
-      # shellcheck disable=SC2086 # the command is a path and its arguments, split on purpose
-      run_one "$label" $cmd
-   done < "$LOGDIR/queue"
+pass_env() {
+   # $1: a pass; sets what its tests run with (in the caller's shell: call it in a subshell)
+   case "$1" in
+   plain)
+      PREFIX=""
+      export BUILD BINDIR
+      ;;
+   asan)
+      PREFIX="asan:"
+      BUILD=build/asan
+      BINDIR=build/asan/bin
+      SHARDSH_SAN=1
+      ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+      UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+      LOGDIR="$LOGDIR/asan"
+      export BUILD BINDIR SHARDSH_SAN ASAN_OPTIONS UBSAN_OPTIONS
+      ;;
+   esac
+   PASS=$1
 }
 
-run_suite() {
-   # runs the pass's tests (their passes line) on $JOBS workers, then adds each test's results to the log in queue
-   # order, so the log does not depend on which worker ran what. SHARDSH_JOBS defaults to 4: most tests wait on a
-   # server, a timer or a terminal (the plain pass measured 657 s of test wall time for 232 s of CPU), and every
-   # test has its own temporary folder, shardsim ports and tmux socket
-   mkdir -p "$LOGDIR"
-   suite_queue | while IFS='	' read -r label cmd; do
-      case "$label" in *"$ONLY"*) ;; *) continue ;; esac
-      passes=$(test_passes "$label")
-      case " $passes " in
-      "  ")
-         echo "FAIL $PREFIX$label: says no passes (a line '# passes: plain asan' near the top of $(test_source "$label"))" >> "$LOG"
-         continue ;;
-      *" $PASS "*) ;;
-      *) echo "$PREFIX$label" >> "$LOGDIR/not-in-pass"; continue ;;
-      esac
-      for p in $passes; do
-         case "$p" in plain | asan) ;; *) echo "FAIL $PREFIX$label: unknown pass '$p' in its passes line" >> "$LOG" ;; esac
-      done
-      printf '%s\t%s\n' "$label" "$cmd"
-   done > "$LOGDIR/queue"
-   [ -f "$LOGDIR/not-in-pass" ] && echo "  [$PASS] $(wc -l < "$LOGDIR/not-in-pass") tests not in this pass (their passes line)"
-   w=0
-   while [ "$w" -lt "$JOBS" ]; do
-      suite_worker &
-      w=$((w + 1))
-   done
-   wait
-   while IFS='	' read -r label cmd; do
-      res="$LOGDIR/$(echo "$label" | tr '/ :' '___').log.res"
-      [ -f "$res" ] && cat "$res" >> "$LOG"
-   done < "$LOGDIR/queue"
+queue_pass() {
+   # $1: plain or asan; adds the pass's tests (their passes line) to $POOL as "pass<TAB>label<TAB>command", the
+   # slowest first
+   (
+      pass_env "$1"
+      mkdir -p "$LOGDIR"
+      suite_queue | while IFS='	' read -r label cmd; do
+         case "$label" in *"$ONLY"*) ;; *) continue ;; esac
+         passes=$(test_passes "$label")
+         case " $passes " in
+         "  ")
+            echo "FAIL $PREFIX$label: says no passes (a line '# passes: plain asan' near the top of $(test_source "$label"))" >> "$LOG"
+            continue ;;
+         *" $PASS "*) ;;
+         *) echo "$PREFIX$label" >> "$LOGDIR/not-in-pass"; continue ;;
+         esac
+         for p in $passes; do
+            case "$p" in plain | asan) ;; *) echo "FAIL $PREFIX$label: unknown pass '$p' in its passes line" >> "$LOG" ;; esac
+         done
+         printf '%s\t%s\t%s\n' "$PASS" "$label" "$cmd"
+      done >> "$POOL"
+      [ -f "$LOGDIR/not-in-pass" ] && echo "  [$PASS] $(wc -l < "$LOGDIR/not-in-pass") tests not in this pass (their passes line)"
+   )
+}
+
+bg_build_ready() {
+   # in a worker: waits until the background build has ended; false when it failed (its tests are not run)
+   [ -n "$BG_PID" ] || return 0
+   until [ -s "$LOGDIR/bg-build.rc" ]; do sleep 0.5; done
+   [ "$(cat "$LOGDIR/bg-build.rc")" = 0 ]
+}
+
+pool_worker() {
+   # takes the pool's tests one at a time: a test is run by the worker whose mkdir of its claim directory succeeds.
+   # The asan pass's tests follow the plain pass's in the pool, so they start as workers free up at the plain pass's
+   # end (once the sanitizer build is done) rather than after its last test
+   n=0
+   while IFS='	' read -r pass label cmd; do
+      n=$((n + 1))
+      mkdir "$LOGDIR/claim.$n" 2> /dev/null || continue
+      [ "$pass" = plain ] || bg_build_ready || continue
+      # shellcheck disable=SC2086 # the command is a path and its arguments, split on purpose
+      (pass_env "$pass"; run_one "$label" $cmd)
+   done < "$POOL"
+}
+
+pool_collect() {
+   # $1: a pass; adds its tests' results to the log in pool order, so the log does not depend on which worker ran
+   # what
+   (
+      pass_env "$1"
+      while IFS='	' read -r pass label cmd; do
+         [ "$pass" = "$1" ] || continue
+         res="$LOGDIR/$(echo "$label" | tr '/ :' '___').log.res"
+         [ -f "$res" ] && cat "$res" >> "$LOG"
+      done < "$POOL"
+   )
 }
 
 # SHARDSH_BG_BUILD: a command (the sanitizer and fuzz builds, from `make test`) run in the background while the plain
-# pass runs, which mostly waits on servers and terminals; the next pass starts once it has ended, and fails when it did
+# pass runs, which mostly waits on servers and terminals; the asan pass's tests start once it has ended, and not at
+# all when it failed
 BG_PID=""
 if [ -n "${SHARDSH_BG_BUILD:-}" ]; then
    echo "  [build] in the background during the plain pass (log in $LOGDIR/bg-build.log)"
-   sh -c "$SHARDSH_BG_BUILD" > "$LOGDIR/bg-build.log" 2>&1 < /dev/null &
+   sh -c "$SHARDSH_BG_BUILD; echo \$? > '$LOGDIR/bg-build.rc.tmp'; mv '$LOGDIR/bg-build.rc.tmp' '$LOGDIR/bg-build.rc'" \
+      > "$LOGDIR/bg-build.log" 2>&1 < /dev/null &
    BG_PID=$!
 fi
 bg_build_wait() {
    # waits for the background build once; false when it failed (one FAIL line, the log's end printed)
    [ -n "$BG_PID" ] || return "${BG_RC:-0}"
    wait "$BG_PID"
-   BG_RC=$?
+   BG_RC=$(cat "$LOGDIR/bg-build.rc" 2> /dev/null || echo 1)
    BG_PID=""
    if [ "$BG_RC" -ne 0 ]; then
       echo "FAIL build: the background build failed with status $BG_RC (see $LOGDIR/bg-build.log)" >> "$LOG"
@@ -151,21 +210,38 @@ bg_build_wait() {
    return "$BG_RC"
 }
 
+# the plain and asan passes share one pool of $JOBS workers; fuzz runs after them
+POOL="$LOGDIR/pool"
+: > "$POOL"
 for pass in $PASSES; do
-   [ "$pass" = plain ] || bg_build_wait || continue
    case "$pass" in
-   plain)
-      PREFIX=""
-      (PASS=plain; export BUILD BINDIR; run_suite)
-      ;;
+   plain) queue_pass plain ;;
    asan)
-      PREFIX="asan:"
       echo "  [asan] the suite under AddressSanitizer and UndefinedBehaviorSanitizer"
-      (BUILD=build/asan BINDIR=build/asan/bin SHARDSH_SAN=1 \
-          ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-          LOGDIR="$LOGDIR/asan" PASS=asan; mkdir -p "$LOGDIR"; export BUILD BINDIR SHARDSH_SAN ASAN_OPTIONS UBSAN_OPTIONS; run_suite)
+      queue_pass asan
       ;;
+   esac
+done
+# mongosh for the peer tests: when none is installed yet (a clean clone) and no MONGOSH is given, its install
+# (tests/lib.sh ensure_mongosh, under its lock) starts now, while the first tests run; the peer tests wait on the
+# lock for it instead of three of them each waiting from their start
+if [ -z "${MONGOSH:-}" ] && [ ! -x .cache/mongosh/node_modules/.bin/mongosh ] && grep -q '	tests/peer/' "$POOL"; then
+   sh -c '. tests/lib.sh; ensure_mongosh mongosh-install > /dev/null' tests/peer/install > "$LOGDIR/mongosh-install.log" 2>&1 &
+fi
+w=0
+while [ "$w" -lt "$JOBS" ]; do
+   pool_worker &
+   w=$((w + 1))
+done
+wait
+BG_OK=1
+bg_build_wait || BG_OK=0
+for pass in $PASSES; do
+   case "$pass" in
+   plain) pool_collect plain ;;
+   asan) pool_collect asan ;;
    fuzz)
+      [ "$BG_OK" = 1 ] || continue
       PREFIX=""
       case fuzz in *"$ONLY"*) ;; *) continue ;; esac
       if [ -x build/fuzz/fuzz_parser ] && [ -x build/fuzz/fuzz_render ]; then
@@ -177,8 +253,6 @@ for pass in $PASSES; do
       ;;
    esac
 done
-
-bg_build_wait
 
 # the timing report: every test's wall and CPU time over all passes in $LOGDIR/timing.txt, the ten slowest here
 find "$LOGDIR" -name timing -exec cat {} + | sort -t '	' -k2,2nr > "$LOGDIR/timing.txt"

@@ -8,7 +8,8 @@
 # no sanitizer report; the REPL (through tmux) reports the same, gives the prompt back and runs the next command once
 # the fault is over; Ctrl-C abandons a reply that never comes (default timeouts) and the shell lives; a connection
 # string's socketTimeoutMS bounds a hung reply, and without one a slow reply (6 s) is waited for; the dashboard's
-# --once --json during a hang answers within its bound, stale. See docs/reliability.md, "Faults".
+# --once --json during a hang answers within its bound, stale. See docs/reliability.md, "Faults". The parts run at
+# once (tests/lib.sh group), each on its own shardsim: the test lasts as long as its longest part.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/lib.sh
 export NO_COLOR=1
@@ -45,6 +46,7 @@ check_script() {
 }
 
 # ---------------------------------------------------------------- scripts
+faults_basic() {
 if sim_start --scenario demo --fault-fail moveChunk:70; then
    run_script failcmd "$SIM_URI/?$OPTS" \
       'sh.getBalancerState()\nsh.moveChunk("app.events", {ts: 1}, "shard02")\nprint("not reached")\n'
@@ -75,8 +77,10 @@ if sim_start --scenario demo; then
 else
    fail "faults/hang" "shardsim did not start"
 fi
+}
 
 # a router that hangs from the start: the handshake's hello times out inside server selection
+faults_start() {
 if sim_start --scenario demo --fault-hang-ms 4000; then
    run_script hangstart "$SIM_URI/?$OPTS" 'sh.getBalancerState()\nprint("not reached")\n'
    check_script hangstart 1 "cannot reach 127.0.0.1:$SIM_PORT: socket timeout"
@@ -102,8 +106,10 @@ if sim_start --scenario demo --fault-refuse-ms 4000; then
 else
    fail "faults/refuse" "shardsim did not start"
 fi
+}
 
 # garbled replies and a cursor cut after its first batch (300 documents: the first batch has 101, then getMore)
+faults_garbage() {
 if sim_start --scenario demo --load app.big:ascending:300 --fault-bad-reply find:length:2; then
    # the header claims 2^31-1 bytes; times 2, so the driver's retry of the read gets the same
    run_script badlength "$SIM_URI/?$OPTS" 'sh.getBalancerState()\nprint("not reached")\n'
@@ -159,8 +165,10 @@ if sim_start --scenario demo --load app.big:ascending:300 --fault-bad-reply find
 else
    fail "faults/garbage" "shardsim did not start"
 fi
+}
 
 # a connection string's socketTimeoutMS bounds a reply that never comes; without one, a slow reply is waited for
+faults_sockettimeout() {
 if sim_start --scenario demo; then
    run_script sockettimeout "$SIM_URI/?socketTimeoutMS=2000" \
       'sh.getBalancerState()\ndb.adminCommand({simFault: "hang", ms: 30000})\nsh.getBalancerState()\nprint("not reached")\n'
@@ -176,6 +184,8 @@ if sim_start --scenario demo; then
 else
    fail "faults/sockettimeout" "shardsim did not start"
 fi
+}
+faults_slowok() {
 if sim_start --scenario demo; then
    # 6 s: more than the 5 s serverSelectionTimeoutMS and connectTimeoutMS defaults, far less than libmongoc's 300 s
    # socketTimeoutMS, which the shell keeps (a long moveChunk or analyzeShardKey is legitimate)
@@ -191,8 +201,10 @@ if sim_start --scenario demo; then
 else
    fail "faults/slowok" "shardsim did not start"
 fi
+}
 
 # no wait outlives its timeout: sh.waitForBalancer against a balancer that never starts a round
+faults_waitbal() {
 if sim_start --scenario demo; then
    run_script waitbal "$SIM_URI/?$OPTS" 'sh.waitForBalancer(true, 1500)\nprint("not reached")\n'
    if [ "$MS" -lt 4000 ]; then pass "faults/waitbal/bounded"; else fail "faults/waitbal/bounded" "took ${MS} ms"; fi
@@ -222,12 +234,9 @@ if sim_start --scenario demo; then
 else
    fail "faults/waitbal" "shardsim did not start"
 fi
+}
 
 # ---------------------------------------------------------------- the REPL
-if ! command -v tmux > /dev/null 2>&1; then
-   skip "faults/repl" "tmux is not installed"
-   exit 0
-fi
 NSOCK=0
 T="tmux -S $TMPD/tmux.0.sock"
 new_server() { NSOCK=$((NSOCK + 1)); T="tmux -S $TMPD/tmux.$NSOCK.sock"; }
@@ -297,16 +306,19 @@ fault() {
    $T send-keys -t repl "db.adminCommand({simFault: $1})" Enter
    wait_count 'failCommands:' "$NFAULT" 30 || fail "faults/repl/inject" "$1: $(screen | grep -v '^$' | tail -n 3)"
 }
-# clear: removes every fault, from another client (retried: the fault may drop it)
+# clear: removes every fault, from another client (retried: the fault may drop it). Its socket timeout outlasts the
+# delays the faults set (3 s at most): an attempt given up while its reply was delayed was still carried out by
+# shardsim once the delay ended, clearing the next fault set (faults/repl/hang and drop then saw no error)
 clear_faults() {
    for _i in 1 2 3 4 5 6 7 8; do
-      "$SHARDSH" --norc --quiet "$SIM_URI/?socketTimeoutMS=1000&serverSelectionTimeoutMS=6000&connectTimeoutMS=6000" \
+      "$SHARDSH" --norc --quiet "$SIM_URI/?socketTimeoutMS=8000&serverSelectionTimeoutMS=6000&connectTimeoutMS=6000" \
          --eval 'db.adminCommand({simFault: "clear"})' > /dev/null 2>&1 && return 0
       sleep 0.2
    done
    return 1
 }
 
+faults_repl() {
 if sim_start --scenario demo --load app.big:ascending:300; then
    port=$SIM_PORT
    new_server
@@ -337,13 +349,17 @@ if sim_start --scenario demo --load app.big:ascending:300; then
    sleep 1.2
    works hang
 
-   # connections dropped while a reply is delayed
-   fault '"delay", ms: 800, forMs: 2500'
+   # connections dropped while a reply is delayed (6 s of delays: the window must still be open when the statement
+   # comes, after the second fault's round trip, however loaded the machine is)
+   fault '"delay", ms: 800, forMs: 6000'
+   DELAY0=$(now_ms)
    fault '"dropEvery", ms: 300'
    send 'sh.getBalancerState()'
    reported drop "error: (no reply to find: the connection was closed|cannot reach 127.0.0.1:$port: Server closed connection)" \
       'sh.getBalancerState()'
-   sleep 2 # the delay's forMs: until then every new connection's hello waits 800 ms and is dropped
+   # the delay's forMs: until then every new connection's hello waits 800 ms and is dropped
+   left=$((6000 - ($(now_ms) - DELAY0)))
+   [ "$left" -gt 0 ] && sleep "$(((left + 999) / 1000))"
    clear_faults || fail "faults/repl/drop/clear" "simFault clear did not get through"
    works drop
 
@@ -397,11 +413,13 @@ if sim_start --scenario demo --load app.big:ascending:300; then
 else
    fail "faults/repl" "shardsim did not start"
 fi
+}
 
 # Ctrl-C abandons a reply that never comes: default timeouts (libmongoc's socketTimeoutMS is 300 s), a router that
 # holds every request for 7 s; Ctrl-C 1 s into the wait must end it at once, drop the rest of the typed line, and the
 # shell must go on. A second Ctrl-C cuts the new connection's handshake (held too). Once the hang is over, the next
 # command works on a new connection.
+faults_repl_ctrl_c() {
 if sim_start --scenario demo; then
    new_server
    $T new-session -d -s repl -x 160 -y 50 "NO_COLOR=1 $SH_ABS --norc --quiet '$SIM_URI'; echo EXITED=\$?; sleep 30"
@@ -460,3 +478,20 @@ if sim_start --scenario demo; then
 else
    fail "faults/repl_ctrl_c" "shardsim did not start"
 fi
+}
+
+# the parts at once, each with its own shardsim (and terminal): they mostly wait out timeouts and hangs, so the test
+# takes as long as its longest part rather than their sum
+group basic faults_basic
+group start faults_start
+group garbage faults_garbage
+group sockettimeout faults_sockettimeout
+group slowok faults_slowok
+group waitbal faults_waitbal
+if command -v tmux > /dev/null 2>&1; then
+   group repl faults_repl
+   group repl_ctrl_c faults_repl_ctrl_c
+else
+   skip "faults/repl" "tmux is not installed"
+fi
+groups_wait

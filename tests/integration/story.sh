@@ -3,7 +3,9 @@
 # The cluster's story, live against shardsim: timed resharding, moveCollection and unshardCollection as shardsim
 # models them ($currentOp donor and recipient rows, config.reshardingOperations, the commit at the end), then
 # sh.progress() during a reshardCollection and a drain, sh.explainBalance on collections kept imbalanced by
-# noBalance, a jumbo chunk and a draining shard, and sh.migrationHistory (docs/story.md).
+# noBalance, a jumbo chunk and a draining shard, and sh.migrationHistory (docs/story.md). The parts run at once
+# (tests/lib.sh group), each on its own shardsim; checks of a timed operation wait for its phase, and the drain
+# moves in balancer rounds the test runs, so nothing depends on how loaded the machine is.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
@@ -21,8 +23,24 @@ reshard_rows() {
       jq -c '.cursor.firstBatch[]'
 }
 
+# wait_rows JQ: reshard_rows once a RecipientService row passes the jq condition JQ (polled every 0.1 s, at most
+# 10 s): the checks of a timed resharding's phase wait for that phase rather than for a fixed time
+wait_rows() {
+   _i=0
+   while :; do
+      _rows=$(reshard_rows)
+      if echo "$_rows" | grep RecipientService | jq -s -e "map(select($1)) | length > 0" > /dev/null 2>&1 || [ "$_i" -ge 100 ]; then
+         break
+      fi
+      sleep 0.1
+      _i=$((_i + 1))
+   done
+   echo "$_rows"
+}
+
 # ---- the dry-run golden is what goes on the wire: tests/scripts/dryrun_story.case live against shardsim (minus the
 # endless watch, and explainBalance, whose follow-up reads depend on the cluster) ----
+story_wire() {
 case_part tests/scripts/dryrun_story.case js | grep -v -E '^//|watch|explainBalance' > "$TMPD/story_dry.js"
 NO_COLOR=1 "$SHARDSH" --norc --quiet --dry-run --json -f "$TMPD/story_dry.js" 2> /dev/null |
    jq -c 'select(.dryRun) | {db: .db, cmd: .command}' > "$TMPD/story_expected"
@@ -42,15 +60,16 @@ if sim_start --scenario demo --version 8.0 --log-commands "$TMPD/story_sim.log";
 else
    fail "story.wire" "shardsim did not start"
 fi
+}
 
 # ---- shardsim: timed reshardCollection, moveCollection, unshardCollection (8.0); 8 s each, so that the checks made
 # while one runs still find it running on a loaded machine (tests/run.sh runs two tests at a time) ----
+story_reshard() {
 if sim_start --version 8.0 --reshard-ms 8000 --chunk-size-kb 64 --load app.big:ascending:3000 \
    --load app.logs:ascending:400:unsharded; then
    run 'sh.reshardCollection("app.big", {absent: 1})' > "$TMPD/reshard.out" &
    bg=$!
-   sleep 1.2
-   rows=$(reshard_rows)
+   rows=$(wait_rows '.recipientState == "cloning" and .bytesCopied > 0')
    check_eq "story.sim donor and recipient rows during reshardCollection" "1 3" \
       "$(echo "$rows" | grep -c DonorService) $(echo "$rows" | grep -c RecipientService)"
    check_eq "story.sim recipients are cloning, with the 8.0 provenance" '["cloning","reshardCollection"]' \
@@ -71,6 +90,15 @@ if sim_start --version 8.0 --reshard-ms 8000 --chunk-size-kb 64 --load app.big:a
    check_eq "story.sim reshardCollection answers ok when it commits" 1 "$(jq -r .ok < "$TMPD/reshard.out")"
    check_eq "story.sim the new key is committed and the operation gone" '{"absent":1} 0' \
       "$(run 'db.getSiblingDB("config").collections.findOne({_id: "app.big"})' | jq -c .key) $(reshard_rows | wc -l | tr -d ' ')"
+   sim_stop
+else
+   fail "story.sim" "shardsim did not start"
+fi
+}
+# moveCollection and unshardCollection, each on its own shardsim started as story_reshard's (8 s each, at once)
+story_move() {
+if sim_start --version 8.0 --reshard-ms 8000 --chunk-size-kb 64 --load app.big:ascending:3000 \
+   --load app.logs:ascending:400:unsharded; then
    run 'sh.moveCollection("app.logs", "shard02")' > "$TMPD/move.out" &
    bg=$!
    sleep 1
@@ -80,6 +108,14 @@ if sim_start --version 8.0 --reshard-ms 8000 --chunk-size-kb 64 --load app.big:a
    wait "$bg"
    out=$(run 'db.getSiblingDB("config").collections.findOne({_id: "app.logs"})' | jq -c '[.key, .unsplittable]')
    check_eq "story.sim moveCollection leaves a tracked unsplittable collection" '[{"_id":1},true]' "$out"
+   sim_stop
+else
+   fail "story.sim" "shardsim did not start"
+fi
+}
+story_unshard() {
+if sim_start --version 8.0 --reshard-ms 8000 --chunk-size-kb 64 --load app.big:ascending:3000 \
+   --load app.logs:ascending:400:unsharded; then
    out=$(run 'sh.unshardCollection("app.big", "shard03")' | jq -r .ok)
    check_eq "story.sim unshardCollection commits" 1 "$out"
    out=$(run 'db.getSiblingDB("config").collections.findOne({_id: "app.big"})' | jq -c '[.key, .unsplittable]')
@@ -90,10 +126,12 @@ if sim_start --version 8.0 --reshard-ms 8000 --chunk-size-kb 64 --load app.big:a
 else
    fail "story.sim" "shardsim did not start"
 fi
+}
 
 # ---- sh.progress during a reshardCollection and a drain; sh.explainBalance; sh.migrationHistory (8.0) ----
 # app.nb and app.jb hold far more than three chunk sizes on shard01 (imbalanced for the 8.0 policy); app.nb is
 # excluded from balancing, app.jb's only chunk is flagged jumbo; app.h (hashed, 30 chunks, 10 on shard03) is drained.
+story_live() {
 if sim_start --version 8.0 --reshard-ms 15000 --chunk-size-kb 1024 --load app.big:ascending:3000 \
    --load app.nb:ascending:20000 --load app.jb:lowcard:20000; then
    # 8.0 ignores numInitialChunks (one chunk per shard): about twenty chunks per shard come from splits instead
@@ -116,12 +154,23 @@ if sim_start --version 8.0 --reshard-ms 15000 --chunk-size-kb 1024 --load app.bi
    run 'sh.removeShard("shard03")' > /dev/null
    run 'sh.reshardCollection("app.big", {uuid: 1})' > "$TMPD/reshard2.out" &
    bg=$!
-   run 'db.adminCommand({simBalancer: "live", intervalMs: 100, migrationMs: 800})' > /dev/null
-   sleep 3
+   # the drain moves chunks in balancer rounds run here, one before each sh.progress (no live balancer: without a
+   # migration time a round's migrations commit within it), so its percent rises between the two calls however
+   # loaded the machine is; the resharding's copy rises with time during its cloning phase (10 % to 70 % of its
+   # 15 s; then it is 100), so the first call is made once the copy has begun
+   run 'db.adminCommand({simBalancer: "round"})' > /dev/null
    out=$(run 'sh.explainBalance("app.h")' | jq -c '[.balanced, .verdict, .findings[0].cause]')
    check_eq "story.explain a draining shard is the cause" '[false,"draining","drainingShard"]' "$out"
-   p1=$(run 'sh.progress()')
-   sleep 1.5
+   i=0
+   while :; do
+      p1=$(run 'sh.progress()')
+      pa=$(echo "$p1" | jq '[.operations[] | select(.type == "reshardCollection")][0].percent // 0')
+      if [ "$(jq -n "$pa > 0")" = true ] || [ "$i" -ge 60 ]; then break; fi
+      sleep 0.2
+      i=$((i + 1))
+   done
+   run 'db.adminCommand({simBalancer: "round"})' > /dev/null
+   sleep 0.5
    p2=$(run 'sh.progress()')
    for t in reshardCollection drain; do
       a=$(echo "$p1" | jq -c --arg t "$t" '[.operations[] | select(.type == $t)][0] | [.phase, .percent, .etaSec]')
@@ -150,8 +199,10 @@ if sim_start --version 8.0 --reshard-ms 15000 --chunk-size-kb 1024 --load app.bi
 else
    fail "story.live" "shardsim did not start"
 fi
+}
 
 # ---- sh.migrationHistory and explainBalance on the demo's history: a failed migration and a failed round ----
+story_demo() {
 if sim_start --scenario demo --version 8.0; then
    out=$(run 'sh.migrationHistory()' | jq -c '[.failed, .byError[0].error, .failedBalancerRounds]')
    check_eq "story.history failures by error" '[1,"Data transfer error: recipient shard timed out",1]' "$out"
@@ -184,8 +235,10 @@ if sim_start --scenario demo --version 8.0; then
 else
    fail "story.demo" "shardsim did not start"
 fi
+}
 
 # ---- failed migrations and failed rounds on demand (simFailure), as the helpers see them ----
+story_fail() {
 if sim_start --version 8.0; then
    run 'sh.shardCollection("app.h", {k: "hashed"}, false, {numInitialChunks: 30})' > /dev/null
    run 'sh.removeShard("shard03")' > /dev/null
@@ -211,16 +264,23 @@ if sim_start --version 8.0; then
 else
    fail "story.fail" "shardsim did not start"
 fi
+}
 
 # ---- older personalities: 5.0 resharding rows (no provenance, -1 without an estimate), 4.4 migrations and drains ----
-if sim_start --version 5.0 --reshard-ms 4000 --chunk-size-kb 64 --load app.big:ascending:2000; then
+story_old() {
+# (10 s: its first second, before the copy, leaves time to see the rows without an estimate on a loaded machine)
+if sim_start --version 5.0 --reshard-ms 10000 --chunk-size-kb 64 --load app.big:ascending:2000; then
    run 'sh.reshardCollection("app.big", {uuid: 1})' > /dev/null &
    bg=$!
-   sleep 0.1
-   out=$(reshard_rows | grep RecipientService | head -1 | jq -c '[has("provenance"), .remainingOperationTimeEstimatedSecs]')
+   out=$(wait_rows true | grep RecipientService | head -1 | jq -c '[has("provenance"), .remainingOperationTimeEstimatedSecs]')
    check_eq "story.5.0 recipient rows: no provenance, -1 before any estimate" '[false,-1]' "$out"
-   sleep 1.5
-   out=$(run 'sh.progress()' | jq -c '[.operations[0].type, .operations[0].phase, (.operations[0].percent > 0)]')
+   i=0
+   while :; do
+      out=$(run 'sh.progress()' | jq -c '[.operations[0].type, .operations[0].phase, (.operations[0].percent > 0)]')
+      if [ "$out" = '["reshardCollection","cloning",true]' ] || [ "$i" -ge 100 ]; then break; fi
+      sleep 0.1
+      i=$((i + 1))
+   done
    check_eq "story.5.0 sh.progress lists the resharding" '["reshardCollection","cloning",true]' "$out"
    wait "$bg"
    sim_stop
@@ -229,7 +289,8 @@ else
 fi
 if sim_start --scenario demo --version 4.4; then
    run 'sh.removeShard("shard03")' > /dev/null
-   run 'db.adminCommand({simBalancer: "live", intervalMs: 100, migrationMs: 1500})' > /dev/null
+   # a migration longer than the test: the first round's stays in flight however late sh.progress runs
+   run 'db.adminCommand({simBalancer: "live", intervalMs: 100, migrationMs: 600000})' > /dev/null
    sleep 0.8
    out=$(run 'sh.progress()' | jq -c '[.operations[] | .type] | unique')
    check_eq "story.4.4 a migration (command.moveChunk) and the drain" '["drain","migration"]' "$out"
@@ -239,8 +300,10 @@ if sim_start --scenario demo --version 4.4; then
 else
    fail "story.4.4" "shardsim did not start"
 fi
+}
 
 # ---- sh.progress({watch: true}) refreshes until Ctrl-C, and the shell goes on ----
+story_watch() {
 if ! command -v tmux > /dev/null 2>&1; then
    skip "story.watch" "tmux is not installed"
 elif sim_start --scenario demo --version 8.0; then
@@ -274,8 +337,10 @@ elif sim_start --scenario demo --version 8.0; then
 else
    fail "story.watch" "shardsim did not start"
 fi
+}
 
 # ---- a failover during a resharding (estimates lost) and an abort ----
+story_failover() {
 if sim_start --version 8.0 --reshard-ms 6000 --chunk-size-kb 64 --load app.r:ascending:2000; then
    run 'sh.reshardCollection("app.r", {uuid: 1})' > "$TMPD/abort.out" &
    bg=$!
@@ -297,3 +362,17 @@ if sim_start --version 8.0 --reshard-ms 6000 --chunk-size-kb 64 --load app.r:asc
 else
    fail "story.failover" "shardsim did not start"
 fi
+}
+
+# the parts at once (each waits on its own shardsim's timed operations): as long as the longest, not their sum
+group live story_live
+group reshard story_reshard
+group move story_move
+group unshard story_unshard
+group failover story_failover
+group old story_old
+group wire story_wire
+group demo story_demo
+group fail story_fail
+group watch story_watch
+groups_wait

@@ -1,15 +1,18 @@
 #!/bin/sh
 # passes: plain
 # The mongosh comparison for the database and collection methods (issue 17): each statement runs through bin/shardsh
-# and through mongosh 2.12 against the same shardsim (--log-commands, 4.4 and 8.0), and the command documents both
+# and through mongosh 2.12 against shardsim (--log-commands, 4.4 and 8.0), and the command documents both
 # clients sent must be equal: the same commands, databases, field order and BSON types, in the same order. Ignored as
 # driver traffic, as in compare_sh_helpers.sh: handshake and monitoring hellos, mongosh's start-up queries, buildInfo
 # (but db.version()'s own is compared: see below), endSessions, getMore, killCursors and the envelope (lsid,
 # $clusterTime, txnNumber: shardsh's writes are not retryable writes). Inserted documents without an _id get a new
-# ObjectId in each client: such an _id is replaced by a placeholder. Each statement runs in shardsh first, then in
-# mongosh, so the cluster state both see differs (a second insert of the same _id fails): only the documents sent are
-# compared. One mongosh runs all the cases of a version (tests/peer/lib.sh's mongosh_run). COMPARE_ONLY=<text> runs
-# only the cases whose name contains it.
+# ObjectId in each client: such an _id is replaced by a placeholder. Each client runs the cases on its own shardsim
+# (two started alike per version), in order, so each sees the state its own earlier cases left; one mongosh runs the
+# cases of both versions as a script, in the background while shardsh runs them (tests/peer/lib.sh,
+# peer_mongosh_cases). COMPARE_ONLY=<text> runs only the cases whose name contains it.
+# Adding a case: one line NAME|shardsh code|mongosh code in CASES below (mongosh code empty: the same). mongosh
+# prints the code's value with print() (a cursor by its first batch, as --eval does); of several statements joined
+# by "; " the last one's value is printed. The name: no spaces, slashes or "|".
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
@@ -22,29 +25,15 @@ fi
 ensure_mongosh compare-db || exit 0
 
 
-run_case() {
-   v=$1 name=$2 ours=$3 theirs=${4:-$3}
-   n0=$(wc -l < "$LOGF")
-   # --no-preflight ($OURS_OPTS) for the cases that run several statements as JavaScript (shardsh's pre-flight reads
-   # of config before a script's first write are its own checks, not what the statements send), and for an explain of
-   # a legacy write (explain().update/remove/findAndModify names a write, so the pre-flight would send the explain, a
-   # read it follows, once more: the explain.write.* cases)
-   pf=$OURS_OPTS
-   case "$name" in explain.write.*) pf=--no-preflight ;; esac
-   NO_COLOR=1 "$SHARDSH" --norc --quiet --yes $pf "$SIM_URI/test" --eval "$ours" > "$TMPD/ours.out" 2>&1
-   n1=$(wc -l < "$LOGF")
-   mongosh_run "$theirs" "$TMPD/theirs.out"
-   n2=$(wc -l < "$LOGF")
-   sed -n "$((n0 + 1)),${n1}p" "$LOGF" > "$TMPD/ours.log"
-   sed -n "$((n1 + 1)),${n2}p" "$LOGF" > "$TMPD/theirs.log"
-   KEEP_BUILDINFO=$KEEPBI normalise "$TMPD/ours.log" > "$TMPD/ours.cmds"
-   KEEP_BUILDINFO=$KEEPBI normalise "$TMPD/theirs.log" > "$TMPD/theirs.cmds"
-   if [ ! -s "$TMPD/theirs.cmds" ]; then
-      fail "compare-db.$v.$name" "mongosh sent nothing: $(head -c 300 "$TMPD/theirs.out")"
-   elif cmp -s "$TMPD/ours.cmds" "$TMPD/theirs.cmds"; then
-      pass "compare-db.$v.$name"
+# compare_case VERSION NAME: the commands of the case's two slices (D/VERSION/NAME.ours.cmds, .theirs.cmds)
+compare_case() {
+   _b="$D/$1/$2"
+   if [ ! -s "$_b.theirs.cmds" ]; then
+      fail "compare-db.$1.$2" "mongosh sent nothing: $(head -c 300 "$_b.out" 2> /dev/null)"
+   elif cmp -s "$_b.ours.cmds" "$_b.theirs.cmds"; then
+      pass "compare-db.$1.$2"
    else
-      fail "compare-db.$v.$name" "$(diff "$TMPD/theirs.cmds" "$TMPD/ours.cmds" | head -8 | cut -c1-400 | tr '\n' '|')"
+      fail "compare-db.$1.$2" "$(diff "$_b.theirs.cmds" "$_b.ours.cmds" | head -8 | cut -c1-400 | tr '\n' '|')"
    fi
 }
 
@@ -177,28 +166,71 @@ auth.dropAll|db.getSiblingDB("scratch").dropAllRoles(); db.getSiblingDB("scratch
 auth.dropRole|db.getSiblingDB("admin").dropRole("peerRole", {w: 1})|
 auth.dropUser|db.getSiblingDB("admin").dropUser("peerOps")|'
 
+# Per version: two shardsims started alike (tests/peer/lib.sh); the cases in D/VERSION/cases for mongosh, which
+# runs them all (both versions) in the background while shardsh runs them on its own shardsim, one process a case.
+# db.version(): its one request is a buildInfo on admin, which the filter drops as driver traffic; kept for that case
+# (mongosh's start-up buildInfo is not in the case's slice).
+D="$TMPD/cdb"
+: > "$TMPD/cdb.list"
 for v in 4.4 8.0; do
-   LOGF="$TMPD/compare-db-$v.log"
-   : > "$LOGF"
-   if ! sim_start --scenario demo --version "$v" --log-commands "$LOGF"; then
+   mkdir -p "$D/$v"
+   if ! sim_start --scenario demo --version "$v" --log-commands "$D/$v/theirs.log"; then
       fail "compare-db.$v.start" "shardsim did not start"
       continue
    fi
-   mongosh_open "$SIM_URI/test"
-   KEEPBI=""
-   echo "$CASES" | while IFS='|' read -r name ours theirs; do
+   sim_keep
+   # user and role management is the same on every version: compared on 8.0 only (CI time)
+   printf '%s\n' "$CASES" | awk -F '|' -v only="${COMPARE_ONLY:-}" -v v="$v" \
+      'index($1, only) && !(v == "4.4" && $1 ~ /^auth\./) { print $1 "\t" ($3 != "" ? $3 : $2) }' > "$D/$v/cases"
+   case version in *"${COMPARE_ONLY:-}"*) printf 'version\tdb.version(); db.version()\n' >> "$D/$v/cases" ;; esac
+   case db.serverBits in *"${COMPARE_ONLY:-}"*) printf 'db.serverBits\tdb.serverBits(); db.serverBits()\n' >> "$D/$v/cases" ;; esac
+   echo "$SIM_URI/test $D/$v/theirs.log $D/$v/cases $D/$v" >> "$TMPD/cdb.list"
+done
+peer_mongosh_cases "$TMPD/cdb.list" &
+mpid=$!
+for v in 4.4 8.0; do
+   [ -s "$D/$v/cases" ] || continue
+   if ! sim_start --scenario demo --version "$v" --log-commands "$D/$v/ours.log"; then
+      fail "compare-db.$v.start" "shardsim did not start"
+      continue
+   fi
+   : > "$D/$v/ours.log"
+   : > "$D/$v/ours.ranges"
+   printf '%s\n' "$CASES" | while IFS='|' read -r name ours theirs; do
       case "$name" in *"${COMPARE_ONLY:-}"*) ;; *) continue ;; esac
-      # user and role management is the same on every version: compared on 8.0 only (CI time)
       case "$v.$name" in 4.4.auth.*) continue ;; esac
-      case "$name" in auth.users | auth.roles | auth.dropAll) OURS_OPTS=--no-preflight ;; *) OURS_OPTS="" ;; esac
-      run_case "$v" "$name" "$ours" "$theirs"
+      # --no-preflight for the cases that run several statements as JavaScript (shardsh's pre-flight reads of config
+      # before a script's first write are its own checks, not what the statements send), and for an explain of a write
+      # (explain().update/remove/findAndModify/findOneAnd… names a write, so the pre-flight would send the explain, a
+      # read it follows, once more)
+      case "$name" in auth.users | auth.roles | auth.dropAll | explain.write.* | explain.findOneAnd*) pf=--no-preflight ;; *) pf="" ;; esac
+      n0=$(wc -c < "$D/$v/ours.log")
+      NO_COLOR=1 "$SHARDSH" --norc --quiet --yes $pf "$SIM_URI/test" --eval "$ours" > "$D/$v/$name.ours.out" 2>&1
+      echo "$D/$v/$name $n0 $(wc -c < "$D/$v/ours.log")" >> "$D/$v/ours.ranges"
    done
-   # db.version(): its one request is a buildInfo on admin, which the filter above drops as driver traffic; kept here
-   # (mongosh's start-up buildInfo is not in the case's slice: mongosh runs all the cases of a version); db.serverBits()
-   # sends one too (db.getLogComponents()'s getParameter is dropped as start-up traffic: tests/scripts checks its value)
-   KEEPBI=1
-   case version in *"${COMPARE_ONLY:-}"*) run_case "$v" version 'db.version(); db.version()' ;; esac
-   case db.serverBits in *"${COMPARE_ONLY:-}"*) run_case "$v" db.serverBits 'db.serverBits(); db.serverBits()' ;; esac
-   mongosh_close
+   case version in *"${COMPARE_ONLY:-}"*)
+      n0=$(wc -c < "$D/$v/ours.log")
+      NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI/test" --eval 'db.version(); db.version()' > /dev/null 2>&1
+      echo "$D/$v/version $n0 $(wc -c < "$D/$v/ours.log")" >> "$D/$v/ours.ranges" ;;
+   esac
+   # db.serverBits() sends a buildInfo too (db.getLogComponents()'s getParameter is dropped as start-up traffic:
+   # tests/scripts checks its value)
+   case db.serverBits in *"${COMPARE_ONLY:-}"*)
+      n0=$(wc -c < "$D/$v/ours.log")
+      NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI/test" --eval 'db.serverBits(); db.serverBits()' > /dev/null 2>&1
+      echo "$D/$v/db.serverBits $n0 $(wc -c < "$D/$v/ours.log")" >> "$D/$v/ours.ranges" ;;
+   esac
    sim_stop
+done
+wait "$mpid" || echo "# mongosh exited with status $? (see $TMPD/cdb.list.out)" >&2
+sims_stop
+for v in 4.4 8.0; do
+   [ -s "$D/$v/cases" ] || continue
+   peer_slice "$D/$v/ours.log" "$D/$v/ours.ranges" ours
+   peer_slice "$D/$v/theirs.log" "$D/$v/ranges" theirs
+   # shellcheck disable=SC2046 # one file per case, names without spaces
+   peer_normalise cmds $(awk '$1 !~ /\/(version|db\.serverBits)$/ { print $1 ".ours"; print $1 ".theirs" }' "$D/$v/ours.ranges")
+   # shellcheck disable=SC2046
+   KEEP_BUILDINFO=1 peer_normalise cmds $(awk '$1 ~ /\/(version|db\.serverBits)$/ { print $1 ".ours"; print $1 ".theirs" }' "$D/$v/ours.ranges")
+   awk '{ n = $1; sub(".*/", "", n); print n }' "$D/$v/ours.ranges" | while read -r name; do compare_case "$v" "$name"; done
 done

@@ -40,46 +40,44 @@ db.getMongo()._instanceState.warningsShown.clear();
 try { load("$TMPD/cases/$name.js"); print("@@rc 0"); } catch (e) { print("@@rc 1"); }
 JS
 done
+# mongosh in the background while shardsh runs the scripts and the --eval expressions below (the clients never share
+# a shardsim but for the read-only expressions)
+mpid=""
 if [ -n "$first" ]; then
-   "$MONGOSH" --norc --quiet "$first" "$TMPD/driver.js" > "$TMPD/driver.out" 2> "$TMPD/driver.err" < /dev/null
-   awk -v dir="$TMPD" '/^@@js-peer / { n = $2; f = dir "/" n ".mongosh.out"; printf "" > f; next }
-      /^@@rc / { print $2 > (dir "/" n ".mongosh.rc"); close(f); f = ""; next } f { print > f }' "$TMPD/driver.out"
+   "$MONGOSH" --norc --quiet "$first" "$TMPD/driver.js" > "$TMPD/driver.out" 2> "$TMPD/driver.err" < /dev/null &
+   mpid=$!
 fi
-sims_stop
 for name in $NAMES; do
    [ -s "$TMPD/$name.msport" ] || continue
    # shellcheck disable=SC2046
    if ! sim_start $(cat "$TMPD/cases/$name.sim" 2>/dev/null || echo --scenario demo); then
       fail "js-peer/$name" "shardsim did not start"
+      rm -f "$TMPD/$name.msport"
       continue
    fi
    NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI" "$TMPD/cases/$name.js" \
       > "$TMPD/$name.shardsh.out" 2> "$TMPD/$name.shardsh.err" < /dev/null
    echo $? > "$TMPD/$name.shardsh.rc"
    sim_stop
-   if cmp -s "$TMPD/$name.shardsh.out" "$TMPD/$name.mongosh.out"; then
-      pass "js-peer/$name prints what mongosh prints"
-   else
-      fail "js-peer/$name prints what mongosh prints" \
-         "$(diff "$TMPD/$name.mongosh.out" "$TMPD/$name.shardsh.out" | head -20 | tr '\n' '|')"
-   fi
-   check_eq "js-peer/$name exits as mongosh does" "$(cat "$TMPD/$name.mongosh.rc" 2> /dev/null)" \
-      "$(cat "$TMPD/$name.shardsh.rc")"
 done
 
-# --eval: the value of the last expression, printed as mongosh prints it (no depth limit, cursors by batches of 20)
+# --eval: the value of the last expression, printed as mongosh prints it (no depth limit, cursors by batches of 20);
+# a mongosh per expression (only --eval prints a value as --eval does), three at a time, in the background
+EVAL_OK=""
 if sim_start --scenario demo; then
+   EVAL_OK=1
    n=0
+   epids=""
    while IFS= read -r expr; do
       [ -n "$expr" ] || continue
       n=$((n + 1))
+      printf '%s\n' "$expr" > "$TMPD/eval$n.expr"
       NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI" --eval "$expr" > "$TMPD/eval$n.shardsh" 2>&1 < /dev/null
-      "$MONGOSH" --norc --quiet "$SIM_URI/test" --eval "$expr" > "$TMPD/eval$n.mongosh" 2>&1 < /dev/null
-      if cmp -s "$TMPD/eval$n.shardsh" "$TMPD/eval$n.mongosh"; then
-         pass "js-peer/--eval value $n prints what mongosh prints"
-      else
-         fail "js-peer/--eval value $n prints what mongosh prints" \
-            "$expr: $(diff "$TMPD/eval$n.mongosh" "$TMPD/eval$n.shardsh" | head -10 | tr '\n' '|')"
+      "$MONGOSH" --norc --quiet "$SIM_URI/test" --eval "$expr" > "$TMPD/eval$n.mongosh" 2>&1 < /dev/null &
+      epids="$epids $!"
+      if [ $((n % 3)) -eq 0 ]; then
+         for p in $epids; do wait "$p"; done
+         epids=""
       fi
    done <<'JS'
 ({a: NumberLong("5"), d: new Date(0), o: ObjectId("5f0000000000000000000001"), n: [1, 2.5, "x", null, true], t: Timestamp({t: 1, i: 2}), u: UUID("01234567-89ab-cdef-0123-456789abcdef"), m: MinKey(), dec: NumberDecimal("1.5"), re: /a+/i, nested: {a: {b: {c: {d: {e: {f: {g: 1}}}}}}}})
@@ -94,7 +92,40 @@ const r = db.adminCommand({balancerStatus: 1}); [r.mode, r.inBalancerRound, type
 var x = 5
 JSON.stringify(db.getSiblingDB("config").shards.findOne({_id: "shard01"})._id)
 JS
+   for p in $epids; do wait "$p"; done
+   NEVAL=$n
    sim_stop
+fi
+
+if [ -n "$mpid" ]; then
+   wait "$mpid"
+   awk -v dir="$TMPD" '/^@@js-peer / { n = $2; f = dir "/" n ".mongosh.out"; printf "" > f; next }
+      /^@@rc / { print $2 > (dir "/" n ".mongosh.rc"); close(f); f = ""; next } f { print > f }' "$TMPD/driver.out"
+fi
+sims_stop
+for name in $NAMES; do
+   [ -s "$TMPD/$name.msport" ] || continue
+   if cmp -s "$TMPD/$name.shardsh.out" "$TMPD/$name.mongosh.out"; then
+      pass "js-peer/$name prints what mongosh prints"
+   else
+      fail "js-peer/$name prints what mongosh prints" \
+         "$(diff "$TMPD/$name.mongosh.out" "$TMPD/$name.shardsh.out" | head -20 | tr '\n' '|')"
+   fi
+   check_eq "js-peer/$name exits as mongosh does" "$(cat "$TMPD/$name.mongosh.rc" 2> /dev/null)" \
+      "$(cat "$TMPD/$name.shardsh.rc")"
+done
+
+if [ -n "$EVAL_OK" ]; then
+   n=0
+   while [ "$n" -lt "$NEVAL" ]; do
+      n=$((n + 1))
+      if cmp -s "$TMPD/eval$n.shardsh" "$TMPD/eval$n.mongosh"; then
+         pass "js-peer/--eval value $n prints what mongosh prints"
+      else
+         fail "js-peer/--eval value $n prints what mongosh prints" \
+            "$(cat "$TMPD/eval$n.expr"): $(diff "$TMPD/eval$n.mongosh" "$TMPD/eval$n.shardsh" | head -10 | tr '\n' '|')"
+      fi
+   done
 else
    fail "js-peer/--eval" "shardsim did not start"
 fi

@@ -1,6 +1,6 @@
 #!/bin/sh
 # passes: plain
-# The mongosh comparison: every helper runs through bin/shardsh and through mongosh 2.12 against the same shardsim
+# The mongosh comparison: every helper runs through bin/shardsh and through mongosh 2.12 against shardsim
 # (--log-commands), and the command documents each client sent must be equal: the same commands, databases, field
 # order and BSON types, in the same order (as a multiset for sh.status and getShardDistribution, whose queries mongosh
 # runs concurrently). Ignored, as driver traffic rather than helper traffic: the handshake and monitoring hellos,
@@ -9,8 +9,13 @@
 # so they are not retryable writes and carry no txnNumber). Two dates depend on the moment a client runs and are
 # replaced by placeholders: the changelog window ("yesterday") and sh.status's mongos window (newest ping - 60 s,
 # which moves because the simulated mongos keeps pinging). shardsh's version gate also sends a buildInfo, ignored like mongosh's.
-# mongosh is started once per shardsim and given the cases one at a time (tests/peer/lib.sh's mongosh_run).
-# COMPARE_ONLY=<text> runs only the cases whose name contains it. Needs jq; mongosh comes from MONGOSH or is installed into .cache/mongosh as tests/peer/mongosh_peer.sh does.
+# Each client runs the cases on its own shardsim (two started alike per version), in order; one mongosh runs the
+# cases of every version as a script, in the background while shardsh runs them (tests/peer/lib.sh,
+# peer_mongosh_cases). COMPARE_ONLY=<text> runs only the cases whose name contains it. Needs jq; mongosh comes from
+# MONGOSH or is installed into .cache/mongosh as tests/peer/mongosh_peer.sh does.
+# Adding a case: one line VERSIONS|NAME|MODE|shardsh code|mongosh code in CASES below (mongosh code empty: the
+# same). mongosh prints the code's value with print() (a cursor by its first batch); of several statements joined
+# by "; " the last one's value is printed. The name: no spaces, slashes or "|".
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
@@ -23,19 +28,14 @@ fi
 ensure_mongosh compare-sh || exit 0
 
 
-# run_case VERSION NAME MODE SHARDSH_CODE [MONGOSH_CODE]: MODE is seq (same order), set (same multiset) or status
-# (sh.status on 5.0+: one aggregate stands for mongosh's per-collection reads; the rest the same multiset).
-run_case() {
-   v=$1 name=$2 mode=$3 ours=$4 theirs=${5:-$4}
-   n0=$(wc -l < "$LOGF")
-   NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI/test" --eval "$ours" > "$TMPD/ours.out" 2>&1
-   n1=$(wc -l < "$LOGF")
-   mongosh_run "$theirs" "$TMPD/theirs.out"
-   n2=$(wc -l < "$LOGF")
-   sed -n "$((n0 + 1)),${n1}p" "$LOGF" > "$TMPD/ours.log"
-   sed -n "$((n1 + 1)),${n2}p" "$LOGF" > "$TMPD/theirs.log"
-   normalise "$TMPD/ours.log" > "$TMPD/ours.cmds"
-   normalise "$TMPD/theirs.log" > "$TMPD/theirs.cmds"
+# compare_case VERSION NAME MODE: compares the case's two slices (D/VERSION/NAME.ours.cmds and .theirs.cmds). MODE is
+# seq (same order), set (same multiset) or status (sh.status on 5.0+: one aggregate stands for mongosh's
+# per-collection reads; the rest the same multiset).
+compare_case() {
+   v=$1 name=$2 mode=$3
+   _b="$D/$v/$name"
+   cp "$_b.ours.cmds" "$TMPD/ours.cmds"
+   cp "$_b.theirs.cmds" "$TMPD/theirs.cmds"
    if [ "$mode" = status ]; then
       # sh.status on 5.0+ metadata: mongosh's three reads per collection are one aggregate over config.collections in
       # shardsh (the printed output is compared byte for byte in tests/integration/cmd_status.sh); every other read
@@ -59,7 +59,7 @@ run_case() {
       sort -o "$TMPD/theirs.cmds" "$TMPD/theirs.cmds"
    fi
    if [ ! -s "$TMPD/theirs.cmds" ]; then
-      fail "compare-sh.$v.$name" "mongosh sent nothing: $(head -c 300 "$TMPD/theirs.out")"
+      fail "compare-sh.$v.$name" "mongosh sent nothing: $(head -c 300 "$_b.out" 2> /dev/null)"
    elif cmp -s "$TMPD/ours.cmds" "$TMPD/theirs.cmds"; then
       pass "compare-sh.$v.$name"
    else
@@ -154,32 +154,80 @@ CASES='4.4 8.0|enableSharding|seq|sh.enableSharding("newdb")|
 8.3 9.0|startTransitionToDedicatedConfigServer|seq|db.adminCommand({startTransitionToDedicatedConfigServer: 1})|
 4.4 8.0|getActiveMigrations|seq|sh.getActiveMigrations()|db.hello(); db.getSiblingDB("config").locks.find({state: {$eq: 2}}).toArray()'
 
-for v in 4.4 8.0 8.2 8.3 9.0; do
-   LOGF="$TMPD/compare-$v.log"
-   : > "$LOGF"
-   if ! sim_start --scenario demo --version "$v" --log-commands "$LOGF"; then
+# convertShardKeyToHashed: shardsh computes locally (sends nothing), mongosh asks the server; the values agree (4.4, 8.0)
+HASHED='42
+"hello"
+{a: 1}
+NumberLong("-5")
+1.5
+ObjectId("65f000000000000000000001")'
+
+# Per version: two shardsims started alike (tests/peer/lib.sh); the cases in D/VERSION/cases for mongosh, which runs
+# those of every version in the background while shardsh runs them on its own shardsim, one process a case.
+D="$TMPD/csh"
+VERSIONS="4.4 8.0 8.2 8.3 9.0"
+: > "$TMPD/csh.list"
+for v in $VERSIONS; do
+   mkdir -p "$D/$v"
+   if ! sim_start --scenario demo --version "$v" --log-commands "$D/$v/theirs.log"; then
       fail "compare-sh.$v.start" "shardsim did not start"
       continue
    fi
-   mongosh_open "$SIM_URI/test"
-   echo "$CASES" | while IFS='|' read -r versions name mode ours theirs; do
+   sim_keep
+   printf '%s\n' "$CASES" | awk -F '|' -v v="$v" -v only="${COMPARE_ONLY:-}" \
+      'index(" " $1 " ", " " v " ") && index($2, only) { print $2 "\t" ($5 != "" ? $5 : $4) }' > "$D/$v/cases"
+   case $v in
+   4.4 | 8.0)
+      printf '%s\n' "$HASHED" | awk '{ print "hashed" NR "\tconvertShardKeyToHashed(" $0 ")" }' >> "$D/$v/cases" ;;
+   esac
+   echo "$SIM_URI/test $D/$v/theirs.log $D/$v/cases $D/$v" >> "$TMPD/csh.list"
+done
+peer_mongosh_cases "$TMPD/csh.list" &
+mpid=$!
+for v in $VERSIONS; do
+   [ -s "$D/$v/cases" ] || continue
+   if ! sim_start --scenario demo --version "$v" --log-commands "$D/$v/ours.log"; then
+      fail "compare-sh.$v.start" "shardsim did not start"
+      continue
+   fi
+   : > "$D/$v/ours.log"
+   : > "$D/$v/ours.ranges"
+   printf '%s\n' "$CASES" | while IFS='|' read -r versions name mode ours theirs; do
       case " $versions " in *" $v "*) ;; *) continue ;; esac
       case "$name" in *"${COMPARE_ONLY:-}"*) ;; *) continue ;; esac
-      run_case "$v" "$name" "$mode" "$ours" "$theirs"
+      n0=$(wc -c < "$D/$v/ours.log")
+      NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI/test" --eval "$ours" > "$D/$v/$name.ours.out" 2>&1
+      echo "$D/$v/$name $n0 $(wc -c < "$D/$v/ours.log") $mode" >> "$D/$v/ours.ranges"
    done
-   # convertShardKeyToHashed: shardsh computes locally (sends nothing), mongosh asks the server; the values agree
-   [ "$v" = 8.2 ] || [ "$v" = 8.3 ] || [ "$v" = 9.0 ] && { mongosh_close; sim_stop; continue; }
-   for value in 42 '"hello"' '{a: 1}' 'NumberLong("-5")' '1.5' 'ObjectId("65f000000000000000000001")'; do
-      ours=$(NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval "convertShardKeyToHashed($value)" 2>&1)
-      mongosh_run "convertShardKeyToHashed($value)" "$TMPD/theirs.out"
-      # the REPL's prompt before the value, and its empty lines, are not the value
-      theirs=$(sed -e 's/^\[direct: mongos\] [A-Za-z0-9_]*> //' -e '/^$/d' "$TMPD/theirs.out")
-      case "$theirs" in
-      *ECONNREFUSED*) # say whether shardsim is still there, to tell a crash from a refused connection
-         theirs="$theirs (shardsim $(kill -0 "$SIM_PID" 2> /dev/null && echo alive || echo gone): $(tail -c 300 "$TMPD/sim.err"))" ;;
-      esac
-      check_eq "compare-sh.$v.convertShardKeyToHashed($value)" "$theirs" "$ours"
-   done
-   mongosh_close
+   case $v in
+   4.4 | 8.0)
+      n=0
+      printf '%s\n' "$HASHED" | while IFS= read -r value; do
+         n=$((n + 1))
+         NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval "convertShardKeyToHashed($value)" \
+            > "$D/$v/hashed$n.ours.out" 2>&1
+      done ;;
+   esac
    sim_stop
+done
+wait "$mpid" || echo "# mongosh exited with status $? (see $TMPD/csh.list.out)" >&2
+sims_stop
+for v in $VERSIONS; do
+   [ -s "$D/$v/cases" ] || continue
+   peer_slice "$D/$v/ours.log" "$D/$v/ours.ranges" ours
+   peer_slice "$D/$v/theirs.log" "$D/$v/ranges" theirs
+   # shellcheck disable=SC2046 # one file per case, names without spaces
+   peer_normalise cmds $(awk '{ print $1 ".ours"; print $1 ".theirs" }' "$D/$v/ours.ranges")
+   while read -r base n0 n1 mode; do
+      compare_case "$v" "${base##*/}" "$mode"
+   done < "$D/$v/ours.ranges"
+   case $v in
+   4.4 | 8.0)
+      n=0
+      printf '%s\n' "$HASHED" | while IFS= read -r value; do
+         n=$((n + 1))
+         check_eq "compare-sh.$v.convertShardKeyToHashed($value)" "$(sed '/^$/d' "$D/$v/hashed$n.out" 2> /dev/null)" \
+            "$(cat "$D/$v/hashed$n.ours.out")"
+      done ;;
+   esac
 done

@@ -7,8 +7,7 @@
 # atlascli aggregate, getParameter, atlasVersion, getLog), endSessions, getMore, killCursors, and the envelope (lsid,
 # $clusterTime, txnNumber, $db). Values that depend on the moment or the client are replaced by placeholders: a new ObjectId _id of
 # an insert, the changelog window ("yesterday") and sh.status's mongos window (newest ping - 60 s).
-normalise() {
-   jq -c --arg keepbi "${KEEP_BUILDINFO:-}" 'select(.op == "OP_MSG")
+NORMALISE_JQ='select(.op == "OP_MSG")
       | .cmd as $c | ($c | keys_unsorted[0]) as $name
       | select(($name | IN("isMaster", "ismaster", "endSessions", "getMore", "killCursors",
                            "atlasVersion", "getParameter", "getLog")) | not)
@@ -22,7 +21,9 @@ normalise() {
       | if .cmd.aggregate == "changelog" then .cmd.pipeline[0]["$match"].time["$gt"] = "<yesterday>" else . end
       | if .cmd.aggregate == "mongos" then .cmd.pipeline[0]["$match"].ping["$gt"] = "<newest ping - 60 s>" else . end
       | if .cmd.find == "mongos" and (.cmd.filter.ping | type) == "object" then .cmd.filter.ping["$gt"] = "<newest ping - 60 s>"
-        else . end' "$1"
+        else . end'
+normalise() {
+   jq -c --arg keepbi "${KEEP_BUILDINFO:-}" "$NORMALISE_JQ" "$1"
 }
 
 # One mongosh per shardsim, fed statement by statement: starting mongosh costs ~1.5 s of CPU, and the comparisons
@@ -119,4 +120,72 @@ sims_stop() {
    for _p in ${SIMS_PIDS:-}; do kill "$_p" 2> /dev/null; done
    for _p in ${SIMS_PIDS:-}; do wait "$_p" 2> /dev/null; done
    SIMS_PIDS=""
+}
+
+# ---- the command comparisons (compare_db_methods.sh, compare_sh_helpers.sh): each client on its own shardsim ----
+# Each version's cases run twice, on two fresh shardsims started alike: shardsh (a new --eval process per case, as a
+# user runs it) on one, and mongosh on the other, where one mongosh process runs every case of every version as a
+# script (peer_mongosh_cases): a REPL fed line by line costs ~45 ms of CPU a statement, a script ~12 ms, and a
+# mongosh start ~1 s. Each client sees the state its own earlier cases left, as a user running them would. A case's
+# commands are the lines its client added to its shardsim's --log-commands log, cut by byte offsets (peer_slice).
+
+# peer_mongosh_cases LIST: LIST holds one "URI LOG CASES DIR" per version (no spaces in any); CASES one case a line,
+# "NAME<TAB>CODE" (NAME: no spaces or slashes). One mongosh runs them in order, each version after
+# `db = connect(URI)` (the first on the URI mongosh starts with), each case as a new mongosh process would see it (no
+# hello cached on any database, no deprecation warning shown yet) with the value of CODE printed by print(), as
+# --eval prints it (a cursor by its first batch); a CODE of several statements joined by "; " has its last one's
+# value printed. Writes DIR/NAME.out (what it printed) and adds "DIR/NAME FROM TO" to DIR/ranges: the byte offsets
+# of LOG before and after the case. Returns mongosh's status.
+peer_mongosh_cases() {
+   _js="$1.js"
+   printf 'const __fs = require("fs");\n' > "$_js"
+   _first=""
+   while read -r _uri _log _cases _dir; do
+      : > "$_dir/ranges"
+      if [ -z "$_first" ]; then
+         _first=$_uri
+      else
+         printf 'db = connect("%s");\n' "$_uri" >> "$_js"
+      fi
+      printf 'db.getMongo()._instanceState.warningsShown.clear();\n' >> "$_js"
+      while IFS='	' read -r _name _code; do
+         case "$_code" in
+         *'; '*) _pre="${_code%; *}; " _last=${_code##*; } ;;
+         *) _pre="" _last=$_code ;;
+         esac
+         printf '%s\n' "print(\"@@case $_dir/$_name\");" "__m0 = __fs.statSync(\"$_log\").size;" \
+            'Object.values(db.getMongo()._databases).forEach((d) => { d._cachedHello = null; });' \
+            "try { $_pre print($_last); } catch (e) { print(e.name + \": \" + e.message); }" \
+            "print(\"@@range $_dir/$_name \" + __m0 + \" \" + __fs.statSync(\"$_log\").size);" >> "$_js"
+      done < "$_cases"
+   done < "$1"
+   [ -n "$_first" ] || return 0
+   "$MONGOSH" "$_first" --norc --quiet --file "$_js" > "$1.out" 2>&1 < /dev/null
+   _rc=$?
+   awk '/^@@case [^ ]+$/ { if (f) close(f); f = $2 ".out"; printf "" > f; next }
+      /^@@range [^ ]+ [0-9]+ [0-9]+$/ { if (f) close(f); f = ""; d = $2; sub("/[^/]*$", "", d)
+         print $2, $3, $4 >> (d "/ranges"); next }
+      f { print > f }' "$1.out"
+   return "$_rc"
+}
+
+# peer_slice LOG RANGES SUFFIX: for each "BASE FROM TO" line of RANGES (byte offsets of LOG, in order), the lines of
+# LOG in that span into BASE.SUFFIX (empty when none).
+peer_slice() {
+   LC_ALL=C awk -v sfx="$3" 'FNR == NR { n++; base[n] = $1; from[n] = $2; to[n] = $3; printf "" > ($1 "." sfx); next }
+      { while (i <= n && pos >= to[i]) i++
+        if (i <= n && pos >= from[i]) print >> (base[i] "." sfx)
+        pos += length($0) + 1 }
+      BEGIN { i = 1 }' "$2" "$1"
+}
+
+# peer_normalise SUFFIX FILES...: normalise (above) for many log slices with one jq: FILE's commands into
+# FILE.SUFFIX (KEEP_BUILDINFO as for normalise).
+peer_normalise() {
+   _sfx=$1
+   shift
+   for _f in "$@"; do : > "$_f.$_sfx"; done
+   [ $# -gt 0 ] || return 0
+   jq -r --arg keepbi "${KEEP_BUILDINFO:-}" "($NORMALISE_JQ) | input_filename + \"\\t\" + tojson" "$@" |
+      awk -F '\t' -v sfx="$_sfx" '{ print $2 > ($1 "." sfx) }'
 }
