@@ -160,8 +160,8 @@ auth.createUser|db.getSiblingDB("admin").createUser({user: "peerOps", pwd: "Pw-p
 auth.users|db.getSiblingDB("admin").getUser("peerOps", {showPrivileges: true, showCustomData: false}); db.getSiblingDB("admin").getUser("nobody"); db.getSiblingDB("admin").getUsers({filter: {user: "peerOps"}, showCredentials: true}); db.getSiblingDB("app").getUsers(); db.getSiblingDB("admin").grantRolesToUser("peerOps", ["clusterManager", {role: "read", db: "config"}], {w: 1}); db.getSiblingDB("admin").revokeRolesFromUser("peerOps", ["clusterManager"])|
 auth.createRole|db.getSiblingDB("admin").createRole({role: "peerRole", privileges: [{resource: {cluster: true}, actions: ["balancerStart"]}], roles: [], authenticationRestrictions: []}, {w: "majority"})|
 auth.roles|db.getSiblingDB("admin").updateRole("peerRole", {roles: ["clusterMonitor"]}, {w: 1}); db.getSiblingDB("admin").grantRolesToRole("peerRole", [{role: "read", db: "config"}]); db.getSiblingDB("admin").revokeRolesFromRole("peerRole", ["clusterMonitor"], {w: "majority"}); db.getSiblingDB("admin").grantPrivilegesToRole("peerRole", [{resource: {db: "config", collection: "settings"}, actions: ["find", "update"]}]); db.getSiblingDB("admin").revokePrivilegesFromRole("peerRole", [{resource: {db: "config", collection: "settings"}, actions: ["update"]}]); db.getSiblingDB("admin").getRole("peerRole", {showPrivileges: true}); db.getSiblingDB("admin").getRole("clusterManager"); db.getSiblingDB("admin").getRoles({showBuiltinRoles: true, showPrivileges: false})|
-auth.show.users|show users|
-auth.show.roles|show roles|
+auth.show.users|show users|show("users")
+auth.show.roles|show roles|show("roles")
 auth.dropAll|db.getSiblingDB("scratch").dropAllRoles(); db.getSiblingDB("scratch").dropAllUsers({w: "majority"}); db.getSiblingDB("scratch").logout()|
 auth.dropRole|db.getSiblingDB("admin").dropRole("peerRole", {w: 1})|
 auth.dropUser|db.getSiblingDB("admin").dropUser("peerOps")|'
