@@ -52,6 +52,9 @@ out=$("$SHARDSH" --dry-run --norc --eval 'const u = "mongodb://v:Pw-value-17@h:1
    --eval 'printjson({user: "v", pwd: "Pw-value-18"}); ({pwd: "Pw-value-18"})' 2>&1)
 secret_absent "secrets/print and an --eval string value" "Pw-value-17" "$out" 'mongodb://v:***********@h:1'
 secret_absent "secrets/printjson and an --eval document value" "Pw-value-18" "$out" "pwd: '****'"
+out=$("$SHARDSH" --dry-run --norc --eval 'printjson([{password: "Pw-value-23"}], "mongodb://v:Pw-value-24@h:1")' 2>&1)
+secret_absent "secrets/printjson of an array's document" "Pw-value-23" "$out" "password: '***********'"
+secret_absent "secrets/printjson of a connection string" "Pw-value-24" "$out" 'mongodb://v:***********@h:1'
 # an array value: its documents and strings are masked as a document's are
 out=$("$SHARDSH" --dry-run --norc --eval '[{user: "w", pwd: "Pw-value-19"}, "mongodb://w:Pw-value-20@h:1"]' 2>&1)
 secret_absent "secrets/an --eval array value's document" "Pw-value-19" "$out" "pwd: '****'"
