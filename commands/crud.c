@@ -302,11 +302,19 @@ exec_cursor (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t 
        (res->want_cursor || (!res->as_value && ctx->out.mode != OUTPUT_JSON)))
       return exec_live_cursor (ctx, call, res, err);
    if (call->terminal && strcmp (call->terminal, "itcount") != 0) {
-      /* count()/size(): a count command, not a cursor; its reply's n */
+      /* count()/size(): a count command, not a cursor; its reply's n (a number: an Int32 when it fits, as a count
+       * beyond one from a server is no reason to fail, and a cast out of range would be undefined) */
       bson_value_t n = { .value_type = BSON_TYPE_INT32 };
+      int64_t count;
       if (!cmd_run_build (ctx, call, &docs, err))
          goto done;
-      n.value.v_int32 = (int32_t) docget_double (&docs, "n", 0, NULL);
+      count = docget_int (&docs, "n", 0);
+      if (count >= INT32_MIN && count <= INT32_MAX) {
+         n.value.v_int32 = (int32_t) count;
+      } else {
+         n.value_type = BSON_TYPE_DOUBLE;
+         n.value.v_double = (double) count;
+      }
       if (!cmd_dry_run (ctx))
          sh_result_set_value (res, &n);
       ok = true;

@@ -102,7 +102,8 @@ render_update_result (const bson_t *reply, sh_result_t *out, sh_error_t *err)
    } else {
       BSON_APPEND_NULL (&result, "insertedId");
    }
-   BSON_APPEND_INT32 (&result, "matchedCount", (int32_t) (n - upserted));
+   /* n is the server's: any number (n - upserted out of range would be undefined) */
+   BSON_APPEND_INT32 (&result, "matchedCount", (int32_t) (n >= INT64_MIN + upserted ? n - upserted : INT64_MIN));
    BSON_APPEND_INT32 (&result, "modifiedCount", (int32_t) modified);
    BSON_APPEND_INT32 (&result, "upsertedCount", (int32_t) upserted);
    sh_result_set_doc (out, &result);

@@ -201,7 +201,9 @@ exec_printjson (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error
       bson_string_append (out, sep);
       sep = " ";
       if (!docget_iter_sub (&it, BSON_TYPE_DOCUMENT, &doc)) {
+         /* an array or a string: its text masked as print's is (a document in an array, a connection string) */
          s = output_format_value (bson_iter_value (&it), &ctx->out);
+         s[secret_mask_source (s, strlen (s))] = '\0';
          bson_string_append (out, s);
          bson_free (s);
          continue;

@@ -409,7 +409,7 @@ exec_write (sh_ctx_t *ctx, const sh_call_t *call, sh_result_t *res, sh_error_t *
       }
       if (!have_id)
          BSON_APPEND_NULL (&result, "insertedId");
-      BSON_APPEND_INT32 (&result, "matchedCount", n - upserted);
+      BSON_APPEND_INT32 (&result, "matchedCount", (int32_t) ((int64_t) n - upserted)); /* n is any int32 */
       BSON_APPEND_INT32 (&result, "modifiedCount", wr_count (&reply, "nModified"));
       BSON_APPEND_INT32 (&result, "upsertedCount", upserted);
    }

@@ -273,13 +273,15 @@ secret_string_end (const char *text, size_t len, size_t open)
    return e;
 }
 
-/* When text[i, ...) calls a method whose second argument is a password (auth(user, pwd), changeUserPassword(user,
- * pwd)), stars the contents of every string literal of its arguments after the first (the caller goes on scanning
- * the arguments for the other kinds: auth({user, pwd})). */
+/* When text[i, ...) calls a method that takes a password as a positional argument (auth(user, pwd),
+ * changeUserPassword(user, pwd), connect(uri, user, pwd)), stars the contents of every string literal of its
+ * arguments from the password's on (the caller goes on scanning the arguments for the other kinds: auth({user,
+ * pwd})). */
 static void
 secret_star_positional (char *text, size_t *len, size_t i)
 {
-   static const char *const methods[] = { "auth", "changeUserPassword" };
+   static const char *const methods[] = { "auth", "changeUserPassword", "connect" };
+   static const size_t first_secret[] = { 1, 1, 2 };
    for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) {
       size_t n = strlen (methods[m]), j = i + n, arg = 0;
       int depth = 0;
@@ -294,7 +296,7 @@ secret_star_positional (char *text, size_t *len, size_t i)
          char c = text[j];
          if (c == '"' || c == '\'' || c == '`') {
             size_t e = secret_string_end (text, *len, j + 1);
-            j = arg >= 1 ? secret_star_span (text, len, j + 1, e) : e;
+            j = arg >= first_secret[m] ? secret_star_span (text, len, j + 1, e) : e;
          } else if (c == '(' || c == '[' || c == '{') {
             depth++;
          } else if (c == ')' || c == ']' || c == '}') {

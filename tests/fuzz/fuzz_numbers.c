@@ -3,7 +3,8 @@
  * canned-reply transport (conn_set_transport), each value an int32, an int64 or a double as the bytes choose, in
  * every field the consumers read (n, count, size, nChunks, storageStats, ownedSizeBytes, chunk size settings, ...),
  * while the dashboard collector takes two samples (sums, differences, rates), sh.status() and the shard-key advisor
- * read them, and --plan weighs a move. Nothing may overflow (UBSan, float-cast-overflow included) or crash.
+ * read them, --plan weighs a move, a cursor's count() and an upsert's result read n. Nothing may overflow (UBSan,
+ * float-cast-overflow included) or crash.
  * One fuzz input runs the one consumer its last byte picks (all of them cost ~3 ms of CPU an input under ASan, the
  * collector over half of it); a replay runs every consumer on every saved input.
  * Built by `make fuzz`; tests/unit/test_fuzz_regressions.c replays saved inputs through fuzz_numbers_one. */
@@ -145,6 +146,16 @@ numbers_transport (void *data, const char *db, const bson_t *cmd, bson_t *reply,
       bson_concat (reply, &docs[0]);
       if (!strcmp (name, "buildInfo"))
          BSON_APPEND_UTF8 (reply, "version", "7.0.0");
+      if (!strcmp (name, "update")) {
+         /* one upserted document, so the result's matched count is n less the upserts */
+         bson_t arr, up;
+         BSON_APPEND_ARRAY_BEGIN (reply, "upserted", &arr);
+         BSON_APPEND_DOCUMENT_BEGIN (&arr, "0", &up);
+         BSON_APPEND_INT32 (&up, "index", 0);
+         BSON_APPEND_INT32 (&up, "_id", 1);
+         bson_append_document_end (&arr, &up);
+         bson_append_array_end (reply, &arr);
+      }
    }
    BSON_APPEND_DOUBLE (reply, "ok", 1);
    return true;
@@ -161,6 +172,8 @@ enum {
    NUMBERS_DISTRIBUTION,
    NUMBERS_ADVISOR,
    NUMBERS_PLAN,
+   NUMBERS_COUNT,  /* a cursor's count(): the count command's n as the shell's Int32 */
+   NUMBERS_UPDATE, /* upserts' UpdateResults (updateOne, the legacy update): n less the upserts */
    NUMBERS_NCONSUMERS
 };
 
@@ -171,6 +184,9 @@ static const char *const numbers_statements[NUMBERS_NCONSUMERS] = {
    "db.getSiblingDB(\"app\").events.getShardDistribution()\n",
    "sh.adviseShardKey(\"app.events\")\n",
    "sh.moveChunk(\"app.events\", {k: 1}, \"shard02\")\n",
+   "db.getSiblingDB(\"app\").events.find({k: 1}).count()\n",
+   "db.getSiblingDB(\"app\").events.updateOne({k: 1}, {$set: {b: 1}}, {upsert: true})\n"
+   "db.getSiblingDB(\"app\").events.update({k: 1}, {$set: {b: 1}}, true)\n",
 };
 
 static void

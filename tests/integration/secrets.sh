@@ -52,6 +52,9 @@ out=$("$SHARDSH" --dry-run --norc --eval 'const u = "mongodb://v:Pw-value-17@h:1
    --eval 'printjson({user: "v", pwd: "Pw-value-18"}); ({pwd: "Pw-value-18"})' 2>&1)
 secret_absent "secrets/print and an --eval string value" "Pw-value-17" "$out" 'mongodb://v:***********@h:1'
 secret_absent "secrets/printjson and an --eval document value" "Pw-value-18" "$out" "pwd: '****'"
+out=$("$SHARDSH" --dry-run --norc --eval 'printjson([{password: "Pw-value-23"}], "mongodb://v:Pw-value-24@h:1")' 2>&1)
+secret_absent "secrets/printjson of an array's document" "Pw-value-23" "$out" "password: '***********'"
+secret_absent "secrets/printjson of a connection string" "Pw-value-24" "$out" 'mongodb://v:***********@h:1'
 # an array value: its documents and strings are masked as a document's are
 out=$("$SHARDSH" --dry-run --norc --eval '[{user: "w", pwd: "Pw-value-19"}, "mongodb://w:Pw-value-20@h:1"]' 2>&1)
 secret_absent "secrets/an --eval array value's document" "Pw-value-19" "$out" "pwd: '****'"
@@ -230,6 +233,49 @@ wait "$dash" 2> /dev/null
 secret_absent "secrets/channels: ps never shows -p or the connection string's password" "$PW" "$title" '-p ***********'
 secret_absent "secrets/channels: /proc/PID/cmdline neither" "$PW" "$cmdline" "mongodb://ann:***********@"
 check_eq "secrets/channels: no core dump (RLIMIT_CORE 0)" "0" "$core"
+# ---- second connections, piped standard input, --eval (issue 40) ----
+# the password in Mongo("mongodb://u:pw@…"), connect(uri) and connect(uri, user, pwd), updateUser and createUser of
+# a script, in each mode (plain, --json, --plan, --dry-run); then the same forms failing (an unreachable host, an
+# invalid option libmongoc warns about, a wrong password, a server error) in piped input, which goes on after each
+# error, with the driver's log lines on (SHARDSH_DEBUG=1) and a history file named (piped input keeps none)
+cat > "$TMPD/conn2.js" << EOF2
+const m = new Mongo("mongodb://ann:$PW@$HP/admin?serverSelectionTimeoutMS=3000");
+print(m.getURI());
+printjson(m.getDB("admin").runCommand({connectionStatus: 1}).authInfo.authenticatedUsers)
+m.getDB("config").settings.updateOne({_id: "h40s"}, {\$set: {v: 1}}, {upsert: true})
+const d2 = connect("mongodb://ann:$PW@$HP/admin?serverSelectionTimeoutMS=3000");
+d2.getSiblingDB("config").settings.updateOne({_id: "h40s"}, {\$set: {v: 2, note: "mongodb://ann:$PW@$HP"}})
+const d3 = connect("$HP/admin", "ann", "$PW"); d3.runCommand({ping: 1})
+db.getSiblingDB("admin").updateUser("ann", {pwd: "$PW"})
+db.getSiblingDB("admin").createUser({user: "cu40", pwd: "$PW", roles: []})
+EOF2
+for mode in "" --json --plan --dry-run; do
+   out=$("$SHARDSH" --norc $mode "mongodb://ann:$PW@$HP/?serverSelectionTimeoutMS=3000" -f "$TMPD/conn2.js" 2>&1 < /dev/null)
+   all="$all$out"
+   [ -z "$mode" ] && plain=$out
+   secret_absent "secrets/second connections: Mongo(), connect(), updateUser, createUser (${mode:-plain})" "$PW" \
+      "$out" 'mongodb://ann:****@'
+done
+check_contains "secrets/second connections: Mongo() with a password authenticates" "user: 'ann'" "$plain"
+check_contains "secrets/second connections: the script ran to its end" "conn2.js:9 ok db.getSiblingDB('admin').createUser(" \
+   "$plain"
+cat > "$TMPD/piped.txt" << EOF2
+connect("127.0.0.1:1/admin?serverSelectionTimeoutMS=200", "ann", "$PW").runCommand({ping: 1})
+Mongo("mongodb://ann:$PW@127.0.0.1:1/admin?serverSelectionTimeoutMS=200").getDB("admin").runCommand({ping: 1})
+Mongo("mongodb://ann:$PW@$HP/admin?serverSelectionTimeoutMS=zz&bogusOption=1")
+Mongo("mongodb://ann:$PW-x@$HP/admin").getDB("admin").runCommand({connectionStatus: 1})
+db.getSiblingDB("admin").auth("ann", "$PW")
+db.getSiblingDB("admin").createUser({user: "ann", pwd: "$PW", roles: []})
+db.getSiblingDB("admin").changeUserPassword("ann", "$PW")
+print("piped input ran to its end")
+EOF2
+out=$(SHARDSH_DEBUG=1 SHARDSH_HISTFILE="$TMPD/piped.hist" "$SHARDSH" --norc "mongodb://$HP/?serverSelectionTimeoutMS=3000" \
+   < "$TMPD/piped.txt" 2>&1)
+all="$all$out"
+check_contains "secrets/piped input: each failing form is reported" "AuthenticationFailed" "$out"
+secret_absent "secrets/piped input: failing Mongo()/connect(), driver log, server errors" "$PW" "$out" \
+   'connect("127.0.0.1:1/admin?serverSelectionTimeoutMS=200", "ann", "***********")'
+secret_absent "secrets/piped input: no history holds it" "$PW" "$(cat "$TMPD/piped.hist" 2> /dev/null)"
 # the REPL: the password asked for is not echoed; the history file never holds any form of it
 if command -v tmux > /dev/null 2>&1; then
    tui_server

@@ -1,8 +1,8 @@
 /* passes: plain asan */
 /* The one secret rule (shell/lib/secret.c, issue 31): what the source-text mask hides (connection-string passwords up
  * to the last '@', so an unescaped '/' or ':' stays hidden; pwd/password fields; the password argument of auth() and
- * changeUserPassword()), that it keeps columns, which lines the history leaves out, and the credentials a document
- * shows. */
+ * changeUserPassword(), connect()'s third), that it keeps columns, which lines the history leaves out, and the
+ * credentials a document shows. */
 #include <string.h>
 
 #include "shell/lib/secret.h"
@@ -51,6 +51,9 @@ main (void)
                "db.auth({user: \"u\", pwd: \"***\", mechanism: \"SCRAM-SHA-256\"})");
    check_mask ("secret/changeUserPassword", "db.changeUserPassword(\"u\", \"pw3\", {w: 1})",
                "db.changeUserPassword(\"u\", \"***\", {w: 1})");
+   check_mask ("secret/connect(uri, user, pwd): the third argument",
+               "db = connect(\"h:1/admin\", \"u\", \"pw5\"); x(\"a\", \"b\", \"c\")",
+               "db = connect(\"h:1/admin\", \"u\", \"***\"); x(\"a\", \"b\", \"c\")");
    check_mask ("secret/not a longer name", "author(\"a\", \"b\")", "author(\"a\", \"b\")");
    check_mask ("secret/quoted key, any case", "{\"PassWord\": 'x y'}", "{\"PassWord\": '***'}");
    check_mask ("secret/a URI password with '/' and ':'", "mongodb://a:p/w:4@h:1/db ok", "mongodb://a:*****@h:1/db ok");
