@@ -174,6 +174,7 @@ enum {
    NUMBERS_PLAN,
    NUMBERS_COUNT,  /* a cursor's count(): the count command's n as the shell's Int32 */
    NUMBERS_UPDATE, /* upserts' UpdateResults (updateOne, the legacy update): n less the upserts */
+   NUMBERS_BULK,   /* bulkWrite's BulkWriteResult: the batches' n, nModified and upserts summed */
    NUMBERS_NCONSUMERS
 };
 
@@ -187,6 +188,8 @@ static const char *const numbers_statements[NUMBERS_NCONSUMERS] = {
    "db.getSiblingDB(\"app\").events.find({k: 1}).count()\n",
    "db.getSiblingDB(\"app\").events.updateOne({k: 1}, {$set: {b: 1}}, {upsert: true})\n"
    "db.getSiblingDB(\"app\").events.update({k: 1}, {$set: {b: 1}}, true)\n",
+   "db.getSiblingDB(\"app\").events.bulkWrite([{insertOne: {document: {a: 1}}}, {updateOne: {filter: {a: 1}, update: "
+   "{$set: {b: 1}}, upsert: true}}, {insertOne: {document: {a: 2}}}])\n",
 };
 
 static void
