@@ -87,6 +87,15 @@ registry_hosts (const mongoc_uri_t *parsed)
    return bson_string_free (s, false);
 }
 
+/* Closes and frees one second connection (its connection, the hosts --dry-run names, the context). */
+static void
+registry_other_free (sh_ctx_t *other)
+{
+   conn_destroy (other);
+   bson_free (other->conn_name);
+   bson_free (other);
+}
+
 int
 conn_registry_open (sh_ctx_t *ctx, const char *uri, sh_error_t *err)
 {
@@ -127,8 +136,7 @@ conn_registry_open (sh_ctx_t *ctx, const char *uri, sh_error_t *err)
    memset (text, 0, strlen (text));
    bson_free (text);
    if (!registry_reach (other, err)) {
-      conn_destroy (other);
-      bson_free (other);
+      registry_other_free (other); /* unreachable or refused at new Mongo(): nothing of it is kept */
       return 0;
    }
    ctx->others->v[ctx->others->n++] = other;
@@ -183,11 +191,8 @@ conn_registry_free (sh_ctx_t *ctx)
 {
    if (!ctx->others)
       return;
-   for (size_t i = 0; i < ctx->others->n; i++) {
-      conn_destroy (ctx->others->v[i]);
-      bson_free (ctx->others->v[i]->conn_name);
-      bson_free (ctx->others->v[i]);
-   }
+   for (size_t i = 0; i < ctx->others->n; i++)
+      registry_other_free (ctx->others->v[i]);
    bson_free (ctx->others);
    ctx->others = NULL;
 }
