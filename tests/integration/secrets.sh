@@ -246,6 +246,7 @@ m.getDB("config").settings.updateOne({_id: "h40s"}, {\$set: {v: 1}}, {upsert: tr
 const d2 = connect("mongodb://ann:$PW@$HP/admin?serverSelectionTimeoutMS=3000");
 d2.getSiblingDB("config").settings.updateOne({_id: "h40s"}, {\$set: {v: 2, note: "mongodb://ann:$PW@$HP"}})
 const d3 = connect("$HP/admin", "ann", "$PW"); d3.runCommand({ping: 1})
+print("d3 users:", JSON.stringify(d3.runCommand({connectionStatus: 1}).authInfo.authenticatedUsers))
 db.getSiblingDB("admin").updateUser("ann", {pwd: "$PW"})
 db.getSiblingDB("admin").createUser({user: "cu40", pwd: "$PW", roles: []})
 EOF2
@@ -257,7 +258,9 @@ for mode in "" --json --plan --dry-run; do
       "$out" 'mongodb://ann:****@'
 done
 check_contains "secrets/second connections: Mongo() with a password authenticates" "user: 'ann'" "$plain"
-check_contains "secrets/second connections: the script ran to its end" "conn2.js:9 ok db.getSiblingDB('admin').createUser(" \
+check_contains "secrets/second connections: connect(uri, user, pwd) authenticates as user" \
+   'd3 users: [{"user":"ann","db":"admin"}]' "$plain"
+check_contains "secrets/second connections: the script ran to its end" "conn2.js:10 ok db.getSiblingDB('admin').createUser(" \
    "$plain"
 cat > "$TMPD/piped.txt" << EOF2
 connect("127.0.0.1:1/admin?serverSelectionTimeoutMS=200", "ann", "$PW").runCommand({ping: 1})

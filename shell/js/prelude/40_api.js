@@ -97,9 +97,16 @@ function Mongo(uri) {
   return new MongoClient(entry('Mongo.open', null, null, [uri], null));
 }
 /* connect("host:port/db"): the database of a new connection (the string's, else test) */
-function connect(uri) {
+/* connect(uri, user, pwd): mongosh hands user and pwd to the driver as the connection's credentials (authenticated
+ * against the string's database, else admin, as any credentials of a connection string): they go into the string */
+function connect(uri, user, pwd) {
   if (typeof uri !== 'string') throw new TypeError('connect() needs a connection string');
   const m = /^(?:mongodb(?:\+srv)?:\/\/)?[^/?]*\/([^?]*)/.exec(uri);
+  if (user !== undefined && user !== null) {
+    const who = encodeURIComponent(String(user)) + (pwd !== undefined && pwd !== null ? ':' + encodeURIComponent(String(pwd)) : '');
+    const s = /^mongodb(?:\+srv)?:\/\//.test(uri) ? uri : 'mongodb://' + uri;
+    uri = s.replace(/^(mongodb(?:\+srv)?:\/\/)(?:[^@/?]*@)?/, (all, scheme) => scheme + who + '@');
+  }
   return new Mongo(uri).getDB(m && m[1] ? decodeURIComponent(m[1]) : 'test');
 }
 bindConn(Cursor.prototype, (c) => c._q.conn, ['_open', '_count', 'explain']);
