@@ -3,6 +3,7 @@
 /* ---- the value of an expression, for the REPL and --eval ---- */
 function show(v) {
   if (v === undefined) return null;
+  if (v === itCommand) v = itCommand();
   if (v instanceof Cursor && v._q.explain) return [enc({ v: v.explain(v._q.explain) }), false];
   if (v instanceof Cursor && v._q.kind === 'cmd') return [enc({ v: v._printable() }), false];
   if (v instanceof Cursor) { const b = v._batch(20); return [enc({ v: b }), v._hasMore(), undefined, 1]; }
