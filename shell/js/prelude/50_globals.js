@@ -8,7 +8,9 @@ function printable(v) {
   if (typeof v !== 'function') return v;
   const n = v.name ? ': ' + v.name : ' (anonymous)';
   if (v === MinKey || v === MaxKey) return '[Function' + n + '] {\n  toBSON: [Function: toBSON],\n  help: [Function (anonymous)] Help\n}';
-  return (/^class\b/.test(Function.prototype.toString.call(v)) ? '[class' + (v.name ? ' ' + v.name : ' (anonymous)') : '[Function' + n) + ']';
+  if (/^class\b/.test(Function.prototype.toString.call(v))) return '[class' + (v.name ? ' ' + v.name : ' (anonymous)') + ']';
+  const kind = Object.getPrototypeOf(v).constructor.name; /* node: [AsyncFunction: f], [GeneratorFunction: g] */
+  return '[' + (/^(Async)?(Generator)?Function$/.test(kind) ? kind : 'Function') + n + ']';
 }
 /* ---- EJSON as js-bson's: relaxed by default; serialize/deserialize go through plain objects ---- */
 function isoDate(d) { const s = d.toISOString(); return d.getUTCMilliseconds() !== 0 ? s : s.slice(0, -5) + 'Z'; }
