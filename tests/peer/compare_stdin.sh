@@ -111,7 +111,8 @@ check_contains "stdin-peer/shardsh reports the server error at its line" \
    "<stdin>:17:4: MongoServerError[CommandNotFound]: no such command: 'nope' (code 59)" "$(cat "$TMPD/s.err")"
 
 # --nodb: JavaScript and print work, what needs a server fails, the prompt is "> "
-# and a function or class declaration shows its value, as mongosh shows it ([Function: f], [class A], the last one)
+# and a function or class declaration shows its value, as mongosh shows it ([Function: f], [class A], the last one),
+# an Int32 or Double its kind
 printf 'print(1)\n1 + 1\nsh.status()\ndb.foo.find()\nvar t = "a" + "b"\nt\n' > "$TMPD/nodb.txt"
 cat >> "$TMPD/nodb.txt" << 'EOF'
 function f(a) {
@@ -126,6 +127,9 @@ function q() { return "}" } // a comment
 var re = /}/; function r() {}
 f
 typeof it
+NumberInt(3)
+var q = Double(2.5)
+q
 EOF
 "$MONGOSH" --norc --quiet --nodb < "$TMPD/nodb.txt" > "$TMPD/mn.out" 2> "$TMPD/mn.err"
 echo $? > "$TMPD/mn.rc"

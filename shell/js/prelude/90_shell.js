@@ -16,7 +16,7 @@ function show(v, declared) {
   if (v instanceof Collection) return [enc({ v: v._db + '.' + v._name }), false];
   if (v instanceof MongoClient) return [enc({ v: v.getURI() }), false];
   if (v instanceof Buffer) return [enc({ v: bufferText(v) }), false];
-  if (typeof v === 'function') return [enc({ v: printable(v) }), false];
+  if (typeof v === 'function' || v instanceof Int32 || v instanceof Double) return [enc({ v: printable(v) }), false];
   if (typeof v === 'symbol') return [enc({ v: v.toString() }), false];
   if (v !== null && typeof v === 'object' && typeof v.__shStats === 'string') return [enc({ v }), false, v.__shStats];
   return [enc({ v }), false];
