@@ -1,7 +1,8 @@
 /* shardsh JavaScript prelude, part: the rest of what mongosh (a Node REPL) has as globals: Node's assert (a global and
  * require("assert")) with node's AssertionError texts, and the timers (setTimeout, setInterval, setImmediate and
  * their clear*) as a synchronous engine can honestly give them: a callback runs after the statement that set it (the
- * engine drains its job queue there), in the order of their due times, the shell sleeping what is left of each delay.
+ * engine calls timersRun after the statement's promise jobs), in the order of their due times, the shell sleeping what
+ * is left of each delay; an error thrown in one is the statement's error.
  * A setInterval never cleared repeats until Ctrl-C, as it keeps node alive. The parts are concatenated in name order
  * by the Makefile into one function (opened in 00_values.js, closed in 90_shell.js). */
 
@@ -155,7 +156,7 @@ assert.strict = assertStrict;
 assertStrict.strict = assertStrict;
 
 /* ---- timers ---- */
-let timerQueue = [], timerSeq = 0, timerDraining = false;
+let timerQueue = [], timerSeq = 0;
 class Timeout {
   constructor(fn, ms, args, repeat) {
     let d = Number(ms);
@@ -172,6 +173,7 @@ class Timeout {
 class Immediate extends Timeout {}
 /* runs the queued callbacks, earliest due first (the order they were set among equal ones), until none is left */
 function timersRun() {
+  if (!timerQueue.length) return;
   try {
     while (timerQueue.length) {
       let k = 0;
@@ -185,15 +187,12 @@ function timersRun() {
   } catch (e) {
     timerQueue = [];
     throw e;
-  } finally {
-    timerDraining = false;
   }
 }
 function timerAdd(T, fn, ms, args, repeat) {
   if (typeof fn !== 'function') throw nodeTypeError('The "callback" argument must be of type function.' + nodeReceived(fn));
   const t = new T(fn, ms, args, repeat);
   timerQueue.push(t);
-  if (!timerDraining) { timerDraining = true; Promise.resolve().then(timersRun); }
   return t;
 }
 function timerClear(t) {

@@ -59,5 +59,5 @@ function complete(prefix) {
   return JSON.stringify(Array.from(seen).sort().map((n) => (head ? head + '.' : '') + n));
 }
 
-return { enc, dec, show, describe, complete, install, encTop: (v) => enc({ v }) };
+return { enc, dec, show, describe, complete, install, timers: timersRun, encTop: (v) => enc({ v }) };
 })
