@@ -354,13 +354,24 @@ function utilInspect(v, options) {
   if (typeof v === 'bigint') return v + 'n';
   if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
   if (v === undefined || v === null || typeof v === 'boolean' || typeof v === 'symbol') return String(v);
-  if (typeof v === 'function') return printable(v);
+  if (typeof v === 'function' || v instanceof Int32 || v instanceof Double) return printable(v);
   if (v instanceof Buffer) return bufferText(v);
   const d = options && typeof options === 'object' && 'depth' in options ? options.depth : 2;
   const depth = d === null || d === Infinity ? -1 : Math.max(0, Math.min(Math.trunc(Number(d)) || 0, 1000));
   const r = N.call('Node.inspect', null, null, encArgs([printable(v), depth], true), 2, '', 0, 0, '', 0);
   if (r[0] === 'E') throw shError(dec(r.slice(1)), callerPos());
   return dec(r.slice(1)).v;
+}
+/* node's rule for %s: an object whose toString is its own or a class's (js-bson's Int32, an ObjectId, a Buffer) is
+ * String(x); one whose toString is ECMAScript's (a plain object, an array, a Date) is inspected */
+function builtInToString(x) {
+  if (typeof x.toString !== 'function') return true;
+  if (Object.prototype.hasOwnProperty.call(x, 'toString')) return false;
+  let p = x;
+  do { p = Object.getPrototypeOf(p); } while (p && !Object.prototype.hasOwnProperty.call(p, 'toString'));
+  const d = p && Object.getOwnPropertyDescriptor(p, 'constructor');
+  return !!d && typeof d.value === 'function' &&
+    /^(Object|Array|Date|RegExp|Function|Map|Set|WeakMap|WeakSet|Promise|Boolean|Number|String|Symbol|BigInt|ArrayBuffer|DataView|\w*Error|(Big)?(Ui|I)nt\d+(Clamped)?Array|Float\d+Array)$/.test(d.value.name);
 }
 function utilFormat(...a) {
   if (typeof a[0] !== 'string') return a.map((x) => (typeof x === 'string' ? x : utilInspect(x))).join(' ');
@@ -370,7 +381,7 @@ function utilFormat(...a) {
     if (i >= a.length) return m;
     const x = a[i++];
     switch (c) {
-      case 's': return typeof x === 'bigint' ? x + 'n' : typeof x === 'object' && x !== null ? utilInspect(x, { depth: 0 }) : typeof x === 'symbol' ? String(x) : Object.is(x, -0) ? '-0' : String(x);
+      case 's': return typeof x === 'bigint' ? x + 'n' : typeof x === 'object' && x !== null ? (x instanceof Date ? (isNaN(x) ? 'Invalid Date' : x.toISOString()) : x instanceof Error || !builtInToString(x) ? String(x) : utilInspect(x, { depth: 0 })) : typeof x === 'symbol' ? String(x) : Object.is(x, -0) ? '-0' : String(x);
       case 'd': return typeof x === 'bigint' ? x + 'n' : typeof x === 'object' && x !== null ? 'NaN' : String(Number(x));
       case 'i': return typeof x === 'bigint' ? x + 'n' : String(parseInt(x, 10));
       case 'f': return String(parseFloat(x));
