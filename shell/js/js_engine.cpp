@@ -811,9 +811,13 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
    }
    ok = JS_ExecuteScript (cx, script, &rv);
    /* the promise jobs the statement queued (.then callbacks, async functions after an await) run now, as a
-    * mongosh statement's do before the next one */
-   if (ok)
+    * mongosh statement's do before the next one; then its timers (56_assert.js), whose errors are the run's */
+   if (ok) {
+      JS::RootedValue none (cx);
       js::RunJobs (cx);
+      if ((ok = prelude_call (e, "timers", JS::HandleValueArray::empty (), &none)))
+         js::RunJobs (cx);
+   }
    if (watcher.joinable ()) {
       e->running = false;
       watcher.join ();
@@ -838,8 +842,12 @@ engine_run (js_engine_t *e, const char *name, const char *text, size_t len, bool
       return JS_RUN_FAILED;
    if (show_value && e->host.show) {
       JS::RootedValue shown (cx), json (cx), more (cx);
-      JS::RootedValueArray<1> args (cx);
+      JS::RootedValueArray<2> args (cx);
+      char decl[256];
+      JSString *dname =
+         js_util_last_declaration (text, len, decl, sizeof decl) ? JS_NewStringCopyZ (cx, decl) : nullptr;
       args[0].set (rv);
+      args[1].set (dname ? JS::StringValue (dname) : JS::UndefinedValue ()); /* mongosh shows a declaration's value */
       if (!prelude_call (e, "show", args, &shown)) {
          if (!JS_IsExceptionPending (cx))
             return JS_RUN_STOPPED;

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -167,6 +170,30 @@ environment (size_t *len)
    return out;
 }
 
+/* node's Stats fields of path (lstat: of a link itself), as numbers separated by spaces: dev mode nlink uid gid rdev
+ * blksize ino size blocks, then atime mtime ctime birthtime as seconds and nanoseconds (birthtime from statx; 0 0
+ * where the file system does not keep it) */
+static char *
+stat_text (const char *path, bool link, size_t *len)
+{
+   struct statx sx;
+   char buf[512];
+   int flags = AT_STATX_SYNC_AS_STAT | (link ? AT_SYMLINK_NOFOLLOW : 0);
+   if (statx (AT_FDCWD, path, flags, STATX_BASIC_STATS | STATX_BTIME, &sx) != 0)
+      return NULL;
+   if (!(sx.stx_mask & STATX_BTIME))
+      sx.stx_btime.tv_sec = 0, sx.stx_btime.tv_nsec = 0;
+   snprintf (buf, sizeof buf, "%llu %u %u %u %u %llu %u %llu %llu %llu %lld %u %lld %u %lld %u %lld %u",
+             (unsigned long long) makedev (sx.stx_dev_major, sx.stx_dev_minor), (unsigned) sx.stx_mode,
+             (unsigned) sx.stx_nlink, (unsigned) sx.stx_uid, (unsigned) sx.stx_gid,
+             (unsigned long long) makedev (sx.stx_rdev_major, sx.stx_rdev_minor), (unsigned) sx.stx_blksize,
+             (unsigned long long) sx.stx_ino, (unsigned long long) sx.stx_size, (unsigned long long) sx.stx_blocks,
+             (long long) sx.stx_atime.tv_sec, (unsigned) sx.stx_atime.tv_nsec, (long long) sx.stx_mtime.tv_sec,
+             (unsigned) sx.stx_mtime.tv_nsec, (long long) sx.stx_ctime.tv_sec, (unsigned) sx.stx_ctime.tv_nsec,
+             (long long) sx.stx_btime.tv_sec, (unsigned) sx.stx_btime.tv_nsec);
+   return dup_str (buf, len);
+}
+
 static char *
 errno_text (const char *a, size_t *len)
 {
@@ -198,6 +225,17 @@ js_sys_op (const char *op, const char *a, size_t alen, const char *b, size_t ble
       out = dup_str (stat (a, &st) != 0 ? "" : S_ISDIR (st.st_mode) ? "d" : "1", len);
    } else if (!strcmp (op, "readdir")) {
       out = read_dir (a, len);
+   } else if (!strcmp (op, "stat") || !strcmp (op, "lstat")) {
+      out = stat_text (a, op[0] == 'l', len);
+   } else if (!strcmp (op, "unlink")) {
+      out = unlink (a) == 0 ? dup_str ("", len) : NULL;
+   } else if (!strcmp (op, "rmdir")) {
+      out = rmdir (a) == 0 ? dup_str ("", len) : NULL;
+   } else if (!strcmp (op, "rename")) {
+      out = rename (a, b) == 0 ? dup_str ("", len) : NULL;
+   } else if (!strcmp (op, "pid")) {
+      snprintf (buf, sizeof buf, "%ld %ld", (long) getpid (), (long) getppid ());
+      out = dup_str (buf, len);
    } else if (!strcmp (op, "mkdir")) {
       out = mkdir (a, 0777) == 0 ? dup_str ("", len) : NULL;
    } else if (!strcmp (op, "cwd")) {

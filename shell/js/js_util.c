@@ -150,3 +150,124 @@ js_util_resolve_path (const char *path)
    free (joined);
    return out;
 }
+
+static bool
+js_util_ident_char (char c)
+{
+   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+          (unsigned char) c >= 0x80;
+}
+
+/* the index just past the string, template literal, comment or regular expression starting at i (i itself when
+ * there is none there); prev is the last significant character before i (0 at the start) */
+static size_t
+js_util_skip_literal (const char *t, size_t len, size_t i, char prev)
+{
+   char q = t[i];
+   if (q == '/' && i + 1 < len && t[i + 1] == '/') {
+      while (i < len && t[i] != '\n')
+         i++;
+      return i;
+   }
+   if (q == '/' && i + 1 < len && t[i + 1] == '*') {
+      for (i += 2; i + 1 < len && !(t[i] == '*' && t[i + 1] == '/'); i++)
+         ;
+      return i + 2 < len ? i + 2 : len;
+   }
+   if (q == '/' && !(prev && (js_util_ident_char (prev) || prev == ')' || prev == ']'))) {
+      bool cls = false;
+      for (i++; i < len && t[i] != '\n' && (cls || t[i] != '/'); i++) {
+         if (t[i] == '\\')
+            i++;
+         else if (t[i] == '[' || t[i] == ']')
+            cls = t[i] == '[';
+      }
+      return i < len ? i + 1 : len;
+   }
+   if (q == '"' || q == '\'' || q == '`') {
+      for (i++; i < len && t[i] != q; i++)
+         if (t[i] == '\\')
+            i++;
+      return i < len ? i + 1 : len;
+   }
+   return i;
+}
+
+bool
+js_util_last_declaration (const char *t, size_t len, char *name, size_t cap)
+{
+   int depth = 0;
+   bool pending = false, found = false, in_body = false;
+   char prev = 0;
+   size_t i = 0;
+
+   name[0] = '\0';
+   while (i < len) {
+      size_t next = js_util_skip_literal (t, len, i, prev);
+      char c = t[i];
+      if (next != i) {
+         if (c != '/' || (i + 1 < len && t[i + 1] != '/' && t[i + 1] != '*')) {
+            prev = c == '/' ? '/' : 'x';
+            found = false;
+         }
+         i = next;
+         continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || (c == ';' && depth == 0)) {
+         if (c == ';')
+            prev = ';';
+         i++;
+         continue;
+      }
+      if (js_util_ident_char (c)) {
+         size_t s = i;
+         while (i < len && js_util_ident_char (t[i]))
+            i++;
+         if (depth == 0 && !pending && (!prev || prev == ';' || prev == '}' || prev == 'a') &&
+             ((i - s == 8 && !memcmp (t + s, "function", 8)) || (i - s == 5 && !memcmp (t + s, "class", 5)))) {
+            /* the name: after the keyword and a generator's star */
+            while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '*'))
+               i++;
+            s = i;
+            while (i < len && js_util_ident_char (t[i]))
+               i++;
+            if (i > s && i - s < cap) {
+               memcpy (name, t + s, i - s);
+               name[i - s] = '\0';
+               pending = true;
+               in_body = false;
+            }
+            found = false;
+            prev = 'x';
+            continue;
+         }
+         /* async before function keeps the statement start ('a') */
+         prev = depth == 0 && (!prev || prev == ';' || prev == '}') && i - s == 5 && !memcmp (t + s, "async", 5) ? 'a'
+                                                                                                                 : 'x';
+         if (!pending)
+            found = false;
+         continue;
+      }
+      if (c == '{' || c == '(' || c == '[') {
+         if (c == '{' && depth == 0 && pending)
+            in_body = true;
+         depth++;
+      } else if (c == '}' || c == ')' || c == ']') {
+         depth--;
+         if (depth == 0 && c == '}' && pending && in_body) {
+            pending = false;
+            found = true;
+            prev = '}';
+            i++;
+            continue;
+         }
+      }
+      if (!pending)
+         found = false;
+      prev = c;
+      i++;
+   }
+   if (!found)
+      name[0] = '\0';
+   return found;
+}

@@ -4,6 +4,7 @@
 #ifndef SHARDSH_JS_UTIL_H
 #define SHARDSH_JS_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "shell/core/errors.h"
@@ -45,6 +46,13 @@ js_util_read_file (const char *path, size_t *len) __attribute__ ((visibility ("h
  * path.resolve); caller frees with free(). */
 char *
 js_util_resolve_path (const char *path) __attribute__ ((visibility ("hidden")));
+
+/* When the last statement of text (JavaScript the REPL or piped input runs) is a function or class declaration, its
+ * name (copied to name, at most cap - 1 bytes) and true, for the value mongosh shows after it ([Function: f]). A
+ * scan of the top level, not a parse: strings, template literals, comments and regular expressions are skipped.
+ * False (name empty) otherwise. */
+bool
+js_util_last_declaration (const char *text, size_t len, char *name, size_t cap) __attribute__ ((visibility ("hidden")));
 
 #ifdef __cplusplus
 }

@@ -143,6 +143,11 @@ check_contains "stdin/--nodb: JavaScript runs" "42" "$out"
 check_contains "stdin/--nodb: a helper says there is no database" \
    "<eval>:1:18: error: no connected database: shardsh was started with --nodb" "$out"
 check_eq "stdin/--nodb: the failed helper's exit status" "1" "$rc"
+# a declaration entered shows its value as mongosh's REPL does; an Int32 or Double made shows its kind
+out=$(printf 'function f(a) {\n  return a }\nclass A {}\nfunction g() {} 5\nvar re = /}/; async function h() {}\nNumberInt(3)\n' |
+   "$SHARDSH" --norc --quiet --nodb 2>&1)
+check_eq "stdin/--nodb: declarations and Int32 shown as mongosh shows them" \
+   "$(printf '> ... [Function: f]\n> [class A]\n> 5\n> [AsyncFunction: h]\n> Int32(3)\n> ')" "$out"
 out=$("$SHARDSH" --norc --nodb mongodb://127.0.0.1:1 --eval 1 2>&1)
 check_eq "stdin/--nodb with a connection string: usage error" \
    "error: --nodb starts no connection: it cannot be combined with a connection string" "$out"

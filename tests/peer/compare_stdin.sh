@@ -11,6 +11,7 @@
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/lib.sh
+. tests/peer/lib.sh
 
 ensure_mongosh stdin-peer || exit 0
 
@@ -63,11 +64,37 @@ if ! sim_start --scenario demo --version 8.0; then
    fail "stdin-peer/start" "shardsim did not start"
    exit 0
 fi
-EVAL='var x = 5; print("from eval"); x + 1'
+# --eval as operators write it: several statements, a printjson, quotes of both kinds, then a value
+EVAL='var x = 5; print("from eval"); printjson(db.adminCommand({ listShards: 1 }).shards.length); print("it'"'"'s \"quoted\""); x + 1'
 "$MONGOSH" --norc --quiet "$SIM_URI/test" --eval "$EVAL" --shell < "$TMPD/in.txt" > "$TMPD/m.out" 2> "$TMPD/m.err"
 echo $? > "$TMPD/m.rc"
 NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI" --eval "$EVAL" --shell < "$TMPD/in.txt" > "$TMPD/s.out" 2> "$TMPD/s.err"
 echo $? > "$TMPD/s.rc"
+# --eval one-liners of operators' scripts and cron jobs, each as `shardsh URI --eval LINE` against what
+# `mongosh URI --eval LINE` prints (one mongosh for all: tests/peer/lib.sh's mongosh_batch); an error as mongosh's
+# message (shardsh adds the place), the connection count as a number (the clients open different numbers);
+# sh.status() is left out: the batch's print() shows its result unlike --eval (a real --eval of each prints the same)
+cat > "$TMPD/evals.txt" << 'EOF'
+rs.status().ok
+db.serverStatus().connections.current > 0
+sh.getBalancerState() ? "balancer on" : "balancer off"
+db.adminCommand({ listShards: 1 }).shards.map((s) => s._id).join(",")
+db.getSiblingDB("config").shards.countDocuments({ draining: true }) === 0 ? "no shard draining" : "draining"
+"it's " + 'a "quoted" ' + `${db.getName()}`
+EOF
+mkdir -p "$TMPD/evals.m"
+mongosh_batch "$SIM_URI/test" "$TMPD/evals.txt" "$TMPD/evals.m"
+n=0
+while IFS= read -r line; do
+   n=$((n + 1))
+   NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI/test" --eval "$line" > "$TMPD/eval.$n.out" 2> "$TMPD/eval.$n.err" < /dev/null
+   if grep -q '^[A-Za-z]*Error: ' "$TMPD/evals.m/$n.out"; then
+      check_contains "stdin-peer/--eval '$line': fails as mongosh does" \
+         "$(sed -n 's/^[A-Za-z]*Error: //p' "$TMPD/evals.m/$n.out" | head -n 1)" "$(cat "$TMPD/eval.$n.err")"
+   else
+      check_eq "stdin-peer/--eval '$line': prints what mongosh prints" "$(cat "$TMPD/evals.m/$n.out")" "$(cat "$TMPD/eval.$n.out")"
+   fi
+done < "$TMPD/evals.txt"
 sim_stop
 mongosh_norm "$TMPD/m.out" > "$TMPD/m.norm"
 if cmp -s "$TMPD/m.norm" "$TMPD/s.out"; then
@@ -84,7 +111,26 @@ check_contains "stdin-peer/shardsh reports the server error at its line" \
    "<stdin>:17:4: MongoServerError[CommandNotFound]: no such command: 'nope' (code 59)" "$(cat "$TMPD/s.err")"
 
 # --nodb: JavaScript and print work, what needs a server fails, the prompt is "> "
+# and a function or class declaration shows its value, as mongosh shows it ([Function: f], [class A], the last one),
+# an Int32 or Double its kind
 printf 'print(1)\n1 + 1\nsh.status()\ndb.foo.find()\nvar t = "a" + "b"\nt\n' > "$TMPD/nodb.txt"
+cat >> "$TMPD/nodb.txt" << 'EOF'
+function f(a) {
+  return a }
+async function g() {}
+function h() {} 5
+class A {}
+function k() {} function k2() {}
+var z = function () {}
+function* gen() {}
+function q() { return "}" } // a comment
+var re = /}/; function r() {}
+f
+typeof it
+NumberInt(3)
+var q = Double(2.5)
+q
+EOF
 "$MONGOSH" --norc --quiet --nodb < "$TMPD/nodb.txt" > "$TMPD/mn.out" 2> "$TMPD/mn.err"
 echo $? > "$TMPD/mn.rc"
 NO_COLOR=1 "$SHARDSH" --norc --quiet --nodb < "$TMPD/nodb.txt" > "$TMPD/sn.out" 2> "$TMPD/sn.err"

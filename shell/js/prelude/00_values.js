@@ -65,6 +65,18 @@ ObjectId.prototype.toString = function () { return this._hex; };
 ObjectId.prototype.toJSON = function () { return this._hex; };
 ObjectId.prototype.equals = function (o) { return o instanceof ObjectId && o._hex === this._hex; };
 ObjectId.prototype.getTimestamp = function () { return new Date(parseInt(this._hex.slice(0, 8), 16) * 1000); };
+/* js-bson 6's statics: createFromTime(seconds) is the time's 4 bytes then zeros; isValid takes a 24-digit hex string,
+ * a 12-byte buffer or an ObjectId */
+ObjectId.createFromTime = function (t) { return new ObjectId(((Math.trunc(Number(t)) >>> 0).toString(16).padStart(8, '0')) + '0'.repeat(16)); };
+ObjectId.createFromHexString = function (h) {
+  if (typeof h !== 'string' || h.length !== 24) throw new TypeError('hex string must be 24 characters');
+  return new ObjectId(h);
+};
+ObjectId.isValid = function (v) {
+  if (v instanceof ObjectId) return true;
+  if (typeof v === 'string') return /^[0-9a-fA-F]{24}$/.test(v);
+  return v instanceof Uint8Array && v.length === 12;
+};
 
 const INT64_MAX = 9223372036854775807n, INT64_MIN = -9223372036854775808n;
 function Long(v, high) {

@@ -31,19 +31,27 @@ function install(names) {
   finishApi(names);
 }
 Object.defineProperty(global, 'db', { get: currentDb, set(v) { dbOverride = v instanceof Database ? v : null; }, configurable: true });
-Object.defineProperty(global, 'it', {
-  get() {
-    /* a find or aggregate typed as a literal statement after the engine's last cursor: "it" continues that one */
-    const h = N.cursorCurrent(true);
-    if (h >= 0) lastCursor = h > 0 ? new Cursor('db.collection.find', null, null, [], h) : null;
-    if (!lastCursor) return new ItResult([], false);
-    const b = lastCursor._batch(20);
-    return new ItResult(b, lastCursor._hasMore());
+/* it: a function, as mongosh's (typeof it is "function"); typed as a statement, show() calls it: the next batch of the
+ * engine's last cursor, or of a find or aggregate typed as a literal statement after it */
+const itCommand = named(function () {
+  const h = N.cursorCurrent(true);
+  if (h >= 0) lastCursor = h > 0 ? new Cursor('db.collection.find', null, null, [], h) : null;
+  if (!lastCursor) return new ItResult([], false);
+  const b = lastCursor._batch(20);
+  return new ItResult(b, lastCursor._hasMore());
+}, '');
+Object.defineProperty(global, 'it', { value: itCommand, writable: true, configurable: true });
+/* DBQuery: mongosh 2.x's is an object left for DBQuery.shellBatchSize (deprecated), not the cursor class */
+let shellBatchSize;
+const DBQuery = {
+  get shellBatchSize() { return shellBatchSize; },
+  set shellBatchSize(n) {
+    process.stderr.write('DeprecationWarning: DBQuery.shellBatchSize is deprecated, please use config.set("displayBatchSize") instead\n');
+    shellBatchSize = n;
   },
-  configurable: true,
-});
+};
 const api = { sh, ObjectId, Long, NumberLong: Long, Int32, NumberInt: Int32, Double, Decimal128, NumberDecimal: Decimal128,
-              Timestamp, Binary, BinData, UUID, HexData, MinKey, MaxKey, BSONRegExp, Code, ISODate, Database, Collection, DBQuery: Cursor };
+              Timestamp, Binary, BinData, UUID, HexData, MinKey, MaxKey, BSONRegExp, Code, ISODate, Database, Collection, DBQuery };
 for (const k of Object.keys(api)) Object.defineProperty(global, k, { value: api[k], writable: true, configurable: true, enumerable: false });
 
 /* ---- globals and helpers mongosh has beyond the command table: console, EJSON, bsonsize, version, load, rs,

@@ -1,14 +1,20 @@
 /* shardsh JavaScript prelude, part: console, print's forms, EJSON, bsonsize, load, the unsupported names. The parts are concatenated in name order by the Makefile into one function (opened in 00_values.js, closed in 90_shell.js). */
 const console = {};
 for (const k of ['log', 'info', 'debug', 'error', 'warn', 'trace']) console[k] = named(function (...a) { return global.print(...a); }, k);
-/* print shows a function as node's inspect does (mongosh's MinKey and MaxKey are functions with two properties) */
+/* print shows a function as node's inspect does (mongosh's MinKey and MaxKey are functions with two properties), and
+ * an Int32 or Double made by the script by its kind; inside a document both still show as plain numbers */
 function printable(v) {
   if (v instanceof Buffer) return bufferText(v);
   if (v instanceof MongoClient) return v.getURI(); /* print(db.getMongo()) shows its connection string */
+  /* js-bson's Int32 and Double show their kind (a number read from the server is a plain number) */
+  if (v instanceof Int32) return 'Int32(' + v._v + ')';
+  if (v instanceof Double) return 'Double(' + (Object.is(v._v, -0) ? '-0' : String(v._v)) + ')';
   if (typeof v !== 'function') return v;
   const n = v.name ? ': ' + v.name : ' (anonymous)';
   if (v === MinKey || v === MaxKey) return '[Function' + n + '] {\n  toBSON: [Function: toBSON],\n  help: [Function (anonymous)] Help\n}';
-  return (/^class\b/.test(Function.prototype.toString.call(v)) ? '[class' + (v.name ? ' ' + v.name : ' (anonymous)') : '[Function' + n) + ']';
+  if (/^class\b/.test(Function.prototype.toString.call(v))) return '[class' + (v.name ? ' ' + v.name : ' (anonymous)') + ']';
+  const kind = Object.getPrototypeOf(v).constructor.name; /* node: [AsyncFunction: f], [GeneratorFunction: g] */
+  return '[' + (/^(Async)?(Generator)?Function$/.test(kind) ? kind : 'Function') + n + ']';
 }
 /* ---- EJSON as js-bson's: relaxed by default; serialize/deserialize go through plain objects ---- */
 function isoDate(d) { const s = d.toISOString(); return d.getUTCMilliseconds() !== 0 ? s : s.slice(0, -5) + 'Z'; }

@@ -129,7 +129,8 @@ function fsWrite(op, p, data, options) {
   const append = op === 'append' || (o.flag && String(o.flag)[0] === 'a');
   if (inPreflight()) {
     let before = append ? pfWritten(path) : '';
-    if (typeof before !== 'string') { const r = sysCall('read', utf8Bytes(path)); before = typeof r === 'string' ? r : ''; }
+    if (before === null) before = ''; /* removed by the pre-flight */
+    else if (typeof before !== 'string') { const r = sysCall('read', utf8Bytes(path)); before = typeof r === 'string' ? r : ''; }
     pfFiles.set(pathModule.resolve(path), before + bytes);
     return undefined;
   }
@@ -153,10 +154,53 @@ function fsMkdirp(p, whole) {
   if (r === 17 /* EEXIST */ && sysCall('exists', utf8Bytes(p)) === 'd') return undefined;
   throw nodeError(r, 'mkdir', whole);
 }
+/* node's fs.Stats: its fields in node's order, the times as milliseconds and Dates */
+const S_IFMT = 0o170000;
+class Stats {
+  constructor(n) {
+    ['dev', 'mode', 'nlink', 'uid', 'gid', 'rdev', 'blksize', 'ino', 'size', 'blocks'].forEach((k, i) => { this[k] = n[i]; });
+    ['atime', 'mtime', 'ctime', 'birthtime'].forEach((k, i) => { this[k + 'Ms'] = n[10 + 2 * i] * 1e3 + n[11 + 2 * i] / 1e6; });
+    for (const k of ['atime', 'mtime', 'ctime', 'birthtime']) this[k] = new Date(Math.trunc(this[k + 'Ms']));
+  }
+  isFile() { return (this.mode & S_IFMT) === 0o100000; }
+  isDirectory() { return (this.mode & S_IFMT) === 0o040000; }
+  isSymbolicLink() { return (this.mode & S_IFMT) === 0o120000; }
+  isBlockDevice() { return (this.mode & S_IFMT) === 0o060000; }
+  isCharacterDevice() { return (this.mode & S_IFMT) === 0o020000; }
+  isFIFO() { return (this.mode & S_IFMT) === 0o010000; }
+  isSocket() { return (this.mode & S_IFMT) === 0o140000; }
+}
+function fsStat(op, p, options) {
+  const path = fsPathArg(p), w = pfWritten(path);
+  if (w !== undefined && w !== null) {
+    /* written (or made) by the pre-flight only: a file of its bytes, or a directory, made now */
+    const now = Date.now(), s = Math.floor(now / 1000), ns = (now % 1000) * 1e6;
+    return new Stats([0, typeof w === 'string' ? 0o100644 : 0o040755, 1, 0, 0, 0, 4096, 0, typeof w === 'string' ? w.length : 4096, 0, s, ns, s, ns, s, ns, s, ns]);
+  }
+  const r = w === null ? 2 /* ENOENT */ : sysCall(op, utf8Bytes(path));
+  if (typeof r === 'number') {
+    if (r === 2 && options && options.throwIfNoEntry === false) return undefined;
+    throw nodeError(r, op, path);
+  }
+  return new Stats(r.split(' ').map(Number));
+}
+/* unlink, rmdir, rename: in the pre-flight they change only what it remembers (null: removed) */
+function fsRemove(op, p) {
+  const path = fsPathArg(p);
+  if (inPreflight()) {
+    const w = pfWritten(path);
+    if (w === null || (w === undefined && sysCall('exists', utf8Bytes(path)) === '')) throw nodeError(2, op, path);
+    pfFiles.set(pathModule.resolve(path), null);
+    return undefined;
+  }
+  const r = sysCall(op, utf8Bytes(path));
+  if (typeof r === 'number') throw nodeError(r, op, path);
+  return undefined;
+}
 const fs = {
   readFileSync(p, options) {
     const path = fsPathArg(p), o = fsOptions(options), w = pfWritten(path);
-    const r = typeof w === 'string' ? w : sysCall('read', utf8Bytes(path));
+    const r = typeof w === 'string' ? w : w === null ? 2 /* ENOENT */ : sysCall('read', utf8Bytes(path));
     if (typeof r === 'number') throw r === 21 /* EISDIR */ ? nodeError(r, 'read') : nodeError(r, 'open', path);
     return o.encoding && o.encoding !== 'buffer' ? bufDecode(r, o.encoding) : bufferOf(r);
   },
@@ -164,7 +208,33 @@ const fs = {
   appendFileSync(p, data, options) { return fsWrite('append', p, data, options); },
   existsSync(p) {
     try { p = fsPathArg(p); } catch (e) { return false; }
-    return pfWritten(p) !== undefined || sysCall('exists', utf8Bytes(p)) !== '';
+    const w = pfWritten(p);
+    return w !== null && (w !== undefined || sysCall('exists', utf8Bytes(p)) !== '');
+  },
+  statSync(p, options) { return fsStat('stat', p, options); },
+  lstatSync(p, options) { return fsStat('lstat', p, options); },
+  unlinkSync(p) { return fsRemove('unlink', p); },
+  rmdirSync(p) { return fsRemove('rmdir', p); },
+  /* a file (a directory is not supported yet); force: a missing one is no error */
+  rmSync(p, options) {
+    const st = fsStat('lstat', p, { throwIfNoEntry: false });
+    if (st === undefined && options && options.force) return undefined;
+    if (st !== undefined && st.isDirectory()) unsupported('fs.rmSync() of a directory')();
+    return fsRemove('unlink', p);
+  },
+  renameSync(from, to) {
+    const a = fsPathArg(from, 'oldPath'), b = fsPathArg(to, 'newPath');
+    if (inPreflight()) {
+      const w = pfWritten(a);
+      const bytes = typeof w === 'string' ? w : sysCall('read', utf8Bytes(a));
+      if (w === null || typeof bytes === 'number') throw nodeError(2, 'rename', a);
+      pfFiles.set(pathModule.resolve(b), bytes);
+      pfFiles.set(pathModule.resolve(a), null);
+      return undefined;
+    }
+    const r = sysCall('rename', utf8Bytes(a), utf8Bytes(b));
+    if (typeof r === 'number') throw nodeError(r, 'rename', a);
+    return undefined;
   },
   readdirSync(p, options) {
     const path = fsPathArg(p), o = fsOptions(options);
@@ -284,13 +354,24 @@ function utilInspect(v, options) {
   if (typeof v === 'bigint') return v + 'n';
   if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
   if (v === undefined || v === null || typeof v === 'boolean' || typeof v === 'symbol') return String(v);
-  if (typeof v === 'function') return printable(v);
+  if (typeof v === 'function' || v instanceof Int32 || v instanceof Double) return printable(v);
   if (v instanceof Buffer) return bufferText(v);
   const d = options && typeof options === 'object' && 'depth' in options ? options.depth : 2;
   const depth = d === null || d === Infinity ? -1 : Math.max(0, Math.min(Math.trunc(Number(d)) || 0, 1000));
   const r = N.call('Node.inspect', null, null, encArgs([printable(v), depth], true), 2, '', 0, 0, '', 0);
   if (r[0] === 'E') throw shError(dec(r.slice(1)), callerPos());
   return dec(r.slice(1)).v;
+}
+/* node's rule for %s: an object whose toString is its own or a class's (js-bson's Int32, an ObjectId, a Buffer) is
+ * String(x); one whose toString is ECMAScript's (a plain object, an array, a Date) is inspected */
+function builtInToString(x) {
+  if (typeof x.toString !== 'function') return true;
+  if (Object.prototype.hasOwnProperty.call(x, 'toString')) return false;
+  let p = x;
+  do { p = Object.getPrototypeOf(p); } while (p && !Object.prototype.hasOwnProperty.call(p, 'toString'));
+  const d = p && Object.getOwnPropertyDescriptor(p, 'constructor');
+  return !!d && typeof d.value === 'function' &&
+    /^(Object|Array|Date|RegExp|Function|Map|Set|WeakMap|WeakSet|Promise|Boolean|Number|String|Symbol|BigInt|ArrayBuffer|DataView|\w*Error|(Big)?(Ui|I)nt\d+(Clamped)?Array|Float\d+Array)$/.test(d.value.name);
 }
 function utilFormat(...a) {
   if (typeof a[0] !== 'string') return a.map((x) => (typeof x === 'string' ? x : utilInspect(x))).join(' ');
@@ -300,7 +381,7 @@ function utilFormat(...a) {
     if (i >= a.length) return m;
     const x = a[i++];
     switch (c) {
-      case 's': return typeof x === 'bigint' ? x + 'n' : typeof x === 'object' && x !== null ? utilInspect(x, { depth: 0 }) : typeof x === 'symbol' ? String(x) : Object.is(x, -0) ? '-0' : String(x);
+      case 's': return typeof x === 'bigint' ? x + 'n' : typeof x === 'object' && x !== null ? (x instanceof Date ? (isNaN(x) ? 'Invalid Date' : x.toISOString()) : x instanceof Error || !builtInToString(x) ? String(x) : utilInspect(x, { depth: 0 })) : typeof x === 'symbol' ? String(x) : Object.is(x, -0) ? '-0' : String(x);
       case 'd': return typeof x === 'bigint' ? x + 'n' : typeof x === 'object' && x !== null ? 'NaN' : String(Number(x));
       case 'i': return typeof x === 'bigint' ? x + 'n' : String(parseInt(x, 10));
       case 'f': return String(parseFloat(x));
@@ -349,6 +430,8 @@ const process = {
   cwd() { const r = sysCall('cwd'); if (typeof r === 'number') throw nodeError(r, 'uv_cwd'); return utf8FromBytes(r); },
   exit(n) { return global.quit(n === undefined ? process.exitCode || 0 : n); },
   exitCode: undefined,
+  get pid() { return Number(sysCall('pid').split(' ')[0]); },
+  get ppid() { return Number(sysCall('pid').split(' ')[1]); },
   hrtime: processHrtime,
   stdout: processWriter('out'),
   stderr: processWriter('err'),

@@ -1,8 +1,13 @@
 /* shardsh JavaScript prelude, part: what the shell calls: show, describe, complete. The parts are concatenated in name order by the Makefile into one function (opened in 00_values.js, closed in 90_shell.js). */
 
 /* ---- the value of an expression, for the REPL and --eval ---- */
-function show(v) {
+/* declared: the name of the function or class the input ended by declaring, shown as mongosh shows it */
+function show(v, declared) {
+  if (v === undefined && declared !== undefined) {
+    try { v = (0, eval)(declared); } catch (e) { v = undefined; }
+  }
   if (v === undefined) return null;
+  if (v === itCommand) v = itCommand();
   if (v instanceof Cursor && v._q.explain) return [enc({ v: v.explain(v._q.explain) }), false];
   if (v instanceof Cursor && v._q.kind === 'cmd') return [enc({ v: v._printable() }), false];
   if (v instanceof Cursor) { const b = v._batch(20); return [enc({ v: b }), v._hasMore(), undefined, 1]; }
@@ -11,7 +16,7 @@ function show(v) {
   if (v instanceof Collection) return [enc({ v: v._db + '.' + v._name }), false];
   if (v instanceof MongoClient) return [enc({ v: v.getURI() }), false];
   if (v instanceof Buffer) return [enc({ v: bufferText(v) }), false];
-  if (typeof v === 'function') return [enc({ v: '[Function: ' + (v.name || '(anonymous)') + ']' }), false];
+  if (typeof v === 'function' || v instanceof Int32 || v instanceof Double) return [enc({ v: printable(v) }), false];
   if (typeof v === 'symbol') return [enc({ v: v.toString() }), false];
   if (v !== null && typeof v === 'object' && typeof v.__shStats === 'string') return [enc({ v }), false, v.__shStats];
   return [enc({ v }), false];
@@ -54,5 +59,5 @@ function complete(prefix) {
   return JSON.stringify(Array.from(seen).sort().map((n) => (head ? head + '.' : '') + n));
 }
 
-return { enc, dec, show, describe, complete, install, encTop: (v) => enc({ v }) };
+return { enc, dec, show, describe, complete, install, timers: timersRun, encTop: (v) => enc({ v }) };
 })
