@@ -195,7 +195,7 @@ $(FUZZ_BUILD)/shardsh-js.so: shell/js/js_engine.cpp $(FUZZ_BUILD)/gen/js_prelude
 	   -fsanitize=fuzzer-no-link,address -c shell/js/js_bson.c -o $(dir $@)/plugin/js_bson.o
 	$(FUZZ_CC) -std=c11 -D_DEFAULT_SOURCE -fPIC -g -O1 $(WARN) -I. -fsanitize=fuzzer-no-link,address \
 	   -c shell/js/js_util.c -o $(dir $@)/plugin/js_util.o
-	$(FUZZ_CC) -std=c11 -D_DEFAULT_SOURCE -fPIC -g -O1 $(WARN) -I. $(shell pkg-config --cflags libbson-1.0) \
+	$(FUZZ_CC) -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -fPIC -g -O1 $(WARN) -I. $(shell pkg-config --cflags libbson-1.0) \
 	   -fsanitize=fuzzer-no-link,address -c shell/js/js_sys.c -o $(dir $@)/plugin/js_sys.o
 	$(FUZZ_CC)++ -std=c++17 -fPIC -g -O1 $(WARN) -Wno-unknown-warning-option -I. \
 	   $(shell pkg-config --cflags $(JS_PKGS) 2>/dev/null) -fsanitize=fuzzer-no-link,address \
