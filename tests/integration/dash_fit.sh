@@ -14,11 +14,13 @@ dash_require "dash_fit"
 TUI_PANE=dash
 
 if ! sim_start --scenario demo --version 8.0 --workload app.events:ascending:40 --workload app.users:hashed:40 \
-   --balancer-interval-ms 300 --migration-ms 800 --reshard-ms 8000; then
+   --balancer-interval-ms 300 --migration-ms 800 --reshard-ms 24000; then
    fail "dash_fit/start" "shardsim did not start"
    exit 0
 fi
-# a resharding of app.users (8 s, in the background) and shard03 draining
+# a resharding of app.users (in the background: 24 s, so its copy, whose rate and time left the Operations line shows,
+# outlasts both sizes' live checks on a loaded machine; commitReshardCollection ends it once they are done) and shard03
+# draining
 NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI" --eval 'sh.reshardCollection("app.users", {region: 1})' \
    > "$TMPD/reshard.out" 2>&1 &
 RESHARD_PID=$!
@@ -209,6 +211,8 @@ else
 fi
 
 # --- after the resharding and the drain: the chunk map of app.users ---
+"$SHARDSH" --quiet --norc --yes "$SIM_URI" --eval 'db.adminCommand({commitReshardCollection: "app.users"})' \
+   > /dev/null 2>&1
 wait "$RESHARD_PID"
 i=0
 while [ $i -lt 100 ]; do
