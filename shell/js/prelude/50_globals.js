@@ -6,6 +6,7 @@ for (const k of ['log', 'info', 'debug', 'error', 'warn', 'trace']) console[k] =
 function printable(v) {
   if (v instanceof Buffer) return bufferText(v);
   if (v instanceof MongoClient) return v.getURI(); /* print(db.getMongo()) shows its connection string */
+  if (v instanceof Database) return v._name; /* print(db) shows its name, as mongosh's */
   /* js-bson's Int32 and Double show their kind (a number read from the server is a plain number) */
   if (v instanceof Int32) return 'Int32(' + v._v + ')';
   if (v instanceof Double) return 'Double(' + (Object.is(v._v, -0) ? '-0' : String(v._v)) + ')';
