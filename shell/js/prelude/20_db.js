@@ -47,6 +47,8 @@ Explainable.prototype.getVerbosity = function () { return this._v; };
 Explainable.prototype.find = function (...a) {
   const c = this._c.find(...a);
   c._q.explain = this._v;
+  /* mongosh's ExplainableCursor: finish() gives the explain the cursor prints as */
+  hide(c, 'finish', function () { return this.explain(this._q.explain); });
   return c;
 };
 Explainable.prototype.aggregate = function (pipeline, opts) { return explainRun(this._c._db, explainAggregate(this._c._name, pipeline, opts), this._v); };
