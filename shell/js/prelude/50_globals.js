@@ -148,10 +148,23 @@ function load(file) {
 }
 function finishApi(tableNames) {
   fromTable = new Set(tableNames);
-  const print0 = global.print;
-  if (print0) global.print = named(function (...a) { return print0(...a.map(printable)); }, 'print');
-  const printjson0 = global.printjson; /* mongosh's printjson shows a function as print does */
-  if (printjson0) global.printjson = named(function (...a) { return printjson0(...a.map(printable)); }, 'printjson');
+  const print0 = global.print, printjson0 = global.printjson;
+  /* a helper's StatsResult (getShardDistribution) printed alone shows as mongosh's: each section's name on its own
+   * line, then its value, sections joined by "---" (the shell's present_stats, commands/result.c); a result with a
+   * key that prints on one line (sh.status) still prints as a document. print shows the sections as printjson does,
+   * one entry a line, as mongosh 2.12's print does */
+  const asStats = (a) => {
+    if (a.length !== 1 || a[0] === null || typeof a[0] !== 'object' || a[0].__shStats !== '') return false;
+    Object.keys(a[0]).forEach((k, i) => {
+      if (i) print0('---');
+      print0(k);
+      if (a[0][k] === undefined) print0('undefined'); else printjson0(a[0][k]);
+    });
+    return true;
+  };
+  if (print0) global.print = named(function (...a) { return asStats(a) ? undefined : print0(...a.map(printable)); }, 'print');
+  /* mongosh's printjson shows a function as print does */
+  if (printjson0) global.printjson = named(function (...a) { return asStats(a) ? undefined : printjson0(...a.map(printable)); }, 'printjson');
   const dbIsMaster = Database.prototype.isMaster;
   if (dbIsMaster && !dbIsMaster.__shUnsupported) Database.prototype.isMaster = named(function () { return isMasterValue(dbIsMaster.call(this)); }, 'isMaster');
   if (fromTable.has('rs.conf')) { rs.conf = named(rsConf, 'conf'); rs.config = named(rsConf, 'config'); }
