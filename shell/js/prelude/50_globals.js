@@ -2,7 +2,7 @@
 const console = {};
 for (const k of ['log', 'info', 'debug', 'error', 'warn', 'trace']) console[k] = named(function (...a) { return global.print(...a); }, k);
 /* print shows a function as node's inspect does (mongosh's MinKey and MaxKey are functions with two properties), and
- * an Int32 or Double made by the script by its kind; inside a document both still show as plain numbers */
+ * an Int32 or Double made by the script by its kind (inside a document too: the bridge's shown(), 10_bridge.js) */
 function printable(v) {
   if (v instanceof Buffer) return bufferText(v);
   if (v instanceof MongoClient) return v.getURI(); /* print(db.getMongo()) shows its connection string */
