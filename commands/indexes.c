@@ -75,7 +75,10 @@ ix_check_options (const sh_call_t *call, int i, const bson_t *opts, sh_error_t *
    bson_iter_t it;
    if (!args_opt_int (call, i, "expireAfterSeconds", 0, INT32_MAX, NULL, err))
       return false;
-   if (bson_iter_init_find (&it, opts, "name") && !BSON_ITER_HOLDS_UTF8 (&it)) {
+   /* a name that is null or undefined (a script's {name: cfg.name} with none set) is left to the generated one, as
+    * the Node driver does (name != null ? name : generated) */
+   if (bson_iter_init_find (&it, opts, "name") && !BSON_ITER_HOLDS_UTF8 (&it) && !BSON_ITER_HOLDS_NULL (&it) &&
+       !BSON_ITER_HOLDS_UNDEFINED (&it)) {
       sh_error_set_at (err, SH_ERR_ARGS, ix_arg_pos (call, i), "the index name must be a string");
       return false;
    }

@@ -824,7 +824,20 @@ output_json_value (const bson_value_t *value)
    static const char prefix[] = "{ \"v\" : ";
    static const char suffix[] = " }";
 
-   if (!bson_append_value (&wrapper, "v", 1, value)) {
+   if ((value->value_type == BSON_TYPE_DOCUMENT || value->value_type == BSON_TYPE_ARRAY) &&
+       output_has_shown (value->value.v_doc.data, value->value.v_doc.data_len)) {
+      bson_t plain;
+      bool arr = value->value_type == BSON_TYPE_ARRAY;
+
+      if (arr ? !bson_append_array_begin (&wrapper, "v", 1, &plain)
+              : !bson_append_document_begin (&wrapper, "v", 1, &plain)) {
+         goto done;
+      }
+      output_shown_plain (value->value.v_doc.data, value->value.v_doc.data_len, arr, &plain);
+      if (arr ? !bson_append_array_end (&wrapper, &plain) : !bson_append_document_end (&wrapper, &plain)) {
+         goto done;
+      }
+   } else if (!bson_append_value (&wrapper, "v", 1, value)) {
       goto done;
    }
    json = output_json_tidy (bson_as_relaxed_extended_json (&wrapper, NULL));
@@ -865,6 +878,11 @@ output_format_doc (const bson_t *doc, const output_opts_t *opts)
       return bson_strdup ("null");
    }
    if (opts->mode == OUTPUT_JSON) {
+      value.value.v_doc.data = (uint8_t *) bson_get_data (doc);
+      value.value.v_doc.data_len = doc->len;
+      if (bsonvalid_bson (doc) && output_has_shown (value.value.v_doc.data, value.value.v_doc.data_len)) {
+         return output_json_value (&value); /* a script's Int32, Double or function printed (output_int.h) */
+      }
       json = output_json_tidy (bson_as_relaxed_extended_json (doc, NULL));
       return json ? json : bson_strdup (OUTPUT_INVALID_BSON);
    }

@@ -32,6 +32,12 @@ typedef struct {
 /* What the formatters return for a document that is not valid BSON. */
 #define OUTPUT_INVALID_BSON "<invalid BSON>"
 
+/* A value the script made that BSON has no form for (an Int32 or Double object, a function) reaches print and
+ * printjson as a user-defined binary (subtype 0x81) holding this tag and the text mongosh shows for it
+ * (shell/js/prelude/10_bridge.js); the formatter writes that text, its later lines at the value's indentation. */
+#define OUTPUT_SHOWN_TAG "shardsh:shown:"
+#define OUTPUT_SHOWN_SUBTYPE 0x81
+
 /* Default options for mode and colour: break_length 80, depth 6, one_line_key NULL. */
 output_opts_t
 output_opts_default (output_mode_t mode, bool color);

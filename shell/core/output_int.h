@@ -139,8 +139,8 @@ output_number (bson_string_t *out, const output_ctx_t *ctx, double d);
 void
 output_iso_date (bson_string_t *out, int64_t ms);
 
-/* The bson library's Binary as mongosh prints it: UUID('…') for a 16-byte subtype 4, MD5('hex') for subtype 5,
- * otherwise Binary.createFromBase64('…', subtype). */
+/* The bson library's Binary as mongosh prints it (the text of OUTPUT_SHOWN_TAG as it is): UUID('…') for a 16-byte
+ * subtype 4, MD5('hex') for subtype 5, otherwise Binary.createFromBase64('…', subtype). */
 void
 output_binary (bson_string_t *out, const output_ctx_t *ctx, bson_subtype_t subtype, const uint8_t *data, uint32_t len);
 
@@ -243,5 +243,15 @@ output_iter_value (bson_iter_t *iter, bson_value_t *v)
       break;
    }
 }
+
+/* Whether the document or array data holds an OUTPUT_SHOWN_TAG value at any depth. */
+bool
+output_has_shown (const uint8_t *data, uint32_t len);
+
+/* Copies the document or array data (appended to dst, which the caller owns) with every OUTPUT_SHOWN_TAG value as
+ * JSON had the script's value: Int32(n) and Double(x) as their numbers, anything else (a function) left out of a
+ * document and null in an array. */
+void
+output_shown_plain (const uint8_t *data, uint32_t len, bool is_array, bson_t *dst);
 
 #endif

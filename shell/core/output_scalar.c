@@ -531,8 +531,8 @@ output_base64 (bson_string_t *out, const uint8_t *data, uint32_t len)
    }
 }
 
-/* The bson library's Binary as mongosh prints it: UUID('…') for a 16-byte subtype 4, MD5('hex') for subtype 5,
- * otherwise Binary.createFromBase64('…', subtype). */
+/* The bson library's Binary as mongosh prints it (a script's value shown as text: OUTPUT_SHOWN_TAG): UUID('…') for a
+ * 16-byte subtype 4, MD5('hex') for subtype 5, otherwise Binary.createFromBase64('…', subtype). */
 void
 output_binary (bson_string_t *out, const output_ctx_t *ctx, bson_subtype_t subtype, const uint8_t *data, uint32_t len)
 {
@@ -548,6 +548,16 @@ output_binary (bson_string_t *out, const output_ctx_t *ctx, bson_subtype_t subty
          bson_string_append_printf (out, "%02x", data[i]);
       }
       OUTPUT_LIT (out, "')");
+      return;
+   }
+   if ((int) subtype == OUTPUT_SHOWN_SUBTYPE && len >= sizeof OUTPUT_SHOWN_TAG - 1 &&
+       !memcmp (data, OUTPUT_SHOWN_TAG, sizeof OUTPUT_SHOWN_TAG - 1)) {
+      const char *p = (const char *) data + sizeof OUTPUT_SHOWN_TAG - 1, *end = (const char *) data + len, *nl;
+      for (; (nl = memchr (p, '\n', (size_t) (end - p))); p = nl + 1) {
+         output_append_n (out, p, (size_t) (nl + 1 - p));
+         output_spaces (out, ctx->indentation_lvl);
+      }
+      output_append_n (out, p, (size_t) (end - p));
       return;
    }
    if (subtype == BSON_SUBTYPE_MD5) {
@@ -761,4 +771,101 @@ output_key_order (const bson_t *doc, output_saved_iter_t *saved, output_slot_t *
    *order = slots;
    *count = n;
    return true;
+}
+
+static bool
+output_is_shown (const bson_iter_t *it, const char **text, size_t *len)
+{
+   bson_subtype_t sub;
+   uint32_t n;
+   const uint8_t *data;
+
+   if (!BSON_ITER_HOLDS_BINARY (it)) {
+      return false;
+   }
+   bson_iter_binary (it, &sub, &n, &data);
+   if ((int) sub != OUTPUT_SHOWN_SUBTYPE || n < sizeof OUTPUT_SHOWN_TAG - 1 ||
+       memcmp (data, OUTPUT_SHOWN_TAG, sizeof OUTPUT_SHOWN_TAG - 1) != 0) {
+      return false;
+   }
+   *text = (const char *) data + sizeof OUTPUT_SHOWN_TAG - 1;
+   *len = n - (sizeof OUTPUT_SHOWN_TAG - 1);
+   return true;
+}
+
+bool
+output_has_shown (const uint8_t *data, uint32_t len)
+{
+   bson_iter_t it, sub;
+   const char *text;
+   size_t n;
+
+   if (!bson_iter_init_from_data (&it, data, len)) {
+      return false;
+   }
+   while (bson_iter_next (&it)) {
+      if (output_is_shown (&it, &text, &n)) {
+         return true;
+      }
+      if ((BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_ARRAY (&it)) && bson_iter_recurse (&it, &sub) &&
+          output_has_shown (sub.raw, sub.len)) {
+         return true;
+      }
+   }
+   return false;
+}
+
+void
+output_shown_plain (const uint8_t *data, uint32_t len, bool is_array, bson_t *dst)
+{
+   bson_iter_t it;
+   uint32_t index = 0;
+
+   if (!bson_iter_init_from_data (&it, data, len)) {
+      return;
+   }
+   while (bson_iter_next (&it)) {
+      char buf[16], num[64];
+      const char *key = bson_iter_key (&it), *text;
+      size_t n;
+      bson_t child;
+
+      if (is_array) {
+         bson_uint32_to_string (index, &key, buf, sizeof buf);
+      }
+      if (output_is_shown (&it, &text, &n)) {
+         bool int32 = n > 7 && !strncmp (text, "Int32(", 6), dbl = n > 8 && !strncmp (text, "Double(", 7);
+         if (int32 || dbl) {
+            bson_snprintf (num, sizeof num, "%.*s", (int) (n - (int32 ? 7 : 8)), text + (int32 ? 6 : 7));
+         }
+         if (int32) {
+            BSON_APPEND_INT32 (dst, key, (int32_t) strtol (num, NULL, 10));
+         } else if (dbl) {
+            BSON_APPEND_DOUBLE (dst, key, strtod (num, NULL));
+         } else if (is_array) {
+            BSON_APPEND_NULL (dst, key);
+         } else {
+            continue;
+         }
+      } else if (BSON_ITER_HOLDS_DOCUMENT (&it) || BSON_ITER_HOLDS_ARRAY (&it)) {
+         bson_iter_t sub;
+         bool arr = BSON_ITER_HOLDS_ARRAY (&it);
+
+         bson_iter_recurse (&it, &sub);
+         if (arr) {
+            BSON_APPEND_ARRAY_BEGIN (dst, key, &child);
+         } else {
+            BSON_APPEND_DOCUMENT_BEGIN (dst, key, &child);
+         }
+         output_shown_plain (sub.raw, sub.len, arr, &child);
+         if (arr) {
+            bson_append_array_end (dst, &child);
+         } else {
+            bson_append_document_end (dst, &child);
+         }
+      } else {
+         bson_append_iter (dst, key, -1, &it);
+      }
+      index++;
+   }
 }

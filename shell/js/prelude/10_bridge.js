@@ -12,8 +12,12 @@ function encNum(v) {
   return '{"$numberDouble":"' + (Object.is(v, -0) ? '-0.0' : String(v)) + '"}';
 }
 const SKIP = {};
+/* what print and printjson show for a value BSON has no form for (OUTPUT_SHOWN_TAG, shell/core/output.h) */
+function shown(text) { return '{"$binary":{"base64":"' + b64(utf8('shardsh:shown:' + text)) + '","subType":"81"}}'; }
 function enc1(v, depth, undef) {
   if (depth > 150) throw new RangeError('a value nested deeper than 150 levels (or cyclic) cannot be converted to BSON');
+  /* printed inside a document: a function, an Int32 or a Double the script made, as mongosh shows them */
+  if (undef && (typeof v === 'function' || v instanceof Int32 || v instanceof Double)) return shown(printable(v));
   switch (typeof v) {
     case 'number': return encNum(v);
     case 'string': return JSON.stringify(wellFormed(v));

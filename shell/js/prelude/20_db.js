@@ -9,7 +9,7 @@ Database.prototype.getName = function () { return this._name; };
 Database.prototype.getSiblingDB = function (n) { return makeDb(checkName(n, 'getSiblingDB'), this._conn); };
 Database.prototype.getSisterDB = Database.prototype.getSiblingDB;
 Database.prototype.getCollection = function (n) { return makeColl(this._name, checkName(n, 'getCollection'), this._conn); };
-Database.prototype.toString = function () { return this._name; };
+/* no toString: as in mongosh, "'" + db + "'" and `${coll}` are '[object Object]' (print and the shell show the name) */
 function makeDb(name, conn) {
   return new Proxy(new Database(name, conn), {
     get(t, p, r) { return typeof p === 'symbol' || p in t || p.startsWith('_') ? onConnGet(t, p, r, t._conn) : makeColl(t._name, p, t._conn); },
@@ -41,13 +41,14 @@ function Collection(db, name, conn) { hide(this, '_db', db); hide(this, '_name',
 Collection.prototype.getName = function () { return this._name; };
 Collection.prototype.getFullName = function () { return this._db + '.' + this._name; };
 Collection.prototype.getDB = function () { return makeDb(this._db, this._conn); };
-Collection.prototype.toString = Collection.prototype.getFullName;
 /* db.<coll>.explain(verbosity): mongosh's Explainable; find gives a cursor whose value is its explain */
 function Explainable(coll, verbosity) { hide(this, '_c', coll); hide(this, '_v', explainVerbosity(verbosity)); }
 Explainable.prototype.getVerbosity = function () { return this._v; };
 Explainable.prototype.find = function (...a) {
   const c = this._c.find(...a);
   c._q.explain = this._v;
+  /* mongosh's ExplainableCursor: finish() gives the explain the cursor prints as */
+  hide(c, 'finish', function () { return this.explain(this._q.explain); });
   return c;
 };
 Explainable.prototype.aggregate = function (pipeline, opts) { return explainRun(this._c._db, explainAggregate(this._c._name, pipeline, opts), this._v); };

@@ -133,10 +133,11 @@ Cursor.prototype.maxScan = function () {
 };
 Cursor.prototype.disableBlockWarnings = function () { return this; };
 /* the driver's closed (no server cursor and nothing received left) and bufferedCount() */
-Cursor.prototype.isClosed = function () { return this._q.opened && !this._q.more && this._left() === 0; };
+Cursor.prototype.isClosed = function () { return this._q.opened && !this._q.more && this._left() === 0 && !this._q.closedLeft; };
 Cursor.prototype.objsLeftInBatch = function () {
   const q = this._q;
   if (!q.opened) return 0;
+  if (q.closed) return q.closedLeft;
   if (q.id && q.more) this._pull(-1); /* what the shell has received of the batch, none asked for */
   return this._left();
 };
@@ -145,10 +146,21 @@ Cursor.prototype.hasNext = function () {
   if (this._left() === 0) this._pull(1); /* one document at a time: converted as the script asks */
   return this._left() > 0;
 };
-Cursor.prototype.next = function () { return this.hasNext() ? this._apply(this._q.buf[this._q.pos++]) : null; };
+Cursor.prototype.next = function () {
+  if (this.hasNext()) return this._apply(this._q.buf[this._q.pos++]);
+  if (this._q.closed) { const e = new Error('Cursor is exhausted'); e.name = 'MongoCursorExhaustedError'; throw e; }
+  return null;
+};
 Cursor.prototype.tryNext = Cursor.prototype.next;
 Cursor.prototype.isExhausted = function () { return this._q.opened && this._left() === 0 && !this._q.more; };
-Cursor.prototype.close = function () { const q = this._q; q.opened = true; this._release(); q.more = false; q.buf = []; q.pos = 0; };
+/* the driver's close: what was received stays counted (objsLeftInBatch, and isClosed false while any is left) but
+ * is no longer read: hasNext is false, next throws */
+Cursor.prototype.close = function () {
+  const q = this._q;
+  q.closedLeft = q.closed ? q.closedLeft : this.objsLeftInBatch();
+  q.closed = true;
+  q.opened = true; this._release(); q.more = false; q.buf = []; q.pos = 0;
+};
 Cursor.prototype.toArray = function () {
   this._open();
   while (this._q.more && this._q.id) this._pull(2147483647);

@@ -2,10 +2,11 @@
 const console = {};
 for (const k of ['log', 'info', 'debug', 'error', 'warn', 'trace']) console[k] = named(function (...a) { return global.print(...a); }, k);
 /* print shows a function as node's inspect does (mongosh's MinKey and MaxKey are functions with two properties), and
- * an Int32 or Double made by the script by its kind; inside a document both still show as plain numbers */
+ * an Int32 or Double made by the script by its kind (inside a document too: the bridge's shown(), 10_bridge.js) */
 function printable(v) {
   if (v instanceof Buffer) return bufferText(v);
   if (v instanceof MongoClient) return v.getURI(); /* print(db.getMongo()) shows its connection string */
+  if (v instanceof Database) return v._name; /* print(db) shows its name, as mongosh's */
   /* js-bson's Int32 and Double show their kind (a number read from the server is a plain number) */
   if (v instanceof Int32) return 'Int32(' + v._v + ')';
   if (v instanceof Double) return 'Double(' + (Object.is(v._v, -0) ? '-0' : String(v._v)) + ')';
@@ -147,10 +148,23 @@ function load(file) {
 }
 function finishApi(tableNames) {
   fromTable = new Set(tableNames);
-  const print0 = global.print;
-  if (print0) global.print = named(function (...a) { return print0(...a.map(printable)); }, 'print');
-  const printjson0 = global.printjson; /* mongosh's printjson shows a function as print does */
-  if (printjson0) global.printjson = named(function (...a) { return printjson0(...a.map(printable)); }, 'printjson');
+  const print0 = global.print, printjson0 = global.printjson;
+  /* a helper's StatsResult (getShardDistribution) printed alone shows as mongosh's: each section's name on its own
+   * line, then its value, sections joined by "---" (the shell's present_stats, commands/result.c); a result with a
+   * key that prints on one line (sh.status) still prints as a document. print shows the sections as printjson does,
+   * one entry a line, as mongosh 2.12's print does */
+  const asStats = (a) => {
+    if (a.length !== 1 || a[0] === null || typeof a[0] !== 'object' || a[0].__shStats !== '') return false;
+    Object.keys(a[0]).forEach((k, i) => {
+      if (i) print0('---');
+      print0(k);
+      if (a[0][k] === undefined) print0('undefined'); else printjson0(a[0][k]);
+    });
+    return true;
+  };
+  if (print0) global.print = named(function (...a) { return asStats(a) ? undefined : print0(...a.map(printable)); }, 'print');
+  /* mongosh's printjson shows a function as print does */
+  if (printjson0) global.printjson = named(function (...a) { return asStats(a) ? undefined : printjson0(...a.map(printable)); }, 'printjson');
   const dbIsMaster = Database.prototype.isMaster;
   if (dbIsMaster && !dbIsMaster.__shUnsupported) Database.prototype.isMaster = named(function () { return isMasterValue(dbIsMaster.call(this)); }, 'isMaster');
   if (fromTable.has('rs.conf')) { rs.conf = named(rsConf, 'conf'); rs.config = named(rsConf, 'config'); }
