@@ -196,7 +196,7 @@ void
 sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t n, uint32_t major, uint32_t minor,
                      const char *shard)
 {
-   bson_t details = BSON_INITIALIZER, arr, ver, min, max;
+   bson_t details = BSON_INITIALIZER, arr, min, max;
    if (!n) {
       bson_destroy (&details);
       return;
@@ -212,10 +212,10 @@ sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t
          BSON_APPEND_DOCUMENT (&details, "max", &max);
       }
       BSON_APPEND_INT32 (&details, "numChunks", (int32_t) n);
-   } else if (!sim_ver_ge (50)) {
+   } else if (!sim_ver_ge (60)) {
       /* 4.4-era commitChunkMerge: merged [the chunks' toConfigBSON as built for the merge: _id, ns, min, max,
        * shard], then prevShardVersion / mergedVersion through appendLegacyWithField (a Timestamp and a
-       * <field>Epoch ObjectId); no owningShard. */
+       * <field>Epoch ObjectId); the later pre-5.0 master revision adds owningShard (5.0 follows it). */
       BSON_APPEND_ARRAY_BEGIN (&details, "merged", &arr);
       for (size_t i = 0; i < n; i++) {
          bson_t v;
@@ -240,31 +240,21 @@ sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t
       BSON_APPEND_OID (&details, "prevShardVersionEpoch", &sc->epoch);
       BSON_APPEND_TIMESTAMP (&details, "mergedVersion", major, minor + 1);
       BSON_APPEND_OID (&details, "mergedVersionEpoch", &sc->epoch);
+      if (sim_ver_ge (50)) {
+         BSON_APPEND_UTF8 (&details, "owningShard", shard);
+      }
    } else {
+      /* commitChunksMerge 6.0: the merged chunks' config.chunks documents, ChunkVersion60Format versions */
       BSON_APPEND_ARRAY_BEGIN (&details, "merged", &arr);
       for (size_t i = 0; i < n; i++) {
-         bson_t v;
          char key[16];
          const char *kp;
          bson_uint32_to_string ((uint32_t) i, &kp, key, sizeof key);
-         if (sim_ver_ge (60)) {
-            /* commitChunksMerge 6.0: the merged chunks' config.chunks documents */
-            BSON_APPEND_DOCUMENT (&arr, kp, chunks[i]);
-            continue;
-         }
-         BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &v);
-         sim_chunk_version_doc (chunks[i], sc, &v);
-         bson_append_document_end (&arr, &v);
+         BSON_APPEND_DOCUMENT (&arr, kp, chunks[i]);
       }
       bson_append_array_end (&details, &arr);
-      if (sim_ver_ge (60)) {
-         sim_version60 (sc, "prevShardVersion", major, minor, &details);
-         sim_version60 (sc, "mergedVersion", major, minor + 1, &details);
-      } else {
-         BSON_APPEND_DOCUMENT_BEGIN (&details, "mergedVersion", &ver);
-         BSON_APPEND_TIMESTAMP (&ver, "lastmod", major, minor + 1);
-         bson_append_document_end (&details, &ver);
-      }
+      sim_version60 (sc, "prevShardVersion", major, minor, &details);
+      sim_version60 (sc, "mergedVersion", major, minor + 1, &details);
       BSON_APPEND_UTF8 (&details, "owningShard", shard);
    }
    sim_changelog (false, "merge", sc->ns, "config", &details, clock_wall_ms ());
