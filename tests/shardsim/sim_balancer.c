@@ -511,13 +511,15 @@ sim_migration_command (const sim_migration_t *m, const bson_t *min, const bson_t
       bson_iter_t it;
       BSON_APPEND_UTF8 (cmd, "moveChunk", m->ns);
       BSON_APPEND_ARRAY_BEGIN (cmd, "shardVersion", &arr);
+      bool versioned = false;
       if (sharded && sim_chunk_find (&sc, min, &chunk, NULL)) {
          if (bson_iter_init_find (&it, &chunk, "lastmod") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
             BSON_APPEND_VALUE (&arr, "0", bson_iter_value (&it));
+            versioned = true;
          }
          bson_destroy (&chunk);
       }
-      if (bson_count_keys (&arr) == 0) {
+      if (!versioned) {
          BSON_APPEND_TIMESTAMP (&arr, "0", 0, 0);
       }
       BSON_APPEND_OID (&arr, "1", &epoch);
