@@ -478,6 +478,65 @@ sim_balancer_wait_round (int64_t deadline_ms)
    return true;
 }
 
+/* The command a donor shows in $currentOp for migration m, in the field order and types the sender writes:
+ * 6.0+ the config server's _shardsvrMoveRange (s/request_types/move_range_request.idl ShardsvrMoveRange: the
+ * MoveRangeRequestBase fields, then epoch, fromShard, maxChunkSizeBytes, forceJumbo as the int enum); 4.4/5.0 the
+ * balancer's moveChunk (s/request_types/move_chunk_request.cpp MoveChunkRequest::appendAsCommand: shardVersion
+ * [chunk version, epoch], epoch, configdb, fromShard, toShard, min, max, maxChunkSizeBytes, waitForDelete,
+ * forceJumbo an int). secondaryThrottle is left out as the default settings leave it. */
+static void
+sim_migration_command (const sim_migration_t *m, const bson_t *min, const bson_t *max, bson_t *cmd)
+{
+   sim_shcoll_t sc;
+   bool sharded = sim_shcoll_load (m->ns, &sc);
+   int64_t max_bytes = sharded ? sim_chunk_size_bytes (&sc) : 128 * 1024 * 1024;
+   bson_oid_t epoch;
+   if (sharded) {
+      bson_oid_copy (&sc.epoch, &epoch);
+   } else {
+      bson_oid_init_from_string (&epoch, "000000000000000000000000");
+   }
+   if (sim_ver_ge (60)) {
+      BSON_APPEND_UTF8 (cmd, "_shardsvrMoveRange", m->ns);
+      BSON_APPEND_UTF8 (cmd, "toShard", m->to);
+      BSON_APPEND_DOCUMENT (cmd, "min", min);
+      BSON_APPEND_DOCUMENT (cmd, "max", max);
+      BSON_APPEND_BOOL (cmd, "waitForDelete", false);
+      BSON_APPEND_OID (cmd, "epoch", &epoch);
+      BSON_APPEND_UTF8 (cmd, "fromShard", m->from);
+      BSON_APPEND_INT64 (cmd, "maxChunkSizeBytes", max_bytes);
+      BSON_APPEND_INT32 (cmd, "forceJumbo", 0);
+   } else {
+      bson_t chunk, arr;
+      bson_iter_t it;
+      BSON_APPEND_UTF8 (cmd, "moveChunk", m->ns);
+      BSON_APPEND_ARRAY_BEGIN (cmd, "shardVersion", &arr);
+      bool versioned = false;
+      if (sharded && sim_chunk_find (&sc, min, &chunk, NULL)) {
+         if (bson_iter_init_find (&it, &chunk, "lastmod") && BSON_ITER_HOLDS_TIMESTAMP (&it)) {
+            BSON_APPEND_VALUE (&arr, "0", bson_iter_value (&it));
+            versioned = true;
+         }
+         bson_destroy (&chunk);
+      }
+      if (!versioned) {
+         BSON_APPEND_TIMESTAMP (&arr, "0", 0, 0);
+      }
+      BSON_APPEND_OID (&arr, "1", &epoch);
+      bson_append_array_end (cmd, &arr);
+      BSON_APPEND_OID (cmd, "epoch", &epoch);
+      BSON_APPEND_UTF8 (cmd, "configdb", "configRepl/127.0.0.1:27100");
+      BSON_APPEND_UTF8 (cmd, "fromShard", m->from);
+      BSON_APPEND_UTF8 (cmd, "toShard", m->to);
+      BSON_APPEND_DOCUMENT (cmd, "min", min);
+      BSON_APPEND_DOCUMENT (cmd, "max", max);
+      BSON_APPEND_INT64 (cmd, "maxChunkSizeBytes", max_bytes);
+      BSON_APPEND_BOOL (cmd, "waitForDelete", false);
+      BSON_APPEND_INT32 (cmd, "forceJumbo", 0);
+   }
+   sim_shcoll_destroy (&sc);
+}
+
 void
 sim_balancer_current_op (simq_docs_t *out)
 {
@@ -523,23 +582,7 @@ sim_balancer_current_op (simq_docs_t *out)
       BSON_APPEND_UTF8 (d, "op", "command");
       BSON_APPEND_UTF8 (d, "ns", "admin.$cmd");
       BSON_APPEND_DOCUMENT_BEGIN (d, "command", &cmd);
-      if (sim_ver_ge (60)) {
-         BSON_APPEND_UTF8 (&cmd, "_shardsvrMoveRange", m->ns);
-         BSON_APPEND_UTF8 (&cmd, "toShard", m->to);
-         BSON_APPEND_DOCUMENT (&cmd, "min", &min);
-         BSON_APPEND_DOCUMENT (&cmd, "max", &max);
-         BSON_APPEND_BOOL (&cmd, "waitForDelete", false);
-         BSON_APPEND_INT32 (&cmd, "forceJumbo", 0);
-         BSON_APPEND_UTF8 (&cmd, "fromShard", m->from);
-      } else {
-         BSON_APPEND_UTF8 (&cmd, "moveChunk", m->ns);
-         BSON_APPEND_UTF8 (&cmd, "fromShard", m->from);
-         BSON_APPEND_UTF8 (&cmd, "toShard", m->to);
-         BSON_APPEND_DOCUMENT (&cmd, "min", &min);
-         BSON_APPEND_DOCUMENT (&cmd, "max", &max);
-         BSON_APPEND_BOOL (&cmd, "waitForDelete", false);
-         BSON_APPEND_UTF8 (&cmd, "forceJumbo", "doNotForceJumbo");
-      }
+      sim_migration_command (m, &min, &max, &cmd);
       BSON_APPEND_UTF8 (&cmd, "$db", "admin");
       bson_append_document_end (d, &cmd);
       BSON_APPEND_UTF8 (d, "msg", msg);

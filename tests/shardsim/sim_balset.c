@@ -48,8 +48,9 @@ sim_cmd_balancer_start_stop (sim_ctx_t *ctx, bson_t *reply)
    bson_destroy (&set);
    uint32_t s, i;
    sim_tick (&s, &i);
-   if (start && sim_ver_ge (80)) {
-      /* 8.0: ShardingLogging::logAction "balancer.start", empty namespace and details. */
+   if (start && sim_ver_ge (70)) {
+      /* 7.0+: ShardingLogging::logAction "balancer.start", empty namespace and details (the 7.0-era revision with
+       * changeAutoMergeSettings and localConfigShard writes it as the newest do). */
       bson_t empty = BSON_INITIALIZER;
       sim_changelog (true, "balancer.start", "", "config", &empty, clock_wall_ms ());
       bson_destroy (&empty);
@@ -65,8 +66,8 @@ sim_cmd_balancer_start_stop (sim_ctx_t *ctx, bson_t *reply)
          return;
       }
    }
-   if (!start && sim_ver_ge (80)) {
-      /* 8.0: "balancer.stop" is logged once the current round was joined. */
+   if (!start && sim_ver_ge (70)) {
+      /* 7.0+: "balancer.stop" is logged once the current round was joined. */
       bson_t empty = BSON_INITIALIZER;
       sim_changelog (true, "balancer.stop", "", "config", &empty, clock_wall_ms ());
       bson_destroy (&empty);

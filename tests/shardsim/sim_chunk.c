@@ -175,11 +175,8 @@ sim_version60 (const sim_shcoll_t *sc, const char *field, uint32_t major, uint32
 void
 sim_split_before_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out)
 {
-   if (!sim_ver_ge (60)) {
-      sim_chunk_version_doc (chunk, sc, out);
-      return;
-   }
-   /* commitChunkSplit from 6.0: before { min, max, lastmod: the collection version } */
+   /* commitChunkSplit: before { min, max, lastmod: the collection version } on every version (4.4-era
+    * appendLegacyWithField: lastmod and lastmodEpoch; 6.0+ ChunkVersion60Format), not the split chunk's own. */
    bson_t min, max;
    uint32_t major, minor;
    docget_sub (chunk, "min", BSON_TYPE_EOD, &min);
@@ -187,6 +184,11 @@ sim_split_before_doc (const bson_t *chunk, const sim_shcoll_t *sc, bson_t *out)
    BSON_APPEND_DOCUMENT (out, "min", &min);
    BSON_APPEND_DOCUMENT (out, "max", &max);
    sim_chunk_max_version (sc, &major, &minor);
+   if (!sim_ver_ge (60)) {
+      BSON_APPEND_TIMESTAMP (out, "lastmod", major, minor);
+      BSON_APPEND_OID (out, "lastmodEpoch", &sc->epoch);
+      return;
+   }
    sim_version60 (sc, "lastmod", major, minor, out);
 }
 
@@ -194,7 +196,7 @@ void
 sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t n, uint32_t major, uint32_t minor,
                      const char *shard)
 {
-   bson_t details = BSON_INITIALIZER, arr, ver, min, max;
+   bson_t details = BSON_INITIALIZER, arr, min, max;
    if (!n) {
       bson_destroy (&details);
       return;
@@ -210,31 +212,49 @@ sim_merge_changelog (const sim_shcoll_t *sc, const bson_t *const *chunks, size_t
          BSON_APPEND_DOCUMENT (&details, "max", &max);
       }
       BSON_APPEND_INT32 (&details, "numChunks", (int32_t) n);
-   } else {
+   } else if (!sim_ver_ge (60)) {
+      /* 4.4-era commitChunkMerge: merged [the chunks' toConfigBSON as built for the merge: _id, ns, min, max,
+       * shard], then prevShardVersion / mergedVersion through appendLegacyWithField (a Timestamp and a
+       * <field>Epoch ObjectId); the later pre-5.0 master revision adds owningShard (5.0 follows it). */
       BSON_APPEND_ARRAY_BEGIN (&details, "merged", &arr);
       for (size_t i = 0; i < n; i++) {
          bson_t v;
+         bson_iter_t it;
          char key[16];
          const char *kp;
          bson_uint32_to_string ((uint32_t) i, &kp, key, sizeof key);
-         if (sim_ver_ge (60)) {
-            /* commitChunksMerge 6.0: the merged chunks' config.chunks documents */
-            BSON_APPEND_DOCUMENT (&arr, kp, chunks[i]);
-            continue;
-         }
          BSON_APPEND_DOCUMENT_BEGIN (&arr, kp, &v);
-         sim_chunk_version_doc (chunks[i], sc, &v);
+         if (bson_iter_init_find (&it, chunks[i], "_id")) {
+            BSON_APPEND_VALUE (&v, "_id", bson_iter_value (&it));
+         }
+         BSON_APPEND_UTF8 (&v, "ns", sc->ns);
+         if (docget_sub (chunks[i], "min", BSON_TYPE_EOD, &min) && docget_sub (chunks[i], "max", BSON_TYPE_EOD, &max)) {
+            BSON_APPEND_DOCUMENT (&v, "min", &min);
+            BSON_APPEND_DOCUMENT (&v, "max", &max);
+         }
+         BSON_APPEND_UTF8 (&v, "shard", shard);
          bson_append_document_end (&arr, &v);
       }
       bson_append_array_end (&details, &arr);
-      if (sim_ver_ge (60)) {
-         sim_version60 (sc, "prevShardVersion", major, minor, &details);
-         sim_version60 (sc, "mergedVersion", major, minor + 1, &details);
-      } else {
-         BSON_APPEND_DOCUMENT_BEGIN (&details, "mergedVersion", &ver);
-         BSON_APPEND_TIMESTAMP (&ver, "lastmod", major, minor + 1);
-         bson_append_document_end (&details, &ver);
+      BSON_APPEND_TIMESTAMP (&details, "prevShardVersion", major, minor);
+      BSON_APPEND_OID (&details, "prevShardVersionEpoch", &sc->epoch);
+      BSON_APPEND_TIMESTAMP (&details, "mergedVersion", major, minor + 1);
+      BSON_APPEND_OID (&details, "mergedVersionEpoch", &sc->epoch);
+      if (sim_ver_ge (50)) {
+         BSON_APPEND_UTF8 (&details, "owningShard", shard);
       }
+   } else {
+      /* commitChunksMerge 6.0: the merged chunks' config.chunks documents, ChunkVersion60Format versions */
+      BSON_APPEND_ARRAY_BEGIN (&details, "merged", &arr);
+      for (size_t i = 0; i < n; i++) {
+         char key[16];
+         const char *kp;
+         bson_uint32_to_string ((uint32_t) i, &kp, key, sizeof key);
+         BSON_APPEND_DOCUMENT (&arr, kp, chunks[i]);
+      }
+      bson_append_array_end (&details, &arr);
+      sim_version60 (sc, "prevShardVersion", major, minor, &details);
+      sim_version60 (sc, "mergedVersion", major, minor + 1, &details);
       BSON_APPEND_UTF8 (&details, "owningShard", shard);
    }
    sim_changelog (false, "merge", sc->ns, "config", &details, clock_wall_ms ());

@@ -366,7 +366,9 @@ sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, con
       BSON_APPEND_DOCUMENT_BEGIN (&details, "right", &sub);
       sim_chunk_version_doc (pieces[1], &t->sc, &sub);
       bson_append_document_end (&details, &sub);
-      BSON_APPEND_UTF8 (&details, "owningShard", shard);
+      if (sim_ver_ge (50)) { /* the 4.4-era commitChunkSplit writes no owningShard */
+         BSON_APPEND_UTF8 (&details, "owningShard", shard);
+      }
       sim_changelog (false, "split", t->sc.ns, "config", &details, now);
       bson_destroy (&details);
    } else {
@@ -378,7 +380,9 @@ sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, con
          BSON_APPEND_DOCUMENT_BEGIN (&details, "chunk", &sub);
          sim_chunk_version_doc (pieces[k], &t->sc, &sub);
          bson_append_document_end (&details, &sub);
-         BSON_APPEND_UTF8 (&details, "owningShard", shard);
+         if (sim_ver_ge (50)) { /* the 4.4-era commitChunkSplit writes no owningShard */
+            BSON_APPEND_UTF8 (&details, "owningShard", shard);
+         }
          sim_changelog (false, "multi-split", t->sc.ns, "config", &details, now);
          bson_destroy (&details);
       }

@@ -52,7 +52,9 @@ sim_split_at (const sim_shcoll_t *sc, const bson_t *middle, bson_error_t *err)
    BSON_APPEND_DOCUMENT_BEGIN (&details, "right", &sub);
    sim_chunk_version_doc (&right2, sc, &sub);
    bson_append_document_end (&details, &sub);
-   BSON_APPEND_UTF8 (&details, "owningShard", shard);
+   if (sim_ver_ge (50)) { /* the 4.4-era commitChunkSplit writes no owningShard */
+      BSON_APPEND_UTF8 (&details, "owningShard", shard);
+   }
    sim_chunk_replace (&chunk, &left);
    sim_coll_insert (sim_coll_ensure ("config", "chunks"), &right2);
    sim_changelog (false, "split", sc->ns, "config", &details, clock_wall_ms ());
