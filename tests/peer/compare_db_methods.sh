@@ -166,10 +166,22 @@ auth.dropAll|db.getSiblingDB("scratch").dropAllRoles(); db.getSiblingDB("scratch
 auth.dropRole|db.getSiblingDB("admin").dropRole("peerRole", {w: 1})|
 auth.dropUser|db.getSiblingDB("admin").dropUser("peerOps")|'
 
+# The cases whose one request is a buildInfo, which the filter drops as driver traffic: compared with it kept, after
+# the others (mongosh's start-up buildInfo is not in a case's slice). db.version(), and db.serverBits() (whose
+# sibling db.getLogComponents() sends a getParameter, dropped as start-up traffic: tests/scripts checks its value).
+KEEPBI_CASES='version|db.version(); db.version()
+db.serverBits|db.serverBits(); db.serverBits()'
+
+# ours_case VERSION NAME CODE [OPTION]: shardsh runs CODE on its shardsim; the case's slice of its command log is
+# recorded in D/VERSION/ours.ranges
+ours_case() {
+   _n0=$(wc -c < "$D/$1/ours.log")
+   NO_COLOR=1 "$SHARDSH" --norc --quiet --yes $4 "$SIM_URI/test" --eval "$3" > "$D/$1/$2.ours.out" 2>&1
+   echo "$D/$1/$2 $_n0 $(wc -c < "$D/$1/ours.log")" >> "$D/$1/ours.ranges"
+}
+
 # Per version: two shardsims started alike (tests/peer/lib.sh); the cases in D/VERSION/cases for mongosh, which
 # runs them all (both versions) in the background while shardsh runs them on its own shardsim, one process a case.
-# db.version(): its one request is a buildInfo on admin, which the filter drops as driver traffic; kept for that case
-# (mongosh's start-up buildInfo is not in the case's slice).
 D="$TMPD/cdb"
 : > "$TMPD/cdb.list"
 for v in 4.4 8.0; do
@@ -182,8 +194,8 @@ for v in 4.4 8.0; do
    # user and role management is the same on every version: compared on 8.0 only (CI time)
    printf '%s\n' "$CASES" | awk -F '|' -v only="${COMPARE_ONLY:-}" -v v="$v" \
       'index($1, only) && !(v == "4.4" && $1 ~ /^auth\./) { print $1 "\t" ($3 != "" ? $3 : $2) }' > "$D/$v/cases"
-   case version in *"${COMPARE_ONLY:-}"*) printf 'version\tdb.version(); db.version()\n' >> "$D/$v/cases" ;; esac
-   case db.serverBits in *"${COMPARE_ONLY:-}"*) printf 'db.serverBits\tdb.serverBits(); db.serverBits()\n' >> "$D/$v/cases" ;; esac
+   printf '%s\n' "$KEEPBI_CASES" | awk -F '|' -v only="${COMPARE_ONLY:-}" 'index($1, only) { print $1 "\t" $2 }' \
+      >> "$D/$v/cases"
    echo "$SIM_URI/test $D/$v/theirs.log $D/$v/cases $D/$v" >> "$TMPD/cdb.list"
 done
 peer_mongosh_cases "$TMPD/cdb.list" &
@@ -204,22 +216,11 @@ for v in 4.4 8.0; do
       # (explain().update/remove/findAndModify/findOneAnd… names a write, so the pre-flight would send the explain, a
       # read it follows, once more)
       case "$name" in auth.users | auth.roles | auth.dropAll | explain.write.* | explain.findOneAnd*) pf=--no-preflight ;; *) pf="" ;; esac
-      n0=$(wc -c < "$D/$v/ours.log")
-      NO_COLOR=1 "$SHARDSH" --norc --quiet --yes $pf "$SIM_URI/test" --eval "$ours" > "$D/$v/$name.ours.out" 2>&1
-      echo "$D/$v/$name $n0 $(wc -c < "$D/$v/ours.log")" >> "$D/$v/ours.ranges"
+      ours_case "$v" "$name" "$ours" $pf
    done
-   case version in *"${COMPARE_ONLY:-}"*)
-      n0=$(wc -c < "$D/$v/ours.log")
-      NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI/test" --eval 'db.version(); db.version()' > /dev/null 2>&1
-      echo "$D/$v/version $n0 $(wc -c < "$D/$v/ours.log")" >> "$D/$v/ours.ranges" ;;
-   esac
-   # db.serverBits() sends a buildInfo too (db.getLogComponents()'s getParameter is dropped as start-up traffic:
-   # tests/scripts checks its value)
-   case db.serverBits in *"${COMPARE_ONLY:-}"*)
-      n0=$(wc -c < "$D/$v/ours.log")
-      NO_COLOR=1 "$SHARDSH" --norc --quiet --yes "$SIM_URI/test" --eval 'db.serverBits(); db.serverBits()' > /dev/null 2>&1
-      echo "$D/$v/db.serverBits $n0 $(wc -c < "$D/$v/ours.log")" >> "$D/$v/ours.ranges" ;;
-   esac
+   printf '%s\n' "$KEEPBI_CASES" | while IFS='|' read -r name code; do
+      case "$name" in *"${COMPARE_ONLY:-}"*) ours_case "$v" "$name" "$code" ;; esac
+   done
    sim_stop
 done
 wait "$mpid" || echo "# mongosh exited with status $? (see $TMPD/cdb.list.out)" >&2
