@@ -531,12 +531,28 @@ output_base64 (bson_string_t *out, const uint8_t *data, uint32_t len)
    }
 }
 
+/* Whether a Binary is a script's value shown as text (OUTPUT_SHOWN_TAG, OUTPUT_SHOWN_SUBTYPE); its text (borrowed
+ * from data) in *text and *len. */
+static bool
+output_shown_text (bson_subtype_t subtype, const uint8_t *data, uint32_t len, const char **text, size_t *tlen)
+{
+   if ((int) subtype != OUTPUT_SHOWN_SUBTYPE || len < sizeof OUTPUT_SHOWN_TAG - 1 ||
+       memcmp (data, OUTPUT_SHOWN_TAG, sizeof OUTPUT_SHOWN_TAG - 1) != 0) {
+      return false;
+   }
+   *text = (const char *) data + sizeof OUTPUT_SHOWN_TAG - 1;
+   *tlen = len - (sizeof OUTPUT_SHOWN_TAG - 1);
+   return true;
+}
+
 /* The bson library's Binary as mongosh prints it (a script's value shown as text: OUTPUT_SHOWN_TAG): UUID('…') for a
  * 16-byte subtype 4, MD5('hex') for subtype 5, otherwise Binary.createFromBase64('…', subtype). */
 void
 output_binary (bson_string_t *out, const output_ctx_t *ctx, bson_subtype_t subtype, const uint8_t *data, uint32_t len)
 {
    bson_string_t *b64;
+   const char *shown;
+   size_t shown_len;
    char sub[16];
 
    if (subtype == BSON_SUBTYPE_UUID && len == 16) {
@@ -550,9 +566,8 @@ output_binary (bson_string_t *out, const output_ctx_t *ctx, bson_subtype_t subty
       OUTPUT_LIT (out, "')");
       return;
    }
-   if ((int) subtype == OUTPUT_SHOWN_SUBTYPE && len >= sizeof OUTPUT_SHOWN_TAG - 1 &&
-       !memcmp (data, OUTPUT_SHOWN_TAG, sizeof OUTPUT_SHOWN_TAG - 1)) {
-      const char *p = (const char *) data + sizeof OUTPUT_SHOWN_TAG - 1, *end = (const char *) data + len, *nl;
+   if (output_shown_text (subtype, data, len, &shown, &shown_len)) {
+      const char *p = shown, *end = shown + shown_len, *nl;
       for (; (nl = memchr (p, '\n', (size_t) (end - p))); p = nl + 1) {
          output_append_n (out, p, (size_t) (nl + 1 - p));
          output_spaces (out, ctx->indentation_lvl);
@@ -784,13 +799,7 @@ output_is_shown (const bson_iter_t *it, const char **text, size_t *len)
       return false;
    }
    bson_iter_binary (it, &sub, &n, &data);
-   if ((int) sub != OUTPUT_SHOWN_SUBTYPE || n < sizeof OUTPUT_SHOWN_TAG - 1 ||
-       memcmp (data, OUTPUT_SHOWN_TAG, sizeof OUTPUT_SHOWN_TAG - 1) != 0) {
-      return false;
-   }
-   *text = (const char *) data + sizeof OUTPUT_SHOWN_TAG - 1;
-   *len = n - (sizeof OUTPUT_SHOWN_TAG - 1);
-   return true;
+   return output_shown_text (sub, data, n, text, len);
 }
 
 bool
