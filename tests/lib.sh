@@ -125,8 +125,22 @@ sim_stop() {
    fi
 }
 
+# sim_keep: hands the shardsim sim_start just started to SIMS_PIDS, so a test holds several at once (one per client
+# and batch, each fresh: shardsim starts in milliseconds, mongosh in seconds); sims_stop stops them all, and cleanup
+# does when the test ends early.
+sim_keep() {
+   SIMS_PIDS="${SIMS_PIDS:-} $SIM_PID"
+   SIM_PID=""
+}
+sims_stop() {
+   for _p in ${SIMS_PIDS:-}; do kill "$_p" 2> /dev/null; done
+   for _p in ${SIMS_PIDS:-}; do wait "$_p" 2> /dev/null; done
+   SIMS_PIDS=""
+}
+
 cleanup() {
    sim_stop
+   sims_stop
    groups_stop
    for _sock in "$TMPD"/tmux.*.sock "$TMPD"/group.*/tmux.*.sock; do
       [ -S "$_sock" ] && tmux -S "$_sock" kill-server 2> /dev/null
@@ -151,7 +165,8 @@ group() {
    (
       TMPD="$TMPD/group.$_gname"
       SIM_PID=""
-      trap 'sim_stop' EXIT
+      SIMS_PIDS=""
+      trap 'sim_stop; sims_stop' EXIT
       trap 'exit 143' TERM
       "$@"
    ) > "$TMPD/group.$_gname.out" 2>&1 < /dev/null &

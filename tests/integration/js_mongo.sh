@@ -12,11 +12,9 @@ if ! sim_start --shards 4; then
    fail "js-mongo/shardsim" "shardsim did not start"
    exit 0
 fi
-PID2=$SIM_PID
 P2=$SIM_PORT
-SIM_PID=""
+sim_keep
 if ! sim_start --shards 2; then
-   kill "$PID2" 2>/dev/null
    fail "js-mongo/shardsim" "shardsim did not start"
    exit 0
 fi
@@ -37,8 +35,7 @@ JS
 "$SHARDSH" --norc --quiet "$SIM_URI" -f "$TMPD/two.js" > "$TMPD/out" 2> "$TMPD/err" < /dev/null
 rc=$?
 sim_stop
-kill "$PID2" 2>/dev/null
-wait "$PID2" 2>/dev/null
+sims_stop
 cat > "$TMPD/want" <<OUT
 shard01,shard02
 shard01,shard02,shard03,shard04

@@ -43,12 +43,6 @@ sims_start() {
       cat "$TMPD/pf.$_i" >> "$TMPD/ports"
    done
 }
-sims_stop() {
-   for _p in $SIMS_PIDS; do kill "$_p" 2> /dev/null; done
-   for _p in $SIMS_PIDS; do wait "$_p" 2> /dev/null; done
-   SIMS_PIDS=""
-}
-trap 'sims_stop; cleanup' EXIT
 
 # normalise: what must differ between two runs or two clients: hosts and ports, new ObjectIds, dates (the demo's
 # app.events keys are times near its start) and cluster times; and mongosh's deprecation warnings, which it prints

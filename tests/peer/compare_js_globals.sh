@@ -128,11 +128,9 @@ if ! sim_start --shards 4; then
    fail "js-globals-peer/shardsim" "shardsim did not start"
    exit 0
 fi
-PID2=$SIM_PID
 P2=$SIM_PORT
-SIM_PID=""
+sim_keep
 if ! sim_start --shards 2; then
-   kill "$PID2" 2>/dev/null
    fail "js-globals-peer/shardsim" "shardsim did not start"
    exit 0
 fi
@@ -150,8 +148,7 @@ JS
 NO_COLOR=1 "$SHARDSH" --norc --quiet "$SIM_URI" "$TMPD/two.js" > "$TMPD/two.shardsh" 2>&1 < /dev/null
 "$MONGOSH" --norc --quiet "$SIM_URI/test" "$TMPD/two.js" > "$TMPD/two.mongosh" 2>&1 < /dev/null
 sim_stop
-kill "$PID2" 2>/dev/null
-wait "$PID2" 2>/dev/null
+sims_stop
 if cmp -s "$TMPD/two.mongosh" "$TMPD/two.shardsh"; then
    pass "js-globals-peer/two clusters read through two Mongo objects as in mongosh"
 else

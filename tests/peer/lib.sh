@@ -108,20 +108,6 @@ mongosh_batches() {
    awk '/^@@mongosh_batch [^ ]+$/ { if (f) close(f); f = $2; printf "" > f; next } f { print > f }' "$1.out"
 }
 
-# sim_keep: hands the shardsim sim_start just started to SIMS_PIDS, so a driver holds several at once (one per
-# client and batch, each fresh: shardsim starts in milliseconds, mongosh in seconds); sims_stop stops them all, and
-# the EXIT trap this sets stops them when the driver ends early.
-sim_keep() {
-   SIMS_PIDS="${SIMS_PIDS:-} $SIM_PID"
-   SIM_PID=""
-   trap 'sims_stop; cleanup' EXIT
-}
-sims_stop() {
-   for _p in ${SIMS_PIDS:-}; do kill "$_p" 2> /dev/null; done
-   for _p in ${SIMS_PIDS:-}; do wait "$_p" 2> /dev/null; done
-   SIMS_PIDS=""
-}
-
 # ---- the command comparisons (compare_db_methods.sh, compare_sh_helpers.sh): each client on its own shardsim ----
 # Each version's cases run twice, on two fresh shardsims started alike: shardsh (a new --eval process per case, as a
 # user runs it) on one, and mongosh on the other, where one mongosh process runs every case of every version as a
