@@ -216,6 +216,14 @@ sim_shcoll_chunk_filter (const sim_shcoll_t *sc, bson_t *out);
 void
 sim_shard_key_of (const sim_shcoll_t *sc, const bson_t *doc, bson_t *out);
 
+/* One document of a scan by shard key: the document (a view into the collection) and its shard key, both valid for
+ * the call only. */
+typedef void (*sim_key_visit_fn) (void *data, const bson_t *doc, const bson_t *key);
+
+/* Calls visit for every document of coll (NULL: none) with its shard key under sc, in storage order. */
+void
+sim_coll_each_key (sim_coll_t *coll, const sim_shcoll_t *sc, sim_key_visit_fn visit, void *data);
+
 /* Finds the chunk owning key; copies the chunk document into chunk (initialised by the callee on success) and
  * returns its position. */
 bool
@@ -482,6 +490,31 @@ sim_chunk_max (const sim_chunk_t *c, bson_t *out);
 /* Index of the chunk owning shard-key document key; SIZE_MAX when none does. */
 size_t
 sim_ctab_locate (const sim_ctab_t *t, const bson_t *key);
+
+/* A document's shard key (raw BSON, owned) and size in bytes, for choosing split points. */
+typedef struct {
+   uint8_t *key;
+   int64_t size;
+} sim_keyent_t;
+
+/* A growing list of keys; sim_keys_free releases the keys and the list. */
+typedef struct {
+   sim_keyent_t *v;
+   size_t n;
+   size_t cap;
+} sim_keys_t;
+
+/* Orders two sim_keyent_t by their keys (for qsort). */
+int
+sim_keyent_cmp (const void *a, const void *b);
+
+void
+sim_keys_free (sim_keys_t *k);
+
+/* The shard keys and sizes of chunk i's documents (one scan of coll), sorted by key, into out (initialised here; the
+ * caller frees it with sim_keys_free). */
+void
+sim_ctab_chunk_keys (sim_coll_t *coll, const sim_ctab_t *t, size_t i, sim_keys_t *out);
 
 /* Index of the chunk owning doc (a full document); SIZE_MAX when none does. */
 size_t

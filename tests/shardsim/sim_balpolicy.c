@@ -121,60 +121,25 @@ sim_count_policy_pick (const sim_ctab_t *t, char (*zones)[128], sim_bshard_t *sh
    return true;
 }
 
-typedef struct {
-   uint8_t *key;
-   int64_t size;
-} sim_kent_t;
-
-static int
-sim_kent_cmp (const void *a, const void *b)
-{
-   const sim_kent_t *x = a, *y = b;
-   bson_t kx, ky;
-   bson_init_static (&kx, x->key, sim_rawlen (x->key));
-   bson_init_static (&ky, y->key, sim_rawlen (y->key));
-   return order_docs (&kx, &ky);
-}
-
 /* 6.0+: makes chunk i of t at most about one chunk size by splitting off its first ~chunk size of data. Returns false
  * when the chunk cannot be moved (its first key alone is over the chunk size: flagged jumbo). */
 static bool
 sim_trim_to_chunk_size (sim_coll_t *coll, sim_ctab_t *t, size_t i, int64_t cs, bool force_jumbo)
 {
-   sim_kent_t *v = NULL;
-   size_t n = 0, cap = 0;
+   sim_keys_t ks;
    bool ok = true;
-   for (size_t p = 0; p < coll->nparts; p++) {
-      for (size_t d = 0; d < coll->parts[p].docs.n; d++) {
-         bson_t view, key;
-         sim_pos_t pos = { p, d };
-         sim_coll_view (coll, pos, &view);
-         sim_shard_key_of (&t->sc, &view, &key);
-         if (sim_ctab_locate (t, &key) == i) {
-            if (n == cap) {
-               cap = cap ? cap * 2 : 64;
-               v = bson_realloc (v, cap * sizeof *v);
-            }
-            v[n].key = bson_malloc (key.len);
-            memcpy (v[n].key, bson_get_data (&key), key.len);
-            v[n].size = view.len;
-            n++;
-         }
-         bson_destroy (&key);
-      }
-   }
-   if (n > 1) {
-      qsort (v, n, sizeof *v, sim_kent_cmp);
-   }
+   sim_ctab_chunk_keys (coll, t, i, &ks);
+   const sim_keyent_t *v = ks.v;
+   size_t n = ks.n;
    /* Where each run of equal keys starts. */
    size_t first_end = 1, last_start = 0;
    int64_t first_bytes = n ? v[0].size : 0;
    for (size_t k = 1; k < n; k++) {
-      if (sim_kent_cmp (&v[k], &v[k - 1]) != 0) {
+      if (sim_keyent_cmp (&v[k], &v[k - 1]) != 0) {
          last_start = k;
       }
    }
-   while (first_end < n && sim_kent_cmp (&v[first_end], &v[0]) == 0) {
+   while (first_end < n && sim_keyent_cmp (&v[first_end], &v[0]) == 0) {
       first_bytes += v[first_end].size;
       first_end++;
    }
@@ -195,7 +160,7 @@ sim_trim_to_chunk_size (sim_coll_t *coll, sim_ctab_t *t, size_t i, int64_t cs, b
    } else {
       int64_t acc = 0;
       for (size_t k = 0; k < n && !at; k++) {
-         if (k > 0 && acc >= cs && sim_kent_cmp (&v[k], &v[k - 1]) != 0) {
+         if (k > 0 && acc >= cs && sim_keyent_cmp (&v[k], &v[k - 1]) != 0) {
             at = k;
          }
          acc += v[k].size;
@@ -209,10 +174,7 @@ sim_trim_to_chunk_size (sim_coll_t *coll, sim_ctab_t *t, size_t i, int64_t cs, b
          bson_destroy (pt);
       }
    }
-   for (size_t k = 0; k < n; k++) {
-      bson_free (v[k].key);
-   }
-   bson_free (v);
+   sim_keys_free (&ks);
    return ok;
 }
 

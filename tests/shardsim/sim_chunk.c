@@ -307,24 +307,27 @@ sim_chunk_shard (const bson_t *chunk)
 }
 
 /* Counts documents (and bytes) of ns inside [min, max). */
+typedef struct {
+   const bson_t *min, *max;
+   int64_t *docs, *bytes;
+} sim_range_count_t;
+
+static void
+sim_range_count_one (void *data, const bson_t *doc, const bson_t *key)
+{
+   sim_range_count_t *c = data;
+   if (order_docs (c->min, key) <= 0 && order_docs (key, c->max) < 0) {
+      (*c->docs)++;
+      *c->bytes += doc->len;
+   }
+}
+
 void
 sim_range_counts (const sim_shcoll_t *sc, const bson_t *min, const bson_t *max, int64_t *docs, int64_t *bytes)
 {
+   sim_range_count_t c = { min, max, docs, bytes };
    *docs = *bytes = 0;
-   sim_coll_t *coll = sim_coll_get_ns (sc->ns);
-   for (size_t p = 0; coll && p < coll->nparts; p++) {
-      for (size_t i = 0; i < coll->parts[p].docs.n; i++) {
-         bson_t view, key;
-         sim_pos_t at = { p, i };
-         sim_coll_view (coll, at, &view);
-         sim_shard_key_of (sc, &view, &key);
-         if (order_docs (min, &key) <= 0 && order_docs (&key, max) < 0) {
-            (*docs)++;
-            *bytes += view.len;
-         }
-         bson_destroy (&key);
-      }
-   }
+   sim_coll_each_key (sim_coll_get_ns (sc->ns), sc, sim_range_count_one, &c);
 }
 
 int64_t

@@ -117,6 +117,21 @@ sim_shard_key_of (const sim_shcoll_t *sc, const bson_t *doc, bson_t *out)
    }
 }
 
+void
+sim_coll_each_key (sim_coll_t *coll, const sim_shcoll_t *sc, sim_key_visit_fn visit, void *data)
+{
+   for (size_t p = 0; coll && p < coll->nparts; p++) {
+      for (size_t d = 0; d < coll->parts[p].docs.n; d++) {
+         bson_t view, key;
+         sim_pos_t pos = { p, d };
+         sim_coll_view (coll, pos, &view);
+         sim_shard_key_of (sc, &view, &key);
+         visit (data, &view, &key);
+         bson_destroy (&key);
+      }
+   }
+}
+
 /* The partition of config.chunks holding sc's chunks; SIZE_MAX when none. */
 static size_t
 sim_chunks_part (const sim_shcoll_t *sc, sim_coll_t **chunks)

@@ -8,18 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A document's shard key and size, for choosing split points. */
-typedef struct {
-   uint8_t *key;
-   int64_t size;
-} sim_keyent_t;
-
-typedef struct {
-   sim_keyent_t *v;
-   size_t n;
-   size_t cap;
-} sim_keys_t;
-
 static uint32_t
 sim_raw_size (const uint8_t *raw)
 {
@@ -426,7 +414,7 @@ sim_ctab_split (sim_coll_t *coll, size_t i, bson_t **points, size_t npoints, con
    bson_destroy (&chunk);
 }
 
-static int
+int
 sim_keyent_cmp (const void *a, const void *b)
 {
    const sim_keyent_t *x = a, *y = b;
@@ -457,7 +445,7 @@ sim_keys_push (sim_keys_t *k, const bson_t *key, int64_t size)
    k->n++;
 }
 
-static void
+void
 sim_keys_free (sim_keys_t *k)
 {
    for (size_t i = 0; i < k->n; i++) {
@@ -541,29 +529,47 @@ sim_split_points (const sim_keys_t *keys, int64_t piece, bool top, size_t *at, i
    return n;
 }
 
+/* The keys of the chunks cand[0..ncand) (their positions in t), gathered into keys[k] for cand[k] by one scan. */
+typedef struct {
+   const sim_ctab_t *t;
+   const size_t *cand;
+   size_t ncand;
+   sim_keys_t *keys;
+} sim_keys_of_t;
+
+static void
+sim_keys_of_one (void *data, const bson_t *doc, const bson_t *key)
+{
+   sim_keys_of_t *g = data;
+   size_t i = sim_ctab_locate (g->t, key);
+   for (size_t k = 0; i != SIZE_MAX && k < g->ncand; k++) {
+      if (g->cand[k] == i) {
+         sim_keys_push (&g->keys[k], key, doc->len);
+         break;
+      }
+   }
+}
+
+void
+sim_ctab_chunk_keys (sim_coll_t *coll, const sim_ctab_t *t, size_t i, sim_keys_t *out)
+{
+   sim_keys_of_t g = { t, &i, 1, out };
+   memset (out, 0, sizeof *out);
+   sim_coll_each_key (coll, &t->sc, sim_keys_of_one, &g);
+   if (out->n > 1) {
+      qsort (out->v, out->n, sizeof *out->v, sim_keyent_cmp);
+   }
+}
+
 int
 sim_split_or_mark_jumbo (sim_coll_t *coll, size_t i)
 {
    sim_ctab_t *t = sim_ctab_get (coll);
-   sim_keys_t ks = { 0 };
+   sim_keys_t ks;
    if (!t || i >= t->n) {
       return 0;
    }
-   for (size_t p = 0; p < coll->nparts; p++) {
-      for (size_t d = 0; d < coll->parts[p].docs.n; d++) {
-         bson_t view, key;
-         sim_pos_t pos = { p, d };
-         sim_coll_view (coll, pos, &view);
-         sim_shard_key_of (&t->sc, &view, &key);
-         if (sim_ctab_locate (t, &key) == i) {
-            sim_keys_push (&ks, &key, view.len);
-         }
-         bson_destroy (&key);
-      }
-   }
-   if (ks.n > 1) {
-      qsort (ks.v, ks.n, sizeof *ks.v, sim_keyent_cmp);
-   }
+   sim_ctab_chunk_keys (coll, t, i, &ks);
    int64_t piece = sim_chunk_size_bytes (&t->sc) / 2; /* splitVector: a point every half chunk size */
    size_t *at = bson_malloc ((ks.n + 1) * sizeof *at);
    int64_t *docs = bson_malloc ((ks.n + 2) * sizeof *docs), *bytes = bson_malloc ((ks.n + 2) * sizeof *bytes);
@@ -632,22 +638,8 @@ sim_autosplit (sim_coll_t *coll, double piece_frac, bool force)
    }
    /* One scan gathers the keys of every candidate chunk. */
    keys = bson_malloc0 (ncand * sizeof *keys);
-   for (size_t p = 0; p < coll->nparts; p++) {
-      for (size_t d = 0; d < coll->parts[p].docs.n; d++) {
-         bson_t view, key;
-         sim_pos_t pos = { p, d };
-         sim_coll_view (coll, pos, &view);
-         sim_shard_key_of (&t->sc, &view, &key);
-         size_t i = sim_ctab_locate (t, &key);
-         for (size_t k = 0; i != SIZE_MAX && k < ncand; k++) {
-            if (cand[k] == i) {
-               sim_keys_push (&keys[k], &key, view.len);
-               break;
-            }
-         }
-         bson_destroy (&key);
-      }
-   }
+   sim_keys_of_t g = { t, cand, ncand, keys };
+   sim_coll_each_key (coll, &t->sc, sim_keys_of_one, &g);
    /* Highest index first, so splitting does not shift the chunks still to do. */
    for (size_t k = ncand; k-- > 0;) {
       size_t i = cand[k];

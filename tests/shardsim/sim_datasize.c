@@ -72,34 +72,44 @@ sim_ds_shard (sim_ds_shards_t *s, const char *shard)
    return &s->v[s->n++];
 }
 
+/* sim_ds_scan_partial's scan: the chunks partial[] of t, the range [min, max), the shards' sums */
+typedef struct {
+   const sim_ctab_t *t;
+   const size_t *partial;
+   size_t npartial;
+   const bson_t *min, *max;
+   sim_ds_shards_t *v;
+} sim_ds_scan_t;
+
+static void
+sim_ds_scan_one (void *data, const bson_t *doc, const bson_t *key)
+{
+   sim_ds_scan_t *sc = data;
+   if (order_docs (key, sc->min) < 0 || order_docs (key, sc->max) >= 0) {
+      return;
+   }
+   for (size_t k = 0; k < sc->npartial; k++) {
+      const sim_chunk_t *c = &sc->t->v[sc->partial[k]];
+      bson_t cmin, cmax;
+      sim_chunk_min (c, &cmin);
+      sim_chunk_max (c, &cmax);
+      if (order_docs (key, &cmin) >= 0 && order_docs (key, &cmax) < 0) {
+         sim_ds_shard_t *s = sim_ds_shard (sc->v, c->shard);
+         s->in_docs++;
+         s->in_bytes += doc->len;
+         return;
+      }
+   }
+}
+
 /* Adds the documents of the chunks partial[] of t (those min or max cuts through) that lie in [min, max):
  * one scan of the collection, each document's shard key compared with the bounds as the shard's index scan would. */
 static void
 sim_ds_scan_partial (sim_coll_t *coll, sim_ctab_t *t, const size_t *partial, size_t npartial, const bson_t *min,
                      const bson_t *max, sim_ds_shards_t *v)
 {
-   for (size_t p = 0; p < coll->nparts; p++) {
-      for (size_t d = 0; d < coll->parts[p].docs.n; d++) {
-         bson_t view, key;
-         sim_pos_t pos = { p, d };
-         sim_coll_view (coll, pos, &view);
-         sim_shard_key_of (&t->sc, &view, &key);
-         if (order_docs (&key, min) >= 0 && order_docs (&key, max) < 0) {
-            for (size_t k = 0; k < npartial; k++) {
-               bson_t cmin, cmax;
-               sim_chunk_min (&t->v[partial[k]], &cmin);
-               sim_chunk_max (&t->v[partial[k]], &cmax);
-               if (order_docs (&key, &cmin) >= 0 && order_docs (&key, &cmax) < 0) {
-                  sim_ds_shard_t *s = sim_ds_shard (v, t->v[partial[k]].shard);
-                  s->in_docs++;
-                  s->in_bytes += view.len;
-                  break;
-               }
-            }
-         }
-         bson_destroy (&key);
-      }
-   }
+   sim_ds_scan_t sc = { t, partial, npartial, min, max, v };
+   sim_coll_each_key (coll, &t->sc, sim_ds_scan_one, &sc);
 }
 
 /* A sharded collection: every shard answers for its own documents (s/commands/cluster_data_size_cmd.cpp scatters,
